@@ -1,0 +1,1 @@
+"""compact-agent: a coding agent whose context never runs out."""
