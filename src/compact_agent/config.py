@@ -1,0 +1,118 @@
+"""Every number the agent and the compaction pipeline use, in one place.
+
+Defaults follow the reference pipeline (seed 001): a 13K auto-compact buffer, a 20K summary
+output reserve, 5 restored files of 5K tokens within 50K, a circuit breaker of 3, session-memory
+compaction keeping 10K-40K tokens and at least 5 text messages. Large-window defaults would eat a
+small local model's whole window, so `Limits.for_window` scales each of them down for windows
+from 8K up, keeping the proportions sane (reserve <= W/4, buffer <= W/10, ...).
+
+Environment variables prefixed `COMPACT_AGENT_` override the defaults (e.g.
+`COMPACT_AGENT_AUTOCOMPACT_BUFFER=20000`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """User-tunable settings; thresholds are the large-window defaults before scaling."""
+
+    model_config = SettingsConfigDict(env_prefix="COMPACT_AGENT_", extra="ignore")
+
+    model: str = "deepseek-chat"
+    base_url: str | None = None
+    context_window: int | None = None
+
+    # L5 auto-compact
+    autocompact_buffer: int = 13_000
+    summary_output_reserve: int = 20_000
+    max_consecutive_failures: int = 3
+    restore_max_files: int = 5
+    restore_tokens_per_file: int = 5_000
+    restore_total_tokens: int = 50_000
+    user_messages_budget: int = 20_000
+    # L1 tool-result budget
+    tool_result_max_chars: int = 50_000
+    tool_results_per_message_chars: int = 200_000
+    tool_result_preview_chars: int = 2_000
+    # L3 microcompact
+    microcompact_keep_recent: int = 5
+    microcompact_trigger: int = 12
+    microcompact_min_free_tokens: int = 20_000
+    cache_ttl_minutes: float = 60.0
+    # L4 collapse (fractions of the auto-compact threshold)
+    collapse_commit_fraction: float = 0.90
+    collapse_blocking_fraction: float = 0.95
+    # session memory
+    memory_min_tokens: int = 10_000
+    memory_min_text_messages: int = 5
+    memory_max_tokens: int = 40_000
+    memory_update_tokens: int = 5_000
+    memory_update_tool_calls: int = 3
+    # tools
+    bash_timeout_s: float = 120.0
+    bash_output_max_chars: int = 30_000
+    read_max_bytes: int = 2_000_000
+    read_default_lines: int = 2_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Thresholds resolved for one context window: what the pipeline actually compares against."""
+
+    window: int
+    output_reserve: int
+    buffer: int
+    threshold: int
+    restore_max_files: int
+    restore_tokens_per_file: int
+    restore_total_tokens: int
+    user_messages_budget: int
+    memory_min_tokens: int
+    memory_max_tokens: int
+    memory_min_text_messages: int
+    max_consecutive_failures: int
+    collapse_commit: int
+    collapse_blocking: int
+
+    @classmethod
+    def for_window(cls, window: int, max_output: int, s: Settings | None = None) -> Limits:
+        s = s or Settings()
+        window = max(window, 2_048)
+        reserve = min(max_output, s.summary_output_reserve, window // 4)
+        buffer = min(s.autocompact_buffer, window // 10)
+        threshold = window - reserve - buffer
+        # What a compaction may put back must leave room to work: at most ~a quarter of the window.
+        restore_total = min(s.restore_total_tokens, window // 4)
+        per_file = min(s.restore_tokens_per_file, max(256, restore_total // 2))
+        users = min(s.user_messages_budget, window // 8)
+        mem_max = min(s.memory_max_tokens, threshold // 3)
+        mem_min = min(s.memory_min_tokens, mem_max // 2)
+        return cls(
+            window=window,
+            output_reserve=reserve,
+            buffer=buffer,
+            threshold=threshold,
+            restore_max_files=s.restore_max_files,
+            restore_tokens_per_file=per_file,
+            restore_total_tokens=restore_total,
+            user_messages_budget=users,
+            memory_min_tokens=mem_min,
+            memory_max_tokens=mem_max,
+            memory_min_text_messages=s.memory_min_text_messages,
+            max_consecutive_failures=s.max_consecutive_failures,
+            collapse_commit=int(threshold * s.collapse_commit_fraction),
+            collapse_blocking=int(threshold * s.collapse_blocking_fraction),
+        )
+
+
+def home_dir() -> Path:
+    """Where sessions live: $COMPACT_AGENT_HOME, else the platform's user data dir."""
+    env = os.environ.get("COMPACT_AGENT_HOME")
+    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("compact-agent"))

@@ -1,0 +1,101 @@
+"""Structure of a conversation: tool call/return pairs, API rounds and safe cut points.
+
+Every layer that drops or keeps a slice of history must not separate a tool call from its result,
+or the provider rejects the request. pydantic-ai keeps all parts of one response in one
+`ModelResponse`, so "parts of one response" can only be split by cutting inside a message, which
+nothing here does. A cut index `i` (keep `messages[i:]`, drop or summarise `messages[:i]`) is safe
+when no call/return pair straddles it and the kept part starts a valid conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+
+def call_ids(message: ModelMessage) -> list[str]:
+    if isinstance(message, ModelResponse):
+        return [p.tool_call_id for p in message.parts if isinstance(p, ToolCallPart)]
+    return []
+
+
+def return_ids(message: ModelMessage) -> list[str]:
+    if isinstance(message, ModelRequest):
+        return [
+            p.tool_call_id
+            for p in message.parts
+            if isinstance(p, ToolReturnPart) or (isinstance(p, RetryPromptPart) and p.tool_name)
+        ]
+    return []
+
+
+def has_user_text(message: ModelMessage) -> bool:
+    return isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts)
+
+
+def safe_cuts(messages: Sequence[ModelMessage]) -> list[bool]:
+    """`safe[i]` is True when keeping `messages[i:]` separates no call from its result.
+
+    `safe` has len(messages)+1 entries; cutting at 0 or at the end is always safe.
+    """
+    n = len(messages)
+    open_calls: set[str] = set()
+    safe = [True] * (n + 1)
+    for i, m in enumerate(messages):
+        safe[i] = not open_calls and not (isinstance(m, ModelRequest) and return_ids(m))
+        open_calls.update(call_ids(m))
+        open_calls.difference_update(return_ids(m))
+    safe[n] = True
+    return safe
+
+
+def adjust_cut_backward(messages: Sequence[ModelMessage], index: int) -> int:
+    """Move a cut earlier until it is safe (keeping more), never below 0."""
+    safe = safe_cuts(messages)
+    i = max(0, min(index, len(messages)))
+    while i > 0 and not safe[i]:
+        i -= 1
+    return i
+
+
+def adjust_cut_forward(messages: Sequence[ModelMessage], index: int) -> int:
+    """Move a cut later until it is safe (dropping more), at most to the end."""
+    safe = safe_cuts(messages)
+    i = max(0, min(index, len(messages)))
+    while i < len(messages) and not safe[i]:
+        i += 1
+    return i
+
+
+def api_rounds(messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:
+    """Half-open index ranges, one per API round.
+
+    A round is what one model request added: the request that went out (user prompt or tool
+    results) and the response that came back. Rounds are the unit that summary retries drop
+    oldest-first and that context collapse commits, so each range starts at a safe cut.
+    """
+    safe = safe_cuts(messages)
+    starts = [i for i, m in enumerate(messages) if isinstance(m, ModelRequest) and safe[i]]
+    if not starts or starts[0] != 0:
+        starts = [0, *starts]
+    bounds = [*starts, len(messages)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+
+
+def unpaired(messages: Sequence[ModelMessage]) -> tuple[set[str], set[str]]:
+    """(calls without a result, results without a call); both empty for a valid conversation."""
+    calls: set[str] = set()
+    returns: set[str] = set()
+    for m in messages:
+        calls.update(call_ids(m))
+        returns.update(return_ids(m))
+    return calls - returns, returns - calls

@@ -1,0 +1,135 @@
+"""How big is the context? Estimates anchored to what the provider reported.
+
+A local estimate (characters / 4) is cheap but can be off by 30% on code or CJK text. The provider's
+`usage.input_tokens` for the last request is exact for what was sent then. `Calibration` keeps the
+ratio between the two, so the size of a new view is `estimate(view) * ratio`: exact when nothing
+changed, and proportionally right after a layer rewrote part of it. The estimate of one message is
+memoised by object identity because histories are re-measured before every request.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+)
+
+CHARS_PER_TOKEN = 4.0
+PER_MESSAGE_OVERHEAD = 4
+IMAGE_TOKENS = 1_500
+
+_memo: dict[int, tuple[object, int]] = {}
+
+
+def text_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def _content_chars(content: Any) -> tuple[int, int]:
+    """(characters, extra tokens) of a part's content; binary media count as a fixed token cost."""
+    if content is None:
+        return 0, 0
+    if isinstance(content, str):
+        return len(content), 0
+    if isinstance(content, BinaryContent):
+        return 0, IMAGE_TOKENS
+    if isinstance(content, (list, tuple)):
+        chars = extra = 0
+        for item in content:
+            c, e = _content_chars(item)
+            chars += c
+            extra += e
+        return chars, extra
+    if hasattr(content, "url"):
+        return 0, IMAGE_TOKENS
+    try:
+        return len(json.dumps(content, default=str, ensure_ascii=False)), 0
+    except (TypeError, ValueError):
+        return len(str(content)), 0
+
+
+def part_tokens(part: Any) -> int:
+    if isinstance(part, ToolCallPart):
+        args = part.args if isinstance(part.args, str) else json.dumps(part.args or {}, ensure_ascii=False)
+        return text_tokens(part.tool_name + args + part.tool_call_id) + 3
+    if isinstance(part, ToolReturnPart):
+        chars, extra = _content_chars(part.content)
+        return math.ceil((chars + len(part.tool_call_id)) / CHARS_PER_TOKEN) + extra + 3
+    chars, extra = _content_chars(getattr(part, "content", None))
+    return math.ceil(chars / CHARS_PER_TOKEN) + extra
+
+
+def message_tokens(message: ModelMessage) -> int:
+    key = id(message)
+    hit = _memo.get(key)
+    if hit is not None and hit[0] is message:
+        return hit[1]
+    n = PER_MESSAGE_OVERHEAD + sum(part_tokens(p) for p in message.parts)
+    if len(_memo) > 200_000:
+        _memo.clear()
+    _memo[key] = (message, n)
+    return n
+
+
+def estimate(messages: Iterable[ModelMessage]) -> int:
+    return sum(message_tokens(m) for m in messages)
+
+
+def request_overhead(instructions: str | None, tool_defs: Sequence[Any] = ()) -> int:
+    """Tokens of what every request carries besides the messages: system prompt and tool schemas."""
+    n = text_tokens(instructions or "")
+    for t in tool_defs:
+        schema = getattr(t, "parameters_json_schema", None) or {}
+        n += text_tokens(getattr(t, "name", "") + (getattr(t, "description", "") or "") + json.dumps(schema))
+    return n
+
+
+def last_reported_usage(messages: Sequence[ModelMessage]) -> tuple[int, int] | None:
+    """(index, input+output tokens) of the newest response that carries provider-reported usage."""
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if isinstance(m, ModelResponse) and m.usage.input_tokens:
+            return i, m.usage.input_tokens + m.usage.output_tokens
+    return None
+
+
+def reported_plus_estimate(messages: Sequence[ModelMessage]) -> int | None:
+    """Seed 000's measure: last reported usage plus an estimate of the messages after it."""
+    hit = last_reported_usage(messages)
+    if hit is None:
+        return None
+    i, used = hit
+    return used + estimate(messages[i + 1 :])
+
+
+@dataclass
+class Calibration:
+    """Ratio of provider-reported prompt tokens to our estimate of the same request."""
+
+    ratio: float = 1.0
+    samples: int = 0
+
+    def observe(self, reported_input: int, estimated_input: int) -> None:
+        if reported_input <= 0 or estimated_input <= 0:
+            return
+        r = min(4.0, max(0.25, reported_input / estimated_input))
+        # The newest sample dominates: the request it measured is the one most like the next.
+        self.ratio = r if self.samples == 0 else 0.7 * r + 0.3 * self.ratio
+        self.samples += 1
+
+    def tokens(self, estimated: int) -> int:
+        return math.ceil(estimated * self.ratio)
+
+
+def is_request(m: ModelMessage) -> bool:
+    return isinstance(m, ModelRequest)
