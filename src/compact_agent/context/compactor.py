@@ -1,0 +1,255 @@
+"""L5: compaction that rewrites the persisted history (full, partial, reactive).
+
+Order of work, chosen so that nothing is lost whatever fails:
+  1. ask the summarizer (sharing the main conversation's cached prefix, unable to act), making the
+     request fit: images become `[image]`, and on "prompt too long" the oldest API rounds go;
+  2. archive the full transcript — if that fails, stop: nothing was rewritten;
+  3. build the new history: summary message (with the user's own words) + restored files +
+     attachments + the kept tail, with no call/result pair split and no adjacent same-role messages;
+  4. reject the result if it is not smaller than its input;
+  5. let the caller rewrite the session atomically to a boundary plus this history.
+
+The summarizer and the archive are passed in: this module never talks to a provider or a disk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic_ai.exceptions import ModelContextWindowExceededError
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    UserPromptPart,
+)
+
+from ..config import Limits
+from . import rounds, summary, tokens
+from .events import Event, Stopwatch
+from .restore import Restorer, restore_messages
+
+Summarize = Callable[[list[ModelMessage], str], Awaitable[str]]
+MAX_PTL_RETRIES = 3
+
+
+class CompactionError(RuntimeError):
+    """A compaction that did not happen; the history is unchanged."""
+
+
+@dataclass
+class CompactionResult:
+    messages: list[ModelMessage]
+    trigger: str
+    strategy: str
+    tokens_before: int
+    tokens_after: int
+    archive: Path | None
+    summary: str
+    summarized: int  # how many messages the summary replaced
+    event: Event = field(default_factory=lambda: Event("compact", "none"))
+
+
+def strip_media(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """Replace images and documents by `[image]`/`[document]`: a summary needs neither, and they
+    can make the summary request itself too long."""
+    out: list[ModelMessage] = []
+    for m in messages:
+        if not isinstance(m, ModelRequest):
+            out.append(m)
+            continue
+        parts = []
+        changed = False
+        for p in m.parts:
+            content = getattr(p, "content", None)
+            if isinstance(content, (list, tuple)) and any(not isinstance(c, str) for c in content):
+                new = [c if isinstance(c, str) else _media_label(c) for c in content]
+                parts.append(dataclasses.replace(p, content=new))
+                changed = True
+            elif isinstance(content, BinaryContent):
+                parts.append(dataclasses.replace(p, content=_media_label(content)))
+                changed = True
+            else:
+                parts.append(p)
+        out.append(dataclasses.replace(m, parts=parts) if changed else m)
+    return out
+
+
+def _media_label(c: object) -> str:
+    media = str(getattr(c, "media_type", "") or getattr(c, "kind", ""))
+    return "[image]" if "image" in media else "[document]"
+
+
+def drop_oldest_rounds(messages: list[ModelMessage], n: int) -> list[ModelMessage]:
+    """Drop the oldest `n` API rounds, keeping at least one; the rest starts at a safe cut."""
+    rs = rounds.api_rounds(messages)
+    if len(rs) <= 1:
+        return messages
+    n = min(n, len(rs) - 1)
+    return messages[rs[n][0]:]
+
+
+async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summarize: Summarize,
+                            max_input_tokens: int) -> tuple[str, int]:
+    """Ask for a summary whatever the size: strip media, pre-trim to the summarizer's window,
+    then drop the oldest rounds on each "prompt too long" (up to MAX_PTL_RETRIES).
+
+    Returns the raw reply and how many rounds were dropped.
+    """
+    msgs = strip_media(messages)
+    dropped = 0
+    while tokens.estimate(msgs) > max_input_tokens and len(rounds.api_rounds(msgs)) > 1:
+        msgs = drop_oldest_rounds(msgs, 1)
+        dropped += 1
+    for attempt in range(MAX_PTL_RETRIES + 1):
+        try:
+            return await summarize(msgs, prompt), dropped
+        except ModelContextWindowExceededError:
+            if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
+                raise
+            k = max(1, len(rounds.api_rounds(msgs)) // 5)
+            msgs = drop_oldest_rounds(msgs, k)
+            dropped += k
+    raise CompactionError("unreachable")
+
+
+def join(*groups: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """Concatenate history pieces, merging adjacent requests (or responses) into one message so
+    the result is already what the provider receives (`repair_messages` leaves it alone)."""
+    out: list[ModelMessage] = []
+    for g in groups:
+        for m in g:
+            prev = out[-1] if out else None
+            if isinstance(prev, ModelRequest) and isinstance(m, ModelRequest):
+                meta = {**(prev.metadata or {}), **(m.metadata or {})} or None
+                out[-1] = dataclasses.replace(prev, parts=[*prev.parts, *m.parts], metadata=meta)
+            elif isinstance(prev, ModelResponse) and isinstance(m, ModelResponse):
+                out[-1] = dataclasses.replace(prev, parts=[*prev.parts, *m.parts])
+            else:
+                out.append(m)
+    return out
+
+
+def tail_start(messages: Sequence[ModelMessage], max_tokens: int) -> int:
+    """Where the verbatim tail after a summary begins.
+
+    The newest request is what the model must answer now (a user prompt, or tool results it has
+    not seen), so it is kept, with the response whose calls it answers. Older rounds are added
+    while they fit `max_tokens`.
+    """
+    n = len(messages)
+    if n == 0:
+        return 0
+    start = rounds.adjust_cut_backward(messages, n - 1)
+    safe = rounds.safe_cuts(messages)
+    i = start
+    while i > 0:
+        j = i - 1
+        while j > 0 and not safe[j]:
+            j -= 1
+        if tokens.estimate(messages[j:]) > max_tokens:
+            break
+        i = j
+    return i if i > 0 else start
+
+
+@dataclass
+class Compactor:
+    """Builds compacted histories. One instance per session; holds no conversation state."""
+
+    limits: Limits
+    restorer: Restorer = field(default_factory=Restorer)
+
+    async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
+                      archive: Callable[[], Path], trigger: str = "auto", instructions: str = "",
+                      tokens_before: int | None = None, overhead: int = 0) -> CompactionResult:
+        """Full compaction: summarise everything before a short verbatim tail."""
+        watch = Stopwatch()
+        if not messages:
+            raise CompactionError("nothing to compact")
+        before = tokens_before if tokens_before is not None else tokens.estimate(messages) + overhead
+        cut = tail_start(messages, max(1_000, self.limits.threshold // 8))
+        if cut == 0:
+            cut = len(messages)
+        head, tail = messages[:cut], messages[cut:]
+        prompt = summary.compact_prompt(instructions)
+        # The summary request carries the same prefix the main conversation last sent (cache hit).
+        reply, dropped = await summarize_fitting(messages, prompt, summarize,
+                                                 self.limits.window - self.limits.output_reserve - overhead)
+        text = summary.extract_summary(reply)
+        return self._finish(messages, head, [], tail, text, archive, trigger, "full", before, overhead,
+                            watch, dropped)
+
+    async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
+                              summarize: Summarize, archive: Callable[[], Path], instructions: str = "",
+                              overhead: int = 0) -> CompactionResult:
+        """`from`: keep messages[:pivot] (cache-friendly), summarise the rest; `up_to`: summarise
+        messages[:pivot] and keep the rest verbatim."""
+        watch = Stopwatch()
+        before = tokens.estimate(messages) + overhead
+        if direction == "from":
+            pivot = rounds.adjust_cut_backward(messages, pivot)
+            keep_head, to_sum, tail = messages[:pivot], messages[pivot:], []
+            sent = messages
+        elif direction == "up_to":
+            pivot = rounds.adjust_cut_forward(messages, pivot)
+            keep_head, to_sum, tail = [], messages[:pivot], messages[pivot:]
+            tail = [m for m in tail if not summary.is_summary(m)]
+            sent = to_sum
+        else:
+            raise CompactionError(f"unknown direction {direction!r}")
+        if not to_sum:
+            raise CompactionError("nothing to summarise on that side of the message index")
+        prompt = summary.compact_prompt(instructions, direction)
+        reply, dropped = await summarize_fitting(sent, prompt, summarize,
+                                                 self.limits.window - self.limits.output_reserve - overhead)
+        text = summary.extract_summary(reply)
+        return self._finish(messages, to_sum, keep_head, tail, text, archive, "manual",
+                            f"partial_{direction}", before, overhead, watch, dropped)
+
+    def from_notes(self, messages: list[ModelMessage], notes: str, keep_from: int, *,
+                   archive: Callable[[], Path], trigger: str, tokens_before: int, overhead: int = 0
+                   ) -> CompactionResult:
+        """Session-memory compaction: the notes are the summary; no model call."""
+        watch = Stopwatch()
+        keep_from = rounds.adjust_cut_backward(messages, keep_from)
+        return self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes, archive,
+                            trigger, "session_memory", tokens_before, overhead, watch, 0)
+
+    def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
+                keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,
+                archive: Callable[[], Path], trigger: str, strategy: str, before: int, overhead: int,
+                watch: Stopwatch, dropped_rounds: int) -> CompactionResult:
+        users = summary.pick_user_messages(summary.user_texts(summarized), self.limits.user_messages_budget)
+        try:
+            archive_path = archive()
+        except OSError as e:
+            raise CompactionError(f"could not archive the transcript ({e}); the session was not rewritten") from e
+        head_msg = summary.summary_message(text, archive_path, users, strategy)
+        restored = restore_messages(self.restorer, self.limits, kept=[*keep_head, *tail])
+        new = join(keep_head, [head_msg], restored, tail)
+        after = tokens.estimate(new) + overhead
+        if after >= before:
+            raise CompactionError(f"compaction would not shrink the context ({before:,} → {after:,} tokens)")
+        unpaired = rounds.unpaired(new)
+        if unpaired != (set(), set()):
+            raise CompactionError(f"compaction produced unpaired tool calls {unpaired}")
+        ev = Event("compact", strategy, before, after, trigger=trigger, duration_ms=watch.ms(),
+                   detail={"archive": str(archive_path), "summarized": len(summarized),
+                           "kept": len(tail) + len(keep_head), "restored": len(restored),
+                           "dropped_rounds": dropped_rounds})
+        return CompactionResult(new, trigger, strategy, before, after, archive_path, text,
+                                len(summarized), ev)
+
+
+def latest_user_prompt(messages: Sequence[ModelMessage]) -> str | None:
+    for m in reversed(messages):
+        if isinstance(m, ModelRequest) and not summary.is_summary(m):
+            for p in m.parts:
+                if isinstance(p, UserPromptPart) and isinstance(p.content, str):
+                    return p.content
+    return None

@@ -1,0 +1,255 @@
+"""ContextManager: the pydantic-ai capability that runs the pipeline before every model request.
+
+Before each attempt at a model request (`prepare_model_request`, so also inside a long tool loop):
+  1. persist what the run added since the last request (the session file is the truth);
+  2. shape the view: L1 budget → L2 snip → L3 microcompact → L4 collapse (view only);
+  3. measure the view (estimate calibrated by the provider's reported usage);
+  4. over the threshold (and not held by collapse, and the breaker closed): L5 — session-memory
+     compaction if notes can serve, else a full summary — which rewrites the persisted history;
+  5. send the view.
+When the provider still says "prompt too long", `on_model_request_error` compacts and retries the
+same request once (reactive compaction) and corrects the window from what the provider said.
+
+The class only orders the layers and passes tokens on; each layer lives in its own module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.tools import RunContext
+
+from ..config import Limits, Settings
+from . import tokens
+from .compactor import CompactionError, CompactionResult, Compactor, Summarize, join
+from .events import Budget, Event, Stopwatch
+
+
+class HistoryStore(Protocol):
+    def append(self, messages: Sequence[ModelMessage]) -> None: ...
+    def archive(self) -> Path: ...
+    def rewrite(self, boundary: dict[str, Any], messages: Sequence[ModelMessage]) -> None: ...
+
+
+class Layer(Protocol):
+    name: str
+
+    def apply(self, messages: list[ModelMessage], budget: Budget) -> Any: ...
+
+
+SummarizerFactory = Callable[["ContextManager"], Summarize]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+_LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE)
+_USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
+
+
+@dataclass
+class ContextManager(AbstractCapability[Any]):
+    """Keeps every request inside the window. Add it to any pydantic-ai Agent's capabilities."""
+
+    limits: Limits
+    summarizer: SummarizerFactory
+    settings: Settings = field(default_factory=Settings)
+    compactor: Compactor | None = None
+    store: HistoryStore | None = None
+    layers: list[Any] = field(default_factory=list)
+    memory: Any = None  # session memory (notes) that can stand in for a summary
+    clock: Callable[[], datetime] = utcnow
+    on_event: Callable[[Event], None] | None = None
+    on_compact_start: Callable[[str, int], None] | None = None
+    provider: str = "openai"
+    cache_ttl_s: float = 3600.0
+    max_output: int = 8_192
+
+    def __post_init__(self) -> None:
+        self.compactor = self.compactor or Compactor(self.limits)
+        self.calibration = tokens.Calibration()
+        self.synced = 0
+        self.failures = 0
+        self.compactions: list[CompactionResult] = []
+        self.last_params: Any = None
+        self.last_settings: Any = None
+        self.last_tokens = 0
+        self.last_view_tokens_est = 0
+        self.overhead = 0
+        self.requests = 0
+        self.layer_savings: dict[str, int] = {}
+        self._reactive_step: int | None = None
+        self.view: list[ModelMessage] = []
+
+    # -- state the runner reads ------------------------------------------------------------
+    @property
+    def breaker_open(self) -> bool:
+        return self.failures >= self.limits.max_consecutive_failures
+
+    def tokens_until_compaction(self) -> int:
+        return self.limits.threshold - self.last_tokens
+
+    def set_window(self, window: int) -> None:
+        self.limits = Limits.for_window(window, self.max_output, self.settings)
+        if self.compactor:
+            self.compactor.limits = self.limits
+
+    def emit(self, event: Event) -> None:
+        if not event.time:
+            event.time = self.clock().isoformat()
+        if event.layer in ("budget", "snip", "microcompact", "collapse"):
+            self.layer_savings[event.layer] = self.layer_savings.get(event.layer, 0) + event.tokens_freed
+        if self.on_event:
+            self.on_event(event)
+
+    # -- persistence -------------------------------------------------------------------------
+    def persist(self, messages: Sequence[ModelMessage]) -> None:
+        """Append what is new since the last sync (the run's history is authoritative)."""
+        if self.store is not None and len(messages) > self.synced:
+            self.store.append(messages[self.synced:])
+        self.synced = len(messages)
+
+    # -- the view ------------------------------------------------------------------------------
+    def budget(self, tokens_now: int) -> Budget:
+        return Budget(window=self.limits.window, threshold=self.limits.threshold, tokens=tokens_now,
+                      now=self.clock(), collapse_commit=self.limits.collapse_commit,
+                      collapse_blocking=self.limits.collapse_blocking, cache_ttl_s=self.cache_ttl_s,
+                      provider=self.provider)
+
+    def measure(self, messages: Sequence[ModelMessage]) -> int:
+        return self.calibration.tokens(tokens.estimate(messages) + self.overhead)
+
+    def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]:
+        """Run layers 1–4; returns the view and whether collapse holds auto-compact off."""
+        view = messages
+        suppressed = False
+        for layer in self.layers:
+            watch = Stopwatch()
+            result = layer.apply(view, self.budget(self.measure(view)))
+            view = result.messages
+            for ev in result.events:
+                if not ev.duration_ms:
+                    ev.duration_ms = watch.ms()
+                self.emit(ev)
+            check = getattr(layer, "suppresses_autocompact", None)
+            if check is not None and check(self.measure(view), self.budget(self.measure(view))):
+                suppressed = True
+        return view, suppressed
+
+    # -- compaction ----------------------------------------------------------------------------
+    async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
+                      summary_input: list[ModelMessage] | None = None) -> CompactionResult:
+        """Compact `messages` (the persisted history) and rewrite the session; raises CompactionError."""
+        assert self.compactor is not None
+        before = self.measure(summary_input if summary_input is not None else messages)
+        if self.on_compact_start:
+            self.on_compact_start(trigger, before)
+        archive = self.store.archive if self.store is not None else _no_archive
+        result: CompactionResult | None = None
+        if self.memory is not None and not instructions:
+            result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
+                                                   archive=archive)
+        if result is None:
+            result = await self.compactor.compact(
+                messages, summarize=self.summarizer(self), archive=archive, trigger=trigger,
+                instructions=instructions, tokens_before=before, overhead=self.overhead)
+        self.apply_result(result)
+        return result
+
+    def apply_result(self, result: CompactionResult) -> None:
+        """Persist a compaction (boundary + new history) and account for it."""
+        if self.store is not None:
+            self.store.rewrite({"trigger": result.trigger, "strategy": result.strategy,
+                                "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
+                                "archive": str(result.archive or ""), "time": self.clock().isoformat(),
+                                "messages_summarized": result.summarized}, result.messages)
+        self.synced = len(result.messages)
+        self.compactions.append(result)
+        if self.memory is not None:
+            self.memory.after_compaction(result)
+        self.emit(result.event)
+
+    async def _auto(self, ctx: RunContext[Any], view: list[ModelMessage], trigger: str) -> bool:
+        try:
+            await self.compact(list(ctx.messages), trigger=trigger, summary_input=view)
+        except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
+            self.failures += 1
+            self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
+                            detail={"error": _one_line(e), "failures": self.failures}))
+            return False
+        self.failures = 0
+        ctx.messages[:] = self.compactions[-1].messages
+        return True
+
+    # -- pydantic-ai hooks ---------------------------------------------------------------------
+    async def prepare_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
+                                    ) -> ModelRequestContext:
+        self.persist(ctx.messages)
+        params = request_context.model_request_parameters
+        self.last_params, self.last_settings = params, request_context.model_settings
+        instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
+        self.overhead = tokens.request_overhead(instructions, params.function_tools)
+        view, suppressed = self.shape(list(ctx.messages))
+        tokens_now = self.measure(view)
+        if tokens_now > self.limits.threshold and not suppressed and not self.breaker_open:
+            if await self._auto(ctx, view, "auto"):
+                view, _ = self.shape(list(ctx.messages))
+                tokens_now = self.measure(view)
+        view = join(view)
+        self.view = view
+        self.last_tokens = tokens_now
+        self.last_view_tokens_est = tokens.estimate(view) + self.overhead
+        self.requests += 1
+        request_context.messages = list(view)
+        return request_context
+
+    async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
+                                  response: ModelResponse) -> ModelResponse:
+        reported = response.usage.input_tokens
+        if reported:
+            self.calibration.observe(reported, self.last_view_tokens_est)
+            self.last_tokens = reported + response.usage.output_tokens
+        if self.memory is not None:
+            self.memory.after_response(self, list(ctx.messages) + [response])
+        return response
+
+    async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
+                                     error: Exception) -> ModelResponse:
+        if not isinstance(error, ModelContextWindowExceededError) or self._reactive_step == ctx.run_step:
+            raise error
+        self._reactive_step = ctx.run_step
+        self.learn_from_overflow(str(error) + " " + str(getattr(error, "body", "")))
+        if not await self._auto(ctx, self.view, "reactive"):
+            raise error
+        raise RetryModelRequest()
+
+    def learn_from_overflow(self, text: str) -> None:
+        """The provider said how big the prompt was and what its limit is: believe it."""
+        used = _USED_RE.search(text)
+        if used:
+            n = int((used.group(1) or used.group(2)).replace(",", ""))
+            self.calibration.observe(n, self.last_view_tokens_est)
+        limit = _LIMIT_RE.search(text)
+        if limit:
+            window = int(limit.group(1).replace(",", ""))
+            if window < self.limits.window:
+                self.set_window(window)
+
+
+def _no_archive() -> Path:
+    raise OSError("no session store to archive into")
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]

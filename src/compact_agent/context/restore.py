@@ -1,0 +1,88 @@
+"""What comes back after a compaction: recently read files, and attachments (plan, instructions).
+
+A summary describes files; the model still needs their text to keep editing. The most recently
+read files that still exist are re-read from disk now (not from the stale transcript), newest
+first, within per-file and total token budgets, and injected as synthetic read_file calls, the
+same mechanism as an `@path` mention. The actual reading is the agent's (`Restorer.reread`), so
+this library never touches the file system itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+
+from ..config import Limits
+from . import tokens
+
+
+@dataclass
+class Restorer:
+    """The agent-side callbacks a compaction uses to rebuild working state.
+
+    `recent_files` lists read files newest first; `reread(paths, max_tokens_per_file)` reads them
+    now and returns the synthetic call/return messages, registering them in a fresh read state;
+    `reset` clears the read state; `attachments` returns extra context that must survive (plan,
+    instructions) as messages.
+    """
+
+    recent_files: Callable[[], list[Path]] = list
+    reread: Callable[[list[Path], int], list[ModelMessage]] = lambda paths, n: []
+    reset: Callable[[], None] = lambda: None
+    attachments: Callable[[], list[ModelMessage]] = list
+    file_tokens: Callable[[Path], int] = lambda p: tokens.text_tokens("x" * min(p.stat().st_size, 10_000_000))
+    resolve: Callable[[str], Path] = Path
+
+
+def read_paths_in(messages: Sequence[ModelMessage]) -> set[str]:
+    """Paths whose read_file result is already present (e.g. in a kept tail)."""
+    out: set[str] = set()
+    for m in messages:
+        if isinstance(m, ModelResponse):
+            for p in m.parts:
+                if isinstance(p, ToolCallPart) and p.tool_name == "read_file":
+                    try:
+                        args = p.args if isinstance(p.args, dict) else json.loads(p.args or "{}")
+                    except ValueError:
+                        continue
+                    if isinstance(args, dict) and isinstance(args.get("path"), str):
+                        out.add(args["path"])
+    return out
+
+
+def pick_files(candidates: Sequence[Path], limits: Limits, exclude: set[Path],
+               file_tokens: Callable[[Path], int]) -> list[Path]:
+    """Newest first: at most N existing files whose (capped) size fits the total budget."""
+    picked: list[Path] = []
+    used = 0
+    for path in candidates:
+        if len(picked) >= limits.restore_max_files:
+            break
+        if path in exclude or not path.is_file():
+            continue
+        try:
+            cost = min(file_tokens(path), limits.restore_tokens_per_file)
+        except OSError:
+            continue
+        if used + cost > limits.restore_total_tokens:
+            continue
+        picked.append(path)
+        used += cost
+    return picked
+
+
+def restore_messages(restorer: Restorer, limits: Limits, kept: Sequence[ModelMessage] = ()) -> list[ModelMessage]:
+    """Reset the read state, then re-read the picked files (oldest of them first, like the reads were)."""
+    candidates = restorer.recent_files()
+    exclude = {restorer.resolve(p) for p in read_paths_in(kept)}
+    picked = pick_files(candidates, limits, exclude, restorer.file_tokens)
+    restorer.reset()
+    out: list[ModelMessage] = []
+    if picked:
+        out += restorer.reread(list(reversed(picked)), limits.restore_tokens_per_file)
+    out += restorer.attachments()
+    return out

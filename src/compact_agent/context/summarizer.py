@@ -1,0 +1,118 @@
+"""The summary request: same prefix as the main conversation, unable to act.
+
+Sending the summary request as "the conversation so far + one more user message", with the same
+system prompt, tool definitions and settings as the last main request, makes its input a
+prompt-cache hit (on DeepSeek ~1/10 of the price). The model must not act: `tool_choice` is
+`none`, and a reply that still contains a tool call is refused and asked again. If the shared
+path fails for any reason but "too long", a separate request with no tools, carrying the
+conversation rendered as text, is the fallback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic_ai.direct import model_request
+from pydantic_ai.exceptions import ModelAPIError, ModelContextWindowExceededError, UnexpectedModelBehavior
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.usage import RequestUsage
+
+from .compactor import join
+
+REFUSED = ("Your previous reply called a tool; tool calls are refused for this request. Reply with "
+           "plain text only: an <analysis> block followed by a <summary> block.")
+
+
+@dataclass
+class SharedPrefixSummarizer:
+    """Callable `(messages, prompt) -> reply text`; `params`/`settings` are the last main request's."""
+
+    model: Model
+    params: ModelRequestParameters | None = None
+    settings: dict[str, Any] | None = None
+    usage: list[RequestUsage] = field(default_factory=list)
+    path_used: list[str] = field(default_factory=list)
+
+    async def __call__(self, messages: list[ModelMessage], prompt: str) -> str:
+        try:
+            return await self._shared(messages, prompt)
+        except ModelContextWindowExceededError:
+            raise
+        except (ModelAPIError, UnexpectedModelBehavior, ValueError) as first:
+            try:
+                return await self._separate(messages, prompt)
+            except ModelContextWindowExceededError:
+                raise
+            except Exception:
+                raise first from None
+
+    async def _shared(self, messages: list[ModelMessage], prompt: str) -> str:
+        settings = {**(self.settings or {}), "tool_choice": "none"}
+        params = self.params or ModelRequestParameters()
+        history = join(messages, [ModelRequest(parts=[UserPromptPart(prompt)])])
+        for _attempt in range(2):
+            resp = await model_request(self.model, history, model_settings=settings,  # type: ignore[arg-type]
+                                       model_request_parameters=params)
+            self.usage.append(resp.usage)
+            if not any(isinstance(p, ToolCallPart) for p in resp.parts):
+                self.path_used.append("shared")
+                return _text(resp)
+            # Refuse the call: answer it as refused, then ask again for text only.
+            refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while summarising.",
+                                       tool_call_id=p.tool_call_id)
+                        for p in resp.parts if isinstance(p, ToolCallPart)]
+            history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)])]
+        raise UnexpectedModelBehavior("the summarizer kept calling tools")
+
+    async def _separate(self, messages: list[ModelMessage], prompt: str) -> str:
+        transcript = render_transcript(messages)
+        req = [ModelRequest(parts=[UserPromptPart(
+            "Below is a transcript of a conversation between a user and a coding assistant, as data.\n"
+            "<transcript>\n" + transcript + "\n</transcript>\n\n" + prompt)])]
+        params = ModelRequestParameters()
+        if self.params is not None:
+            params = replace(params, instruction_parts=self.params.instruction_parts)
+        resp = await model_request(self.model, req, model_request_parameters=params)
+        self.usage.append(resp.usage)
+        if any(isinstance(p, ToolCallPart) for p in resp.parts) and not _text(resp).strip():
+            raise UnexpectedModelBehavior("the summarizer called a tool with no tools offered")
+        self.path_used.append("separate")
+        return _text(resp)
+
+
+def _text(resp: ModelResponse) -> str:
+    return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
+
+
+def render_transcript(messages: Sequence[ModelMessage], max_result_chars: int = 4_000) -> str:
+    """The conversation as plain text, for a summarizer that is given no message structure."""
+    lines: list[str] = []
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, UserPromptPart):
+                content = p.content if isinstance(p.content, str) else " ".join(
+                    c if isinstance(c, str) else "[media]" for c in p.content)
+                lines.append(f"USER: {content}")
+            elif isinstance(p, TextPart):
+                lines.append(f"ASSISTANT: {p.content}")
+            elif isinstance(p, ToolCallPart):
+                args = p.args if isinstance(p.args, str) else json.dumps(p.args, ensure_ascii=False)
+                lines.append(f"ASSISTANT called {p.tool_name}({args})")
+            elif isinstance(p, ToolReturnPart):
+                body = str(p.content)
+                if len(body) > max_result_chars:
+                    body = body[: max_result_chars // 2] + "\n…\n" + body[-max_result_chars // 2:]
+                lines.append(f"TOOL RESULT ({p.tool_name}): {body}")
+    return "\n".join(lines)

@@ -1,0 +1,116 @@
+"""Known models (window, output limit, prices incl. cache) and provider construction.
+
+Prices are USD per million tokens as published by the providers; `cache_read` is what a
+prompt-cache hit costs, `cache_write` what writing a cache entry costs (Anthropic charges extra,
+DeepSeek and OpenAI do not). The cache TTL drives time-based microcompact: once it has passed, the
+cached prefix is gone anyway, so clearing old tool results costs nothing extra.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+from pydantic_ai.models import Model
+
+
+class ConfigError(RuntimeError):
+    """A configuration problem with a one-line explanation for the user."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    provider: str  # "deepseek" | "openai" | "anthropic"
+    window: int
+    max_output: int
+    input: float
+    output: float
+    cache_read: float
+    cache_write: float
+    cache_ttl_s: float = 3600.0
+
+    def cost(self, input_tokens: int, cached: int, output_tokens: int, cache_write: int = 0) -> float:
+        """Cost of one request; `input_tokens` includes cached and cache-write tokens."""
+        miss = max(0, input_tokens - cached - cache_write)
+        return (
+            miss * self.input + cached * self.cache_read + cache_write * self.cache_write
+            + output_tokens * self.output
+        ) / 1e6
+
+
+REGISTRY: dict[str, ModelInfo] = {
+    m.name: m
+    for m in [
+        ModelInfo("deepseek-chat", "deepseek", 128_000, 8_192, 0.28, 0.42, 0.028, 0.0),
+        ModelInfo("deepseek-reasoner", "deepseek", 128_000, 64_000, 0.28, 0.42, 0.028, 0.0),
+        ModelInfo("claude-sonnet-4-5", "anthropic", 200_000, 64_000, 3.0, 15.0, 0.30, 3.75, 300.0),
+        ModelInfo("claude-opus-4-6", "anthropic", 200_000, 32_000, 5.0, 25.0, 0.50, 6.25, 300.0),
+        ModelInfo("claude-haiku-4-5", "anthropic", 200_000, 64_000, 1.0, 5.0, 0.10, 1.25, 300.0),
+        ModelInfo("gpt-4.1", "openai", 1_047_576, 32_768, 2.0, 8.0, 0.50, 0.0),
+        ModelInfo("gpt-4o-mini", "openai", 128_000, 16_384, 0.15, 0.60, 0.075, 0.0),
+    ]
+}
+
+PRICING = {"deepseek": REGISTRY["deepseek-chat"], "anthropic": REGISTRY["claude-sonnet-4-5"]}
+
+# An unknown model on an OpenAI-compatible server (vLLM, Ollama, llama.cpp): assume a modest
+# window so compaction starts early rather than never; --context-window sets the real one.
+UNKNOWN_WINDOW = 32_768
+
+
+def model_info(name: str, *, provider: str | None = None, window: int | None = None) -> ModelInfo:
+    info = REGISTRY.get(name)
+    if info is None:
+        prov = provider or ("anthropic" if name.startswith("claude") else "openai")
+        info = ModelInfo(name, prov, UNKNOWN_WINDOW, 4_096, 0.0, 0.0, 0.0, 0.0)
+    if provider and provider != info.provider:
+        info = replace(info, provider=provider)
+    if window:
+        info = replace(info, window=window, max_output=min(info.max_output, max(256, window // 4)))
+    return info
+
+
+def provider_for(name: str, base_url: str | None) -> str:
+    if base_url:
+        return "openai"
+    if name.startswith("claude"):
+        return "anthropic"
+    if name.startswith("deepseek"):
+        return "deepseek"
+    return "openai"
+
+
+def build_model(name: str, *, base_url: str | None = None, api_key: str | None = None,
+                max_retries: int = 2, timeout_s: float = 600.0) -> Model:
+    """Construct the pydantic-ai model; raises ConfigError with a one-line message on bad setup."""
+    provider = provider_for(name, base_url)
+    if provider == "anthropic":
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ConfigError("ANTHROPIC_API_KEY is not set (or pass --api-key)")
+        from anthropic import AsyncAnthropic
+        from pydantic_ai.models.anthropic import AnthropicModel
+        from pydantic_ai.providers.anthropic import AnthropicProvider
+
+        client = AsyncAnthropic(api_key=key, max_retries=max_retries, timeout=timeout_s)
+        return AnthropicModel(name, provider=AnthropicProvider(anthropic_client=client))
+
+    from openai import AsyncOpenAI
+    from pydantic_ai.models.openai import OpenAIChatModel
+
+    if provider == "deepseek":
+        key = api_key or os.environ.get("DEEPSEEK_API_KEY")
+        if not key:
+            raise ConfigError("DEEPSEEK_API_KEY is not set (or pass --api-key, or --base-url for another server)")
+        from pydantic_ai.providers.deepseek import DeepSeekProvider
+
+        return OpenAIChatModel(name, provider=DeepSeekProvider(api_key=key))
+
+    key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
+    if not key:
+        raise ConfigError("OPENAI_API_KEY is not set (or pass --api-key)")
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=max_retries, timeout=timeout_s)
+    return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client))
