@@ -1,0 +1,150 @@
+"""Which files the model has seen, and when: the guard that makes edits safe.
+
+An edit is a string replacement against what the model *thinks* the file says. If the model never
+read the file, or the file changed on disk since (the user saved in an editor, a formatter ran), the
+replacement may silently do the wrong thing, so `edit_file` and overwriting `write_file` demand a
+current read. The read order also tells compaction which files were most recently in view, so they
+can be restored after a summary. The state is persisted with the session so a resumed session
+keeps both guarantees.
+
+`atomic_write_bytes` lives here because every file our tools and checkpoints write goes through it:
+a crash or a full disk leaves the old file, never half a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """One recorded read: the file's mtime then, and which slice of it the model saw."""
+
+    path: Path
+    mtime_ns: int
+    partial: bool = False
+    offset: int | None = None
+    limit: int | None = None
+    time: float = 0.0
+
+
+def _key(path: Path | str) -> Path:
+    # The tools pass resolved paths already; resolving again makes lookups from other modules
+    # (restore, UI) agree with them even when they hold a relative or symlinked spelling.
+    return Path(path).expanduser().resolve()
+
+
+class ReadFileState:
+    """Files read in this session, oldest read first, with the mtime each read saw."""
+
+    def __init__(self) -> None:
+        self._reads: dict[Path, FileRead] = {}
+
+    def record(
+        self,
+        path: Path,
+        mtime_ns: int,
+        partial: bool = False,
+        *,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> FileRead:
+        """Note a read (or a write by our own tools); it becomes the newest entry."""
+        key = _key(path)
+        self._reads.pop(key, None)
+        entry = FileRead(key, int(mtime_ns), bool(partial), offset, limit, time.time())
+        self._reads[key] = entry
+        return entry
+
+    def get(self, path: Path | str) -> FileRead | None:
+        return self._reads.get(_key(path))
+
+    def is_current(self, path: Path | str) -> bool:
+        """True when the file was read and is unchanged on disk since; partial reads count."""
+        entry = self.get(path)
+        if entry is None:
+            return False
+        try:
+            return os.stat(entry.path).st_mtime_ns == entry.mtime_ns
+        except OSError:
+            return False
+
+    def paths(self) -> list[Path]:
+        """Read paths from the oldest read to the newest."""
+        return list(self._reads)
+
+    def forget(self, path: Path | str) -> None:
+        self._reads.pop(_key(path), None)
+
+    def clear(self) -> None:
+        self._reads.clear()
+
+    def __len__(self) -> int:
+        return len(self._reads)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, (str, Path)) and _key(path) in self._reads
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the session store decides where it goes)."""
+        files = [{**asdict(r), "path": str(r.path)} for r in self._reads.values()]
+        return {"version": 1, "files": files}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> ReadFileState:
+        """Rebuild from `to_json` output; malformed entries are skipped, never fatal."""
+        state = cls()
+        for item in (data or {}).get("files", []):
+            try:
+                entry = FileRead(
+                    path=Path(item["path"]),
+                    mtime_ns=int(item["mtime_ns"]),
+                    partial=bool(item.get("partial", False)),
+                    offset=item.get("offset"),
+                    limit=item.get("limit"),
+                    time=float(item.get("time", 0.0)),
+                )
+            except (KeyError, TypeError, ValueError):
+                continue
+            state._reads.pop(entry.path, None)
+            state._reads[entry.path] = entry
+        return state
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write via temp file + fsync + rename so readers see the old or the new file, never a torn one.
+
+    `mode=None` keeps an existing file's permissions (a new file gets the umask default); an explicit
+    mode is applied exactly (checkpoint blobs use 0600).
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
