@@ -1,0 +1,126 @@
+"""Who may change what: approval for side-effecting tools and the working-directory fence.
+
+Reading is free; writing files and running commands change the user's machine, so they need
+approval (`--yes`, an interactive answer, or an allow rule). The fence keeps writes inside the
+working directory (plus explicitly granted dirs). It is checked on the fully resolved path —
+symlinks and `..` resolved first — because a symlink inside the project that points at `~/.ssh`
+is a write outside the project, whatever its spelling.
+
+A refusal is a one-line string the tool hands back to the model, so the model can adapt (ask the
+user, pick another path) instead of the run failing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+Mode = Literal["ask", "yes", "deny"]
+Answer = Literal["once", "always", "deny"]
+AskFn = Callable[[str, str], Answer]
+
+#: Tools that change files or run commands; everything else is allowed without asking.
+NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})
+
+log = logging.getLogger(__name__)
+
+
+def resolve_path(cwd: Path, p: str | Path) -> Path:
+    """Absolute path with `~`, `..` and symlinks resolved (missing tail components are kept)."""
+    path = Path(p).expanduser()
+    if not path.is_absolute():
+        path = Path(cwd) / path
+    return path.resolve()
+
+
+def is_within(path: Path, root: Path) -> bool:
+    """True when resolved `path` is `root` or below it."""
+    return path == root or root in path.parents
+
+
+class Permissions:
+    """Decides whether a tool call may run; `check` returns None to allow or a refusal message."""
+
+    def __init__(
+        self,
+        cwd: Path,
+        mode: Mode,
+        ask: AskFn | None = None,
+        allow_outside: bool = False,
+        extra_dirs: Sequence[Path] = (),
+        deny_bash: Sequence[str] = (),
+        allow_bash: Sequence[str] = (),
+    ) -> None:
+        if mode not in ("ask", "yes", "deny"):
+            raise ValueError(f"unknown permission mode {mode!r}; expected 'ask', 'yes' or 'deny'")
+        self.cwd = Path(cwd).resolve()
+        self.mode: Mode = mode
+        self.ask = ask
+        self.allow_outside = allow_outside
+        self.extra_dirs = [resolve_path(self.cwd, d) for d in extra_dirs]
+        self.deny_bash = list(deny_bash)
+        self.allow_bash = list(allow_bash)
+        #: Tools the user answered "always" for; remembered for this session only.
+        self.always: set[str] = set()
+
+    def outside_message(self, path: Path) -> str | None:
+        """Refusal for a write outside the allowed roots, or None when the path is fine."""
+        if self.allow_outside:
+            return None
+        resolved = resolve_path(self.cwd, path)
+        roots = [self.cwd, *self.extra_dirs]
+        if any(is_within(resolved, r) for r in roots):
+            return None
+        return (
+            f"permission denied: {resolved} is outside the working directory {self.cwd}; "
+            "write inside it (or the user can allow the directory)"
+        )
+
+    def _bash_rule(self, command: str) -> tuple[str, str] | None:
+        """('deny'|'allow', pattern) for the first matching rule; deny rules win over allow rules."""
+        cmd = command.strip()
+        for pat in self.deny_bash:
+            if fnmatch.fnmatchcase(cmd, pat):
+                return "deny", pat
+        for pat in self.allow_bash:
+            if fnmatch.fnmatchcase(cmd, pat):
+                return "allow", pat
+        return None
+
+    def check(self, tool: str, detail: str, path: Path | None = None) -> str | None:
+        """None if `tool` may run now; otherwise the one-line refusal to return to the model.
+
+        `detail` is what the user is shown when asked (the command, or the file and change).
+        """
+        if path is not None:
+            refusal = self.outside_message(path)
+            if refusal:
+                return refusal
+        if tool not in NEEDS_APPROVAL:
+            return None
+        if tool == "bash":
+            rule = self._bash_rule(detail)
+            if rule and rule[0] == "deny":
+                return f"permission denied: command matches deny rule {rule[1]!r}"
+            if rule:
+                return None
+        if self.mode == "yes" or tool in self.always:
+            return None
+        if self.mode == "deny" or self.ask is None:
+            return f"permission denied: {tool} needs approval; rerun with --yes to allow"
+        try:
+            answer = self.ask(tool, detail)
+        except EOFError:  # stdin closed: nobody can approve
+            answer = "deny"
+        except Exception as e:  # a broken prompt must not crash the run; refusing is the safe side
+            log.warning("permission prompt failed: %s", e)
+            answer = "deny"
+        if answer == "always":
+            self.always.add(tool)
+            return None
+        if answer == "once":
+            return None
+        return f"permission denied: the user declined this {tool} call"

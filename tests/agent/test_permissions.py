@@ -1,0 +1,108 @@
+"""Permissions: approval modes, bash rules, and the working-directory fence on resolved paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compact_agent.agent.permissions import Permissions, resolve_path
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    cwd, outside = tmp_path / "proj", tmp_path / "outside"
+    cwd.mkdir()
+    outside.mkdir()
+    return cwd, outside
+
+
+def test_resolve_path_handles_relative_dotdot_and_symlinks(dirs: tuple[Path, Path]) -> None:
+    cwd, outside = dirs
+    (cwd / "link").symlink_to(outside, target_is_directory=True)
+    assert resolve_path(cwd, "a/../b.txt") == cwd.resolve() / "b.txt"
+    assert resolve_path(cwd, "link/x.txt") == outside.resolve() / "x.txt"
+    assert resolve_path(cwd, outside / "y") == outside.resolve() / "y"
+
+
+def test_yes_mode_allows_inside_and_refuses_outside(dirs: tuple[Path, Path]) -> None:
+    cwd, outside = dirs
+    perms = Permissions(cwd, "yes")
+    assert perms.check("write_file", "create a.txt", path=cwd / "a.txt") is None
+    assert perms.check("bash", "rm -rf build") is None
+    refusal = perms.check("write_file", "x", path=outside / "a.txt")
+    assert refusal and "outside the working directory" in refusal and "\n" not in refusal
+
+
+def test_dotdot_and_symlink_escapes_are_refused(dirs: tuple[Path, Path]) -> None:
+    cwd, outside = dirs
+    (cwd / "link").symlink_to(outside, target_is_directory=True)
+    (cwd / "file_link").symlink_to(outside / "target.txt")
+    perms = Permissions(cwd, "yes")
+    assert perms.check("write_file", "x", path=cwd / ".." / "outside" / "a.txt") is not None
+    assert perms.check("write_file", "x", path=cwd / "link" / "a.txt") is not None
+    assert perms.check("edit_file", "x", path=cwd / "file_link") is not None
+    assert perms.check("write_file", "x", path=cwd / "sub" / ".." / "ok.txt") is None
+
+
+def test_allow_outside_and_extra_dirs(dirs: tuple[Path, Path]) -> None:
+    cwd, outside = dirs
+    assert Permissions(cwd, "yes", allow_outside=True).check("write_file", "x", path=outside / "a") is None
+    perms = Permissions(cwd, "yes", extra_dirs=[outside])
+    assert perms.check("write_file", "x", path=outside / "deep" / "a") is None
+    assert perms.check("write_file", "x", path=cwd.parent / "a") is not None
+
+
+def test_deny_mode_refuses_side_effects_but_not_reads(dirs: tuple[Path, Path]) -> None:
+    cwd, _ = dirs
+    perms = Permissions(cwd, "deny")
+    assert perms.check("bash", "ls") == "permission denied: bash needs approval; rerun with --yes to allow"
+    assert perms.check("edit_file", "x", path=cwd / "a") is not None
+    assert perms.check("read_file", "a") is None
+    assert perms.check("grep", "x") is None
+
+
+def test_ask_once_always_deny(dirs: tuple[Path, Path]) -> None:
+    cwd, _ = dirs
+    asked: list[tuple[str, str]] = []
+    answers = iter(["once", "deny", "always"])
+
+    def ask(tool: str, detail: str):
+        asked.append((tool, detail))
+        return next(answers)
+
+    perms = Permissions(cwd, "ask", ask=ask)
+    assert perms.check("bash", "make") is None  # once
+    refusal = perms.check("bash", "make")  # deny
+    assert refusal is not None and "declined" in refusal
+    assert perms.check("bash", "make test") is None  # always
+    assert perms.check("bash", "anything else") is None  # remembered, not asked again
+    assert asked == [("bash", "make"), ("bash", "make"), ("bash", "make test")]
+    assert perms.check("write_file", "x", path=cwd / "a") is not None  # "always" was per tool
+    assert len(asked) == 4
+
+
+def test_ask_mode_without_prompt_or_with_closed_stdin_refuses(dirs: tuple[Path, Path]) -> None:
+    cwd, _ = dirs
+    assert Permissions(cwd, "ask").check("bash", "ls") is not None
+
+    def eof(tool: str, detail: str):
+        raise EOFError
+
+    assert Permissions(cwd, "ask", ask=eof).check("bash", "ls") is not None
+
+
+def test_bash_rules_deny_wins(dirs: tuple[Path, Path]) -> None:
+    cwd, _ = dirs
+    perms = Permissions(cwd, "deny", allow_bash=["git *", "ls*"], deny_bash=["git push*"])
+    assert perms.check("bash", "git status") is None
+    assert perms.check("bash", "ls -la") is None
+    refusal = perms.check("bash", "git push origin main")
+    assert refusal and "deny rule" in refusal
+    assert perms.check("bash", "rm x") is not None
+    assert Permissions(cwd, "yes", deny_bash=["rm -rf *"]).check("bash", "rm -rf /") is not None
+
+
+def test_unknown_mode_is_an_error(dirs: tuple[Path, Path]) -> None:
+    with pytest.raises(ValueError):
+        Permissions(dirs[0], "maybe")  # type: ignore[arg-type]
