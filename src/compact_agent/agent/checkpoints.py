@@ -1,0 +1,194 @@
+"""File-history checkpoints behind `/rewind`: undo what the agent wrote since a user turn.
+
+Each user turn opens a checkpoint. Before `write_file`/`edit_file` first changes a file within that
+checkpoint, the file's bytes are saved (or the fact that it did not exist), so rewinding to turn n
+puts every file back as it was when turn n started and tells the caller how long the conversation
+was then. Only changes made through our tools are tracked: what a `bash` command does is not.
+
+State lives on disk (`checkpoints.json` + content-addressed blobs, atomic writes, 0600 files in a
+0700 dir, since file contents may be private) so a resumed session can still rewind. A compaction
+rewrites the history, so its `history_len` indices become meaningless: the caller `drop_all`s then.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .file_state import atomic_write_bytes
+
+log = logging.getLogger(__name__)
+
+PREVIEW_CHARS = 120
+_INDEX = "checkpoints.json"
+
+
+@dataclass
+class Checkpoint:
+    """One user turn: where the conversation stood and each file's state before its first change."""
+
+    index: int
+    time: float
+    prompt: str
+    history_len: int
+    turn_index: int
+    #: absolute path -> blob id of the content before the first change, None if it did not exist
+    saved: dict[str, str | None] = field(default_factory=dict)
+
+    @property
+    def files(self) -> list[Path]:
+        return [Path(p) for p in self.saved]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "time": self.time,
+            "prompt": self.prompt,
+            "history_len": self.history_len,
+            "turn_index": self.turn_index,
+            "saved": self.saved,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Checkpoint:
+        return cls(
+            index=int(d["index"]),
+            time=float(d["time"]),
+            prompt=str(d.get("prompt", "")),
+            history_len=int(d["history_len"]),
+            turn_index=int(d.get("turn_index", 0)),
+            saved={str(k): (None if v is None else str(v)) for k, v in dict(d.get("saved", {})).items()},
+        )
+
+
+class Checkpoints:
+    """The checkpoints of one session, persisted under `store_dir` (loaded on construction)."""
+
+    def __init__(self, store_dir: Path) -> None:
+        self.store_dir = Path(store_dir)
+        self._items: list[Checkpoint] = []
+        self.load()
+
+    @property
+    def _blobs(self) -> Path:
+        return self.store_dir / "blobs"
+
+    def _ensure_dirs(self) -> None:
+        for d in (self.store_dir, self._blobs):
+            d.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.chmod(d, 0o700)
+
+    def load(self) -> Checkpoints:
+        """Read the persisted checkpoints; a missing or corrupt index starts empty (with a warning)."""
+        self._items = []
+        index = self.store_dir / _INDEX
+        if not index.exists():
+            return self
+        try:
+            data = json.loads(index.read_text(encoding="utf-8"))
+            self._items = [Checkpoint.from_json(d) for d in data.get("checkpoints", [])]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            log.warning("ignoring unreadable checkpoints in %s: %s", index, e)
+            self._items = []
+        return self
+
+    def _save(self) -> None:
+        self._ensure_dirs()
+        data = {"version": 1, "checkpoints": [c.to_json() for c in self._items]}
+        atomic_write_bytes(self.store_dir / _INDEX, json.dumps(data, indent=1).encode(), mode=0o600)
+
+    def begin(self, turn_index: int, history_len: int, prompt: str) -> Checkpoint:
+        """Open the checkpoint for a new user turn; later writes are attributed to it."""
+        preview = " ".join(prompt.split())
+        if len(preview) > PREVIEW_CHARS:
+            preview = preview[: PREVIEW_CHARS - 1] + "…"
+        cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index)
+        self._items.append(cp)
+        self._save()
+        return cp
+
+    @property
+    def current(self) -> Checkpoint | None:
+        return self._items[-1] if self._items else None
+
+    def before_write(self, path: Path) -> None:
+        """Save `path` as it is now, once per checkpoint, before a tool changes it.
+
+        Without an open checkpoint there is nothing to rewind to, so nothing is saved.
+        """
+        cp = self.current
+        if cp is None:
+            return
+        key = str(Path(path).resolve())
+        if key in cp.saved:
+            return
+        p = Path(key)
+        if p.is_file():
+            data = p.read_bytes()
+            blob = hashlib.sha256(data).hexdigest()
+            self._ensure_dirs()
+            target = self._blobs / blob
+            if not target.exists():
+                atomic_write_bytes(target, data, mode=0o600)
+            cp.saved[key] = blob
+        else:
+            cp.saved[key] = None
+        self._save()
+
+    def list(self) -> list[Checkpoint]:
+        return list(self._items)
+
+    def rewind(self, n: int) -> tuple[int, list[Path]]:
+        """Restore files to their state when checkpoint n began and drop checkpoints n and later.
+
+        Returns (history length to truncate the conversation to, restored paths). A file's state at
+        checkpoint n is what the earliest checkpoint >= n saved for it: nothing of ours touched it
+        between n's start and that first save.
+        """
+        if not 0 <= n < len(self._items):
+            raise IndexError(f"no checkpoint {n}; there are {len(self._items)}")
+        state: dict[str, str | None] = {}
+        for cp in self._items[n:]:
+            for path, blob in cp.saved.items():
+                state.setdefault(path, blob)
+        restored: list[Path] = []
+        for path_s, blob in state.items():
+            path = Path(path_s)
+            if blob is None:
+                if path.is_file() or path.is_symlink():
+                    path.unlink()
+                    restored.append(path)
+                continue
+            data = (self._blobs / blob).read_bytes()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not (path.is_file() and path.read_bytes() == data):
+                atomic_write_bytes(path, data)
+            restored.append(path)
+        history_len = self._items[n].history_len
+        del self._items[n:]
+        self._save()
+        self._gc()
+        return history_len, restored
+
+    def drop_all(self) -> None:
+        """Forget every checkpoint and blob (after a compaction their history indices are stale)."""
+        self._items = []
+        self._save()
+        self._gc()
+
+    def _gc(self) -> None:
+        """Delete blobs no remaining checkpoint refers to."""
+        live = {b for cp in self._items for b in cp.saved.values() if b}
+        if not self._blobs.is_dir():
+            return
+        for blob in self._blobs.iterdir():
+            if blob.name not in live:
+                with contextlib.suppress(OSError):
+                    blob.unlink()
