@@ -1,0 +1,641 @@
+"""The six tools the model works with: read_file, write_file, edit_file, bash, grep, glob.
+
+Every tool returns a string, errors included: a traceback wastes context and teaches the model
+nothing, a one-line reason lets it fix the call. Results are bounded (line and character caps,
+match caps) so one careless call cannot flood the window; each cap says how to get the rest.
+
+Edits go through the read-state guard (see file_state.py), the permission check (permissions.py)
+and the checkpoint store (checkpoints.py), in that order, and are written atomically. write/edit
+are async functions without awaits, so parallel tool calls cannot interleave two edits of one file.
+Slow work (reading, searching) runs in a thread and bash in an asyncio subprocess, so the event
+loop (the UI's spinner, cancellation) never stalls. `read_file_text` and `mention_messages` are
+reused to inline `@path` mentions and to restore files after compaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import difflib
+import functools
+import hashlib
+import logging
+import os
+import re
+import signal
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ParamSpec
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.toolsets import FunctionToolset
+
+from ..config import Settings
+from .checkpoints import Checkpoints
+from .file_state import ReadFileState, atomic_write_bytes
+from .permissions import Permissions, resolve_path
+
+TOOL_NAMES: tuple[str, ...] = ("read_file", "write_file", "edit_file", "bash", "grep", "glob")
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
+     ".pytest_cache", ".ruff_cache", ".tox"}
+)  # fmt: skip
+MAX_LINE_CHARS = 2_000
+MAX_MATCHES = 200
+MAX_GLOB_RESULTS = 200
+MAX_BASH_TIMEOUT_S = 600.0
+SNIFF_BYTES = 8_192
+SNIPPET_CONTEXT = 3
+SNIPPET_MAX_LINES = 30
+
+log = logging.getLogger(__name__)
+P = ParamSpec("P")
+
+
+@dataclass
+class ToolEnv:
+    """Everything the tools close over; one per session."""
+
+    cwd: Path
+    settings: Settings
+    read_state: ReadFileState
+    permissions: Permissions
+    checkpoints: Checkpoints | None = None
+    on_change: Callable[[str, dict[str, Any]], None] | None = None
+
+
+def _shown(env: ToolEnv, p: Path) -> str:
+    """Path as the model should write it back: relative to cwd when inside, else absolute."""
+    try:
+        return p.relative_to(Path(env.cwd).resolve()).as_posix() or "."
+    except ValueError:
+        return str(p)
+
+
+def _numbered(lines: Iterable[str], first: int) -> str:
+    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, first))
+
+
+def _is_binary(p: Path) -> bool:
+    with p.open("rb") as f:
+        return b"\0" in f.read(SNIFF_BYTES)
+
+
+# ---------------------------------------------------------------------------------------- read
+
+
+def _not_found(env: ToolEnv, p: Path) -> str:
+    msg = f"File not found: {_shown(env, p)}"
+    if p.parent.is_dir():
+        with contextlib.suppress(OSError):
+            names = [e.name for _, e in zip(range(5_000), os.scandir(p.parent), strict=False)]
+            close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.6)
+            if close:
+                msg += ". Did you mean: " + ", ".join(_shown(env, p.parent / c) for c in close) + "?"
+    return msg
+
+
+def _list_dir(env: ToolEnv, p: Path, cap: int = 100) -> str:
+    entries = sorted(os.scandir(p), key=lambda e: (not e.is_dir(), e.name))
+    names = [e.name + ("/" if e.is_dir() else "") for e in entries[:cap]]
+    more = f"\n… and {len(entries) - cap} more" if len(entries) > cap else ""
+    return f"{_shown(env, p)} is a directory ({len(entries)} entries); read a file in it instead:\n" + (
+        "\n".join(names) + more
+    )
+
+
+def _stream_lines(p: Path) -> Iterator[str]:
+    """Lines of a file too big to load whole; undecodable bytes are replaced, not fatal."""
+    with p.open("rb") as f:
+        for raw in f:
+            yield raw.decode("utf-8", errors="replace").rstrip("\n")
+
+
+def read_file_text(
+    env: ToolEnv, path: str | Path, offset: int | None = None, limit: int | None = None
+) -> str:
+    """Format a file the way the read_file tool shows it, and record the read in env.read_state."""
+    p = resolve_path(env.cwd, path)
+    shown = _shown(env, p)
+    if p.is_dir():
+        return _list_dir(env, p)
+    if not p.exists():
+        return _not_found(env, p)
+    if not p.is_file():
+        return f"{shown} is not a regular file; not shown."
+    st = p.stat()
+    if _is_binary(p):
+        return f"{shown} is a binary file ({st.st_size} bytes); not shown."
+    s = env.settings
+    huge = st.st_size > s.read_max_bytes
+    if huge and offset is None and limit is None:
+        return (
+            f"{shown} is {st.st_size} bytes, over the {s.read_max_bytes}-byte read limit; read a slice "
+            "with offset and limit (e.g. offset=1, limit=500) or search it with grep."
+        )
+    if huge:
+        lines: Iterator[str] = _stream_lines(p)
+    else:
+        try:
+            text = p.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            return f"{shown} is a binary file ({st.st_size} bytes); not shown."
+        parts = text.split("\n")
+        if parts[-1] == "":
+            parts.pop()
+        lines = iter(parts)
+    start = max(1, int(offset or 1))
+    count = int(limit) if limit and limit > 0 else s.read_default_lines
+    kept: list[str] = []
+    chars = total = 0
+    full = False  # stopped early because the character cap was hit
+    for total, line in enumerate(lines, 1):  # noqa: B007 - total is the line count after the loop
+        if total < start or len(kept) >= count or full:
+            continue
+        line = line.rstrip("\r")
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + " […line truncated]"
+        if kept and chars + len(line) > s.tool_result_max_chars:
+            full = True
+            continue
+        kept.append(line)
+        chars += len(line) + 8
+    if total == 0:
+        env.read_state.record(p, st.st_mtime_ns)
+        return f"{shown} is empty."
+    if start > total:
+        return f"{shown} has {total} lines; offset {start} is past the end."
+    end = start + len(kept) - 1
+    partial = start > 1 or end < total
+    env.read_state.record(p, st.st_mtime_ns, partial, offset=offset, limit=limit)
+    body = _numbered(kept, start)
+    if not partial:
+        return body
+    more = f"; read more with offset={end + 1}" if end < total else ""
+    return f"[{shown}: lines {start}-{end} of {total}{more}]\n{body}"
+
+
+# ---------------------------------------------------------------------------------- write / edit
+
+
+def _notify(env: ToolEnv, tool: str, info: dict[str, Any]) -> None:
+    if env.on_change is None:
+        return
+    try:
+        env.on_change(tool, info)
+    except Exception:  # the UI must not turn a successful write into a failed tool call
+        log.exception("on_change callback failed")
+
+
+def _diff(old: str, new: str, name: str, cap: int = 4_000) -> str:
+    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), name, name, n=2, lineterm="")
+    out = "\n".join(lines)
+    return out if len(out) <= cap else out[:cap] + "\n… (diff truncated)"
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
+    shown = _shown(env, p)
+    if env.read_state.get(p) is None:
+        return f"File has not been read yet: {shown}; read it with read_file before you {verb} it."
+    if not env.read_state.is_current(p):
+        return f"File changed on disk since it was read: {shown}; read it again before you {verb} it."
+    return None
+
+
+def _commit(env: ToolEnv, p: Path, text: str) -> None:
+    """Checkpoint, write atomically, and remember the new mtime so the next edit needs no re-read."""
+    if env.checkpoints is not None:
+        env.checkpoints.before_write(p)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(p, text.encode("utf-8"))
+    prev = env.read_state.get(p)
+    mtime = p.stat().st_mtime_ns
+    if prev is None:
+        env.read_state.record(p, mtime)
+    else:
+        env.read_state.record(p, mtime, prev.partial, offset=prev.offset, limit=prev.limit)
+
+
+def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
+    p = resolve_path(env.cwd, path)
+    shown = _shown(env, p)
+    if p.is_dir():
+        return f"{shown} is a directory; give a file path."
+    existed = p.exists()
+    old = ""
+    if existed:
+        if env.read_state.get(p) is None:
+            return f"refused: {shown} already exists and has not been read; read it first with read_file."
+        if refusal := _guard_current(env, p, "overwrite"):
+            return refusal
+        old = p.read_text(encoding="utf-8", errors="replace")
+    n = _count_lines(content)
+    diff = _diff(old, content, shown)
+    detail = f"{'overwrite' if existed else 'create'} {shown} ({n} lines)\n{diff}"
+    if refusal := env.permissions.check("write_file", detail, path=p):
+        return refusal
+    _commit(env, p, content)
+    _notify(
+        env, "write_file", {"path": str(p), "rel": shown, "created": not existed, "lines": n, "diff": diff}
+    )
+    return f"{'Overwrote' if existed else 'Created'} {shown} ({n} lines)."
+
+
+def edit_file_impl(
+    env: ToolEnv, path: str, old_string: str, new_string: str, replace_all: bool = False
+) -> str:
+    if old_string == new_string:
+        return "refused: old_string and new_string are identical; nothing to change."
+    if not old_string:
+        return "refused: old_string is empty; use write_file to create or replace a whole file."
+    p = resolve_path(env.cwd, path)
+    shown = _shown(env, p)
+    if not p.is_file():
+        return f"{shown} is a directory; give a file path." if p.is_dir() else _not_found(env, p)
+    if refusal := _guard_current(env, p, "edit"):
+        return refusal
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return f"refused: {shown} is not UTF-8 text; edit_file only edits text files."
+    old, new = old_string, new_string
+    found = text.count(old)
+    if not found and "\r\n" in text and "\n" in old and "\r\n" not in old:
+        # The model saw lines without their CR (read_file strips it); match the file's line endings.
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        found = text.count(old)
+    if not found:
+        return (
+            f"old_string not found in {shown}; it must match the file exactly, whitespace included "
+            "and without read_file's line-number prefix."
+        )
+    if found > 1 and not replace_all:
+        return (
+            f"old_string occurs {found} times in {shown}; include more surrounding lines to make it "
+            "unique, or set replace_all=true to change every occurrence."
+        )
+    first = text.index(old)
+    new_text = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    diff = _diff(text, new_text, shown)
+    if refusal := env.permissions.check("edit_file", f"edit {shown}\n{diff}", path=p):
+        return refusal
+    _commit(env, p, new_text)
+    count = found if replace_all else 1
+    _notify(env, "edit_file", {"path": str(p), "rel": shown, "replacements": count, "diff": diff})
+    lines = new_text.split("\n")
+    line = new_text.count("\n", 0, first) + 1
+    lo = max(1, line - SNIPPET_CONTEXT)
+    hi = min(len(lines), line + new.count("\n") + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
+    snippet = _numbered((ln.rstrip("\r")[:MAX_LINE_CHARS] for ln in lines[lo - 1 : hi]), lo)
+    what = f"{count} replacements" if count > 1 else "1 replacement"
+    return f"Edited {shown} ({what}); lines {lo}-{hi} now read:\n{snippet}"
+
+
+# ------------------------------------------------------------------------------------------ bash
+
+
+class _Capped:
+    """Keeps the head and tail of a stream so a chatty command cannot exhaust memory."""
+
+    def __init__(self, keep_bytes: int) -> None:
+        self.keep = keep_bytes
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > self.keep:
+            self.dropped += len(self.tail) - self.keep
+            del self.tail[: len(self.tail) - self.keep]
+
+    def text(self, max_chars: int) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if not self.dropped and len(head) + len(tail) <= max_chars:
+            return head + tail
+        both = head + tail
+        keep_head, keep_tail = max_chars // 2, max_chars - max_chars // 2
+        cut = len(both) - keep_head - keep_tail + self.dropped
+        note = f"\n[… {cut} characters of output cut from the middle …]\n"
+        return both[:keep_head] + note + (both[-keep_tail:] if keep_tail else "")
+
+
+async def _pump(stream: asyncio.StreamReader, sink: _Capped) -> None:
+    while chunk := await stream.read(65_536):
+        sink.add(chunk)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def _exit_code(proc: asyncio.subprocess.Process) -> int:
+    # Process.wait() also waits for the pipe to close, which a background job (`cmd &`) may hold
+    # open for ever; the return code alone tells when bash itself is done.
+    while proc.returncode is None:
+        await asyncio.sleep(0.02)
+    return proc.returncode
+
+
+async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None) -> str:
+    if refusal := env.permissions.check("bash", command):
+        return refusal
+    limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
+    limit = min(limit, MAX_BASH_TIMEOUT_S)
+    # No pager or credential prompt may wait for input nobody can give.
+    child_env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+    proc = await asyncio.create_subprocess_exec(
+        "bash", "-c", command, cwd=str(env.cwd), env=child_env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,  # its own process group, so a timeout kills grandchildren too
+    )  # fmt: skip
+    sink = _Capped(env.settings.bash_output_max_chars * 4)
+    assert proc.stdout is not None
+    reader = asyncio.ensure_future(_pump(proc.stdout, sink))
+    notes = []
+    try:
+        try:
+            await asyncio.wait_for(_exit_code(proc), limit)
+        except TimeoutError:
+            _kill_group(proc.pid)
+            notes.append(f"[timed out after {limit:g}s; killed the command and its child processes]")
+        done, _ = await asyncio.wait({reader}, timeout=0.5)
+        if not done:
+            # Background jobs still write to our pipe: they would block on it once we stop reading.
+            # Jobs started with their output redirected (`nohup cmd > log 2>&1 &`) are not affected.
+            _kill_group(proc.pid)
+            notes.append(
+                "[killed background processes still attached to the output; redirect a job's output to keep it running]"
+            )
+            done, _ = await asyncio.wait({reader}, timeout=2)
+        code = await asyncio.wait_for(_exit_code(proc), 5)
+    except BaseException:  # cancelled (user interrupt) or stuck: leave nothing running behind us
+        _kill_group(proc.pid)
+        reader.cancel()
+        raise
+    if not done:
+        reader.cancel()
+    out = sink.text(env.settings.bash_output_max_chars).rstrip("\n") or "(no output)"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            notes.append(f"[terminated by {signal.Signals(-code).name}]")
+    return "\n".join([out, *notes, f"exit code: {code}"])
+
+
+# ----------------------------------------------------------------------------------- grep / glob
+
+
+def _expand_braces(pattern: str) -> list[str]:
+    m = re.search(r"\{([^{}]*)\}", pattern)
+    if not m:
+        return [pattern]
+    head, tail = pattern[: m.start()], pattern[m.end() :]
+    return [x for alt in m.group(1).split(",") for x in _expand_braces(head + alt + tail)]
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """Translate a glob with `**` (any number of directories) into a regex over '/'-joined paths."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and (j := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1 : j]
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+            i = j + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
+
+
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    regexes = [_glob_regex(p) for p in _expand_braces(pattern)]
+    return lambda rel: any(r.fullmatch(rel) for r in regexes)
+
+
+def _walk(root: Path, max_depth: int | None = None) -> Iterator[tuple[Path, str]]:
+    """(file, path relative to root) under root, sorted, pruning SKIP_DIRS and beyond max_depth."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        depth = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
+        keep = max_depth is None or depth < max_depth
+        dirnames[:] = sorted(d for d in dirnames if keep and d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            rel = name if rel_dir == "." else f"{Path(rel_dir).as_posix()}/{name}"
+            yield Path(dirpath) / name, rel
+
+
+def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | None = None) -> str:
+    try:
+        rx = re.compile(pattern)
+    except re.error as e:
+        return f"invalid regex {pattern!r}: {e}"
+    root = resolve_path(env.cwd, path or ".")
+    if not root.exists():
+        return _not_found(env, root)
+    files = [(root, root.name)] if root.is_file() else _walk(root)
+    name_ok = _matcher(glob) if glob else None
+    by_name = bool(glob) and "/" not in glob  # like ripgrep: a slash-free glob matches the file name
+    hits: list[str] = []
+    for f, rel in files:
+        if name_ok and not name_ok(f.name if by_name else rel):
+            continue
+        try:
+            if _is_binary(f):
+                continue
+            with f.open(encoding="utf-8", errors="replace") as fh:
+                for n, line in enumerate(fh, 1):
+                    if rx.search(line):
+                        hits.append(f"{_shown(env, f)}:{n}:{line.rstrip()[:500]}")
+                        if len(hits) > MAX_MATCHES:
+                            break
+        except OSError:
+            continue
+        if len(hits) > MAX_MATCHES:
+            break
+    if not hits:
+        return f"No matches for {pattern!r} in {_shown(env, root)}" + (
+            f" (files matching {glob})" if glob else ""
+        )
+    if len(hits) > MAX_MATCHES:
+        return (
+            "\n".join(hits[:MAX_MATCHES])
+            + f"\n[stopped at {MAX_MATCHES} matches; narrow the pattern or path]"
+        )
+    return "\n".join(hits)
+
+
+def glob_impl(env: ToolEnv, pattern: str, path: str | None = None) -> str:
+    parts = Path(pattern).parts
+    fixed = 0  # leading components without wildcards become part of the search root
+    while fixed < len(parts) - 1 and not any(c in parts[fixed] for c in "*?[{"):
+        fixed += 1
+    root = resolve_path(env.cwd, Path(path or ".", *parts[:fixed]))
+    rest = "/".join(parts[fixed:])
+    if not root.is_dir():
+        return f"Directory not found: {_shown(env, root)}"
+    match = _matcher(rest)
+    depth = None if "**" in rest else rest.count("/") + 1
+    found = [f for f, rel in _walk(root, depth) if match(rel)]
+
+    def mtime(f: Path) -> int:
+        try:
+            return f.stat().st_mtime_ns
+        except OSError:
+            return 0
+
+    found.sort(key=lambda f: (-mtime(f), str(f)))
+    if not found:
+        return f"No files match {pattern!r} under {_shown(env, root)}"
+    shown = [_shown(env, f) for f in found[:MAX_GLOB_RESULTS]]
+    if len(found) > MAX_GLOB_RESULTS:
+        shown.append(f"[{MAX_GLOB_RESULTS} of {len(found)} files shown, newest first; narrow the pattern]")
+    return "\n".join(shown)
+
+
+# -------------------------------------------------------------------------------- toolset, mentions
+
+
+def _one_line(tool: str, e: BaseException) -> str:
+    return f"{tool} failed: {type(e).__name__}: {' '.join(str(e).split())}"[:500]
+
+
+def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
+    @functools.wraps(fn)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
+        try:
+            return await fn(*args, **kwargs)
+        except Exception as e:  # the model gets a reason it can act on, never a traceback
+            log.debug("tool %s failed", fn.__name__, exc_info=True)
+            return _one_line(fn.__name__, e)
+
+    return wrapper
+
+
+def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
+    """The six tools as a pydantic-ai toolset, closing over `env`."""
+
+    async def read_file(path: str, offset: int | None = None, limit: int | None = None) -> str:
+        """Read a text file; lines come numbered like `cat -n`. Read a file before editing it.
+
+        Args:
+            path: File path, relative to the working directory or absolute.
+            offset: 1-based line to start at (for long files).
+            limit: Number of lines to read (default: the first 2000).
+        """
+        return await asyncio.to_thread(read_file_text, env, path, offset, limit)
+
+    async def write_file(path: str, content: str) -> str:
+        """Create a file or replace its whole content. Overwriting needs a prior read_file; prefer edit_file for changes.
+
+        Args:
+            path: File path, relative to the working directory or absolute; parent dirs are created.
+            content: The complete new file content.
+        """
+        return write_file_impl(env, path, content)
+
+    async def edit_file(path: str, old_string: str, new_string: str, replace_all: bool = False) -> str:
+        """Replace an exact string in a file read earlier. old_string must match exactly once (give surrounding lines) unless replace_all.
+
+        Args:
+            path: File path, relative to the working directory or absolute.
+            old_string: Exact text to replace, whitespace included, without line-number prefixes.
+            new_string: Replacement text.
+            replace_all: Replace every occurrence instead of requiring a unique match.
+        """
+        return edit_file_impl(env, path, old_string, new_string, replace_all)
+
+    async def bash(command: str, timeout: float | None = None) -> str:
+        """Run a shell command with bash in the working directory; returns combined stdout/stderr and the exit code. No stdin.
+
+        Args:
+            command: The command line to run.
+            timeout: Seconds before the command and its children are killed (default 120, max 600).
+        """
+        return await bash_impl(env, command, timeout)
+
+    async def grep(pattern: str, path: str | None = None, glob: str | None = None) -> str:
+        """Search file contents with a Python regex; prints `path:line:text` for each match.
+
+        Args:
+            pattern: Regular expression (Python `re` syntax).
+            path: File or directory to search (default: the working directory).
+            glob: Only search files matching this glob, e.g. `*.py` or `src/**/*.ts`.
+        """
+        return await asyncio.to_thread(grep_impl, env, pattern, path, glob)
+
+    async def glob(pattern: str, path: str | None = None) -> str:
+        """Find files by name pattern (`**` spans directories, e.g. `**/*.py`), newest first.
+
+        Args:
+            pattern: Glob pattern relative to path.
+            path: Directory to search in (default: the working directory).
+        """
+        return await asyncio.to_thread(glob_impl, env, pattern, path)
+
+    tools = [read_file, write_file, edit_file, bash, grep, glob]
+    return FunctionToolset([_never_raises(t) for t in tools])
+
+
+def mention_messages(
+    env: ToolEnv,
+    paths: list[Path],
+    max_tokens_per_file: int | None = None,
+    *,
+    kind: str = "mention",
+    salt: str = "",
+) -> list[ModelMessage]:
+    """One synthetic read_file call/return exchange carrying every mentioned file, recorded as read.
+
+    Files enter the context as if the model had read them, so later edits pass the read guard and
+    compaction can tell them apart by metadata. Ids are deterministic for cache stability; pass a
+    `salt` (e.g. the turn number) when the same file may be mentioned again, since providers reject
+    repeated tool call ids. `kind` names the source ("mention", "restore") in ids and metadata.
+    """
+    if not paths:
+        return []
+    meta = {"compact_agent": {"synthetic": kind}}
+    calls: list[ToolCallPart] = []
+    returns: list[ToolReturnPart] = []
+    for n, path in enumerate(paths):
+        p = resolve_path(env.cwd, path)
+        rel = _shown(env, p)
+        content = read_file_text(env, p)
+        cap = max_tokens_per_file * 4 if max_tokens_per_file else None
+        if cap is not None and len(content) > cap:
+            kept = content[: content.rfind("\n", 0, cap) + 1 or cap]
+            last = re.findall(r"^\s*(\d+)\t", kept, re.M)
+            next_line = int(last[-1]) + 1 if last else 1
+            content = (
+                kept
+                + f"[truncated to ~{max_tokens_per_file} tokens; read the rest with read_file(path={rel!r}, offset={next_line})]"
+            )
+            if (entry := env.read_state.get(p)) is not None:
+                env.read_state.record(p, entry.mtime_ns, True, offset=entry.offset, limit=next_line - 1)
+        digest = hashlib.sha256(f"{salt}\0{rel}\0{content}".encode()).hexdigest()[:12]
+        call_id = f"{kind}_{n}_{digest}"
+        calls.append(ToolCallPart("read_file", {"path": rel}, tool_call_id=call_id))
+        returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id, metadata=meta))
+    return [ModelResponse(parts=calls, metadata=meta), ModelRequest(parts=returns, metadata=meta)]

@@ -1,0 +1,384 @@
+"""The six tools on real files and real subprocesses, and the toolset inside a pydantic-ai Agent."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from compact_agent.agent.checkpoints import Checkpoints
+from compact_agent.agent.file_state import ReadFileState
+from compact_agent.agent.permissions import Permissions
+from compact_agent.agent.tools import TOOL_NAMES, ToolEnv, build_toolset, mention_messages, read_file_text
+from compact_agent.config import Settings
+
+
+def make_env(cwd: Path, mode: str = "yes", **settings: Any) -> ToolEnv:
+    changes: list[tuple[str, dict[str, Any]]] = []
+    env = ToolEnv(
+        cwd=cwd,
+        settings=Settings(**settings),
+        read_state=ReadFileState(),
+        permissions=Permissions(cwd, mode),  # type: ignore[arg-type]
+        on_change=lambda tool, info: changes.append((tool, info)),
+    )
+    env.changes = changes  # type: ignore[attr-defined]
+    return env
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    d = tmp_path / "work"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def env(work: Path) -> ToolEnv:
+    return make_env(work)
+
+
+async def call(env: ToolEnv, tool: str, **args: Any) -> str:
+    return await build_toolset(env).tools[tool].function(**args)
+
+
+def test_toolset_registers_the_six_tools_with_descriptions(env: ToolEnv) -> None:
+    tools = build_toolset(env).tools
+    assert tuple(tools) == TOOL_NAMES
+    for t in tools.values():
+        assert t.description and len(t.description) < 200
+
+
+# ------------------------------------------------------------------------------------------ read
+
+
+async def test_read_numbers_lines_and_records(env: ToolEnv, work: Path) -> None:
+    (work / "a.py").write_text("one\ntwo\nthree\n")
+    assert await call(env, "read_file", path="a.py") == "     1\tone\n     2\ttwo\n     3\tthree"
+    entry = env.read_state.get(work / "a.py")
+    assert entry is not None and not entry.partial
+
+
+async def test_read_offset_limit_and_default_lines(work: Path) -> None:
+    env = make_env(work, read_default_lines=5)
+    (work / "n.txt").write_text("".join(f"line{i}\n" for i in range(1, 11)))
+    out = await call(env, "read_file", path="n.txt", offset=3, limit=2)
+    assert out.splitlines() == [
+        "[n.txt: lines 3-4 of 10; read more with offset=5]",
+        "     3\tline3",
+        "     4\tline4",
+    ]
+    entry = env.read_state.get(work / "n.txt")
+    assert entry is not None and entry.partial and entry.offset == 3 and entry.limit == 2
+    out = await call(env, "read_file", path="n.txt")
+    assert out.splitlines()[0] == "[n.txt: lines 1-5 of 10; read more with offset=6]"
+    assert "past the end" in await call(env, "read_file", path="n.txt", offset=50)
+
+
+async def test_read_truncates_long_lines(env: ToolEnv, work: Path) -> None:
+    (work / "long.txt").write_text("x" * 5000 + "\n")
+    out = await call(env, "read_file", path="long.txt")
+    assert len(out) < 2100 and "line truncated" in out
+
+
+async def test_read_binary_huge_missing_directory_empty(work: Path) -> None:
+    env = make_env(work, read_max_bytes=100)
+    (work / "img.png").write_bytes(b"\x89PNG\0\0" + bytes(50))
+    assert await call(env, "read_file", path="img.png") == "img.png is a binary file (56 bytes); not shown."
+    (work / "latin.txt").write_bytes(b"caf\xe9\n")
+    assert "binary file" in await call(env, "read_file", path="latin.txt")
+    (work / "big.log").write_text("".join(f"entry {i}\n" for i in range(100)))
+    out = await call(env, "read_file", path="big.log")
+    assert "offset" in out and "limit" in out and "entry" not in out
+    out = await call(env, "read_file", path="big.log", offset=50, limit=2)
+    assert "    50\tentry 49" in out and "of 100" in out
+    (work / "notes.txt").write_text("n")
+    assert (
+        await call(env, "read_file", path="note.txt") == "File not found: note.txt. Did you mean: notes.txt?"
+    )
+    (work / "pkg").mkdir()
+    (work / "pkg" / "m.py").write_text("")
+    out = await call(env, "read_file", path="pkg")
+    assert "is a directory" in out and "m.py" in out
+    assert await call(env, "read_file", path="pkg/m.py") == "pkg/m.py is empty."
+
+
+async def test_tool_errors_are_one_line_strings(env: ToolEnv) -> None:
+    out = await call(env, "read_file", path="bad\0name")
+    assert out.startswith("read_file failed: ValueError") and "\n" not in out
+    assert "invalid regex" in await call(env, "grep", pattern="(")
+
+
+# ---------------------------------------------------------------------------------- edit / write
+
+
+async def test_edit_requires_a_current_read(env: ToolEnv, work: Path) -> None:
+    f = work / "m.py"
+    f.write_text("x = 1\ny = 2\n")
+    assert "has not been read" in await call(
+        env, "edit_file", path="m.py", old_string="x = 1", new_string="x = 3"
+    )
+    await call(env, "read_file", path="m.py")
+    st = f.stat()
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))  # someone else saved it
+    out = await call(env, "edit_file", path="m.py", old_string="x = 1", new_string="x = 3")
+    assert "changed on disk since it was read" in out
+    assert f.read_text() == "x = 1\ny = 2\n"
+
+
+async def test_edit_after_read_and_again_without_rereading(env: ToolEnv, work: Path) -> None:
+    f = work / "m.py"
+    f.write_text("a\nb\nx = 1\nc\n")
+    await call(env, "read_file", path="m.py")
+    out = await call(env, "edit_file", path="m.py", old_string="x = 1", new_string="x = 2")
+    assert out.startswith("Edited m.py (1 replacement)") and "     3\tx = 2" in out
+    out = await call(env, "edit_file", path="m.py", old_string="x = 2", new_string="x = 3")
+    assert out.startswith("Edited")
+    assert f.read_text() == "a\nb\nx = 3\nc\n"
+    assert [t for t, _ in env.changes] == ["edit_file", "edit_file"]  # type: ignore[attr-defined]
+    assert "+x = 3" in env.changes[-1][1]["diff"]  # type: ignore[attr-defined]
+
+
+async def test_edit_multiple_occurrences_and_replace_all(env: ToolEnv, work: Path) -> None:
+    f = work / "m.py"
+    f.write_text("foo()\nfoo()\nfoo()\n")
+    await call(env, "read_file", path="m.py")
+    out = await call(env, "edit_file", path="m.py", old_string="foo()", new_string="bar()")
+    assert "occurs 3 times" in out and "replace_all" in out
+    out = await call(env, "edit_file", path="m.py", old_string="foo()", new_string="bar()", replace_all=True)
+    assert "3 replacements" in out
+    assert f.read_text() == "bar()\nbar()\nbar()\n"
+    assert "identical" in await call(env, "edit_file", path="m.py", old_string="b", new_string="b")
+    assert "not found" in await call(env, "edit_file", path="m.py", old_string="zzz", new_string="y")
+
+
+async def test_edit_matches_crlf_files(env: ToolEnv, work: Path) -> None:
+    f = work / "w.txt"
+    f.write_bytes(b"one\r\ntwo\r\n")
+    await call(env, "read_file", path="w.txt")
+    out = await call(env, "edit_file", path="w.txt", old_string="one\ntwo", new_string="1\n2")
+    assert out.startswith("Edited")
+    assert f.read_bytes() == b"1\r\n2\r\n"
+
+
+async def test_write_creates_and_guards_overwrites(env: ToolEnv, work: Path) -> None:
+    out = await call(env, "write_file", path="src/new.py", content="a\nb\n")
+    assert out == "Created src/new.py (2 lines)."
+    assert (work / "src" / "new.py").read_text() == "a\nb\n"
+    assert env.read_state.is_current(work / "src" / "new.py")  # our own write counts as a read
+    (work / "old.txt").write_text("keep")
+    assert "read it first" in await call(env, "write_file", path="old.txt", content="lost")
+    assert (work / "old.txt").read_text() == "keep"
+    await call(env, "read_file", path="old.txt")
+    assert await call(env, "write_file", path="old.txt", content="new") == "Overwrote old.txt (1 lines)."
+    changes = env.changes  # type: ignore[attr-defined]
+    assert [(t, i["created"]) for t, i in changes] == [("write_file", True), ("write_file", False)]
+
+
+async def test_write_outside_cwd_is_refused(env: ToolEnv, work: Path) -> None:
+    outside = work.parent / "outside"
+    outside.mkdir()
+    (work / "link").symlink_to(outside, target_is_directory=True)
+    for path in [str(outside / "a.txt"), "../outside/b.txt", "link/c.txt"]:
+        out = await call(env, "write_file", path=path, content="x")
+        assert "outside the working directory" in out, path
+    assert list(outside.iterdir()) == []
+
+
+async def test_deny_mode_refuses_write_edit_bash(work: Path) -> None:
+    env = make_env(work, mode="deny")
+    out = await call(env, "write_file", path="a.txt", content="x")
+    assert out == "permission denied: write_file needs approval; rerun with --yes to allow"
+    assert "needs approval" in await call(env, "bash", command="touch made")
+    assert not (work / "a.txt").exists() and not (work / "made").exists()
+
+
+async def test_writes_are_checkpointed(env: ToolEnv, work: Path, tmp_path: Path) -> None:
+    env.checkpoints = Checkpoints(tmp_path / "cps")
+    (work / "a.txt").write_text("before\n")
+    env.checkpoints.begin(0, 0, "go")
+    await call(env, "read_file", path="a.txt")
+    await call(env, "edit_file", path="a.txt", old_string="before", new_string="after")
+    await call(env, "write_file", path="b.txt", content="new\n")
+    assert env.checkpoints.rewind(0)[0] == 0
+    assert (work / "a.txt").read_text() == "before\n" and not (work / "b.txt").exists()
+
+
+# ------------------------------------------------------------------------------------------ bash
+
+
+async def test_bash_output_and_exit_code(env: ToolEnv, work: Path) -> None:
+    assert await call(env, "bash", command="echo out; echo err >&2; exit 3") == "out\nerr\nexit code: 3"
+    assert await call(env, "bash", command="pwd") == f"{work.resolve()}\nexit code: 0"
+    assert await call(env, "bash", command="true") == "(no output)\nexit code: 0"
+
+
+async def test_bash_output_is_capped_head_and_tail(work: Path) -> None:
+    env = make_env(work, bash_output_max_chars=200)
+    out = await call(env, "bash", command="seq 1 20000")
+    lines = out.splitlines()
+    assert lines[0] == "1" and lines[-2] == "20000" and lines[-1] == "exit code: 0"
+    assert "characters of output cut" in out and len(out) < 400
+
+
+async def test_bash_timeout_kills_the_process_group(env: ToolEnv, work: Path) -> None:
+    cmd = "(sleep 30 & echo $! > grandchild.pid; wait) & sleep 30"
+    t0 = time.monotonic()
+    out = await call(env, "bash", command=cmd, timeout=0.5)
+    assert time.monotonic() - t0 < 3
+    assert "timed out after 0.5s" in out and out.endswith("exit code: -9")
+    pid = int((work / "grandchild.pid").read_text())
+    for _ in range(100):  # the grandchild is reaped by init shortly after the kill
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            break
+        await asyncio.sleep(0.02)
+    else:
+        pytest.fail("grandchild survived the timeout")
+
+
+async def test_bash_does_not_hang_on_background_jobs(env: ToolEnv) -> None:
+    t0 = time.monotonic()
+    out = await call(env, "bash", command="echo hi; sleep 30 &")
+    assert time.monotonic() - t0 < 3
+    assert out.startswith("hi\n") and "background" in out and out.endswith("exit code: 0")
+
+
+# ----------------------------------------------------------------------------------- grep / glob
+
+
+def _tree(work: Path) -> None:
+    files = {
+        "src/app.py": "def main():\n    return 42\n",
+        "src/util.ts": "export const main = 1\n",
+        "README.md": "main entry\n",
+        ".git/config": "main = x\n",
+        ".venv/lib/x.py": "def main(): pass\n",
+        "node_modules/m/index.js": "main\n",
+        "src/__pycache__/app.pyc": "main\n",
+    }
+    for rel, text in files.items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
+    (work / "data.bin").write_bytes(b"main\0\0")
+
+
+async def test_grep_finds_and_skips(env: ToolEnv, work: Path) -> None:
+    _tree(work)
+    out = await call(env, "grep", pattern=r"\bmain\b")
+    assert sorted(out.splitlines()) == [
+        "README.md:1:main entry",
+        "src/app.py:1:def main():",
+        "src/util.ts:1:export const main = 1",
+    ]
+    assert await call(env, "grep", pattern="main", glob="*.py") == "src/app.py:1:def main():"
+    assert (
+        await call(env, "grep", pattern="main", glob="*.{ts,md}", path="src")
+        == "src/util.ts:1:export const main = 1"
+    )
+    assert await call(env, "grep", pattern="return", path="src/app.py") == "src/app.py:2:    return 42"
+    assert "No matches" in await call(env, "grep", pattern="nothing_here")
+
+
+async def test_grep_caps_matches(env: ToolEnv, work: Path) -> None:
+    (work / "many.txt").write_text("hit\n" * 300)
+    out = await call(env, "grep", pattern="hit")
+    assert len(out.splitlines()) == 201 and "stopped at 200 matches" in out
+
+
+async def test_glob_recursive_sorted_newest_first(env: ToolEnv, work: Path) -> None:
+    _tree(work)
+    (work / "top.py").write_text("")
+    now = time.time()
+    os.utime(work / "top.py", (now - 100, now - 100))
+    os.utime(work / "src" / "app.py", (now, now))
+    assert (await call(env, "glob", pattern="**/*.py")).splitlines() == ["src/app.py", "top.py"]
+    assert await call(env, "glob", pattern="*.py") == "top.py"
+    assert await call(env, "glob", pattern="src/*.{py,ts}") in (
+        "src/app.py\nsrc/util.ts",
+        "src/util.ts\nsrc/app.py",
+    )
+    assert await call(env, "glob", pattern="*.py", path="src") == "src/app.py"
+    assert "No files match" in await call(env, "glob", pattern="**/*.rs")
+
+
+# ---------------------------------------------------------------------------------------- mentions
+
+
+def test_mention_messages_pair_calls_and_returns(env: ToolEnv, work: Path) -> None:
+    (work / "a.py").write_text("print('a')\n")
+    (work / "b.md").write_text("# b\n")
+    msgs = mention_messages(env, [work / "a.py", Path("b.md")], None)
+    assert len(msgs) == 2
+    resp, req = msgs
+    assert isinstance(resp, ModelResponse) and isinstance(req, ModelRequest)
+    calls = [p for p in resp.parts if isinstance(p, ToolCallPart)]
+    rets = [p for p in req.parts if isinstance(p, ToolReturnPart)]
+    assert [c.args for c in calls] == [{"path": "a.py"}, {"path": "b.md"}]
+    assert [c.tool_call_id for c in calls] == [r.tool_call_id for r in rets]
+    assert calls[0].tool_call_id.startswith("mention_0_")
+    assert rets[0].content == "     1\tprint('a')"
+    assert rets[0].metadata == {"compact_agent": {"synthetic": "mention"}} == resp.metadata
+    assert env.read_state.paths() == [(work / "a.py").resolve(), (work / "b.md").resolve()]
+    again = mention_messages(env, [work / "a.py", Path("b.md")], None)
+    assert [p.tool_call_id for p in again[0].parts] == [c.tool_call_id for c in calls]  # deterministic
+    salted = mention_messages(env, [work / "a.py"], None, salt="turn 2")
+    assert salted[0].parts[0].tool_call_id != calls[0].tool_call_id
+    assert mention_messages(env, [], None) == []
+
+
+def test_mention_truncates_with_a_hint(env: ToolEnv, work: Path) -> None:
+    (work / "big.py").write_text("".join(f"x{i} = {i}\n" for i in range(1000)))
+    (_, req) = mention_messages(env, [work / "big.py"], max_tokens_per_file=50)
+    content = req.parts[0].content
+    assert len(content) < 50 * 4 + 120
+    assert "read_file(path='big.py', offset=" in content
+    entry = env.read_state.get(work / "big.py")
+    assert entry is not None and entry.partial
+    assert read_file_text(env, "big.py", 999, 5).endswith("   999\tx998 = 998\n  1000\tx999 = 999")
+
+
+# ------------------------------------------------------------------------------------ inside Agent
+
+
+async def test_agent_reads_then_edits(env: ToolEnv, work: Path) -> None:
+    f = work / "greet.py"
+    f.write_text("print('hello')\n")
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        returns = [
+            p
+            for m in messages
+            if isinstance(m, ModelRequest)
+            for p in m.parts
+            if isinstance(p, ToolReturnPart)
+        ]
+        if not returns:
+            return ModelResponse(parts=[ToolCallPart("read_file", {"path": "greet.py"})])
+        if len(returns) == 1:
+            assert "print('hello')" in returns[0].content
+            args = {"path": "greet.py", "old_string": "hello", "new_string": "goodbye"}
+            return ModelResponse(parts=[ToolCallPart("edit_file", args)])
+        return ModelResponse(parts=[TextPart(f"done: {returns[-1].content.splitlines()[0]}")])
+
+    agent = Agent(FunctionModel(model), toolsets=[build_toolset(env)])
+    result = await agent.run("change the greeting")
+    assert f.read_text() == "print('goodbye')\n"
+    assert result.output.startswith("done: Edited greet.py")
