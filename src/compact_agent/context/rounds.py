@@ -79,15 +79,15 @@ def adjust_cut_forward(messages: Sequence[ModelMessage], index: int) -> int:
 def api_rounds(messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:
     """Half-open index ranges, one per API round.
 
-    A round is what one model request added: the request that went out (user prompt or tool
-    results) and the response that came back. Rounds are the unit that summary retries drop
-    oldest-first and that context collapse commits, so each range starts at a safe cut.
+    A round is one model response and what was sent back after it (tool results, or the next user
+    prompt), as the reference design groups by assistant message. A long tool loop inside one user
+    turn is therefore many rounds, which is what lets summary retries drop the oldest rounds and
+    collapse commit old ones. Every range starts at a safe cut; messages before the first response
+    (the opening user prompt) belong to the first round.
     """
     safe = safe_cuts(messages)
-    starts = [i for i, m in enumerate(messages) if isinstance(m, ModelRequest) and safe[i]]
-    if not starts or starts[0] != 0:
-        starts = [0, *starts]
-    bounds = [*starts, len(messages)]
+    starts = [i for i, m in enumerate(messages) if isinstance(m, ModelResponse) and safe[i] and i > 0]
+    bounds = [0, *starts, len(messages)]
     return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
 
 

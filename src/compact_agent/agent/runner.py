@@ -1,0 +1,279 @@
+"""One agent session: model, tools, session file and the context pipeline wired together.
+
+The REPL and print mode both drive an `AgentSession`: `run_turn` runs one user turn to completion
+(tool loop and compactions included); `compact`, `rewind` and `clear` back the slash commands.
+The pipeline (`ContextManager`) is a pydantic-ai capability: every model request of the turn,
+including those deep inside a tool loop, goes through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    PartDeltaEvent,
+    PartStartEvent,
+    TextPart,
+    TextPartDelta,
+)
+from pydantic_ai.usage import RunUsage
+
+from ..config import Limits, Settings, home_dir
+from ..context.compactor import CompactionResult, Compactor
+from ..context.events import Event
+from ..context.pipeline import ContextManager
+from ..context.restore import Restorer
+from ..context.summarizer import SharedPrefixSummarizer
+from ..context.layers import default_layers
+from ..models import ModelInfo, build_model, model_info, provider_for
+from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
+from .checkpoints import Checkpoints
+from .file_state import ReadFileState
+from .permissions import Permissions, resolve_path
+from .tools import ToolEnv, build_toolset, mention_messages
+
+SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
+- Use read_file, grep and glob to look before you change anything; edit_file needs a prior read_file.
+- Make the smallest change that does the job; run the project's tests with bash when they exist.
+- Paths are relative to the working directory: {cwd}
+- Be brief in answers; say what you changed and what is left.
+Today's date: {today}."""
+
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
+MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
+
+
+@dataclass
+class SessionOptions:
+    cwd: Path
+    model: str = "deepseek-chat"
+    base_url: str | None = None
+    api_key: str | None = None
+    context_window: int | None = None
+    permission_mode: str = "ask"  # "ask" | "yes" | "deny"
+    ask: Callable[[str, str], str] | None = None
+    session_id: str | None = None
+    continue_last: bool = False
+    settings: Settings = field(default_factory=Settings)
+    home: Path | None = None
+
+
+@dataclass
+class TurnResult:
+    output: str
+    usage: RunUsage
+    compactions: list[CompactionResult]
+
+
+def project_instructions(cwd: Path) -> tuple[str, Path | None]:
+    for name in INSTRUCTION_FILES:
+        p = cwd / name
+        if p.is_file():
+            try:
+                return p.read_text(encoding="utf-8", errors="replace")[:40_000], p
+            except OSError:
+                continue
+    return "", None
+
+
+def session_root(cwd: Path, home: Path | None = None) -> Path:
+    return (home or home_dir()) / "projects" / project_slug(cwd)
+
+
+def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
+    """(session id, whether it exists already)."""
+    root = session_root(opts.cwd, opts.home)
+    if opts.session_id:
+        if not (root / f"{opts.session_id}.jsonl").exists():
+            raise FileNotFoundError(f"no session {opts.session_id} for {opts.cwd}")
+        return opts.session_id, True
+    if opts.continue_last:
+        found = list_sessions(root)
+        if found:
+            return found[0].stem, True
+    return new_session_id(), False
+
+
+class AgentSession:
+    """A live session; not thread-safe, one turn at a time."""
+
+    def __init__(self, opts: SessionOptions, on_event: Callable[[Event], None] | None = None,
+                 on_compact_start: Callable[[str, int], None] | None = None,
+                 on_change: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+        self.opts = opts
+        self.cwd = opts.cwd.resolve()
+        self.settings = opts.settings
+        provider = provider_for(opts.model, opts.base_url)
+        self.info: ModelInfo = model_info(opts.model, provider=provider,
+                                          window=opts.context_window or self.settings.context_window)
+        self.model = build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key)
+        self.session_id, exists = resolve_session_id(opts)
+        self.store = SessionStore(session_root(self.cwd, opts.home), self.session_id)
+        self.store.lock()
+        self.warnings: list[str] = []
+        self.messages: list[ModelMessage] = []
+        if exists:
+            loaded = self.store.load()
+            self.messages = loaded.messages
+            self.warnings += loaded.warnings
+        self.read_state = self._load_read_state()
+        self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask)  # type: ignore[arg-type]
+        self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
+        self.env = ToolEnv(self.cwd, self.settings, self.read_state, self.permissions, self.checkpoints,
+                           on_change=on_change)
+        self.limits = Limits.for_window(self.info.window, self.info.max_output, self.settings)
+        self._user_on_event = on_event
+        restorer = Restorer(
+            recent_files=lambda: list(reversed(self.read_state.paths())),
+            reread=lambda paths, n: mention_messages(self.env, paths, n),
+            reset=self.read_state.clear,
+            resolve=lambda s: resolve_path(self.cwd, s),
+        )
+        self.summary_usage: list[Any] = []
+        self.cm = ContextManager(
+            limits=self.limits, summarizer=self._summarizer, settings=self.settings,
+            compactor=Compactor(self.limits, restorer), store=self.store,
+            layers=default_layers(self.settings, self.store), on_event=self._on_event,
+            on_compact_start=on_compact_start, provider=self.info.provider,
+            cache_ttl_s=self.info.cache_ttl_s, max_output=self.info.max_output,
+        )
+        self.instructions, self.instructions_path = project_instructions(self.cwd)
+        self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env)],
+                           capabilities=[self.cm], retries=3)
+        self.turns = 0
+        self.usage = RunUsage()
+
+    # -- wiring ------------------------------------------------------------------------------
+    def _system_prompt(self) -> str:
+        text = SYSTEM_PROMPT.format(cwd=self.cwd, today=date.today().isoformat())
+        if self.instructions:
+            name = self.instructions_path.name if self.instructions_path else "AGENTS.md"
+            text += f"\n\n# Project instructions ({name})\n{self.instructions}"
+        return text
+
+    def _summarizer(self, cm: ContextManager) -> SharedPrefixSummarizer:
+        s = SharedPrefixSummarizer(self.model, params=cm.last_params, settings=cm.last_settings)
+        s.usage = self.summary_usage
+        return s
+
+    def _on_event(self, event: Event) -> None:
+        try:
+            self.store.log_event(event.to_json())
+        except OSError:
+            pass
+        if event.layer == "compact" and event.action != "failed":
+            self.checkpoints.drop_all()
+        if self._user_on_event:
+            self._user_on_event(event)
+
+    def _load_read_state(self) -> ReadFileState:
+        p = self.store.dir / "read_state.json"
+        try:
+            return ReadFileState.from_json(json.loads(p.read_text()))
+        except (OSError, ValueError):
+            return ReadFileState()
+
+    def _save_read_state(self) -> None:
+        try:
+            atomic_write(self.store.dir / "read_state.json", json.dumps(self.read_state.to_json()).encode())
+        except OSError as e:
+            self.warnings.append(f"could not save the read-file state: {e}")
+
+    # -- turns -------------------------------------------------------------------------------
+    def mentions(self, prompt: str) -> list[ModelMessage]:
+        paths = []
+        for m in MENTION_RE.finditer(prompt):
+            p = resolve_path(self.cwd, m.group(1).rstrip(".,;:"))
+            if p.is_file() and p not in paths:
+                paths.append(p)
+        return mention_messages(self.env, paths, None) if paths else []
+
+    async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None) -> TurnResult:
+        history = list(self.messages)
+        self.checkpoints.begin(self.turns, len(history), prompt)
+        history += self.mentions(prompt)
+        self.cm.synced = len(self.messages)
+        before = len(self.cm.compactions)
+        handler = _stream_handler(on_text) if on_text else None
+        try:
+            result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self._recover()
+            raise
+        except BaseException:
+            self._recover()
+            raise
+        all_msgs = result.all_messages()
+        self.cm.persist(all_msgs)
+        self.messages = all_msgs
+        self.turns += 1
+        self._save_read_state()
+        usage = result.usage
+        self.usage = self.usage + usage
+        return TurnResult(result.output if isinstance(result.output, str) else str(result.output), usage,
+                          self.cm.compactions[before:])
+
+    def _recover(self) -> None:
+        """After an interrupted or failed turn, continue from what was saved (the truth)."""
+        self.messages = self.store.load().messages
+        self.cm.synced = len(self.messages)
+        self._save_read_state()
+
+    # -- slash-command backends ----------------------------------------------------------------
+    async def compact(self, instructions: str = "", *, pivot: int | None = None,
+                      direction: str | None = None) -> CompactionResult:
+        if pivot is not None and direction:
+            assert self.cm.compactor is not None
+            result = await self.cm.compactor.compact_partial(
+                self.messages, pivot, direction, summarize=self._summarizer(self.cm),
+                archive=self.store.archive, instructions=instructions, overhead=self.cm.overhead)
+            self.cm.apply_result(result)
+        else:
+            view, _ = self.cm.shape(list(self.messages))
+            result = await self.cm.compact(self.messages, trigger="manual", instructions=instructions,
+                                           summary_input=view)
+        self.messages = result.messages
+        self.cm.failures = 0
+        self._save_read_state()
+        return result
+
+    def context_tokens(self) -> int:
+        view, _ = self.cm.shape(list(self.messages))
+        return self.cm.measure(view)
+
+    def rewind(self, n: int) -> list[Path]:
+        history_len, restored = self.checkpoints.rewind(n)
+        self.messages = self.messages[:history_len]
+        self.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
+                            "archive": str(self.store.archive()), "time": ""}, self.messages)
+        self.cm.synced = len(self.messages)
+        return restored
+
+    def clear(self) -> None:
+        """Start a fresh session in the same directory (the old one stays on disk)."""
+        self.close()
+        self.opts.session_id = None
+        self.opts.continue_last = False
+        self.__init__(self.opts, self._user_on_event, self.cm.on_compact_start, self.env.on_change)  # type: ignore[misc]
+
+    def close(self) -> None:
+        self.store.unlock()
+
+
+def _stream_handler(on_text: Callable[[str], None]) -> Callable[..., Any]:
+    async def handler(ctx: Any, events: Any) -> None:
+        async for ev in events:
+            if isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
+                on_text(ev.part.content)
+            elif isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
+                on_text(ev.delta.content_delta)
+    return handler

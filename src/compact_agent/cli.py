@@ -1,0 +1,183 @@
+"""Command line: the REPL (default), print mode (`-p`), and `analyze`.
+
+Every failure the user can cause or fix (no key, unreachable endpoint, bad flag, locked or missing
+session) ends in one clear line on stderr and a nonzero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .models import ConfigError
+
+app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    sys.stderr.write(f"compact-agent: {message}\n")
+    return typer.Exit(code)
+
+
+def describe_error(e: BaseException) -> str:
+    """One line for any error a turn can end with."""
+    from pydantic_ai.exceptions import (
+        ModelAPIError,
+        ModelAuthenticationError,
+        ModelConnectionError,
+        ModelContextWindowExceededError,
+        ModelHTTPError,
+        UnexpectedModelBehavior,
+        UsageLimitExceeded,
+    )
+
+    from .session.store import SessionError
+
+    if isinstance(e, ModelAuthenticationError):
+        return "the provider rejected the API key (check the key for this endpoint)"
+    if isinstance(e, ModelConnectionError):
+        return f"cannot reach the model endpoint ({_first_line(e)}); check --base-url and the network"
+    if isinstance(e, ModelContextWindowExceededError):
+        return "the conversation is still too long for the model after compaction; try /compact or a larger window"
+    if isinstance(e, ModelHTTPError):
+        return f"the provider answered HTTP {e.status_code}: {_first_line(e)}"
+    if isinstance(e, ModelAPIError):
+        return f"model request failed: {_first_line(e)}"
+    if isinstance(e, UnexpectedModelBehavior):
+        return f"the model replied with something unusable: {_first_line(e)}"
+    if isinstance(e, UsageLimitExceeded):
+        return _first_line(e)
+    if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
+        return _first_line(e)
+    if isinstance(e, OSError):
+        return f"{type(e).__name__}: {_first_line(e)}"
+    return f"{type(e).__name__}: {_first_line(e)}"
+
+
+def _first_line(e: BaseException) -> str:
+    lines = str(e).strip().splitlines()
+    return (lines[0] if lines else type(e).__name__)[:400]
+
+
+@app.callback(invoke_without_command=True)
+def main_command(
+    ctx: typer.Context,
+    prompt: Annotated[str | None, typer.Option("-p", "--print", help="Run one turn non-interactively and print the answer.")] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", help="Model name (default deepseek-chat).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (else from the environment).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", min=1024, help="Override the model's context window (tokens).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
+    continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
+    resume: Annotated[str | None, typer.Option("--resume", "-r", help="Resume the session with this id.")] = None,
+    output_format: Annotated[str, typer.Option("--output-format", help="text | json | stream-json (print mode).")] = "text",
+    cwd: Annotated[Path | None, typer.Option("--cwd", help="Working directory (default: current).")] = None,
+) -> None:
+    """compact-agent: a coding agent whose context never runs out."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if output_format not in ("text", "json", "stream-json"):
+        raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
+    from .agent.runner import SessionOptions
+    from .config import Settings
+
+    try:
+        settings = Settings()
+    except Exception as e:  # noqa: BLE001 - bad environment values
+        raise fail(f"bad setting in the environment: {_first_line(e)}", 2) from None
+    work = (cwd or Path.cwd()).resolve()
+    if not work.is_dir():
+        raise fail(f"working directory {work} does not exist", 2)
+    opts = SessionOptions(
+        cwd=work, model=model or settings.model, base_url=base_url or settings.base_url, api_key=api_key,
+        context_window=context_window, permission_mode="yes" if yes else ("deny" if prompt is not None else "ask"),
+        session_id=resume, continue_last=continue_, settings=settings,
+    )
+    if prompt is not None:
+        if not prompt.strip():
+            raise fail("-p needs a non-empty prompt", 2)
+        code = asyncio.run(_print_mode(opts, prompt, output_format))
+        raise typer.Exit(code)
+    from .ui.repl import run_repl
+
+    try:
+        asyncio.run(run_repl(opts))
+    except (ConfigError, FileNotFoundError) as e:
+        raise fail(describe_error(e)) from None
+    except Exception as e:  # noqa: BLE001 - the REPL reports, never dumps
+        from .session.store import SessionError
+
+        if isinstance(e, SessionError):
+            raise fail(describe_error(e)) from None
+        raise
+
+
+async def _print_mode(opts: object, prompt: str, output_format: str) -> int:
+    from .agent.runner import AgentSession
+    from .context.events import Event
+
+    stream = output_format == "stream-json"
+
+    def emit(obj: dict) -> None:
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+    def on_event(ev: Event) -> None:
+        if ev.layer == "compact" and ev.action == "failed":
+            sys.stderr.write(f"compact-agent: auto-compaction failed: {ev.detail.get('error', '')}\n")
+        if stream:
+            emit({"type": "event", **ev.to_json()})
+
+    def on_compact_start(trigger: str, tokens: int) -> None:
+        if stream:
+            emit({"type": "compaction_start", "trigger": trigger, "tokens_before": tokens})
+
+    try:
+        session = AgentSession(opts, on_event=on_event, on_compact_start=on_compact_start)  # type: ignore[arg-type]
+    except Exception as e:  # noqa: BLE001
+        raise fail(describe_error(e)) from None
+    for w in session.warnings:
+        sys.stderr.write(f"compact-agent: warning: {w}\n")
+    try:
+        on_text = (lambda t: emit({"type": "text", "text": t})) if stream else None
+        turn = await session.run_turn(prompt, on_text=on_text)
+    except Exception as e:  # noqa: BLE001
+        sys.stderr.write(f"compact-agent: {describe_error(e)}\n")
+        return 1
+    finally:
+        session.close()
+    usage = {
+        "input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens,
+        "cache_read_tokens": turn.usage.cache_read_tokens, "requests": turn.usage.requests,
+        "summary_requests": len(session.summary_usage),
+    }
+    compactions = [{"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
+                    "tokens_after": c.tokens_after, "archive": str(c.archive or "")} for c in turn.compactions]
+    if output_format == "text":
+        sys.stdout.write(turn.output.rstrip("\n") + "\n")
+    elif output_format == "json":
+        emit({"result": turn.output, "session_id": session.session_id, "usage": usage, "compactions": compactions})
+    else:
+        emit({"type": "result", "result": turn.output, "session_id": session.session_id, "usage": usage,
+              "compactions": compactions})
+    return 0
+
+
+def main() -> None:
+    os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("compact-agent: interrupted\n")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""The default order of the view layers: cheapest and most local first.
+
+L1 budget works on single results and is always safe; L2 snip drops what carries no information;
+L3 microcompact clears old tool output in batches; L4 collapse folds whole old rounds. Each is a
+separate module that knows nothing of the others; this is the one place that orders them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..config import Settings
+from .budget import ToolResultBudget
+from .collapse import ContextCollapse
+from .microcompact import Microcompact
+from .snip import Snip
+
+
+class SideFiles(Protocol):
+    dir: Path
+
+    def side_dir(self, name: str) -> Path: ...
+
+
+def default_layers(settings: Settings, store: SideFiles | None = None) -> list[Any]:
+    spill = store.side_dir("tool-results") if store is not None else None
+    log = store.side_dir("collapse") / "commits.jsonl" if store is not None else None
+    return [ToolResultBudget(settings, spill), Snip(), Microcompact(settings), ContextCollapse(settings, log)]

@@ -1,0 +1,127 @@
+"""Slash commands. Each handler gets the session, its argument string and the console."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+
+from ..agent.runner import AgentSession
+from . import render
+
+Handler = Callable[[AgentSession, str, Console], Awaitable[Any]]
+
+
+@dataclass
+class Command:
+    name: str
+    help: str
+    handler: Handler
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, help: str) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        COMMANDS[name] = Command(name, help, fn)
+        return fn
+    return deco
+
+
+class ExitRepl(Exception):
+    pass
+
+
+@command("help", "list commands")
+async def _help(s: AgentSession, args: str, c: Console) -> None:
+    for cmd in COMMANDS.values():
+        c.print(f"/{cmd.name:<10} {cmd.help}")
+    c.print("@path in a message attaches that file. Ctrl-C interrupts a running turn; Ctrl-D exits.")
+
+
+@command("status", "model, session, context used / threshold / window")
+async def _status(s: AgentSession, args: str, c: Console) -> None:
+    used = s.context_tokens()
+    lim = s.cm.limits
+    c.print(f"model      {s.info.name} ({s.info.provider})   session {s.session_id}")
+    c.print(f"context    {used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens")
+    c.print(f"           {render.bar(used, lim.threshold, lim.window)}  "
+            f"{max(0, lim.threshold - used):,} tokens until auto-compaction")
+    c.print(f"compactions {len(s.cm.compactions)}   auto-compaction "
+            f"{'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
+    c.print(render.savings_table(s.cm.layer_savings))
+
+
+@command("compact", "summarise the conversation now: /compact [instructions] [--from N | --up-to N]")
+async def _compact(s: AgentSession, args: str, c: Console) -> None:
+    pivot = direction = None
+    words = shlex.split(args) if args.strip() else []
+    rest: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] in ("--from", "--up-to") and i + 1 < len(words) and words[i + 1].isdigit():
+            direction = "from" if words[i] == "--from" else "up_to"
+            pivot = int(words[i + 1])
+            i += 2
+            continue
+        rest.append(words[i])
+        i += 1
+    with c.status(f"compacting {s.context_tokens():,} tokens…"):
+        result = await s.compact(" ".join(rest), pivot=pivot, direction=direction)
+    c.print(f"compacted: {result.tokens_before:,} → {result.tokens_after:,} tokens; transcript archived at "
+            f"{result.archive}")
+
+
+@command("history", "compaction boundaries (with archive paths) and message numbers for /compact --from/--up-to")
+async def _history(s: AgentSession, args: str, c: Console) -> None:
+    boundaries = s.store.load().boundaries
+    if not boundaries and not s.cm.compactions:
+        c.print("no compactions yet")
+    for b in boundaries:
+        c.print(f"{b.time}  {b.trigger}/{b.strategy}  {b.tokens_before:,} → {b.tokens_after:,}  {b.archive}")
+    c.print("messages:")
+    from ..context.summary import is_summary
+
+    for i, m in enumerate(s.messages):
+        text = " ".join(str(getattr(p, "content", "") or getattr(p, "tool_name", "")) for p in m.parts)
+        tag = "summary" if is_summary(m) else m.kind
+        c.print(f"  {i:>4} {tag:<9} {text[:90].replace(chr(10), ' ')}")
+
+
+@command("rewind", "restore files and conversation to before turn N: /rewind [N]")
+async def _rewind(s: AgentSession, args: str, c: Console) -> None:
+    cps = s.checkpoints.list()
+    if not cps:
+        c.print("no checkpoints (a compaction drops them)")
+        return
+    if not args.strip():
+        for cp in cps:
+            c.print(f"  {cp.index:>3}  {cp.prompt[:70]!r}  files: {len(cp.files)}")
+        c.print("use /rewind N")
+        return
+    restored = s.rewind(int(args.strip()))
+    c.print(f"rewound; restored {len(restored)} file(s)")
+
+
+@command("clear", "start a new session (the old one stays on disk)")
+async def _clear(s: AgentSession, args: str, c: Console) -> None:
+    s.clear()
+    c.print(f"new session {s.session_id}")
+
+
+@command("exit", "leave")
+async def _exit(s: AgentSession, args: str, c: Console) -> None:
+    raise ExitRepl
+
+
+async def dispatch(s: AgentSession, line: str, c: Console) -> None:
+    name, _, args = line[1:].partition(" ")
+    cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name == "quit" else None)
+    if cmd is None:
+        c.print(f"unknown command /{name}; /help lists them")
+        return
+    await cmd.handler(s, args.strip(), c)

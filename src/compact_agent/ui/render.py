@@ -1,0 +1,43 @@
+"""Terminal rendering: the context bar, compaction lines, status tables. No logic lives here."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ..context.events import Event
+
+
+def bar(used: int, threshold: int, window: int, width: int = 40) -> str:
+    """`[█████░░░░|░░]` — filled up to `used`, a `|` at the auto-compact threshold."""
+    window = max(window, 1)
+    fill = min(width, round(width * used / window))
+    mark = min(width - 1, round(width * threshold / window))
+    cells = ["█" if i < fill else "░" for i in range(width)]
+    cells[mark] = "|"
+    return "[" + "".join(cells) + "]"
+
+
+def compact_line(ev: Event) -> str:
+    if ev.action == "failed":
+        return f"compaction failed: {ev.detail.get('error', '')}"
+    return (f"compacted ({ev.trigger}, {ev.action}): {ev.tokens_before:,} → {ev.tokens_after:,} tokens"
+            f" in {ev.duration_ms / 1000:.1f}s")
+
+
+def layer_line(ev: Event) -> str:
+    ids = f" ({len(ev.ids)} results)" if ev.ids else ""
+    return f"{ev.layer}: {ev.action}{ids}, freed {ev.tokens_freed:,} tokens"
+
+
+def savings_table(savings: dict[str, int]) -> Table:
+    t = Table(title="tokens freed per layer (this session)", show_header=True)
+    t.add_column("layer")
+    t.add_column("tokens freed", justify="right")
+    for layer in ("budget", "snip", "microcompact", "collapse"):
+        t.add_row(layer, f"{savings.get(layer, 0):,}")
+    return t
+
+
+def make_console() -> Console:
+    return Console(highlight=False, soft_wrap=True)

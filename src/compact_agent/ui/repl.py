@@ -1,0 +1,92 @@
+"""The interactive loop: prompt, stream the answer, show compactions, interrupt with Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory
+from rich.console import Console
+
+from ..agent.runner import AgentSession, SessionOptions
+from ..cli import describe_error
+from ..context.events import Event
+from . import render
+from .commands import ExitRepl, dispatch
+
+
+def _ask(console: Console):  # noqa: ANN202 - returns the permission callback
+    def ask(tool: str, detail: str) -> str:
+        console.print(f"[bold]{tool}[/bold] wants to run: {detail[:300]}")
+        answer = console.input("allow? [y]es once / [a]lways this session / [n]o: ").strip().lower()
+        return {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(answer, "deny")
+    return ask
+
+
+async def run_repl(opts: SessionOptions) -> None:
+    console = render.make_console()
+    status = {"spinner": None}
+
+    def on_compact_start(trigger: str, tokens: int) -> None:
+        sp = console.status(f"compacting ({trigger}) {tokens:,} tokens…")
+        sp.start()
+        status["spinner"] = sp
+
+    def on_event(ev: Event) -> None:
+        if ev.layer == "compact":
+            sp = status.pop("spinner", None)
+            if sp is not None:
+                sp.stop()
+            status["spinner"] = None
+            console.print(f"[dim]{render.compact_line(ev)}[/dim]")
+        elif ev.tokens_freed:
+            console.print(f"[dim]{render.layer_line(ev)}[/dim]")
+
+    opts.ask = _ask(console)
+    session = AgentSession(opts, on_event=on_event, on_compact_start=on_compact_start,
+                           on_change=lambda tool, info: console.print(f"[dim]{tool}: {info.get('path', '')}[/dim]"))
+    for w in session.warnings:
+        console.print(f"[yellow]warning: {w}[/yellow]")
+    console.print(f"compact-agent · {session.info.name} · session {session.session_id} · /help for commands")
+    history_file = session.store.dir / "prompt_history"
+    prompt = PromptSession(history=FileHistory(str(history_file)))
+    try:
+        while True:
+            try:
+                line = await prompt.prompt_async("› ")
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                if line.startswith("/"):
+                    await dispatch(session, line, console)
+                    continue
+                await _run_interruptible(session, line, console)
+            except ExitRepl:
+                break
+            except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
+                console.print(f"[red]{describe_error(e)}[/red]")
+    finally:
+        session.close()
+
+
+async def _run_interruptible(session: AgentSession, line: str, console: Console) -> None:
+    """Run one turn; Ctrl-C cancels the turn (the session keeps what was saved), not the REPL."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(session.run_turn(line, on_text=lambda t: console.out(t, end="")))
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+    try:
+        await task
+        console.print()
+    except asyncio.CancelledError:
+        console.print("\n[yellow]interrupted[/yellow]")
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)

@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic_ai.exceptions import ModelContextWindowExceededError
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+    repair_messages,
+)
+
+from compact_agent.config import Limits
+from compact_agent.context import rounds, summary
+from compact_agent.context.compactor import CompactionError, Compactor, join, strip_media, tail_start
+from compact_agent.context.restore import Restorer
+
+
+def history(n_reads: int, size: int = 4_000) -> list:
+    msgs: list = [ModelRequest(parts=[UserPromptPart("TASK: sum the files; never edit data/")])]
+    for i in range(n_reads):
+        msgs.append(ModelResponse(parts=[TextPart(f"reading {i}"),
+                                         ToolCallPart("read_file", {"path": f"f{i}.txt"}, tool_call_id=f"c{i}")]))
+        msgs.append(ModelRequest(parts=[ToolReturnPart("read_file", "x" * size, tool_call_id=f"c{i}")]))
+    return msgs
+
+
+async def fake_summary(messages, prompt):
+    assert "Do NOT call any tools" in prompt
+    return "<analysis>a</analysis><summary>The user wants the files summed. Progress: 3 files.</summary>"
+
+
+def dump(msgs) -> bytes:
+    return ModelMessagesTypeAdapter.dump_json(msgs)
+
+
+async def test_full_compaction_shrinks_keeps_pairs_and_user_words(tmp_path: Path):
+    limits = Limits.for_window(32_000, 4_000)
+    files = []
+    for i in range(3):
+        f = tmp_path / f"f{i}.txt"
+        f.write_text(f"content {i}\n")
+        files.append(f)
+    reread_calls = []
+
+    def reread(paths, n):
+        reread_calls.append((paths, n))
+        return [ModelResponse(parts=[ToolCallPart("read_file", {"path": str(p)}, tool_call_id=f"r{k}")
+                                     for k, p in enumerate(paths)]),
+                ModelRequest(parts=[ToolReturnPart("read_file", p.read_text(), tool_call_id=f"r{k}")
+                                    for k, p in enumerate(paths)])]
+
+    restorer = Restorer(recent_files=lambda: list(reversed(files)), reread=reread)
+    comp = Compactor(limits, restorer)
+    msgs = history(12)
+    archived = []
+    result = await comp.compact(msgs, summarize=fake_summary, archive=lambda: archived.append(1) or tmp_path / "a.jsonl")
+    assert archived == [1]
+    assert result.tokens_after < result.tokens_before
+    assert summary.is_summary(result.messages[0])
+    head = result.messages[0].parts[0].content
+    assert "TASK: sum the files; never edit data/" in head  # the user's words, verbatim
+    assert str(tmp_path / "a.jsonl") in head
+    assert rounds.unpaired(result.messages) == (set(), set())
+    assert dump(repair_messages(result.messages)) == dump(result.messages)
+    # Restored files were re-read newest-first selection, injected oldest first.
+    assert reread_calls and reread_calls[0][0] == files[::-1][::-1][:3] or reread_calls[0][0] == files
+    # The newest tool result (not yet acted on) is kept verbatim.
+    assert result.messages[-1].parts[-1].tool_call_id == "c11"
+
+
+async def test_archive_failure_leaves_history_alone(tmp_path):
+    comp = Compactor(Limits.for_window(32_000, 4_000))
+
+    def broken():
+        raise OSError("disk full")
+
+    with pytest.raises(CompactionError, match="not rewritten"):
+        await comp.compact(history(8), summarize=fake_summary, archive=broken)
+
+
+async def test_not_smaller_is_rejected(tmp_path):
+    comp = Compactor(Limits.for_window(32_000, 4_000))
+    msgs = history(1, size=10)
+
+    async def long_summary(m, p):
+        return "<summary>" + "very long summary " * 500 + "</summary>"
+
+    with pytest.raises(CompactionError, match="shrink"):
+        await comp.compact(msgs, summarize=long_summary, archive=lambda: tmp_path / "a")
+
+
+async def test_summary_request_that_is_too_long_drops_oldest_rounds(tmp_path):
+    comp = Compactor(Limits.for_window(32_000, 4_000))
+    sizes = []
+
+    async def picky(messages, prompt):
+        sizes.append(len(messages))
+        if len(sizes) < 3:
+            raise ModelContextWindowExceededError(400, "m", body={"error": {"code": "context_length_exceeded"}})
+        return "<summary>fine summary of the remaining conversation</summary>"
+
+    result = await comp.compact(history(20, size=100), summarize=picky, archive=lambda: tmp_path / "a")
+    assert sizes[0] > sizes[1] > sizes[2]
+    assert result.event.detail["dropped_rounds"] > 0
+
+
+def test_strip_media_replaces_images():
+    msgs = [ModelRequest(parts=[UserPromptPart(["look", BinaryContent(b"\x89PNG", media_type="image/png")])])]
+    out = strip_media(msgs)
+    assert out[0].parts[0].content == ["look", "[image]"]
+    assert msgs[0].parts[0].content[1] != "[image]"  # input untouched
+
+
+def test_join_merges_adjacent_requests():
+    a = ModelRequest(parts=[UserPromptPart("a")])
+    b = ModelRequest(parts=[UserPromptPart("b")])
+    r = ModelResponse(parts=[TextPart("x")])
+    out = join([a], [b, r])
+    assert len(out) == 2 and [p.content for p in out[0].parts] == ["a", "b"]
+
+
+def test_tail_keeps_latest_round_and_never_splits_pairs():
+    msgs = history(10, size=400)
+    i = tail_start(msgs, 50)
+    assert isinstance(msgs[i], ModelResponse)  # the call whose result is the newest request
+    assert rounds.safe_cuts(msgs)[i]
+    j = tail_start(msgs, 100_000)
+    assert j >= 0 and rounds.safe_cuts(msgs)[j]

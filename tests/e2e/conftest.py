@@ -1,0 +1,51 @@
+"""Helpers to run the real `compact-agent` CLI in a subprocess against the fake provider."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict:
+        return json.loads(self.stdout)
+
+
+@dataclass
+class Cli:
+    home: Path
+    cwd: Path
+
+    def __call__(self, *args: str, timeout: float = 120, env: dict[str, str] | None = None) -> CliResult:
+        full_env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        full_env.update({"COMPACT_AGENT_HOME": str(self.home), "PYTHONPATH": str(REPO / "src")})
+        full_env.update(env or {})
+        proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", *args], cwd=self.cwd,
+                              capture_output=True, text=True, timeout=timeout, env=full_env)
+        return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+    def sessions(self) -> list[Path]:
+        return sorted((self.home / "projects").glob("*/*.jsonl"))
+
+    def archives(self) -> list[Path]:
+        return sorted((self.home / "projects").glob("*/compact-history/*.jsonl"))
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    return Cli(home=tmp_path / "home", cwd=cwd)

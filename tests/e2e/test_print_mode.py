@@ -1,0 +1,110 @@
+"""End to end through `compact-agent -p` against the strict fake OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import socket
+
+from compact_agent.session.store import load_session_file
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+
+from .scripted import TASK_ID, FileTaskAgent, is_summary_request, make_project, task_text
+
+N_FILES = 24
+WINDOW = 16_000
+
+
+def run_task(cli, server, *extra: str):
+    return cli("-p", task_text(N_FILES), "--model", "fake-model", "--base-url", server.base_url,
+               "--api-key", "sk-test", "--context-window", str(WINDOW), "--yes", "--output-format", "json",
+               *extra)
+
+
+def test_long_task_compacts_keeps_the_task_and_finishes(cli):
+    expected = make_project(cli.cwd, N_FILES)
+    agent = FileTaskAgent(N_FILES)
+    with FakeOpenAIServer(agent, window=WINDOW) as server:
+        res = run_task(cli, server)
+    assert res.code == 0, res.stderr
+    out = res.json()
+    assert out["result"] == f"FINAL SUM: {expected}"
+    assert out["compactions"], "the task cannot fit the window without compaction"
+    assert all(c["tokens_after"] < c["tokens_before"] for c in out["compactions"])
+    assert not server.rejected, [r[2] for r in server.rejected]
+    assert not agent.lost_task
+    assert agent.summaries, "full compaction asks the model for a summary"
+
+    reqs = server.requests
+    for i, req in enumerate(reqs):
+        if not is_summary_request(req):
+            continue
+        # The summary request shares the previous request's prefix (prompt-cache hit) and cannot act.
+        prev = reqs[i - 1]
+        assert req.messages[: len(prev.messages)] == prev.messages
+        assert req.tool_choice == "none"
+        assert req.tools == prev.tools
+        # The next request carries the task and the file read last before compaction.
+        after = reqs[i + 1]
+        text = "\n".join(message_text(m) for m in after.messages)
+        assert TASK_ID in text
+        last_read = [m for m in prev.messages if m.get("role") == "tool"][-1]
+        assert message_text(last_read).splitlines()[0] in text or "VALUE=" in text
+
+
+def test_archive_holds_the_pre_compaction_session(cli):
+    make_project(cli.cwd, N_FILES)
+    with FakeOpenAIServer(FileTaskAgent(N_FILES), window=WINDOW) as server:
+        res = run_task(cli, server)
+    assert res.code == 0, res.stderr
+    archives = cli.archives()
+    assert archives
+    first = load_session_file(archives[0])
+    assert not first.boundaries  # the first archive is the original transcript, before any rewrite
+    prompts = [p.content for m in first.messages for p in m.parts if p.part_kind == "user-prompt"]
+    assert prompts and TASK_ID in prompts[0]
+    reads = [p for m in first.messages for p in m.parts if p.part_kind == "tool-call"]
+    assert len(reads) >= 3
+    # The live session starts at a boundary naming the newest archive, and still loads.
+    live = load_session_file(cli.sessions()[0])
+    assert live.boundaries and live.boundaries[-1].archive == str(archives[-1])
+    assert not live.warnings
+
+
+def test_resume_with_continue(cli):
+    seen = []
+
+    def responder(req):
+        seen.append(req)
+        return Reply.text("noted" if len(seen) == 1 else "the word was " + (
+            "PELICAN" if "PELICAN" in "\n".join(message_text(m) for m in req.messages) else "unknown"))
+
+    with FakeOpenAIServer(responder) as server:
+        args = ("--model", "fake-model", "--base-url", server.base_url, "--api-key", "k")
+        first = cli("-p", "remember the magic word PELICAN", *args, "--output-format", "json")
+        assert first.code == 0, first.stderr
+        second = cli("-p", "what was the magic word?", *args, "--continue", "--output-format", "json")
+    assert second.code == 0, second.stderr
+    assert second.json()["result"] == "the word was PELICAN"
+    assert second.json()["session_id"] == first.json()["session_id"]
+
+
+def test_missing_key_is_one_line(cli):
+    res = cli("-p", "hello")
+    assert res.code != 0
+    assert res.stderr.strip().count("\n") == 0
+    assert "DEEPSEEK_API_KEY" in res.stderr
+
+
+def test_unreachable_endpoint_is_one_line(cli):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    res = cli("-p", "hello", "--model", "m", "--base-url", f"http://127.0.0.1:{port}/v1", "--api-key", "k")
+    assert res.code != 0
+    assert res.stderr.strip().count("\n") == 0, res.stderr
+    assert "reach" in res.stderr
+
+
+def test_bad_output_format(cli):
+    res = cli("-p", "hello", "--output-format", "xml")
+    assert res.code == 2
+    assert "output-format" in res.stderr

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+from compact_agent.session.store import SessionLocked, SessionStore, list_sessions, load_session_file
+
+
+def msgs(n: int) -> list:
+    out = []
+    for i in range(n):
+        out += [ModelRequest(parts=[UserPromptPart(f"q{i}")]), ModelResponse(parts=[TextPart(f"a{i}")])]
+    return out
+
+
+def test_append_load_roundtrip(tmp_path):
+    s = SessionStore(tmp_path, "s1")
+    s.append(msgs(2))
+    s.append(msgs(1))
+    loaded = s.load()
+    assert [p.content for m in loaded.messages for p in m.parts] == ["q0", "a0", "q1", "a1", "q0", "a0"]
+    assert not loaded.warnings
+    assert stat.S_IMODE(os.stat(s.path).st_mode) == 0o600
+
+
+def test_archive_then_rewrite(tmp_path):
+    s = SessionStore(tmp_path, "s1")
+    s.append(msgs(3))
+    before = s.path.read_bytes()
+    arch = s.archive()
+    assert arch.read_bytes() == before
+    assert arch.parent.name == "compact-history" and arch.name.startswith("s1-")
+    assert stat.S_IMODE(os.stat(arch.parent).st_mode) == 0o700
+    s.rewrite({"trigger": "auto", "strategy": "full", "tokens_before": 10, "tokens_after": 2,
+               "archive": str(arch), "time": "t"}, msgs(1))
+    loaded = s.load()
+    assert len(loaded.messages) == 2
+    assert loaded.boundaries[0].archive == str(arch)
+    s.append(msgs(1))  # appends after a rewrite continue the new history
+    assert len(s.load().messages) == 4
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_corrupt_duplicate_and_newer_lines_are_skipped_with_warnings(tmp_path):
+    s = SessionStore(tmp_path, "s1")
+    s.append(msgs(2))
+    lines = s.path.read_bytes().splitlines(keepends=True)
+    newer = json.dumps({"v": 99, "id": "zz", "kind": "future-thing"}).encode() + b"\n"
+    s.path.write_bytes(lines[0] + b"\x00\xff garbage\n" + lines[0] + lines[1] + newer + lines[2] + b'{"v":1,"id":"tr')
+    loaded = load_session_file(s.path)
+    assert len(loaded.messages) == 3
+    joined = " ".join(loaded.warnings)
+    assert "unreadable" in joined and "duplicated" in joined and "newer" in joined
+
+
+def test_append_after_torn_line_starts_a_new_line(tmp_path):
+    s = SessionStore(tmp_path, "s1")
+    s.append(msgs(1))
+    with open(s.path, "ab") as f:
+        f.write(b'{"v": 1, "id": "torn", "kind": "mess')
+    s.append(msgs(1))
+    loaded = s.load()
+    assert len(loaded.messages) == 4
+    assert loaded.warnings
+
+
+def test_second_process_is_locked_out(tmp_path):
+    a = SessionStore(tmp_path, "s1")
+    a.lock()
+    b = SessionStore(tmp_path, "s1")
+    with pytest.raises(SessionLocked, match="in use"):
+        b.lock()
+    a.unlock()
+    b.lock()
+    b.unlock()
+
+
+def test_list_sessions_newest_first(tmp_path):
+    for name in ("a", "b"):
+        SessionStore(tmp_path, name).append(msgs(1))
+    os.utime(tmp_path / "a.jsonl", (1, 1))
+    assert [p.stem for p in list_sessions(tmp_path)] == ["b", "a"]
