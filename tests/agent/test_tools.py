@@ -184,7 +184,7 @@ async def test_write_creates_and_guards_overwrites(env: ToolEnv, work: Path) -> 
     assert "read it first" in await call(env, "write_file", path="old.txt", content="lost")
     assert (work / "old.txt").read_text() == "keep"
     await call(env, "read_file", path="old.txt")
-    assert await call(env, "write_file", path="old.txt", content="new") == "Overwrote old.txt (1 lines)."
+    assert await call(env, "write_file", path="old.txt", content="new") == "Overwrote old.txt (1 line)."
     changes = env.changes  # type: ignore[attr-defined]
     assert [(t, i["created"]) for t, i in changes] == [("write_file", True), ("write_file", False)]
 

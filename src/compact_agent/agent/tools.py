@@ -235,15 +235,16 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
             return refusal
         old = p.read_text(encoding="utf-8", errors="replace")
     n = _count_lines(content)
+    size = "1 line" if n == 1 else f"{n} lines"
     diff = _diff(old, content, shown)
-    detail = f"{'overwrite' if existed else 'create'} {shown} ({n} lines)\n{diff}"
+    detail = f"{'overwrite' if existed else 'create'} {shown} ({size})\n{diff}"
     if refusal := env.permissions.check("write_file", detail, path=p):
         return refusal
     _commit(env, p, content)
     _notify(
         env, "write_file", {"path": str(p), "rel": shown, "created": not existed, "lines": n, "diff": diff}
     )
-    return f"{'Overwrote' if existed else 'Created'} {shown} ({n} lines)."
+    return f"{'Overwrote' if existed else 'Created'} {shown} ({size})."
 
 
 def edit_file_impl(
@@ -319,11 +320,12 @@ class _Capped:
             del self.tail[: len(self.tail) - self.keep]
 
     def text(self, max_chars: int) -> str:
-        head = self.head.decode("utf-8", errors="replace")
-        tail = self.tail.decode("utf-8", errors="replace")
-        if not self.dropped and len(head) + len(tail) <= max_chars:
-            return head + tail
-        both = head + tail
+        if self.dropped:  # decoded apart: the cut may have split a character
+            both = self.head.decode("utf-8", "replace") + self.tail.decode("utf-8", "replace")
+        else:
+            both = (self.head + self.tail).decode("utf-8", "replace")
+        if not self.dropped and len(both) <= max_chars:
+            return both
         keep_head, keep_tail = max_chars // 2, max_chars - max_chars // 2
         cut = len(both) - keep_head - keep_tail + self.dropped
         note = f"\n[… {cut} characters of output cut from the middle …]\n"
@@ -440,7 +442,7 @@ def _walk(root: Path, max_depth: int | None = None) -> Iterator[tuple[Path, str]
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
         depth = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
-        keep = max_depth is None or depth < max_depth
+        keep = max_depth is None or depth + 1 < max_depth
         dirnames[:] = sorted(d for d in dirnames if keep and d not in SKIP_DIRS)
         for name in sorted(filenames):
             rel = name if rel_dir == "." else f"{Path(rel_dir).as_posix()}/{name}"
