@@ -1,0 +1,248 @@
+"""Layer 1: the tool-result budget. Huge tool outputs go to disk; the view keeps a preview.
+
+One `cat` of a log or a recursive `grep` can return more text than the rest of the conversation.
+The model rarely needs all of it at once, and it can page through a file with `read_file`, so a
+result over `tool_result_max_chars` is spilled to `spill_dir/<tool_call_id>.txt` and replaced by
+its head and tail plus a line saying where the rest is. A request whose fresh results together
+exceed `tool_results_per_message_chars` spills its largest fresh results first until it fits.
+
+Why "fresh": a result the model has already seen in full is in the provider's prompt cache.
+Replacing it later would rewrite that cached prefix for a one-off saving, so a result seen and
+kept stays kept, and a result replaced once gets the identical preview on every later request,
+from the in-memory cache, without touching the disk again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+
+from ..config import Settings
+from . import tokens
+from .events import Budget, Event, LayerResult, Stopwatch
+
+log = logging.getLogger(__name__)
+
+LAYER = "budget"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def _mark(metadata: Any, info: dict[str, Any]) -> dict[str, Any]:
+    """Our marker under metadata["compact_agent"][layer], keeping whatever else is there."""
+    base: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
+    if metadata is not None and not isinstance(metadata, dict):
+        base["value"] = metadata
+    ours = dict(base.get("compact_agent") or {})
+    ours[LAYER] = info
+    base["compact_agent"] = ours
+    return base
+
+
+def text_of(part: ToolReturnPart) -> str | None:
+    """The text the model would read for this result, or None when it carries files (images)."""
+    if isinstance(part.content, str):
+        return part.content
+    if part.files:
+        return None
+    return part.model_response_str(wrap_if_error=False)
+
+
+def spill_name(tool_call_id: str) -> str:
+    """A file name for the id that cannot escape the spill dir; a hash keeps rewritten ids distinct."""
+    safe = _UNSAFE.sub("_", tool_call_id).lstrip(".")[:120]
+    if safe != tool_call_id or not safe:
+        safe = f"{safe or 'call'}-{hashlib.sha256(tool_call_id.encode()).hexdigest()[:10]}"
+    return f"{safe}.txt"
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write atomically (temp file, fsync, rename) with owner-only permissions.
+
+    Tool output can hold secrets from the user's machine (env dumps, keys in logs); 0600/0700
+    keeps it as private as the session itself, and the rename means a reader never sees half a file.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".spill-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def build_preview(text: str, preview_chars: int, path: Path | None) -> str:
+    """Head and tail of `text` and one line telling the model where the rest is (or that it is gone)."""
+    head_n = max(0, preview_chars // 2)
+    tail_n = max(0, preview_chars - head_n)
+    head, tail = text[:head_n], text[len(text) - tail_n :] if tail_n else ""
+    omitted = len(text) - len(head) - len(tail)
+    lines = text.count("\n") + 1
+    size = f"{len(text):,} characters, {lines:,} lines"
+    if path is not None:
+        note = (
+            f"[Output too large for the context ({size}); showing the first {len(head):,} and last "
+            f"{len(tail):,} characters. Full output saved to {path} . Read the rest with "
+            f'read_file(path="{path}", offset=<first line>, limit=<number of lines>).]'
+        )
+    else:
+        note = (
+            f"[Output too large for the context ({size}); showing the first {len(head):,} and last "
+            f"{len(tail):,} characters. The full output was not saved and cannot be read back; "
+            f"re-run the tool with narrower arguments if you need the rest.]"
+        )
+    return f"{head}\n\n[... {omitted:,} characters omitted ...]\n\n{tail}\n\n{note}"
+
+
+class ToolResultBudget:
+    """L1: cap single tool results and the fresh results of one request, spilling to disk.
+
+    State: `seen` (ids already judged, kept or replaced) and `replacements` (id -> the exact
+    preview text). Both survive `state_to_json`/`load_state`, so a restarted session sends the
+    same bytes for the same history.
+    """
+
+    name = LAYER
+
+    def __init__(self, settings: Settings, spill_dir: Path | None) -> None:
+        self.settings = settings
+        self.spill_dir = spill_dir
+        self.seen: set[str] = set()
+        self.replacements: dict[str, str] = {}
+        self.actions: dict[str, dict[str, Any]] = {}  # id -> marker info, frozen with the preview
+
+    # -- state ---------------------------------------------------------------------------------
+    def state_to_json(self) -> dict[str, Any]:
+        return {
+            "seen": sorted(self.seen),
+            "replacements": dict(sorted(self.replacements.items())),
+            "actions": dict(sorted(self.actions.items())),
+        }
+
+    def load_state(self, d: dict[str, Any]) -> None:
+        self.seen = set(d.get("seen", []))
+        self.replacements = dict(d.get("replacements", {}))
+        self.actions = dict(d.get("actions", {}))
+        self.seen.update(self.replacements)
+
+    # -- the layer -----------------------------------------------------------------------------
+    def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
+        watch = Stopwatch()
+        before = tokens.estimate(messages)
+        out: list[ModelMessage] = []
+        new_ids: list[str] = []
+        new_actions: dict[str, str] = {}
+        for message in messages:
+            if not isinstance(message, ModelRequest):
+                out.append(message)
+                continue
+            decided = self._decide_fresh(message)
+            for call_id, action in decided.items():
+                new_ids.append(call_id)
+                new_actions[call_id] = action
+            out.append(self._render(message))
+        after = tokens.estimate(out)
+        events = []
+        if new_ids:
+            paths = [self.actions[i].get("path") for i in new_ids if self.actions[i].get("path")]
+            events.append(
+                Event(
+                    layer=LAYER,
+                    action="spill" if "spill" in new_actions.values() else "truncate",
+                    tokens_before=before,
+                    tokens_after=after,
+                    ids=new_ids,
+                    trigger="size",
+                    duration_ms=watch.ms(),
+                    detail={"actions": new_actions, "paths": paths},
+                    time=budget.now.isoformat(),
+                )
+            )
+        return LayerResult(messages=out, tokens_freed=max(0, before - after), events=events)
+
+    def _decide_fresh(self, message: ModelRequest) -> dict[str, str]:
+        """Judge the results of `message` not seen before; returns {id: "spill"|"truncate"} for new replacements."""
+        fresh: list[tuple[int, ToolReturnPart, str]] = []
+        for i, part in enumerate(message.parts):
+            if not isinstance(part, ToolReturnPart) or part.tool_call_id in self.seen:
+                continue
+            text = text_of(part)
+            if text is not None:
+                fresh.append((i, part, text))
+        if not fresh:
+            return {}
+        decided: dict[str, str] = {}
+        size: dict[str, int] = {}
+        for _, part, text in fresh:
+            size[part.tool_call_id] = len(text)
+            if len(text) > self.settings.tool_result_max_chars:
+                action = self._replace(part, text)
+                if action:
+                    decided[part.tool_call_id] = action
+                    size[part.tool_call_id] = len(self.replacements[part.tool_call_id])
+        # Largest first, position breaking ties, so the choice is the same on every run.
+        candidates = sorted(
+            (p for p in fresh if p[1].tool_call_id not in decided), key=lambda p: (-len(p[2]), p[0])
+        )
+        limit = self.settings.tool_results_per_message_chars
+        for _, part, text in candidates:
+            if sum(size.values()) <= limit:
+                break
+            action = self._replace(part, text)
+            if action:
+                decided[part.tool_call_id] = action
+                size[part.tool_call_id] = len(self.replacements[part.tool_call_id])
+        self.seen.update(part.tool_call_id for _, part, _ in fresh)
+        return decided
+
+    def _replace(self, part: ToolReturnPart, text: str) -> str | None:
+        """Spill `text` and remember its preview; None when a preview would not be smaller."""
+        preview_chars = self.settings.tool_result_preview_chars
+        call_id = part.tool_call_id
+        longest = max(len(build_preview(text, preview_chars, p)) for p in (self._path(call_id), None))
+        if longest >= len(text):
+            return None
+        path: Path | None = self._path(call_id)
+        info: dict[str, Any] = {"action": "spill", "chars": len(text)}
+        if path is not None:
+            try:
+                _write_private(path, text)
+                info["path"] = str(path)
+            except OSError as e:
+                log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
+                path = None
+        if path is None:
+            info["action"] = "truncate"
+        self.replacements[call_id] = build_preview(text, preview_chars, path)
+        self.actions[call_id] = info
+        return str(info["action"])
+
+    def _path(self, call_id: str) -> Path | None:
+        return None if self.spill_dir is None else self.spill_dir / spill_name(call_id)
+
+    def _render(self, message: ModelRequest) -> ModelRequest:
+        """The request with every remembered replacement applied; the same object if none applies."""
+        parts = list(message.parts)
+        changed = False
+        for i, part in enumerate(parts):
+            if isinstance(part, ToolReturnPart) and part.tool_call_id in self.replacements:
+                info = self.actions.get(part.tool_call_id, {"action": "spill"})
+                parts[i] = replace(
+                    part,
+                    content=self.replacements[part.tool_call_id],
+                    metadata=_mark(part.metadata, info),
+                )
+                changed = True
+        return replace(message, parts=parts) if changed else message

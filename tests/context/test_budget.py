@@ -1,0 +1,154 @@
+"""L1 tool-result budget: spill to disk, preview, idempotence without I/O, private files."""
+
+from __future__ import annotations
+
+import json
+import logging
+import stat
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import BinaryContent, ModelRequest, ToolReturnPart, repair_messages
+
+from compact_agent.config import Settings
+from compact_agent.context import budget as budget_mod
+from compact_agent.context import tokens
+from compact_agent.context.budget import ToolResultBudget, spill_name
+from tests.context.strategies import Conv, budget_for, big_text, dump
+
+
+def returns(messages: list) -> dict[str, ToolReturnPart]:
+    return {p.tool_call_id: p for m in messages if isinstance(m, ModelRequest)
+            for p in m.parts if isinstance(p, ToolReturnPart)}
+
+
+def run(layer: ToolResultBudget, messages: list):
+    return layer.apply(messages, budget_for(messages, Conv().t))
+
+
+def test_big_result_is_spilled_privately_and_previewed(tmp_path: Path) -> None:
+    spill = tmp_path / "spill"
+    out_text = big_text("log", 60_000)
+    conv = Conv().user("show me the log").call("bash", {"command": "cat log"}, out_text).say("ok")
+    before = dump(conv.messages)
+    result = run(ToolResultBudget(Settings(), spill), conv.messages)
+
+    assert dump(conv.messages) == before  # the persisted history is untouched
+    path = spill / "call_1.txt"
+    assert path.read_text() == out_text
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(spill.stat().st_mode) == 0o700
+    preview = returns(result.messages)["call_1"].content
+    assert isinstance(preview, str) and len(preview) < 3_000
+    assert str(path) in preview and "60,000 characters" in preview and "read_file(" in preview
+    assert preview.startswith(out_text[:1_000]) and out_text[-1_000:] in preview
+    meta = returns(result.messages)["call_1"].metadata["compact_agent"]["budget"]
+    assert meta == {"action": "spill", "chars": 60_000, "path": str(path)}
+    assert result.tokens_freed > 10_000
+    assert [(e.layer, e.action, e.ids) for e in result.events] == [("budget", "spill", ["call_1"])]
+    assert dump(repair_messages(result.messages)) == dump(result.messages)
+
+
+def test_reapplying_is_byte_identical_and_does_no_io(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    conv = Conv().user("go").call("grep", {"pattern": "x"}, big_text("g", 80_000)).say("done")
+    layer = ToolResultBudget(Settings(), tmp_path)
+    first = run(layer, conv.messages)
+
+    def no_io(*_: object) -> None:
+        raise AssertionError("a remembered replacement must not touch the disk")
+
+    monkeypatch.setattr(budget_mod, "_write_private", no_io)
+    second = run(layer, conv.messages)
+    assert dump(second.messages) == dump(first.messages)
+    assert second.events == [] and second.tokens_freed == first.tokens_freed
+
+
+def test_state_survives_a_restart_with_identical_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    conv = Conv().user("go").call("bash", {"command": "env"}, big_text("e", 70_000)).say("done")
+    layer = ToolResultBudget(Settings(), tmp_path)
+    first = run(layer, conv.messages)
+    state = json.loads(json.dumps(layer.state_to_json()))
+
+    monkeypatch.setattr(budget_mod, "_write_private", lambda *_: (_ for _ in ()).throw(AssertionError("I/O")))
+    restarted = ToolResultBudget(Settings(), tmp_path)
+    restarted.load_state(state)
+    assert dump(run(restarted, conv.messages).messages) == dump(first.messages)
+
+
+def test_later_requests_leave_earlier_decisions_byte_identical(tmp_path: Path) -> None:
+    conv = Conv().user("go").call("bash", {"command": "a"}, big_text("a", 55_000)).say("next?").user("yes")
+    layer = ToolResultBudget(Settings(), tmp_path)
+    first = run(layer, conv.messages)
+    n = len(conv.messages)
+    conv.call("bash", {"command": "b"}, big_text("b", 90_000)).say("done")
+    second = run(layer, conv.messages)
+    assert dump(second.messages[:n]) == dump(first.messages)
+    assert [e.ids for e in second.events] == [["call_2"]]
+
+
+def test_fresh_results_over_the_per_message_budget_spill_largest_first(tmp_path: Path) -> None:
+    s = Settings()  # 50K single cap, 200K per message
+    sizes = [45_000, 49_000, 30_000, 48_000, 47_000]  # 219K together, each under the single cap
+    calls = [("read_file", {"path": f"f{i}"}, big_text(f"f{i}", n)) for i, n in enumerate(sizes)]
+    conv = Conv().user("read all").calls(*calls).say("done")
+    result = run(ToolResultBudget(s, tmp_path), conv.messages)
+    replaced = {i for i, p in returns(result.messages).items() if p.metadata}
+    assert replaced == {"call_2"}  # the 49K one alone brings the request under 200K
+    total = sum(len(p.content) for p in returns(result.messages).values())
+    assert total <= s.tool_results_per_message_chars
+
+
+def test_a_result_seen_and_kept_stays_kept(tmp_path: Path) -> None:
+    conv = Conv().user("go").call("bash", {"command": "a"}, big_text("a", 20_000)).say("ok")
+    layer = ToolResultBudget(Settings(), tmp_path)
+    run(layer, conv.messages)
+    # Same state, stricter settings: the seen result stays as the model saw it; a new one obeys them.
+    strict = ToolResultBudget(Settings(tool_result_max_chars=10_000), tmp_path)
+    strict.load_state(layer.state_to_json())
+    conv.user("again").call("bash", {"command": "b"}, big_text("b", 20_000)).say("ok")
+    out = returns(run(strict, conv.messages).messages)
+    assert out["call_1"].content == big_text("a", 20_000)
+    assert out["call_2"].metadata["compact_agent"]["budget"]["action"] == "spill"
+
+
+def test_without_a_spill_dir_the_preview_says_nothing_was_saved() -> None:
+    conv = Conv().user("go").call("bash", {"command": "x"}, big_text("x", 60_000)).say("done")
+    a = run(ToolResultBudget(Settings(), None), conv.messages)
+    b = run(ToolResultBudget(Settings(), None), conv.messages)
+    assert dump(a.messages) == dump(b.messages)
+    preview = returns(a.messages)["call_1"].content
+    assert "was not saved" in preview and "read_file(" not in preview
+    assert a.events[0].action == "truncate"
+
+
+def test_a_failed_write_truncates_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    conv = Conv().user("go").call("bash", {"command": "x"}, big_text("x", 60_000)).say("done")
+    with caplog.at_level(logging.WARNING):
+        result = run(ToolResultBudget(Settings(), not_a_dir), conv.messages)
+    assert "was not saved" in returns(result.messages)["call_1"].content
+    assert "could not spill" in caplog.text
+
+
+def test_images_are_left_alone(tmp_path: Path) -> None:
+    image = BinaryContent(data=b"\x89PNG" + b"0" * 100, media_type="image/png")
+    conv = Conv().user("look").call("screenshot", {}, [image, big_text("t", 60_000)]).say("done")
+    result = run(ToolResultBudget(Settings(), tmp_path), conv.messages)
+    assert dump(result.messages) == dump(conv.messages) and not result.events
+
+
+def test_small_results_and_other_messages_are_the_same_objects(tmp_path: Path) -> None:
+    conv = Conv().user("go").call("bash", {"command": "ls"}, "a\nb\n").say("done")
+    result = run(ToolResultBudget(Settings(), tmp_path), conv.messages)
+    assert all(a is b for a, b in zip(result.messages, conv.messages, strict=True))
+    assert result.messages is not conv.messages and result.tokens_freed == 0
+    assert tokens.estimate(result.messages) == tokens.estimate(conv.messages)
+
+
+def test_spill_names_cannot_escape_the_directory() -> None:
+    assert spill_name("call_1") == "call_1.txt"
+    for bad in ("../../etc/passwd", "..", "a/b", ""):
+        name = spill_name(bad)
+        assert "/" not in name and not name.startswith(".") and name.endswith(".txt")
+    assert spill_name("a/b") != spill_name("a_b")
