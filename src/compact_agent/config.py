@@ -55,6 +55,8 @@ class Settings(BaseSettings):
     memory_max_tokens: int = 40_000
     memory_update_tokens: int = 5_000
     memory_update_tool_calls: int = 3
+    # agent
+    max_requests_per_turn: int = 1_000
     # tools
     bash_timeout_s: float = 120.0
     bash_output_max_chars: int = 30_000

@@ -41,7 +41,8 @@ class Cli:
         return sorted((self.home / "projects").glob("*/*.jsonl"))
 
     def archives(self) -> list[Path]:
-        return sorted((self.home / "projects").glob("*/compact-history/*.jsonl"))
+        """Oldest first (by modification time: names only carry the second)."""
+        return sorted((self.home / "projects").glob("*/compact-history/*.jsonl"), key=lambda p: p.stat().st_mtime_ns)
 
 
 @pytest.fixture

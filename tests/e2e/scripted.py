@@ -73,7 +73,8 @@ class FileTaskAgent:
                 done, total, last_at = int(hit.group(1)), int(hit.group(2)), i
         # Results of reads made after that statement (the newest tool messages).
         calls = {}
-        for m in req.messages[last_at + 1 if last_at >= 0 else 0:]:
+        # The statement and the call it made share one assistant message.
+        for m in req.messages[max(last_at, 0):]:
             for c in m.get("tool_calls") or []:
                 calls[c["id"]] = json.loads(c["function"]["arguments"]).get("path", "")
         for m in req.messages[last_at + 1 if last_at >= 0 else 0:]:

@@ -25,7 +25,7 @@ from pydantic_ai.messages import (
     TextPart,
     TextPartDelta,
 )
-from pydantic_ai.usage import RunUsage
+from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ..config import Limits, Settings, home_dir
 from ..context.compactor import CompactionResult, Compactor
@@ -142,7 +142,7 @@ class AgentSession:
         self.cm = ContextManager(
             limits=self.limits, summarizer=self._summarizer, settings=self.settings,
             compactor=Compactor(self.limits, restorer), store=self.store,
-            layers=default_layers(self.settings, self.store), on_event=self._on_event,
+            layers=default_layers(self.settings, self.store), event_sink=self._on_event,
             on_compact_start=on_compact_start, provider=self.info.provider,
             cache_ttl_s=self.info.cache_ttl_s, max_output=self.info.max_output,
         )
@@ -205,7 +205,8 @@ class AgentSession:
         before = len(self.cm.compactions)
         handler = _stream_handler(on_text) if on_text else None
         try:
-            result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler)
+            result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler,
+                                          usage_limits=UsageLimits(request_limit=self.settings.max_requests_per_turn))
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._recover()
             raise

@@ -69,7 +69,7 @@ class ContextManager(AbstractCapability[Any]):
     layers: list[Any] = field(default_factory=list)
     memory: Any = None  # session memory (notes) that can stand in for a summary
     clock: Callable[[], datetime] = utcnow
-    on_event: Callable[[Event], None] | None = None
+    event_sink: Callable[[Event], None] | None = None
     on_compact_start: Callable[[str, int], None] | None = None
     provider: str = "openai"
     cache_ttl_s: float = 3600.0
@@ -109,8 +109,8 @@ class ContextManager(AbstractCapability[Any]):
             event.time = self.clock().isoformat()
         if event.layer in ("budget", "snip", "microcompact", "collapse"):
             self.layer_savings[event.layer] = self.layer_savings.get(event.layer, 0) + event.tokens_freed
-        if self.on_event:
-            self.on_event(event)
+        if self.event_sink:
+            self.event_sink(event)
 
     # -- persistence -------------------------------------------------------------------------
     def persist(self, messages: Sequence[ModelMessage]) -> None:
