@@ -14,7 +14,7 @@ from compact_agent.config import Settings
 from compact_agent.context import budget as budget_mod
 from compact_agent.context import tokens
 from compact_agent.context.budget import ToolResultBudget, spill_name
-from tests.context.strategies import Conv, budget_for, big_text, dump
+from tests.context.strategies import Conv, big_text, budget_for, dump
 
 
 def returns(messages: list) -> dict[str, ToolReturnPart]:
