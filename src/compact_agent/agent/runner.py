@@ -25,6 +25,7 @@ from pydantic_ai.messages import (
     TextPart,
     TextPartDelta,
 )
+from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ..config import Limits, Settings, home_dir
@@ -65,6 +66,7 @@ class SessionOptions:
     continue_last: bool = False
     settings: Settings = field(default_factory=Settings)
     home: Path | None = None
+    model_override: Model | None = None  # a ready model (the offline demo's scripted stand-in)
 
 
 @dataclass
@@ -115,7 +117,7 @@ class AgentSession:
         provider = provider_for(opts.model, opts.base_url)
         self.info: ModelInfo = model_info(opts.model, provider=provider,
                                           window=opts.context_window or self.settings.context_window)
-        self.model = build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key)
+        self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key)
         self.session_id, exists = resolve_session_id(opts)
         self.store = SessionStore(session_root(self.cwd, opts.home), self.session_id)
         self.store.lock()
@@ -134,7 +136,8 @@ class AgentSession:
         self._user_on_event = on_event
         restorer = Restorer(
             recent_files=lambda: list(reversed(self.read_state.paths())),
-            reread=lambda paths, n: mention_messages(self.env, paths, n),
+            reread=lambda paths, n: mention_messages(self.env, paths, n, kind="restore",
+                                                     salt=f"c{len(self.cm.compactions)}"),
             reset=self.read_state.clear,
             resolve=lambda s: resolve_path(self.cwd, s),
         )
@@ -195,7 +198,7 @@ class AgentSession:
             p = resolve_path(self.cwd, m.group(1).rstrip(".,;:"))
             if p.is_file() and p not in paths:
                 paths.append(p)
-        return mention_messages(self.env, paths, None) if paths else []
+        return mention_messages(self.env, paths, None, salt=f"t{self.turns}") if paths else []
 
     async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None) -> TurnResult:
         history = list(self.messages)

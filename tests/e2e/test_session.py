@@ -1,0 +1,85 @@
+"""In-process sessions against the fake server: manual compaction, the circuit breaker, @mentions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compact_agent.agent.runner import AgentSession, SessionOptions
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+
+from .scripted import FileTaskAgent, is_summary_request, make_project, task_text
+
+
+def session(tmp_path: Path, server: FakeOpenAIServer, window: int = 16_000, **kw) -> AgentSession:
+    cwd = tmp_path / "project"
+    cwd.mkdir(exist_ok=True)
+    opts = SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                          context_window=window, permission_mode="yes", home=tmp_path / "home", **kw)
+    return AgentSession(opts)
+
+
+async def test_manual_compact_with_instructions(tmp_path):
+    def responder(req):
+        if is_summary_request(req):
+            return Reply.text("<analysis>x</analysis><summary>We discussed the parser and its tests at length.</summary>")
+        return Reply.text("answer " + "words " * 300)
+
+    with FakeOpenAIServer(responder) as server:
+        s = session(tmp_path, server)
+        for i in range(3):
+            await s.run_turn(f"question {i}: keep the API stable")
+        result = await s.compact("focus on the parser tests")
+        s.close()
+    summary_reqs = [r for r in server.requests if is_summary_request(r)]
+    assert len(summary_reqs) == 1
+    assert "focus on the parser tests" in message_text(summary_reqs[0].messages[-1])
+    assert result.trigger == "manual" and result.tokens_after < result.tokens_before
+    head = result.messages[0].parts[0].content
+    assert "question 0: keep the API stable" in head  # the user's words, verbatim in the summary message
+    everything = "\n".join(str(getattr(p, "content", "")) for m in result.messages for p in m.parts)
+    assert all(f"question {i}: keep the API stable" in everything for i in range(3))
+    # The session file now starts at the boundary and reloads to the same history.
+    assert len(s.store.load().messages) == len(result.messages)
+
+
+async def test_circuit_breaker_stops_auto_compaction_after_three_failures(tmp_path):
+    n = 14
+    make_project(tmp_path / "project", n)
+    agent = FileTaskAgent(n)
+
+    def responder(req):
+        if is_summary_request(req) or "<transcript>" in message_text(req.messages[-1]):
+            return Reply.error(400, {"error": {"message": "summaries are broken today", "type": "invalid_request_error"}})
+        return agent(req)
+
+    events = []
+    with FakeOpenAIServer(responder, window=128_000) as server:
+        s = session(tmp_path, server, window=12_000)
+        s.cm.event_sink = events.append
+        out = await s.run_turn(task_text(n))
+        s.close()
+    failed = [e for e in events if e.layer == "compact" and e.action == "failed"]
+    assert len(failed) == 3
+    assert all("broken" in e.detail["error"] or "Rejected" in e.detail["error"] or e.detail["error"] for e in failed)
+    assert s.cm.breaker_open
+    assert out.output.startswith("FINAL SUM")  # the turn went on despite the failures
+    shared = [r for r in server.requests if is_summary_request(r)]
+    assert len(shared) == 6  # shared path then the separate fallback, three times; none after
+
+
+async def test_mention_injects_a_read_and_registers_it(tmp_path):
+    seen = []
+
+    def responder(req):
+        seen.append(req)
+        return Reply.text("ok")
+
+    with FakeOpenAIServer(responder) as server:
+        s = session(tmp_path, server)
+        (s.cwd / "notes.txt").write_text("the secret is 42\n")
+        await s.run_turn("what does @notes.txt say?")
+        s.close()
+    text = "\n".join(message_text(m) for m in seen[0].messages)
+    assert "the secret is 42" in text
+    assert any(m.get("tool_calls") for m in seen[0].messages)
+    assert s.read_state.is_current(s.cwd / "notes.txt")
