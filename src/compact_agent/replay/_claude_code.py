@@ -1,0 +1,271 @@
+"""Claude Code session JSONL (``~/.claude/projects/<project>/<session>.jsonl``) → pydantic-ai messages.
+
+What the format does that a naive reader gets wrong (all observed in the fixture data):
+
+* **One API response spans several ``assistant`` lines.** Claude Code writes each content block
+  (thinking, text, tool_use) as its own line, all sharing ``message.id``; tool results for early
+  blocks are often written *between* later blocks of the same response. Lines are merged back into one
+  ``ModelResponse`` per ``message.id``, and the interleaved results land in the request after it.
+  Every line repeats the usage block as a streaming snapshot: the largest ``output_tokens`` is final.
+* **Messages typed while the agent works are only ``queue-operation`` lines.** ``enqueue`` carries
+  the text; a later ``remove`` means Claude Code took it off the queue and attached it to the next
+  tool results, so the model saw it there (e.g. "check again" in 258c7280, only otherwise visible in
+  the compaction summary). It is imported as a user prompt at the ``remove`` line. Queued entries
+  that are later delivered as an ordinary user line (task notifications wait for the end of the
+  turn) are matched by text and not duplicated; ``remove`` prefers user-typed entries over
+  ``<task-notification>`` ones for the same reason. Entries never delivered are reported, not imported.
+* **Compaction** is a ``system``/``compact_boundary`` line (trigger, preTokens) followed by a user line
+  with ``isCompactSummary``: the summary is imported as the user prompt Claude Code sent, and the
+  boundary goes to ``recorded_compactions`` with the index of the message holding the summary.
+* ``isMeta`` user lines (skill bodies, hook ``<system-reminder>`` context, local-command caveats) *are*
+  sent to the model, so they are kept; so are ``local_command`` system lines, which Claude Code turns
+  into user text for the API. ``progress``, ``file-history-snapshot`` and other ``system`` subtypes
+  (hook summaries, turn durations) are UI bookkeeping and are ignored.
+* **Usage is a streaming snapshot on most lines.** Input and cache counts are exact on every line,
+  but ``output_tokens`` only reaches its final value on the line written after ``message_delta``
+  (recognisable by ``server_tool_use``/``iterations``). Many responses, and every subagent and
+  compaction call in the fixtures, never got that line: their ``output_tokens`` is what had streamed
+  by the last block (e.g. 6 for a 14 KB compaction summary). Such responses get
+  ``metadata={"output_tokens_is_lower_bound": True}`` and are counted in the warnings.
+* Redacted thinking signatures (``[REDACTED_SIGNATURE]``) are dropped so a replay never sends a
+  signature the API would reject; real ones are kept with ``provider_name="anthropic"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic_ai.messages import ModelResponse, ModelResponsePart, TextPart, ThinkingPart, ToolCallPart
+
+from ._common import (
+    IMAGE_PLACEHOLDER,
+    ConversationBuilder,
+    is_blank_part,
+    parse_time,
+    text_of_blocks,
+    usage_from_mapping,
+)
+
+RECORD_TYPES = frozenset(
+    {"user", "assistant", "system", "progress", "file-history-snapshot", "queue-operation", "summary"}
+)
+_IGNORED_TYPES = frozenset({"progress", "file-history-snapshot", "summary", "custom-title"})
+_TASK_NOTIFICATION = "<task-notification>"
+OUTPUT_LOWER_BOUND = "output_tokens_is_lower_bound"
+"""``ModelResponse.metadata`` key set when only a streaming usage snapshot was recorded."""
+
+
+def looks_like_record(record: Mapping[str, Any]) -> bool:
+    """A Claude Code line: known ``type`` plus one of the fields every such line carries."""
+    kind = record.get("type")
+    return kind in RECORD_TYPES and (
+        "uuid" in record or "sessionId" in record or kind in {"queue-operation", "file-history-snapshot"}
+    )
+
+
+@dataclass
+class _State:
+    builder: ConversationBuilder
+    message_id: str | None = None
+    response: ModelResponse | None = None
+    best_output: int = -1
+    final_usage: bool = False
+    started: datetime | None = None
+    queue: list[str] = field(default_factory=list)
+    compaction: dict[str, Any] | None = None
+    api_errors: int = 0
+    injected: int = 0
+
+
+def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
+    """Feed Claude Code records into ``builder`` (see the module docstring for the rules)."""
+    state = _State(builder)
+    for record in records:
+        try:
+            _handle(state, record)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            builder.skip_malformed(exc)
+    if state.compaction is not None:
+        builder.record_compaction(state.compaction)
+    if state.queue:
+        builder.warnings.append(f"{len(state.queue)} queued user messages were never delivered to the model")
+    if state.injected:
+        builder.warnings.append(f"imported {state.injected} mid-turn queued user messages (queue-operation)")
+    lower_bound = sum(
+        1
+        for m in builder.messages
+        if isinstance(m, ModelResponse) and (m.metadata or {}).get(OUTPUT_LOWER_BOUND)
+    )
+    if lower_bound:
+        builder.warnings.append(
+            f"{lower_bound} responses recorded only a streaming usage snapshot: output_tokens is a lower bound"
+            f" (metadata[{OUTPUT_LOWER_BOUND!r}])"
+        )
+    if state.api_errors:
+        builder.warnings.append(f"skipped {state.api_errors} synthetic API-error assistant lines")
+
+
+def _handle(state: _State, record: Mapping[str, Any]) -> None:
+    kind = record.get("type")
+    timestamp = parse_time(record.get("timestamp"))
+    if kind == "assistant":
+        _assistant(state, record, timestamp)
+    elif kind == "user":
+        _user(state, record, timestamp)
+    elif kind == "queue-operation":
+        _queue(state, record, timestamp)
+    elif kind == "system":
+        _system(state, record, timestamp)
+    elif kind not in _IGNORED_TYPES:
+        state.builder.skipped += 1
+
+
+def _assistant(state: _State, record: Mapping[str, Any], timestamp: datetime | None) -> None:
+    if record.get("isApiErrorMessage"):
+        state.api_errors += 1
+        return
+    message = record["message"]
+    message_id = message.get("id") or record.get("uuid")
+    parts = _response_parts(message.get("content"))
+    for part in parts:
+        if isinstance(part, ToolCallPart):
+            state.builder.tool_names[part.tool_call_id] = part.tool_name
+    if message_id != state.message_id:
+        state.message_id, state.response, state.best_output = message_id, None, -1
+        state.final_usage = False
+        state.started = timestamp  # the first line, even if it is a blank block that gets dropped
+    if state.response is None:
+        model = message.get("model")
+        synthetic = model == "<synthetic>"
+        state.response = state.builder.add_response(
+            parts,
+            model_name=None if synthetic else model,
+            provider_name=None if synthetic else "anthropic",
+            provider_response_id=None if synthetic else message_id,
+            timestamp=state.started or timestamp,
+        )
+    else:
+        state.response.parts = [*state.response.parts, *(p for p in parts if not is_blank_part(p))]
+    raw_usage = message.get("usage")
+    if state.response is None or not isinstance(raw_usage, Mapping):
+        return
+    output = raw_usage.get("output_tokens", 0)
+    if isinstance(output, int) and output >= state.best_output:
+        usage = usage_from_mapping(raw_usage)
+        if usage is not None:
+            state.best_output = output
+            state.response.usage = usage
+    # The final usage (message_delta) has `server_tool_use`/`iterations`; streaming snapshots do not
+    # and count only the output tokens streamed so far.
+    state.final_usage = state.final_usage or bool(
+        {"server_tool_use", "iterations"} & raw_usage.keys() or message.get("stop_reason")
+    )
+    state.response.metadata = None if state.final_usage else {OUTPUT_LOWER_BOUND: True}
+
+
+def _response_parts(content: Any) -> list[ModelResponsePart]:
+    if isinstance(content, str):
+        return [TextPart(content)]
+    parts: list[ModelResponsePart] = []
+    for block in content or []:
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(TextPart(block.get("text") or ""))
+        elif kind == "thinking":
+            signature = block.get("signature") or None
+            if signature and signature.startswith("[REDACTED"):
+                signature = None
+            parts.append(
+                ThinkingPart(
+                    block.get("thinking") or "",
+                    signature=signature,
+                    provider_name="anthropic" if signature else None,
+                )
+            )
+        elif kind == "redacted_thinking":
+            parts.append(
+                ThinkingPart(
+                    "", id="redacted_thinking", signature=block.get("data"), provider_name="anthropic"
+                )
+            )
+        elif kind == "tool_use":
+            parts.append(ToolCallPart(block["name"], block.get("input") or {}, tool_call_id=block["id"]))
+    return parts
+
+
+def _user(state: _State, record: Mapping[str, Any], timestamp: datetime | None) -> None:
+    builder = state.builder
+    content = record["message"].get("content")
+    if record.get("isCompactSummary"):
+        text = text_of_blocks(content)
+        part = builder.add_user_text(text, timestamp)
+        if state.compaction is not None:
+            state.compaction["summary_chars"] = len(text)
+            builder.record_compaction(state.compaction, part)
+            state.compaction = None
+        return
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "tool_result":
+            builder.add_tool_return(
+                block["tool_use_id"],
+                text_of_blocks(block.get("content")),
+                timestamp,
+                failed=bool(block.get("is_error")),
+            )
+        elif kind == "text":
+            text = block.get("text") or ""
+            _delivered(state, text)
+            builder.add_user_text(text, timestamp)
+        elif kind == "image":
+            builder.add_user_text(IMAGE_PLACEHOLDER, timestamp)
+
+
+def _delivered(state: _State, text: str) -> None:
+    """A queued message that arrives as an ordinary user line leaves the queue without being injected."""
+    for index, queued in enumerate(state.queue):
+        if queued.strip() == text.strip():
+            del state.queue[index]
+            return
+
+
+def _queue(state: _State, record: Mapping[str, Any], timestamp: datetime | None) -> None:
+    operation = record.get("operation")
+    content = record.get("content")
+    if operation == "enqueue":
+        if isinstance(content, str) and content.strip():
+            state.queue.append(content)
+    elif operation == "remove" and state.queue:
+        index = next(
+            (i for i, q in enumerate(state.queue) if not q.lstrip().startswith(_TASK_NOTIFICATION)), 0
+        )
+        if state.builder.add_user_text(state.queue.pop(index), timestamp) is not None:
+            state.injected += 1
+    elif operation == "dequeue" and state.queue:
+        state.queue.pop(0)  # delivered as a normal user turn, which has its own line
+    elif operation == "popAll":
+        state.queue.clear()  # pulled back into the input box, never sent as queued
+
+
+def _system(state: _State, record: Mapping[str, Any], timestamp: datetime | None) -> None:
+    subtype = record.get("subtype")
+    if subtype == "compact_boundary":
+        if state.compaction is not None:  # a boundary without a summary line: anchor at what follows
+            state.builder.record_compaction(state.compaction)
+        metadata = record.get("compactMetadata") or {}
+        state.compaction = {
+            "source": "claude-code",
+            "kind": "compact_boundary",
+            "trigger": metadata.get("trigger"),
+            "pre_tokens": metadata.get("preTokens"),
+            "timestamp": record.get("timestamp"),
+            "message_index": None,
+            "summary_chars": None,
+        }
+        state.message_id, state.response = None, None
+    elif subtype == "local_command":
+        state.builder.add_user_text(str(record.get("content") or ""), timestamp)

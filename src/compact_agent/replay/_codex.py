@@ -1,0 +1,236 @@
+"""Codex CLI rollout JSONL (``~/.codex/sessions/**/rollout-*.jsonl``) → pydantic-ai messages.
+
+Lines are ``{timestamp, type, payload}``. Only ``response_item`` payloads are what the model saw
+(``event_msg`` user/agent messages duplicate them for the UI), plus ``session_meta.base_instructions``,
+which Codex sends as the instructions of every call and is imported as the system prompt.
+
+Rules, and the traps they answer (all observed in the fixture data):
+
+* Consecutive model items (``reasoning``, assistant ``message``, ``function_call``,
+  ``custom_tool_call``) form one ``ModelResponse``. A ``token_count`` event with new cumulative
+  totals marks the end of an API call: its ``last_token_usage`` becomes that response's usage and the
+  next model item starts a new response. Codex repeats the same snapshot after every tool output (and
+  emits an all-zero one around compaction); those repeats are recognised by unchanged
+  ``total_token_usage`` and ignored.
+* Codex records ``developer`` messages (approval notices) *between* a call and its output, and a
+  resumed session re-sends its whole context while a call is still open. The builder keeps every
+  output in the request right after its call and moves the interleaved messages after the outputs;
+  calls that never got an output (a killed process) are dropped and reported.
+* Free text is redacted upstream as ``[REDACTED_<KIND> len=N sha=H]``; it is replaced by N characters
+  of deterministic filler so sizes and token counts stay realistic (redacted arguments become a valid
+  JSON object of length N, redacted tool names ``redacted_tool_<sha>``, redacted images ``[image]``).
+  Encrypted reasoning is not sent as text, so only the reasoning summary is imported.
+* ``web_search_call`` items are server-side searches with no recorded result: skipped and counted.
+* ``compacted`` (with its ``replacement_history``) goes to ``recorded_compactions``, indexed at the first
+  message after it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic_ai.messages import ModelResponsePart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart
+
+from ._common import (
+    ConversationBuilder,
+    has_recorded_usage,
+    parse_time,
+    text_of_blocks,
+    usage_from_mapping,
+)
+from ._redaction import REDACTION_RE, RedactionStats
+
+RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+_TEXT_KEYS = ("text", "input_text", "output_text")
+
+
+def looks_like_record(record: Mapping[str, Any]) -> bool:
+    return record.get("type") in RECORD_TYPES and "payload" in record
+
+
+@dataclass
+class _State:
+    builder: ConversationBuilder
+    redactions: RedactionStats = field(default_factory=RedactionStats)
+    model: str | None = None
+    parts: list[ModelResponsePart] = field(default_factory=list)
+    started: datetime | None = None
+    last_total: str | None = None
+    system_prompt_seen: bool = False
+    repeated_usage: int = 0
+    unattached_usage: int = 0
+    native_calls: int = 0
+
+
+def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
+    """Feed Codex rollout records into ``builder`` (see the module docstring for the rules)."""
+    state = _State(builder)
+    for record in records:
+        try:
+            _handle(state, record)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            builder.skip_malformed(exc)
+    _close(state)
+    if note := state.redactions.warning():
+        builder.warnings.append(note)
+    if state.native_calls:
+        builder.warnings.append(
+            f"skipped {state.native_calls} server-side web_search_call items (no recorded result)"
+        )
+    if state.unattached_usage:
+        builder.warnings.append(f"{state.unattached_usage} token_count events matched no response")
+
+
+def _handle(state: _State, record: Mapping[str, Any]) -> None:
+    kind = record.get("type")
+    payload = record["payload"]
+    timestamp = parse_time(record.get("timestamp"))
+    if kind == "response_item":
+        _item(state, payload, timestamp)
+    elif kind == "event_msg":
+        if payload.get("type") == "token_count":
+            _token_count(state, payload.get("info"))
+    elif kind == "turn_context":
+        state.model = payload.get("model") or state.model
+    elif kind == "session_meta":
+        _session_meta(state, payload, timestamp)
+    elif kind == "compacted":
+        _close(state)
+        history = payload.get("replacement_history") or []
+        measure = RedactionStats().expand  # sizes only: this text is not part of `messages`
+        state.builder.record_compaction(
+            {
+                "source": "codex",
+                "kind": "compacted",
+                "timestamp": record.get("timestamp"),
+                "message_index": None,
+                "summary_chars": len(measure(str(payload.get("message") or ""))),
+                "replacement_items": len(history),
+                "replacement_chars": sum(
+                    len(measure(text_of_blocks(item.get("content"), text_keys=_TEXT_KEYS)))
+                    for item in history
+                    if isinstance(item, Mapping)
+                ),
+                "replacement_history": history,
+            }
+        )
+    else:
+        state.builder.skipped += 1
+
+
+def _session_meta(state: _State, payload: Mapping[str, Any], timestamp: datetime | None) -> None:
+    if state.system_prompt_seen:
+        return  # a resumed session repeats its meta line; the instructions were already imported
+    instructions = payload.get("base_instructions")
+    text = instructions.get("text") if isinstance(instructions, Mapping) else instructions
+    if isinstance(text, str) and text.strip():
+        state.system_prompt_seen = True
+        state.builder.add_request_part(
+            SystemPromptPart(
+                state.redactions.expand(text), timestamp=timestamp or state.builder.fallback_time
+            ),
+            timestamp,
+        )
+
+
+def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) -> None:
+    kind = item.get("type")
+    expand = state.redactions.expand
+    if kind == "message":
+        content = item.get("content")
+        if isinstance(content, list):
+            state.redactions.images += sum(
+                1 for b in content if isinstance(b, Mapping) and "image" in str(b.get("type"))
+            )
+        text = expand(text_of_blocks(content, text_keys=_TEXT_KEYS))
+        role = item.get("role")
+        if role == "assistant":
+            _model_part(state, TextPart(text), timestamp)
+            return
+        _close(state)
+        if role in {"developer", "system"}:
+            if text.strip():
+                state.builder.add_request_part(
+                    SystemPromptPart(text, timestamp=timestamp or state.builder.fallback_time), timestamp
+                )
+        else:
+            state.builder.add_user_text(text, timestamp)
+    elif kind == "reasoning":
+        summary = "\n".join(text_of_blocks(s) for s in item.get("summary") or [])
+        content = text_of_blocks(item.get("content"))
+        text = expand("\n".join(t for t in (summary, content) if t))
+        if text.strip():
+            _model_part(state, ThinkingPart(text), timestamp)
+    elif kind == "function_call":
+        arguments = item.get("arguments")
+        args = state.redactions.expand_json_args(arguments) if isinstance(arguments, str) else arguments
+        _model_part(
+            state, ToolCallPart(_tool_name(item["name"]), args, tool_call_id=item["call_id"]), timestamp
+        )
+    elif kind == "custom_tool_call":
+        args = {"input": expand(str(item.get("input") or ""))}
+        _model_part(
+            state, ToolCallPart(_tool_name(item["name"]), args, tool_call_id=item["call_id"]), timestamp
+        )
+    elif kind in {"function_call_output", "custom_tool_call_output"}:
+        _close(state)
+        output = item.get("output")
+        if isinstance(output, Mapping) and "content" in output:
+            output = output["content"]
+        text = output if isinstance(output, str) else text_of_blocks(output, text_keys=_TEXT_KEYS)
+        state.builder.add_tool_return(item["call_id"], expand(text), timestamp)
+    elif kind == "web_search_call":
+        state.native_calls += 1
+    else:
+        state.builder.skipped += 1
+
+
+def _tool_name(name: str) -> str:
+    """Redacted tool names are not valid identifiers for any provider; make a stable one."""
+    match = REDACTION_RE.fullmatch(name)
+    return f"redacted_tool_{match.group(3)}" if match else name
+
+
+def _model_part(state: _State, part: ModelResponsePart, timestamp: datetime | None) -> None:
+    if not state.parts:
+        state.started = timestamp
+    state.parts.append(part)
+
+
+def _close(state: _State, usage: Any = None) -> bool:
+    """Turn buffered model items into a ``ModelResponse``; returns whether one was created."""
+    if not state.parts:
+        return False
+    response = state.builder.add_response(
+        state.parts,
+        model_name=state.model,
+        provider_name="openai",
+        timestamp=state.started,
+        usage=usage,
+    )
+    state.parts = []
+    return response is not None
+
+
+def _token_count(state: _State, info: Any) -> None:
+    if not isinstance(info, Mapping):
+        return
+    total = json.dumps(info.get("total_token_usage"), sort_keys=True)
+    if total == state.last_total:
+        state.repeated_usage += 1
+        return
+    state.last_total = total
+    usage = usage_from_mapping(info.get("last_token_usage"))
+    if usage is None or not (usage.input_tokens or usage.output_tokens):
+        return
+    if _close(state, usage):
+        return
+    last = state.builder.last_response()
+    if last is not None and not has_recorded_usage(last):
+        last.usage = usage
+    else:
+        state.unattached_usage += 1

@@ -1,0 +1,205 @@
+"""Import real agent transcripts as pydantic-ai message histories, for replaying compaction on them.
+
+``load_transcript(path)`` detects the format from the file's *content* (extensions lie: SWE-agent
+writes ``.traj``, mini-swe-agent ``.traj.json``, both plain JSON) and returns a :class:`Transcript`
+whose ``messages`` form a provider-valid conversation: every ``ToolCallPart`` is answered by one
+``ToolReturnPart`` in the very next request, tool results lead their request, requests never sit next
+to each other and no message is empty, so ``pydantic_ai.messages.repair_messages`` leaves it unchanged.
+
+Supported formats (see each module's docstring for the traps it handles):
+
+========================  ==========================================================================
+``"claude-code"``         Claude Code session JSONL, including ``subagents/agent-*.jsonl``
+``"codex"``               Codex CLI rollout JSONL
+``"mini-swe-agent"``      mini-swe-agent ``.traj.json`` (``{info, messages}``)
+``"openai-chat"``         a JSON list of chat messages, ``{"messages": [...]}``, or JSONL of messages
+``"swe-agent"``           SWE-agent ``.traj`` (``{history, trajectory, info}``)
+========================  ==========================================================================
+
+Recorded usage is attached to each ``ModelResponse`` as ``RequestUsage`` whose ``input_tokens`` is the
+whole prompt including cache reads and writes; a response whose source recorded no usage gets
+``RequestUsage(unmeasured_requests=1)`` so "unknown" is never confused with zero. Lossy choices, made
+on purpose and reported in ``Transcript.warnings``: images become ``"[image]"``; redacted Codex text
+becomes filler of the recorded length; calls without results and results without calls are dropped.
+Damaged input never raises: undecodable or truncated lines and unrecognised entries are counted in
+``Transcript.skipped``. Only an unreadable file or one in no known format raises :class:`TranscriptError`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage
+
+from . import _claude_code, _codex
+from ._common import ConversationBuilder
+from ._openai_chat import import_chat
+
+__all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
+
+FORMATS = ("claude-code", "codex", "mini-swe-agent", "openai-chat", "swe-agent")
+_SNIFF_RECORDS = 50
+
+
+class TranscriptError(ValueError):
+    """A transcript file cannot be read or is in no supported format (the message is one line)."""
+
+
+@dataclass
+class Transcript:
+    """One imported transcript.
+
+    Attributes:
+        source: the file it was read from.
+        format: one of :data:`FORMATS`.
+        messages: a provider-valid conversation (see the module docstring).
+        skipped: lines or entries that could not be used (bad JSON, truncated, unknown kinds).
+        recorded_compactions: compactions the agent itself performed, in order; each a dict with at
+            least ``source``, ``kind``, ``timestamp`` and ``message_index`` (index into ``messages`` of
+            the message holding the summary, Claude Code, or the first one after the compaction, Codex).
+        warnings: human-readable notes on everything that was repaired, dropped or approximated.
+    """
+
+    source: Path
+    format: str
+    messages: list[ModelMessage]
+    skipped: int = 0
+    recorded_compactions: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Sniffed:
+    format: str
+    document: Any = None
+    records: list[Mapping[str, Any]] = field(default_factory=list)
+    bad_lines: int = 0
+
+
+def detect_format(path: Path) -> str:
+    """Return the format name of the transcript at ``path``, judged from its content."""
+    path = Path(path)
+    return _sniff(_read(path), path).format
+
+
+def load_transcript(path: Path) -> Transcript:
+    """Read, detect and convert the transcript at ``path`` (see the module docstring)."""
+    path = Path(path)
+    sniffed = _sniff(_read(path), path)
+    builder = ConversationBuilder(fallback_time=_mtime(path))
+    builder.skipped = sniffed.bad_lines
+    if sniffed.format == "claude-code":
+        _claude_code.import_claude_code(sniffed.records, builder)
+    elif sniffed.format == "codex":
+        _codex.import_codex(sniffed.records, builder)
+    elif sniffed.format == "mini-swe-agent":
+        import_chat(sniffed.document["messages"], builder, provider=_mini_provider(sniffed.document))
+    elif sniffed.format == "swe-agent":
+        import_chat(sniffed.document["history"], builder)
+    else:
+        document = sniffed.document
+        chat = document["messages"] if isinstance(document, Mapping) else document or list(sniffed.records)
+        import_chat(chat, builder)
+    messages = builder.finish()
+    if not messages:
+        builder.warnings.append("no model-visible messages found")
+    return Transcript(
+        source=path,
+        format=sniffed.format,
+        messages=messages,
+        skipped=builder.skipped,
+        recorded_compactions=builder.compactions,
+        warnings=builder.warnings,
+    )
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise TranscriptError(f"cannot read transcript {path}: {exc.strerror or exc}") from None
+
+
+def _mtime(path: Path) -> datetime:
+    """Timestamp for parts whose source has none: the file's mtime keeps repeated loads identical."""
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    except OSError:
+        return datetime.fromtimestamp(0, tz=UTC)
+
+
+def _sniff(data: bytes, path: Path) -> _Sniffed:
+    text = data.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise TranscriptError(f"{path}: empty file, not a transcript")
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            document = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            document = None
+        if (kind := _document_format(document)) is not None:
+            return _Sniffed(kind, document=document)
+    records, bad = _parse_lines(text)
+    for record in records[:_SNIFF_RECORDS]:
+        if _codex.looks_like_record(record):
+            return _Sniffed("codex", records=records, bad_lines=bad)
+        if _claude_code.looks_like_record(record):
+            return _Sniffed("claude-code", records=records, bad_lines=bad)
+    if records and all(isinstance(r.get("role"), str) for r in records[:_SNIFF_RECORDS]):
+        return _Sniffed("openai-chat", records=records, bad_lines=bad)
+    raise TranscriptError(
+        f"{path}: unknown transcript format (expected Claude Code or Codex JSONL, mini-swe-agent,"
+        " SWE-agent or OpenAI chat JSON)"
+    )
+
+
+def _document_format(document: Any) -> str | None:
+    if isinstance(document, list):
+        return (
+            "openai-chat"
+            if document and all(isinstance(m, Mapping) and "role" in m for m in document)
+            else None
+        )
+    if not isinstance(document, Mapping):
+        return None
+    if isinstance(document.get("messages"), list):
+        is_mini = (
+            str(document.get("trajectory_format", "")).startswith("mini-swe-agent") or "info" in document
+        )
+        return "mini-swe-agent" if is_mini else "openai-chat"
+    if isinstance(document.get("history"), list):
+        return "swe-agent"
+    return None
+
+
+def _parse_lines(text: str) -> tuple[list[Mapping[str, Any]], int]:
+    """Parse JSONL, counting (not raising on) lines that are not JSON objects: truncation, garbage."""
+    records: list[Mapping[str, Any]] = []
+    bad = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            bad += 1
+            continue
+        if isinstance(record, Mapping):
+            records.append(record)
+        else:
+            bad += 1
+    return records, bad
+
+
+def _mini_provider(document: Mapping[str, Any]) -> str | None:
+    """``deepseek/deepseek-chat`` in the agent config names the provider (litellm convention)."""
+    try:
+        name = document["info"]["config"]["model"]["model_name"]
+    except (KeyError, TypeError):
+        return None
+    return name.split("/", 1)[0] if isinstance(name, str) and "/" in name else None
