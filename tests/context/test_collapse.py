@@ -1,0 +1,210 @@
+"""L4 context collapse: one batched commit near the threshold, a durable log, projection on replay."""
+
+from __future__ import annotations
+
+import json
+import logging
+import stat
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelRequest, SystemPromptPart, UserPromptPart, repair_messages
+
+from compact_agent.config import Settings
+from compact_agent.context.collapse import DIGEST_HEADER, ContextCollapse, default_digest, is_digest, read_log
+from compact_agent.context.events import Budget
+from compact_agent.context.rounds import unpaired
+from compact_agent.context.tokens import estimate
+from tests.context.strategies import BASE, Conv, big_text, dump
+
+
+def long_conv(turns: int = 6, start=BASE) -> Conv:
+    conv = Conv(start=start).user("task 0: fix the parser")
+    for t in range(turns):
+        if t:
+            conv.user(f"task {t}")
+        for r in range(2):
+            conv.call("read_file", {"path": f"src/m{t}_{r}.py"}, big_text(f"m{t}{r}", 4_000))
+        if t == 1:
+            conv.call("bash", {"command": "pytest -q"}, "Traceback\nAssertionError: boom", outcome="failed")
+        conv.call("edit_file", {"path": f"src/m{t}.py", "old": "a", "new": "b"}, "Edited 1 line.")
+        conv.say(f"turn {t} done")
+    return conv.user("final task")
+
+
+def budget(messages: list, threshold: int, now=None) -> Budget:
+    return Budget(window=threshold * 2, threshold=threshold, tokens=estimate(messages), now=now or BASE,
+                  collapse_commit=int(threshold * 0.9), collapse_blocking=int(threshold * 0.95))
+
+
+def run(layer: ContextCollapse, messages: list, threshold: int):
+    before = dump(messages)
+    result = layer.apply(messages, budget(messages, threshold))
+    assert dump(messages) == before
+    assert dump(repair_messages(result.messages)) == dump(result.messages)
+    assert unpaired(result.messages) == (set(), set())
+    assert estimate(result.messages) <= estimate(messages)
+    return result
+
+
+def test_below_the_commit_threshold_nothing_happens(tmp_path: Path) -> None:
+    conv = long_conv()
+    result = run(ContextCollapse(Settings(), tmp_path / "log"), conv.messages, estimate(conv.messages) * 2)
+    assert dump(result.messages) == dump(conv.messages) and not result.events
+    assert not (tmp_path / "log").exists()
+
+
+def test_commit_collapses_the_oldest_rounds_in_one_batch(tmp_path: Path) -> None:
+    conv = long_conv()
+    threshold = estimate(conv.messages)
+    result = run(ContextCollapse(Settings(), tmp_path / "log"), conv.messages, threshold)
+    assert [(e.layer, e.action, e.trigger) for e in result.events] == [("collapse", "commit", "threshold")]
+    view = result.messages
+    assert estimate(view) <= 0.7 * threshold
+    head = view[0]
+    assert isinstance(head, ModelRequest)
+    assert isinstance(head.parts[0], SystemPromptPart) and is_digest(head.parts[1])
+    commit_id = result.events[0].detail["commit"]
+    assert head.metadata == {"compact_agent": {"collapse": {"commits": [commit_id], "digest": True}}}
+    # The newest ask and the rounds after it are exactly as they were.
+    k = len(view) - 1
+    assert dump(view[1:]) == dump(conv.messages[-k:])
+    assert any(isinstance(p, UserPromptPart) and p.content == "final task" for p in view[-1].parts)
+
+
+def test_default_digest_says_what_was_asked_done_and_touched() -> None:
+    conv = long_conv(turns=3)
+    text = default_digest(conv.messages[:-1])
+    assert text.startswith(DIGEST_HEADER)
+    assert "User: task 0: fix the parser" in text
+    assert 'read_file(path="src/m0_0.py") -> ok (' in text
+    assert "bash(command=\"pytest -q\") -> failed: Traceback" in text
+    assert "Files changed: src/m0.py, src/m1.py, src/m2.py" in text
+    assert "Assistant: turn 2 done" in text
+    assert default_digest(conv.messages[:-1]) == text
+
+
+def test_digest_stays_within_its_size_and_keeps_the_asks() -> None:
+    conv = long_conv(turns=30)
+    text = default_digest(conv.messages[:-1], max_chars=1_500)
+    assert len(text) <= 1_500
+    assert "task 0: fix the parser" in text and "task 29" in text and "more steps" in text
+
+
+def test_log_is_private_json_lines_and_a_restart_replays_identically(tmp_path: Path) -> None:
+    conv = long_conv()
+    threshold = estimate(conv.messages)
+    log_path = tmp_path / "collapse" / "commits.jsonl"
+    first = run(ContextCollapse(Settings(), log_path), conv.messages, threshold)
+    assert stat.S_IMODE(log_path.stat().st_mode) == 0o600
+    lines = log_path.read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["id"] == first.events[0].detail["commit"]
+
+    restarted = ContextCollapse(Settings(), log_path)
+    again = run(restarted, conv.messages, threshold)
+    assert dump(again.messages) == dump(first.messages) and not again.events
+    # Re-applied on every request, whether or not the trigger holds.
+    calm = run(ContextCollapse(Settings(), log_path), conv.messages, threshold * 10)
+    assert dump(calm.messages) == dump(first.messages)
+
+
+def test_state_round_trip_without_a_log() -> None:
+    conv = long_conv()
+    threshold = estimate(conv.messages)
+    layer = ContextCollapse(Settings(), None)
+    first = run(layer, conv.messages, threshold)
+    other = ContextCollapse(Settings(), None)
+    other.load_state(json.loads(json.dumps(layer.state_to_json())))
+    assert dump(run(other, conv.messages, threshold).messages) == dump(first.messages)
+
+
+def test_corrupt_and_torn_log_lines_are_skipped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    conv = long_conv()
+    threshold = estimate(conv.messages)
+    log_path = tmp_path / "commits.jsonl"
+    first = run(ContextCollapse(Settings(), log_path), conv.messages, threshold)
+    good = log_path.read_text()
+    log_path.write_text("not json\n" + '{"id": "x"}\n' + good + '{"id": "torn", "fir')
+    with caplog.at_level(logging.WARNING):
+        layer = ContextCollapse(Settings(), log_path)
+    assert "skipping corrupt line 1" in caplog.text and "line 4" in caplog.text
+    assert dump(run(layer, conv.messages, threshold).messages) == dump(first.messages)
+
+
+def test_append_after_a_torn_line_starts_a_new_line(tmp_path: Path) -> None:
+    log_path = tmp_path / "commits.jsonl"
+    log_path.write_bytes(b'{"id": "torn"')
+    conv = long_conv()
+    run(ContextCollapse(Settings(), log_path), conv.messages, estimate(conv.messages))
+    assert len(read_log(log_path)) == 1
+
+
+def test_a_commit_whose_messages_are_gone_is_ignored(tmp_path: Path) -> None:
+    log_path = tmp_path / "commits.jsonl"
+    old = long_conv()
+    run(ContextCollapse(Settings(), log_path), old.messages, estimate(old.messages))
+    rewritten = long_conv(start=BASE + timedelta(days=1))  # e.g. after a full compaction rewrote history
+    result = run(ContextCollapse(Settings(), log_path), rewritten.messages, estimate(rewritten.messages) * 2)
+    assert dump(result.messages) == dump(rewritten.messages)
+
+
+def test_later_requests_keep_the_collapsed_prefix_byte_identical(tmp_path: Path) -> None:
+    conv = long_conv()
+    threshold = estimate(conv.messages)
+    layer = ContextCollapse(Settings(), tmp_path / "log")
+    first = run(layer, conv.messages, threshold)
+    conv.call("read_file", {"path": "x.py"}, "small").say("done")
+    grown = run(layer, conv.messages, threshold)
+    assert not grown.events
+    n = len(first.messages)
+    assert dump(grown.messages[:n]) == dump(first.messages)
+
+
+def test_a_second_commit_carries_the_first_digest(tmp_path: Path) -> None:
+    log_path = tmp_path / "log"
+    conv = long_conv(turns=4)
+    threshold = estimate(conv.messages)
+    layer = ContextCollapse(Settings(), log_path)
+    first = run(layer, conv.messages, threshold)
+    for t in range(4):
+        conv.user(f"more {t}").call("read_file", {"path": f"more{t}.py"}, big_text(f"x{t}", 6_000)).say("ok")
+    conv.user("latest")
+    second = run(layer, conv.messages, threshold)
+    assert [e.action for e in second.events] == ["commit"]
+    head = second.messages[0]
+    digests = [p for p in head.parts if is_digest(p)]
+    assert len(digests) == 2 and digests[0].content == first.messages[0].parts[1].content
+    ids = [c.id for c in layer.commits]
+    assert head.metadata["compact_agent"]["collapse"]["commits"] == ids
+    replay = run(ContextCollapse(Settings(), log_path), conv.messages, threshold)
+    assert dump(replay.messages) == dump(second.messages)
+
+
+def test_the_current_turn_is_never_collapsed() -> None:
+    conv = Conv().user("one long task")
+    for i in range(20):
+        conv.call("read_file", {"path": f"f{i}"}, big_text(f"f{i}", 4_000))
+    result = run(ContextCollapse(Settings(), None), conv.messages, estimate(conv.messages))
+    assert dump(result.messages) == dump(conv.messages) and not result.events
+
+
+def test_custom_digest_is_used_and_marked() -> None:
+    conv = long_conv()
+    seen: list[int] = []
+
+    def digest(messages: list) -> str:
+        seen.append(len(messages))
+        return "my summary"
+
+    result = run(ContextCollapse(Settings(), None, digest=digest), conv.messages, estimate(conv.messages))
+    assert len(seen) == 1
+    assert result.messages[0].parts[1].content == f"{DIGEST_HEADER}\nmy summary"
+
+
+def test_suppresses_autocompact_below_the_blocking_line() -> None:
+    layer = ContextCollapse(Settings(), None)
+    b = budget([], 10_000)
+    assert layer.suppresses_autocompact(9_000, b)
+    assert not layer.suppresses_autocompact(9_600, b)
+    assert not layer.suppresses_autocompact(1, Budget(window=1, threshold=1, tokens=0, now=BASE))
