@@ -1,0 +1,147 @@
+"""`make demo`: an offline session of the real agent that fills its window and compacts.
+
+Everything is real except the model: the session, tools, layers, compaction, archive and session
+file are the product's own code, working on this project's source files (read-only). The model is
+a SCRIPTED STAND-IN (pydantic-ai's FunctionModel) that surveys the `context/` package one file at
+a time, so the demo needs no key and no network. Its window is set small (20K tokens) so the
+pipeline has to work: tool results pile up, the layers trim the view, auto-compaction summarises,
+and the survey still finishes with the task intact. Afterwards the analyzer replays the transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from rich.console import Console
+
+from .agent.runner import AgentSession, SessionOptions
+from .context.events import Event
+from .ui import render
+
+TASK = ("Survey the agent's core: read every module in src/compact_agent/{context,agent,session}/ one at a "
+        "time and "
+        "list each module with its first docstring line. Do not modify any file.")
+DONE = re.compile(r"Surveyed so far: (.*)")
+SEP = " ; "
+
+
+def _texts(messages: list[ModelMessage]) -> str:
+    out = []
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, (UserPromptPart, TextPart)) and isinstance(p.content, str):
+                out.append(p.content)
+    return "\n".join(out)
+
+
+class ScriptedSurveyor:
+    """The stand-in model. It keeps its progress in what it says, like a real model would."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        last = messages[-1]
+        prompt = next((p.content for p in reversed(last.parts) if isinstance(p, UserPromptPart)), "")
+        if isinstance(prompt, str) and "Respond with TEXT ONLY" in prompt:
+            return ModelResponse(parts=[TextPart(self._summary(messages[:-1]))])
+        done = self._done(messages)
+        remaining = [f for f in self.files if f not in done]
+        if not remaining:
+            lines = "\n".join(f"- {f}: {done[f]}" for f in self.files)
+            return ModelResponse(parts=[TextPart(f"Survey complete ({len(self.files)} modules):\n{lines}")])
+        nxt = remaining[0]
+        note = "Surveyed so far: " + SEP.join(f"{Path(f).name}={done[f][:40]}" for f in done) if done else ""
+        return ModelResponse(parts=[TextPart(note or "Starting the survey."),
+                                    ToolCallPart("read_file", {"path": nxt, "limit": 400})])
+
+    def _done(self, messages: list[ModelMessage]) -> dict[str, str]:
+        done: dict[str, str] = {}
+        for m in DONE.finditer(_texts(messages)):
+            for item in m.group(1).split(SEP):
+                name, _, doc = item.partition("=")
+                for f in self.files:
+                    if Path(f).name == name.strip():
+                        done[f] = doc
+        calls = {p.tool_call_id: p.args.get("path") for m in messages if isinstance(m, ModelResponse)
+                 for p in m.parts if isinstance(p, ToolCallPart) and isinstance(p.args, dict)}
+        for m in messages:
+            if isinstance(m, ModelRequest):
+                for p in m.parts:
+                    if isinstance(p, ToolReturnPart) and calls.get(p.tool_call_id) in self.files:
+                        first = re.search(r'\t"""\s*(?:\n\s*\d+\t)?(\S.*)', str(p.content))
+                        doc = (first.group(1) if first else "(no docstring)").strip()[:60]
+                        done[calls[p.tool_call_id]] = doc.replace(SEP.strip(), ",")
+        return done
+
+    def _summary(self, messages: list[ModelMessage]) -> str:
+        done = self._done(messages)
+        listed = SEP.join(f"{Path(f).name}={d[:40]}" for f, d in done.items())
+        return ("<analysis>Walked through the conversation.</analysis>\n<summary>\n"
+                f"1. Primary Request and Intent: {TASK}\n"
+                "8. Current Work: reading the modules in order.\n"
+                f"9. Next Step: continue with the next unread module. Surveyed so far: {listed}\n</summary>")
+
+
+async def run_demo(repo: Path, home: Path, console: Console) -> Path:
+    files = sorted(str(p.relative_to(repo)) for pkg in ("context", "agent", "session")
+                   for p in (repo / "src/compact_agent" / pkg).glob("*.py") if p.name != "__init__.py")
+    model = FunctionModel(ScriptedSurveyor(files), model_name="scripted-stand-in")
+
+    def on_event(ev: Event) -> None:
+        if ev.layer == "compact":
+            console.print(f"  [bold magenta]{render.compact_line(ev)}[/]")
+        elif ev.tokens_freed:
+            console.print(f"  [cyan]{render.layer_line(ev)}[/]")
+
+    opts = SessionOptions(cwd=repo, model="scripted-stand-in", context_window=20_000, permission_mode="deny",
+                          home=home, model_override=model)
+    session = AgentSession(opts, on_event=on_event,
+                           on_compact_start=lambda t, n: console.print(f"  [magenta]compacting ({t}) {n:,} tokens…[/]"))
+    console.rule("[bold]compact-agent demo[/] — the model is a SCRIPTED STAND-IN, everything else is real")
+    console.print(f"window 20,000 tokens · auto-compact threshold {session.cm.limits.threshold:,} · "
+                  f"session {session.session_id}")
+    console.print(f"[bold]user:[/] {TASK}")
+    try:
+        turn = await session.run_turn(TASK)
+    finally:
+        session.close()
+    console.print(f"[bold]assistant:[/] {turn.output}")
+    used = session.context_tokens()
+    console.print(f"context now {used:,} tokens {render.bar(used, session.cm.limits.threshold, session.cm.limits.window)}")
+    console.print(f"compactions: {len(turn.compactions)}; layer savings: {session.cm.layer_savings}")
+    console.print(f"session file: {session.store.path}")
+    return session.store.path
+
+
+def main() -> None:
+    repo = Path(__file__).resolve().parents[2]
+    if not (repo / "src/compact_agent/context").is_dir():
+        sys.stderr.write("compact-agent demo: run it from a source checkout (make demo)\n")
+        raise SystemExit(1)
+    console = render.make_console()
+    home = Path(tempfile.mkdtemp(prefix="compact-agent-demo-"))
+    session_file = asyncio.run(run_demo(repo, home, console))
+    try:
+        from .replay.report import analyze_paths_for_demo
+    except ImportError:
+        return
+    analyze_paths_for_demo([session_file], console)
+
+
+if __name__ == "__main__":
+    main()
