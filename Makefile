@@ -18,7 +18,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -q
 
 demo: $(STAMP)
 	$(BIN)/python -m compact_agent.demo
