@@ -33,6 +33,7 @@ class Settings(BaseSettings):
     autocompact_buffer: int = 13_000
     summary_output_reserve: int = 20_000
     max_consecutive_failures: int = 3
+    thrash_requests: int = 3
     restore_max_files: int = 5
     restore_tokens_per_file: int = 5_000
     restore_total_tokens: int = 50_000
@@ -55,6 +56,10 @@ class Settings(BaseSettings):
     memory_max_tokens: int = 40_000
     memory_update_tokens: int = 5_000
     memory_update_tool_calls: int = 3
+    memory_enabled: bool = True
+    memory_model: str | None = None  # a cheaper model for the notes; None = the main model, shared prefix
+    memory_wait_s: float = 2.0  # how long compaction waits for an extraction in flight
+    memory_retry_s: float = 30.0  # back-off after a failed extraction (doubles, capped at 10 min)
     # agent
     max_requests_per_turn: int = 1_000
     # tools
@@ -82,6 +87,7 @@ class Limits:
     max_consecutive_failures: int
     collapse_commit: int
     collapse_blocking: int
+    memory_update_tokens: int = 5_000
 
     @classmethod
     def for_window(cls, window: int, max_output: int, s: Settings | None = None) -> Limits:
@@ -111,6 +117,8 @@ class Limits:
             max_consecutive_failures=s.max_consecutive_failures,
             collapse_commit=int(threshold * s.collapse_commit_fraction),
             collapse_blocking=int(threshold * s.collapse_blocking_fraction),
+            # Notes refresh at least a few times before the window fills, however small it is.
+            memory_update_tokens=max(256, min(s.memory_update_tokens, threshold // 5)),
         )
 
 

@@ -108,3 +108,21 @@ def test_bad_output_format(cli):
     res = cli("-p", "hello", "--output-format", "xml")
     assert res.code == 2
     assert "output-format" in res.stderr
+
+
+def test_server_window_smaller_than_the_client_believes_still_finishes(cli):
+    """Reactive path: the client is told 48K, the server holds 14K; overflow answers are compacted and retried."""
+    expected = make_project(cli.cwd, N_FILES)
+    agent = FileTaskAgent(N_FILES)
+    with FakeOpenAIServer(agent, window=14_000) as server:
+        res = cli("-p", task_text(N_FILES), "--model", "fake-model", "--base-url", server.base_url,
+                  "--api-key", "sk-test", "--context-window", "48000", "--yes", "--output-format", "json")
+    assert res.code == 0, res.stderr
+    out = res.json()
+    assert out["result"] == f"FINAL SUM: {expected}"
+    triggers = [c["trigger"] for c in out["compactions"]]
+    assert "reactive" in triggers
+    # At most one rejected request per overflow: after the first, the client learned the real window.
+    overflows = [r for r in server.rejected if r[1] == 400]
+    assert 1 <= len(overflows) <= 2
+    assert not agent.lost_task

@@ -83,3 +83,45 @@ async def test_mention_injects_a_read_and_registers_it(tmp_path):
     assert "the secret is 42" in text
     assert any(m.get("tool_calls") for m in seen[0].messages)
     assert s.read_state.is_current(s.cwd / "notes.txt")
+
+
+async def test_huge_tool_output_is_spilled_and_read_back(tmp_path, monkeypatch):
+    """L1: a result over the cap reaches the model as a preview naming a file it can search."""
+    import re
+
+    monkeypatch.setenv("COMPACT_AGENT_BASH_OUTPUT_MAX_CHARS", "400000")
+    script = "import sys\nfor i in range(6000):\n    print('filler line', i, 'x' * 20)\n    " \
+             "(i == 3000) and print('NEEDLE=4711')\n"
+    seen = []
+
+    def responder(req):
+        seen.append(req)
+        results = [m for m in req.messages if m.get("role") == "tool"]
+        if not results:
+            return Reply.tools([("bash", {"command": "python3 gen.py"})])
+        last = message_text(results[-1])
+        hit = re.search(r"NEEDLE=(\d+)", last)
+        if hit:
+            return Reply.text(f"found {hit.group(1)}")
+        spill = re.search(r'read_file\(path="([^"]+)"', last)
+        assert spill, last[:500]
+        return Reply.tools([("grep", {"pattern": "NEEDLE", "path": spill.group(1)})])
+
+    with FakeOpenAIServer(responder, window=128_000) as server:
+        from compact_agent.config import Settings
+
+        s = session(tmp_path, server, window=128_000, settings=Settings())
+        (s.cwd / "gen.py").write_text(script)
+        out = await s.run_turn("run gen.py and tell me the needle")
+        s.close()
+    assert out.output == "found 4711"
+    # The model saw a preview, not the 200K output; the full text is in a private spill file.
+    second = seen[1]
+    tool_msg = [m for m in second.messages if m.get("role") == "tool"][-1]
+    assert len(message_text(tool_msg)) < 10_000
+    spills = list((s.store.dir / "tool-results").iterdir())
+    assert spills and "NEEDLE=4711" in spills[0].read_text()
+    assert oct(spills[0].stat().st_mode & 0o777) == "0o600"
+    # The saved session keeps the original result (layers shape only the view).
+    saved = s.store.load().messages
+    assert any("NEEDLE=4711" in str(getattr(p, "content", "")) for m in saved for p in m.parts)

@@ -157,28 +157,45 @@ def tail_start(messages: Sequence[ModelMessage], max_tokens: int) -> int:
     return i if i > 0 else start
 
 
+def escalated(limits: Limits, level: int) -> Limits:
+    """Limits for a compaction that follows another too closely: restore less, keep less."""
+    if level <= 0:
+        return limits
+    files = 0 if level >= 2 else max(1, limits.restore_max_files // 2)
+    return dataclasses.replace(limits, restore_max_files=files,
+                               restore_total_tokens=limits.restore_total_tokens >> level)
+
+
 @dataclass
 class Compactor:
     """Builds compacted histories. One instance per session; holds no conversation state."""
 
     limits: Limits
     restorer: Restorer = field(default_factory=Restorer)
+    escalation: int = 0  # set by the thrash guard for the next compaction; reset after it
 
     async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
                       archive: Callable[[], Path], trigger: str = "auto", instructions: str = "",
-                      tokens_before: int | None = None, overhead: int = 0) -> CompactionResult:
-        """Full compaction: summarise everything before a short verbatim tail."""
+                      tokens_before: int | None = None, overhead: int = 0, level: int = 0,
+                      summary_input: list[ModelMessage] | None = None) -> CompactionResult:
+        """Full compaction: summarise everything before a short verbatim tail.
+
+        `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
+        because the last compaction did not buy enough room.
+        """
         watch = Stopwatch()
         if not messages:
             raise CompactionError("nothing to compact")
+        self.escalation = max(self.escalation, level)
         before = tokens_before if tokens_before is not None else tokens.estimate(messages) + overhead
-        cut = tail_start(messages, max(1_000, self.limits.threshold // 8))
+        cut = tail_start(messages, max(500, self.limits.threshold // 8) >> self.escalation)
         if cut == 0:
             cut = len(messages)
         head, tail = messages[:cut], messages[cut:]
         prompt = summary.compact_prompt(instructions)
         # The summary request carries the same prefix the main conversation last sent (cache hit).
-        reply, dropped = await summarize_fitting(messages, prompt, summarize,
+        sent = summary_input if summary_input is not None else messages
+        reply, dropped = await summarize_fitting(sent, prompt, summarize,
                                                  self.limits.window - self.limits.output_reserve - overhead)
         text = summary.extract_summary(reply)
         return self._finish(messages, head, [], tail, text, archive, trigger, "full", before, overhead,
@@ -230,7 +247,8 @@ class Compactor:
         except OSError as e:
             raise CompactionError(f"could not archive the transcript ({e}); the session was not rewritten") from e
         head_msg = summary.summary_message(text, archive_path, users, strategy)
-        restored = restore_messages(self.restorer, self.limits, kept=[*keep_head, *tail])
+        restored = restore_messages(self.restorer, escalated(self.limits, self.escalation), kept=[*keep_head, *tail])
+        self.escalation = 0
         new = join(keep_head, [head_msg], restored, tail)
         after = tokens.estimate(new) + overhead
         if after >= before:

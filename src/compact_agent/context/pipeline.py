@@ -89,6 +89,8 @@ class ContextManager(AbstractCapability[Any]):
         self.requests = 0
         self.layer_savings: dict[str, int] = {}
         self._reactive_step: int | None = None
+        self._thrash = 0
+        self._last_compaction_request = 0
         self.view: list[ModelMessage] = []
 
     # -- state the runner reads ------------------------------------------------------------
@@ -156,15 +158,38 @@ class ContextManager(AbstractCapability[Any]):
             self.on_compact_start(trigger, before)
         archive = self.store.archive if self.store is not None else _no_archive
         result: CompactionResult | None = None
+        level = self.thrash_level(trigger)
+        self.compactor.escalation = level
         if self.memory is not None and not instructions:
             result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
                                                    archive=archive)
         if result is None:
             result = await self.compactor.compact(
                 messages, summarize=self.summarizer(self), archive=archive, trigger=trigger,
-                instructions=instructions, tokens_before=before, overhead=self.overhead)
+                instructions=instructions, tokens_before=before, overhead=self.overhead,
+                level=level, summary_input=summary_input)
         self.apply_result(result)
         return result
+
+    def thrash_level(self, trigger: str) -> int:
+        """Escalation for an automatic compaction that comes too soon after the previous one.
+
+        Compacting every few requests costs a summary call each time and rewrites the cached
+        prefix each time; if the last compaction bought fewer than `thrash_requests` requests or
+        freed under a third of the context, this one keeps less and restores less.
+        """
+        if trigger == "manual" or not self.compactions:
+            self._thrash = 0
+            return 0
+        last = self.compactions[-1]
+        soon = self.requests - self._last_compaction_request <= self.settings.thrash_requests
+        weak = last.tokens_after > last.tokens_before * 2 // 3
+        self._thrash = min(2, self._thrash + 1) if (soon or weak) else 0
+        if self._thrash:
+            self.emit(Event("thrash", "escalate", last.tokens_before, last.tokens_after, trigger=trigger,
+                            detail={"level": self._thrash, "requests_since_last":
+                                    self.requests - self._last_compaction_request}))
+        return self._thrash
 
     def apply_result(self, result: CompactionResult) -> None:
         """Persist a compaction (boundary + new history) and account for it."""
@@ -175,6 +200,7 @@ class ContextManager(AbstractCapability[Any]):
                                 "messages_summarized": result.summarized}, result.messages)
         self.synced = len(result.messages)
         self.compactions.append(result)
+        self._last_compaction_request = self.requests
         if self.memory is not None:
             self.memory.after_compaction(result)
         self.emit(result.event)
