@@ -133,3 +133,41 @@ def test_tail_keeps_latest_round_and_never_splits_pairs():
     assert rounds.safe_cuts(msgs)[i]
     j = tail_start(msgs, 100_000)
     assert j >= 0 and rounds.safe_cuts(msgs)[j]
+
+
+async def test_partial_from_keeps_the_prefix_byte_identical(tmp_path):
+    comp = Compactor(Limits.for_window(32_000, 4_000))
+    msgs = history(10, size=800)
+    pivot = 7
+    prompts = []
+
+    async def summarize(messages, prompt):
+        prompts.append(prompt)
+        return "<summary>the later reads were of files 3 to 9, all fine</summary>"
+
+    result = await comp.compact_partial(msgs, pivot, "from", summarize=summarize, archive=lambda: tmp_path / "a")
+    kept = rounds.adjust_cut_backward(msgs, pivot)
+    # The kept prefix is untouched (the provider's cache for it stays valid)...
+    assert dump(result.messages[:kept - 1]) == dump(msgs[:kept - 1])
+    assert "RECENT part" in prompts[0]
+    assert result.strategy == "partial_from"
+    assert rounds.unpaired(result.messages) == (set(), set())
+    assert dump(repair_messages(result.messages)) == dump(result.messages)
+
+
+async def test_partial_up_to_keeps_the_suffix(tmp_path):
+    comp = Compactor(Limits.for_window(32_000, 4_000))
+    msgs = history(10, size=800)
+    result = await comp.compact_partial(msgs, 9, "up_to", summarize=fake_summary, archive=lambda: tmp_path / "a")
+    cut = rounds.adjust_cut_forward(msgs, 9)
+    assert summary.is_summary(result.messages[0])
+    assert dump(result.messages[-(len(msgs) - cut):]) == dump(msgs[cut:]) or len(msgs) - cut <= 1
+    assert "TASK: sum the files" in result.messages[0].parts[0].content
+    assert result.strategy == "partial_up_to"
+    assert rounds.unpaired(result.messages) == (set(), set())
+
+
+async def test_partial_with_nothing_to_summarise_is_refused(tmp_path):
+    comp = Compactor(Limits.for_window(32_000, 4_000))
+    with pytest.raises(CompactionError):
+        await comp.compact_partial(history(3), 100, "from", summarize=fake_summary, archive=lambda: tmp_path / "a")

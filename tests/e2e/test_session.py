@@ -125,3 +125,22 @@ async def test_huge_tool_output_is_spilled_and_read_back(tmp_path, monkeypatch):
     # The saved session keeps the original result (layers shape only the view).
     saved = s.store.load().messages
     assert any("NEEDLE=4711" in str(getattr(p, "content", "")) for m in saved for p in m.parts)
+
+
+def test_anthropic_sessions_clear_tool_results_server_side(tmp_path):
+    """L3c: with Anthropic the request carries context management and microcompact stays local-off."""
+    from compact_agent.context.microcompact import Microcompact
+
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    s = AgentSession(SessionOptions(cwd=cwd, model="claude-sonnet-4-5", api_key="sk-ant-test",
+                                    permission_mode="yes", home=tmp_path / "home"))
+    try:
+        settings = s.agent.model_settings or {}
+        edits = settings["anthropic_context_management"]["edits"]
+        assert edits[0]["type"].startswith("clear_tool_uses")
+        assert edits[0]["trigger"]["value"] < s.cm.limits.threshold
+        micro = next(layer for layer in s.cm.layers if isinstance(layer, Microcompact))
+        assert micro.server_side
+    finally:
+        s.close()

@@ -23,7 +23,11 @@ class SideFiles(Protocol):
     def side_dir(self, name: str) -> Path: ...
 
 
-def default_layers(settings: Settings, store: SideFiles | None = None) -> list[Any]:
+def default_layers(settings: Settings, store: SideFiles | None = None, *,
+                   server_side_clearing: bool = False) -> list[Any]:
+    """`server_side_clearing`: the provider clears old tool results itself (Anthropic's
+    context management), so microcompact must not also clear them locally."""
     spill = store.side_dir("tool-results") if store is not None else None
     log = store.side_dir("collapse") / "commits.jsonl" if store is not None else None
-    return [ToolResultBudget(settings, spill), Snip(), Microcompact(settings), ContextCollapse(settings, log)]
+    return [ToolResultBudget(settings, spill), Snip(), Microcompact(settings, server_side=server_side_clearing),
+            ContextCollapse(settings, log)]
