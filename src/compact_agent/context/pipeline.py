@@ -15,6 +15,7 @@ The class only orders the layers and passes tokens on; each layer lives in its o
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -74,6 +75,7 @@ class ContextManager(AbstractCapability[Any]):
     provider: str = "openai"
     cache_ttl_s: float = 3600.0
     max_output: int = 8_192
+    save_state: Callable[[dict[str, Any]], None] | None = None  # persists frozen layer decisions
 
     def __post_init__(self) -> None:
         self.compactor = self.compactor or Compactor(self.limits)
@@ -147,6 +149,32 @@ class ContextManager(AbstractCapability[Any]):
             if check is not None and check(self.measure(view), self.budget(self.measure(view))):
                 suppressed = True
         return view, suppressed
+
+    def layer_state(self) -> dict[str, Any]:
+        return {layer.name: layer.state_to_json() for layer in self.layers if hasattr(layer, "state_to_json")}
+
+    def load_layer_state(self, state: dict[str, Any]) -> None:
+        """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
+        for layer in self.layers:
+            d = state.get(layer.name)
+            if isinstance(d, dict) and hasattr(layer, "load_state"):
+                try:
+                    layer.load_state(d)
+                except (ValueError, TypeError, KeyError):
+                    continue  # a corrupt state only costs re-deciding
+        self._saved_state = json.dumps(self.layer_state(), sort_keys=True, default=str)
+
+    def _save_layer_state(self) -> None:
+        if self.save_state is None:
+            return
+        state = self.layer_state()
+        key = json.dumps(state, sort_keys=True, default=str)
+        if key != getattr(self, "_saved_state", None):
+            try:
+                self.save_state(state)
+                self._saved_state = key
+            except OSError as e:
+                self.emit(Event("state", "save_failed", detail={"error": _one_line(e)}))
 
     # -- compaction ----------------------------------------------------------------------------
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
@@ -232,6 +260,7 @@ class ContextManager(AbstractCapability[Any]):
                 view, _ = self.shape(list(ctx.messages))
                 tokens_now = self.measure(view)
         view = join(view)
+        self._save_layer_state()
         self.view = view
         self.last_tokens = tokens_now
         self.last_view_tokens_est = tokens.estimate(view) + self.overhead
