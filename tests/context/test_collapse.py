@@ -208,3 +208,12 @@ def test_suppresses_autocompact_below_the_blocking_line() -> None:
     assert layer.suppresses_autocompact(9_000, b)
     assert not layer.suppresses_autocompact(9_600, b)
     assert not layer.suppresses_autocompact(1, Budget(window=1, threshold=1, tokens=0, now=BASE))
+
+
+def test_no_commit_when_the_gain_is_not_worth_the_cache() -> None:
+    # Old turns are tiny, the current one is huge: collapsing the old ones would free next to nothing.
+    conv = Conv().user("a").say("b").user("c").say("d").user("e").say("f").user("big task")
+    for i in range(6):
+        conv.call("read_file", {"path": f"f{i}"}, big_text(f"f{i}", 4_000))
+    result = run(ContextCollapse(Settings(), None), conv.messages, estimate(conv.messages))
+    assert dump(result.messages) == dump(conv.messages) and not result.events

@@ -286,11 +286,15 @@ class ContextCollapse:
     name = LAYER
 
     def __init__(self, settings: Settings, log_path: Path | None, digest: Digest | None = None, *,
-                 target_fraction: float = 0.70, keep_recent_rounds: int = 3) -> None:
+                 target_fraction: float = 0.70, keep_recent_rounds: int = 3,
+                 min_gain_fraction: float = 0.05) -> None:
         self.settings = settings
         self.log_path = log_path
         self.digest = digest
         self.target_fraction = target_fraction
+        # A commit rewrites the prompt from its first message on: below this share of the threshold
+        # the cache it throws away is worth more than the tokens it frees.
+        self.min_gain_fraction = min_gain_fraction
         self.keep_recent_rounds = max(1, keep_recent_rounds)
         self.commits: list[Commit] = read_log(log_path) if log_path is not None else []
 
@@ -322,7 +326,8 @@ class ContextCollapse:
         if budget.collapse_commit > 0 and tokens_now > budget.collapse_commit:
             commit = self._new_commit(view, budget, tokens_now)
             new_view = self._project(view, commit) if commit else None
-            if commit and new_view is not None and tokens.estimate(new_view) < projected:
+            gain = projected - tokens.estimate(new_view) if new_view is not None else 0
+            if commit and new_view is not None and gain > 0 and gain >= self.min_gain_fraction * budget.threshold:
                 commit.tokens_before, commit.tokens_after = projected, tokens.estimate(new_view)
                 self.commits.append(commit)
                 self._persist(commit)

@@ -157,7 +157,7 @@ class Snip:
         drops: dict[int, dict[int, dict[str, Any]]] = {}  # msg -> part -> removal record
 
         def decide(key: str, kind: str, fresh: bool) -> bool:
-            if key in self.snipped:
+            if self.snipped.get(key) == kind:
                 return True
             if fresh:
                 new[key] = kind
