@@ -217,3 +217,20 @@ def test_no_commit_when_the_gain_is_not_worth_the_cache() -> None:
         conv.call("read_file", {"path": f"f{i}"}, big_text(f"f{i}", 4_000))
     result = run(ContextCollapse(Settings(), None), conv.messages, estimate(conv.messages))
     assert dump(result.messages) == dump(conv.messages) and not result.events
+
+
+def test_load_state_merges_with_the_log(tmp_path: Path) -> None:
+    log_path = tmp_path / "log"
+    conv = long_conv(turns=4)
+    threshold = estimate(conv.messages)
+    layer = ContextCollapse(Settings(), log_path)
+    run(layer, conv.messages, threshold)
+    stale = layer.state_to_json()  # saved before the second commit
+    for t in range(4):
+        conv.user(f"more {t}").call("read_file", {"path": f"more{t}.py"}, big_text(f"x{t}", 6_000)).say("ok")
+    conv.user("latest")
+    second = run(layer, conv.messages, threshold)
+    restarted = ContextCollapse(Settings(), log_path)
+    restarted.load_state(stale)
+    assert [c.id for c in restarted.commits] == [c.id for c in layer.commits]
+    assert dump(run(restarted, conv.messages, threshold).messages) == dump(second.messages)

@@ -302,13 +302,21 @@ class ContextCollapse:
         return {"commits": [c.to_json() for c in self.commits]}
 
     def load_state(self, d: dict[str, Any]) -> None:
-        commits: list[Commit] = []
+        """Adopt persisted commits, merged with the log: either may hold one the other missed
+        (state saved before the last commit, or a log write that failed)."""
+        commits: list[Commit] = list(read_log(self.log_path)) if self.log_path is not None else []
+        known = {c.id for c in commits}
         for item in d.get("commits", []):
             try:
-                commits.append(Commit.from_json(item))
+                c = Commit.from_json(item)
             except (ValueError, KeyError, TypeError, AttributeError) as e:
                 log.warning("skipping corrupt collapse commit in state: %s", e)
-        self.commits = commits
+                continue
+            if c.id not in known:
+                known.add(c.id)
+                commits.append(c)
+        # Creation order matters: a later commit starts at the digest an earlier one left.
+        self.commits = sorted(commits, key=lambda c: c.time)
 
     def suppresses_autocompact(self, tokens_after: int, budget: Budget) -> bool:
         """Collapse owns the band up to `collapse_blocking`; a summary there would undo its work."""
