@@ -23,7 +23,7 @@ import json
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -101,10 +101,6 @@ def _prompt_str(part: UserPromptPart) -> str:
     return " ".join(out)
 
 
-def _is_reminder(part: UserPromptPart) -> bool:
-    return isinstance(part.content, str) and part.content.lstrip().startswith("<system-reminder>")
-
-
 def _retry_text(part: RetryPromptPart) -> str:
     return part.content if isinstance(part.content, str) else json.dumps(part.content, default=str)
 
@@ -133,10 +129,6 @@ def _outcome(result: ToolReturnPart | RetryPromptPart | None) -> str:
         return f"ok ({len(result.files)} file{'s' if len(result.files) > 1 else ''})"
     lines = text.count("\n") + 1
     return f"ok ({lines} line{'s' if lines > 1 else ''})" if text.strip() else "ok (no output)"
-
-
-def _writes(tool_name: str) -> bool:
-    return "write" in tool_name or "edit" in tool_name
 
 
 def _fit(steps: list[str], room: int) -> list[str]:
@@ -185,8 +177,10 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000) -> str:
     changed: dict[str, None] = {}
     for m in messages:
         for p in m.parts:
-            if isinstance(p, UserPromptPart) and not is_digest(p) and not _is_reminder(p):
-                steps.append(f"- User: {_clip(_prompt_str(p), 300)}")
+            if isinstance(p, UserPromptPart) and not is_digest(p):
+                text = _prompt_str(p)
+                if not text.lstrip().startswith("<system-reminder>"):  # reminders are not asks
+                    steps.append(f"- User: {_clip(text, 300)}")
             elif isinstance(p, RetryPromptPart) and not p.tool_name:
                 steps.append(f"- Retry feedback: {_clip(_retry_text(p), 160)}")
             elif isinstance(p, TextPart) and p.content.strip():
@@ -196,7 +190,8 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000) -> str:
                 steps.append(f"- {p.tool_name}({_key_args(args)}) -> {_outcome(results.get(p.tool_call_id))}")
                 path = args.get("path", args.get("file_path"))
                 if isinstance(path, str):
-                    (changed if _writes(p.tool_name) else read)[path] = None
+                    writes = "write" in p.tool_name or "edit" in p.tool_name
+                    (changed if writes else read)[path] = None
     head = [f"{DIGEST_HEADER} {len(messages)} earlier messages were collapsed to save context; the "
             f"full messages are kept in the session log."]
     head += [f"Files changed: {_clip(', '.join(changed), 600)}"] if changed else []
@@ -229,11 +224,11 @@ class Commit:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Commit:
-        c = cls(id=str(d["id"]), first=str(d["first"]), last=str(d["last"]), digest=str(d["digest"]),
-                timestamp=str(d["timestamp"]), count=int(d.get("count", 0)), ids=list(d.get("ids", [])),
-                tokens_before=int(d.get("tokens_before", 0)), tokens_after=int(d.get("tokens_after", 0)),
-                time=str(d.get("time", "")))
-        datetime.fromisoformat(c.timestamp)  # reject a record we could not replay
+        """Rebuild a logged commit; raises on anything we could not replay byte-identically."""
+        c = cls(**{k: v for k, v in d.items() if k in {f.name for f in fields(cls)}})
+        if not all(isinstance(getattr(c, k), str) for k in ("id", "first", "last", "digest", "timestamp")):
+            raise TypeError("commit id, boundaries, digest and timestamp must be strings")
+        datetime.fromisoformat(c.timestamp)
         return c
 
 
