@@ -4,10 +4,18 @@ One entry per line: `{"v": 1, "id", "parent", "time", "kind", ...}` where kind i
 (with the message serialised by pydantic-ai's `ModelMessagesTypeAdapter`), `boundary` (a
 compaction: trigger, strategy, tokens before/after, archive path) or `meta`. Appends are fsynced;
 a rewrite goes to a temp file that is fsynced and renamed, and only after the full transcript was
-copied to `compact-history/`. Unknown or corrupt lines are skipped with a warning, so a crash in
-the middle of a line leaves a session that still loads.
+copied to `compact-history/`. So at every instant — a SIGKILL included — each message ever saved
+is in the session file or in an archive, and the session file is either the old or the new one.
 
-A lock file stops a second process from interleaving writes into the same session.
+Loading never fails on content. Torn, binary, duplicated or unknown lines are skipped, lines out of
+order are put back in the order their parent ids say, lines from a newer format are read as far as
+they are understood, and a history that would not be a valid provider conversation (a tool call
+whose result was lost in a crash) is repaired the way pydantic-ai repairs it. Each kind of problem
+becomes one warning.
+
+A lock file stops a second process from interleaving writes into the same session. Write failures
+(a full disk, a read-only folder) raise `SessionWriteError`, one line naming the file; nothing that
+was saved before is touched by a failed write.
 """
 
 from __future__ import annotations
@@ -18,13 +26,23 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    repair_messages,
+)
+
+from .. import crashpoints
 
 FORMAT_VERSION = 1
 
@@ -35,6 +53,21 @@ class SessionError(RuntimeError):
 
 class SessionLocked(SessionError):
     pass
+
+
+class SessionWriteError(SessionError, OSError):
+    """A session, archive or side file could not be written (disk full, permission denied).
+
+    Also an `OSError`, so code that guards a write with `except OSError` (the compactor refusing to
+    rewrite after a failed archive) keeps working; the message is one line that names the file.
+    """
+
+
+def _write_error(what: str, path: Path, e: OSError) -> SessionWriteError:
+    err = SessionWriteError(f"could not write {what} {path}: {e.strerror or e}; what was saved before is intact")
+    err.errno = e.errno
+    err.strerror = e.strerror
+    return err
 
 
 def project_slug(cwd: Path) -> str:
@@ -50,21 +83,29 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Write to a temp file beside `path`, fsync it, then rename over `path`."""
+def atomic_write(path: Path, data: bytes, mode: int = 0o600, point: str = "write") -> None:
+    """Write to a temp file beside `path`, fsync it, then rename over `path`.
+
+    A reader, or the next process after a crash, sees the old file or the new one, never half of
+    one; a crash can only leave a `.<name>.<hex>.tmp` behind, which `SessionStore.lock` removes.
+    `point` names the crash points (`<point>.partial/.synced/.renamed`, see `crashpoints`).
+    """
     ensure_private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            crashpoints.write_in_two(fd, data, point)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        crashpoints.hit(f"{point}.synced")
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+    crashpoints.hit(f"{point}.renamed")
     _fsync_dir(path.parent)
 
 
@@ -75,6 +116,22 @@ def _fsync_dir(path: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def remove_stale_temps(folder: Path, prefix: str = ".") -> int:
+    """Delete `<prefix>*.tmp` files a killed writer left in `folder`; returns how many.
+
+    Only safe while no other process writes there with that prefix: the session lock guarantees it
+    for the session's own files.
+    """
+    n = 0
+    with contextlib.suppress(OSError):
+        for p in folder.iterdir():
+            if p.name.startswith(prefix) and p.name.endswith(".tmp") and p.is_file():
+                with contextlib.suppress(OSError):
+                    p.unlink()
+                    n += 1
+    return n
 
 
 def now_iso() -> str:
@@ -92,6 +149,22 @@ class Boundary:
     messages_summarized: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def from_json(cls, b: Any) -> Boundary:
+        """Lenient: a field of the wrong type gets its default instead of failing the line."""
+        if not isinstance(b, dict):
+            raise ValueError("boundary is not an object")
+
+        def num(v: Any) -> int:
+            return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+        extra = b.get("extra")
+        return cls(trigger=str(b.get("trigger", "")), strategy=str(b.get("strategy", "")),
+                   tokens_before=num(b.get("tokens_before")), tokens_after=num(b.get("tokens_after")),
+                   archive=str(b.get("archive", "") or ""), time=str(b.get("time", "")),
+                   messages_summarized=num(b.get("messages_summarized")),
+                   extra=extra if isinstance(extra, dict) else {})
+
 
 @dataclass
 class Loaded:
@@ -107,6 +180,10 @@ def _dump_message(m: ModelMessage) -> Any:
 
 def _load_message(obj: Any) -> ModelMessage:
     return ModelMessagesTypeAdapter.validate_python([obj])[0]
+
+
+def _lines(entries: Iterable[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode()
 
 
 class SessionStore:
@@ -135,19 +212,29 @@ class SessionStore:
 
     # -- locking -------------------------------------------------------------------------
     def lock(self) -> None:
-        """Take an exclusive lock; a second process on the same session gets SessionLocked."""
-        ensure_private_dir(self.dir)
-        fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        """Take an exclusive lock; a second process on the same session gets SessionLocked.
+
+        Holding it, no one else writes this session's files, so temp files a killed process left
+        behind (ours only: other sessions share the project folder) are removed here.
+        """
+        try:
+            ensure_private_dir(self.dir)
+            fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as e:
+            raise SessionError(f"cannot open session {self.session_id} in {self.root}: {e.strerror or e}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
             raise SessionLocked(
                 f"session {self.session_id} is in use by another compact-agent process"
+                " (wait for it to finish, or start a new session without --continue/--resume)"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
         self._lock_fd = fd
+        self.clean_stale_temps()
 
     def unlock(self) -> None:
         if self._lock_fd is not None:
@@ -156,66 +243,92 @@ class SessionStore:
                 os.close(self._lock_fd)
             self._lock_fd = None
 
+    def clean_stale_temps(self) -> int:
+        """Remove temp files of this session left by a crash: they are never read, only clutter."""
+        n = remove_stale_temps(self.root, f".{self.path.name}.")
+        n += remove_stale_temps(self.archive_dir, f".{self.session_id}-")
+        if self.dir.is_dir():
+            for folder, _dirs, _files in os.walk(self.dir):
+                n += remove_stale_temps(Path(folder))
+        return n
+
     # -- writing -------------------------------------------------------------------------
-    def _entry(self, kind: str, **payload: Any) -> dict[str, Any]:
-        eid = uuid.uuid4().hex[:12]
-        entry = {"v": FORMAT_VERSION, "id": eid, "parent": self._last_id, "time": self._clock(), "kind": kind}
-        entry.update(payload)
-        self._last_id = eid
-        return entry
+    def _entries(self, kind_payloads: Sequence[tuple[str, dict[str, Any]]], parent: str | None
+                 ) -> list[dict[str, Any]]:
+        """New entries chained by parent id; `_last_id` only moves once they are on disk."""
+        out: list[dict[str, Any]] = []
+        for kind, payload in kind_payloads:
+            eid = uuid.uuid4().hex[:12]
+            out.append({"v": FORMAT_VERSION, "id": eid, "parent": parent, "time": self._clock(), "kind": kind,
+                        **payload})
+            parent = eid
+        return out
 
     def _append_lines(self, entries: Sequence[dict[str, Any]]) -> None:
         if not entries:
             return
-        data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode()
-        new = not self.path.exists()
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        data = _lines(entries)
         try:
-            # A line torn by an earlier crash must not swallow the next entry.
-            if not new and os.fstat(fd).st_size and not self._ends_with_newline():
-                data = b"\n" + data
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if new:
-            _fsync_dir(self.root)
-
-    def _ends_with_newline(self) -> bool:
-        with open(self.path, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            return f.read(1) == b"\n"
+            new = not self.path.exists()
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                # A line torn by an earlier crash (or a failed write) must not swallow the next entry.
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data
+                crashpoints.write_in_two(fd, data, "append")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if new:
+                _fsync_dir(self.root)
+        except OSError as e:
+            # Part of the batch may be on disk; the next entry names no parent rather than a wrong one.
+            self._last_id = None
+            raise _write_error("the session file", self.path, e) from e
+        crashpoints.hit("append.done")
+        self._last_id = entries[-1]["id"]
 
     def append(self, messages: Sequence[ModelMessage]) -> None:
-        self._append_lines([self._entry("message", message=_dump_message(m)) for m in messages])
+        self._append_lines(self._entries([("message", {"message": _dump_message(m)}) for m in messages],
+                                         self._last_id))
 
     def append_meta(self, **meta: Any) -> None:
-        self._append_lines([self._entry("meta", meta=meta)])
+        self._append_lines(self._entries([("meta", {"meta": meta})], self._last_id))
 
     def archive(self, stamp: datetime | None = None) -> Path:
         """Copy the full transcript aside before a compaction rewrites it.
 
-        The copy is fsynced; if it cannot be written the caller must not rewrite the session.
+        The copy is fsynced and never overwrites an earlier archive; if it cannot be written this
+        raises (an OSError) and the caller must not rewrite the session.
         """
-        ensure_private_dir(self.archive_dir)
         ts = (stamp or datetime.now()).strftime("%Y%m%d-%H%M%S")
-        dest = self.archive_dir / f"{self.session_id}-{ts}.jsonl"
-        n = 1
-        while dest.exists():
-            n += 1
-            dest = self.archive_dir / f"{self.session_id}-{ts}-{n}.jsonl"
-        data = self.path.read_bytes() if self.path.exists() else b""
-        atomic_write(dest, data)
+        try:
+            ensure_private_dir(self.archive_dir)
+            dest = self.archive_dir / f"{self.session_id}-{ts}.jsonl"
+            n = 1
+            while dest.exists():
+                n += 1
+                dest = self.archive_dir / f"{self.session_id}-{ts}-{n}.jsonl"
+            data = self.path.read_bytes() if self.path.exists() else b""
+            atomic_write(dest, data, point="archive")
+        except OSError as e:
+            raise _write_error("the archive in", self.archive_dir, e) from e
         return dest
 
     def rewrite(self, boundary: Boundary | dict[str, Any], messages: Sequence[ModelMessage]) -> None:
-        """Replace the session with a boundary entry plus the new history (atomically)."""
-        self._last_id = None
+        """Replace the session with a boundary entry plus the new history (atomically).
+
+        Callers archive first (see `archive`); on failure the old file stays as it was.
+        """
         b = boundary if isinstance(boundary, dict) else boundary.__dict__
-        entries = [self._entry("boundary", boundary=b)]
-        entries += [self._entry("message", message=_dump_message(m)) for m in messages]
-        data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode()
-        atomic_write(self.path, data)
+        entries = self._entries([("boundary", {"boundary": b}),
+                                 *(("message", {"message": _dump_message(m)}) for m in messages)], None)
+        try:
+            atomic_write(self.path, _lines(entries), point="rewrite")
+        except OSError as e:
+            raise _write_error("the session file", self.path, e) from e
+        self._last_id = entries[-1]["id"]
 
     def log_event(self, event: dict[str, Any]) -> None:
         ensure_private_dir(self.dir)
@@ -238,35 +351,78 @@ class SessionStore:
         if not self.events_path.exists():
             return out
         for raw in self.events_path.read_bytes().splitlines():
-            with contextlib.suppress(ValueError, UnicodeDecodeError):
+            with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
                 obj = json.loads(raw)
                 if isinstance(obj, dict):
                     out.append(obj)
         return out
 
 
+def _parse_lines(raw: bytes) -> tuple[list[dict[str, Any]], int]:
+    """JSON objects of the file's lines, and how many lines were not one."""
+    entries: list[dict[str, Any]] = []
+    bad = 0
+    for line in raw.splitlines():
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            bad += 1
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+        else:
+            bad += 1
+    return entries, bad
+
+
+def _in_parent_order(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """File order, except that an entry whose parent comes later in the file follows its parent.
+
+    Appends always write a parent before its child, so this only changes a file whose lines were
+    moved around; a stable topological order keeps everything else where it was. Returns the
+    entries and how many were moved.
+    """
+    ids = {e["id"] for e in entries if isinstance(e.get("id"), str)}
+    placed: set[str] = set()
+    waiting: dict[str, list[dict[str, Any]]] = {}
+    out: list[dict[str, Any]] = []
+    moved = 0
+    for entry in entries:
+        parent = entry.get("parent")
+        if isinstance(parent, str) and parent in ids and parent not in placed and parent != entry.get("id"):
+            waiting.setdefault(parent, []).append(entry)
+            moved += 1
+            continue
+        stack = [entry]
+        while stack:
+            e = stack.pop()
+            out.append(e)
+            eid = e.get("id")
+            if isinstance(eid, str):
+                placed.add(eid)
+                stack.extend(reversed(waiting.pop(eid, [])))
+    for rest in waiting.values():  # a cycle of parents: keep the file's order
+        out.extend(rest)
+    return out, moved
+
+
 def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | None = None) -> Loaded:
     """Read a session file, skipping what cannot be understood; never raises on bad content."""
     messages: list[ModelMessage] = []
     boundaries: list[Boundary] = []
-    warnings: list[str] = []
     meta: dict[str, Any] = {}
+    if not path.exists():
+        return Loaded(messages, boundaries, [], meta)
+    entries, bad = _parse_lines(path.read_bytes())
+    entries, moved = _in_parent_order(entries)
     seen: set[str] = set()
     last_id: str | None = None
-    if not path.exists():
-        return Loaded(messages, boundaries, warnings, meta)
-    bad = newer = dup = 0
-    for lineno, raw in enumerate(path.read_bytes().splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            entry = json.loads(raw)
-            if not isinstance(entry, dict):
-                raise ValueError("not an object")
-        except (ValueError, UnicodeDecodeError):
-            bad += 1
-            continue
-        if isinstance(entry.get("v"), int) and entry["v"] > FORMAT_VERSION:
+    newer = dup = unknown = 0
+    for entry in entries:
+        v = entry.get("v")
+        if isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION:
             newer += 1
         eid = entry.get("id")
         if isinstance(eid, str):
@@ -274,38 +430,94 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                 dup += 1
                 continue
             seen.add(eid)
-            last_id = eid
         kind = entry.get("kind")
         try:
             if kind == "message":
                 messages.append(_load_message(entry["message"]))
             elif kind == "boundary":
-                b = entry["boundary"]
-                boundaries.append(Boundary(**{k: b[k] for k in Boundary.__dataclass_fields__ if k in b}))
+                boundaries.append(Boundary.from_json(entry["boundary"]))
                 messages.clear()  # a boundary starts a new history (only the last one matters)
             elif kind == "meta":
-                meta.update(entry.get("meta") or {})
+                m = entry.get("meta")
+                if not isinstance(m, dict):
+                    raise ValueError("meta is not an object")
+                meta.update(m)
             else:
-                bad += 1
+                unknown += 1
+                continue
         except Exception:  # noqa: BLE001 - any unreadable entry is skipped, never fatal
             bad += 1
+            continue
+        if isinstance(eid, str):
+            last_id = eid
+    messages, repaired = _runnable(messages)
+    problems = []
     if bad:
-        warnings.append(f"{path.name}: skipped {bad} unreadable line(s)")
+        problems.append(f"skipped {bad} unreadable line(s)")
     if dup:
-        warnings.append(f"{path.name}: skipped {dup} duplicated line(s)")
+        problems.append(f"skipped {dup} duplicated line(s)")
+    if unknown:
+        problems.append(f"skipped {unknown} line(s) of an unknown kind")
+    if moved:
+        problems.append(f"put {moved} out-of-order line(s) back in order")
     if newer:
-        warnings.append(f"{path.name}: {newer} line(s) written by a newer compact-agent; read what was understood")
+        problems.append(f"{newer} line(s) were written by a newer compact-agent (read what was understood)")
+    if repaired:
+        problems.append(repaired)
+    warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []
     if on_last_id:
         on_last_id(last_id)
     return Loaded(messages, boundaries, warnings, meta)
+
+
+def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
+    """The history as a provider accepts it, and what was changed ('' when nothing).
+
+    A crash between saving a tool call and its result, or a hand-edited file, leaves calls without
+    results or results without calls; the next request would be rejected (and `Agent.run` refuses a
+    history ending in unanswered calls). pydantic-ai's own repair (deterministic, idempotent)
+    closes such calls with a synthesized result and drops orphans. A history whose pairs are
+    intact is returned untouched — two user prompts in a row after a failed turn are normal — so
+    the prompt-cache prefix does not change on reload.
+    """
+    if not messages or not _broken_pairs(messages):
+        return messages, ""
+    try:
+        fixed = repair_messages(messages)
+    except Exception:  # noqa: BLE001 - a history the repair cannot handle is loaded as it is
+        return messages, ""
+    return fixed, "closed tool calls whose results were lost (a crash or an edit); the conversation goes on"
+
+
+def _broken_pairs(messages: Sequence[ModelMessage]) -> bool:
+    """True if a tool call is not answered before the next response, or a result answers no open call."""
+    open_calls: set[str] = set()
+    for m in messages:
+        if not m.parts:
+            return True
+        if isinstance(m, ModelResponse):
+            if open_calls:
+                return True
+            open_calls = {p.tool_call_id for p in m.parts if isinstance(p, ToolCallPart)}
+            continue
+        for p in m.parts:
+            if isinstance(p, ToolReturnPart) or (isinstance(p, RetryPromptPart) and p.tool_name):
+                if p.tool_call_id not in open_calls:
+                    return True
+                open_calls.discard(p.tool_call_id)
+    return bool(open_calls)
 
 
 def list_sessions(root: Path) -> list[Path]:
     """Session files of one project, newest first."""
     if not root.exists():
         return []
-    files = [p for p in root.glob("*.jsonl") if p.is_file()]
-    return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
+    stamped: list[tuple[float, Path]] = []
+    for p in root.glob("*.jsonl"):
+        with contextlib.suppress(OSError):
+            if p.is_file() and not p.name.startswith("."):
+                stamped.append((p.stat().st_mtime, p))
+    return [p for _, p in sorted(stamped, key=lambda t: t[0], reverse=True)]
 
 
 def new_session_id() -> str:
