@@ -21,19 +21,25 @@ Several specs are separated by commas. Points (`<writer>.<stage>`):
     collapse.partial / collapse.done       an L4 commit-log append
     notes.partial / .synced / .renamed     the session-memory notes file
 
-When the variable is unset (always, outside tests) `hit` is a single global test, and writers
+`COMPACT_AGENT_CRASH_TALLY=<file>` makes a run write how often each point was reached (JSON) when
+it exits, so a harness can pick points that a run really reaches.
+
+When neither variable is set (always, outside tests) `hit` is a single global test, and writers
 write in one piece as before.
 """
 
 from __future__ import annotations
 
+import atexit
 import errno
+import json
 import os
 import signal
 from collections import Counter
 from dataclasses import dataclass
 
 ENV = "COMPACT_AGENT_CRASH_AT"
+TALLY_ENV = "COMPACT_AGENT_CRASH_TALLY"
 
 _ERRNOS = {"enospc": errno.ENOSPC, "eacces": errno.EACCES, "eio": errno.EIO, "erofs": errno.EROFS}
 
@@ -68,8 +74,18 @@ def parse(text: str) -> list[Spec]:
 
 _specs: list[Spec] = parse(os.environ.get(ENV, ""))
 _counts: Counter[str] = Counter()
-enabled: bool = bool(_specs)
+_tally = os.environ.get(TALLY_ENV, "")
+enabled: bool = bool(_specs or _tally)
 """Writers split a write in two (to expose `.partial`) only when a crash point is armed."""
+
+
+def _write_tally() -> None:
+    with open(_tally, "w", encoding="utf-8") as f:
+        json.dump(dict(_counts), f)
+
+
+if _tally:
+    atexit.register(_write_tally)
 
 
 def configure(text: str) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
+from .. import crashpoints
 from ..config import Settings
 from . import tokens
 from .events import Budget, Event, LayerResult, Stopwatch
@@ -72,15 +73,18 @@ def _write_private(path: Path, text: str) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".spill-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            crashpoints.write_in_two(fd, text.encode("utf-8"), "spill")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.chmod(tmp, 0o600)
+        crashpoints.hit("spill.synced")
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    crashpoints.hit("spill.renamed")
 
 
 def build_preview(text: str, preview_chars: int, path: Path | None) -> str:

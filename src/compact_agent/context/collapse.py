@@ -41,6 +41,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from .. import crashpoints
 from ..config import Settings
 from . import tokens
 from .events import Budget, Event, LayerResult, Stopwatch
@@ -266,10 +267,11 @@ def append_log(path: Path, commit: Commit) -> None:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line
-        os.write(fd, line)
+        crashpoints.write_in_two(fd, line, "collapse")
         os.fsync(fd)
     finally:
         os.close(fd)
+    crashpoints.hit("collapse.done")
 
 
 class ContextCollapse:
