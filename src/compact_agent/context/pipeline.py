@@ -90,6 +90,7 @@ class ContextManager(AbstractCapability[Any]):
         self.overhead = 0
         self.requests = 0
         self.layer_savings: dict[str, int] = {}
+        self.view_savings: dict[str, int] = {}  # tokens each view layer removed from the latest request
         self._reactive_step: int | None = None
         self._thrash = 0
         self._last_compaction_request = 0
@@ -137,9 +138,12 @@ class ContextManager(AbstractCapability[Any]):
         """Run layers 1–4; returns the view and whether collapse holds auto-compact off."""
         view = messages
         suppressed = False
+        self.view_savings = {}
         for layer in self.layers:
             watch = Stopwatch()
             result = layer.apply(view, self.budget(self.measure(view)))
+            # What this layer took out of this request (its events report decisions, not requests).
+            self.view_savings[layer.name] = tokens.estimate(view) - tokens.estimate(result.messages)
             view = result.messages
             for ev in result.events:
                 if not ev.duration_ms:
@@ -233,16 +237,16 @@ class ContextManager(AbstractCapability[Any]):
             self.memory.after_compaction(result)
         self.emit(result.event)
 
-    async def _auto(self, ctx: RunContext[Any], view: list[ModelMessage], trigger: str) -> bool:
+    async def _auto(self, messages: list[ModelMessage], view: list[ModelMessage], trigger: str) -> bool:
         try:
-            await self.compact(list(ctx.messages), trigger=trigger, summary_input=view)
+            await self.compact(list(messages), trigger=trigger, summary_input=view)
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
             self.failures += 1
             self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
                             detail={"error": _one_line(e), "failures": self.failures}))
             return False
         self.failures = 0
-        ctx.messages[:] = self.compactions[-1].messages
+        messages[:] = self.compactions[-1].messages
         return True
 
     # -- pydantic-ai hooks ---------------------------------------------------------------------
@@ -253,11 +257,24 @@ class ContextManager(AbstractCapability[Any]):
         self.last_params, self.last_settings = params, request_context.model_settings
         instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
         self.overhead = tokens.request_overhead(instructions, params.function_tools)
-        view, suppressed = self.shape(list(ctx.messages))
+        view, _, _ = await self.prepare_view(ctx.messages)
+        request_context.messages = list(view)
+        return request_context
+
+    async def prepare_view(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], int, bool]:
+        """Shape, measure and, over the threshold, compact: returns (view, tokens, compacted).
+
+        `messages` is the persisted history; an automatic compaction rewrites it in place. The
+        analyzer's replay calls this very method for every recorded request, so a replayed request
+        goes through exactly the code path of a live one.
+        """
+        view, suppressed = self.shape(list(messages))
         tokens_now = self.measure(view)
+        compacted = False
         if tokens_now > self.limits.threshold and not suppressed and not self.breaker_open:
-            if await self._auto(ctx, view, "auto"):
-                view, _ = self.shape(list(ctx.messages))
+            if await self._auto(messages, view, "auto"):
+                compacted = True
+                view, _ = self.shape(list(messages))
                 tokens_now = self.measure(view)
         view = join(view)
         self._save_layer_state()
@@ -265,8 +282,7 @@ class ContextManager(AbstractCapability[Any]):
         self.last_tokens = tokens_now
         self.last_view_tokens_est = tokens.estimate(view) + self.overhead
         self.requests += 1
-        request_context.messages = list(view)
-        return request_context
+        return view, tokens_now, compacted
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
@@ -284,7 +300,7 @@ class ContextManager(AbstractCapability[Any]):
             raise error
         self._reactive_step = ctx.run_step
         self.learn_from_overflow(str(error) + " " + str(getattr(error, "body", "")))
-        if not await self._auto(ctx, self.view, "reactive"):
+        if not await self._auto(ctx.messages, self.view, "reactive"):
             raise error
         raise RetryModelRequest()
 
