@@ -1,0 +1,375 @@
+"""Session memory: notes kept current in the background, so compaction needs no summary call.
+
+A full compaction asks the model for a summary at the worst moment: the context is full and the
+user waits. Instead, after model responses (inside long tool loops too) a background request
+updates a markdown notes file with fixed sections, incrementally: the previous notes plus what
+happened since the message they last covered. When the threshold is crossed, `try_compact` builds
+the new history from the notes and a verbatim tail with no model call (milliseconds of work), or
+returns None so the pipeline falls back to the full summary.
+
+The extraction shares the main conversation's cached prefix (the same system prompt, tools,
+settings and view, the instruction appended last, `tool_choice: none`, calls refused), so its
+input is a cache hit; with a cheaper notes model it sends only the new messages as text instead.
+It never runs twice at once, is never awaited by the turn, and a failure backs off and retries.
+
+Messages carry no stable id, so coverage is (index, fingerprint): a sha1 of the message's kind,
+timestamp and parts, which survive the session file round trip and the run metadata pydantic-ai
+fills in after the response hook. A compaction re-anchors the coverage or resets it. The notes'
+format (sections, instruction, validation) lives in notes.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.direct import model_request
+from pydantic_ai.exceptions import UnexpectedModelBehavior
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.usage import RequestUsage
+
+from ..config import Limits, Settings
+from . import rounds, summary, tokens
+from .compactor import CompactionError, CompactionResult, join
+from .events import Event, Stopwatch
+from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes
+from .summarizer import render_transcript
+
+MAX_BACKOFF_S = 600.0
+REFUSED = f"{NOTES_MARK}: tool calls are refused for this request. Reply with the notes as plain text only."
+
+
+# -- message identity ---------------------------------------------------------------------------------
+_fp_memo: dict[int, tuple[ModelMessage, str]] = {}
+
+
+def fingerprint(message: ModelMessage) -> str:
+    """Content identity that survives reloads and pydantic-ai's late run metadata (run_id, model_id)."""
+    hit = _fp_memo.get(id(message))
+    if hit is not None and hit[0] is message:
+        return hit[1]
+    d = ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
+    key = json.dumps({k: d.get(k) for k in ("kind", "timestamp", "parts")}, sort_keys=True, default=str)
+    fp = hashlib.sha1(key.encode()).hexdigest()
+    if len(_fp_memo) > 100_000:
+        _fp_memo.clear()
+    _fp_memo[id(message)] = (message, fp)
+    return fp
+
+
+def find(messages: Sequence[ModelMessage], index: int, fp: str) -> int | None:
+    """Where the message (index, fp) is now: at its index, else the nearest index with that content."""
+    if 0 <= index < len(messages) and fingerprint(messages[index]) == fp:
+        return index
+    for i in sorted(range(len(messages)), key=lambda i: (abs(i - index), -i)):
+        if fingerprint(messages[i]) == fp:
+            return i
+    return None
+
+
+# -- the kept tail ---------------------------------------------------------------------------------------
+def has_text(m: ModelMessage) -> bool:
+    """A message a person would read: a user prompt or assistant text (not only calls or results)."""
+    if isinstance(m, ModelResponse):
+        return any(isinstance(p, TextPart) and p.content.strip() for p in m.parts)
+    return rounds.has_user_text(m)
+
+
+def keep_index(messages: Sequence[ModelMessage], last_covered: int | None, limits: Limits) -> int:
+    """First message kept verbatim after the notes (pure; `last_covered` None or -1: nothing covered).
+
+    Starts after the last covered message and extends backwards until `memory_min_tokens` and
+    `memory_min_text_messages` are kept, stopping before `memory_max_tokens` and never reaching
+    past a previous summary (what precedes it is already in the notes). Then it moves back so no
+    tool call is separated from its result and no run of response messages (parts of one streamed
+    response) is split; correctness wins over the cap. The newest request is always kept.
+    """
+    n = len(messages)
+    if n == 0:
+        return 0
+    start = max(0, min(n, (last_covered if last_covered is not None else -1) + 1))
+    floor = max((i + 1 for i, m in enumerate(messages) if summary.is_summary(m)), default=0)
+    floor = min(floor, start)
+    i = start
+    kept = tokens.estimate(messages[i:])
+    texts = sum(1 for m in messages[i:] if has_text(m))
+    while i > floor and (kept < limits.memory_min_tokens or texts < limits.memory_min_text_messages):
+        cost = tokens.message_tokens(messages[i - 1])
+        if kept + cost > limits.memory_max_tokens:
+            break
+        i -= 1
+        kept += cost
+        texts += has_text(messages[i])
+    i = min(i, n - 1)
+    safe = rounds.safe_cuts(messages)
+    while i > 0 and (not safe[i] or (isinstance(messages[i], ModelResponse)
+                                     and isinstance(messages[i - 1], ModelResponse))):
+        i -= 1
+    return i
+
+
+def escalated_tail(limits: Limits, level: int) -> Limits:
+    """The thrash guard's escalation (a compaction too soon after the last) keeps a smaller tail."""
+    if level <= 0:
+        return limits
+    return dataclasses.replace(limits, memory_min_tokens=limits.memory_min_tokens >> level,
+                               memory_max_tokens=limits.memory_max_tokens >> level)
+
+
+# -- files ------------------------------------------------------------------------------------------------
+def write_private(path: Path, text: str) -> None:
+    """Temp file, fsync, rename, 0600: a reader (or a crash) never sees half the notes."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# -- the service -------------------------------------------------------------------------------------------
+@dataclass
+class _Job:
+    """Everything an extraction needs, captured when it starts (the run moves on meanwhile)."""
+
+    prefix: list[ModelMessage]  # the view just sent (+ the text-only response)
+    new: list[ModelMessage]  # history messages not yet covered (for the separate model)
+    params: ModelRequestParameters | None
+    settings: dict[str, Any] | None
+    covered: tuple[int, str]
+    hint: str
+    budget: int
+    max_chars: int  # of transcript for the separate model: about half the window
+    generation: int
+    emit: Callable[[Event], None]
+
+
+class SessionMemory:
+    """Notes for one session; the ContextManager calls `after_response`, `try_compact`, `after_compaction`."""
+
+    def __init__(self, notes_path: Path, settings: Settings | None = None, *, model: Model | None = None,
+                 notes_model: Model | None = None, clock: Callable[[], datetime] | None = None,
+                 event_sink: Callable[[Event], None] | None = None) -> None:
+        self.path = notes_path
+        self.sidecar = notes_path.with_suffix(".json")
+        self.settings = settings or Settings()
+        self.model, self.notes_model = model, notes_model
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.event_sink = event_sink
+        self.usage: list[RequestUsage] = []
+        self.failures = 0
+        self.updates = 0
+        self.generation = 0
+        self.wait_s = self.settings.memory_wait_s
+        self._retry_at: datetime | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._plan: tuple[int, int] | None = None  # (len(messages), covered index) of a pending SM result
+        self.notes: str | None = None
+        self.coverage: tuple[int, str] | None = None
+        self.updated = ""
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            self.notes = notes_path.read_text(encoding="utf-8")
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            side = json.loads(self.sidecar.read_text())
+            self.coverage = (int(side["index"]), str(side["fingerprint"]))
+            self.updated = str(side.get("updated", ""))
+
+    @property
+    def in_flight(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def locate(self, messages: Sequence[ModelMessage]) -> int | None:
+        """Index of the last covered message in `messages`, or None (nothing covered / not present)."""
+        return find(messages, *self.coverage) if self.coverage else None
+
+    def _emit(self, sink: Callable[[Event], None], event: Event) -> None:
+        event.time = event.time or self.clock().isoformat()
+        (self.event_sink or sink)(event)
+
+    # -- background extraction -------------------------------------------------------------------------
+    def after_response(self, cm: Any, messages: list[ModelMessage]) -> None:
+        """Start one extraction if enough happened since the last; never raises, never waits."""
+        try:
+            self._maybe_start(cm, messages)
+        except Exception as e:  # noqa: BLE001 - the notes must never break a turn
+            self._emit(cm.emit, Event("memory", "failed", detail={"error": f"{type(e).__name__}: {e}"[:300]}))
+
+    def _maybe_start(self, cm: Any, messages: list[ModelMessage]) -> None:
+        if self.in_flight or not messages or (self._retry_at is not None and self.clock() < self._retry_at):
+            return
+        c = self.locate(messages)
+        start = 0 if c is None else c + 1
+        since = messages[start:]
+        calls = sum(len(rounds.call_ids(m)) for m in since)
+        if (tokens.estimate(since) < cm.limits.memory_update_tokens
+                and calls < self.settings.memory_update_tool_calls):
+            return
+        last = messages[-1]
+        text_only = isinstance(last, ModelResponse) and not rounds.call_ids(last)
+        end = len(messages) if text_only else len(messages) - 1  # an unanswered call cannot be in a prefix
+        if end <= start:
+            return
+        view = list(cm.view) or list(messages[:-1])
+        prefix = join(view, [last]) if text_only else view
+        budget = max(400, min(12_000, cm.limits.threshold // 6))
+        job = _Job(prefix, list(messages[start:end]), cm.last_params, cm.last_settings,
+                   (end - 1, fingerprint(messages[end - 1])), describe(messages[c]) if c is not None else "",
+                   budget, cm.limits.window * 2, self.generation, cm.emit)
+        self._task = asyncio.get_running_loop().create_task(self._extract(job), name="session-notes")
+
+    async def _extract(self, job: _Job) -> None:
+        watch = Stopwatch()
+        try:
+            reply = await (self._separate(job) if self.notes_model is not None else self._shared(job))
+            notes = normalize_notes(reply, self.notes)
+            write_private(self.path, notes)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - logged, backed off, retried on a later response
+            self.failures += 1
+            wait = min(MAX_BACKOFF_S, self.settings.memory_retry_s * 2 ** (self.failures - 1))
+            self._retry_at = self.clock() + timedelta(seconds=wait)
+            self._emit(job.emit, Event("memory", "failed", duration_ms=watch.ms(), detail={
+                "error": f"{type(e).__name__}: {e}"[:300], "failures": self.failures, "retry_in_s": wait}))
+            return
+        self.notes, self.failures, self._retry_at = notes, 0, None
+        self.updates += 1
+        self.updated = self.clock().isoformat()
+        if job.generation == self.generation:  # else a compaction re-anchored coverage meanwhile
+            self._set_coverage(job.covered)
+        self._emit(job.emit, Event("memory", "update", tokens.estimate(job.new), tokens.text_tokens(notes),
+                                   duration_ms=watch.ms(), detail={
+                                       "covered": job.covered[0], "new_messages": len(job.new),
+                                       "path": "separate" if self.notes_model is not None else "shared"}))
+
+    async def _shared(self, job: _Job) -> str:
+        """Same prefix as the main request (cache hit), the instruction last, unable to act."""
+        if self.model is None:
+            raise UnexpectedModelBehavior("no model for session notes")
+        settings: Any = {**(job.settings or {}), "tool_choice": "none"}
+        params = job.params or ModelRequestParameters()
+        history = join(job.prefix, [ModelRequest(parts=[UserPromptPart(instruction(self.notes, job.hint,
+                                                                                   job.budget))])])
+        for _attempt in range(2):
+            resp = await model_request(self.model, history, model_settings=settings,
+                                       model_request_parameters=params)
+            self.usage.append(resp.usage)
+            calls = [p for p in resp.parts if isinstance(p, ToolCallPart)]
+            if not calls:
+                return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
+            refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while writing notes.",
+                                       tool_call_id=p.tool_call_id) for p in calls]
+            history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)])]
+        raise UnexpectedModelBehavior("the notes request kept calling tools")
+
+    async def _separate(self, job: _Job) -> str:
+        """A cheaper model sees only the previous notes and the new messages, as text, with no tools."""
+        assert self.notes_model is not None
+        transcript = render_transcript(job.new)[-job.max_chars:]
+        req = [ModelRequest(parts=[UserPromptPart(instruction(self.notes, job.hint, job.budget, transcript))])]
+        resp = await model_request(self.notes_model, req, model_request_parameters=ModelRequestParameters())
+        self.usage.append(resp.usage)
+        return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
+
+    def _set_coverage(self, coverage: tuple[int, str] | None) -> None:
+        self.coverage = coverage
+        data = {"version": 1, "index": coverage[0], "fingerprint": coverage[1], "updated": self.updated} \
+            if coverage else {"version": 1, "index": -1, "fingerprint": "", "updated": self.updated}
+        with contextlib.suppress(OSError):
+            write_private(self.sidecar, json.dumps(data))
+
+    # -- compaction ---------------------------------------------------------------------------------------
+    async def try_compact(self, cm: Any, messages: list[ModelMessage], *, trigger: str, tokens_before: int,
+                          archive: Callable[[], Path]) -> CompactionResult | None:
+        """The notes + a verbatim tail, with no model call; None when the notes cannot serve."""
+        self._plan = None
+        waited = Stopwatch()
+        if self.in_flight:
+            assert self._task is not None
+            await asyncio.wait({self._task}, timeout=self.wait_s)
+        wait_ms = waited.ms()
+        watch = Stopwatch()
+
+        def skip(reason: str) -> None:
+            self._emit(cm.emit, Event("memory", "skip", tokens_before, tokens_before, trigger=trigger,
+                                      duration_ms=watch.ms(), detail={"reason": reason, "waited_ms": wait_ms}))
+
+        if self.notes is None:
+            return skip("no notes yet")
+        if is_empty(self.notes):
+            return skip("the notes are an empty template")
+        c = self.locate(messages)
+        if c is None:
+            return skip("stale: the notes cover no message of this history")
+        keep = keep_index(messages, c, escalated_tail(cm.limits, getattr(cm.compactor, "escalation", 0)))
+        if keep == 0:
+            return skip("the notes cover nothing that can be dropped")
+        if tokens.text_tokens(self.notes) + cm.measure(messages[keep:]) > cm.limits.threshold:
+            return skip("over threshold: notes and kept tail do not fit")
+        try:
+            result: CompactionResult = cm.compactor.from_notes(messages, self.notes, keep, archive=archive,
+                                                               trigger=trigger, tokens_before=tokens_before,
+                                                               overhead=cm.overhead)
+        except CompactionError as e:
+            return skip(f"compaction refused: {e}")
+        if cm.measure(result.messages) > cm.limits.threshold:
+            return skip("over threshold after restoring files")
+        result.event.detail.update(waited_ms=wait_ms, covered=c, notes_updated=self.updated)
+        self._plan = (len(messages), c)
+        return result
+
+    def after_compaction(self, result: CompactionResult) -> None:
+        """Re-anchor coverage in the new history, or reset it when the notes miss part of what it replaced."""
+        self.generation += 1
+        plan, self._plan = self._plan, None
+        if self.coverage is None:
+            return
+        found = find(result.messages, *self.coverage)
+        if found is None and result.strategy == "session_memory" and plan is not None:
+            # The tail is kept at the end unchanged (only its first request may be merged), so count back.
+            at = len(result.messages) - (plan[0] - plan[1])
+            found = at if at >= 0 else None
+        self._set_coverage((found, fingerprint(result.messages[found])) if found is not None else None)
+
+    async def drain(self, timeout: float) -> None:
+        """Let an extraction in flight finish (bounded) so what it cost is not thrown away, then close."""
+        if self._task is not None and not self._task.done():
+            await asyncio.wait({self._task}, timeout=timeout)
+        self.close()
+
+    def close(self) -> None:
+        """Cancel an extraction in flight: a process about to exit must not leave a task behind."""
+        if self.in_flight:
+            assert self._task is not None
+            self._task.cancel()
+
+    def status(self) -> str:
+        state = "extraction running" if self.in_flight else f"{self.updates} update(s) this run"
+        cov = f"covers through message {self.coverage[0]}" if self.coverage else "covers no message yet"
+        return f"{self.path} · {cov} · {state}" + (f" · updated {self.updated}" if self.updated else "")
