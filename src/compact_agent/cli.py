@@ -152,11 +152,12 @@ async def _print_mode(opts: object, prompt: str, output_format: str) -> int:
         sys.stderr.write(f"compact-agent: {describe_error(e)}\n")
         return 1
     finally:
-        session.close()
+        await session.aclose()
     usage = {
         "input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens,
         "cache_read_tokens": turn.usage.cache_read_tokens, "requests": turn.usage.requests,
         "summary_requests": len(session.summary_usage),
+        "memory_requests": len(session.memory.usage) if session.memory is not None else 0,
     }
     compactions = [{"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
                     "tokens_after": c.tokens_after, "archive": str(c.archive or "")} for c in turn.compactions]

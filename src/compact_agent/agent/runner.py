@@ -31,10 +31,11 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 from ..config import Limits, Settings, home_dir
 from ..context.compactor import CompactionResult, Compactor
 from ..context.events import Event
+from ..context.layers import default_layers
+from ..context.memory import SessionMemory
 from ..context.pipeline import ContextManager
 from ..context.restore import Restorer
 from ..context.summarizer import SharedPrefixSummarizer
-from ..context.layers import default_layers
 from ..models import ModelInfo, build_model, model_info, provider_for
 from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
 from .checkpoints import Checkpoints
@@ -142,12 +143,13 @@ class AgentSession:
             resolve=lambda s: resolve_path(self.cwd, s),
         )
         self.summary_usage: list[Any] = []
+        self.memory = self._session_memory()
         self.cm = ContextManager(
             limits=self.limits, summarizer=self._summarizer, settings=self.settings,
             compactor=Compactor(self.limits, restorer), store=self.store,
             layers=default_layers(self.settings, self.store), event_sink=self._on_event,
             on_compact_start=on_compact_start, provider=self.info.provider,
-            cache_ttl_s=self.info.cache_ttl_s, max_output=self.info.max_output,
+            cache_ttl_s=self.info.cache_ttl_s, max_output=self.info.max_output, memory=self.memory,
         )
         self.instructions, self.instructions_path = project_instructions(self.cwd)
         self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env)],
@@ -167,6 +169,16 @@ class AgentSession:
         s = SharedPrefixSummarizer(self.model, params=cm.last_params, settings=cm.last_settings)
         s.usage = self.summary_usage
         return s
+
+    def _session_memory(self) -> SessionMemory | None:
+        """Notes beside the session file, so they survive restarts and `--continue`."""
+        if not self.settings.memory_enabled:
+            return None
+        notes_model = None
+        if self.settings.memory_model:
+            notes_model = build_model(self.settings.memory_model, base_url=self.opts.base_url,
+                                      api_key=self.opts.api_key)
+        return SessionMemory(self.store.dir / "notes.md", self.settings, model=self.model, notes_model=notes_model)
 
     def _on_event(self, event: Event) -> None:
         try:
@@ -269,7 +281,15 @@ class AgentSession:
         self.opts.continue_last = False
         self.__init__(self.opts, self._user_on_event, self.cm.on_compact_start, self.env.on_change)  # type: ignore[misc]
 
+    async def aclose(self) -> None:
+        """`close` after letting a notes extraction in flight finish briefly (print mode exits next)."""
+        if self.memory is not None:
+            await self.memory.drain(self.settings.memory_wait_s)
+        self.close()
+
     def close(self) -> None:
+        if self.memory is not None:
+            self.memory.close()
         self.store.unlock()
 
 

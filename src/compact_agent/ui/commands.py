@@ -76,6 +76,18 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
             f"{result.archive}")
 
 
+@command("memory", "the session notes that let compaction skip the summary call")
+async def _memory(s: AgentSession, args: str, c: Console) -> None:
+    if s.memory is None:
+        c.print("session memory is off (COMPACT_AGENT_MEMORY_ENABLED=false)")
+        return
+    if not s.memory.notes:
+        c.print(f"no notes yet ({s.memory.status()})")
+        return
+    c.print(s.memory.notes.rstrip("\n"), markup=False, highlight=False)
+    c.print(s.memory.status(), style="dim", markup=False, highlight=False)
+
+
 @command("history", "compaction boundaries (with archive paths) and message numbers for /compact --from/--up-to")
 async def _history(s: AgentSession, args: str, c: Console) -> None:
     boundaries = s.store.load().boundaries
