@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -171,8 +172,41 @@ async def _print_mode(opts: object, prompt: str, output_format: str) -> int:
     return 0
 
 
+class _OneLineOnce(logging.Filter):
+    """Each distinct library warning once, flattened to one line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = " ".join(record.getMessage().split())
+        if text in self.seen:
+            return False
+        self.seen.add(text)
+        record.msg, record.args = text, None
+        return True
+
+
+def route_library_warnings() -> None:
+    """Warnings our modules log (a corrupt collapse log, a spill that could not be written) reach
+    the user as `compact-agent: warning: ...` lines, once each, not as Python's bare last-resort
+    output (which repeats and may span lines)."""
+    logger = logging.getLogger("compact_agent")
+    if any(getattr(h, "_compact_agent", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("compact-agent: warning: %(message)s"))
+    handler.addFilter(_OneLineOnce())
+    handler._compact_agent = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+
+
 def main() -> None:
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    route_library_warnings()
     try:
         app()
     except KeyboardInterrupt:
