@@ -20,6 +20,7 @@ TASK_ID = "TASK-7731"
 PROGRESS = re.compile(r"PROGRESS: done through file_(\d+), sum=(\d+)")
 VALUE = re.compile(r"VALUE=(\d+)")
 SUMMARY_MARK = "CRITICAL: Respond with TEXT ONLY"
+NOTES_MARK = "SESSION NOTES UPDATE"  # compact_agent.context.notes.NOTES_MARK
 
 
 def task_text(n: int) -> str:
@@ -44,15 +45,23 @@ def is_summary_request(req: ChatRequest) -> bool:
     return last.get("role") == "user" and SUMMARY_MARK in message_text(last)
 
 
+def is_notes_request(req: ChatRequest) -> bool:
+    last = req.messages[-1] if req.messages else {}
+    return last.get("role") == "user" and NOTES_MARK in message_text(last)
+
+
 @dataclass
 class FileTaskAgent:
     n: int
     summaries: list[ChatRequest] = field(default_factory=list)
     lost_task: list[ChatRequest] = field(default_factory=list)
+    notes: list[ChatRequest] = field(default_factory=list)
 
     def __call__(self, req: ChatRequest) -> Reply:
         if is_summary_request(req):
             return self.summarize(req)
+        if is_notes_request(req):
+            return self.write_notes(req)
         body = "\n".join(message_text(m) for m in req.messages)
         if TASK_ID not in body:
             self.lost_task.append(req)
@@ -97,6 +106,23 @@ class FileTaskAgent:
             "<summary>\n1. Primary Request and Intent: " + task.strip() + "\n"
             "8. Current Work: reading the data files in order.\n"
             f"9. Next Step: continue. PROGRESS: done through file_{done:02d}, sum={total}\n</summary>")
+
+    def write_notes(self, req: ChatRequest) -> Reply:
+        """What a model would write as session notes: the task, the user's words, the latest progress."""
+        self.notes.append(req)
+        convo = req.messages[:-1]
+        body = "\n".join(message_text(m) for m in convo)
+        task = next((line.strip() for line in body.splitlines() if TASK_ID in line and "# " not in line), "")
+        done, total = self.progress(_Shim(convo))
+        return Reply.text(
+            "Here are the updated notes.\n<notes>\n"
+            f"# Task and intent\n{task}\n\n"
+            f"# User instructions and constraints (verbatim)\n- {task}\n\n"
+            f"# Files read and changed (current state)\n- data/file_00.txt … data/file_{done:02d}.txt read\n\n"
+            "# Decisions\n- read the files one at a time, in order\n\n"
+            "# Errors and fixes\n_(nothing yet)_\n\n"
+            f"# Current state\nPROGRESS: done through file_{done:02d}, sum={total}\n\n"
+            f"# Next steps\n- read data/file_{done + 1:02d}.txt next\n</notes>")
 
 
 @dataclass

@@ -13,10 +13,14 @@ N_FILES = 24
 WINDOW = 16_000
 
 
+# These tests are about the full summary path; tests/e2e/test_memory.py covers session memory.
+FULL_SUMMARY = {"COMPACT_AGENT_MEMORY_ENABLED": "false"}
+
+
 def run_task(cli, server, *extra: str):
     return cli("-p", task_text(N_FILES), "--model", "fake-model", "--base-url", server.base_url,
                "--api-key", "sk-test", "--context-window", str(WINDOW), "--yes", "--output-format", "json",
-               *extra)
+               *extra, env=FULL_SUMMARY)
 
 
 def test_long_task_compacts_keeps_the_task_and_finishes(cli):
