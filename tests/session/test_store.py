@@ -62,10 +62,21 @@ def test_append_after_torn_line_starts_a_new_line(tmp_path):
     s.append(msgs(1))
     with open(s.path, "ab") as f:
         f.write(b'{"v": 1, "id": "torn", "kind": "mess')
+    assert s.load().warnings  # the torn line is skipped with a warning ...
     s.append(msgs(1))
     loaded = s.load()
     assert len(loaded.messages) == 4
-    assert loaded.warnings
+    assert not loaded.warnings  # ... and cut off by the next append (it was never a saved entry)
+    assert b"torn" not in s.path.read_bytes()
+
+
+def test_append_after_complete_line_without_newline_keeps_it(tmp_path):
+    s = SessionStore(tmp_path, "s1")
+    s.append(msgs(1))
+    s.path.write_bytes(s.path.read_bytes().rstrip(b"\n"))
+    s.append(msgs(1))
+    loaded = s.load()
+    assert len(loaded.messages) == 4 and not loaded.warnings
 
 
 def test_second_process_is_locked_out(tmp_path):

@@ -186,6 +186,31 @@ def _lines(entries: Iterable[dict[str, Any]]) -> bytes:
     return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode()
 
 
+def _heal_tail(fd: int, size: int) -> bytes:
+    """Deal with a last line that has no newline before appending after it.
+
+    A line torn by a crash (or a failed write) is cut off — it was never a saved entry, and left in
+    place it would warn on every load forever; a complete entry that only lacks its newline (a
+    hand-edited file) is kept and gets one. Returns the bytes to write before the new entries.
+    """
+    start = size
+    while start > 0:
+        chunk_start = max(0, start - 65_536)
+        chunk = os.pread(fd, start - chunk_start, chunk_start)
+        nl = chunk.rfind(b"\n")
+        if nl >= 0:
+            start = chunk_start + nl + 1
+            break
+        start = chunk_start
+    tail = os.pread(fd, size - start, start)
+    try:
+        json.loads(tail)
+        return b"\n"
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        os.ftruncate(fd, start)
+        return b""
+
+
 class SessionStore:
     """The persisted truth of one conversation."""
 
@@ -272,10 +297,9 @@ class SessionStore:
             new = not self.path.exists()
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
             try:
-                # A line torn by an earlier crash (or a failed write) must not swallow the next entry.
                 size = os.fstat(fd).st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
-                    data = b"\n" + data
+                    data = _heal_tail(fd, size) + data
                 crashpoints.write_in_two(fd, data, "append")
                 os.fsync(fd)
             finally:
