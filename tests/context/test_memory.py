@@ -175,6 +175,17 @@ def test_notes_are_normalised_and_repaired():
     assert is_empty(TEMPLATE) and is_empty(None) and not is_empty(out)
 
 
+def test_notes_keep_code_blocks_and_ignore_chatter_around_them():
+    body = "\n\n".join(f"## **{s}**:\nbody {i}" for i, s in enumerate(SECTIONS))
+    code = "```python\n# Decisions\nx = 1\n```"
+    reply = f"<notes>\n{body.replace('body 3', 'body 3' + chr(10) + code)}\n</notes>\nLet me know!"
+    out = normalize_notes(reply)
+    assert code in out and "Let me know" not in out
+    assert [line for line in out.splitlines() if line.startswith("# ")][3] == "# Decisions"
+    fenced = normalize_notes("```markdown\n" + body + "\n```")
+    assert "```" not in fenced and "body 6" in fenced
+
+
 def test_fingerprint_survives_the_session_file_and_finds_moved_messages():
     msgs = reads(3)
     reloaded = ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(msgs))

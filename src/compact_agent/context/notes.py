@@ -19,7 +19,8 @@ EMPTY = "_(nothing yet)_"
 TEMPLATE = "\n\n".join(f"# {s}\n{EMPTY}" for s in SECTIONS) + "\n"
 NOTES_MARK = "SESSION NOTES UPDATE"
 _HEADING = re.compile(r"^\s{0,3}#{1,4}\s*(.+?)\s*#*\s*$")
-_TAGS = re.compile(r"<analysis>.*?</analysis>|</?notes\s*>|^```(?:markdown|md)?\s*$", re.I | re.S | re.M)
+_NOTES = re.compile(r"<notes>(.*?)(?:</notes>|$)", re.I | re.S)
+_ANALYSIS = re.compile(r"<analysis>.*?(?:</analysis>|$)", re.I | re.S)
 
 
 class NotesError(ValueError):
@@ -30,9 +31,9 @@ def _section_of(line: str) -> str | None:
     m = _HEADING.match(line)
     if not m:
         return None
-    title = re.sub(r"[*_`]", "", m.group(1)).strip().rstrip(":").lower()
+    title = re.sub(r"[*_`]", "", m.group(1)).strip().rstrip(":").strip().lower()
     for s in SECTIONS:
-        if title == s.lower() or title.startswith(s.lower().split(" (")[0]):
+        if title in (s.lower(), s.lower().split(" (")[0]):
             return s
     return None
 
@@ -41,8 +42,10 @@ def parse_sections(text: str) -> dict[str, str]:
     """Section title -> body; text before the first known heading (a preamble) is dropped."""
     out: dict[str, list[str]] = {}
     current: str | None = None
+    fenced = False
     for line in text.splitlines():
-        s = _section_of(line)
+        fenced ^= line.lstrip().startswith("```")
+        s = None if fenced else _section_of(line)  # a `# comment` in a code block is not a heading
         if s is not None:
             current = s
             out.setdefault(s, [])
@@ -56,7 +59,10 @@ def normalize_notes(reply: str, previous: str | None = None) -> str:
 
     Raises NotesError when fewer than half of the sections are there (not notes at all).
     """
-    body = _TAGS.sub("", reply or "")
+    m = _NOTES.search(reply or "")
+    body = (m.group(1) if m else _ANALYSIS.sub("", reply or "")).strip()
+    if body.startswith("```") and body.endswith("```"):  # the whole reply fenced as markdown
+        body = "\n".join(body.splitlines()[1:-1])
     found = parse_sections(body)
     if len(found) < (len(SECTIONS) + 1) // 2:
         raise NotesError(f"the reply has {len(found)} of the {len(SECTIONS)} note sections")
