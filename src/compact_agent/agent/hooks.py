@@ -1,0 +1,202 @@
+"""User hooks: shell commands run around compaction and at session start (Claude Code's convention).
+
+* `PreCompact` gets `{hook_event_name, session_id, transcript_path, cwd, trigger,
+  custom_instructions}` on stdin; its stdout is merged into the compaction instructions.
+* `PostCompact` gets the boundary: trigger, strategy, tokens before/after, archive path.
+* `SessionStart` gets `source` (startup / resume / clear / compact); its stdout is added to the
+  context. After a compaction this is how project context the summary may have lost comes back.
+
+Stdout is plain text, or a JSON object whose `additionalContext` (also under
+`hookSpecificOutput`) is taken, as Claude Code hooks print it.
+
+A hook is the user's code and may hang, fail or print rubbish. None of that may break a
+compaction: each command runs in its own process group with a timeout (the group is killed), and
+a non-zero exit, a timeout, or unreadable output becomes one `HookRun.problem` line that the
+session reports as an event; the output is then ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+EVENTS = ("PreCompact", "PostCompact", "SessionStart")
+MAX_OUTPUT_CHARS = 10_000
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+class HookConfigError(ValueError):
+    """The [hooks] table has a shape we cannot run; the message is one line."""
+
+
+@dataclass(frozen=True)
+class HookCommand:
+    event: str
+    command: str
+    matcher: str = ""  # regex on the trigger/source ("auto", "manual|auto", "compact"); "" or "*" = all
+    timeout_s: float = 10.0
+
+    def matches(self, value: str) -> bool:
+        if self.matcher in ("", "*"):
+            return True
+        try:
+            return re.fullmatch(self.matcher, value) is not None
+        except re.error:
+            return self.matcher == value
+
+
+@dataclass
+class HookRun:
+    """What one command did: `output` is usable text; `problem` is the one-line report, if any."""
+
+    hook: HookCommand
+    output: str = ""
+    problem: str = ""
+    exit_code: int | None = None
+    duration_s: float = 0.0
+
+
+def parse_hooks(table: dict[str, Any] | None, default_timeout_s: float = 10.0) -> list[HookCommand]:
+    """Normalise the [hooks] table. Accepted per event, as in Claude Code or shorter:
+
+        PreCompact = "cmd"                                   # one command
+        PreCompact = [{command = "cmd", timeout = 5, matcher = "auto"}]
+        [[hooks.PreCompact]]                                 # Claude Code's shape
+        matcher = "auto"
+        hooks = [{type = "command", command = "cmd", timeout = 5}]
+    """
+    out: list[HookCommand] = []
+    for event, spec in (table or {}).items():
+        if event not in EVENTS:
+            raise HookConfigError(f"unknown hook event {event!r}; expected one of {', '.join(EVENTS)}")
+        for entry in spec if isinstance(spec, list) else [spec]:
+            out += _entry(event, entry, "", default_timeout_s)
+    return out
+
+
+def _entry(event: str, entry: Any, matcher: str, timeout: float) -> list[HookCommand]:
+    if isinstance(entry, str):
+        return [HookCommand(event, entry, matcher, timeout)]
+    if not isinstance(entry, dict):
+        raise HookConfigError(f"hooks.{event}: expected a command string or a table, got {type(entry).__name__}")
+    matcher = str(entry.get("matcher", matcher) or "")
+    if "hooks" in entry:
+        inner = entry["hooks"]
+        return [c for e in (inner if isinstance(inner, list) else [inner]) for c in _entry(event, e, matcher, timeout)]
+    if entry.get("type", "command") != "command" or not isinstance(entry.get("command"), str):
+        raise HookConfigError(f"hooks.{event}: each hook needs command = \"...\" (type \"command\")")
+    t = entry.get("timeout", timeout)
+    if not isinstance(t, int | float) or t <= 0:
+        raise HookConfigError(f"hooks.{event}: timeout must be a positive number of seconds")
+    return [HookCommand(event, entry["command"], matcher, float(t))]
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def run_command(hook: HookCommand, payload: dict[str, Any], cwd: Path,
+                      env: dict[str, str] | None = None) -> HookRun:
+    """Run one hook; never raises (except cancellation, after killing the command)."""
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    run = HookRun(hook)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "bash", "-c", hook.command, cwd=str(cwd), env={**os.environ, **(env or {})},
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            start_new_session=True)  # its own group: a timeout kills what it started too
+    except OSError as e:
+        run.problem = f"could not start: {e.strerror or e}"
+        return run
+    data = json.dumps(payload, ensure_ascii=False).encode()
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(data), hook.timeout_s)
+    except TimeoutError:
+        _kill_group(proc.pid)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(proc.wait(), 2)
+        run.problem = f"timed out after {hook.timeout_s:g}s (killed)"
+        run.duration_s = loop.time() - t0
+        return run
+    except BaseException:
+        _kill_group(proc.pid)
+        raise
+    finally:
+        if proc.returncode is None:
+            _kill_group(proc.pid)
+    run.exit_code = proc.returncode
+    run.duration_s = loop.time() - t0
+    if proc.returncode != 0:
+        reason = _first_line(err.decode("utf-8", errors="replace")) or _first_line(out.decode("utf-8", "replace"))
+        run.problem = f"exited with {proc.returncode}" + (f": {reason}" if reason else "")
+        return run
+    run.output, run.problem = _usable(out)
+    return run
+
+
+def _usable(raw: bytes) -> tuple[str, str]:
+    """(text, problem): binary or undecodable output is refused; long output is cut."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "", "printed output that is not UTF-8 text; ignored"
+    if _CONTROL.search(text):
+        return "", "printed binary/control characters; output ignored"
+    text = text.strip()
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except ValueError:
+            obj = None  # not JSON after all: plain text
+        if isinstance(obj, dict):
+            specific = obj.get("hookSpecificOutput") if isinstance(obj.get("hookSpecificOutput"), dict) else {}
+            ctx = specific.get("additionalContext", obj.get("additionalContext"))
+            if ctx is None:
+                return "", "printed JSON without additionalContext; ignored"
+            text = str(ctx).strip()
+    if len(text) > MAX_OUTPUT_CHARS:
+        return text[:MAX_OUTPUT_CHARS] + "\n[hook output cut]", f"printed {len(text):,} characters; kept the first {MAX_OUTPUT_CHARS:,}"
+    return text, ""
+
+
+def _first_line(text: str) -> str:
+    lines = [x for x in text.strip().splitlines() if x.strip()]
+    return lines[0][:200] if lines else ""
+
+
+class Hooks:
+    """The configured hooks of one session; `run(event, value, payload)` runs the matching ones in order."""
+
+    def __init__(self, commands: Sequence[HookCommand], cwd: Path, session_id: str, transcript: Path) -> None:
+        self.commands = list(commands)
+        self.cwd = cwd
+        self.session_id = session_id
+        self.transcript = transcript
+
+    def configured(self, event: str) -> bool:
+        return any(c.event == event for c in self.commands)
+
+    async def run(self, event: str, match_value: str, payload: dict[str, Any]) -> list[HookRun]:
+        base = {"hook_event_name": event, "session_id": self.session_id,
+                "transcript_path": str(self.transcript), "cwd": str(self.cwd)}
+        env = {"COMPACT_AGENT_PROJECT_DIR": str(self.cwd), "COMPACT_AGENT_SESSION_ID": self.session_id}
+        runs = []
+        for hook in self.commands:
+            if hook.event == event and hook.matches(match_value):
+                runs.append(await run_command(hook, {**base, **payload}, self.cwd, env))
+        return runs
+
+
+def joined_output(runs: Sequence[HookRun]) -> str:
+    return "\n\n".join(r.output for r in runs if r.output)

@@ -1,0 +1,83 @@
+"""Hooks run real shell commands: stdin JSON, stdout used, and every way a hook can misbehave."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from compact_agent.agent.hooks import HookCommand, HookConfigError, Hooks, parse_hooks, run_command
+
+
+def script(tmp_path: Path, name: str, body: str) -> str:
+    p = tmp_path / name
+    p.write_text("#!/usr/bin/env bash\n" + body)
+    p.chmod(0o755)
+    return str(p)
+
+
+async def test_stdin_is_the_payload_and_stdout_the_output(tmp_path):
+    cmd = script(tmp_path, "echo.sh", 'cat > "$(dirname "$0")/stdin.json"; echo "keep the parser notes"\n')
+    hooks = Hooks(parse_hooks({"PreCompact": cmd}), tmp_path, "s1", tmp_path / "s1.jsonl")
+    runs = await hooks.run("PreCompact", "auto", {"trigger": "auto", "custom_instructions": "x"})
+    assert [r.output for r in runs] == ["keep the parser notes"] and not runs[0].problem
+    got = json.loads((tmp_path / "stdin.json").read_text())
+    assert got == {"hook_event_name": "PreCompact", "session_id": "s1", "transcript_path": str(tmp_path / "s1.jsonl"),
+                   "cwd": str(tmp_path), "trigger": "auto", "custom_instructions": "x"}
+
+
+async def test_json_output_takes_additional_context(tmp_path):
+    cmd = script(tmp_path, "j.sh", """echo '{"hookSpecificOutput": {"additionalContext": "from json"}}'\n""")
+    run = await run_command(HookCommand("SessionStart", cmd), {}, tmp_path)
+    assert run.output == "from json" and not run.problem
+
+
+async def test_timeout_kills_the_process_group(tmp_path):
+    marker = tmp_path / "survived"
+    cmd = script(tmp_path, "slow.sh", f"(sleep 1; touch {marker}) &\nsleep 30\n")
+    t0 = time.monotonic()
+    run = await run_command(HookCommand("PreCompact", cmd, timeout_s=0.3), {}, tmp_path)
+    assert time.monotonic() - t0 < 1
+    assert run.problem.startswith("timed out after 0.3s") and run.output == ""
+    time.sleep(1.2)
+    assert not marker.exists(), "the hook's child process outlived the timeout"
+
+
+async def test_nonzero_exit_is_one_line_with_stderr(tmp_path):
+    cmd = script(tmp_path, "fail.sh", "echo 'useful output'\necho 'database is locked' >&2\necho more >&2\nexit 3\n")
+    run = await run_command(HookCommand("PostCompact", cmd), {}, tmp_path)
+    assert run.problem == "exited with 3: database is locked" and run.output == ""
+
+
+@pytest.mark.parametrize("body, problem", [
+    ("printf '\\xff\\xfe\\x00garbage'", "not UTF-8"),
+    ("printf 'ok\\x00\\x01\\x02'", "binary"),
+    ("""echo '{"decision": "block"}'""", "without additionalContext"),
+])
+async def test_garbage_output_is_refused(tmp_path, body, problem):
+    cmd = script(tmp_path, "g.sh", body + "\n")
+    run = await run_command(HookCommand("SessionStart", cmd), {}, tmp_path)
+    assert problem in run.problem and run.output == ""
+
+
+async def test_missing_command_is_a_nonzero_exit(tmp_path):
+    run = await run_command(HookCommand("SessionStart", "no-such-command-xyz"), {}, tmp_path)
+    assert run.problem.startswith("exited with 127")
+
+
+async def test_matchers_select_hooks(tmp_path):
+    table = {"SessionStart": [{"matcher": "compact", "hooks": [{"type": "command", "command": "echo C"}]},
+                              {"matcher": "startup|resume", "command": "echo S"}]}
+    hooks = Hooks(parse_hooks(table), tmp_path, "s", tmp_path / "s.jsonl")
+    assert [r.output for r in await hooks.run("SessionStart", "compact", {})] == ["C"]
+    assert [r.output for r in await hooks.run("SessionStart", "resume", {})] == ["S"]
+
+
+def test_bad_config_is_one_line():
+    with pytest.raises(HookConfigError, match="unknown hook event"):
+        parse_hooks({"PreCompactt": "x"})
+    with pytest.raises(HookConfigError, match="timeout"):
+        parse_hooks({"PreCompact": [{"command": "x", "timeout": -1}]})
+    assert parse_hooks({"PreCompact": [{"command": "x", "timeout": 3}]}, 10)[0].timeout_s == 3
