@@ -25,6 +25,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -48,12 +49,15 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
+from .. import crashpoints
 from ..config import Limits, Settings
 from . import rounds, summary, tokens
 from .compactor import CompactionError, CompactionResult, join
 from .events import Event, Stopwatch
-from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes
+from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, parse_sections
 from .summarizer import render_transcript
+
+log = logging.getLogger(__name__)
 
 MAX_BACKOFF_S = 600.0
 REFUSED = f"{NOTES_MARK}: tool calls are refused for this request. Reply with the notes as plain text only."
@@ -142,15 +146,34 @@ def write_private(path: Path, text: str) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            crashpoints.write_in_two(fd, text.encode("utf-8"), "notes")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.chmod(tmp, 0o600)
+        crashpoints.hit("notes.synced")
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    crashpoints.hit("notes.renamed")
+
+
+def _read_notes(path: Path) -> str | None:
+    """The saved notes, or None with a warning when they are unreadable or not notes at all: a
+    damaged file must not stand in for a summary; new notes are written on the next update."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        log.warning("session notes %s are unreadable (%s); new notes will be written", path, e)
+        return None
+    if text.strip() and not parse_sections(text):
+        log.warning("session notes %s are not in the notes format; new notes will be written", path)
+        return None
+    return text
 
 
 # -- the service -------------------------------------------------------------------------------------------
@@ -193,8 +216,7 @@ class SessionMemory:
         self.notes: str | None = None
         self.coverage: tuple[int, str] | None = None
         self.updated = ""
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            self.notes = notes_path.read_text(encoding="utf-8")
+        self.notes = _read_notes(notes_path)
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             side = json.loads(self.sidecar.read_text())
             self.coverage = (int(side["index"]), str(side["fingerprint"]))
