@@ -126,6 +126,7 @@ class ToolResultBudget:
         self.seen: set[str] = set()
         self.replacements: dict[str, str] = {}
         self.actions: dict[str, dict[str, Any]] = {}  # id -> marker info, frozen with the preview
+        self._missing: set[str] = set()  # spilled before a restart, file gone since: re-spill when seen
 
     # -- state ---------------------------------------------------------------------------------
     def state_to_json(self) -> dict[str, Any]:
@@ -140,6 +141,20 @@ class ToolResultBudget:
         self.replacements = dict(d.get("replacements", {}))
         self.actions = dict(d.get("actions", {}))
         self.seen.update(self.replacements)
+        self._missing = set()
+        for call_id in self.replacements:
+            own = self._own_spill(call_id)
+            if own is not None and not own.is_file():
+                self._missing.add(call_id)
+        if self._missing:
+            log.warning("%d spilled tool result file(s) are missing from %s; each is written again from the "
+                        "session the next time its result is sent", len(self._missing), self.spill_dir)
+
+    def _own_spill(self, call_id: str) -> Path | None:
+        """The spill file a loaded decision names, if it is ours (a state file is data, not a path to trust)."""
+        path = self._path(call_id)
+        recorded = (self.actions.get(call_id) or {}).get("path")
+        return path if path is not None and recorded == str(path) else None
 
     # -- the layer -----------------------------------------------------------------------------
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
@@ -233,6 +248,18 @@ class ToolResultBudget:
         self.actions[call_id] = info
         return str(info["action"])
 
+    def _respill(self, part: ToolReturnPart) -> None:
+        """Write a missing spill file again from the full result the session kept (same path, same
+        preview, so the prompt does not change)."""
+        self._missing.discard(part.tool_call_id)
+        path, text = self._own_spill(part.tool_call_id), text_of(part)
+        if path is None or text is None:
+            return
+        try:
+            _write_private(path, text)
+        except OSError as e:
+            log.warning("could not write the spilled tool result %s again: %s", path, e)
+
     def _path(self, call_id: str) -> Path | None:
         return None if self.spill_dir is None else self.spill_dir / spill_name(call_id)
 
@@ -242,6 +269,8 @@ class ToolResultBudget:
         changed = False
         for i, part in enumerate(parts):
             if isinstance(part, ToolReturnPart) and part.tool_call_id in self.replacements:
+                if part.tool_call_id in self._missing:
+                    self._respill(part)
                 info = self.actions.get(part.tool_call_id, {"action": "spill"})
                 parts[i] = replace(
                     part,

@@ -1,0 +1,81 @@
+"""Shared helpers: an in-process session against the fake server, the CLI in a subprocess, and
+small histories with tool call/result pairs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.config import Settings
+from tests.fakes.openai_server import FakeOpenAIServer
+
+REPO = Path(__file__).resolve().parents[2]
+KEY = "sk-test-0123456789abcdef0123456789abcdef"  # key-shaped, so a leak is easy to grep for
+
+
+def session(home: Path, cwd: Path, server: FakeOpenAIServer, *, window: int = 9_000, continue_last: bool = False,
+            settings: Settings | None = None, api_key: str = KEY, **kw: object) -> AgentSession:
+    cwd.mkdir(parents=True, exist_ok=True)
+    opts = SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=api_key,
+                          context_window=window, permission_mode="yes", home=home, continue_last=continue_last,
+                          settings=settings or Settings(), **kw)  # type: ignore[arg-type]
+    return AgentSession(opts)
+
+
+@dataclass
+class CliRun:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict:
+        return json.loads(self.stdout)
+
+    def stderr_lines(self) -> list[str]:
+        return [ln for ln in self.stderr.splitlines() if ln.strip()]
+
+
+def cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> CliRun:
+    """The real CLI in a subprocess (no inherited API keys or COMPACT_AGENT_ settings)."""
+    full = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("COMPACT_AGENT_")}
+    full.update({"COMPACT_AGENT_HOME": str(home), "PYTHONPATH": str(REPO / "src")}, **(env or {}))
+    proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, env=full)
+    return CliRun(proc.returncode, proc.stdout, proc.stderr)
+
+
+def cli_args(server: FakeOpenAIServer, prompt: str, *extra: str, window: int = 9_000) -> list[str]:
+    return ["-p", prompt, "--model", "fake-model", "--base-url", server.base_url, "--context-window", str(window),
+            "--yes", "--output-format", "json", *extra]
+
+
+def pairs_history(n: int, *, big: int = 0) -> list[ModelMessage]:
+    """`n` rounds of user prompt → tool call → tool result → answer."""
+    out: list[ModelMessage] = []
+    for i in range(n):
+        out += [
+            ModelRequest(parts=[UserPromptPart(f"question {i}")]),
+            ModelResponse(parts=[ToolCallPart("read_file", {"path": f"f{i}.txt"}, tool_call_id=f"call_{i}")]),
+            ModelRequest(parts=[ToolReturnPart("read_file", f"content {i} " + "x" * big, tool_call_id=f"call_{i}")]),
+            ModelResponse(parts=[TextPart(f"answer {i}")]),
+        ]
+    return out
+
+
+def all_files(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()]
