@@ -45,7 +45,7 @@ from compact_agent.context.pipeline import ContextManager
 from tests.context.strategies import BASE, PROPS, Conv, big_text, histories
 
 LIMITS = dataclasses.replace(Limits.for_window(64_000, 8_000), memory_min_tokens=1_000, memory_max_tokens=3_000,
-                             memory_min_text_messages=2, memory_update_tokens=2_000)
+                             memory_min_text_messages=2, memory_update_tokens=100)
 
 
 def notes_text(task: str = "sum the files", progress: str = "done through file_03") -> str:

@@ -249,11 +249,15 @@ class SessionMemory:
         start = 0 if c is None else c + 1
         since = messages[start:]
         calls = sum(len(rounds.call_ids(m)) for m in since)
-        if (tokens.estimate(since) < cm.limits.memory_update_tokens
-                and calls < self.settings.memory_update_tool_calls):
-            return
         last = messages[-1]
         text_only = isinstance(last, ModelResponse) and not rounds.call_ids(last)
+        # Enough new material AND a natural point: several tool calls done, or the model stopped
+        # to answer. Updating on every few calls alone would rewrite the notes (output tokens,
+        # full price) more often than the context fills.
+        if tokens.estimate(since) < cm.limits.memory_update_tokens:
+            return
+        if calls < self.settings.memory_update_tool_calls and not text_only:
+            return
         end = len(messages) if text_only else len(messages) - 1  # an unanswered call cannot be in a prefix
         if end <= start:
             return
