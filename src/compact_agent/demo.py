@@ -30,6 +30,7 @@ from rich.console import Console
 
 from .agent.runner import AgentSession, SessionOptions
 from .context.events import Event
+from .context.notes import NOTES_MARK
 from .ui import render
 
 TASK = ("Survey the agent's core: read every module in src/compact_agent/{context,agent,session}/ one at a "
@@ -59,6 +60,8 @@ class ScriptedSurveyor:
         prompt = next((p.content for p in reversed(last.parts) if isinstance(p, UserPromptPart)), "")
         if isinstance(prompt, str) and "Respond with TEXT ONLY" in prompt:
             return ModelResponse(parts=[TextPart(self._summary(messages[:-1]))])
+        if isinstance(prompt, str) and NOTES_MARK in prompt:
+            return ModelResponse(parts=[TextPart(self._notes(messages[:-1]))])
         done = self._done(messages)
         remaining = [f for f in self.files if f not in done]
         if not remaining:
@@ -88,6 +91,20 @@ class ScriptedSurveyor:
                         done[calls[p.tool_call_id]] = doc.replace(SEP.strip(), ",")
         return done
 
+    def _notes(self, messages: list[ModelMessage]) -> str:
+        """Session notes, as a model keeping them in the background would write them."""
+        done = self._done(messages)
+        listed = SEP.join(f"{Path(f).name}={d[:40]}" for f, d in done.items())
+        nxt = next((f for f in self.files if f not in done), "none")
+        return ("<notes>\n"
+                f"# Task and intent\n{TASK}\n\n"
+                f"# User instructions and constraints (verbatim)\n- {TASK}\n\n"
+                f"# Files read and changed (current state)\n- read {len(done)} of {len(self.files)}; none changed\n\n"
+                "# Decisions\n- one module at a time, in order\n\n"
+                "# Errors and fixes\n_(nothing yet)_\n\n"
+                f"# Current state\nSurveyed so far: {listed}\n\n"
+                f"# Next steps\n- read {nxt}\n</notes>")
+
     def _summary(self, messages: list[ModelMessage]) -> str:
         done = self._done(messages)
         listed = SEP.join(f"{Path(f).name}={d[:40]}" for f, d in done.items())
@@ -105,7 +122,9 @@ async def run_demo(repo: Path, home: Path, console: Console) -> Path:
     def on_event(ev: Event) -> None:
         if ev.layer == "compact":
             console.print(f"  [bold magenta]{render.compact_line(ev)}[/]")
-        elif ev.tokens_freed:
+        elif ev.layer == "memory" and ev.action == "update":
+            console.print("  [green]session notes updated in the background[/]")
+        elif ev.tokens_freed and ev.layer in ("budget", "snip", "microcompact", "collapse"):
             console.print(f"  [cyan]{render.layer_line(ev)}[/]")
 
     opts = SessionOptions(cwd=repo, model="scripted-stand-in", context_window=20_000, permission_mode="deny",

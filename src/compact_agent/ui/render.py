@@ -26,6 +26,8 @@ def compact_line(ev: Event) -> str:
 
 
 def layer_line(ev: Event) -> str:
+    if ev.layer not in ("budget", "snip", "microcompact", "collapse"):
+        return f"{ev.layer}: {ev.action}"
     ids = f" ({len(ev.ids)} results)" if ev.ids else ""
     return f"{ev.layer}: {ev.action}{ids}, freed {ev.tokens_freed:,} tokens"
 
