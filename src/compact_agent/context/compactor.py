@@ -15,6 +15,7 @@ The summarizer and the archive are passed in: this module never talks to a provi
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,6 +174,11 @@ class Compactor:
     limits: Limits
     restorer: Restorer = field(default_factory=Restorer)
     escalation: int = 0  # set by the thrash guard for the next compaction; reset after it
+    ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration), for sizes
+
+    def scaled(self, estimated: int) -> int:
+        """An estimate in the provider's tokens, comparable with `tokens_before` and the threshold."""
+        return math.ceil(estimated * self.ratio)
 
     async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
                       archive: Callable[[], Path], trigger: str = "auto", instructions: str = "",
@@ -187,7 +193,7 @@ class Compactor:
         if not messages:
             raise CompactionError("nothing to compact")
         self.escalation = max(self.escalation, level)
-        before = tokens_before if tokens_before is not None else tokens.estimate(messages) + overhead
+        before = tokens_before if tokens_before is not None else self.scaled(tokens.estimate(messages) + overhead)
         cut = tail_start(messages, max(500, self.limits.threshold // 8) >> self.escalation)
         if cut == 0:
             cut = len(messages)
@@ -207,7 +213,7 @@ class Compactor:
         """`from`: keep messages[:pivot] (cache-friendly), summarise the rest; `up_to`: summarise
         messages[:pivot] and keep the rest verbatim."""
         watch = Stopwatch()
-        before = tokens.estimate(messages) + overhead
+        before = self.scaled(tokens.estimate(messages) + overhead)
         if direction == "from":
             pivot = rounds.adjust_cut_backward(messages, pivot)
             keep_head, to_sum, tail = messages[:pivot], messages[pivot:], []
@@ -247,10 +253,17 @@ class Compactor:
         except OSError as e:
             raise CompactionError(f"could not archive the transcript ({e}); the session was not rewritten") from e
         head_msg = summary.summary_message(text, archive_path, users, strategy)
-        restored = restore_messages(self.restorer, escalated(self.limits, self.escalation), kept=[*keep_head, *tail])
+        limits = escalated(self.limits, self.escalation)
+        # Restored files may use at most half the room left under the threshold: with a small window
+        # and a large system prompt, the defaults would restore the context straight back over it.
+        base = self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead)
+        room = max(0, int((self.limits.threshold - base) / self.ratio) // 2)
+        if room < limits.restore_total_tokens:
+            limits = dataclasses.replace(limits, restore_total_tokens=room)
+        restored = restore_messages(self.restorer, limits, kept=[*keep_head, *tail])
         self.escalation = 0
         new = join(keep_head, [head_msg], restored, tail)
-        after = tokens.estimate(new) + overhead
+        after = self.scaled(tokens.estimate(new) + overhead)
         if after >= before:
             raise CompactionError(f"compaction would not shrink the context ({before:,} → {after:,} tokens)")
         unpaired = rounds.unpaired(new)

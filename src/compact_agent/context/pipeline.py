@@ -192,6 +192,7 @@ class ContextManager(AbstractCapability[Any]):
         result: CompactionResult | None = None
         level = self.thrash_level(trigger)
         self.compactor.escalation = level
+        self.compactor.ratio = self.calibration.ratio
         if self.memory is not None and not instructions:
             result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
                                                    archive=archive)

@@ -38,19 +38,23 @@ class Restorer:
     resolve: Callable[[str], Path] = Path
 
 
+READ_TOOLS = frozenset({"read_file", "Read"})  # ours, and Claude Code's in replayed transcripts
+
+
 def read_paths_in(messages: Sequence[ModelMessage]) -> set[str]:
-    """Paths whose read_file result is already present (e.g. in a kept tail)."""
+    """Paths whose read result is already present (e.g. in a kept tail)."""
     out: set[str] = set()
     for m in messages:
         if isinstance(m, ModelResponse):
             for p in m.parts:
-                if isinstance(p, ToolCallPart) and p.tool_name == "read_file":
+                if isinstance(p, ToolCallPart) and p.tool_name in READ_TOOLS:
                     try:
                         args = p.args if isinstance(p.args, dict) else json.loads(p.args or "{}")
                     except ValueError:
                         continue
-                    if isinstance(args, dict) and isinstance(args.get("path"), str):
-                        out.add(args["path"])
+                    path = args.get("path") or args.get("file_path") if isinstance(args, dict) else None
+                    if isinstance(path, str):
+                        out.add(path)
     return out
 
 
