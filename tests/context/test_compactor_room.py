@@ -1,0 +1,84 @@
+"""A compaction never restores the context back over the threshold, and sizes in provider tokens.
+
+Found by replaying Claude Code sessions at a 64K window: with a 26K-token system prompt and a
+calibration ratio of 1.45, the default restore budget (a quarter of the window, in estimated
+tokens) put the very first compacted request over the window.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from compact_agent.config import Limits
+from compact_agent.context import restore, tokens
+from compact_agent.context.compactor import Compactor
+
+
+def history(n: int, size: int) -> list:
+    msgs: list = [ModelRequest(parts=[UserPromptPart("TASK: read everything")])]
+    for i in range(n):
+        msgs.append(ModelResponse(parts=[TextPart(f"r{i}"), ToolCallPart("read_file", {"path": f"f{i}"}, tool_call_id=f"c{i}")]))
+        msgs.append(ModelRequest(parts=[ToolReturnPart("read_file", "y" * size, tool_call_id=f"c{i}")]))
+    return msgs
+
+
+async def summarize(messages, prompt):
+    return "<summary>" + "the user asked to read everything; done so far. " * 20 + "</summary>"
+
+
+def restorer_for(tmp_path: Path, n: int, chars: int) -> tuple[restore.Restorer, list]:
+    files = []
+    for i in range(n):
+        f = tmp_path / f"big{i}.txt"
+        f.write_text("z" * chars)
+        files.append(f)
+    asked: list = []
+
+    def reread(paths, per_file):
+        asked.append(list(paths))
+        cut = per_file * 4
+        return [ModelResponse(parts=[ToolCallPart("read_file", {"path": str(p)}, tool_call_id=f"r{k}") for k, p in enumerate(paths)]),
+                ModelRequest(parts=[ToolReturnPart("read_file", p.read_text()[:cut], tool_call_id=f"r{k}") for k, p in enumerate(paths)])]
+
+    return restore.Restorer(recent_files=lambda: list(files), reread=reread), asked
+
+
+async def test_restore_is_capped_by_the_room_left_under_the_threshold(tmp_path: Path):
+    limits = Limits.for_window(64_000, 8_192)
+    rest, asked = restorer_for(tmp_path, 5, 20_000)
+    comp = Compactor(limits, rest)
+    comp.ratio = 1.45
+    overhead = 18_000  # estimated tokens of a large system prompt
+    msgs = history(30, 2_000)
+    result = await comp.compact(msgs, summarize=summarize, archive=lambda: tmp_path / "a.jsonl", overhead=overhead,
+                                tokens_before=60_000)
+    assert result.tokens_after < limits.threshold
+    # Sizes are in provider tokens, like tokens_before: the estimate scaled by the ratio.
+    assert result.tokens_after == comp.scaled(tokens.estimate(result.messages) + overhead)
+    restored = sum(len(paths) for paths in asked)
+    assert restored <= 1  # the window's default budget (16K, 5K per file) would have restored three
+
+
+async def test_large_windows_restore_as_before(tmp_path: Path):
+    limits = Limits.for_window(200_000, 32_000)
+    rest, asked = restorer_for(tmp_path, 3, 8_000)
+    comp = Compactor(limits, rest)
+    result = await comp.compact(history(30, 2_000), summarize=summarize, archive=lambda: tmp_path / "a.jsonl",
+                                overhead=5_000)
+    assert asked and len(asked[0]) == 3
+    assert result.tokens_after < limits.threshold
+
+
+def test_read_paths_in_knows_claude_code_reads():
+    msgs = [ModelResponse(parts=[ToolCallPart("Read", {"file_path": "/a.py"}, tool_call_id="x"),
+                                 ToolCallPart("read_file", {"path": "b.py"}, tool_call_id="y")])]
+    assert restore.read_paths_in(msgs) == {"/a.py", "b.py"}
