@@ -71,12 +71,26 @@ def _timestamp(m: ModelMessage) -> datetime | None:
     return next((t for p in reversed(m.parts) if (t := getattr(p, "timestamp", None)) is not None), None)
 
 
+_key_memo: dict[int, tuple[ModelMessage, str]] = {}
+
+
 def message_key(m: ModelMessage) -> str:
-    """Identity of a message that survives layers 1-3 (they change content, not these fields)."""
+    """Identity of a message that survives layers 1-3 (they change content, not these fields).
+
+    Memoised by object identity (as token estimates are): every commit is re-projected on every
+    request, so without it a long session spends most of its pipeline time formatting timestamps.
+    """
+    hit = _key_memo.get(id(m))
+    if hit is not None and hit[0] is m:
+        return hit[1]
     ts = _timestamp(m)
     ids = call_ids(m) if isinstance(m, ModelResponse) else return_ids(m)
     rid = m.provider_response_id if isinstance(m, ModelResponse) else None
-    return f"{m.kind}|{ts.isoformat() if ts else '-'}|{rid or ''}|{','.join(ids)}"
+    key = f"{m.kind}|{ts.isoformat() if ts else '-'}|{rid or ''}|{','.join(ids)}"
+    if len(_key_memo) > 200_000:
+        _key_memo.clear()
+    _key_memo[id(m)] = (m, key)
+    return key
 
 
 def is_digest(part: Any) -> bool:

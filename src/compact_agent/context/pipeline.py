@@ -139,11 +139,13 @@ class ContextManager(AbstractCapability[Any]):
         view = messages
         suppressed = False
         self.view_savings = {}
+        size = tokens.estimate(view)
         for layer in self.layers:
             watch = Stopwatch()
             result = layer.apply(view, self.budget(self.measure(view)))
             # What this layer took out of this request (its events report decisions, not requests).
-            self.view_savings[layer.name] = tokens.estimate(view) - tokens.estimate(result.messages)
+            shaped = tokens.estimate(result.messages)
+            self.view_savings[layer.name], size = size - shaped, shaped
             view = result.messages
             for ev in result.events:
                 if not ev.duration_ms:
