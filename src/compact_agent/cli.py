@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -83,19 +83,16 @@ def main_command(
 ) -> None:
     """compact-agent: a coding agent whose context never runs out."""
     if ctx.invoked_subcommand is not None:
+        ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "cwd": cwd}
         return
     if output_format not in ("text", "json", "stream-json"):
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
     from .agent.runner import SessionOptions
-    from .config import Settings
 
-    try:
-        settings = Settings()
-    except Exception as e:  # noqa: BLE001 - bad environment values
-        raise fail(f"bad setting in the environment: {_first_line(e)}", 2) from None
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
         raise fail(f"working directory {work} does not exist", 2)
+    settings = load_settings(work, model=model, base_url=base_url, context_window=context_window).settings
     opts = SessionOptions(
         cwd=work, model=model or settings.model, base_url=base_url or settings.base_url, api_key=api_key,
         context_window=context_window, permission_mode="yes" if yes else ("deny" if prompt is not None else "ask"),
@@ -120,8 +117,38 @@ def main_command(
         raise
 
 
+def load_settings(work: Path, **flags: object) -> Any:
+    """Defaults < user file < project file < environment < flags (see settings_file.py);
+    a bad file or value is one line and exit code 2."""
+    from .settings_file import SettingsError, load
+
+    try:
+        loaded = load(work, flags)
+    except SettingsError as e:
+        raise fail(str(e), 2) from None
+    except Exception as e:  # noqa: BLE001 - e.g. a malformed environment value
+        raise fail(f"bad setting: {_first_line(e)}", 2) from None
+    for w in loaded.warnings:
+        sys.stderr.write(f"compact-agent: warning: {w}\n")
+    return loaded
+
+
+@app.command("config")
+def config_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Print the effective settings and where each came from (default, user file, project file, env, flag)."""
+    from .settings_file import render
+
+    flags = dict(ctx.obj or {})
+    work = (flags.pop("cwd", None) or Path.cwd()).resolve()
+    sys.stdout.write(render(load_settings(work, **flags), as_json))
+
+
 async def _print_mode(opts: object, prompt: str, output_format: str) -> int:
     from .agent.runner import AgentSession
+    from .agent.stream_events import compaction_end, problem_line
     from .context.events import Event
 
     stream = output_format == "stream-json"
@@ -133,22 +160,31 @@ async def _print_mode(opts: object, prompt: str, output_format: str) -> int:
     def on_event(ev: Event) -> None:
         if ev.layer == "compact" and ev.action == "failed":
             sys.stderr.write(f"compact-agent: auto-compaction failed: {ev.detail.get('error', '')}\n")
+        if (problem := problem_line(ev)) is not None:
+            sys.stderr.write(f"compact-agent: {problem}\n")
         if stream:
             emit({"type": "event", **ev.to_json()})
+            if (end := compaction_end(ev)) is not None:
+                emit(end)
+
+    def on_change(tool: str, info: dict) -> None:
+        if stream and tool == "todo_write":
+            emit({"type": "todos", "todos": info.get("todos", [])})
 
     def on_compact_start(trigger: str, tokens: int) -> None:
         if stream:
             emit({"type": "compaction_start", "trigger": trigger, "tokens_before": tokens})
 
     try:
-        session = AgentSession(opts, on_event=on_event, on_compact_start=on_compact_start)  # type: ignore[arg-type]
+        session = AgentSession(opts, on_event=on_event, on_compact_start=on_compact_start,  # type: ignore[arg-type]
+                               on_change=on_change)
     except Exception as e:  # noqa: BLE001
         raise fail(describe_error(e)) from None
     for w in session.warnings:
         sys.stderr.write(f"compact-agent: warning: {w}\n")
     try:
         on_text = (lambda t: emit({"type": "text", "text": t})) if stream else None
-        turn = await session.run_turn(prompt, on_text=on_text)
+        turn = await session.run_turn(prompt, on_text=on_text, on_tool=emit if stream else None)
     except Exception as e:  # noqa: BLE001
         sys.stderr.write(f"compact-agent: {describe_error(e)}\n")
         return 1

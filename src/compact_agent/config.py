@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -47,6 +48,7 @@ class Settings(BaseSettings):
     microcompact_trigger: int = 12
     microcompact_min_free_tokens: int = 20_000
     cache_ttl_minutes: float = 60.0
+    anthropic_server_clearing: bool = True
     # L4 collapse (fractions of the auto-compact threshold)
     collapse_commit_fraction: float = 0.90
     collapse_blocking_fraction: float = 0.95
@@ -67,6 +69,18 @@ class Settings(BaseSettings):
     bash_output_max_chars: int = 30_000
     read_max_bytes: int = 2_000_000
     read_default_lines: int = 2_000
+    # the agent's own requests
+    summary_model: str | None = None  # None = the main model, sharing its cached prefix (cheapest)
+    # permissions (config file [permissions]); deny rules win over allow rules
+    allow_bash: list[str] = []
+    deny_bash: list[str] = []
+    extra_dirs: list[str] = []  # writable besides the working directory
+    deny_paths: list[str] = []  # glob patterns of paths that may never be written
+    # extensions (config file [hooks] / [mcp_servers]; shapes checked in agent/hooks.py, agent/mcp.py)
+    hooks: dict[str, Any] = {}
+    hook_timeout_s: float = 10.0
+    mcp_servers: dict[str, Any] = {}
+    compactable_tools: list[str] = []  # more tools whose old results microcompact may clear
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ class Cli:
 
     def __call__(self, *args: str, timeout: float = 120, env: dict[str, str] | None = None) -> CliResult:
         full_env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        full_env.update({"COMPACT_AGENT_HOME": str(self.home), "PYTHONPATH": str(REPO / "src")})
+        full_env.update({"COMPACT_AGENT_HOME": str(self.home), "PYTHONPATH": str(REPO / "src"),
+                         "COMPACT_AGENT_CONFIG": str(self.home / "config.toml")})  # never the user's own file
         full_env.update(env or {})
         proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", *args], cwd=self.cwd,
                               capture_output=True, text=True, timeout=timeout, env=full_env)

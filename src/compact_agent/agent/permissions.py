@@ -55,6 +55,7 @@ class Permissions:
         extra_dirs: Sequence[Path] = (),
         deny_bash: Sequence[str] = (),
         allow_bash: Sequence[str] = (),
+        deny_paths: Sequence[str] = (),
     ) -> None:
         if mode not in ("ask", "yes", "deny"):
             raise ValueError(f"unknown permission mode {mode!r}; expected 'ask', 'yes' or 'deny'")
@@ -65,14 +66,18 @@ class Permissions:
         self.extra_dirs = [resolve_path(self.cwd, d) for d in extra_dirs]
         self.deny_bash = list(deny_bash)
         self.allow_bash = list(allow_bash)
+        #: Globs of paths never written (`.env`, `**/secrets/*`), matched absolute and relative to cwd.
+        self.deny_paths = list(deny_paths)
         #: Tools the user answered "always" for; remembered for this session only.
         self.always: set[str] = set()
 
     def outside_message(self, path: Path) -> str | None:
         """Refusal for a write outside the allowed roots, or None when the path is fine."""
+        resolved = resolve_path(self.cwd, path)
+        if pat := self._denied_path(resolved):
+            return f"permission denied: {resolved} matches deny rule {pat!r}"
         if self.allow_outside:
             return None
-        resolved = resolve_path(self.cwd, path)
         roots = [self.cwd, *self.extra_dirs]
         if any(is_within(resolved, r) for r in roots):
             return None
@@ -80,6 +85,15 @@ class Permissions:
             f"permission denied: {resolved} is outside the working directory {self.cwd}; "
             "write inside it (or the user can allow the directory)"
         )
+
+    def _denied_path(self, resolved: Path) -> str | None:
+        names = [str(resolved)]
+        if is_within(resolved, self.cwd):
+            names.append(resolved.relative_to(self.cwd).as_posix())
+        for pat in self.deny_paths:
+            if any(fnmatch.fnmatchcase(n, pat) for n in names) or fnmatch.fnmatchcase(resolved.name, pat):
+                return pat
+        return None
 
     def _bash_rule(self, command: str) -> tuple[str, str] | None:
         """('deny'|'allow', pattern) for the rule that decides `command`, or None to fall through.

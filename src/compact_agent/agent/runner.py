@@ -39,8 +39,10 @@ from ..context.summarizer import SharedPrefixSummarizer
 from ..models import ModelInfo, build_model, model_info, provider_for
 from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
 from .checkpoints import Checkpoints
+from .extensions import SessionExtensions
 from .file_state import ReadFileState
 from .permissions import Permissions, resolve_path
+from .stream_events import tool_event
 from .tools import ToolEnv, build_toolset, mention_messages
 
 SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
@@ -129,31 +131,42 @@ class AgentSession:
             self.messages = loaded.messages
             self.warnings += loaded.warnings
         self.read_state = self._load_read_state()
-        self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask)  # type: ignore[arg-type]
+        st = self.settings
+        self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask,  # type: ignore[arg-type]
+                                       extra_dirs=[Path(d) for d in st.extra_dirs], deny_bash=st.deny_bash,
+                                       allow_bash=st.allow_bash, deny_paths=st.deny_paths)
         self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
         self.env = ToolEnv(self.cwd, self.settings, self.read_state, self.permissions, self.checkpoints,
                            on_change=on_change)
         self.limits = Limits.for_window(self.info.window, self.info.max_output, self.settings)
         self._user_on_event = on_event
+        # Hooks, plan, MCP servers, usage ledger (kept across /clear: the MCP connections).
+        self.ext = SessionExtensions(self, resumed=exists, previous=getattr(self, "ext", None))
         restorer = Restorer(
             recent_files=lambda: list(reversed(self.read_state.paths())),
             reread=lambda paths, n: mention_messages(self.env, paths, n, kind="restore",
                                                      salt=f"c{len(self.cm.compactions)}"),
             reset=self.read_state.clear,
             resolve=lambda s: resolve_path(self.cwd, s),
+            attachments=lambda: self.ext.attachments(),
         )
         self.summary_usage: list[Any] = []
+        # Anthropic clears old tool results server-side (cache-aware); elsewhere microcompact does it.
+        self.server_side_clearing = self.info.provider == "anthropic" and self.settings.anthropic_server_clearing
         self.memory = self._session_memory()
         self.cm = ContextManager(
             limits=self.limits, summarizer=self._summarizer, settings=self.settings,
             compactor=Compactor(self.limits, restorer), store=self.store,
-            layers=default_layers(self.settings, self.store), event_sink=self._on_event,
+            layers=default_layers(self.settings, self.store, server_side_clearing=self.server_side_clearing),
+            event_sink=self._on_event,
             on_compact_start=on_compact_start, provider=self.info.provider,
             cache_ttl_s=self.info.cache_ttl_s, max_output=self.info.max_output, memory=self.memory,
+            before_compact=self.ext.before_compact, after_compact=self.ext.after_compact,
         )
+        self._restore_layer_state()
         self.instructions, self.instructions_path = project_instructions(self.cwd)
-        self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env)],
-                           capabilities=[self.cm], retries=3)
+        self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
+                           capabilities=[self.cm, self.ext.ledger], retries=3, model_settings=self._model_settings())
         self.turns = 0
         self.usage = RunUsage()
 
@@ -166,9 +179,26 @@ class AgentSession:
         return text
 
     def _summarizer(self, cm: ContextManager) -> SharedPrefixSummarizer:
-        s = SharedPrefixSummarizer(self.model, params=cm.last_params, settings=cm.last_settings)
+        s = SharedPrefixSummarizer(self._summary_model(), params=cm.last_params, settings=cm.last_settings)
         s.usage = self.summary_usage
         return s
+
+    def _summary_model(self) -> Model:
+        """`summary_model` if configured (its own cache, no shared prefix), else the main model."""
+        name = self.settings.summary_model
+        if not name or name == self.info.name:
+            return self.model
+        if getattr(self, "_summary_cache", (None,))[0] != name:
+            self._summary_cache = (name, build_model(name, base_url=self.opts.base_url, api_key=self.opts.api_key))
+        return self._summary_cache[1]
+
+    def _model_settings(self) -> dict[str, Any] | None:
+        if not self.server_side_clearing:
+            return None
+        from ..context.microcompact import anthropic_context_management
+
+        body = anthropic_context_management(self.settings, trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
+        return {"anthropic_context_management": body}
 
     def _session_memory(self) -> SessionMemory | None:
         """Notes beside the session file, so they survive restarts and `--continue`."""
@@ -189,6 +219,16 @@ class AgentSession:
             self.checkpoints.drop_all()
         if self._user_on_event:
             self._user_on_event(event)
+
+    def _restore_layer_state(self) -> None:
+        path = self.store.dir / "layers.json"
+        try:
+            self.cm.load_layer_state(json.loads(path.read_text()))
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError):
+            self.warnings.append(f"{path.name} is unreadable; layer decisions start afresh")
+        self.cm.save_state = lambda state: atomic_write(path, json.dumps(state, default=str).encode())
 
     def _load_read_state(self) -> ReadFileState:
         p = self.store.dir / "read_state.json"
@@ -212,13 +252,15 @@ class AgentSession:
                 paths.append(p)
         return mention_messages(self.env, paths, None, salt=f"t{self.turns}") if paths else []
 
-    async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None) -> TurnResult:
+    async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None,
+                       on_tool: Callable[[dict[str, Any]], None] | None = None) -> TurnResult:
         history = list(self.messages)
         self.checkpoints.begin(self.turns, len(history), prompt)
+        history += await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
         history += self.mentions(prompt)
         self.cm.synced = len(self.messages)
         before = len(self.cm.compactions)
-        handler = _stream_handler(on_text) if on_text else None
+        handler = _stream_handler(on_text, on_tool) if (on_text or on_tool) else None
         try:
             result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler,
                                           usage_limits=UsageLimits(request_limit=self.settings.max_requests_per_turn))
@@ -249,10 +291,12 @@ class AgentSession:
                       direction: str | None = None) -> CompactionResult:
         if pivot is not None and direction:
             assert self.cm.compactor is not None
+            instructions = await self.ext.before_compact("manual", instructions)
             result = await self.cm.compactor.compact_partial(
                 self.messages, pivot, direction, summarize=self._summarizer(self.cm),
                 archive=self.store.archive, instructions=instructions, overhead=self.cm.overhead)
             self.cm.apply_result(result)
+            await self.ext.after_compact(result)
         else:
             view, _ = self.cm.shape(list(self.messages))
             result = await self.cm.compact(self.messages, trigger="manual", instructions=instructions,
@@ -282,9 +326,11 @@ class AgentSession:
         self.__init__(self.opts, self._user_on_event, self.cm.on_compact_start, self.env.on_change)  # type: ignore[misc]
 
     async def aclose(self) -> None:
-        """`close` after letting a notes extraction in flight finish briefly (print mode exits next)."""
+        """`close` after letting a notes extraction in flight finish briefly (print mode exits next)
+        and disconnecting MCP servers."""
         if self.memory is not None:
             await self.memory.drain(self.settings.memory_wait_s)
+        await self.ext.aclose()
         self.close()
 
     def close(self) -> None:
@@ -293,11 +339,14 @@ class AgentSession:
         self.store.unlock()
 
 
-def _stream_handler(on_text: Callable[[str], None]) -> Callable[..., Any]:
+def _stream_handler(on_text: Callable[[str], None] | None,
+                    on_tool: Callable[[dict[str, Any]], None] | None = None) -> Callable[..., Any]:
     async def handler(ctx: Any, events: Any) -> None:
         async for ev in events:
-            if isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
+            if on_text and isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
                 on_text(ev.part.content)
-            elif isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
+            elif on_text and isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
                 on_text(ev.delta.content_delta)
+            elif on_tool is not None and (obj := tool_event(ev)) is not None:
+                on_tool(obj)
     return handler

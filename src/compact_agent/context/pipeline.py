@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -76,6 +76,9 @@ class ContextManager(AbstractCapability[Any]):
     cache_ttl_s: float = 3600.0
     max_output: int = 8_192
     save_state: Callable[[dict[str, Any]], None] | None = None  # persists frozen layer decisions
+    # Around every compaction (the agent's hooks): may add to the instructions / sees the result.
+    before_compact: Callable[[str, str], Awaitable[str]] | None = None
+    after_compact: Callable[[CompactionResult], Awaitable[None]] | None = None
 
     def __post_init__(self) -> None:
         self.compactor = self.compactor or Compactor(self.limits)
@@ -190,6 +193,7 @@ class ContextManager(AbstractCapability[Any]):
         before = self.measure(summary_input if summary_input is not None else messages)
         if self.on_compact_start:
             self.on_compact_start(trigger, before)
+        instructions = await self._before(trigger, instructions)
         archive = self.store.archive if self.store is not None else _no_archive
         result: CompactionResult | None = None
         level = self.thrash_level(trigger)
@@ -204,7 +208,26 @@ class ContextManager(AbstractCapability[Any]):
                 instructions=instructions, tokens_before=before, overhead=self.overhead,
                 level=level, summary_input=summary_input)
         self.apply_result(result)
+        await self._after(result)
         return result
+
+    async def _before(self, trigger: str, instructions: str) -> str:
+        """The caller's pre-compaction step; whatever it does wrong, the compaction goes on."""
+        if self.before_compact is None:
+            return instructions
+        try:
+            return await self.before_compact(trigger, instructions)
+        except Exception as e:  # noqa: BLE001
+            self.emit(Event("hook", "failed", trigger=trigger, detail={"error": _one_line(e)}))
+            return instructions
+
+    async def _after(self, result: CompactionResult) -> None:
+        if self.after_compact is None:
+            return
+        try:
+            await self.after_compact(result)
+        except Exception as e:  # noqa: BLE001
+            self.emit(Event("hook", "failed", trigger=result.trigger, detail={"error": _one_line(e)}))
 
     def thrash_level(self, trigger: str) -> int:
         """Escalation for an automatic compaction that comes too soon after the previous one.

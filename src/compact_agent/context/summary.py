@@ -43,6 +43,8 @@ Then write the summary inside <summary> tags with these sections:
 7. Pending Tasks: tasks you were asked to do that are not done yet.
 8. Current Work: precisely what was being worked on right before this summary, with file names and code.
 9. Next Step: the next step, directly in line with the user's most recent request; quote the latest messages verbatim to show exactly where you left off. Omit it if the last task was finished.
+
+The current plan (todo list, from todo_write) is restored separately after this summary; do not copy it, but mention which of its items are done.
 """
 
 _PARTIAL_FROM = """The conversation above has two parts: an earlier part that is kept as it is, and the RECENT part after it. Summarise ONLY the recent part (the messages after the earlier, retained context); the earlier part stays in the context and needs no summary."""

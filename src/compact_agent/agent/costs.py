@@ -1,0 +1,145 @@
+"""Where the tokens and the money went: every request's provider-reported usage, priced.
+
+Main requests are recorded by `UsageLedger`, a pydantic-ai capability (so requests deep inside a
+tool loop count too), with the model that served them — `/model` can switch mid-session, and a
+token of one model is not a token of another. Summary and notes requests happen outside the agent
+run; their usage lists are read from the session (`add_side`), priced with the model that made
+them.
+
+Cache hits, misses and writes are kept apart because they are priced apart (a hit costs ~1/10 of a
+miss at DeepSeek and Anthropic; Anthropic charges extra for writes).
+
+"What compaction saved" is an estimate of sending everything instead: for each main request, the
+tokens the layers had taken out of that request (history estimate minus what was sent, scaled to
+the provider's count) plus everything compactions had removed before it. Those tokens are priced
+at the request's own mix of hits and misses — an un-compacted prefix would be cached the same
+way — and the summary and notes requests, which exist only because of compaction, are subtracted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import ModelResponse
+from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.tools import RunContext
+from pydantic_ai.usage import RequestUsage
+
+from ..context import tokens
+from ..models import ModelInfo
+
+
+@dataclass
+class Entry:
+    kind: str  # "main" | "summary" | "notes"
+    info: ModelInfo
+    input_tokens: int
+    cache_read: int
+    cache_write: int
+    output_tokens: int
+    avoided: int = 0  # input tokens compaction kept out of this request (main requests only)
+
+    @property
+    def miss(self) -> int:
+        return max(0, self.input_tokens - self.cache_read - self.cache_write)
+
+    @property
+    def cost(self) -> float:
+        return self.info.cost(self.input_tokens, self.cache_read, self.output_tokens, self.cache_write)
+
+    @property
+    def input_cost(self) -> float:
+        return self.info.cost(self.input_tokens, self.cache_read, 0, self.cache_write)
+
+
+def _entry(kind: str, info: ModelInfo, u: RequestUsage, avoided: int = 0) -> Entry:
+    return Entry(kind, info, u.input_tokens, u.cache_read_tokens, u.cache_write_tokens, u.output_tokens, avoided)
+
+
+@dataclass
+class UsageLedger(AbstractCapability[Any]):
+    """Records each main request; `info` gives the model serving the session now."""
+
+    info: Callable[[], ModelInfo]
+    entries: list[Entry] = field(default_factory=list)
+    removed: int = 0  # tokens compactions have taken out of the history so far (cumulative)
+    last_layer_savings: int = 0  # what layers took out of the latest request
+    _side_seen: dict[str, int] = field(default_factory=dict)
+
+    async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
+                                  response: ModelResponse) -> ModelResponse:
+        sent = list(request_context.messages)
+        history = list(ctx.messages)
+        u = response.usage
+        est_sent = tokens.estimate(sent)
+        # The layers' saving for this request, in the provider's units (scaled by its own count).
+        ratio = (u.input_tokens / est_sent) if (u.input_tokens and est_sent) else 1.0
+        self.last_layer_savings = max(0, round((tokens.estimate(history) - est_sent) * ratio))
+        self.entries.append(_entry("main", self.info(), u, self.last_layer_savings + self.removed))
+        return response
+
+    def compacted(self, tokens_before: int, tokens_after: int) -> None:
+        """A compaction removed history: it (and what the layers had hidden of it) is avoided from now on."""
+        self.removed += max(0, tokens_before - tokens_after) + self.last_layer_savings
+        self.last_layer_savings = 0
+
+    def add_side(self, kind: str, usages: Sequence[RequestUsage], info: ModelInfo) -> None:
+        """Record summary/notes requests not seen yet (the lists only grow)."""
+        seen = self._side_seen.get(kind, 0)
+        for u in usages[seen:]:
+            self.entries.append(_entry(kind, info, u))
+        self._side_seen[kind] = len(usages)
+
+
+@dataclass
+class CostReport:
+    rows: dict[str, Entry]  # "<kind> · <model>" -> summed entry
+    requests: dict[str, int]
+    total: Entry  # token sums over every model (its own price fields are meaningless)
+    total_cost: float
+    avoided_tokens: int
+    avoided_cost: float
+    compaction_cost: float
+    over_window: int  # main requests that would not have fit the window without compaction
+
+    @property
+    def net_saving(self) -> float:
+        return self.avoided_cost - self.compaction_cost
+
+
+def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None = None) -> CostReport:
+    rows: dict[str, Entry] = {}
+    requests: dict[str, int] = {}
+    total_info = ModelInfo("all", "-", 0, 0, 0, 0, 0, 0)
+    total = Entry("all", total_info, 0, 0, 0, 0)
+    total_cost = 0.0
+    avoided_tokens = 0
+    avoided_cost = 0.0
+    compaction_cost = 0.0
+    over = 0
+    for e in entries:
+        key = f"{e.kind} · {e.info.name}"
+        row = rows.get(key)
+        if row is None:
+            row = rows[key] = Entry(e.kind, e.info, 0, 0, 0, 0)
+        for target in (row, total):
+            target.input_tokens += e.input_tokens
+            target.cache_read += e.cache_read
+            target.cache_write += e.cache_write
+            target.output_tokens += e.output_tokens
+            target.avoided += e.avoided
+        requests[key] = requests.get(key, 0) + 1
+        total_cost += e.cost
+        if e.kind == "main" and e.avoided:
+            avoided_tokens += e.avoided
+            per_token = e.input_cost / e.input_tokens if e.input_tokens else e.info.input / 1e6
+            avoided_cost += e.avoided * per_token
+            limit = window(e.info) if window else e.info.window
+            if e.input_tokens + e.avoided > limit:
+                over += 1
+        elif e.kind != "main":
+            compaction_cost += e.cost
+    return CostReport(rows, requests, total, total_cost, avoided_tokens, avoided_cost, compaction_cost, over)

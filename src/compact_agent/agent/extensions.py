@@ -1,0 +1,161 @@
+"""What a session adds around the core loop: hooks, the plan, MCP servers, the usage ledger.
+
+The runner wires one `SessionExtensions` into three seams and stays ignorant of the details:
+
+* `toolsets()` / `ledger` go into the pydantic-ai Agent (todo_write, MCP tools; usage per request);
+* `turn_start()` gives messages to put before the user's prompt: SessionStart hook output on the
+  first turn, and MCP servers the conversation does not describe yet;
+* the ContextManager calls `before_compact` (PreCompact hooks, whose output joins the
+  instructions, then SessionStart(compact) hooks) and `after_compact` (PostCompact hooks), and the
+  compactor's `Restorer.attachments` calls `attachments()`: after every compaction the plan, the
+  MCP declarations and the SessionStart(compact) output come back as one marked user message.
+
+Seed 001's table decides what is restored how: the system prompt (with AGENTS.md/CLAUDE.md) and
+the tool definitions are sent with every request and need nothing; the plan, hook context and
+MCP instructions live in the conversation and are re-attached.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+
+from ..context.events import Event
+from .costs import UsageLedger
+from .hooks import HookRun, Hooks, joined_output, parse_hooks
+from .mcp_servers import McpServers, parse_servers
+from .todos import TodoItem, TodoList, todo_toolset
+
+if TYPE_CHECKING:
+    from ..context.compactor import CompactionResult
+    from .runner import AgentSession
+
+HOOK_HEAD = "[compact-agent: SessionStart hook output"
+CONTEXT_META = "compact_agent_context"  # not "compact_agent": join() merges metadata key by key
+
+
+def context_message(parts: list[tuple[str, str]]) -> list[ModelMessage]:
+    """One user-role message carrying our own context texts, each starting with a `[compact-agent:`
+    head so neither the summary nor the user-message carry-over mistakes them for the user's words."""
+    if not parts:
+        return []
+    return [ModelRequest(parts=[UserPromptPart(text) for _, text in parts],
+                         metadata={CONTEXT_META: [kind for kind, _ in parts]})]
+
+
+class SessionExtensions:
+    def __init__(self, session: AgentSession, *, resumed: bool, previous: SessionExtensions | None = None) -> None:
+        s = session.settings
+        self.session = session
+        self.hooks = Hooks(parse_hooks(s.hooks, s.hook_timeout_s), session.cwd, session.session_id,
+                           session.store.path)
+        self.plan = TodoList(session.store.dir / "todos.json", on_change=self._plan_changed)
+        if previous is not None and previous.mcp is not None:
+            self.mcp: McpServers | None = previous.mcp  # /clear keeps the connections
+            self.mcp.announced = {}
+        elif s.mcp_servers:
+            self.mcp = McpServers(parse_servers(s.mcp_servers), session.cwd, self._mcp_report)
+        else:
+            self.mcp = None
+        self.ledger = UsageLedger(info=lambda: session.info)
+        self.source = "resume" if resumed else ("clear" if previous is not None else "startup")
+        self.started = False
+        self._compact_context = ""
+        if self.plan.warning:
+            session.warnings.append(self.plan.warning)
+
+    # -- agent wiring ----------------------------------------------------------------------------
+    def toolsets(self) -> list[Any]:
+        out: list[Any] = [todo_toolset(self.plan)]
+        if self.mcp is not None:
+            out.append(self.mcp.toolset)
+        return out
+
+    def _emit(self, event: Event) -> None:
+        cm = getattr(self.session, "cm", None)
+        if cm is not None:
+            cm.emit(event)
+
+    def _plan_changed(self, items: list[TodoItem]) -> None:
+        on_change = self.session.env.on_change
+        if on_change is not None:
+            on_change("todo_write", {"todos": [i.model_dump() for i in items]})
+
+    def _mcp_report(self, action: str, line: str, detail: dict[str, Any]) -> None:
+        self._emit(Event("mcp", action, detail={**detail, "message": line}))
+
+    def _report(self, event: str, runs: list[HookRun]) -> None:
+        for r in runs:
+            detail = {"hook": event, "command": r.hook.command, "duration_s": round(r.duration_s, 3),
+                      "exit_code": r.exit_code, "output_chars": len(r.output)}
+            if r.problem:
+                detail["error"] = f"{event} hook `{_clip(r.hook.command)}` {r.problem}"
+            self._emit(Event("hook", "failed" if r.problem else "ran", detail=detail))
+
+    async def _run(self, event: str, match: str, payload: dict[str, Any]) -> str:
+        if not self.hooks.configured(event):
+            return ""
+        runs = await self.hooks.run(event, match, payload)
+        self._report(event, runs)
+        return joined_output(runs)
+
+    # -- turns -----------------------------------------------------------------------------------
+    async def turn_start(self) -> list[ModelMessage]:
+        parts: list[tuple[str, str]] = []
+        if not self.started:
+            self.started = True
+            if self.mcp is not None:
+                await self.mcp.connect()
+                self._extend_compactable(self.mcp.compactable_tools())
+            out = await self._run("SessionStart", self.source, {"source": self.source})
+            if out:
+                parts.append(("session_start", f"{HOOK_HEAD} ({self.source})]\n{out}"))
+        if self.mcp is not None and (delta := self.mcp.delta_text()):
+            parts.append(("mcp", delta))
+        return context_message(parts)
+
+    def _extend_compactable(self, names: set[str]) -> None:
+        """MCP results are as re-fetchable as read_file's: let microcompact clear old ones."""
+        extra = names | set(self.session.settings.compactable_tools)
+        for layer in self.session.cm.layers:
+            if getattr(layer, "name", "") == "microcompact" and extra:
+                layer.compactable = frozenset(layer.compactable) | extra
+
+    # -- compaction ------------------------------------------------------------------------------
+    async def before_compact(self, trigger: str, instructions: str) -> str:
+        self._compact_context = ""
+        extra = await self._run("PreCompact", trigger, {"trigger": trigger, "custom_instructions": instructions})
+        if extra:
+            instructions = f"{instructions}\n\n{extra}".strip()
+        self._compact_context = await self._run("SessionStart", "compact", {"source": "compact"})
+        return instructions
+
+    def attachments(self) -> list[ModelMessage]:
+        parts: list[tuple[str, str]] = []
+        if (plan := self.plan.attachment_text()) is not None:
+            parts.append(("plan", plan))
+        if self.mcp is not None and (mcp := self.mcp.restore_text()) is not None:
+            parts.append(("mcp", mcp))
+        if self._compact_context:
+            parts.append(("session_start", f"{HOOK_HEAD} (compact)]\n{self._compact_context}"))
+        return context_message(parts)
+
+    async def after_compact(self, result: CompactionResult) -> None:
+        self._compact_context = ""
+        if self.mcp is not None:
+            self.mcp.commit_restore()
+        self.ledger.compacted(result.tokens_before, result.tokens_after)
+        await self._run("PostCompact", result.trigger, {
+            "trigger": result.trigger, "strategy": result.strategy, "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after, "archive_path": str(result.archive or ""),
+            "messages_summarized": result.summarized})
+
+    async def aclose(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.aclose()
+
+
+def _clip(text: str, n: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -1,0 +1,216 @@
+"""MCP servers from the config file, through pydantic-ai's `MCPToolset` (stdio and HTTP).
+
+    [mcp_servers.docs]                       # stdio: a command
+    command = "python"
+    args = ["docs_server.py"]
+    env = { DOCS_ROOT = "docs" }
+    [mcp_servers.search]                     # HTTP (streamable HTTP or SSE, from the URL)
+    url = "http://localhost:8000/mcp"
+    headers = { Authorization = "Bearer ${SEARCH_TOKEN}" }
+    compactable = false                      # keep this server's results out of microcompact
+
+Servers are connected once per session (not once per turn: a stdio server keeps its state and
+its start-up cost is paid once) and a server that fails to start is reported in one line and
+left out; the session goes on without it. Tools are exposed as `<server>_<tool>`.
+
+The servers' instructions (and their tool names) are *declared in the conversation*, not in the
+system prompt: a server that connects or changes later then appends a small delta instead of
+rewriting the cached prompt prefix (seed 001's MCP-instructions delta). A compaction rewrites the
+history, so the current declaration of every server is restored after it, like the plan.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.toolsets import CombinedToolset
+
+MCP_HEAD = "[compact-agent: MCP servers]"
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class McpConfigError(ValueError):
+    """The [mcp_servers] table has an entry we cannot start; the message is one line."""
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    compactable: bool = True  # old results may be cleared by microcompact like read_file's
+    instructions: bool = True  # declare the server's instructions to the model
+    timeout_s: float = 30.0  # connection and initialisation
+
+
+def _expand(value: str) -> str:
+    """`${VAR}` / `${VAR:-default}` from the environment, so tokens stay out of config files."""
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) in os.environ:
+            return os.environ[m.group(1)]
+        if m.group(2) is not None:
+            return m.group(2)
+        raise McpConfigError(f"environment variable {m.group(1)} is not set")
+    return _ENV.sub(sub, value)
+
+
+def parse_servers(table: dict[str, Any] | None) -> list[McpServerConfig]:
+    out = []
+    for name, spec in (table or {}).items():
+        if not _NAME.match(name):
+            raise McpConfigError(f"mcp_servers.{name}: a server name is letters, digits, _ and - (it prefixes tool names)")
+        if not isinstance(spec, dict):
+            raise McpConfigError(f"mcp_servers.{name}: expected a table")
+        if bool(spec.get("command")) == bool(spec.get("url")):
+            raise McpConfigError(f"mcp_servers.{name}: give either command (stdio) or url (HTTP)")
+        try:
+            out.append(McpServerConfig(
+                name=name, command=spec.get("command"),
+                args=tuple(str(a) for a in spec.get("args") or ()),
+                env=tuple((str(k), _expand(str(v))) for k, v in (spec.get("env") or {}).items()),
+                cwd=spec.get("cwd"), url=_expand(spec["url"]) if spec.get("url") else None,
+                headers=tuple((str(k), _expand(str(v))) for k, v in (spec.get("headers") or {}).items()),
+                compactable=bool(spec.get("compactable", True)),
+                instructions=bool(spec.get("instructions", True)),
+                timeout_s=float(spec.get("timeout", 30.0)),
+            ))
+        except (TypeError, AttributeError, ValueError) as e:
+            if isinstance(e, McpConfigError):
+                raise McpConfigError(f"mcp_servers.{name}: {e}") from None
+            raise McpConfigError(f"mcp_servers.{name}: {e}") from None
+    return out
+
+
+@dataclass
+class ServerState:
+    config: McpServerConfig
+    toolset: Any  # the MCPToolset (entered while connected)
+    tools: list[str] = field(default_factory=list)  # prefixed names, as the model sees them
+    instructions: str = ""
+
+    def declaration(self) -> str:
+        lines = [f"- {self.config.name}: tools {', '.join(self.tools) or '(none)'}"]
+        if self.config.instructions and self.instructions.strip():
+            lines.append(f"  Instructions from the {self.config.name} server:\n"
+                         + "\n".join("  " + x for x in self.instructions.strip().splitlines()))
+        return "\n".join(lines)
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(self.declaration().encode()).hexdigest()[:16]
+
+
+class McpServers:
+    """Connected servers of one session, the toolset the agent sees, and what the model was told."""
+
+    def __init__(self, configs: list[McpServerConfig], cwd: Path,
+                 report: Callable[[str, str, dict[str, Any]], None] | None = None) -> None:
+        self.configs = configs
+        self.cwd = cwd
+        self.report = report or (lambda action, line, detail: None)
+        self.live: dict[str, ServerState] = {}
+        self.failed: dict[str, str] = {}
+        self.toolset: CombinedToolset[Any] = CombinedToolset([])  # filled with the connected servers
+        self.announced: dict[str, str] = {}  # server -> fingerprint the conversation carries
+        self._pending: dict[str, str] | None = None
+        self.connected = False
+
+    async def connect(self) -> None:
+        """Connect every configured server once; failures are reported and skipped."""
+        if self.connected:
+            return
+        self.connected = True
+        for cfg in self.configs:
+            try:
+                state = await self._start(cfg)
+            except Exception as e:  # noqa: BLE001 - any failure of a user's server is one line
+                self.failed[cfg.name] = _one_line(e)
+                self.report("failed", f"MCP server {cfg.name} did not start: {_one_line(e)}", {"server": cfg.name})
+                continue
+            self.live[cfg.name] = state
+            self.report("connected", f"MCP server {cfg.name}: {len(state.tools)} tools",
+                        {"server": cfg.name, "tools": state.tools})
+        prefixed = [s.toolset.prefixed(name) for name, s in self.live.items()]
+        self.toolset.toolsets = prefixed
+
+    async def _start(self, cfg: McpServerConfig) -> ServerState:
+        import asyncio
+
+        from pydantic_ai.mcp import MCPToolset  # imported only when servers are configured: it is slow
+
+        if cfg.command:
+            from fastmcp.client.transports import StdioTransport
+
+            cwd = str((self.cwd / cfg.cwd).resolve()) if cfg.cwd else str(self.cwd)
+            client: Any = StdioTransport(command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cwd)
+            toolset = MCPToolset(client, id=cfg.name, tool_error_behavior="failed", init_timeout=cfg.timeout_s)
+        else:
+            toolset = MCPToolset(cfg.url, id=cfg.name, tool_error_behavior="failed", init_timeout=cfg.timeout_s,
+                                 headers=dict(cfg.headers) or None)
+        await asyncio.wait_for(toolset.__aenter__(), cfg.timeout_s + 5)
+        try:
+            tools = await asyncio.wait_for(toolset.list_tools(), cfg.timeout_s)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await toolset.__aexit__(None, None, None)
+            raise
+        return ServerState(cfg, toolset, [f"{cfg.name}_{t.name}" for t in tools], toolset.instructions or "")
+
+    async def aclose(self) -> None:
+        for state in self.live.values():
+            with contextlib.suppress(Exception):
+                await state.toolset.__aexit__(None, None, None)
+        self.live.clear()
+        self.toolset.toolsets = []
+
+    def compactable_tools(self) -> set[str]:
+        return {t for s in self.live.values() if s.config.compactable for t in s.tools}
+
+    # -- what the model is told -------------------------------------------------------------------
+    def delta_text(self) -> str | None:
+        """The servers the conversation does not describe yet (or describes out of date), for the
+        start of a turn; records them as announced."""
+        changed = [s for n, s in self.live.items() if self.announced.get(n) != s.fingerprint()]
+        if not changed:
+            return None
+        for s in changed:
+            self.announced[s.config.name] = s.fingerprint()
+        return _text(changed, "connected")
+
+    def restore_text(self) -> str | None:
+        """Every server, for after a compaction (which removed the earlier declarations).
+        Takes effect in `announced` only when the compaction is applied (`commit_restore`)."""
+        if not self.live:
+            return None
+        self._pending = {n: s.fingerprint() for n, s in self.live.items()}
+        return _text(list(self.live.values()), "available")
+
+    def commit_restore(self) -> None:
+        if self._pending is not None:
+            self.announced = self._pending
+            self._pending = None
+
+
+def _text(states: list[ServerState], verb: str) -> str:
+    body = "\n".join(s.declaration() for s in states)
+    return f"{MCP_HEAD} MCP servers {verb} in this session (their tools are in your tool list):\n{body}"
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    if isinstance(e, TimeoutError):
+        text = "timed out"
+    if hasattr(e, "exceptions") and e.exceptions:  # an ExceptionGroup from the client's task group
+        return _one_line(e.exceptions[0])
+    return f"{type(e).__name__}: {text}"[:300]

@@ -1,0 +1,73 @@
+"""Tool calls and results of a run as plain JSON objects (for `--output-format stream-json`).
+
+pydantic-ai reports them in the run's event stream (`FunctionToolCallEvent`,
+`FunctionToolResultEvent`); scripts and CI want one stable, small shape per line instead. A result
+is cut to `MAX_RESULT_CHARS`: the full text is in the session file, and a CI log that repeats every
+file the agent read is unreadable.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic_ai.messages import (
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
+    RetryPromptPart,
+    ToolReturnPart,
+)
+
+MAX_RESULT_CHARS = 2_000
+
+
+def tool_event(ev: Any) -> dict[str, Any] | None:
+    """{"type": "tool_call" | "tool_result", ...} for a tool event, else None."""
+    if isinstance(ev, FunctionToolCallEvent):
+        p = ev.part
+        try:
+            args = p.args_as_dict()
+        except ValueError:
+            args = {"_raw": p.args}
+        return {"type": "tool_call", "tool": p.tool_name, "id": p.tool_call_id, "args": args}
+    if isinstance(ev, FunctionToolResultEvent):
+        r = ev.part
+        if isinstance(r, ToolReturnPart):
+            text, error = r.model_response_str(), False
+        elif isinstance(r, RetryPromptPart):
+            text, error = r.model_response(), True
+        else:
+            return None
+        out: dict[str, Any] = {"type": "tool_result", "tool": r.tool_name, "id": r.tool_call_id,
+                               "error": error, "chars": len(text)}
+        out["content"] = text if len(text) <= MAX_RESULT_CHARS else text[:MAX_RESULT_CHARS] + "…[cut]"
+        return out
+    return None
+
+
+def dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, default=str)
+
+
+def compaction_end(ev: Any) -> dict[str, Any] | None:
+    """The `compaction_end` line for a finished (or failed) compaction event."""
+    if getattr(ev, "layer", "") != "compact":
+        return None
+    detail = ev.detail or {}
+    if ev.action == "failed":
+        return {"type": "compaction_end", "ok": False, "trigger": ev.trigger, "error": detail.get("error", "")}
+    return {"type": "compaction_end", "ok": True, "trigger": ev.trigger, "strategy": ev.action,
+            "tokens_before": ev.tokens_before, "tokens_after": ev.tokens_after,
+            "archive": detail.get("archive", ""), "duration_ms": ev.duration_ms}
+
+
+def problem_line(ev: Any) -> str | None:
+    """The one line a user should see for a hook or MCP server that misbehaved (else None)."""
+    if getattr(ev, "action", "") != "failed":
+        return None
+    detail = ev.detail or {}
+    if ev.layer == "hook":
+        return f"hook: {detail.get('error', 'failed')}"
+    if ev.layer == "mcp":
+        return str(detail.get("message", "MCP server failed"))
+    return None

@@ -1,0 +1,217 @@
+"""Settings from config files, the environment and flags, and where each value came from.
+
+Precedence, lowest first: the defaults in `config.Settings`, the user file
+(`platformdirs.user_config_dir("compact-agent")/config.toml`, or `$COMPACT_AGENT_CONFIG`), the
+project file (`.compact-agent.toml` in the working directory), `COMPACT_AGENT_*` environment
+variables, then command-line flags. `compact-agent config` prints the result with the source of
+every value, because "why is the threshold 40K?" is otherwise a hunt through four places.
+
+A file's keys are `Settings` field names, at the top level or inside any table used as a section
+(`[compaction]`, `[permissions]`, ...), so a file reads well without nesting mattering. `hooks`
+and `mcp_servers` are tables of their own; both files contribute to them (user first).
+
+A project file comes with the repository, i.e. from whoever wrote the repository. Keys that run
+commands or widen what the agent may do — hooks, MCP servers, allow rules, extra writable dirs,
+and the base URL (the API key is sent there) — are honoured from a project file only when the user
+file lists the directory in `trusted_projects`; otherwise they are ignored with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import ValidationError
+from pydantic_settings import EnvSettingsSource
+
+from .config import Settings
+
+PROJECT_FILE = ".compact-agent.toml"
+#: Settings a project file may set only for a trusted project (they run code or widen access).
+TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "base_url"})
+MERGED = ("hooks", "mcp_servers")  # tables both files contribute to
+ALIASES = {"mcpServers": "mcp_servers", "window": "context_window"}
+FILE_ONLY = frozenset({"trusted_projects"})
+
+
+class SettingsError(ValueError):
+    """A config file or value the user must fix; the message is one line."""
+
+
+def user_config_path() -> Path:
+    env = os.environ.get("COMPACT_AGENT_CONFIG")
+    return Path(env).expanduser() if env else Path(platformdirs.user_config_dir("compact-agent")) / "config.toml"
+
+
+@dataclass
+class Loaded:
+    settings: Settings
+    sources: dict[str, str]  # field -> "default" | "user file" | "project file" | "env NAME" | "flag"
+    user_file: Path
+    project_file: Path
+    warnings: list[str] = field(default_factory=list)
+    trusted: bool = False
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The file's table, {} when it does not exist; SettingsError (one line) when it is unreadable."""
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as e:
+        raise SettingsError(f"{path}: not valid TOML ({e})") from None
+    except OSError as e:
+        raise SettingsError(f"{path}: cannot read ({e.strerror or e})") from None
+
+
+def flatten(doc: dict[str, Any], where: str, warnings: list[str]) -> dict[str, Any]:
+    """Field name -> value; tables that are not fields are sections and are opened one level."""
+    fields = Settings.model_fields
+    out: dict[str, Any] = {}
+
+    def take(key: str, value: Any) -> None:
+        key = ALIASES.get(key, key)
+        if key in fields or key in FILE_ONLY:
+            out[key] = value
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                k = ALIASES.get(k, k)
+                if k in fields or k in FILE_ONLY:
+                    out[k] = v
+                else:
+                    warnings.append(f"{where}: unknown setting {key}.{k}; ignored")
+        else:
+            warnings.append(f"{where}: unknown setting {key}; ignored")
+
+    for key, value in doc.items():
+        take(key, value)
+    return out
+
+
+def _merge_table(name: str, low: Any, high: Any) -> Any:
+    """hooks: the commands of both files run (user first); mcp_servers: a project entry replaces
+    the user's entry of the same name."""
+    if not isinstance(low, dict) or not isinstance(high, dict):
+        return high
+    merged = dict(low)
+    for k, v in high.items():
+        if name == "hooks" and k in merged:
+            merged[k] = _as_list(merged[k]) + _as_list(v)
+        else:
+            merged[k] = v
+    return merged
+
+
+def _as_list(v: Any) -> list[Any]:
+    return list(v) if isinstance(v, list) else [v]
+
+
+def _is_trusted(cwd: Path, user: dict[str, Any]) -> bool:
+    listed = user.get("trusted_projects") or []
+    if not isinstance(listed, list):
+        return False
+    here = cwd.resolve()
+    return any(isinstance(p, str) and Path(p).expanduser().resolve() == here for p in listed)
+
+
+def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
+    """Effective settings for a session in `cwd`; raises SettingsError with a one-line reason."""
+    warnings: list[str] = []
+    user_path = user_config_path()
+    project_path = cwd / PROJECT_FILE
+    user = flatten(read_toml(user_path), str(user_path), warnings)
+    project = flatten(read_toml(project_path), str(project_path), warnings)
+    trusted = _is_trusted(cwd, user)
+    project.pop("trusted_projects", None)
+    if not trusted:
+        for key in sorted(TRUST_NEEDED & project.keys()):
+            project.pop(key)
+            warnings.append(f"{project_path}: {key} ignored: the project is not trusted (add "
+                            f"{str(cwd.resolve())!r} to trusted_projects in {user_path})")
+    user.pop("trusted_projects", None)
+
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for layer, name in ((user, "user file"), (project, "project file")):
+        for key, value in layer.items():
+            values[key] = _merge_table(key, values[key], value) if key in MERGED and key in values else value
+            sources[key] = f"{sources[key]} + {name}" if key in MERGED and key in sources else name
+    env = EnvSettingsSource(Settings)()
+    for key, value in env.items():
+        values[key] = value
+        sources[key] = f"env COMPACT_AGENT_{key.upper()}"
+    for key, value in (flags or {}).items():
+        if value is not None:
+            values[key] = value
+            sources[key] = "flag"
+    try:
+        settings = Settings.model_validate(values)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err.get("loc", ())) or "?"
+        raise SettingsError(f"bad value for {key} (from {sources.get(key.split('.')[0], 'default')}): "
+                            f"{err.get('msg', 'invalid')}") from None
+    for key in Settings.model_fields:
+        sources.setdefault(key, "default")
+    validate_extensions(settings)
+    return Loaded(settings, sources, user_path, project_path, warnings, trusted)
+
+
+def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
+    """(name, value, source) rows for `compact-agent config`; tables get one row per entry."""
+    rows: list[tuple[str, str, str]] = []
+    data = loaded.settings.model_dump()
+    for key in Settings.model_fields:
+        value = data[key]
+        src = loaded.sources.get(key, "default")
+        if key in MERGED and isinstance(value, dict) and value:
+            for name, entry in value.items():
+                rows.append((f"{key}.{name}", _short(entry), src))
+            continue
+        rows.append((key, _short(value), src))
+    return rows
+
+
+def _short(value: Any, n: int = 70) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def validate_extensions(settings: Settings) -> None:
+    """Fail at start-up, in one line, on hooks or MCP servers that could never run."""
+    from .agent.hooks import HookConfigError, parse_hooks
+    from .agent.mcp_servers import McpConfigError, parse_servers
+
+    try:
+        parse_hooks(settings.hooks, settings.hook_timeout_s)
+        parse_servers(settings.mcp_servers)
+    except (HookConfigError, McpConfigError) as e:
+        raise SettingsError(str(e)) from None
+
+
+def render(loaded: Loaded, as_json: bool = False) -> str:
+    """`compact-agent config`: every setting, its value and where it came from."""
+    rows = describe(loaded)
+    files = {"user file": str(loaded.user_file), "project file": str(loaded.project_file)}
+    if as_json:
+        return json.dumps({"settings": {name: {"value": value, "source": src} for name, value, src in rows},
+                           "files": files, "project_trusted": loaded.trusted, "warnings": loaded.warnings},
+                          ensure_ascii=False, indent=1) + "\n"
+    width = max(len(r[0]) for r in rows)
+    vwidth = min(40, max(len(r[1]) for r in rows))
+    lines = [f"{name:<{width}}  {value:<{vwidth}}  {src}" for name, value, src in rows]
+    lines.append("")
+    for label, path in files.items():
+        state = "found" if Path(path).is_file() else "not found"
+        lines.append(f"{label}: {path} ({state})")
+    if loaded.project_file.is_file():
+        lines.append(f"project trusted: {'yes' if loaded.trusted else 'no (hooks, MCP, allow rules, base_url ignored)'}")
+    lines += [f"warning: {w}" for w in loaded.warnings]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,68 @@
+"""An MCP server started over stdio by the session: its tools work, its results are compactable,
+its instructions come back after compaction; a server that cannot start is one line, not a crash."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.config import Settings
+from compact_agent.context.events import Event
+from tests.fakes.mcp_notes_server import INSTRUCTIONS
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text, tool_results
+
+from .scripted import is_summary_request
+
+SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+
+
+def responder(req):
+    if is_summary_request(req):
+        return Reply.text("<summary>We looked up the note 'alpha' with the notes server.</summary>")
+    if tool_results(req):
+        return Reply.text("found it")
+    if "look up" in req.last_user_text():
+        return Reply.tools([("notes_lookup_note", {"key": "alpha"})])
+    return Reply.text("ok")
+
+
+def text_of(req) -> str:
+    return "\n".join(message_text(m) for m in req.messages)
+
+
+async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_path):
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    settings = Settings(memory_enabled=False, mcp_servers={
+        "notes": {"command": sys.executable, "args": [SERVER]},
+        "broken": {"command": "/nonexistent/mcp-server", "timeout": 5},
+    })
+    events: list[Event] = []
+    with FakeOpenAIServer(responder) as server:
+        opts = SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                              context_window=32_000, permission_mode="yes", home=tmp_path / "home", settings=settings)
+        s = AgentSession(opts, on_event=events.append)
+        try:
+            out = await s.run_turn("look up the alpha note")
+            micro = next(layer for layer in s.cm.layers if layer.name == "microcompact")
+            await s.compact()
+            await s.run_turn("thanks")
+        finally:
+            await s.aclose()
+    assert out.output == "found it"
+    first = server.requests[0]
+    assert "notes_lookup_note" in first.tool_names
+    assert INSTRUCTIONS in text_of(first) and "[compact-agent: MCP servers]" in text_of(first)
+    tool_msg = next(m for m in server.requests[1].messages if m.get("role") == "tool")
+    assert "NOTE[alpha]: the note body is long." in message_text(tool_msg)
+    assert "notes_lookup_note" in micro.compactable  # MCP results are cleared like read_file's
+    # Declared once, not on every turn ...
+    assert sum(text_of(r).count(INSTRUCTIONS) for r in server.requests[:2]) == 2  # the same message, twice sent
+    # ... and re-declared after the compaction removed the first declaration.
+    last = server.requests[-1]
+    assert not is_summary_request(last)
+    assert text_of(last).count(INSTRUCTIONS) == 1 and "notes_lookup_note" in last.tool_names
+    failed = [e for e in events if e.layer == "mcp" and e.action == "failed"]
+    assert len(failed) == 1 and failed[0].detail["server"] == "broken"
+    assert "\n" not in failed[0].detail["message"]
