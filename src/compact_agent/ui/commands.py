@@ -137,3 +137,7 @@ async def dispatch(s: AgentSession, line: str, c: Console) -> None:
         c.print(f"unknown command /{name}; /help lists them")
         return
     await cmd.handler(s, args.strip(), c)
+
+
+# /context, /cost, /model and /plan live in session_views.py and register themselves in COMMANDS.
+from . import session_views  # noqa: E402,F401

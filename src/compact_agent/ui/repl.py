@@ -11,10 +11,13 @@ from prompt_toolkit.history import FileHistory
 from rich.console import Console
 
 from ..agent.runner import AgentSession, SessionOptions
+from ..agent.stream_events import problem_line
+from ..agent.todos import TodoItem
 from ..cli import describe_error
 from ..context.events import Event
 from . import render
 from .commands import ExitRepl, dispatch
+from .session_views import render_plan
 
 
 def _ask(console: Console):  # noqa: ANN202 - returns the permission callback
@@ -41,12 +44,19 @@ async def run_repl(opts: SessionOptions) -> None:
                 sp.stop()
             status["spinner"] = None
             console.print(f"[dim]{render.compact_line(ev)}[/dim]")
+        elif (problem := problem_line(ev)) is not None:
+            console.print(problem, style="yellow", markup=False, highlight=False)
         elif ev.tokens_freed:
             console.print(f"[dim]{render.layer_line(ev)}[/dim]")
 
+    def on_change(tool: str, info: dict) -> None:
+        if tool == "todo_write":
+            console.print(render_plan([TodoItem.model_validate(t) for t in info.get("todos", [])]), end="")
+        else:
+            console.print(f"[dim]{tool}: {info.get('path', '')}[/dim]")
+
     opts.ask = _ask(console)
-    session = AgentSession(opts, on_event=on_event, on_compact_start=on_compact_start,
-                           on_change=lambda tool, info: console.print(f"[dim]{tool}: {info.get('path', '')}[/dim]"))
+    session = AgentSession(opts, on_event=on_event, on_compact_start=on_compact_start, on_change=on_change)
     for w in session.warnings:
         console.print(f"[yellow]warning: {w}[/yellow]")
     console.print(f"compact-agent · {session.info.name} · session {session.session_id} · /help for commands")
@@ -73,7 +83,7 @@ async def run_repl(opts: SessionOptions) -> None:
             except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
                 console.print(f"[red]{describe_error(e)}[/red]")
     finally:
-        session.close()
+        await session.aclose()
 
 
 async def _run_interruptible(session: AgentSession, line: str, console: Console) -> None:

@@ -1,0 +1,180 @@
+"""What fills the context window, and what the session has cost: the data behind /context and /cost.
+
+The picture is of the view the next request would send (layers applied), split by what each part
+is: system prompt, project instructions file, tool definitions (built-in vs MCP), the plan, the
+compaction summary, hook/MCP context, restored files, messages, and tool results by the state
+the layers left them in — live, spilled to a file (budget), cleared (microcompact) or folded into
+a collapse digest. States are read from the markers the layers and the compactor leave
+(metadata `compact_agent.<layer>`, `[compact-agent: …]` heads, synthetic `restore_`/`mention_` ids).
+
+Per-category sizes are local estimates; the total is anchored to the provider's own count when
+the view ends with a response that reported usage (its input + output tokens), and the
+categories are scaled to add up to it exactly, so /context agrees with the bill.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    SystemPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from ..context import tokens
+from ..context.collapse import DIGEST_HEADER
+from ..context.summary import SUMMARY_HEAD
+from ..models import model_info, provider_for
+from .costs import CostReport, report
+from .extensions import HOOK_HEAD
+from .mcp_servers import MCP_HEAD
+from .todos import PLAN_HEAD
+
+if TYPE_CHECKING:
+    from .runner import AgentSession
+
+CATEGORIES: list[tuple[str, str]] = [
+    ("system", "system prompt"),
+    ("instructions_file", "project instructions file"),
+    ("tools", "tool definitions"),
+    ("mcp_tools", "MCP tool definitions"),
+    ("plan", "plan (todo list)"),
+    ("summary", "compaction summary"),
+    ("context", "hook & MCP context"),
+    ("files", "restored / mentioned files"),
+    ("messages", "messages"),
+    ("results_live", "tool results: live"),
+    ("results_spilled", "tool results: spilled (preview)"),
+    ("results_cleared", "tool results: cleared"),
+    ("collapsed", "collapsed rounds (digest)"),
+]
+SYNTHETIC_IDS = ("restore_", "mention_")
+
+
+@dataclass
+class ContextPicture:
+    rows: dict[str, int]  # category -> tokens; the values add up to `used`
+    used: int
+    window: int
+    threshold: int
+    anchored: bool  # `used` is the provider's count for the last request (+ what came after)
+    results: dict[str, int] = field(default_factory=dict)  # tool results per state (counts)
+
+    @property
+    def reserved(self) -> int:
+        """Output reserve + auto-compact buffer: the part of the window compaction keeps free."""
+        return max(0, self.window - self.threshold)
+
+    @property
+    def free(self) -> int:
+        return max(0, self.threshold - self.used)
+
+
+def _text(part: Any) -> str:
+    c = getattr(part, "content", None)
+    return c if isinstance(c, str) else ""
+
+
+def classify_part(part: Any) -> str:
+    if isinstance(part, SystemPromptPart):
+        return "system"
+    if isinstance(part, UserPromptPart):
+        text = _text(part)
+        for head, cat in ((SUMMARY_HEAD, "summary"), (PLAN_HEAD, "plan"), (HOOK_HEAD, "context"),
+                          (MCP_HEAD, "context"), (DIGEST_HEADER, "collapsed")):
+            if text.startswith(head):
+                return cat
+        return "messages"
+    if isinstance(part, ToolCallPart | ToolReturnPart) and part.tool_call_id.startswith(SYNTHETIC_IDS):
+        return "files"
+    if isinstance(part, ToolReturnPart):
+        meta = part.metadata.get("compact_agent", {}) if isinstance(part.metadata, dict) else {}
+        if isinstance(meta, dict) and "microcompact" in meta:
+            return "results_cleared"
+        if isinstance(meta, dict) and "budget" in meta:
+            return "results_spilled"
+        return "results_live"
+    return "messages"
+
+
+def estimate_rows(view: list[ModelMessage], system_text: str, instructions_text: str,
+                  tool_defs: list[Any], mcp_tools: set[str]) -> tuple[dict[str, int], dict[str, int]]:
+    rows = {key: 0 for key, _ in CATEGORIES}
+    results: dict[str, int] = {}
+    instr = tokens.text_tokens(instructions_text) if instructions_text and instructions_text in system_text else 0
+    rows["instructions_file"] = instr
+    rows["system"] = max(0, tokens.text_tokens(system_text) - instr)
+    for td in tool_defs:
+        rows["mcp_tools" if getattr(td, "name", "") in mcp_tools else "tools"] += tokens.request_overhead("", [td])
+    for m in view:
+        rows["messages"] += tokens.PER_MESSAGE_OVERHEAD
+        for p in m.parts:
+            cat = classify_part(p)
+            rows[cat] += tokens.part_tokens(p)
+            if cat.startswith("results_"):
+                results[cat] = results.get(cat, 0) + 1
+    return rows, results
+
+
+def scale_to(rows: dict[str, int], total: int) -> dict[str, int]:
+    """Scale so the values add up to `total` exactly (largest remainder), zeros staying zero."""
+    est = sum(rows.values())
+    if est <= 0:
+        return dict(rows)
+    raw = {k: v * total / est for k, v in rows.items()}
+    out = {k: math.floor(v) for k, v in raw.items()}
+    short = total - sum(out.values())
+    for k in sorted(raw, key=lambda k: (out[k] - raw[k], k))[:max(0, short)]:
+        out[k] += 1
+    return out
+
+
+def anchor(view: list[ModelMessage], calibration: tokens.Calibration) -> int | None:
+    """Provider-reported size of the last request (+ its output) plus an estimate of what followed."""
+    for i in range(len(view) - 1, -1, -1):
+        m = view[i]
+        if isinstance(m, ModelResponse) and m.usage.input_tokens:
+            return m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
+    return None
+
+
+def picture(session: AgentSession) -> ContextPicture:
+    cm = session.cm
+    view, _ = cm.shape(list(session.messages))
+    params = cm.last_params
+    tool_defs = list(getattr(params, "function_tools", None) or [])
+    if not tool_defs:  # no request yet: the tools this session will send
+        tool_defs = [t.tool_def for ts in session.agent.toolsets if hasattr(ts, "tools")
+                     for t in ts.tools.values() if hasattr(t, "tool_def")]
+    mcp_tools = {t for s in session.ext.mcp.live.values() for t in s.tools} if session.ext.mcp else set()
+    rows, results = estimate_rows(view, session._system_prompt(), session.instructions, tool_defs, mcp_tools)
+    reported = anchor(view, cm.calibration)
+    total = reported if reported is not None else cm.calibration.tokens(sum(rows.values()))
+    return ContextPicture(scale_to(rows, total), total, cm.limits.window, cm.limits.threshold,
+                          reported is not None, results)
+
+
+# -- /cost ---------------------------------------------------------------------------------------
+def sync_costs(session: AgentSession) -> None:
+    """Price summary and notes requests not recorded yet, with the models that made them."""
+    ledger = session.ext.ledger
+    ledger.add_side("summary", session.summary_usage, _info_for(session, session.settings.summary_model))
+    if session.memory is not None:
+        ledger.add_side("notes", session.memory.usage, _info_for(session, session.settings.memory_model))
+
+
+def _info_for(session: AgentSession, name: str | None) -> Any:
+    if not name:
+        return session.info
+    return model_info(name, provider=provider_for(name, session.opts.base_url))
+
+
+def cost_report(session: AgentSession) -> CostReport:
+    sync_costs(session)
+    return report(session.ext.ledger.entries)

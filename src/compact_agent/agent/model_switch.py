@@ -1,0 +1,78 @@
+"""`/model NAME`: switch the session's model mid-conversation.
+
+A model comes with its own window, output limit, prices, cache TTL and tokenizer, so the switch
+re-derives the limits (`ContextManager.set_window`), resets the token calibration (the old
+model's ratio says nothing about the new tokenizer) and prices later requests with the new model.
+If the context is already over the new model's auto-compact threshold, the session is compacted
+first — with the old model, whose window the conversation still fits — sized for the new window,
+so the first request to the new model is not a guaranteed "prompt too long".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..config import Limits
+from ..context import tokens
+from ..context.compactor import CompactionResult
+from ..models import REGISTRY, build_model, model_info, provider_for
+from .context_report import sync_costs
+
+if TYPE_CHECKING:
+    from .runner import AgentSession
+
+
+@dataclass
+class Switch:
+    old: str
+    new: str
+    window: int
+    threshold: int
+    compaction: CompactionResult | None = None
+
+
+async def switch_model(session: AgentSession, name: str, window: int | None = None) -> Switch:
+    """Raises ConfigError (no key, ...) or CompactionError before anything changed."""
+    opts = session.opts
+    provider = provider_for(name, opts.base_url)
+    # A window override belongs to the model it was given for, unless the new model is unknown too.
+    fallback = None if name in REGISTRY else (opts.context_window or session.settings.context_window)
+    info = model_info(name, provider=provider, window=window or fallback)
+    model = build_model(name, base_url=opts.base_url, api_key=opts.api_key)
+    limits = Limits.for_window(info.window, info.max_output, session.settings)
+    old_limits, old_max = session.cm.limits, session.cm.max_output
+    compaction = None
+    if session.context_tokens() > limits.threshold:
+        session.cm.max_output = info.max_output
+        session.cm.set_window(info.window)
+        try:
+            compaction = await session.compact()
+        except BaseException:
+            session.cm.max_output = old_max
+            session.cm.set_window(old_limits.window)
+            raise
+    sync_costs(session)  # summaries so far were made by the old model
+    old = session.info.name
+    session.info = info
+    session.model = model
+    session.agent.model = model
+    opts.model = name
+    if window:
+        opts.context_window = window
+    cm = session.cm
+    cm.provider, cm.cache_ttl_s, cm.max_output = info.provider, info.cache_ttl_s, info.max_output
+    cm.set_window(info.window)
+    cm.calibration = tokens.Calibration()
+    session.limits = cm.limits
+    # Anthropic clears old tool results server-side; elsewhere microcompact does it locally.
+    server_side = info.provider == "anthropic" and getattr(session.settings, "anthropic_server_clearing", False)
+    session.server_side_clearing = server_side
+    for layer in cm.layers:
+        if getattr(layer, "name", "") == "microcompact":
+            layer.server_side = server_side
+    if hasattr(session, "_model_settings"):
+        session.agent.model_settings = session._model_settings()
+    if session.memory is not None and hasattr(session.memory, "model"):
+        session.memory.model = model
+    return Switch(old, name, info.window, cm.limits.threshold, compaction)

@@ -1,0 +1,147 @@
+"""/context, /cost, /model and /plan: what the window holds, what it cost, which model, the plan.
+
+Registered into the slash-command table from here (commands.py imports this module), so the
+numbers live in agent/context_report.py and agent/costs.py and this file only draws them.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from ..agent.context_report import CATEGORIES, ContextPicture, cost_report, picture
+from ..agent.costs import CostReport
+from ..agent.model_switch import switch_model
+from ..agent.runner import AgentSession
+from ..agent.todos import TodoItem
+from .commands import command
+
+STYLES = {
+    "system": "grey70", "instructions_file": "cyan", "tools": "blue", "mcp_tools": "bright_blue",
+    "plan": "magenta", "summary": "yellow", "context": "bright_magenta", "files": "green",
+    "messages": "white", "results_live": "bright_green", "results_spilled": "dark_orange",
+    "results_cleared": "grey50", "collapsed": "orange3",
+}
+USED, FREE, RESERVED = "⛁", "⛶", "⛝"
+GRID_W, GRID_H = 20, 10
+
+
+def _k(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def grid_cells(p: ContextPicture, cells: int = GRID_W * GRID_H) -> list[tuple[str, str]]:
+    """(symbol, style) per cell: categories in order, then free space, then the reserved tail."""
+    per = max(1, p.window) / cells
+    out: list[tuple[str, str]] = []
+    for key, _ in CATEGORIES:
+        n = p.rows.get(key, 0)
+        if n > 0:
+            out += [(USED, STYLES[key])] * max(1, round(n / per))
+    reserved = round(p.reserved / per)
+    out = out[: max(0, cells - reserved)] if p.used <= p.threshold else out[:cells]
+    out += [(FREE, "grey39")] * max(0, cells - reserved - len(out))
+    out += [(RESERVED, "red")] * max(0, cells - len(out))
+    return out[:cells]
+
+
+def render_context(p: ContextPicture) -> Table:
+    cells = grid_cells(p)
+    grid = Text()
+    for row in range(GRID_H):
+        for sym, style in cells[row * GRID_W:(row + 1) * GRID_W]:
+            grid.append(sym + " ", style=style)
+        grid.append("\n")
+    legend = Table.grid(padding=(0, 1))
+    for col in ("mark", "what", "tokens", "share"):
+        legend.add_column(col, justify="right" if col in ("tokens", "share") else "left")
+    names = dict(CATEGORIES)
+    for key, _ in CATEGORIES:
+        n = p.rows.get(key, 0)
+        if n:
+            extra = f" ({p.results[key]})" if key in p.results else ""
+            legend.add_row(Text(USED, style=STYLES[key]), names[key] + extra, _k(n), f"{100 * n / p.window:.1f}%")
+    legend.add_row(Text(FREE, style="grey39"), "free until auto-compaction", _k(p.free), f"{100 * p.free / p.window:.1f}%")
+    legend.add_row(Text(RESERVED, style="red"), "reserved (output + auto-compact buffer)", _k(p.reserved),
+                   f"{100 * p.reserved / p.window:.1f}%")
+    src = "provider-reported" if p.anchored else "estimated"
+    head = Text(f"context {_k(p.used)} / {_k(p.window)} tokens ({100 * p.used / p.window:.0f}%), {src}; "
+                f"auto-compaction at {_k(p.threshold)}")
+    outer = Table.grid(padding=(0, 2))
+    outer.add_column()
+    outer.add_column()
+    outer.add_row(grid, Group(head, legend))
+    return outer
+
+
+def render_cost(r: CostReport) -> Group:
+    t = Table(title="tokens and cost this session", show_header=True)
+    for col in ("requests", "input", "cache hit", "cache miss", "cache write", "output", "cost"):
+        t.add_column(col, justify="right")
+    t.add_column("kind · model", justify="left")
+    for key, e in r.rows.items():
+        t.add_row(str(r.requests[key]), f"{e.input_tokens:,}", f"{e.cache_read:,}", f"{e.miss:,}",
+                  f"{e.cache_write:,}", f"{e.output_tokens:,}", f"${e.cost:.4f}", key)
+    tot = r.total
+    t.add_row(str(sum(r.requests.values())), f"{tot.input_tokens:,}", f"{tot.cache_read:,}", f"{tot.miss:,}",
+              f"{tot.cache_write:,}", f"{tot.output_tokens:,}", f"${r.total_cost:.4f}", "total", style="bold")
+    lines = [t]
+    if r.avoided_tokens:
+        lines.append(Text(
+            f"compaction kept ~{r.avoided_tokens:,} input tokens out of the requests (≈ ${r.avoided_cost:.4f} at "
+            f"this session's cache mix); summaries and notes cost ${r.compaction_cost:.4f}; "
+            f"net ≈ ${r.net_saving:.4f}"
+            + (f"; {r.over_window} request(s) would not have fit the window at all" if r.over_window else "")))
+    else:
+        lines.append(Text("nothing compacted yet"))
+    return Group(*lines)
+
+
+def render_plan(items: list[TodoItem]) -> Text:
+    marks = {"pending": ("☐", "white"), "in_progress": ("◐", "yellow"), "done": ("☑", "green")}
+    out = Text()
+    for i in items:
+        sym, style = marks[i.status]
+        out.append(f"  {sym} {i.content}\n", style=style + (" strike" if i.status == "done" else ""))
+    return out
+
+
+@command("context", "what fills the context window (by kind and layer state), free space, the compaction buffer")
+async def _context(s: AgentSession, args: str, c: Console) -> None:
+    c.print(render_context(picture(s)))
+
+
+@command("cost", "tokens (cache hit / miss / write) and money so far, and what compaction saved")
+async def _cost(s: AgentSession, args: str, c: Console) -> None:
+    c.print(render_cost(cost_report(s)))
+
+
+@command("model", "show or switch the model: /model NAME [--window N] (compacts first if the new window is smaller)")
+async def _model(s: AgentSession, args: str, c: Console) -> None:
+    words = shlex.split(args) if args.strip() else []
+    if not words:
+        lim = s.cm.limits
+        c.print(f"{s.info.name} ({s.info.provider}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
+        return
+    window = None
+    if "--window" in words:
+        i = words.index("--window")
+        if i + 1 >= len(words) or not words[i + 1].isdigit():
+            c.print("usage: /model NAME [--window N]")
+            return
+        window = int(words[i + 1])
+        del words[i:i + 2]
+    with c.status(f"switching to {words[0]}…"):
+        sw = await switch_model(s, words[0], window)
+    if sw.compaction is not None:
+        c.print(f"compacted first: {sw.compaction.tokens_before:,} → {sw.compaction.tokens_after:,} tokens")
+    c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")
+
+
+@command("plan", "the current plan (todo list), kept across compactions")
+async def _plan(s: AgentSession, args: str, c: Console) -> None:
+    items = s.ext.plan.items
+    c.print(render_plan(items) if items else "no plan yet (the model writes one with todo_write)")
