@@ -16,6 +16,7 @@ The class only orders the layers and passes tokens on; each layer lives in its o
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,8 @@ SummarizerFactory = Callable[["ContextManager"], Summarize]
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
+
+log = logging.getLogger(__name__)
 
 _LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE)
 _USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
@@ -145,7 +148,12 @@ class ContextManager(AbstractCapability[Any]):
         size = tokens.estimate(view)
         for layer in self.layers:
             watch = Stopwatch()
-            result = layer.apply(view, self.budget(self.measure(view)))
+            try:
+                result = layer.apply(view, self.budget(self.measure(view)))
+            except Exception as e:  # noqa: BLE001 - a view layer that fails costs its savings, never the turn
+                self.emit(Event(layer.name, "failed", detail={"error": _one_line(e)}))
+                self._reset_layer(layer, e)
+                continue
             # What this layer took out of this request (its events report decisions, not requests).
             shaped = tokens.estimate(result.messages)
             self.view_savings[layer.name], size = size - shaped, shaped
@@ -169,9 +177,20 @@ class ContextManager(AbstractCapability[Any]):
             if isinstance(d, dict) and hasattr(layer, "load_state"):
                 try:
                     layer.load_state(d)
-                except (ValueError, TypeError, KeyError):
-                    continue  # a corrupt state only costs re-deciding
+                    json.dumps(layer.state_to_json(), sort_keys=True, default=str)  # must save again, too
+                except Exception as e:  # noqa: BLE001 - the file is data: a corrupt state only costs re-deciding
+                    self._reset_layer(layer, e)
         self._saved_state = json.dumps(self.layer_state(), sort_keys=True, default=str)
+
+    def _reset_layer(self, layer: Any, error: BaseException) -> None:
+        """Forget a layer's frozen decisions (damaged on disk, or they broke a request): it
+        re-decides, which costs some cache once, instead of failing every request."""
+        log.warning("the saved decisions of the %s layer are unusable (%s); it starts afresh",
+                    layer.name, _one_line(error))
+        try:
+            layer.load_state({})
+        except Exception:  # noqa: BLE001 - a layer without a clean reset keeps what it has
+            return
 
     def _save_layer_state(self) -> None:
         if self.save_state is None:

@@ -21,6 +21,7 @@ was saved before is touched by a failed write.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -499,18 +500,48 @@ def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
 
     A crash between saving a tool call and its result, or a hand-edited file, leaves calls without
     results or results without calls; the next request would be rejected (and `Agent.run` refuses a
-    history ending in unanswered calls). pydantic-ai's own repair (deterministic, idempotent)
-    closes such calls with a synthesized result and drops orphans. A history whose pairs are
-    intact is returned untouched — two user prompts in a row after a failed turn are normal — so
-    the prompt-cache prefix does not change on reload.
+    history ending in unanswered calls). Results that answer no call open at their place are
+    dropped, then pydantic-ai's own repair (deterministic, idempotent) closes calls left open
+    with a synthesized result and merges what became adjacent. A history whose pairs are intact
+    is returned untouched — two user prompts in a row after a failed turn are normal — so the
+    prompt-cache prefix does not change on reload.
     """
     if not messages or not _broken_pairs(messages):
         return messages, ""
+    note = "closed tool calls whose results were lost (a crash or an edit); the conversation goes on"
     try:
-        fixed = repair_messages(messages)
-    except Exception:  # noqa: BLE001 - a history the repair cannot handle is loaded as it is
-        return messages, ""
-    return fixed, "closed tool calls whose results were lost (a crash or an edit); the conversation goes on"
+        fixed = repair_messages(_drop_misplaced_results(messages))
+    except Exception:  # noqa: BLE001 - fall back to the longest intact beginning below
+        fixed = messages
+    if not _broken_pairs(fixed):
+        return fixed, note
+    keep = len(fixed)
+    while keep and _broken_pairs(fixed[:keep]):
+        keep -= 1
+    return fixed[:keep], f"dropped {len(fixed) - keep} message(s) after a tool call/result mix-up"
+
+
+def _drop_misplaced_results(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """Without tool results that answer no call open at their place (orphans, or moved before
+    their call); requests left empty go too."""
+    out: list[ModelMessage] = []
+    open_calls: set[str] = set()
+    for m in messages:
+        if isinstance(m, ModelResponse):
+            open_calls = {p.tool_call_id for p in m.parts if isinstance(p, ToolCallPart)}
+            if m.parts:
+                out.append(m)
+            continue
+        parts = []
+        for p in m.parts:
+            if isinstance(p, ToolReturnPart) or (isinstance(p, RetryPromptPart) and p.tool_name):
+                if p.tool_call_id not in open_calls:
+                    continue
+                open_calls.discard(p.tool_call_id)
+            parts.append(p)
+        if parts:
+            out.append(dataclasses.replace(m, parts=parts) if len(parts) != len(m.parts) else m)
+    return out
 
 
 def _broken_pairs(messages: Sequence[ModelMessage]) -> bool:
