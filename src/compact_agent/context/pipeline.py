@@ -172,6 +172,9 @@ class ContextManager(AbstractCapability[Any]):
 
     def load_layer_state(self, state: dict[str, Any]) -> None:
         """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
+        if not isinstance(state, dict):
+            log.warning("the saved layer decisions are not a JSON object; every layer starts afresh")
+            state = {}
         for layer in self.layers:
             d = state.get(layer.name)
             if isinstance(d, dict) and hasattr(layer, "load_state"):
