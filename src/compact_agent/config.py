@@ -6,8 +6,9 @@ compaction keeping 10K-40K tokens and at least 5 text messages. Large-window def
 small local model's whole window, so `Limits.for_window` scales each of them down for windows
 from 8K up, keeping the proportions sane (reserve <= W/4, buffer <= W/10, ...).
 
-Environment variables prefixed `COMPACT_AGENT_` override the defaults (e.g.
-`COMPACT_AGENT_AUTOCOMPACT_BUFFER=20000`).
+Config files (user and project TOML, see settings_file.py) override the defaults, environment
+variables prefixed `COMPACT_AGENT_` override the files (e.g. `COMPACT_AGENT_AUTOCOMPACT_BUFFER=20000`),
+and command-line flags override everything.
 """
 
 from __future__ import annotations

@@ -107,7 +107,7 @@ class SessionExtensions:
             self.started = True
             if self.mcp is not None:
                 await self.mcp.connect()
-                self._extend_compactable(self.mcp.compactable_tools())
+            self._extend_compactable(self.mcp.compactable_tools() if self.mcp is not None else set())
             out = await self._run("SessionStart", self.source, {"source": self.source})
             if out:
                 parts.append(("session_start", f"{HOOK_HEAD} ({self.source})]\n{out}"))
