@@ -3,7 +3,10 @@ its instructions come back after compaction; a server that cannot start is one l
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from compact_agent.agent.runner import AgentSession, SessionOptions
@@ -66,3 +69,36 @@ async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_
     failed = [e for e in events if e.layer == "mcp" and e.action == "failed"]
     assert len(failed) == 1 and failed[0].detail["server"] == "broken"
     assert "\n" not in failed[0].detail["message"]
+
+
+async def test_http_server(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, SERVER, "--http", str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as c:
+                if c.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        cwd = tmp_path / "project"
+        cwd.mkdir()
+        settings = Settings(memory_enabled=False, mcp_servers={"notes": {"url": f"http://127.0.0.1:{port}/mcp"}})
+        with FakeOpenAIServer(responder) as server:
+            opts = SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                                  context_window=32_000, permission_mode="yes", home=tmp_path / "home",
+                                  settings=settings)
+            s = AgentSession(opts)
+            try:
+                out = await s.run_turn("look up the alpha note")
+            finally:
+                await s.aclose()
+    finally:
+        proc.terminate()
+        proc.wait(5)
+    assert out.output == "found it"
+    assert "NOTE[alpha]" in message_text(next(m for m in server.requests[1].messages if m.get("role") == "tool"))
+    assert INSTRUCTIONS in text_of(server.requests[0])

@@ -1,6 +1,7 @@
 """A tiny MCP server over stdio for tests (the `mcp` package's server, FastMCP's successor in mcp 2.x).
 
-    python tests/fakes/mcp_notes_server.py      # speaks MCP on stdin/stdout
+    python tests/fakes/mcp_notes_server.py              # speaks MCP on stdin/stdout
+    python tests/fakes/mcp_notes_server.py --http PORT  # streamable HTTP at http://127.0.0.1:PORT/mcp
 """
 
 from __future__ import annotations
@@ -20,4 +21,10 @@ def lookup_note(key: str) -> str:
 
 
 if __name__ == "__main__":
-    anyio.run(app.run_stdio_async)
+    import functools
+    import sys
+
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        anyio.run(functools.partial(app.run_streamable_http_async, port=int(sys.argv[2])))
+    else:
+        anyio.run(app.run_stdio_async)
