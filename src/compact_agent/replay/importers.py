@@ -14,6 +14,7 @@ Supported formats (see each module's docstring for the traps it handles):
 ``"mini-swe-agent"``      mini-swe-agent ``.traj.json`` (``{info, messages}``)
 ``"openai-chat"``         a JSON list of chat messages, ``{"messages": [...]}``, or JSONL of messages
 ``"swe-agent"``           SWE-agent ``.traj`` (``{history, trajectory, info}``)
+``"compact-agent"``       our own session JSONL, rebuilt uncompacted from its archive chain
 ========================  ==========================================================================
 
 Recorded usage is attached to each ``ModelResponse`` as ``RequestUsage`` whose ``input_tokens`` is the
@@ -36,13 +37,13 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from . import _claude_code, _codex
+from . import _claude_code, _codex, _compact_agent
 from ._common import ConversationBuilder
 from ._openai_chat import import_chat
 
 __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
 
-FORMATS = ("claude-code", "codex", "mini-swe-agent", "openai-chat", "swe-agent")
+FORMATS = ("claude-code", "codex", "mini-swe-agent", "openai-chat", "swe-agent", "compact-agent")
 _SNIFF_RECORDS = 50
 
 
@@ -91,6 +92,9 @@ def load_transcript(path: Path) -> Transcript:
     """Read, detect and convert the transcript at ``path`` (see the module docstring)."""
     path = Path(path)
     sniffed = _sniff(_read(path), path)
+    if sniffed.format == "compact-agent":
+        messages, compactions, warnings = _compact_agent.load(path)
+        return Transcript(path, "compact-agent", messages, sniffed.bad_lines, compactions, warnings)
     builder = ConversationBuilder(fallback_time=_mtime(path))
     builder.skipped = sniffed.bad_lines
     if sniffed.format == "claude-code":
@@ -150,6 +154,8 @@ def _sniff(data: bytes, path: Path) -> _Sniffed:
             return _Sniffed("codex", records=records, bad_lines=bad)
         if _claude_code.looks_like_record(record):
             return _Sniffed("claude-code", records=records, bad_lines=bad)
+        if _compact_agent.looks_like_record(record):
+            return _Sniffed("compact-agent", records=records, bad_lines=bad)
     if records and all(isinstance(r.get("role"), str) for r in records[:_SNIFF_RECORDS]):
         return _Sniffed("openai-chat", records=records, bad_lines=bad)
     raise TranscriptError(
