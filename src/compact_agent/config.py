@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     memory_retry_s: float = 30.0  # back-off after a failed extraction (doubles, capped at 10 min)
     # agent
     max_requests_per_turn: int = 1_000
+    # provider failures (see agent/retry.py for who retries what)
+    request_timeout_s: float = 600.0  # one HTTP attempt, streaming included
+    max_retries: int = 2  # the SDK's own retries of 408/409/429/5xx/connection errors (backoff, retry-after)
+    transient_retries: int = 2  # ours, for what the SDK cannot retry: malformed replies, streams cut early
     # tools
     bash_timeout_s: float = 120.0
     bash_output_max_chars: int = 30_000

@@ -81,6 +81,9 @@ def provider_for(name: str, base_url: str | None) -> str:
     return "openai"
 
 
+DEEPSEEK_BASE_URL = "https://api.deepseek.com"
+
+
 def build_model(name: str, *, base_url: str | None = None, api_key: str | None = None,
                 max_retries: int = 2, timeout_s: float = 600.0) -> Model:
     """Construct the pydantic-ai model; raises ConfigError with a one-line message on bad setup."""
@@ -105,7 +108,8 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
             raise ConfigError("DEEPSEEK_API_KEY is not set (or pass --api-key, or --base-url for another server)")
         from pydantic_ai.providers.deepseek import DeepSeekProvider
 
-        return OpenAIChatModel(name, provider=DeepSeekProvider(api_key=key))
+        client = AsyncOpenAI(base_url=DEEPSEEK_BASE_URL, api_key=key, max_retries=max_retries, timeout=timeout_s)
+        return OpenAIChatModel(name, provider=DeepSeekProvider(openai_client=client))
 
     key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
     if not key:

@@ -42,6 +42,7 @@ from .checkpoints import Checkpoints
 from .extensions import SessionExtensions
 from .file_state import ReadFileState
 from .permissions import Permissions, resolve_path
+from .retry import TransientRetry
 from .stream_events import tool_event
 from .tools import ToolEnv, build_toolset, mention_messages
 
@@ -120,7 +121,8 @@ class AgentSession:
         provider = provider_for(opts.model, opts.base_url)
         self.info: ModelInfo = model_info(opts.model, provider=provider,
                                           window=opts.context_window or self.settings.context_window)
-        self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key)
+        self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key,
+                                                        **self._http_limits())
         self.session_id, exists = resolve_session_id(opts)
         self.store = SessionStore(session_root(self.cwd, opts.home), self.session_id)
         self.store.lock()
@@ -165,8 +167,9 @@ class AgentSession:
         )
         self._restore_layer_state()
         self.instructions, self.instructions_path = project_instructions(self.cwd)
+        self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry)
         self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
-                           capabilities=[self.cm, self.ext.ledger], retries=3, model_settings=self._model_settings())
+                           capabilities=[self.cm, self.ext.ledger, self.retry], retries=3, model_settings=self._model_settings())
         self.turns = 0
         self.usage = RunUsage()
 
@@ -189,7 +192,8 @@ class AgentSession:
         if not name or name == self.info.name:
             return self.model
         if getattr(self, "_summary_cache", (None,))[0] != name:
-            self._summary_cache = (name, build_model(name, base_url=self.opts.base_url, api_key=self.opts.api_key))
+            self._summary_cache = (name, build_model(name, base_url=self.opts.base_url, api_key=self.opts.api_key,
+                                                  **self._http_limits()))
         return self._summary_cache[1]
 
     def _model_settings(self) -> dict[str, Any] | None:
@@ -207,8 +211,15 @@ class AgentSession:
         notes_model = None
         if self.settings.memory_model:
             notes_model = build_model(self.settings.memory_model, base_url=self.opts.base_url,
-                                      api_key=self.opts.api_key)
+                                      api_key=self.opts.api_key, **self._http_limits())
         return SessionMemory(self.store.dir / "notes.md", self.settings, model=self.model, notes_model=notes_model)
+
+    def _http_limits(self) -> dict[str, Any]:
+        return {"max_retries": self.settings.max_retries, "timeout_s": self.settings.request_timeout_s}
+
+    def _on_retry(self, error: Exception, attempt: int, delay: float) -> None:
+        self._on_event(Event("provider", "retry", detail={"error": f"{type(error).__name__}: {error}"[:300],
+                                                          "attempt": attempt, "delay_s": delay}))
 
     def _on_event(self, event: Event) -> None:
         try:

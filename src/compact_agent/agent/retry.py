@@ -1,0 +1,86 @@
+"""Bounded retries for provider failures the HTTP client cannot retry itself.
+
+Who retries what, so that the total is bounded and nothing is retried twice over:
+
+- The openai/anthropic SDK retries 408/409/429/5xx and connection failures `max_retries` times
+  (default 2, so 3 attempts), backing off 0.5 s, 1 s, … up to 8 s with jitter, and waiting what a
+  `retry-after(-ms)` header says when that is at most 120 s (a longer one is not retried at all).
+  Each attempt is bounded by `request_timeout_s`.
+- This capability retries, `transient_retries` times (default 2) with 1 s, 2 s, … (at most 8 s)
+  between, the one failure the SDK cannot see: a 200 reply whose body is not valid JSON (a proxy
+  glitch, a truncated body). HTTP status errors, connection errors and timeouts are left alone —
+  the SDK already retried them, and retrying again would only multiply the wait for an endpoint
+  that is down.
+
+Worst case for one model request: 3 attempts for an HTTP error, a connection failure or a
+timeout; 3 × 3 for a reply that keeps arriving malformed. A stream that breaks after output has
+reached the user cannot be rewound by any hook (pydantic-ai hands it over to the consumer): the turn
+then ends with one line, and the session keeps everything saved before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ModelAPIError, ModelHTTPError, RetryModelRequest
+from pydantic_ai.messages import ModelResponse
+from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.tools import RunContext
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    seen: set[int] = set()
+    e: BaseException | None = error
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        out.append(e)
+        e = e.__cause__ or e.__context__
+    return out
+
+
+def is_timeout(error: BaseException) -> bool:
+    return any("Timeout" in type(e).__name__ or isinstance(e, TimeoutError) for e in _chain(error))
+
+
+def is_transient(error: BaseException) -> bool:
+    """A failure worth one more try that the SDK did not already retry: a malformed reply body."""
+    if isinstance(error, ModelHTTPError) or is_timeout(error):
+        return False
+    return isinstance(error, ModelAPIError) and any(isinstance(e, json.JSONDecodeError) for e in _chain(error))
+
+
+@dataclass
+class TransientRetry(AbstractCapability[Any]):
+    """Add to an Agent's capabilities; `on_retry(error, attempt, delay_s)` observes each retry."""
+
+    retries: int = 2
+    base_delay_s: float = 1.0
+    max_delay_s: float = 8.0
+    on_retry: Callable[[Exception, int, float], None] | None = None
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    total: int = field(default=0, init=False)
+    _key: tuple[Any, int] | None = field(default=None, init=False, repr=False)
+    _count: int = field(default=0, init=False, repr=False)
+
+    async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
+                                     error: Exception) -> ModelResponse:
+        if not is_transient(error):
+            raise error
+        key = (ctx.run_id, ctx.run_step)
+        if key != self._key:
+            self._key, self._count = key, 0
+        if self._count >= self.retries:
+            raise error
+        self._count += 1
+        self.total += 1
+        delay = min(self.max_delay_s, self.base_delay_s * 2 ** (self._count - 1))
+        if self.on_retry is not None:
+            self.on_retry(error, self._count, delay)
+        await self.sleep(delay)
+        raise RetryModelRequest()
