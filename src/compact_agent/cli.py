@@ -39,18 +39,28 @@ def describe_error(e: BaseException) -> str:
         UsageLimitExceeded,
     )
 
+    from .agent.retry import is_timeout
     from .session.store import SessionError
 
+    saved = "; the session is saved, send the message again to retry"
     if isinstance(e, ModelAuthenticationError):
         return "the provider rejected the API key (check the key for this endpoint)"
+    if isinstance(e, ModelConnectionError) and is_timeout(e):
+        return ("the model endpoint did not answer in time, after retries (raise COMPACT_AGENT_REQUEST_TIMEOUT_S "
+                f"for a slow local model){saved}")
     if isinstance(e, ModelConnectionError):
-        return f"cannot reach the model endpoint ({_first_line(e)}); check --base-url and the network"
+        return f"cannot reach the model endpoint ({_first_line(e)}); check --base-url and the network{saved}"
     if isinstance(e, ModelContextWindowExceededError):
         return "the conversation is still too long for the model after compaction; try /compact or a larger window"
     if isinstance(e, ModelHTTPError):
-        return f"the provider answered HTTP {e.status_code}: {_first_line(e)}"
+        detail = _provider_message(e)
+        if e.status_code == 429:
+            return f"the provider is rate-limiting requests (HTTP 429) and still was after retries: {detail}{saved}"
+        if e.status_code >= 500:
+            return f"the provider failed (HTTP {e.status_code}) on every retry: {detail}{saved}"
+        return f"the provider answered HTTP {e.status_code}: {detail}"
     if isinstance(e, ModelAPIError):
-        return f"model request failed: {_first_line(e)}"
+        return f"model request failed, after retries: {_first_line(e)}{saved}"
     if isinstance(e, UnexpectedModelBehavior):
         return f"the model replied with something unusable: {_first_line(e)}"
     if isinstance(e, UsageLimitExceeded):
@@ -60,6 +70,16 @@ def describe_error(e: BaseException) -> str:
     if isinstance(e, OSError):
         return f"{type(e).__name__}: {_first_line(e)}"
     return f"{type(e).__name__}: {_first_line(e)}"
+
+
+def _provider_message(e: BaseException) -> str:
+    """The provider's own error message (OpenAI/Anthropic bodies), not the exception's repr."""
+    body = getattr(e, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        if isinstance(inner.get("message"), str) and inner["message"].strip():
+            return " ".join(inner["message"].split())[:300]
+    return _first_line(e)
 
 
 def _first_line(e: BaseException) -> str:
