@@ -1,0 +1,104 @@
+"""Per-strategy figures of a replay: size, requests over the window, cache-aware cost, retention.
+
+Cost is per request with the chosen price list (`models.PRICING`): the cached prefix is billed at
+the cache-hit price, the rest at the miss price, and where the provider charges for writing the
+cache (Anthropic) the uncached part is billed as a cache write. Summary and probe calls are priced
+the same way and reported as a share of the total, because a summary that does not share the
+conversation's prefix pays full price for its whole input.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..models import ModelInfo
+from .simulate import Request, StrategyRun
+
+
+def request_cost(r: Request, price: ModelInfo) -> float:
+    write = max(0, r.tokens - r.cached) if price.cache_write > 0 else 0
+    return price.cost(r.tokens, r.cached, r.output, write)
+
+
+@dataclass
+class Metrics:
+    strategy: str
+    transcript: str
+    requests: int = 0
+    peak: int = 0
+    mean: float = 0.0
+    over_window: int = 0
+    compactions: int = 0
+    failed_compactions: int = 0
+    summary_calls: int = 0
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    summary_cost: float = 0.0
+    freed_per_request: dict[str, float] = field(default_factory=dict)  # view layers, mean per request
+    compaction_freed: int = 0
+    retention_users: float | None = None
+    retention_files: float | None = None
+    retention_last: float | None = None
+    retention_samples: int = 0
+
+    @property
+    def summary_share(self) -> float:
+        return self.summary_cost / self.cost if self.cost else 0.0
+
+    @property
+    def cache_share(self) -> float:
+        return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["summary_share"] = round(self.summary_share, 4)
+        d["cache_share"] = round(self.cache_share, 4)
+        d["cost"] = round(self.cost, 6)
+        d["summary_cost"] = round(self.summary_cost, 6)
+        d["mean"] = round(self.mean, 1)
+        d["freed_per_request"] = {k: round(v, 1) for k, v in self.freed_per_request.items()}
+        for k in ("retention_users", "retention_files", "retention_last"):
+            if d[k] is not None:
+                d[k] = round(d[k], 4)
+        return d
+
+
+def measure(runs: Sequence[StrategyRun], price: ModelInfo, transcript: str | None = None) -> Metrics:
+    """Figures for one strategy over one or more runs (several runs: the total row)."""
+    m = Metrics(runs[0].strategy if runs else "", transcript or (runs[0].transcript if runs else ""))
+    series = [t for r in runs for t in r.series]
+    m.requests = len(series)
+    m.peak = max(series, default=0)
+    m.mean = statistics.fmean(series) if series else 0.0
+    freed: dict[str, int] = {}
+    retention = [x for r in runs for x in r.retention]
+    for run in runs:
+        m.compactions += len(run.compaction_points)
+        m.failed_compactions += run.failed_compactions
+        m.compaction_freed += run.compaction_freed
+        for k, v in run.freed.items():
+            freed[k] = freed.get(k, 0) + v
+        for req in run.requests:
+            cost = request_cost(req, price)
+            m.input_tokens += req.tokens
+            m.cached_tokens += req.cached
+            m.output_tokens += req.output
+            m.cost += cost
+            if req.kind == "main":
+                m.over_window += req.over_window
+            else:
+                m.summary_calls += 1
+                m.summary_cost += cost
+    m.freed_per_request = {k: v / m.requests for k, v in freed.items()} if m.requests else {}
+    if retention:
+        m.retention_samples = len(retention)
+        m.retention_users = statistics.fmean(x.users for x in retention)
+        files = [x.files for x in retention if x.files is not None]
+        m.retention_files = statistics.fmean(files) if files else None
+        m.retention_last = statistics.fmean(1.0 if x.last_request else 0.0 for x in retention)
+    return m

@@ -1,0 +1,214 @@
+"""Our pipeline as a replay strategy: a real `ContextManager`, driven the way the agent drives it.
+
+Nothing here re-implements a layer or a threshold. Each request point calls the very methods the
+pydantic-ai hooks call: `persist` and `prepare_view` (what `prepare_model_request` runs), then
+`after_model_request` with the simulated usage of what was sent, so the calibration learns from
+"provider-reported" sizes exactly as it does live. The default layers get a spill directory and a
+collapse log in a scratch directory; the session store is an in-memory stand-in with the same
+append/archive/rewrite contract; the summarizer is the replay's (stand-in or `--model`).
+
+What the agent would re-read from disk after a compaction (the most recently read files) comes from
+the transcript instead: the last content each file was read with, written to the scratch
+directory, so the restore step runs unchanged. Session memory needs a model writing notes in the
+background and is not replayed (the pipeline then falls back to the full summary, as it does live
+when notes are missing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.usage import RequestUsage
+
+from ..config import Limits, Settings
+from ..context.compactor import Compactor, join
+from ..context.events import Event
+from ..context.layers import default_layers
+from ..context.pipeline import ContextManager
+from ..context.restore import Restorer
+from .simulate import SideCall, Sim, Step
+
+READ_TOOLS = frozenset({"read", "read_file", "view"})
+RESTORE_META = {"compact_agent": {"synthetic": "restore"}}
+
+
+class MemoryStore:
+    """The session store's contract (append, archive, rewrite, side files) without the fsyncs."""
+
+    def __init__(self, root: Path) -> None:
+        self.dir = root
+        self.messages: list[ModelMessage] = []
+        self.boundaries: list[dict[str, Any]] = []
+        self.archives = 0
+
+    def side_dir(self, name: str) -> Path:
+        path = self.dir / name
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def append(self, messages: Sequence[ModelMessage]) -> None:
+        self.messages.extend(messages)
+
+    def archive(self) -> Path:
+        self.archives += 1
+        return self.dir / "compact-history" / f"replay-{self.archives}.jsonl"
+
+    def rewrite(self, boundary: dict[str, Any], messages: Sequence[ModelMessage]) -> None:
+        self.boundaries.append(boundary)
+        self.messages = list(messages)
+
+
+def _read_path(part: ToolCallPart) -> str | None:
+    if part.tool_name.lower() not in READ_TOOLS:
+        return None
+    args: Any = part.args
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return None
+    if not isinstance(args, dict):
+        return None
+    path = args.get("file_path") or args.get("path")
+    return path if isinstance(path, str) and path else None
+
+
+class TranscriptFiles:
+    """Files the transcript read, for the restore step: the last content read, on a scratch disk."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self.latest: dict[str, str] = {}  # original path -> last content read, newest last
+        self.pending: dict[str, str] = {}  # tool call id -> path, until its result arrives
+        self.scratch: dict[Path, str] = {}
+        self.restores = 0
+
+    def observe(self, messages: Sequence[ModelMessage]) -> None:
+        for m in messages:
+            for p in m.parts:
+                if isinstance(p, ToolCallPart) and (path := _read_path(p)):
+                    self.pending[p.tool_call_id] = path
+                elif isinstance(p, ToolReturnPart) and p.tool_call_id in self.pending:
+                    path = self.pending.pop(p.tool_call_id)
+                    if (p.metadata or {}).get("compact_agent", {}).get("synthetic") == "restore":
+                        continue
+                    self.latest.pop(path, None)
+                    self.latest[path] = p.content if isinstance(p.content, str) else str(p.content)
+
+    def _scratch_path(self, original: str) -> Path:
+        name = hashlib.sha256(original.encode()).hexdigest()[:16] + ".txt"
+        return self.root / name
+
+    def recent(self) -> list[Path]:
+        out: list[Path] = []
+        for original in reversed(self.latest):
+            path = self._scratch_path(original)
+            content = self.latest[original]
+            if self.scratch.get(path) is None or not path.exists() or path.stat().st_size != len(content.encode()):
+                path.write_text(content, encoding="utf-8")
+            self.scratch[path] = original
+            out.append(path)
+        return out
+
+    def resolve(self, shown: str) -> Path:
+        return self._scratch_path(shown) if shown in self.latest else Path(shown)
+
+    def reread(self, paths: list[Path], max_tokens: int) -> list[ModelMessage]:
+        """One synthetic read call/return exchange, as `mention_messages` builds it live."""
+        self.restores += 1
+        calls: list[ToolCallPart] = []
+        returns: list[ToolReturnPart] = []
+        for n, path in enumerate(paths):
+            original = self.scratch.get(path, str(path))
+            content = self.latest.get(original, "")
+            cap = max_tokens * 4
+            if len(content) > cap:
+                content = content[:cap] + f"[truncated to ~{max_tokens} tokens]"
+            call_id = f"restore_{self.restores}_{n}_{hashlib.sha256(original.encode()).hexdigest()[:8]}"
+            calls.append(ToolCallPart("read_file", {"path": original}, tool_call_id=call_id))
+            returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id, metadata=RESTORE_META))
+        if not calls:
+            return []
+        return [ModelResponse(parts=calls, metadata=RESTORE_META), ModelRequest(parts=returns, metadata=RESTORE_META)]
+
+
+class Ours:
+    """The agent's pipeline (default layers, thresholds from `Limits.for_window`) as a strategy."""
+
+    name = "ours"
+
+    def __init__(self, sim: Sim, settings: Settings | None = None) -> None:
+        self.sim = sim
+        self.settings = settings or Settings()
+        self.root = Path(tempfile.mkdtemp(prefix="compact-agent-replay-"))
+        self.store = MemoryStore(self.root)
+        self.files = TranscriptFiles(self.root / "read-files")
+        limits = Limits.for_window(sim.window, sim.max_output, self.settings)
+        restorer = Restorer(recent_files=self.files.recent, reread=self.files.reread, resolve=self.files.resolve)
+        self.calls: list[SideCall] = []
+        self.failed = 0
+        self.cm = ContextManager(
+            limits=limits, summarizer=self._summarizer, settings=self.settings,
+            compactor=Compactor(limits, restorer), store=self.store,
+            layers=default_layers(self.settings, self.store), event_sink=self._on_event,
+            provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, max_output=sim.max_output,
+            clock=self._now)
+        # The live agent measures its system prompt and tool schemas; here they are the fitted overhead.
+        self.cm.overhead = round(sim.tm.overhead / sim.tm.ratio) if sim.tm.ratio else sim.tm.overhead
+        self._history: list[ModelMessage] = []
+
+    def _now(self) -> Any:
+        from datetime import UTC, datetime
+
+        return self.sim.now or datetime.now(UTC)
+
+    def _on_event(self, event: Event) -> None:
+        if event.layer == "compact" and event.action == "failed":
+            self.failed += 1
+
+    def _summarizer(self, cm: ContextManager) -> Any:
+        async def summarize(messages: list[ModelMessage], prompt: str) -> str:
+            text = await self.sim.summarize(messages, prompt)
+            sent = join(messages, [ModelRequest(parts=[UserPromptPart(prompt)])])
+            self.calls.append(SideCall(sent, text, "main"))
+            return text
+        return summarize
+
+    async def step(self, history: list[ModelMessage], sim: Sim) -> Step:
+        self.files.observe(sim.added)
+        self.calls = []
+        failed = self.failed
+        before = len(self.cm.compactions)
+        self.cm.persist(history)
+        view, _, compacted = await self.cm.prepare_view(history)
+        freed = {k: v for k, v in self.cm.view_savings.items() if v}
+        compaction_freed = 0
+        for result in self.cm.compactions[before:]:
+            compaction_freed += max(0, result.tokens_before - result.tokens_after)
+        self._history = list(history)
+        return Step(view, compacted, self.failed > failed, list(self.calls), freed, compaction_freed)
+
+    async def observe(self, sent_tokens: int, output: int) -> None:
+        """What the provider would report for the request: fed to the live hook."""
+        response = ModelResponse(parts=[], usage=RequestUsage(input_tokens=sent_tokens, output_tokens=output))
+        await self.cm.after_model_request(SimpleNamespace(messages=self._history), request_context=None,  # type: ignore[arg-type]
+                                          response=response)
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,119 @@
+"""`--plot FILE`: context tokens per request, one line per strategy, compactions marked, the window drawn.
+
+SVG is written by hand (no plotting dependency): one panel per transcript, stacked, sharing a
+legend. A `.png` name uses matplotlib when it is installed. Lines are drawn in a fixed order with
+ours last, so it is never hidden under a rival.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from .simulate import StrategyRun, TranscriptRun
+
+COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "codex": "#1f77b4",
+          "masking": "#2ca02c", "opencode": "#ff7f0e", "gemini": "#17becf"}
+WIDTH, PANEL_H, LEFT, RIGHT, TOP, BOTTOM = 960, 230, 70, 20, 34, 34
+
+
+def _order(runs: list[StrategyRun]) -> list[StrategyRun]:
+    return sorted(runs, key=lambda r: r.strategy == "ours")
+
+
+def _ticks(top: float) -> list[int]:
+    step = 10 ** max(0, len(str(int(top))) - 1)
+    for mult in (1, 2, 5, 10):
+        if top / (step * mult) <= 6:
+            step *= mult
+            break
+    return list(range(0, int(top) + 1, step))
+
+
+def _panel(run: TranscriptRun, y0: float, window: int, title: str) -> list[str]:
+    out: list[str] = []
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, PANEL_H - TOP - BOTTOM
+    n = max((len(r.series) for r in run.runs), default=1)
+    top = max([window, *(max(r.series, default=0) for r in run.runs)]) * 1.05
+
+    def x(i: int) -> float:
+        return LEFT + (plot_w * i / max(1, n - 1))
+
+    def y(v: float) -> float:
+        return y0 + TOP + plot_h * (1 - v / top)
+
+    out.append(f'<text x="{LEFT}" y="{y0 + 20}" font-size="13" font-weight="bold">{escape(title)}</text>')
+    out.append(f'<rect x="{LEFT}" y="{y0 + TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#ccc"/>')
+    for t in _ticks(top):
+        out.append(f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#eee"/>')
+        out.append(f'<text x="{LEFT - 6}" y="{y(t) + 4:.1f}" font-size="10" text-anchor="end">{t // 1000}K</text>')
+    out.append(f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{y(window):.1f}" y2="{y(window):.1f}" '
+               f'stroke="#000" stroke-dasharray="6 4"/>')
+    out.append(f'<text x="{LEFT + plot_w - 4}" y="{y(window) - 4:.1f}" font-size="10" text-anchor="end">'
+               f'window {window:,}</text>')
+    out.append(f'<text x="{LEFT + plot_w / 2}" y="{y0 + PANEL_H - 8}" font-size="10" text-anchor="middle">'
+               f'request</text>')
+    for r in _order(run.runs):
+        color = COLORS.get(r.strategy, "#333")
+        width = 2.2 if r.strategy == "ours" else 1.2
+        pts = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(r.series))
+        out.append(f'<polyline fill="none" stroke="{color}" stroke-width="{width}" points="{pts}"/>')
+        for i in r.compaction_points:
+            if i < len(r.series):
+                out.append(f'<circle cx="{x(i):.1f}" cy="{y(r.series[i]):.1f}" r="3" fill="{color}"/>')
+    return out
+
+
+def svg(runs: list[TranscriptRun], window: int, titles: list[str]) -> str:
+    height = 40 + PANEL_H * len(runs)
+    body = ['<?xml version="1.0" encoding="UTF-8"?>',
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+            f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif">',
+            f'<rect width="{WIDTH}" height="{height}" fill="#fff"/>']
+    names = [r.strategy for r in runs[0].runs] if runs else []
+    lx = LEFT
+    for name in names:
+        body.append(f'<line x1="{lx}" x2="{lx + 18}" y1="18" y2="18" stroke="{COLORS.get(name, "#333")}" '
+                    f'stroke-width="{2.2 if name == "ours" else 1.5}"/>')
+        body.append(f'<text x="{lx + 22}" y="22" font-size="12">{escape(name)}</text>')
+        lx += 30 + 8 * len(name) + 20
+    body.append(f'<text x="{lx}" y="22" font-size="11" fill="#555">● compaction · dashed: window</text>')
+    for k, (run, title) in enumerate(zip(runs, titles, strict=True)):
+        body += _panel(run, 30 + k * PANEL_H, window, title)
+    body.append("</svg>")
+    return "\n".join(body) + "\n"
+
+
+def _png(runs: list[TranscriptRun], window: int, titles: list[str], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(runs), 1, figsize=(10, 2.4 * len(runs)), squeeze=False)
+    for ax, run, title in zip(axes[:, 0], runs, titles, strict=True):
+        for r in _order(run.runs):
+            ax.plot(r.series, color=COLORS.get(r.strategy), lw=2 if r.strategy == "ours" else 1, label=r.strategy)
+            ax.plot(r.compaction_points, [r.series[i] for i in r.compaction_points if i < len(r.series)], "o",
+                    color=COLORS.get(r.strategy), ms=3)
+        ax.axhline(window, color="k", ls="--", lw=1)
+        ax.set_title(title, loc="left", fontsize=10)
+    axes[0, 0].legend(ncol=7, fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def write_plot(analysis: Any, path: Path) -> Path:
+    """Write the chart for an `Analysis`; `.png` needs matplotlib, anything else is SVG."""
+    from .report import AnalyzeError, label
+
+    titles = [label(r.transcript.source) for r in analysis.runs]
+    if path.suffix.lower() == ".png":
+        try:
+            _png(analysis.runs, analysis.window, titles, path)
+        except ImportError:
+            raise AnalyzeError("a .png chart needs matplotlib; name the file .svg instead") from None
+        return path
+    path.write_text(svg(analysis.runs, analysis.window, titles), encoding="utf-8")
+    return path

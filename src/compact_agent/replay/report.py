@@ -1,0 +1,268 @@
+"""`compact-agent analyze`: find transcripts, replay them through every strategy, show the figures.
+
+The terminal gets one table per transcript (a row per strategy) and a total table; `--json` gives
+scripts the same figures; `--plot` writes a chart. Everything the user can get wrong (a missing
+path, an unknown strategy, no transcript found, a model without a key) ends in one line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..models import PRICING, ModelInfo, model_info
+from .baselines import factories
+from .importers import Transcript, TranscriptError, load_transcript
+from .metrics import Metrics, measure
+from .simulate import Summarize, TranscriptRun, describe_fit, replay_all
+from .standin import standin_summarize
+
+DEFAULT_WINDOW = 64_000
+DEMO_WINDOW = 20_000
+LAYER_LABELS = {"budget": "L1", "snip": "L2", "microcompact": "L3", "collapse": "L4", "masking": "mask",
+                "prune": "prune"}
+
+
+class AnalyzeError(RuntimeError):
+    """A problem the user can fix, explained in one line."""
+
+
+@dataclass
+class Analysis:
+    window: int
+    pricing: str
+    price: ModelInfo
+    runs: list[TranscriptRun] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def metrics(self, run: TranscriptRun) -> list[Metrics]:
+        return [measure([r], self.price, label(run.transcript.source)) for r in run.runs]
+
+    def totals(self) -> list[Metrics]:
+        names = [r.strategy for r in self.runs[0].runs] if self.runs else []
+        return [measure([r for t in self.runs for r in t.runs if r.strategy == n], self.price, "total")
+                for n in names]
+
+
+def label(path: Path) -> str:
+    """A short, recognisable name: parent folder and file name."""
+    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+
+
+def discover(paths: Sequence[Path]) -> tuple[list[Transcript], list[str]]:
+    """Load every transcript under `paths` (directories recursively); others become one-line notes."""
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files += sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith("."))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise AnalyzeError(f"no such file or directory: {p}")
+    transcripts: list[Transcript] = []
+    skipped: list[str] = []
+    for f in files:
+        try:
+            t = load_transcript(f)
+        except TranscriptError as e:
+            reason = str(e).split(": ", 1)[-1]
+            skipped.append(f"skipped {f}: {'not a transcript' if reason.startswith('unknown') else reason}")
+            continue
+        if not any(m.kind == "response" for m in t.messages):
+            skipped.append(f"skipped {f}: no model responses to replay")
+            continue
+        transcripts.append(t)
+    return transcripts, skipped
+
+
+async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,
+                  pricing: str = "deepseek", summarize: Summarize | None = None) -> Analysis:
+    if pricing not in PRICING:
+        raise AnalyzeError(f"unknown pricing {pricing!r} (choose from {', '.join(PRICING)})")
+    try:
+        chosen = factories(strategies)
+    except ValueError as e:
+        raise AnalyzeError(str(e)) from None
+    price = PRICING[pricing]
+    info = model_info(price.name, window=window)
+    transcripts, skipped = discover(paths)
+    if not transcripts:
+        raise AnalyzeError("no transcripts found (Claude Code or Codex JSONL, mini-swe-agent, SWE-agent, "
+                           "OpenAI chat JSON or compact-agent sessions)")
+    analysis = Analysis(window, pricing, price, skipped=skipped)
+    workers = min(len(transcripts), os.cpu_count() or 1)
+    if summarize is None and workers > 1:
+        # The stand-in is deterministic and the transcripts independent: replay them side by side.
+        names = list(chosen)
+        loop = asyncio.get_running_loop()
+        biggest_first = sorted(range(len(transcripts)), key=lambda i: -len(transcripts[i].messages))
+        with ProcessPoolExecutor(workers) as pool:
+            jobs = {i: loop.run_in_executor(pool, _replay_file, transcripts[i].source, names, window, pricing)
+                    for i in biggest_first}
+            for i, t in enumerate(transcripts):
+                tm, runs, points = await jobs[i]
+                analysis.runs.append(TranscriptRun(t, tm, runs, points))
+        return analysis
+    for t in transcripts:
+        analysis.runs.append(await replay_all(
+            t, chosen, window=window, summarize=summarize or standin_summarize, max_output=info.max_output,
+            provider=price.provider, cache_ttl_s=price.cache_ttl_s))
+    return analysis
+
+
+def _replay_file(path: Path, names: list[str], window: int, pricing: str) -> tuple[Any, list[Any], int]:
+    """One transcript in a worker process (stand-in summaries): what the parent needs to report."""
+    price = PRICING[pricing]
+    info = model_info(price.name, window=window)
+    run = asyncio.run(replay_all(load_transcript(path), factories(names), window=window,
+                                 summarize=standin_summarize, max_output=info.max_output,
+                                 provider=price.provider, cache_ttl_s=price.cache_ttl_s))
+    return run.tm, run.runs, run.points
+
+
+# -- output ------------------------------------------------------------------------------------------
+def human(n: float) -> str:
+    n = float(n)
+    if abs(n) >= 1e6:
+        return f"{n / 1e6:.1f}M"
+    if abs(n) >= 1e3:
+        return f"{n / 1e3:.1f}K"
+    return f"{n:.0f}"
+
+
+def pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f}%"
+
+
+def freed_text(m: Metrics) -> str:
+    view = [f"{LAYER_LABELS.get(k, k)} {human(v)}" for k, v in m.freed_per_request.items() if v >= 1]
+    parts = [" ".join(view) + "/req"] if view else []
+    if m.compaction_freed:
+        parts.append(("L5 " if m.strategy == "ours" else "sum ") + human(m.compaction_freed))
+    return "; ".join(parts) or "–"
+
+
+def retention_text(m: Metrics) -> str:
+    if m.retention_users is None:
+        return "–"
+    return f"{pct(m.retention_users)}/{pct(m.retention_files)}/{pct(m.retention_last)}"
+
+
+COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "input", "cached", "output", "cost",
+           "summ.", "freed (view/req; compaction)", "kept u/f/last")
+NARROW = ("strategy", "peak", "over", "compact", "cached", "cost", "summ.", "kept u/f/last")
+
+
+def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = True) -> Table:
+    """One row per strategy; a narrow terminal gets the columns that decide the comparison."""
+    columns = COLUMNS if wide else NARROW
+    t = Table(title=title, caption=caption or None, title_justify="left", caption_justify="left", pad_edge=False)
+    for c in columns:
+        t.add_column(c, justify="left" if c in ("strategy", "freed (view/req; compaction)") else "right",
+                     no_wrap=c != "freed (view/req; compaction)")
+    for m in rows:
+        cells = {
+            "strategy": f"[bold]{m.strategy}[/]" if m.strategy == "ours" else m.strategy,
+            "req": str(m.requests), "peak": human(m.peak), "mean": human(m.mean),
+            "over": f"[bold red]{m.over_window}[/]" if m.over_window else "0",
+            "compact": str(m.compactions) + (f" ({m.failed_compactions} failed)" if m.failed_compactions else ""),
+            "input": human(m.input_tokens), "cached": pct(m.cache_share), "output": human(m.output_tokens),
+            "cost": f"${m.cost:.3f}", "summ.": pct(m.summary_share), "freed (view/req; compaction)": freed_text(m),
+            "kept u/f/last": retention_text(m),
+        }
+        t.add_row(*(cells[c] for c in columns))
+    return t
+
+
+def fit_caption(run: TranscriptRun) -> str:
+    tm = run.tm
+    err = f", fit error {100 * tm.error_mean:.1f}% mean / {100 * (tm.error_max or 0):.1f}% max" if tm.error_mean is not None else ""
+    notes = "".join(f"; {n}" for n in tm.notes)
+    return (f"{run.transcript.format}, {run.points} recorded requests; size = {tm.ratio:.2f} × estimate + "
+            f"{human(tm.overhead)} overhead{err}{notes}")
+
+
+def print_tables(analysis: Analysis, console: Console, per_transcript: bool = True) -> None:
+    wide = console.width >= 140
+    if per_transcript:
+        for run in analysis.runs:
+            console.print(table(label(run.transcript.source), analysis.metrics(run), fit_caption(run), wide))
+    if len(analysis.runs) > 1 or not per_transcript:
+        console.print(table(f"Total over {len(analysis.runs)} transcripts", analysis.totals(), wide=wide))
+    console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
+                  f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"
+                  + (f", ${analysis.price.cache_write}/M cache write" if analysis.price.cache_write else "")
+                  + ") · over = requests larger than the window · kept = share of the user's messages / "
+                  "changed files / last request present after each compaction[/]")
+
+
+def to_json(analysis: Analysis) -> dict[str, Any]:
+    return {
+        "window": analysis.window,
+        "pricing": analysis.pricing,
+        "transcripts": [
+            {"path": str(run.transcript.source), "format": run.transcript.format, "requests": run.points,
+             "fit": describe_fit(run.tm), "warnings": run.transcript.warnings,
+             "results": [m.to_json() for m in analysis.metrics(run)]}
+            for run in analysis.runs],
+        "totals": [m.to_json() for m in analysis.totals()],
+        "skipped": analysis.skipped,
+    }
+
+
+def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
+            plot: Path | None, model: str | None) -> int:
+    """The `analyze` command; returns the exit code, reports problems in one line on stderr."""
+    import json
+
+    from ..models import ConfigError
+
+    try:
+        summarize = None
+        if model:
+            from .standin import model_summarizer
+
+            summarize = model_summarizer(model)
+        analysis = asyncio.run(analyze(paths, window=window, strategies=strategies, pricing=pricing,
+                                       summarize=summarize))
+        if plot is not None:
+            from .plot import write_plot
+
+            write_plot(analysis, plot)
+    except (AnalyzeError, ConfigError) as e:
+        sys.stderr.write(f"compact-agent: {e}\n")
+        return 2 if isinstance(e, AnalyzeError) else 1
+    except OSError as e:
+        sys.stderr.write(f"compact-agent: {type(e).__name__}: {e}\n")
+        return 1
+    for note in analysis.skipped:
+        sys.stderr.write(f"compact-agent: {note}\n")
+    if as_json:
+        sys.stdout.write(json.dumps(to_json(analysis), indent=1) + "\n")
+    else:
+        console = Console() if sys.stdout.isatty() else Console(width=160)
+        print_tables(analysis, console)
+        if plot is not None:
+            console.print(f"chart written to {plot}")
+    return 0
+
+
+def analyze_paths_for_demo(paths: Sequence[Path], console: Console, window: int = DEMO_WINDOW) -> Analysis | None:
+    """After `make demo`: replay the demo's own session through ours and every rival at its window."""
+    console.rule("[bold]analyzer[/] — the demo session replayed through every strategy")
+    try:
+        analysis = asyncio.run(analyze(paths, window=window))
+    except AnalyzeError as e:
+        console.print(f"[red]analyzer: {e}[/]")
+        return None
+    print_tables(analysis, console)
+    return analysis

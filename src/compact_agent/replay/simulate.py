@@ -1,0 +1,350 @@
+"""Replay a recorded transcript request by request through a compaction strategy.
+
+A *request point* is each recorded `ModelResponse`. At each point the strategy holds its own
+persisted history (it starts empty); the transcript's messages since the previous point are
+appended to it, the strategy shapes or compacts it and returns what it would send, and then the
+recorded response is appended. The responses are the recorded ones whatever was sent: the replay
+measures what each strategy would have cost and kept, not what a model would have answered.
+
+Transcripts omit the system prompt and the tool definitions, and our chars/4 estimate is not the
+provider's tokenizer, so the recorded prompt sizes are fitted per transcript as
+``recorded ≈ ratio × estimate + overhead`` over the requests before the agent's own first
+compaction (:func:`calibrate`). Every simulated request is sized with that fit, for every
+strategy alike, and the fit's error is reported.
+
+Cost follows the providers' prompt caching: the cached part of a request is its longest common
+prefix, message by message (compared by serialized bytes), with the previous request sent on the
+same system prompt within the cache TTL; the system prompt and tools count as cached when such a
+previous request exists.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    UserPromptPart,
+)
+
+from ..context import tokens
+from ..context.compactor import join
+from .importers import Transcript
+from .retention import Retention, Truth, message_text, retention_of
+
+OVERHEAD_CAP = 40_000
+"""Largest system prompt + tool schemas we believe (Claude Code's is ~26K tokens). A transcript whose
+recorded prompts exceed its messages by more (a compaction sub-call whose prompt held the parent
+conversation) is replayed with this overhead and a warning."""
+
+Summarize = Callable[[list[ModelMessage], str], Awaitable[str]]
+
+
+# -- token model -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TokenModel:
+    """Provider tokens of a request = ratio × our estimate of its messages + overhead."""
+
+    ratio: float = 1.0
+    overhead: int = 0
+    samples: int = 0
+    error_mean: float | None = None  # mean |fit − recorded| / recorded over the fitted requests
+    error_max: float | None = None
+    notes: tuple[str, ...] = ()
+
+    def of(self, messages: Sequence[ModelMessage]) -> int:
+        return round(self.ratio * tokens.estimate(messages))
+
+    def request(self, messages: Sequence[ModelMessage]) -> int:
+        return self.overhead + self.of(messages)
+
+    def text(self, text: str) -> int:
+        return round(self.ratio * tokens.text_tokens(text))
+
+
+def recorded_points(transcript: Transcript, messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:
+    """(estimate of the history, recorded input tokens) per response before the first recorded compaction."""
+    first = min((c["message_index"] for c in transcript.recorded_compactions
+                 if isinstance(c.get("message_index"), int)), default=len(messages))
+    out: list[tuple[int, int]] = []
+    est = 0
+    for i, m in enumerate(messages):
+        if i >= first:
+            break
+        if isinstance(m, ModelResponse) and m.usage.input_tokens and not m.usage.unmeasured_requests:
+            out.append((est, m.usage.input_tokens))
+        est += tokens.message_tokens(m)
+    return out
+
+
+MAX_FIT_ERROR = 0.25
+
+
+def _errors(pts: Sequence[tuple[int, int]], ratio: float, overhead: float) -> list[float]:
+    return [abs(ratio * x + overhead - y) / y for x, y in pts]
+
+
+def calibrate(transcript: Transcript) -> TokenModel:
+    """Fit ratio and overhead by least squares (clamped), or the overhead alone when that fits
+    better or there are too few points; a fit worse than 25% is not believed (a stand-in model's
+    made-up usage) and sizes fall back to our estimate."""
+    pts = recorded_points(transcript, transcript.messages)
+    if not pts:
+        return TokenModel(notes=("no recorded usage: sizes are our estimate with no overhead",))
+    xs = [x for x, _ in pts]
+    ys = [y for _, y in pts]
+    fits = [(1.0, max(0.0, statistics.median(y - x for x, y in pts)))]
+    if len(pts) >= 3 and max(xs) - min(xs) >= 2_000:
+        mx, my = statistics.fmean(xs), statistics.fmean(ys)
+        sxx = sum((x - mx) ** 2 for x in xs)
+        ratio = min(3.0, max(0.5, sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx))
+        fits.append((ratio, max(0.0, my - ratio * mx)))
+    ratio, overhead = min(fits, key=lambda f: statistics.fmean(_errors(pts, *f)))
+    errors = _errors(pts, ratio, overhead)
+    if statistics.fmean(errors) > MAX_FIT_ERROR:
+        return TokenModel(samples=len(pts), notes=(
+            f"recorded usage does not follow the messages (best fit off by {100 * statistics.fmean(errors):.0f}%"
+            " on average: a stand-in model's numbers?); sizes are our estimate with no overhead",))
+    notes: list[str] = []
+    if overhead > OVERHEAD_CAP:
+        notes.append(f"recorded prompts exceed the messages by {overhead:,.0f} tokens (content this file "
+                     f"does not hold); replayed with a {OVERHEAD_CAP:,} overhead")
+        overhead = OVERHEAD_CAP
+    return TokenModel(round(ratio, 4), round(overhead), len(pts), statistics.fmean(errors), max(errors),
+                      tuple(notes))
+
+
+# -- the transcript as replay input -------------------------------------------------------------------
+def replay_messages(transcript: Transcript) -> list[ModelMessage]:
+    """The transcript without the recording agent's own summaries (its compaction, not ours to replay)."""
+    drop: dict[int, int] = {}
+    for c in transcript.recorded_compactions:
+        idx, chars = c.get("message_index"), c.get("summary_chars")
+        if isinstance(idx, int) and isinstance(chars, int) and chars > 0:
+            drop[idx] = chars
+    if not drop:
+        return list(transcript.messages)
+    out: list[ModelMessage] = []
+    for i, m in enumerate(transcript.messages):
+        if i in drop and isinstance(m, ModelRequest):
+            parts = [p for p in m.parts if not (isinstance(p, UserPromptPart) and isinstance(p.content, str)
+                                                 and len(p.content) == drop[i])]
+            if not parts:
+                continue
+            m = ModelRequest(parts=parts, timestamp=m.timestamp, metadata=m.metadata)
+        out.append(m)
+    return join(out)
+
+
+def output_tokens(response: ModelResponse, tm: TokenModel) -> int:
+    """Recorded output tokens, or the fitted size of the response when none were recorded."""
+    if response.usage.output_tokens and not response.usage.unmeasured_requests:
+        return response.usage.output_tokens
+    return tm.of([response])
+
+
+# -- what strategies return ---------------------------------------------------------------------------
+@dataclass
+class SideCall:
+    """A request a strategy makes for itself (a summary, a verification probe)."""
+
+    messages: list[ModelMessage]
+    output_text: str
+    prompt_key: str  # "main": same system prompt and tools as the conversation; else its own
+    overhead: int | None = None  # None: the conversation's overhead; else this call's own
+
+
+@dataclass
+class Step:
+    """What a strategy did at one request point."""
+
+    view: list[ModelMessage]
+    compacted: bool = False
+    failed: bool = False
+    side_calls: list[SideCall] = field(default_factory=list)
+    freed: dict[str, int] = field(default_factory=dict)  # view layers: removed from this request
+    compaction_freed: int = 0  # tokens before − after of a compaction at this point
+
+
+class Strategy(Protocol):
+    name: str
+
+    async def step(self, history: list[ModelMessage], sim: Sim) -> Step:
+        """Shape (and possibly rewrite in place) the persisted `history`; return what is sent."""
+        ...
+
+    async def observe(self, sent_tokens: int, output: int) -> None:
+        """The request was sent with `sent_tokens` input tokens and answered with `output`."""
+        ...
+
+
+@dataclass
+class Sim:
+    """Everything a strategy may know about the replay: window, sizes, the summarizer, the clock."""
+
+    window: int
+    tm: TokenModel
+    summarize: Summarize
+    max_output: int = 8_192
+    provider: str = "deepseek"
+    cache_ttl_s: float = 3600.0
+    now: datetime | None = None
+    transcript: Transcript | None = None
+    added: list[ModelMessage] = field(default_factory=list)  # transcript messages since the last point
+
+
+# -- the prompt cache ----------------------------------------------------------------------------------
+def same_message(a: ModelMessage, b: ModelMessage) -> bool:
+    """Whether two messages serialize to the same bytes: identical objects, or equal field by field
+    (the layers re-render unchanged messages as new but equal objects on every request)."""
+    return a is b or a == b
+
+
+@dataclass
+class _Sent:
+    messages: list[ModelMessage]
+    time: datetime | None
+
+
+@dataclass
+class PromptCache:
+    """Remembers the previous request per system prompt and prices the next one against it."""
+
+    tm: TokenModel
+    ttl_s: float
+    previous: dict[str, _Sent] = field(default_factory=dict)
+
+    def send(self, messages: Sequence[ModelMessage], key: str, overhead: int, when: datetime | None) -> tuple[int, int]:
+        """Record a request; return its (input, cached input) tokens."""
+        sizes = [tokens.message_tokens(m) for m in messages]
+        size = overhead + round(self.tm.ratio * sum(sizes))
+        prev = self.previous.get(key)
+        self.previous[key] = _Sent(list(messages), when)
+        if prev is None or (when and prev.time and (when - prev.time).total_seconds() > self.ttl_s):
+            return size, 0
+        k = 0
+        for a, b in zip(messages, prev.messages, strict=False):
+            if not same_message(a, b):
+                break
+            k += 1
+        return size, min(size, overhead + round(self.tm.ratio * sum(sizes[:k])))
+
+
+# -- results -------------------------------------------------------------------------------------------
+@dataclass
+class Request:
+    """One request a strategy sent (its main requests and its side calls alike)."""
+
+    kind: str  # "main" | "summary"
+    tokens: int
+    cached: int
+    output: int
+    over_window: bool = False
+
+
+@dataclass
+class StrategyRun:
+    strategy: str
+    transcript: str
+    window: int
+    requests: list[Request] = field(default_factory=list)
+    series: list[int] = field(default_factory=list)  # input tokens per main request
+    compaction_points: list[int] = field(default_factory=list)  # main-request indices that compacted
+    failed_compactions: int = 0
+    freed: dict[str, int] = field(default_factory=dict)  # view layers: summed over requests
+    compaction_freed: int = 0
+    retention: list[Retention] = field(default_factory=list)
+
+    @property
+    def over_window(self) -> int:
+        return sum(1 for r in self.requests if r.kind == "main" and r.over_window)
+
+
+@dataclass
+class TranscriptRun:
+    transcript: Transcript
+    tm: TokenModel
+    runs: list[StrategyRun]
+    points: int
+
+
+def view_text(messages: Sequence[ModelMessage]) -> str:
+    """Everything the model reads in a view, whitespace-normalised, for retention checks."""
+    return " ".join(" ".join(message_text(m).split()) for m in messages)
+
+
+async def replay(transcript: Transcript, strategy: Strategy, sim: Sim) -> StrategyRun:
+    """Run one strategy over one transcript; see the module docstring for the protocol."""
+    messages = replay_messages(transcript)
+    cache = PromptCache(sim.tm, sim.cache_ttl_s)
+    run = StrategyRun(strategy.name, str(transcript.source), sim.window)
+    history: list[ModelMessage] = []
+    truth = Truth()
+    seen = observed = 0
+    pending_retention = False
+    for r, response in enumerate(messages):
+        if not isinstance(response, ModelResponse):
+            continue
+        history.extend(messages[seen:r])
+        sim.now = response.timestamp
+        sim.added = messages[observed:r]  # what the transcript added, its previous response included
+        observed = r
+        truth.add(sim.added)
+        step = await strategy.step(history, sim)
+        for call in step.side_calls:
+            overhead = sim.tm.overhead if call.overhead is None else call.overhead
+            size, cached = cache.send(call.messages, call.prompt_key, overhead, sim.now)
+            run.requests.append(Request("summary", size, cached, sim.tm.text(call.output_text)))
+        view = join(step.view)
+        out = output_tokens(response, sim.tm)
+        size, cached = cache.send(view, "main", sim.tm.overhead, sim.now)
+        run.requests.append(Request("main", size, cached, out, size > sim.window))
+        if step.compacted:
+            run.compaction_points.append(len(run.series))
+            run.compaction_freed += step.compaction_freed
+            pending_retention = True
+        if step.failed:
+            run.failed_compactions += 1
+        if pending_retention and truth.users:
+            run.retention.append(retention_of(truth, view_text(view)))
+            pending_retention = False
+        run.series.append(size)
+        for layer, n in step.freed.items():
+            run.freed[layer] = run.freed.get(layer, 0) + round(sim.tm.ratio * n)
+        await strategy.observe(size, out)
+        history.append(response)
+        seen = r + 1
+    return run
+
+
+StrategyFactory = Callable[[Sim], Strategy]
+
+
+async def replay_all(transcript: Transcript, factories: dict[str, StrategyFactory], *, window: int,
+                     summarize: Summarize, max_output: int, provider: str, cache_ttl_s: float,
+                     tm: TokenModel | None = None) -> TranscriptRun:
+    """Every strategy over one transcript, each with a fresh state and the same token model."""
+    tm = tm or calibrate(transcript)
+    runs: list[StrategyRun] = []
+    for factory in factories.values():
+        sim = Sim(window, tm, summarize, max_output, provider, cache_ttl_s, transcript=transcript)
+        strategy = factory(sim)
+        try:
+            runs.append(await replay(transcript, strategy, sim))
+        finally:
+            closer = getattr(strategy, "close", None)
+            if closer is not None:
+                closer()
+    points = sum(1 for m in transcript.messages if isinstance(m, ModelResponse))
+    return TranscriptRun(transcript, tm, runs, points)
+
+
+def describe_fit(tm: TokenModel) -> dict[str, Any]:
+    return {"ratio": tm.ratio, "overhead": tm.overhead, "samples": tm.samples,
+            "error_mean": tm.error_mean, "error_max": tm.error_max, "notes": list(tm.notes)}

@@ -1,0 +1,135 @@
+"""Summarizers for replays: a deterministic stand-in of realistic size, or a real model.
+
+Replaying thousands of requests must not need a key or cost money, and a comparison must not hinge
+on one model's mood, so by default every strategy's summary calls are answered by the same
+deterministic stand-in. Its size follows what agents really produce — about 3% of its input,
+between 4K and 16K characters (Claude Code's recorded summaries are 12-15K characters for ~170K
+token contexts) — and its content is what a good summary keeps: the user's messages (newest first
+within 45% of the budget, each cut to 300 characters), the files changed and read, the current
+work and the last request, then a log of tool calls filling the rest. User messages listed by an
+earlier stand-in summary are carried forward, as a model reading that summary would.
+
+This makes retention a measure of what a strategy *keeps around* the summary (verbatim user
+messages, restored files, a tail) plus what a summary of that size can hold, not of summary
+quality; `--model` replaces the stand-in with a real model for that.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+
+from .retention import changed_paths, message_text, user_texts
+from .simulate import Summarize
+
+SHARE = 0.03
+MIN_CHARS = 4_000
+MAX_CHARS = 16_000
+USER_SHARE = 0.45
+USER_CUT = 300
+_CARRIED = re.compile(r"^- USER: (.*)$", re.M)
+READ_TOOLS = frozenset({"read", "read_file", "view"})
+
+
+def target_chars(input_chars: int) -> int:
+    return max(MIN_CHARS, min(MAX_CHARS, round(SHARE * input_chars)))
+
+
+def _line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _users(messages: Sequence[ModelMessage]) -> list[str]:
+    carried: list[str] = []
+    for m in messages:
+        carried += _CARRIED.findall(message_text(m))
+    out: list[str] = []
+    for u in carried + [_line(u, USER_CUT) for u in user_texts(messages)]:
+        if u not in out:
+            out.append(u)
+    return out
+
+
+def _read_paths(messages: Sequence[ModelMessage]) -> list[str]:
+    out: list[str] = []
+    for m in messages:
+        if isinstance(m, ModelResponse):
+            for p in m.parts:
+                if isinstance(p, ToolCallPart) and p.tool_name.lower() in READ_TOOLS:
+                    args = p.args if isinstance(p.args, dict) else {}
+                    path = args.get("file_path") or args.get("path")
+                    if isinstance(path, str) and path not in out:
+                        out.append(path)
+    return out
+
+
+def _work_log(messages: Sequence[ModelMessage]) -> list[str]:
+    results = {p.tool_call_id: p for m in messages for p in m.parts if isinstance(p, ToolReturnPart)}
+    lines: list[str] = []
+    for m in messages:
+        if not isinstance(m, ModelResponse):
+            continue
+        for p in m.parts:
+            if isinstance(p, ToolCallPart):
+                args = p.args if isinstance(p.args, str) else json.dumps(p.args, ensure_ascii=False)
+                ret = results.get(p.tool_call_id)
+                first = str(ret.content).strip().splitlines()[0] if ret is not None and str(ret.content).strip() else ""
+                lines.append(f"- {p.tool_name}({_line(args, 100)}) -> {_line(first, 100)}")
+            elif isinstance(p, TextPart) and p.content.strip():
+                lines.append(f"- said: {_line(p.content, 200)}")
+    return lines
+
+
+def standin_summary(messages: Sequence[ModelMessage]) -> str:
+    """A deterministic `<analysis>` + `<summary>` reply of realistic size (see the module docstring)."""
+    target = target_chars(sum(len(message_text(m)) for m in messages))
+    users = _users(messages)
+    picked: list[str] = []
+    used = 0
+    for u in reversed(users):
+        if used + len(u) + 9 > USER_SHARE * target:
+            break
+        picked.append(u)
+        used += len(u) + 9
+    changed = changed_paths(messages)
+    read = [p for p in _read_paths(messages) if p not in changed]
+    last_text = next((p.content for m in reversed(messages) if isinstance(m, ModelResponse)
+                      for p in m.parts if isinstance(p, TextPart) and p.content.strip()), "")
+    body = [
+        "1. Primary Request and Intent: " + _line(users[0] if users else "(none recorded)", 600),
+        "3. Files and Code Sections: changed: " + _line(", ".join(changed) or "none", target // 10)
+        + "; read: " + _line(", ".join(read) or "none", target // 20),
+        "6. All User Messages (newest first):",
+        *[f"- USER: {u}" for u in picked],
+        "8. Current Work: " + _line(last_text, 600),
+        "9. Next Step: continue with the latest request: " + _line(users[-1] if users else "", USER_CUT),
+        "Work log:",
+    ]
+    head = "<analysis>Stand-in summary: deterministic, written without a model.</analysis>\n<summary>\n"
+    text = head + "\n".join(body)
+    log = _work_log(messages)
+    room = target - len(text) - len("\n</summary>")
+    tail: list[str] = []
+    for line in reversed(log):  # the newest work matters most
+        if room - len(line) - 1 < 0:
+            break
+        tail.append(line)
+        room -= len(line) + 1
+    text += "".join("\n" + line for line in reversed(tail))
+    return text + "\n</summary>"
+
+
+async def standin_summarize(messages: list[ModelMessage], prompt: str) -> str:
+    return standin_summary(messages)
+
+
+def model_summarizer(name: str) -> Summarize:
+    """Summary calls made by a real model (`--model`); raises ConfigError when it cannot be built."""
+    from ..context.summarizer import SharedPrefixSummarizer
+    from ..models import build_model
+
+    return SharedPrefixSummarizer(build_model(name))

@@ -1,0 +1,92 @@
+"""`compact-agent analyze` through the real entry point: JSON, the chart, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .test_importers import DATA
+
+SMALL = DATA / "claude-code" / "subagent.jsonl"
+requires_small = pytest.mark.skipif(not SMALL.is_file(), reason="shared data not found")
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-c", "from compact_agent.cli import main; main()", "analyze", *args],
+                          capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
+
+
+@requires_small
+def test_json_on_a_small_file_is_valid_and_complete():
+    out = cli(str(SMALL), "--json", "--window", "40000")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["window"] == 40_000 and data["pricing"] == "deepseek"
+    [t] = data["transcripts"]
+    assert t["format"] == "claude-code" and t["requests"] == 12
+    ours = t["results"][0]
+    assert ours["strategy"] == "ours" and ours["over_window"] == 0
+    assert t["fit"]["overhead"] > 10_000  # Claude Code's system prompt and tools
+
+
+@requires_small
+def test_plot_writes_an_svg_and_the_table_prints(tmp_path: Path):
+    chart = tmp_path / "ctx.svg"
+    out = cli(str(SMALL), "--plot", str(chart), "--strategy", "ours", "--strategy", "none", "--pricing", "anthropic")
+    assert out.returncode == 0, out.stderr
+    assert chart.read_text().startswith("<?xml") and "<polyline" in chart.read_text()
+    assert "ours" in out.stdout and "none" in out.stdout and "codex" not in out.stdout
+    assert "anthropic prices" in out.stdout
+
+
+def test_a_bad_path_gives_one_line(tmp_path: Path):
+    out = cli(str(tmp_path / "nope.jsonl"))
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "no such file" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_unknown_strategy_and_pricing_give_one_line(tmp_path: Path):
+    f = tmp_path / "x.json"
+    f.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))
+    for args in (["--strategy", "claude"], ["--pricing", "free"]):
+        out = cli(str(f), *args)
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_directories_are_searched_and_other_files_skipped_with_a_note(tmp_path: Path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "README.md").write_text("# not a transcript\n")
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello there"}]
+    (tmp_path / "notes" / "chat.json").write_text(json.dumps(chat))
+    out = cli(str(tmp_path), "--json")
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["transcripts"]) == 1
+    assert "skipped" in out.stderr and "README.md: not a transcript" in out.stderr
+
+
+def test_nothing_to_analyze_is_one_line(tmp_path: Path):
+    (tmp_path / "a.txt").write_text("hello\n")
+    out = cli(str(tmp_path))
+    assert out.returncode == 2 and "no transcripts found" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_model_without_a_key_is_one_line(tmp_path: Path):
+    f = tmp_path / "x.json"
+    f.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))
+    env_key = os.environ.pop("DEEPSEEK_API_KEY", None)
+    try:
+        out = cli(str(f), "--model", "deepseek-chat")
+    finally:
+        if env_key is not None:
+            os.environ["DEEPSEEK_API_KEY"] = env_key
+    assert out.returncode == 1 and "DEEPSEEK_API_KEY" in out.stderr
+    assert out.stderr.count("\n") == 1

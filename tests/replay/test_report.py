@@ -1,0 +1,155 @@
+"""Cost arithmetic, retention, the JSON and the chart; and our own session format rebuilt from archives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.usage import RequestUsage
+
+from compact_agent.context import summary
+from compact_agent.models import PRICING
+from compact_agent.replay import report
+from compact_agent.replay.importers import load_transcript
+from compact_agent.replay.metrics import measure, request_cost
+from compact_agent.replay.plot import svg
+from compact_agent.replay.retention import Truth, changed_paths, retention_of
+from compact_agent.replay.simulate import Request, StrategyRun, view_text
+from compact_agent.session.store import SessionStore
+
+# --- cost ------------------------------------------------------------------------------------------------
+
+
+def test_cost_of_one_request_by_hand():
+    r = Request("main", tokens=10_000, cached=8_000, output=100)
+    # DeepSeek: 2,000 misses at $0.28/M, 8,000 hits at $0.028/M, 100 out at $0.42/M; no cache-write charge.
+    assert request_cost(r, PRICING["deepseek"]) == pytest.approx((2_000 * 0.28 + 8_000 * 0.028 + 100 * 0.42) / 1e6)
+    # Anthropic (Sonnet): the uncached 2,000 are written to the cache at $3.75/M.
+    assert request_cost(r, PRICING["anthropic"]) == pytest.approx((8_000 * 0.30 + 2_000 * 3.75 + 100 * 15.0) / 1e6)
+
+
+def test_totals_and_summary_share_by_hand():
+    run = StrategyRun("x", "t", 10_000, requests=[
+        Request("main", 1_000, 0, 10), Request("summary", 1_000, 900, 200), Request("main", 2_000, 1_000, 10, False),
+        Request("main", 12_000, 2_000, 10, True)], series=[1_000, 2_000, 12_000], compaction_points=[1])
+    m = measure([run], PRICING["deepseek"])
+    assert (m.requests, m.peak, m.over_window, m.compactions, m.summary_calls) == (3, 12_000, 1, 1, 1)
+    assert m.input_tokens == 16_000 and m.cached_tokens == 3_900 and m.output_tokens == 230
+    summary_cost = (100 * 0.28 + 900 * 0.028 + 200 * 0.42) / 1e6
+    assert m.summary_cost == pytest.approx(summary_cost)
+    assert m.summary_share == pytest.approx(summary_cost / m.cost)
+    assert m.mean == pytest.approx(5_000)
+
+
+# --- retention -------------------------------------------------------------------------------------------
+
+
+def test_retention_on_a_hand_made_example():
+    history = [
+        ModelRequest(parts=[UserPromptPart("Port the parser to Rust.   Keep the tests green.")]),
+        ModelResponse(parts=[ToolCallPart("Edit", {"file_path": "src/parse.rs"}, tool_call_id="a"),
+                             ToolCallPart("write_file", {"path": "tests/t.rs"}, tool_call_id="b"),
+                             ToolCallPart("apply_patch", {"input": "*** Update File: Cargo.toml\n@@"}, tool_call_id="c")]),
+        ModelRequest(parts=[ToolReturnPart("Edit", "ok", tool_call_id="a"), ToolReturnPart("write_file", "ok", tool_call_id="b"),
+                            ToolReturnPart("apply_patch", "ok", tool_call_id="c"),
+                            UserPromptPart("Also add a benchmark " + "with many details " * 20)]),
+    ]
+    assert changed_paths(history) == ["src/parse.rs", "tests/t.rs", "Cargo.toml"]
+    truth = Truth()
+    truth.add(history)
+    # What a strategy sent after compacting: the first message verbatim (whitespace aside), one path,
+    # and the last request cut after 200 characters (still counts: the first 200 are compared).
+    sent = [ModelRequest(parts=[UserPromptPart("Summary. Port the parser to Rust. Keep the tests green. "
+                                               "Changed src/parse.rs. Also add a benchmark " + "with many details " * 11)])]
+    r = retention_of(truth, view_text(sent))
+    assert r.users == 1.0 and r.last_request
+    assert r.files == pytest.approx(1 / 3)
+    r2 = retention_of(truth, view_text([ModelRequest(parts=[UserPromptPart("Also add a benchmark")])]))
+    assert r2.users == 0.0 and not r2.last_request and r2.files == 0.0
+
+
+# --- JSON and chart ----------------------------------------------------------------------------------------
+
+
+async def test_json_has_every_figure_per_strategy_and_totals(tmp_path: Path):
+    path = tmp_path / "chat.json"
+    chat: list[dict] = [{"role": "user", "content": "go"}]
+    for i in range(15):
+        chat.append({"role": "assistant", "content": f"step {i}", "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": "ls"})}}]})
+        chat.append({"role": "tool", "tool_call_id": f"c{i}", "content": "x" * 3_000})
+    chat.append({"role": "assistant", "content": "done"})
+    path.write_text(json.dumps(chat))
+    analysis = await report.analyze([path], window=8_000)
+    data = report.to_json(analysis)
+    json.dumps(data)
+    names = [r["strategy"] for r in data["transcripts"][0]["results"]]
+    assert names == ["ours", "none", "seed000", "codex", "masking", "opencode", "gemini"]
+    ours = data["transcripts"][0]["results"][0]
+    for key in ("requests", "peak", "mean", "over_window", "compactions", "input_tokens", "cached_tokens",
+                "output_tokens", "cost", "summary_share", "freed_per_request", "compaction_freed",
+                "retention_users", "retention_files", "retention_last"):
+        assert key in ours
+    assert ours["over_window"] == 0
+    assert [r["strategy"] for r in data["totals"]] == names
+    doc = ElementTree.fromstring(svg(analysis.runs, analysis.window, ["chat.json"]))
+    lines = doc.findall(".//{http://www.w3.org/2000/svg}polyline")
+    assert len(lines) == 7
+
+
+# --- our own session format -------------------------------------------------------------------------------
+
+
+def _exchange(i: int, size: int = 200) -> list:
+    return [ModelResponse(parts=[TextPart(f"step {i}"), ToolCallPart("read_file", {"path": f"f{i}"}, tool_call_id=f"c{i}")],
+                          usage=RequestUsage(input_tokens=100 * i + 50, output_tokens=10), model_name="m"),
+            ModelRequest(parts=[ToolReturnPart("read_file", "y" * size, tool_call_id=f"c{i}")])]
+
+
+def test_compact_agent_sessions_are_rebuilt_across_compactions(tmp_path: Path):
+    store = SessionStore(tmp_path, "s1")
+    first = [ModelRequest(parts=[UserPromptPart("survey the code")]), *[m for i in range(4) for m in _exchange(i)]]
+    store.append(first)
+    # A compaction: archive, then summary + restored read + the kept tail (the last exchange again).
+    archive = store.archive()
+    meta = {"compact_agent": {"synthetic": "restore"}}
+    restored = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "f1"}, tool_call_id="restore_1")], metadata=meta),
+                ModelRequest(parts=[ToolReturnPart("read_file", "y" * 200, tool_call_id="restore_1", metadata=meta)],
+                             metadata=meta)]
+    head = summary.summary_message("they surveyed f0..f3", archive, ["survey the code"])
+    store.rewrite({"trigger": "auto", "strategy": "full", "tokens_before": 900, "tokens_after": 300,
+                   "archive": str(archive), "time": ""}, [head, *restored, *first[-2:]])
+    store.append([m for i in range(4, 6) for m in _exchange(i)])
+    # A second compaction on top of the first.
+    archive2 = store.archive()
+    store.rewrite({"trigger": "auto", "strategy": "full", "tokens_before": 800, "tokens_after": 200,
+                   "archive": str(archive2), "time": ""},
+                  [summary.summary_message("more", archive2, []), *store.load().messages[-2:]])
+    store.append(_exchange(6))
+    t = load_transcript(store.path)
+    assert t.format == "compact-agent"
+    calls = [p.tool_call_id for m in t.messages for p in m.parts if isinstance(p, ToolCallPart)]
+    assert calls == [f"c{i}" for i in range(7)]  # every call once: no summary, no restored read, no duplicate tail
+    assert not any(summary.is_summary(m) for m in t.messages)
+    assert [c["message_index"] for c in t.recorded_compactions] == [9, 13]
+    assert len(t.recorded_compactions) == 2
+
+
+def test_a_missing_archive_replays_what_the_file_holds(tmp_path: Path):
+    store = SessionStore(tmp_path, "s2")
+    store.rewrite({"trigger": "auto", "strategy": "full", "tokens_before": 1, "tokens_after": 1,
+                   "archive": str(tmp_path / "gone.jsonl"), "time": ""},
+                  [summary.summary_message("s", None, []), *_exchange(1)[:1], _exchange(1)[1]])
+    t = load_transcript(store.path)
+    assert any("missing" in w for w in t.warnings)
+    assert [p.tool_call_id for m in t.messages for p in m.parts if isinstance(p, ToolCallPart)] == ["c1"]

@@ -1,0 +1,153 @@
+"""The replay loop, the size calibration, the prompt-cache arithmetic, and ours on the real data."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+from compact_agent.context import tokens
+from compact_agent.replay.importers import Transcript, load_transcript
+from compact_agent.replay.ours import Ours
+from compact_agent.replay.simulate import (
+    OVERHEAD_CAP,
+    PromptCache,
+    TokenModel,
+    calibrate,
+    replay,
+    replay_messages,
+)
+
+from .synthetic import session, sim
+from .test_importers import DATA, REAL_FILES
+
+# --- calibration ---------------------------------------------------------------------------------------
+
+
+def test_calibration_recovers_ratio_and_overhead():
+    t = session([("do it", [4_000] * 12)], usage=(1.4, 9_000))
+    tm = calibrate(t)
+    assert tm.ratio == pytest.approx(1.4, abs=0.01)
+    assert tm.overhead == pytest.approx(9_000, abs=60)
+    assert tm.error_mean is not None and tm.error_mean < 0.01
+
+
+def test_no_usage_means_plain_estimate():
+    tm = calibrate(session([("do it", [100, 100])]))
+    assert (tm.ratio, tm.overhead) == (1.0, 0)
+    assert tm.notes
+
+
+def test_hidden_prompt_content_is_capped_with_a_note():
+    t = session([("summarise", [])], usage=(1.0, 150_000))
+    tm = calibrate(t)
+    assert tm.overhead == OVERHEAD_CAP
+    assert "does not hold" in tm.notes[0]
+
+
+def test_recorded_summaries_are_not_replayed():
+    t = session([("first", [100]), ("second", [100])])
+    summary_text = "This session is being continued from a previous conversation. " * 5
+    i = next(i for i, m in enumerate(t.messages) if isinstance(m, ModelRequest) and i > 0)
+    t.messages[i].parts.append(UserPromptPart(summary_text))
+    t.recorded_compactions.append({"message_index": i, "summary_chars": len(summary_text)})
+    texts = [p.content for m in replay_messages(t) for p in m.parts if isinstance(p, UserPromptPart)]
+    assert summary_text not in texts and "first" in texts
+
+
+# --- the prompt cache ----------------------------------------------------------------------------------
+
+
+def test_cached_prefix_is_measured_against_the_previous_request():
+    tm = TokenModel(ratio=2.0, overhead=1_000)
+    cache = PromptCache(tm, ttl_s=300)
+    a = ModelRequest(parts=[UserPromptPart("a" * 400)])  # 100 + 4 tokens estimated
+    b = ModelResponse(parts=[TextPart("b" * 800)])  # 200 + 4
+    c = ModelRequest(parts=[UserPromptPart("c" * 400)])
+    size, cached = cache.send([a], "main", 1_000, None)
+    assert (size, cached) == (1_000 + 2 * 104, 0)  # nothing before it: all miss
+    size, cached = cache.send([a, b, c], "main", 1_000, None)
+    assert size == 1_000 + 2 * (104 + 204 + 104)
+    assert cached == 1_000 + 2 * 104  # overhead + the first message, shared with the previous request
+    # A rewritten message breaks the prefix there; an equal copy (a layer re-rendering it) does not.
+    a2 = dataclasses.replace(a, parts=[dataclasses.replace(a.parts[0])])
+    _, cached = cache.send([a2, b, ModelRequest(parts=[UserPromptPart("changed")])], "main", 1_000, None)
+    assert cached == 1_000 + 2 * (104 + 204)
+    # Another system prompt has its own cache; an expired TTL has none.
+    assert cache.send([a], "summarizer", 50, None)[1] == 0
+
+
+def test_cache_expires_after_the_ttl():
+    from datetime import UTC, datetime, timedelta
+
+    cache = PromptCache(TokenModel(), ttl_s=300)
+    m = ModelRequest(parts=[UserPromptPart("x" * 40)])
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    cache.send([m], "main", 10, t0)
+    assert cache.send([m], "main", 10, t0 + timedelta(seconds=200))[1] > 0
+    assert cache.send([m], "main", 10, t0 + timedelta(seconds=800))[1] == 0
+
+
+# --- the replay loop with our pipeline -------------------------------------------------------------------
+
+
+async def test_ours_runs_the_live_pipeline_once_per_recorded_request():
+    t = session([("build the thing", [6_000] * 30)], tool="lookup")  # not a tool microcompact clears
+    s = sim(32_000)
+    ours = Ours(s)
+    try:
+        run = await replay(t, ours, s)
+    finally:
+        ours.close()
+    responses = sum(isinstance(m, ModelResponse) for m in t.messages)
+    assert len(run.series) == responses == ours.cm.requests
+    assert run.compaction_points, "30 × 1.5K tokens must not fit a 32K window"
+    assert max(run.series) <= 32_000
+    assert len(ours.cm.compactions) == len(run.compaction_points)
+    summaries = [r for r in run.requests if r.kind == "summary"]
+    assert len(summaries) == len(run.compaction_points)
+    # Our summary request shares the conversation's prefix: most of its input is a cache hit.
+    assert all(r.cached > r.tokens / 2 for r in summaries)
+    assert run.retention and all(r.last_request for r in run.retention)
+
+
+async def test_ours_calibration_learns_the_providers_ratio():
+    t = session([("go", [2_000] * 10)])
+    s = sim(64_000, TokenModel(ratio=1.5, overhead=3_000))
+    ours = Ours(s)
+    try:
+        run = await replay(t, ours, s)
+    finally:
+        ours.close()
+    assert ours.cm.calibration.ratio == pytest.approx(1.5, rel=0.01)
+    view_est = tokens.estimate(replay_messages(t)[:-1]) + ours.cm.overhead
+    assert ours.cm.measure(replay_messages(t)[:-1]) == pytest.approx(1.5 * view_est, rel=0.01)
+    assert run.series[-1] == pytest.approx(1.5 * view_est, rel=0.01)
+
+
+# --- ours on every real transcript: never over the window ------------------------------------------------
+@functools.cache
+def _transcript(path: Path) -> Transcript:
+    return load_transcript(path)
+
+
+REPLAYABLE = [p for p in REAL_FILES]
+PARAMS = [pytest.param(p, id=str(p.relative_to(DATA))) for p in REPLAYABLE] or [
+    pytest.param(None, marks=pytest.mark.skip(reason="no shared data"), id="no-data")]
+
+
+@pytest.mark.parametrize("path", PARAMS)
+async def test_ours_never_exceeds_a_64k_window_on_real_transcripts(path: Path):
+    t = _transcript(path)
+    tm = calibrate(t)
+    s = sim(64_000, tm, max_output=8_192)
+    ours = Ours(s)
+    try:
+        run = await replay(t, ours, s)
+    finally:
+        ours.close()
+    over = [(i, n) for i, n in enumerate(run.series) if n > 64_000]
+    assert not over, f"requests over the window: {over[:5]}"
