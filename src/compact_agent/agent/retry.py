@@ -16,6 +16,11 @@ Worst case for one model request: 3 attempts for an HTTP error, a connection fai
 timeout; 3 × 3 for a reply that keeps arriving malformed. A stream that breaks after output has
 reached the user cannot be rewound by any hook (pydantic-ai hands it over to the consumer): the turn
 then ends with one line, and the session keeps everything saved before it.
+
+A reply without a finish reason (a stream that ends cleanly with no `finish_reason`, usage or
+`[DONE]`; some local servers do this) is accepted, as pydantic-ai does — it fills in `stop` — because
+the body itself arrived whole and tool-call arguments are still validated. It is not silent,
+though: `on_unfinished` reports it, and the runner writes a `provider/no_finish_reason` event.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ class TransientRetry(AbstractCapability[Any]):
     base_delay_s: float = 1.0
     max_delay_s: float = 8.0
     on_retry: Callable[[Exception, int, float], None] | None = None
+    on_unfinished: Callable[[ModelResponse], None] | None = None
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     total: int = field(default=0, init=False)
     _key: tuple[Any, int] | None = field(default=None, init=False, repr=False)
@@ -84,3 +90,10 @@ class TransientRetry(AbstractCapability[Any]):
             self.on_retry(error, self._count, delay)
         await self.sleep(delay)
         raise RetryModelRequest()
+
+    async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
+                                  response: ModelResponse) -> ModelResponse:
+        details = response.provider_details
+        if self.on_unfinished is not None and isinstance(details, dict) and "finish_reason" not in details:
+            self.on_unfinished(response)
+        return response

@@ -167,7 +167,8 @@ class AgentSession:
         )
         self._restore_layer_state()
         self.instructions, self.instructions_path = project_instructions(self.cwd)
-        self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry)
+        self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
+                                    on_unfinished=lambda r: self._on_event(Event("provider", "no_finish_reason")))
         self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
                            capabilities=[self.cm, self.ext.ledger, self.retry], retries=3, model_settings=self._model_settings())
         self.turns = 0
