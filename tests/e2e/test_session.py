@@ -147,3 +147,29 @@ def test_anthropic_sessions_clear_tool_results_server_side(tmp_path):
         assert micro.server_side
     finally:
         s.close()
+
+
+async def test_resumed_session_sends_the_same_prefix(tmp_path):
+    """Frozen layer decisions survive a restart: the first request after resuming repeats the
+    prefix of the last request before it (the provider's cache stays valid)."""
+    from compact_agent.config import Settings
+
+    settings = Settings(microcompact_trigger=3, microcompact_keep_recent=1, microcompact_min_free_tokens=10)
+    n = 8
+    make_project(tmp_path / "project", n, filler_chars=3_000)
+    agent = FileTaskAgent(n)
+    with FakeOpenAIServer(agent, window=128_000) as server:
+        s = session(tmp_path, server, window=100_000, settings=settings)
+        await s.run_turn(task_text(n))
+        sid = s.session_id
+        s.close()
+        cleared = s.cm.layer_savings.get("microcompact", 0)
+        main = [r for r in server.requests if not (is_notes_request(r) or is_summary_request(r))]
+        before = main[-1].messages
+        s2 = session(tmp_path, server, window=100_000, settings=settings, session_id=sid)
+        await s2.run_turn("thanks, anything else?")
+        s2.close()
+        main = [r for r in server.requests if not (is_notes_request(r) or is_summary_request(r))]
+        after = main[-1].messages
+    assert cleared > 0
+    assert after[: len(before)] == before
