@@ -28,6 +28,13 @@ REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-test-0123456789abcdef0123456789abcdef"  # key-shaped, so a leak is easy to grep for
 
 
+def l5_settings(**kw: object) -> Settings:
+    """Every compaction an L5 summary: no session memory, and no L4 collapse (which would otherwise
+    hold a long single turn under the threshold) — for tests about compaction requests."""
+    return Settings(memory_enabled=False, collapse_commit_fraction=0.0, collapse_blocking_fraction=0.0,
+                    **kw)  # type: ignore[arg-type]
+
+
 def session(home: Path, cwd: Path, server: FakeOpenAIServer, *, window: int = 9_000, continue_last: bool = False,
             settings: Settings | None = None, api_key: str = KEY, **kw: object) -> AgentSession:
     cwd.mkdir(parents=True, exist_ok=True)

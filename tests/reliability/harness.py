@@ -46,8 +46,12 @@ ENV = {
     "COMPACT_AGENT_TOOL_RESULT_MAX_CHARS": str(SPILL_CAP),
     "COMPACT_AGENT_TOOL_RESULT_PREVIEW_CHARS": "1500",
 }
-# Collapse folds earlier turns from half the threshold on, before L5 takes over.
-SCENARIO_ENV = {"task": {}, "turns": {"COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0.5"}}
+# "task": one long turn that L5 compacts (session memory or a summary); L4 is off, or it would hold
+# the turn under the threshold. "turns": collapse folds earlier turns from half the threshold on.
+SCENARIO_ENV = {
+    "task": {"COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0", "COMPACT_AGENT_COLLAPSE_BLOCKING_FRACTION": "0"},
+    "turns": {"COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0.5"},
+}
 # Points a run reaches (the reference run's tally says how often).
 POINTS = ("append.partial", "append.done", "archive.partial", "archive.synced", "archive.renamed",
           "rewrite.partial", "rewrite.synced", "rewrite.renamed", "spill.partial", "spill.synced",

@@ -20,7 +20,7 @@ from compact_agent.session.store import load_session_file
 from tests.e2e.scripted import FileTaskAgent, is_summary_request, make_project, task_text
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Fault, Reply, message_text
 
-from .common import cli, cli_args, session
+from .common import cli, cli_args, l5_settings, session
 
 
 def echo(req: ChatRequest) -> Reply:
@@ -187,8 +187,7 @@ def test_persistent_503_through_the_cli_is_one_line(tmp_path: Path) -> None:
 
 def _task_session(tmp_path: Path, server: FakeOpenAIServer, n: int):  # noqa: ANN202
     make_project(tmp_path / "p", n)
-    settings = Settings(memory_enabled=False)  # every compaction asks for a summary
-    return session(tmp_path / "h", tmp_path / "p", server, window=12_000, settings=settings)
+    return session(tmp_path / "h", tmp_path / "p", server, window=12_000, settings=l5_settings())
 
 
 async def _run_with_summaries(tmp_path: Path, summaries: list[Reply | None], n: int = 12):

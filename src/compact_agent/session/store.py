@@ -63,6 +63,9 @@ class SessionWriteError(SessionError, OSError):
     rewrite after a failed archive) keeps working; the message is one line that names the file.
     """
 
+    def __str__(self) -> str:  # OSError would print "[Errno N] ..." and drop the file and the advice
+        return str(self.args[0]) if self.args else super().__str__()
+
 
 def _write_error(what: str, path: Path, e: OSError) -> SessionWriteError:
     err = SessionWriteError(f"could not write {what} {path}: {e.strerror or e}; what was saved before is intact")
@@ -337,8 +340,10 @@ class SessionStore:
                 dest = self.archive_dir / f"{self.session_id}-{ts}-{n}.jsonl"
             data = self.path.read_bytes() if self.path.exists() else b""
             atomic_write(dest, data, point="archive")
-        except OSError as e:
-            raise _write_error("the archive in", self.archive_dir, e) from e
+        except OSError as e:  # the compactor says the rest: "could not archive …; not rewritten"
+            err = SessionWriteError(f"{e.strerror or e} writing {self.archive_dir}")
+            err.errno = e.errno
+            raise err from e
         return dest
 
     def rewrite(self, boundary: Boundary | dict[str, Any], messages: Sequence[ModelMessage]) -> None:
