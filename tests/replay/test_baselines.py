@@ -43,8 +43,8 @@ class Spy:
         self.views.append(step.view)
         return step
 
-    async def observe(self, sent, out):
-        await self.inner.observe(sent, out)
+    async def observe(self, sent, out, response):
+        await self.inner.observe(sent, out, response)
 
 
 async def run(strategy_cls, transcript, window, **kw):

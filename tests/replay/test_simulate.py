@@ -92,25 +92,40 @@ def test_cache_expires_after_the_ttl():
 
 
 # --- the replay loop with our pipeline -------------------------------------------------------------------
+def big_asks():
+    """Twenty long requests (1.5K tokens each) with two results each: more than 32K in all."""
+    return session([(f"request {i}: " + "keep every detail of this " * 230, [4_000, 4_000]) for i in range(20)],
+                   tool="lookup")
+
+
+def without_collapse(ours: Ours) -> Ours:
+    """Pin L5: collapse alone would keep these sessions under the threshold (it is good at that)."""
+    ours.cm.layers = [layer for layer in ours.cm.layers if layer.name != "collapse"]
+    return ours
+
+
 
 
 async def test_ours_runs_the_live_pipeline_once_per_recorded_request():
-    t = session([("build the thing", [6_000] * 30)], tool="lookup")  # not a tool microcompact clears
+    t = big_asks()
     s = sim(32_000)
-    ours = Ours(s)
+    ours = without_collapse(Ours(s))
     try:
         run = await replay(t, ours, s)
     finally:
         ours.close()
     responses = sum(isinstance(m, ModelResponse) for m in t.messages)
     assert len(run.series) == responses == ours.cm.requests
-    assert run.compaction_points, "30 × 1.5K tokens must not fit a 32K window"
+    assert run.compaction_points, "20 asks of 1.5K tokens with their results must not fit a 32K window"
     assert max(run.series) <= 32_000
     assert len(ours.cm.compactions) == len(run.compaction_points)
     summaries = [r for r in run.requests if r.kind == "summary"]
-    assert len(summaries) == len(run.compaction_points)
-    # Our summary request shares the conversation's prefix: most of its input is a cache hit.
-    assert all(r.cached > r.tokens / 2 for r in summaries)
+    full = [c for c in ours.cm.compactions if c.strategy == "full"]
+    assert len(summaries) == len(full)
+    assert any(c.strategy == "session_memory" for c in ours.cm.compactions)  # the notes served (no call)
+    # Our summary and notes requests share the conversation's prefix: most of their input is a cache hit.
+    side = [r for r in run.requests if r.kind != "main"]
+    assert side and all(r.cached > r.tokens / 2 for r in side)
     assert run.retention and all(r.last_request for r in run.retention)
 
 
@@ -151,3 +166,18 @@ async def test_ours_never_exceeds_a_64k_window_on_real_transcripts(path: Path):
         ours.close()
     over = [(i, n) for i, n in enumerate(run.series) if n > 64_000]
     assert not over, f"requests over the window: {over[:5]}"
+
+
+async def test_with_session_memory_off_ours_summarises_and_writes_no_notes():
+    from compact_agent.config import Settings
+
+    t = big_asks()
+    s = sim(32_000)
+    ours = without_collapse(Ours(s, Settings(memory_enabled=False)))
+    try:
+        run = await replay(t, ours, s)
+    finally:
+        ours.close()
+    assert ours.memory is None
+    assert not any(r.kind == "notes" for r in run.requests)
+    assert all(c.strategy == "full" for c in ours.cm.compactions) and ours.cm.compactions

@@ -69,7 +69,7 @@ class _Base:
         self.sim = sim
         self.last_total = 0  # what the provider reported for the previous request (input + output)
 
-    async def observe(self, sent_tokens: int, output: int) -> None:
+    async def observe(self, sent_tokens: int, output: int, response: ModelResponse) -> None:
         self.last_total = sent_tokens + output
 
     def close(self) -> None:
@@ -357,7 +357,7 @@ class Gemini(_Base):
         text = await sim.summarize(head, GEMINI_PROMPT)
         first = SideCall(join(head, [user_request(GEMINI_PROMPT)]), text, "gemini-compressor", overhead)
         probe_msgs = [*head, ModelResponse(parts=[TextPart(text)]), user_request(GEMINI_PROBE)]
-        probe = SideCall(probe_msgs, text, "gemini-compressor", overhead)
+        probe = SideCall(probe_msgs, text, "gemini-compressor", overhead, kind="probe")
         new = join([user_request(text), ModelResponse(parts=[TextPart(GEMINI_ACK)])], past[split:], pending)
         if sim.tm.request(new) > before:
             self.failed = True

@@ -2,8 +2,9 @@
 
 Cost is per request with the chosen price list (`models.PRICING`): the cached prefix is billed at
 the cache-hit price, the rest at the miss price, and where the provider charges for writing the
-cache (Anthropic) the uncached part is billed as a cache write. Summary and probe calls are priced
-the same way and reported as a share of the total, because a summary that does not share the
+cache (Anthropic) the uncached part is billed as a cache write. The requests a strategy makes for
+itself (summaries, Gemini's verification probe, our session-notes updates) are priced the same way
+and reported together as a share of the total, because a summary that does not share the
 conversation's prefix pays full price for its whole input.
 """
 
@@ -33,7 +34,8 @@ class Metrics:
     over_window: int = 0
     compactions: int = 0
     failed_compactions: int = 0
-    summary_calls: int = 0
+    summary_calls: int = 0  # every side call: summaries, probes, notes updates
+    notes_calls: int = 0
     input_tokens: int = 0
     cached_tokens: int = 0
     output_tokens: int = 0
@@ -93,6 +95,7 @@ def measure(runs: Sequence[StrategyRun], price: ModelInfo, transcript: str | Non
                 m.over_window += req.over_window
             else:
                 m.summary_calls += 1
+                m.notes_calls += req.kind == "notes"
                 m.summary_cost += cost
     m.freed_per_request = {k: v / m.requests for k, v in freed.items()} if m.requests else {}
     if retention:

@@ -9,13 +9,15 @@ append/archive/rewrite contract; the summarizer is the replay's (stand-in or `--
 
 What the agent would re-read from disk after a compaction (the most recently read files) comes from
 the transcript instead: the last content each file was read with, written to the scratch
-directory, so the restore step runs unchanged. Session memory needs a model writing notes in the
-background and is not replayed (the pipeline then falls back to the full summary, as it does live
-when notes are missing).
+directory, so the restore step runs unchanged. Session memory runs as it does live (unless the
+settings turn it off): its background notes request is started by the response hook and, for a
+deterministic replay, awaited before the next request (live it overlaps the next model call); the
+notes are written by the replay's stand-in (or `--model`) and the request is priced like any other.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -29,19 +31,24 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    TextPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models import Model
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from ..config import Limits, Settings
 from ..context.compactor import Compactor, join
 from ..context.events import Event
 from ..context.layers import default_layers
+from ..context.memory import SessionMemory
 from ..context.pipeline import ContextManager
 from ..context.restore import Restorer
 from .simulate import SideCall, Sim, Step
+from .standin import standin_notes
 
 READ_TOOLS = frozenset({"read", "read_file", "view"})
 RESTORE_META = {"compact_agent": {"synthetic": "restore"}}
@@ -153,7 +160,7 @@ class Ours:
 
     name = "ours"
 
-    def __init__(self, sim: Sim, settings: Settings | None = None) -> None:
+    def __init__(self, sim: Sim, settings: Settings | None = None, notes_model: Model | None = None) -> None:
         self.sim = sim
         self.settings = settings or Settings()
         self.root = Path(tempfile.mkdtemp(prefix="compact-agent-replay-"))
@@ -172,6 +179,17 @@ class Ours:
         # The live agent measures its system prompt and tool schemas; here they are the fitted overhead.
         self.cm.overhead = round(sim.tm.overhead / sim.tm.ratio) if sim.tm.ratio else sim.tm.overhead
         self._history: list[ModelMessage] = []
+        self.memory: SessionMemory | None = None
+        if self.settings.memory_enabled:
+            model = notes_model or FunctionModel(self._write_notes, model_name="replay-notes-stand-in")
+            self.memory = SessionMemory(self.root / "notes.md", self.settings, model=model, clock=self._now)
+            self.cm.memory = self.memory
+
+    def _write_notes(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = "".join(str(p.content) for p in messages[-1].parts if isinstance(p, UserPromptPart))
+        text = standin_notes(messages[:-1], prompt)
+        self.calls.append(SideCall(list(messages), text, "main", kind="notes"))
+        return ModelResponse(parts=[TextPart(text)])
 
     def _now(self) -> Any:
         from datetime import UTC, datetime
@@ -192,7 +210,6 @@ class Ours:
 
     async def step(self, history: list[ModelMessage], sim: Sim) -> Step:
         self.files.observe(sim.added)
-        self.calls = []
         failed = self.failed
         before = len(self.cm.compactions)
         self.cm.persist(history)
@@ -202,13 +219,20 @@ class Ours:
         for result in self.cm.compactions[before:]:
             compaction_freed += max(0, result.tokens_before - result.tokens_after)
         self._history = list(history)
-        return Step(view, compacted, self.failed > failed, list(self.calls), freed, compaction_freed)
+        calls, self.calls = self.calls, []  # this step's summaries, and notes written since the last step
+        return Step(view, compacted, self.failed > failed, calls, freed, compaction_freed)
 
-    async def observe(self, sent_tokens: int, output: int) -> None:
-        """What the provider would report for the request: fed to the live hook."""
-        response = ModelResponse(parts=[], usage=RequestUsage(input_tokens=sent_tokens, output_tokens=output))
+    async def observe(self, sent_tokens: int, output: int, response: ModelResponse) -> None:
+        """The recorded response with what the provider would report for this request, fed to the
+        live hook (calibration, and session notes in the background)."""
+        reported = dataclasses.replace(response, usage=RequestUsage(input_tokens=sent_tokens, output_tokens=output))
         await self.cm.after_model_request(SimpleNamespace(messages=self._history), request_context=None,  # type: ignore[arg-type]
-                                          response=response)
+                                          response=reported)
+        if self.memory is not None and self.memory.in_flight:
+            assert self.memory._task is not None
+            await self.memory._task
 
     def close(self) -> None:
+        if self.memory is not None:
+            self.memory.close()
         shutil.rmtree(self.root, ignore_errors=True)

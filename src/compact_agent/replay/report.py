@@ -158,8 +158,8 @@ def retention_text(m: Metrics) -> str:
 
 
 COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "input", "cached", "output", "cost",
-           "summ.", "freed (view/req; compaction)", "kept u/f/last")
-NARROW = ("strategy", "peak", "over", "compact", "cached", "cost", "summ.", "kept u/f/last")
+           "side", "freed (view/req; compaction)", "kept u/f/last")
+NARROW = ("strategy", "peak", "over", "compact", "cached", "cost", "side", "kept u/f/last")
 
 
 def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = True) -> Table:
@@ -176,7 +176,7 @@ def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = T
             "over": f"[bold red]{m.over_window}[/]" if m.over_window else "0",
             "compact": str(m.compactions) + (f" ({m.failed_compactions} failed)" if m.failed_compactions else ""),
             "input": human(m.input_tokens), "cached": pct(m.cache_share), "output": human(m.output_tokens),
-            "cost": f"${m.cost:.3f}", "summ.": pct(m.summary_share), "freed (view/req; compaction)": freed_text(m),
+            "cost": f"${m.cost:.3f}", "side": pct(m.summary_share), "freed (view/req; compaction)": freed_text(m),
             "kept u/f/last": retention_text(m),
         }
         t.add_row(*(cells[c] for c in columns))
@@ -201,8 +201,10 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
                   f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"
                   + (f", ${analysis.price.cache_write}/M cache write" if analysis.price.cache_write else "")
-                  + ") · over = requests larger than the window · kept = share of the user's messages / "
-                  "changed files / last request present after each compaction[/]")
+                  + ") · over = requests larger than the window · side = share of the cost spent on "
+                  "summaries, probes and session-notes updates · freed: L1 budget, L2 snip, L3 microcompact, "
+                  "L4 collapse, L5 compaction · kept = share of the user's messages / changed files / last "
+                  "request present after each compaction[/]")
 
 
 def to_json(analysis: Analysis) -> dict[str, Any]:

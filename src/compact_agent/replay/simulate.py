@@ -158,6 +158,7 @@ class SideCall:
     output_text: str
     prompt_key: str  # "main": same system prompt and tools as the conversation; else its own
     overhead: int | None = None  # None: the conversation's overhead; else this call's own
+    kind: str = "summary"  # "summary" | "probe" | "notes"
 
 
 @dataclass
@@ -179,8 +180,8 @@ class Strategy(Protocol):
         """Shape (and possibly rewrite in place) the persisted `history`; return what is sent."""
         ...
 
-    async def observe(self, sent_tokens: int, output: int) -> None:
-        """The request was sent with `sent_tokens` input tokens and answered with `output`."""
+    async def observe(self, sent_tokens: int, output: int, response: ModelResponse) -> None:
+        """The request was sent with `sent_tokens` input tokens and answered by `response` (`output` tokens)."""
         ...
 
 
@@ -241,7 +242,7 @@ class PromptCache:
 class Request:
     """One request a strategy sent (its main requests and its side calls alike)."""
 
-    kind: str  # "main" | "summary"
+    kind: str  # "main", or a side call: "summary" | "probe" | "notes"
     tokens: int
     cached: int
     output: int
@@ -300,7 +301,7 @@ async def replay(transcript: Transcript, strategy: Strategy, sim: Sim) -> Strate
         for call in step.side_calls:
             overhead = sim.tm.overhead if call.overhead is None else call.overhead
             size, cached = cache.send(call.messages, call.prompt_key, overhead, sim.now)
-            run.requests.append(Request("summary", size, cached, sim.tm.text(call.output_text)))
+            run.requests.append(Request(call.kind, size, cached, sim.tm.text(call.output_text)))
         view = join(step.view)
         out = output_tokens(response, sim.tm)
         size, cached = cache.send(view, "main", sim.tm.overhead, sim.now)
@@ -317,7 +318,7 @@ async def replay(transcript: Transcript, strategy: Strategy, sim: Sim) -> Strate
         run.series.append(size)
         for layer, n in step.freed.items():
             run.freed[layer] = run.freed.get(layer, 0) + round(sim.tm.ratio * n)
-        await strategy.observe(size, out)
+        await strategy.observe(size, out, response)
         history.append(response)
         seen = r + 1
     return run

@@ -127,6 +127,52 @@ async def standin_summarize(messages: list[ModelMessage], prompt: str) -> str:
     return standin_summary(messages)
 
 
+_BUDGET = re.compile(r"Stay under about (\d+) tokens")
+
+
+def standin_notes(messages: Sequence[ModelMessage], prompt: str) -> str:
+    """Session notes in the fixed sections, as the notes model would keep them: the same content and
+    size rule as the stand-in summary, within the token budget the request names."""
+    from ..context.notes import SECTIONS
+
+    found = _BUDGET.search(prompt)
+    target = target_chars(sum(len(message_text(m)) for m in messages))
+    if found:
+        target = min(target, 4 * int(found.group(1)))
+    users = _users([*messages, ModelResponse(parts=[TextPart(prompt)])])
+    picked: list[str] = []
+    used = 0
+    for u in reversed(users):
+        if used + len(u) + 9 > USER_SHARE * target:
+            break
+        picked.append(u)
+        used += len(u) + 9
+    changed = changed_paths(messages)
+    read = [p for p in _read_paths(messages) if p not in changed]
+    last_text = next((p.content for m in reversed(messages) if isinstance(m, ModelResponse)
+                      for p in m.parts if isinstance(p, TextPart) and p.content.strip()), "")
+    body = {
+        SECTIONS[0]: _line(users[0] if users else "(none recorded)", 600),
+        SECTIONS[1]: "\n".join(f"- USER: {u}" for u in picked) or "_(nothing yet)_",
+        SECTIONS[2]: "changed: " + _line(", ".join(changed) or "none", target // 10) + "; read: "
+        + _line(", ".join(read) or "none", target // 20),
+        SECTIONS[3]: "_(nothing yet)_",
+        SECTIONS[4]: "_(nothing yet)_",
+        SECTIONS[5]: _line(last_text, 600) or "_(nothing yet)_",
+        SECTIONS[6]: "- continue with the latest request: " + _line(users[-1] if users else "", USER_CUT),
+    }
+    text = "<notes>\n" + "\n\n".join(f"# {k}\n{v}" for k, v in body.items())
+    room = target - len(text) - len("\n</notes>")
+    log: list[str] = []
+    for line in reversed(_work_log(messages)):
+        if room - len(line) - 1 < 0:
+            break
+        log.append(line)
+        room -= len(line) + 1
+    head, sep, tail = text.partition(f"# {SECTIONS[6]}")
+    return head + "".join(line + "\n" for line in reversed(log)) + "\n" + sep + tail + "\n</notes>"
+
+
 def model_summarizer(name: str) -> Summarize:
     """Summary calls made by a real model (`--model`); raises ConfigError when it cannot be built."""
     from ..context.summarizer import SharedPrefixSummarizer
