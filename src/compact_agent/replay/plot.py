@@ -52,8 +52,10 @@ def _panel(run: TranscriptRun, y0: float, window: int, title: str) -> list[str]:
                f'stroke="#000" stroke-dasharray="6 4"/>')
     out.append(f'<text x="{LEFT + plot_w - 4}" y="{y(window) - 4:.1f}" font-size="10" text-anchor="end">'
                f'window {window:,}</text>')
-    out.append(f'<text x="{LEFT + plot_w / 2}" y="{y0 + PANEL_H - 8}" font-size="10" text-anchor="middle">'
+    out.append(f'<text x="{LEFT + plot_w / 2}" y="{y0 + PANEL_H - 6}" font-size="10" text-anchor="middle">'
                f'request</text>')
+    for i in _ticks(max(1, n - 1)):
+        out.append(f'<text x="{x(i):.1f}" y="{y0 + TOP + plot_h + 13}" font-size="10" text-anchor="middle">{i}</text>')
     for r in _order(run.runs):
         color = COLORS.get(r.strategy, "#333")
         width = 2.2 if r.strategy == "ours" else 1.2
