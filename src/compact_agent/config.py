@@ -51,8 +51,12 @@ class Settings(BaseSettings):
     cache_ttl_minutes: float = 60.0
     anthropic_server_clearing: bool = True
     # L4 collapse (fractions of the auto-compact threshold)
+    collapse_enabled: bool = True
     collapse_commit_fraction: float = 0.90
     collapse_blocking_fraction: float = 0.95
+    collapse_target_fraction: float = 0.50  # one commit brings the view down to this share: batches, not drips
+    collapse_min_gain_fraction: float = 0.25  # a commit freeing less is not worth the cache it rewrites
+    collapse_keep_recent_rounds: int = 3
     # session memory
     memory_min_tokens: int = 10_000
     memory_min_text_messages: int = 5

@@ -181,12 +181,22 @@ def test_a_second_commit_carries_the_first_digest(tmp_path: Path) -> None:
     assert dump(replay.messages) == dump(second.messages)
 
 
-def test_the_current_turn_is_never_collapsed() -> None:
+def test_one_long_turn_collapses_its_old_rounds_but_keeps_the_ask_verbatim() -> None:
     conv = Conv().user("one long task")
     for i in range(20):
         conv.call("read_file", {"path": f"f{i}"}, big_text(f"f{i}", 4_000))
-    result = run(ContextCollapse(Settings(), None), conv.messages, estimate(conv.messages))
-    assert dump(result.messages) == dump(conv.messages) and not result.events
+    first = list(conv.messages)
+    layer = ContextCollapse(Settings(), None)
+    result = run(layer, first, estimate(first))
+    assert result.events and result.tokens_freed > 0
+    head = result.messages[0]
+    texts = [p.content for p in head.parts if isinstance(p, UserPromptPart)]
+    assert texts[0] == "one long task" and is_digest(head.parts[-1])  # the ask first, untouched
+    assert dump(result.messages[-6:]) == dump(first[-6:])  # the newest rounds stay live
+    # The next request (one more round) re-applies the commit byte-identically.
+    conv.call("read_file", {"path": "g"}, "small")
+    again = run(layer, list(conv.messages), estimate(first))
+    assert dump(again.messages[: len(result.messages)]) == dump(result.messages)
 
 
 def test_custom_digest_is_used_and_marked() -> None:

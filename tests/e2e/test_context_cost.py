@@ -39,7 +39,7 @@ async def test_context_and_cost_add_up_to_the_provider_usage(tmp_path: Path):
     cwd = tmp_path / "project"
     make_project(cwd, N, filler_chars=3_000)
     agent = FileTaskAgent(N)
-    settings = Settings(memory_update_tokens=1_000, memory_min_tokens=500)
+    settings = Settings(memory_update_tokens=1_000, memory_min_tokens=500, collapse_enabled=False)
     with FakeOpenAIServer(agent, model=MODEL) as server:
         usages = recording(server)
         opts = SessionOptions(cwd=cwd, model=MODEL, base_url=server.base_url, api_key="k", context_window=12_000,
@@ -93,7 +93,7 @@ async def test_model_switch_to_a_smaller_window_compacts_first(tmp_path: Path):
     agent = FileTaskAgent(6)
     with FakeOpenAIServer(agent) as server:
         opts = SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k", context_window=64_000,
-                              permission_mode="yes", home=tmp_path / "home", settings=Settings(memory_enabled=False))
+                              permission_mode="yes", home=tmp_path / "home", settings=Settings(memory_enabled=False, collapse_enabled=False))
         s = AgentSession(opts)
         try:
             await s.run_turn(task_text(6))

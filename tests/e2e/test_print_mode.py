@@ -14,7 +14,7 @@ WINDOW = 16_000
 
 
 # These tests are about the full summary path; tests/e2e/test_memory.py covers session memory.
-FULL_SUMMARY = {"COMPACT_AGENT_MEMORY_ENABLED": "false"}
+FULL_SUMMARY = {"COMPACT_AGENT_MEMORY_ENABLED": "false", "COMPACT_AGENT_COLLAPSE_ENABLED": "false"}
 
 
 def run_task(cli, server, *extra: str):
@@ -130,3 +130,23 @@ def test_server_window_smaller_than_the_client_believes_still_finishes(cli):
     overflows = [r for r in server.rejected if r[1] == 400]
     assert 1 <= len(overflows) <= 2
     assert not agent.lost_task
+
+
+def test_all_layers_on_a_task_too_long_for_the_window(cli):
+    """Default pipeline (every layer, session notes): the task finishes, nothing is rejected, the
+    task survives, and the cheap layers did the work (their events are in the session's log)."""
+    expected = make_project(cli.cwd, N_FILES)
+    agent = FileTaskAgent(N_FILES)
+    with FakeOpenAIServer(agent, window=WINDOW) as server:
+        res = cli("-p", task_text(N_FILES), "--model", "fake-model", "--base-url", server.base_url,
+                  "--api-key", "sk-test", "--context-window", str(WINDOW), "--yes", "--output-format", "json")
+    assert res.code == 0, res.stderr
+    assert res.json()["result"] == f"FINAL SUM: {expected}"
+    assert not server.rejected and not agent.lost_task
+    assert max(r.prompt_tokens for r in server.requests) < WINDOW
+    import json
+
+    events = [json.loads(line) for p in (cli.home / "projects").glob("*/*/events.jsonl")
+              for line in p.read_text().splitlines()]
+    layers = {e["layer"] for e in events}
+    assert {"microcompact", "collapse"} <= layers

@@ -17,6 +17,7 @@ def test_stream_json_events_and_a_failing_hook_from_the_config_file(cli):
     cli.home.mkdir(parents=True, exist_ok=True)
     (cli.home / "config.toml").write_text(
         "memory_enabled = false\n"
+        "collapse_enabled = false\n"
         "[hooks]\n"
         'PreCompact = "echo the hook broke >&2; exit 1"\n')
     with FakeOpenAIServer(FileTaskAgent(N), window=WINDOW) as server:

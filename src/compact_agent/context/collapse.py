@@ -377,9 +377,15 @@ class ContextCollapse:
              and any(isinstance(p, UserPromptPart) and not is_digest(p) for p in m.parts)),
             default=len(view),
         )
-        eligible = [r for r in rounds[: len(rounds) - self.keep_recent_rounds] if r[1] <= newest_ask]
+        older = rounds[: len(rounds) - self.keep_recent_rounds]
+        eligible = [r for r in older if r[1] <= newest_ask]
         if not eligible or eligible[0][0] != 0:
-            return None
+            # One long turn (print mode, a big agentic task): nothing precedes the newest ask, so
+            # commit the oldest finished rounds of this turn instead, keeping the ask itself
+            # verbatim — the digest joins the ask's request, right after the user's words.
+            eligible = [r for r in older if r[0] > newest_ask]
+            if not eligible or eligible[0][0] != newest_ask + 1:
+                return None
         target_free = tokens_now - int(self.target_fraction * budget.threshold)
         max_chars = max(600, min(6_000, budget.threshold * 4 // 10))
         end, covered = 0, 0
@@ -389,7 +395,7 @@ class ContextCollapse:
             # A digest costs roughly a line per step; stop once what goes clearly exceeds what we need.
             if covered - min(max_chars // 4, 40 * k) >= target_free:
                 break
-        part = view[: end]
+        part = view[eligible[0][0]: end]
         text = (self.digest or (lambda ms: default_digest(ms, max_chars)))(part)
         if not text.startswith(DIGEST_HEADER):
             text = f"{DIGEST_HEADER}\n{text}"
@@ -414,12 +420,22 @@ class ContextCollapse:
             return None  # never the newest messages: the model has not acted on them
         prev = view[a - 1] if a > 0 else None
         first, nxt = view[a], view[b]
-        # The digest is a request: it must sit between responses (or lead the conversation).
-        if isinstance(prev, ModelRequest):
-            return None
         safe = safe_cuts(view)
         if not (safe[a] and safe[b]):
             return None
+        if isinstance(prev, ModelRequest):
+            # Within a turn: the digest is appended to the request before the range (the ask, or
+            # an earlier digest), and a request after the range joins it too.
+            if isinstance(first, ModelRequest):
+                return None
+            before = ((prev.metadata or {}).get("compact_agent") or {}).get(LAYER) if isinstance(prev.metadata, dict) else None
+            info = {"commits": [*((before or {}).get("commits") or []), c.id], "digest": True}
+            digest = UserPromptPart(content=c.digest, timestamp=datetime.fromisoformat(c.timestamp))
+            tail = list(nxt.parts) if isinstance(nxt, ModelRequest) else []
+            merged_prev: ModelMessage = replace(prev, parts=[*prev.parts, digest, *tail],
+                                                metadata=_mark(prev.metadata, info))
+            rest = view[b + 1:] if isinstance(nxt, ModelRequest) else view[b:]
+            return [*view[: a - 1], merged_prev, *rest]
         carried: list[Any] = []
         for p in first.parts if isinstance(first, ModelRequest) else []:
             if not (isinstance(p, SystemPromptPart) or is_digest(p)):

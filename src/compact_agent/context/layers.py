@@ -29,5 +29,10 @@ def default_layers(settings: Settings, store: SideFiles | None = None, *,
     context management), so microcompact must not also clear them locally."""
     spill = store.side_dir("tool-results") if store is not None else None
     log = store.side_dir("collapse") / "commits.jsonl" if store is not None else None
-    return [ToolResultBudget(settings, spill), Snip(), Microcompact(settings, server_side=server_side_clearing),
-            ContextCollapse(settings, log)]
+    layers: list[Any] = [ToolResultBudget(settings, spill), Snip(),
+                         Microcompact(settings, server_side=server_side_clearing)]
+    if settings.collapse_enabled:
+        layers.append(ContextCollapse(settings, log, target_fraction=settings.collapse_target_fraction,
+                                      keep_recent_rounds=settings.collapse_keep_recent_rounds,
+                                      min_gain_fraction=settings.collapse_min_gain_fraction))
+    return layers
