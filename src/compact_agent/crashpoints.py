@@ -79,20 +79,23 @@ enabled: bool = bool(_specs or _tally)
 """Writers split a write in two (to expose `.partial`) only when a crash point is armed."""
 
 
-def _write_tally() -> None:
-    with open(_tally, "w", encoding="utf-8") as f:
-        json.dump(dict(_counts), f)
+def write_tally() -> None:
+    """Write the hit counts to the tally file, if one was asked for (also done at exit)."""
+    if _tally:
+        with open(_tally, "w", encoding="utf-8") as f:
+            json.dump(dict(_counts), f)
 
 
-if _tally:
-    atexit.register(_write_tally)
+atexit.register(write_tally)
 
 
-def configure(text: str) -> None:
-    """Arm crash points in-process (tests that do not start a subprocess); '' disarms."""
-    global _specs, enabled
+def configure(text: str, tally: str = "") -> None:
+    """Arm crash points in-process, as the environment variables do at start-up ('' disarms); for
+    tests that do not start a fresh interpreter (in-process sessions, forked processes)."""
+    global _specs, _tally, enabled
     _specs = parse(text)
-    enabled = bool(_specs)
+    _tally = tally
+    enabled = bool(_specs or _tally)
     _counts.clear()
 
 

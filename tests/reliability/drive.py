@@ -46,13 +46,14 @@ class TurnsAgent:
             body = {"Task and intent": "Answer file-reading turns.", "Current state": f"Seen: {', '.join(seen)}"}
             return Reply.text("<notes>\n" + "\n\n".join(f"# {s}\n{body.get(s, '- none')}" for s in SECTIONS)
                               + "\n</notes>")
-        prompt = next((message_text(m) for m in reversed(req.messages)
-                       if m.get("role") == "user" and TURN.search(message_text(m))), "")
-        hit = TURN.search(prompt)
-        if not hit:
+        at = next((i for i in range(len(req.messages) - 1, -1, -1) if req.messages[i].get("role") == "user"
+                   and TURN.search(message_text(req.messages[i]))), None)
+        hit = TURN.search(message_text(req.messages[at])) if at is not None else None
+        if at is None or not hit:
             return Reply.text("ok")
         wanted = hit.group(2).split()
-        results = tool_results(req)
+        # Results of this turn's reads only: a crash can leave an earlier turn's results just before it.
+        results = [m for m in tool_results(req) if req.messages.index(m) > at]
         if not results:
             return Reply.tools([("read_file", {"path": p}) for p in wanted])
         values = re.findall(r"VALUE=(\d+)", "\n".join(message_text(m) for m in results))

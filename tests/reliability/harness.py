@@ -1,35 +1,39 @@
-"""Kill a real `compact-agent -p` run at a chosen moment and check that nothing saved was lost.
+"""Kill a real `compact-agent` run at a chosen moment and check that nothing saved was lost.
 
 Used by tests/reliability/test_kill.py (a few points) and benchmarks/kill_soak.py (N=100).
 
-How a kill is placed: either at a named crash point inside a durable write (the process is started
-with `COMPACT_AGENT_CRASH_AT=<point>:<n>:stop`, see `compact_agent.crashpoints`), or at a random
-moment (the harness sends SIGSTOP after a random delay). In both cases the process is *stopped*
-first, so the harness can record exactly what was on disk at that instant — every message line of
-the session file and of every archive — and only then SIGKILLs it. Nothing runs between the stop
-and the kill, so this is the state a real crash at that moment leaves behind.
+How a kill is placed: either at a named crash point inside a durable write (the process runs with
+`COMPACT_AGENT_CRASH_AT=<point>:<n>:stop`, see `compact_agent.crashpoints`), or at a random moment
+(the harness sends SIGSTOP after a random delay). Either way the process is *stopped* first, so the
+harness can record exactly what was on disk at that instant — every message line of the session
+file and of every archive — and only then SIGKILLs it. Nothing runs between the stop and the kill,
+so this is the state a real crash at that moment leaves behind.
 
 Then: the session must load (structurally valid, pairs intact), every message on disk at the kill
 must still be in the session or an archive, `--continue` must finish the task with the right
 answer, and no temp file may be left once the next run has started.
+
+Runs are real processes forked from a pre-imported zygote (`zygote.py`) that call the real entry
+points (`compact_agent.cli.main()`, or the multi-turn driver); that skips the 2-3 s of importing
+pydantic-ai per run, which is most of a short run.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
+import queue
 import random
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
-from compact_agent.config import Settings
 from compact_agent.session.store import _broken_pairs, load_session_file
 from tests.e2e.scripted import FileTaskAgent, task_text
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -38,8 +42,8 @@ from tests.reliability.drive import TurnsAgent, turn_prompt
 REPO = Path(__file__).resolve().parents[2]
 N_FILES = 10
 WINDOW = 9_000
-# Every third file is bigger than the tool-result cap, so spills happen; the window makes L4
-# collapse commits and L5 compactions (archive + rewrite) happen several times per run.
+# Every third file is bigger than the tool-result cap, so spills happen; the window makes session
+# notes, L4 collapse commits and L5 compactions (archive + rewrite) happen several times per run.
 SPILL_CAP = 7_000
 TURNS = 8
 ENV = {
@@ -103,6 +107,74 @@ def temp_files(home: Path) -> list[Path]:
     return [p for p in home.rglob("*") if p.name.endswith(".tmp")]
 
 
+# -- processes ----------------------------------------------------------------------------------------
+
+
+class Zygote:
+    """Client of `zygote.py`: forks real compact-agent processes and reports their stops and exits."""
+
+    def __init__(self) -> None:
+        env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'src'}"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.reliability.zygote"], cwd=REPO, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self._lock = threading.Lock()
+        self._spawned: queue.Queue[int] = queue.Queue()
+        self._events: dict[int, queue.Queue[tuple[str, int]]] = {}
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _queue(self, pid: int) -> queue.Queue[tuple[str, int]]:
+        with self._lock:
+            return self._events.setdefault(pid, queue.Queue())
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            msg = json.loads(line)
+            if "stopped" in msg:
+                self._queue(msg["pid"]).put(("stopped", 0))
+            elif "exit" in msg:
+                self._queue(msg["pid"]).put(("exit", msg["exit"]))
+            else:
+                self._spawned.put(msg["pid"])
+
+    def spawn(self, kind: str, argv: list[str], env: dict[str, str], cwd: Path, out: Path, err: Path) -> Child:
+        assert self.proc.stdin is not None
+        with self._lock:  # one request at a time, so the pid answered is ours
+            self.proc.stdin.write(json.dumps({"kind": kind, "argv": argv, "env": env, "cwd": str(cwd),
+                                              "out": str(out), "err": str(err)}) + "\n")
+            self.proc.stdin.flush()
+            pid = self._spawned.get(timeout=30)
+        return Child(pid, self._queue(pid), out, err)
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+@dataclass
+class Child:
+    pid: int
+    events: queue.Queue[tuple[str, int]]
+    out: Path
+    err: Path
+    code: int | None = None
+
+    def next_event(self, timeout: float) -> tuple[str, int]:
+        """("stopped", 0) or ("exit", code)."""
+        kind, code = self.events.get(timeout=timeout)
+        if kind == "exit":
+            self.code = code
+        return kind, code
+
+    def wait(self, timeout: float) -> int:
+        deadline = time.monotonic() + timeout
+        while self.code is None:
+            self.next_event(max(0.1, deadline - time.monotonic()))
+        return self.code
+
+
 @dataclass
 class Workspace:
     root: Path
@@ -118,19 +190,13 @@ class Workspace:
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()
                if not k.endswith("_API_KEY") and not k.startswith("COMPACT_AGENT_")}
-        env.update({"COMPACT_AGENT_HOME": str(self.home), "PYTHONPATH": str(REPO / "src"), **ENV})
+        env.update({"COMPACT_AGENT_HOME": str(self.home), "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'src'}", **ENV})
         env.update(extra or {})
         return env
 
-    def argv(self, server: FakeOpenAIServer, prompt: str, *extra: str) -> list[str]:
-        return [sys.executable, "-m", "compact_agent.cli", "-p", prompt, "--model", "fake-model",
-                "--base-url", server.base_url, "--api-key", "sk-test", "--context-window", str(WINDOW),
-                "--yes", "--output-format", "json", *extra]
-
-    def run(self, server: FakeOpenAIServer, prompt: str, *extra: str, env: dict[str, str] | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(self.argv(server, prompt, *extra), cwd=self.cwd, env=self.env(env),
-                              capture_output=True, text=True, timeout=timeout)
+    def cli_argv(self, server: FakeOpenAIServer, prompt: str, *extra: str) -> list[str]:
+        return ["-p", prompt, "--model", "fake-model", "--base-url", server.base_url, "--api-key", "sk-test",
+                "--context-window", str(WINDOW), "--yes", "--output-format", "json", *extra]
 
     def sessions(self) -> list[Path]:
         return sorted((self.home / "projects").glob("*/*.jsonl"))
@@ -151,168 +217,160 @@ class KillResult:
         return not self.lost and not self.problems
 
 
-def reference_tally(root: Path, scenario: str = "task") -> tuple[dict[str, int], float]:
+def _start(zygote: Zygote, ws: Workspace, server: FakeOpenAIServer, scenario: str, step: int,
+           extra: dict[str, str], name: str) -> Child:
+    """Start a run: one long print-mode turn ("task"), or several turns in one process ("turns").
+    Step 0 starts the work; later steps resume it with --continue, as a user would after a crash."""
+    out, err = ws.root / f"{name}.out", ws.root / f"{name}.err"
+    if scenario == "task":
+        resume = step > 0 and bool(ws.sessions())
+        argv = ws.cli_argv(server, "continue the task" if resume else task_text(N_FILES),
+                           *(("--continue",) if resume else ()))
+        return zygote.spawn("cli", argv, ws.env(extra), ws.cwd, out, err)
+    first = step * TURNS
+    prompts = [turn_prompt(k, [2 * k % N_FILES, (2 * k + 1) % N_FILES]) for k in range(first, first + TURNS)]
+    return zygote.spawn("drive", [server.base_url, str(WINDOW), *prompts], ws.env(extra), ws.cwd, out, err)
+
+
+def reference_tally(zygote: Zygote, root: Path, scenario: str = "task") -> tuple[dict[str, int], float]:
     """Run a scenario once without a kill; how often each crash point is reached, and how long it took."""
     ws = Workspace(root)
     tally = root / "tally.json"
     responder = FileTaskAgent(N_FILES) if scenario == "task" else TurnsAgent()
     with FakeOpenAIServer(responder, window=WINDOW) as server:
         t0 = time.monotonic()
-        proc = _first_run(ws, server, scenario, {**SCENARIO_ENV[scenario], "COMPACT_AGENT_CRASH_TALLY": str(tally)},
-                          root / "ref.out", root / "ref.err")
-        code = proc.wait(timeout=120)
+        child = _start(zygote, ws, server, scenario, 0,
+                       {**SCENARIO_ENV[scenario], "COMPACT_AGENT_CRASH_TALLY": str(tally)}, "ref")
+        code = child.wait(120)
         took = time.monotonic() - t0
     if code != 0:
-        raise RuntimeError(f"reference run failed: {(root / 'ref.err').read_text()[-2000:]}")
+        raise RuntimeError(f"reference run failed: {child.err.read_text()[-2000:]}")
     return json.loads(tally.read_text()), took
 
 
-def _wait_stopped(pid: int, deadline: float) -> int | None:
-    """Wait until `pid` stops (returns None) or exits (returns its status)."""
-    while True:
-        got, status = os.waitpid(pid, os.WUNTRACED | os.WNOHANG)
-        if got == pid:
-            return None if os.WIFSTOPPED(status) else status
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"process {pid} neither stopped nor exited")
-        time.sleep(0.005)
-
-
-def _first_run(ws: Workspace, server: FakeOpenAIServer, scenario: str, extra: dict[str, str],
-               out: Path, err: Path) -> subprocess.Popen[bytes]:
-    """Start the run to be killed: one long print-mode turn ("task"), or many turns in one process ("turns")."""
-    if scenario == "task":
-        argv = ws.argv(server, task_text(N_FILES))
+def _kill_at(child: Child, ws: Workspace, delay: float | None, timeout: float) -> tuple[bool, set[str], int]:
+    """Wait for the stop (a crash point's SIGSTOP, or ours after `delay`), record what is on disk,
+    then SIGKILL. Returns (killed, messages on disk at that instant, exit code if it ended first)."""
+    if delay is not None:
+        try:
+            kind, code = child.next_event(delay)  # it may end (or stop at a point) before the delay
+        except queue.Empty:
+            os.kill(child.pid, signal.SIGSTOP)
+            kind, code = child.next_event(timeout)
     else:
-        prompts = [turn_prompt(k, [2 * k % N_FILES, (2 * k + 1) % N_FILES]) for k in range(TURNS)]
-        argv = [sys.executable, "-m", "tests.reliability.drive", server.base_url, str(WINDOW), *prompts]
-        extra = {"PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'src'}", **extra}
-    with open(out, "w") as o, open(err, "w") as e:
-        return subprocess.Popen(argv, cwd=ws.cwd, env=ws.env(extra), stdout=o, stderr=e)
+        kind, code = child.next_event(timeout)
+    if kind == "exit":
+        return False, saved_messages(ws.home), code
+    before = saved_messages(ws.home)  # stopped: nothing runs between the stop and the kill
+    os.kill(child.pid, signal.SIGKILL)
+    while child.code is None:
+        child.next_event(timeout)
+    return True, before, -9
 
 
-def kill_and_check(root: Path, *, point: str | None = None, nth: int = 1, delay: float | None = None,
-                   scenario: str = "task", via_cli: bool = True, timeout: float = 120) -> KillResult:
-    """One case: kill at `point` (its `nth` hit) or after `delay` seconds, then check everything.
+def _check_loads(ws: Workspace, result: KillResult) -> None:
+    for s in ws.sessions():
+        try:
+            loaded = load_session_file(s)
+        except Exception as e:  # noqa: BLE001 - reported, not raised: the soak counts them
+            result.problems.append(f"session does not load after the kill: {e!r}")
+            continue
+        if _broken_pairs(loaded.messages):
+            result.problems.append("loaded history has unpaired tool calls")
+        if any("\n" in w for w in loaded.warnings):
+            result.problems.append(f"multi-line warning: {loaded.warnings}")
 
+
+def kill_chain(zygote: Zygote, root: Path, steps: list[dict[str, Any]], *, scenario: str = "task",
+               timeout: float = 120) -> list[KillResult]:
+    """Kill a run at each step's moment in turn — each later run resumes the killed session — then
+    finish the work with `compact-agent --continue -p` and check everything.
+
+    A step is `{"point": name, "nth": n}` (a crash point, see compact_agent.crashpoints) or
+    `{"delay": seconds}`. After every kill: the session loads as a valid conversation and every
+    message that was on disk at any kill so far is still in the session or an archive. At the end:
+    the task is finished with the right answer, nothing was lost, and no temp file is left.
     scenario "task": `compact-agent -p` reading files until the sum is known (spills, notes, L5).
-    scenario "turns": many turns in one process (adds L4 collapse commit-log writes).
-    via_cli: resume with `compact-agent --continue -p` in a subprocess; False resumes in this process
-    (`SessionOptions(continue_last=True)`, what `--continue` sets) to save a start-up.
+    scenario "turns": many turns per process (adds L4 collapse commit-log writes).
     """
-    label = f"{scenario}/{point}:{nth}" if point else f"{scenario}/t={delay:.2f}s"
     ws = Workspace(root)
     responder = FileTaskAgent(N_FILES) if scenario == "task" else TurnsAgent()
-    t0 = time.monotonic()
-    result = KillResult(label, killed=False)
+    results: list[KillResult] = []
+    ever_saved: set[str] = set()
     with FakeOpenAIServer(responder, window=WINDOW) as server:
-        extra = dict(SCENARIO_ENV[scenario])
-        if point:
-            extra["COMPACT_AGENT_CRASH_AT"] = f"{point}:{nth}:stop"
-        proc = _first_run(ws, server, scenario, extra, root / "run1.out", root / "run1.err")
-        deadline = time.monotonic() + timeout
-        if delay is not None:
-            time.sleep(delay)
-            if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGSTOP)
-        status = None if proc.returncode is not None else _wait_stopped(proc.pid, deadline)
-        if proc.returncode is None and status is None:
-            # Stopped at the chosen instant: this is what a crash right now leaves on disk.
-            before = saved_messages(ws.home)
-            result.killed, result.saved_at_kill = True, len(before)
-            os.kill(proc.pid, signal.SIGKILL)
-            os.waitpid(proc.pid, 0)
-            proc.returncode = -9
-        else:
-            before = saved_messages(ws.home)
-            if status is not None:
-                proc.returncode = os.waitstatus_to_exitcode(status)
-            if proc.returncode != 0:
-                result.problems.append(f"run ended with {proc.returncode} without a kill: "
-                                       + (root / "run1.err").read_text()[-500:])
+        for i, step in enumerate(steps):
+            point, delay, nth = step.get("point"), step.get("delay"), int(step.get("nth", 1))
+            label = f"{scenario}/{point}:{nth}" if point else f"{scenario}/t={float(delay):.2f}s"
+            result = KillResult(label, killed=False)
+            t0 = time.monotonic()
+            extra = dict(SCENARIO_ENV[scenario])
+            if point:
+                extra["COMPACT_AGENT_CRASH_AT"] = f"{point}:{nth}:stop"
+            child = _start(zygote, ws, server, scenario, i, extra, f"run{i}")
+            result.killed, before, code = _kill_at(child, ws, delay, timeout)
+            if not result.killed and code != 0:
+                result.problems.append(f"run ended with {code} without a kill: {child.err.read_text()[-500:]}")
+            result.saved_at_kill = len(before)
+            ever_saved |= before
+            result.temps_after_kill = len(temp_files(ws.home))
+            _check_loads(ws, result)
+            result.lost = sorted(ever_saved - saved_messages(ws.home))
+            result.seconds = time.monotonic() - t0
+            results.append(result)
 
-        result.temps_after_kill = len(temp_files(ws.home))
-        # 1. What is on disk now loads, as a valid conversation, and keeps every saved message.
+        # The next run resumes with --continue (or starts, if nothing was saved) and finishes.
+        final = results[-1]
+        t0 = time.monotonic()
         sessions = ws.sessions()
-        for s in sessions:
-            try:
-                loaded = load_session_file(s)
-            except Exception as e:  # noqa: BLE001 - reported, not raised: the soak counts them
-                result.problems.append(f"session does not load after the kill: {e!r}")
-                continue
-            if _broken_pairs(loaded.messages):
-                result.problems.append("loaded history has unpaired tool calls")
-            if any("\n" in w for w in loaded.warnings):
-                result.problems.append(f"multi-line warning: {loaded.warnings}")
-        result.lost = sorted(before - saved_messages(ws.home))
-
-        # 2. The next run resumes with --continue (or starts, if nothing was saved) and finishes.
         args = ("--continue",) if sessions else ()
         if scenario == "task":
             prompt, expect = ("continue the task" if sessions else task_text(N_FILES)), f"FINAL SUM: {ws.expected}"
         else:
             prompt, expect = turn_prompt(99, [0, 1]), "TURN 99 values: 100, 107."
-        if via_cli:
-            second = ws.run(server, prompt, *args, env=SCENARIO_ENV[scenario], timeout=timeout)
+        last = zygote.spawn("cli", ws.cli_argv(server, prompt, *args), ws.env(SCENARIO_ENV[scenario]), ws.cwd,
+                            root / "final.out", root / "final.err")
+        code = last.wait(timeout)
+        stdout, stderr = last.out.read_text(), last.err.read_text()
+        if code != 0:
+            final.problems.append(f"the next run failed ({code}): {stderr[-800:]}")
         else:
-            second = _continue_in_process(ws, server, prompt, bool(sessions), SCENARIO_ENV[scenario])
-        if second.returncode != 0:
-            result.problems.append(f"the next run failed ({second.returncode}): {second.stderr[-800:]}")
-        else:
-            out = json.loads(second.stdout)
+            out = json.loads(stdout)
             if not str(out["result"]).startswith(expect):
-                result.problems.append(f"the next run answered {out['result'][:80]!r}, expected {expect!r}")
+                final.problems.append(f"the next run answered {out['result'][:80]!r}, expected {expect!r}")
             if sessions and out["session_id"] != sessions[-1].stem:
-                result.problems.append("--continue did not resume the killed session")
-        lines = [ln for ln in second.stderr.splitlines() if ln.strip()]
-        if any(not ln.startswith("compact-agent:") for ln in lines):
-            result.problems.append(f"stderr is not one-line messages: {second.stderr[-800:]}")
+                final.problems.append("--continue did not resume the killed session")
+        if any(not ln.startswith("compact-agent:") for ln in stderr.splitlines() if ln.strip()):
+            final.problems.append(f"stderr is not one-line messages: {stderr[-800:]}")
         if server.rejected:
-            result.problems.append(f"the provider rejected a request: {server.rejected[0][2]}")
-
-        # 3. Nothing saved before the kill went missing in the next run, and no temp file is left.
-        result.lost = sorted(set(result.lost) | (before - saved_messages(ws.home)))
+            final.problems.append(f"the provider rejected a request: {server.rejected[0][2]}")
+        # Nothing saved before any kill went missing in the next run, and no temp file is left.
+        final.lost = sorted(set(final.lost) | (ever_saved - saved_messages(ws.home)))
         leftovers = temp_files(ws.home)
         if leftovers:
-            result.problems.append(f"temp files left: {[p.name for p in leftovers]}")
-    result.seconds = time.monotonic() - t0
-    return result
+            final.problems.append(f"temp files left: {[p.name for p in leftovers]}")
+        final.seconds += time.monotonic() - t0
+    return results
 
 
-def _continue_in_process(ws: Workspace, server: FakeOpenAIServer, prompt: str, resume: bool,
-                         env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """The `--continue -p` run, in this process; shaped like the CLI's result."""
-    settings = Settings(**{k.removeprefix("COMPACT_AGENT_").lower(): v for k, v in {**ENV, **env}.items()})
-    opts = SessionOptions(cwd=ws.cwd, model="fake-model", base_url=server.base_url, api_key="sk-test",
-                          context_window=WINDOW, permission_mode="yes", continue_last=resume,
-                          settings=settings, home=ws.home)
-
-    async def go() -> str:
-        session = AgentSession(opts)
-        try:
-            turn = await session.run_turn(prompt)
-        finally:
-            await session.aclose()
-        return json.dumps({"result": turn.output, "session_id": session.session_id})
-
-    try:
-        return subprocess.CompletedProcess([], 0, asyncio.run(go()), "")
-    except Exception as e:  # noqa: BLE001 - reported like a failed CLI run
-        return subprocess.CompletedProcess([], 1, "", f"compact-agent: {e!r}")
+def kill_and_check(zygote: Zygote, root: Path, *, point: str | None = None, nth: int = 1,
+                   delay: float | None = None, scenario: str = "task", timeout: float = 120) -> KillResult:
+    """One kill (at `point`'s `nth` hit, or after `delay` seconds), then resume and check."""
+    step: dict[str, Any] = {"point": point, "nth": nth} if point else {"delay": delay}
+    return kill_chain(zygote, root, [step], scenario=scenario, timeout=timeout)[0]
 
 
-def random_cases(n: int, tallies: dict[str, tuple[dict[str, int], float]], seed: int) -> list[dict[str, object]]:
+def random_cases(n: int, tallies: dict[str, tuple[dict[str, int], float]], seed: int) -> list[dict[str, Any]]:
     """`n` kill cases over the scenarios: two thirds at a random hit of a random crash point the
     scenario's reference run reached, one third at a random instant of the run."""
     rng = random.Random(seed)
-    cases: list[dict[str, object]] = []
+    cases: list[dict[str, Any]] = []
     names = sorted(tallies)
     for i in range(n):
         scenario = names[i % len(names)]
         tally, seconds = tallies[scenario]
         points = [p for p in POINTS if tally.get(p)]
         if i % 3 == 2 or not points:
-            cases.append({"scenario": scenario, "delay": round(rng.uniform(0.3, max(1.0, seconds)), 2)})
+            cases.append({"scenario": scenario, "delay": round(rng.uniform(0.05, max(0.1, 0.9 * seconds)), 2)})
         else:
             p = rng.choice(points)
             cases.append({"scenario": scenario, "point": p, "nth": rng.randint(1, tally[p])})

@@ -20,7 +20,7 @@ from compact_agent.session.store import load_session_file
 from tests.e2e.scripted import FileTaskAgent, is_summary_request, make_project, task_text
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Fault, Reply, message_text
 
-from .common import cli, cli_args, l5_settings, session
+from .common import l5_settings, session
 
 
 def echo(req: ChatRequest) -> Reply:
@@ -170,16 +170,6 @@ async def test_a_reply_without_finish_reason_is_accepted_and_recorded(tmp_path: 
         assert out.output == "echo: hello"
         events = [e for e in s.store.events() if e.get("layer") == "provider"]
         assert [e["action"] for e in events] == ["no_finish_reason"]
-
-
-def test_persistent_503_through_the_cli_is_one_line(tmp_path: Path) -> None:
-    home, cwd = tmp_path / "home", tmp_path / "project"
-    cwd.mkdir()
-    with FakeOpenAIServer(echo, faults=lambda r, a: Fault.http(503, headers=QUICK)) as server:
-        run = cli(home, cwd, *cli_args(server, "hello"), "--api-key", "sk-test")
-    assert run.code == 1 and len(run.stderr_lines()) == 1, run.stderr
-    assert run.stderr.startswith("compact-agent: the provider failed (HTTP 503) on every retry: Fake server fault")
-    assert len(server.requests) == 3
 
 
 # -- compaction requests: summaries that fail, are empty or try to act ------------------------------------
