@@ -153,3 +153,33 @@ def test_a_missing_archive_replays_what_the_file_holds(tmp_path: Path):
     t = load_transcript(store.path)
     assert any("missing" in w for w in t.warnings)
     assert [p.tool_call_id for m in t.messages for p in m.parts if isinstance(p, ToolCallPart)] == ["c1"]
+
+
+async def test_a_real_model_makes_every_summary_and_notes_call(tmp_path: Path):
+    """`--model`: the summarizer (and our session notes) go through a model; FunctionModel stands in."""
+    from pydantic_ai.models.function import FunctionModel
+
+    from compact_agent.context.summarizer import SharedPrefixSummarizer
+
+    seen: list[int] = []
+
+    def model(messages, info):
+        seen.append(len(messages))
+        body = "\n".join(f"# {s}\n- noted" for s in ("Task and intent", "User instructions and constraints (verbatim)",
+                                                       "Files read and changed (current state)", "Decisions",
+                                                       "Errors and fixes", "Current state", "Next steps"))
+        return ModelResponse(parts=[TextPart(f"<summary>the work so far, in short</summary>\n<notes>\n{body}\n</notes>")])
+
+    chat: list[dict] = [{"role": "user", "content": "go"}]
+    for i in range(40):
+        chat.append({"role": "assistant", "content": f"step {i}", "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]})
+        chat.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"result {i} " + "z" * 2_000})
+    chat.append({"role": "assistant", "content": "done"})
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(chat))
+    analysis = await report.analyze([path], window=12_000, summarize=SharedPrefixSummarizer(FunctionModel(model)))
+    rows = {m.strategy: m for m in analysis.metrics(analysis.runs[0])}
+    side_calls = sum(m.summary_calls for m in rows.values())
+    assert seen and len(seen) >= side_calls > 0
+    assert rows["ours"].over_window == 0

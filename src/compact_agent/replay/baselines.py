@@ -55,11 +55,20 @@ def fit(messages: list[ModelMessage], limit: int, sim: Sim) -> list[ModelMessage
     return messages
 
 
-async def shared_summary(sim: Sim, history: list[ModelMessage], prompt: str) -> tuple[str, SideCall]:
+async def summarize(sim: Sim, messages: list[ModelMessage], prompt: str) -> str | None:
+    """The replay's summarizer; a failed or empty reply (a real model's) is a failed compaction."""
+    try:
+        text = await sim.summarize(messages, prompt)
+    except Exception:  # noqa: BLE001 - whatever the provider did, the history stays as it was
+        return None
+    return text if text and text.strip() else None
+
+
+async def shared_summary(sim: Sim, history: list[ModelMessage], prompt: str) -> tuple[str | None, SideCall | None]:
     """The summary request as the conversation plus one instruction: its prefix is cached."""
     sent = fit(list(history), sim.window - sim.max_output, sim)
-    text = await sim.summarize(sent, prompt)
-    return text, SideCall(join(sent, [user_request(prompt)]), text, "main")
+    text = await summarize(sim, sent, prompt)
+    return text, SideCall(join(sent, [user_request(prompt)]), text, "main") if text is not None else None
 
 
 class _Base:
@@ -115,8 +124,12 @@ class Seed000(_Base):
         if before <= self.watermark:
             return Step(list(history))
         text, call = await shared_summary(sim, history, SEED_PROMPT)
-        new = join([summary.summary_message(summary.extract_summary(text), None, [], "seed000")],
-                   restore_messages(self.restorer, self.limits))
+        try:
+            body = summary.extract_summary(text or "")
+        except ValueError:
+            return Step(list(history), failed=True)
+        assert call is not None
+        new = join([summary.summary_message(body, None, [], "seed000")], restore_messages(self.restorer, self.limits))
         history[:] = new
         return Step(list(new), compacted=True, side_calls=[call],
                     compaction_freed=before - sim.tm.request(new))
@@ -151,6 +164,8 @@ class Codex(_Base):
             return Step(list(history))
         before = sim.tm.request(history)
         text, call = await shared_summary(sim, history, CODEX_PROMPT)
+        if text is None or call is None:
+            return Step(list(history), failed=True)
         users = [u for u in user_texts(history) if not u.startswith(CODEX_PREFIX)]
         kept: list[str] = []
         used = 0
@@ -293,7 +308,9 @@ class OpenCode(_Base):
         head, tail = history[:cut], history[cut:]
         text_in = render_transcript(head, max_result_chars=2_000)
         request = [user_request(text_in + "\n\n" + OPENCODE_PROMPT)]
-        text = await sim.summarize(head, OPENCODE_PROMPT)
+        text = await summarize(sim, head, OPENCODE_PROMPT)
+        if text is None:
+            return Step(list(history), failed=True, freed=freed)
         call = SideCall(request, text, "opencode-compaction", overhead=sim.tm.text(OPENCODE_PROMPT))
         new = join([user_request("[Summary of the earlier conversation]\n" + text)], tail)
         history[:] = new
@@ -354,7 +371,10 @@ class Gemini(_Base):
         before = sim.tm.request(history)
         head = fit(past[:split], sim.window - sim.max_output, sim)
         overhead = sim.tm.text(GEMINI_PROMPT)
-        text = await sim.summarize(head, GEMINI_PROMPT)
+        text = await summarize(sim, head, GEMINI_PROMPT)
+        if text is None:
+            self.failed = True
+            return Step(list(history), failed=True)
         first = SideCall(join(head, [user_request(GEMINI_PROMPT)]), text, "gemini-compressor", overhead)
         probe_msgs = [*head, ModelResponse(parts=[TextPart(text)]), user_request(GEMINI_PROBE)]
         probe = SideCall(probe_msgs, text, "gemini-compressor", overhead, kind="probe")

@@ -27,6 +27,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from pydantic_ai.direct import model_request
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -181,13 +182,18 @@ class Ours:
         self._history: list[ModelMessage] = []
         self.memory: SessionMemory | None = None
         if self.settings.memory_enabled:
-            model = notes_model or FunctionModel(self._write_notes, model_name="replay-notes-stand-in")
+            model = notes_model or FunctionModel(self._write_notes, model_name="replay-notes")
             self.memory = SessionMemory(self.root / "notes.md", self.settings, model=model, clock=self._now)
             self.cm.memory = self.memory
 
-    def _write_notes(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        prompt = "".join(str(p.content) for p in messages[-1].parts if isinstance(p, UserPromptPart))
-        text = standin_notes(messages[:-1], prompt)
+    async def _write_notes(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        """The notes request: the stand-in writes the notes, or the `--model` model does; priced alike."""
+        if self.sim.model is not None:
+            reply = await model_request(self.sim.model, messages)
+            text = "".join(p.content for p in reply.parts if isinstance(p, TextPart))
+        else:
+            prompt = "".join(str(p.content) for p in messages[-1].parts if isinstance(p, UserPromptPart))
+            text = standin_notes(messages[:-1], prompt)
         self.calls.append(SideCall(list(messages), text, "main", kind="notes"))
         return ModelResponse(parts=[TextPart(text)])
 

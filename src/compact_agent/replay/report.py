@@ -63,7 +63,9 @@ def discover(paths: Sequence[Path]) -> tuple[list[Transcript], list[str]]:
     files: list[Path] = []
     for p in paths:
         if p.is_dir():
-            files += sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith("."))
+            # Hidden folders (.git, .venv) hold no transcripts, only thousands of skip notes.
+            files += sorted(f for f in p.rglob("*") if f.is_file()
+                            and not any(part.startswith(".") for part in f.relative_to(p).parts))
         elif p.is_file():
             files.append(p)
         else:
@@ -115,7 +117,7 @@ async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strate
     for t in transcripts:
         analysis.runs.append(await replay_all(
             t, chosen, window=window, summarize=summarize or standin_summarize, max_output=info.max_output,
-            provider=price.provider, cache_ttl_s=price.cache_ttl_s))
+            provider=price.provider, cache_ttl_s=price.cache_ttl_s, model=getattr(summarize, "model", None)))
     return analysis
 
 
@@ -245,6 +247,10 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
         return 2 if isinstance(e, AnalyzeError) else 1
     except OSError as e:
         sys.stderr.write(f"compact-agent: {type(e).__name__}: {e}\n")
+        return 1
+    except Exception as e:  # noqa: BLE001 - a provider error from --model, or a bug: one line, never a traceback
+        lines = str(e).strip().splitlines()
+        sys.stderr.write(f"compact-agent: analysis failed: {type(e).__name__}: {lines[0] if lines else ''}"[:400] + "\n")
         return 1
     for note in analysis.skipped:
         sys.stderr.write(f"compact-agent: {note}\n")

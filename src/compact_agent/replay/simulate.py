@@ -198,6 +198,7 @@ class Sim:
     now: datetime | None = None
     transcript: Transcript | None = None
     added: list[ModelMessage] = field(default_factory=list)  # transcript messages since the last point
+    model: Any = None  # the real model behind `summarize` (`--model`), for requests a strategy makes itself
 
 
 # -- the prompt cache ----------------------------------------------------------------------------------
@@ -329,12 +330,12 @@ StrategyFactory = Callable[[Sim], Strategy]
 
 async def replay_all(transcript: Transcript, factories: dict[str, StrategyFactory], *, window: int,
                      summarize: Summarize, max_output: int, provider: str, cache_ttl_s: float,
-                     tm: TokenModel | None = None) -> TranscriptRun:
+                     tm: TokenModel | None = None, model: Any = None) -> TranscriptRun:
     """Every strategy over one transcript, each with a fresh state and the same token model."""
     tm = tm or calibrate(transcript)
     runs: list[StrategyRun] = []
     for factory in factories.values():
-        sim = Sim(window, tm, summarize, max_output, provider, cache_ttl_s, transcript=transcript)
+        sim = Sim(window, tm, summarize, max_output, provider, cache_ttl_s, transcript=transcript, model=model)
         strategy = factory(sim)
         try:
             runs.append(await replay(transcript, strategy, sim))
