@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 
 from pydantic_ai.models import Model
 
+from . import secrets
+
 
 class ConfigError(RuntimeError):
     """A configuration problem with a one-line explanation for the user."""
@@ -87,6 +89,8 @@ DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 def build_model(name: str, *, base_url: str | None = None, api_key: str | None = None,
                 max_retries: int = 2, timeout_s: float = 600.0) -> Model:
     """Construct the pydantic-ai model; raises ConfigError with a one-line message on bad setup."""
+    secrets.register(api_key)  # whichever key is used, nothing we write may contain it
+    secrets.register_environment()
     provider = provider_for(name, base_url)
     if provider == "anthropic":
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")

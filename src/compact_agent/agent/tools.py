@@ -31,6 +31,7 @@ from typing import Any, ParamSpec
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.toolsets import FunctionToolset
 
+from .. import secrets
 from ..config import Settings
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState, atomic_write_bytes
@@ -356,7 +357,8 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None) ->
     limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
     limit = min(limit, MAX_BASH_TIMEOUT_S)
     # No pager or credential prompt may wait for input nobody can give.
-    child_env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+    # Nor may it see the provider key: `env` or a debug print would put it in the session.
+    child_env = {**secrets.scrubbed_env(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
     proc = await asyncio.create_subprocess_exec(
         "bash", "-c", command, cwd=str(env.cwd), env=child_env,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
-from .. import crashpoints
+from .. import crashpoints, secrets
 from ..config import Settings
 from . import tokens
 from .events import Budget, Event, LayerResult, Stopwatch
@@ -74,7 +74,7 @@ def _write_private(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".spill-", suffix=".tmp")
     try:
         try:
-            crashpoints.write_in_two(fd, text.encode("utf-8"), "spill")
+            crashpoints.write_in_two(fd, secrets.redact(text).encode("utf-8"), "spill")
             os.fsync(fd)
         finally:
             os.close(fd)

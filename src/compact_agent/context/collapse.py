@@ -41,7 +41,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from .. import crashpoints
+from .. import crashpoints, secrets
 from ..config import Settings
 from . import tokens
 from .events import Budget, Event, LayerResult, Stopwatch
@@ -275,7 +275,7 @@ def read_log(path: Path) -> list[Commit]:
 def append_log(path: Path, commit: Commit) -> None:
     """Append one commit durably; a torn last line (crash mid-write) gets a newline first."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    line = json.dumps(commit.to_json(), ensure_ascii=False, sort_keys=True).encode() + b"\n"
+    line = secrets.redact(json.dumps(commit.to_json(), ensure_ascii=False, sort_keys=True)).encode() + b"\n"
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         size = os.fstat(fd).st_size

@@ -49,7 +49,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
-from .. import crashpoints
+from .. import crashpoints, secrets
 from ..config import Limits, Settings
 from . import rounds, summary, tokens
 from .compactor import CompactionError, CompactionResult, join
@@ -147,7 +147,7 @@ def write_private(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         try:
-            crashpoints.write_in_two(fd, text.encode("utf-8"), "notes")
+            crashpoints.write_in_two(fd, secrets.redact(text).encode("utf-8"), "notes")
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -43,7 +43,7 @@ from pydantic_ai.messages import (
     repair_messages,
 )
 
-from .. import crashpoints
+from .. import crashpoints, secrets
 
 FORMAT_VERSION = 1
 
@@ -95,6 +95,7 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o600, point: str = "write
     `point` names the crash points (`<point>.partial/.synced/.renamed`, see `crashpoints`).
     """
     ensure_private_dir(path.parent)
+    data = secrets.redact_bytes(data)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
@@ -187,7 +188,7 @@ def _load_message(obj: Any) -> ModelMessage:
 
 
 def _lines(entries: Iterable[dict[str, Any]]) -> bytes:
-    return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode()
+    return secrets.redact("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)).encode()
 
 
 def _heal_tail(fd: int, size: int) -> bytes:
@@ -362,7 +363,7 @@ class SessionStore:
 
     def log_event(self, event: dict[str, Any]) -> None:
         ensure_private_dir(self.dir)
-        line = (json.dumps({"time": self._clock(), **event}, ensure_ascii=False, default=str) + "\n").encode()
+        line = secrets.redact(json.dumps({"time": self._clock(), **event}, ensure_ascii=False, default=str) + "\n").encode()
         fd = os.open(self.events_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             os.write(fd, line)
