@@ -28,7 +28,13 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 
 def describe_error(e: BaseException) -> str:
-    """One line for any error a turn can end with."""
+    """One line for any error a turn can end with; never quoting the API key (a provider may echo it)."""
+    from . import secrets
+
+    return secrets.redact(_describe_error(e))
+
+
+def _describe_error(e: BaseException) -> str:
     from pydantic_ai.exceptions import (
         ModelAPIError,
         ModelAuthenticationError,
