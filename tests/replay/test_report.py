@@ -143,6 +143,12 @@ def test_compact_agent_sessions_are_rebuilt_across_compactions(tmp_path: Path):
     assert not any(summary.is_summary(m) for m in t.messages)
     assert [c["message_index"] for c in t.recorded_compactions] == [9, 13]
     assert len(t.recorded_compactions) == 2
+    # Pointed at the project folder: the session once; its archives and side files are not transcripts.
+    store.log_event({"layer": "budget", "action": "spill"})
+    (store.side_dir("tool-results") / "call.txt").write_text("spilled output")
+    found, notes = report.discover([tmp_path])
+    assert [f.source for f in found] == [store.path]
+    assert notes == ["skipped 2 compaction archive(s) in compact-history/: each session file is replayed in full from them"]
 
 
 def test_a_missing_archive_replays_what_the_file_holds(tmp_path: Path):

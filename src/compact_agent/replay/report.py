@@ -61,17 +61,24 @@ def label(path: Path) -> str:
 def discover(paths: Sequence[Path]) -> tuple[list[Transcript], list[str]]:
     """Load every transcript under `paths` (directories recursively); others become one-line notes."""
     files: list[Path] = []
+    archives = 0
     for p in paths:
         if p.is_dir():
             # Hidden folders (.git, .venv) hold no transcripts, only thousands of skip notes.
-            files += sorted(f for f in p.rglob("*") if f.is_file()
-                            and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            found = sorted(f for f in p.rglob("*") if f.is_file()
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            for f in found:
+                if "compact-history" in f.relative_to(p).parts[:-1]:
+                    archives += 1  # our archives: replayed through the session file that names them
+                elif not _our_side_file(f, p):
+                    files.append(f)
         elif p.is_file():
             files.append(p)
         else:
             raise AnalyzeError(f"no such file or directory: {p}")
     transcripts: list[Transcript] = []
-    skipped: list[str] = []
+    skipped: list[str] = [f"skipped {archives} compaction archive(s) in compact-history/: each session file is "
+                          "replayed in full from them"] if archives else []
     for f in files:
         try:
             t = load_transcript(f)
@@ -84,6 +91,22 @@ def discover(paths: Sequence[Path]) -> tuple[list[Transcript], list[str]]:
             continue
         transcripts.append(t)
     return transcripts, skipped
+
+
+def _our_side_file(f: Path, root: Path) -> bool:
+    """A file in one of our sessions' side folders (`<id>/` beside `<id>.jsonl`: spills, notes, events)."""
+    for parent in f.relative_to(root).parents:
+        if parent == Path("."):
+            break
+        session = root / parent.with_name(parent.name + ".jsonl")
+        if session.is_file():
+            try:
+                with session.open("rb") as fh:
+                    head = fh.readline(4_096)
+            except OSError:
+                return False
+            return b'"kind"' in head and b'"v"' in head
+    return False
 
 
 async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,

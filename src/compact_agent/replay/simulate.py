@@ -83,7 +83,7 @@ def recorded_points(transcript: Transcript, messages: Sequence[ModelMessage]) ->
     return out
 
 
-MAX_FIT_ERROR = 0.25
+MAX_FIT_ERROR = 0.12
 
 
 def _errors(pts: Sequence[tuple[int, int]], ratio: float, overhead: float) -> list[float]:
@@ -92,7 +92,7 @@ def _errors(pts: Sequence[tuple[int, int]], ratio: float, overhead: float) -> li
 
 def calibrate(transcript: Transcript) -> TokenModel:
     """Fit ratio and overhead by least squares (clamped), or the overhead alone when that fits
-    better or there are too few points; a fit worse than 25% is not believed (a stand-in model's
+    better or there are too few points; a fit worse than 12% is not believed (a stand-in model's
     made-up usage) and sizes fall back to our estimate."""
     pts = recorded_points(transcript, transcript.messages)
     if not pts:
@@ -103,8 +103,9 @@ def calibrate(transcript: Transcript) -> TokenModel:
     if len(pts) >= 3 and max(xs) - min(xs) >= 2_000:
         mx, my = statistics.fmean(xs), statistics.fmean(ys)
         sxx = sum((x - mx) ** 2 for x in xs)
-        ratio = min(3.0, max(0.5, sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx))
-        fits.append((ratio, max(0.0, my - ratio * mx)))
+        ratio = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+        if 0.5 <= ratio <= 3.0:  # beyond that no tokenizer differs from chars/4: the usage is made up
+            fits.append((ratio, max(0.0, my - ratio * mx)))
     ratio, overhead = min(fits, key=lambda f: statistics.fmean(_errors(pts, *f)))
     errors = _errors(pts, ratio, overhead)
     if statistics.fmean(errors) > MAX_FIT_ERROR:
