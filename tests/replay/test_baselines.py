@@ -49,8 +49,12 @@ class Spy:
 
 async def run(strategy_cls, transcript, window, **kw):
     s = sim(window, **kw)
-    spy = Spy(strategy_cls(s))
-    result = await replay(transcript, spy, s)
+    strategy = strategy_cls(s)
+    spy = Spy(strategy)
+    try:
+        result = await replay(transcript, spy, s)
+    finally:
+        strategy.close()
     return result, spy.views
 
 
@@ -78,9 +82,10 @@ async def test_seed000_summarises_everything_at_the_watermark_and_restores_reads
 
 
 async def test_seed000_watermark_is_window_minus_30k_for_large_windows():
-    s = sim(128_000)
-    assert Seed000(s).watermark == 98_000
-    assert Seed000(sim(40_000)).watermark == 20_000
+    for window, watermark in ((128_000, 98_000), (40_000, 20_000)):
+        strategy = Seed000(sim(window))
+        assert strategy.watermark == watermark
+        strategy.close()
 
 
 async def test_codex_compacts_at_90_percent_and_keeps_user_messages_up_to_its_budget():
