@@ -64,6 +64,7 @@ class Settings(BaseSettings):
     memory_update_tokens: int = 5_000
     memory_update_tool_calls: int = 3
     memory_enabled: bool = True
+    memory_start_fraction: float = 0.5  # notes start once the context passes this share of the threshold
     memory_model: str | None = None  # a cheaper model for the notes; None = the main model, shared prefix
     memory_wait_s: float = 2.0  # how long compaction waits for an extraction in flight
     memory_retry_s: float = 30.0  # back-off after a failed extraction (doubles, capped at 10 min)

@@ -26,9 +26,11 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
 from rich.console import Console
 
 from .agent.runner import AgentSession, SessionOptions
+from .context import tokens
 from .context.events import Event
 from .context.notes import NOTES_MARK
 from .ui import render
@@ -56,6 +58,14 @@ class ScriptedSurveyor:
         self.files = files
 
     def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        response = self._reply(messages)
+        # Report usage as a provider would (characters / 4 of what was sent, plus the system prompt
+        # and tool schemas); FunctionModel's own word count would mislead the pipeline's calibration.
+        sent = tokens.estimate(messages) + tokens.request_overhead(info.instructions, info.function_tools)
+        response.usage = RequestUsage(input_tokens=sent, output_tokens=tokens.estimate([response]))
+        return response
+
+    def _reply(self, messages: list[ModelMessage]) -> ModelResponse:
         last = messages[-1]
         prompt = next((p.content for p in reversed(last.parts) if isinstance(p, UserPromptPart)), "")
         if isinstance(prompt, str) and "Respond with TEXT ONLY" in prompt:

@@ -247,7 +247,7 @@ class Clock:
 def make(tmp_path: Path, fn: Notes, *, separate: bool = False, **kw: Any) -> tuple[SessionMemory, ContextManager, Clock]:
     clock = Clock()
     model = FunctionModel(fn)
-    mem = SessionMemory(tmp_path / "s" / "notes.md", Settings(memory_update_tool_calls=3, **kw),
+    mem = SessionMemory(tmp_path / "s" / "notes.md", Settings(**{"memory_update_tool_calls": 3, "memory_start_fraction": 0.0, **kw}),
                         model=None if separate else model, notes_model=model if separate else None, clock=clock)
     mem.wait_s = 0.05
     events: list = []

@@ -256,6 +256,10 @@ class SessionMemory:
         # full price) more often than the context fills.
         if tokens.estimate(since) < cm.limits.memory_update_tokens:
             return
+        # Notes only pay off when a compaction is coming: a session that stays small never
+        # spends output tokens on them.
+        if cm.last_tokens < cm.limits.threshold * self.settings.memory_start_fraction:
+            return
         if calls < self.settings.memory_update_tool_calls and not text_only:
             return
         end = len(messages) if text_only else len(messages) - 1  # an unanswered call cannot be in a prefix
