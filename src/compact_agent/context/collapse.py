@@ -45,6 +45,7 @@ from .. import crashpoints, secrets
 from ..config import Settings
 from . import tokens
 from .events import Budget, Event, LayerResult, Stopwatch
+from .identity_memo import IdentityMemo
 from .rounds import api_rounds, call_ids, return_ids, safe_cuts
 
 log = logging.getLogger(__name__)
@@ -71,7 +72,7 @@ def _timestamp(m: ModelMessage) -> datetime | None:
     return next((t for p in reversed(m.parts) if (t := getattr(p, "timestamp", None)) is not None), None)
 
 
-_key_memo: dict[int, tuple[ModelMessage, str]] = {}
+_key_memo: IdentityMemo[str] = IdentityMemo()
 
 
 def message_key(m: ModelMessage) -> str:
@@ -80,17 +81,13 @@ def message_key(m: ModelMessage) -> str:
     Memoised by object identity (as token estimates are): every commit is re-projected on every
     request, so without it a long session spends most of its pipeline time formatting timestamps.
     """
-    hit = _key_memo.get(id(m))
-    if hit is not None and hit[0] is m:
-        return hit[1]
+    hit = _key_memo.get(m)
+    if hit is not None:
+        return hit
     ts = _timestamp(m)
     ids = call_ids(m) if isinstance(m, ModelResponse) else return_ids(m)
     rid = m.provider_response_id if isinstance(m, ModelResponse) else None
-    key = f"{m.kind}|{ts.isoformat() if ts else '-'}|{rid or ''}|{','.join(ids)}"
-    if len(_key_memo) > 200_000:
-        _key_memo.clear()
-    _key_memo[id(m)] = (m, key)
-    return key
+    return _key_memo.put(m, f"{m.kind}|{ts.isoformat() if ts else '-'}|{rid or ''}|{','.join(ids)}")
 
 
 def is_digest(part: Any) -> bool:

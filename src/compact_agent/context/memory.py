@@ -54,6 +54,7 @@ from ..config import Limits, Settings
 from . import rounds, summary, tokens
 from .compactor import CompactionError, CompactionResult, join
 from .events import Event, Stopwatch
+from .identity_memo import IdentityMemo
 from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, parse_sections
 from .summarizer import render_transcript
 
@@ -64,21 +65,17 @@ REFUSED = f"{NOTES_MARK}: tool calls are refused for this request. Reply with th
 
 
 # -- message identity ---------------------------------------------------------------------------------
-_fp_memo: dict[int, tuple[ModelMessage, str]] = {}
+_fp_memo: IdentityMemo[str] = IdentityMemo()
 
 
 def fingerprint(message: ModelMessage) -> str:
     """Content identity that survives reloads and pydantic-ai's late run metadata (run_id, model_id)."""
-    hit = _fp_memo.get(id(message))
-    if hit is not None and hit[0] is message:
-        return hit[1]
+    hit = _fp_memo.get(message)
+    if hit is not None:
+        return hit
     d = ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
     key = json.dumps({k: d.get(k) for k in ("kind", "timestamp", "parts")}, sort_keys=True, default=str)
-    fp = hashlib.sha1(key.encode()).hexdigest()
-    if len(_fp_memo) > 100_000:
-        _fp_memo.clear()
-    _fp_memo[id(message)] = (message, fp)
-    return fp
+    return _fp_memo.put(message, hashlib.sha1(key.encode()).hexdigest())
 
 
 def find(messages: Sequence[ModelMessage], index: int, fp: str) -> int | None:

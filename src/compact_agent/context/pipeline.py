@@ -279,6 +279,10 @@ class ContextManager(AbstractCapability[Any]):
                                 "archive": str(result.archive or ""), "time": self.clock().isoformat(),
                                 "messages_summarized": result.summarized}, result.messages)
         self.synced = len(result.messages)
+        # Only the newest result's history is ever used again (as the history to go on with); an
+        # older one kept its whole compacted history alive, so memory grew with every compaction.
+        if self.compactions:
+            self.compactions[-1].messages = []
         self.compactions.append(result)
         self._last_compaction_request = self.requests
         if self.memory is not None:

@@ -24,11 +24,13 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
+from .identity_memo import IdentityMemo
+
 CHARS_PER_TOKEN = 4.0
 PER_MESSAGE_OVERHEAD = 4
 IMAGE_TOKENS = 1_500
 
-_memo: dict[int, tuple[object, int]] = {}
+_memo: IdentityMemo[int] = IdentityMemo()
 
 
 def text_tokens(text: str) -> int:
@@ -70,15 +72,10 @@ def part_tokens(part: Any) -> int:
 
 
 def message_tokens(message: ModelMessage) -> int:
-    key = id(message)
-    hit = _memo.get(key)
-    if hit is not None and hit[0] is message:
-        return hit[1]
-    n = PER_MESSAGE_OVERHEAD + sum(part_tokens(p) for p in message.parts)
-    if len(_memo) > 200_000:
-        _memo.clear()
-    _memo[key] = (message, n)
-    return n
+    hit = _memo.get(message)
+    if hit is not None:
+        return hit
+    return _memo.put(message, PER_MESSAGE_OVERHEAD + sum(part_tokens(p) for p in message.parts))
 
 
 def estimate(messages: Iterable[ModelMessage]) -> int:
