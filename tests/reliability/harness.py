@@ -20,6 +20,7 @@ pydantic-ai per run, which is most of a short run.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
@@ -77,7 +78,8 @@ def make_project(root: Path, n: int = N_FILES) -> int:
 
 
 def message_keys(path: Path) -> set[str]:
-    """Canonical JSON of every message line that is complete on disk (a torn line was never saved)."""
+    """A digest of the canonical JSON of every message line complete on disk (a torn line was never
+    saved); a digest, so that a soak's witness does not hold the transcript in memory."""
     keys: set[str] = set()
     try:
         raw = path.read_bytes()
@@ -89,7 +91,7 @@ def message_keys(path: Path) -> set[str]:
         except (ValueError, UnicodeDecodeError):
             continue
         if isinstance(entry, dict) and entry.get("kind") == "message":
-            keys.add(json.dumps(entry.get("message"), sort_keys=True))
+            keys.add(hashlib.sha1(json.dumps(entry.get("message"), sort_keys=True).encode()).hexdigest())
     return keys
 
 
