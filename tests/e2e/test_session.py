@@ -173,3 +173,32 @@ async def test_resumed_session_sends_the_same_prefix(tmp_path):
         after = main[-1].messages
     assert cleared > 0
     assert after[: len(before)] == before
+
+
+async def test_rewind_restores_files_and_the_conversation(tmp_path):
+    def responder(req):
+        if is_notes_request(req):
+            return Reply.text("<notes>\n# Task and intent\n- edit\n</notes>")
+        last = req.messages[-1]
+        if last.get("role") == "tool":
+            if "original" in message_text(last):  # the read came back: now overwrite
+                return Reply.tools([("write_file", {"path": "b.txt", "content": "new\n"}),
+                                    ("write_file", {"path": "c.txt", "content": "created\n"})])
+            return Reply.text("done")
+        if "overwrite" in message_text(last):
+            return Reply.tools([("read_file", {"path": "b.txt"})])
+        return Reply.text("hello")
+
+    with FakeOpenAIServer(responder) as server:
+        s = session(tmp_path, server)
+        (s.cwd / "b.txt").write_text("original\n")
+        await s.run_turn("say hi")
+        kept = len(s.messages)
+        await s.run_turn("please overwrite b.txt")
+        assert (s.cwd / "b.txt").read_text() == "new\n" and (s.cwd / "c.txt").exists()
+        s.rewind(1)
+        assert (s.cwd / "b.txt").read_text() == "original\n"
+        assert not (s.cwd / "c.txt").exists()
+        assert len(s.messages) == kept
+        assert len(s.store.load().messages) == kept
+        s.close()
