@@ -285,6 +285,7 @@ def route_library_warnings() -> None:
 
 def main() -> None:
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # our terminal, our output
     route_library_warnings()
     try:
         app()

@@ -11,6 +11,7 @@ and the survey still finishes with the task intact. Afterwards the analyzer repl
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
 import tempfile
@@ -158,6 +159,7 @@ async def run_demo(repo: Path, home: Path, console: Console) -> Path:
 
 
 def main() -> None:
+    os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
     repo = Path(__file__).resolve().parents[2]
     if not (repo / "src/compact_agent/context").is_dir():
         sys.stderr.write("compact-agent demo: run it from a source checkout (make demo)\n")

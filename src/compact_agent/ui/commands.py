@@ -72,8 +72,7 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         i += 1
     with c.status(f"compacting {s.context_tokens():,} tokens…"):
         result = await s.compact(" ".join(rest), pivot=pivot, direction=direction)
-    c.print(f"compacted: {result.tokens_before:,} → {result.tokens_after:,} tokens; transcript archived at "
-            f"{result.archive}")
+    c.print(f"full transcript archived at {result.archive}")  # the sizes were shown by the compaction event
 
 
 @command("memory", "the session notes that let compaction skip the summary call")
