@@ -141,6 +141,7 @@ async def soak(args: argparse.Namespace) -> int:
     unsaved = 0
     memory: list[tuple[int, float, float]] = []
     early: tracemalloc.Snapshot | None = None
+    late: tracemalloc.Snapshot | None = None
     t0 = time.monotonic()
     turn = 0
     rng = random.Random(args.seed)
@@ -163,6 +164,8 @@ async def soak(args: argparse.Namespace) -> int:
                 memory.append((s.cm.requests, rss_mb(), heap))
                 if args.tracemalloc and len(memory) == 2:
                     early = tracemalloc.take_snapshot()
+                if args.tracemalloc and s.cm.requests >= args.requests:
+                    late = tracemalloc.take_snapshot()
                 print(f"  {s.cm.requests:5d} requests  {turn:4d} turns  {len(s.cm.compactions):3d} compactions  "
                       f"RSS {memory[-1][1]:6.1f} MB" + (f"  heap {heap:6.1f} MB" if args.tracemalloc else ""),
                       flush=True)
@@ -203,7 +206,7 @@ async def soak(args: argparse.Namespace) -> int:
     if args.tracemalloc:
         print("Python heap growth since the second sample, by allocation site:")
         group = "traceback" if os.environ.get("SOAK_FRAMES") else "lineno"
-        for stat in tracemalloc.take_snapshot().compare_to(early, group)[:8] if early else []:
+        for stat in late.compare_to(early, group)[:8] if early and late else []:
             print(f"    {stat}")
             if group == "traceback":
                 print("\n".join(f"        {line}" for line in stat.traceback.format()[-12:]))

@@ -150,6 +150,17 @@ class ToolResultBudget:
             log.warning("%d spilled tool result file(s) are missing from %s; each is written again from the "
                         "session the next time its result is sent", len(self._missing), self.spill_dir)
 
+    def forget_absent(self, messages: list[ModelMessage]) -> None:
+        """After a compaction: forget decisions about results that are gone for good, so the state
+        (saved with every request) does not grow with the session's length. Spill files stay: a
+        summary may still point at one."""
+        present = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
+                   for p in m.parts if isinstance(p, ToolReturnPart)}
+        self.seen &= present
+        self._missing &= present
+        self.replacements = {k: v for k, v in self.replacements.items() if k in present}
+        self.actions = {k: v for k, v in self.actions.items() if k in present}
+
     def _own_spill(self, call_id: str) -> Path | None:
         """The spill file a loaded decision names, if it is ours (a state file is data, not a path to trust)."""
         path = self._path(call_id)

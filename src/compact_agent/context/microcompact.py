@@ -92,6 +92,13 @@ class Microcompact:
     def load_state(self, d: dict[str, Any]) -> None:
         self.cleared = dict(d.get("cleared", {}))
 
+    def forget_absent(self, messages: list[ModelMessage]) -> None:
+        """After a compaction: forget clearings of results that are gone for good (the state is
+        saved with every request and would otherwise grow with the session's length)."""
+        present = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
+                   for p in m.parts if isinstance(p, ToolReturnPart)}
+        self.cleared = {k: v for k, v in self.cleared.items() if k in present}
+
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
         watch = Stopwatch()
         if self.server_side:

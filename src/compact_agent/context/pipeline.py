@@ -280,10 +280,14 @@ class ContextManager(AbstractCapability[Any]):
                                 "messages_summarized": result.summarized}, result.messages)
         self.synced = len(result.messages)
         # Only the newest result's history is ever used again (as the history to go on with); an
-        # older one kept its whole compacted history alive, so memory grew with every compaction.
+        # older one kept its whole compacted history (and summary) alive: memory grew with every
+        # compaction. The archive and the session file keep both.
         if self.compactions:
-            self.compactions[-1].messages = []
+            self.compactions[-1].messages, self.compactions[-1].summary = [], ""
         self.compactions.append(result)
+        for layer in self.layers:  # decisions about messages that are gone for good
+            if hasattr(layer, "forget_absent"):
+                layer.forget_absent(result.messages)
         self._last_compaction_request = self.requests
         if self.memory is not None:
             self.memory.after_compaction(result)
