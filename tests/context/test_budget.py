@@ -57,7 +57,7 @@ def test_reapplying_is_byte_identical_and_does_no_io(tmp_path: Path, monkeypatch
     def no_io(*_: object) -> None:
         raise AssertionError("a remembered replacement must not touch the disk")
 
-    monkeypatch.setattr(budget_mod, "_write_private", no_io)
+    monkeypatch.setattr(budget_mod, "write_private", no_io)
     second = run(layer, conv.messages)
     assert dump(second.messages) == dump(first.messages)
     assert second.events == [] and second.tokens_freed == first.tokens_freed
@@ -69,7 +69,7 @@ def test_state_survives_a_restart_with_identical_bytes(tmp_path: Path, monkeypat
     first = run(layer, conv.messages)
     state = json.loads(json.dumps(layer.state_to_json()))
 
-    monkeypatch.setattr(budget_mod, "_write_private", lambda *_: (_ for _ in ()).throw(AssertionError("I/O")))
+    monkeypatch.setattr(budget_mod, "write_private", lambda *_: (_ for _ in ()).throw(AssertionError("I/O")))
     restarted = ToolResultBudget(Settings(), tmp_path)
     restarted.load_state(state)
     assert dump(run(restarted, conv.messages).messages) == dump(first.messages)

@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
-from .. import crashpoints, secrets
 from ..config import Settings
 from . import tokens
 from .events import Budget, Event, LayerResult, Stopwatch
+from .markers import mark, write_private
 
 log = logging.getLogger(__name__)
 
@@ -36,15 +34,6 @@ LAYER = "budget"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def _mark(metadata: Any, info: dict[str, Any]) -> dict[str, Any]:
-    """Our marker under metadata["compact_agent"][layer], keeping whatever else is there."""
-    base: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
-    if metadata is not None and not isinstance(metadata, dict):
-        base["value"] = metadata
-    ours = dict(base.get("compact_agent") or {})
-    ours[LAYER] = info
-    base["compact_agent"] = ours
-    return base
 
 
 def text_of(part: ToolReturnPart) -> str | None:
@@ -64,27 +53,6 @@ def spill_name(tool_call_id: str) -> str:
     return f"{safe}.txt"
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Write atomically (temp file, fsync, rename) with owner-only permissions.
-
-    Tool output can hold secrets from the user's machine (env dumps, keys in logs); 0600/0700
-    keeps it as private as the session itself, and the rename means a reader never sees half a file.
-    """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".spill-", suffix=".tmp")
-    try:
-        try:
-            crashpoints.write_in_two(fd, secrets.redact(text).encode("utf-8"), "spill")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, 0o600)
-        crashpoints.hit("spill.synced")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    crashpoints.hit("spill.renamed")
 
 
 def build_preview(text: str, preview_chars: int, path: Path | None) -> str:
@@ -248,7 +216,7 @@ class ToolResultBudget:
         info: dict[str, Any] = {"action": "spill", "chars": len(text)}
         if path is not None:
             try:
-                _write_private(path, text)
+                write_private(path, text, "spill")
                 info["path"] = str(path)
             except OSError as e:
                 log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
@@ -267,7 +235,7 @@ class ToolResultBudget:
         if path is None or text is None:
             return
         try:
-            _write_private(path, text)
+            write_private(path, text, "spill")
         except OSError as e:
             log.warning("could not write the spilled tool result %s again: %s", path, e)
 
@@ -286,7 +254,7 @@ class ToolResultBudget:
                 parts[i] = replace(
                     part,
                     content=self.replacements[part.tool_call_id],
-                    metadata=_mark(part.metadata, info),
+                    metadata=mark(part.metadata, LAYER, info),
                 )
                 changed = True
         return replace(message, parts=parts) if changed else message

@@ -46,6 +46,7 @@ from ..config import Settings
 from . import tokens
 from .events import Budget, Event, LayerResult, Stopwatch
 from .identity_memo import IdentityMemo
+from .markers import mark
 from .rounds import api_rounds, call_ids, return_ids, safe_cuts
 
 log = logging.getLogger(__name__)
@@ -55,14 +56,6 @@ DIGEST_HEADER = "[Collapsed history digest]"
 Digest = Callable[[list[ModelMessage]], str]
 
 
-def _mark(metadata: Any, info: dict[str, Any]) -> dict[str, Any]:
-    base: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
-    if metadata is not None and not isinstance(metadata, dict):
-        base["value"] = metadata
-    ours = dict(base.get("compact_agent") or {})
-    ours[LAYER] = info
-    base["compact_agent"] = ours
-    return base
 
 
 def _timestamp(m: ModelMessage) -> datetime | None:
@@ -447,7 +440,7 @@ class ContextCollapse:
             digest = UserPromptPart(content=c.digest, timestamp=datetime.fromisoformat(c.timestamp))
             tail = list(nxt.parts) if isinstance(nxt, ModelRequest) else []
             merged_prev: ModelMessage = replace(prev, parts=[*prev.parts, digest, *tail],
-                                                metadata=_mark(prev.metadata, info))
+                                                metadata=mark(prev.metadata, LAYER, info))
             rest = view[b + 1:] if isinstance(nxt, ModelRequest) else view[b:]
             return [*view[: a - 1], merged_prev, *rest]
         carried: list[Any] = []
@@ -460,7 +453,7 @@ class ContextCollapse:
         ts = datetime.fromisoformat(c.timestamp)
         digest = UserPromptPart(content=c.digest, timestamp=ts)
         if isinstance(nxt, ModelRequest):
-            merged: ModelMessage = replace(nxt, parts=[*carried, digest, *nxt.parts], metadata=_mark(nxt.metadata, info))
+            merged: ModelMessage = replace(nxt, parts=[*carried, digest, *nxt.parts], metadata=mark(nxt.metadata, LAYER, info))
             return [*view[:a], merged, *view[b + 1 :]]
-        request = ModelRequest(parts=[*carried, digest], timestamp=ts, metadata=_mark(None, info))
+        request = ModelRequest(parts=[*carried, digest], timestamp=ts, metadata=mark(None, LAYER, info))
         return [*view[:a], request, *view[b:]]

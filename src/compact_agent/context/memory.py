@@ -26,8 +26,6 @@ import dataclasses
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -49,12 +47,12 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
-from .. import crashpoints, secrets
 from ..config import Limits, Settings
 from . import rounds, summary, tokens
 from .compactor import CompactionError, CompactionResult, join
 from .events import Event, Stopwatch
 from .identity_memo import IdentityMemo
+from .markers import write_private
 from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, parse_sections
 from .summarizer import render_transcript
 
@@ -138,23 +136,6 @@ def escalated_tail(limits: Limits, level: int) -> Limits:
 
 
 # -- files ------------------------------------------------------------------------------------------------
-def write_private(path: Path, text: str) -> None:
-    """Temp file, fsync, rename, 0600: a reader (or a crash) never sees half the notes."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        try:
-            crashpoints.write_in_two(fd, secrets.redact(text).encode("utf-8"), "notes")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, 0o600)
-        crashpoints.hit("notes.synced")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    crashpoints.hit("notes.renamed")
 
 
 def _read_notes(path: Path) -> str | None:
@@ -275,7 +256,7 @@ class SessionMemory:
         try:
             reply = await (self._separate(job) if self.notes_model is not None else self._shared(job))
             notes = normalize_notes(reply, self.notes)
-            write_private(self.path, notes)
+            write_private(self.path, notes, "notes")
         except asyncio.CancelledError:
             raise
         except Exception as e:  # noqa: BLE001 - logged, backed off, retried on a later response
@@ -329,7 +310,7 @@ class SessionMemory:
         data = {"version": 1, "index": coverage[0], "fingerprint": coverage[1], "updated": self.updated} \
             if coverage else {"version": 1, "index": -1, "fingerprint": "", "updated": self.updated}
         with contextlib.suppress(OSError):
-            write_private(self.sidecar, json.dumps(data))
+            write_private(self.sidecar, json.dumps(data), "notes")
 
     # -- compaction ---------------------------------------------------------------------------------------
     async def try_compact(self, cm: Any, messages: list[ModelMessage], *, trigger: str, tokens_before: int,

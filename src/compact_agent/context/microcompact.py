@@ -29,6 +29,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from ..config import Settings
 from . import tokens
 from .events import Budget, Event, LayerResult, Stopwatch
+from .markers import mark
 
 LAYER = "microcompact"
 CLEARED = "[Old tool result content cleared]"
@@ -36,14 +37,6 @@ COMPACTABLE = frozenset({"read_file", "bash", "grep", "glob", "edit_file", "writ
 ANTHROPIC_BETA = "context-management-2025-06-27"
 
 
-def _mark(metadata: Any, info: dict[str, Any]) -> dict[str, Any]:
-    base: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
-    if metadata is not None and not isinstance(metadata, dict):
-        base["value"] = metadata
-    ours = dict(base.get("compact_agent") or {})
-    ours[LAYER] = info
-    base["compact_agent"] = ours
-    return base
 
 
 def _aware(t: datetime) -> datetime:
@@ -157,6 +150,6 @@ class Microcompact:
         for k, p in enumerate(parts):
             if isinstance(p, ToolReturnPart) and p.tool_call_id in self.cleared:
                 info = {"trigger": self.cleared[p.tool_call_id]}
-                parts[k] = replace(p, content=CLEARED, metadata=_mark(p.metadata, info))
+                parts[k] = replace(p, content=CLEARED, metadata=mark(p.metadata, LAYER, info))
                 changed = True
         return replace(message, parts=parts) if changed else message

@@ -41,6 +41,7 @@ from pydantic_ai.messages import (
 
 from . import tokens
 from .events import Budget, Event, LayerResult, Stopwatch
+from .markers import mark
 from .rounds import has_user_text
 
 LAYER = "snip"
@@ -61,14 +62,6 @@ _TRAILING = re.compile(r"[\s.!?,;:~。！？，；：、…]+$")
 _SPLIT = re.compile(r"\s*[,，、;；]\s*|\s+and\s+")
 
 
-def _mark(metadata: Any, info: dict[str, Any]) -> dict[str, Any]:
-    base: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
-    if metadata is not None and not isinstance(metadata, dict):
-        base["value"] = metadata
-    ours = dict(base.get("compact_agent") or {})
-    ours[LAYER] = info
-    base["compact_agent"] = ours
-    return base
 
 
 def prompt_text(part: UserPromptPart) -> str | None:
@@ -333,7 +326,7 @@ class Snip:
                     continue
                 if (i, j) in swaps and isinstance(p, ToolReturnPart):
                     content, kind = swaps[(i, j)]
-                    p = replace(p, content=content, metadata=_mark(p.metadata, {"kind": kind}))
+                    p = replace(p, content=content, metadata=mark(p.metadata, LAYER, {"kind": kind}))
                 parts.append(p)
             my_recs = [*carry, *dropped.values()]
             carry = []
@@ -347,5 +340,5 @@ class Snip:
             recs.append(my_recs)
         for k, r in enumerate(recs):
             if r:
-                out[k] = replace(out[k], metadata=_mark(out[k].metadata, {"removed": r}))
+                out[k] = replace(out[k], metadata=mark(out[k].metadata, LAYER, {"removed": r}))
         return out
