@@ -22,7 +22,6 @@ import hashlib
 import logging
 import os
 import re
-import signal
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,6 @@ from typing import Any, ParamSpec
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.toolsets import FunctionToolset
 
-from .. import secrets
 from ..config import Settings
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState, atomic_write_bytes
@@ -301,227 +299,6 @@ def edit_file_impl(
 # ------------------------------------------------------------------------------------------ bash
 
 
-class _Capped:
-    """Keeps the head and tail of a stream so a chatty command cannot exhaust memory."""
-
-    def __init__(self, keep_bytes: int) -> None:
-        self.keep = keep_bytes
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.dropped = 0
-
-    def add(self, chunk: bytes) -> None:
-        room = self.keep - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        self.tail += chunk
-        if len(self.tail) > self.keep:
-            self.dropped += len(self.tail) - self.keep
-            del self.tail[: len(self.tail) - self.keep]
-
-    def text(self, max_chars: int) -> str:
-        if self.dropped:  # decoded apart: the cut may have split a character
-            both = self.head.decode("utf-8", "replace") + self.tail.decode("utf-8", "replace")
-        else:
-            both = (self.head + self.tail).decode("utf-8", "replace")
-        if not self.dropped and len(both) <= max_chars:
-            return both
-        keep_head, keep_tail = max_chars // 2, max_chars - max_chars // 2
-        cut = len(both) - keep_head - keep_tail + self.dropped
-        note = f"\n[… {cut} characters of output cut from the middle …]\n"
-        return both[:keep_head] + note + (both[-keep_tail:] if keep_tail else "")
-
-
-async def _pump(stream: asyncio.StreamReader, sink: _Capped) -> None:
-    while chunk := await stream.read(65_536):
-        sink.add(chunk)
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-async def _exit_code(proc: asyncio.subprocess.Process) -> int:
-    # Process.wait() also waits for the pipe to close, which a background job (`cmd &`) may hold
-    # open for ever; the return code alone tells when bash itself is done.
-    while proc.returncode is None:
-        await asyncio.sleep(0.02)
-    return proc.returncode
-
-
-async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None) -> str:
-    if refusal := env.permissions.check("bash", command):
-        return refusal
-    limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
-    limit = min(limit, MAX_BASH_TIMEOUT_S)
-    # No pager or credential prompt may wait for input nobody can give.
-    # Nor may it see the provider key: `env` or a debug print would put it in the session.
-    child_env = {**secrets.scrubbed_env(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-    proc = await asyncio.create_subprocess_exec(
-        "bash", "-c", command, cwd=str(env.cwd), env=child_env,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,  # its own process group, so a timeout kills grandchildren too
-    )  # fmt: skip
-    sink = _Capped(env.settings.bash_output_max_chars * 4)
-    assert proc.stdout is not None
-    reader = asyncio.ensure_future(_pump(proc.stdout, sink))
-    notes = []
-    try:
-        try:
-            await asyncio.wait_for(_exit_code(proc), limit)
-        except TimeoutError:
-            _kill_group(proc.pid)
-            notes.append(f"[timed out after {limit:g}s; killed the command and its child processes]")
-        done, _ = await asyncio.wait({reader}, timeout=0.5)
-        if not done:
-            # Background jobs still write to our pipe: they would block on it once we stop reading.
-            # Jobs started with their output redirected (`nohup cmd > log 2>&1 &`) are not affected.
-            _kill_group(proc.pid)
-            notes.append(
-                "[killed background processes still attached to the output; redirect a job's output to keep it running]"
-            )
-            done, _ = await asyncio.wait({reader}, timeout=2)
-        code = await asyncio.wait_for(_exit_code(proc), 5)
-    except BaseException:  # cancelled (user interrupt) or stuck: leave nothing running behind us
-        _kill_group(proc.pid)
-        reader.cancel()
-        raise
-    if not done:
-        reader.cancel()
-    out = sink.text(env.settings.bash_output_max_chars).rstrip("\n") or "(no output)"
-    if code < 0:
-        with contextlib.suppress(ValueError):
-            notes.append(f"[terminated by {signal.Signals(-code).name}]")
-    return "\n".join([out, *notes, f"exit code: {code}"])
-
-
-# ----------------------------------------------------------------------------------- grep / glob
-
-
-def _expand_braces(pattern: str) -> list[str]:
-    m = re.search(r"\{([^{}]*)\}", pattern)
-    if not m:
-        return [pattern]
-    head, tail = pattern[: m.start()], pattern[m.end() :]
-    return [x for alt in m.group(1).split(",") for x in _expand_braces(head + alt + tail)]
-
-
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a glob with `**` (any number of directories) into a regex over '/'-joined paths."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and (j := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : j]
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
-            i = j + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out))
-
-
-def _matcher(pattern: str) -> Callable[[str], bool]:
-    regexes = [_glob_regex(p) for p in _expand_braces(pattern)]
-    return lambda rel: any(r.fullmatch(rel) for r in regexes)
-
-
-def _walk(root: Path, max_depth: int | None = None) -> Iterator[tuple[Path, str]]:
-    """(file, path relative to root) under root, sorted, pruning SKIP_DIRS and beyond max_depth."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        depth = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
-        keep = max_depth is None or depth + 1 < max_depth
-        dirnames[:] = sorted(d for d in dirnames if keep and d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            rel = name if rel_dir == "." else f"{Path(rel_dir).as_posix()}/{name}"
-            yield Path(dirpath) / name, rel
-
-
-def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | None = None) -> str:
-    try:
-        rx = re.compile(pattern)
-    except re.error as e:
-        return f"invalid regex {pattern!r}: {e}"
-    root = resolve_path(env.cwd, path or ".")
-    if not root.exists():
-        return _not_found(env, root)
-    files = [(root, root.name)] if root.is_file() else _walk(root)
-    name_ok = _matcher(glob) if glob else None
-    by_name = bool(glob) and "/" not in glob  # like ripgrep: a slash-free glob matches the file name
-    hits: list[str] = []
-    for f, rel in files:
-        if name_ok and not name_ok(f.name if by_name else rel):
-            continue
-        try:
-            if _is_binary(f):
-                continue
-            with f.open(encoding="utf-8", errors="replace") as fh:
-                for n, line in enumerate(fh, 1):
-                    if rx.search(line):
-                        hits.append(f"{_shown(env, f)}:{n}:{line.rstrip()[:500]}")
-                        if len(hits) > MAX_MATCHES:
-                            break
-        except OSError:
-            continue
-        if len(hits) > MAX_MATCHES:
-            break
-    if not hits:
-        return f"No matches for {pattern!r} in {_shown(env, root)}" + (
-            f" (files matching {glob})" if glob else ""
-        )
-    if len(hits) > MAX_MATCHES:
-        return (
-            "\n".join(hits[:MAX_MATCHES])
-            + f"\n[stopped at {MAX_MATCHES} matches; narrow the pattern or path]"
-        )
-    return "\n".join(hits)
-
-
-def glob_impl(env: ToolEnv, pattern: str, path: str | None = None) -> str:
-    parts = Path(pattern).parts
-    fixed = 0  # leading components without wildcards become part of the search root
-    while fixed < len(parts) - 1 and not any(c in parts[fixed] for c in "*?[{"):
-        fixed += 1
-    root = resolve_path(env.cwd, Path(path or ".", *parts[:fixed]))
-    rest = "/".join(parts[fixed:])
-    if not root.is_dir():
-        return f"Directory not found: {_shown(env, root)}"
-    match = _matcher(rest)
-    depth = None if "**" in rest else rest.count("/") + 1
-    found = [f for f, rel in _walk(root, depth) if match(rel)]
-
-    def mtime(f: Path) -> int:
-        try:
-            return f.stat().st_mtime_ns
-        except OSError:
-            return 0
-
-    found.sort(key=lambda f: (-mtime(f), str(f)))
-    if not found:
-        return f"No files match {pattern!r} under {_shown(env, root)}"
-    shown = [_shown(env, f) for f in found[:MAX_GLOB_RESULTS]]
-    if len(found) > MAX_GLOB_RESULTS:
-        shown.append(f"[{MAX_GLOB_RESULTS} of {len(found)} files shown, newest first; narrow the pattern]")
-    return "\n".join(shown)
-
-
-# -------------------------------------------------------------------------------- toolset, mentions
-
-
 def _one_line(tool: str, e: BaseException) -> str:
     return f"{tool} failed: {type(e).__name__}: {' '.join(str(e).split())}"[:500]
 
@@ -540,6 +317,8 @@ def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]
 
 def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
     """The six tools as a pydantic-ai toolset, closing over `env`."""
+    from .search import glob_impl, grep_impl  # they build on this module's helpers
+    from .shell import bash_impl
 
     async def read_file(path: str, offset: int | None = None, limit: int | None = None) -> str:
         """Read a text file; lines come numbered like `cat -n`. Read a file before editing it.

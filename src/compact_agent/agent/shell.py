@@ -1,0 +1,115 @@
+"""The bash tool: a command in its own process group, output capped head and tail, a timeout that
+kills the whole group, and the exit code always shown.
+
+It runs as an asyncio subprocess so the event loop (spinner, Ctrl-C) never stalls, and the child
+does not inherit the provider's API key (a model running `env` must not put it in the session).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+
+from .. import secrets
+from .tools import MAX_BASH_TIMEOUT_S, ToolEnv
+
+
+class _Capped:
+    """Keeps the head and tail of a stream so a chatty command cannot exhaust memory."""
+
+    def __init__(self, keep_bytes: int) -> None:
+        self.keep = keep_bytes
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > self.keep:
+            self.dropped += len(self.tail) - self.keep
+            del self.tail[: len(self.tail) - self.keep]
+
+    def text(self, max_chars: int) -> str:
+        if self.dropped:  # decoded apart: the cut may have split a character
+            both = self.head.decode("utf-8", "replace") + self.tail.decode("utf-8", "replace")
+        else:
+            both = (self.head + self.tail).decode("utf-8", "replace")
+        if not self.dropped and len(both) <= max_chars:
+            return both
+        keep_head, keep_tail = max_chars // 2, max_chars - max_chars // 2
+        cut = len(both) - keep_head - keep_tail + self.dropped
+        note = f"\n[… {cut} characters of output cut from the middle …]\n"
+        return both[:keep_head] + note + (both[-keep_tail:] if keep_tail else "")
+
+
+async def _pump(stream: asyncio.StreamReader, sink: _Capped) -> None:
+    while chunk := await stream.read(65_536):
+        sink.add(chunk)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def _exit_code(proc: asyncio.subprocess.Process) -> int:
+    # Process.wait() also waits for the pipe to close, which a background job (`cmd &`) may hold
+    # open for ever; the return code alone tells when bash itself is done.
+    while proc.returncode is None:
+        await asyncio.sleep(0.02)
+    return proc.returncode
+
+
+async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None) -> str:
+    if refusal := env.permissions.check("bash", command):
+        return refusal
+    limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
+    limit = min(limit, MAX_BASH_TIMEOUT_S)
+    # No pager or credential prompt may wait for input nobody can give.
+    # Nor may it see the provider key: `env` or a debug print would put it in the session.
+    child_env = {**secrets.scrubbed_env(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+    proc = await asyncio.create_subprocess_exec(
+        "bash", "-c", command, cwd=str(env.cwd), env=child_env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,  # its own process group, so a timeout kills grandchildren too
+    )  # fmt: skip
+    sink = _Capped(env.settings.bash_output_max_chars * 4)
+    assert proc.stdout is not None
+    reader = asyncio.ensure_future(_pump(proc.stdout, sink))
+    notes = []
+    try:
+        try:
+            await asyncio.wait_for(_exit_code(proc), limit)
+        except TimeoutError:
+            _kill_group(proc.pid)
+            notes.append(f"[timed out after {limit:g}s; killed the command and its child processes]")
+        done, _ = await asyncio.wait({reader}, timeout=0.5)
+        if not done:
+            # Background jobs still write to our pipe: they would block on it once we stop reading.
+            # Jobs started with their output redirected (`nohup cmd > log 2>&1 &`) are not affected.
+            _kill_group(proc.pid)
+            notes.append(
+                "[killed background processes still attached to the output; redirect a job's output to keep it running]"
+            )
+            done, _ = await asyncio.wait({reader}, timeout=2)
+        code = await asyncio.wait_for(_exit_code(proc), 5)
+    except BaseException:  # cancelled (user interrupt) or stuck: leave nothing running behind us
+        _kill_group(proc.pid)
+        reader.cancel()
+        raise
+    if not done:
+        reader.cancel()
+    out = sink.text(env.settings.bash_output_max_chars).rstrip("\n") or "(no output)"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            notes.append(f"[terminated by {signal.Signals(-code).name}]")
+    return "\n".join([out, *notes, f"exit code: {code}"])
+
+
+# ----------------------------------------------------------------------------------- grep / glob
