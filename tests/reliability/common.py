@@ -7,8 +7,10 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -23,6 +25,9 @@ from pydantic_ai.messages import (
 from compact_agent.agent.runner import AgentSession, SessionOptions
 from compact_agent.config import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
+
+if TYPE_CHECKING:
+    from .harness import Zygote
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-test-0123456789abcdef0123456789abcdef"  # key-shaped, so a leak is easy to grep for
@@ -57,10 +62,17 @@ class CliRun:
         return [ln for ln in self.stderr.splitlines() if ln.strip()]
 
 
-def cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> CliRun:
-    """The real CLI in a subprocess (no inherited API keys or COMPACT_AGENT_ settings)."""
+def cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120,
+        zygote: Zygote | None = None) -> CliRun:
+    """The real CLI (no inherited API keys or COMPACT_AGENT_ settings): a fresh interpreter, or a
+    process forked from the pre-imported `zygote` (the same `main()`, without 2-3 s of imports)."""
     full = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("COMPACT_AGENT_")}
     full.update({"COMPACT_AGENT_HOME": str(home), "PYTHONPATH": str(REPO / "src")}, **(env or {}))
+    if zygote is not None:
+        out = Path(tempfile.mkdtemp(prefix="cli-"))
+        child = zygote.spawn("cli", list(args), full, cwd, out / "stdout", out / "stderr")
+        code = child.wait(timeout)
+        return CliRun(code, child.out.read_text(), child.err.read_text())
     proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env=full)
     return CliRun(proc.returncode, proc.stdout, proc.stderr)

@@ -25,7 +25,6 @@ import json
 import os
 import queue
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -113,41 +112,53 @@ def temp_files(home: Path) -> list[Path]:
 
 
 class Zygote:
-    """Client of `zygote.py`: forks real compact-agent processes and reports their stops and exits."""
+    """Client of `zygote.py`: forks real compact-agent processes, signals them, and reports their
+    stops and exits. Children are known by a token, not a pid (pids are reused)."""
 
     def __init__(self) -> None:
         env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'src'}"}
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.reliability.zygote"], cwd=REPO, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         self._lock = threading.Lock()
-        self._spawned: queue.Queue[int] = queue.Queue()
-        self._events: dict[int, queue.Queue[tuple[str, int]]] = {}
+        self._events: dict[str, queue.Queue[tuple[str, int]]] = {}
+        self._count = 0
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
-    def _queue(self, pid: int) -> queue.Queue[tuple[str, int]]:
+    def _queue(self, token: str) -> queue.Queue[tuple[str, int]]:
         with self._lock:
-            return self._events.setdefault(pid, queue.Queue())
+            return self._events.setdefault(token, queue.Queue())
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             msg = json.loads(line)
             if "stopped" in msg:
-                self._queue(msg["pid"]).put(("stopped", 0))
+                self._queue(msg["token"]).put(("stopped", 0))
             elif "exit" in msg:
-                self._queue(msg["pid"]).put(("exit", msg["exit"]))
+                self._queue(msg["token"]).put(("exit", msg["exit"]))
             else:
-                self._spawned.put(msg["pid"])
+                self._queue(msg["token"]).put(("pid", msg["pid"]))
+
+    def _send(self, obj: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        with self._lock:
+            self.proc.stdin.write(json.dumps(obj) + "\n")
+            self.proc.stdin.flush()
 
     def spawn(self, kind: str, argv: list[str], env: dict[str, str], cwd: Path, out: Path, err: Path) -> Child:
-        assert self.proc.stdin is not None
-        with self._lock:  # one request at a time, so the pid answered is ours
-            self.proc.stdin.write(json.dumps({"kind": kind, "argv": argv, "env": env, "cwd": str(cwd),
-                                              "out": str(out), "err": str(err)}) + "\n")
-            self.proc.stdin.flush()
-            pid = self._spawned.get(timeout=30)
-        return Child(pid, self._queue(pid), out, err)
+        with self._lock:
+            self._count += 1
+            token = f"c{self._count}"
+        events = self._queue(token)
+        self._send({"op": "spawn", "token": token, "kind": kind, "argv": argv, "env": env, "cwd": str(cwd),
+                    "out": str(out), "err": str(err)})
+        what, pid = events.get(timeout=60)
+        assert what == "pid"
+        return Child(self, token, pid, events, out, err)
+
+    def signal(self, token: str, sig: str) -> None:
+        self._send({"op": "signal", "token": token, "sig": sig})
 
     def close(self) -> None:
         if self.proc.stdin:
@@ -157,6 +168,8 @@ class Zygote:
 
 @dataclass
 class Child:
+    zygote: Zygote
+    token: str
     pid: int
     events: queue.Queue[tuple[str, int]]
     out: Path
@@ -175,6 +188,12 @@ class Child:
         while self.code is None:
             self.next_event(max(0.1, deadline - time.monotonic()))
         return self.code
+
+    def stop(self) -> None:
+        self.zygote.signal(self.token, "STOP")
+
+    def kill(self) -> None:
+        self.zygote.signal(self.token, "KILL")
 
 
 @dataclass
@@ -257,14 +276,14 @@ def _kill_at(child: Child, ws: Workspace, delay: float | None, timeout: float) -
         try:
             kind, code = child.next_event(delay)  # it may end (or stop at a point) before the delay
         except queue.Empty:
-            os.kill(child.pid, signal.SIGSTOP)
+            child.stop()
             kind, code = child.next_event(timeout)
     else:
         kind, code = child.next_event(timeout)
     if kind == "exit":
         return False, saved_messages(ws.home), code
     before = saved_messages(ws.home)  # stopped: nothing runs between the stop and the kill
-    os.kill(child.pid, signal.SIGKILL)
+    child.kill()
     while child.code is None:
         child.next_event(timeout)
     return True, before, -9
@@ -332,7 +351,7 @@ def kill_chain(zygote: Zygote, root: Path, steps: list[dict[str, Any]], *, scena
         last = zygote.spawn("cli", ws.cli_argv(server, prompt, *args), ws.env(SCENARIO_ENV[scenario]), ws.cwd,
                             root / "final.out", root / "final.err")
         code = last.wait(timeout)
-        stdout, stderr = last.out.read_text(), last.err.read_text()
+        stdout, stderr = last.out.read_text(), last.err.read_text()  # created by the zygote before the fork
         if code != 0:
             final.problems.append(f"the next run failed ({code}): {stderr[-800:]}")
         else:

@@ -19,23 +19,16 @@ from compact_agent.session.store import SessionStore
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text
 
 from .common import REPO, cli_args, session
-
-GATED_CLI = """
-import os, sys, time
-import compact_agent.agent.runner, compact_agent.cli
-gate = sys.argv[1]
-while not os.path.exists(gate):
-    time.sleep(0.01)
-sys.argv = ["compact-agent", *sys.argv[2:]]
-compact_agent.cli.main()
-"""
+from .harness import Zygote
 
 
 def _entries(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_bytes().splitlines()]
 
 
-async def test_second_process_on_the_same_session_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+async def test_second_process_on_the_same_session_is_refused_and_writes_nothing(tmp_path: Path, zygote: Zygote
+                                                                                ) -> None:
+    """Two real `compact-agent --continue -p` processes (forked from the suite's zygote)."""
     home, cwd = tmp_path / "home", tmp_path / "project"
     inside = threading.Event()
     release = threading.Event()
@@ -53,31 +46,26 @@ async def test_second_process_on_the_same_session_is_refused_and_writes_nothing(
         await s.aclose()
         path = s.store.path
         before = path.read_bytes()
-
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("COMPACT_AGENT_")}
         env.update({"COMPACT_AGENT_HOME": str(home), "PYTHONPATH": str(REPO / "src")})
-        a = subprocess.Popen([sys.executable, "-m", "compact_agent.cli", *cli_args(server, "SLOW one"), "--api-key", "k",
-                              "--continue"], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        # B is the same CLI entry point, started now so its imports overlap A's, held at a gate until A
-        # is inside its turn (holding the lock).
-        gate = tmp_path / "go"
-        b = subprocess.Popen([sys.executable, "-c", GATED_CLI, str(gate), *cli_args(server, "second process"),
-                              "--api-key", "k", "--continue"], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+        a = zygote.spawn("cli", [*cli_args(server, "SLOW one"), "--api-key", "k", "--continue"], env, cwd,
+                         tmp_path / "a.out", tmp_path / "a.err")
         try:
             assert inside.wait(30), "the first process never reached the provider"
             mid = path.read_bytes()  # A has saved its prompt and is waiting for the answer, holding the lock
-            gate.touch()
-            b_out, b_err = b.communicate(timeout=60)
+            b = zygote.spawn("cli", [*cli_args(server, "second process"), "--api-key", "k", "--continue"], env,
+                             cwd, tmp_path / "b.out", tmp_path / "b.err")
+            b_code = b.wait(60)
             assert path.read_bytes() == mid  # B wrote nothing
         finally:
             release.set()
-            out, err = a.communicate(timeout=60)
-    assert a.returncode == 0, err
-    assert json.loads(out)["result"].startswith("done")
-    assert b.returncode == 1 and len(b_err.strip().splitlines()) == 1, b_err
+            a_code = a.wait(60)
+    assert a_code == 0, a.err.read_text()
+    assert json.loads(a.out.read_text())["result"].startswith("done")
+    b_err = b.err.read_text()
+    assert b_code == 1 and len(b_err.strip().splitlines()) == 1, b_err
     assert b_err.startswith("compact-agent: session ") and "is in use by another compact-agent process" in b_err
-    assert not b_out
+    assert not b.out.read_text()
     # One writer: the file is the old content plus A's entries, chained parent to child.
     after = path.read_bytes()
     assert after.startswith(before)

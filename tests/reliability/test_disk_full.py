@@ -22,7 +22,7 @@ from tests.e2e.scripted import FileTaskAgent, make_project, task_text
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text
 
 from .common import cli, cli_args, l5_settings, session
-from .harness import saved_messages, temp_files
+from .harness import Zygote, saved_messages, temp_files
 
 
 @pytest.fixture(autouse=True)
@@ -124,14 +124,14 @@ async def test_spill_and_notes_write_failures_do_not_end_the_turn(tmp_path: Path
     assert not temp_files(tmp_path / "h")
 
 
-async def test_disk_full_through_the_cli(tmp_path: Path) -> None:
+async def test_disk_full_through_the_cli(tmp_path: Path, zygote: Zygote) -> None:
     home, cwd = tmp_path / "home", tmp_path / "project"
     with FakeOpenAIServer(echo) as server:
         s = session(home, cwd, server, api_key="k")
         await s.run_turn("remember PELICAN")
         await s.aclose()
         full = cli(home, cwd, *cli_args(server, "second"), "--api-key", "k", "--continue",
-                   env={"COMPACT_AGENT_CRASH_AT": "append.partial:1+:enospc"})
+                   env={"COMPACT_AGENT_CRASH_AT": "append.partial:1+:enospc"}, zygote=zygote)
         again = session(home, cwd, server, api_key="k", continue_last=True)
         out = await again.run_turn("third")
         await again.aclose()

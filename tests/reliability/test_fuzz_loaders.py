@@ -26,7 +26,7 @@ from compact_agent.session.store import SessionStore, _broken_pairs, _dump_messa
 
 from .common import pairs_history
 
-FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "50")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "30")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                          HealthCheck.too_slow])
 
 json_values = st.recursive(

@@ -39,17 +39,14 @@ CHAINS: dict[str, dict[str, list[dict[str, object]]]] = {
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, KillResult]:
+def results(tmp_path_factory: pytest.TempPathFactory, zygote: Zygote) -> dict[str, KillResult]:
     """Both chains at once; runs are forked from one pre-imported zygote (see harness.py)."""
-    zygote = Zygote()
-    try:
-        def one(name: str) -> list[KillResult]:
-            return kill_chain(zygote, tmp_path_factory.mktemp(name), CHAINS[name]["steps"], scenario=name)
 
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            done = [r for rs in pool.map(one, CHAINS) for r in rs]
-    finally:
-        zygote.close()
+    def one(name: str) -> list[KillResult]:
+        return kill_chain(zygote, tmp_path_factory.mktemp(name), CHAINS[name]["steps"], scenario=name)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = [r for rs in pool.map(one, CHAINS) for r in rs]
     return {r.label: r for r in done}
 
 

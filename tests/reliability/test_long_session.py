@@ -26,7 +26,7 @@ async def test_memory_and_layer_state_do_not_grow_with_the_session(tmp_path: Pat
     sizes: list[tuple[int, int, int]] = []
     with FakeOpenAIServer(TurnsAgent()) as server:
         s = session(tmp_path / "home", cwd, server, settings=settings)
-        for k in range(24):
+        for k in range(16):
             await s.run_turn(turn_prompt(k, [2 * k % 10, (2 * k + 1) % 10]))
             gc.collect()
             state = s.store.dir / "layers.json"

@@ -7,9 +7,12 @@ sets up its environment, working directory and output files and calls the real e
 harness stops it, inspects the disk and SIGKILLs it like any other. The zygote itself stays
 single-threaded and never starts an event loop or a client, so forking it is safe.
 
-Protocol (JSON lines): stdin gets `{"kind": "cli"|"drive", "argv": [...], "env": {...}, "cwd": ...,
-"out": path, "err": path}`; stdout answers `{"pid": n}`, then `{"pid": n, "stopped": true}` when a
-child stops and `{"pid": n, "exit": code}` when it ends (-signal when killed).
+Protocol (JSON lines, all keyed by a token the harness picks, never by pid, which the system
+reuses): stdin gets `{"op": "spawn", "token": t, "kind": "cli"|"drive", "argv": [...], "env":
+{...}, "cwd": ..., "out": path, "err": path}` or `{"op": "signal", "token": t, "sig": "STOP"|"KILL"}`;
+stdout answers `{"token": t, "pid": n}`, then `{"token": t, "stopped": true}` when the child stops
+and `{"token": t, "exit": code}` when it ends (-signal when killed). Signals go through the zygote
+because only it knows whether the child is still unreaped (so the pid is still the child's).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import asyncio
 import json
 import os
 import select
+import signal
 import sys
 from typing import Any
 
@@ -36,14 +40,13 @@ def _send(obj: dict[str, Any]) -> None:
     os.write(1, (json.dumps(obj) + "\n").encode())  # unbuffered: nothing for a child to inherit
 
 
-def _child(req: dict[str, Any]) -> int:
+def _child(req: dict[str, Any], out_fd: int, err_fd: int) -> int:
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.chdir(req["cwd"])
     os.environ.clear()
     os.environ.update(req["env"])
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    for fd, path in ((1, req["out"]), (2, req["err"])):
-        os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), fd)
     crashpoints.configure(os.environ.get(crashpoints.ENV, ""), os.environ.get(crashpoints.TALLY_ENV, ""))
     sys.argv = ["compact-agent", *req["argv"]]
     code = 0
@@ -63,8 +66,27 @@ def _child(req: dict[str, Any]) -> int:
     return code
 
 
+def _spawn(req: dict[str, Any]) -> int:
+    # The output files exist before the child runs, whatever happens to it.
+    out_fd = os.open(req["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    err_fd = os.open(req["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = _child(req, out_fd, err_fd)
+        except BaseException as e:  # noqa: BLE001 - the set-up failed: say so in the err file
+            os.write(err_fd, f"zygote child set-up failed: {e!r}\n".encode())
+        finally:
+            os._exit(code)
+    os.close(out_fd)
+    os.close(err_fd)
+    return pid
+
+
 def main() -> None:
     buf = b""
+    tokens: dict[int, str] = {}  # unreaped children
     while True:
         ready, _, _ = select.select([0], [], [], 0.005)
         if ready:
@@ -75,15 +97,15 @@ def main() -> None:
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
                 req = json.loads(line)
-                pid = os.fork()
-                if pid == 0:
-                    code = 1
-                    try:
-                        code = _child(req)
-                    finally:
-                        os._exit(code)
-                _send({"pid": pid})
-        while True:
+                if req["op"] == "spawn":
+                    pid = _spawn(req)
+                    tokens[pid] = req["token"]
+                    _send({"token": req["token"], "pid": pid})
+                else:
+                    pid = next((p for p, t in tokens.items() if t == req["token"]), None)
+                    if pid is not None:  # still ours: the pid cannot have been reused
+                        os.kill(pid, signal.SIGSTOP if req["sig"] == "STOP" else signal.SIGKILL)
+        while tokens:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG | os.WUNTRACED)
             except ChildProcessError:
@@ -91,9 +113,9 @@ def main() -> None:
             if pid == 0:
                 break
             if os.WIFSTOPPED(status):
-                _send({"pid": pid, "stopped": True})
+                _send({"token": tokens[pid], "stopped": True})
             else:
-                _send({"pid": pid, "exit": os.waitstatus_to_exitcode(status)})
+                _send({"token": tokens.pop(pid), "exit": os.waitstatus_to_exitcode(status)})
 
 
 if __name__ == "__main__":
