@@ -259,7 +259,9 @@ class _OneLineOnce(logging.Filter):
         self.seen: set[str] = set()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        text = " ".join(record.getMessage().split())
+        from . import secrets
+
+        text = secrets.redact(" ".join(record.getMessage().split()))
         if text in self.seen:
             return False
         self.seen.add(text)

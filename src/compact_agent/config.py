@@ -73,7 +73,7 @@ class Settings(BaseSettings):
     # provider failures (see agent/retry.py for who retries what)
     request_timeout_s: float = 600.0  # one HTTP attempt, streaming included
     max_retries: int = 2  # the SDK's own retries of 408/409/429/5xx/connection errors (backoff, retry-after)
-    transient_retries: int = 2  # ours, for what the SDK cannot retry: malformed replies, streams cut early
+    transient_retries: int = 2  # ours, for what the SDK cannot retry: a malformed (non-JSON) reply
     # tools
     bash_timeout_s: float = 120.0
     bash_output_max_chars: int = 30_000

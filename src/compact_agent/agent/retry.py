@@ -12,8 +12,8 @@ Who retries what, so that the total is bounded and nothing is retried twice over
   the SDK already retried them, and retrying again would only multiply the wait for an endpoint
   that is down.
 
-Worst case for one model request: 3 attempts for an HTTP error, a connection failure or a
-timeout; 3 × 3 for a reply that keeps arriving malformed. A stream that breaks after output has
+Worst case for one model request: 3 attempts, whichever the failure (the SDK does not retry a
+malformed body, so ours are the only retries there). A stream that breaks after output has
 reached the user cannot be rewound by any hook (pydantic-ai hands it over to the consumer): the turn
 then ends with one line, and the session keeps everything saved before it.
 
