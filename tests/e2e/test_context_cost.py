@@ -105,3 +105,24 @@ async def test_model_switch_to_a_smaller_window_compacts_first(tmp_path: Path):
     assert s.info.name == "small-model" and s.cm.limits.window == before + 1_000
     assert s.cm.limits.threshold < before and s.agent.model is s.model
     assert s.context_tokens() < s.cm.limits.threshold
+
+
+async def test_context_after_a_manual_compact_is_not_anchored_to_the_old_usage(tmp_path: Path):
+    cwd = tmp_path / "project"
+    make_project(cwd, 4, filler_chars=3_000)
+    agent = FileTaskAgent(4)
+    with FakeOpenAIServer(agent, model=MODEL) as server:
+        opts = SessionOptions(cwd=cwd, model=MODEL, base_url=server.base_url, api_key="k", context_window=64_000,
+                              permission_mode="yes", home=tmp_path / "home",
+                              settings=Settings(memory_enabled=False, collapse_enabled=False,
+                                                restore_max_files=1))
+        s = AgentSession(opts)
+        try:
+            await s.run_turn(task_text(4))
+            before = picture(s)
+            await s.compact()
+            after = picture(s)
+        finally:
+            await s.aclose()
+    assert before.anchored and not after.anchored
+    assert after.used < before.used

@@ -154,7 +154,8 @@ def picture(session: AgentSession) -> ContextPicture:
                      for t in ts.tools.values() if hasattr(t, "tool_def")]
     mcp_tools = {t for s in session.ext.mcp.live.values() for t in s.tools} if session.ext.mcp else set()
     rows, results = estimate_rows(view, session._system_prompt(), session.instructions, tool_defs, mcp_tools)
-    reported = anchor(view, cm.calibration)
+    # Usage reported before a compaction measured the old, longer context.
+    reported = None if cm.compacted_since_last_request else anchor(view, cm.calibration)
     total = reported if reported is not None else cm.calibration.tokens(sum(rows.values()))
     return ContextPicture(scale_to(rows, total), total, cm.limits.window, cm.limits.threshold,
                           reported is not None, results)

@@ -107,6 +107,11 @@ class ContextManager(AbstractCapability[Any]):
     def breaker_open(self) -> bool:
         return self.failures >= self.limits.max_consecutive_failures
 
+    @property
+    def compacted_since_last_request(self) -> bool:
+        """True between a compaction and the next request: the last reported usage is stale."""
+        return bool(self.compactions) and self.requests == self._last_compaction_request
+
     def tokens_until_compaction(self) -> int:
         return self.limits.threshold - self.last_tokens
 
