@@ -88,17 +88,7 @@ def standin_summary(messages: Sequence[ModelMessage]) -> str:
     """A deterministic `<analysis>` + `<summary>` reply of realistic size (see the module docstring)."""
     target = target_chars(sum(len(message_text(m)) for m in messages))
     users = _users(messages)
-    picked: list[str] = []
-    used = 0
-    for u in reversed(users):
-        if used + len(u) + 9 > USER_SHARE * target:
-            break
-        picked.append(u)
-        used += len(u) + 9
-    changed = changed_paths(messages)
-    read = [p for p in _read_paths(messages) if p not in changed]
-    last_text = next((p.content for m in reversed(messages) if isinstance(m, ModelResponse)
-                      for p in m.parts if isinstance(p, TextPart) and p.content.strip()), "")
+    picked, changed, read, last_text = _material(messages, users, target)
     body = [
         "1. Primary Request and Intent: " + _line(users[0] if users else "(none recorded)", 600),
         "3. Files and Code Sections: changed: " + _line(", ".join(changed) or "none", target // 10)
@@ -140,17 +130,7 @@ def standin_notes(messages: Sequence[ModelMessage], prompt: str) -> str:
     if found:
         target = min(target, 4 * int(found.group(1)))
     users = _users([*messages, ModelResponse(parts=[TextPart(prompt)])])
-    picked: list[str] = []
-    used = 0
-    for u in reversed(users):
-        if used + len(u) + 9 > USER_SHARE * target:
-            break
-        picked.append(u)
-        used += len(u) + 9
-    changed = changed_paths(messages)
-    read = [p for p in _read_paths(messages) if p not in changed]
-    last_text = next((p.content for m in reversed(messages) if isinstance(m, ModelResponse)
-                      for p in m.parts if isinstance(p, TextPart) and p.content.strip()), "")
+    picked, changed, read, last_text = _material(messages, users, target)
     body = {
         SECTIONS[0]: _line(users[0] if users else "(none recorded)", 600),
         SECTIONS[1]: "\n".join(f"- USER: {u}" for u in picked) or "_(nothing yet)_",
@@ -179,3 +159,21 @@ def model_summarizer(name: str) -> Summarize:
     from ..models import build_model
 
     return SharedPrefixSummarizer(build_model(name))
+
+
+def _material(messages: Sequence[ModelMessage], users: list[str], target: int
+              ) -> tuple[list[str], list[str], list[str], str]:
+    """What both stand-in replies draw on: the newest user messages that fit their share of
+    `target`, the changed and only-read paths, and the assistant's last words."""
+    picked: list[str] = []
+    used = 0
+    for u in reversed(users):
+        if used + len(u) + 9 > USER_SHARE * target:
+            break
+        picked.append(u)
+        used += len(u) + 9
+    changed = changed_paths(messages)
+    read = [p for p in _read_paths(messages) if p not in changed]
+    last_text = next((p.content for m in reversed(messages) if isinstance(m, ModelResponse)
+                      for p in m.parts if isinstance(p, TextPart) and p.content.strip()), "")
+    return picked, changed, read, last_text

@@ -44,6 +44,7 @@ from pydantic_ai.messages import (
 )
 
 from .. import crashpoints, secrets
+from ..context.rounds import call_ids, return_ids
 
 FORMAT_VERSION = 1
 
@@ -559,13 +560,12 @@ def _broken_pairs(messages: Sequence[ModelMessage]) -> bool:
         if isinstance(m, ModelResponse):
             if open_calls:
                 return True
-            open_calls = {p.tool_call_id for p in m.parts if isinstance(p, ToolCallPart)}
+            open_calls = set(call_ids(m))
             continue
-        for p in m.parts:
-            if isinstance(p, ToolReturnPart) or (isinstance(p, RetryPromptPart) and p.tool_name):
-                if p.tool_call_id not in open_calls:
-                    return True
-                open_calls.discard(p.tool_call_id)
+        for cid in return_ids(m):
+            if cid not in open_calls:
+                return True
+            open_calls.discard(cid)
     return bool(open_calls)
 
 
