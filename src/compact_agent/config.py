@@ -40,10 +40,15 @@ class Settings(BaseSettings):
     restore_tokens_per_file: int = 5_000
     restore_total_tokens: int = 50_000
     user_messages_budget: int = 20_000
+    adaptive_output_reserve: bool = True  # the reserve follows the longest answer seen (pipeline.py)
+    # Compaction priced (context/economics.py): earlier than the threshold when that is cheaper, and
+    # later (up to the hard limit) when compacting at the threshold could not pay. Off: thresholds only.
+    priced_compaction: bool = True
     # L1 tool-result budget
     tool_result_max_chars: int = 50_000
     tool_results_per_message_chars: int = 200_000
     tool_result_preview_chars: int = 2_000
+    tool_result_room_share: float = 0.25  # one result may take this share of the room the window leaves
     # L3 microcompact
     microcompact_keep_recent: int = 5
     microcompact_trigger: int = 12
@@ -63,7 +68,7 @@ class Settings(BaseSettings):
     memory_max_tokens: int = 40_000
     memory_update_tokens: int = 10_000  # measured on ../shared/data: 5K doubled the notes calls for no gain
     memory_update_tool_calls: int = 3
-    memory_enabled: bool = True
+    memory_enabled: bool = False  # notes cost more than the summaries they replace (README, analyzer)
     memory_start_fraction: float = 0.75  # notes start once the context passes this share of the threshold
     memory_model: str | None = None  # a cheaper model for the notes; None = the main model, shared prefix
     memory_wait_s: float = 2.0  # how long compaction waits for an extraction in flight

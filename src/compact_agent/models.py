@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pydantic_ai.models import Model
 
 from . import secrets
+from .context.economics import Prices
 
 
 class ConfigError(RuntimeError):
@@ -39,6 +40,15 @@ class ModelInfo:
             miss * self.input + cached * self.cache_read + cache_write * self.cache_write
             + output_tokens * self.output
         ) / 1e6
+
+
+def prices_of(info: ModelInfo) -> Prices:
+    """The prices the pipeline's cost decisions use. A model we know no price for (a local server)
+    is priced like the default model: only the ratios matter, and caching still saves time."""
+    if info.input <= 0 or info.cache_read <= 0:
+        return Prices(ttl_s=info.cache_ttl_s)
+    return Prices(miss=info.input, hit=info.cache_read, output=info.output, write=info.cache_write,
+                  ttl_s=info.cache_ttl_s)
 
 
 REGISTRY: dict[str, ModelInfo] = {

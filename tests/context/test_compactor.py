@@ -56,9 +56,13 @@ async def test_full_compaction_shrinks_keeps_pairs_and_user_words(tmp_path: Path
                 ModelRequest(parts=[ToolReturnPart("read_file", p.read_text(), tool_call_id=f"r{k}")
                                     for k, p in enumerate(paths)])]
 
-    restorer = Restorer(recent_files=lambda: list(reversed(files)), reread=reread)
+    restorer = Restorer(recent_files=lambda: list(reversed(files)), reread=reread, resolve=lambda s: tmp_path / s)
     comp = Compactor(limits, restorer)
     msgs = history(12)
+    # The agent edited f0..f2 (and only read the others): those come back, the rest are paths.
+    msgs[1:1] = [ModelResponse(parts=[ToolCallPart("edit_file", {"path": f"f{i}.txt", "old": "a", "new": "b"},
+                                                   tool_call_id=f"e{i}") for i in range(3)]),
+                 ModelRequest(parts=[ToolReturnPart("edit_file", "ok", tool_call_id=f"e{i}") for i in range(3)])]
     archived = []
     result = await comp.compact(msgs, summarize=fake_summary, archive=lambda: archived.append(1) or tmp_path / "a.jsonl")
     assert archived == [1]
@@ -69,8 +73,12 @@ async def test_full_compaction_shrinks_keeps_pairs_and_user_words(tmp_path: Path
     assert str(tmp_path / "a.jsonl") in head
     assert rounds.unpaired(result.messages) == (set(), set())
     assert dump(repair_messages(result.messages)) == dump(result.messages)
-    # Restored files were re-read newest-first selection, injected oldest first.
-    assert reread_calls and reread_calls[0][0] == files[::-1][::-1][:3] or reread_calls[0][0] == files
+    # The changed files were re-read (newest-first selection, injected oldest first) and are in the ledger.
+    assert reread_calls and reread_calls[0][0] == files
+    for i in range(3):
+        assert f"- f{i}.txt (edited)" in head
+    assert "Files read recently" in head and "f5.txt" in head  # read only: named, not restored
+    assert result.messages[0].metadata["compact_agent"]["files_changed"] == {f"f{i}.txt": ["edited"] for i in range(3)}
     # The newest tool result (not yet acted on) is kept verbatim.
     assert result.messages[-1].parts[-1].tool_call_id == "c11"
 

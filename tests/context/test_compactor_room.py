@@ -23,8 +23,12 @@ from compact_agent.context import restore, tokens
 from compact_agent.context.compactor import Compactor
 
 
-def history(n: int, size: int) -> list:
-    msgs: list = [ModelRequest(parts=[UserPromptPart("TASK: read everything")])]
+def history(n: int, size: int, edited: int = 5) -> list:
+    """Reads of f0..f{n-1}, after the agent wrote big0..big{edited-1} (the files it works on)."""
+    msgs: list = [ModelRequest(parts=[UserPromptPart("TASK: read everything")]),
+                  ModelResponse(parts=[ToolCallPart("write_file", {"path": f"big{i}.txt", "content": "z"},
+                                                    tool_call_id=f"w{i}") for i in range(edited)]),
+                  ModelRequest(parts=[ToolReturnPart("write_file", "ok", tool_call_id=f"w{i}") for i in range(edited)])]
     for i in range(n):
         msgs.append(ModelResponse(parts=[TextPart(f"r{i}"), ToolCallPart("read_file", {"path": f"f{i}"}, tool_call_id=f"c{i}")]))
         msgs.append(ModelRequest(parts=[ToolReturnPart("read_file", "y" * size, tool_call_id=f"c{i}")]))
@@ -49,7 +53,8 @@ def restorer_for(tmp_path: Path, n: int, chars: int) -> tuple[restore.Restorer, 
         return [ModelResponse(parts=[ToolCallPart("read_file", {"path": str(p)}, tool_call_id=f"r{k}") for k, p in enumerate(paths)]),
                 ModelRequest(parts=[ToolReturnPart("read_file", p.read_text()[:cut], tool_call_id=f"r{k}") for k, p in enumerate(paths)])]
 
-    return restore.Restorer(recent_files=lambda: list(files), reread=reread), asked
+    return restore.Restorer(recent_files=lambda: list(files), reread=reread,
+                            resolve=lambda s: tmp_path / s), asked
 
 
 async def test_restore_is_capped_by_the_room_left_under_the_threshold(tmp_path: Path):

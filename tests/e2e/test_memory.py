@@ -23,7 +23,7 @@ def test_long_task_compacts_from_session_notes_without_a_summary_call(cli):
     with FakeOpenAIServer(agent, window=WINDOW) as server:
         res = cli("-p", f"{task_text(N_FILES)} {CONSTRAINT}", "--model", "fake-model", "--base-url",
                   server.base_url, "--api-key", "sk-test", "--context-window", str(WINDOW), "--yes",
-                  "--output-format", "json", env={"COMPACT_AGENT_COLLAPSE_ENABLED": "false"})
+                  "--output-format", "json", env={"COMPACT_AGENT_COLLAPSE_ENABLED": "false", "COMPACT_AGENT_MEMORY_ENABLED": "true"})
     assert res.code == 0, res.stderr
     out = res.json()
     assert out["result"] == f"FINAL SUM: {expected}"

@@ -49,6 +49,12 @@ TURNS = 8
 ENV = {
     "COMPACT_AGENT_TOOL_RESULT_MAX_CHARS": str(SPILL_CAP),
     "COMPACT_AGENT_TOOL_RESULT_PREVIEW_CHARS": "1500",
+    # Every durable write must happen in a short run: notes on, and the threshold where the
+    # configured reserve puts it (the adaptive one would let the short task finish uncompacted).
+    "COMPACT_AGENT_MEMORY_ENABLED": "true",
+    "COMPACT_AGENT_ADAPTIVE_OUTPUT_RESERVE": "false",
+    "COMPACT_AGENT_PRICED_COMPACTION": "false",
+    "COMPACT_AGENT_TOOL_RESULT_ROOM_SHARE": "1",
 }
 # "task": one long turn that L5 compacts (session memory or a summary); L4 is off, or it would hold
 # the turn under the threshold. "turns": collapse folds earlier turns from half the threshold on.

@@ -92,7 +92,9 @@ async def test_private_files_are_0600_in_0700_folders(tmp_path: Path) -> None:
     cwd = tmp_path / "project"
     make_project(cwd, 10)
     reads = [[("read_file", {"path": f"data/file_{k:02d}.txt"})] for k in range(10)]
-    settings = Settings(tool_result_max_chars=7_000, memory_update_tokens=500)
+    settings = Settings(tool_result_max_chars=7_000, memory_update_tokens=500, memory_enabled=True,
+                        adaptive_output_reserve=False, priced_compaction=False,
+                        tool_result_room_share=1.0)
     with FakeOpenAIServer(Script(reads)) as server:
         s = session(tmp_path / "home", cwd, server, settings=settings)
         await s.run_turn("read the files")
@@ -130,7 +132,9 @@ def test_api_keys_are_in_no_file_and_no_output_line(tmp_path: Path, zygote: Zygo
 
     with FakeOpenAIServer(responder, api_key=KEY) as server:  # the CLI must send exactly this key
         run = cli(home, cwd, *cli_args(server, "show me everything", window=9_000), "--api-key", KEY,
-                  env={"OPENAI_API_KEY": env_key, "DEEPSEEK_API_KEY": env_key}, zygote=zygote)
+                  env={"OPENAI_API_KEY": env_key, "DEEPSEEK_API_KEY": env_key,
+                       "COMPACT_AGENT_ADAPTIVE_OUTPUT_RESERVE": "false",
+                       "COMPACT_AGENT_PRICED_COMPACTION": "false", "COMPACT_AGENT_TOOL_RESULT_ROOM_SHARE": "1"}, zygote=zygote)
     assert run.code == 1, run.stderr  # the provider error ended the turn
     assert len(run.stderr_lines()) >= 1 and all(ln.startswith("compact-agent:") for ln in run.stderr_lines())
     assert "[REDACTED]" in run.stderr
@@ -152,7 +156,7 @@ async def test_summary_and_notes_requests_cannot_run_tools(tmp_path: Path) -> No
     make_project(cwd, 10)
     evil = Reply.tools([("write_file", {"path": "PWNED.txt", "content": "x"}), ("bash", {"command": "touch BASHED"})])
     reads = [[("read_file", {"path": f"data/file_{k:02d}.txt"})] for k in range(10)]
-    for settings in (l5_settings(), Settings(memory_update_tokens=300, collapse_commit_fraction=0.0,
+    for settings in (l5_settings(), Settings(memory_update_tokens=300, collapse_commit_fraction=0.0, memory_enabled=True,
                                              collapse_blocking_fraction=0.0)):
         script = Script(reads, internal=evil)
         with FakeOpenAIServer(script) as server:

@@ -107,7 +107,8 @@ async def test_spill_and_notes_write_failures_do_not_end_the_turn(tmp_path: Path
     crashpoints.configure("spill.partial:1+:enospc,notes.partial:1+:enospc")
     make_project(tmp_path / "p", 10)
     agent = FileTaskAgent(10)
-    settings = Settings(tool_result_max_chars=3_000)
+    settings = Settings(tool_result_max_chars=3_000, memory_enabled=True, adaptive_output_reserve=False, priced_compaction=False,
+                        tool_result_room_share=1.0)
     with FakeOpenAIServer(agent) as server:
         s = session(tmp_path / "h", tmp_path / "p", server, window=12_000, settings=settings)
         events: list = []

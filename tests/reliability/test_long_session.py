@@ -22,7 +22,9 @@ from .harness import make_project
 async def test_memory_and_layer_state_do_not_grow_with_the_session(tmp_path: Path) -> None:
     cwd = tmp_path / "project"
     make_project(cwd, 10)
-    settings = Settings(collapse_commit_fraction=0.5, tool_result_max_chars=7_000)
+    settings = Settings(collapse_commit_fraction=0.5, tool_result_max_chars=7_000, memory_enabled=True,
+                        adaptive_output_reserve=False, priced_compaction=False,
+                        tool_result_room_share=1.0)
     sizes: list[tuple[int, int, int]] = []
     with FakeOpenAIServer(TurnsAgent()) as server:
         s = session(tmp_path / "home", cwd, server, settings=settings)

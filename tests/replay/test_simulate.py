@@ -11,6 +11,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserProm
 
 from compact_agent.context import tokens
 from compact_agent.replay.importers import Transcript, load_transcript
+from compact_agent.config import Settings
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import (
     OVERHEAD_CAP,
@@ -109,7 +110,7 @@ def without_collapse(ours: Ours) -> Ours:
 async def test_ours_runs_the_live_pipeline_once_per_recorded_request():
     t = big_asks()
     s = sim(32_000)
-    ours = without_collapse(Ours(s))
+    ours = without_collapse(Ours(s, Settings(memory_enabled=True)))
     try:
         run = await replay(t, ours, s)
     finally:

@@ -27,7 +27,7 @@ async def show(s: AgentSession) -> str:
 
 
 async def test_memory_command(tmp_path):
-    s = session(tmp_path)
+    s = session(tmp_path, settings=Settings(memory_enabled=True))
     assert "no notes yet" in await show(s)
     notes = "\n\n".join(f"# {t}\nabout [brackets] {i}" for i, t in enumerate(SECTIONS)) + "\n"
     assert s.memory is not None
@@ -36,7 +36,7 @@ async def test_memory_command(tmp_path):
     s.store.append([ModelRequest(parts=[UserPromptPart("hello")])])
     sid = s.session_id
     s.close()
-    again = session(tmp_path, session_id=sid)  # a restart (or --continue) loads the notes from beside the session
+    again = session(tmp_path, session_id=sid, settings=Settings(memory_enabled=True))  # a restart (or --continue) loads the notes from beside the session
     out = await show(again)
     assert "# Task and intent" in out and "about [brackets] 6" in out
     again.close()

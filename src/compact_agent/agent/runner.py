@@ -36,7 +36,7 @@ from ..context.memory import SessionMemory
 from ..context.pipeline import ContextManager
 from ..context.restore import Restorer
 from ..context.summarizer import SharedPrefixSummarizer
-from ..models import ModelInfo, build_model, model_info, provider_for
+from ..models import ModelInfo, build_model, model_info, prices_of, provider_for
 from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
 from .checkpoints import Checkpoints
 from .extensions import SessionExtensions
@@ -163,6 +163,7 @@ class AgentSession:
             event_sink=self._on_event,
             on_compact_start=on_compact_start, provider=self.info.provider,
             cache_ttl_s=self.info.cache_ttl_s, max_output=self.info.max_output, memory=self.memory,
+            prices=prices_of(self.info),
             before_compact=self.ext.before_compact, after_compact=self.ext.after_compact,
         )
         self._restore_layer_state()

@@ -5,6 +5,13 @@ The model rarely needs all of it at once, and it can page through a file with `r
 result over `tool_result_max_chars` is spilled to `spill_dir/<tool_call_id>.txt` and replaced by
 its head and tail plus a line saying where the rest is. A request whose fresh results together
 exceed `tool_results_per_message_chars` spills its largest fresh results first until it fits.
+Both limits also scale with the room the window leaves the conversation (threshold minus system
+prompt and tools): one result may take a quarter of it, one request's fresh results half, so a
+single round can never fill a small window, and the next request always fits.
+
+The arguments of a tool call that has run (a `write_file` of a megabyte) are the same problem in
+the model's own messages: long string arguments of answered calls are cut in the view to the same
+per-result limit, head and tail kept, with a note that the full text was written.
 
 Why "fresh": a result the model has already seen in full is in the provider's prompt cache.
 Replacing it later would rewrite that cached prefix for a one-off saving, so a result seen and
@@ -21,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
 from ..config import Settings
 from . import tokens
@@ -78,6 +85,28 @@ def build_preview(text: str, preview_chars: int, path: Path | None) -> str:
     return f"{head}\n\n[... {omitted:,} characters omitted ...]\n\n{tail}\n\n{note}"
 
 
+def _cut_args(part: ToolCallPart, limit: int, keep: int) -> dict[str, Any] | None:
+    """The call's arguments with every string longer than `limit` cut to its head and tail, or None
+    when nothing is that long (or the arguments are not a JSON object)."""
+    try:
+        args = part.args_as_dict()
+    except Exception:  # noqa: BLE001 - malformed arguments are shown as they are
+        return None
+    if not isinstance(args, dict):
+        return None
+    out: dict[str, Any] = {}
+    cut = False
+    for k, v in args.items():
+        if isinstance(v, str) and len(v) > limit:
+            head, tail = v[: keep // 2], v[len(v) - keep // 2:]
+            out[k] = (f"{head}\n[... {len(v) - len(head) - len(tail):,} characters of this argument omitted "
+                      f"from the context; the call ran with the full text ...]\n{tail}")
+            cut = True
+        else:
+            out[k] = v
+    return out if cut else None
+
+
 class ToolResultBudget:
     """L1: cap single tool results and the fresh results of one request, spilling to disk.
 
@@ -94,6 +123,8 @@ class ToolResultBudget:
         self.seen: set[str] = set()
         self.replacements: dict[str, str] = {}
         self.actions: dict[str, dict[str, Any]] = {}  # id -> marker info, frozen with the preview
+        self.args_cut: dict[str, dict[str, Any]] = {}  # call id -> the arguments as shown
+        self.args_kept: set[str] = set()  # call ids judged small enough
         self._missing: set[str] = set()  # spilled before a restart, file gone since: re-spill when seen
 
     # -- state ---------------------------------------------------------------------------------
@@ -102,12 +133,16 @@ class ToolResultBudget:
             "seen": sorted(self.seen),
             "replacements": dict(sorted(self.replacements.items())),
             "actions": dict(sorted(self.actions.items())),
+            "args_cut": dict(sorted(self.args_cut.items())),
+            "args_kept": sorted(self.args_kept),
         }
 
     def load_state(self, d: dict[str, Any]) -> None:
         self.seen = set(d.get("seen", []))
         self.replacements = dict(d.get("replacements", {}))
         self.actions = dict(d.get("actions", {}))
+        self.args_cut = {k: v for k, v in dict(d.get("args_cut", {})).items() if isinstance(v, dict)}
+        self.args_kept = set(d.get("args_kept", []))
         self.seen.update(self.replacements)
         self._missing = set()
         for call_id in self.replacements:
@@ -128,6 +163,10 @@ class ToolResultBudget:
         self._missing &= present
         self.replacements = {k: v for k, v in self.replacements.items() if k in present}
         self.actions = {k: v for k, v in self.actions.items() if k in present}
+        calls = {p.tool_call_id for m in messages if isinstance(m, ModelResponse)
+                 for p in m.parts if isinstance(p, ToolCallPart)}
+        self.args_cut = {k: v for k, v in self.args_cut.items() if k in calls}
+        self.args_kept &= calls
 
     def _own_spill(self, call_id: str) -> Path | None:
         """The spill file a loaded decision names, if it is ours (a state file is data, not a path to trust)."""
@@ -139,14 +178,20 @@ class ToolResultBudget:
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
         watch = Stopwatch()
         before = tokens.estimate(messages)
+        limits = self.limits(budget)
+        answered = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
+                    for p in m.parts if isinstance(p, ToolReturnPart)}
         out: list[ModelMessage] = []
         new_ids: list[str] = []
         new_actions: dict[str, str] = {}
         for message in messages:
+            if isinstance(message, ModelResponse):
+                out.append(self._cut_args(message, answered, limits[0]))
+                continue
             if not isinstance(message, ModelRequest):
                 out.append(message)
                 continue
-            decided = self._decide_fresh(message)
+            decided = self._decide_fresh(message, limits)
             for call_id, action in decided.items():
                 new_ids.append(call_id)
                 new_actions[call_id] = action
@@ -170,7 +215,64 @@ class ToolResultBudget:
             )
         return LayerResult(messages=out, tokens_freed=max(0, before - after), events=events)
 
-    def _decide_fresh(self, message: ModelRequest) -> dict[str, str]:
+    def limits(self, budget: Budget) -> tuple[int, int]:
+        """(one result, one request's fresh results) in characters: the settings, or a share (a
+        quarter) and twice that of the room the window leaves the conversation, whichever is smaller; the room's share is
+        never below twice the preview, so a preview is always a saving."""
+        room_chars = int(budget.room * tokens.CHARS_PER_TOKEN) if budget.threshold else 10**12
+        floor = 2 * self.settings.tool_result_preview_chars
+        share = self.settings.tool_result_room_share
+        one = min(self.settings.tool_result_max_chars, max(floor, int(room_chars * share)))
+        many = max(one, min(self.settings.tool_results_per_message_chars, max(floor, int(room_chars * 2 * share))))
+        return one, many
+
+    def _cut_args(self, message: ModelResponse, answered: set[str], limit: int) -> ModelResponse:
+        """Cut long string arguments of calls that have run; the same bytes on every request."""
+        parts = list(message.parts)
+        changed = False
+        for i, part in enumerate(parts):
+            if not isinstance(part, ToolCallPart) or part.tool_call_id not in answered:
+                continue
+            cached = self.args_cut.get(part.tool_call_id)
+            if cached is None:
+                if part.tool_call_id in self.args_kept:
+                    continue
+                cached = _cut_args(part, limit, self.settings.tool_result_preview_chars)
+                if cached is None:
+                    self.args_kept.add(part.tool_call_id)
+                    continue
+                self.args_cut[part.tool_call_id] = cached
+            parts[i] = replace(part, args=cached)
+            changed = True
+        return replace(message, parts=parts) if changed else message
+
+    def shrink(self, messages: list[ModelMessage], need: int) -> tuple[list[ModelMessage], list[str]]:
+        """The last resort before a request that would not fit the window: replace the largest
+        remaining tool results (newest first among equals) by previews until `need` estimated
+        tokens are gone. The choice is frozen like any other, so later requests send the same
+        bytes. Returns the new view and the ids replaced."""
+        sizes: list[tuple[int, int, ToolReturnPart, str]] = []
+        for i, m in enumerate(messages):
+            if isinstance(m, ModelRequest):
+                for p in m.parts:
+                    if isinstance(p, ToolReturnPart) and p.tool_call_id not in self.replacements:
+                        text = text_of(p)
+                        if text is not None:
+                            sizes.append((len(text), i, p, text))
+        freed = 0
+        ids: list[str] = []
+        for _, _, part, text in sorted(sizes, key=lambda x: (-x[0], -x[1])):
+            if freed >= need:
+                break
+            if self._replace(part, text):
+                self.seen.add(part.tool_call_id)
+                freed += tokens.text_tokens(text) - tokens.text_tokens(self.replacements[part.tool_call_id])
+                ids.append(part.tool_call_id)
+        if not ids:
+            return messages, ids
+        return [self._render(m) if isinstance(m, ModelRequest) else m for m in messages], ids
+
+    def _decide_fresh(self, message: ModelRequest, limits: tuple[int, int]) -> dict[str, str]:
         """Judge the results of `message` not seen before; returns {id: "spill"|"truncate"} for new replacements."""
         fresh: list[tuple[int, ToolReturnPart, str]] = []
         for i, part in enumerate(message.parts):
@@ -185,7 +287,7 @@ class ToolResultBudget:
         size: dict[str, int] = {}
         for _, part, text in fresh:
             size[part.tool_call_id] = len(text)
-            if len(text) > self.settings.tool_result_max_chars:
+            if len(text) > limits[0]:
                 action = self._replace(part, text)
                 if action:
                     decided[part.tool_call_id] = action
@@ -194,7 +296,7 @@ class ToolResultBudget:
         candidates = sorted(
             (p for p in fresh if p[1].tool_call_id not in decided), key=lambda p: (-len(p[2]), p[0])
         )
-        limit = self.settings.tool_results_per_message_chars
+        limit = limits[1]
         for _, part, text in candidates:
             if sum(size.values()) <= limit:
                 break

@@ -44,6 +44,7 @@ from pydantic_ai.messages import (
 from .. import crashpoints, secrets
 from ..config import Settings
 from . import tokens
+from .economics import rewrite_pays
 from .events import Budget, Event, LayerResult, Stopwatch
 from .identity_memo import IdentityMemo
 from .markers import mark
@@ -353,7 +354,8 @@ class ContextCollapse:
             commit = self._new_commit(view, budget, tokens_now)
             new_view = self._project(view, commit) if commit else None
             gain = projected - tokens.estimate(new_view) if new_view is not None else 0
-            if commit and new_view is not None and gain > 0 and gain >= self.min_gain_fraction * budget.threshold:
+            if (commit and new_view is not None and gain > 0 and gain >= self.min_gain_fraction * budget.threshold
+                    and self._pays(view, commit, gain, budget)):
                 commit.tokens_before, commit.tokens_after = projected, tokens.estimate(new_view)
                 self.commits.append(commit)
                 self._persist(commit)
@@ -367,6 +369,18 @@ class ContextCollapse:
                 )
         after = tokens.estimate(view)
         return LayerResult(messages=view, tokens_freed=max(0, before - after), events=events)
+
+    @staticmethod
+    def _pays(view: list[ModelMessage], commit: Commit, gain: int, budget: Budget) -> bool:
+        """With prices known, a commit must earn back the prompt it re-sends from its first
+        message on before the next compaction (economics.py); unpriced, the batching rule alone."""
+        if budget.prices is None:
+            return True
+        start = next((i for i, m in enumerate(view) if message_key(m) == commit.first), 0)
+        tail = round(tokens.estimate(view[start:]) * budget.ratio)
+        removed = round(gain * budget.ratio)
+        return rewrite_pays(tail=tail, removed=removed, requests=budget.requests_until_compaction(removed),
+                            prices=budget.prices, credit=budget.credit)
 
     def _persist(self, commit: Commit) -> None:
         if self.log_path is None:

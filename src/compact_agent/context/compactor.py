@@ -26,16 +26,20 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    ToolReturnPart,
     UserPromptPart,
 )
 
 from ..config import Limits
-from . import rounds, summary, tokens
+from . import ledger, rounds, summary, tokens
 from .events import Event, Stopwatch
-from .restore import Restorer, restore_messages
+from .restore import Restorer, pick_files, read_paths_in
 
 Summarize = Callable[[list[ModelMessage], str], Awaitable[str]]
 MAX_PTL_RETRIES = 3
+KEEP_RESULTS = 5
+"""Tool results a compaction keeps verbatim (within the tail budget): the newest few, as observation
+masking keeps the newest observations; older ones live on in the summary and on disk."""
 
 
 class CompactionError(RuntimeError):
@@ -135,12 +139,17 @@ def join(*groups: Sequence[ModelMessage]) -> list[ModelMessage]:
     return out
 
 
-def tail_start(messages: Sequence[ModelMessage], max_tokens: int) -> int:
+def _results(message: ModelMessage) -> int:
+    return sum(1 for p in message.parts if isinstance(p, ToolReturnPart)) if isinstance(message, ModelRequest) else 0
+
+
+def tail_start(messages: Sequence[ModelMessage], max_tokens: int, max_results: int | None = None) -> int:
     """Where the verbatim tail after a summary begins.
 
     The newest request is what the model must answer now (a user prompt, or tool results it has
     not seen), so it is kept, with the response whose calls it answers. Older rounds are added
-    while they fit `max_tokens`.
+    while they fit `max_tokens` and, with `max_results`, until the tail holds that many tool
+    results: the newest results are the working memory a summary describes worst.
     """
     n = len(messages)
     if n == 0:
@@ -148,12 +157,14 @@ def tail_start(messages: Sequence[ModelMessage], max_tokens: int) -> int:
     start = rounds.adjust_cut_backward(messages, n - 1)
     safe = rounds.safe_cuts(messages)
     i = start
-    while i > 0:
+    held = sum(_results(m) for m in messages[start:])
+    while i > 0 and (max_results is None or held < max_results):
         j = i - 1
         while j > 0 and not safe[j]:
             j -= 1
         if tokens.estimate(messages[j:]) > max_tokens:
             break
+        held += sum(_results(m) for m in messages[j:i])
         i = j
     return i if i > 0 else start
 
@@ -194,7 +205,7 @@ class Compactor:
             raise CompactionError("nothing to compact")
         self.escalation = max(self.escalation, level)
         before = tokens_before if tokens_before is not None else self.scaled(tokens.estimate(messages) + overhead)
-        cut = tail_start(messages, max(500, self.limits.threshold // 8) >> self.escalation)
+        cut = tail_start(messages, self.tail_budget(), KEEP_RESULTS)
         if cut == 0:
             cut = len(messages)
         head, tail = messages[:cut], messages[cut:]
@@ -243,6 +254,57 @@ class Compactor:
         return self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes, archive,
                             trigger, "session_memory", tokens_before, overhead, watch, 0)
 
+    def tail_budget(self) -> int:
+        """Tokens of verbatim tail a compaction keeps: an eighth of the threshold, halved per
+        escalation step of the thrash guard."""
+        return max(500, self.limits.threshold // 8) >> self.escalation
+
+    def restorable(self, messages: Sequence[ModelMessage], kept: Sequence[ModelMessage],
+                   limits: Limits) -> tuple[list[Path], ledger.Ledger]:
+        """Which files come back after a compaction: the files changed since the previous one (the
+        model is working on them), newest first, within the budgets. A file that was only read,
+        or changed before the previous compaction and not touched since, comes back as a path in
+        the summary message: re-reading it costs the model one call, restoring it costs its tokens
+        uncached now and cached on every later request."""
+        files = ledger.changed_files(messages)
+        working = ledger.changed_files(messages, carried=False)
+        if not working or limits.restore_max_files <= 0:
+            return [], files
+        changed = {self.restorer.resolve(p) for p in working}
+        candidates = [p for p in self.restorer.recent_files() if p in changed]
+        exclude = {self.restorer.resolve(p) for p in read_paths_in(kept)}
+        return pick_files(candidates, limits, exclude, self.restorer.file_tokens), files
+
+    def rebuild_estimate(self, messages: list[ModelMessage], summary_tokens: int, overhead: int = 0) -> int:
+        """Provider tokens of the history right after a full compaction now (without `overhead`):
+        the summary (`summary_tokens`, the size summaries have had), the user's messages, the
+        ledger, the restored files and the kept tail. The pipeline prices compactions with it."""
+        if not messages:
+            return 0
+        cut = tail_start(messages, self.tail_budget(), KEEP_RESULTS)
+        if cut == 0:
+            cut = len(messages)
+        head, tail = messages[:cut], messages[cut:]
+        users = summary.pick_user_messages(summary.user_texts(head), self.limits.user_messages_budget)
+        msg = summary.summary_message("", None, users, "full", ledger.changed_files(messages),
+                                      ledger.read_files(head))
+        base = self.scaled(tokens.estimate([msg, *tail]) + overhead) + summary_tokens
+        limits = self._restore_limits(base)
+        paths, _ = self.restorable(messages, tail, limits)
+        restored = sum(min(self.restorer.file_tokens(p), limits.restore_tokens_per_file) for p in paths)
+        return base - self.scaled(overhead) + self.scaled(restored)
+
+    def _restore_limits(self, base: int) -> Limits:
+        """Restore budgets after escalation, and at most half the room left under the threshold
+        once the rest of the new history (`base`, provider tokens with the overhead) is counted:
+        with a small window and a large system prompt the defaults would restore the context
+        straight back over it."""
+        limits = escalated(self.limits, self.escalation)
+        room = max(0, int((self.limits.threshold - base) / self.ratio) // 2)
+        if room < limits.restore_total_tokens:
+            limits = dataclasses.replace(limits, restore_total_tokens=room)
+        return limits
+
     def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,
                 archive: Callable[[], Path], trigger: str, strategy: str, before: int, overhead: int,
@@ -252,15 +314,13 @@ class Compactor:
             archive_path = archive()
         except OSError as e:
             raise CompactionError(f"could not archive the transcript ({e}); the session was not rewritten") from e
-        head_msg = summary.summary_message(text, archive_path, users, strategy)
-        limits = escalated(self.limits, self.escalation)
-        # Restored files may use at most half the room left under the threshold: with a small window
-        # and a large system prompt, the defaults would restore the context straight back over it.
-        base = self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead)
-        room = max(0, int((self.limits.threshold - base) / self.ratio) // 2)
-        if room < limits.restore_total_tokens:
-            limits = dataclasses.replace(limits, restore_total_tokens=room)
-        restored = restore_messages(self.restorer, limits, kept=[*keep_head, *tail])
+        files = ledger.changed_files(messages)
+        head_msg = summary.summary_message(text, archive_path, users, strategy, files, ledger.read_files(summarized))
+        limits = self._restore_limits(self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead))
+        paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
+        self.restorer.reset()
+        restored = self.restorer.reread(list(reversed(paths)), limits.restore_tokens_per_file) if paths else []
+        restored += self.restorer.attachments()
         self.escalation = 0
         new = join(keep_head, [head_msg], restored, tail)
         after = self.scaled(tokens.estimate(new) + overhead)
@@ -272,7 +332,7 @@ class Compactor:
         ev = Event("compact", strategy, before, after, trigger=trigger, duration_ms=watch.ms(),
                    detail={"archive": str(archive_path), "summarized": len(summarized),
                            "kept": len(tail) + len(keep_head), "restored": len(restored),
-                           "dropped_rounds": dropped_rounds})
+                           "dropped_rounds": dropped_rounds, "files_changed": len(files)})
         return CompactionResult(new, trigger, strategy, before, after, archive_path, text,
                                 len(summarized), ev)
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
+from .economics import Prices
+
 
 @dataclass
 class Event:
@@ -60,6 +62,25 @@ class Budget:
     collapse_blocking: int = 0
     cache_ttl_s: float = 3600.0
     provider: str = "openai"
+    overhead: int = 0  # system prompt and tool definitions, in the same tokens as `tokens`
+    # For layers that price a rewrite (economics.py): the model's prices, the session's growth per
+    # request, and the size (like `tokens`) at which the next compaction is expected. None: unpriced.
+    prices: Prices | None = None
+    growth: float = 0.0
+    compact_at: int = 0
+    ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration)
+    credit: float = 0.0  # USD per token freed, for the compactions that freeing postpones
+
+    def requests_until_compaction(self, freed: int = 0) -> float:
+        """Requests expected before the next compaction if `freed` tokens left the context now."""
+        if self.growth <= 0:
+            return 0.0
+        return max(0.0, (self.compact_at - self.tokens + freed) / self.growth)
+
+    @property
+    def room(self) -> int:
+        """Tokens the conversation itself may use under the threshold."""
+        return max(0, self.threshold - self.overhead)
 
 
 Clock = Callable[[], datetime]

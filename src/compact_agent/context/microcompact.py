@@ -28,6 +28,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from ..config import Settings
 from . import tokens
+from .economics import rewrite_pays
 from .events import Budget, Event, LayerResult, Stopwatch
 from .markers import mark
 
@@ -118,6 +119,9 @@ class Microcompact:
             age = (_aware(budget.now) - _aware(newest)).total_seconds()
             if age > budget.cache_ttl_s:
                 trigger, chosen = "time", candidates
+            elif budget.prices is not None:
+                if self._pays(messages, candidates, budget):
+                    trigger, chosen = "priced", candidates
             elif len(live) > self.settings.microcompact_trigger:
                 need = min(self.settings.microcompact_min_free_tokens, budget.threshold // 10)
                 if sum(self._saving(p) for p in candidates) >= need:
@@ -137,6 +141,19 @@ class Microcompact:
                       time=budget.now.isoformat())
             )
         return LayerResult(messages=out, tokens_freed=max(0, before - after), events=events)
+
+    def _pays(self, messages: list[ModelMessage], candidates: list[ToolReturnPart], budget: Budget) -> bool:
+        """Clear the batch when what it removes from every request until the next compaction
+        (which the clearing itself postpones) earns back the prompt re-sent from the first cleared
+        result on (economics.py). Sizes are the pipeline's calibrated tokens."""
+        first = {p.tool_call_id for p in candidates}
+        start = next(i for i, m in enumerate(messages) if isinstance(m, ModelRequest)
+                     and any(isinstance(p, ToolReturnPart) and p.tool_call_id in first for p in m.parts))
+        tail = round(tokens.estimate(messages[start:]) * budget.ratio)
+        removed = round(sum(self._saving(p) for p in candidates) * budget.ratio)
+        assert budget.prices is not None
+        return rewrite_pays(tail=tail, removed=removed, requests=budget.requests_until_compaction(removed),
+                            prices=budget.prices, credit=budget.credit)
 
     @staticmethod
     def _saving(part: ToolReturnPart) -> int:

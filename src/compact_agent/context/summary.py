@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from . import tokens
+from . import ledger, tokens
 
 MARK = "compact_agent"
 
@@ -135,13 +135,26 @@ def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> list[str]:
 
 
 def summary_message(summary: str, archive: Path | None, user_messages: Sequence[str],
-                    strategy: str = "full") -> ModelRequest:
-    """The first message of a compacted history."""
+                    strategy: str = "full", files: dict[str, list[str]] | None = None,
+                    reads: Sequence[str] = ()) -> ModelRequest:
+    """The first message of a compacted history.
+
+    Besides the summary it carries, whatever the summarizer wrote: the user's messages verbatim,
+    the ledger of every file changed in the session (kept in the metadata too, so the next
+    compaction carries it on), and the paths of recently read files, which the model can re-read.
+    """
     lines = [SUMMARY_HEAD,
              "Summary of the earlier conversation:", "", summary.strip(), ""]
     if user_messages:
         lines.append("The user's messages, verbatim, newest first (they stay authoritative):")
         lines += [f"- {m}" for m in user_messages]
+        lines.append("")
+    if files:
+        lines.append("Files changed in this session (read them again before editing):")
+        lines += ledger.render(files)
+        lines.append("")
+    if reads:
+        lines.append("Files read recently (not restored; read them again if needed): " + ", ".join(reads))
         lines.append("")
     if archive:
         lines.append(f"If you need details the summary lacks (exact code, error text), the full transcript "
@@ -149,7 +162,7 @@ def summary_message(summary: str, archive: Path | None, user_messages: Sequence[
     lines.append("Continue the work from where it stopped without recapping the summary to the user and "
                  "without asking them questions about it.")
     meta = {MARK: {"kind": "summary", "strategy": strategy, "user_messages": list(reversed(user_messages)),
-                   "archive": str(archive) if archive else None}}
+                   "archive": str(archive) if archive else None, "files_changed": dict(files or {})}}
     return ModelRequest(parts=[UserPromptPart("\n".join(lines))], metadata=meta)
 
 

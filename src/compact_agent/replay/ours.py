@@ -48,6 +48,7 @@ from ..context.layers import default_layers
 from ..context.memory import SessionMemory
 from ..context.pipeline import ContextManager
 from ..context.restore import Restorer
+from ..models import PRICING, prices_of
 from .simulate import SideCall, Sim, Step
 from .standin import standin_notes
 
@@ -176,7 +177,7 @@ class Ours:
             compactor=Compactor(limits, restorer), store=self.store,
             layers=default_layers(self.settings, self.store), event_sink=self._on_event,
             provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, max_output=sim.max_output,
-            clock=self._now)
+            clock=self._now, prices=prices_of(PRICING.get(sim.provider, PRICING["deepseek"])))
         # The live agent measures its system prompt and tool schemas; here they are the fitted overhead.
         self.cm.overhead = round(sim.tm.overhead / sim.tm.ratio) if sim.tm.ratio else sim.tm.overhead
         self._history: list[ModelMessage] = []

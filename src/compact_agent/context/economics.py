@@ -1,0 +1,144 @@
+"""What an action on the context costs and what it saves, in the provider's prices.
+
+Every request re-sends the whole context. With prompt caching, the part that matches the previous
+request's prefix is billed at the cache-hit price (a tenth of a miss at DeepSeek and Anthropic) and
+the rest at the miss price (Anthropic: the cache-write price). So three quantities decide every
+action of the pipeline:
+
+* **holding** — each token kept in the context costs `hit` on every later request;
+* **rewriting** — changing the prompt at position p re-sends everything after p once, at
+  `resend` instead of `hit`;
+* **side requests** — a summary shares the cached prefix (its input is mostly hits) and pays
+  its output at the output price.
+
+A compaction is an order in the inventory sense: it costs a fixed amount `K` (the summary request
+and the rebuilt history re-sent uncached) and then holds `R` tokens instead of `C`. With a context
+that grows by `g` tokens per request, compacting each time the context has grown by `D` past the
+rebuild costs, per request, `hit·(R + D/2)` for holding plus `K·g/D` for the compactions; the
+minimum is at `D* = sqrt(2·g·K/hit)` (the economic order quantity). The pipeline compacts when the
+context has grown `D*` past what a compaction would rebuild, and earlier than the window forces it
+only when the saving still expected in the session pays for it. Nothing here is fitted to any
+transcript: the inputs are the model's prices, the session's measured growth per request, the
+measured size of summaries, and the sizes of what a compaction would keep.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["CompactionPlan", "Growth", "Prices", "plan_compaction", "rewrite_pays"]
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per million tokens. Only their ratios matter to the decisions below.
+
+    The default is DeepSeek V3.2's list price (the agent's default model): miss $0.28, hit
+    $0.028, output $0.42, no cache-write surcharge, entries kept about an hour.
+    """
+
+    miss: float = 0.28
+    hit: float = 0.028
+    output: float = 0.42
+    write: float = 0.0  # cache write (Anthropic 1.25x input); 0 = writes cost a miss
+    ttl_s: float = 3600.0
+
+    @property
+    def resend(self) -> float:
+        """What a token re-sent after a rewrite costs: a miss, or a cache write where that is dearer."""
+        return max(self.miss, self.write)
+
+    def cost(self, *, hits: float = 0, resent: float = 0, output: float = 0) -> float:
+        """USD for that many cache-hit, re-sent and output tokens."""
+        return (hits * self.hit + resent * self.resend + output * self.output) / 1e6
+
+
+@dataclass
+class Growth:
+    """How fast the context grows: new message tokens per model request, over the session.
+
+    The mean since the start of the session (not a short moving average): the cost of a compaction
+    is paid back over many requests, so the long-run rate is what the decision needs, and a single
+    huge tool result should not make the pipeline compact on the next request.
+    """
+
+    total: float = 0.0
+    requests: int = 0
+    last_size: int | None = None
+
+    def observe(self, size: int) -> None:
+        """The history (message tokens) as the next request is prepared."""
+        if self.last_size is not None:
+            self.total += max(0, size - self.last_size)
+            self.requests += 1
+        self.last_size = size
+
+    def rebase(self, size: int) -> None:
+        """After a compaction the history shrank: measure growth from its new size."""
+        self.last_size = size
+
+    @property
+    def rate(self) -> float:
+        return self.total / self.requests if self.requests else 0.0
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    """The decision for the current request, with the numbers behind it (for events and tests)."""
+
+    compact: bool
+    point: float  # context size (message tokens) at which compacting is cheapest per request
+    fixed_cost: float  # USD of one compaction: summary request + rebuilt history re-sent
+    saving: float  # USD per later request of holding the rebuild instead of the context
+    payback: float  # requests needed to earn the fixed cost back
+    horizon: float  # requests still expected in the session
+    rebuild: float = 0.0  # what the compaction would keep
+
+    @property
+    def credit_per_token(self) -> float:
+        """USD a token freed by a view rewrite saves in compactions: one costs `fixed_cost` every
+        `point - rebuild` tokens of growth."""
+        cycle = self.point - self.rebuild
+        return self.fixed_cost / cycle if cycle > 0 and math.isfinite(cycle) else 0.0
+
+
+SUMMARY_INSTRUCTION_TOKENS = 700  # the summary prompt appended after the shared prefix (sent uncached)
+
+
+def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens: int, growth: float,
+                    requests_so_far: int, prices: Prices) -> CompactionPlan:
+    """Whether compacting now, before the window forces it, is cheaper than waiting.
+
+    `context` is the history's size in tokens (without the fixed system prompt and tools,
+    `overhead`), `rebuild` what the history would be right after a compaction (summary, the user's
+    messages, kept tail, restored files), `summary_tokens` the expected summary output.
+
+    The fixed cost K of a compaction is the summary request (the shared prefix at hit price, the
+    instruction uncached, the summary as output) plus the rebuilt history re-sent uncached; holding
+    the rebuild for the request that would otherwise hold the context adds `rebuild·hit`. The best
+    point is `rebuild + sqrt(2·growth·K/hit)`. It is acted on only when the compaction also pays
+    back within the requests still expected: a session is expected to last about as long again as
+    it has so far (the median of a heavy-tailed length), so an early compaction in a short session,
+    which could not pay back, is never made.
+    """
+    k = prices.cost(hits=overhead + context, resent=rebuild + SUMMARY_INSTRUCTION_TOKENS,
+                    output=summary_tokens)
+    k_eff = k + prices.cost(hits=rebuild)
+    hit = prices.hit / 1e6
+    cycle = math.sqrt(2 * max(growth, 1.0) * k_eff / hit) if hit > 0 else math.inf
+    point = rebuild + cycle
+    saving = prices.cost(hits=max(0, context - rebuild))
+    payback = k / saving if saving > 0 else math.inf
+    horizon = float(requests_so_far)
+    return CompactionPlan(compact=context >= point and payback <= horizon, point=point, fixed_cost=k,
+                          saving=saving, payback=payback, horizon=horizon, rebuild=rebuild)
+
+
+def rewrite_pays(*, tail: int, removed: int, requests: float, prices: Prices, credit: float = 0.0) -> bool:
+    """Whether a view rewrite that re-sends `tail` tokens once and then removes `removed` tokens
+    from each of the next `requests` requests earns more than it costs. `credit` is USD per token
+    removed for the compactions it postpones: a compaction comes every `D*` tokens of growth and
+    costs `K`, so each token freed saves `K/D*` of one."""
+    cost = prices.cost(resent=tail) - prices.cost(hits=tail)
+    return prices.cost(hits=removed) * requests + credit * removed > cost

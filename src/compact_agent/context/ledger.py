@@ -1,0 +1,114 @@
+"""The file ledger: every file the agent created, edited or deleted, carried through compactions.
+
+A summary written by a model may forget a file it touched; the ledger cannot. It is read from the
+tool calls themselves (our `write_file`/`edit_file`, Claude Code's Write/Edit/MultiEdit/
+NotebookEdit, Codex's `apply_patch`, editor tools) and from the ledger a previous compaction left
+in its summary message's metadata, so it survives any number of compactions. The compaction
+message lists it as plain paths with what happened to each, which costs a few tokens per file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
+
+__all__ = ["Ledger", "changed_files", "read_files", "render"]
+
+MARK = "compact_agent"
+WRITE_TOOLS = frozenset({"write_file", "write", "create_file", "notebookedit"})
+EDIT_TOOLS = frozenset({"edit_file", "edit", "multiedit", "str_replace_editor", "str_replace_based_edit_tool"})
+PATCH_TOOLS = frozenset({"apply_patch"})
+READ_TOOLS = frozenset({"read_file", "read", "view"})
+PATH_KEYS = ("file_path", "path", "notebook_path", "filename")
+_PATCH = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
+_PATCH_ACTION = {"Add": "created", "Update": "edited", "Delete": "deleted"}
+
+Ledger = dict[str, list[str]]
+"""path -> what happened to it, oldest first (e.g. ["created", "edited"])."""
+
+
+def _args(part: ToolCallPart) -> dict[str, Any] | str:
+    if isinstance(part.args, dict):
+        return part.args
+    try:
+        parsed = json.loads(part.args or "{}")
+    except ValueError:
+        return part.args or ""
+    return parsed if isinstance(parsed, dict) else str(parsed)
+
+
+def _path(args: dict[str, Any] | str) -> str | None:
+    if not isinstance(args, dict):
+        return None
+    for k in PATH_KEYS:
+        v = args.get(k)
+        if isinstance(v, str) and v.strip():
+            return v.strip()
+    return None
+
+
+def _add(ledger: Ledger, path: str, action: str) -> None:
+    actions = ledger.setdefault(path, [])
+    if not actions or actions[-1] != action:
+        actions.append(action)
+
+
+def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True) -> Ledger:
+    """The ledger of `messages`: earlier ledgers carried in summary metadata (unless `carried` is
+    False: then only what the tool calls in `messages` changed), then the tool calls."""
+    ledger: Ledger = {}
+    for m in messages:
+        if isinstance(m, ModelRequest):
+            if not carried:
+                continue
+            meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
+            carried = meta.get("files_changed") if isinstance(meta, dict) else None
+            if isinstance(carried, dict):
+                for path, actions in carried.items():
+                    if isinstance(path, str) and isinstance(actions, list):
+                        for a in actions:
+                            if isinstance(a, str):
+                                _add(ledger, path, a)
+            continue
+        if not isinstance(m, ModelResponse):
+            continue
+        for p in m.parts:
+            if not isinstance(p, ToolCallPart):
+                continue
+            name = p.tool_name.lower()
+            args = _args(p)
+            if name in WRITE_TOOLS and (path := _path(args)):
+                _add(ledger, path, "written")
+            elif name in EDIT_TOOLS and (path := _path(args)):
+                command = args.get("command") if isinstance(args, dict) else None
+                _add(ledger, path, "created" if command == "create" else "edited")
+            elif name in PATCH_TOOLS:
+                text = " ".join(v for v in args.values() if isinstance(v, str)) if isinstance(args, dict) else args
+                for kind, path in _PATCH.findall(text):
+                    _add(ledger, path.strip(), _PATCH_ACTION[kind])
+    return ledger
+
+
+def read_files(messages: Sequence[ModelMessage], limit: int = 10) -> list[str]:
+    """Paths the agent read, newest first (at most `limit`): a list the model can read again."""
+    out: list[str] = []
+    for m in reversed(messages):
+        if not isinstance(m, ModelResponse):
+            continue
+        for p in reversed(m.parts):
+            if isinstance(p, ToolCallPart) and p.tool_name.lower() in READ_TOOLS:
+                path = _path(_args(p))
+                if path and path not in out:
+                    out.append(path)
+                    if len(out) >= limit:
+                        return out
+    return out
+
+
+def render(ledger: Ledger) -> list[str]:
+    """One line per file, in the order the files were first changed."""
+    return [f"- {path} ({', '.join(actions)})" for path, actions in ledger.items()]

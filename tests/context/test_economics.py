@@ -1,0 +1,73 @@
+"""The cost model's decisions on small cases computed by hand (DeepSeek prices: miss $0.28/M, hit
+$0.028/M, output $0.42/M)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from compact_agent.context.economics import Growth, Prices, plan_compaction, rewrite_pays
+
+DEEPSEEK = Prices()
+ANTHROPIC = Prices(miss=3.0, hit=0.30, output=15.0, write=3.75, ttl_s=300)
+
+
+def test_prices_cost_and_resend():
+    assert DEEPSEEK.resend == 0.28  # no write surcharge: a re-sent token is a miss
+    assert ANTHROPIC.resend == 3.75  # re-sent tokens are written to the cache at 1.25x
+    # 1M hits + 1M re-sent + 1M output
+    assert DEEPSEEK.cost(hits=1e6, resent=1e6, output=1e6) == pytest.approx(0.028 + 0.28 + 0.42)
+
+
+def test_growth_is_the_mean_new_tokens_per_request_and_ignores_shrinking():
+    g = Growth()
+    for size in (1_000, 3_000, 4_000, 4_000, 10_000):
+        g.observe(size)
+    assert g.requests == 4 and g.rate == pytest.approx((2_000 + 1_000 + 0 + 6_000) / 4)
+    g.rebase(2_000)  # a compaction shrank the history: not negative growth
+    g.observe(2_500)
+    assert g.rate == pytest.approx((9_000 + 500) / 5)
+
+
+def test_the_compaction_point_is_the_economic_order_quantity():
+    # K = (overhead + context) x hit + (rebuild + 700 instruction) x miss + summary x output
+    #   = 40,000 x 0.028 + 10,700 x 0.28 + 2,000 x 0.42 = 1,120 + 2,996 + 840 = 4,956 (in $1e-6)
+    # K_eff = K + rebuild x hit = 4,956 + 280 = 5,236; D* = sqrt(2 x 2,000 x 5,236 / 0.028) = 27,350
+    plan = plan_compaction(context=30_000, rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=2_000,
+                           requests_so_far=50, prices=DEEPSEEK)
+    assert plan.fixed_cost == pytest.approx(4_956e-6)
+    assert plan.point == pytest.approx(10_000 + math.sqrt(2 * 2_000 * 5_236 / 0.028), rel=1e-9)
+    assert round(plan.point) == 37_350
+    # saving = (30,000 - 10,000) x hit = 560e-6 per request; payback = 4,956 / 560 = 8.85 requests
+    assert plan.saving == pytest.approx(560e-6) and plan.payback == pytest.approx(4_956 / 560)
+    assert not plan.compact  # 30K is below the 37.3K point: holding is still cheaper than compacting
+
+
+def test_past_the_point_it_compacts_unless_the_session_is_too_young_to_pay_back():
+    kw = dict(rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=2_000, prices=DEEPSEEK)
+    old = plan_compaction(context=40_000, requests_so_far=50, **kw)
+    assert old.compact and old.payback < 50
+    # The same context after 5 requests: a session that young is expected to end before
+    # the compaction (payback 40,000x0.028+... / 30,000x0.028 = 6.3 requests) has paid back.
+    young = plan_compaction(context=40_000, requests_so_far=5, **kw)
+    assert young.payback == pytest.approx(old.payback) and young.payback > 5 and not young.compact
+
+
+def test_slower_growth_or_dearer_rebuild_moves_the_point_later():
+    base = dict(context=30_000, overhead=10_000, summary_tokens=2_000, requests_so_far=100, prices=DEEPSEEK)
+    slow = plan_compaction(rebuild=10_000, growth=500, **base)
+    fast = plan_compaction(rebuild=10_000, growth=2_000, **base)
+    assert slow.point - 10_000 == pytest.approx((fast.point - 10_000) / 2)  # D* ~ sqrt(growth)
+    # With a cache-write surcharge re-sending the rebuild costs more, so compactions are rarer.
+    anthropic = plan_compaction(rebuild=10_000, growth=2_000, **{**base, "prices": ANTHROPIC})
+    assert anthropic.point > fast.point
+
+
+def test_a_view_rewrite_pays_only_when_its_savings_outlast_the_re_sent_tail():
+    # Re-sending 30,000 tokens once costs 30,000 x (0.28 - 0.028) = 7,560; removing 20,000 saves
+    # 20,000 x 0.028 = 560 per request: 13.5 requests to pay back.
+    assert not rewrite_pays(tail=30_000, removed=20_000, requests=13, prices=DEEPSEEK)
+    assert rewrite_pays(tail=30_000, removed=20_000, requests=14, prices=DEEPSEEK)
+    # Sliding one small result out each request never pays.
+    assert not rewrite_pays(tail=30_000, removed=500, requests=100, prices=DEEPSEEK)
