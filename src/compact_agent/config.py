@@ -1,10 +1,8 @@
-"""Every number the agent and the compaction pipeline use, in one place.
+"""The agent's settings: every number of the CLI and of the compaction pipeline, in one place.
 
-Defaults follow the reference pipeline (seed 001): a 13K auto-compact buffer, a 20K summary
-output reserve, 5 restored files of 5K tokens within 50K, a circuit breaker of 3, session-memory
-compaction keeping 10K-40K tokens and at least 5 text messages. Large-window defaults would eat a
-small local model's whole window, so `Limits.for_window` scales each of them down for windows
-from 8K up, keeping the proportions sane (reserve <= W/4, buffer <= W/10, ...).
+The pipeline's own numbers and their defaults are `compact_agent.context.CompactionSettings`, a
+plain dataclass (the library reads no environment); this class repeats them so config files and
+`COMPACT_AGENT_*` variables can set them, and `compaction()` hands them to the library.
 
 Config files (user and project TOML, see settings_file.py) override the defaults, environment
 variables prefixed `COMPACT_AGENT_` override the files (e.g. `COMPACT_AGENT_AUTOCOMPACT_BUFFER=20000`),
@@ -14,12 +12,15 @@ and command-line flags override everything.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .context.settings import CompactionSettings, Limits
+
+__all__ = ["Limits", "Settings", "home_dir"]
 
 
 class Settings(BaseSettings):
@@ -92,58 +93,9 @@ class Settings(BaseSettings):
     mcp_servers: dict[str, Any] = {}
     compactable_tools: list[str] = []  # more tools whose old results microcompact may clear
 
-
-@dataclass(frozen=True)
-class Limits:
-    """Thresholds resolved for one context window: what the pipeline actually compares against."""
-
-    window: int
-    output_reserve: int
-    buffer: int
-    threshold: int
-    restore_max_files: int
-    restore_tokens_per_file: int
-    restore_total_tokens: int
-    user_messages_budget: int
-    memory_min_tokens: int
-    memory_max_tokens: int
-    memory_min_text_messages: int
-    max_consecutive_failures: int
-    collapse_commit: int
-    collapse_blocking: int
-    memory_update_tokens: int = 10_000
-
-    @classmethod
-    def for_window(cls, window: int, max_output: int, s: Settings | None = None) -> Limits:
-        s = s or Settings()
-        window = max(window, 2_048)
-        reserve = min(max_output, s.summary_output_reserve, window // 4)
-        buffer = min(s.autocompact_buffer, window // 10)
-        threshold = window - reserve - buffer
-        # What a compaction may put back must leave room to work: at most ~a quarter of the window.
-        restore_total = min(s.restore_total_tokens, window // 4)
-        per_file = min(s.restore_tokens_per_file, max(256, restore_total // 2))
-        users = min(s.user_messages_budget, window // 8)
-        mem_max = min(s.memory_max_tokens, threshold // 3)
-        mem_min = min(s.memory_min_tokens, mem_max // 2)
-        return cls(
-            window=window,
-            output_reserve=reserve,
-            buffer=buffer,
-            threshold=threshold,
-            restore_max_files=s.restore_max_files,
-            restore_tokens_per_file=per_file,
-            restore_total_tokens=restore_total,
-            user_messages_budget=users,
-            memory_min_tokens=mem_min,
-            memory_max_tokens=mem_max,
-            memory_min_text_messages=s.memory_min_text_messages,
-            max_consecutive_failures=s.max_consecutive_failures,
-            collapse_commit=int(threshold * s.collapse_commit_fraction),
-            collapse_blocking=int(threshold * s.collapse_blocking_fraction),
-            # Notes refresh at least a few times before the window fills, however small it is.
-            memory_update_tokens=max(256, min(s.memory_update_tokens, threshold // 5)),
-        )
+    def compaction(self) -> CompactionSettings:
+        """The library's settings, taken from these (same names, same defaults)."""
+        return CompactionSettings.from_object(self)
 
 
 def home_dir() -> Path:
