@@ -29,10 +29,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..config import Limits
 from . import rounds, summary, tokens
 from .events import Event, Stopwatch
 from .restore import Restorer, restore_messages
+from .settings import Limits
 
 Summarize = Callable[[list[ModelMessage], str], Awaitable[str]]
 MAX_PTL_RETRIES = 3
@@ -181,7 +181,7 @@ class Compactor:
         return math.ceil(estimated * self.ratio)
 
     async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
-                      archive: Callable[[], Path], trigger: str = "auto", instructions: str = "",
+                      archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
                       tokens_before: int | None = None, overhead: int = 0, level: int = 0,
                       summary_input: list[ModelMessage] | None = None) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
@@ -208,7 +208,7 @@ class Compactor:
                             watch, dropped)
 
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
-                              summarize: Summarize, archive: Callable[[], Path], instructions: str = "",
+                              summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
                               overhead: int = 0) -> CompactionResult:
         """`from`: keep messages[:pivot] (cache-friendly), summarise the rest; `up_to`: summarise
         messages[:pivot] and keep the rest verbatim."""
@@ -235,7 +235,7 @@ class Compactor:
                             f"partial_{direction}", before, overhead, watch, dropped)
 
     def from_notes(self, messages: list[ModelMessage], notes: str, keep_from: int, *,
-                   archive: Callable[[], Path], trigger: str, tokens_before: int, overhead: int = 0
+                   archive: Callable[[], Path | None], trigger: str, tokens_before: int, overhead: int = 0
                    ) -> CompactionResult:
         """Session-memory compaction: the notes are the summary; no model call."""
         watch = Stopwatch()
@@ -245,7 +245,7 @@ class Compactor:
 
     def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,
-                archive: Callable[[], Path], trigger: str, strategy: str, before: int, overhead: int,
+                archive: Callable[[], Path | None], trigger: str, strategy: str, before: int, overhead: int,
                 watch: Stopwatch, dropped_rounds: int) -> CompactionResult:
         users = summary.pick_user_messages(summary.user_texts(summarized), self.limits.user_messages_budget)
         try:
@@ -270,7 +270,7 @@ class Compactor:
         if unpaired != (set(), set()):
             raise CompactionError(f"compaction produced unpaired tool calls {unpaired}")
         ev = Event("compact", strategy, before, after, trigger=trigger, duration_ms=watch.ms(),
-                   detail={"archive": str(archive_path), "summarized": len(summarized),
+                   detail={"archive": str(archive_path) if archive_path else None, "summarized": len(summarized),
                            "kept": len(tail) + len(keep_head), "restored": len(restored),
                            "dropped_rounds": dropped_rounds})
         return CompactionResult(new, trigger, strategy, before, after, archive_path, text,

@@ -172,9 +172,9 @@ class Ours:
         self.calls: list[SideCall] = []
         self.failed = 0
         self.cm = ContextManager(
-            limits=limits, summarizer=self._summarizer, settings=self.settings,
+            limits=limits, summarizer=self._summarizer, settings=self.settings.compaction(),
             compactor=Compactor(limits, restorer), store=self.store,
-            layers=default_layers(self.settings, self.store), event_sink=self._on_event,
+            layers=default_layers(self.settings.compaction(), self.store), event_sink=self._on_event,
             provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, max_output=sim.max_output,
             clock=self._now)
         # The live agent measures its system prompt and tool schemas; here they are the fitted overhead.
