@@ -23,6 +23,9 @@ from .context.settings import CompactionSettings, Limits
 __all__ = ["Limits", "Settings", "home_dir"]
 
 
+_D = CompactionSettings()  # the pipeline's numbers have one home: the library's dataclass
+
+
 class Settings(BaseSettings):
     """User-tunable settings; thresholds are the large-window defaults before scaling."""
 
@@ -33,42 +36,42 @@ class Settings(BaseSettings):
     context_window: int | None = None
 
     # L5 auto-compact
-    autocompact_buffer: int = 13_000
-    summary_output_reserve: int = 20_000
-    max_consecutive_failures: int = 3
-    thrash_requests: int = 3
-    restore_max_files: int = 5
-    restore_tokens_per_file: int = 5_000
-    restore_total_tokens: int = 50_000
-    user_messages_budget: int = 20_000
+    autocompact_buffer: int = _D.autocompact_buffer
+    summary_output_reserve: int = _D.summary_output_reserve
+    max_consecutive_failures: int = _D.max_consecutive_failures
+    thrash_requests: int = _D.thrash_requests
+    restore_max_files: int = _D.restore_max_files
+    restore_tokens_per_file: int = _D.restore_tokens_per_file
+    restore_total_tokens: int = _D.restore_total_tokens
+    user_messages_budget: int = _D.user_messages_budget
     # L1 tool-result budget
-    tool_result_max_chars: int = 50_000
-    tool_results_per_message_chars: int = 200_000
-    tool_result_preview_chars: int = 2_000
+    tool_result_max_chars: int = _D.tool_result_max_chars
+    tool_results_per_message_chars: int = _D.tool_results_per_message_chars
+    tool_result_preview_chars: int = _D.tool_result_preview_chars
     # L3 microcompact
-    microcompact_keep_recent: int = 5
-    microcompact_trigger: int = 12
-    microcompact_min_free_tokens: int = 20_000
+    microcompact_keep_recent: int = _D.microcompact_keep_recent
+    microcompact_trigger: int = _D.microcompact_trigger
+    microcompact_min_free_tokens: int = _D.microcompact_min_free_tokens
     cache_ttl_minutes: float = 60.0
     anthropic_server_clearing: bool = True
     # L4 collapse (fractions of the auto-compact threshold)
-    collapse_enabled: bool = True
-    collapse_commit_fraction: float = 0.90
-    collapse_blocking_fraction: float = 0.95
-    collapse_target_fraction: float = 0.50  # one commit brings the view down to this share: batches, not drips
-    collapse_min_gain_fraction: float = 0.25  # a commit freeing less is not worth the cache it rewrites
-    collapse_keep_recent_rounds: int = 3
+    collapse_enabled: bool = _D.collapse_enabled
+    collapse_commit_fraction: float = _D.collapse_commit_fraction
+    collapse_blocking_fraction: float = _D.collapse_blocking_fraction
+    collapse_target_fraction: float = _D.collapse_target_fraction  # one commit brings the view down to this share: batches, not drips
+    collapse_min_gain_fraction: float = _D.collapse_min_gain_fraction  # a commit freeing less is not worth the cache it rewrites
+    collapse_keep_recent_rounds: int = _D.collapse_keep_recent_rounds
     # session memory
-    memory_min_tokens: int = 10_000
-    memory_min_text_messages: int = 5
-    memory_max_tokens: int = 40_000
-    memory_update_tokens: int = 10_000  # measured on ../shared/data: 5K doubled the notes calls for no gain
-    memory_update_tool_calls: int = 3
-    memory_enabled: bool = True
-    memory_start_fraction: float = 0.75  # notes start once the context passes this share of the threshold
+    memory_min_tokens: int = _D.memory_min_tokens
+    memory_min_text_messages: int = _D.memory_min_text_messages
+    memory_max_tokens: int = _D.memory_max_tokens
+    memory_update_tokens: int = _D.memory_update_tokens  # measured on ../shared/data: 5K doubled the notes calls for no gain
+    memory_update_tool_calls: int = _D.memory_update_tool_calls
+    memory_enabled: bool = _D.memory_enabled
+    memory_start_fraction: float = _D.memory_start_fraction  # notes start once the context passes this share of the threshold
     memory_model: str | None = None  # a cheaper model for the notes; None = the main model, shared prefix
-    memory_wait_s: float = 2.0  # how long compaction waits for an extraction in flight
-    memory_retry_s: float = 30.0  # back-off after a failed extraction (doubles, capped at 10 min)
+    memory_wait_s: float = _D.memory_wait_s  # how long compaction waits for an extraction in flight
+    memory_retry_s: float = _D.memory_retry_s  # back-off after a failed extraction (doubles, capped at 10 min)
     # agent
     max_requests_per_turn: int = 1_000
     # provider failures (see agent/retry.py for who retries what)
