@@ -57,7 +57,7 @@ _watch: dict[str, Any] = {"thread": None, "writes": []}
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if _watch["thread"] != threading.get_ident():
+    if _watch["thread"] is None:  # armed only while a test body runs (any thread: tools run in workers)
         return
     if event == "open":
         path, mode, flags = (list(args) + [None, None, None])[:3]
@@ -74,7 +74,7 @@ sys.addaudithook(_audit)
 
 @pytest.fixture
 def no_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
-    """Any file write by this thread while the test body runs; HOME and cwd are empty temp folders."""
+    """Any file write while the test body runs; HOME and cwd are empty temp folders."""
     home, cwd = tmp_path / "home", tmp_path / "cwd"
     home.mkdir()
     cwd.mkdir()
