@@ -372,3 +372,15 @@ async def test_compactable_tools_decide_whose_old_results_microcompact_clears() 
     assert counts["None"] > 0 and counts["['some_other_tool']"] == 0
     layers = default_layers(CompactionSettings(compactable_tools=["fetch"]))
     assert "fetch" in layers[2].compactable and "read_file" in layers[2].compactable
+
+
+async def test_a_token_counter_measures_the_requests() -> None:
+    """With the provider's own count plugged in, the calibration has nothing left to correct;
+    with the default characters/4 it learns the provider's denser tokenizer from reported usage."""
+    ratios = {}
+    for name, counter in (("default", None), ("plugged", provider_tokens)):
+        cm = ContextManager(window=16_000, token_counter=counter)
+        agent, _ = fetch_agent(FakeProvider(8), cm)
+        await agent.run("go")
+        ratios[name] = cm.calibration.ratio
+    assert ratios["default"] > 1.1 and abs(ratios["plugged"] - 1.0) < 0.05, ratios
