@@ -29,13 +29,16 @@ from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ..config import Limits, Settings, home_dir
-from ..context.compactor import CompactionResult, Compactor
-from ..context.events import Event
-from ..context.layers import default_layers
-from ..context.memory import SessionMemory
-from ..context.pipeline import ContextManager
-from ..context.restore import Restorer
-from ..context.summarizer import SharedPrefixSummarizer
+from ..context import (  # the library's public API: the agent builds on nothing else
+    CompactionResult,
+    Compactor,
+    ContextManager,
+    Event,
+    Restorer,
+    SessionMemory,
+    SharedPrefixSummarizer,
+    default_layers,
+)
 from ..models import ModelInfo, build_model, model_info, provider_for
 from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
 from .checkpoints import Checkpoints

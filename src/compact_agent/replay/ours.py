@@ -42,12 +42,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from ..config import Limits, Settings
-from ..context.compactor import Compactor, join
-from ..context.events import Event
-from ..context.layers import default_layers
-from ..context.memory import SessionMemory
-from ..context.pipeline import ContextManager
-from ..context.restore import Restorer
+from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
+from ..context.compactor import join
 from .simulate import SideCall, Sim, Step
 from .standin import standin_notes
 
