@@ -384,3 +384,21 @@ async def test_a_token_counter_measures_the_requests() -> None:
         await agent.run("go")
         ratios[name] = cm.calibration.ratio
     assert ratios["default"] > 1.1 and abs(ratios["plugged"] - 1.0) < 0.05, ratios
+
+
+async def test_a_run_ends_with_its_notes_written_unless_they_may_run_in_the_background() -> None:
+    """The final answer starts a notes update; by default the run returns after it, with
+    notes_in_background=True it is still running and `drain()` ends it."""
+    # Notes from the first request on, updated only when the model stops to answer.
+    settings = CompactionSettings(memory_start_fraction=0.0, memory_update_tool_calls=1_000, memory_update_tokens=1_000)
+    for background in (True, False):
+        cm = ContextManager(window=64_000, notes_in_background=background, settings=settings)
+        agent, _ = fetch_agent(FakeProvider(3, window=64_000), cm)
+        await agent.run("go")
+        assert cm.memory is not None
+        if background:
+            assert cm.memory.in_flight
+            await cm.drain()
+            assert not cm.memory.in_flight
+        else:
+            assert not cm.memory.in_flight and cm.memory.notes and "fetched pages up to 3" in cm.memory.notes
