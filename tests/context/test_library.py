@@ -402,3 +402,16 @@ async def test_a_run_ends_with_its_notes_written_unless_they_may_run_in_the_back
             assert not cm.memory.in_flight
         else:
             assert not cm.memory.in_flight and cm.memory.notes and "fetched pages up to 3" in cm.memory.notes
+
+
+def test_events_are_typed_in_place() -> None:
+    """A sink gets the very event a CompactionResult holds (time stamp included), as its kind's class."""
+    from compact_agent.context.events import typed
+
+    ev = Event("compact", "full", 100, 40, detail={"archive": None})
+    seen: list[Event] = []
+    cm = ContextManager(window=16_000, event_handler=seen.append)
+    cm.emit(ev)
+    assert seen == [ev] and seen[0] is ev and isinstance(ev, CompactionEvent) and ev.time
+    assert (ev.strategy, ev.tokens_freed, ev.archive) == ("full", 60, None)
+    assert type(typed(Event("hook", "failed", detail={"error": "x"}))) is Event

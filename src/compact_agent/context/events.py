@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -117,11 +117,12 @@ EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (BudgetEvent, SnipEven
 
 
 def typed(event: Event) -> Event:
-    """The event as an instance of its kind's class (layers build plain `Event`s)."""
-    cls = EVENT_TYPES.get(event.layer, Event)
-    if isinstance(event, cls):
-        return event
-    return cls(**{f.name: getattr(event, f.name) for f in fields(Event)})
+    """The same event, as an instance of its kind's class (layers build plain `Event`s). The
+    object is kept, not copied: whoever holds it (a `CompactionResult`) sees what the sink sees."""
+    cls = EVENT_TYPES.get(event.layer)
+    if cls is not None and type(event) is Event:
+        event.__class__ = cls  # the subclasses add no fields, only their names and accessors
+    return event
 
 
 @dataclass
