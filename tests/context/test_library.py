@@ -136,7 +136,7 @@ class FakeProvider:
         return ModelResponse(parts=[TextPart(f"Fetched {self.done} pages.")], usage=usage)
 
 
-def fetch_agent(provider: FakeProvider, cm: ContextManager) -> tuple[Agent[None, str], list[int]]:
+def fetch_agent(provider: Any, cm: ContextManager) -> tuple[Agent[None, str], list[int]]:
     agent: Agent[None, str] = Agent(FunctionModel(provider), capabilities=[cm])
     fetched: list[int] = []
 
@@ -388,20 +388,47 @@ async def test_a_token_counter_measures_the_requests() -> None:
 
 async def test_a_run_ends_with_its_notes_written_unless_they_may_run_in_the_background() -> None:
     """The final answer starts a notes update; by default the run returns after it, with
-    notes_in_background=True it is still running and `drain()` ends it."""
+    notes_in_background=True it is still running and `drain()` ends it. The notes request waits
+    for a gate the test opens, so which comes first does not depend on scheduling."""
+    import asyncio
+
     # Notes from the first request on, updated only when the model stops to answer.
     settings = CompactionSettings(memory_start_fraction=0.0, memory_update_tool_calls=1_000, memory_update_tokens=1_000)
     for background in (True, False):
+        provider, gate = FakeProvider(3, window=64_000), asyncio.Event()
+
+        async def gated(messages: list[ModelMessage], info: AgentInfo,
+                        provider: FakeProvider = provider, gate: asyncio.Event = gate) -> ModelResponse:
+            if NOTES_MARK in str(messages[-1].parts[-1].content):
+                await gate.wait()
+            return provider(messages, info)
+
         cm = ContextManager(window=64_000, notes_in_background=background, settings=settings)
-        agent, _ = fetch_agent(FakeProvider(3, window=64_000), cm)
-        await agent.run("go")
-        assert cm.memory is not None
+        agent, _ = fetch_agent(gated, cm)
         if background:
-            assert cm.memory.in_flight
+            await agent.run("go")
+            assert cm.memory is not None and cm.memory.in_flight and cm.memory.notes is None
+            gate.set()
             await cm.drain()
-            assert not cm.memory.in_flight
         else:
-            assert not cm.memory.in_flight and cm.memory.notes and "fetched pages up to 3" in cm.memory.notes
+            order: list[str] = []
+
+            async def open_gate_once_the_notes_wait(gate: asyncio.Event = gate, cm: ContextManager = cm,
+                                                    order: list[str] = order) -> None:
+                while not (cm.memory is not None and cm.memory.in_flight):
+                    await asyncio.sleep(0)
+                for _ in range(100):  # every chance for the run to return early, if it did not wait
+                    await asyncio.sleep(0)
+                order.append("gate opened")
+                gate.set()
+
+            opener = asyncio.ensure_future(open_gate_once_the_notes_wait())
+            await agent.run("go")
+            order.append("run returned")
+            await opener
+            assert order == ["gate opened", "run returned"]
+        assert cm.memory is not None and not cm.memory.in_flight
+        assert cm.memory.notes and "fetched pages up to 3" in cm.memory.notes
 
 
 def test_events_are_typed_in_place() -> None:
