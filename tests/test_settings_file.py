@@ -117,3 +117,18 @@ def test_config_command_prints_values_and_sources(files):
     assert out["autocompact_buffer"]["source"] == "project file"
     assert out["mcp_servers.docs"]["source"] == "user file"
     assert "not trusted" in proc.stderr
+
+
+def test_the_cli_hands_its_compaction_settings_to_the_library(monkeypatch) -> None:
+    """Every pipeline number set by file, variable or flag reaches the library's dataclass, and the
+    defaults have one home (the dataclass)."""
+    import dataclasses
+
+    from compact_agent.config import Settings
+    from compact_agent.context import CompactionSettings
+
+    monkeypatch.setenv("COMPACT_AGENT_MICROCOMPACT_KEEP_RECENT", "9")
+    lib = Settings(autocompact_buffer=7, compactable_tools=["docs_search"]).compaction()
+    assert (lib.autocompact_buffer, lib.microcompact_keep_recent, lib.compactable_tools) == (7, 9, ["docs_search"])
+    plain = Settings.model_construct().compaction()
+    assert dataclasses.asdict(plain) == dataclasses.asdict(CompactionSettings())

@@ -1,10 +1,8 @@
-"""Every number the agent and the compaction pipeline use, in one place.
+"""The agent's settings: every number of the CLI and of the compaction pipeline, in one place.
 
-Defaults follow the reference pipeline (seed 001): a 13K auto-compact buffer, a 20K summary
-output reserve, 5 restored files of 5K tokens within 50K, a circuit breaker of 3, session-memory
-compaction keeping 10K-40K tokens and at least 5 text messages. Large-window defaults would eat a
-small local model's whole window, so `Limits.for_window` scales each of them down for windows
-from 8K up, keeping the proportions sane (reserve <= W/4, buffer <= W/10, ...).
+The pipeline's own numbers and their defaults are `compact_agent.context.CompactionSettings`, a
+plain dataclass (the library reads no environment); this class repeats them so config files and
+`COMPACT_AGENT_*` variables can set them, and `compaction()` hands them to the library.
 
 Config files (user and project TOML, see settings_file.py) override the defaults, environment
 variables prefixed `COMPACT_AGENT_` override the files (e.g. `COMPACT_AGENT_AUTOCOMPACT_BUFFER=20000`),
@@ -14,12 +12,18 @@ and command-line flags override everything.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .context.settings import CompactionSettings, Limits
+
+__all__ = ["Limits", "Settings", "home_dir"]
+
+
+_D = CompactionSettings()  # the pipeline's numbers have one home: the library's dataclass
 
 
 class Settings(BaseSettings):
@@ -32,47 +36,45 @@ class Settings(BaseSettings):
     context_window: int | None = None
 
     # L5 auto-compact
-    autocompact_buffer: int = 13_000
-    summary_output_reserve: int = 20_000
-    max_consecutive_failures: int = 3
-    thrash_requests: int = 3
-    restore_max_files: int = 5
-    restore_tokens_per_file: int = 5_000
-    restore_total_tokens: int = 50_000
-    user_messages_budget: int = 20_000
-    adaptive_output_reserve: bool = True  # the reserve follows the longest answer seen (pipeline.py)
-    # Compaction priced (context/economics.py): earlier than the threshold when that is cheaper, and
-    # later (up to the hard limit) when compacting at the threshold could not pay. Off: thresholds only.
-    priced_compaction: bool = True
+    autocompact_buffer: int = _D.autocompact_buffer
+    summary_output_reserve: int = _D.summary_output_reserve
+    max_consecutive_failures: int = _D.max_consecutive_failures
+    thrash_requests: int = _D.thrash_requests
+    restore_max_files: int = _D.restore_max_files
+    restore_tokens_per_file: int = _D.restore_tokens_per_file
+    restore_total_tokens: int = _D.restore_total_tokens
+    user_messages_budget: int = _D.user_messages_budget
+    adaptive_output_reserve: bool = _D.adaptive_output_reserve
+    priced_compaction: bool = _D.priced_compaction
     # L1 tool-result budget
-    tool_result_max_chars: int = 50_000
-    tool_results_per_message_chars: int = 200_000
-    tool_result_preview_chars: int = 2_000
-    tool_result_room_share: float = 0.25  # one result may take this share of the room the window leaves
+    tool_result_max_chars: int = _D.tool_result_max_chars
+    tool_results_per_message_chars: int = _D.tool_results_per_message_chars
+    tool_result_preview_chars: int = _D.tool_result_preview_chars
+    tool_result_room_share: float = _D.tool_result_room_share
     # L3 microcompact
-    microcompact_keep_recent: int = 5
-    microcompact_trigger: int = 12
-    microcompact_min_free_tokens: int = 20_000
+    microcompact_keep_recent: int = _D.microcompact_keep_recent
+    microcompact_trigger: int = _D.microcompact_trigger
+    microcompact_min_free_tokens: int = _D.microcompact_min_free_tokens
     cache_ttl_minutes: float = 60.0
     anthropic_server_clearing: bool = True
     # L4 collapse (fractions of the auto-compact threshold)
-    collapse_enabled: bool = True
-    collapse_commit_fraction: float = 0.90
-    collapse_blocking_fraction: float = 0.95
-    collapse_target_fraction: float = 0.50  # one commit brings the view down to this share: batches, not drips
-    collapse_min_gain_fraction: float = 0.25  # a commit freeing less is not worth the cache it rewrites
-    collapse_keep_recent_rounds: int = 3
+    collapse_enabled: bool = _D.collapse_enabled
+    collapse_commit_fraction: float = _D.collapse_commit_fraction
+    collapse_blocking_fraction: float = _D.collapse_blocking_fraction
+    collapse_target_fraction: float = _D.collapse_target_fraction  # one commit brings the view down to this share: batches, not drips
+    collapse_min_gain_fraction: float = _D.collapse_min_gain_fraction  # a commit freeing less is not worth the cache it rewrites
+    collapse_keep_recent_rounds: int = _D.collapse_keep_recent_rounds
     # session memory
-    memory_min_tokens: int = 10_000
-    memory_min_text_messages: int = 5
-    memory_max_tokens: int = 40_000
-    memory_update_tokens: int = 10_000  # measured on ../shared/data: 5K doubled the notes calls for no gain
-    memory_update_tool_calls: int = 3
-    memory_enabled: bool = False  # notes cost more than the summaries they replace (README, analyzer)
-    memory_start_fraction: float = 0.75  # notes start once the context passes this share of the threshold
+    memory_min_tokens: int = _D.memory_min_tokens
+    memory_min_text_messages: int = _D.memory_min_text_messages
+    memory_max_tokens: int = _D.memory_max_tokens
+    memory_update_tokens: int = _D.memory_update_tokens  # measured on ../shared/data: 5K doubled the notes calls for no gain
+    memory_update_tool_calls: int = _D.memory_update_tool_calls
+    memory_enabled: bool = _D.memory_enabled
+    memory_start_fraction: float = _D.memory_start_fraction  # notes start once the context passes this share of the threshold
     memory_model: str | None = None  # a cheaper model for the notes; None = the main model, shared prefix
-    memory_wait_s: float = 2.0  # how long compaction waits for an extraction in flight
-    memory_retry_s: float = 30.0  # back-off after a failed extraction (doubles, capped at 10 min)
+    memory_wait_s: float = _D.memory_wait_s  # how long compaction waits for an extraction in flight
+    memory_retry_s: float = _D.memory_retry_s  # back-off after a failed extraction (doubles, capped at 10 min)
     # agent
     max_requests_per_turn: int = 1_000
     # provider failures (see agent/retry.py for who retries what)
@@ -97,58 +99,9 @@ class Settings(BaseSettings):
     mcp_servers: dict[str, Any] = {}
     compactable_tools: list[str] = []  # more tools whose old results microcompact may clear
 
-
-@dataclass(frozen=True)
-class Limits:
-    """Thresholds resolved for one context window: what the pipeline actually compares against."""
-
-    window: int
-    output_reserve: int
-    buffer: int
-    threshold: int
-    restore_max_files: int
-    restore_tokens_per_file: int
-    restore_total_tokens: int
-    user_messages_budget: int
-    memory_min_tokens: int
-    memory_max_tokens: int
-    memory_min_text_messages: int
-    max_consecutive_failures: int
-    collapse_commit: int
-    collapse_blocking: int
-    memory_update_tokens: int = 10_000
-
-    @classmethod
-    def for_window(cls, window: int, max_output: int, s: Settings | None = None) -> Limits:
-        s = s or Settings()
-        window = max(window, 2_048)
-        reserve = min(max_output, s.summary_output_reserve, window // 4)
-        buffer = min(s.autocompact_buffer, window // 10)
-        threshold = window - reserve - buffer
-        # What a compaction may put back must leave room to work: at most ~a quarter of the window.
-        restore_total = min(s.restore_total_tokens, window // 4)
-        per_file = min(s.restore_tokens_per_file, max(256, restore_total // 2))
-        users = min(s.user_messages_budget, window // 8)
-        mem_max = min(s.memory_max_tokens, threshold // 3)
-        mem_min = min(s.memory_min_tokens, mem_max // 2)
-        return cls(
-            window=window,
-            output_reserve=reserve,
-            buffer=buffer,
-            threshold=threshold,
-            restore_max_files=s.restore_max_files,
-            restore_tokens_per_file=per_file,
-            restore_total_tokens=restore_total,
-            user_messages_budget=users,
-            memory_min_tokens=mem_min,
-            memory_max_tokens=mem_max,
-            memory_min_text_messages=s.memory_min_text_messages,
-            max_consecutive_failures=s.max_consecutive_failures,
-            collapse_commit=int(threshold * s.collapse_commit_fraction),
-            collapse_blocking=int(threshold * s.collapse_blocking_fraction),
-            # Notes refresh at least a few times before the window fills, however small it is.
-            memory_update_tokens=max(256, min(s.memory_update_tokens, threshold // 5)),
-        )
+    def compaction(self) -> CompactionSettings:
+        """The library's settings, taken from these (same names, same defaults)."""
+        return CompactionSettings.from_object(self)
 
 
 def home_dir() -> Path:

@@ -5,7 +5,8 @@ up on disk, in files meant to be kept and shared (sessions, archives, events, sp
 notes): a command the model runs inherits the environment (`env`, a debug script, a failing test
 printing its settings), or some text quotes it (a provider error, a config file the model reads).
 So commands get an environment without the provider key variables, and every writer of our files
-replaces a registered key with `[REDACTED]` before the bytes reach the disk.
+replaces a registered key with `[REDACTED]` before the bytes reach the disk (the registry and the
+redaction are the library's, `compact_agent.context.secrets`).
 """
 
 from __future__ import annotations
@@ -13,37 +14,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-REDACTED = "[REDACTED]"
+from .context.secrets import MIN_LEN, REDACTED, _secrets, redact, redact_bytes, register
+
+__all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "redact", "redact_bytes", "register", "register_environment",
+           "scrubbed_env"]
+
 #: Environment variables holding a key for a provider we talk to.
 KEY_VARS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "COMPACT_AGENT_API_KEY")
-MIN_LEN = 12  # shorter values ("none", a test's "k") are not keys and would redact ordinary text
-
-_secrets: set[str] = set()
-
-
-def register(value: str | None) -> None:
-    """Treat `value` as a secret from now on (the key a model was built with)."""
-    if value and len(value) >= MIN_LEN:
-        _secrets.add(value)
 
 
 def register_environment(environ: Mapping[str, str] = os.environ) -> None:
     for var in KEY_VARS:
         register(environ.get(var))
-
-
-def redact(text: str) -> str:
-    """`text` with every registered secret replaced; a no-op while none is registered."""
-    for s in _secrets:
-        if s in text:
-            text = text.replace(s, REDACTED)
-    return text
-
-
-def redact_bytes(data: bytes) -> bytes:
-    if not _secrets:
-        return data
-    return redact(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
 
 def scrubbed_env(environ: Mapping[str, str] = os.environ) -> dict[str, str]:

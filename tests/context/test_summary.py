@@ -63,3 +63,7 @@ def test_user_message_budget_keeps_the_newest():
     picked = summary.pick_user_messages(texts, 600)
     assert picked[0] == "new"
     assert len(picked) == 3 and picked[2].endswith("…[cut]") or len(picked) == 2
+
+
+def test_a_short_summary_is_still_a_summary():
+    assert summary.extract_summary("<summary>Task: none.</summary>") == "Task: none."

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 
+import pytest
+
 from compact_agent.session.store import load_session_file
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 
@@ -132,14 +134,17 @@ def test_server_window_smaller_than_the_client_believes_still_finishes(cli):
     assert not agent.lost_task
 
 
-def test_all_layers_on_a_task_too_long_for_the_window(cli):
-    """Default pipeline (every layer, session notes): the task finishes, nothing is rejected, the
-    task survives, and the cheap layers did the work (their events are in the session's log)."""
+@pytest.mark.parametrize("priced", [True, False])
+def test_all_layers_on_a_task_too_long_for_the_window(cli, priced):
+    """Default pipeline (every layer): the task finishes, nothing is rejected, the task survives.
+    Priced (the default), the layers act only where the prices say it pays; with pricing off the
+    cheap layers do the work on their own triggers (their events are in the session's log)."""
     expected = make_project(cli.cwd, N_FILES)
     agent = FileTaskAgent(N_FILES)
     with FakeOpenAIServer(agent, window=WINDOW) as server:
         res = cli("-p", task_text(N_FILES), "--model", "fake-model", "--base-url", server.base_url,
-                  "--api-key", "sk-test", "--context-window", str(WINDOW), "--yes", "--output-format", "json")
+                  "--api-key", "sk-test", "--context-window", str(WINDOW), "--yes", "--output-format", "json",
+                  env={} if priced else {"COMPACT_AGENT_PRICED_COMPACTION": "false"})
     assert res.code == 0, res.stderr
     assert res.json()["result"] == f"FINAL SUM: {expected}"
     assert not server.rejected and not agent.lost_task
@@ -149,4 +154,6 @@ def test_all_layers_on_a_task_too_long_for_the_window(cli):
     events = [json.loads(line) for p in (cli.home / "projects").glob("*/*/events.jsonl")
               for line in p.read_text().splitlines()]
     layers = {e["layer"] for e in events}
-    assert {"microcompact", "collapse"} <= layers
+    assert "compact" in layers or {"microcompact", "collapse"} & layers
+    if not priced:
+        assert {"microcompact", "collapse"} <= layers

@@ -34,10 +34,12 @@ KEY = "sk-test-0123456789abcdef0123456789abcdef"  # key-shaped, so a leak is eas
 
 
 def l5_settings(**kw: object) -> Settings:
-    """Every compaction an L5 summary: no session memory, and no L4 collapse (which would otherwise
-    hold a long single turn under the threshold) — for tests about compaction requests."""
-    return Settings(memory_enabled=False, collapse_commit_fraction=0.0, collapse_blocking_fraction=0.0,
-                    **kw)  # type: ignore[arg-type]
+    """Every compaction an L5 summary at the threshold: no session memory, no L4 collapse (which would
+    otherwise hold a long single turn under the threshold), no pricing (which would move compactions
+    before or past it) — for tests about compaction requests."""
+    base: dict[str, object] = dict(memory_enabled=False, collapse_commit_fraction=0.0, collapse_blocking_fraction=0.0,
+                                   priced_compaction=False, adaptive_output_reserve=False, tool_result_room_share=1.0)
+    return Settings(**{**base, **kw})  # type: ignore[arg-type]
 
 
 def session(home: Path, cwd: Path, server: FakeOpenAIServer, *, window: int = 9_000, continue_last: bool = False,

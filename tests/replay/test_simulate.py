@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
+from compact_agent.config import Settings
 from compact_agent.context import tokens
 from compact_agent.replay.importers import Transcript, load_transcript
-from compact_agent.config import Settings
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import (
     OVERHEAD_CAP,
@@ -133,7 +133,7 @@ async def test_ours_runs_the_live_pipeline_once_per_recorded_request():
 async def test_ours_calibration_learns_the_providers_ratio():
     t = session([("go", [2_000] * 10)])
     s = sim(64_000, TokenModel(ratio=1.5, overhead=3_000))
-    ours = Ours(s)
+    ours = Ours(s, Settings(priced_compaction=False))  # the whole history is sent: calibration alone
     try:
         run = await replay(t, ours, s)
     finally:

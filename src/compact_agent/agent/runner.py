@@ -29,13 +29,16 @@ from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ..config import Limits, Settings, home_dir
-from ..context.compactor import CompactionResult, Compactor
-from ..context.events import Event
-from ..context.layers import default_layers
-from ..context.memory import SessionMemory
-from ..context.pipeline import ContextManager
-from ..context.restore import Restorer
-from ..context.summarizer import SharedPrefixSummarizer
+from ..context import (  # the library's public API: the agent builds on nothing else
+    CompactionResult,
+    Compactor,
+    ContextManager,
+    Event,
+    Restorer,
+    SessionMemory,
+    SharedPrefixSummarizer,
+    default_layers,
+)
 from ..models import ModelInfo, build_model, model_info, prices_of, provider_for
 from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
 from .checkpoints import Checkpoints
@@ -156,10 +159,14 @@ class AgentSession:
         # Anthropic clears old tool results server-side (cache-aware); elsewhere microcompact does it.
         self.server_side_clearing = self.info.provider == "anthropic" and self.settings.anthropic_server_clearing
         self.memory = self._session_memory()
+        # The library's public API, with what a coding agent adds: the session file (its side
+        # files take spilled results and the collapse log), notes beside it that outlive a turn,
+        # files restored after a compaction, the hooks around it.
+        compaction = self.settings.compaction()
         self.cm = ContextManager(
-            limits=self.limits, summarizer=self._summarizer, settings=self.settings,
-            compactor=Compactor(self.limits, restorer), store=self.store,
-            layers=default_layers(self.settings, self.store, server_side_clearing=self.server_side_clearing),
+            limits=self.limits, summarizer=self._summarizer, settings=compaction,
+            compactor=Compactor(self.limits, restorer), store=self.store, notes_in_background=True,
+            layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
             event_sink=self._on_event,
             on_compact_start=on_compact_start, provider=self.info.provider,
             cache_ttl_s=self.info.cache_ttl_s, max_output=self.info.max_output, memory=self.memory,
@@ -276,6 +283,7 @@ class AgentSession:
         handler = _stream_handler(on_text, on_tool) if (on_text or on_tool) else None
         try:
             result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler,
+                                          conversation_id=self.session_id,
                                           usage_limits=UsageLimits(request_limit=self.settings.max_requests_per_turn))
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._recover()

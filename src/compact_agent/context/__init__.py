@@ -1,0 +1,68 @@
+"""Context management for pydantic-ai agents: every request stays inside the model's window.
+
+    from pydantic_ai import Agent
+    from compact_agent.context import ContextManager
+
+    agent = Agent(model, capabilities=[ContextManager(window=16_000)])
+
+Before every model request, four view layers shape what is sent (L1 tool-result budget, L2 snip,
+L3 microcompact, L4 collapse) and, over the threshold, a compaction rewrites the history (session
+notes when they can stand in, else a summary written by the run's own model, sharing its cached
+prefix). A provider's "prompt too long" is answered by compacting and retrying once. See
+docs/library.md. This package imports only pydantic-ai and the standard library, reads no
+environment and writes no file unless it is given a store that does.
+"""
+
+from __future__ import annotations
+
+from .compactor import CompactionError, CompactionResult, Compactor, Summarize
+from .economics import CompactionPlan, Prices
+from .events import (
+    Budget,
+    BudgetEvent,
+    CollapseEvent,
+    CompactionEvent,
+    Event,
+    LayerResult,
+    MicrocompactEvent,
+    NotesEvent,
+    SnipEvent,
+)
+from .layers import default_layers
+from .memory import SessionMemory
+from .pipeline import ContextManager, Layer, SummarizerFactory, TokenCounter
+from .restore import Restorer
+from .settings import CompactionSettings, Limits
+from .stores import HistoryStore, InMemoryStore, SideFiles
+from .summarizer import SharedPrefixSummarizer
+
+__all__ = [
+    "Budget",
+    "BudgetEvent",
+    "CollapseEvent",
+    "CompactionError",
+    "CompactionEvent",
+    "CompactionPlan",
+    "CompactionResult",
+    "CompactionSettings",
+    "Compactor",
+    "ContextManager",
+    "Event",
+    "HistoryStore",
+    "InMemoryStore",
+    "LayerResult",
+    "Layer",
+    "Limits",
+    "MicrocompactEvent",
+    "NotesEvent",
+    "Prices",
+    "Restorer",
+    "SessionMemory",
+    "SharedPrefixSummarizer",
+    "SideFiles",
+    "SnipEvent",
+    "Summarize",
+    "SummarizerFactory",
+    "TokenCounter",
+    "default_layers",
+]

@@ -41,14 +41,13 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from .. import crashpoints, secrets
-from ..config import Settings
-from . import tokens
+from . import crashpoints, secrets, tokens
 from .economics import rewrite_pays
 from .events import Budget, Event, LayerResult, Stopwatch
 from .identity_memo import IdentityMemo
 from .markers import mark
 from .rounds import api_rounds, call_ids, return_ids, safe_cuts
+from .settings import CompactionSettings as Settings
 
 log = logging.getLogger(__name__)
 

@@ -30,10 +30,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..config import Limits
 from . import ledger, rounds, summary, tokens
 from .events import Event, Stopwatch
 from .restore import Restorer, pick_files, read_paths_in
+from .settings import Limits
 
 Summarize = Callable[[list[ModelMessage], str], Awaitable[str]]
 MAX_PTL_RETRIES = 3
@@ -99,14 +99,23 @@ def drop_oldest_rounds(messages: list[ModelMessage], n: int) -> list[ModelMessag
 
 
 async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summarize: Summarize,
-                            max_input_tokens: int) -> tuple[str, int]:
+                            max_input_tokens: int, kept_newest: int = 0) -> tuple[str, int]:
     """Ask for a summary whatever the size: strip media, pre-trim to the summarizer's window,
     then drop the oldest rounds on each "prompt too long" (up to MAX_PTL_RETRIES).
 
+    Pre-trimming first leaves out the newest rounds that lie within the last `kept_newest`
+    messages: the compaction keeps those verbatim, so the summary needs them least, and the
+    request keeps the prefix the conversation last sent (a cache hit) and the user's first words.
     Returns the raw reply and how many rounds were dropped.
     """
     msgs = strip_media(messages)
     dropped = 0
+    while tokens.estimate(msgs) > max_input_tokens:
+        rs = rounds.api_rounds(msgs)
+        if len(rs) <= 1 or rs[-1][0] < len(messages) - kept_newest:
+            break
+        msgs = msgs[:rs[-1][0]]
+        dropped += 1
     while tokens.estimate(msgs) > max_input_tokens and len(rounds.api_rounds(msgs)) > 1:
         msgs = drop_oldest_rounds(msgs, 1)
         dropped += 1
@@ -192,7 +201,7 @@ class Compactor:
         return math.ceil(estimated * self.ratio)
 
     async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
-                      archive: Callable[[], Path], trigger: str = "auto", instructions: str = "",
+                      archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
                       tokens_before: int | None = None, overhead: int = 0, level: int = 0,
                       summary_input: list[ModelMessage] | None = None) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
@@ -212,14 +221,13 @@ class Compactor:
         prompt = summary.compact_prompt(instructions)
         # The summary request carries the same prefix the main conversation last sent (cache hit).
         sent = summary_input if summary_input is not None else messages
-        reply, dropped = await summarize_fitting(sent, prompt, summarize,
-                                                 self.limits.window - self.limits.output_reserve - overhead)
+        reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead), len(tail))
         text = summary.extract_summary(reply)
         return self._finish(messages, head, [], tail, text, archive, trigger, "full", before, overhead,
                             watch, dropped)
 
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
-                              summarize: Summarize, archive: Callable[[], Path], instructions: str = "",
+                              summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
                               overhead: int = 0) -> CompactionResult:
         """`from`: keep messages[:pivot] (cache-friendly), summarise the rest; `up_to`: summarise
         messages[:pivot] and keep the rest verbatim."""
@@ -239,20 +247,24 @@ class Compactor:
         if not to_sum:
             raise CompactionError("nothing to summarise on that side of the message index")
         prompt = summary.compact_prompt(instructions, direction)
-        reply, dropped = await summarize_fitting(sent, prompt, summarize,
-                                                 self.limits.window - self.limits.output_reserve - overhead)
+        reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead))
         text = summary.extract_summary(reply)
         return self._finish(messages, to_sum, keep_head, tail, text, archive, "manual",
                             f"partial_{direction}", before, overhead, watch, dropped)
 
     def from_notes(self, messages: list[ModelMessage], notes: str, keep_from: int, *,
-                   archive: Callable[[], Path], trigger: str, tokens_before: int, overhead: int = 0
+                   archive: Callable[[], Path | None], trigger: str, tokens_before: int, overhead: int = 0
                    ) -> CompactionResult:
         """Session-memory compaction: the notes are the summary; no model call."""
         watch = Stopwatch()
         keep_from = rounds.adjust_cut_backward(messages, keep_from)
         return self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes, archive,
                             trigger, "session_memory", tokens_before, overhead, watch, 0)
+
+    def summary_room(self, overhead: int) -> int:
+        """Estimated tokens the summary request's messages may take: the window less the room for
+        the summary (the output reserve), in provider tokens converted back, less the fixed part."""
+        return int((self.limits.window - self.limits.output_reserve) / max(self.ratio, 0.1)) - overhead
 
     def tail_budget(self) -> int:
         """Tokens of verbatim tail a compaction keeps: an eighth of the threshold, halved per
@@ -307,7 +319,7 @@ class Compactor:
 
     def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,
-                archive: Callable[[], Path], trigger: str, strategy: str, before: int, overhead: int,
+                archive: Callable[[], Path | None], trigger: str, strategy: str, before: int, overhead: int,
                 watch: Stopwatch, dropped_rounds: int) -> CompactionResult:
         users = summary.pick_user_messages(summary.user_texts(summarized), self.limits.user_messages_budget)
         try:
@@ -330,7 +342,7 @@ class Compactor:
         if unpaired != (set(), set()):
             raise CompactionError(f"compaction produced unpaired tool calls {unpaired}")
         ev = Event("compact", strategy, before, after, trigger=trigger, duration_ms=watch.ms(),
-                   detail={"archive": str(archive_path), "summarized": len(summarized),
+                   detail={"archive": str(archive_path) if archive_path else None, "summarized": len(summarized),
                            "kept": len(tail) + len(keep_head), "restored": len(restored),
                            "dropped_rounds": dropped_rounds, "files_changed": len(files)})
         return CompactionResult(new, trigger, strategy, before, after, archive_path, text,

@@ -1,7 +1,15 @@
 """What the pipeline reports: one `Event` per layer action or compaction, and a layer's result.
 
 Events are plain data so the session can log them as JSON lines and `/status` and the analyzer can
-add them up per layer.
+add them up per layer. Each kind has its own class (`BudgetEvent`, `CompactionEvent`, ...; all
+subclasses of `Event`, told apart by `layer`), so a handler can `match` on the type:
+
+    match event:
+        case CompactionEvent(): print(event.strategy, event.tokens_before, "->", event.tokens_after)
+        case MicrocompactEvent(): ...
+
+`tokens_before`/`tokens_after` of a view layer's event are the sizes of the whole view it shaped;
+`tokens_freed` is what this one decision took out (counted once, not on every later request).
 """
 
 from __future__ import annotations
@@ -10,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic_ai.messages import ModelMessage
 
@@ -28,13 +36,95 @@ class Event:
     duration_ms: float = 0.0
     detail: dict[str, Any] = field(default_factory=dict)
     time: str = ""
+    freed: int | None = None  # the decision's own saving, when the totals are of a larger view
+
+    kind: ClassVar[str] = "event"
 
     @property
     def tokens_freed(self) -> int:
-        return max(0, self.tokens_before - self.tokens_after)
+        return max(0, self.freed if self.freed is not None else self.tokens_before - self.tokens_after)
+
+    @property
+    def failed(self) -> bool:
+        return self.action == "failed"
+
+    @property
+    def error(self) -> str | None:
+        """The one-line error of a failed action."""
+        return self.detail.get("error") if self.failed else None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class BudgetEvent(Event):
+    """L1: oversized tool results replaced by a preview (`action` "spill": the full text went to a
+    side file, `paths`; "truncate": no store for side files, the rest is gone from the view)."""
+
+    kind: ClassVar[str] = "budget"
+
+    @property
+    def paths(self) -> list[str]:
+        return list(self.detail.get("paths") or [])
+
+
+@dataclass
+class SnipEvent(Event):
+    """L2: content-free results, acks and superseded identical reads dropped from the view."""
+
+    kind: ClassVar[str] = "snip"
+
+
+@dataclass
+class MicrocompactEvent(Event):
+    """L3: a batch of old tool results cleared (`trigger` "count" or "time": the cache had expired)."""
+
+    kind: ClassVar[str] = "microcompact"
+
+
+@dataclass
+class CollapseEvent(Event):
+    """L4: the oldest finished rounds folded into a digest (one commit)."""
+
+    kind: ClassVar[str] = "collapse"
+
+
+@dataclass
+class CompactionEvent(Event):
+    """L5: the history was rewritten (`action` is the strategy: "full", "session_memory",
+    "partial_from", "partial_up_to"), or a compaction "failed" and the history is unchanged."""
+
+    kind: ClassVar[str] = "compact"
+
+    @property
+    def strategy(self) -> str:
+        return self.action
+
+    @property
+    def archive(self) -> str | None:
+        return self.detail.get("archive")
+
+
+@dataclass
+class NotesEvent(Event):
+    """Session notes: "update" (written in the background), "skip" (could not stand in for a
+    summary, `detail["reason"]`), "failed"."""
+
+    kind: ClassVar[str] = "memory"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (BudgetEvent, SnipEvent, MicrocompactEvent,
+                                                           CollapseEvent, CompactionEvent, NotesEvent)}
+
+
+def typed(event: Event) -> Event:
+    """The same event, as an instance of its kind's class (layers build plain `Event`s). The
+    object is kept, not copied: whoever holds it (a `CompactionResult`) sees what the sink sees."""
+    cls = EVENT_TYPES.get(event.layer)
+    if cls is not None and type(event) is Event:
+        event.__class__ = cls  # the subclasses add no fields, only their names and accessors
+    return event
 
 
 @dataclass

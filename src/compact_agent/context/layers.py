@@ -7,30 +7,28 @@ separate module that knows nothing of the others; this is the one place that ord
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import Iterable
+from typing import Any
 
-from ..config import Settings
 from .budget import ToolResultBudget
 from .collapse import ContextCollapse
-from .microcompact import Microcompact
+from .microcompact import COMPACTABLE, Microcompact
+from .settings import CompactionSettings as Settings
 from .snip import Snip
-
-
-class SideFiles(Protocol):
-    dir: Path
-
-    def side_dir(self, name: str) -> Path: ...
+from .stores import SideFiles
 
 
 def default_layers(settings: Settings, store: SideFiles | None = None, *,
-                   server_side_clearing: bool = False) -> list[Any]:
-    """`server_side_clearing`: the provider clears old tool results itself (Anthropic's
-    context management), so microcompact must not also clear them locally."""
+                   server_side_clearing: bool = False, compactable: Iterable[str] | None = None) -> list[Any]:
+    """The four view layers in order. `store`: where L1 spills and L4 logs (None: in memory).
+    `server_side_clearing`: the provider clears old tool results itself (Anthropic's context
+    management), so microcompact must not also clear them locally. `compactable`: the tools whose
+    old results microcompact may clear (default: the coding tools), plus `settings.compactable_tools`."""
+    tools = frozenset(compactable if compactable is not None else COMPACTABLE) | frozenset(settings.compactable_tools)
     spill = store.side_dir("tool-results") if store is not None else None
     log = store.side_dir("collapse") / "commits.jsonl" if store is not None else None
     layers: list[Any] = [ToolResultBudget(settings, spill), Snip(),
-                         Microcompact(settings, server_side=server_side_clearing)]
+                         Microcompact(settings, tools, server_side=server_side_clearing)]
     if settings.collapse_enabled:
         layers.append(ContextCollapse(settings, log, target_fraction=settings.collapse_target_fraction,
                                       keep_recent_rounds=settings.collapse_keep_recent_rounds,

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .. import crashpoints, secrets
+from . import crashpoints, secrets
 
 KEY = "compact_agent"
 

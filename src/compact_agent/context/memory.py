@@ -47,13 +47,14 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
-from ..config import Limits, Settings
 from . import rounds, summary, tokens
 from .compactor import CompactionError, CompactionResult, join
 from .events import Event, Stopwatch
 from .identity_memo import IdentityMemo
 from .markers import write_private
 from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, parse_sections
+from .settings import CompactionSettings as Settings
+from .settings import Limits
 from .summarizer import render_transcript
 
 log = logging.getLogger(__name__)
@@ -174,11 +175,12 @@ class _Job:
 class SessionMemory:
     """Notes for one session; the ContextManager calls `after_response`, `try_compact`, `after_compaction`."""
 
-    def __init__(self, notes_path: Path, settings: Settings | None = None, *, model: Model | None = None,
+    def __init__(self, notes_path: Path | None = None, settings: Settings | None = None, *, model: Model | None = None,
                  notes_model: Model | None = None, clock: Callable[[], datetime] | None = None,
                  event_sink: Callable[[Event], None] | None = None) -> None:
+        # No path: the notes live in memory only (the library's default; nothing touches the disk).
         self.path = notes_path
-        self.sidecar = notes_path.with_suffix(".json")
+        self.sidecar = notes_path.with_suffix(".json") if notes_path is not None else None
         self.settings = settings or Settings()
         self.model, self.notes_model = model, notes_model
         self.clock = clock or (lambda: datetime.now(UTC))
@@ -194,9 +196,9 @@ class SessionMemory:
         self.notes: str | None = None
         self.coverage: tuple[int, str] | None = None
         self.updated = ""
-        self.notes = _read_notes(notes_path)
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-            side = json.loads(self.sidecar.read_text())
+        self.notes = _read_notes(notes_path) if notes_path is not None else None
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
+            side = json.loads(self.sidecar.read_text())  # type: ignore[union-attr]
             self.coverage = (int(side["index"]), str(side["fingerprint"]))
             self.updated = str(side.get("updated", ""))
 
@@ -256,7 +258,8 @@ class SessionMemory:
         try:
             reply = await (self._separate(job) if self.notes_model is not None else self._shared(job))
             notes = normalize_notes(reply, self.notes)
-            write_private(self.path, notes, "notes")
+            if self.path is not None:
+                write_private(self.path, notes, "notes")
         except asyncio.CancelledError:
             raise
         except Exception as e:  # noqa: BLE001 - logged, backed off, retried on a later response
@@ -309,12 +312,13 @@ class SessionMemory:
         self.coverage = coverage
         data = {"version": 1, "index": coverage[0], "fingerprint": coverage[1], "updated": self.updated} \
             if coverage else {"version": 1, "index": -1, "fingerprint": "", "updated": self.updated}
-        with contextlib.suppress(OSError):
-            write_private(self.sidecar, json.dumps(data), "notes")
+        if self.sidecar is not None:
+            with contextlib.suppress(OSError):
+                write_private(self.sidecar, json.dumps(data), "notes")
 
     # -- compaction ---------------------------------------------------------------------------------------
     async def try_compact(self, cm: Any, messages: list[ModelMessage], *, trigger: str, tokens_before: int,
-                          archive: Callable[[], Path]) -> CompactionResult | None:
+                          archive: Callable[[], Path | None]) -> CompactionResult | None:
         """The notes + a verbatim tail, with no model call; None when the notes cannot serve."""
         self._plan = None
         waited = Stopwatch()
@@ -380,4 +384,4 @@ class SessionMemory:
     def status(self) -> str:
         state = "extraction running" if self.in_flight else f"{self.updates} update(s) this run"
         cov = f"covers through message {self.coverage[0]}" if self.coverage else "covers no message yet"
-        return f"{self.path} · {cov} · {state}" + (f" · updated {self.updated}" if self.updated else "")
+        return f"{self.path or 'in memory'} · {cov} · {state}" + (f" · updated {self.updated}" if self.updated else "")

@@ -26,11 +26,11 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 
-from ..config import Settings
 from . import tokens
 from .economics import rewrite_pays
 from .events import Budget, Event, LayerResult, Stopwatch
 from .markers import mark
+from .settings import CompactionSettings as Settings
 
 LAYER = "microcompact"
 CLEARED = "[Old tool result content cleared]"

@@ -11,6 +11,13 @@ When the provider still says "prompt too long", `on_model_request_error` compact
 same request once (reactive compaction) and corrects the window from what the provider said.
 
 The class only orders the layers and passes tokens on; each layer lives in its own module.
+
+`ContextManager(window=...)` alone is a complete set-up: every layer on, the summary and the notes
+written by the run's own model (sharing its cached prefix), the history and its archives kept in
+an `InMemoryStore`, nothing written to disk. State is per conversation: the instance serves the
+first conversation it sees, and each other `conversation_id` gets its own copy (up to
+`max_conversations`, least recently used dropped) — unless you gave it a store, layers, notes or a
+compactor of your own, which belong to one conversation: then a second one is refused.
 """
 
 from __future__ import annotations
@@ -20,28 +27,28 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from opentelemetry.trace import Status, StatusCode
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest
 from pydantic_ai.messages import ModelMessage, ModelResponse
-from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 
-from ..config import Limits, Settings
 from . import rounds, summary, tokens
 from .compactor import CompactionError, CompactionResult, Compactor, Summarize, join
 from .economics import SUMMARY_INSTRUCTION_TOKENS, CompactionPlan, Growth, Prices, plan_compaction
-from .events import Budget, Event, Stopwatch
+from .events import Budget, Event, Stopwatch, typed
+from .lifecycle import RunLifecycle
+from .settings import CompactionSettings as Settings
+from .settings import Limits
+from .stores import HistoryStore
 
-
-class HistoryStore(Protocol):
-    def append(self, messages: Sequence[ModelMessage]) -> None: ...
-    def archive(self) -> Path: ...
-    def rewrite(self, boundary: dict[str, Any], messages: Sequence[ModelMessage]) -> None: ...
+__all__ = ["ContextManager", "HistoryStore", "Layer", "SummarizerFactory", "TokenCounter"]
 
 
 class Layer(Protocol):
@@ -51,6 +58,8 @@ class Layer(Protocol):
 
 
 SummarizerFactory = Callable[["ContextManager"], Summarize]
+#: Counts the tokens of messages as your provider would (e.g. with its tokenizer).
+TokenCounter = Callable[[Sequence[ModelMessage]], int]
 
 
 def utcnow() -> datetime:
@@ -68,22 +77,37 @@ _USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d
 
 
 @dataclass
-class ContextManager(AbstractCapability[Any]):
-    """Keeps every request inside the window. Add it to any pydantic-ai Agent's capabilities."""
+class ContextManager(RunLifecycle, AbstractCapability[Any]):
+    """Keeps every request inside the window. Add it to any pydantic-ai Agent's capabilities:
 
-    limits: Limits
-    summarizer: SummarizerFactory
+        Agent(model, capabilities=[ContextManager(window=16_000)])
+
+    Every argument but `window` is optional. Layers 1-4 shape only what is sent; a compaction
+    rewrites the run's history (what `all_messages()` returns), after archiving it in `store`.
+    """
+
+    window: int | None = None  # the model's context window, in tokens
+    _: KW_ONLY
+    max_output: int = 8_192  # the most the model writes in one response (reserved for the summary)
     settings: Settings = field(default_factory=Settings)
+    summary_model: Model | str | None = None  # None: the run's own model, sharing its cached prefix
+    token_counter: TokenCounter | None = None  # None: characters/4, calibrated by the reported usage
+    store: HistoryStore | None = None  # None: an InMemoryStore per conversation
+    compactable_tools: Sequence[str] | None = None  # whose old results L3 may clear; None: every tool
+    event_handler: Callable[[Event], None] | None = None  # every layer action and compaction, typed
+    notes_in_background: bool = False  # True: notes may outlive a run; then call `drain()` before exiting
+    max_conversations: int = 64
+    # Lower level (the agent and the analyzer build these themselves).
+    limits: Limits | None = None
+    summarizer: SummarizerFactory | None = None
     compactor: Compactor | None = None
-    store: HistoryStore | None = None
-    layers: list[Any] = field(default_factory=list)
-    memory: Any = None  # session memory (notes) that can stand in for a summary
+    layers: list[Any] | None = None  # None: `default_layers`; [] for none
+    memory: Any = None  # session memory (notes); None: in-memory notes if settings.memory_enabled
     clock: Callable[[], datetime] = utcnow
     event_sink: Callable[[Event], None] | None = None
     on_compact_start: Callable[[str, int], None] | None = None
     provider: str = "openai"
     cache_ttl_s: float = 3600.0
-    max_output: int = 8_192
     save_state: Callable[[dict[str, Any]], None] | None = None  # persists frozen layer decisions
     # Around every compaction (the agent's hooks): may add to the instructions / sees the result.
     before_compact: Callable[[str, str], Awaitable[str]] | None = None
@@ -92,7 +116,7 @@ class ContextManager(AbstractCapability[Any]):
     prices: Prices = field(default_factory=Prices)
 
     def __post_init__(self) -> None:
-        self.compactor = self.compactor or Compactor(self.limits)
+        self._build_defaults()
         self.calibration = tokens.Calibration()
         self.synced = 0
         self.failures = 0
@@ -132,17 +156,18 @@ class ContextManager(AbstractCapability[Any]):
 
     def set_window(self, window: int) -> None:
         self.limits = Limits.for_window(window, self.max_output, self.settings)
+        self.window = window
         if self.compactor:
             self.compactor.limits = self.limits
         self.adapt_output_reserve(0)
 
     def emit(self, event: Event) -> None:
+        event = typed(event)
         if not event.time:
             event.time = self.clock().isoformat()
-        if event.layer in ("budget", "snip", "microcompact", "collapse"):
-            self.layer_savings[event.layer] = self.layer_savings.get(event.layer, 0) + event.tokens_freed
-        if self.event_sink:
-            self.event_sink(event)
+        for sink in (self.event_sink, self.event_handler):
+            if sink is not None:
+                sink(event)
 
     # -- persistence -------------------------------------------------------------------------
     def persist(self, messages: Sequence[ModelMessage]) -> None:
@@ -161,8 +186,14 @@ class ContextManager(AbstractCapability[Any]):
                       growth=self.growth.rate, compact_at=self.next_compaction_at(),
                       ratio=self.calibration.ratio, credit=self._credit)
 
+    def estimate(self, messages: Sequence[ModelMessage]) -> int:
+        """Uncalibrated size of `messages`: the token counter's, else characters/4."""
+        if self.token_counter is not None:
+            return self.token_counter(messages)
+        return tokens.estimate(messages)
+
     def measure(self, messages: Sequence[ModelMessage]) -> int:
-        return self.calibration.tokens(tokens.estimate(messages) + self.overhead)
+        return self.calibration.tokens(self.estimate(messages) + self.overhead)
 
     def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]:
         """Run layers 1–4; returns the view and whether collapse holds auto-compact off."""
@@ -182,13 +213,17 @@ class ContextManager(AbstractCapability[Any]):
             shaped = tokens.estimate(result.messages)
             self.view_savings[layer.name], size = size - shaped, shaped
             view = result.messages
+            grown = self._account(layer.name, bool(result.events))
             for ev in result.events:
                 if not ev.duration_ms:
                     ev.duration_ms = watch.ms()
+                if ev.freed is None:
+                    ev.freed, grown = max(0, grown), 0
                 self.emit(ev)
             check = getattr(layer, "suppresses_autocompact", None)
             if check is not None and check(self.measure(view), self.budget(self.measure(view))):
                 suppressed = True
+        self._rebaseline = False
         return view, suppressed
 
     def layer_state(self) -> dict[str, Any]:
@@ -239,6 +274,23 @@ class ContextManager(AbstractCapability[Any]):
         before = self.measure(summary_input if summary_input is not None else messages)
         if self.on_compact_start:
             self.on_compact_start(trigger, before)
+        # One span per compaction under the run's span (a no-op unless instrumentation is on).
+        with self._tracer.start_as_current_span("context compaction", attributes={
+                "compact_agent.trigger": trigger, "compact_agent.tokens_before": before}) as span:
+            try:
+                result = await self._compact(messages, trigger, instructions, summary_input, before)
+            except Exception as e:
+                span.record_exception(e)
+                span.set_status(Status(StatusCode.ERROR, _one_line(e)))
+                raise
+            span.set_attributes({"compact_agent.strategy": result.strategy,
+                                 "compact_agent.tokens_after": result.tokens_after,
+                                 "compact_agent.messages_summarized": result.summarized})
+            return result
+
+    async def _compact(self, messages: list[ModelMessage], trigger: str, instructions: str,
+                       summary_input: list[ModelMessage] | None, before: int) -> CompactionResult:
+        assert self.compactor is not None and self.summarizer is not None
         instructions = await self._before(trigger, instructions)
         archive = self.store.archive if self.store is not None else _no_archive
         result: CompactionResult | None = None
@@ -309,7 +361,8 @@ class ContextManager(AbstractCapability[Any]):
         if self.compactions:
             self.compactions[-1].messages, self.compactions[-1].summary = [], ""
         self.compactions.append(result)
-        for layer in self.layers:  # decisions about messages that are gone for good
+        self._prev_savings, self._rebaseline = {}, True  # the next view's savings are of the new history
+        for layer in self.layers or ():  # decisions about messages that are gone for good
             if hasattr(layer, "forget_absent"):
                 layer.forget_absent(result.messages)
         self._last_compaction_request = self.requests
@@ -345,6 +398,11 @@ class ContextManager(AbstractCapability[Any]):
         self.persist(ctx.messages)
         params = request_context.model_request_parameters
         self.last_params, self.last_settings = params, request_context.model_settings
+        self.run_model, self._tracer = ctx.model, ctx.tracer
+        if self._own_memory and self.memory is not None:
+            self.memory.model = ctx.model  # notes share the run's model and cached prefix
+        if self._all_tools:
+            self._compact_tools({t.name for t in params.function_tools})
         instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
         self.overhead = tokens.request_overhead(instructions, params.function_tools)
         view, _, _ = await self.prepare_view(ctx.messages)
@@ -386,7 +444,7 @@ class ContextManager(AbstractCapability[Any]):
         self._save_layer_state()
         self.view = view
         self.last_tokens = tokens_now
-        self.last_view_tokens_est = tokens.estimate(view) + self.overhead
+        self.last_view_tokens_est = self.estimate(view) + self.overhead
         self.requests += 1
         return view, tokens_now, compacted
 
@@ -543,7 +601,7 @@ class ContextManager(AbstractCapability[Any]):
                 self.set_window(window)
 
 
-def _no_archive() -> Path:
+def _no_archive() -> Path | None:
     raise OSError("no session store to archive into")
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
-from ..config import Limits
 from . import tokens
+from .settings import Limits
 
 
 @dataclass

@@ -95,7 +95,7 @@ def extract_summary(text: str) -> str:
     else:
         body = _ANALYSIS.sub("", text)
     body = _STRAY.sub("", body).strip()
-    if len(body) < 20:
+    if not body:  # a short summary is still a summary ("Nothing done yet.")
         raise EmptySummary("the model returned an empty summary")
     return body
 

@@ -42,12 +42,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from ..config import Limits, Settings
-from ..context.compactor import Compactor, join
-from ..context.events import Event
-from ..context.layers import default_layers
-from ..context.memory import SessionMemory
-from ..context.pipeline import ContextManager
-from ..context.restore import Restorer
+from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
+from ..context.compactor import join
 from ..models import PRICING, prices_of
 from .simulate import SideCall, Sim, Step
 from .standin import standin_notes
@@ -173,9 +169,9 @@ class Ours:
         self.calls: list[SideCall] = []
         self.failed = 0
         self.cm = ContextManager(
-            limits=limits, summarizer=self._summarizer, settings=self.settings,
+            limits=limits, summarizer=self._summarizer, settings=self.settings.compaction(),
             compactor=Compactor(limits, restorer), store=self.store,
-            layers=default_layers(self.settings, self.store), event_sink=self._on_event,
+            layers=default_layers(self.settings.compaction(), self.store), event_sink=self._on_event,
             provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, max_output=sim.max_output,
             clock=self._now, prices=prices_of(PRICING.get(sim.provider, PRICING["deepseek"])))
         # The live agent measures its system prompt and tool schemas; here they are the fitted overhead.

@@ -1,0 +1,124 @@
+"""Every number the compaction pipeline uses, as one plain dataclass, and the limits for one window.
+
+Defaults follow the reference pipeline: a 13K auto-compact buffer, a 20K summary output reserve, 5
+restored files of 5K tokens within 50K, a circuit breaker of 3, session-memory compaction keeping
+10K-40K tokens and at least 5 text messages. Large-window defaults would eat a small local model's
+whole window, so `Limits.for_window` scales each of them down for windows from 8K up, keeping the
+proportions sane (reserve <= W/4, buffer <= W/10, ...).
+
+A library reads no environment and no config file: `CompactionSettings` is built by its caller
+(the CLI builds it from its own settings, which do read both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+@dataclass
+class CompactionSettings:
+    """User-tunable thresholds of every layer; token figures are large-window defaults before scaling."""
+
+    # L5 auto-compact
+    autocompact_buffer: int = 13_000
+    summary_output_reserve: int = 20_000
+    max_consecutive_failures: int = 3
+    thrash_requests: int = 3
+    restore_max_files: int = 5
+    restore_tokens_per_file: int = 5_000
+    restore_total_tokens: int = 50_000
+    user_messages_budget: int = 20_000
+    adaptive_output_reserve: bool = True  # the reserve follows the longest answer seen (pipeline.py)
+    # Compaction priced (economics.py): earlier than the threshold when that is cheaper, and later
+    # (up to the hard limit) when compacting at the threshold could not pay. Off: thresholds only.
+    priced_compaction: bool = True
+    # L1 tool-result budget
+    tool_result_max_chars: int = 50_000
+    tool_results_per_message_chars: int = 200_000
+    tool_result_preview_chars: int = 2_000
+    tool_result_room_share: float = 0.25  # one result may take this share of the room the window leaves
+    # L3 microcompact
+    microcompact_keep_recent: int = 5
+    microcompact_trigger: int = 12
+    microcompact_min_free_tokens: int = 20_000
+    compactable_tools: list[str] = field(default_factory=list)  # beyond the coding tools' own names
+    # L4 collapse (fractions of the auto-compact threshold)
+    collapse_enabled: bool = True
+    collapse_commit_fraction: float = 0.90
+    collapse_blocking_fraction: float = 0.95
+    collapse_target_fraction: float = 0.50  # one commit brings the view down to this share: batches, not drips
+    collapse_min_gain_fraction: float = 0.25  # a commit freeing less is not worth the cache it rewrites
+    collapse_keep_recent_rounds: int = 3
+    # session memory (background notes)
+    memory_enabled: bool = False  # measured: notes cost more than the summaries they replace (README)
+    memory_min_tokens: int = 10_000
+    memory_min_text_messages: int = 5
+    memory_max_tokens: int = 40_000
+    memory_update_tokens: int = 10_000  # measured on real sessions: 5K doubled the notes calls for no gain
+    memory_update_tool_calls: int = 3
+    memory_start_fraction: float = 0.75  # notes start once the context passes this share of the threshold
+    memory_wait_s: float = 2.0  # how long compaction waits for an extraction in flight
+    memory_retry_s: float = 30.0  # back-off after a failed extraction (doubles, capped at 10 min)
+
+    @classmethod
+    def from_object(cls, source: Any) -> CompactionSettings:
+        """The fields of `source` (any object with attributes of these names, e.g. the CLI's settings)."""
+        values = {f.name: getattr(source, f.name) for f in fields(cls) if hasattr(source, f.name)}
+        if "compactable_tools" in values:
+            values["compactable_tools"] = list(values["compactable_tools"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Thresholds resolved for one context window: what the pipeline actually compares against."""
+
+    window: int
+    output_reserve: int
+    buffer: int
+    threshold: int
+    restore_max_files: int
+    restore_tokens_per_file: int
+    restore_total_tokens: int
+    user_messages_budget: int
+    memory_min_tokens: int
+    memory_max_tokens: int
+    memory_min_text_messages: int
+    max_consecutive_failures: int
+    collapse_commit: int
+    collapse_blocking: int
+    memory_update_tokens: int = 10_000
+
+    @classmethod
+    def for_window(cls, window: int, max_output: int, s: Any = None) -> Limits:
+        """`s`: a `CompactionSettings` (or any object with its field names); None for the defaults."""
+        s = s if s is not None else CompactionSettings()
+        window = max(window, 2_048)
+        reserve = min(max_output, s.summary_output_reserve, window // 4)
+        buffer = min(s.autocompact_buffer, window // 10)
+        threshold = window - reserve - buffer
+        # What a compaction may put back must leave room to work: at most ~a quarter of the window.
+        restore_total = min(s.restore_total_tokens, window // 4)
+        per_file = min(s.restore_tokens_per_file, max(256, restore_total // 2))
+        users = min(s.user_messages_budget, window // 8)
+        mem_max = min(s.memory_max_tokens, threshold // 3)
+        mem_min = min(s.memory_min_tokens, mem_max // 2)
+        return cls(
+            window=window,
+            output_reserve=reserve,
+            buffer=buffer,
+            threshold=threshold,
+            restore_max_files=s.restore_max_files,
+            restore_tokens_per_file=per_file,
+            restore_total_tokens=restore_total,
+            user_messages_budget=users,
+            memory_min_tokens=mem_min,
+            memory_max_tokens=mem_max,
+            memory_min_text_messages=s.memory_min_text_messages,
+            max_consecutive_failures=s.max_consecutive_failures,
+            collapse_commit=int(threshold * s.collapse_commit_fraction),
+            collapse_blocking=int(threshold * s.collapse_blocking_fraction),
+            # Notes refresh at least a few times before the window fills, however small it is.
+            memory_update_tokens=max(256, min(s.memory_update_tokens, threshold // 5)),
+        )

@@ -1,0 +1,80 @@
+"""Where a conversation's history is kept: the store protocol and the in-memory store.
+
+The persisted history is the truth; the pipeline appends every message to a store and, at a
+compaction, archives the full transcript before rewriting the history. A library must not touch the
+disk unless asked to, so the default store keeps all of it in memory; the agent's JSONL session
+(`compact_agent.session.store.SessionStore`) is another implementation of the same protocol.
+
+A store may also offer side files (`side_dir(name) -> Path`): then the tool-result budget spills
+oversized results there (the model can read them back) and context collapse keeps its commit log
+there. Without them, oversized results are cut to a head-and-tail preview and the log stays in memory.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic_ai.messages import ModelMessage
+
+
+@runtime_checkable
+class HistoryStore(Protocol):
+    """What the pipeline needs to keep a conversation: append, archive, rewrite."""
+
+    def append(self, messages: Sequence[ModelMessage]) -> None:
+        """Add messages to the end of the history (called before every model request and at run end)."""
+        ...
+
+    def archive(self) -> Path | None:
+        """Keep a copy of the whole history before a compaction rewrites it.
+
+        Return the file the copy is in (the summary tells the model where it is, so it can read it
+        back) or None when the copy is not a file the model can read. Raise `OSError` if the copy
+        could not be made: the compaction is then abandoned and nothing is rewritten.
+        """
+        ...
+
+    def rewrite(self, boundary: dict[str, Any], messages: Sequence[ModelMessage]) -> None:
+        """Replace the history by `messages` after a compaction; `boundary` describes the compaction
+        (trigger, strategy, tokens_before, tokens_after, archive, time, messages_summarized)."""
+        ...
+
+
+@runtime_checkable
+class SideFiles(Protocol):
+    """A store that offers a private folder per purpose ("tool-results", "collapse")."""
+
+    dir: Path
+
+    def side_dir(self, name: str) -> Path: ...
+
+
+@dataclass
+class InMemoryStore:
+    """The default store: the history, every archived transcript and every boundary, in memory.
+
+    `messages` is the current (compacted) history, `archives[i]` the full history before the i-th
+    compaction, `boundaries[i]` what that compaction did. Nothing is written anywhere; copy what
+    you need to keep before the process ends.
+    """
+
+    messages: list[ModelMessage] = field(default_factory=list)
+    archives: list[list[ModelMessage]] = field(default_factory=list)
+    boundaries: list[dict[str, Any]] = field(default_factory=list)
+
+    def append(self, messages: Sequence[ModelMessage]) -> None:
+        self.messages.extend(messages)
+
+    def archive(self) -> Path | None:
+        # Messages are mutable dataclasses and the run goes on with some of the same objects: the
+        # archive must not change with them.
+        self.archives.append(copy.deepcopy(self.messages))
+        return None
+
+    def rewrite(self, boundary: dict[str, Any], messages: Sequence[ModelMessage]) -> None:
+        self.boundaries.append(dict(boundary))
+        self.messages = list(messages)

@@ -1,0 +1,447 @@
+"""The library as a pydantic-ai user meets it: `ContextManager(window=...)` and nothing else.
+
+A FunctionModel stands in for the provider: it counts the tokens of every request it receives
+(its own count, denser than our characters/4, so the calibration must do its job), reports them as
+usage, and fails the test if one is over the window. Writes are watched with an audit hook (any
+file opened for writing, anywhere) and with a temporary HOME and working directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.trace import (
+    INVALID_SPAN_CONTEXT,
+    NonRecordingSpan,
+    Tracer,
+    TracerProvider,
+    get_current_span,
+    use_span,
+)
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage, UsageLimits
+
+from compact_agent.context import (
+    BudgetEvent,
+    CompactionEvent,
+    CompactionSettings,
+    ContextManager,
+    Event,
+    InMemoryStore,
+)
+from compact_agent.context.notes import NOTES_MARK, SECTIONS
+
+WINDOW = 16_000
+WRITE_EVENTS = {"os.mkdir", "os.rename", "os.replace", "os.remove", "os.rmdir", "os.symlink", "os.link",
+                "os.truncate", "os.chmod", "shutil.copyfile", "shutil.move", "shutil.rmtree"}
+_watch: dict[str, Any] = {"thread": None, "writes": []}
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _watch["thread"] is None:  # armed only while a test body runs (any thread: tools run in workers)
+        return
+    if event == "open":
+        path, mode, flags = (list(args) + [None, None, None])[:3]
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND))
+        if writing:
+            _watch["writes"].append(("open", str(path)))
+    elif event in WRITE_EVENTS:
+        _watch["writes"].append((event, str(args[0]) if args else ""))
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.fixture
+def no_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
+    """Any file write while the test body runs; HOME and cwd are empty temp folders."""
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    home.mkdir()
+    cwd.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(cwd)
+    writes: list[tuple[str, str]] = []
+    _watch["writes"], _watch["thread"] = writes, threading.get_ident()
+    try:
+        yield writes
+    finally:
+        _watch["thread"] = None
+    assert list(home.iterdir()) == [] and list(cwd.iterdir()) == []
+
+
+def provider_tokens(messages: list[ModelMessage]) -> int:
+    """The fake provider's own count: about 3.3 characters a token (denser than our estimate)."""
+    chars = 0
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, ToolCallPart):
+                chars += len(p.tool_name) + len(p.args_as_json_str()) + 20
+            else:
+                chars += len(str(getattr(p, "content", ""))) + 20
+    return int(chars / 3.3) + 400  # + instructions and the tool's schema
+
+
+def page(i: int) -> str:
+    """6,000 characters of text that does not compress to nothing."""
+    words = [f"w{(i * 7919 + k * 104729) % 100_003:05d}" for k in range(1_000)]
+    return " ".join(words)[:6_000]
+
+
+class FakeProvider:
+    """Calls `fetch` `calls` times, then answers; writes summaries and notes when asked."""
+
+    def __init__(self, calls: int, window: int = WINDOW) -> None:
+        self.calls, self.window = calls, window
+        self.done = 0
+        self.sizes: list[tuple[str, int]] = []
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        size = provider_tokens(messages)
+        last = messages[-1]
+        prompt = " ".join(str(p.content) for p in last.parts if isinstance(p, UserPromptPart))
+        kind = "notes" if NOTES_MARK in prompt else "summary" if "<summary>" in prompt else "main"
+        self.sizes.append((kind, size))
+        assert size <= self.window, f"a {kind} request of {size} tokens reached a {self.window}-token window"
+        usage = RequestUsage(input_tokens=size, output_tokens=30)
+        if kind == "notes":
+            body = "\n\n".join(f"# {s}\nfetched pages up to {self.done}" for s in SECTIONS)
+            return ModelResponse(parts=[TextPart(f"<notes>{body}</notes>")], usage=usage)
+        if kind == "summary":
+            return ModelResponse(parts=[TextPart(f"<summary>Fetching pages; {self.done} fetched so far.</summary>")],
+                                 usage=usage)
+        if self.done < self.calls:
+            self.done += 1
+            call = ToolCallPart("fetch", {"i": self.done}, tool_call_id=f"call-{self.done}")
+            return ModelResponse(parts=[call], usage=usage)
+        return ModelResponse(parts=[TextPart(f"Fetched {self.done} pages.")], usage=usage)
+
+
+def fetch_agent(provider: Any, cm: ContextManager) -> tuple[Agent[None, str], list[int]]:
+    agent: Agent[None, str] = Agent(FunctionModel(provider), capabilities=[cm])
+    fetched: list[int] = []
+
+    @agent.tool_plain
+    def fetch(i: int) -> str:
+        """Fetch page i."""
+        fetched.append(i)
+        return page(i)
+
+    return agent, fetched
+
+
+async def test_one_line_setup_keeps_80_big_tool_results_inside_16k_and_writes_nothing(
+        no_writes: list[tuple[str, str]]) -> None:
+    provider = FakeProvider(80)
+    cm = ContextManager(window=16_000)
+    agent, fetched = fetch_agent(provider, cm)
+    events: list[Event] = []
+    cm.event_handler = events.append
+
+    # pydantic-ai's own default stops a run at 50 requests; this one needs 81 and a few summaries.
+    result = await agent.run("Fetch pages 1 to 80 and tell me when done.", usage_limits=UsageLimits(request_limit=200))
+
+    assert result.output == "Fetched 80 pages."
+    assert fetched == list(range(1, 81))
+    main = [n for kind, n in provider.sizes if kind == "main"]
+    assert len(main) == 81 and max(n for _, n in provider.sizes) <= WINDOW
+    assert sum(len(page(i)) for i in range(1, 81)) // 4 > 7 * WINDOW  # the work really was ~120K tokens
+    compactions = [e for e in events if isinstance(e, CompactionEvent) and not e.failed]
+    assert compactions and not [e for e in events if isinstance(e, CompactionEvent) and e.failed]
+    assert no_writes == []
+    # The final response is persisted; the archives hold what compaction replaced; no task is left.
+    store = cm.store
+    assert isinstance(store, InMemoryStore)
+    assert store.messages[-1] == result.all_messages()[-1]
+    assert len(store.archives) == len(cm.compactions) == len(compactions)
+    archived = {p.tool_call_id for a in store.archives for m in a for p in m.parts if isinstance(p, ToolReturnPart)}
+    assert {f"call-{i}" for i in range(1, 60)} <= archived
+    assert cm.memory is None or not cm.memory.in_flight  # notes are off by default (they cost more than they save)
+
+
+def test_importing_the_library_loads_no_cli_dependency() -> None:
+    code = ("import sys, compact_agent.context; "
+            "print(sorted(m for m in ('rich', 'typer', 'prompt_toolkit', 'pydantic_settings', 'platformdirs') "
+            "if m in sys.modules or any(k.startswith(m + '.') for k in sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert json.loads(out.stdout.replace("'", '"')) == []
+
+
+def test_the_package_ships_py_typed_and_exports_its_api() -> None:
+    import compact_agent
+    import compact_agent.context as lib
+
+    assert (Path(compact_agent.__file__).parent / "py.typed").is_file()
+    assert "ContextManager" in lib.__all__ and all(hasattr(lib, name) for name in lib.__all__)
+
+
+def test_the_library_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COMPACT_AGENT_AUTOCOMPACT_BUFFER", "1")
+    monkeypatch.setenv("COMPACT_AGENT_MICROCOMPACT_KEEP_RECENT", "99")
+    cm = ContextManager(window=200_000)
+    assert cm.limits.buffer == 13_000 and cm.settings.microcompact_keep_recent == 5
+
+
+def test_without_a_window_the_error_says_what_to_pass() -> None:
+    from pydantic_ai.exceptions import UserError
+
+    with pytest.raises(UserError, match=r"ContextManager\(window=\.\.\.\)"):
+        ContextManager()
+
+
+async def test_two_conversations_on_one_agent_keep_apart() -> None:
+    """Each conversation has its own history, decisions and notes; runs of one do not leak into the other."""
+    cm = ContextManager(window=16_000)
+    agent, _ = fetch_agent(FakeProvider(30), cm)
+    a1 = await agent.run("conversation A", conversation_id="A")
+    agent2, _ = fetch_agent(FakeProvider(3), cm)  # the same capability instance on another agent
+    b1 = await agent2.run("conversation B", conversation_id="B")
+    a_state, b_state = cm.conversation("A"), cm.conversation("B")
+    assert a_state is cm and b_state is not None and b_state is not cm
+    assert isinstance(a_state.store, InMemoryStore) and isinstance(b_state.store, InMemoryStore)
+    a_text = json.dumps([str(m) for m in a_state.store.messages])
+    b_text = json.dumps([str(m) for m in b_state.store.messages])
+    assert "conversation B" not in a_text and "conversation A" not in b_text
+    # A's decisions (layer savings, compactions) are A's.
+    assert a_state.compactions or any(a_state.layer_savings.values())
+    assert not b_state.compactions and not any(b_state.layer_savings.values())
+    assert b_state.store.messages == b1.all_messages()
+    # A continues where it was, with its own frozen decisions.
+    a2 = await agent.run("and once more", message_history=a1.all_messages(), conversation_id="A")
+    assert a_state.store.messages == a2.all_messages()
+
+
+async def test_a_capability_given_its_own_store_refuses_a_second_conversation() -> None:
+    from pydantic_ai.exceptions import UserError
+
+    cm = ContextManager(window=16_000, store=InMemoryStore())
+    agent, _ = fetch_agent(FakeProvider(1), cm)
+    await agent.run("first", conversation_id="one")
+    with pytest.raises(UserError, match="one ContextManager per conversation"):
+        await agent.run("second", conversation_id="two")
+
+
+async def test_compact_now_outside_a_run() -> None:
+    provider = FakeProvider(0)
+    cm = ContextManager(window=16_000, summary_model=FunctionModel(provider))
+    history: list[ModelMessage] = []
+    for i in range(1, 9):
+        history += [ModelRequest(parts=[UserPromptPart(f"question {i}: " + page(i)[:2_000])]),
+                    ModelResponse(parts=[TextPart(f"answer {i}")])]
+    history.append(ModelRequest(parts=[UserPromptPart("the latest question")]))
+    new = await cm.compact_now(history)
+    assert len(new) < len(history) and [k for k, _ in provider.sizes] == ["summary"]
+    assert isinstance(cm.store, InMemoryStore) and cm.store.messages == new and cm.store.archives[0] == history
+    assert "the latest question" in str(new[-1])
+
+
+async def test_compact_now_without_any_model_says_what_to_pass() -> None:
+    from compact_agent.context import CompactionError
+
+    cm = ContextManager(window=16_000)
+    history = [ModelRequest(parts=[UserPromptPart("x" * 4_000)]), ModelResponse(parts=[TextPart("y")]),
+               ModelRequest(parts=[UserPromptPart("z")])]
+    with pytest.raises(CompactionError, match="summary_model"):
+        await cm.compact_now(history)
+
+
+async def test_layer_savings_count_each_decision_once() -> None:
+    """30 oversized results each spilled once: the budget layer's savings are about 30 x what one
+    spill frees, not a sum of whole-history figures over every request."""
+    from compact_agent.context import CompactionSettings
+
+    settings = CompactionSettings(tool_result_max_chars=3_000, tool_result_preview_chars=400, collapse_enabled=False,
+                                  memory_enabled=False, microcompact_trigger=10_000)
+    cm = ContextManager(window=400_000, settings=settings)
+    agent, _ = fetch_agent(FakeProvider(30, window=400_000), cm)
+    budget: list[BudgetEvent] = []
+    cm.event_handler = lambda e: budget.append(e) if isinstance(e, BudgetEvent) else None
+    await agent.run("go")
+    assert len(budget) == 30
+    one = (6_000 - 400) // 4
+    assert all(0.7 * one < e.tokens_freed < 1.3 * one for e in budget), [e.tokens_freed for e in budget]
+    assert 0.7 * 30 * one < cm.layer_savings["budget"] < 1.3 * 30 * one
+
+
+class _Span(NonRecordingSpan):
+    def __init__(self, name: str, parent: _Span | None, log: list[_Span]) -> None:
+        super().__init__(INVALID_SPAN_CONTEXT)
+        self.name, self.parent, self.attributes, self.status = name, parent, {}, None
+        log.append(self)
+
+    def is_recording(self) -> bool:
+        return True
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        self.attributes[key] = value
+
+    def set_attributes(self, attributes: Any) -> None:
+        self.attributes.update(attributes)
+
+    def set_status(self, status: Any, description: str | None = None) -> None:
+        self.status = status
+
+
+class _Tracer(Tracer):
+    """Records the spans it is asked for, with their parents (the opentelemetry API only, no SDK)."""
+
+    def __init__(self, log: list[_Span]) -> None:
+        self.log = log
+
+    def start_span(self, name: str, context: Any = None, *args: Any, **kwargs: Any) -> _Span:
+        parent = get_current_span(context)
+        span = _Span(name, parent if isinstance(parent, _Span) else None, self.log)
+        span.set_attributes(kwargs.get("attributes") or {})
+        return span
+
+    @contextmanager
+    def start_as_current_span(self, name: str, context: Any = None, *args: Any, **kwargs: Any) -> Iterator[_Span]:
+        span = self.start_span(name, context, *args, **kwargs)
+        with use_span(span, end_on_exit=True):
+            yield span
+
+
+class _Provider(TracerProvider):
+    def __init__(self) -> None:
+        self.spans: list[_Span] = []
+
+    def get_tracer(self, *args: Any, **kwargs: Any) -> _Tracer:
+        return _Tracer(self.spans)
+
+
+async def test_each_compaction_is_a_span_of_the_run_when_instrumentation_is_on() -> None:
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    provider = _Provider()
+    cm = ContextManager(window=16_000, settings=CompactionSettings(collapse_enabled=False, microcompact_trigger=10_000))
+    fake = FakeProvider(40)
+    agent: Agent[None, str] = Agent(FunctionModel(fake), capabilities=[
+        Instrumentation(settings=InstrumentationSettings(tracer_provider=provider)), cm])
+
+    @agent.tool_plain
+    def fetch(i: int) -> str:
+        """Fetch page i."""
+        return page(i)
+
+    await agent.run("go", usage_limits=UsageLimits(request_limit=200))
+    spans = [s for s in provider.spans if s.name == "context compaction"]
+    assert cm.compactions and len(spans) == len(cm.compactions)
+    for span, result in zip(spans, cm.compactions, strict=True):
+        assert span.attributes["compact_agent.strategy"] == result.strategy
+        assert span.attributes["compact_agent.tokens_after"] == result.tokens_after
+        assert span.attributes["compact_agent.trigger"] == "auto"
+        ancestors = []
+        p = span.parent
+        while p is not None:
+            ancestors.append(p.name)
+            p = p.parent
+        assert any("agent run" in name or "invoke_agent" in name for name in ancestors), ancestors
+
+
+async def test_compactable_tools_decide_whose_old_results_microcompact_clears() -> None:
+    """By default every tool of the agent is compactable; `compactable_tools` narrows it."""
+    from compact_agent.context import MicrocompactEvent, default_layers
+
+    counts = {}
+    for tools in (None, ["some_other_tool"]):
+        cm = ContextManager(window=64_000, compactable_tools=tools,
+                            settings=CompactionSettings(collapse_enabled=False, memory_enabled=False))
+        agent, _ = fetch_agent(FakeProvider(30, window=64_000), cm)
+        cleared: list[Event] = []
+        cm.event_handler = lambda e, c=cleared: c.append(e) if isinstance(e, MicrocompactEvent) else None
+        await agent.run("go", usage_limits=UsageLimits(request_limit=200))
+        counts[str(tools)] = sum(len(e.ids) for e in cleared)
+    assert counts["None"] > 0 and counts["['some_other_tool']"] == 0
+    layers = default_layers(CompactionSettings(compactable_tools=["fetch"]))
+    assert "fetch" in layers[2].compactable and "read_file" in layers[2].compactable
+
+
+async def test_a_token_counter_measures_the_requests() -> None:
+    """With the provider's own count plugged in, the calibration has nothing left to correct;
+    with the default characters/4 it learns the provider's denser tokenizer from reported usage."""
+    ratios = {}
+    for name, counter in (("default", None), ("plugged", provider_tokens)):
+        cm = ContextManager(window=16_000, token_counter=counter)
+        agent, _ = fetch_agent(FakeProvider(8), cm)
+        await agent.run("go")
+        ratios[name] = cm.calibration.ratio
+    assert ratios["default"] > 1.1 and abs(ratios["plugged"] - 1.0) < 0.05, ratios
+
+
+async def test_a_run_ends_with_its_notes_written_unless_they_may_run_in_the_background() -> None:
+    """The final answer starts a notes update; by default the run returns after it, with
+    notes_in_background=True it is still running and `drain()` ends it. The notes request waits
+    for a gate the test opens, so which comes first does not depend on scheduling."""
+    import asyncio
+
+    # Notes from the first request on, updated only when the model stops to answer.
+    settings = CompactionSettings(memory_enabled=True, memory_start_fraction=0.0, memory_update_tool_calls=1_000,
+                                  memory_update_tokens=1_000)
+    for background in (True, False):
+        provider, gate = FakeProvider(3, window=64_000), asyncio.Event()
+
+        async def gated(messages: list[ModelMessage], info: AgentInfo,
+                        provider: FakeProvider = provider, gate: asyncio.Event = gate) -> ModelResponse:
+            if NOTES_MARK in str(messages[-1].parts[-1].content):
+                await gate.wait()
+            return provider(messages, info)
+
+        cm = ContextManager(window=64_000, notes_in_background=background, settings=settings)
+        agent, _ = fetch_agent(gated, cm)
+        if background:
+            await agent.run("go")
+            assert cm.memory is not None and cm.memory.in_flight and cm.memory.notes is None
+            gate.set()
+            await cm.drain()
+        else:
+            order: list[str] = []
+
+            async def open_gate_once_the_notes_wait(gate: asyncio.Event = gate, cm: ContextManager = cm,
+                                                    order: list[str] = order) -> None:
+                while not (cm.memory is not None and cm.memory.in_flight):
+                    await asyncio.sleep(0)
+                for _ in range(100):  # every chance for the run to return early, if it did not wait
+                    await asyncio.sleep(0)
+                order.append("gate opened")
+                gate.set()
+
+            opener = asyncio.ensure_future(open_gate_once_the_notes_wait())
+            await agent.run("go")
+            order.append("run returned")
+            await opener
+            assert order == ["gate opened", "run returned"]
+        assert cm.memory is None or not cm.memory.in_flight  # notes are off by default (they cost more than they save)
+        assert cm.memory.notes and "fetched pages up to 3" in cm.memory.notes
+
+
+def test_events_are_typed_in_place() -> None:
+    """A sink gets the very event a CompactionResult holds (time stamp included), as its kind's class."""
+    from compact_agent.context.events import typed
+
+    ev = Event("compact", "full", 100, 40, detail={"archive": None})
+    seen: list[Event] = []
+    cm = ContextManager(window=16_000, event_handler=seen.append)
+    cm.emit(ev)
+    assert seen == [ev] and seen[0] is ev and isinstance(ev, CompactionEvent) and ev.time
+    assert (ev.strategy, ev.tokens_freed, ev.archive) == ("full", 60, None)
+    assert type(typed(Event("hook", "failed", detail={"error": "x"}))) is Event
