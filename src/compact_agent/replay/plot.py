@@ -13,7 +13,7 @@ from typing import Any
 
 from .simulate import StrategyRun, TranscriptRun
 
-COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "codex": "#1f77b4",
+COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "seed000-submit": "#c5b0d5", "codex": "#1f77b4",
           "masking": "#2ca02c", "opencode": "#ff7f0e", "gemini": "#17becf"}
 WIDTH, PANEL_H, LEFT, RIGHT, TOP, BOTTOM = 960, 230, 70, 20, 34, 34
 
