@@ -327,4 +327,4 @@ async def test_gemini_masks_old_tool_outputs_past_50k_only_when_30k_can_go():
     whole = [p for p in last if "<tool_output_masked>" not in str(p.content)]
     assert len(whole) >= 5 and whole == last[-len(whole):]
     assert all(len(str(p.content)) < 700 for p in masked)
-    assert r.freed.get("mask", 0) > 30_000
+    assert r.freed.get("output-mask", 0) > 30_000

@@ -51,6 +51,25 @@ def test_totals_and_summary_share_by_hand():
     assert m.mean == pytest.approx(5_000)
 
 
+def test_cost_parts_by_hand_sum_to_the_cost_and_rebuild_misses_are_counted():
+    run = StrategyRun("x", "t", 50_000, requests=[
+        Request("main", 10_000, 0, 100), Request("summary", 10_000, 9_000, 500), Request("notes", 4_000, 3_000, 300),
+        Request("main", 3_000, 1_000, 100, rebuild=True), Request("main", 4_000, 3_000, 100)],
+        series=[10_000, 3_000, 4_000], compaction_points=[1])
+    for pricing in ("deepseek", "anthropic"):
+        price = PRICING[pricing]
+        m = measure([run], price)
+        miss = price.cache_write or price.input
+        assert m.cost_parts["hit"] == pytest.approx(4_000 * price.cache_read / 1e6)
+        assert m.cost_parts["miss"] == pytest.approx(13_000 * miss / 1e6)
+        assert m.cost_parts["output"] == pytest.approx(300 * price.output / 1e6)
+        assert m.cost_parts["summary"] == pytest.approx(request_cost(run.requests[1], price))
+        assert m.cost_parts["notes"] == pytest.approx(request_cost(run.requests[2], price))
+        assert sum(m.cost_parts.values()) == pytest.approx(m.cost)
+        assert (m.miss_tokens, m.rebuild_miss_tokens) == (13_000, 2_000)
+        assert m.to_json()["cost_parts"].keys() == {"hit", "miss", "output", "summary", "notes"}
+
+
 # --- retention -------------------------------------------------------------------------------------------
 
 
@@ -102,6 +121,10 @@ async def test_json_has_every_figure_per_strategy_and_totals(tmp_path: Path):
         assert key in ours
     assert ours["over_window"] == 0
     assert [r["strategy"] for r in data["totals"]] == names
+    for entry in [*data["totals"], *data["transcripts"][0]["results"]]:
+        assert sum(entry["cost_parts"].values()) == pytest.approx(entry["cost"], abs=1e-5)
+        assert 0 <= entry["rebuild_miss_tokens"] <= entry["miss_tokens"]
+        assert (entry["rebuild_miss_tokens"] > 0) == (entry["compactions"] > 0)
     doc = ElementTree.fromstring(svg(analysis.runs, analysis.window, ["chat.json"]))
     lines = doc.findall(".//{http://www.w3.org/2000/svg}polyline")
     assert len(lines) == len(names)

@@ -169,7 +169,7 @@ class Gemini(Base):
         step = await self.compress(history, sim)
         masked = self.mask(history, sim)
         if masked:
-            step.freed["mask"] = round(masked / sim.tm.ratio)
+            step.freed["output-mask"] = round(masked / sim.tm.ratio)
             step.view = list(history)
         return step
 

@@ -29,7 +29,7 @@ from .standin import standin_summarize
 DEFAULT_WINDOW = 64_000
 DEMO_WINDOW = 20_000
 LAYER_LABELS = {"budget": "L1", "snip": "L2", "microcompact": "L3", "collapse": "L4", "masking": "mask",
-                "prune": "prune"}
+                "prune": "prune", "output-mask": "out-mask", "truncate": "trunc"}
 
 
 class AnalyzeError(RuntimeError):
@@ -182,9 +182,21 @@ def retention_text(m: Metrics) -> str:
     return f"{pct(m.retention_users)}/{pct(m.retention_files)}/{pct(m.retention_last)}"
 
 
-COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "input", "cached", "output", "cost",
-           "side", "freed (view/req; compaction)", "kept u/f/last")
-NARROW = ("strategy", "peak", "over", "compact", "cached", "cost", "side", "kept u/f/last")
+def parts_text(m: Metrics) -> str:
+    """The cost parts in dollars, in `COST_PARTS` order: hit / miss / output / summary / notes."""
+    return " ".join(f"{v:.2f}" for v in m.cost_parts.values())
+
+
+def rebuild_text(m: Metrics) -> str:
+    if not m.rebuild_miss_tokens:
+        return "–"
+    return f"{human(m.rebuild_miss_tokens)} ({pct(m.rebuild_miss_tokens / m.miss_tokens if m.miss_tokens else 0)})"
+
+
+PARTS = "hit miss out sum notes $"
+COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "cached", "cost", PARTS, "rebuild miss", "side",
+           "freed (view/req; compaction)", "kept u/f/last")
+NARROW = ("strategy", "peak", "over", "compact", "cost", PARTS, "rebuild miss", "kept u/f/last")
 
 
 def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = True) -> Table:
@@ -199,9 +211,10 @@ def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = T
             "strategy": f"[bold]{m.strategy}[/]" if m.strategy == "ours" else m.strategy,
             "req": str(m.requests), "peak": human(m.peak), "mean": human(m.mean),
             "over": f"[bold red]{m.over_window}[/]" if m.over_window else "0",
-            "compact": str(m.compactions) + (f" ({m.failed_compactions} failed)" if m.failed_compactions else ""),
+            "compact": str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
             "input": human(m.input_tokens), "cached": pct(m.cache_share), "output": human(m.output_tokens),
-            "cost": f"${m.cost:.3f}", "side": pct(m.summary_share), "freed (view/req; compaction)": freed_text(m),
+            "cost": f"${m.cost:.3f}", PARTS: parts_text(m), "rebuild miss": rebuild_text(m),
+            "side": pct(m.summary_share), "freed (view/req; compaction)": freed_text(m),
             "kept u/f/last": retention_text(m),
         }
         t.add_row(*(cells[c] for c in columns))
@@ -217,7 +230,7 @@ def fit_caption(run: TranscriptRun) -> str:
 
 
 def print_tables(analysis: Analysis, console: Console, per_transcript: bool = True) -> None:
-    wide = console.width >= 140
+    wide = console.width >= 170
     if per_transcript:
         for run in analysis.runs:
             console.print(table(label(run.transcript.source), analysis.metrics(run), fit_caption(run), wide))
@@ -229,7 +242,7 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
                   + ") · over = requests larger than the window · side = share of the cost spent on "
                   "summaries, probes and session-notes updates · freed: L1 budget, L2 snip, L3 microcompact, "
                   "L4 collapse, L5 compaction · kept = share of the user's messages / changed files / last "
-                  "request present after each compaction[/]")
+                  "request present after each compaction · hit miss out sum notes = the cost in dollars: main requests' cache hits, misses (cache writes included) and output, summary calls, session-notes calls · rebuild miss = miss tokens of the first request after each compaction (share of all main-request misses)[/]")
 
 
 def to_json(analysis: Analysis) -> dict[str, Any]:
@@ -280,7 +293,7 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
     if as_json:
         sys.stdout.write(json.dumps(to_json(analysis), indent=1) + "\n")
     else:
-        console = Console() if sys.stdout.isatty() else Console(width=160)
+        console = Console() if sys.stdout.isatty() else Console(width=200)
         print_tables(analysis, console)
         if plot is not None:
             console.print(f"chart written to {plot}")

@@ -249,6 +249,7 @@ class Request:
     cached: int
     output: int
     over_window: bool = False
+    rebuild: bool = False  # the first main request after a compaction: its uncached part is the rebuild
 
 
 @dataclass
@@ -307,7 +308,7 @@ async def replay(transcript: Transcript, strategy: Strategy, sim: Sim) -> Strate
         view = join(step.view)
         out = output_tokens(response, sim.tm)
         size, cached = cache.send(view, "main", sim.tm.overhead, sim.now)
-        run.requests.append(Request("main", size, cached, out, size > sim.window))
+        run.requests.append(Request("main", size, cached, out, size > sim.window, rebuild=step.compacted))
         if step.compacted:
             run.compaction_points.append(len(run.series))
             run.compaction_freed += step.compaction_freed
