@@ -289,7 +289,7 @@ async def replay(transcript: Transcript, strategy: Strategy, sim: Sim) -> Strate
     cache = PromptCache(sim.tm, sim.cache_ttl_s)
     run = StrategyRun(strategy.name, str(transcript.source), sim.window)
     history: list[ModelMessage] = []
-    truth = Truth()
+    truth = Truth(harness=transcript.harness_texts)
     seen = observed = 0
     pending_retention = False
     for r, response in enumerate(messages):
