@@ -181,12 +181,13 @@ def analyze_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
     model: Annotated[str | None, typer.Option("--model", "-m", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
+    totals: Annotated[bool, typer.Option("--totals", "--quiet", "-q", help="Print only the totals over all transcripts (with --json: only the totals entries).")] = False,
 ) -> None:
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .replay.report import run_cli
 
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
-                             plot=plot, model=model))
+                             plot=plot, model=model, totals_only=totals))
 
 
 async def _print_mode(opts: object, prompt: str, output_format: str) -> int:

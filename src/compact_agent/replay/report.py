@@ -54,8 +54,12 @@ class Analysis:
 
 
 def label(path: Path) -> str:
-    """A short, recognisable name: parent folder and file name."""
-    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    """The transcript's whole path relative to the working directory (file names repeat across
+    folders: every Claude Code subagent is `subagents/agent-*.jsonl`)."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
 
 
 def discover(paths: Sequence[Path]) -> tuple[list[Transcript], list[str]]:
@@ -245,7 +249,10 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
                   "request present after each compaction · hit miss out sum notes = the cost in dollars: main requests' cache hits, misses (cache writes included) and output, summary calls, session-notes calls · rebuild miss = miss tokens of the first request after each compaction (share of all main-request misses)[/]")
 
 
-def to_json(analysis: Analysis) -> dict[str, Any]:
+def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
+    if totals_only:
+        return {"window": analysis.window, "pricing": analysis.pricing, "transcripts": len(analysis.runs),
+                "totals": [m.to_json() for m in analysis.totals()], "skipped": analysis.skipped}
     return {
         "window": analysis.window,
         "pricing": analysis.pricing,
@@ -260,7 +267,7 @@ def to_json(analysis: Analysis) -> dict[str, Any]:
 
 
 def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
-            plot: Path | None, model: str | None) -> int:
+            plot: Path | None, model: str | None, totals_only: bool = False) -> int:
     """The `analyze` command; returns the exit code, reports problems in one line on stderr."""
     import json
 
@@ -291,10 +298,10 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
     for note in analysis.skipped:
         sys.stderr.write(f"compact-agent: {note}\n")
     if as_json:
-        sys.stdout.write(json.dumps(to_json(analysis), indent=1) + "\n")
+        sys.stdout.write(json.dumps(to_json(analysis, totals_only), indent=1) + "\n")
     else:
         console = Console() if sys.stdout.isatty() else Console(width=200)
-        print_tables(analysis, console)
+        print_tables(analysis, console, per_transcript=not totals_only)
         if plot is not None:
             console.print(f"chart written to {plot}")
     return 0
