@@ -20,6 +20,7 @@ from pydantic_ai.usage import RequestUsage
 from compact_agent.context import summary
 from compact_agent.models import PRICING
 from compact_agent.replay import report
+from compact_agent.replay.batch import find_files
 from compact_agent.replay.importers import load_transcript
 from compact_agent.replay.metrics import measure, request_cost
 from compact_agent.replay.plot import svg
@@ -169,8 +170,8 @@ def test_compact_agent_sessions_are_rebuilt_across_compactions(tmp_path: Path):
     # Pointed at the project folder: the session once; its archives and side files are not transcripts.
     store.log_event({"layer": "budget", "action": "spill"})
     (store.side_dir("tool-results") / "call.txt").write_text("spilled output")
-    found, notes = report.discover([tmp_path])
-    assert [f.source for f in found] == [store.path]
+    found, notes = find_files([tmp_path])
+    assert found == [store.path]
     assert notes == ["skipped 2 compaction archive(s) in compact-history/: each session file is replayed in full from them"]
 
 

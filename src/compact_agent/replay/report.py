@@ -11,7 +11,6 @@ import asyncio
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,12 +18,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..models import PRICING, ModelInfo, model_info
+from ..models import PRICING, ModelInfo
 from .baselines import factories
-from .importers import Transcript, TranscriptError, load_transcript
+from .batch import find_files, replay_files
 from .metrics import Metrics, measure
-from .simulate import Summarize, TranscriptRun, describe_fit, replay_all
-from .standin import standin_summarize
+from .simulate import Summarize, TranscriptRun, describe_fit
 
 DEFAULT_WINDOW = 64_000
 DEMO_WINDOW = 20_000
@@ -62,100 +60,26 @@ def label(path: Path) -> str:
         return str(path)
 
 
-def discover(paths: Sequence[Path]) -> tuple[list[Transcript], list[str]]:
-    """Load every transcript under `paths` (directories recursively); others become one-line notes."""
-    files: list[Path] = []
-    archives = 0
-    for p in paths:
-        if p.is_dir():
-            # Hidden folders (.git, .venv) hold no transcripts, only thousands of skip notes.
-            found = sorted(f for f in p.rglob("*") if f.is_file()
-                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
-            for f in found:
-                if "compact-history" in f.relative_to(p).parts[:-1]:
-                    archives += 1  # our archives: replayed through the session file that names them
-                elif not _our_side_file(f, p):
-                    files.append(f)
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise AnalyzeError(f"no such file or directory: {p}")
-    transcripts: list[Transcript] = []
-    skipped: list[str] = [f"skipped {archives} compaction archive(s) in compact-history/: each session file is "
-                          "replayed in full from them"] if archives else []
-    for f in files:
-        try:
-            t = load_transcript(f)
-        except TranscriptError as e:
-            reason = str(e).split(": ", 1)[-1]
-            skipped.append(f"skipped {f}: {'not a transcript' if reason.startswith('unknown') else reason}")
-            continue
-        if not any(m.kind == "response" for m in t.messages):
-            skipped.append(f"skipped {f}: no model responses to replay")
-            continue
-        transcripts.append(t)
-    return transcripts, skipped
-
-
-def _our_side_file(f: Path, root: Path) -> bool:
-    """A file in one of our sessions' side folders (`<id>/` beside `<id>.jsonl`: spills, notes, events)."""
-    for parent in f.relative_to(root).parents:
-        if parent == Path("."):
-            break
-        session = root / parent.with_name(parent.name + ".jsonl")
-        if session.is_file():
-            try:
-                with session.open("rb") as fh:
-                    head = fh.readline(4_096)
-            except OSError:
-                return False
-            return b'"kind"' in head and b'"v"' in head
-    return False
-
-
 async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,
                   pricing: str = "deepseek", summarize: Summarize | None = None) -> Analysis:
+    """Replay every transcript under `paths` (see `batch.py`: streamed to workers, memory flat)."""
     if pricing not in PRICING:
         raise AnalyzeError(f"unknown pricing {pricing!r} (choose from {', '.join(PRICING)})")
     try:
         chosen = factories(strategies)
+        files, skipped = find_files(paths)
     except ValueError as e:
         raise AnalyzeError(str(e)) from None
-    price = PRICING[pricing]
-    info = model_info(price.name, window=window)
-    transcripts, skipped = discover(paths)
-    if not transcripts:
+    analysis = Analysis(window, pricing, PRICING[pricing], skipped=skipped)
+    for result in await replay_files(files, list(chosen), window=window, pricing=pricing, summarize=summarize):
+        if isinstance(result, str):
+            analysis.skipped.append(result)
+        else:
+            analysis.runs.append(result)
+    if not analysis.runs:
         raise AnalyzeError("no transcripts found (Claude Code or Codex JSONL, mini-swe-agent, SWE-agent, "
                            "OpenAI chat JSON or compact-agent sessions)")
-    analysis = Analysis(window, pricing, price, skipped=skipped)
-    workers = min(len(transcripts), os.cpu_count() or 1)
-    if summarize is None and workers > 1:
-        # The stand-in is deterministic and the transcripts independent: replay them side by side.
-        names = list(chosen)
-        loop = asyncio.get_running_loop()
-        biggest_first = sorted(range(len(transcripts)), key=lambda i: -len(transcripts[i].messages))
-        with ProcessPoolExecutor(workers) as pool:
-            jobs = {i: loop.run_in_executor(pool, _replay_file, transcripts[i].source, names, window, pricing)
-                    for i in biggest_first}
-            for i, t in enumerate(transcripts):
-                tm, runs, points = await jobs[i]
-                analysis.runs.append(TranscriptRun(t, tm, runs, points))
-        return analysis
-    for t in transcripts:
-        analysis.runs.append(await replay_all(
-            t, chosen, window=window, summarize=summarize or standin_summarize, max_output=info.max_output,
-            provider=price.provider, cache_ttl_s=price.cache_ttl_s, model=getattr(summarize, "model", None)))
     return analysis
-
-
-def _replay_file(path: Path, names: list[str], window: int, pricing: str) -> tuple[Any, list[Any], int]:
-    """One transcript in a worker process (stand-in summaries): what the parent needs to report."""
-    price = PRICING[pricing]
-    info = model_info(price.name, window=window)
-    run = asyncio.run(replay_all(load_transcript(path), factories(names), window=window,
-                                 summarize=standin_summarize, max_output=info.max_output,
-                                 provider=price.provider, cache_ttl_s=price.cache_ttl_s))
-    return run.tm, run.runs, run.points
 
 
 # -- output ------------------------------------------------------------------------------------------
