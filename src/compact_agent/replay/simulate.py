@@ -240,7 +240,7 @@ class PromptCache:
 
 
 # -- results -------------------------------------------------------------------------------------------
-@dataclass
+@dataclass(slots=True)  # one per request and strategy: a whole history holds millions
 class Request:
     """One request a strategy sent (its main requests and its side calls alike)."""
 
