@@ -50,6 +50,7 @@ def test_progress_shows_only_on_a_terminal_and_after_a_few_seconds():
     now[0] = batch.PROGRESS_AFTER_S + 1
     p.advance()
     assert p.bar is not None and p.done == 2
+    assert p.bar.tasks[0].completed == 2 and p.bar.tasks[0].fields["elapsed"] == "0:03 elapsed"
     p.close()
     quiet = batch.Progress(5, clock=lambda: now[0] + 100, stream=io.StringIO())
     quiet.advance()

@@ -128,14 +128,16 @@ class Progress:
             return
         if self.bar is None:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
             from rich.progress import Progress as Bar
 
+            # Elapsed is the run's, from our clock: the bar itself only appears after a few seconds.
             self.bar = Bar(TextColumn("replaying transcripts"), BarColumn(), MofNCompleteColumn(),
-                           TimeElapsedColumn(), console=Console(file=self.stream), transient=True)
+                           TextColumn("{task.fields[elapsed]}"), console=Console(file=self.stream), transient=True)
             self.bar.start()
-            self.task = self.bar.add_task("replay", total=self.total)
-        self.bar.update(self.task, completed=self.done)
+            self.task = self.bar.add_task("replay", total=self.total, elapsed="")
+        elapsed = int(self.clock() - self.start)
+        self.bar.update(self.task, completed=self.done, elapsed=f"{elapsed // 60}:{elapsed % 60:02d} elapsed")
 
     def close(self) -> None:
         if self.bar is not None:
