@@ -328,3 +328,18 @@ async def test_gemini_masks_old_tool_outputs_past_50k_only_when_30k_can_go():
     assert len(whole) >= 5 and whole == last[-len(whole):]
     assert all(len(str(p.content)) < 700 for p in masked)
     assert r.freed.get("output-mask", 0) > 30_000
+
+
+async def test_harness_text_starts_no_turn_and_is_not_kept_as_the_users():
+    # OpenCode: hook context in the user's role is not a turn, so turn 1 stays within the last two.
+    t = session([("first", [10_000] * 30), ("<system-reminder>hook said hi</system-reminder>", [100] * 3),
+                 ("<task-notification>done</task-notification>", [100])])
+    _, views = await run(OpenCode, t, 1_000_000)
+    assert not any(p.content == CLEARED for p in results(views[-1]))
+    # Codex keeps what a person typed, not the notifications.
+    turns = [(f"request {i}: " + "please " * 300, [4_000] * 3) for i in range(12)]
+    turns.insert(3, ("<task-notification>background job finished</task-notification>", [4_000] * 3))
+    r, views = await run(Codex, session(turns), 40_000)
+    assert r.compaction_points
+    kept = user_texts(views[r.compaction_points[0]])[:-1]
+    assert kept and not any("task-notification" in k for k in kept)

@@ -33,7 +33,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from .gemini import GEMINI_ACK, GEMINI_PROBE, GEMINI_PROMPT, Gemini
 from .opencode import CLEARED, OPENCODE_PROMPT, OpenCode
 from .ours import Ours
-from .retention import user_texts
+from .retention import typed_texts
 from .rival import Base, fit, is_user_turn, shared_summary, summarize, user_request
 from .seed000 import SEED_PROMPT, Seed000, Seed000Submit
 from .simulate import Sim, Step, StrategyFactory
@@ -64,7 +64,8 @@ CODEX_USER_TOKENS = 20_000  # codex-rs core/src/compact.rs: COMPACT_USER_MESSAGE
 class Codex(Base):
     """Summarize when the last request used ≥ 90% of the window; keep the user's own messages.
 
-    New history: the user's messages, newest first within 20K tokens (the one at the boundary cut),
+    New history: the user's messages (what a person typed: Codex's own history filter drops the
+    context its harness injects, and the replay drops every harness's), newest first within 20K tokens (the one at the boundary cut),
     in their original order, then the summary as a user message. The summary request is the full
     history plus the compact prompt (same prefix). Below an 80K window the 20K budget is capped at a
     quarter of the window.
@@ -84,7 +85,7 @@ class Codex(Base):
         text, call = await shared_summary(sim, history, CODEX_PROMPT)
         if text is None or call is None:
             return Step(list(history), failed=True)
-        users = [u for u in user_texts(history) if not u.startswith(CODEX_PREFIX)]
+        users = [u for u in typed_texts(history, self.harness) if not u.startswith(CODEX_PREFIX)]
         kept: list[str] = []
         used = 0
         for u in reversed(users):

@@ -61,7 +61,7 @@ class OpenCode(Base):
         victims: list[tuple[int, int]] = []
         outputs = [(i, j, p) for i, m in enumerate(history) if isinstance(m, ModelRequest)
                    for j, p in enumerate(m.parts) if isinstance(p, ToolReturnPart)]
-        user_turns = [i for i, m in enumerate(history) if is_user_turn(m)]
+        user_turns = [i for i, m in enumerate(history) if is_user_turn(m, self.harness)]
         if len(user_turns) < PRUNE_SKIP_TURNS:
             return 0
         protected_from = user_turns[-PRUNE_SKIP_TURNS]  # the last two user turns are never pruned
@@ -85,7 +85,7 @@ class OpenCode(Base):
         return pruned
 
     def tail_start(self, history: list[ModelMessage], sim: Sim) -> int:
-        starts = [i for i, m in enumerate(history) if is_user_turn(m)] or [0]
+        starts = [i for i, m in enumerate(history) if is_user_turn(m, self.harness)] or [0]
         keep = len(history)
         bounds = [*starts, len(history)]
         for k in range(len(starts) - 1, -1, -1):
@@ -103,7 +103,7 @@ class OpenCode(Base):
 
     async def step(self, history: list[ModelMessage], sim: Sim) -> Step:
         freed: dict[str, int] = {}
-        if any(is_user_turn(m) for m in sim.added):
+        if any(is_user_turn(m, self.harness) for m in sim.added):
             pruned = self.prune(history, sim)
             if pruned:
                 freed["prune"] = round(pruned / sim.tm.ratio)

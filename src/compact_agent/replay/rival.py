@@ -10,7 +10,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, User
 
 from ..context import rounds
 from ..context.compactor import drop_oldest_rounds, join
-from .retention import user_texts
+from .retention import typed_texts
 from .simulate import SideCall, Sim
 
 
@@ -41,9 +41,10 @@ async def shared_summary(sim: Sim, history: list[ModelMessage], prompt: str) -> 
     return text, SideCall(join(sent, [user_request(prompt)]), text, "main") if text is not None else None
 
 
-def is_user_turn(m: ModelMessage) -> bool:
-    """A request carrying something the user typed (a new turn), not only tool results."""
-    return isinstance(m, ModelRequest) and bool(user_texts([m]))
+def is_user_turn(m: ModelMessage, harness: frozenset[str] = frozenset()) -> bool:
+    """A request carrying something a person typed (a new turn): not only tool results, nor only text
+    the harness wrote in the user's role (hook context, notifications), which starts no turn."""
+    return isinstance(m, ModelRequest) and bool(typed_texts([m], harness))
 
 
 def last_response_index(history: list[ModelMessage]) -> int:
@@ -58,6 +59,7 @@ class Base:
 
     def __init__(self, sim: Sim) -> None:
         self.sim = sim
+        self.harness = sim.transcript.harness_texts if sim.transcript is not None else frozenset()
         self.last_input = 0  # prompt tokens the provider reported for the previous request
         self.last_total = 0  # the same plus its output tokens
 

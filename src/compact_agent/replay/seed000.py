@@ -132,7 +132,7 @@ class Seed000Submit(Seed000):
     per_submit = True
 
     def due(self, history: list[ModelMessage], sim: Sim) -> bool:
-        if not any(is_user_turn(m) for m in sim.added):
+        if not any(is_user_turn(m, self.harness) for m in sim.added):
             return False
         cut = self.cut(history)
         if any(isinstance(p, ToolReturnPart) for m in history[cut:] if isinstance(m, ModelRequest) for p in m.parts):
