@@ -176,17 +176,18 @@ def config_command(
 def analyze_command(
     paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
     window: Annotated[int, typer.Option("--window", min=2048, help="Context window to replay at (tokens).")] = 64_000,
-    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", help="ours, none, seed000, codex, masking, opencode, gemini (repeatable; default all).")] = None,
+    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini (repeatable; default all).")] = None,
     pricing: Annotated[str, typer.Option("--pricing", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
     model: Annotated[str | None, typer.Option("--model", "-m", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
+    totals: Annotated[bool, typer.Option("--totals", "--quiet", "-q", help="Print only the totals over all transcripts (with --json: only the totals entries).")] = False,
 ) -> None:
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .replay.report import run_cli
 
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
-                             plot=plot, model=model))
+                             plot=plot, model=model, totals_only=totals))
 
 
 async def _print_mode(opts: object, prompt: str, output_format: str) -> int:

@@ -90,3 +90,44 @@ def test_a_model_without_a_key_is_one_line(tmp_path: Path):
             os.environ["DEEPSEEK_API_KEY"] = env_key
     assert out.returncode == 1 and "DEEPSEEK_API_KEY" in out.stderr
     assert out.stderr.count("\n") == 1
+
+
+def _chat(n_tools: int) -> list[dict]:
+    chat: list[dict] = [{"role": "user", "content": "go"}]
+    for i in range(n_tools):
+        chat.append({"role": "assistant", "content": f"step {i}", "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]})
+        chat.append({"role": "tool", "tool_call_id": f"c{i}", "content": "x" * 400})
+    chat.append({"role": "assistant", "content": "done"})
+    return chat
+
+
+def test_totals_prints_only_the_totals_with_whole_relative_titles(tmp_path: Path):
+    for name in ("a", "b"):
+        (tmp_path / name / "subagents").mkdir(parents=True)
+        (tmp_path / name / "subagents" / "agent.json").write_text(json.dumps(_chat(6)))
+    full = cli(".", "-s", "ours", "-s", "none", cwd=tmp_path)
+    assert full.returncode == 0, full.stderr
+    # Same file names in two folders: each table is titled with its whole relative path.
+    assert "a/subagents/agent.json" in full.stdout and "b/subagents/agent.json" in full.stdout
+    short = cli(".", "-s", "ours", "-s", "none", "--totals", cwd=tmp_path)
+    assert short.returncode == 0, short.stderr
+    assert "Total over 2 transcripts" in short.stdout and "agent.json" not in short.stdout
+    data = json.loads(cli(".", "--totals", "--json", "-s", "ours", cwd=tmp_path).stdout)
+    assert data["transcripts"] == 2 and [t["strategy"] for t in data["totals"]] == ["ours"]
+    assert set(data["totals"][0]["cost_parts"]) == {"hit", "miss", "output", "summary", "notes"}
+
+
+def test_plot_has_a_heading_an_axis_label_a_totals_panel_and_no_empty_panels(tmp_path: Path):
+    (tmp_path / "long.json").write_text(json.dumps(_chat(8)))
+    (tmp_path / "single.json").write_text(json.dumps([{"role": "user", "content": "hi"},
+                                                      {"role": "assistant", "content": "hello"}]))
+    chart = tmp_path / "ctx.svg"
+    out = cli(str(tmp_path), "--plot", str(chart), "-s", "ours", "-s", "codex", "--json")
+    assert out.returncode == 0, out.stderr
+    text = chart.read_text()
+    assert "Context tokens per request: 2 transcript(s), window 64,000" in text
+    assert text.count(">context tokens</text>") == 1  # one drawn panel, its y axis labelled
+    assert "long.json" in text and "single.json" not in text and "1 single-request transcript(s) not drawn" in text
+    assert ">Totals</text>" in text and ">miss</text>" in text and ">codex</text>" in text
+    assert text.count("<polyline") == 2

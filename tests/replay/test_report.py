@@ -20,6 +20,7 @@ from pydantic_ai.usage import RequestUsage
 from compact_agent.context import summary
 from compact_agent.models import PRICING
 from compact_agent.replay import report
+from compact_agent.replay.batch import find_files
 from compact_agent.replay.importers import load_transcript
 from compact_agent.replay.metrics import measure, request_cost
 from compact_agent.replay.plot import svg
@@ -49,6 +50,25 @@ def test_totals_and_summary_share_by_hand():
     assert m.summary_cost == pytest.approx(summary_cost)
     assert m.summary_share == pytest.approx(summary_cost / m.cost)
     assert m.mean == pytest.approx(5_000)
+
+
+def test_cost_parts_by_hand_sum_to_the_cost_and_rebuild_misses_are_counted():
+    run = StrategyRun("x", "t", 50_000, requests=[
+        Request("main", 10_000, 0, 100), Request("summary", 10_000, 9_000, 500), Request("notes", 4_000, 3_000, 300),
+        Request("main", 3_000, 1_000, 100, rebuild=True), Request("main", 4_000, 3_000, 100)],
+        series=[10_000, 3_000, 4_000], compaction_points=[1])
+    for pricing in ("deepseek", "anthropic"):
+        price = PRICING[pricing]
+        m = measure([run], price)
+        miss = price.cache_write or price.input
+        assert m.cost_parts["hit"] == pytest.approx(4_000 * price.cache_read / 1e6)
+        assert m.cost_parts["miss"] == pytest.approx(13_000 * miss / 1e6)
+        assert m.cost_parts["output"] == pytest.approx(300 * price.output / 1e6)
+        assert m.cost_parts["summary"] == pytest.approx(request_cost(run.requests[1], price))
+        assert m.cost_parts["notes"] == pytest.approx(request_cost(run.requests[2], price))
+        assert sum(m.cost_parts.values()) == pytest.approx(m.cost)
+        assert (m.miss_tokens, m.rebuild_miss_tokens) == (13_000, 2_000)
+        assert m.to_json()["cost_parts"].keys() == {"hit", "miss", "output", "summary", "notes"}
 
 
 # --- retention -------------------------------------------------------------------------------------------
@@ -94,7 +114,7 @@ async def test_json_has_every_figure_per_strategy_and_totals(tmp_path: Path):
     data = report.to_json(analysis)
     json.dumps(data)
     names = [r["strategy"] for r in data["transcripts"][0]["results"]]
-    assert names == ["ours", "none", "seed000", "codex", "masking", "opencode", "gemini"]
+    assert names == ["ours", "none", "seed000", "seed000-submit", "codex", "masking", "opencode", "gemini"]
     ours = data["transcripts"][0]["results"][0]
     for key in ("requests", "peak", "mean", "over_window", "compactions", "input_tokens", "cached_tokens",
                 "output_tokens", "cost", "summary_share", "freed_per_request", "compaction_freed",
@@ -102,9 +122,13 @@ async def test_json_has_every_figure_per_strategy_and_totals(tmp_path: Path):
         assert key in ours
     assert ours["over_window"] == 0
     assert [r["strategy"] for r in data["totals"]] == names
+    for entry in [*data["totals"], *data["transcripts"][0]["results"]]:
+        assert sum(entry["cost_parts"].values()) == pytest.approx(entry["cost"], abs=1e-5)
+        assert 0 <= entry["rebuild_miss_tokens"] <= entry["miss_tokens"]
+        assert (entry["rebuild_miss_tokens"] > 0) == (entry["compactions"] > 0)
     doc = ElementTree.fromstring(svg(analysis.runs, analysis.window, ["chat.json"]))
     lines = doc.findall(".//{http://www.w3.org/2000/svg}polyline")
-    assert len(lines) == 7
+    assert len(lines) == len(names)
 
 
 # --- our own session format -------------------------------------------------------------------------------
@@ -146,8 +170,8 @@ def test_compact_agent_sessions_are_rebuilt_across_compactions(tmp_path: Path):
     # Pointed at the project folder: the session once; its archives and side files are not transcripts.
     store.log_event({"layer": "budget", "action": "spill"})
     (store.side_dir("tool-results") / "call.txt").write_text("spilled output")
-    found, notes = report.discover([tmp_path])
-    assert [f.source for f in found] == [store.path]
+    found, notes = find_files([tmp_path])
+    assert found == [store.path]
     assert notes == ["skipped 2 compaction archive(s) in compact-history/: each session file is replayed in full from them"]
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from . import ledger, tokens
+from .collapse import DIGEST_HEADER
 
 MARK = "compact_agent"
 
@@ -52,8 +53,9 @@ _PARTIAL_FROM = """The conversation above has two parts: an earlier part that is
 _PARTIAL_UP_TO = """Summarise the conversation above. The messages that follow it are kept verbatim after your summary, so focus on what those later messages need as background."""
 
 SUMMARY_HEAD = "This session continues a conversation that was compacted because the context filled up."
-# Texts we write into user-role messages ourselves; they are never mistaken for the user's words.
-SYNTHETIC_PREFIXES = (SUMMARY_HEAD, "[compact-agent:")
+# Texts we write into user-role messages ourselves (summaries, markers, L4 collapse digests); they are
+# never mistaken for the user's words, so no summary or session note carries them as the user's.
+SYNTHETIC_PREFIXES = (SUMMARY_HEAD, "[compact-agent:", DIGEST_HEADER)
 
 
 def is_synthetic_text(content: object) -> bool:

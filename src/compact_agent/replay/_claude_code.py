@@ -220,7 +220,7 @@ def _user(state: _State, record: Mapping[str, Any], timestamp: datetime | None) 
         elif kind == "text":
             text = block.get("text") or ""
             _delivered(state, text)
-            builder.add_user_text(text, timestamp)
+            builder.add_user_text(text, timestamp, harness=bool(record.get("isMeta")))
         elif kind == "image":
             builder.add_user_text(IMAGE_PLACEHOLDER, timestamp)
 
@@ -268,4 +268,4 @@ def _system(state: _State, record: Mapping[str, Any], timestamp: datetime | None
         }
         state.message_id, state.response = None, None
     elif subtype == "local_command":
-        state.builder.add_user_text(str(record.get("content") or ""), timestamp)
+        state.builder.add_user_text(str(record.get("content") or ""), timestamp, harness=True)

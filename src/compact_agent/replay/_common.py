@@ -140,6 +140,7 @@ class ConversationBuilder:
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
     compactions: list[dict[str, Any]] = field(default_factory=list)
+    harness: set[str] = field(default_factory=set)  # user-role texts the agent's harness wrote, stripped
     tool_names: dict[str, str] = field(default_factory=dict)
     _anchors: list[tuple[dict[str, Any], ModelRequestPart | ModelResponsePart | None]] = field(
         default_factory=list
@@ -158,10 +159,15 @@ class ConversationBuilder:
         else:
             self.messages.append(ModelRequest(parts=[part], timestamp=timestamp or self.fallback_time))
 
-    def add_user_text(self, text: str, timestamp: datetime | None = None) -> UserPromptPart | None:
-        """Append user text unless it is blank (providers reject empty user content)."""
+    def add_user_text(self, text: str, timestamp: datetime | None = None, *, harness: bool = False
+                      ) -> UserPromptPart | None:
+        """Append user text unless it is blank (providers reject empty user content); `harness` marks
+        text the agent's harness wrote in the user's role (skill bodies, observations, command output),
+        which retention does not count as the person's words."""
         if not text.strip():
             return None
+        if harness:
+            self.harness.add(text.strip())
         part = UserPromptPart(text, timestamp=timestamp or self.fallback_time)
         self.add_request_part(part, timestamp)
         return part

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic_ai.messages import (
     FinishReason,
+    ModelResponse,
     ModelResponsePart,
     SystemPromptPart,
     TextPart,
@@ -44,8 +45,10 @@ _FINISH_REASONS: dict[str, FinishReason] = {
 }
 
 
-def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: str | None = None) -> None:
-    """Feed OpenAI-style chat messages into ``builder``."""
+def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: str | None = None,
+                observations: bool = False) -> None:
+    """Feed OpenAI-style chat messages into ``builder``; with `observations` (SWE-agent), a user
+    message answering an assistant message is the environment's output, not the person's words."""
     exits = 0
     for message in messages:
         if not isinstance(message, Mapping):
@@ -55,7 +58,7 @@ def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: 
             role = message.get("role")
             if role == "exit":
                 exits += 1
-            elif not _handle(builder, message, role, provider):
+            elif not _handle(builder, message, role, provider, observations):
                 builder.skipped += 1
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             builder.skip_malformed(exc)
@@ -64,7 +67,8 @@ def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: 
 
 
 def _handle(
-    builder: ConversationBuilder, message: Mapping[str, Any], role: Any, provider: str | None
+    builder: ConversationBuilder, message: Mapping[str, Any], role: Any, provider: str | None,
+    observations: bool = False,
 ) -> bool:
     extra = message.get("extra") if isinstance(message.get("extra"), Mapping) else {}
     timestamp = parse_time(extra.get("timestamp") or message.get("timestamp"))
@@ -76,7 +80,10 @@ def _handle(
             )
         return True
     if role == "user":
-        builder.add_user_text(text, timestamp)
+        # SWE-agent's demonstration and observations, mini-swe-agent's format-error notices.
+        harness = bool(message.get("is_demo") or extra.get("interrupt_type")) or (
+            observations and bool(builder.messages) and isinstance(builder.messages[-1], ModelResponse))
+        builder.add_user_text(text, timestamp, harness=harness)
         return True
     if role == "tool":
         ids = message.get("tool_call_ids") or [message.get("tool_call_id")]

@@ -64,6 +64,9 @@ class Transcript:
             least ``source``, ``kind``, ``timestamp`` and ``message_index`` (index into ``messages`` of
             the message holding the summary, Claude Code, or the first one after the compaction, Codex).
         warnings: human-readable notes on everything that was repaired, dropped or approximated.
+        harness_texts: user-role texts (stripped) the format marks as written by the agent's harness,
+            not typed by a person: Claude Code ``isMeta`` lines and local-command output, SWE-agent
+            demonstrations and observations, mini-swe-agent format-error notices.
     """
 
     source: Path
@@ -72,6 +75,7 @@ class Transcript:
     skipped: int = 0
     recorded_compactions: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    harness_texts: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -104,7 +108,7 @@ def load_transcript(path: Path) -> Transcript:
     elif sniffed.format == "mini-swe-agent":
         import_chat(sniffed.document["messages"], builder, provider=_mini_provider(sniffed.document))
     elif sniffed.format == "swe-agent":
-        import_chat(sniffed.document["history"], builder)
+        import_chat(sniffed.document["history"], builder, observations=True)
     else:
         document = sniffed.document
         chat = document["messages"] if isinstance(document, Mapping) else document or list(sniffed.records)
@@ -119,6 +123,7 @@ def load_transcript(path: Path) -> Transcript:
         skipped=builder.skipped,
         recorded_compactions=builder.compactions,
         warnings=builder.warnings,
+        harness_texts=frozenset(builder.harness),
     )
 
 

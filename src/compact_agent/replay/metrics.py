@@ -6,6 +6,12 @@ cache (Anthropic) the uncached part is billed as a cache write. The requests a s
 itself (summaries, Gemini's verification probe, our session-notes updates) are priced the same way
 and reported together as a share of the total, because a summary that does not share the
 conversation's prefix pays full price for its whole input.
+
+`cost_parts` splits the cost into the terms a strategy moves: the main requests' cache hits, misses
+(cache writes included) and output, then the summary calls (probes included) and the session-notes
+calls, in dollars, summing to `cost`. `rebuild_miss_tokens` are the miss tokens of the first request
+after each compaction — the rebuilt history paid uncached once — out of `miss_tokens` of all main
+requests.
 """
 
 from __future__ import annotations
@@ -18,10 +24,19 @@ from typing import Any
 from ..models import ModelInfo
 from .simulate import Request, StrategyRun
 
+COST_PARTS = ("hit", "miss", "output", "summary", "notes")
+
 
 def request_cost(r: Request, price: ModelInfo) -> float:
     write = max(0, r.tokens - r.cached) if price.cache_write > 0 else 0
     return price.cost(r.tokens, r.cached, r.output, write)
+
+
+def main_parts(r: Request, price: ModelInfo) -> tuple[float, float, float]:
+    """(cache hits, misses or cache writes, output) of one request, in dollars; they sum to its cost."""
+    miss_price = price.cache_write if price.cache_write > 0 else price.input
+    return (r.cached * price.cache_read / 1e6, max(0, r.tokens - r.cached) * miss_price / 1e6,
+            r.output * price.output / 1e6)
 
 
 @dataclass
@@ -40,7 +55,10 @@ class Metrics:
     cached_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
-    summary_cost: float = 0.0
+    summary_cost: float = 0.0  # every side call: summaries, probes and notes
+    cost_parts: dict[str, float] = field(default_factory=lambda: dict.fromkeys(COST_PARTS, 0.0))
+    miss_tokens: int = 0  # uncached input of the main requests
+    rebuild_miss_tokens: int = 0  # of which on the first request after a compaction
     freed_per_request: dict[str, float] = field(default_factory=dict)  # view layers, mean per request
     compaction_freed: int = 0
     retention_users: float | None = None
@@ -62,6 +80,7 @@ class Metrics:
         d["cache_share"] = round(self.cache_share, 4)
         d["cost"] = round(self.cost, 6)
         d["summary_cost"] = round(self.summary_cost, 6)
+        d["cost_parts"] = {k: round(v, 6) for k, v in self.cost_parts.items()}
         d["mean"] = round(self.mean, 1)
         d["freed_per_request"] = {k: round(v, 1) for k, v in self.freed_per_request.items()}
         for k in ("retention_users", "retention_files", "retention_last"):
@@ -93,10 +112,15 @@ def measure(runs: Sequence[StrategyRun], price: ModelInfo, transcript: str | Non
             m.cost += cost
             if req.kind == "main":
                 m.over_window += req.over_window
+                for k, v in zip(("hit", "miss", "output"), main_parts(req, price), strict=True):
+                    m.cost_parts[k] += v
+                m.miss_tokens += req.tokens - req.cached
+                m.rebuild_miss_tokens += (req.tokens - req.cached) if req.rebuild else 0
             else:
                 m.summary_calls += 1
                 m.notes_calls += req.kind == "notes"
                 m.summary_cost += cost
+                m.cost_parts["notes" if req.kind == "notes" else "summary"] += cost
     m.freed_per_request = {k: v / m.requests for k, v in freed.items()} if m.requests else {}
     if retention:
         m.retention_samples = len(retention)

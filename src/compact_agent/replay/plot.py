@@ -1,7 +1,8 @@
 """`--plot FILE`: context tokens per request, one line per strategy, compactions marked, the window drawn.
 
-SVG is written by hand (no plotting dependency): one panel per transcript, stacked, sharing a
-legend. A `.png` name uses matplotlib when it is installed. Lines are drawn in a fixed order with
+SVG is written by hand (no plotting dependency): a heading, a shared legend, a table of the totals
+(cost and its parts, requests over the window, compactions), then one panel per transcript of two
+or more requests, stacked. A `.png` name uses matplotlib when it is installed. Lines are drawn in a fixed order with
 ours last, so it is never hidden under a rival.
 """
 
@@ -11,9 +12,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from .metrics import Metrics
 from .simulate import StrategyRun, TranscriptRun
 
-COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "codex": "#1f77b4",
+COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "seed000-submit": "#c5b0d5", "codex": "#1f77b4",
           "masking": "#2ca02c", "opencode": "#ff7f0e", "gemini": "#17becf"}
 WIDTH, PANEL_H, LEFT, RIGHT, TOP, BOTTOM = 960, 230, 70, 20, 34, 34
 
@@ -54,6 +56,9 @@ def _panel(run: TranscriptRun, y0: float, window: int, title: str) -> list[str]:
                f'window {window:,}</text>')
     out.append(f'<text x="{LEFT + plot_w / 2}" y="{y0 + PANEL_H - 6}" font-size="10" text-anchor="middle">'
                f'request</text>')
+    mid = y0 + TOP + plot_h / 2
+    out.append(f'<text x="14" y="{mid:.1f}" font-size="10" text-anchor="middle" '
+               f'transform="rotate(-90 14 {mid:.1f})">context tokens</text>')
     for i in _ticks(max(1, n - 1)):
         out.append(f'<text x="{x(i):.1f}" y="{y0 + TOP + plot_h + 13}" font-size="10" text-anchor="middle">{i}</text>')
     for r in _order(run.runs):
@@ -67,34 +72,75 @@ def _panel(run: TranscriptRun, y0: float, window: int, title: str) -> list[str]:
     return out
 
 
-def svg(runs: list[TranscriptRun], window: int, titles: list[str]) -> str:
-    height = 40 + PANEL_H * len(runs)
+def drawn(runs: list[TranscriptRun], titles: list[str]) -> list[tuple[TranscriptRun, str]]:
+    """The panels worth drawing: a transcript of a single request has no line to show."""
+    return [(r, t) for r, t in zip(runs, titles, strict=True) if r.points > 1]
+
+
+def _totals_panel(totals: list[Metrics], y0: float) -> list[str]:
+    """A small table of the totals: cost with its parts, requests over the window, compactions."""
+    cols = [("strategy", 0), ("cost", 130), ("hit", 200), ("miss", 260), ("output", 320), ("summary", 390),
+            ("notes", 465), ("over", 535), ("compactions", 590), ("peak", 690)]
+    out = [f'<text x="{LEFT}" y="{y0 + 14}" font-size="12" font-weight="bold">Totals</text>']
+    row = y0 + 32
+    for name, dx in cols:
+        out.append(f'<text x="{LEFT + dx}" y="{row}" font-size="11" fill="#555">{name}</text>')
+    for m in totals:
+        row += 16
+        cells = [m.strategy, f"${m.cost:.3f}", *(f"{v:.3f}" for v in m.cost_parts.values()), str(m.over_window),
+                 str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
+                 f"{m.peak / 1000:.1f}K"]
+        weight = ' font-weight="bold"' if m.strategy == "ours" else ""
+        for (_, dx), cell in zip(cols, cells, strict=True):
+            out.append(f'<text x="{LEFT + dx}" y="{row}" font-size="11"{weight} '
+                       f'fill="{COLORS.get(m.strategy, "#333") if dx == 0 else "#000"}">{escape(cell)}</text>')
+    return out
+
+
+def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[Metrics] | None = None,
+        heading: str = "") -> str:
+    """Heading, legend, the totals table (when given), then one panel per transcript of 2+ requests."""
+    panels = drawn(runs, titles)
+    totals_h = 44 + 16 * len(totals) if totals else 0
+    top = 72
+    height = top + totals_h + PANEL_H * len(panels) + (20 if len(panels) < len(runs) else 0)
     body = ['<?xml version="1.0" encoding="UTF-8"?>',
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
             f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif">',
-            f'<rect width="{WIDTH}" height="{height}" fill="#fff"/>']
+            f'<rect width="{WIDTH}" height="{height}" fill="#fff"/>',
+            f'<text x="{LEFT}" y="20" font-size="15" font-weight="bold">'
+            f'{escape(heading or f"Context tokens per request, window {window:,}")}</text>']
     names = [r.strategy for r in runs[0].runs] if runs else []
     lx = LEFT
     for name in names:
-        body.append(f'<line x1="{lx}" x2="{lx + 18}" y1="18" y2="18" stroke="{COLORS.get(name, "#333")}" '
+        body.append(f'<line x1="{lx}" x2="{lx + 18}" y1="42" y2="42" stroke="{COLORS.get(name, "#333")}" '
                     f'stroke-width="{2.2 if name == "ours" else 1.5}"/>')
-        body.append(f'<text x="{lx + 22}" y="22" font-size="12">{escape(name)}</text>')
-        lx += 30 + 8 * len(name) + 20
-    body.append(f'<text x="{lx}" y="22" font-size="11" fill="#555">● compaction · dashed: window</text>')
-    for k, (run, title) in enumerate(zip(runs, titles, strict=True)):
-        body += _panel(run, 30 + k * PANEL_H, window, title)
+        body.append(f'<text x="{lx + 22}" y="46" font-size="12">{escape(name)}</text>')
+        lx += 30 + 7 * len(name) + 14
+    body.append(f'<text x="{LEFT}" y="62" font-size="11" fill="#555">● compaction · dashed: the window · '
+                'y: context tokens of each request · x: request number</text>')
+    if totals:
+        body += _totals_panel(totals, top)
+    for k, (run, title) in enumerate(panels):
+        body += _panel(run, top + totals_h + k * PANEL_H, window, title)
+    if len(panels) < len(runs):
+        body.append(f'<text x="{LEFT}" y="{height - 6}" font-size="11" fill="#555">{len(runs) - len(panels)} '
+                    f'single-request transcript(s) not drawn</text>')
     body.append("</svg>")
     return "\n".join(body) + "\n"
 
 
-def _png(runs: list[TranscriptRun], window: int, titles: list[str], path: Path) -> None:
+def _png(runs: list[TranscriptRun], window: int, titles: list[str], path: Path, heading: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(runs), 1, figsize=(10, 2.4 * len(runs)), squeeze=False)
-    for ax, run, title in zip(axes[:, 0], runs, titles, strict=True):
+    panels = drawn(runs, titles) or list(zip(runs, titles, strict=True))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 2.4 * len(panels) + 0.6), squeeze=False)
+    fig.suptitle(heading)
+    for ax, (run, title) in zip(axes[:, 0], panels, strict=True):
+        ax.set_ylabel("context tokens")
         for r in _order(run.runs):
             ax.plot(r.series, color=COLORS.get(r.strategy), lw=2 if r.strategy == "ours" else 1, label=r.strategy)
             ax.plot(r.compaction_points, [r.series[i] for i in r.compaction_points if i < len(r.series)], "o",
@@ -111,11 +157,14 @@ def write_plot(analysis: Any, path: Path) -> Path:
     from .report import AnalyzeError, label
 
     titles = [label(r.transcript.source) for r in analysis.runs]
+    heading = (f"Context tokens per request: {len(analysis.runs)} transcript(s), window {analysis.window:,}, "
+               f"{analysis.pricing} prices")
     if path.suffix.lower() == ".png":
         try:
-            _png(analysis.runs, analysis.window, titles, path)
+            _png(analysis.runs, analysis.window, titles, path, heading)
         except ImportError:
             raise AnalyzeError("a .png chart needs matplotlib; name the file .svg instead") from None
         return path
-    path.write_text(svg(analysis.runs, analysis.window, titles), encoding="utf-8")
+    totals = analysis.totals() if len(analysis.runs) > 1 else analysis.metrics(analysis.runs[0])
+    path.write_text(svg(analysis.runs, analysis.window, titles, totals, heading), encoding="utf-8")
     return path

@@ -11,7 +11,6 @@ import asyncio
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,17 +18,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..models import PRICING, ModelInfo, model_info
+from ..models import PRICING, ModelInfo
 from .baselines import factories
-from .importers import Transcript, TranscriptError, load_transcript
+from .batch import find_files, replay_files
 from .metrics import Metrics, measure
-from .simulate import Summarize, TranscriptRun, describe_fit, replay_all
-from .standin import standin_summarize
+from .simulate import Summarize, TranscriptRun, describe_fit
 
 DEFAULT_WINDOW = 64_000
 DEMO_WINDOW = 20_000
 LAYER_LABELS = {"budget": "L1", "snip": "L2", "microcompact": "L3", "collapse": "L4", "masking": "mask",
-                "prune": "prune"}
+                "prune": "prune", "output-mask": "out-mask", "truncate": "trunc"}
 
 
 class AnalyzeError(RuntimeError):
@@ -54,104 +52,34 @@ class Analysis:
 
 
 def label(path: Path) -> str:
-    """A short, recognisable name: parent folder and file name."""
-    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
-
-
-def discover(paths: Sequence[Path]) -> tuple[list[Transcript], list[str]]:
-    """Load every transcript under `paths` (directories recursively); others become one-line notes."""
-    files: list[Path] = []
-    archives = 0
-    for p in paths:
-        if p.is_dir():
-            # Hidden folders (.git, .venv) hold no transcripts, only thousands of skip notes.
-            found = sorted(f for f in p.rglob("*") if f.is_file()
-                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
-            for f in found:
-                if "compact-history" in f.relative_to(p).parts[:-1]:
-                    archives += 1  # our archives: replayed through the session file that names them
-                elif not _our_side_file(f, p):
-                    files.append(f)
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise AnalyzeError(f"no such file or directory: {p}")
-    transcripts: list[Transcript] = []
-    skipped: list[str] = [f"skipped {archives} compaction archive(s) in compact-history/: each session file is "
-                          "replayed in full from them"] if archives else []
-    for f in files:
-        try:
-            t = load_transcript(f)
-        except TranscriptError as e:
-            reason = str(e).split(": ", 1)[-1]
-            skipped.append(f"skipped {f}: {'not a transcript' if reason.startswith('unknown') else reason}")
-            continue
-        if not any(m.kind == "response" for m in t.messages):
-            skipped.append(f"skipped {f}: no model responses to replay")
-            continue
-        transcripts.append(t)
-    return transcripts, skipped
-
-
-def _our_side_file(f: Path, root: Path) -> bool:
-    """A file in one of our sessions' side folders (`<id>/` beside `<id>.jsonl`: spills, notes, events)."""
-    for parent in f.relative_to(root).parents:
-        if parent == Path("."):
-            break
-        session = root / parent.with_name(parent.name + ".jsonl")
-        if session.is_file():
-            try:
-                with session.open("rb") as fh:
-                    head = fh.readline(4_096)
-            except OSError:
-                return False
-            return b'"kind"' in head and b'"v"' in head
-    return False
+    """The transcript's whole path relative to the working directory (file names repeat across
+    folders: every Claude Code subagent is `subagents/agent-*.jsonl`)."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
 
 
 async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,
                   pricing: str = "deepseek", summarize: Summarize | None = None) -> Analysis:
+    """Replay every transcript under `paths` (see `batch.py`: streamed to workers, memory flat)."""
     if pricing not in PRICING:
         raise AnalyzeError(f"unknown pricing {pricing!r} (choose from {', '.join(PRICING)})")
     try:
         chosen = factories(strategies)
+        files, skipped = find_files(paths)
     except ValueError as e:
         raise AnalyzeError(str(e)) from None
-    price = PRICING[pricing]
-    info = model_info(price.name, window=window)
-    transcripts, skipped = discover(paths)
-    if not transcripts:
+    analysis = Analysis(window, pricing, PRICING[pricing], skipped=skipped)
+    for result in await replay_files(files, list(chosen), window=window, pricing=pricing, summarize=summarize):
+        if isinstance(result, str):
+            analysis.skipped.append(result)
+        else:
+            analysis.runs.append(result)
+    if not analysis.runs:
         raise AnalyzeError("no transcripts found (Claude Code or Codex JSONL, mini-swe-agent, SWE-agent, "
                            "OpenAI chat JSON or compact-agent sessions)")
-    analysis = Analysis(window, pricing, price, skipped=skipped)
-    workers = min(len(transcripts), os.cpu_count() or 1)
-    if summarize is None and workers > 1:
-        # The stand-in is deterministic and the transcripts independent: replay them side by side.
-        names = list(chosen)
-        loop = asyncio.get_running_loop()
-        biggest_first = sorted(range(len(transcripts)), key=lambda i: -len(transcripts[i].messages))
-        with ProcessPoolExecutor(workers) as pool:
-            jobs = {i: loop.run_in_executor(pool, _replay_file, transcripts[i].source, names, window, pricing)
-                    for i in biggest_first}
-            for i, t in enumerate(transcripts):
-                tm, runs, points = await jobs[i]
-                analysis.runs.append(TranscriptRun(t, tm, runs, points))
-        return analysis
-    for t in transcripts:
-        analysis.runs.append(await replay_all(
-            t, chosen, window=window, summarize=summarize or standin_summarize, max_output=info.max_output,
-            provider=price.provider, cache_ttl_s=price.cache_ttl_s, model=getattr(summarize, "model", None)))
     return analysis
-
-
-def _replay_file(path: Path, names: list[str], window: int, pricing: str) -> tuple[Any, list[Any], int]:
-    """One transcript in a worker process (stand-in summaries): what the parent needs to report."""
-    price = PRICING[pricing]
-    info = model_info(price.name, window=window)
-    run = asyncio.run(replay_all(load_transcript(path), factories(names), window=window,
-                                 summarize=standin_summarize, max_output=info.max_output,
-                                 provider=price.provider, cache_ttl_s=price.cache_ttl_s))
-    return run.tm, run.runs, run.points
 
 
 # -- output ------------------------------------------------------------------------------------------
@@ -182,9 +110,21 @@ def retention_text(m: Metrics) -> str:
     return f"{pct(m.retention_users)}/{pct(m.retention_files)}/{pct(m.retention_last)}"
 
 
-COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "input", "cached", "output", "cost",
-           "side", "freed (view/req; compaction)", "kept u/f/last")
-NARROW = ("strategy", "peak", "over", "compact", "cached", "cost", "side", "kept u/f/last")
+def parts_text(m: Metrics) -> str:
+    """The cost parts in dollars, in `COST_PARTS` order: hit / miss / output / summary / notes."""
+    return " ".join(f"{v:.2f}" for v in m.cost_parts.values())
+
+
+def rebuild_text(m: Metrics) -> str:
+    if not m.rebuild_miss_tokens:
+        return "–"
+    return f"{human(m.rebuild_miss_tokens)} ({pct(m.rebuild_miss_tokens / m.miss_tokens if m.miss_tokens else 0)})"
+
+
+PARTS = "hit miss out sum notes $"
+COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "cached", "cost", PARTS, "rebuild miss", "side",
+           "freed (view/req; compaction)", "kept u/f/last")
+NARROW = ("strategy", "peak", "over", "compact", "cost", PARTS, "rebuild miss", "kept u/f/last")
 
 
 def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = True) -> Table:
@@ -199,9 +139,10 @@ def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = T
             "strategy": f"[bold]{m.strategy}[/]" if m.strategy == "ours" else m.strategy,
             "req": str(m.requests), "peak": human(m.peak), "mean": human(m.mean),
             "over": f"[bold red]{m.over_window}[/]" if m.over_window else "0",
-            "compact": str(m.compactions) + (f" ({m.failed_compactions} failed)" if m.failed_compactions else ""),
+            "compact": str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
             "input": human(m.input_tokens), "cached": pct(m.cache_share), "output": human(m.output_tokens),
-            "cost": f"${m.cost:.3f}", "side": pct(m.summary_share), "freed (view/req; compaction)": freed_text(m),
+            "cost": f"${m.cost:.3f}", PARTS: parts_text(m), "rebuild miss": rebuild_text(m),
+            "side": pct(m.summary_share), "freed (view/req; compaction)": freed_text(m),
             "kept u/f/last": retention_text(m),
         }
         t.add_row(*(cells[c] for c in columns))
@@ -217,7 +158,7 @@ def fit_caption(run: TranscriptRun) -> str:
 
 
 def print_tables(analysis: Analysis, console: Console, per_transcript: bool = True) -> None:
-    wide = console.width >= 140
+    wide = console.width >= 170
     if per_transcript:
         for run in analysis.runs:
             console.print(table(label(run.transcript.source), analysis.metrics(run), fit_caption(run), wide))
@@ -229,10 +170,13 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
                   + ") · over = requests larger than the window · side = share of the cost spent on "
                   "summaries, probes and session-notes updates · freed: L1 budget, L2 snip, L3 microcompact, "
                   "L4 collapse, L5 compaction · kept = share of the user's messages / changed files / last "
-                  "request present after each compaction[/]")
+                  "request present after each compaction · hit miss out sum notes = the cost in dollars: main requests' cache hits, misses (cache writes included) and output, summary calls, session-notes calls · rebuild miss = miss tokens of the first request after each compaction (share of all main-request misses)[/]")
 
 
-def to_json(analysis: Analysis) -> dict[str, Any]:
+def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
+    if totals_only:
+        return {"window": analysis.window, "pricing": analysis.pricing, "transcripts": len(analysis.runs),
+                "totals": [m.to_json() for m in analysis.totals()], "skipped": analysis.skipped}
     return {
         "window": analysis.window,
         "pricing": analysis.pricing,
@@ -247,7 +191,7 @@ def to_json(analysis: Analysis) -> dict[str, Any]:
 
 
 def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
-            plot: Path | None, model: str | None) -> int:
+            plot: Path | None, model: str | None, totals_only: bool = False) -> int:
     """The `analyze` command; returns the exit code, reports problems in one line on stderr."""
     import json
 
@@ -278,10 +222,10 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
     for note in analysis.skipped:
         sys.stderr.write(f"compact-agent: {note}\n")
     if as_json:
-        sys.stdout.write(json.dumps(to_json(analysis), indent=1) + "\n")
+        sys.stdout.write(json.dumps(to_json(analysis, totals_only), indent=1) + "\n")
     else:
-        console = Console() if sys.stdout.isatty() else Console(width=160)
-        print_tables(analysis, console)
+        console = Console() if sys.stdout.isatty() else Console(width=200)
+        print_tables(analysis, console, per_transcript=not totals_only)
         if plot is not None:
             console.print(f"chart written to {plot}")
     return 0

@@ -240,7 +240,7 @@ class PromptCache:
 
 
 # -- results -------------------------------------------------------------------------------------------
-@dataclass
+@dataclass(slots=True)  # one per request and strategy: a whole history holds millions
 class Request:
     """One request a strategy sent (its main requests and its side calls alike)."""
 
@@ -249,6 +249,7 @@ class Request:
     cached: int
     output: int
     over_window: bool = False
+    rebuild: bool = False  # the first main request after a compaction: its uncached part is the rebuild
 
 
 @dataclass
@@ -288,7 +289,7 @@ async def replay(transcript: Transcript, strategy: Strategy, sim: Sim) -> Strate
     cache = PromptCache(sim.tm, sim.cache_ttl_s)
     run = StrategyRun(strategy.name, str(transcript.source), sim.window)
     history: list[ModelMessage] = []
-    truth = Truth()
+    truth = Truth(harness=transcript.harness_texts)
     seen = observed = 0
     pending_retention = False
     for r, response in enumerate(messages):
@@ -307,7 +308,7 @@ async def replay(transcript: Transcript, strategy: Strategy, sim: Sim) -> Strate
         view = join(step.view)
         out = output_tokens(response, sim.tm)
         size, cached = cache.send(view, "main", sim.tm.overhead, sim.now)
-        run.requests.append(Request("main", size, cached, out, size > sim.window))
+        run.requests.append(Request("main", size, cached, out, size > sim.window, rebuild=step.compacted))
         if step.compacted:
             run.compaction_points.append(len(run.series))
             run.compaction_freed += step.compaction_freed

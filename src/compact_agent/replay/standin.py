@@ -4,10 +4,12 @@ Replaying thousands of requests must not need a key or cost money, and a compari
 on one model's mood, so by default every strategy's summary calls are answered by the same
 deterministic stand-in. Its size follows what agents really produce — about 3% of its input,
 between 4K and 16K characters (Claude Code's recorded summaries are 12-15K characters for ~170K
-token contexts) — and its content is what a good summary keeps: the user's messages (newest first
-within 45% of the budget, each cut to 300 characters), the files changed and read, the current
-work and the last request, then a log of tool calls filling the rest. User messages listed by an
-earlier stand-in summary are carried forward, as a model reading that summary would.
+token contexts) — and its content is what a good summary keeps: the messages a person typed (newest
+first within 45% of the budget, each cut to 300 characters), every file changed (newest first
+within 30% of the largest summary, 4,800 characters, whatever the input's size: a summary names the
+files it changed), the files read, the current work and the last request,
+then a log of tool calls filling the rest. User messages and changed files listed by an earlier
+stand-in summary or notes are carried forward, as a model reading them would.
 
 This makes retention a measure of what a strategy *keeps around* the summary (verbatim user
 messages, restored files, a tail) plus what a summary of that size can hold, not of summary
@@ -22,15 +24,17 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 
-from .retention import changed_paths, message_text, user_texts
+from .retention import changed_paths, message_text, typed_texts
 from .simulate import Summarize
 
 SHARE = 0.03
 MIN_CHARS = 4_000
 MAX_CHARS = 16_000
 USER_SHARE = 0.45
+FILE_SHARE = 0.30
 USER_CUT = 300
 _CARRIED = re.compile(r"^- USER: (.*)$", re.M)
+_CARRIED_FILE = re.compile(r"^- CHANGED: (.*)$", re.M)
 READ_TOOLS = frozenset({"read", "read_file", "view"})
 
 
@@ -48,7 +52,7 @@ def _users(messages: Sequence[ModelMessage]) -> list[str]:
     for m in messages:
         carried += _CARRIED.findall(message_text(m))
     out: list[str] = []
-    for u in carried + [_line(u, USER_CUT) for u in user_texts(messages)]:
+    for u in carried + [_line(u, USER_CUT) for u in typed_texts(messages)]:
         if u not in out:
             out.append(u)
     return out
@@ -91,8 +95,8 @@ def standin_summary(messages: Sequence[ModelMessage]) -> str:
     picked, changed, read, last_text = _material(messages, users, target)
     body = [
         "1. Primary Request and Intent: " + _line(users[0] if users else "(none recorded)", 600),
-        "3. Files and Code Sections: changed: " + _line(", ".join(changed) or "none", target // 10)
-        + "; read: " + _line(", ".join(read) or "none", target // 20),
+        "3. Files and Code Sections: read: " + _line(", ".join(read) or "none", target // 20) + "; changed:",
+        *[f"- CHANGED: {f}" for f in changed],
         "6. All User Messages (newest first):",
         *[f"- USER: {u}" for u in picked],
         "8. Current Work: " + _line(last_text, 600),
@@ -134,8 +138,8 @@ def standin_notes(messages: Sequence[ModelMessage], prompt: str) -> str:
     body = {
         SECTIONS[0]: _line(users[0] if users else "(none recorded)", 600),
         SECTIONS[1]: "\n".join(f"- USER: {u}" for u in picked) or "_(nothing yet)_",
-        SECTIONS[2]: "changed: " + _line(", ".join(changed) or "none", target // 10) + "; read: "
-        + _line(", ".join(read) or "none", target // 20),
+        SECTIONS[2]: "read: " + _line(", ".join(read) or "none", target // 20) + "; changed:"
+        + "".join(f"\n- CHANGED: {f}" for f in changed),
         SECTIONS[3]: "_(nothing yet)_",
         SECTIONS[4]: "_(nothing yet)_",
         SECTIONS[5]: _line(last_text, 600) or "_(nothing yet)_",
@@ -164,7 +168,8 @@ def model_summarizer(name: str) -> Summarize:
 def _material(messages: Sequence[ModelMessage], users: list[str], target: int
               ) -> tuple[list[str], list[str], list[str], str]:
     """What both stand-in replies draw on: the newest user messages that fit their share of
-    `target`, the changed and only-read paths, and the assistant's last words."""
+    `target`, the changed paths (carried ones included) within theirs, the only-read paths, and the
+    assistant's last words."""
     picked: list[str] = []
     used = 0
     for u in reversed(users):
@@ -172,8 +177,19 @@ def _material(messages: Sequence[ModelMessage], users: list[str], target: int
             break
         picked.append(u)
         used += len(u) + 9
-    changed = changed_paths(messages)
-    read = [p for p in _read_paths(messages) if p not in changed]
+    carried: list[str] = []
+    for m in messages:
+        carried += _CARRIED_FILE.findall(message_text(m))
+    # Each path at its latest change, oldest first.
+    every = list(reversed(dict.fromkeys(reversed([*carried, *changed_paths(messages)]))))
+    changed: list[str] = []
+    used = 0
+    for path in reversed(every):  # the newest changes first, within their share
+        if used + len(path) + 12 > FILE_SHARE * MAX_CHARS:
+            break
+        changed.append(path)
+        used += len(path) + 12
+    read = [p for p in _read_paths(messages) if p not in every]
     last_text = next((p.content for m in reversed(messages) if isinstance(m, ModelResponse)
                       for p in m.parts if isinstance(p, TextPart) and p.content.strip()), "")
     return picked, changed, read, last_text

@@ -1,0 +1,182 @@
+"""Finding transcripts and replaying many of them with memory flat in their number.
+
+People point the analyzer at their whole history (all of `~/.claude/projects`, gigabytes). So the
+parent never loads a transcript: it lists the files, and each worker loads one, replays it through
+every strategy and sends back only the figures (`TranscriptRun` with the transcript's messages
+dropped). At any moment at most one transcript per worker is in memory. Files are handed out
+biggest first so a large one does not finish last alone. A run that takes more than a couple of
+seconds shows a progress bar on stderr (when it is a terminal): transcripts done / total, elapsed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ..models import PRICING, model_info
+from .baselines import factories
+from .importers import Transcript, TranscriptError, load_transcript
+from .simulate import Summarize, TranscriptRun, replay_all
+from .standin import standin_summarize
+
+PROGRESS_AFTER_S = 2.0
+
+
+class FindError(ValueError):
+    """A path given on the command line does not exist."""
+
+
+def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
+    """Candidate transcript files under `paths` (folders recursively, hidden ones skipped), without
+    reading them; our sessions' archives and side files are left out with one note."""
+    files: list[Path] = []
+    archives = 0
+    for p in paths:
+        if p.is_dir():
+            # Hidden folders (.git, .venv) hold no transcripts, only thousands of skip notes.
+            found = sorted(f for f in p.rglob("*") if f.is_file()
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            for f in found:
+                if "compact-history" in f.relative_to(p).parts[:-1]:
+                    archives += 1  # our archives: replayed through the session file that names them
+                elif not _our_side_file(f, p):
+                    files.append(f)
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise FindError(f"no such file or directory: {p}")
+    notes = [f"skipped {archives} compaction archive(s) in compact-history/: each session file is "
+             "replayed in full from them"] if archives else []
+    return files, notes
+
+
+def _our_side_file(f: Path, root: Path) -> bool:
+    """A file in one of our sessions' side folders (`<id>/` beside `<id>.jsonl`: spills, notes, events)."""
+    for parent in f.relative_to(root).parents:
+        if parent == Path("."):
+            break
+        session = root / parent.with_name(parent.name + ".jsonl")
+        if session.is_file():
+            try:
+                with session.open("rb") as fh:
+                    head = fh.readline(4_096)
+            except OSError:
+                return False
+            return b'"kind"' in head and b'"v"' in head
+    return False
+
+
+def load_or_note(path: Path) -> Transcript | str:
+    """The transcript, or the one-line note saying why the file is skipped."""
+    try:
+        t = load_transcript(path)
+    except TranscriptError as e:
+        reason = str(e).split(": ", 1)[-1]
+        return f"skipped {path}: {'not a transcript' if reason.startswith('unknown') else reason}"
+    if not any(m.kind == "response" for m in t.messages):
+        return f"skipped {path}: no model responses to replay"
+    return t
+
+
+def light(run: TranscriptRun) -> TranscriptRun:
+    """The figures without the messages: what the report needs, a few KB whatever the transcript's size."""
+    return dataclasses.replace(run, transcript=dataclasses.replace(run.transcript, messages=[],
+                                                                   harness_texts=frozenset()))
+
+
+async def _replay(path: Path, names: list[str], window: int, pricing: str,
+                  summarize: Summarize | None) -> TranscriptRun | str:
+    loaded = load_or_note(path)
+    if isinstance(loaded, str):
+        return loaded
+    price = PRICING[pricing]
+    info = model_info(price.name, window=window)
+    run = await replay_all(loaded, factories(names), window=window, summarize=summarize or standin_summarize,
+                           max_output=info.max_output, provider=price.provider, cache_ttl_s=price.cache_ttl_s,
+                           model=getattr(summarize, "model", None))
+    return light(run)
+
+
+def _replay_in_worker(path: Path, names: list[str], window: int, pricing: str) -> TranscriptRun | str:
+    """One transcript in a worker process (stand-in summaries)."""
+    return asyncio.run(_replay(path, names, window, pricing, None))
+
+
+class Progress:
+    """`done/total transcripts, elapsed` on stderr once a run passes PROGRESS_AFTER_S, if stderr is a terminal."""
+
+    def __init__(self, total: int, clock: Callable[[], float] = time.monotonic, stream: Any = None) -> None:
+        self.total, self.done, self.clock = total, 0, clock
+        self.stream = stream if stream is not None else sys.stderr
+        self.start = clock()
+        self.bar: Any = None
+        self.enabled = getattr(self.stream, "isatty", lambda: False)()
+
+    def advance(self) -> None:
+        self.done += 1
+        self.tick()
+
+    def tick(self) -> None:
+        if not self.enabled or self.clock() - self.start < PROGRESS_AFTER_S:
+            return
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
+            from rich.progress import Progress as Bar
+
+            # Elapsed is the run's, from our clock: the bar itself only appears after a few seconds.
+            self.bar = Bar(TextColumn("replaying transcripts"), BarColumn(), MofNCompleteColumn(),
+                           TextColumn("{task.fields[elapsed]}"), console=Console(file=self.stream), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("replay", total=self.total, elapsed="")
+        elapsed = int(self.clock() - self.start)
+        self.bar.update(self.task, completed=self.done, elapsed=f"{elapsed // 60}:{elapsed % 60:02d} elapsed")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+async def replay_files(files: Sequence[Path], names: list[str], *, window: int, pricing: str,
+                       summarize: Summarize | None = None, workers: int | None = None
+                       ) -> list[TranscriptRun | str]:
+    """Every file replayed through the named strategies, in the files' order: a run or a skip note."""
+    workers = min(len(files), workers or os.cpu_count() or 1)
+    progress = Progress(len(files))
+    results: list[TranscriptRun | str | None] = [None] * len(files)
+    try:
+        if summarize is not None or workers <= 1:
+            for i, f in enumerate(files):  # a real model (--model) or one core: in this process
+                results[i] = await _replay(f, names, window, pricing, summarize)
+                progress.advance()
+        else:
+            # The stand-in is deterministic and the transcripts independent: replay them side by side.
+            loop = asyncio.get_running_loop()
+            biggest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
+            with ProcessPoolExecutor(workers) as pool:
+                jobs = {loop.run_in_executor(pool, _replay_in_worker, files[i], names, window, pricing): i
+                        for i in biggest_first}
+                pending = set(jobs)
+                while pending:
+                    done, pending = await asyncio.wait(pending, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+                    for job in done:
+                        results[jobs[job]] = job.result()
+                        progress.advance()
+                    progress.tick()
+    finally:
+        progress.close()
+    return [r for r in results if r is not None]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

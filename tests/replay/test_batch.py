@@ -1,0 +1,57 @@
+"""Replaying many transcripts: the parent keeps figures, not messages; the progress bar shows on a terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from compact_agent.replay import batch, report
+
+
+def _chat(n: int) -> list[dict]:
+    chat: list[dict] = [{"role": "user", "content": f"task with {n} steps"}]
+    for i in range(n):
+        chat.append({"role": "assistant", "content": f"step {i}", "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]})
+        chat.append({"role": "tool", "tool_call_id": f"c{i}", "content": "y" * 2_000})
+    chat.append({"role": "assistant", "content": "done"})
+    return chat
+
+
+async def test_results_keep_the_files_order_and_no_messages(tmp_path: Path):
+    for n in (3, 12, 6):
+        (tmp_path / f"t{n:02d}.json").write_text(json.dumps(_chat(n)))
+    (tmp_path / "notes.txt").write_text("not a transcript\n")
+    for workers in (1, 2):
+        files, _ = batch.find_files([tmp_path])
+        results = await batch.replay_files(files, ["ours", "none"], window=8_000, pricing="deepseek",
+                                           workers=workers)
+        runs = [r for r in results if not isinstance(r, str)]
+        assert [r.transcript.source.name for r in runs] == ["t03.json", "t06.json", "t12.json"]
+        assert [r.points for r in runs] == [4, 7, 13]
+        assert all(r.transcript.messages == [] for r in runs)  # only figures come back
+        assert [r for r in results if isinstance(r, str)] == [f"skipped {tmp_path / 'notes.txt'}: not a transcript"]
+    analysis = await report.analyze([tmp_path], window=8_000, strategies=["ours"])
+    assert len(analysis.runs) == 3 and analysis.totals()[0].requests == 4 + 7 + 13
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_shows_only_on_a_terminal_and_after_a_few_seconds():
+    now = [0.0]
+    out = Tty()
+    p = batch.Progress(5, clock=lambda: now[0], stream=out)
+    p.advance()
+    assert p.bar is None  # a quick run shows nothing
+    now[0] = batch.PROGRESS_AFTER_S + 1
+    p.advance()
+    assert p.bar is not None and p.done == 2
+    assert p.bar.tasks[0].completed == 2 and p.bar.tasks[0].fields["elapsed"] == "0:03 elapsed"
+    p.close()
+    quiet = batch.Progress(5, clock=lambda: now[0] + 100, stream=io.StringIO())
+    quiet.advance()
+    assert quiet.bar is None and not quiet.enabled
