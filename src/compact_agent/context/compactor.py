@@ -195,6 +195,7 @@ class Compactor:
     restorer: Restorer = field(default_factory=Restorer)
     escalation: int = 0  # set by the thrash guard for the next compaction; reset after it
     ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration), for sizes
+    typed: Callable[[str], bool] | None = None  # which user-role texts a person typed (None: all but ours)
 
     def scaled(self, estimated: int) -> int:
         """An estimate in the provider's tokens, comparable with `tokens_before` and the threshold."""
@@ -261,6 +262,13 @@ class Compactor:
         return self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes, archive,
                             trigger, "session_memory", tokens_before, overhead, watch, 0)
 
+    def user_texts(self, messages: Sequence[ModelMessage]) -> list[str]:
+        """What the user typed in `messages`, carried verbatim through the compaction: our own
+        synthetic messages never count, and `typed` (when given) also leaves out what a harness
+        injected as user-role text (reminders, environment context)."""
+        texts = summary.user_texts(messages)
+        return texts if self.typed is None else [t for t in texts if self.typed(t)]
+
     def summary_room(self, overhead: int) -> int:
         """Estimated tokens the summary request's messages may take: the window less the room for
         the summary (the output reserve), in provider tokens converted back, less the fixed part."""
@@ -297,7 +305,7 @@ class Compactor:
         if cut == 0:
             cut = len(messages)
         head, tail = messages[:cut], messages[cut:]
-        users = summary.pick_user_messages(summary.user_texts(head), self.limits.user_messages_budget)
+        users = summary.pick_user_messages(self.user_texts(head), self.limits.user_messages_budget)
         msg = summary.summary_message("", None, users, "full", ledger.changed_files(messages),
                                       ledger.read_files(head))
         base = self.scaled(tokens.estimate([msg, *tail]) + overhead) + summary_tokens
@@ -321,7 +329,7 @@ class Compactor:
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,
                 archive: Callable[[], Path | None], trigger: str, strategy: str, before: int, overhead: int,
                 watch: Stopwatch, dropped_rounds: int) -> CompactionResult:
-        users = summary.pick_user_messages(summary.user_texts(summarized), self.limits.user_messages_budget)
+        users = summary.pick_user_messages(self.user_texts(summarized), self.limits.user_messages_budget)
         try:
             archive_path = archive()
         except OSError as e:

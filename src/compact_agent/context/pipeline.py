@@ -35,7 +35,7 @@ from typing import Any, Protocol
 from opentelemetry.trace import Status, StatusCode
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest
-from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 
@@ -496,9 +496,23 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             view = [*view[:keep_first], *view[cut:]]
             dropped += 1
             after = self.measure(view)
-        if ids or dropped:
+        thinking = 0
+        if after > limit:
+            # Last: the model's reasoning. Anthropic needs the newest turn's back in a tool loop;
+            # other providers need none of it.
+            last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
+            if self.provider != "anthropic":
+                last = -1
+            for i, m in enumerate(view):
+                if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
+                    kept = [p for p in m.parts if not isinstance(p, ThinkingPart)]
+                    if kept:
+                        view[i] = dataclasses.replace(m, parts=kept)
+                        thinking += 1
+            after = self.measure(view) if thinking else after
+        if ids or dropped or thinking:
             self.emit(Event("budget", "shrink", tokens_now, after, ids=ids, trigger="window",
-                            detail={"previews": len(ids), "rounds_left_out": dropped}))
+                            detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking}))
         return view, after
 
     def compaction_helps(self, messages: list[ModelMessage], context: int) -> bool:

@@ -18,11 +18,12 @@ notes are written by the replay's stand-in (or `--model`) and the request is pri
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -45,6 +46,7 @@ from ..config import Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
 from ..context.compactor import join
 from ..models import PRICING, prices_of
+from .retention import is_typed
 from .simulate import SideCall, Sim, Step
 from .standin import standin_notes
 
@@ -170,7 +172,7 @@ class Ours:
         self.failed = 0
         self.cm = ContextManager(
             limits=limits, summarizer=self._summarizer, settings=self.settings.compaction(),
-            compactor=Compactor(limits, restorer), store=self.store,
+            compactor=Compactor(limits, restorer, typed=self._typed(sim)), store=self.store,
             layers=default_layers(self.settings.compaction(), self.store), event_sink=self._on_event,
             provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, max_output=sim.max_output,
             clock=self._now, prices=prices_of(PRICING.get(sim.provider, PRICING["deepseek"])))
@@ -182,6 +184,14 @@ class Ours:
             model = notes_model or FunctionModel(self._write_notes, model_name="replay-notes")
             self.memory = SessionMemory(self.root / "notes.md", self.settings, model=model, clock=self._now)
             self.cm.memory = self.memory
+
+    @staticmethod
+    def _typed(sim: Sim) -> Callable[[str], bool] | None:
+        """What the transcript's person typed: its format's harness texts (reminders, injected
+        context) are not carried as the user's words, as the agent's own never are."""
+        if sim.transcript is None:
+            return None
+        return functools.partial(is_typed, harness=sim.transcript.harness_texts)
 
     async def _write_notes(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         """The notes request: the stand-in writes the notes, or the `--model` model does; priced alike."""
