@@ -1,0 +1,100 @@
+"""The pipeline acting on prices: early compaction that pays, none in a session too short to pay
+back, a threshold compaction deferred when it cannot pay, the output reserve following the model's
+answers, and the file ledger that every compaction carries."""
+
+from __future__ import annotations
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.usage import RequestUsage
+
+from compact_agent.config import Settings
+from compact_agent.context import ledger
+from compact_agent.context.economics import Prices, plan_compaction
+from compact_agent.context.settings import Limits
+from compact_agent.replay.ours import Ours
+from compact_agent.replay.simulate import replay
+from tests.replay.synthetic import session, sim
+
+
+async def run_ours(transcript, window: int, settings: Settings | None = None):
+    s = sim(window)
+    ours = Ours(s, settings or Settings())
+    try:
+        run = await replay(transcript, ours, s)
+    finally:
+        ours.close()
+    return ours, run
+
+
+async def test_a_long_session_in_a_large_window_compacts_early_where_it_pays():
+    # 80 requests each adding ~2K tokens: 160K of history in a 200K window, which never forces a compaction.
+    t = session([("refactor the parser module step by step", [8_000] * 80)])
+    ours, run = await run_ours(t, 200_000)
+    threshold = ours.cm.limits.threshold
+    reasons = [c.event.detail.get("reason") for c in ours.cm.compactions]
+    assert reasons and set(reasons) == {"priced"}
+    assert max(run.series) < threshold // 2  # far below where the window would have forced it
+    # Each compaction came at the economic point of the growth measured then (hand check of one).
+    plan = plan_compaction(context=60_000, rebuild=5_000, overhead=0, summary_tokens=1_000, growth=2_000,
+                           requests_so_far=40, prices=Prices())
+    assert 5_000 < plan.point < 60_000 and plan.compact
+    # The same session on thresholds alone (and without the view layers) sends the whole history.
+    _, unpriced = await run_ours(t, 200_000, Settings(priced_compaction=False, collapse_enabled=False,
+                                                      microcompact_trigger=10**6))
+    assert max(unpriced.series) > 3 * max(run.series)
+
+
+async def test_a_short_session_never_compacts_early():
+    # Ten requests: no compaction could pay back before the session is expected to end.
+    t = session([("look at the logs", [20_000] * 10)])
+    ours, run = await run_ours(t, 200_000)
+    assert not ours.cm.compactions
+
+
+async def test_a_threshold_compaction_that_cannot_pay_waits_for_the_hard_limit():
+    t = session([("read the data", [6_000] * 30)])
+    ours, run = await run_ours(t, 16_000)
+    cm = ours.cm
+    # In a 16K window every compaction here is forced; those that came before the hard limit paid.
+    assert cm.compactions
+    assert max(run.series) <= cm.limits.window
+    for c in cm.compactions:
+        assert c.event.detail.get("reason") in {"threshold", "window", "priced"}
+    assert any(c.event.detail.get("reason") == "window" for c in cm.compactions) or all(
+        c.tokens_before <= cm.hard_limit() for c in cm.compactions)
+
+
+def test_the_output_reserve_follows_the_longest_answer():
+    from compact_agent.context import ContextManager
+
+    cm = ContextManager(window=32_000, max_output=8_192)
+    assert cm.limits.output_reserve == 8_000  # min(max output, 20K, W/4) before any answer
+    cm.adapt_output_reserve(600)
+    # 1.25 x 600 = 750, under the 1,024 floor and under a summary's room (2,000 + 700)
+    assert cm.limits.output_reserve == 2_700
+    assert cm.limits.threshold == 32_000 - 2_700 - cm.limits.buffer
+    cm.adapt_output_reserve(4_000)  # a long answer: 5,000
+    assert cm.limits.output_reserve == 5_000
+    cm.adapt_output_reserve(100_000)  # never above the configured reserve
+    assert cm.limits.output_reserve == Limits.for_window(32_000, 8_192).output_reserve
+
+
+def test_the_ledger_reads_every_editing_tool_and_carries_earlier_ledgers():
+    calls = ModelResponse(parts=[
+        ToolCallPart("write_file", {"path": "a.py", "content": "x"}, tool_call_id="1"),
+        ToolCallPart("Edit", {"file_path": "/src/b.py", "old_string": "a", "new_string": "b"}, tool_call_id="2"),
+        ToolCallPart("apply_patch", {"input": "*** Begin Patch\n*** Add File: c.py\n+x\n*** Delete File: d.py\n"},
+                     tool_call_id="3"),
+        ToolCallPart("edit_file", {"path": "a.py", "old": "x", "new": "y"}, tool_call_id="4"),
+        ToolCallPart("read_file", {"path": "e.py"}, tool_call_id="5"),
+    ], usage=RequestUsage())
+    carried = ModelRequest(parts=[UserPromptPart("summary")],
+                           metadata={"compact_agent": {"files_changed": {"old.py": ["created"]}}})
+    results = ModelRequest(parts=[ToolReturnPart("x", "ok", tool_call_id=str(i)) for i in range(1, 6)])
+    files = ledger.changed_files([carried, calls, results])
+    assert files == {"old.py": ["created"], "a.py": ["written", "edited"], "/src/b.py": ["edited"],
+                     "c.py": ["created"], "d.py": ["deleted"]}
+    assert ledger.changed_files([carried, calls, results], carried=False).keys() == {"a.py", "/src/b.py", "c.py",
+                                                                                     "d.py"}
+    assert ledger.read_files([calls]) == ["e.py"]
+    assert ledger.render({"a.py": ["written", "edited"]}) == ["- a.py (written, edited)"]
