@@ -39,7 +39,7 @@ class ExitRepl(Exception):
 @command("help", "list commands")
 async def _help(s: AgentSession, args: str, c: Console) -> None:
     for cmd in COMMANDS.values():
-        c.print(f"/{cmd.name:<10} {cmd.help}")
+        c.print(f"/{cmd.name:<10} {cmd.help}", markup=False, highlight=False)
     c.print("@path in a message attaches that file. Ctrl-C interrupts a running turn; Ctrl-D exits.")
 
 

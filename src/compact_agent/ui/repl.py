@@ -9,6 +9,7 @@ import signal
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
 from rich.console import Console
+from rich.text import Text
 
 from ..agent.runner import AgentSession, SessionOptions
 from ..agent.stream_events import problem_line
@@ -22,8 +23,8 @@ from .session_views import render_plan
 
 def _ask(console: Console):  # noqa: ANN202 - returns the permission callback
     def ask(tool: str, detail: str) -> str:
-        console.print(f"[bold]{tool}[/bold] wants to run: {detail[:300]}")
-        answer = console.input("allow? [y]es once / [a]lways this session / [n]o: ").strip().lower()
+        console.print(Text.assemble((tool, "bold"), f" wants to run: {detail[:300]}"))
+        answer = console.input("allow? [y]es once / [a]lways this session / [n]o: ", markup=False).strip().lower()
         return {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(answer, "deny")
     return ask
 
@@ -43,22 +44,22 @@ async def run_repl(opts: SessionOptions) -> None:
             if sp is not None:
                 sp.stop()
             status["spinner"] = None
-            console.print(f"[dim]{render.compact_line(ev)}[/dim]")
+            console.print(render.compact_line(ev), style="dim")
         elif (problem := problem_line(ev)) is not None:
             console.print(problem, style="yellow", markup=False, highlight=False)
         elif ev.tokens_freed:
-            console.print(f"[dim]{render.layer_line(ev)}[/dim]")
+            console.print(render.layer_line(ev), style="dim")
 
     def on_change(tool: str, info: dict) -> None:
         if tool == "todo_write":
             console.print(render_plan([TodoItem.model_validate(t) for t in info.get("todos", [])]), end="")
         else:
-            console.print(f"[dim]{tool}: {info.get('path', '')}[/dim]")
+            console.print(f"{tool}: {info.get('path', '')}", style="dim")
 
     opts.ask = _ask(console)
     session = AgentSession(opts, on_event=on_event, on_compact_start=on_compact_start, on_change=on_change)
     for w in session.warnings:
-        console.print(f"[yellow]warning: {w}[/yellow]")
+        console.print(f"warning: {w}", style="yellow")
     console.print(f"compact-agent · {session.info.name} · session {session.session_id} · /help for commands")
     history_file = session.store.dir / "prompt_history"
     prompt = PromptSession(history=FileHistory(str(history_file)))
@@ -81,7 +82,7 @@ async def run_repl(opts: SessionOptions) -> None:
             except ExitRepl:
                 break
             except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
-                console.print(f"[red]{describe_error(e)}[/red]")
+                console.print(describe_error(e), style="red")
     finally:
         await session.aclose()
 
@@ -96,7 +97,7 @@ async def _run_interruptible(session: AgentSession, line: str, console: Console)
         await task
         console.print()
     except asyncio.CancelledError:
-        console.print("\n[yellow]interrupted[/yellow]")
+        console.print("\ninterrupted", style="yellow")
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
