@@ -153,9 +153,6 @@ def main_command(
         settings = settings.model_copy(update={
             "extra_dirs": [*settings.extra_dirs, *(str(d.resolve()) for d in add_dir or [])],
             "allow_bash": [*settings.allow_bash, *patterns]})
-    name = model or settings.model
-    if (note := routing_note(name, base_url or settings.base_url, context_window or settings.context_window)):
-        sys.stderr.write(f"compact-agent: note: {note}\n")
     if continue_:
         from .agent.runner import session_root
         from .session.store import list_sessions
@@ -164,6 +161,13 @@ def main_command(
             raise fail(f"no earlier session in {work} to continue; start one without --continue")
     if print_ or query == "-":
         query = _with_stdin(query)
+    if print_ and not (query or "").strip():
+        raise fail('-p needs a prompt: compact-agent -p "QUERY", or pipe it on stdin', 2)
+    if print_ and resume == "":
+        raise fail("--resume needs a session id in print mode (compact-agent sessions lists them)", 2)
+    name = model or settings.model
+    if (note := routing_note(name, base_url or settings.base_url, context_window or settings.context_window)):
+        sys.stderr.write(f"compact-agent: note: {note}\n")
     opts = SessionOptions(
         cwd=work, model=name, base_url=base_url or settings.base_url, api_key=api_key,
         context_window=context_window, permission_mode="yes" if yes else ("deny" if print_ else "ask"),
@@ -171,10 +175,6 @@ def main_command(
         append_system_prompt=append_system_prompt or "",
     )
     if print_:
-        if not (query or "").strip():
-            raise fail('-p needs a prompt: compact-agent -p "QUERY", or pipe it on stdin', 2)
-        if resume == "":
-            raise fail("--resume needs a session id in print mode (compact-agent sessions lists them)", 2)
         from .ui.print_mode import run_print
 
         raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose)))
@@ -211,10 +211,27 @@ def _with_stdin(query: str | None) -> str | None:
         return sys.stdin.read()
     if sys.stdin is None or sys.stdin.isatty():
         return query
+    if query and query.strip() and not _stdin_ready(STDIN_WAIT_S):
+        # An inherited pipe nobody writes to (an IDE, cron, a CI step) must not hang the run.
+        sys.stderr.write(f"compact-agent: note: nothing arrived on stdin within {STDIN_WAIT_S:g}s; "
+                         "running the prompt without it\n")
+        return query
     piped = sys.stdin.read()
     if not piped.strip():
         return query
     return f"{query}\n\n{piped}" if query and query.strip() else piped
+
+
+STDIN_WAIT_S = 5.0
+
+
+def _stdin_ready(timeout: float) -> bool:
+    import select
+
+    try:
+        return bool(select.select([sys.stdin], [], [], timeout)[0])
+    except (OSError, ValueError):  # not selectable (Windows console, a closed stream): just read
+        return True
 
 
 def routing_note(name: str, base_url: str | None, window: int | None) -> str | None:
@@ -265,6 +282,8 @@ def analyze_command(
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .replay.report import run_cli
 
+    if plot is not None and not plot.resolve().parent.is_dir():  # before minutes of replay, not after
+        raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model))
 
