@@ -269,6 +269,20 @@ def config_command(
     sys.stdout.write(render(load_settings(work, **flags), as_json))
 
 
+@app.command("sessions")
+def sessions_command(ctx: typer.Context) -> None:
+    """List this directory's sessions, newest first (for --resume ID)."""
+    from .agent.runner import session_root
+    from .ui.sessions_list import format_row, session_rows
+
+    work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()
+    rows = session_rows(session_root(work))
+    if not rows:
+        sys.stdout.write(f"no sessions in {work}\n")
+    for r in rows:
+        sys.stdout.write(format_row(None, r) + "\n")
+
+
 @app.command("analyze")
 def analyze_command(
     paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],

@@ -339,10 +339,22 @@ class AgentSession:
 
     def clear(self) -> None:
         """Start a fresh session in the same directory (the old one stays on disk)."""
+        self.switch_to(None)
+
+    def switch_to(self, session_id: str | None) -> None:
+        """Continue in session `session_id` (None: a new one) of this directory (/clear, /resume).
+        If it cannot be opened (missing, in use), this session is opened again and the error raised."""
+        old = self.session_id
         self.close()
-        self.opts.session_id = None
         self.opts.continue_last = False
-        self.__init__(self.opts, self._user_on_event, self.cm.on_compact_start, self.env.on_change)  # type: ignore[misc]
+        callbacks = (self._user_on_event, self.cm.on_compact_start, self.env.on_change)
+        try:
+            self.opts.session_id = session_id
+            self.__init__(self.opts, *callbacks)  # type: ignore[misc]
+        except Exception:
+            self.opts.session_id = old
+            self.__init__(self.opts, *callbacks)  # type: ignore[misc]
+            raise
 
     async def aclose(self) -> None:
         """`close` after letting a notes extraction in flight finish briefly (print mode exits next)
