@@ -80,3 +80,32 @@ async def test_esc_interrupts_a_turn_and_the_repl_goes_on(tmp_path):
         release.set()
     assert "interrupted" in run.out and "SECOND ANSWER" in run.out
     assert "too late" not in run.out
+
+
+def test_completer_offers_commands_and_paths(tmp_path):
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from compact_agent.ui.prompt_input import ReplCompleter
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("")
+    (tmp_path / ".git").mkdir()
+    comp = ReplCompleter(["compact", "context", "help"], tmp_path)
+
+    def texts(line: str) -> list[str]:
+        return [c.text for c in comp.get_completions(Document(line), CompleteEvent(completion_requested=True))]
+
+    assert texts("/co") == ["/compact", "/context"]
+    assert texts("read @s") == ["@src/"] and texts("read @src/m") == ["@src/main.py"]
+    assert texts("@") == ["@src/"]  # hidden folders are not offered
+
+
+def test_the_prompt_completes_on_tab_and_keeps_history_per_project(tmp_path):
+    from prompt_toolkit.history import FileHistory
+
+    from compact_agent.ui.prompt_input import ReplCompleter, make_prompt
+
+    p = make_prompt(tmp_path / "proj-root", ["help"], tmp_path)
+    assert isinstance(p.completer, ReplCompleter) and not p.complete_while_typing  # Tab asks for it
+    assert isinstance(p.history, FileHistory) and p.history.filename == str(tmp_path / "proj-root" / "prompt_history")

@@ -121,7 +121,7 @@ class Repl:
                     if self.before_prompt is not None:
                         self.before_prompt()
                     try:
-                        line = await prompt.prompt_async("› ")
+                        line = await prompt.prompt_async("› ", default=self.keys.take_typed())
                     except KeyboardInterrupt:
                         continue
                     except EOFError:

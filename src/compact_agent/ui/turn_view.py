@@ -100,6 +100,7 @@ class InterruptKeys:
     def __init__(self, inp: Input | None, cancel: Callable[[], None]) -> None:
         self.inp, self.cancel = inp, cancel
         self._stack: contextlib.ExitStack | None = None
+        self.typed = ""  # what the user typed ahead during the turn: the next prompt starts with it
 
     def start(self) -> None:
         if self.inp is None or self._stack is not None:
@@ -133,3 +134,9 @@ class InterruptKeys:
         keys = self.inp.read_keys() + self.inp.flush_keys()  # a lone Esc waits for a flush
         if any(k.key in (Keys.Escape, Keys.ControlC) for k in keys):
             self.cancel()
+            return
+        self.typed += "".join(k.data for k in keys if len(k.data) == 1 and k.data.isprintable())
+
+    def take_typed(self) -> str:
+        typed, self.typed = self.typed, ""
+        return typed
