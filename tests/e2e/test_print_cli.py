@@ -75,6 +75,10 @@ def test_stream_json_init_and_failed_tools_are_errors(cli):
 def test_json_result_carries_duration_turns_and_cost(cli):
     with FakeOpenAIServer(failing_tools) as server:
         res = cli("-p", "go", *fake(server), "--yes", "--output-format", "json")
+        verbose = cli("-p", "go", *fake(server), "--yes", "--verbose")
+    assert verbose.code == 0 and verbose.stdout.strip() == "done"
+    assert "● read_file(missing.py)" in verbose.stderr and "⎿ error: File not found: missing.py" in verbose.stderr
+    assert "● bash(echo out; exit 3)" in verbose.stderr and "exit code: 3" in verbose.stderr
     out = res.json()
     assert res.code == 0 and out["is_error"] is False and out["subtype"] == "success"
     assert out["num_turns"] == 2 and isinstance(out["duration_ms"], int) and out["duration_ms"] >= 0

@@ -7,9 +7,11 @@ import io
 import subprocess
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.models import ConfigError
 from compact_agent.ui import render
 from compact_agent.ui.commands import dispatch
 from compact_agent.ui.repl import _ask
@@ -100,6 +102,9 @@ async def test_clear_keeps_the_current_models_window(tmp_path):
             assert s.cm.limits.window == 128_000
             out = await show(s, "/clear")
             assert "new session" in out and s.cm.limits.window == 128_000
+            with pytest.raises(ConfigError, match="the minimum is"):  # too small for the system prompt and tools
+                await show(s, "/model deepseek-chat --window 2048")
+            assert s.cm.limits.window == 128_000 and s.info.name == "deepseek-chat"
         finally:
             s.close()
 
