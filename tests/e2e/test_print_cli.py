@@ -96,26 +96,33 @@ def test_failed_run_prints_a_json_error_and_print_mode_wording(cli):
     assert out["is_error"] is True and out["type"] == "result" and "reach" in out["error"]
     assert "send the message again" not in res.stderr and "-c -p" in res.stderr
     assert res.stderr.count("\n") == 1
+    home = cli("-p", "hi", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", env={"COMPACT_AGENT_HOME": "/dev/null/x"})
+    assert home.code == 1 and home.stderr.count("\n") == 1 and "Not a directory" in home.stderr
+    assert "Error" not in home.stderr  # no NotADirectoryError / OSError class name
     nokey = cli("-p", "hi", "--output-format", "json")  # fails before any session: still one JSON object
     assert nokey.code == 1 and nokey.json()["is_error"] is True and "DEEPSEEK_API_KEY" in nokey.json()["error"]
 
 
 def writer(req) -> Reply:
     if not any(m.get("role") == "tool" for m in req.messages):
-        return Reply.tools([("write_file", {"path": "b.py", "content": "print(1)\n"})])
+        return Reply.tools([("write_file", {"path": "b.py", "content": "print(1)\n"}),
+                            ("write_file", {"path": "../shared/c.txt", "content": "shared\n"})])
     return Reply.text("tried")
 
 
 def test_refused_actions_are_told_to_the_user(cli):
+    shared = cli.cwd.parent / "shared"
+    shared.mkdir()
     with FakeOpenAIServer(writer) as server:
         res = cli("-p", "write b.py", *fake(server), "--output-format", "json")
-        allowed = cli("-p", "write b.py", *fake(server), "--allowed-tools", "write_file")
+        allowed = cli("-p", "write b.py", *fake(server), "--allowed-tools", "write_file", "--add-dir", str(shared))
     assert res.code == 3
     assert "refused 1 action" in res.stderr and "write_file(b.py)" in res.stderr and "--yes" in res.stderr
     out = res.json()
-    assert out["is_error"] is True and out["permission_denials"] == ["write_file(b.py)"]
+    assert out["is_error"] is True and out["permission_denials"] == ["write_file(b.py)"]  # c.txt: outside, not asked
     assert allowed.code == 0, allowed.stderr
     assert (cli.cwd / "b.py").read_text() == "print(1)\n"
+    assert (shared / "c.txt").read_text() == "shared\n"  # --add-dir made the folder writable
 
 
 def test_session_choice_errors(cli):

@@ -55,7 +55,7 @@ def test_query_opens_the_repl_in_a_terminal(cli):
             if proc.poll() is None:
                 proc.kill()
             os.close(main)
-    assert b"say hello" in seen
+    assert b"say hello" in seen and b"thinking\xe2\x80\xa6" in seen  # the spinner ran while the model worked
 
 
 def test_repl_without_a_terminal_is_one_line(cli):

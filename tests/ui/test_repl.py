@@ -109,3 +109,14 @@ def test_the_prompt_completes_on_tab_and_keeps_history_per_project(tmp_path):
     p = make_prompt(tmp_path / "proj-root", ["help"], tmp_path)
     assert isinstance(p.completer, ReplCompleter) and not p.complete_while_typing  # Tab asks for it
     assert isinstance(p.history, FileHistory) and p.history.filename == str(tmp_path / "proj-root" / "prompt_history")
+
+
+def test_spinner_label_counts_seconds_and_shows_the_context():
+    from compact_agent.ui.turn_view import SpinnerLabel
+
+    now = [100.0]
+    label = SpinnerLabel(lambda: now[0], lambda: 8_400)
+    now[0] = 112.7
+    assert label.text() == "thinking… 12s · context 8.4k tokens · esc to interrupt"
+    label.doing = "running bash"
+    assert label.text().startswith("running bash… 12s")
