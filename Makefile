@@ -8,11 +8,15 @@ STAMP := $(VENV)/.installed
 .PHONY: test demo lint install clean
 
 $(BIN)/python:
+	@echo "creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
 
+# First run: a few minutes; pip's "Collecting ..." lines show where it is.
 $(STAMP): $(BIN)/python pyproject.toml
+	@echo "installing compact-agent and its dev dependencies into $(VENV) (first run: a few minutes)"
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --progress-bar off -e '.[dev]' | grep -E --line-buffered '^(Collecting|Successfully)' || true
+	$(BIN)/python -c "import compact_agent, pytest, hypothesis"  # the grep hides pip's status: check the result
 	touch $(STAMP)
 
 install: $(STAMP)

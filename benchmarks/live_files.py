@@ -21,11 +21,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
+from tests.e2e.scripted import FileTaskAgent, is_summary_request, make_project, task_text  # noqa: E402
+from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
+
 from compact_agent.agent.runner import AgentSession, SessionOptions  # noqa: E402
 from compact_agent.config import Settings  # noqa: E402
 from compact_agent.models import REGISTRY  # noqa: E402
-from tests.e2e.scripted import FileTaskAgent, is_summary_request, make_project, task_text  # noqa: E402
-from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
 
 MODEL = "deepseek-chat"
 

@@ -113,9 +113,11 @@ def test_config_command_prints_values_and_sources(files):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)["settings"]
     assert out["model"] == {"value": "gpt-4o-mini", "source": "flag"}
-    assert out["restore_max_files"] == {"value": "2", "source": "env COMPACT_AGENT_RESTORE_MAX_FILES"}
+    assert out["restore_max_files"] == {"value": 2, "source": "env COMPACT_AGENT_RESTORE_MAX_FILES"}
     assert out["autocompact_buffer"]["source"] == "project file"
-    assert out["mcp_servers.docs"]["source"] == "user file"
+    assert isinstance(out["autocompact_buffer"]["value"], int)  # typed values, not their text
+    assert out["memory_enabled"]["value"] is True and out["summary_model"]["value"] is None
+    assert "docs" in out["mcp_servers"]["value"] and out["mcp_servers"]["source"] == "user file"
     assert "not trusted" in proc.stderr
 
 

@@ -7,7 +7,6 @@ session) ends in one clear line on stderr and a nonzero exit, never a traceback.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import sys
@@ -27,14 +26,16 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def describe_error(e: BaseException) -> str:
-    """One line for any error a turn can end with; never quoting the API key (a provider may echo it)."""
+def describe_error(e: BaseException, retry_hint: str | None = None) -> str:
+    """One line for any error a turn can end with; never quoting the API key (a provider may echo it).
+
+    `retry_hint` ends the lines of errors worth retrying (the REPL's default: send the message again)."""
     from . import secrets
 
-    return secrets.redact(_describe_error(e))
+    return secrets.redact(_describe_error(e, retry_hint))
 
 
-def _describe_error(e: BaseException) -> str:
+def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     from pydantic_ai.exceptions import (
         ModelAPIError,
         ModelAuthenticationError,
@@ -48,7 +49,7 @@ def _describe_error(e: BaseException) -> str:
     from .agent.retry import is_timeout
     from .session.store import SessionError
 
-    saved = "; the session is saved, send the message again to retry"
+    saved = retry_hint if retry_hint is not None else "; the session is saved, send the message again to retry"
     if isinstance(e, ModelAuthenticationError):
         return "the provider rejected the API key (check the key for this endpoint)"
     if isinstance(e, ModelConnectionError) and is_timeout(e):
@@ -57,7 +58,8 @@ def _describe_error(e: BaseException) -> str:
     if isinstance(e, ModelConnectionError):
         return f"cannot reach the model endpoint ({_first_line(e)}); check --base-url and the network{saved}"
     if isinstance(e, ModelContextWindowExceededError):
-        return "the conversation is still too long for the model after compaction; try /compact or a larger window"
+        return ("the request is too long for the model even after compaction; use a larger --context-window "
+                "(or /compact in the REPL)")
     if isinstance(e, ModelHTTPError):
         detail = _provider_message(e)
         if e.status_code == 429:
@@ -73,9 +75,9 @@ def _describe_error(e: BaseException) -> str:
         return _first_line(e)
     if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
         return _first_line(e)
-    if isinstance(e, OSError):
-        return f"{type(e).__name__}: {_first_line(e)}"
-    return f"{type(e).__name__}: {_first_line(e)}"
+    if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
+        return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
+    return _first_line(e)  # the message, never the exception's class name
 
 
 def _provider_message(e: BaseException) -> str:
@@ -90,57 +92,152 @@ def _provider_message(e: BaseException) -> str:
 
 def _first_line(e: BaseException) -> str:
     lines = str(e).strip().splitlines()
-    return (lines[0] if lines else type(e).__name__)[:400]
+    return (lines[0] if lines else "unexpected error")[:400]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("compact-agent")
+        except PackageNotFoundError:
+            v = "unknown (not installed)"
+        sys.stdout.write(f"compact-agent {v}\n")
+        raise typer.Exit(0)
 
 
 @app.callback(invoke_without_command=True)
 def main_command(
     ctx: typer.Context,
-    prompt: Annotated[str | None, typer.Option("-p", "--print", help="Run one turn non-interactively and print the answer.")] = None,
+    print_: Annotated[bool, typer.Option("-p", "--print", help="Run one turn non-interactively and print the answer: compact-agent -p \"QUERY\" (stdin is joined to it; QUERY '-' reads it all from stdin).")] = False,
+    query: Annotated[str | None, typer.Option("--query", hidden=True)] = None,  # the positional QUERY (see main)
     model: Annotated[str | None, typer.Option("--model", "-m", help="Model name (default deepseek-chat).")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", help="API key (else from the environment).")] = None,
     context_window: Annotated[int | None, typer.Option("--context-window", min=1024, help="Override the model's context window (tokens).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
-    resume: Annotated[str | None, typer.Option("--resume", "-r", help="Resume the session with this id.")] = None,
+    resume: Annotated[str | None, typer.Option("--resume", "-r", help="Resume the session with this id (without an id: pick from a list).")] = None,
     output_format: Annotated[str, typer.Option("--output-format", help="text | json | stream-json (print mode).")] = "text",
     cwd: Annotated[Path | None, typer.Option("--cwd", help="Working directory (default: current).")] = None,
+    add_dir: Annotated[list[Path] | None, typer.Option("--add-dir", help="Another directory the tools may write in (repeatable).")] = None,
+    allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", help="Run without asking: a tool (write_file, edit_file, bash) or bash(PATTERN), e.g. 'bash(pytest *)'; repeatable or comma-separated.")] = None,
+    max_turns: Annotated[int | None, typer.Option("--max-turns", min=1, help="At most this many model requests per user turn.")] = None,
+    append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt", help="Text added to the end of the system prompt.")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Print mode: show each tool call, result and compaction on stderr.")] = False,
+    version: Annotated[bool, typer.Option("--version", "-v", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
-    """compact-agent: a coding agent whose context never runs out."""
+    """compact-agent [OPTIONS] [QUERY]: a coding agent whose context never runs out.
+
+    Without -p, starts the interactive REPL (with QUERY as its first message)."""
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "cwd": cwd}
         return
     if output_format not in ("text", "json", "stream-json"):
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
+    if continue_ and resume is not None:
+        raise fail("--continue and --resume both pick a session; give one of them", 2)
     from .agent.runner import SessionOptions
 
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
         raise fail(f"working directory {work} does not exist", 2)
-    settings = load_settings(work, model=model, base_url=base_url, context_window=context_window).settings
+    tools, patterns = _allowed(allowed_tools or [])
+    settings = load_settings(work, model=model, base_url=base_url, context_window=context_window,
+                             max_requests_per_turn=max_turns).settings
+    if add_dir or patterns:
+        missing = [d for d in add_dir or [] if not d.is_dir()]
+        if missing:
+            raise fail(f"--add-dir {missing[0]}: no such directory", 2)
+        settings = settings.model_copy(update={
+            "extra_dirs": [*settings.extra_dirs, *(str(d.resolve()) for d in add_dir or [])],
+            "allow_bash": [*settings.allow_bash, *patterns]})
+    if continue_:
+        from .agent.runner import session_root
+        from .session.store import list_sessions
+
+        if not list_sessions(session_root(work)):
+            raise fail(f"no earlier session in {work} to continue; start one without --continue")
+    if print_ or query == "-":
+        query = _with_stdin(query)
+    if print_ and not (query or "").strip():
+        raise fail('-p needs a prompt: compact-agent -p "QUERY", or pipe it on stdin', 2)
+    if print_ and resume == "":
+        raise fail("--resume needs a session id in print mode (compact-agent sessions lists them)", 2)
+    name = model or settings.model
+    if (note := routing_note(name, base_url or settings.base_url, context_window or settings.context_window)):
+        sys.stderr.write(f"compact-agent: note: {note}\n")
     opts = SessionOptions(
-        cwd=work, model=model or settings.model, base_url=base_url or settings.base_url, api_key=api_key,
-        context_window=context_window, permission_mode="yes" if yes else ("deny" if prompt is not None else "ask"),
-        session_id=resume, continue_last=continue_, settings=settings,
+        cwd=work, model=name, base_url=base_url or settings.base_url, api_key=api_key,
+        context_window=context_window, permission_mode="yes" if yes else ("deny" if print_ else "ask"),
+        session_id=resume or None, continue_last=continue_, settings=settings, allowed_tools=tools,
+        append_system_prompt=append_system_prompt or "",
     )
-    if prompt is not None:
-        if not prompt.strip():
-            raise fail("-p needs a non-empty prompt", 2)
-        code = asyncio.run(_print_mode(opts, prompt, output_format))
-        raise typer.Exit(code)
+    if print_:
+        from .ui.print_mode import run_print
+
+        raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose)))
+    if not sys.stdin.isatty():
+        raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
     from .ui.repl import run_repl
 
     try:
-        asyncio.run(run_repl(opts))
-    except (ConfigError, FileNotFoundError) as e:
-        raise fail(describe_error(e)) from None
+        asyncio.run(run_repl(opts, first_message=query, pick_session=resume == ""))
     except Exception as e:  # noqa: BLE001 - the REPL reports, never dumps
-        from .session.store import SessionError
+        raise fail(describe_error(e)) from None
 
-        if isinstance(e, SessionError):
-            raise fail(describe_error(e)) from None
-        raise
+
+def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
+    """--allowed-tools values: whole tools, and `bash(PATTERN)` allow rules."""
+    from .agent.tools import TOOL_NAMES
+
+    tools: list[str] = []
+    patterns: list[str] = []
+    for value in values:
+        for item in (v.strip() for v in value.split(",") if v.strip()):
+            if item.startswith("bash(") and item.endswith(")"):
+                patterns.append(item[5:-1])
+            elif item in TOOL_NAMES:
+                tools.append(item)
+            else:
+                raise fail(f"--allowed-tools: unknown tool {item!r}; use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)", 2)
+    return tuple(tools), patterns
+
+
+def _with_stdin(query: str | None) -> str | None:
+    """`-p -` reads the prompt from stdin; `cat log | compact-agent -p "explain"` joins stdin to it."""
+    if query == "-":
+        return sys.stdin.read()
+    if sys.stdin is None or sys.stdin.isatty():
+        return query
+    if query and query.strip() and not _stdin_ready(STDIN_WAIT_S):
+        # An inherited pipe nobody writes to (an IDE, cron, a CI step) must not hang the run.
+        sys.stderr.write(f"compact-agent: note: nothing arrived on stdin within {STDIN_WAIT_S:g}s; "
+                         "running the prompt without it\n")
+        return query
+    piped = sys.stdin.read()
+    if not piped.strip():
+        return query
+    return f"{query}\n\n{piped}" if query and query.strip() else piped
+
+
+STDIN_WAIT_S = 5.0
+
+
+def _stdin_ready(timeout: float) -> bool:
+    import select
+
+    try:
+        return bool(select.select([sys.stdin], [], [], timeout)[0])
+    except (OSError, ValueError):  # not selectable (Windows console, a closed stream): just read
+        return True
+
+
+def routing_note(name: str, base_url: str | None, window: int | None) -> str | None:
+    from .models import routing_note as note
+
+    return note(name, base_url, window)
 
 
 def load_settings(work: Path, **flags: object) -> Any:
@@ -172,6 +269,20 @@ def config_command(
     sys.stdout.write(render(load_settings(work, **flags), as_json))
 
 
+@app.command("sessions")
+def sessions_command(ctx: typer.Context) -> None:
+    """List this directory's sessions, newest first (for --resume ID)."""
+    from .agent.runner import session_root
+    from .ui.sessions_list import format_row, session_rows
+
+    work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()
+    rows = session_rows(session_root(work))
+    if not rows:
+        sys.stdout.write(f"no sessions in {work}\n")
+    for r in rows:
+        sys.stdout.write(format_row(None, r) + "\n")
+
+
 @app.command("analyze")
 def analyze_command(
     paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
@@ -186,70 +297,10 @@ def analyze_command(
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .replay.report import run_cli
 
+    if plot is not None and not plot.resolve().parent.is_dir():  # before minutes of replay, not after
+        raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model, totals_only=totals))
-
-
-async def _print_mode(opts: object, prompt: str, output_format: str) -> int:
-    from .agent.runner import AgentSession
-    from .agent.stream_events import compaction_end, problem_line
-    from .context.events import Event
-
-    stream = output_format == "stream-json"
-
-    def emit(obj: dict) -> None:
-        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
-
-    def on_event(ev: Event) -> None:
-        if ev.layer == "compact" and ev.action == "failed":
-            sys.stderr.write(f"compact-agent: auto-compaction failed: {ev.detail.get('error', '')}\n")
-        if (problem := problem_line(ev)) is not None:
-            sys.stderr.write(f"compact-agent: {problem}\n")
-        if stream:
-            emit({"type": "event", **ev.to_json()})
-            if (end := compaction_end(ev)) is not None:
-                emit(end)
-
-    def on_change(tool: str, info: dict) -> None:
-        if stream and tool == "todo_write":
-            emit({"type": "todos", "todos": info.get("todos", [])})
-
-    def on_compact_start(trigger: str, tokens: int) -> None:
-        if stream:
-            emit({"type": "compaction_start", "trigger": trigger, "tokens_before": tokens})
-
-    try:
-        session = AgentSession(opts, on_event=on_event, on_compact_start=on_compact_start,  # type: ignore[arg-type]
-                               on_change=on_change)
-    except Exception as e:  # noqa: BLE001
-        raise fail(describe_error(e)) from None
-    for w in session.warnings:
-        sys.stderr.write(f"compact-agent: warning: {w}\n")
-    try:
-        on_text = (lambda t: emit({"type": "text", "text": t})) if stream else None
-        turn = await session.run_turn(prompt, on_text=on_text, on_tool=emit if stream else None)
-    except Exception as e:  # noqa: BLE001
-        sys.stderr.write(f"compact-agent: {describe_error(e)}\n")
-        return 1
-    finally:
-        await session.aclose()
-    usage = {
-        "input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens,
-        "cache_read_tokens": turn.usage.cache_read_tokens, "requests": turn.usage.requests,
-        "summary_requests": len(session.summary_usage),
-        "memory_requests": len(session.memory.usage) if session.memory is not None else 0,
-    }
-    compactions = [{"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
-                    "tokens_after": c.tokens_after, "archive": str(c.archive or "")} for c in turn.compactions]
-    if output_format == "text":
-        sys.stdout.write(turn.output.rstrip("\n") + "\n")
-    elif output_format == "json":
-        emit({"result": turn.output, "session_id": session.session_id, "usage": usage, "compactions": compactions})
-    else:
-        emit({"type": "result", "result": turn.output, "session_id": session.session_id, "usage": usage,
-              "compactions": compactions})
-    return 0
 
 
 class _OneLineOnce(logging.Filter):
@@ -286,12 +337,54 @@ def route_library_warnings() -> None:
     logger.propagate = False
 
 
+def split_query(argv: list[str]) -> list[str]:
+    """Move the positional QUERY to the hidden `--query` option.
+
+    `compact-agent [OPTIONS] [QUERY]` as in Claude Code, with `-p` a flag (so `-p --model x "q"`
+    works); click cannot give a group a positional beside its subcommands, so the first positional
+    that is not a subcommand (`config`, `analyze`, `sessions`) is moved here. `--resume` without a
+    value (last, or followed by an option) becomes `--resume ""`: pick from a list.
+    """
+    group: Any = typer.main.get_command(app)
+    takes_value = {o for p in group.params if not getattr(p, "is_flag", False)
+                   for o in (*p.opts, *p.secondary_opts)}
+    out: list[str] = []
+    query: str | None = None
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            if query is None and i + 1 < len(argv):
+                query = argv[i + 1]
+                out += argv[i + 2:]
+            break
+        if a in ("--resume", "-r") and (i + 1 == len(argv) or argv[i + 1].startswith("-")):
+            out += [a, ""]
+            i += 1
+            continue
+        if a.startswith("-") and a != "-":
+            out.append(a)
+            if a in takes_value and i + 1 < len(argv):
+                out.append(argv[i + 1])
+                i += 1
+            i += 1
+            continue
+        if query is None and a in getattr(group, "commands", {}):
+            return out + argv[i:]
+        if query is None:
+            query = a
+        else:
+            out.append(a)  # click reports the extra argument
+        i += 1
+    return out + (["--query", query] if query is not None else [])
+
+
 def main() -> None:
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # our terminal, our output
     route_library_warnings()
     try:
-        app()
+        app(args=split_query(sys.argv[1:]), prog_name="compact-agent")
     except KeyboardInterrupt:
         sys.stderr.write("compact-agent: interrupted\n")
         sys.exit(130)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -79,7 +80,7 @@ class ScriptedSurveyor:
             lines = "\n".join(f"- {f}: {done[f]}" for f in self.files)
             return ModelResponse(parts=[TextPart(f"Survey complete ({len(self.files)} modules):\n{lines}")])
         nxt = remaining[0]
-        note = "Surveyed so far: " + SEP.join(f"{Path(f).name}={done[f][:40]}" for f in done) if done else ""
+        note = "Surveyed so far: " + SEP.join(f"{Path(f).name}={_words(done[f], 40)}" for f in done) if done else ""
         return ModelResponse(parts=[TextPart(note or "Starting the survey."),
                                     ToolCallPart("read_file", {"path": nxt, "limit": 400})])
 
@@ -98,14 +99,15 @@ class ScriptedSurveyor:
                 for p in m.parts:
                     if isinstance(p, ToolReturnPart) and calls.get(p.tool_call_id) in self.files:
                         first = re.search(r'\t"""\s*(?:\n\s*\d+\t)?(\S.*)', str(p.content))
-                        doc = (first.group(1) if first else "(no docstring)").strip()[:60]
+                        doc = (first.group(1) if first else "(no docstring)").strip()
+                        doc = _words(doc, 60)
                         done[calls[p.tool_call_id]] = doc.replace(SEP.strip(), ",")
         return done
 
     def _notes(self, messages: list[ModelMessage]) -> str:
         """Session notes, as a model keeping them in the background would write them."""
         done = self._done(messages)
-        listed = SEP.join(f"{Path(f).name}={d[:40]}" for f, d in done.items())
+        listed = SEP.join(f"{Path(f).name}={_words(d, 40)}" for f, d in done.items())
         nxt = next((f for f in self.files if f not in done), "none")
         return ("<notes>\n"
                 f"# Task and intent\n{TASK}\n\n"
@@ -123,6 +125,14 @@ class ScriptedSurveyor:
                 f"1. Primary Request and Intent: {TASK}\n"
                 "8. Current Work: reading the modules in order.\n"
                 f"9. Next Step: continue with the next unread module. Surveyed so far: {listed}\n</summary>")
+
+
+def _words(text: str, n: int) -> str:
+    """`text` cut to at most `n` characters at a word boundary, marked with an ellipsis."""
+    if len(text) <= n:
+        return text
+    cut = text[: n - 1].rsplit(" ", 1)[0] if " " in text[: n - 1] else text[: n - 1]
+    return cut.rstrip(" ,;:") + "…"
 
 
 async def run_demo(repo: Path, home: Path, console: Console) -> Path:
@@ -153,8 +163,10 @@ async def run_demo(repo: Path, home: Path, console: Console) -> Path:
     console.print(f"[bold]assistant:[/] {turn.output}")
     used = session.context_tokens()
     console.print(f"context now {used:,} tokens {render.bar(used, session.cm.limits.threshold, session.cm.limits.window)}")
-    console.print(f"compactions: {len(turn.compactions)}; layer savings: {session.cm.layer_savings}")
-    console.print(f"session file: {session.store.path}")
+    savings = ", ".join(f"{layer} {n:,}" for layer, n in session.cm.layer_savings.items() if n) or "none"
+    console.print(f"compactions in this session: {len(turn.compactions)} · tokens freed per layer: {savings}")
+    console.print(f"session file: {session.store.path} (removed when the demo ends; COMPACT_AGENT_DEMO_KEEP=1 "
+                  "keeps it)")
     return session.store.path
 
 
@@ -164,14 +176,20 @@ def main() -> None:
     if not (repo / "src/compact_agent/context").is_dir():
         sys.stderr.write("compact-agent demo: run it from a source checkout (make demo)\n")
         raise SystemExit(1)
-    console = render.make_console()
+    console = render.make_console(markup=True)  # the demo styles its own text with markup
     home = Path(tempfile.mkdtemp(prefix="compact-agent-demo-"))
-    session_file = asyncio.run(run_demo(repo, home, console))
     try:
+        session_file = asyncio.run(run_demo(repo, home, console))
         from .replay.report import analyze_paths_for_demo
-    except ImportError:
-        return
-    analyze_paths_for_demo([session_file], console)
+
+        console.print("[dim]The analyzer replays the session's transcript with its own stand-in summaries and "
+                      "notes, so its compaction count for 'ours' can differ from the live run's.[/]")
+        analyze_paths_for_demo([session_file], console)
+    finally:
+        if os.environ.get("COMPACT_AGENT_DEMO_KEEP"):
+            console.print(f"session kept in {home}")
+        else:
+            shutil.rmtree(home, ignore_errors=True)  # COMPACT_AGENT_DEMO_KEEP=1 keeps it to look at
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ cached prefix is gone anyway, so clearing old tool results costs nothing extra.
 
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass, replace
 
@@ -81,6 +82,27 @@ def model_info(name: str, *, provider: str | None = None, window: int | None = N
     if window:
         info = replace(info, window=window, max_output=min(info.max_output, max(256, window // 4)))
     return info
+
+
+def routing_note(name: str, base_url: str | None, window: int | None) -> str | None:
+    """What we assumed about a model we do not know, in one line (None for a known model).
+
+    Routing: with --base-url every model goes to that OpenAI-compatible server; otherwise a name
+    starting with `claude` goes to Anthropic, `deepseek` to DeepSeek, anything else to OpenAI.
+    A typo of a known name gets the known name suggested.
+    """
+    if name in REGISTRY:
+        return None
+    close = difflib.get_close_matches(name, list(REGISTRY), n=1, cutoff=0.75)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    size = "" if window else (f" with an assumed {UNKNOWN_WINDOW:,}-token window (set the real one with "
+                              "--context-window)")
+    if base_url:  # a local server's own model: the usual case, worth a line only for a likely typo
+        return f"model {name!r} goes to {base_url}{size}{hint}" if hint else None
+    where = {"anthropic": "Anthropic (the name starts with claude)",
+             "deepseek": "DeepSeek (the name starts with deepseek)",
+             "openai": "OpenAI (use --base-url for another OpenAI-compatible server)"}[provider_for(name, None)]
+    return f"model {name!r} is not a known model; it goes to {where}{size}{hint}"
 
 
 def provider_for(name: str, base_url: str | None) -> str:

@@ -200,8 +200,10 @@ def render(loaded: Loaded, as_json: bool = False) -> str:
     """`compact-agent config`: every setting, its value and where it came from."""
     rows = describe(loaded)
     files = {"user file": str(loaded.user_file), "project file": str(loaded.project_file)}
-    if as_json:
-        return json.dumps({"settings": {name: {"value": value, "source": src} for name, value, src in rows},
+    if as_json:  # values keep their types (13000, true, null), not the table's text
+        data = loaded.settings.model_dump(mode="json")
+        typed = {key: {"value": data[key], "source": loaded.sources.get(key, "default")} for key in Settings.model_fields}
+        return json.dumps({"settings": typed,
                            "files": files, "project_trusted": loaded.trusted, "warnings": loaded.warnings},
                           ensure_ascii=False, indent=1) + "\n"
     width = max(len(r[0]) for r in rows)

@@ -16,6 +16,7 @@ from pydantic_ai.messages import (
     ModelResponse,
     TextPart,
     ToolCallPart,
+    ToolReturn,
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -53,7 +54,9 @@ def env(work: Path) -> ToolEnv:
 
 
 async def call(env: ToolEnv, tool: str, **args: Any) -> str:
-    return await build_toolset(env).tools[tool].function(**args)
+    """The text the model reads (a failure comes back as a marked ToolReturn)."""
+    out = await build_toolset(env).tools[tool].function(**args)
+    return str(out.return_value) if isinstance(out, ToolReturn) else out
 
 
 def test_toolset_registers_the_six_tools_with_descriptions(env: ToolEnv) -> None:
@@ -119,7 +122,7 @@ async def test_read_binary_huge_missing_directory_empty(work: Path) -> None:
 
 async def test_tool_errors_are_one_line_strings(env: ToolEnv) -> None:
     out = await call(env, "read_file", path="bad\0name")
-    assert out.startswith("read_file failed: ValueError") and "\n" not in out
+    assert out == "read_file failed: embedded null byte"  # the reason, not the exception's class
     assert "invalid regex" in await call(env, "grep", pattern="(")
 
 
@@ -382,3 +385,30 @@ async def test_agent_reads_then_edits(env: ToolEnv, work: Path) -> None:
     result = await agent.run("change the greeting")
     assert f.read_text() == "print('goodbye')\n"
     assert result.output.startswith("done: Edited greet.py")
+
+
+async def test_failures_are_marked_and_a_failed_write_names_the_file(env: ToolEnv, monkeypatch) -> None:
+    from compact_agent.agent import file_state
+    from compact_agent.agent.tools import is_failure
+
+    tools = build_toolset(env).tools
+    missing = await tools["read_file"].function(path="nope.txt")
+    assert isinstance(missing, ToolReturn) and is_failure(ToolReturnPart("read_file", "", metadata=missing.metadata))
+    ok = await tools["read_file"].function(path=".")
+    assert isinstance(ok, ToolReturn)  # a directory is not a file to read
+    (env.cwd / "a.txt").write_text("x\n")
+    assert isinstance(await tools["read_file"].function(path="a.txt"), str)  # success: plain text, no mark
+    assert isinstance(await tools["bash"].function(command="exit 3"), ToolReturn)
+    assert isinstance(await tools["bash"].function(command="true"), str)
+
+    real_open = os.open
+
+    def read_only_fs(path, flags, *a):  # what a read-only file system answers for the temp file
+        if str(path).endswith(".tmp"):
+            raise OSError(30, "Read-only file system", str(path))
+        return real_open(path, flags, *a)
+
+    monkeypatch.setattr(file_state.os, "open", read_only_fs)
+    out = await call(env, "write_file", path="b.py", content="print(1)\n")
+    assert out == "could not write b.py: Read-only file system", out
+    assert not (env.cwd / "b.py").exists()

@@ -18,6 +18,7 @@ from ..context import tokens
 from ..context.compactor import CompactionResult
 from ..models import REGISTRY, build_model, model_info, provider_for
 from .context_report import sync_costs
+from .window_check import check_window
 
 if TYPE_CHECKING:
     from .runner import AgentSession
@@ -39,6 +40,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     # A window override belongs to the model it was given for, unless the new model is unknown too.
     fallback = None if name in REGISTRY else (opts.context_window or session.settings.context_window)
     info = model_info(name, provider=provider, window=window or fallback)
+    check_window(session, info)
     model = build_model(name, base_url=opts.base_url, api_key=opts.api_key)
     limits = Limits.for_window(info.window, info.max_output, session.settings)
     old_limits, old_max = session.cm.limits, session.cm.max_output
@@ -58,8 +60,8 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     session.model = model
     session.agent.model = model
     opts.model = name
-    if window:
-        opts.context_window = window
+    # A window given for the old model must not follow the session to this one (nor into /clear).
+    opts.context_window = window or fallback
     cm = session.cm
     cm.provider, cm.cache_ttl_s, cm.max_output = info.provider, info.cache_ttl_s, info.max_output
     cm.set_window(info.window)

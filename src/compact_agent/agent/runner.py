@@ -39,15 +39,17 @@ from ..context import (  # the library's public API: the agent builds on nothing
     SharedPrefixSummarizer,
     default_layers,
 )
-from ..models import ModelInfo, build_model, model_info, prices_of, provider_for
+from ..models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
 from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
 from .checkpoints import Checkpoints
 from .extensions import SessionExtensions
 from .file_state import ReadFileState
+from .instructions import load_instructions
 from .permissions import Permissions, resolve_path
 from .retry import TransientRetry
 from .stream_events import tool_event
 from .tools import ToolEnv, build_toolset, mention_messages
+from .window_check import check_window
 
 SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
 - Use read_file, grep and glob to look before you change anything; edit_file needs a prior read_file.
@@ -56,7 +58,6 @@ SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user
 - Be brief in answers; say what you changed and what is left.
 Today's date: {today}."""
 
-INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 
 
@@ -74,6 +75,8 @@ class SessionOptions:
     settings: Settings = field(default_factory=Settings)
     home: Path | None = None
     model_override: Model | None = None  # a ready model (the offline demo's scripted stand-in)
+    allowed_tools: tuple[str, ...] = ()  # --allowed-tools: these run without asking
+    append_system_prompt: str = ""  # --append-system-prompt
 
 
 @dataclass
@@ -83,15 +86,12 @@ class TurnResult:
     compactions: list[CompactionResult]
 
 
-def project_instructions(cwd: Path) -> tuple[str, Path | None]:
-    for name in INSTRUCTION_FILES:
-        p = cwd / name
-        if p.is_file():
-            try:
-                return p.read_text(encoding="utf-8", errors="replace")[:40_000], p
-            except OSError:
-                continue
-    return "", None
+def project_instructions(cwd: Path) -> tuple[str, list[Path]]:
+    """The user-level file, then AGENTS.md / CLAUDE.md from the repository root down to `cwd`."""
+    from ..settings_file import user_config_path
+
+    found = load_instructions(cwd, user_config_path().parent)
+    return found.text, found.paths
 
 
 def session_root(cwd: Path, home: Path | None = None) -> Path:
@@ -140,6 +140,7 @@ class AgentSession:
         self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask,  # type: ignore[arg-type]
                                        extra_dirs=[Path(d) for d in st.extra_dirs], deny_bash=st.deny_bash,
                                        allow_bash=st.allow_bash, deny_paths=st.deny_paths)
+        self.permissions.always.update(opts.allowed_tools)
         self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
         self.env = ToolEnv(self.cwd, self.settings, self.read_state, self.permissions, self.checkpoints,
                            on_change=on_change)
@@ -174,20 +175,26 @@ class AgentSession:
             before_compact=self.ext.before_compact, after_compact=self.ext.after_compact,
         )
         self._restore_layer_state()
-        self.instructions, self.instructions_path = project_instructions(self.cwd)
+        self.instructions, self.instructions_paths = project_instructions(self.cwd)
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
                                     on_unfinished=lambda r: self._on_event(Event("provider", "no_finish_reason")))
         self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
                            capabilities=[self.cm, self.ext.ledger, self.retry], retries=3, model_settings=self._model_settings())
         self.turns = 0
         self.usage = RunUsage()
+        try:
+            check_window(self, self.info)
+        except ConfigError:
+            self.close()
+            raise
 
     # -- wiring ------------------------------------------------------------------------------
     def _system_prompt(self) -> str:
         text = SYSTEM_PROMPT.format(cwd=self.cwd, today=date.today().isoformat())
         if self.instructions:
-            name = self.instructions_path.name if self.instructions_path else "AGENTS.md"
-            text += f"\n\n# Project instructions ({name})\n{self.instructions}"
+            text += f"\n\n# Instructions (AGENTS.md / CLAUDE.md; the nearer file wins)\n{self.instructions}"
+        if self.opts.append_system_prompt:
+            text += f"\n\n{self.opts.append_system_prompt}"
         return text
 
     def _summarizer(self, cm: ContextManager) -> SharedPrefixSummarizer:
@@ -341,10 +348,22 @@ class AgentSession:
 
     def clear(self) -> None:
         """Start a fresh session in the same directory (the old one stays on disk)."""
+        self.switch_to(None)
+
+    def switch_to(self, session_id: str | None) -> None:
+        """Continue in session `session_id` (None: a new one) of this directory (/clear, /resume).
+        If it cannot be opened (missing, in use), this session is opened again and the error raised."""
+        old = self.session_id
         self.close()
-        self.opts.session_id = None
         self.opts.continue_last = False
-        self.__init__(self.opts, self._user_on_event, self.cm.on_compact_start, self.env.on_change)  # type: ignore[misc]
+        callbacks = (self._user_on_event, self.cm.on_compact_start, self.env.on_change)
+        try:
+            self.opts.session_id = session_id
+            self.__init__(self.opts, *callbacks)  # type: ignore[misc]
+        except Exception:
+            self.opts.session_id = old
+            self.__init__(self.opts, *callbacks)  # type: ignore[misc]
+            raise
 
     async def aclose(self) -> None:
         """`close` after letting a notes extraction in flight finish briefly (print mode exits next)

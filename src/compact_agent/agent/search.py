@@ -12,7 +12,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .permissions import resolve_path
-from .tools import MAX_GLOB_RESULTS, MAX_MATCHES, SKIP_DIRS, ToolEnv, _is_binary, _not_found, _shown
+from .tools import (
+    MAX_GLOB_RESULTS,
+    MAX_MATCHES,
+    SKIP_DIRS,
+    ToolEnv,
+    ToolFailure,
+    _is_binary,
+    _not_found,
+    _shown,
+)
 
 
 def _expand_braces(pattern: str) -> list[str]:
@@ -70,7 +79,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     try:
         rx = re.compile(pattern)
     except re.error as e:
-        return f"invalid regex {pattern!r}: {e}"
+        return ToolFailure(f"invalid regex {pattern!r}: {e}")
     root = resolve_path(env.cwd, path or ".")
     if not root.exists():
         return _not_found(env, root)
@@ -114,7 +123,7 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None) -> str:
     root = resolve_path(env.cwd, Path(path or ".", *parts[:fixed]))
     rest = "/".join(parts[fixed:])
     if not root.is_dir():
-        return f"Directory not found: {_shown(env, root)}"
+        return ToolFailure(f"Directory not found: {_shown(env, root)}")
     match = _matcher(rest)
     depth = None if "**" in rest else rest.count("/") + 1
     found = [f for f, rel in _walk(root, depth) if match(rel)]

@@ -13,7 +13,7 @@ import os
 import signal
 
 from .. import secrets
-from .tools import MAX_BASH_TIMEOUT_S, ToolEnv
+from .tools import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
 
 
 class _Capped:
@@ -68,7 +68,7 @@ async def _exit_code(proc: asyncio.subprocess.Process) -> int:
 
 async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None) -> str:
     if refusal := env.permissions.check("bash", command):
-        return refusal
+        return ToolFailure(refusal)
     limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
     limit = min(limit, MAX_BASH_TIMEOUT_S)
     # No pager or credential prompt may wait for input nobody can give.
@@ -109,7 +109,8 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None) ->
     if code < 0:
         with contextlib.suppress(ValueError):
             notes.append(f"[terminated by {signal.Signals(-code).name}]")
-    return "\n".join([out, *notes, f"exit code: {code}"])
+    text = "\n".join([out, *notes, f"exit code: {code}"])
+    return ToolFailure(text) if code != 0 else text
 
 
 # ----------------------------------------------------------------------------------- grep / glob

@@ -18,6 +18,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
+from .tools import is_failure
+
 MAX_RESULT_CHARS = 2_000
 
 
@@ -33,7 +35,8 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
     if isinstance(ev, FunctionToolResultEvent):
         r = ev.part
         if isinstance(r, ToolReturnPart):
-            text, error = r.model_response_str(), False
+            text = r.model_response_str()
+            error = is_failure(r) or getattr(r, "outcome", "success") != "success"
         elif isinstance(r, RetryPromptPart):
             text, error = r.model_response(), True
         else:

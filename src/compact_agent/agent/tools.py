@@ -27,10 +27,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturn,
+    ToolReturnPart,
+)
 from pydantic_ai.toolsets import FunctionToolset
 
 from ..config import Settings
+from ..context.markers import mark
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState, atomic_write_bytes
 from .permissions import Permissions, resolve_path
@@ -50,6 +58,20 @@ SNIPPET_MAX_LINES = 30
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
+
+
+class ToolFailure(str):
+    """A result that reports a failed call (not found, refused, nonzero exit).
+
+    The model reads it like any other result; the toolset marks its part with
+    `metadata["compact_agent"]["tool"]["error"]`, so the REPL and stream-json can say it failed
+    without guessing from the text.
+    """
+
+
+def is_failure(part: Any) -> bool:
+    meta = getattr(part, "metadata", None)
+    return bool(isinstance(meta, dict) and (meta.get("compact_agent") or {}).get("tool", {}).get("error"))
 
 
 @dataclass
@@ -85,13 +107,13 @@ def _is_binary(p: Path) -> bool:
 
 
 def _not_found(env: ToolEnv, p: Path) -> str:
-    msg = f"File not found: {_shown(env, p)}"
+    msg = ToolFailure(f"File not found: {_shown(env, p)}")
     if p.parent.is_dir():
         with contextlib.suppress(OSError):
             names = [e.name for _, e in zip(range(5_000), os.scandir(p.parent), strict=False)]
             close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.6)
             if close:
-                msg += ". Did you mean: " + ", ".join(_shown(env, p.parent / c) for c in close) + "?"
+                msg = ToolFailure(msg + ". Did you mean: " + ", ".join(_shown(env, p.parent / c) for c in close) + "?")
     return msg
 
 
@@ -99,9 +121,8 @@ def _list_dir(env: ToolEnv, p: Path, cap: int = 100) -> str:
     entries = sorted(os.scandir(p), key=lambda e: (not e.is_dir(), e.name))
     names = [e.name + ("/" if e.is_dir() else "") for e in entries[:cap]]
     more = f"\n… and {len(entries) - cap} more" if len(entries) > cap else ""
-    return f"{_shown(env, p)} is a directory ({len(entries)} entries); read a file in it instead:\n" + (
-        "\n".join(names) + more
-    )
+    return ToolFailure(f"{_shown(env, p)} is a directory ({len(entries)} entries); read a file in it instead:\n"
+                       + "\n".join(names) + more)
 
 
 def _stream_lines(p: Path) -> Iterator[str]:
@@ -122,14 +143,14 @@ def read_file_text(
     if not p.exists():
         return _not_found(env, p)
     if not p.is_file():
-        return f"{shown} is not a regular file; not shown."
+        return ToolFailure(f"{shown} is not a regular file; not shown.")
     st = p.stat()
     if _is_binary(p):
-        return f"{shown} is a binary file ({st.st_size} bytes); not shown."
+        return ToolFailure(f"{shown} is a binary file ({st.st_size} bytes); not shown.")
     s = env.settings
     huge = st.st_size > s.read_max_bytes
     if huge and offset is None and limit is None:
-        return (
+        return ToolFailure(
             f"{shown} is {st.st_size} bytes, over the {s.read_max_bytes}-byte read limit; read a slice "
             "with offset and limit (e.g. offset=1, limit=500) or search it with grep."
         )
@@ -139,7 +160,7 @@ def read_file_text(
         try:
             text = p.read_bytes().decode("utf-8")
         except UnicodeDecodeError:
-            return f"{shown} is a binary file ({st.st_size} bytes); not shown."
+            return ToolFailure(f"{shown} is a binary file ({st.st_size} bytes); not shown.")
         parts = text.split("\n")
         if parts[-1] == "":
             parts.pop()
@@ -164,7 +185,7 @@ def read_file_text(
         env.read_state.record(p, st.st_mtime_ns)
         return f"{shown} is empty."
     if start > total:
-        return f"{shown} has {total} lines; offset {start} is past the end."
+        return ToolFailure(f"{shown} has {total} lines; offset {start} is past the end.")
     end = start + len(kept) - 1
     partial = start > 1 or end < total
     env.read_state.record(p, st.st_mtime_ns, partial, offset=offset, limit=limit)
@@ -200,36 +221,42 @@ def _count_lines(text: str) -> int:
 def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
     shown = _shown(env, p)
     if env.read_state.get(p) is None:
-        return f"File has not been read yet: {shown}; read it with read_file before you {verb} it."
+        return ToolFailure(f"File has not been read yet: {shown}; read it with read_file before you {verb} it.")
     if not env.read_state.is_current(p):
-        return f"File changed on disk since it was read: {shown}; read it again before you {verb} it."
+        return ToolFailure(f"File changed on disk since it was read: {shown}; read it again before you {verb} it.")
     return None
 
 
-def _commit(env: ToolEnv, p: Path, text: str) -> None:
-    """Checkpoint, write atomically, and remember the new mtime so the next edit needs no re-read."""
+def _commit(env: ToolEnv, p: Path, text: str) -> ToolFailure | None:
+    """Checkpoint, write atomically, and remember the new mtime so the next edit needs no re-read.
+
+    A failed write names the file the model asked for, not the temp file beside it."""
     if env.checkpoints is not None:
         env.checkpoints.before_write(p)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(p, text.encode("utf-8"))
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(p, text.encode("utf-8"))
+    except OSError as e:
+        return ToolFailure(f"could not write {_shown(env, p)}: {e.strerror or 'write failed'}")
     prev = env.read_state.get(p)
     mtime = p.stat().st_mtime_ns
     if prev is None:
         env.read_state.record(p, mtime)
     else:
         env.read_state.record(p, mtime, prev.partial, offset=prev.offset, limit=prev.limit)
+    return None
 
 
 def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     p = resolve_path(env.cwd, path)
     shown = _shown(env, p)
     if p.is_dir():
-        return f"{shown} is a directory; give a file path."
+        return ToolFailure(f"{shown} is a directory; give a file path.")
     existed = p.exists()
     old = ""
     if existed:
         if env.read_state.get(p) is None:
-            return f"refused: {shown} already exists and has not been read; read it first with read_file."
+            return ToolFailure(f"refused: {shown} already exists and has not been read; read it first with read_file.")
         if refusal := _guard_current(env, p, "overwrite"):
             return refusal
         old = p.read_text(encoding="utf-8", errors="replace")
@@ -238,8 +265,9 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     diff = _diff(old, content, shown)
     detail = f"{'overwrite' if existed else 'create'} {shown} ({size})\n{diff}"
     if refusal := env.permissions.check("write_file", detail, path=p):
-        return refusal
-    _commit(env, p, content)
+        return ToolFailure(refusal)
+    if failed := _commit(env, p, content):
+        return failed
     _notify(
         env, "write_file", {"path": str(p), "rel": shown, "created": not existed, "lines": n, "diff": diff}
     )
@@ -250,19 +278,19 @@ def edit_file_impl(
     env: ToolEnv, path: str, old_string: str, new_string: str, replace_all: bool = False
 ) -> str:
     if old_string == new_string:
-        return "refused: old_string and new_string are identical; nothing to change."
+        return ToolFailure("refused: old_string and new_string are identical; nothing to change.")
     if not old_string:
-        return "refused: old_string is empty; use write_file to create or replace a whole file."
+        return ToolFailure("refused: old_string is empty; use write_file to create or replace a whole file.")
     p = resolve_path(env.cwd, path)
     shown = _shown(env, p)
     if not p.is_file():
-        return f"{shown} is a directory; give a file path." if p.is_dir() else _not_found(env, p)
+        return ToolFailure(f"{shown} is a directory; give a file path.") if p.is_dir() else _not_found(env, p)
     if refusal := _guard_current(env, p, "edit"):
         return refusal
     try:
         text = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
-        return f"refused: {shown} is not UTF-8 text; edit_file only edits text files."
+        return ToolFailure(f"refused: {shown} is not UTF-8 text; edit_file only edits text files.")
     old, new = old_string, new_string
     found = text.count(old)
     if not found and "\r\n" in text and "\n" in old and "\r\n" not in old:
@@ -270,12 +298,12 @@ def edit_file_impl(
         old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         found = text.count(old)
     if not found:
-        return (
+        return ToolFailure(
             f"old_string not found in {shown}; it must match the file exactly, whitespace included "
             "and without read_file's line-number prefix."
         )
     if found > 1 and not replace_all:
-        return (
+        return ToolFailure(
             f"old_string occurs {found} times in {shown}; include more surrounding lines to make it "
             "unique, or set replace_all=true to change every occurrence."
         )
@@ -283,8 +311,9 @@ def edit_file_impl(
     new_text = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     diff = _diff(text, new_text, shown)
     if refusal := env.permissions.check("edit_file", f"edit {shown}\n{diff}", path=p):
-        return refusal
-    _commit(env, p, new_text)
+        return ToolFailure(refusal)
+    if failed := _commit(env, p, new_text):
+        return failed
     count = found if replace_all else 1
     _notify(env, "edit_file", {"path": str(p), "rel": shown, "replacements": count, "diff": diff})
     lines = new_text.split("\n")
@@ -299,18 +328,27 @@ def edit_file_impl(
 # ------------------------------------------------------------------------------------------ bash
 
 
-def _one_line(tool: str, e: BaseException) -> str:
-    return f"{tool} failed: {type(e).__name__}: {' '.join(str(e).split())}"[:500]
+def _one_line(tool: str, e: BaseException) -> ToolFailure:
+    """The reason, without the exception's class name or a temp file's name."""
+    if isinstance(e, OSError) and e.strerror:
+        name = Path(e.filename).name if e.filename else ""
+        reason = f"{e.strerror}" + (f": {name}" if name and not name.endswith(".tmp") else "")
+    else:
+        reason = " ".join(str(e).split()) or "unexpected error"
+    return ToolFailure(f"{tool} failed: {reason}"[:500])
 
 
-def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
+def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str | ToolReturn]]:
     @functools.wraps(fn)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> str | ToolReturn:
         try:
-            return await fn(*args, **kwargs)
+            result = await fn(*args, **kwargs)
         except Exception as e:  # the model gets a reason it can act on, never a traceback
             log.debug("tool %s failed", fn.__name__, exc_info=True)
-            return _one_line(fn.__name__, e)
+            result = _one_line(fn.__name__, e)
+        if isinstance(result, ToolFailure):
+            return ToolReturn(return_value=str(result), metadata=mark(None, "tool", {"error": True}))
+        return result
 
     return wrapper
 

@@ -39,13 +39,18 @@ class ExitRepl(Exception):
 @command("help", "list commands")
 async def _help(s: AgentSession, args: str, c: Console) -> None:
     for cmd in COMMANDS.values():
-        c.print(f"/{cmd.name:<10} {cmd.help}")
-    c.print("@path in a message attaches that file. Ctrl-C interrupts a running turn; Ctrl-D exits.")
+        c.print(f"/{cmd.name:<10} {cmd.help}", markup=False, highlight=False)
+    c.print("@path in a message attaches that file (Tab completes paths and commands); !cmd runs a shell command "
+            "and adds its output to your next message.")
+    c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
+            "running turn; Ctrl-D exits.")
 
 
 @command("status", "model, session, context used / threshold / window")
 async def _status(s: AgentSession, args: str, c: Console) -> None:
-    used = s.context_tokens()
+    from ..agent.context_report import picture
+
+    used = picture(s).used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits
     c.print(f"model      {s.info.name} ({s.info.provider})   session {s.session_id}")
     c.print(f"context    {used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens")
@@ -63,7 +68,10 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
     rest: list[str] = []
     i = 0
     while i < len(words):
-        if words[i] in ("--from", "--up-to") and i + 1 < len(words) and words[i + 1].isdigit():
+        if words[i] in ("--from", "--up-to"):
+            if i + 1 >= len(words) or not words[i + 1].isdigit() or pivot is not None:
+                c.print("usage: /compact [instructions] [--from N | --up-to N], N a message number from /history")
+                return
             direction = "from" if words[i] == "--from" else "up_to"
             pivot = int(words[i + 1])
             i += 2
@@ -89,11 +97,16 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
 
 @command("history", "compaction boundaries (with archive paths) and message numbers for /compact --from/--up-to")
 async def _history(s: AgentSession, args: str, c: Console) -> None:
-    boundaries = s.store.load().boundaries
-    if not boundaries and not s.cm.compactions:
+    from .history_view import all_boundaries
+
+    boundaries = all_boundaries(s.store)
+    if not any(b.strategy != "rewind" for b in boundaries):
         c.print("no compactions yet")
     for b in boundaries:
-        c.print(f"{b.time}  {b.trigger}/{b.strategy}  {b.tokens_before:,} → {b.tokens_after:,}  {b.archive}")
+        if b.strategy == "rewind":
+            c.print(f"{b.time}  rewind  (the conversation before it: {b.archive})")
+        else:
+            c.print(f"{b.time}  {b.trigger}/{b.strategy}  {b.tokens_before:,} → {b.tokens_after:,}  {b.archive}")
     c.print("messages:")
     from ..context.summary import is_summary
 
@@ -107,12 +120,16 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
 async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     cps = s.checkpoints.list()
     if not cps:
-        c.print("no checkpoints (a compaction drops them)")
+        c.print("no checkpoints: each message you send makes one, and a compaction drops them all "
+                "(the conversation they point into is gone)")
         return
     if not args.strip():
         for cp in cps:
             c.print(f"  {cp.index:>3}  {cp.prompt[:70]!r}  files: {len(cp.files)}")
         c.print("use /rewind N")
+        return
+    if not args.strip().isdigit():
+        c.print("usage: /rewind N (a number from /rewind)")
         return
     restored = s.rewind(int(args.strip()))
     c.print(f"rewound; restored {len(restored)} file(s)")
@@ -138,5 +155,6 @@ async def dispatch(s: AgentSession, line: str, c: Console) -> None:
     await cmd.handler(s, args.strip(), c)
 
 
-# /context, /cost, /model and /plan live in session_views.py and register themselves in COMMANDS.
-from . import session_views  # noqa: E402,F401
+# /context, /cost, /model and /plan live in session_views.py, /init, /permissions, /config, /mcp, /diff and
+# /resume in more_commands.py; both register themselves in COMMANDS.
+from . import more_commands, session_views  # noqa: E402,F401

@@ -41,5 +41,7 @@ def savings_table(savings: dict[str, int]) -> Table:
     return t
 
 
-def make_console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+def make_console(*, markup: bool = False) -> Console:
+    """Markup off: paths, commands, prompts and model text contain `[...]` that must print as typed.
+    Our own styling goes through `style=` and `Text`, never through markup in a string."""
+    return Console(highlight=False, soft_wrap=True, markup=markup)

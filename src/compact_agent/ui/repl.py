@@ -1,102 +1,223 @@
-"""The interactive loop: prompt, stream the answer, show compactions, interrupt with Ctrl-C."""
+"""The interactive loop: prompt, stream the answer with tool lines and a spinner, show
+compactions, interrupt with Esc or Ctrl-C, `!cmd` for the shell, and say how to come back."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import signal
+import time
+from collections.abc import Callable
+from typing import IO, Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.history import FileHistory
+from prompt_toolkit.input import Input, create_input
 from rich.console import Console
+from rich.text import Text
 
-from ..agent.runner import AgentSession, SessionOptions
+from ..agent.runner import AgentSession, SessionOptions, session_root
 from ..agent.stream_events import problem_line
 from ..agent.todos import TodoItem
 from ..cli import describe_error
 from ..context.events import Event
 from . import render
-from .commands import ExitRepl, dispatch
+from .commands import COMMANDS, ExitRepl, dispatch
+from .history_view import last_exchanges
+from .prompt_input import make_prompt
 from .session_views import render_plan
+from .sessions_list import format_row, session_rows
+from .shell_escape import run_shell
+from .turn_view import InterruptKeys, TurnView
 
 
-def _ask(console: Console):  # noqa: ANN202 - returns the permission callback
+def _ask(console: Console, keys: InterruptKeys | None = None, stream: IO[str] | None = None):  # noqa: ANN202
+    """The permission prompt; the terminal leaves raw mode while it waits for the answer."""
     def ask(tool: str, detail: str) -> str:
-        console.print(f"[bold]{tool}[/bold] wants to run: {detail[:300]}")
-        answer = console.input("allow? [y]es once / [a]lways this session / [n]o: ").strip().lower()
+        console.print(Text.assemble((tool, "bold"), f" wants to run: {detail[:300]}"))
+        with keys.paused() if keys is not None else contextlib.nullcontext():
+            answer = console.input("allow? [y]es once / [a]lways this session / [n]o: ", markup=False,
+                                   stream=stream).strip().lower()
         return {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(answer, "deny")
     return ask
 
 
-async def run_repl(opts: SessionOptions) -> None:
-    console = render.make_console()
-    status = {"spinner": None}
+_current: list[Repl] = []
 
-    def on_compact_start(trigger: str, tokens: int) -> None:
-        sp = console.status(f"compacting ({trigger}) {tokens:,} tokens…")
-        sp.start()
-        status["spinner"] = sp
 
-    def on_event(ev: Event) -> None:
+def current_repl() -> Repl | None:
+    """The running REPL, for commands that run a turn through it (/init: spinner, tool lines, Esc)."""
+    return _current[-1] if _current else None
+
+
+class Repl:
+    """One REPL: the session, its console and input, and what the next message carries (`!cmd` output)."""
+
+    def __init__(self, opts: SessionOptions, console: Console, inp: Input | None, prompt_io: dict[str, Any],
+                 clock: Callable[[], float], before_prompt: Callable[[], None] | None = None,
+                 ask_stream: IO[str] | None = None) -> None:
+        self.opts, self.console, self.inp, self.prompt_io, self.clock = opts, console, inp, prompt_io, clock
+        self.before_prompt, self.ask_stream = before_prompt, ask_stream
+        self.view: TurnView | None = None
+        self.keys: InterruptKeys | None = None
+        self.pending: list[str] = []  # shell output waiting to go with the next message
+        self.compact_status: Any = None
+
+    # -- session callbacks -------------------------------------------------------------------
+    def on_compact_start(self, trigger: str, tokens: int) -> None:
+        if self.view is not None:
+            self.view.stop()
+            self.view._spin(f"compacting ({trigger}) {tokens:,} tokens")
+            return
+        if self.console.is_terminal:
+            self.compact_status = self.console.status(f"compacting ({trigger}) {tokens:,} tokens…")
+            self.compact_status.start()
+
+    def on_event(self, ev: Event) -> None:
         if ev.layer == "compact":
-            sp = status.pop("spinner", None)
-            if sp is not None:
-                sp.stop()
-            status["spinner"] = None
-            console.print(f"[dim]{render.compact_line(ev)}[/dim]")
+            if self.compact_status is not None:
+                self.compact_status.stop()
+                self.compact_status = None
+            if self.view is not None:
+                self.view.stop()
+            self.console.print(render.compact_line(ev), style="dim")
+            if self.view is not None:
+                self.view._spin("thinking")
         elif (problem := problem_line(ev)) is not None:
-            console.print(problem, style="yellow", markup=False, highlight=False)
+            self.console.print(problem, style="yellow")
         elif ev.tokens_freed:
-            console.print(f"[dim]{render.layer_line(ev)}[/dim]")
+            self.console.print(render.layer_line(ev), style="dim")
 
-    def on_change(tool: str, info: dict) -> None:
+    def on_change(self, tool: str, info: dict) -> None:
         if tool == "todo_write":
-            console.print(render_plan([TodoItem.model_validate(t) for t in info.get("todos", [])]), end="")
-        else:
-            console.print(f"[dim]{tool}: {info.get('path', '')}[/dim]")
+            if self.view is not None:
+                self.view.stop()
+            self.console.print(render_plan([TodoItem.model_validate(t) for t in info.get("todos", [])]), end="")
 
-    opts.ask = _ask(console)
-    session = AgentSession(opts, on_event=on_event, on_compact_start=on_compact_start, on_change=on_change)
-    for w in session.warnings:
-        console.print(f"[yellow]warning: {w}[/yellow]")
-    console.print(f"compact-agent · {session.info.name} · session {session.session_id} · /help for commands")
-    history_file = session.store.dir / "prompt_history"
-    prompt = PromptSession(history=FileHistory(str(history_file)))
-    try:
-        while True:
-            try:
-                line = await prompt.prompt_async("› ")
-            except KeyboardInterrupt:
-                continue
-            except EOFError:
-                break
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                if line.startswith("/"):
-                    await dispatch(session, line, console)
-                    continue
-                await _run_interruptible(session, line, console)
-            except ExitRepl:
-                break
-            except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
-                console.print(f"[red]{describe_error(e)}[/red]")
-    finally:
-        await session.aclose()
+    # -- the loop ----------------------------------------------------------------------------
+    async def run(self, first_message: str | None, pick_session: bool) -> None:
+        c = self.console
+        if pick_session and not await self.pick():
+            return
+        self.keys = InterruptKeys(self.inp, lambda: None)
+        self.opts.ask = _ask(c, self.keys, self.ask_stream)
+        s = AgentSession(self.opts, on_event=self.on_event, on_compact_start=self.on_compact_start,
+                         on_change=self.on_change)
+        self.session = s
+        for w in s.warnings:
+            c.print(f"warning: {w}", style="yellow")
+        c.print(f"compact-agent · {s.info.name} · window {s.cm.limits.window:,} · session {s.session_id} · "
+                "/help for commands")
+        if s.messages:
+            for line in last_exchanges(s.messages):
+                c.print(line, style="dim")
+        prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit"], s.cwd, **self.prompt_io)
+        _current.append(self)
+        try:
+            while True:
+                if first_message is not None:
+                    line, first_message = first_message, None
+                    c.print(f"› {line}")
+                else:
+                    if self.before_prompt is not None:
+                        self.before_prompt()
+                    try:
+                        line = await prompt.prompt_async("› ", default=self.keys.take_typed())
+                    except KeyboardInterrupt:
+                        continue
+                    except EOFError:
+                        break
+                if not await self.handle(line.strip()):
+                    break
+        finally:
+            _current.remove(self)
+            await self.session.aclose()  # /clear and /resume swap what `self.session` holds, not the object
+            self.goodbye()
 
+    async def handle(self, line: str) -> bool:
+        """One input line; False to leave."""
+        s = self.session
+        if not line:
+            return True
+        try:
+            if line.startswith("!"):
+                self.pending.append(await run_shell(s, line[1:].strip(), self.console))
+            elif line.startswith("/"):
+                await dispatch(s, line, self.console)
+            else:
+                message = "\n\n".join([*self.pending, line])
+                self.pending.clear()
+                await self.turn(message)
+        except ExitRepl:
+            return False
+        except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
+            self.console.print(describe_error(e), style="red")
+        return True
 
-async def _run_interruptible(session: AgentSession, line: str, console: Console) -> None:
-    """Run one turn; Ctrl-C cancels the turn (the session keeps what was saved), not the REPL."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(session.run_turn(line, on_text=lambda t: console.out(t, end="")))
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-    try:
-        await task
-        console.print()
-    except asyncio.CancelledError:
-        console.print("\n[yellow]interrupted[/yellow]")
-    finally:
+    async def turn(self, message: str) -> None:
+        """Run one turn; Esc or Ctrl-C cancels it (the session keeps what was saved), not the REPL."""
+        s = self.session
+        loop = asyncio.get_running_loop()
+        view = self.view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
+        task = asyncio.ensure_future(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool))
+        keys = self.keys or InterruptKeys(None, task.cancel)
+        keys.cancel = task.cancel
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGINT)
+            loop.add_signal_handler(signal.SIGINT, task.cancel)
+        view.start()
+        keys.start()
+        try:
+            await task
+            view.end()
+        except asyncio.CancelledError:
+            view.end()
+            self.console.print("interrupted", style="yellow")
+        finally:
+            keys.stop()
+            self.view = None
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)
+
+    async def pick(self) -> bool:
+        """`--resume` without an id: choose one of the project's sessions by number."""
+        rows = session_rows(session_root(self.opts.cwd.resolve(), self.opts.home))
+        if not rows:
+            self.console.print("no sessions to resume in this directory; starting a new one")
+            return True
+        for i, r in enumerate(rows, 1):
+            self.console.print(format_row(i, r))
+        picker: PromptSession[str] = PromptSession(**self.prompt_io)
+        while True:
+            if self.before_prompt is not None:
+                self.before_prompt()
+            try:
+                answer = (await picker.prompt_async("resume which? (number, Enter for 1, Ctrl-D to quit) ")).strip()
+            except (EOFError, KeyboardInterrupt):
+                return False
+            if not answer:
+                answer = "1"
+            if answer.isdigit() and 1 <= int(answer) <= len(rows):
+                self.opts.session_id = rows[int(answer) - 1].id
+                return True
+            self.console.print(f"give a number from 1 to {len(rows)}")
+
+    def goodbye(self) -> None:
+        s = getattr(self, "session", None)
+        if s is not None and s.store.path.exists() and s.messages:
+            self.console.print(f"resume this session with: compact-agent --resume {s.session_id}  "
+                               "(or --continue for the newest)", style="dim")
+
+
+async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,
+                   console: Console | None = None, inp: Input | None = None, output: Any = None,
+                   clock: Callable[[], float] = time.monotonic, before_prompt: Callable[[], None] | None = None,
+                   ask_stream: IO[str] | None = None) -> None:
+    """`inp`/`output` are prompt_toolkit's; tests pass a pipe input, a dummy output, `before_prompt` to type
+    the next line only once the prompt waits for it, and `ask_stream` for the permission answers."""
+    console = console or render.make_console()
+    if inp is None:
+        with contextlib.suppress(Exception):
+            inp = create_input()
+    prompt_io: dict[str, Any] = {"input": inp} if inp is not None else {}
+    if output is not None:
+        prompt_io["output"] = output
+    await Repl(opts, console, inp, prompt_io, clock, before_prompt, ask_stream).run(first_message, pick_session)

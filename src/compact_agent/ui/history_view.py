@@ -1,0 +1,58 @@
+"""The last exchanges of a resumed session, so `--continue` shows where the work stopped."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+from ..context.summary import is_summary
+from ..session.store import Boundary, SessionStore, load_session_file
+
+WIDTH = 160
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
+
+
+def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
+    """`› prompt` / `  answer` lines for the last `n` user prompts and the answer each got."""
+    pairs: list[tuple[str, str]] = []
+    for m in messages:
+        if isinstance(m, ModelRequest) and not is_summary(m) and not m.metadata:  # not our own context messages
+            prompts = [p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
+            if prompts:
+                pairs.append((prompts[-1], ""))
+        elif isinstance(m, ModelResponse) and pairs:
+            text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
+            if text:
+                pairs[-1] = (pairs[-1][0], text)
+    if not pairs:
+        return []
+    lines = [f"… {len(pairs) - n} earlier exchange(s)"] if len(pairs) > n else []
+    for prompt, answer in pairs[-n:]:
+        lines.append(f"› {_clip(prompt)}")
+        if answer:
+            lines.append(f"  {_clip(answer)}")
+    return lines
+
+
+def all_boundaries(store: SessionStore) -> list[Boundary]:
+    """Every compaction (and rewind) of the session, oldest first, from the archives and the live file.
+
+    A rewrite keeps only the newest boundary in the live file; each earlier one is in the archive
+    taken before the next rewrite, so the archives together hold the whole list.
+    """
+    found: dict[tuple[str, str, str, int, str], Boundary] = {}
+    archives = sorted(store.archive_dir.glob(f"{store.session_id}-*.jsonl"), key=lambda p: p.stat().st_mtime_ns) \
+        if store.archive_dir.is_dir() else []
+    for path in [*archives, store.path]:
+        try:
+            loaded = load_session_file(path)
+        except OSError:
+            continue
+        for b in loaded.boundaries:
+            found.setdefault((b.time, b.trigger, b.strategy, b.tokens_before, b.archive), b)
+    return list(found.values())  # archive order is history order (a rewind's boundary has no time)

@@ -1,0 +1,127 @@
+"""/init, /permissions, /config, /mcp, /diff and /resume: what Claude Code and Codex users reach for.
+
+Registered into the slash-command table from here (commands.py imports this module).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.console import Console
+
+from ..agent.runner import AgentSession, session_root
+from .commands import command
+from .sessions_list import format_row, session_rows
+
+INIT_PROMPT = """Look at this repository and write an AGENTS.md file at its top level for coding agents working here.
+Find out (with glob, grep, read_file; run nothing that changes state): what the project is, how it is laid out,
+how to install, build, lint and test it (the exact commands), and the conventions its code follows.
+Write it short and concrete: commands in code blocks, one line per rule, nothing generic.
+If an AGENTS.md or CLAUDE.md exists, read it first and improve it instead of starting over."""
+
+
+@command("init", "look at the repository and write an AGENTS.md for it (asks before writing)")
+async def _init(s: AgentSession, args: str, c: Console) -> None:
+    from .repl import current_repl
+
+    repl = current_repl()
+    if repl is None:  # outside the REPL loop (a test dispatching directly): a plain turn
+        await s.run_turn(INIT_PROMPT + (f"\n{args}" if args else ""))
+    else:
+        await repl.turn(INIT_PROMPT + (f"\n{args}" if args else ""))
+    found = [p for p in (s.cwd / "AGENTS.md",) if p.is_file()]
+    c.print(f"wrote {found[0]}; it goes into the system prompt of new sessions" if found
+            else "no AGENTS.md was written")
+
+
+@command("permissions", "what runs without asking: mode, tools allowed this session, bash rules, writable folders")
+async def _permissions(s: AgentSession, args: str, c: Console) -> None:
+    p, st = s.permissions, s.settings
+    mode = {"ask": "ask before writes, edits and commands", "yes": "allow everything (--yes)",
+            "deny": "refuse what needs approval (print mode)"}.get(p.mode, p.mode)
+    c.print(f"mode             {mode}")
+    c.print(f"always allowed   {', '.join(sorted(p.always)) or '(none yet: answer [a]lways, or --allowed-tools)'}")
+    c.print(f"bash allowed     {', '.join(st.allow_bash) or '(none)'}")
+    c.print(f"bash denied      {', '.join(st.deny_bash) or '(none)'}")
+    c.print(f"writable         {s.cwd}" + "".join(f", {d}" for d in st.extra_dirs))
+    c.print(f"never written    {', '.join(st.deny_paths) or '(none)'}")
+    c.print("rules live in [permissions] of the config files (/config shows where)", style="dim")
+
+
+@command("config", "the effective settings and where each came from (user file, project file, env)")
+async def _config(s: AgentSession, args: str, c: Console) -> None:
+    from ..settings_file import SettingsError, load, render
+
+    try:
+        text = render(load(s.cwd))
+    except SettingsError as e:
+        c.print(str(e), style="red")
+        return
+    c.print(text.rstrip("\n"))
+    c.print("flags given at start are not shown; this session uses "
+            f"model {s.info.name}, window {s.cm.limits.window:,}", style="dim")
+
+
+@command("mcp", "MCP servers: connected ones with their tools, and the ones that failed")
+async def _mcp(s: AgentSession, args: str, c: Console) -> None:
+    mcp = s.ext.mcp
+    if mcp is None:
+        c.print("no MCP servers configured ([mcp_servers.NAME] in a config file; see the README)")
+        return
+    if not mcp.live and not mcp.failed:
+        c.print(f"{len(mcp.configs)} server(s) configured; they connect with the first message")
+    for name, state in mcp.live.items():
+        c.print(f"{name}  connected  {len(state.tools)} tool(s): {', '.join(state.tools)}")
+    for name, error in mcp.failed.items():
+        c.print(f"{name}  failed  {error}", style="red")
+
+
+@command("diff", "uncommitted changes in the working directory (git diff, and new files)")
+async def _diff(s: AgentSession, args: str, c: Console) -> None:
+    async def git(*argv: str) -> tuple[int, str]:
+        proc = await asyncio.create_subprocess_exec("git", *argv, cwd=str(s.cwd), stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.STDOUT)
+        out, _ = await proc.communicate()
+        return proc.returncode or 0, out.decode("utf-8", "replace")
+
+    try:
+        code, out = await git("diff", "HEAD", "--stat", "--patch", "--no-color")
+    except OSError:
+        c.print("git is not installed; /diff shows changes of a git repository")
+        return
+    if code != 0:
+        code, out = await git("diff", "--stat", "--patch", "--no-color")  # a repository without commits yet
+    if code != 0:
+        c.print("not a git repository (or git failed): " + " ".join(out.split())[:200])
+        return
+    _, untracked = await git("ls-files", "--others", "--exclude-standard")
+    if not out.strip() and not untracked.strip():
+        c.print("no uncommitted changes")
+        return
+    for line in out.rstrip("\n").splitlines():
+        style = "green" if line.startswith("+") and not line.startswith("+++") else \
+            "red" if line.startswith("-") and not line.startswith("---") else None
+        c.print(line, style=style, highlight=False)
+    if untracked.strip():
+        c.print("new files: " + ", ".join(untracked.split()), style="green")
+
+
+@command("resume", "list this directory's sessions, or switch to one: /resume [ID | N]")
+async def _resume(s: AgentSession, args: str, c: Console) -> None:
+    rows = [r for r in session_rows(session_root(s.cwd, s.opts.home)) if r.id != s.session_id]
+    want = args.strip()
+    if not want:
+        if not rows:
+            c.print("no other sessions in this directory")
+            return
+        for i, r in enumerate(rows, 1):
+            c.print(format_row(i, r))
+        c.print("use /resume N or /resume ID")
+        return
+    target = rows[int(want) - 1].id if want.isdigit() and 1 <= int(want) <= len(rows) else want
+    s.switch_to(target)
+    c.print(f"resumed session {s.session_id} ({len(s.messages)} messages)")
+    from .history_view import last_exchanges
+
+    for line in last_exchanges(s.messages):
+        c.print(line, style="dim")

@@ -1,0 +1,149 @@
+"""`compact-agent -p`: one user turn, the answer on stdout, everything else on stderr.
+
+Scripts read the exit code and, with `--output-format json|stream-json`, one result object that
+says whether the run failed (`is_error`), how long it took, how many model requests it made and
+what it cost. A run that fails still prints that object (with the error), so a script never has
+to parse stderr. Print mode never asks: actions that need approval are refused unless `--yes` or
+`--allowed-tools` allow them, and the user — not only the model — is told which were refused.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+from ..agent.runner import AgentSession, SessionOptions
+from ..agent.stream_events import compaction_end, problem_line
+from ..context.events import Event
+from . import tool_lines
+
+#: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
+EXIT_REFUSED = 3
+RETRY_HINT = "; the session is saved: `compact-agent -c -p ...` continues it"
+
+
+class PrintRun:
+    """The state of one print-mode run, so the callbacks stay small."""
+
+    def __init__(self, output_format: str, verbose: bool) -> None:
+        self.format = output_format
+        self.stream = output_format == "stream-json"
+        self.verbose = verbose
+        self.started = time.monotonic()
+        self.denied: list[str] = []
+        self.calls: dict[str, dict[str, Any]] = {}
+
+    # -- output ------------------------------------------------------------------------------
+    def emit(self, obj: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.flush()
+
+    def note(self, text: str) -> None:
+        sys.stderr.write(f"compact-agent: {text}\n")
+        sys.stderr.flush()
+
+    def duration_ms(self) -> int:
+        return int((time.monotonic() - self.started) * 1000)
+
+    # -- callbacks ---------------------------------------------------------------------------
+    def on_event(self, ev: Event) -> None:
+        if ev.layer == "compact" and ev.action == "failed":
+            self.note(f"auto-compaction failed: {ev.detail.get('error', '')}")
+        if (problem := problem_line(ev)) is not None:
+            self.note(problem)
+        if self.verbose and ev.layer == "compact" and ev.action != "failed":
+            self.note(f"compacted ({ev.trigger}, {ev.action}): {ev.tokens_before:,} → {ev.tokens_after:,} tokens")
+        if self.stream:
+            self.emit({"type": "event", **ev.to_json()})
+            if (end := compaction_end(ev)) is not None:
+                self.emit(end)
+
+    def on_change(self, tool: str, info: dict[str, Any]) -> None:
+        if self.stream and tool == "todo_write":
+            self.emit({"type": "todos", "todos": info.get("todos", [])})
+
+    def on_compact_start(self, trigger: str, tokens: int) -> None:
+        if self.stream:
+            self.emit({"type": "compaction_start", "trigger": trigger, "tokens_before": tokens})
+
+    def on_tool(self, obj: dict[str, Any]) -> None:
+        if obj["type"] == "tool_call":
+            self.calls[obj["id"]] = obj
+        elif obj.get("error") and str(obj.get("content", "")).startswith("permission denied:") \
+                and "needs approval" in str(obj.get("content", "")):
+            call = self.calls.get(obj["id"], obj)
+            self.denied.append(tool_lines.call_line(call)[2:])
+        if self.stream:
+            self.emit(obj)
+        if self.verbose:
+            sys.stderr.write((tool_lines.call_line(obj) if obj["type"] == "tool_call"
+                              else tool_lines.result_line(obj)) + "\n")
+
+    # -- results -----------------------------------------------------------------------------
+    def init_event(self, s: AgentSession) -> dict[str, Any]:
+        from ..agent.window_check import tool_definitions
+
+        return {"type": "init", "session_id": s.session_id, "model": s.info.name, "provider": s.info.provider,
+                "window": s.cm.limits.window, "threshold": s.cm.limits.threshold, "cwd": str(s.cwd),
+                "permission_mode": s.permissions.mode, "tools": [t.name for t in tool_definitions(s)],
+                "resumed": bool(s.messages)}
+
+    def error_result(self, message: str, session_id: str | None) -> dict[str, Any]:
+        return {"type": "result", "subtype": "error", "is_error": True, "error": message, "result": None,
+                "session_id": session_id, "duration_ms": self.duration_ms()}
+
+
+async def run_print(opts: SessionOptions, prompt: str, output_format: str = "text", verbose: bool = False) -> int:
+    from ..cli import describe_error
+
+    run = PrintRun(output_format, verbose)
+    try:
+        session = AgentSession(opts, on_event=run.on_event, on_compact_start=run.on_compact_start,
+                               on_change=run.on_change)
+    except Exception as e:  # noqa: BLE001 - one line (and the JSON error object), never a traceback
+        return _failed(run, describe_error(e, RETRY_HINT), None)
+    for w in session.warnings:
+        run.note(f"warning: {w}")
+    if run.stream:
+        run.emit(run.init_event(session))
+    try:
+        on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
+        turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool)
+    except Exception as e:  # noqa: BLE001
+        return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
+    finally:
+        await session.aclose()
+    from ..agent.context_report import cost_report
+
+    usage = {
+        "input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens,
+        "cache_read_tokens": turn.usage.cache_read_tokens, "requests": turn.usage.requests,
+        "summary_requests": len(session.summary_usage),
+        "memory_requests": len(session.memory.usage) if session.memory is not None else 0,
+    }
+    compactions = [{"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
+                    "tokens_after": c.tokens_after, "archive": str(c.archive or "")} for c in turn.compactions]
+    refused = bool(run.denied)
+    result = {"type": "result", "subtype": "error_permission_denied" if refused else "success",
+              "is_error": refused, "result": turn.output, "session_id": session.session_id,
+              "duration_ms": run.duration_ms(), "num_turns": turn.usage.requests,
+              "total_cost_usd": round(cost_report(session).total_cost, 6), "usage": usage,
+              "compactions": compactions, "permission_denials": run.denied}
+    if output_format == "text":
+        sys.stdout.write(turn.output.rstrip("\n") + "\n")
+    else:
+        run.emit(result)
+    if refused:
+        run.note(f"refused {len(run.denied)} action(s) that need approval: {'; '.join(run.denied)[:300]} — "
+                 "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
+        return EXIT_REFUSED
+    return 0
+
+
+def _failed(run: PrintRun, message: str, session_id: str | None) -> int:
+    run.note(message)
+    if run.format != "text":
+        run.emit(run.error_result(message, session_id))
+    return 1

@@ -1,0 +1,93 @@
+"""The REPL's input line: multi-line entry, completion, and one history per project.
+
+- Enter sends; Esc then Enter (or Alt-Enter), or a line ending in `\\`, starts a new line instead —
+  the two ways Claude Code users type a long message.
+- Tab completes slash commands and `@path` mentions (paths relative to the working directory).
+- Up-arrow history is shared by every session of the project (`prompt_history` beside them), so a
+  command typed yesterday is one key away after `--continue` or `/clear`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+MAX_PATH_COMPLETIONS = 50
+
+
+class ReplCompleter(Completer):
+    """`/com` → `/compact`; `@src/ma` → `@src/main.py` (directories end in `/` and complete further)."""
+
+    def __init__(self, commands: Iterable[str], cwd: Path) -> None:
+        self.commands = sorted(commands)
+        self.cwd = cwd
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        if text.startswith("/") and " " not in text:
+            for name in self.commands:
+                if name.startswith(text[1:]):
+                    yield Completion("/" + name, start_position=-len(text))
+            return
+        word = document.get_word_before_cursor(WORD=True)
+        if word.startswith("@"):
+            yield from self._paths(word[1:])
+
+    def _paths(self, partial: str) -> Iterable[Completion]:
+        folder, _, stem = partial.rpartition("/")
+        base = (self.cwd / folder) if folder else self.cwd
+        try:
+            entries = sorted(os.scandir(base), key=lambda e: e.name)
+        except OSError:
+            return
+        shown = 0
+        for e in entries:
+            if not e.name.startswith(stem) or e.name in SKIP or (e.name.startswith(".") and not stem.startswith(".")):
+                continue
+            rel = f"{folder}/{e.name}" if folder else e.name
+            if e.is_dir():
+                rel += "/"
+            yield Completion("@" + rel, start_position=-len(partial) - 1, display=rel)
+            shown += 1
+            if shown >= MAX_PATH_COMPLETIONS:
+                return
+
+
+def key_bindings() -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @kb.add("enter")
+    def _submit(event: KeyPressEvent) -> None:
+        buf = event.current_buffer
+        if buf.document.text_before_cursor.endswith("\\"):
+            buf.delete_before_cursor(1)
+            buf.insert_text("\n")
+            return
+        buf.validate_and_handle()
+
+    return kb
+
+
+def history_path(project_root: Path) -> Path:
+    return project_root / "prompt_history"
+
+
+def make_prompt(project_root: Path, commands: Iterable[str], cwd: Path, **io: Any) -> PromptSession[str]:
+    """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe)."""
+    project_root.mkdir(parents=True, exist_ok=True)
+    return PromptSession(history=FileHistory(str(history_path(project_root))), completer=ReplCompleter(commands, cwd),
+                         key_bindings=key_bindings(), multiline=True, complete_while_typing=False,
+                         prompt_continuation="  ", **io)

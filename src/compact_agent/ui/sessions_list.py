@@ -1,0 +1,58 @@
+"""The sessions of a project, newest first, as `compact-agent sessions`, `/resume` and the
+`--resume` picker list them: id, when, size, and the first thing the user asked."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from ..session.store import list_sessions
+
+MAX_LISTED = 20
+
+
+@dataclass
+class SessionRow:
+    id: str
+    modified: str
+    entries: int
+    first_prompt: str
+
+
+def first_prompt(path: Path, max_lines: int = 200) -> tuple[str, int]:
+    """(first user prompt, line count) from the head of a session file, without loading it whole."""
+    prompt = ""
+    n = 0
+    try:
+        with path.open("rb") as f:
+            for n, raw in enumerate(f, 1):  # noqa: B007 - n is the count afterwards
+                if prompt or n > max_lines:
+                    continue
+                try:
+                    entry = json.loads(raw)
+                except ValueError:
+                    continue
+                for part in (entry.get("message") or {}).get("parts", []) if isinstance(entry, dict) else []:
+                    if isinstance(part, dict) and part.get("part_kind") == "user-prompt" and isinstance(part.get("content"), str):
+                        prompt = " ".join(part["content"].split())
+                        break
+    except OSError:
+        return "", 0
+    return prompt, n
+
+
+def session_rows(root: Path, limit: int = MAX_LISTED) -> list[SessionRow]:
+    rows = []
+    for p in list_sessions(root)[:limit]:
+        prompt, lines = first_prompt(p)
+        when = datetime.fromtimestamp(p.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+        rows.append(SessionRow(p.stem, when, lines, prompt))
+    return rows
+
+
+def format_row(i: int | None, r: SessionRow, width: int = 70) -> str:
+    prompt = r.first_prompt if len(r.first_prompt) <= width else r.first_prompt[: width - 1] + "…"
+    head = f"{i:>3}. " if i is not None else "  "
+    return f"{head}{r.id}  {r.modified}  {r.entries:>5} entries  {prompt or '(no prompt)'}"

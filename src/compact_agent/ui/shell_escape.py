@@ -1,0 +1,32 @@
+"""`!cmd` in the REPL: run a shell command yourself and hand its output to the next message.
+
+The user typed the command, so it needs no approval; it runs like the bash tool does (working
+directory, no provider key in its environment, output capped, a timeout that kills its process
+group). Its output is not sent on its own: it goes in front of the next message, so the model sees
+it exactly when the user asks about it and the conversation stays a valid request/response chain.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from ..agent.runner import AgentSession
+
+
+async def run_shell(session: AgentSession, command: str, console: Console) -> str:
+    """Run `command`, print its output, and return the text to put before the next message."""
+    from ..agent.permissions import Permissions
+    from ..agent.shell import bash_impl
+    from ..agent.tools import ToolEnv
+
+    if not command:
+        console.print("usage: !COMMAND (runs it in the working directory; the output goes with your next message)")
+        return ""
+    env = ToolEnv(session.cwd, session.settings, session.read_state, Permissions(session.cwd, "yes"))
+    out = str(await bash_impl(env, command))
+    console.print(out)
+    console.print("(the output goes with your next message)", style="dim")
+    return f"I ran this shell command myself:\n$ {command}\n{out}"

@@ -1,0 +1,165 @@
+"""Print mode as scripts and new users meet it: flags in any order, stdin, result objects, refusals,
+and one-line errors — through the real CLI against the fake OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import socket
+from importlib.metadata import version
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+
+
+def fake(server: FakeOpenAIServer) -> tuple[str, ...]:
+    return ("--model", "fake-model", "--base-url", server.base_url, "--api-key", "k")
+
+
+def user_text(req) -> str:
+    return "\n".join(message_text(m) for m in req.messages if m.get("role") == "user")
+
+
+def system_text(req) -> str:
+    return "\n".join(message_text(m) for m in req.messages if m.get("role") == "system")
+
+
+def echo(req) -> Reply:
+    return Reply.text("ok")
+
+
+def test_version(cli):
+    res = cli("--version")
+    assert res.code == 0 and res.stdout.strip() == f"compact-agent {version('compact-agent')}"
+
+
+def test_stdin_reaches_the_model_and_flags_may_follow_p(cli):
+    with FakeOpenAIServer(echo) as server:
+        dash = cli("-p", *fake(server), "-", input="PROMPT FROM STDIN\n")
+        joined = cli("-p", *fake(server), "explain this log", input="LOG LINE 42\n")
+    assert dash.code == 0 and joined.code == 0, dash.stderr + joined.stderr
+    assert "PROMPT FROM STDIN" in user_text(server.requests[0])
+    text = user_text(server.requests[1])
+    assert "explain this log" in text and "LOG LINE 42" in text
+    assert text.index("explain this log") < text.index("LOG LINE 42")
+
+
+def test_prompt_is_required(cli):
+    res = cli("-p", "--model", "fake-model")  # --model is an option, not the prompt
+    assert res.code == 2 and "needs a prompt" in res.stderr and res.stderr.count("\n") == 1
+
+
+def failing_tools(req) -> Reply:
+    if not any(m.get("role") == "tool" for m in req.messages):
+        return Reply.tools([("read_file", {"path": "missing.py"}), ("bash", {"command": "echo out; exit 3"}),
+                            ("glob", {"pattern": "*.txt"})])
+    return Reply.text("done")
+
+
+def test_stream_json_init_and_failed_tools_are_errors(cli):
+    (cli.cwd / "a.txt").write_text("x\n")
+    with FakeOpenAIServer(failing_tools) as server:
+        res = cli("-p", "go", *fake(server), "--yes", "--output-format", "stream-json")
+    assert res.code == 0, res.stderr
+    events = [json.loads(line) for line in res.stdout.splitlines()]
+    init = events[0]
+    assert init["type"] == "init" and init["model"] == "fake-model" and init["session_id"]
+    assert {"read_file", "bash", "todo_write"} <= set(init["tools"]) and init["window"] > 0
+    results = {e["tool"]: e for e in events if e["type"] == "tool_result"}
+    assert results["read_file"]["error"] is True and "File not found: missing.py" in results["read_file"]["content"]
+    assert results["bash"]["error"] is True and "exit code: 3" in results["bash"]["content"]
+    assert results["glob"]["error"] is False
+    last = events[-1]
+    assert last["type"] == "result" and last["is_error"] is False and last["result"] == "done"
+    assert last["session_id"] == init["session_id"]
+
+
+def test_json_result_carries_duration_turns_and_cost(cli):
+    with FakeOpenAIServer(failing_tools) as server:
+        res = cli("-p", "go", *fake(server), "--yes", "--output-format", "json")
+        verbose = cli("-p", "go", *fake(server), "--yes", "--verbose")
+    assert verbose.code == 0 and verbose.stdout.strip() == "done"
+    assert "● read_file(missing.py)" in verbose.stderr and "⎿ error: File not found: missing.py" in verbose.stderr
+    assert "● bash(echo out; exit 3)" in verbose.stderr and "exit code: 3" in verbose.stderr
+    out = res.json()
+    assert res.code == 0 and out["is_error"] is False and out["subtype"] == "success"
+    assert out["num_turns"] == 2 and isinstance(out["duration_ms"], int) and out["duration_ms"] >= 0
+    assert isinstance(out["total_cost_usd"], float) and out["permission_denials"] == []
+
+
+def test_failed_run_prints_a_json_error_and_print_mode_wording(cli):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    res = cli("-p", "hi", "--model", "m", "--base-url", f"http://127.0.0.1:{port}/v1", "--api-key", "k",
+              "--output-format", "json")
+    assert res.code == 1
+    out = res.json()
+    assert out["is_error"] is True and out["type"] == "result" and "reach" in out["error"]
+    assert "send the message again" not in res.stderr and "-c -p" in res.stderr
+    assert res.stderr.count("\n") == 1
+    home = cli("-p", "hi", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", env={"COMPACT_AGENT_HOME": "/dev/null/x"})
+    assert home.code == 1 and home.stderr.count("\n") == 1 and "Not a directory" in home.stderr
+    assert "Error" not in home.stderr  # no NotADirectoryError / OSError class name
+    nokey = cli("-p", "hi", "--output-format", "json")  # fails before any session: still one JSON object
+    assert nokey.code == 1 and nokey.json()["is_error"] is True and "DEEPSEEK_API_KEY" in nokey.json()["error"]
+
+
+def writer(req) -> Reply:
+    if not any(m.get("role") == "tool" for m in req.messages):
+        return Reply.tools([("write_file", {"path": "b.py", "content": "print(1)\n"}),
+                            ("write_file", {"path": "../shared/c.txt", "content": "shared\n"})])
+    return Reply.text("tried")
+
+
+def test_refused_actions_are_told_to_the_user(cli):
+    shared = cli.cwd.parent / "shared"
+    shared.mkdir()
+    with FakeOpenAIServer(writer) as server:
+        res = cli("-p", "write b.py", *fake(server), "--output-format", "json")
+        allowed = cli("-p", "write b.py", *fake(server), "--allowed-tools", "write_file", "--add-dir", str(shared))
+    assert res.code == 3
+    assert "refused 1 action" in res.stderr and "write_file(b.py)" in res.stderr and "--yes" in res.stderr
+    out = res.json()
+    assert out["is_error"] is True and out["permission_denials"] == ["write_file(b.py)"]  # c.txt: outside, not asked
+    assert allowed.code == 0, allowed.stderr
+    assert (cli.cwd / "b.py").read_text() == "print(1)\n"
+    assert (shared / "c.txt").read_text() == "shared\n"  # --add-dir made the folder writable
+
+
+def test_session_choice_errors(cli):
+    empty = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--continue")
+    assert empty.code == 1 and "no earlier session" in empty.stderr and not cli.sessions()
+    both = cli("-p", "hi", "--resume", "abc", "--continue")
+    assert both.code == 2 and "--continue and --resume" in both.stderr
+
+
+def test_window_too_small_and_unknown_model(cli):
+    res = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--context-window", "1024")
+    assert res.code == 1 and res.stderr.count("\n") == 1
+    assert "cannot hold the system prompt and tool definitions" in res.stderr and "the minimum is" in res.stderr
+    typo = cli("-p", "hi", "--model", "deepseek-chta")
+    assert "did you mean deepseek-chat?" in typo.stderr and "32,768" in typo.stderr
+    other = cli("-p", "hi", "--model", "foo")
+    assert "not a known model" in other.stderr and "OpenAI" in other.stderr
+
+
+def test_max_turns_append_system_prompt_and_instruction_files(cli):
+    (cli.cwd / ".git").mkdir()
+    sub = cli.cwd / "pkg"
+    sub.mkdir()
+    (cli.cwd / "AGENTS.md").write_text("ROOT RULE")
+    (sub / "CLAUDE.md").write_text("PACKAGE RULE")
+    cli.home.mkdir(parents=True)
+    (cli.home / "AGENTS.md").write_text("USER RULE")  # beside the user config file
+    with FakeOpenAIServer(failing_tools) as server:
+        res = cli("-p", "go", *fake(server), "--yes", "--max-turns", "1", "--cwd", str(sub),
+                  "--append-system-prompt", "APPENDED RULE")
+    assert res.code == 1 and res.stderr.count("\n") == 1 and "request_limit" in res.stderr.replace(" ", "_")
+    assert len(server.requests) == 1
+    system = system_text(server.requests[0])
+    order = [system.index(x) for x in ("USER RULE", "ROOT RULE", "PACKAGE RULE", "APPENDED RULE")]
+    assert order == sorted(order)
+
+
+def test_analyze_plot_into_a_missing_folder_is_one_line(cli, tmp_path):
+    res = cli("analyze", str(tmp_path), "--plot", "/nonexistent/x.svg")
+    assert res.code == 2 and "does not exist" in res.stderr and "Error" not in res.stderr

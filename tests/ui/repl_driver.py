@@ -1,0 +1,62 @@
+"""Drive the real REPL through prompt_toolkit's pipe input against the fake OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from compact_agent.agent.runner import SessionOptions
+from compact_agent.ui.repl import run_repl
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+
+EOF_KEY = "\x04"  # Ctrl-D on an empty line leaves the REPL
+
+
+@dataclass
+class Run:
+    out: str
+    server: FakeOpenAIServer
+    opts: SessionOptions
+    prompts: list[str] = field(default_factory=list)  # the user messages the model received, in order
+
+
+def user_messages(server: FakeOpenAIServer) -> list[str]:
+    out = []
+    for req in server.requests:
+        users = [message_text(m) for m in req.messages if m.get("role") == "user"]
+        if users and users[-1] not in out:
+            out.append(users[-1])
+    return out
+
+
+async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str], *,
+                server: FakeOpenAIServer | None = None, answers: str = "", first_message: str | None = None,
+                pick_session: bool = False, pipe: list[Any] | None = None, **opts: Any) -> Run:
+    """Type each item of `keys` when the prompt waits (then Ctrl-D); `answers` feeds permission prompts."""
+    cwd = tmp / "project"
+    cwd.mkdir(exist_ok=True)
+    own = server is None
+    srv = server or FakeOpenAIServer(responder).start()
+    todo = list(keys)
+    console = Console(record=True, width=200, file=io.StringIO(), force_terminal=False)
+    options = SessionOptions(cwd=cwd, model="fake-model", base_url=srv.base_url, api_key="k", home=tmp / "home",
+                             **opts)
+    try:
+        with create_pipe_input() as inp:
+            if pipe is not None:
+                pipe.append(inp)  # so a responder can press keys while the model works
+            def next_keys() -> None:
+                inp.send_text(todo.pop(0) if todo else EOF_KEY)
+            await run_repl(options, console=console, inp=inp, output=DummyOutput(), before_prompt=next_keys,
+                           ask_stream=io.StringIO(answers), first_message=first_message, pick_session=pick_session)
+    finally:
+        if own:
+            srv.stop()
+    return Run(console.export_text(), srv, options, user_messages(srv))

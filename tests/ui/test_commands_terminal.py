@@ -1,0 +1,164 @@
+"""Slash commands and prompts as the terminal shows them: literal brackets, no exception class
+names, every compaction in /history, one window figure, and the commands users reach for."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.models import ConfigError
+from compact_agent.ui import render
+from compact_agent.ui.commands import dispatch
+from compact_agent.ui.repl import _ask
+from tests.e2e.scripted import is_notes_request, is_summary_request
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from .repl_driver import drive
+
+
+def answer(req) -> Reply:
+    if is_summary_request(req):
+        return Reply.text("<summary>1. Primary Request and Intent: short summary.</summary>")
+    if is_notes_request(req):
+        return Reply.text("")
+    return Reply.text("ok " * 1500)
+
+
+def session(tmp_path: Path, server: FakeOpenAIServer, **kw) -> AgentSession:
+    cwd = tmp_path / "project"
+    cwd.mkdir(exist_ok=True)
+    return AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                                       home=tmp_path / "home", **kw))
+
+
+async def show(s: AgentSession, line: str) -> str:
+    c = render.make_console()
+    c.file = io.StringIO()
+    c.record = True
+    await dispatch(s, line, c)
+    return c.export_text()
+
+
+def test_permission_prompt_and_help_print_their_brackets():
+    c = Console(record=True, width=200, file=io.StringIO(), markup=False)
+    ask = _ask(c, None, io.StringIO("a\n"))
+    assert ask("bash", "echo [x] && ls [abc]") == "always"
+    out = c.export_text()
+    assert "allow? [y]es once / [a]lways this session / [n]o:" in out and "echo [x] && ls [abc]" in out
+
+
+async def test_help_status_context_and_usage_errors(tmp_path):
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            assert "/compact [instructions] [--from N | --up-to N]" in await show(s, "/help")
+            status = await show(s, "/status")
+            from compact_agent.agent.context_report import picture
+
+            used = picture(s).used
+            assert used > 500 and f"context    {used:,} / threshold" in status  # the same figure as /context
+            assert "usage: /compact" in await show(s, "/compact --from abc")
+        finally:
+            s.close()
+
+
+async def test_errors_carry_no_exception_class_names(tmp_path):
+    run = await drive(tmp_path, answer, ["/compact\r", "hello\r", "/rewind 7\r", "/rewind abc\r"])
+    assert "usage: /rewind N" in run.out
+    assert "nothing to compact" in run.out and "CompactionError" not in run.out
+    assert "no checkpoint 7; there are 1" in run.out and "IndexError" not in run.out
+
+
+async def test_history_lists_every_compaction_and_rewinds_as_such(tmp_path):
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            for i in range(3):  # the newest round is kept verbatim: two turns before each compaction
+                await s.run_turn(f"turn {i}a")
+                await s.run_turn(f"turn {i}b")
+                await s.compact()
+            await s.run_turn("last turn")
+            s.rewind(0)
+            out = await show(s, "/history")
+        finally:
+            s.close()
+    rows = [line for line in out.splitlines() if "manual/" in line]
+    assert len(rows) == 3, out
+    assert "rewind  (the conversation before it:" in out and "rewind/rewind" not in out
+
+
+async def test_clear_keeps_the_current_models_window(tmp_path):
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            await show(s, "/model other-model --window 8000")
+            assert s.cm.limits.window == 8000
+            await show(s, "/model deepseek-chat")  # goes to the fake server too (--base-url)
+            assert s.cm.limits.window == 128_000
+            out = await show(s, "/clear")
+            assert "new session" in out and s.cm.limits.window == 128_000
+            with pytest.raises(ConfigError, match="the minimum is"):  # too small for the system prompt and tools
+                await show(s, "/model deepseek-chat --window 2048")
+            assert s.cm.limits.window == 128_000 and s.info.name == "deepseek-chat"
+        finally:
+            s.close()
+
+
+async def test_permissions_config_mcp_and_diff(tmp_path):
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=cwd, check=True)
+    (cwd / "tracked.py").write_text("a = 1\n")
+    subprocess.run(["git", "add", "."], cwd=cwd, check=True)
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"], cwd=cwd, check=True)
+    (cwd / "tracked.py").write_text("a = 2\n")
+    (cwd / "new.py").write_text("b = 1\n")
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server, allowed_tools=("write_file",))
+        try:
+            perms = await show(s, "/permissions")
+            assert "always allowed   write_file" in perms and "mode             ask before" in perms
+            config = await show(s, "/config")
+            assert "autocompact_buffer" in config and "default" in config
+            assert "no MCP servers configured" in await show(s, "/mcp")
+            diff = await show(s, "/diff")
+            assert "-a = 1" in diff and "+a = 2" in diff and "new files: new.py" in diff
+        finally:
+            s.close()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with FakeOpenAIServer(answer) as server:
+        s2 = AgentSession(SessionOptions(cwd=plain, model="fake-model", base_url=server.base_url, api_key="k",
+                                         home=tmp_path / "home"))
+        try:
+            assert "not a git repository" in await show(s2, "/diff")
+        finally:
+            s2.close()
+
+
+async def test_resume_lists_and_switches_sessions(tmp_path):
+    first = await drive(tmp_path, answer, ["the older session\r"])
+    await drive(tmp_path, answer, ["the newer session\r"])
+    picked = await drive(tmp_path, answer, ["2\r", "/exit\r"], pick_session=True)  # --resume without an id
+    assert "the older session" in picked.out and "the newer session" in picked.out
+    assert f"--resume {first.out.split('--resume ')[1].split()[0]}" in picked.out.splitlines()[-1]
+    listed = await drive(tmp_path, answer, ["/resume\r", "/resume 1\r"])
+    assert "use /resume N or /resume ID" in listed.out and "resumed session" in listed.out
+
+
+def writes_agents_md(req) -> Reply:
+    if not any(m.get("role") == "tool" for m in req.messages):
+        return Reply.tools([("write_file", {"path": "AGENTS.md", "content": "# Project\nRun tests: `make test`\n"})])
+    return Reply.text("wrote it")
+
+
+async def test_init_writes_agents_md_after_asking(tmp_path):
+    run = await drive(tmp_path, writes_agents_md, ["/init\r"], answers="y\n")
+    assert "write_file wants to run" in run.out and "wrote" in run.out
+    assert "Look at this repository and write an AGENTS.md" in run.prompts[0]
+    assert (tmp_path / "project" / "AGENTS.md").read_text().startswith("# Project")

@@ -1,0 +1,122 @@
+"""The REPL as a user types into it: pipe input into the real prompt, the fake provider over HTTP."""
+
+from __future__ import annotations
+
+from tests.fakes.openai_server import Reply
+
+from .repl_driver import drive
+
+
+def has_tool_result(req) -> bool:
+    return any(m.get("role") == "tool" for m in req.messages)
+
+
+def tools_then_answer(req) -> Reply:
+    if not has_tool_result(req):
+        return Reply.tools([("read_file", {"path": "missing.py"}), ("glob", {"pattern": "*.txt"})])
+    return Reply.text("ALL DONE")
+
+
+async def test_a_turn_shows_tool_lines_the_answer_and_how_to_resume(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "a.txt").write_text("x\n")
+    run = await drive(tmp_path, tools_then_answer, ["look around\r"])
+    assert "● read_file(missing.py)" in run.out
+    assert "⎿ error: File not found: missing.py" in run.out
+    assert "● glob(*.txt)" in run.out and "⎿ 1 files" in run.out
+    assert "ALL DONE" in run.out
+    assert run.out.index("● glob") < run.out.index("ALL DONE")
+    assert "resume this session with: compact-agent --resume " in run.out
+
+
+def echo(req) -> Reply:
+    return Reply.text("answer to: " + [m for m in req.messages if m.get("role") == "user"][-1]["content"][:40])
+
+
+async def test_first_message_then_continue_shows_the_last_exchanges(tmp_path):
+    first = await drive(tmp_path, echo, [], first_message="remember PELICAN")
+    assert first.prompts == ["remember PELICAN"]
+    again = await drive(tmp_path, echo, [], continue_last=True)
+    assert "› remember PELICAN" in again.out and "answer to: remember PELICAN" in again.out
+    assert again.out.index("remember PELICAN") < again.out.index("resume this session")
+
+
+async def test_multi_line_input_by_backslash_and_esc_enter(tmp_path):
+    run = await drive(tmp_path, echo, ["line one\\\rline two\r", "alpha\x1b\rbeta\r"])
+    assert run.prompts == ["line one\nline two", "alpha\nbeta"]
+
+
+async def test_up_arrow_history_is_shared_by_the_sessions_of_a_project(tmp_path):
+    await drive(tmp_path, echo, ["the first prompt\r"])
+    run = await drive(tmp_path, echo, ["\x1b[A\r"])  # a new session: up-arrow brings the old prompt back
+    assert run.prompts == ["the first prompt"]
+
+
+async def test_bang_runs_a_command_and_its_output_goes_with_the_next_message(tmp_path):
+    run = await drive(tmp_path, echo, ["!echo SHELL-$((40+2))\r", "what did it print?\r"])
+    assert "SHELL-42" in run.out
+    assert len(run.prompts) == 1  # the command alone sent nothing
+    assert "$ echo SHELL-$((40+2))" in run.prompts[0] and "SHELL-42" in run.prompts[0]
+    assert run.prompts[0].endswith("what did it print?")
+
+
+async def test_esc_interrupts_a_turn_and_the_repl_goes_on(tmp_path):
+    import threading
+
+    release = threading.Event()
+    inp_holder: list = []
+
+    def stuck(req) -> Reply:
+        users = [m for m in req.messages if m.get("role") == "user"]
+        if "second" in users[-1]["content"]:
+            return Reply.text("SECOND ANSWER")
+        inp_holder[0].send_text("\x1b")  # the user presses Esc while the model works
+        release.wait(30)
+        return Reply.text("too late")
+
+    try:
+        run = await drive(tmp_path, stuck, ["first\r", "second\r"], pipe=inp_holder)
+    finally:
+        release.set()
+    assert "interrupted" in run.out and "SECOND ANSWER" in run.out
+    assert "too late" not in run.out
+
+
+def test_completer_offers_commands_and_paths(tmp_path):
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from compact_agent.ui.prompt_input import ReplCompleter
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("")
+    (tmp_path / ".git").mkdir()
+    comp = ReplCompleter(["compact", "context", "help"], tmp_path)
+
+    def texts(line: str) -> list[str]:
+        return [c.text for c in comp.get_completions(Document(line), CompleteEvent(completion_requested=True))]
+
+    assert texts("/co") == ["/compact", "/context"]
+    assert texts("read @s") == ["@src/"] and texts("read @src/m") == ["@src/main.py"]
+    assert texts("@") == ["@src/"]  # hidden folders are not offered
+
+
+def test_the_prompt_completes_on_tab_and_keeps_history_per_project(tmp_path):
+    from prompt_toolkit.history import FileHistory
+
+    from compact_agent.ui.prompt_input import ReplCompleter, make_prompt
+
+    p = make_prompt(tmp_path / "proj-root", ["help"], tmp_path)
+    assert isinstance(p.completer, ReplCompleter) and not p.complete_while_typing  # Tab asks for it
+    assert isinstance(p.history, FileHistory) and p.history.filename == str(tmp_path / "proj-root" / "prompt_history")
+
+
+def test_spinner_label_counts_seconds_and_shows_the_context():
+    from compact_agent.ui.turn_view import SpinnerLabel
+
+    now = [100.0]
+    label = SpinnerLabel(lambda: now[0], lambda: 8_400)
+    now[0] = 112.7
+    assert label.text() == "thinking… 12s · context 8.4k tokens · esc to interrupt"
+    label.doing = "running bash"
+    assert label.text().startswith("running bash… 12s")
