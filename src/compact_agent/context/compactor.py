@@ -46,6 +46,10 @@ class CompactionError(RuntimeError):
     """A compaction that did not happen; the history is unchanged."""
 
 
+class NotSmaller(CompactionError):
+    """The compacted history would be no smaller than the one it replaces."""
+
+
 @dataclass
 class CompactionResult:
     messages: list[ModelMessage]
@@ -224,8 +228,24 @@ class Compactor:
         sent = summary_input if summary_input is not None else messages
         reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead), len(tail))
         text = summary.extract_summary(reply)
-        return self._finish(messages, head, [], tail, text, archive, trigger, "full", before, overhead,
-                            watch, dropped)
+        archive = _once(archive)
+        try:
+            while True:
+                try:
+                    return self._finish(messages, head, [], tail, text, archive, trigger, "full", before,
+                                        overhead, watch, dropped)
+                except NotSmaller:
+                    # The summary covers everything; keep a shorter tail with it (the thrash guard's
+                    # steps), rather than fail a compaction whose tail held most of the history.
+                    if self.escalation >= 2:
+                        raise
+                    self.escalation += 1
+                    new_cut = tail_start(messages, self.tail_budget(), KEEP_RESULTS)
+                    if new_cut <= cut:
+                        raise
+                    cut, head, tail = new_cut, messages[:new_cut], messages[new_cut:]
+        finally:
+            self.escalation = 0
 
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
                               summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
@@ -345,7 +365,7 @@ class Compactor:
         new = join(keep_head, [head_msg], restored, tail)
         after = self.scaled(tokens.estimate(new) + overhead)
         if after >= before:
-            raise CompactionError(f"compaction would not shrink the context ({before:,} → {after:,} tokens)")
+            raise NotSmaller(f"compaction would not shrink the context ({before:,} → {after:,} tokens)")
         unpaired = rounds.unpaired(new)
         if unpaired != (set(), set()):
             raise CompactionError(f"compaction produced unpaired tool calls {unpaired}")
@@ -355,6 +375,17 @@ class Compactor:
                            "dropped_rounds": dropped_rounds, "files_changed": len(files)})
         return CompactionResult(new, trigger, strategy, before, after, archive_path, text,
                                 len(summarized), ev)
+
+
+def _once(archive: Callable[[], Path | None]) -> Callable[[], Path | None]:
+    """The archive step, run at most once however many histories a compaction tries."""
+    done: list[Path | None] = []
+
+    def call() -> Path | None:
+        if not done:
+            done.append(archive())
+        return done[0]
+    return call
 
 
 def latest_user_prompt(messages: Sequence[ModelMessage]) -> str | None:
