@@ -82,9 +82,58 @@ async def test_file_tools_cannot_leave_the_working_directory(tmp_path: Path) -> 
     assert (cwd / "inside.txt").read_text() == "fine\n"
     results = [message_text(tool_results(r)[0]) for r in script.main[1:]]
     assert all("permission denied" in r and "outside the working directory" in r for r in results[:3]), results
+    assert "permission denied" in results[3] and "original" not in results[3]  # the read through the symlink
     assert "permission denied" in results[4] and "outside" in results[4]
     assert "permission denied" not in results[5]
     assert results[6].splitlines()[0] == str(cwd.resolve())  # bash runs in the working directory
+
+
+SECRET = "TOPSECRET-7f3a9c"
+
+
+async def test_reads_and_searches_cannot_leave_the_working_directory(tmp_path: Path) -> None:
+    """Every way a read could leave the project gets a tool error, and the outside content is in
+    no request: relative, absolute, `~`, a symlink `bash` makes mid-turn, grep and glob by path
+    and by pattern, a symlink found by grep's walk, and deny_paths for reads."""
+    cwd, outside = tmp_path / "project", tmp_path / "outside"
+    cwd.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text(f"{SECRET}\n")
+    (cwd / "secret_link.txt").symlink_to(outside / "secret.txt")
+    (cwd / ".env").write_text(f"TOKEN={SECRET}-env\n")
+    (cwd / "notes.txt").write_text("inside and readable\n")
+    script = Script([
+        [("read_file", {"path": "../outside/secret.txt"})],
+        [("read_file", {"path": str(outside / "secret.txt")})],
+        [("bash", {"command": "ln -s ../outside made_link && ls made_link"})],
+        [("read_file", {"path": "made_link/secret.txt"})],
+        [("read_file", {"path": "made_link"})],
+        [("read_file", {"path": "secret_link.txt"})],
+        [("grep", {"pattern": "TOPSECRET", "path": str(outside)})],
+        [("grep", {"pattern": "TOPSECRET", "path": ".."})],
+        [("grep", {"pattern": "TOPSECRET"})],
+        [("glob", {"pattern": "../outside/*"})],
+        [("glob", {"pattern": "*", "path": "/"})],
+        [("glob", {"pattern": "made_link/*"})],
+        [("read_file", {"path": ".env"})],
+        [("read_file", {"path": "notes.txt"})],
+    ])
+    with FakeOpenAIServer(script) as server:
+        s = session(tmp_path / "home", cwd, server, settings=Settings(deny_paths=[".env"]))
+        out = await s.run_turn("look around")
+        await s.aclose()
+    assert out.output == "done"
+    results = [message_text(tool_results(r)[0]) for r in script.main[1:]]
+    assert len(results) == 14, results
+    refused = {0, 1, 3, 4, 5, 6, 7, 9, 10, 11, 12}
+    for k in sorted(refused):
+        assert results[k].startswith("permission denied:") and "\n" not in results[k], (k, results[k])
+    assert "outside the working directory" in results[0] and "matches deny rule '.env'" in results[12]
+    assert "secret.txt" in results[2]  # bash is not fenced: it lists the directory it linked
+    assert results[8].startswith("No matches"), results[8]  # the walk skips the symlink and the denied file
+    assert "inside and readable" in results[13]
+    sent = [message_text(m) for r in server.requests for m in r.messages]
+    assert not [t for t in sent if SECRET in t]
 
 
 async def test_private_files_are_0600_in_0700_folders(tmp_path: Path) -> None:

@@ -1,10 +1,12 @@
 """Who may change what: approval for side-effecting tools and the working-directory fence.
 
-Reading is free; writing files and running commands change the user's machine, so they need
-approval (`--yes`, an interactive answer, or an allow rule). The fence keeps writes inside the
-working directory (plus explicitly granted dirs). It is checked on the fully resolved path —
-symlinks and `..` resolved first — because a symlink inside the project that points at `~/.ssh`
-is a write outside the project, whatever its spelling.
+Reading needs no approval; writing files and running commands change the user's machine, so they
+need approval (`--yes`, an interactive answer, or an allow rule). The fence keeps every file tool —
+reads included, since what is read goes to the provider — inside the working directory (plus
+explicitly granted dirs), and `deny_paths` are neither read nor written. It is checked on the fully
+resolved path — symlinks and `..` resolved first — because a symlink inside the project that
+points at `~/.ssh` is a path outside the project, whatever its spelling; no answer and no `--yes`
+lifts it.
 
 A refusal is a one-line string the tool hands back to the model, so the model can adapt (ask the
 user, pick another path) instead of the run failing.
@@ -71,20 +73,30 @@ class Permissions:
         #: Tools the user answered "always" for; remembered for this session only.
         self.always: set[str] = set()
 
-    def outside_message(self, path: Path) -> str | None:
-        """Refusal for a write outside the allowed roots, or None when the path is fine."""
+    def outside_message(self, path: Path, verb: str = "write") -> str | None:
+        """Refusal for a path outside the allowed roots or under a deny rule, or None when it is fine.
+
+        `verb` ("read", "write", "search") only words the refusal; the same fence holds for all.
+        """
         resolved = resolve_path(self.cwd, path)
         if pat := self._denied_path(resolved):
             return f"permission denied: {resolved} matches deny rule {pat!r}"
         if self.allow_outside:
             return None
-        roots = [self.cwd, *self.extra_dirs]
-        if any(is_within(resolved, r) for r in roots):
+        if self.within_roots(resolved):
             return None
         return (
             f"permission denied: {resolved} is outside the working directory {self.cwd}; "
-            "write inside it (or the user can allow the directory)"
+            f"{verb} inside it (or the user can allow the directory with extra_dirs)"
         )
+
+    def read_refusal(self, path: Path) -> str | None:
+        """Refusal for reading or searching `path` (resolved): the write fence, worded for reads."""
+        return self.outside_message(path, "read")
+
+    def within_roots(self, resolved: Path) -> bool:
+        """True when the resolved path is in the working directory or a granted dir."""
+        return any(is_within(resolved, r) for r in (self.cwd, *self.extra_dirs))
 
     def _denied_path(self, resolved: Path) -> str | None:
         names = [str(resolved)]

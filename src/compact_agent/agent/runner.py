@@ -262,7 +262,7 @@ class AgentSession:
             p = resolve_path(self.cwd, m.group(1).rstrip(".,;:"))
             if p.is_file() and p not in paths:
                 paths.append(p)
-        return mention_messages(self.env, paths, None, salt=f"t{self.turns}") if paths else []
+        return mention_messages(self.env, paths, None, salt=f"t{self.turns}", confined=False) if paths else []
 
     async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None,
                        on_tool: Callable[[dict[str, Any]], None] | None = None) -> TurnResult:

@@ -66,12 +66,20 @@ def _walk(root: Path, max_depth: int | None = None) -> Iterator[tuple[Path, str]
             yield Path(dirpath) / name, rel
 
 
+def _readable_inside(env: ToolEnv, f: Path) -> bool:
+    """A file found by the walk may be read: its resolved target (a symlink in the project may
+    point anywhere) is inside the fence and not denied."""
+    return env.permissions.read_refusal(resolve_path(env.cwd, f)) is None
+
+
 def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | None = None) -> str:
     try:
         rx = re.compile(pattern)
     except re.error as e:
         return f"invalid regex {pattern!r}: {e}"
     root = resolve_path(env.cwd, path or ".")
+    if refusal := env.permissions.read_refusal(root):
+        return refusal
     if not root.exists():
         return _not_found(env, root)
     files = [(root, root.name)] if root.is_file() else _walk(root)
@@ -80,6 +88,8 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     hits: list[str] = []
     for f, rel in files:
         if name_ok and not name_ok(f.name if by_name else rel):
+            continue
+        if not _readable_inside(env, f):
             continue
         try:
             if _is_binary(f):
@@ -112,6 +122,8 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None) -> str:
     while fixed < len(parts) - 1 and not any(c in parts[fixed] for c in "*?[{"):
         fixed += 1
     root = resolve_path(env.cwd, Path(path or ".", *parts[:fixed]))
+    if refusal := env.permissions.read_refusal(root):
+        return refusal
     rest = "/".join(parts[fixed:])
     if not root.is_dir():
         return f"Directory not found: {_shown(env, root)}"

@@ -112,10 +112,19 @@ def _stream_lines(p: Path) -> Iterator[str]:
 
 
 def read_file_text(
-    env: ToolEnv, path: str | Path, offset: int | None = None, limit: int | None = None
+    env: ToolEnv, path: str | Path, offset: int | None = None, limit: int | None = None,
+    *, confined: bool = True,
 ) -> str:
-    """Format a file the way the read_file tool shows it, and record the read in env.read_state."""
+    """Format a file the way the read_file tool shows it, and record the read in env.read_state.
+
+    `confined` (the default, and always for the model's own calls) refuses a path that resolves
+    outside the working directory and granted dirs, or under a deny rule, before anything is
+    looked at — not even whether it exists is told. Only a file the user names (`@path`) is read
+    unconfined: that is the user's choice, not the model's.
+    """
     p = resolve_path(env.cwd, path)
+    if confined and (refusal := env.permissions.read_refusal(p)):
+        return refusal
     shown = _shown(env, p)
     if p.is_dir():
         return _list_dir(env, p)
@@ -222,6 +231,8 @@ def _commit(env: ToolEnv, p: Path, text: str) -> None:
 
 def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     p = resolve_path(env.cwd, path)
+    if refusal := env.permissions.outside_message(p):  # before anything about the file is looked at
+        return refusal
     shown = _shown(env, p)
     if p.is_dir():
         return f"{shown} is a directory; give a file path."
@@ -254,6 +265,8 @@ def edit_file_impl(
     if not old_string:
         return "refused: old_string is empty; use write_file to create or replace a whole file."
     p = resolve_path(env.cwd, path)
+    if refusal := env.permissions.outside_message(p):  # no "not found" oracle for outside paths
+        return refusal
     shown = _shown(env, p)
     if not p.is_file():
         return f"{shown} is a directory; give a file path." if p.is_dir() else _not_found(env, p)
@@ -389,6 +402,7 @@ def mention_messages(
     *,
     kind: str = "mention",
     salt: str = "",
+    confined: bool = True,
 ) -> list[ModelMessage]:
     """One synthetic read_file call/return exchange carrying every mentioned file, recorded as read.
 
@@ -396,6 +410,7 @@ def mention_messages(
     compaction can tell them apart by metadata. Ids are deterministic for cache stability; pass a
     `salt` (e.g. the turn number) when the same file may be mentioned again, since providers reject
     repeated tool call ids. `kind` names the source ("mention", "restore") in ids and metadata.
+    `confined=False` only for files the user named: see `read_file_text`.
     """
     if not paths:
         return []
@@ -405,7 +420,7 @@ def mention_messages(
     for n, path in enumerate(paths):
         p = resolve_path(env.cwd, path)
         rel = _shown(env, p)
-        content = read_file_text(env, p)
+        content = read_file_text(env, p, confined=confined)
         cap = max_tokens_per_file * 4 if max_tokens_per_file else None
         if cap is not None and len(content) > cap:
             kept = content[: content.rfind("\n", 0, cap) + 1 or cap]
