@@ -223,3 +223,39 @@ async def test_corrupt_side_state_starts_afresh_with_a_warning(tmp_path: Path) -
         await s2.aclose()
     assert out.output.startswith("TURN 1 values: 114, 121.")
     assert not server.rejected
+
+
+SIDE_FILES = ("layers.json", "read_state.json", "todos.json", "notes.json", "checkpoints/checkpoints.json",
+              "collapse/commits.jsonl", "events.jsonl")
+
+
+def test_deeply_nested_side_files_and_a_surrogate_line_continue(tmp_path: Path) -> None:
+    """100,000 `[` in every JSON side file (a recursion bomb for a recursive parser) and a session
+    line holding the JSON escape of a lone surrogate (valid JSON, not encodable as UTF-8): each is
+    one warning, and `--continue` answers."""
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    make_project(cwd)
+    with FakeOpenAIServer(TurnsAgent(), window=9_000) as server:
+        path, side = _real_session(home, cwd, server)
+        assert (side / "layers.json").exists() and (side / "collapse" / "commits.jsonl").exists()
+        for name in SIDE_FILES:
+            (side / name).parent.mkdir(parents=True, exist_ok=True)
+            (side / name).write_bytes(b"[" * 100_000)
+        others = [p for p in side.rglob("*.json*") if p.relative_to(side).as_posix() not in SIDE_FILES]
+        assert not others, f"side files this test does not damage: {others}"
+        last = json.loads(path.read_bytes().splitlines()[-1])
+        msg = {"parts": [{"part_kind": "user-prompt", "content": "PLACEHOLDER", "timestamp": "2030-01-01T00:00:00Z"}],
+               "kind": "request"}
+        line = json.dumps({"v": 1, "id": "sur", "parent": last["id"], "time": "t", "kind": "message", "message": msg})
+        with open(path, "ab") as f:
+            f.write(line.replace("PLACEHOLDER", "lone \\ud800 surrogate").encode() + b"\n")
+        run = cli(home, cwd, *cli_args(server, turn_prompt(99, [0, 1]), "--continue"),
+                  env={**ENV, "COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0.5"})
+    assert run.code == 0, run.stderr
+    assert run.json()["result"].startswith("TURN 99 values: 100, 107.")
+    lines_err = run.stderr_lines()
+    assert lines_err and all(ln.startswith("compact-agent: warning: ") for ln in lines_err), lines_err
+    assert "Error" not in run.stderr, run.stderr  # no exception name
+    assert not server.rejected
+    texts_sent = [m.get("content") for r in server.requests for m in r.messages]
+    assert any(isinstance(t, str) and "lone \ufffd surrogate" in t for t in texts_sent)

@@ -238,7 +238,8 @@ class AgentSession:
             self.cm.load_layer_state(json.loads(path.read_text()))
         except FileNotFoundError:
             pass
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+            # RecursionError: a file of nested brackets is valid-looking JSON too deep to parse.
             self.warnings.append(f"{path.name} is unreadable; layer decisions start afresh")
         self.cm.save_state = lambda state: atomic_write(path, json.dumps(state, default=str).encode())
 
@@ -246,7 +247,10 @@ class AgentSession:
         p = self.store.dir / "read_state.json"
         try:
             return ReadFileState.from_json(json.loads(p.read_text()))
-        except (OSError, ValueError):
+        except FileNotFoundError:
+            return ReadFileState()
+        except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+            self.warnings.append(f"{p.name} is unreadable; files must be read again before they are edited")
             return ReadFileState()
 
     def _save_read_state(self) -> None:

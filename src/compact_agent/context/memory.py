@@ -195,7 +195,7 @@ class SessionMemory:
         self.coverage: tuple[int, str] | None = None
         self.updated = ""
         self.notes = _read_notes(notes_path)
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError, RecursionError):
             side = json.loads(self.sidecar.read_text())
             self.coverage = (int(side["index"]), str(side["fingerprint"]))
             self.updated = str(side.get("updated", ""))

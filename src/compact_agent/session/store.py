@@ -180,8 +180,29 @@ class Loaded:
     meta: dict[str, Any]
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def utf8_safe(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD.
+
+    JSON may escape one (`"\\ud800"`) and a provider may send one, and Python strings hold it,
+    but UTF-8 cannot: left in, it fails every later write and request. The rest is kept as is.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def _dump_message(m: ModelMessage) -> Any:
-    return json.loads(ModelMessagesTypeAdapter.dump_json([m]))[0]
+    try:
+        return json.loads(ModelMessagesTypeAdapter.dump_json([m]))[0]
+    except (ValueError, UnicodeError):  # a lone surrogate in a reply: save it with U+FFFD, never lose it
+        obj = ModelMessagesTypeAdapter.dump_python([m], mode="json")[0]
+        return json.loads(utf8_safe(json.dumps(obj, ensure_ascii=False)))
 
 
 def _load_message(obj: Any) -> ModelMessage:
@@ -189,7 +210,7 @@ def _load_message(obj: Any) -> ModelMessage:
 
 
 def _lines(entries: Iterable[dict[str, Any]]) -> bytes:
-    return secrets.redact("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)).encode()
+    return utf8_safe(secrets.redact("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))).encode()
 
 
 def _heal_tail(fd: int, size: int) -> bytes:
@@ -364,7 +385,8 @@ class SessionStore:
 
     def log_event(self, event: dict[str, Any]) -> None:
         ensure_private_dir(self.dir)
-        line = secrets.redact(json.dumps({"time": self._clock(), **event}, ensure_ascii=False, default=str) + "\n").encode()
+        line = utf8_safe(secrets.redact(json.dumps({"time": self._clock(), **event}, ensure_ascii=False,
+                                                   default=str) + "\n")).encode()
         fd = os.open(self.events_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             os.write(fd, line)
@@ -390,15 +412,21 @@ class SessionStore:
         return out
 
 
-def _parse_lines(raw: bytes) -> tuple[list[dict[str, Any]], int]:
-    """JSON objects of the file's lines, and how many lines were not one."""
+def _parse_lines(raw: bytes) -> tuple[list[dict[str, Any]], int, int]:
+    """JSON objects of the file's lines, how many lines were not one, and how many held a lone
+    surrogate escape (replaced by U+FFFD: see `utf8_safe`)."""
     entries: list[dict[str, Any]] = []
-    bad = 0
+    bad = fixed = 0
     for line in raw.splitlines():
         if not line.strip():
             continue
         try:
             entry = json.loads(line)
+            if _SURROGATE_ESCAPE.search(line):  # rare: only then pay for the check
+                text = json.dumps(entry, ensure_ascii=False)
+                if (safe := utf8_safe(text)) is not text:
+                    entry = json.loads(safe)
+                    fixed += 1
         except (ValueError, UnicodeDecodeError, RecursionError):
             bad += 1
             continue
@@ -406,7 +434,7 @@ def _parse_lines(raw: bytes) -> tuple[list[dict[str, Any]], int]:
             entries.append(entry)
         else:
             bad += 1
-    return entries, bad
+    return entries, bad, fixed
 
 
 def _in_parent_order(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
@@ -447,7 +475,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     meta: dict[str, Any] = {}
     if not path.exists():
         return Loaded(messages, boundaries, [], meta)
-    entries, bad = _parse_lines(path.read_bytes())
+    entries, bad, fixed = _parse_lines(path.read_bytes())
     entries, moved = _in_parent_order(entries)
     seen: set[str] = set()
     last_id: str | None = None
@@ -486,6 +514,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     problems = []
     if bad:
         problems.append(f"skipped {bad} unreadable line(s)")
+    if fixed:
+        problems.append(f"replaced invalid characters (lone surrogates) in {fixed} line(s) with U+FFFD")
     if dup:
         problems.append(f"skipped {dup} duplicated line(s)")
     if unknown:
