@@ -16,10 +16,22 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import platformdirs
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Ranges every value must be in, wherever it came from: a negative cap or a NaN timeout is a
+# mistake (or a hostile project file), and taking it would break every request or every command
+# in ways that are hard to trace back. A value out of range is a one-line error at start-up.
+Count = Annotated[int, Field(ge=0)]  # tokens, characters, items: 0 allowed (turns the thing off)
+Positive = Annotated[int, Field(ge=1)]
+Fraction = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+Seconds = Annotated[float, Field(gt=0.0, le=86_400.0, allow_inf_nan=False)]
+Retries = Annotated[int, Field(ge=0, le=10)]
+Chars = Annotated[int, Field(ge=100)]  # a cap on what a tool shows: below ~100 nothing useful fits
+ShortSeconds = Annotated[float, Field(gt=0.0, le=600.0, allow_inf_nan=False)]  # commands, hooks (max 10 min)
 
 
 class Settings(BaseSettings):
@@ -29,56 +41,57 @@ class Settings(BaseSettings):
 
     model: str = "deepseek-chat"
     base_url: str | None = None
-    context_window: int | None = None
+    context_window: Annotated[int, Field(ge=1_024)] | None = None
 
     # L5 auto-compact
-    autocompact_buffer: int = 13_000
-    summary_output_reserve: int = 20_000
-    max_consecutive_failures: int = 3
-    thrash_requests: int = 3
-    restore_max_files: int = 5
-    restore_tokens_per_file: int = 5_000
-    restore_total_tokens: int = 50_000
-    user_messages_budget: int = 20_000
+    autocompact_buffer: Count = 13_000
+    summary_output_reserve: Count = 20_000
+    max_consecutive_failures: Positive = 3
+    thrash_requests: Positive = 3
+    restore_max_files: Count = 5
+    restore_tokens_per_file: Count = 5_000
+    restore_total_tokens: Count = 50_000
+    user_messages_budget: Count = 20_000
     # L1 tool-result budget
-    tool_result_max_chars: int = 50_000
-    tool_results_per_message_chars: int = 200_000
-    tool_result_preview_chars: int = 2_000
+    tool_result_max_chars: Chars = 50_000
+    tool_results_per_message_chars: Chars = 200_000
+    tool_result_preview_chars: Count = 2_000
     # L3 microcompact
-    microcompact_keep_recent: int = 5
-    microcompact_trigger: int = 12
-    microcompact_min_free_tokens: int = 20_000
-    cache_ttl_minutes: float = 60.0
+    microcompact_keep_recent: Count = 5
+    microcompact_trigger: Positive = 12
+    microcompact_min_free_tokens: Count = 20_000
+    cache_ttl_minutes: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 60.0
     anthropic_server_clearing: bool = True
     # L4 collapse (fractions of the auto-compact threshold)
     collapse_enabled: bool = True
-    collapse_commit_fraction: float = 0.90
-    collapse_blocking_fraction: float = 0.95
-    collapse_target_fraction: float = 0.50  # one commit brings the view down to this share: batches, not drips
-    collapse_min_gain_fraction: float = 0.25  # a commit freeing less is not worth the cache it rewrites
-    collapse_keep_recent_rounds: int = 3
+    collapse_commit_fraction: Fraction = 0.90
+    collapse_blocking_fraction: Fraction = 0.95
+    collapse_target_fraction: Fraction = 0.50  # one commit brings the view down to this share: batches, not drips
+    collapse_min_gain_fraction: Fraction = 0.25  # a commit freeing less is not worth the cache it rewrites
+    collapse_keep_recent_rounds: Count = 3
     # session memory
-    memory_min_tokens: int = 10_000
-    memory_min_text_messages: int = 5
-    memory_max_tokens: int = 40_000
-    memory_update_tokens: int = 10_000  # measured on ../shared/data: 5K doubled the notes calls for no gain
-    memory_update_tool_calls: int = 3
+    memory_min_tokens: Count = 10_000
+    memory_min_text_messages: Count = 5
+    memory_max_tokens: Count = 40_000
+    memory_update_tokens: Positive = 10_000  # measured on ../shared/data: 5K doubled the notes calls for no gain
+    memory_update_tool_calls: Positive = 3
     memory_enabled: bool = True
-    memory_start_fraction: float = 0.75  # notes start once the context passes this share of the threshold
+    memory_start_fraction: Fraction = 0.75  # notes start once the context passes this share of the threshold
     memory_model: str | None = None  # a cheaper model for the notes; None = the main model, shared prefix
-    memory_wait_s: float = 2.0  # how long compaction waits for an extraction in flight
-    memory_retry_s: float = 30.0  # back-off after a failed extraction (doubles, capped at 10 min)
+    # how long compaction waits for an extraction in flight (0: not at all)
+    memory_wait_s: Annotated[float, Field(ge=0.0, le=600.0, allow_inf_nan=False)] = 2.0
+    memory_retry_s: Seconds = 30.0  # back-off after a failed extraction (doubles, capped at 10 min)
     # agent
-    max_requests_per_turn: int = 1_000
+    max_requests_per_turn: Positive = 1_000
     # provider failures (see agent/retry.py for who retries what)
-    request_timeout_s: float = 600.0  # one HTTP attempt, streaming included
-    max_retries: int = 2  # the SDK's own retries of 408/409/429/5xx/connection errors (backoff, retry-after)
-    transient_retries: int = 2  # ours, for what the SDK cannot retry: a malformed (non-JSON) reply
+    request_timeout_s: Seconds = 600.0  # one HTTP attempt, streaming included
+    max_retries: Retries = 2  # the SDK's own retries of 408/409/429/5xx/connection errors (backoff, retry-after)
+    transient_retries: Retries = 2  # ours, for what the SDK cannot retry: a malformed (non-JSON) reply
     # tools
-    bash_timeout_s: float = 120.0
-    bash_output_max_chars: int = 30_000
-    read_max_bytes: int = 2_000_000
-    read_default_lines: int = 2_000
+    bash_timeout_s: ShortSeconds = 120.0
+    bash_output_max_chars: Chars = 30_000
+    read_max_bytes: Positive = 2_000_000
+    read_default_lines: Positive = 2_000
     # the agent's own requests
     summary_model: str | None = None  # None = the main model, sharing its cached prefix (cheapest)
     # permissions (config file [permissions]); deny rules win over allow rules
@@ -88,7 +101,7 @@ class Settings(BaseSettings):
     deny_paths: list[str] = []  # glob patterns of paths that may never be written
     # extensions (config file [hooks] / [mcp_servers]; shapes checked in agent/hooks.py, agent/mcp.py)
     hooks: dict[str, Any] = {}
-    hook_timeout_s: float = 10.0
+    hook_timeout_s: ShortSeconds = 10.0
     mcp_servers: dict[str, Any] = {}
     compactable_tools: list[str] = []  # more tools whose old results microcompact may clear
 
