@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 Mode = Literal["ask", "yes", "deny"]
+PROJECT_FILE = ".compact-agent.toml"  # settings_file.PROJECT_FILE (not imported: this module stays light)
 Answer = Literal["once", "always", "deny"]
 AskFn = Callable[[str, str], Answer]
 
@@ -58,6 +59,7 @@ class Permissions:
         deny_bash: Sequence[str] = (),
         allow_bash: Sequence[str] = (),
         deny_paths: Sequence[str] = (),
+        private_dirs: Sequence[Path] = (),
     ) -> None:
         if mode not in ("ask", "yes", "deny"):
             raise ValueError(f"unknown permission mode {mode!r}; expected 'ask', 'yes' or 'deny'")
@@ -70,6 +72,10 @@ class Permissions:
         self.allow_bash = list(allow_bash)
         #: Globs of paths never written (`.env`, `**/secrets/*`), matched absolute and relative to cwd.
         self.deny_paths = list(deny_paths)
+        #: compact-agent's own data (the session store, the user config): neither read nor written.
+        # (one that holds the working directory itself would fence off everything: not taken)
+        self.private_dirs = [d for d in (resolve_path(self.cwd, p) for p in private_dirs)
+                             if not is_within(self.cwd, d)]
         #: Tools the user answered "always" for; remembered for this session only.
         self.always: set[str] = set()
 
@@ -81,6 +87,8 @@ class Permissions:
         resolved = resolve_path(self.cwd, path)
         if pat := self._denied_path(resolved):
             return f"permission denied: {resolved} matches deny rule {pat!r}"
+        if why := self._protected(resolved, writing=verb != "read"):
+            return f"permission denied: {resolved} {why}; the user can change it by hand"
         if self.allow_outside:
             return None
         if self.within_roots(resolved):
@@ -89,6 +97,26 @@ class Permissions:
             f"permission denied: {resolved} is outside the working directory {self.cwd}; "
             f"{verb} inside it (or the user can allow the directory with extra_dirs)"
         )
+
+    def _protected(self, resolved: Path, writing: bool) -> str | None:
+        """Why `resolved` is off limits to the model's file tools whatever the mode, or None.
+
+        The session store holds every conversation of every project (one session could read or
+        overwrite another's); `.git/` holds hooks and config that git runs as code later; the
+        project config decides what the agent may do. None of these is the model's to change.
+        """
+        if any(is_within(resolved, d) for d in self.private_dirs):
+            return "is compact-agent's own data (sessions, settings)"
+        if not writing:
+            return None
+        for root in (self.cwd, *self.extra_dirs):
+            if is_within(resolved, root):
+                rel = resolved.relative_to(root)
+                if ".git" in rel.parts:
+                    return "is inside .git/ (git runs its hooks and config as code)"
+                if rel.as_posix() == PROJECT_FILE:
+                    return "is the project's compact-agent config (it sets what the agent may do)"
+        return None
 
     def read_refusal(self, path: Path) -> str | None:
         """Refusal for reading or searching `path` (resolved): the write fence, worded for reads."""

@@ -38,6 +38,7 @@ from ..context.restore import Restorer
 from ..context.summarizer import SharedPrefixSummarizer
 from ..models import ModelInfo, build_model, model_info, provider_for
 from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
+from ..settings_file import user_config_path
 from .checkpoints import Checkpoints
 from .extensions import SessionExtensions
 from .file_state import ReadFileState
@@ -136,7 +137,8 @@ class AgentSession:
         st = self.settings
         self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask,  # type: ignore[arg-type]
                                        extra_dirs=[Path(d) for d in st.extra_dirs], deny_bash=st.deny_bash,
-                                       allow_bash=st.allow_bash, deny_paths=st.deny_paths)
+                                       allow_bash=st.allow_bash, deny_paths=st.deny_paths,
+                                       private_dirs=[(opts.home or home_dir()) / "projects", user_config_path()])
         self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
         self.env = ToolEnv(self.cwd, self.settings, self.read_state, self.permissions, self.checkpoints,
                            on_change=on_change)
