@@ -37,7 +37,14 @@ from ..context.pipeline import ContextManager
 from ..context.restore import Restorer
 from ..context.summarizer import SharedPrefixSummarizer
 from ..models import ModelInfo, build_model, model_info, provider_for
-from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
+from ..session.store import (
+    SessionStore,
+    atomic_write,
+    ensure_private_dir,
+    list_sessions,
+    new_session_id,
+    project_slug,
+)
 from ..settings_file import user_config_path
 from .checkpoints import Checkpoints
 from .extensions import SessionExtensions
@@ -125,6 +132,9 @@ class AgentSession:
         self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key,
                                                         **self._http_limits())
         self.session_id, exists = resolve_session_id(opts)
+        home = opts.home or home_dir()
+        for d in (home, home / "projects"):  # also when an older version made them 0755
+            ensure_private_dir(d)
         self.store = SessionStore(session_root(self.cwd, opts.home), self.session_id)
         self.store.lock()
         self.warnings: list[str] = []

@@ -82,9 +82,30 @@ def project_slug(cwd: Path) -> str:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """`path` as a 0700 folder; every parent it has to create is 0700 too (`mkdir(parents=True)`
+    would make those 0755 under the usual umask, and then anyone could list the project paths)."""
+    missing: list[Path] = []
+    p = path
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            d.mkdir(mode=0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(d, 0o700)
+    path.mkdir(exist_ok=True, mode=0o700)
     with contextlib.suppress(OSError):
         os.chmod(path, 0o700)
+    return path
+
+
+def ensure_private_file(path: Path) -> Path:
+    """`path` exists and is 0600 (for files written by others' code, like the prompt history)."""
+    ensure_private_dir(path.parent)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o600)
     return path
 
 

@@ -15,6 +15,7 @@ from ..agent.stream_events import problem_line
 from ..agent.todos import TodoItem
 from ..cli import describe_error
 from ..context.events import Event
+from ..session.store import ensure_private_file
 from . import render
 from .commands import ExitRepl, dispatch
 from .session_views import render_plan
@@ -60,7 +61,7 @@ async def run_repl(opts: SessionOptions) -> None:
     for w in session.warnings:
         console.print(f"[yellow]warning: {w}[/yellow]")
     console.print(f"compact-agent · {session.info.name} · session {session.session_id} · /help for commands")
-    history_file = session.store.dir / "prompt_history"
+    history_file = ensure_private_file(session.store.dir / "prompt_history")  # all the user typed: 0600
     prompt = PromptSession(history=FileHistory(str(history_file)))
     try:
         while True:
