@@ -118,6 +118,7 @@ def main_command(
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
         raise fail(f"working directory {work} does not exist", 2)
+    api_key = _protect_key(api_key)
     settings = load_settings(work, model=model, base_url=base_url, context_window=context_window).settings
     opts = SessionOptions(
         cwd=work, model=model or settings.model, base_url=base_url or settings.base_url, api_key=api_key,
@@ -141,6 +142,21 @@ def main_command(
         if isinstance(e, SessionError):
             raise fail(describe_error(e)) from None
         raise
+
+
+def _protect_key(api_key: str | None) -> str | None:
+    """Register every key we know of and hide it from the commands the agent runs (secrets.py);
+    `--api-key` is also in the process list for every user until then: say so once."""
+    from . import secrets
+
+    if api_key:
+        sys.stderr.write("compact-agent: warning: --api-key is visible to other users in the process list while "
+                         "the agent starts; export DEEPSEEK_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY "
+                         "instead (e.g. from a key file: OPENAI_API_KEY=$(cat ~/.key))\n")
+    secrets.register(api_key)
+    secrets.register_environment()
+    secrets.hide_from_children()
+    return api_key
 
 
 def load_settings(work: Path, **flags: object) -> Any:
@@ -190,14 +206,15 @@ def analyze_command(
 
 
 async def _print_mode(opts: object, prompt: str, output_format: str) -> int:
+    from . import secrets
     from .agent.runner import AgentSession
     from .agent.stream_events import compaction_end, problem_line
     from .context.events import Event
 
     stream = output_format == "stream-json"
 
-    def emit(obj: dict) -> None:
-        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    def emit(obj: dict) -> None:  # tool output, text, events: nothing printed may carry the key
+        sys.stdout.write(secrets.redact(json.dumps(obj, ensure_ascii=False)) + "\n")
         sys.stdout.flush()
 
     def on_event(ev: Event) -> None:
@@ -242,7 +259,7 @@ async def _print_mode(opts: object, prompt: str, output_format: str) -> int:
     compactions = [{"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
                     "tokens_after": c.tokens_after, "archive": str(c.archive or "")} for c in turn.compactions]
     if output_format == "text":
-        sys.stdout.write(turn.output.rstrip("\n") + "\n")
+        sys.stdout.write(secrets.redact(turn.output.rstrip("\n")) + "\n")
     elif output_format == "json":
         emit({"result": turn.output, "session_id": session.session_id, "usage": usage, "compactions": compactions})
     else:

@@ -225,8 +225,9 @@ def test_api_keys_are_in_no_file_and_no_output_line(tmp_path: Path, zygote: Zygo
     assert run.code == 1, run.stderr  # the provider error ended the turn
     assert len(run.stderr_lines()) >= 1 and all(ln.startswith("compact-agent:") for ln in run.stderr_lines())
     assert "[REDACTED]" in run.stderr
-    # The key did reach the model as data (it read .env), and compaction archived the session.
-    assert any(KEY in message_text(m) for r in server.requests for m in r.messages)
+    # The model read .env, but the key in it reached no request; compaction archived the session.
+    assert not [r for r in server.requests for m in r.messages if KEY in message_text(m)]
+    assert any("OPENAI_API_KEY=[REDACTED]" in message_text(m) for r in server.requests for m in r.messages)
     assert list(home.rglob("compact-history/*.jsonl")), "the run must have compacted"
     leaks = [str(f.relative_to(home)) for f in all_files(home)
              if KEY.encode() in f.read_bytes() or env_key.encode() in f.read_bytes()]
@@ -235,6 +236,31 @@ def test_api_keys_are_in_no_file_and_no_output_line(tmp_path: Path, zygote: Zygo
     # The command's environment had no provider key at all.
     bash_out = next(message_text(tool_results(r)[0]) for r in server.requests if tool_results(r))
     assert "OPENAI_API_KEY" not in bash_out and "DEEPSEEK_API_KEY" not in bash_out and "key= \n" in bash_out + "\n"
+
+
+def test_commands_cannot_read_the_key_from_the_agent_process(tmp_path: Path) -> None:
+    """A command reads the agent's own /proc environ and command line and reverses them (so no
+    redaction of the text could hide a leak): neither key is there. A fresh interpreter, since the
+    environment block is what the process was started with. The streamed output is redacted too."""
+    env_key = "sk-env-fedcba9876543210fedcba9876543210"
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    cwd.mkdir()
+    (cwd / "key.txt").write_text(f"{KEY}\n")
+    probe = ("tr '\\0' '\\n' < /proc/$PPID/environ | grep -a _API_KEY | rev; "
+             "tr '\\0' ' ' < /proc/$PPID/cmdline | rev; echo; cat key.txt")
+    script = Script([[("bash", {"command": probe})]])
+    with FakeOpenAIServer(script, api_key=KEY) as server:
+        args = cli_args(server, "probe", window=9_000)
+        args[args.index("json")] = "stream-json"
+        run = cli(home, cwd, *args, "--api-key", KEY, env={"OPENAI_API_KEY": env_key})
+    assert run.code == 0, run.stderr
+    out = message_text(tool_results(script.main[1])[0])
+    assert "YEK_IPA_IANEPO" in out and "yek-ipa--" in out, out  # the command did read both files
+    for key in (KEY, env_key):
+        assert key[::-1] not in out and key not in out
+        assert key not in run.stdout and key[::-1] not in run.stdout
+    assert "[REDACTED]" in run.stdout  # key.txt, as streamed in the tool_result line
+    assert "--api-key is visible" in run.stderr
 
 
 async def test_summary_and_notes_requests_cannot_run_tools(tmp_path: Path) -> None:

@@ -30,7 +30,9 @@ from typing import Any, ParamSpec
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.toolsets import FunctionToolset
 
+from .. import secrets
 from ..config import Settings
+from ..session.store import utf8_safe
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState, atomic_write_bytes
 from .permissions import Permissions, resolve_path
@@ -316,14 +318,29 @@ def _one_line(tool: str, e: BaseException) -> str:
     return f"{tool} failed: {type(e).__name__}: {' '.join(str(e).split())}"[:500]
 
 
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def tool_text(text: str) -> str:
+    """What a tool hands the model: no API key (a file or command may hold it), and only text
+    UTF-8 can carry. A file name with bytes that are not UTF-8 arrives from the OS as surrogate
+    escapes, which would fail the whole request: those bytes are shown as `\\xNN`."""
+    text = secrets.redact(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = utf8_safe(_ESCAPED_BYTE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", text))
+    return text
+
+
 def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
     @functools.wraps(fn)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
         try:
-            return await fn(*args, **kwargs)
+            return tool_text(await fn(*args, **kwargs))
         except Exception as e:  # the model gets a reason it can act on, never a traceback
             log.debug("tool %s failed", fn.__name__, exc_info=True)
-            return _one_line(fn.__name__, e)
+            return tool_text(_one_line(fn.__name__, e))
 
     return wrapper
 
@@ -420,7 +437,7 @@ def mention_messages(
     for n, path in enumerate(paths):
         p = resolve_path(env.cwd, path)
         rel = _shown(env, p)
-        content = read_file_text(env, p, confined=confined)
+        content = tool_text(read_file_text(env, p, confined=confined))
         cap = max_tokens_per_file * 4 if max_tokens_per_file else None
         if cap is not None and len(content) > cap:
             kept = content[: content.rfind("\n", 0, cap) + 1 or cap]
