@@ -259,3 +259,40 @@ def test_deeply_nested_side_files_and_a_surrogate_line_continue(tmp_path: Path) 
     assert not server.rejected
     texts_sent = [m.get("content") for r in server.requests for m in r.messages]
     assert any(isinstance(t, str) and "lone \ufffd surrogate" in t for t in texts_sent)
+
+
+async def test_names_and_replies_that_are_not_utf8_keep_the_turn_going(tmp_path: Path) -> None:
+    """A file name with a byte that is not UTF-8 (listed by glob, grep and a directory read), a
+    Latin-1 text file, and a reply holding a lone surrogate: every turn ends normally, the reply is
+    saved (with U+FFFD), and the next request is accepted."""
+    from tests.fakes.openai_server import Reply, message_text, tool_results
+
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    cwd.mkdir()
+    (cwd / "caf\udcff.txt").write_bytes(b"needle\n")  # the name's byte 0xff, as the OS hands it over
+    (cwd / "latin.txt").write_bytes(b"caf\xe9 au lait\n")
+    steps = [("glob", {"pattern": "*"}), ("grep", {"pattern": "needle"}), ("read_file", {"path": "."}),
+             ("read_file", {"path": "latin.txt"})]
+    results: list[str] = []
+
+    def responder(req):  # type: ignore[no-untyped-def]
+        done = tool_results(req)
+        if done:
+            results.append(message_text(done[0]))
+        if len(results) < len(steps) and (not done or req.messages[-1].get("role") == "tool"):
+            tool, args = steps[len(results)]
+            return Reply.tools([(tool, args)])
+        return Reply.text("bad \ud800 reply")
+
+    with FakeOpenAIServer(responder) as server:
+        s = session(home, cwd, server)
+        out = await s.run_turn("list")
+        again = await s.run_turn("and now?")
+        await s.aclose()
+    assert not server.rejected
+    assert all("caf\\xff.txt" in r for r in results[:3]), results
+    assert "café au lait" in results[3] and "Latin-1" in results[3], results[3]
+    assert out.output.startswith("bad ") and again.output.startswith("bad ")
+    saved = [p.content for m in load_session_file(s.store.path).messages for p in m.parts
+             if p.part_kind == "text"]
+    assert saved == ["bad \ufffd reply", "bad \ufffd reply"], saved

@@ -144,13 +144,16 @@ def read_file_text(
             f"{shown} is {st.st_size} bytes, over the {s.read_max_bytes}-byte read limit; read a slice "
             "with offset and limit (e.g. offset=1, limit=500) or search it with grep."
         )
+    legacy = ""
     if huge:
         lines: Iterator[str] = _stream_lines(p)
     else:
+        raw = p.read_bytes()
         try:
-            text = p.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            return f"{shown} is a binary file ({st.st_size} bytes); not shown."
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:  # no NUL byte, so text in a legacy 8-bit encoding, not binary
+            text = raw.decode("latin-1")
+            legacy = f"[{shown} is not UTF-8; shown decoded as Latin-1; edit_file cannot change it]\n"
         parts = text.split("\n")
         if parts[-1] == "":
             parts.pop()
@@ -179,7 +182,7 @@ def read_file_text(
     end = start + len(kept) - 1
     partial = start > 1 or end < total
     env.read_state.record(p, st.st_mtime_ns, partial, offset=offset, limit=limit)
-    body = _numbered(kept, start)
+    body = legacy + _numbered(kept, start)
     if not partial:
         return body
     more = f"; read more with offset={end + 1}" if end < total else ""
