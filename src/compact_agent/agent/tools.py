@@ -22,6 +22,7 @@ import hashlib
 import logging
 import os
 import re
+import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -400,7 +401,11 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
             path: File or directory to search (default: the working directory).
             glob: Only search files matching this glob, e.g. `*.py` or `src/**/*.ts`.
         """
-        return await asyncio.to_thread(grep_impl, env, pattern, path, glob)
+        stop = threading.Event()  # an interrupted turn stops the search between lines
+        try:
+            return await asyncio.to_thread(grep_impl, env, pattern, path, glob, stop)
+        finally:
+            stop.set()
 
     async def glob(pattern: str, path: str | None = None) -> str:
         """Find files by name pattern (`**` spans directories, e.g. `**/*.py`), newest first.
