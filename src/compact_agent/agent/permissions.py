@@ -60,6 +60,7 @@ class Permissions:
         allow_bash: Sequence[str] = (),
         deny_paths: Sequence[str] = (),
         private_dirs: Sequence[Path] = (),
+        readable: Sequence[str] = (),
     ) -> None:
         if mode not in ("ask", "yes", "deny"):
             raise ValueError(f"unknown permission mode {mode!r}; expected 'ask', 'yes' or 'deny'")
@@ -76,6 +77,9 @@ class Permissions:
         # (one that holds the working directory itself would fence off everything: not taken)
         self.private_dirs = [d for d in (resolve_path(self.cwd, p) for p in private_dirs)
                              if not is_within(self.cwd, d)]
+        #: Globs of absolute paths the model may read wherever they are: this session's own spilled
+        #: tool results and archives, which the previews and the summary tell it to read.
+        self.readable = list(readable)
         #: Tools the user answered "always" for; remembered for this session only.
         self.always: set[str] = set()
 
@@ -87,6 +91,8 @@ class Permissions:
         resolved = resolve_path(self.cwd, path)
         if pat := self._denied_path(resolved):
             return f"permission denied: {resolved} matches deny rule {pat!r}"
+        if verb == "read" and any(fnmatch.fnmatchcase(str(resolved), pat) for pat in self.readable):
+            return None
         if why := self._protected(resolved, writing=verb != "read"):
             return f"permission denied: {resolved} {why}; the user can change it by hand"
         if self.allow_outside:

@@ -148,7 +148,9 @@ class AgentSession:
         self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask,  # type: ignore[arg-type]
                                        extra_dirs=[Path(d) for d in st.extra_dirs], deny_bash=st.deny_bash,
                                        allow_bash=st.allow_bash, deny_paths=st.deny_paths,
-                                       private_dirs=[(opts.home or home_dir()) / "projects", user_config_path()])
+                                       private_dirs=[(opts.home or home_dir()) / "projects", user_config_path()],
+                                       readable=[f"{self.store.dir.resolve()}/tool-results/*",
+                                                 f"{self.store.archive_dir.resolve()}/{self.session_id}-*.jsonl"])
         self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
         self.env = ToolEnv(self.cwd, self.settings, self.read_state, self.permissions, self.checkpoints,
                            on_change=on_change)
