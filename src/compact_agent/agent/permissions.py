@@ -80,8 +80,9 @@ class Permissions:
         #: Globs of absolute paths the model may read wherever they are: this session's own spilled
         #: tool results and archives, which the previews and the summary tell it to read.
         self.readable = list(readable)
-        #: Tools the user answered "always" for; remembered for this session only.
-        self.always: set[str] = set()
+        #: What the user answered "always" for, this session only: (tool, the exact command) for
+        #: bash, (tool, the resolved path) for file edits — what the prompt showed, nothing wider.
+        self.always: set[tuple[str, str]] = set()
 
     def outside_message(self, path: Path, verb: str = "write") -> str | None:
         """Refusal for a path outside the allowed roots or under a deny rule, or None when it is fine.
@@ -177,7 +178,8 @@ class Permissions:
                 return f"permission denied: command matches deny rule {rule[1]!r}"
             if rule:
                 return None
-        if self.mode == "yes" or tool in self.always:
+        scope = (tool, " ".join(detail.split()) if tool == "bash" or path is None else str(resolve_path(self.cwd, path)))
+        if self.mode == "yes" or scope in self.always:
             return None
         if self.mode == "deny" or self.ask is None:
             return f"permission denied: {tool} needs approval; rerun with --yes to allow"
@@ -189,7 +191,7 @@ class Permissions:
             log.warning("permission prompt failed: %s", e)
             answer = "deny"
         if answer == "always":
-            self.always.add(tool)
+            self.always.add(scope)
             return None
         if answer == "once":
             return None

@@ -24,7 +24,8 @@ from .session_views import render_plan
 def _ask(console: Console):  # noqa: ANN202 - returns the permission callback
     def ask(tool: str, detail: str) -> str:
         console.print(f"[bold]{tool}[/bold] wants to run: {detail[:300]}")
-        answer = console.input("allow? [y]es once / [a]lways this session / [n]o: ").strip().lower()
+        what = "this exact command" if tool == "bash" else "this file"
+        answer = console.input(f"allow? [y]es once / [a]lways {what} this session / [n]o: ").strip().lower()
         return {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(answer, "deny")
     return ask
 
