@@ -296,3 +296,26 @@ async def test_names_and_replies_that_are_not_utf8_keep_the_turn_going(tmp_path:
     saved = [p.content for m in load_session_file(s.store.path).messages for p in m.parts
              if p.part_kind == "text"]
     assert saved == ["bad \ufffd reply", "bad \ufffd reply"], saved
+
+
+def test_a_huge_junk_line_is_skipped_without_holding_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 40 MB line of junk (a cap of 8 MB here; 64 MB by default) costs about the cap to skip,
+    not several times the line: the file is read in chunks, never whole."""
+    import tracemalloc
+
+    from compact_agent.session import store
+
+    monkeypatch.setattr(store, "MAX_LINE_BYTES", 8 * 1024 * 1024, raising=False)
+    path, lines = _valid_file(tmp_path)
+    original = load_session_file(path).messages
+    with open(path, "wb") as f:
+        f.write(b"".join(lines[:4]) + b"x" * 40_000_000 + b"\n" + b"".join(lines[4:]))
+    tracemalloc.start()
+    try:
+        loaded = load_session_file(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert texts(loaded.messages) == texts(original)
+    assert len(loaded.warnings) == 1 and "skipped 1 unreadable line" in loaded.warnings[0]
+    assert peak < 20_000_000, peak  # reading it whole took > 80 MB (the bytes, then the split copy)

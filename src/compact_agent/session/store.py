@@ -27,7 +27,7 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -425,7 +425,9 @@ class SessionStore:
         out: list[dict[str, Any]] = []
         if not self.events_path.exists():
             return out
-        for raw in self.events_path.read_bytes().splitlines():
+        for raw in _file_lines(self.events_path):
+            if raw is None:
+                continue
             with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
                 obj = json.loads(raw)
                 if isinstance(obj, dict):
@@ -433,12 +435,50 @@ class SessionStore:
         return out
 
 
-def _parse_lines(raw: bytes) -> tuple[list[dict[str, Any]], int, int]:
-    """JSON objects of the file's lines, how many lines were not one, and how many held a lone
-    surrogate escape (replaced by U+FFFD: see `utf8_safe`)."""
+#: The longest line a session file may hold. Real ones stay far below (a tool result is capped
+#: before it is saved); a longer one is junk, skipped without ever being held whole in memory.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+def _file_lines(path: Path, cap: int | None = None) -> Iterator[bytes | None]:
+    """The lines of `path` (without newlines), read in chunks; a line over `cap` bytes is
+    dropped while it is read and yields None. Memory stays at about `cap`, whatever the file."""
+    cap = MAX_LINE_BYTES if cap is None else cap
+    buf = bytearray()
+    skipping = False
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            start = 0
+            while (nl := chunk.find(b"\n", start)) >= 0:
+                if skipping:
+                    skipping = False
+                    yield None
+                else:
+                    buf += chunk[start:nl]
+                    yield bytes(buf)
+                buf.clear()
+                start = nl + 1
+            if not skipping:
+                buf += chunk[start:]
+                if len(buf) > cap:
+                    buf.clear()
+                    skipping = True
+    if skipping:
+        yield None
+    elif buf:
+        yield bytes(buf)
+
+
+def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[dict[str, Any]], int, int]:
+    """JSON objects of the file's lines, how many lines were not one (None: over the size cap),
+    and how many held a lone surrogate escape (replaced by U+FFFD: see `utf8_safe`)."""
     entries: list[dict[str, Any]] = []
     bad = fixed = 0
-    for line in raw.splitlines():
+    for line in lines:
+        if line is None:
+            bad += 1
+            continue
         if not line.strip():
             continue
         try:
@@ -496,7 +536,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     meta: dict[str, Any] = {}
     if not path.exists():
         return Loaded(messages, boundaries, [], meta)
-    entries, bad, fixed = _parse_lines(path.read_bytes())
+    entries, bad, fixed = _parse_lines(_file_lines(path))
     entries, moved = _in_parent_order(entries)
     seen: set[str] = set()
     last_id: str | None = None
