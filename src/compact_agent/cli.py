@@ -149,7 +149,7 @@ def _protect_key(api_key: str | None) -> str | None:
     `--api-key` is also in the process list for every user until then: say so once."""
     from . import secrets
 
-    if api_key:
+    if api_key and len(api_key) >= secrets.MIN_LEN:  # shorter: a local server's placeholder, not a key
         sys.stderr.write("compact-agent: warning: --api-key is visible to other users in the process list while "
                          "the agent starts; export DEEPSEEK_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY "
                          "instead (e.g. from a key file: OPENAI_API_KEY=$(cat ~/.key))\n")
