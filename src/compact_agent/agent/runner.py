@@ -20,6 +20,8 @@ from typing import Any
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelRequest,
+    ModelResponse,
     PartDeltaEvent,
     PartStartEvent,
     TextPart,
@@ -62,6 +64,7 @@ SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user
 Today's date: {today}."""
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
+UNANSWERED = "[compact-agent: this turn ended before an answer (interrupted, or the request failed)]"
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 
 
@@ -282,8 +285,23 @@ class AgentSession:
                 paths.append(p)
         return mention_messages(self.env, paths, None, salt=f"t{self.turns}", confined=False) if paths else []
 
+    def _close_unanswered(self) -> None:
+        """End a history that stops at a request (a turn interrupted, failed or killed before the
+        answer) with a marked answer saying so, saved like any message.
+
+        pydantic-ai merges a new prompt into a trailing request: the saved copy of that request
+        would never get the new prompt (appends go by position), and every position after it would
+        shift under the checkpoints `/rewind` uses. A closed history keeps positions stable.
+        """
+        if not self.messages or not isinstance(self.messages[-1], ModelRequest):
+            return
+        closing = ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})
+        self.store.append([closing])
+        self.messages.append(closing)
+
     async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None,
                        on_tool: Callable[[dict[str, Any]], None] | None = None) -> TurnResult:
+        self._close_unanswered()
         history = list(self.messages)
         self.checkpoints.begin(self.turns, len(history), prompt)
         history += await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
