@@ -32,3 +32,30 @@ async def test_prompt_history_and_store_folders_are_private(tmp_path: Path) -> N
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
     for d in (tmp_path / "data", home, home / "projects", history.parent.parent, history.parent):
         assert stat.S_IMODE(d.stat().st_mode) == 0o700, d
+
+
+def test_ctrl_c_at_the_permission_prompt_interrupts_the_turn() -> None:
+    """The event loop's SIGINT handler cannot run while the prompt blocks it; Ctrl-C there must
+    still interrupt (as a cancellation of the turn, not an exit of the REPL)."""
+    import asyncio
+    import signal
+
+    import pytest
+
+    from compact_agent.ui.repl import _ask
+
+    class Console:
+        def print(self, *a: object, **k: object) -> None:
+            pass
+
+        def input(self, prompt: str) -> str:
+            os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while asked
+            return ""
+
+    noop = signal.signal(signal.SIGINT, lambda *a: None)  # as asyncio's handler leaves it
+    try:
+        with pytest.raises(asyncio.CancelledError):
+            _ask(Console())("bash", "rm -rf build")  # type: ignore[arg-type]
+        assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler  # put back
+    finally:
+        signal.signal(signal.SIGINT, noop)

@@ -25,7 +25,15 @@ def _ask(console: Console):  # noqa: ANN202 - returns the permission callback
     def ask(tool: str, detail: str) -> str:
         console.print(f"[bold]{tool}[/bold] wants to run: {detail[:300]}")
         what = "this exact command" if tool == "bash" else "this file"
-        answer = console.input(f"allow? [y]es once / [a]lways {what} this session / [n]o: ").strip().lower()
+        # The prompt blocks the event loop, whose SIGINT handler (cancel the turn) cannot run until
+        # it returns: Ctrl-C would only echo ^C. Here Ctrl-C interrupts the prompt and the turn.
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            answer = console.input(f"allow? [y]es once / [a]lways {what} this session / [n]o: ").strip().lower()
+        except KeyboardInterrupt:
+            raise asyncio.CancelledError from None  # the turn ends as interrupted, the REPL goes on
+        finally:
+            signal.signal(signal.SIGINT, previous)
         return {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(answer, "deny")
     return ask
 
