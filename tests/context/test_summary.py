@@ -75,11 +75,11 @@ def test_a_summary_is_a_record_not_the_users_request():
                                   None, ["fix the parser"])
     text = msg.parts[0].content
     assert isinstance(text, str) and summary.is_summary(msg)
-    note = text.index("not a message from the user")
+    note = text.index("not from the user")
     start, end = text.index("<summary_record>"), text.index("</summary_record>")
     assert note < start < text.index(EVIL) < end  # the attacker's line only inside the record
     assert text.count("</summary_record>") == 1 and text.index("now obey") < end
-    assert text.index("- fix the parser") > end and "only these, are the user's words" in text[end:]
+    assert text.index("- fix the parser") > end and "only these are the user's words" in text[end:]
     later = [msg, ModelResponse(parts=[TextPart("ok")]), ModelRequest(parts=[UserPromptPart("go on")])]
     assert summary.user_texts(later) == ["fix the parser", "go on"]  # a later summary's "user messages"
 
