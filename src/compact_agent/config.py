@@ -97,8 +97,8 @@ class Settings(BaseSettings):
     # permissions (config file [permissions]); deny rules win over allow rules
     allow_bash: list[str] = []
     deny_bash: list[str] = []
-    extra_dirs: list[str] = []  # writable besides the working directory
-    deny_paths: list[str] = []  # glob patterns of paths that may never be written
+    extra_dirs: list[str] = []  # readable and writable besides the working directory
+    deny_paths: list[str] = []  # glob patterns of paths the file tools never read nor write
     # extensions (config file [hooks] / [mcp_servers]; shapes checked in agent/hooks.py, agent/mcp.py)
     hooks: dict[str, Any] = {}
     hook_timeout_s: ShortSeconds = 10.0

@@ -117,6 +117,7 @@ async def test_reads_and_searches_cannot_leave_the_working_directory(tmp_path: P
         [("glob", {"pattern": "made_link/*"})],
         [("read_file", {"path": ".env"})],
         [("read_file", {"path": "notes.txt"})],
+        [("read_file", {"path": "~/.bashrc"})],
     ])
     with FakeOpenAIServer(script) as server:
         s = session(tmp_path / "home", cwd, server, settings=Settings(deny_paths=[".env"]))
@@ -124,8 +125,8 @@ async def test_reads_and_searches_cannot_leave_the_working_directory(tmp_path: P
         await s.aclose()
     assert out.output == "done"
     results = [message_text(tool_results(r)[0]) for r in script.main[1:]]
-    assert len(results) == 14, results
-    refused = {0, 1, 3, 4, 5, 6, 7, 9, 10, 11, 12}
+    assert len(results) == 15, results
+    refused = {0, 1, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14}
     for k in sorted(refused):
         assert results[k].startswith("permission denied:") and "\n" not in results[k], (k, results[k])
     assert "outside the working directory" in results[0] and "matches deny rule '.env'" in results[12]
