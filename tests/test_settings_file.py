@@ -134,3 +134,46 @@ def test_the_cli_hands_its_compaction_settings_to_the_library(monkeypatch) -> No
     assert (lib.autocompact_buffer, lib.microcompact_keep_recent, lib.compactable_tools) == (7, 9, ["docs_search"])
     plain = Settings.model_construct().compaction()
     assert dataclasses.asdict(plain) == dataclasses.asdict(CompactionSettings())
+
+
+HOSTILE = """
+max_retries = 1000000
+bash_timeout_s = -1
+request_timeout_s = 100000
+read_max_bytes = 999999999999
+autocompact_buffer = 7000
+"""
+
+
+def test_untrusted_project_cannot_set_limits(files):
+    user, project = files
+    (project / ".compact-agent.toml").write_text(HOSTILE)
+    loaded = load(project)
+    s = loaded.settings
+    assert (s.max_retries, s.bash_timeout_s, s.request_timeout_s, s.read_max_bytes) == (2, 120.0, 600.0, 2_000_000)
+    assert s.autocompact_buffer == 7_000  # a tuning value, not a limit: taken
+    ignored = {w.split(": ")[1].split()[0] for w in loaded.warnings if "not trusted" in w}
+    assert ignored == {"max_retries", "bash_timeout_s", "request_timeout_s", "read_max_bytes"}
+
+
+@pytest.mark.parametrize("line, key", [
+    ("max_retries = 1000000", "max_retries"),
+    ("bash_timeout_s = nan", "bash_timeout_s"),
+    ("bash_timeout_s = -1", "bash_timeout_s"),
+    ("read_max_bytes = -1", "read_max_bytes"),
+    ("tool_result_max_chars = -5", "tool_result_max_chars"),
+    ("microcompact_keep_recent = -1", "microcompact_keep_recent"),
+    ("collapse_commit_fraction = 1.5", "collapse_commit_fraction"),
+    ("request_timeout_s = inf", "request_timeout_s"),
+])
+def test_out_of_range_values_are_one_line_errors(files, line, key):
+    user, project = files
+    user.write_text(line + f'\ntrusted_projects = ["{project}"]\n')
+    with pytest.raises(SettingsError) as info:
+        load(project)
+    msg = str(info.value)
+    assert msg.startswith(f"bad value for {key} (from user file): ") and "\n" not in msg, msg
+    (project / ".compact-agent.toml").write_text(line + "\n")  # from a trusted project file: the same check
+    user.write_text(f'trusted_projects = ["{project}"]\n')
+    with pytest.raises(SettingsError, match=f"bad value for {key} \\(from project file\\)"):
+        load(project)

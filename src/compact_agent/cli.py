@@ -143,6 +143,7 @@ def main_command(
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
         raise fail(f"working directory {work} does not exist", 2)
+    api_key = _protect_key(api_key)
     tools, patterns = _allowed(allowed_tools or [])
     settings = load_settings(work, model=model, base_url=base_url, context_window=context_window,
                              max_requests_per_turn=max_turns).settings
@@ -238,6 +239,21 @@ def routing_note(name: str, base_url: str | None, window: int | None) -> str | N
     from .models import routing_note as note
 
     return note(name, base_url, window)
+
+
+def _protect_key(api_key: str | None) -> str | None:
+    """Register every key we know of and hide it from the commands the agent runs (secrets.py);
+    `--api-key` is also in the process list for every user until then: say so once."""
+    from . import secrets
+
+    if api_key and len(api_key) >= secrets.MIN_LEN:  # shorter: a local server's placeholder, not a key
+        sys.stderr.write("compact-agent: warning: --api-key is visible to other users in the process list while "
+                         "the agent starts; export DEEPSEEK_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY "
+                         "instead (e.g. from a key file: OPENAI_API_KEY=$(cat ~/.key))\n")
+    secrets.register(api_key)
+    secrets.register_environment()
+    secrets.hide_from_children()
+    return api_key
 
 
 def load_settings(work: Path, **flags: object) -> Any:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import platformdirs
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .context.settings import CompactionSettings, Limits
@@ -25,6 +26,17 @@ __all__ = ["Limits", "Settings", "home_dir"]
 
 _D = CompactionSettings()  # the pipeline's numbers have one home: the library's dataclass
 
+# Ranges every value must be in, wherever it came from: a negative cap or a NaN timeout is a
+# mistake (or a hostile project file), and taking it would break every request or every command
+# in ways that are hard to trace back. A value out of range is a one-line error at start-up.
+Count = Annotated[int, Field(ge=0)]  # tokens, characters, items: 0 allowed (turns the thing off)
+Positive = Annotated[int, Field(ge=1)]
+Fraction = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+Seconds = Annotated[float, Field(gt=0.0, le=86_400.0, allow_inf_nan=False)]
+Retries = Annotated[int, Field(ge=0, le=10)]
+Chars = Annotated[int, Field(ge=100)]  # a cap on what a tool shows: below ~100 nothing useful fits
+ShortSeconds = Annotated[float, Field(gt=0.0, le=600.0, allow_inf_nan=False)]  # commands, hooks (max 10 min)
+
 
 class Settings(BaseSettings):
     """User-tunable settings; thresholds are the large-window defaults before scaling."""
@@ -33,69 +45,70 @@ class Settings(BaseSettings):
 
     model: str = "deepseek-chat"
     base_url: str | None = None
-    context_window: int | None = None
+    context_window: Annotated[int, Field(ge=1_024)] | None = None
 
     # L5 auto-compact
-    autocompact_buffer: int = _D.autocompact_buffer
-    summary_output_reserve: int = _D.summary_output_reserve
-    max_consecutive_failures: int = _D.max_consecutive_failures
-    thrash_requests: int = _D.thrash_requests
-    restore_max_files: int = _D.restore_max_files
-    restore_tokens_per_file: int = _D.restore_tokens_per_file
-    restore_total_tokens: int = _D.restore_total_tokens
-    user_messages_budget: int = _D.user_messages_budget
+    autocompact_buffer: Count = _D.autocompact_buffer
+    summary_output_reserve: Count = _D.summary_output_reserve
+    max_consecutive_failures: Positive = _D.max_consecutive_failures
+    thrash_requests: Positive = _D.thrash_requests
+    restore_max_files: Count = _D.restore_max_files
+    restore_tokens_per_file: Count = _D.restore_tokens_per_file
+    restore_total_tokens: Count = _D.restore_total_tokens
+    user_messages_budget: Count = _D.user_messages_budget
     adaptive_output_reserve: bool = _D.adaptive_output_reserve
     priced_compaction: bool = _D.priced_compaction
     # L1 tool-result budget
-    tool_result_max_chars: int = _D.tool_result_max_chars
-    tool_results_per_message_chars: int = _D.tool_results_per_message_chars
-    tool_result_preview_chars: int = _D.tool_result_preview_chars
-    tool_result_room_share: float = _D.tool_result_room_share
+    tool_result_max_chars: Chars = _D.tool_result_max_chars
+    tool_results_per_message_chars: Chars = _D.tool_results_per_message_chars
+    tool_result_preview_chars: Count = _D.tool_result_preview_chars
+    tool_result_room_share: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = _D.tool_result_room_share
     # L3 microcompact
-    microcompact_keep_recent: int = _D.microcompact_keep_recent
-    microcompact_trigger: int = _D.microcompact_trigger
-    microcompact_min_free_tokens: int = _D.microcompact_min_free_tokens
-    cache_ttl_minutes: float = 60.0
+    microcompact_keep_recent: Count = _D.microcompact_keep_recent
+    microcompact_trigger: Positive = _D.microcompact_trigger
+    microcompact_min_free_tokens: Count = _D.microcompact_min_free_tokens
+    cache_ttl_minutes: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 60.0
     anthropic_server_clearing: bool = True
     # L4 collapse (fractions of the auto-compact threshold)
     collapse_enabled: bool = _D.collapse_enabled
-    collapse_commit_fraction: float = _D.collapse_commit_fraction
-    collapse_blocking_fraction: float = _D.collapse_blocking_fraction
-    collapse_target_fraction: float = _D.collapse_target_fraction  # one commit brings the view down to this share: batches, not drips
-    collapse_min_gain_fraction: float = _D.collapse_min_gain_fraction  # a commit freeing less is not worth the cache it rewrites
-    collapse_keep_recent_rounds: int = _D.collapse_keep_recent_rounds
+    collapse_commit_fraction: Fraction = _D.collapse_commit_fraction
+    collapse_blocking_fraction: Fraction = _D.collapse_blocking_fraction
+    collapse_target_fraction: Fraction = _D.collapse_target_fraction  # one commit brings the view down to this share: batches, not drips
+    collapse_min_gain_fraction: Fraction = _D.collapse_min_gain_fraction  # a commit freeing less is not worth the cache it rewrites
+    collapse_keep_recent_rounds: Count = _D.collapse_keep_recent_rounds
     # session memory
-    memory_min_tokens: int = _D.memory_min_tokens
-    memory_min_text_messages: int = _D.memory_min_text_messages
-    memory_max_tokens: int = _D.memory_max_tokens
-    memory_update_tokens: int = _D.memory_update_tokens  # measured on ../shared/data: 5K doubled the notes calls for no gain
-    memory_update_tool_calls: int = _D.memory_update_tool_calls
+    memory_min_tokens: Count = _D.memory_min_tokens
+    memory_min_text_messages: Count = _D.memory_min_text_messages
+    memory_max_tokens: Count = _D.memory_max_tokens
+    memory_update_tokens: Positive = _D.memory_update_tokens  # measured on ../shared/data: 5K doubled the notes calls for no gain
+    memory_update_tool_calls: Positive = _D.memory_update_tool_calls
     memory_enabled: bool = _D.memory_enabled
-    memory_start_fraction: float = _D.memory_start_fraction  # notes start once the context passes this share of the threshold
+    memory_start_fraction: Fraction = _D.memory_start_fraction  # notes start once the context passes this share of the threshold
     memory_model: str | None = None  # a cheaper model for the notes; None = the main model, shared prefix
-    memory_wait_s: float = _D.memory_wait_s  # how long compaction waits for an extraction in flight
-    memory_retry_s: float = _D.memory_retry_s  # back-off after a failed extraction (doubles, capped at 10 min)
+    # how long compaction waits for an extraction in flight (0: not at all)
+    memory_wait_s: Annotated[float, Field(ge=0.0, le=600.0, allow_inf_nan=False)] = _D.memory_wait_s
+    memory_retry_s: Seconds = _D.memory_retry_s  # back-off after a failed extraction (doubles, capped at 10 min)
     # agent
-    max_requests_per_turn: int = 1_000
+    max_requests_per_turn: Positive = 1_000
     # provider failures (see agent/retry.py for who retries what)
-    request_timeout_s: float = 600.0  # one HTTP attempt, streaming included
-    max_retries: int = 2  # the SDK's own retries of 408/409/429/5xx/connection errors (backoff, retry-after)
-    transient_retries: int = 2  # ours, for what the SDK cannot retry: a malformed (non-JSON) reply
+    request_timeout_s: Seconds = 600.0  # one HTTP attempt, streaming included
+    max_retries: Retries = 2  # the SDK's own retries of 408/409/429/5xx/connection errors (backoff, retry-after)
+    transient_retries: Retries = 2  # ours, for what the SDK cannot retry: a malformed (non-JSON) reply
     # tools
-    bash_timeout_s: float = 120.0
-    bash_output_max_chars: int = 30_000
-    read_max_bytes: int = 2_000_000
-    read_default_lines: int = 2_000
+    bash_timeout_s: ShortSeconds = 120.0
+    bash_output_max_chars: Chars = 30_000
+    read_max_bytes: Positive = 2_000_000
+    read_default_lines: Positive = 2_000
     # the agent's own requests
     summary_model: str | None = None  # None = the main model, sharing its cached prefix (cheapest)
     # permissions (config file [permissions]); deny rules win over allow rules
     allow_bash: list[str] = []
     deny_bash: list[str] = []
-    extra_dirs: list[str] = []  # writable besides the working directory
-    deny_paths: list[str] = []  # glob patterns of paths that may never be written
+    extra_dirs: list[str] = []  # readable and writable besides the working directory
+    deny_paths: list[str] = []  # glob patterns of paths the file tools never read nor write
     # extensions (config file [hooks] / [mcp_servers]; shapes checked in agent/hooks.py, agent/mcp.py)
     hooks: dict[str, Any] = {}
-    hook_timeout_s: float = 10.0
+    hook_timeout_s: ShortSeconds = 10.0
     mcp_servers: dict[str, Any] = {}
     compactable_tools: list[str] = []  # more tools whose old results microcompact may clear
 

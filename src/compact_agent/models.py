@@ -16,6 +16,7 @@ from pydantic_ai.models import Model
 
 from . import secrets
 from .context.economics import Prices
+from .deadline import deadline_client
 
 
 class ConfigError(RuntimeError):
@@ -120,7 +121,10 @@ DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 
 def build_model(name: str, *, base_url: str | None = None, api_key: str | None = None,
                 max_retries: int = 2, timeout_s: float = 600.0) -> Model:
-    """Construct the pydantic-ai model; raises ConfigError with a one-line message on bad setup."""
+    """Construct the pydantic-ai model; raises ConfigError with a one-line message on bad setup.
+
+    `timeout_s` is a deadline for each attempt (see deadline.py), not only a per-read timeout.
+    """
     secrets.register(api_key)  # whichever key is used, nothing we write may contain it
     secrets.register_environment()
     provider = provider_for(name, base_url)
@@ -128,14 +132,15 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             raise ConfigError("ANTHROPIC_API_KEY is not set (or pass --api-key)")
-        from anthropic import AsyncAnthropic
+        from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
         from pydantic_ai.models.anthropic import AnthropicModel
         from pydantic_ai.providers.anthropic import AnthropicProvider
 
-        client = AsyncAnthropic(api_key=key, max_retries=max_retries, timeout=timeout_s)
+        client = AsyncAnthropic(api_key=key, max_retries=max_retries, timeout=timeout_s,
+                                http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
         return AnthropicModel(name, provider=AnthropicProvider(anthropic_client=client))
 
-    from openai import AsyncOpenAI
+    from openai import AsyncOpenAI, DefaultAsyncHttpxClient
     from pydantic_ai.models.openai import OpenAIChatModel
 
     if provider == "deepseek":
@@ -144,7 +149,8 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
             raise ConfigError("DEEPSEEK_API_KEY is not set (or pass --api-key, or --base-url for another server)")
         from pydantic_ai.providers.deepseek import DeepSeekProvider
 
-        client = AsyncOpenAI(base_url=DEEPSEEK_BASE_URL, api_key=key, max_retries=max_retries, timeout=timeout_s)
+        client = AsyncOpenAI(base_url=DEEPSEEK_BASE_URL, api_key=key, max_retries=max_retries, timeout=timeout_s,
+                         http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
         return OpenAIChatModel(name, provider=DeepSeekProvider(openai_client=client))
 
     key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
@@ -152,5 +158,6 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
         raise ConfigError("OPENAI_API_KEY is not set (or pass --api-key)")
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=max_retries, timeout=timeout_s)
+    client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=max_retries, timeout=timeout_s,
+                         http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
     return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client))

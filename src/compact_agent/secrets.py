@@ -32,3 +32,45 @@ def scrubbed_env(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command the model runs: no provider key variable, and no variable
     whose value is a registered secret (a key exported under another name)."""
     return {k: v for k, v in environ.items() if k not in KEY_VARS and v not in _secrets}
+
+
+def hide_from_children() -> None:
+    """Make the key unreadable to the commands this process runs (Linux; elsewhere a no-op).
+
+    A command runs as the same user, so without this it could read `/proc/<our pid>/environ`
+    and `/proc/<our pid>/cmdline` — the key as exported, or as given with `--api-key` — and show
+    it to the model. Two locks: the process is made non-dumpable (its /proc files then belong
+    to root, and it cannot be ptraced by the user's other processes), and the registered keys are
+    overwritten with `*` in the original argument and environment blocks those two files show
+    (`os.environ` is a copy made at start-up, so the SDKs and later model builds are unaffected).
+    A root user can still read anything; so can a command that asks the user for it.
+    """
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+    if not _secrets:
+        return
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        # arg_start, arg_end, env_start, env_end are fields 48-51 of proc(5); field 3 is fields[0].
+        arg_start, arg_end, env_start, env_end = (int(x) for x in fields[45:49])
+    except (OSError, ValueError, IndexError):
+        return
+    for start, end in ((arg_start, arg_end), (env_start, env_end)):
+        if not 0 < start < end or end - start > 1 << 24:
+            continue
+        block = ctypes.string_at(start, end - start)
+        for secret in _secrets:
+            raw = secret.encode("utf-8", "surrogateescape")
+            at = block.find(raw)
+            while at >= 0:
+                ctypes.memset(start + at, ord("*"), len(raw))
+                at = block.find(raw, at + len(raw))

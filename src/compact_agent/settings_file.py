@@ -12,8 +12,10 @@ and `mcp_servers` are tables of their own; both files contribute to them (user f
 
 A project file comes with the repository, i.e. from whoever wrote the repository. Keys that run
 commands or widen what the agent may do — hooks, MCP servers, allow rules, extra writable dirs,
-and the base URL (the API key is sent there) — are honoured from a project file only when the user
-file lists the directory in `trusted_projects`; otherwise they are ignored with a warning.
+and the base URL (the API key is sent there) — and the limits (retries, timeouts, requests per
+turn, read and output sizes) are honoured from a project file only when the user file lists the
+directory in `trusted_projects`; otherwise they are ignored with a warning. Every value, from any
+source, must be in its range (`config.Settings`), or start-up stops with one line naming it.
 """
 
 from __future__ import annotations
@@ -32,8 +34,13 @@ from pydantic_settings import EnvSettingsSource
 from .config import Settings
 
 PROJECT_FILE = ".compact-agent.toml"
-#: Settings a project file may set only for a trusted project (they run code or widen access).
-TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "base_url"})
+#: Settings a project file may set only for a trusted project: they run code or widen access, or
+#: they are limits on what a run may cost in time, requests and memory (retries, timeouts, sizes) —
+#: a repository, or the model that writes into it, must not be able to make a run endless.
+LIMITS = frozenset({"max_retries", "transient_retries", "request_timeout_s", "bash_timeout_s", "hook_timeout_s",
+                    "max_requests_per_turn", "memory_wait_s", "memory_retry_s", "read_max_bytes",
+                    "bash_output_max_chars"})
+TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "base_url"}) | LIMITS
 MERGED = ("hooks", "mcp_servers")  # tables both files contribute to
 ALIASES = {"mcpServers": "mcp_servers", "window": "context_window"}
 FILE_ONLY = frozenset({"trusted_projects"})

@@ -65,7 +65,7 @@ def test_deny_mode_refuses_side_effects_but_not_reads(dirs: tuple[Path, Path]) -
 def test_ask_once_always_deny(dirs: tuple[Path, Path]) -> None:
     cwd, _ = dirs
     asked: list[tuple[str, str]] = []
-    answers = iter(["once", "deny", "always"])
+    answers = iter(["once", "deny", "always", "deny", "always", "deny"])
 
     def ask(tool: str, detail: str):
         asked.append((tool, detail))
@@ -75,11 +75,14 @@ def test_ask_once_always_deny(dirs: tuple[Path, Path]) -> None:
     assert perms.check("bash", "make") is None  # once
     refusal = perms.check("bash", "make")  # deny
     assert refusal is not None and "declined" in refusal
-    assert perms.check("bash", "make test") is None  # always
-    assert perms.check("bash", "anything else") is None  # remembered, not asked again
-    assert asked == [("bash", "make"), ("bash", "make"), ("bash", "make test")]
-    assert perms.check("write_file", "x", path=cwd / "a") is not None  # "always" was per tool
-    assert len(asked) == 4
+    assert perms.check("bash", "ls src | wc -l") is None  # always: this command
+    assert perms.check("bash", "ls  src |  wc -l") is None  # the same command, not asked again
+    assert perms.check("bash", "echo second-bash") is not None  # another command: asked (and denied)
+    assert asked == [("bash", "make"), ("bash", "make"), ("bash", "ls src | wc -l"), ("bash", "echo second-bash")]
+    assert perms.check("write_file", "create a", path=cwd / "a") is None  # always: this file
+    assert perms.check("write_file", "overwrite a", path=cwd / "a") is None  # not asked
+    assert perms.check("edit_file", "edit b", path=cwd / "b") is not None  # another file: asked
+    assert len(asked) == 6
 
 
 def test_ask_mode_without_prompt_or_with_closed_stdin_refuses(dirs: tuple[Path, Path]) -> None:

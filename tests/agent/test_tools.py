@@ -103,7 +103,7 @@ async def test_read_binary_huge_missing_directory_empty(work: Path) -> None:
     (work / "img.png").write_bytes(b"\x89PNG\0\0" + bytes(50))
     assert await call(env, "read_file", path="img.png") == "img.png is a binary file (56 bytes); not shown."
     (work / "latin.txt").write_bytes(b"caf\xe9\n")
-    assert "binary file" in await call(env, "read_file", path="latin.txt")
+    assert "1\tcafé" in await call(env, "read_file", path="latin.txt")  # Latin-1 text, not binary
     (work / "big.log").write_text("".join(f"entry {i}\n" for i in range(100)))
     out = await call(env, "read_file", path="big.log")
     assert "offset" in out and "limit" in out and "entry" not in out
@@ -412,3 +412,45 @@ async def test_failures_are_marked_and_a_failed_write_names_the_file(env: ToolEn
     out = await call(env, "write_file", path="b.py", content="print(1)\n")
     assert out == "could not write b.py: Read-only file system", out
     assert not (env.cwd / "b.py").exists()
+
+
+# ---------------------------------------------------------------------------------- grep bounds
+
+
+async def test_grep_skips_fifos_and_devices(env: ToolEnv, work: Path) -> None:
+    (work / "a.txt").write_text("needle\n")
+    os.mkfifo(work / "pipe")
+    (work / "dev").symlink_to("/dev/zero")
+    try:
+        out = await asyncio.wait_for(call(env, "grep", pattern="needle"), 10)
+    finally:  # without the fix the worker thread sits in open(): let it go
+        fd = os.open(work / "pipe", os.O_RDWR | os.O_NONBLOCK)
+        os.close(fd)
+    assert out == "a.txt:1:needle"
+
+
+async def test_grep_bounds_a_catastrophic_pattern(env: ToolEnv, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compact_agent.agent import search
+
+    monkeypatch.setattr(search, "LINE_TIME_S", 0.2, raising=False)
+    (work / "a.txt").write_text("first needle\n" + "a" * 30 + "b\nnever reached\n")
+    t0 = time.monotonic()
+    out = await call(env, "grep", pattern=r"needle|(a|aa)+$")
+    assert time.monotonic() - t0 < 5  # without a bound: 2^30 steps of backtracking, minutes
+    lines = out.splitlines()
+    assert lines[0] == "a.txt:1:first needle" and "grep stopped" in lines[1] and "a.txt:2" in lines[1]
+
+
+async def test_an_interrupted_grep_stops_its_thread(env: ToolEnv, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compact_agent.agent import search
+
+    monkeypatch.setattr(search, "GREP_TIME_S", 1_000.0, raising=False)
+    (work / "big.txt").write_text("some ordinary line of text\n" * 2_000_000)
+    task = asyncio.ensure_future(call(env, "grep", pattern=r"(x|xx)+y"))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    t0 = time.monotonic()
+    await asyncio.get_running_loop().shutdown_default_executor()  # what exiting the REPL waits for
+    assert time.monotonic() - t0 < 1.0

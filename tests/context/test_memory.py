@@ -324,7 +324,7 @@ async def test_incremental_update_sends_previous_notes_and_where_they_end(tmp_pa
     await settle(mem)
     prompt = fn.calls[1][0][-1].parts[-1].content
     assert "<current_notes>\n" + notes_text() in prompt
-    assert "up to this point: «result of read_file: f2: lorem" in prompt  # where the old notes end
+    assert "<covered_up_to>\nresult of read_file: f2: lorem" in prompt  # where the old notes end, as data
     # A text-only response ends the turn: it is in the prefix and covered.
     assert isinstance(fn.calls[1][0][-2], ModelResponse) and mem.locate(more) == len(more) - 1
 

@@ -102,3 +102,28 @@ async def test_http_server(tmp_path):
     assert out.output == "found it"
     assert "NOTE[alpha]" in message_text(next(m for m in server.requests[1].messages if m.get("role") == "tool"))
     assert INSTRUCTIONS in text_of(server.requests[0])
+
+
+async def test_mcp_results_are_redacted_like_our_tools(tmp_path):
+    """A server that echoes the API key (here: the note it looks up is named after it) hands the
+    model `[REDACTED]`, as read_file and bash do."""
+    key = "sk-mcp-0123456789abcdef0123456789abcdef"
+
+    def echo_key(req):
+        if tool_results(req):
+            return Reply.text("found it")
+        return Reply.tools([("notes_lookup_note", {"key": key})])
+
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    settings = Settings(memory_enabled=False, mcp_servers={"notes": {"command": sys.executable, "args": [SERVER]}})
+    with FakeOpenAIServer(echo_key) as server:
+        opts = SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=key,
+                              context_window=32_000, permission_mode="yes", home=tmp_path / "home", settings=settings)
+        s = AgentSession(opts)
+        try:
+            assert (await s.run_turn("look it up")).output == "found it"
+        finally:
+            await s.aclose()
+    result = message_text(tool_results(server.requests[1])[0])
+    assert "NOTE[[REDACTED]]" in result and key not in result, result

@@ -32,6 +32,7 @@ class Outcome:
     include_usage: bool = False
     fault: TransportFault | None = None
     delay: float = 0.0
+    trickle: tuple[float, float] | None = None  # (every, for how long) a filler is sent before the reply
 
 
 class Backend(Protocol):
@@ -129,6 +130,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.backend.stopping.wait(outcome.delay)  # `stop()` interrupts the wait
         if outcome.fault == "drop":
             self.close_connection = True  # nothing sent: the client sees the server disconnect
+        elif outcome.trickle is not None:
+            self._trickle(outcome)
         elif outcome.stream and outcome.status == 200:
             self._stream(outcome)
         else:
@@ -153,6 +156,33 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         if outcome.fault == "reset_mid_stream":
+            self.close_connection = True
+
+    def _trickle(self, outcome: Outcome) -> None:
+        """Headers now, then a filler chunk every `every` s for `seconds` (or until the client leaves or
+        the server stops), then the reply as one chunk."""
+        assert outcome.trickle is not None
+        every, seconds = outcome.trickle
+        stream = outcome.stream and outcome.status == 200
+        self.send_response(outcome.status)
+        self.send_header("content-type", "text/event-stream; charset=utf-8" if stream else "application/json")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        filler = b": keep-alive\n\n" if stream else b" "
+        try:
+            for _ in range(int(seconds / every)):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(filler), filler))
+                self.wfile.flush()
+                if self.backend.stopping.wait(every):
+                    break
+            if stream:
+                assert isinstance(outcome.payload, dict)
+                events = [f"data: {json.dumps(c)}\n\n" for c in sse_chunks(outcome.payload, outcome.include_usage)]
+                data = "".join([*events, "data: [DONE]\n\n"]).encode()
+            else:
+                data = json.dumps(outcome.payload).encode()
+            self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(data), data))
+        except OSError:  # the client gave up: that is what a deadline looks like from here
             self.close_connection = True
 
     def _stream(self, outcome: Outcome) -> None:

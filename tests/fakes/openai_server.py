@@ -172,7 +172,7 @@ class Reply:
         return cls(error_status=status, error_body=body, error_headers=dict(headers or {}))
 
 
-FaultKind = Literal["http", "drop", "reset_mid_stream", "no_finish", "malformed_json", "slow"]
+FaultKind = Literal["http", "drop", "reset_mid_stream", "no_finish", "malformed_json", "slow", "trickle"]
 
 
 @dataclass(frozen=True)
@@ -186,6 +186,9 @@ class Fault:
       non-streaming, `finish_reason` is null. pydantic-ai tolerates this by default (no error).
     - `malformed_json`: 200 whose JSON body (or first SSE event after the role chunk) is invalid.
     - `slow`: wait `seconds` before answering normally (`stop()` cuts the wait short).
+    - `trickle`: send the status and headers at once, then one filler every `every` seconds for `seconds` (a
+      space before a JSON body, which JSON allows; an SSE comment line in a stream, which clients skip), then
+      the reply: a server that is never silent long enough for a read timeout, yet never finishes.
 
     The openai SDK retries 408/409/429/5xx and connection errors itself (2 retries by default, so an always-on
     fault shows up as 3 requests); pass `ModelSettings(max_retries=0)` to see the first failure directly.
@@ -196,6 +199,7 @@ class Fault:
     body: JSONDict | None = None
     headers: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    every: float = 0.0
 
     @classmethod
     def http(cls, status: int, body: JSONDict | None = None, headers: dict[str, str] | None = None) -> Fault:
@@ -238,6 +242,10 @@ class Fault:
     @classmethod
     def slow(cls, seconds: float) -> Fault:
         return cls("slow", seconds=seconds)
+
+    @classmethod
+    def trickle(cls, every: float, seconds: float = 30.0) -> Fault:
+        return cls("trickle", seconds=seconds, every=every)
 
 
 class ResponderError(RuntimeError):
@@ -387,10 +395,12 @@ class FakeOpenAIServer:
                 self.rejected.append((req, 500, body))
             return Outcome(500, body, {"x-should-retry": "false"})
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        kind = fault.kind if fault is not None and fault.kind != "slow" else None
+        kind = fault.kind if fault is not None and fault.kind not in ("slow", "trickle") else None
         delay = fault.seconds if fault is not None and fault.kind == "slow" else 0.0
+        trickle = (fault.every, fault.seconds) if fault is not None and fault.kind == "trickle" else None
         return Outcome(
-            200, completion, stream=req.stream, include_usage=include_usage, fault=kind, delay=delay
+            200, completion, stream=req.stream, include_usage=include_usage, fault=kind, delay=delay,
+            trickle=trickle,
         )
 
     def _auth_error(self, headers: dict[str, str]) -> WireError | None:

@@ -223,3 +223,99 @@ async def test_corrupt_side_state_starts_afresh_with_a_warning(tmp_path: Path) -
         await s2.aclose()
     assert out.output.startswith("TURN 1 values: 114, 121.")
     assert not server.rejected
+
+
+SIDE_FILES = ("layers.json", "read_state.json", "todos.json", "notes.json", "checkpoints/checkpoints.json",
+              "collapse/commits.jsonl", "events.jsonl")
+
+
+def test_deeply_nested_side_files_and_a_surrogate_line_continue(tmp_path: Path) -> None:
+    """100,000 `[` in every JSON side file (a recursion bomb for a recursive parser) and a session
+    line holding the JSON escape of a lone surrogate (valid JSON, not encodable as UTF-8): each is
+    one warning, and `--continue` answers."""
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    make_project(cwd)
+    with FakeOpenAIServer(TurnsAgent(), window=9_000) as server:
+        path, side = _real_session(home, cwd, server)
+        assert (side / "layers.json").exists() and (side / "collapse" / "commits.jsonl").exists()
+        for name in SIDE_FILES:
+            (side / name).parent.mkdir(parents=True, exist_ok=True)
+            (side / name).write_bytes(b"[" * 100_000)
+        others = [p for p in side.rglob("*.json*") if p.relative_to(side).as_posix() not in SIDE_FILES]
+        assert not others, f"side files this test does not damage: {others}"
+        last = json.loads(path.read_bytes().splitlines()[-1])
+        msg = {"parts": [{"part_kind": "user-prompt", "content": "PLACEHOLDER", "timestamp": "2030-01-01T00:00:00Z"}],
+               "kind": "request"}
+        line = json.dumps({"v": 1, "id": "sur", "parent": last["id"], "time": "t", "kind": "message", "message": msg})
+        with open(path, "ab") as f:
+            f.write(line.replace("PLACEHOLDER", "lone \\ud800 surrogate").encode() + b"\n")
+        run = cli(home, cwd, *cli_args(server, turn_prompt(99, [0, 1]), "--continue"),
+                  env={**ENV, "COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0.5"})
+    assert run.code == 0, run.stderr
+    assert run.json()["result"].startswith("TURN 99 values: 100, 107.")
+    lines_err = run.stderr_lines()
+    assert lines_err and all(ln.startswith("compact-agent: warning: ") for ln in lines_err), lines_err
+    assert "Error" not in run.stderr, run.stderr  # no exception name
+    assert not server.rejected
+    texts_sent = [m.get("content") for r in server.requests for m in r.messages]
+    assert any(isinstance(t, str) and "lone \ufffd surrogate" in t for t in texts_sent)
+
+
+async def test_names_and_replies_that_are_not_utf8_keep_the_turn_going(tmp_path: Path) -> None:
+    """A file name with a byte that is not UTF-8 (listed by glob, grep and a directory read), a
+    Latin-1 text file, and a reply holding a lone surrogate: every turn ends normally, the reply is
+    saved (with U+FFFD), and the next request is accepted."""
+    from tests.fakes.openai_server import Reply, message_text, tool_results
+
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    cwd.mkdir()
+    (cwd / "caf\udcff.txt").write_bytes(b"needle\n")  # the name's byte 0xff, as the OS hands it over
+    (cwd / "latin.txt").write_bytes(b"caf\xe9 au lait\n")
+    steps = [("glob", {"pattern": "*"}), ("grep", {"pattern": "needle"}), ("read_file", {"path": "."}),
+             ("read_file", {"path": "latin.txt"})]
+    results: list[str] = []
+
+    def responder(req):  # type: ignore[no-untyped-def]
+        done = tool_results(req)
+        if done:
+            results.append(message_text(done[0]))
+        if len(results) < len(steps) and (not done or req.messages[-1].get("role") == "tool"):
+            tool, args = steps[len(results)]
+            return Reply.tools([(tool, args)])
+        return Reply.text("bad \ud800 reply")
+
+    with FakeOpenAIServer(responder) as server:
+        s = session(home, cwd, server)
+        out = await s.run_turn("list")
+        again = await s.run_turn("and now?")
+        await s.aclose()
+    assert not server.rejected
+    assert all("caf\\xff.txt" in r for r in results[:3]), results
+    assert "café au lait" in results[3] and "Latin-1" in results[3], results[3]
+    assert out.output.startswith("bad ") and again.output.startswith("bad ")
+    saved = [p.content for m in load_session_file(s.store.path).messages for p in m.parts
+             if p.part_kind == "text"]
+    assert saved == ["bad \ufffd reply", "bad \ufffd reply"], saved
+
+
+def test_a_huge_junk_line_is_skipped_without_holding_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 40 MB line of junk (a cap of 8 MB here; 64 MB by default) costs about the cap to skip,
+    not several times the line: the file is read in chunks, never whole."""
+    import tracemalloc
+
+    from compact_agent.session import store
+
+    monkeypatch.setattr(store, "MAX_LINE_BYTES", 8 * 1024 * 1024, raising=False)
+    path, lines = _valid_file(tmp_path)
+    original = load_session_file(path).messages
+    with open(path, "wb") as f:
+        f.write(b"".join(lines[:4]) + b"x" * 40_000_000 + b"\n" + b"".join(lines[4:]))
+    tracemalloc.start()
+    try:
+        loaded = load_session_file(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert texts(loaded.messages) == texts(original)
+    assert len(loaded.warnings) == 1 and "skipped 1 unreadable line" in loaded.warnings[0]
+    assert peak < 20_000_000, peak  # reading it whole took > 80 MB (the bytes, then the split copy)

@@ -144,6 +144,29 @@ async def test_a_slow_provider_times_out_within_the_bound(tmp_path: Path) -> Non
     assert prompts_saved(s) == ["hello"]
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])
+async def test_a_trickling_provider_ends_within_the_deadline(tmp_path: Path, streamed: bool) -> None:
+    """A server that sends a filler every 0.1 s (whitespace before the JSON, or SSE comments) for up
+    to 30 s never lets a per-read timeout fire; each attempt still ends at the deadline."""
+    settings = Settings(request_timeout_s=0.5, max_retries=1)
+    with FakeOpenAIServer(echo, faults=lambda r, a: Fault.trickle(every=0.1, seconds=30)) as server:
+        s = session(tmp_path / "h", tmp_path / "p", server, settings=settings)
+        shown: list[str] = []
+        t0 = time.monotonic()
+        with pytest.raises(Exception) as info:
+            await s.run_turn("hello", on_text=shown.append if streamed else None)
+        took = time.monotonic() - t0
+        await s.aclose()
+    attempts = len(server.requests)
+    # Not streamed, the deadline is a timeout the SDK retries (once, as configured); streamed, the
+    # headers had arrived, so the SDK had already handed the stream over and nothing retries it.
+    assert attempts == (1 if streamed else 2)
+    assert took < attempts * 0.5 + 2.5, took  # 2 attempts of 0.5 s, the SDK's backoff, start-up
+    line = describe_error(info.value)
+    assert "did not answer in time" in line and "\n" not in line, line
+    assert prompts_saved(s) == ["hello"] and shown == []
+
+
 async def test_stream_cut_after_output_began_ends_the_turn_cleanly(tmp_path: Path) -> None:
     """Once text reached the user no hook can rewind the stream: one line, nothing saved is lost."""
     cut = {"on": True}

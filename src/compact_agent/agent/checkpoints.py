@@ -94,7 +94,7 @@ class Checkpoints:
         try:
             data = json.loads(index.read_text(encoding="utf-8"))
             self._items = [Checkpoint.from_json(d) for d in data.get("checkpoints", [])]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             log.warning("ignoring unreadable checkpoints in %s: %s", index, e)
             self._items = []
         return self

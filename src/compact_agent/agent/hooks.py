@@ -157,7 +157,7 @@ def _usable(raw: bytes) -> tuple[str, str]:
     if stripped.startswith("{"):
         try:
             obj = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None  # not JSON after all: plain text
         if isinstance(obj, dict):
             specific = obj.get("hookSpecificOutput") if isinstance(obj.get("hookSpecificOutput"), dict) else {}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 from collections.abc import Callable
@@ -30,7 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.toolsets import CombinedToolset
+from pydantic_ai.toolsets import CombinedToolset, WrapperToolset
+
+from .tools import tool_text
 
 MCP_HEAD = "[compact-agent: MCP servers]"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -141,7 +144,7 @@ class McpServers:
             self.live[cfg.name] = state
             self.report("connected", f"MCP server {cfg.name}: {len(state.tools)} tools",
                         {"server": cfg.name, "tools": state.tools})
-        prefixed = [s.toolset.prefixed(name) for name, s in self.live.items()]
+        prefixed = [_Redacted(s.toolset.prefixed(name)) for name, s in self.live.items()]
         self.toolset.toolsets = prefixed
 
     async def _start(self, cfg: McpServerConfig) -> ServerState:
@@ -200,6 +203,22 @@ class McpServers:
         if self._pending is not None:
             self.announced = self._pending
             self._pending = None
+
+
+class _Redacted(WrapperToolset[Any]):
+    """An MCP server's results pass through the same filter as our own tools' (`tool_text`): a
+    server may echo the API key (a config dump, an error), and it must not reach the model."""
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
+        result = await super().call_tool(name, tool_args, ctx, tool)
+        if isinstance(result, str):
+            return tool_text(result)
+        try:
+            dumped = json.dumps(result, ensure_ascii=False)
+        except (TypeError, ValueError):
+            return result  # not plain data (images, binary): passed on as the server gave it
+        cleaned = tool_text(dumped)
+        return result if cleaned == dumped else json.loads(cleaned)
 
 
 def _text(states: list[ServerState], verb: str) -> str:

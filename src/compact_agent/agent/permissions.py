@@ -1,10 +1,12 @@
 """Who may change what: approval for side-effecting tools and the working-directory fence.
 
-Reading is free; writing files and running commands change the user's machine, so they need
-approval (`--yes`, an interactive answer, or an allow rule). The fence keeps writes inside the
-working directory (plus explicitly granted dirs). It is checked on the fully resolved path —
-symlinks and `..` resolved first — because a symlink inside the project that points at `~/.ssh`
-is a write outside the project, whatever its spelling.
+Reading needs no approval; writing files and running commands change the user's machine, so they
+need approval (`--yes`, an interactive answer, or an allow rule). The fence keeps every file tool —
+reads included, since what is read goes to the provider — inside the working directory (plus
+explicitly granted dirs), and `deny_paths` are neither read nor written. It is checked on the fully
+resolved path — symlinks and `..` resolved first — because a symlink inside the project that
+points at `~/.ssh` is a path outside the project, whatever its spelling; no answer and no `--yes`
+lifts it.
 
 A refusal is a one-line string the tool hands back to the model, so the model can adapt (ask the
 user, pick another path) instead of the run failing.
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 Mode = Literal["ask", "yes", "deny"]
+PROJECT_FILE = ".compact-agent.toml"  # settings_file.PROJECT_FILE (not imported: this module stays light)
 Answer = Literal["once", "always", "deny"]
 AskFn = Callable[[str, str], Answer]
 
@@ -56,6 +59,8 @@ class Permissions:
         deny_bash: Sequence[str] = (),
         allow_bash: Sequence[str] = (),
         deny_paths: Sequence[str] = (),
+        private_dirs: Sequence[Path] = (),
+        readable: Sequence[str] = (),
     ) -> None:
         if mode not in ("ask", "yes", "deny"):
             raise ValueError(f"unknown permission mode {mode!r}; expected 'ask', 'yes' or 'deny'")
@@ -68,23 +73,67 @@ class Permissions:
         self.allow_bash = list(allow_bash)
         #: Globs of paths never written (`.env`, `**/secrets/*`), matched absolute and relative to cwd.
         self.deny_paths = list(deny_paths)
-        #: Tools the user answered "always" for; remembered for this session only.
-        self.always: set[str] = set()
+        #: compact-agent's own data (the session store, the user config): neither read nor written.
+        # (one that holds the working directory itself would fence off everything: not taken)
+        self.private_dirs = [d for d in (resolve_path(self.cwd, p) for p in private_dirs)
+                             if not is_within(self.cwd, d)]
+        #: Globs of absolute paths the model may read wherever they are: this session's own spilled
+        #: tool results and archives, which the previews and the summary tell it to read.
+        self.readable = list(readable)
+        #: What the user answered "always" for, this session only: (tool, the exact command) for
+        #: bash, (tool, the resolved path) for file edits — what the prompt showed, nothing wider.
+        self.always: set[tuple[str, str]] = set()
+        #: Tools the user allowed whole on the command line (`--allowed-tools write_file`).
+        self.allowed_tools: set[str] = set()
 
-    def outside_message(self, path: Path) -> str | None:
-        """Refusal for a write outside the allowed roots, or None when the path is fine."""
+    def outside_message(self, path: Path, verb: str = "write") -> str | None:
+        """Refusal for a path outside the allowed roots or under a deny rule, or None when it is fine.
+
+        `verb` ("read", "write", "search") only words the refusal; the same fence holds for all.
+        """
         resolved = resolve_path(self.cwd, path)
         if pat := self._denied_path(resolved):
             return f"permission denied: {resolved} matches deny rule {pat!r}"
+        if verb == "read" and any(fnmatch.fnmatchcase(str(resolved), pat) for pat in self.readable):
+            return None
+        if why := self._protected(resolved, writing=verb != "read"):
+            return f"permission denied: {resolved} {why}; the user can change it by hand"
         if self.allow_outside:
             return None
-        roots = [self.cwd, *self.extra_dirs]
-        if any(is_within(resolved, r) for r in roots):
+        if self.within_roots(resolved):
             return None
         return (
             f"permission denied: {resolved} is outside the working directory {self.cwd}; "
-            "write inside it (or the user can allow the directory)"
+            f"{verb} inside it (or the user can allow the directory with extra_dirs)"
         )
+
+    def _protected(self, resolved: Path, writing: bool) -> str | None:
+        """Why `resolved` is off limits to the model's file tools whatever the mode, or None.
+
+        The session store holds every conversation of every project (one session could read or
+        overwrite another's); `.git/` holds hooks and config that git runs as code later; the
+        project config decides what the agent may do. None of these is the model's to change.
+        """
+        if any(is_within(resolved, d) for d in self.private_dirs):
+            return "is compact-agent's own data (sessions, settings)"
+        if not writing:
+            return None
+        for root in (self.cwd, *self.extra_dirs):
+            if is_within(resolved, root):
+                rel = resolved.relative_to(root)
+                if ".git" in rel.parts:
+                    return "is inside .git/ (git runs its hooks and config as code)"
+                if rel.as_posix() == PROJECT_FILE:
+                    return "is the project's compact-agent config (it sets what the agent may do)"
+        return None
+
+    def read_refusal(self, path: Path) -> str | None:
+        """Refusal for reading or searching `path` (resolved): the write fence, worded for reads."""
+        return self.outside_message(path, "read")
+
+    def within_roots(self, resolved: Path) -> bool:
+        """True when the resolved path is in the working directory or a granted dir."""
+        return any(is_within(resolved, r) for r in (self.cwd, *self.extra_dirs))
 
     def _denied_path(self, resolved: Path) -> str | None:
         names = [str(resolved)]
@@ -131,7 +180,8 @@ class Permissions:
                 return f"permission denied: command matches deny rule {rule[1]!r}"
             if rule:
                 return None
-        if self.mode == "yes" or tool in self.always:
+        scope = (tool, " ".join(detail.split()) if tool == "bash" or path is None else str(resolve_path(self.cwd, path)))
+        if self.mode == "yes" or tool in self.allowed_tools or scope in self.always:
             return None
         if self.mode == "deny" or self.ask is None:
             return f"permission denied: {tool} needs approval; rerun with --yes to allow"
@@ -143,7 +193,7 @@ class Permissions:
             log.warning("permission prompt failed: %s", e)
             answer = "deny"
         if answer == "always":
-            self.always.add(tool)
+            self.always.add(scope)
             return None
         if answer == "once":
             return None

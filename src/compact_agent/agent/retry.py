@@ -37,6 +37,8 @@ from pydantic_ai.messages import ModelResponse
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 
+from ..session.store import utf8_safe
+
 
 def _chain(error: BaseException) -> list[BaseException]:
     out: list[BaseException] = []
@@ -96,4 +98,16 @@ class TransientRetry(AbstractCapability[Any]):
         details = response.provider_details
         if self.on_unfinished is not None and isinstance(details, dict) and "finish_reason" not in details:
             self.on_unfinished(response)
+        _utf8_only(response)
         return response
+
+
+def _utf8_only(response: ModelResponse) -> None:
+    """A reply may carry a lone surrogate (`"\\ud800"` is valid JSON): Python holds it, UTF-8
+    cannot, so the next request carrying the history would fail to encode, turn after turn. The
+    reply is kept with U+FFFD in its place, like every other undecodable character."""
+    for part in response.parts:
+        for attr in ("content", "args"):
+            value = getattr(part, attr, None)
+            if isinstance(value, str) and (safe := utf8_safe(value)) is not value:
+                setattr(part, attr, safe)

@@ -20,6 +20,8 @@ from typing import Any
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelRequest,
+    ModelResponse,
     PartDeltaEvent,
     PartStartEvent,
     TextPart,
@@ -40,7 +42,15 @@ from ..context import (  # the library's public API: the agent builds on nothing
     default_layers,
 )
 from ..models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
-from ..session.store import SessionStore, atomic_write, list_sessions, new_session_id, project_slug
+from ..session.store import (
+    SessionStore,
+    atomic_write,
+    ensure_private_dir,
+    list_sessions,
+    new_session_id,
+    project_slug,
+)
+from ..settings_file import user_config_path
 from .checkpoints import Checkpoints
 from .extensions import SessionExtensions
 from .file_state import ReadFileState
@@ -58,6 +68,7 @@ SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user
 - Be brief in answers; say what you changed and what is left.
 Today's date: {today}."""
 
+UNANSWERED = "[compact-agent: this turn ended before an answer (interrupted, or the request failed)]"
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 
 
@@ -127,6 +138,9 @@ class AgentSession:
         self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key,
                                                         **self._http_limits())
         self.session_id, exists = resolve_session_id(opts)
+        home = opts.home or home_dir()
+        for d in (home, home / "projects"):  # also when an older version made them 0755
+            ensure_private_dir(d)
         self.store = SessionStore(session_root(self.cwd, opts.home), self.session_id)
         self.store.lock()
         self.warnings: list[str] = []
@@ -139,8 +153,11 @@ class AgentSession:
         st = self.settings
         self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask,  # type: ignore[arg-type]
                                        extra_dirs=[Path(d) for d in st.extra_dirs], deny_bash=st.deny_bash,
-                                       allow_bash=st.allow_bash, deny_paths=st.deny_paths)
-        self.permissions.always.update(opts.allowed_tools)
+                                       allow_bash=st.allow_bash, deny_paths=st.deny_paths,
+                                       private_dirs=[(opts.home or home_dir()) / "projects", user_config_path()],
+                                       readable=[f"{self.store.dir.resolve()}/tool-results/*",
+                                                 f"{self.store.archive_dir.resolve()}/{self.session_id}-*.jsonl"])
+        self.permissions.allowed_tools.update(opts.allowed_tools)
         self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
         self.env = ToolEnv(self.cwd, self.settings, self.read_state, self.permissions, self.checkpoints,
                            on_change=on_change)
@@ -253,7 +270,8 @@ class AgentSession:
             self.cm.load_layer_state(json.loads(path.read_text()))
         except FileNotFoundError:
             pass
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+            # RecursionError: a file of nested brackets is valid-looking JSON too deep to parse.
             self.warnings.append(f"{path.name} is unreadable; layer decisions start afresh")
         self.cm.save_state = lambda state: atomic_write(path, json.dumps(state, default=str).encode())
 
@@ -261,7 +279,10 @@ class AgentSession:
         p = self.store.dir / "read_state.json"
         try:
             return ReadFileState.from_json(json.loads(p.read_text()))
-        except (OSError, ValueError):
+        except FileNotFoundError:
+            return ReadFileState()
+        except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+            self.warnings.append(f"{p.name} is unreadable; files must be read again before they are edited")
             return ReadFileState()
 
     def _save_read_state(self) -> None:
@@ -277,10 +298,25 @@ class AgentSession:
             p = resolve_path(self.cwd, m.group(1).rstrip(".,;:"))
             if p.is_file() and p not in paths:
                 paths.append(p)
-        return mention_messages(self.env, paths, None, salt=f"t{self.turns}") if paths else []
+        return mention_messages(self.env, paths, None, salt=f"t{self.turns}", confined=False) if paths else []
+
+    def _close_unanswered(self) -> None:
+        """End a history that stops at a request (a turn interrupted, failed or killed before the
+        answer) with a marked answer saying so, saved like any message.
+
+        pydantic-ai merges a new prompt into a trailing request: the saved copy of that request
+        would never get the new prompt (appends go by position), and every position after it would
+        shift under the checkpoints `/rewind` uses. A closed history keeps positions stable.
+        """
+        if not self.messages or not isinstance(self.messages[-1], ModelRequest):
+            return
+        closing = ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})
+        self.store.append([closing])
+        self.messages.append(closing)
 
     async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None,
                        on_tool: Callable[[dict[str, Any]], None] | None = None) -> TurnResult:
+        self._close_unanswered()
         history = list(self.messages)
         self.checkpoints.begin(self.turns, len(history), prompt)
         history += await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared

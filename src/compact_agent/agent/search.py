@@ -1,15 +1,25 @@
 """grep and glob: search the project without walking into .git, virtualenvs or node_modules.
 
-Both always use Python (`re`, our own walk) so results are the same on every machine, and both
-are capped, saying so when they cut.
+Both always use Python (our own walk, and the `regex` engine, which speaks `re`'s syntax) so
+results are the same on every machine, and both are capped, saying so when they cut. grep is also
+bounded in time, because a pattern with nested repetition (`(a|aa)+$`) backtracks exponentially
+on a line that almost matches: each line gets at most LINE_TIME_S of matching and the whole
+search GREP_TIME_S, and it stops between lines when the turn is interrupted — so it always ends
+and never holds up Ctrl-C or exit. It opens regular files only: a FIFO or a device would block or
+never end.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import regex
 
 from .permissions import resolve_path
 from .tools import (
@@ -75,34 +85,70 @@ def _walk(root: Path, max_depth: int | None = None) -> Iterator[tuple[Path, str]
             yield Path(dirpath) / name, rel
 
 
-def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | None = None) -> str:
+LINE_TIME_S = 1.0
+GREP_TIME_S = 10.0
+
+
+def _readable_inside(env: ToolEnv, f: Path) -> bool:
+    """A file found by the walk may be read: its resolved target (a symlink in the project may
+    point anywhere) is inside the fence and not denied, and it is a regular file."""
+    real = resolve_path(env.cwd, f)
+    if env.permissions.read_refusal(real) is not None:
+        return False
     try:
-        rx = re.compile(pattern)
-    except re.error as e:
+        return stat.S_ISREG(os.stat(real).st_mode)
+    except OSError:
+        return False
+
+
+def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | None = None,
+              stop: threading.Event | None = None) -> str:
+    try:
+        rx = regex.compile(pattern)
+    except (regex.error, ValueError, OverflowError) as e:
         return ToolFailure(f"invalid regex {pattern!r}: {e}")
     root = resolve_path(env.cwd, path or ".")
+    if refusal := env.permissions.read_refusal(root):
+        return ToolFailure(refusal)
     if not root.exists():
         return _not_found(env, root)
     files = [(root, root.name)] if root.is_file() else _walk(root)
     name_ok = _matcher(glob) if glob else None
     by_name = bool(glob) and "/" not in glob  # like ripgrep: a slash-free glob matches the file name
     hits: list[str] = []
+    deadline = time.monotonic() + GREP_TIME_S
+    cut = ""
     for f, rel in files:
         if name_ok and not name_ok(f.name if by_name else rel):
+            continue
+        if not _readable_inside(env, f):
             continue
         try:
             if _is_binary(f):
                 continue
             with f.open(encoding="utf-8", errors="replace") as fh:
                 for n, line in enumerate(fh, 1):
-                    if rx.search(line):
+                    left = deadline - time.monotonic()
+                    if left <= 0 or (stop is not None and stop.is_set()):
+                        cut = f"[grep stopped after {GREP_TIME_S:g} s at {_shown(env, f)}:{n}; narrow the path]"
+                        break
+                    try:
+                        found = rx.search(line, timeout=min(LINE_TIME_S, left))
+                    except TimeoutError:
+                        cut = (f"[grep stopped: the pattern took over {min(LINE_TIME_S, left):g} s on "
+                               f"{_shown(env, f)}:{n}; nested repetition like (a+)+ backtracks "
+                               "exponentially, simplify it]")
+                        break
+                    if found:
                         hits.append(f"{_shown(env, f)}:{n}:{line.rstrip()[:500]}")
                         if len(hits) > MAX_MATCHES:
                             break
         except OSError:
             continue
-        if len(hits) > MAX_MATCHES:
+        if len(hits) > MAX_MATCHES or cut:
             break
+    if cut:
+        return "\n".join([*hits[:MAX_MATCHES], cut])
     if not hits:
         return f"No matches for {pattern!r} in {_shown(env, root)}" + (
             f" (files matching {glob})" if glob else ""
@@ -121,6 +167,8 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None) -> str:
     while fixed < len(parts) - 1 and not any(c in parts[fixed] for c in "*?[{"):
         fixed += 1
     root = resolve_path(env.cwd, Path(path or ".", *parts[:fixed]))
+    if refusal := env.permissions.read_refusal(root):
+        return ToolFailure(refusal)
     rest = "/".join(parts[fixed:])
     if not root.is_dir():
         return ToolFailure(f"Directory not found: {_shown(env, root)}")

@@ -50,8 +50,8 @@ class TodoList:
             self.items = [TodoItem.model_validate(x) for x in raw.get("todos", [])]
         except FileNotFoundError:
             pass
-        except (OSError, ValueError, ValidationError, AttributeError) as e:
-            self.warning = f"{path.name} is unreadable ({type(e).__name__}); the plan starts empty"
+        except (OSError, ValueError, ValidationError, AttributeError, TypeError, RecursionError):
+            self.warning = f"{path.name} is unreadable; the plan starts empty"
 
     def write(self, items: list[TodoItem]) -> str:
         """Replace the plan; returns what the tool tells the model."""

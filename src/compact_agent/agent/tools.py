@@ -22,6 +22,7 @@ import hashlib
 import logging
 import os
 import re
+import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +38,10 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.toolsets import FunctionToolset
 
+from .. import secrets
 from ..config import Settings
 from ..context.markers import mark
+from ..session.store import utf8_safe
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState, atomic_write_bytes
 from .permissions import Permissions, resolve_path
@@ -133,10 +136,19 @@ def _stream_lines(p: Path) -> Iterator[str]:
 
 
 def read_file_text(
-    env: ToolEnv, path: str | Path, offset: int | None = None, limit: int | None = None
+    env: ToolEnv, path: str | Path, offset: int | None = None, limit: int | None = None,
+    *, confined: bool = True,
 ) -> str:
-    """Format a file the way the read_file tool shows it, and record the read in env.read_state."""
+    """Format a file the way the read_file tool shows it, and record the read in env.read_state.
+
+    `confined` (the default, and always for the model's own calls) refuses a path that resolves
+    outside the working directory and granted dirs, or under a deny rule, before anything is
+    looked at — not even whether it exists is told. Only a file the user names (`@path`) is read
+    unconfined: that is the user's choice, not the model's.
+    """
     p = resolve_path(env.cwd, path)
+    if confined and (refusal := env.permissions.read_refusal(p)):
+        return ToolFailure(refusal)
     shown = _shown(env, p)
     if p.is_dir():
         return _list_dir(env, p)
@@ -154,13 +166,16 @@ def read_file_text(
             f"{shown} is {st.st_size} bytes, over the {s.read_max_bytes}-byte read limit; read a slice "
             "with offset and limit (e.g. offset=1, limit=500) or search it with grep."
         )
+    legacy = ""
     if huge:
         lines: Iterator[str] = _stream_lines(p)
     else:
+        raw = p.read_bytes()
         try:
-            text = p.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            return ToolFailure(f"{shown} is a binary file ({st.st_size} bytes); not shown.")
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:  # no NUL byte, so text in a legacy 8-bit encoding, not binary
+            text = raw.decode("latin-1")
+            legacy = f"[{shown} is not UTF-8; shown decoded as Latin-1; edit_file cannot change it]\n"
         parts = text.split("\n")
         if parts[-1] == "":
             parts.pop()
@@ -189,7 +204,7 @@ def read_file_text(
     end = start + len(kept) - 1
     partial = start > 1 or end < total
     env.read_state.record(p, st.st_mtime_ns, partial, offset=offset, limit=limit)
-    body = _numbered(kept, start)
+    body = legacy + _numbered(kept, start)
     if not partial:
         return body
     more = f"; read more with offset={end + 1}" if end < total else ""
@@ -249,6 +264,8 @@ def _commit(env: ToolEnv, p: Path, text: str) -> ToolFailure | None:
 
 def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     p = resolve_path(env.cwd, path)
+    if refusal := env.permissions.outside_message(p):  # before anything about the file is looked at
+        return ToolFailure(refusal)
     shown = _shown(env, p)
     if p.is_dir():
         return ToolFailure(f"{shown} is a directory; give a file path.")
@@ -258,7 +275,7 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
         if env.read_state.get(p) is None:
             return ToolFailure(f"refused: {shown} already exists and has not been read; read it first with read_file.")
         if refusal := _guard_current(env, p, "overwrite"):
-            return refusal
+            return ToolFailure(refusal)
         old = p.read_text(encoding="utf-8", errors="replace")
     n = _count_lines(content)
     size = "1 line" if n == 1 else f"{n} lines"
@@ -282,11 +299,13 @@ def edit_file_impl(
     if not old_string:
         return ToolFailure("refused: old_string is empty; use write_file to create or replace a whole file.")
     p = resolve_path(env.cwd, path)
+    if refusal := env.permissions.outside_message(p):  # no "not found" oracle for outside paths
+        return ToolFailure(refusal)
     shown = _shown(env, p)
     if not p.is_file():
         return ToolFailure(f"{shown} is a directory; give a file path.") if p.is_dir() else _not_found(env, p)
     if refusal := _guard_current(env, p, "edit"):
-        return refusal
+        return ToolFailure(refusal)
     try:
         text = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
@@ -338,6 +357,21 @@ def _one_line(tool: str, e: BaseException) -> ToolFailure:
     return ToolFailure(f"{tool} failed: {reason}"[:500])
 
 
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def tool_text(text: str) -> str:
+    """What a tool hands the model: no API key (a file or command may hold it), and only text
+    UTF-8 can carry. A file name with bytes that are not UTF-8 arrives from the OS as surrogate
+    escapes, which would fail the whole request: those bytes are shown as `\\xNN`."""
+    text = secrets.redact(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = utf8_safe(_ESCAPED_BYTE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", text))
+    return text
+
+
 def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str | ToolReturn]]:
     @functools.wraps(fn)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> str | ToolReturn:
@@ -347,8 +381,8 @@ def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str 
             log.debug("tool %s failed", fn.__name__, exc_info=True)
             result = _one_line(fn.__name__, e)
         if isinstance(result, ToolFailure):
-            return ToolReturn(return_value=str(result), metadata=mark(None, "tool", {"error": True}))
-        return result
+            return ToolReturn(return_value=tool_text(str(result)), metadata=mark(None, "tool", {"error": True}))
+        return tool_text(result)
 
     return wrapper
 
@@ -405,7 +439,11 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
             path: File or directory to search (default: the working directory).
             glob: Only search files matching this glob, e.g. `*.py` or `src/**/*.ts`.
         """
-        return await asyncio.to_thread(grep_impl, env, pattern, path, glob)
+        stop = threading.Event()  # an interrupted turn stops the search between lines
+        try:
+            return await asyncio.to_thread(grep_impl, env, pattern, path, glob, stop)
+        finally:
+            stop.set()
 
     async def glob(pattern: str, path: str | None = None) -> str:
         """Find files by name pattern (`**` spans directories, e.g. `**/*.py`), newest first.
@@ -427,6 +465,7 @@ def mention_messages(
     *,
     kind: str = "mention",
     salt: str = "",
+    confined: bool = True,
 ) -> list[ModelMessage]:
     """One synthetic read_file call/return exchange carrying every mentioned file, recorded as read.
 
@@ -434,6 +473,7 @@ def mention_messages(
     compaction can tell them apart by metadata. Ids are deterministic for cache stability; pass a
     `salt` (e.g. the turn number) when the same file may be mentioned again, since providers reject
     repeated tool call ids. `kind` names the source ("mention", "restore") in ids and metadata.
+    `confined=False` only for files the user named: see `read_file_text`.
     """
     if not paths:
         return []
@@ -443,7 +483,7 @@ def mention_messages(
     for n, path in enumerate(paths):
         p = resolve_path(env.cwd, path)
         rel = _shown(env, p)
-        content = read_file_text(env, p)
+        content = tool_text(read_file_text(env, p, confined=confined))
         cap = max_tokens_per_file * 4 if max_tokens_per_file else None
         if cap is not None and len(content) > cap:
             kept = content[: content.rfind("\n", 0, cap) + 1 or cap]

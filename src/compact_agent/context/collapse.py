@@ -253,7 +253,7 @@ def read_log(path: Path) -> list[Commit]:
             continue
         try:
             c = Commit.from_json(json.loads(line))
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             log.warning("skipping corrupt line %d of collapse log %s: %s", lineno, path, e)
             continue
         if c.id not in seen:

@@ -197,7 +197,7 @@ class SessionMemory:
         self.coverage: tuple[int, str] | None = None
         self.updated = ""
         self.notes = _read_notes(notes_path) if notes_path is not None else None
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             side = json.loads(self.sidecar.read_text())  # type: ignore[union-attr]
             self.coverage = (int(side["index"]), str(side["fingerprint"]))
             self.updated = str(side.get("updated", ""))

@@ -27,7 +27,7 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -82,9 +82,30 @@ def project_slug(cwd: Path) -> str:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """`path` as a 0700 folder; every parent it has to create is 0700 too (`mkdir(parents=True)`
+    would make those 0755 under the usual umask, and then anyone could list the project paths)."""
+    missing: list[Path] = []
+    p = path
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            d.mkdir(mode=0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(d, 0o700)
+    path.mkdir(exist_ok=True, mode=0o700)
     with contextlib.suppress(OSError):
         os.chmod(path, 0o700)
+    return path
+
+
+def ensure_private_file(path: Path) -> Path:
+    """`path` exists and is 0600 (for files written by others' code, like the prompt history)."""
+    ensure_private_dir(path.parent)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o600)
     return path
 
 
@@ -180,8 +201,29 @@ class Loaded:
     meta: dict[str, Any]
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def utf8_safe(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD.
+
+    JSON may escape one (`"\\ud800"`) and a provider may send one, and Python strings hold it,
+    but UTF-8 cannot: left in, it fails every later write and request. The rest is kept as is.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def _dump_message(m: ModelMessage) -> Any:
-    return json.loads(ModelMessagesTypeAdapter.dump_json([m]))[0]
+    try:
+        return json.loads(ModelMessagesTypeAdapter.dump_json([m]))[0]
+    except (ValueError, UnicodeError):  # a lone surrogate in a reply: save it with U+FFFD, never lose it
+        obj = ModelMessagesTypeAdapter.dump_python([m], mode="json")[0]
+        return json.loads(utf8_safe(json.dumps(obj, ensure_ascii=False)))
 
 
 def _load_message(obj: Any) -> ModelMessage:
@@ -189,7 +231,7 @@ def _load_message(obj: Any) -> ModelMessage:
 
 
 def _lines(entries: Iterable[dict[str, Any]]) -> bytes:
-    return secrets.redact("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)).encode()
+    return utf8_safe(secrets.redact("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))).encode()
 
 
 def _heal_tail(fd: int, size: int) -> bytes:
@@ -364,7 +406,8 @@ class SessionStore:
 
     def log_event(self, event: dict[str, Any]) -> None:
         ensure_private_dir(self.dir)
-        line = secrets.redact(json.dumps({"time": self._clock(), **event}, ensure_ascii=False, default=str) + "\n").encode()
+        line = utf8_safe(secrets.redact(json.dumps({"time": self._clock(), **event}, ensure_ascii=False,
+                                                   default=str) + "\n")).encode()
         fd = os.open(self.events_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             os.write(fd, line)
@@ -382,7 +425,9 @@ class SessionStore:
         out: list[dict[str, Any]] = []
         if not self.events_path.exists():
             return out
-        for raw in self.events_path.read_bytes().splitlines():
+        for raw in _file_lines(self.events_path):
+            if raw is None:
+                continue
             with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
                 obj = json.loads(raw)
                 if isinstance(obj, dict):
@@ -390,15 +435,59 @@ class SessionStore:
         return out
 
 
-def _parse_lines(raw: bytes) -> tuple[list[dict[str, Any]], int]:
-    """JSON objects of the file's lines, and how many lines were not one."""
+#: The longest line a session file may hold. Real ones stay far below (a tool result is capped
+#: before it is saved); a longer one is junk, skipped without ever being held whole in memory.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+def _file_lines(path: Path, cap: int | None = None) -> Iterator[bytes | None]:
+    """The lines of `path` (without newlines), read in chunks; a line over `cap` bytes is
+    dropped while it is read and yields None. Memory stays at about `cap`, whatever the file."""
+    cap = MAX_LINE_BYTES if cap is None else cap
+    buf = bytearray()
+    skipping = False
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            start = 0
+            while (nl := chunk.find(b"\n", start)) >= 0:
+                if skipping:
+                    skipping = False
+                    yield None
+                else:
+                    buf += chunk[start:nl]
+                    yield bytes(buf)
+                buf.clear()
+                start = nl + 1
+            if not skipping:
+                buf += chunk[start:]
+                if len(buf) > cap:
+                    buf.clear()
+                    skipping = True
+    if skipping:
+        yield None
+    elif buf:
+        yield bytes(buf)
+
+
+def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[dict[str, Any]], int, int]:
+    """JSON objects of the file's lines, how many lines were not one (None: over the size cap),
+    and how many held a lone surrogate escape (replaced by U+FFFD: see `utf8_safe`)."""
     entries: list[dict[str, Any]] = []
-    bad = 0
-    for line in raw.splitlines():
+    bad = fixed = 0
+    for line in lines:
+        if line is None:
+            bad += 1
+            continue
         if not line.strip():
             continue
         try:
             entry = json.loads(line)
+            if _SURROGATE_ESCAPE.search(line):  # rare: only then pay for the check
+                text = json.dumps(entry, ensure_ascii=False)
+                if (safe := utf8_safe(text)) is not text:
+                    entry = json.loads(safe)
+                    fixed += 1
         except (ValueError, UnicodeDecodeError, RecursionError):
             bad += 1
             continue
@@ -406,7 +495,7 @@ def _parse_lines(raw: bytes) -> tuple[list[dict[str, Any]], int]:
             entries.append(entry)
         else:
             bad += 1
-    return entries, bad
+    return entries, bad, fixed
 
 
 def _in_parent_order(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
@@ -447,7 +536,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     meta: dict[str, Any] = {}
     if not path.exists():
         return Loaded(messages, boundaries, [], meta)
-    entries, bad = _parse_lines(path.read_bytes())
+    entries, bad, fixed = _parse_lines(_file_lines(path))
     entries, moved = _in_parent_order(entries)
     seen: set[str] = set()
     last_id: str | None = None
@@ -486,6 +575,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     problems = []
     if bad:
         problems.append(f"skipped {bad} unreadable line(s)")
+    if fixed:
+        problems.append(f"replaced invalid characters (lone surrogates) in {fixed} line(s) with U+FFFD")
     if dup:
         problems.append(f"skipped {dup} duplicated line(s)")
     if unknown:

@@ -40,7 +40,8 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
     mode = {"ask": "ask before writes, edits and commands", "yes": "allow everything (--yes)",
             "deny": "refuse what needs approval (print mode)"}.get(p.mode, p.mode)
     c.print(f"mode             {mode}")
-    c.print(f"always allowed   {', '.join(sorted(p.always)) or '(none yet: answer [a]lways, or --allowed-tools)'}")
+    allowed = [*sorted(p.allowed_tools), *(f"{tool}: {what}" for tool, what in sorted(p.always))]
+    c.print(f"always allowed   {', '.join(allowed) or '(none yet: answer [a]lways, or --allowed-tools)'}")
     c.print(f"bash allowed     {', '.join(st.allow_bash) or '(none)'}")
     c.print(f"bash denied      {', '.join(st.deny_bash) or '(none)'}")
     c.print(f"writable         {s.cwd}" + "".join(f", {d}" for d in st.extra_dirs))

@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any
 
+from .. import secrets
 from ..agent.runner import AgentSession, SessionOptions
 from ..agent.stream_events import compaction_end, problem_line
 from ..context.events import Event
@@ -36,12 +37,12 @@ class PrintRun:
         self.calls: dict[str, dict[str, Any]] = {}
 
     # -- output ------------------------------------------------------------------------------
-    def emit(self, obj: dict[str, Any]) -> None:
-        sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+    def emit(self, obj: dict[str, Any]) -> None:  # tool output, text, events: nothing printed may carry the key
+        sys.stdout.write(secrets.redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n")
         sys.stdout.flush()
 
     def note(self, text: str) -> None:
-        sys.stderr.write(f"compact-agent: {text}\n")
+        sys.stderr.write(secrets.redact(f"compact-agent: {text}") + "\n")
         sys.stderr.flush()
 
     def duration_ms(self) -> int:
@@ -78,8 +79,8 @@ class PrintRun:
         if self.stream:
             self.emit(obj)
         if self.verbose:
-            sys.stderr.write((tool_lines.call_line(obj) if obj["type"] == "tool_call"
-                              else tool_lines.result_line(obj)) + "\n")
+            sys.stderr.write(secrets.redact(tool_lines.call_line(obj) if obj["type"] == "tool_call"
+                                            else tool_lines.result_line(obj)) + "\n")
 
     # -- results -----------------------------------------------------------------------------
     def init_event(self, s: AgentSession) -> dict[str, Any]:
@@ -132,7 +133,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
               "total_cost_usd": round(cost_report(session).total_cost, 6), "usage": usage,
               "compactions": compactions, "permission_denials": run.denied}
     if output_format == "text":
-        sys.stdout.write(turn.output.rstrip("\n") + "\n")
+        sys.stdout.write(secrets.redact(turn.output.rstrip("\n")) + "\n")
     else:
         run.emit(result)
     if refused:

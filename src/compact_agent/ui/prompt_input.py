@@ -20,6 +20,8 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from ..session.store import ensure_private_file
+
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 MAX_PATH_COMPLETIONS = 50
 
@@ -87,7 +89,7 @@ def history_path(project_root: Path) -> Path:
 
 def make_prompt(project_root: Path, commands: Iterable[str], cwd: Path, **io: Any) -> PromptSession[str]:
     """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe)."""
-    project_root.mkdir(parents=True, exist_ok=True)
-    return PromptSession(history=FileHistory(str(history_path(project_root))), completer=ReplCompleter(commands, cwd),
+    history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
+    return PromptSession(history=FileHistory(str(history)), completer=ReplCompleter(commands, cwd),
                          key_bindings=key_bindings(), multiline=True, complete_while_typing=False,
                          prompt_continuation="  ", **io)

@@ -34,9 +34,18 @@ def _ask(console: Console, keys: InterruptKeys | None = None, stream: IO[str] | 
     """The permission prompt; the terminal leaves raw mode while it waits for the answer."""
     def ask(tool: str, detail: str) -> str:
         console.print(Text.assemble((tool, "bold"), f" wants to run: {detail[:300]}"))
+        what = "this exact command" if tool == "bash" else "this file"
+        # The prompt blocks the event loop, whose SIGINT handler (cancel the turn) cannot run until
+        # it returns: Ctrl-C would only echo ^C. Here Ctrl-C interrupts the prompt and the turn.
         with keys.paused() if keys is not None else contextlib.nullcontext():
-            answer = console.input("allow? [y]es once / [a]lways this session / [n]o: ", markup=False,
-                                   stream=stream).strip().lower()
+            previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+            try:
+                answer = console.input(f"allow? [y]es once / [a]lways {what} this session / [n]o: ", markup=False,
+                                       stream=stream).strip().lower()
+            except KeyboardInterrupt:
+                raise asyncio.CancelledError from None  # the turn ends as interrupted, the REPL goes on
+            finally:
+                signal.signal(signal.SIGINT, previous)
         return {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(answer, "deny")
     return ask
 
