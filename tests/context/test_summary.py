@@ -65,6 +65,17 @@ def test_user_message_budget_keeps_the_newest():
     assert len(picked) == 3 and picked[2].endswith("…[cut]") or len(picked) == 2
 
 
+def test_past_the_budget_every_typed_message_keeps_at_least_its_head():
+    texts = [f"instruction {i}: " + "details " * 400 for i in range(40)] + ["the latest request"]
+    picked = summary.pick_user_messages(texts, 4_000)  # ~16K characters for ~130K of messages
+    assert picked[0] == "the latest request" and len(picked) == 41
+    assert all(p.startswith(f"instruction {i}: ") for i, p in zip(range(39, -1, -1), picked[1:], strict=True))
+    assert sum(len(p) for p in picked) <= 4_000 * 4
+    # A budget too small even for the heads leaves out the oldest, never the newest.
+    few = summary.pick_user_messages(texts, 200)
+    assert few[0] == "the latest request" and 1 < len(few) < 41
+
+
 def test_a_short_summary_is_still_a_summary():
     assert summary.extract_summary("<summary>Task: none.</summary>") == "Task: none."
 

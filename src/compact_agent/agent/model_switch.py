@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..config import Limits
 from ..context import tokens
 from ..context.compactor import CompactionResult
-from ..models import REGISTRY, build_model, model_info, provider_for
+from ..models import REGISTRY, build_model, model_info, prices_of, provider_for
 from .context_report import sync_costs
 from .window_check import check_window
 
@@ -64,6 +64,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     opts.context_window = window or fallback
     cm = session.cm
     cm.provider, cm.cache_ttl_s, cm.max_output = info.provider, info.cache_ttl_s, info.max_output
+    cm.prices = cm.schedule.prices = prices_of(info)  # the new model's prices time its compactions
     cm.set_window(info.window)
     cm.calibration = tokens.Calibration()
     session.limits = cm.limits

@@ -22,7 +22,6 @@ compactor of your own, which belong to one conversation: then a second one is re
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import re
@@ -35,15 +34,17 @@ from typing import Any, Protocol
 from opentelemetry.trace import Status, StatusCode
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest
-from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 
-from . import rounds, summary, tokens
+from . import tokens
 from .compactor import CompactionError, CompactionResult, Compactor, Summarize, join
-from .economics import SUMMARY_INSTRUCTION_TOKENS, CompactionPlan, Growth, Prices, plan_compaction
+from .economics import Prices
 from .events import Budget, Event, Stopwatch, typed
+from .fit import shrink_to_fit
 from .lifecycle import RunLifecycle
+from .schedule import Schedule
 from .settings import CompactionSettings as Settings
 from .settings import Limits
 from .stores import HistoryStore
@@ -67,10 +68,6 @@ def utcnow() -> datetime:
 
 
 log = logging.getLogger(__name__)
-
-SUMMARY_PRIOR_TOKENS = 2_000
-"""Expected summary size before this session has made one (the nine-section summary with its analysis
-draft); after that, the mean of the summaries actually written."""
 
 _LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE)
 _USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
@@ -133,12 +130,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         self._thrash = 0
         self._last_compaction_request = 0
         self.view: list[ModelMessage] = []
-        self.growth = Growth()
-        self.summary_tokens = SUMMARY_PRIOR_TOKENS  # what summaries have cost so far (output tokens)
-        self.last_plan: CompactionPlan | None = None
-        self.max_output_seen = 0
-        self.rebuild_seen = 0  # history size right after the latest compaction (what one keeps)
-        self._credit = 0.0
+        self.schedule = Schedule(self.prices)  # when to compact (schedule.py)
         self._reason = ""
 
     # -- state the runner reads ------------------------------------------------------------
@@ -160,6 +152,17 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         if self.compactor:
             self.compactor.limits = self.limits
         self.adapt_output_reserve(0)
+
+    def adapt_output_reserve(self, output_tokens: int) -> None:
+        """Let the output reserve (and so the threshold) follow the longest answer seen."""
+        configured = Limits.for_window(self.limits.window, self.max_output, self.settings)
+        self.limits = self.schedule.output_limits(self.limits, configured, output_tokens,
+                                                  self.settings.adaptive_output_reserve)
+        if self.compactor is not None:
+            self.compactor.limits = self.limits
+
+    def hard_limit(self) -> int:
+        return self.schedule.hard_limit(self)
 
     def emit(self, event: Event) -> None:
         event = typed(event)
@@ -183,8 +186,8 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                       collapse_blocking=self.limits.collapse_blocking, cache_ttl_s=self.cache_ttl_s,
                       provider=self.provider, overhead=self.calibration.tokens(self.overhead),
                       prices=self.prices if self.settings.priced_compaction else None,
-                      growth=self.growth.rate, compact_at=self.next_compaction_at(),
-                      ratio=self.calibration.ratio, credit=self._credit)
+                      growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self),
+                      ratio=self.calibration.ratio, credit=self.schedule.credit)
 
     def estimate(self, messages: Sequence[ModelMessage]) -> int:
         """Uncalibrated size of `messages`: the token counter's, else characters/4."""
@@ -368,13 +371,8 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         self._last_compaction_request = self.requests
         if self.memory is not None:
             self.memory.after_compaction(result)
-        if result.summary and result.strategy == "full":
-            written = self.calibration.tokens(tokens.text_tokens(result.summary))
-            n = sum(1 for c in self.compactions if c.strategy == "full")
-            self.summary_tokens = round(self.summary_tokens + (written - self.summary_tokens) / n)
-        self.rebuild_seen = self.measure(result.messages) - self.calibration.tokens(self.overhead)
-        self.growth.rebase(self.rebuild_seen)
-        self.last_plan = None
+        self.schedule.after_compaction(result, self.calibration.tokens(tokens.text_tokens(result.summary)),
+                                       self.measure(result.messages) - self.calibration.tokens(self.overhead))
         if self._reason:
             result.event.detail["reason"] = self._reason
             self._reason = ""
@@ -418,20 +416,9 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         """
         view, suppressed = self.shape(list(messages))
         tokens_now = self.measure(view)
-        fixed = self.calibration.tokens(self.overhead)
-        self.growth.observe(self.measure(messages) - fixed)
+        self.schedule.growth.observe(self.measure(messages) - self.calibration.tokens(self.overhead))
         compacted = False
-        reason = ""
-        if self.breaker_open:
-            pass
-        elif tokens_now > self.hard_limit():
-            # This request would not fit with its answer: compact whatever it costs, if that helps.
-            reason = "window" if self.compaction_helps(messages, tokens_now - fixed) else ""
-        elif tokens_now > self.limits.threshold and not suppressed:
-            if self.forced_compaction_pays(messages, tokens_now - fixed, fixed):
-                reason = "threshold"
-        elif self.priced_compaction(messages, tokens_now - fixed, fixed):
-            reason = "priced"
+        reason = self.schedule.reason(self, messages, tokens_now, suppressed)
         if reason:
             self._reason = reason
             if await self._auto(messages, view, "auto"):
@@ -439,7 +426,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                 view, _ = self.shape(list(messages))
                 tokens_now = self.measure(view)
         if tokens_now > self.limits.window - self.limits.window // 50:
-            view, tokens_now = self.shrink_to_fit(view, tokens_now)
+            view, tokens_now = shrink_to_fit(self, view, tokens_now)
         view = join(view)
         self._save_layer_state()
         self.view = view
@@ -447,138 +434,6 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         self.last_view_tokens_est = self.estimate(view) + self.overhead
         self.requests += 1
         return view, tokens_now, compacted
-
-    def next_compaction_at(self) -> int:
-        """Where (request size, overhead included) the next compaction is expected: the cheapest
-        point of the latest plan when that comes before the threshold, else the threshold."""
-        at = self.limits.threshold
-        self._credit = 0.0
-        if not self.settings.priced_compaction or self.growth.rate <= 0:
-            return at
-        fixed = self.calibration.tokens(self.overhead)
-        plan = plan_compaction(context=0, rebuild=self.rebuild_seen or self.summary_tokens, overhead=fixed,
-                               summary_tokens=self.summary_tokens, growth=self.growth.rate,
-                               requests_so_far=self.requests, prices=self.prices)
-        self._credit = plan.credit_per_token
-        return min(at, round(plan.point) + fixed)
-
-    def hard_limit(self) -> int:
-        """The largest request that still leaves room for this model's answers (the adapted output
-        reserve) and a 2% margin for the estimate's error. When the system prompt, tools and a
-        summary alone leave less than that (a large agent prompt in a small window), no request
-        can keep the whole reserve: then only the window itself is protected."""
-        margin = self.limits.window // 50
-        hard = self.limits.window - self.limits.output_reserve - margin
-        floor = self.calibration.tokens(self.overhead) + 2 * self.summary_tokens
-        return hard if floor < hard else self.limits.window - margin
-
-    def shrink_to_fit(self, view: list[ModelMessage], tokens_now: int) -> tuple[list[ModelMessage], int]:
-        """A request that would still exceed the window after compaction is shrunk, never sent as
-        it is: first the tool-result budget replaces its largest results by previews (frozen, so
-        the next request repeats them); then the oldest rounds after the summary leave the view
-        (the saved history keeps them), down to the newest round."""
-        limit = self.limits.window - self.limits.window // 50
-        budget = next((layer for layer in self.layers if hasattr(layer, "shrink")), None)
-        ids: list[str] = []
-        if budget is not None:
-            need = max(1, int((tokens_now - limit) / max(self.calibration.ratio, 0.1)) + 1)
-            view, ids = budget.shrink(view, need)
-            after = self.measure(view) if ids else tokens_now
-        else:
-            after = tokens_now
-        dropped = 0
-        keep_first = 1 if view and summary.is_summary(view[0]) else 0
-        while after > limit:
-            rs = rounds.api_rounds(view[keep_first:])
-            if len(rs) <= 1:
-                break
-            cut = keep_first + rs[1][0]
-            view = [*view[:keep_first], *view[cut:]]
-            dropped += 1
-            after = self.measure(view)
-        thinking = 0
-        if after > limit:
-            # Last: the model's reasoning. Anthropic needs the newest turn's back in a tool loop;
-            # other providers need none of it.
-            last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
-            if self.provider != "anthropic":
-                last = -1
-            for i, m in enumerate(view):
-                if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
-                    kept = [p for p in m.parts if not isinstance(p, ThinkingPart)]
-                    if kept:
-                        view[i] = dataclasses.replace(m, parts=kept)
-                        thinking += 1
-            after = self.measure(view) if thinking else after
-        if ids or dropped or thinking:
-            self.emit(Event("budget", "shrink", tokens_now, after, ids=ids, trigger="window",
-                            detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking}))
-        return view, after
-
-    def compaction_helps(self, messages: list[ModelMessage], context: int) -> bool:
-        """Whether a compaction would free a tenth of the history at least: right after one, in a
-        window the fixed part nearly fills, another would cost a summary and free nothing."""
-        if self.compactor is None or not messages:
-            return True
-        self.compactor.ratio = self.calibration.ratio
-        return self.compactor.rebuild_estimate(messages, self.summary_tokens, self.overhead) < 0.9 * context
-
-    def forced_compaction_pays(self, messages: list[ModelMessage], context: int, fixed: int) -> bool:
-        """Over the threshold: compact now, or let the context grow to the hard limit first?
-
-        Compacting now pays when holding the rebuild instead of the context, over the requests
-        until the threshold would be crossed again, saves more than the compaction costs. When the
-        fixed part and what a compaction keeps already fill the window (a large system prompt in a
-        small window), compacting at the threshold would repeat on every request: then the
-        request is sent as long as it fits, and the compaction waits for the hard limit.
-        """
-        if self.compactor is None or not messages or not self.settings.priced_compaction:
-            return True
-        self.compactor.ratio = self.calibration.ratio
-        rebuild = self.compactor.rebuild_estimate(messages, self.summary_tokens, self.overhead)
-        plan = plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
-                               growth=self.growth.rate, requests_so_far=self.requests, prices=self.prices)
-        self.last_plan = plan
-        until_next = max(1.0, (self.limits.threshold - fixed - rebuild) / max(self.growth.rate, 1.0))
-        return plan.saving * until_next >= plan.fixed_cost
-
-    def adapt_output_reserve(self, output_tokens: int) -> None:
-        """The output reserve follows what this model writes: 1.25x the longest answer seen, at
-        least 1,024 tokens and room for a summary, never more than the configured reserve. A fixed
-        8K-20K reserve leaves a local model's 16K window little room to work."""
-        self.max_output_seen = max(self.max_output_seen, output_tokens)
-        if not self.settings.adaptive_output_reserve or not self.max_output_seen:
-            return
-        base = Limits.for_window(self.limits.window, self.max_output, self.settings)
-        want = max(1_024, round(1.25 * self.max_output_seen), self.summary_tokens + SUMMARY_INSTRUCTION_TOKENS)
-        reserve = min(base.output_reserve, want)
-        if reserve != self.limits.output_reserve:
-            old = self.limits
-            threshold = old.window - reserve - old.buffer
-            scale = threshold / old.threshold if old.threshold > 0 else 1.0
-            self.limits = dataclasses.replace(
-                old, output_reserve=reserve, threshold=threshold,
-                collapse_commit=round(old.collapse_commit * scale),
-                collapse_blocking=round(old.collapse_blocking * scale))
-            if self.compactor is not None:
-                self.compactor.limits = self.limits
-
-    def priced_compaction(self, messages: list[ModelMessage], context: int, fixed: int) -> bool:
-        """Whether compacting now, under the threshold, costs less than waiting (economics.py).
-
-        The rebuild is estimated only once the context could be past the cheapest point even with
-        nothing but a summary to rebuild, which keeps the common case to a few multiplications."""
-        if not self.settings.priced_compaction or self.compactor is None or not messages:
-            return False
-        common = dict(overhead=fixed, summary_tokens=self.summary_tokens, growth=self.growth.rate,
-                      requests_so_far=self.requests, prices=self.prices)
-        floor = plan_compaction(context=context, rebuild=self.summary_tokens, **common)
-        if context < floor.point:
-            return False
-        self.compactor.ratio = self.calibration.ratio
-        rebuild = self.compactor.rebuild_estimate(messages, self.summary_tokens, self.overhead)
-        self.last_plan = plan_compaction(context=context, rebuild=rebuild, **common)
-        return self.last_plan.compact
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:

@@ -123,19 +123,37 @@ def user_texts(messages: Sequence[ModelMessage]) -> list[str]:
     return out
 
 
+USER_HEAD_CHARS = 300
+"""Past the budget, an older user message keeps its first characters: the start of an instruction
+is what names it, and a model that needs the rest can read it in the archive."""
+
+
 def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> list[str]:
-    """Newest first, as many as fit; an over-long message is cut rather than dropped."""
+    """Every message the user typed, newest first. Within the budget all of them verbatim; past it
+    the newest stay verbatim while the heads of all older ones still fit, the older ones keep their
+    first `USER_HEAD_CHARS` characters, and only when even those heads do not fit are the oldest
+    left out."""
+    budget = budget_tokens * int(tokens.CHARS_PER_TOKEN)
+    if sum(len(t) for t in texts) <= budget:
+        return list(reversed(texts))
+
+    def head(t: str) -> str:
+        return t if len(t) <= USER_HEAD_CHARS else t[:USER_HEAD_CHARS] + " …[cut]"
+
+    rest = sum(len(head(t)) for t in texts)
     picked: list[str] = []
     used = 0
     for t in reversed(texts):
-        n = tokens.text_tokens(t)
-        if used + n > budget_tokens:
-            room = (budget_tokens - used) * int(tokens.CHARS_PER_TOKEN)
-            if room > 200:
-                picked.append(t[:room] + " …[cut]")
+        h = head(t)
+        rest -= len(h)
+        if used + len(t) + rest <= budget:
+            picked.append(t)
+            used += len(t)
+        elif used + len(h) <= budget:
+            picked.append(h)
+            used += len(h)
+        else:
             break
-        picked.append(t)
-        used += n
     return picked
 
 

@@ -1,0 +1,63 @@
+"""The last resort: a request that would still exceed the window after compaction is shrunk.
+
+A provider refuses a request over its window, and refuses the next one the same way: one round
+bigger than the window (eight large files read at once, a system prompt that fills a small window)
+would end the session for good. So the pipeline never sends such a request as it is. In order,
+cheapest loss first:
+
+1. the largest tool results become previews (the tool-result budget's own, frozen, so the next
+   request repeats them and the saved history keeps the full text);
+2. the oldest rounds after the summary leave this request's view (the saved history keeps them),
+   down to the newest round;
+3. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
+   tool loop; other providers need none of it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart
+
+from . import rounds, summary
+from .events import Event
+
+__all__ = ["shrink_to_fit"]
+
+
+def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[list[ModelMessage], int]:
+    """The view of `cm`'s request brought under the window (less a 2% margin); returns it and its size."""
+    limit = cm.limits.window - cm.limits.window // 50
+    budget = next((layer for layer in cm.layers if hasattr(layer, "shrink")), None)
+    ids: list[str] = []
+    after = tokens_now
+    if budget is not None:
+        need = max(1, int((tokens_now - limit) / max(cm.calibration.ratio, 0.1)) + 1)
+        view, ids = budget.shrink(view, need)
+        after = cm.measure(view) if ids else tokens_now
+    dropped = 0
+    keep_first = 1 if view and summary.is_summary(view[0]) else 0
+    while after > limit:
+        rs = rounds.api_rounds(view[keep_first:])
+        if len(rs) <= 1:
+            break
+        view = [*view[:keep_first], *view[keep_first + rs[1][0]:]]
+        dropped += 1
+        after = cm.measure(view)
+    thinking = 0
+    if after > limit:
+        last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
+        if cm.provider != "anthropic":
+            last = -1
+        for i, m in enumerate(view):
+            if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
+                kept = [p for p in m.parts if not isinstance(p, ThinkingPart)]
+                if kept:
+                    view[i] = dataclasses.replace(m, parts=kept)
+                    thinking += 1
+        after = cm.measure(view) if thinking else after
+    if ids or dropped or thinking:
+        cm.emit(Event("budget", "shrink", tokens_now, after, ids=ids, trigger="window",
+                      detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking}))
+    return view, after

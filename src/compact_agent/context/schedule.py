@@ -1,0 +1,152 @@
+"""When to compact: before the window forces it where that is cheaper, after it where it is not.
+
+The pipeline asks `Schedule.reason` once per request, with the view already shaped by layers 1–4:
+
+* over the **hard limit** (the window less room for the model's answer), the request cannot be
+  sent as it is: compact, if a compaction would free anything ("window");
+* over the **threshold**, compact if that pays before the threshold is crossed again; in a window
+  that the fixed system prompt and what a compaction keeps nearly fill, compacting at the
+  threshold would repeat on every request, so the compaction waits for the hard limit
+  ("threshold");
+* under it, compact where the cost per request is lowest, if the session is long enough to pay
+  the compaction back (`economics.plan_compaction`, "priced").
+
+Its inputs are measured, not configured: the session's growth per request, the size summaries
+have had, what the latest compaction kept, the longest answer the model wrote (which sets the
+output reserve), and the model's prices. Nothing here touches the history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai.messages import ModelMessage
+
+from .economics import SUMMARY_INSTRUCTION_TOKENS, CompactionPlan, Growth, Prices, plan_compaction
+from .settings import Limits
+
+if TYPE_CHECKING:
+    from .compactor import CompactionResult
+
+SUMMARY_PRIOR_TOKENS = 2_000
+"""Expected summary size before this session has made one (the nine-section summary with its analysis
+draft); after that, the mean of the summaries actually written."""
+
+
+@dataclasses.dataclass
+class Schedule:
+    """The measured state behind the compaction decisions of one conversation."""
+
+    prices: Prices
+    growth: Growth = dataclasses.field(default_factory=Growth)
+    summary_tokens: int = SUMMARY_PRIOR_TOKENS
+    rebuild_seen: int = 0  # history size right after the latest compaction (what one keeps)
+    max_output_seen: int = 0
+    full_summaries: int = 0
+    last_plan: CompactionPlan | None = None
+    credit: float = 0.0  # USD per token a view layer frees (the compactions it postpones)
+
+    # -- the decision -----------------------------------------------------------------------
+    def reason(self, cm: Any, messages: list[ModelMessage], tokens_now: int, suppressed: bool) -> str:
+        """"window", "threshold", "priced" or "" (no compaction) for the request of `tokens_now`."""
+        fixed = cm.calibration.tokens(cm.overhead)
+        context = tokens_now - fixed
+        if cm.breaker_open:
+            return ""
+        if tokens_now > self.hard_limit(cm):
+            return "window" if self.compaction_helps(cm, messages, context) else ""
+        if tokens_now > cm.limits.threshold and not suppressed:
+            return "threshold" if self.threshold_pays(cm, messages, context, fixed) else ""
+        return "priced" if self.priced(cm, messages, context, fixed) else ""
+
+    def hard_limit(self, cm: Any) -> int:
+        """The largest request that still leaves room for this model's answers (the adapted output
+        reserve) and a 2% margin for the estimate's error. When the system prompt, tools and a
+        summary alone leave less than that (a large agent prompt in a small window), no request
+        can keep the whole reserve: then only the window itself is protected."""
+        margin = cm.limits.window // 50
+        hard = cm.limits.window - cm.limits.output_reserve - margin
+        floor = cm.calibration.tokens(cm.overhead) + 2 * self.summary_tokens
+        return hard if floor < hard else cm.limits.window - margin
+
+    def compaction_helps(self, cm: Any, messages: list[ModelMessage], context: int) -> bool:
+        """Whether a compaction would free a tenth of the history at least: right after one, in a
+        window the fixed part nearly fills, another would cost a summary and free nothing."""
+        if cm.compactor is None or not messages:
+            return True
+        return self._rebuild(cm, messages) < 0.9 * context
+
+    def threshold_pays(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int) -> bool:
+        """Over the threshold: compact now, or let the context grow to the hard limit first? Now,
+        when holding the rebuild instead of the context, over the requests until the threshold is
+        crossed again, saves more than the compaction costs."""
+        if cm.compactor is None or not messages or not cm.settings.priced_compaction:
+            return True
+        rebuild = self._rebuild(cm, messages)
+        plan = self._plan(cm, context, rebuild, fixed)
+        self.last_plan = plan
+        until_next = max(1.0, (cm.limits.threshold - fixed - rebuild) / max(self.growth.rate, 1.0))
+        return plan.saving * until_next >= plan.fixed_cost
+
+    def priced(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int) -> bool:
+        """Under the threshold: whether compacting now costs less than waiting. The rebuild is
+        estimated only once the context could be past the cheapest point even with nothing but a
+        summary to rebuild, which keeps the common case to a few multiplications."""
+        if not cm.settings.priced_compaction or cm.compactor is None or not messages:
+            return False
+        if context < self._plan(cm, context, self.summary_tokens, fixed).point:
+            return False
+        self.last_plan = self._plan(cm, context, self._rebuild(cm, messages), fixed)
+        return self.last_plan.compact
+
+    def next_compaction_at(self, cm: Any) -> int:
+        """Where (request size, overhead included) the next compaction is expected: the cheapest
+        point for what the latest compaction kept when that comes before the threshold, else the
+        threshold. Sets `credit` for the view layers' own pricing."""
+        self.credit = 0.0
+        if not cm.settings.priced_compaction or self.growth.rate <= 0:
+            return cm.limits.threshold
+        fixed = cm.calibration.tokens(cm.overhead)
+        plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed)
+        self.credit = plan.credit_per_token
+        return min(cm.limits.threshold, round(plan.point) + fixed)
+
+    # -- what it learns -----------------------------------------------------------------------
+    def output_limits(self, limits: Limits, configured: Limits, output_tokens: int, adaptive: bool) -> Limits:
+        """The limits with an output reserve that follows what this model writes: 1.25x the longest
+        answer seen, at least 1,024 tokens and room for a summary, never more than the configured
+        reserve (`configured`). A fixed 8K-20K reserve leaves a local model's 16K window little
+        room to work."""
+        self.max_output_seen = max(self.max_output_seen, output_tokens)
+        if not adaptive or not self.max_output_seen:
+            return limits
+        want = max(1_024, round(1.25 * self.max_output_seen), self.summary_tokens + SUMMARY_INSTRUCTION_TOKENS)
+        reserve = min(configured.output_reserve, want)
+        if reserve == limits.output_reserve:
+            return limits
+        threshold = limits.window - reserve - limits.buffer
+        scale = threshold / limits.threshold if limits.threshold > 0 else 1.0
+        return dataclasses.replace(limits, output_reserve=reserve, threshold=threshold,
+                                   collapse_commit=round(limits.collapse_commit * scale),
+                                   collapse_blocking=round(limits.collapse_blocking * scale))
+
+    def after_compaction(self, result: CompactionResult, written_summary: int, kept: int) -> None:
+        """Learn from a compaction: the summary's size (full summaries only) and what it kept,
+        and measure growth from the new, smaller history."""
+        if result.summary and result.strategy == "full":
+            self.full_summaries += 1
+            self.summary_tokens = round(self.summary_tokens + (written_summary - self.summary_tokens)
+                                        / self.full_summaries)
+        self.rebuild_seen = kept
+        self.growth.rebase(kept)
+        self.last_plan = None
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _rebuild(self, cm: Any, messages: list[ModelMessage]) -> int:
+        cm.compactor.ratio = cm.calibration.ratio
+        return int(cm.compactor.rebuild_estimate(messages, self.summary_tokens, cm.overhead))
+
+    def _plan(self, cm: Any, context: int, rebuild: int, fixed: int) -> CompactionPlan:
+        return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
+                               growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices)
