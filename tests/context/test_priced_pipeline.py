@@ -98,3 +98,29 @@ def test_the_ledger_reads_every_editing_tool_and_carries_earlier_ledgers():
                                                                                      "d.py"}
     assert ledger.read_files([calls]) == ["e.py"]
     assert ledger.render({"a.py": ["written", "edited"]}) == ["- a.py (written, edited)"]
+
+
+def test_a_request_over_the_window_is_shrunk_keeping_the_users_request():
+    from pydantic_ai.messages import TextPart
+
+    from compact_agent.context import ContextManager
+    from compact_agent.context.fit import shrink_to_fit
+
+    cm = ContextManager(window=8_000)
+    cm.layers = [layer for layer in cm.layers if hasattr(layer, "shrink")] or cm.layers
+    view: list = [ModelRequest(parts=[UserPromptPart("TASK: check every module")])]
+    for r in range(3):  # three rounds of four results of 2,500 characters: under a full preview each
+        view.append(ModelResponse(parts=[TextPart(f"round {r}")] + [
+            ToolCallPart("read_file", {"path": f"m{r}{k}.py"}, tool_call_id=f"c{r}{k}") for k in range(4)]))
+        view.append(ModelRequest(parts=[ToolReturnPart("read_file", f"m{r}{k} " + "y" * 2_500, tool_call_id=f"c{r}{k}")
+                                        for k in range(4)]))
+    cm.overhead = 3_000
+    before = cm.measure(view)
+    assert before > 8_000
+    shrunk, after = shrink_to_fit(cm, list(view), before)
+    assert after <= 8_000 - 8_000 // 50 and after == cm.measure(shrunk)
+    assert shrunk[0] is view[0]  # the user's request stays
+    newest = [p for p in shrunk[-1].parts if isinstance(p, ToolReturnPart)]
+    assert len(newest) == 4 and all(p.content.startswith(f"m2{k} ") for k, p in enumerate(newest))
+    from compact_agent.context import rounds
+    assert rounds.unpaired(shrunk) == (set(), set())  # every call it sends has its result

@@ -38,6 +38,7 @@ from .settings import CompactionSettings as Settings
 log = logging.getLogger(__name__)
 
 LAYER = "budget"
+SHORT_PREVIEW_CHARS = 400  # the last resort's preview, when even full previews leave a request too big
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -246,11 +247,12 @@ class ToolResultBudget:
             changed = True
         return replace(message, parts=parts) if changed else message
 
-    def shrink(self, messages: list[ModelMessage], need: int) -> tuple[list[ModelMessage], list[str]]:
+    def shrink(self, messages: list[ModelMessage], need: int, short: bool = False) -> tuple[list[ModelMessage], list[str]]:
         """The last resort before a request that would not fit the window: replace the largest
         remaining tool results (newest first among equals) by previews until `need` estimated
         tokens are gone. The choice is frozen like any other, so later requests send the same
-        bytes. Returns the new view and the ids replaced."""
+        bytes. `short`: every result, previews included, may go down to a short head and tail.
+        Returns the new view and the ids replaced."""
         sizes: list[tuple[int, int, ToolReturnPart, str]] = []
         for i, m in enumerate(messages):
             if isinstance(m, ModelRequest):
@@ -261,13 +263,25 @@ class ToolResultBudget:
                             sizes.append((len(text), i, p, text))
         freed = 0
         ids: list[str] = []
-        for _, _, part, text in sorted(sizes, key=lambda x: (-x[0], -x[1])):
+        for _, _, part, text in sorted(sizes, key=lambda x: (-x[0], -x[1])) if not short else ():
             if freed >= need:
                 break
             if self._replace(part, text):
                 self.seen.add(part.tool_call_id)
                 freed += tokens.text_tokens(text) - tokens.text_tokens(self.replacements[part.tool_call_id])
                 ids.append(part.tool_call_id)
+        if short and freed < need:
+            chars = min(SHORT_PREVIEW_CHARS, self.settings.tool_result_preview_chars)
+            every = [(p, t) for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                     if isinstance(p, ToolReturnPart) and (t := text_of(p)) is not None]
+            for part, text in sorted(every, key=lambda x: -len(self.replacements.get(x[0].tool_call_id, x[1]))):
+                if freed >= need:
+                    break
+                shown = self.replacements.get(part.tool_call_id, text)
+                if self._replace(part, text, chars) and len(self.replacements[part.tool_call_id]) < len(shown):
+                    self.seen.add(part.tool_call_id)
+                    freed += tokens.text_tokens(shown) - tokens.text_tokens(self.replacements[part.tool_call_id])
+                    ids.append(part.tool_call_id)
         if not ids:
             return messages, ids
         return [self._render(m) if isinstance(m, ModelRequest) else m for m in messages], ids
@@ -307,9 +321,9 @@ class ToolResultBudget:
         self.seen.update(part.tool_call_id for _, part, _ in fresh)
         return decided
 
-    def _replace(self, part: ToolReturnPart, text: str) -> str | None:
+    def _replace(self, part: ToolReturnPart, text: str, preview_chars: int | None = None) -> str | None:
         """Spill `text` and remember its preview; None when a preview would not be smaller."""
-        preview_chars = self.settings.tool_result_preview_chars
+        preview_chars = self.settings.tool_result_preview_chars if preview_chars is None else preview_chars
         call_id = part.tool_call_id
         longest = max(len(build_preview(text, preview_chars, p)) for p in (self._path(call_id), None))
         if longest >= len(text):

@@ -7,9 +7,10 @@ cheapest loss first:
 
 1. the largest tool results become previews (the tool-result budget's own, frozen, so the next
    request repeats them and the saved history keeps the full text);
-2. the oldest rounds after the summary leave this request's view (the saved history keeps them),
-   down to the newest round;
-3. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
+2. the oldest rounds after the first message (the summary, or the user's opening request) leave
+   this request's view (the saved history keeps them), down to the newest round;
+3. every tool result left, previews included, shrinks to a short head and tail;
+4. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
    tool loop; other providers need none of it).
 """
 
@@ -18,9 +19,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ThinkingPart
 
-from . import rounds, summary
+from . import rounds
 from .events import Event
 
 __all__ = ["shrink_to_fit"]
@@ -37,7 +38,8 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
         view, ids = budget.shrink(view, need)
         after = cm.measure(view) if ids else tokens_now
     dropped = 0
-    keep_first = 1 if view and summary.is_summary(view[0]) else 0
+    # The first message stays: the summary, or the user's opening request.
+    keep_first = 1 if view and isinstance(view[0], ModelRequest) else 0
     while after > limit:
         rs = rounds.api_rounds(view[keep_first:])
         if len(rs) <= 1:
@@ -45,6 +47,11 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
         view = [*view[:keep_first], *view[keep_first + rs[1][0]:]]
         dropped += 1
         after = cm.measure(view)
+    if after > limit and budget is not None:
+        need = max(1, int((after - limit) / max(cm.calibration.ratio, 0.1)) + 1)
+        view, more = budget.shrink(view, need, short=True)
+        ids += more
+        after = cm.measure(view) if more else after
     thinking = 0
     if after > limit:
         last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
