@@ -116,7 +116,7 @@ def test_config_command_prints_values_and_sources(files):
     assert out["restore_max_files"] == {"value": 2, "source": "env COMPACT_AGENT_RESTORE_MAX_FILES"}
     assert out["autocompact_buffer"]["source"] == "project file"
     assert isinstance(out["autocompact_buffer"]["value"], int)  # typed values, not their text
-    assert out["memory_enabled"]["value"] is True and out["summary_model"]["value"] is None
+    assert out["memory_enabled"]["value"] is False and out["summary_model"]["value"] is None
     assert "docs" in out["mcp_servers"]["value"] and out["mcp_servers"]["source"] == "user file"
     assert "not trusted" in proc.stderr
 

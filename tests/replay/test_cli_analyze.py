@@ -52,6 +52,15 @@ def test_a_bad_path_gives_one_line(tmp_path: Path):
     assert "Traceback" not in out.stderr
 
 
+def test_a_chart_that_cannot_be_written_gives_one_line_naming_the_file(tmp_path: Path):
+    chart = tmp_path / "is-a-dir.svg"
+    chart.mkdir()  # the folder exists (checked before the replay), the file cannot be written
+    out = cli(str(SMALL), "--plot", str(chart), "--strategy", "none")
+    assert out.returncode == 1
+    assert out.stderr.count("\n") == 1 and str(chart) in out.stderr, out.stderr
+    assert "Error" not in out.stderr and "Traceback" not in out.stderr
+
+
 def test_unknown_strategy_and_pricing_give_one_line(tmp_path: Path):
     f = tmp_path / "x.json"
     f.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))

@@ -18,7 +18,7 @@ async def repl(opts: SessionOptions, typed: str) -> None:
     """The real REPL, reading `typed` as keystrokes."""
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
         inp.send_text(typed)
-        await run_repl(opts)
+        await run_repl(opts, inp=inp, output=DummyOutput())
 
 
 async def test_prompt_history_and_store_folders_are_private(tmp_path: Path) -> None:
@@ -48,7 +48,7 @@ def test_ctrl_c_at_the_permission_prompt_interrupts_the_turn() -> None:
         def print(self, *a: object, **k: object) -> None:
             pass
 
-        def input(self, prompt: str) -> str:
+        def input(self, prompt: str, **k: object) -> str:
             os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while asked
             return ""
 

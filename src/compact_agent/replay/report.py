@@ -212,12 +212,13 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
     except (AnalyzeError, ConfigError) as e:
         sys.stderr.write(f"compact-agent: {e}\n")
         return 2 if isinstance(e, AnalyzeError) else 1
-    except OSError as e:
-        sys.stderr.write(f"compact-agent: {type(e).__name__}: {e}\n")
+    except OSError as e:  # the chart or a transcript: say which file and why, without the exception's name
+        where = f" {e.filename}" if e.filename else ""
+        sys.stderr.write(f"compact-agent: could not use{where}: {e.strerror or e}\n")
         return 1
     except Exception as e:  # noqa: BLE001 - a provider error from --model, or a bug: one line, never a traceback
         lines = str(e).strip().splitlines()
-        sys.stderr.write(f"compact-agent: analysis failed: {type(e).__name__}: {lines[0] if lines else ''}"[:400] + "\n")
+        sys.stderr.write(f"compact-agent: analysis failed: {lines[0] if lines else 'unexpected error'}"[:400] + "\n")
         return 1
     for note in analysis.skipped:
         sys.stderr.write(f"compact-agent: {note}\n")
