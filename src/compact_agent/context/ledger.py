@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
 
-__all__ = ["Ledger", "changed_files", "read_files", "render"]
+__all__ = ["Ledger", "call_args", "changed_files", "read_files", "render"]
 
 MARK = "compact_agent"
 WRITE_TOOLS = frozenset({"write_file", "write", "create_file", "notebookedit"})
@@ -31,7 +31,8 @@ Ledger = dict[str, list[str]]
 """path -> what happened to it, oldest first (e.g. ["created", "edited"])."""
 
 
-def _args(part: ToolCallPart) -> dict[str, Any] | str:
+def call_args(part: ToolCallPart) -> dict[str, Any] | str:
+    """A call's arguments as a dict, or the raw text when they are not a JSON object."""
     if isinstance(part.args, dict):
         return part.args
     try:
@@ -80,7 +81,7 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True) -> 
             if not isinstance(p, ToolCallPart):
                 continue
             name = p.tool_name.lower()
-            args = _args(p)
+            args = call_args(p)
             if name in WRITE_TOOLS and (path := _path(args)):
                 _add(ledger, path, "written")
             elif name in EDIT_TOOLS and (path := _path(args)):
@@ -101,7 +102,7 @@ def read_files(messages: Sequence[ModelMessage], limit: int = 10) -> list[str]:
             continue
         for p in reversed(m.parts):
             if isinstance(p, ToolCallPart) and p.tool_name.lower() in READ_TOOLS:
-                path = _path(_args(p))
+                path = _path(call_args(p))
                 if path and path not in out:
                     out.append(path)
                     if len(out) >= limit:

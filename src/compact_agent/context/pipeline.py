@@ -4,16 +4,18 @@ Before each attempt at a model request (`prepare_model_request`, so also inside 
   1. persist what the run added since the last request (the session file is the truth);
   2. shape the view: L1 budget → L2 snip → L3 microcompact → L4 collapse (view only);
   3. measure the view (estimate calibrated by the provider's reported usage);
-  4. over the threshold (and not held by collapse, and the breaker closed): L5 — session-memory
-     compaction if notes can serve, else a full summary — which rewrites the persisted history;
-  5. send the view.
+  4. when the schedule says so (schedule.py: at the cheapest point in the model's prices, at the
+     threshold when that pays, at the hard limit whatever it costs; not while collapse holds, not
+     with the breaker open): L5 — session-memory compaction if notes are on and can serve, else a
+     full summary — which rewrites the persisted history;
+  5. a request still over the window is shrunk (fit.py), never sent as it is; send the view.
 When the provider still says "prompt too long", `on_model_request_error` compacts and retries the
 same request once (reactive compaction) and corrects the window from what the provider said.
 
 The class only orders the layers and passes tokens on; each layer lives in its own module.
 
-`ContextManager(window=...)` alone is a complete set-up: every layer on, the summary and the notes
-written by the run's own model (sharing its cached prefix), the history and its archives kept in
+`ContextManager(window=...)` alone is a complete set-up: every layer on, the summary (and the notes,
+when enabled) written by the run's own model (sharing its cached prefix), the history and its archives kept in
 an `InMemoryStore`, nothing written to disk. State is per conversation: the instance serves the
 first conversation it sees, and each other `conversation_id` gets its own copy (up to
 `max_conversations`, least recently used dropped) — unless you gave it a store, layers, notes or a

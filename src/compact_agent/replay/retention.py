@@ -32,6 +32,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from ..context.ledger import call_args
 from ..context.summary import is_synthetic_text
 
 KEY_CHARS = 200
@@ -111,16 +112,6 @@ def user_texts(messages: Sequence[ModelMessage]) -> list[str]:
     return out
 
 
-def _args(part: ToolCallPart) -> dict[str, Any] | str:
-    if isinstance(part.args, dict):
-        return part.args
-    try:
-        parsed = json.loads(part.args or "{}")
-    except ValueError:
-        return part.args or ""
-    return parsed if isinstance(parsed, dict) else str(parsed)
-
-
 def changed_paths(messages: Sequence[ModelMessage]) -> list[str]:
     """Paths named by edit/write tool calls (Claude Code, Codex apply_patch, ours), first change first."""
     out: list[str] = []
@@ -130,7 +121,7 @@ def changed_paths(messages: Sequence[ModelMessage]) -> list[str]:
         for p in m.parts:
             if not isinstance(p, ToolCallPart) or p.tool_name.lower() not in EDIT_TOOLS:
                 continue
-            args = _args(p)
+            args = call_args(p)
             found: list[str] = []
             if isinstance(args, dict):
                 found += [v for k in PATH_KEYS if isinstance(v := args.get(k), str) and v]
