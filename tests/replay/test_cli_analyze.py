@@ -52,6 +52,7 @@ def test_a_bad_path_gives_one_line(tmp_path: Path):
     assert "Traceback" not in out.stderr
 
 
+@requires_small
 def test_a_chart_that_cannot_be_written_gives_one_line_naming_the_file(tmp_path: Path):
     chart = tmp_path / "is-a-dir.svg"
     chart.mkdir()  # the folder exists (checked before the replay), the file cannot be written
