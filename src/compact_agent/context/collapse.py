@@ -42,7 +42,6 @@ from pydantic_ai.messages import (
 )
 
 from . import crashpoints, secrets, tokens
-from .economics import rewrite_pays
 from .events import Budget, Event, LayerResult, Stopwatch
 from .identity_memo import IdentityMemo
 from .markers import mark
@@ -371,15 +370,10 @@ class ContextCollapse:
 
     @staticmethod
     def _pays(view: list[ModelMessage], commit: Commit, gain: int, budget: Budget) -> bool:
-        """With prices known, a commit must earn back the prompt it re-sends from its first
-        message on before the next compaction (economics.py); unpriced, the batching rule alone."""
-        if budget.prices is None:
-            return True
+        """A commit must earn back the prompt it re-sends from its first message on before the next
+        compaction; unpriced, the batching rule alone decides."""
         start = next((i for i, m in enumerate(view) if message_key(m) == commit.first), 0)
-        tail = round(tokens.estimate(view[start:]) * budget.ratio)
-        removed = round(gain * budget.ratio)
-        return rewrite_pays(tail=tail, removed=removed, requests=budget.requests_until_compaction(removed),
-                            prices=budget.prices, credit=budget.credit)
+        return budget.rewrite_pays(tokens.estimate(view[start:]), gain)
 
     def _persist(self, commit: Commit) -> None:
         if self.log_path is None:

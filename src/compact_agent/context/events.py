@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from pydantic_ai.messages import ModelMessage
 
-from .economics import Prices
+from .economics import Prices, rewrite_pays
 
 
 @dataclass
@@ -160,6 +160,17 @@ class Budget:
     compact_at: int = 0
     ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration)
     credit: float = 0.0  # USD per token freed, for the compactions that freeing postpones
+
+    def rewrite_pays(self, tail_est: int, removed_est: int) -> bool:
+        """Whether a view rewrite that re-sends `tail_est` estimated tokens once and then removes
+        `removed_est` from every request until the next compaction (which it postpones) pays, in
+        this budget's prices (economics.rewrite_pays); True when unpriced."""
+        if self.prices is None:
+            return True
+        removed = round(removed_est * self.ratio)
+        return rewrite_pays(tail=round(tail_est * self.ratio), removed=removed,
+                            requests=self.requests_until_compaction(removed), prices=self.prices,
+                            credit=self.credit)
 
     def requests_until_compaction(self, freed: int = 0) -> float:
         """Requests expected before the next compaction if `freed` tokens left the context now."""

@@ -27,7 +27,6 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 
 from . import tokens
-from .economics import rewrite_pays
 from .events import Budget, Event, LayerResult, Stopwatch
 from .markers import mark
 from .settings import CompactionSettings as Settings
@@ -145,15 +144,11 @@ class Microcompact:
     def _pays(self, messages: list[ModelMessage], candidates: list[ToolReturnPart], budget: Budget) -> bool:
         """Clear the batch when what it removes from every request until the next compaction
         (which the clearing itself postpones) earns back the prompt re-sent from the first cleared
-        result on (economics.py). Sizes are the pipeline's calibrated tokens."""
+        result on (economics.py)."""
         first = {p.tool_call_id for p in candidates}
         start = next(i for i, m in enumerate(messages) if isinstance(m, ModelRequest)
                      and any(isinstance(p, ToolReturnPart) and p.tool_call_id in first for p in m.parts))
-        tail = round(tokens.estimate(messages[start:]) * budget.ratio)
-        removed = round(sum(self._saving(p) for p in candidates) * budget.ratio)
-        assert budget.prices is not None
-        return rewrite_pays(tail=tail, removed=removed, requests=budget.requests_until_compaction(removed),
-                            prices=budget.prices, credit=budget.credit)
+        return budget.rewrite_pays(tokens.estimate(messages[start:]), sum(self._saving(p) for p in candidates))
 
     @staticmethod
     def _saving(part: ToolReturnPart) -> int:
