@@ -7,7 +7,7 @@ import functools
 from pathlib import Path
 
 import pytest
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from compact_agent.config import Settings
 from compact_agent.context import tokens
@@ -79,6 +79,25 @@ def test_cached_prefix_is_measured_against_the_previous_request():
     assert cached == 1_000 + 2 * (104 + 204)
     # Another system prompt has its own cache; an expired TTL has none.
     assert cache.send([a], "summarizer", 50, None)[1] == 0
+
+
+def test_a_prompt_appended_after_the_last_results_keeps_their_part_of_the_prefix():
+    # A summary request is the previous request with the instruction appended to its last message:
+    # providers send each result as its own message or block, so the results before it stay cached.
+    tm = TokenModel(ratio=2.0, overhead=1_000)
+    cache = PromptCache(tm, ttl_s=300)
+    a = ModelRequest(parts=[UserPromptPart("a" * 400)])  # 104 tokens estimated
+    b = ModelResponse(parts=[ToolCallPart("look", {}, tool_call_id="1")])
+    r = ModelRequest(parts=[ToolReturnPart("look", "r" * 800, tool_call_id="1")])
+    cache.send([a, b, r], "main", 1_000, None)
+    ask = dataclasses.replace(r, parts=[*r.parts, UserPromptPart("summarise")])
+    size, cached = cache.send([a, b, ask], "main", 1_000, None)
+    assert cached == 1_000 + 2 * (104 + tokens.message_tokens(b) + tokens.message_tokens(r))
+    assert size - cached == 2 * (tokens.message_tokens(ask) - tokens.message_tokens(r))
+    # A changed part is no extension: the message is a miss from its start.
+    other = ModelRequest(parts=[ToolReturnPart("look", "R" * 800, tool_call_id="1"), UserPromptPart("summarise")])
+    cache.send([a, b, r], "main", 1_000, None)
+    assert cache.send([a, b, other], "main", 1_000, None)[1] == 1_000 + 2 * (104 + tokens.message_tokens(b))
 
 
 def test_cache_expires_after_the_ttl():

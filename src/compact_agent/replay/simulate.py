@@ -15,7 +15,10 @@ strategy alike, and the fit's error is reported.
 Cost follows the providers' prompt caching: the cached part of a request is its longest common
 prefix, message by message (compared by serialized bytes), with the previous request sent on the
 same system prompt within the cache TTL; the system prompt and tools count as cached when such a
-previous request exists.
+previous request exists. Where the first differing message starts with all the parts of the
+previous one (a request that appends a prompt after the last tool results), those parts count as
+cached too: providers send each tool result as its own message or content block, so appending one
+leaves the bytes before it as they were.
 """
 
 from __future__ import annotations
@@ -236,7 +239,18 @@ class PromptCache:
             if not same_message(a, b):
                 break
             k += 1
-        return size, min(size, overhead + round(self.tm.ratio * sum(sizes[:k])))
+        common = sum(sizes[:k])
+        if k < min(len(messages), len(prev.messages)):
+            common += _extended_prefix(messages[k], prev.messages[k])
+        return size, min(size, overhead + round(self.tm.ratio * common))
+
+
+def _extended_prefix(new: ModelMessage, old: ModelMessage) -> int:
+    """Estimated tokens of `old`'s parts when `new` is `old` with more parts appended, else 0."""
+    n = len(old.parts)
+    if type(new) is not type(old) or len(new.parts) <= n or list(new.parts[:n]) != list(old.parts):
+        return 0
+    return tokens.message_tokens(old)
 
 
 # -- results -------------------------------------------------------------------------------------------
