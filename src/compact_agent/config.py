@@ -58,6 +58,7 @@ class Settings(BaseSettings):
     user_messages_budget: Count = _D.user_messages_budget
     adaptive_output_reserve: bool = _D.adaptive_output_reserve
     priced_compaction: bool = _D.priced_compaction
+    compaction_records: bool = _D.compaction_records
     # L1 tool-result budget
     tool_result_max_chars: Chars = _D.tool_result_max_chars
     tool_results_per_message_chars: Chars = _D.tool_results_per_message_chars

@@ -15,8 +15,10 @@ N_FILES = 24
 WINDOW = 16_000
 
 
-# These tests are about the full summary path; tests/e2e/test_memory.py covers session memory.
-FULL_SUMMARY = {"COMPACT_AGENT_MEMORY_ENABLED": "false", "COMPACT_AGENT_COLLAPSE_ENABLED": "false"}
+# These tests are about the full summary path; tests/e2e/test_memory.py covers session memory, and
+# test_records_... below the records written without a model.
+FULL_SUMMARY = {"COMPACT_AGENT_MEMORY_ENABLED": "false", "COMPACT_AGENT_COLLAPSE_ENABLED": "false",
+                "COMPACT_AGENT_COMPACTION_RECORDS": "false"}
 
 
 def run_task(cli, server, *extra: str):
@@ -54,6 +56,38 @@ def test_long_task_compacts_keeps_the_task_and_finishes(cli):
         assert TASK_ID in text
         last_read = [m for m in prev.messages if m.get("role") == "tool"][-1]
         assert message_text(last_read).splitlines()[0] in text or "VALUE=" in text
+
+
+def test_records_written_without_a_model_keep_the_task_and_cost_no_summary_request(cli):
+    """Default settings (records priced against summaries): where a record of the steps is cheaper
+    than a summary request, the compaction calls no model, and the next request still carries the
+    task, the files the agent changed and the newest tool results."""
+    import json
+
+    expected = make_project(cli.cwd, N_FILES)
+    agent = FileTaskAgent(N_FILES)
+    with FakeOpenAIServer(agent, window=WINDOW) as server:
+        res = cli("-p", task_text(N_FILES), "--model", "fake-model", "--base-url", server.base_url,
+                  "--api-key", "sk-test", "--context-window", str(WINDOW), "--yes", "--output-format", "json",
+                  env={"COMPACT_AGENT_COLLAPSE_ENABLED": "false"})
+    assert res.code == 0, res.stderr
+    assert res.json()["result"] == f"FINAL SUM: {expected}"
+    assert not server.rejected and not agent.lost_task
+    events = [json.loads(line) for p in (cli.home / "projects").glob("*/*/events.jsonl")
+              for line in p.read_text().splitlines()]
+    done = [e for e in events if e["layer"] == "compact" and e["action"] in ("full", "record")]
+    records = [e for e in done if e["action"] == "record"]
+    assert records, "a small window with short steps: records are cheaper than summaries here"
+    summaries = [r for r in server.requests if is_summary_request(r)]
+    assert len(summaries) == len(done) - len(records)  # a record makes no request
+    after_record = 0
+    for req in server.requests:
+        text = "\n".join(message_text(m) for m in req.messages)
+        if "[Collapsed history digest]" in text and "compacted because the context filled up" in text:
+            after_record += 1
+            assert TASK_ID in text
+            assert [m for m in req.messages if m.get("role") == "tool"], "the newest tool results are kept"
+    assert after_record >= len(records)
 
 
 def test_archive_holds_the_pre_compaction_session(cli):

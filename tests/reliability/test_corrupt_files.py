@@ -180,6 +180,11 @@ def test_every_file_of_a_session_corrupted_and_continue_still_works(tmp_path: Pa
         (side / "notes.md").write_bytes(b"\xff\xfe\x00 binary notes \x80")
         for p in spills:
             p.unlink()
+        # The results the session holds in full that were spilled: loading it writes their spill files again
+        # (whatever the turn then does to the history, a compaction included).
+        damaged = load_session_file(path)
+        kept = {p.tool_call_id: p.content for m in damaged.messages if isinstance(m, ModelRequest)
+                for p in m.parts if p.part_kind == "tool-return" and isinstance(p.content, str) and len(p.content) > 7_000}
         run = cli(home, cwd, *cli_args(server, turn_prompt(99, [0, 1]), "--continue"),
                   env={**ENV, "COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0.5"})
     assert run.code == 0, run.stderr
@@ -193,9 +198,6 @@ def test_every_file_of_a_session_corrupted_and_continue_still_works(tmp_path: Pa
     assert "spilled tool result" in joined  # the missing spill files
     assert not server.rejected
     # Spilled results still in the session were written again, byte for byte the full result.
-    loaded = load_session_file(path)
-    kept = {p.tool_call_id: p.content for m in loaded.messages if isinstance(m, ModelRequest)
-            for p in m.parts if p.part_kind == "tool-return" and isinstance(p.content, str) and len(p.content) > 7_000}
     assert kept, "the last turn's big results are in the kept tail"
     for call_id, content in kept.items():
         back = [p for p in spills if p.stem.startswith(call_id.replace(".", "_"))]

@@ -200,4 +200,6 @@ async def test_with_session_memory_off_ours_summarises_and_writes_no_notes():
         ours.close()
     assert ours.memory is None
     assert not any(r.kind == "notes" for r in run.requests)
-    assert all(c.strategy == "full" for c in ours.cm.compactions) and ours.cm.compactions
+    # Without notes every compaction is a summary, or a record written without a model where that is cheaper.
+    assert ours.cm.compactions and all(c.strategy in ("full", "record") for c in ours.cm.compactions)
+    assert any(r.kind == "summary" for r in run.requests) == any(c.strategy == "full" for c in ours.cm.compactions)

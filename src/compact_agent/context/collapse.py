@@ -44,7 +44,7 @@ from pydantic_ai.messages import (
 from . import crashpoints, secrets, tokens
 from .events import Budget, Event, LayerResult, Stopwatch
 from .identity_memo import IdentityMemo
-from .markers import mark
+from .markers import is_compaction_message, mark
 from .rounds import api_rounds, call_ids, return_ids, safe_cuts
 from .settings import CompactionSettings as Settings
 
@@ -384,7 +384,10 @@ class ContextCollapse:
             log.warning("cannot append to collapse log %s: %s", self.log_path, e)
 
     def _new_commit(self, view: list[ModelMessage], budget: Budget, tokens_now: int) -> Commit | None:
-        """The oldest rounds that bring the view to ~target_fraction of the threshold, in one batch."""
+        """The oldest rounds that bring the view to ~target_fraction of the threshold, in one batch.
+        A compaction's first message (the user's words and the file ledger) is never folded."""
+        lead = 1 if view and is_compaction_message(view[0]) else 0
+        view = view[lead:]
         rounds = api_rounds(view)
         newest_ask = max(
             (i for i, m in enumerate(view) if isinstance(m, ModelRequest)

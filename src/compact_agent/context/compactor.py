@@ -208,8 +208,15 @@ class Compactor:
     async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
                       archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
                       tokens_before: int | None = None, overhead: int = 0, level: int = 0,
-                      summary_input: list[ModelMessage] | None = None) -> CompactionResult:
+                      summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
+                      prefer_record: Callable[[int], bool] | None = None) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
+
+        `keep_from`: `summary_input` is the request last sent, which covered `messages[:keep_from]`;
+        what came after it is kept verbatim, so the summary request is that request (a cache hit)
+        plus the instruction. `prefer_record(tokens)`: given the size of a record of the
+        summarised part written without a model (`summary.record_of`), whether it is cheaper
+        than a summary request; when it is, no model is called.
 
         `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
         because the last compaction did not buy enough room.
@@ -222,17 +229,27 @@ class Compactor:
         cut = tail_start(messages, self.tail_budget(), KEEP_RESULTS)
         if cut == 0:
             cut = len(messages)
+        if keep_from is not None:
+            cut = min(cut, rounds.adjust_cut_backward(messages, keep_from))
         head, tail = messages[:cut], messages[cut:]
-        prompt = summary.compact_prompt(instructions)
-        # The summary request carries the same prefix the main conversation last sent (cache hit).
-        sent = summary_input if summary_input is not None else messages
-        reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead), len(tail))
-        text = summary.extract_summary(reply)
+        text, strategy, dropped = None, "full", 0
+        if prefer_record is not None and not instructions:
+            record = summary.record_of(head)
+            if record is not None and prefer_record(self.scaled(tokens.text_tokens(record))):
+                text, strategy = record, "record"
+        if text is None:
+            # The summary request carries the same prefix the main conversation last sent (cache hit).
+            sent = summary_input if summary_input is not None else messages
+            prompt = summary.compact_prompt(instructions)
+            shown = len(messages) if keep_from is None else keep_from  # what `sent` covers
+            reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead),
+                                                     max(0, shown - cut))
+            text = summary.extract_summary(reply)
         archive = _once(archive)
         try:
             while True:
                 try:
-                    return self._finish(messages, head, [], tail, text, archive, trigger, "full", before,
+                    return self._finish(messages, head, [], tail, text, archive, trigger, strategy, before,
                                         overhead, watch, dropped)
                 except NotSmaller:
                     # The summary covers everything; keep a shorter tail with it (the thrash guard's
@@ -242,6 +259,12 @@ class Compactor:
                     self.escalation += 1
                     new_cut = tail_start(messages, self.tail_budget(), KEEP_RESULTS)
                     if new_cut <= cut:
+                        raise
+                    if strategy == "record":  # a record covers its head exactly: write it again
+                        text = summary.record_of(messages[:new_cut])
+                        if text is None:
+                            raise
+                    elif keep_from is not None and new_cut > keep_from:  # past what the summary saw
                         raise
                     cut, head, tail = new_cut, messages[:new_cut], messages[new_cut:]
         finally:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["CompactionPlan", "Growth", "Prices", "plan_compaction", "rewrite_pays"]
+__all__ = ["CompactionPlan", "Growth", "Prices", "plan_compaction", "record_pays", "rewrite_pays", "summary_cost"]
 
 
 @dataclass(frozen=True)
@@ -142,3 +142,19 @@ def rewrite_pays(*, tail: int, removed: int, requests: float, prices: Prices, cr
     costs `K`, so each token freed saves `K/D*` of one."""
     cost = prices.cost(resent=tail) - prices.cost(hits=tail)
     return prices.cost(hits=removed) * requests + credit * removed > cost
+
+
+def summary_cost(*, prefix: int, summary_tokens: int, prices: Prices) -> float:
+    """USD of one summary request: the shared prefix (`prefix`: system prompt, tools and the
+    history as last sent) at hit price, the instruction uncached, the summary as output."""
+    return prices.cost(hits=prefix, resent=SUMMARY_INSTRUCTION_TOKENS, output=summary_tokens)
+
+
+def record_pays(*, extra: int, requests: float, summary: float, prices: Prices, credit: float = 0.0) -> bool:
+    """Whether a compaction record written without a model, `extra` tokens longer than the summary
+    it stands in for, costs less than the summary request (`summary`, USD). Each extra token is
+    sent once uncached with the rebuilt history, then held at hit price for `requests` requests,
+    and brings the next compaction nearer (`credit`, USD per token, as for view rewrites)."""
+    if extra <= 0:
+        return True
+    return prices.cost(resent=extra, hits=extra * requests) + credit * extra < summary

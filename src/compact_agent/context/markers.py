@@ -28,6 +28,14 @@ def mark(metadata: Any, layer: str, info: dict[str, Any]) -> dict[str, Any]:
     return base
 
 
+def is_compaction_message(m: Any) -> bool:
+    """Whether `m` is the message a compaction starts a history with (it carries the user's
+    messages verbatim and the file ledger, so no layer may fold it away)."""
+    meta = getattr(m, "metadata", None)
+    ours = meta.get(KEY) if isinstance(meta, dict) else None
+    return isinstance(ours, dict) and ours.get("kind") == "summary"
+
+
 def write_private(path: Path, text: str, point: str) -> None:
     """Temp file, fsync, rename, mode 0600 in a 0700 folder, API keys redacted.
 

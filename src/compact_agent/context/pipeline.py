@@ -132,6 +132,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         self._thrash = 0
         self._last_compaction_request = 0
         self.view: list[ModelMessage] = []
+        self._sent: tuple[int, ModelMessage | None] = (0, None)  # history length and last message the view covered
         self.schedule = Schedule(self.prices)  # when to compact (schedule.py)
         self._reason = ""
 
@@ -273,17 +274,18 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
 
     # -- compaction ----------------------------------------------------------------------------
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
-                      summary_input: list[ModelMessage] | None = None) -> CompactionResult:
+                      summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
+                      view: list[ModelMessage] | None = None) -> CompactionResult:
         """Compact `messages` (the persisted history) and rewrite the session; raises CompactionError."""
         assert self.compactor is not None
-        before = self.measure(summary_input if summary_input is not None else messages)
+        before = self.measure(view if view is not None else summary_input if summary_input is not None else messages)
         if self.on_compact_start:
             self.on_compact_start(trigger, before)
         # One span per compaction under the run's span (a no-op unless instrumentation is on).
         with self._tracer.start_as_current_span("context compaction", attributes={
                 "compact_agent.trigger": trigger, "compact_agent.tokens_before": before}) as span:
             try:
-                result = await self._compact(messages, trigger, instructions, summary_input, before)
+                result = await self._compact(messages, trigger, instructions, summary_input, before, keep_from)
             except Exception as e:
                 span.record_exception(e)
                 span.set_status(Status(StatusCode.ERROR, _one_line(e)))
@@ -294,7 +296,8 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             return result
 
     async def _compact(self, messages: list[ModelMessage], trigger: str, instructions: str,
-                       summary_input: list[ModelMessage] | None, before: int) -> CompactionResult:
+                       summary_input: list[ModelMessage] | None, before: int, keep_from: int | None = None
+                       ) -> CompactionResult:
         assert self.compactor is not None and self.summarizer is not None
         instructions = await self._before(trigger, instructions)
         archive = self.store.archive if self.store is not None else _no_archive
@@ -306,10 +309,13 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
                                                    archive=archive)
         if result is None:
+            reason = self._reason
+            prefer_record = None if trigger == "manual" else (
+                lambda size: self.schedule.record_pays(self, messages, size, tokens_before=before, reason=reason))
             result = await self.compactor.compact(
                 messages, summarize=self.summarizer(self), archive=archive, trigger=trigger,
                 instructions=instructions, tokens_before=before, overhead=self.overhead,
-                level=level, summary_input=summary_input)
+                level=level, summary_input=summary_input, keep_from=keep_from, prefer_record=prefer_record)
         self.apply_result(result)
         await self._after(result)
         return result
@@ -380,9 +386,23 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             self._reason = ""
         self.emit(result.event)
 
+    def _last_sent(self, messages: list[ModelMessage]) -> int | None:
+        """How many of `messages` the last request sent covered, when `messages` only grew since."""
+        n, last = self._sent
+        if not self.view or n <= 0 or n > len(messages) or messages[n - 1] is not last:
+            return None
+        return n
+
     async def _auto(self, messages: list[ModelMessage], view: list[ModelMessage], trigger: str) -> bool:
+        keep_from = self._last_sent(messages)
+        summary_input = view
+        if keep_from is not None and keep_from < len(messages):
+            summary_input = self.view
+        else:
+            keep_from = None
         try:
-            await self.compact(list(messages), trigger=trigger, summary_input=view)
+            await self.compact(list(messages), trigger=trigger, summary_input=summary_input, keep_from=keep_from,
+                               view=view)
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
             self.failures += 1
             self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
@@ -432,6 +452,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         view = join(view)
         self._save_layer_state()
         self.view = view
+        self._sent = (len(messages), messages[-1] if messages else None)
         self.last_tokens = tokens_now
         self.last_view_tokens_est = self.estimate(view) + self.overhead
         self.requests += 1

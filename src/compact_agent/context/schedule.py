@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage
 
-from .economics import SUMMARY_INSTRUCTION_TOKENS, CompactionPlan, Growth, Prices, plan_compaction
+from .economics import (
+    SUMMARY_INSTRUCTION_TOKENS,
+    CompactionPlan,
+    Growth,
+    Prices,
+    plan_compaction,
+    record_pays,
+    summary_cost,
+)
 from .settings import Limits
 
 if TYPE_CHECKING:
@@ -55,7 +63,7 @@ class Schedule:
         if cm.breaker_open:
             return ""
         if tokens_now > self.hard_limit(cm):
-            return "window" if self.compaction_helps(cm, messages, context) else ""
+            return "window" if self.compaction_helps(cm, messages, context, fixed) else ""
         if tokens_now > cm.limits.threshold and not suppressed:
             return "threshold" if self.threshold_pays(cm, messages, context, fixed) else ""
         return "priced" if self.priced(cm, messages, context, fixed) else ""
@@ -67,14 +75,19 @@ class Schedule:
         can keep the whole reserve: then only the window itself is protected."""
         margin = cm.limits.window // 50
         hard = cm.limits.window - cm.limits.output_reserve - margin
-        floor = cm.calibration.tokens(cm.overhead) + 2 * self.summary_tokens
+        floor = cm.calibration.tokens(cm.overhead) + max(2 * self.summary_tokens,
+                                                         self.rebuild_seen + round(self.growth.rate))
         return hard if floor < hard else cm.limits.window - margin
 
-    def compaction_helps(self, cm: Any, messages: list[ModelMessage], context: int) -> bool:
+    def compaction_helps(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int = 0) -> bool:
         """Whether a compaction would free a tenth of the history at least: right after one, in a
-        window the fixed part nearly fills, another would cost a summary and free nothing."""
+        window the fixed part nearly fills, another would cost a summary and free nothing. Nor does
+        one help when the system prompt and tools with a summary alone exceed the window: the
+        request cannot fit whatever the history holds, and the summary would be paid for nothing."""
         if cm.compactor is None or not messages:
             return True
+        if fixed + self.summary_tokens >= cm.limits.window:
+            return False
         return self._rebuild(cm, messages) < 0.9 * context
 
     def threshold_pays(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int) -> bool:
@@ -111,6 +124,26 @@ class Schedule:
         plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed)
         self.credit = plan.credit_per_token
         return min(cm.limits.threshold, round(plan.point) + fixed)
+
+    def record_pays(self, cm: Any, messages: list[ModelMessage], record_tokens: int, *, tokens_before: int,
+                    reason: str) -> bool:
+        """Whether this compaction should keep a record written without a model (`record_tokens`
+        long) rather than ask for a summary: when the summary request costs more than holding the
+        record's extra tokens until the next compaction, which comes at the hard limit when the
+        window forced this one, else where the schedule expects it. Never when the record would
+        leave less room than one request's growth."""
+        if not (cm.settings.priced_compaction and cm.settings.compaction_records) or cm.compactor is None:
+            return False
+        fixed = cm.calibration.tokens(cm.overhead)
+        expected = self.next_compaction_at(cm)  # also sets `credit`
+        limit = self.hard_limit(cm) if reason == "window" else expected
+        after = fixed + self._rebuild(cm, messages) - self.summary_tokens + record_tokens
+        requests = (limit - after) / max(self.growth.rate, 1.0)
+        if requests < 1.0:  # the record leaves no room: the next request would compact again
+            return False
+        cost = summary_cost(prefix=tokens_before, summary_tokens=self.summary_tokens, prices=self.prices)
+        return record_pays(extra=record_tokens - self.summary_tokens, requests=requests, summary=cost,
+                           prices=self.prices, credit=self.credit)
 
     # -- what it learns -----------------------------------------------------------------------
     def output_limits(self, limits: Limits, configured: Limits, output_tokens: int, adaptive: bool) -> Limits:

@@ -33,6 +33,9 @@ class CompactionSettings:
     # Compaction priced (economics.py): earlier than the threshold when that is cheaper, and later
     # (up to the hard limit) when compacting at the threshold could not pay. Off: thresholds only.
     priced_compaction: bool = True
+    # A compaction keeps a record of the steps written without a model (context/summary.py
+    # `record_of`) where that is priced cheaper than a summary request; off: always a summary.
+    compaction_records: bool = True
     # L1 tool-result budget
     tool_result_max_chars: int = 50_000
     tool_results_per_message_chars: int = 200_000

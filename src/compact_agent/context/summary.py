@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from . import ledger, tokens
-from .collapse import DIGEST_HEADER
+from .collapse import DIGEST_HEADER, default_digest
 
 MARK = "compact_agent"
 
@@ -200,3 +200,31 @@ def is_summary(m: ModelMessage) -> bool:
     return isinstance(m, ModelRequest) and any(
         isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(SUMMARY_HEAD)
         for p in m.parts)
+
+
+RECORD_MAX_CHARS = 6_000
+"""The longest record written without a model: past it a step would be left out, and a summary does better."""
+_RECORD = re.compile(rf"<{RECORD_TAG}>\n?(.*?)\n?</{RECORD_TAG}>", re.DOTALL)
+
+
+def record_of(messages: Sequence[ModelMessage]) -> str | None:
+    """The compaction record of `messages` written by the program, not a model: the record of the
+    compaction they start with, as it was, then every step since — each ask, each tool call with
+    its key arguments and how it ended, the files read and changed (collapse's digest). None
+    when the steps do not all fit `RECORD_MAX_CHARS`: then a summary says more for its size."""
+    earlier = ""
+    rest = list(messages)
+    if rest and is_summary(rest[0]):
+        first = rest[0]
+        found = next((_RECORD.search(p.content) for p in first.parts if isinstance(p, UserPromptPart)
+                      and isinstance(p.content, str) and p.content.startswith(SUMMARY_HEAD)), None)
+        earlier = found.group(1).strip() if found else ""
+        others = [p for p in first.parts if not (isinstance(p, UserPromptPart) and isinstance(p.content, str)
+                                                   and p.content.startswith(SUMMARY_HEAD))]
+        rest = ([ModelRequest(parts=others)] if others else []) + rest[1:]
+    if not rest:
+        return earlier or None
+    steps = default_digest(rest, max_chars=10 * RECORD_MAX_CHARS)
+    if len(steps) > RECORD_MAX_CHARS:
+        return None
+    return f"{earlier}\n\n{steps}" if earlier else steps
