@@ -8,7 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from compact_agent.config import Settings
 from compact_agent.context import summary
@@ -62,10 +69,15 @@ def test_the_schedule_keeps_a_record_where_it_is_cheaper_and_asks_for_a_summary_
     assert round(schedule.credit * 1e9) == 113
     # A 20,000-token record: 18,000 extra tokens sent once cost 5,040 alone.
     assert not schedule.record_pays(cm, history, 20_000, tokens_before=50_000, reason="window")
-    # A record that leaves no room for one request's growth, cheap or not.
-    # (10K + 48K - 2K + 2K = 58,000: 720 tokens of room, under one request's 2,000.)
+    # A record that leaves no room for one request's growth where a summary would: 10K + 46K = 56,000
+    # with a summary leaves 1.4 requests of room; with a 5,000-token record, 59,000, none.
+    cm, schedule = schedule_case(rebuild=46_000)
+    assert not schedule.record_pays(cm, history, 5_000, tokens_before=60_000, reason="window")
+    # Where a summary would leave no room either (10K + 48K = 58,000: 720 tokens), the free record,
+    # if it frees one request's growth (2,000) of the 60,000 before: 58,000 - 2,000 + 2,000 <= 58,000.
     cm, schedule = schedule_case(rebuild=48_000)
-    assert not schedule.record_pays(cm, history, 2_000, tokens_before=60_000, reason="window")
+    assert schedule.record_pays(cm, history, 2_000, tokens_before=60_000, reason="window")
+    assert not schedule.record_pays(cm, history, 2_000, tokens_before=59_000, reason="window")
     # Switched off: always a summary.
     cm, schedule = schedule_case(compaction_records=False)
     assert not schedule.record_pays(cm, history, 100, tokens_before=50_000, reason="window")
@@ -167,3 +179,94 @@ async def test_the_summary_request_is_the_request_last_sent_plus_the_instruction
         # since is not in it (the compaction keeps it verbatim).
         assert sent.cached == last.tokens
         assert sent.tokens - sent.cached <= instruction + 10
+
+
+# -- incremental compaction --------------------------------------------------------------------------
+
+
+def rounds_after(first, start: int, n: int, size: int = 3_000) -> list:
+    msgs: list = [first]
+    for i in range(start, start + n):
+        msgs.append(ModelResponse(parts=[TextPart(f"step {i}"),
+                                         ToolCallPart("edit_file", {"path": f"src/f{i}.py", "old": "a", "new": "b"},
+                                                      tool_call_id=f"e{i}")]))
+        msgs.append(ModelRequest(parts=[ToolReturnPart("edit_file", "y" * size, tool_call_id=f"e{i}")]))
+    return msgs
+
+
+async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_byte_and_carries_everything():
+    from compact_agent.config import Limits
+    from compact_agent.context import ledger
+    from compact_agent.context.compactor import Compactor
+
+    async def no_model(messages, prompt):
+        raise AssertionError("a record needs no model")
+
+    first = summary.summary_message("Earlier: fixed the parser.", None, ["fix the parser"], "full",
+                                    {"src/p.py": ["edited"]}, [])
+    msgs = rounds_after(first, 0, 4)
+    msgs.insert(5, ModelRequest(parts=[UserPromptPart("also fix the lexer")]))  # typed between two rounds
+    msgs.insert(6, ModelResponse(parts=[TextPart("ok")]))
+    compactor = Compactor(Limits.for_window(16_000, 2_000))
+    seen: list[tuple[int, int]] = []
+
+    def keep(kept: int, records: int) -> bool:
+        seen.append((kept, records))
+        return True
+
+    result = await compactor.compact(msgs, summarize=no_model, archive=lambda: None,
+                                     prefer_record=lambda n: True, prefer_incremental=keep)
+    head = result.messages[0]
+    assert seen and seen[0][1] > 0 and seen[0][0] > seen[0][1]  # the kept message and the record in it
+    assert head.parts[0] is first.parts[0]  # the kept message, as it was: a cache hit
+    assert head.parts[1].content.startswith(summary.UPDATE_HEAD)
+    assert "- also fix the lexer" in head.parts[1].content and "fix the parser" not in head.parts[1].content
+    assert result.event.detail["incremental"] and result.strategy == "record"
+    # Everything the next compaction carries on: both users' messages and the whole ledger.
+    assert summary.user_texts([head]) == ["fix the parser", "also fix the lexer"]
+    files = ledger.changed_files([head])
+    assert files["src/p.py"] == ["edited"] and "src/f0.py" in files
+    assert summary.records_in(head)[0] == "Earlier: fixed the parser."
+    assert 'edit_file(path="src/f0.py"' in summary.records_in(head)[1]
+    # A full compaction after it folds both records into one and keeps every user message.
+    more = rounds_after(head, 10, 4)
+    again = await compactor.compact(more, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True,
+                                    prefer_incremental=lambda kept, records: False)
+    body = again.messages[0].parts[0].content
+    assert body.startswith(summary.SUMMARY_HEAD) and len(summary.records_in(again.messages[0])) == 1
+    assert "Earlier: fixed the parser." in body and 'path="src/f0.py"' in body and 'path="src/f10.py"' in body
+    assert "- fix the parser" in body and "- also fix the lexer" in body
+
+
+def test_keeping_the_compaction_message_pays_when_resending_it_costs_more_than_holding_its_records():
+    history = [ModelRequest(parts=[UserPromptPart("go")])]
+    cm, schedule = schedule_case()
+    # A 5,000-token message, 1,000 of it records: kept, 4,000 tokens are not re-sent (1,120) but the
+    # whole is a hit (140): 980 saved. Its records stay until the next compaction, at the hard limit:
+    # after = 10K + 10K + 1K = 21,000, (58,720 - 21,000) / 2,000 = 18.9 requests: 1,000 x 0.028 x 18.9
+    # = 528, plus the credit (113): 641 < 980.
+    assert schedule.incremental_pays(cm, history, 5_000, 1_000, reason="window")
+    # Mostly records (3,000 of 3,500): 500 x 0.28 - 3,500 x 0.028 = 42 saved, 3,000 held for 17.9 requests.
+    assert not schedule.incremental_pays(cm, history, 3_500, 3_000, reason="window")
+    # No room left for one request after it: never.
+    cm, schedule = schedule_case(rebuild=48_000)
+    assert not schedule.incremental_pays(cm, history, 5_000, 1_000, reason="window")
+
+
+def test_the_summary_request_that_does_not_fit_keeps_its_first_message():
+    from compact_agent.context.compactor import drop_oldest_after_first, drop_oldest_rounds
+
+    first = summary.summary_message("Earlier work.", None, ["do it"], "full", {}, [])
+    msgs = rounds_after(first, 0, 4)
+    kept = drop_oldest_after_first(msgs, 2)
+    assert kept[0] is first and kept[1:] == msgs[5:]
+    assert drop_oldest_rounds(msgs, 2)[0] is not first  # the rule it replaces dropped it first
+    assert drop_oldest_after_first(msgs[:3], 1) == msgs[1:3]  # two rounds: as before
+
+
+def test_the_ledger_reads_every_compaction_message_not_only_a_first_one():
+    from compact_agent.context import ledger
+
+    plain = ModelRequest(parts=[UserPromptPart("hello")])  # no metadata: the carried ledgers after it still count
+    carried = summary.summary_message("s", None, [], "full", {"a.py": ["written"]}, [])
+    assert ledger.changed_files([plain, carried]) == {"a.py": ["written"]}

@@ -32,6 +32,7 @@ from pydantic_ai.messages import (
 
 from . import ledger, rounds, summary, tokens
 from .events import Event, Stopwatch
+from .markers import is_compaction_message
 from .restore import Restorer, pick_files, read_paths_in
 from .settings import Limits
 
@@ -102,10 +103,22 @@ def drop_oldest_rounds(messages: list[ModelMessage], n: int) -> list[ModelMessag
     return messages[rs[n][0]:]
 
 
+def drop_oldest_after_first(messages: list[ModelMessage], n: int) -> list[ModelMessage]:
+    """Drop the `n` oldest API rounds after the first, keeping the first and the newest: the first
+    is the opening request or the compaction message (the user's first words, or the record of
+    everything before), and keeping it keeps the prefix the conversation last sent. With two
+    rounds or fewer, as `drop_oldest_rounds`."""
+    rs = rounds.api_rounds(messages)
+    if len(rs) <= 2:
+        return drop_oldest_rounds(messages, n)
+    n = min(n, len(rs) - 2)
+    return [*messages[:rs[1][0]], *messages[rs[1 + n][0]:]]
+
+
 async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summarize: Summarize,
                             max_input_tokens: int, kept_newest: int = 0) -> tuple[str, int]:
     """Ask for a summary whatever the size: strip media, pre-trim to the summarizer's window,
-    then drop the oldest rounds on each "prompt too long" (up to MAX_PTL_RETRIES).
+    then drop the oldest rounds after the first on each "prompt too long" (up to MAX_PTL_RETRIES).
 
     Pre-trimming first leaves out the newest rounds that lie within the last `kept_newest`
     messages: the compaction keeps those verbatim, so the summary needs them least, and the
@@ -121,7 +134,7 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
         msgs = msgs[:rs[-1][0]]
         dropped += 1
     while tokens.estimate(msgs) > max_input_tokens and len(rounds.api_rounds(msgs)) > 1:
-        msgs = drop_oldest_rounds(msgs, 1)
+        msgs = drop_oldest_after_first(msgs, 1)
         dropped += 1
     for attempt in range(MAX_PTL_RETRIES + 1):
         try:
@@ -130,7 +143,7 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
             if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
                 raise
             k = max(1, len(rounds.api_rounds(msgs)) // 5)
-            msgs = drop_oldest_rounds(msgs, k)
+            msgs = drop_oldest_after_first(msgs, k)
             dropped += k
     raise CompactionError("unreachable")
 
@@ -209,14 +222,18 @@ class Compactor:
                       archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
                       tokens_before: int | None = None, overhead: int = 0, level: int = 0,
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
-                      prefer_record: Callable[[int], bool] | None = None) -> CompactionResult:
+                      prefer_record: Callable[[int], bool] | None = None,
+                      prefer_incremental: Callable[[int, int], bool] | None = None) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
 
         `keep_from`: `summary_input` is the request last sent, which covered `messages[:keep_from]`;
         what came after it is kept verbatim, so the summary request is that request (a cache hit)
         plus the instruction. `prefer_record(tokens)`: given the size of a record of the
         summarised part written without a model (`summary.record_of`), whether it is cheaper
-        than a summary request; when it is, no model is called.
+        than a summary request; when it is, no model is called. `prefer_incremental(tokens, texts)`:
+        given the size of the compaction message the history starts with and of the records in it,
+        whether to keep that message as it is (a cache hit) and append the record of what came
+        after it, rather than fold everything into one new message.
 
         `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
         because the last compaction did not buy enough room.
@@ -231,7 +248,13 @@ class Compactor:
             cut = len(messages)
         if keep_from is not None:
             cut = min(cut, rounds.adjust_cut_backward(messages, keep_from))
-        head, tail = messages[:cut], messages[cut:]
+        keep = 0
+        if (prefer_incremental is not None and not instructions and cut > 1
+                and is_compaction_message(messages[0])):
+            texts = sum(tokens.text_tokens(r) for r in summary.records_in(messages[0]))
+            if prefer_incremental(self.scaled(tokens.estimate(messages[:1])), self.scaled(texts)):
+                keep = 1
+        head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0
         if prefer_record is not None and not instructions:
             record = summary.record_of(head)
@@ -240,7 +263,7 @@ class Compactor:
         if text is None:
             # The summary request carries the same prefix the main conversation last sent (cache hit).
             sent = summary_input if summary_input is not None else messages
-            prompt = summary.compact_prompt(instructions)
+            prompt = summary.compact_prompt(instructions, "from" if keep else "full")
             shown = len(messages) if keep_from is None else keep_from  # what `sent` covers
             reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead),
                                                      max(0, shown - cut))
@@ -249,8 +272,8 @@ class Compactor:
         try:
             while True:
                 try:
-                    return self._finish(messages, head, [], tail, text, archive, trigger, strategy, before,
-                                        overhead, watch, dropped)
+                    return self._finish(messages, head, messages[:keep], tail, text, archive, trigger, strategy,
+                                        before, overhead, watch, dropped, incremental=bool(keep))
                 except NotSmaller:
                     # The summary covers everything; keep a shorter tail with it (the thrash guard's
                     # steps), rather than fail a compaction whose tail held most of the history.
@@ -261,12 +284,12 @@ class Compactor:
                     if new_cut <= cut:
                         raise
                     if strategy == "record":  # a record covers its head exactly: write it again
-                        text = summary.record_of(messages[:new_cut])
+                        text = summary.record_of(messages[keep:new_cut])
                         if text is None:
                             raise
                     elif keep_from is not None and new_cut > keep_from:  # past what the summary saw
                         raise
-                    cut, head, tail = new_cut, messages[:new_cut], messages[new_cut:]
+                    cut, head, tail = new_cut, messages[keep:new_cut], messages[new_cut:]
         finally:
             self.escalation = 0
 
@@ -371,14 +394,22 @@ class Compactor:
     def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,
                 archive: Callable[[], Path | None], trigger: str, strategy: str, before: int, overhead: int,
-                watch: Stopwatch, dropped_rounds: int) -> CompactionResult:
+                watch: Stopwatch, dropped_rounds: int, incremental: bool = False) -> CompactionResult:
         users = summary.pick_user_messages(self.user_texts(summarized), self.limits.user_messages_budget)
         try:
             archive_path = archive()
         except OSError as e:
             raise CompactionError(f"could not archive the transcript ({e}); the session was not rewritten") from e
         files = ledger.changed_files(messages)
-        head_msg = summary.summary_message(text, archive_path, users, strategy, files, ledger.read_files(summarized))
+        reads = ledger.read_files(summarized)
+        if incremental:  # the kept compaction message lists what came before; this one what came since
+            listed = ledger.changed_files(keep_head)
+            since = {p: a for p, a in files.items() if listed.get(p) != a}
+            every = self.user_texts([*keep_head, *summarized])
+            head_msg = summary.update_message(text, archive_path, users, since, reads, all_users=every,
+                                              all_files=files, strategy=strategy)
+        else:
+            head_msg = summary.summary_message(text, archive_path, users, strategy, files, reads)
         limits = self._restore_limits(self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead))
         paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
         self.restorer.reset()
@@ -395,7 +426,8 @@ class Compactor:
         ev = Event("compact", strategy, before, after, trigger=trigger, duration_ms=watch.ms(),
                    detail={"archive": str(archive_path) if archive_path else None, "summarized": len(summarized),
                            "kept": len(tail) + len(keep_head), "restored": len(restored),
-                           "dropped_rounds": dropped_rounds, "files_changed": len(files)})
+                           "dropped_rounds": dropped_rounds, "files_changed": len(files),
+                           "incremental": incremental})
         return CompactionResult(new, trigger, strategy, before, after, archive_path, text,
                                 len(summarized), ev)
 

@@ -67,9 +67,9 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True) -> 
             if not carried:
                 continue
             meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
-            carried = meta.get("files_changed") if isinstance(meta, dict) else None
-            if isinstance(carried, dict):
-                for path, actions in carried.items():
+            earlier = meta.get("files_changed") if isinstance(meta, dict) else None
+            if isinstance(earlier, dict):
+                for path, actions in earlier.items():
                     if isinstance(path, str) and isinstance(actions, list):
                         for a in actions:
                             if isinstance(a, str):

@@ -309,13 +309,20 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
                                                    archive=archive)
         if result is None:
-            reason = self._reason
-            prefer_record = None if trigger == "manual" else (
-                lambda size: self.schedule.record_pays(self, messages, size, tokens_before=before, reason=reason))
+            reason, priced = self._reason, trigger != "manual"  # /compact asks for a summary of it all
+
+            def prefer_record(size: int) -> bool:
+                return self.schedule.record_pays(self, messages, size, tokens_before=before, reason=reason)
+
+            def prefer_incremental(kept: int, records: int) -> bool:
+                return self.schedule.incremental_pays(self, messages, kept, records, reason=reason)
+
             result = await self.compactor.compact(
                 messages, summarize=self.summarizer(self), archive=archive, trigger=trigger,
                 instructions=instructions, tokens_before=before, overhead=self.overhead,
-                level=level, summary_input=summary_input, keep_from=keep_from, prefer_record=prefer_record)
+                level=level, summary_input=summary_input, keep_from=keep_from,
+                prefer_record=prefer_record if priced else None,
+                prefer_incremental=prefer_incremental if priced else None)
         self.apply_result(result)
         await self._after(result)
         return result

@@ -130,20 +130,43 @@ class Schedule:
         """Whether this compaction should keep a record written without a model (`record_tokens`
         long) rather than ask for a summary: when the summary request costs more than holding the
         record's extra tokens until the next compaction, which comes at the hard limit when the
-        window forced this one, else where the schedule expects it. Never when the record would
-        leave less room than one request's growth."""
+        window forced this one, else where the schedule expects it. When the record would leave
+        less room than one request's growth, only if a summary would too."""
         if not (cm.settings.priced_compaction and cm.settings.compaction_records) or cm.compactor is None:
             return False
         fixed = cm.calibration.tokens(cm.overhead)
         expected = self.next_compaction_at(cm)  # also sets `credit`
         limit = self.hard_limit(cm) if reason == "window" else expected
-        after = fixed + self._rebuild(cm, messages) - self.summary_tokens + record_tokens
-        requests = (limit - after) / max(self.growth.rate, 1.0)
-        if requests < 1.0:  # the record leaves no room: the next request would compact again
-            return False
+        growth = max(self.growth.rate, 1.0)
+        with_summary = fixed + self._rebuild(cm, messages)
+        requests = (limit - with_summary - record_tokens + self.summary_tokens) / growth
+        if requests < 1.0:
+            # The record leaves no room: the next request compacts again. So does a summary when
+            # the window is that tight; then the free record, if it frees one request's growth.
+            after = with_summary - self.summary_tokens + record_tokens
+            return (limit - with_summary) / growth < 1.0 and after <= tokens_before - growth
         cost = summary_cost(prefix=tokens_before, summary_tokens=self.summary_tokens, prices=self.prices)
         return record_pays(extra=record_tokens - self.summary_tokens, requests=requests, summary=cost,
                            prices=self.prices, credit=self.credit)
+
+    def incremental_pays(self, cm: Any, messages: list[ModelMessage], kept: int, records: int, *,
+                         reason: str) -> bool:
+        """Whether to keep the compaction message the history starts with (`kept` tokens, `records`
+        of them its summaries) and append the record of what came after it, rather than fold it
+        all into one new message. Kept, it is a cache hit instead of being sent again at the miss
+        price (all but its records, which a new summary would have folded); but its records stay
+        in every request until the next compaction, and bring that compaction nearer."""
+        if not cm.settings.priced_compaction or cm.compactor is None:
+            return False
+        fixed = cm.calibration.tokens(cm.overhead)
+        expected = self.next_compaction_at(cm)  # also sets `credit`
+        limit = self.hard_limit(cm) if reason == "window" else expected
+        after = fixed + self._rebuild(cm, messages) + records
+        requests = (limit - after) / max(self.growth.rate, 1.0)
+        if requests < 1.0:  # keeping it leaves no room: the next request would compact again
+            return False
+        saving = self.prices.cost(resent=max(0, kept - records)) - self.prices.cost(hits=kept)
+        return saving > self.prices.cost(hits=records * requests) + self.credit * records
 
     # -- what it learns -----------------------------------------------------------------------
     def output_limits(self, limits: Limits, configured: Limits, output_tokens: int, adaptive: bool) -> Limits:

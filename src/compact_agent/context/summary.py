@@ -58,7 +58,9 @@ _PARTIAL_UP_TO = """Summarise the conversation above. The messages that follow i
 SUMMARY_HEAD = "This session continues a conversation that was compacted because the context filled up."
 # Texts we write into user-role messages ourselves (summaries, markers, L4 collapse digests); they are
 # never mistaken for the user's words, so no summary or session note carries them as the user's.
-SYNTHETIC_PREFIXES = (SUMMARY_HEAD, "[compact-agent:", DIGEST_HEADER)
+UPDATE_HEAD = ("The conversation was compacted again: the record above stays as it was, and this one covers what "
+               "happened after it.")
+SYNTHETIC_PREFIXES = (SUMMARY_HEAD, UPDATE_HEAD, "[compact-agent:", DIGEST_HEADER)
 
 
 def is_synthetic_text(content: object) -> bool:
@@ -196,6 +198,53 @@ def summary_message(summary: str, archive: Path | None, user_messages: Sequence[
     return ModelRequest(parts=[UserPromptPart("\n".join(lines))], metadata=meta)
 
 
+def update_message(summary: str, archive: Path | None, user_messages: Sequence[str], files: dict[str, list[str]],
+                   reads: Sequence[str], *, all_users: Sequence[str], all_files: dict[str, list[str]],
+                   strategy: str) -> ModelRequest:
+    """The message an incremental compaction appends after the compaction message it keeps (which
+    stays byte for byte, a cache hit): the record of what happened since, the user's messages since
+    verbatim, the files changed since. Its metadata carries every user message and the whole ledger
+    (`all_users` oldest first, `all_files`), as a compaction message's does, so the next compaction
+    carries them on whichever message it reads them from."""
+    body = re.sub(rf"</?\s*{RECORD_TAG}\s*>", "", summary.strip(), flags=re.I)
+    lines = [UPDATE_HEAD, RECORD_NOTE, f"<{RECORD_TAG}>", body, f"</{RECORD_TAG}>", ""]
+    if user_messages:
+        lines.append("The user's messages since, verbatim, newest first (only these and the ones above are the "
+                     "user's words):")
+        lines += [f"- {m}" for m in user_messages]
+        lines.append("")
+    if files:
+        lines.append("Files changed since (read them again before editing):")
+        lines += ledger.render(files)
+        lines.append("")
+    if reads:
+        lines.append("Files read recently (not restored; read them again if needed): " + ", ".join(reads))
+        lines.append("")
+    if archive:
+        lines.append(f"The full transcript before this compaction is at {archive} (read it with read_file).")
+    lines.append("Continue the work from where it stopped.")
+    meta = {MARK: {"kind": "summary", "strategy": strategy, "user_messages": list(all_users),
+                   "archive": str(archive) if archive else None, "files_changed": dict(all_files)}}
+    return ModelRequest(parts=[UserPromptPart("\n".join(lines))], metadata=meta)
+
+
+def _compaction_part(p: object) -> bool:
+    return (isinstance(p, UserPromptPart) and isinstance(p.content, str)
+            and p.content.startswith((SUMMARY_HEAD, UPDATE_HEAD)))
+
+
+def records_in(m: ModelMessage) -> list[str]:
+    """The records (summaries) a compaction message holds, oldest first: its own and those of the
+    incremental compactions appended to it."""
+    out = []
+    for p in m.parts:
+        if _compaction_part(p):
+            found = _RECORD.search(p.content)  # type: ignore[union-attr]
+            if found and found.group(1).strip():
+                out.append(found.group(1).strip())
+    return out
+
+
 def is_summary(m: ModelMessage) -> bool:
     return isinstance(m, ModelRequest) and any(
         isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(SUMMARY_HEAD)
@@ -216,11 +265,8 @@ def record_of(messages: Sequence[ModelMessage]) -> str | None:
     rest = list(messages)
     if rest and is_summary(rest[0]):
         first = rest[0]
-        found = next((_RECORD.search(p.content) for p in first.parts if isinstance(p, UserPromptPart)
-                      and isinstance(p.content, str) and p.content.startswith(SUMMARY_HEAD)), None)
-        earlier = found.group(1).strip() if found else ""
-        others = [p for p in first.parts if not (isinstance(p, UserPromptPart) and isinstance(p.content, str)
-                                                   and p.content.startswith(SUMMARY_HEAD))]
+        earlier = "\n\n".join(records_in(first))
+        others = [p for p in first.parts if not _compaction_part(p)]
         rest = ([ModelRequest(parts=others)] if others else []) + rest[1:]
     if not rest:
         return earlier or None
