@@ -44,6 +44,22 @@ def test_the_compaction_point_is_the_economic_order_quantity():
     assert not plan.compact  # 30K is below the 37.3K point: holding is still cheaper than compacting
 
 
+def test_compactions_that_call_no_model_come_sooner():
+    # Half the compactions so far kept a record (no summary request): K = rebuild x miss + half the
+    # request = 2,800 + (1,120 + 196 + 840) / 2 = 3,878; K_eff = 4,158; D* = sqrt(2 x 2,000 x 4,158 / 0.028).
+    plan = plan_compaction(context=30_000, rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=2_000,
+                           requests_so_far=50, prices=DEEPSEEK, summary_share=0.5)
+    assert plan.fixed_cost == pytest.approx(3_878e-6)
+    assert round(plan.point) == 34_372  # 10,000 + 24,372: 3K sooner than with summaries only (37,350)
+    # The schedule's share: the compactions so far with one more summary counted.
+    from compact_agent.context.schedule import Schedule
+
+    s = Schedule(DEEPSEEK)
+    assert s.summary_share == 1.0
+    s.compactions, s.full_summaries = 3, 1
+    assert s.summary_share == 0.5
+
+
 def test_past_the_point_it_compacts_unless_the_session_is_too_young_to_pay_back():
     kw = dict(rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=2_000, prices=DEEPSEEK)
     old = plan_compaction(context=40_000, requests_so_far=50, **kw)

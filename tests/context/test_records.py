@@ -73,11 +73,13 @@ def test_the_schedule_keeps_a_record_where_it_is_cheaper_and_asks_for_a_summary_
     # with a summary leaves 1.4 requests of room; with a 5,000-token record, 59,000, none.
     cm, schedule = schedule_case(rebuild=46_000)
     assert not schedule.record_pays(cm, history, 5_000, tokens_before=60_000, reason="window")
-    # Where a summary would leave no room either (10K + 48K = 58,000: 720 tokens), the free record,
-    # if it frees one request's growth (2,000) of the 60,000 before: 58,000 - 2,000 + 2,000 <= 58,000.
-    cm, schedule = schedule_case(rebuild=48_000)
-    assert schedule.record_pays(cm, history, 2_000, tokens_before=60_000, reason="window")
-    assert not schedule.record_pays(cm, history, 2_000, tokens_before=59_000, reason="window")
+    # Where a summary would leave no room either (10K + 47K = 57,000: 1,720 tokens, under one request),
+    # a 2,500-token record (0.6 requests of room) is taken if it brings the request under the limit and
+    # frees a tenth of the history: 57,000 - 2,000 + 2,500 = 57,500 <= 58,720 and <= 64,000 - 54,000 / 10.
+    cm, schedule = schedule_case(rebuild=47_000)
+    assert schedule.record_pays(cm, history, 2_500, tokens_before=64_000, reason="window")
+    assert not schedule.record_pays(cm, history, 2_500, tokens_before=62_000, reason="window")  # 56,800
+    assert not schedule.record_pays(cm, history, 4_000, tokens_before=70_000, reason="window")  # 59,000: over
     # Switched off: always a summary.
     cm, schedule = schedule_case(compaction_records=False)
     assert not schedule.record_pays(cm, history, 100, tokens_before=50_000, reason="window")
@@ -217,7 +219,8 @@ async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_b
     result = await compactor.compact(msgs, summarize=no_model, archive=lambda: None,
                                      prefer_record=lambda n: True, prefer_incremental=keep)
     head = result.messages[0]
-    assert seen and seen[0][1] > 0 and seen[0][0] > seen[0][1]  # the kept message and the record in it
+    # The kept message, and what a new one would carry of it again (its user's message, ledger, framing).
+    assert seen and 0 < seen[0][1] < seen[0][0]
     assert head.parts[0] is first.parts[0]  # the kept message, as it was: a cache hit
     assert head.parts[1].content.startswith(summary.UPDATE_HEAD)
     assert "- also fix the lexer" in head.parts[1].content and "fix the parser" not in head.parts[1].content
@@ -241,16 +244,17 @@ async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_b
 def test_keeping_the_compaction_message_pays_when_resending_it_costs_more_than_holding_its_records():
     history = [ModelRequest(parts=[UserPromptPart("go")])]
     cm, schedule = schedule_case()
-    # A 5,000-token message, 1,000 of it records: kept, 4,000 tokens are not re-sent (1,120) but the
-    # whole is a hit (140): 980 saved. Its records stay until the next compaction, at the hard limit:
+    # A 5,000-token message of which a new one would carry 4,000 again (the user's messages, the
+    # ledger, the framing): kept, those 4,000 are not re-sent (1,120) but the whole is a hit (140):
+    # 980 saved. The other 1,000 (records) stay until the next compaction, at the hard limit:
     # after = 10K + 10K + 1K = 21,000, (58,720 - 21,000) / 2,000 = 18.9 requests: 1,000 x 0.028 x 18.9
     # = 528, plus the credit (113): 641 < 980.
-    assert schedule.incremental_pays(cm, history, 5_000, 1_000, reason="window")
-    # Mostly records (3,000 of 3,500): 500 x 0.28 - 3,500 x 0.028 = 42 saved, 3,000 held for 17.9 requests.
-    assert not schedule.incremental_pays(cm, history, 3_500, 3_000, reason="window")
+    assert schedule.incremental_pays(cm, history, 5_000, 4_000, reason="window")
+    # Mostly records (500 carried of 3,500): 500 x 0.28 - 3,500 x 0.028 = 42 saved, 3,000 held for 17.9 requests.
+    assert not schedule.incremental_pays(cm, history, 3_500, 500, reason="window")
     # No room left for one request after it: never.
     cm, schedule = schedule_case(rebuild=48_000)
-    assert not schedule.incremental_pays(cm, history, 5_000, 1_000, reason="window")
+    assert not schedule.incremental_pays(cm, history, 5_000, 4_000, reason="window")
 
 
 def test_the_summary_request_that_does_not_fit_keeps_its_first_message():
@@ -270,3 +274,58 @@ def test_the_ledger_reads_every_compaction_message_not_only_a_first_one():
     plain = ModelRequest(parts=[UserPromptPart("hello")])  # no metadata: the carried ledgers after it still count
     carried = summary.summary_message("s", None, [], "full", {"a.py": ["written"]}, [])
     assert ledger.changed_files([plain, carried]) == {"a.py": ["written"]}
+
+
+def test_a_request_shrunk_to_fit_keeps_what_the_user_typed_in_the_rounds_it_leaves_out():
+    from compact_agent.context import ContextManager
+    from compact_agent.context.fit import CARRIED, shrink_to_fit
+
+    cm = ContextManager(window=8_000)
+    view: list = [ModelRequest(parts=[UserPromptPart("TASK: check every module")])]
+    for r in range(4):
+        view.append(ModelResponse(parts=[TextPart(f"round {r}"),
+                                         ToolCallPart("read_file", {"path": f"m{r}.py"}, tool_call_id=f"c{r}")]))
+        parts: list = [ToolReturnPart("read_file", f"m{r} " + "y" * 1_900, tool_call_id=f"c{r}")]
+        if r == 1:
+            parts.append(UserPromptPart("also never touch the vendored folder"))
+        view.append(ModelRequest(parts=parts))
+    cm.overhead = 6_800  # room for the opening request and the newest round only
+    shrunk, after = shrink_to_fit(cm, list(view), cm.measure(view))
+    assert after <= 8_000 - 160
+    text = " ".join(str(p.content) for m in shrunk for p in m.parts if isinstance(p, UserPromptPart))
+    assert "round 1" not in " ".join(str(getattr(p, "content", "")) for m in shrunk for p in m.parts)
+    assert shrunk[0].parts[0].content == "TASK: check every module"
+    assert CARRIED in text and "- also never touch the vendored folder" in text
+
+
+def test_the_last_resort_also_cuts_the_long_arguments_of_a_call_that_ran():
+    from compact_agent.context import ContextManager
+    from compact_agent.context.fit import shrink_to_fit
+
+    cm = ContextManager(window=8_000)
+    content = "line\n" * 1_200  # a 6,000-character file written by the newest call
+    view: list = [ModelRequest(parts=[UserPromptPart("write the fixture")]),
+                  ModelResponse(parts=[ToolCallPart("write_file", {"path": "fixture.txt", "content": content},
+                                                    tool_call_id="w1")]),
+                  ModelRequest(parts=[ToolReturnPart("write_file", "Wrote 6,000 characters.", tool_call_id="w1")])]
+    cm.overhead = 6_500
+    before = cm.measure(view)
+    assert before > 7_840
+    shrunk, after = shrink_to_fit(cm, list(view), before)
+    assert after <= 7_840 and after == cm.measure(shrunk)
+    args = shrunk[1].parts[0].args
+    assert args["path"] == "fixture.txt" and len(args["content"]) < 1_000 and "omitted" in args["content"]
+    assert view[1].parts[0].args["content"] == content  # the history keeps the full call
+
+
+def test_the_kept_tail_is_an_eighth_of_the_room_the_system_prompt_leaves():
+    from compact_agent.config import Limits
+    from compact_agent.context.compactor import Compactor
+
+    compactor = Compactor(Limits.for_window(64_000, 8_000))
+    threshold = compactor.limits.threshold
+    assert compactor.tail_budget() == threshold // 8
+    assert compactor.tail_budget(20_000) == (threshold - 20_000) // 8
+    assert compactor.tail_budget(threshold - 1_000) == 500  # a window the system prompt nearly fills
+    compactor.escalation = 1
+    assert compactor.tail_budget(20_000) == (threshold - 20_000) // 16

@@ -251,8 +251,8 @@ class ToolResultBudget:
         """The last resort before a request that would not fit the window: replace the largest
         remaining tool results (newest first among equals) by previews until `need` estimated
         tokens are gone. The choice is frozen like any other, so later requests send the same
-        bytes. `short`: every result, previews included, may go down to a short head and tail.
-        Returns the new view and the ids replaced."""
+        bytes. `short`: every result, previews included, may go down to a short head and tail, and
+        then the long arguments of calls that ran. Returns the new view and the ids replaced."""
         sizes: list[tuple[int, int, ToolReturnPart, str]] = []
         for i, m in enumerate(messages):
             if isinstance(m, ModelRequest):
@@ -282,9 +282,31 @@ class ToolResultBudget:
                     self.seen.add(part.tool_call_id)
                     freed += tokens.text_tokens(shown) - tokens.text_tokens(self.replacements[part.tool_call_id])
                     ids.append(part.tool_call_id)
+        answered = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
+                    for p in m.parts if isinstance(p, ToolReturnPart)}
+        if short and freed < need:  # then the long arguments of calls that ran (a file written)
+            chars = min(SHORT_PREVIEW_CHARS, self.settings.tool_result_preview_chars)
+            calls = [p for m in messages if isinstance(m, ModelResponse) for p in m.parts
+                     if isinstance(p, ToolCallPart) and p.tool_call_id in answered]
+            for part in sorted(calls, key=lambda p: -tokens.part_tokens(p)):
+                if freed >= need:
+                    break
+                shown = replace(part, args=self.args_cut.get(part.tool_call_id, part.args))
+                cut = _cut_args(shown, chars, chars)
+                if cut is not None:
+                    self.args_cut[part.tool_call_id] = cut
+                    freed += tokens.part_tokens(shown) - tokens.part_tokens(replace(part, args=cut))
+                    ids.append(part.tool_call_id)
         if not ids:
             return messages, ids
-        return [self._render(m) if isinstance(m, ModelRequest) else m for m in messages], ids
+        return [self._render(m) if isinstance(m, ModelRequest) else self._shown_args(m)
+                if isinstance(m, ModelResponse) else m for m in messages], ids
+
+    def _shown_args(self, message: ModelResponse) -> ModelResponse:
+        """`message` with the arguments already cut (frozen in `args_cut`) as they are shown."""
+        parts = [replace(p, args=self.args_cut[p.tool_call_id])
+                 if isinstance(p, ToolCallPart) and p.tool_call_id in self.args_cut else p for p in message.parts]
+        return replace(message, parts=parts) if parts != list(message.parts) else message
 
     def _decide_fresh(self, message: ModelRequest, limits: tuple[int, int]) -> dict[str, str]:
         """Judge the results of `message` not seen before; returns {id: "spill"|"truncate"} for new replacements."""

@@ -230,10 +230,11 @@ class Compactor:
         what came after it is kept verbatim, so the summary request is that request (a cache hit)
         plus the instruction. `prefer_record(tokens)`: given the size of a record of the
         summarised part written without a model (`summary.record_of`), whether it is cheaper
-        than a summary request; when it is, no model is called. `prefer_incremental(tokens, texts)`:
-        given the size of the compaction message the history starts with and of the records in it,
-        whether to keep that message as it is (a cache hit) and append the record of what came
-        after it, rather than fold everything into one new message.
+        than a summary request; when it is, no model is called. `prefer_incremental(tokens, carried)`:
+        given the size of the compaction message the history starts with and of what any new one
+        would carry of it again (the user's messages and the ledger), whether to keep that message
+        as it is (a cache hit) and append the record of what came after it, rather than fold
+        everything into one new message.
 
         `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
         because the last compaction did not buy enough room.
@@ -243,7 +244,7 @@ class Compactor:
             raise CompactionError("nothing to compact")
         self.escalation = max(self.escalation, level)
         before = tokens_before if tokens_before is not None else self.scaled(tokens.estimate(messages) + overhead)
-        cut = tail_start(messages, self.tail_budget(), KEEP_RESULTS)
+        cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS)
         if cut == 0:
             cut = len(messages)
         if keep_from is not None:
@@ -251,8 +252,8 @@ class Compactor:
         keep = 0
         if (prefer_incremental is not None and not instructions and cut > 1
                 and is_compaction_message(messages[0])):
-            texts = sum(tokens.text_tokens(r) for r in summary.records_in(messages[0]))
-            if prefer_incremental(self.scaled(tokens.estimate(messages[:1])), self.scaled(texts)):
+            carried = summary.carried_tokens(messages[0])
+            if prefer_incremental(self.scaled(tokens.estimate(messages[:1])), self.scaled(carried)):
                 keep = 1
         head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0
@@ -280,7 +281,7 @@ class Compactor:
                     if self.escalation >= 2:
                         raise
                     self.escalation += 1
-                    new_cut = tail_start(messages, self.tail_budget(), KEEP_RESULTS)
+                    new_cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS)
                     if new_cut <= cut:
                         raise
                     if strategy == "record":  # a record covers its head exactly: write it again
@@ -340,10 +341,12 @@ class Compactor:
         the summary (the output reserve), in provider tokens converted back, less the fixed part."""
         return int((self.limits.window - self.limits.output_reserve) / max(self.ratio, 0.1)) - overhead
 
-    def tail_budget(self) -> int:
-        """Tokens of verbatim tail a compaction keeps: an eighth of the threshold, halved per
-        escalation step of the thrash guard."""
-        return max(500, self.limits.threshold // 8) >> self.escalation
+    def tail_budget(self, overhead: int = 0) -> int:
+        """Tokens of verbatim tail a compaction keeps: an eighth of the room the threshold leaves
+        the conversation (the threshold less the system prompt and tools, `overhead`), halved per
+        escalation step of the thrash guard. The newest round is kept whatever its size."""
+        room = self.limits.threshold - self.scaled(overhead)
+        return max(500, room // 8) >> self.escalation
 
     def restorable(self, messages: Sequence[ModelMessage], kept: Sequence[ModelMessage],
                    limits: Limits) -> tuple[list[Path], ledger.Ledger]:
@@ -367,7 +370,7 @@ class Compactor:
         ledger, the restored files and the kept tail. The pipeline prices compactions with it."""
         if not messages:
             return 0
-        cut = tail_start(messages, self.tail_budget(), KEEP_RESULTS)
+        cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS)
         if cut == 0:
             cut = len(messages)
         head, tail = messages[:cut], messages[cut:]

@@ -107,7 +107,7 @@ SUMMARY_INSTRUCTION_TOKENS = 700  # the summary prompt appended after the shared
 
 
 def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens: int, growth: float,
-                    requests_so_far: int, prices: Prices) -> CompactionPlan:
+                    requests_so_far: int, prices: Prices, summary_share: float = 1.0) -> CompactionPlan:
     """Whether compacting now, before the window forces it, is cheaper than waiting.
 
     `context` is the history's size in tokens (without the fixed system prompt and tools,
@@ -121,9 +121,13 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     back within the requests still expected: a session is expected to last about as long again as
     it has so far (the median of a heavy-tailed length), so an early compaction in a short session,
     which could not pay back, is never made.
+
+    `summary_share` is the share of compactions expected to ask a model for a summary (the others
+    keep a record written without a model, and cost only the rebuild): compactions that cost less
+    come sooner.
     """
-    k = prices.cost(hits=overhead + context, resent=rebuild + SUMMARY_INSTRUCTION_TOKENS,
-                    output=summary_tokens)
+    request = prices.cost(hits=overhead + context, resent=SUMMARY_INSTRUCTION_TOKENS, output=summary_tokens)
+    k = prices.cost(resent=rebuild) + summary_share * request
     k_eff = k + prices.cost(hits=rebuild)
     hit = prices.hit / 1e6
     cycle = math.sqrt(2 * max(growth, 1.0) * k_eff / hit) if hit > 0 else math.inf

@@ -8,7 +8,8 @@ cheapest loss first:
 1. the largest tool results become previews (the tool-result budget's own, frozen, so the next
    request repeats them and the saved history keeps the full text);
 2. the oldest rounds after the first message (the summary, or the user's opening request) leave
-   this request's view (the saved history keeps them), down to the newest round;
+   this request's view (the saved history keeps them), down to the newest round; what the user
+   typed in them is carried verbatim after the first message;
 3. every tool result left, previews included, shrinks to a short head and tail;
 4. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
    tool loop; other providers need none of it).
@@ -19,12 +20,21 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ThinkingPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ThinkingPart, UserPromptPart
 
-from . import rounds
+from . import rounds, summary
 from .events import Event
 
 __all__ = ["shrink_to_fit"]
+
+CARRIED = "[compact-agent: the user's messages in the rounds left out of this request, verbatim, oldest first]\n"
+
+
+def _typed(cm: Any, messages: list[ModelMessage]) -> list[str]:
+    """What the user typed in `messages` (the compactor's rule, which knows a harness's injected text)."""
+    compactor = getattr(cm, "compactor", None)
+    return compactor.user_texts(messages) if compactor is not None else summary.user_texts(messages)
+
 
 
 def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[list[ModelMessage], int]:
@@ -40,11 +50,18 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
     dropped = 0
     # The first message stays: the summary, or the user's opening request.
     keep_first = 1 if view and isinstance(view[0], ModelRequest) else 0
+    first = view[0] if keep_first else None
+    words: list[str] = []  # what the user typed in the rounds left out, carried after the first message
     while after > limit:
         rs = rounds.api_rounds(view[keep_first:])
         if len(rs) <= 1:
             break
-        view = [*view[:keep_first], *view[keep_first + rs[1][0]:]]
+        cut = keep_first + rs[1][0]
+        words += _typed(cm, view[keep_first:cut])
+        view = [*view[:keep_first], *view[cut:]]
+        if first is not None and words:
+            view[0] = dataclasses.replace(first, parts=[*first.parts, UserPromptPart(CARRIED + "\n".join(
+                f"- {w}" for w in words))])
         dropped += 1
         after = cm.measure(view)
     if after > limit and budget is not None:

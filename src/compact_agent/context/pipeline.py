@@ -314,8 +314,8 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             def prefer_record(size: int) -> bool:
                 return self.schedule.record_pays(self, messages, size, tokens_before=before, reason=reason)
 
-            def prefer_incremental(kept: int, records: int) -> bool:
-                return self.schedule.incremental_pays(self, messages, kept, records, reason=reason)
+            def prefer_incremental(kept: int, carried: int) -> bool:
+                return self.schedule.incremental_pays(self, messages, kept, carried, reason=reason)
 
             result = await self.compactor.compact(
                 messages, summarize=self.summarizer(self), archive=archive, trigger=trigger,

@@ -52,6 +52,7 @@ class Schedule:
     rebuild_seen: int = 0  # history size right after the latest compaction (what one keeps)
     max_output_seen: int = 0
     full_summaries: int = 0
+    compactions: int = 0  # made in this conversation, summaries or not
     last_plan: CompactionPlan | None = None
     credit: float = 0.0  # USD per token a view layer frees (the compactions it postpones)
 
@@ -131,7 +132,7 @@ class Schedule:
         long) rather than ask for a summary: when the summary request costs more than holding the
         record's extra tokens until the next compaction, which comes at the hard limit when the
         window forced this one, else where the schedule expects it. When the record would leave
-        less room than one request's growth, only if a summary would too."""
+        less room than one request's growth, only if a summary would not leave more."""
         if not (cm.settings.priced_compaction and cm.settings.compaction_records) or cm.compactor is None:
             return False
         fixed = cm.calibration.tokens(cm.overhead)
@@ -141,32 +142,39 @@ class Schedule:
         with_summary = fixed + self._rebuild(cm, messages)
         requests = (limit - with_summary - record_tokens + self.summary_tokens) / growth
         if requests < 1.0:
-            # The record leaves no room: the next request compacts again. So does a summary when
-            # the window is that tight; then the free record, if it frees one request's growth.
+            # The record leaves no room: the next request compacts again. When a summary would not
+            # leave room either (a window the system prompt nearly fills), both only defer the
+            # next compaction by this request; the record does it for free, if it brings the request
+            # under the limit and frees a tenth of the history as any compaction must.
             after = with_summary - self.summary_tokens + record_tokens
-            return (limit - with_summary) / growth < 1.0 and after <= tokens_before - growth
+            if ((limit - with_summary) / growth >= 1.0 or after > limit
+                    or after > tokens_before - (tokens_before - fixed) / 10):
+                return False
+            requests = 1.0
         cost = summary_cost(prefix=tokens_before, summary_tokens=self.summary_tokens, prices=self.prices)
         return record_pays(extra=record_tokens - self.summary_tokens, requests=requests, summary=cost,
                            prices=self.prices, credit=self.credit)
 
-    def incremental_pays(self, cm: Any, messages: list[ModelMessage], kept: int, records: int, *,
+    def incremental_pays(self, cm: Any, messages: list[ModelMessage], kept: int, carried: int, *,
                          reason: str) -> bool:
-        """Whether to keep the compaction message the history starts with (`kept` tokens, `records`
-        of them its summaries) and append the record of what came after it, rather than fold it
-        all into one new message. Kept, it is a cache hit instead of being sent again at the miss
-        price (all but its records, which a new summary would have folded); but its records stay
-        in every request until the next compaction, and bring that compaction nearer."""
+        """Whether to keep the compaction message the history starts with (`kept` tokens) and
+        append the record of what came after it, rather than fold it all into one new message.
+        Kept, it is a cache hit, where a new message would send again at the miss price what it
+        carries on (`carried`: the user's messages and the ledger); but the rest of it (records,
+        framing), which a new summary would fold, stays in every request until the next
+        compaction, and brings that compaction nearer."""
         if not cm.settings.priced_compaction or cm.compactor is None:
             return False
         fixed = cm.calibration.tokens(cm.overhead)
         expected = self.next_compaction_at(cm)  # also sets `credit`
         limit = self.hard_limit(cm) if reason == "window" else expected
-        after = fixed + self._rebuild(cm, messages) + records
+        folded = max(0, kept - carried)
+        after = fixed + self._rebuild(cm, messages) + folded
         requests = (limit - after) / max(self.growth.rate, 1.0)
         if requests < 1.0:  # keeping it leaves no room: the next request would compact again
             return False
-        saving = self.prices.cost(resent=max(0, kept - records)) - self.prices.cost(hits=kept)
-        return saving > self.prices.cost(hits=records * requests) + self.credit * records
+        saving = self.prices.cost(resent=min(carried, kept)) - self.prices.cost(hits=kept)
+        return saving > self.prices.cost(hits=folded * requests) + self.credit * folded
 
     # -- what it learns -----------------------------------------------------------------------
     def output_limits(self, limits: Limits, configured: Limits, output_tokens: int, adaptive: bool) -> Limits:
@@ -190,6 +198,7 @@ class Schedule:
     def after_compaction(self, result: CompactionResult, written_summary: int, kept: int) -> None:
         """Learn from a compaction: the summary's size (full summaries only) and what it kept,
         and measure growth from the new, smaller history."""
+        self.compactions += 1
         if result.summary and result.strategy == "full":
             self.full_summaries += 1
             self.summary_tokens = round(self.summary_tokens + (written_summary - self.summary_tokens)
@@ -198,6 +207,12 @@ class Schedule:
         self.growth.rebase(kept)
         self.last_plan = None
 
+    @property
+    def summary_share(self) -> float:
+        """The share of compactions expected to ask a model for a summary: those made so far, with
+        one more summary counted (before any, every compaction is assumed to)."""
+        return (self.full_summaries + 1) / (self.compactions + 1)
+
     # -- helpers --------------------------------------------------------------------------------
     def _rebuild(self, cm: Any, messages: list[ModelMessage]) -> int:
         cm.compactor.ratio = cm.calibration.ratio
@@ -205,4 +220,5 @@ class Schedule:
 
     def _plan(self, cm: Any, context: int, rebuild: int, fixed: int) -> CompactionPlan:
         return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
-                               growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices)
+                               growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
+                               summary_share=self.summary_share)
