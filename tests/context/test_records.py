@@ -329,3 +329,115 @@ def test_the_kept_tail_is_an_eighth_of_the_room_the_system_prompt_leaves():
     assert compactor.tail_budget(threshold - 1_000) == 500  # a window the system prompt nearly fills
     compactor.escalation = 1
     assert compactor.tail_budget(20_000) == (threshold - 20_000) // 16
+
+
+# -- found in review --------------------------------------------------------------------------------
+
+
+async def test_an_incremental_compaction_lists_a_prompt_merged_into_the_kept_message_once():
+    from compact_agent.config import Limits
+    from compact_agent.context.compactor import Compactor
+
+    async def no_model(messages, prompt):
+        raise AssertionError("a record needs no model")
+
+    compactor = Compactor(Limits.for_window(16_000, 2_000))
+    msgs = rounds_after(ModelRequest(parts=[UserPromptPart("fix the parser")]), 0, 4)
+    msgs.append(ModelResponse(parts=[TextPart("done")]))
+    ask = len(msgs)
+    msgs += rounds_after(ModelRequest(parts=[UserPromptPart("now the lexer")]), 5, 1)
+    # Session notes as the summary, the tail starting at the user's prompt: join merges it into the message.
+    first = compactor.from_notes(msgs, "# Notes\nparser fixed", ask, archive=lambda: None, trigger="auto",
+                                 tokens_before=10**6)
+    assert summary.user_texts(first.messages[:1]) == ["fix the parser", "now the lexer"]
+    history = first.messages
+    for n in (10, 20):  # two incremental compactions in a row
+        result = await compactor.compact([*history, *rounds_after(ModelResponse(parts=[TextPart("go on")]), n, 4)[1:]],
+                                         summarize=no_model, archive=lambda: None, prefer_record=lambda size: True,
+                                         prefer_incremental=lambda kept, carried: True)
+        assert result.event.detail["incremental"]
+        history = result.messages
+        assert summary.user_texts(history[:1]) == ["fix the parser", "now the lexer"]
+
+
+def test_the_words_carried_by_the_last_resort_never_take_back_the_room_it_made():
+    from compact_agent.context import ContextManager
+    from compact_agent.context.fit import CARRIED, shrink_to_fit
+
+    cm = ContextManager(window=16_000)
+    view: list = [ModelRequest(parts=[UserPromptPart("TASK: check every module")])]
+    for r in range(4):
+        view.append(ModelResponse(parts=[TextPart(f"round {r}"),
+                                         ToolCallPart("read_file", {"path": f"m{r}.py"}, tool_call_id=f"c{r}")]))
+        parts: list = [ToolReturnPart("read_file", f"m{r} ok", tool_call_id=f"c{r}")]
+        if r == 1:
+            parts.append(UserPromptPart("here is the log:\n" + "log line 12345\n" * 2_500))  # a paste, ~9K tokens
+        view.append(ModelRequest(parts=parts))
+    cm.overhead = 7_000
+    shrunk, after = shrink_to_fit(cm, list(view), cm.measure(view))
+    assert after <= 16_000 - 320
+    carried = [p.content for p in shrunk[0].parts if isinstance(p, UserPromptPart) and p.content.startswith(CARRIED)]
+    assert carried and "- here is the log:" in carried[0] and "…[cut]" in carried[0]  # its head, not all of it
+
+
+def test_the_last_resort_cuts_an_argument_once_and_keeps_the_count_true():
+    from compact_agent.context import ContextManager
+
+    cm = ContextManager(window=8_000)
+    budget = next(layer for layer in cm.layers if hasattr(layer, "shrink"))
+    content = "line\n" * 1_200
+    view = [ModelRequest(parts=[UserPromptPart("write the fixture")]),
+            ModelResponse(parts=[ToolCallPart("write_file", {"path": "f.txt", "content": content}, tool_call_id="w1")]),
+            ModelRequest(parts=[ToolReturnPart("write_file", "ok", tool_call_id="w1")])]
+    first, _ = budget.shrink(view, 10_000, short=True)
+    again, _ = budget.shrink(first, 10_000, short=True)
+    shown = first[1].parts[0].args["content"]
+    assert again[1].parts[0].args == first[1].parts[0].args  # the same bytes on every request
+    kept = len(shown) - len(shown.split("\n[... ")[1].split("...]\n")[0]) - len("\n[... ...]\n")
+    assert f"{len(content) - kept:,} characters of this argument omitted" in shown
+    # A value the budget cut before is cut again from its own head and tail, the count still true.
+    from compact_agent.context.budget import _cut_value
+
+    once = _cut_value("a" * 3_000 + "b" * 3_000, 2_000)
+    twice = _cut_value(once, 400)
+    assert "5,600 characters" in twice and twice.startswith("a" * 200) and twice.endswith("b" * 200)
+
+
+async def test_cheap_forms_that_together_overshoot_the_limit_are_made_again_without_them():
+    from compact_agent.config import Limits
+    from compact_agent.context.compactor import Compactor
+
+    calls: list[str] = []
+
+    async def model(messages, prompt):
+        calls.append(prompt)
+        return "<summary>Fixed the parser and the lexer.</summary>"
+
+    earlier = summary.summary_message("Earlier: " + "read and fixed a module; " * 200, None, ["fix it"], "full", {}, [])
+    msgs = rounds_after(earlier, 0, 6, size=3_000)
+    compactor = Compactor(Limits.for_window(16_000, 2_000))
+    free = await compactor.compact(list(msgs), summarize=model, archive=lambda: None,
+                                   prefer_record=lambda size: True, prefer_incremental=lambda kept, carried: True)
+    assert free.event.detail["incremental"] and free.strategy == "record" and not calls
+    # Over a ceiling just under it: the record again, folded into one message, still no model call.
+    folded = await compactor.compact(list(msgs), summarize=model, archive=lambda: None,
+                                     prefer_record=lambda size: True, prefer_incremental=lambda kept, carried: True,
+                                     ceiling=free.tokens_after - 1)
+    assert folded.strategy == "record" and not folded.event.detail["incremental"] and not calls
+    assert folded.tokens_after < free.tokens_after
+    # Under even that: a summary.
+    summarised = await compactor.compact(list(msgs), summarize=model, archive=lambda: None,
+                                         prefer_record=lambda size: True,
+                                         prefer_incremental=lambda kept, carried: True,
+                                         ceiling=folded.tokens_after - 1)
+    assert summarised.strategy == "full" and not summarised.event.detail["incremental"] and len(calls) == 1
+    assert summarised.tokens_after < folded.tokens_after
+
+
+def test_the_analyzer_reads_an_incremental_compaction_back_as_the_user_wrote_it():
+    from compact_agent.replay._compact_agent import strip_compaction
+
+    merged = ModelRequest(parts=[
+        *summary.summary_message("s", None, ["a"], "full", {}, []).parts, UserPromptPart("now the lexer"),
+        *summary.update_message("t", None, [], {}, [], all_users=["a"], all_files={}, strategy="record").parts])
+    assert [p.content for m in strip_compaction([merged]) for p in m.parts] == ["now the lexer"]

@@ -29,7 +29,8 @@ from pydantic_ai.messages import (
 
 from ..context import tokens
 from ..context.collapse import DIGEST_HEADER
-from ..context.summary import SUMMARY_HEAD
+from ..context.fit import CARRIED
+from ..context.summary import SUMMARY_HEAD, UPDATE_HEAD
 from ..models import model_info, provider_for
 from .costs import CostReport, report
 from .extensions import HOOK_HEAD
@@ -86,8 +87,9 @@ def classify_part(part: Any) -> str:
         return "system"
     if isinstance(part, UserPromptPart):
         text = _text(part)
-        for head, cat in ((SUMMARY_HEAD, "summary"), (PLAN_HEAD, "plan"), (HOOK_HEAD, "context"),
-                          (MCP_HEAD, "context"), (DIGEST_HEADER, "collapsed")):
+        for head, cat in ((SUMMARY_HEAD, "summary"), (UPDATE_HEAD, "summary"), (PLAN_HEAD, "plan"),
+                          (HOOK_HEAD, "context"), (MCP_HEAD, "context"), (CARRIED, "messages"),
+                          (DIGEST_HEADER, "collapsed")):
             if text.startswith(head):
                 return cat
         return "messages"

@@ -86,6 +86,25 @@ def build_preview(text: str, preview_chars: int, path: Path | None) -> str:
     return f"{head}\n\n[... {omitted:,} characters omitted ...]\n\n{tail}\n\n{note}"
 
 
+_OMITTED = re.compile(r"\n\[\.\.\. ([\d,]+) characters of this argument omitted from the context; the call ran "
+                      r"with the full text \.\.\.\]\n")
+
+
+def _cut_value(v: str, keep: int) -> str:
+    """`v` cut to its first and last `keep // 2` characters with a note of how many were left out;
+    a value cut before is cut again from its own head and tail, the count kept true."""
+    found = _OMITTED.search(v)
+    if found is None:
+        head, tail, omitted = v[: keep // 2], v[len(v) - keep // 2:], 0
+        omitted = len(v) - len(head) - len(tail)
+    else:
+        old_head, old_tail = v[:found.start()], v[found.end():]
+        head, tail = old_head[: keep // 2], old_tail[max(0, len(old_tail) - keep // 2):]
+        omitted = int(found.group(1).replace(",", "")) + len(old_head) - len(head) + len(old_tail) - len(tail)
+    return (f"{head}\n[... {omitted:,} characters of this argument omitted from the context; the call ran "
+            f"with the full text ...]\n{tail}")
+
+
 def _cut_args(part: ToolCallPart, limit: int, keep: int) -> dict[str, Any] | None:
     """The call's arguments with every string longer than `limit` cut to its head and tail, or None
     when nothing is that long (or the arguments are not a JSON object)."""
@@ -98,10 +117,8 @@ def _cut_args(part: ToolCallPart, limit: int, keep: int) -> dict[str, Any] | Non
     out: dict[str, Any] = {}
     cut = False
     for k, v in args.items():
-        if isinstance(v, str) and len(v) > limit:
-            head, tail = v[: keep // 2], v[len(v) - keep // 2:]
-            out[k] = (f"{head}\n[... {len(v) - len(head) - len(tail):,} characters of this argument omitted "
-                      f"from the context; the call ran with the full text ...]\n{tail}")
+        if isinstance(v, str) and len(v) > limit and len(short := _cut_value(v, keep)) < len(v):
+            out[k] = short
             cut = True
         else:
             out[k] = v

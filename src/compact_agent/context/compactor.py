@@ -223,7 +223,8 @@ class Compactor:
                       tokens_before: int | None = None, overhead: int = 0, level: int = 0,
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                       prefer_record: Callable[[int], bool] | None = None,
-                      prefer_incremental: Callable[[int, int], bool] | None = None) -> CompactionResult:
+                      prefer_incremental: Callable[[int, int], bool] | None = None,
+                      ceiling: int | None = None) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
 
         `keep_from`: `summary_input` is the request last sent, which covered `messages[:keep_from]`;
@@ -234,7 +235,8 @@ class Compactor:
         given the size of the compaction message the history starts with and of what any new one
         would carry of it again (the user's messages and the ledger), whether to keep that message
         as it is (a cache hit) and append the record of what came after it, rather than fold
-        everything into one new message.
+        everything into one new message. `ceiling` (provider tokens, overhead included): a result
+        of those cheap forms over it is made again without them.
 
         `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
         because the last compaction did not buy enough room.
@@ -242,8 +244,34 @@ class Compactor:
         watch = Stopwatch()
         if not messages:
             raise CompactionError("nothing to compact")
-        self.escalation = max(self.escalation, level)
         before = tokens_before if tokens_before is not None else self.scaled(tokens.estimate(messages) + overhead)
+        archive = _once(archive)
+        level = max(self.escalation, level)
+        try:
+            while True:
+                self.escalation = level
+                result = await self._compact_once(
+                    messages, summarize=summarize, archive=archive, trigger=trigger, instructions=instructions,
+                    before=before, overhead=overhead, watch=watch, summary_input=summary_input,
+                    keep_from=keep_from, prefer_record=prefer_record, prefer_incremental=prefer_incremental)
+                # The cheap forms were priced apart; together they may leave the request over `ceiling`
+                # (the largest request that leaves room for the answer): then without them.
+                if ceiling is None or result.tokens_after <= ceiling:
+                    return result
+                if result.event.detail.get("incremental"):
+                    prefer_incremental = None
+                elif result.strategy == "record":
+                    prefer_record = None
+                else:
+                    return result
+        finally:
+            self.escalation = 0
+
+    async def _compact_once(self, messages: list[ModelMessage], *, summarize: Summarize,
+                            archive: Callable[[], Path | None], trigger: str, instructions: str, before: int,
+                            overhead: int, watch: Stopwatch, summary_input: list[ModelMessage] | None,
+                            keep_from: int | None, prefer_record: Callable[[int], bool] | None,
+                            prefer_incremental: Callable[[int, int], bool] | None) -> CompactionResult:
         cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS)
         if cut == 0:
             cut = len(messages)
@@ -269,30 +297,26 @@ class Compactor:
             reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead),
                                                      max(0, shown - cut))
             text = summary.extract_summary(reply)
-        archive = _once(archive)
-        try:
-            while True:
-                try:
-                    return self._finish(messages, head, messages[:keep], tail, text, archive, trigger, strategy,
-                                        before, overhead, watch, dropped, incremental=bool(keep))
-                except NotSmaller:
-                    # The summary covers everything; keep a shorter tail with it (the thrash guard's
-                    # steps), rather than fail a compaction whose tail held most of the history.
-                    if self.escalation >= 2:
+        while True:
+            try:
+                return self._finish(messages, head, messages[:keep], tail, text, archive, trigger, strategy,
+                                    before, overhead, watch, dropped, incremental=bool(keep))
+            except NotSmaller:
+                # The summary covers everything; keep a shorter tail with it (the thrash guard's
+                # steps), rather than fail a compaction whose tail held most of the history.
+                if self.escalation >= 2:
+                    raise
+                self.escalation += 1
+                new_cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS)
+                if new_cut <= cut:
+                    raise
+                if strategy == "record":  # a record covers its head exactly: write it again
+                    text = summary.record_of(messages[keep:new_cut])
+                    if text is None:
                         raise
-                    self.escalation += 1
-                    new_cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS)
-                    if new_cut <= cut:
-                        raise
-                    if strategy == "record":  # a record covers its head exactly: write it again
-                        text = summary.record_of(messages[keep:new_cut])
-                        if text is None:
-                            raise
-                    elif keep_from is not None and new_cut > keep_from:  # past what the summary saw
-                        raise
-                    cut, head, tail = new_cut, messages[keep:new_cut], messages[new_cut:]
-        finally:
-            self.escalation = 0
+                elif keep_from is not None and new_cut > keep_from:  # past what the summary saw
+                    raise
+                cut, head, tail = new_cut, messages[keep:new_cut], messages[new_cut:]
 
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
                               summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
@@ -408,7 +432,9 @@ class Compactor:
         if incremental:  # the kept compaction message lists what came before; this one what came since
             listed = ledger.changed_files(keep_head)
             since = {p: a for p, a in files.items() if listed.get(p) != a}
-            every = self.user_texts([*keep_head, *summarized])
+            # The kept message's own metadata lists what it carries; a prompt merged into it stays
+            # in it as it is (listing it again would show it twice).
+            every = [*summary.carried_users(keep_head[0]), *self.user_texts(summarized)]
             head_msg = summary.update_message(text, archive_path, users, since, reads, all_users=every,
                                               all_files=files, strategy=strategy)
         else:

@@ -9,7 +9,7 @@ cheapest loss first:
    request repeats them and the saved history keeps the full text);
 2. the oldest rounds after the first message (the summary, or the user's opening request) leave
    this request's view (the saved history keeps them), down to the newest round; what the user
-   typed in them is carried verbatim after the first message;
+   typed in them is carried after the first message, verbatim within half the room they freed;
 3. every tool result left, previews included, shrinks to a short head and tail;
 4. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
    tool loop; other providers need none of it).
@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ThinkingPart, UserPromptPart
 
-from . import rounds, summary
+from . import rounds, summary, tokens
 from .events import Event
 
 __all__ = ["shrink_to_fit"]
@@ -52,16 +52,22 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
     keep_first = 1 if view and isinstance(view[0], ModelRequest) else 0
     first = view[0] if keep_first else None
     words: list[str] = []  # what the user typed in the rounds left out, carried after the first message
+    left_out = 0  # estimated tokens of those rounds
     while after > limit:
         rs = rounds.api_rounds(view[keep_first:])
         if len(rs) <= 1:
             break
         cut = keep_first + rs[1][0]
         words += _typed(cm, view[keep_first:cut])
+        left_out += tokens.estimate(view[keep_first:cut])
         view = [*view[:keep_first], *view[cut:]]
         if first is not None and words:
-            view[0] = dataclasses.replace(first, parts=[*first.parts, UserPromptPart(CARRIED + "\n".join(
-                f"- {w}" for w in words))])
+            # Verbatim within half of what left, else the heads of the older ones (summary.pick_user_messages):
+            # the words never take back the room that leaving the rounds out made.
+            kept = list(reversed(summary.pick_user_messages(words, left_out // 2)))
+            if kept:
+                carried = UserPromptPart(CARRIED + "\n".join(f"- {w}" for w in kept))
+                view[0] = dataclasses.replace(first, parts=[*first.parts, carried])
         dropped += 1
         after = cm.measure(view)
     if after > limit and budget is not None:

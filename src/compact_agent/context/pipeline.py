@@ -322,7 +322,8 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                 instructions=instructions, tokens_before=before, overhead=self.overhead,
                 level=level, summary_input=summary_input, keep_from=keep_from,
                 prefer_record=prefer_record if priced else None,
-                prefer_incremental=prefer_incremental if priced else None)
+                prefer_incremental=prefer_incremental if priced else None,
+                ceiling=self.schedule.hard_limit(self) if priced else None)
         self.apply_result(result)
         await self._after(result)
         return result
@@ -384,6 +385,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             if hasattr(layer, "forget_absent"):
                 layer.forget_absent(result.messages)
         self._last_compaction_request = self.requests
+        self._sent = (0, None)  # the request last sent showed the history before this compaction
         if self.memory is not None:
             self.memory.after_compaction(result)
         self.schedule.after_compaction(result, self.calibration.tokens(tokens.text_tokens(result.summary)),

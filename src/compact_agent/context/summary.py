@@ -228,14 +228,20 @@ def update_message(summary: str, archive: Path | None, user_messages: Sequence[s
     return ModelRequest(parts=[UserPromptPart("\n".join(lines))], metadata=meta)
 
 
+def carried_users(m: ModelMessage) -> list[str]:
+    """The user's messages compaction message `m` carries in its metadata, oldest first."""
+    meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
+    users = meta.get("user_messages", []) if isinstance(meta, dict) else []
+    return [u for u in users if isinstance(u, str)] if isinstance(users, list) else []
+
+
 def carried_tokens(m: ModelMessage) -> int:
     """Tokens of what a new compaction message would carry again from compaction message `m`: its
     framing, the user's messages and the ledger of changed files in its metadata (its records, a
     new summary folds)."""
     meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
-    users = [u for u in meta.get("user_messages", []) if isinstance(u, str)]
-    files = meta.get("files_changed") or {}
-    shell = summary_message("", None, list(reversed(users)), "full", files if isinstance(files, dict) else {})
+    files = meta.get("files_changed") or {} if isinstance(meta, dict) else {}
+    shell = summary_message("", None, list(reversed(carried_users(m))), "full", files if isinstance(files, dict) else {})
     return tokens.estimate([shell])
 
 

@@ -30,7 +30,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.summary import SUMMARY_HEAD
+from ..context.summary import SUMMARY_HEAD, UPDATE_HEAD
 from ..session.store import Boundary, load_session_file
 from ._common import make_valid
 
@@ -56,7 +56,8 @@ def strip_compaction(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
     for m in messages:
         if isinstance(m, ModelRequest):
             parts = [p for p in m.parts if not (
-                (isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(SUMMARY_HEAD))
+                (isinstance(p, UserPromptPart) and isinstance(p.content, str)
+                 and p.content.startswith((SUMMARY_HEAD, UPDATE_HEAD)))
                 or (isinstance(p, ToolReturnPart) and p.tool_call_id in restored))]
         else:
             parts = [p for p in m.parts if not (isinstance(p, ToolCallPart) and p.tool_call_id in restored)]
