@@ -276,19 +276,25 @@ def test_the_ledger_reads_every_compaction_message_not_only_a_first_one():
     assert ledger.changed_files([plain, carried]) == {"a.py": ["written"]}
 
 
+def four_reads(result: str, *, typed: str) -> list:
+    """The opening request, then four rounds of one read each; the user typed `typed` after the second."""
+    view: list = [ModelRequest(parts=[UserPromptPart("TASK: check every module")])]
+    for r in range(4):
+        view.append(ModelResponse(parts=[TextPart(f"round {r}"),
+                                         ToolCallPart("read_file", {"path": f"m{r}.py"}, tool_call_id=f"c{r}")]))
+        parts: list = [ToolReturnPart("read_file", f"m{r} {result}", tool_call_id=f"c{r}")]
+        if r == 1:
+            parts.append(UserPromptPart(typed))
+        view.append(ModelRequest(parts=parts))
+    return view
+
+
 def test_a_request_shrunk_to_fit_keeps_what_the_user_typed_in_the_rounds_it_leaves_out():
     from compact_agent.context import ContextManager
     from compact_agent.context.fit import CARRIED, shrink_to_fit
 
     cm = ContextManager(window=8_000)
-    view: list = [ModelRequest(parts=[UserPromptPart("TASK: check every module")])]
-    for r in range(4):
-        view.append(ModelResponse(parts=[TextPart(f"round {r}"),
-                                         ToolCallPart("read_file", {"path": f"m{r}.py"}, tool_call_id=f"c{r}")]))
-        parts: list = [ToolReturnPart("read_file", f"m{r} " + "y" * 1_900, tool_call_id=f"c{r}")]
-        if r == 1:
-            parts.append(UserPromptPart("also never touch the vendored folder"))
-        view.append(ModelRequest(parts=parts))
+    view = four_reads("y" * 1_900, typed="also never touch the vendored folder")
     cm.overhead = 6_800  # room for the opening request and the newest round only
     shrunk, after = shrink_to_fit(cm, list(view), cm.measure(view))
     assert after <= 8_000 - 160
@@ -365,14 +371,7 @@ def test_the_words_carried_by_the_last_resort_never_take_back_the_room_it_made()
     from compact_agent.context.fit import CARRIED, shrink_to_fit
 
     cm = ContextManager(window=16_000)
-    view: list = [ModelRequest(parts=[UserPromptPart("TASK: check every module")])]
-    for r in range(4):
-        view.append(ModelResponse(parts=[TextPart(f"round {r}"),
-                                         ToolCallPart("read_file", {"path": f"m{r}.py"}, tool_call_id=f"c{r}")]))
-        parts: list = [ToolReturnPart("read_file", f"m{r} ok", tool_call_id=f"c{r}")]
-        if r == 1:
-            parts.append(UserPromptPart("here is the log:\n" + "log line 12345\n" * 2_500))  # a paste, ~9K tokens
-        view.append(ModelRequest(parts=parts))
+    view = four_reads("ok", typed="here is the log:\n" + "log line 12345\n" * 2_500)  # a paste, ~9K tokens
     cm.overhead = 7_000
     shrunk, after = shrink_to_fit(cm, list(view), cm.measure(view))
     assert after <= 16_000 - 320
@@ -441,3 +440,21 @@ def test_the_analyzer_reads_an_incremental_compaction_back_as_the_user_wrote_it(
         *summary.summary_message("s", None, ["a"], "full", {}, []).parts, UserPromptPart("now the lexer"),
         *summary.update_message("t", None, [], {}, [], all_users=["a"], all_files={}, strategy="record").parts])
     assert [p.content for m in strip_compaction([merged]) for p in m.parts] == ["now the lexer"]
+
+
+def test_a_compaction_that_would_keep_a_record_is_planned_at_its_own_cheaper_point():
+    history = [ModelRequest(parts=[UserPromptPart("go")])]
+    # 32,000 tokens of history, 10,000 kept, 2,000 new a request. Asking for a summary, K = 10,000 x 0.28
+    # + 42,000 x 0.028 + 196 + 840 = 5,012 and the point is 10,000 + sqrt(2 x 2,000 x 5,292 / 0.028) =
+    # 37,496: wait. Keeping a record, K = 2,800 and the point 10,000 + sqrt(2 x 2,000 x 3,080 / 0.028) =
+    # 30,976: compact now (it pays back in 2,800 / (22,000 x 0.028) = 4.5 of the 50 requests so far).
+    cm, schedule = schedule_case()
+    cm.compactor.record_size = lambda messages, overhead: None  # no record would list every step
+    assert not schedule.priced(cm, history, 32_000, 10_000)
+    cm.compactor.record_size = lambda messages, overhead: 500
+    assert schedule.priced(cm, history, 32_000, 10_000)
+    assert round(schedule.last_plan.point) == 30_976 and round(schedule.last_plan.fixed_cost * 1e6) == 2_800
+    assert not schedule.priced(cm, history, 30_000, 10_000)  # before its point
+    cm, schedule = schedule_case(compaction_records=False)
+    cm.compactor.record_size = lambda messages, overhead: 500
+    assert not schedule.priced(cm, history, 32_000, 10_000)

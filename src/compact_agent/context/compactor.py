@@ -353,6 +353,13 @@ class Compactor:
         return self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes, archive,
                             trigger, "session_memory", tokens_before, overhead, watch, 0)
 
+    def record_size(self, messages: list[ModelMessage], overhead: int = 0) -> int | None:
+        """Provider tokens of the record a compaction now would keep instead of a summary, or None
+        when no record would list every step."""
+        cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS) or len(messages)
+        record = summary.record_of(messages[:cut])
+        return None if record is None else self.scaled(tokens.text_tokens(record))
+
     def user_texts(self, messages: Sequence[ModelMessage]) -> list[str]:
         """What the user typed in `messages`, carried verbatim through the compaction: our own
         synthetic messages never count, and `typed` (when given) also leaves out what a harness

@@ -106,12 +106,24 @@ class Schedule:
     def priced(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int) -> bool:
         """Under the threshold: whether compacting now costs less than waiting. The rebuild is
         estimated only once the context could be past the cheapest point even with nothing but a
-        summary to rebuild, which keeps the common case to a few multiplications."""
+        summary to rebuild (and no model call), which keeps the common case to a few
+        multiplications."""
         if not cm.settings.priced_compaction or cm.compactor is None or not messages:
             return False
-        if context < self._plan(cm, context, self.summary_tokens, fixed).point:
+        records = cm.settings.compaction_records
+        earliest = self._plan(cm, context, self.summary_tokens, fixed, summary_share=0.0 if records else None)
+        if context < earliest.point:
             return False
-        self.last_plan = self._plan(cm, context, self._rebuild(cm, messages), fixed)
+        rebuild = self._rebuild(cm, messages)
+        self.last_plan = self._plan(cm, context, rebuild, fixed)
+        if self.last_plan.compact or not records:
+            return self.last_plan.compact
+        # Past the point of a compaction that calls no model: would this one keep a record? Then
+        # it costs only the rebuild, whatever the session's earlier compactions were.
+        size = cm.compactor.record_size(messages, cm.overhead)
+        if size is None or not self.record_pays(cm, messages, size, tokens_before=context + fixed, reason="priced"):
+            return False
+        self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0)
         return self.last_plan.compact
 
     def next_compaction_at(self, cm: Any) -> int:
@@ -218,7 +230,8 @@ class Schedule:
         cm.compactor.ratio = cm.calibration.ratio
         return int(cm.compactor.rebuild_estimate(messages, self.summary_tokens, cm.overhead))
 
-    def _plan(self, cm: Any, context: int, rebuild: int, fixed: int) -> CompactionPlan:
+    def _plan(self, cm: Any, context: int, rebuild: int, fixed: int,
+              summary_share: float | None = None) -> CompactionPlan:
         return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
-                               summary_share=self.summary_share)
+                               summary_share=self.summary_share if summary_share is None else summary_share)
