@@ -455,6 +455,8 @@ def test_a_compaction_that_would_keep_a_record_is_planned_at_its_own_cheaper_poi
     assert schedule.priced(cm, history, 32_000, 10_000)
     assert round(schedule.last_plan.point) == 30_976 and round(schedule.last_plan.fixed_cost * 1e6) == 2_800
     assert not schedule.priced(cm, history, 30_000, 10_000)  # before its point
+    cm.before_compact = lambda trigger, instructions: instructions  # a hook may ask a summary for instructions
+    assert not schedule.priced(cm, history, 32_000, 10_000)
     cm, schedule = schedule_case(compaction_records=False)
     cm.compactor.record_size = lambda messages, overhead: 500
     assert not schedule.priced(cm, history, 32_000, 10_000)

@@ -110,7 +110,8 @@ class Schedule:
         multiplications."""
         if not cm.settings.priced_compaction or cm.compactor is None or not messages:
             return False
-        records = cm.settings.compaction_records
+        # A record is kept only when nothing asks for instructions to a summary (a pre-compact hook may).
+        records = cm.settings.compaction_records and getattr(cm, "before_compact", None) is None
         earliest = self._plan(cm, context, self.summary_tokens, fixed, summary_share=0.0 if records else None)
         if context < earliest.point:
             return False
