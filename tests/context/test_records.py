@@ -449,8 +449,11 @@ def test_a_compaction_that_would_keep_a_record_is_planned_at_its_own_cheaper_poi
     # 37,496: wait. Keeping a record, K = 2,800 and the point 10,000 + sqrt(2 x 2,000 x 3,080 / 0.028) =
     # 30,976: compact now (it pays back in 2,800 / (22,000 x 0.028) = 4.5 of the 50 requests so far).
     cm, schedule = schedule_case()
-    cm.compactor.record_size = lambda messages, overhead: None  # no record would list every step
+    asked: list[int] = []
+    cm.compactor.record_size = lambda messages, overhead: asked.append(1)  # no record would list every step
     assert not schedule.priced(cm, history, 32_000, 10_000)
+    assert not schedule.priced(cm, history, 33_000, 10_000) and len(asked) == 1  # the part only grows: not again
+    schedule.after_compaction(SimpleNamespace(summary="", strategy="record"), 0, 10_000)  # until a compaction
     cm.compactor.record_size = lambda messages, overhead: 500
     assert schedule.priced(cm, history, 32_000, 10_000)
     assert round(schedule.last_plan.point) == 30_976 and round(schedule.last_plan.fixed_cost * 1e6) == 2_800

@@ -55,6 +55,7 @@ class Schedule:
     compactions: int = 0  # made in this conversation, summaries or not
     last_plan: CompactionPlan | None = None
     credit: float = 0.0  # USD per token a view layer frees (the compactions it postpones)
+    no_record: bool = False  # the part a compaction would replace holds more steps than a record lists
 
     # -- the decision -----------------------------------------------------------------------
     def reason(self, cm: Any, messages: list[ModelMessage], tokens_now: int, suppressed: bool) -> str:
@@ -111,7 +112,8 @@ class Schedule:
         if not cm.settings.priced_compaction or cm.compactor is None or not messages:
             return False
         # A record is kept only when nothing asks for instructions to a summary (a pre-compact hook may).
-        records = cm.settings.compaction_records and getattr(cm, "before_compact", None) is None
+        records = (cm.settings.compaction_records and getattr(cm, "before_compact", None) is None
+                   and not self.no_record)
         earliest = self._plan(cm, context, self.summary_tokens, fixed, summary_share=0.0 if records else None)
         if context < earliest.point:
             return False
@@ -122,6 +124,8 @@ class Schedule:
         # Past the point of a compaction that calls no model: would this one keep a record? Then
         # it costs only the rebuild, whatever the session's earlier compactions were.
         size = cm.compactor.record_size(messages, cm.overhead)
+        # That part only grows until the next compaction: once too long for a record, it stays so.
+        self.no_record = size is None
         if size is None or not self.record_pays(cm, messages, size, tokens_before=context + fixed, reason="priced"):
             return False
         self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0)
@@ -217,6 +221,7 @@ class Schedule:
             self.summary_tokens = round(self.summary_tokens + (written_summary - self.summary_tokens)
                                         / self.full_summaries)
         self.rebuild_seen = kept
+        self.no_record = False
         self.growth.rebase(kept)
         self.last_plan = None
 
