@@ -1,12 +1,16 @@
 """L5: compaction that rewrites the persisted history (full, partial, reactive).
 
 Order of work, chosen so that nothing is lost whatever fails:
-  1. ask the summarizer (sharing the main conversation's cached prefix, unable to act), making the
-     request fit: images become `[image]`, and on "prompt too long" the oldest API rounds go;
+  1. ask the summarizer (the request the conversation last sent plus the instruction, unable to
+     act), making the request fit: images become `[image]`, and on "prompt too long" the oldest
+     API rounds after the first go — or, where the caller prices it cheaper, write a record of the
+     steps without a model (`summary.record_of`), and keep the previous compaction message as it
+     is, appending an update (incremental);
   2. archive the full transcript — if that fails, stop: nothing was rewritten;
   3. build the new history: summary message (with the user's own words) + restored files +
      attachments + the kept tail, with no call/result pair split and no adjacent same-role messages;
-  4. reject the result if it is not smaller than its input;
+  4. reject the result if it is not smaller than its input; one of the cheap forms over the
+     caller's ceiling is made again without them;
   5. let the caller rewrite the session atomically to a boundary plus this history.
 
 The summarizer and the archive are passed in: this module never talks to a provider or a disk.

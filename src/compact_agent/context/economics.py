@@ -126,7 +126,7 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     keep a record written without a model, and cost only the rebuild): compactions that cost less
     come sooner.
     """
-    request = prices.cost(hits=overhead + context, resent=SUMMARY_INSTRUCTION_TOKENS, output=summary_tokens)
+    request = summary_cost(prefix=overhead + context, summary_tokens=summary_tokens, prices=prices)
     k = prices.cost(resent=rebuild) + summary_share * request
     k_eff = k + prices.cost(hits=rebuild)
     hit = prices.hit / 1e6

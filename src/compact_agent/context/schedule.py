@@ -9,11 +9,16 @@ The pipeline asks `Schedule.reason` once per request, with the view already shap
   threshold would repeat on every request, so the compaction waits for the hard limit
   ("threshold");
 * under it, compact where the cost per request is lowest, if the session is long enough to pay
-  the compaction back (`economics.plan_compaction`, "priced").
+  the compaction back (`economics.plan_compaction`, "priced"); a compaction that would keep a
+  record instead of asking for a summary costs less, so its point comes sooner.
+
+It also prices the form a compaction takes: a record written without a model instead of a summary
+(`record_pays`), and keeping the previous compaction message as it is (`incremental_pays`).
 
 Its inputs are measured, not configured: the session's growth per request, the size summaries
-have had, what the latest compaction kept, the longest answer the model wrote (which sets the
-output reserve), and the model's prices. Nothing here touches the history.
+have had, the share of compactions that asked a model, what the latest compaction kept, the
+longest answer the model wrote (which sets the output reserve), and the model's prices. Nothing
+here touches the history.
 """
 
 from __future__ import annotations
@@ -72,9 +77,10 @@ class Schedule:
 
     def hard_limit(self, cm: Any) -> int:
         """The largest request that still leaves room for this model's answers (the adapted output
-        reserve) and a 2% margin for the estimate's error. When the system prompt, tools and a
-        summary alone leave less than that (a large agent prompt in a small window), no request
-        can keep the whole reserve: then only the window itself is protected."""
+        reserve) and a 2% margin for the estimate's error. When the system prompt and tools with
+        two summaries, or with what the latest compaction kept and one request's growth, already
+        reach it (a large agent prompt in a small window), no request can keep the whole reserve
+        without compacting on every request: then only the window itself is protected."""
         margin = cm.limits.window // 50
         hard = cm.limits.window - cm.limits.output_reserve - margin
         floor = cm.calibration.tokens(cm.overhead) + max(2 * self.summary_tokens,

@@ -9,6 +9,10 @@ budget), so an instruction survives even when the model's summary drops it. It g
 user-role message, so it says what it is: a record written by the summarizer, which may have
 quoted (or been fooled by) tool output — not a request. Only the verbatim messages, copied by the
 program, speak with the user's voice; a task the record lists counts only if one of them asks.
+
+Two other forms of the same message: a record written by the program instead of a model
+(`record_of`: the earlier record as it was, then every step since), and the update an incremental
+compaction appends to the compaction message it keeps (`update_message`).
 """
 
 from __future__ import annotations
