@@ -90,6 +90,9 @@ def test_errors_are_one_line(files, tmp_path):
     user.write_text("model = [unclosed")
     with pytest.raises(SettingsError, match="not valid TOML"):
         load(project)
+    user.write_bytes(b"\xff\xfe model = 1")
+    with pytest.raises(SettingsError, match=rf"{user.name}: not UTF-8 text \(byte 0\)"):
+        load(project)
     user.write_text("restore_max_files = 'lots'")
     with pytest.raises(SettingsError, match="restore_max_files .*user file"):
         load(project)

@@ -74,6 +74,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         return {}
     except tomllib.TOMLDecodeError as e:
         raise SettingsError(f"{path}: not valid TOML ({e})") from None
+    except UnicodeDecodeError as e:
+        raise SettingsError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except OSError as e:
         raise SettingsError(f"{path}: cannot read ({e.strerror or e})") from None
 

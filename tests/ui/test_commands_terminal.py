@@ -163,3 +163,18 @@ async def test_init_writes_agents_md_after_asking(tmp_path):
     assert "write_file wants to run" in run.out and "wrote" in run.out
     assert "Look at this repository and write an AGENTS.md" in run.prompts[0]
     assert (tmp_path / "project" / "AGENTS.md").read_text().startswith("# Project")
+
+
+def test_a_compacted_session_is_listed_by_the_users_first_words_not_by_the_compaction(tmp_path):
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from compact_agent.context import summary
+    from compact_agent.session.store import SessionStore
+    from compact_agent.ui.sessions_list import first_prompt
+
+    store = SessionStore(tmp_path, "s1")
+    store.append([ModelRequest(parts=[UserPromptPart("fix the parser, then the lexer")])])
+    store.rewrite({"trigger": "auto"}, [summary.summary_message("Fixed it.", None, ["fix the parser, then the lexer"],
+                                                                "full", {}, [])])
+    prompt, _ = first_prompt(store.path)
+    assert prompt == "fix the parser, then the lexer"

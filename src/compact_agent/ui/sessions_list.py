@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..context.summary import MARK, is_synthetic_text
 from ..session.store import list_sessions
 
 MAX_LISTED = 20
@@ -34,13 +35,28 @@ def first_prompt(path: Path, max_lines: int = 200) -> tuple[str, int]:
                     entry = json.loads(raw)
                 except ValueError:
                     continue
-                for part in (entry.get("message") or {}).get("parts", []) if isinstance(entry, dict) else []:
-                    if isinstance(part, dict) and part.get("part_kind") == "user-prompt" and isinstance(part.get("content"), str):
-                        prompt = " ".join(part["content"].split())
-                        break
+                message = (entry.get("message") or {}) if isinstance(entry, dict) else {}
+                prompt = _first_words(message) if isinstance(message, dict) else ""
     except OSError:
         return "", 0
     return prompt, n
+
+
+def _first_words(message: dict) -> str:
+    """The first thing the user typed in a stored message: its first prompt of theirs, or, in a
+    compaction's message (our text), the oldest of the user's messages it carries."""
+    meta = message.get("metadata")
+    ours = meta.get(MARK) if isinstance(meta, dict) else None
+    carried = ours.get("user_messages") if isinstance(ours, dict) else None
+    for part in message.get("parts", []) if isinstance(message.get("parts"), list) else []:
+        if not (isinstance(part, dict) and part.get("part_kind") == "user-prompt" and isinstance(part.get("content"), str)):
+            continue
+        if is_synthetic_text(part["content"]):
+            if isinstance(carried, list) and carried and isinstance(carried[0], str):
+                return " ".join(carried[0].split())
+            continue
+        return " ".join(part["content"].split())
+    return ""
 
 
 def session_rows(root: Path, limit: int = MAX_LISTED) -> list[SessionRow]:
