@@ -95,7 +95,7 @@ def _cut_value(v: str, keep: int) -> str:
     a value cut before is cut again from its own head and tail, the count kept true."""
     found = _OMITTED.search(v)
     if found is None:
-        head, tail, omitted = v[: keep // 2], v[len(v) - keep // 2:], 0
+        head, tail = v[: keep // 2], v[len(v) - keep // 2:]
         omitted = len(v) - len(head) - len(tail)
     else:
         old_head, old_tail = v[:found.start()], v[found.end():]

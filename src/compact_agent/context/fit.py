@@ -27,7 +27,7 @@ from .events import Event
 
 __all__ = ["shrink_to_fit"]
 
-CARRIED = "[compact-agent: the user's messages in the rounds left out of this request, verbatim, oldest first]\n"
+CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
 
 
 def _typed(cm: Any, messages: list[ModelMessage]) -> list[str]:
