@@ -132,7 +132,8 @@ class Schedule:
         size = cm.compactor.record_size(messages, cm.overhead)
         # That part only grows until the next compaction: once too long for a record, it stays so.
         self.no_record = size is None
-        if size is None or not self.record_pays(cm, messages, size, tokens_before=context + fixed, reason="priced"):
+        if size is None or not self.record_pays(cm, messages, size, tokens_before=context + fixed, reason="priced",
+                                                rebuild=rebuild):
             return False
         self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0)
         return self.last_plan.compact
@@ -150,19 +151,20 @@ class Schedule:
         return min(cm.limits.threshold, round(plan.point) + fixed)
 
     def record_pays(self, cm: Any, messages: list[ModelMessage], record_tokens: int, *, tokens_before: int,
-                    reason: str) -> bool:
+                    reason: str, rebuild: int | None = None) -> bool:
         """Whether this compaction should keep a record written without a model (`record_tokens`
         long) rather than ask for a summary: when the summary request costs more than holding the
         record's extra tokens until the next compaction, which comes at the hard limit when the
         window forced this one, else where the schedule expects it. When the record would leave
-        less room than one request's growth, only if a summary would not leave more."""
+        less room than one request's growth, only if a summary would not leave more. `rebuild`:
+        the rebuild estimate when the caller has it already."""
         if not (cm.settings.priced_compaction and cm.settings.compaction_records) or cm.compactor is None:
             return False
         fixed = cm.calibration.tokens(cm.overhead)
         expected = self.next_compaction_at(cm)  # also sets `credit`
         limit = self.hard_limit(cm) if reason == "window" else expected
         growth = max(self.growth.rate, 1.0)
-        with_summary = fixed + self._rebuild(cm, messages)
+        with_summary = fixed + (self._rebuild(cm, messages) if rebuild is None else rebuild)
         requests = (limit - with_summary - record_tokens + self.summary_tokens) / growth
         if requests < 1.0:
             # The record leaves no room: the next request compacts again. When a summary would not

@@ -117,9 +117,8 @@ def user_texts(messages: Sequence[ModelMessage]) -> list[str]:
     for m in messages:
         if not isinstance(m, ModelRequest):
             continue
-        meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
         # A previous summary: the user's messages it carried are ours to carry on.
-        out.extend(meta.get("user_messages", []))
+        out.extend(carried_users(m))
         for p in m.parts:
             if isinstance(p, UserPromptPart) and not is_synthetic_text(p.content):
                 text = p.content if isinstance(p.content, str) else " ".join(
