@@ -125,7 +125,10 @@ def test_totals_prints_only_the_totals_with_whole_relative_titles(tmp_path: Path
     assert "Total over 2 transcripts" in short.stdout and "agent.json" not in short.stdout
     data = json.loads(cli(".", "--totals", "--json", "-s", "ours", cwd=tmp_path).stdout)
     assert data["transcripts"] == 2 and [t["strategy"] for t in data["totals"]] == ["ours"]
-    assert set(data["totals"][0]["cost_parts"]) == {"hit", "miss", "output", "summary", "notes"}
+    total = data["totals"][0]
+    assert set(total["cost_parts"]) == {"hit", "miss", "output", "summary", "notes", "reread"}
+    assert {"recall", "edit_ready", "stalls", "reread_requests"} <= set(total)
+    assert total["cost"] == pytest.approx(sum(total["cost_parts"].values()), abs=1e-5)
 
 
 def test_plot_has_a_heading_an_axis_label_a_totals_panel_and_no_empty_panels(tmp_path: Path):

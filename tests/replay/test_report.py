@@ -68,7 +68,7 @@ def test_cost_parts_by_hand_sum_to_the_cost_and_rebuild_misses_are_counted():
         assert m.cost_parts["notes"] == pytest.approx(request_cost(run.requests[2], price))
         assert sum(m.cost_parts.values()) == pytest.approx(m.cost)
         assert (m.miss_tokens, m.rebuild_miss_tokens) == (13_000, 2_000)
-        assert m.to_json()["cost_parts"].keys() == {"hit", "miss", "output", "summary", "notes"}
+        assert m.to_json()["cost_parts"].keys() == {"hit", "miss", "output", "summary", "notes", "reread"}
 
 
 # --- retention -------------------------------------------------------------------------------------------

@@ -8,8 +8,11 @@ and reported together as a share of the total, because a summary that does not s
 conversation's prefix pays full price for its whole input.
 
 `cost_parts` splits the cost into the terms a strategy moves: the main requests' cache hits, misses
-(cache writes included) and output, then the summary calls (probes included) and the session-notes
-calls, in dollars, summing to `cost`. `rebuild_miss_tokens` are the miss tokens of the first request
+(cache writes included) and output, then the summary calls (probes included), the session-notes
+calls, and the look-agains of the stalls (`recall.py`: a request point where the next step needed
+something the strategy no longer sent), in dollars, summing to `cost`: the effective cost, which every
+table ranks by. Forgetting is not free: a strategy that drops what the agent uses next pays for the
+re-read here. `rebuild_miss_tokens` are the miss tokens of the first request
 after each compaction — the rebuilt history paid uncached once — out of `miss_tokens` of all main
 requests.
 """
@@ -24,7 +27,7 @@ from typing import Any
 from ..models import ModelInfo
 from .simulate import Request, StrategyRun
 
-COST_PARTS = ("hit", "miss", "output", "summary", "notes")
+COST_PARTS = ("hit", "miss", "output", "summary", "notes", "reread")
 
 
 def request_cost(r: Request, price: ModelInfo) -> float:
@@ -65,6 +68,20 @@ class Metrics:
     retention_files: float | None = None
     retention_last: float | None = None
     retention_samples: int = 0
+    refs_needed: int = 0  # references the next step used from earlier context (`recall.py`)
+    refs_kept: int = 0
+    edits_needed: int = 0
+    edits_kept: int = 0
+    stalls: int = 0  # request points where something needed was missing
+    reread_requests: int = 0  # the look-agains those stalls cost: one more round trip each
+
+    @property
+    def recall(self) -> float:
+        return self.refs_kept / self.refs_needed if self.refs_needed else 1.0
+
+    @property
+    def edit_ready(self) -> float:
+        return self.edits_kept / self.edits_needed if self.edits_needed else 1.0
 
     @property
     def summary_share(self) -> float:
@@ -78,6 +95,8 @@ class Metrics:
         d = asdict(self)
         d["summary_share"] = round(self.summary_share, 4)
         d["cache_share"] = round(self.cache_share, 4)
+        d["recall"] = round(self.recall, 4)
+        d["edit_ready"] = round(self.edit_ready, 4)
         d["cost"] = round(self.cost, 6)
         d["summary_cost"] = round(self.summary_cost, 6)
         d["cost_parts"] = {k: round(v, 6) for k, v in self.cost_parts.items()}
@@ -102,6 +121,11 @@ def measure(runs: Sequence[StrategyRun], price: ModelInfo, transcript: str | Non
         m.compactions += len(run.compaction_points)
         m.failed_compactions += run.failed_compactions
         m.compaction_freed += run.compaction_freed
+        m.refs_needed += run.recall.refs
+        m.refs_kept += run.recall.refs_kept
+        m.edits_needed += run.recall.edits
+        m.edits_kept += run.recall.edits_kept
+        m.stalls += run.recall.stalls
         for k, v in run.freed.items():
             freed[k] = freed.get(k, 0) + v
         for req in run.requests:
@@ -116,6 +140,9 @@ def measure(runs: Sequence[StrategyRun], price: ModelInfo, transcript: str | Non
                     m.cost_parts[k] += v
                 m.miss_tokens += req.tokens - req.cached
                 m.rebuild_miss_tokens += (req.tokens - req.cached) if req.rebuild else 0
+            elif req.kind == "reread":
+                m.reread_requests += 1
+                m.cost_parts["reread"] += cost
             else:
                 m.summary_calls += 1
                 m.notes_calls += req.kind == "notes"

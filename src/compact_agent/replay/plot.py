@@ -78,16 +78,19 @@ def drawn(runs: list[TranscriptRun], titles: list[str]) -> list[tuple[Transcript
 
 
 def _totals_panel(totals: list[Metrics], y0: float) -> list[str]:
-    """A small table of the totals: cost with its parts, requests over the window, compactions."""
-    cols = [("strategy", 0), ("cost", 130), ("hit", 200), ("miss", 260), ("output", 320), ("summary", 390),
-            ("notes", 465), ("over", 535), ("compactions", 590), ("peak", 690)]
+    """A small table of the totals: cost with its parts (re-reads included), recall and stalls,
+    requests over the window, compactions."""
+    cols = [("strategy", 0), ("cost", 120), ("hit", 180), ("miss", 230), ("output", 280), ("summary", 335),
+            ("notes", 395), ("reread", 445), ("recall", 500), ("stalls", 550), ("over", 600),
+            ("compactions", 645), ("peak", 735)]
     out = [f'<text x="{LEFT}" y="{y0 + 14}" font-size="12" font-weight="bold">Totals</text>']
     row = y0 + 32
     for name, dx in cols:
         out.append(f'<text x="{LEFT + dx}" y="{row}" font-size="11" fill="#555">{name}</text>')
     for m in totals:
         row += 16
-        cells = [m.strategy, f"${m.cost:.3f}", *(f"{v:.3f}" for v in m.cost_parts.values()), str(m.over_window),
+        cells = [m.strategy, f"${m.cost:.3f}", *(f"{v:.3f}" for v in m.cost_parts.values()),
+                 f"{100 * m.recall:.1f}%", str(m.stalls), str(m.over_window),
                  str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
                  f"{m.peak / 1000:.1f}K"]
         weight = ' font-weight="bold"' if m.strategy == "ours" else ""

@@ -111,7 +111,7 @@ def retention_text(m: Metrics) -> str:
 
 
 def parts_text(m: Metrics) -> str:
-    """The cost parts in dollars, in `COST_PARTS` order: hit / miss / output / summary / notes."""
+    """The cost parts in dollars, in `COST_PARTS` order: hit / miss / output / summary / notes / reread."""
     return " ".join(f"{v:.2f}" for v in m.cost_parts.values())
 
 
@@ -121,10 +121,18 @@ def rebuild_text(m: Metrics) -> str:
     return f"{human(m.rebuild_miss_tokens)} ({pct(m.rebuild_miss_tokens / m.miss_tokens if m.miss_tokens else 0)})"
 
 
-PARTS = "hit miss out sum notes $"
-COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "cached", "cost", PARTS, "rebuild miss", "side",
-           "freed (view/req; compaction)", "kept u/f/last")
-NARROW = ("strategy", "peak", "over", "compact", "cost", PARTS, "rebuild miss", "kept u/f/last")
+PARTS = "hit miss out sum notes reread $"
+COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "cached", "cost", PARTS, "recall", "edit", "stalls",
+           "rebuild miss", "side", "freed (view/req; compaction)", "kept u/f/last")
+NARROW = ("strategy", "peak", "over", "compact", "cost", PARTS, "recall", "stalls", "kept u/f/last")
+
+
+def recall_text(m: Metrics) -> str:
+    return f"{100 * m.recall:.1f}%" if m.refs_needed else "–"
+
+
+def edit_text(m: Metrics) -> str:
+    return f"{100 * m.edit_ready:.0f}%" if m.edits_needed else "–"
 
 
 def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = True) -> Table:
@@ -143,7 +151,8 @@ def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = T
             "input": human(m.input_tokens), "cached": pct(m.cache_share), "output": human(m.output_tokens),
             "cost": f"${m.cost:.3f}", PARTS: parts_text(m), "rebuild miss": rebuild_text(m),
             "side": pct(m.summary_share), "freed (view/req; compaction)": freed_text(m),
-            "kept u/f/last": retention_text(m),
+            "kept u/f/last": retention_text(m), "recall": recall_text(m), "edit": edit_text(m),
+            "stalls": str(m.stalls),
         }
         t.add_row(*(cells[c] for c in columns))
     return t
@@ -170,7 +179,7 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
                   + ") · over = requests larger than the window · side = share of the cost spent on "
                   "summaries, probes and session-notes updates · freed: L1 budget, L2 snip, L3 microcompact, "
                   "L4 collapse, L5 compaction · kept = share of the user's messages / changed files / last "
-                  "request present after each compaction · hit miss out sum notes = the cost in dollars: main requests' cache hits, misses (cache writes included) and output, summary calls, session-notes calls · rebuild miss = miss tokens of the first request after each compaction (share of all main-request misses)[/]")
+                  "request present after each compaction · hit miss out sum notes reread = the cost in dollars: main requests' cache hits, misses (cache writes included) and output, summary calls, session-notes calls, and the look-agains of stalls · recall = share of what the next step used from earlier context (paths, names, ids) still in the request · edit = share of edits whose old text was still in the request · stalls = request points missing something the next step used, each priced as one more request that re-reads its source · rebuild miss = miss tokens of the first request after each compaction (share of all main-request misses)[/]")
 
 
 def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:

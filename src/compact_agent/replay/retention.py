@@ -42,11 +42,11 @@ PATH_KEYS = ("file_path", "path", "notebook_path", "filename")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.M)
 
 
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, (list, tuple)):
-        return " ".join(_content_text(c) for c in content)
+        return " ".join(content_text(c) for c in content)
     if content is None:
         return ""
     try:
@@ -60,11 +60,11 @@ def message_text(m: ModelMessage) -> str:
     pieces: list[str] = []
     for p in m.parts:
         if isinstance(p, ToolCallPart):
-            pieces.append(p.tool_name + " " + (p.args if isinstance(p.args, str) else _content_text(p.args)))
+            pieces.append(p.tool_name + " " + (p.args if isinstance(p.args, str) else content_text(p.args)))
         elif isinstance(p, (UserPromptPart, ToolReturnPart, TextPart, ThinkingPart)):
-            pieces.append(_content_text(p.content))
+            pieces.append(content_text(p.content))
         else:
-            pieces.append(_content_text(getattr(p, "content", "")))
+            pieces.append(content_text(getattr(p, "content", "")))
     return "\n".join(pieces)
 
 
@@ -106,7 +106,7 @@ def user_texts(messages: Sequence[ModelMessage]) -> list[str]:
             continue
         for p in m.parts:
             if isinstance(p, UserPromptPart) and not is_synthetic_text(p.content):
-                text = _content_text(p.content).strip()
+                text = content_text(p.content).strip()
                 if text:
                     out.append(text)
     return out

@@ -39,6 +39,7 @@ from pydantic_ai.messages import (
 from ..context import tokens
 from ..context.compactor import join
 from .importers import Transcript
+from .recall import REREAD_OUTPUT, Needs, Recall, ViewText, missing, needs_of, reread_source_tokens
 from .retention import Retention, Truth, message_text, retention_of
 
 OVERHEAD_CAP = 40_000
@@ -258,7 +259,7 @@ def _extended_prefix(new: ModelMessage, old: ModelMessage) -> int:
 class Request:
     """One request a strategy sent (its main requests and its side calls alike)."""
 
-    kind: str  # "main", or a side call: "summary" | "probe" | "notes"
+    kind: str  # "main", a side call ("summary" | "probe" | "notes"), or "reread": a stall's look-again
     tokens: int
     cached: int
     output: int
@@ -278,6 +279,7 @@ class StrategyRun:
     freed: dict[str, int] = field(default_factory=dict)  # view layers: summed over requests
     compaction_freed: int = 0
     retention: list[Retention] = field(default_factory=list)
+    recall: Recall = field(default_factory=Recall)
 
     @property
     def over_window(self) -> int:
@@ -297,9 +299,13 @@ def view_text(messages: Sequence[ModelMessage]) -> str:
     return " ".join(" ".join(message_text(m).split()) for m in messages)
 
 
-async def replay(transcript: Transcript, strategy: Strategy, sim: Sim) -> StrategyRun:
-    """Run one strategy over one transcript; see the module docstring for the protocol."""
-    messages = replay_messages(transcript)
+async def replay(transcript: Transcript, strategy: Strategy, sim: Sim, messages: list[ModelMessage] | None = None,
+                 needs: Needs | None = None) -> StrategyRun:
+    """Run one strategy over one transcript; see the module docstring for the protocol. `messages`
+    and `needs` (what each point needs, `recall.needs_of`) are computed here when not given."""
+    messages = replay_messages(transcript) if messages is None else messages
+    needs = needs_of(messages) if needs is None else needs
+    texts = ViewText()
     cache = PromptCache(sim.tm, sim.cache_ttl_s)
     run = StrategyRun(strategy.name, str(transcript.source), sim.window)
     history: list[ModelMessage] = []
@@ -323,6 +329,14 @@ async def replay(transcript: Transcript, strategy: Strategy, sim: Sim) -> Strate
         out = output_tokens(response, sim.tm)
         size, cached = cache.send(view, "main", sim.tm.overhead, sim.now)
         run.requests.append(Request("main", size, cached, out, size > sim.window, rebuild=step.compacted))
+        need = needs.by_point.get(r)
+        if need is not None:
+            lost_refs, lost_edits = missing(need, texts.of(view))
+            run.recall.add(Recall(len(need.refs), len(need.refs) - len(lost_refs), len(need.edits),
+                                  len(need.edits) - len(lost_edits), bool(lost_refs or lost_edits)))
+            if lost_refs or lost_edits:  # the look-again: this request again plus what it reads, uncached
+                source = reread_source_tokens(need, lost_refs + lost_edits, needs.source_tokens)
+                run.requests.append(Request("reread", size + round(sim.tm.ratio * source), cached, REREAD_OUTPUT))
         if step.compacted:
             run.compaction_points.append(len(run.series))
             run.compaction_freed += step.compaction_freed
@@ -349,12 +363,14 @@ async def replay_all(transcript: Transcript, factories: dict[str, StrategyFactor
                      tm: TokenModel | None = None, model: Any = None) -> TranscriptRun:
     """Every strategy over one transcript, each with a fresh state and the same token model."""
     tm = tm or calibrate(transcript)
+    messages = replay_messages(transcript)
+    needs = needs_of(messages)
     runs: list[StrategyRun] = []
     for factory in factories.values():
         sim = Sim(window, tm, summarize, max_output, provider, cache_ttl_s, transcript=transcript, model=model)
         strategy = factory(sim)
         try:
-            runs.append(await replay(transcript, strategy, sim))
+            runs.append(await replay(transcript, strategy, sim, messages, needs))
         finally:
             closer = getattr(strategy, "close", None)
             if closer is not None:

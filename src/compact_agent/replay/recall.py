@@ -1,0 +1,264 @@
+"""What the next step needed from earlier context, and whether a strategy's request still held it.
+
+A replay appends the recorded response whatever a strategy sent, so a strategy that drops what the
+agent is about to use looks as good as one that keeps it. This module makes forgetting visible. At
+each request point the recorded response that follows tells what the model used:
+
+- *references*: distinctive tokens of its text and tool-call arguments — paths and dotted or
+  underscored names (a run of word characters, ``.``, ``/`` and ``-`` that holds ``.``, ``/`` or
+  ``_``, 8+ characters), camelCase names (6+), hexadecimal ids (10+ digits, letters and digits
+  mixed), a name inside a longer one counted once — that occur in the transcript's earlier messages but not in the messages that arrived
+  since the previous response (those are in every strategy's request);
+- *edits*: the old text of each edit it makes (``old_string`` / ``old_str`` of Edit, MultiEdit,
+  edit_file and str_replace, the removed and context lines of each ``apply_patch`` hunk), 20+
+  characters, that occurred earlier in the same sense.
+
+An item is *kept* when it is in the request the strategy sent at that point: the text of everything
+the model reads, whitespace-normalised, with the line-number gutters of file reads (``  12→`` and
+``  12<tab>``) taken off so a multi-line edit matches the read it came from. A point where anything
+needed was missing is a *stall*: a real model would look again. The look-again is priced by
+:func:`reread_request` — one more request of that point's size, cached as that point's was, plus
+each missing item's source (the newest earlier tool result that held it, cut as one read would
+cut it) at the miss price, plus a short tool-call output.
+
+`none` keeps everything, so it has every item and no stall by construction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+)
+
+from ..context.ledger import call_args
+from .retention import content_text
+
+MIN_REF = 8
+MIN_CAMEL = 6
+MIN_EDIT = 20
+READ_MAX_LINES = 2_000  # one read_file call (ours and Claude Code's Read) returns at most 2,000 lines
+READ_MAX_CHARS = 50_000  # ... and at most tool_result_max_chars (our default 50,000) characters
+REREAD_OUTPUT = 60  # tokens of the tool call a look-again sends (a read_file or grep call with its path)
+
+_RUN = re.compile(r"[\w./-]+")
+_CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[a-z][A-Z][A-Za-z0-9]*\b")
+_HEX = re.compile(r"\b[0-9a-fA-F]{10,}\b")
+_GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\t)")
+_EDIT_KEYS = ("old_string", "old_str")
+_HUNK_SPLIT = re.compile(r"(?m)^(?:@@.*|\*\*\* .*)$")
+
+
+def norm(text: str) -> str:
+    """What the model reads, for presence checks: line-number gutters off, whitespace collapsed."""
+    return " ".join(_GUTTER.sub("", text).split())
+
+
+def _values(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _values(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _values(v)
+
+
+def part_texts(m: ModelMessage) -> list[tuple[bool, str]]:
+    """(is a tool result, normalised text) per part; tool-call arguments by their values, unescaped."""
+    out: list[tuple[bool, str]] = []
+    for p in m.parts:
+        if isinstance(p, ToolCallPart):
+            args = call_args(p)
+            text = p.tool_name + " " + " ".join(_values(args))
+        else:
+            text = content_text(getattr(p, "content", ""))
+        out.append((isinstance(p, ToolReturnPart), norm(text)))
+    return out
+
+
+def references(text: str) -> list[str]:
+    """The distinctive tokens of `text`, in order of first appearance (see the module docstring)."""
+    found: list[str] = []
+    for run in _RUN.findall(text):
+        token = run.strip(".-")
+        if len(token) >= MIN_REF and any(c in token for c in "./_") and not token.replace(".", "").isdigit():
+            found.append(token)
+    found += [t for t in _CAMEL.findall(text) if len(t) >= MIN_CAMEL]
+    found += [t for t in _HEX.findall(text) if not t.isdigit() and not t.isalpha()]
+    unique = list(dict.fromkeys(found))
+    # A name inside a longer one (`WhereNode` in `WhereNode.as_sql`) is one use, not two.
+    return [t for t in unique if not any(t != u and t in u for u in unique)]
+
+
+def edit_texts(response: ModelResponse) -> list[str]:
+    """The old text of every edit the response makes, normalised (see the module docstring)."""
+    out: list[str] = []
+    for p in response.parts:
+        if not isinstance(p, ToolCallPart):
+            continue
+        args = call_args(p)
+        olds: list[str] = []
+        if isinstance(args, dict):
+            olds += [v for k in _EDIT_KEYS if isinstance(v := args.get(k), str)]
+            for e in args.get("edits") or []:  # MultiEdit
+                if isinstance(e, dict) and isinstance(v := e.get("old_string"), str):
+                    olds.append(v)
+            patch = args.get("input") or args.get("patch") if p.tool_name.lower() == "apply_patch" else None
+            if isinstance(patch, str):
+                olds += _patch_olds(patch)
+        elif p.tool_name.lower() == "apply_patch" or args.lstrip().startswith("*** Begin Patch"):
+            olds += _patch_olds(args)
+        out += [n for o in olds if len(n := norm(o)) >= MIN_EDIT]
+    return list(dict.fromkeys(out))
+
+
+def _patch_olds(patch: str) -> list[str]:
+    """The old side of each hunk of a patch: its context and removed lines, in order."""
+    olds: list[str] = []
+    for hunk in _HUNK_SPLIT.split(patch):
+        lines = [ln[1:] for ln in hunk.splitlines() if ln[:1] in (" ", "-") and not ln.startswith("---")]
+        if lines:
+            olds.append("\n".join(lines))
+    return olds
+
+
+def response_text(response: ModelResponse) -> str:
+    """The text of a response whose references count: its words and its tool calls' arguments."""
+    return " ".join(t for _, t in part_texts(response))
+
+
+@dataclass(frozen=True)
+class Need:
+    """What the response at one request point needs from earlier context."""
+
+    refs: tuple[str, ...]
+    edits: tuple[str, ...]
+    source: dict[str, int] = field(default_factory=dict)  # item -> index into Needs.sources
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        return self.refs + self.edits
+
+
+@dataclass
+class Needs:
+    """Per request point (the index of its recorded response), what it needs; and the sources'
+    sizes in tokens of our estimate (cut as one read would cut them)."""
+
+    by_point: dict[int, Need] = field(default_factory=dict)
+    source_tokens: list[int] = field(default_factory=list)
+
+
+def _cut(text: str) -> str:
+    lines = text.split("\n", READ_MAX_LINES)
+    return "\n".join(lines[:READ_MAX_LINES])[:READ_MAX_CHARS]
+
+
+def needs_of(messages: Sequence[ModelMessage]) -> Needs:
+    """What each recorded response needed from the messages before it (module docstring)."""
+    from ..context.tokens import text_tokens
+
+    needs = Needs()
+    earlier: list[list[tuple[bool, str]]] = []  # part texts per message, oldest first
+    raw_results: list[list[str]] = []  # raw text of each tool result part (to size the source)
+    seen_tokens: set[str] = set()
+    source_index: dict[tuple[int, int], int] = {}
+    prev = -1  # index of the previous response
+    for r, m in enumerate(messages):
+        if isinstance(m, ModelResponse):
+            fresh = " ".join(t for msg in earlier[prev + 1:] for _, t in msg)
+            old = earlier[: prev + 1]
+            refs = [x for x in references(response_text(m)) if x not in fresh
+                    and (x in seen_tokens or _occurs(x, old))]
+            edits = [e for e in edit_texts(m) if e not in fresh and _occurs(e, old)]
+            if refs or edits:
+                source: dict[str, int] = {}
+                for item in refs + edits:
+                    where = _newest_source(item, old)
+                    if where is None:
+                        continue
+                    if where not in source_index:
+                        source_index[where] = len(needs.source_tokens)
+                        needs.source_tokens.append(text_tokens(_cut(raw_results[where[0]][where[1]])))
+                    source[item] = source_index[where]
+                needs.by_point[r] = Need(tuple(refs), tuple(edits), source)
+            prev = r
+        texts = part_texts(m)
+        earlier.append(texts)
+        raw_results.append([str(getattr(p, "content", "")) if isinstance(p, ToolReturnPart) else "" for p in m.parts])
+        for _, t in texts:
+            seen_tokens.update(references(t))
+    return needs
+
+
+def _occurs(item: str, old: list[list[tuple[bool, str]]]) -> bool:
+    return any(item in t for msg in reversed(old) for _, t in msg)
+
+
+def _newest_source(item: str, old: list[list[tuple[bool, str]]]) -> tuple[int, int] | None:
+    """(message, part) of the newest tool result holding `item`, else of the newest part holding it
+    (a path the user typed: the model would look it up in the file it names, of about that size)."""
+    fallback: tuple[int, int] | None = None
+    for i in range(len(old) - 1, -1, -1):
+        for j in range(len(old[i]) - 1, -1, -1):
+            is_result, text = old[i][j]
+            if item in text:
+                if is_result:
+                    return (i, j)
+                fallback = fallback or (i, j)
+    return fallback
+
+
+class ViewText:
+    """The normalised text of what a strategy sends, memoised per message object (views reuse most
+    messages from one request to the next)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[ModelMessage, str]] = {}
+
+    def of(self, view: Sequence[ModelMessage]) -> str:
+        out: list[str] = []
+        for m in view:
+            hit = self._memo.get(id(m))
+            if hit is None or hit[0] is not m:
+                hit = (m, " ".join(t for _, t in part_texts(m)))
+                self._memo[id(m)] = hit
+            out.append(hit[1])
+        if len(self._memo) > 4 * len(view) + 1_000:  # forget messages no longer sent
+            keep = {id(m) for m in view}
+            self._memo = {k: v for k, v in self._memo.items() if k in keep}
+        return " ".join(out)
+
+
+@dataclass
+class Recall:
+    """One strategy's memory over a replay: needed and kept references and edits, stalls."""
+
+    refs: int = 0
+    refs_kept: int = 0
+    edits: int = 0
+    edits_kept: int = 0
+    stalls: int = 0
+
+    def add(self, other: Recall) -> None:
+        for k in ("refs", "refs_kept", "edits", "edits_kept", "stalls"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+
+def missing(need: Need, sent: str) -> tuple[list[str], list[str]]:
+    """The needed references and edits that are not in `sent` (a request's normalised text)."""
+    return [x for x in need.refs if x not in sent], [e for e in need.edits if e not in sent]
+
+
+def reread_source_tokens(need: Need, lost: Iterable[str], sizes: Sequence[int]) -> int:
+    """Tokens of the distinct sources a look-again reads for the `lost` items (our estimate)."""
+    return sum(sizes[i] for i in {need.source[x] for x in lost if x in need.source})
