@@ -19,12 +19,13 @@ quality; `--model` replaces the stand-in with a real model for that.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 
-from .retention import changed_paths, message_text, typed_texts
+from .retention import EDIT_TOOLS, changed_paths, message_text, typed_texts
 from .simulate import Summarize
 
 SHARE = 0.03
@@ -36,6 +37,7 @@ USER_CUT = 300
 _CARRIED = re.compile(r"^- USER: (.*)$", re.M)
 _CARRIED_FILE = re.compile(r"^- CHANGED: (.*)$", re.M)
 READ_TOOLS = frozenset({"read", "read_file", "view"})
+CODE_CHARS = 600
 
 
 def target_chars(input_chars: int) -> int:
@@ -88,24 +90,57 @@ def _work_log(messages: Sequence[ModelMessage]) -> list[str]:
     return lines
 
 
+def _root(paths: Sequence[str]) -> str:
+    """The project's folder: the deepest folder every absolute path shares (two levels at least)."""
+    absolute = [p for p in paths if p.startswith("/")]
+    if len(absolute) < 2:
+        return ""
+    common = os.path.commonpath(absolute)
+    return common if common.count("/") >= 2 else ""
+
+
+def _relative(path: str, root: str) -> str:
+    return path[len(root) + 1:] if root and path.startswith(root + "/") else path
+
+
+def _relative_all(text: str, root: str) -> str:
+    return text.replace(root + "/", "") if root else text
+
+
+def _latest_code(messages: Sequence[ModelMessage]) -> str:
+    """The new text of the newest edit or write: the code snippet of the current work."""
+    for m in reversed(messages):
+        if isinstance(m, ModelResponse):
+            for p in reversed(m.parts):
+                if isinstance(p, ToolCallPart) and p.tool_name.lower() in EDIT_TOOLS:
+                    args = p.args if isinstance(p.args, dict) else {}
+                    code = args.get("new_string") or args.get("content") or args.get("new_str")
+                    if isinstance(code, str) and code.strip():
+                        return code
+    return "none"
+
+
 def standin_summary(messages: Sequence[ModelMessage]) -> str:
     """A deterministic `<analysis>` + `<summary>` reply of realistic size (see the module docstring)."""
     target = target_chars(sum(len(message_text(m)) for m in messages))
     users = _users(messages)
     picked, changed, read, last_text = _material(messages, users, target)
+    root = _root([*read, *changed])
     body = [
         "1. Primary Request and Intent: " + _line(users[0] if users else "(none recorded)", 600),
-        "3. Files and Code Sections: read: " + _line(", ".join(read) or "none", target // 20) + "; changed:",
+        "3. Files and Code Sections: read: " + _line(", ".join(_relative(p, root) for p in read) or "none",
+                                                     target // 20) + "; changed:",
         *[f"- CHANGED: {f}" for f in changed],
         "6. All User Messages (newest first):",
         *[f"- USER: {u}" for u in picked],
         "8. Current Work: " + _line(last_text, 600),
+        "Latest code: " + _line(_latest_code(messages), CODE_CHARS),
         "9. Next Step: continue with the latest request: " + _line(users[-1] if users else "", USER_CUT),
         "Work log:",
     ]
     head = "<analysis>Stand-in summary: deterministic, written without a model.</analysis>\n<summary>\n"
     text = head + "\n".join(body)
-    log = _work_log(messages)
+    log = [_relative_all(line, root) for line in _work_log(messages)]
     room = target - len(text) - len("\n</summary>")
     tail: list[str] = []
     for line in reversed(log):  # the newest work matters most
