@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from compact_agent.replay.calibration import summary_recall
 from compact_agent.replay.importers import Transcript, load_transcript
