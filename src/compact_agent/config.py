@@ -59,6 +59,7 @@ class Settings(BaseSettings):
     adaptive_output_reserve: bool = _D.adaptive_output_reserve
     priced_compaction: bool = _D.priced_compaction
     compaction_records: bool = _D.compaction_records
+    stall_wait_usd: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = _D.stall_wait_usd
     # L1 tool-result budget
     tool_result_max_chars: Chars = _D.tool_result_max_chars
     tool_results_per_message_chars: Chars = _D.tool_results_per_message_chars

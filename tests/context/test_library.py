@@ -364,8 +364,10 @@ async def test_compactable_tools_decide_whose_old_results_microcompact_clears() 
 
     counts = {}
     for tools in (None, ["some_other_tool"]):
+        # Unpriced, microcompact clears on its count trigger (priced, an early compaction may come first).
         cm = ContextManager(window=64_000, compactable_tools=tools,
-                            settings=CompactionSettings(collapse_enabled=False, memory_enabled=False))
+                            settings=CompactionSettings(collapse_enabled=False, memory_enabled=False,
+                                                        priced_compaction=False))
         agent, _ = fetch_agent(FakeProvider(30, window=64_000), cm)
         cleared: list[Event] = []
         cm.event_handler = lambda e, c=cleared: c.append(e) if isinstance(e, MicrocompactEvent) else None

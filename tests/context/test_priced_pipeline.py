@@ -53,7 +53,8 @@ async def test_a_short_session_never_compacts_early():
 
 def schedule_case(threshold: int):
     """A pipeline stand-in for `Schedule`: 10K of system prompt, a compaction keeping 10K tokens,
-    2K of growth per request, 2K-token summaries, DeepSeek prices."""
+    2K of growth per request, 2K-token summaries, DeepSeek prices; forgetting is not priced here
+    (test_forgetting.py prices it)."""
     from types import SimpleNamespace
 
     from compact_agent.context.economics import Growth
@@ -64,7 +65,7 @@ def schedule_case(threshold: int):
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=10_000, requests=50,
         settings=Settings(), limits=SimpleNamespace(threshold=threshold, window=64_000, output_reserve=4_000),
         breaker_open=False)
-    schedule = Schedule(Prices(), growth=Growth(total=100_000, requests=50), summary_tokens=2_000)
+    schedule = Schedule(Prices(), growth=Growth(total=100_000, requests=50), summary_tokens=2_000, reuse=None)
     return cm, schedule
 
 

@@ -48,13 +48,14 @@ def test_a_record_pays_when_holding_its_extra_tokens_costs_less_than_the_summary
 
 def schedule_case(rebuild: int = 10_000, overhead: int = 10_000, **settings):
     """A pipeline stand-in: 10K of system prompt, a compaction keeping `rebuild` tokens with a 2K
-    summary, 2K of growth per request, a 64K window with a 4K output reserve, DeepSeek prices."""
+    summary, 2K of growth per request, a 64K window with a 4K output reserve, DeepSeek prices;
+    forgetting is not priced here (test_forgetting.py prices it)."""
     cm = SimpleNamespace(
         compactor=SimpleNamespace(ratio=1.0, rebuild_estimate=lambda messages, summary, overhead: rebuild),
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=overhead, requests=50,
         settings=Settings(**settings), limits=SimpleNamespace(threshold=42_000, window=64_000, output_reserve=4_000),
         breaker_open=False)
-    return cm, Schedule(Prices(), growth=Growth(total=100_000, requests=50), summary_tokens=2_000)
+    return cm, Schedule(Prices(), growth=Growth(total=100_000, requests=50), summary_tokens=2_000, reuse=None)
 
 
 def test_the_schedule_keeps_a_record_where_it_is_cheaper_and_asks_for_a_summary_where_not():

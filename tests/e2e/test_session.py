@@ -155,7 +155,9 @@ async def test_resumed_session_sends_the_same_prefix(tmp_path):
     prefix of the last request before it (the provider's cache stays valid)."""
     from compact_agent.config import Settings
 
-    settings = Settings(microcompact_trigger=3, microcompact_keep_recent=1, microcompact_min_free_tokens=10)
+    # Unpriced, microcompact clears on its count trigger whatever the model keeps reaching back for.
+    settings = Settings(microcompact_trigger=3, microcompact_keep_recent=1, microcompact_min_free_tokens=10,
+                        priced_compaction=False)
     n = 8
     make_project(tmp_path / "project", n, filler_chars=3_000)
     agent = FileTaskAgent(n)

@@ -370,10 +370,13 @@ class ContextCollapse:
 
     @staticmethod
     def _pays(view: list[ModelMessage], commit: Commit, gain: int, budget: Budget) -> bool:
-        """A commit must earn back the prompt it re-sends from its first message on before the next
+        """A commit must earn back the prompt it re-sends from its first message on, and the
+        look-agains for what the model will still want from the folded rounds, before the next
         compaction; unpriced, the batching rule alone decides."""
-        start = next((i for i, m in enumerate(view) if message_key(m) == commit.first), 0)
-        return budget.rewrite_pays(tokens.estimate(view[start:]), gain)
+        keys = [message_key(m) for m in view]
+        start = keys.index(commit.first) if commit.first in keys else 0
+        end = keys.index(commit.last) + 1 if commit.last in keys else start
+        return budget.rewrite_pays(tokens.estimate(view[start:]), gain, depth_est=tokens.estimate(view[end:]))
 
     def _persist(self, commit: Commit) -> None:
         if self.log_path is None:

@@ -217,6 +217,9 @@ class Compactor:
     escalation: int = 0  # set by the thrash guard for the next compaction; reset after it
     ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration), for sizes
     typed: Callable[[str], bool] | None = None  # which user-role texts a person typed (None: all but ours)
+    # Sizes the verbatim tail by what forgetting costs (schedule.py `choose_tail`): given the
+    # default budget, the budget to keep. None: the default, capped at KEEP_RESULTS tool results.
+    tail_for: Callable[[int], int] | None = None
 
     def scaled(self, estimated: int) -> int:
         """An estimate in the provider's tokens, comparable with `tokens_before` and the threshold."""
@@ -276,7 +279,7 @@ class Compactor:
                             overhead: int, watch: Stopwatch, summary_input: list[ModelMessage] | None,
                             keep_from: int | None, prefer_record: Callable[[int], bool] | None,
                             prefer_incremental: Callable[[int, int], bool] | None) -> CompactionResult:
-        cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS)
+        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
         if cut == 0:
             cut = len(messages)
         if keep_from is not None:
@@ -311,7 +314,7 @@ class Compactor:
                 if self.escalation >= 2:
                     raise
                 self.escalation += 1
-                new_cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS)
+                new_cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
                 if new_cut <= cut:
                     raise
                 if strategy == "record":  # a record covers its head exactly: write it again
@@ -360,7 +363,7 @@ class Compactor:
     def record_size(self, messages: list[ModelMessage], overhead: int = 0) -> int | None:
         """Provider tokens of the record a compaction now would keep instead of a summary, or None
         when no record would list every step."""
-        cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS) or len(messages)
+        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results) or len(messages)
         record = summary.record_of(messages[:cut])
         return None if record is None else self.scaled(tokens.text_tokens(record))
 
@@ -378,10 +381,23 @@ class Compactor:
 
     def tail_budget(self, overhead: int = 0) -> int:
         """Tokens of verbatim tail a compaction keeps: an eighth of the room the threshold leaves
-        the conversation (the threshold less the system prompt and tools, `overhead`), halved per
-        escalation step of the thrash guard. The newest round is kept whatever its size."""
+        the conversation (the threshold less the system prompt and tools, `overhead`), or what
+        `tail_for` makes of that, halved per escalation step of the thrash guard. The newest round
+        is kept whatever its size."""
         room = self.limits.threshold - self.scaled(overhead)
-        return max(500, room // 8) >> self.escalation
+        base = max(500, room // 8)
+        return (self.tail_for(base) if self.tail_for is not None else base) >> self.escalation
+
+    @property
+    def keep_results(self) -> int | None:
+        """The cap on tool results in the tail: KEEP_RESULTS, none when the tail is priced."""
+        return None if self.tail_for is not None else KEEP_RESULTS
+
+    def tail_tokens(self, messages: Sequence[ModelMessage], overhead: int = 0) -> int:
+        """Estimated tokens of the verbatim tail a full compaction now would keep: how far back the
+        model can still reach after it without looking again."""
+        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
+        return tokens.estimate(messages[cut:])
 
     def restorable(self, messages: Sequence[ModelMessage], kept: Sequence[ModelMessage],
                    limits: Limits) -> tuple[list[Path], ledger.Ledger]:
@@ -405,7 +421,7 @@ class Compactor:
         ledger, the restored files and the kept tail. The pipeline prices compactions with it."""
         if not messages:
             return 0
-        cut = tail_start(messages, self.tail_budget(overhead), KEEP_RESULTS)
+        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
         if cut == 0:
             cut = len(messages)
         head, tail = messages[:cut], messages[cut:]

@@ -107,7 +107,8 @@ SUMMARY_INSTRUCTION_TOKENS = 700  # the summary prompt appended after the shared
 
 
 def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens: int, growth: float,
-                    requests_so_far: int, prices: Prices, summary_share: float = 1.0) -> CompactionPlan:
+                    requests_so_far: int, prices: Prices, summary_share: float = 1.0,
+                    forget: float = 0.0) -> CompactionPlan:
     """Whether compacting now, before the window forces it, is cheaper than waiting.
 
     `context` is the history's size in tokens (without the fixed system prompt and tools,
@@ -125,6 +126,10 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     `summary_share` is the share of compactions expected to ask a model for a summary (the others
     keep a record written without a model, and cost only the rebuild): compactions that cost less
     come sooner.
+
+    `forget` is USD per later request of the look-agains the compaction causes (`reuse.py`: how
+    often the session's responses reach back past what it would keep, times what a look-again
+    costs). It comes off the saving: a compaction of context the model is still using does not pay.
     """
     request = summary_cost(prefix=overhead + context, summary_tokens=summary_tokens, prices=prices)
     k = prices.cost(resent=rebuild) + summary_share * request
@@ -132,19 +137,21 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     hit = prices.hit / 1e6
     cycle = math.sqrt(2 * max(growth, 1.0) * k_eff / hit) if hit > 0 else math.inf
     point = rebuild + cycle
-    saving = prices.cost(hits=max(0, context - rebuild))
+    saving = prices.cost(hits=max(0, context - rebuild)) - forget
     payback = k / saving if saving > 0 else math.inf
     horizon = float(requests_so_far)
     return CompactionPlan(compact=context >= point and payback <= horizon, point=point, fixed_cost=k,
                           saving=saving, payback=payback, horizon=horizon, rebuild=rebuild)
 
 
-def rewrite_pays(*, tail: int, removed: int, requests: float, prices: Prices, credit: float = 0.0) -> bool:
+def rewrite_pays(*, tail: int, removed: int, requests: float, prices: Prices, credit: float = 0.0,
+                 forget: float = 0.0) -> bool:
     """Whether a view rewrite that re-sends `tail` tokens once and then removes `removed` tokens
     from each of the next `requests` requests earns more than it costs. `credit` is USD per token
     removed for the compactions it postpones: a compaction comes every `D*` tokens of growth and
-    costs `K`, so each token freed saves `K/D*` of one."""
-    cost = prices.cost(resent=tail) - prices.cost(hits=tail)
+    costs `K`, so each token freed saves `K/D*` of one. `forget` is USD per request of the
+    look-agains the removal causes (`reuse.py`)."""
+    cost = prices.cost(resent=tail) - prices.cost(hits=tail) + forget * requests
     return prices.cost(hits=removed) * requests + credit * removed > cost
 
 

@@ -160,17 +160,25 @@ class Budget:
     compact_at: int = 0
     ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration)
     credit: float = 0.0  # USD per token freed, for the compactions that freeing postpones
+    # USD per request of the look-agains caused by removing what lies deeper than an estimated
+    # depth (tokens back from the end; `results_only`: what tool results hold), from the session's
+    # measured reuse (reuse.py). None: forgetting is not priced.
+    forget: Callable[[int, bool], float] | None = None
 
-    def rewrite_pays(self, tail_est: int, removed_est: int) -> bool:
+    def rewrite_pays(self, tail_est: int, removed_est: int, depth_est: int | None = None,
+                     results_only: bool = False) -> bool:
         """Whether a view rewrite that re-sends `tail_est` estimated tokens once and then removes
         `removed_est` from every request until the next compaction (which it postpones) pays, in
-        this budget's prices (economics.rewrite_pays); True when unpriced."""
+        this budget's prices (economics.rewrite_pays); True when unpriced. `depth_est`: the newest
+        removed content lies this many estimated tokens back, so the model will look again for it
+        as often as it has reached that far."""
         if self.prices is None:
             return True
         removed = round(removed_est * self.ratio)
+        forget = self.forget(depth_est, results_only) if self.forget is not None and depth_est is not None else 0.0
         return rewrite_pays(tail=round(tail_est * self.ratio), removed=removed,
                             requests=self.requests_until_compaction(removed), prices=self.prices,
-                            credit=self.credit)
+                            credit=self.credit, forget=forget)
 
     def requests_until_compaction(self, freed: int = 0) -> float:
         """Requests expected before the next compaction if `freed` tokens left the context now."""

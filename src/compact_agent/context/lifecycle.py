@@ -59,6 +59,8 @@ class RunLifecycle:
         if self.summarizer is None:
             self.summarizer = default_summarizer
         self.compactor = self.compactor or Compactor(self.limits)
+        if self.compactor.tail_for is None:
+            self.compactor.tail_for = lambda base: self.schedule.choose_tail(self, base)
         self.run_model: Model | None = None  # the model of the latest run (writes summary and notes)
         self._now_model: Model | None = None
         self._tracer: Tracer = NoOpTracer()

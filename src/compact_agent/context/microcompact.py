@@ -144,11 +144,13 @@ class Microcompact:
     def _pays(self, messages: list[ModelMessage], candidates: list[ToolReturnPart], budget: Budget) -> bool:
         """Clear the batch when what it removes from every request until the next compaction
         (which the clearing itself postpones) earns back the prompt re-sent from the first cleared
-        result on (economics.py)."""
-        first = {p.tool_call_id for p in candidates}
-        start = next(i for i, m in enumerate(messages) if isinstance(m, ModelRequest)
-                     and any(isinstance(p, ToolReturnPart) and p.tool_call_id in first for p in m.parts))
-        return budget.rewrite_pays(tokens.estimate(messages[start:]), sum(self._saving(p) for p in candidates))
+        result on, and the look-agains for what the model will still want from the newest cleared
+        result back (economics.py, reuse.py)."""
+        ids = {p.tool_call_id for p in candidates}
+        holders = [i for i, m in enumerate(messages) if isinstance(m, ModelRequest)
+                   and any(isinstance(p, ToolReturnPart) and p.tool_call_id in ids for p in m.parts)]
+        return budget.rewrite_pays(tokens.estimate(messages[holders[0]:]), sum(self._saving(p) for p in candidates),
+                                   depth_est=tokens.estimate(messages[holders[-1] + 1:]), results_only=True)
 
     @staticmethod
     def _saving(part: ToolReturnPart) -> int:

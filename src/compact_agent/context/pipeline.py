@@ -190,7 +190,18 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                       provider=self.provider, overhead=self.calibration.tokens(self.overhead),
                       prices=self.prices if self.settings.priced_compaction else None,
                       growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self),
-                      ratio=self.calibration.ratio, credit=self.schedule.credit)
+                      ratio=self.calibration.ratio, credit=self.schedule.credit, forget=self._forget(tokens_now))
+
+    def _forget(self, tokens_now: int) -> Callable[[int, bool], float] | None:
+        """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths are
+        estimated tokens on both sides)."""
+        reuse, prices, wait = self.schedule.reuse, self.prices, self.settings.stall_wait_usd
+        if reuse is None:
+            return None
+
+        def forget(depth_est: int, results_only: bool) -> float:
+            return reuse.forget_cost(prices, depth_est, tokens_now, results_only=results_only, wait_usd=wait)
+        return forget
 
     def estimate(self, messages: Sequence[ModelMessage]) -> int:
         """Uncalibrated size of `messages`: the token counter's, else characters/4."""
@@ -470,6 +481,8 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
         reported = response.usage.input_tokens
+        if self.schedule.reuse is not None:
+            self.schedule.reuse.observe([*ctx.messages, response])
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
         if reported:

@@ -12,6 +12,10 @@ The pipeline asks `Schedule.reason` once per request, with the view already shap
   the compaction back (`economics.plan_compaction`, "priced"); a compaction that would keep a
   record instead of asking for a summary costs less, so its point comes sooner.
 
+Both before the hard limit, the saving of a compaction is net of what it makes the model lose: the
+look-agains expected because the model keeps reaching back past the tail a compaction keeps
+(`reuse.py`, measured on the session's own recent responses).
+
 It also prices the form a compaction takes: a record written without a model instead of a summary
 (`record_pays`), and keeping the previous compaction message as it is (`incremental_pays`).
 
@@ -37,6 +41,7 @@ from .economics import (
     record_pays,
     summary_cost,
 )
+from .reuse import Reuse
 from .settings import Limits
 
 if TYPE_CHECKING:
@@ -61,6 +66,8 @@ class Schedule:
     last_plan: CompactionPlan | None = None
     credit: float = 0.0  # USD per token a view layer frees (the compactions it postpones)
     no_record: bool = False  # the part a compaction would replace holds more steps than a record lists
+    # How far back the model keeps reaching (reuse.py); None: forgetting is not priced.
+    reuse: Reuse | None = dataclasses.field(default_factory=Reuse)
 
     # -- the decision -----------------------------------------------------------------------
     def reason(self, cm: Any, messages: list[ModelMessage], tokens_now: int, suppressed: bool) -> str:
@@ -105,7 +112,7 @@ class Schedule:
         if cm.compactor is None or not messages or not cm.settings.priced_compaction:
             return True
         rebuild = self._rebuild(cm, messages)
-        plan = self._plan(cm, context, rebuild, fixed)
+        plan = self._plan(cm, context, rebuild, fixed, forget=self.forget(cm, messages, fixed + rebuild))
         self.last_plan = plan
         until_next = max(1.0, (cm.limits.threshold - fixed - rebuild) / max(self.growth.rate, 1.0))
         return plan.saving * until_next >= plan.fixed_cost
@@ -124,7 +131,8 @@ class Schedule:
         if context < earliest.point:
             return False
         rebuild = self._rebuild(cm, messages)
-        self.last_plan = self._plan(cm, context, rebuild, fixed)
+        forget = self.forget(cm, messages, fixed + rebuild)
+        self.last_plan = self._plan(cm, context, rebuild, fixed, forget=forget)
         if self.last_plan.compact or not records:
             return self.last_plan.compact
         # Past the point of a compaction that calls no model: would this one keep a record? Then
@@ -135,7 +143,7 @@ class Schedule:
         if size is None or not self.record_pays(cm, messages, size, tokens_before=context + fixed, reason="priced",
                                                 rebuild=rebuild):
             return False
-        self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0)
+        self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0, forget=forget)
         return self.last_plan.compact
 
     def next_compaction_at(self, cm: Any) -> int:
@@ -244,8 +252,45 @@ class Schedule:
         cm.compactor.ratio = cm.calibration.ratio
         return int(cm.compactor.rebuild_estimate(messages, self.summary_tokens, cm.overhead))
 
+    def forget(self, cm: Any, messages: list[ModelMessage], request_tokens: int) -> float:
+        """USD per request of the look-agains a compaction now would cause: how often the model has
+        recently reached back further than the tail a compaction would keep verbatim, times what
+        one look-again at a request of `request_tokens` costs (reuse.py)."""
+        if cm.compactor is None or self.reuse is None:
+            return 0.0
+        return self.reuse.forget_cost(self.prices, cm.compactor.tail_tokens(messages, cm.overhead), request_tokens,
+                                      wait_usd=cm.settings.stall_wait_usd)
+
+    def choose_tail(self, cm: Any, base: int) -> int:
+        """The verbatim tail a compaction keeps, in estimated tokens: of `base` (an eighth of the
+        room) and its multiples up to half the room, the one whose cost per request until the next
+        compaction is lowest. Each kept token is re-sent uncached once and then held, brings the
+        next compaction nearer (`credit`), and keeps within reach what the model would otherwise
+        look for again (reuse.py): the longer tail pays where the model keeps reaching back."""
+        if not cm.settings.priced_compaction or self.growth.rate <= 0 or self.reuse is None:
+            return base
+        fixed = cm.calibration.tokens(cm.overhead)
+        limit = cm.limits.threshold
+        head = self.summary_tokens + fixed  # what the rebuild holds besides the tail
+        request = head + base
+        stall = self.reuse.stall_cost(self.prices, request, cm.settings.stall_wait_usd)
+        growth = max(self.growth.rate, 1.0)
+        best, best_cost = base, float("inf")
+        for tail in (base // 2, base, 2 * base, 3 * base, 4 * base):
+            room = limit - head - round(tail * cm.calibration.ratio)
+            if tail <= 0 or room < growth:
+                continue
+            n = room / growth  # requests until the next compaction
+            held = round(tail * cm.calibration.ratio)
+            cost = (self.prices.cost(resent=held) / n + self.prices.cost(hits=held) + self.credit * held / n
+                    + self.reuse.stall_rate(tail) * stall)
+            if cost < best_cost:
+                best, best_cost = tail, cost
+        return best
+
     def _plan(self, cm: Any, context: int, rebuild: int, fixed: int,
-              summary_share: float | None = None) -> CompactionPlan:
+              summary_share: float | None = None, forget: float = 0.0) -> CompactionPlan:
         return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
-                               summary_share=self.summary_share if summary_share is None else summary_share)
+                               summary_share=self.summary_share if summary_share is None else summary_share,
+                               forget=forget)

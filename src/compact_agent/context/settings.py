@@ -36,6 +36,10 @@ class CompactionSettings:
     # A compaction keeps a record of the steps written without a model (context/summary.py
     # `record_of`) where that is priced cheaper than a summary request; off: always a summary.
     compaction_records: bool = True
+    # What one look-again costs the user beyond its tokens: the round trip they wait for (a tool
+    # call, its result and the request again: ~5 s) at ~$15/h. Dropping context the model is still
+    # using causes look-agains (reuse.py); every priced decision weighs them. 0: tokens only.
+    stall_wait_usd: float = 0.02
     # L1 tool-result budget
     tool_result_max_chars: int = 50_000
     tool_results_per_message_chars: int = 200_000

@@ -21,114 +21,24 @@ needed was missing is a *stall*: a real model would look again. The look-again i
 each missing item's source (the newest earlier tool result that held it, cut as one read would
 cut it) at the miss price, plus a short tool-call output.
 
-`none` keeps everything, so it has every item and no stall by construction.
+`none` keeps everything, so it has every item and no stall by construction. The rules for what a
+response used are the live pipeline's own (`context/reuse.py`), which prices forgetting with them.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelResponse,
-    ToolCallPart,
-    ToolReturnPart,
-)
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolReturnPart
 
-from ..context.ledger import call_args
-from .retention import content_text
+from ..context.reuse import REREAD_OUTPUT, edit_texts, norm, part_texts, references
 
-MIN_REF = 8
-MIN_CAMEL = 6
-MIN_EDIT = 20
+__all__ = ["REREAD_OUTPUT", "Need", "Needs", "Recall", "ViewText", "edit_texts", "missing", "needs_of", "norm",
+           "part_texts", "references", "reread_source_tokens"]
+
 READ_MAX_LINES = 2_000  # one read_file call (ours and Claude Code's Read) returns at most 2,000 lines
 READ_MAX_CHARS = 50_000  # ... and at most tool_result_max_chars (our default 50,000) characters
-REREAD_OUTPUT = 60  # tokens of the tool call a look-again sends (a read_file or grep call with its path)
-
-_RUN = re.compile(r"[\w./-]+")
-_CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[a-z][A-Z][A-Za-z0-9]*\b")
-_HEX = re.compile(r"\b[0-9a-fA-F]{10,}\b")
-_GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\t)")
-_EDIT_KEYS = ("old_string", "old_str")
-_HUNK_SPLIT = re.compile(r"(?m)^(?:@@.*|\*\*\* .*)$")
-
-
-def norm(text: str) -> str:
-    """What the model reads, for presence checks: line-number gutters off, whitespace collapsed."""
-    return " ".join(_GUTTER.sub("", text).split())
-
-
-def _values(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _values(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _values(v)
-
-
-def part_texts(m: ModelMessage) -> list[tuple[bool, str]]:
-    """(is a tool result, normalised text) per part; tool-call arguments by their values, unescaped."""
-    out: list[tuple[bool, str]] = []
-    for p in m.parts:
-        if isinstance(p, ToolCallPart):
-            args = call_args(p)
-            text = p.tool_name + " " + " ".join(_values(args))
-        else:
-            text = content_text(getattr(p, "content", ""))
-        out.append((isinstance(p, ToolReturnPart), norm(text)))
-    return out
-
-
-def references(text: str) -> list[str]:
-    """The distinctive tokens of `text`, in order of first appearance (see the module docstring)."""
-    found: list[str] = []
-    for run in _RUN.findall(text):
-        token = run.strip(".-")
-        if len(token) >= MIN_REF and any(c in token for c in "./_") and not token.replace(".", "").isdigit():
-            found.append(token)
-    found += [t for t in _CAMEL.findall(text) if len(t) >= MIN_CAMEL]
-    found += [t for t in _HEX.findall(text) if not t.isdigit() and not t.isalpha()]
-    unique = list(dict.fromkeys(found))
-    # A name inside a longer one (`WhereNode` in `WhereNode.as_sql`) is one use, not two.
-    return [t for t in unique if not any(t != u and t in u for u in unique)]
-
-
-def edit_texts(response: ModelResponse) -> list[str]:
-    """The old text of every edit the response makes, normalised (see the module docstring)."""
-    out: list[str] = []
-    for p in response.parts:
-        if not isinstance(p, ToolCallPart):
-            continue
-        args = call_args(p)
-        olds: list[str] = []
-        if isinstance(args, dict):
-            olds += [v for k in _EDIT_KEYS if isinstance(v := args.get(k), str)]
-            for e in args.get("edits") or []:  # MultiEdit
-                if isinstance(e, dict) and isinstance(v := e.get("old_string"), str):
-                    olds.append(v)
-            patch = args.get("input") or args.get("patch") if p.tool_name.lower() == "apply_patch" else None
-            if isinstance(patch, str):
-                olds += _patch_olds(patch)
-        elif p.tool_name.lower() == "apply_patch" or args.lstrip().startswith("*** Begin Patch"):
-            olds += _patch_olds(args)
-        out += [n for o in olds if len(n := norm(o)) >= MIN_EDIT]
-    return list(dict.fromkeys(out))
-
-
-def _patch_olds(patch: str) -> list[str]:
-    """The old side of each hunk of a patch: its context and removed lines, in order."""
-    olds: list[str] = []
-    for hunk in _HUNK_SPLIT.split(patch):
-        lines = [ln[1:] for ln in hunk.splitlines() if ln[:1] in (" ", "-") and not ln.startswith("---")]
-        if lines:
-            olds.append("\n".join(lines))
-    return olds
 
 
 def response_text(response: ModelResponse) -> str:

@@ -1,0 +1,231 @@
+"""What the model keeps using from earlier context: the measured price of forgetting.
+
+Dropping context is cheap only if the model does not need it again. Each response says what it
+used: the distinctive tokens of its text and tool-call arguments (paths, dotted or underscored
+names, camelCase names, hexadecimal ids) and the old text of its edits. Those that occur in the
+history before the previous response (what arrived since is in every request anyway) were reached
+back for. The newest message holding such an item tells how far back the model reached: the
+tokens from that message to the end of the history. `Reuse` keeps that depth for the session's
+recent responses, so a decision that would drop everything deeper than some depth can ask how
+often the model has reached that far (`stall_rate`), and price each time as a stall: the model
+looks again, one more request of about the current size, mostly cached, plus the source read again
+uncached (`stall_cost`). A context whose old content is still in use does not pay to drop; a
+stretch the model has finished with does.
+
+The analyzer (`replay/recall.py`) measures recall with the same rules, so what the pipeline
+expects to lose and what the replay counts as lost agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart
+
+from . import tokens
+from .economics import Prices
+from .ledger import call_args
+
+__all__ = ["Reach", "Reuse", "edit_texts", "norm", "part_texts", "references"]
+
+MIN_REF = 8
+MIN_CAMEL = 6
+MIN_EDIT = 20
+RECENT = 30
+"""Responses that count: the session's current stretch of work, not its whole past."""
+SOURCE_PRIOR_TOKENS = 2_000
+"""What a look-again is assumed to read before one has been seen: a file of ~200 lines."""
+REREAD_OUTPUT = 60
+"""Output tokens of the tool call a look-again sends (a read or grep with its path)."""
+
+_RUN = re.compile(r"[\w./-]+")
+_CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[a-z][A-Z][A-Za-z0-9]*\b")
+_HEX = re.compile(r"\b[0-9a-fA-F]{10,}\b")
+_GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\t)")
+_EDIT_KEYS = ("old_string", "old_str")
+_HUNK_SPLIT = re.compile(r"(?m)^(?:@@.*|\*\*\* .*)$")
+
+
+def norm(text: str) -> str:
+    """What the model reads, for presence checks: line-number gutters of file reads (`  12→`,
+    `  12<tab>`) off, so a multi-line edit matches the read it came from; whitespace collapsed."""
+    return " ".join(_GUTTER.sub("", text).split())
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        return " ".join(_text(c) for c in content)
+    return "" if content is None else str(content)
+
+
+def _values(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _values(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _values(v)
+
+
+def part_texts(m: ModelMessage) -> list[tuple[bool, str]]:
+    """(is a tool result, normalised text) per part; tool-call arguments by their values, unescaped."""
+    out: list[tuple[bool, str]] = []
+    for p in m.parts:
+        if isinstance(p, ToolCallPart):
+            text = p.tool_name + " " + " ".join(_values(call_args(p)))
+        else:
+            text = _text(getattr(p, "content", ""))
+        out.append((isinstance(p, ToolReturnPart), norm(text)))
+    return out
+
+
+def references(text: str) -> list[str]:
+    """The distinctive tokens of `text` in order of first appearance: runs of word characters, `.`,
+    `/` and `-` of 8+ characters holding `.`, `/` or `_`; camelCase names of 6+; hexadecimal ids of
+    10+ digits mixing letters and digits. A name inside a longer one counts once."""
+    found: list[str] = []
+    for run in _RUN.findall(text):
+        token = run.strip(".-")
+        if len(token) >= MIN_REF and any(c in token for c in "./_") and not token.replace(".", "").isdigit():
+            found.append(token)
+    found += [t for t in _CAMEL.findall(text) if len(t) >= MIN_CAMEL]
+    found += [t for t in _HEX.findall(text) if not t.isdigit() and not t.isalpha()]
+    unique = list(dict.fromkeys(found))
+    return [t for t in unique if not any(t != u and t in u for u in unique)]
+
+
+def edit_texts(response: ModelResponse) -> list[str]:
+    """The old text of every edit the response makes (`old_string` / `old_str`, MultiEdit's edits,
+    each `apply_patch` hunk's context and removed lines), normalised, 20+ characters."""
+    out: list[str] = []
+    for p in response.parts:
+        if not isinstance(p, ToolCallPart):
+            continue
+        args = call_args(p)
+        olds: list[str] = []
+        if isinstance(args, dict):
+            olds += [v for k in _EDIT_KEYS if isinstance(v := args.get(k), str)]
+            for e in args.get("edits") or []:
+                if isinstance(e, dict) and isinstance(v := e.get("old_string"), str):
+                    olds.append(v)
+            patch = (args.get("input") or args.get("patch")) if p.tool_name.lower() == "apply_patch" else None
+            if isinstance(patch, str):
+                olds += _patch_olds(patch)
+        elif p.tool_name.lower() == "apply_patch" or args.lstrip().startswith("*** Begin Patch"):
+            olds += _patch_olds(args)
+        out += [n for o in olds if len(n := norm(o)) >= MIN_EDIT]
+    return list(dict.fromkeys(out))
+
+
+def _patch_olds(patch: str) -> list[str]:
+    olds: list[str] = []
+    for hunk in _HUNK_SPLIT.split(patch):
+        lines = [ln[1:] for ln in hunk.splitlines() if ln[:1] in (" ", "-") and not ln.startswith("---")]
+        if lines:
+            olds.append("\n".join(lines))
+    return olds
+
+
+def used_items(response: ModelResponse) -> list[str]:
+    """What a response may have taken from earlier context: its references and its edits' old text."""
+    return references(" ".join(t for _, t in part_texts(response))) + edit_texts(response)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How far back one response reached: estimated tokens from the newest message holding its
+    deepest needed item to the end of the history (0: it needed nothing from before)."""
+
+    deepest: int = 0
+    deepest_result: int = 0  # the same over items whose newest holder is a tool result
+
+
+@dataclass
+class Reuse:
+    """The reaches of the session's recent responses, and the size of what a look-again reads."""
+
+    recent: int = RECENT
+    reaches: deque[Reach] = field(default_factory=deque)
+    source_total: int = 0
+    sources: int = 0
+    _memo: dict[int, tuple[ModelMessage, list[tuple[bool, str]], int]] = field(default_factory=dict, repr=False)
+
+    def observe(self, history: Sequence[ModelMessage]) -> Reach:
+        """Measure the newest response of `history` (its last message) against what came before."""
+        if not history or not isinstance(history[-1], ModelResponse):
+            return Reach()
+        response = history[-1]
+        prev = next((i for i in range(len(history) - 2, -1, -1) if isinstance(history[i], ModelResponse)), -1)
+        memo = self._texts(history[:-1])
+        fresh = " ".join(t for _, texts, _ in memo[prev + 1:] for _, t in texts)
+        deepest = deepest_result = 0
+        for item in used_items(response):
+            if item in fresh:
+                continue
+            depth, size, is_result = self._holder(item, memo, prev)
+            if depth:
+                deepest = max(deepest, depth)
+                if is_result:
+                    deepest_result = max(deepest_result, depth)
+                    self.source_total += size
+                    self.sources += 1
+        reach = Reach(deepest, deepest_result)
+        self.reaches.append(reach)
+        while len(self.reaches) > self.recent:
+            self.reaches.popleft()
+        return reach
+
+    def stall_rate(self, depth: int, *, results_only: bool = False) -> float:
+        """The chance that the next response needs something deeper than `depth` tokens back: the
+        share of recent responses that reached that far, by the rule of succession ((k+1)/(n+2)),
+        so a session with little evidence is not assumed to forget nothing."""
+        n = len(self.reaches)
+        k = sum(1 for r in self.reaches if (r.deepest_result if results_only else r.deepest) > depth)
+        return (k + 1) / (n + 2)
+
+    def stall_cost(self, prices: Prices, request_tokens: int, wait_usd: float = 0.0) -> float:
+        """USD of one look-again: the request sent once more (cached), the source read again
+        (uncached), the short call that asks for it, and `wait_usd`, the value of the round trip
+        the user waits for."""
+        source = self.source_total / self.sources if self.sources else SOURCE_PRIOR_TOKENS
+        return prices.cost(hits=request_tokens, resent=source, output=REREAD_OUTPUT) + wait_usd
+
+    def forget_cost(self, prices: Prices, depth: int, request_tokens: int, *, results_only: bool = False,
+                    wait_usd: float = 0.0) -> float:
+        """USD per request of the stalls that dropping everything deeper than `depth` would cause."""
+        return self.stall_rate(depth, results_only=results_only) * self.stall_cost(prices, request_tokens, wait_usd)
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _texts(self, messages: Sequence[ModelMessage]) -> list[tuple[ModelMessage, list[tuple[bool, str]], int]]:
+        out = []
+        for m in messages:
+            hit = self._memo.get(id(m))
+            if hit is None or hit[0] is not m:
+                hit = (m, part_texts(m), tokens.message_tokens(m))
+                self._memo[id(m)] = hit
+            out.append(hit)
+        if len(self._memo) > 2 * len(messages) + 200:  # forget messages a compaction removed
+            keep = {id(m) for m in messages}
+            self._memo = {k: v for k, v in self._memo.items() if k in keep}
+        return out
+
+    @staticmethod
+    def _holder(item: str, memo: list[tuple[ModelMessage, list[tuple[bool, str]], int]], prev: int
+                ) -> tuple[int, int, bool]:
+        """(depth, source size, is a tool result) of the newest message up to `prev` holding `item`."""
+        depth = sum(size for _, _, size in memo[prev + 1:])
+        for i in range(prev, -1, -1):
+            _, texts, size = memo[i]
+            depth += size
+            for is_result, text in texts:
+                if item in text:
+                    return depth, tokens.text_tokens(text) if is_result else 0, is_result
+        return 0, 0, False

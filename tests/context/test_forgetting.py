@@ -1,0 +1,173 @@
+"""Forgetting is priced: how far back the model reaches, what a look-again costs, and the decisions
+(early compaction, clearing old results, the kept tail) that weigh it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from compact_agent.config import Settings
+from compact_agent.context import tokens
+from compact_agent.context.economics import Growth, Prices, plan_compaction
+from compact_agent.context.events import Budget
+from compact_agent.context.microcompact import Microcompact
+from compact_agent.context.reuse import Reach, Reuse
+from compact_agent.context.schedule import Schedule
+from compact_agent.context.settings import CompactionSettings
+
+OLD = "def resolve_lookup_chain(self):\n    return WhereNode.as_sql\n" + "    pass\n" * 400
+
+
+def _round(i: int, content: str, text: str = "next") -> list[ModelMessage]:
+    return [ModelResponse(parts=[TextPart(text), ToolCallPart("bash", {"command": f"step {i}"}, tool_call_id=f"c{i}")]),
+            ModelRequest(parts=[ToolReturnPart("bash", content, tool_call_id=f"c{i}")])]
+
+
+def history(reach_back: bool) -> list[ModelMessage]:
+    """A read of OLD, then three small rounds, then a response that names what OLD held (or not)."""
+    msgs: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("fix the lookup")])]
+    msgs += _round(0, OLD)
+    for i in range(1, 4):
+        msgs += _round(i, f"ok {i}")
+    said = "So resolve_lookup_chain builds it." if reach_back else "All steps done."
+    return [*msgs, ModelResponse(parts=[TextPart(said)])]
+
+
+def test_a_response_reaches_back_to_the_newest_message_holding_what_it_names():
+    msgs = history(reach_back=True)
+    reach = Reuse().observe(msgs)
+    # From the read (message 2) to the end of the history before the response.
+    assert reach == Reach(tokens.estimate(msgs[2:-1]), tokens.estimate(msgs[2:-1]))
+    assert Reuse().observe(history(reach_back=False)) == Reach(0, 0)
+
+
+def test_what_arrived_since_the_previous_response_is_no_reach():
+    msgs = history(reach_back=True)
+    # The name is also in the newest tool result: it needs no memory.
+    msgs[-2] = ModelRequest(parts=[ToolReturnPart("bash", "resolve_lookup_chain again", tool_call_id="c3")])
+    assert Reuse().observe(msgs) == Reach(0, 0)
+
+
+def test_the_stall_rate_counts_recent_reaches_with_the_rule_of_succession():
+    reuse = Reuse(recent=4)
+    for depth in (0, 30_000, 5_000, 0, 40_000):  # the first falls out of the 4 recent ones
+        reuse.reaches.append(Reach(depth, 0))
+        while len(reuse.reaches) > reuse.recent:
+            reuse.reaches.popleft()
+    assert reuse.stall_rate(10_000) == pytest.approx((2 + 1) / (4 + 2))
+    assert reuse.stall_rate(50_000) == pytest.approx(1 / 6)
+    assert reuse.stall_rate(10_000, results_only=True) == pytest.approx(1 / 6)
+    # A look-again: 40,000 cached + 2,000 (the prior source) uncached + 60 output, plus the wait.
+    cost = reuse.stall_cost(Prices(), 40_000, wait_usd=0.02)
+    assert cost == pytest.approx((40_000 * 0.028 + 2_000 * 0.28 + 60 * 0.42) / 1e6 + 0.02)
+
+
+def test_an_early_compaction_pays_only_net_of_what_it_makes_the_model_look_for_again():
+    # 30,000 of history, 10,000 kept: saving 20,000 x 0.028 = 560 (1e-6 $) a request; K = 10,000 x 0.28 +
+    # 40,000 x 0.028 + 700 x 0.28 + 2,000 x 0.42 = 4,956, paid back in 8.9 requests of the 50 so far.
+    args = dict(context=30_000, rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=100,
+                requests_so_far=50, prices=Prices())
+    assert plan_compaction(**args).compact
+    # Look-agains worth 100 a request: 460 net, paid back in 10.8 requests: still pays.
+    assert plan_compaction(**args, forget=100e-6).compact
+    # Worth 560 or more: the context is still in use, and no saving is left.
+    plan = plan_compaction(**args, forget=560e-6)
+    assert not plan.compact and plan.payback == float("inf")
+
+
+def _schedule_case(reaches: list[int]) -> tuple[SimpleNamespace, Schedule]:
+    """10K of system prompt, a compaction keeping 10K of which 4K is verbatim tail, 100 tokens of growth a
+    request, 2K summaries, DeepSeek prices; `reaches`: how far back the recent responses reached."""
+    cm = SimpleNamespace(
+        compactor=SimpleNamespace(ratio=1.0, rebuild_estimate=lambda messages, summary, overhead: 10_000,
+                                  tail_tokens=lambda messages, overhead: 4_000, record_size=lambda m, o: None),
+        calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=10_000, requests=50,
+        settings=Settings(compaction_records=False),
+        limits=SimpleNamespace(threshold=180_000, window=200_000, output_reserve=8_000), breaker_open=False)
+    reuse = Reuse()
+    reuse.reaches.extend(Reach(d, d) for d in reaches)
+    return cm, Schedule(Prices(), growth=Growth(total=5_000, requests=50), summary_tokens=2_000, reuse=reuse)
+
+
+def test_a_context_far_from_the_window_is_not_compacted_while_the_model_still_uses_it():
+    history_ = [ModelRequest(parts=[UserPromptPart("go")])]
+    # 60,000 of history: the saving is 50,000 x 0.028 = 1,400 a request.
+    cm, schedule = _schedule_case([0] * 30)  # nothing reached back past the 4K tail: p = 1/32
+    assert schedule.priced(cm, history_, 60_000, 10_000)
+    # Look-agains: p x (20,000 x 0.028 + 2,000 x 0.28 + 60 x 0.42 + 20,000 wait) = p x 21,145.
+    assert schedule.forget(cm, history_, 20_000) == pytest.approx(21_145.2e-6 / 32)
+    cm, schedule = _schedule_case([0] * 20 + [8_000] * 10)  # a third reached past it: p = 11/32
+    assert schedule.forget(cm, history_, 20_000) == pytest.approx(21_145.2e-6 * 11 / 32)
+    assert not schedule.priced(cm, history_, 60_000, 10_000)
+
+
+def test_the_kept_tail_grows_where_the_model_reaches_back_and_shrinks_where_it_does_not():
+    cm, schedule = _schedule_case([0] * 30)
+    assert schedule.choose_tail(cm, 8_000) == 4_000  # half the default: nothing needs more
+    cm, schedule = _schedule_case([20_000] * 15 + [0] * 15)  # half the responses reach 20K back
+    assert schedule.choose_tail(cm, 8_000) == 24_000  # 3x the default covers them
+    schedule.reuse = None
+    assert schedule.choose_tail(cm, 8_000) == 8_000  # unpriced forgetting: the default
+
+
+def _results(n: int) -> list[ModelMessage]:
+    msgs: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("go")])]
+    for i in range(n):
+        msgs += _round(i, f"result {i} " + "x" * 8_000)
+    return [*msgs, ModelResponse(parts=[TextPart("next")])]
+
+
+@pytest.mark.parametrize(("forget", "cleared"), [(0.0, True), (1.0, False)])
+def test_old_results_are_cleared_only_when_what_the_model_would_look_for_again_costs_less(forget, cleared):
+    msgs = _results(20)
+    mc = Microcompact(CompactionSettings(microcompact_keep_recent=5))
+    asked: list[tuple[int, bool]] = []
+
+    def price(depth: int, results_only: bool) -> float:
+        asked.append((depth, results_only))
+        return forget * 1e-6 * 1_000
+
+    budget = Budget(window=200_000, threshold=180_000, tokens=tokens.estimate(msgs), now=datetime.now(UTC),
+                    prices=Prices(), growth=1_000.0, compact_at=180_000, forget=price)
+    out = mc.apply(msgs, budget)
+    assert bool(out.events) is cleared
+    # Asked for the depth of the newest result it would clear (the 15th of 20): five rounds are newer.
+    assert asked == [(tokens.estimate(msgs[2 * 15 + 1:]), True)]
+
+
+DJANGO = Path(__file__).resolve().parents[3] / "shared" / "data" / "mini-swe-agent-deepseek"
+
+
+@pytest.mark.skipif(not DJANGO.is_dir(), reason="shared transcript data not found")
+async def test_a_trajectory_that_never_fills_the_window_is_not_made_to_forget():
+    """A 156-step SWE-bench run whose context peaks at ~64K, replayed in a 200K window: it used to be
+    compacted early twice and to leave its next step without what it needed 16 times."""
+    from compact_agent.models import PRICING
+    from compact_agent.replay.importers import load_transcript
+    from compact_agent.replay.metrics import measure
+    from compact_agent.replay.ours import Ours
+    from compact_agent.replay.simulate import Sim, calibrate, replay
+    from compact_agent.replay.standin import standin_summarize
+
+    [path] = DJANGO.rglob("django__django-11797.traj.json")
+    t = load_transcript(path)
+    sim = Sim(200_000, calibrate(t), standin_summarize, max_output=8_192)
+    ours = Ours(sim)
+    try:
+        m = measure([await replay(t, ours, sim)], PRICING["deepseek"])
+    finally:
+        ours.close()
+    assert m.refs_needed > 100
+    assert (m.stalls, m.recall, m.compactions) == (0, 1.0, 0)
