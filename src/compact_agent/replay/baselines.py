@@ -20,6 +20,12 @@ opencode        when a turn ends, prune old tool outputs (newest 40K protected, 
                 with a tail (`opencode.py`)
 gemini          at 50% of the window: summarize all but the newest 30% (split at a user prompt),
                 truncation only after a failure; tool-output masking past 50K (`gemini.py`)
+cline           Cline's deterministic compaction at 0.9 x 0.9 of the window: typed messages, the
+                latest turn's newest messages within ~45% of the window, older turns' last answers,
+                dropped work named per gap (files read / edited, commands); no model (`cline.py`)
+anthropic-clear Anthropic's clear_tool_uses_20250919: past min(100K, W/2) all but the newest 3 tool
+                results become a placeholder (frozen batches of >= 5K); past min(150K, 3W/4) its
+                server-side compaction summarizes (`anthropic_clear.py`)
 ==============  ==================================================================================
 """
 
@@ -30,6 +36,8 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
+from .anthropic_clear import AnthropicClear
+from .cline import Cline
 from .gemini import GEMINI_ACK, GEMINI_PROBE, GEMINI_PROMPT, Gemini
 from .opencode import CLEARED, OPENCODE_PROMPT, OpenCode
 from .ours import Ours
@@ -38,7 +46,7 @@ from .rival import Base, fit, is_user_turn, shared_summary, summarize, user_requ
 from .seed000 import SEED_PROMPT, Seed000, Seed000Submit
 from .simulate import Sim, Step, StrategyFactory
 
-__all__ = ["CLEARED", "CODEX_LIMIT", "CODEX_PREFIX", "CODEX_PROMPT", "CODEX_USER_TOKENS", "GEMINI_ACK", "GEMINI_PROBE", "GEMINI_PROMPT", "MASK",
+__all__ = ["CLEARED", "AnthropicClear", "Cline", "CODEX_LIMIT", "CODEX_PREFIX", "CODEX_PROMPT", "CODEX_USER_TOKENS", "GEMINI_ACK", "GEMINI_PROBE", "GEMINI_PROMPT", "MASK",
            "MASK_KEEP", "OPENCODE_PROMPT", "SEED_PROMPT", "STRATEGIES", "Codex", "Gemini", "Masking", "NoCompaction",
            "OpenCode", "Seed000", "Seed000Submit", "factories", "fit", "is_user_turn", "shared_summary",
            "summarize", "user_request"]
@@ -141,7 +149,7 @@ class Masking(Base):
 
 STRATEGIES: dict[str, StrategyFactory] = {
     "ours": Ours, "none": NoCompaction, "seed000": Seed000, "seed000-submit": Seed000Submit, "codex": Codex, "masking": Masking,
-    "opencode": OpenCode, "gemini": Gemini,
+    "opencode": OpenCode, "gemini": Gemini, "cline": Cline, "anthropic-clear": AnthropicClear,
 }
 
 
