@@ -257,8 +257,8 @@ class Cline(Base):
             nxt = order[k + 1] if k + 1 < len(order) else len(history)
             if self.is_typed_message(history[i]):
                 parts = list(m.parts)
-                if nxt > i + 1 and (text := described(i + 1, nxt)):
-                    parts.append(UserPromptPart(text))
+                if nxt > i + 1 and (text := described(i + 1, nxt)):  # dated as the typed text: deterministic
+                    parts.append(UserPromptPart(text, timestamp=parts[-1].timestamp))
                 if out and isinstance(out[-1][1], ModelRequest) and self.is_typed_message(history[out[-1][0]]):
                     prev_i, prev = out[-1]
                     out[-1] = (i, ModelRequest(parts=[*prev.parts, *parts], timestamp=prev.timestamp))
