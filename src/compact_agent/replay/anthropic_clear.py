@@ -35,7 +35,9 @@ and continues from the summary alone. Both edits run in the order listed, cleari
 Small windows. The defaults are sized for Claude's 200K window (clearing at half of it, compaction
 at three quarters); below 200K both scale with the window (trigger = min(100K, W/2), compaction =
 min(150K, 3W/4), below Anthropic's 50K compaction floor for windows under ~67K, which no Claude model
-has), and `clear_at_least` = min(5,000, trigger/20).
+has), and `clear_at_least` = min(5,000, trigger/20). Where the system prompt and tools alone pass
+a scaled threshold (Claude Code's ~26K at a 32K window) clearing and compaction act on every request:
+the configuration, not the replay, is then at fault, and the figures show it.
 """
 
 from __future__ import annotations

@@ -29,6 +29,13 @@ What is kept (basic-compaction.ts `runBasicCompaction`):
 After the selection the projection drops thinking from what is kept (budget-projection/project.ts,
 policy `basic_compaction_projection`).
 
+Two consequences of the source that show in the figures. Frozen survivors count against the target,
+so once a compaction's kept tail fills it, a later compaction in the same turn keeps none of the newer
+messages, and they are described only when a typed message precedes them directly. And the target is
+the request's, so the system prompt and tools come off it: where they take most of a small window
+(Claude Code's ~26K at a 32K window) nothing but the typed messages fits, the notices on them grow with
+each compaction, and requests pass the window (counted as over, as Cline's would be refused).
+
 How this differs from a "newest 20K tokens + typed messages + files section" description: the 20K tail
 (DEFAULT_PRESERVE_RECENT_TOKENS) and the `## Files` (Read / Modified) section belong to Cline's
 default *agentic* strategy, which asks the model for a summary; the deterministic strategy keeps as
