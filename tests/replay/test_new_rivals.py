@@ -4,6 +4,10 @@ a tool result of n characters is about n/4 tokens)."""
 
 from __future__ import annotations
 
+import asyncio
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic_ai.messages import (
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -222,3 +226,21 @@ async def test_cline_skips_when_nothing_was_typed():
     r, _, _ = await run(Cline, t, 100_000)
     assert not r.compaction_points and r.over_window > 0
     assert tokens.estimate(t.messages) > 100_000
+
+
+# -- invariants ------------------------------------------------------------------------------------
+_turns = st.lists(st.tuples(st.sampled_from(["fix it", "<system-reminder>hook</system-reminder>", "p" * 8_000]),
+                            st.lists(st.sampled_from([40, 2_000, 9_000, 30_000]), max_size=12)),
+                  min_size=1, max_size=5)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns=_turns, window=st.sampled_from([8_000, 20_000, 50_000]), tool=st.sampled_from(["bash", "Read"]))
+def test_every_view_is_a_valid_conversation_and_replays_identically(turns, window, tool):
+    t = session(turns, tool=tool, edits={1: "/src/a.py"})
+    for cls in (Cline, AnthropicClear):
+        _, views, _ = asyncio.run(run(cls, t, window))
+        for v in views:
+            assert_valid_conversation(v)
+        _, again, _ = asyncio.run(run(cls, t, window))
+        assert ModelMessagesTypeAdapter.dump_json(again[-1]) == ModelMessagesTypeAdapter.dump_json(views[-1])

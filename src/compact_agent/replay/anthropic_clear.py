@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 
 from ..context import tokens
 from .rival import Base, shared_summary, user_request
@@ -130,7 +130,8 @@ class AnthropicClear(Base):
         text, call = await shared_summary(sim, view, ANTHROPIC_PROMPT)
         if text is None or call is None:
             return Step(view, failed=True)
-        new: list[ModelMessage] = [user_request(ANTHROPIC_PREFIX + text)]
+        summary = UserPromptPart(ANTHROPIC_PREFIX + text, timestamp=sim.now) if sim.now else None
+        new: list[ModelMessage] = [ModelRequest(parts=[summary]) if summary else user_request(ANTHROPIC_PREFIX + text)]
         history[:] = new
         self.cleared.clear()
         self._views.clear()
