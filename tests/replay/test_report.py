@@ -114,7 +114,8 @@ async def test_json_has_every_figure_per_strategy_and_totals(tmp_path: Path):
     data = report.to_json(analysis)
     json.dumps(data)
     names = [r["strategy"] for r in data["transcripts"][0]["results"]]
-    assert names == ["ours", "none", "seed000", "seed000-submit", "codex", "masking", "opencode", "gemini"]
+    assert names == ["ours", "none", "seed000", "seed000-submit", "codex", "masking", "opencode", "gemini", "cline",
+                     "anthropic-clear"]
     ours = data["transcripts"][0]["results"][0]
     for key in ("requests", "peak", "mean", "over_window", "compactions", "input_tokens", "cached_tokens",
                 "output_tokens", "cost", "summary_share", "freed_per_request", "compaction_freed",

@@ -6,21 +6,28 @@ differs is when they compact, what they keep and what their requests cost. Each 
 at its best: its own triggers and budgets, cited next to every constant, and where a constant would
 not fit a small window it is scaled and the docstring says so. Sources: the seed
 (`../shared/seeds/000_*.txt`), the research notes in `../shared/research/` (Claude Code, Codex,
-OpenCode and Gemini CLI source) and "The Complexity Trap".
+OpenCode and Gemini CLI source), "The Complexity Trap", Cline's source (`cline/cline`,
+sdk/packages/core/src/extensions/context/) and Anthropic's context-editing and compaction pages.
 
-==============  ==================================================================================
-none            no compaction; requests over the window are counted (a provider would refuse them)
-seed000         watermark window − 20K − 10K checked before every request; summary by a tool-less
-                agent (no shared cache); recently read files re-read (`seed000.py`)
-seed000-submit  the same, checked once per user message as the seed does
-codex           when the last request used ≥ 90% of the window: summary + the user's messages ≤ 20K
-masking         every request: all but the newest 10 tool results become a one-line placeholder
-opencode        when a turn ends, prune old tool outputs (newest 40K protected, only if > 20K can go,
-                never the last two turns); at window − max output − min(20K, max output), summarize
-                with a tail (`opencode.py`)
-gemini          at 50% of the window: summarize all but the newest 30% (split at a user prompt),
-                truncation only after a failure; tool-output masking past 50K (`gemini.py`)
-==============  ==================================================================================
+================  ==================================================================================
+none              no compaction; requests over the window are counted (a provider would refuse them)
+seed000           watermark window − 20K − 10K checked before every request; summary by a tool-less
+                  agent (no shared cache); recently read files re-read (`seed000.py`)
+seed000-submit    the same, checked once per user message as the seed does
+codex             when the last request used ≥ 90% of the window: summary + the user's messages ≤ 20K
+masking           every request: all but the newest 10 tool results become a one-line placeholder
+opencode          when a turn ends, prune old tool outputs (newest 40K protected, only if > 20K can go,
+                  never the last two turns); at window − max output − min(20K, max output), summarize
+                  with a tail (`opencode.py`)
+gemini            at 50% of the window: summarize all but the newest 30% (split at a user prompt),
+                  truncation only after a failure; tool-output masking past 50K (`gemini.py`)
+cline             Cline's deterministic compaction at 0.9 x 0.9 of the window: typed messages, the
+                  latest turn's newest messages within ~45% of the window, older turns' last answers,
+                  dropped work named per gap (files read / edited, commands); no model (`cline.py`)
+anthropic-clear   Anthropic's clear_tool_uses_20250919: past min(100K, W/2) all but the newest 3 tool
+                  results become a placeholder (frozen batches of >= 5K); past min(150K, 3W/4) its
+                  server-side compaction summarizes (`anthropic_clear.py`)
+================  ==================================================================================
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
+from .anthropic_clear import AnthropicClear
+from .cline import Cline
 from .gemini import GEMINI_ACK, GEMINI_PROBE, GEMINI_PROMPT, Gemini
 from .opencode import CLEARED, OPENCODE_PROMPT, OpenCode
 from .ours import Ours
@@ -38,7 +47,7 @@ from .rival import Base, fit, is_user_turn, shared_summary, summarize, user_requ
 from .seed000 import SEED_PROMPT, Seed000, Seed000Submit
 from .simulate import Sim, Step, StrategyFactory
 
-__all__ = ["CLEARED", "CODEX_LIMIT", "CODEX_PREFIX", "CODEX_PROMPT", "CODEX_USER_TOKENS", "GEMINI_ACK", "GEMINI_PROBE", "GEMINI_PROMPT", "MASK",
+__all__ = ["CLEARED", "AnthropicClear", "Cline", "CODEX_LIMIT", "CODEX_PREFIX", "CODEX_PROMPT", "CODEX_USER_TOKENS", "GEMINI_ACK", "GEMINI_PROBE", "GEMINI_PROMPT", "MASK",
            "MASK_KEEP", "OPENCODE_PROMPT", "SEED_PROMPT", "STRATEGIES", "Codex", "Gemini", "Masking", "NoCompaction",
            "OpenCode", "Seed000", "Seed000Submit", "factories", "fit", "is_user_turn", "shared_summary",
            "summarize", "user_request"]
@@ -141,7 +150,7 @@ class Masking(Base):
 
 STRATEGIES: dict[str, StrategyFactory] = {
     "ours": Ours, "none": NoCompaction, "seed000": Seed000, "seed000-submit": Seed000Submit, "codex": Codex, "masking": Masking,
-    "opencode": OpenCode, "gemini": Gemini,
+    "opencode": OpenCode, "gemini": Gemini, "cline": Cline, "anthropic-clear": AnthropicClear,
 }
 
 
