@@ -49,7 +49,8 @@ def test_a_response_reaches_back_to_the_newest_message_holding_what_it_names():
     msgs = history(reach_back=True)
     reach = Reuse().observe(msgs)
     # From the read (message 2) to the end of the history before the response.
-    assert reach == Reach(tokens.estimate(msgs[2:-1]), tokens.estimate(msgs[2:-1]))
+    depth = tokens.estimate(msgs[2:-1])
+    assert reach == Reach(depth, depth, depth, depth)
     assert Reuse().observe(history(reach_back=False)) == Reach(0, 0)
 
 
@@ -63,12 +64,12 @@ def test_what_arrived_since_the_previous_response_is_no_reach():
 def test_the_stall_rate_counts_recent_reaches_with_the_rule_of_succession():
     reuse = Reuse(recent=4)
     for depth in (0, 30_000, 5_000, 0, 40_000):  # the first falls out of the 4 recent ones
-        reuse.reaches.append(Reach(depth, 0))
+        reuse.reaches.append(Reach(depth, 0, depth, 0))
         while len(reuse.reaches) > reuse.recent:
             reuse.reaches.popleft()
     assert reuse.stall_rate(10_000) == pytest.approx((2 + 1) / (4 + 2))
     assert reuse.stall_rate(50_000) == pytest.approx(1 / 6)
-    assert reuse.stall_rate(10_000, results_only=True) == pytest.approx(1 / 6)
+    assert reuse.stall_rate(10_000, "result") == pytest.approx(1 / 6)
     # A look-again: 40,000 cached + 2,000 (the prior source) uncached + 60 output, plus the wait.
     cost = reuse.stall_cost(Prices(), 40_000, wait_usd=0.02)
     assert cost == pytest.approx((40_000 * 0.028 + 2_000 * 0.28 + 60 * 0.42) / 1e6 + 0.02)
@@ -97,7 +98,7 @@ def _schedule_case(reaches: list[int]) -> tuple[SimpleNamespace, Schedule]:
         settings=Settings(compaction_records=False),
         limits=SimpleNamespace(threshold=180_000, window=200_000, output_reserve=8_000), breaker_open=False)
     reuse = Reuse()
-    reuse.reaches.extend(Reach(d, d) for d in reaches)
+    reuse.reaches.extend(Reach(d, d, d, d) for d in reaches)
     return cm, Schedule(Prices(), growth=Growth(total=5_000, requests=50), summary_tokens=2_000, reuse=reuse)
 
 
@@ -135,8 +136,8 @@ def test_old_results_are_cleared_only_when_what_the_model_would_look_for_again_c
     mc = Microcompact(CompactionSettings(microcompact_keep_recent=5))
     asked: list[tuple[int, bool]] = []
 
-    def price(depth: int, results_only: bool) -> float:
-        asked.append((depth, results_only))
+    def price(depth: int, kind: str) -> float:
+        asked.append((depth, kind))
         return forget * 1e-6 * 1_000
 
     budget = Budget(window=200_000, threshold=180_000, tokens=tokens.estimate(msgs), now=datetime.now(UTC),
@@ -144,7 +145,7 @@ def test_old_results_are_cleared_only_when_what_the_model_would_look_for_again_c
     out = mc.apply(msgs, budget)
     assert bool(out.events) is cleared
     # Asked for the depth of the newest result it would clear (the 15th of 20): five rounds are newer.
-    assert asked == [(tokens.estimate(msgs[2 * 15 + 1:]), True)]
+    assert asked == [(tokens.estimate(msgs[2 * 15 + 1:]), "cold_result")]
 
 
 DJANGO = Path(__file__).resolve().parents[3] / "shared" / "data" / "mini-swe-agent-deepseek"
@@ -171,3 +172,25 @@ async def test_a_trajectory_that_never_fills_the_window_is_not_made_to_forget():
         ours.close()
     assert m.refs_needed > 100
     assert (m.stalls, m.recall, m.compactions) == (0, 1.0, 0)
+
+
+def test_a_result_the_model_keeps_citing_is_kept_verbatim_by_a_compaction():
+    from compact_agent.context import Compactor, Limits
+
+    msgs = history(reach_back=True)
+    reuse = Reuse()
+    for i, m in enumerate(msgs):  # observe every response as the pipeline does
+        if isinstance(m, ModelResponse):
+            reuse.observe(msgs[: i + 1])
+    assert reuse.hot("c0") and not reuse.hot("c1")  # the answer named what the read of OLD held
+    compactor = Compactor(Limits.for_window(200_000, 8_192), hot=reuse.hot)
+    kept = compactor.kept_results(msgs[:-1])
+    assert [type(m) for m in kept] == [ModelResponse, ModelRequest]
+    assert kept[0].parts[0].tool_call_id == kept[1].parts[0].tool_call_id == "c0"
+    assert kept[1].parts[0].content == OLD and kept[1].metadata == {"compact_agent": {"synthetic": "kept"}}
+    # Not in use any more: 30 later responses that name nothing from it.
+    for _ in range(30):
+        msgs = [*msgs, ModelRequest(parts=[UserPromptPart("go on")]), ModelResponse(parts=[TextPart("ok")])]
+        reuse.observe(msgs)
+    assert not reuse.hot("c0") and compactor.kept_results(msgs) == []
+    assert Compactor(Limits.for_window(200_000, 8_192)).kept_results(msgs) == []  # no reuse measured: none

@@ -30,13 +30,14 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
 
 from . import ledger, rounds, summary, tokens
 from .events import Event, Stopwatch
-from .markers import is_compaction_message
+from .markers import KEY, is_compaction_message
 from .restore import Restorer, pick_files, read_paths_in
 from .settings import Limits
 
@@ -220,6 +221,9 @@ class Compactor:
     # Sizes the verbatim tail by what forgetting costs (schedule.py `choose_tail`): given the
     # default budget, the budget to keep. None: the default, capped at KEEP_RESULTS tool results.
     tail_for: Callable[[int], int] | None = None
+    # Which tool results the model is still using (reuse.py `Reuse.hot`): a compaction keeps those
+    # it would summarize, verbatim with their calls, after the summary. None: none are kept.
+    hot: Callable[[str], bool] | None = None
 
     def scaled(self, estimated: int) -> int:
         """An estimate in the provider's tokens, comparable with `tokens_before` and the threshold."""
@@ -393,6 +397,34 @@ class Compactor:
         """The cap on tool results in the tail: KEEP_RESULTS, none when the tail is priced."""
         return None if self.tail_for is not None else KEEP_RESULTS
 
+    def kept_results(self, summarized: Sequence[ModelMessage], overhead: int = 0) -> list[ModelMessage]:
+        """The tool results the model is still using among those a compaction replaces, each with
+        its call, newest first within the default tail budget (each no larger than a restored
+        file), in their original order. The model reached back into each of them recently; a
+        summary would name them, and the model would read them again."""
+        if self.hot is None:
+            return []
+        calls = {p.tool_call_id: p for m in summarized if isinstance(m, ModelResponse)
+                 for p in m.parts if isinstance(p, ToolCallPart)}
+        budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
+        picked: list[tuple[ToolCallPart, ToolReturnPart]] = []
+        used = 0
+        for m in reversed(summarized):
+            if not isinstance(m, ModelRequest):
+                continue
+            for p in m.parts:
+                if not isinstance(p, ToolReturnPart) or p.tool_call_id not in calls or not self.hot(p.tool_call_id):
+                    continue
+                size = tokens.message_tokens(ModelRequest(parts=[p])) + tokens.message_tokens(
+                    ModelResponse(parts=[calls[p.tool_call_id]]))
+                if size > self.limits.restore_tokens_per_file or used + size > budget:
+                    continue
+                picked.append((calls[p.tool_call_id], p))
+                used += size
+        meta = {KEY: {"synthetic": "kept"}}
+        return [msg for call, result in reversed(picked)
+                for msg in (ModelResponse(parts=[call], metadata=meta), ModelRequest(parts=[result], metadata=meta))]
+
     def tail_tokens(self, messages: Sequence[ModelMessage], overhead: int = 0) -> int:
         """Estimated tokens of the verbatim tail a full compaction now would keep: how far back the
         model can still reach after it without looking again."""
@@ -432,7 +464,8 @@ class Compactor:
         limits = self._restore_limits(base)
         paths, _ = self.restorable(messages, tail, limits)
         restored = sum(min(self.restorer.file_tokens(p), limits.restore_tokens_per_file) for p in paths)
-        return base - self.scaled(overhead) + self.scaled(restored)
+        kept = tokens.estimate(self.kept_results(head, overhead)) if self.hot is not None else 0
+        return base - self.scaled(overhead) + self.scaled(restored + kept)
 
     def _restore_limits(self, base: int) -> Limits:
         """Restore budgets after escalation, and at most half the room left under the threshold
@@ -471,6 +504,7 @@ class Compactor:
         self.restorer.reset()
         restored = self.restorer.reread(list(reversed(paths)), limits.restore_tokens_per_file) if paths else []
         restored += self.restorer.attachments()
+        restored += self.kept_results(summarized, overhead)
         self.escalation = 0
         new = join(keep_head, [head_msg], restored, tail)
         after = self.scaled(tokens.estimate(new) + overhead)

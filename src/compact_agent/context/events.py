@@ -161,12 +161,13 @@ class Budget:
     ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration)
     credit: float = 0.0  # USD per token freed, for the compactions that freeing postpones
     # USD per request of the look-agains caused by removing what lies deeper than an estimated
-    # depth (tokens back from the end; `results_only`: what tool results hold), from the session's
-    # measured reuse (reuse.py). None: forgetting is not priced.
-    forget: Callable[[int, bool], float] | None = None
+    # depth (tokens back from the end) of a kind (reuse.py `Reach`: "any", "result", "cold",
+    # "cold_result"), from the session's measured reuse. None: forgetting is not priced.
+    forget: Callable[[int, str], float] | None = None
+    hot: Callable[[str], bool] | None = None  # tool results the model is still using (reuse.py)
 
     def rewrite_pays(self, tail_est: int, removed_est: int, depth_est: int | None = None,
-                     results_only: bool = False) -> bool:
+                     kind: str = "any") -> bool:
         """Whether a view rewrite that re-sends `tail_est` estimated tokens once and then removes
         `removed_est` from every request until the next compaction (which it postpones) pays, in
         this budget's prices (economics.rewrite_pays); True when unpriced. `depth_est`: the newest
@@ -175,7 +176,7 @@ class Budget:
         if self.prices is None:
             return True
         removed = round(removed_est * self.ratio)
-        forget = self.forget(depth_est, results_only) if self.forget is not None and depth_est is not None else 0.0
+        forget = self.forget(depth_est, kind) if self.forget is not None and depth_est is not None else 0.0
         return rewrite_pays(tail=round(tail_est * self.ratio), removed=removed,
                             requests=self.requests_until_compaction(removed), prices=self.prices,
                             credit=self.credit, forget=forget)

@@ -61,6 +61,8 @@ class RunLifecycle:
         self.compactor = self.compactor or Compactor(self.limits)
         if self.compactor.tail_for is None:
             self.compactor.tail_for = lambda base: self.schedule.choose_tail(self, base)
+        if self.compactor.hot is None:
+            self.compactor.hot = lambda call_id: self.schedule.reuse is not None and self.schedule.reuse.hot(call_id)
         self.run_model: Model | None = None  # the model of the latest run (writes summary and notes)
         self._now_model: Model | None = None
         self._tracer: Tracer = NoOpTracer()

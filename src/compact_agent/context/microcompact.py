@@ -108,8 +108,11 @@ class Microcompact:
         kept = {p.tool_call_id for _, p in results[len(results) - keep_n :]} if keep_n else set()
         # Live: not cleared yet and big enough that the marker is a saving (tiny results never count).
         live = [(i, p) for i, p in results if p.tool_call_id not in self.cleared and self._saving(p) > 0]
-        # Results after the last response have not been seen by the model: never clear those.
-        candidates = [p for i, p in live if p.tool_call_id not in kept and i < last_resp]
+        # Results after the last response have not been seen by the model: never clear those; nor,
+        # priced, results the model is still reaching back into (reuse.py).
+        hot = budget.hot if budget.prices is not None else None
+        candidates = [p for i, p in live if p.tool_call_id not in kept and i < last_resp
+                      and not (hot is not None and hot(p.tool_call_id))]
 
         trigger = ""
         chosen: list[ToolReturnPart] = []
@@ -150,7 +153,7 @@ class Microcompact:
         holders = [i for i, m in enumerate(messages) if isinstance(m, ModelRequest)
                    and any(isinstance(p, ToolReturnPart) and p.tool_call_id in ids for p in m.parts)]
         return budget.rewrite_pays(tokens.estimate(messages[holders[0]:]), sum(self._saving(p) for p in candidates),
-                                   depth_est=tokens.estimate(messages[holders[-1] + 1:]), results_only=True)
+                                   depth_est=tokens.estimate(messages[holders[-1] + 1:]), kind="cold_result")
 
     @staticmethod
     def _saving(part: ToolReturnPart) -> int:

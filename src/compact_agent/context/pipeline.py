@@ -190,17 +190,18 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                       provider=self.provider, overhead=self.calibration.tokens(self.overhead),
                       prices=self.prices if self.settings.priced_compaction else None,
                       growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self),
-                      ratio=self.calibration.ratio, credit=self.schedule.credit, forget=self._forget(tokens_now))
+                      ratio=self.calibration.ratio, credit=self.schedule.credit, forget=self._forget(tokens_now),
+                      hot=self.schedule.reuse.hot if self.schedule.reuse is not None else None)
 
-    def _forget(self, tokens_now: int) -> Callable[[int, bool], float] | None:
+    def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None:
         """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths are
         estimated tokens on both sides)."""
         reuse, prices, wait = self.schedule.reuse, self.prices, self.settings.stall_wait_usd
         if reuse is None:
             return None
 
-        def forget(depth_est: int, results_only: bool) -> float:
-            return reuse.forget_cost(prices, depth_est, tokens_now, results_only=results_only, wait_usd=wait)
+        def forget(depth_est: int, kind: str) -> float:
+            return reuse.forget_cost(prices, depth_est, tokens_now, kind, wait_usd=wait)
         return forget
 
     def estimate(self, messages: Sequence[ModelMessage]) -> int:

@@ -5,7 +5,8 @@ used: the distinctive tokens of its text and tool-call arguments (paths, dotted 
 names, camelCase names, hexadecimal ids) and the old text of its edits. Those that occur in the
 history before the previous response (what arrived since is in every request anyway) were reached
 back for. The newest message holding such an item tells how far back the model reached: the
-tokens from that message to the end of the history. `Reuse` keeps that depth for the session's
+tokens from that message to the end of the history; when it is a tool result, that result is in
+use (`hot`), and a compaction keeps it. `Reuse` keeps that depth for the session's
 recent responses, so a decision that would drop everything deeper than some depth can ask how
 often the model has reached that far (`stall_rate`), and price each time as a stall: the model
 looks again, one more request of about the current size, mostly cached, plus the source read again
@@ -146,6 +147,13 @@ class Reach:
 
     deepest: int = 0
     deepest_result: int = 0  # the same over items whose newest holder is a tool result
+    deepest_cold: int = 0  # over items not held by a result already in use (which a compaction keeps)
+    deepest_cold_result: int = 0  # over items held by a result not yet in use (microcompact spares the others)
+
+    def depth(self, kind: str) -> int:
+        """"any", "result", "cold" or "cold_result" (see the fields)."""
+        return {"any": self.deepest, "result": self.deepest_result, "cold": self.deepest_cold,
+                "cold_result": self.deepest_cold_result}[kind]
 
 
 @dataclass
@@ -156,6 +164,8 @@ class Reuse:
     reaches: deque[Reach] = field(default_factory=deque)
     source_total: int = 0
     sources: int = 0
+    responses: int = 0  # responses observed
+    cited: dict[str, int] = field(default_factory=dict)  # tool call id -> the response that last reached it
     _memo: dict[int, tuple[ModelMessage, list[tuple[bool, str]], int]] = field(default_factory=dict, repr=False)
 
     def observe(self, history: Sequence[ModelMessage]) -> Reach:
@@ -166,29 +176,45 @@ class Reuse:
         prev = next((i for i in range(len(history) - 2, -1, -1) if isinstance(history[i], ModelResponse)), -1)
         memo = self._texts(history[:-1])
         fresh = " ".join(t for _, texts, _ in memo[prev + 1:] for _, t in texts)
-        deepest = deepest_result = 0
+        deep = dict.fromkeys(("any", "result", "cold", "cold_result"), 0)
+        cited: list[str] = []
         for item in used_items(response):
             if item in fresh:
                 continue
-            depth, size, is_result = self._holder(item, memo, prev)
-            if depth:
-                deepest = max(deepest, depth)
-                if is_result:
-                    deepest_result = max(deepest_result, depth)
-                    self.source_total += size
-                    self.sources += 1
-        reach = Reach(deepest, deepest_result)
+            depth, size, is_result, call_id = self._holder(item, memo, prev)
+            if not depth:
+                continue
+            hot = bool(call_id) and self.hot(call_id)
+            for kind, counts in (("any", True), ("result", is_result), ("cold", not hot),
+                                 ("cold_result", is_result and not hot)):
+                if counts:
+                    deep[kind] = max(deep[kind], depth)
+            if is_result:
+                self.source_total += size
+                self.sources += 1
+            if call_id:
+                cited.append(call_id)
+        self.responses += 1
+        for call_id in cited:
+            self.cited[call_id] = self.responses
+        reach = Reach(deep["any"], deep["result"], deep["cold"], deep["cold_result"])
         self.reaches.append(reach)
         while len(self.reaches) > self.recent:
             self.reaches.popleft()
         return reach
 
-    def stall_rate(self, depth: int, *, results_only: bool = False) -> float:
-        """The chance that the next response needs something deeper than `depth` tokens back: the
-        share of recent responses that reached that far, by the rule of succession ((k+1)/(n+2)),
-        so a session with little evidence is not assumed to forget nothing."""
+    def hot(self, tool_call_id: str) -> bool:
+        """Whether one of the recent responses reached back into this tool result: the model is
+        still using it, so a compaction should keep it (compactor.py)."""
+        last = self.cited.get(tool_call_id)
+        return last is not None and self.responses - last < self.recent
+
+    def stall_rate(self, depth: int, kind: str = "any") -> float:
+        """The chance that the next response needs something deeper than `depth` tokens back (of
+        the `kind` of `Reach`): the share of recent responses that reached that far, by the rule of
+        succession ((k+1)/(n+2)), so a session with little evidence is not assumed to forget nothing."""
         n = len(self.reaches)
-        k = sum(1 for r in self.reaches if (r.deepest_result if results_only else r.deepest) > depth)
+        k = sum(1 for r in self.reaches if r.depth(kind) > depth)
         return (k + 1) / (n + 2)
 
     def stall_cost(self, prices: Prices, request_tokens: int, wait_usd: float = 0.0) -> float:
@@ -198,10 +224,11 @@ class Reuse:
         source = self.source_total / self.sources if self.sources else SOURCE_PRIOR_TOKENS
         return prices.cost(hits=request_tokens, resent=source, output=REREAD_OUTPUT) + wait_usd
 
-    def forget_cost(self, prices: Prices, depth: int, request_tokens: int, *, results_only: bool = False,
+    def forget_cost(self, prices: Prices, depth: int, request_tokens: int, kind: str = "any",
                     wait_usd: float = 0.0) -> float:
-        """USD per request of the stalls that dropping everything deeper than `depth` would cause."""
-        return self.stall_rate(depth, results_only=results_only) * self.stall_cost(prices, request_tokens, wait_usd)
+        """USD per request of the stalls that dropping everything (of `kind`) deeper than `depth`
+        would cause."""
+        return self.stall_rate(depth, kind) * self.stall_cost(prices, request_tokens, wait_usd)
 
     # -- helpers --------------------------------------------------------------------------------
     def _texts(self, messages: Sequence[ModelMessage]) -> list[tuple[ModelMessage, list[tuple[bool, str]], int]]:
@@ -219,13 +246,15 @@ class Reuse:
 
     @staticmethod
     def _holder(item: str, memo: list[tuple[ModelMessage, list[tuple[bool, str]], int]], prev: int
-                ) -> tuple[int, int, bool]:
-        """(depth, source size, is a tool result) of the newest message up to `prev` holding `item`."""
+                ) -> tuple[int, int, bool, str]:
+        """(depth, source size, is a tool result, its call id) of the newest message up to `prev`
+        holding `item`."""
         depth = sum(size for _, _, size in memo[prev + 1:])
         for i in range(prev, -1, -1):
-            _, texts, size = memo[i]
+            message, texts, size = memo[i]
             depth += size
-            for is_result, text in texts:
+            for part, (is_result, text) in zip(message.parts, texts, strict=True):
                 if item in text:
-                    return depth, tokens.text_tokens(text) if is_result else 0, is_result
-        return 0, 0, False
+                    call_id = part.tool_call_id if isinstance(part, ToolReturnPart) else ""
+                    return depth, tokens.text_tokens(text) if is_result else 0, is_result, call_id
+        return 0, 0, False, ""

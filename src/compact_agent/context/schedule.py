@@ -254,19 +254,21 @@ class Schedule:
 
     def forget(self, cm: Any, messages: list[ModelMessage], request_tokens: int) -> float:
         """USD per request of the look-agains a compaction now would cause: how often the model has
-        recently reached back further than the tail a compaction would keep verbatim, times what
-        one look-again at a request of `request_tokens` costs (reuse.py)."""
+        recently reached back further than the tail a compaction would keep verbatim, for what the
+        results it keeps as in use do not hold, times what one look-again at a request of
+        `request_tokens` costs (reuse.py)."""
         if cm.compactor is None or self.reuse is None:
             return 0.0
         return self.reuse.forget_cost(self.prices, cm.compactor.tail_tokens(messages, cm.overhead), request_tokens,
-                                      wait_usd=cm.settings.stall_wait_usd)
+                                      "cold", wait_usd=cm.settings.stall_wait_usd)
 
     def choose_tail(self, cm: Any, base: int) -> int:
         """The verbatim tail a compaction keeps, in estimated tokens: of `base` (an eighth of the
         room) and its multiples up to half the room, the one whose cost per request until the next
         compaction is lowest. Each kept token is re-sent uncached once and then held, brings the
         next compaction nearer (`credit`), and keeps within reach what the model would otherwise
-        look for again (reuse.py): the longer tail pays where the model keeps reaching back."""
+        look for again (reuse.py): the longer tail pays where the model keeps reaching back past
+        the results it is using (which a compaction keeps anyway)."""
         if not cm.settings.priced_compaction or self.growth.rate <= 0 or self.reuse is None:
             return base
         fixed = cm.calibration.tokens(cm.overhead)
@@ -283,7 +285,7 @@ class Schedule:
             n = room / growth  # requests until the next compaction
             held = round(tail * cm.calibration.ratio)
             cost = (self.prices.cost(resent=held) / n + self.prices.cost(hits=held) + self.credit * held / n
-                    + self.reuse.stall_rate(tail) * stall)
+                    + self.reuse.stall_rate(tail, "cold") * stall)
             if cost < best_cost:
                 best, best_cost = tail, cost
         return best
