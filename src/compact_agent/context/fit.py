@@ -12,7 +12,12 @@ cheapest loss first:
    typed in them is carried after the first message, verbatim within half the room they freed;
 3. every tool result left, previews included, shrinks to a short head and tail;
 4. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
-   tool loop; other providers need none of it).
+   tool loop; other providers need none of it);
+5. what the first message carries verbatim (the summary with the user's words and the file ledger,
+   or the opening request, and the carried words) gives way: each text cut to its first words,
+   then replaced by one line saying that it was left out. The saved history keeps it all: this is
+   what a system prompt that nearly fills the window leaves, and a refused request would end the
+   session.
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ from .events import Event
 __all__ = ["shrink_to_fit"]
 
 CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
+LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
+            "the saved session keeps it]")
+HEAD_CHARS = 300
 
 
 def _typed(cm: Any, messages: list[ModelMessage]) -> list[str]:
@@ -87,7 +95,56 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
                     view[i] = dataclasses.replace(m, parts=kept)
                     thinking += 1
         after = cm.measure(view) if thinking else after
-    if ids or dropped or thinking:
+    first_cut = 0
+    # The user's newest request keeps at least its first words: the first message's own texts are
+    # left out only when a later message, or the carried words, hold a newer one.
+    later_ask = any(isinstance(p, UserPromptPart) for m in view[1:] if isinstance(m, ModelRequest)
+                    for p in m.parts) or (first is not None and view[0] is not first)
+    if after > limit and keep_first and len(view) > 1:
+        for shorten in (_heads, _left_out) if later_ask else (_heads,):
+            view[0], changed = shorten(view[0])
+            if changed:
+                first_cut += 1
+                after = cm.measure(view)
+            if after <= limit:
+                break
+    if ids or dropped or thinking or first_cut:
         cm.emit(Event("budget", "shrink", tokens_now, after, ids=ids, trigger="window",
-                      detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking}))
+                      detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking,
+                              "first_message_cut": first_cut}))
     return view, after
+
+
+def _is_carried(p: object) -> bool:
+    return isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(CARRIED)
+
+
+def _head(text: str) -> str:
+    return text if len(text) <= HEAD_CHARS + 1 else text[:HEAD_CHARS] + "…"
+
+
+def _heads(first: ModelMessage) -> tuple[ModelMessage, bool]:
+    """The first message with each text cut to its first words; of the carried words, the newest
+    only (the user's newest request), cut the same way."""
+    parts: list[Any] = []
+    for p in first.parts:
+        if _is_carried(p):
+            newest = p.content[len(CARRIED):].rsplit("\n- ", 1)[-1].removeprefix("- ")
+            p = dataclasses.replace(p, content=CARRIED + "- " + _head(newest))
+        elif isinstance(p, UserPromptPart) and isinstance(p.content, str):
+            p = dataclasses.replace(p, content=_head(p.content))
+        parts.append(p)
+    changed = any(a.content != b.content for a, b in zip(parts, first.parts, strict=True)
+                  if isinstance(a, UserPromptPart))
+    return (dataclasses.replace(first, parts=parts) if changed else first), changed
+
+
+def _left_out(first: ModelMessage) -> tuple[ModelMessage, bool]:
+    """The first message with its own texts replaced by one line (system prompts and the carried
+    words stay)."""
+    own = [p for p in first.parts if isinstance(p, UserPromptPart) and not _is_carried(p)]
+    if not own:
+        return first, False
+    rest = [p for p in first.parts if not isinstance(p, UserPromptPart)]
+    carried = [p for p in first.parts if _is_carried(p)]
+    return dataclasses.replace(first, parts=[*rest, UserPromptPart(LEFT_OUT), *carried]), True
