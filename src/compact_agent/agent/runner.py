@@ -321,7 +321,7 @@ class AgentSession:
         self.checkpoints.begin(self.turns, len(history), prompt)
         history += await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
         history += self.mentions(prompt)
-        self.cm.synced = len(self.messages)
+        self.cm.resume(self.messages)
         before = len(self.cm.compactions)
         handler = _stream_handler(on_text, on_tool) if (on_text or on_tool) else None
         try:
@@ -347,7 +347,7 @@ class AgentSession:
     def _recover(self) -> None:
         """After an interrupted or failed turn, continue from what was saved (the truth)."""
         self.messages = self.store.load().messages
-        self.cm.synced = len(self.messages)
+        self.cm.resume(self.messages)
         self._save_read_state()
 
     # -- slash-command backends ----------------------------------------------------------------
@@ -379,7 +379,7 @@ class AgentSession:
         self.messages = self.messages[:history_len]
         self.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
                             "archive": str(self.store.archive()), "time": ""}, self.messages)
-        self.cm.synced = len(self.messages)
+        self.cm.resume(self.messages)
         return restored
 
     def clear(self) -> None:

@@ -145,9 +145,7 @@ class RunLifecycle:
         Raises `CompactionError` when it cannot compact (nothing is changed then).
         """
         history = list(messages)
-        if len(history) < self.synced:
-            self.synced = 0  # a history this store does not end with: start its record afresh
-        self.persist(history)
+        self.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
         self._now_model = as_model(model)
         try:
             view, _ = self.shape(list(history))

@@ -42,6 +42,7 @@ from pydantic_ai.tools import RunContext
 
 from . import tokens
 from .compactor import CompactionError, CompactionResult, Compactor, Summarize, join
+from .contract import StoreSync, keep_system_prompts, stamp_new
 from .economics import Prices
 from .events import Budget, Event, Stopwatch, typed
 from .fit import shrink_to_fit
@@ -117,7 +118,11 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
     def __post_init__(self) -> None:
         self._build_defaults()
         self.calibration = tokens.Calibration()
-        self.synced = 0
+        self._sync = StoreSync()  # what the store holds, by identity
+        self._run_ids: tuple[str | None, str | None] = (None, None)  # the live run's (run_id, conversation_id)
+        # A compacted history opens with the system prompts the history opened with (contract.py).
+        self.keep_system_prompts = True
+        self.handler_errors = 0  # exceptions raised by `event_handler` (logged, never raised into the run)
         self.failures = 0
         self.compactions: list[CompactionResult] = []
         self.last_params: Any = None
@@ -168,19 +173,48 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         return self.schedule.hard_limit(self)
 
     def emit(self, event: Event) -> None:
+        """Hand `event` to the observers. An observer that raises is logged and counted
+        (`handler_errors`), never allowed to break the run: watching must not change what happens."""
         event = typed(event)
         if not event.time:
             event.time = self.clock().isoformat()
         for sink in (self.event_sink, self.event_handler):
-            if sink is not None:
+            if sink is None:
+                continue
+            try:
                 sink(event)
+            except Exception as e:  # noqa: BLE001 - an observer's failure is its own
+                self.handler_errors += 1
+                log.warning("the event handler raised on a %s/%s event (%s); the run goes on",
+                            event.layer, event.action, _one_line(e))
 
     # -- persistence -------------------------------------------------------------------------
+    @property
+    def synced(self) -> int:
+        """How many messages the store is known to hold."""
+        return len(self._sync.held)
+
     def persist(self, messages: Sequence[ModelMessage]) -> None:
-        """Append what is new since the last sync (the run's history is authoritative)."""
-        if self.store is not None and len(messages) > self.synced:
-            self.store.append(messages[self.synced:])
-        self.synced = len(messages)
+        """Make the store hold `messages` (the run's history is authoritative): append what it lacks,
+        or rewrite it when `messages` no longer begins with what it holds (matched by identity)."""
+        self._sync.sync(self.store, messages, self._replaced_boundary)
+
+    def resume(self, messages: Sequence[ModelMessage] | None = None) -> None:
+        """Declare what the store already holds, so the next run appends only what is new.
+
+        Call it on a new `ContextManager` given a store that holds the conversation (after a
+        restart), with the history you loaded from it and pass as `message_history`. Without
+        `messages`, a store with `load_messages()` is asked (such a store is also resumed onto by
+        itself at the first request).
+        """
+        if messages is None:
+            load = getattr(self.store, "load_messages", None)
+            messages = list(load()) if callable(load) else []
+        self._sync.reset(messages)
+
+    def _replaced_boundary(self) -> dict[str, Any]:
+        return {"trigger": "history_changed", "strategy": "replace", "tokens_before": 0, "tokens_after": 0,
+                "archive": "", "time": self.clock().isoformat(), "messages_summarized": 0}
 
     # -- the view ------------------------------------------------------------------------------
     def budget(self, tokens_now: int) -> Budget:
@@ -324,6 +358,11 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                 prefer_record=prefer_record if priced else None,
                 prefer_incremental=prefer_incremental if priced else None,
                 ceiling=self.schedule.hard_limit(self) if priced else None)
+        # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
+        # what its `new_messages()` reads (the run's id): see contract.py.
+        if self.keep_system_prompts:
+            result.messages = keep_system_prompts(messages, result.messages)
+        stamp_new(messages, result.messages, *self._run_ids)
         self.apply_result(result)
         await self._after(result)
         return result
@@ -373,7 +412,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                                 "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
                                 "archive": str(result.archive or ""), "time": self.clock().isoformat(),
                                 "messages_summarized": result.summarized}, result.messages)
-        self.synced = len(result.messages)
+        self._sync.reset(result.messages)
         # Only the newest result's history is ever used again (as the history to go on with); an
         # older one kept its whole compacted history (and summary) alive: memory grew with every
         # compaction. The archive and the session file keep both.
@@ -424,6 +463,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
     # -- pydantic-ai hooks ---------------------------------------------------------------------
     async def prepare_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
                                     ) -> ModelRequestContext:
+        self._run_ids = (ctx.run_id, ctx.conversation_id)
         self.persist(ctx.messages)
         params = request_context.model_request_parameters
         self.last_params, self.last_settings = params, request_context.model_settings

@@ -69,6 +69,10 @@ class InMemoryStore:
     def append(self, messages: Sequence[ModelMessage]) -> None:
         self.messages.extend(messages)
 
+    def load_messages(self) -> list[ModelMessage]:
+        """What it holds: a new `ContextManager` given this store resumes onto it."""
+        return list(self.messages)
+
     def archive(self) -> Path | None:
         # Messages are mutable dataclasses and the run goes on with some of the same objects: the
         # archive must not change with them.

@@ -176,6 +176,10 @@ class Ours:
             layers=default_layers(self.settings.compaction(), self.store), event_sink=self._on_event,
             provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, max_output=sim.max_output,
             clock=self._now, prices=prices_of(PRICING.get(sim.provider, PRICING["deepseek"])))
+        # The analyzer's figures are of compactions that start the history afresh (the live agent
+        # sends its system prompt as instructions, never in the history): a transcript's recorded
+        # system prompt is not carried into the compacted history.
+        self.cm.keep_system_prompts = False
         # The live agent measures its system prompt and tool schemas; here they are the fitted overhead.
         self.cm.overhead = round(sim.tm.overhead / sim.tm.ratio) if sim.tm.ratio else sim.tm.overhead
         self._history: list[ModelMessage] = []

@@ -1,0 +1,194 @@
+"""What a pydantic-ai user relies on across a compaction, against real `Agent` runs.
+
+A `FunctionModel` reads pages with a tool until told to stop; the pages are big enough that an
+8,000-token window needs several compactions per run. It answers the library's own requests through
+the public test helper (the request mark), never by the instruction's words.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import pytest
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage, UsageLimits
+
+from compact_agent.context import CompactionSettings, ContextManager, Event, InMemoryStore
+from compact_agent.context.testing import library_request, reply_to_library_request
+
+LIMITS = UsageLimits(request_limit=200)
+
+
+class Reader:
+    """Calls `read` `per_run` times after each user prompt, then answers; records every request."""
+
+    def __init__(self, per_run: int) -> None:
+        self.per_run = per_run
+        self.left = per_run
+        self.requests: list[tuple[str, list[ModelMessage]]] = []
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        sent = sum(len(str(getattr(p, "content", ""))) for m in messages for p in m.parts)
+        usage = RequestUsage(input_tokens=sent // 4 + 300, output_tokens=20)
+        kind = library_request(messages) or "main"
+        self.requests.append((kind, list(messages)))
+        reply = reply_to_library_request(messages, "Pages read so far.", usage=usage)
+        if reply is not None:
+            return reply
+        last = messages[-1]
+        if isinstance(last, ModelRequest) and any(isinstance(p, UserPromptPart) for p in last.parts):
+            self.left = self.per_run
+        if self.left > 0:
+            self.left -= 1
+            return ModelResponse(parts=[ToolCallPart("read", {"page": self.per_run - self.left})], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+
+def reader_agent(reader: Reader, cm: ContextManager, **kw: object) -> Agent[None, str]:
+    agent: Agent[None, str] = Agent(FunctionModel(reader), capabilities=[cm], **kw)  # type: ignore[call-overload]
+
+    @agent.tool_plain
+    def read(page: int) -> str:
+        """One page."""
+        return f"page {page}: " + " ".join(f"line-{page}-{i}" for i in range(500))
+
+    return agent
+
+
+def valid_history(messages: Sequence[ModelMessage]) -> bool:
+    """Starts with a request, alternates, and every tool call has its result and vice versa."""
+    if not messages or not isinstance(messages[0], ModelRequest):
+        return False
+    calls = {p.tool_call_id for m in messages for p in m.parts if isinstance(p, ToolCallPart)}
+    results = {p.tool_call_id for m in messages for p in m.parts if isinstance(p, ToolReturnPart)}
+    kinds = [type(m) for m in messages]
+    alternates = all(a is not b for a, b in zip(kinds, kinds[1:], strict=False))
+    return calls == results and alternates
+
+
+def system_prompts(messages: Sequence[ModelMessage]) -> list[str]:
+    return [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
+            if isinstance(p, SystemPromptPart)]
+
+
+# -- 1. system prompts ---------------------------------------------------------------------------
+async def test_system_prompts_static_and_dynamic_are_sent_on_every_request_after_a_compaction() -> None:
+    reader, cm = Reader(20), ContextManager(window=8_000)
+    agent = reader_agent(reader, cm, system_prompt="You are the page reader.")
+    calls = {"n": 0}
+
+    @agent.system_prompt(dynamic=True)
+    def today(ctx: RunContext[None]) -> str:
+        calls["n"] += 1
+        return f"Dynamic prompt, evaluation {calls['n']}."
+
+    first = await agent.run("Read.", usage_limits=LIMITS)
+    assert len(cm.compactions) >= 2
+    main = [m for kind, m in reader.requests if kind == "main"]
+    for sent in main:
+        assert system_prompts(sent) == ["You are the page reader.", "Dynamic prompt, evaluation 1."]
+    # The next run of the conversation: pydantic-ai re-evaluates the dynamic prompt it finds.
+    reader.requests.clear()
+    await agent.run("Again.", message_history=first.all_messages(), usage_limits=LIMITS)
+    assert [system_prompts(m) for k, m in reader.requests if k == "main"][0] == [
+        "You are the page reader.", "Dynamic prompt, evaluation 2."]
+
+
+# -- 2. new_messages() --------------------------------------------------------------------------
+async def test_new_messages_after_a_compaction_is_a_valid_history_to_go_on_with() -> None:
+    reader, cm = Reader(20), ContextManager(window=8_000)
+    agent = reader_agent(reader, cm, system_prompt="You are the page reader.")
+    first = await agent.run("Read.", usage_limits=LIMITS)
+    assert cm.compactions
+    new = first.new_messages()
+    assert valid_history(new) and new == first.all_messages()  # the run compacted: all of it is new
+    assert system_prompts(new) == ["You are the page reader."]
+
+    # A later run that compacts again: what it returns as new is the history to keep, and valid.
+    before = len(cm.compactions)
+    second = await agent.run("Again.", message_history=new, usage_limits=LIMITS)
+    assert len(cm.compactions) > before
+    kept = second.new_messages()
+    assert valid_history(kept) and system_prompts(kept) == ["You are the page reader."]
+    third = await agent.run("Once more.", message_history=kept, usage_limits=LIMITS)
+    assert third.output == "done"
+
+
+async def test_new_messages_without_a_compaction_are_only_the_runs_own() -> None:
+    reader, cm = Reader(1), ContextManager(window=64_000)
+    agent = reader_agent(reader, cm)
+    first = await agent.run("Read.")
+    second = await agent.run("Again.", message_history=first.all_messages())
+    assert not cm.compactions
+    assert second.new_messages() == second.all_messages()[len(first.all_messages()):]
+
+
+# -- 3. the store follows the history ------------------------------------------------------------
+async def test_a_shorter_history_passed_back_rewrites_the_store() -> None:
+    reader, cm = Reader(2), ContextManager(window=64_000)
+    agent = reader_agent(reader, cm)
+    first = await agent.run("Read.")
+    second = await agent.run("Again.", message_history=first.all_messages())
+    # Regenerate the second answer: the caller goes back to the first run's history.
+    third = await agent.run("Again, differently.", message_history=first.all_messages())
+    store = cm.store
+    assert isinstance(store, InMemoryStore)
+    assert len(second.all_messages()) > len(first.all_messages())
+    assert store.messages == third.all_messages()
+
+
+async def test_a_new_context_manager_on_a_store_that_holds_the_conversation_appends_only_what_is_new() -> None:
+    store = InMemoryStore()
+    reader = Reader(1)
+    first = await reader_agent(reader, ContextManager(window=64_000, store=store)).run("Read.")
+    assert len(store.messages) == len(first.all_messages()) == 6 - 2  # request, call, result, answer
+    # After a restart: a new capability, the same store, the history loaded from it.
+    history = list(store.messages)
+    second = await reader_agent(reader, ContextManager(window=64_000, store=store)).run(
+        "Again.", message_history=history)
+    assert store.messages == second.all_messages()
+    assert len(store.messages) == 8
+
+
+# -- 4. an observer never breaks the run ----------------------------------------------------------
+async def test_an_event_handler_that_raises_does_not_break_the_run(caplog: pytest.LogCaptureFixture) -> None:
+    seen: list[Event] = []
+
+    def handler(event: Event) -> None:
+        seen.append(event)
+        raise RuntimeError("observer bug")
+
+    reader = Reader(20)
+    cm = ContextManager(window=8_000, event_handler=handler)
+    with caplog.at_level(logging.WARNING):
+        result = await reader_agent(reader, cm).run("Read.", usage_limits=LIMITS)
+    assert result.output == "done" and cm.compactions
+    assert seen and cm.handler_errors == len(seen)
+    assert "observer bug" in caplog.text
+
+
+# -- 12. the library's own requests carry a mark ---------------------------------------------------
+async def test_summary_and_notes_requests_are_marked_for_a_test_model() -> None:
+    reader = Reader(30)
+    for settings in (CompactionSettings(memory_enabled=True), CompactionSettings(compaction_records=False)):
+        cm = ContextManager(window=8_000, settings=settings)
+        await reader_agent(reader, cm).run("Read.", usage_limits=LIMITS)
+    kinds = {kind for kind, _ in reader.requests}
+    assert {"summary", "notes", "main"} <= kinds
+    # The mark is where the helper looks: the last message's metadata, nothing in the text.
+    for kind, sent in reader.requests:
+        if kind != "main":
+            assert sent[-1].metadata and sent[-1].metadata["compact_agent_request"] == kind
+    assert library_request([ModelRequest(parts=[UserPromptPart("<summary> in a user's words")])]) is None
