@@ -192,3 +192,17 @@ async def test_summary_and_notes_requests_are_marked_for_a_test_model() -> None:
         if kind != "main":
             assert sent[-1].metadata and sent[-1].metadata["compact_agent_request"] == kind
     assert library_request([ModelRequest(parts=[UserPromptPart("<summary> in a user's words")])]) is None
+
+
+# -- 10. the default store is bounded ----------------------------------------------------------------
+async def test_the_in_memory_store_keeps_only_the_newest_archives() -> None:
+    reader, cm = Reader(80), ContextManager(window=8_000)
+    await reader_agent(reader, cm).run("Read.", usage_limits=LIMITS)
+    store = cm.store
+    assert isinstance(store, InMemoryStore)
+    n = len(cm.compactions)
+    assert n > store.max_archives == 8
+    assert len(store.archives) == 8 and store.archives_dropped == n - 8 and len(store.boundaries) == n
+    # The newest archive is the history the last compaction replaced.
+    last = store.archives[-1]
+    assert last and last[-1] != store.messages[-1] and isinstance(last[0], ModelRequest)
