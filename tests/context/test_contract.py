@@ -206,3 +206,45 @@ async def test_the_in_memory_store_keeps_only_the_newest_archives() -> None:
     # The newest archive is the history the last compaction replaced.
     last = store.archives[-1]
     assert last and last[-1] != store.messages[-1] and isinstance(last[0], ModelRequest)
+
+
+# -- 5. an implausible usage report does not switch the window guarantee off ----------------------------
+async def test_a_model_that_reports_implausibly_few_input_tokens_still_gets_no_request_over_the_window() -> None:
+    sizes: list[int] = []
+    left = {"n": 40}
+
+    def liar(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        chars = sum(len(str(getattr(p, "content", "") or getattr(p, "args", ""))) for m in messages for p in m.parts)
+        sizes.append(chars // 4)
+        usage = RequestUsage(input_tokens=50, output_tokens=10)  # whatever was sent: "50"
+        if (reply := reply_to_library_request(messages, usage=usage)) is not None:
+            return reply
+        if left["n"]:
+            left["n"] -= 1
+            return ModelResponse(parts=[ToolCallPart("read", {"page": left["n"]})], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+    events: list[Event] = []
+    cm = ContextManager(window=16_000, event_handler=events.append)
+    agent: Agent[None, str] = Agent(FunctionModel(liar), capabilities=[cm])
+
+    @agent.tool_plain
+    def read(page: int) -> str:
+        """One page."""
+        return " ".join(f"w{page}-{i:05d}" for i in range(1_000))  # ~2,000 tokens
+
+    await agent.run("Read.", usage_limits=LIMITS)
+    assert sum(sizes) > 10 * 16_000 and max(sizes) <= 16_000
+    assert cm.calibration.ratio >= 0.5 and cm.calibration.rejected > 0
+    assert any(e.layer == "calibration" and e.action == "rejected" for e in events)
+
+
+def test_one_low_report_does_not_make_a_request_fit() -> None:
+    from compact_agent.context.tokens import Calibration
+
+    c = Calibration()
+    assert c.observe(7_000, 10_000)  # plausible: a tokenizer that counts 30% less
+    assert c.tokens(10_000) == 7_000 and c.fits_tokens(10_000) == 10_000  # not yet evidence to fit by
+    assert c.observe(7_100, 10_000)
+    assert c.fits_tokens(10_000) < 10_000
+    assert not c.observe(50, 10_004) and c.ratio > 0.5  # implausible: ignored

@@ -496,8 +496,9 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                 compacted = True
                 view, _ = self.shape(list(messages))
                 tokens_now = self.measure(view)
-        if tokens_now > self.limits.window - self.limits.window // 50:
-            view, tokens_now = shrink_to_fit(self, view, tokens_now)
+        fits = self.calibration.fits_tokens(self.estimate(view) + self.overhead)
+        if max(tokens_now, fits) > self.limits.window - self.limits.window // 50:
+            view, tokens_now = shrink_to_fit(self, view, max(tokens_now, fits))
         view = join(view)
         self._save_layer_state()
         self.view = view
@@ -512,8 +513,11 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         reported = response.usage.input_tokens
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
+        if reported and not self.calibration.observe(reported, self.last_view_tokens_est):
+            self.emit(Event("calibration", "rejected", self.last_view_tokens_est, reported,
+                            detail={"reason": "the reported input is implausibly far below the estimate"}))
+            reported = 0
         if reported:
-            self.calibration.observe(reported, self.last_view_tokens_est)
             self.last_tokens = reported + response.usage.output_tokens
         if self.memory is not None:
             self.memory.after_response(self, list(ctx.messages) + [response])
