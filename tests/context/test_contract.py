@@ -248,3 +248,16 @@ def test_one_low_report_does_not_make_a_request_fit() -> None:
     assert c.observe(7_100, 10_000)
     assert c.fits_tokens(10_000) < 10_000
     assert not c.observe(50, 10_004) and c.ratio > 0.5  # implausible: ignored
+
+
+# -- 7. a window smaller than the fixed part -----------------------------------------------------------
+async def test_a_window_smaller_than_the_instructions_is_refused_and_nothing_is_sent() -> None:
+    from compact_agent.context import WindowTooSmallError
+
+    reader = Reader(1)
+    cm = ContextManager(window=1_000)
+    agent = reader_agent(reader, cm, instructions="Follow the house rules. " * 500)  # ~3,000 tokens
+    assert cm.limits is not None and cm.limits.window == 1_000  # as given, not raised
+    with pytest.raises(WindowTooSmallError, match=r"needs [\d,]+ tokens .* the context window is 1,000"):
+        await agent.run("Read.")
+    assert reader.requests == []  # nothing was sent

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from opentelemetry.trace import Status, StatusCode
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest
+from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest, UserError
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
@@ -52,7 +52,12 @@ from .settings import CompactionSettings as Settings
 from .settings import Limits
 from .stores import HistoryStore
 
-__all__ = ["ContextManager", "HistoryStore", "Layer", "SummarizerFactory", "TokenCounter"]
+__all__ = ["ContextManager", "HistoryStore", "Layer", "SummarizerFactory", "TokenCounter", "WindowTooSmallError"]
+
+
+class WindowTooSmallError(UserError):
+    """A request cannot be brought under the window (its fixed part alone may exceed it); it is
+    not sent. Raised out of the run, as a provider's refusal would be, but before any request."""
 
 
 class Layer(Protocol):
@@ -474,7 +479,15 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             self._compact_tools({t.name for t in params.function_tools})
         instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
         self.overhead = tokens.request_overhead(instructions, params.function_tools)
-        view, _, _ = await self.prepare_view(ctx.messages)
+        view, tokens_now, _ = await self.prepare_view(ctx.messages)
+        size = max(tokens_now, self.calibration.fits_tokens(self.estimate(view) + self.overhead))
+        if size > self.limits.window:  # even the last-resort shrink could not bring it under
+            fixed = self.calibration.tokens(self.overhead)
+            self.emit(Event("window", "refused", size, size, detail={"window": self.limits.window, "fixed": fixed}))
+            raise WindowTooSmallError(
+                f"this request needs {size:,} tokens ({fixed:,} of them instructions and tool definitions) "
+                f"but the context window is {self.limits.window:,}: pass a larger window= to ContextManager, "
+                "or send shorter instructions or fewer tools")
         request_context.messages = list(view)
         return request_context
 
