@@ -261,3 +261,20 @@ async def test_a_window_smaller_than_the_instructions_is_refused_and_nothing_is_
     with pytest.raises(WindowTooSmallError, match=r"needs [\d,]+ tokens .* the context window is 1,000"):
         await agent.run("Read.")
     assert reader.requests == []  # nothing was sent
+
+
+# -- 11. a token counter counts each message once ----------------------------------------------------------
+async def test_a_token_counter_is_asked_about_each_message_once() -> None:
+    seen: list[ModelMessage] = []  # kept alive, so identities stay distinct
+
+    def count(messages: Sequence[ModelMessage]) -> int:
+        seen.extend(messages)
+        return sum(len(str(getattr(p, "content", ""))) for m in messages for p in m.parts) // 3 + 4
+
+    reader = Reader(30)
+    cm = ContextManager(window=16_000, token_counter=count)
+    await reader_agent(reader, cm).run("Read.", usage_limits=LIMITS)
+    requests = len(reader.requests)
+    assert cm.compactions and requests > 30
+    assert len({id(m) for m in seen}) == len(seen)  # no message counted twice
+    assert len(seen) < 6 * requests  # what each request adds (and the view's reshaped copies), not the history

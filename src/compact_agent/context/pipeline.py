@@ -46,6 +46,7 @@ from .contract import StoreSync, keep_system_prompts, stamp_new
 from .economics import Prices
 from .events import Budget, Event, Stopwatch, typed
 from .fit import shrink_to_fit
+from .identity_memo import IdentityMemo
 from .lifecycle import RunLifecycle
 from .schedule import Schedule
 from .settings import CompactionSettings as Settings
@@ -124,6 +125,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         self._build_defaults()
         self.calibration = tokens.Calibration()
         self._sync = StoreSync()  # what the store holds, by identity
+        self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
         self._run_ids: tuple[str | None, str | None] = (None, None)  # the live run's (run_id, conversation_id)
         # A compacted history opens with the system prompts the history opened with (contract.py).
         self.keep_system_prompts = True
@@ -232,10 +234,19 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                       ratio=self.calibration.ratio, credit=self.schedule.credit)
 
     def estimate(self, messages: Sequence[ModelMessage]) -> int:
-        """Uncalibrated size of `messages`: the token counter's, else characters/4."""
-        if self.token_counter is not None:
-            return self.token_counter(messages)
-        return tokens.estimate(messages)
+        """Uncalibrated size of `messages`: the token counter's, else characters/4.
+
+        The counter is asked about each message once (`[message]`), memoised by identity: a request
+        is measured several times (before and after each layer, for the schedule) and the history
+        is the same objects request after request, so a real tokenizer runs on what is new only.
+        """
+        if self.token_counter is None:
+            return tokens.estimate(messages)
+        total, memo, count = 0, self._counted, self.token_counter
+        for m in messages:
+            n = memo.get(m)
+            total += n if n is not None else memo.put(m, count([m]))
+        return total
 
     def measure(self, messages: Sequence[ModelMessage]) -> int:
         return self.calibration.tokens(self.estimate(messages) + self.overhead)
@@ -246,10 +257,11 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         suppressed = False
         self.view_savings = {}
         size = tokens.estimate(view)
+        measured = self.measure(view)  # the view's size, measured once per change of the view
         for layer in self.layers:
             watch = Stopwatch()
             try:
-                result = layer.apply(view, self.budget(self.measure(view)))
+                result = layer.apply(view, self.budget(measured))
             except Exception as e:  # noqa: BLE001 - a view layer that fails costs its savings, never the turn
                 self.emit(Event(layer.name, "failed", detail={"error": _one_line(e)}))
                 self._reset_layer(layer, e)
@@ -258,6 +270,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             shaped = tokens.estimate(result.messages)
             self.view_savings[layer.name], size = size - shaped, shaped
             view = result.messages
+            measured = self.measure(view)
             grown = self._account(layer.name, bool(result.events))
             for ev in result.events:
                 if not ev.duration_ms:
@@ -266,7 +279,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                     ev.freed, grown = max(0, grown), 0
                 self.emit(ev)
             check = getattr(layer, "suppresses_autocompact", None)
-            if check is not None and check(self.measure(view), self.budget(self.measure(view))):
+            if check is not None and check(measured, self.budget(measured)):
                 suppressed = True
         self._rebaseline = False
         return view, suppressed
