@@ -278,3 +278,52 @@ async def test_a_token_counter_is_asked_about_each_message_once() -> None:
     assert cm.compactions and requests > 30
     assert len({id(m) for m in seen}) == len(seen)  # no message counted twice
     assert len(seen) < 6 * requests  # what each request adds (and the view's reshaped copies), not the history
+
+
+# -- 9. the public constructor is the public options ------------------------------------------------------
+PUBLIC_OPTIONS = ["window", "max_output", "settings", "summary_model", "token_counter", "store", "compactable_tools",
+                  "event_handler", "notes_in_background", "max_conversations", "prices"]
+
+
+def test_the_constructor_takes_only_the_public_options_each_documented() -> None:
+    import inspect
+    from pathlib import Path
+
+    params = inspect.signature(ContextManager).parameters
+    assert list(params) == PUBLIC_OPTIONS
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in params.items() if name != "window")
+    doc = inspect.getdoc(ContextManager) or ""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
+    for name in PUBLIC_OPTIONS:
+        assert f"`{name}`" in doc and f"| `{name}` |" in page, name
+
+
+async def test_what_the_agent_wires_in_goes_through_one_typed_seam() -> None:
+    from compact_agent.context.wiring import Internals
+
+    events: list[Event] = []
+    cm = ContextManager.wired(Internals(event_sink=events.append, provider="anthropic"), window=8_000)
+    await reader_agent(Reader(20), cm).run("Read.", usage_limits=LIMITS)
+    assert cm.provider == "anthropic" and any(e.layer == "compact" for e in events)
+    with pytest.raises(TypeError):
+        ContextManager(window=8_000, event_sink=events.append)  # type: ignore[call-arg]
+
+
+# -- 13. the window from the model ---------------------------------------------------------------------------
+async def test_without_a_window_the_models_own_is_used_where_pydantic_ai_knows_it() -> None:
+    from pydantic_ai.exceptions import UserError
+
+    reader = Reader(20)
+    cm = ContextManager()
+    agent: Agent[None, str] = Agent(FunctionModel(reader, profile={"context_window": 8_000}), capabilities=[cm])
+
+    @agent.tool_plain
+    def read(page: int) -> str:
+        """One page."""
+        return f"page {page}: " + " ".join(f"line-{page}-{i}" for i in range(500))
+
+    await agent.run("Read.", usage_limits=LIMITS)
+    assert cm.window == 8_000 and cm.limits.window == 8_000 and cm.compactions
+    unknown = reader_agent(Reader(1), ContextManager())
+    with pytest.raises(UserError, match=r"does not know: ContextManager\(window=\.\.\.\)"):
+        await unknown.run("Read.")

@@ -202,11 +202,16 @@ def test_the_library_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> No
     assert cm.limits.buffer == 13_000 and cm.settings.microcompact_keep_recent == 5
 
 
-def test_without_a_window_the_error_says_what_to_pass() -> None:
+async def test_without_a_window_the_error_says_what_to_pass() -> None:
+    """A model whose window pydantic-ai does not know (FunctionModel has none): the first request says
+    what to pass, and nothing is sent."""
     from pydantic_ai.exceptions import UserError
 
+    provider = FakeProvider(1)
+    agent, _ = fetch_agent(provider, ContextManager())
     with pytest.raises(UserError, match=r"ContextManager\(window=\.\.\.\)"):
-        ContextManager()
+        await agent.run("go")
+    assert provider.sizes == []
 
 
 async def test_two_conversations_on_one_agent_keep_apart() -> None:

@@ -41,6 +41,7 @@ from ..context import (  # the library's public API: the agent builds on nothing
     SharedPrefixSummarizer,
     default_layers,
 )
+from ..context.wiring import Internals  # and the one seam for what a coding agent wires in
 from ..models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
 from ..session.store import (
     SessionStore,
@@ -181,15 +182,14 @@ class AgentSession:
         # files take spilled results and the collapse log), notes beside it that outlive a turn,
         # files restored after a compaction, the hooks around it.
         compaction = self.settings.compaction()
-        self.cm = ContextManager(
-            limits=self.limits, summarizer=self._summarizer, settings=compaction,
-            compactor=Compactor(self.limits, restorer), store=self.store, notes_in_background=True,
-            layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
-            event_sink=self._on_event,
-            on_compact_start=on_compact_start, provider=self.info.provider,
-            cache_ttl_s=self.info.cache_ttl_s, max_output=self.info.max_output, memory=self.memory,
+        self.cm = ContextManager.wired(
+            Internals(limits=self.limits, summarizer=self._summarizer, compactor=Compactor(self.limits, restorer),
+                      layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
+                      event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
+                      cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
+                      before_compact=self.ext.before_compact, after_compact=self.ext.after_compact),
+            settings=compaction, store=self.store, notes_in_background=True, max_output=self.info.max_output,
             prices=prices_of(self.info),
-            before_compact=self.ext.before_compact, after_compact=self.ext.after_compact,
         )
         self._restore_layer_state()
         self.instructions, self.instructions_paths = project_instructions(self.cwd)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import NoOpTracer, Tracer
@@ -27,8 +26,12 @@ from .layers import default_layers
 from .memory import SessionMemory
 from .microcompact import Microcompact
 from .settings import Limits
-from .stores import InMemoryStore, SideFiles
+from .stores import HistoryStore, InMemoryStore, SideFiles
 from .summarizer import SharedPrefixSummarizer
+from .wiring import Internals
+
+#: Limits until the model's own window is read (never used for a request: it is read first).
+_PROVISIONAL_WINDOW = 8_192
 
 if TYPE_CHECKING:
     from .pipeline import ContextManager
@@ -37,28 +40,32 @@ if TYPE_CHECKING:
 class RunLifecycle:
     """Mixed into `ContextManager` (whose fields and pipeline methods these use)."""
 
-    def _build_defaults(self: ContextManager) -> None:
+    def _build_defaults(self: ContextManager, window: int | None, store: HistoryStore | None,
+                        internals: Internals) -> None:
         """Whatever the caller left out: limits from the window, an in-memory store, the default
         layers (side files if the store offers them), in-memory notes, the shared-prefix summary."""
         # What the caller built belongs to one conversation; what we build can be built again.
-        self._owned = [name for name in ("store", "layers", "memory", "compactor") if getattr(self, name) is not None]
-        if self.limits is None:
-            if self.window is None:
-                raise UserError("ContextManager needs the model's context window: ContextManager(window=...)")
-            self.limits = Limits.for_window(self.window, self.max_output, self.settings)
+        self._owned = [name for name, given in (("store", store), ("layers", internals.layers),
+                                                ("memory", internals.memory), ("compactor", internals.compactor))
+                       if given is not None]
+        # No window and no limits: the model's own, read at the first request (`_window_from`).
+        self._window_unknown = window is None and internals.limits is None
+        if internals.limits is not None:
+            self.limits = internals.limits
+        else:
+            self.limits = Limits.for_window(window or _PROVISIONAL_WINDOW, self.max_output, self.settings)
         self.window = self.limits.window
-        if self.store is None:
-            self.store = InMemoryStore()
-        self._all_tools = self.compactable_tools is None and self.layers is None
-        if self.layers is None:
+        self.store = store if store is not None else InMemoryStore()
+        self._all_tools = self.compactable_tools is None and internals.layers is None
+        if internals.layers is not None:
+            self.layers = internals.layers
+        else:
             side = self.store if isinstance(self.store, SideFiles) else None
-            self.layers = default_layers(self.settings, side, compactable=self.compactable_tools)
-        self._own_memory = self.memory is None and self.settings.memory_enabled
-        if self._own_memory:
-            self.memory = SessionMemory(None, self.settings, clock=self.clock)
-        if self.summarizer is None:
-            self.summarizer = default_summarizer
-        self.compactor = self.compactor or Compactor(self.limits)
+            self.layers = list(default_layers(self.settings, side, compactable=self.compactable_tools))
+        self._own_memory = internals.memory is None and self.settings.memory_enabled
+        self.memory = SessionMemory(None, self.settings, clock=self.clock) if self._own_memory else internals.memory
+        self.summarizer = internals.summarizer or default_summarizer
+        self.compactor = internals.compactor or Compactor(self.limits)
         self.run_model: Model | None = None  # the model of the latest run (writes summary and notes)
         self._now_model: Model | None = None
         self._tracer: Tracer = NoOpTracer()
@@ -101,12 +108,41 @@ class RunLifecycle:
                 f"this ContextManager was given its own {', '.join(self._owned)}, which hold one conversation "
                 f"({self._conversation!r}), and cannot also serve conversation {key!r}: create one "
                 "ContextManager per conversation, or leave those arguments out")
-        other = replace(self, store=None, layers=None, memory=None, compactor=None, limits=self.limits)
+        known = not self._window_unknown
+        other = type(self).wired(self._internals_now(limits=self.limits if known else None),
+                                 window=self.window if known else None, **self._options_now())
         other._conversation = key
         self._others[key] = other
         while len(self._others) > self.max_conversations:
             self._others.popitem(last=False)
         return other
+
+    def _options_now(self: ContextManager) -> dict[str, Any]:
+        """The public options as they are now (a caller may have set `event_handler` since)."""
+        return {"max_output": self.max_output, "settings": self.settings, "summary_model": self.summary_model,
+                "token_counter": self.token_counter, "compactable_tools": self.compactable_tools,
+                "event_handler": self.event_handler, "notes_in_background": self.notes_in_background,
+                "max_conversations": self.max_conversations, "prices": self.prices}
+
+    def _internals_now(self: ContextManager, limits: Limits | None) -> Internals:
+        """What another conversation's copy is wired with: the same, but its own layers, notes and
+        compactor (built afresh) and the limits this one has now."""
+        return Internals(limits=limits, summarizer=self.summarizer, clock=self.clock, event_sink=self.event_sink,
+                         on_compact_start=self.on_compact_start, provider=self.provider,
+                         cache_ttl_s=self.cache_ttl_s, save_state=self.save_state,
+                         before_compact=self.before_compact, after_compact=self.after_compact,
+                         keep_system_prompts=self.keep_system_prompts)
+
+    def _window_from(self: ContextManager, model: Model) -> None:
+        """`ContextManager()` without a window: the model's, where pydantic-ai knows it."""
+        if not self._window_unknown:
+            return
+        known = getattr(model, "context_window", None)  # pydantic-ai 2.68+: from the model's profile
+        if not isinstance(known, int) or known <= 0:
+            raise UserError(f"ContextManager needs the context window of model {model.model_name!r}, which "
+                            "pydantic-ai does not know: ContextManager(window=...)")
+        self._window_unknown = False
+        self.set_window(known)
 
     def conversation(self: ContextManager, conversation_id: str) -> ContextManager | None:
         """The state kept for `conversation_id` (its store, compactions, savings), if any."""

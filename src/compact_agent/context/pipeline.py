@@ -27,11 +27,9 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import KW_ONLY, dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from opentelemetry.trace import Status, StatusCode
 from pydantic_ai.capabilities import AbstractCapability
@@ -41,39 +39,28 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 
 from . import tokens
-from .compactor import CompactionError, CompactionResult, Compactor, Summarize, join
+from .compactor import CompactionError, CompactionResult, Compactor, join
 from .contract import StoreSync, keep_system_prompts, stamp_new
 from .economics import Prices
 from .events import Budget, Event, Stopwatch, typed
 from .fit import shrink_to_fit
 from .identity_memo import IdentityMemo
 from .lifecycle import RunLifecycle
+from .memory import SessionMemory
 from .schedule import Schedule
 from .settings import CompactionSettings as Settings
 from .settings import Limits
 from .stores import HistoryStore
+from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
 
-__all__ = ["ContextManager", "HistoryStore", "Layer", "SummarizerFactory", "TokenCounter", "WindowTooSmallError"]
+__all__ = [
+    "ContextManager", "HistoryStore", "Internals", "Layer", "SummarizerFactory", "TokenCounter", "WindowTooSmallError",
+]
 
 
 class WindowTooSmallError(UserError):
     """A request cannot be brought under the window (its fixed part alone may exceed it); it is
     not sent. Raised out of the run, as a provider's refusal would be, but before any request."""
-
-
-class Layer(Protocol):
-    name: str
-
-    def apply(self, messages: list[ModelMessage], budget: Budget) -> Any: ...
-
-
-SummarizerFactory = Callable[["ContextManager"], Summarize]
-#: Counts the tokens of messages as your provider would (e.g. with its tokenizer).
-TokenCounter = Callable[[Sequence[ModelMessage]], int]
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 log = logging.getLogger(__name__)
@@ -82,53 +69,88 @@ _LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORE
 _USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
 
 
-@dataclass
 class ContextManager(RunLifecycle, AbstractCapability[Any]):
     """Keeps every request inside the window. Add it to any pydantic-ai Agent's capabilities:
 
         Agent(model, capabilities=[ContextManager(window=16_000)])
 
-    Every argument but `window` is optional. Layers 1-4 shape only what is sent; a compaction
-    rewrites the run's history (what `all_messages()` returns), after archiving it in `store`.
+    Every argument but `window` is optional and keyword-only. Layers 1-4 shape only what is sent; a
+    compaction rewrites the run's history (what `all_messages()` returns), after archiving it in
+    `store`.
+
+    - `window`: the model's context window in tokens; None: the model's own, where pydantic-ai
+      knows it (read at the first request).
+    - `max_output`: the most the model writes in one response (reserved for the summary).
+    - `settings`: every threshold of every layer (`CompactionSettings`).
+    - `summary_model`: the model that writes summaries; None: the run's own, sharing its cached prefix.
+    - `token_counter`: counts a message's tokens as your provider would; None: characters/4,
+      calibrated by the reported usage.
+    - `store`: where the history and its archives go; None: an `InMemoryStore` per conversation.
+    - `compactable_tools`: the tools whose old results L3 may clear; None: every tool.
+    - `event_handler`: called with every layer action and compaction (typed events); an exception
+      it raises is logged and counted in `handler_errors`, never raised into the run.
+    - `notes_in_background`: let a notes request outlive its run (then `await drain()` before exiting).
+    - `max_conversations`: conversations kept at once (least recently used dropped).
+    - `prices`: the model's prices, which decide when compacting pays (`Prices`).
     """
 
-    window: int | None = None  # the model's context window, in tokens
-    _: KW_ONLY
-    max_output: int = 8_192  # the most the model writes in one response (reserved for the summary)
-    settings: Settings = field(default_factory=Settings)
-    summary_model: Model | str | None = None  # None: the run's own model, sharing its cached prefix
-    token_counter: TokenCounter | None = None  # None: characters/4, calibrated by the reported usage
-    store: HistoryStore | None = None  # None: an InMemoryStore per conversation
-    compactable_tools: Sequence[str] | None = None  # whose old results L3 may clear; None: every tool
-    event_handler: Callable[[Event], None] | None = None  # every layer action and compaction, typed
-    notes_in_background: bool = False  # True: notes may outlive a run; then call `drain()` before exiting
-    max_conversations: int = 64
-    # Lower level (the agent and the analyzer build these themselves).
-    limits: Limits | None = None
-    summarizer: SummarizerFactory | None = None
-    compactor: Compactor | None = None
-    layers: list[Any] | None = None  # None: `default_layers`; [] for none
-    memory: Any = None  # session memory (notes); None: in-memory notes if settings.memory_enabled
-    clock: Callable[[], datetime] = utcnow
-    event_sink: Callable[[Event], None] | None = None
-    on_compact_start: Callable[[str, int], None] | None = None
-    provider: str = "openai"
-    cache_ttl_s: float = 3600.0
-    save_state: Callable[[dict[str, Any]], None] | None = None  # persists frozen layer decisions
-    # Around every compaction (the agent's hooks): may add to the instructions / sees the result.
-    before_compact: Callable[[str, str], Awaitable[str]] | None = None
-    after_compact: Callable[[CompactionResult], Awaitable[None]] | None = None
-    # The model's prices: they decide when compacting before the threshold pays (economics.py).
-    prices: Prices = field(default_factory=Prices)
+    # After construction every one of these is set (a window None is read from the model at the
+    # first request; until then `window` and `limits` describe an 8K window of no consequence).
+    window: int
+    limits: Limits
+    store: HistoryStore
+    settings: Settings
+    layers: list[Layer]
+    compactor: Compactor
+    summarizer: SummarizerFactory
+    memory: SessionMemory | None
 
-    def __post_init__(self) -> None:
-        self._build_defaults()
+    def __init__(self, window: int | None = None, *, max_output: int = 8_192, settings: Settings | None = None,
+                 summary_model: Model | str | None = None, token_counter: TokenCounter | None = None,
+                 store: HistoryStore | None = None, compactable_tools: Sequence[str] | None = None,
+                 event_handler: Callable[[Event], None] | None = None, notes_in_background: bool = False,
+                 max_conversations: int = 64, prices: Prices | None = None) -> None:
+        self._setup(Internals(), window=window, max_output=max_output, settings=settings,
+                    summary_model=summary_model, token_counter=token_counter, store=store,
+                    compactable_tools=compactable_tools, event_handler=event_handler,
+                    notes_in_background=notes_in_background, max_conversations=max_conversations, prices=prices)
+
+    @classmethod
+    def wired(cls, internals: Internals, window: int | None = None, **options: Any) -> ContextManager:
+        """A `ContextManager` with the public `options` and what the terminal agent or the analyzer
+        wire in (`Internals`, wiring.py): the one way in for anything that is not a public option."""
+        cm = cls.__new__(cls)
+        cm._setup(internals, window=window, **options)
+        return cm
+
+    def _setup(self, internals: Internals, *, window: int | None, max_output: int = 8_192,
+               settings: Settings | None = None, summary_model: Model | str | None = None,
+               token_counter: TokenCounter | None = None, store: HistoryStore | None = None,
+               compactable_tools: Sequence[str] | None = None, event_handler: Callable[[Event], None] | None = None,
+               notes_in_background: bool = False, max_conversations: int = 64, prices: Prices | None = None) -> None:
+        self.max_output = max_output
+        self.settings = settings if settings is not None else Settings()
+        self.summary_model = summary_model
+        self.token_counter = token_counter
+        self.compactable_tools = compactable_tools
+        self.event_handler = event_handler
+        self.notes_in_background = notes_in_background
+        self.max_conversations = max_conversations
+        self.prices = prices if prices is not None else Prices()
+        self.clock = internals.clock
+        self.event_sink = internals.event_sink
+        self.on_compact_start = internals.on_compact_start
+        self.provider = internals.provider
+        self.cache_ttl_s = internals.cache_ttl_s
+        self.save_state = internals.save_state
+        self.before_compact = internals.before_compact
+        self.after_compact = internals.after_compact
+        self.keep_system_prompts = internals.keep_system_prompts
+        self._build_defaults(window, store, internals)
         self.calibration = tokens.Calibration()
         self._sync = StoreSync()  # what the store holds, by identity
         self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
         self._run_ids: tuple[str | None, str | None] = (None, None)  # the live run's (run_id, conversation_id)
-        # A compacted history opens with the system prompts the history opened with (contract.py).
-        self.keep_system_prompts = True
         self.handler_errors = 0  # exceptions raised by `event_handler` (logged, never raised into the run)
         self.failures = 0
         self.compactions: list[CompactionResult] = []
@@ -481,6 +503,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
     # -- pydantic-ai hooks ---------------------------------------------------------------------
     async def prepare_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
                                     ) -> ModelRequestContext:
+        self._window_from(ctx.model)
         self._run_ids = (ctx.run_id, ctx.conversation_id)
         self.persist(ctx.messages)
         params = request_context.model_request_parameters
