@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint install clean
+.PHONY: test typecheck demo lint install clean
 
 $(BIN)/python:
 	@echo "creating $(VENV) with $(PYTHON)"
@@ -21,8 +21,15 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP) typecheck
 	$(BIN)/python -m pytest -q
+
+# The library's types, as a user's checker sees them (configured in pyproject.toml).
+typecheck: $(STAMP)
+	$(BIN)/mypy
+	$(BIN)/pyright
+	rm -rf build/docs-programs && $(BIN)/python tests/docs_programs.py build/docs-programs
+	$(BIN)/mypy --strict build/docs-programs
 
 demo: $(STAMP)
 	$(BIN)/python -m compact_agent.demo

@@ -20,6 +20,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, SystemPromptPart
 
+from .stores import HistoryStore
+
 __all__ = ["LoadableStore", "StoreSync", "keep_system_prompts", "stamp_new"]
 
 
@@ -106,20 +108,20 @@ class StoreSync:
             n += 1
         return n
 
-    def sync(self, store: Any, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]]) -> None:
+    def sync(self, store: HistoryStore, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]]) -> None:
         """Make `store` hold `messages`: append what is new, or rewrite it when the history no
         longer begins with what the store holds (a shorter or edited history)."""
         if not self.started:
             self.started = True
             if isinstance(store, LoadableStore):
-                self.held = list(store.load_messages())
+                self.held = list(store.load_messages())  # a new capability on a store that holds the conversation
                 n = self.common(messages, deep=True)
                 if n == len(self.held):
                     self.held = list(messages[:n])  # the caller's objects from now on
         n = self.common(messages)
         if n == len(self.held):
-            if len(messages) > n and store is not None:
+            if len(messages) > n:
                 store.append(list(messages[n:]))
-        elif store is not None:
+        else:
             store.rewrite(boundary(), list(messages))
         self.held = list(messages)

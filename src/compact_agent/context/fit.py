@@ -50,7 +50,7 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
     dropped = 0
     # The first message stays: the summary, or the user's opening request.
     keep_first = 1 if view and isinstance(view[0], ModelRequest) else 0
-    first = view[0] if keep_first else None
+    first = view[0] if keep_first and isinstance(view[0], ModelRequest) else None
     words: list[str] = []  # what the user typed in the rounds left out, carried after the first message
     left_out = 0  # estimated tokens of those rounds
     while after > limit:
@@ -82,9 +82,9 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
             last = -1
         for i, m in enumerate(view):
             if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
-                kept = [p for p in m.parts if not isinstance(p, ThinkingPart)]
-                if kept:
-                    view[i] = dataclasses.replace(m, parts=kept)
+                rest = [p for p in m.parts if not isinstance(p, ThinkingPart)]
+                if rest:
+                    view[i] = dataclasses.replace(m, parts=rest)
                     thinking += 1
         after = cm.measure(view) if thinking else after
     if ids or dropped or thinking:

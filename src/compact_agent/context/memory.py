@@ -332,9 +332,10 @@ class SessionMemory:
         wait_ms = waited.ms()
         watch = Stopwatch()
 
-        def skip(reason: str) -> None:
+        def skip(reason: str) -> CompactionResult | None:
             self._emit(cm.emit, Event("memory", "skip", tokens_before, tokens_before, trigger=trigger,
                                       duration_ms=watch.ms(), detail={"reason": reason, "waited_ms": wait_ms}))
+            return None
 
         if self.notes is None:
             return skip("no notes yet")
@@ -373,7 +374,7 @@ class SessionMemory:
             found = at if at >= 0 else None
         self._set_coverage((found, fingerprint(result.messages[found])) if found is not None else None)
 
-    async def drain(self, timeout: float) -> None:
+    async def drain(self, timeout: float | None) -> None:
         """Let an extraction in flight finish (bounded) so what it cost is not thrown away, then close."""
         if self._task is not None and not self._task.done():
             await asyncio.wait({self._task}, timeout=timeout)

@@ -27,25 +27,27 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from opentelemetry.trace import Status, StatusCode
+from opentelemetry.trace import Status, StatusCode, Tracer
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.capabilities.abstract import WrapRunHandler
 from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest, UserError
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
+from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from . import tokens
+from . import lifecycle, tokens
 from .compactor import CompactionError, CompactionResult, Compactor, join
-from .contract import StoreSync, keep_system_prompts, stamp_new
+from .contract import LoadableStore, StoreSync, keep_system_prompts, stamp_new
 from .economics import Prices
 from .events import Budget, Event, Stopwatch, typed
 from .fit import shrink_to_fit
 from .identity_memo import IdentityMemo
-from .lifecycle import RunLifecycle
 from .memory import SessionMemory
 from .schedule import Schedule
 from .settings import CompactionSettings as Settings
@@ -69,7 +71,7 @@ _LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORE
 _USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
 
 
-class ContextManager(RunLifecycle, AbstractCapability[Any]):
+class ContextManager(AbstractCapability[Any]):
     """Keeps every request inside the window. Add it to any pydantic-ai Agent's capabilities:
 
         Agent(model, capabilities=[ContextManager(window=16_000)])
@@ -104,6 +106,18 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
     compactor: Compactor
     summarizer: SummarizerFactory
     memory: SessionMemory | None
+    run_model: Model | None  # the model of the latest run (writes summary and notes)
+    # Set up by lifecycle.build_defaults.
+    _owned: list[str]  # what the caller built, which holds one conversation
+    _window_unknown: bool
+    _all_tools: bool
+    _own_memory: bool
+    _now_model: Model | None
+    _tracer: Tracer
+    _conversation: str | None
+    _others: OrderedDict[str, ContextManager]
+    _prev_savings: dict[str, int]
+    _rebaseline: bool
 
     def __init__(self, window: int | None = None, *, max_output: int = 8_192, settings: Settings | None = None,
                  summary_model: Model | str | None = None, token_counter: TokenCounter | None = None,
@@ -146,7 +160,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         self.before_compact = internals.before_compact
         self.after_compact = internals.after_compact
         self.keep_system_prompts = internals.keep_system_prompts
-        self._build_defaults(window, store, internals)
+        lifecycle.build_defaults(self, window, store, internals)
         self.calibration = tokens.Calibration()
         self._sync = StoreSync()  # what the store holds, by identity
         self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
@@ -169,6 +183,41 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         self._sent: tuple[int, ModelMessage | None] = (0, None)  # history length and last message the view covered
         self.schedule = Schedule(self.prices)  # when to compact (schedule.py)
         self._reason = ""
+
+    # -- runs and conversations (lifecycle.py) -----------------------------------------------
+    async def for_run(self, ctx: RunContext[Any]) -> ContextManager:
+        """The state for this run's conversation: this instance for the first conversation, a
+        fresh copy for each other one (their frozen decisions, notes and history must not mix)."""
+        return await lifecycle.for_run(self, ctx)
+
+    def conversation(self, conversation_id: str) -> ContextManager | None:
+        """The state kept for `conversation_id` (its store, compactions, savings), if any."""
+        return lifecycle.conversation(self, conversation_id)
+
+    async def wrap_run(self, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+        return await lifecycle.wrap_run(self, ctx, handler=handler)
+
+    async def after_run(self, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+        """Persist what the run added after its last model request (the final response)."""
+        return await lifecycle.after_run(self, ctx, result=result)
+
+    async def drain(self, timeout: float | None = None) -> None:
+        """Wait for background notes in flight (all conversations), then cancel what is left.
+        Needed only with `notes_in_background=True`, before the event loop ends."""
+        await lifecycle.drain(self, timeout)
+
+    async def compact_now(self, messages: Sequence[ModelMessage], *, instructions: str = "",
+                          model: Model | str | None = None) -> list[ModelMessage]:
+        """Compact `messages` (this conversation's history) now, outside a run; returns the new history.
+
+        The summary comes from `model`, else `summary_model`, else the model of the latest run.
+        Raises `CompactionError` when it cannot compact (nothing is changed then).
+        """
+        return await lifecycle.compact_now(self, messages, instructions=instructions, model=model)
+
+    def summary_model_for_now(self) -> Model:
+        """The model that writes a summary now (see `summary_model`)."""
+        return lifecycle.summary_model_for_now(self)
 
     # -- state the runner reads ------------------------------------------------------------
     @property
@@ -237,8 +286,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         itself at the first request).
         """
         if messages is None:
-            load = getattr(self.store, "load_messages", None)
-            messages = list(load()) if callable(load) else []
+            messages = list(self.store.load_messages()) if isinstance(self.store, LoadableStore) else []
         self._sync.reset(messages)
 
     def _replaced_boundary(self) -> dict[str, Any]:
@@ -293,7 +341,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             self.view_savings[layer.name], size = size - shaped, shaped
             view = result.messages
             measured = self.measure(view)
-            grown = self._account(layer.name, bool(result.events))
+            grown = lifecycle.account(self, layer.name, bool(result.events))
             for ev in result.events:
                 if not ev.duration_ms:
                     ev.duration_ms = watch.ms()
@@ -307,14 +355,16 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         return view, suppressed
 
     def layer_state(self) -> dict[str, Any]:
-        return {layer.name: layer.state_to_json() for layer in self.layers if hasattr(layer, "state_to_json")}
+        layers: list[Any] = list(self.layers)  # saving and loading state are optional for a layer
+        return {layer.name: layer.state_to_json() for layer in layers if hasattr(layer, "state_to_json")}
 
     def load_layer_state(self, state: dict[str, Any]) -> None:
         """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
         if not isinstance(state, dict):
             log.warning("the saved layer decisions are not a JSON object; every layer starts afresh")
             state = {}
-        for layer in self.layers:
+        layers: list[Any] = list(self.layers)
+        for layer in layers:
             d = state.get(layer.name)
             if isinstance(d, dict) and hasattr(layer, "load_state"):
                 try:
@@ -460,7 +510,8 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             self.compactions[-1].messages, self.compactions[-1].summary = [], ""
         self.compactions.append(result)
         self._prev_savings, self._rebaseline = {}, True  # the next view's savings are of the new history
-        for layer in self.layers or ():  # decisions about messages that are gone for good
+        layers: list[Any] = list(self.layers)
+        for layer in layers:  # decisions about messages that are gone for good
             if hasattr(layer, "forget_absent"):
                 layer.forget_absent(result.messages)
         self._last_compaction_request = self.requests
@@ -503,16 +554,17 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
     # -- pydantic-ai hooks ---------------------------------------------------------------------
     async def prepare_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
                                     ) -> ModelRequestContext:
-        self._window_from(ctx.model)
+        model = cast(Model, ctx.model)  # a run's model is a pydantic-ai Model (what model_request takes)
+        lifecycle.window_from(self, model)
         self._run_ids = (ctx.run_id, ctx.conversation_id)
         self.persist(ctx.messages)
         params = request_context.model_request_parameters
         self.last_params, self.last_settings = params, request_context.model_settings
-        self.run_model, self._tracer = ctx.model, ctx.tracer
+        self.run_model, self._tracer = model, ctx.tracer
         if self._own_memory and self.memory is not None:
-            self.memory.model = ctx.model  # notes share the run's model and cached prefix
+            self.memory.model = model  # notes share the run's model and cached prefix
         if self._all_tools:
-            self._compact_tools({t.name for t in params.function_tools})
+            lifecycle.compact_tools(self, {t.name for t in params.function_tools})
         instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
         self.overhead = tokens.request_overhead(instructions, params.function_tools)
         view, tokens_now, _ = await self.prepare_view(ctx.messages)
