@@ -327,3 +327,23 @@ async def test_without_a_window_the_models_own_is_used_where_pydantic_ai_knows_i
     unknown = reader_agent(Reader(1), ContextManager())
     with pytest.raises(UserError, match=r"does not know: ContextManager\(window=\.\.\.\)"):
         await unknown.run("Read.")
+
+
+async def test_every_strategy_a_run_reports_is_documented() -> None:
+    import inspect
+    from pathlib import Path
+
+    from compact_agent.context import CompactionEvent
+
+    events: list[Event] = []
+    for settings in (CompactionSettings(), CompactionSettings(compaction_records=False)):
+        cm = ContextManager(window=8_000, settings=settings, event_handler=events.append)
+        await reader_agent(Reader(30), cm).run("Read.", usage_limits=LIMITS)
+    compactions = [e for e in events if isinstance(e, CompactionEvent)]
+    strategies = {e.strategy for e in compactions}
+    assert {"record", "full"} <= strategies and any(e.incremental for e in compactions)
+    doc = inspect.getdoc(CompactionEvent) or ""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
+    for s in strategies:
+        assert f'"{s}"' in doc and f'"{s}"' in page, s
+    assert "incremental" in doc and "incremental" in page
