@@ -35,13 +35,13 @@ from typing import Any, cast
 from opentelemetry.trace import Status, StatusCode, Tracer
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.capabilities.abstract import WrapRunHandler
-from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest, UserError
+from pydantic_ai.exceptions import ModelContextWindowExceededError, UserError
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from . import lifecycle, tokens
+from . import compat, lifecycle, tokens
 from .compactor import CompactionError, CompactionResult, Compactor, join
 from .contract import LoadableStore, StoreSync, keep_system_prompts, stamp_new
 from .economics import Prices
@@ -552,6 +552,13 @@ class ContextManager(AbstractCapability[Any]):
         return True
 
     # -- pydantic-ai hooks ---------------------------------------------------------------------
+    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
+                                   ) -> ModelRequestContext:
+        """Before pydantic-ai 2.64 there is no per-attempt hook: the view is prepared here (compat.py)."""
+        if compat.HAS_PREPARE_HOOK:
+            return request_context
+        return await self.prepare_model_request(ctx, request_context)
+
     async def prepare_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
                                     ) -> ModelRequestContext:
         model = cast(Model, ctx.model)  # a run's model is a pydantic-ai Model (what model_request takes)
@@ -632,7 +639,11 @@ class ContextManager(AbstractCapability[Any]):
         self.learn_from_overflow(str(error) + " " + str(getattr(error, "body", "")))
         if not await self._auto(ctx.messages, self.view, "reactive"):
             raise error
-        raise RetryModelRequest()
+        if compat.RETRY_MODEL_REQUEST is not None:
+            raise compat.RETRY_MODEL_REQUEST()
+        # Before pydantic-ai 2.64 this hook cannot ask for the request again: send the compacted one.
+        retry = await self.prepare_model_request(ctx, request_context)
+        return await retry.model.request(retry.messages, retry.model_settings, retry.model_request_parameters)
 
     def learn_from_overflow(self, text: str) -> None:
         """The provider said how big the prompt was and what its limit is: believe it."""
