@@ -347,3 +347,39 @@ async def test_every_strategy_a_run_reports_is_documented() -> None:
     for s in strategies:
         assert f'"{s}"' in doc and f'"{s}"' in page, s
     assert "incremental" in doc and "incremental" in page
+
+
+async def test_a_streamed_run_whose_usage_is_implausible_stays_inside_the_window() -> None:
+    """FunctionModel's streamed responses report an estimated usage far below what was sent."""
+    from collections.abc import AsyncIterator
+
+    from pydantic_ai.models.function import DeltaToolCall, DeltaToolCalls
+
+    sizes: list[int] = []
+    left = {"n": 40}
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        sizes.append(sum(len(str(getattr(p, "content", "") or getattr(p, "args", ""))) for m in messages
+                         for p in m.parts) // 4)
+        if library_request(messages):
+            yield "<summary>Pages read so far.</summary>"
+        elif left["n"]:
+            left["n"] -= 1
+            yield {0: DeltaToolCall(name="read", json_args=f'{{"page": {left["n"]}}}', tool_call_id=f"c{left['n']}")}
+        else:
+            yield "done"
+
+    cm = ContextManager(window=16_000)
+    agent: Agent[None, str] = Agent(FunctionModel(stream_function=stream), capabilities=[cm])
+
+    @agent.tool_plain
+    def read(page: int) -> str:
+        """One page."""
+        return " ".join(f"w{page}-{i:05d}" for i in range(1_000))
+
+    async def consume(ctx: RunContext[None], events: object) -> None:
+        async for _ in events:  # type: ignore[attr-defined]
+            pass
+
+    result = await agent.run("Read.", usage_limits=LIMITS, event_stream_handler=consume)
+    assert result.output == "done" and sum(sizes) > 10 * 16_000 and max(sizes) <= 16_000
