@@ -383,3 +383,15 @@ async def test_a_streamed_run_whose_usage_is_implausible_stays_inside_the_window
 
     result = await agent.run("Read.", usage_limits=LIMITS, event_stream_handler=consume)
     assert result.output == "done" and sum(sizes) > 10 * 16_000 and max(sizes) <= 16_000
+
+
+async def test_compact_now_keeps_the_system_prompts_and_stamps_no_run() -> None:
+    reader, cm = Reader(3), ContextManager(window=64_000)
+    agent = reader_agent(reader, cm, system_prompt="You are the page reader.")
+    first = await agent.run("Read.")
+    new = await cm.compact_now(first.all_messages())
+    assert system_prompts(new) == ["You are the page reader."] and valid_history(new)
+    assert new[0].run_id is None  # made outside a run
+    reader.requests.clear()
+    await agent.run("Again.", message_history=new)
+    assert all(system_prompts(m) == ["You are the page reader."] for k, m in reader.requests if k == "main")

@@ -191,6 +191,7 @@ async def compact_now(cm: ContextManager, messages: Sequence[ModelMessage], *, i
     history = list(messages)
     cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
     cm._now_model = as_model(model)
+    cm._run_ids = (None, None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
     try:
         view, _ = cm.shape(list(history))
         result = await cm.compact(history, trigger="manual", instructions=instructions, summary_input=view)

@@ -118,6 +118,7 @@ class ContextManager(AbstractCapability[Any]):
     _others: OrderedDict[str, ContextManager]
     _prev_savings: dict[str, int]
     _rebaseline: bool
+    _run_ids: tuple[str | None, str | None]
 
     def __init__(self, window: int | None = None, *, max_output: int = 8_192, settings: Settings | None = None,
                  summary_model: Model | str | None = None, token_counter: TokenCounter | None = None,
