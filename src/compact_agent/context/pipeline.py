@@ -322,13 +322,19 @@ class ContextManager(AbstractCapability[Any]):
     def measure(self, messages: Sequence[ModelMessage]) -> int:
         return self.calibration.tokens(self.estimate(messages) + self.overhead)
 
+    def _measured(self, view: list[ModelMessage], builtin: int) -> int:
+        """`measure(view)`, given the built-in estimate of `view` already made."""
+        if self.token_counter is not None:
+            return self.measure(view)
+        return self.calibration.tokens(builtin + self.overhead)
+
     def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]:
         """Run layers 1–4; returns the view and whether collapse holds auto-compact off."""
         view = messages
         suppressed = False
         self.view_savings = {}
         size = tokens.estimate(view)
-        measured = self.measure(view)  # the view's size, measured once per change of the view
+        measured = self._measured(view, size)  # the view's size, measured once per change of the view
         for layer in self.layers:
             watch = Stopwatch()
             try:
@@ -341,7 +347,7 @@ class ContextManager(AbstractCapability[Any]):
             shaped = tokens.estimate(result.messages)
             self.view_savings[layer.name], size = size - shaped, shaped
             view = result.messages
-            measured = self.measure(view)
+            measured = self._measured(view, shaped)
             grown = lifecycle.account(self, layer.name, bool(result.events))
             for ev in result.events:
                 if not ev.duration_ms:
