@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint install clean
+.PHONY: test typecheck compat demo lint install clean
 
 $(BIN)/python:
 	@echo "creating $(VENV) with $(PYTHON)"
@@ -21,8 +21,29 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP) typecheck
 	$(BIN)/python -m pytest -q
+
+# The library's types, as a user's checker sees them (configured in pyproject.toml).
+typecheck: $(STAMP)
+	$(BIN)/mypy
+	$(BIN)/pyright
+	rm -rf build/docs-programs && $(BIN)/python tests/docs_programs.py build/docs-programs
+	$(BIN)/mypy --strict build/docs-programs
+
+# The library beside pydantic-ai-harness, with the pydantic-ai-slim it pins (2.62, the library's
+# floor), in a second venv: the library's contract tests there (~30 s the first time).
+COMPAT := .venv-compat
+HARNESS ?= 0.62.0
+$(COMPAT)/.installed: pyproject.toml
+	rm -rf $(COMPAT) && $(PYTHON) -m venv $(COMPAT)
+	$(COMPAT)/bin/python -m pip install --quiet --progress-bar off "pydantic-ai-harness==$(HARNESS)" pytest pytest-asyncio hypothesis
+	$(COMPAT)/bin/python -m pip install --quiet --progress-bar off --no-deps -e .
+	touch $@
+
+compat: $(COMPAT)/.installed
+	$(COMPAT)/bin/python -c "from importlib.metadata import version as v; print('pydantic-ai-slim', v('pydantic-ai-slim'), '+ pydantic-ai-harness', v('pydantic-ai-harness'))"
+	$(COMPAT)/bin/python -m pytest -q -p no:cacheprovider tests/context/test_versions.py tests/context/test_contract.py tests/context/test_library.py
 
 demo: $(STAMP)
 	$(BIN)/python -m compact_agent.demo
@@ -31,4 +52,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info
+	rm -rf $(VENV) $(COMPAT) build *.egg-info src/*.egg-info

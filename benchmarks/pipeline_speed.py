@@ -37,6 +37,7 @@ from compact_agent.context import tokens
 from compact_agent.context.compactor import Compactor
 from compact_agent.context.layers import default_layers
 from compact_agent.context.pipeline import ContextManager
+from compact_agent.context.wiring import Internals
 from compact_agent.replay.ours import MemoryStore
 
 SIZES = (100, 500, 1_000, 2_000)
@@ -71,8 +72,8 @@ def manager(root: Path) -> ContextManager:
     async def no_summary(messages: list[ModelMessage], prompt: str) -> str:
         raise RuntimeError("not timed")
 
-    return ContextManager(limits=limits, summarizer=lambda cm: no_summary, settings=settings,
-                          compactor=Compactor(limits), store=store, layers=default_layers(settings, store))
+    return ContextManager.wired(Internals(limits=limits, summarizer=lambda cm: no_summary, compactor=Compactor(limits),
+                                          layers=default_layers(settings, store)), settings=settings, store=store)
 
 
 async def measure(n: int) -> tuple[int, float, float, float]:

@@ -33,3 +33,57 @@ def test_the_excerpts_name_only_what_the_library_exports() -> None:
     names = set(re.findall(r"from compact_agent\.context import ([\w, ]+)", DOC.read_text(encoding="utf-8")))
     imported = {n.strip() for group in names for n in group.split(",")}
     assert imported and imported <= set(lib.__all__)
+
+
+async def test_the_sqlite_store_of_the_page_resumes_across_a_restart(tmp_path: Path) -> None:
+    """The page's SQLiteStore, as printed: two runs, each in a fresh store object and capability
+    (a restart), hold exactly the conversation; a compaction archives and rewrites it."""
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import RequestUsage, UsageLimits
+
+    from compact_agent.context import ContextManager, HistoryStore
+    from compact_agent.context.testing import reply_to_library_request
+
+    (source,) = blocks("python store")
+    namespace: dict[str, object] = {}
+    exec(compile(source, "docs/library.md", "exec"), namespace)
+    store_class = namespace["SQLiteStore"]
+    steps = {"left": 0}
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        usage = RequestUsage(input_tokens=sum(len(str(getattr(p, "content", ""))) for m in messages
+                                              for p in m.parts) // 4 + 200)
+        if (reply := reply_to_library_request(messages, usage=usage)) is not None:
+            return reply
+        if steps["left"]:
+            steps["left"] -= 1
+            return ModelResponse(parts=[ToolCallPart("read", {"page": steps["left"]})], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+    async def run_once(prompt: str, pages: int) -> tuple[list[ModelMessage], object]:
+        store = store_class(tmp_path / "chats.db", "conversation-42")  # type: ignore[operator]
+        assert isinstance(store, HistoryStore)
+        agent = Agent(FunctionModel(model), capabilities=[ContextManager(window=8_000, store=store)])
+
+        @agent.tool_plain
+        def read(page: int) -> str:
+            """A page."""
+            return " ".join(f"word{page}-{i}" for i in range(400))
+
+        steps["left"] = pages
+        result = await agent.run(prompt, message_history=store.load_messages(),  # type: ignore[attr-defined]
+                                 usage_limits=UsageLimits(request_limit=100))
+        return result.all_messages(), store
+
+    first, store = await run_once("Say hello.", 1)
+    assert len(first) == 4 and store.load_messages() == first  # type: ignore[attr-defined]
+    second, store = await run_once("Once more.", 1)  # a restart: new store object, new capability
+    assert len(second) == 8 and store.load_messages() == second  # type: ignore[attr-defined]
+    third, store = await run_once("Read a lot.", 20)
+    assert store.load_messages() == third  # type: ignore[attr-defined]
+    db = store.db  # type: ignore[attr-defined]
+    (archives,) = db.execute("SELECT COUNT(*) FROM archives").fetchone()
+    (boundaries,) = db.execute("SELECT COUNT(*) FROM boundaries").fetchone()
+    assert archives == boundaries >= 1

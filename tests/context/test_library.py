@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -172,9 +172,10 @@ async def test_one_line_setup_keeps_80_big_tool_results_inside_16k_and_writes_no
     store = cm.store
     assert isinstance(store, InMemoryStore)
     assert store.messages[-1] == result.all_messages()[-1]
-    assert len(store.archives) == len(cm.compactions) == len(compactions)
+    assert len(store.archives) + store.archives_dropped == len(cm.compactions) == len(compactions)
+    assert len(store.archives) == min(len(compactions), store.max_archives)
     archived = {p.tool_call_id for a in store.archives for m in a for p in m.parts if isinstance(p, ToolReturnPart)}
-    assert {f"call-{i}" for i in range(1, 60)} <= archived
+    assert {f"call-{i}" for i in range(80 - 8 * 5, 76)} <= archived  # the newest archives, kept
     assert cm.memory is None or not cm.memory.in_flight  # notes are off by default (they cost more than they save)
 
 
@@ -201,11 +202,16 @@ def test_the_library_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> No
     assert cm.limits.buffer == 13_000 and cm.settings.microcompact_keep_recent == 5
 
 
-def test_without_a_window_the_error_says_what_to_pass() -> None:
+async def test_without_a_window_the_error_says_what_to_pass() -> None:
+    """A model whose window pydantic-ai does not know (FunctionModel has none): the first request says
+    what to pass, and nothing is sent."""
     from pydantic_ai.exceptions import UserError
 
+    provider = FakeProvider(1)
+    agent, _ = fetch_agent(provider, ContextManager())
     with pytest.raises(UserError, match=r"ContextManager\(window=\.\.\.\)"):
-        ContextManager()
+        await agent.run("go")
+    assert provider.sizes == []
 
 
 async def test_two_conversations_on_one_agent_keep_apart() -> None:
@@ -382,12 +388,19 @@ async def test_a_token_counter_measures_the_requests() -> None:
     """With the provider's own count plugged in, the calibration has nothing left to correct;
     with the default characters/4 it learns the provider's denser tokenizer from reported usage."""
     ratios = {}
-    for name, counter in (("default", None), ("plugged", provider_tokens)):
+
+    def messages_only(messages: Sequence[ModelMessage]) -> int:
+        """The provider's count of the messages alone (the capability adds instructions and tools)."""
+        return provider_tokens(list(messages)) - 400
+
+    for name, counter in (("default", None), ("plugged", messages_only)):
         cm = ContextManager(window=16_000, token_counter=counter)
         agent, _ = fetch_agent(FakeProvider(8), cm)
         await agent.run("go")
         ratios[name] = cm.calibration.ratio
-    assert ratios["default"] > 1.1 and abs(ratios["plugged"] - 1.0) < 0.05, ratios
+    # What is left with the counter is the provider's fixed 400 tokens against the capability's own
+    # estimate of the instructions and the tool's schema (the counter is asked about messages).
+    assert ratios["default"] > 1.1 and abs(ratios["plugged"] - 1.0) < (ratios["default"] - 1.0) / 2, ratios
 
 
 async def test_a_run_ends_with_its_notes_written_unless_they_may_run_in_the_background() -> None:

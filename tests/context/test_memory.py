@@ -18,6 +18,7 @@ from pydantic_ai.messages import (
     ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
+    SystemPromptPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -42,6 +43,7 @@ from compact_agent.context.notes import (
     normalize_notes,
 )
 from compact_agent.context.pipeline import ContextManager
+from compact_agent.context.wiring import Internals
 from tests.context.strategies import BASE, PROPS, Conv, big_text, histories
 
 LIMITS = dataclasses.replace(Limits.for_window(64_000, 8_000), memory_min_tokens=1_000, memory_max_tokens=3_000,
@@ -255,8 +257,8 @@ def make(tmp_path: Path, fn: Notes, *, separate: bool = False, **kw: Any) -> tup
     async def no_summary(messages, prompt):
         raise AssertionError("session memory must not ask for a summary")
 
-    cm = ContextManager(limits=LIMITS, summarizer=lambda cm: no_summary, memory=mem, clock=clock,
-                        event_sink=events.append, store=Store(tmp_path))
+    cm = ContextManager.wired(Internals(limits=LIMITS, summarizer=lambda cm: no_summary, memory=mem, clock=clock,
+                                        event_sink=events.append), store=Store(tmp_path))
     cm.events = events  # type: ignore[attr-defined]
     tool = ToolDefinition(name="read_file", parameters_json_schema={"type": "object", "properties": {}})
     cm.last_params = ModelRequestParameters(function_tools=[tool])
@@ -436,8 +438,11 @@ async def test_compaction_from_notes_needs_no_model_call_and_reanchors(tmp_path)
     result = await cm.compact(msgs, trigger="auto")
     assert result.strategy == "session_memory" and result.event.action == "session_memory"
     assert not fn.calls
-    assert summary.is_summary(result.messages[0]) and "done through file_03" in result.messages[0].parts[0].content
-    assert "TASK: sum the files; never edit data/" in result.messages[0].parts[0].content
+    # The history's system prompt stays first (pydantic-ai would not add it again), then the summary.
+    system, text = result.messages[0].parts[0], result.messages[0].parts[1]
+    assert isinstance(system, SystemPromptPart) and system.content == "You are a careful coding agent."
+    assert summary.is_summary(result.messages[0]) and "done through file_03" in text.content
+    assert "TASK: sum the files; never edit data/" in text.content
     assert result.messages[-4:] == msgs[-4:] and rounds.unpaired(result.messages) == (set(), set())
     assert cm.measure(result.messages) <= LIMITS.threshold
     assert result.event.duration_ms < 1_000

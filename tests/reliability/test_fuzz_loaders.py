@@ -22,6 +22,7 @@ from compact_agent.context.collapse import read_log
 from compact_agent.context.layers import default_layers
 from compact_agent.context.memory import _read_notes
 from compact_agent.context.pipeline import ContextManager
+from compact_agent.context.wiring import Internals
 from compact_agent.session.store import SessionStore, _broken_pairs, _dump_message, load_session_file
 
 from .common import pairs_history
@@ -178,8 +179,8 @@ def test_corrupt_layer_state_never_breaks_a_request(tmp_path: Path, state: Any, 
             if isinstance(value, dict) and ids:
                 body[key] = {i: value for i in ids}
     s = Settings(tool_result_max_chars=1_000, microcompact_trigger=2)
-    cm = ContextManager(limits=Limits.for_window(8_000, 2_000, s), summarizer=lambda _cm: None,  # type: ignore[arg-type,return-value]
-                        settings=s, layers=default_layers(s, None))
+    cm = ContextManager.wired(Internals(limits=Limits.for_window(8_000, 2_000, s), summarizer=lambda _cm: None,  # type: ignore[arg-type,return-value]
+                                        layers=default_layers(s, None)), settings=s)
     cm.load_layer_state(json.loads(json.dumps(state)))
     history = pairs_history(6, big=3_000)
     view, _ = cm.shape(list(history))

@@ -41,6 +41,7 @@ from ..context import (  # the library's public API: the agent builds on nothing
     SharedPrefixSummarizer,
     default_layers,
 )
+from ..context.wiring import Internals  # and the one seam for what a coding agent wires in
 from ..models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
 from ..session.store import (
     SessionStore,
@@ -181,15 +182,14 @@ class AgentSession:
         # files take spilled results and the collapse log), notes beside it that outlive a turn,
         # files restored after a compaction, the hooks around it.
         compaction = self.settings.compaction()
-        self.cm = ContextManager(
-            limits=self.limits, summarizer=self._summarizer, settings=compaction,
-            compactor=Compactor(self.limits, restorer), store=self.store, notes_in_background=True,
-            layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
-            event_sink=self._on_event,
-            on_compact_start=on_compact_start, provider=self.info.provider,
-            cache_ttl_s=self.info.cache_ttl_s, max_output=self.info.max_output, memory=self.memory,
+        self.cm = ContextManager.wired(
+            Internals(limits=self.limits, summarizer=self._summarizer, compactor=Compactor(self.limits, restorer),
+                      layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
+                      event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
+                      cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
+                      before_compact=self.ext.before_compact, after_compact=self.ext.after_compact),
+            settings=compaction, store=self.store, notes_in_background=True, max_output=self.info.max_output,
             prices=prices_of(self.info),
-            before_compact=self.ext.before_compact, after_compact=self.ext.after_compact,
         )
         self._restore_layer_state()
         self.instructions, self.instructions_paths = project_instructions(self.cwd)
@@ -321,7 +321,7 @@ class AgentSession:
         self.checkpoints.begin(self.turns, len(history), prompt)
         history += await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
         history += self.mentions(prompt)
-        self.cm.synced = len(self.messages)
+        self.cm.resume(self.messages)
         before = len(self.cm.compactions)
         handler = _stream_handler(on_text, on_tool) if (on_text or on_tool) else None
         try:
@@ -347,7 +347,7 @@ class AgentSession:
     def _recover(self) -> None:
         """After an interrupted or failed turn, continue from what was saved (the truth)."""
         self.messages = self.store.load().messages
-        self.cm.synced = len(self.messages)
+        self.cm.resume(self.messages)
         self._save_read_state()
 
     # -- slash-command backends ----------------------------------------------------------------
@@ -379,7 +379,7 @@ class AgentSession:
         self.messages = self.messages[:history_len]
         self.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
                             "archive": str(self.store.archive()), "time": ""}, self.messages)
-        self.cm.synced = len(self.messages)
+        self.cm.resume(self.messages)
         return restored
 
     def clear(self) -> None:

@@ -30,7 +30,7 @@ from .events import (
 )
 from .layers import default_layers
 from .memory import SessionMemory
-from .pipeline import ContextManager, Layer, SummarizerFactory, TokenCounter
+from .pipeline import ContextManager, Layer, SummarizerFactory, TokenCounter, WindowTooSmallError
 from .restore import Restorer
 from .settings import CompactionSettings, Limits
 from .stores import HistoryStore, InMemoryStore, SideFiles
@@ -64,5 +64,6 @@ __all__ = [
     "Summarize",
     "SummarizerFactory",
     "TokenCounter",
+    "WindowTooSmallError",
     "default_layers",
 ]

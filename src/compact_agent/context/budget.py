@@ -260,7 +260,7 @@ class ToolResultBudget:
                     self.args_kept.add(part.tool_call_id)
                     continue
                 self.args_cut[part.tool_call_id] = cached
-            parts[i] = replace(part, args=cached)
+            parts[i] = replace(part, args=cached)  # type: ignore[arg-type]  # arguments cut to a preview, whatever the call
             changed = True
         return replace(message, parts=parts) if changed else message
 
@@ -305,15 +305,15 @@ class ToolResultBudget:
             chars = min(SHORT_PREVIEW_CHARS, self.settings.tool_result_preview_chars)
             calls = [p for m in messages if isinstance(m, ModelResponse) for p in m.parts
                      if isinstance(p, ToolCallPart) and p.tool_call_id in answered]
-            for part in sorted(calls, key=lambda p: -tokens.part_tokens(p)):
+            for call in sorted(calls, key=lambda p: -tokens.part_tokens(p)):
                 if freed >= need:
                     break
-                shown = replace(part, args=self.args_cut.get(part.tool_call_id, part.args))
-                cut = _cut_args(shown, chars, chars)
+                as_shown = replace(call, args=self.args_cut.get(call.tool_call_id, call.args))  # type: ignore[arg-type]
+                cut = _cut_args(as_shown, chars, chars)
                 if cut is not None:
-                    self.args_cut[part.tool_call_id] = cut
-                    freed += tokens.part_tokens(shown) - tokens.part_tokens(replace(part, args=cut))
-                    ids.append(part.tool_call_id)
+                    self.args_cut[call.tool_call_id] = cut
+                    freed += tokens.part_tokens(as_shown) - tokens.part_tokens(replace(call, args=cut))  # type: ignore[arg-type]
+                    ids.append(call.tool_call_id)
         if not ids:
             return messages, ids
         return [self._render(m) if isinstance(m, ModelRequest) else self._shown_args(m)
@@ -321,7 +321,7 @@ class ToolResultBudget:
 
     def _shown_args(self, message: ModelResponse) -> ModelResponse:
         """`message` with the arguments already cut (frozen in `args_cut`) as they are shown."""
-        parts = [replace(p, args=self.args_cut[p.tool_call_id])
+        parts = [replace(p, args=self.args_cut[p.tool_call_id])  # type: ignore[arg-type]
                  if isinstance(p, ToolCallPart) and p.tool_call_id in self.args_cut else p for p in message.parts]
         return replace(message, parts=parts) if parts != list(message.parts) else message
 
@@ -408,7 +408,7 @@ class ToolResultBudget:
                 info = self.actions.get(part.tool_call_id, {"action": "spill"})
                 parts[i] = replace(
                     part,
-                    content=self.replacements[part.tool_call_id],
+                    content=self.replacements[part.tool_call_id],  # type: ignore[arg-type]  # a preview is text
                     metadata=mark(part.metadata, LAYER, info),
                 )
                 changed = True

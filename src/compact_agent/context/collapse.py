@@ -31,7 +31,9 @@ from typing import Any
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
+    ModelRequestPart,
     ModelResponse,
+    ModelResponsePart,
     RetryPromptPart,
     SystemPromptPart,
     TextContent,
@@ -173,13 +175,14 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000) -> str:
     results: dict[str, ToolReturnPart | RetryPromptPart] = {}
     for m in messages:
         if isinstance(m, ModelRequest):
-            for p in m.parts:
-                if isinstance(p, ToolReturnPart) or (isinstance(p, RetryPromptPart) and p.tool_name):
-                    results[p.tool_call_id] = p
+            for r in m.parts:
+                if isinstance(r, ToolReturnPart) or (isinstance(r, RetryPromptPart) and r.tool_name):
+                    results[r.tool_call_id] = r
     steps: list[str] = []
     read: dict[str, None] = {}
     changed: dict[str, None] = {}
     for m in messages:
+        p: ModelRequestPart | ModelResponsePart
         for p in m.parts:
             if isinstance(p, UserPromptPart) and not is_digest(p):
                 text = _prompt_str(p)

@@ -83,10 +83,10 @@ def strip_media(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
             content = getattr(p, "content", None)
             if isinstance(content, (list, tuple)) and any(not isinstance(c, str) for c in content):
                 new = [c if isinstance(c, str) else _media_label(c) for c in content]
-                parts.append(dataclasses.replace(p, content=new))
+                parts.append(dataclasses.replace(p, content=new))  # type: ignore[arg-type]
                 changed = True
             elif isinstance(content, BinaryContent):
-                parts.append(dataclasses.replace(p, content=_media_label(content)))
+                parts.append(dataclasses.replace(p, content=_media_label(content)))  # type: ignore[arg-type]
                 changed = True
             else:
                 parts.append(p)

@@ -92,14 +92,23 @@ class CollapseEvent(Event):
 
 @dataclass
 class CompactionEvent(Event):
-    """L5: the history was rewritten (`action` is the strategy: "full", "session_memory",
-    "partial_from", "partial_up_to"), or a compaction "failed" and the history is unchanged."""
+    """L5: the history was rewritten, or a compaction "failed" and the history is unchanged.
+
+    `strategy` (= `action`): "full" (a summary written by a model), "record" (a record of the
+    steps written without a model), "session_memory" (the session notes stood in), "partial_from" /
+    "partial_up_to" (the agent's `/compact` around a message). `incremental` is True when the
+    previous compaction's message was kept as it was (a cache hit) and the update appended to it.
+    """
 
     kind: ClassVar[str] = "compact"
 
     @property
     def strategy(self) -> str:
         return self.action
+
+    @property
+    def incremental(self) -> bool:
+        return bool(self.detail.get("incremental"))
 
     @property
     def archive(self) -> str | None:

@@ -25,7 +25,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ThinkingPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ThinkingPart,
+    UserPromptPart,
+)
 
 from . import rounds, summary, tokens
 from .events import Event
@@ -58,7 +65,7 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
     dropped = 0
     # The first message stays: the summary, or the user's opening request.
     keep_first = 1 if view and isinstance(view[0], ModelRequest) else 0
-    first = view[0] if keep_first else None
+    first = view[0] if keep_first and isinstance(view[0], ModelRequest) else None
     words: list[str] = []  # what the user typed in the rounds left out, carried after the first message
     left_out = 0  # estimated tokens of those rounds
     while after > limit:
@@ -90,9 +97,9 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
             last = -1
         for i, m in enumerate(view):
             if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
-                kept = [p for p in m.parts if not isinstance(p, ThinkingPart)]
-                if kept:
-                    view[i] = dataclasses.replace(m, parts=kept)
+                rest = [p for p in m.parts if not isinstance(p, ThinkingPart)]
+                if rest:
+                    view[i] = dataclasses.replace(m, parts=rest)
                     thinking += 1
         after = cm.measure(view) if thinking else after
     first_cut = 0
@@ -100,9 +107,11 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
     # left out only when a later message, or the carried words, hold a newer one.
     later_ask = any(isinstance(p, UserPromptPart) for m in view[1:] if isinstance(m, ModelRequest)
                     for p in m.parts) or (first is not None and view[0] is not first)
-    if after > limit and keep_first and len(view) > 1:
+    head = view[0] if view else None
+    if after > limit and isinstance(head, ModelRequest) and len(view) > 1:
         for shorten in (_heads, _left_out) if later_ask else (_heads,):
-            view[0], changed = shorten(view[0])
+            head, changed = shorten(head)
+            view[0] = head
             if changed:
                 first_cut += 1
                 after = cm.measure(view)
@@ -115,36 +124,43 @@ def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[l
     return view, after
 
 
-def _is_carried(p: object) -> bool:
-    return isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(CARRIED)
+def _carried_text(p: object) -> str | None:
+    """The text of a carried-words part, else None."""
+    if isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(CARRIED):
+        return p.content
+    return None
 
 
 def _head(text: str) -> str:
     return text if len(text) <= HEAD_CHARS + 1 else text[:HEAD_CHARS] + "…"
 
 
-def _heads(first: ModelMessage) -> tuple[ModelMessage, bool]:
+def _heads(first: ModelRequest) -> tuple[ModelRequest, bool]:
     """The first message with each text cut to its first words; of the carried words, the newest
     only (the user's newest request), cut the same way."""
-    parts: list[Any] = []
+    parts: list[ModelRequestPart] = []
+    changed = False
     for p in first.parts:
-        if _is_carried(p):
-            newest = p.content[len(CARRIED):].rsplit("\n- ", 1)[-1].removeprefix("- ")
-            p = dataclasses.replace(p, content=CARRIED + "- " + _head(newest))
-        elif isinstance(p, UserPromptPart) and isinstance(p.content, str):
-            p = dataclasses.replace(p, content=_head(p.content))
+        carried = _carried_text(p)
+        if isinstance(p, UserPromptPart) and isinstance(p.content, str):
+            if carried is not None:
+                newest = carried[len(CARRIED):].rsplit("\n- ", 1)[-1].removeprefix("- ")
+                text = CARRIED + "- " + _head(newest)
+            else:
+                text = _head(p.content)
+            if text != p.content:
+                p, changed = dataclasses.replace(p, content=text), True
         parts.append(p)
-    changed = any(a.content != b.content for a, b in zip(parts, first.parts, strict=True)
-                  if isinstance(a, UserPromptPart))
     return (dataclasses.replace(first, parts=parts) if changed else first), changed
 
 
-def _left_out(first: ModelMessage) -> tuple[ModelMessage, bool]:
+def _left_out(first: ModelRequest) -> tuple[ModelRequest, bool]:
     """The first message with its own texts replaced by one line (system prompts and the carried
     words stay)."""
-    own = [p for p in first.parts if isinstance(p, UserPromptPart) and not _is_carried(p)]
+    own = [p for p in first.parts if isinstance(p, UserPromptPart) and _carried_text(p) is None]
     if not own:
         return first, False
     rest = [p for p in first.parts if not isinstance(p, UserPromptPart)]
-    carried = [p for p in first.parts if _is_carried(p)]
-    return dataclasses.replace(first, parts=[*rest, UserPromptPart(LEFT_OUT), *carried]), True
+    carried = [p for p in first.parts if _carried_text(p) is not None]
+    parts: list[ModelRequestPart] = [*rest, UserPromptPart(LEFT_OUT), *carried]
+    return dataclasses.replace(first, parts=parts), True

@@ -1,4 +1,4 @@
-"""The run and conversation side of `ContextManager`: state per conversation, the end of a run,
+"""The run and conversation side of `ContextManager` (its methods call these functions): state per conversation, the end of a run,
 compaction outside a run, and which model writes a summary.
 
 pydantic-ai asks a capability for the instance to use for each run (`for_run`). The frozen layer
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from opentelemetry.trace import NoOpTracer, Tracer
+from opentelemetry.trace import NoOpTracer
+from pydantic_ai.capabilities.abstract import WrapRunHandler
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model, infer_model
@@ -27,153 +27,199 @@ from .layers import default_layers
 from .memory import SessionMemory
 from .microcompact import Microcompact
 from .settings import Limits
-from .stores import InMemoryStore, SideFiles
+from .stores import HistoryStore, InMemoryStore, SideFiles
 from .summarizer import SharedPrefixSummarizer
+from .wiring import Internals
+
+#: Limits until the model's own window is read (never used for a request: it is read first).
+_PROVISIONAL_WINDOW = 8_192
 
 if TYPE_CHECKING:
     from .pipeline import ContextManager
 
 
-class RunLifecycle:
-    """Mixed into `ContextManager` (whose fields and pipeline methods these use)."""
+def build_defaults(cm: ContextManager, window: int | None, store: HistoryStore | None,
+                    internals: Internals) -> None:
+    """Whatever the caller left out: limits from the window, an in-memory store, the default
+    layers (side files if the store offers them), in-memory notes, the shared-prefix summary."""
+    # What the caller built belongs to one conversation; what we build can be built again.
+    cm._owned = [name for name, given in (("store", store), ("layers", internals.layers),
+                                            ("memory", internals.memory), ("compactor", internals.compactor))
+                   if given is not None]
+    # No window and no limits: the model's own, read at the first request (`_window_from`).
+    cm._window_unknown = window is None and internals.limits is None
+    if internals.limits is not None:
+        cm.limits = internals.limits
+    else:
+        cm.limits = Limits.for_window(window or _PROVISIONAL_WINDOW, cm.max_output, cm.settings)
+    cm.window = cm.limits.window
+    cm.store = store if store is not None else InMemoryStore()
+    cm._all_tools = cm.compactable_tools is None and internals.layers is None
+    if internals.layers is not None:
+        cm.layers = internals.layers
+    else:
+        side = cm.store if isinstance(cm.store, SideFiles) else None
+        cm.layers = list(default_layers(cm.settings, side, compactable=cm.compactable_tools))
+    cm._own_memory = internals.memory is None and cm.settings.memory_enabled
+    cm.memory = SessionMemory(None, cm.settings, clock=cm.clock) if cm._own_memory else internals.memory
+    cm.summarizer = internals.summarizer or default_summarizer
+    cm.compactor = internals.compactor or Compactor(cm.limits)
+    # What forgetting costs sizes the kept tail and keeps the results in use (schedule.py, reuse.py).
+    if cm.compactor.tail_for is None:
+        cm.compactor.tail_for = lambda base: cm.schedule.choose_tail(cm, base)
+    if cm.compactor.hot is None:
+        cm.compactor.hot = lambda call_id: cm.schedule.reuse is not None and cm.schedule.reuse.hot(call_id)
+    cm.run_model = None  # the model of the latest run (writes summary and notes)
+    cm._now_model = None
+    cm._tracer = NoOpTracer()
+    cm._conversation = None
+    cm._others = OrderedDict()
+    cm._prev_savings = {}
+    cm._rebaseline = False
 
-    def _build_defaults(self: ContextManager) -> None:
-        """Whatever the caller left out: limits from the window, an in-memory store, the default
-        layers (side files if the store offers them), in-memory notes, the shared-prefix summary."""
-        # What the caller built belongs to one conversation; what we build can be built again.
-        self._owned = [name for name in ("store", "layers", "memory", "compactor") if getattr(self, name) is not None]
-        if self.limits is None:
-            if self.window is None:
-                raise UserError("ContextManager needs the model's context window: ContextManager(window=...)")
-            self.limits = Limits.for_window(self.window, self.max_output, self.settings)
-        self.window = self.limits.window
-        if self.store is None:
-            self.store = InMemoryStore()
-        self._all_tools = self.compactable_tools is None and self.layers is None
-        if self.layers is None:
-            side = self.store if isinstance(self.store, SideFiles) else None
-            self.layers = default_layers(self.settings, side, compactable=self.compactable_tools)
-        self._own_memory = self.memory is None and self.settings.memory_enabled
-        if self._own_memory:
-            self.memory = SessionMemory(None, self.settings, clock=self.clock)
-        if self.summarizer is None:
-            self.summarizer = default_summarizer
-        self.compactor = self.compactor or Compactor(self.limits)
-        if self.compactor.tail_for is None:
-            self.compactor.tail_for = lambda base: self.schedule.choose_tail(self, base)
-        if self.compactor.hot is None:
-            self.compactor.hot = lambda call_id: self.schedule.reuse is not None and self.schedule.reuse.hot(call_id)
-        self.run_model: Model | None = None  # the model of the latest run (writes summary and notes)
-        self._now_model: Model | None = None
-        self._tracer: Tracer = NoOpTracer()
-        self._conversation: str | None = None
-        self._others: OrderedDict[str, ContextManager] = OrderedDict()
-        self._prev_savings: dict[str, int] = {}
-        self._rebaseline = False
 
-    def _account(self: ContextManager, name: str, decided: bool) -> int:
-        """What the layer's saving grew by since the previous request, added to `layer_savings`.
+def account(cm: ContextManager, name: str, decided: bool) -> int:
+    """What the layer's saving grew by since the previous request, added to `layer_savings`.
 
-        A decision is frozen and re-applied on every later request, so the growth is what this
-        request's new decisions freed (the events' own figures are of the whole view, every earlier
-        decision included). It can be negative: L3 clearing a result L4 had already folded leaves L4
-        less to fold. So `layer_savings` sums to what all layers keep out of the view, each token
-        counted once. After a compaction the first request only sets the new baseline.
-        """
-        now = self.view_savings[name]
-        if self._rebaseline and not decided:
-            grown = 0
-        else:
-            grown = now - self._prev_savings.get(name, 0)
-        self._prev_savings[name] = now
-        self.layer_savings[name] = self.layer_savings.get(name, 0) + grown
-        return grown
+    A decision is frozen and re-applied on every later request, so the growth is what this
+    request's new decisions freed (the events' own figures are of the whole view, every earlier
+    decision included). It can be negative: L3 clearing a result L4 had already folded leaves L4
+    less to fold. So `layer_savings` sums to what all layers keep out of the view, each token
+    counted once. After a compaction the first request only sets the new baseline.
+    """
+    now = cm.view_savings[name]
+    if cm._rebaseline and not decided:
+        grown = 0
+    else:
+        grown = now - cm._prev_savings.get(name, 0)
+    cm._prev_savings[name] = now
+    cm.layer_savings[name] = cm.layer_savings.get(name, 0) + grown
+    return grown
 
-    async def for_run(self: ContextManager, ctx: RunContext[Any]) -> ContextManager:  # type: ignore[override]
-        """The state for this run's conversation: this instance for the first conversation, a
-        fresh copy for each other one (their frozen decisions, notes and history must not mix)."""
-        key = ctx.conversation_id or ""
-        if self._conversation is None or self._conversation == key:
-            self._conversation = key
-            return self
-        other = self._others.get(key)
-        if other is not None:
-            self._others.move_to_end(key)
-            return other
-        if self._owned:
-            raise UserError(
-                f"this ContextManager was given its own {', '.join(self._owned)}, which hold one conversation "
-                f"({self._conversation!r}), and cannot also serve conversation {key!r}: create one "
-                "ContextManager per conversation, or leave those arguments out")
-        other = replace(self, store=None, layers=None, memory=None, compactor=None, limits=self.limits)
-        other._conversation = key
-        self._others[key] = other
-        while len(self._others) > self.max_conversations:
-            self._others.popitem(last=False)
+
+async def for_run(cm: ContextManager, ctx: RunContext[Any]) -> ContextManager:
+    """The state for this run's conversation: this instance for the first conversation, a
+    fresh copy for each other one (their frozen decisions, notes and history must not mix)."""
+    key = ctx.conversation_id or ""
+    if cm._conversation is None or cm._conversation == key:
+        cm._conversation = key
+        return cm
+    other = cm._others.get(key)
+    if other is not None:
+        cm._others.move_to_end(key)
         return other
+    if cm._owned:
+        raise UserError(
+            f"this ContextManager was given its own {', '.join(cm._owned)}, which hold one conversation "
+            f"({cm._conversation!r}), and cannot also serve conversation {key!r}: create one "
+            "ContextManager per conversation, or leave those arguments out")
+    known = not cm._window_unknown
+    other = type(cm).wired(internals_now(cm, limits=cm.limits if known else None),
+                             window=cm.window if known else None, **options_now(cm))
+    other._conversation = key
+    cm._others[key] = other
+    while len(cm._others) > cm.max_conversations:
+        cm._others.popitem(last=False)
+    return other
 
-    def conversation(self: ContextManager, conversation_id: str) -> ContextManager | None:
-        """The state kept for `conversation_id` (its store, compactions, savings), if any."""
-        if self._conversation == conversation_id:
-            return self
-        return self._others.get(conversation_id)
 
-    async def wrap_run(self: ContextManager, ctx: RunContext[Any], *, handler: Any) -> AgentRunResult[Any]:
-        try:
-            return await handler()
-        except BaseException:
-            if self.memory is not None and not self.notes_in_background:
-                self.memory.close()  # a failed or cancelled run leaves no task behind
-            raise
-        finally:
-            if self.memory is not None and not self.notes_in_background:
-                await self.memory.drain(None)
+def options_now(cm: ContextManager) -> dict[str, Any]:
+    """The public options as they are now (a caller may have set `event_handler` since)."""
+    return {"max_output": cm.max_output, "settings": cm.settings, "summary_model": cm.summary_model,
+            "token_counter": cm.token_counter, "compactable_tools": cm.compactable_tools,
+            "event_handler": cm.event_handler, "notes_in_background": cm.notes_in_background,
+            "max_conversations": cm.max_conversations, "prices": cm.prices}
 
-    async def after_run(self: ContextManager, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
-        """Persist what the run added after its last model request (the final response)."""
-        self.persist(result.all_messages())
-        return result
 
-    async def drain(self: ContextManager, timeout: float | None = None) -> None:
-        """Wait for background notes in flight (all conversations), then cancel what is left.
-        Needed only with `notes_in_background=True`, before the event loop ends."""
-        for cm in [self, *self._others.values()]:
-            if cm.memory is not None:
-                await cm.memory.drain(timeout)
+def internals_now(cm: ContextManager, limits: Limits | None) -> Internals:
+    """What another conversation's copy is wired with: the same, but its own layers, notes and
+    compactor (built afresh) and the limits this one has now."""
+    return Internals(limits=limits, summarizer=cm.summarizer, clock=cm.clock, event_sink=cm.event_sink,
+                     on_compact_start=cm.on_compact_start, provider=cm.provider,
+                     cache_ttl_s=cm.cache_ttl_s, save_state=cm.save_state,
+                     before_compact=cm.before_compact, after_compact=cm.after_compact,
+                     keep_system_prompts=cm.keep_system_prompts)
 
-    async def compact_now(self: ContextManager, messages: Sequence[ModelMessage], *, instructions: str = "",
-                          model: Model | str | None = None) -> list[ModelMessage]:
-        """Compact `messages` (this conversation's history) now, outside a run; returns the new history.
 
-        The summary comes from `model`, else `summary_model`, else the model of the latest run.
-        Raises `CompactionError` when it cannot compact (nothing is changed then).
-        """
-        history = list(messages)
-        if len(history) < self.synced:
-            self.synced = 0  # a history this store does not end with: start its record afresh
-        self.persist(history)
-        self._now_model = as_model(model)
-        try:
-            view, _ = self.shape(list(history))
-            result = await self.compact(history, trigger="manual", instructions=instructions, summary_input=view)
-        finally:
-            self._now_model = None
-        self.failures = 0
-        return list(result.messages)
+def window_from(cm: ContextManager, model: Model) -> None:
+    """`ContextManager()` without a window: the model's, where pydantic-ai knows it."""
+    if not cm._window_unknown:
+        return
+    known = getattr(model, "context_window", None)  # pydantic-ai 2.68+: from the model's profile
+    if not isinstance(known, int) or known <= 0:
+        raise UserError(f"ContextManager needs the context window of model {model.model_name!r}, which "
+                        "pydantic-ai does not know: ContextManager(window=...)")
+    cm._window_unknown = False
+    cm.set_window(known)
 
-    def _compact_tools(self: ContextManager, names: set[str]) -> None:
-        """Every tool of the agent is compactable unless `compactable_tools` said which."""
-        for layer in self.layers or ():
-            if isinstance(layer, Microcompact) and not names <= layer.compactable:
-                layer.compactable = frozenset(layer.compactable) | names
 
-    def summary_model_for_now(self: ContextManager) -> Model:
-        """The model that writes a summary now (see `summary_model`)."""
-        model = self._now_model or as_model(self.summary_model) or self.run_model
-        if model is None:
-            raise CompactionError("no model to write the summary: pass summary_model=... to ContextManager, "
-                                  "or model=... to compact_now()")
-        return model
+def conversation(cm: ContextManager, conversation_id: str) -> ContextManager | None:
+    """The state kept for `conversation_id` (its store, compactions, savings), if any."""
+    if cm._conversation == conversation_id:
+        return cm
+    return cm._others.get(conversation_id)
+
+
+async def wrap_run(cm: ContextManager, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+    try:
+        return await handler()
+    except BaseException:
+        if cm.memory is not None and not cm.notes_in_background:
+            cm.memory.close()  # a failed or cancelled run leaves no task behind
+        raise
+    finally:
+        if cm.memory is not None and not cm.notes_in_background:
+            await cm.memory.drain(None)
+
+
+async def after_run(cm: ContextManager, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+    """Persist what the run added after its last model request (the final response)."""
+    cm.persist(result.all_messages())
+    return result
+
+
+async def drain(cm: ContextManager, timeout: float | None = None) -> None:
+    """Wait for background notes in flight (all conversations), then cancel what is left.
+    Needed only with `notes_in_background=True`, before the event loop ends."""
+    for one in [cm, *cm._others.values()]:
+        if one.memory is not None:
+            await one.memory.drain(timeout)
+
+
+async def compact_now(cm: ContextManager, messages: Sequence[ModelMessage], *, instructions: str = "",
+                      model: Model | str | None = None) -> list[ModelMessage]:
+    """Compact `messages` (this conversation's history) now, outside a run; returns the new history.
+
+    The summary comes from `model`, else `summary_model`, else the model of the latest run.
+    Raises `CompactionError` when it cannot compact (nothing is changed then).
+    """
+    history = list(messages)
+    cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
+    cm._now_model = as_model(model)
+    cm._run_ids = (None, None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
+    try:
+        view, _ = cm.shape(list(history))
+        result = await cm.compact(history, trigger="manual", instructions=instructions, summary_input=view)
+    finally:
+        cm._now_model = None
+    cm.failures = 0
+    return list(result.messages)
+
+
+def compact_tools(cm: ContextManager, names: set[str]) -> None:
+    """Every tool of the agent is compactable unless `compactable_tools` said which."""
+    for layer in cm.layers or ():
+        if isinstance(layer, Microcompact) and not names <= layer.compactable:
+            layer.compactable = frozenset(layer.compactable) | names
+
+
+def summary_model_for_now(cm: ContextManager) -> Model:
+    """The model that writes a summary now (see `summary_model`)."""
+    model = cm._now_model or as_model(cm.summary_model) or cm.run_model
+    if model is None:
+        raise CompactionError("no model to write the summary: pass summary_model=... to ContextManager, "
+                              "or model=... to compact_now()")
+    return model
 
 
 def as_model(model: Model | str | None) -> Model | None:

@@ -56,6 +56,7 @@ from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes,
 from .settings import CompactionSettings as Settings
 from .settings import Limits
 from .summarizer import render_transcript
+from .testing import mark_request
 
 log = logging.getLogger(__name__)
 
@@ -286,7 +287,8 @@ class SessionMemory:
         settings: Any = {**(job.settings or {}), "tool_choice": "none"}
         params = job.params or ModelRequestParameters()
         history = join(job.prefix, [ModelRequest(parts=[UserPromptPart(instruction(self.notes, job.hint,
-                                                                                   job.budget))])])
+                                                                                   job.budget))],
+                                                 metadata=mark_request("notes"))])
         for _attempt in range(2):
             resp = await model_request(self.model, history, model_settings=settings,
                                        model_request_parameters=params)
@@ -296,14 +298,16 @@ class SessionMemory:
                 return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
             refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while writing notes.",
                                        tool_call_id=p.tool_call_id) for p in calls]
-            history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)])]
+            history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)],
+                                                    metadata=mark_request("notes"))]
         raise UnexpectedModelBehavior("the notes request kept calling tools")
 
     async def _separate(self, job: _Job) -> str:
         """A cheaper model sees only the previous notes and the new messages, as text, with no tools."""
         assert self.notes_model is not None
         transcript = render_transcript(job.new)[-job.max_chars:]
-        req = [ModelRequest(parts=[UserPromptPart(instruction(self.notes, job.hint, job.budget, transcript))])]
+        req = [ModelRequest(parts=[UserPromptPart(instruction(self.notes, job.hint, job.budget, transcript))],
+                           metadata=mark_request("notes"))]
         resp = await model_request(self.notes_model, req, model_request_parameters=ModelRequestParameters())
         self.usage.append(resp.usage)
         return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
@@ -328,9 +332,10 @@ class SessionMemory:
         wait_ms = waited.ms()
         watch = Stopwatch()
 
-        def skip(reason: str) -> None:
+        def skip(reason: str) -> CompactionResult | None:
             self._emit(cm.emit, Event("memory", "skip", tokens_before, tokens_before, trigger=trigger,
                                       duration_ms=watch.ms(), detail={"reason": reason, "waited_ms": wait_ms}))
+            return None
 
         if self.notes is None:
             return skip("no notes yet")
@@ -369,7 +374,7 @@ class SessionMemory:
             found = at if at >= 0 else None
         self._set_coverage((found, fingerprint(result.messages[found])) if found is not None else None)
 
-    async def drain(self, timeout: float) -> None:
+    async def drain(self, timeout: float | None) -> None:
         """Let an extraction in flight finish (bounded) so what it cost is not thrown away, then close."""
         if self._task is not None and not self._task.done():
             await asyncio.wait({self._task}, timeout=timeout)

@@ -118,7 +118,7 @@ class Microcompact:
         chosen: list[ToolReturnPart] = []
         if candidates and last_resp >= 0:
             newest = messages[last_resp].timestamp
-            age = (_aware(budget.now) - _aware(newest)).total_seconds()
+            age = (_aware(budget.now) - _aware(newest)).total_seconds() if newest is not None else 0.0
             if age > budget.cache_ttl_s:
                 trigger, chosen = "time", candidates
             elif budget.prices is not None:
@@ -167,6 +167,6 @@ class Microcompact:
         for k, p in enumerate(parts):
             if isinstance(p, ToolReturnPart) and p.tool_call_id in self.cleared:
                 info = {"trigger": self.cleared[p.tool_call_id]}
-                parts[k] = replace(p, content=CLEARED, metadata=mark(p.metadata, LAYER, info))
+                parts[k] = replace(p, content=CLEARED, metadata=mark(p.metadata, LAYER, info))  # type: ignore[arg-type]  # a cleared result is text, whatever its kind
                 changed = True
         return replace(message, parts=parts) if changed else message

@@ -18,8 +18,9 @@ The class only orders the layers and passes tokens on; each layer lives in its o
 when enabled) written by the run's own model (sharing its cached prefix), the history and its archives kept in
 an `InMemoryStore`, nothing written to disk. State is per conversation: the instance serves the
 first conversation it sees, and each other `conversation_id` gets its own copy (up to
-`max_conversations`, least recently used dropped) — unless you gave it a store, layers, notes or a
-compactor of your own, which belong to one conversation: then a second one is refused.
+`max_conversations`, least recently used dropped) — unless you gave it a store of your own (or the
+agent wired in layers, notes or a compactor: wiring.py), which belong to one conversation: then a
+second one is refused.
 """
 
 from __future__ import annotations
@@ -27,46 +28,42 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import KW_ONLY, dataclass, field
-from datetime import UTC, datetime
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, cast
 
-from opentelemetry.trace import Status, StatusCode
+from opentelemetry.trace import Status, StatusCode, Tracer
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest
+from pydantic_ai.capabilities.abstract import WrapRunHandler
+from pydantic_ai.exceptions import ModelContextWindowExceededError, UserError
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
+from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from . import tokens
-from .compactor import CompactionError, CompactionResult, Compactor, Summarize, join
+from . import compat, lifecycle, tokens
+from .compactor import CompactionError, CompactionResult, Compactor, join
+from .contract import LoadableStore, StoreSync, keep_system_prompts, stamp_new
 from .economics import Prices
 from .events import Budget, Event, Stopwatch, typed
 from .fit import shrink_to_fit
-from .lifecycle import RunLifecycle
+from .identity_memo import IdentityMemo
+from .memory import SessionMemory
 from .schedule import Schedule
 from .settings import CompactionSettings as Settings
 from .settings import Limits
 from .stores import HistoryStore
+from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
 
-__all__ = ["ContextManager", "HistoryStore", "Layer", "SummarizerFactory", "TokenCounter"]
-
-
-class Layer(Protocol):
-    name: str
-
-    def apply(self, messages: list[ModelMessage], budget: Budget) -> Any: ...
+__all__ = [
+    "ContextManager", "HistoryStore", "Internals", "Layer", "SummarizerFactory", "TokenCounter", "WindowTooSmallError",
+]
 
 
-SummarizerFactory = Callable[["ContextManager"], Summarize]
-#: Counts the tokens of messages as your provider would (e.g. with its tokenizer).
-TokenCounter = Callable[[Sequence[ModelMessage]], int]
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
+class WindowTooSmallError(UserError):
+    """A request cannot be brought under the window (its fixed part alone may exceed it); it is
+    not sent. Raised out of the run, as a provider's refusal would be, but before any request."""
 
 
 log = logging.getLogger(__name__)
@@ -75,49 +72,102 @@ _LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORE
 _USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
 
 
-@dataclass
-class ContextManager(RunLifecycle, AbstractCapability[Any]):
+class ContextManager(AbstractCapability[Any]):
     """Keeps every request inside the window. Add it to any pydantic-ai Agent's capabilities:
 
         Agent(model, capabilities=[ContextManager(window=16_000)])
 
-    Every argument but `window` is optional. Layers 1-4 shape only what is sent; a compaction
-    rewrites the run's history (what `all_messages()` returns), after archiving it in `store`.
+    Every argument but `window` is optional and keyword-only. Layers 1-4 shape only what is sent; a
+    compaction rewrites the run's history (what `all_messages()` returns), after archiving it in
+    `store`.
+
+    - `window`: the model's context window in tokens; None: the model's own, where pydantic-ai
+      knows it (read at the first request).
+    - `max_output`: the most the model writes in one response (reserved for the summary).
+    - `settings`: every threshold of every layer (`CompactionSettings`).
+    - `summary_model`: the model that writes summaries; None: the run's own, sharing its cached prefix.
+    - `token_counter`: counts a message's tokens as your provider would; None: characters/4,
+      calibrated by the reported usage.
+    - `store`: where the history and its archives go; None: an `InMemoryStore` per conversation.
+    - `compactable_tools`: the tools whose old results L3 may clear; None: every tool.
+    - `event_handler`: called with every layer action and compaction (typed events); an exception
+      it raises is logged and counted in `handler_errors`, never raised into the run.
+    - `notes_in_background`: let a notes request outlive its run (then `await drain()` before exiting).
+    - `max_conversations`: conversations kept at once (least recently used dropped).
+    - `prices`: the model's prices, which decide when compacting pays (`Prices`).
     """
 
-    window: int | None = None  # the model's context window, in tokens
-    _: KW_ONLY
-    max_output: int = 8_192  # the most the model writes in one response (reserved for the summary)
-    settings: Settings = field(default_factory=Settings)
-    summary_model: Model | str | None = None  # None: the run's own model, sharing its cached prefix
-    token_counter: TokenCounter | None = None  # None: characters/4, calibrated by the reported usage
-    store: HistoryStore | None = None  # None: an InMemoryStore per conversation
-    compactable_tools: Sequence[str] | None = None  # whose old results L3 may clear; None: every tool
-    event_handler: Callable[[Event], None] | None = None  # every layer action and compaction, typed
-    notes_in_background: bool = False  # True: notes may outlive a run; then call `drain()` before exiting
-    max_conversations: int = 64
-    # Lower level (the agent and the analyzer build these themselves).
-    limits: Limits | None = None
-    summarizer: SummarizerFactory | None = None
-    compactor: Compactor | None = None
-    layers: list[Any] | None = None  # None: `default_layers`; [] for none
-    memory: Any = None  # session memory (notes); None: in-memory notes if settings.memory_enabled
-    clock: Callable[[], datetime] = utcnow
-    event_sink: Callable[[Event], None] | None = None
-    on_compact_start: Callable[[str, int], None] | None = None
-    provider: str = "openai"
-    cache_ttl_s: float = 3600.0
-    save_state: Callable[[dict[str, Any]], None] | None = None  # persists frozen layer decisions
-    # Around every compaction (the agent's hooks): may add to the instructions / sees the result.
-    before_compact: Callable[[str, str], Awaitable[str]] | None = None
-    after_compact: Callable[[CompactionResult], Awaitable[None]] | None = None
-    # The model's prices: they decide when compacting before the threshold pays (economics.py).
-    prices: Prices = field(default_factory=Prices)
+    # After construction every one of these is set (a window None is read from the model at the
+    # first request; until then `window` and `limits` describe an 8K window of no consequence).
+    window: int
+    limits: Limits
+    store: HistoryStore
+    settings: Settings
+    layers: list[Layer]
+    compactor: Compactor
+    summarizer: SummarizerFactory
+    memory: SessionMemory | None
+    run_model: Model | None  # the model of the latest run (writes summary and notes)
+    # Set up by lifecycle.build_defaults.
+    _owned: list[str]  # what the caller built, which holds one conversation
+    _window_unknown: bool
+    _all_tools: bool
+    _own_memory: bool
+    _now_model: Model | None
+    _tracer: Tracer
+    _conversation: str | None
+    _others: OrderedDict[str, ContextManager]
+    _prev_savings: dict[str, int]
+    _rebaseline: bool
+    _run_ids: tuple[str | None, str | None]
 
-    def __post_init__(self) -> None:
-        self._build_defaults()
+    def __init__(self, window: int | None = None, *, max_output: int = 8_192, settings: Settings | None = None,
+                 summary_model: Model | str | None = None, token_counter: TokenCounter | None = None,
+                 store: HistoryStore | None = None, compactable_tools: Sequence[str] | None = None,
+                 event_handler: Callable[[Event], None] | None = None, notes_in_background: bool = False,
+                 max_conversations: int = 64, prices: Prices | None = None) -> None:
+        self._setup(Internals(), window=window, max_output=max_output, settings=settings,
+                    summary_model=summary_model, token_counter=token_counter, store=store,
+                    compactable_tools=compactable_tools, event_handler=event_handler,
+                    notes_in_background=notes_in_background, max_conversations=max_conversations, prices=prices)
+
+    @classmethod
+    def wired(cls, internals: Internals, window: int | None = None, **options: Any) -> ContextManager:
+        """A `ContextManager` with the public `options` and what the terminal agent or the analyzer
+        wire in (`Internals`, wiring.py): the one way in for anything that is not a public option."""
+        cm = cls.__new__(cls)
+        cm._setup(internals, window=window, **options)
+        return cm
+
+    def _setup(self, internals: Internals, *, window: int | None, max_output: int = 8_192,
+               settings: Settings | None = None, summary_model: Model | str | None = None,
+               token_counter: TokenCounter | None = None, store: HistoryStore | None = None,
+               compactable_tools: Sequence[str] | None = None, event_handler: Callable[[Event], None] | None = None,
+               notes_in_background: bool = False, max_conversations: int = 64, prices: Prices | None = None) -> None:
+        self.max_output = max_output
+        self.settings = settings if settings is not None else Settings()
+        self.summary_model = summary_model
+        self.token_counter = token_counter
+        self.compactable_tools = compactable_tools
+        self.event_handler = event_handler
+        self.notes_in_background = notes_in_background
+        self.max_conversations = max_conversations
+        self.prices = prices if prices is not None else Prices()
+        self.clock = internals.clock
+        self.event_sink = internals.event_sink
+        self.on_compact_start = internals.on_compact_start
+        self.provider = internals.provider
+        self.cache_ttl_s = internals.cache_ttl_s
+        self.save_state = internals.save_state
+        self.before_compact = internals.before_compact
+        self.after_compact = internals.after_compact
+        self.keep_system_prompts = internals.keep_system_prompts
+        lifecycle.build_defaults(self, window, store, internals)
         self.calibration = tokens.Calibration()
-        self.synced = 0
+        self._sync = StoreSync()  # what the store holds, by identity
+        self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
+        self._run_ids: tuple[str | None, str | None] = (None, None)  # the live run's (run_id, conversation_id)
+        self.handler_errors = 0  # exceptions raised by `event_handler` (logged, never raised into the run)
         self.failures = 0
         self.compactions: list[CompactionResult] = []
         self.last_params: Any = None
@@ -135,6 +185,41 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         self._sent: tuple[int, ModelMessage | None] = (0, None)  # history length and last message the view covered
         self.schedule = Schedule(self.prices)  # when to compact (schedule.py)
         self._reason = ""
+
+    # -- runs and conversations (lifecycle.py) -----------------------------------------------
+    async def for_run(self, ctx: RunContext[Any]) -> ContextManager:
+        """The state for this run's conversation: this instance for the first conversation, a
+        fresh copy for each other one (their frozen decisions, notes and history must not mix)."""
+        return await lifecycle.for_run(self, ctx)
+
+    def conversation(self, conversation_id: str) -> ContextManager | None:
+        """The state kept for `conversation_id` (its store, compactions, savings), if any."""
+        return lifecycle.conversation(self, conversation_id)
+
+    async def wrap_run(self, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+        return await lifecycle.wrap_run(self, ctx, handler=handler)
+
+    async def after_run(self, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+        """Persist what the run added after its last model request (the final response)."""
+        return await lifecycle.after_run(self, ctx, result=result)
+
+    async def drain(self, timeout: float | None = None) -> None:
+        """Wait for background notes in flight (all conversations), then cancel what is left.
+        Needed only with `notes_in_background=True`, before the event loop ends."""
+        await lifecycle.drain(self, timeout)
+
+    async def compact_now(self, messages: Sequence[ModelMessage], *, instructions: str = "",
+                          model: Model | str | None = None) -> list[ModelMessage]:
+        """Compact `messages` (this conversation's history) now, outside a run; returns the new history.
+
+        The summary comes from `model`, else `summary_model`, else the model of the latest run.
+        Raises `CompactionError` when it cannot compact (nothing is changed then).
+        """
+        return await lifecycle.compact_now(self, messages, instructions=instructions, model=model)
+
+    def summary_model_for_now(self) -> Model:
+        """The model that writes a summary now (see `summary_model`)."""
+        return lifecycle.summary_model_for_now(self)
 
     # -- state the runner reads ------------------------------------------------------------
     @property
@@ -168,19 +253,47 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         return self.schedule.hard_limit(self)
 
     def emit(self, event: Event) -> None:
+        """Hand `event` to the observers. An observer that raises is logged and counted
+        (`handler_errors`), never allowed to break the run: watching must not change what happens."""
         event = typed(event)
         if not event.time:
             event.time = self.clock().isoformat()
         for sink in (self.event_sink, self.event_handler):
-            if sink is not None:
+            if sink is None:
+                continue
+            try:
                 sink(event)
+            except Exception as e:  # noqa: BLE001 - an observer's failure is its own
+                self.handler_errors += 1
+                log.warning("the event handler raised on a %s/%s event (%s); the run goes on",
+                            event.layer, event.action, _one_line(e))
 
     # -- persistence -------------------------------------------------------------------------
+    @property
+    def synced(self) -> int:
+        """How many messages the store is known to hold."""
+        return len(self._sync.held)
+
     def persist(self, messages: Sequence[ModelMessage]) -> None:
-        """Append what is new since the last sync (the run's history is authoritative)."""
-        if self.store is not None and len(messages) > self.synced:
-            self.store.append(messages[self.synced:])
-        self.synced = len(messages)
+        """Make the store hold `messages` (the run's history is authoritative): append what it lacks,
+        or rewrite it when `messages` no longer begins with what it holds (matched by identity)."""
+        self._sync.sync(self.store, messages, self._replaced_boundary)
+
+    def resume(self, messages: Sequence[ModelMessage] | None = None) -> None:
+        """Declare what the store already holds, so the next run appends only what is new.
+
+        Call it on a new `ContextManager` given a store that holds the conversation (after a
+        restart), with the history you loaded from it and pass as `message_history`. Without
+        `messages`, a store with `load_messages()` is asked (such a store is also resumed onto by
+        itself at the first request).
+        """
+        if messages is None:
+            messages = list(self.store.load_messages()) if isinstance(self.store, LoadableStore) else []
+        self._sync.reset(messages)
+
+    def _replaced_boundary(self) -> dict[str, Any]:
+        return {"trigger": "history_changed", "strategy": "replace", "tokens_before": 0, "tokens_after": 0,
+                "archive": "", "time": self.clock().isoformat(), "messages_summarized": 0}
 
     # -- the view ------------------------------------------------------------------------------
     def budget(self, tokens_now: int) -> Budget:
@@ -205,13 +318,28 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         return forget
 
     def estimate(self, messages: Sequence[ModelMessage]) -> int:
-        """Uncalibrated size of `messages`: the token counter's, else characters/4."""
-        if self.token_counter is not None:
-            return self.token_counter(messages)
-        return tokens.estimate(messages)
+        """Uncalibrated size of `messages`: the token counter's, else characters/4.
+
+        The counter is asked about each message once (`[message]`), memoised by identity: a request
+        is measured several times (before and after each layer, for the schedule) and the history
+        is the same objects request after request, so a real tokenizer runs on what is new only.
+        """
+        if self.token_counter is None:
+            return tokens.estimate(messages)
+        total, memo, count = 0, self._counted, self.token_counter
+        for m in messages:
+            n = memo.get(m)
+            total += n if n is not None else memo.put(m, count([m]))
+        return total
 
     def measure(self, messages: Sequence[ModelMessage]) -> int:
         return self.calibration.tokens(self.estimate(messages) + self.overhead)
+
+    def _measured(self, view: list[ModelMessage], builtin: int) -> int:
+        """`measure(view)`, given the built-in estimate of `view` already made."""
+        if self.token_counter is not None:
+            return self.measure(view)
+        return self.calibration.tokens(builtin + self.overhead)
 
     def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]:
         """Run layers 1–4; returns the view and whether collapse holds auto-compact off."""
@@ -219,10 +347,11 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         suppressed = False
         self.view_savings = {}
         size = tokens.estimate(view)
+        measured = self._measured(view, size)  # the view's size, measured once per change of the view
         for layer in self.layers:
             watch = Stopwatch()
             try:
-                result = layer.apply(view, self.budget(self.measure(view)))
+                result = layer.apply(view, self.budget(measured))
             except Exception as e:  # noqa: BLE001 - a view layer that fails costs its savings, never the turn
                 self.emit(Event(layer.name, "failed", detail={"error": _one_line(e)}))
                 self._reset_layer(layer, e)
@@ -231,7 +360,8 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             shaped = tokens.estimate(result.messages)
             self.view_savings[layer.name], size = size - shaped, shaped
             view = result.messages
-            grown = self._account(layer.name, bool(result.events))
+            measured = self._measured(view, shaped)
+            grown = lifecycle.account(self, layer.name, bool(result.events))
             for ev in result.events:
                 if not ev.duration_ms:
                     ev.duration_ms = watch.ms()
@@ -239,20 +369,22 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                     ev.freed, grown = max(0, grown), 0
                 self.emit(ev)
             check = getattr(layer, "suppresses_autocompact", None)
-            if check is not None and check(self.measure(view), self.budget(self.measure(view))):
+            if check is not None and check(measured, self.budget(measured)):
                 suppressed = True
         self._rebaseline = False
         return view, suppressed
 
     def layer_state(self) -> dict[str, Any]:
-        return {layer.name: layer.state_to_json() for layer in self.layers if hasattr(layer, "state_to_json")}
+        layers: list[Any] = list(self.layers)  # saving and loading state are optional for a layer
+        return {layer.name: layer.state_to_json() for layer in layers if hasattr(layer, "state_to_json")}
 
     def load_layer_state(self, state: dict[str, Any]) -> None:
         """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
         if not isinstance(state, dict):
             log.warning("the saved layer decisions are not a JSON object; every layer starts afresh")
             state = {}
-        for layer in self.layers:
+        layers: list[Any] = list(self.layers)
+        for layer in layers:
             d = state.get(layer.name)
             if isinstance(d, dict) and hasattr(layer, "load_state"):
                 try:
@@ -336,6 +468,11 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                 prefer_record=prefer_record if priced else None,
                 prefer_incremental=prefer_incremental if priced else None,
                 ceiling=self.schedule.hard_limit(self) if priced else None)
+        # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
+        # what its `new_messages()` reads (the run's id): see contract.py.
+        if self.keep_system_prompts:
+            result.messages = keep_system_prompts(messages, result.messages)
+        stamp_new(messages, result.messages, *self._run_ids)
         self.apply_result(result)
         await self._after(result)
         return result
@@ -385,7 +522,7 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                                 "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
                                 "archive": str(result.archive or ""), "time": self.clock().isoformat(),
                                 "messages_summarized": result.summarized}, result.messages)
-        self.synced = len(result.messages)
+        self._sync.reset(result.messages)
         # Only the newest result's history is ever used again (as the history to go on with); an
         # older one kept its whole compacted history (and summary) alive: memory grew with every
         # compaction. The archive and the session file keep both.
@@ -393,7 +530,8 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             self.compactions[-1].messages, self.compactions[-1].summary = [], ""
         self.compactions.append(result)
         self._prev_savings, self._rebaseline = {}, True  # the next view's savings are of the new history
-        for layer in self.layers or ():  # decisions about messages that are gone for good
+        layers: list[Any] = list(self.layers)
+        for layer in layers:  # decisions about messages that are gone for good
             if hasattr(layer, "forget_absent"):
                 layer.forget_absent(result.messages)
         self._last_compaction_request = self.requests
@@ -434,19 +572,37 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         return True
 
     # -- pydantic-ai hooks ---------------------------------------------------------------------
+    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
+                                   ) -> ModelRequestContext:
+        """Before pydantic-ai 2.64 there is no per-attempt hook: the view is prepared here (compat.py)."""
+        if compat.HAS_PREPARE_HOOK:
+            return request_context
+        return await self.prepare_model_request(ctx, request_context)
+
     async def prepare_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
                                     ) -> ModelRequestContext:
+        model = cast(Model, ctx.model)  # a run's model is a pydantic-ai Model (what model_request takes)
+        lifecycle.window_from(self, model)
+        self._run_ids = (ctx.run_id, ctx.conversation_id)
         self.persist(ctx.messages)
         params = request_context.model_request_parameters
         self.last_params, self.last_settings = params, request_context.model_settings
-        self.run_model, self._tracer = ctx.model, ctx.tracer
+        self.run_model, self._tracer = model, ctx.tracer
         if self._own_memory and self.memory is not None:
-            self.memory.model = ctx.model  # notes share the run's model and cached prefix
+            self.memory.model = model  # notes share the run's model and cached prefix
         if self._all_tools:
-            self._compact_tools({t.name for t in params.function_tools})
+            lifecycle.compact_tools(self, {t.name for t in params.function_tools})
         instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
         self.overhead = tokens.request_overhead(instructions, params.function_tools)
-        view, _, _ = await self.prepare_view(ctx.messages)
+        view, tokens_now, _ = await self.prepare_view(ctx.messages)
+        size = max(tokens_now, self.calibration.fits_tokens(self.estimate(view) + self.overhead))
+        if size > self.limits.window:  # even the last-resort shrink could not bring it under
+            fixed = self.calibration.tokens(self.overhead)
+            self.emit(Event("window", "refused", size, size, detail={"window": self.limits.window, "fixed": fixed}))
+            raise WindowTooSmallError(
+                f"this request needs {size:,} tokens ({fixed:,} of them instructions and tool definitions) "
+                f"but the context window is {self.limits.window:,}: pass a larger window= to ContextManager, "
+                "or send shorter instructions or fewer tools")
         request_context.messages = list(view)
         return request_context
 
@@ -468,8 +624,9 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
                 compacted = True
                 view, _ = self.shape(list(messages))
                 tokens_now = self.measure(view)
-        if tokens_now > self.limits.window - self.limits.window // 50:
-            view, tokens_now = shrink_to_fit(self, view, tokens_now)
+        fits = self.calibration.fits_tokens(self.estimate(view) + self.overhead)
+        if max(tokens_now, fits) > self.limits.window - self.limits.window // 50:
+            view, tokens_now = shrink_to_fit(self, view, max(tokens_now, fits))
         view = join(view)
         self._save_layer_state()
         self.view = view
@@ -486,8 +643,11 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
             self.schedule.reuse.observe([*ctx.messages, response])
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
+        if reported and not self.calibration.observe(reported, self.last_view_tokens_est):
+            self.emit(Event("calibration", "rejected", self.last_view_tokens_est, reported,
+                            detail={"reason": "the reported input is implausibly far below the estimate"}))
+            reported = 0
         if reported:
-            self.calibration.observe(reported, self.last_view_tokens_est)
             self.last_tokens = reported + response.usage.output_tokens
         if self.memory is not None:
             self.memory.after_response(self, list(ctx.messages) + [response])
@@ -501,7 +661,11 @@ class ContextManager(RunLifecycle, AbstractCapability[Any]):
         self.learn_from_overflow(str(error) + " " + str(getattr(error, "body", "")))
         if not await self._auto(ctx.messages, self.view, "reactive"):
             raise error
-        raise RetryModelRequest()
+        if compat.RETRY_MODEL_REQUEST is not None:
+            raise compat.RETRY_MODEL_REQUEST()
+        # Before pydantic-ai 2.64 this hook cannot ask for the request again: send the compacted one.
+        retry = await self.prepare_model_request(ctx, request_context)
+        return await retry.model.request(retry.messages, retry.model_settings, retry.model_request_parameters)
 
     def learn_from_overflow(self, text: str) -> None:
         """The provider said how big the prompt was and what its limit is: believe it."""

@@ -43,6 +43,10 @@ SOURCE_PRIOR_TOKENS = 2_000
 REREAD_OUTPUT = 60
 """Output tokens of the tool call a look-again sends (a read or grep with its path)."""
 
+KINDS: tuple[str, ...] = ("any", "result", "cold", "cold_result")
+"""What a reach counts over (`Reach`): every item, items held by tool results, items not held by a
+result already in use, items held by a result not yet in use."""
+
 _RUN = re.compile(r"[\w./-]+")
 _CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[a-z][A-Z][A-Za-z0-9]*\b")
 _HEX = re.compile(r"\b[0-9a-fA-F]{10,}\b")
@@ -176,7 +180,7 @@ class Reuse:
         prev = next((i for i in range(len(history) - 2, -1, -1) if isinstance(history[i], ModelResponse)), -1)
         memo = self._texts(history[:-1])
         fresh = " ".join(t for _, texts, _ in memo[prev + 1:] for _, t in texts)
-        deep = dict.fromkeys(("any", "result", "cold", "cold_result"), 0)
+        deep: dict[str, int] = dict.fromkeys(KINDS, 0)
         cited: list[str] = []
         for item in used_items(response):
             if item in fresh:
@@ -185,8 +189,7 @@ class Reuse:
             if not depth:
                 continue
             hot = bool(call_id) and self.hot(call_id)
-            for kind, counts in (("any", True), ("result", is_result), ("cold", not hot),
-                                 ("cold_result", is_result and not hot)):
+            for kind, counts in zip(KINDS, (True, is_result, not hot, is_result and not hot), strict=True):
                 if counts:
                     deep[kind] = max(deep[kind], depth)
             if is_result:

@@ -92,7 +92,7 @@ class Schedule:
         hard = cm.limits.window - cm.limits.output_reserve - margin
         floor = cm.calibration.tokens(cm.overhead) + max(2 * self.summary_tokens,
                                                          self.rebuild_seen + round(self.growth.rate))
-        return hard if floor < hard else cm.limits.window - margin
+        return int(hard if floor < hard else cm.limits.window - margin)
 
     def compaction_helps(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int = 0) -> bool:
         """Whether a compaction would free a tenth of the history at least: right after one, in a
@@ -115,7 +115,7 @@ class Schedule:
         plan = self._plan(cm, context, rebuild, fixed, forget=self.forget(cm, messages, fixed + rebuild))
         self.last_plan = plan
         until_next = max(1.0, (cm.limits.threshold - fixed - rebuild) / max(self.growth.rate, 1.0))
-        return plan.saving * until_next >= plan.fixed_cost
+        return bool(plan.saving * until_next >= plan.fixed_cost)
 
     def priced(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int) -> bool:
         """Under the threshold: whether compacting now costs less than waiting. The rebuild is
@@ -152,11 +152,11 @@ class Schedule:
         threshold. Sets `credit` for the view layers' own pricing."""
         self.credit = 0.0
         if not cm.settings.priced_compaction or self.growth.rate <= 0:
-            return cm.limits.threshold
+            return int(cm.limits.threshold)
         fixed = cm.calibration.tokens(cm.overhead)
         plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed)
         self.credit = plan.credit_per_token
-        return min(cm.limits.threshold, round(plan.point) + fixed)
+        return int(min(cm.limits.threshold, round(plan.point) + fixed))
 
     def record_pays(self, cm: Any, messages: list[ModelMessage], record_tokens: int, *, tokens_before: int,
                     reason: str, rebuild: int | None = None) -> bool:

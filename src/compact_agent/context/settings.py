@@ -101,7 +101,10 @@ class Limits:
     def for_window(cls, window: int, max_output: int, s: Any = None) -> Limits:
         """`s`: a `CompactionSettings` (or any object with its field names); None for the defaults."""
         s = s if s is not None else CompactionSettings()
-        window = max(window, 2_048)
+        if window < 1:
+            raise ValueError(f"a context window must be a positive number of tokens, not {window}")
+        # The window is what the model accepts: never raised here. A window too small for the
+        # request's fixed part is refused at the request (pipeline.py), not silently enlarged.
         reserve = min(max_output, s.summary_output_reserve, window // 4)
         buffer = min(s.autocompact_buffer, window // 10)
         threshold = window - reserve - buffer

@@ -245,7 +245,7 @@ class Snip:
             rets = [p.tool_call_id for p in req.parts if isinstance(p, ToolReturnPart)]
             if sorted(ids) != sorted(rets) or len(set(ids)) != len(ids):
                 continue
-            if any(p.tool_name in self.keep_empty_calls_of for p in req.parts):
+            if any(getattr(p, "tool_name", None) in self.keep_empty_calls_of for p in req.parts):
                 continue
             key = ",".join(ids)
             if decide(key, "empty_call", True):
@@ -326,7 +326,7 @@ class Snip:
                     continue
                 if (i, j) in swaps and isinstance(p, ToolReturnPart):
                     content, kind = swaps[(i, j)]
-                    p = replace(p, content=content, metadata=mark(p.metadata, LAYER, {"kind": kind}))
+                    p = replace(p, content=content, metadata=mark(p.metadata, LAYER, {"kind": kind}))  # type: ignore[arg-type]  # a result's content becomes text, whatever its kind
                 parts.append(p)
             my_recs = [*carry, *dropped.values()]
             carry = []

@@ -57,22 +57,35 @@ class SideFiles(Protocol):
 class InMemoryStore:
     """The default store: the history, every archived transcript and every boundary, in memory.
 
-    `messages` is the current (compacted) history, `archives[i]` the full history before the i-th
-    compaction, `boundaries[i]` what that compaction did. Nothing is written anywhere; copy what
-    you need to keep before the process ends.
+    `messages` is the current (compacted) history, `boundaries[i]` what the i-th compaction did,
+    `archives` the full history before each of the latest `max_archives` compactions (oldest
+    first; `archives_dropped` older ones were let go). Each archive is a deep copy of a whole
+    transcript, and a capability keeps up to 64 conversations: unbounded, a long session held every
+    transcript it ever had (200 steps: 30 copies, 4.4 MB). Nothing is written anywhere; copy what
+    you need to keep before the process ends, or give a store of your own.
     """
 
     messages: list[ModelMessage] = field(default_factory=list)
     archives: list[list[ModelMessage]] = field(default_factory=list)
     boundaries: list[dict[str, Any]] = field(default_factory=list)
+    max_archives: int = 8
+    archives_dropped: int = 0
 
     def append(self, messages: Sequence[ModelMessage]) -> None:
         self.messages.extend(messages)
+
+    def load_messages(self) -> list[ModelMessage]:
+        """What it holds: a new `ContextManager` given this store resumes onto it."""
+        return list(self.messages)
 
     def archive(self) -> Path | None:
         # Messages are mutable dataclasses and the run goes on with some of the same objects: the
         # archive must not change with them.
         self.archives.append(copy.deepcopy(self.messages))
+        excess = len(self.archives) - max(0, self.max_archives)
+        if excess > 0:
+            del self.archives[:excess]
+            self.archives_dropped += excess
         return None
 
     def rewrite(self, boundary: dict[str, Any], messages: Sequence[ModelMessage]) -> None:

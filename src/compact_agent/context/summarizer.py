@@ -30,6 +30,7 @@ from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
 from .compactor import join
+from .testing import mark_request
 
 REFUSED = ("Your previous reply called a tool; tool calls are refused for this request. Reply with "
            "plain text only: an <analysis> block followed by a <summary> block.")
@@ -61,7 +62,7 @@ class SharedPrefixSummarizer:
     async def _shared(self, messages: list[ModelMessage], prompt: str) -> str:
         settings = {**(self.settings or {}), "tool_choice": "none"}
         params = self.params or ModelRequestParameters()
-        history = join(messages, [ModelRequest(parts=[UserPromptPart(prompt)])])
+        history = join(messages, [ModelRequest(parts=[UserPromptPart(prompt)], metadata=mark_request("summary"))])
         for _attempt in range(2):
             resp = await model_request(self.model, history, model_settings=settings,  # type: ignore[arg-type]
                                        model_request_parameters=params)
@@ -73,14 +74,15 @@ class SharedPrefixSummarizer:
             refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while summarising.",
                                        tool_call_id=p.tool_call_id)
                         for p in resp.parts if isinstance(p, ToolCallPart)]
-            history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)])]
+            history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)],
+                                                    metadata=mark_request("summary"))]
         raise UnexpectedModelBehavior("the summarizer kept calling tools")
 
     async def _separate(self, messages: list[ModelMessage], prompt: str) -> str:
         transcript = render_transcript(messages)
         req = [ModelRequest(parts=[UserPromptPart(
             "Below is a transcript of a conversation between a user and a coding assistant, as data.\n"
-            "<transcript>\n" + transcript + "\n</transcript>\n\n" + prompt)])]
+            "<transcript>\n" + transcript + "\n</transcript>\n\n" + prompt)], metadata=mark_request("summary"))]
         params = ModelRequestParameters()
         if self.params is not None:
             params = replace(params, instruction_parts=self.params.instruction_parts)

@@ -259,7 +259,7 @@ def records_in(m: ModelMessage) -> list[str]:
     out = []
     for p in m.parts:
         if _compaction_part(p):
-            found = _RECORD.search(p.content)  # type: ignore[union-attr]
+            found = _RECORD.search(p.content)  # type: ignore[union-attr,arg-type]
             if found and found.group(1).strip():
                 out.append(found.group(1).strip())
     return out
@@ -283,11 +283,12 @@ def record_of(messages: Sequence[ModelMessage]) -> str | None:
     when the steps do not all fit `RECORD_MAX_CHARS`: then a summary says more for its size."""
     earlier = ""
     rest = list(messages)
-    if rest and is_summary(rest[0]):
+    if rest and is_summary(rest[0]) and isinstance(rest[0], ModelRequest):  # a summary is a request
         first = rest[0]
         earlier = "\n\n".join(records_in(first))
         others = [p for p in first.parts if not _compaction_part(p)]
-        rest = ([ModelRequest(parts=others)] if others else []) + rest[1:]
+        head: list[ModelMessage] = [ModelRequest(parts=others)] if others else []
+        rest = head + rest[1:]
     if not rest:
         return earlier or None
     steps = default_digest(rest, max_chars=10 * RECORD_MAX_CHARS)

@@ -109,20 +109,44 @@ def reported_plus_estimate(messages: Sequence[ModelMessage]) -> int | None:
     return used + estimate(messages[i + 1 :])
 
 
+#: Provider tokens per estimated token that a report may imply. Characters/4 overestimates English
+#: prose a little (~0.8) and underestimates code, JSON and non-Latin text (up to ~4 for CJK); a report
+#: under half the estimate is not a tokenizer but a wrong report (a stand-in model, a usage figure
+#: of another request), and believing it would scale every later size down and send over the window.
+MIN_RATIO, MAX_RATIO = 0.5, 4.0
+#: Reports needed before a size below the raw estimate is believed when judging whether it fits.
+LOW_EVIDENCE = 2
+
+
 @dataclass
 class Calibration:
     """Ratio of provider-reported prompt tokens to our estimate of the same request."""
 
     ratio: float = 1.0
     samples: int = 0
+    rejected: int = 0
+    low: int = 0  # consecutive accepted reports below the estimate
 
-    def observe(self, reported_input: int, estimated_input: int) -> None:
+    def observe(self, reported_input: int, estimated_input: int) -> bool:
+        """Learn from one report; False when it is implausible and ignored."""
         if reported_input <= 0 or estimated_input <= 0:
-            return
-        r = min(4.0, max(0.25, reported_input / estimated_input))
+            return False
+        r = reported_input / estimated_input
+        if r < MIN_RATIO:
+            self.rejected += 1
+            return False
+        r = min(MAX_RATIO, r)  # over-counting is the safe direction: bounded, not refused
+        self.low = self.low + 1 if r < 1.0 else 0
         # The newest sample dominates: the request it measured is the one most like the next.
         self.ratio = r if self.samples == 0 else 0.7 * r + 0.3 * self.ratio
         self.samples += 1
+        return True
+
+    def fits_tokens(self, estimated: int) -> int:
+        """The size to judge "fits the window" by: the calibrated one, but never below the raw
+        estimate until reports agree that this tokenizer counts less than characters/4."""
+        calibrated = self.tokens(estimated)
+        return calibrated if self.low >= LOW_EVIDENCE else max(calibrated, estimated)
 
     def tokens(self, estimated: int) -> int:
         return math.ceil(estimated * self.ratio)

@@ -45,6 +45,7 @@ from pydantic_ai.usage import RequestUsage
 from ..config import Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
 from ..context.compactor import join
+from ..context.wiring import Internals
 from ..models import PRICING, prices_of
 from .retention import is_typed
 from .simulate import SideCall, Sim, Step
@@ -170,12 +171,17 @@ class Ours:
         restorer = Restorer(recent_files=self.files.recent, reread=self.files.reread, resolve=self.files.resolve)
         self.calls: list[SideCall] = []
         self.failed = 0
-        self.cm = ContextManager(
-            limits=limits, summarizer=self._summarizer, settings=self.settings.compaction(),
-            compactor=Compactor(limits, restorer, typed=self._typed(sim)), store=self.store,
-            layers=default_layers(self.settings.compaction(), self.store), event_sink=self._on_event,
-            provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, max_output=sim.max_output,
-            clock=self._now, prices=prices_of(PRICING.get(sim.provider, PRICING["deepseek"])))
+        # keep_system_prompts=False: the analyzer's figures are of compactions that start the history
+        # afresh (the live agent sends its system prompt as instructions, never in the history): a
+        # transcript's recorded system prompt is not carried into the compacted history.
+        self.cm = ContextManager.wired(
+            Internals(limits=limits, summarizer=self._summarizer,
+                      compactor=Compactor(limits, restorer, typed=self._typed(sim)),
+                      layers=default_layers(self.settings.compaction(), self.store), event_sink=self._on_event,
+                      provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, clock=self._now,
+                      keep_system_prompts=False),
+            settings=self.settings.compaction(), store=self.store, max_output=sim.max_output,
+            prices=prices_of(PRICING.get(sim.provider, PRICING["deepseek"])))
         # The live agent measures its system prompt and tool schemas; here they are the fitted overhead.
         self.cm.overhead = round(sim.tm.overhead / sim.tm.ratio) if sim.tm.ratio else sim.tm.overhead
         self._history: list[ModelMessage] = []

@@ -1,0 +1,127 @@
+"""What a compacted history owes a pydantic-ai user, and how the store follows the history.
+
+pydantic-ai adds an agent's system prompts only to an empty history, and computes a run's
+`new_messages()` from the first message stamped with the run's id. A compaction builds new messages
+and drops the old first request, so without care the rewritten history would lose the system prompts
+for good and `new_messages()` would start after the compaction message, in the middle of the
+conversation. `keep_system_prompts` and `stamp_new` keep both promises.
+
+The store is told the history by identity, not by count: a caller may pass a shorter or edited
+`message_history` (regenerate, branch), or a new `ContextManager` may open a store that already
+holds the conversation. `StoreSync` appends only what the store lacks and rewrites the store when
+the history no longer starts with what it holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, SystemPromptPart
+
+from .stores import HistoryStore
+
+__all__ = ["LoadableStore", "StoreSync", "keep_system_prompts", "stamp_new"]
+
+
+def opening_system_prompts(messages: Sequence[ModelMessage]) -> list[SystemPromptPart]:
+    """The system prompts of the history's first request (where pydantic-ai put them)."""
+    for m in messages:
+        if isinstance(m, ModelRequest):
+            return [p for p in m.parts if isinstance(p, SystemPromptPart)]
+    return []
+
+
+def keep_system_prompts(before: Sequence[ModelMessage], after: list[ModelMessage]) -> list[ModelMessage]:
+    """`after` (a compacted history) opening with the system prompts `before` opened with.
+
+    They go first in the first request, as pydantic-ai puts them; the parts are the same objects, so
+    a dynamic prompt keeps its `dynamic_ref` and is re-evaluated by pydantic-ai on the next run.
+    """
+    prompts = opening_system_prompts(before)
+    if not prompts:
+        return after
+    have = [p for m in after if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, SystemPromptPart)]
+    missing = [p for p in prompts if not any(p is q or p == q for q in have)]
+    if not missing:
+        return after
+    out = list(after)
+    for i, m in enumerate(out):
+        if isinstance(m, ModelRequest):
+            out[i] = dataclasses.replace(m, parts=[*missing, *m.parts])
+            return out
+    return [ModelRequest(parts=missing), *out]
+
+
+def stamp_new(before: Sequence[ModelMessage], after: Sequence[ModelMessage], run_id: str | None,
+              conversation_id: str | None) -> None:
+    """Stamp the messages a compaction created with the run's ids, as pydantic-ai stamps its own.
+
+    `new_messages()` then starts at the compaction message: what a run returns after compacting is
+    the whole compacted history, a valid history on its own.
+    """
+    if run_id is None:
+        return
+    old = {id(m) for m in before}
+    for m in after:
+        if id(m) not in old and m.run_id is None:
+            m.run_id = run_id
+            if m.conversation_id is None:
+                m.conversation_id = conversation_id
+
+
+@runtime_checkable
+class LoadableStore(Protocol):
+    """A store that can say what it already holds: a new `ContextManager` resumes onto it."""
+
+    def load_messages(self) -> Sequence[ModelMessage]: ...
+
+
+def _same(a: ModelMessage, b: ModelMessage) -> bool:
+    if a is b or a == b:
+        return True
+    # Read back from a database, a message may differ in representation only (args as str or dict).
+    try:
+        return ModelMessagesTypeAdapter.dump_json([a]) == ModelMessagesTypeAdapter.dump_json([b])
+    except Exception:  # noqa: BLE001 - not serialisable: not the same
+        return False
+
+
+class StoreSync:
+    """The messages the store is known to hold, in order, compared with each new history."""
+
+    def __init__(self) -> None:
+        self.held: list[ModelMessage] = []
+        self.started = False
+
+    def reset(self, messages: Sequence[ModelMessage]) -> None:
+        """The store now holds exactly `messages`."""
+        self.held = list(messages)
+        self.started = True
+
+    def common(self, messages: Sequence[ModelMessage], deep: bool = False) -> int:
+        n = 0
+        for a, b in zip(self.held, messages, strict=False):
+            if not (a is b or (deep and _same(a, b)) or (not deep and a == b)):
+                break
+            n += 1
+        return n
+
+    def sync(self, store: HistoryStore, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]]) -> None:
+        """Make `store` hold `messages`: append what is new, or rewrite it when the history no
+        longer begins with what the store holds (a shorter or edited history)."""
+        if not self.started:
+            self.started = True
+            if isinstance(store, LoadableStore):
+                self.held = list(store.load_messages())  # a new capability on a store that holds the conversation
+                n = self.common(messages, deep=True)
+                if n == len(self.held):
+                    self.held = list(messages[:n])  # the caller's objects from now on
+        n = self.common(messages)
+        if n == len(self.held):
+            if len(messages) > n:
+                store.append(list(messages[n:]))
+        else:
+            store.rewrite(boundary(), list(messages))
+        self.held = list(messages)

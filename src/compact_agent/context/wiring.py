@@ -1,0 +1,68 @@
+"""The seam through which the terminal agent and the analyzer build a `ContextManager`.
+
+A library user sets only the public options (`ContextManager(window=..., store=..., ...)`). The
+terminal agent and the analyzer also wire in what a coding agent has and a library user does not:
+limits of their own, their summarizer, a compactor with a restorer, the layers with side files,
+session notes beside the session file, a clock, an event sink, the provider's cache lifetime, the
+hooks around a compaction. They pass these as one `Internals` to `ContextManager.wired(...)`; every
+field may change between versions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic_ai.messages import ModelMessage
+
+from .compactor import CompactionResult, Compactor, Summarize
+from .events import Budget, Event, LayerResult
+from .memory import SessionMemory
+from .settings import Limits
+
+if TYPE_CHECKING:
+    from .pipeline import ContextManager
+
+__all__ = ["Internals", "Layer", "SummarizerFactory", "TokenCounter", "utcnow"]
+
+
+class Layer(Protocol):
+    """A view layer (L1-L4): shapes what is sent, from the history and its own frozen decisions."""
+
+    name: str
+
+    def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult: ...
+
+
+SummarizerFactory = Callable[["ContextManager"], Summarize]
+#: Counts the tokens of messages as your provider would (e.g. with its tokenizer).
+TokenCounter = Callable[[Sequence[ModelMessage]], int]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Internals:
+    """What the agent and the analyzer wire into a `ContextManager` besides the public options."""
+
+    limits: Limits | None = None  # None: `Limits.for_window(window, max_output, settings)`
+    summarizer: SummarizerFactory | None = None  # None: the shared-prefix summary by the run's model
+    compactor: Compactor | None = None  # None: `Compactor(limits)`, without restored files
+    layers: list[Layer] | None = None  # None: `default_layers`; [] for none
+    memory: SessionMemory | None = None  # None: in-memory notes if `settings.memory_enabled`
+    clock: Callable[[], datetime] = utcnow
+    event_sink: Callable[[Event], None] | None = None  # the session's event log (before the handler)
+    on_compact_start: Callable[[str, int], None] | None = None  # (trigger, tokens before): a spinner
+    provider: str = "openai"
+    cache_ttl_s: float = 3600.0
+    save_state: Callable[[dict[str, Any]], None] | None = None  # persists frozen layer decisions
+    # Around every compaction (the agent's hooks): may add to the instructions / sees the result.
+    before_compact: Callable[[str, str], Awaitable[str]] | None = None
+    after_compact: Callable[[CompactionResult], Awaitable[None]] | None = None
+    # A compacted history opens with the history's system prompts (contract.py); the analyzer's
+    # figures are of compactions that do not carry a transcript's recorded system prompt.
+    keep_system_prompts: bool = True
