@@ -127,7 +127,7 @@ def test_totals_prints_only_the_totals_with_whole_relative_titles(tmp_path: Path
     assert data["transcripts"] == 2 and [t["strategy"] for t in data["totals"]] == ["ours"]
     total = data["totals"][0]
     assert set(total["cost_parts"]) == {"hit", "miss", "output", "summary", "notes", "reread"}
-    assert {"recall", "edit_ready", "stalls", "reread_requests"} <= set(total)
+    assert {"recall", "line_recall", "edit_ready", "stalls", "reread_requests"} <= set(total)
     assert total["cost"] == pytest.approx(sum(total["cost_parts"].values()), abs=1e-5)
 
 

@@ -167,3 +167,27 @@ async def test_none_has_full_recall_on_real_transcripts(path: Path):
     m = measure([await replay(t, NoCompaction(s), s)], PRICING["deepseek"])
     assert m.refs_needed > 0
     assert (m.recall, m.edit_ready, m.stalls, m.cost_parts["reread"]) == (1.0, 1.0, 0, 0.0)
+
+
+class NamesOnly(Forgetful):
+    """Replaces the read with a bare list of the names it held, from the third request on."""
+
+    async def step(self, history: list[ModelMessage], sim: Sim) -> Step:
+        self.points += 1
+        if self.points < 3:
+            return Step(list(history))
+        view = [ModelRequest(parts=[dataclasses.replace(m.parts[0], content="names: WhereNode.as_sql empty_needed")])
+                if isinstance(m, ModelRequest) and isinstance(m.parts[0], ToolReturnPart) and m.parts[0].tool_call_id == "c1"
+                else m for m in history]
+        return Step(view)
+
+
+async def test_a_list_of_names_without_their_lines_keeps_recall_but_not_line_recall():
+    kept = await replay(transcript(), Forgetful(keep=True), sim(100_000))
+    names = await replay(transcript(), NamesOnly(), sim(100_000))
+    assert kept.recall.lines_kept == kept.recall.refs == 4
+    # Point 5's two names are still sent, but not the line they came from (`# WhereNode.as_sql sets
+    # empty_needed`); point 7's path and `WhereNode` are in lines still sent (the call, the answer at 5).
+    assert (names.recall.refs_kept, names.recall.lines_kept) == (4, 2)
+    price = PRICING["deepseek"]
+    assert measure([names], price).line_recall == 0.5 and measure([kept], price).line_recall == 1.0

@@ -69,15 +69,15 @@ def _text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def _values(value: Any) -> Iterable[str]:
+def arg_values(value: Any) -> Iterable[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for v in value.values():
-            yield from _values(v)
+            yield from arg_values(v)
     elif isinstance(value, (list, tuple)):
         for v in value:
-            yield from _values(v)
+            yield from arg_values(v)
 
 
 def part_texts(m: ModelMessage) -> list[tuple[bool, str]]:
@@ -85,7 +85,7 @@ def part_texts(m: ModelMessage) -> list[tuple[bool, str]]:
     out: list[tuple[bool, str]] = []
     for p in m.parts:
         if isinstance(p, ToolCallPart):
-            text = p.tool_name + " " + " ".join(_values(call_args(p)))
+            text = p.tool_name + " " + " ".join(arg_values(call_args(p)))
         else:
             text = _text(getattr(p, "content", ""))
         out.append((isinstance(p, ToolReturnPart), norm(text)))

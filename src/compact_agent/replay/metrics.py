@@ -70,6 +70,7 @@ class Metrics:
     retention_samples: int = 0
     refs_needed: int = 0  # references the next step used from earlier context (`recall.py`)
     refs_kept: int = 0
+    lines_kept: int = 0  # needed references whose whole line was still in the request
     edits_needed: int = 0
     edits_kept: int = 0
     stalls: int = 0  # request points where something needed was missing
@@ -78,6 +79,11 @@ class Metrics:
     @property
     def recall(self) -> float:
         return self.refs_kept / self.refs_needed if self.refs_needed else 1.0
+
+    @property
+    def line_recall(self) -> float:
+        """Recall of the lines the references came from: names kept without what they said do not count."""
+        return self.lines_kept / self.refs_needed if self.refs_needed else 1.0
 
     @property
     def edit_ready(self) -> float:
@@ -97,6 +103,7 @@ class Metrics:
         d["cache_share"] = round(self.cache_share, 4)
         d["recall"] = round(self.recall, 4)
         d["edit_ready"] = round(self.edit_ready, 4)
+        d["line_recall"] = round(self.line_recall, 4)
         d["cost"] = round(self.cost, 6)
         d["summary_cost"] = round(self.summary_cost, 6)
         d["cost_parts"] = {k: round(v, 6) for k, v in self.cost_parts.items()}
@@ -123,6 +130,7 @@ def measure(runs: Sequence[StrategyRun], price: ModelInfo, transcript: str | Non
         m.compaction_freed += run.compaction_freed
         m.refs_needed += run.recall.refs
         m.refs_kept += run.recall.refs_kept
+        m.lines_kept += run.recall.lines_kept
         m.edits_needed += run.recall.edits
         m.edits_kept += run.recall.edits_kept
         m.stalls += run.recall.stalls

@@ -21,7 +21,9 @@ needed was missing is a *stall*: a real model would look again. The look-again i
 each missing item's source (the newest earlier tool result that held it, cut as one read would
 cut it) at the miss price, plus a short tool-call output.
 
-`none` keeps everything, so it has every item and no stall by construction. The rules for what a
+`none` keeps everything, so it has every item and no stall by construction. *Line recall* asks
+more: that the line each reference came from (in its newest holder) is still sent, so a list of
+names kept without what they said does not count as memory. The rules for what a
 response used are the live pipeline's own (`context/reuse.py`), which prices forgetting with them.
 """
 
@@ -30,12 +32,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
-from ..context.reuse import REREAD_OUTPUT, edit_texts, norm, part_texts, references
+from ..context.ledger import call_args
+from ..context.reuse import REREAD_OUTPUT, arg_values, edit_texts, norm, part_texts, references
 
-__all__ = ["REREAD_OUTPUT", "Need", "Needs", "Recall", "ViewText", "edit_texts", "missing", "needs_of", "norm",
-           "part_texts", "references", "reread_source_tokens"]
+__all__ = ["REREAD_OUTPUT", "Need", "Needs", "Recall", "ViewText", "edit_texts", "lines_kept", "missing", "needs_of",
+           "norm", "part_texts", "references", "reread_source_tokens"]
 
 READ_MAX_LINES = 2_000  # one read_file call (ours and Claude Code's Read) returns at most 2,000 lines
 READ_MAX_CHARS = 50_000  # ... and at most tool_result_max_chars (our default 50,000) characters
@@ -53,6 +56,7 @@ class Need:
     refs: tuple[str, ...]
     edits: tuple[str, ...]
     source: dict[str, int] = field(default_factory=dict)  # item -> index into Needs.sources
+    lines: tuple[str, ...] = ()  # per reference, the (normalised) line of its newest holder it came from
 
     @property
     def items(self) -> tuple[str, ...]:
@@ -79,7 +83,7 @@ def needs_of(messages: Sequence[ModelMessage]) -> Needs:
 
     needs = Needs()
     earlier: list[list[tuple[bool, str]]] = []  # part texts per message, oldest first
-    raw_results: list[list[str]] = []  # raw text of each tool result part (to size the source)
+    raw: list[list[str]] = []  # raw text of each part (to size a source, to find a reference's line)
     seen_tokens: set[str] = set()
     source_index: dict[tuple[int, int], int] = {}
     prev = -1  # index of the previous response
@@ -98,20 +102,47 @@ def needs_of(messages: Sequence[ModelMessage]) -> Needs:
                         continue
                     if where not in source_index:
                         source_index[where] = len(needs.source_tokens)
-                        needs.source_tokens.append(text_tokens(_cut(raw_results[where[0]][where[1]])))
+                        text = raw[where[0]][where[1]] if old[where[0]][where[1]][0] else ""
+                        needs.source_tokens.append(text_tokens(_cut(text)))
                     source[item] = source_index[where]
-                needs.by_point[r] = Need(tuple(refs), tuple(edits), source)
+                lines = tuple(_line_of(x, raw, _newest_holder(x, old)) for x in refs)
+                needs.by_point[r] = Need(tuple(refs), tuple(edits), source, lines)
             prev = r
         texts = part_texts(m)
         earlier.append(texts)
-        raw_results.append([str(getattr(p, "content", "")) if isinstance(p, ToolReturnPart) else "" for p in m.parts])
+        raw.append([_raw(p) for p in m.parts])
         for _, t in texts:
             seen_tokens.update(references(t))
     return needs
 
 
+def _raw(part: object) -> str:
+    if isinstance(part, ToolCallPart):
+        return "\n".join(arg_values(call_args(part)))
+    content = getattr(part, "content", "")
+    return content if isinstance(content, str) else str(content)
+
+
+def _line_of(item: str, raw: list[list[str]], where: tuple[int, int] | None) -> str:
+    """The normalised line of the newest holder's text that holds `item` (the item itself when none does)."""
+    if where is not None:
+        for line in raw[where[0]][where[1]].splitlines():
+            if item in line:
+                return norm(line)
+    return item
+
+
 def _occurs(item: str, old: list[list[tuple[bool, str]]]) -> bool:
     return any(item in t for msg in reversed(old) for _, t in msg)
+
+
+def _newest_holder(item: str, old: list[list[tuple[bool, str]]]) -> tuple[int, int] | None:
+    """(message, part) of the newest part of any kind holding `item`: where the model last read it."""
+    for i in range(len(old) - 1, -1, -1):
+        for j in range(len(old[i]) - 1, -1, -1):
+            if item in old[i][j][1]:
+                return (i, j)
+    return None
 
 
 def _newest_source(item: str, old: list[list[tuple[bool, str]]]) -> tuple[int, int] | None:
@@ -155,13 +186,20 @@ class Recall:
 
     refs: int = 0
     refs_kept: int = 0
+    lines_kept: int = 0  # references whose whole line (not only the name) was still sent
     edits: int = 0
     edits_kept: int = 0
     stalls: int = 0
 
     def add(self, other: Recall) -> None:
-        for k in ("refs", "refs_kept", "edits", "edits_kept", "stalls"):
+        for k in ("refs", "refs_kept", "lines_kept", "edits", "edits_kept", "stalls"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
+
+
+def lines_kept(need: Need, sent: str) -> int:
+    """How many of the needed references still have the line they came from in `sent`: a bare
+    list of names is not memory of what the names said."""
+    return sum(1 for line in need.lines if line in sent)
 
 
 def missing(need: Need, sent: str) -> tuple[list[str], list[str]]:

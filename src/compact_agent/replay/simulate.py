@@ -39,7 +39,16 @@ from pydantic_ai.messages import (
 from ..context import tokens
 from ..context.compactor import join
 from .importers import Transcript
-from .recall import REREAD_OUTPUT, Needs, Recall, ViewText, missing, needs_of, reread_source_tokens
+from .recall import (
+    REREAD_OUTPUT,
+    Needs,
+    Recall,
+    ViewText,
+    lines_kept,
+    missing,
+    needs_of,
+    reread_source_tokens,
+)
 from .retention import Retention, Truth, message_text, retention_of
 
 OVERHEAD_CAP = 40_000
@@ -331,9 +340,11 @@ async def replay(transcript: Transcript, strategy: Strategy, sim: Sim, messages:
         run.requests.append(Request("main", size, cached, out, size > sim.window, rebuild=step.compacted))
         need = needs.by_point.get(r)
         if need is not None:
-            lost_refs, lost_edits = missing(need, texts.of(view))
-            run.recall.add(Recall(len(need.refs), len(need.refs) - len(lost_refs), len(need.edits),
-                                  len(need.edits) - len(lost_edits), bool(lost_refs or lost_edits)))
+            sent = texts.of(view)
+            lost_refs, lost_edits = missing(need, sent)
+            run.recall.add(Recall(refs=len(need.refs), refs_kept=len(need.refs) - len(lost_refs),
+                                  lines_kept=lines_kept(need, sent), edits=len(need.edits),
+                                  edits_kept=len(need.edits) - len(lost_edits), stalls=int(bool(lost_refs or lost_edits))))
             if lost_refs or lost_edits:  # the look-again: this request again plus what it reads, uncached
                 source = reread_source_tokens(need, lost_refs + lost_edits, needs.source_tokens)
                 run.requests.append(Request("reread", size + round(sim.tm.ratio * source), cached, REREAD_OUTPUT))
