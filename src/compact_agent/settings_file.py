@@ -37,6 +37,7 @@ from pydantic import ValidationError
 from pydantic_settings import EnvSettingsSource
 
 from .config import Settings
+from .regular_file import NotRegular, TooLarge, read_capped
 
 PROJECT_FILE = ".compact-agent.toml"
 #: Settings a project file may set only for a trusted project: they run code or widen access, or
@@ -78,13 +79,22 @@ class Loaded:
     rule_sources: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """The file's table, {} when it does not exist; SettingsError (one line) when it is unreadable."""
+#: A config file is a few hundred bytes; one past this is a mistake or a trap (`-> /dev/zero`).
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES) -> dict[str, Any]:
+    """The file's table, {} when it does not exist; SettingsError (one line) when it is unreadable,
+    not a regular file (a FIFO would hang start-up, `/dev/stdin` would parse the piped prompt) or
+    larger than `cap`."""
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        return tomllib.loads(read_capped(path, cap).decode("utf-8"))
     except FileNotFoundError:
         return {}
+    except NotRegular:
+        raise SettingsError(f"{path}: not a regular file; not read") from None
+    except TooLarge:
+        raise SettingsError(f"{path}: larger than {cap} bytes; not read") from None
     except tomllib.TOMLDecodeError as e:
         raise SettingsError(f"{path}: not valid TOML ({e})") from None
     except UnicodeDecodeError as e:
