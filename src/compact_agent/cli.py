@@ -160,6 +160,7 @@ def main_command(
 
         if not list_sessions(session_root(work)):
             raise fail(f"no earlier session in {work} to continue; start one without --continue")
+    typed = "" if query in (None, "-") else query  # `@path` attaches only in what the user typed, not in a pipe
     if print_ or query == "-":
         query = _with_stdin(query)
     if print_ and not (query or "").strip():
@@ -178,7 +179,7 @@ def main_command(
     if print_:
         from .ui.print_mode import run_print
 
-        raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose)))
+        raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose, typed=typed)))
     if not sys.stdin.isatty():
         raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
     from .ui.repl import run_repl

@@ -292,13 +292,22 @@ class AgentSession:
             self.warnings.append(f"could not save the read-file state: {e}")
 
     # -- turns -------------------------------------------------------------------------------
-    def mentions(self, prompt: str) -> list[ModelMessage]:
+    def mentions(self, typed: str) -> list[ModelMessage]:
+        """Files the user attached with `@path` in what they typed.
+
+        Only the user's own words are looked at (never piped input nor `!cmd` output: a log line
+        saying `@~/.ssh/id_rsa` is not the user asking), and a mention gets no further than the
+        model's own read_file: inside the working directory, past no deny rule, not into
+        compact-agent's own data. A refused or missing path is simply not attached.
+        """
         paths = []
-        for m in MENTION_RE.finditer(prompt):
+        for m in MENTION_RE.finditer(typed):
             p = resolve_path(self.cwd, m.group(1).rstrip(".,;:"))
-            if p.is_file() and p not in paths:
+            if p in paths or self.permissions.read_refusal(p) is not None:
+                continue
+            if p.is_file():
                 paths.append(p)
-        return mention_messages(self.env, paths, None, salt=f"t{self.turns}", confined=False) if paths else []
+        return mention_messages(self.env, paths, None, salt=f"t{self.turns}") if paths else []
 
     def _close_unanswered(self) -> None:
         """End a history that stops at a request (a turn interrupted, failed or killed before the
@@ -315,12 +324,15 @@ class AgentSession:
         self.messages.append(closing)
 
     async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None,
-                       on_tool: Callable[[dict[str, Any]], None] | None = None) -> TurnResult:
+                       on_tool: Callable[[dict[str, Any]], None] | None = None, *,
+                       typed: str | None = None) -> TurnResult:
+        """One user turn. `typed` is the part of `prompt` the user typed (without piped input or
+        `!cmd` output), the only place `@path` attaches a file; None when all of it was typed."""
         self._close_unanswered()
         history = list(self.messages)
         self.checkpoints.begin(self.turns, len(history), prompt)
         history += await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
-        history += self.mentions(prompt)
+        history += self.mentions(prompt if typed is None else typed)
         self.cm.synced = len(self.messages)
         before = len(self.cm.compactions)
         handler = _stream_handler(on_text, on_tool) if (on_text or on_tool) else None

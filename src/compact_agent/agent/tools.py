@@ -143,8 +143,8 @@ def read_file_text(
 
     `confined` (the default, and always for the model's own calls) refuses a path that resolves
     outside the working directory and granted dirs, or under a deny rule, before anything is
-    looked at — not even whether it exists is told. Only a file the user names (`@path`) is read
-    unconfined: that is the user's choice, not the model's.
+    looked at — not even whether it exists is told. `@path` mentions are confined too (a piped log
+    could name any path); `confined=False` is for callers that checked the path themselves.
     """
     p = resolve_path(env.cwd, path)
     if confined and (refusal := env.permissions.read_refusal(p)):
@@ -473,7 +473,7 @@ def mention_messages(
     compaction can tell them apart by metadata. Ids are deterministic for cache stability; pass a
     `salt` (e.g. the turn number) when the same file may be mentioned again, since providers reject
     repeated tool call ids. `kind` names the source ("mention", "restore") in ids and metadata.
-    `confined=False` only for files the user named: see `read_file_text`.
+    `confined=False` only for paths the caller checked: see `read_file_text`.
     """
     if not paths:
         return []
