@@ -105,6 +105,16 @@ def project_instructions(cwd: Path) -> tuple[str, list[Path]]:
     return found.text, found.paths
 
 
+def private_dirs(home: Path | None = None) -> list[Path]:
+    """What the model's file tools may neither read nor write: the session store, and the whole
+    user config dir — the config file and the user-level AGENTS.md / CLAUDE.md, which enter the
+    system prompt of every later session (also when the working directory holds them, cwd = ~)."""
+    import platformdirs
+
+    config = user_config_path()
+    return [(home or home_dir()) / "projects", config, config.parent, Path(platformdirs.user_config_dir("compact-agent"))]
+
+
 def session_root(cwd: Path, home: Path | None = None) -> Path:
     return (home or home_dir()) / "projects" / project_slug(cwd)
 
@@ -154,7 +164,7 @@ class AgentSession:
         self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask,  # type: ignore[arg-type]
                                        extra_dirs=[Path(d) for d in st.extra_dirs], deny_bash=st.deny_bash,
                                        allow_bash=st.allow_bash, deny_paths=st.deny_paths,
-                                       private_dirs=[(opts.home or home_dir()) / "projects", user_config_path()],
+                                       private_dirs=private_dirs(opts.home),
                                        readable=[f"{self.store.dir.resolve()}/tool-results/*",
                                                  f"{self.store.archive_dir.resolve()}/{self.session_id}-*.jsonl"])
         self.permissions.allowed_tools.update(opts.allowed_tools)
