@@ -47,11 +47,14 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     )
 
     from .agent.retry import is_timeout
+    from .deadline import StreamCut
     from .session.store import SessionError
 
     saved = retry_hint if retry_hint is not None else "; the session is saved, send the message again to retry"
     if isinstance(e, ModelAuthenticationError):
         return "the provider rejected the API key (check the key for this endpoint)"
+    if _caused_by(e, StreamCut):
+        return f"the provider's reply was cut off mid-stream; what arrived is saved, marked as cut{saved}"
     if isinstance(e, ModelConnectionError) and is_timeout(e):
         return ("the model endpoint did not answer in time, after retries (raise COMPACT_AGENT_REQUEST_TIMEOUT_S "
                 f"for a slow local model){saved}")
@@ -78,6 +81,16 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
         return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
     return _first_line(e)  # the message, never the exception's class name
+
+
+def _caused_by(e: BaseException | None, kind: type[BaseException]) -> bool:
+    for _ in range(10):  # the SDKs wrap transport errors (a bounded walk: chains can loop)
+        if e is None:
+            return False
+        if isinstance(e, kind):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _provider_message(e: BaseException) -> str:

@@ -69,6 +69,7 @@ SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user
 Today's date: {today}."""
 
 UNANSWERED = "[compact-agent: this turn ended before an answer (interrupted, or the request failed)]"
+CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 
 
@@ -345,7 +346,8 @@ class AgentSession:
         history += self.mentions(prompt if typed is None else typed)
         self.cm.synced = len(self.messages)
         before = len(self.cm.compactions)
-        handler = _stream_handler(on_text, on_tool) if (on_text or on_tool) else None
+        partial: list[str] = []  # the text of the reply being streamed, for `_save_cut`
+        handler = _stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
         try:
             result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler,
                                           conversation_id=self.session_id,
@@ -355,6 +357,7 @@ class AgentSession:
             raise
         except BaseException:
             self._recover()
+            self._save_cut(partial)
             raise
         all_msgs = result.all_messages()
         self.cm.persist(all_msgs)
@@ -365,6 +368,20 @@ class AgentSession:
         self.usage = self.usage + usage
         return TurnResult(result.output if isinstance(result.output, str) else str(result.output), usage,
                           self.cm.compactions[before:])
+
+    def _save_cut(self, partial: list[str]) -> None:
+        """A reply that failed after some of its text was streamed (a torn or reset stream): keep
+        that text, marked as cut, so the session shows what the user saw and says it is incomplete."""
+        text = "".join(partial).strip()
+        if not text or not self.messages or not isinstance(self.messages[-1], ModelRequest):
+            return
+        cut = ModelResponse(parts=[TextPart(f"{text}\n\n{CUT}")], metadata={"compact_agent": {"synthetic": "cut"}})
+        try:
+            self.store.append([cut])
+        except OSError:  # the error being raised says more than this one
+            return
+        self.messages.append(cut)
+        self.cm.synced = len(self.messages)
 
     def _recover(self) -> None:
         """After an interrupted or failed turn, continue from what was saved (the truth)."""
@@ -438,13 +455,22 @@ class AgentSession:
 
 
 def _stream_handler(on_text: Callable[[str], None] | None,
-                    on_tool: Callable[[dict[str, Any]], None] | None = None) -> Callable[..., Any]:
+                    on_tool: Callable[[dict[str, Any]], None] | None = None,
+                    partial: list[str] | None = None) -> Callable[..., Any]:
+    """`partial` collects the text of the stream in progress (cleared when a new one starts)."""
+    seen: list[str] = partial if partial is not None else []
+
     async def handler(ctx: Any, events: Any) -> None:
+        seen.clear()
         async for ev in events:
-            if on_text and isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
-                on_text(ev.part.content)
-            elif on_text and isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
-                on_text(ev.delta.content_delta)
+            if isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
+                seen.append(ev.part.content)
+                if on_text:
+                    on_text(ev.part.content)
+            elif isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
+                seen.append(ev.delta.content_delta)
+                if on_text:
+                    on_text(ev.delta.content_delta)
             elif on_tool is not None and (obj := tool_event(ev)) is not None:
                 on_tool(obj)
     return handler
