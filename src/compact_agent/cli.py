@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -66,6 +67,10 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, ModelHTTPError):
         detail = _provider_message(e)
         if e.status_code == 429:
+            wait = _retry_after(e)
+            if wait is not None and wait > 120:  # the SDK does not wait that long: it did not retry
+                return (f"the provider is rate-limiting requests (HTTP 429) and asks to wait {wait:,.0f} s; "
+                        f"try again later: {detail}")
             return f"the provider is rate-limiting requests (HTTP 429) and still was after retries: {detail}{saved}"
         if e.status_code >= 500:
             return f"the provider failed (HTTP {e.status_code}) on every retry: {detail}{saved}"
@@ -73,14 +78,33 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, ModelAPIError):
         return f"model request failed, after retries: {_first_line(e)}{saved}"
     if isinstance(e, UnexpectedModelBehavior):
-        return f"the model replied with something unusable: {_first_line(e)}"
+        if "exceeded max retries" in str(e):  # pydantic-ai's hint names a setting we do not have
+            return (f"the model kept making malformed tool calls ({_first_line(e).split('. ')[0]}); the turn "
+                    f"stopped{saved}")
+        return f"the model replied with something unusable: {_first_line(e).split(' Consider ')[0]}"
     if isinstance(e, UsageLimitExceeded):
         return _first_line(e)
+    if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"
+        return f"{e.strerror}: {e.filename}"
     if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
         return _first_line(e)
     if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
         return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
     return _first_line(e)  # the message, never the exception's class name
+
+
+def _retry_after(e: BaseException) -> float | None:
+    """Seconds the provider's `retry-after` header asked for (on the SDK error under `e`), if any."""
+    from .agent.retry import _chain
+
+    for cause in _chain(e):
+        headers = getattr(getattr(cause, "response", None), "headers", None)
+        if headers is not None and headers.get("retry-after"):
+            try:
+                return float(headers["retry-after"])
+            except ValueError:
+                return None
+    return None
 
 
 def _caused_by(e: BaseException | None, kind: type[BaseException]) -> bool:
@@ -155,7 +179,7 @@ def main_command(
 
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
-        raise fail(f"working directory {work} does not exist", 2)
+        raise fail(f"working directory {work} {'is not a directory' if work.exists() else 'does not exist'}", 2)
     api_key = _protect_key(api_key)
     tools, patterns = _allowed(allowed_tools or [])
     settings = load_settings(work, model=model, base_url=base_url, context_window=context_window,
@@ -343,18 +367,32 @@ class _OneLineOnce(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         from . import secrets
 
-        text = secrets.redact(" ".join(record.getMessage().split()))
+        text = secrets.redact(" ".join(record.getMessage().split()))[:300]
         if text in self.seen:
             return False
         self.seen.add(text)
         record.msg, record.args = text, None
+        record.exc_info, record.exc_text, record.stack_info = None, None, None  # a line, never a traceback
         return True
+
+
+def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """A Python warning from a library as one line of ours: no file, line or class name."""
+    text = str(message)
+    if "usage" in text.lower() or "serializ" in text.lower():  # pydantic / pydantic-ai on odd usage fields
+        text = "the provider reported token usage that is not a count (negative or not a number); costs may be off"
+    else:
+        text = re.sub(r"^\w+(Error|Warning|Exception)?: ", "", text.strip().splitlines()[0] if text.strip() else "")
+    logging.getLogger("compact_agent.warnings").warning("%s", text)
 
 
 def route_library_warnings() -> None:
     """Warnings our modules log (a corrupt collapse log, a spill that could not be written) reach
     the user as `compact-agent: warning: ...` lines, once each, not as Python's bare last-resort
-    output (which repeats and may span lines)."""
+    output (which repeats and may span lines). So do the MCP client's (a server that prints
+    non-JSON: one line, not a traceback) and Python warnings (pydantic's multi-line ones about a
+    provider's odd usage fields)."""
     logger = logging.getLogger("compact_agent")
     if any(getattr(h, "_compact_agent", False) for h in logger.handlers):
         return
@@ -362,9 +400,14 @@ def route_library_warnings() -> None:
     handler.setFormatter(logging.Formatter("compact-agent: warning: %(message)s"))
     handler.addFilter(_OneLineOnce())
     handler._compact_agent = True  # type: ignore[attr-defined]
-    logger.addHandler(handler)
-    logger.setLevel(logging.WARNING)
-    logger.propagate = False
+    import warnings
+
+    warnings.showwarning = _warning_line
+    for name in ("compact_agent", "mcp"):
+        lib = logging.getLogger(name)
+        lib.addHandler(handler)
+        lib.setLevel(logging.WARNING)
+        lib.propagate = False
 
 
 def split_query(argv: list[str]) -> list[str]:

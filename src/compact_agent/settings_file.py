@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from typing import Any
 import platformdirs
 from pydantic import ValidationError
 from pydantic_settings import EnvSettingsSource
+from pydantic_settings import SettingsError as PydanticSettingsError
 
 from .config import Settings
 from .regular_file import NotRegular, TooLarge, read_capped
@@ -172,7 +174,7 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     rules: dict[str, list[tuple[str, str]]] = {k: [] for k in UNION}
-    env = EnvSettingsSource(Settings)()
+    env = _env_values()
     layers = [(user, "user file"), (project, "project file"),
               (env, ""), ({k: v for k, v in (flags or {}).items() if v is not None}, "flag")]
     for layer, name in layers:
@@ -197,6 +199,17 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
         sources.setdefault(key, "default")
     validate_extensions(settings)
     return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
+
+
+def _env_values() -> dict[str, Any]:
+    """`COMPACT_AGENT_*` values; a list or table that is not JSON is a one-line error naming it."""
+    try:
+        return EnvSettingsSource(Settings)()
+    except PydanticSettingsError as e:
+        found = re.search(r'field "(\w+)"', str(e))
+        key = found.group(1) if found else "?"
+        raise SettingsError(f"bad value for {key} (from env COMPACT_AGENT_{key.upper()}): expected JSON, "
+                            f"e.g. COMPACT_AGENT_{key.upper()}='[\"/some/dir\"]'") from None
 
 
 def _add_rules(key: str, value: Any, where: str, into: list[tuple[str, str]]) -> None:

@@ -50,6 +50,8 @@ def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
                     files.append(f)
         elif p.is_file():
             files.append(p)
+        elif p.exists():  # a FIFO or a device: reading it could wait for ever or never end
+            raise FindError(f"{p} is not a regular file or a folder")
         else:
             raise FindError(f"no such file or directory: {p}")
     notes = [f"skipped {archives} compaction archive(s) in compact-history/: each session file is "
