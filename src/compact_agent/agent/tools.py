@@ -452,7 +452,11 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
             pattern: Glob pattern relative to path.
             path: Directory to search in (default: the working directory).
         """
-        return await asyncio.to_thread(glob_impl, env, pattern, path)
+        stop = threading.Event()  # an interrupted turn stops the walk
+        try:
+            return await asyncio.to_thread(glob_impl, env, pattern, path, stop)
+        finally:
+            stop.set()
 
     tools = [read_file, write_file, edit_file, bash, grep, glob]
     return FunctionToolset([_never_raises(t) for t in tools])
