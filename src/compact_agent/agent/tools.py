@@ -128,10 +128,18 @@ def _list_dir(env: ToolEnv, p: Path, cap: int = 100) -> str:
                        + "\n".join(names) + more)
 
 
+#: What is read of one line of a big file: more than MAX_LINE_CHARS characters of any width, so the
+#: line is still shown cut (with its note); the rest is skipped unread, so a 1 GiB line costs 8 KB.
+LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 8
+
+
 def _stream_lines(p: Path) -> Iterator[str]:
     """Lines of a file too big to load whole; undecodable bytes are replaced, not fatal."""
     with p.open("rb") as f:
-        for raw in f:
+        while raw := f.readline(LINE_READ_BYTES):
+            if not raw.endswith(b"\n"):
+                while (more := f.readline(1 << 16)) and not more.endswith(b"\n"):
+                    pass
             yield raw.decode("utf-8", errors="replace").rstrip("\n")
 
 
