@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -49,12 +48,13 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
 
     from .agent.retry import is_timeout
     from .deadline import StreamCut
+    from .error_text import caused_by, retry_after
     from .session.store import SessionError
 
     saved = retry_hint if retry_hint is not None else "; the session is saved, send the message again to retry"
     if isinstance(e, ModelAuthenticationError):
         return "the provider rejected the API key (check the key for this endpoint)"
-    if _caused_by(e, StreamCut):
+    if caused_by(e, StreamCut):
         return f"the provider's reply was cut off mid-stream; what arrived is saved, marked as cut{saved}"
     if isinstance(e, ModelConnectionError) and is_timeout(e):
         return ("the model endpoint did not answer in time, after retries (raise COMPACT_AGENT_REQUEST_TIMEOUT_S "
@@ -67,7 +67,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, ModelHTTPError):
         detail = _provider_message(e)
         if e.status_code == 429:
-            wait = _retry_after(e)
+            wait = retry_after(e)
             if wait is not None and wait > 120:  # the SDK does not wait that long: it did not retry
                 return (f"the provider is rate-limiting requests (HTTP 429) and asks to wait {wait:,.0f} s; "
                         f"try again later: {detail}")
@@ -91,30 +91,6 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
         return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
     return _first_line(e)  # the message, never the exception's class name
-
-
-def _retry_after(e: BaseException) -> float | None:
-    """Seconds the provider's `retry-after` header asked for (on the SDK error under `e`), if any."""
-    from .agent.retry import _chain
-
-    for cause in _chain(e):
-        headers = getattr(getattr(cause, "response", None), "headers", None)
-        if headers is not None and headers.get("retry-after"):
-            try:
-                return float(headers["retry-after"])
-            except ValueError:
-                return None
-    return None
-
-
-def _caused_by(e: BaseException | None, kind: type[BaseException]) -> bool:
-    for _ in range(10):  # the SDKs wrap transport errors (a bounded walk: chains can loop)
-        if e is None:
-            return False
-        if isinstance(e, kind):
-            return True
-        e = e.__cause__ or e.__context__
-    return False
 
 
 def _provider_message(e: BaseException) -> str:
@@ -376,17 +352,6 @@ class _OneLineOnce(logging.Filter):
         return True
 
 
-def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                  file: Any = None, line: str | None = None) -> None:
-    """A Python warning from a library as one line of ours: no file, line or class name."""
-    text = str(message)
-    if "usage" in text.lower() or "serializ" in text.lower():  # pydantic / pydantic-ai on odd usage fields
-        text = "the provider reported token usage that is not a count (negative or not a number); costs may be off"
-    else:
-        text = re.sub(r"^\w+(Error|Warning|Exception)?: ", "", text.strip().splitlines()[0] if text.strip() else "")
-    logging.getLogger("compact_agent.warnings").warning("%s", text)
-
-
 def route_library_warnings() -> None:
     """Warnings our modules log (a corrupt collapse log, a spill that could not be written) reach
     the user as `compact-agent: warning: ...` lines, once each, not as Python's bare last-resort
@@ -402,7 +367,9 @@ def route_library_warnings() -> None:
     handler._compact_agent = True  # type: ignore[attr-defined]
     import warnings
 
-    warnings.showwarning = _warning_line
+    from .error_text import warning_line
+
+    warnings.showwarning = warning_line
     for name in ("compact_agent", "mcp"):
         lib = logging.getLogger(name)
         lib.addHandler(handler)

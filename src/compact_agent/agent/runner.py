@@ -22,10 +22,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
-    PartDeltaEvent,
-    PartStartEvent,
     TextPart,
-    TextPartDelta,
 )
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
@@ -57,7 +54,7 @@ from .file_state import ReadFileState
 from .instructions import load_instructions
 from .permissions import Permissions, resolve_path
 from .retry import TransientRetry
-from .stream_events import tool_event
+from .stream_events import stream_handler
 from .tools import ToolEnv, build_toolset, mention_messages
 from .window_check import check_window
 
@@ -347,7 +344,7 @@ class AgentSession:
         self.cm.synced = len(self.messages)
         before = len(self.cm.compactions)
         partial: list[str] = []  # the text of the reply being streamed, for `_save_cut`
-        handler = _stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
+        handler = stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
         try:
             result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler,
                                           conversation_id=self.session_id,
@@ -452,25 +449,3 @@ class AgentSession:
         if self.memory is not None:
             self.memory.close()
         self.store.unlock()
-
-
-def _stream_handler(on_text: Callable[[str], None] | None,
-                    on_tool: Callable[[dict[str, Any]], None] | None = None,
-                    partial: list[str] | None = None) -> Callable[..., Any]:
-    """`partial` collects the text of the stream in progress (cleared when a new one starts)."""
-    seen: list[str] = partial if partial is not None else []
-
-    async def handler(ctx: Any, events: Any) -> None:
-        seen.clear()
-        async for ev in events:
-            if isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
-                seen.append(ev.part.content)
-                if on_text:
-                    on_text(ev.part.content)
-            elif isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
-                seen.append(ev.delta.content_delta)
-                if on_text:
-                    on_text(ev.delta.content_delta)
-            elif on_tool is not None and (obj := tool_event(ev)) is not None:
-                on_tool(obj)
-    return handler
