@@ -69,7 +69,7 @@ def parse(line: str) -> Parsed:
                 redirects = True
             target_of = ""
             continue
-        if tok in ("{", "}") and not commands[-1] or tok == "}":
+        if tok == "}" or (tok == "{" and not commands[-1]):  # a group's braces (`echo {` keeps its word)
             if commands[-1]:
                 commands.append([])
             continue
