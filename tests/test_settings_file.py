@@ -211,7 +211,7 @@ model = "gpt-4.1"
 summary_model = "claude-opus-4"
 memory_model = "o1"
 memory_enabled = true
-context_window = 100000000
+context_window = 5000000
 tool_result_max_chars = 900000
 read_default_lines = 1000000
 compactable_tools = ["bash"]
@@ -232,3 +232,6 @@ def test_untrusted_project_cannot_pick_the_model_or_the_budget(files):
                        "tool_result_max_chars", "read_default_lines", "compactable_tools"}
     user.write_text(f'trusted_projects = ["{project}"]\n')
     assert load(project).settings.model == "gpt-4.1"
+    (project / ".compact-agent.toml").write_text("context_window = 100000000\n")  # even trusted: bounded
+    with pytest.raises(SettingsError, match=r"bad value for context_window \(from project file\)"):
+        load(project)
