@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from compact_agent.settings_file import SettingsError, load
+from compact_agent.config import Settings
+from compact_agent.settings_file import SettingsError, describe, load
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -61,11 +62,12 @@ def test_precedence_and_sources(files, monkeypatch):
     s, src = loaded.settings, loaded.sources
     assert (s.model, src["model"]) == ("gpt-4.1", "flag")
     assert (s.memory_model, src["memory_model"]) == ("deepseek-chat", "user file")
-    assert (s.context_window, src["context_window"]) == (64_000, "project file")
+    assert (s.context_window, src["context_window"]) == (None, "default")  # an untrusted project's window: ignored
     assert (s.autocompact_buffer, src["autocompact_buffer"]) == (7_000, "project file")
     assert (s.microcompact_keep_recent, src["microcompact_keep_recent"]) == (8, "env COMPACT_AGENT_MICROCOMPACT_KEEP_RECENT")
     assert (s.restore_max_files, src["restore_max_files"]) == (5, "default")
     assert s.deny_bash == ["rm -rf *"] and s.deny_paths == [".env"]
+    assert loaded.rule_sources["deny_paths"] == [(".env", "project file")]
 
 
 def test_untrusted_project_cannot_run_commands_or_widen_access(files):
@@ -179,4 +181,57 @@ def test_out_of_range_values_are_one_line_errors(files, line, key):
     (project / ".compact-agent.toml").write_text(line + "\n")  # from a trusted project file: the same check
     user.write_text(f'trusted_projects = ["{project}"]\n')
     with pytest.raises(SettingsError, match=f"bad value for {key} \\(from project file\\)"):
+        load(project)
+
+
+def test_a_project_file_only_adds_deny_rules(files, monkeypatch):
+    """A cloned repository's `deny_paths = []` / `deny_bash = []` must not lift the user's rules;
+    its own rules join them, and `config` says where each came from."""
+    user, project = files
+    user.write_text('[permissions]\ndeny_paths = [".env", "secrets/*"]\ndeny_bash = ["curl *", "rm -rf *"]\n')
+    (project / ".compact-agent.toml").write_text('[permissions]\ndeny_paths = []\ndeny_bash = []\n')
+    s = load(project).settings
+    assert s.deny_paths == [".env", "secrets/*"] and s.deny_bash == ["curl *", "rm -rf *"]
+    (project / ".compact-agent.toml").write_text('deny_paths = ["*.pem"]\ndeny_bash = "wget *"\n')
+    monkeypatch.setenv("COMPACT_AGENT_DENY_BASH", '["nc *"]')
+    loaded = load(project)
+    assert loaded.settings.deny_paths == [".env", "secrets/*", "*.pem"]
+    assert loaded.settings.deny_bash == ["curl *", "rm -rf *", "wget *", "nc *"]
+    assert loaded.rule_sources["deny_bash"] == [("curl *", "user file"), ("rm -rf *", "user file"),
+                                                ("wget *", "project file"), ("nc *", "env COMPACT_AGENT_DENY_BASH")]
+    rows = {(name, value): src for name, value, src in describe(loaded)}
+    assert rows[("deny_paths[]", "secrets/*")] == "user file" and rows[("deny_paths[]", "*.pem")] == "project file"
+    (project / ".compact-agent.toml").write_text("deny_paths = 3\n")
+    with pytest.raises(SettingsError, match=r"bad value for deny_paths \(from project file\)"):
+        load(project)
+
+
+ROUTING = """
+model = "gpt-4.1"
+summary_model = "claude-opus-4"
+memory_model = "o1"
+memory_enabled = true
+context_window = 5000000
+tool_result_max_chars = 900000
+read_default_lines = 1000000
+compactable_tools = ["bash"]
+"""
+
+
+def test_untrusted_project_cannot_pick_the_model_or_the_budget(files):
+    user, project = files
+    user.write_text("")
+    (project / ".compact-agent.toml").write_text(ROUTING)
+    loaded = load(project)
+    s = loaded.settings
+    assert (s.model, s.summary_model, s.memory_model, s.memory_enabled) == ("deepseek-chat", None, None, False)
+    assert (s.context_window, s.tool_result_max_chars, s.read_default_lines, s.compactable_tools) == \
+        (None, Settings().tool_result_max_chars, 2_000, [])
+    ignored = {w.split(": ")[1].split()[0] for w in loaded.warnings if "not trusted" in w}
+    assert ignored == {"model", "summary_model", "memory_model", "memory_enabled", "context_window",
+                       "tool_result_max_chars", "read_default_lines", "compactable_tools"}
+    user.write_text(f'trusted_projects = ["{project}"]\n')
+    assert load(project).settings.model == "gpt-4.1"
+    (project / ".compact-agent.toml").write_text("context_window = 100000000\n")  # even trusted: bounded
+    with pytest.raises(SettingsError, match=r"bad value for context_window \(from project file\)"):
         load(project)

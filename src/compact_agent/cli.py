@@ -47,11 +47,15 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     )
 
     from .agent.retry import is_timeout
+    from .deadline import StreamCut
+    from .error_text import caused_by, retry_after
     from .session.store import SessionError
 
     saved = retry_hint if retry_hint is not None else "; the session is saved, send the message again to retry"
     if isinstance(e, ModelAuthenticationError):
         return "the provider rejected the API key (check the key for this endpoint)"
+    if caused_by(e, StreamCut):
+        return f"the provider's reply was cut off mid-stream; what arrived is saved, marked as cut{saved}"
     if isinstance(e, ModelConnectionError) and is_timeout(e):
         return ("the model endpoint did not answer in time, after retries (raise COMPACT_AGENT_REQUEST_TIMEOUT_S "
                 f"for a slow local model){saved}")
@@ -63,6 +67,10 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, ModelHTTPError):
         detail = _provider_message(e)
         if e.status_code == 429:
+            wait = retry_after(e)
+            if wait is not None and wait > 120:  # the SDK does not wait that long: it did not retry
+                return (f"the provider is rate-limiting requests (HTTP 429) and asks to wait {wait:,.0f} s; "
+                        f"try again later: {detail}")
             return f"the provider is rate-limiting requests (HTTP 429) and still was after retries: {detail}{saved}"
         if e.status_code >= 500:
             return f"the provider failed (HTTP {e.status_code}) on every retry: {detail}{saved}"
@@ -70,9 +78,14 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, ModelAPIError):
         return f"model request failed, after retries: {_first_line(e)}{saved}"
     if isinstance(e, UnexpectedModelBehavior):
-        return f"the model replied with something unusable: {_first_line(e)}"
+        if "exceeded max retries" in str(e):  # pydantic-ai's hint names a setting we do not have
+            return (f"the model kept making malformed tool calls ({_first_line(e).split('. ')[0]}); the turn "
+                    f"stopped{saved}")
+        return f"the model replied with something unusable: {_first_line(e).split(' Consider ')[0]}"
     if isinstance(e, UsageLimitExceeded):
         return _first_line(e)
+    if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"
+        return f"{e.strerror}: {e.filename}"
     if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
         return _first_line(e)
     if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
@@ -142,7 +155,7 @@ def main_command(
 
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
-        raise fail(f"working directory {work} does not exist", 2)
+        raise fail(f"working directory {work} {'is not a directory' if work.exists() else 'does not exist'}", 2)
     api_key = _protect_key(api_key)
     tools, patterns = _allowed(allowed_tools or [])
     settings = load_settings(work, model=model, base_url=base_url, context_window=context_window,
@@ -160,6 +173,7 @@ def main_command(
 
         if not list_sessions(session_root(work)):
             raise fail(f"no earlier session in {work} to continue; start one without --continue")
+    typed = "" if query in (None, "-") else query  # `@path` attaches only in what the user typed, not in a pipe
     if print_ or query == "-":
         query = _with_stdin(query)
     if print_ and not (query or "").strip():
@@ -178,7 +192,7 @@ def main_command(
     if print_:
         from .ui.print_mode import run_print
 
-        raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose)))
+        raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose, typed=typed)))
     if not sys.stdin.isatty():
         raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
     from .ui.repl import run_repl
@@ -329,18 +343,21 @@ class _OneLineOnce(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         from . import secrets
 
-        text = secrets.redact(" ".join(record.getMessage().split()))
+        text = secrets.redact(" ".join(record.getMessage().split()))[:300]
         if text in self.seen:
             return False
         self.seen.add(text)
         record.msg, record.args = text, None
+        record.exc_info, record.exc_text, record.stack_info = None, None, None  # a line, never a traceback
         return True
 
 
 def route_library_warnings() -> None:
     """Warnings our modules log (a corrupt collapse log, a spill that could not be written) reach
     the user as `compact-agent: warning: ...` lines, once each, not as Python's bare last-resort
-    output (which repeats and may span lines)."""
+    output (which repeats and may span lines). So do the MCP client's (a server that prints
+    non-JSON: one line, not a traceback) and Python warnings (pydantic's multi-line ones about a
+    provider's odd usage fields)."""
     logger = logging.getLogger("compact_agent")
     if any(getattr(h, "_compact_agent", False) for h in logger.handlers):
         return
@@ -348,9 +365,16 @@ def route_library_warnings() -> None:
     handler.setFormatter(logging.Formatter("compact-agent: warning: %(message)s"))
     handler.addFilter(_OneLineOnce())
     handler._compact_agent = True  # type: ignore[attr-defined]
-    logger.addHandler(handler)
-    logger.setLevel(logging.WARNING)
-    logger.propagate = False
+    import warnings
+
+    from .error_text import warning_line
+
+    warnings.showwarning = warning_line
+    for name in ("compact_agent", "mcp"):
+        lib = logging.getLogger(name)
+        lib.addHandler(handler)
+        lib.setLevel(logging.WARNING)
+        lib.propagate = False
 
 
 def split_query(argv: list[str]) -> list[str]:

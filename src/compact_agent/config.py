@@ -45,7 +45,7 @@ class Settings(BaseSettings):
 
     model: str = "deepseek-chat"
     base_url: str | None = None
-    context_window: Annotated[int, Field(ge=1_024)] | None = None
+    context_window: Annotated[int, Field(ge=1_024, le=10_000_000)] | None = None  # no model has more
 
     # L5 auto-compact
     autocompact_buffer: Count = _D.autocompact_buffer

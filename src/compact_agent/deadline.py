@@ -7,11 +7,17 @@ transport and gives each request one deadline, `timeout_s` after it starts, for 
 connection, the headers and every chunk of the body, streamed or not. Past it the attempt fails
 with `httpx.ReadTimeout`, which the SDKs treat like any other timeout (retried within their
 `max_retries`, then reported).
+
+It also sees where a streamed (SSE) body ends: a stream that stops inside an event — a proxy or
+a server that cut the reply and still closed the body properly — would otherwise read as a
+complete answer (the SSE parsers drop the torn event silently, and pydantic-ai supplies the
+missing finish reason). Such a body fails with `StreamCut` instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Callable
 
 import httpx2 as httpx  # the HTTP client the provider SDKs are built on
@@ -32,20 +38,41 @@ class DeadlineTransport(httpx.AsyncBaseTransport):
                 response = await self.inner.handle_async_request(request)
         except TimeoutError as e:
             raise _expired(request, self.timeout_s) from e
-        response.stream = _DeadlineStream(response.stream, deadline, request, self.timeout_s)
+        sse = response.headers.get("content-type", "").startswith("text/event-stream")
+        response.stream = _DeadlineStream(response.stream, deadline, request, self.timeout_s, sse)
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
+class StreamCut(httpx.RemoteProtocolError):
+    """A streamed reply that ended inside an event: the answer is incomplete."""
+
+
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+
+
 class _DeadlineStream(httpx.AsyncByteStream):
     def __init__(self, inner: httpx.AsyncByteStream | httpx.SyncByteStream, deadline: float,
-                 request: httpx.Request, timeout_s: float) -> None:
+                 request: httpx.Request, timeout_s: float, sse: bool = False) -> None:
         self.inner = inner
         self.deadline = deadline
         self.request = request
         self.timeout_s = timeout_s
+        self.sse = sse
+        self.open_event = b""  # bytes after the last event boundary (bounded: only its tail is kept)
+
+    def _track(self, chunk: bytes) -> None:
+        data = self.open_event + chunk
+        ends = list(_EVENT_END.finditer(data))
+        self.open_event = (data[ends[-1].end():] if ends else data)[-4_096:]
+
+    def _check_end(self) -> None:
+        rest = self.open_event.strip()
+        if self.sse and rest and rest != b"data: [DONE]":
+            raise StreamCut("the provider's stream ended in the middle of an event (the reply was cut off)",
+                            request=self.request)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         assert isinstance(self.inner, httpx.AsyncByteStream)
@@ -55,10 +82,13 @@ class _DeadlineStream(httpx.AsyncByteStream):
                 async with asyncio.timeout_at(self.deadline):
                     chunk = await chunks.__anext__()
             except StopAsyncIteration:
+                self._check_end()
                 return
             except TimeoutError as e:
                 await self.aclose()
                 raise _expired(self.request, self.timeout_s) from e
+            if self.sse:
+                self._track(chunk)
             yield chunk
 
     async def aclose(self) -> None:

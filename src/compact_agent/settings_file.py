@@ -14,7 +14,12 @@ A project file comes with the repository, i.e. from whoever wrote the repository
 commands or widen what the agent may do — hooks, MCP servers, allow rules, extra writable dirs,
 and the base URL (the API key is sent there) — and the limits (retries, timeouts, requests per
 turn, read and output sizes) are honoured from a project file only when the user file lists the
-directory in `trusted_projects`; otherwise they are ignored with a warning. Every value, from any
+directory in `trusted_projects`; otherwise they are ignored with a warning. So are the keys that
+choose where the conversation goes and what it costs (the models, the window, the sizes of what
+tools show, which tools' results may be cleared): a cloned repository must not send the user's
+code to another model, nor to the dearest one. The deny lists only add up: a project's
+`deny_paths` / `deny_bash` join the user's (and the environment's and flags'), never replace them,
+and `compact-agent config` shows each rule with the place it came from. Every value, from any
 source, must be in its range (`config.Settings`), or start-up stops with one line naming it.
 """
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +36,10 @@ from typing import Any
 import platformdirs
 from pydantic import ValidationError
 from pydantic_settings import EnvSettingsSource
+from pydantic_settings import SettingsError as PydanticSettingsError
 
 from .config import Settings
+from .regular_file import NotRegular, TooLarge, read_capped
 
 PROJECT_FILE = ".compact-agent.toml"
 #: Settings a project file may set only for a trusted project: they run code or widen access, or
@@ -40,8 +48,14 @@ PROJECT_FILE = ".compact-agent.toml"
 LIMITS = frozenset({"max_retries", "transient_retries", "request_timeout_s", "bash_timeout_s", "hook_timeout_s",
                     "max_requests_per_turn", "memory_wait_s", "memory_retry_s", "read_max_bytes",
                     "bash_output_max_chars"})
-TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "base_url"}) | LIMITS
+#: Settings that choose the model (where the conversation and its summaries go, and at what price)
+#: and how much of it each request carries: a project file must not pick them for the user.
+ROUTING = frozenset({"model", "summary_model", "memory_model", "memory_enabled", "context_window",
+                     "tool_result_max_chars", "read_default_lines", "compactable_tools"})
+TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "base_url"}) | LIMITS | ROUTING
 MERGED = ("hooks", "mcp_servers")  # tables both files contribute to
+#: Restrictions: every source adds its rules to the others', none can take one away.
+UNION = ("deny_paths", "deny_bash")
 ALIASES = {"mcpServers": "mcp_servers", "window": "context_window"}
 FILE_ONLY = frozenset({"trusted_projects"})
 
@@ -63,15 +77,26 @@ class Loaded:
     project_file: Path
     warnings: list[str] = field(default_factory=list)
     trusted: bool = False
+    #: deny_paths / deny_bash: each rule with the source that added it (first source wins)
+    rule_sources: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """The file's table, {} when it does not exist; SettingsError (one line) when it is unreadable."""
+#: A config file is a few hundred bytes; one past this is a mistake or a trap (`-> /dev/zero`).
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES) -> dict[str, Any]:
+    """The file's table, {} when it does not exist; SettingsError (one line) when it is unreadable,
+    not a regular file (a FIFO would hang start-up, `/dev/stdin` would parse the piped prompt) or
+    larger than `cap`."""
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        return tomllib.loads(read_capped(path, cap).decode("utf-8"))
     except FileNotFoundError:
         return {}
+    except NotRegular:
+        raise SettingsError(f"{path}: not a regular file; not read") from None
+    except TooLarge:
+        raise SettingsError(f"{path}: larger than {cap} bytes; not read") from None
     except tomllib.TOMLDecodeError as e:
         raise SettingsError(f"{path}: not valid TOML ({e})") from None
     except UnicodeDecodeError as e:
@@ -148,18 +173,21 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
 
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    for layer, name in ((user, "user file"), (project, "project file")):
+    rules: dict[str, list[tuple[str, str]]] = {k: [] for k in UNION}
+    env = _env_values()
+    layers = [(user, "user file"), (project, "project file"),
+              (env, ""), ({k: v for k, v in (flags or {}).items() if v is not None}, "flag")]
+    for layer, name in layers:
         for key, value in layer.items():
-            values[key] = _merge_table(key, values[key], value) if key in MERGED and key in values else value
-            sources[key] = f"{sources[key]} + {name}" if key in MERGED and key in sources else name
-    env = EnvSettingsSource(Settings)()
-    for key, value in env.items():
-        values[key] = value
-        sources[key] = f"env COMPACT_AGENT_{key.upper()}"
-    for key, value in (flags or {}).items():
-        if value is not None:
-            values[key] = value
-            sources[key] = "flag"
+            where = name or f"env COMPACT_AGENT_{key.upper()}"
+            if key in UNION:
+                _add_rules(key, value, where, rules[key])
+                values[key] = [rule for rule, _ in rules[key]]
+                sources[key] = " + ".join(dict.fromkeys(src for _, src in rules[key])) or where
+                continue
+            merge = key in MERGED and key in values and name.endswith(" file")  # env and flags replace
+            values[key] = _merge_table(key, values[key], value) if merge else value
+            sources[key] = f"{sources[key]} + {name}" if merge else where
     try:
         settings = Settings.model_validate(values)
     except ValidationError as e:
@@ -170,7 +198,31 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
     validate_extensions(settings)
-    return Loaded(settings, sources, user_path, project_path, warnings, trusted)
+    return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
+
+
+def _env_values() -> dict[str, Any]:
+    """`COMPACT_AGENT_*` values; a list or table that is not JSON is a one-line error naming it."""
+    try:
+        return EnvSettingsSource(Settings)()
+    except PydanticSettingsError as e:
+        found = re.search(r'field "(\w+)"', str(e))
+        key = found.group(1) if found else "?"
+        raise SettingsError(f"bad value for {key} (from env COMPACT_AGENT_{key.upper()}): expected JSON, "
+                            f"e.g. COMPACT_AGENT_{key.upper()}='[\"/some/dir\"]'") from None
+
+
+def _add_rules(key: str, value: Any, where: str, into: list[tuple[str, str]]) -> None:
+    """Append `value`'s rules (a list, or one string) not already there; a wrong type is left for
+    validation to name (one line), so it is kept as it is."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list):
+        raise SettingsError(f"bad value for {key} (from {where}): expected a list of patterns")
+    for rule in items:
+        if not isinstance(rule, str):
+            raise SettingsError(f"bad value for {key} (from {where}): expected a list of patterns")
+        if rule not in (r for r, _ in into):
+            into.append((rule, where))
 
 
 def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
@@ -183,6 +235,10 @@ def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
         if key in MERGED and isinstance(value, dict) and value:
             for name, entry in value.items():
                 rows.append((f"{key}.{name}", _short(entry), src))
+            continue
+        if key in UNION and loaded.rule_sources.get(key):
+            for rule, where in loaded.rule_sources[key]:
+                rows.append((f"{key}[]", _short(rule), where))
             continue
         rows.append((key, _short(value), src))
     return rows
@@ -212,6 +268,8 @@ def render(loaded: Loaded, as_json: bool = False) -> str:
     if as_json:  # values keep their types (13000, true, null), not the table's text
         data = loaded.settings.model_dump(mode="json")
         typed = {key: {"value": data[key], "source": loaded.sources.get(key, "default")} for key in Settings.model_fields}
+        for key, found in loaded.rule_sources.items():
+            typed[key]["rules"] = [{"rule": rule, "source": where} for rule, where in found]
         return json.dumps({"settings": typed,
                            "files": files, "project_trusted": loaded.trusted, "warnings": loaded.warnings},
                           ensure_ascii=False, indent=1) + "\n"
@@ -223,6 +281,6 @@ def render(loaded: Loaded, as_json: bool = False) -> str:
         state = "found" if Path(path).is_file() else "not found"
         lines.append(f"{label}: {path} ({state})")
     if loaded.project_file.is_file():
-        lines.append(f"project trusted: {'yes' if loaded.trusted else 'no (hooks, MCP, allow rules, base_url ignored)'}")
+        lines.append(f"project trusted: {'yes' if loaded.trusted else 'no (hooks, MCP, allow rules, base_url, model choice and limits ignored)'}")
     lines += [f"warning: {w}" for w in loaded.warnings]
     return "\n".join(lines) + "\n"

@@ -81,3 +81,17 @@ def test_bad_config_is_one_line():
     with pytest.raises(HookConfigError, match="timeout"):
         parse_hooks({"PreCompact": [{"command": "x", "timeout": -1}]})
     assert parse_hooks({"PreCompact": [{"command": "x", "timeout": 3}]}, 10)[0].timeout_s == 3
+
+
+async def test_hooks_run_without_the_provider_key(tmp_path, monkeypatch):
+    """A hook is a command like the bash tool's: it gets the scrubbed environment, not the key."""
+    from compact_agent import secrets
+
+    key = "sk-hook-0123456789abcdef0123"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setenv("MY_COPY_OF_THE_KEY", key)
+    monkeypatch.setenv("HOOK_VISIBLE", "plain-value")
+    secrets.register(key)
+    run = await run_command(HookCommand("SessionStart", "env"), {}, tmp_path)
+    assert "HOOK_VISIBLE=plain-value" in run.output
+    assert "OPENAI_API_KEY" not in run.output and key not in run.output and "MY_COPY_OF_THE_KEY" not in run.output

@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 
 from ._wire import JSONDict, pieces
 
-TransportFault = Literal["drop", "reset_mid_stream", "no_finish", "malformed_json"]
+TransportFault = Literal["drop", "reset_mid_stream", "no_finish", "malformed_json", "torn"]
 
 
 @dataclass
@@ -191,6 +191,9 @@ class _Handler(BaseHTTPRequestHandler):
         events = [f"data: {json.dumps(c)}\n\n" for c in chunks]
         if outcome.fault == "reset_mid_stream":
             events = events[: max(2, len(events) // 2)]
+        elif outcome.fault == "torn":  # half the events, then half of the next one; the body ends cleanly
+            half = max(2, len(events) // 2)
+            events = [*events[:half], events[half][: len(events[half]) // 2]]
         elif outcome.fault == "malformed_json":
             events = [events[0], 'data: {"id": "chatcmpl-broken", "choices": [{\n\n', *events[1:]]
         if outcome.fault is None or outcome.fault == "malformed_json":

@@ -172,7 +172,7 @@ class Reply:
         return cls(error_status=status, error_body=body, error_headers=dict(headers or {}))
 
 
-FaultKind = Literal["http", "drop", "reset_mid_stream", "no_finish", "malformed_json", "slow", "trickle"]
+FaultKind = Literal["http", "drop", "reset_mid_stream", "no_finish", "malformed_json", "slow", "trickle", "torn"]
 
 
 @dataclass(frozen=True)
@@ -182,6 +182,8 @@ class Fault:
     - `http`: reply `status` with `body`/`headers` (e.g. `Fault.rate_limit()`: 429 with `retry-after`).
     - `drop`: close the connection without replying (the client sees a connection error).
     - `reset_mid_stream`: send part of the reply (SSE chunks, or part of the JSON body) and close mid-body.
+    - `torn`: a stream of half the events and half of the next one, no `[DONE]`, the body ended cleanly
+      (a proxy that cut the reply but closed the connection properly).
     - `no_finish`: a stream with no `finish_reason`, usage chunk or `[DONE]`, but otherwise properly ended;
       non-streaming, `finish_reason` is null. pydantic-ai tolerates this by default (no error).
     - `malformed_json`: 200 whose JSON body (or first SSE event after the role chunk) is invalid.
@@ -230,6 +232,10 @@ class Fault:
     @classmethod
     def reset_mid_stream(cls) -> Fault:
         return cls("reset_mid_stream")
+
+    @classmethod
+    def torn(cls) -> Fault:
+        return cls("torn")
 
     @classmethod
     def no_finish(cls) -> Fault:

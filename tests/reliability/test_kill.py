@@ -54,7 +54,7 @@ def test_every_run_was_killed_where_intended_and_nothing_was_lost(results: dict[
     report = {label: (r.killed, len(r.lost), r.problems) for label, r in results.items()}
     assert all(r.killed for r in results.values()), report
     assert all(not r.lost for r in results.values()), report
-    assert all(not r.problems for r in results.values()), report
+    assert all(not r.problems for r in results.values()), {k: r.problems for k, r in results.items() if r.problems}
     assert all(r.saved_at_kill for label, r in results.items() if "append" not in label)
 
 

@@ -95,7 +95,9 @@ class Checkpoints:
             data = json.loads(index.read_text(encoding="utf-8"))
             self._items = [Checkpoint.from_json(d) for d in data.get("checkpoints", [])]
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
-            log.warning("ignoring unreadable checkpoints in %s: %s", index, e)
+            why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
+                if isinstance(e, json.JSONDecodeError) else "not in the expected shape"
+            log.warning("ignoring unreadable checkpoints in %s: %s", index, getattr(e, "strerror", None) or why)
             self._items = []
         return self
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import secrets
+
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
 MAX_OUTPUT_CHARS = 10_000
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
@@ -112,7 +114,7 @@ async def run_command(hook: HookCommand, payload: dict[str, Any], cwd: Path,
     run = HookRun(hook)
     try:
         proc = await asyncio.create_subprocess_exec(
-            "bash", "-c", hook.command, cwd=str(cwd), env={**os.environ, **(env or {})},
+            "bash", "-c", hook.command, cwd=str(cwd), env={**secrets.scrubbed_env(), **(env or {})},
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True)  # its own group: a timeout kills what it started too
     except OSError as e:

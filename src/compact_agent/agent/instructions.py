@@ -5,12 +5,19 @@ the user config file) for every project, then `AGENTS.md` and `CLAUDE.md` in eac
 the repository root (the nearest folder holding `.git`) down to the working directory, so a
 monorepo's root rules and a package's own rules both apply; the nearer file comes later and wins
 where they disagree. The same file reached twice (a symlink `CLAUDE.md -> AGENTS.md`) counts once.
+
+The files go into every request without anyone approving them, and a repository can make
+`AGENTS.md` a symlink (git keeps them) to `../outside/secret.txt` or `/proc/self/environ`. So a
+file is read only when it resolves inside the repository (the user-level file: inside the user
+config dir), only when it is a regular file, and only as much of it as there is room for.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..regular_file import read_capped
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_CHARS = 40_000  # all files together: they are sent with every request
@@ -41,22 +48,27 @@ def search_dirs(cwd: Path) -> list[Path]:
 
 
 def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
-    candidates = [user_dir / n for n in NAMES] if user_dir is not None else []
-    candidates += [d / n for d in search_dirs(cwd.resolve()) for n in NAMES]
+    dirs = search_dirs(cwd.resolve())
+    candidates = [(user_dir / n, user_dir.resolve()) for n in NAMES] if user_dir is not None else []
+    candidates += [(d / n, dirs[0]) for d in dirs for n in NAMES]
     seen: set[Path] = set()
     sections: list[str] = []
     paths: list[Path] = []
     room = MAX_CHARS
-    for p in candidates:
+    for p, fence in candidates:
+        if room <= 0:
+            break
         try:
             real = p.resolve()
-            if real in seen or not p.is_file():
+            if real in seen or not (real == fence or fence in real.parents):
                 continue
             seen.add(real)
-            text = p.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
+            # a UTF-8 character is at most 4 bytes: this many bytes always fill the room left
+            raw = read_capped(real, room * 4, truncate=True)
+        except (OSError, RuntimeError):  # missing, not a regular file, unreadable, a symlink loop
             continue
-        if not text or room <= 0:
+        text = raw.decode("utf-8", errors="replace").strip()
+        if not text:
             continue
         text = text[:room]
         room -= len(text)

@@ -232,4 +232,4 @@ def _one_line(e: BaseException) -> str:
         text = "timed out"
     if hasattr(e, "exceptions") and e.exceptions:  # an ExceptionGroup from the client's task group
         return _one_line(e.exceptions[0])
-    return f"{type(e).__name__}: {text}"[:300]
+    return text[:300]

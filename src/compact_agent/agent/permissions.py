@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
+
+from .bash_rules import allowed_by, denied_by
 
 Mode = Literal["ask", "yes", "deny"]
 PROJECT_FILE = ".compact-agent.toml"  # settings_file.PROJECT_FILE (not imported: this module stays light)
@@ -30,7 +31,6 @@ AskFn = Callable[[str, str], Answer]
 NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})
 
 log = logging.getLogger(__name__)
-_CHAIN = re.compile(r"\s*(?:&&|\|\||[;|&\n])\s*")
 
 
 def resolve_path(cwd: Path, p: str | Path) -> Path:
@@ -147,21 +147,15 @@ class Permissions:
     def _bash_rule(self, command: str) -> tuple[str, str] | None:
         """('deny'|'allow', pattern) for the rule that decides `command`, or None to fall through.
 
-        Rules see each sub-command of a chain (`a && b; c | d`) so `git status && rm -rf ~` cannot
-        ride on an allow rule for `git *`, nor hide from a deny rule. A command substitution could
-        hide anything, so it is never allowed by a rule. Deny rules win over allow rules.
+        Rules see each simple command of the parsed line (see bash_rules.py), so neither spelling
+        (`rm  -rf /`, `\\rm`, `(rm -rf /)`) hides a command from a deny rule, nor can a second
+        command, a redirection or a substitution ride on an allow rule. Deny rules win.
         """
-        cmd = command.strip()
-        parts = [p for p in _CHAIN.split(cmd) if p] or [cmd]
-        for pat in self.deny_bash:
-            if any(fnmatch.fnmatchcase(c, pat) for c in (cmd, *parts)):
-                return "deny", pat
-        if not self.allow_bash or "$(" in cmd or "`" in cmd:
-            return None
-        for part in parts:
-            if not any(fnmatch.fnmatchcase(part, pat) for pat in self.allow_bash):
-                return None
-        return "allow", ",".join(self.allow_bash)
+        if pat := denied_by(command, self.deny_bash):
+            return "deny", pat
+        if allowed_by(command, self.allow_bash):
+            return "allow", ",".join(self.allow_bash)
+        return None
 
     def check(self, tool: str, detail: str, path: Path | None = None) -> str | None:
         """None if `tool` may run now; otherwise the one-line refusal to return to the model.

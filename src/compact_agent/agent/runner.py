@@ -22,10 +22,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
-    PartDeltaEvent,
-    PartStartEvent,
     TextPart,
-    TextPartDelta,
 )
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
@@ -58,7 +55,7 @@ from .file_state import ReadFileState
 from .instructions import load_instructions
 from .permissions import Permissions, resolve_path
 from .retry import TransientRetry
-from .stream_events import tool_event
+from .stream_events import stream_handler
 from .tools import ToolEnv, build_toolset, mention_messages
 from .window_check import check_window
 
@@ -70,6 +67,7 @@ SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user
 Today's date: {today}."""
 
 UNANSWERED = "[compact-agent: this turn ended before an answer (interrupted, or the request failed)]"
+CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 
 
@@ -104,6 +102,16 @@ def project_instructions(cwd: Path) -> tuple[str, list[Path]]:
 
     found = load_instructions(cwd, user_config_path().parent)
     return found.text, found.paths
+
+
+def private_dirs(home: Path | None = None) -> list[Path]:
+    """What the model's file tools may neither read nor write: the session store, and the whole
+    user config dir — the config file and the user-level AGENTS.md / CLAUDE.md, which enter the
+    system prompt of every later session (also when the working directory holds them, cwd = ~)."""
+    import platformdirs
+
+    config = user_config_path()
+    return [(home or home_dir()) / "projects", config, config.parent, Path(platformdirs.user_config_dir("compact-agent"))]
 
 
 def session_root(cwd: Path, home: Path | None = None) -> Path:
@@ -155,7 +163,7 @@ class AgentSession:
         self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask,  # type: ignore[arg-type]
                                        extra_dirs=[Path(d) for d in st.extra_dirs], deny_bash=st.deny_bash,
                                        allow_bash=st.allow_bash, deny_paths=st.deny_paths,
-                                       private_dirs=[(opts.home or home_dir()) / "projects", user_config_path()],
+                                       private_dirs=private_dirs(opts.home),
                                        readable=[f"{self.store.dir.resolve()}/tool-results/*",
                                                  f"{self.store.archive_dir.resolve()}/{self.session_id}-*.jsonl"])
         self.permissions.allowed_tools.update(opts.allowed_tools)
@@ -292,13 +300,22 @@ class AgentSession:
             self.warnings.append(f"could not save the read-file state: {e}")
 
     # -- turns -------------------------------------------------------------------------------
-    def mentions(self, prompt: str) -> list[ModelMessage]:
+    def mentions(self, typed: str) -> list[ModelMessage]:
+        """Files the user attached with `@path` in what they typed.
+
+        Only the user's own words are looked at (never piped input nor `!cmd` output: a log line
+        saying `@~/.ssh/id_rsa` is not the user asking), and a mention gets no further than the
+        model's own read_file: inside the working directory, past no deny rule, not into
+        compact-agent's own data. A refused or missing path is simply not attached.
+        """
         paths = []
-        for m in MENTION_RE.finditer(prompt):
+        for m in MENTION_RE.finditer(typed):
             p = resolve_path(self.cwd, m.group(1).rstrip(".,;:"))
-            if p.is_file() and p not in paths:
+            if p in paths or self.permissions.read_refusal(p) is not None:
+                continue
+            if p.is_file():
                 paths.append(p)
-        return mention_messages(self.env, paths, None, salt=f"t{self.turns}", confined=False) if paths else []
+        return mention_messages(self.env, paths, None, salt=f"t{self.turns}") if paths else []
 
     def _close_unanswered(self) -> None:
         """End a history that stops at a request (a turn interrupted, failed or killed before the
@@ -315,15 +332,19 @@ class AgentSession:
         self.messages.append(closing)
 
     async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None,
-                       on_tool: Callable[[dict[str, Any]], None] | None = None) -> TurnResult:
+                       on_tool: Callable[[dict[str, Any]], None] | None = None, *,
+                       typed: str | None = None) -> TurnResult:
+        """One user turn. `typed` is the part of `prompt` the user typed (without piped input or
+        `!cmd` output), the only place `@path` attaches a file; None when all of it was typed."""
         self._close_unanswered()
         history = list(self.messages)
         self.checkpoints.begin(self.turns, len(history), prompt)
         history += await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
-        history += self.mentions(prompt)
+        history += self.mentions(prompt if typed is None else typed)
         self.cm.resume(self.messages)
         before = len(self.cm.compactions)
-        handler = _stream_handler(on_text, on_tool) if (on_text or on_tool) else None
+        partial: list[str] = []  # the text of the reply being streamed, for `_save_cut`
+        handler = stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
         try:
             result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler,
                                           conversation_id=self.session_id,
@@ -333,6 +354,7 @@ class AgentSession:
             raise
         except BaseException:
             self._recover()
+            self._save_cut(partial)
             raise
         all_msgs = result.all_messages()
         self.cm.persist(all_msgs)
@@ -343,6 +365,20 @@ class AgentSession:
         self.usage = self.usage + usage
         return TurnResult(result.output if isinstance(result.output, str) else str(result.output), usage,
                           self.cm.compactions[before:])
+
+    def _save_cut(self, partial: list[str]) -> None:
+        """A reply that failed after some of its text was streamed (a torn or reset stream): keep
+        that text, marked as cut, so the session shows what the user saw and says it is incomplete."""
+        text = "".join(partial).strip()
+        if not text or not self.messages or not isinstance(self.messages[-1], ModelRequest):
+            return
+        cut = ModelResponse(parts=[TextPart(f"{text}\n\n{CUT}")], metadata={"compact_agent": {"synthetic": "cut"}})
+        try:
+            self.store.append([cut])
+        except OSError:  # the error being raised says more than this one
+            return
+        self.messages.append(cut)
+        self.cm.resume(self.messages)
 
     def _recover(self) -> None:
         """After an interrupted or failed turn, continue from what was saved (the truth)."""
@@ -413,16 +449,3 @@ class AgentSession:
         if self.memory is not None:
             self.memory.close()
         self.store.unlock()
-
-
-def _stream_handler(on_text: Callable[[str], None] | None,
-                    on_tool: Callable[[dict[str, Any]], None] | None = None) -> Callable[..., Any]:
-    async def handler(ctx: Any, events: Any) -> None:
-        async for ev in events:
-            if on_text and isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
-                on_text(ev.part.content)
-            elif on_text and isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
-                on_text(ev.delta.content_delta)
-            elif on_tool is not None and (obj := tool_event(ev)) is not None:
-                on_tool(obj)
-    return handler

@@ -7,6 +7,12 @@ on a line that almost matches: each line gets at most LINE_TIME_S of matching an
 search GREP_TIME_S, and it stops between lines when the turn is interrupted — so it always ends
 and never holds up Ctrl-C or exit. It opens regular files only: a FIFO or a device would block or
 never end.
+
+The walk itself is bounded too, for both tools: it is iterative (a tree 10,000 levels deep is
+walked, not a RecursionError), it checks the clock and the interrupt between entries (300,000
+empty files have no lines to check between), and it visits at most WALK_MAX_ENTRIES entries. When
+a bound stops it, the tool returns what it found so far with a note saying where and why it
+stopped. A line is read in pieces of at most LINE_MAX_BYTES, so one huge line cannot fill memory.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import regex
 
@@ -73,36 +80,93 @@ def _matcher(pattern: str) -> Callable[[str], bool]:
     return lambda rel: any(r.fullmatch(rel) for r in regexes)
 
 
-def _walk(root: Path, max_depth: int | None = None) -> Iterator[tuple[Path, str]]:
-    """(file, path relative to root) under root, sorted, pruning SKIP_DIRS and beyond max_depth."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        depth = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
-        keep = max_depth is None or depth + 1 < max_depth
-        dirnames[:] = sorted(d for d in dirnames if keep and d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            rel = name if rel_dir == "." else f"{Path(rel_dir).as_posix()}/{name}"
-            yield Path(dirpath) / name, rel
-
-
 LINE_TIME_S = 1.0
 GREP_TIME_S = 10.0
+GLOB_TIME_S = 10.0
+WALK_MAX_ENTRIES = 1_000_000
+LINE_MAX_BYTES = 1 << 20
+
+
+class Bound:
+    """When a search must stop: a deadline on `clock`, an interrupt, an entry budget. `why` says
+    which one stopped it (empty while none has)."""
+
+    def __init__(self, seconds: float, stop: threading.Event | None = None,
+                 clock: Callable[[], float] = time.monotonic, max_entries: int = WALK_MAX_ENTRIES) -> None:
+        self.clock, self.stop, self.seconds = clock, stop, seconds
+        self.deadline = clock() + seconds
+        self.entries_left = max_entries
+        self.why = ""
+
+    def left(self) -> float:
+        return self.deadline - self.clock()
+
+    def exceeded(self, where: str) -> bool:
+        if not self.why:
+            if self.stop is not None and self.stop.is_set():
+                self.why = f"interrupted at {where}"
+            elif self.left() <= 0:
+                self.why = f"stopped after {self.seconds:g} s at {where}"
+            elif self.entries_left <= 0:
+                self.why = f"stopped after {WALK_MAX_ENTRIES:,} entries at {where}"
+        return bool(self.why)
+
+
+def _walk(root: Path, max_depth: int | None = None, bound: Bound | None = None) -> Iterator[tuple[Path, str]]:
+    """(file, path relative to root) under root, sorted, depth first, pruning SKIP_DIRS and beyond
+    max_depth. Iterative (no recursion limit); ends early, with `bound.why` set, when `bound` says."""
+    stack: list[tuple[str, str, int]] = [(str(root), "", 0)]  # (dir path, its path relative to root, depth)
+    while stack:
+        dirpath, rel_dir, depth = stack.pop()
+        if bound is not None and bound.exceeded(rel_dir or "."):
+            return
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:  # unreadable, vanished, or a path too long for the system: skipped
+            continue
+        subdirs = []
+        for e in entries:
+            if bound is not None:
+                bound.entries_left -= 1
+                if bound.exceeded(f"{rel_dir}/{e.name}" if rel_dir else e.name):
+                    return
+            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+            try:
+                is_dir = e.is_dir(follow_symlinks=True)
+            except OSError:
+                continue
+            if is_dir:  # a symlinked dir is listed as a dir but not entered (as os.walk does): no loops
+                if e.name not in SKIP_DIRS and not e.is_symlink() and (max_depth is None or depth + 1 < max_depth):
+                    subdirs.append((e.path, rel, depth + 1))
+            else:
+                yield Path(e.path), rel
+        stack.extend(reversed(subdirs))
+
+
+def _lines(fh: Any) -> Iterator[tuple[int, str]]:
+    """(line number, text) with a line longer than LINE_MAX_BYTES given in pieces of that size."""
+    n = 1
+    while piece := fh.readline(LINE_MAX_BYTES):
+        yield n, piece
+        if piece.endswith("\n"):
+            n += 1
 
 
 def _readable_inside(env: ToolEnv, f: Path) -> bool:
     """A file found by the walk may be read: its resolved target (a symlink in the project may
     point anywhere) is inside the fence and not denied, and it is a regular file."""
-    real = resolve_path(env.cwd, f)
-    if env.permissions.read_refusal(real) is not None:
-        return False
     try:
+        real = resolve_path(env.cwd, f)
+        if env.permissions.read_refusal(real) is not None:
+            return False
         return stat.S_ISREG(os.stat(real).st_mode)
-    except OSError:
+    except (OSError, RuntimeError):  # a path too long, a symlink loop
         return False
 
 
 def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | None = None,
-              stop: threading.Event | None = None) -> str:
+              stop: threading.Event | None = None, clock: Callable[[], float] = time.monotonic) -> str:
     try:
         rx = regex.compile(pattern)
     except (regex.error, ValueError, OverflowError) as e:
@@ -112,26 +176,27 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         return ToolFailure(refusal)
     if not root.exists():
         return _not_found(env, root)
-    files = [(root, root.name)] if root.is_file() else _walk(root)
+    bound = Bound(GREP_TIME_S, stop, clock)
+    files = [(root, root.name)] if root.is_file() else _walk(root, bound=bound)
     name_ok = _matcher(glob) if glob else None
     by_name = bool(glob) and "/" not in glob  # like ripgrep: a slash-free glob matches the file name
     hits: list[str] = []
-    deadline = time.monotonic() + GREP_TIME_S
     cut = ""
     for f, rel in files:
         if name_ok and not name_ok(f.name if by_name else rel):
             continue
+        if bound.exceeded(rel):
+            break
         if not _readable_inside(env, f):
             continue
         try:
             if _is_binary(f):
                 continue
             with f.open(encoding="utf-8", errors="replace") as fh:
-                for n, line in enumerate(fh, 1):
-                    left = deadline - time.monotonic()
-                    if left <= 0 or (stop is not None and stop.is_set()):
-                        cut = f"[grep stopped after {GREP_TIME_S:g} s at {_shown(env, f)}:{n}; narrow the path]"
+                for n, line in _lines(fh):
+                    if bound.exceeded(f"{_shown(env, f)}:{n}"):
                         break
+                    left = bound.left()
                     try:
                         found = rx.search(line, timeout=min(LINE_TIME_S, left))
                     except TimeoutError:
@@ -145,8 +210,10 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
                             break
         except OSError:
             continue
-        if len(hits) > MAX_MATCHES or cut:
+        if len(hits) > MAX_MATCHES or cut or bound.why:
             break
+    if bound.why and not cut:
+        cut = f"[grep {bound.why}; the matches above are the ones found so far: narrow the path or the glob]"
     if cut:
         return "\n".join([*hits[:MAX_MATCHES], cut])
     if not hits:
@@ -161,7 +228,8 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     return "\n".join(hits)
 
 
-def glob_impl(env: ToolEnv, pattern: str, path: str | None = None) -> str:
+def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threading.Event | None = None,
+              clock: Callable[[], float] = time.monotonic) -> str:
     parts = Path(pattern).parts
     fixed = 0  # leading components without wildcards become part of the search root
     while fixed < len(parts) - 1 and not any(c in parts[fixed] for c in "*?[{"):
@@ -174,7 +242,8 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None) -> str:
         return ToolFailure(f"Directory not found: {_shown(env, root)}")
     match = _matcher(rest)
     depth = None if "**" in rest else rest.count("/") + 1
-    found = [f for f, rel in _walk(root, depth) if match(rel)]
+    bound = Bound(GLOB_TIME_S, stop, clock)
+    found = [f for f, rel in _walk(root, depth, bound) if match(rel)]
 
     def mtime(f: Path) -> int:
         try:
@@ -183,12 +252,14 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None) -> str:
             return 0
 
     found.sort(key=lambda f: (-mtime(f), str(f)))
+    note = f"[glob {bound.why}; the files above are the ones found so far: narrow the pattern or path]" \
+        if bound.why else ""
     if not found:
-        return f"No files match {pattern!r} under {_shown(env, root)}"
+        return note or f"No files match {pattern!r} under {_shown(env, root)}"
     shown = [_shown(env, f) for f in found[:MAX_GLOB_RESULTS]]
     if len(found) > MAX_GLOB_RESULTS:
         shown.append(f"[{MAX_GLOB_RESULTS} of {len(found)} files shown, newest first; narrow the pattern]")
-    return "\n".join(shown)
+    return "\n".join([*shown, note] if note else shown)
 
 
 # -------------------------------------------------------------------------------- toolset, mentions

@@ -9,12 +9,17 @@ file the agent read is unreadable.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic_ai.messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
+    PartDeltaEvent,
+    PartStartEvent,
     RetryPromptPart,
+    TextPart,
+    TextPartDelta,
     ToolReturnPart,
 )
 
@@ -74,3 +79,25 @@ def problem_line(ev: Any) -> str | None:
     if ev.layer == "mcp":
         return str(detail.get("message", "MCP server failed"))
     return None
+
+
+def stream_handler(on_text: Callable[[str], None] | None,
+                    on_tool: Callable[[dict[str, Any]], None] | None = None,
+                    partial: list[str] | None = None) -> Callable[..., Any]:
+    """`partial` collects the text of the stream in progress (cleared when a new one starts)."""
+    seen: list[str] = partial if partial is not None else []
+
+    async def handler(ctx: Any, events: Any) -> None:
+        seen.clear()
+        async for ev in events:
+            if isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
+                seen.append(ev.part.content)
+                if on_text:
+                    on_text(ev.part.content)
+            elif isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
+                seen.append(ev.delta.content_delta)
+                if on_text:
+                    on_text(ev.delta.content_delta)
+            elif on_tool is not None and (obj := tool_event(ev)) is not None:
+                on_tool(obj)
+    return handler

@@ -128,10 +128,18 @@ def _list_dir(env: ToolEnv, p: Path, cap: int = 100) -> str:
                        + "\n".join(names) + more)
 
 
+#: What is read of one line of a big file: more than MAX_LINE_CHARS characters of any width, so the
+#: line is still shown cut (with its note); the rest is skipped unread, so a 1 GiB line costs 8 KB.
+LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 8
+
+
 def _stream_lines(p: Path) -> Iterator[str]:
     """Lines of a file too big to load whole; undecodable bytes are replaced, not fatal."""
     with p.open("rb") as f:
-        for raw in f:
+        while raw := f.readline(LINE_READ_BYTES):
+            if not raw.endswith(b"\n"):
+                while (more := f.readline(1 << 16)) and not more.endswith(b"\n"):
+                    pass
             yield raw.decode("utf-8", errors="replace").rstrip("\n")
 
 
@@ -143,8 +151,8 @@ def read_file_text(
 
     `confined` (the default, and always for the model's own calls) refuses a path that resolves
     outside the working directory and granted dirs, or under a deny rule, before anything is
-    looked at — not even whether it exists is told. Only a file the user names (`@path`) is read
-    unconfined: that is the user's choice, not the model's.
+    looked at — not even whether it exists is told. `@path` mentions are confined too (a piped log
+    could name any path); `confined=False` is for callers that checked the path themselves.
     """
     p = resolve_path(env.cwd, path)
     if confined and (refusal := env.permissions.read_refusal(p)):
@@ -452,7 +460,11 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
             pattern: Glob pattern relative to path.
             path: Directory to search in (default: the working directory).
         """
-        return await asyncio.to_thread(glob_impl, env, pattern, path)
+        stop = threading.Event()  # an interrupted turn stops the walk
+        try:
+            return await asyncio.to_thread(glob_impl, env, pattern, path, stop)
+        finally:
+            stop.set()
 
     tools = [read_file, write_file, edit_file, bash, grep, glob]
     return FunctionToolset([_never_raises(t) for t in tools])
@@ -473,7 +485,7 @@ def mention_messages(
     compaction can tell them apart by metadata. Ids are deterministic for cache stability; pass a
     `salt` (e.g. the turn number) when the same file may be mentioned again, since providers reject
     repeated tool call ids. `kind` names the source ("mention", "restore") in ids and metadata.
-    `confined=False` only for files the user named: see `read_file_text`.
+    `confined=False` only for paths the caller checked: see `read_file_text`.
     """
     if not paths:
         return []

@@ -685,5 +685,6 @@ def _no_archive() -> Path | None:
 
 
 def _one_line(e: BaseException) -> str:
+    """The error's first line, for people: its class name only when it has no message."""
     text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
+    return (text[0] if text else type(e).__name__)[:300]

@@ -4,27 +4,54 @@ The agent registers the provider key it was built with (`register`); every write
 (spilled results, notes, the collapse log, the session store) passes its bytes through `redact`.
 Reading keys from the environment and scrubbing a command's environment are the agent's business
 (`compact_agent.secrets`): a library reads no environment.
+
+A command that can print the key can as easily print it transformed, and a literal match would
+miss that. So a registered key is also looked for reversed (`| rev`), base64-encoded at any byte
+alignment (`| base64`, the fragment that does not depend on its neighbours) and split by
+whitespace (`| fold -w 8`, `| sed 's/./& /g'`). Other encodings (hex, rot13, a key cut into
+pieces by a program) are not caught: redaction is a net, not a wall.
 """
 
 from __future__ import annotations
 
+import base64
+import re
+
 REDACTED = "[REDACTED]"
 MIN_LEN = 12  # shorter values ("none", a test's "k") are not keys and would redact ordinary text
 
-_secrets: set[str] = set()
+_secrets: set[str] = set()  # the keys as given
+_forms: set[str] = set()  # their literal transforms (reversed, base64 fragments)
+_spread: list[re.Pattern[str]] = []  # a key with whitespace anywhere between its characters
 
 
 def register(value: str | None) -> None:
     """Treat `value` as a secret from now on (the key a model was built with)."""
-    if value and len(value) >= MIN_LEN:
-        _secrets.add(value)
+    if not value or len(value) < MIN_LEN or value in _secrets:
+        return
+    _secrets.add(value)
+    forms = [value[::-1]]
+    raw = value.encode("utf-8", "surrogateescape")
+    for pad in range(3):
+        enc = base64.b64encode(b"\0" * pad + raw).decode()
+        start, end = -(-pad * 8 // 6), (pad + len(raw)) * 8 // 6  # characters made of key bits only
+        if end - start >= MIN_LEN:
+            forms.append(enc[start:end])
+    _forms.update(forms)
+    # `base64` wraps its lines, `fold` cuts them: every form may come with whitespace inside
+    _spread.extend(re.compile(r"\s*".join(re.escape(c) for c in f)) for f in (value, *forms))
 
 
 def redact(text: str) -> str:
-    """`text` with every registered secret replaced; a no-op while none is registered."""
-    for s in _secrets:
+    """`text` with every registered secret (and its transforms) replaced; a no-op while none is
+    registered."""
+    if not _secrets:
+        return text
+    for s in (*_secrets, *_forms):
         if s in text:
             text = text.replace(s, REDACTED)
+    for pattern in _spread:
+        text = pattern.sub(REDACTED, text)
     return text
 
 

@@ -50,6 +50,8 @@ def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
                     files.append(f)
         elif p.is_file():
             files.append(p)
+        elif p.exists():  # a FIFO or a device: reading it could wait for ever or never end
+            raise FindError(f"{p} is not a regular file or a folder")
         else:
             raise FindError(f"no such file or directory: {p}")
     notes = [f"skipped {archives} compaction archive(s) in compact-history/: each session file is "
@@ -80,6 +82,8 @@ def load_or_note(path: Path) -> Transcript | str:
     except TranscriptError as e:
         reason = str(e).split(": ", 1)[-1]
         return f"skipped {path}: {'not a transcript' if reason.startswith('unknown') else reason}"
+    except Exception:  # noqa: BLE001 - one odd file must not end the analysis of a folder
+        return f"skipped {path}: a field has a type or value the importer cannot use"
     if not any(m.kind == "response" for m in t.messages):
         return f"skipped {path}: no model responses to replay"
     return t
@@ -98,9 +102,14 @@ async def _replay(path: Path, names: list[str], window: int, pricing: str,
         return loaded
     price = PRICING[pricing]
     info = model_info(price.name, window=window)
-    run = await replay_all(loaded, factories(names), window=window, summarize=summarize or standin_summarize,
-                           max_output=info.max_output, provider=price.provider, cache_ttl_s=price.cache_ttl_s,
-                           model=getattr(summarize, "model", None))
+    try:
+        run = await replay_all(loaded, factories(names), window=window, summarize=summarize or standin_summarize,
+                               max_output=info.max_output, provider=price.provider, cache_ttl_s=price.cache_ttl_s,
+                               model=getattr(summarize, "model", None))
+    except Exception:
+        if summarize is not None:  # a provider error from --model: it would fail every file alike, say it once
+            raise
+        return f"skipped {path}: it loaded, but its messages could not be replayed"
     return light(run)
 
 

@@ -29,7 +29,7 @@ Damaged input never raises: undecodable or truncated lines and unrecognised entr
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +45,11 @@ __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_tr
 
 FORMATS = ("claude-code", "codex", "mini-swe-agent", "openai-chat", "swe-agent", "compact-agent")
 _SNIFF_RECORDS = 50
+#: Memory stays bounded whatever the file: a JSON document (read whole to parse) may be this big;
+#: a JSONL file is read line by line, and a line longer than MAX_LINE_BYTES is skipped (counted with
+#: the damaged lines) without being held — a 2 GB file of NULs or one 100 MB line costs nothing.
+MAX_DOCUMENT_BYTES = 64 << 20
+MAX_LINE_BYTES = 32 << 20
 
 
 class TranscriptError(ValueError):
@@ -89,13 +94,13 @@ class _Sniffed:
 def detect_format(path: Path) -> str:
     """Return the format name of the transcript at ``path``, judged from its content."""
     path = Path(path)
-    return _sniff(_read(path), path).format
+    return _sniff(path).format
 
 
 def load_transcript(path: Path) -> Transcript:
     """Read, detect and convert the transcript at ``path`` (see the module docstring)."""
     path = Path(path)
-    sniffed = _sniff(_read(path), path)
+    sniffed = _sniff(path)
     if sniffed.format == "compact-agent":
         messages, compactions, warnings = _compact_agent.load(path)
         return Transcript(path, "compact-agent", messages, sniffed.bad_lines, compactions, warnings)
@@ -127,11 +132,43 @@ def load_transcript(path: Path) -> Transcript:
     )
 
 
-def _read(path: Path) -> bytes:
+def _cannot_read(path: Path, exc: OSError) -> TranscriptError:
+    return TranscriptError(f"cannot read transcript {path}: {exc.strerror or exc}")
+
+
+def _first_byte(path: Path) -> bytes:
+    """The first byte that is not whitespace (b"" for an empty or all-blank file), read in chunks."""
+    with path.open("rb") as f:
+        while chunk := f.read(65_536):
+            if stripped := chunk.lstrip():
+                return stripped[:1]
+    return b""
+
+
+def _jsonl(path: Path) -> bool:
+    """The first line is a JSON value of its own and more follows: JSON lines, not one document
+    (which would be read whole to find out)."""
+    with path.open("rb") as f:
+        head = f.readline(MAX_LINE_BYTES + 1)
+        if not head.endswith(b"\n") or not f.read(4_096).strip():
+            return False
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise TranscriptError(f"cannot read transcript {path}: {exc.strerror or exc}") from None
+        json.loads(head)
+    except (json.JSONDecodeError, RecursionError, UnicodeDecodeError):
+        return False
+    return True
+
+
+def _lines(path: Path) -> Iterator[bytes | None]:
+    """The file's lines; None for one longer than MAX_LINE_BYTES, which is skipped unread."""
+    with path.open("rb") as f:
+        while line := f.readline(MAX_LINE_BYTES + 1):
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                while (more := f.readline(1 << 16)) and not more.endswith(b"\n"):
+                    pass
+                yield None
+                continue
+            yield line
 
 
 def _mtime(path: Path) -> datetime:
@@ -142,18 +179,22 @@ def _mtime(path: Path) -> datetime:
         return datetime.fromtimestamp(0, tz=UTC)
 
 
-def _sniff(data: bytes, path: Path) -> _Sniffed:
-    text = data.decode("utf-8", errors="replace")
-    if not text.strip():
-        raise TranscriptError(f"{path}: empty file, not a transcript")
-    if text.lstrip()[:1] in ("{", "["):
-        try:
-            document = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            document = None
-        if (kind := _document_format(document)) is not None:
-            return _Sniffed(kind, document=document)
-    records, bad = _parse_lines(text)
+def _sniff(path: Path) -> _Sniffed:
+    try:
+        first = _first_byte(path)
+        if not first:
+            raise TranscriptError(f"{path}: empty file, not a transcript")
+        if first in (b"{", b"[") and path.stat().st_size <= MAX_DOCUMENT_BYTES and not _jsonl(path):
+            try:
+                document = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+            except (json.JSONDecodeError, RecursionError):
+                document = None
+            if (kind := _document_format(document)) is not None:
+                return _Sniffed(kind, document=document)
+            del document
+        records, bad = _parse_lines(_lines(path))
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
     for record in records[:_SNIFF_RECORDS]:
         if _codex.looks_like_record(record):
             return _Sniffed("codex", records=records, bad_lines=bad)
@@ -188,11 +229,16 @@ def _document_format(document: Any) -> str | None:
     return None
 
 
-def _parse_lines(text: str) -> tuple[list[Mapping[str, Any]], int]:
-    """Parse JSONL, counting (not raising on) lines that are not JSON objects: truncation, garbage."""
+def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]], int]:
+    """Parse JSONL, counting (not raising on) lines that are not JSON objects: truncation, garbage,
+    and lines too long to read (None)."""
     records: list[Mapping[str, Any]] = []
     bad = 0
-    for line in text.splitlines():
+    for raw in lines:
+        if raw is None:
+            bad += 1
+            continue
+        line = raw.decode("utf-8", errors="replace")
         if not line.strip():
             continue
         try:

@@ -96,7 +96,10 @@ class PrintRun:
                 "session_id": session_id, "duration_ms": self.duration_ms()}
 
 
-async def run_print(opts: SessionOptions, prompt: str, output_format: str = "text", verbose: bool = False) -> int:
+async def run_print(opts: SessionOptions, prompt: str, output_format: str = "text", verbose: bool = False,
+                    typed: str | None = None) -> int:
+    """One turn of `prompt`; `typed` is the part the user typed (the query argument), the only
+    place `@path` attaches a file — never piped input (None: all of `prompt` was typed)."""
     from ..cli import describe_error
 
     run = PrintRun(output_format, verbose)
@@ -111,7 +114,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         run.emit(run.init_event(session))
     try:
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
-        turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool)
+        turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
     except Exception as e:  # noqa: BLE001
         return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
     finally:

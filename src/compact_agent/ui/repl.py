@@ -155,19 +155,19 @@ class Repl:
             else:
                 message = "\n\n".join([*self.pending, line])
                 self.pending.clear()
-                await self.turn(message)
+                await self.turn(message, typed=line)  # `@path` in the typed line only, not in `!cmd` output
         except ExitRepl:
             return False
         except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
             self.console.print(describe_error(e), style="red")
         return True
 
-    async def turn(self, message: str) -> None:
+    async def turn(self, message: str, typed: str | None = None) -> None:
         """Run one turn; Esc or Ctrl-C cancels it (the session keeps what was saved), not the REPL."""
         s = self.session
         loop = asyncio.get_running_loop()
         view = self.view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
-        task = asyncio.ensure_future(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool))
+        task = asyncio.ensure_future(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed))
         keys = self.keys or InterruptKeys(None, task.cancel)
         keys.cancel = task.cancel
         with contextlib.suppress(NotImplementedError, RuntimeError):

@@ -1,0 +1,86 @@
+"""grep and glob: the walk is iterative, bounded in time, stops on interrupt, and returns what it
+found so far with a note; a huge line is read in pieces."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from compact_agent.agent import search
+from compact_agent.agent.file_state import ReadFileState
+from compact_agent.agent.permissions import Permissions
+from compact_agent.agent.search import glob_impl, grep_impl
+from compact_agent.agent.tools import ToolEnv
+from compact_agent.config import Settings
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> ToolEnv:
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    return ToolEnv(cwd, Settings(), ReadFileState(), Permissions(cwd, "yes"))
+
+
+def ticking(step: float):
+    """A clock that moves `step` seconds each time it is read (no real waiting)."""
+    counter = itertools.count()
+    return lambda: next(counter) * step
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_walked(env: ToolEnv) -> None:
+    deep = str(env.cwd)
+    for _ in range(1_200):  # made one level at a time: os.makedirs and Path.mkdir recurse
+        deep += "/d"
+        os.mkdir(deep)
+    Path(deep, "x.txt").write_text("needle\n")
+    try:
+        found = grep_impl(env, "needle")
+        assert found.startswith("d/d/") and found.endswith("x.txt:1:needle"), found[-200:]
+        assert glob_impl(env, "**/*.txt").endswith("/x.txt")
+    finally:
+        os.unlink(Path(deep, "x.txt"))
+        while deep != str(env.cwd):  # shutil.rmtree recurses too: take it down one level at a time
+            os.rmdir(deep)
+            deep = os.path.dirname(deep)
+
+
+def test_empty_files_cannot_outlast_the_time_bound(env: ToolEnv) -> None:
+    for i in range(60):
+        (env.cwd / f"f{i:03d}.txt").write_text("")
+    (env.cwd / "a_hit.txt").write_text("needle\n")
+    out = grep_impl(env, "needle", clock=ticking(0.5))  # 10 s are over after ~20 readings of the clock
+    assert out.splitlines()[0] == "a_hit.txt:1:needle"
+    assert "stopped after 10 s" in out.splitlines()[-1] and "found so far" in out
+    out = glob_impl(env, "*.txt", clock=ticking(0.5))
+    assert "[glob stopped after 10 s" in out.splitlines()[-1]
+
+
+def test_an_interrupted_search_stops_at_once_with_what_it_has(env: ToolEnv) -> None:
+    for i in range(50):
+        (env.cwd / f"f{i:03d}.txt").write_text("")
+    stop = threading.Event()
+    stop.set()
+    assert "[grep interrupted at" in grep_impl(env, "needle", stop=stop)
+    assert "[glob interrupted at" in glob_impl(env, "*.txt", stop=stop)
+
+
+def test_a_huge_line_is_searched_in_pieces(env: ToolEnv, monkeypatch) -> None:
+    monkeypatch.setattr(search, "LINE_MAX_BYTES", 1_000)
+    (env.cwd / "one_line.txt").write_text("x" * 10_000 + "needle" + "y" * 10_000 + "\nneedle again\n")
+    seen: list[int] = []
+    real = search._lines
+
+    def spy(fh):
+        for n, piece in real(fh):
+            seen.append(len(piece))
+            yield n, piece
+
+    monkeypatch.setattr(search, "_lines", spy)
+    out = grep_impl(env, "needle")
+    assert "one_line.txt:1:" in out and "one_line.txt:2:needle again" in out
+    assert max(seen) <= 1_000
+    assert os.path.getsize(env.cwd / "one_line.txt") > 20_000

@@ -1,0 +1,106 @@
+"""Each failure a user or a hostile endpoint can cause ends in one clear line: no Python class
+name, no traceback, no advice about settings that do not exist."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
+
+CLASS_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+(?:Error|Exception)?:|Traceback|\[Errno|https?://")
+
+
+def fake(server: FakeOpenAIServer) -> tuple[str, ...]:
+    return ("--model", "fake-model", "--base-url", server.base_url, "--api-key", "k")
+
+
+def one_clear_line(stderr: str) -> str:
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert lines and all(ln.startswith("compact-agent: ") for ln in lines), stderr
+    assert not CLASS_NAME.search(stderr), stderr
+    return lines[-1]
+
+
+def test_a_data_dir_that_cannot_be_created(cli) -> None:
+    with FakeOpenAIServer(lambda r: Reply.text("ok")) as server:
+        res = cli("-p", *fake(server), "hi", env={"COMPACT_AGENT_HOME": "/proc/1"})
+    assert res.code != 0
+    assert "/proc/1" in one_clear_line(res.stderr)
+
+
+def test_cwd_that_is_a_file(cli) -> None:
+    res = cli("-p", "--cwd", "/etc/passwd", "hi")
+    assert res.code == 2 and "is not a directory" in one_clear_line(res.stderr)
+
+
+def test_extra_dirs_from_the_environment_that_is_not_json(cli) -> None:
+    res = cli("-p", "hi", env={"COMPACT_AGENT_EXTRA_DIRS": "/"})
+    line = one_clear_line(res.stderr)
+    assert res.code != 0 and "extra_dirs" in line and "COMPACT_AGENT_EXTRA_DIRS" in line and "EnvSettingsSource" not in line
+
+
+def test_analyze_a_fifo(cli) -> None:
+    fifo = cli.cwd / "pipe"
+    os.mkfifo(fifo)
+    res = cli("analyze", str(fifo))
+    assert res.code != 0 and "not a regular file" in one_clear_line(res.stderr)
+
+
+def test_a_corrupt_checkpoints_index(tmp_path: Path, caplog) -> None:
+    from compact_agent.agent.checkpoints import Checkpoints
+
+    (tmp_path / "checkpoints.json").write_bytes(b"\xff\xfe\x00garbage")
+    with caplog.at_level("WARNING"):
+        Checkpoints(tmp_path).load()
+    assert "not UTF-8" in caplog.text and "codec" not in caplog.text
+
+
+def test_four_malformed_tool_calls(cli) -> None:
+    with FakeOpenAIServer(lambda r: Reply.tools([("read_file", "{not json")])) as server:
+        res = cli("-p", *fake(server), "hi")
+    line = one_clear_line(res.stderr)
+    assert res.code == 1 and "malformed tool calls" in line and "retry limit" not in line
+
+
+def test_a_rate_limit_asking_for_a_day(cli) -> None:
+    with FakeOpenAIServer(lambda r: Reply.text("ok"), faults=lambda r, a: Fault.rate_limit(86_400)) as server:
+        res = cli("-p", *fake(server), "hi")
+    line = one_clear_line(res.stderr)
+    assert res.code == 1 and "86,400 s" in line and "after retries" not in line, (line, len(server.requests))
+
+
+def test_odd_usage_fields_are_not_multi_line_warnings(cli) -> None:
+    usage = {"prompt_tokens": -5, "completion_tokens": "lots", "total_tokens": None}
+    with FakeOpenAIServer(lambda r: Reply.text("fine", usage=usage)) as server:
+        res = cli("-p", *fake(server), "hi")
+    assert res.code == 0 and res.stdout.strip() == "fine", res.stderr
+    if res.stderr.strip():
+        one_clear_line(res.stderr)
+
+
+def test_an_mcp_server_that_prints_non_json(cli, tmp_path: Path) -> None:
+    server_py = tmp_path / "noisy.py"
+    server_py.write_text("print('hello, not JSON', flush=True)\nimport time\ntime.sleep(0.5)\n")
+    config = cli.home / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"[mcp_servers.noisy]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server_py))}]\n")
+    with FakeOpenAIServer(lambda r: Reply.text("ok")) as server:
+        res = cli("-p", *fake(server), "hi")
+    assert res.code == 0, res.stderr
+    one_clear_line(res.stderr)
+    assert "noisy" in res.stderr
+
+
+@pytest.mark.parametrize("error", ["NotSmaller", "CompactionError"])
+def test_compaction_failures_name_no_class(error: str) -> None:
+    from compact_agent.context.compactor import CompactionError, NotSmaller
+    from compact_agent.context.pipeline import _one_line
+
+    kind = NotSmaller if error == "NotSmaller" else CompactionError
+    assert _one_line(kind("compaction would not shrink the context (9 → 9 tokens)")).startswith("compaction would")
