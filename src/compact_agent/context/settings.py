@@ -58,7 +58,7 @@ class CompactionSettings:
     collapse_min_gain_fraction: float = 0.25  # a commit freeing less is not worth the cache it rewrites
     collapse_keep_recent_rounds: int = 3
     # session memory (background notes)
-    memory_enabled: bool = False  # measured: notes cost more than the summaries they replace (README)
+    memory_enabled: bool = False  # measured: notes cost more than the summaries they replace (docs/pipeline.md)
     memory_min_tokens: int = 10_000
     memory_min_text_messages: int = 5
     memory_max_tokens: int = 40_000

@@ -67,7 +67,7 @@ async def _config(s: AgentSession, args: str, c: Console) -> None:
 async def _mcp(s: AgentSession, args: str, c: Console) -> None:
     mcp = s.ext.mcp
     if mcp is None:
-        c.print("no MCP servers configured ([mcp_servers.NAME] in a config file; see the README)")
+        c.print("no MCP servers configured ([mcp_servers.NAME] in a config file; see docs/configuration.md)")
         return
     if not mcp.live and not mcp.failed:
         c.print(f"{len(mcp.configs)} server(s) configured; they connect with the first message")
