@@ -218,7 +218,7 @@ class Reuse:
         succession ((k+1)/(n+2)), so a session with little evidence is not assumed to forget nothing."""
         n = len(self.reaches)
         k = sum(1 for r in self.reaches if r.depth(kind) > depth)
-        return (k + 1) / (n + 2)
+        return k / n if n else 0.0
 
     def stall_cost(self, prices: Prices, request_tokens: int, wait_usd: float = 0.0) -> float:
         """USD of one look-again: the request sent once more (cached), the source read again
