@@ -96,14 +96,13 @@ class NaiveAgent:
             last = self.usages[-1]["prompt_tokens"] + self.usages[-1]["completion_tokens"] if self.usages else 0
             if self.usages and last + added // 4 >= self.share * self.window:
                 self.compact()
-                added = 0
             reply = self.ask(self.messages)
             if reply is None:  # over the window after all: compact, then try once more
                 self.compact()
-                added = 0
                 reply = self.ask(self.messages)
                 if reply is None:
                     return "(gave up: over the window)"
+            added = 0  # the usage just reported covers everything sent so far
             self.messages.append({k: v for k, v in reply.items() if k in ("role", "content", "tool_calls")})
             if not reply.get("tool_calls"):
                 return reply.get("content") or ""
