@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.scripted import make_project
+from tests.e2e.scripted import is_summary_request, make_project
 from tests.e2e.scripted_edits import FileEditTaskAgent, edit_targets, edit_task_text, edits_applied
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer
 
@@ -79,3 +79,37 @@ def test_naive_agent_finishes_a_small_run(tmp_path: Path) -> None:
     assert edits_applied(tmp_path, 6, 2) == 2
     assert agent.compactions >= 1 and not server.rejected
     assert model.rereads >= 2  # file_00 and file_02 were summarised away before their edits
+
+
+async def test_a_read_kept_by_a_compaction_still_allows_the_edit(tmp_path: Path) -> None:
+    """The compaction keeps the turn that read b.txt: the model sees its text, so edit_file must accept it."""
+    from compact_agent.agent.runner import AgentSession, SessionOptions
+    from tests.fakes.openai_server import Reply, tool_results
+
+    def responder(req: ChatRequest) -> Reply:
+        if is_summary_request(req):
+            return Reply.text("<analysis>x</analysis><summary>a.txt was read.</summary>")
+        ask = req.last_user_text()
+        if tool_results(req):
+            return Reply.text(f"done: {ask}")
+        if ask.startswith("read "):
+            return Reply.tools([("read_file", {"path": ask.split()[1]})])
+        return Reply.tools([("edit_file", {"path": "b.txt", "old_string": "beta 7", "new_string": "beta 8"})])
+
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / "a.txt").write_text("alpha\n" * 400)
+    (cwd / "b.txt").write_text("beta 7\n")
+    with FakeOpenAIServer(responder) as server:
+        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                                        context_window=16_000, permission_mode="yes", home=tmp_path / "home"))
+        try:
+            await s.run_turn("read a.txt")
+            pivot = len(s.messages)
+            await s.run_turn("read b.txt")
+            await s.compact(pivot=pivot, direction="up_to")
+            await s.run_turn("now edit b.txt")
+        finally:
+            s.close()
+    assert (cwd / "b.txt").read_text() == "beta 8\n"
+    assert (cwd / "a.txt").resolve() not in s.read_state  # its read was summarised away
