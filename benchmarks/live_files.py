@@ -14,7 +14,10 @@ same conversation with the summary instruction appended last (so the prefix is a
 goes on from [system, task, summary] alone. For each: micro-USD at DeepSeek prices from the usage the
 fake reports, requests, look-agains, compactions, rejected requests, whether the task finished.
 
-    .venv/bin/python benchmarks/live_files.py [--files 40] [--window 32000] [--edits 10]
+    .venv/bin/python benchmarks/live_files.py [--files 40] [--window 32000] [--edits 10] [--stall-wait-usd 0]
+
+--stall-wait-usd adds a row "ours*": ours with another price for the user's wait per look-again. The
+schedule weighs that wait against the tokens a compaction saves; the figures here count tokens only.
 """
 
 from __future__ import annotations
@@ -169,12 +172,13 @@ def _recording(server: FakeOpenAIServer, seen: list[Usage]) -> Callable[[Any], d
     return complete
 
 
-async def _ours(cwd: Path, home: Path, base_url: str, window: int, task: str) -> tuple[str, int]:
+async def _ours(cwd: Path, home: Path, base_url: str, window: int, task: str,
+                settings: dict[str, Any]) -> tuple[str, int]:
     from compact_agent.agent.runner import AgentSession, SessionOptions
     from compact_agent.config import Settings
 
     opts = SessionOptions(cwd=cwd, model=MODEL, base_url=base_url, api_key="k", context_window=window,
-                          permission_mode="yes", home=home, settings=Settings())
+                          permission_mode="yes", home=home, settings=Settings(**settings))
     s = AgentSession(opts)
     try:
         out = await s.run_turn(task)
@@ -183,7 +187,7 @@ async def _ours(cwd: Path, home: Path, base_url: str, window: int, task: str) ->
     return str(out.output), len(s.cm.compactions)
 
 
-def run(kind: str, files: int, window: int, edits: int) -> dict[str, Any]:
+def run(kind: str, files: int, window: int, edits: int, settings: dict[str, Any] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp) / "project"
         expected = make_project(cwd, files, filler_chars=4_000)
@@ -192,8 +196,9 @@ def run(kind: str, files: int, window: int, edits: int) -> dict[str, Any]:
         seen: list[Usage] = []
         with FakeOpenAIServer(model, model=MODEL, window=window) as server:
             server._complete = _recording(server, seen)  # type: ignore[method-assign]
-            if kind == "ours":
-                output, compactions = asyncio.run(_ours(cwd, Path(tmp) / "home", server.base_url, window, task))
+            if kind.startswith("ours"):
+                output, compactions = asyncio.run(_ours(cwd, Path(tmp) / "home", server.base_url, window, task,
+                                                        settings or {}))
             else:
                 naive = NaiveAgent(server.base_url, cwd, window)
                 output, compactions = naive.run(task), naive.compactions
@@ -212,15 +217,21 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=40)
     ap.add_argument("--window", type=int, default=32_000)
     ap.add_argument("--edits", type=int, default=10)
+    ap.add_argument("--stall-wait-usd", type=float, default=None,
+                    help="also run ours (as ours*) with this value of the user's wait per look-again (default "
+                         "0.02), which its compaction schedule weighs and these token prices do not count")
     a = ap.parse_args()
     rows = [run(kind, a.files, a.window, a.edits) for kind in ("ours", "naive")]
+    if a.stall_wait_usd is not None:
+        rows.append(run("ours*", a.files, a.window, a.edits, {"stall_wait_usd": a.stall_wait_usd}))
     print(f"{a.files} files of 4 KB, {a.edits} edits of early files, window {a.window:,}, DeepSeek prices")
     print(f"{'agent':6} {'done':>5} {'requests':>9} {'re-reads':>9} {'compactions':>12} {'rejected':>9} {'peak':>7} "
           f"{'hit':>8} {'miss':>7} {'output':>7} {'micro-USD':>10}")
     for r in rows:
         print(f"{r['kind']:6} {str(r['ok']):>5} {r['requests']:>9} {r['rereads']:>9} {r['compactions']:>12} "
               f"{r['rejected']:>9} {r['peak']:>7,} {r['hit']:>8,} {r['miss']:>7,} {r['out']:>7,} {r['micro_usd']:>10,}")
-    print(f"ours / naive: {rows[0]['micro_usd'] / rows[1]['micro_usd']:.2f}")
+    for r in rows[:1] + rows[2:]:
+        print(f"{r['kind']} / naive: {r['micro_usd'] / rows[1]['micro_usd']:.2f}")
 
 
 if __name__ == "__main__":
