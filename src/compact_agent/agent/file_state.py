@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+
 
 @dataclass(frozen=True)
 class FileRead:
@@ -39,6 +41,23 @@ def _key(path: Path | str) -> Path:
     # The tools pass resolved paths already; resolving again makes lookups from other modules
     # (restore, UI) agree with them even when they hold a relative or symlinked spelling.
     return Path(path).expanduser().resolve()
+
+
+def read_paths_in_view(messages: list[ModelMessage]) -> list[str]:
+    """Paths the model has a read_file result of in these messages (each call is paired with its result)."""
+    out: list[str] = []
+    for m in messages:
+        if not isinstance(m, ModelResponse):
+            continue
+        for part in m.parts:
+            if isinstance(part, ToolCallPart) and part.tool_name == "read_file":
+                try:
+                    path = part.args_as_dict().get("path")
+                except (ValueError, AssertionError):  # arguments that are not a JSON object
+                    continue
+                if isinstance(path, str):
+                    out.append(path)
+    return out
 
 
 class ReadFileState:

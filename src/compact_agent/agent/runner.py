@@ -51,7 +51,7 @@ from ..session.store import (
 from ..settings_file import user_config_path
 from .checkpoints import Checkpoints
 from .extensions import SessionExtensions
-from .file_state import ReadFileState
+from .file_state import ReadFileState, read_paths_in_view
 from .instructions import load_instructions
 from .permissions import Permissions, resolve_path
 from .retry import TransientRetry
@@ -178,7 +178,7 @@ class AgentSession:
             recent_files=lambda: list(reversed(self.read_state.paths())),
             reread=lambda paths, n: mention_messages(self.env, paths, n, kind="restore",
                                                      salt=f"c{len(self.cm.compactions)}"),
-            reset=self.read_state.clear,
+            reset=lambda: None,  # the reads a compaction leaves in view stay read: _after_compact
             resolve=lambda s: resolve_path(self.cwd, s),
             attachments=lambda: self.ext.attachments(),
         )
@@ -195,7 +195,7 @@ class AgentSession:
                       layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
                       event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
                       cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
-                      before_compact=self.ext.before_compact, after_compact=self.ext.after_compact),
+                      before_compact=self.ext.before_compact, after_compact=self._after_compact),
             settings=compaction, store=self.store, notes_in_background=True, max_output=self.info.max_output,
             prices=prices_of(self.info),
         )
@@ -380,6 +380,19 @@ class AgentSession:
         self.messages.append(cut)
         self.cm.resume(self.messages)
 
+    async def _after_compact(self, result: CompactionResult) -> None:
+        """Forget the reads a compaction summarised away; keep those still in view (kept tail, restored files).
+
+        edit_file trusts a read only while the model can see it. Forgetting every read, as a reset
+        before restoring did, also dropped reads whose results the compaction kept: the model then
+        had the exact text in front of it and edit_file still refused, "has not been read yet".
+        """
+        visible = {resolve_path(self.cwd, p) for p in read_paths_in_view(result.messages)}
+        for path in self.read_state.paths():
+            if path not in visible:
+                self.read_state.forget(path)
+        await self.ext.after_compact(result)
+
     def _recover(self) -> None:
         """After an interrupted or failed turn, continue from what was saved (the truth)."""
         self.messages = self.store.load().messages
@@ -396,7 +409,7 @@ class AgentSession:
                 self.messages, pivot, direction, summarize=self._summarizer(self.cm),
                 archive=self.store.archive, instructions=instructions, overhead=self.cm.overhead)
             self.cm.apply_result(result)
-            await self.ext.after_compact(result)
+            await self._after_compact(result)
         else:
             view, _ = self.cm.shape(list(self.messages))
             result = await self.cm.compact(self.messages, trigger="manual", instructions=instructions,
