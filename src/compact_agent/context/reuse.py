@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from . import tokens
 from .economics import Prices
@@ -44,8 +44,9 @@ REREAD_OUTPUT = 60
 """Output tokens of the tool call a look-again sends (a read or grep with its path)."""
 
 KINDS: tuple[str, ...] = ("any", "result", "cold", "cold_result")
-"""What a reach counts over (`Reach`): every item, items held by tool results, items not held by a
-result already in use, items held by a result not yet in use."""
+"""What a reach counts over (`Reach`): every item, items held by tool results, items a compaction
+would not keep (held neither by a result in use nor by a user's message), and those of them held by
+tool results."""
 
 _RUN = re.compile(r"[\w./-]+")
 _CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[a-z][A-Z][A-Za-z0-9]*\b")
@@ -139,9 +140,13 @@ def _patch_olds(patch: str) -> list[str]:
     return olds
 
 
-def used_items(response: ModelResponse) -> list[str]:
-    """What a response may have taken from earlier context: its references and its edits' old text."""
-    return references(" ".join(t for _, t in part_texts(response))) + edit_texts(response)
+def used_items(response: ModelResponse, tools: Collection[str] = ()) -> list[str]:
+    """What a response may have taken from earlier context: its references and its edits' old
+    text. The names of tools (`tools`, and those it calls) are no such thing: every request
+    carries the tool definitions."""
+    names = {*tools, *(p.tool_name for p in response.parts if isinstance(p, ToolCallPart))}
+    refs = [r for r in references(" ".join(t for _, t in part_texts(response))) if r not in names]
+    return refs + edit_texts(response)
 
 
 @dataclass(frozen=True)
@@ -151,7 +156,7 @@ class Reach:
 
     deepest: int = 0
     deepest_result: int = 0  # the same over items whose newest holder is a tool result
-    deepest_cold: int = 0  # over items not held by a result already in use (which a compaction keeps)
+    deepest_cold: int = 0  # over items a compaction would not keep: not in a result in use nor a user's message
     deepest_cold_result: int = 0  # over items held by a result not yet in use (microcompact spares the others)
 
     def depth(self, kind: str) -> int:
@@ -170,6 +175,7 @@ class Reuse:
     sources: int = 0
     responses: int = 0  # responses observed
     cited: dict[str, int] = field(default_factory=dict)  # tool call id -> the response that last reached it
+    tools: set[str] = field(default_factory=set)  # names of the tools called so far
     _memo: dict[int, tuple[ModelMessage, list[tuple[bool, str]], int]] = field(default_factory=dict, repr=False)
 
     def observe(self, history: Sequence[ModelMessage]) -> Reach:
@@ -182,14 +188,16 @@ class Reuse:
         fresh = " ".join(t for _, texts, _ in memo[prev + 1:] for _, t in texts)
         deep: dict[str, int] = dict.fromkeys(KINDS, 0)
         cited: list[str] = []
-        for item in used_items(response):
+        self.tools.update(p.tool_name for p in response.parts if isinstance(p, ToolCallPart))
+        for item in used_items(response, self.tools):
             if item in fresh:
                 continue
-            depth, size, is_result, call_id = self._holder(item, memo, prev)
+            depth, size, is_result, call_id, typed = self._holder(item, memo, prev)
             if not depth:
                 continue
-            hot = bool(call_id) and self.hot(call_id)
-            for kind, counts in zip(KINDS, (True, is_result, not hot, is_result and not hot), strict=True):
+            # A result in use is kept by a compaction, and what the user's messages hold too.
+            cold = not (bool(call_id) and self.hot(call_id)) and not typed
+            for kind, counts in zip(KINDS, (True, is_result, cold, is_result and cold), strict=True):
                 if counts:
                     deep[kind] = max(deep[kind], depth)
             if is_result:
@@ -214,8 +222,9 @@ class Reuse:
 
     def stall_rate(self, depth: int, kind: str = "any") -> float:
         """The chance that the next response needs something deeper than `depth` tokens back (of
-        the `kind` of `Reach`): the share of recent responses that reached that far, by the rule of
-        succession ((k+1)/(n+2)), so a session with little evidence is not assumed to forget nothing."""
+        the `kind` of `Reach`): the share of the recent responses that reached that far, as
+        measured (none measured yet: none expected; a young session is protected by the payback
+        rule of the schedule, not by a guess here)."""
         n = len(self.reaches)
         k = sum(1 for r in self.reaches if r.depth(kind) > depth)
         return k / n if n else 0.0
@@ -249,9 +258,9 @@ class Reuse:
 
     @staticmethod
     def _holder(item: str, memo: list[tuple[ModelMessage, list[tuple[bool, str]], int]], prev: int
-                ) -> tuple[int, int, bool, str]:
-        """(depth, source size, is a tool result, its call id) of the newest message up to `prev`
-        holding `item`."""
+                ) -> tuple[int, int, bool, str, bool]:
+        """(depth, source size, is a tool result, its call id, is in a user's message) of the
+        newest message up to `prev` holding `item`."""
         depth = sum(size for _, _, size in memo[prev + 1:])
         for i in range(prev, -1, -1):
             message, texts, size = memo[i]
@@ -259,5 +268,6 @@ class Reuse:
             for part, (is_result, text) in zip(message.parts, texts, strict=True):
                 if item in text:
                     call_id = part.tool_call_id if isinstance(part, ToolReturnPart) else ""
-                    return depth, tokens.text_tokens(text) if is_result else 0, is_result, call_id
-        return 0, 0, False, ""
+                    size_ = tokens.text_tokens(text) if is_result else 0
+                    return depth, size_, is_result, call_id, isinstance(part, UserPromptPart)
+        return 0, 0, False, "", False

@@ -7,7 +7,8 @@ each request point the recorded response that follows tells what the model used:
 - *references*: distinctive tokens of its text and tool-call arguments — paths and dotted or
   underscored names (a run of word characters, ``.``, ``/`` and ``-`` that holds ``.``, ``/`` or
   ``_``, 8+ characters), camelCase names (6+), hexadecimal ids (10+ digits, letters and digits
-  mixed), a name inside a longer one counted once — that occur in the transcript's earlier messages but not in the messages that arrived
+  mixed), a name inside a longer one counted once, tool names not at all (every request carries
+  the tool definitions) — that occur in the transcript's earlier messages but not in the messages that arrived
   since the previous response (those are in every strategy's request);
 - *edits*: the old text of each edit it makes (``old_string`` / ``old_str`` of Edit, MultiEdit,
   edit_file and str_replace, the removed and context lines of each ``apply_patch`` hunk), 20+
@@ -85,13 +86,15 @@ def needs_of(messages: Sequence[ModelMessage]) -> Needs:
     earlier: list[list[tuple[bool, str]]] = []  # part texts per message, oldest first
     raw: list[list[str]] = []  # raw text of each part (to size a source, to find a reference's line)
     seen_tokens: set[str] = set()
+    tools: set[str] = set()  # tool names: every request carries the tool definitions
     source_index: dict[tuple[int, int], int] = {}
     prev = -1  # index of the previous response
     for r, m in enumerate(messages):
         if isinstance(m, ModelResponse):
             fresh = " ".join(t for msg in earlier[prev + 1:] for _, t in msg)
             old = earlier[: prev + 1]
-            refs = [x for x in references(response_text(m)) if x not in fresh
+            tools.update(p.tool_name for p in m.parts if isinstance(p, ToolCallPart))
+            refs = [x for x in references(response_text(m)) if x not in fresh and x not in tools
                     and (x in seen_tokens or _occurs(x, old))]
             edits = [e for e in edit_texts(m) if e not in fresh and _occurs(e, old)]
             if refs or edits:
