@@ -214,3 +214,30 @@ def test_tool_names_are_no_reach_and_what_the_user_typed_is_not_forgotten():
     msgs += [ModelRequest(parts=[ToolReturnPart("read_file", "x", tool_call_id="r")]),
              ModelRequest(parts=[UserPromptPart("go on")]), ModelResponse(parts=[TextPart("again read_file")])]
     assert reuse.observe(msgs) == Reach()  # "read_file" is in an earlier call, but it is a tool's name
+
+
+def test_changed_files_come_back_after_a_compaction_only_for_a_model_that_returns_to_them(tmp_path: Path):
+    from compact_agent.context import Compactor, Limits, Restorer
+
+    def edit(path: Path, i: int) -> list[ModelMessage]:
+        path.write_text("x")
+        return [ModelResponse(parts=[ToolCallPart("edit_file", {"path": str(path), "old_string": "a",
+                                                                "new_string": "b"}, tool_call_id=f"e{i}")]),
+                ModelRequest(parts=[ToolReturnPart("edit_file", "ok", tool_call_id=f"e{i}")])]
+
+    a, b, c = (tmp_path / n for n in ("a.py", "b.py", "c.py"))
+    reuse = Reuse()
+    assert reuse.returns_to_changed_files()  # nothing measured: restore as before
+    msgs: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("edit three files")])]
+    for i, path in enumerate((a, b, c)):  # each changed once, and left
+        msgs += edit(path, i)
+        reuse.observe(msgs[:-1])
+    assert not reuse.returns_to_changed_files()
+    restorer = Restorer(recent_files=lambda: [c, b, a], file_tokens=lambda p: 100, resolve=Path)
+    limits = Limits.for_window(200_000, 8_192)
+    compactor = Compactor(limits, restorer=restorer, returns_to_changed=reuse.returns_to_changed_files)
+    assert compactor.restorable(msgs, [], limits)[0] == []
+    msgs += edit(a, 3)  # back to a file it changed
+    reuse.observe(msgs[:-1])
+    assert reuse.returns_to_changed_files()
+    assert compactor.restorable(msgs, [], limits)[0] == [c, b, a]

@@ -224,6 +224,9 @@ class Compactor:
     # Which tool results the model is still using (reuse.py `Reuse.hot`): a compaction keeps those
     # it would summarize, verbatim with their calls, after the summary. None: none are kept.
     hot: Callable[[str], bool] | None = None
+    # Whether the model goes back to the files it changed (reuse.py): when not, a compaction does
+    # not re-read them. None: it always does.
+    returns_to_changed: Callable[[], bool] | None = None
 
     def scaled(self, estimated: int) -> int:
         """An estimate in the provider's tokens, comparable with `tokens_before` and the threshold."""
@@ -441,6 +444,8 @@ class Compactor:
         files = ledger.changed_files(messages)
         working = ledger.changed_files(messages, carried=False)
         if not working or limits.restore_max_files <= 0:
+            return [], files
+        if self.returns_to_changed is not None and not self.returns_to_changed():
             return [], files
         changed = {self.restorer.resolve(p) for p in working}
         candidates = [p for p in self.restorer.recent_files() if p in changed]

@@ -69,6 +69,8 @@ def build_defaults(cm: ContextManager, window: int | None, store: HistoryStore |
         cm.compactor.tail_for = lambda base: cm.schedule.choose_tail(cm, base)
     if cm.compactor.hot is None:
         cm.compactor.hot = lambda call_id: cm.schedule.reuse is not None and cm.schedule.reuse.hot(call_id)
+    if cm.compactor.returns_to_changed is None:
+        cm.compactor.returns_to_changed = lambda: cm.schedule.reuse is None or cm.schedule.reuse.returns_to_changed_files()
     cm.run_model = None  # the model of the latest run (writes summary and notes)
     cm._now_model = None
     cm._tracer = NoOpTracer()

@@ -29,7 +29,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, Tool
 
 from . import tokens
 from .economics import Prices
-from .ledger import call_args
+from .ledger import call_args, changed_files
 
 __all__ = ["Reach", "Reuse", "edit_texts", "norm", "part_texts", "references"]
 
@@ -176,6 +176,8 @@ class Reuse:
     responses: int = 0  # responses observed
     cited: dict[str, int] = field(default_factory=dict)  # tool call id -> the response that last reached it
     tools: set[str] = field(default_factory=set)  # names of the tools called so far
+    changed: set[str] = field(default_factory=set)  # files the model has changed so far
+    edits: deque[bool] = field(default_factory=deque)  # recent changes of a file: was it changed before?
     _memo: dict[int, tuple[ModelMessage, list[tuple[bool, str]], int]] = field(default_factory=dict, repr=False)
 
     def observe(self, history: Sequence[ModelMessage]) -> Reach:
@@ -189,6 +191,11 @@ class Reuse:
         deep: dict[str, int] = dict.fromkeys(KINDS, 0)
         cited: list[str] = []
         self.tools.update(p.tool_name for p in response.parts if isinstance(p, ToolCallPart))
+        for path in changed_files([response], carried=False):
+            self.edits.append(path in self.changed)
+            self.changed.add(path)
+        while len(self.edits) > self.recent:
+            self.edits.popleft()
         for item in used_items(response, self.tools):
             if item in fresh:
                 continue
@@ -213,6 +220,13 @@ class Reuse:
         while len(self.reaches) > self.recent:
             self.reaches.popleft()
         return reach
+
+    def returns_to_changed_files(self) -> bool:
+        """Whether the model goes back to files it changed: one of its recent changes was of a
+        file changed before (none yet: no evidence either way, so yes). A compaction re-reads the
+        files changed since the previous one only then (compactor.py); a model that changes each
+        file once and moves on would not use them."""
+        return not self.edits or any(self.edits)
 
     def hot(self, tool_call_id: str) -> bool:
         """Whether one of the recent responses reached back into this tool result: the model is
