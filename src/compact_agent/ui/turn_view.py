@@ -55,8 +55,8 @@ class TurnView:
         self.use_spinner = spinner and console.is_terminal
         self.mid_line = False  # answer text ended without a newline
 
-    def start(self) -> None:
-        self._spin("thinking")
+    def start(self, doing: str = "thinking") -> None:
+        self._spin(doing)
 
     def stop(self) -> None:
         if self.status is not None:
