@@ -72,12 +72,24 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, UnexpectedModelBehavior):
         return f"the model replied with something unusable: {_first_line(e)}"
     if isinstance(e, UsageLimitExceeded):
-        return _first_line(e)
+        return max_turns_message(e, saved) or _first_line(e)
     if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
         return _first_line(e)
     if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
         return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
     return _first_line(e)  # the message, never the exception's class name
+
+
+def max_turns_message(e: BaseException, saved: str = "") -> str | None:
+    """Our words for pydantic-ai's request limit (its message points at its own docs), or None when
+    `e` is another usage limit."""
+    import re
+
+    m = re.search(r"request_limit of (\d+)", str(e))
+    if m is None:
+        return None
+    n = int(m.group(1))
+    return f"stopped after {n} model request{'s' if n != 1 else ''} (--max-turns {n}){saved}"
 
 
 def _provider_message(e: BaseException) -> str:

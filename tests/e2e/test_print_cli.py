@@ -153,11 +153,17 @@ def test_max_turns_append_system_prompt_and_instruction_files(cli):
     with FakeOpenAIServer(failing_tools) as server:
         res = cli("-p", "go", *fake(server), "--yes", "--max-turns", "1", "--cwd", str(sub),
                   "--append-system-prompt", "APPENDED RULE")
-    assert res.code == 1 and res.stderr.count("\n") == 1 and "request_limit" in res.stderr.replace(" ", "_")
+    assert res.code == 1 and res.stderr.count("\n") == 1
+    assert "stopped after 1 model request (--max-turns 1)" in res.stderr
+    assert "request_limit" not in res.stderr and "http" not in res.stderr  # not the library's words or docs link
     assert len(server.requests) == 1
     system = system_text(server.requests[0])
     order = [system.index(x) for x in ("USER RULE", "ROOT RULE", "PACKAGE RULE", "APPENDED RULE")]
     assert order == sorted(order)
+    with FakeOpenAIServer(lambda req: Reply.tools([("glob", {"pattern": "*"})])) as server:  # never done
+        res = cli("-p", "go", *fake(server), "--max-turns", "2", "--output-format", "stream-json")
+    last = json.loads(res.stdout.splitlines()[-1])
+    assert last["subtype"] == "error_max_turns" and last["error"].startswith("stopped after 2 model requests")
 
 
 def test_analyze_plot_into_a_missing_folder_is_one_line(cli, tmp_path):

@@ -126,3 +126,15 @@ def test_ctrl_c_and_esc_stop_a_shell_command_not_the_session(tmp_path):
         assert "NEVER" not in term.text().replace("echo NEVER", "")
         sent = server.requests[-1].last_user_text()
         assert "FIRST-OUTPUT" in sent and "sleep" not in sent  # the earlier output was kept, the stopped one not
+
+
+async def test_max_turns_stops_the_turn_in_our_words_and_the_spinner_with_it(tmp_path):
+    from compact_agent.config import Settings
+
+    console = terminal_console()
+    live_at_prompt: list[bool] = []
+    run = await drive(tmp_path, lambda req: Reply.tools([("glob", {"pattern": "*"})]), ["look\r"], console=console,
+                      settings=Settings(max_requests_per_turn=2),
+                      at_prompt=lambda: live_at_prompt.append(bool(console._live_stack)))
+    assert "stopped after 2 model requests (--max-turns 2)" in run.out and "request_limit" not in run.out
+    assert live_at_prompt == [False, False]

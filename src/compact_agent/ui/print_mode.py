@@ -91,8 +91,8 @@ class PrintRun:
                 "permission_mode": s.permissions.mode, "tools": [t.name for t in tool_definitions(s)],
                 "resumed": bool(s.messages)}
 
-    def error_result(self, message: str, session_id: str | None) -> dict[str, Any]:
-        return {"type": "result", "subtype": "error", "is_error": True, "error": message, "result": None,
+    def error_result(self, message: str, session_id: str | None, subtype: str = "error") -> dict[str, Any]:
+        return {"type": "result", "subtype": subtype, "is_error": True, "error": message, "result": None,
                 "session_id": session_id, "duration_ms": self.duration_ms()}
 
 
@@ -113,7 +113,10 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool)
     except Exception as e:  # noqa: BLE001
-        return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
+        from ..cli import max_turns_message
+
+        subtype = "error_max_turns" if max_turns_message(e) else "error"
+        return _failed(run, describe_error(e, RETRY_HINT), session.session_id, subtype)
     finally:
         await session.aclose()
     from ..agent.context_report import cost_report
@@ -143,8 +146,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     return 0
 
 
-def _failed(run: PrintRun, message: str, session_id: str | None) -> int:
+def _failed(run: PrintRun, message: str, session_id: str | None, subtype: str = "error") -> int:
     run.note(message)
     if run.format != "text":
-        run.emit(run.error_result(message, session_id))
+        run.emit(run.error_result(message, session_id, subtype))
     return 1
