@@ -169,3 +169,13 @@ def test_max_turns_append_system_prompt_and_instruction_files(cli):
 def test_analyze_plot_into_a_missing_folder_is_one_line(cli, tmp_path):
     res = cli("analyze", str(tmp_path), "--plot", "/nonexistent/x.svg")
     assert res.code == 2 and "does not exist" in res.stderr and "Error" not in res.stderr
+
+
+def test_verbose_tool_lines_count_the_whole_result(cli):
+    from tests.ui.test_repl import big_results
+
+    cli.cwd.joinpath("long.py").write_text("".join(f"x{i} = {i}\n" for i in range(241)))
+    cli.cwd.joinpath("hits.txt").write_text("hit\n" * 150)
+    with FakeOpenAIServer(big_results) as server:
+        res = cli("-p", "go", *fake(server), "--yes", "--verbose")
+    assert "⎿ 241 lines" in res.stderr and "⎿ 150 matches" in res.stderr and "⎿ exit code: 3 · 3000" in res.stderr

@@ -23,7 +23,7 @@ async def test_a_turn_shows_tool_lines_the_answer_and_how_to_resume(tmp_path):
     run = await drive(tmp_path, tools_then_answer, ["look around\r"])
     assert "● read_file(missing.py)" in run.out
     assert "⎿ error: File not found: missing.py" in run.out
-    assert "● glob(*.txt)" in run.out and "⎿ 1 files" in run.out
+    assert "● glob(*.txt)" in run.out and "⎿ 1 file\n" in run.out
     assert "ALL DONE" in run.out
     assert run.out.index("● glob") < run.out.index("ALL DONE")
     assert "resume this session with: compact-agent --resume " in run.out
@@ -120,3 +120,24 @@ def test_spinner_label_counts_seconds_and_shows_the_context():
     assert label.text() == "thinking… 12s · context 8.4k tokens · esc to interrupt"
     label.doing = "running bash"
     assert label.text().startswith("running bash… 12s")
+
+
+def big_results(req) -> Reply:
+    if not has_tool_result(req):
+        return Reply.tools([("read_file", {"path": "long.py"}), ("grep", {"pattern": "hit"}),
+                            ("bash", {"command": "seq 1 3000; exit 3"})])
+    return Reply.text("SEEN")
+
+
+def make_big_project(tmp_path) -> None:
+    (tmp_path / "project").mkdir(exist_ok=True)
+    (tmp_path / "project" / "long.py").write_text("".join(f"x{i} = {i}\n" for i in range(241)))
+    (tmp_path / "project" / "hits.txt").write_text("hit\n" * 150)
+
+
+async def test_tool_lines_count_the_whole_result_not_its_preview(tmp_path):
+    make_big_project(tmp_path)
+    run = await drive(tmp_path, big_results, ["go\r"], permission_mode="yes")
+    assert "⎿ 241 lines" in run.out
+    assert "⎿ 150 matches" in run.out
+    assert "⎿ exit code: 3 · 3000" in run.out
