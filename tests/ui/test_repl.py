@@ -141,3 +141,33 @@ async def test_tool_lines_count_the_whole_result_not_its_preview(tmp_path):
     assert "⎿ 241 lines" in run.out
     assert "⎿ 150 matches" in run.out
     assert "⎿ exit code: 3 · 3000" in run.out
+
+
+MARKDOWN = "I will **add** a check.\n\n```python\nx = 1\n\ny = 2\n```\n\n- one\n- two"
+
+
+async def test_answers_render_as_markdown_after_a_marker_with_a_blank_line_after(tmp_path):
+    run = await drive(tmp_path, lambda req: Reply.text(MARKDOWN), ["explain\r", "/status\r"])
+    assert "⏺ I will add a check." in run.out and "**" not in run.out and "```" not in run.out
+    assert "x = 1" in run.out and "y = 2" in run.out and "• one" in run.out
+    after = run.out[run.out.index("• two"):]
+    assert after.split("\n")[1].strip() == ""  # a blank line before what comes next
+
+
+def test_finished_blocks_render_while_the_answer_still_streams():
+    import io
+
+    from rich.console import Console
+
+    from compact_agent.ui.turn_view import TurnView, finished_blocks
+
+    assert finished_blocks("para one\n\npara") == len("para one\n\n")
+    assert finished_blocks("```\na\n\nb") == 0  # a blank line inside a fence ends nothing
+    c = Console(record=True, width=80, file=io.StringIO(), force_terminal=False)
+    view = TurnView(c, lambda: 0)
+    view.on_text("The **first** paragraph.\n")
+    assert c.export_text(clear=False) == ""
+    view.on_text("\nThe second")
+    assert "The first paragraph." in c.export_text(clear=False) and "second" not in c.export_text(clear=False)
+    view.end()
+    assert "The second" in c.export_text()
