@@ -28,7 +28,7 @@ class Terminal:
         home = tmp / "home"
         full = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         full.update({"COMPACT_AGENT_HOME": str(home), "PYTHONPATH": str(REPO / "src"), "TERM": "xterm",
-                     "PROMPT_TOOLKIT_NO_CPR": "1", "COMPACT_AGENT_CONFIG": str(home / "config.toml"),
+                     "COMPACT_AGENT_CONFIG": str(home / "config.toml"),
                      "COLUMNS": str(cols), "LINES": str(rows)})
         full.update(env or {})
         self.main, child = pty.openpty()
@@ -44,6 +44,7 @@ class Terminal:
         if isinstance(needle, str):
             needle = needle.encode()
         deadline = time.monotonic() + timeout
+        after = max(0, after)
         while (at := self.seen.find(needle, after)) < 0:
             left = deadline - time.monotonic()
             if left <= 0 or not self._read(left):
@@ -59,6 +60,8 @@ class Terminal:
         except OSError:
             return False
         self.seen += chunk
+        for _ in range(chunk.count(b"\x1b[6n")):  # where is the cursor? (prompt_toolkit sizes its toolbar by it)
+            os.write(self.main, b"\x1b[10;1R")
         return bool(chunk)
 
     def prompt(self, after: int = 0) -> int:

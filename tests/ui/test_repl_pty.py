@@ -138,3 +138,25 @@ async def test_max_turns_stops_the_turn_in_our_words_and_the_spinner_with_it(tmp
                       at_prompt=lambda: live_at_prompt.append(bool(console._live_stack)))
     assert "stopped after 2 model requests (--max-turns 2)" in run.out and "request_limit" not in run.out
     assert live_at_prompt == [False, False]
+
+
+async def test_the_toolbar_shows_context_cost_model_and_the_bypass_mark(tmp_path):
+    from compact_agent.ui.repl import current_repl
+
+    seen: list[str] = []
+    await drive(tmp_path, lambda req: Reply.text("ok"), ["hi\r"], permission_mode="yes",
+                at_prompt=lambda: seen.append(current_repl().status_text))
+    assert len(seen) == 2 and "fake-model" in seen[1] and "bypass permissions (--yes)" in seen[1]
+    assert "context " in seen[1] and "k/32.8k (" in seen[1] and "cost unknown" in seen[1]
+    assert seen[0] != seen[1]  # the turn's messages count in the context figure
+
+
+def test_the_toolbar_is_under_the_prompt_in_a_terminal(tmp_path):
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        term = Terminal(tmp_path, server.base_url, "--yes", cols=80)
+        try:
+            start = term.prompt()
+            term.read_until("bypass permissions", start - 200)
+            assert term.finish() == 0
+        finally:
+            term.close()

@@ -56,6 +56,7 @@ class Repl:
         self.keys: InterruptKeys | None = None
         self.pending: list[str] = []  # shell output waiting to go with the next message
         self.compact_status: Any = None
+        self.status_text = ""  # the toolbar under the prompt, computed once per prompt
 
     # -- session callbacks -------------------------------------------------------------------
     def on_compact_start(self, trigger: str, tokens: int) -> None:
@@ -107,7 +108,8 @@ class Repl:
         if s.messages:
             for line in last_exchanges(s.messages):
                 c.print(line, style="dim")
-        prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit"], s.cwd, **self.prompt_io)
+        prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit"], s.cwd,
+                             toolbar=lambda: self.status_text, **self.prompt_io)
         _current.append(self)
         try:
             while True:
@@ -115,6 +117,7 @@ class Repl:
                     line, first_message = first_message, None
                     c.print(f"› {line}")
                 else:
+                    self.status_text = status_line(self.session, self.console.width)
                     if self.before_prompt is not None:
                         self.before_prompt()
                     try:
@@ -244,6 +247,25 @@ class Repl:
         if s is not None and s.store.path.exists() and s.messages:
             self.console.print(f"resume this session with: compact-agent --resume {s.session_id}  "
                                "(or --continue for the newest)", style="dim")
+
+
+def status_line(s: AgentSession, width: int) -> str:
+    """The toolbar: context used / window, cost so far, the model, and a mark when nothing is asked
+    (--yes). Parts that do not fit the width are left out, least useful first."""
+    from ..agent.context_report import cost_report, picture
+
+    try:
+        used, window = picture(s).used, s.cm.limits.window
+        cost = cost_report(s).total_cost
+    except Exception:  # noqa: BLE001 - a status line must never break the prompt
+        return f" {s.info.name}"
+    parts = [f"context {used / 1000:.1f}k/{window / 1000:.1f}k ({100 * used / max(1, window):.0f}%)",
+             f"${cost:.4f}" if s.info.input > 0 else "cost unknown", s.info.name]
+    if s.permissions.mode == "yes":
+        parts.insert(0, "⏵⏵ bypass permissions (--yes)")
+    while len(parts) > 1 and len(" · ".join(parts)) > width - 2:
+        parts.pop(-2 if len(parts) > 2 else -1)
+    return " " + " · ".join(parts)
 
 
 async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,
