@@ -178,3 +178,14 @@ def test_a_compacted_session_is_listed_by_the_users_first_words_not_by_the_compa
                                                                 "full", {}, [])])
     prompt, _ = first_prompt(store.path)
     assert prompt == "fix the parser, then the lexer"
+
+
+async def test_status_and_cost_count_the_whole_session_after_continue(tmp_path):
+    first = await drive(tmp_path, answer, ["one\r", "two\r", "/compact\r", "three\r"])
+    assert "full transcript archived" in first.out
+    requests_before = len(first.server.requests)
+    again = await drive(tmp_path, answer, ["/status\r", "/cost\r"], continue_last=True)
+    assert "compactions 1 in the whole session (0 since this run began)" in again.out
+    assert "whole session" in again.out
+    total_row = next(line for line in again.out.splitlines() if "total" in line and "$" in line)
+    assert int(total_row.split("│")[1].strip()) == requests_before  # the main requests and the summary

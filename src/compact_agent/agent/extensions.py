@@ -58,7 +58,7 @@ class SessionExtensions:
             self.mcp = McpServers(parse_servers(s.mcp_servers), session.cwd, self._mcp_report)
         else:
             self.mcp = None
-        self.ledger = UsageLedger(info=lambda: session.info)
+        self.ledger = UsageLedger(info=lambda: session.info, path=session.store.dir / "usage.jsonl")
         self.source = "resume" if resumed else ("clear" if previous is not None else "startup")
         self.started = False
         self._compact_context = ""

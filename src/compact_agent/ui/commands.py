@@ -56,8 +56,11 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     c.print(f"context    {used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens")
     c.print(f"           {render.bar(used, lim.threshold, lim.window)}  "
             f"{max(0, lim.threshold - used):,} tokens until auto-compaction")
-    c.print(f"compactions {len(s.cm.compactions)}   auto-compaction "
-            f"{'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
+    from .history_view import all_boundaries
+
+    whole = sum(1 for b in all_boundaries(s.store) if b.strategy != "rewind")
+    c.print(f"compactions {whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
+            f"auto-compaction {'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
     c.print(render.savings_table(s.cm.layer_savings))
 
 

@@ -77,8 +77,8 @@ def render_context(p: ContextPicture) -> Table:
     return outer
 
 
-def render_cost(r: CostReport) -> Group:
-    t = Table(title="tokens and cost this session", show_header=True)
+def render_cost(r: CostReport, title: str = "tokens and cost, whole session (every run)") -> Group:
+    t = Table(title=title, show_header=True)
     for col in ("requests", "input", "cache hit", "cache miss", "cache write", "output", "cost"):
         t.add_column(col, justify="right")
     t.add_column("kind · model", justify="left")
@@ -116,7 +116,11 @@ async def _context(s: AgentSession, args: str, c: Console) -> None:
 
 @command("cost", "tokens (cache hit / miss / write) and money so far, and what compaction saved")
 async def _cost(s: AgentSession, args: str, c: Console) -> None:
-    c.print(render_cost(cost_report(s)))
+    whole, run = cost_report(s, whole=True), cost_report(s)
+    c.print(render_cost(whole))
+    if sum(whole.requests.values()) != sum(run.requests.values()):
+        c.print(f"this run (since the session was resumed): {sum(run.requests.values())} requests, "
+                f"${run.total_cost:.4f}")
 
 
 @command("model", "show or switch the model: /model NAME [--window N] (compacts first if the new window is smaller)")
