@@ -7,15 +7,15 @@ session) ends in one clear line on stderr and a nonzero exit, never a traceback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-
-from .models import ConfigError
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]})
@@ -47,6 +47,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     )
 
     from .agent.retry import is_timeout
+    from .models import ConfigError
     from .session.store import SessionError
 
     saved = retry_hint if retry_hint is not None else "; the session is saved, send the message again to retry"
@@ -146,6 +147,53 @@ def main_command(
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "cwd": cwd}
         return
+    with _quiet_typeahead(not print_ and query != "-"):
+        _main(print_, query, model, base_url, api_key, context_window, yes, continue_, resume, output_format, cwd,
+              add_dir, allowed_tools, max_turns, append_system_prompt, verbose)
+
+
+@contextlib.contextmanager
+def _quiet_typeahead(repl: bool) -> Iterator[None]:
+    """While the REPL starts (imports take a moment), keys typed ahead are not echoed above the
+    banner: the terminal keeps them, and the prompt starts with them once it is up."""
+    import termios
+
+    fd = sys.stdin.fileno() if repl and sys.stdin is not None and sys.stdin.isatty() else -1
+    try:
+        saved = termios.tcgetattr(fd) if fd >= 0 else None
+    except (termios.error, OSError):
+        saved = None
+    def restore() -> None:
+        if saved is not None:
+            with contextlib.suppress(termios.error, OSError):
+                termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+    if saved is not None:
+        quiet = list(saved)
+        quiet[3] &= ~termios.ECHO
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    _echo_back[:] = [restore]
+    try:
+        yield
+    finally:
+        restore()
+        _echo_back.clear()
+
+
+_echo_back: list[Any] = []
+
+
+def echo_back() -> None:
+    """The REPL's prompt is up: the terminal echoes again (prompt_toolkit keeps what was typed ahead)."""
+    for restore in _echo_back:
+        restore()
+
+
+def _main(print_: bool, query: str | None, model: str | None, base_url: str | None, api_key: str | None,
+          context_window: int | None, yes: bool, continue_: bool, resume: str | None, output_format: str,
+          cwd: Path | None, add_dir: list[Path] | None, allowed_tools: list[str] | None, max_turns: int | None,
+          append_system_prompt: str | None, verbose: bool) -> None:
     if output_format not in ("text", "json", "stream-json"):
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
     if continue_ and resume is not None:

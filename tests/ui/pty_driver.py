@@ -64,6 +64,14 @@ class Terminal:
             os.write(self.main, b"\x1b[10;1R")
         return bool(chunk)
 
+    def wait_echo_off(self, timeout: float = 30) -> None:
+        """Until the program turns the terminal's echo off (the main side reports the other side's modes)."""
+        deadline = time.monotonic() + timeout
+        while termios.tcgetattr(self.main)[3] & termios.ECHO:
+            if time.monotonic() > deadline:
+                raise AssertionError("the terminal's echo was never turned off")
+            self._read(0.005)
+
     def prompt(self, after: int = 0) -> int:
         """Wait until the input prompt is up (after offset `after`); the offset after it."""
         return self.read_until(PROMPT_READY, after) + len(PROMPT_READY)

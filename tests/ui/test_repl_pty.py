@@ -160,3 +160,34 @@ def test_the_toolbar_is_under_the_prompt_in_a_terminal(tmp_path):
             assert term.finish() == 0
         finally:
             term.close()
+
+
+def test_keys_typed_during_start_up_go_to_the_prompt_not_above_the_banner(tmp_path):
+    with FakeOpenAIServer(lambda req: Reply.text("ANSWERED")) as server:
+        term = Terminal(tmp_path, server.base_url)
+        try:
+            term.wait_echo_off()  # the REPL has started and is still loading
+            assert b"/help for commands" not in term.seen
+            term.type("typed ahead")
+            banner = term.read_until("/help for commands")
+            term.prompt(banner)
+            term.read_until("typed ahead", banner)
+            term.type("\r")
+            term.prompt(term.read_until("ANSWERED", banner))
+            assert term.finish() == 0
+        finally:
+            term.close()
+        assert "typed ahead" not in term.text(0, banner)
+        assert server.requests[0].last_user_text() == "typed ahead"
+
+
+def test_version_and_help_do_not_import_the_agent():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom compact_agent.cli import main\nsys.argv = ['compact-agent', '{}']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('HEAVY' if {{'pydantic_ai', 'openai'}} & set(sys.modules) else 'LIGHT', file=sys.stderr)")
+    for flag in ("--version", "--help"):
+        out = subprocess.run([sys.executable, "-c", code.format(flag)], capture_output=True, text=True, timeout=60)
+        assert out.stderr.strip().endswith("LIGHT"), (flag, out.stderr)

@@ -17,7 +17,7 @@ from rich.console import Console
 from ..agent.runner import AgentSession, SessionOptions, session_root
 from ..agent.stream_events import problem_line
 from ..agent.todos import TodoItem
-from ..cli import describe_error
+from ..cli import describe_error, echo_back
 from ..context.events import Event
 from . import render
 from .approval import make_ask, nothing
@@ -111,6 +111,7 @@ class Repl:
         prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit"], s.cwd,
                              toolbar=lambda: self.status_text, **self.prompt_io)
         _current.append(self)
+        echo_back()
         try:
             while True:
                 if first_message is not None:
