@@ -189,3 +189,25 @@ async def test_status_and_cost_count_the_whole_session_after_continue(tmp_path):
     assert "whole session" in again.out
     total_row = next(line for line in again.out.splitlines() if "total" in line and "$" in line)
     assert int(total_row.split("│")[1].strip()) == requests_before  # the main requests and the summary
+
+
+def plans(req) -> Reply:
+    last = req.messages[-1]
+    if last.get("role") == "user" and "plan" in str(last.get("content")):
+        return Reply.tools([("todo_write", {"todos": [{"content": "step one", "status": "pending"}]})])
+    return Reply.text("noted")
+
+
+async def test_rewind_asks_drops_the_undone_plan_and_puts_the_prompt_back(tmp_path):
+    from compact_agent.ui.repl import current_repl
+
+    plan_sizes: list[int] = []
+    run = await drive(tmp_path, plans, ["first\r", "make a plan\r", "/rewind 1\r", "/rewind 1\r", "\r"],
+                      answers="n\ny\n", at_prompt=lambda: plan_sizes.append(len(current_repl().session.ext.plan.items)))
+    assert "nothing rewound" in run.out and "the prompt is back in the input" in run.out
+    assert plan_sizes == [0, 0, 1, 1, 0, 1]  # the plan of the undone turn went with it, and came back with the turn
+    from tests.fakes.openai_server import message_text
+
+    last = run.server.requests[-1]  # Enter sent the prompt put back, into the rewound conversation
+    assert [message_text(m) for m in last.messages if m.get("role") == "user"] == ["first", "make a plan"]
+    assert sum(1 for r in run.server.requests if r.last_user_text() == "make a plan") == 4  # 2 turns x 2 requests

@@ -380,7 +380,30 @@ class AgentSession:
         self.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
                             "archive": str(self.store.archive()), "time": ""}, self.messages)
         self.cm.synced = len(self.messages)
+        self._plan_as_of(self.messages)
         return restored
+
+    def _plan_as_of(self, messages: list[ModelMessage]) -> None:
+        """The plan as the last `todo_write` kept in `messages` left it (empty if none): a rewind
+        takes back the plan of the turns it undoes too."""
+        from pydantic_ai.messages import ToolCallPart
+
+        from .todos import TodoItem
+
+        items: list[TodoItem] = []
+        for m in messages:
+            for p in m.parts:
+                if isinstance(p, ToolCallPart) and p.tool_name == "todo_write":
+                    try:
+                        items = [TodoItem.model_validate(t) for t in p.args_as_dict().get("todos", [])]
+                    except (ValueError, TypeError):
+                        continue
+        plan = self.ext.plan
+        quiet, plan.on_change = plan.on_change, None
+        try:
+            plan.write(items)
+        finally:
+            plan.on_change = quiet
 
     def clear(self) -> None:
         """Start a fresh session in the same directory (the old one stays on disk)."""

@@ -134,8 +134,22 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     if not args.strip().isdigit():
         c.print("usage: /rewind N (a number from /rewind)")
         return
-    restored = s.rewind(int(args.strip()))
-    c.print(f"rewound; restored {len(restored)} file(s)")
+    n = int(args.strip())
+    cp = next((x for x in cps if x.index == n), None)
+    from .repl import current_repl
+
+    repl = current_repl()
+    if cp is not None and repl is not None:
+        later = len(s.messages) - cp.history_len
+        if not await repl.confirm(f"rewind to before {cp.prompt[:60]!r}? {later} message(s) and the files "
+                                  "changed since go back; the plan of those turns too [y/N] "):
+            c.print("nothing rewound")
+            return
+    restored = s.rewind(n)
+    c.print(f"rewound; restored {len(restored)} file(s)" + ("; the prompt is back in the input to edit"
+                                                           if repl is not None and cp is not None else ""))
+    if repl is not None and cp is not None and repl.keys is not None:
+        repl.keys.typed = cp.prompt
 
 
 @command("clear", "start a new session (the old one stays on disk)")

@@ -220,6 +220,19 @@ class Repl:
             return
         self.pending.append(show_shell_output(self.console, command, out))
 
+    async def confirm(self, question: str) -> bool:
+        """A yes/no question at the prompt (Enter = no)."""
+        if self.ask_stream is not None:
+            answer = self.console.input(question, markup=False, stream=self.ask_stream)
+        else:
+            if self.before_prompt is not None:
+                self.before_prompt()
+            try:
+                answer = await PromptSession(**self.prompt_io).prompt_async(question)
+            except (EOFError, KeyboardInterrupt):
+                return False
+        return answer.strip().lower() in ("y", "yes")
+
     async def pick(self) -> bool:
         """`--resume` without an id: choose one of the project's sessions by number."""
         rows = session_rows(session_root(self.opts.cwd.resolve(), self.opts.home))
