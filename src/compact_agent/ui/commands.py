@@ -36,14 +36,27 @@ class ExitRepl(Exception):
     pass
 
 
+ORDER = ("help", "status", "context", "cost", "compact", "history", "rewind", "plan", "memory", "notes",
+         "model", "init", "permissions", "config", "mcp", "diff", "resume", "clear", "exit")
+
+
 @command("help", "list commands")
 async def _help(s: AgentSession, args: str, c: Console) -> None:
-    for cmd in COMMANDS.values():
-        c.print(f"/{cmd.name:<10} {cmd.help}", markup=False, highlight=False)
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table.grid(padding=(0, 2))
+    t.add_column(no_wrap=True)
+    t.add_column()
+    names = sorted(COMMANDS, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
+    for name in names:
+        cmd = COMMANDS[name]
+        t.add_row(Text(f"/{name}" + (" (/quit, /q)" if name == "exit" else "")), Text(cmd.help))
+    c.print(t)
     c.print("@path in a message attaches that file (Tab completes paths and commands); !cmd runs a shell command "
             "and adds its output to your next message.")
     c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
-            "running turn; Ctrl-D exits.")
+            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits.")
 
 
 @command("status", "model, session, context used / threshold / window")
@@ -107,16 +120,17 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
         c.print("no compactions yet")
     for b in boundaries:
         if b.strategy == "rewind":
-            c.print(f"{b.time}  rewind  (the conversation before it: {b.archive})")
+            c.print(f"{render.when(b.time)}  rewind  (the conversation before it: {b.archive})")
         else:
-            c.print(f"{b.time}  {b.trigger}/{b.strategy}  {b.tokens_before:,} → {b.tokens_after:,}  {b.archive}")
+            c.print(f"{render.when(b.time)}  {b.trigger}/{b.strategy}  {b.tokens_before:,} → {b.tokens_after:,}  "
+                    f"{b.archive}")
     c.print("messages:")
     from ..context.summary import is_summary
 
     for i, m in enumerate(s.messages):
         text = " ".join(str(getattr(p, "content", "") or getattr(p, "tool_name", "")) for p in m.parts)
         tag = "summary" if is_summary(m) else m.kind
-        c.print(f"  {i:>4} {tag:<9} {text[:90].replace(chr(10), ' ')}")
+        c.print(f"  {i:>4} {tag:<9} {render.clip_words(text, max(20, c.width - 17))}")
 
 
 @command("rewind", "restore files and conversation to before turn N: /rewind [N]")
@@ -165,9 +179,12 @@ async def _exit(s: AgentSession, args: str, c: Console) -> None:
 
 async def dispatch(s: AgentSession, line: str, c: Console) -> None:
     name, _, args = line[1:].partition(" ")
-    cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name == "quit" else None)
+    cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name in ("quit", "q") else None)
     if cmd is None:
-        c.print(f"unknown command /{name}; /help lists them")
+        import difflib
+
+        close = difflib.get_close_matches(name, [*COMMANDS, "quit"], n=1, cutoff=0.6)
+        c.print(f"unknown command /{name}" + (f"; did you mean /{close[0]}?" if close else "") + "; /help lists them")
         return
     await cmd.handler(s, args.strip(), c)
 

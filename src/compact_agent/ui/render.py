@@ -28,8 +28,29 @@ def compact_line(ev: Event) -> str:
 def layer_line(ev: Event) -> str:
     if ev.layer not in ("budget", "snip", "microcompact", "collapse"):
         return f"{ev.layer}: {ev.action}"
-    ids = f" ({len(ev.ids)} results)" if ev.ids else ""
+    ids = f" ({len(ev.ids)} result{'s' if len(ev.ids) != 1 else ''})" if ev.ids else ""
     return f"{ev.layer}: {ev.action}{ids}, freed {ev.tokens_freed:,} tokens"
+
+
+def clip_words(text: str, n: int) -> str:
+    """One line of at most `n` characters, cut at a word boundary with `…` when it is longer."""
+    text = " ".join(str(text).split())
+    if len(text) <= n:
+        return text
+    cut = text[: n - 1]
+    if " " in cut[n // 2:]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def when(iso: str) -> str:
+    """`2026-12-01 18:29` from an ISO timestamp (UTC shown in local time); the text as is otherwise."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (TypeError, ValueError):
+        return iso
 
 
 def savings_table(savings: dict[str, int]) -> Table:

@@ -112,6 +112,7 @@ class Repl:
                              toolbar=lambda: self.status_text, **self.prompt_io)
         _current.append(self)
         echo_back()
+        last_ctrl_c = float("-inf")
         try:
             while True:
                 if first_message is not None:
@@ -124,6 +125,10 @@ class Repl:
                     try:
                         line = await prompt.prompt_async("› ", default=self.keys.take_typed())
                     except KeyboardInterrupt:
+                        if self.clock() - last_ctrl_c < 2.0:
+                            break  # twice in a row: leave, as Claude Code and Codex do
+                        last_ctrl_c = self.clock()
+                        c.print("press Ctrl-C again to exit (or Ctrl-D, /exit)", style="dim")
                         continue
                     except EOFError:
                         break

@@ -1,0 +1,62 @@
+"""Narrow terminals and the habits Claude Code and Codex users bring: /context, /cost, /help and
+/history laid out for the width there is; /quit and /q; did-you-mean; Ctrl-C twice exits."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.ui import render
+from compact_agent.ui.commands import dispatch
+from tests.fakes.openai_server import Reply
+
+from .repl_driver import drive
+
+
+def session(tmp_path) -> AgentSession:
+    cwd = tmp_path / "project"
+    cwd.mkdir(exist_ok=True)
+    return AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url="http://127.0.0.1:9/v1", api_key="k",
+                                       home=tmp_path / "home"))
+
+
+async def shown(s: AgentSession, line: str, width: int) -> list[str]:
+    c = Console(record=True, width=width, file=io.StringIO(), markup=False)
+    await dispatch(s, line, c)
+    return c.export_text().splitlines()
+
+
+async def test_context_cost_and_help_fit_80_columns(tmp_path):
+    s = session(tmp_path)
+    try:
+        narrow = await shown(s, "/context", 80)
+        assert all(len(line.rstrip()) <= 80 for line in narrow)
+        assert any(line.startswith("⛁ system prompt") for line in narrow)  # the legend under the grid, whole
+        assert sum(1 for line in narrow if line.count("⛶") + line.count("⛁") + line.count("⛝") == 20) == 10
+        wide = await shown(s, "/context", 160)
+        assert any("⛁ system prompt" in line and line.startswith(("⛁", "⛶")) for line in wide)  # beside it
+        cost = "\n".join(await shown(s, "/cost", 80))
+        assert "requests" in cost and "cache miss" in cost and "…" not in cost
+        helped = await shown(s, "/help", 80)
+        assert all(len(line.rstrip()) <= 80 for line in helped)
+        assert any(line.startswith("/exit (/quit, /q)") for line in helped)
+        assert any("/compact [instructions] [--from N | --up-to N]" in line for line in helped) or \
+            any("/compact [instructions]" in line for line in helped)
+        assert "did you mean /status?" in "\n".join(await shown(s, "/statsu", 80))
+    finally:
+        s.close()
+
+
+def test_clip_words_cuts_at_a_word_boundary():
+    assert render.clip_words("alpha beta gamma delta", 14) == "alpha beta…"
+    assert render.clip_words("short", 14) == "short"
+    assert render.when("2026-12-01T18:29:03+00:00").startswith("2026-12-01 ")
+
+
+async def test_q_leaves_and_ctrl_c_twice_exits(tmp_path):
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/q\r", "not sent\r"])
+    assert run.prompts == []
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["\x03", "\x03", "not sent either\r"])
+    assert run.prompts == [] and "press Ctrl-C again to exit" in run.out
