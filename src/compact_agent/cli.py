@@ -447,6 +447,8 @@ def split_query(argv: list[str]) -> list[str]:
             continue
         if query is None and a in getattr(group, "commands", {}):
             return out + argv[i:]
+        if query is None and a == "help" and i == len(argv) - 1:
+            return [*out, "--help"]  # `compact-agent help` is help, not a first message
         if query is None:
             query = a
         else:

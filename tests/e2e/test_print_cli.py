@@ -179,3 +179,17 @@ def test_verbose_tool_lines_count_the_whole_result(cli):
     with FakeOpenAIServer(big_results) as server:
         res = cli("-p", "go", *fake(server), "--yes", "--verbose")
     assert "⎿ 241 lines" in res.stderr and "⎿ 150 matches" in res.stderr and "⎿ exit code: 3 · 3000" in res.stderr
+
+
+def test_habits_help_slash_commands_in_print_mode_and_short_session_ids(cli):
+    helped = cli("help")
+    assert helped.code == 0 and "Usage:" in helped.stdout
+    with FakeOpenAIServer(lambda req: Reply.text("first answer")) as server:
+        first = cli("-p", "remember this", *fake(server), "--output-format", "json")
+        sid = first.json()["session_id"]
+        status = cli("-p", "/status", *fake(server), "-r", sid[:15])  # a unique prefix of the id
+        assert status.code == 0, status.stderr
+        assert f"session {sid}" in status.stdout and "context" in status.stdout
+        assert len(server.requests) == 1  # the command sent nothing to the model
+        missing = cli("-p", "/status", *fake(server), "-r", "19990101")
+    assert missing.code == 1 and "no session 19990101" in missing.stderr

@@ -60,3 +60,11 @@ async def test_q_leaves_and_ctrl_c_twice_exits(tmp_path):
     assert run.prompts == []
     run = await drive(tmp_path, lambda req: Reply.text("ok"), ["\x03", "\x03", "not sent either\r"])
     assert run.prompts == [] and "press Ctrl-C again to exit" in run.out
+
+
+async def test_at_file_mentions_say_what_was_attached(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("a\nb\nc\n")
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["read @notes.txt and @missing.py\r"])
+    assert "⎿ attached notes.txt (3 lines)" in run.out
+    assert "⎿ @missing.py: no such file, not attached" in run.out

@@ -113,9 +113,18 @@ def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
     """(session id, whether it exists already)."""
     root = session_root(opts.cwd, opts.home)
     if opts.session_id:
-        if not (root / f"{opts.session_id}.jsonl").exists():
-            raise FileNotFoundError(f"no session {opts.session_id} for {opts.cwd}")
-        return opts.session_id, True
+        if (root / f"{opts.session_id}.jsonl").exists():
+            return opts.session_id, True
+        # A unique prefix will do (`-r 20261201-1829`), as git takes short commit ids.
+        matches = [p.stem for p in list_sessions(root) if p.stem.startswith(opts.session_id)]
+        if len(matches) == 1:
+            opts.session_id = matches[0]
+            return matches[0], True
+        if matches:
+            raise FileNotFoundError(f"{opts.session_id} is the start of {len(matches)} sessions "
+                                    f"({', '.join(sorted(matches)[:4])}{', …' if len(matches) > 4 else ''}); "
+                                    "give more of the id")
+        raise FileNotFoundError(f"no session {opts.session_id} for {opts.cwd} (compact-agent sessions lists them)")
     if opts.continue_last:
         found = list_sessions(root)
         if found:

@@ -109,6 +109,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         run.note(f"warning: {w}")
     if run.stream:
         run.emit(run.init_event(session))
+    if (slash := _slash_command(prompt)) is not None:
+        return await _run_slash(run, session, slash)
     try:
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool)
@@ -143,6 +145,32 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         run.note(f"refused {len(run.denied)} action(s) that need approval: {'; '.join(run.denied)[:300]} — "
                  "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
         return EXIT_REFUSED
+    return 0
+
+
+def _slash_command(prompt: str) -> str | None:
+    """`-p "/compact"` runs the command as the REPL would (a known command only; `/exit` means nothing here)."""
+    from .commands import COMMANDS
+
+    line = prompt.strip()
+    name = line[1:].partition(" ")[0] if line.startswith("/") else ""
+    return line if name in COMMANDS and name not in ("exit", "clear", "resume") else None
+
+
+async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
+    from rich.console import Console
+
+    from ..cli import describe_error
+    from .commands import dispatch
+
+    console = Console(file=sys.stdout, highlight=False, markup=False, soft_wrap=False,
+                      width=None if sys.stdout.isatty() else 80)
+    try:
+        await dispatch(session, line, console)
+    except Exception as e:  # noqa: BLE001
+        return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
+    finally:
+        await session.aclose()
     return 0
 
 

@@ -207,8 +207,29 @@ class Repl:
     async def turn(self, message: str) -> None:
         """Run one turn; Esc or Ctrl-C cancels it (the session keeps what was saved), not the REPL."""
         s = self.session
+        self.attachment_notes(message)
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
         await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool), view)
+
+    def attachment_notes(self, message: str) -> None:
+        """Say which `@path` mentions go with the message, and which name no file (nothing is attached)."""
+        from ..agent.permissions import resolve_path
+        from ..agent.runner import MENTION_RE
+
+        for m in MENTION_RE.finditer(message):
+            name = m.group(1).rstrip(".,;:")
+            path = resolve_path(self.session.cwd, name)
+            if path.is_file():
+                try:
+                    lines = path.read_bytes().count(b"\n")
+                    size = f"{lines:,} line{'s' if lines != 1 else ''}"
+                except OSError:
+                    size = "unreadable"
+                self.console.print(f"  ⎿ attached {name} ({size})", style="dim")
+            elif path.is_dir():
+                self.console.print(f"  ⎿ @{name} is a folder: not attached (mention files)", style="yellow")
+            else:
+                self.console.print(f"  ⎿ @{name}: no such file, not attached", style="yellow")
 
     async def shell(self, command: str) -> None:
         """`!cmd`: run it under a spinner; Esc or Ctrl-C stops the command (its process group), not the
