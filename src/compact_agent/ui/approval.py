@@ -21,8 +21,9 @@ from rich.console import Console
 from rich.text import Text
 
 CHOICES = (("once", "y", "Yes"), ("always", "a", "Yes, and don't ask again for {what} this session"),
-           ("deny", "n", "No, and tell the model what to do instead (esc)"))
-WAITING = "waiting for approval · ↑/↓ and Enter, or y / a / n · esc = no · ctrl-c stops the turn"
+           ("deny", "n", "No, and tell the model what to do instead"))
+KEYS = {"y": "y", "a": "a", "n": "n, esc"}
+WAITING = "waiting for approval · ↑↓ Enter · y/a/n · esc = no · ctrl-c stops"
 
 
 def scope_words(tool: str) -> str:
@@ -35,7 +36,7 @@ def menu_lines(tool: str, selected: int) -> list[tuple[str, str]]:
     for i, (_, key, label) in enumerate(CHOICES):
         mark = "❯" if i == selected else " "
         style = "bold fg:ansicyan" if i == selected else ""
-        out.append((style, f" {mark} {i + 1}. {label.format(what=scope_words(tool))}  ({key})\n"))
+        out.append((style, f" {mark} {i + 1}. {label.format(what=scope_words(tool))}  ({KEYS[key]})\n"))
     out.append(("fg:ansibrightblack", WAITING))
     return out
 
@@ -97,8 +98,9 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
 
     def ask(tool: str, detail: str) -> str:
         with paused():
-            console.print(Text.assemble(("● ", "bold"), (tool, "bold"), " wants to run:"))
-            console.print(Text(detail if len(detail) <= 4000 else detail[:4000] + "\n…"), highlight=False)
+            console.print(Text.assemble("  ⎿ ", (tool, "bold"), " wants to run:"))
+            body = detail if len(detail) <= 4000 else detail[:4000] + "\n…"
+            console.print(Text("\n".join("    " + line for line in body.splitlines())), highlight=False)
             if use_menu:
                 answer = run_menu(tool, inp, output)
                 if answer == "interrupt":

@@ -103,8 +103,11 @@ class Repl:
         self.session = s
         for w in s.warnings:
             c.print(f"warning: {w}", style="yellow")
-        c.print(f"compact-agent · {s.info.name} · window {s.cm.limits.window:,} · session {s.session_id} · "
-                "/help for commands")
+        parts = ["compact-agent", s.info.name, f"window {s.cm.limits.window:,}", f"session {s.session_id}",
+                 "/help for commands"]
+        if len(" · ".join(parts)) > c.width:  # narrow: the session id is also in /status
+            parts.remove(f"session {s.session_id}")
+        c.print(" · ".join(parts))
         if s.messages:
             for line in last_exchanges(s.messages):
                 c.print(line, style="dim")
