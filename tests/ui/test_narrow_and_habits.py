@@ -68,3 +68,14 @@ async def test_at_file_mentions_say_what_was_attached(tmp_path):
     run = await drive(tmp_path, lambda req: Reply.text("ok"), ["read @notes.txt and @missing.py\r"])
     assert "⎿ attached notes.txt (3 lines)" in run.out
     assert "⎿ @missing.py: no such file, not attached" in run.out
+
+
+async def test_custom_slash_commands_from_the_project_folders(tmp_path):
+    cwd = tmp_path / "project"
+    (cwd / ".compact-agent" / "commands").mkdir(parents=True)
+    (cwd / ".claude" / "commands").mkdir(parents=True)
+    (cwd / ".compact-agent" / "commands" / "review.md").write_text("---\ndescription: x\n---\nReview $ARGUMENTS carefully")
+    (cwd / ".claude" / "commands" / "fixlint.md").write_text("Fix the lint errors")
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/help\r", "/review src/a.py\r", "/fixlint now\r"])
+    assert "/review" in run.out and "custom: .compact-agent/commands/review.md" in run.out
+    assert run.prompts == ["Review src/a.py carefully", "Fix the lint errors\n\nnow"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -52,6 +53,8 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
     for name in names:
         cmd = COMMANDS[name]
         t.add_row(Text(f"/{name}" + (" (/quit, /q)" if name == "exit" else "")), Text(cmd.help))
+    for name, path in custom_commands(s.cwd).items():
+        t.add_row(Text(f"/{name}"), Text(f"custom: {path.relative_to(s.cwd)}"))
     c.print(t)
     c.print("@path in a message attaches that file (Tab completes paths and commands); !cmd runs a shell command "
             "and adds its output to your next message.")
@@ -177,9 +180,55 @@ async def _exit(s: AgentSession, args: str, c: Console) -> None:
     raise ExitRepl
 
 
+CUSTOM_DIRS = (".compact-agent/commands", ".claude/commands")
+
+
+def custom_commands(cwd: Path) -> dict[str, Path]:
+    """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's)."""
+    found: dict[str, Path] = {}
+    for folder in CUSTOM_DIRS:
+        d = cwd / folder
+        try:
+            files = sorted(d.glob("*.md"))
+        except OSError:
+            continue
+        for f in files:
+            if f.is_file() and f.stem not in COMMANDS:
+                found.setdefault(f.stem, f)
+    return found
+
+
+def custom_command(cwd: Path, name: str) -> Path | None:
+    return custom_commands(cwd).get(name) if name and "/" not in name else None
+
+
+async def run_custom(s: AgentSession, path: Path, args: str, c: Console) -> None:
+    """The file's text is the prompt (front matter dropped; `$ARGUMENTS` becomes what followed the
+    command, else the arguments go after it), sent as a turn of its own."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        c.print(f"cannot read {path}: {e.strerror or e}")
+        return
+    if text.startswith("---\n") and "\n---\n" in text[4:]:
+        text = text[4:].split("\n---\n", 1)[1]
+    prompt = text.replace("$ARGUMENTS", args) if "$ARGUMENTS" in text else (f"{text.rstrip()}\n\n{args}" if args else text)
+    from .repl import current_repl
+
+    repl = current_repl()
+    if repl is None:
+        turn = await s.run_turn(prompt.strip())
+        c.print(turn.output, markup=False, highlight=False)
+    else:
+        await repl.turn(prompt.strip())
+
+
 async def dispatch(s: AgentSession, line: str, c: Console) -> None:
     name, _, args = line[1:].partition(" ")
     cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name in ("quit", "q") else None)
+    if cmd is None and (custom := custom_command(s.cwd, name)) is not None:
+        await run_custom(s, custom, args.strip(), c)
+        return
     if cmd is None:
         import difflib
 

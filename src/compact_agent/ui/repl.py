@@ -111,7 +111,9 @@ class Repl:
         if s.messages:
             for line in last_exchanges(s.messages):
                 c.print(line, style="dim")
-        prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit"], s.cwd,
+        from .commands import custom_commands
+
+        prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit", *custom_commands(s.cwd)], s.cwd,
                              toolbar=lambda: self.status_text, **self.prompt_io)
         _current.append(self)
         echo_back()
