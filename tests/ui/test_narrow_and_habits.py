@@ -79,3 +79,21 @@ async def test_custom_slash_commands_from_the_project_folders(tmp_path):
     run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/help\r", "/review src/a.py\r", "/fixlint now\r"])
     assert "/review" in run.out and "custom: .compact-agent/commands/review.md" in run.out
     assert run.prompts == ["Review src/a.py carefully", "Fix the lint errors\n\nnow"]
+
+
+async def test_memory_lists_the_instruction_files_and_model_lists_the_models(tmp_path):
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / ".git").mkdir()
+    (cwd / "AGENTS.md").write_text("Run make test.\n")
+    (cwd / "CLAUDE.md").write_text("Be brief.\n")
+    s = session(tmp_path)
+    try:
+        out = "\n".join(await shown(s, "/memory", 120))
+        assert "1. " in out and "AGENTS.md" in out and "CLAUDE.md" in out and "/notes" in out
+        assert "no notes yet" in "\n".join(await shown(s, "/notes", 120)) or "off" in "\n".join(
+            await shown(s, "/notes", 120))
+        models = "\n".join(await shown(s, "/model", 120))
+        assert "now: fake-model" in models and "deepseek-chat" in models and "claude-sonnet-4-5" in models
+    finally:
+        s.close()

@@ -102,10 +102,46 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
     c.print(f"full transcript archived at {result.archive}")  # the sizes were shown by the compaction event
 
 
-@command("memory", "the session notes that let compaction skip the summary call")
+@command("memory", "the instruction files loaded (AGENTS.md / CLAUDE.md), in order; /memory N opens one in $EDITOR")
 async def _memory(s: AgentSession, args: str, c: Console) -> None:
+    paths = list(s.instructions_paths)
+    if not paths:
+        c.print("no instruction files loaded: AGENTS.md or CLAUDE.md in the project (from the repository root "
+                "down to here) or beside the user config; /init writes one")
+        return
+    want = args.strip()
+    if want.isdigit() and 1 <= int(want) <= len(paths):
+        await _edit(paths[int(want) - 1], c)
+        return
+    c.print("instruction files, in the order they go into the system prompt (the later one wins):")
+    for i, p in enumerate(paths, 1):
+        try:
+            size = f"{len(p.read_text(encoding='utf-8', errors='replace')):,} characters"
+        except OSError:
+            size = "unreadable"
+        c.print(f"  {i}. {p}  ({size})", markup=False, highlight=False)
+    c.print("/memory N opens one in $EDITOR (new sessions read it again); /notes shows the session notes",
+            style="dim")
+
+
+async def _edit(path: Path, c: Console) -> None:
+    import asyncio
+    import os
+    import shlex as sh
+
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        c.print(f"set $EDITOR to open files from here; the file is {path}", markup=False)
+        return
+    proc = await asyncio.create_subprocess_exec(*sh.split(editor), str(path))
+    await proc.wait()
+    c.print(f"edited {path}; new sessions read it again", markup=False)
+
+
+@command("notes", "the session notes that let compaction skip the summary call")
+async def _notes(s: AgentSession, args: str, c: Console) -> None:
     if s.memory is None:
-        c.print("session memory is off (COMPACT_AGENT_MEMORY_ENABLED=false)")
+        c.print("session notes are off (COMPACT_AGENT_MEMORY_ENABLED=false)")
         return
     if not s.memory.notes:
         c.print(f"no notes yet ({s.memory.status()})")

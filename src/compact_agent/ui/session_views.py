@@ -148,8 +148,19 @@ async def _cost(s: AgentSession, args: str, c: Console) -> None:
 async def _model(s: AgentSession, args: str, c: Console) -> None:
     words = shlex.split(args) if args.strip() else []
     if not words:
+        from ..models import REGISTRY
+
         lim = s.cm.limits
-        c.print(f"{s.info.name} ({s.info.provider}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
+        c.print(f"now: {s.info.name} ({s.info.provider}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
+        t = Table.grid(padding=(0, 2))
+        for col in ("mark", "model", "provider", "window", "price"):
+            t.add_column(col, justify="right" if col == "window" else "left", no_wrap=col != "price")
+        for info in REGISTRY.values():
+            t.add_row("●" if info.name == s.info.name else " ", info.name, info.provider, f"{info.window:,}",
+                      f"${info.input:g} in / ${info.output:g} out per M tokens")
+        c.print(t)
+        c.print("switch with /model NAME [--window N]; any other name goes to the OpenAI-compatible endpoint "
+                "(--base-url)", style="dim")
         return
     window = None
     if "--window" in words:
