@@ -18,6 +18,7 @@ from typing import Annotated, Any
 import typer
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None,
+                  subcommand_metavar="[QUERY] | COMMAND [ARGS]...",
                   context_settings={"help_option_names": ["-h", "--help"]})
 
 
@@ -57,7 +58,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
         return ("the model endpoint did not answer in time, after retries (raise COMPACT_AGENT_REQUEST_TIMEOUT_S "
                 f"for a slow local model){saved}")
     if isinstance(e, ModelConnectionError):
-        return f"cannot reach the model endpoint ({_first_line(e)}); check --base-url and the network{saved}"
+        return (f"cannot reach the model endpoint ({_first_line(e)}); check the network, and --base-url if one was "
+                f"given{saved}")
     if isinstance(e, ModelContextWindowExceededError):
         return ("the request is too long for the model even after compaction; use a larger --context-window "
                 "(or /compact in the REPL)")
@@ -125,19 +127,19 @@ def main_command(
     ctx: typer.Context,
     print_: Annotated[bool, typer.Option("-p", "--print", help="Run one turn non-interactively and print the answer: compact-agent -p \"QUERY\" (stdin is joined to it; QUERY '-' reads it all from stdin).")] = False,
     query: Annotated[str | None, typer.Option("--query", hidden=True)] = None,  # the positional QUERY (see main)
-    model: Annotated[str | None, typer.Option("--model", "-m", help="Model name (default deepseek-chat).")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (else from the environment).")] = None,
-    context_window: Annotated[int | None, typer.Option("--context-window", min=1024, help="Override the model's context window (tokens).")] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", min=1024, help="Override the model's context window (tokens).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
-    resume: Annotated[str | None, typer.Option("--resume", "-r", help="Resume the session with this id (without an id: pick from a list).")] = None,
-    output_format: Annotated[str, typer.Option("--output-format", help="text | json | stream-json (print mode).")] = "text",
-    cwd: Annotated[Path | None, typer.Option("--cwd", help="Working directory (default: current).")] = None,
-    add_dir: Annotated[list[Path] | None, typer.Option("--add-dir", help="Another directory the tools may write in (repeatable).")] = None,
-    allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", help="Run without asking: a tool (write_file, edit_file, bash) or bash(PATTERN), e.g. 'bash(pytest *)'; repeatable or comma-separated.")] = None,
-    max_turns: Annotated[int | None, typer.Option("--max-turns", min=1, help="At most this many model requests per user turn.")] = None,
-    append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt", help="Text added to the end of the system prompt.")] = None,
+    resume: Annotated[str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id (without an id: pick from a list).")] = None,
+    output_format: Annotated[str, typer.Option("--output-format", metavar="FORMAT", help="text | json | stream-json (print mode).")] = "text",
+    cwd: Annotated[Path | None, typer.Option("--cwd", metavar="DIR", help="Working directory (default: current).")] = None,
+    add_dir: Annotated[list[Path] | None, typer.Option("--add-dir", metavar="DIR", help="Another directory the tools may write in (repeatable).")] = None,
+    allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", metavar="TOOL", help="Run without asking: a tool (write_file, edit_file, bash) or bash(PATTERN), e.g. 'bash(pytest *)'; repeatable or comma-separated.")] = None,
+    max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", min=1, help="At most this many model requests per user turn.")] = None,
+    append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt", metavar="TEXT", help="Text added to the end of the system prompt.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="Print mode: show each tool call, result and compaction on stderr.")] = False,
     version: Annotated[bool, typer.Option("--version", "-v", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
@@ -362,12 +364,12 @@ def sessions_command(ctx: typer.Context) -> None:
 @app.command("analyze")
 def analyze_command(
     paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
-    window: Annotated[int, typer.Option("--window", min=2048, help="Context window to replay at (tokens).")] = 64_000,
-    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini (repeatable; default all).")] = None,
-    pricing: Annotated[str, typer.Option("--pricing", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
+    window: Annotated[int, typer.Option("--window", metavar="TOKENS", min=2048, help="Context window to replay at (tokens).")] = 64_000,
+    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini (repeatable; default all).")] = None,
+    pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
-    plot: Annotated[Path | None, typer.Option("--plot", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
-    model: Annotated[str | None, typer.Option("--model", "-m", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
+    plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
     totals: Annotated[bool, typer.Option("--totals", "--quiet", "-q", help="Print only the totals over all transcripts (with --json: only the totals entries).")] = False,
 ) -> None:
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""

@@ -97,3 +97,29 @@ async def test_memory_lists_the_instruction_files_and_model_lists_the_models(tmp
         assert "now: fake-model" in models and "deepseek-chat" in models and "claude-sonnet-4-5" in models
     finally:
         s.close()
+
+
+async def test_polish_compact_flags_diff_outside_git_and_layer_words(tmp_path):
+    from compact_agent.context.events import Event
+
+    s = session(tmp_path)
+    try:
+        assert "unknown option --bogus for /compact" in "\n".join(await shown(s, "/compact --bogus", 120))
+        diff = "\n".join(await shown(s, "/diff", 120))
+        assert "not a git repository:" in diff and "usage" not in diff.lower()
+    finally:
+        s.close()
+    line = render.layer_line(Event("microcompact", "clear", tokens_before=5000, tokens_after=880, ids=["a"]))
+    assert line == "context: old tool results cleared (1 result), freed 4,120 tokens"
+
+
+def test_the_resume_list_names_init_by_its_command(tmp_path):
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from compact_agent.session.store import SessionStore
+    from compact_agent.ui.more_commands import INIT_PROMPT
+    from compact_agent.ui.sessions_list import first_prompt
+
+    store = SessionStore(tmp_path, "s1")
+    store.append([ModelRequest(parts=[UserPromptPart(INIT_PROMPT)])])
+    assert first_prompt(store.path)[0] == "/init"

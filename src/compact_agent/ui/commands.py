@@ -95,6 +95,9 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
             pivot = int(words[i + 1])
             i += 2
             continue
+        if words[i].startswith("--"):
+            c.print(f"unknown option {words[i]} for /compact; usage: /compact [instructions] [--from N | --up-to N]")
+            return
         rest.append(words[i])
         i += 1
     with c.status(f"compacting {s.context_tokens():,} tokens…"):

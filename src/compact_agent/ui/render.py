@@ -25,11 +25,21 @@ def compact_line(ev: Event) -> str:
             f" in {ev.duration_ms / 1000:.1f}s")
 
 
+LAYER_WORDS = {
+    "budget": "large tool results moved to files (a preview stays)",
+    "snip": "old rounds snipped",
+    "microcompact": "old tool results cleared",
+    "collapse": "old rounds folded into a digest",
+}
+
+
 def layer_line(ev: Event) -> str:
-    if ev.layer not in ("budget", "snip", "microcompact", "collapse"):
+    """`context: old tool results cleared (3 results), freed 4,120 tokens` — what a layer did, in words."""
+    if ev.layer not in LAYER_WORDS:
         return f"{ev.layer}: {ev.action}"
-    ids = f" ({len(ev.ids)} result{'s' if len(ev.ids) != 1 else ''})" if ev.ids else ""
-    return f"{ev.layer}: {ev.action}{ids}, freed {ev.tokens_freed:,} tokens"
+    n = len(ev.ids)
+    ids = f" ({n} result{'s' if n != 1 else ''})" if ev.ids else ""
+    return f"context: {LAYER_WORDS[ev.layer]}{ids}, freed {ev.tokens_freed:,} tokens"
 
 
 def clip_words(text: str, n: int) -> str:
