@@ -180,3 +180,11 @@ def test_out_of_range_values_are_one_line_errors(files, line, key):
     user.write_text(f'trusted_projects = ["{project}"]\n')
     with pytest.raises(SettingsError, match=f"bad value for {key} \\(from project file\\)"):
         load(project)
+
+
+def test_an_unknown_setting_gets_a_did_you_mean(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))
+    (tmp_path / ".compact-agent.toml").write_text("autocompact_bufer = 5000\n[compaction]\nmicrocompact_keep_recnt = 2\n")
+    warnings = load(tmp_path).warnings
+    assert any("unknown setting autocompact_bufer (did you mean autocompact_buffer?)" in w for w in warnings)
+    assert any("compaction.microcompact_keep_recnt (did you mean microcompact_keep_recent?)" in w for w in warnings)
