@@ -123,3 +123,19 @@ def test_the_resume_list_names_init_by_its_command(tmp_path):
     store = SessionStore(tmp_path, "s1")
     store.append([ModelRequest(parts=[UserPromptPart(INIT_PROMPT)])])
     assert first_prompt(store.path)[0] == "/init"
+
+
+def long_summary(req) -> Reply:
+    from tests.e2e.scripted import is_notes_request, is_summary_request
+
+    if is_summary_request(req):
+        return Reply.text("<summary>" + "a long summary " * 300 + "</summary>")
+    if is_notes_request(req):
+        return Reply.text("")
+    return Reply.text("ok")
+
+
+async def test_compact_that_would_not_shrink_says_what_it_would_keep(tmp_path):
+    run = await drive(tmp_path, long_summary, ["hi\r", "there\r", "/compact\r"])
+    assert "not compacted: what a compaction keeps" in run.out and "Nothing was changed" in run.out
+    assert "would not shrink" not in run.out

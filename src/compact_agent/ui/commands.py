@@ -100,8 +100,17 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
             return
         rest.append(words[i])
         i += 1
-    with c.status(f"compacting {s.context_tokens():,} tokens…"):
-        result = await s.compact(" ".join(rest), pivot=pivot, direction=direction)
+    from ..context.compactor import NotSmaller
+
+    try:
+        with c.status(f"compacting {s.context_tokens():,} tokens…"):
+            result = await s.compact(" ".join(rest), pivot=pivot, direction=direction)
+    except NotSmaller as e:
+        sizes = str(e).partition("(")[2].rstrip(")")
+        c.print(f"not compacted: what a compaction keeps — the summary, the newest round verbatim, the files "
+                f"read lately, the plan — would be no smaller than the conversation now ({sizes}); it is worth it "
+                "once the conversation is longer. Nothing was changed.")
+        return
     c.print(f"full transcript archived at {result.archive}")  # the sizes were shown by the compaction event
 
 
