@@ -138,7 +138,7 @@ def load_entries(path: Path) -> list[Entry]:
             d = json.loads(line)
             out.append(Entry(d["kind"], ModelInfo(**d["model"]), int(d["input"]), int(d["read"]), int(d["write"]),
                              int(d["output"]), int(d.get("avoided", 0))))
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             continue
     return out
 
