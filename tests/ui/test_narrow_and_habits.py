@@ -139,3 +139,13 @@ async def test_compact_that_would_not_shrink_says_what_it_would_keep(tmp_path):
     run = await drive(tmp_path, long_summary, ["hi\r", "there\r", "/compact\r"])
     assert "not compacted: what a compaction keeps" in run.out and "Nothing was changed" in run.out
     assert "would not shrink" not in run.out
+
+
+async def test_status_fits_80_columns(tmp_path):
+    s = session(tmp_path)
+    try:
+        lines = await shown(s, "/status", 80)
+        assert all(len(line.rstrip()) <= 80 for line in lines), lines
+        assert any(line.rstrip().endswith("tokens until auto-compaction") for line in lines)
+    finally:
+        s.close()

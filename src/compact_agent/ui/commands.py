@@ -57,9 +57,9 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
         t.add_row(Text(f"/{name}"), Text(f"custom: {path.relative_to(s.cwd)}"))
     c.print(t)
     c.print("@path in a message attaches that file (Tab completes paths and commands); !cmd runs a shell command "
-            "and adds its output to your next message.")
+            "and adds its output to your next message.", soft_wrap=False)
     c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
-            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits.")
+            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits.", soft_wrap=False)
 
 
 @command("status", "model, session, context used / threshold / window")
@@ -70,7 +70,7 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     lim = s.cm.limits
     c.print(f"model      {s.info.name} ({s.info.provider})   session {s.session_id}")
     c.print(f"context    {used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens")
-    c.print(f"           {render.bar(used, lim.threshold, lim.window)}  "
+    c.print(f"           {render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
             f"{max(0, lim.threshold - used):,} tokens until auto-compaction")
     from .history_view import all_boundaries
 

@@ -64,7 +64,7 @@ def when(iso: str) -> str:
 
 
 def savings_table(savings: dict[str, int]) -> Table:
-    t = Table(title="tokens freed per layer (this session)", show_header=True)
+    t = Table(title="tokens freed per layer (this run)", show_header=True)
     t.add_column("layer")
     t.add_column("tokens freed", justify="right")
     for layer in ("budget", "snip", "microcompact", "collapse"):

@@ -161,7 +161,7 @@ class Repl:
         except ExitRepl:
             return False
         except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
-            self.console.print(describe_error(e), style="red")
+            self.console.print(describe_error(e), style="red", soft_wrap=False)  # prose: wrapped at words
         finally:
             if self.compact_status is not None:  # a compaction that ended without its event
                 self.compact_status.stop()
