@@ -69,7 +69,10 @@ class SessionExtensions:
     def toolsets(self) -> list[Any]:
         out: list[Any] = [todo_toolset(self.plan)]
         if self.mcp is not None:
-            out.append(self.mcp.toolset)
+            from .tool_search import DeferredTools, with_tool_search
+
+            self.deferred = DeferredTools(lambda: self.session.cm.limits.window)
+            out.append(with_tool_search(self.mcp.toolset, self.deferred))
         return out
 
     def _emit(self, event: Event) -> None:
