@@ -171,3 +171,9 @@ def test_finished_blocks_render_while_the_answer_still_streams():
     assert "The first paragraph." in c.export_text(clear=False) and "second" not in c.export_text(clear=False)
     view.end()
     assert "The second" in c.export_text()
+
+
+async def test_a_commands_last_lines_show_under_its_line(tmp_path):
+    make_big_project(tmp_path)
+    run = await drive(tmp_path, big_results, ["go\r"], permission_mode="yes")
+    assert "    … 2997 lines before\n    2998\n    2999\n    3000" in run.out

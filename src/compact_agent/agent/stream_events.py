@@ -45,6 +45,8 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
         out: dict[str, Any] = {"type": "tool_result", "tool": r.tool_name, "id": r.tool_call_id,
                                "error": error, "chars": len(text), "summary": result_summary(r.tool_name, text, error)}
         out["content"] = text if len(text) <= MAX_RESULT_CHARS else text[:MAX_RESULT_CHARS] + "…[cut]"
+        if r.tool_name == "bash":
+            out["output_lines"], out["tail"] = bash_tail_lines(text)
         return out
     return None
 
@@ -72,6 +74,15 @@ def result_summary(tool: str, text: str, error: bool) -> str:
         n = plural(len(found), "match" if tool == "grep" else "file")
         return f"{n} (stopped: more not listed)" if note else n
     return " ".join(lines[0].split()) if lines else "(empty)"
+
+
+def bash_tail_lines(text: str, n: int = 3) -> tuple[int, list[str]]:
+    """(lines of output, its last `n` non-empty lines): what the REPL shows under a command's line."""
+    lines = text.splitlines()
+    if lines and lines[-1].startswith("exit code:"):
+        lines = lines[:-1]
+    body = [ln for ln in lines if ln.strip()]
+    return len(lines), [ln[:200] for ln in body[-n:]]
 
 
 _NUMBERED = re.compile(r"^\s*\d+\t")

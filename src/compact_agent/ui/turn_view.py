@@ -110,6 +110,12 @@ class TurnView:
         else:
             self.console.print(tool_lines.result_line(obj), style="red" if obj.get("error") else "dim",
                                highlight=False)
+            tail = obj.get("tail") or []
+            if len(tail) > 1 or (tail and obj.get("output_lines", 0) > 1):  # the last line is in the result line
+                more = obj.get("output_lines", len(tail)) - len(tail)
+                head = f"    … {more} line{'s' if more != 1 else ''} before\n" if more > 0 else ""
+                self.console.print(Text(head + "\n".join("    " + ln for ln in tail), style="dim"),
+                                   highlight=False, soft_wrap=False, overflow="ellipsis", no_wrap=True)
             self._spin("thinking")
 
     def end(self) -> None:
