@@ -235,3 +235,11 @@ def test_untrusted_project_cannot_pick_the_model_or_the_budget(files):
     (project / ".compact-agent.toml").write_text("context_window = 100000000\n")  # even trusted: bounded
     with pytest.raises(SettingsError, match=r"bad value for context_window \(from project file\)"):
         load(project)
+
+
+def test_an_unknown_setting_gets_a_did_you_mean(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))
+    (tmp_path / ".compact-agent.toml").write_text("autocompact_bufer = 5000\n[compaction]\nmicrocompact_keep_recnt = 2\n")
+    warnings = load(tmp_path).warnings
+    assert any("unknown setting autocompact_bufer (did you mean autocompact_buffer?)" in w for w in warnings)
+    assert any("compaction.microcompact_keep_recnt (did you mean microcompact_keep_recent?)" in w for w in warnings)

@@ -7,17 +7,18 @@ session) ends in one clear line on stderr and a nonzero exit, never a traceback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .models import ConfigError
-
 app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None,
+                  subcommand_metavar="[QUERY] | COMMAND [ARGS]...",
                   context_settings={"help_option_names": ["-h", "--help"]})
 
 
@@ -49,6 +50,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     from .agent.retry import is_timeout
     from .deadline import StreamCut
     from .error_text import caused_by, retry_after
+    from .models import ConfigError
     from .session.store import SessionError
 
     saved = retry_hint if retry_hint is not None else "; the session is saved, send the message again to retry"
@@ -60,7 +62,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
         return ("the model endpoint did not answer in time, after retries (raise COMPACT_AGENT_REQUEST_TIMEOUT_S "
                 f"for a slow local model){saved}")
     if isinstance(e, ModelConnectionError):
-        return f"cannot reach the model endpoint ({_first_line(e)}); check --base-url and the network{saved}"
+        return (f"cannot reach the model endpoint ({_first_line(e)}); check the network, and --base-url if one was "
+                f"given{saved}")
     if isinstance(e, ModelContextWindowExceededError):
         return ("the request is too long for the model even after compaction; use a larger --context-window "
                 "(or /compact in the REPL)")
@@ -83,7 +86,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
                     f"stopped{saved}")
         return f"the model replied with something unusable: {_first_line(e).split(' Consider ')[0]}"
     if isinstance(e, UsageLimitExceeded):
-        return _first_line(e)
+        return max_turns_message(e, saved) or _first_line(e)
     if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"
         return f"{e.strerror}: {e.filename}"
     if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
@@ -91,6 +94,18 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
         return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
     return _first_line(e)  # the message, never the exception's class name
+
+
+def max_turns_message(e: BaseException, saved: str = "") -> str | None:
+    """Our words for pydantic-ai's request limit (its message points at its own docs), or None when
+    `e` is another usage limit."""
+    import re
+
+    m = re.search(r"request_limit of (\d+)", str(e))
+    if m is None:
+        return None
+    n = int(m.group(1))
+    return f"stopped after {n} model request{'s' if n != 1 else ''} (--max-turns {n}){saved}"
 
 
 def _provider_message(e: BaseException) -> str:
@@ -125,19 +140,19 @@ def main_command(
     ctx: typer.Context,
     print_: Annotated[bool, typer.Option("-p", "--print", help="Run one turn non-interactively and print the answer: compact-agent -p \"QUERY\" (stdin is joined to it; QUERY '-' reads it all from stdin).")] = False,
     query: Annotated[str | None, typer.Option("--query", hidden=True)] = None,  # the positional QUERY (see main)
-    model: Annotated[str | None, typer.Option("--model", "-m", help="Model name (default deepseek-chat).")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (else from the environment).")] = None,
-    context_window: Annotated[int | None, typer.Option("--context-window", min=1024, help="Override the model's context window (tokens).")] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", min=1024, help="Override the model's context window (tokens).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
-    resume: Annotated[str | None, typer.Option("--resume", "-r", help="Resume the session with this id (without an id: pick from a list).")] = None,
-    output_format: Annotated[str, typer.Option("--output-format", help="text | json | stream-json (print mode).")] = "text",
-    cwd: Annotated[Path | None, typer.Option("--cwd", help="Working directory (default: current).")] = None,
-    add_dir: Annotated[list[Path] | None, typer.Option("--add-dir", help="Another directory the tools may write in (repeatable).")] = None,
-    allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", help="Run without asking: a tool (write_file, edit_file, bash) or bash(PATTERN), e.g. 'bash(pytest *)'; repeatable or comma-separated.")] = None,
-    max_turns: Annotated[int | None, typer.Option("--max-turns", min=1, help="At most this many model requests per user turn.")] = None,
-    append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt", help="Text added to the end of the system prompt.")] = None,
+    resume: Annotated[str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id (without an id: pick from a list).")] = None,
+    output_format: Annotated[str, typer.Option("--output-format", metavar="FORMAT", help="text | json | stream-json (print mode).")] = "text",
+    cwd: Annotated[Path | None, typer.Option("--cwd", metavar="DIR", help="Working directory (default: current).")] = None,
+    add_dir: Annotated[list[Path] | None, typer.Option("--add-dir", metavar="DIR", help="Another directory the tools may write in (repeatable).")] = None,
+    allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", metavar="TOOL", help="Run without asking: a tool (write_file, edit_file, bash) or bash(PATTERN), e.g. 'bash(pytest *)'; repeatable or comma-separated.")] = None,
+    max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", min=1, help="At most this many model requests per user turn.")] = None,
+    append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt", metavar="TEXT", help="Text added to the end of the system prompt.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="Print mode: show each tool call, result and compaction on stderr.")] = False,
     version: Annotated[bool, typer.Option("--version", "-v", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
@@ -147,6 +162,53 @@ def main_command(
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "cwd": cwd}
         return
+    with _quiet_typeahead(not print_ and query != "-"):
+        _main(print_, query, model, base_url, api_key, context_window, yes, continue_, resume, output_format, cwd,
+              add_dir, allowed_tools, max_turns, append_system_prompt, verbose)
+
+
+@contextlib.contextmanager
+def _quiet_typeahead(repl: bool) -> Iterator[None]:
+    """While the REPL starts (imports take a moment), keys typed ahead are not echoed above the
+    banner: the terminal keeps them, and the prompt starts with them once it is up."""
+    import termios
+
+    fd = sys.stdin.fileno() if repl and sys.stdin is not None and sys.stdin.isatty() else -1
+    try:
+        saved = termios.tcgetattr(fd) if fd >= 0 else None
+    except (termios.error, OSError):
+        saved = None
+    def restore() -> None:
+        if saved is not None:
+            with contextlib.suppress(termios.error, OSError):
+                termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+    if saved is not None:
+        quiet = list(saved)
+        quiet[3] &= ~termios.ECHO
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    _echo_back[:] = [restore]
+    try:
+        yield
+    finally:
+        restore()
+        _echo_back.clear()
+
+
+_echo_back: list[Any] = []
+
+
+def echo_back() -> None:
+    """The REPL's prompt is up: the terminal echoes again (prompt_toolkit keeps what was typed ahead)."""
+    for restore in _echo_back:
+        restore()
+
+
+def _main(print_: bool, query: str | None, model: str | None, base_url: str | None, api_key: str | None,
+          context_window: int | None, yes: bool, continue_: bool, resume: str | None, output_format: str,
+          cwd: Path | None, add_dir: list[Path] | None, allowed_tools: list[str] | None, max_turns: int | None,
+          append_system_prompt: str | None, verbose: bool) -> None:
     if output_format not in ("text", "json", "stream-json"):
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
     if continue_ and resume is not None:
@@ -316,12 +378,12 @@ def sessions_command(ctx: typer.Context) -> None:
 @app.command("analyze")
 def analyze_command(
     paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
-    window: Annotated[int, typer.Option("--window", min=2048, help="Context window to replay at (tokens).")] = 64_000,
-    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini (repeatable; default all).")] = None,
-    pricing: Annotated[str, typer.Option("--pricing", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
+    window: Annotated[int, typer.Option("--window", metavar="TOKENS", min=2048, help="Context window to replay at (tokens).")] = 64_000,
+    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini (repeatable; default all).")] = None,
+    pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
-    plot: Annotated[Path | None, typer.Option("--plot", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
-    model: Annotated[str | None, typer.Option("--model", "-m", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
+    plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
     totals: Annotated[bool, typer.Option("--totals", "--quiet", "-q", help="Print only the totals over all transcripts (with --json: only the totals entries).")] = False,
 ) -> None:
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
@@ -411,6 +473,8 @@ def split_query(argv: list[str]) -> list[str]:
             continue
         if query is None and a in getattr(group, "commands", {}):
             return out + argv[i:]
+        if query is None and a == "help" and i == len(argv) - 1:
+            return [*out, "--help"]  # `compact-agent help` is help, not a first message
         if query is None:
             query = a
         else:

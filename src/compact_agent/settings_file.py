@@ -120,13 +120,20 @@ def flatten(doc: dict[str, Any], where: str, warnings: list[str]) -> dict[str, A
                 if k in fields or k in FILE_ONLY:
                     out[k] = v
                 else:
-                    warnings.append(f"{where}: unknown setting {key}.{k}; ignored")
+                    warnings.append(f"{where}: unknown setting {key}.{k}{_did_you_mean(k)}; ignored")
         else:
-            warnings.append(f"{where}: unknown setting {key}; ignored")
+            warnings.append(f"{where}: unknown setting {key}{_did_you_mean(key)}; ignored")
 
     for key, value in doc.items():
         take(key, value)
     return out
+
+
+def _did_you_mean(key: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, [*Settings.model_fields, *FILE_ONLY, *ALIASES], n=1, cutoff=0.7)
+    return f" (did you mean {ALIASES.get(close[0], close[0])}?)" if close else ""
 
 
 def _merge_table(name: str, low: Any, high: Any) -> Any:

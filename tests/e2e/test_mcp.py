@@ -127,3 +127,35 @@ async def test_mcp_results_are_redacted_like_our_tools(tmp_path):
             await s.aclose()
     result = message_text(tool_results(server.requests[1])[0])
     assert "NOTE[[REDACTED]]" in result and key not in result, result
+
+
+def searching(req):
+    if tool_results(req) and "found it" not in req.all_text():
+        last = message_text(req.messages[-1])
+        if "available from your next step" in last:
+            return Reply.tools([("notes_lookup_note", {"key": "alpha"})])
+        return Reply.text("found it")
+    if "look up" in req.last_user_text():
+        return Reply.tools([("tool_search", {"query": "lookup note"})])
+    return Reply.text("ok")
+
+
+async def test_large_mcp_schemas_wait_behind_a_tool_search(tmp_path, monkeypatch):
+    from compact_agent.agent import tool_search
+
+    monkeypatch.setattr(tool_search, "DEFER_SHARE", 0.0)  # as if the schemas were a tenth of the window
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    settings = Settings(memory_enabled=False, mcp_servers={"notes": {"command": sys.executable, "args": [SERVER]}})
+    with FakeOpenAIServer(searching) as server:
+        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                                        permission_mode="yes", home=tmp_path / "home", settings=settings))
+        try:
+            out = await s.run_turn("look up the alpha note")
+        finally:
+            await s.aclose()
+    assert out.output == "found it"
+    first, second = server.requests[0], server.requests[1]
+    assert "tool_search" in first.tool_names and not any(n.startswith("notes_") for n in first.tool_names)
+    assert "notes_lookup_note" in second.tool_names  # sent once the model searched for it
+    assert not server.rejected

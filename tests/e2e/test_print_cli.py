@@ -153,13 +153,43 @@ def test_max_turns_append_system_prompt_and_instruction_files(cli):
     with FakeOpenAIServer(failing_tools) as server:
         res = cli("-p", "go", *fake(server), "--yes", "--max-turns", "1", "--cwd", str(sub),
                   "--append-system-prompt", "APPENDED RULE")
-    assert res.code == 1 and res.stderr.count("\n") == 1 and "request_limit" in res.stderr.replace(" ", "_")
+    assert res.code == 1 and res.stderr.count("\n") == 1
+    assert "stopped after 1 model request (--max-turns 1)" in res.stderr
+    assert "request_limit" not in res.stderr and "http" not in res.stderr  # not the library's words or docs link
     assert len(server.requests) == 1
     system = system_text(server.requests[0])
     order = [system.index(x) for x in ("USER RULE", "ROOT RULE", "PACKAGE RULE", "APPENDED RULE")]
     assert order == sorted(order)
+    with FakeOpenAIServer(lambda req: Reply.tools([("glob", {"pattern": "*"})])) as server:  # never done
+        res = cli("-p", "go", *fake(server), "--max-turns", "2", "--output-format", "stream-json")
+    last = json.loads(res.stdout.splitlines()[-1])
+    assert last["subtype"] == "error_max_turns" and last["error"].startswith("stopped after 2 model requests")
 
 
 def test_analyze_plot_into_a_missing_folder_is_one_line(cli, tmp_path):
     res = cli("analyze", str(tmp_path), "--plot", "/nonexistent/x.svg")
     assert res.code == 2 and "does not exist" in res.stderr and "Error" not in res.stderr
+
+
+def test_verbose_tool_lines_count_the_whole_result(cli):
+    from tests.ui.test_repl import big_results
+
+    cli.cwd.joinpath("long.py").write_text("".join(f"x{i} = {i}\n" for i in range(241)))
+    cli.cwd.joinpath("hits.txt").write_text("hit\n" * 150)
+    with FakeOpenAIServer(big_results) as server:
+        res = cli("-p", "go", *fake(server), "--yes", "--verbose")
+    assert "⎿ 241 lines" in res.stderr and "⎿ 150 matches" in res.stderr and "⎿ exit code: 3 · 3000" in res.stderr
+
+
+def test_habits_help_slash_commands_in_print_mode_and_short_session_ids(cli):
+    helped = cli("help")
+    assert helped.code == 0 and "Usage:" in helped.stdout
+    with FakeOpenAIServer(lambda req: Reply.text("first answer")) as server:
+        first = cli("-p", "remember this", *fake(server), "--output-format", "json")
+        sid = first.json()["session_id"]
+        status = cli("-p", "/status", *fake(server), "-r", sid[:15])  # a unique prefix of the id
+        assert status.code == 0, status.stderr
+        assert f"session {sid}" in status.stdout and "context" in status.stdout
+        assert len(server.requests) == 1  # the command sent nothing to the model
+        missing = cli("-p", "/status", *fake(server), "-r", "19990101")
+    assert missing.code == 1 and "no session 19990101" in missing.stderr

@@ -228,7 +228,7 @@ async def test_corrupt_side_state_starts_afresh_with_a_warning(tmp_path: Path) -
 
 
 SIDE_FILES = ("layers.json", "read_state.json", "todos.json", "notes.json", "checkpoints/checkpoints.json",
-              "collapse/commits.jsonl", "events.jsonl")
+              "collapse/commits.jsonl", "events.jsonl", "usage.jsonl")
 
 
 def test_deeply_nested_side_files_and_a_surrogate_line_continue(tmp_path: Path) -> None:

@@ -38,14 +38,15 @@ def user_messages(server: FakeOpenAIServer) -> list[str]:
 
 async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str], *,
                 server: FakeOpenAIServer | None = None, answers: str = "", first_message: str | None = None,
-                pick_session: bool = False, pipe: list[Any] | None = None, **opts: Any) -> Run:
+                pick_session: bool = False, pipe: list[Any] | None = None, console: Console | None = None,
+                ask_stream: Any = None, at_prompt: Callable[[], None] | None = None, **opts: Any) -> Run:
     """Type each item of `keys` when the prompt waits (then Ctrl-D); `answers` feeds permission prompts."""
     cwd = tmp / "project"
     cwd.mkdir(exist_ok=True)
     own = server is None
     srv = server or FakeOpenAIServer(responder).start()
     todo = list(keys)
-    console = Console(record=True, width=200, file=io.StringIO(), force_terminal=False)
+    console = console or Console(record=True, width=200, file=io.StringIO(), force_terminal=False)
     options = SessionOptions(cwd=cwd, model="fake-model", base_url=srv.base_url, api_key="k", home=tmp / "home",
                              **opts)
     try:
@@ -53,9 +54,11 @@ async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str
             if pipe is not None:
                 pipe.append(inp)  # so a responder can press keys while the model works
             def next_keys() -> None:
+                if at_prompt is not None:
+                    at_prompt()
                 inp.send_text(todo.pop(0) if todo else EOF_KEY)
             await run_repl(options, console=console, inp=inp, output=DummyOutput(), before_prompt=next_keys,
-                           ask_stream=io.StringIO(answers), first_message=first_message, pick_session=pick_session)
+                           ask_stream=ask_stream or io.StringIO(answers), first_message=first_message, pick_session=pick_session)
     finally:
         if own:
             srv.stop()

@@ -49,7 +49,7 @@ def test_permission_prompt_and_help_print_their_brackets():
     ask = _ask(c, None, io.StringIO("a\n"))
     assert ask("bash", "echo [x] && ls [abc]") == "always"
     out = c.export_text()
-    assert "allow? [y]es once / [a]lways this exact command this session / [n]o:" in out
+    assert "allow? [y]es once / [a]lways this exact command this session / [n]o (waiting for approval):" in out
     assert "echo [x] && ls [abc]" in out
 
 
@@ -57,7 +57,7 @@ async def test_help_status_context_and_usage_errors(tmp_path):
     with FakeOpenAIServer(answer) as server:
         s = session(tmp_path, server)
         try:
-            assert "/compact [instructions] [--from N | --up-to N]" in await show(s, "/help")
+            assert "/compact [instructions] [--from N | --up-to N]" in " ".join((await show(s, "/help")).split())
             status = await show(s, "/status")
             from compact_agent.agent.context_report import picture
 
@@ -178,3 +178,36 @@ def test_a_compacted_session_is_listed_by_the_users_first_words_not_by_the_compa
                                                                 "full", {}, [])])
     prompt, _ = first_prompt(store.path)
     assert prompt == "fix the parser, then the lexer"
+
+
+async def test_status_and_cost_count_the_whole_session_after_continue(tmp_path):
+    first = await drive(tmp_path, answer, ["one\r", "two\r", "/compact\r", "three\r"])
+    assert "full transcript archived" in first.out
+    requests_before = len(first.server.requests)
+    again = await drive(tmp_path, answer, ["/status\r", "/cost\r"], continue_last=True)
+    assert "compactions 1 in the whole session (0 since this run began)" in again.out
+    assert "whole session" in again.out
+    total_row = next(line for line in again.out.splitlines() if "│ total" in line)
+    assert int(total_row.split("│")[1].strip()) == requests_before  # the main requests and the summary
+
+
+def plans(req) -> Reply:
+    last = req.messages[-1]
+    if last.get("role") == "user" and "plan" in str(last.get("content")):
+        return Reply.tools([("todo_write", {"todos": [{"content": "step one", "status": "pending"}]})])
+    return Reply.text("noted")
+
+
+async def test_rewind_asks_drops_the_undone_plan_and_puts_the_prompt_back(tmp_path):
+    from compact_agent.ui.repl import current_repl
+
+    plan_sizes: list[int] = []
+    run = await drive(tmp_path, plans, ["first\r", "make a plan\r", "/rewind 1\r", "/rewind 1\r", "\r"],
+                      answers="n\ny\n", at_prompt=lambda: plan_sizes.append(len(current_repl().session.ext.plan.items)))
+    assert "nothing rewound" in run.out and "the prompt is back in the input" in run.out
+    assert plan_sizes == [0, 0, 1, 1, 0, 1]  # the plan of the undone turn went with it, and came back with the turn
+    from tests.fakes.openai_server import message_text
+
+    last = run.server.requests[-1]  # Enter sent the prompt put back, into the rewound conversation
+    assert [message_text(m) for m in last.messages if m.get("role") == "user"] == ["first", "make a plan"]
+    assert sum(1 for r in run.server.requests if r.last_user_text() == "make a plan") == 4  # 2 turns x 2 requests

@@ -1,4 +1,4 @@
-"""`/memory` shows the session notes, survives a restart, and says so when there are none."""
+"""`/notes` shows the session notes, survives a restart, and says so when there are none."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def session(tmp_path: Path, **kw) -> AgentSession:
 
 async def show(s: AgentSession) -> str:
     c = Console(record=True, width=200)
-    await dispatch(s, "/memory", c)
+    await dispatch(s, "/notes", c)
     return c.export_text()
 
 

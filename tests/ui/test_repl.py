@@ -23,7 +23,7 @@ async def test_a_turn_shows_tool_lines_the_answer_and_how_to_resume(tmp_path):
     run = await drive(tmp_path, tools_then_answer, ["look around\r"])
     assert "● read_file(missing.py)" in run.out
     assert "⎿ error: File not found: missing.py" in run.out
-    assert "● glob(*.txt)" in run.out and "⎿ 1 files" in run.out
+    assert "● glob(*.txt)" in run.out and "⎿ 1 file\n" in run.out
     assert "ALL DONE" in run.out
     assert run.out.index("● glob") < run.out.index("ALL DONE")
     assert "resume this session with: compact-agent --resume " in run.out
@@ -120,3 +120,60 @@ def test_spinner_label_counts_seconds_and_shows_the_context():
     assert label.text() == "thinking… 12s · context 8.4k tokens · esc to interrupt"
     label.doing = "running bash"
     assert label.text().startswith("running bash… 12s")
+
+
+def big_results(req) -> Reply:
+    if not has_tool_result(req):
+        return Reply.tools([("read_file", {"path": "long.py"}), ("grep", {"pattern": "hit"}),
+                            ("bash", {"command": "seq 1 3000; exit 3"})])
+    return Reply.text("SEEN")
+
+
+def make_big_project(tmp_path) -> None:
+    (tmp_path / "project").mkdir(exist_ok=True)
+    (tmp_path / "project" / "long.py").write_text("".join(f"x{i} = {i}\n" for i in range(241)))
+    (tmp_path / "project" / "hits.txt").write_text("hit\n" * 150)
+
+
+async def test_tool_lines_count_the_whole_result_not_its_preview(tmp_path):
+    make_big_project(tmp_path)
+    run = await drive(tmp_path, big_results, ["go\r"], permission_mode="yes")
+    assert "⎿ 241 lines" in run.out
+    assert "⎿ 150 matches" in run.out
+    assert "⎿ exit code: 3 · 3000" in run.out
+
+
+MARKDOWN = "I will **add** a check.\n\n```python\nx = 1\n\ny = 2\n```\n\n- one\n- two"
+
+
+async def test_answers_render_as_markdown_after_a_marker_with_a_blank_line_after(tmp_path):
+    run = await drive(tmp_path, lambda req: Reply.text(MARKDOWN), ["explain\r", "/status\r"])
+    assert "⏺ I will add a check." in run.out and "**" not in run.out and "```" not in run.out
+    assert "x = 1" in run.out and "y = 2" in run.out and "• one" in run.out
+    after = run.out[run.out.index("• two"):]
+    assert after.split("\n")[1].strip() == ""  # a blank line before what comes next
+
+
+def test_finished_blocks_render_while_the_answer_still_streams():
+    import io
+
+    from rich.console import Console
+
+    from compact_agent.ui.turn_view import TurnView, finished_blocks
+
+    assert finished_blocks("para one\n\npara") == len("para one\n\n")
+    assert finished_blocks("```\na\n\nb") == 0  # a blank line inside a fence ends nothing
+    c = Console(record=True, width=80, file=io.StringIO(), force_terminal=False)
+    view = TurnView(c, lambda: 0)
+    view.on_text("The **first** paragraph.\n")
+    assert c.export_text(clear=False) == ""
+    view.on_text("\nThe second")
+    assert "The first paragraph." in c.export_text(clear=False) and "second" not in c.export_text(clear=False)
+    view.end()
+    assert "The second" in c.export_text()
+
+
+async def test_a_commands_last_lines_show_under_its_line(tmp_path):
+    make_big_project(tmp_path)
+    run = await drive(tmp_path, big_results, ["go\r"], permission_mode="yes")
+    assert "    … 2997 lines before\n    2998\n    2999\n    3000" in run.out

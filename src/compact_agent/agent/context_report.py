@@ -178,6 +178,8 @@ def _info_for(session: AgentSession, name: str | None) -> Any:
     return model_info(name, provider=provider_for(name, session.opts.base_url))
 
 
-def cost_report(session: AgentSession) -> CostReport:
+def cost_report(session: AgentSession, whole: bool = False) -> CostReport:
+    """This run's requests, or (`whole`) every request of the session, earlier runs included."""
     sync_costs(session)
-    return report(session.ext.ledger.entries)
+    ledger = session.ext.ledger
+    return report(ledger.all_entries if whole else ledger.entries)

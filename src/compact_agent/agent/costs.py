@@ -18,8 +18,11 @@ way — and the summary and notes requests, which exist only because of compacti
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -64,7 +67,11 @@ class UsageLedger(AbstractCapability[Any]):
     """Records each main request; `info` gives the model serving the session now."""
 
     info: Callable[[], ModelInfo]
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)  # this run's requests
+    #: Where every request is also appended (fsynced), so a resumed session still knows its whole
+    #: history's requests and cost; `earlier` holds what was there when this run began.
+    path: Path | None = None
+    earlier: list[Entry] = field(default_factory=list)
     removed: int = 0  # tokens compactions have taken out of the history so far (cumulative)
     last_layer_savings: int = 0  # what layers took out of the latest request
     _side_seen: dict[str, int] = field(default_factory=dict)
@@ -78,8 +85,33 @@ class UsageLedger(AbstractCapability[Any]):
         # The layers' saving for this request, in the provider's units (scaled by its own count).
         ratio = (u.input_tokens / est_sent) if (u.input_tokens and est_sent) else 1.0
         self.last_layer_savings = max(0, round((tokens.estimate(history) - est_sent) * ratio))
-        self.entries.append(_entry("main", self.info(), u, self.last_layer_savings + self.removed))
+        self._add(_entry("main", self.info(), u, self.last_layer_savings + self.removed))
         return response
+
+    def __post_init__(self) -> None:
+        if self.path is not None:
+            self.earlier = load_entries(self.path)
+
+    def _add(self, e: Entry) -> None:
+        self.entries.append(e)
+        if self.path is None:
+            return
+        line = json.dumps({"kind": e.kind, "model": asdict(e.info), "input": e.input_tokens, "read": e.cache_read,
+                           "write": e.cache_write, "output": e.output_tokens, "avoided": e.avoided}) + "\n"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                os.write(fd, line.encode())
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # the figures of this run are still in memory; the session itself is unaffected
+
+    @property
+    def all_entries(self) -> list[Entry]:
+        return [*self.earlier, *self.entries]
 
     def compacted(self, tokens_before: int, tokens_after: int) -> None:
         """A compaction removed history: it (and what the layers had hidden of it) is avoided from now on."""
@@ -90,8 +122,25 @@ class UsageLedger(AbstractCapability[Any]):
         """Record summary/notes requests not seen yet (the lists only grow)."""
         seen = self._side_seen.get(kind, 0)
         for u in usages[seen:]:
-            self.entries.append(_entry(kind, info, u))
+            self._add(_entry(kind, info, u))
         self._side_seen[kind] = len(usages)
+
+
+def load_entries(path: Path) -> list[Entry]:
+    """The requests an earlier run of this session recorded; unreadable lines are skipped."""
+    out: list[Entry] = []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        try:
+            d = json.loads(line)
+            out.append(Entry(d["kind"], ModelInfo(**d["model"]), int(d["input"]), int(d["read"]), int(d["write"]),
+                             int(d["output"]), int(d.get("avoided", 0))))
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            continue
+    return out
 
 
 @dataclass

@@ -58,7 +58,7 @@ class SessionExtensions:
             self.mcp = McpServers(parse_servers(s.mcp_servers), session.cwd, self._mcp_report)
         else:
             self.mcp = None
-        self.ledger = UsageLedger(info=lambda: session.info)
+        self.ledger = UsageLedger(info=lambda: session.info, path=session.store.dir / "usage.jsonl")
         self.source = "resume" if resumed else ("clear" if previous is not None else "startup")
         self.started = False
         self._compact_context = ""
@@ -69,7 +69,10 @@ class SessionExtensions:
     def toolsets(self) -> list[Any]:
         out: list[Any] = [todo_toolset(self.plan)]
         if self.mcp is not None:
-            out.append(self.mcp.toolset)
+            from .tool_search import DeferredTools, with_tool_search
+
+            self.deferred = DeferredTools(lambda: self.session.cm.limits.window)
+            out.append(with_tool_search(self.mcp.toolset, self.deferred))
         return out
 
     def _emit(self, event: Event) -> None:

@@ -122,9 +122,18 @@ def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
     """(session id, whether it exists already)."""
     root = session_root(opts.cwd, opts.home)
     if opts.session_id:
-        if not (root / f"{opts.session_id}.jsonl").exists():
-            raise FileNotFoundError(f"no session {opts.session_id} for {opts.cwd}")
-        return opts.session_id, True
+        if (root / f"{opts.session_id}.jsonl").exists():
+            return opts.session_id, True
+        # A unique prefix will do (`-r 20261201-1829`), as git takes short commit ids.
+        matches = [p.stem for p in list_sessions(root) if p.stem.startswith(opts.session_id)]
+        if len(matches) == 1:
+            opts.session_id = matches[0]
+            return matches[0], True
+        if matches:
+            raise FileNotFoundError(f"{opts.session_id} is the start of {len(matches)} sessions "
+                                    f"({', '.join(sorted(matches)[:4])}{', …' if len(matches) > 4 else ''}); "
+                                    "give more of the id")
+        raise FileNotFoundError(f"no session {opts.session_id} for {opts.cwd} (compact-agent sessions lists them)")
     if opts.continue_last:
         found = list_sessions(root)
         if found:
@@ -429,7 +438,30 @@ class AgentSession:
         self.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
                             "archive": str(self.store.archive()), "time": ""}, self.messages)
         self.cm.resume(self.messages)
+        self._plan_as_of(self.messages)
         return restored
+
+    def _plan_as_of(self, messages: list[ModelMessage]) -> None:
+        """The plan as the last `todo_write` kept in `messages` left it (empty if none): a rewind
+        takes back the plan of the turns it undoes too."""
+        from pydantic_ai.messages import ToolCallPart
+
+        from .todos import TodoItem
+
+        items: list[TodoItem] = []
+        for m in messages:
+            for p in m.parts:
+                if isinstance(p, ToolCallPart) and p.tool_name == "todo_write":
+                    try:
+                        items = [TodoItem.model_validate(t) for t in p.args_as_dict().get("todos", [])]
+                    except (ValueError, TypeError):
+                        continue
+        plan = self.ext.plan
+        quiet, plan.on_change = plan.on_change, None
+        try:
+            plan.write(items)
+        finally:
+            plan.on_change = quiet
 
     def clear(self) -> None:
         """Start a fresh session in the same directory (the old one stays on disk)."""

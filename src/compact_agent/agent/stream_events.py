@@ -9,6 +9,7 @@ file the agent read is unreadable.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -47,10 +48,57 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
         else:
             return None
         out: dict[str, Any] = {"type": "tool_result", "tool": r.tool_name, "id": r.tool_call_id,
-                               "error": error, "chars": len(text)}
+                               "error": error, "chars": len(text), "summary": result_summary(r.tool_name, text, error)}
         out["content"] = text if len(text) <= MAX_RESULT_CHARS else text[:MAX_RESULT_CHARS] + "…[cut]"
+        if r.tool_name == "bash":
+            out["output_lines"], out["tail"] = bash_tail_lines(text)
         return out
     return None
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith(("ch", "sh", "s")) else f"{n} {word}s"
+
+
+def result_summary(tool: str, text: str, error: bool) -> str:
+    """How a call went, in a few words, from the whole result (the `content` of the event is cut):
+    lines read, matches, files, or a command's exit code and last line of output."""
+    lines = text.splitlines()
+    if tool == "bash":
+        return _bash_tail(lines)
+    if error:
+        return " ".join(text.split())
+    if tool == "read_file":
+        numbered = [ln for ln in lines if _NUMBERED.match(ln)]
+        return plural(len(numbered), "line") if numbered else " ".join(text.split())
+    if tool in ("grep", "glob") and lines and not lines[0].startswith("No "):
+        found = [ln for ln in lines if not (ln.startswith("[") and ln.endswith("]"))]  # not the notes
+        note = next((ln for ln in lines if ln.startswith("[") and ln.endswith("]")), "")
+        if tool == "glob" and (m := re.match(r"\[\d+ of (\d+) files", note)):
+            return plural(int(m.group(1)), "file") + f" ({len(found)} listed)"
+        n = plural(len(found), "match" if tool == "grep" else "file")
+        return f"{n} (stopped: more not listed)" if note else n
+    return " ".join(lines[0].split()) if lines else "(empty)"
+
+
+def bash_tail_lines(text: str, n: int = 3) -> tuple[int, list[str]]:
+    """(lines of output, its last `n` non-empty lines): what the REPL shows under a command's line."""
+    lines = text.splitlines()
+    if lines and lines[-1].startswith("exit code:"):
+        lines = lines[:-1]
+    body = [ln for ln in lines if ln.strip()]
+    return len(lines), [ln[:200] for ln in body[-n:]]
+
+
+_NUMBERED = re.compile(r"^\s*\d+\t")
+
+
+def _bash_tail(lines: list[str]) -> str:
+    """The exit code and the last line of output before it."""
+    code = lines[-1] if lines and lines[-1].startswith("exit code:") else ""
+    body = [ln for ln in lines[:-1] if ln.strip()] if code else [ln for ln in lines if ln.strip()]
+    last = " ".join(body[-1].split()) if body else "(no output)"
+    return f"{code} · {last}" if code else last
 
 
 def dumps(obj: dict[str, Any]) -> str:

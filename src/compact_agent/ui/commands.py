@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -36,14 +37,29 @@ class ExitRepl(Exception):
     pass
 
 
+ORDER = ("help", "status", "context", "cost", "compact", "history", "rewind", "plan", "memory", "notes",
+         "model", "init", "permissions", "config", "mcp", "diff", "resume", "clear", "exit")
+
+
 @command("help", "list commands")
 async def _help(s: AgentSession, args: str, c: Console) -> None:
-    for cmd in COMMANDS.values():
-        c.print(f"/{cmd.name:<10} {cmd.help}", markup=False, highlight=False)
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table.grid(padding=(0, 2))
+    t.add_column(no_wrap=True)
+    t.add_column()
+    names = sorted(COMMANDS, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
+    for name in names:
+        cmd = COMMANDS[name]
+        t.add_row(Text(f"/{name}" + (" (/quit, /q)" if name == "exit" else "")), Text(cmd.help))
+    for name, path in custom_commands(s.cwd).items():
+        t.add_row(Text(f"/{name}"), Text(f"custom: {path.relative_to(s.cwd)}"))
+    c.print(t)
     c.print("@path in a message attaches that file (Tab completes paths and commands); !cmd runs a shell command "
-            "and adds its output to your next message.")
+            "and adds its output to your next message.", soft_wrap=False)
     c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
-            "running turn; Ctrl-D exits.")
+            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits.", soft_wrap=False)
 
 
 @command("status", "model, session, context used / threshold / window")
@@ -54,10 +70,13 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     lim = s.cm.limits
     c.print(f"model      {s.info.name} ({s.info.provider})   session {s.session_id}")
     c.print(f"context    {used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens")
-    c.print(f"           {render.bar(used, lim.threshold, lim.window)}  "
+    c.print(f"           {render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
             f"{max(0, lim.threshold - used):,} tokens until auto-compaction")
-    c.print(f"compactions {len(s.cm.compactions)}   auto-compaction "
-            f"{'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
+    from .history_view import all_boundaries
+
+    whole = sum(1 for b in all_boundaries(s.store) if b.strategy != "rewind")
+    c.print(f"compactions {whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
+            f"auto-compaction {'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
     c.print(render.savings_table(s.cm.layer_savings))
 
 
@@ -76,17 +95,65 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
             pivot = int(words[i + 1])
             i += 2
             continue
+        if words[i].startswith("--"):
+            c.print(f"unknown option {words[i]} for /compact; usage: /compact [instructions] [--from N | --up-to N]")
+            return
         rest.append(words[i])
         i += 1
-    with c.status(f"compacting {s.context_tokens():,} tokens…"):
-        result = await s.compact(" ".join(rest), pivot=pivot, direction=direction)
+    from ..context.compactor import NotSmaller
+
+    try:
+        with c.status(f"compacting {s.context_tokens():,} tokens…"):
+            result = await s.compact(" ".join(rest), pivot=pivot, direction=direction)
+    except NotSmaller as e:
+        sizes = str(e).partition("(")[2].rstrip(")")
+        c.print(f"not compacted: what a compaction keeps — the summary, the newest round verbatim, the files "
+                f"read lately, the plan — would be no smaller than the conversation now ({sizes}); it is worth it "
+                "once the conversation is longer. Nothing was changed.")
+        return
     c.print(f"full transcript archived at {result.archive}")  # the sizes were shown by the compaction event
 
 
-@command("memory", "the session notes that let compaction skip the summary call")
+@command("memory", "the instruction files loaded (AGENTS.md / CLAUDE.md), in order; /memory N opens one in $EDITOR")
 async def _memory(s: AgentSession, args: str, c: Console) -> None:
+    paths = list(s.instructions_paths)
+    if not paths:
+        c.print("no instruction files loaded: AGENTS.md or CLAUDE.md in the project (from the repository root "
+                "down to here) or beside the user config; /init writes one")
+        return
+    want = args.strip()
+    if want.isdigit() and 1 <= int(want) <= len(paths):
+        await _edit(paths[int(want) - 1], c)
+        return
+    c.print("instruction files, in the order they go into the system prompt (the later one wins):")
+    for i, p in enumerate(paths, 1):
+        try:
+            size = f"{len(p.read_text(encoding='utf-8', errors='replace')):,} characters"
+        except OSError:
+            size = "unreadable"
+        c.print(f"  {i}. {p}  ({size})", markup=False, highlight=False)
+    c.print("/memory N opens one in $EDITOR (new sessions read it again); /notes shows the session notes",
+            style="dim")
+
+
+async def _edit(path: Path, c: Console) -> None:
+    import asyncio
+    import os
+    import shlex as sh
+
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        c.print(f"set $EDITOR to open files from here; the file is {path}", markup=False)
+        return
+    proc = await asyncio.create_subprocess_exec(*sh.split(editor), str(path))
+    await proc.wait()
+    c.print(f"edited {path}; new sessions read it again", markup=False)
+
+
+@command("notes", "the session notes that let compaction skip the summary call")
+async def _notes(s: AgentSession, args: str, c: Console) -> None:
     if s.memory is None:
-        c.print("session memory is off (COMPACT_AGENT_MEMORY_ENABLED=false)")
+        c.print("session notes are off (COMPACT_AGENT_MEMORY_ENABLED=false)")
         return
     if not s.memory.notes:
         c.print(f"no notes yet ({s.memory.status()})")
@@ -104,16 +171,17 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
         c.print("no compactions yet")
     for b in boundaries:
         if b.strategy == "rewind":
-            c.print(f"{b.time}  rewind  (the conversation before it: {b.archive})")
+            c.print(f"{render.when(b.time)}  rewind  (the conversation before it: {b.archive})")
         else:
-            c.print(f"{b.time}  {b.trigger}/{b.strategy}  {b.tokens_before:,} → {b.tokens_after:,}  {b.archive}")
+            c.print(f"{render.when(b.time)}  {b.trigger}/{b.strategy}  {b.tokens_before:,} → {b.tokens_after:,}  "
+                    f"{b.archive}")
     c.print("messages:")
     from ..context.summary import is_summary
 
     for i, m in enumerate(s.messages):
         text = " ".join(str(getattr(p, "content", "") or getattr(p, "tool_name", "")) for p in m.parts)
         tag = "summary" if is_summary(m) else m.kind
-        c.print(f"  {i:>4} {tag:<9} {text[:90].replace(chr(10), ' ')}")
+        c.print(f"  {i:>4} {tag:<9} {render.clip_words(text, max(20, c.width - 17))}")
 
 
 @command("rewind", "restore files and conversation to before turn N: /rewind [N]")
@@ -131,8 +199,22 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     if not args.strip().isdigit():
         c.print("usage: /rewind N (a number from /rewind)")
         return
-    restored = s.rewind(int(args.strip()))
-    c.print(f"rewound; restored {len(restored)} file(s)")
+    n = int(args.strip())
+    cp = next((x for x in cps if x.index == n), None)
+    from .repl import current_repl
+
+    repl = current_repl()
+    if cp is not None and repl is not None:
+        later = len(s.messages) - cp.history_len
+        if not await repl.confirm(f"rewind to before {cp.prompt[:60]!r}? {later} message(s) and the files "
+                                  "changed since go back; the plan of those turns too [y/N] "):
+            c.print("nothing rewound")
+            return
+    restored = s.rewind(n)
+    c.print(f"rewound; restored {len(restored)} file(s)" + ("; the prompt is back in the input to edit"
+                                                           if repl is not None and cp is not None else ""))
+    if repl is not None and cp is not None and repl.keys is not None:
+        repl.keys.typed = cp.prompt
 
 
 @command("clear", "start a new session (the old one stays on disk)")
@@ -146,11 +228,60 @@ async def _exit(s: AgentSession, args: str, c: Console) -> None:
     raise ExitRepl
 
 
+CUSTOM_DIRS = (".compact-agent/commands", ".claude/commands")
+
+
+def custom_commands(cwd: Path) -> dict[str, Path]:
+    """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's)."""
+    found: dict[str, Path] = {}
+    for folder in CUSTOM_DIRS:
+        d = cwd / folder
+        try:
+            files = sorted(d.glob("*.md"))
+        except OSError:
+            continue
+        for f in files:
+            if f.is_file() and f.stem not in COMMANDS:
+                found.setdefault(f.stem, f)
+    return found
+
+
+def custom_command(cwd: Path, name: str) -> Path | None:
+    return custom_commands(cwd).get(name) if name and "/" not in name else None
+
+
+async def run_custom(s: AgentSession, path: Path, args: str, c: Console) -> None:
+    """The file's text is the prompt (front matter dropped; `$ARGUMENTS` becomes what followed the
+    command, else the arguments go after it), sent as a turn of its own."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        c.print(f"cannot read {path}: {e.strerror or e}")
+        return
+    if text.startswith("---\n") and "\n---\n" in text[4:]:
+        text = text[4:].split("\n---\n", 1)[1]
+    prompt = text.replace("$ARGUMENTS", args) if "$ARGUMENTS" in text else (f"{text.rstrip()}\n\n{args}" if args else text)
+    from .repl import current_repl
+
+    repl = current_repl()
+    if repl is None:
+        turn = await s.run_turn(prompt.strip())
+        c.print(turn.output, markup=False, highlight=False)
+    else:
+        await repl.turn(prompt.strip())
+
+
 async def dispatch(s: AgentSession, line: str, c: Console) -> None:
     name, _, args = line[1:].partition(" ")
-    cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name == "quit" else None)
+    cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name in ("quit", "q") else None)
+    if cmd is None and (custom := custom_command(s.cwd, name)) is not None:
+        await run_custom(s, custom, args.strip(), c)
+        return
     if cmd is None:
-        c.print(f"unknown command /{name}; /help lists them")
+        import difflib
+
+        close = difflib.get_close_matches(name, [*COMMANDS, "quit"], n=1, cutoff=0.6)
+        c.print(f"unknown command /{name}" + (f"; did you mean /{close[0]}?" if close else "") + "; /help lists them")
         return
     await cmd.handler(s, args.strip(), c)
 

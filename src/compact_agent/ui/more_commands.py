@@ -93,7 +93,10 @@ async def _diff(s: AgentSession, args: str, c: Console) -> None:
     if code != 0:
         code, out = await git("diff", "--stat", "--patch", "--no-color")  # a repository without commits yet
     if code != 0:
-        c.print("not a git repository (or git failed): " + " ".join(out.split())[:200])
+        if "not a git repository" in out.lower():
+            c.print(f"not a git repository: {s.cwd} (/diff shows a repository's uncommitted changes)")
+        else:
+            c.print("git diff failed: " + " ".join(out.split())[:200])
         return
     _, untracked = await git("ls-files", "--others", "--exclude-standard")
     if not out.strip() and not untracked.strip():

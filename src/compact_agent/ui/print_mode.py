@@ -91,8 +91,8 @@ class PrintRun:
                 "permission_mode": s.permissions.mode, "tools": [t.name for t in tool_definitions(s)],
                 "resumed": bool(s.messages)}
 
-    def error_result(self, message: str, session_id: str | None) -> dict[str, Any]:
-        return {"type": "result", "subtype": "error", "is_error": True, "error": message, "result": None,
+    def error_result(self, message: str, session_id: str | None, subtype: str = "error") -> dict[str, Any]:
+        return {"type": "result", "subtype": subtype, "is_error": True, "error": message, "result": None,
                 "session_id": session_id, "duration_ms": self.duration_ms()}
 
 
@@ -112,11 +112,16 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         run.note(f"warning: {w}")
     if run.stream:
         run.emit(run.init_event(session))
+    if (slash := _slash_command(prompt)) is not None:
+        return await _run_slash(run, session, slash)
     try:
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
     except Exception as e:  # noqa: BLE001
-        return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
+        from ..cli import max_turns_message
+
+        subtype = "error_max_turns" if max_turns_message(e) else "error"
+        return _failed(run, describe_error(e, RETRY_HINT), session.session_id, subtype)
     finally:
         await session.aclose()
     from ..agent.context_report import cost_report
@@ -146,8 +151,34 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     return 0
 
 
-def _failed(run: PrintRun, message: str, session_id: str | None) -> int:
+def _slash_command(prompt: str) -> str | None:
+    """`-p "/compact"` runs the command as the REPL would (a known command only; `/exit` means nothing here)."""
+    from .commands import COMMANDS
+
+    line = prompt.strip()
+    name = line[1:].partition(" ")[0] if line.startswith("/") else ""
+    return line if name in COMMANDS and name not in ("exit", "clear", "resume") else None
+
+
+async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
+    from rich.console import Console
+
+    from ..cli import describe_error
+    from .commands import dispatch
+
+    console = Console(file=sys.stdout, highlight=False, markup=False, soft_wrap=False,
+                      width=None if sys.stdout.isatty() else 80)
+    try:
+        await dispatch(session, line, console)
+    except Exception as e:  # noqa: BLE001
+        return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
+    finally:
+        await session.aclose()
+    return 0
+
+
+def _failed(run: PrintRun, message: str, session_id: str | None, subtype: str = "error") -> int:
     run.note(message)
     if run.format != "text":
-        run.emit(run.error_result(message, session_id))
+        run.emit(run.error_result(message, session_id, subtype))
     return 1

@@ -87,9 +87,12 @@ def history_path(project_root: Path) -> Path:
     return project_root / "prompt_history"
 
 
-def make_prompt(project_root: Path, commands: Iterable[str], cwd: Path, **io: Any) -> PromptSession[str]:
-    """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe)."""
+def make_prompt(project_root: Path, commands: Iterable[str], cwd: Path, toolbar: Any = None,
+                **io: Any) -> PromptSession[str]:
+    """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe);
+    `toolbar` is the status line under the input (a callable giving its text)."""
     history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
     return PromptSession(history=FileHistory(str(history)), completer=ReplCompleter(commands, cwd),
+                         bottom_toolbar=toolbar,
                          key_bindings=key_bindings(), multiline=True, complete_while_typing=False,
                          prompt_continuation="  ", **io)

@@ -25,15 +25,46 @@ def compact_line(ev: Event) -> str:
             f" in {ev.duration_ms / 1000:.1f}s")
 
 
+LAYER_WORDS = {
+    "budget": "large tool results moved to files (a preview stays)",
+    "snip": "old rounds snipped",
+    "microcompact": "old tool results cleared",
+    "collapse": "old rounds folded into a digest",
+}
+
+
 def layer_line(ev: Event) -> str:
-    if ev.layer not in ("budget", "snip", "microcompact", "collapse"):
+    """`context: old tool results cleared (3 results), freed 4,120 tokens` — what a layer did, in words."""
+    if ev.layer not in LAYER_WORDS:
         return f"{ev.layer}: {ev.action}"
-    ids = f" ({len(ev.ids)} results)" if ev.ids else ""
-    return f"{ev.layer}: {ev.action}{ids}, freed {ev.tokens_freed:,} tokens"
+    n = len(ev.ids)
+    ids = f" ({n} result{'s' if n != 1 else ''})" if ev.ids else ""
+    return f"context: {LAYER_WORDS[ev.layer]}{ids}, freed {ev.tokens_freed:,} tokens"
+
+
+def clip_words(text: str, n: int) -> str:
+    """One line of at most `n` characters, cut at a word boundary with `…` when it is longer."""
+    text = " ".join(str(text).split())
+    if len(text) <= n:
+        return text
+    cut = text[: n - 1]
+    if " " in cut[n // 2:]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def when(iso: str) -> str:
+    """`2026-12-01 18:29` from an ISO timestamp (UTC shown in local time); the text as is otherwise."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (TypeError, ValueError):
+        return iso
 
 
 def savings_table(savings: dict[str, int]) -> Table:
-    t = Table(title="tokens freed per layer (this session)", show_header=True)
+    t = Table(title="tokens freed per layer (this run)", show_header=True)
     t.add_column("layer")
     t.add_column("tokens freed", justify="right")
     for layer in ("budget", "snip", "microcompact", "collapse"):

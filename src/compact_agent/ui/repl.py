@@ -7,49 +7,35 @@ import asyncio
 import contextlib
 import signal
 import time
-from collections.abc import Callable
-from typing import IO, Any
+from collections.abc import Callable, Coroutine, Iterator
+from typing import IO, Any, TypeVar
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input, create_input
 from rich.console import Console
-from rich.text import Text
 
 from ..agent.runner import AgentSession, SessionOptions, session_root
 from ..agent.stream_events import problem_line
 from ..agent.todos import TodoItem
-from ..cli import describe_error
+from ..cli import describe_error, echo_back
 from ..context.events import Event
 from . import render
+from .approval import make_ask, nothing
 from .commands import COMMANDS, ExitRepl, dispatch
 from .history_view import last_exchanges
 from .prompt_input import make_prompt
 from .session_views import render_plan
 from .sessions_list import format_row, session_rows
-from .shell_escape import run_shell
+from .shell_escape import shell_output, show_shell_output
 from .turn_view import InterruptKeys, TurnView
 
 
 def _ask(console: Console, keys: InterruptKeys | None = None, stream: IO[str] | None = None):  # noqa: ANN202
-    """The permission prompt; the terminal leaves raw mode while it waits for the answer."""
-    def ask(tool: str, detail: str) -> str:
-        console.print(Text.assemble((tool, "bold"), f" wants to run: {detail[:300]}"))
-        what = "this exact command" if tool == "bash" else "this file"
-        # The prompt blocks the event loop, whose SIGINT handler (cancel the turn) cannot run until
-        # it returns: Ctrl-C would only echo ^C. Here Ctrl-C interrupts the prompt and the turn.
-        with keys.paused() if keys is not None else contextlib.nullcontext():
-            previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-            try:
-                answer = console.input(f"allow? [y]es once / [a]lways {what} this session / [n]o: ", markup=False,
-                                       stream=stream).strip().lower()
-            except KeyboardInterrupt:
-                raise asyncio.CancelledError from None  # the turn ends as interrupted, the REPL goes on
-            finally:
-                signal.signal(signal.SIGINT, previous)
-        return {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(answer, "deny")
-    return ask
+    """The typed-line permission question (no menu): for callers without a terminal."""
+    return make_ask(console, keys.paused if keys is not None else nothing, stream)
 
 
+T = TypeVar("T")
 _current: list[Repl] = []
 
 
@@ -70,6 +56,7 @@ class Repl:
         self.keys: InterruptKeys | None = None
         self.pending: list[str] = []  # shell output waiting to go with the next message
         self.compact_status: Any = None
+        self.status_text = ""  # the toolbar under the prompt, computed once per prompt
 
     # -- session callbacks -------------------------------------------------------------------
     def on_compact_start(self, trigger: str, tokens: int) -> None:
@@ -108,30 +95,45 @@ class Repl:
         if pick_session and not await self.pick():
             return
         self.keys = InterruptKeys(self.inp, lambda: None)
-        self.opts.ask = _ask(c, self.keys, self.ask_stream)
+        menu = self.ask_stream is None and c.is_terminal and self.inp is not None
+        self.opts.ask = make_ask(c, self.paused, self.ask_stream, use_menu=menu, inp=self.inp,
+                                 output=self.prompt_io.get("output"))
         s = AgentSession(self.opts, on_event=self.on_event, on_compact_start=self.on_compact_start,
                          on_change=self.on_change)
         self.session = s
         for w in s.warnings:
             c.print(f"warning: {w}", style="yellow")
-        c.print(f"compact-agent · {s.info.name} · window {s.cm.limits.window:,} · session {s.session_id} · "
-                "/help for commands")
+        parts = ["compact-agent", s.info.name, f"window {s.cm.limits.window:,}", f"session {s.session_id}",
+                 "/help for commands"]
+        if len(" · ".join(parts)) > c.width:  # narrow: the session id is also in /status
+            parts.remove(f"session {s.session_id}")
+        c.print(" · ".join(parts))
         if s.messages:
             for line in last_exchanges(s.messages):
                 c.print(line, style="dim")
-        prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit"], s.cwd, **self.prompt_io)
+        from .commands import custom_commands
+
+        prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit", *custom_commands(s.cwd)], s.cwd,
+                             toolbar=lambda: self.status_text, **self.prompt_io)
         _current.append(self)
+        echo_back()
+        last_ctrl_c = float("-inf")
         try:
             while True:
                 if first_message is not None:
                     line, first_message = first_message, None
                     c.print(f"› {line}")
                 else:
+                    self.status_text = status_line(self.session, self.console.width)
                     if self.before_prompt is not None:
                         self.before_prompt()
                     try:
                         line = await prompt.prompt_async("› ", default=self.keys.take_typed())
                     except KeyboardInterrupt:
+                        if self.clock() - last_ctrl_c < 2.0:
+                            break  # twice in a row: leave, as Claude Code and Codex do
+                        last_ctrl_c = self.clock()
+                        c.print("press Ctrl-C again to exit (or Ctrl-D, /exit)", style="dim")
                         continue
                     except EOFError:
                         break
@@ -149,7 +151,7 @@ class Repl:
             return True
         try:
             if line.startswith("!"):
-                self.pending.append(await run_shell(s, line[1:].strip(), self.console))
+                await self.shell(line[1:].strip())
             elif line.startswith("/"):
                 await dispatch(s, line, self.console)
             else:
@@ -159,32 +161,108 @@ class Repl:
         except ExitRepl:
             return False
         except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
-            self.console.print(describe_error(e), style="red")
+            self.console.print(describe_error(e), style="red", soft_wrap=False)  # prose: wrapped at words
+        finally:
+            if self.compact_status is not None:  # a compaction that ended without its event
+                self.compact_status.stop()
+                self.compact_status = None
         return True
 
-    async def turn(self, message: str, typed: str | None = None) -> None:
-        """Run one turn; Esc or Ctrl-C cancels it (the session keeps what was saved), not the REPL."""
-        s = self.session
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """While the turn asks the user something: no spinner, the terminal in cooked mode, no key
+        reader; the spinner comes back once answered (not when the question cancels the turn)."""
+        view = self.view
+        doing = view.label.doing if view is not None else ""
+        if view is not None:
+            view.end()
+        with self.keys.paused() if self.keys is not None else nothing():
+            yield
+        if view is not None and self.view is view:
+            view._spin(doing)
+
+    async def interruptible(self, coro: Coroutine[Any, Any, T], view: TurnView, doing: str = "thinking") -> T | None:
+        """Run `coro` under `view`'s spinner; Esc or Ctrl-C cancels it (None), never the REPL.
+        However it ends (answer, error, interruption) the spinner is stopped before anything else prints."""
         loop = asyncio.get_running_loop()
-        view = self.view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
-        task = asyncio.ensure_future(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed))
+        self.view = view
+        task = asyncio.ensure_future(coro)
         keys = self.keys or InterruptKeys(None, task.cancel)
         keys.cancel = task.cancel
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, task.cancel)
-        view.start()
+        view.start(doing)
         keys.start()
         try:
-            await task
-            view.end()
+            return await task
         except asyncio.CancelledError:
             view.end()
+            if not task.cancelled():
+                raise  # the REPL itself is being cancelled
             self.console.print("interrupted", style="yellow")
+            return None
         finally:
+            view.end()
             keys.stop()
+            keys.cancel = lambda: None
             self.view = None
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signal.SIGINT)
+
+    async def turn(self, message: str, typed: str | None = None) -> None:
+        """Run one turn; Esc or Ctrl-C cancels it (the session keeps what was saved), not the REPL."""
+        s = self.session
+        self.attachment_notes(message if typed is None else typed)
+        view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
+        await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed), view)
+
+    def attachment_notes(self, message: str) -> None:
+        """Say which `@path` mentions go with the message, and which name no file (nothing is attached)."""
+        from ..agent.permissions import resolve_path
+        from ..agent.runner import MENTION_RE
+
+        for m in MENTION_RE.finditer(message):
+            name = m.group(1).rstrip(".,;:")
+            path = resolve_path(self.session.cwd, name)
+            if path.is_file():
+                try:
+                    lines = path.read_bytes().count(b"\n")
+                    size = f"{lines:,} line{'s' if lines != 1 else ''}"
+                except OSError:
+                    size = "unreadable"
+                self.console.print(f"  ⎿ attached {name} ({size})", style="dim")
+            elif path.is_dir():
+                self.console.print(f"  ⎿ @{name} is a folder: not attached (mention files)", style="yellow")
+            else:
+                self.console.print(f"  ⎿ @{name}: no such file, not attached", style="yellow")
+
+    async def shell(self, command: str) -> None:
+        """`!cmd`: run it under a spinner; Esc or Ctrl-C stops the command (its process group), not the
+        REPL, and what earlier commands printed still goes with the next message."""
+        if not command:
+            self.console.print("usage: !COMMAND (runs it in the working directory; the output goes with your "
+                               "next message)")
+            return
+        view = TurnView(self.console, lambda: 0, clock=self.clock)
+        out = await self.interruptible(shell_output(self.session, command), view, f"running !{command[:40]}")
+        if out is None:
+            self.console.print("the command was stopped; its output does not go with your next message",
+                               style="dim")
+            return
+        self.pending.append(show_shell_output(self.console, command, out))
+
+    async def confirm(self, question: str) -> bool:
+        """A yes/no question at the prompt (Enter = no)."""
+        if self.ask_stream is not None:
+            answer = self.console.input(question, markup=False, stream=self.ask_stream)
+        else:
+            if self.before_prompt is not None:
+                self.before_prompt()
+            try:
+                answer = await PromptSession(**self.prompt_io).prompt_async(question)
+            except (EOFError, KeyboardInterrupt):
+                return False
+        return answer.strip().lower() in ("y", "yes")
 
     async def pick(self) -> bool:
         """`--resume` without an id: choose one of the project's sessions by number."""
@@ -214,6 +292,25 @@ class Repl:
         if s is not None and s.store.path.exists() and s.messages:
             self.console.print(f"resume this session with: compact-agent --resume {s.session_id}  "
                                "(or --continue for the newest)", style="dim")
+
+
+def status_line(s: AgentSession, width: int) -> str:
+    """The toolbar: context used / window, cost so far, the model, and a mark when nothing is asked
+    (--yes). Parts that do not fit the width are left out, least useful first."""
+    from ..agent.context_report import cost_report, picture
+
+    try:
+        used, window = picture(s).used, s.cm.limits.window
+        cost = cost_report(s).total_cost
+    except Exception:  # noqa: BLE001 - a status line must never break the prompt
+        return f" {s.info.name}"
+    parts = [f"context {used / 1000:.1f}k/{window / 1000:.1f}k ({100 * used / max(1, window):.0f}%)",
+             f"${cost:.4f}" if s.info.input > 0 else "cost unknown", s.info.name]
+    if s.permissions.mode == "yes":
+        parts.insert(0, "⏵⏵ bypass permissions (--yes)")
+    while len(parts) > 1 and len(" · ".join(parts)) > width - 2:
+        parts.pop(-2 if len(parts) > 2 else -1)
+    return " " + " · ".join(parts)
 
 
 async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,

@@ -7,13 +7,14 @@ numbers live in agent/context_report.py and agent/costs.py and this file only dr
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
 from ..agent.context_report import CATEGORIES, ContextPicture, cost_report, picture
-from ..agent.costs import CostReport
+from ..agent.costs import CostReport, Entry
 from ..agent.model_switch import switch_model
 from ..agent.runner import AgentSession
 from ..agent.todos import TodoItem
@@ -48,16 +49,19 @@ def grid_cells(p: ContextPicture, cells: int = GRID_W * GRID_H) -> list[tuple[st
     return out[:cells]
 
 
-def render_context(p: ContextPicture) -> Table:
+def render_context(p: ContextPicture, width: int = 120) -> Table:
+    """The grid beside its legend where the width allows (100 columns), else the legend under it."""
     cells = grid_cells(p)
     grid = Text()
     for row in range(GRID_H):
-        for sym, style in cells[row * GRID_W:(row + 1) * GRID_W]:
-            grid.append(sym + " ", style=style)
+        line = cells[row * GRID_W:(row + 1) * GRID_W]
+        for i, (sym, style) in enumerate(line):
+            grid.append(sym + (" " if i < len(line) - 1 else ""), style=style)
         grid.append("\n")
     legend = Table.grid(padding=(0, 1))
     for col in ("mark", "what", "tokens", "share"):
-        legend.add_column(col, justify="right" if col in ("tokens", "share") else "left")
+        legend.add_column(col, justify="right" if col in ("tokens", "share") else "left",
+                          no_wrap=col != "what")
     names = dict(CATEGORIES)
     for key, _ in CATEGORIES:
         n = p.rows.get(key, 0)
@@ -71,24 +75,41 @@ def render_context(p: ContextPicture) -> Table:
     head = Text(f"context {_k(p.used)} / {_k(p.window)} tokens ({100 * p.used / p.window:.0f}%), {src}; "
                 f"auto-compaction at {_k(p.threshold)}")
     outer = Table.grid(padding=(0, 2))
-    outer.add_column()
-    outer.add_column()
-    outer.add_row(grid, Group(head, legend))
+    if width >= 100:
+        outer.add_column(no_wrap=True)
+        outer.add_column()
+        outer.add_row(grid, Group(head, legend))
+    else:
+        outer.add_column()
+        outer.add_row(Group(head, grid, legend))
     return outer
 
 
-def render_cost(r: CostReport) -> Group:
-    t = Table(title="tokens and cost this session", show_header=True)
-    for col in ("requests", "input", "cache hit", "cache miss", "cache write", "output", "cost"):
-        t.add_column(col, justify="right")
+def render_cost(r: CostReport, title: str = "tokens and cost, whole session (every run)") -> Group:
+    """Short column names so the table fits 80 columns; the write column only when something was
+    written to a cache; prices we do not know say so instead of $0."""
+    t = Table(title=title, show_header=True)
+    writes = r.total.cache_write > 0
+    cols = ["requests", "input", "cache hit", "cache miss", *(["cache write"] if writes else []), "output", "cost"]
+    for col in cols:
+        t.add_column(col, justify="right", no_wrap=True)
     t.add_column("kind · model", justify="left")
+    known = all(e.info.input > 0 for e in r.rows.values())
+
+    def money(e: Entry, cost: float) -> str:
+        return f"${cost:.4f}" if e.info.input > 0 else "unknown"
+
     for key, e in r.rows.items():
         t.add_row(str(r.requests[key]), f"{e.input_tokens:,}", f"{e.cache_read:,}", f"{e.miss:,}",
-                  f"{e.cache_write:,}", f"{e.output_tokens:,}", f"${e.cost:.4f}", key)
+                  *([f"{e.cache_write:,}"] if writes else []), f"{e.output_tokens:,}", money(e, e.cost), key)
     tot = r.total
     t.add_row(str(sum(r.requests.values())), f"{tot.input_tokens:,}", f"{tot.cache_read:,}", f"{tot.miss:,}",
-              f"{tot.cache_write:,}", f"{tot.output_tokens:,}", f"${r.total_cost:.4f}", "total", style="bold")
-    lines = [t]
+              *([f"{tot.cache_write:,}"] if writes else []), f"{tot.output_tokens:,}",
+              f"${r.total_cost:.4f}" if known else "unknown", "total", style="bold")
+    lines: list[Any] = [t]
+    if not known:
+        lines.append(Text("prices unknown for this model (a local or unlisted one): tokens are counted, "
+                          "money is not"))
     if r.avoided_tokens:
         lines.append(Text(
             f"compaction kept ~{r.avoided_tokens:,} input tokens out of the requests (≈ ${r.avoided_cost:.4f} at "
@@ -111,20 +132,35 @@ def render_plan(items: list[TodoItem]) -> Text:
 
 @command("context", "what fills the context window (by kind and layer state), free space, the compaction buffer")
 async def _context(s: AgentSession, args: str, c: Console) -> None:
-    c.print(render_context(picture(s)))
+    c.print(render_context(picture(s), c.width))
 
 
 @command("cost", "tokens (cache hit / miss / write) and money so far, and what compaction saved")
 async def _cost(s: AgentSession, args: str, c: Console) -> None:
-    c.print(render_cost(cost_report(s)))
+    whole, run = cost_report(s, whole=True), cost_report(s)
+    c.print(render_cost(whole))
+    if sum(whole.requests.values()) != sum(run.requests.values()):
+        c.print(f"this run (since the session was resumed): {sum(run.requests.values())} requests, "
+                f"${run.total_cost:.4f}")
 
 
 @command("model", "show or switch the model: /model NAME [--window N] (compacts first if the new window is smaller)")
 async def _model(s: AgentSession, args: str, c: Console) -> None:
     words = shlex.split(args) if args.strip() else []
     if not words:
+        from ..models import REGISTRY
+
         lim = s.cm.limits
-        c.print(f"{s.info.name} ({s.info.provider}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
+        c.print(f"now: {s.info.name} ({s.info.provider}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
+        t = Table.grid(padding=(0, 2))
+        for col in ("mark", "model", "provider", "window", "price"):
+            t.add_column(col, justify="right" if col == "window" else "left", no_wrap=col != "price")
+        for info in REGISTRY.values():
+            t.add_row("●" if info.name == s.info.name else " ", info.name, info.provider, f"{info.window:,}",
+                      f"${info.input:g} in / ${info.output:g} out per M tokens")
+        c.print(t)
+        c.print("switch with /model NAME [--window N]; any other name goes to the OpenAI-compatible endpoint "
+                "(--base-url)", style="dim")
         return
     window = None
     if "--window" in words:

@@ -39,7 +39,12 @@ def first_prompt(path: Path, max_lines: int = 200) -> tuple[str, int]:
                 prompt = _first_words(message) if isinstance(message, dict) else ""
     except OSError:
         return "", 0
+    if prompt.startswith(INIT_START):
+        prompt = "/init"  # our prompt behind the command, not something the user typed
     return prompt, n
+
+
+INIT_START = "Look at this repository and write an AGENTS.md"  # more_commands.INIT_PROMPT's first words
 
 
 def _first_words(message: dict) -> str:

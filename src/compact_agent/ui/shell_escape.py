@@ -16,17 +16,18 @@ if TYPE_CHECKING:
     from ..agent.runner import AgentSession
 
 
-async def run_shell(session: AgentSession, command: str, console: Console) -> str:
-    """Run `command`, print its output, and return the text to put before the next message."""
+async def shell_output(session: AgentSession, command: str) -> str:
+    """Run `command` as the bash tool would (without asking: the user typed it); its output."""
     from ..agent.permissions import Permissions
     from ..agent.shell import bash_impl
     from ..agent.tools import ToolEnv
 
-    if not command:
-        console.print("usage: !COMMAND (runs it in the working directory; the output goes with your next message)")
-        return ""
     env = ToolEnv(session.cwd, session.settings, session.read_state, Permissions(session.cwd, "yes"))
-    out = str(await bash_impl(env, command))
-    console.print(out)
+    return str(await bash_impl(env, command))
+
+
+def show_shell_output(console: Console, command: str, out: str) -> str:
+    """Print the output; return the text to put before the next message."""
+    console.print(out, markup=False, highlight=False)
     console.print("(the output goes with your next message)", style="dim")
     return f"I ran this shell command myself:\n$ {command}\n{out}"

@@ -8,7 +8,6 @@ Both take the stream-json objects of `agent/stream_events.py`, so all three view
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 #: The argument that says the most about a call, per tool.
@@ -37,26 +36,12 @@ def call_line(obj: dict[str, Any]) -> str:
     return f"● {tool}({_clip(shown, WIDTH - len(tool) - 4)})"
 
 
-def result_line(obj: dict[str, Any]) -> str:
-    """`  ⎿ 120 lines` / `  ⎿ error: File not found: x.py` — how the call went, in one line."""
-    content = str(obj.get("content", ""))
-    lines = content.splitlines()
-    if obj.get("error"):
-        return f"  ⎿ error: {_clip(_bash_tail(lines) if obj.get('tool') == 'bash' else content, WIDTH - 12)}"
-    tool = obj.get("tool")
-    if tool == "bash":
-        return f"  ⎿ {_clip(_bash_tail(lines), WIDTH - 4)}"
-    if tool == "read_file":
-        numbered = [ln for ln in lines if re.match(r"^\s*\d+\t", ln)]
-        return f"  ⎿ {len(numbered)} lines" if numbered else f"  ⎿ {_clip(content, WIDTH - 4)}"
-    if tool in ("grep", "glob") and lines and not lines[0].startswith("No "):
-        return f"  ⎿ {len(lines)} {'matches' if tool == 'grep' else 'files'}"
-    return f"  ⎿ {_clip(lines[0] if lines else '(empty)', WIDTH - 4)}"
+def result_line(obj: dict[str, Any], width: int = WIDTH) -> str:
+    """`  ⎿ 120 lines` / `  ⎿ error: File not found: x.py` — how the call went, in one line, from the
+    whole result (`summary`, computed before the event's `content` was cut to a preview)."""
+    from ..agent.stream_events import result_summary
 
-
-def _bash_tail(lines: list[str]) -> str:
-    """The exit code and the last line of output before it."""
-    code = lines[-1] if lines and lines[-1].startswith("exit code:") else ""
-    body = [ln for ln in lines[:-1] if ln.strip()] if code else [ln for ln in lines if ln.strip()]
-    last = body[-1] if body else "(no output)"
-    return f"{code} · {last}" if code else last
+    summary = obj.get("summary") or result_summary(str(obj.get("tool", "")), str(obj.get("content", "")),
+                                                   bool(obj.get("error")))
+    prefix = "  ⎿ error: " if obj.get("error") and not summary.startswith("exit code:") else "  ⎿ "
+    return prefix + _clip(summary, max(20, width - len(prefix)))

@@ -1,9 +1,10 @@
 """What the terminal shows while a turn runs, and the keys that stop it.
 
 A spinner with the elapsed time and the context size says the agent is working (a 15 s command
-otherwise looks frozen); each tool call and its outcome get one line as they happen. The spinner
-is up only while nothing else is printing: answer text streams in plain, and a rich live region
-under a half-written line would tear it.
+otherwise looks frozen); each tool call and its outcome get one line as they happen. The answer is
+markdown, rendered by rich block by block as it streams (a block is done at a blank line outside a
+code fence), after a `⏺` marker that sets the assistant's words apart from tool lines; the spinner
+is up only while nothing else prints, and a blank line separates the answer from the next prompt.
 
 Esc or Ctrl-C stops the turn. The terminal is in raw mode for the turn so a lone Esc arrives as a
 key (Ctrl-C too: raw mode turns off the signal), and back in cooked mode whenever the turn asks
@@ -53,10 +54,12 @@ class TurnView:
         self.label = SpinnerLabel(clock, tokens)
         self.status: Status | None = None
         self.use_spinner = spinner and console.is_terminal
-        self.mid_line = False  # answer text ended without a newline
+        self.pending = ""  # answer text of the block not finished yet
+        self.marked = False  # the answer's marker was printed
+        self.answered = False
 
-    def start(self) -> None:
-        self._spin("thinking")
+    def start(self, doing: str = "thinking") -> None:
+        self._spin(doing)
 
     def stop(self) -> None:
         if self.status is not None:
@@ -70,28 +73,73 @@ class TurnView:
             self.status.start()
 
     def on_text(self, text: str) -> None:
-        self.stop()
-        self.console.out(text, end="", highlight=False)
-        self.mid_line = not text.endswith("\n")
+        self.pending += text
+        done = finished_blocks(self.pending)
+        if done:
+            self.stop()
+            self._print_markdown(self.pending[:done])
+            self.pending = self.pending[done:]
+            self._spin("writing")
+
+    def flush(self) -> None:
+        if self.pending.strip():
+            self.stop()
+            self._print_markdown(self.pending)
+        self.pending = ""
+
+    def _print_markdown(self, text: str) -> None:
+        from rich.markdown import Markdown
+        from rich.table import Table
+
+        if not text.strip():
+            return
+        row = Table.grid(padding=(0, 1))
+        row.add_column(width=1, no_wrap=True)
+        row.add_column()
+        row.add_row(Text("⏺" if not self.marked else " ", style="bold"), Markdown(text.strip("\n"), code_theme="ansi_dark"))
+        self.console.print(row)
+        self.marked = self.answered = True
 
     def on_tool(self, obj: dict[str, Any]) -> None:
+        self.flush()
         self.stop()
-        if self.mid_line:
-            self.console.out("")
-            self.mid_line = False
+        self.marked = False  # text after tool calls is a new answer block
         if obj["type"] == "tool_call":
             self.console.print(tool_lines.call_line(obj), style="bold", highlight=False)
             self._spin(f"running {obj.get('tool', 'tool')}")
         else:
             self.console.print(tool_lines.result_line(obj), style="red" if obj.get("error") else "dim",
                                highlight=False)
+            tail = obj.get("tail") or []
+            if len(tail) > 1 or (tail and obj.get("output_lines", 0) > 1):  # the last line is in the result line
+                more = obj.get("output_lines", len(tail)) - len(tail)
+                head = f"    … {more} line{'s' if more != 1 else ''} before\n" if more > 0 else ""
+                self.console.print(Text(head + "\n".join("    " + ln for ln in tail), style="dim"),
+                                   highlight=False, soft_wrap=False, overflow="ellipsis", no_wrap=True)
             self._spin("thinking")
 
     def end(self) -> None:
+        """However the turn ended: no spinner left, the answer so far printed, a blank line."""
         self.stop()
-        if self.mid_line:
-            self.console.out("")
-            self.mid_line = False
+        self.flush()
+        if self.answered:
+            self.console.print()
+            self.answered = False
+
+
+def finished_blocks(text: str) -> int:
+    """How many leading characters of streamed markdown form finished blocks: up to the last blank
+    line outside a code fence (a fence's own blank lines do not end it)."""
+    in_fence = False
+    done = pos = 0
+    for line in text.splitlines(keepends=True):
+        pos += len(line)
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+        elif not stripped and not in_fence and line.endswith("\n"):
+            done = pos
+    return done
 
 
 class InterruptKeys:

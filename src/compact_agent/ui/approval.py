@@ -1,0 +1,133 @@
+"""The permission question: what the tool wants, then a y/a/n menu the user can see and answer.
+
+The turn's spinner is stopped before anything is printed (a spinner redrawing over the question
+hid it and swallowed the answer), the question says "waiting for approval", and the answer is a
+menu as in Claude Code: arrow keys and Enter, or y / a / n, Esc = no. Ctrl-C cancels the turn.
+
+The menu is a small prompt_toolkit application run in its own thread: the tool that asks is
+synchronous (it holds the event loop), and a prompt_toolkit app needs a loop of its own.
+Without a terminal (tests, a pipe) the question falls back to one typed line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+from rich.console import Console
+from rich.text import Text
+
+CHOICES = (("once", "y", "Yes"), ("always", "a", "Yes, and don't ask again for {what} this session"),
+           ("deny", "n", "No, and tell the model what to do instead"))
+KEYS = {"y": "y", "a": "a", "n": "n, esc"}
+WAITING = "waiting for approval · ↑↓ Enter · y/a/n · esc = no · ctrl-c stops"
+
+
+def scope_words(tool: str) -> str:
+    return "this exact command" if tool == "bash" else "this file"
+
+
+def menu_lines(tool: str, selected: int) -> list[tuple[str, str]]:
+    """(style, text) fragments of the menu, one choice per line, the selected one marked."""
+    out: list[tuple[str, str]] = [("bold", f"Allow {tool}?\n")]
+    for i, (_, key, label) in enumerate(CHOICES):
+        mark = "❯" if i == selected else " "
+        style = "bold fg:ansicyan" if i == selected else ""
+        out.append((style, f" {mark} {i + 1}. {label.format(what=scope_words(tool))}  ({KEYS[key]})\n"))
+    out.append(("fg:ansibrightblack", WAITING))
+    return out
+
+
+def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
+    """Show the menu and return "once", "always", "deny" or "interrupt" (Ctrl-C)."""
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+    from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
+
+    state = {"selected": 0}
+    kb = KeyBindings()
+
+    def pick(answer: str) -> Callable[[KeyPressEvent], None]:
+        def handler(event: KeyPressEvent) -> None:
+            event.app.exit(result=answer)
+        return handler
+
+    for answer, key, _ in CHOICES:
+        kb.add(key)(pick(answer))
+        kb.add(key.upper())(pick(answer))
+    for i, (answer, _, _) in enumerate(CHOICES):
+        kb.add(str(i + 1))(pick(answer))
+    kb.add("escape", eager=True)(pick("deny"))
+    kb.add("c-c")(pick("interrupt"))
+    kb.add("c-d")(pick("deny"))
+
+    @kb.add("up")
+    @kb.add("k")
+    def _up(event: KeyPressEvent) -> None:
+        state["selected"] = (state["selected"] - 1) % len(CHOICES)
+
+    @kb.add("down")
+    @kb.add("j")
+    @kb.add("tab")
+    def _down(event: KeyPressEvent) -> None:
+        state["selected"] = (state["selected"] + 1) % len(CHOICES)
+
+    @kb.add("enter")
+    def _enter(event: KeyPressEvent) -> None:
+        event.app.exit(result=CHOICES[state["selected"]][0])
+
+    control = FormattedTextControl(lambda: menu_lines(tool, state["selected"]), focusable=True, show_cursor=False)
+    io: dict[str, Any] = {}
+    if inp is not None:
+        io["input"] = inp
+    if output is not None:
+        io["output"] = output
+    app: Application[str] = Application(layout=Layout(HSplit([Window(control, wrap_lines=True)])),
+                                        key_bindings=kb, full_screen=False, erase_when_done=True, **io)
+    return app.run(in_thread=True) or "deny"
+
+
+def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextManager[Any]],
+             stream: IO[str] | None = None, use_menu: bool = False, inp: Any = None,
+             output: Any = None) -> Callable[[str, str], str]:
+    """The `ask` the permission checker calls. `paused()` stops the spinner and hands the terminal
+    back (cooked mode, no key reader) for as long as the question is up."""
+
+    def ask(tool: str, detail: str) -> str:
+        with paused():
+            console.print(Text.assemble("  ⎿ ", (tool, "bold"), " wants to run:"))
+            body = detail if len(detail) <= 4000 else detail[:4000] + "\n…"
+            console.print(Text("\n".join("    " + line for line in body.splitlines())), highlight=False)
+            if use_menu:
+                answer = run_menu(tool, inp, output)
+                if answer == "interrupt":
+                    raise asyncio.CancelledError  # the turn ends as interrupted, the REPL goes on
+            else:
+                answer = _typed_answer(console, tool, stream)
+            console.print({"once": "  allowed once", "always": f"  allowed for {scope_words(tool)} this session",
+                           "deny": "  declined"}[answer], style="dim" if answer != "deny" else "yellow")
+        return answer
+
+    return ask
+
+
+def _typed_answer(console: Console, tool: str, stream: IO[str] | None) -> str:
+    # The question blocks the event loop, whose SIGINT handler (cancel the turn) cannot run until it
+    # returns: Ctrl-C would only echo ^C. Here Ctrl-C interrupts the question and the turn.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        answer = console.input(f"allow? [y]es once / [a]lways {scope_words(tool)} this session / [n]o "
+                               "(waiting for approval): ", markup=False, stream=stream).strip().lower()
+    except KeyboardInterrupt:
+        raise asyncio.CancelledError from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(answer, "deny")
+
+
+@contextlib.contextmanager
+def nothing() -> Iterator[None]:
+    yield

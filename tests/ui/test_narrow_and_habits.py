@@ -1,0 +1,151 @@
+"""Narrow terminals and the habits Claude Code and Codex users bring: /context, /cost, /help and
+/history laid out for the width there is; /quit and /q; did-you-mean; Ctrl-C twice exits."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.ui import render
+from compact_agent.ui.commands import dispatch
+from tests.fakes.openai_server import Reply
+
+from .repl_driver import drive
+
+
+def session(tmp_path) -> AgentSession:
+    cwd = tmp_path / "project"
+    cwd.mkdir(exist_ok=True)
+    return AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url="http://127.0.0.1:9/v1", api_key="k",
+                                       home=tmp_path / "home"))
+
+
+async def shown(s: AgentSession, line: str, width: int) -> list[str]:
+    c = Console(record=True, width=width, file=io.StringIO(), markup=False)
+    await dispatch(s, line, c)
+    return c.export_text().splitlines()
+
+
+async def test_context_cost_and_help_fit_80_columns(tmp_path):
+    s = session(tmp_path)
+    try:
+        narrow = await shown(s, "/context", 80)
+        assert all(len(line.rstrip()) <= 80 for line in narrow)
+        assert any(line.startswith("⛁ system prompt") for line in narrow)  # the legend under the grid, whole
+        assert sum(1 for line in narrow if line.count("⛶") + line.count("⛁") + line.count("⛝") == 20) == 10
+        wide = await shown(s, "/context", 160)
+        assert any("⛁ system prompt" in line and line.startswith(("⛁", "⛶")) for line in wide)  # beside it
+        cost = "\n".join(await shown(s, "/cost", 80))
+        assert "requests" in cost and "cache miss" in cost and "…" not in cost
+        helped = await shown(s, "/help", 80)
+        assert all(len(line.rstrip()) <= 80 for line in helped)
+        assert any(line.startswith("/exit (/quit, /q)") for line in helped)
+        assert any("/compact [instructions] [--from N | --up-to N]" in line for line in helped) or \
+            any("/compact [instructions]" in line for line in helped)
+        assert "did you mean /status?" in "\n".join(await shown(s, "/statsu", 80))
+    finally:
+        s.close()
+
+
+def test_clip_words_cuts_at_a_word_boundary():
+    assert render.clip_words("alpha beta gamma delta", 14) == "alpha beta…"
+    assert render.clip_words("short", 14) == "short"
+    assert render.when("2026-12-01T18:29:03+00:00").startswith("2026-12-01 ")
+
+
+async def test_q_leaves_and_ctrl_c_twice_exits(tmp_path):
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/q\r", "not sent\r"])
+    assert run.prompts == []
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["\x03", "\x03", "not sent either\r"])
+    assert run.prompts == [] and "press Ctrl-C again to exit" in run.out
+
+
+async def test_at_file_mentions_say_what_was_attached(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("a\nb\nc\n")
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["read @notes.txt and @missing.py\r"])
+    assert "⎿ attached notes.txt (3 lines)" in run.out
+    assert "⎿ @missing.py: no such file, not attached" in run.out
+
+
+async def test_custom_slash_commands_from_the_project_folders(tmp_path):
+    cwd = tmp_path / "project"
+    (cwd / ".compact-agent" / "commands").mkdir(parents=True)
+    (cwd / ".claude" / "commands").mkdir(parents=True)
+    (cwd / ".compact-agent" / "commands" / "review.md").write_text("---\ndescription: x\n---\nReview $ARGUMENTS carefully")
+    (cwd / ".claude" / "commands" / "fixlint.md").write_text("Fix the lint errors")
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/help\r", "/review src/a.py\r", "/fixlint now\r"])
+    assert "/review" in run.out and "custom: .compact-agent/commands/review.md" in run.out
+    assert run.prompts == ["Review src/a.py carefully", "Fix the lint errors\n\nnow"]
+
+
+async def test_memory_lists_the_instruction_files_and_model_lists_the_models(tmp_path):
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / ".git").mkdir()
+    (cwd / "AGENTS.md").write_text("Run make test.\n")
+    (cwd / "CLAUDE.md").write_text("Be brief.\n")
+    s = session(tmp_path)
+    try:
+        out = "\n".join(await shown(s, "/memory", 120))
+        assert "1. " in out and "AGENTS.md" in out and "CLAUDE.md" in out and "/notes" in out
+        assert "no notes yet" in "\n".join(await shown(s, "/notes", 120)) or "off" in "\n".join(
+            await shown(s, "/notes", 120))
+        models = "\n".join(await shown(s, "/model", 120))
+        assert "now: fake-model" in models and "deepseek-chat" in models and "claude-sonnet-4-5" in models
+    finally:
+        s.close()
+
+
+async def test_polish_compact_flags_diff_outside_git_and_layer_words(tmp_path):
+    from compact_agent.context.events import Event
+
+    s = session(tmp_path)
+    try:
+        assert "unknown option --bogus for /compact" in "\n".join(await shown(s, "/compact --bogus", 120))
+        diff = "\n".join(await shown(s, "/diff", 120))
+        assert "not a git repository:" in diff and "usage" not in diff.lower()
+    finally:
+        s.close()
+    line = render.layer_line(Event("microcompact", "clear", tokens_before=5000, tokens_after=880, ids=["a"]))
+    assert line == "context: old tool results cleared (1 result), freed 4,120 tokens"
+
+
+def test_the_resume_list_names_init_by_its_command(tmp_path):
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from compact_agent.session.store import SessionStore
+    from compact_agent.ui.more_commands import INIT_PROMPT
+    from compact_agent.ui.sessions_list import first_prompt
+
+    store = SessionStore(tmp_path, "s1")
+    store.append([ModelRequest(parts=[UserPromptPart(INIT_PROMPT)])])
+    assert first_prompt(store.path)[0] == "/init"
+
+
+def long_summary(req) -> Reply:
+    from tests.e2e.scripted import is_notes_request, is_summary_request
+
+    if is_summary_request(req):
+        return Reply.text("<summary>" + "a long summary " * 300 + "</summary>")
+    if is_notes_request(req):
+        return Reply.text("")
+    return Reply.text("ok")
+
+
+async def test_compact_that_would_not_shrink_says_what_it_would_keep(tmp_path):
+    run = await drive(tmp_path, long_summary, ["hi\r", "there\r", "/compact\r"])
+    assert "not compacted: what a compaction keeps" in run.out and "Nothing was changed" in run.out
+    assert "would not shrink" not in run.out
+
+
+async def test_status_fits_80_columns(tmp_path):
+    s = session(tmp_path)
+    try:
+        lines = await shown(s, "/status", 80)
+        assert all(len(line.rstrip()) <= 80 for line in lines), lines
+        assert any(line.rstrip().endswith("tokens until auto-compaction") for line in lines)
+    finally:
+        s.close()
