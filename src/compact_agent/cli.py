@@ -379,7 +379,7 @@ def sessions_command(ctx: typer.Context) -> None:
 def analyze_command(
     paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
     window: Annotated[int, typer.Option("--window", metavar="TOKENS", min=2048, help="Context window to replay at (tokens).")] = 64_000,
-    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini (repeatable; default all).")] = None,
+    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini, cline, anthropic-clear (repeatable; default all).")] = None,
     pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,

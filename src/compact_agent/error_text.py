@@ -8,7 +8,12 @@ import logging
 import re
 from typing import Any
 
-from .agent.retry import _chain
+
+def _chain(e: BaseException) -> list[BaseException]:
+    """`e` and the errors under it (imported late: --version and --help load no agent code)."""
+    from .agent.retry import _chain as chain
+
+    return list(chain(e))
 
 
 def retry_after(e: BaseException) -> float | None:

@@ -236,12 +236,11 @@ class Reuse:
 
     def stall_rate(self, depth: int, kind: str = "any") -> float:
         """The chance that the next response needs something deeper than `depth` tokens back (of
-        the `kind` of `Reach`): the share of the recent responses that reached that far, as
-        measured (none measured yet: none expected; a young session is protected by the payback
-        rule of the schedule, not by a guess here)."""
+        the `kind` of `Reach`): the share of recent responses that reached that far, by the rule of
+        succession ((k+1)/(n+2)), so a session with little evidence is not assumed to forget nothing."""
         n = len(self.reaches)
         k = sum(1 for r in self.reaches if r.depth(kind) > depth)
-        return k / n if n else 0.0
+        return (k + 1) / (n + 2)
 
     def stall_cost(self, prices: Prices, request_tokens: int, wait_usd: float = 0.0) -> float:
         """USD of one look-again: the request sent once more (cached), the source read again
