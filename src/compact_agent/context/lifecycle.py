@@ -22,13 +22,13 @@ from pydantic_ai.models import Model, infer_model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from .compactor import CompactionError, Compactor, Summarize
-from .layers import default_layers
-from .memory import SessionMemory
-from .microcompact import Microcompact
-from .settings import Limits
-from .stores import HistoryStore, InMemoryStore, SideFiles
-from .summarizer import SharedPrefixSummarizer
+from .compaction.compactor import CompactionError, Compactor, Summarize
+from .compaction.memory import SessionMemory
+from .compaction.summarizer import SharedPrefixSummarizer
+from .layers.microcompact import Microcompact
+from .layers.order import default_layers
+from .plumbing.settings import Limits
+from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
 from .wiring import Internals
 
 #: Limits until the model's own window is read (never used for a request: it is read first).

@@ -42,18 +42,19 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from . import compat, lifecycle, tokens
-from .compactor import CompactionError, CompactionResult, Compactor, join
+from . import lifecycle
+from .compaction.compactor import CompactionError, CompactionResult, Compactor, join
+from .compaction.memory import SessionMemory
 from .contract import LoadableStore, StoreSync, keep_system_prompts, stamp_new
-from .economics import Prices
-from .events import Budget, Event, Stopwatch, typed
-from .fit import shrink_to_fit
-from .identity_memo import IdentityMemo
-from .memory import SessionMemory
-from .schedule import Schedule
-from .settings import CompactionSettings as Settings
-from .settings import Limits
-from .stores import HistoryStore
+from .decisions.economics import Prices
+from .decisions.fit import shrink_to_fit
+from .decisions.schedule import Schedule
+from .plumbing import compat, tokens
+from .plumbing.events import Budget, Event, Stopwatch, typed
+from .plumbing.identity_memo import IdentityMemo
+from .plumbing.settings import CompactionSettings as Settings
+from .plumbing.settings import Limits
+from .plumbing.stores import HistoryStore
 from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
 
 __all__ = [

@@ -44,7 +44,7 @@ from pydantic_ai.messages import (
 )
 
 from .. import crashpoints, secrets
-from ..context.rounds import call_ids, return_ids
+from ..context.plumbing.rounds import call_ids, return_ids
 
 FORMAT_VERSION = 1
 

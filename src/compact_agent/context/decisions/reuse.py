@@ -27,9 +27,9 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart
 
-from . import tokens
+from ..compaction.ledger import call_args
+from ..plumbing import tokens
 from .economics import Prices
-from .ledger import call_args
 
 __all__ = ["Reach", "Reuse", "edit_texts", "norm", "part_texts", "references"]
 

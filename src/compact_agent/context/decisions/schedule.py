@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage
 
+from ..plumbing.settings import Limits
 from .economics import (
     SUMMARY_INSTRUCTION_TOKENS,
     CompactionPlan,
@@ -42,10 +43,9 @@ from .economics import (
     summary_cost,
 )
 from .reuse import Reuse
-from .settings import Limits
 
 if TYPE_CHECKING:
-    from .compactor import CompactionResult
+    from ..compaction.compactor import CompactionResult
 
 SUMMARY_PRIOR_TOKENS = 2_000
 """Expected summary size before this session has made one (the nine-section summary with its analysis

@@ -30,10 +30,10 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-from . import tokens
-from .events import Budget, Event, LayerResult, Stopwatch
-from .markers import mark, write_private
-from .settings import CompactionSettings as Settings
+from ..plumbing import tokens
+from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
+from ..plumbing.markers import mark, write_private
+from ..plumbing.settings import CompactionSettings as Settings
 
 log = logging.getLogger(__name__)
 
