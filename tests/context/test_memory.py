@@ -470,7 +470,7 @@ async def test_full_compaction_resets_coverage_the_notes_do_not_reach(tmp_path):
     msgs = reads(20)
     mem.notes, mem.coverage = notes_text(), (3, fingerprint(msgs[3]))
     tail = msgs[-2:]
-    from compact_agent.context.compaction.compactor import CompactionResult
+    from compact_agent.context.compaction.result import CompactionResult
 
     mem.after_compaction(CompactionResult([summary.summary_message("s", None, []), *tail], "auto", "full",
                                           10, 5, None, "s", len(msgs) - 2))

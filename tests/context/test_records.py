@@ -21,7 +21,8 @@ from compact_agent.config import Settings
 from compact_agent.context.compaction import summary
 from compact_agent.context.decisions.economics import Growth, Prices, record_pays, summary_cost
 from compact_agent.context.decisions.schedule import Schedule
-from compact_agent.context.layers.collapse import DIGEST_HEADER, ContextCollapse
+from compact_agent.context.layers.collapse import ContextCollapse
+from compact_agent.context.layers.digest import DIGEST_HEADER
 from compact_agent.context.plumbing.markers import is_compaction_message
 from compact_agent.context.plumbing.tokens import estimate
 from compact_agent.replay.ours import Ours
@@ -259,7 +260,7 @@ def test_keeping_the_compaction_message_pays_when_resending_it_costs_more_than_h
 
 
 def test_the_summary_request_that_does_not_fit_keeps_its_first_message():
-    from compact_agent.context.compaction.compactor import drop_oldest_after_first, drop_oldest_rounds
+    from compact_agent.context.compaction.cuts import drop_oldest_after_first, drop_oldest_rounds
 
     first = summary.summary_message("Earlier work.", None, ["do it"], "full", {}, [])
     msgs = rounds_after(first, 0, 4)
@@ -396,7 +397,7 @@ def test_the_last_resort_cuts_an_argument_once_and_keeps_the_count_true():
     kept = len(shown) - len(shown.split("\n[... ")[1].split("...]\n")[0]) - len("\n[... ...]\n")
     assert f"{len(content) - kept:,} characters of this argument omitted" in shown
     # A value the budget cut before is cut again from its own head and tail, the count still true.
-    from compact_agent.context.layers.budget import _cut_value
+    from compact_agent.context.layers.previews import cut_value as _cut_value
 
     once = _cut_value("a" * 3_000 + "b" * 3_000, 2_000)
     twice = _cut_value(once, 400)

@@ -99,7 +99,7 @@ def test_an_mcp_server_that_prints_non_json(cli, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("error", ["NotSmaller", "CompactionError"])
 def test_compaction_failures_name_no_class(error: str) -> None:
-    from compact_agent.context.compaction.compactor import CompactionError, NotSmaller
+    from compact_agent.context.compaction.result import CompactionError, NotSmaller
     from compact_agent.context.pipeline import _one_line
 
     kind = NotSmaller if error == "NotSmaller" else CompactionError

@@ -23,7 +23,9 @@ from compact_agent.context.layers.order import default_layers
 from compact_agent.context.pipeline import ContextManager
 from compact_agent.context.plumbing import rounds
 from compact_agent.context.wiring import Internals
-from compact_agent.session.store import SessionStore, _broken_pairs, _dump_message, load_session_file
+from compact_agent.session.entries import _dump_message
+from compact_agent.session.loading import _broken_pairs
+from compact_agent.session.store import SessionStore, load_session_file
 
 from .common import pairs_history
 

@@ -15,9 +15,10 @@ environment and writes no file unless it is given a store that does.
 
 from __future__ import annotations
 
-from .compaction.compactor import CompactionError, CompactionResult, Compactor, Summarize
+from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.restore import Restorer
+from .compaction.result import CompactionError, CompactionResult, Summarize
 from .compaction.summarizer import SharedPrefixSummarizer
 from .decisions.economics import CompactionPlan, Prices
 from .layers.order import default_layers

@@ -22,8 +22,9 @@ from pydantic_ai.models import Model, infer_model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from .compaction.compactor import CompactionError, Compactor, Summarize
+from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
+from .compaction.result import CompactionError, Summarize
 from .compaction.summarizer import SharedPrefixSummarizer
 from .layers.microcompact import Microcompact
 from .layers.order import default_layers

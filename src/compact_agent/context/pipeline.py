@@ -43,8 +43,10 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
 from . import lifecycle
-from .compaction.compactor import CompactionError, CompactionResult, Compactor, join
+from .compaction.compactor import Compactor
+from .compaction.cuts import join
 from .compaction.memory import SessionMemory
+from .compaction.result import CompactionError, CompactionResult
 from .contract import LoadableStore, StoreSync, keep_system_prompts, stamp_new
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit

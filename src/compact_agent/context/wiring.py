@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_ai.messages import ModelMessage
 
-from .compaction.compactor import CompactionResult, Compactor, Summarize
+from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
+from .compaction.result import CompactionResult, Summarize
 from .plumbing.events import Budget, Event, LayerResult
 from .plumbing.settings import Limits
 

@@ -67,7 +67,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.compaction.compactor import join
+from ..context.compaction.cuts import join
 from ..context.compaction.ledger import call_args
 from ..context.plumbing import rounds
 from .retention import _PATCH_FILE, EDIT_TOOLS, is_typed

@@ -22,7 +22,7 @@ import dataclasses
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
-from ..context.compaction.compactor import join
+from ..context.compaction.cuts import join
 from ..context.compaction.summarizer import render_transcript
 from ..context.plumbing import rounds
 from .rival import Base, is_user_turn, summarize, user_request

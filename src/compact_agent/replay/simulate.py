@@ -36,7 +36,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.compaction.compactor import join
+from ..context.compaction.cuts import join
 from ..context.plumbing import tokens
 from .importers import Transcript
 from .recall import (

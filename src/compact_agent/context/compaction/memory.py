@@ -55,8 +55,9 @@ from ..plumbing.settings import CompactionSettings as Settings
 from ..plumbing.settings import Limits
 from ..testing import mark_request
 from . import summary
-from .compactor import CompactionError, CompactionResult, join
+from .cuts import join
 from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, parse_sections
+from .result import CompactionError, CompactionResult
 from .summarizer import render_transcript
 
 log = logging.getLogger(__name__)

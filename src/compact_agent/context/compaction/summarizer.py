@@ -30,7 +30,7 @@ from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
 from ..testing import mark_request
-from .compactor import join
+from .cuts import join
 
 REFUSED = ("Your previous reply called a tool; tool calls are refused for this request. Reply with "
            "plain text only: an <analysis> block followed by a <summary> block.")

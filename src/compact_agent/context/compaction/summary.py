@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from ..layers.collapse import DIGEST_HEADER, default_digest
+from ..layers.digest import DIGEST_HEADER, default_digest
 from ..plumbing import tokens
 from . import ledger
 

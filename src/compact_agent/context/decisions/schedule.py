@@ -45,7 +45,7 @@ from .economics import (
 from .reuse import Reuse
 
 if TYPE_CHECKING:
-    from ..compaction.compactor import CompactionResult
+    from ..compaction.result import CompactionResult
 
 SUMMARY_PRIOR_TOKENS = 2_000
 """Expected summary size before this session has made one (the nine-section summary with its analysis
