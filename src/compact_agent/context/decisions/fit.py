@@ -23,7 +23,6 @@ cheapest loss first:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -37,6 +36,7 @@ from pydantic_ai.messages import (
 from ..compaction import summary
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event
+from .view import ShrinkView
 
 __all__ = ["shrink_to_fit"]
 
@@ -46,14 +46,14 @@ LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this reques
 HEAD_CHARS = 300
 
 
-def _typed(cm: Any, messages: list[ModelMessage]) -> list[str]:
+def _typed(cm: ShrinkView, messages: list[ModelMessage]) -> list[str]:
     """What the user typed in `messages` (the compactor's rule, which knows a harness's injected text)."""
     compactor = getattr(cm, "compactor", None)
     return compactor.user_texts(messages) if compactor is not None else summary.user_texts(messages)
 
 
 
-def shrink_to_fit(cm: Any, view: list[ModelMessage], tokens_now: int) -> tuple[list[ModelMessage], int]:
+def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int) -> tuple[list[ModelMessage], int]:
     """The view of `cm`'s request brought under the window (less a 2% margin); returns it and its size."""
     limit = cm.limits.window - cm.limits.window // 50
     budget = next((layer for layer in cm.layers if hasattr(layer, "shrink")), None)
