@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelResponse
 
-from compact_agent.context import tokens
+from compact_agent.context.plumbing import tokens
 from compact_agent.replay.importers import load_transcript
 from compact_agent.replay.simulate import recorded_points
 

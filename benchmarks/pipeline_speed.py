@@ -33,10 +33,10 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.config import Limits, Settings
-from compact_agent.context import tokens
-from compact_agent.context.compactor import Compactor
-from compact_agent.context.layers import default_layers
+from compact_agent.context.compaction.compactor import Compactor
+from compact_agent.context.layers.order import default_layers
 from compact_agent.context.pipeline import ContextManager
+from compact_agent.context.plumbing import tokens
 from compact_agent.context.wiring import Internals
 from compact_agent.replay.ours import MemoryStore
 

@@ -119,7 +119,7 @@ async def soak(args: argparse.Namespace) -> int:
     from compact_agent.agent.runner import AgentSession, SessionOptions
     from compact_agent.cli import describe_error
     from compact_agent.config import Settings
-    from compact_agent.session.store import _dump_message
+    from compact_agent.session.entries import _dump_message
 
     tmp = Path(tempfile.mkdtemp(prefix="soak-"))
     cwd, home = tmp / "project", tmp / "home"

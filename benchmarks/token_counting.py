@@ -24,8 +24,9 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRe
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from compact_agent.context import ContextManager, tokens
+from compact_agent.context import ContextManager
 from compact_agent.context import pipeline as pipeline_module
+from compact_agent.context.plumbing import tokens
 from compact_agent.context.testing import reply_to_library_request
 
 PAGES = 120

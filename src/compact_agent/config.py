@@ -19,7 +19,7 @@ import platformdirs
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .context.settings import CompactionSettings, Limits
+from .context.plumbing.settings import CompactionSettings, Limits
 
 __all__ = ["Limits", "Settings", "home_dir"]
 

@@ -1,6 +1,6 @@
 """The crash points of every durable write, armed from `COMPACT_AGENT_CRASH_AT` / `_TALLY`.
 
-The points live in the library (`compact_agent.context.crashpoints`), which never reads the
+The points live in the library (`compact_agent.context.plumbing.crashpoints`), which never reads the
 environment; importing this module (the agent and its session store do) arms them from it. It is
 the library's module itself, so `configure`, `hit` and the counters are shared.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .context import crashpoints as _points
+from .context.plumbing import crashpoints as _points
 
 _points.arm_from_environment(os.environ)
 sys.modules[__name__] = _points

@@ -32,9 +32,9 @@ from pydantic_ai.usage import RequestUsage
 from rich.console import Console
 
 from .agent.runner import AgentSession, SessionOptions
-from .context import tokens
-from .context.events import Event
-from .context.notes import NOTES_MARK
+from .context.compaction.notes import NOTES_MARK
+from .context.plumbing import tokens
+from .context.plumbing.events import Event
 from .ui import render
 
 TASK = ("Survey the agent's core: read every module in src/compact_agent/{context,agent,session}/ one at a "

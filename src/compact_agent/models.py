@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pydantic_ai.models import Model
 
 from . import secrets
-from .context.economics import Prices
+from .context.decisions.economics import Prices
 from .deadline import deadline_client
 
 

@@ -6,7 +6,7 @@ notes): a command the model runs inherits the environment (`env`, a debug script
 printing its settings), or some text quotes it (a provider error, a config file the model reads).
 So commands get an environment without the provider key variables, and every writer of our files
 replaces a registered key with `[REDACTED]` before the bytes reach the disk (the registry and the
-redaction are the library's, `compact_agent.context.secrets`).
+redaction are the library's, `compact_agent.context.plumbing.secrets`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .context.secrets import MIN_LEN, REDACTED, _secrets, redact, redact_bytes, register
+from .context.plumbing.secrets import MIN_LEN, REDACTED, _secrets, redact, redact_bytes, register
 
 __all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "redact", "redact_bytes", "register", "register_environment",
            "scrubbed_env"]

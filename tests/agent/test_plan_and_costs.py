@@ -11,8 +11,8 @@ from compact_agent.agent.costs import UsageLedger, _entry, report
 from compact_agent.agent.extensions import HOOK_HEAD, context_message
 from compact_agent.agent.mcp_servers import McpConfigError, parse_servers
 from compact_agent.agent.todos import PLAN_HEAD, TodoItem, TodoList
-from compact_agent.context.compactor import join
-from compact_agent.context.summary import summary_message, user_texts
+from compact_agent.context.compaction.cuts import join
+from compact_agent.context.compaction.summary import summary_message, user_texts
 from compact_agent.models import REGISTRY
 
 

@@ -32,8 +32,8 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.config import Settings
-from compact_agent.context import tokens
-from compact_agent.context.events import Budget
+from compact_agent.context.plumbing import tokens
+from compact_agent.context.plumbing.events import Budget
 
 BASE = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 ACKS = ["ok", "okay", "好的", "继续", "thanks", "thank you", "go on", "yes", "OK!"]

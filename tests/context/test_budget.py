@@ -11,9 +11,10 @@ import pytest
 from pydantic_ai.messages import BinaryContent, ModelRequest, ToolReturnPart, repair_messages
 
 from compact_agent.config import Settings
-from compact_agent.context import budget as budget_mod
-from compact_agent.context import tokens
-from compact_agent.context.budget import ToolResultBudget, spill_name
+from compact_agent.context.layers import budget as budget_mod
+from compact_agent.context.layers.budget import ToolResultBudget
+from compact_agent.context.layers.previews import spill_name
+from compact_agent.context.plumbing import tokens
 from tests.context.strategies import Conv, big_text, budget_for, dump
 
 

@@ -12,10 +12,11 @@ import pytest
 from pydantic_ai.messages import ModelRequest, SystemPromptPart, UserPromptPart, repair_messages
 
 from compact_agent.config import Settings
-from compact_agent.context.collapse import DIGEST_HEADER, ContextCollapse, default_digest, is_digest, read_log
-from compact_agent.context.events import Budget
-from compact_agent.context.rounds import unpaired
-from compact_agent.context.tokens import estimate
+from compact_agent.context.layers.collapse import ContextCollapse, read_log
+from compact_agent.context.layers.digest import DIGEST_HEADER, default_digest, is_digest
+from compact_agent.context.plumbing.events import Budget
+from compact_agent.context.plumbing.rounds import unpaired
+from compact_agent.context.plumbing.tokens import estimate
 from tests.context.strategies import BASE, Conv, big_text, dump
 
 

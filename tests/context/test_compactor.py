@@ -17,9 +17,12 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.config import Limits
-from compact_agent.context import rounds, summary
-from compact_agent.context.compactor import CompactionError, Compactor, join, strip_media, tail_start
-from compact_agent.context.restore import Restorer
+from compact_agent.context.compaction import summary
+from compact_agent.context.compaction.compactor import Compactor
+from compact_agent.context.compaction.cuts import join, strip_media, tail_start
+from compact_agent.context.compaction.restore import Restorer
+from compact_agent.context.compaction.result import CompactionError
+from compact_agent.context.plumbing import rounds
 
 
 def history(n_reads: int, size: int = 4_000) -> list:

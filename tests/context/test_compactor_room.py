@@ -19,8 +19,9 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.config import Limits
-from compact_agent.context import restore, tokens
-from compact_agent.context.compactor import Compactor
+from compact_agent.context.compaction import restore
+from compact_agent.context.compaction.compactor import Compactor
+from compact_agent.context.plumbing import tokens
 
 
 def history(n: int, size: int, edited: int = 5) -> list:

@@ -240,7 +240,7 @@ async def test_a_model_that_reports_implausibly_few_input_tokens_still_gets_no_r
 
 
 def test_one_low_report_does_not_make_a_request_fit() -> None:
-    from compact_agent.context.tokens import Calibration
+    from compact_agent.context.plumbing.tokens import Calibration
 
     c = Calibration()
     assert c.observe(7_000, 10_000)  # plausible: a tokenizer that counts 30% less

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from compact_agent.context.economics import Growth, Prices, plan_compaction, rewrite_pays
+from compact_agent.context.decisions.economics import Growth, Prices, plan_compaction, rewrite_pays
 
 DEEPSEEK = Prices()
 ANTHROPIC = Prices(miss=3.0, hit=0.30, output=15.0, write=3.75, ttl_s=300)
@@ -52,7 +52,7 @@ def test_compactions_that_call_no_model_come_sooner():
     assert plan.fixed_cost == pytest.approx(3_878e-6)
     assert round(plan.point) == 34_372  # 10,000 + 24,372: 3K sooner than with summaries only (37,350)
     # The schedule's share: the compactions so far with one more summary counted.
-    from compact_agent.context.schedule import Schedule
+    from compact_agent.context.decisions.schedule import Schedule
 
     s = Schedule(DEEPSEEK)
     assert s.summary_share == 1.0

@@ -19,13 +19,13 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.config import Settings
-from compact_agent.context import tokens
-from compact_agent.context.economics import Growth, Prices, plan_compaction
-from compact_agent.context.events import Budget
-from compact_agent.context.microcompact import Microcompact
-from compact_agent.context.reuse import Reach, Reuse
-from compact_agent.context.schedule import Schedule
-from compact_agent.context.settings import CompactionSettings
+from compact_agent.context.decisions.economics import Growth, Prices, plan_compaction
+from compact_agent.context.decisions.reuse import Reach, Reuse
+from compact_agent.context.decisions.schedule import Schedule
+from compact_agent.context.layers.microcompact import Microcompact
+from compact_agent.context.plumbing import tokens
+from compact_agent.context.plumbing.events import Budget
+from compact_agent.context.plumbing.settings import CompactionSettings
 
 OLD = "def resolve_lookup_chain(self):\n    return WhereNode.as_sql\n" + "    pass\n" * 400
 

@@ -18,12 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, repair_messages
 
-from compact_agent.context.budget import ToolResultBudget
-from compact_agent.context.collapse import ContextCollapse
-from compact_agent.context.microcompact import Microcompact
-from compact_agent.context.rounds import unpaired
-from compact_agent.context.snip import Snip
-from compact_agent.context.tokens import estimate
+from compact_agent.context.layers.budget import ToolResultBudget
+from compact_agent.context.layers.collapse import ContextCollapse
+from compact_agent.context.layers.microcompact import Microcompact
+from compact_agent.context.layers.snip import Snip
+from compact_agent.context.plumbing.rounds import unpaired
+from compact_agent.context.plumbing.tokens import estimate
 from tests.context.strategies import PROPS, budget_for, dump, histories, last_time, same_bytes, small_settings
 
 SETTINGS = small_settings()  # built once: pydantic-settings parses the environment on every construction

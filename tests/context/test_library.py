@@ -48,7 +48,7 @@ from compact_agent.context import (
     Event,
     InMemoryStore,
 )
-from compact_agent.context.notes import NOTES_MARK, SECTIONS
+from compact_agent.context.compaction.notes import NOTES_MARK, SECTIONS
 
 WINDOW = 16_000
 WRITE_EVENTS = {"os.mkdir", "os.rename", "os.replace", "os.remove", "os.rmdir", "os.symlink", "os.link",
@@ -451,7 +451,7 @@ async def test_a_run_ends_with_its_notes_written_unless_they_may_run_in_the_back
 
 def test_events_are_typed_in_place() -> None:
     """A sink gets the very event a CompactionResult holds (time stamp included), as its kind's class."""
-    from compact_agent.context.events import typed
+    from compact_agent.context.plumbing.events import typed
 
     ev = Event("compact", "full", 100, 40, detail={"archive": None})
     seen: list[Event] = []

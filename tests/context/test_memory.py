@@ -30,10 +30,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import ToolDefinition
 
 from compact_agent.config import Limits, Settings
-from compact_agent.context import rounds, summary, tokens
-from compact_agent.context.events import Stopwatch
-from compact_agent.context.memory import SessionMemory, find, fingerprint, keep_index
-from compact_agent.context.notes import (
+from compact_agent.context.compaction import summary
+from compact_agent.context.compaction.memory import SessionMemory, find, fingerprint, keep_index
+from compact_agent.context.compaction.notes import (
     EMPTY,
     NOTES_MARK,
     SECTIONS,
@@ -43,6 +42,8 @@ from compact_agent.context.notes import (
     normalize_notes,
 )
 from compact_agent.context.pipeline import ContextManager
+from compact_agent.context.plumbing import rounds, tokens
+from compact_agent.context.plumbing.events import Stopwatch
 from compact_agent.context.wiring import Internals
 from tests.context.strategies import BASE, PROPS, Conv, big_text, histories
 
@@ -469,7 +470,7 @@ async def test_full_compaction_resets_coverage_the_notes_do_not_reach(tmp_path):
     msgs = reads(20)
     mem.notes, mem.coverage = notes_text(), (3, fingerprint(msgs[3]))
     tail = msgs[-2:]
-    from compact_agent.context.compactor import CompactionResult
+    from compact_agent.context.compaction.result import CompactionResult
 
     mem.after_compaction(CompactionResult([summary.summary_message("s", None, []), *tail], "auto", "full",
                                           10, 5, None, "s", len(msgs) - 2))

@@ -8,9 +8,9 @@ from datetime import timedelta
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, repair_messages
 
 from compact_agent.config import Settings
-from compact_agent.context.microcompact import CLEARED, Microcompact, anthropic_context_management
-from compact_agent.context.rounds import unpaired
-from compact_agent.context.tokens import estimate
+from compact_agent.context.layers.microcompact import CLEARED, Microcompact, anthropic_context_management
+from compact_agent.context.plumbing.rounds import unpaired
+from compact_agent.context.plumbing.tokens import estimate
 from tests.context.strategies import Conv, big_text, budget_for, dump
 
 HOUR = 3_600

@@ -8,9 +8,9 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, Tool
 from pydantic_ai.usage import RequestUsage
 
 from compact_agent.config import Settings
-from compact_agent.context import ledger
-from compact_agent.context.economics import Prices, plan_compaction
-from compact_agent.context.settings import Limits
+from compact_agent.context.compaction import ledger
+from compact_agent.context.decisions.economics import Prices, plan_compaction
+from compact_agent.context.plumbing.settings import Limits
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import replay
 from tests.replay.synthetic import session, sim
@@ -57,8 +57,8 @@ def schedule_case(threshold: int):
     (test_forgetting.py prices it)."""
     from types import SimpleNamespace
 
-    from compact_agent.context.economics import Growth
-    from compact_agent.context.schedule import Schedule
+    from compact_agent.context.decisions.economics import Growth
+    from compact_agent.context.decisions.schedule import Schedule
 
     cm = SimpleNamespace(
         compactor=SimpleNamespace(ratio=1.0, rebuild_estimate=lambda messages, summary, overhead: 10_000),
@@ -130,7 +130,7 @@ def test_a_request_over_the_window_is_shrunk_keeping_the_users_request():
     from pydantic_ai.messages import TextPart
 
     from compact_agent.context import ContextManager
-    from compact_agent.context.fit import shrink_to_fit
+    from compact_agent.context.decisions.fit import shrink_to_fit
 
     cm = ContextManager(window=8_000)
     cm.layers = [layer for layer in cm.layers if hasattr(layer, "shrink")] or cm.layers
@@ -148,5 +148,5 @@ def test_a_request_over_the_window_is_shrunk_keeping_the_users_request():
     assert shrunk[0] is view[0]  # the user's request stays
     newest = [p for p in shrunk[-1].parts if isinstance(p, ToolReturnPart)]
     assert len(newest) == 4 and all(p.content.startswith(f"m2{k} ") for k, p in enumerate(newest))
-    from compact_agent.context import rounds
+    from compact_agent.context.plumbing import rounds
     assert rounds.unpaired(shrunk) == (set(), set())  # every call it sends has its result

@@ -18,12 +18,13 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.config import Settings
-from compact_agent.context import summary
-from compact_agent.context.collapse import DIGEST_HEADER, ContextCollapse
-from compact_agent.context.economics import Growth, Prices, record_pays, summary_cost
-from compact_agent.context.markers import is_compaction_message
-from compact_agent.context.schedule import Schedule
-from compact_agent.context.tokens import estimate
+from compact_agent.context.compaction import summary
+from compact_agent.context.decisions.economics import Growth, Prices, record_pays, summary_cost
+from compact_agent.context.decisions.schedule import Schedule
+from compact_agent.context.layers.collapse import ContextCollapse
+from compact_agent.context.layers.digest import DIGEST_HEADER
+from compact_agent.context.plumbing.markers import is_compaction_message
+from compact_agent.context.plumbing.tokens import estimate
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import replay
 from tests.context.test_collapse import budget, long_conv
@@ -199,8 +200,8 @@ def rounds_after(first, start: int, n: int, size: int = 3_000) -> list:
 
 async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_byte_and_carries_everything():
     from compact_agent.config import Limits
-    from compact_agent.context import ledger
-    from compact_agent.context.compactor import Compactor
+    from compact_agent.context.compaction import ledger
+    from compact_agent.context.compaction.compactor import Compactor
 
     async def no_model(messages, prompt):
         raise AssertionError("a record needs no model")
@@ -259,7 +260,7 @@ def test_keeping_the_compaction_message_pays_when_resending_it_costs_more_than_h
 
 
 def test_the_summary_request_that_does_not_fit_keeps_its_first_message():
-    from compact_agent.context.compactor import drop_oldest_after_first, drop_oldest_rounds
+    from compact_agent.context.compaction.cuts import drop_oldest_after_first, drop_oldest_rounds
 
     first = summary.summary_message("Earlier work.", None, ["do it"], "full", {}, [])
     msgs = rounds_after(first, 0, 4)
@@ -270,7 +271,7 @@ def test_the_summary_request_that_does_not_fit_keeps_its_first_message():
 
 
 def test_the_ledger_reads_every_compaction_message_not_only_a_first_one():
-    from compact_agent.context import ledger
+    from compact_agent.context.compaction import ledger
 
     plain = ModelRequest(parts=[UserPromptPart("hello")])  # no metadata: the carried ledgers after it still count
     carried = summary.summary_message("s", None, [], "full", {"a.py": ["written"]}, [])
@@ -292,7 +293,7 @@ def four_reads(result: str, *, typed: str) -> list:
 
 def test_a_request_shrunk_to_fit_keeps_what_the_user_typed_in_the_rounds_it_leaves_out():
     from compact_agent.context import ContextManager
-    from compact_agent.context.fit import CARRIED, shrink_to_fit
+    from compact_agent.context.decisions.fit import CARRIED, shrink_to_fit
 
     cm = ContextManager(window=8_000)
     view = four_reads("y" * 1_900, typed="also never touch the vendored folder")
@@ -307,7 +308,7 @@ def test_a_request_shrunk_to_fit_keeps_what_the_user_typed_in_the_rounds_it_leav
 
 def test_the_last_resort_also_cuts_the_long_arguments_of_a_call_that_ran():
     from compact_agent.context import ContextManager
-    from compact_agent.context.fit import shrink_to_fit
+    from compact_agent.context.decisions.fit import shrink_to_fit
 
     cm = ContextManager(window=8_000)
     content = "line\n" * 1_200  # a 6,000-character file written by the newest call
@@ -327,7 +328,7 @@ def test_the_last_resort_also_cuts_the_long_arguments_of_a_call_that_ran():
 
 def test_the_kept_tail_is_an_eighth_of_the_room_the_system_prompt_leaves():
     from compact_agent.config import Limits
-    from compact_agent.context.compactor import Compactor
+    from compact_agent.context.compaction.compactor import Compactor
 
     compactor = Compactor(Limits.for_window(64_000, 8_000))
     threshold = compactor.limits.threshold
@@ -343,7 +344,7 @@ def test_the_kept_tail_is_an_eighth_of_the_room_the_system_prompt_leaves():
 
 async def test_an_incremental_compaction_lists_a_prompt_merged_into_the_kept_message_once():
     from compact_agent.config import Limits
-    from compact_agent.context.compactor import Compactor
+    from compact_agent.context.compaction.compactor import Compactor
 
     async def no_model(messages, prompt):
         raise AssertionError("a record needs no model")
@@ -369,7 +370,7 @@ async def test_an_incremental_compaction_lists_a_prompt_merged_into_the_kept_mes
 
 def test_the_words_carried_by_the_last_resort_never_take_back_the_room_it_made():
     from compact_agent.context import ContextManager
-    from compact_agent.context.fit import CARRIED, shrink_to_fit
+    from compact_agent.context.decisions.fit import CARRIED, shrink_to_fit
 
     cm = ContextManager(window=16_000)
     view = four_reads("ok", typed="here is the log:\n" + "log line 12345\n" * 2_500)  # a paste, ~9K tokens
@@ -396,7 +397,7 @@ def test_the_last_resort_cuts_an_argument_once_and_keeps_the_count_true():
     kept = len(shown) - len(shown.split("\n[... ")[1].split("...]\n")[0]) - len("\n[... ...]\n")
     assert f"{len(content) - kept:,} characters of this argument omitted" in shown
     # A value the budget cut before is cut again from its own head and tail, the count still true.
-    from compact_agent.context.budget import _cut_value
+    from compact_agent.context.layers.previews import cut_value as _cut_value
 
     once = _cut_value("a" * 3_000 + "b" * 3_000, 2_000)
     twice = _cut_value(once, 400)
@@ -405,7 +406,7 @@ def test_the_last_resort_cuts_an_argument_once_and_keeps_the_count_true():
 
 async def test_cheap_forms_that_together_overshoot_the_limit_are_made_again_without_them():
     from compact_agent.config import Limits
-    from compact_agent.context.compactor import Compactor
+    from compact_agent.context.compaction.compactor import Compactor
 
     calls: list[str] = []
 

@@ -6,8 +6,8 @@ import base64
 
 import pytest
 
-from compact_agent.context import secrets as registry
-from compact_agent.context.secrets import REDACTED, redact, register
+from compact_agent.context.plumbing import secrets as registry
+from compact_agent.context.plumbing.secrets import REDACTED, redact, register
 
 KEY = "sk-forms-0123456789abcdefABCDEF"
 

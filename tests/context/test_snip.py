@@ -15,9 +15,9 @@ from pydantic_ai.messages import (
     repair_messages,
 )
 
-from compact_agent.context import tokens
-from compact_agent.context.rounds import unpaired
-from compact_agent.context.snip import NO_OUTPUT, SUPERSEDED, Snip, is_ack
+from compact_agent.context.layers.snip import NO_OUTPUT, SUPERSEDED, Snip, is_ack
+from compact_agent.context.plumbing import tokens
+from compact_agent.context.plumbing.rounds import unpaired
 from tests.context.strategies import REMINDER, Conv, budget_for, dump
 
 

@@ -20,7 +20,7 @@ TASK_ID = "TASK-7731"
 PROGRESS = re.compile(r"PROGRESS: done through file_(\d+), sum=(\d+)")
 VALUE = re.compile(r"VALUE=(\d+)")
 SUMMARY_MARK = "CRITICAL: Respond with TEXT ONLY"
-NOTES_MARK = "SESSION NOTES UPDATE"  # compact_agent.context.notes.NOTES_MARK
+NOTES_MARK = "SESSION NOTES UPDATE"  # compact_agent.context.compaction.notes.NOTES_MARK
 
 
 def task_text(n: int) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from compact_agent.agent.runner import AgentSession, SessionOptions
 from compact_agent.config import Settings
-from compact_agent.context.events import Event
+from compact_agent.context.plumbing.events import Event
 from tests.fakes.mcp_notes_server import INSTRUCTIONS
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text, tool_results
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from compact_agent.context.memory import SessionMemory
-from compact_agent.context.notes import SECTIONS
-from compact_agent.context.summary import SUMMARY_HEAD
+from compact_agent.context.compaction.memory import SessionMemory
+from compact_agent.context.compaction.notes import SECTIONS
+from compact_agent.context.compaction.summary import SUMMARY_HEAD
 from compact_agent.session.store import load_session_file
 from tests.fakes.openai_server import FakeOpenAIServer, message_text
 

@@ -99,8 +99,8 @@ def test_an_mcp_server_that_prints_non_json(cli, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("error", ["NotSmaller", "CompactionError"])
 def test_compaction_failures_name_no_class(error: str) -> None:
-    from compact_agent.context.compactor import CompactionError, NotSmaller
-    from compact_agent.context.pipeline import _one_line
+    from compact_agent.context.compaction.result import CompactionError, NotSmaller
+    from compact_agent.context.state import one_line as _one_line
 
     kind = NotSmaller if error == "NotSmaller" else CompactionError
     assert _one_line(kind("compaction would not shrink the context (9 → 9 tokens)")).startswith("compaction would")

@@ -133,7 +133,7 @@ async def test_huge_tool_output_is_spilled_and_read_back(tmp_path, monkeypatch):
 
 def test_anthropic_sessions_clear_tool_results_server_side(tmp_path):
     """L3c: with Anthropic the request carries context management and microcompact stays local-off."""
-    from compact_agent.context.microcompact import Microcompact
+    from compact_agent.context.layers.microcompact import Microcompact
 
     cwd = tmp_path / "project"
     cwd.mkdir()

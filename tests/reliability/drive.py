@@ -17,7 +17,7 @@ from pathlib import Path
 
 from compact_agent.agent.runner import AgentSession, SessionOptions
 from compact_agent.config import Settings
-from compact_agent.context.notes import SECTIONS
+from compact_agent.context.compaction.notes import SECTIONS
 from tests.fakes.openai_server import ChatRequest, Reply, message_text, tool_results
 
 NOTES_MARK = "SESSION NOTES UPDATE"

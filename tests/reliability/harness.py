@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compact_agent.session.store import _broken_pairs, load_session_file
+from compact_agent.session.loading import _broken_pairs
+from compact_agent.session.store import load_session_file
 from tests.e2e.scripted import FileTaskAgent, task_text
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.reliability.drive import TurnsAgent, turn_prompt

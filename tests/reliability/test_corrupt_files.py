@@ -16,7 +16,8 @@ import pytest
 from pydantic_ai.messages import ModelRequest
 
 from compact_agent.config import Settings
-from compact_agent.session.store import SessionStore, _broken_pairs, load_session_file
+from compact_agent.session.loading import _broken_pairs
+from compact_agent.session.store import SessionStore, load_session_file
 from tests.fakes.openai_server import FakeOpenAIServer
 
 from .common import cli, cli_args, pairs_history, session
@@ -305,9 +306,9 @@ def test_a_huge_junk_line_is_skipped_without_holding_it(tmp_path: Path, monkeypa
     not several times the line: the file is read in chunks, never whole."""
     import tracemalloc
 
-    from compact_agent.session import store
+    from compact_agent.session import loading
 
-    monkeypatch.setattr(store, "MAX_LINE_BYTES", 8 * 1024 * 1024, raising=False)
+    monkeypatch.setattr(loading, "MAX_LINE_BYTES", 8 * 1024 * 1024, raising=False)
     path, lines = _valid_file(tmp_path)
     original = load_session_file(path).messages
     with open(path, "wb") as f:

@@ -17,13 +17,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compact_agent.config import Limits, Settings
-from compact_agent.context import rounds
-from compact_agent.context.collapse import read_log
-from compact_agent.context.layers import default_layers
-from compact_agent.context.memory import _read_notes
+from compact_agent.context.compaction.memory import _read_notes
+from compact_agent.context.layers.collapse import read_log
+from compact_agent.context.layers.order import default_layers
 from compact_agent.context.pipeline import ContextManager
+from compact_agent.context.plumbing import rounds
 from compact_agent.context.wiring import Internals
-from compact_agent.session.store import SessionStore, _broken_pairs, _dump_message, load_session_file
+from compact_agent.session.entries import _dump_message
+from compact_agent.session.loading import _broken_pairs
+from compact_agent.session.store import SessionStore, load_session_file
 
 from .common import pairs_history
 

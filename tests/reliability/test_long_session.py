@@ -11,7 +11,9 @@ import gc
 from pathlib import Path
 
 from compact_agent.config import Settings
-from compact_agent.context import collapse, memory, tokens
+from compact_agent.context.compaction import memory
+from compact_agent.context.layers import collapse
+from compact_agent.context.plumbing import tokens
 from tests.fakes.openai_server import FakeOpenAIServer
 
 from .common import session

@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from compact_agent.context import tokens
+from compact_agent.context.plumbing import tokens
 from compact_agent.replay.importers import Transcript
 from compact_agent.replay.simulate import Sim, TokenModel
 from compact_agent.replay.standin import standin_summarize

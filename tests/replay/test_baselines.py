@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolReturnPart, UserPromptPart
 
-from compact_agent.context import summary
+from compact_agent.context.compaction import summary
 from compact_agent.replay import baselines, gemini, opencode, seed000
 from compact_agent.replay.baselines import (
     CLEARED,

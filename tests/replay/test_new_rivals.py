@@ -18,7 +18,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from compact_agent.context import tokens
+from compact_agent.context.plumbing import tokens
 from compact_agent.replay import cline
 from compact_agent.replay.anthropic_clear import CLEARED, AnthropicClear
 from compact_agent.replay.baselines import STRATEGIES, NoCompaction

@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from compact_agent.context import tokens
+from compact_agent.context.plumbing import tokens
 from compact_agent.models import PRICING
 from compact_agent.replay.baselines import NoCompaction
 from compact_agent.replay.importers import Transcript, load_transcript

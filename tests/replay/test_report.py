@@ -17,7 +17,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from compact_agent.context import summary
+from compact_agent.context.compaction import summary
 from compact_agent.models import PRICING
 from compact_agent.replay import report
 from compact_agent.replay.batch import find_files
@@ -190,7 +190,7 @@ async def test_a_real_model_makes_every_summary_and_notes_call(tmp_path: Path):
     """`--model`: the summarizer (and our session notes) go through a model; FunctionModel stands in."""
     from pydantic_ai.models.function import FunctionModel
 
-    from compact_agent.context.summarizer import SharedPrefixSummarizer
+    from compact_agent.context.compaction.summarizer import SharedPrefixSummarizer
 
     seen: list[int] = []
 

@@ -17,7 +17,7 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.config import Settings
-from compact_agent.context import tokens
+from compact_agent.context.plumbing import tokens
 from compact_agent.replay.importers import Transcript, load_transcript
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import (

@@ -15,8 +15,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from compact_agent.context import summary
-from compact_agent.context.collapse import DIGEST_HEADER
+from compact_agent.context.compaction import summary
+from compact_agent.context.layers.digest import DIGEST_HEADER
 from compact_agent.replay.importers import load_transcript
 from compact_agent.replay.retention import HARNESS_PREFIXES, Truth, is_typed, retention_of, typed_texts
 from compact_agent.replay.simulate import view_text

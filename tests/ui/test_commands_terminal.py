@@ -168,7 +168,7 @@ async def test_init_writes_agents_md_after_asking(tmp_path):
 def test_a_compacted_session_is_listed_by_the_users_first_words_not_by_the_compaction(tmp_path):
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    from compact_agent.context import summary
+    from compact_agent.context.compaction import summary
     from compact_agent.session.store import SessionStore
     from compact_agent.ui.sessions_list import first_prompt
 

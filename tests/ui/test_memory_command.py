@@ -9,7 +9,7 @@ from rich.console import Console
 
 from compact_agent.agent.runner import AgentSession, SessionOptions
 from compact_agent.config import Settings
-from compact_agent.context.notes import SECTIONS
+from compact_agent.context.compaction.notes import SECTIONS
 from compact_agent.ui.commands import dispatch
 
 

@@ -15,9 +15,15 @@ environment and writes no file unless it is given a store that does.
 
 from __future__ import annotations
 
-from .compactor import CompactionError, CompactionResult, Compactor, Summarize
-from .economics import CompactionPlan, Prices
-from .events import (
+from .compaction.compactor import Compactor
+from .compaction.memory import SessionMemory
+from .compaction.restore import Restorer
+from .compaction.result import CompactionError, CompactionResult, Summarize
+from .compaction.summarizer import SharedPrefixSummarizer
+from .decisions.economics import CompactionPlan, Prices
+from .layers.order import default_layers
+from .pipeline import ContextManager, Layer, SummarizerFactory, TokenCounter, WindowTooSmallError
+from .plumbing.events import (
     Budget,
     BudgetEvent,
     CollapseEvent,
@@ -28,13 +34,8 @@ from .events import (
     NotesEvent,
     SnipEvent,
 )
-from .layers import default_layers
-from .memory import SessionMemory
-from .pipeline import ContextManager, Layer, SummarizerFactory, TokenCounter, WindowTooSmallError
-from .restore import Restorer
-from .settings import CompactionSettings, Limits
-from .stores import HistoryStore, InMemoryStore, SideFiles
-from .summarizer import SharedPrefixSummarizer
+from .plumbing.settings import CompactionSettings, Limits
+from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
 
 __all__ = [
     "Budget",

@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, SystemPromptPart
 
-from .stores import HistoryStore
+from .plumbing.stores import HistoryStore
 
 __all__ = ["LoadableStore", "StoreSync", "keep_system_prompts", "stamp_new"]
 

@@ -10,77 +10,23 @@ copied, so with them a second conversation is refused instead of silently mixed 
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
-from opentelemetry.trace import NoOpTracer
 from pydantic_ai.capabilities.abstract import WrapRunHandler
 from pydantic_ai.exceptions import UserError
-from pydantic_ai.messages import ModelMessage
-from pydantic_ai.models import Model, infer_model
+from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from .compactor import CompactionError, Compactor, Summarize
-from .layers import default_layers
-from .memory import SessionMemory
-from .microcompact import Microcompact
-from .settings import Limits
-from .stores import HistoryStore, InMemoryStore, SideFiles
-from .summarizer import SharedPrefixSummarizer
+from .layers.microcompact import Microcompact
+from .plumbing.settings import Limits
+from .state import ManagerState
 from .wiring import Internals
 
-#: Limits until the model's own window is read (never used for a request: it is read first).
-_PROVISIONAL_WINDOW = 8_192
-
-if TYPE_CHECKING:
-    from .pipeline import ContextManager
+M = TypeVar("M", bound=ManagerState)
 
 
-def build_defaults(cm: ContextManager, window: int | None, store: HistoryStore | None,
-                    internals: Internals) -> None:
-    """Whatever the caller left out: limits from the window, an in-memory store, the default
-    layers (side files if the store offers them), in-memory notes, the shared-prefix summary."""
-    # What the caller built belongs to one conversation; what we build can be built again.
-    cm._owned = [name for name, given in (("store", store), ("layers", internals.layers),
-                                            ("memory", internals.memory), ("compactor", internals.compactor))
-                   if given is not None]
-    # No window and no limits: the model's own, read at the first request (`_window_from`).
-    cm._window_unknown = window is None and internals.limits is None
-    if internals.limits is not None:
-        cm.limits = internals.limits
-    else:
-        cm.limits = Limits.for_window(window or _PROVISIONAL_WINDOW, cm.max_output, cm.settings)
-    cm.window = cm.limits.window
-    cm.store = store if store is not None else InMemoryStore()
-    cm._all_tools = cm.compactable_tools is None and internals.layers is None
-    if internals.layers is not None:
-        cm.layers = internals.layers
-    else:
-        side = cm.store if isinstance(cm.store, SideFiles) else None
-        cm.layers = list(default_layers(cm.settings, side, compactable=cm.compactable_tools))
-    cm._own_memory = internals.memory is None and cm.settings.memory_enabled
-    cm.memory = SessionMemory(None, cm.settings, clock=cm.clock) if cm._own_memory else internals.memory
-    cm.summarizer = internals.summarizer or default_summarizer
-    cm.compactor = internals.compactor or Compactor(cm.limits)
-    # What forgetting costs sizes the kept tail and keeps the results in use (schedule.py, reuse.py).
-    if cm.compactor.tail_for is None:
-        cm.compactor.tail_for = lambda base: cm.schedule.choose_tail(cm, base)
-    if cm.compactor.hot is None:
-        cm.compactor.hot = lambda call_id: cm.schedule.reuse is not None and cm.schedule.reuse.hot(call_id)
-    if cm.compactor.returns_to_changed is None:
-        cm.compactor.returns_to_changed = lambda: cm.schedule.reuse is None or cm.schedule.reuse.returns_to_changed_files()
-    cm.run_model = None  # the model of the latest run (writes summary and notes)
-    cm._now_model = None
-    cm._tracer = NoOpTracer()
-    cm._conversation = None
-    cm._others = OrderedDict()
-    cm._prev_savings = {}
-    cm._rebaseline = False
-
-
-def account(cm: ContextManager, name: str, decided: bool) -> int:
+def account(cm: ManagerState, name: str, decided: bool) -> int:
     """What the layer's saving grew by since the previous request, added to `layer_savings`.
 
     A decision is frozen and re-applied on every later request, so the growth is what this
@@ -99,7 +45,7 @@ def account(cm: ContextManager, name: str, decided: bool) -> int:
     return grown
 
 
-async def for_run(cm: ContextManager, ctx: RunContext[Any]) -> ContextManager:
+async def for_run(cm: M, ctx: RunContext[Any]) -> M:
     """The state for this run's conversation: this instance for the first conversation, a
     fresh copy for each other one (their frozen decisions, notes and history must not mix)."""
     key = ctx.conversation_id or ""
@@ -125,7 +71,7 @@ async def for_run(cm: ContextManager, ctx: RunContext[Any]) -> ContextManager:
     return other
 
 
-def options_now(cm: ContextManager) -> dict[str, Any]:
+def options_now(cm: ManagerState) -> dict[str, Any]:
     """The public options as they are now (a caller may have set `event_handler` since)."""
     return {"max_output": cm.max_output, "settings": cm.settings, "summary_model": cm.summary_model,
             "token_counter": cm.token_counter, "compactable_tools": cm.compactable_tools,
@@ -133,7 +79,7 @@ def options_now(cm: ContextManager) -> dict[str, Any]:
             "max_conversations": cm.max_conversations, "prices": cm.prices}
 
 
-def internals_now(cm: ContextManager, limits: Limits | None) -> Internals:
+def internals_now(cm: ManagerState, limits: Limits | None) -> Internals:
     """What another conversation's copy is wired with: the same, but its own layers, notes and
     compactor (built afresh) and the limits this one has now."""
     return Internals(limits=limits, summarizer=cm.summarizer, clock=cm.clock, event_sink=cm.event_sink,
@@ -143,7 +89,7 @@ def internals_now(cm: ContextManager, limits: Limits | None) -> Internals:
                      keep_system_prompts=cm.keep_system_prompts)
 
 
-def window_from(cm: ContextManager, model: Model) -> None:
+def window_from(cm: ManagerState, model: Model) -> None:
     """`ContextManager()` without a window: the model's, where pydantic-ai knows it."""
     if not cm._window_unknown:
         return
@@ -155,14 +101,14 @@ def window_from(cm: ContextManager, model: Model) -> None:
     cm.set_window(known)
 
 
-def conversation(cm: ContextManager, conversation_id: str) -> ContextManager | None:
+def conversation(cm: M, conversation_id: str) -> M | None:
     """The state kept for `conversation_id` (its store, compactions, savings), if any."""
     if cm._conversation == conversation_id:
         return cm
     return cm._others.get(conversation_id)
 
 
-async def wrap_run(cm: ContextManager, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
     try:
         return await handler()
     except BaseException:
@@ -174,13 +120,13 @@ async def wrap_run(cm: ContextManager, ctx: RunContext[Any], *, handler: WrapRun
             await cm.memory.drain(None)
 
 
-async def after_run(cm: ContextManager, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+async def after_run(cm: ManagerState, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
     """Persist what the run added after its last model request (the final response)."""
     cm.persist(result.all_messages())
     return result
 
 
-async def drain(cm: ContextManager, timeout: float | None = None) -> None:
+async def drain(cm: ManagerState, timeout: float | None = None) -> None:
     """Wait for background notes in flight (all conversations), then cancel what is left.
     Needed only with `notes_in_background=True`, before the event loop ends."""
     for one in [cm, *cm._others.values()]:
@@ -188,47 +134,8 @@ async def drain(cm: ContextManager, timeout: float | None = None) -> None:
             await one.memory.drain(timeout)
 
 
-async def compact_now(cm: ContextManager, messages: Sequence[ModelMessage], *, instructions: str = "",
-                      model: Model | str | None = None) -> list[ModelMessage]:
-    """Compact `messages` (this conversation's history) now, outside a run; returns the new history.
-
-    The summary comes from `model`, else `summary_model`, else the model of the latest run.
-    Raises `CompactionError` when it cannot compact (nothing is changed then).
-    """
-    history = list(messages)
-    cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
-    cm._now_model = as_model(model)
-    cm._run_ids = (None, None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
-    try:
-        view, _ = cm.shape(list(history))
-        result = await cm.compact(history, trigger="manual", instructions=instructions, summary_input=view)
-    finally:
-        cm._now_model = None
-    cm.failures = 0
-    return list(result.messages)
-
-
-def compact_tools(cm: ContextManager, names: set[str]) -> None:
+def compact_tools(cm: ManagerState, names: set[str]) -> None:
     """Every tool of the agent is compactable unless `compactable_tools` said which."""
     for layer in cm.layers or ():
         if isinstance(layer, Microcompact) and not names <= layer.compactable:
             layer.compactable = frozenset(layer.compactable) | names
-
-
-def summary_model_for_now(cm: ContextManager) -> Model:
-    """The model that writes a summary now (see `summary_model`)."""
-    model = cm._now_model or as_model(cm.summary_model) or cm.run_model
-    if model is None:
-        raise CompactionError("no model to write the summary: pass summary_model=... to ContextManager, "
-                              "or model=... to compact_now()")
-    return model
-
-
-def as_model(model: Model | str | None) -> Model | None:
-    return infer_model(model) if isinstance(model, str) else model
-
-
-def default_summarizer(cm: ContextManager) -> Summarize:
-    """The summary request repeats the latest main request (system prompt, tools, settings), so
-    its input is a cache hit; with another `summary_model` only the structure is shared."""
-    return SharedPrefixSummarizer(cm.summary_model_for_now(), params=cm.last_params, settings=cm.last_settings)

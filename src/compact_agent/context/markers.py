@@ -1,59 +1,8 @@
-"""Our marks on messages and parts, and the one way side files are written.
+"""Old import path for the terminal agent and its UI, which import it here; the module is `plumbing.markers`.
 
-Every layer records what it did in `metadata["compact_agent"][<layer>]`, never in text the model
-reads, and keeps whatever metadata was there. Side files (spilled tool output, notes) hold what
-tool output held — possibly secrets — so they are written the same private, atomic way.
+Kept until agent/ and ui/ import from the new path; nothing inside the library uses it.
 """
 
-from __future__ import annotations
+from .plumbing.markers import mark
 
-import os
-import tempfile
-from pathlib import Path
-from typing import Any
-
-from . import crashpoints, secrets
-
-KEY = "compact_agent"
-
-
-def mark(metadata: Any, layer: str, info: dict[str, Any]) -> dict[str, Any]:
-    """`metadata` with `info` under `[KEY][layer]`, everything else kept (a non-dict under "value")."""
-    base: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
-    if metadata is not None and not isinstance(metadata, dict):
-        base["value"] = metadata
-    ours = dict(base.get(KEY) or {})
-    ours[layer] = info
-    base[KEY] = ours
-    return base
-
-
-def is_compaction_message(m: Any) -> bool:
-    """Whether `m` is the message a compaction starts a history with (it carries the user's
-    messages verbatim and the file ledger, so no layer may fold it away)."""
-    meta = getattr(m, "metadata", None)
-    ours = meta.get(KEY) if isinstance(meta, dict) else None
-    return isinstance(ours, dict) and ours.get("kind") == "summary"
-
-
-def write_private(path: Path, text: str, point: str) -> None:
-    """Temp file, fsync, rename, mode 0600 in a 0700 folder, API keys redacted.
-
-    A reader (or a crash) never sees half a file; `point` names the crash points for the
-    kill-anywhere tests (`<point>.synced`, `<point>.renamed`).
-    """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        try:
-            crashpoints.write_in_two(fd, secrets.redact(text).encode("utf-8"), point)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, 0o600)
-        crashpoints.hit(f"{point}.synced")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    crashpoints.hit(f"{point}.renamed")
+__all__ = ["mark"]

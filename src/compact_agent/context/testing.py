@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
 from pydantic_ai.usage import RequestUsage
 
-from .notes import SECTIONS
+from .compaction.notes import SECTIONS
 
 __all__ = ["REQUEST_MARK", "LibraryRequest", "library_request", "mark_request", "reply_to_library_request"]
 

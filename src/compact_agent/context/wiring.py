@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_ai.messages import ModelMessage
 
-from .compactor import CompactionResult, Compactor, Summarize
-from .events import Budget, Event, LayerResult
-from .memory import SessionMemory
-from .settings import Limits
+from .compaction.compactor import Compactor
+from .compaction.memory import SessionMemory
+from .compaction.result import CompactionResult, Summarize
+from .plumbing.events import Budget, Event, LayerResult
+from .plumbing.settings import Limits
 
 if TYPE_CHECKING:
     from .pipeline import ContextManager

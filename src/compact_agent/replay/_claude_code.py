@@ -40,14 +40,9 @@ from typing import Any
 
 from pydantic_ai.messages import ModelResponse, ModelResponsePart, TextPart, ThinkingPart, ToolCallPart
 
-from ._common import (
-    IMAGE_PLACEHOLDER,
-    ConversationBuilder,
-    is_blank_part,
-    parse_time,
-    text_of_blocks,
-    usage_from_mapping,
-)
+from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, text_of_blocks
+from ._recorded import parse_time, usage_from_mapping
+from ._validity import is_blank_part
 
 RECORD_TYPES = frozenset(
     {"user", "assistant", "system", "progress", "file-history-snapshot", "queue-operation", "summary"}

@@ -35,13 +35,8 @@ from typing import Any
 
 from pydantic_ai.messages import ModelResponsePart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart
 
-from ._common import (
-    ConversationBuilder,
-    has_recorded_usage,
-    parse_time,
-    text_of_blocks,
-    usage_from_mapping,
-)
+from ._common import ConversationBuilder, text_of_blocks
+from ._recorded import has_recorded_usage, parse_time, usage_from_mapping
 from ._redaction import REDACTION_RE, RedactionStats
 
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})

@@ -6,14 +6,16 @@ repair lives here, once, because each source breaks validity in its own way (Cla
 tool results with the lines of one response, Codex records developer messages between a call and its
 output, trajectories end on a call that never got a result) and the result must satisfy one contract:
 ``pydantic_ai.messages.repair_messages`` finds nothing to change.
+
+What a transcript recorded of times and token usage is read in `_recorded.py`; the repair that makes
+the assembled stream valid is `_validity.py`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -22,13 +24,13 @@ from pydantic_ai.messages import (
     ModelRequestPart,
     ModelResponse,
     ModelResponsePart,
-    TextPart,
-    ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.usage import RequestUsage
+
+from ._recorded import unmeasured_usage
+from ._validity import is_blank_part, make_valid
 
 IMAGE_PLACEHOLDER = "[image]"
 """Stands in for an image anywhere in a transcript.
@@ -38,89 +40,6 @@ them would make a replay corpus huge while adding nothing a compaction strategy 
 become this short marker. Token counts of replays are therefore lower than the recorded ones for
 turns that carried images.
 """
-
-
-def parse_time(value: Any) -> datetime | None:
-    """Parse an ISO-8601 string (``Z`` suffix allowed) or a Unix timestamp into an aware UTC datetime."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float):
-        try:
-            return datetime.fromtimestamp(float(value), tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    if isinstance(value, str) and value:
-        try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    return None
-
-
-def _int(mapping: Mapping[str, Any], *keys: str) -> int:
-    """First integer found under ``keys`` (dotted paths allowed), else 0: usage blocks vary by provider."""
-    for key in keys:
-        value: Any = mapping
-        for step in key.split("."):
-            value = value.get(step) if isinstance(value, Mapping) else None
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return 0
-
-
-def usage_from_mapping(raw: Any) -> RequestUsage | None:
-    """Normalise a recorded usage block to ``RequestUsage`` whose ``input_tokens`` include cached tokens.
-
-    Three conventions occur in the data:
-
-    * Anthropic (Claude Code): ``input_tokens`` *excludes* ``cache_read_input_tokens`` and
-      ``cache_creation_input_tokens``, so the total prompt is their sum.
-    * OpenAI chat / DeepSeek: ``prompt_tokens`` is the total; cached tokens are
-      ``prompt_cache_hit_tokens`` (DeepSeek) or ``prompt_tokens_details.cached_tokens``.
-    * OpenAI Responses / Codex: ``input_tokens`` is the total, ``cached_input_tokens`` the cached part.
-    """
-    if not isinstance(raw, Mapping):
-        return None
-    if "prompt_tokens" in raw or "completion_tokens" in raw:
-        return RequestUsage(
-            input_tokens=_int(raw, "prompt_tokens"),
-            cache_read_tokens=_int(raw, "prompt_cache_hit_tokens", "prompt_tokens_details.cached_tokens"),
-            output_tokens=_int(raw, "completion_tokens"),
-            output_reasoning_tokens=_int(raw, "completion_tokens_details.reasoning_tokens"),
-        )
-    if "cache_read_input_tokens" in raw or "cache_creation_input_tokens" in raw:
-        cache_read = _int(raw, "cache_read_input_tokens")
-        cache_write = _int(raw, "cache_creation_input_tokens")
-        return RequestUsage(
-            input_tokens=_int(raw, "input_tokens") + cache_read + cache_write,
-            cache_read_tokens=cache_read,
-            cache_write_tokens=cache_write,
-            cache_write_1h_tokens=_int(raw, "cache_creation.ephemeral_1h_input_tokens"),
-            output_tokens=_int(raw, "output_tokens"),
-        )
-    if "input_tokens" in raw or "output_tokens" in raw:
-        return RequestUsage(
-            input_tokens=_int(raw, "input_tokens"),
-            cache_read_tokens=_int(raw, "cached_input_tokens", "input_tokens_details.cached_tokens"),
-            output_tokens=_int(raw, "output_tokens"),
-            output_reasoning_tokens=_int(
-                raw, "reasoning_output_tokens", "output_tokens_details.reasoning_tokens"
-            ),
-        )
-    return None
-
-
-def unmeasured_usage() -> RequestUsage:
-    """Usage for a response whose source recorded none: ``unmeasured_requests=1`` says so explicitly."""
-    return RequestUsage(unmeasured_requests=1)
-
-
-def has_recorded_usage(response: ModelResponse) -> bool:
-    """Whether a response carries usage taken from its source (not the unmeasured placeholder)."""
-    return response.usage.unmeasured_requests == 0 and (
-        response.usage.input_tokens > 0 or response.usage.output_tokens > 0
-    )
 
 
 # --- conversation assembly -----------------------------------------------------------------------------
@@ -250,130 +169,6 @@ class ConversationBuilder:
         return messages
 
 
-def is_blank_part(part: ModelResponsePart) -> bool:
-    """Whitespace-only text (Claude Code streams a ``"\\n\\n"`` block first) and empty thinking."""
-    if isinstance(part, TextPart):
-        return not part.content.strip()
-    if isinstance(part, ThinkingPart):
-        return not part.content.strip() and not part.signature
-    return False
-
-
-def _partition(parts: Iterable[ModelRequestPart]) -> list[ModelRequestPart]:
-    """Tool results first (stable): providers require them to lead the message answering a turn."""
-    parts = list(parts)
-    return [p for p in parts if isinstance(p, ToolReturnPart)] + [
-        p for p in parts if not isinstance(p, ToolReturnPart)
-    ]
-
-
-def _synthetic(response: ModelResponse) -> bool:
-    """Mirrors pydantic-ai: responses with no API identity may be merged when adjacent."""
-    return (
-        response.provider_response_id is None
-        and response.provider_name is None
-        and response.model_name is None
-    )
-
-
-def _merge_neighbours(messages: list[ModelMessage]) -> list[ModelMessage]:
-    """Merge adjacent requests, and adjacent synthetic responses, exactly where pydantic-ai would."""
-    out: list[ModelMessage] = []
-    for message in messages:
-        last = out[-1] if out else None
-        if isinstance(message, ModelRequest) and isinstance(last, ModelRequest):
-            out[-1] = ModelRequest(
-                parts=_partition([*last.parts, *message.parts]),
-                timestamp=message.timestamp or last.timestamp,
-            )
-        elif (
-            isinstance(message, ModelResponse)
-            and isinstance(last, ModelResponse)
-            and _synthetic(last)
-            and _synthetic(message)
-        ):
-            out[-1] = dataclasses.replace(
-                last, parts=[*last.parts, *message.parts], usage=last.usage + message.usage
-            )
-        elif isinstance(message, ModelRequest):
-            out.append(dataclasses.replace(message, parts=_partition(message.parts)))
-        else:
-            out.append(message)
-    return out
-
-
-def make_valid(raw: list[ModelMessage]) -> tuple[list[ModelMessage], list[str]]:
-    """Enforce the conversation invariants, returning the repaired list and what was changed.
-
-    * every ``ToolCallPart`` is answered by exactly one ``ToolReturnPart`` in the request *right after*
-      its response (stricter than pydantic-ai, as Anthropic requires); a result that arrives later is
-      moved there, a call with no result is dropped, a result with no open call is dropped;
-    * tool results lead their request; adjacent requests are merged; no message is empty.
-    """
-    notes: list[str] = []
-    messages = _merge_neighbours([m for m in raw if m.parts])
-
-    open_calls: dict[str, tuple[int, ToolCallPart]] = {}
-    answered: set[int] = set()
-    moved: dict[int, list[ToolReturnPart]] = {}
-    dropped_returns: set[int] = set()
-    orphans = late = 0
-    for index, message in enumerate(messages):
-        if isinstance(message, ModelResponse):
-            for part in message.parts:
-                if isinstance(part, ToolCallPart):
-                    open_calls[part.tool_call_id] = (index, part)
-            continue
-        for part in message.parts:
-            if not isinstance(part, ToolReturnPart):
-                continue
-            owner = open_calls.pop(part.tool_call_id, None)
-            if owner is None:
-                orphans += 1
-                dropped_returns.add(id(part))
-                continue
-            answered.add(id(owner[1]))
-            if owner[0] != index - 1:
-                late += 1
-                dropped_returns.add(id(part))
-                moved.setdefault(owner[0], []).append(part)
-
-    dangling: list[str] = []
-    rebuilt: list[ModelMessage] = []
-    lost_usage = 0
-    for index, message in enumerate(messages):
-        if isinstance(message, ModelResponse):
-            parts = [p for p in message.parts if not isinstance(p, ToolCallPart) or id(p) in answered]
-            dangling += [
-                p.tool_call_id for p in message.parts if isinstance(p, ToolCallPart) and id(p) not in answered
-            ]
-            if parts:
-                rebuilt.append(
-                    dataclasses.replace(message, parts=parts) if len(parts) != len(message.parts) else message
-                )
-            elif has_recorded_usage(message):
-                lost_usage += 1
-            if index in moved:
-                rebuilt.append(ModelRequest(parts=list(moved[index]), timestamp=message.timestamp))
-        else:
-            parts = [p for p in message.parts if id(p) not in dropped_returns]
-            if parts:
-                rebuilt.append(
-                    dataclasses.replace(message, parts=parts) if len(parts) != len(message.parts) else message
-                )
-
-    if dangling:
-        shown = ", ".join(dangling[:5]) + (", …" if len(dangling) > 5 else "")
-        notes.append(f"dropped {len(dangling)} tool calls that never got a result ({shown})")
-    if orphans:
-        notes.append(f"dropped {orphans} tool results without a preceding open call")
-    if late:
-        notes.append(f"moved {late} tool results recorded after a later response next to their call")
-    if lost_usage:
-        notes.append(f"dropped {lost_usage} responses left empty (their recorded usage is lost)")
-    return _merge_neighbours(rebuilt), notes
-
-
 def text_of_blocks(content: Any, *, text_keys: tuple[str, ...] = ("text",)) -> str:
     """Flatten string-or-block-list content to text; image blocks become :data:`IMAGE_PLACEHOLDER`."""
     if content is None:
@@ -399,3 +194,4 @@ def text_of_blocks(content: Any, *, text_keys: tuple[str, ...] = ("text",)) -> s
                         pieces.append(value)
                         break
     return "\n".join(pieces)
+

@@ -30,9 +30,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.summary import SUMMARY_HEAD, UPDATE_HEAD
+from ..context.compaction.summary import SUMMARY_HEAD, UPDATE_HEAD
 from ..session.store import Boundary, load_session_file
-from ._common import make_valid
+from ._validity import make_valid
 
 KINDS = frozenset({"message", "boundary", "meta"})
 MAX_CHAIN = 1_000

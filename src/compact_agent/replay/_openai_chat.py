@@ -34,7 +34,8 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 
-from ._common import ConversationBuilder, parse_time, text_of_blocks, usage_from_mapping
+from ._common import ConversationBuilder, text_of_blocks
+from ._recorded import parse_time, usage_from_mapping
 
 _FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",

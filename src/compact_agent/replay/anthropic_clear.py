@@ -46,7 +46,7 @@ import dataclasses
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 
-from ..context import tokens
+from ..context.plumbing import tokens
 from .rival import Base, shared_summary, user_request
 from .simulate import Sim, Step
 

@@ -67,9 +67,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context import rounds
-from ..context.compactor import join
-from ..context.ledger import call_args
+from ..context.compaction.cuts import join
+from ..context.compaction.ledger import call_args
+from ..context.plumbing import rounds
 from .retention import _PATCH_FILE, EDIT_TOOLS, is_typed
 from .rival import Base
 from .simulate import Sim, Step

@@ -39,7 +39,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from ..context.compactor import join
+from ..context.compaction.cuts import join
 from .rival import Base, fit, summarize, user_request
 from .simulate import SideCall, Sim, Step
 

@@ -22,9 +22,9 @@ import dataclasses
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
-from ..context import rounds
-from ..context.compactor import join
-from ..context.summarizer import render_transcript
+from ..context.compaction.cuts import join
+from ..context.compaction.summarizer import render_transcript
+from ..context.plumbing import rounds
 from .rival import Base, is_user_turn, summarize, user_request
 from .simulate import SideCall, Sim, Step
 

@@ -44,7 +44,7 @@ from pydantic_ai.usage import RequestUsage
 
 from ..config import Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
-from ..context.compactor import join
+from ..context.compaction.cuts import join
 from ..context.wiring import Internals
 from ..models import PRICING, prices_of
 from .retention import is_typed

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
-from typing import Any
 
+from .analysis import Analysis, AnalyzeError, label
 from .metrics import Metrics
 from .simulate import StrategyRun, TranscriptRun
 
@@ -155,10 +155,8 @@ def _png(runs: list[TranscriptRun], window: int, titles: list[str], path: Path, 
     fig.savefig(path, dpi=110)
 
 
-def write_plot(analysis: Any, path: Path) -> Path:
+def write_plot(analysis: Analysis, path: Path) -> Path:
     """Write the chart for an `Analysis`; `.png` needs matplotlib, anything else is SVG."""
-    from .report import AnalyzeError, label
-
     titles = [label(r.transcript.source) for r in analysis.runs]
     heading = (f"Context tokens per request: {len(analysis.runs)} transcript(s), window {analysis.window:,}, "
                f"{analysis.pricing} prices")

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
-from ..context.ledger import call_args
-from ..context.reuse import REREAD_OUTPUT, arg_values, edit_texts, norm, part_texts, references
+from ..context.compaction.ledger import call_args
+from ..context.decisions.reuse import REREAD_OUTPUT, arg_values, edit_texts, norm, part_texts, references
 
 __all__ = ["REREAD_OUTPUT", "Need", "Needs", "Recall", "ViewText", "edit_texts", "lines_kept", "missing", "needs_of",
            "norm", "part_texts", "references", "reread_source_tokens"]
@@ -80,7 +80,7 @@ def _cut(text: str) -> str:
 
 def needs_of(messages: Sequence[ModelMessage]) -> Needs:
     """What each recorded response needed from the messages before it (module docstring)."""
-    from ..context.tokens import text_tokens
+    from ..context.plumbing.tokens import text_tokens
 
     needs = Needs()
     earlier: list[list[tuple[bool, str]]] = []  # part texts per message, oldest first

@@ -8,56 +8,25 @@ path, an unknown strategy, no transcript found, a model without a key) ends in o
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from ..models import PRICING, ModelInfo
+from ..models import PRICING
+from .analysis import Analysis, AnalyzeError, label
 from .baselines import factories
 from .batch import find_files, replay_files
-from .metrics import Metrics, measure
+from .metrics import Metrics
 from .simulate import Summarize, TranscriptRun, describe_fit
 
 DEFAULT_WINDOW = 64_000
 DEMO_WINDOW = 20_000
 LAYER_LABELS = {"budget": "L1", "snip": "L2", "microcompact": "L3", "collapse": "L4", "masking": "mask",
                 "prune": "prune", "output-mask": "out-mask", "truncate": "trunc"}
-
-
-class AnalyzeError(RuntimeError):
-    """A problem the user can fix, explained in one line."""
-
-
-@dataclass
-class Analysis:
-    window: int
-    pricing: str
-    price: ModelInfo
-    runs: list[TranscriptRun] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-
-    def metrics(self, run: TranscriptRun) -> list[Metrics]:
-        return [measure([r], self.price, label(run.transcript.source)) for r in run.runs]
-
-    def totals(self) -> list[Metrics]:
-        names = [r.strategy for r in self.runs[0].runs] if self.runs else []
-        return [measure([r for t in self.runs for r in t.runs if r.strategy == n], self.price, "total")
-                for n in names]
-
-
-def label(path: Path) -> str:
-    """The transcript's whole path relative to the working directory (file names repeat across
-    folders: every Claude Code subagent is `subagents/agent-*.jsonl`)."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive (Windows)
-        return str(path)
 
 
 async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,

@@ -32,8 +32,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.ledger import call_args
-from ..context.summary import is_synthetic_text
+from ..context.compaction.ledger import call_args
+from ..context.compaction.summary import is_synthetic_text
 
 KEY_CHARS = 200
 EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "notebookedit", "edit_file", "write_file",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, UserPromptPart
 
-from ..context import rounds
-from ..context.compactor import drop_oldest_rounds, join
+from ..context.compaction.cuts import drop_oldest_rounds, join
+from ..context.plumbing import rounds
 from .retention import typed_texts
 from .simulate import SideCall, Sim
 

@@ -35,9 +35,9 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from ..config import Limits, Settings
-from ..context import summary
-from ..context.compactor import join
-from ..context.restore import Restorer, restore_messages
+from ..context.compaction import summary
+from ..context.compaction.cuts import join
+from ..context.compaction.restore import Restorer, restore_messages
 from .ours import TranscriptFiles
 from .rival import Base, fit, is_user_turn, last_response_index, summarize, user_request
 from .simulate import SideCall, Sim, Step

@@ -36,8 +36,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context import tokens
-from ..context.compactor import join
+from ..context.compaction.cuts import join
+from ..context.plumbing import tokens
 from .importers import Transcript
 from .recall import (
     REREAD_OUTPUT,

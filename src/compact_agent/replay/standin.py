@@ -162,7 +162,7 @@ _BUDGET = re.compile(r"Stay under about (\d+) tokens")
 def standin_notes(messages: Sequence[ModelMessage], prompt: str) -> str:
     """Session notes in the fixed sections, as the notes model would keep them: the same content and
     size rule as the stand-in summary, within the token budget the request names."""
-    from ..context.notes import SECTIONS
+    from ..context.compaction.notes import SECTIONS
 
     found = _BUDGET.search(prompt)
     target = target_chars(sum(len(message_text(m)) for m in messages))
@@ -194,7 +194,7 @@ def standin_notes(messages: Sequence[ModelMessage], prompt: str) -> str:
 
 def model_summarizer(name: str) -> Summarize:
     """Summary calls made by a real model (`--model`); raises ConfigError when it cannot be built."""
-    from ..context.summarizer import SharedPrefixSummarizer
+    from ..context.compaction.summarizer import SharedPrefixSummarizer
     from ..models import build_model
 
     return SharedPrefixSummarizer(build_model(name))

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
-from . import tokens
-from .settings import Limits
+from ..plumbing import tokens
+from ..plumbing.settings import Limits
 
 
 @dataclass

@@ -39,10 +39,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from . import tokens
-from .events import Budget, Event, LayerResult, Stopwatch
-from .markers import mark
-from .rounds import has_user_text
+from ..plumbing import tokens
+from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
+from ..plumbing.markers import mark
+from ..plumbing.rounds import has_user_text
 
 LAYER = "snip"
 SUPERSEDED = "[superseded by a later read of the same unchanged file]"

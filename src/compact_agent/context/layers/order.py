@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..plumbing.settings import CompactionSettings as Settings
+from ..plumbing.stores import SideFiles
 from .budget import ToolResultBudget
 from .collapse import ContextCollapse
 from .microcompact import COMPACTABLE, Microcompact
-from .settings import CompactionSettings as Settings
 from .snip import Snip
-from .stores import SideFiles
 
 
 def default_layers(settings: Settings, store: SideFiles | None = None, *,

@@ -27,9 +27,9 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
-from . import tokens
+from ..compaction.ledger import call_args, changed_files
+from ..plumbing import tokens
 from .economics import Prices
-from .ledger import call_args, changed_files
 
 __all__ = ["Reach", "Reuse", "edit_texts", "norm", "part_texts", "references"]
 

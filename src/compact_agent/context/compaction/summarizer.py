@@ -29,8 +29,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
-from .compactor import join
-from .testing import mark_request
+from ..testing import mark_request
+from .cuts import join
 
 REFUSED = ("Your previous reply called a tool; tool calls are refused for this request. Reply with "
            "plain text only: an <analysis> block followed by a <summary> block.")

@@ -28,10 +28,11 @@ here touches the history.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import ModelMessage
 
+from ..plumbing.settings import Limits
 from .economics import (
     SUMMARY_INSTRUCTION_TOKENS,
     CompactionPlan,
@@ -42,10 +43,10 @@ from .economics import (
     summary_cost,
 )
 from .reuse import Reuse
-from .settings import Limits
+from .view import ManagerView
 
 if TYPE_CHECKING:
-    from .compactor import CompactionResult
+    from ..compaction.result import CompactionResult
 
 SUMMARY_PRIOR_TOKENS = 2_000
 """Expected summary size before this session has made one (the nine-section summary with its analysis
@@ -70,7 +71,7 @@ class Schedule:
     reuse: Reuse | None = dataclasses.field(default_factory=Reuse)
 
     # -- the decision -----------------------------------------------------------------------
-    def reason(self, cm: Any, messages: list[ModelMessage], tokens_now: int, suppressed: bool) -> str:
+    def reason(self, cm: ManagerView, messages: list[ModelMessage], tokens_now: int, suppressed: bool) -> str:
         """"window", "threshold", "priced" or "" (no compaction) for the request of `tokens_now`."""
         fixed = cm.calibration.tokens(cm.overhead)
         context = tokens_now - fixed
@@ -82,7 +83,7 @@ class Schedule:
             return "threshold" if self.threshold_pays(cm, messages, context, fixed) else ""
         return "priced" if self.priced(cm, messages, context, fixed) else ""
 
-    def hard_limit(self, cm: Any) -> int:
+    def hard_limit(self, cm: ManagerView) -> int:
         """The largest request that still leaves room for this model's answers (the adapted output
         reserve) and a 2% margin for the estimate's error. When the system prompt and tools with
         two summaries, or with what the latest compaction kept and one request's growth, already
@@ -94,7 +95,7 @@ class Schedule:
                                                          self.rebuild_seen + round(self.growth.rate))
         return int(hard if floor < hard else cm.limits.window - margin)
 
-    def compaction_helps(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int = 0) -> bool:
+    def compaction_helps(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int = 0) -> bool:
         """Whether a compaction would free a tenth of the history at least: right after one, in a
         window the fixed part nearly fills, another would cost a summary and free nothing. Nor does
         one help when the system prompt and tools with a summary alone exceed the window: the
@@ -105,7 +106,7 @@ class Schedule:
             return False
         return self._rebuild(cm, messages) < 0.9 * context
 
-    def threshold_pays(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int) -> bool:
+    def threshold_pays(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int) -> bool:
         """Over the threshold: compact now, or let the context grow to the hard limit first? Now,
         when holding the rebuild instead of the context, over the requests until the threshold is
         crossed again, saves more than the compaction costs."""
@@ -117,7 +118,7 @@ class Schedule:
         until_next = max(1.0, (cm.limits.threshold - fixed - rebuild) / max(self.growth.rate, 1.0))
         return bool(plan.saving * until_next >= plan.fixed_cost)
 
-    def priced(self, cm: Any, messages: list[ModelMessage], context: int, fixed: int) -> bool:
+    def priced(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int) -> bool:
         """Under the threshold: whether compacting now costs less than waiting. The rebuild is
         estimated only once the context could be past the cheapest point even with nothing but a
         summary to rebuild (and no model call), which keeps the common case to a few
@@ -146,7 +147,7 @@ class Schedule:
         self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0, forget=forget)
         return self.last_plan.compact
 
-    def next_compaction_at(self, cm: Any) -> int:
+    def next_compaction_at(self, cm: ManagerView) -> int:
         """Where (request size, overhead included) the next compaction is expected: the cheapest
         point for what the latest compaction kept when that comes before the threshold, else the
         threshold. Sets `credit` for the view layers' own pricing."""
@@ -158,7 +159,7 @@ class Schedule:
         self.credit = plan.credit_per_token
         return int(min(cm.limits.threshold, round(plan.point) + fixed))
 
-    def record_pays(self, cm: Any, messages: list[ModelMessage], record_tokens: int, *, tokens_before: int,
+    def record_pays(self, cm: ManagerView, messages: list[ModelMessage], record_tokens: int, *, tokens_before: int,
                     reason: str, rebuild: int | None = None) -> bool:
         """Whether this compaction should keep a record written without a model (`record_tokens`
         long) rather than ask for a summary: when the summary request costs more than holding the
@@ -188,7 +189,7 @@ class Schedule:
         return record_pays(extra=record_tokens - self.summary_tokens, requests=requests, summary=cost,
                            prices=self.prices, credit=self.credit)
 
-    def incremental_pays(self, cm: Any, messages: list[ModelMessage], kept: int, carried: int, *,
+    def incremental_pays(self, cm: ManagerView, messages: list[ModelMessage], kept: int, carried: int, *,
                          reason: str) -> bool:
         """Whether to keep the compaction message the history starts with (`kept` tokens) and
         append the record of what came after it, rather than fold it all into one new message.
@@ -248,11 +249,11 @@ class Schedule:
         return (self.full_summaries + 1) / (self.compactions + 1)
 
     # -- helpers --------------------------------------------------------------------------------
-    def _rebuild(self, cm: Any, messages: list[ModelMessage]) -> int:
+    def _rebuild(self, cm: ManagerView, messages: list[ModelMessage]) -> int:
         cm.compactor.ratio = cm.calibration.ratio
         return int(cm.compactor.rebuild_estimate(messages, self.summary_tokens, cm.overhead))
 
-    def forget(self, cm: Any, messages: list[ModelMessage], request_tokens: int) -> float:
+    def forget(self, cm: ManagerView, messages: list[ModelMessage], request_tokens: int) -> float:
         """USD per request of the look-agains a compaction now would cause: how often the model has
         recently reached back further than the tail a compaction would keep verbatim, for what the
         results it keeps as in use do not hold, times what one look-again at a request of
@@ -262,7 +263,7 @@ class Schedule:
         return self.reuse.forget_cost(self.prices, cm.compactor.tail_tokens(messages, cm.overhead), request_tokens,
                                       "cold", wait_usd=cm.settings.stall_wait_usd)
 
-    def choose_tail(self, cm: Any, base: int) -> int:
+    def choose_tail(self, cm: ManagerView, base: int) -> int:
         """The verbatim tail a compaction keeps, in estimated tokens: of `base` (an eighth of the
         room) and its multiples up to half the room, the one whose cost per request until the next
         compaction is lowest. Each kept token is re-sent uncached once and then held, brings the
@@ -290,7 +291,7 @@ class Schedule:
                 best, best_cost = tail, cost
         return best
 
-    def _plan(self, cm: Any, context: int, rebuild: int, fixed: int,
+    def _plan(self, cm: ManagerView, context: int, rebuild: int, fixed: int,
               summary_share: float | None = None, forget: float = 0.0) -> CompactionPlan:
         return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,

@@ -47,16 +47,18 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
-from . import rounds, summary, tokens
-from .compactor import CompactionError, CompactionResult, join
-from .events import Event, Stopwatch
-from .identity_memo import IdentityMemo
-from .markers import write_private
+from ..plumbing import rounds, tokens
+from ..plumbing.events import Event, Stopwatch
+from ..plumbing.identity_memo import IdentityMemo
+from ..plumbing.markers import write_private
+from ..plumbing.settings import CompactionSettings as Settings
+from ..plumbing.settings import Limits
+from ..testing import mark_request
+from . import summary
+from .cuts import join
 from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, parse_sections
-from .settings import CompactionSettings as Settings
-from .settings import Limits
+from .result import CompactionError, CompactionResult
 from .summarizer import render_transcript
-from .testing import mark_request
 
 log = logging.getLogger(__name__)
 

@@ -21,108 +21,25 @@ from the in-memory cache, without touching the disk again.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-from . import tokens
-from .events import Budget, Event, LayerResult, Stopwatch
-from .markers import mark, write_private
-from .settings import CompactionSettings as Settings
+from ..plumbing import tokens
+from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
+from ..plumbing.markers import mark, write_private
+from ..plumbing.settings import CompactionSettings as Settings
+from .previews import build_preview, cut_args, spill_name, text_of
 
 log = logging.getLogger(__name__)
 
 LAYER = "budget"
 SHORT_PREVIEW_CHARS = 400  # the last resort's preview, when even full previews leave a request too big
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-
-
-def text_of(part: ToolReturnPart) -> str | None:
-    """The text the model would read for this result, or None when it carries files (images)."""
-    if isinstance(part.content, str):
-        return part.content
-    if part.files:
-        return None
-    return part.model_response_str(wrap_if_error=False)
-
-
-def spill_name(tool_call_id: str) -> str:
-    """A file name for the id that cannot escape the spill dir; a hash keeps rewritten ids distinct."""
-    safe = _UNSAFE.sub("_", tool_call_id).lstrip(".")[:120]
-    if safe != tool_call_id or not safe:
-        safe = f"{safe or 'call'}-{hashlib.sha256(tool_call_id.encode()).hexdigest()[:10]}"
-    return f"{safe}.txt"
-
-
-
-
-def build_preview(text: str, preview_chars: int, path: Path | None) -> str:
-    """Head and tail of `text` and one line telling the model where the rest is (or that it is gone)."""
-    head_n = max(0, preview_chars // 2)
-    tail_n = max(0, preview_chars - head_n)
-    head, tail = text[:head_n], text[len(text) - tail_n :] if tail_n else ""
-    omitted = len(text) - len(head) - len(tail)
-    lines = text.count("\n") + 1
-    size = f"{len(text):,} characters, {lines:,} lines"
-    if path is not None:
-        note = (
-            f"[Output too large for the context ({size}); showing the first {len(head):,} and last "
-            f"{len(tail):,} characters. Full output saved to {path} . Read the rest with "
-            f'read_file(path="{path}", offset=<first line>, limit=<number of lines>).]'
-        )
-    else:
-        note = (
-            f"[Output too large for the context ({size}); showing the first {len(head):,} and last "
-            f"{len(tail):,} characters. The full output was not saved and cannot be read back; "
-            f"re-run the tool with narrower arguments if you need the rest.]"
-        )
-    return f"{head}\n\n[... {omitted:,} characters omitted ...]\n\n{tail}\n\n{note}"
-
-
-_OMITTED = re.compile(r"\n\[\.\.\. ([\d,]+) characters of this argument omitted from the context; the call ran "
-                      r"with the full text \.\.\.\]\n")
-
-
-def _cut_value(v: str, keep: int) -> str:
-    """`v` cut to its first and last `keep // 2` characters with a note of how many were left out;
-    a value cut before is cut again from its own head and tail, the count kept true."""
-    found = _OMITTED.search(v)
-    if found is None:
-        head, tail = v[: keep // 2], v[len(v) - keep // 2:]
-        omitted = len(v) - len(head) - len(tail)
-    else:
-        old_head, old_tail = v[:found.start()], v[found.end():]
-        head, tail = old_head[: keep // 2], old_tail[max(0, len(old_tail) - keep // 2):]
-        omitted = int(found.group(1).replace(",", "")) + len(old_head) - len(head) + len(old_tail) - len(tail)
-    return (f"{head}\n[... {omitted:,} characters of this argument omitted from the context; the call ran "
-            f"with the full text ...]\n{tail}")
-
-
-def _cut_args(part: ToolCallPart, limit: int, keep: int) -> dict[str, Any] | None:
-    """The call's arguments with every string longer than `limit` cut to its head and tail, or None
-    when nothing is that long (or the arguments are not a JSON object)."""
-    try:
-        args = part.args_as_dict()
-    except Exception:  # noqa: BLE001 - malformed arguments are shown as they are
-        return None
-    if not isinstance(args, dict):
-        return None
-    out: dict[str, Any] = {}
-    cut = False
-    for k, v in args.items():
-        if isinstance(v, str) and len(v) > limit and len(short := _cut_value(v, keep)) < len(v):
-            out[k] = short
-            cut = True
-        else:
-            out[k] = v
-    return out if cut else None
 
 
 class ToolResultBudget:
@@ -255,7 +172,7 @@ class ToolResultBudget:
             if cached is None:
                 if part.tool_call_id in self.args_kept:
                     continue
-                cached = _cut_args(part, limit, self.settings.tool_result_preview_chars)
+                cached = cut_args(part, limit, self.settings.tool_result_preview_chars)
                 if cached is None:
                     self.args_kept.add(part.tool_call_id)
                     continue
@@ -309,7 +226,7 @@ class ToolResultBudget:
                 if freed >= need:
                     break
                 as_shown = replace(call, args=self.args_cut.get(call.tool_call_id, call.args))  # type: ignore[arg-type]
-                cut = _cut_args(as_shown, chars, chars)
+                cut = cut_args(as_shown, chars, chars)
                 if cut is not None:
                     self.args_cut[call.tool_call_id] = cut
                     freed += tokens.part_tokens(as_shown) - tokens.part_tokens(replace(call, args=cut))  # type: ignore[arg-type]

@@ -1,0 +1,394 @@
+"""L5: compaction that rewrites the persisted history (full, partial, reactive).
+
+Order of work, chosen so that nothing is lost whatever fails:
+  1. ask the summarizer (the request the conversation last sent plus the instruction, unable to
+     act), making the request fit: images become `[image]`, and on "prompt too long" the oldest
+     API rounds after the first go — or, where the caller prices it cheaper, write a record of the
+     steps without a model (`summary.record_of`), and keep the previous compaction message as it
+     is, appending an update (incremental);
+  2. archive the full transcript — if that fails, stop: nothing was rewritten;
+  3. build the new history: summary message (with the user's own words) + restored files +
+     attachments + the kept tail, with no call/result pair split and no adjacent same-role messages;
+  4. reject the result if it is not smaller than its input; one of the cheap forms over the
+     caller's ceiling is made again without them;
+  5. let the caller rewrite the session atomically to a boundary plus this history.
+
+The summarizer and the archive are passed in: this module never talks to a provider or a disk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from ..plumbing import rounds, tokens
+from ..plumbing.events import Event, Stopwatch
+from ..plumbing.markers import KEY, is_compaction_message
+from ..plumbing.settings import Limits
+from . import ledger, summary
+from .cuts import join, summarize_fitting, tail_start
+from .restore import Restorer, pick_files, read_paths_in
+from .result import CompactionError, CompactionResult, NotSmaller, Summarize
+
+KEEP_RESULTS = 5
+"""Tool results a compaction keeps verbatim (within the tail budget): the newest few, as observation
+masking keeps the newest observations; older ones live on in the summary and on disk."""
+
+
+def escalated(limits: Limits, level: int) -> Limits:
+    """Limits for a compaction that follows another too closely: restore less, keep less."""
+    if level <= 0:
+        return limits
+    files = 0 if level >= 2 else max(1, limits.restore_max_files // 2)
+    return dataclasses.replace(limits, restore_max_files=files,
+                               restore_total_tokens=limits.restore_total_tokens >> level)
+
+
+@dataclass
+class Compactor:
+    """Builds compacted histories. One instance per session; holds no conversation state."""
+
+    limits: Limits
+    restorer: Restorer = field(default_factory=Restorer)
+    escalation: int = 0  # set by the thrash guard for the next compaction; reset after it
+    ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration), for sizes
+    typed: Callable[[str], bool] | None = None  # which user-role texts a person typed (None: all but ours)
+    # Sizes the verbatim tail by what forgetting costs (schedule.py `choose_tail`): given the
+    # default budget, the budget to keep. None: the default, capped at KEEP_RESULTS tool results.
+    tail_for: Callable[[int], int] | None = None
+    # Which tool results the model is still using (reuse.py `Reuse.hot`): a compaction keeps those
+    # it would summarize, verbatim with their calls, after the summary. None: none are kept.
+    hot: Callable[[str], bool] | None = None
+    # Whether the model goes back to the files it changed (reuse.py): when not, a compaction does
+    # not re-read them. None: it always does.
+    returns_to_changed: Callable[[], bool] | None = None
+
+    def scaled(self, estimated: int) -> int:
+        """An estimate in the provider's tokens, comparable with `tokens_before` and the threshold."""
+        return math.ceil(estimated * self.ratio)
+
+    async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
+                      archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
+                      tokens_before: int | None = None, overhead: int = 0, level: int = 0,
+                      summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
+                      prefer_record: Callable[[int], bool] | None = None,
+                      prefer_incremental: Callable[[int, int], bool] | None = None,
+                      ceiling: int | None = None) -> CompactionResult:
+        """Full compaction: summarise everything before a short verbatim tail.
+
+        `keep_from`: `summary_input` is the request last sent, which covered `messages[:keep_from]`;
+        what came after it is kept verbatim, so the summary request is that request (a cache hit)
+        plus the instruction. `prefer_record(tokens)`: given the size of a record of the
+        summarised part written without a model (`summary.record_of`), whether it is cheaper
+        than a summary request; when it is, no model is called. `prefer_incremental(tokens, carried)`:
+        given the size of the compaction message the history starts with and of what any new one
+        would carry of it again (the user's messages and the ledger), whether to keep that message
+        as it is (a cache hit) and append the record of what came after it, rather than fold
+        everything into one new message. `ceiling` (provider tokens, overhead included): a result
+        of those cheap forms over it is made again without them.
+
+        `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
+        because the last compaction did not buy enough room.
+        """
+        watch = Stopwatch()
+        if not messages:
+            raise CompactionError("nothing to compact")
+        before = tokens_before if tokens_before is not None else self.scaled(tokens.estimate(messages) + overhead)
+        archive = _once(archive)
+        level = max(self.escalation, level)
+        try:
+            while True:
+                self.escalation = level
+                result = await self._compact_once(
+                    messages, summarize=summarize, archive=archive, trigger=trigger, instructions=instructions,
+                    before=before, overhead=overhead, watch=watch, summary_input=summary_input,
+                    keep_from=keep_from, prefer_record=prefer_record, prefer_incremental=prefer_incremental)
+                # The cheap forms were priced apart; together they may leave the request over `ceiling`
+                # (the largest request that leaves room for the answer): then without them.
+                if ceiling is None or result.tokens_after <= ceiling:
+                    return result
+                if result.event.detail.get("incremental"):
+                    prefer_incremental = None
+                elif result.strategy == "record":
+                    prefer_record = None
+                else:
+                    return result
+        finally:
+            self.escalation = 0
+
+    async def _compact_once(self, messages: list[ModelMessage], *, summarize: Summarize,
+                            archive: Callable[[], Path | None], trigger: str, instructions: str, before: int,
+                            overhead: int, watch: Stopwatch, summary_input: list[ModelMessage] | None,
+                            keep_from: int | None, prefer_record: Callable[[int], bool] | None,
+                            prefer_incremental: Callable[[int, int], bool] | None) -> CompactionResult:
+        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
+        if cut == 0:
+            cut = len(messages)
+        if keep_from is not None:
+            cut = min(cut, rounds.adjust_cut_backward(messages, keep_from))
+        keep = 0
+        if (prefer_incremental is not None and not instructions and cut > 1
+                and is_compaction_message(messages[0])):
+            carried = summary.carried_tokens(messages[0])
+            if prefer_incremental(self.scaled(tokens.estimate(messages[:1])), self.scaled(carried)):
+                keep = 1
+        head, tail = messages[keep:cut], messages[cut:]
+        text, strategy, dropped = None, "full", 0
+        if prefer_record is not None and not instructions:
+            record = summary.record_of(head)
+            if record is not None and prefer_record(self.scaled(tokens.text_tokens(record))):
+                text, strategy = record, "record"
+        if text is None:
+            # The summary request carries the same prefix the main conversation last sent (cache hit).
+            sent = summary_input if summary_input is not None else messages
+            prompt = summary.compact_prompt(instructions, "from" if keep else "full")
+            shown = len(messages) if keep_from is None else keep_from  # what `sent` covers
+            reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead),
+                                                     max(0, shown - cut))
+            text = summary.extract_summary(reply)
+        while True:
+            try:
+                return self._finish(messages, head, messages[:keep], tail, text, archive, trigger, strategy,
+                                    before, overhead, watch, dropped, incremental=bool(keep))
+            except NotSmaller:
+                # The summary covers everything; keep a shorter tail with it (the thrash guard's
+                # steps), rather than fail a compaction whose tail held most of the history.
+                if self.escalation >= 2:
+                    raise
+                self.escalation += 1
+                new_cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
+                if new_cut <= cut:
+                    raise
+                if strategy == "record":  # a record covers its head exactly: write it again
+                    text = summary.record_of(messages[keep:new_cut])
+                    if text is None:
+                        raise
+                elif keep_from is not None and new_cut > keep_from:  # past what the summary saw
+                    raise
+                cut, head, tail = new_cut, messages[keep:new_cut], messages[new_cut:]
+
+    async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
+                              summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
+                              overhead: int = 0) -> CompactionResult:
+        """`from`: keep messages[:pivot] (cache-friendly), summarise the rest; `up_to`: summarise
+        messages[:pivot] and keep the rest verbatim."""
+        watch = Stopwatch()
+        before = self.scaled(tokens.estimate(messages) + overhead)
+        if direction == "from":
+            pivot = rounds.adjust_cut_backward(messages, pivot)
+            keep_head, to_sum, tail = messages[:pivot], messages[pivot:], []
+            sent = messages
+        elif direction == "up_to":
+            pivot = rounds.adjust_cut_forward(messages, pivot)
+            keep_head, to_sum, tail = [], messages[:pivot], messages[pivot:]
+            tail = [m for m in tail if not summary.is_summary(m)]
+            sent = to_sum
+        else:
+            raise CompactionError(f"unknown direction {direction!r}")
+        if not to_sum:
+            raise CompactionError("nothing to summarise on that side of the message index")
+        prompt = summary.compact_prompt(instructions, direction)
+        reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead))
+        text = summary.extract_summary(reply)
+        return self._finish(messages, to_sum, keep_head, tail, text, archive, "manual",
+                            f"partial_{direction}", before, overhead, watch, dropped)
+
+    def from_notes(self, messages: list[ModelMessage], notes: str, keep_from: int, *,
+                   archive: Callable[[], Path | None], trigger: str, tokens_before: int, overhead: int = 0
+                   ) -> CompactionResult:
+        """Session-memory compaction: the notes are the summary; no model call."""
+        watch = Stopwatch()
+        keep_from = rounds.adjust_cut_backward(messages, keep_from)
+        return self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes, archive,
+                            trigger, "session_memory", tokens_before, overhead, watch, 0)
+
+    def record_size(self, messages: list[ModelMessage], overhead: int = 0) -> int | None:
+        """Provider tokens of the record a compaction now would keep instead of a summary, or None
+        when no record would list every step."""
+        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results) or len(messages)
+        record = summary.record_of(messages[:cut])
+        return None if record is None else self.scaled(tokens.text_tokens(record))
+
+    def user_texts(self, messages: Sequence[ModelMessage]) -> list[str]:
+        """What the user typed in `messages`, carried verbatim through the compaction: our own
+        synthetic messages never count, and `typed` (when given) also leaves out what a harness
+        injected as user-role text (reminders, environment context)."""
+        texts = summary.user_texts(messages)
+        return texts if self.typed is None else [t for t in texts if self.typed(t)]
+
+    def summary_room(self, overhead: int) -> int:
+        """Estimated tokens the summary request's messages may take: the window less the room for
+        the summary (the output reserve), in provider tokens converted back, less the fixed part."""
+        return int((self.limits.window - self.limits.output_reserve) / max(self.ratio, 0.1)) - overhead
+
+    def tail_budget(self, overhead: int = 0) -> int:
+        """Tokens of verbatim tail a compaction keeps: an eighth of the room the threshold leaves
+        the conversation (the threshold less the system prompt and tools, `overhead`), or what
+        `tail_for` makes of that, halved per escalation step of the thrash guard. The newest round
+        is kept whatever its size."""
+        room = self.limits.threshold - self.scaled(overhead)
+        base = max(500, room // 8)
+        return (self.tail_for(base) if self.tail_for is not None else base) >> self.escalation
+
+    @property
+    def keep_results(self) -> int | None:
+        """The cap on tool results in the tail: KEEP_RESULTS, none when the tail is priced."""
+        return None if self.tail_for is not None else KEEP_RESULTS
+
+    def kept_results(self, summarized: Sequence[ModelMessage], overhead: int = 0) -> list[ModelMessage]:
+        """The tool results the model is still using among those a compaction replaces, each with
+        its call, newest first within the default tail budget (each no larger than a restored
+        file), in their original order. The model reached back into each of them recently; a
+        summary would name them, and the model would read them again."""
+        if self.hot is None:
+            return []
+        calls = {p.tool_call_id: p for m in summarized if isinstance(m, ModelResponse)
+                 for p in m.parts if isinstance(p, ToolCallPart)}
+        budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
+        picked: list[tuple[ToolCallPart, ToolReturnPart]] = []
+        used = 0
+        for m in reversed(summarized):
+            if not isinstance(m, ModelRequest):
+                continue
+            for p in m.parts:
+                if not isinstance(p, ToolReturnPart) or p.tool_call_id not in calls or not self.hot(p.tool_call_id):
+                    continue
+                size = tokens.message_tokens(ModelRequest(parts=[p])) + tokens.message_tokens(
+                    ModelResponse(parts=[calls[p.tool_call_id]]))
+                if size > self.limits.restore_tokens_per_file or used + size > budget:
+                    continue
+                picked.append((calls[p.tool_call_id], p))
+                used += size
+        meta = {KEY: {"synthetic": "kept"}}
+        return [msg for call, result in reversed(picked)
+                for msg in (ModelResponse(parts=[call], metadata=meta), ModelRequest(parts=[result], metadata=meta))]
+
+    def tail_tokens(self, messages: Sequence[ModelMessage], overhead: int = 0) -> int:
+        """Estimated tokens of the verbatim tail a full compaction now would keep: how far back the
+        model can still reach after it without looking again."""
+        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
+        return tokens.estimate(messages[cut:])
+
+    def restorable(self, messages: Sequence[ModelMessage], kept: Sequence[ModelMessage],
+                   limits: Limits) -> tuple[list[Path], ledger.Ledger]:
+        """Which files come back after a compaction: the files changed since the previous one (the
+        model is working on them), newest first, within the budgets. A file that was only read,
+        or changed before the previous compaction and not touched since, comes back as a path in
+        the summary message: re-reading it costs the model one call, restoring it costs its tokens
+        uncached now and cached on every later request."""
+        files = ledger.changed_files(messages)
+        working = ledger.changed_files(messages, carried=False)
+        if not working or limits.restore_max_files <= 0:
+            return [], files
+        if self.returns_to_changed is not None and not self.returns_to_changed():
+            return [], files
+        changed = {self.restorer.resolve(p) for p in working}
+        candidates = [p for p in self.restorer.recent_files() if p in changed]
+        exclude = {self.restorer.resolve(p) for p in read_paths_in(kept)}
+        return pick_files(candidates, limits, exclude, self.restorer.file_tokens), files
+
+    def rebuild_estimate(self, messages: list[ModelMessage], summary_tokens: int, overhead: int = 0) -> int:
+        """Provider tokens of the history right after a full compaction now (without `overhead`):
+        the summary (`summary_tokens`, the size summaries have had), the user's messages, the
+        ledger, the restored files and the kept tail. The pipeline prices compactions with it."""
+        if not messages:
+            return 0
+        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
+        if cut == 0:
+            cut = len(messages)
+        head, tail = messages[:cut], messages[cut:]
+        users = summary.pick_user_messages(self.user_texts(head), self.limits.user_messages_budget)
+        msg = summary.summary_message("", None, users, "full", ledger.changed_files(messages),
+                                      ledger.read_files(head))
+        base = self.scaled(tokens.estimate([msg, *tail]) + overhead) + summary_tokens
+        limits = self._restore_limits(base)
+        paths, _ = self.restorable(messages, tail, limits)
+        restored = sum(min(self.restorer.file_tokens(p), limits.restore_tokens_per_file) for p in paths)
+        kept = tokens.estimate(self.kept_results(head, overhead)) if self.hot is not None else 0
+        return base - self.scaled(overhead) + self.scaled(restored + kept)
+
+    def _restore_limits(self, base: int) -> Limits:
+        """Restore budgets after escalation, and at most half the room left under the threshold
+        once the rest of the new history (`base`, provider tokens with the overhead) is counted:
+        with a small window and a large system prompt the defaults would restore the context
+        straight back over it."""
+        limits = escalated(self.limits, self.escalation)
+        room = max(0, int((self.limits.threshold - base) / self.ratio) // 2)
+        if room < limits.restore_total_tokens:
+            limits = dataclasses.replace(limits, restore_total_tokens=room)
+        return limits
+
+    def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
+                keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,
+                archive: Callable[[], Path | None], trigger: str, strategy: str, before: int, overhead: int,
+                watch: Stopwatch, dropped_rounds: int, incremental: bool = False) -> CompactionResult:
+        users = summary.pick_user_messages(self.user_texts(summarized), self.limits.user_messages_budget)
+        try:
+            archive_path = archive()
+        except OSError as e:
+            raise CompactionError(f"could not archive the transcript ({e}); the session was not rewritten") from e
+        files = ledger.changed_files(messages)
+        reads = ledger.read_files(summarized)
+        if incremental:  # the kept compaction message lists what came before; this one what came since
+            listed = ledger.changed_files(keep_head)
+            since = {p: a for p, a in files.items() if listed.get(p) != a}
+            # The kept message's own metadata lists what it carries; a prompt merged into it stays
+            # in it as it is (listing it again would show it twice).
+            every = [*summary.carried_users(keep_head[0]), *self.user_texts(summarized)]
+            head_msg = summary.update_message(text, archive_path, users, since, reads, all_users=every,
+                                              all_files=files, strategy=strategy)
+        else:
+            head_msg = summary.summary_message(text, archive_path, users, strategy, files, reads)
+        limits = self._restore_limits(self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead))
+        paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
+        self.restorer.reset()
+        restored = self.restorer.reread(list(reversed(paths)), limits.restore_tokens_per_file) if paths else []
+        restored += self.restorer.attachments()
+        restored += self.kept_results(summarized, overhead)
+        self.escalation = 0
+        new = join(keep_head, [head_msg], restored, tail)
+        after = self.scaled(tokens.estimate(new) + overhead)
+        if after >= before:
+            raise NotSmaller(f"compaction would not shrink the context ({before:,} → {after:,} tokens)")
+        unpaired = rounds.unpaired(new)
+        if unpaired != (set(), set()):
+            raise CompactionError(f"compaction produced unpaired tool calls {unpaired}")
+        ev = Event("compact", strategy, before, after, trigger=trigger, duration_ms=watch.ms(),
+                   detail={"archive": str(archive_path) if archive_path else None, "summarized": len(summarized),
+                           "kept": len(tail) + len(keep_head), "restored": len(restored),
+                           "dropped_rounds": dropped_rounds, "files_changed": len(files),
+                           "incremental": incremental})
+        return CompactionResult(new, trigger, strategy, before, after, archive_path, text,
+                                len(summarized), ev)
+
+
+def _once(archive: Callable[[], Path | None]) -> Callable[[], Path | None]:
+    """The archive step, run at most once however many histories a compaction tries."""
+    done: list[Path | None] = []
+
+    def call() -> Path | None:
+        if not done:
+            done.append(archive())
+        return done[0]
+    return call
+
+
+def latest_user_prompt(messages: Sequence[ModelMessage]) -> str | None:
+    for m in reversed(messages):
+        if isinstance(m, ModelRequest) and not summary.is_summary(m):
+            for p in m.parts:
+                if isinstance(p, UserPromptPart) and isinstance(p.content, str):
+                    return p.content
+    return None

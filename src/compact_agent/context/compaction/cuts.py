@@ -1,0 +1,156 @@
+"""How a compaction cuts a history: media out of the summary request, the oldest rounds dropped
+until it fits, where the verbatim tail begins, and pieces joined into valid messages.
+
+Pure functions of the messages (and the summarizer, for the one that retries on "prompt too
+long"); every cut falls on a safe point (`rounds.py`), so no call is parted from its result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from pydantic_ai.exceptions import ModelContextWindowExceededError
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolReturnPart,
+)
+
+from ..plumbing import rounds, tokens
+from .result import CompactionError, Summarize
+
+MAX_PTL_RETRIES = 3
+
+
+def strip_media(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """Replace images and documents by `[image]`/`[document]`: a summary needs neither, and they
+    can make the summary request itself too long."""
+    out: list[ModelMessage] = []
+    for m in messages:
+        if not isinstance(m, ModelRequest):
+            out.append(m)
+            continue
+        parts = []
+        changed = False
+        for p in m.parts:
+            content = getattr(p, "content", None)
+            if isinstance(content, (list, tuple)) and any(not isinstance(c, str) for c in content):
+                new = [c if isinstance(c, str) else _media_label(c) for c in content]
+                parts.append(dataclasses.replace(p, content=new))  # type: ignore[arg-type]
+                changed = True
+            elif isinstance(content, BinaryContent):
+                parts.append(dataclasses.replace(p, content=_media_label(content)))  # type: ignore[arg-type]
+                changed = True
+            else:
+                parts.append(p)
+        out.append(dataclasses.replace(m, parts=parts) if changed else m)
+    return out
+
+
+def _media_label(c: object) -> str:
+    media = str(getattr(c, "media_type", "") or getattr(c, "kind", ""))
+    return "[image]" if "image" in media else "[document]"
+
+
+def drop_oldest_rounds(messages: list[ModelMessage], n: int) -> list[ModelMessage]:
+    """Drop the oldest `n` API rounds, keeping at least one; the rest starts at a safe cut."""
+    rs = rounds.api_rounds(messages)
+    if len(rs) <= 1:
+        return messages
+    n = min(n, len(rs) - 1)
+    return messages[rs[n][0]:]
+
+
+def drop_oldest_after_first(messages: list[ModelMessage], n: int) -> list[ModelMessage]:
+    """Drop the `n` oldest API rounds after the first, keeping the first and the newest: the first
+    is the opening request or the compaction message (the user's first words, or the record of
+    everything before), and keeping it keeps the prefix the conversation last sent. With two
+    rounds or fewer, as `drop_oldest_rounds`."""
+    rs = rounds.api_rounds(messages)
+    if len(rs) <= 2:
+        return drop_oldest_rounds(messages, n)
+    n = min(n, len(rs) - 2)
+    return [*messages[:rs[1][0]], *messages[rs[1 + n][0]:]]
+
+
+async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summarize: Summarize,
+                            max_input_tokens: int, kept_newest: int = 0) -> tuple[str, int]:
+    """Ask for a summary whatever the size: strip media, pre-trim to the summarizer's window,
+    then drop the oldest rounds after the first on each "prompt too long" (up to MAX_PTL_RETRIES).
+
+    Pre-trimming first leaves out the newest rounds that lie within the last `kept_newest`
+    messages: the compaction keeps those verbatim, so the summary needs them least, and the
+    request keeps the prefix the conversation last sent (a cache hit) and the user's first words.
+    Returns the raw reply and how many rounds were dropped.
+    """
+    msgs = strip_media(messages)
+    dropped = 0
+    while tokens.estimate(msgs) > max_input_tokens:
+        rs = rounds.api_rounds(msgs)
+        if len(rs) <= 1 or rs[-1][0] < len(messages) - kept_newest:
+            break
+        msgs = msgs[:rs[-1][0]]
+        dropped += 1
+    while tokens.estimate(msgs) > max_input_tokens and len(rounds.api_rounds(msgs)) > 1:
+        msgs = drop_oldest_after_first(msgs, 1)
+        dropped += 1
+    for attempt in range(MAX_PTL_RETRIES + 1):
+        try:
+            return await summarize(msgs, prompt), dropped
+        except ModelContextWindowExceededError:
+            if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
+                raise
+            k = max(1, len(rounds.api_rounds(msgs)) // 5)
+            msgs = drop_oldest_after_first(msgs, k)
+            dropped += k
+    raise CompactionError("unreachable")
+
+
+def join(*groups: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """Concatenate history pieces, merging adjacent requests (or responses) into one message so
+    the result is already what the provider receives (`repair_messages` leaves it alone)."""
+    out: list[ModelMessage] = []
+    for g in groups:
+        for m in g:
+            prev = out[-1] if out else None
+            if isinstance(prev, ModelRequest) and isinstance(m, ModelRequest):
+                meta = {**(prev.metadata or {}), **(m.metadata or {})} or None
+                out[-1] = dataclasses.replace(prev, parts=[*prev.parts, *m.parts], metadata=meta)
+            elif isinstance(prev, ModelResponse) and isinstance(m, ModelResponse):
+                out[-1] = dataclasses.replace(prev, parts=[*prev.parts, *m.parts])
+            else:
+                out.append(m)
+    return out
+
+
+def _results(message: ModelMessage) -> int:
+    return sum(1 for p in message.parts if isinstance(p, ToolReturnPart)) if isinstance(message, ModelRequest) else 0
+
+
+def tail_start(messages: Sequence[ModelMessage], max_tokens: int, max_results: int | None = None) -> int:
+    """Where the verbatim tail after a summary begins.
+
+    The newest request is what the model must answer now (a user prompt, or tool results it has
+    not seen), so it is kept, with the response whose calls it answers. Older rounds are added
+    while they fit `max_tokens` and, with `max_results`, until the tail holds that many tool
+    results: the newest results are the working memory a summary describes worst.
+    """
+    n = len(messages)
+    if n == 0:
+        return 0
+    start = rounds.adjust_cut_backward(messages, n - 1)
+    safe = rounds.safe_cuts(messages)
+    i = start
+    held = sum(_results(m) for m in messages[start:])
+    while i > 0 and (max_results is None or held < max_results):
+        j = i - 1
+        while j > 0 and not safe[j]:
+            j -= 1
+        if tokens.estimate(messages[j:]) > max_tokens:
+            break
+        held += sum(_results(m) for m in messages[j:i])
+        i = j
+    return i if i > 0 else start

@@ -1,0 +1,167 @@
+"""The last resort: a request that would still exceed the window after compaction is shrunk.
+
+A provider refuses a request over its window, and refuses the next one the same way: one round
+bigger than the window (eight large files read at once, a system prompt that fills a small window)
+would end the session for good. So the pipeline never sends such a request as it is. In order,
+cheapest loss first:
+
+1. the largest tool results become previews (the tool-result budget's own, frozen, so the next
+   request repeats them and the saved history keeps the full text);
+2. the oldest rounds after the first message (the summary, or the user's opening request) leave
+   this request's view (the saved history keeps them), down to the newest round; what the user
+   typed in them is carried after the first message, verbatim within half the room they freed;
+3. every tool result left, previews included, shrinks to a short head and tail;
+4. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
+   tool loop; other providers need none of it);
+5. what the first message carries verbatim (the summary with the user's words and the file ledger,
+   or the opening request, and the carried words) gives way: each text cut to its first words,
+   then replaced by one line saying that it was left out. The saved history keeps it all: this is
+   what a system prompt that nearly fills the window leaves, and a refused request would end the
+   session.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ThinkingPart,
+    UserPromptPart,
+)
+
+from ..compaction import summary
+from ..plumbing import rounds, tokens
+from ..plumbing.events import Event
+from .view import ShrinkView
+
+__all__ = ["shrink_to_fit"]
+
+CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
+LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
+            "the saved session keeps it]")
+HEAD_CHARS = 300
+
+
+def _typed(cm: ShrinkView, messages: list[ModelMessage]) -> list[str]:
+    """What the user typed in `messages` (the compactor's rule, which knows a harness's injected text)."""
+    compactor = getattr(cm, "compactor", None)
+    return compactor.user_texts(messages) if compactor is not None else summary.user_texts(messages)
+
+
+
+def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int) -> tuple[list[ModelMessage], int]:
+    """The view of `cm`'s request brought under the window (less a 2% margin); returns it and its size."""
+    limit = cm.limits.window - cm.limits.window // 50
+    budget = next((layer for layer in cm.layers if hasattr(layer, "shrink")), None)
+    ids: list[str] = []
+    after = tokens_now
+    if budget is not None:
+        need = max(1, int((tokens_now - limit) / max(cm.calibration.ratio, 0.1)) + 1)
+        view, ids = budget.shrink(view, need)
+        after = cm.measure(view) if ids else tokens_now
+    dropped = 0
+    # The first message stays: the summary, or the user's opening request.
+    keep_first = 1 if view and isinstance(view[0], ModelRequest) else 0
+    first = view[0] if keep_first and isinstance(view[0], ModelRequest) else None
+    words: list[str] = []  # what the user typed in the rounds left out, carried after the first message
+    left_out = 0  # estimated tokens of those rounds
+    while after > limit:
+        rs = rounds.api_rounds(view[keep_first:])
+        if len(rs) <= 1:
+            break
+        cut = keep_first + rs[1][0]
+        words += _typed(cm, view[keep_first:cut])
+        left_out += tokens.estimate(view[keep_first:cut])
+        view = [*view[:keep_first], *view[cut:]]
+        if first is not None and words:
+            # Verbatim within half of what left, else the heads of the older ones (summary.pick_user_messages):
+            # the words never take back the room that leaving the rounds out made.
+            kept = list(reversed(summary.pick_user_messages(words, left_out // 2)))
+            if kept:
+                carried = UserPromptPart(CARRIED + "\n".join(f"- {w}" for w in kept))
+                view[0] = dataclasses.replace(first, parts=[*first.parts, carried])
+        dropped += 1
+        after = cm.measure(view)
+    if after > limit and budget is not None:
+        need = max(1, int((after - limit) / max(cm.calibration.ratio, 0.1)) + 1)
+        view, more = budget.shrink(view, need, short=True)
+        ids += more
+        after = cm.measure(view) if more else after
+    thinking = 0
+    if after > limit:
+        last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
+        if cm.provider != "anthropic":
+            last = -1
+        for i, m in enumerate(view):
+            if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
+                rest = [p for p in m.parts if not isinstance(p, ThinkingPart)]
+                if rest:
+                    view[i] = dataclasses.replace(m, parts=rest)
+                    thinking += 1
+        after = cm.measure(view) if thinking else after
+    first_cut = 0
+    # The user's newest request keeps at least its first words: the first message's own texts are
+    # left out only when a later message, or the carried words, hold a newer one.
+    later_ask = any(isinstance(p, UserPromptPart) for m in view[1:] if isinstance(m, ModelRequest)
+                    for p in m.parts) or (first is not None and view[0] is not first)
+    head = view[0] if view else None
+    if after > limit and isinstance(head, ModelRequest) and len(view) > 1:
+        for shorten in (_heads, _left_out) if later_ask else (_heads,):
+            head, changed = shorten(head)
+            view[0] = head
+            if changed:
+                first_cut += 1
+                after = cm.measure(view)
+            if after <= limit:
+                break
+    if ids or dropped or thinking or first_cut:
+        cm.emit(Event("budget", "shrink", tokens_now, after, ids=ids, trigger="window",
+                      detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking,
+                              "first_message_cut": first_cut}))
+    return view, after
+
+
+def _carried_text(p: object) -> str | None:
+    """The text of a carried-words part, else None."""
+    if isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(CARRIED):
+        return p.content
+    return None
+
+
+def _head(text: str) -> str:
+    return text if len(text) <= HEAD_CHARS + 1 else text[:HEAD_CHARS] + "…"
+
+
+def _heads(first: ModelRequest) -> tuple[ModelRequest, bool]:
+    """The first message with each text cut to its first words; of the carried words, the newest
+    only (the user's newest request), cut the same way."""
+    parts: list[ModelRequestPart] = []
+    changed = False
+    for p in first.parts:
+        carried = _carried_text(p)
+        if isinstance(p, UserPromptPart) and isinstance(p.content, str):
+            if carried is not None:
+                newest = carried[len(CARRIED):].rsplit("\n- ", 1)[-1].removeprefix("- ")
+                text = CARRIED + "- " + _head(newest)
+            else:
+                text = _head(p.content)
+            if text != p.content:
+                p, changed = dataclasses.replace(p, content=text), True
+        parts.append(p)
+    return (dataclasses.replace(first, parts=parts) if changed else first), changed
+
+
+def _left_out(first: ModelRequest) -> tuple[ModelRequest, bool]:
+    """The first message with its own texts replaced by one line (system prompts and the carried
+    words stay)."""
+    own = [p for p in first.parts if isinstance(p, UserPromptPart) and _carried_text(p) is None]
+    if not own:
+        return first, False
+    rest = [p for p in first.parts if not isinstance(p, UserPromptPart)]
+    carried = [p for p in first.parts if _carried_text(p) is not None]
+    parts: list[ModelRequestPart] = [*rest, UserPromptPart(LEFT_OUT), *carried]
+    return dataclasses.replace(first, parts=parts), True

@@ -1,0 +1,56 @@
+"""What the decisions read of the `ContextManager` they decide for: a small typed view.
+
+The schedule and the last-resort shrink are handed the manager itself (`pipeline.py`), but they
+only read these few things from it; naming them here keeps a reader of `schedule.py` or `fit.py`
+out of `pipeline.py`, and lets a test hand them any object that has them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from pydantic_ai.messages import ModelMessage
+
+from ..compaction.compactor import Compactor
+from ..plumbing.events import Event
+from ..plumbing.settings import CompactionSettings, Limits
+from ..plumbing.tokens import Calibration
+
+
+class ManagerView(Protocol):
+    """The schedule's inputs: the window's limits and settings, the request's fixed part, the
+    calibration of estimates, the compactor (what a compaction would keep), the breaker."""
+
+    @property
+    def limits(self) -> Limits: ...
+    @property
+    def settings(self) -> CompactionSettings: ...
+    @property
+    def calibration(self) -> Calibration: ...
+    @property
+    def overhead(self) -> int:
+        """Uncalibrated tokens of the instructions and tool definitions sent with every request."""
+        ...
+    @property
+    def requests(self) -> int:
+        """Requests prepared so far in this conversation."""
+        ...
+    @property
+    def breaker_open(self) -> bool:
+        """Too many compactions failed in a row: no automatic one is tried."""
+        ...
+    @property
+    def compactor(self) -> Compactor: ...
+
+
+class ShrinkView(ManagerView, Protocol):
+    """What the last-resort shrink (`fit.py`) reads and does besides: the view layers (the budget
+    layer shrinks first), the provider, a measurement of a view, and the event it reports."""
+
+    @property
+    def layers(self) -> Sequence[Any]: ...
+    @property
+    def provider(self) -> str: ...
+    def measure(self, messages: Sequence[ModelMessage]) -> int: ...
+    def emit(self, event: Event) -> None: ...

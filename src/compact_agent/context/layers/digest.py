@@ -1,0 +1,155 @@
+"""Layer 4's digest: the short, deterministic text that stands for a collapsed run of rounds.
+
+What was asked, which tools ran with which key arguments and how they ended, which files were read
+or changed — made from the messages alone, so the same rounds always give the same bytes (the
+commit stores it, and re-applying it keeps the cached prefix). A caller may pass its own `Digest`
+to `ContextCollapse`; the summary carries a collapsed digest through a compaction (`DIGEST_HEADER`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponsePart,
+    RetryPromptPart,
+    TextContent,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+DIGEST_HEADER = "[Collapsed history digest]"
+Digest = Callable[[list[ModelMessage]], str]
+
+
+def is_digest(part: Any) -> bool:
+    return isinstance(part, UserPromptPart) and isinstance(part.content, str) and part.content.startswith(DIGEST_HEADER)
+
+
+# -- the default digest --------------------------------------------------------------------------
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _prompt_str(part: UserPromptPart) -> str:
+    if isinstance(part.content, str):
+        return part.content
+    out: list[str] = []
+    for x in part.content:
+        if isinstance(x, str | TextContent):
+            out.append(x if isinstance(x, str) else x.content)
+        else:
+            media = str(getattr(x, "media_type", "") or "")
+            out.append("[image]" if media.startswith("image/") else f"[{getattr(x, 'kind', 'file')}]")
+    return " ".join(out)
+
+
+def _retry_text(part: RetryPromptPart) -> str:
+    return part.content if isinstance(part.content, str) else json.dumps(part.content, default=str)
+
+
+def _key_args(args: dict[str, Any]) -> str:
+    shown = []
+    for k, v in list(args.items())[:4]:
+        if isinstance(v, str):
+            shown.append(f"{k}={json.dumps(_clip(v, 80), ensure_ascii=False)}" if len(v) <= 200 else f"{k}=<{len(v)} chars>")
+        elif isinstance(v, bool | int | float) or v is None:
+            shown.append(f"{k}={json.dumps(v)}")
+        else:
+            shown.append(f"{k}=<{type(v).__name__}>")
+    return ", ".join(shown)
+
+
+def _outcome(result: ToolReturnPart | RetryPromptPart | None) -> str:
+    if result is None:
+        return "no result"
+    if isinstance(result, RetryPromptPart):
+        return "error: " + _clip(_retry_text(result), 120)
+    text = result.content if isinstance(result.content, str) else result.model_response_str(wrap_if_error=False)
+    if result.outcome != "success":
+        return f"{result.outcome}: " + _clip(text.strip().splitlines()[0] if text.strip() else "", 120)
+    if result.files:
+        return f"ok ({len(result.files)} file{'s' if len(result.files) > 1 else ''})"
+    lines = text.count("\n") + 1
+    return f"ok ({lines} line{'s' if lines > 1 else ''})" if text.strip() else "ok (no output)"
+
+
+def _fit(steps: list[str], room: int) -> list[str]:
+    """Keep every ask of the user, then steps from both ends (the start and the latest state)."""
+    asks = [i for i, x in enumerate(steps) if x.startswith("- User:")]
+    cost = sum(len(steps[i]) + 31 for i in asks) + 30  # each ask may bring a gap line
+    while cost > room and len(asks) > 2:  # the first ask and the newest ones matter most
+        cost -= len(steps[asks.pop(1)]) + 31
+    keep = set(asks)
+    used = cost
+    lo, hi, front = 0, len(steps) - 1, True
+    while lo <= hi:
+        i = lo if front else hi
+        if i not in keep:
+            if used + len(steps[i]) + 1 > room:
+                break
+            used += len(steps[i]) + 1
+            keep.add(i)
+        lo, hi = (lo + 1, hi) if front else (lo, hi - 1)
+        front = not front
+    out: list[str] = []
+    gap = 0
+    for i, x in enumerate(steps):
+        if i in keep:
+            if gap:
+                out.append(f"- … {gap} more steps …")
+                gap = 0
+            out.append(x)
+        else:
+            gap += 1
+    if gap:
+        out.append(f"- … {gap} more steps …")
+    return out
+
+
+def default_digest(messages: list[ModelMessage], max_chars: int = 6_000) -> str:
+    """Deterministic digest of `messages`: asks, tool calls with key args and outcomes, files."""
+    results: dict[str, ToolReturnPart | RetryPromptPart] = {}
+    for m in messages:
+        if isinstance(m, ModelRequest):
+            for r in m.parts:
+                if isinstance(r, ToolReturnPart) or (isinstance(r, RetryPromptPart) and r.tool_name):
+                    results[r.tool_call_id] = r
+    steps: list[str] = []
+    read: dict[str, None] = {}
+    changed: dict[str, None] = {}
+    for m in messages:
+        p: ModelRequestPart | ModelResponsePart
+        for p in m.parts:
+            if isinstance(p, UserPromptPart) and not is_digest(p):
+                text = _prompt_str(p)
+                if not text.lstrip().startswith("<system-reminder>"):  # reminders are not asks
+                    steps.append(f"- User: {_clip(text, 300)}")
+            elif isinstance(p, RetryPromptPart) and not p.tool_name:
+                steps.append(f"- Retry feedback: {_clip(_retry_text(p), 160)}")
+            elif isinstance(p, TextPart) and p.content.strip():
+                steps.append(f"- Assistant: {_clip(p.content, 240)}")
+            elif isinstance(p, ToolCallPart):
+                args = p.args_as_dict()
+                steps.append(f"- {p.tool_name}({_key_args(args)}) -> {_outcome(results.get(p.tool_call_id))}")
+                path = args.get("path", args.get("file_path"))
+                if isinstance(path, str):
+                    writes = "write" in p.tool_name or "edit" in p.tool_name
+                    (changed if writes else read)[path] = None
+    head = [f"{DIGEST_HEADER} {len(messages)} earlier messages were collapsed to save context; the "
+            f"full messages are kept in the session log."]
+    head += [f"Files changed: {_clip(', '.join(changed), 600)}"] if changed else []
+    head += [f"Paths read or searched: {_clip(', '.join(read), 600)}"] if read else []
+    head.append("What happened, in order:")
+    room = max_chars - sum(len(h) + 1 for h in head)
+    if sum(len(x) + 1 for x in steps) > room:
+        steps = _fit(steps, room)
+    return "\n".join([*head, *steps])[:max_chars]

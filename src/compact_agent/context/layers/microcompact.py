@@ -1,0 +1,172 @@
+"""Layer 3: microcompact. Old results of re-runnable tools are cleared, in batches.
+
+Results of `read_file`, `bash`, `grep`, ... are big and cheap to get again, so once they are old the
+model loses little when their content becomes "[Old tool result content cleared]". The call and
+its arguments stay, so the model still knows what it did and can re-run it.
+
+When to clear is a cache question, not a size question. Clearing an old result rewrites the
+prompt from that point on, which throws away the provider's cached prefix. So we clear only:
+
+* (time) when the cache has expired anyway: the newest response is older than the cache TTL, so
+  the next request re-reads the whole prefix at full price whatever we do;
+* (count) in one batch, when there are more than `microcompact_trigger` live results and clearing
+  all but the newest `microcompact_keep_recent` frees at least `microcompact_min_free_tokens`.
+  Measured on real transcripts, a window sliding one result at a time costs more than never
+  compacting; a batch pays the cache miss once and then stays stable for many requests.
+
+With `server_side=True` nothing is cleared here: the caller sends `anthropic_context_management`
+instead and Anthropic clears on its side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
+
+from ..plumbing import tokens
+from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
+from ..plumbing.markers import mark
+from ..plumbing.settings import CompactionSettings as Settings
+
+LAYER = "microcompact"
+CLEARED = "[Old tool result content cleared]"
+COMPACTABLE = frozenset({"read_file", "bash", "grep", "glob", "edit_file", "write_file"})
+ANTHROPIC_BETA = "context-management-2025-06-27"
+
+
+
+
+def _aware(t: datetime) -> datetime:
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
+def anthropic_context_management(
+    settings: Settings, *, trigger_tokens: int = 100_000, exclude_tools: list[str] | None = None
+) -> dict[str, Any]:
+    """The `context_management` request body for Anthropic's server-side tool-result clearing.
+
+    Send it with the `anthropic-beta: context-management-2025-06-27` header (`ANTHROPIC_BETA`).
+    `trigger_tokens` defaults to Anthropic's own default; pass the auto-compact threshold's share
+    the caller wants. `clear_at_least` mirrors the local min-free rule for the same cache reason.
+    """
+    edit: dict[str, Any] = {
+        "type": "clear_tool_uses_20250919",
+        "trigger": {"type": "input_tokens", "value": trigger_tokens},
+        "keep": {"type": "tool_uses", "value": settings.microcompact_keep_recent},
+        "clear_at_least": {"type": "input_tokens", "value": settings.microcompact_min_free_tokens},
+    }
+    if exclude_tools:
+        edit["exclude_tools"] = list(exclude_tools)
+    return {"edits": [edit]}
+
+
+class Microcompact:
+    """L3: clear old compactable tool results on a cache-expiry or a batched count trigger.
+
+    State: `cleared`, {tool_call_id: "time" | "count"}. A cleared id is rendered the same way on
+    every later request, which keeps the new prefix stable once it has been paid for.
+    """
+
+    name = LAYER
+
+    def __init__(self, settings: Settings, compactable: frozenset[str] = COMPACTABLE, *,
+                 server_side: bool = False) -> None:
+        self.settings = settings
+        self.compactable = compactable
+        self.server_side = server_side
+        self.cleared: dict[str, str] = {}
+
+    def state_to_json(self) -> dict[str, Any]:
+        return {"cleared": dict(sorted(self.cleared.items()))}
+
+    def load_state(self, d: dict[str, Any]) -> None:
+        self.cleared = dict(d.get("cleared", {}))
+
+    def forget_absent(self, messages: list[ModelMessage]) -> None:
+        """After a compaction: forget clearings of results that are gone for good (the state is
+        saved with every request and would otherwise grow with the session's length)."""
+        present = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
+                   for p in m.parts if isinstance(p, ToolReturnPart)}
+        self.cleared = {k: v for k, v in self.cleared.items() if k in present}
+
+    def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
+        watch = Stopwatch()
+        if self.server_side:
+            return LayerResult(messages=list(messages))
+        last_resp = max((i for i, m in enumerate(messages) if isinstance(m, ModelResponse)), default=-1)
+        results: list[tuple[int, ToolReturnPart]] = [
+            (i, p)
+            for i, m in enumerate(messages)
+            if isinstance(m, ModelRequest)
+            for p in m.parts
+            if isinstance(p, ToolReturnPart) and p.tool_name in self.compactable
+        ]
+        keep_n = max(0, self.settings.microcompact_keep_recent)
+        kept = {p.tool_call_id for _, p in results[len(results) - keep_n :]} if keep_n else set()
+        # Live: not cleared yet and big enough that the marker is a saving (tiny results never count).
+        live = [(i, p) for i, p in results if p.tool_call_id not in self.cleared and self._saving(p) > 0]
+        # Results after the last response have not been seen by the model: never clear those; nor,
+        # priced, results the model is still reaching back into (reuse.py).
+        hot = budget.hot if budget.prices is not None else None
+        candidates = [p for i, p in live if p.tool_call_id not in kept and i < last_resp
+                      and not (hot is not None and hot(p.tool_call_id))]
+
+        trigger = ""
+        chosen: list[ToolReturnPart] = []
+        if candidates and last_resp >= 0:
+            newest = messages[last_resp].timestamp
+            age = (_aware(budget.now) - _aware(newest)).total_seconds() if newest is not None else 0.0
+            if age > budget.cache_ttl_s:
+                trigger, chosen = "time", candidates
+            elif budget.prices is not None:
+                if self._pays(messages, candidates, budget):
+                    trigger, chosen = "priced", candidates
+            elif len(live) > self.settings.microcompact_trigger:
+                need = min(self.settings.microcompact_min_free_tokens, budget.threshold // 10)
+                if sum(self._saving(p) for p in candidates) >= need:
+                    trigger, chosen = "count", candidates
+        for p in chosen:
+            self.cleared[p.tool_call_id] = trigger
+
+        before = tokens.estimate(messages)
+        out = [self._render(m) for m in messages]
+        after = tokens.estimate(out)
+        events = []
+        if chosen:
+            events.append(
+                Event(layer=LAYER, action="clear", tokens_before=before, tokens_after=after,
+                      ids=[p.tool_call_id for p in chosen], trigger=trigger, duration_ms=watch.ms(),
+                      detail={"cleared": len(chosen), "live_before": len(live), "kept_recent": len(kept)},
+                      time=budget.now.isoformat())
+            )
+        return LayerResult(messages=out, tokens_freed=max(0, before - after), events=events)
+
+    def _pays(self, messages: list[ModelMessage], candidates: list[ToolReturnPart], budget: Budget) -> bool:
+        """Clear the batch when what it removes from every request until the next compaction
+        (which the clearing itself postpones) earns back the prompt re-sent from the first cleared
+        result on, and the look-agains for what the model will still want from the newest cleared
+        result back (economics.py, reuse.py)."""
+        ids = {p.tool_call_id for p in candidates}
+        holders = [i for i, m in enumerate(messages) if isinstance(m, ModelRequest)
+                   and any(isinstance(p, ToolReturnPart) and p.tool_call_id in ids for p in m.parts)]
+        return budget.rewrite_pays(tokens.estimate(messages[holders[0]:]), sum(self._saving(p) for p in candidates),
+                                   depth_est=tokens.estimate(messages[holders[-1] + 1:]), kind="cold_result")
+
+    @staticmethod
+    def _saving(part: ToolReturnPart) -> int:
+        return tokens.part_tokens(part) - tokens.part_tokens(replace(part, content=CLEARED))
+
+    def _render(self, message: ModelMessage) -> ModelMessage:
+        if not isinstance(message, ModelRequest):
+            return message
+        parts = list(message.parts)
+        changed = False
+        for k, p in enumerate(parts):
+            if isinstance(p, ToolReturnPart) and p.tool_call_id in self.cleared:
+                info = {"trigger": self.cleared[p.tool_call_id]}
+                parts[k] = replace(p, content=CLEARED, metadata=mark(p.metadata, LAYER, info))  # type: ignore[arg-type]  # a cleared result is text, whatever its kind
+                changed = True
+        return replace(message, parts=parts) if changed else message

@@ -1,0 +1,213 @@
+"""What the pipeline reports: one `Event` per layer action or compaction, and a layer's result.
+
+Events are plain data so the session can log them as JSON lines and `/status` and the analyzer can
+add them up per layer. Each kind has its own class (`BudgetEvent`, `CompactionEvent`, ...; all
+subclasses of `Event`, told apart by `layer`), so a handler can `match` on the type:
+
+    match event:
+        case CompactionEvent(): print(event.strategy, event.tokens_before, "->", event.tokens_after)
+        case MicrocompactEvent(): ...
+
+`tokens_before`/`tokens_after` of a view layer's event are the sizes of the whole view it shaped;
+`tokens_freed` is what this one decision took out (counted once, not on every later request).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+from pydantic_ai.messages import ModelMessage
+
+from ..decisions.economics import Prices, rewrite_pays
+
+
+@dataclass
+class Event:
+    layer: str  # "budget" | "snip" | "microcompact" | "collapse" | "compact" | "memory" | ...
+    action: str  # e.g. "spill", "clear", "commit", "full", "session_memory", "failed"
+    tokens_before: int = 0
+    tokens_after: int = 0
+    ids: list[str] = field(default_factory=list)
+    trigger: str = ""  # "auto" | "manual" | "reactive" | "time" | "count" | ...
+    duration_ms: float = 0.0
+    detail: dict[str, Any] = field(default_factory=dict)
+    time: str = ""
+    freed: int | None = None  # the decision's own saving, when the totals are of a larger view
+
+    kind: ClassVar[str] = "event"
+
+    @property
+    def tokens_freed(self) -> int:
+        return max(0, self.freed if self.freed is not None else self.tokens_before - self.tokens_after)
+
+    @property
+    def failed(self) -> bool:
+        return self.action == "failed"
+
+    @property
+    def error(self) -> str | None:
+        """The one-line error of a failed action."""
+        return self.detail.get("error") if self.failed else None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class BudgetEvent(Event):
+    """L1: oversized tool results replaced by a preview (`action` "spill": the full text went to a
+    side file, `paths`; "truncate": no store for side files, the rest is gone from the view)."""
+
+    kind: ClassVar[str] = "budget"
+
+    @property
+    def paths(self) -> list[str]:
+        return list(self.detail.get("paths") or [])
+
+
+@dataclass
+class SnipEvent(Event):
+    """L2: content-free results, acks and superseded identical reads dropped from the view."""
+
+    kind: ClassVar[str] = "snip"
+
+
+@dataclass
+class MicrocompactEvent(Event):
+    """L3: a batch of old tool results cleared (`trigger` "count" or "time": the cache had expired)."""
+
+    kind: ClassVar[str] = "microcompact"
+
+
+@dataclass
+class CollapseEvent(Event):
+    """L4: the oldest finished rounds folded into a digest (one commit)."""
+
+    kind: ClassVar[str] = "collapse"
+
+
+@dataclass
+class CompactionEvent(Event):
+    """L5: the history was rewritten, or a compaction "failed" and the history is unchanged.
+
+    `strategy` (= `action`): "full" (a summary written by a model), "record" (a record of the
+    steps written without a model), "session_memory" (the session notes stood in), "partial_from" /
+    "partial_up_to" (the agent's `/compact` around a message). `incremental` is True when the
+    previous compaction's message was kept as it was (a cache hit) and the update appended to it.
+    """
+
+    kind: ClassVar[str] = "compact"
+
+    @property
+    def strategy(self) -> str:
+        return self.action
+
+    @property
+    def incremental(self) -> bool:
+        return bool(self.detail.get("incremental"))
+
+    @property
+    def archive(self) -> str | None:
+        return self.detail.get("archive")
+
+
+@dataclass
+class NotesEvent(Event):
+    """Session notes: "update" (written in the background), "skip" (could not stand in for a
+    summary, `detail["reason"]`), "failed"."""
+
+    kind: ClassVar[str] = "memory"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (BudgetEvent, SnipEvent, MicrocompactEvent,
+                                                           CollapseEvent, CompactionEvent, NotesEvent)}
+
+
+def typed(event: Event) -> Event:
+    """The same event, as an instance of its kind's class (layers build plain `Event`s). The
+    object is kept, not copied: whoever holds it (a `CompactionResult`) sees what the sink sees."""
+    cls = EVENT_TYPES.get(event.layer)
+    if cls is not None and type(event) is Event:
+        event.__class__ = cls  # the subclasses add no fields, only their names and accessors
+    return event
+
+
+@dataclass
+class LayerResult:
+    """What every view layer returns: the new view, the tokens it freed and what it did."""
+
+    messages: list[ModelMessage]
+    tokens_freed: int = 0
+    events: list[Event] = field(default_factory=list)
+
+
+@dataclass
+class Budget:
+    """What a layer may know about the request it shapes.
+
+    `tokens` is the calibrated size of the view as it reaches the layer; `now` comes from an
+    injected clock so time-based decisions are testable.
+    """
+
+    window: int
+    threshold: int
+    tokens: int
+    now: datetime
+    collapse_commit: int = 0
+    collapse_blocking: int = 0
+    cache_ttl_s: float = 3600.0
+    provider: str = "openai"
+    overhead: int = 0  # system prompt and tool definitions, in the same tokens as `tokens`
+    # For layers that price a rewrite (economics.py): the model's prices, the session's growth per
+    # request, and the size (like `tokens`) at which the next compaction is expected. None: unpriced.
+    prices: Prices | None = None
+    growth: float = 0.0
+    compact_at: int = 0
+    ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration)
+    credit: float = 0.0  # USD per token freed, for the compactions that freeing postpones
+    # USD per request of the look-agains caused by removing what lies deeper than an estimated
+    # depth (tokens back from the end) of a kind (reuse.py `Reach`: "any", "result", "cold",
+    # "cold_result"), from the session's measured reuse. None: forgetting is not priced.
+    forget: Callable[[int, str], float] | None = None
+    hot: Callable[[str], bool] | None = None  # tool results the model is still using (reuse.py)
+
+    def rewrite_pays(self, tail_est: int, removed_est: int, depth_est: int | None = None,
+                     kind: str = "any") -> bool:
+        """Whether a view rewrite that re-sends `tail_est` estimated tokens once and then removes
+        `removed_est` from every request until the next compaction (which it postpones) pays, in
+        this budget's prices (economics.rewrite_pays); True when unpriced. `depth_est`: the newest
+        removed content lies this many estimated tokens back, so the model will look again for it
+        as often as it has reached that far."""
+        if self.prices is None:
+            return True
+        removed = round(removed_est * self.ratio)
+        forget = self.forget(depth_est, kind) if self.forget is not None and depth_est is not None else 0.0
+        return rewrite_pays(tail=round(tail_est * self.ratio), removed=removed,
+                            requests=self.requests_until_compaction(removed), prices=self.prices,
+                            credit=self.credit, forget=forget)
+
+    def requests_until_compaction(self, freed: int = 0) -> float:
+        """Requests expected before the next compaction if `freed` tokens left the context now."""
+        if self.growth <= 0:
+            return 0.0
+        return max(0.0, (self.compact_at - self.tokens + freed) / self.growth)
+
+    @property
+    def room(self) -> int:
+        """Tokens the conversation itself may use under the threshold."""
+        return max(0, self.threshold - self.overhead)
+
+
+Clock = Callable[[], datetime]
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def ms(self) -> float:
+        return round((time.perf_counter() - self.t0) * 1000, 3)

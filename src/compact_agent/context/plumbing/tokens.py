@@ -1,0 +1,156 @@
+"""How big is the context? Estimates anchored to what the provider reported.
+
+A local estimate (characters / 4) is cheap but can be off by 30% on code or CJK text. The provider's
+`usage.input_tokens` for the last request is exact for what was sent then. `Calibration` keeps the
+ratio between the two, so the size of a new view is `estimate(view) * ratio`: exact when nothing
+changed, and proportionally right after a layer rewrote part of it. The estimate of one message is
+memoised by object identity because histories are re-measured before every request.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+)
+
+from .identity_memo import IdentityMemo
+
+CHARS_PER_TOKEN = 4.0
+PER_MESSAGE_OVERHEAD = 4
+IMAGE_TOKENS = 1_500
+
+_memo: IdentityMemo[int] = IdentityMemo()
+
+
+def text_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def _content_chars(content: Any) -> tuple[int, int]:
+    """(characters, extra tokens) of a part's content; binary media count as a fixed token cost."""
+    if content is None:
+        return 0, 0
+    if isinstance(content, str):
+        return len(content), 0
+    if isinstance(content, BinaryContent):
+        return 0, IMAGE_TOKENS
+    if isinstance(content, (list, tuple)):
+        chars = extra = 0
+        for item in content:
+            c, e = _content_chars(item)
+            chars += c
+            extra += e
+        return chars, extra
+    if hasattr(content, "url"):
+        return 0, IMAGE_TOKENS
+    try:
+        return len(json.dumps(content, default=str, ensure_ascii=False)), 0
+    except (TypeError, ValueError):
+        return len(str(content)), 0
+
+
+def part_tokens(part: Any) -> int:
+    if isinstance(part, ToolCallPart):
+        args = part.args if isinstance(part.args, str) else json.dumps(part.args or {}, ensure_ascii=False)
+        return text_tokens(part.tool_name + args + part.tool_call_id) + 3
+    if isinstance(part, ToolReturnPart):
+        chars, extra = _content_chars(part.content)
+        return math.ceil((chars + len(part.tool_call_id)) / CHARS_PER_TOKEN) + extra + 3
+    chars, extra = _content_chars(getattr(part, "content", None))
+    return math.ceil(chars / CHARS_PER_TOKEN) + extra
+
+
+def message_tokens(message: ModelMessage) -> int:
+    hit = _memo.get(message)
+    if hit is not None:
+        return hit
+    return _memo.put(message, PER_MESSAGE_OVERHEAD + sum(part_tokens(p) for p in message.parts))
+
+
+def estimate(messages: Iterable[ModelMessage]) -> int:
+    return sum(message_tokens(m) for m in messages)
+
+
+def request_overhead(instructions: str | None, tool_defs: Sequence[Any] = ()) -> int:
+    """Tokens of what every request carries besides the messages: system prompt and tool schemas."""
+    n = text_tokens(instructions or "")
+    for t in tool_defs:
+        schema = getattr(t, "parameters_json_schema", None) or {}
+        n += text_tokens(getattr(t, "name", "") + (getattr(t, "description", "") or "") + json.dumps(schema))
+    return n
+
+
+def last_reported_usage(messages: Sequence[ModelMessage]) -> tuple[int, int] | None:
+    """(index, input+output tokens) of the newest response that carries provider-reported usage."""
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if isinstance(m, ModelResponse) and m.usage.input_tokens:
+            return i, m.usage.input_tokens + m.usage.output_tokens
+    return None
+
+
+def reported_plus_estimate(messages: Sequence[ModelMessage]) -> int | None:
+    """Seed 000's measure: last reported usage plus an estimate of the messages after it."""
+    hit = last_reported_usage(messages)
+    if hit is None:
+        return None
+    i, used = hit
+    return used + estimate(messages[i + 1 :])
+
+
+#: Provider tokens per estimated token that a report may imply. Characters/4 overestimates English
+#: prose a little (~0.8) and underestimates code, JSON and non-Latin text (up to ~4 for CJK); a report
+#: under half the estimate is not a tokenizer but a wrong report (a stand-in model, a usage figure
+#: of another request), and believing it would scale every later size down and send over the window.
+MIN_RATIO, MAX_RATIO = 0.5, 4.0
+#: Reports needed before a size below the raw estimate is believed when judging whether it fits.
+LOW_EVIDENCE = 2
+
+
+@dataclass
+class Calibration:
+    """Ratio of provider-reported prompt tokens to our estimate of the same request."""
+
+    ratio: float = 1.0
+    samples: int = 0
+    rejected: int = 0
+    low: int = 0  # consecutive accepted reports below the estimate
+
+    def observe(self, reported_input: int, estimated_input: int) -> bool:
+        """Learn from one report; False when it is implausible and ignored."""
+        if reported_input <= 0 or estimated_input <= 0:
+            return False
+        r = reported_input / estimated_input
+        if r < MIN_RATIO:
+            self.rejected += 1
+            return False
+        r = min(MAX_RATIO, r)  # over-counting is the safe direction: bounded, not refused
+        self.low = self.low + 1 if r < 1.0 else 0
+        # The newest sample dominates: the request it measured is the one most like the next.
+        self.ratio = r if self.samples == 0 else 0.7 * r + 0.3 * self.ratio
+        self.samples += 1
+        return True
+
+    def fits_tokens(self, estimated: int) -> int:
+        """The size to judge "fits the window" by: the calibrated one, but never below the raw
+        estimate until reports agree that this tokenizer counts less than characters/4."""
+        calibrated = self.tokens(estimated)
+        return calibrated if self.low >= LOW_EVIDENCE else max(calibrated, estimated)
+
+    def tokens(self, estimated: int) -> int:
+        return math.ceil(estimated * self.ratio)
+
+
+def is_request(m: ModelMessage) -> bool:
+    return isinstance(m, ModelRequest)

@@ -1,0 +1,401 @@
+"""What one conversation's `ContextManager` holds and measures, below the pipeline that uses it.
+
+`ManagerState` is built once per conversation (`_setup`, with `build_defaults` filling in whatever
+the caller left out), keeps the store in step with the history, measures a view (an estimate
+calibrated by the provider's reported usage), follows the window and the output reserve, and
+hands events to the observers. `pipeline.py` adds what happens before each request (the layers,
+the schedule, compaction) and `lifecycle.py` the runs and conversations; both build on this and
+neither is imported here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any, Self
+
+from opentelemetry.trace import NoOpTracer, Tracer
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model, infer_model
+
+from .compaction.compactor import Compactor
+from .compaction.memory import SessionMemory
+from .compaction.result import CompactionError, CompactionResult, Summarize
+from .compaction.summarizer import SharedPrefixSummarizer
+from .contract import LoadableStore, StoreSync
+from .decisions.economics import Prices
+from .decisions.schedule import Schedule
+from .layers.order import default_layers
+from .plumbing import tokens
+from .plumbing.events import Budget, Event, typed
+from .plumbing.identity_memo import IdentityMemo
+from .plumbing.settings import CompactionSettings as Settings
+from .plumbing.settings import Limits
+from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
+from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
+
+log = logging.getLogger(__name__)
+
+#: Limits until the model's own window is read (never used for a request: it is read first).
+_PROVISIONAL_WINDOW = 8_192
+_LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE)
+_USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
+
+
+class ManagerState(AbstractCapability[Any]):
+    """The state of one conversation's pipeline: its window and limits, store, layers, compactor,
+    notes and schedule, what the latest request measured, and the observers of its events."""
+
+    # After construction every one of these is set (a window None is read from the model at the
+    # first request; until then `window` and `limits` describe an 8K window of no consequence).
+    window: int
+    limits: Limits
+    store: HistoryStore
+    settings: Settings
+    layers: list[Layer]
+    compactor: Compactor
+    summarizer: SummarizerFactory
+    memory: SessionMemory | None
+    run_model: Model | None  # the model of the latest run (writes summary and notes)
+    # Set up by build_defaults.
+    _owned: list[str]  # what the caller built, which holds one conversation
+    _window_unknown: bool
+    _all_tools: bool
+    _own_memory: bool
+    _now_model: Model | None
+    _tracer: Tracer
+    _conversation: str | None
+    _others: OrderedDict[str, Self]
+    _prev_savings: dict[str, int]
+    _rebaseline: bool
+    _run_ids: tuple[str | None, str | None]
+
+    @classmethod
+    def wired(cls, internals: Internals, window: int | None = None, **options: Any) -> Self:
+        """A `ContextManager` with the public `options` and what the terminal agent or the analyzer
+        wire in (`Internals`, wiring.py): the one way in for anything that is not a public option."""
+        cm = cls.__new__(cls)
+        cm._setup(internals, window=window, **options)
+        return cm
+
+    def _setup(self, internals: Internals, *, window: int | None, max_output: int = 8_192,
+               settings: Settings | None = None, summary_model: Model | str | None = None,
+               token_counter: TokenCounter | None = None, store: HistoryStore | None = None,
+               compactable_tools: Sequence[str] | None = None, event_handler: Callable[[Event], None] | None = None,
+               notes_in_background: bool = False, max_conversations: int = 64, prices: Prices | None = None) -> None:
+        self.max_output = max_output
+        self.settings = settings if settings is not None else Settings()
+        self.summary_model = summary_model
+        self.token_counter = token_counter
+        self.compactable_tools = compactable_tools
+        self.event_handler = event_handler
+        self.notes_in_background = notes_in_background
+        self.max_conversations = max_conversations
+        self.prices = prices if prices is not None else Prices()
+        self.clock = internals.clock
+        self.event_sink = internals.event_sink
+        self.on_compact_start = internals.on_compact_start
+        self.provider = internals.provider
+        self.cache_ttl_s = internals.cache_ttl_s
+        self.save_state = internals.save_state
+        self.before_compact = internals.before_compact
+        self.after_compact = internals.after_compact
+        self.keep_system_prompts = internals.keep_system_prompts
+        build_defaults(self, window, store, internals)
+        self.calibration = tokens.Calibration()
+        self._sync = StoreSync()  # what the store holds, by identity
+        self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
+        self._run_ids: tuple[str | None, str | None] = (None, None)  # the live run's (run_id, conversation_id)
+        self.handler_errors = 0  # exceptions raised by `event_handler` (logged, never raised into the run)
+        self.failures = 0
+        self.compactions: list[CompactionResult] = []
+        self.last_params: Any = None
+        self.last_settings: Any = None
+        self.last_tokens = 0
+        self.last_view_tokens_est = 0
+        self.overhead = 0
+        self.requests = 0
+        self.layer_savings: dict[str, int] = {}
+        self.view_savings: dict[str, int] = {}  # tokens each view layer removed from the latest request
+        self._reactive_step: int | None = None
+        self._thrash = 0
+        self._last_compaction_request = 0
+        self.view: list[ModelMessage] = []
+        self._sent: tuple[int, ModelMessage | None] = (0, None)  # history length and last message the view covered
+        self.schedule = Schedule(self.prices)  # when to compact (schedule.py)
+        self._reason = ""
+
+    # -- state the runner reads ------------------------------------------------------------
+    @property
+    def breaker_open(self) -> bool:
+        return self.failures >= self.limits.max_consecutive_failures
+
+    @property
+    def compacted_since_last_request(self) -> bool:
+        """True between a compaction and the next request: the last reported usage is stale."""
+        return bool(self.compactions) and self.requests == self._last_compaction_request
+
+    def tokens_until_compaction(self) -> int:
+        return self.limits.threshold - self.last_tokens
+
+    def set_window(self, window: int) -> None:
+        self.limits = Limits.for_window(window, self.max_output, self.settings)
+        self.window = window
+        if self.compactor:
+            self.compactor.limits = self.limits
+        self.adapt_output_reserve(0)
+
+    def adapt_output_reserve(self, output_tokens: int) -> None:
+        """Let the output reserve (and so the threshold) follow the longest answer seen."""
+        configured = Limits.for_window(self.limits.window, self.max_output, self.settings)
+        self.limits = self.schedule.output_limits(self.limits, configured, output_tokens,
+                                                  self.settings.adaptive_output_reserve)
+        if self.compactor is not None:
+            self.compactor.limits = self.limits
+
+    def hard_limit(self) -> int:
+        return self.schedule.hard_limit(self)
+
+    def emit(self, event: Event) -> None:
+        """Hand `event` to the observers. An observer that raises is logged and counted
+        (`handler_errors`), never allowed to break the run: watching must not change what happens."""
+        event = typed(event)
+        if not event.time:
+            event.time = self.clock().isoformat()
+        for sink in (self.event_sink, self.event_handler):
+            if sink is None:
+                continue
+            try:
+                sink(event)
+            except Exception as e:  # noqa: BLE001 - an observer's failure is its own
+                self.handler_errors += 1
+                log.warning("the event handler raised on a %s/%s event (%s); the run goes on",
+                            event.layer, event.action, one_line(e))
+
+    def summary_model_for_now(self) -> Model:
+        """The model that writes a summary now (see `summary_model`)."""
+        model = self._now_model or as_model(self.summary_model) or self.run_model
+        if model is None:
+            raise CompactionError("no model to write the summary: pass summary_model=... to ContextManager, "
+                                  "or model=... to compact_now()")
+        return model
+
+    # -- persistence -------------------------------------------------------------------------
+    @property
+    def synced(self) -> int:
+        """How many messages the store is known to hold."""
+        return len(self._sync.held)
+
+    def persist(self, messages: Sequence[ModelMessage]) -> None:
+        """Make the store hold `messages` (the run's history is authoritative): append what it lacks,
+        or rewrite it when `messages` no longer begins with what it holds (matched by identity)."""
+        self._sync.sync(self.store, messages, self._replaced_boundary)
+
+    def resume(self, messages: Sequence[ModelMessage] | None = None) -> None:
+        """Declare what the store already holds, so the next run appends only what is new.
+
+        Call it on a new `ContextManager` given a store that holds the conversation (after a
+        restart), with the history you loaded from it and pass as `message_history`. Without
+        `messages`, a store with `load_messages()` is asked (such a store is also resumed onto by
+        itself at the first request).
+        """
+        if messages is None:
+            messages = list(self.store.load_messages()) if isinstance(self.store, LoadableStore) else []
+        self._sync.reset(messages)
+
+    def _replaced_boundary(self) -> dict[str, Any]:
+        return {"trigger": "history_changed", "strategy": "replace", "tokens_before": 0, "tokens_after": 0,
+                "archive": "", "time": self.clock().isoformat(), "messages_summarized": 0}
+
+    # -- the view ------------------------------------------------------------------------------
+    def budget(self, tokens_now: int) -> Budget:
+        return Budget(window=self.limits.window, threshold=self.limits.threshold, tokens=tokens_now,
+                      now=self.clock(), collapse_commit=self.limits.collapse_commit,
+                      collapse_blocking=self.limits.collapse_blocking, cache_ttl_s=self.cache_ttl_s,
+                      provider=self.provider, overhead=self.calibration.tokens(self.overhead),
+                      prices=self.prices if self.settings.priced_compaction else None,
+                      growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self),
+                      ratio=self.calibration.ratio, credit=self.schedule.credit, forget=self._forget(tokens_now),
+                      hot=self.schedule.reuse.hot if self.schedule.reuse is not None else None)
+
+    def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None:
+        """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths are
+        estimated tokens on both sides)."""
+        reuse, prices, wait = self.schedule.reuse, self.prices, self.settings.stall_wait_usd
+        if reuse is None:
+            return None
+
+        def forget(depth_est: int, kind: str) -> float:
+            return reuse.forget_cost(prices, depth_est, tokens_now, kind, wait_usd=wait)
+        return forget
+
+    def estimate(self, messages: Sequence[ModelMessage]) -> int:
+        """Uncalibrated size of `messages`: the token counter's, else characters/4.
+
+        The counter is asked about each message once (`[message]`), memoised by identity: a request
+        is measured several times (before and after each layer, for the schedule) and the history
+        is the same objects request after request, so a real tokenizer runs on what is new only.
+        """
+        if self.token_counter is None:
+            return tokens.estimate(messages)
+        total, memo, count = 0, self._counted, self.token_counter
+        for m in messages:
+            n = memo.get(m)
+            total += n if n is not None else memo.put(m, count([m]))
+        return total
+
+    def measure(self, messages: Sequence[ModelMessage]) -> int:
+        return self.calibration.tokens(self.estimate(messages) + self.overhead)
+
+    def _measured(self, view: list[ModelMessage], builtin: int) -> int:
+        """`measure(view)`, given the built-in estimate of `view` already made."""
+        if self.token_counter is not None:
+            return self.measure(view)
+        return self.calibration.tokens(builtin + self.overhead)
+
+    def layer_state(self) -> dict[str, Any]:
+        layers: list[Any] = list(self.layers)  # saving and loading state are optional for a layer
+        return {layer.name: layer.state_to_json() for layer in layers if hasattr(layer, "state_to_json")}
+
+    def load_layer_state(self, state: dict[str, Any]) -> None:
+        """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
+        if not isinstance(state, dict):
+            log.warning("the saved layer decisions are not a JSON object; every layer starts afresh")
+            state = {}
+        layers: list[Any] = list(self.layers)
+        for layer in layers:
+            d = state.get(layer.name)
+            if isinstance(d, dict) and hasattr(layer, "load_state"):
+                try:
+                    layer.load_state(d)
+                    json.dumps(layer.state_to_json(), sort_keys=True, default=str)  # must save again, too
+                except Exception as e:  # noqa: BLE001 - the file is data: a corrupt state only costs re-deciding
+                    self._reset_layer(layer, e)
+        self._saved_state = json.dumps(self.layer_state(), sort_keys=True, default=str)
+
+    def _reset_layer(self, layer: Any, error: BaseException) -> None:
+        """Forget a layer's frozen decisions (damaged on disk, or they broke a request): it
+        re-decides, which costs some cache once, instead of failing every request."""
+        log.warning("the saved decisions of the %s layer are unusable (%s); it starts afresh",
+                    layer.name, one_line(error))
+        try:
+            layer.load_state({})
+        except Exception:  # noqa: BLE001 - a layer without a clean reset keeps what it has
+            return
+
+    def _save_layer_state(self) -> None:
+        if self.save_state is None:
+            return
+        state = self.layer_state()
+        key = json.dumps(state, sort_keys=True, default=str)
+        if key != getattr(self, "_saved_state", None):
+            try:
+                self.save_state(state)
+                self._saved_state = key
+            except OSError as e:
+                self.emit(Event("state", "save_failed", detail={"error": one_line(e)}))
+
+    def apply_result(self, result: CompactionResult) -> None:
+        """Persist a compaction (boundary + new history) and account for it."""
+        if self.store is not None:
+            self.store.rewrite({"trigger": result.trigger, "strategy": result.strategy,
+                                "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
+                                "archive": str(result.archive or ""), "time": self.clock().isoformat(),
+                                "messages_summarized": result.summarized}, result.messages)
+        self._sync.reset(result.messages)
+        # Only the newest result's history is ever used again (as the history to go on with); an
+        # older one kept its whole compacted history (and summary) alive: memory grew with every
+        # compaction. The archive and the session file keep both.
+        if self.compactions:
+            self.compactions[-1].messages, self.compactions[-1].summary = [], ""
+        self.compactions.append(result)
+        self._prev_savings, self._rebaseline = {}, True  # the next view's savings are of the new history
+        layers: list[Any] = list(self.layers)
+        for layer in layers:  # decisions about messages that are gone for good
+            if hasattr(layer, "forget_absent"):
+                layer.forget_absent(result.messages)
+        self._last_compaction_request = self.requests
+        self._sent = (0, None)  # the request last sent showed the history before this compaction
+        if self.memory is not None:
+            self.memory.after_compaction(result)
+        self.schedule.after_compaction(result, self.calibration.tokens(tokens.text_tokens(result.summary)),
+                                       self.measure(result.messages) - self.calibration.tokens(self.overhead))
+        if self._reason:
+            result.event.detail["reason"] = self._reason
+            self._reason = ""
+        self.emit(result.event)
+
+    def learn_from_overflow(self, text: str) -> None:
+        """The provider said how big the prompt was and what its limit is: believe it."""
+        used = _USED_RE.search(text)
+        if used:
+            n = int((used.group(1) or used.group(2)).replace(",", ""))
+            self.calibration.observe(n, self.last_view_tokens_est)
+        limit = _LIMIT_RE.search(text)
+        if limit:
+            window = int(limit.group(1).replace(",", ""))
+            if window < self.limits.window:
+                self.set_window(window)
+
+
+def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | None,
+                    internals: Internals) -> None:
+    """Whatever the caller left out: limits from the window, an in-memory store, the default
+    layers (side files if the store offers them), in-memory notes, the shared-prefix summary."""
+    # What the caller built belongs to one conversation; what we build can be built again.
+    cm._owned = [name for name, given in (("store", store), ("layers", internals.layers),
+                                            ("memory", internals.memory), ("compactor", internals.compactor))
+                   if given is not None]
+    # No window and no limits: the model's own, read at the first request (`_window_from`).
+    cm._window_unknown = window is None and internals.limits is None
+    if internals.limits is not None:
+        cm.limits = internals.limits
+    else:
+        cm.limits = Limits.for_window(window or _PROVISIONAL_WINDOW, cm.max_output, cm.settings)
+    cm.window = cm.limits.window
+    cm.store = store if store is not None else InMemoryStore()
+    cm._all_tools = cm.compactable_tools is None and internals.layers is None
+    if internals.layers is not None:
+        cm.layers = internals.layers
+    else:
+        side = cm.store if isinstance(cm.store, SideFiles) else None
+        cm.layers = list(default_layers(cm.settings, side, compactable=cm.compactable_tools))
+    cm._own_memory = internals.memory is None and cm.settings.memory_enabled
+    cm.memory = SessionMemory(None, cm.settings, clock=cm.clock) if cm._own_memory else internals.memory
+    cm.summarizer = internals.summarizer or default_summarizer
+    cm.compactor = internals.compactor or Compactor(cm.limits)
+    # What forgetting costs sizes the kept tail and keeps the results in use (schedule.py, reuse.py).
+    if cm.compactor.tail_for is None:
+        cm.compactor.tail_for = lambda base: cm.schedule.choose_tail(cm, base)
+    if cm.compactor.hot is None:
+        cm.compactor.hot = lambda call_id: cm.schedule.reuse is not None and cm.schedule.reuse.hot(call_id)
+    if cm.compactor.returns_to_changed is None:
+        cm.compactor.returns_to_changed = lambda: (cm.schedule.reuse is None
+                                                   or cm.schedule.reuse.returns_to_changed_files())
+    cm.run_model = None  # the model of the latest run (writes summary and notes)
+    cm._now_model = None
+    cm._tracer = NoOpTracer()
+    cm._conversation = None
+    cm._others = OrderedDict()
+    cm._prev_savings = {}
+    cm._rebaseline = False
+
+
+def as_model(model: Model | str | None) -> Model | None:
+    return infer_model(model) if isinstance(model, str) else model
+
+
+def default_summarizer(cm: ManagerState) -> Summarize:
+    """The summary request repeats the latest main request (system prompt, tools, settings), so
+    its input is a cache hit; with another `summary_model` only the structure is shared."""
+    return SharedPrefixSummarizer(cm.summary_model_for_now(), params=cm.last_params, settings=cm.last_settings)
+
+
+def one_line(e: BaseException) -> str:
+    """The error's first line, for people: its class name only when it has no message."""
+    text = str(e).strip().splitlines()
+    return (text[0] if text else type(e).__name__)[:300]

@@ -1,0 +1,45 @@
+"""What an analysis holds (every transcript's runs, what was skipped) and how a transcript is named.
+
+Below both the report (tables, JSON) and the chart, which read an `Analysis` and name transcripts
+the same way; neither imports the other.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..models import ModelInfo
+from .metrics import Metrics, measure
+from .simulate import TranscriptRun
+
+
+class AnalyzeError(RuntimeError):
+    """A problem the user can fix, explained in one line."""
+
+
+@dataclass
+class Analysis:
+    window: int
+    pricing: str
+    price: ModelInfo
+    runs: list[TranscriptRun] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def metrics(self, run: TranscriptRun) -> list[Metrics]:
+        return [measure([r], self.price, label(run.transcript.source)) for r in run.runs]
+
+    def totals(self) -> list[Metrics]:
+        names = [r.strategy for r in self.runs[0].runs] if self.runs else []
+        return [measure([r for t in self.runs for r in t.runs if r.strategy == n], self.price, "total")
+                for n in names]
+
+
+def label(path: Path) -> str:
+    """The transcript's whole path relative to the working directory (file names repeat across
+    folders: every Claude Code subagent is `subagents/agent-*.jsonl`)."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)

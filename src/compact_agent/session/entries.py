@@ -1,0 +1,88 @@
+"""One line of a session file: the format version, boundaries, messages as JSON, text UTF-8 can hold.
+
+Shared by the writer (`store.py`) and the reader (`loading.py`), so both agree on what a line is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+)
+
+FORMAT_VERSION = 1
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass
+class Boundary:
+    trigger: str
+    strategy: str
+    tokens_before: int
+    tokens_after: int
+    archive: str
+    time: str
+    messages_summarized: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, b: Any) -> Boundary:
+        """Lenient: a field of the wrong type gets its default instead of failing the line."""
+        if not isinstance(b, dict):
+            raise ValueError("boundary is not an object")
+
+        def num(v: Any) -> int:
+            return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+        extra = b.get("extra")
+        return cls(trigger=str(b.get("trigger", "")), strategy=str(b.get("strategy", "")),
+                   tokens_before=num(b.get("tokens_before")), tokens_after=num(b.get("tokens_after")),
+                   archive=str(b.get("archive", "") or ""), time=str(b.get("time", "")),
+                   messages_summarized=num(b.get("messages_summarized")),
+                   extra=extra if isinstance(extra, dict) else {})
+
+
+@dataclass
+class Loaded:
+    messages: list[ModelMessage]
+    boundaries: list[Boundary]
+    warnings: list[str]
+    meta: dict[str, Any]
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def utf8_safe(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD.
+
+    JSON may escape one (`"\\ud800"`) and a provider may send one, and Python strings hold it,
+    but UTF-8 cannot: left in, it fails every later write and request. The rest is kept as is.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _dump_message(m: ModelMessage) -> Any:
+    try:
+        return json.loads(ModelMessagesTypeAdapter.dump_json([m]))[0]
+    except (ValueError, UnicodeError):  # a lone surrogate in a reply: save it with U+FFFD, never lose it
+        obj = ModelMessagesTypeAdapter.dump_python([m], mode="json")[0]
+        return json.loads(utf8_safe(json.dumps(obj, ensure_ascii=False)))
+
+
+def _load_message(obj: Any) -> ModelMessage:
+    return ModelMessagesTypeAdapter.validate_python([obj])[0]

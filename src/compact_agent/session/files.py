@@ -1,0 +1,128 @@
+"""Writing files that survive a crash: private folders and files, atomic rewrites, stale temps.
+
+Every rewrite goes to a temp file that is fsynced and renamed, the folder fsynced after; a failure
+raises `SessionWriteError`, one line naming the file, and leaves what was there untouched. Used by
+the session store and by everything else the agent saves (todos, checkpoints, state).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import uuid
+from pathlib import Path
+
+from .. import crashpoints, secrets
+
+
+class SessionError(RuntimeError):
+    """A session problem the user can act on (locked, unwritable, not found)."""
+
+
+class SessionLocked(SessionError):
+    pass
+
+
+class SessionWriteError(SessionError, OSError):
+    """A session, archive or side file could not be written (disk full, permission denied).
+
+    Also an `OSError`, so code that guards a write with `except OSError` (the compactor refusing to
+    rewrite after a failed archive) keeps working; the message is one line that names the file.
+    """
+
+    def __str__(self) -> str:  # OSError would print "[Errno N] ..." and drop the file and the advice
+        return str(self.args[0]) if self.args else super().__str__()
+
+
+def _write_error(what: str, path: Path, e: OSError) -> SessionWriteError:
+    err = SessionWriteError(f"could not write {what} {path}: {e.strerror or e}; what was saved before is intact")
+    err.errno = e.errno
+    err.strerror = e.strerror
+    return err
+
+
+def project_slug(cwd: Path) -> str:
+    """A readable, collision-resistant folder name for a working directory."""
+    s = re.sub(r"[^A-Za-z0-9]+", "-", str(cwd.resolve())).strip("-")
+    return s[-120:] or "root"
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """`path` as a 0700 folder; every parent it has to create is 0700 too (`mkdir(parents=True)`
+    would make those 0755 under the usual umask, and then anyone could list the project paths)."""
+    missing: list[Path] = []
+    p = path
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            d.mkdir(mode=0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(d, 0o700)
+    path.mkdir(exist_ok=True, mode=0o700)
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o700)
+    return path
+
+
+def ensure_private_file(path: Path) -> Path:
+    """`path` exists and is 0600 (for files written by others' code, like the prompt history)."""
+    ensure_private_dir(path.parent)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o600)
+    return path
+
+
+def atomic_write(path: Path, data: bytes, mode: int = 0o600, point: str = "write") -> None:
+    """Write to a temp file beside `path`, fsync it, then rename over `path`.
+
+    A reader, or the next process after a crash, sees the old file or the new one, never half of
+    one; a crash can only leave a `.<name>.<hex>.tmp` behind, which `SessionStore.lock` removes.
+    `point` names the crash points (`<point>.partial/.synced/.renamed`, see `crashpoints`).
+    """
+    ensure_private_dir(path.parent)
+    data = secrets.redact_bytes(data)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        try:
+            crashpoints.write_in_two(fd, data, point)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        crashpoints.hit(f"{point}.synced")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    crashpoints.hit(f"{point}.renamed")
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def remove_stale_temps(folder: Path, prefix: str = ".") -> int:
+    """Delete `<prefix>*.tmp` files a killed writer left in `folder`; returns how many.
+
+    Only safe while no other process writes there with that prefix: the session lock guarantees it
+    for the session's own files.
+    """
+    n = 0
+    with contextlib.suppress(OSError):
+        for p in folder.iterdir():
+            if p.name.startswith(prefix) and p.name.endswith(".tmp") and p.is_file():
+                with contextlib.suppress(OSError):
+                    p.unlink()
+                    n += 1
+    return n

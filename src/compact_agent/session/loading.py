@@ -1,0 +1,249 @@
+"""Reading a session file back: never failing on content, always a valid conversation.
+
+Torn, binary, duplicated or unknown lines are skipped, lines out of order are put back in the order
+their parent ids say, a line over `MAX_LINE_BYTES` is skipped without being held whole, and a
+history that would not be a valid provider conversation is repaired. Each kind of problem becomes
+one warning in `Loaded.warnings`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    repair_messages,
+)
+
+from ..context.plumbing.rounds import call_ids, return_ids
+from .entries import _SURROGATE_ESCAPE, FORMAT_VERSION, Boundary, Loaded, _load_message, utf8_safe
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+def _file_lines(path: Path, cap: int | None = None) -> Iterator[bytes | None]:
+    """The lines of `path` (without newlines), read in chunks; a line over `cap` bytes is
+    dropped while it is read and yields None. Memory stays at about `cap`, whatever the file."""
+    cap = MAX_LINE_BYTES if cap is None else cap
+    buf = bytearray()
+    skipping = False
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            start = 0
+            while (nl := chunk.find(b"\n", start)) >= 0:
+                if skipping:
+                    skipping = False
+                    yield None
+                else:
+                    buf += chunk[start:nl]
+                    yield bytes(buf)
+                buf.clear()
+                start = nl + 1
+            if not skipping:
+                buf += chunk[start:]
+                if len(buf) > cap:
+                    buf.clear()
+                    skipping = True
+    if skipping:
+        yield None
+    elif buf:
+        yield bytes(buf)
+
+
+def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[dict[str, Any]], int, int]:
+    """JSON objects of the file's lines, how many lines were not one (None: over the size cap),
+    and how many held a lone surrogate escape (replaced by U+FFFD: see `utf8_safe`)."""
+    entries: list[dict[str, Any]] = []
+    bad = fixed = 0
+    for line in lines:
+        if line is None:
+            bad += 1
+            continue
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            if _SURROGATE_ESCAPE.search(line):  # rare: only then pay for the check
+                text = json.dumps(entry, ensure_ascii=False)
+                if (safe := utf8_safe(text)) is not text:
+                    entry = json.loads(safe)
+                    fixed += 1
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            bad += 1
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+        else:
+            bad += 1
+    return entries, bad, fixed
+
+
+def _in_parent_order(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """File order, except that an entry whose parent comes later in the file follows its parent.
+
+    Appends always write a parent before its child, so this only changes a file whose lines were
+    moved around; a stable topological order keeps everything else where it was. Returns the
+    entries and how many were moved.
+    """
+    ids = {e["id"] for e in entries if isinstance(e.get("id"), str)}
+    placed: set[str] = set()
+    waiting: dict[str, list[dict[str, Any]]] = {}
+    out: list[dict[str, Any]] = []
+    moved = 0
+    for entry in entries:
+        parent = entry.get("parent")
+        if isinstance(parent, str) and parent in ids and parent not in placed and parent != entry.get("id"):
+            waiting.setdefault(parent, []).append(entry)
+            moved += 1
+            continue
+        stack = [entry]
+        while stack:
+            e = stack.pop()
+            out.append(e)
+            eid = e.get("id")
+            if isinstance(eid, str):
+                placed.add(eid)
+                stack.extend(reversed(waiting.pop(eid, [])))
+    for rest in waiting.values():  # a cycle of parents: keep the file's order
+        out.extend(rest)
+    return out, moved
+
+
+def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | None = None) -> Loaded:
+    """Read a session file, skipping what cannot be understood; never raises on bad content."""
+    messages: list[ModelMessage] = []
+    boundaries: list[Boundary] = []
+    meta: dict[str, Any] = {}
+    if not path.exists():
+        return Loaded(messages, boundaries, [], meta)
+    entries, bad, fixed = _parse_lines(_file_lines(path))
+    entries, moved = _in_parent_order(entries)
+    seen: set[str] = set()
+    last_id: str | None = None
+    newer = dup = unknown = 0
+    for entry in entries:
+        v = entry.get("v")
+        if isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION:
+            newer += 1
+        eid = entry.get("id")
+        if isinstance(eid, str):
+            if eid in seen:
+                dup += 1
+                continue
+            seen.add(eid)
+        kind = entry.get("kind")
+        try:
+            if kind == "message":
+                messages.append(_load_message(entry["message"]))
+            elif kind == "boundary":
+                boundaries.append(Boundary.from_json(entry["boundary"]))
+                messages.clear()  # a boundary starts a new history (only the last one matters)
+            elif kind == "meta":
+                m = entry.get("meta")
+                if not isinstance(m, dict):
+                    raise ValueError("meta is not an object")
+                meta.update(m)
+            else:
+                unknown += 1
+                continue
+        except Exception:  # noqa: BLE001 - any unreadable entry is skipped, never fatal
+            bad += 1
+            continue
+        if isinstance(eid, str):
+            last_id = eid
+    messages, repaired = _runnable(messages)
+    problems = []
+    if bad:
+        problems.append(f"skipped {bad} unreadable line(s)")
+    if fixed:
+        problems.append(f"replaced invalid characters (lone surrogates) in {fixed} line(s) with U+FFFD")
+    if dup:
+        problems.append(f"skipped {dup} duplicated line(s)")
+    if unknown:
+        problems.append(f"skipped {unknown} line(s) of an unknown kind")
+    if moved:
+        problems.append(f"put {moved} out-of-order line(s) back in order")
+    if newer:
+        problems.append(f"{newer} line(s) were written by a newer compact-agent (read what was understood)")
+    if repaired:
+        problems.append(repaired)
+    warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []
+    if on_last_id:
+        on_last_id(last_id)
+    return Loaded(messages, boundaries, warnings, meta)
+
+
+def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
+    """The history as a provider accepts it, and what was changed ('' when nothing).
+
+    A crash between saving a tool call and its result, or a hand-edited file, leaves calls without
+    results or results without calls; the next request would be rejected (and `Agent.run` refuses a
+    history ending in unanswered calls). Results that answer no call open at their place are
+    dropped, then pydantic-ai's own repair (deterministic, idempotent) closes calls left open
+    with a synthesized result and merges what became adjacent. A history whose pairs are intact
+    is returned untouched — two user prompts in a row after a failed turn are normal — so the
+    prompt-cache prefix does not change on reload.
+    """
+    if not messages or not _broken_pairs(messages):
+        return messages, ""
+    note = "closed tool calls whose results were lost (a crash or an edit); the conversation goes on"
+    try:
+        fixed = repair_messages(_drop_misplaced_results(messages))
+    except Exception:  # noqa: BLE001 - fall back to the longest intact beginning below
+        fixed = messages
+    if not _broken_pairs(fixed):
+        return fixed, note
+    keep = len(fixed)
+    while keep and _broken_pairs(fixed[:keep]):
+        keep -= 1
+    return fixed[:keep], f"dropped {len(fixed) - keep} message(s) after a tool call/result mix-up"
+
+
+def _drop_misplaced_results(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """Without tool results that answer no call open at their place (orphans, or moved before
+    their call); requests left empty go too."""
+    out: list[ModelMessage] = []
+    open_calls: set[str] = set()
+    for m in messages:
+        if isinstance(m, ModelResponse):
+            open_calls = {p.tool_call_id for p in m.parts if isinstance(p, ToolCallPart)}
+            if m.parts:
+                out.append(m)
+            continue
+        parts = []
+        for p in m.parts:
+            if isinstance(p, ToolReturnPart) or (isinstance(p, RetryPromptPart) and p.tool_name):
+                if p.tool_call_id not in open_calls:
+                    continue
+                open_calls.discard(p.tool_call_id)
+            parts.append(p)
+        if parts:
+            out.append(dataclasses.replace(m, parts=parts) if len(parts) != len(m.parts) else m)
+    return out
+
+
+def _broken_pairs(messages: Sequence[ModelMessage]) -> bool:
+    """True if a tool call is not answered before the next response, or a result answers no open call."""
+    open_calls: set[str] = set()
+    for m in messages:
+        if not m.parts:
+            return True
+        if isinstance(m, ModelResponse):
+            if open_calls:
+                return True
+            open_calls = set(call_ids(m))
+            continue
+        for cid in return_ids(m):
+            if cid not in open_calls:
+                return True
+            open_calls.discard(cid)
+    return bool(open_calls)
