@@ -100,7 +100,7 @@ async def test_memory_lists_the_instruction_files_and_model_lists_the_models(tmp
 
 
 async def test_polish_compact_flags_diff_outside_git_and_layer_words(tmp_path):
-    from compact_agent.context.events import Event
+    from compact_agent.context.plumbing.events import Event
 
     s = session(tmp_path)
     try:

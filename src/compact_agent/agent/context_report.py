@@ -27,10 +27,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context import tokens
-from ..context.collapse import DIGEST_HEADER
-from ..context.fit import CARRIED
-from ..context.summary import SUMMARY_HEAD, UPDATE_HEAD
+from ..context.compaction.summary import SUMMARY_HEAD, UPDATE_HEAD
+from ..context.decisions.fit import CARRIED
+from ..context.layers.digest import DIGEST_HEADER
+from ..context.plumbing import tokens
 from ..models import model_info, provider_for
 from .costs import CostReport, report
 from .extensions import HOOK_HEAD

@@ -31,7 +31,7 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RequestUsage
 
-from ..context import tokens
+from ..context.plumbing import tokens
 from ..models import ModelInfo
 
 

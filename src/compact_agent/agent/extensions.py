@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from ..context.events import Event
+from ..context.plumbing.events import Event
 from .costs import UsageLedger
 from .hooks import HookRun, Hooks, joined_output, parse_hooks
 from .mcp_servers import McpServers, parse_servers
 from .todos import TodoItem, TodoList, todo_toolset
 
 if TYPE_CHECKING:
-    from ..context.compactor import CompactionResult
+    from ..context.compaction.result import CompactionResult
     from .runner import AgentSession
 
 HOOK_HEAD = "[compact-agent: SessionStart hook output"

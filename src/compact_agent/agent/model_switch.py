@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..config import Limits
-from ..context import tokens
-from ..context.compactor import CompactionResult
+from ..context.compaction.result import CompactionResult
+from ..context.plumbing import tokens
 from ..models import REGISTRY, build_model, model_info, prices_of, provider_for
 from .context_report import sync_costs
 from .window_check import check_window

@@ -249,7 +249,7 @@ class AgentSession:
     def _model_settings(self) -> dict[str, Any] | None:
         if not self.server_side_clearing:
             return None
-        from ..context.microcompact import anthropic_context_management
+        from ..context.layers.microcompact import anthropic_context_management
 
         body = anthropic_context_management(self.settings, trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
         return {"anthropic_context_management": body}

@@ -40,7 +40,7 @@ from pydantic_ai.toolsets import FunctionToolset
 
 from .. import secrets
 from ..config import Settings
-from ..context.markers import mark
+from ..context.plumbing.markers import mark
 from ..session.store import utf8_safe
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState, atomic_write_bytes

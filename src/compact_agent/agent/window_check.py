@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..config import Limits, Settings
-from ..context import tokens
+from ..context.plumbing import tokens
 from ..models import ConfigError, ModelInfo, model_info
 
 if TYPE_CHECKING:

@@ -100,7 +100,7 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
             return
         rest.append(words[i])
         i += 1
-    from ..context.compactor import NotSmaller
+    from ..context.compaction.result import NotSmaller
 
     try:
         with c.status(f"compacting {s.context_tokens():,} tokens…"):
@@ -176,7 +176,7 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
             c.print(f"{render.when(b.time)}  {b.trigger}/{b.strategy}  {b.tokens_before:,} → {b.tokens_after:,}  "
                     f"{b.archive}")
     c.print("messages:")
-    from ..context.summary import is_summary
+    from ..context.compaction.summary import is_summary
 
     for i, m in enumerate(s.messages):
         text = " ".join(str(getattr(p, "content", "") or getattr(p, "tool_name", "")) for p in m.parts)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from ..context.summary import is_summary
+from ..context.compaction.summary import is_summary
 from ..session.store import Boundary, SessionStore, load_session_file
 
 WIDTH = 160

@@ -17,7 +17,7 @@ from typing import Any
 from .. import secrets
 from ..agent.runner import AgentSession, SessionOptions
 from ..agent.stream_events import compaction_end, problem_line
-from ..context.events import Event
+from ..context.plumbing.events import Event
 from . import tool_lines
 
 #: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.

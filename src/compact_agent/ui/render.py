@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ..context.events import Event
+from ..context.plumbing.events import Event
 
 
 def bar(used: int, threshold: int, window: int, width: int = 40) -> str:

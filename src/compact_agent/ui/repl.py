@@ -18,7 +18,7 @@ from ..agent.runner import AgentSession, SessionOptions, session_root
 from ..agent.stream_events import problem_line
 from ..agent.todos import TodoItem
 from ..cli import describe_error, echo_back
-from ..context.events import Event
+from ..context.plumbing.events import Event
 from . import render
 from .approval import make_ask, nothing
 from .commands import COMMANDS, ExitRepl, dispatch

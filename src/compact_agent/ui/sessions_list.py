@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..context.summary import MARK, is_synthetic_text
+from ..context.compaction.summary import MARK, is_synthetic_text
 from ..session.store import list_sessions
 
 MAX_LISTED = 20
