@@ -238,3 +238,19 @@ def test_changed_files_come_back_after_a_compaction_only_for_a_model_that_return
     reuse.observe(msgs[:-1])
     assert reuse.returns_to_changed_files()
     assert compactor.restorable(msgs, [], limits)[0] == [c, b, a]
+
+
+def test_a_resumed_conversation_keeps_what_the_model_kept_reaching_for():
+    from compact_agent.context import ContextManager
+
+    msgs = history(reach_back=True)
+    live = Reuse()
+    for i, m in enumerate(msgs):
+        if isinstance(m, ModelResponse):
+            live.observe(msgs[: i + 1])
+    cm = ContextManager(window=200_000)
+    assert cm.schedule.reuse is not None and not cm.schedule.reuse.reaches
+    cm.resume(msgs)  # a new manager on a stored conversation, after a restart
+    assert list(cm.schedule.reuse.reaches) == list(live.reaches) and cm.schedule.reuse.hot("c0")
+    cm.resume(msgs)  # resuming again (every turn of the agent does) measures nothing twice
+    assert len(cm.schedule.reuse.reaches) == len(live.reaches)

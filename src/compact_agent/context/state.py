@@ -206,6 +206,9 @@ class ManagerState(AbstractCapability[Any]):
         if messages is None:
             messages = list(self.store.load_messages()) if isinstance(self.store, LoadableStore) else []
         self._sync.reset(messages)
+        reuse = self.schedule.reuse
+        if reuse is not None and not reuse.reaches:  # after a restart: what the model kept reaching for
+            reuse.learn(messages)
 
     def _replaced_boundary(self) -> dict[str, Any]:
         return {"trigger": "history_changed", "strategy": "replace", "tokens_before": 0, "tokens_after": 0,

@@ -221,6 +221,13 @@ class Reuse:
             self.reaches.popleft()
         return reach
 
+    def learn(self, history: Sequence[ModelMessage]) -> None:
+        """Measure the newest `recent` responses of a resumed conversation, oldest first, as if
+        they had just arrived: a session continued after a restart keeps what it had learnt."""
+        points = [i for i, m in enumerate(history) if isinstance(m, ModelResponse)][-self.recent:]
+        for i in points:
+            self.observe(history[: i + 1])
+
     def returns_to_changed_files(self) -> bool:
         """Whether the model goes back to files it changed: one of its recent changes was of a
         file changed before (none yet: no evidence either way, so yes). A compaction re-reads the
