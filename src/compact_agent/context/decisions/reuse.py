@@ -215,6 +215,8 @@ class Reuse:
         self.responses += 1
         for call_id in cited:
             self.cited[call_id] = self.responses
+        if len(self.cited) > 8 * self.recent:  # a long session: forget the results no longer in use
+            self.cited = {k: v for k, v in self.cited.items() if self.responses - v < self.recent}
         reach = Reach(deep["any"], deep["result"], deep["cold"], deep["cold_result"])
         self.reaches.append(reach)
         while len(self.reaches) > self.recent:
