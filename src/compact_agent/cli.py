@@ -47,7 +47,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
         UsageLimitExceeded,
     )
 
-    from .agent.retry import is_timeout
+    from .agent.run.retry import is_timeout
     from .deadline import StreamCut
     from .error_text import caused_by, retry_after
     from .models import ConfigError
@@ -213,7 +213,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
     if continue_ and resume is not None:
         raise fail("--continue and --resume both pick a session; give one of them", 2)
-    from .agent.runner import SessionOptions
+    from .agent.run.runner import SessionOptions
 
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
@@ -230,7 +230,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
             "extra_dirs": [*settings.extra_dirs, *(str(d.resolve()) for d in add_dir or [])],
             "allow_bash": [*settings.allow_bash, *patterns]})
     if continue_:
-        from .agent.runner import session_root
+        from .agent.run.runner import session_root
         from .session.store import list_sessions
 
         if not list_sessions(session_root(work)):
@@ -267,7 +267,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
     """--allowed-tools values: whole tools, and `bash(PATTERN)` allow rules."""
-    from .agent.tools import TOOL_NAMES
+    from .agent.tools.toolset import TOOL_NAMES
 
     tools: list[str] = []
     patterns: list[str] = []
@@ -364,7 +364,7 @@ def config_command(
 @app.command("sessions")
 def sessions_command(ctx: typer.Context) -> None:
     """List this directory's sessions, newest first (for --resume ID)."""
-    from .agent.runner import session_root
+    from .agent.run.runner import session_root
     from .ui.sessions_list import format_row, session_rows
 
     work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()

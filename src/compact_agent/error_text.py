@@ -11,7 +11,7 @@ from typing import Any
 
 def _chain(e: BaseException) -> list[BaseException]:
     """`e` and the errors under it (imported late: --version and --help load no agent code)."""
-    from .agent.retry import _chain as chain
+    from .agent.run.retry import _chain as chain
 
     return list(chain(e))
 

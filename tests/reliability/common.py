@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.runner import AgentSession, SessionOptions
 from compact_agent.config import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_agent.agent.runner import AgentSession
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.cli import describe_error
 from compact_agent.config import Settings
 from compact_agent.session.store import load_session_file

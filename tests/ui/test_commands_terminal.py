@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.runner import AgentSession, SessionOptions
 from compact_agent.models import ConfigError
 from compact_agent.ui import render
 from compact_agent.ui.commands import dispatch
@@ -59,7 +59,7 @@ async def test_help_status_context_and_usage_errors(tmp_path):
         try:
             assert "/compact [instructions] [--from N | --up-to N]" in " ".join((await show(s, "/help")).split())
             status = await show(s, "/status")
-            from compact_agent.agent.context_report import picture
+            from compact_agent.agent.accounting.context_report import picture
 
             used = picture(s).used
             assert used > 500 and f"context    {used:,} / threshold" in status  # the same figure as /context

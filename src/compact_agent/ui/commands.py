@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-from ..agent.runner import AgentSession
+from ..agent.run.runner import AgentSession
 from . import render
 
 Handler = Callable[[AgentSession, str, Console], Awaitable[Any]]
@@ -64,7 +64,7 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
 
 @command("status", "model, session, context used / threshold / window")
 async def _status(s: AgentSession, args: str, c: Console) -> None:
-    from ..agent.context_report import picture
+    from ..agent.accounting.context_report import picture
 
     used = picture(s).used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits

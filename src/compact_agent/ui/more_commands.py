@@ -9,7 +9,7 @@ import asyncio
 
 from rich.console import Console
 
-from ..agent.runner import AgentSession, session_root
+from ..agent.run.runner import AgentSession, session_root
 from .commands import command
 from .sessions_list import format_row, session_rows
 

@@ -15,8 +15,8 @@ import time
 from typing import Any
 
 from .. import secrets
-from ..agent.runner import AgentSession, SessionOptions
-from ..agent.stream_events import compaction_end, problem_line
+from ..agent.run.runner import AgentSession, SessionOptions
+from ..agent.run.stream_events import compaction_end, problem_line
 from ..context.plumbing.events import Event
 from . import tool_lines
 
@@ -84,7 +84,7 @@ class PrintRun:
 
     # -- results -----------------------------------------------------------------------------
     def init_event(self, s: AgentSession) -> dict[str, Any]:
-        from ..agent.window_check import tool_definitions
+        from ..agent.run.window_check import tool_definitions
 
         return {"type": "init", "session_id": s.session_id, "model": s.info.name, "provider": s.info.provider,
                 "window": s.cm.limits.window, "threshold": s.cm.limits.threshold, "cwd": str(s.cwd),
@@ -124,7 +124,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         return _failed(run, describe_error(e, RETRY_HINT), session.session_id, subtype)
     finally:
         await session.aclose()
-    from ..agent.context_report import cost_report
+    from ..agent.accounting.context_report import cost_report
 
     usage = {
         "input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens,

@@ -14,9 +14,9 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input, create_input
 from rich.console import Console
 
-from ..agent.runner import AgentSession, SessionOptions, session_root
-from ..agent.stream_events import problem_line
-from ..agent.todos import TodoItem
+from ..agent.run.runner import AgentSession, SessionOptions, session_root
+from ..agent.run.stream_events import problem_line
+from ..agent.tools.todos import TodoItem
 from ..cli import describe_error, echo_back
 from ..context.plumbing.events import Event
 from . import render
@@ -218,8 +218,8 @@ class Repl:
 
     def attachment_notes(self, message: str) -> None:
         """Say which `@path` mentions go with the message, and which name no file (nothing is attached)."""
-        from ..agent.permissions import resolve_path
-        from ..agent.runner import MENTION_RE
+        from ..agent.run.runner import MENTION_RE
+        from ..agent.safety.permissions import resolve_path
 
         for m in MENTION_RE.finditer(message):
             name = m.group(1).rstrip(".,;:")
@@ -297,7 +297,7 @@ class Repl:
 def status_line(s: AgentSession, width: int) -> str:
     """The toolbar: context used / window, cost so far, the model, and a mark when nothing is asked
     (--yes). Parts that do not fit the width are left out, least useful first."""
-    from ..agent.context_report import cost_report, picture
+    from ..agent.accounting.context_report import cost_report, picture
 
     try:
         used, window = picture(s).used, s.cm.limits.window

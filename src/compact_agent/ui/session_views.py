@@ -13,11 +13,11 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from ..agent.context_report import CATEGORIES, ContextPicture, cost_report, picture
-from ..agent.costs import CostReport, Entry
-from ..agent.model_switch import switch_model
-from ..agent.runner import AgentSession
-from ..agent.todos import TodoItem
+from ..agent.accounting.context_report import CATEGORIES, ContextPicture, cost_report, picture
+from ..agent.accounting.costs import CostReport, Entry
+from ..agent.run.model_switch import switch_model
+from ..agent.run.runner import AgentSession
+from ..agent.tools.todos import TodoItem
 from .commands import command
 
 STYLES = {

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..config import Limits, Settings
-from ..context.plumbing import tokens
-from ..models import ConfigError, ModelInfo, model_info
+from ...config import Limits, Settings
+from ...context.plumbing import tokens
+from ...models import ConfigError, ModelInfo, model_info
 
 if TYPE_CHECKING:
     from .runner import AgentSession

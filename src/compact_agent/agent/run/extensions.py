@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from ..context.plumbing.events import Event
-from .costs import UsageLedger
-from .hooks import HookRun, Hooks, joined_output, parse_hooks
-from .mcp_servers import McpServers, parse_servers
-from .todos import TodoItem, TodoList, todo_toolset
+from ...context.plumbing.events import Event
+from ..accounting.costs import UsageLedger
+from ..integrations.hooks import HookRun, Hooks, joined_output, parse_hooks
+from ..integrations.mcp_servers import McpServers, parse_servers
+from ..tools.todos import TodoItem, TodoList, todo_toolset
 
 if TYPE_CHECKING:
-    from ..context.compaction.result import CompactionResult
+    from ...context.compaction.result import CompactionResult
     from .runner import AgentSession
 
 HOOK_HEAD = "[compact-agent: SessionStart hook output"
@@ -69,7 +69,7 @@ class SessionExtensions:
     def toolsets(self) -> list[Any]:
         out: list[Any] = [todo_toolset(self.plan)]
         if self.mcp is not None:
-            from .tool_search import DeferredTools, with_tool_search
+            from ..tools.tool_search import DeferredTools, with_tool_search
 
             self.deferred = DeferredTools(lambda: self.session.cm.limits.window)
             out.append(with_tool_search(self.mcp.toolset, self.deferred))

@@ -27,8 +27,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from ..config import Limits, Settings, home_dir
-from ..context import (  # the library's public API: the agent builds on nothing else
+from ...config import Limits, Settings, home_dir
+from ...context import (  # the library's public API: the agent builds on nothing else
     CompactionResult,
     Compactor,
     ContextManager,
@@ -38,9 +38,9 @@ from ..context import (  # the library's public API: the agent builds on nothing
     SharedPrefixSummarizer,
     default_layers,
 )
-from ..context.wiring import Internals  # and the one seam for what a coding agent wires in
-from ..models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
-from ..session.store import (
+from ...context.wiring import Internals  # and the one seam for what a coding agent wires in
+from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
+from ...session.store import (
     SessionStore,
     atomic_write,
     ensure_private_dir,
@@ -48,15 +48,15 @@ from ..session.store import (
     new_session_id,
     project_slug,
 )
-from ..settings_file import user_config_path
-from .checkpoints import Checkpoints
+from ...settings_file import user_config_path
+from ..integrations.instructions import load_instructions
+from ..safety.permissions import Permissions, resolve_path
+from ..tools.checkpoints import Checkpoints
+from ..tools.file_state import ReadFileState, read_paths_in_view
+from ..tools.toolset import ToolEnv, build_toolset, mention_messages
 from .extensions import SessionExtensions
-from .file_state import ReadFileState, read_paths_in_view
-from .instructions import load_instructions
-from .permissions import Permissions, resolve_path
 from .retry import TransientRetry
 from .stream_events import stream_handler
-from .tools import ToolEnv, build_toolset, mention_messages
 from .window_check import check_window
 
 SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
@@ -98,7 +98,7 @@ class TurnResult:
 
 def project_instructions(cwd: Path) -> tuple[str, list[Path]]:
     """The user-level file, then AGENTS.md / CLAUDE.md from the repository root down to `cwd`."""
-    from ..settings_file import user_config_path
+    from ...settings_file import user_config_path
 
     found = load_instructions(cwd, user_config_path().parent)
     return found.text, found.paths
@@ -249,7 +249,7 @@ class AgentSession:
     def _model_settings(self) -> dict[str, Any] | None:
         if not self.server_side_clearing:
             return None
-        from ..context.layers.microcompact import anthropic_context_management
+        from ...context.layers.microcompact import anthropic_context_management
 
         body = anthropic_context_management(self.settings, trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
         return {"anthropic_context_management": body}
@@ -446,7 +446,7 @@ class AgentSession:
         takes back the plan of the turns it undoes too."""
         from pydantic_ai.messages import ToolCallPart
 
-        from .todos import TodoItem
+        from ..tools.todos import TodoItem
 
         items: list[TodoItem] = []
         for m in messages:

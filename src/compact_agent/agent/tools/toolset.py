@@ -38,13 +38,13 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.toolsets import FunctionToolset
 
-from .. import secrets
-from ..config import Settings
-from ..context.plumbing.markers import mark
-from ..session.store import utf8_safe
+from ... import secrets
+from ...config import Settings
+from ...context.plumbing.markers import mark
+from ...session.store import utf8_safe
+from ..safety.permissions import Permissions, resolve_path
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState, atomic_write_bytes
-from .permissions import Permissions, resolve_path
 
 TOOL_NAMES: tuple[str, ...] = ("read_file", "write_file", "edit_file", "bash", "grep", "glob")
 SKIP_DIRS = frozenset(

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_ai.toolsets import FunctionToolset
 
-from ..session.store import atomic_write
+from ...session.store import atomic_write
 
 log = logging.getLogger(__name__)
 
