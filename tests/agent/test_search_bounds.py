@@ -12,9 +12,9 @@ import pytest
 
 from compact_agent.agent.safety.permissions import Permissions
 from compact_agent.agent.tools import search
+from compact_agent.agent.tools.base import ToolEnv
 from compact_agent.agent.tools.file_state import ReadFileState
 from compact_agent.agent.tools.search import glob_impl, grep_impl
-from compact_agent.agent.tools.toolset import ToolEnv
 from compact_agent.config import Settings
 
 

@@ -22,15 +22,10 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.agent.safety.permissions import Permissions
+from compact_agent.agent.tools.base import TOOL_NAMES, ToolEnv
 from compact_agent.agent.tools.checkpoints import Checkpoints
 from compact_agent.agent.tools.file_state import ReadFileState
-from compact_agent.agent.tools.toolset import (
-    TOOL_NAMES,
-    ToolEnv,
-    build_toolset,
-    mention_messages,
-    read_file_text,
-)
+from compact_agent.agent.tools.toolset import build_toolset, mention_messages, read_file_text
 from compact_agent.config import Settings
 
 
@@ -395,7 +390,7 @@ async def test_agent_reads_then_edits(env: ToolEnv, work: Path) -> None:
 
 async def test_failures_are_marked_and_a_failed_write_names_the_file(env: ToolEnv, monkeypatch) -> None:
     from compact_agent.agent.tools import file_state
-    from compact_agent.agent.tools.toolset import is_failure
+    from compact_agent.agent.tools.base import is_failure
 
     tools = build_toolset(env).tools
     missing = await tools["read_file"].function(path="nope.txt")

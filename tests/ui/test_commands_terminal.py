@@ -199,7 +199,7 @@ def plans(req) -> Reply:
 
 
 async def test_rewind_asks_drops_the_undone_plan_and_puts_the_prompt_back(tmp_path):
-    from compact_agent.ui.repl import current_repl
+    from compact_agent.ui.command_registry import current_repl
 
     plan_sizes: list[int] = []
     run = await drive(tmp_path, plans, ["first\r", "make a plan\r", "/rewind 1\r", "/rewind 1\r", "\r"],

@@ -100,7 +100,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
                     typed: str | None = None) -> int:
     """One turn of `prompt`; `typed` is the part the user typed (the query argument), the only
     place `@path` attaches a file — never piped input (None: all of `prompt` was typed)."""
-    from ..cli import describe_error
+    from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
     try:
@@ -118,7 +118,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
     except Exception as e:  # noqa: BLE001
-        from ..cli import max_turns_message
+        from ..error_text import max_turns_message
 
         subtype = "error_max_turns" if max_turns_message(e) else "error"
         return _failed(run, describe_error(e, RETRY_HINT), session.session_id, subtype)
@@ -163,7 +163,7 @@ def _slash_command(prompt: str) -> str | None:
 async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     from rich.console import Console
 
-    from ..cli import describe_error
+    from ..error_text import describe_error
     from .commands import dispatch
 
     console = Console(file=sys.stdout, highlight=False, markup=False, soft_wrap=False,

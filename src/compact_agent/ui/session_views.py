@@ -18,7 +18,7 @@ from ..agent.accounting.costs import CostReport, Entry
 from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
 from ..agent.tools.todos import TodoItem
-from .commands import command
+from .command_registry import command
 
 STYLES = {
     "system": "grey70", "instructions_file": "cyan", "tools": "blue", "mcp_tools": "bright_blue",

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 async def shell_output(session: AgentSession, command: str) -> str:
     """Run `command` as the bash tool would (without asking: the user typed it); its output."""
     from ..agent.safety.permissions import Permissions
+    from ..agent.tools.base import ToolEnv
     from ..agent.tools.shell import bash_impl
-    from ..agent.tools.toolset import ToolEnv
 
     env = ToolEnv(session.cwd, session.settings, session.read_state, Permissions(session.cwd, "yes"))
     return str(await bash_impl(env, command))

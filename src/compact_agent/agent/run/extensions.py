@@ -29,7 +29,7 @@ from ..tools.todos import TodoItem, TodoList, todo_toolset
 
 if TYPE_CHECKING:
     from ...context.compaction.result import CompactionResult
-    from .runner import AgentSession
+    from .session_parts import SessionParts
 
 HOOK_HEAD = "[compact-agent: SessionStart hook output"
 CONTEXT_META = "compact_agent_context"  # not "compact_agent": join() merges metadata key by key
@@ -45,7 +45,7 @@ def context_message(parts: list[tuple[str, str]]) -> list[ModelMessage]:
 
 
 class SessionExtensions:
-    def __init__(self, session: AgentSession, *, resumed: bool, previous: SessionExtensions | None = None) -> None:
+    def __init__(self, session: SessionParts, *, resumed: bool, previous: SessionExtensions | None = None) -> None:
         s = session.settings
         self.session = session
         self.hooks = Hooks(parse_hooks(s.hooks, s.hook_timeout_s), session.cwd, session.session_id,

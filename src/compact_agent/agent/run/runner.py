@@ -51,9 +51,10 @@ from ...session.store import (
 from ...settings_file import user_config_path
 from ..integrations.instructions import load_instructions
 from ..safety.permissions import Permissions, resolve_path
+from ..tools.base import ToolEnv
 from ..tools.checkpoints import Checkpoints
 from ..tools.file_state import ReadFileState, read_paths_in_view
-from ..tools.toolset import ToolEnv, build_toolset, mention_messages
+from ..tools.toolset import build_toolset, mention_messages
 from .extensions import SessionExtensions
 from .retry import TransientRetry
 from .stream_events import stream_handler

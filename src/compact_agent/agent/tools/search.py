@@ -29,7 +29,7 @@ from typing import Any
 import regex
 
 from ..safety.permissions import resolve_path
-from .toolset import (
+from .base import (
     MAX_GLOB_RESULTS,
     MAX_MATCHES,
     SKIP_DIRS,

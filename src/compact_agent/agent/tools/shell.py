@@ -13,7 +13,7 @@ import os
 import signal
 
 from ... import secrets
-from .toolset import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
+from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
 
 
 class _Capped:
