@@ -82,7 +82,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
     if continue_ and resume is not None:
         raise fail("--continue and --resume both pick a session; give one of them", 2)
-    from .agent.run.runner import SessionOptions
+    from .agent.run.options import SessionOptions
 
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
@@ -99,7 +99,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
             "extra_dirs": [*settings.extra_dirs, *(str(d.resolve()) for d in add_dir or [])],
             "allow_bash": [*settings.allow_bash, *patterns]})
     if continue_:
-        from .agent.run.runner import session_root
+        from .agent.run.options import session_root
         from .session.store import list_sessions
 
         if not list_sessions(session_root(work)):
@@ -233,7 +233,7 @@ def config_command(
 @app.command("sessions")
 def sessions_command(ctx: typer.Context) -> None:
     """List this directory's sessions, newest first (for --resume ID)."""
-    from .agent.run.runner import session_root
+    from .agent.run.options import session_root
     from .ui.sessions_list import format_row, session_rows
 
     work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()

@@ -9,7 +9,8 @@ from rich.console import Console
 
 from compact_agent.agent.accounting.context_report import cost_report, picture
 from compact_agent.agent.run.model_switch import switch_model
-from compact_agent.agent.run.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from compact_agent.models import REGISTRY
 from compact_agent.ui.commands import dispatch

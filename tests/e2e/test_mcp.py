@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from compact_agent.agent.run.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from compact_agent.context.plumbing.events import Event
 from tests.fakes.mcp_notes_server import INSTRUCTIONS

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from compact_agent.agent.run.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.models import ConfigError
 from compact_agent.ui import render
 from compact_agent.ui.commands import dispatch

@@ -2,18 +2,21 @@
 
 The handlers live in commands.py, session_views.py and more_commands.py; they all register here,
 and commands.py (which dispatches) imports the other two, so none of them imports back up. The
-running REPL is found here too (`current_repl`), as the two things a command asks of it.
+running REPL is found here too (`current_repl`), as what a command asks of it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 
 from ..agent.run.runner import AgentSession
+
+if TYPE_CHECKING:
+    from .turn_view import InterruptKeys
 
 Handler = Callable[[AgentSession, str, Console], Awaitable[Any]]
 
@@ -40,7 +43,11 @@ class ExitRepl(Exception):
 
 
 class RunningRepl(Protocol):
-    """What a command asks of the REPL it runs in: a turn shown as the REPL shows it, a yes/no."""
+    """What a command asks of the REPL it runs in: a turn shown as the REPL shows it, a yes/no, and
+    its keys (where /rewind puts the prompt back for editing)."""
+
+    @property
+    def keys(self) -> InterruptKeys | None: ...
 
     async def turn(self, message: str, typed: str | None = None) -> None: ...
     async def confirm(self, question: str) -> bool: ...

@@ -9,7 +9,8 @@ import asyncio
 
 from rich.console import Console
 
-from ..agent.run.runner import AgentSession, session_root
+from ..agent.run.options import session_root
+from ..agent.run.runner import AgentSession
 from .command_registry import command, current_repl
 from .sessions_list import format_row, session_rows
 

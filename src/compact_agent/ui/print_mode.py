@@ -15,7 +15,8 @@ import time
 from typing import Any
 
 from .. import secrets
-from ..agent.run.runner import AgentSession, SessionOptions
+from ..agent.run.options import SessionOptions
+from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import compaction_end, problem_line
 from ..context.plumbing.events import Event
 from . import tool_lines
@@ -153,7 +154,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
 
 def _slash_command(prompt: str) -> str | None:
     """`-p "/compact"` runs the command as the REPL would (a known command only; `/exit` means nothing here)."""
-    from .commands import COMMANDS
+    from . import commands  # noqa: F401  (importing it registers every command)
+    from .command_registry import COMMANDS
 
     line = prompt.strip()
     name = line[1:].partition(" ")[0] if line.startswith("/") else ""

@@ -14,7 +14,8 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input, create_input
 from rich.console import Console
 
-from ..agent.run.runner import AgentSession, SessionOptions, session_root
+from ..agent.run.options import SessionOptions, session_root
+from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import problem_line
 from ..agent.tools.todos import TodoItem
 from ..context.plumbing.events import Event

@@ -1,7 +1,7 @@
 """/context, /cost, /model and /plan: what the window holds, what it cost, which model, the plan.
 
 Registered into the slash-command table from here (commands.py imports this module), so the
-numbers live in agent/context_report.py and agent/costs.py and this file only draws them.
+numbers live in agent/accounting/context_report.py and agent/accounting/costs.py and this file only draws them.
 """
 
 from __future__ import annotations
