@@ -174,7 +174,8 @@ def _recording(server: FakeOpenAIServer, seen: list[Usage]) -> Callable[[Any], d
 
 async def _ours(cwd: Path, home: Path, base_url: str, window: int, task: str,
                 settings: dict[str, Any]) -> tuple[str, int]:
-    from compact_agent.agent.runner import AgentSession, SessionOptions
+    from compact_agent.agent.run.options import SessionOptions
+    from compact_agent.agent.run.runner import AgentSession
     from compact_agent.config import Settings
 
     opts = SessionOptions(cwd=cwd, model=MODEL, base_url=base_url, api_key="k", context_window=window,

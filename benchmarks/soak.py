@@ -116,9 +116,10 @@ async def soak(args: argparse.Namespace) -> int:
     from tests.reliability.drive import turn_prompt
     from tests.reliability.harness import make_project, message_keys
 
-    from compact_agent.agent.runner import AgentSession, SessionOptions
-    from compact_agent.cli import describe_error
+    from compact_agent.agent.run.options import SessionOptions
+    from compact_agent.agent.run.runner import AgentSession
     from compact_agent.config import Settings
+    from compact_agent.error_text import describe_error
     from compact_agent.session.entries import _dump_message
 
     tmp = Path(tempfile.mkdtemp(prefix="soak-"))

@@ -7,15 +7,16 @@ session) ends in one clear line on stderr and a nonzero exit, never a traceback.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from .error_text import describe_error, first_line
+from .ui.typeahead import quiet_typeahead
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None,
                   subcommand_metavar="[QUERY] | COMMAND [ARGS]...",
@@ -25,102 +26,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=
 def fail(message: str, code: int = 1) -> typer.Exit:
     sys.stderr.write(f"compact-agent: {message}\n")
     return typer.Exit(code)
-
-
-def describe_error(e: BaseException, retry_hint: str | None = None) -> str:
-    """One line for any error a turn can end with; never quoting the API key (a provider may echo it).
-
-    `retry_hint` ends the lines of errors worth retrying (the REPL's default: send the message again)."""
-    from . import secrets
-
-    return secrets.redact(_describe_error(e, retry_hint))
-
-
-def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
-    from pydantic_ai.exceptions import (
-        ModelAPIError,
-        ModelAuthenticationError,
-        ModelConnectionError,
-        ModelContextWindowExceededError,
-        ModelHTTPError,
-        UnexpectedModelBehavior,
-        UsageLimitExceeded,
-    )
-
-    from .agent.retry import is_timeout
-    from .deadline import StreamCut
-    from .error_text import caused_by, retry_after
-    from .models import ConfigError
-    from .session.store import SessionError
-
-    saved = retry_hint if retry_hint is not None else "; the session is saved, send the message again to retry"
-    if isinstance(e, ModelAuthenticationError):
-        return "the provider rejected the API key (check the key for this endpoint)"
-    if caused_by(e, StreamCut):
-        return f"the provider's reply was cut off mid-stream; what arrived is saved, marked as cut{saved}"
-    if isinstance(e, ModelConnectionError) and is_timeout(e):
-        return ("the model endpoint did not answer in time, after retries (raise COMPACT_AGENT_REQUEST_TIMEOUT_S "
-                f"for a slow local model){saved}")
-    if isinstance(e, ModelConnectionError):
-        return (f"cannot reach the model endpoint ({_first_line(e)}); check the network, and --base-url if one was "
-                f"given{saved}")
-    if isinstance(e, ModelContextWindowExceededError):
-        return ("the request is too long for the model even after compaction; use a larger --context-window "
-                "(or /compact in the REPL)")
-    if isinstance(e, ModelHTTPError):
-        detail = _provider_message(e)
-        if e.status_code == 429:
-            wait = retry_after(e)
-            if wait is not None and wait > 120:  # the SDK does not wait that long: it did not retry
-                return (f"the provider is rate-limiting requests (HTTP 429) and asks to wait {wait:,.0f} s; "
-                        f"try again later: {detail}")
-            return f"the provider is rate-limiting requests (HTTP 429) and still was after retries: {detail}{saved}"
-        if e.status_code >= 500:
-            return f"the provider failed (HTTP {e.status_code}) on every retry: {detail}{saved}"
-        return f"the provider answered HTTP {e.status_code}: {detail}"
-    if isinstance(e, ModelAPIError):
-        return f"model request failed, after retries: {_first_line(e)}{saved}"
-    if isinstance(e, UnexpectedModelBehavior):
-        if "exceeded max retries" in str(e):  # pydantic-ai's hint names a setting we do not have
-            return (f"the model kept making malformed tool calls ({_first_line(e).split('. ')[0]}); the turn "
-                    f"stopped{saved}")
-        return f"the model replied with something unusable: {_first_line(e).split(' Consider ')[0]}"
-    if isinstance(e, UsageLimitExceeded):
-        return max_turns_message(e, saved) or _first_line(e)
-    if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"
-        return f"{e.strerror}: {e.filename}"
-    if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
-        return _first_line(e)
-    if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
-        return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
-    return _first_line(e)  # the message, never the exception's class name
-
-
-def max_turns_message(e: BaseException, saved: str = "") -> str | None:
-    """Our words for pydantic-ai's request limit (its message points at its own docs), or None when
-    `e` is another usage limit."""
-    import re
-
-    m = re.search(r"request_limit of (\d+)", str(e))
-    if m is None:
-        return None
-    n = int(m.group(1))
-    return f"stopped after {n} model request{'s' if n != 1 else ''} (--max-turns {n}){saved}"
-
-
-def _provider_message(e: BaseException) -> str:
-    """The provider's own error message (OpenAI/Anthropic bodies), not the exception's repr."""
-    body = getattr(e, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        if isinstance(inner.get("message"), str) and inner["message"].strip():
-            return " ".join(inner["message"].split())[:300]
-    return _first_line(e)
-
-
-def _first_line(e: BaseException) -> str:
-    lines = str(e).strip().splitlines()
-    return (lines[0] if lines else "unexpected error")[:400]
 
 
 def _version(value: bool) -> None:
@@ -162,47 +67,11 @@ def main_command(
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "cwd": cwd}
         return
-    with _quiet_typeahead(not print_ and query != "-"):
+    with quiet_typeahead(not print_ and query != "-"):
         _main(print_, query, model, base_url, api_key, context_window, yes, continue_, resume, output_format, cwd,
               add_dir, allowed_tools, max_turns, append_system_prompt, verbose)
 
 
-@contextlib.contextmanager
-def _quiet_typeahead(repl: bool) -> Iterator[None]:
-    """While the REPL starts (imports take a moment), keys typed ahead are not echoed above the
-    banner: the terminal keeps them, and the prompt starts with them once it is up."""
-    import termios
-
-    fd = sys.stdin.fileno() if repl and sys.stdin is not None and sys.stdin.isatty() else -1
-    try:
-        saved = termios.tcgetattr(fd) if fd >= 0 else None
-    except (termios.error, OSError):
-        saved = None
-    def restore() -> None:
-        if saved is not None:
-            with contextlib.suppress(termios.error, OSError):
-                termios.tcsetattr(fd, termios.TCSANOW, saved)
-
-    if saved is not None:
-        quiet = list(saved)
-        quiet[3] &= ~termios.ECHO
-        with contextlib.suppress(termios.error, OSError):
-            termios.tcsetattr(fd, termios.TCSANOW, quiet)
-    _echo_back[:] = [restore]
-    try:
-        yield
-    finally:
-        restore()
-        _echo_back.clear()
-
-
-_echo_back: list[Any] = []
-
-
-def echo_back() -> None:
-    """The REPL's prompt is up: the terminal echoes again (prompt_toolkit keeps what was typed ahead)."""
-    for restore in _echo_back:
-        restore()
 
 
 def _main(print_: bool, query: str | None, model: str | None, base_url: str | None, api_key: str | None,
@@ -213,7 +82,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
     if continue_ and resume is not None:
         raise fail("--continue and --resume both pick a session; give one of them", 2)
-    from .agent.runner import SessionOptions
+    from .agent.run.options import SessionOptions
 
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
@@ -230,7 +99,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
             "extra_dirs": [*settings.extra_dirs, *(str(d.resolve()) for d in add_dir or [])],
             "allow_bash": [*settings.allow_bash, *patterns]})
     if continue_:
-        from .agent.runner import session_root
+        from .agent.run.options import session_root
         from .session.store import list_sessions
 
         if not list_sessions(session_root(work)):
@@ -267,7 +136,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
     """--allowed-tools values: whole tools, and `bash(PATTERN)` allow rules."""
-    from .agent.tools import TOOL_NAMES
+    from .agent.tools.base import TOOL_NAMES
 
     tools: list[str] = []
     patterns: list[str] = []
@@ -342,7 +211,7 @@ def load_settings(work: Path, **flags: object) -> Any:
     except SettingsError as e:
         raise fail(str(e), 2) from None
     except Exception as e:  # noqa: BLE001 - e.g. a malformed environment value
-        raise fail(f"bad setting: {_first_line(e)}", 2) from None
+        raise fail(f"bad setting: {first_line(e)}", 2) from None
     for w in loaded.warnings:
         sys.stderr.write(f"compact-agent: warning: {w}\n")
     return loaded
@@ -364,7 +233,7 @@ def config_command(
 @app.command("sessions")
 def sessions_command(ctx: typer.Context) -> None:
     """List this directory's sessions, newest first (for --resume ID)."""
-    from .agent.runner import session_root
+    from .agent.run.options import session_root
     from .ui.sessions_list import format_row, session_rows
 
     work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()

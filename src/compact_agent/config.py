@@ -108,7 +108,7 @@ class Settings(BaseSettings):
     deny_bash: list[str] = []
     extra_dirs: list[str] = []  # readable and writable besides the working directory
     deny_paths: list[str] = []  # glob patterns of paths the file tools never read nor write
-    # extensions (config file [hooks] / [mcp_servers]; shapes checked in agent/hooks.py, agent/mcp.py)
+    # extensions (config file [hooks] / [mcp_servers]; shapes checked in agent/integrations/hooks.py, agent/integrations/mcp_servers.py)
     hooks: dict[str, Any] = {}
     hook_timeout_s: ShortSeconds = 10.0
     mcp_servers: dict[str, Any] = {}

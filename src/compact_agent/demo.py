@@ -31,7 +31,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 from rich.console import Console
 
-from .agent.runner import AgentSession, SessionOptions
+from .agent.run.options import SessionOptions
+from .agent.run.runner import AgentSession
 from .context.compaction.notes import NOTES_MARK
 from .context.plumbing import tokens
 from .context.plumbing.events import Event

@@ -1,6 +1,10 @@
-"""Pieces of the one-line error texts that need to look below an exception's surface: the
-transport error an SDK wrapped, the `retry-after` a provider asked for, and Python warnings from
-libraries (pydantic's span lines and name classes; ours are one line, no file, no class name)."""
+"""The one-line error texts: `describe_error` for any error a turn can end with, and the pieces that
+need to look below an exception's surface: the transport error an SDK wrapped, the `retry-after` a
+provider asked for, and Python warnings from libraries (pydantic's span lines and name classes; ours
+are one line, no file, no class name).
+
+The command line and the UI (REPL, print mode) both use these, so they live below both; every
+import of agent or SDK code is late: --version and --help load none of it."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from typing import Any
 
 def _chain(e: BaseException) -> list[BaseException]:
     """`e` and the errors under it (imported late: --version and --help load no agent code)."""
-    from .agent.retry import _chain as chain
+    from .agent.run.retry import _chain as chain
 
     return list(chain(e))
 
@@ -42,3 +46,99 @@ def warning_line(message: Warning | str, category: type[Warning], filename: str,
     else:
         text = re.sub(r"^\w+(Error|Warning|Exception)?: ", "", text.strip().splitlines()[0] if text.strip() else "")
     logging.getLogger("compact_agent.warnings").warning("%s", text)
+
+
+def describe_error(e: BaseException, retry_hint: str | None = None) -> str:
+    """One line for any error a turn can end with; never quoting the API key (a provider may echo it).
+
+    `retry_hint` ends the lines of errors worth retrying (the REPL's default: send the message again)."""
+    from . import secrets
+
+    return secrets.redact(_describe_error(e, retry_hint))
+
+
+def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
+    from pydantic_ai.exceptions import (
+        ModelAPIError,
+        ModelAuthenticationError,
+        ModelConnectionError,
+        ModelContextWindowExceededError,
+        ModelHTTPError,
+        UnexpectedModelBehavior,
+        UsageLimitExceeded,
+    )
+
+    from .agent.run.retry import is_timeout
+    from .deadline import StreamCut
+    from .error_text import caused_by, retry_after
+    from .models import ConfigError
+    from .session.store import SessionError
+
+    saved = retry_hint if retry_hint is not None else "; the session is saved, send the message again to retry"
+    if isinstance(e, ModelAuthenticationError):
+        return "the provider rejected the API key (check the key for this endpoint)"
+    if caused_by(e, StreamCut):
+        return f"the provider's reply was cut off mid-stream; what arrived is saved, marked as cut{saved}"
+    if isinstance(e, ModelConnectionError) and is_timeout(e):
+        return ("the model endpoint did not answer in time, after retries (raise COMPACT_AGENT_REQUEST_TIMEOUT_S "
+                f"for a slow local model){saved}")
+    if isinstance(e, ModelConnectionError):
+        return (f"cannot reach the model endpoint ({first_line(e)}); check the network, and --base-url if one was "
+                f"given{saved}")
+    if isinstance(e, ModelContextWindowExceededError):
+        return ("the request is too long for the model even after compaction; use a larger --context-window "
+                "(or /compact in the REPL)")
+    if isinstance(e, ModelHTTPError):
+        detail = _provider_message(e)
+        if e.status_code == 429:
+            wait = retry_after(e)
+            if wait is not None and wait > 120:  # the SDK does not wait that long: it did not retry
+                return (f"the provider is rate-limiting requests (HTTP 429) and asks to wait {wait:,.0f} s; "
+                        f"try again later: {detail}")
+            return f"the provider is rate-limiting requests (HTTP 429) and still was after retries: {detail}{saved}"
+        if e.status_code >= 500:
+            return f"the provider failed (HTTP {e.status_code}) on every retry: {detail}{saved}"
+        return f"the provider answered HTTP {e.status_code}: {detail}"
+    if isinstance(e, ModelAPIError):
+        return f"model request failed, after retries: {first_line(e)}{saved}"
+    if isinstance(e, UnexpectedModelBehavior):
+        if "exceeded max retries" in str(e):  # pydantic-ai's hint names a setting we do not have
+            return (f"the model kept making malformed tool calls ({first_line(e).split('. ')[0]}); the turn "
+                    f"stopped{saved}")
+        return f"the model replied with something unusable: {first_line(e).split(' Consider ')[0]}"
+    if isinstance(e, UsageLimitExceeded):
+        return max_turns_message(e, saved) or first_line(e)
+    if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"
+        return f"{e.strerror}: {e.filename}"
+    if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
+        return first_line(e)
+    if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
+        return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
+    return first_line(e)  # the message, never the exception's class name
+
+
+def max_turns_message(e: BaseException, saved: str = "") -> str | None:
+    """Our words for pydantic-ai's request limit (its message points at its own docs), or None when
+    `e` is another usage limit."""
+    import re
+
+    m = re.search(r"request_limit of (\d+)", str(e))
+    if m is None:
+        return None
+    n = int(m.group(1))
+    return f"stopped after {n} model request{'s' if n != 1 else ''} (--max-turns {n}){saved}"
+
+
+def _provider_message(e: BaseException) -> str:
+    """The provider's own error message (OpenAI/Anthropic bodies), not the exception's repr."""
+    body = getattr(e, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        if isinstance(inner.get("message"), str) and inner["message"].strip():
+            return " ".join(inner["message"].split())[:300]
+    return first_line(e)
+
+
+def first_line(e: BaseException) -> str:
+    lines = str(e).strip().splitlines()
+    return (lines[0] if lines else "unexpected error")[:400]

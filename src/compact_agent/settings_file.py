@@ -258,8 +258,8 @@ def _short(value: Any, n: int = 70) -> str:
 
 def validate_extensions(settings: Settings) -> None:
     """Fail at start-up, in one line, on hooks or MCP servers that could never run."""
-    from .agent.hooks import HookConfigError, parse_hooks
-    from .agent.mcp_servers import McpConfigError, parse_servers
+    from .agent.integrations.hooks import HookConfigError, parse_hooks
+    from .agent.integrations.mcp_servers import McpConfigError, parse_servers
 
     try:
         parse_hooks(settings.hooks, settings.hook_timeout_s)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_agent.agent.checkpoints import Checkpoints
+from compact_agent.agent.tools.checkpoints import Checkpoints
 
 
 def _write(cps: Checkpoints, p: Path, text: str) -> None:

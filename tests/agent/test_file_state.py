@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-from compact_agent.agent.file_state import ReadFileState, atomic_write_bytes
+from compact_agent.agent.tools.file_state import ReadFileState, atomic_write_bytes
 
 
 def _touch(p: Path, text: str = "x") -> int:

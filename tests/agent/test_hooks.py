@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from compact_agent.agent.hooks import HookCommand, HookConfigError, Hooks, parse_hooks, run_command
+from compact_agent.agent.integrations.hooks import (
+    HookCommand,
+    HookConfigError,
+    Hooks,
+    parse_hooks,
+    run_command,
+)
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:

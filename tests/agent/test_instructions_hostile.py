@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from compact_agent.agent import instructions
-from compact_agent.agent.instructions import load_instructions
+from compact_agent.agent.integrations import instructions
+from compact_agent.agent.integrations.instructions import load_instructions
 from compact_agent.settings_file import SettingsError, read_toml
 
 REPO = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_agent.agent.permissions import Permissions, resolve_path
+from compact_agent.agent.safety.permissions import Permissions, resolve_path
 
 
 @pytest.fixture

@@ -6,11 +6,11 @@ import pytest
 from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.usage import RequestUsage
 
-from compact_agent.agent.context_report import classify_part, scale_to
-from compact_agent.agent.costs import UsageLedger, _entry, report
-from compact_agent.agent.extensions import HOOK_HEAD, context_message
-from compact_agent.agent.mcp_servers import McpConfigError, parse_servers
-from compact_agent.agent.todos import PLAN_HEAD, TodoItem, TodoList
+from compact_agent.agent.accounting.context_report import classify_part, scale_to
+from compact_agent.agent.accounting.costs import UsageLedger, _entry, report
+from compact_agent.agent.integrations.mcp_servers import McpConfigError, parse_servers
+from compact_agent.agent.run.extensions import HOOK_HEAD, context_message
+from compact_agent.agent.tools.todos import PLAN_HEAD, TodoItem, TodoList
 from compact_agent.context.compaction.cuts import join
 from compact_agent.context.compaction.summary import summary_message, user_texts
 from compact_agent.models import REGISTRY

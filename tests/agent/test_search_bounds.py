@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from compact_agent.agent import search
-from compact_agent.agent.file_state import ReadFileState
-from compact_agent.agent.permissions import Permissions
-from compact_agent.agent.search import glob_impl, grep_impl
-from compact_agent.agent.tools import ToolEnv
+from compact_agent.agent.safety.permissions import Permissions
+from compact_agent.agent.tools import search
+from compact_agent.agent.tools.base import ToolEnv
+from compact_agent.agent.tools.file_state import ReadFileState
+from compact_agent.agent.tools.search import glob_impl, grep_impl
 from compact_agent.config import Settings
 
 

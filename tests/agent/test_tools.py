@@ -21,10 +21,12 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from compact_agent.agent.checkpoints import Checkpoints
-from compact_agent.agent.file_state import ReadFileState
-from compact_agent.agent.permissions import Permissions
-from compact_agent.agent.tools import TOOL_NAMES, ToolEnv, build_toolset, mention_messages, read_file_text
+from compact_agent.agent.safety.permissions import Permissions
+from compact_agent.agent.tools.base import TOOL_NAMES, ToolEnv
+from compact_agent.agent.tools.checkpoints import Checkpoints
+from compact_agent.agent.tools.file_state import ReadFileState
+from compact_agent.agent.tools.files import read_file_text
+from compact_agent.agent.tools.toolset import build_toolset, mention_messages
 from compact_agent.config import Settings
 
 
@@ -388,8 +390,8 @@ async def test_agent_reads_then_edits(env: ToolEnv, work: Path) -> None:
 
 
 async def test_failures_are_marked_and_a_failed_write_names_the_file(env: ToolEnv, monkeypatch) -> None:
-    from compact_agent.agent import file_state
-    from compact_agent.agent.tools import is_failure
+    from compact_agent.agent.tools import file_state
+    from compact_agent.agent.tools.base import is_failure
 
     tools = build_toolset(env).tools
     missing = await tools["read_file"].function(path="nope.txt")
@@ -430,7 +432,7 @@ async def test_grep_skips_fifos_and_devices(env: ToolEnv, work: Path) -> None:
 
 
 async def test_grep_bounds_a_catastrophic_pattern(env: ToolEnv, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from compact_agent.agent import search
+    from compact_agent.agent.tools import search
 
     monkeypatch.setattr(search, "LINE_TIME_S", 0.2, raising=False)
     (work / "a.txt").write_text("first needle\n" + "a" * 30 + "b\nnever reached\n")
@@ -442,7 +444,7 @@ async def test_grep_bounds_a_catastrophic_pattern(env: ToolEnv, work: Path, monk
 
 
 async def test_an_interrupted_grep_stops_its_thread(env: ToolEnv, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from compact_agent.agent import search
+    from compact_agent.agent.tools import search
 
     monkeypatch.setattr(search, "GREP_TIME_S", 1_000.0, raising=False)
     (work / "big.txt").write_text("some ordinary line of text\n" * 2_000_000)

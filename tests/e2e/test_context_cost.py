@@ -7,9 +7,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from compact_agent.agent.context_report import cost_report, picture
-from compact_agent.agent.model_switch import switch_model
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.accounting.context_report import cost_report, picture
+from compact_agent.agent.run.model_switch import switch_model
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from compact_agent.models import REGISTRY
 from compact_agent.ui.commands import dispatch

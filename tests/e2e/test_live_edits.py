@@ -83,7 +83,8 @@ def test_naive_agent_finishes_a_small_run(tmp_path: Path) -> None:
 
 async def test_a_read_kept_by_a_compaction_still_allows_the_edit(tmp_path: Path) -> None:
     """The compaction keeps the turn that read b.txt: the model sees its text, so edit_file must accept it."""
-    from compact_agent.agent.runner import AgentSession, SessionOptions
+    from compact_agent.agent.run.options import SessionOptions
+    from compact_agent.agent.run.runner import AgentSession
     from tests.fakes.openai_server import Reply, tool_results
 
     def responder(req: ChatRequest) -> Reply:

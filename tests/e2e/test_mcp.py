@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from compact_agent.context.plumbing.events import Event
 from tests.fakes.mcp_notes_server import INSTRUCTIONS
@@ -141,7 +142,7 @@ def searching(req):
 
 
 async def test_large_mcp_schemas_wait_behind_a_tool_search(tmp_path, monkeypatch):
-    from compact_agent.agent import tool_search
+    from compact_agent.agent.tools import tool_search
 
     monkeypatch.setattr(tool_search, "DEFER_SHARE", 0.0)  # as if the schemas were a tenth of the window
     cwd = tmp_path / "project"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 

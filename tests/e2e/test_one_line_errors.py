@@ -53,7 +53,7 @@ def test_analyze_a_fifo(cli) -> None:
 
 
 def test_a_corrupt_checkpoints_index(tmp_path: Path, caplog) -> None:
-    from compact_agent.agent.checkpoints import Checkpoints
+    from compact_agent.agent.tools.checkpoints import Checkpoints
 
     (tmp_path / "checkpoints.json").write_bytes(b"\xff\xfe\x00garbage")
     with caplog.at_level("WARNING"):

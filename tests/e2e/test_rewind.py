@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.session.store import SessionStore, load_session_file
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text
 

@@ -22,7 +22,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
 

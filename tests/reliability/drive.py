@@ -15,7 +15,8 @@ import re
 import sys
 from pathlib import Path
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from compact_agent.context.compaction.notes import SECTIONS
 from tests.fakes.openai_server import ChatRequest, Reply, message_text, tool_results

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from compact_agent.agent.file_state import ReadFileState
-from compact_agent.agent.permissions import Permissions
-from compact_agent.agent.tools import ToolEnv, read_file_text
+from compact_agent.agent.safety.permissions import Permissions
+from compact_agent.agent.tools.base import ToolEnv
+from compact_agent.agent.tools.file_state import ReadFileState
+from compact_agent.agent.tools.files import read_file_text
 from compact_agent.config import Settings
 from compact_agent.replay import importers
 from compact_agent.replay.batch import load_or_note

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from compact_agent import crashpoints
-from compact_agent.cli import describe_error
 from compact_agent.config import Settings
+from compact_agent.error_text import describe_error
 from compact_agent.session.loading import _broken_pairs
 from compact_agent.session.store import load_session_file
 from tests.e2e.scripted import FileTaskAgent, make_project, task_text

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from compact_agent.agent.runner import AgentSession
-from compact_agent.cli import describe_error
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
+from compact_agent.error_text import describe_error
 from compact_agent.session.store import load_session_file
 from tests.e2e.scripted import FileTaskAgent, is_summary_request, make_project, task_text
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Fault, Reply, message_text

@@ -30,7 +30,7 @@ import openai  # noqa: F401
 import pydantic_ai.models.openai  # noqa: F401
 import pydantic_ai.providers.openai  # noqa: F401
 
-import compact_agent.agent.runner  # noqa: F401
+import compact_agent.agent.run.runner  # noqa: F401
 import compact_agent.cli
 from compact_agent import crashpoints
 from tests.reliability import drive

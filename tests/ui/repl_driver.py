@@ -12,7 +12,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from compact_agent.agent.runner import SessionOptions
+from compact_agent.agent.run.options import SessionOptions
 from compact_agent.ui.repl import run_repl
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.models import ConfigError
 from compact_agent.ui import render
 from compact_agent.ui.commands import dispatch
@@ -59,7 +60,7 @@ async def test_help_status_context_and_usage_errors(tmp_path):
         try:
             assert "/compact [instructions] [--from N | --up-to N]" in " ".join((await show(s, "/help")).split())
             status = await show(s, "/status")
-            from compact_agent.agent.context_report import picture
+            from compact_agent.agent.accounting.context_report import picture
 
             used = picture(s).used
             assert used > 500 and f"context    {used:,} / threshold" in status  # the same figure as /context
@@ -199,7 +200,7 @@ def plans(req) -> Reply:
 
 
 async def test_rewind_asks_drops_the_undone_plan_and_puts_the_prompt_back(tmp_path):
-    from compact_agent.ui.repl import current_repl
+    from compact_agent.ui.command_registry import current_repl
 
     plan_sizes: list[int] = []
     run = await drive(tmp_path, plans, ["first\r", "make a plan\r", "/rewind 1\r", "/rewind 1\r", "\r"],

@@ -7,7 +7,8 @@ from pathlib import Path
 from pydantic_ai.messages import ModelRequest, UserPromptPart
 from rich.console import Console
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from compact_agent.context.compaction.notes import SECTIONS
 from compact_agent.ui.commands import dispatch

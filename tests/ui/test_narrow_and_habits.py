@@ -7,7 +7,8 @@ import io
 
 from rich.console import Console
 
-from compact_agent.agent.runner import AgentSession, SessionOptions
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.ui import render
 from compact_agent.ui.commands import dispatch
 from tests.fakes.openai_server import Reply

@@ -10,7 +10,7 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from compact_agent.agent.runner import SessionOptions
+from compact_agent.agent.run.options import SessionOptions
 from compact_agent.ui.repl import run_repl
 
 

@@ -141,7 +141,7 @@ async def test_max_turns_stops_the_turn_in_our_words_and_the_spinner_with_it(tmp
 
 
 async def test_the_toolbar_shows_context_cost_model_and_the_bypass_mark(tmp_path):
-    from compact_agent.ui.repl import current_repl
+    from compact_agent.ui.command_registry import current_repl
 
     seen: list[str] = []
     await drive(tmp_path, lambda req: Reply.text("ok"), ["hi\r"], permission_mode="yes",

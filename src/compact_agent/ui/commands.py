@@ -3,39 +3,13 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
-from ..agent.runner import AgentSession
+from ..agent.run.runner import AgentSession
 from . import render
-
-Handler = Callable[[AgentSession, str, Console], Awaitable[Any]]
-
-
-@dataclass
-class Command:
-    name: str
-    help: str
-    handler: Handler
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def command(name: str, help: str) -> Callable[[Handler], Handler]:
-    def deco(fn: Handler) -> Handler:
-        COMMANDS[name] = Command(name, help, fn)
-        return fn
-    return deco
-
-
-class ExitRepl(Exception):
-    pass
-
+from .command_registry import COMMANDS, ExitRepl, command, current_repl
 
 ORDER = ("help", "status", "context", "cost", "compact", "history", "rewind", "plan", "memory", "notes",
          "model", "init", "permissions", "config", "mcp", "diff", "resume", "clear", "exit")
@@ -64,7 +38,7 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
 
 @command("status", "model, session, context used / threshold / window")
 async def _status(s: AgentSession, args: str, c: Console) -> None:
-    from ..agent.context_report import picture
+    from ..agent.accounting.context_report import picture
 
     used = picture(s).used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits
@@ -201,8 +175,6 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         return
     n = int(args.strip())
     cp = next((x for x in cps if x.index == n), None)
-    from .repl import current_repl
-
     repl = current_repl()
     if cp is not None and repl is not None:
         later = len(s.messages) - cp.history_len
@@ -261,8 +233,6 @@ async def run_custom(s: AgentSession, path: Path, args: str, c: Console) -> None
     if text.startswith("---\n") and "\n---\n" in text[4:]:
         text = text[4:].split("\n---\n", 1)[1]
     prompt = text.replace("$ARGUMENTS", args) if "$ARGUMENTS" in text else (f"{text.rstrip()}\n\n{args}" if args else text)
-    from .repl import current_repl
-
     repl = current_repl()
     if repl is None:
         turn = await s.run_turn(prompt.strip())
@@ -287,5 +257,5 @@ async def dispatch(s: AgentSession, line: str, c: Console) -> None:
 
 
 # /context, /cost, /model and /plan live in session_views.py, /init, /permissions, /config, /mcp, /diff and
-# /resume in more_commands.py; both register themselves in COMMANDS.
+# /resume in more_commands.py; both register themselves in COMMANDS (command_registry.py).
 from . import more_commands, session_views  # noqa: E402,F401

@@ -9,8 +9,9 @@ import asyncio
 
 from rich.console import Console
 
-from ..agent.runner import AgentSession, session_root
-from .commands import command
+from ..agent.run.options import session_root
+from ..agent.run.runner import AgentSession
+from .command_registry import command, current_repl
 from .sessions_list import format_row, session_rows
 
 INIT_PROMPT = """Look at this repository and write an AGENTS.md file at its top level for coding agents working here.
@@ -22,8 +23,6 @@ If an AGENTS.md or CLAUDE.md exists, read it first and improve it instead of sta
 
 @command("init", "look at the repository and write an AGENTS.md for it (asks before writing)")
 async def _init(s: AgentSession, args: str, c: Console) -> None:
-    from .repl import current_repl
-
     repl = current_repl()
     if repl is None:  # outside the REPL loop (a test dispatching directly): a plain turn
         await s.run_turn(INIT_PROMPT + (f"\n{args}" if args else ""))

@@ -15,8 +15,9 @@ import time
 from typing import Any
 
 from .. import secrets
-from ..agent.runner import AgentSession, SessionOptions
-from ..agent.stream_events import compaction_end, problem_line
+from ..agent.run.options import SessionOptions
+from ..agent.run.runner import AgentSession
+from ..agent.run.stream_events import compaction_end, problem_line
 from ..context.plumbing.events import Event
 from . import tool_lines
 
@@ -84,7 +85,7 @@ class PrintRun:
 
     # -- results -----------------------------------------------------------------------------
     def init_event(self, s: AgentSession) -> dict[str, Any]:
-        from ..agent.window_check import tool_definitions
+        from ..agent.run.window_check import tool_definitions
 
         return {"type": "init", "session_id": s.session_id, "model": s.info.name, "provider": s.info.provider,
                 "window": s.cm.limits.window, "threshold": s.cm.limits.threshold, "cwd": str(s.cwd),
@@ -100,7 +101,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
                     typed: str | None = None) -> int:
     """One turn of `prompt`; `typed` is the part the user typed (the query argument), the only
     place `@path` attaches a file — never piped input (None: all of `prompt` was typed)."""
-    from ..cli import describe_error
+    from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
     try:
@@ -118,13 +119,13 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
     except Exception as e:  # noqa: BLE001
-        from ..cli import max_turns_message
+        from ..error_text import max_turns_message
 
         subtype = "error_max_turns" if max_turns_message(e) else "error"
         return _failed(run, describe_error(e, RETRY_HINT), session.session_id, subtype)
     finally:
         await session.aclose()
-    from ..agent.context_report import cost_report
+    from ..agent.accounting.context_report import cost_report
 
     usage = {
         "input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens,
@@ -153,7 +154,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
 
 def _slash_command(prompt: str) -> str | None:
     """`-p "/compact"` runs the command as the REPL would (a known command only; `/exit` means nothing here)."""
-    from .commands import COMMANDS
+    from . import commands  # noqa: F401  (importing it registers every command)
+    from .command_registry import COMMANDS
 
     line = prompt.strip()
     name = line[1:].partition(" ")[0] if line.startswith("/") else ""
@@ -163,7 +165,7 @@ def _slash_command(prompt: str) -> str | None:
 async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     from rich.console import Console
 
-    from ..cli import describe_error
+    from ..error_text import describe_error
     from .commands import dispatch
 
     console = Console(file=sys.stdout, highlight=False, markup=False, soft_wrap=False,

@@ -14,20 +14,23 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input, create_input
 from rich.console import Console
 
-from ..agent.runner import AgentSession, SessionOptions, session_root
-from ..agent.stream_events import problem_line
-from ..agent.todos import TodoItem
-from ..cli import describe_error, echo_back
+from ..agent.run.options import SessionOptions, session_root
+from ..agent.run.runner import AgentSession
+from ..agent.run.stream_events import problem_line
+from ..agent.tools.todos import TodoItem
 from ..context.plumbing.events import Event
+from ..error_text import describe_error
 from . import render
 from .approval import make_ask, nothing
-from .commands import COMMANDS, ExitRepl, dispatch
+from .command_registry import COMMANDS, ExitRepl, running
+from .commands import dispatch
 from .history_view import last_exchanges
 from .prompt_input import make_prompt
 from .session_views import render_plan
 from .sessions_list import format_row, session_rows
 from .shell_escape import shell_output, show_shell_output
 from .turn_view import InterruptKeys, TurnView
+from .typeahead import echo_back
 
 
 def _ask(console: Console, keys: InterruptKeys | None = None, stream: IO[str] | None = None):  # noqa: ANN202
@@ -36,12 +39,6 @@ def _ask(console: Console, keys: InterruptKeys | None = None, stream: IO[str] | 
 
 
 T = TypeVar("T")
-_current: list[Repl] = []
-
-
-def current_repl() -> Repl | None:
-    """The running REPL, for commands that run a turn through it (/init: spinner, tool lines, Esc)."""
-    return _current[-1] if _current else None
 
 
 class Repl:
@@ -115,7 +112,7 @@ class Repl:
 
         prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit", *custom_commands(s.cwd)], s.cwd,
                              toolbar=lambda: self.status_text, **self.prompt_io)
-        _current.append(self)
+        running.append(self)
         echo_back()
         last_ctrl_c = float("-inf")
         try:
@@ -140,7 +137,7 @@ class Repl:
                 if not await self.handle(line.strip()):
                     break
         finally:
-            _current.remove(self)
+            running.remove(self)
             await self.session.aclose()  # /clear and /resume swap what `self.session` holds, not the object
             self.goodbye()
 
@@ -218,8 +215,8 @@ class Repl:
 
     def attachment_notes(self, message: str) -> None:
         """Say which `@path` mentions go with the message, and which name no file (nothing is attached)."""
-        from ..agent.permissions import resolve_path
-        from ..agent.runner import MENTION_RE
+        from ..agent.run.runner import MENTION_RE
+        from ..agent.safety.permissions import resolve_path
 
         for m in MENTION_RE.finditer(message):
             name = m.group(1).rstrip(".,;:")
@@ -297,7 +294,7 @@ class Repl:
 def status_line(s: AgentSession, width: int) -> str:
     """The toolbar: context used / window, cost so far, the model, and a mark when nothing is asked
     (--yes). Parts that do not fit the width are left out, least useful first."""
-    from ..agent.context_report import cost_report, picture
+    from ..agent.accounting.context_report import cost_report, picture
 
     try:
         used, window = picture(s).used, s.cm.limits.window

@@ -1,7 +1,7 @@
 """/context, /cost, /model and /plan: what the window holds, what it cost, which model, the plan.
 
 Registered into the slash-command table from here (commands.py imports this module), so the
-numbers live in agent/context_report.py and agent/costs.py and this file only draws them.
+numbers live in agent/accounting/context_report.py and agent/accounting/costs.py and this file only draws them.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from ..agent.context_report import CATEGORIES, ContextPicture, cost_report, picture
-from ..agent.costs import CostReport, Entry
-from ..agent.model_switch import switch_model
-from ..agent.runner import AgentSession
-from ..agent.todos import TodoItem
-from .commands import command
+from ..agent.accounting.context_report import CATEGORIES, ContextPicture, cost_report, picture
+from ..agent.accounting.costs import CostReport, Entry
+from ..agent.run.model_switch import switch_model
+from ..agent.run.runner import AgentSession
+from ..agent.tools.todos import TodoItem
+from .command_registry import command
 
 STYLES = {
     "system": "grey70", "instructions_file": "cyan", "tools": "blue", "mcp_tools": "bright_blue",

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 if TYPE_CHECKING:
-    from ..agent.runner import AgentSession
+    from ..agent.run.runner import AgentSession
 
 
 async def shell_output(session: AgentSession, command: str) -> str:
     """Run `command` as the bash tool would (without asking: the user typed it); its output."""
-    from ..agent.permissions import Permissions
-    from ..agent.shell import bash_impl
-    from ..agent.tools import ToolEnv
+    from ..agent.safety.permissions import Permissions
+    from ..agent.tools.base import ToolEnv
+    from ..agent.tools.shell import bash_impl
 
     env = ToolEnv(session.cwd, session.settings, session.read_state, Permissions(session.cwd, "yes"))
     return str(await bash_impl(env, command))

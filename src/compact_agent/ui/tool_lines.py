@@ -39,7 +39,7 @@ def call_line(obj: dict[str, Any]) -> str:
 def result_line(obj: dict[str, Any], width: int = WIDTH) -> str:
     """`  ⎿ 120 lines` / `  ⎿ error: File not found: x.py` — how the call went, in one line, from the
     whole result (`summary`, computed before the event's `content` was cut to a preview)."""
-    from ..agent.stream_events import result_summary
+    from ..agent.run.stream_events import result_summary
 
     summary = obj.get("summary") or result_summary(str(obj.get("tool", "")), str(obj.get("content", "")),
                                                    bool(obj.get("error")))

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..config import Limits
-from ..context.compaction.result import CompactionResult
-from ..context.plumbing import tokens
-from ..models import REGISTRY, build_model, model_info, prices_of, provider_for
-from .context_report import sync_costs
+from ...config import Limits
+from ...context.compaction.result import CompactionResult
+from ...context.plumbing import tokens
+from ...models import REGISTRY, build_model, model_info, prices_of, provider_for
+from ..accounting.context_report import sync_costs
 from .window_check import check_window
 
 if TYPE_CHECKING:

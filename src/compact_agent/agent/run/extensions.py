@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from ..context.plumbing.events import Event
-from .costs import UsageLedger
-from .hooks import HookRun, Hooks, joined_output, parse_hooks
-from .mcp_servers import McpServers, parse_servers
-from .todos import TodoItem, TodoList, todo_toolset
+from ...context.plumbing.events import Event
+from ..accounting.costs import UsageLedger
+from ..integrations.hooks import HookRun, Hooks, joined_output, parse_hooks
+from ..integrations.mcp_servers import McpServers, parse_servers
+from ..tools.todos import TodoItem, TodoList, todo_toolset
 
 if TYPE_CHECKING:
-    from ..context.compaction.result import CompactionResult
-    from .runner import AgentSession
+    from ...context.compaction.result import CompactionResult
+    from .session_parts import SessionParts
 
 HOOK_HEAD = "[compact-agent: SessionStart hook output"
 CONTEXT_META = "compact_agent_context"  # not "compact_agent": join() merges metadata key by key
@@ -45,7 +45,7 @@ def context_message(parts: list[tuple[str, str]]) -> list[ModelMessage]:
 
 
 class SessionExtensions:
-    def __init__(self, session: AgentSession, *, resumed: bool, previous: SessionExtensions | None = None) -> None:
+    def __init__(self, session: SessionParts, *, resumed: bool, previous: SessionExtensions | None = None) -> None:
         s = session.settings
         self.session = session
         self.hooks = Hooks(parse_hooks(s.hooks, s.hook_timeout_s), session.cwd, session.session_id,
@@ -69,7 +69,7 @@ class SessionExtensions:
     def toolsets(self) -> list[Any]:
         out: list[Any] = [todo_toolset(self.plan)]
         if self.mcp is not None:
-            from .tool_search import DeferredTools, with_tool_search
+            from ..tools.tool_search import DeferredTools, with_tool_search
 
             self.deferred = DeferredTools(lambda: self.session.cm.limits.window)
             out.append(with_tool_search(self.mcp.toolset, self.deferred))

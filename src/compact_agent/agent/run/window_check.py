@@ -10,23 +10,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..config import Limits, Settings
-from ..context.plumbing import tokens
-from ..models import ConfigError, ModelInfo, model_info
+from ...config import Limits, Settings
+from ...context.plumbing import tokens
+from ...models import ConfigError, ModelInfo, model_info
 
 if TYPE_CHECKING:
-    from .runner import AgentSession
+    from .session_parts import SessionParts
 
 #: Room for the conversation itself (the prompt, a tool call or two) beyond the fixed part.
 MIN_WORKING_TOKENS = 2_048
 
 
-def tool_definitions(session: AgentSession) -> list[Any]:
+def tool_definitions(session: SessionParts) -> list[Any]:
     return [t.tool_def for ts in session.agent.toolsets if hasattr(ts, "tools")
             for t in ts.tools.values() if hasattr(t, "tool_def")]
 
 
-def fixed_tokens(session: AgentSession) -> int:
+def fixed_tokens(session: SessionParts) -> int:
     """System prompt + tool schemas, as the pipeline estimates them."""
     return tokens.request_overhead(session._system_prompt(), tool_definitions(session))
 
@@ -44,7 +44,7 @@ def minimum_window(fixed: int, model_max_output: int, settings: Settings) -> int
     return window
 
 
-def check_window(session: AgentSession, info: ModelInfo) -> None:
+def check_window(session: SessionParts, info: ModelInfo) -> None:
     """Raise ConfigError when `info.window` cannot hold the fixed part of every request."""
     window = info.window
     fixed = fixed_tokens(session)

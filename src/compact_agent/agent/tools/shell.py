@@ -12,8 +12,8 @@ import contextlib
 import os
 import signal
 
-from .. import secrets
-from .tools import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
+from ... import secrets
+from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
 
 
 class _Capped:

@@ -31,8 +31,8 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RequestUsage
 
-from ..context.plumbing import tokens
-from ..models import ModelInfo
+from ...context.plumbing import tokens
+from ...models import ModelInfo
 
 
 @dataclass

@@ -37,7 +37,7 @@ from pydantic_ai.messages import ModelResponse
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 
-from ..session.store import utf8_safe
+from ...session.store import utf8_safe
 
 
 def _chain(error: BaseException) -> list[BaseException]:

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
+from pydantic_ai.messages import ModelMessage, ToolCallPart
 from pydantic_ai.toolsets import FunctionToolset
 
-from ..session.store import atomic_write
+from ...session.store import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -94,3 +95,17 @@ def todo_toolset(plan: TodoList) -> FunctionToolset[Any]:
         return plan.write(todos)
 
     return FunctionToolset([todo_write])
+
+
+def plan_in(messages: Sequence[ModelMessage]) -> list[TodoItem]:
+    """The plan as the last `todo_write` in `messages` left it (empty if none): what a rewind to
+    that point of the history puts back."""
+    items: list[TodoItem] = []
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, ToolCallPart) and p.tool_name == "todo_write":
+                try:
+                    items = [TodoItem.model_validate(t) for t in p.args_as_dict().get("todos", [])]
+                except (ValueError, TypeError):
+                    continue
+    return items

@@ -27,18 +27,18 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.compaction.summary import SUMMARY_HEAD, UPDATE_HEAD
-from ..context.decisions.fit import CARRIED
-from ..context.layers.digest import DIGEST_HEADER
-from ..context.plumbing import tokens
-from ..models import model_info, provider_for
+from ...context.compaction.summary import SUMMARY_HEAD, UPDATE_HEAD
+from ...context.decisions.fit import CARRIED
+from ...context.layers.digest import DIGEST_HEADER
+from ...context.plumbing import tokens
+from ...models import model_info, provider_for
+from ..integrations.mcp_servers import MCP_HEAD
+from ..run.extensions import HOOK_HEAD
+from ..tools.todos import PLAN_HEAD
 from .costs import CostReport, report
-from .extensions import HOOK_HEAD
-from .mcp_servers import MCP_HEAD
-from .todos import PLAN_HEAD
 
 if TYPE_CHECKING:
-    from .runner import AgentSession
+    from ..run.runner import AgentSession
 
 CATEGORIES: list[tuple[str, str]] = [
     ("system", "system prompt"),

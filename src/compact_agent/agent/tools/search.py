@@ -28,8 +28,8 @@ from typing import Any
 
 import regex
 
-from .permissions import resolve_path
-from .tools import (
+from ..safety.permissions import resolve_path
+from .base import (
     MAX_GLOB_RESULTS,
     MAX_MATCHES,
     SKIP_DIRS,

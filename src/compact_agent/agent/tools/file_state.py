@@ -14,6 +14,7 @@ a crash or a full disk leaves the old file, never half a new one.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import stat
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+
+from ...session.store import atomic_write
 
 
 @dataclass(frozen=True)
@@ -167,3 +170,26 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+#: Beside the session file: what was read, so edits after a resume need no re-read.
+READ_STATE_FILE = "read_state.json"
+
+
+def load_read_state(p: Path, warnings: list[str]) -> ReadFileState:
+    """The read state saved at `p`; empty (with a warning when `p` is unreadable) otherwise."""
+    try:
+        return ReadFileState.from_json(json.loads(p.read_text()))
+    except FileNotFoundError:
+        return ReadFileState()
+    except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+        warnings.append(f"{p.name} is unreadable; files must be read again before they are edited")
+        return ReadFileState()
+
+
+def save_read_state(state: ReadFileState, p: Path, warnings: list[str]) -> None:
+    """Save `state` at `p` atomically; a failure is a warning, not a failed turn."""
+    try:
+        atomic_write(p, json.dumps(state.to_json()).encode())
+    except OSError as e:
+        warnings.append(f"could not save the read-file state: {e}")

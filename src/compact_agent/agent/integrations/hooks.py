@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import secrets
+from ... import secrets
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
 MAX_OUTPUT_CHARS = 10_000

@@ -12,23 +12,19 @@ import asyncio
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    TextPart,
 )
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from ..config import Limits, Settings, home_dir
-from ..context import (  # the library's public API: the agent builds on nothing else
+from ...config import Limits, home_dir
+from ...context import (  # the library's public API: the agent builds on nothing else
     CompactionResult,
     Compactor,
     ContextManager,
@@ -38,55 +34,41 @@ from ..context import (  # the library's public API: the agent builds on nothing
     SharedPrefixSummarizer,
     default_layers,
 )
-from ..context.wiring import Internals  # and the one seam for what a coding agent wires in
-from ..models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
-from ..session.store import (
+from ...context.wiring import Internals  # and the one seam for what a coding agent wires in
+from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
+from ...session.store import (
     SessionStore,
     atomic_write,
     ensure_private_dir,
-    list_sessions,
-    new_session_id,
-    project_slug,
 )
-from ..settings_file import user_config_path
-from .checkpoints import Checkpoints
+from ..safety.permissions import Permissions, resolve_path
+from ..tools.base import ToolEnv
+from ..tools.checkpoints import Checkpoints
+from ..tools.file_state import (
+    READ_STATE_FILE,
+    ReadFileState,
+    load_read_state,
+    read_paths_in_view,
+    save_read_state,
+)
+from ..tools.todos import plan_in
+from ..tools.toolset import build_toolset, mention_messages
 from .extensions import SessionExtensions
-from .file_state import ReadFileState, read_paths_in_view
-from .instructions import load_instructions
-from .permissions import Permissions, resolve_path
+from .options import (
+    SessionOptions,
+    private_dirs,
+    project_instructions,
+    resolve_session_id,
+    session_root,
+    system_prompt,
+)
 from .retry import TransientRetry
 from .stream_events import stream_handler
-from .tools import ToolEnv, build_toolset, mention_messages
+from .unfinished import cut_reply, unanswered_close
 from .window_check import check_window
 
-SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
-- Use read_file, grep and glob to look before you change anything; edit_file needs a prior read_file.
-- Make the smallest change that does the job; run the project's tests with bash when they exist.
-- Paths are relative to the working directory: {cwd}
-- Be brief in answers; say what you changed and what is left.
-Today's date: {today}."""
-
-UNANSWERED = "[compact-agent: this turn ended before an answer (interrupted, or the request failed)]"
-CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 
-
-@dataclass
-class SessionOptions:
-    cwd: Path
-    model: str = "deepseek-chat"
-    base_url: str | None = None
-    api_key: str | None = None
-    context_window: int | None = None
-    permission_mode: str = "ask"  # "ask" | "yes" | "deny"
-    ask: Callable[[str, str], str] | None = None
-    session_id: str | None = None
-    continue_last: bool = False
-    settings: Settings = field(default_factory=Settings)
-    home: Path | None = None
-    model_override: Model | None = None  # a ready model (the offline demo's scripted stand-in)
-    allowed_tools: tuple[str, ...] = ()  # --allowed-tools: these run without asking
-    append_system_prompt: str = ""  # --append-system-prompt
 
 
 @dataclass
@@ -96,53 +78,10 @@ class TurnResult:
     compactions: list[CompactionResult]
 
 
-def project_instructions(cwd: Path) -> tuple[str, list[Path]]:
-    """The user-level file, then AGENTS.md / CLAUDE.md from the repository root down to `cwd`."""
-    from ..settings_file import user_config_path
-
-    found = load_instructions(cwd, user_config_path().parent)
-    return found.text, found.paths
-
-
-def private_dirs(home: Path | None = None) -> list[Path]:
-    """What the model's file tools may neither read nor write: the session store, and the whole
-    user config dir — the config file and the user-level AGENTS.md / CLAUDE.md, which enter the
-    system prompt of every later session (also when the working directory holds them, cwd = ~)."""
-    import platformdirs
-
-    config = user_config_path()
-    return [(home or home_dir()) / "projects", config, config.parent, Path(platformdirs.user_config_dir("compact-agent"))]
-
-
-def session_root(cwd: Path, home: Path | None = None) -> Path:
-    return (home or home_dir()) / "projects" / project_slug(cwd)
-
-
-def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
-    """(session id, whether it exists already)."""
-    root = session_root(opts.cwd, opts.home)
-    if opts.session_id:
-        if (root / f"{opts.session_id}.jsonl").exists():
-            return opts.session_id, True
-        # A unique prefix will do (`-r 20261201-1829`), as git takes short commit ids.
-        matches = [p.stem for p in list_sessions(root) if p.stem.startswith(opts.session_id)]
-        if len(matches) == 1:
-            opts.session_id = matches[0]
-            return matches[0], True
-        if matches:
-            raise FileNotFoundError(f"{opts.session_id} is the start of {len(matches)} sessions "
-                                    f"({', '.join(sorted(matches)[:4])}{', …' if len(matches) > 4 else ''}); "
-                                    "give more of the id")
-        raise FileNotFoundError(f"no session {opts.session_id} for {opts.cwd} (compact-agent sessions lists them)")
-    if opts.continue_last:
-        found = list_sessions(root)
-        if found:
-            return found[0].stem, True
-    return new_session_id(), False
-
-
 class AgentSession:
     """A live session; not thread-safe, one turn at a time."""
+
+    cm: ContextManager  # set in __init__ after the extensions, which read it (SessionParts) later
 
     def __init__(self, opts: SessionOptions, on_event: Callable[[Event], None] | None = None,
                  on_compact_start: Callable[[str, int], None] | None = None,
@@ -224,12 +163,7 @@ class AgentSession:
 
     # -- wiring ------------------------------------------------------------------------------
     def _system_prompt(self) -> str:
-        text = SYSTEM_PROMPT.format(cwd=self.cwd, today=date.today().isoformat())
-        if self.instructions:
-            text += f"\n\n# Instructions (AGENTS.md / CLAUDE.md; the nearer file wins)\n{self.instructions}"
-        if self.opts.append_system_prompt:
-            text += f"\n\n{self.opts.append_system_prompt}"
-        return text
+        return system_prompt(self.cwd, self.instructions, self.opts.append_system_prompt)
 
     def _summarizer(self, cm: ContextManager) -> SharedPrefixSummarizer:
         s = SharedPrefixSummarizer(self._summary_model(), params=cm.last_params, settings=cm.last_settings)
@@ -249,7 +183,7 @@ class AgentSession:
     def _model_settings(self) -> dict[str, Any] | None:
         if not self.server_side_clearing:
             return None
-        from ..context.layers.microcompact import anthropic_context_management
+        from ...context.layers.microcompact import anthropic_context_management
 
         body = anthropic_context_management(self.settings, trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
         return {"anthropic_context_management": body}
@@ -293,20 +227,10 @@ class AgentSession:
         self.cm.save_state = lambda state: atomic_write(path, json.dumps(state, default=str).encode())
 
     def _load_read_state(self) -> ReadFileState:
-        p = self.store.dir / "read_state.json"
-        try:
-            return ReadFileState.from_json(json.loads(p.read_text()))
-        except FileNotFoundError:
-            return ReadFileState()
-        except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
-            self.warnings.append(f"{p.name} is unreadable; files must be read again before they are edited")
-            return ReadFileState()
+        return load_read_state(self.store.dir / READ_STATE_FILE, self.warnings)
 
     def _save_read_state(self) -> None:
-        try:
-            atomic_write(self.store.dir / "read_state.json", json.dumps(self.read_state.to_json()).encode())
-        except OSError as e:
-            self.warnings.append(f"could not save the read-file state: {e}")
+        save_read_state(self.read_state, self.store.dir / READ_STATE_FILE, self.warnings)
 
     # -- turns -------------------------------------------------------------------------------
     def mentions(self, typed: str) -> list[ModelMessage]:
@@ -334,9 +258,9 @@ class AgentSession:
         would never get the new prompt (appends go by position), and every position after it would
         shift under the checkpoints `/rewind` uses. A closed history keeps positions stable.
         """
-        if not self.messages or not isinstance(self.messages[-1], ModelRequest):
+        closing = unanswered_close(self.messages)
+        if closing is None:
             return
-        closing = ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})
         self.store.append([closing])
         self.messages.append(closing)
 
@@ -378,10 +302,9 @@ class AgentSession:
     def _save_cut(self, partial: list[str]) -> None:
         """A reply that failed after some of its text was streamed (a torn or reset stream): keep
         that text, marked as cut, so the session shows what the user saw and says it is incomplete."""
-        text = "".join(partial).strip()
-        if not text or not self.messages or not isinstance(self.messages[-1], ModelRequest):
+        cut = cut_reply(self.messages, partial)
+        if cut is None:
             return
-        cut = ModelResponse(parts=[TextPart(f"{text}\n\n{CUT}")], metadata={"compact_agent": {"synthetic": "cut"}})
         try:
             self.store.append([cut])
         except OSError:  # the error being raised says more than this one
@@ -444,18 +367,7 @@ class AgentSession:
     def _plan_as_of(self, messages: list[ModelMessage]) -> None:
         """The plan as the last `todo_write` kept in `messages` left it (empty if none): a rewind
         takes back the plan of the turns it undoes too."""
-        from pydantic_ai.messages import ToolCallPart
-
-        from .todos import TodoItem
-
-        items: list[TodoItem] = []
-        for m in messages:
-            for p in m.parts:
-                if isinstance(p, ToolCallPart) and p.tool_name == "todo_write":
-                    try:
-                        items = [TodoItem.model_validate(t) for t in p.args_as_dict().get("todos", [])]
-                    except (ValueError, TypeError):
-                        continue
+        items = plan_in(messages)
         plan = self.ext.plan
         quiet, plan.on_change = plan.on_change, None
         try:

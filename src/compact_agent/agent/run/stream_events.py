@@ -24,7 +24,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from .tools import is_failure
+from ..tools.base import is_failure
 
 MAX_RESULT_CHARS = 2_000
 

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, FunctionToolset
 
-from ..context.plumbing import tokens
+from ...context.plumbing import tokens
 
 #: Defer the MCP tools' schemas when they would take more than this share of the window.
 DEFER_SHARE = 0.1

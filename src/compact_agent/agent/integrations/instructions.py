@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..regular_file import read_capped
+from ...regular_file import read_capped
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_CHARS = 40_000  # all files together: they are sent with every request

@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic_ai.toolsets import CombinedToolset, WrapperToolset
 
-from .tools import tool_text
+from ..tools.base import tool_text
 
 MCP_HEAD = "[compact-agent: MCP servers]"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")

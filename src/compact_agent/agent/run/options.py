@@ -1,0 +1,103 @@
+"""What a session starts from: its options (model, window, permissions, the session to resume), where
+its files live (session_root), which session id it takes, the instruction files it reads and the
+directories its file tools may not touch, and the system prompt it opens with. Nothing here
+talks to a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from pydantic_ai.models import Model
+
+from ...config import Settings, home_dir
+from ...session.store import (
+    list_sessions,
+    new_session_id,
+    project_slug,
+)
+from ...settings_file import user_config_path
+from ..integrations.instructions import load_instructions
+
+SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
+- Use read_file, grep and glob to look before you change anything; edit_file needs a prior read_file.
+- Make the smallest change that does the job; run the project's tests with bash when they exist.
+- Paths are relative to the working directory: {cwd}
+- Be brief in answers; say what you changed and what is left.
+Today's date: {today}."""
+
+
+def system_prompt(cwd: Path, instructions: str, append: str = "") -> str:
+    """The system prompt: ours, the instruction files' text, then --append-system-prompt."""
+    text = SYSTEM_PROMPT.format(cwd=cwd, today=date.today().isoformat())
+    if instructions:
+        text += f"\n\n# Instructions (AGENTS.md / CLAUDE.md; the nearer file wins)\n{instructions}"
+    if append:
+        text += f"\n\n{append}"
+    return text
+
+
+@dataclass
+class SessionOptions:
+    cwd: Path
+    model: str = "deepseek-chat"
+    base_url: str | None = None
+    api_key: str | None = None
+    context_window: int | None = None
+    permission_mode: str = "ask"  # "ask" | "yes" | "deny"
+    ask: Callable[[str, str], str] | None = None
+    session_id: str | None = None
+    continue_last: bool = False
+    settings: Settings = field(default_factory=Settings)
+    home: Path | None = None
+    model_override: Model | None = None  # a ready model (the offline demo's scripted stand-in)
+    allowed_tools: tuple[str, ...] = ()  # --allowed-tools: these run without asking
+    append_system_prompt: str = ""  # --append-system-prompt
+
+
+def project_instructions(cwd: Path) -> tuple[str, list[Path]]:
+    """The user-level file, then AGENTS.md / CLAUDE.md from the repository root down to `cwd`."""
+    from ...settings_file import user_config_path
+
+    found = load_instructions(cwd, user_config_path().parent)
+    return found.text, found.paths
+
+
+def private_dirs(home: Path | None = None) -> list[Path]:
+    """What the model's file tools may neither read nor write: the session store, and the whole
+    user config dir — the config file and the user-level AGENTS.md / CLAUDE.md, which enter the
+    system prompt of every later session (also when the working directory holds them, cwd = ~)."""
+    import platformdirs
+
+    config = user_config_path()
+    return [(home or home_dir()) / "projects", config, config.parent, Path(platformdirs.user_config_dir("compact-agent"))]
+
+
+def session_root(cwd: Path, home: Path | None = None) -> Path:
+    return (home or home_dir()) / "projects" / project_slug(cwd)
+
+
+def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
+    """(session id, whether it exists already)."""
+    root = session_root(opts.cwd, opts.home)
+    if opts.session_id:
+        if (root / f"{opts.session_id}.jsonl").exists():
+            return opts.session_id, True
+        # A unique prefix will do (`-r 20261201-1829`), as git takes short commit ids.
+        matches = [p.stem for p in list_sessions(root) if p.stem.startswith(opts.session_id)]
+        if len(matches) == 1:
+            opts.session_id = matches[0]
+            return matches[0], True
+        if matches:
+            raise FileNotFoundError(f"{opts.session_id} is the start of {len(matches)} sessions "
+                                    f"({', '.join(sorted(matches)[:4])}{', …' if len(matches) > 4 else ''}); "
+                                    "give more of the id")
+        raise FileNotFoundError(f"no session {opts.session_id} for {opts.cwd} (compact-agent sessions lists them)")
+    if opts.continue_last:
+        found = list_sessions(root)
+        if found:
+            return found[0].stem, True
+    return new_session_id(), False

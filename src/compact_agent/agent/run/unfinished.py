@@ -1,0 +1,31 @@
+"""How the history closes a turn that did not finish, with a marked answer saved like any message.
+
+A turn interrupted, failed or killed before its answer leaves the history ending at a request;
+a reply torn mid-stream leaves the text the user already saw. Both are closed with a synthetic,
+marked response (the runner appends and saves it), so positions stay stable for `/rewind`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
+
+UNANSWERED = "[compact-agent: this turn ended before an answer (interrupted, or the request failed)]"
+CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
+
+
+def unanswered_close(messages: Sequence[ModelMessage]) -> ModelResponse | None:
+    """The answer that closes a history ending at a request; None when it needs none."""
+    if not messages or not isinstance(messages[-1], ModelRequest):
+        return None
+    return ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})
+
+
+def cut_reply(messages: Sequence[ModelMessage], partial: list[str]) -> ModelResponse | None:
+    """The streamed text of a reply that failed part-way, marked as cut; None when nothing was
+    streamed or the history does not end at the request it answers."""
+    text = "".join(partial).strip()
+    if not text or not messages or not isinstance(messages[-1], ModelRequest):
+        return None
+    return ModelResponse(parts=[TextPart(f"{text}\n\n{CUT}")], metadata={"compact_agent": {"synthetic": "cut"}})

@@ -1,0 +1,118 @@
+"""What every tool shares: its environment (ToolEnv), the failure type, the caps, how paths are shown,
+and the text a tool may hand the model (tool_text: no API key, only what UTF-8 carries).
+
+The tools (files.py, search.py, shell.py) build on this module and the toolset (toolset.py) on them,
+so none of them needs the module that assembles it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ... import secrets
+from ...config import Settings
+from ...session.store import utf8_safe
+from ..safety.permissions import Permissions
+from .checkpoints import Checkpoints
+from .file_state import ReadFileState
+
+TOOL_NAMES: tuple[str, ...] = ("read_file", "write_file", "edit_file", "bash", "grep", "glob")
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
+     ".pytest_cache", ".ruff_cache", ".tox"}
+)  # fmt: skip
+MAX_LINE_CHARS = 2_000
+MAX_MATCHES = 200
+MAX_GLOB_RESULTS = 200
+MAX_BASH_TIMEOUT_S = 600.0
+SNIFF_BYTES = 8_192
+SNIPPET_CONTEXT = 3
+SNIPPET_MAX_LINES = 30
+
+
+
+class ToolFailure(str):
+    """A result that reports a failed call (not found, refused, nonzero exit).
+
+    The model reads it like any other result; the toolset marks its part with
+    `metadata["compact_agent"]["tool"]["error"]`, so the REPL and stream-json can say it failed
+    without guessing from the text.
+    """
+
+
+def is_failure(part: Any) -> bool:
+    meta = getattr(part, "metadata", None)
+    return bool(isinstance(meta, dict) and (meta.get("compact_agent") or {}).get("tool", {}).get("error"))
+
+
+@dataclass
+class ToolEnv:
+    """Everything the tools close over; one per session."""
+
+    cwd: Path
+    settings: Settings
+    read_state: ReadFileState
+    permissions: Permissions
+    checkpoints: Checkpoints | None = None
+    on_change: Callable[[str, dict[str, Any]], None] | None = None
+
+
+def _shown(env: ToolEnv, p: Path) -> str:
+    """Path as the model should write it back: relative to cwd when inside, else absolute."""
+    try:
+        return p.relative_to(Path(env.cwd).resolve()).as_posix() or "."
+    except ValueError:
+        return str(p)
+
+
+def _numbered(lines: Iterable[str], first: int) -> str:
+    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, first))
+
+
+def _is_binary(p: Path) -> bool:
+    with p.open("rb") as f:
+        return b"\0" in f.read(SNIFF_BYTES)
+
+
+# ---------------------------------------------------------------------------------------- read
+
+
+def _not_found(env: ToolEnv, p: Path) -> str:
+    msg = ToolFailure(f"File not found: {_shown(env, p)}")
+    if p.parent.is_dir():
+        with contextlib.suppress(OSError):
+            names = [e.name for _, e in zip(range(5_000), os.scandir(p.parent), strict=False)]
+            close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.6)
+            if close:
+                msg = ToolFailure(msg + ". Did you mean: " + ", ".join(_shown(env, p.parent / c) for c in close) + "?")
+    return msg
+
+
+def _list_dir(env: ToolEnv, p: Path, cap: int = 100) -> str:
+    entries = sorted(os.scandir(p), key=lambda e: (not e.is_dir(), e.name))
+    names = [e.name + ("/" if e.is_dir() else "") for e in entries[:cap]]
+    more = f"\n… and {len(entries) - cap} more" if len(entries) > cap else ""
+    return ToolFailure(f"{_shown(env, p)} is a directory ({len(entries)} entries); read a file in it instead:\n"
+                       + "\n".join(names) + more)
+
+
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def tool_text(text: str) -> str:
+    """What a tool hands the model: no API key (a file or command may hold it), and only text
+    UTF-8 can carry. A file name with bytes that are not UTF-8 arrives from the OS as surrogate
+    escapes, which would fail the whole request: those bytes are shown as `\\xNN`."""
+    text = secrets.redact(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = utf8_safe(_ESCAPED_BYTE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", text))
+    return text

@@ -1,0 +1,258 @@
+"""The file tools: read_file (bounded: line and character caps, each saying how to get the rest),
+write_file and edit_file.
+
+Edits go through the read-state guard (see file_state.py), the permission check
+(safety/permissions.py) and the checkpoint store (checkpoints.py), in that order, and are written
+atomically. The toolset runs write/edit as async functions without awaits, so parallel tool calls
+cannot interleave two edits of one file.
+`read_file_text` is reused to inline `@path` mentions and to restore files after compaction.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..safety.permissions import resolve_path
+from .base import (
+    MAX_LINE_CHARS,
+    SNIPPET_CONTEXT,
+    SNIPPET_MAX_LINES,
+    ToolEnv,
+    ToolFailure,
+    _is_binary,
+    _list_dir,
+    _not_found,
+    _numbered,
+    _shown,
+)
+from .file_state import atomic_write_bytes
+
+log = logging.getLogger(__name__)
+
+
+#: What is read of one line of a big file: more than MAX_LINE_CHARS characters of any width, so the
+#: line is still shown cut (with its note); the rest is skipped unread, so a 1 GiB line costs 8 KB.
+LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 8
+
+
+def _stream_lines(p: Path) -> Iterator[str]:
+    """Lines of a file too big to load whole; undecodable bytes are replaced, not fatal."""
+    with p.open("rb") as f:
+        while raw := f.readline(LINE_READ_BYTES):
+            if not raw.endswith(b"\n"):
+                while (more := f.readline(1 << 16)) and not more.endswith(b"\n"):
+                    pass
+            yield raw.decode("utf-8", errors="replace").rstrip("\n")
+
+
+def read_file_text(
+    env: ToolEnv, path: str | Path, offset: int | None = None, limit: int | None = None,
+    *, confined: bool = True,
+) -> str:
+    """Format a file the way the read_file tool shows it, and record the read in env.read_state.
+
+    `confined` (the default, and always for the model's own calls) refuses a path that resolves
+    outside the working directory and granted dirs, or under a deny rule, before anything is
+    looked at — not even whether it exists is told. `@path` mentions are confined too (a piped log
+    could name any path); `confined=False` is for callers that checked the path themselves.
+    """
+    p = resolve_path(env.cwd, path)
+    if confined and (refusal := env.permissions.read_refusal(p)):
+        return ToolFailure(refusal)
+    shown = _shown(env, p)
+    if p.is_dir():
+        return _list_dir(env, p)
+    if not p.exists():
+        return _not_found(env, p)
+    if not p.is_file():
+        return ToolFailure(f"{shown} is not a regular file; not shown.")
+    st = p.stat()
+    if _is_binary(p):
+        return ToolFailure(f"{shown} is a binary file ({st.st_size} bytes); not shown.")
+    s = env.settings
+    huge = st.st_size > s.read_max_bytes
+    if huge and offset is None and limit is None:
+        return ToolFailure(
+            f"{shown} is {st.st_size} bytes, over the {s.read_max_bytes}-byte read limit; read a slice "
+            "with offset and limit (e.g. offset=1, limit=500) or search it with grep."
+        )
+    legacy = ""
+    if huge:
+        lines: Iterator[str] = _stream_lines(p)
+    else:
+        raw = p.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:  # no NUL byte, so text in a legacy 8-bit encoding, not binary
+            text = raw.decode("latin-1")
+            legacy = f"[{shown} is not UTF-8; shown decoded as Latin-1; edit_file cannot change it]\n"
+        parts = text.split("\n")
+        if parts[-1] == "":
+            parts.pop()
+        lines = iter(parts)
+    start = max(1, int(offset or 1))
+    count = int(limit) if limit and limit > 0 else s.read_default_lines
+    kept: list[str] = []
+    chars = total = 0
+    full = False  # stopped early because the character cap was hit
+    for total, line in enumerate(lines, 1):  # noqa: B007 - total is the line count after the loop
+        if total < start or len(kept) >= count or full:
+            continue
+        line = line.rstrip("\r")
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + " […line truncated]"
+        if kept and chars + len(line) > s.tool_result_max_chars:
+            full = True
+            continue
+        kept.append(line)
+        chars += len(line) + 8
+    if total == 0:
+        env.read_state.record(p, st.st_mtime_ns)
+        return f"{shown} is empty."
+    if start > total:
+        return ToolFailure(f"{shown} has {total} lines; offset {start} is past the end.")
+    end = start + len(kept) - 1
+    partial = start > 1 or end < total
+    env.read_state.record(p, st.st_mtime_ns, partial, offset=offset, limit=limit)
+    body = legacy + _numbered(kept, start)
+    if not partial:
+        return body
+    more = f"; read more with offset={end + 1}" if end < total else ""
+    return f"[{shown}: lines {start}-{end} of {total}{more}]\n{body}"
+
+
+# ---------------------------------------------------------------------------------- write / edit
+
+
+def _notify(env: ToolEnv, tool: str, info: dict[str, Any]) -> None:
+    if env.on_change is None:
+        return
+    try:
+        env.on_change(tool, info)
+    except Exception:  # the UI must not turn a successful write into a failed tool call
+        log.exception("on_change callback failed")
+
+
+def _diff(old: str, new: str, name: str, cap: int = 4_000) -> str:
+    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), name, name, n=2, lineterm="")
+    out = "\n".join(lines)
+    return out if len(out) <= cap else out[:cap] + "\n… (diff truncated)"
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
+    shown = _shown(env, p)
+    if env.read_state.get(p) is None:
+        return ToolFailure(f"File has not been read yet: {shown}; read it with read_file before you {verb} it.")
+    if not env.read_state.is_current(p):
+        return ToolFailure(f"File changed on disk since it was read: {shown}; read it again before you {verb} it.")
+    return None
+
+
+def _commit(env: ToolEnv, p: Path, text: str) -> ToolFailure | None:
+    """Checkpoint, write atomically, and remember the new mtime so the next edit needs no re-read.
+
+    A failed write names the file the model asked for, not the temp file beside it."""
+    if env.checkpoints is not None:
+        env.checkpoints.before_write(p)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(p, text.encode("utf-8"))
+    except OSError as e:
+        return ToolFailure(f"could not write {_shown(env, p)}: {e.strerror or 'write failed'}")
+    prev = env.read_state.get(p)
+    mtime = p.stat().st_mtime_ns
+    if prev is None:
+        env.read_state.record(p, mtime)
+    else:
+        env.read_state.record(p, mtime, prev.partial, offset=prev.offset, limit=prev.limit)
+    return None
+
+
+def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
+    p = resolve_path(env.cwd, path)
+    if refusal := env.permissions.outside_message(p):  # before anything about the file is looked at
+        return ToolFailure(refusal)
+    shown = _shown(env, p)
+    if p.is_dir():
+        return ToolFailure(f"{shown} is a directory; give a file path.")
+    existed = p.exists()
+    old = ""
+    if existed:
+        if env.read_state.get(p) is None:
+            return ToolFailure(f"refused: {shown} already exists and has not been read; read it first with read_file.")
+        if refusal := _guard_current(env, p, "overwrite"):
+            return ToolFailure(refusal)
+        old = p.read_text(encoding="utf-8", errors="replace")
+    n = _count_lines(content)
+    size = "1 line" if n == 1 else f"{n} lines"
+    diff = _diff(old, content, shown)
+    detail = f"{'overwrite' if existed else 'create'} {shown} ({size})\n{diff}"
+    if refusal := env.permissions.check("write_file", detail, path=p):
+        return ToolFailure(refusal)
+    if failed := _commit(env, p, content):
+        return failed
+    _notify(
+        env, "write_file", {"path": str(p), "rel": shown, "created": not existed, "lines": n, "diff": diff}
+    )
+    return f"{'Overwrote' if existed else 'Created'} {shown} ({size})."
+
+
+def edit_file_impl(
+    env: ToolEnv, path: str, old_string: str, new_string: str, replace_all: bool = False
+) -> str:
+    if old_string == new_string:
+        return ToolFailure("refused: old_string and new_string are identical; nothing to change.")
+    if not old_string:
+        return ToolFailure("refused: old_string is empty; use write_file to create or replace a whole file.")
+    p = resolve_path(env.cwd, path)
+    if refusal := env.permissions.outside_message(p):  # no "not found" oracle for outside paths
+        return ToolFailure(refusal)
+    shown = _shown(env, p)
+    if not p.is_file():
+        return ToolFailure(f"{shown} is a directory; give a file path.") if p.is_dir() else _not_found(env, p)
+    if refusal := _guard_current(env, p, "edit"):
+        return ToolFailure(refusal)
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return ToolFailure(f"refused: {shown} is not UTF-8 text; edit_file only edits text files.")
+    old, new = old_string, new_string
+    found = text.count(old)
+    if not found and "\r\n" in text and "\n" in old and "\r\n" not in old:
+        # The model saw lines without their CR (read_file strips it); match the file's line endings.
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        found = text.count(old)
+    if not found:
+        return ToolFailure(
+            f"old_string not found in {shown}; it must match the file exactly, whitespace included "
+            "and without read_file's line-number prefix."
+        )
+    if found > 1 and not replace_all:
+        return ToolFailure(
+            f"old_string occurs {found} times in {shown}; include more surrounding lines to make it "
+            "unique, or set replace_all=true to change every occurrence."
+        )
+    first = text.index(old)
+    new_text = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    diff = _diff(text, new_text, shown)
+    if refusal := env.permissions.check("edit_file", f"edit {shown}\n{diff}", path=p):
+        return ToolFailure(refusal)
+    if failed := _commit(env, p, new_text):
+        return failed
+    count = found if replace_all else 1
+    _notify(env, "edit_file", {"path": str(p), "rel": shown, "replacements": count, "diff": diff})
+    lines = new_text.split("\n")
+    line = new_text.count("\n", 0, first) + 1
+    lo = max(1, line - SNIPPET_CONTEXT)
+    hi = min(len(lines), line + new.count("\n") + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
+    snippet = _numbered((ln.rstrip("\r")[:MAX_LINE_CHARS] for ln in lines[lo - 1 : hi]), lo)
+    what = f"{count} replacements" if count > 1 else "1 replacement"
+    return f"Edited {shown} ({what}); lines {lo}-{hi} now read:\n{snippet}"

@@ -1,0 +1,197 @@
+"""The six tools the model works with: read_file, write_file, edit_file, bash, grep, glob.
+
+Every tool returns a string, errors included: a traceback wastes context and teaches the model
+nothing, a one-line reason lets it fix the call. Results are bounded (line and character caps,
+match caps) so one careless call cannot flood the window; each cap says how to get the rest.
+
+The tools themselves live beside this module: files.py (read, write, edit), search.py (grep, glob)
+and shell.py (bash), on base.py's shared pieces; this module wraps them so none raises. Slow work
+(reading, searching) runs in a thread and bash in an asyncio subprocess, so the event loop (the
+UI's spinner, cancellation) never stalls. `mention_messages` is reused to inline `@path` mentions
+and to restore files after compaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import logging
+import re
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, ParamSpec
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturn,
+    ToolReturnPart,
+)
+from pydantic_ai.toolsets import FunctionToolset
+
+from ...context.plumbing.markers import mark
+from ..safety.permissions import resolve_path
+from .base import (
+    ToolEnv,
+    ToolFailure,
+    _shown,
+    tool_text,
+)
+from .files import edit_file_impl, read_file_text, write_file_impl
+from .search import glob_impl, grep_impl
+from .shell import bash_impl
+
+log = logging.getLogger(__name__)
+P = ParamSpec("P")
+
+
+
+
+# ------------------------------------------------------------------------------------------ bash
+
+
+def _one_line(tool: str, e: BaseException) -> ToolFailure:
+    """The reason, without the exception's class name or a temp file's name."""
+    if isinstance(e, OSError) and e.strerror:
+        name = Path(e.filename).name if e.filename else ""
+        reason = f"{e.strerror}" + (f": {name}" if name and not name.endswith(".tmp") else "")
+    else:
+        reason = " ".join(str(e).split()) or "unexpected error"
+    return ToolFailure(f"{tool} failed: {reason}"[:500])
+
+
+
+def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str | ToolReturn]]:
+    @functools.wraps(fn)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> str | ToolReturn:
+        try:
+            result = await fn(*args, **kwargs)
+        except Exception as e:  # the model gets a reason it can act on, never a traceback
+            log.debug("tool %s failed", fn.__name__, exc_info=True)
+            result = _one_line(fn.__name__, e)
+        if isinstance(result, ToolFailure):
+            return ToolReturn(return_value=tool_text(str(result)), metadata=mark(None, "tool", {"error": True}))
+        return tool_text(result)
+
+    return wrapper
+
+
+def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
+    """The six tools as a pydantic-ai toolset, closing over `env`."""
+
+    async def read_file(path: str, offset: int | None = None, limit: int | None = None) -> str:
+        """Read a text file; lines come numbered like `cat -n`. Read a file before editing it.
+
+        Args:
+            path: File path, relative to the working directory or absolute.
+            offset: 1-based line to start at (for long files).
+            limit: Number of lines to read (default: the first 2000).
+        """
+        return await asyncio.to_thread(read_file_text, env, path, offset, limit)
+
+    async def write_file(path: str, content: str) -> str:
+        """Create a file or replace its whole content. Overwriting needs a prior read_file; prefer edit_file for changes.
+
+        Args:
+            path: File path, relative to the working directory or absolute; parent dirs are created.
+            content: The complete new file content.
+        """
+        return write_file_impl(env, path, content)
+
+    async def edit_file(path: str, old_string: str, new_string: str, replace_all: bool = False) -> str:
+        """Replace an exact string in a file read earlier. old_string must match exactly once (give surrounding lines) unless replace_all.
+
+        Args:
+            path: File path, relative to the working directory or absolute.
+            old_string: Exact text to replace, whitespace included, without line-number prefixes.
+            new_string: Replacement text.
+            replace_all: Replace every occurrence instead of requiring a unique match.
+        """
+        return edit_file_impl(env, path, old_string, new_string, replace_all)
+
+    async def bash(command: str, timeout: float | None = None) -> str:
+        """Run a shell command with bash in the working directory; returns combined stdout/stderr and the exit code. No stdin.
+
+        Args:
+            command: The command line to run.
+            timeout: Seconds before the command and its children are killed (default 120, max 600).
+        """
+        return await bash_impl(env, command, timeout)
+
+    async def grep(pattern: str, path: str | None = None, glob: str | None = None) -> str:
+        """Search file contents with a Python regex; prints `path:line:text` for each match.
+
+        Args:
+            pattern: Regular expression (Python `re` syntax).
+            path: File or directory to search (default: the working directory).
+            glob: Only search files matching this glob, e.g. `*.py` or `src/**/*.ts`.
+        """
+        stop = threading.Event()  # an interrupted turn stops the search between lines
+        try:
+            return await asyncio.to_thread(grep_impl, env, pattern, path, glob, stop)
+        finally:
+            stop.set()
+
+    async def glob(pattern: str, path: str | None = None) -> str:
+        """Find files by name pattern (`**` spans directories, e.g. `**/*.py`), newest first.
+
+        Args:
+            pattern: Glob pattern relative to path.
+            path: Directory to search in (default: the working directory).
+        """
+        stop = threading.Event()  # an interrupted turn stops the walk
+        try:
+            return await asyncio.to_thread(glob_impl, env, pattern, path, stop)
+        finally:
+            stop.set()
+
+    tools = [read_file, write_file, edit_file, bash, grep, glob]
+    return FunctionToolset([_never_raises(t) for t in tools])
+
+
+def mention_messages(
+    env: ToolEnv,
+    paths: list[Path],
+    max_tokens_per_file: int | None = None,
+    *,
+    kind: str = "mention",
+    salt: str = "",
+    confined: bool = True,
+) -> list[ModelMessage]:
+    """One synthetic read_file call/return exchange carrying every mentioned file, recorded as read.
+
+    Files enter the context as if the model had read them, so later edits pass the read guard and
+    compaction can tell them apart by metadata. Ids are deterministic for cache stability; pass a
+    `salt` (e.g. the turn number) when the same file may be mentioned again, since providers reject
+    repeated tool call ids. `kind` names the source ("mention", "restore") in ids and metadata.
+    `confined=False` only for paths the caller checked: see `read_file_text`.
+    """
+    if not paths:
+        return []
+    meta = {"compact_agent": {"synthetic": kind}}
+    calls: list[ToolCallPart] = []
+    returns: list[ToolReturnPart] = []
+    for n, path in enumerate(paths):
+        p = resolve_path(env.cwd, path)
+        rel = _shown(env, p)
+        content = tool_text(read_file_text(env, p, confined=confined))
+        cap = max_tokens_per_file * 4 if max_tokens_per_file else None
+        if cap is not None and len(content) > cap:
+            kept = content[: content.rfind("\n", 0, cap) + 1 or cap]
+            last = re.findall(r"^\s*(\d+)\t", kept, re.M)
+            next_line = int(last[-1]) + 1 if last else 1
+            content = (
+                kept
+                + f"[truncated to ~{max_tokens_per_file} tokens; read the rest with read_file(path={rel!r}, offset={next_line})]"
+            )
+            if (entry := env.read_state.get(p)) is not None:
+                env.read_state.record(p, entry.mtime_ns, True, offset=entry.offset, limit=next_line - 1)
+        digest = hashlib.sha256(f"{salt}\0{rel}\0{content}".encode()).hexdigest()[:12]
+        call_id = f"{kind}_{n}_{digest}"
+        calls.append(ToolCallPart("read_file", {"path": rel}, tool_call_id=call_id))
+        returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id, metadata=meta))
+    return [ModelResponse(parts=calls, metadata=meta), ModelRequest(parts=returns, metadata=meta)]

@@ -1,0 +1,62 @@
+"""The slash-command registry: what a command is and the decorator that registers one.
+
+The handlers live in commands.py, session_views.py and more_commands.py; they all register here,
+and commands.py (which dispatches) imports the other two, so none of them imports back up. The
+running REPL is found here too (`current_repl`), as what a command asks of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rich.console import Console
+
+from ..agent.run.runner import AgentSession
+
+if TYPE_CHECKING:
+    from .turn_view import InterruptKeys
+
+Handler = Callable[[AgentSession, str, Console], Awaitable[Any]]
+
+
+@dataclass
+class Command:
+    name: str
+    help: str
+    handler: Handler
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, help: str) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        COMMANDS[name] = Command(name, help, fn)
+        return fn
+    return deco
+
+
+class ExitRepl(Exception):
+    pass
+
+
+class RunningRepl(Protocol):
+    """What a command asks of the REPL it runs in: a turn shown as the REPL shows it, a yes/no, and
+    its keys (where /rewind puts the prompt back for editing)."""
+
+    @property
+    def keys(self) -> InterruptKeys | None: ...
+
+    async def turn(self, message: str, typed: str | None = None) -> None: ...
+    async def confirm(self, question: str) -> bool: ...
+
+
+#: The REPLs running, innermost last (the REPL adds itself while its loop runs).
+running: list[RunningRepl] = []
+
+
+def current_repl() -> RunningRepl | None:
+    """The running REPL, for commands that run a turn through it (/init: spinner, tool lines, Esc)."""
+    return running[-1] if running else None
