@@ -85,7 +85,6 @@ def needs_of(messages: Sequence[ModelMessage]) -> Needs:
     needs = Needs()
     earlier: list[list[tuple[bool, str]]] = []  # part texts per message, oldest first
     raw: list[list[str]] = []  # raw text of each part (to size a source, to find a reference's line)
-    seen_tokens: set[str] = set()
     tools: set[str] = set()  # tool names: every request carries the tool definitions
     source_index: dict[tuple[int, int], int] = {}
     prev = -1  # index of the previous response
@@ -94,28 +93,30 @@ def needs_of(messages: Sequence[ModelMessage]) -> Needs:
             fresh = " ".join(t for msg in earlier[prev + 1:] for _, t in msg)
             old = earlier[: prev + 1]
             tools.update(p.tool_name for p in m.parts if isinstance(p, ToolCallPart))
-            refs = [x for x in references(response_text(m)) if x not in fresh and x not in tools
-                    and (x in seen_tokens or _occurs(x, old))]
-            edits = [e for e in edit_texts(m) if e not in fresh and _occurs(e, old)]
-            if refs or edits:
+            # One scan per candidate finds where it was last read and its newest tool result.
+            found = {x: _holders(x, old) for x in references(response_text(m))
+                     if x not in fresh and x not in tools}
+            olds = [e for e in edit_texts(m) if e not in fresh and e not in found]
+            found.update({e: _holders(e, old) for e in olds})
+            found = {x: h for x, h in found.items() if h[0] is not None}
+            refs = [x for x in found if x not in olds]
+            edits = [x for x in found if x in olds]
+            if found:
                 source: dict[str, int] = {}
-                for item in refs + edits:
-                    where = _newest_source(item, old)
-                    if where is None:
-                        continue
+                for item, (holder, result) in found.items():
+                    where = result or holder
+                    assert where is not None
                     if where not in source_index:
                         source_index[where] = len(needs.source_tokens)
-                        text = raw[where[0]][where[1]] if old[where[0]][where[1]][0] else ""
+                        text = raw[where[0]][where[1]] if result is not None else ""
                         needs.source_tokens.append(text_tokens(_cut(text)))
                     source[item] = source_index[where]
-                lines = tuple(_line_of(x, raw, _newest_holder(x, old)) for x in refs)
+                lines = tuple(_line_of(x, raw, found[x][0]) for x in refs)
                 needs.by_point[r] = Need(tuple(refs), tuple(edits), source, lines)
             prev = r
         texts = part_texts(m)
         earlier.append(texts)
         raw.append([_raw(p) for p in m.parts])
-        for _, t in texts:
-            seen_tokens.update(references(t))
     return needs
 
 
@@ -135,31 +136,19 @@ def _line_of(item: str, raw: list[list[str]], where: tuple[int, int] | None) -> 
     return item
 
 
-def _occurs(item: str, old: list[list[tuple[bool, str]]]) -> bool:
-    return any(item in t for msg in reversed(old) for _, t in msg)
-
-
-def _newest_holder(item: str, old: list[list[tuple[bool, str]]]) -> tuple[int, int] | None:
-    """(message, part) of the newest part of any kind holding `item`: where the model last read it."""
-    for i in range(len(old) - 1, -1, -1):
-        for j in range(len(old[i]) - 1, -1, -1):
-            if item in old[i][j][1]:
-                return (i, j)
-    return None
-
-
-def _newest_source(item: str, old: list[list[tuple[bool, str]]]) -> tuple[int, int] | None:
-    """(message, part) of the newest tool result holding `item`, else of the newest part holding it
-    (a path the user typed: the model would look it up in the file it names, of about that size)."""
-    fallback: tuple[int, int] | None = None
+def _holders(item: str, old: list[list[tuple[bool, str]]]
+             ) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """(message, part) of the newest part holding `item` (where the model last read it), and of
+    the newest tool result holding it (what a look-again reads; a path the user typed has none)."""
+    newest: tuple[int, int] | None = None
     for i in range(len(old) - 1, -1, -1):
         for j in range(len(old[i]) - 1, -1, -1):
             is_result, text = old[i][j]
             if item in text:
+                newest = newest or (i, j)
                 if is_result:
-                    return (i, j)
-                fallback = fallback or (i, j)
-    return fallback
+                    return newest, (i, j)
+    return newest, None
 
 
 class ViewText:
