@@ -3,8 +3,10 @@ found so far with a note; a huge line is read in pieces."""
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -32,20 +34,42 @@ def ticking(step: float):
 
 
 def test_a_tree_deeper_than_the_recursion_limit_is_walked(env: ToolEnv) -> None:
+    # The tree is 400 levels deep and the recursion limit is lowered to 150 frames above this one for
+    # the walk: a recursive walk fails, ours does not. Kept well under Python's own limit so that a run
+    # killed before the clean-up leaves a tree pytest's recursive rmtree of old basetemps can remove.
     deep = str(env.cwd)
-    for _ in range(1_200):  # made one level at a time: os.makedirs and Path.mkdir recurse
-        deep += "/d"
-        os.mkdir(deep)
-    Path(deep, "x.txt").write_text("needle\n")
+    limit = sys.getrecursionlimit()
     try:
-        found = grep_impl(env, "needle")
+        for _ in range(400):  # made one level at a time: os.makedirs and Path.mkdir recurse
+            deep += "/d"
+            os.mkdir(deep)
+        Path(deep, "x.txt").write_text("needle\n")
+        sys.setrecursionlimit(len(inspect.stack(0)) + 150)
+        try:
+            found = grep_impl(env, "needle")
+            globbed = glob_impl(env, "**/*.txt")
+        finally:
+            sys.setrecursionlimit(limit)
         assert found.startswith("d/d/") and found.endswith("x.txt:1:needle"), found[-200:]
-        assert glob_impl(env, "**/*.txt").endswith("/x.txt")
+        assert globbed.endswith("/x.txt"), globbed[-200:]
+        with pytest.raises(RecursionError):  # the depth does defeat a recursive walk at that limit
+            sys.setrecursionlimit(len(inspect.stack(0)) + 150)
+            try:
+                sum(1 for _ in _recursive_walk(str(env.cwd)))
+            finally:
+                sys.setrecursionlimit(limit)
     finally:
-        os.unlink(Path(deep, "x.txt"))
-        while deep != str(env.cwd):  # shutil.rmtree recurses too: take it down one level at a time
+        Path(deep, "x.txt").unlink(missing_ok=True)
+        while deep != str(env.cwd):  # taken down one level at a time, without recursion
             os.rmdir(deep)
             deep = os.path.dirname(deep)
+
+
+def _recursive_walk(top: str):
+    for entry in os.scandir(top):
+        yield entry.path
+        if entry.is_dir(follow_symlinks=False):
+            yield from _recursive_walk(entry.path)
 
 
 def test_empty_files_cannot_outlast_the_time_bound(env: ToolEnv) -> None:
