@@ -15,9 +15,13 @@ goes on from [system, task, summary] alone. For each: micro-USD at DeepSeek pric
 fake reports, requests, look-agains, compactions, rejected requests, whether the task finished.
 
     .venv/bin/python benchmarks/live_files.py [--files 40] [--window 32000] [--edits 10] [--stall-wait-usd 0]
+                                              [--latency-s 0]
 
---stall-wait-usd adds a row "ours*": ours with another price for the user's wait per look-again. The
-schedule weighs that wait against the tokens a compaction saves; the figures here count tokens only.
+Ours weighs the user's wait for each look-again against the tokens a compaction saves: the configured
+price of a 5-s round trip (`stall_wait_usd`), scaled by the round trips the session timed. The fake
+answers at once, so by default that wait is nearly free; --latency-s makes each answer take that long
+(for real: 61 requests at 5 s are five minutes), as an endpoint would. --stall-wait-usd adds a row
+"ours*": ours with another configured price. The figures count tokens only.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import asyncio
 import json
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -162,12 +167,13 @@ class NaiveAgent:
 
 # ---------------------------------------------------------------------------------------------- runs
 
-def _recording(server: FakeOpenAIServer, seen: list[Usage]) -> Callable[[Any], dict[str, Any]]:
+def _recording(server: FakeOpenAIServer, seen: list[Usage], latency_s: float = 0.0) -> Callable[[Any], dict[str, Any]]:
     original = server._complete
 
     def complete(req: Any) -> dict[str, Any]:
         out = original(req)
         seen.append(out["usage"])
+        time.sleep(latency_s)  # a benchmark, not a test: the endpoint's round trip, for real
         return out
     return complete
 
@@ -188,7 +194,8 @@ async def _ours(cwd: Path, home: Path, base_url: str, window: int, task: str,
     return str(out.output), len(s.cm.compactions)
 
 
-def run(kind: str, files: int, window: int, edits: int, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+def run(kind: str, files: int, window: int, edits: int, settings: dict[str, Any] | None = None,
+        latency_s: float = 0.0) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp) / "project"
         expected = make_project(cwd, files, filler_chars=4_000)
@@ -196,7 +203,7 @@ def run(kind: str, files: int, window: int, edits: int, settings: dict[str, Any]
         task = edit_task_text(files, edits)
         seen: list[Usage] = []
         with FakeOpenAIServer(model, model=MODEL, window=window) as server:
-            server._complete = _recording(server, seen)  # type: ignore[method-assign]
+            server._complete = _recording(server, seen, latency_s)  # type: ignore[method-assign]
             if kind.startswith("ours"):
                 output, compactions = asyncio.run(_ours(cwd, Path(tmp) / "home", server.base_url, window, task,
                                                         settings or {}))
@@ -221,11 +228,15 @@ def main() -> None:
     ap.add_argument("--stall-wait-usd", type=float, default=None,
                     help="also run ours (as ours*) with this value of the user's wait per look-again (default "
                          "0.02), which its compaction schedule weighs and these token prices do not count")
+    ap.add_argument("--latency-s", type=float, default=0.0,
+                    help="seconds the fake takes to answer each request (default 0); ours times its requests "
+                         "and prices the user's wait for a look-again by them")
     a = ap.parse_args()
-    rows = [run(kind, a.files, a.window, a.edits) for kind in ("ours", "naive")]
+    rows = [run(kind, a.files, a.window, a.edits, latency_s=a.latency_s) for kind in ("ours", "naive")]
     if a.stall_wait_usd is not None:
-        rows.append(run("ours*", a.files, a.window, a.edits, {"stall_wait_usd": a.stall_wait_usd}))
-    print(f"{a.files} files of 4 KB, {a.edits} edits of early files, window {a.window:,}, DeepSeek prices")
+        rows.append(run("ours*", a.files, a.window, a.edits, {"stall_wait_usd": a.stall_wait_usd}, a.latency_s))
+    print(f"{a.files} files of 4 KB, {a.edits} edits of early files, window {a.window:,}, DeepSeek prices, "
+          f"{a.latency_s:g} s per answer")
     print(f"{'agent':6} {'done':>5} {'requests':>9} {'re-reads':>9} {'compactions':>12} {'rejected':>9} {'peak':>7} "
           f"{'hit':>8} {'miss':>7} {'output':>7} {'micro-USD':>10}")
     for r in rows:

@@ -254,3 +254,53 @@ def test_a_resumed_conversation_keeps_what_the_model_kept_reaching_for():
     assert list(cm.schedule.reuse.reaches) == list(live.reaches) and cm.schedule.reuse.hot("c0")
     cm.resume(msgs)  # resuming again (every turn of the agent does) measures nothing twice
     assert len(cm.schedule.reuse.reaches) == len(live.reaches)
+
+
+def test_over_the_threshold_only_the_look_agains_before_the_hard_limit_weigh_against_compacting_now():
+    # 60 x 2K reaches past the 4K tail in the last 30: p = 11/32 of 21,145.2 (1e-6 $) = 7,269 a request,
+    # far more than the 1,400 a request that holding 10K instead of 60K saves.
+    history_ = [ModelRequest(parts=[UserPromptPart("go")])]
+    cm, schedule = _schedule_case([0] * 20 + [8_000] * 10)
+    cm.limits = SimpleNamespace(threshold=75_000, window=100_000, output_reserve=8_000)
+    # Hard limit 100,000 - 8,000 - 2,000 = 90,000; at 80,000 (70,000 of history) it is 100 requests away
+    # (growth 100): waiting forgets the same later, so compacting now adds 100 requests of look-agains:
+    # 100 x 7,269 = 726,900 against 60,000 x 0.028 = 1,680 a request for (75,000 - 20,000) / 100 = 550
+    # requests = 924,000 less K: pays.
+    assert schedule.threshold_pays(cm, history_, 70_000, 10_000)
+    # Room for 540 more requests before the hard limit (a larger window): the look-agains of 540 requests
+    # outweigh what holding less saves: wait.
+    cm.limits = SimpleNamespace(threshold=75_000, window=144_900, output_reserve=8_000)
+    assert schedule.hard_limit(cm) == 144_900 - 8_000 - 2_898
+    assert not schedule.threshold_pays(cm, history_, 70_000, 10_000)
+
+
+def test_the_users_wait_is_priced_by_the_round_trips_the_session_timed():
+    reuse = Reuse()
+    assert reuse.wait_usd(0.02) == 0.02  # nothing timed (a replay): the configured wait of a 5-s round trip
+    for s in (0.5, 0.4, 30.0):
+        reuse.time_round_trip(s)
+    assert reuse.wait_usd(0.02) == pytest.approx(0.02 * 0.5 / 5)  # the median, not one slow answer
+    for s in (600.0, 600.0, 600.0):
+        reuse.time_round_trip(s)
+    assert reuse.wait_usd(0.02) == pytest.approx(0.02 * 12)  # a request that hung weighs a minute at most
+
+
+async def test_a_live_run_times_its_requests_with_the_managers_clock():
+    from datetime import timedelta
+
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from compact_agent.context import ContextManager
+    from compact_agent.context.wiring import Internals
+
+    now = [datetime(2026, 1, 1, tzinfo=UTC)]
+    cm = ContextManager.wired(Internals(clock=lambda: now[0]), window=64_000)
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        now[0] += timedelta(seconds=3)  # the model takes 3 s to answer
+        return ModelResponse(parts=[TextPart("done")])
+
+    await Agent(FunctionModel(answer), capabilities=[cm]).run("hello")
+    assert cm.schedule.reuse is not None and list(cm.schedule.reuse.round_trips) == [3.0]
+    assert cm.schedule.reuse.wait_usd(0.02) == pytest.approx(0.02 * 3 / 5)

@@ -328,6 +328,7 @@ class ContextManager(ManagerState):
                 f"but the context window is {self.limits.window:,}: pass a larger window= to ContextManager, "
                 "or send shorter instructions or fewer tools")
         request_context.messages = list(view)
+        self._asked_at = self.clock()  # the round trip a look-again would cost is timed (reuse.py)
         return request_context
 
     async def prepare_view(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], int, bool]:
@@ -365,6 +366,9 @@ class ContextManager(ManagerState):
         reported = response.usage.input_tokens
         if self.schedule.reuse is not None:
             self.schedule.reuse.observe([*ctx.messages, response])
+            if self._asked_at is not None:
+                self.schedule.reuse.time_round_trip((self.clock() - self._asked_at).total_seconds())
+        self._asked_at = None
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
         if reported and not self.calibration.observe(reported, self.last_view_tokens_est):
@@ -379,6 +383,7 @@ class ContextManager(ManagerState):
 
     async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                      error: Exception) -> ModelResponse:
+        self._asked_at = None  # a failed request times nothing
         if not isinstance(error, ModelContextWindowExceededError) or self._reactive_step == ctx.run_step:
             raise error
         self._reactive_step = ctx.run_step

@@ -15,6 +15,7 @@ import logging
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, Self
 
 from opentelemetry.trace import NoOpTracer, Tracer
@@ -122,6 +123,7 @@ class ManagerState(AbstractCapability[Any]):
         self.layer_savings: dict[str, int] = {}
         self.view_savings: dict[str, int] = {}  # tokens each view layer removed from the latest request
         self._reactive_step: int | None = None
+        self._asked_at: datetime | None = None  # when the request now out was sent (its round trip is timed)
         self._thrash = 0
         self._last_compaction_request = 0
         self.view: list[ModelMessage] = []
@@ -228,9 +230,10 @@ class ManagerState(AbstractCapability[Any]):
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None:
         """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths are
         estimated tokens on both sides)."""
-        reuse, prices, wait = self.schedule.reuse, self.prices, self.settings.stall_wait_usd
+        reuse, prices = self.schedule.reuse, self.prices
         if reuse is None:
             return None
+        wait = reuse.wait_usd(self.settings.stall_wait_usd)
 
         def forget(depth_est: int, kind: str) -> float:
             return reuse.forget_cost(prices, depth_est, tokens_now, kind, wait_usd=wait)

@@ -42,6 +42,12 @@ SOURCE_PRIOR_TOKENS = 2_000
 """What a look-again is assumed to read before one has been seen: a file of ~200 lines."""
 REREAD_OUTPUT = 60
 """Output tokens of the tool call a look-again sends (a read or grep with its path)."""
+ASSUMED_ROUND_TRIP_S = 5.0
+"""The round trip the configured price of the user's wait (`stall_wait_usd`) stands for: a short
+request and its tool call. Once the session has timed its own requests, the wait is priced by
+their median instead (`Reuse.wait_usd`)."""
+MAX_WAIT_SCALE = 12.0
+"""A minute per round trip at most: a request that hung until a timeout says little about the next."""
 
 KINDS: tuple[str, ...] = ("any", "result", "cold", "cold_result")
 """What a reach counts over (`Reach`): every item, items held by tool results, items a compaction
@@ -178,6 +184,7 @@ class Reuse:
     tools: set[str] = field(default_factory=set)  # names of the tools called so far
     changed: set[str] = field(default_factory=set)  # files the model has changed so far
     edits: deque[bool] = field(default_factory=deque)  # recent changes of a file: was it changed before?
+    round_trips: deque[float] = field(default_factory=deque)  # seconds of the recent model requests
     _memo: dict[int, tuple[ModelMessage, list[tuple[bool, str]], int]] = field(default_factory=dict, repr=False)
 
     def observe(self, history: Sequence[ModelMessage]) -> Reach:
@@ -250,6 +257,24 @@ class Reuse:
         n = len(self.reaches)
         k = sum(1 for r in self.reaches if r.depth(kind) > depth)
         return (k + 1) / (n + 2)
+
+    def time_round_trip(self, seconds: float) -> None:
+        """One model request took `seconds`, from sending it to its whole answer."""
+        if seconds >= 0:
+            self.round_trips.append(seconds)
+        while len(self.round_trips) > self.recent:
+            self.round_trips.popleft()
+
+    def wait_usd(self, configured: float) -> float:
+        """What the user's wait for one look-again costs: `configured` (the value of an
+        `ASSUMED_ROUND_TRIP_S` wait) scaled by the median of the session's timed requests, so a
+        look-again at a local model that takes half a minute per request weighs six times as much,
+        and one at an endpoint that answers at once little more than its tokens. Before any request
+        is timed (and in a replay, which times none), `configured` as it is."""
+        if not self.round_trips:
+            return configured
+        scale = sorted(self.round_trips)[len(self.round_trips) // 2] / ASSUMED_ROUND_TRIP_S
+        return configured * min(scale, MAX_WAIT_SCALE)
 
     def stall_cost(self, prices: Prices, request_tokens: int, wait_usd: float = 0.0) -> float:
         """USD of one look-again: the request sent once more (cached), the source read again

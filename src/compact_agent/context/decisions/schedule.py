@@ -109,14 +109,22 @@ class Schedule:
     def threshold_pays(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int) -> bool:
         """Over the threshold: compact now, or let the context grow to the hard limit first? Now,
         when holding the rebuild instead of the context, over the requests until the threshold is
-        crossed again, saves more than the compaction costs."""
+        crossed again, saves more than the compaction costs with the look-agains it causes before
+        the hard limit would force one anyway."""
         if cm.compactor is None or not messages or not cm.settings.priced_compaction:
             return True
         rebuild = self._rebuild(cm, messages)
-        plan = self._plan(cm, context, rebuild, fixed, forget=self.forget(cm, messages, fixed + rebuild))
+        growth = max(self.growth.rate, 1.0)
+        forget = self.forget(cm, messages, fixed + rebuild)
+        plan = self._plan(cm, context, rebuild, fixed, forget=forget)
         self.last_plan = plan
-        until_next = max(1.0, (cm.limits.threshold - fixed - rebuild) / max(self.growth.rate, 1.0))
-        return bool(plan.saving * until_next >= plan.fixed_cost)
+        until_next = max(1.0, (cm.limits.threshold - fixed - rebuild) / growth)
+        # Waiting means compacting at the hard limit, which drops the same and more a few requests
+        # later (and then keeps less than this compaction's tail and all that follows it): the
+        # look-agains of those few requests are all this compaction adds.
+        forced = max(1.0, (self.hard_limit(cm) - fixed - context) / growth)
+        held = self.prices.cost(hits=max(0, context - rebuild))
+        return bool(held * until_next >= plan.fixed_cost + forget * min(forced, until_next))
 
     def priced(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int) -> bool:
         """Under the threshold: whether compacting now costs less than waiting. The rebuild is
@@ -261,7 +269,7 @@ class Schedule:
         if cm.compactor is None or self.reuse is None:
             return 0.0
         return self.reuse.forget_cost(self.prices, cm.compactor.tail_tokens(messages, cm.overhead), request_tokens,
-                                      "cold", wait_usd=cm.settings.stall_wait_usd)
+                                      "cold", wait_usd=self.reuse.wait_usd(cm.settings.stall_wait_usd))
 
     def choose_tail(self, cm: ManagerView, base: int) -> int:
         """The verbatim tail a compaction keeps, in estimated tokens: of `base` (an eighth of the
@@ -276,7 +284,7 @@ class Schedule:
         limit = cm.limits.threshold
         head = self.summary_tokens + fixed  # what the rebuild holds besides the tail
         request = head + base
-        stall = self.reuse.stall_cost(self.prices, request, cm.settings.stall_wait_usd)
+        stall = self.reuse.stall_cost(self.prices, request, self.reuse.wait_usd(cm.settings.stall_wait_usd))
         growth = max(self.growth.rate, 1.0)
         best, best_cost = base, float("inf")
         for tail in (base // 2, base, 2 * base, 3 * base, 4 * base):
