@@ -198,6 +198,8 @@ class ContextManager(ManagerState):
                        ) -> CompactionResult:
         assert self.compactor is not None and self.summarizer is not None
         instructions = await self._before(trigger, instructions)
+        if self.before_compact is not None:
+            self.compactor.drop_plan()  # the hook may have changed the files a compaction restores
         archive = self.store.archive if self.store is not None else _no_archive
         result: CompactionResult | None = None
         level = self.thrash_level(trigger)
@@ -337,6 +339,7 @@ class ContextManager(ManagerState):
         analyzer's replay calls this very method for every recorded request, so a replayed request
         goes through exactly the code path of a live one.
         """
+        self.compactor.drop_plan()  # what a compaction would keep is asked afresh each request (keep.py)
         view, suppressed = self.shape(list(messages))
         tokens_now = self.measure(view)
         self.schedule.growth.observe(self.measure(messages) - self.calibration.tokens(self.overhead))
@@ -358,6 +361,7 @@ class ContextManager(ManagerState):
         self.last_tokens = tokens_now
         self.last_view_tokens_est = self.estimate(view) + self.overhead
         self.requests += 1
+        self.compactor.drop_plan()  # the answer, the tools and the files may change what it would keep
         return view, tokens_now, compacted
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
