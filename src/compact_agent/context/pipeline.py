@@ -44,10 +44,10 @@ from .contract import keep_system_prompts, stamp_new
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .plumbing import compat, tokens
-from .plumbing.events import Event, Stopwatch
+from .plumbing.events import Event, Stopwatch, one_line
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
-from .state import ManagerState, as_model, one_line
+from .state import ManagerState, as_model
 from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
 
 __all__ = [
