@@ -37,7 +37,7 @@ from .plumbing.identity_memo import IdentityMemo
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
-from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
+from .wiring import Internals, Layer, SummarizerFactory, SummaryInputs, TokenCounter
 
 log = logging.getLogger(__name__)
 
@@ -375,7 +375,7 @@ def as_model(model: Model | str | None) -> Model | None:
     return infer_model(model) if isinstance(model, str) else model
 
 
-def default_summarizer(cm: ManagerState) -> Summarize:
+def default_summarizer(cm: SummaryInputs) -> Summarize:
     """The summary request repeats the latest main request (system prompt, tools, settings), so
     its input is a cache hit; with another `summary_model` only the structure is shared."""
     return SharedPrefixSummarizer(cm.summary_model_for_now(), params=cm.last_params, settings=cm.last_settings)

@@ -33,7 +33,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     SharedPrefixSummarizer,
     default_layers,
 )
-from ...context.wiring import Internals  # and the one seam for what a coding agent wires in
+from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
 from ...session.store import (
     SessionStore,
@@ -160,7 +160,7 @@ class AgentSession:
     def _system_prompt(self) -> str:
         return system_prompt(self.cwd, self.instructions, self.opts.append_system_prompt)
 
-    def _summarizer(self, cm: ContextManager) -> SharedPrefixSummarizer:
+    def _summarizer(self, cm: SummaryInputs) -> SharedPrefixSummarizer:
         s = SharedPrefixSummarizer(self._summary_model(), params=cm.last_params, settings=cm.last_settings)
         s.usage = self.summary_usage
         return s
