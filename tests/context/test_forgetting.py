@@ -26,6 +26,7 @@ from compact_agent.context.layers.microcompact import Microcompact
 from compact_agent.context.plumbing import tokens
 from compact_agent.context.plumbing.events import Budget
 from compact_agent.context.plumbing.settings import CompactionSettings
+from tests.context import keeps
 
 OLD = "def resolve_lookup_chain(self):\n    return WhereNode.as_sql\n" + "    pass\n" * 400
 
@@ -93,8 +94,7 @@ def _schedule_case(reaches: list[int]) -> tuple[SimpleNamespace, Schedule]:
     """10K of system prompt, a compaction keeping 10K of which 4K is verbatim tail, 100 tokens of growth a
     request, 2K summaries, DeepSeek prices; `reaches`: how far back the recent responses reached."""
     cm = SimpleNamespace(
-        compactor=SimpleNamespace(ratio=1.0, rebuild_estimate=lambda messages, summary, overhead: 10_000,
-                                  tail_tokens=lambda messages, overhead: 4_000, record_size=lambda m, o: None),
+        compactor=keeps.compactor(10_000, tail_tokens=4_000),
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=10_000, requests=50,
         settings=Settings(compaction_records=False),
         limits=SimpleNamespace(threshold=180_000, window=200_000, output_reserve=8_000), breaker_open=False)

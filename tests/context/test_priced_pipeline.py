@@ -13,6 +13,7 @@ from compact_agent.context.decisions.economics import Prices, plan_compaction
 from compact_agent.context.plumbing.settings import Limits
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import replay
+from tests.context import keeps
 from tests.replay.synthetic import session, sim
 
 
@@ -61,7 +62,7 @@ def schedule_case(threshold: int):
     from compact_agent.context.decisions.schedule import Schedule
 
     cm = SimpleNamespace(
-        compactor=SimpleNamespace(ratio=1.0, rebuild_estimate=lambda messages, summary, overhead: 10_000),
+        compactor=keeps.compactor(10_000),
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=10_000, requests=50,
         settings=Settings(), limits=SimpleNamespace(threshold=threshold, window=64_000, output_reserve=4_000),
         breaker_open=False)

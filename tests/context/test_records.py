@@ -27,6 +27,7 @@ from compact_agent.context.plumbing.markers import is_compaction_message
 from compact_agent.context.plumbing.tokens import estimate
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import replay
+from tests.context import keeps
 from tests.context.test_collapse import budget, long_conv
 from tests.replay.synthetic import session, sim
 
@@ -52,7 +53,7 @@ def schedule_case(rebuild: int = 10_000, overhead: int = 10_000, **settings):
     summary, 2K of growth per request, a 64K window with a 4K output reserve, DeepSeek prices;
     forgetting is not priced here (test_forgetting.py prices it)."""
     cm = SimpleNamespace(
-        compactor=SimpleNamespace(ratio=1.0, rebuild_estimate=lambda messages, summary, overhead: rebuild),
+        compactor=keeps.compactor(rebuild),
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=overhead, requests=50,
         settings=Settings(**settings), limits=SimpleNamespace(threshold=42_000, window=64_000, output_reserve=4_000),
         breaker_open=False)
@@ -451,17 +452,16 @@ def test_a_compaction_that_would_keep_a_record_is_planned_at_its_own_cheaper_poi
     # 37,496: wait. Keeping a record, K = 2,800 and the point 10,000 + sqrt(2 x 2,000 x 3,080 / 0.028) =
     # 30,976: compact now (it pays back in 2,800 / (22,000 x 0.028) = 4.5 of the 50 requests so far).
     cm, schedule = schedule_case()
-    asked: list[int] = []
-    cm.compactor.record_size = lambda messages, overhead: asked.append(1)  # no record would list every step
+    cm.compactor.keeps.record = None  # no record would list every step
     assert not schedule.priced(cm, history, 32_000, 10_000)
-    assert not schedule.priced(cm, history, 33_000, 10_000) and len(asked) == 1  # the part only grows: not again
+    assert not schedule.priced(cm, history, 33_000, 10_000) and cm.compactor.keeps.asked == 1  # the part only grows: not again
     schedule.after_compaction(SimpleNamespace(summary="", strategy="record"), 0, 10_000)  # until a compaction
-    cm.compactor.record_size = lambda messages, overhead: 500
+    cm.compactor.keeps.record = 500
     assert schedule.priced(cm, history, 32_000, 10_000)
     assert round(schedule.last_plan.point) == 30_976 and round(schedule.last_plan.fixed_cost * 1e6) == 2_800
     assert not schedule.priced(cm, history, 30_000, 10_000)  # before its point
     cm.before_compact = lambda trigger, instructions: instructions  # a hook may ask a summary for instructions
     assert not schedule.priced(cm, history, 32_000, 10_000)
     cm, schedule = schedule_case(compaction_records=False)
-    cm.compactor.record_size = lambda messages, overhead: 500
+    cm.compactor.keeps.record = 500
     assert not schedule.priced(cm, history, 32_000, 10_000)

@@ -44,10 +44,10 @@ from .contract import keep_system_prompts, stamp_new
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .plumbing import compat, tokens
-from .plumbing.events import Event, Stopwatch
+from .plumbing.events import Event, Stopwatch, one_line
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
-from .state import ManagerState, as_model, one_line
+from .state import ManagerState, as_model
 from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
 
 __all__ = [
@@ -198,6 +198,8 @@ class ContextManager(ManagerState):
                        ) -> CompactionResult:
         assert self.compactor is not None and self.summarizer is not None
         instructions = await self._before(trigger, instructions)
+        if self.before_compact is not None:
+            self.compactor.drop_plan()  # the hook may have changed the files a compaction restores
         archive = self.store.archive if self.store is not None else _no_archive
         result: CompactionResult | None = None
         level = self.thrash_level(trigger)
@@ -338,6 +340,7 @@ class ContextManager(ManagerState):
         analyzer's replay calls this very method for every recorded request, so a replayed request
         goes through exactly the code path of a live one.
         """
+        self.compactor.drop_plan()  # what a compaction would keep is asked afresh each request (keep.py)
         view, suppressed = self.shape(list(messages))
         tokens_now = self.measure(view)
         self.schedule.growth.observe(self.measure(messages) - self.calibration.tokens(self.overhead))
@@ -359,6 +362,7 @@ class ContextManager(ManagerState):
         self.last_tokens = tokens_now
         self.last_view_tokens_est = self.estimate(view) + self.overhead
         self.requests += 1
+        self.compactor.drop_plan()  # the answer, the tools and the files may change what it would keep
         return view, tokens_now, compacted
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,

@@ -3,14 +3,14 @@
 `ManagerState` is built once per conversation (`_setup`, with `build_defaults` filling in whatever
 the caller left out), keeps the store in step with the history, measures a view (an estimate
 calibrated by the provider's reported usage), follows the window and the output reserve, and
-hands events to the observers. `pipeline.py` adds what happens before each request (the layers,
+hands events to the observers; the layers' frozen decisions are saved and re-applied through
+`layers/frozen.py`. `pipeline.py` adds what happens before each request (the layers,
 the schedule, compaction) and `lifecycle.py` the runs and conversations; both build on this and
 neither is imported here.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import OrderedDict
@@ -30,14 +30,15 @@ from .compaction.summarizer import SharedPrefixSummarizer
 from .contract import LoadableStore, StoreSync
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
+from .layers import frozen
 from .layers.order import default_layers
 from .plumbing import tokens
-from .plumbing.events import Budget, Event, typed
+from .plumbing.events import Budget, Event, one_line, typed
 from .plumbing.identity_memo import IdentityMemo
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
-from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
+from .wiring import Internals, Layer, SummarizerFactory, SummaryInputs, TokenCounter
 
 log = logging.getLogger(__name__)
 
@@ -263,41 +264,23 @@ class ManagerState(AbstractCapability[Any]):
             return self.measure(view)
         return self.calibration.tokens(builtin + self.overhead)
 
+    # -- the layers' frozen decisions (layers/frozen.py) ----------------------------------------
     def layer_state(self) -> dict[str, Any]:
-        layers: list[Any] = list(self.layers)  # saving and loading state are optional for a layer
-        return {layer.name: layer.state_to_json() for layer in layers if hasattr(layer, "state_to_json")}
+        return frozen.layer_state(self.layers)
 
     def load_layer_state(self, state: dict[str, Any]) -> None:
         """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
-        if not isinstance(state, dict):
-            log.warning("the saved layer decisions are not a JSON object; every layer starts afresh")
-            state = {}
-        layers: list[Any] = list(self.layers)
-        for layer in layers:
-            d = state.get(layer.name)
-            if isinstance(d, dict) and hasattr(layer, "load_state"):
-                try:
-                    layer.load_state(d)
-                    json.dumps(layer.state_to_json(), sort_keys=True, default=str)  # must save again, too
-                except Exception as e:  # noqa: BLE001 - the file is data: a corrupt state only costs re-deciding
-                    self._reset_layer(layer, e)
-        self._saved_state = json.dumps(self.layer_state(), sort_keys=True, default=str)
+        self._saved_state = frozen.load_layer_state(self.layers, state)
 
     def _reset_layer(self, layer: Any, error: BaseException) -> None:
-        """Forget a layer's frozen decisions (damaged on disk, or they broke a request): it
-        re-decides, which costs some cache once, instead of failing every request."""
-        log.warning("the saved decisions of the %s layer are unusable (%s); it starts afresh",
-                    layer.name, one_line(error))
-        try:
-            layer.load_state({})
-        except Exception:  # noqa: BLE001 - a layer without a clean reset keeps what it has
-            return
+        frozen.reset_layer(layer, error)
 
     def _save_layer_state(self) -> None:
+        """Save the decisions when this request changed them (`save_state`, wired in by the agent)."""
         if self.save_state is None:
             return
         state = self.layer_state()
-        key = json.dumps(state, sort_keys=True, default=str)
+        key = frozen.state_key(state)
         if key != getattr(self, "_saved_state", None):
             try:
                 self.save_state(state)
@@ -395,13 +378,7 @@ def as_model(model: Model | str | None) -> Model | None:
     return infer_model(model) if isinstance(model, str) else model
 
 
-def default_summarizer(cm: ManagerState) -> Summarize:
+def default_summarizer(cm: SummaryInputs) -> Summarize:
     """The summary request repeats the latest main request (system prompt, tools, settings), so
     its input is a cache hit; with another `summary_model` only the structure is shared."""
     return SharedPrefixSummarizer(cm.summary_model_for_now(), params=cm.last_params, settings=cm.last_settings)
-
-
-def one_line(e: BaseException) -> str:
-    """The error's first line, for people: its class name only when it has no message."""
-    text = str(e).strip().splitlines()
-    return (text[0] if text else type(e).__name__)[:300]

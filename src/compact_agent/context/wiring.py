@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model
 
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
@@ -23,10 +24,7 @@ from .compaction.result import CompactionResult, Summarize
 from .plumbing.events import Budget, Event, LayerResult
 from .plumbing.settings import Limits
 
-if TYPE_CHECKING:
-    from .pipeline import ContextManager
-
-__all__ = ["Internals", "Layer", "SummarizerFactory", "TokenCounter", "utcnow"]
+__all__ = ["Internals", "Layer", "SummarizerFactory", "SummaryInputs", "TokenCounter", "utcnow"]
 
 
 class Layer(Protocol):
@@ -37,7 +35,21 @@ class Layer(Protocol):
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult: ...
 
 
-SummarizerFactory = Callable[["ContextManager"], Summarize]
+class SummaryInputs(Protocol):
+    """What a summarizer factory reads of the `ContextManager` it is handed: the model that writes
+    the summary now, and the latest main request's parameters and settings, which the summary
+    request repeats so that it shares that request's cached prefix. Named here, below the manager,
+    so that what wires a manager together needs nothing from the manager's own module."""
+
+    @property
+    def last_params(self) -> Any: ...
+    @property
+    def last_settings(self) -> Any: ...
+    def summary_model_for_now(self) -> Model: ...
+
+
+#: Builds the summarizer of one compaction from the manager it is handed (a `ContextManager`).
+SummarizerFactory = Callable[[SummaryInputs], Summarize]
 #: Counts the tokens of messages as your provider would (e.g. with its tokenizer).
 TokenCounter = Callable[[Sequence[ModelMessage]], int]
 

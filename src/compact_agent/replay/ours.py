@@ -45,7 +45,7 @@ from pydantic_ai.usage import RequestUsage
 from ..config import Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
 from ..context.compaction.cuts import join
-from ..context.wiring import Internals
+from ..context.wiring import Internals, SummaryInputs
 from ..models import PRICING, prices_of
 from .retention import is_typed
 from .simulate import SideCall, Sim, Step
@@ -219,7 +219,7 @@ class Ours:
         if event.layer == "compact" and event.action == "failed":
             self.failed += 1
 
-    def _summarizer(self, cm: ContextManager) -> Any:
+    def _summarizer(self, cm: SummaryInputs) -> Any:
         async def summarize(messages: list[ModelMessage], prompt: str) -> str:
             text = await self.sim.summarize(messages, prompt)
             sent = join(messages, [ModelRequest(parts=[UserPromptPart(prompt)])])

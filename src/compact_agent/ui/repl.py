@@ -215,8 +215,8 @@ class Repl:
 
     def attachment_notes(self, message: str) -> None:
         """Say which `@path` mentions go with the message, and which name no file (nothing is attached)."""
-        from ..agent.run.runner import MENTION_RE
         from ..agent.safety.permissions import resolve_path
+        from ..agent.tools.toolset import MENTION_RE
 
         for m in MENTION_RE.finditer(message):
             name = m.group(1).rstrip(".,;:")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     SharedPrefixSummarizer,
     default_layers,
 )
-from ...context.wiring import Internals  # and the one seam for what a coding agent wires in
+from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
 from ...session.store import (
     SessionStore,
@@ -51,8 +50,7 @@ from ..tools.file_state import (
     read_paths_in_view,
     save_read_state,
 )
-from ..tools.todos import plan_in
-from ..tools.toolset import build_toolset, mention_messages
+from ..tools.toolset import build_toolset, mention_messages, mentioned_files
 from .extensions import SessionExtensions
 from .options import (
     SessionOptions,
@@ -66,9 +64,6 @@ from .retry import TransientRetry
 from .stream_events import stream_handler
 from .unfinished import cut_reply, unanswered_close
 from .window_check import check_window
-
-MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
-
 
 
 @dataclass
@@ -165,7 +160,7 @@ class AgentSession:
     def _system_prompt(self) -> str:
         return system_prompt(self.cwd, self.instructions, self.opts.append_system_prompt)
 
-    def _summarizer(self, cm: ContextManager) -> SharedPrefixSummarizer:
+    def _summarizer(self, cm: SummaryInputs) -> SharedPrefixSummarizer:
         s = SharedPrefixSummarizer(self._summary_model(), params=cm.last_params, settings=cm.last_settings)
         s.usage = self.summary_usage
         return s
@@ -234,20 +229,8 @@ class AgentSession:
 
     # -- turns -------------------------------------------------------------------------------
     def mentions(self, typed: str) -> list[ModelMessage]:
-        """Files the user attached with `@path` in what they typed.
-
-        Only the user's own words are looked at (never piped input nor `!cmd` output: a log line
-        saying `@~/.ssh/id_rsa` is not the user asking), and a mention gets no further than the
-        model's own read_file: inside the working directory, past no deny rule, not into
-        compact-agent's own data. A refused or missing path is simply not attached.
-        """
-        paths = []
-        for m in MENTION_RE.finditer(typed):
-            p = resolve_path(self.cwd, m.group(1).rstrip(".,;:"))
-            if p in paths or self.permissions.read_refusal(p) is not None:
-                continue
-            if p.is_file():
-                paths.append(p)
+        """Files the user attached with `@path` in what they typed (`mentioned_files`), as read."""
+        paths = mentioned_files(self.env, typed)
         return mention_messages(self.env, paths, None, salt=f"t{self.turns}") if paths else []
 
     def _close_unanswered(self) -> None:
@@ -361,19 +344,8 @@ class AgentSession:
         self.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
                             "archive": str(self.store.archive()), "time": ""}, self.messages)
         self.cm.resume(self.messages)
-        self._plan_as_of(self.messages)
+        self.ext.plan.rewind_to(self.messages)  # the plan of the turns it undoes goes too
         return restored
-
-    def _plan_as_of(self, messages: list[ModelMessage]) -> None:
-        """The plan as the last `todo_write` kept in `messages` left it (empty if none): a rewind
-        takes back the plan of the turns it undoes too."""
-        items = plan_in(messages)
-        plan = self.ext.plan
-        quiet, plan.on_change = plan.on_change, None
-        try:
-            plan.write(items)
-        finally:
-            plan.on_change = quiet
 
     def clear(self) -> None:
         """Start a fresh session in the same directory (the old one stays on disk)."""

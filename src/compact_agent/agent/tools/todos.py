@@ -73,6 +73,15 @@ class TodoList:
         done = sum(i.status == "done" for i in items)
         return f"Plan updated ({done}/{len(items)} done):\n{render_plain(items)}"
 
+    def rewind_to(self, messages: Sequence[ModelMessage]) -> None:
+        """The plan as the last `todo_write` kept in `messages` left it (empty if none), put back
+        without telling `on_change`: a rewind takes back the plan of the turns it undoes too."""
+        quiet, self.on_change = self.on_change, None
+        try:
+            self.write(plan_in(messages))
+        finally:
+            self.on_change = quiet
+
     def attachment_text(self) -> str | None:
         """The plan as restored after a compaction; None when there is none."""
         if not self.items:

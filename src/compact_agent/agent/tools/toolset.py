@@ -8,7 +8,7 @@ The tools themselves live beside this module: files.py (read, write, edit), sear
 and shell.py (bash), on base.py's shared pieces; this module wraps them so none raises. Slow work
 (reading, searching) runs in a thread and bash in an asyncio subprocess, so the event loop (the
 UI's spinner, cancellation) never stalls. `mention_messages` is reused to inline `@path` mentions
-and to restore files after compaction.
+(`mentioned_files` finds them) and to restore files after compaction.
 """
 
 from __future__ import annotations
@@ -195,3 +195,25 @@ def mention_messages(
         calls.append(ToolCallPart("read_file", {"path": rel}, tool_call_id=call_id))
         returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id, metadata=meta))
     return [ModelResponse(parts=calls, metadata=meta), ModelRequest(parts=returns, metadata=meta)]
+
+
+MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
+"""An `@path` mention in what the user typed."""
+
+
+def mentioned_files(env: ToolEnv, typed: str) -> list[Path]:
+    """Files the user attached with `@path` in what they typed (`mention_messages` inlines them).
+
+    Only the user's own words are looked at (never piped input nor `!cmd` output: a log line
+    saying `@~/.ssh/id_rsa` is not the user asking), and a mention gets no further than the
+    model's own read_file: inside the working directory, past no deny rule, not into
+    compact-agent's own data. A refused or missing path is simply not attached.
+    """
+    paths: list[Path] = []
+    for m in MENTION_RE.finditer(typed):
+        p = resolve_path(env.cwd, m.group(1).rstrip(".,;:"))
+        if p in paths or env.permissions.read_refusal(p) is not None:
+            continue
+        if p.is_file():
+            paths.append(p)
+    return paths

@@ -13,71 +13,35 @@ Order of work, chosen so that nothing is lost whatever fails:
      caller's ceiling is made again without them;
   5. let the caller rewrite the session atomically to a boundary plus this history.
 
+What a compaction keeps (the tail, the results in use, the files restored) and how large that
+is, is `Keeper`'s (keep.py): the schedule asks it before every request, and a compaction cuts
+where the same answer says.
+
 The summarizer and the archive are passed in: this module never talks to a provider or a disk.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch
-from ..plumbing.markers import KEY, is_compaction_message
-from ..plumbing.settings import Limits
+from ..plumbing.markers import is_compaction_message
 from . import ledger, summary
-from .cuts import join, summarize_fitting, tail_start
-from .restore import Restorer, pick_files, read_paths_in
+from .cuts import join, summarize_fitting
+from .keep import Keeper
 from .result import CompactionError, CompactionResult, NotSmaller, Summarize
-
-KEEP_RESULTS = 5
-"""Tool results a compaction keeps verbatim (within the tail budget): the newest few, as observation
-masking keeps the newest observations; older ones live on in the summary and on disk."""
-
-
-def escalated(limits: Limits, level: int) -> Limits:
-    """Limits for a compaction that follows another too closely: restore less, keep less."""
-    if level <= 0:
-        return limits
-    files = 0 if level >= 2 else max(1, limits.restore_max_files // 2)
-    return dataclasses.replace(limits, restore_max_files=files,
-                               restore_total_tokens=limits.restore_total_tokens >> level)
 
 
 @dataclass
-class Compactor:
-    """Builds compacted histories. One instance per session; holds no conversation state."""
-
-    limits: Limits
-    restorer: Restorer = field(default_factory=Restorer)
-    escalation: int = 0  # set by the thrash guard for the next compaction; reset after it
-    ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration), for sizes
-    typed: Callable[[str], bool] | None = None  # which user-role texts a person typed (None: all but ours)
-    # Sizes the verbatim tail by what forgetting costs (schedule.py `choose_tail`): given the
-    # default budget, the budget to keep. None: the default, capped at KEEP_RESULTS tool results.
-    tail_for: Callable[[int], int] | None = None
-    # Which tool results the model is still using (reuse.py `Reuse.hot`): a compaction keeps those
-    # it would summarize, verbatim with their calls, after the summary. None: none are kept.
-    hot: Callable[[str], bool] | None = None
-    # Whether the model goes back to the files it changed (reuse.py): when not, a compaction does
-    # not re-read them. None: it always does.
-    returns_to_changed: Callable[[], bool] | None = None
-
-    def scaled(self, estimated: int) -> int:
-        """An estimate in the provider's tokens, comparable with `tokens_before` and the threshold."""
-        return math.ceil(estimated * self.ratio)
+class Compactor(Keeper):
+    """Builds compacted histories. One instance per session; holds no conversation state (only the
+    latest answer to what a compaction would keep, keep.py). What it keeps, and how large that
+    is, is decided by `Keeper`; this class makes the compaction."""
 
     async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
                       archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
@@ -133,9 +97,8 @@ class Compactor:
                             overhead: int, watch: Stopwatch, summary_input: list[ModelMessage] | None,
                             keep_from: int | None, prefer_record: Callable[[int], bool] | None,
                             prefer_incremental: Callable[[int, int], bool] | None) -> CompactionResult:
-        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
-        if cut == 0:
-            cut = len(messages)
+        plan = self.preview(messages, overhead)  # what the schedule priced, when it still holds (keep.py)
+        cut = plan.cut
         if keep_from is not None:
             cut = min(cut, rounds.adjust_cut_backward(messages, keep_from))
         keep = 0
@@ -147,7 +110,7 @@ class Compactor:
         head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0
         if prefer_record is not None and not instructions:
-            record = summary.record_of(head)
+            record = plan.record if (keep, cut) == (0, plan.cut) else summary.record_of(head)
             if record is not None and prefer_record(self.scaled(tokens.text_tokens(record))):
                 text, strategy = record, "record"
         if text is None:
@@ -168,11 +131,12 @@ class Compactor:
                 if self.escalation >= 2:
                     raise
                 self.escalation += 1
-                new_cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
+                plan = self.preview(messages, overhead)
+                new_cut = plan.start
                 if new_cut <= cut:
                     raise
                 if strategy == "record":  # a record covers its head exactly: write it again
-                    text = summary.record_of(messages[keep:new_cut])
+                    text = plan.record if keep == 0 else summary.record_of(messages[keep:new_cut])
                     if text is None:
                         raise
                 elif keep_from is not None and new_cut > keep_from:  # past what the summary saw
@@ -214,121 +178,10 @@ class Compactor:
         return self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes, archive,
                             trigger, "session_memory", tokens_before, overhead, watch, 0)
 
-    def record_size(self, messages: list[ModelMessage], overhead: int = 0) -> int | None:
-        """Provider tokens of the record a compaction now would keep instead of a summary, or None
-        when no record would list every step."""
-        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results) or len(messages)
-        record = summary.record_of(messages[:cut])
-        return None if record is None else self.scaled(tokens.text_tokens(record))
-
-    def user_texts(self, messages: Sequence[ModelMessage]) -> list[str]:
-        """What the user typed in `messages`, carried verbatim through the compaction: our own
-        synthetic messages never count, and `typed` (when given) also leaves out what a harness
-        injected as user-role text (reminders, environment context)."""
-        texts = summary.user_texts(messages)
-        return texts if self.typed is None else [t for t in texts if self.typed(t)]
-
     def summary_room(self, overhead: int) -> int:
         """Estimated tokens the summary request's messages may take: the window less the room for
         the summary (the output reserve), in provider tokens converted back, less the fixed part."""
         return int((self.limits.window - self.limits.output_reserve) / max(self.ratio, 0.1)) - overhead
-
-    def tail_budget(self, overhead: int = 0) -> int:
-        """Tokens of verbatim tail a compaction keeps: an eighth of the room the threshold leaves
-        the conversation (the threshold less the system prompt and tools, `overhead`), or what
-        `tail_for` makes of that, halved per escalation step of the thrash guard. The newest round
-        is kept whatever its size."""
-        room = self.limits.threshold - self.scaled(overhead)
-        base = max(500, room // 8)
-        return (self.tail_for(base) if self.tail_for is not None else base) >> self.escalation
-
-    @property
-    def keep_results(self) -> int | None:
-        """The cap on tool results in the tail: KEEP_RESULTS, none when the tail is priced."""
-        return None if self.tail_for is not None else KEEP_RESULTS
-
-    def kept_results(self, summarized: Sequence[ModelMessage], overhead: int = 0) -> list[ModelMessage]:
-        """The tool results the model is still using among those a compaction replaces, each with
-        its call, newest first within the default tail budget (each no larger than a restored
-        file), in their original order. The model reached back into each of them recently; a
-        summary would name them, and the model would read them again."""
-        if self.hot is None:
-            return []
-        calls = {p.tool_call_id: p for m in summarized if isinstance(m, ModelResponse)
-                 for p in m.parts if isinstance(p, ToolCallPart)}
-        budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
-        picked: list[tuple[ToolCallPart, ToolReturnPart]] = []
-        used = 0
-        for m in reversed(summarized):
-            if not isinstance(m, ModelRequest):
-                continue
-            for p in m.parts:
-                if not isinstance(p, ToolReturnPart) or p.tool_call_id not in calls or not self.hot(p.tool_call_id):
-                    continue
-                size = tokens.message_tokens(ModelRequest(parts=[p])) + tokens.message_tokens(
-                    ModelResponse(parts=[calls[p.tool_call_id]]))
-                if size > self.limits.restore_tokens_per_file or used + size > budget:
-                    continue
-                picked.append((calls[p.tool_call_id], p))
-                used += size
-        meta = {KEY: {"synthetic": "kept"}}
-        return [msg for call, result in reversed(picked)
-                for msg in (ModelResponse(parts=[call], metadata=meta), ModelRequest(parts=[result], metadata=meta))]
-
-    def tail_tokens(self, messages: Sequence[ModelMessage], overhead: int = 0) -> int:
-        """Estimated tokens of the verbatim tail a full compaction now would keep: how far back the
-        model can still reach after it without looking again."""
-        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
-        return tokens.estimate(messages[cut:])
-
-    def restorable(self, messages: Sequence[ModelMessage], kept: Sequence[ModelMessage],
-                   limits: Limits) -> tuple[list[Path], ledger.Ledger]:
-        """Which files come back after a compaction: the files changed since the previous one (the
-        model is working on them), newest first, within the budgets. A file that was only read,
-        or changed before the previous compaction and not touched since, comes back as a path in
-        the summary message: re-reading it costs the model one call, restoring it costs its tokens
-        uncached now and cached on every later request."""
-        files = ledger.changed_files(messages)
-        working = ledger.changed_files(messages, carried=False)
-        if not working or limits.restore_max_files <= 0:
-            return [], files
-        if self.returns_to_changed is not None and not self.returns_to_changed():
-            return [], files
-        changed = {self.restorer.resolve(p) for p in working}
-        candidates = [p for p in self.restorer.recent_files() if p in changed]
-        exclude = {self.restorer.resolve(p) for p in read_paths_in(kept)}
-        return pick_files(candidates, limits, exclude, self.restorer.file_tokens), files
-
-    def rebuild_estimate(self, messages: list[ModelMessage], summary_tokens: int, overhead: int = 0) -> int:
-        """Provider tokens of the history right after a full compaction now (without `overhead`):
-        the summary (`summary_tokens`, the size summaries have had), the user's messages, the
-        ledger, the restored files and the kept tail. The pipeline prices compactions with it."""
-        if not messages:
-            return 0
-        cut = tail_start(messages, self.tail_budget(overhead), self.keep_results)
-        if cut == 0:
-            cut = len(messages)
-        head, tail = messages[:cut], messages[cut:]
-        users = summary.pick_user_messages(self.user_texts(head), self.limits.user_messages_budget)
-        msg = summary.summary_message("", None, users, "full", ledger.changed_files(messages),
-                                      ledger.read_files(head))
-        base = self.scaled(tokens.estimate([msg, *tail]) + overhead) + summary_tokens
-        limits = self._restore_limits(base)
-        paths, _ = self.restorable(messages, tail, limits)
-        restored = sum(min(self.restorer.file_tokens(p), limits.restore_tokens_per_file) for p in paths)
-        kept = tokens.estimate(self.kept_results(head, overhead)) if self.hot is not None else 0
-        return base - self.scaled(overhead) + self.scaled(restored + kept)
-
-    def _restore_limits(self, base: int) -> Limits:
-        """Restore budgets after escalation, and at most half the room left under the threshold
-        once the rest of the new history (`base`, provider tokens with the overhead) is counted:
-        with a small window and a large system prompt the defaults would restore the context
-        straight back over it."""
-        limits = escalated(self.limits, self.escalation)
-        room = max(0, int((self.limits.threshold - base) / self.ratio) // 2)
-        if room < limits.restore_total_tokens:
-            limits = dataclasses.replace(limits, restore_total_tokens=room)
-        return limits
 
     def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,
@@ -354,6 +207,7 @@ class Compactor:
         limits = self._restore_limits(self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead))
         paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
         self.restorer.reset()
+        self.drop_plan()  # it counted the files the read state held
         restored = self.restorer.reread(list(reversed(paths)), limits.restore_tokens_per_file) if paths else []
         restored += self.restorer.attachments()
         restored += self.kept_results(summarized, overhead)

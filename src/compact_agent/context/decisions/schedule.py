@@ -46,6 +46,7 @@ from .reuse import Reuse
 from .view import ManagerView
 
 if TYPE_CHECKING:
+    from ..compaction.keep import KeepPlan
     from ..compaction.result import CompactionResult
 
 SUMMARY_PRIOR_TOKENS = 2_000
@@ -146,7 +147,7 @@ class Schedule:
             return self.last_plan.compact
         # Past the point of a compaction that calls no model: would this one keep a record? Then
         # it costs only the rebuild, whatever the session's earlier compactions were.
-        size = cm.compactor.record_size(messages, cm.overhead)
+        size = self._keeps(cm, messages).record_tokens
         # That part only grows until the next compaction: once too long for a record, it stays so.
         self.no_record = size is None
         if size is None or not self.record_pays(cm, messages, size, tokens_before=context + fixed, reason="priced",
@@ -257,9 +258,13 @@ class Schedule:
         return (self.full_summaries + 1) / (self.compactions + 1)
 
     # -- helpers --------------------------------------------------------------------------------
-    def _rebuild(self, cm: ManagerView, messages: list[ModelMessage]) -> int:
+    def _keeps(self, cm: ManagerView, messages: list[ModelMessage]) -> KeepPlan:
+        """What a compaction now would keep: the compactor's one answer per history (keep.py)."""
         cm.compactor.ratio = cm.calibration.ratio
-        return int(cm.compactor.rebuild_estimate(messages, self.summary_tokens, cm.overhead))
+        return cm.compactor.preview(messages, cm.overhead)
+
+    def _rebuild(self, cm: ManagerView, messages: list[ModelMessage]) -> int:
+        return int(self._keeps(cm, messages).rebuild(self.summary_tokens))
 
     def forget(self, cm: ManagerView, messages: list[ModelMessage], request_tokens: int) -> float:
         """USD per request of the look-agains a compaction now would cause: how often the model has
@@ -268,7 +273,7 @@ class Schedule:
         `request_tokens` costs (reuse.py)."""
         if cm.compactor is None or self.reuse is None:
             return 0.0
-        return self.reuse.forget_cost(self.prices, cm.compactor.tail_tokens(messages, cm.overhead), request_tokens,
+        return self.reuse.forget_cost(self.prices, self._keeps(cm, messages).tail_tokens, request_tokens,
                                       "cold", wait_usd=self.reuse.wait_usd(cm.settings.stall_wait_usd))
 
     def choose_tail(self, cm: ManagerView, base: int) -> int:

@@ -211,3 +211,10 @@ class Stopwatch:
 
     def ms(self) -> float:
         return round((time.perf_counter() - self.t0) * 1000, 3)
+
+
+def one_line(e: BaseException) -> str:
+    """The error's first line, for people (and the `error` an event carries): its class name only
+    when it has no message."""
+    text = str(e).strip().splitlines()
+    return (text[0] if text else type(e).__name__)[:300]

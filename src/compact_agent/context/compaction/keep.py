@@ -1,0 +1,263 @@
+"""What a full compaction would keep, known before it is made: one question, one answer.
+
+The schedule prices a compaction before every request (schedule.py): how large the history would
+be right after one (the rebuild), how far back the model could still reach without looking again
+(the verbatim tail), and whether a record written without a model would do. The compaction itself
+(compactor.py) then cuts where that answer says. All of it follows from one cut of one history, so
+the compactor answers it once, as a `KeepPlan`, and keeps that answer while nothing it depends on
+has changed:
+
+* the history: the same message objects in the same order. The list itself says nothing (an
+  automatic compaction rewrites the caller's list in place, and a compaction works on a copy), so
+  the plan keeps its own copy and compares the messages by identity;
+* what the compactor reads: the fixed part (`overhead`), the limits, the calibration ratio, the
+  thrash guard's escalation and the tail budget (which follows the schedule's measurements);
+* what it cannot compare: which results the model is using, the files on disk and the read state
+  the restorer keeps. These change between requests (the model answers, tools run), in the
+  pre-compaction hook, and when a compaction resets the read state: the plan is dropped then
+  (`drop_plan`, called by the pipeline before and after preparing each request and after the hook,
+  and by the compaction itself when it resets the read state).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+from ..plumbing import tokens
+from ..plumbing.markers import KEY
+from ..plumbing.settings import Limits
+from . import ledger, summary
+from .cuts import tail_start
+from .restore import Restorer, pick_files, read_paths_in
+
+KEEP_RESULTS = 5
+"""Tool results a compaction keeps verbatim (within the tail budget): the newest few, as observation
+masking keeps the newest observations; older ones live on in the summary and on disk."""
+
+_UNSET = object()
+
+
+def escalated(limits: Limits, level: int) -> Limits:
+    """Limits for a compaction that follows another too closely: restore less, keep less."""
+    if level <= 0:
+        return limits
+    files = 0 if level >= 2 else max(1, limits.restore_max_files // 2)
+    return dataclasses.replace(limits, restore_max_files=files,
+                               restore_total_tokens=limits.restore_total_tokens >> level)
+
+
+@dataclass(eq=False)
+class KeepPlan:
+    """What a full compaction of `history` now would keep, and at what size.
+
+    `cut`: the summarised part is `history[:cut]`, the verbatim tail `history[cut:]` (`cut` is the
+    whole history when no cut is safe: then nothing is kept verbatim). `tail_tokens`: estimated
+    tokens from `start`, where `cuts.tail_start` puts the tail (0 when no cut is safe: the whole
+    history, which the model can reach until a compaction happens). The rest is worked out on first
+    use and then kept: `record` and `record_tokens`, `kept` (the results in use it would keep), and
+    `rebuild(summary_tokens)`.
+    """
+
+    history: list[ModelMessage]  # a copy: the caller's list may be rewritten in place
+    key: tuple[object, ...]  # the compactor's inputs it was made with (`Keeper.preview`)
+    start: int
+    cut: int
+    tail_tokens: int
+    overhead: int
+    keeper: Keeper = field(repr=False)
+    _record: object = field(default=_UNSET, repr=False)
+    _kept: list[ModelMessage] | None = field(default=None, repr=False)
+    _frame: int | None = field(default=None, repr=False)
+    _rebuilds: dict[int, int] = field(default_factory=dict, repr=False)
+
+    def holds(self, messages: Sequence[ModelMessage]) -> bool:
+        """Whether `messages` is the history this plan was made for (the same objects, in order)."""
+        return len(messages) == len(self.history) and all(map(operator.is_, messages, self.history))
+
+    @property
+    def head(self) -> list[ModelMessage]:
+        return self.history[:self.cut]
+
+    @property
+    def record(self) -> str | None:
+        """The record of the summarised part written without a model (`summary.record_of`), or None
+        when no record would list every step."""
+        if self._record is _UNSET:
+            self._record = summary.record_of(self.head)
+        return self._record if isinstance(self._record, str) else None
+
+    @property
+    def record_tokens(self) -> int | None:
+        """Provider tokens of `record`, or None."""
+        record = self.record
+        return None if record is None else self.keeper.scaled(tokens.text_tokens(record))
+
+    @property
+    def kept(self) -> list[ModelMessage]:
+        """The tool results in use that the compaction would keep after the summary (`Keeper.kept_results`)."""
+        if self._kept is None:
+            self._kept = self.keeper.kept_results(self.head, self.overhead)
+        return self._kept
+
+    def rebuild(self, summary_tokens: int) -> int:
+        """Provider tokens of the history right after the compaction (without `overhead`), with a
+        summary of `summary_tokens`: the summary, the user's messages, the ledger, the restored
+        files, the results in use and the tail. The schedule prices compactions with it."""
+        size = self._rebuilds.get(summary_tokens)
+        if size is None:
+            size = self._rebuilds[summary_tokens] = self.keeper.rebuild_size(self, summary_tokens)
+        return size
+
+    def framed(self) -> int:
+        """Provider tokens, with `overhead`, of an empty summary message and the tail: what every
+        `rebuild` starts from."""
+        if self._frame is None:
+            head, tail = self.head, self.history[self.cut:]
+            users = summary.pick_user_messages(self.keeper.user_texts(head), self.keeper.limits.user_messages_budget)
+            msg = summary.summary_message("", None, users, "full", ledger.changed_files(self.history),
+                                          ledger.read_files(head))
+            self._frame = self.keeper.scaled(tokens.estimate([msg, *tail]) + self.overhead)
+        return self._frame
+
+
+@dataclass
+class Keeper:
+    """The part of the compactor that decides what a compaction keeps: the verbatim tail, the
+    results in use, the files restored. `Compactor` (compactor.py) makes the compaction."""
+
+    limits: Limits
+    restorer: Restorer = field(default_factory=Restorer)
+    escalation: int = 0  # set by the thrash guard for the next compaction; reset after it
+    ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration), for sizes
+    typed: Callable[[str], bool] | None = None  # which user-role texts a person typed (None: all but ours)
+    # Sizes the verbatim tail by what forgetting costs (schedule.py `choose_tail`): given the
+    # default budget, the budget to keep. None: the default, capped at KEEP_RESULTS tool results.
+    tail_for: Callable[[int], int] | None = None
+    # Which tool results the model is still using (reuse.py `Reuse.hot`): a compaction keeps those
+    # it would summarize, verbatim with their calls, after the summary. None: none are kept.
+    hot: Callable[[str], bool] | None = None
+    # Whether the model goes back to the files it changed (reuse.py): when not, a compaction does
+    # not re-read them. None: it always does.
+    returns_to_changed: Callable[[], bool] | None = None
+    _plan: KeepPlan | None = field(default=None, init=False, repr=False, compare=False)
+
+    def scaled(self, estimated: int) -> int:
+        """An estimate in the provider's tokens, comparable with `tokens_before` and the threshold."""
+        return math.ceil(estimated * self.ratio)
+
+    # -- the one question --------------------------------------------------------------------
+    def preview(self, messages: Sequence[ModelMessage], overhead: int = 0) -> KeepPlan:
+        """What a full compaction of `messages` now would keep: the answer given last when it still
+        holds (see the module's docstring), else a new one."""
+        budget, results = self.tail_budget(overhead), self.keep_results
+        key = (overhead, budget, results, self.ratio, self.escalation, self.limits)
+        plan = self._plan
+        if plan is not None and plan.key == key and plan.holds(messages):
+            return plan
+        history = list(messages)
+        start = tail_start(history, budget, results)
+        plan = KeepPlan(history, key, start, start or len(history), tokens.estimate(history[start:]), overhead, self)
+        self._plan = plan
+        return plan
+
+    def drop_plan(self) -> None:
+        """Forget the last answer: what it could not compare may have changed (the module's docstring)."""
+        self._plan = None
+
+    def rebuild_size(self, plan: KeepPlan, summary_tokens: int) -> int:
+        """`plan.rebuild(summary_tokens)`, worked out (the plan keeps it)."""
+        if not plan.history:
+            return 0
+        tail = plan.history[plan.cut:]
+        base = plan.framed() + summary_tokens
+        limits = self._restore_limits(base)
+        paths, _ = self.restorable(plan.history, tail, limits)
+        restored = sum(min(self.restorer.file_tokens(p), limits.restore_tokens_per_file) for p in paths)
+        kept = tokens.estimate(plan.kept) if self.hot is not None else 0
+        return base - self.scaled(plan.overhead) + self.scaled(restored + kept)
+
+    # -- its parts ----------------------------------------------------------------------------
+    def user_texts(self, messages: Sequence[ModelMessage]) -> list[str]:
+        """What the user typed in `messages`, carried verbatim through the compaction: our own
+        synthetic messages never count, and `typed` (when given) also leaves out what a harness
+        injected as user-role text (reminders, environment context)."""
+        texts = summary.user_texts(messages)
+        return texts if self.typed is None else [t for t in texts if self.typed(t)]
+
+    def tail_budget(self, overhead: int = 0) -> int:
+        """Tokens of verbatim tail a compaction keeps: an eighth of the room the threshold leaves
+        the conversation (the threshold less the system prompt and tools, `overhead`), or what
+        `tail_for` makes of that, halved per escalation step of the thrash guard. The newest round
+        is kept whatever its size."""
+        room = self.limits.threshold - self.scaled(overhead)
+        base = max(500, room // 8)
+        return (self.tail_for(base) if self.tail_for is not None else base) >> self.escalation
+
+    @property
+    def keep_results(self) -> int | None:
+        """The cap on tool results in the tail: KEEP_RESULTS, none when the tail is priced."""
+        return None if self.tail_for is not None else KEEP_RESULTS
+
+    def kept_results(self, summarized: Sequence[ModelMessage], overhead: int = 0) -> list[ModelMessage]:
+        """The tool results the model is still using among those a compaction replaces, each with
+        its call, newest first within the default tail budget (each no larger than a restored
+        file), in their original order. The model reached back into each of them recently; a
+        summary would name them, and the model would read them again."""
+        if self.hot is None:
+            return []
+        calls = {p.tool_call_id: p for m in summarized if isinstance(m, ModelResponse)
+                 for p in m.parts if isinstance(p, ToolCallPart)}
+        budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
+        picked: list[tuple[ToolCallPart, ToolReturnPart]] = []
+        used = 0
+        for m in reversed(summarized):
+            if not isinstance(m, ModelRequest):
+                continue
+            for p in m.parts:
+                if not isinstance(p, ToolReturnPart) or p.tool_call_id not in calls or not self.hot(p.tool_call_id):
+                    continue
+                size = tokens.message_tokens(ModelRequest(parts=[p])) + tokens.message_tokens(
+                    ModelResponse(parts=[calls[p.tool_call_id]]))
+                if size > self.limits.restore_tokens_per_file or used + size > budget:
+                    continue
+                picked.append((calls[p.tool_call_id], p))
+                used += size
+        meta = {KEY: {"synthetic": "kept"}}
+        return [msg for call, result in reversed(picked)
+                for msg in (ModelResponse(parts=[call], metadata=meta), ModelRequest(parts=[result], metadata=meta))]
+
+    def restorable(self, messages: Sequence[ModelMessage], kept: Sequence[ModelMessage],
+                   limits: Limits) -> tuple[list[Path], ledger.Ledger]:
+        """Which files come back after a compaction: the files changed since the previous one (the
+        model is working on them), newest first, within the budgets. A file that was only read,
+        or changed before the previous compaction and not touched since, comes back as a path in
+        the summary message: re-reading it costs the model one call, restoring it costs its tokens
+        uncached now and cached on every later request."""
+        files = ledger.changed_files(messages)
+        working = ledger.changed_files(messages, carried=False)
+        if not working or limits.restore_max_files <= 0:
+            return [], files
+        if self.returns_to_changed is not None and not self.returns_to_changed():
+            return [], files
+        changed = {self.restorer.resolve(p) for p in working}
+        candidates = [p for p in self.restorer.recent_files() if p in changed]
+        exclude = {self.restorer.resolve(p) for p in read_paths_in(kept)}
+        return pick_files(candidates, limits, exclude, self.restorer.file_tokens), files
+
+    def _restore_limits(self, base: int) -> Limits:
+        """Restore budgets after escalation, and at most half the room left under the threshold
+        once the rest of the new history (`base`, provider tokens with the overhead) is counted:
+        with a small window and a large system prompt the defaults would restore the context
+        straight back over it."""
+        limits = escalated(self.limits, self.escalation)
+        room = max(0, int((self.limits.threshold - base) / self.ratio) // 2)
+        if room < limits.restore_total_tokens:
+            limits = dataclasses.replace(limits, restore_total_tokens=room)
+        return limits

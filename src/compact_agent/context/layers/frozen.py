@@ -1,0 +1,58 @@
+"""The view layers' frozen decisions, kept across a restart.
+
+A decision a layer made for a tool call (replaced, cleared, snipped, collapsed) is re-applied
+identically on every later request, so the provider's cached prefix stays valid; a session resumed
+after a restart must send the same prefix, so the decisions are saved when a request changed them
+and re-applied when the session is opened again. The saved file is data: a part that cannot be
+loaded costs that layer its decisions (it re-decides, losing some cache once), never the session.
+Saving and loading are optional for a layer (`state_to_json`, `load_state`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from ..plumbing.events import one_line
+
+log = logging.getLogger(__name__)
+
+
+def layer_state(layers: Sequence[Any]) -> dict[str, Any]:
+    """What every layer that can save its decisions holds now, by layer name."""
+    return {layer.name: layer.state_to_json() for layer in layers if hasattr(layer, "state_to_json")}
+
+
+def state_key(state: dict[str, Any]) -> str:
+    """`state` as the text compared to tell whether it changed since it was last saved."""
+    return json.dumps(state, sort_keys=True, default=str)
+
+
+def load_layer_state(layers: Sequence[Any], state: object) -> str:
+    """Re-apply saved decisions (`state`, as read from the file) to `layers`; returns the key of
+    what they hold afterwards (what is now saved)."""
+    if not isinstance(state, dict):
+        log.warning("the saved layer decisions are not a JSON object; every layer starts afresh")
+        state = {}
+    for layer in layers:
+        d = state.get(layer.name)
+        if isinstance(d, dict) and hasattr(layer, "load_state"):
+            try:
+                layer.load_state(d)
+                state_key(layer.state_to_json())  # must save again, too
+            except Exception as e:  # noqa: BLE001 - the file is data: a corrupt state only costs re-deciding
+                reset_layer(layer, e)
+    return state_key(layer_state(layers))
+
+
+def reset_layer(layer: Any, error: BaseException) -> None:
+    """Forget a layer's frozen decisions (damaged on disk, or they broke a request): it
+    re-decides, which costs some cache once, instead of failing every request."""
+    log.warning("the saved decisions of the %s layer are unusable (%s); it starts afresh",
+                layer.name, one_line(error))
+    try:
+        layer.load_state({})
+    except Exception:  # noqa: BLE001 - a layer without a clean reset keeps what it has
+        return
