@@ -222,8 +222,7 @@ async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_b
     result = await compactor.compact(msgs, summarize=no_model, archive=lambda: None,
                                      prefer_record=lambda n: True, prefer_incremental=keep)
     head = result.messages[0]
-    # The kept message, and what a new one would carry of it again (its user's message, ledger, framing).
-    assert seen and 0 < seen[0][1] < seen[0][0]
+    assert not seen  # a record is kept beside the message without pricing (below)
     assert head.parts[0] is first.parts[0]  # the kept message, as it was: a cache hit
     assert head.parts[1].content.startswith(summary.UPDATE_HEAD)
     assert "- also fix the lexer" in head.parts[1].content and "fix the parser" not in head.parts[1].content
@@ -234,10 +233,28 @@ async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_b
     assert files["src/p.py"] == ["edited"] and "src/f0.py" in files
     assert summary.records_in(head)[0] == "Earlier: fixed the parser."
     assert 'edit_file(path="src/f0.py"' in summary.records_in(head)[1]
-    # A full compaction after it folds both records into one and keeps every user message.
+    # A record would re-list the kept message as it was: whatever incremental pricing says (it prices
+    # what a summary would fold), a compaction that writes a record keeps the message and appends.
     more = rounds_after(head, 10, 4)
-    again = await compactor.compact(more, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True,
-                                    prefer_incremental=lambda kept, records: False)
+    asked: list[int] = []
+    chained = await compactor.compact(more, summarize=no_model, archive=lambda: None,
+                                      prefer_record=lambda n: asked.append(n) or True,
+                                      prefer_incremental=lambda kept, records: False)
+    assert chained.event.detail["incremental"] and chained.messages[0].parts[0] is head.parts[0]
+    assert len(summary.records_in(chained.messages[0])) == 3
+    # Asked first of the record of everything (both records with the new steps), then of the new steps.
+    assert len(asked) == 2 and asked[0] > asked[1]
+    # A summary would fold the message: then it is priced, given the kept message and what a new one
+    # would carry of it again (its user's message, ledger, framing).
+    async def model(messages, prompt):
+        return "<summary>Fixed the parser and the lexer.</summary>"
+
+    folded = await compactor.compact(more, summarize=model, archive=lambda: None,
+                                     prefer_record=lambda n: False, prefer_incremental=keep)
+    assert seen and 0 < seen[0][1] < seen[0][0] and folded.event.detail["incremental"]
+    # A full compaction without the incremental form (a retry over the ceiling) folds both records
+    # into one and keeps every user message.
+    again = await compactor.compact(more, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
     body = again.messages[0].parts[0].content
     assert body.startswith(summary.SUMMARY_HEAD) and len(summary.records_in(again.messages[0])) == 1
     assert "Earlier: fixed the parser." in body and 'path="src/f0.py"' in body and 'path="src/f10.py"' in body

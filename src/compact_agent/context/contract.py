@@ -59,13 +59,15 @@ def stamp_new(before: Sequence[ModelMessage], after: Sequence[ModelMessage], run
     """Stamp the messages a compaction created with the run's ids, as pydantic-ai stamps its own.
 
     `new_messages()` then starts at the compaction message: what a run returns after compacting is
-    the whole compacted history, a valid history on its own.
+    the whole compacted history, a valid history on its own. A message the compaction made from an
+    earlier run's (an incremental compaction adds its update to the compaction message it keeps)
+    is this run's too.
     """
     if run_id is None:
         return
     old = {id(m) for m in before}
     for m in after:
-        if id(m) not in old and m.run_id is None:
+        if id(m) not in old:
             m.run_id = run_id
             if m.conversation_id is None:
                 m.conversation_id = conversation_id

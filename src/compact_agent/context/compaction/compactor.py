@@ -104,8 +104,15 @@ class Compactor(Keeper):
         keep = 0
         if (prefer_incremental is not None and not instructions and cut > 1
                 and is_compaction_message(messages[0])):
-            carried = summary.carried_tokens(messages[0])
-            if prefer_incremental(self.scaled(tokens.estimate(messages[:1])), self.scaled(carried)):
+            # A record re-lists the compaction message it starts with as it was (summary.record_of):
+            # kept instead, that message stays a cache hit and the record covers only what came
+            # after it, with nothing lost. Only a summary, which would fold it, needs pricing.
+            record = plan.record if cut == plan.cut else None
+            if prefer_record is not None and record is not None and prefer_record(
+                    self.scaled(tokens.text_tokens(record))):
+                keep = 1
+            elif prefer_incremental(self.scaled(tokens.estimate(messages[:1])),
+                                    self.scaled(summary.carried_tokens(messages[0]))):
                 keep = 1
         head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0
