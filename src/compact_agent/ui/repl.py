@@ -72,7 +72,8 @@ class Repl:
                 self.compact_status = None
             if self.view is not None:
                 self.view.stop()
-            self.console.print(render.compact_line(ev), style="dim")
+            if not (ev.action == "blocked" and ev.trigger == "manual"):  # /compact says that itself
+                self.console.print(render.compact_line(ev), style="yellow" if ev.action == "blocked" else "dim")
             if self.view is not None:
                 self.view._spin("thinking")
         elif (problem := problem_line(ev)) is not None:
@@ -249,7 +250,10 @@ class Repl:
         self.pending.append(show_shell_output(self.console, command, out))
 
     async def confirm(self, question: str) -> bool:
-        """A yes/no question at the prompt (Enter = no)."""
+        """A yes/no question at the prompt (Enter = no); a compaction's spinner stops first."""
+        if self.compact_status is not None:
+            self.compact_status.stop()
+            self.compact_status = None
         if self.ask_stream is not None:
             answer = self.console.input(question, markup=False, stream=self.ask_stream)
         else:

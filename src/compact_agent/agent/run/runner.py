@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,9 +143,9 @@ class AgentSession:
                       layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
                       event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
                       cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
-                      before_compact=self.ext.before_compact, after_compact=self._after_compact),
+                      after_compact=self._after_compact),
             settings=compaction, store=self.store, notes_in_background=True, max_output=self.info.max_output,
-            prices=prices_of(self.info),
+            prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
         self._restore_layer_state()
         self.instructions, self.instructions_paths = project_instructions(self.cwd)
@@ -210,7 +210,7 @@ class AgentSession:
             self.store.log_event(event.to_json())
         except OSError:
             pass
-        if event.layer == "compact" and event.action != "failed":
+        if event.layer == "compact" and event.action not in ("failed", "blocked"):
             self.checkpoints.drop_all()
         if self._user_on_event:
             self._user_on_event(event)
@@ -332,20 +332,12 @@ class AgentSession:
         self._save_read_state()
 
     # -- slash-command backends ----------------------------------------------------------------
-    async def compact(self, instructions: str = "", *, pivot: int | None = None,
-                      direction: str | None = None) -> CompactionResult:
-        if pivot is not None and direction:
-            assert self.cm.compactor is not None
-            instructions = await self.ext.before_compact("manual", instructions)
-            result = await self.cm.compactor.compact_partial(
-                self.messages, pivot, direction, summarize=self._summarizer(self.cm),
-                archive=self.store.archive, instructions=instructions, overhead=self.cm.overhead)
-            self.cm.apply_result(result)
-            await self._after_compact(result)
-        else:
-            view, _ = self.cm.shape(list(self.messages))
-            result = await self.cm.compact(self.messages, trigger="manual", instructions=instructions,
-                                           summary_input=view)
+    async def compact(self, instructions: str = "", *, pivot: int | None = None, direction: str | None = None,
+                      confirm: Callable[[CompactionResult], Awaitable[bool]] | None = None) -> CompactionResult:
+        """/compact (manual.py): `confirm` (/compact --preview) sees it before anything is rewritten."""
+        from .manual import compact
+
+        result = await compact(self, instructions, pivot, direction, confirm)
         self.messages = result.messages
         self.cm.failures = 0
         self._save_read_state()
