@@ -87,7 +87,8 @@ def _shown(path: str, cwd: Path) -> str:
 def show_preview(s: AgentSession, result: CompactionResult, c: Console) -> None:
     what = WHAT.get(result.strategy, "the summary")
     c.print(f"preview of /compact ({result.strategy}): {result.tokens_before:,} → {result.tokens_after:,} tokens; "
-            f"{result.summarized} message(s) replaced by {what}", markup=False, highlight=False)
+            f"{result.summarized} message{'s' if result.summarized != 1 else ''} replaced by {what}",
+            markup=False, highlight=False)
     c.print(f"  keeps: {kept_words(result.event.detail.get('parts', {}), s.cwd, result.strategy)}",
             markup=False, highlight=False)
     c.rule(what, style="dim")
