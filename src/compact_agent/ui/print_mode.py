@@ -117,6 +117,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         run.emit(run.init_event(session))
     if (slash := _slash_command(prompt)) is not None:
         return await _run_slash(run, session, slash)
+    for attached in session.attachments(prompt if typed is None else typed):
+        run.note(attached.line)  # what went with the message (an @file, a pasted image), or why not
     try:
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)

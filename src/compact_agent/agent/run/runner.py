@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     default_layers,
 )
 from ...context.wiring import Internals  # and the one seam for what a coding agent wires in
-from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
+from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
 from ...session.store import (
     SessionStore,
     atomic_write,
@@ -53,6 +52,8 @@ from ..tools.file_state import (
 )
 from ..tools.todos import plan_in
 from ..tools.toolset import build_toolset, mention_messages
+from .attachments import Attachment
+from .attachments import find as find_attachments
 from .extensions import SessionExtensions
 from .options import (
     SessionOptions,
@@ -66,9 +67,6 @@ from .retry import TransientRetry
 from .stream_events import stream_handler
 from .unfinished import cut_reply, unanswered_close
 from .window_check import check_window
-
-MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
-
 
 
 @dataclass
@@ -117,7 +115,7 @@ class AgentSession:
         self.permissions.allowed_tools.update(opts.allowed_tools)
         self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
         self.env = ToolEnv(self.cwd, self.settings, self.read_state, self.permissions, self.checkpoints,
-                           on_change=on_change)
+                           on_change=on_change, images=takes_images(self.info, self.settings.images))
         self.limits = Limits.for_window(self.info.window, self.info.max_output, self.settings)
         self._user_on_event = on_event
         # Hooks, plan, MCP servers, usage ledger (kept across /clear: the MCP connections).
@@ -233,22 +231,21 @@ class AgentSession:
         save_read_state(self.read_state, self.store.dir / READ_STATE_FILE, self.warnings)
 
     # -- turns -------------------------------------------------------------------------------
-    def mentions(self, typed: str) -> list[ModelMessage]:
-        """Files the user attached with `@path` in what they typed.
+    def attachments(self, typed: str) -> list[Attachment]:
+        """What `typed` (the user's own words) names: `@path` mentions and pasted image paths, each
+        with what happens to it (attachments.py)."""
+        return find_attachments(typed, self.cwd, self.permissions, sees_images=self.env.images,
+                                max_bytes=self.settings.image_max_bytes)
 
-        Only the user's own words are looked at (never piped input nor `!cmd` output: a log line
-        saying `@~/.ssh/id_rsa` is not the user asking), and a mention gets no further than the
-        model's own read_file: inside the working directory, past no deny rule, not into
-        compact-agent's own data. A refused or missing path is simply not attached.
-        """
-        paths = []
-        for m in MENTION_RE.finditer(typed):
-            p = resolve_path(self.cwd, m.group(1).rstrip(".,;:"))
-            if p in paths or self.permissions.read_refusal(p) is not None:
-                continue
-            if p.is_file():
-                paths.append(p)
-        return mention_messages(self.env, paths, None, salt=f"t{self.turns}") if paths else []
+    def mentions(self, typed: str) -> list[ModelMessage]:
+        """The files and images the user attached in what they typed, as read_file results: a text
+        file within the model's own read fence, an image wherever no deny rule forbids it (checked
+        by `attachments`, hence `confined=False` for images); a refused or missing path is not attached."""
+        found = [a for a in self.attachments(typed) if a.attach]
+        texts = [a.path for a in found if not a.image]
+        pictures = [a.path for a in found if a.image]
+        return [*mention_messages(self.env, texts, None, salt=f"t{self.turns}"),
+                *mention_messages(self.env, pictures, None, kind="image", salt=f"t{self.turns}", confined=False)]
 
     def _close_unanswered(self) -> None:
         """End a history that stops at a request (a turn interrupted, failed or killed before the
