@@ -75,3 +75,16 @@ def test_compact_preview_shows_what_it_keeps_and_asks_before_committing(tmp_path
     assert sum(1 for r in server.requests if is_summary_request(r)) == 2  # "--bogus" never reached the model
     after = load_session_file(sorted((term.cwd.parent / "home" / "projects").glob("*/*.jsonl"))[0]).messages
     assert "PREVIEWED-SUMMARY-1" in str(after[0].parts)  # what was shown is what was kept
+
+
+async def test_a_partial_compaction_previews_too(tmp_path):
+    from .repl_driver import drive
+
+    answered.clear()
+    run = await drive(tmp_path, recording, ["one\r", "two\r", "three\r", "/compact --preview --up-to 3\r",
+                                            "/compact --up-to 3 --preview\r"], answers="n\ny\n")
+    out = " ".join(run.out.split())
+    assert out.count("preview of /compact (partial_up_to)") == 2
+    assert "not compacted; nothing was changed" in out and "full transcript archived at" in out
+    archives = list((tmp_path / "home" / "projects").glob("*/compact-history/*.jsonl"))
+    assert len(archives) == 1  # the declined preview's copy was removed again
