@@ -101,6 +101,10 @@ class Settings(BaseSettings):
     bash_output_max_chars: Chars = 30_000
     read_max_bytes: Positive = 2_000_000
     read_default_lines: Positive = 2_000
+    # images: whether the model takes them (None: as the model registry says; unknown models: no),
+    # and the largest image sent (Anthropic's API refuses images over 5 MB)
+    images: bool | None = None
+    image_max_bytes: Positive = 5 * 1024 * 1024
     # the agent's own requests
     summary_model: str | None = None  # None = the main model, sharing its cached prefix (cheapest)
     # permissions (config file [permissions]); deny rules win over allow rules

@@ -34,6 +34,7 @@ class ModelInfo:
     cache_read: float
     cache_write: float
     cache_ttl_s: float = 3600.0
+    images: bool = False  # takes images in a request (read_file of a PNG/JPEG/GIF/WEBP sends it)
 
     def cost(self, input_tokens: int, cached: int, output_tokens: int, cache_write: int = 0) -> float:
         """Cost of one request; `input_tokens` includes cached and cache-write tokens."""
@@ -58,11 +59,12 @@ REGISTRY: dict[str, ModelInfo] = {
     for m in [
         ModelInfo("deepseek-chat", "deepseek", 128_000, 8_192, 0.28, 0.42, 0.028, 0.0),
         ModelInfo("deepseek-reasoner", "deepseek", 128_000, 64_000, 0.28, 0.42, 0.028, 0.0),
-        ModelInfo("claude-sonnet-4-5", "anthropic", 200_000, 64_000, 3.0, 15.0, 0.30, 3.75, 300.0),
-        ModelInfo("claude-opus-4-6", "anthropic", 200_000, 32_000, 5.0, 25.0, 0.50, 6.25, 300.0),
-        ModelInfo("claude-haiku-4-5", "anthropic", 200_000, 64_000, 1.0, 5.0, 0.10, 1.25, 300.0),
-        ModelInfo("gpt-4.1", "openai", 1_047_576, 32_768, 2.0, 8.0, 0.50, 0.0),
-        ModelInfo("gpt-4o-mini", "openai", 128_000, 16_384, 0.15, 0.60, 0.075, 0.0),
+        # DeepSeek's chat API takes text only; Claude and GPT-4.1 / 4o take images (their vision docs).
+        ModelInfo("claude-sonnet-4-5", "anthropic", 200_000, 64_000, 3.0, 15.0, 0.30, 3.75, 300.0, images=True),
+        ModelInfo("claude-opus-4-6", "anthropic", 200_000, 32_000, 5.0, 25.0, 0.50, 6.25, 300.0, images=True),
+        ModelInfo("claude-haiku-4-5", "anthropic", 200_000, 64_000, 1.0, 5.0, 0.10, 1.25, 300.0, images=True),
+        ModelInfo("gpt-4.1", "openai", 1_047_576, 32_768, 2.0, 8.0, 0.50, 0.0, images=True),
+        ModelInfo("gpt-4o-mini", "openai", 128_000, 16_384, 0.15, 0.60, 0.075, 0.0, images=True),
     ]
 }
 
@@ -83,6 +85,12 @@ def model_info(name: str, *, provider: str | None = None, window: int | None = N
     if window:
         info = replace(info, window=window, max_output=min(info.max_output, max(256, window // 4)))
     return info
+
+
+def takes_images(info: ModelInfo, setting: bool | None) -> bool:
+    """Whether requests may carry images: the `images` setting when given, else the registry's flag
+    (a model we do not know is taken as text-only: an image it cannot take fails the request)."""
+    return info.images if setting is None else setting
 
 
 def routing_note(name: str, base_url: str | None, window: int | None) -> str | None:

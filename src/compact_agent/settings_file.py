@@ -47,11 +47,11 @@ PROJECT_FILE = ".compact-agent.toml"
 #: a repository, or the model that writes into it, must not be able to make a run endless.
 LIMITS = frozenset({"max_retries", "transient_retries", "request_timeout_s", "bash_timeout_s", "hook_timeout_s",
                     "max_requests_per_turn", "memory_wait_s", "memory_retry_s", "read_max_bytes",
-                    "bash_output_max_chars"})
+                    "bash_output_max_chars", "image_max_bytes"})
 #: Settings that choose the model (where the conversation and its summaries go, and at what price)
 #: and how much of it each request carries: a project file must not pick them for the user.
 ROUTING = frozenset({"model", "summary_model", "memory_model", "memory_enabled", "context_window",
-                     "tool_result_max_chars", "read_default_lines", "compactable_tools"})
+                     "tool_result_max_chars", "read_default_lines", "compactable_tools", "images"})
 TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "base_url"}) | LIMITS | ROUTING
 MERGED = ("hooks", "mcp_servers")  # tables both files contribute to
 #: Restrictions: every source adds its rules to the others', none can take one away.

@@ -101,3 +101,30 @@ async def test_hooks_run_without_the_provider_key(tmp_path, monkeypatch):
     run = await run_command(HookCommand("SessionStart", "env"), {}, tmp_path)
     assert "HOOK_VISIBLE=plain-value" in run.output
     assert "OPENAI_API_KEY" not in run.output and key not in run.output and "MY_COPY_OF_THE_KEY" not in run.output
+
+
+@pytest.mark.parametrize("body", [
+    "echo 'not during the release' >&2\nexit 2\n",
+    """echo '{"decision": "block", "reason": "not during the release"}'\n""",
+])
+async def test_a_precompact_hook_blocks_with_exit_2_or_a_block_decision(tmp_path, body):
+    cmd = script(tmp_path, "no.sh", body)
+    run = await run_command(HookCommand("PreCompact", cmd), {}, tmp_path)
+    assert run.blocked and run.reason == "not during the release" and not run.problem and run.output == ""
+    # Only PreCompact can block: elsewhere exit 2 is a failure like any other, and a decision is ignored.
+    other = await run_command(HookCommand("PostCompact", cmd), {}, tmp_path)
+    assert not other.blocked and other.problem
+
+
+async def test_the_session_raises_the_block_with_the_hooks_reason(tmp_path):
+    from compact_agent.agent.run.extensions import SessionExtensions
+    from compact_agent.context import CompactionBlocked
+
+    cmd = script(tmp_path, "no.sh", "echo 'tests are running' >&2\nexit 2\n")
+    ext = SessionExtensions.__new__(SessionExtensions)  # only its hooks: no session around it
+    ext.hooks = Hooks(parse_hooks({"PreCompact": cmd}), tmp_path, "s1", tmp_path / "s1.jsonl")
+    ext.session = None  # type: ignore[assignment]
+    with pytest.raises(CompactionBlocked) as caught:
+        await ext.before_compact("auto", "")
+    reason = caught.value.reason
+    assert reason.startswith("the PreCompact hook `") and reason.endswith("`: tests are running")

@@ -33,6 +33,7 @@ class Outcome:
     fault: TransportFault | None = None
     delay: float = 0.0
     trickle: tuple[float, float] | None = None  # (every, for how long) a filler is sent before the reply
+    events: list[str] | None = None  # a stream's SSE events, encoded by the server (Anthropic's); None: OpenAI chunks
 
 
 class Backend(Protocol):
@@ -187,8 +188,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream(self, outcome: Outcome) -> None:
         assert isinstance(outcome.payload, dict)
-        chunks = sse_chunks(outcome.payload, outcome.include_usage, finish=outcome.fault != "no_finish")
-        events = [f"data: {json.dumps(c)}\n\n" for c in chunks]
+        if outcome.events is not None:
+            events = list(outcome.events)
+        else:
+            chunks = sse_chunks(outcome.payload, outcome.include_usage, finish=outcome.fault != "no_finish")
+            events = [f"data: {json.dumps(c)}\n\n" for c in chunks]
         if outcome.fault == "reset_mid_stream":
             events = events[: max(2, len(events) // 2)]
         elif outcome.fault == "torn":  # half the events, then half of the next one; the body ends cleanly
@@ -196,7 +200,7 @@ class _Handler(BaseHTTPRequestHandler):
             events = [*events[:half], events[half][: len(events[half]) // 2]]
         elif outcome.fault == "malformed_json":
             events = [events[0], 'data: {"id": "chatcmpl-broken", "choices": [{\n\n', *events[1:]]
-        if outcome.fault is None or outcome.fault == "malformed_json":
+        if (outcome.fault is None or outcome.fault == "malformed_json") and outcome.events is None:
             events.append("data: [DONE]\n\n")
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")

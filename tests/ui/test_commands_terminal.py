@@ -58,7 +58,7 @@ async def test_help_status_context_and_usage_errors(tmp_path):
     with FakeOpenAIServer(answer) as server:
         s = session(tmp_path, server)
         try:
-            assert "/compact [instructions] [--from N | --up-to N]" in " ".join((await show(s, "/help")).split())
+            assert "/compact [instructions] [--preview] [--from N | --up-to N]" in " ".join((await show(s, "/help")).split())
             status = await show(s, "/status")
             from compact_agent.agent.accounting.context_report import picture
 

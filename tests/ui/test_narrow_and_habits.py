@@ -137,9 +137,17 @@ def long_summary(req) -> Reply:
 
 
 async def test_compact_that_would_not_shrink_says_what_it_would_keep(tmp_path):
+    import re
+
     run = await drive(tmp_path, long_summary, ["hi\r", "there\r", "/compact\r"])
-    assert "not compacted: what a compaction keeps" in run.out and "Nothing was changed" in run.out
-    assert "would not shrink" not in run.out
+    out = " ".join(run.out.split())
+    said = re.search(r"not compacted: a compaction would keep ([\d,]+) tokens — the summary ([\d,]+) · "
+                     r"the newest message verbatim \d+ · instructions and tools ([\d,]+) tokens — "
+                     r"no fewer than the ([\d,]+) now", out)
+    assert said, out
+    kept, summary, fixed, now = (int(g.replace(",", "")) for g in said.groups())
+    assert kept >= now and summary > 1_000 and summary + fixed <= kept  # the long summary is what does not fit
+    assert "Nothing was changed" in out and "would not shrink" not in out
 
 
 async def test_status_fits_80_columns(tmp_path):

@@ -18,11 +18,18 @@ from __future__ import annotations
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.restore import Restorer
-from .compaction.result import CompactionError, CompactionResult, Summarize
+from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, Summarize
 from .compaction.summarizer import SharedPrefixSummarizer
 from .decisions.economics import CompactionPlan, Prices
 from .layers.order import default_layers
-from .pipeline import ContextManager, Layer, SummarizerFactory, TokenCounter, WindowTooSmallError
+from .pipeline import (
+    BeforeCompact,
+    ContextManager,
+    Layer,
+    SummarizerFactory,
+    TokenCounter,
+    WindowTooSmallError,
+)
 from .plumbing.events import (
     Budget,
     BudgetEvent,
@@ -38,9 +45,11 @@ from .plumbing.settings import CompactionSettings, Limits
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
 
 __all__ = [
+    "BeforeCompact",
     "Budget",
     "BudgetEvent",
     "CollapseEvent",
+    "CompactionBlocked",
     "CompactionError",
     "CompactionEvent",
     "CompactionPlan",

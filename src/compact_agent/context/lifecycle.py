@@ -10,18 +10,24 @@ copied, so with them a second conversation is refused instead of silently mixed 
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic_ai.capabilities.abstract import WrapRunHandler
 from pydantic_ai.exceptions import UserError
+from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
+from .handlers import Confirm
 from .layers.microcompact import Microcompact
 from .plumbing.settings import Limits
-from .state import ManagerState
+from .state import ManagerState, as_model
 from .wiring import Internals
+
+if TYPE_CHECKING:
+    from .pipeline import ContextManager
 
 M = TypeVar("M", bound=ManagerState)
 
@@ -71,12 +77,29 @@ async def for_run(cm: M, ctx: RunContext[Any]) -> M:
     return other
 
 
+async def compact_now(cm: ContextManager, messages: Sequence[ModelMessage], instructions: str,
+                      model: Model | str | None, confirm: Confirm | None) -> list[ModelMessage]:
+    """`ContextManager.compact_now`: a manual compaction outside a run, of the history given."""
+    history = list(messages)
+    cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
+    cm._now_model = as_model(model)
+    cm._run_ids = (None, None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
+    try:
+        view, _ = cm.shape(list(history))
+        result = await cm.compact(history, trigger="manual", instructions=instructions, summary_input=view,
+                                  confirm=confirm)
+    finally:
+        cm._now_model = None
+    cm.failures = 0
+    return list(result.messages)
+
+
 def options_now(cm: ManagerState) -> dict[str, Any]:
     """The public options as they are now (a caller may have set `event_handler` since)."""
     return {"max_output": cm.max_output, "settings": cm.settings, "summary_model": cm.summary_model,
             "token_counter": cm.token_counter, "compactable_tools": cm.compactable_tools,
             "event_handler": cm.event_handler, "notes_in_background": cm.notes_in_background,
-            "max_conversations": cm.max_conversations, "prices": cm.prices}
+            "max_conversations": cm.max_conversations, "prices": cm.prices, "before_compact": cm.before_compact}
 
 
 def internals_now(cm: ManagerState, limits: Limits | None) -> Internals:
@@ -85,7 +108,7 @@ def internals_now(cm: ManagerState, limits: Limits | None) -> Internals:
     return Internals(limits=limits, summarizer=cm.summarizer, clock=cm.clock, event_sink=cm.event_sink,
                      on_compact_start=cm.on_compact_start, provider=cm.provider,
                      cache_ttl_s=cm.cache_ttl_s, save_state=cm.save_state,
-                     before_compact=cm.before_compact, after_compact=cm.after_compact,
+                     after_compact=cm.after_compact,
                      keep_system_prompts=cm.keep_system_prompts)
 
 

@@ -37,9 +37,9 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from . import lifecycle
+from . import handlers, lifecycle
 from .compaction.cuts import join
-from .compaction.result import CompactionError, CompactionResult
+from .compaction.result import CompactionBlocked, CompactionError, CompactionResult
 from .contract import keep_system_prompts, stamp_new
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
@@ -47,12 +47,15 @@ from .plumbing import compat, tokens
 from .plumbing.events import Event, Stopwatch, one_line
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
-from .state import ManagerState, as_model
+from .state import ManagerState
 from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
 
 __all__ = [
-    "ContextManager", "HistoryStore", "Internals", "Layer", "SummarizerFactory", "TokenCounter", "WindowTooSmallError",
+    "BeforeCompact", "ContextManager", "HistoryStore", "Internals", "Layer", "SummarizerFactory", "TokenCounter",
+    "WindowTooSmallError",
 ]
+
+BeforeCompact = handlers.BeforeCompact
 
 
 class WindowTooSmallError(UserError):
@@ -84,17 +87,22 @@ class ContextManager(ManagerState):
     - `notes_in_background`: let a notes request outlive its run (then `await drain()` before exiting).
     - `max_conversations`: conversations kept at once (least recently used dropped).
     - `prices`: the model's prices, which decide when compacting pays (`Prices`).
+    - `before_compact`: awaited before every compaction with (trigger, instructions); returns the
+      instructions to use. Raise `CompactionBlocked(reason)` in it to block that compaction; any
+      other exception is reported as a `hook` / `failed` event and the compaction goes on.
     """
 
     def __init__(self, window: int | None = None, *, max_output: int = 8_192, settings: Settings | None = None,
                  summary_model: Model | str | None = None, token_counter: TokenCounter | None = None,
                  store: HistoryStore | None = None, compactable_tools: Sequence[str] | None = None,
                  event_handler: Callable[[Event], None] | None = None, notes_in_background: bool = False,
-                 max_conversations: int = 64, prices: Prices | None = None) -> None:
+                 max_conversations: int = 64, prices: Prices | None = None,
+                 before_compact: BeforeCompact | None = None) -> None:
         self._setup(Internals(), window=window, max_output=max_output, settings=settings,
                     summary_model=summary_model, token_counter=token_counter, store=store,
                     compactable_tools=compactable_tools, event_handler=event_handler,
-                    notes_in_background=notes_in_background, max_conversations=max_conversations, prices=prices)
+                    notes_in_background=notes_in_background, max_conversations=max_conversations, prices=prices,
+                    before_compact=before_compact)
 
     # -- runs and conversations (lifecycle.py) -----------------------------------------------
     async def for_run(self, ctx: RunContext[Any]) -> ContextManager:
@@ -119,23 +127,17 @@ class ContextManager(ManagerState):
         await lifecycle.drain(self, timeout)
 
     async def compact_now(self, messages: Sequence[ModelMessage], *, instructions: str = "",
-                          model: Model | str | None = None) -> list[ModelMessage]:
+                          model: Model | str | None = None, confirm: handlers.Confirm | None = None
+                          ) -> list[ModelMessage]:
         """Compact `messages` (this conversation's history) now, outside a run; returns the new history.
 
         The summary comes from `model`, else `summary_model`, else the model of the latest run.
+        `confirm`, if given, is awaited with the compaction computed (the new history and its
+        summary; the archive is written) before anything is rewritten: returning False keeps the
+        history as it is and raises `CompactionBlocked`, as a blocking `before_compact` does.
         Raises `CompactionError` when it cannot compact (nothing is changed then).
         """
-        history = list(messages)
-        self.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
-        self._now_model = as_model(model)
-        self._run_ids = (None, None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
-        try:
-            view, _ = self.shape(list(history))
-            result = await self.compact(history, trigger="manual", instructions=instructions, summary_input=view)
-        finally:
-            self._now_model = None
-        self.failures = 0
-        return list(result.messages)
+        return await lifecycle.compact_now(self, messages, instructions, model, confirm)
 
     def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]:
         """Run layers 1–4; returns the view and whether collapse holds auto-compact off."""
@@ -173,8 +175,10 @@ class ContextManager(ManagerState):
     # -- compaction ----------------------------------------------------------------------------
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
-                      view: list[ModelMessage] | None = None) -> CompactionResult:
-        """Compact `messages` (the persisted history) and rewrite the session; raises CompactionError."""
+                      view: list[ModelMessage] | None = None, confirm: handlers.Confirm | None = None
+                      ) -> CompactionResult:
+        """Compact `messages` (the persisted history) and rewrite the session; raises CompactionError
+        (CompactionBlocked when `before_compact` or `confirm` said no: handlers.py)."""
         assert self.compactor is not None
         before = self.measure(view if view is not None else summary_input if summary_input is not None else messages)
         if self.on_compact_start:
@@ -183,7 +187,12 @@ class ContextManager(ManagerState):
         with self._tracer.start_as_current_span("context compaction", attributes={
                 "compact_agent.trigger": trigger, "compact_agent.tokens_before": before}) as span:
             try:
-                result = await self._compact(messages, trigger, instructions, summary_input, before, keep_from)
+                result = await self._compact(messages, trigger, instructions, summary_input, before, keep_from,
+                                             confirm)
+            except CompactionBlocked as e:
+                span.set_attribute("compact_agent.blocked", e.reason)
+                handlers.blocked(self, trigger, before, e)
+                raise
             except Exception as e:
                 span.record_exception(e)
                 span.set_status(Status(StatusCode.ERROR, one_line(e)))
@@ -194,10 +203,10 @@ class ContextManager(ManagerState):
             return result
 
     async def _compact(self, messages: list[ModelMessage], trigger: str, instructions: str,
-                       summary_input: list[ModelMessage] | None, before: int, keep_from: int | None = None
-                       ) -> CompactionResult:
+                       summary_input: list[ModelMessage] | None, before: int, keep_from: int | None = None,
+                       confirm: handlers.Confirm | None = None) -> CompactionResult:
         assert self.compactor is not None and self.summarizer is not None
-        instructions = await self._before(trigger, instructions)
+        instructions = await handlers.before(self, trigger, instructions)
         if self.before_compact is not None:
             self.compactor.drop_plan()  # the hook may have changed the files a compaction restores
         archive = self.store.archive if self.store is not None else _no_archive
@@ -229,27 +238,10 @@ class ContextManager(ManagerState):
         if self.keep_system_prompts:
             result.messages = keep_system_prompts(messages, result.messages)
         stamp_new(messages, result.messages, *self._run_ids)
+        await handlers.confirmed(confirm, result)
         self.apply_result(result)
-        await self._after(result)
+        await handlers.after(self, result)
         return result
-
-    async def _before(self, trigger: str, instructions: str) -> str:
-        """The caller's pre-compaction step; whatever it does wrong, the compaction goes on."""
-        if self.before_compact is None:
-            return instructions
-        try:
-            return await self.before_compact(trigger, instructions)
-        except Exception as e:  # noqa: BLE001
-            self.emit(Event("hook", "failed", trigger=trigger, detail={"error": one_line(e)}))
-            return instructions
-
-    async def _after(self, result: CompactionResult) -> None:
-        if self.after_compact is None:
-            return
-        try:
-            await self.after_compact(result)
-        except Exception as e:  # noqa: BLE001
-            self.emit(Event("hook", "failed", trigger=result.trigger, detail={"error": one_line(e)}))
 
     def thrash_level(self, trigger: str) -> int:
         """Escalation for an automatic compaction that comes too soon after the previous one.
@@ -288,6 +280,8 @@ class ContextManager(ManagerState):
         try:
             await self.compact(list(messages), trigger=trigger, summary_input=summary_input, keep_from=keep_from,
                                view=view)
+        except CompactionBlocked:  # not a failure: the caller said no (handlers.blocked reported it)
+            return False
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
             self.failures += 1
             self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
@@ -353,8 +347,11 @@ class ContextManager(ManagerState):
                 view, _ = self.shape(list(messages))
                 tokens_now = self.measure(view)
         fits = self.calibration.fits_tokens(self.estimate(view) + self.overhead)
-        if max(tokens_now, fits) > self.limits.window - self.limits.window // 50:
-            view, tokens_now = shrink_to_fit(self, view, max(tokens_now, fits))
+        limit = self.limits.window - self.limits.window // 50
+        if self._fit_hard_limit:  # a blocked compaction over the hard limit: shrink this view instead
+            limit, self._fit_hard_limit = min(limit, self.schedule.hard_limit(self)), False
+        if max(tokens_now, fits) > limit:
+            view, tokens_now = shrink_to_fit(self, view, max(tokens_now, fits), limit)
         view = join(view)
         self._save_layer_state()
         self.view = view
@@ -392,8 +389,8 @@ class ContextManager(ManagerState):
             raise error
         self._reactive_step = ctx.run_step
         self.learn_from_overflow(str(error) + " " + str(getattr(error, "body", "")))
-        if not await self._auto(ctx.messages, self.view, "reactive"):
-            raise error
+        if not await self._auto(ctx.messages, self.view, "reactive") and not self._fit_hard_limit:
+            raise error  # failed; a blocked one is retried shrunk (handlers.blocked)
         if compat.RETRY_MODEL_REQUEST is not None:
             raise compat.RETRY_MODEL_REQUEST()
         # Before pydantic-ai 2.64 this hook cannot ask for the request again: send the compacted one.

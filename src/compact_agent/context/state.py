@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any, Self
 
@@ -88,7 +88,8 @@ class ManagerState(AbstractCapability[Any]):
                settings: Settings | None = None, summary_model: Model | str | None = None,
                token_counter: TokenCounter | None = None, store: HistoryStore | None = None,
                compactable_tools: Sequence[str] | None = None, event_handler: Callable[[Event], None] | None = None,
-               notes_in_background: bool = False, max_conversations: int = 64, prices: Prices | None = None) -> None:
+               notes_in_background: bool = False, max_conversations: int = 64, prices: Prices | None = None,
+               before_compact: Callable[[str, str], Awaitable[str]] | None = None) -> None:
         self.max_output = max_output
         self.settings = settings if settings is not None else Settings()
         self.summary_model = summary_model
@@ -104,7 +105,7 @@ class ManagerState(AbstractCapability[Any]):
         self.provider = internals.provider
         self.cache_ttl_s = internals.cache_ttl_s
         self.save_state = internals.save_state
-        self.before_compact = internals.before_compact
+        self.before_compact = before_compact
         self.after_compact = internals.after_compact
         self.keep_system_prompts = internals.keep_system_prompts
         build_defaults(self, window, store, internals)
@@ -131,6 +132,7 @@ class ManagerState(AbstractCapability[Any]):
         self._sent: tuple[int, ModelMessage | None] = (0, None)  # history length and last message the view covered
         self.schedule = Schedule(self.prices)  # when to compact (schedule.py)
         self._reason = ""
+        self._fit_hard_limit = False  # a blocked compaction: shrink the next view to the hard limit
 
     # -- state the runner reads ------------------------------------------------------------
     @property

@@ -73,8 +73,7 @@ class Internals:
     provider: str = "openai"
     cache_ttl_s: float = 3600.0
     save_state: Callable[[dict[str, Any]], None] | None = None  # persists frozen layer decisions
-    # Around every compaction (the agent's hooks): may add to the instructions / sees the result.
-    before_compact: Callable[[str, str], Awaitable[str]] | None = None
+    # After every compaction (the agent's hooks; `before_compact` is a public option): sees the result.
     after_compact: Callable[[CompactionResult], Awaitable[None]] | None = None
     # A compacted history opens with the history's system prompts (contract.py); the analyzer's
     # figures are of compactions that do not carry a transcript's recorded system prompt.

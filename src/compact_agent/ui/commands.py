@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from rich.console import Console
@@ -52,40 +51,6 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     c.print(f"compactions {whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
             f"auto-compaction {'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
     c.print(render.savings_table(s.cm.layer_savings))
-
-
-@command("compact", "summarise the conversation now: /compact [instructions] [--from N | --up-to N]")
-async def _compact(s: AgentSession, args: str, c: Console) -> None:
-    pivot = direction = None
-    words = shlex.split(args) if args.strip() else []
-    rest: list[str] = []
-    i = 0
-    while i < len(words):
-        if words[i] in ("--from", "--up-to"):
-            if i + 1 >= len(words) or not words[i + 1].isdigit() or pivot is not None:
-                c.print("usage: /compact [instructions] [--from N | --up-to N], N a message number from /history")
-                return
-            direction = "from" if words[i] == "--from" else "up_to"
-            pivot = int(words[i + 1])
-            i += 2
-            continue
-        if words[i].startswith("--"):
-            c.print(f"unknown option {words[i]} for /compact; usage: /compact [instructions] [--from N | --up-to N]")
-            return
-        rest.append(words[i])
-        i += 1
-    from ..context.compaction.result import NotSmaller
-
-    try:
-        with c.status(f"compacting {s.context_tokens():,} tokens…"):
-            result = await s.compact(" ".join(rest), pivot=pivot, direction=direction)
-    except NotSmaller as e:
-        sizes = str(e).partition("(")[2].rstrip(")")
-        c.print(f"not compacted: what a compaction keeps — the summary, the newest round verbatim, the files "
-                f"read lately, the plan — would be no smaller than the conversation now ({sizes}); it is worth it "
-                "once the conversation is longer. Nothing was changed.")
-        return
-    c.print(f"full transcript archived at {result.archive}")  # the sizes were shown by the compaction event
 
 
 @command("memory", "the instruction files loaded (AGENTS.md / CLAUDE.md), in order; /memory N opens one in $EDITOR")
@@ -256,6 +221,6 @@ async def dispatch(s: AgentSession, line: str, c: Console) -> None:
     await cmd.handler(s, args.strip(), c)
 
 
-# /context, /cost, /model and /plan live in session_views.py, /init, /permissions, /config, /mcp, /diff and
+# /compact lives in compact_command.py, /context, /cost, /model and /plan in session_views.py, /init, /permissions, /config, /mcp, /diff and
 # /resume in more_commands.py; both register themselves in COMMANDS (command_registry.py).
-from . import more_commands, session_views  # noqa: E402,F401
+from . import compact_command, more_commands, session_views  # noqa: E402,F401

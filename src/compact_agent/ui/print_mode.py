@@ -17,7 +17,7 @@ from typing import Any
 from .. import secrets
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession
-from ..agent.run.stream_events import compaction_end, problem_line
+from ..agent.run.stream_events import blocked_line, compaction_end, problem_line
 from ..context.plumbing.events import Event
 from . import tool_lines
 
@@ -53,9 +53,11 @@ class PrintRun:
     def on_event(self, ev: Event) -> None:
         if ev.layer == "compact" and ev.action == "failed":
             self.note(f"auto-compaction failed: {ev.detail.get('error', '')}")
+        if ev.layer == "compact" and ev.action == "blocked" and ev.trigger != "manual":  # /compact says it itself
+            self.note(blocked_line(ev))
         if (problem := problem_line(ev)) is not None:
             self.note(problem)
-        if self.verbose and ev.layer == "compact" and ev.action != "failed":
+        if self.verbose and ev.layer == "compact" and ev.action not in ("failed", "blocked"):
             self.note(f"compacted ({ev.trigger}, {ev.action}): {ev.tokens_before:,} → {ev.tokens_after:,} tokens")
         if self.stream:
             self.emit({"type": "event", **ev.to_json()})
@@ -115,6 +117,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         run.emit(run.init_event(session))
     if (slash := _slash_command(prompt)) is not None:
         return await _run_slash(run, session, slash)
+    for attached in session.attachments(prompt if typed is None else typed):
+        run.note(attached.line)  # what went with the message (an @file, a pasted image), or why not
     try:
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)

@@ -21,6 +21,10 @@ def bar(used: int, threshold: int, window: int, width: int = 40) -> str:
 def compact_line(ev: Event) -> str:
     if ev.action == "failed":
         return f"compaction failed: {ev.detail.get('error', '')}"
+    if ev.action == "blocked":
+        from ..agent.run.stream_events import blocked_line
+
+        return blocked_line(ev)
     return (f"compacted ({ev.trigger}, {ev.action}): {ev.tokens_before:,} → {ev.tokens_after:,} tokens"
             f" in {ev.duration_ms / 1000:.1f}s")
 

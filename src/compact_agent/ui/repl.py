@@ -72,7 +72,8 @@ class Repl:
                 self.compact_status = None
             if self.view is not None:
                 self.view.stop()
-            self.console.print(render.compact_line(ev), style="dim")
+            if not (ev.action == "blocked" and ev.trigger == "manual"):  # /compact says that itself
+                self.console.print(render.compact_line(ev), style="yellow" if ev.action == "blocked" else "dim")
             if self.view is not None:
                 self.view._spin("thinking")
         elif (problem := problem_line(ev)) is not None:
@@ -214,24 +215,10 @@ class Repl:
         await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed), view)
 
     def attachment_notes(self, message: str) -> None:
-        """Say which `@path` mentions go with the message, and which name no file (nothing is attached)."""
-        from ..agent.safety.permissions import resolve_path
-        from ..agent.tools.toolset import MENTION_RE
-
-        for m in MENTION_RE.finditer(message):
-            name = m.group(1).rstrip(".,;:")
-            path = resolve_path(self.session.cwd, name)
-            if path.is_file():
-                try:
-                    lines = path.read_bytes().count(b"\n")
-                    size = f"{lines:,} line{'s' if lines != 1 else ''}"
-                except OSError:
-                    size = "unreadable"
-                self.console.print(f"  ⎿ attached {name} ({size})", style="dim")
-            elif path.is_dir():
-                self.console.print(f"  ⎿ @{name} is a folder: not attached (mention files)", style="yellow")
-            else:
-                self.console.print(f"  ⎿ @{name}: no such file, not attached", style="yellow")
+        """Say what goes with the message: each `@path` and pasted image path, and why one does not."""
+        for a in self.session.attachments(message):
+            style = "dim" if a.line.startswith("attached ") else "yellow"
+            self.console.print(f"  ⎿ {a.line}", style=style, markup=False, highlight=False)
 
     async def shell(self, command: str) -> None:
         """`!cmd`: run it under a spinner; Esc or Ctrl-C stops the command (its process group), not the
@@ -249,7 +236,10 @@ class Repl:
         self.pending.append(show_shell_output(self.console, command, out))
 
     async def confirm(self, question: str) -> bool:
-        """A yes/no question at the prompt (Enter = no)."""
+        """A yes/no question at the prompt (Enter = no); a compaction's spinner stops first."""
+        if self.compact_status is not None:
+            self.compact_status.stop()
+            self.compact_status = None
         if self.ask_stream is not None:
             answer = self.console.input(question, markup=False, stream=self.ask_stream)
         else:

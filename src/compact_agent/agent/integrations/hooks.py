@@ -9,6 +9,11 @@
 Stdout is plain text, or a JSON object whose `additionalContext` (also under
 `hookSpecificOutput`) is taken, as Claude Code hooks print it.
 
+A `PreCompact` hook can block the compaction, as Claude Code's hooks block: it exits with 2 (its
+stderr is the reason), or prints `{"decision": "block", "reason": "..."}`. The session then raises
+the library's `CompactionBlocked` (extensions.py): a `/compact` says so, an automatic compaction is
+skipped, and a request over the hard limit is shrunk to fit instead (never sent over the window).
+
 A hook is the user's code and may hang, fail or print rubbish. None of that may break a
 compaction: each command runs in its own process group with a timeout (the group is killed), and
 a non-zero exit, a timeout, or unreadable output becomes one `HookRun.problem` line that the
@@ -31,6 +36,8 @@ from typing import Any
 from ... import secrets
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
+BLOCKING = ("PreCompact",)  # the events whose hook may say no (exit 2, or "decision": "block")
+BLOCK_EXIT = 2
 MAX_OUTPUT_CHARS = 10_000
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
@@ -64,6 +71,8 @@ class HookRun:
     problem: str = ""
     exit_code: int | None = None
     duration_s: float = 0.0
+    blocked: bool = False  # a PreCompact hook said no (exit 2, or "decision": "block")
+    reason: str = ""  # why, in the hook's words (its stderr's first line, or the JSON's "reason")
 
 
 def parse_hooks(table: dict[str, Any] | None, default_timeout_s: float = 10.0) -> list[HookCommand]:
@@ -140,20 +149,27 @@ async def run_command(hook: HookCommand, payload: dict[str, Any], cwd: Path,
     run.duration_s = loop.time() - t0
     if proc.returncode != 0:
         reason = _first_line(err.decode("utf-8", errors="replace")) or _first_line(out.decode("utf-8", "replace"))
+        if proc.returncode == BLOCK_EXIT and hook.event in BLOCKING:
+            run.blocked, run.reason = True, _clean(reason)
+            return run
         run.problem = f"exited with {proc.returncode}" + (f": {reason}" if reason else "")
         return run
-    run.output, run.problem = _usable(out)
+    run.output, run.problem, block = _usable(out)
+    if block is not None and hook.event in BLOCKING:
+        run.blocked, run.reason = True, _clean(block)
+    elif block is not None:
+        run.problem = f"printed JSON without additionalContext; ignored (a {hook.event} hook cannot block)"
     return run
 
 
-def _usable(raw: bytes) -> tuple[str, str]:
-    """(text, problem): binary or undecodable output is refused; long output is cut."""
+def _usable(raw: bytes) -> tuple[str, str, str | None]:
+    """(text, problem, block reason or None): binary or undecodable output is refused; long output is cut."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return "", "printed output that is not UTF-8 text; ignored"
+        return "", "printed output that is not UTF-8 text; ignored", None
     if _CONTROL.search(text):
-        return "", "printed binary/control characters; output ignored"
+        return "", "printed binary/control characters; output ignored", None
     text = text.strip()
     stripped = text.lstrip()
     if stripped.startswith("{"):
@@ -162,14 +178,22 @@ def _usable(raw: bytes) -> tuple[str, str]:
         except (ValueError, RecursionError):
             obj = None  # not JSON after all: plain text
         if isinstance(obj, dict):
+            if obj.get("decision") == "block":
+                return "", "", str(obj.get("reason") or "")
             specific = obj.get("hookSpecificOutput") if isinstance(obj.get("hookSpecificOutput"), dict) else {}
             ctx = specific.get("additionalContext", obj.get("additionalContext"))
             if ctx is None:
-                return "", "printed JSON without additionalContext; ignored"
+                return "", "" if "decision" in obj else "printed JSON without additionalContext; ignored", None
             text = str(ctx).strip()
     if len(text) > MAX_OUTPUT_CHARS:
-        return text[:MAX_OUTPUT_CHARS] + "\n[hook output cut]", f"printed {len(text):,} characters; kept the first {MAX_OUTPUT_CHARS:,}"
-    return text, ""
+        return (text[:MAX_OUTPUT_CHARS] + "\n[hook output cut]",
+                f"printed {len(text):,} characters; kept the first {MAX_OUTPUT_CHARS:,}", None)
+    return text, "", None
+
+
+def _clean(reason: str) -> str:
+    """A hook's reason as one printable line (it is the user's code: it may print anything)."""
+    return " ".join(_CONTROL.sub("", reason).split())[:300]
 
 
 def _first_line(text: str) -> str:

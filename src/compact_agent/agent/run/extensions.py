@@ -6,7 +6,8 @@ The runner wires one `SessionExtensions` into three seams and stays ignorant of 
 * `turn_start()` gives messages to put before the user's prompt: SessionStart hook output on the
   first turn, and MCP servers the conversation does not describe yet;
 * the ContextManager calls `before_compact` (PreCompact hooks, whose output joins the
-  instructions, then SessionStart(compact) hooks) and `after_compact` (PostCompact hooks), and the
+  instructions — or which block the compaction: `CompactionBlocked` — then SessionStart(compact)
+  hooks) and `after_compact` (PostCompact hooks), and the
   compactor's `Restorer.attachments` calls `attachments()`: after every compaction the plan, the
   MCP declarations and the SessionStart(compact) output come back as one marked user message.
 
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
+from ...context.compaction.result import CompactionBlocked
 from ...context.plumbing.events import Event
 from ..accounting.costs import UsageLedger
 from ..integrations.hooks import HookRun, Hooks, joined_output, parse_hooks
@@ -94,13 +96,18 @@ class SessionExtensions:
                       "exit_code": r.exit_code, "output_chars": len(r.output)}
             if r.problem:
                 detail["error"] = f"{event} hook `{_clip(r.hook.command)}` {r.problem}"
-            self._emit(Event("hook", "failed" if r.problem else "ran", detail=detail))
+            if r.blocked:
+                detail["reason"] = r.reason
+            self._emit(Event("hook", "failed" if r.problem else "blocked" if r.blocked else "ran", detail=detail))
 
     async def _run(self, event: str, match: str, payload: dict[str, Any]) -> str:
         if not self.hooks.configured(event):
             return ""
         runs = await self.hooks.run(event, match, payload)
         self._report(event, runs)
+        if (no := next((r for r in runs if r.blocked), None)) is not None:
+            said = f": {no.reason}" if no.reason else f" (exit {no.exit_code})" if no.exit_code else ""
+            raise CompactionBlocked(f"the {event} hook `{_clip(no.hook.command)}`{said}")
         return joined_output(runs)
 
     # -- turns -----------------------------------------------------------------------------------
@@ -127,6 +134,8 @@ class SessionExtensions:
 
     # -- compaction ------------------------------------------------------------------------------
     async def before_compact(self, trigger: str, instructions: str) -> str:
+        """PreCompact hooks (their output joins the instructions; one that blocks raises
+        CompactionBlocked), then SessionStart(compact) hooks, whose output is restored after it."""
         self._compact_context = ""
         extra = await self._run("PreCompact", trigger, {"trigger": trigger, "custom_instructions": instructions})
         if extra:

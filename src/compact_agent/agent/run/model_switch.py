@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ...config import Limits
 from ...context.compaction.result import CompactionResult
 from ...context.plumbing import tokens
-from ...models import REGISTRY, build_model, model_info, prices_of, provider_for
+from ...models import REGISTRY, build_model, model_info, prices_of, provider_for, takes_images
 from ..accounting.context_report import sync_costs
 from .window_check import check_window
 
@@ -57,6 +57,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     sync_costs(session)  # summaries so far were made by the old model
     old = session.info.name
     session.info = info
+    session.env.images = takes_images(info, session.settings.images)
     session.model = model
     session.agent.model = model
     opts.model = name

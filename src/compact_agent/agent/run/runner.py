@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     default_layers,
 )
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
-from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for
+from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
 from ...session.store import (
     SessionStore,
     atomic_write,
@@ -50,7 +50,9 @@ from ..tools.file_state import (
     read_paths_in_view,
     save_read_state,
 )
-from ..tools.toolset import build_toolset, mention_messages, mentioned_files
+from ..tools.toolset import build_toolset, mention_messages
+from .attachments import Attachment
+from .attachments import find as find_attachments
 from .extensions import SessionExtensions
 from .options import (
     SessionOptions,
@@ -112,7 +114,7 @@ class AgentSession:
         self.permissions.allowed_tools.update(opts.allowed_tools)
         self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
         self.env = ToolEnv(self.cwd, self.settings, self.read_state, self.permissions, self.checkpoints,
-                           on_change=on_change)
+                           on_change=on_change, images=takes_images(self.info, self.settings.images))
         self.limits = Limits.for_window(self.info.window, self.info.max_output, self.settings)
         self._user_on_event = on_event
         # Hooks, plan, MCP servers, usage ledger (kept across /clear: the MCP connections).
@@ -138,9 +140,9 @@ class AgentSession:
                       layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
                       event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
                       cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
-                      before_compact=self.ext.before_compact, after_compact=self._after_compact),
+                      after_compact=self._after_compact),
             settings=compaction, store=self.store, notes_in_background=True, max_output=self.info.max_output,
-            prices=prices_of(self.info),
+            prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
         self._restore_layer_state()
         self.instructions, self.instructions_paths = project_instructions(self.cwd)
@@ -205,7 +207,7 @@ class AgentSession:
             self.store.log_event(event.to_json())
         except OSError:
             pass
-        if event.layer == "compact" and event.action != "failed":
+        if event.layer == "compact" and event.action not in ("failed", "blocked"):
             self.checkpoints.drop_all()
         if self._user_on_event:
             self._user_on_event(event)
@@ -228,10 +230,21 @@ class AgentSession:
         save_read_state(self.read_state, self.store.dir / READ_STATE_FILE, self.warnings)
 
     # -- turns -------------------------------------------------------------------------------
+    def attachments(self, typed: str) -> list[Attachment]:
+        """What `typed` (the user's own words) names: `@path` mentions and pasted image paths, each
+        with what happens to it (attachments.py)."""
+        return find_attachments(typed, self.cwd, self.permissions, sees_images=self.env.images,
+                                max_bytes=self.settings.image_max_bytes)
+
     def mentions(self, typed: str) -> list[ModelMessage]:
-        """Files the user attached with `@path` in what they typed (`mentioned_files`), as read."""
-        paths = mentioned_files(self.env, typed)
-        return mention_messages(self.env, paths, None, salt=f"t{self.turns}") if paths else []
+        """The files and images the user attached in what they typed, as read_file results: a text
+        file within the model's own read fence, an image wherever no deny rule forbids it (checked
+        by `attachments`, hence `confined=False` for images); a refused or missing path is not attached."""
+        found = [a for a in self.attachments(typed) if a.attach]
+        texts = [a.path for a in found if not a.image]
+        pictures = [a.path for a in found if a.image]
+        return [*mention_messages(self.env, texts, None, salt=f"t{self.turns}"),
+                *mention_messages(self.env, pictures, None, kind="image", salt=f"t{self.turns}", confined=False)]
 
     def _close_unanswered(self) -> None:
         """End a history that stops at a request (a turn interrupted, failed or killed before the
@@ -315,20 +328,12 @@ class AgentSession:
         self._save_read_state()
 
     # -- slash-command backends ----------------------------------------------------------------
-    async def compact(self, instructions: str = "", *, pivot: int | None = None,
-                      direction: str | None = None) -> CompactionResult:
-        if pivot is not None and direction:
-            assert self.cm.compactor is not None
-            instructions = await self.ext.before_compact("manual", instructions)
-            result = await self.cm.compactor.compact_partial(
-                self.messages, pivot, direction, summarize=self._summarizer(self.cm),
-                archive=self.store.archive, instructions=instructions, overhead=self.cm.overhead)
-            self.cm.apply_result(result)
-            await self._after_compact(result)
-        else:
-            view, _ = self.cm.shape(list(self.messages))
-            result = await self.cm.compact(self.messages, trigger="manual", instructions=instructions,
-                                           summary_input=view)
+    async def compact(self, instructions: str = "", *, pivot: int | None = None, direction: str | None = None,
+                      confirm: Callable[[CompactionResult], Awaitable[bool]] | None = None) -> CompactionResult:
+        """/compact (manual.py): `confirm` (/compact --preview) sees it before anything is rewritten."""
+        from .manual import compact
+
+        result = await compact(self, instructions, pivot, direction, confirm)
         self.messages = result.messages
         self.cm.failures = 0
         self._save_read_state()

@@ -112,9 +112,19 @@ def compaction_end(ev: Any) -> dict[str, Any] | None:
     detail = ev.detail or {}
     if ev.action == "failed":
         return {"type": "compaction_end", "ok": False, "trigger": ev.trigger, "error": detail.get("error", "")}
+    if ev.action == "blocked":
+        return {"type": "compaction_end", "ok": False, "blocked": True, "trigger": ev.trigger,
+                "reason": detail.get("reason", ""), "fallback": detail.get("fallback", "")}
     return {"type": "compaction_end", "ok": True, "trigger": ev.trigger, "strategy": ev.action,
             "tokens_before": ev.tokens_before, "tokens_after": ev.tokens_after,
             "archive": detail.get("archive", ""), "duration_ms": ev.duration_ms}
+
+
+def blocked_line(ev: Any) -> str:
+    """`compaction (auto) blocked by the PreCompact hook `x`: reason; this request is shrunk to fit …`"""
+    detail = ev.detail or {}
+    return (f"compaction ({ev.trigger}) blocked by {detail.get('reason') or 'its before_compact handler'}; "
+            f"{detail.get('fallback') or 'nothing was changed'}")
 
 
 def problem_line(ev: Any) -> str | None:

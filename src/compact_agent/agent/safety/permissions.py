@@ -131,6 +131,17 @@ class Permissions:
         """Refusal for reading or searching `path` (resolved): the write fence, worded for reads."""
         return self.outside_message(path, "read")
 
+    def attach_refusal(self, path: Path) -> str | None:
+        """Refusal for an image the user named in what they typed (attachments.py): it may be outside
+        the working directory — the user chose it, and only image files qualify — but never under a
+        deny rule nor in compact-agent's own data."""
+        resolved = resolve_path(self.cwd, path)
+        if pat := self._denied_path(resolved):
+            return f"permission denied: {resolved} matches deny rule {pat!r}"
+        if why := self._protected(resolved, writing=False):
+            return f"permission denied: {resolved} {why}"
+        return None
+
     def within_roots(self, resolved: Path) -> bool:
         """True when the resolved path is in the working directory or a granted dir."""
         return any(is_within(resolved, r) for r in (self.cwd, *self.extra_dirs))

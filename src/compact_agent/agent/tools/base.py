@@ -62,6 +62,7 @@ class ToolEnv:
     permissions: Permissions
     checkpoints: Checkpoints | None = None
     on_change: Callable[[str, dict[str, Any]], None] | None = None
+    images: bool = False  # the model takes images (models.takes_images): read_file sends them
 
 
 def _shown(env: ToolEnv, p: Path) -> str:

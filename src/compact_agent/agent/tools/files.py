@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..safety.permissions import resolve_path
+from . import images
 from .base import (
     MAX_LINE_CHARS,
     SNIPPET_CONTEXT,
@@ -47,6 +48,18 @@ def _stream_lines(p: Path) -> Iterator[str]:
                 while (more := f.readline(1 << 16)) and not more.endswith(b"\n"):
                     pass
             yield raw.decode("utf-8", errors="replace").rstrip("\n")
+
+
+def read_image(env: ToolEnv, path: str | Path, *, confined: bool = True) -> str | list[Any] | None:
+    """An image file as the model gets it (images.py), or None when `path` is not an image: the
+    image itself when the model takes images, else one line saying what it is. The same fence as
+    a text read holds (`confined`)."""
+    p = resolve_path(env.cwd, path)
+    if confined and env.permissions.read_refusal(p):
+        return None  # read_file_text words the refusal
+    if not p.is_file() or (info := images.sniff(p)) is None:
+        return None
+    return images.image_content(_shown(env, p), p, info, sees=env.images, max_bytes=env.settings.image_max_bytes)
 
 
 def read_file_text(

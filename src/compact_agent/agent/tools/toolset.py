@@ -8,7 +8,7 @@ The tools themselves live beside this module: files.py (read, write, edit), sear
 and shell.py (bash), on base.py's shared pieces; this module wraps them so none raises. Slow work
 (reading, searching) runs in a thread and bash in an asyncio subprocess, so the event loop (the
 UI's spinner, cancellation) never stalls. `mention_messages` is reused to inline `@path` mentions
-(`mentioned_files` finds them) and to restore files after compaction.
+(run/attachments.py finds them) and to restore files after compaction.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from .base import (
     _shown,
     tool_text,
 )
-from .files import edit_file_impl, read_file_text, write_file_impl
+from .files import edit_file_impl, read_file_text, read_image, write_file_impl
 from .search import glob_impl, grep_impl
 from .shell import bash_impl
 
@@ -65,9 +65,12 @@ def _one_line(tool: str, e: BaseException) -> ToolFailure:
 
 
 
-def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str | ToolReturn]]:
+Result = str | list[Any]  # text, or text and an image (read_file of an image: images.py)
+
+
+def _never_raises(fn: Callable[P, Awaitable[Result]]) -> Callable[P, Awaitable[Result | ToolReturn]]:
     @functools.wraps(fn)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> str | ToolReturn:
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> Result | ToolReturn:
         try:
             result = await fn(*args, **kwargs)
         except Exception as e:  # the model gets a reason it can act on, never a traceback
@@ -75,6 +78,8 @@ def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str 
             result = _one_line(fn.__name__, e)
         if isinstance(result, ToolFailure):
             return ToolReturn(return_value=tool_text(str(result)), metadata=mark(None, "tool", {"error": True}))
+        if isinstance(result, list):
+            return [tool_text(x) if isinstance(x, str) else x for x in result]
         return tool_text(result)
 
     return wrapper
@@ -83,14 +88,18 @@ def _never_raises(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str 
 def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
     """The six tools as a pydantic-ai toolset, closing over `env`."""
 
-    async def read_file(path: str, offset: int | None = None, limit: int | None = None) -> str:
-        """Read a text file; lines come numbered like `cat -n`. Read a file before editing it.
+    async def read_file(path: str, offset: int | None = None, limit: int | None = None) -> Result:
+        """Read a text file; lines come numbered like `cat -n`. Read a file before editing it. A PNG, JPEG,
+        GIF or WEBP image comes as the image itself when you can see images.
 
         Args:
             path: File path, relative to the working directory or absolute.
             offset: 1-based line to start at (for long files).
             limit: Number of lines to read (default: the first 2000).
         """
+        image = await asyncio.to_thread(read_image, env, path)
+        if image is not None:
+            return image
         return await asyncio.to_thread(read_file_text, env, path, offset, limit)
 
     async def write_file(path: str, content: str) -> str:
@@ -178,7 +187,15 @@ def mention_messages(
     for n, path in enumerate(paths):
         p = resolve_path(env.cwd, path)
         rel = _shown(env, p)
-        content = tool_text(read_file_text(env, p, confined=confined))
+        image = read_image(env, p, confined=confined)
+        if isinstance(image, list):  # the image itself (the model takes images)
+            digest = hashlib.sha256(f"{salt}\0{rel}\0".encode() + _image_bytes(image)).hexdigest()[:12]
+            call_id = f"{kind}_{n}_{digest}"
+            calls.append(ToolCallPart("read_file", {"path": rel}, tool_call_id=call_id))
+            returns.append(ToolReturnPart("read_file", [tool_text(x) if isinstance(x, str) else x for x in image],
+                                          tool_call_id=call_id, metadata=meta))
+            continue
+        content = tool_text(image if image is not None else read_file_text(env, p, confined=confined))
         cap = max_tokens_per_file * 4 if max_tokens_per_file else None
         if cap is not None and len(content) > cap:
             kept = content[: content.rfind("\n", 0, cap) + 1 or cap]
@@ -197,23 +214,5 @@ def mention_messages(
     return [ModelResponse(parts=calls, metadata=meta), ModelRequest(parts=returns, metadata=meta)]
 
 
-MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
-"""An `@path` mention in what the user typed."""
-
-
-def mentioned_files(env: ToolEnv, typed: str) -> list[Path]:
-    """Files the user attached with `@path` in what they typed (`mention_messages` inlines them).
-
-    Only the user's own words are looked at (never piped input nor `!cmd` output: a log line
-    saying `@~/.ssh/id_rsa` is not the user asking), and a mention gets no further than the
-    model's own read_file: inside the working directory, past no deny rule, not into
-    compact-agent's own data. A refused or missing path is simply not attached.
-    """
-    paths: list[Path] = []
-    for m in MENTION_RE.finditer(typed):
-        p = resolve_path(env.cwd, m.group(1).rstrip(".,;:"))
-        if p in paths or env.permissions.read_refusal(p) is not None:
-            continue
-        if p.is_file():
-            paths.append(p)
-    return paths
+def _image_bytes(content: list[Any]) -> bytes:
+    return b"".join(getattr(x, "data", b"") for x in content)

@@ -215,14 +215,20 @@ class Compactor(Keeper):
         paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
         self.restorer.reset()
         self.drop_plan()  # it counted the files the read state held
-        restored = self.restorer.reread(list(reversed(paths)), limits.restore_tokens_per_file) if paths else []
-        restored += self.restorer.attachments()
-        restored += self.kept_results(summarized, overhead)
+        files_back = self.restorer.reread(list(reversed(paths)), limits.restore_tokens_per_file) if paths else []
+        others = [*self.restorer.attachments(), *self.kept_results(summarized, overhead)]
+        restored = [*files_back, *others]
         self.escalation = 0
         new = join(keep_head, [head_msg], restored, tail)
         after = self.scaled(tokens.estimate(new) + overhead)
+        # What the new history is made of, for a person deciding on it (a preview, a refusal).
+        parts = {"summary": self.scaled(tokens.estimate([head_msg])), "files": self.scaled(tokens.estimate(files_back)),
+                 "file_paths": [str(p) for p in paths], "other": self.scaled(tokens.estimate(others)),
+                 "verbatim": self.scaled(tokens.estimate([*keep_head, *tail])),
+                 "verbatim_messages": len(keep_head) + len(tail), "fixed": self.scaled(overhead)}
         if after >= before:
-            raise NotSmaller(f"compaction would not shrink the context ({before:,} → {after:,} tokens)")
+            raise NotSmaller(f"compaction would not shrink the context ({before:,} → {after:,} tokens)",
+                             before=before, after=after, parts=parts)
         unpaired = rounds.unpaired(new)
         if unpaired != (set(), set()):
             raise CompactionError(f"compaction produced unpaired tool calls {unpaired}")
@@ -230,7 +236,7 @@ class Compactor(Keeper):
                    detail={"archive": str(archive_path) if archive_path else None, "summarized": len(summarized),
                            "kept": len(tail) + len(keep_head), "restored": len(restored),
                            "dropped_rounds": dropped_rounds, "files_changed": len(files),
-                           "incremental": incremental})
+                           "incremental": incremental, "parts": parts})
         return CompactionResult(new, trigger, strategy, before, after, archive_path, text,
                                 len(summarized), ev)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -23,8 +24,29 @@ class CompactionError(RuntimeError):
     """A compaction that did not happen; the history is unchanged."""
 
 
+class CompactionBlocked(CompactionError):
+    """A `before_compact` handler refused this compaction (raise it there to block one), or a
+    preview was not confirmed: the history was not rewritten (a declined preview's archive copy
+    stays in the store). `reason` is the handler's, for the user.
+
+    An automatic compaction that is blocked is skipped, not counted as a failure; a request over
+    the hard limit is then shrunk to fit instead (view only), so no request is sent over the
+    window. `compact_now` raises it.
+    """
+
+    def __init__(self, reason: str = "") -> None:
+        super().__init__(f"compaction blocked: {reason}" if reason else "compaction blocked")
+        self.reason = reason
+
+
 class NotSmaller(CompactionError):
-    """The compacted history would be no smaller than the one it replaces."""
+    """The compacted history would be no smaller than the one it replaces. `parts` says what it
+    would have kept (provider tokens: "summary", "files" re-read with their "file_paths", "other"
+    context restored, the "verbatim" tail of "verbatim_messages", the "fixed" instructions and tools)."""
+
+    def __init__(self, message: str, *, before: int = 0, after: int = 0, parts: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.before, self.after, self.parts = before, after, dict(parts or {})
 
 
 @dataclass

@@ -53,9 +53,12 @@ def _typed(cm: ShrinkView, messages: list[ModelMessage]) -> list[str]:
 
 
 
-def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int) -> tuple[list[ModelMessage], int]:
-    """The view of `cm`'s request brought under the window (less a 2% margin); returns it and its size."""
-    limit = cm.limits.window - cm.limits.window // 50
+def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
+                  limit: int | None = None) -> tuple[list[ModelMessage], int]:
+    """The view of `cm`'s request brought under `limit` (default: the window less a 2% margin;
+    lower when a blocked compaction leaves room for the answer this way); returns it and its size."""
+    if limit is None:
+        limit = cm.limits.window - cm.limits.window // 50
     budget = next((layer for layer in cm.layers if hasattr(layer, "shrink")), None)
     ids: list[str] = []
     after = tokens_now

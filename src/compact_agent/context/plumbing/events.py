@@ -92,7 +92,9 @@ class CollapseEvent(Event):
 
 @dataclass
 class CompactionEvent(Event):
-    """L5: the history was rewritten, or a compaction "failed" and the history is unchanged.
+    """L5: the history was rewritten; or a compaction "failed", or was "blocked" (`before_compact`
+    raised `CompactionBlocked`, or a preview was not confirmed: `detail["reason"]`, and what
+    happens instead in `detail["fallback"]`), and the history is unchanged.
 
     `strategy` (= `action`): "full" (a summary written by a model), "record" (a record of the
     steps written without a model), "session_memory" (the session notes stood in), "partial_from" /

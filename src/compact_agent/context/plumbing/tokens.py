@@ -28,7 +28,10 @@ from .identity_memo import IdentityMemo
 
 CHARS_PER_TOKEN = 4.0
 PER_MESSAGE_OVERHEAD = 4
-IMAGE_TOKENS = 1_500
+#: An image, whatever its size: Anthropic's vision guide puts an image at (width x height) / 750 tokens
+#: and scales larger ones down to about 1.15 megapixels, about 1,600 tokens; OpenAI's high-detail
+#: 512-pixel tiles come to 765 for 1024x1024. The larger figure: an estimate must not under-count.
+IMAGE_TOKENS = 1_600
 
 _memo: IdentityMemo[int] = IdentityMemo()
 

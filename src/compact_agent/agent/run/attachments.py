@@ -1,0 +1,98 @@
+"""What the user attaches by naming it in what they typed: `@path` (a file), and an image's path
+pasted as it is (a terminal puts a dropped file's path in the input: `/home/me/Screen\\ Shot.png`,
+`'/tmp/shot 1.png'`, `./img/plot.png`).
+
+Only the user's own words are looked at (never piped input nor `!cmd` output: a log line naming a
+path is not the user asking). A text file gets no further than the model's own read_file: inside
+the working directory, past no deny rule, not into compact-agent's own data. An image the user
+names may be anywhere else (a screenshot lives on the desktop), but not under a deny rule nor in
+compact-agent's data, and only a file whose first bytes say it is an image: a pasted path cannot
+carry a text file out of its fence. One `Attachment` per name says what happens to it, so the REPL
+says exactly what went with the message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..safety.permissions import Permissions, resolve_path
+from ..tools import images
+
+MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
+_EXT = r"\.(?:png|jpe?g|gif|webp)"
+#: A pasted image path: quoted (spaces allowed), or unquoted with `\ ` for spaces; not an @mention.
+IMAGE_PATH_RE = re.compile(
+    rf"""'([^'\n]+?{_EXT})'|"([^"\n]+?{_EXT})"|(?<![\w@/\\])(?!@)((?:[^\s'"\\]|\\.)+?{_EXT})(?!\w|\.\w)""",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Attachment:
+    name: str  # as typed
+    path: Path  # resolved
+    attach: bool  # goes with the message
+    image: bool
+    line: str  # what the REPL says about it
+
+
+def _pasted(typed: str) -> list[str]:
+    out = []
+    for m in IMAGE_PATH_RE.finditer(typed):
+        raw = m.group(1) or m.group(2) or m.group(3)
+        if m.group(3) is not None:
+            raw = re.sub(r"\\(.)", r"\1", raw).lstrip("([<")  # a shell-escaped path as terminals paste it
+        out.append(raw.removeprefix("file://"))
+    return out
+
+
+def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, max_bytes: int
+         ) -> list[Attachment]:
+    """Everything `typed` names: `@path` mentions first, then pasted image paths, each once."""
+    found: list[Attachment] = []
+    seen: set[Path] = set()
+    names = [(m.group(1).rstrip(".,;:"), True) for m in MENTION_RE.finditer(typed)]
+    names += [(n, False) for n in _pasted(typed)]
+    for name, mentioned in names:
+        path = resolve_path(cwd, name)
+        if path in seen:
+            continue
+        info = images.sniff(path) if path.is_file() else None
+        if not mentioned and info is None:
+            continue  # a word ending in .png that is not an image file: just a word
+        seen.add(path)
+        found.append(_judge(name, path, info, mentioned, permissions, sees_images, max_bytes))
+    return found
+
+
+def _judge(name: str, path: Path, info: images.ImageInfo | None, mentioned: bool, permissions: Permissions,
+           sees: bool, max_bytes: int) -> Attachment:
+    shown = f"@{name}" if mentioned else name
+    if info is not None:
+        if (refusal := permissions.attach_refusal(path)) is not None:
+            return Attachment(name, path, False, True, f"{shown}: not attached ({_why(refusal)})")
+        if info.size > max_bytes:
+            return Attachment(name, path, False, True, f"{shown} is a {info.describe()}: over the "
+                              f"{max_bytes / 1_048_576:g} MB limit for images, not attached")
+        if not sees:
+            return Attachment(name, path, True, True, f"{shown} is a {info.describe()}: this model cannot see "
+                              "images, so only that line goes with the message (set images = true if it can)")
+        return Attachment(name, path, True, True, f"attached {name} ({info.describe()})")
+    if path.is_dir():
+        return Attachment(name, path, False, False, f"{shown} is a folder: not attached (mention files)")
+    if not path.is_file():
+        return Attachment(name, path, False, False, f"{shown}: no such file, not attached")
+    if (refusal := permissions.read_refusal(path)) is not None:
+        return Attachment(name, path, False, False, f"{shown}: not attached ({_why(refusal)})")
+    try:
+        lines = path.read_bytes().count(b"\n")
+        size = f"{lines:,} line{'s' if lines != 1 else ''}"
+    except OSError:
+        size = "unreadable"
+    return Attachment(name, path, True, False, f"attached {name} ({size})")
+
+
+def _why(refusal: str) -> str:
+    """A refusal without its `permission denied: <the absolute path>` head."""
+    return refusal.removeprefix("permission denied: ").split(" ", 1)[-1].split(";")[0]

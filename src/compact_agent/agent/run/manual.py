@@ -1,0 +1,64 @@
+"""`/compact` as the session runs it: a full compaction, or a partial one around a message
+(`--from N` / `--up-to N`), each optionally previewed (`--preview`) before it is committed.
+
+The library computes a compaction before it commits it (the new history, its summary, the archive
+copy of the transcript); `confirm` sees it between the two. Declined — or blocked by a PreCompact
+hook — nothing is rewritten, and the archive copy a declined preview made is removed again: the
+session file still holds the whole transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from ...context import CompactionBlocked, CompactionResult, Event
+
+if TYPE_CHECKING:
+    from .runner import AgentSession
+
+Confirm = Callable[[CompactionResult], Awaitable[bool]]
+
+
+async def compact(s: AgentSession, instructions: str, pivot: int | None, direction: str | None,
+                  confirm: Confirm | None) -> CompactionResult:
+    """Compact the session now; raises CompactionError (CompactionBlocked when a hook or `confirm` said no)."""
+    shown: list[CompactionResult] = []
+
+    async def check(result: CompactionResult) -> bool:
+        shown.append(result)
+        return confirm is None or await confirm(result)
+    try:
+        if pivot is not None and direction:
+            result = await _partial(s, instructions, pivot, direction, check)
+        else:
+            view, _ = s.cm.shape(list(s.messages))
+            result = await s.cm.compact(s.messages, trigger="manual", instructions=instructions,
+                                        summary_input=view, confirm=check)
+    except CompactionBlocked:
+        for declined in shown:
+            if declined.archive is not None and declined.archive.parent == s.store.archive_dir:
+                declined.archive.unlink(missing_ok=True)
+        raise
+    return result
+
+
+async def _partial(s: AgentSession, instructions: str, pivot: int, direction: str, check: Confirm
+                   ) -> CompactionResult:
+    assert s.cm.compactor is not None
+    try:
+        instructions = await s.ext.before_compact("manual", instructions)
+    except CompactionBlocked as e:
+        s.cm.emit(Event("compact", "blocked", trigger="manual",
+                        detail={"reason": e.reason, "fallback": "nothing was changed"}))
+        raise
+    result = await s.cm.compactor.compact_partial(
+        s.messages, pivot, direction, summarize=s._summarizer(s.cm), archive=s.store.archive,
+        instructions=instructions, overhead=s.cm.overhead)
+    if not await check(result):
+        s.cm.emit(Event("compact", "blocked", trigger="manual",
+                        detail={"reason": "not confirmed at the preview", "fallback": "nothing was changed"}))
+        raise CompactionBlocked("not confirmed at the preview")
+    s.cm.apply_result(result)
+    await s._after_compact(result)
+    return result

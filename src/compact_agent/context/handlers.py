@@ -1,0 +1,76 @@
+"""What runs around a compaction on the caller's behalf: `before_compact`, `after_compact`, a
+preview's confirmation, and what a blocked compaction falls back to.
+
+A caller's handler is its own code and may fail; a failure costs the handler's contribution (an
+event says so), never the compaction. Two answers are not failures: `CompactionBlocked` raised by
+`before_compact` (a user's PreCompact hook said no), and a preview that is not confirmed. Either
+way nothing is archived or rewritten, and one `compact` / `blocked` event says why and what
+happens instead. The window still rules: an automatic compaction that was needed because the
+request is over the hard limit falls back to shrinking this request's view (fit.py), so a block
+never makes a request go out over the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from .compaction.result import CompactionBlocked, CompactionResult
+from .plumbing.events import Event, one_line
+
+if TYPE_CHECKING:
+    from .pipeline import ContextManager
+
+#: Called before every compaction with (trigger, instructions); returns the instructions to use.
+BeforeCompact = Callable[[str, str], Awaitable[str]]
+#: Called with a compaction computed (its archive written) but not yet committed; False keeps the history.
+Confirm = Callable[[CompactionResult], Awaitable[bool]]
+
+SHRINK = "this request is shrunk to fit the window instead (the saved history stays whole)"
+FITS = "the request fits the window as it is; the next request asks again"
+UNCHANGED = "nothing was changed"
+
+
+async def before(cm: ContextManager, trigger: str, instructions: str) -> str:
+    """The caller's pre-compaction step; a block is passed on, any other failure is reported and
+    the compaction goes on with the instructions it had."""
+    if cm.before_compact is None:
+        return instructions
+    try:
+        return await cm.before_compact(trigger, instructions)
+    except CompactionBlocked:
+        raise
+    except Exception as e:  # noqa: BLE001
+        cm.emit(Event("hook", "failed", trigger=trigger, detail={"error": one_line(e)}))
+        return instructions
+
+
+async def after(cm: ContextManager, result: CompactionResult) -> None:
+    if cm.after_compact is None:
+        return
+    try:
+        await cm.after_compact(result)
+    except Exception as e:  # noqa: BLE001
+        cm.emit(Event("hook", "failed", trigger=result.trigger, detail={"error": one_line(e)}))
+
+
+async def confirmed(confirm: Confirm | None, result: CompactionResult) -> None:
+    """Raises CompactionBlocked unless `confirm` (if any) accepts `result`."""
+    if confirm is not None and not await confirm(result):
+        raise CompactionBlocked("not confirmed at the preview")
+
+
+def blocked(cm: ContextManager, trigger: str, tokens: int, error: CompactionBlocked) -> None:
+    """Report a blocked compaction, and arrange the fallback: when the request is over the hard
+    limit (the schedule's "window" reason) or the provider refused it as too long ("reactive"),
+    the next view is shrunk to the hard limit."""
+    if trigger == "manual":
+        fallback = UNCHANGED
+    elif trigger == "reactive" or cm._reason == "window":
+        fallback = SHRINK
+        cm._fit_hard_limit = True
+    else:
+        fallback = FITS
+    cm._reason = ""
+    cm.emit(Event("compact", "blocked", tokens, tokens, trigger=trigger,
+                  detail={"reason": error.reason, "fallback": fallback}))

@@ -1,0 +1,135 @@
+"""/compact: summarise the conversation now, optionally around a message, optionally previewed.
+
+    /compact [instructions] [--preview] [--from N | --up-to N]
+
+Words that are not options are instructions for the summary; an unknown `--option` is an error
+(a mistyped flag must not reach the model as an instruction). `--preview` shows the summary (or
+the record of the steps) and what else the compaction would keep, and asks before the session is
+rewritten. A compaction that would not shrink the context says what it would have kept, and a
+PreCompact hook that blocks it says so with the hook's reason; in both cases nothing changes.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ..agent.run.runner import AgentSession
+from ..context import CompactionBlocked, CompactionResult
+from ..context.compaction.result import NotSmaller
+from .command_registry import command, current_repl
+
+USAGE = "usage: /compact [instructions] [--preview] [--from N | --up-to N], N a message number from /history"
+WHAT = {"full": "the summary", "record": "the record of the steps", "session_memory": "the session notes",
+        "partial_from": "the summary", "partial_up_to": "the summary"}
+
+
+def parse(args: str) -> tuple[str, int | None, str | None, bool] | str:
+    """(instructions, pivot, direction, preview), or the one-line error to show."""
+    try:
+        words = shlex.split(args) if args.strip() else []
+    except ValueError as e:  # an unclosed quote
+        return f"cannot read the arguments ({e}); {USAGE}"
+    pivot: int | None = None
+    direction: str | None = None
+    preview = False
+    rest: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w in ("--from", "--up-to"):
+            if i + 1 >= len(words) or not words[i + 1].isdigit() or pivot is not None:
+                return USAGE
+            direction, pivot = ("from" if w == "--from" else "up_to"), int(words[i + 1])
+            i += 2
+            continue
+        if w == "--preview":
+            preview = True
+        elif w.startswith("--"):
+            return f"unknown option {w} for /compact; {USAGE.removeprefix('usage: ')}"
+        else:
+            rest.append(w)
+        i += 1
+    return " ".join(rest), pivot, direction, preview
+
+
+def kept_words(parts: Mapping[str, Any], cwd: Path, strategy: str = "full") -> str:
+    """What a compacted history is made of, in words: `the summary 1,930 · the newest 4 messages
+    verbatim 2,100 · 2 files read again (a.py, b.py) 900 · the plan and other context 80 ·
+    instructions and tools 200` (tokens)."""
+    out = [f"{WHAT.get(strategy, 'the summary')} {parts.get('summary', 0):,}"]
+    n = int(parts.get("verbatim_messages", 0))
+    if n:
+        newest = "the newest message" if n == 1 else f"the newest {n} messages"
+        out.append(f"{newest} verbatim {parts.get('verbatim', 0):,}")
+    paths = [_shown(p, cwd) for p in parts.get("file_paths", [])]
+    if paths:
+        names = ", ".join(paths[:4]) + (", …" if len(paths) > 4 else "")
+        out.append(f"{len(paths)} file{'s' if len(paths) != 1 else ''} read again ({names}) {parts.get('files', 0):,}")
+    if parts.get("other"):
+        out.append(f"the plan and other context {parts['other']:,}")
+    if parts.get("fixed"):
+        out.append(f"instructions and tools {parts['fixed']:,}")
+    return " · ".join(out) + " tokens"
+
+
+def _shown(path: str, cwd: Path) -> str:
+    try:
+        return str(Path(path).relative_to(cwd))
+    except ValueError:
+        return path
+
+
+def show_preview(s: AgentSession, result: CompactionResult, c: Console) -> None:
+    what = WHAT.get(result.strategy, "the summary")
+    c.print(f"preview of /compact ({result.strategy}): {result.tokens_before:,} → {result.tokens_after:,} tokens; "
+            f"{result.summarized} message{'s' if result.summarized != 1 else ''} replaced by {what}",
+            markup=False, highlight=False)
+    c.print(f"  keeps: {kept_words(result.event.detail.get('parts', {}), s.cwd, result.strategy)}",
+            markup=False, highlight=False)
+    c.rule(what, style="dim")
+    c.print(result.summary.strip(), markup=False, highlight=False)
+    c.rule(style="dim")
+
+
+@command("compact", "summarise the conversation now: /compact [instructions] [--preview] [--from N | --up-to N]")
+async def _compact(s: AgentSession, args: str, c: Console) -> None:
+    parsed = parse(args)
+    if isinstance(parsed, str):
+        c.print(parsed, markup=False, highlight=False)
+        return
+    instructions, pivot, direction, preview = parsed
+    status = c.status(f"compacting {s.context_tokens():,} tokens…")
+    repl = current_repl()
+    asked: list[bool] = []
+
+    async def ask(result: CompactionResult) -> bool:
+        status.stop()  # never a spinner over a question
+        show_preview(s, result, c)
+        if repl is None:
+            c.print("print mode cannot ask: run /compact --preview in the REPL to keep it")
+            asked.append(False)
+        else:
+            asked.append(await repl.confirm("keep this and rewrite the session? [y/N] "))
+        return asked[-1]
+
+    try:
+        with status:
+            result = await s.compact(instructions, pivot=pivot, direction=direction, confirm=ask if preview else None)
+    except NotSmaller as e:
+        c.print(f"not compacted: a compaction would keep {e.after:,} tokens — "
+                f"{kept_words(e.parts, s.cwd)} — no fewer than the {e.before:,} now; it is worth it once the "
+                "conversation is longer. Nothing was changed.", markup=False, highlight=False)
+        return
+    except CompactionBlocked as e:
+        if asked and not asked[-1]:
+            c.print("not compacted; nothing was changed")
+        else:
+            c.print(f"not compacted: blocked by {e.reason or 'a PreCompact hook'}; nothing was changed",
+                    markup=False, highlight=False)
+        return
+    c.print(f"full transcript archived at {result.archive}", markup=False, highlight=False)
