@@ -19,7 +19,7 @@ from .compaction.result import CompactionBlocked, CompactionResult
 from .plumbing.events import Event, one_line
 
 if TYPE_CHECKING:
-    from .pipeline import ContextManager
+    from .state import ManagerState as ContextManager  # what the handlers read of the manager
 
 #: Called before every compaction with (trigger, instructions); returns the instructions to use.
 BeforeCompact = Callable[[str, str], Awaitable[str]]

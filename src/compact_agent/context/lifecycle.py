@@ -11,7 +11,7 @@ copied, so with them a second conversation is refused instead of silently mixed 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic_ai.capabilities.abstract import WrapRunHandler
 from pydantic_ai.exceptions import UserError
@@ -20,14 +20,30 @@ from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
+from .compaction.result import CompactionResult
 from .handlers import Confirm
 from .layers.microcompact import Microcompact
 from .plumbing.settings import Limits
 from .state import ManagerState, as_model
 from .wiring import Internals
 
-if TYPE_CHECKING:
-    from .pipeline import ContextManager
+
+class Compacting(Protocol):
+    """What `compact_now` uses of the manager (pipeline.py's `ContextManager`): the store, the
+    view layers and the compaction itself."""
+
+    _now_model: Model | None
+    _run_ids: tuple[str | None, str | None]
+    failures: int
+
+    def persist(self, messages: Sequence[ModelMessage]) -> None: ...
+
+    def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]: ...
+
+    async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
+                      summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
+                      view: list[ModelMessage] | None = None, confirm: Confirm | None = None
+                      ) -> CompactionResult: ...
 
 M = TypeVar("M", bound=ManagerState)
 
@@ -77,7 +93,7 @@ async def for_run(cm: M, ctx: RunContext[Any]) -> M:
     return other
 
 
-async def compact_now(cm: ContextManager, messages: Sequence[ModelMessage], instructions: str,
+async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instructions: str,
                       model: Model | str | None, confirm: Confirm | None) -> list[ModelMessage]:
     """`ContextManager.compact_now`: a manual compaction outside a run, of the history given."""
     history = list(messages)

@@ -10,14 +10,29 @@ session file still holds the whole transcript.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ...context import CompactionBlocked, CompactionResult, Event
+from pydantic_ai.messages import ModelMessage
 
-if TYPE_CHECKING:
-    from .runner import AgentSession
+from ...context import CompactionBlocked, CompactionResult, ContextManager, Event, SharedPrefixSummarizer
+from ...context.wiring import SummaryInputs
+from ...session.store import SessionStore
+from .extensions import SessionExtensions
 
 Confirm = Callable[[CompactionResult], Awaitable[bool]]
+
+
+class AgentSession(Protocol):
+    """What /compact uses of the session (runner.py's `AgentSession`)."""
+
+    cm: ContextManager
+    messages: list[ModelMessage]
+    store: SessionStore
+    ext: SessionExtensions
+
+    def _summarizer(self, cm: SummaryInputs) -> SharedPrefixSummarizer: ...
+
+    async def _after_compact(self, result: CompactionResult) -> None: ...
 
 
 async def compact(s: AgentSession, instructions: str, pivot: int | None, direction: str | None,
