@@ -136,7 +136,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
     """--allowed-tools values: whole tools, and `bash(PATTERN)` allow rules."""
-    from .agent.tools.base import TOOL_NAMES
+    from .agent.tools.names import TOOL_NAMES
 
     tools: list[str] = []
     patterns: list[str] = []

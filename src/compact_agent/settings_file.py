@@ -259,13 +259,18 @@ def _short(value: Any, n: int = 70) -> str:
 def validate_extensions(settings: Settings) -> None:
     """Fail at start-up, in one line, on hooks or MCP servers that could never run."""
     from .agent.integrations.hooks import HookConfigError, parse_hooks
-    from .agent.integrations.mcp_servers import McpConfigError, parse_servers
 
     try:
         parse_hooks(settings.hooks, settings.hook_timeout_s)
-        parse_servers(settings.mcp_servers)
-    except (HookConfigError, McpConfigError) as e:
+    except HookConfigError as e:
         raise SettingsError(str(e)) from None
+    if settings.mcp_servers:  # the MCP module loads pydantic-ai: only when there is something to check
+        from .agent.integrations.mcp_servers import McpConfigError, parse_servers
+
+        try:
+            parse_servers(settings.mcp_servers)
+        except McpConfigError as e:
+            raise SettingsError(str(e)) from None
 
 
 def render(loaded: Loaded, as_json: bool = False) -> str:

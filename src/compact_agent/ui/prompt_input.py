@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from ..session.store import ensure_private_file
+from ..session.files import ensure_private_file
 
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 MAX_PATH_COMPLETIONS = 50
@@ -29,9 +29,14 @@ MAX_PATH_COMPLETIONS = 50
 class ReplCompleter(Completer):
     """`/com` → `/compact`; `@src/ma` → `@src/main.py` (directories end in `/` and complete further)."""
 
-    def __init__(self, commands: Iterable[str], cwd: Path) -> None:
-        self.commands = sorted(commands)
+    def __init__(self, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path) -> None:
+        # A callable is asked at each completion: the REPL registers its commands while the prompt is up.
+        self._commands = commands if callable(commands) else sorted(commands)
         self.cwd = cwd
+
+    @property
+    def commands(self) -> list[str]:
+        return sorted(self._commands()) if callable(self._commands) else self._commands
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
@@ -87,7 +92,8 @@ def history_path(project_root: Path) -> Path:
     return project_root / "prompt_history"
 
 
-def make_prompt(project_root: Path, commands: Iterable[str], cwd: Path, toolbar: Any = None,
+def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path,
+                toolbar: Any = None,
                 **io: Any) -> PromptSession[str]:
     """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe);
     `toolbar` is the status line under the input (a callable giving its text)."""

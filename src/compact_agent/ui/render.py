@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 
-from ..context.plumbing.events import Event
+if TYPE_CHECKING:  # the REPL draws its banner and prompt before the library is imported
+    from ..context.plumbing.events import Event
 
 
 def bar(used: int, threshold: int, window: int, width: int = 40) -> str:

@@ -10,17 +10,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-
-from pydantic_ai.models import Model
+from typing import TYPE_CHECKING
 
 from ...config import Settings, home_dir
-from ...session.store import (
-    list_sessions,
-    new_session_id,
-    project_slug,
-)
+from ...session.files import list_sessions, new_session_id, project_slug
 from ...settings_file import user_config_path
 from ..integrations.instructions import load_instructions
+
+if TYPE_CHECKING:  # the REPL shows its prompt before pydantic-ai is imported
+    from pydantic_ai.models import Model
 
 SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
 - Use read_file, grep and glob to look before you change anything; edit_file needs a prior read_file.
