@@ -201,9 +201,9 @@ def _protect_key(api_key: str | None) -> str | None:
     return api_key
 
 
-def load_settings(work: Path, **flags: object) -> Any:
+def load_settings(work: Path, *, warn: bool = True, **flags: object) -> Any:
     """Defaults < user file < project file < environment < flags (see settings_file.py);
-    a bad file or value is one line and exit code 2."""
+    a bad file or value is one line and exit code 2. `warn=False`: the caller shows the warnings."""
     from .settings_file import SettingsError, load
 
     try:
@@ -212,7 +212,7 @@ def load_settings(work: Path, **flags: object) -> Any:
         raise fail(str(e), 2) from None
     except Exception as e:  # noqa: BLE001 - e.g. a malformed environment value
         raise fail(f"bad setting: {first_line(e)}", 2) from None
-    for w in loaded.warnings:
+    for w in loaded.warnings if warn else ():
         sys.stderr.write(f"compact-agent: warning: {w}\n")
     return loaded
 
@@ -227,7 +227,7 @@ def config_command(
 
     flags = dict(ctx.obj or {})
     work = (flags.pop("cwd", None) or Path.cwd()).resolve()
-    sys.stdout.write(render(load_settings(work, **flags), as_json))
+    sys.stdout.write(render(load_settings(work, warn=False, **flags), as_json))  # its warnings are in the output
 
 
 @app.command("sessions")
