@@ -89,15 +89,17 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         raise fail(f"working directory {work} {'is not a directory' if work.exists() else 'does not exist'}", 2)
     api_key = _protect_key(api_key)
     tools, patterns = _allowed(allowed_tools or [])
-    settings = load_settings(work, model=model, base_url=base_url, context_window=context_window,
-                             max_requests_per_turn=max_turns).settings
+    loaded = load_settings(work, model=model, base_url=base_url, context_window=context_window,
+                           max_requests_per_turn=max_turns)
     if add_dir or patterns:
+        from .settings_file import with_changes
+
         missing = [d for d in add_dir or [] if not d.is_dir()]
         if missing:
             raise fail(f"--add-dir {missing[0]}: no such directory", 2)
-        settings = settings.model_copy(update={
-            "extra_dirs": [*settings.extra_dirs, *(str(d.resolve()) for d in add_dir or [])],
-            "allow_bash": [*settings.allow_bash, *patterns]})
+        loaded = with_changes(loaded, "flag", append=True, extra_dirs=[str(d.resolve()) for d in add_dir or []],
+                              allow_bash=patterns)
+    settings = loaded.settings
     if continue_:
         from .agent.run.options import session_root
         from .session.store import list_sessions
@@ -118,7 +120,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         cwd=work, model=name, base_url=base_url or settings.base_url, api_key=api_key,
         context_window=context_window, permission_mode="yes" if yes else ("deny" if print_ else "ask"),
         session_id=resume or None, continue_last=continue_, settings=settings, allowed_tools=tools,
-        append_system_prompt=append_system_prompt or "",
+        append_system_prompt=append_system_prompt or "", config=loaded,
     )
     if print_:
         from .ui.print_mode import run_print

@@ -77,5 +77,9 @@ def savings_table(savings: dict[str, int]) -> Table:
 
 def make_console(*, markup: bool = False) -> Console:
     """Markup off: paths, commands, prompts and model text contain `[...]` that must print as typed.
-    Our own styling goes through `style=` and `Text`, never through markup in a string."""
-    return Console(highlight=False, soft_wrap=True, markup=markup)
+    Our own styling goes through `style=` and `Text`, never through markup in a string.
+
+    Lines longer than the terminal are wrapped by rich at word boundaries (soft wrap would leave it
+    to the terminal, which breaks words: `the out|put`). Output that must keep its lines whole (a
+    settings table, a command's tail) says so where it is printed."""
+    return Console(highlight=False, soft_wrap=False, markup=markup)

@@ -20,6 +20,8 @@ from ..integrations.instructions import load_instructions
 if TYPE_CHECKING:  # the REPL shows its prompt before pydantic-ai is imported
     from pydantic_ai.models import Model
 
+    from ...settings_file import Loaded
+
 SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
 - Use read_file, grep and glob to look before you change anything; edit_file needs a prior read_file.
 - Make the smallest change that does the job; run the project's tests with bash when they exist.
@@ -54,6 +56,7 @@ class SessionOptions:
     model_override: Model | None = None  # a ready model (the offline demo's scripted stand-in)
     allowed_tools: tuple[str, ...] = ()  # --allowed-tools: these run without asking
     append_system_prompt: str = ""  # --append-system-prompt
+    config: Loaded | None = None  # the settings as loaded at start, with each one's source (/config)
 
 
 def project_instructions(cwd: Path) -> tuple[str, list[Path]]:
