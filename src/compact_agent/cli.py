@@ -7,6 +7,7 @@ session) ends in one clear line on stderr and a nonzero exit, never a traceback.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import os
 import sys
@@ -260,8 +261,13 @@ def analyze_command(
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .replay.report import run_cli
 
-    if plot is not None and not plot.resolve().parent.is_dir():  # before minutes of replay, not after
-        raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
+    if plot is not None:  # before minutes of replay, not after
+        if plot.suffix.lower() not in (".svg", ".png"):
+            raise fail(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)", 2)
+        if plot.suffix.lower() == ".png" and importlib.util.find_spec("matplotlib") is None:
+            raise fail(f"--plot {plot}: a .png chart needs matplotlib (pip install matplotlib); or name it .svg", 2)
+        if not plot.resolve().parent.is_dir():
+            raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model, totals_only=totals))
 
