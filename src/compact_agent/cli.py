@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperArgument, TyperCommand
 
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
@@ -22,6 +23,36 @@ from .ui.typeahead import quiet_typeahead
 app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None,
                   subcommand_metavar="[QUERY] | COMMAND [ARGS]...",
                   context_settings={"help_option_names": ["-h", "--help"]})
+
+
+class _AsWritten(TyperArgument):
+    """An argument shown by its metavar alone (`PATH...`), where typer would write `{paths}...` in
+    the usage line and `<list[Path]>` in the help."""
+
+    def _usage_display_name(self) -> str:
+        return self.display_name_raw
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+
+class _Command(TyperCommand):
+    """A command whose help reads as written: arguments given a metavar show just that."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if type(param) is TyperArgument and param.metavar:
+                param.__class__ = _AsWritten
+
+
+def at_least(n: int, unit: str = "") -> Any:
+    """A lower bound said in words (`must be at least 1,024 tokens`); typer's `min=` shows `[x>=1024]`."""
+    def check(value: int | None) -> int | None:
+        if value is not None and value < n:
+            raise typer.BadParameter(f"must be at least {n:,}{unit}")
+        return value
+    return check
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -49,7 +80,7 @@ def main_command(
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
-    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", min=1024, help="Override the model's context window (tokens).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", callback=at_least(1024, " tokens"), help="Override the model's context window (tokens, at least 1,024).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
     resume: Annotated[str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id (without an id: pick from a list).")] = None,
@@ -57,7 +88,7 @@ def main_command(
     cwd: Annotated[Path | None, typer.Option("--cwd", metavar="DIR", help="Working directory (default: current).")] = None,
     add_dir: Annotated[list[Path] | None, typer.Option("--add-dir", metavar="DIR", help="Another directory the tools may write in (repeatable).")] = None,
     allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", metavar="TOOL", help="Run without asking: a tool (write_file, edit_file, bash) or bash(PATTERN), e.g. 'bash(pytest *)'; repeatable or comma-separated.")] = None,
-    max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", min=1, help="At most this many model requests per user turn.")] = None,
+    max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", callback=at_least(1), help="At most this many model requests per user turn.")] = None,
     append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt", metavar="TEXT", help="Text added to the end of the system prompt.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="Print mode: show each tool call, result and compaction on stderr.")] = False,
     version: Annotated[bool, typer.Option("--version", "-v", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
@@ -247,10 +278,10 @@ def sessions_command(ctx: typer.Context) -> None:
         sys.stdout.write(format_row(None, r) + "\n")
 
 
-@app.command("analyze")
+@app.command("analyze", cls=_Command)
 def analyze_command(
-    paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
-    window: Annotated[int, typer.Option("--window", metavar="TOKENS", min=2048, help="Context window to replay at (tokens).")] = 64_000,
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
+    window: Annotated[int, typer.Option("--window", metavar="TOKENS", callback=at_least(2048, " tokens"), show_default=False, help="Context window to replay at (tokens; default 64,000, at least 2,048).")] = 64_000,
     strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini, cline, anthropic-clear (repeatable; default all).")] = None,
     pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
