@@ -54,3 +54,30 @@ def test_prose_wraps_at_words_in_an_80_column_terminal(tmp_path):
              or "next message" in line]
     assert len(lines) == 2 and all(len(line.rstrip()) <= 80 for line in lines), lines
     assert "the output goes with your next message)" in " ".join(line.strip() for line in lines)  # broken at a space
+
+
+def seq_then_done(req) -> Reply:
+    if not any(m.get("role") == "tool" for m in req.messages):
+        return Reply.tools([("bash", {"command": "seq 1 3000"})])
+    return Reply.text("DONE")
+
+
+def test_ctrl_o_shows_the_last_turns_output_in_full_above_the_prompt(tmp_path):
+    with FakeOpenAIServer(seq_then_done) as server:
+        term = Terminal(tmp_path, server.base_url, "--yes")
+        try:
+            start = term.prompt()
+            term.type("go\r")
+            after_turn = term.prompt(term.read_until("DONE", start))
+            assert "\n1500\r\n" not in term.text(start) and "    1500" not in term.text(start)  # only its tail
+            term.type("keep this")
+            term.read_until("keep this", after_turn)
+            shown = term.type("\x0f")  # Ctrl-O
+            end = term.read_until("1 tool call in full", shown)
+            assert "    1500" in term.text(shown, end) and "● bash(seq 1 3000)" in term.text(shown, end)
+            term.type("\r")  # what was typed stayed in the input
+            term.prompt(term.read_until("DONE", end))
+            assert term.finish() == 0
+        finally:
+            term.close()
+    assert server.requests[-1].last_user_text() == "keep this"

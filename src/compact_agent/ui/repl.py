@@ -23,6 +23,7 @@ from .command_registry import COMMANDS, ExitRepl, running
 from .prompt_input import make_prompt
 from .repl_start import Start, preload
 from .shell_escape import shell_output, show_shell_output
+from .toolbar import starting_line, status_line
 from .turn_view import InterruptKeys, TurnView
 from .typeahead import echo_back
 
@@ -105,13 +106,12 @@ class Repl:
         if len(" · ".join(parts)) > c.width:  # narrow: the session id is also in /status
             parts.remove(f"session {start.session_id}")
         c.print(" · ".join(parts))
-        self.status_text = " " + " · ".join(["⏵⏵ bypass permissions (--yes)"] * (self.opts.permission_mode == "yes")
-                                            + ["starting…", start.name])
+        self.status_text = starting_line(self.opts.permission_mode == "yes", start.name)
         self.starting = asyncio.ensure_future(self.build(start))
         self.starting.add_done_callback(self._built)
         cwd = self.opts.cwd.resolve()
         self.prompt = make_prompt(session_root(cwd, self.opts.home), lambda: self.command_names(cwd), cwd,
-                                  toolbar=lambda: self.status_text, **self.prompt_io)
+                                  toolbar=lambda: self.status_text, on_expand=self.expand_above, **self.prompt_io)
         running.append(self)
         echo_back()
         try:
@@ -191,6 +191,18 @@ class Repl:
             await run_in_terminal(show)
         else:
             show()
+
+    async def expand_above(self) -> None:
+        """Ctrl-O at the prompt: the last turn's tool calls in full, above it (what is typed stays)."""
+        def show() -> None:
+            if self.session is None:
+                self.console.print("the session is still starting", style="dim")
+                return
+            from .expand import expand
+
+            expand(self.session, "", self.console)
+
+        await self.above_prompt(show)
 
     def command_names(self, cwd: Any) -> list[str]:
         """What `/` completes: the commands registered so far (all of them once the session is built)."""
@@ -359,25 +371,6 @@ def _problem_line(ev: Event) -> str | None:
     from ..agent.run.stream_events import problem_line
 
     return problem_line(ev)
-
-
-def status_line(s: AgentSession, width: int) -> str:
-    """The toolbar: context used / window, cost so far, the model, and a mark when nothing is asked
-    (--yes). Parts that do not fit the width are left out, least useful first."""
-    from ..agent.accounting.context_report import cost_report, picture
-
-    try:
-        used, window = picture(s).used, s.cm.limits.window
-        cost = cost_report(s).total_cost
-    except Exception:  # noqa: BLE001 - a status line must never break the prompt
-        return f" {s.info.name}"
-    parts = [f"context {used / 1000:.1f}k/{window / 1000:.1f}k ({100 * used / max(1, window):.0f}%)",
-             f"${cost:.4f}" if s.info.input > 0 else "cost unknown", s.info.name]
-    if s.permissions.mode == "yes":
-        parts.insert(0, "⏵⏵ bypass permissions (--yes)")
-    while len(parts) > 1 and len(" · ".join(parts)) > width - 2:
-        parts.pop(-2 if len(parts) > 2 else -1)
-    return " " + " · ".join(parts)
 
 
 async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,
