@@ -15,44 +15,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperArgument, TyperCommand
 
+from .cli_help import ReadableCommand, at_least
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None,
                   subcommand_metavar="[QUERY] | COMMAND [ARGS]...",
                   context_settings={"help_option_names": ["-h", "--help"]})
-
-
-class _AsWritten(TyperArgument):
-    """An argument shown by its metavar alone (`PATH...`), where typer would write `{paths}...` in
-    the usage line and `<list[Path]>` in the help."""
-
-    def _usage_display_name(self) -> str:
-        return self.display_name_raw
-
-    def display_type_rich(self, ctx: Any) -> str | None:
-        return None
-
-
-class _Command(TyperCommand):
-    """A command whose help reads as written: arguments given a metavar show just that."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            if type(param) is TyperArgument and param.metavar:
-                param.__class__ = _AsWritten
-
-
-def at_least(n: int, unit: str = "") -> Any:
-    """A lower bound said in words (`must be at least 1,024 tokens`); typer's `min=` shows `[x>=1024]`."""
-    def check(value: int | None) -> int | None:
-        if value is not None and value < n:
-            raise typer.BadParameter(f"must be at least {n:,}{unit}")
-        return value
-    return check
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -278,7 +248,7 @@ def sessions_command(ctx: typer.Context) -> None:
         sys.stdout.write(format_row(None, r) + "\n")
 
 
-@app.command("analyze", cls=_Command)
+@app.command("analyze", cls=ReadableCommand)
 def analyze_command(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
     window: Annotated[int, typer.Option("--window", metavar="TOKENS", callback=at_least(2048, " tokens"), show_default=False, help="Context window to replay at (tokens; default 64,000, at least 2,048).")] = 64_000,
