@@ -123,7 +123,21 @@ def test_config_command_prints_values_and_sources(files):
     assert isinstance(out["autocompact_buffer"]["value"], int)  # typed values, not their text
     assert out["memory_enabled"]["value"] is False and out["summary_model"]["value"] is None
     assert "docs" in out["mcp_servers"]["value"] and out["mcp_servers"]["source"] == "user file"
-    assert "not trusted" in proc.stderr
+    assert any("not trusted" in w for w in json.loads(proc.stdout)["warnings"])
+    assert "not trusted" not in proc.stderr  # said once, in the output
+
+
+def test_config_says_each_warning_once(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / ".compact-agent.toml").write_text('model = "gpt-4.1"\nbogus_key = 3\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPACT_AGENT_")}
+    env.update({"COMPACT_AGENT_CONFIG": str(tmp_path / "none.toml"), "PYTHONPATH": str(REPO / "src")})
+    proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", "config"], cwd=project, capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    both = proc.stdout + proc.stderr
+    assert both.count("unknown setting bogus_key") == 1 and both.count("model ignored: the project is not trusted") == 1
 
 
 def test_the_cli_hands_its_compaction_settings_to_the_library(monkeypatch) -> None:

@@ -7,6 +7,7 @@ session) ends in one clear line on stderr and a nonzero exit, never a traceback.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import os
 import sys
@@ -15,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .cli_help import ReadableCommand, at_least
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 
@@ -48,7 +50,7 @@ def main_command(
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
-    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", min=1024, help="Override the model's context window (tokens).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", callback=at_least(1024, " tokens"), help="Override the model's context window (tokens, at least 1,024).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
     resume: Annotated[str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id (without an id: pick from a list).")] = None,
@@ -56,7 +58,7 @@ def main_command(
     cwd: Annotated[Path | None, typer.Option("--cwd", metavar="DIR", help="Working directory (default: current).")] = None,
     add_dir: Annotated[list[Path] | None, typer.Option("--add-dir", metavar="DIR", help="Another directory the tools may write in (repeatable).")] = None,
     allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", metavar="TOOL", help="Run without asking: a tool (write_file, edit_file, bash) or bash(PATTERN), e.g. 'bash(pytest *)'; repeatable or comma-separated.")] = None,
-    max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", min=1, help="At most this many model requests per user turn.")] = None,
+    max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", callback=at_least(1), help="At most this many model requests per user turn.")] = None,
     append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt", metavar="TEXT", help="Text added to the end of the system prompt.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="Print mode: show each tool call, result and compaction on stderr.")] = False,
     version: Annotated[bool, typer.Option("--version", "-v", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
@@ -89,15 +91,17 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         raise fail(f"working directory {work} {'is not a directory' if work.exists() else 'does not exist'}", 2)
     api_key = _protect_key(api_key)
     tools, patterns = _allowed(allowed_tools or [])
-    settings = load_settings(work, model=model, base_url=base_url, context_window=context_window,
-                             max_requests_per_turn=max_turns).settings
+    loaded = load_settings(work, model=model, base_url=base_url, context_window=context_window,
+                           max_requests_per_turn=max_turns)
     if add_dir or patterns:
+        from .settings_file import with_changes
+
         missing = [d for d in add_dir or [] if not d.is_dir()]
         if missing:
             raise fail(f"--add-dir {missing[0]}: no such directory", 2)
-        settings = settings.model_copy(update={
-            "extra_dirs": [*settings.extra_dirs, *(str(d.resolve()) for d in add_dir or [])],
-            "allow_bash": [*settings.allow_bash, *patterns]})
+        loaded = with_changes(loaded, "flag", append=True, extra_dirs=[str(d.resolve()) for d in add_dir or []],
+                              allow_bash=patterns)
+    settings = loaded.settings
     if continue_:
         from .agent.run.options import session_root
         from .session.store import list_sessions
@@ -118,7 +122,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         cwd=work, model=name, base_url=base_url or settings.base_url, api_key=api_key,
         context_window=context_window, permission_mode="yes" if yes else ("deny" if print_ else "ask"),
         session_id=resume or None, continue_last=continue_, settings=settings, allowed_tools=tools,
-        append_system_prompt=append_system_prompt or "",
+        append_system_prompt=append_system_prompt or "", config=loaded,
     )
     if print_:
         from .ui.print_mode import run_print
@@ -136,7 +140,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
     """--allowed-tools values: whole tools, and `bash(PATTERN)` allow rules."""
-    from .agent.tools.base import TOOL_NAMES
+    from .agent.tools.names import TOOL_NAMES
 
     tools: list[str] = []
     patterns: list[str] = []
@@ -201,9 +205,9 @@ def _protect_key(api_key: str | None) -> str | None:
     return api_key
 
 
-def load_settings(work: Path, **flags: object) -> Any:
+def load_settings(work: Path, *, warn: bool = True, **flags: object) -> Any:
     """Defaults < user file < project file < environment < flags (see settings_file.py);
-    a bad file or value is one line and exit code 2."""
+    a bad file or value is one line and exit code 2. `warn=False`: the caller shows the warnings."""
     from .settings_file import SettingsError, load
 
     try:
@@ -212,7 +216,7 @@ def load_settings(work: Path, **flags: object) -> Any:
         raise fail(str(e), 2) from None
     except Exception as e:  # noqa: BLE001 - e.g. a malformed environment value
         raise fail(f"bad setting: {first_line(e)}", 2) from None
-    for w in loaded.warnings:
+    for w in loaded.warnings if warn else ():
         sys.stderr.write(f"compact-agent: warning: {w}\n")
     return loaded
 
@@ -227,7 +231,7 @@ def config_command(
 
     flags = dict(ctx.obj or {})
     work = (flags.pop("cwd", None) or Path.cwd()).resolve()
-    sys.stdout.write(render(load_settings(work, **flags), as_json))
+    sys.stdout.write(render(load_settings(work, warn=False, **flags), as_json))  # its warnings are in the output
 
 
 @app.command("sessions")
@@ -244,10 +248,10 @@ def sessions_command(ctx: typer.Context) -> None:
         sys.stdout.write(format_row(None, r) + "\n")
 
 
-@app.command("analyze")
+@app.command("analyze", cls=ReadableCommand)
 def analyze_command(
-    paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
-    window: Annotated[int, typer.Option("--window", metavar="TOKENS", min=2048, help="Context window to replay at (tokens).")] = 64_000,
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
+    window: Annotated[int, typer.Option("--window", metavar="TOKENS", callback=at_least(2048, " tokens"), show_default=False, help="Context window to replay at (tokens; default 64,000, at least 2,048).")] = 64_000,
     strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini, cline, anthropic-clear (repeatable; default all).")] = None,
     pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
@@ -258,8 +262,13 @@ def analyze_command(
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .replay.report import run_cli
 
-    if plot is not None and not plot.resolve().parent.is_dir():  # before minutes of replay, not after
-        raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
+    if plot is not None:  # before minutes of replay, not after
+        if plot.suffix.lower() not in (".svg", ".png"):
+            raise fail(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)", 2)
+        if plot.suffix.lower() == ".png" and importlib.util.find_spec("matplotlib") is None:
+            raise fail(f"--plot {plot}: a .png chart needs matplotlib (pip install matplotlib); or name it .svg", 2)
+        if not plot.resolve().parent.is_dir():
+            raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model, totals_only=totals))
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, replace
-
-from pydantic_ai.models import Model
+from typing import TYPE_CHECKING
 
 from . import secrets
 from .context.decisions.economics import Prices
 from .deadline import deadline_client
+
+if TYPE_CHECKING:  # the model registry is read before pydantic-ai is imported (the REPL's banner)
+    from pydantic_ai.models import Model
 
 
 class ConfigError(RuntimeError):
@@ -127,6 +129,38 @@ def provider_for(name: str, base_url: str | None) -> str:
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 
 
+def api_key_for(name: str, base_url: str | None, api_key: str | None) -> str:
+    """The key a model's requests carry: `api_key`, else the provider's variable; ConfigError when
+    there is none. Cheap (no provider SDK is imported), so a missing key stops the REPL before its
+    prompt is up rather than after."""
+    provider = provider_for(name, base_url)
+    if provider == "anthropic":
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ConfigError("ANTHROPIC_API_KEY is not set (or pass --api-key)")
+    elif provider == "deepseek":
+        key = api_key or os.environ.get("DEEPSEEK_API_KEY")
+        if not key:
+            raise ConfigError("DEEPSEEK_API_KEY is not set (or pass --api-key, or --base-url for another server)")
+    else:
+        key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
+        if not key:
+            raise ConfigError("OPENAI_API_KEY is not set (or pass --api-key)")
+    return key
+
+
+def preload(name: str, base_url: str | None) -> None:
+    """Import what `build_model` will need for this model (the slow part of building it), so a
+    caller can do it in a worker thread while the user types."""
+    if provider_for(name, base_url) == "anthropic":
+        import pydantic_ai.models.anthropic  # noqa: F401
+        import pydantic_ai.providers.anthropic  # noqa: F401
+    else:
+        import pydantic_ai.models.openai  # noqa: F401
+        import pydantic_ai.providers.deepseek  # noqa: F401
+        import pydantic_ai.providers.openai  # noqa: F401
+
+
 def build_model(name: str, *, base_url: str | None = None, api_key: str | None = None,
                 max_retries: int = 2, timeout_s: float = 600.0) -> Model:
     """Construct the pydantic-ai model; raises ConfigError with a one-line message on bad setup.
@@ -136,10 +170,8 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
     secrets.register(api_key)  # whichever key is used, nothing we write may contain it
     secrets.register_environment()
     provider = provider_for(name, base_url)
+    key = api_key_for(name, base_url, api_key)
     if provider == "anthropic":
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-        if not key:
-            raise ConfigError("ANTHROPIC_API_KEY is not set (or pass --api-key)")
         from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
         from pydantic_ai.models.anthropic import AnthropicModel
         from pydantic_ai.providers.anthropic import AnthropicProvider
@@ -152,18 +184,12 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
     from pydantic_ai.models.openai import OpenAIChatModel
 
     if provider == "deepseek":
-        key = api_key or os.environ.get("DEEPSEEK_API_KEY")
-        if not key:
-            raise ConfigError("DEEPSEEK_API_KEY is not set (or pass --api-key, or --base-url for another server)")
         from pydantic_ai.providers.deepseek import DeepSeekProvider
 
         client = AsyncOpenAI(base_url=DEEPSEEK_BASE_URL, api_key=key, max_retries=max_retries, timeout=timeout_s,
                          http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
         return OpenAIChatModel(name, provider=DeepSeekProvider(openai_client=client))
 
-    key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
-    if not key:
-        raise ConfigError("OPENAI_API_KEY is not set (or pass --api-key)")
     from pydantic_ai.providers.openai import OpenAIProvider
 
     client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=max_retries, timeout=timeout_s,

@@ -29,7 +29,7 @@ import json
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,22 @@ class Loaded:
 
 #: A config file is a few hundred bytes; one past this is a mistake or a trap (`-> /dev/zero`).
 MAX_CONFIG_BYTES = 1_000_000
+
+
+def with_changes(loaded: Loaded, source: str, *, append: bool = False, **values: Any) -> Loaded:
+    """`loaded` with `values` set by `source` ("flag", "/model"): what a session really runs with,
+    for `/config`. `append`: lists join the files' (`--add-dir`, `--allowed-tools 'bash(...)'`)."""
+    update: dict[str, Any] = {}
+    sources = dict(loaded.sources)
+    for key, value in values.items():
+        if append:
+            value = [*getattr(loaded.settings, key), *value]
+        if value == getattr(loaded.settings, key):
+            continue
+        update[key] = value
+        was = sources.get(key, "default")
+        sources[key] = f"{was} + {source}" if append and was != "default" else source
+    return replace(loaded, settings=loaded.settings.model_copy(update=update), sources=sources) if update else loaded
 
 
 def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES) -> dict[str, Any]:
@@ -259,13 +275,18 @@ def _short(value: Any, n: int = 70) -> str:
 def validate_extensions(settings: Settings) -> None:
     """Fail at start-up, in one line, on hooks or MCP servers that could never run."""
     from .agent.integrations.hooks import HookConfigError, parse_hooks
-    from .agent.integrations.mcp_servers import McpConfigError, parse_servers
 
     try:
         parse_hooks(settings.hooks, settings.hook_timeout_s)
-        parse_servers(settings.mcp_servers)
-    except (HookConfigError, McpConfigError) as e:
+    except HookConfigError as e:
         raise SettingsError(str(e)) from None
+    if settings.mcp_servers:  # the MCP module loads pydantic-ai: only when there is something to check
+        from .agent.integrations.mcp_servers import McpConfigError, parse_servers
+
+        try:
+            parse_servers(settings.mcp_servers)
+        except McpConfigError as e:
+            raise SettingsError(str(e)) from None
 
 
 def render(loaded: Loaded, as_json: bool = False) -> str:

@@ -180,7 +180,7 @@ async def test_one_line_setup_keeps_80_big_tool_results_inside_16k_and_writes_no
 
 
 def test_importing_the_library_loads_no_cli_dependency() -> None:
-    code = ("import sys, compact_agent.context; "
+    code = ("import sys; from compact_agent.context import *; "
             "print(sorted(m for m in ('rich', 'typer', 'prompt_toolkit', 'pydantic_settings', 'platformdirs') "
             "if m in sys.modules or any(k.startswith(m + '.') for k in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)

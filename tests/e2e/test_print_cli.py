@@ -193,3 +193,18 @@ def test_habits_help_slash_commands_in_print_mode_and_short_session_ids(cli):
         assert len(server.requests) == 1  # the command sent nothing to the model
         missing = cli("-p", "/status", *fake(server), "-r", "19990101")
     assert missing.code == 1 and "no session 19990101" in missing.stderr
+
+
+def test_help_and_bad_values_read_as_written(cli):
+    for args in (("--help",), ("analyze", "--help")):
+        res = cli(*args)
+        assert res.code == 0
+        for machine in ("<list[Path]>", "{paths}", "<int", "<path>", "[x>=", "x>="):
+            assert machine not in res.stdout, (args, machine)
+    analyze = cli("analyze", "--help").stdout
+    assert "analyze [OPTIONS] PATH..." in analyze and "default 64,000, at least 2,048" in " ".join(analyze.split())
+    missing = cli("analyze")
+    assert missing.code == 2 and "Missing argument 'PATH...'" in missing.stderr
+    small = cli("--context-window", "5", "-p", "x")
+    assert small.code == 2 and "--context-window': must be at least 1,024 tokens" in small.stderr
+    assert "must be at least 1" in cli("--max-turns", "0", "-p", "x").stderr

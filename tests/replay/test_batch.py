@@ -55,3 +55,33 @@ def test_progress_shows_only_on_a_terminal_and_after_a_few_seconds():
     quiet = batch.Progress(5, clock=lambda: now[0] + 100, stream=io.StringIO())
     quiet.advance()
     assert quiet.bar is None and not quiet.enabled
+
+
+def test_progress_counts_files_and_says_how_many_were_skipped():
+    now = [0.0]
+    p = batch.Progress(4, clock=lambda: now[0], stream=Tty())
+    now[0] = batch.PROGRESS_AFTER_S + 1
+    p.advance()
+    p.advance(skipped=True)
+    task = p.bar.tasks[0]
+    assert (task.completed, task.total) == (2, 4)  # files, not transcripts: a skipped file counts as done
+    assert task.fields["skipped"] == "1 skipped · "
+    p.close()
+
+
+async def test_the_legend_explains_only_the_columns_the_table_shows(tmp_path: Path):
+    from rich.console import Console
+
+    (tmp_path / "t.json").write_text(json.dumps(_chat(6)))
+    analysis = await report.analyze([tmp_path], window=8_000, strategies=["ours"])
+
+    def legend(width: int) -> str:
+        c = Console(file=io.StringIO(), width=width, record=True)
+        report.print_tables(analysis, c)
+        return c.export_text().split("window 8,000 tokens", 1)[1]
+
+    narrow, wide = legend(120), legend(200)
+    for dropped in ("side =", "rebuild miss =", "edit =", "freed:"):  # columns of the wide table only
+        assert dropped not in narrow and dropped in wide, dropped
+    for kept in ("over =", "recall =", "stalls =", "kept ="):
+        assert kept in narrow and kept in wide, kept

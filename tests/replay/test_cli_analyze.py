@@ -144,3 +144,33 @@ def test_plot_has_a_heading_an_axis_label_a_totals_panel_and_no_empty_panels(tmp
     assert "long.json" in text and "single.json" not in text and "1 single-request transcript(s) not drawn" in text
     assert ">Totals</text>" in text and ">miss</text>" in text and ">codex</text>" in text
     assert text.count("<polyline") == 2
+
+
+def test_a_chart_name_that_is_neither_svg_nor_png_is_refused_before_the_replay(tmp_path: Path):
+    (tmp_path / "t.json").write_text(json.dumps(_chat(3)))
+    out = cli(str(tmp_path), "--plot", str(tmp_path / "chart.txt"))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "chart.txt" in out.stderr and ".svg" in out.stderr and not (tmp_path / "chart.txt").exists()
+    assert out.stdout == ""  # nothing was replayed
+
+
+def test_panel_titles_are_relative_to_the_transcripts_folder_and_fit_the_panel(tmp_path: Path):
+    long = "a-very-long-project-folder-name-" * 3
+    for deep, name in ((tmp_path / "data" / "claude-code" / long / "subagents", "agent-one.json"),
+                       (tmp_path / "data" / "codex" / long, "agent-two.json")):
+        deep.mkdir(parents=True)
+        (deep / name).write_text(json.dumps(_chat(4)))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    chart = tmp_path / "ctx.svg"
+    out = cli(str(tmp_path / "data"), "--plot", str(chart), "-s", "ours", cwd=elsewhere)
+    assert out.returncode == 0, out.stderr
+    from xml.etree import ElementTree
+
+    texts = [t.text or "" for t in ElementTree.parse(chart).getroot().iter("{http://www.w3.org/2000/svg}text")]
+    titles = [t for t in texts if t.endswith(("agent-one.json", "agent-two.json"))]
+    assert len(titles) == 2 and all(len(t) <= 100 and not t.startswith("..") for t in titles), titles
+    assert titles[0] == "claude-code/…/subagents/agent-one.json"  # from the folder given; the middle gave way
+    assert titles[1] == "codex/…/agent-two.json"
+    heading = texts[0]
+    assert heading.startswith("Context tokens per request: 2 transcript(s)") and heading.endswith("data")

@@ -214,3 +214,18 @@ async def test_a_real_model_makes_every_summary_and_notes_call(tmp_path: Path):
     side_calls = sum(m.summary_calls for m in rows.values())
     assert seen and len(seen) >= side_calls > 0
     assert rows["ours"].over_window == 0
+
+
+def test_every_strategy_has_its_own_colour_readable_on_white():
+    from compact_agent.replay.baselines import STRATEGIES
+    from compact_agent.replay.plot import COLORS
+
+    def luminance(hex_colour: str) -> float:
+        channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    assert set(STRATEGIES) <= set(COLORS)
+    assert len({COLORS[s] for s in STRATEGIES}) == len(STRATEGIES)  # no two lines alike
+    for name in STRATEGIES:  # WCAG's 3:1 for the lines of a chart against its white background
+        assert 1.05 / (luminance(COLORS[name]) + 0.05) >= 3.0, (name, COLORS[name])

@@ -203,8 +203,13 @@ async def test_rewind_asks_drops_the_undone_plan_and_puts_the_prompt_back(tmp_pa
     from compact_agent.ui.command_registry import current_repl
 
     plan_sizes: list[int] = []
+
+    def plan_size() -> None:  # at the first prompt the session may still be starting: no plan yet
+        s = current_repl().session
+        plan_sizes.append(len(s.ext.plan.items) if s is not None else 0)
+
     run = await drive(tmp_path, plans, ["first\r", "make a plan\r", "/rewind 1\r", "/rewind 1\r", "\r"],
-                      answers="n\ny\n", at_prompt=lambda: plan_sizes.append(len(current_repl().session.ext.plan.items)))
+                      answers="n\ny\n", at_prompt=plan_size)
     assert "nothing rewound" in run.out and "the prompt is back in the input" in run.out
     assert plan_sizes == [0, 0, 1, 1, 0, 1]  # the plan of the undone turn went with it, and came back with the turn
     from tests.fakes.openai_server import message_text

@@ -176,4 +176,18 @@ def test_finished_blocks_render_while_the_answer_still_streams():
 async def test_a_commands_last_lines_show_under_its_line(tmp_path):
     make_big_project(tmp_path)
     run = await drive(tmp_path, big_results, ["go\r"], permission_mode="yes")
-    assert "    … 2997 lines before\n    2998\n    2999\n    3000" in run.out
+    assert "    … 2997 lines before · ctrl+o shows all\n    2998\n    2999\n    3000" in run.out
+
+
+async def test_expand_shows_the_last_turns_tool_output_in_full(tmp_path):
+    make_big_project(tmp_path)
+    run = await drive(tmp_path, big_results, ["go\r", "/expand\r", "/expand 1\r", "/expand x\r"],
+                      permission_mode="yes")
+    turn, expanded = run.out.split("SEEN", 1)
+    expanded, last = expanded.split("3 tool calls in full", 1)
+    last, bad = last.split("1 tool call in full", 1)
+    assert "    1500\n" not in turn  # under its tool line a command shows only its last lines
+    assert "● read_file(long.py)" in expanded and "● grep(hit)" in expanded and "● bash(seq 1 3000; exit 3)" in expanded
+    assert "    1500\n" in expanded and "x240 = 240" in expanded
+    assert "● bash(" in last and "read_file" not in last
+    assert "usage: /expand [N]" in bad

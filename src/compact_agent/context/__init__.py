@@ -15,34 +15,38 @@ environment and writes no file unless it is given a store that does.
 
 from __future__ import annotations
 
-from .compaction.compactor import Compactor
-from .compaction.memory import SessionMemory
-from .compaction.restore import Restorer
-from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, Summarize
-from .compaction.summarizer import SharedPrefixSummarizer
-from .decisions.economics import CompactionPlan, Prices
-from .layers.order import default_layers
-from .pipeline import (
-    BeforeCompact,
-    ContextManager,
-    Layer,
-    SummarizerFactory,
-    TokenCounter,
-    WindowTooSmallError,
-)
-from .plumbing.events import (
-    Budget,
-    BudgetEvent,
-    CollapseEvent,
-    CompactionEvent,
-    Event,
-    LayerResult,
-    MicrocompactEvent,
-    NotesEvent,
-    SnipEvent,
-)
-from .plumbing.settings import CompactionSettings, Limits
-from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time each name loads on first use
+    from .compaction.compactor import Compactor
+    from .compaction.memory import SessionMemory
+    from .compaction.restore import Restorer
+    from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, Summarize
+    from .compaction.summarizer import SharedPrefixSummarizer
+    from .decisions.economics import CompactionPlan, Prices
+    from .layers.order import default_layers
+    from .pipeline import (
+        BeforeCompact,
+        ContextManager,
+        Layer,
+        SummarizerFactory,
+        TokenCounter,
+        WindowTooSmallError,
+    )
+    from .plumbing.events import (
+        Budget,
+        BudgetEvent,
+        CollapseEvent,
+        CompactionEvent,
+        Event,
+        LayerResult,
+        MicrocompactEvent,
+        NotesEvent,
+        SnipEvent,
+    )
+    from .plumbing.settings import CompactionSettings, Limits
+    from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
 
 __all__ = [
     "BeforeCompact",
@@ -77,3 +81,52 @@ __all__ = [
     "WindowTooSmallError",
     "default_layers",
 ]
+
+#: Where each public name lives. A program that needs only the settings (a CLI reading its config)
+#: does not pay for importing pydantic-ai's agent machinery: each name loads on first use.
+_EXPORTS: dict[str, str] = {
+    "Budget": ".plumbing.events",
+    "BudgetEvent": ".plumbing.events",
+    "CollapseEvent": ".plumbing.events",
+    "BeforeCompact": ".pipeline",
+    "CompactionBlocked": ".compaction.result",
+    "CompactionError": ".compaction.result",
+    "CompactionEvent": ".plumbing.events",
+    "CompactionPlan": ".decisions.economics",
+    "CompactionResult": ".compaction.result",
+    "CompactionSettings": ".plumbing.settings",
+    "Compactor": ".compaction.compactor",
+    "ContextManager": ".pipeline",
+    "Event": ".plumbing.events",
+    "HistoryStore": ".plumbing.stores",
+    "InMemoryStore": ".plumbing.stores",
+    "LayerResult": ".plumbing.events",
+    "Layer": ".pipeline",
+    "Limits": ".plumbing.settings",
+    "MicrocompactEvent": ".plumbing.events",
+    "NotesEvent": ".plumbing.events",
+    "Prices": ".decisions.economics",
+    "Restorer": ".compaction.restore",
+    "SessionMemory": ".compaction.memory",
+    "SharedPrefixSummarizer": ".compaction.summarizer",
+    "SideFiles": ".plumbing.stores",
+    "SnipEvent": ".plumbing.events",
+    "Summarize": ".compaction.result",
+    "SummarizerFactory": ".pipeline",
+    "TokenCounter": ".pipeline",
+    "WindowTooSmallError": ".pipeline",
+    "default_layers": ".layers.order",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

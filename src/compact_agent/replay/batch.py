@@ -5,7 +5,8 @@ parent never loads a transcript: it lists the files, and each worker loads one, 
 every strategy and sends back only the figures (`TranscriptRun` with the transcript's messages
 dropped). At any moment at most one transcript per worker is in memory. Files are handed out
 biggest first so a large one does not finish last alone. A run that takes more than a couple of
-seconds shows a progress bar on stderr (when it is a terminal): transcripts done / total, elapsed.
+seconds shows a progress bar on stderr (when it is a terminal): files done / total, how many of
+them were skipped (not transcripts), elapsed.
 """
 
 from __future__ import annotations
@@ -119,17 +120,20 @@ def _replay_in_worker(path: Path, names: list[str], window: int, pricing: str) -
 
 
 class Progress:
-    """`done/total transcripts, elapsed` on stderr once a run passes PROGRESS_AFTER_S, if stderr is a terminal."""
+    """`replaying files done/total · N skipped, elapsed` on stderr once a run passes PROGRESS_AFTER_S,
+    if stderr is a terminal. The total is of files found: which are transcripts is known only once
+    each is read, so the skipped ones are counted apart."""
 
     def __init__(self, total: int, clock: Callable[[], float] = time.monotonic, stream: Any = None) -> None:
-        self.total, self.done, self.clock = total, 0, clock
+        self.total, self.done, self.skipped, self.clock = total, 0, 0, clock
         self.stream = stream if stream is not None else sys.stderr
         self.start = clock()
         self.bar: Any = None
         self.enabled = getattr(self.stream, "isatty", lambda: False)()
 
-    def advance(self) -> None:
+    def advance(self, skipped: bool = False) -> None:
         self.done += 1
+        self.skipped += skipped
         self.tick()
 
     def tick(self) -> None:
@@ -141,12 +145,15 @@ class Progress:
             from rich.progress import Progress as Bar
 
             # Elapsed is the run's, from our clock: the bar itself only appears after a few seconds.
-            self.bar = Bar(TextColumn("replaying transcripts"), BarColumn(), MofNCompleteColumn(),
-                           TextColumn("{task.fields[elapsed]}"), console=Console(file=self.stream), transient=True)
+            self.bar = Bar(TextColumn("replaying files"), BarColumn(), MofNCompleteColumn(),
+                           TextColumn("{task.fields[skipped]}{task.fields[elapsed]}"), console=Console(file=self.stream),
+                           transient=True)
             self.bar.start()
-            self.task = self.bar.add_task("replay", total=self.total, elapsed="")
+            self.task = self.bar.add_task("replay", total=self.total, elapsed="", skipped="")
         elapsed = int(self.clock() - self.start)
-        self.bar.update(self.task, completed=self.done, elapsed=f"{elapsed // 60}:{elapsed % 60:02d} elapsed")
+        skipped = f"{self.skipped} skipped · " if self.skipped else ""
+        self.bar.update(self.task, completed=self.done, skipped=skipped,
+                        elapsed=f"{elapsed // 60}:{elapsed % 60:02d} elapsed")
 
     def close(self) -> None:
         if self.bar is not None:
@@ -164,7 +171,7 @@ async def replay_files(files: Sequence[Path], names: list[str], *, window: int, 
         if summarize is not None or workers <= 1:
             for i, f in enumerate(files):  # a real model (--model) or one core: in this process
                 results[i] = await _replay(f, names, window, pricing, summarize)
-                progress.advance()
+                progress.advance(isinstance(results[i], str))
         else:
             # The stand-in is deterministic and the transcripts independent: replay them side by side.
             loop = asyncio.get_running_loop()
@@ -177,7 +184,7 @@ async def replay_files(files: Sequence[Path], names: list[str], *, window: int, 
                     done, pending = await asyncio.wait(pending, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
                     for job in done:
                         results[jobs[job]] = job.result()
-                        progress.advance()
+                        progress.advance(isinstance(results[jobs[job]], str))
                     progress.tick()
     finally:
         progress.close()

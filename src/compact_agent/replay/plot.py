@@ -3,21 +3,55 @@
 SVG is written by hand (no plotting dependency): a heading, a shared legend, a table of the totals
 (cost and its parts, requests over the window, compactions), then one panel per transcript of two
 or more requests, stacked. A `.png` name uses matplotlib when it is installed. Lines are drawn in a fixed order with
-ours last, so it is never hidden under a rival.
+ours last, so it is never hidden under a rival. Each strategy has its own colour, dark enough to
+read on white (3:1 contrast at least, as WCAG asks of lines in a chart). A panel is titled with its
+transcript's path relative to the folder all of them share (named in the heading), not to
+wherever the command ran, and a path too long for the panel loses its middle.
 """
 
 from __future__ import annotations
 
+import os
 from html import escape
 from pathlib import Path
 
-from .analysis import Analysis, AnalyzeError, label
+from .analysis import Analysis, AnalyzeError
 from .metrics import Metrics
 from .simulate import StrategyRun, TranscriptRun
 
-COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "seed000-submit": "#c5b0d5", "codex": "#1f77b4",
-          "masking": "#2ca02c", "opencode": "#ff7f0e", "gemini": "#17becf"}
+COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "seed000-submit": "#8c564b", "codex": "#1f77b4",
+          "masking": "#2ca02c", "opencode": "#d95f02", "gemini": "#138d90", "cline": "#7a7a00",
+          "anthropic-clear": "#c2185b"}
 WIDTH, PANEL_H, LEFT, RIGHT, TOP, BOTTOM = 960, 230, 70, 20, 34, 34
+TITLE_CHARS = 100  # what a panel's bold 13px title holds across its width
+SUFFIXES = (".svg", ".png")
+
+
+def middle_clip(path: str, n: int) -> str:
+    """`a/b/…/y/z.jsonl`: the first folder and as much of the end as fits `n` characters."""
+    if len(path) <= n:
+        return path
+    parts = path.split("/")
+    head, tail = parts[0], [parts[-1]]
+    for part in reversed(parts[1:-1]):
+        if len(head) + len("/…/") + len("/".join([part, *tail])) > n:
+            break
+        tail.insert(0, part)
+    clipped = f"{head}/…/{'/'.join(tail)}"
+    return clipped if len(clipped) <= n else "…" + path[-(n - 1):]
+
+
+def titles_and_folder(paths: list[Path]) -> tuple[list[str], str]:
+    """Each transcript's path relative to the folder they all share, and that folder (`~` for home)."""
+    if not paths:
+        return [], ""
+    full = [p.resolve() for p in paths]
+    common = Path(os.path.commonpath(full)) if len(full) > 1 else full[0].parent
+    if common in full:  # one file given twice
+        common = common.parent
+    home = Path.home()
+    folder = f"~/{common.relative_to(home)}" if common.is_relative_to(home) and common != home else str(common)
+    return [middle_clip(p.relative_to(common).as_posix(), TITLE_CHARS) for p in full], folder
 
 
 def _order(runs: list[StrategyRun]) -> list[StrategyRun]:
@@ -156,10 +190,13 @@ def _png(runs: list[TranscriptRun], window: int, titles: list[str], path: Path, 
 
 
 def write_plot(analysis: Analysis, path: Path) -> Path:
-    """Write the chart for an `Analysis`; `.png` needs matplotlib, anything else is SVG."""
-    titles = [label(r.transcript.source) for r in analysis.runs]
+    """Write the chart for an `Analysis`: `.svg`, or `.png` with matplotlib (the command line refuses
+    any other name before the replay)."""
+    titles, folder = titles_and_folder([r.transcript.source for r in analysis.runs])
     heading = (f"Context tokens per request: {len(analysis.runs)} transcript(s), window {analysis.window:,}, "
-               f"{analysis.pricing} prices")
+               f"{analysis.pricing} prices, in {middle_clip(folder, 40)}")
+    if path.suffix.lower() not in SUFFIXES:
+        raise AnalyzeError(f"--plot {path}: name the chart .svg (or .png, with matplotlib)")
     if path.suffix.lower() == ".png":
         try:
             _png(analysis.runs, analysis.window, titles, path, heading)

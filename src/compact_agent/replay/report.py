@@ -142,13 +142,31 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
             console.print(table(label(run.transcript.source), analysis.metrics(run), fit_caption(run), wide))
     if len(analysis.runs) > 1 or not per_transcript:
         console.print(table(f"Total over {len(analysis.runs)} transcripts", analysis.totals(), wide=wide))
+    columns = COLUMNS if wide else NARROW
+    notes = [LEGEND[c] for c in columns if c in LEGEND]  # only the columns the table shows
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
                   f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"
                   + (f", ${analysis.price.cache_write}/M cache write" if analysis.price.cache_write else "")
-                  + ") · over = requests larger than the window · side = share of the cost spent on "
-                  "summaries, probes and session-notes updates · freed: L1 budget, L2 snip, L3 microcompact, "
-                  "L4 collapse, L5 compaction · kept = share of the user's messages / changed files / last "
-                  "request present after each compaction · hit miss out sum notes reread = the cost in dollars: main requests' cache hits, misses (cache writes included) and output, summary calls, session-notes calls, and the look-agains of stalls · recall = share of what the next step used from earlier context (paths, names, ids) still in the request · edit = share of edits whose old text was still in the request · stalls = request points missing something the next step used, each priced as one more request that re-reads its source · rebuild miss = miss tokens of the first request after each compaction (share of all main-request misses)[/]")
+                  + ") · " + " · ".join(notes) + "[/]")
+
+
+#: What a column means, for the line under the tables (a narrow table leaves some columns out).
+LEGEND = {
+    "over": "over = requests larger than the window",
+    PARTS: "hit miss out sum notes reread = the cost in dollars: main requests' cache hits, misses (cache writes "
+           "included) and output, summary calls, session-notes calls, and the look-agains of stalls",
+    "recall": "recall = share of what the next step used from earlier context (paths, names, ids) still in the "
+              "request",
+    "edit": "edit = share of edits whose old text was still in the request",
+    "stalls": "stalls = request points missing something the next step used, each priced as one more request "
+              "that re-reads its source",
+    "rebuild miss": "rebuild miss = miss tokens of the first request after each compaction (share of all "
+                    "main-request misses)",
+    "side": "side = share of the cost spent on summaries, probes and session-notes updates",
+    "freed (view/req; compaction)": "freed: L1 budget, L2 snip, L3 microcompact, L4 collapse, L5 compaction",
+    "kept u/f/last": "kept = share of the user's messages / changed files / last request present after each "
+                     "compaction",
+}
 
 
 def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import uuid
+from datetime import datetime
 from pathlib import Path
 
 from .. import crashpoints, secrets
@@ -126,3 +127,19 @@ def remove_stale_temps(folder: Path, prefix: str = ".") -> int:
                     p.unlink()
                     n += 1
     return n
+
+
+def list_sessions(root: Path) -> list[Path]:
+    """Session files of one project, newest first."""
+    if not root.exists():
+        return []
+    stamped: list[tuple[float, Path]] = []
+    for p in root.glob("*.jsonl"):
+        with contextlib.suppress(OSError):
+            if p.is_file() and not p.name.startswith("."):
+                stamped.append((p.stat().st_mtime, p))
+    return [p for _, p in sorted(stamped, key=lambda t: t[0], reverse=True)]
+
+
+def new_session_id() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]

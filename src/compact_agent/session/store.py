@@ -44,6 +44,8 @@ from .files import (
     atomic_write,
     ensure_private_dir,
     ensure_private_file,
+    list_sessions,
+    new_session_id,
     project_slug,
     remove_stale_temps,
 )
@@ -261,22 +263,3 @@ class SessionStore:
                     out.append(obj)
         return out
 
-
-#: The longest line a session file may hold. Real ones stay far below (a tool result is capped
-#: before it is saved); a longer one is junk, skipped without ever being held whole in memory.
-
-
-def list_sessions(root: Path) -> list[Path]:
-    """Session files of one project, newest first."""
-    if not root.exists():
-        return []
-    stamped: list[tuple[float, Path]] = []
-    for p in root.glob("*.jsonl"):
-        with contextlib.suppress(OSError):
-            if p.is_file() and not p.name.startswith("."):
-                stamped.append((p.stat().st_mtime, p))
-    return [p for _, p in sorted(stamped, key=lambda t: t[0], reverse=True)]
-
-
-def new_session_id() -> str:
-    return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]

@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 
-from ..agent.run.runner import AgentSession
-
 if TYPE_CHECKING:
+    from ..agent.run.runner import AgentSession
     from .turn_view import InterruptKeys
 
-Handler = Callable[[AgentSession, str, Console], Awaitable[Any]]
+Handler = Callable[["AgentSession", str, Console], Awaitable[Any]]
 
 
 @dataclass

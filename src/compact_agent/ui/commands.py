@@ -10,7 +10,7 @@ from ..agent.run.runner import AgentSession
 from . import render
 from .command_registry import COMMANDS, ExitRepl, command, current_repl
 
-ORDER = ("help", "status", "context", "cost", "compact", "history", "rewind", "plan", "memory", "notes",
+ORDER = ("help", "status", "context", "cost", "compact", "history", "expand", "rewind", "plan", "memory", "notes",
          "model", "init", "permissions", "config", "mcp", "diff", "resume", "clear", "exit")
 
 
@@ -32,7 +32,8 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
     c.print("@path in a message attaches that file (Tab completes paths and commands); !cmd runs a shell command "
             "and adds its output to your next message.", soft_wrap=False)
     c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
-            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits.", soft_wrap=False)
+            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits. Ctrl-O shows the last turn's tool "
+            "output in full (/expand); Ctrl-R searches what you typed before.", soft_wrap=False)
 
 
 @command("status", "model, session, context used / threshold / window")
@@ -221,6 +222,7 @@ async def dispatch(s: AgentSession, line: str, c: Console) -> None:
     await cmd.handler(s, args.strip(), c)
 
 
-# /compact lives in compact_command.py, /context, /cost, /model and /plan in session_views.py, /init, /permissions, /config, /mcp, /diff and
-# /resume in more_commands.py; both register themselves in COMMANDS (command_registry.py).
-from . import compact_command, more_commands, session_views  # noqa: E402,F401
+# /compact lives in compact_command.py, /context, /cost, /model and /plan in session_views.py, /init,
+# /permissions, /config, /mcp, /diff and /resume in more_commands.py, /expand in expand.py; each registers
+# itself in COMMANDS (command_registry.py).
+from . import compact_command, expand, more_commands, session_views  # noqa: E402,F401

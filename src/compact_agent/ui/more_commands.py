@@ -48,18 +48,23 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
     c.print("rules live in [permissions] of the config files (/config shows where)", style="dim")
 
 
-@command("config", "the effective settings and where each came from (user file, project file, env)")
+@command("config", "the settings this session runs with and where each came from (files, env, flags, /model)")
 async def _config(s: AgentSession, args: str, c: Console) -> None:
-    from ..settings_file import SettingsError, load, render
+    from ..settings_file import SettingsError, load, render, with_changes
 
     try:
-        text = render(load(s.cwd))
+        loaded = s.opts.config or load(s.cwd)  # as the session started: its flags included
     except SettingsError as e:
         c.print(str(e), style="red")
         return
-    c.print(text.rstrip("\n"))
-    c.print("flags given at start are not shown; this session uses "
-            f"model {s.info.name}, window {s.cm.limits.window:,}", style="dim")
+    loaded = with_changes(loaded, "/model", model=s.info.name,  # a /model switch since
+                          context_window=s.opts.context_window or loaded.settings.context_window)
+    c.print(render(loaded).rstrip("\n"), soft_wrap=True)  # a table: lines stay whole
+    mode = {"yes": "--yes: nothing asked", "deny": "refuse what needs approval", "ask": "ask"}.get(
+        s.permissions.mode, s.permissions.mode)
+    c.print(f"this session: window {s.cm.limits.window:,}, permissions {mode}"
+            + (f", allowed without asking: {', '.join(sorted(s.permissions.allowed_tools))}"
+               if s.permissions.allowed_tools else "") + " (/permissions)", style="dim")
 
 
 @command("mcp", "MCP servers: connected ones with their tools, and the ones that failed")

@@ -4,13 +4,15 @@
   the two ways Claude Code users type a long message.
 - Tab completes slash commands and `@path` mentions (paths relative to the working directory).
 - Up-arrow history is shared by every session of the project (`prompt_history` beside them), so a
-  command typed yesterday is one key away after `--continue` or `/clear`.
+  command typed yesterday is one key away after `--continue` or `/clear`; Ctrl-R searches it.
+- Ctrl-O shows the last turn's tool output in full above the prompt (what is typed stays), the key
+  Claude Code uses; Ctrl-R keeps its shell meaning.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from ..session.store import ensure_private_file
+from ..session.files import ensure_private_file
 
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 MAX_PATH_COMPLETIONS = 50
@@ -29,9 +31,14 @@ MAX_PATH_COMPLETIONS = 50
 class ReplCompleter(Completer):
     """`/com` → `/compact`; `@src/ma` → `@src/main.py` (directories end in `/` and complete further)."""
 
-    def __init__(self, commands: Iterable[str], cwd: Path) -> None:
-        self.commands = sorted(commands)
+    def __init__(self, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path) -> None:
+        # A callable is asked at each completion: the REPL registers its commands while the prompt is up.
+        self._commands = commands if callable(commands) else sorted(commands)
         self.cwd = cwd
+
+    @property
+    def commands(self) -> list[str]:
+        return sorted(self._commands()) if callable(self._commands) else self._commands
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
@@ -64,8 +71,13 @@ class ReplCompleter(Completer):
                 return
 
 
-def key_bindings() -> KeyBindings:
+def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None) -> KeyBindings:
     kb = KeyBindings()
+
+    if on_expand is not None:
+        @kb.add("c-o")
+        async def _expand(event: KeyPressEvent) -> None:
+            await on_expand()
 
     @kb.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:
@@ -87,12 +99,13 @@ def history_path(project_root: Path) -> Path:
     return project_root / "prompt_history"
 
 
-def make_prompt(project_root: Path, commands: Iterable[str], cwd: Path, toolbar: Any = None,
+def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path,
+                toolbar: Any = None, on_expand: Callable[[], Awaitable[None]] | None = None,
                 **io: Any) -> PromptSession[str]:
     """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe);
-    `toolbar` is the status line under the input (a callable giving its text)."""
+    `toolbar` is the status line under the input (a callable giving its text); `on_expand` runs on Ctrl-O."""
     history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
     return PromptSession(history=FileHistory(str(history)), completer=ReplCompleter(commands, cwd),
                          bottom_toolbar=toolbar,
-                         key_bindings=key_bindings(), multiline=True, complete_while_typing=False,
+                         key_bindings=key_bindings(on_expand), multiline=True, complete_while_typing=False,
                          prompt_continuation="  ", **io)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 
-from ..context.plumbing.events import Event
+if TYPE_CHECKING:  # the REPL draws its banner and prompt before the library is imported
+    from ..context.plumbing.events import Event
 
 
 def bar(used: int, threshold: int, window: int, width: int = 40) -> str:
@@ -78,5 +81,9 @@ def savings_table(savings: dict[str, int]) -> Table:
 
 def make_console(*, markup: bool = False) -> Console:
     """Markup off: paths, commands, prompts and model text contain `[...]` that must print as typed.
-    Our own styling goes through `style=` and `Text`, never through markup in a string."""
-    return Console(highlight=False, soft_wrap=True, markup=markup)
+    Our own styling goes through `style=` and `Text`, never through markup in a string.
+
+    Lines longer than the terminal are wrapped by rich at word boundaries (soft wrap would leave it
+    to the terminal, which breaks words: `the out|put`). Output that must keep its lines whole (a
+    settings table, a command's tail) says so where it is printed."""
+    return Console(highlight=False, soft_wrap=False, markup=markup)

@@ -8,29 +8,28 @@ import contextlib
 import signal
 import time
 from collections.abc import Callable, Coroutine, Iterator
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.input import Input, create_input
 from rich.console import Console
 
 from ..agent.run.options import SessionOptions, session_root
-from ..agent.run.runner import AgentSession
-from ..agent.run.stream_events import problem_line
-from ..agent.tools.todos import TodoItem
-from ..context.plumbing.events import Event
 from ..error_text import describe_error
 from . import render
 from .approval import make_ask, nothing
 from .command_registry import COMMANDS, ExitRepl, running
-from .commands import dispatch
-from .history_view import last_exchanges
 from .prompt_input import make_prompt
-from .session_views import render_plan
-from .sessions_list import format_row, session_rows
+from .repl_start import Start, preload
 from .shell_escape import shell_output, show_shell_output
+from .toolbar import starting_line, status_line
 from .turn_view import InterruptKeys, TurnView
 from .typeahead import echo_back
+
+if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_start.py)
+    from ..agent.run.runner import AgentSession
+    from ..context.plumbing.events import Event
 
 
 def _ask(console: Console, keys: InterruptKeys | None = None, stream: IO[str] | None = None):  # noqa: ANN202
@@ -54,6 +53,9 @@ class Repl:
         self.pending: list[str] = []  # shell output waiting to go with the next message
         self.compact_status: Any = None
         self.status_text = ""  # the toolbar under the prompt, computed once per prompt
+        self.session: AgentSession | None = None  # None until built (the prompt is up before: repl_start.py)
+        self.starting: asyncio.Future[None] | None = None
+        self.prompt: PromptSession[str] | None = None
 
     # -- session callbacks -------------------------------------------------------------------
     def on_compact_start(self, trigger: str, tokens: int) -> None:
@@ -76,13 +78,16 @@ class Repl:
                 self.console.print(render.compact_line(ev), style="yellow" if ev.action == "blocked" else "dim")
             if self.view is not None:
                 self.view._spin("thinking")
-        elif (problem := problem_line(ev)) is not None:
+        elif (problem := _problem_line(ev)) is not None:
             self.console.print(problem, style="yellow")
         elif ev.tokens_freed:
             self.console.print(render.layer_line(ev), style="dim")
 
     def on_change(self, tool: str, info: dict) -> None:
         if tool == "todo_write":
+            from ..agent.tools.todos import TodoItem
+            from .session_views import render_plan
+
             if self.view is not None:
                 self.view.stop()
             self.console.print(render_plan([TodoItem.model_validate(t) for t in info.get("todos", [])]), end="")
@@ -96,61 +101,129 @@ class Repl:
         menu = self.ask_stream is None and c.is_terminal and self.inp is not None
         self.opts.ask = make_ask(c, self.paused, self.ask_stream, use_menu=menu, inp=self.inp,
                                  output=self.prompt_io.get("output"))
-        s = AgentSession(self.opts, on_event=self.on_event, on_compact_start=self.on_compact_start,
-                         on_change=self.on_change)
-        self.session = s
-        for w in s.warnings:
-            c.print(f"warning: {w}", style="yellow")
-        parts = ["compact-agent", s.info.name, f"window {s.cm.limits.window:,}", f"session {s.session_id}",
+        start = Start.of(self.opts)
+        parts = ["compact-agent", start.name, f"window {start.window:,}", f"session {start.session_id}",
                  "/help for commands"]
         if len(" · ".join(parts)) > c.width:  # narrow: the session id is also in /status
-            parts.remove(f"session {s.session_id}")
+            parts.remove(f"session {start.session_id}")
         c.print(" · ".join(parts))
-        if s.messages:
-            for line in last_exchanges(s.messages):
-                c.print(line, style="dim")
-        from .commands import custom_commands
-
-        prompt = make_prompt(session_root(s.cwd, self.opts.home), [*COMMANDS, "quit", *custom_commands(s.cwd)], s.cwd,
-                             toolbar=lambda: self.status_text, **self.prompt_io)
+        self.status_text = starting_line(self.opts.permission_mode == "yes", start.name)
+        self.starting = asyncio.ensure_future(self.build(start))
+        self.starting.add_done_callback(self._built)
+        cwd = self.opts.cwd.resolve()
+        self.prompt = make_prompt(session_root(cwd, self.opts.home), lambda: self.command_names(cwd), cwd,
+                                  toolbar=lambda: self.status_text, on_expand=self.expand_above, **self.prompt_io)
         running.append(self)
         echo_back()
-        last_ctrl_c = float("-inf")
         try:
-            while True:
-                if first_message is not None:
-                    line, first_message = first_message, None
-                    c.print(f"› {line}")
-                else:
-                    self.status_text = status_line(self.session, self.console.width)
-                    if self.before_prompt is not None:
-                        self.before_prompt()
-                    try:
-                        line = await prompt.prompt_async("› ", default=self.keys.take_typed())
-                    except KeyboardInterrupt:
-                        if self.clock() - last_ctrl_c < 2.0:
-                            break  # twice in a row: leave, as Claude Code and Codex do
-                        last_ctrl_c = self.clock()
-                        c.print("press Ctrl-C again to exit (or Ctrl-D, /exit)", style="dim")
-                        continue
-                    except EOFError:
-                        break
-                if not await self.handle(line.strip()):
-                    break
+            await self.loop(self.prompt, first_message)
         finally:
             running.remove(self)
-            await self.session.aclose()  # /clear and /resume swap what `self.session` holds, not the object
+            await asyncio.wait([self.starting])  # a session still being built is finished, then closed
+            if self.session is not None:
+                await self.session.aclose()  # /clear and /resume swap what it holds, not the object
             self.goodbye()
+        self.starting.result()  # a start-up failure (the prompt was ended for it) is reported
+
+    async def loop(self, prompt: PromptSession[str], first_message: str | None) -> None:
+        c = self.console
+        last_ctrl_c = float("-inf")
+        while True:
+            if first_message is not None:
+                line, first_message = first_message, None
+                c.print(f"› {line}")
+            else:
+                if self.session is not None:
+                    self.status_text = status_line(self.session, self.console.width)
+                if self.before_prompt is not None:
+                    self.before_prompt()
+                try:
+                    line = await prompt.prompt_async("› ", default=self.keys.take_typed() if self.keys else "")
+                except KeyboardInterrupt:
+                    if self.clock() - last_ctrl_c < 2.0:
+                        break  # twice in a row: leave, as Claude Code and Codex do
+                    last_ctrl_c = self.clock()
+                    c.print("press Ctrl-C again to exit (or Ctrl-D, /exit)", style="dim")
+                    continue
+                except EOFError:
+                    break
+            if line.strip() and not await self.ready():
+                break
+            if not await self.handle(line.strip()):
+                break
+
+    async def build(self, start: Start) -> None:
+        """Import in a worker thread (the prompt stays responsive), then build the session on the
+        loop and show what it brings (warnings, a resumed session's last exchanges) above the prompt."""
+        await asyncio.to_thread(preload, self.opts)
+        from ..agent.run.runner import AgentSession
+        from .history_view import last_exchanges
+
+        s = AgentSession(self.opts, on_event=self.on_event, on_compact_start=self.on_compact_start,
+                         on_change=self.on_change, resolved=(start.session_id, start.exists))
+        self.session = s
+        lines = [(f"warning: {w}", "yellow") for w in s.warnings]
+        lines += [(line, "dim") for line in (last_exchanges(s.messages) if s.messages else [])]
+        if lines:
+            await self.above_prompt(lambda: [self.console.print(t, style=st) for t, st in lines])
+        self.status_text = status_line(s, self.console.width)
+        if self.prompt is not None and self.prompt.app.is_running:
+            self.prompt.app.invalidate()
+
+    def _built(self, task: asyncio.Future[None]) -> None:
+        """A session that could not be built (a window too small, a locked session) ends the prompt;
+        `run` reports why."""
+        if not task.cancelled() and task.exception() is not None and self.prompt is not None \
+                and self.prompt.app.is_running:
+            self.prompt.app.exit(exception=EOFError())
+
+    async def ready(self) -> bool:
+        """Wait for the session (a line entered while it is being built); False if it failed."""
+        if self.starting is None:
+            return False
+        if not self.starting.done():
+            with self.console.status("starting…") if self.console.is_terminal else nothing():
+                await asyncio.wait([self.starting])
+        return self.starting.exception() is None
+
+    async def above_prompt(self, show: Callable[[], Any]) -> None:
+        """Print while the prompt is up: it steps aside and comes back under what was printed."""
+        if self.prompt is not None and self.prompt.app.is_running:
+            await run_in_terminal(show)
+        else:
+            show()
+
+    async def expand_above(self) -> None:
+        """Ctrl-O at the prompt: the last turn's tool calls in full, above it (what is typed stays)."""
+        def show() -> None:
+            if self.session is None:
+                self.console.print("the session is still starting", style="dim")
+                return
+            from .expand import expand
+
+            expand(self.session, "", self.console)
+
+        await self.above_prompt(show)
+
+    def command_names(self, cwd: Any) -> list[str]:
+        """What `/` completes: the commands registered so far (all of them once the session is built)."""
+        if self.session is None:
+            return [*COMMANDS, "quit"]
+        from .commands import custom_commands
+
+        return [*COMMANDS, "quit", *custom_commands(cwd)]
 
     async def handle(self, line: str) -> bool:
         """One input line; False to leave."""
         s = self.session
-        if not line:
+        if not line or s is None:
             return True
         try:
             if line.startswith("!"):
                 await self.shell(line[1:].strip())
             elif line.startswith("/"):
+                from .commands import dispatch
+
                 await dispatch(s, line, self.console)
             else:
                 message = "\n\n".join([*self.pending, line])
@@ -210,6 +283,7 @@ class Repl:
     async def turn(self, message: str, typed: str | None = None) -> None:
         """Run one turn; Esc or Ctrl-C cancels it (the session keeps what was saved), not the REPL."""
         s = self.session
+        assert s is not None  # a line waits for the session (ready)
         self.attachment_notes(message if typed is None else typed)
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
         await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed), view)
@@ -253,6 +327,8 @@ class Repl:
 
     async def pick(self) -> bool:
         """`--resume` without an id: choose one of the project's sessions by number."""
+        from .sessions_list import format_row, session_rows
+
         rows = session_rows(session_root(self.opts.cwd.resolve(), self.opts.home))
         if not rows:
             self.console.print("no sessions to resume in this directory; starting a new one")
@@ -281,23 +357,10 @@ class Repl:
                                "(or --continue for the newest)", style="dim")
 
 
-def status_line(s: AgentSession, width: int) -> str:
-    """The toolbar: context used / window, cost so far, the model, and a mark when nothing is asked
-    (--yes). Parts that do not fit the width are left out, least useful first."""
-    from ..agent.accounting.context_report import cost_report, picture
+def _problem_line(ev: Event) -> str | None:
+    from ..agent.run.stream_events import problem_line
 
-    try:
-        used, window = picture(s).used, s.cm.limits.window
-        cost = cost_report(s).total_cost
-    except Exception:  # noqa: BLE001 - a status line must never break the prompt
-        return f" {s.info.name}"
-    parts = [f"context {used / 1000:.1f}k/{window / 1000:.1f}k ({100 * used / max(1, window):.0f}%)",
-             f"${cost:.4f}" if s.info.input > 0 else "cost unknown", s.info.name]
-    if s.permissions.mode == "yes":
-        parts.insert(0, "⏵⏵ bypass permissions (--yes)")
-    while len(parts) > 1 and len(" · ".join(parts)) > width - 2:
-        parts.pop(-2 if len(parts) > 2 else -1)
-    return " " + " · ".join(parts)
+    return problem_line(ev)
 
 
 async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,

@@ -113,7 +113,7 @@ class TurnView:
             tail = obj.get("tail") or []
             if len(tail) > 1 or (tail and obj.get("output_lines", 0) > 1):  # the last line is in the result line
                 more = obj.get("output_lines", len(tail)) - len(tail)
-                head = f"    … {more} line{'s' if more != 1 else ''} before\n" if more > 0 else ""
+                head = f"    … {more} line{'s' if more != 1 else ''} before · ctrl+o shows all\n" if more > 0 else ""
                 self.console.print(Text(head + "\n".join("    " + ln for ln in tail), style="dim"),
                                    highlight=False, soft_wrap=False, overflow="ellipsis", no_wrap=True)
             self._spin("thinking")

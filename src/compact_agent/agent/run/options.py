@@ -10,17 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-
-from pydantic_ai.models import Model
+from typing import TYPE_CHECKING
 
 from ...config import Settings, home_dir
-from ...session.store import (
-    list_sessions,
-    new_session_id,
-    project_slug,
-)
+from ...session.files import list_sessions, new_session_id, project_slug
 from ...settings_file import user_config_path
 from ..integrations.instructions import load_instructions
+
+if TYPE_CHECKING:  # the REPL shows its prompt before pydantic-ai is imported
+    from pydantic_ai.models import Model
+
+    from ...settings_file import Loaded
 
 SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
 - Use read_file, grep and glob to look before you change anything; edit_file needs a prior read_file.
@@ -56,6 +56,7 @@ class SessionOptions:
     model_override: Model | None = None  # a ready model (the offline demo's scripted stand-in)
     allowed_tools: tuple[str, ...] = ()  # --allowed-tools: these run without asking
     append_system_prompt: str = ""  # --append-system-prompt
+    config: Loaded | None = None  # the settings as loaded at start, with each one's source (/config)
 
 
 def project_instructions(cwd: Path) -> tuple[str, list[Path]]:

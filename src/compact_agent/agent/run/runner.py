@@ -82,8 +82,9 @@ class AgentSession:
 
     def __init__(self, opts: SessionOptions, on_event: Callable[[Event], None] | None = None,
                  on_compact_start: Callable[[str, int], None] | None = None,
-                 on_change: Callable[[str, dict[str, Any]], None] | None = None) -> None:
-        self.opts = opts
+                 on_change: Callable[[str, dict[str, Any]], None] | None = None,
+                 resolved: tuple[str, bool] | None = None) -> None:
+        self.opts = opts  # resolved: (session id, exists) chosen before, for the REPL's banner
         self.cwd = opts.cwd.resolve()
         self.settings = opts.settings
         provider = provider_for(opts.model, opts.base_url)
@@ -91,7 +92,7 @@ class AgentSession:
                                           window=opts.context_window or self.settings.context_window)
         self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key,
                                                         **self._http_limits())
-        self.session_id, exists = resolve_session_id(opts)
+        self.session_id, exists = resolved or resolve_session_id(opts)
         home = opts.home or home_dir()
         for d in (home, home / "projects"):  # also when an older version made them 0755
             ensure_private_dir(d)

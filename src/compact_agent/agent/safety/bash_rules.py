@@ -160,3 +160,24 @@ def allowed_by(line: str, patterns: Sequence[str]) -> bool:
         return False
     norms = [_norm(p) for p in patterns]
     return all(any(fnmatch.fnmatchcase(" ".join(words), p) for p in norms) for words in parsed.commands)
+
+
+def why_not_allowed(line: str, patterns: Sequence[str]) -> str | None:
+    """Why the allow rules do not cover `line`, in words for the refusal (None when they do, or
+    when there are none): `sleep 1 && echo hi` under `sleep *` is refused for its `echo hi`."""
+    if not patterns or allowed_by(line, patterns):
+        return None
+    rules = ", ".join(f"bash({p})" for p in patterns)
+    parsed = parse(line)
+    if not parsed.clean:
+        return f"a line with a substitution ($(…), backticks) or unbalanced quotes is not covered by {rules}"
+    if parsed.redirects:
+        return f"a line that redirects output to a file is not covered by {rules}"
+    norms = [_norm(p) for p in patterns]
+    missing = [" ".join(w) for w in parsed.commands if not any(fnmatch.fnmatchcase(" ".join(w), p) for p in norms)]
+    if not missing:
+        return None
+    if len(parsed.commands) > 1:
+        return (f"each command of a compound line must be allowed by itself, and {missing[0]!r} is not "
+                f"covered by {rules}")
+    return f"{missing[0]!r} is not covered by {rules}"

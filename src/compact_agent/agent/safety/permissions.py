@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from .bash_rules import allowed_by, denied_by
+from .bash_rules import allowed_by, denied_by, why_not_allowed
 
 Mode = Literal["ask", "yes", "deny"]
 PROJECT_FILE = ".compact-agent.toml"  # settings_file.PROJECT_FILE (not imported: this module stays light)
@@ -189,7 +189,8 @@ class Permissions:
         if self.mode == "yes" or tool in self.allowed_tools or scope in self.always:
             return None
         if self.mode == "deny" or self.ask is None:
-            return f"permission denied: {tool} needs approval; rerun with --yes to allow"
+            why = why_not_allowed(detail, self.allow_bash) if tool == "bash" else None
+            return f"permission denied: {tool} needs approval{f' ({why})' if why else ''}; rerun with --yes to allow"
         try:
             answer = self.ask(tool, detail)
         except EOFError:  # stdin closed: nobody can approve

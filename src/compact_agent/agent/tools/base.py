@@ -22,8 +22,8 @@ from ...session.store import utf8_safe
 from ..safety.permissions import Permissions
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState
+from .names import TOOL_NAMES  # noqa: F401 - where the tools and their tests look it up
 
-TOOL_NAMES: tuple[str, ...] = ("read_file", "write_file", "edit_file", "bash", "grep", "glob")
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
      ".pytest_cache", ".ruff_cache", ".tox"}

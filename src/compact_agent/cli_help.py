@@ -1,0 +1,39 @@
+"""Help and errors that read as written: typer's defaults show `{paths}... <list[Path]>` for a list
+argument and `[x>=1024]` for a bound; ours say `PATH...` and `must be at least 1,024 tokens`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from typer.core import TyperArgument, TyperCommand
+
+
+class _AsWritten(TyperArgument):
+    """An argument shown by its metavar alone (`PATH...`), where typer would write `{paths}...` in
+    the usage line and `<list[Path]>` in the help."""
+
+    def _usage_display_name(self) -> str:
+        return self.display_name_raw
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+
+class ReadableCommand(TyperCommand):
+    """A command whose help reads as written: arguments given a metavar show just that."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if type(param) is TyperArgument and param.metavar:
+                param.__class__ = _AsWritten
+
+
+def at_least(n: int, unit: str = "") -> Any:
+    """A lower bound said in words (`must be at least 1,024 tokens`); typer's `min=` shows `[x>=1024]`."""
+    def check(value: int | None) -> int | None:
+        if value is not None and value < n:
+            raise typer.BadParameter(f"must be at least {n:,}{unit}")
+        return value
+    return check

@@ -1,0 +1,96 @@
+"""`/expand` (and Ctrl-O at the prompt): tool calls with their whole output.
+
+While a turn runs, each tool call gets one line and a command its last three lines; the rest is in
+the session, where a user who wants to read it could not get at it. This prints it, as Claude
+Code's Ctrl-O and Codex's transcript view do: the calls of the last turn by default, or the last N
+calls. What a compaction replaced is in its archive (`/history` names it), not here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from rich.console import Console
+from rich.text import Text
+
+from ..agent.run.runner import AgentSession
+from . import tool_lines
+from .command_registry import command
+
+
+@dataclass
+class Call:
+    part: ToolCallPart
+    output: str | None  # None: no result yet (an interrupted turn)
+    error: bool
+    turn: int  # which user prompt it answered (counting from 1)
+
+
+def tool_calls(messages: Sequence[ModelMessage]) -> list[Call]:
+    """Every tool call in `messages` with its whole result, oldest first."""
+    calls: dict[str, Call] = {}
+    turn = 0
+    for m in messages:
+        if isinstance(m, ModelRequest):
+            if not m.metadata and any(isinstance(p, UserPromptPart) for p in m.parts):
+                turn += 1
+            for p in m.parts:
+                if isinstance(p, ToolReturnPart | RetryPromptPart) and p.tool_call_id in calls:
+                    call = calls[p.tool_call_id]
+                    if isinstance(p, ToolReturnPart):
+                        call.output = p.model_response_str()
+                    else:
+                        call.output, call.error = p.model_response(), True
+        elif isinstance(m, ModelResponse):
+            for p in m.parts:
+                if isinstance(p, ToolCallPart):
+                    calls[p.tool_call_id] = Call(p, None, False, turn)
+    return list(calls.values())
+
+
+def chosen(calls: list[Call], args: str) -> list[Call] | str:
+    """The last turn's calls, or the last N; a one-line usage error for anything else."""
+    if not args:
+        return [c for c in calls if c.turn == calls[-1].turn] if calls else []
+    if not args.isdigit() or int(args) < 1:
+        return "usage: /expand [N] (the last turn's tool calls in full, or the last N calls)"
+    return calls[-int(args):]
+
+
+def show(calls: list[Call], c: Console) -> None:
+    for call in calls:
+        c.print(tool_lines.call_line({"tool": call.part.tool_name, "args": call.part.args_as_dict()}),
+                style="bold", highlight=False)
+        if call.output is None:
+            c.print("  ⎿ (no result: the turn was interrupted)", style="dim")
+            continue
+        lines = call.output.rstrip("\n").split("\n")
+        body = "\n".join(("  ⎿ " if i == 0 else "    ") + line for i, line in enumerate(lines))
+        c.print(Text(body, style="red" if call.error else ""), highlight=False)
+    if calls:
+        c.print(f"{len(calls)} tool call{'s' if len(calls) != 1 else ''} in full", style="dim")
+
+
+def expand(s: AgentSession, args: str, c: Console) -> None:
+    picked = chosen(tool_calls(s.messages), args.strip())
+    if isinstance(picked, str):
+        c.print(picked)
+    elif not picked:
+        c.print("no tool calls in this session yet" + (" (since its last compaction)" if s.cm.compactions else ""))
+    else:
+        show(picked, c)
+
+
+@command("expand", "the last turn's tool calls with their whole output (Ctrl-O); /expand N: the last N calls")
+async def _expand(s: AgentSession, args: str, c: Console) -> None:
+    expand(s, args, c)

@@ -1,0 +1,59 @@
+"""What the REPL knows before its session exists, and what it loads while the prompt is up.
+
+Building a session imports pydantic-ai, the provider's SDK and the agent (about 1.5 s on a small
+machine); a user who has to wait that long for a prompt types into nothing. So the REPL prints
+its banner from what is cheap to know (the model, its window, the session id; a missing API key
+or an unknown `--resume` id still stop it here, before the prompt), shows the prompt at once, and
+builds the session meanwhile: the imports in a worker thread (`preload`), the session itself on
+the event loop once they are done. A line entered before then waits for it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from ..agent.run.options import SessionOptions, resolve_session_id
+
+#: What the REPL's first turn and commands need: imported in the worker thread, not on the loop.
+MODULES = (
+    "compact_agent.agent.run.runner",
+    "compact_agent.agent.run.stream_events",
+    "compact_agent.agent.tools.todos",
+    "compact_agent.agent.accounting.context_report",
+    "compact_agent.ui.commands",  # registers every slash command (more_commands, session_views)
+    "compact_agent.ui.history_view",
+)
+
+
+@dataclass(frozen=True)
+class Start:
+    """The banner's facts, known without building the session."""
+
+    name: str
+    window: int
+    session_id: str
+    exists: bool  # resuming a session file (`-c`, `-r ID`)
+
+    @classmethod
+    def of(cls, opts: SessionOptions) -> Start:
+        """Raises ConfigError (no API key) or FileNotFoundError (an unknown `--resume` id) as the
+        session would, before anything else is shown."""
+        from ..models import api_key_for, model_info, provider_for
+
+        info = model_info(opts.model, provider=provider_for(opts.model, opts.base_url),
+                          window=opts.context_window or opts.settings.context_window)
+        if opts.model_override is None:
+            api_key_for(opts.model, opts.base_url, opts.api_key)
+        session_id, exists = resolve_session_id(opts)
+        return cls(info.name, info.window, session_id, exists)
+
+
+def preload(opts: SessionOptions) -> None:
+    """The slow imports of building a session, for a worker thread."""
+    from ..models import preload as preload_provider
+
+    for name in MODULES:
+        importlib.import_module(name)
+    if opts.model_override is None:
+        preload_provider(opts.model, opts.base_url)

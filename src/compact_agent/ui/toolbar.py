@@ -1,0 +1,34 @@
+"""The toolbar under the REPL's prompt: context used / window, cost so far, the model, and a mark when
+nothing is asked (--yes); `starting…` while the session is being built."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..agent.run.runner import AgentSession
+
+BYPASS = "⏵⏵ bypass permissions (--yes)"
+
+
+def starting_line(bypass: bool, model: str) -> str:
+    return " " + " · ".join([BYPASS] * bypass + ["starting…", model])
+
+
+def status_line(s: AgentSession, width: int) -> str:
+    """The toolbar: context used / window, cost so far, the model, and a mark when nothing is asked
+    (--yes). Parts that do not fit the width are left out, least useful first."""
+    from ..agent.accounting.context_report import cost_report, picture
+
+    try:
+        used, window = picture(s).used, s.cm.limits.window
+        cost = cost_report(s).total_cost
+    except Exception:  # noqa: BLE001 - a status line must never break the prompt
+        return f" {s.info.name}"
+    parts = [f"context {used / 1000:.1f}k/{window / 1000:.1f}k ({100 * used / max(1, window):.0f}%)",
+             f"${cost:.4f}" if s.info.input > 0 else "cost unknown", s.info.name]
+    if s.permissions.mode == "yes":
+        parts.insert(0, BYPASS)
+    while len(parts) > 1 and len(" · ".join(parts)) > width - 2:
+        parts.pop(-2 if len(parts) > 2 else -1)
+    return " " + " · ".join(parts)

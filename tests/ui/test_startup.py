@@ -1,0 +1,80 @@
+"""Start-up: the command line reads its settings and the REPL shows its prompt without importing
+pydantic-ai; the session is built while the user types. (How fast: benchmarks/startup.py.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from .pty_driver import REPO, Terminal
+
+HEAVY = ("pydantic_ai", "openai", "anthropic")
+
+
+def loaded_after(code: str, cwd: Path) -> list[str]:
+    """Which of HEAVY a fresh interpreter has imported after running `code`."""
+    probe = f"{code}\nimport sys\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=cwd,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO / "src"),
+                              "COMPACT_AGENT_CONFIG": str(cwd / "none.toml"), "COMPACT_AGENT_HOME": str(cwd / "h")})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1].replace("'", '"'))
+
+
+def test_the_settings_the_cli_and_the_repl_module_load_without_pydantic_ai(tmp_path):
+    code = ("from pathlib import Path\nimport compact_agent.cli, compact_agent.ui.repl\n"
+            "from compact_agent.settings_file import load\nload(Path.cwd(), {})\n"
+            "from compact_agent.ui.repl_start import Start\nfrom compact_agent.agent.run.options import SessionOptions\n"
+            "Start.of(SessionOptions(cwd=Path.cwd(), model='m', base_url='http://127.0.0.1:9/v1'))")
+    assert loaded_after(code, tmp_path) == []
+
+
+def test_the_library_loads_each_name_on_first_use(tmp_path):
+    import compact_agent.context as lib
+
+    assert loaded_after("import compact_agent.context", tmp_path) == []
+    assert set(lib._EXPORTS) == set(lib.__all__) and set(lib.__all__) <= set(dir(lib))
+    assert loaded_after("from compact_agent.context import *\nassert ContextManager and default_layers",
+                        tmp_path) == ["pydantic_ai"]
+
+
+GATE = """
+import os, sys, time
+
+class HoldPydanticAI:
+    \"\"\"pydantic-ai cannot be imported until the file GATE exists: whatever shows before needs none of it.\"\"\"
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pydantic_ai":
+            while not os.path.exists(os.environ["GATE"]):
+                time.sleep(0.01)
+        return None
+
+sys.meta_path.insert(0, HoldPydanticAI())
+"""
+
+
+def test_the_prompt_is_up_while_the_session_is_built_and_a_line_waits_for_it(tmp_path):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(GATE)
+    gate = tmp_path / "open"
+    with FakeOpenAIServer(lambda req: Reply.text("ANSWERED")) as server:
+        term = Terminal(tmp_path, server.base_url, "--yes",
+                        env={"PYTHONPATH": f"{hook}:{REPO / 'src'}", "GATE": str(gate)})
+        try:
+            banner = term.read_until("/help for commands")
+            term.prompt(banner)
+            term.read_until("starting…", banner)  # the toolbar says the session is not there yet
+            term.type("hello\r")  # entered while pydantic-ai is still held: it waits for the session
+            gate.touch()
+            term.prompt(term.read_until("ANSWERED", banner))
+            term.read_until("context ", banner)  # the toolbar once the session is there
+            assert term.finish() == 0
+        finally:
+            term.close()
+        assert server.requests[0].last_user_text() == "hello"
