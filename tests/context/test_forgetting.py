@@ -85,9 +85,10 @@ def test_an_early_compaction_pays_only_net_of_what_it_makes_the_model_look_for_a
     assert plan_compaction(**args).compact
     # Look-agains worth 100 a request: 460 net, paid back in 10.8 requests: still pays.
     assert plan_compaction(**args, forget=100e-6).compact
-    # Worth 560 or more: the context is still in use, and no saving is left.
+    # Worth 560 or more: the context is still in use, and no saving is left: the 50 x 560 of look-agains
+    # and K are never paid back within the session ((4,956 + 28,000) / 560 = 58.9 requests > 50).
     plan = plan_compaction(**args, forget=560e-6)
-    assert not plan.compact and plan.payback == float("inf")
+    assert not plan.compact and plan.saving == pytest.approx(0) and plan.payback == pytest.approx(58.85)
 
 
 def _schedule_case(reaches: list[int]) -> tuple[SimpleNamespace, Schedule]:
@@ -304,3 +305,28 @@ async def test_a_live_run_times_its_requests_with_the_managers_clock():
     await Agent(FunctionModel(answer), capabilities=[cm]).run("hello")
     assert cm.schedule.reuse is not None and list(cm.schedule.reuse.round_trips) == [3.0]
     assert cm.schedule.reuse.wait_usd(0.02) == pytest.approx(0.02 * 3 / 5)
+
+
+def test_an_early_compaction_counts_the_look_agains_only_until_the_window_would_force_one():
+    # The case above with look-agains worth 700 a request, more than the 560 holding less saves: never
+    # worth it over the session (50 requests so far, as many expected)...
+    args = dict(context=30_000, rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=100,
+                requests_so_far=50, prices=Prices(), forget=700e-6)
+    assert not plan_compaction(**args).compact
+    # ... but the window forces a compaction 5 requests from now, which drops the same: 5 x 700 = 3,500
+    # lost against 50 x 560 = 28,000 saved, less K = 4,956: it pays, back in (4,956 + 3,500) / 560 = 15.1.
+    plan = plan_compaction(**args, forget_span=5)
+    assert plan.compact and plan.payback == pytest.approx((4_956 + 3_500) / 560, rel=1e-3)
+    # 40 requests away: 28,000 lost, more than is saved after K.
+    assert not plan_compaction(**args, forget_span=40).compact
+
+
+def test_the_requests_until_the_window_forces_a_compaction_go_by_the_median_growth():
+    growth = Growth()
+    for size in (0, 100, 200, 10_200, 10_300, 10_400):  # four steps of 100 and one burst of 10,000
+        growth.observe(size)
+    assert growth.rate == pytest.approx(10_400 / 5)
+    # 20,000 tokens of room: 9.6 requests at the mean, which the burst makes; 200 at the median step.
+    assert growth.requests_until(20_000) == pytest.approx(200)
+    assert Growth(total=5_000, requests=50).requests_until(20_000) == pytest.approx(200)  # no steps: the mean
+    assert growth.requests_until(-5) == 1.0

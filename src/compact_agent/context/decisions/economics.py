@@ -25,7 +25,8 @@ measured size of summaries, and the sizes of what a compaction would keep.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 
 __all__ = ["CompactionPlan", "Growth", "Prices", "plan_compaction", "record_pays", "rewrite_pays", "summary_cost"]
 
@@ -54,6 +55,10 @@ class Prices:
         return (hits * self.hit + resent * self.resend + output * self.output) / 1e6
 
 
+RECENT_STEPS = 100
+"""Requests whose growth `Growth.requests_until` looks at: the session's current stretch of work."""
+
+
 @dataclass
 class Growth:
     """How fast the context grows: new message tokens per model request, over the session.
@@ -66,12 +71,14 @@ class Growth:
     total: float = 0.0
     requests: int = 0
     last_size: int | None = None
+    steps: deque[int] = field(default_factory=lambda: deque(maxlen=RECENT_STEPS))
 
     def observe(self, size: int) -> None:
         """The history (message tokens) as the next request is prepared."""
         if self.last_size is not None:
             self.total += max(0, size - self.last_size)
             self.requests += 1
+            self.steps.append(max(0, size - self.last_size))
         self.last_size = size
 
     def rebase(self, size: int) -> None:
@@ -81,6 +88,16 @@ class Growth:
     @property
     def rate(self) -> float:
         return self.total / self.requests if self.requests else 0.0
+
+    def requests_until(self, room: float) -> float:
+        """How many requests the history typically takes to grow by `room` tokens: at the median
+        growth of the recent requests. Growth comes in bursts (a large file read among small
+        steps), so the mean, which the bursts make, says the room is used up sooner than it usually
+        is; a decision that counts what happens until then must not count too few. At least one."""
+        if not self.steps:
+            return max(1.0, room / max(self.rate, 1.0))
+        median = sorted(self.steps)[len(self.steps) // 2]
+        return max(1.0, room / max(median, 1))
 
 
 @dataclass(frozen=True)
@@ -108,7 +125,7 @@ SUMMARY_INSTRUCTION_TOKENS = 700  # the summary prompt appended after the shared
 
 def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens: int, growth: float,
                     requests_so_far: int, prices: Prices, summary_share: float = 1.0,
-                    forget: float = 0.0) -> CompactionPlan:
+                    forget: float = 0.0, forget_span: float = math.inf) -> CompactionPlan:
     """Whether compacting now, before the window forces it, is cheaper than waiting.
 
     `context` is the history's size in tokens (without the fixed system prompt and tools,
@@ -129,7 +146,9 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
 
     `forget` is USD per later request of the look-agains the compaction causes (`reuse.py`: how
     often the session's responses reach back past what it would keep, times what a look-again
-    costs). It comes off the saving: a compaction of context the model is still using does not pay.
+    costs), for `forget_span` requests: until a compaction the window forces anyway would drop the
+    same (and, keeping less, forget more). It comes off the saving: a compaction of context the
+    model is still using does not pay.
     """
     request = summary_cost(prefix=overhead + context, summary_tokens=summary_tokens, prices=prices)
     k = prices.cost(resent=rebuild) + summary_share * request
@@ -137,9 +156,11 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     hit = prices.hit / 1e6
     cycle = math.sqrt(2 * max(growth, 1.0) * k_eff / hit) if hit > 0 else math.inf
     point = rebuild + cycle
-    saving = prices.cost(hits=max(0, context - rebuild)) - forget
-    payback = k / saving if saving > 0 else math.inf
     horizon = float(requests_so_far)
+    held = prices.cost(hits=max(0, context - rebuild))
+    lost = forget * min(forget_span, horizon)  # the look-agains that are this compaction's own
+    saving = held - (lost / horizon if horizon > 0 else forget)
+    payback = (k + lost) / held if held > 0 else math.inf
     return CompactionPlan(compact=context >= point and payback <= horizon, point=point, fixed_cost=k,
                           saving=saving, payback=payback, horizon=horizon, rebuild=rebuild)
 

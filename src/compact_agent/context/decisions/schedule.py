@@ -28,6 +28,7 @@ here touches the history.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import ModelMessage
@@ -115,15 +116,14 @@ class Schedule:
         if cm.compactor is None or not messages or not cm.settings.priced_compaction:
             return True
         rebuild = self._rebuild(cm, messages)
-        growth = max(self.growth.rate, 1.0)
         forget = self.forget(cm, messages, fixed + rebuild)
         plan = self._plan(cm, context, rebuild, fixed, forget=forget)
         self.last_plan = plan
-        until_next = max(1.0, (cm.limits.threshold - fixed - rebuild) / growth)
+        until_next = max(1.0, (cm.limits.threshold - fixed - rebuild) / max(self.growth.rate, 1.0))
         # Waiting means compacting at the hard limit, which drops the same and more a few requests
         # later (and then keeps less than this compaction's tail and all that follows it): the
         # look-agains of those few requests are all this compaction adds.
-        forced = max(1.0, (self.hard_limit(cm) - fixed - context) / growth)
+        forced = self.until_forced(cm, fixed + context)
         held = self.prices.cost(hits=max(0, context - rebuild))
         return bool(held * until_next >= plan.fixed_cost + forget * min(forced, until_next))
 
@@ -142,7 +142,8 @@ class Schedule:
             return False
         rebuild = self._rebuild(cm, messages)
         forget = self.forget(cm, messages, fixed + rebuild)
-        self.last_plan = self._plan(cm, context, rebuild, fixed, forget=forget)
+        span = self.until_forced(cm, fixed + context)  # then the window compacts anyway
+        self.last_plan = self._plan(cm, context, rebuild, fixed, forget=forget, forget_span=span)
         if self.last_plan.compact or not records:
             return self.last_plan.compact
         # Past the point of a compaction that calls no model: would this one keep a record? Then
@@ -153,8 +154,13 @@ class Schedule:
         if size is None or not self.record_pays(cm, messages, size, tokens_before=context + fixed, reason="priced",
                                                 rebuild=rebuild):
             return False
-        self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0, forget=forget)
+        self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0, forget=forget, forget_span=span)
         return self.last_plan.compact
+
+    def until_forced(self, cm: ManagerView, request_tokens: int) -> float:
+        """Requests until the history typically reaches the hard limit from a request of
+        `request_tokens`, when the window forces a compaction whatever the schedule decides."""
+        return self.growth.requests_until(self.hard_limit(cm) - request_tokens)
 
     def next_compaction_at(self, cm: ManagerView) -> int:
         """Where (request size, overhead included) the next compaction is expected: the cheapest
@@ -305,8 +311,9 @@ class Schedule:
         return best
 
     def _plan(self, cm: ManagerView, context: int, rebuild: int, fixed: int,
-              summary_share: float | None = None, forget: float = 0.0) -> CompactionPlan:
+              summary_share: float | None = None, forget: float = 0.0,
+              forget_span: float = math.inf) -> CompactionPlan:
         return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
                                summary_share=self.summary_share if summary_share is None else summary_share,
-                               forget=forget)
+                               forget=forget, forget_span=forget_span)
