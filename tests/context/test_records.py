@@ -482,3 +482,33 @@ def test_a_compaction_that_would_keep_a_record_is_planned_at_its_own_cheaper_poi
     cm, schedule = schedule_case(compaction_records=False)
     cm.compactor.keeps.record = 500
     assert not schedule.priced(cm, history, 32_000, 10_000)
+
+
+async def test_a_kept_compaction_message_that_would_not_shrink_the_context_gives_way_to_one_record():
+    from compact_agent.config import Limits
+    from compact_agent.context.compaction.compactor import Compactor
+
+    async def no_model(messages, prompt):
+        raise AssertionError("a record needs no model")
+
+    first = summary.summary_message("Earlier: fixed the parser.", None, ["fix the parser " * 40], "full",
+                                    {"src/p.py": ["edited"]}, [])
+    msgs = rounds_after(first, 0, 3, size=400)
+
+    async def sizes() -> tuple[int, int]:
+        kept = await Compactor(Limits.for_window(16_000, 2_000)).compact(
+            msgs, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True,
+            prefer_incremental=lambda kept, carried: False)
+        whole = await Compactor(Limits.for_window(16_000, 2_000)).compact(
+            msgs, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
+        assert kept.event.detail["incremental"] and not whole.event.detail["incremental"]
+        return kept.tokens_after, whole.tokens_after
+
+    with_kept, as_one = await sizes()
+    assert as_one < with_kept  # the update's framing and the users' words it repeats cost more here
+    # A context between the two: kept, the message would not shrink it; one record of it all does.
+    result = await Compactor(Limits.for_window(16_000, 2_000)).compact(
+        msgs, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True,
+        prefer_incremental=lambda kept, carried: False, tokens_before=(with_kept + as_one) // 2 + 1)
+    assert result.strategy == "record" and not result.event.detail["incremental"]
+    assert result.tokens_after == as_one

@@ -133,6 +133,11 @@ class Compactor(Keeper):
                 return self._finish(messages, head, messages[:keep], tail, text, archive, trigger, strategy,
                                     before, overhead, watch, dropped, incremental=bool(keep))
             except NotSmaller:
+                if keep and strategy == "record" and (whole := summary.record_of(messages[:cut])) is not None:
+                    # Beside the kept message, the update's own framing did not fit (a window the
+                    # system prompt nearly fills): one record of it all, as without the kept message.
+                    keep, head, text = 0, messages[:cut], whole
+                    continue
                 # The summary covers everything; keep a shorter tail with it (the thrash guard's
                 # steps), rather than fail a compaction whose tail held most of the history.
                 if self.escalation >= 2:
