@@ -121,6 +121,13 @@ def test_the_kept_tail_grows_where_the_model_reaches_back_and_shrinks_where_it_d
     assert schedule.choose_tail(cm, 8_000) == 4_000  # half the default: nothing needs more
     cm, schedule = _schedule_case([20_000] * 15 + [0] * 15)  # half the responses reach 20K back
     assert schedule.choose_tail(cm, 8_000) == 24_000  # 3x the default covers them
+    # A third reach 10K back: with 100 tokens of growth a request the dropped part sinks slowly, and
+    # twice the default (16K) covers them; at 3,000 a request it is soon past their reach anyway, and
+    # half the default does (a flat chance at the tail's depth would keep 16K all the same).
+    cm, schedule = _schedule_case([10_000] * 10 + [0] * 20)
+    assert schedule.choose_tail(cm, 8_000) == 16_000
+    schedule.growth = Growth(total=150_000, requests=50)
+    assert schedule.choose_tail(cm, 8_000) == 4_000
     schedule.reuse = None
     assert schedule.choose_tail(cm, 8_000) == 8_000  # unpriced forgetting: the default
 
@@ -330,3 +337,15 @@ def test_the_requests_until_the_window_forces_a_compaction_go_by_the_median_grow
     assert growth.requests_until(20_000) == pytest.approx(200)
     assert Growth(total=5_000, requests=50).requests_until(20_000) == pytest.approx(200)  # no steps: the mean
     assert growth.requests_until(-5) == 1.0
+
+
+def test_what_a_compaction_drops_sinks_with_each_request_after_it():
+    reuse = Reuse()
+    reuse.reaches.extend(Reach(d, d, d, d) for d in [0] * 6 + [5_000, 9_000])  # 8 responses
+    # Right after dropping what is deeper than 4,000: 2 of 8 reached further, (2 + 1) / 10.
+    assert reuse.stall_rate(4_000) == pytest.approx(0.3)
+    # Over 4 requests of 2,000 growth the dropped part lies 4,000, 6,000, 8,000, 10,000 back:
+    # 3/10, 2/10, 2/10, 1/10.
+    assert reuse.stall_rate_over(4_000, 2_000, 4) == pytest.approx((0.3 + 0.2 + 0.2 + 0.1) / 4)
+    assert reuse.stall_rate_over(4_000, 0, 4) == pytest.approx(0.3)  # no growth: no sinking
+    assert reuse.stall_rate_over(4_000, 2_000, 0.2) == pytest.approx(0.3)  # at least the next request

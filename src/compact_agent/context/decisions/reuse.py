@@ -19,6 +19,7 @@ expects to lose and what the replay counts as lost agree.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import deque
 from collections.abc import Collection, Iterable, Sequence
@@ -46,6 +47,8 @@ ASSUMED_ROUND_TRIP_S = 5.0
 """The round trip the configured price of the user's wait (`stall_wait_usd`) stands for: a short
 request and its tool call. Once the session has timed its own requests, the wait is priced by
 their median instead (`Reuse.wait_usd`)."""
+MAX_SPAN = 400
+"""Requests `Reuse.stall_rate_over` averages over at most."""
 MAX_WAIT_SCALE = 12.0
 """A minute per round trip at most: a request that hung until a timeout says little about the next."""
 
@@ -275,6 +278,16 @@ class Reuse:
             return configured
         scale = sorted(self.round_trips)[len(self.round_trips) // 2] / ASSUMED_ROUND_TRIP_S
         return configured * min(scale, MAX_WAIT_SCALE)
+
+    def stall_rate_over(self, depth: int, growth: float, requests: float, kind: str = "any") -> float:
+        """The mean chance of a look-again over the next `requests` requests after dropping what
+        lies deeper than `depth` tokens: what was dropped sinks by `growth` tokens a request, so a
+        later response must reach further back to miss it (`stall_rate` at each request's depth)."""
+        n = max(1, min(int(requests), MAX_SPAN))
+        deeper = sorted(r.depth(kind) for r in self.reaches)
+        total = len(deeper)
+        step = max(growth, 0.0)
+        return sum(total - bisect.bisect_right(deeper, depth + j * step) + 1 for j in range(n)) / (n * (total + 2))
 
     def stall_cost(self, prices: Prices, request_tokens: int, wait_usd: float = 0.0) -> float:
         """USD of one look-again: the request sent once more (cached), the source read again

@@ -287,8 +287,9 @@ class Schedule:
         room) and its multiples up to half the room, the one whose cost per request until the next
         compaction is lowest. Each kept token is re-sent uncached once and then held, brings the
         next compaction nearer (`credit`), and keeps within reach what the model would otherwise
-        look for again (reuse.py): the longer tail pays where the model keeps reaching back past
-        the results it is using (which a compaction keeps anyway)."""
+        look for again (reuse.py) — less so with each request after the compaction, whose growth
+        lies between (the mean chance over them): the longer tail pays where the model keeps
+        reaching back past the results it is using (which a compaction keeps anyway)."""
         if not cm.settings.priced_compaction or self.growth.rate <= 0 or self.reuse is None:
             return base
         fixed = cm.calibration.tokens(cm.overhead)
@@ -305,7 +306,7 @@ class Schedule:
             n = room / growth  # requests until the next compaction
             held = round(tail * cm.calibration.ratio)
             cost = (self.prices.cost(resent=held) / n + self.prices.cost(hits=held) + self.credit * held / n
-                    + self.reuse.stall_rate(tail, "cold") * stall)
+                    + self.reuse.stall_rate_over(tail, growth, n, "cold") * stall)
             if cost < best_cost:
                 best, best_cost = tail, cost
         return best
