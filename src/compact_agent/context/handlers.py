@@ -13,6 +13,7 @@ never makes a request go out over the window.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .compaction.result import CompactionBlocked, CompactionResult
@@ -74,3 +75,8 @@ def blocked(cm: ContextManager, trigger: str, tokens: int, error: CompactionBloc
     cm._reason = ""
     cm.emit(Event("compact", "blocked", tokens, tokens, trigger=trigger,
                   detail={"reason": error.reason, "fallback": fallback}))
+
+
+def no_archive() -> Path | None:
+    """The archive of a manager without a store: a compaction cannot keep the transcript, so none is made."""
+    raise OSError("no session store to archive into")

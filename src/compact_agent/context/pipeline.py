@@ -26,7 +26,6 @@ second one is refused.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, cast
 
 from opentelemetry.trace import Status, StatusCode
@@ -209,7 +208,7 @@ class ContextManager(ManagerState):
         instructions = await handlers.before(self, trigger, instructions)
         if self.before_compact is not None:
             self.compactor.drop_plan()  # the hook may have changed the files a compaction restores
-        archive = self.store.archive if self.store is not None else _no_archive
+        archive = self.store.archive if self.store is not None else handlers.no_archive
         result: CompactionResult | None = None
         level = self.thrash_level(trigger)
         self.compactor.escalation = level
@@ -396,7 +395,3 @@ class ContextManager(ManagerState):
         # Before pydantic-ai 2.64 this hook cannot ask for the request again: send the compacted one.
         retry = await self.prepare_model_request(ctx, request_context)
         return await retry.model.request(retry.messages, retry.model_settings, retry.model_request_parameters)
-
-
-def _no_archive() -> Path | None:
-    raise OSError("no session store to archive into")
