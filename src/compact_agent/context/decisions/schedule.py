@@ -303,10 +303,10 @@ class Schedule:
             room = limit - head - round(tail * cm.calibration.ratio)
             if tail <= 0 or room < growth:
                 continue
-            n = room / growth  # requests until the next compaction
+            n = room / growth  # requests until the next compaction (reach depths are estimated tokens)
             held = round(tail * cm.calibration.ratio)
             cost = (self.prices.cost(resent=held) / n + self.prices.cost(hits=held) + self.credit * held / n
-                    + self.reuse.stall_rate_over(tail, growth, n, "cold") * stall)
+                    + self.reuse.stall_rate_over(tail, growth / cm.calibration.ratio, n, "cold") * stall)
             if cost < best_cost:
                 best, best_cost = tail, cost
         return best
