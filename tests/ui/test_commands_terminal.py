@@ -4,6 +4,7 @@ names, every compaction in /history, one window figure, and the commands users r
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 from pathlib import Path
 
@@ -89,9 +90,29 @@ async def test_history_lists_every_compaction_and_rewinds_as_such(tmp_path):
             out = await show(s, "/history")
         finally:
             s.close()
-    rows = [line for line in out.splitlines() if "manual/" in line]
+    rows = [line for line in out.splitlines() if "compaction (manual, " in line]
     assert len(rows) == 3, out
-    assert "rewind  (the conversation before it:" in out and "rewind/rewind" not in out
+    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d  compaction", row) for row in rows)  # not an ISO stamp
+    assert "rewind  the conversation before it:" in out and "rewind/rewind" not in out
+    listed = out[out.index("messages ("):].splitlines()[1:]
+    assert [line.split()[1] for line in listed] == ["summary", "assistant"]
+
+
+def reads_then_answers(req) -> Reply:
+    if req.messages[-1].get("role") != "tool":
+        return Reply.tools([("read_file", {"path": "notes.txt"})], content="Let me look.")
+    return Reply.text("The notes say " + "alpha " * 60 + "omega.")
+
+
+async def test_history_lists_messages_in_the_words_of_the_conversation(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("one\ntwo\n")
+    run = await drive(tmp_path, reads_then_answers, ["what do the notes say?\r", "/history\r"])
+    listed = run.out[run.out.index("messages ("):].splitlines()[1:5]
+    assert [line.split(maxsplit=2)[1:] for line in listed[:3]] == [
+        ["you", "what do the notes say?"], ["assistant", "Let me look. · read_file(notes.txt)"],
+        ["tool", "result  read_file: 2 lines"]]
+    assert listed[3].split()[1] == "assistant" and listed[3].rstrip().endswith("alpha…")  # cut at a word
 
 
 async def test_clear_keeps_the_current_models_window(tmp_path):
@@ -211,10 +232,13 @@ async def test_rewind_asks_drops_the_undone_plan_and_puts_the_prompt_back(tmp_pa
         s = current_repl().session
         plan_sizes.append(len(s.ext.plan.items) if s is not None else 0)
 
-    run = await drive(tmp_path, plans, ["first\r", "make a plan\r", "/rewind 1\r", "/rewind 1\r", "\r"],
+    run = await drive(tmp_path, plans, ["first\r", "make a plan\r", "/rewind\r", "/rewind 1\r", "/rewind 1\r", "\r"],
                       answers="n\ny\n", at_prompt=plan_size)
     assert "nothing rewound" in run.out and "the prompt is back in the input" in run.out
-    assert plan_sizes == [0, 0, 1, 1, 0, 1]  # the plan of the undone turn went with it, and came back with the turn
+    assert "    0  › first\n    1  › make a plan\n/rewind N goes back to before turn N" in run.out
+    assert "rewind to before “make a plan”? 4 messages and the files" in run.out and "(s)" not in run.out
+    assert "rewound; restored 0 files;" in run.out
+    assert plan_sizes == [0, 0, 1, 1, 1, 0, 1]  # the plan of the undone turn went with it, and came back with the turn
     from tests.fakes.openai_server import message_text
 
     last = run.server.requests[-1]  # Enter sent the prompt put back, into the rewound conversation
