@@ -97,6 +97,8 @@ def test_after_a_failed_turn_no_spinner_draws_over_the_prompt(tmp_path):
         assert term.finish() == 0
         assert "thinking…" not in term.text(failed), term.text(failed)
         assert shown > failed
+        said = " ".join(term.text(failed, back).split())  # names where it went, not a flag nobody gave
+        assert "cannot reach the model endpoint at http://127.0.0.1:9/v1" in said and "--base-url" not in said
     finally:
         term.close()
 
