@@ -71,11 +71,12 @@ def when(iso: str) -> str:
 
 
 def savings_table(savings: dict[str, int]) -> Table:
-    t = Table(title="tokens freed per layer (this run)", show_header=True)
-    t.add_column("layer")
-    t.add_column("tokens freed", justify="right")
+    """What each layer did this run, in words (not the layers' names), in a table that fits 80 columns."""
+    t = Table(show_header=True)
+    t.add_column("what the layers did this run")
+    t.add_column("tokens freed", justify="right", no_wrap=True)
     for layer in ("budget", "snip", "microcompact", "collapse"):
-        t.add_row(layer, f"{savings.get(layer, 0):,}")
+        t.add_row(LAYER_WORDS[layer], f"{savings.get(layer, 0):,}")
     return t
 
 
