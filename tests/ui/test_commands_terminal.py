@@ -182,7 +182,8 @@ def writes_agents_md(req) -> Reply:
 
 async def test_init_writes_agents_md_after_asking(tmp_path):
     run = await drive(tmp_path, writes_agents_md, ["/init\r"], answers="y\n")
-    assert "write_file wants to run" in run.out and "wrote" in run.out
+    assert "write_file wants to create AGENTS.md (2 lines):" in run.out and "wants to run" not in run.out
+    assert "wrote" in run.out
     assert "Look at this repository and write an AGENTS.md" in run.prompts[0]
     assert (tmp_path / "project" / "AGENTS.md").read_text().startswith("# Project")
 
