@@ -201,6 +201,8 @@ def test_help_and_bad_values_read_as_written(cli):
         assert res.code == 0
         for machine in ("<list[Path]>", "{paths}", "<int", "<path>", "[x>=", "x>="):
             assert machine not in res.stdout, (args, machine)
+    usage = cli("--help").stdout.splitlines()[0]  # QUERY or a command, neither required
+    assert usage == "Usage: compact-agent [OPTIONS] [QUERY] | COMMAND [ARGS]...", usage
     analyze = cli("analyze", "--help").stdout
     assert "analyze [OPTIONS] PATH..." in analyze and "default 64,000, at least 2,048" in " ".join(analyze.split())
     missing = cli("analyze")

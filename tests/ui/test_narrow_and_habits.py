@@ -50,6 +50,30 @@ async def test_context_cost_and_help_fit_80_columns(tmp_path):
         s.close()
 
 
+async def test_help_lines_up_its_columns_in_a_useful_order(tmp_path):
+    s = session(tmp_path)
+    try:
+        for width in (80, 160):
+            rows = [line for line in await shown(s, "/help", width) if line.startswith("/")]
+            names = [row.split()[0] for row in rows]
+            assert names[:4] == ["/help", "/status", "/context", "/cost"] and names[-1] == "/exit", names
+            starts = {len(row) - len(row[row.index(" "):].lstrip()) for row in rows if not row.startswith("/exit")}
+            assert starts == {len("/exit (/quit, /q)  ")}, (width, starts)  # one column for every description
+    finally:
+        s.close()
+
+
+def test_a_resumed_sessions_earlier_exchanges_are_counted_in_words():
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    from compact_agent.ui.history_view import last_exchanges
+
+    talk = [m for i in range(4) for m in (ModelRequest(parts=[UserPromptPart(f"q{i}")]),
+                                          ModelResponse(parts=[TextPart(f"a{i}")]))]
+    assert last_exchanges(talk)[0] == "… 1 earlier exchange"
+    assert last_exchanges(talk + talk[:2])[0] == "… 2 earlier exchanges"
+
+
 def test_clip_words_cuts_at_a_word_boundary():
     assert render.clip_words("alpha beta gamma delta", 14) == "alpha beta…"
     assert render.clip_words("short", 14) == "short"
