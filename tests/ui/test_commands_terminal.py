@@ -186,6 +186,10 @@ async def test_init_writes_agents_md_after_asking(tmp_path):
     assert "wrote" in run.out
     assert "Look at this repository and write an AGENTS.md" in run.prompts[0]
     assert (tmp_path / "project" / "AGENTS.md").read_text().startswith("# Project")
+    again = await drive(tmp_path, writes_agents_md, ["/history\r"], continue_last=True)
+    assert "Look at this repository" not in again.out  # our prompt behind /init is not shown as the user's
+    assert "› /init\n  wrote it" in again.out  # the last exchanges of the resumed session
+    assert any(line.split()[1:] == ["you", "/init"] for line in again.out.splitlines() if line.startswith("    "))
 
 
 def test_a_compacted_session_is_listed_by_the_users_first_words_not_by_the_compaction(tmp_path):

@@ -18,13 +18,15 @@ from pydantic_ai.messages import (
 from ..agent.run.stream_events import plural, result_summary
 from ..context.compaction.summary import is_summary
 from ..session.store import Boundary, SessionStore, load_session_file
+from .sessions_list import as_typed
 
 WIDTH = 160
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
+    from .render import clip_words
+
+    return clip_words(text, WIDTH)
 
 
 def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
@@ -34,7 +36,7 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
         if isinstance(m, ModelRequest) and not is_summary(m) and not m.metadata:  # not our own context messages
             prompts = [p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
             if prompts:
-                pairs.append((prompts[-1], ""))
+                pairs.append((as_typed(prompts[-1]), ""))
         elif isinstance(m, ModelResponse) and pairs:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
             if text:
@@ -90,7 +92,7 @@ def message_row(m: ModelMessage) -> tuple[str, str]:
         return ("tool result" if len(results) == 1 else "tool results"), "; ".join(results)
     prompts = [p.content if isinstance(p.content, str) else " ".join(x for x in p.content if isinstance(x, str))
                for p in m.parts if isinstance(p, UserPromptPart)]
-    return ("context" if m.metadata else "you"), " ".join(prompts)
+    return ("context" if m.metadata else "you"), as_typed(" ".join(prompts))
 
 
 def _args(p: ToolCallPart) -> dict[str, object]:
