@@ -154,6 +154,12 @@ async def test_answers_render_as_markdown_after_a_marker_with_a_blank_line_after
     assert after.split("\n")[1].strip() == ""  # a blank line before what comes next
 
 
+async def test_an_answer_ending_in_a_code_block_has_one_blank_line_after_it(tmp_path):
+    run = await drive(tmp_path, lambda req: Reply.text("The fix:\n\n```python\nreturn []\n```"), ["fix\r", "/plan\r"])
+    after = [line.strip() for line in run.out[run.out.index("return []"):].split("\n")[1:4]]
+    assert after[0] == "" and after[1] == "no plan yet (the model writes one with todo_write)", after
+
+
 def test_finished_blocks_render_while_the_answer_still_streams():
     import io
 
