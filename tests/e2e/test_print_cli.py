@@ -117,7 +117,7 @@ def test_refused_actions_are_told_to_the_user(cli):
         res = cli("-p", "write b.py", *fake(server), "--output-format", "json")
         allowed = cli("-p", "write b.py", *fake(server), "--allowed-tools", "write_file", "--add-dir", str(shared))
     assert res.code == 3
-    assert "refused 1 action" in res.stderr and "write_file(b.py)" in res.stderr and "--yes" in res.stderr
+    assert "refused 1 action needing approval: write_file(b.py)" in res.stderr and "write_file(b.py)" in res.stderr and "--yes" in res.stderr
     out = res.json()
     assert out["is_error"] is True and out["permission_denials"] == ["write_file(b.py)"]  # c.txt: outside, not asked
     assert allowed.code == 0, allowed.stderr
