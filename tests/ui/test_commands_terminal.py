@@ -93,7 +93,9 @@ async def test_history_lists_every_compaction_and_rewinds_as_such(tmp_path):
     rows = [line for line in out.splitlines() if "compaction (manual, " in line]
     assert len(rows) == 3, out
     assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d  compaction", row) for row in rows)  # not an ISO stamp
-    assert "rewind  the conversation before it:" in out and "rewind/rewind" not in out
+    lines = out.splitlines()
+    rewind = next(i for i, line in enumerate(lines) if line.endswith("  rewind"))
+    assert lines[rewind + 1].strip().startswith("the conversation before it: ") and "rewind/rewind" not in out
     listed = out[out.index("messages ("):].splitlines()[1:]
     assert [line.split()[1] for line in listed] == ["summary", "assistant"]
 
@@ -208,8 +210,10 @@ def test_a_compacted_session_is_listed_by_the_users_first_words_not_by_the_compa
 
 
 async def test_status_and_cost_count_the_whole_session_after_continue(tmp_path):
-    first = await drive(tmp_path, answer, ["one\r", "two\r", "/compact\r", "three\r"])
+    first = await drive(tmp_path, answer, ["one\r", "two\r", "/compact\r", "/cost\r", "three\r"])
     assert "full transcript archived" in first.out
+    assert "compaction has kept nothing out of the requests yet" in first.out  # no request since it
+    assert "nothing compacted yet" not in first.out
     requests_before = len(first.server.requests)
     again = await drive(tmp_path, answer, ["/status\r", "/cost\r"], continue_last=True)
     assert "compactions 1 in the whole session (0 since this run began)" in again.out

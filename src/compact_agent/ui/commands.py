@@ -111,12 +111,10 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
     if not any(b.strategy != "rewind" for b in boundaries):
         c.print("no compactions yet")
     for b in boundaries:
-        when = f"{render.when(b.time):<16}"
-        if b.strategy == "rewind":
-            c.print(f"{when}  rewind  the conversation before it: {b.archive}")
-        else:
-            c.print(f"{when}  compaction ({b.trigger}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} "
-                    f"tokens  the conversation before it: {b.archive}")
+        what = "rewind" if b.strategy == "rewind" else \
+            f"compaction ({b.trigger}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} tokens"
+        c.print(f"{render.when(b.time):<16}  {what}")
+        c.print(f"{'':16}  the conversation before it: {b.archive}", style="dim", soft_wrap=True)  # a path: unbroken
     c.print("messages (the numbers /compact --from N and --up-to N take):")
     from .history_view import message_row
 

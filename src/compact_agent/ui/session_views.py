@@ -117,7 +117,7 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
         over = f"; {plural(r.over_window, 'request')} would not have fit the window at all" if r.over_window else ""
         lines.append(Text(f"compaction kept ~{r.avoided_tokens:,} input tokens out of the requests{money}{over}"))
     else:
-        lines.append(Text("nothing compacted yet"))
+        lines.append(Text("compaction has kept nothing out of the requests yet"))
     return Group(*lines)
 
 
