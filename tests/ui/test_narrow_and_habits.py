@@ -136,6 +136,11 @@ async def test_polish_compact_flags_diff_outside_git_and_layer_words(tmp_path):
         s.close()
     line = render.layer_line(Event("microcompact", "clear", tokens_before=5000, tokens_after=880, ids=["a"]))
     assert line == "context: old tool results cleared (1 result), freed 4,120 tokens"
+    assert render.layer_line(Event("budget", "spill", tokens_before=9000, tokens_after=1000, ids=["a", "b"])) == \
+        "context: large tool results moved to files (a preview stays) (2 results), freed 8,000 tokens"
+    for ours in (Event("thrash", "escalate", tokens_before=9000, tokens_after=4000),  # bookkeeping, not news
+                 Event("calibration", "rejected", tokens_before=9000, tokens_after=4000)):
+        assert render.layer_line(ours) is None
 
 
 def test_the_resume_list_names_init_by_its_command(tmp_path):

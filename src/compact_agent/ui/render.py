@@ -40,10 +40,12 @@ LAYER_WORDS = {
 }
 
 
-def layer_line(ev: Event) -> str:
-    """`context: old tool results cleared (3 results), freed 4,120 tokens` — what a layer did, in words."""
+def layer_line(ev: Event) -> str | None:
+    """`context: old tool results cleared (3 results), freed 4,120 tokens` — what a layer did, in words;
+    None for the pipeline's own bookkeeping (a thrash escalation, a rejected calibration), which is
+    in the event log and /status, not news for the user."""
     if ev.layer not in LAYER_WORDS:
-        return f"{ev.layer}: {ev.action}"
+        return None
     n = len(ev.ids)
     ids = f" ({n} result{'s' if n != 1 else ''})" if ev.ids else ""
     return f"context: {LAYER_WORDS[ev.layer]}{ids}, freed {ev.tokens_freed:,} tokens"
