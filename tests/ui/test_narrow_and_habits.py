@@ -190,3 +190,24 @@ async def test_status_fits_80_columns(tmp_path):
         assert "microcompact" not in text and "budget" not in text
     finally:
         s.close()
+
+
+async def test_archive_paths_are_never_split_across_lines(tmp_path):
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    from .test_commands_terminal import answer
+    from .test_commands_terminal import session as session_on
+
+    with FakeOpenAIServer(answer) as server:
+        s = session_on(tmp_path, server)
+        try:
+            await s.run_turn("turn a")
+            await s.run_turn("turn b")
+            compacted = await shown(s, "/compact", 60)  # a path longer than the terminal is wide
+            history = await shown(s, "/history", 60)
+            archive = str(s.cm.compactions[-1].archive)
+        finally:
+            s.close()
+    assert len(archive) > 60
+    assert any(line.endswith(f"archived at {archive}") for line in compacted), compacted
+    assert any(line.strip() == f"the conversation before it: {archive}" for line in history), history
