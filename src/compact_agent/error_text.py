@@ -117,8 +117,9 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
             return (f"the model kept making malformed tool calls ({first_line(e).split('. ')[0]}); the turn "
                     f"stopped{saved}")
         return f"the model replied with something unusable: {first_line(e).split(' Consider ')[0]}"
-    if isinstance(e, UsageLimitExceeded):
-        return max_turns_message(e, saved) or first_line(e)
+    if isinstance(e, UsageLimitExceeded):  # the turn's work is kept: going on, not retrying, is what is left
+        go_on = retry_hint if retry_hint is not None else "; the work so far is saved, send a message to go on"
+        return max_turns_message(e, go_on) or first_line(e)
     if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"
         return f"{e.strerror}: {e.filename}"
     if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
