@@ -63,6 +63,7 @@ async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_
             before = await slash(s, "/mcp")
             out = await s.run_turn("look up the alpha note")
             after = await slash(s, "/mcp")
+            context = await slash(s, "/context")
             micro = next(layer for layer in s.cm.layers if layer.name == "microcompact")
             await s.compact()
             await s.run_turn("thanks")
@@ -71,6 +72,7 @@ async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_
     assert out.output == "found it"
     assert "2 servers configured; they connect with the first message" in before
     assert "notes  connected  1 tool: notes_lookup_note" in after and "broken  failed" in after
+    assert "⛁ MCP tool definitions" in context and "⛁ tool definitions" in context  # their share, apart
     first = server.requests[0]
     assert "notes_lookup_note" in first.tool_names
     assert INSTRUCTIONS in text_of(first) and "[compact-agent: MCP servers]" in text_of(first)
