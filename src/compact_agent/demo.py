@@ -153,7 +153,7 @@ async def run_demo(repo: Path, home: Path, console: Console) -> Path:
                           home=home, model_override=model)
     session = AgentSession(opts, on_event=on_event,
                            on_compact_start=lambda t, n: console.print(f"  [magenta]compacting ({t}) {n:,} tokens…[/]"))
-    console.rule("[bold]compact-agent demo[/] — the model is a SCRIPTED STAND-IN, everything else is real")
+    console.rule("[bold]compact-agent demo[/] — a SCRIPTED STAND-IN model, all else real")  # fits 80 columns
     console.print(f"window 20,000 tokens · auto-compact threshold {session.cm.limits.threshold:,} · "
                   f"session {session.session_id}")
     console.print(f"[bold]user:[/] {TASK}")
@@ -164,10 +164,11 @@ async def run_demo(repo: Path, home: Path, console: Console) -> Path:
     console.print(f"[bold]assistant:[/] {turn.output}")
     used = session.context_tokens()
     console.print(f"context now {used:,} tokens {render.bar(used, session.cm.limits.threshold, session.cm.limits.window)}")
-    savings = ", ".join(f"{layer} {n:,}" for layer, n in session.cm.layer_savings.items() if n) or "none"
-    console.print(f"compactions in this session: {len(turn.compactions)} · tokens freed per layer: {savings}")
-    console.print(f"session file: {session.store.path} (removed when the demo ends; COMPACT_AGENT_DEMO_KEEP=1 "
-                  "keeps it)")
+    savings = ", ".join(f"{render.LAYER_WORDS.get(layer, layer)} {n:,}" for layer, n in session.cm.layer_savings.items()
+                        if n) or "none"
+    console.print(f"compactions in this session: {len(turn.compactions)} · tokens the layers freed: {savings}")
+    console.print("session file (removed when the demo ends; COMPACT_AGENT_DEMO_KEEP=1 keeps it):")
+    console.print(f"  {session.store.path}", soft_wrap=True)  # a path: the terminal may wrap it, we do not
     return session.store.path
 
 

@@ -32,6 +32,17 @@ def retry_after(e: BaseException) -> float | None:
     return None
 
 
+def endpoint(e: BaseException) -> str:
+    """` at http://host:port/path`: the address a failed request went to (from the SDK error under
+    `e`), so the line names it whether it came from --base-url, a settings file or the provider's
+    default; empty when no error says."""
+    for cause in _chain(e):
+        url = getattr(getattr(cause, "request", None), "url", None)
+        if url is not None and getattr(url, "host", None):
+            return f" at {url.copy_with(query=None, fragment=None)}"
+    return ""
+
+
 def caused_by(e: BaseException, kind: type[BaseException]) -> bool:
     """`e` or an error under it (the SDKs wrap transport errors) is a `kind`."""
     return any(isinstance(c, kind) for c in _chain(e))
@@ -80,11 +91,11 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if caused_by(e, StreamCut):
         return f"the provider's reply was cut off mid-stream; what arrived is saved, marked as cut{saved}"
     if isinstance(e, ModelConnectionError) and is_timeout(e):
-        return ("the model endpoint did not answer in time, after retries (raise COMPACT_AGENT_REQUEST_TIMEOUT_S "
-                f"for a slow local model){saved}")
+        return (f"the model endpoint{endpoint(e)} did not answer in time, after retries (raise "
+                f"COMPACT_AGENT_REQUEST_TIMEOUT_S for a slow local model){saved}")
     if isinstance(e, ModelConnectionError):
-        return (f"cannot reach the model endpoint ({first_line(e)}); check the network, and --base-url if one was "
-                f"given{saved}")
+        return (f"cannot reach the model endpoint{endpoint(e)} ({first_line(e)}); check the network and that the "
+                f"server there is up{saved}")
     if isinstance(e, ModelContextWindowExceededError):
         return ("the request is too long for the model even after compaction; use a larger --context-window "
                 "(or /compact in the REPL)")
@@ -106,8 +117,9 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
             return (f"the model kept making malformed tool calls ({first_line(e).split('. ')[0]}); the turn "
                     f"stopped{saved}")
         return f"the model replied with something unusable: {first_line(e).split(' Consider ')[0]}"
-    if isinstance(e, UsageLimitExceeded):
-        return max_turns_message(e, saved) or first_line(e)
+    if isinstance(e, UsageLimitExceeded):  # the turn's work is kept: going on, not retrying, is what is left
+        go_on = retry_hint if retry_hint is not None else "; the work so far is saved, send a message to go on"
+        return max_turns_message(e, go_on) or first_line(e)
     if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"
         return f"{e.strerror}: {e.filename}"
     if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):

@@ -31,6 +31,18 @@ def responder(req):
     return Reply.text("ok")
 
 
+async def slash(s: AgentSession, line: str) -> str:
+    import io
+
+    from rich.console import Console
+
+    from compact_agent.ui.commands import dispatch
+
+    c = Console(record=True, width=160, file=io.StringIO())
+    await dispatch(s, line, c)
+    return c.export_text()
+
+
 def text_of(req) -> str:
     return "\n".join(message_text(m) for m in req.messages)
 
@@ -48,13 +60,19 @@ async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_
                               context_window=32_000, permission_mode="yes", home=tmp_path / "home", settings=settings)
         s = AgentSession(opts, on_event=events.append)
         try:
+            before = await slash(s, "/mcp")
             out = await s.run_turn("look up the alpha note")
+            after = await slash(s, "/mcp")
+            context = await slash(s, "/context")
             micro = next(layer for layer in s.cm.layers if layer.name == "microcompact")
             await s.compact()
             await s.run_turn("thanks")
         finally:
             await s.aclose()
     assert out.output == "found it"
+    assert "2 servers configured; they connect with the first message" in before
+    assert "notes  connected  1 tool: notes_lookup_note" in after and "broken  failed" in after
+    assert "⛁ MCP tool definitions" in context and "⛁ tool definitions" in context  # their share, apart
     first = server.requests[0]
     assert "notes_lookup_note" in first.tool_names
     assert INSTRUCTIONS in text_of(first) and "[compact-agent: MCP servers]" in text_of(first)

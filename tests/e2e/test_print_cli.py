@@ -117,7 +117,7 @@ def test_refused_actions_are_told_to_the_user(cli):
         res = cli("-p", "write b.py", *fake(server), "--output-format", "json")
         allowed = cli("-p", "write b.py", *fake(server), "--allowed-tools", "write_file", "--add-dir", str(shared))
     assert res.code == 3
-    assert "refused 1 action" in res.stderr and "write_file(b.py)" in res.stderr and "--yes" in res.stderr
+    assert "refused 1 action needing approval: write_file(b.py)" in res.stderr and "write_file(b.py)" in res.stderr and "--yes" in res.stderr
     out = res.json()
     assert out["is_error"] is True and out["permission_denials"] == ["write_file(b.py)"]  # c.txt: outside, not asked
     assert allowed.code == 0, allowed.stderr
@@ -201,6 +201,8 @@ def test_help_and_bad_values_read_as_written(cli):
         assert res.code == 0
         for machine in ("<list[Path]>", "{paths}", "<int", "<path>", "[x>=", "x>="):
             assert machine not in res.stdout, (args, machine)
+    usage = cli("--help").stdout.splitlines()[0]  # QUERY or a command, neither required
+    assert usage == "Usage: compact-agent [OPTIONS] [QUERY] | COMMAND [ARGS]...", usage
     analyze = cli("analyze", "--help").stdout
     assert "analyze [OPTIONS] PATH..." in analyze and "default 64,000, at least 2,048" in " ".join(analyze.split())
     missing = cli("analyze")

@@ -85,3 +85,20 @@ async def test_the_legend_explains_only_the_columns_the_table_shows(tmp_path: Pa
         assert dropped not in narrow and dropped in wide, dropped
     for kept in ("over =", "recall =", "stalls =", "kept ="):
         assert kept in narrow and kept in wide, kept
+
+
+async def test_the_table_fits_80_columns_with_its_headers_whole(tmp_path: Path):
+    from rich.console import Console
+
+    (tmp_path / "t.json").write_text(json.dumps(_chat(6)))
+    analysis = await report.analyze([tmp_path], window=8_000, strategies=["ours", "seed000-submit", "anthropic-clear"])
+    c = Console(file=io.StringIO(), width=80, record=True)  # `make demo > file`: not a terminal, 80 columns
+    report.print_tables(analysis, c)
+    lines = c.export_text().splitlines()
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    header = next(line for line in lines if "strategy" in line)
+    for name in ("strategy", "peak", "over", "compact", "cost", "recall", "stalls", "kept u/f/last"):
+        assert name in header, (name, header)
+    assert "…" not in "\n".join(lines[:lines.index(header) + 6])  # no header or strategy cut to "c…"
+    assert "seed000-submit " in "\n".join(lines) and "anthropic-clear " in "\n".join(lines)
+    assert "hit miss out" not in "\n".join(lines)  # the cost's parts: a column of the wider tables only

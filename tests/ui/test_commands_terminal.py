@@ -4,6 +4,7 @@ names, every compaction in /history, one window figure, and the commands users r
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 from pathlib import Path
 
@@ -89,9 +90,31 @@ async def test_history_lists_every_compaction_and_rewinds_as_such(tmp_path):
             out = await show(s, "/history")
         finally:
             s.close()
-    rows = [line for line in out.splitlines() if "manual/" in line]
+    rows = [line for line in out.splitlines() if "compaction (manual, " in line]
     assert len(rows) == 3, out
-    assert "rewind  (the conversation before it:" in out and "rewind/rewind" not in out
+    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d  compaction", row) for row in rows)  # not an ISO stamp
+    lines = out.splitlines()
+    rewind = next(i for i, line in enumerate(lines) if line.endswith("  rewind"))
+    assert lines[rewind + 1].strip().startswith("the conversation before it: ") and "rewind/rewind" not in out
+    listed = out[out.index("messages ("):].splitlines()[1:]
+    assert [line.split()[1] for line in listed] == ["summary", "assistant"]
+
+
+def reads_then_answers(req) -> Reply:
+    if req.messages[-1].get("role") != "tool":
+        return Reply.tools([("read_file", {"path": "notes.txt"})], content="Let me look.")
+    return Reply.text("The notes say " + "alpha " * 60 + "omega.")
+
+
+async def test_history_lists_messages_in_the_words_of_the_conversation(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("one\ntwo\n")
+    run = await drive(tmp_path, reads_then_answers, ["what do the notes say?\r", "/history\r"])
+    listed = run.out[run.out.index("messages ("):].splitlines()[1:5]
+    assert [line.split(maxsplit=2)[1:] for line in listed[:3]] == [
+        ["you", "what do the notes say?"], ["assistant", "Let me look. · read_file(notes.txt)"],
+        ["tool", "result  read_file: 2 lines"]]
+    assert listed[3].split()[1] == "assistant" and listed[3].rstrip().endswith("alpha…")  # cut at a word
 
 
 async def test_clear_keeps_the_current_models_window(tmp_path):
@@ -161,9 +184,14 @@ def writes_agents_md(req) -> Reply:
 
 async def test_init_writes_agents_md_after_asking(tmp_path):
     run = await drive(tmp_path, writes_agents_md, ["/init\r"], answers="y\n")
-    assert "write_file wants to run" in run.out and "wrote" in run.out
+    assert "write_file wants to create AGENTS.md (2 lines):" in run.out and "wants to run" not in run.out
+    assert "wrote" in run.out
     assert "Look at this repository and write an AGENTS.md" in run.prompts[0]
     assert (tmp_path / "project" / "AGENTS.md").read_text().startswith("# Project")
+    again = await drive(tmp_path, writes_agents_md, ["/history\r"], continue_last=True)
+    assert "Look at this repository" not in again.out  # our prompt behind /init is not shown as the user's
+    assert "› /init\n  wrote it" in again.out  # the last exchanges of the resumed session
+    assert any(line.split()[1:] == ["you", "/init"] for line in again.out.splitlines() if line.startswith("    "))
 
 
 def test_a_compacted_session_is_listed_by_the_users_first_words_not_by_the_compaction(tmp_path):
@@ -182,14 +210,19 @@ def test_a_compacted_session_is_listed_by_the_users_first_words_not_by_the_compa
 
 
 async def test_status_and_cost_count_the_whole_session_after_continue(tmp_path):
-    first = await drive(tmp_path, answer, ["one\r", "two\r", "/compact\r", "three\r"])
+    first = await drive(tmp_path, answer, ["one\r", "two\r", "/compact\r", "/cost\r", "three\r"])
     assert "full transcript archived" in first.out
+    assert "compaction has kept nothing out of the requests yet" in first.out  # no request since it
+    assert "nothing compacted yet" not in first.out
     requests_before = len(first.server.requests)
     again = await drive(tmp_path, answer, ["/status\r", "/cost\r"], continue_last=True)
     assert "compactions 1 in the whole session (0 since this run began)" in again.out
     assert "whole session" in again.out
     total_row = next(line for line in again.out.splitlines() if "│ total" in line)
     assert int(total_row.split("│")[1].strip()) == requests_before  # the main requests and the summary
+    text = " ".join(again.out.split())  # fake-model has no known prices: no $0.0000 anywhere
+    assert "$0.0000" not in text and "compaction kept ~" in text and "out of the requests (money unknown)" in text
+    assert "this run (since the session was resumed): 0 requests, cost unknown" in text
 
 
 def plans(req) -> Reply:
@@ -208,10 +241,13 @@ async def test_rewind_asks_drops_the_undone_plan_and_puts_the_prompt_back(tmp_pa
         s = current_repl().session
         plan_sizes.append(len(s.ext.plan.items) if s is not None else 0)
 
-    run = await drive(tmp_path, plans, ["first\r", "make a plan\r", "/rewind 1\r", "/rewind 1\r", "\r"],
+    run = await drive(tmp_path, plans, ["first\r", "make a plan\r", "/rewind\r", "/rewind 1\r", "/rewind 1\r", "\r"],
                       answers="n\ny\n", at_prompt=plan_size)
     assert "nothing rewound" in run.out and "the prompt is back in the input" in run.out
-    assert plan_sizes == [0, 0, 1, 1, 0, 1]  # the plan of the undone turn went with it, and came back with the turn
+    assert "    0  › first\n    1  › make a plan\n/rewind N goes back to before turn N" in run.out
+    assert "rewind to before “make a plan”? 4 messages and the files" in run.out and "(s)" not in run.out
+    assert "rewound; restored 0 files;" in run.out
+    assert plan_sizes == [0, 0, 1, 1, 1, 0, 1]  # the plan of the undone turn went with it, and came back with the turn
     from tests.fakes.openai_server import message_text
 
     last = run.server.requests[-1]  # Enter sent the prompt put back, into the rewound conversation

@@ -50,6 +50,30 @@ async def test_context_cost_and_help_fit_80_columns(tmp_path):
         s.close()
 
 
+async def test_help_lines_up_its_columns_in_a_useful_order(tmp_path):
+    s = session(tmp_path)
+    try:
+        for width in (80, 160):
+            rows = [line for line in await shown(s, "/help", width) if line.startswith("/")]
+            names = [row.split()[0] for row in rows]
+            assert names[:4] == ["/help", "/status", "/context", "/cost"] and names[-1] == "/exit", names
+            starts = {len(row) - len(row[row.index(" "):].lstrip()) for row in rows if not row.startswith("/exit")}
+            assert starts == {len("/exit (/quit, /q)  ")}, (width, starts)  # one column for every description
+    finally:
+        s.close()
+
+
+def test_a_resumed_sessions_earlier_exchanges_are_counted_in_words():
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    from compact_agent.ui.history_view import last_exchanges
+
+    talk = [m for i in range(4) for m in (ModelRequest(parts=[UserPromptPart(f"q{i}")]),
+                                          ModelResponse(parts=[TextPart(f"a{i}")]))]
+    assert last_exchanges(talk)[0] == "… 1 earlier exchange"
+    assert last_exchanges(talk + talk[:2])[0] == "… 2 earlier exchanges"
+
+
 def test_clip_words_cuts_at_a_word_boundary():
     assert render.clip_words("alpha beta gamma delta", 14) == "alpha beta…"
     assert render.clip_words("short", 14) == "short"
@@ -112,6 +136,11 @@ async def test_polish_compact_flags_diff_outside_git_and_layer_words(tmp_path):
         s.close()
     line = render.layer_line(Event("microcompact", "clear", tokens_before=5000, tokens_after=880, ids=["a"]))
     assert line == "context: old tool results cleared (1 result), freed 4,120 tokens"
+    assert render.layer_line(Event("budget", "spill", tokens_before=9000, tokens_after=1000, ids=["a", "b"])) == \
+        "context: large tool results moved to files (a preview stays) (2 results), freed 8,000 tokens"
+    for ours in (Event("thrash", "escalate", tokens_before=9000, tokens_after=4000),  # bookkeeping, not news
+                 Event("calibration", "rejected", tokens_before=9000, tokens_after=4000)):
+        assert render.layer_line(ours) is None
 
 
 def test_the_resume_list_names_init_by_its_command(tmp_path):
@@ -156,5 +185,29 @@ async def test_status_fits_80_columns(tmp_path):
         lines = await shown(s, "/status", 80)
         assert all(len(line.rstrip()) <= 80 for line in lines), lines
         assert any(line.rstrip().endswith("tokens until auto-compaction") for line in lines)
+        text = "\n".join(lines)  # the layers' table: one header line, the layers in words
+        assert "what the layers did this run" in text and "old tool results cleared" in text
+        assert "microcompact" not in text and "budget" not in text
     finally:
         s.close()
+
+
+async def test_archive_paths_are_never_split_across_lines(tmp_path):
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    from .test_commands_terminal import answer
+    from .test_commands_terminal import session as session_on
+
+    with FakeOpenAIServer(answer) as server:
+        s = session_on(tmp_path, server)
+        try:
+            await s.run_turn("turn a")
+            await s.run_turn("turn b")
+            compacted = await shown(s, "/compact", 60)  # a path longer than the terminal is wide
+            history = await shown(s, "/history", 60)
+            archive = str(s.cm.compactions[-1].archive)
+        finally:
+            s.close()
+    assert len(archive) > 60
+    assert any(line.endswith(f"archived at {archive}") for line in compacted), compacted
+    assert any(line.strip() == f"the conversation before it: {archive}" for line in history), history

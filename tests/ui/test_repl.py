@@ -154,6 +154,12 @@ async def test_answers_render_as_markdown_after_a_marker_with_a_blank_line_after
     assert after.split("\n")[1].strip() == ""  # a blank line before what comes next
 
 
+async def test_an_answer_ending_in_a_code_block_has_one_blank_line_after_it(tmp_path):
+    run = await drive(tmp_path, lambda req: Reply.text("The fix:\n\n```python\nreturn []\n```"), ["fix\r", "/plan\r"])
+    after = [line.strip() for line in run.out[run.out.index("return []"):].split("\n")[1:4]]
+    assert after[0] == "" and after[1] == "no plan yet (the model writes one with todo_write)", after
+
+
 def test_finished_blocks_render_while_the_answer_still_streams():
     import io
 
@@ -191,3 +197,21 @@ async def test_expand_shows_the_last_turns_tool_output_in_full(tmp_path):
     assert "    1500\n" in expanded and "x240 = 240" in expanded
     assert "● bash(" in last and "read_file" not in last
     assert "usage: /expand [N]" in bad
+
+
+def one_of_each(req) -> Reply:
+    done = sum(1 for m in req.messages if m.get("role") == "tool")
+    steps = [("read_file", {"path": "one.py"}), ("grep", {"pattern": "x = 1"}),
+             ("edit_file", {"path": "one.py", "old_string": "x = 1", "new_string": "x = 2"}),
+             ("todo_write", {"todos": [{"content": "look", "status": "done"}, {"content": "fix", "status": "pending"}]})]
+    return Reply.tools([steps[done]]) if done < len(steps) else Reply.text("SEEN")
+
+
+async def test_tool_lines_say_one_in_the_singular_and_end_in_no_bare_colon(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "one.py").write_text("x = 1\n")
+    run = await drive(tmp_path, one_of_each, ["go\r"], permission_mode="yes")
+    assert "⎿ 1 line\n" in run.out and "⎿ 1 match\n" in run.out
+    assert "⎿ Edited one.py (1 replacement) · lines 1-1\n" in run.out  # not "…; lines 1-2 now read:"
+    assert "⎿ Plan updated (1/2 done)\n" in run.out
+    assert not [line for line in run.out.splitlines() if "⎿" in line and line.rstrip().endswith(":")]

@@ -97,6 +97,8 @@ def test_after_a_failed_turn_no_spinner_draws_over_the_prompt(tmp_path):
         assert term.finish() == 0
         assert "thinking…" not in term.text(failed), term.text(failed)
         assert shown > failed
+        said = " ".join(term.text(failed, back).split())  # names where it went, not a flag nobody gave
+        assert "cannot reach the model endpoint at http://127.0.0.1:9/v1" in said and "--base-url" not in said
     finally:
         term.close()
 
@@ -136,7 +138,9 @@ async def test_max_turns_stops_the_turn_in_our_words_and_the_spinner_with_it(tmp
     run = await drive(tmp_path, lambda req: Reply.tools([("glob", {"pattern": "*"})]), ["look\r"], console=console,
                       settings=Settings(max_requests_per_turn=2),
                       at_prompt=lambda: live_at_prompt.append(bool(console._live_stack)))
-    assert "stopped after 2 model requests (--max-turns 2)" in run.out and "request_limit" not in run.out
+    said = " ".join(run.out.split())
+    assert "stopped after 2 model requests (--max-turns 2); the work so far is saved, send a message to go on" in said
+    assert "request_limit" not in run.out and "send the message again" not in run.out
     assert live_at_prompt == [False, False]
 
 

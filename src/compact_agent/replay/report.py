@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -94,6 +95,13 @@ PARTS = "hit miss out sum notes reread $"
 COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "cached", "cost", PARTS, "recall", "edit", "stalls",
            "rebuild miss", "side", "freed (view/req; compaction)", "kept u/f/last")
 NARROW = ("strategy", "peak", "over", "compact", "cost", PARTS, "recall", "stalls", "kept u/f/last")
+SMALL = ("strategy", "peak", "over", "compact", "cost", "recall", "stalls", "kept u/f/last")  # 80 columns
+
+
+def columns_for(width: int) -> tuple[str, ...]:
+    """The columns a table of this width shows whole: all from 170, the cost's parts from 110, else
+    the ones that decide the comparison (a file or a pipe gets 80 columns)."""
+    return COLUMNS if width >= 170 else NARROW if width >= 110 else SMALL
 
 
 def recall_text(m: Metrics) -> str:
@@ -104,10 +112,11 @@ def edit_text(m: Metrics) -> str:
     return f"{100 * m.edit_ready:.0f}%" if m.edits_needed else "–"
 
 
-def table(title: str, rows: Sequence[Metrics], caption: str = "", wide: bool = True) -> Table:
+def table(title: str, rows: Sequence[Metrics], caption: str = "", columns: Sequence[str] = COLUMNS) -> Table:
     """One row per strategy; a narrow terminal gets the columns that decide the comparison."""
-    columns = COLUMNS if wide else NARROW
-    t = Table(title=title, caption=caption or None, title_justify="left", caption_justify="left", pad_edge=False)
+    small = columns == SMALL  # 80 columns: no room for rules between the columns
+    t = Table(title=title or None, caption=caption or None, title_justify="left", caption_justify="left", pad_edge=False,
+              box=box.SIMPLE_HEAD if small else box.HEAVY_HEAD, show_edge=not small, collapse_padding=small)
     for c in columns:
         t.add_column(c, justify="left" if c in ("strategy", "freed (view/req; compaction)") else "right",
                      no_wrap=c != "freed (view/req; compaction)")
@@ -136,13 +145,13 @@ def fit_caption(run: TranscriptRun) -> str:
 
 
 def print_tables(analysis: Analysis, console: Console, per_transcript: bool = True) -> None:
-    wide = console.width >= 170
+    columns = columns_for(console.width)
     if per_transcript:
         for run in analysis.runs:
-            console.print(table(label(run.transcript.source), analysis.metrics(run), fit_caption(run), wide))
+            console.print(label(run.transcript.source), soft_wrap=True, markup=False)  # a path: never split by us
+            console.print(table("", analysis.metrics(run), fit_caption(run), columns))
     if len(analysis.runs) > 1 or not per_transcript:
-        console.print(table(f"Total over {len(analysis.runs)} transcripts", analysis.totals(), wide=wide))
-    columns = COLUMNS if wide else NARROW
+        console.print(table(f"Total over {len(analysis.runs)} transcripts", analysis.totals(), columns=columns))
     notes = [LEGEND[c] for c in columns if c in LEGEND]  # only the columns the table shows
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
                   f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"

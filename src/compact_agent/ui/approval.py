@@ -98,8 +98,11 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
 
     def ask(tool: str, detail: str) -> str:
         with paused():
-            console.print(Text.assemble("  ⎿ ", (tool, "bold"), " wants to run:"))
-            body = detail if len(detail) <= 4000 else detail[:4000] + "\n…"
+            what, body = "run", detail
+            if tool != "bash":  # "edit a.py\n<diff>": the header says what, the body shows the diff
+                what, _, body = detail.partition("\n")
+            console.print(Text.assemble("  ⎿ ", (tool, "bold"), f" wants to {what}:"))
+            body = body if len(body) <= 4000 else body[:4000] + "\n…"
             console.print(Text("\n".join("    " + line for line in body.splitlines())), highlight=False)
             if use_menu:
                 answer = run_menu(tool, inp, output)

@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ..agent.run.runner import AgentSession
+from ..agent.run.stream_events import plural
 from . import render
 from .command_registry import COMMANDS, ExitRepl, command, current_repl
 
@@ -110,18 +111,16 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
     if not any(b.strategy != "rewind" for b in boundaries):
         c.print("no compactions yet")
     for b in boundaries:
-        if b.strategy == "rewind":
-            c.print(f"{render.when(b.time)}  rewind  (the conversation before it: {b.archive})")
-        else:
-            c.print(f"{render.when(b.time)}  {b.trigger}/{b.strategy}  {b.tokens_before:,} → {b.tokens_after:,}  "
-                    f"{b.archive}")
-    c.print("messages:")
-    from ..context.compaction.summary import is_summary
+        what = "rewind" if b.strategy == "rewind" else \
+            f"compaction ({b.trigger}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} tokens"
+        c.print(f"{render.when(b.time):<16}  {what}")
+        c.print(f"{'':16}  the conversation before it: {b.archive}", style="dim", soft_wrap=True)  # a path: unbroken
+    c.print("messages (the numbers /compact --from N and --up-to N take):")
+    from .history_view import message_row
 
     for i, m in enumerate(s.messages):
-        text = " ".join(str(getattr(p, "content", "") or getattr(p, "tool_name", "")) for p in m.parts)
-        tag = "summary" if is_summary(m) else m.kind
-        c.print(f"  {i:>4} {tag:<9} {render.clip_words(text, max(20, c.width - 17))}")
+        who, text = message_row(m)
+        c.print(f"  {i:>4} {who:<12} {render.clip_words(text, max(20, c.width - 20))}")
 
 
 @command("rewind", "restore files and conversation to before turn N: /rewind [N]")
@@ -133,8 +132,9 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         return
     if not args.strip():
         for cp in cps:
-            c.print(f"  {cp.index:>3}  {cp.prompt[:70]!r}  files: {len(cp.files)}")
-        c.print("use /rewind N")
+            files = f"  ({plural(len(cp.files), 'file')} to restore)" if cp.files else ""
+            c.print(f"  {cp.index:>3}  › {render.clip_words(cp.prompt, max(20, c.width - 34))}{files}")
+        c.print("/rewind N goes back to before turn N")
         return
     if not args.strip().isdigit():
         c.print("usage: /rewind N (a number from /rewind)")
@@ -144,12 +144,13 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     repl = current_repl()
     if cp is not None and repl is not None:
         later = len(s.messages) - cp.history_len
-        if not await repl.confirm(f"rewind to before {cp.prompt[:60]!r}? {later} message(s) and the files "
-                                  "changed since go back; the plan of those turns too [y/N] "):
+        if not await repl.confirm(f"rewind to before “{render.clip_words(cp.prompt, 60)}”? "
+                                  f"{plural(later, 'message')} and the files changed since go back; the plan of "
+                                  "those turns too [y/N] "):
             c.print("nothing rewound")
             return
     restored = s.rewind(n)
-    c.print(f"rewound; restored {len(restored)} file(s)" + ("; the prompt is back in the input to edit"
+    c.print(f"rewound; restored {plural(len(restored), 'file')}" + ("; the prompt is back in the input to edit"
                                                            if repl is not None and cp is not None else ""))
     if repl is not None and cp is not None and repl.keys is not None:
         repl.keys.typed = cp.prompt

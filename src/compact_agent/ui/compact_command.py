@@ -132,4 +132,4 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
             c.print(f"not compacted: blocked by {e.reason or 'a PreCompact hook'}; nothing was changed",
                     markup=False, highlight=False)
         return
-    c.print(f"full transcript archived at {result.archive}", markup=False, highlight=False)
+    c.print(f"full transcript archived at {result.archive}", markup=False, highlight=False, soft_wrap=True)  # a path, whole

@@ -4,17 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
+from ..agent.run.stream_events import plural, result_summary
 from ..context.compaction.summary import is_summary
 from ..session.store import Boundary, SessionStore, load_session_file
+from .sessions_list import as_typed
 
 WIDTH = 160
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
+    from .render import clip_words
+
+    return clip_words(text, WIDTH)
 
 
 def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
@@ -24,14 +36,14 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
         if isinstance(m, ModelRequest) and not is_summary(m) and not m.metadata:  # not our own context messages
             prompts = [p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
             if prompts:
-                pairs.append((prompts[-1], ""))
+                pairs.append((as_typed(prompts[-1]), ""))
         elif isinstance(m, ModelResponse) and pairs:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
             if text:
                 pairs[-1] = (pairs[-1][0], text)
     if not pairs:
         return []
-    lines = [f"… {len(pairs) - n} earlier exchange(s)"] if len(pairs) > n else []
+    lines = [f"… {plural(len(pairs) - n, 'earlier exchange')}"] if len(pairs) > n else []
     for prompt, answer in pairs[-n:]:
         lines.append(f"› {_clip(prompt)}")
         if answer:
@@ -56,3 +68,35 @@ def all_boundaries(store: SessionStore) -> list[Boundary]:
         for b in loaded.boundaries:
             found.setdefault((b.time, b.trigger, b.strategy, b.tokens_before, b.archive), b)
     return list(found.values())  # archive order is history order (a rewind's boundary has no time)
+
+
+def message_row(m: ModelMessage) -> tuple[str, str]:
+    """(who, what) for one message of `/history`'s list, in the words of the conversation: what you
+    typed, the assistant's text, its tool calls as the turn showed them (`read_file(a.py)`), a tool
+    result as its one-line summary (`read_file: 241 lines`), the summary a compaction left."""
+    from .tool_lines import call_line
+
+    if isinstance(m, ModelResponse):
+        text = " ".join(p.content for p in m.parts if isinstance(p, TextPart))
+        calls = [call_line({"tool": p.tool_name, "args": _args(p)})[2:] for p in m.parts if isinstance(p, ToolCallPart)]
+        return ("assistant" if text.strip() else "tool call"), " · ".join(x for x in [text, *calls] if x.strip())
+    if is_summary(m):
+        return "summary", " ".join(str(p.content) for p in m.parts if isinstance(p, UserPromptPart))
+    results = []
+    for p in m.parts:
+        if isinstance(p, ToolReturnPart):
+            results.append(f"{p.tool_name}: {result_summary(p.tool_name, p.model_response_str(), False)}")
+        elif isinstance(p, RetryPromptPart):
+            results.append(f"{p.tool_name or 'tool'}: error: {result_summary('', p.model_response(), True)}")
+    if results:
+        return ("tool result" if len(results) == 1 else "tool results"), "; ".join(results)
+    prompts = [p.content if isinstance(p.content, str) else " ".join(x for x in p.content if isinstance(x, str))
+               for p in m.parts if isinstance(p, UserPromptPart)]
+    return ("context" if m.metadata else "you"), as_typed(" ".join(prompts))
+
+
+def _args(p: ToolCallPart) -> dict[str, object]:
+    try:
+        return p.args_as_dict()
+    except ValueError:  # a malformed call the model made: shown as it came
+        return {"_raw": p.args}

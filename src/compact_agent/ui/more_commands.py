@@ -11,6 +11,7 @@ from rich.console import Console
 
 from ..agent.run.options import session_root
 from ..agent.run.runner import AgentSession
+from ..agent.run.stream_events import plural
 from .command_registry import command, current_repl
 from .sessions_list import format_row, session_rows
 
@@ -74,9 +75,9 @@ async def _mcp(s: AgentSession, args: str, c: Console) -> None:
         c.print("no MCP servers configured ([mcp_servers.NAME] in a config file; see docs/configuration.md)")
         return
     if not mcp.live and not mcp.failed:
-        c.print(f"{len(mcp.configs)} server(s) configured; they connect with the first message")
+        c.print(f"{plural(len(mcp.configs), 'server')} configured; they connect with the first message")
     for name, state in mcp.live.items():
-        c.print(f"{name}  connected  {len(state.tools)} tool(s): {', '.join(state.tools)}")
+        c.print(f"{name}  connected  {plural(len(state.tools), 'tool')}: {', '.join(state.tools)}")
     for name, error in mcp.failed.items():
         c.print(f"{name}  failed  {error}", style="red")
 

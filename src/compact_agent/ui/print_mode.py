@@ -17,7 +17,7 @@ from typing import Any
 from .. import secrets
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession
-from ..agent.run.stream_events import blocked_line, compaction_end, problem_line
+from ..agent.run.stream_events import blocked_line, compaction_end, plural, problem_line
 from ..context.plumbing.events import Event
 from . import tool_lines
 
@@ -150,7 +150,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     else:
         run.emit(result)
     if refused:
-        run.note(f"refused {len(run.denied)} action(s) that need approval: {'; '.join(run.denied)[:300]} — "
+        run.note(f"refused {plural(len(run.denied), 'action')} needing approval: {'; '.join(run.denied)[:300]} — "
                  "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
         return EXIT_REFUSED
     return 0

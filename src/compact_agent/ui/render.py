@@ -40,10 +40,12 @@ LAYER_WORDS = {
 }
 
 
-def layer_line(ev: Event) -> str:
-    """`context: old tool results cleared (3 results), freed 4,120 tokens` — what a layer did, in words."""
+def layer_line(ev: Event) -> str | None:
+    """`context: old tool results cleared (3 results), freed 4,120 tokens` — what a layer did, in words;
+    None for the pipeline's own bookkeeping (a thrash escalation, a rejected calibration), which is
+    in the event log and /status, not news for the user."""
     if ev.layer not in LAYER_WORDS:
-        return f"{ev.layer}: {ev.action}"
+        return None
     n = len(ev.ids)
     ids = f" ({n} result{'s' if n != 1 else ''})" if ev.ids else ""
     return f"context: {LAYER_WORDS[ev.layer]}{ids}, freed {ev.tokens_freed:,} tokens"
@@ -71,11 +73,12 @@ def when(iso: str) -> str:
 
 
 def savings_table(savings: dict[str, int]) -> Table:
-    t = Table(title="tokens freed per layer (this run)", show_header=True)
-    t.add_column("layer")
-    t.add_column("tokens freed", justify="right")
+    """What each layer did this run, in words (not the layers' names), in a table that fits 80 columns."""
+    t = Table(show_header=True)
+    t.add_column("what the layers did this run")
+    t.add_column("tokens freed", justify="right", no_wrap=True)
     for layer in ("budget", "snip", "microcompact", "collapse"):
-        t.add_row(layer, f"{savings.get(layer, 0):,}")
+        t.add_row(LAYER_WORDS[layer], f"{savings.get(layer, 0):,}")
     return t
 
 

@@ -80,8 +80,8 @@ class Repl:
                 self.view._spin("thinking")
         elif (problem := _problem_line(ev)) is not None:
             self.console.print(problem, style="yellow")
-        elif ev.tokens_freed:
-            self.console.print(render.layer_line(ev), style="dim")
+        elif ev.tokens_freed and (line := render.layer_line(ev)) is not None:
+            self.console.print(line, style="dim")
 
     def on_change(self, tool: str, info: dict) -> None:
         if tool == "todo_write":

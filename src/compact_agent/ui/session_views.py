@@ -17,6 +17,7 @@ from ..agent.accounting.context_report import CATEGORIES, ContextPicture, cost_r
 from ..agent.accounting.costs import CostReport, Entry
 from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
+from ..agent.run.stream_events import plural
 from ..agent.tools.todos import TodoItem
 from .command_registry import command
 
@@ -111,13 +112,12 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
         lines.append(Text("prices unknown for this model (a local or unlisted one): tokens are counted, "
                           "money is not"))
     if r.avoided_tokens:
-        lines.append(Text(
-            f"compaction kept ~{r.avoided_tokens:,} input tokens out of the requests (≈ ${r.avoided_cost:.4f} at "
-            f"this session's cache mix); summaries and notes cost ${r.compaction_cost:.4f}; "
-            f"net ≈ ${r.net_saving:.4f}"
-            + (f"; {r.over_window} request(s) would not have fit the window at all" if r.over_window else "")))
+        money = (f" (≈ ${r.avoided_cost:.4f} at this session's cache mix); summaries and notes cost "
+                 f"${r.compaction_cost:.4f}; net ≈ ${r.net_saving:.4f}") if known else " (money unknown)"
+        over = f"; {plural(r.over_window, 'request')} would not have fit the window at all" if r.over_window else ""
+        lines.append(Text(f"compaction kept ~{r.avoided_tokens:,} input tokens out of the requests{money}{over}"))
     else:
-        lines.append(Text("nothing compacted yet"))
+        lines.append(Text("compaction has kept nothing out of the requests yet"))
     return Group(*lines)
 
 
@@ -140,8 +140,9 @@ async def _cost(s: AgentSession, args: str, c: Console) -> None:
     whole, run = cost_report(s, whole=True), cost_report(s)
     c.print(render_cost(whole))
     if sum(whole.requests.values()) != sum(run.requests.values()):
-        c.print(f"this run (since the session was resumed): {sum(run.requests.values())} requests, "
-                f"${run.total_cost:.4f}")
+        known = all(e.info.input > 0 for e in [*whole.rows.values(), *run.rows.values()])
+        c.print(f"this run (since the session was resumed): {plural(sum(run.requests.values()), 'request')}, "
+                + (f"${run.total_cost:.4f}" if known else "cost unknown"))
 
 
 @command("model", "show or switch the model: /model NAME [--window N] (compacts first if the new window is smaller)")

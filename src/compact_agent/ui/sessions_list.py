@@ -39,12 +39,16 @@ def first_prompt(path: Path, max_lines: int = 200) -> tuple[str, int]:
                 prompt = _first_words(message) if isinstance(message, dict) else ""
     except OSError:
         return "", 0
-    if prompt.startswith(INIT_START):
-        prompt = "/init"  # our prompt behind the command, not something the user typed
-    return prompt, n
+    return as_typed(prompt), n
 
 
 INIT_START = "Look at this repository and write an AGENTS.md"  # more_commands.INIT_PROMPT's first words
+
+
+def as_typed(prompt: str) -> str:
+    """A prompt as the user typed it: `/init` for the prompt we send behind that command (the
+    user never wrote it), anything else as it is."""
+    return "/init" if prompt.startswith(INIT_START) else prompt
 
 
 def _first_words(message: dict) -> str:
@@ -74,6 +78,8 @@ def session_rows(root: Path, limit: int = MAX_LISTED) -> list[SessionRow]:
 
 
 def format_row(i: int | None, r: SessionRow, width: int = 70) -> str:
-    prompt = r.first_prompt if len(r.first_prompt) <= width else r.first_prompt[: width - 1] + "…"
+    from .render import clip_words
+
+    prompt = clip_words(r.first_prompt, width)
     head = f"{i:>3}. " if i is not None else "  "
     return f"{head}{r.id}  {r.modified}  {r.entries:>5} entries  {prompt or '(no prompt)'}"

@@ -57,6 +57,7 @@ class TurnView:
         self.pending = ""  # answer text of the block not finished yet
         self.marked = False  # the answer's marker was printed
         self.answered = False
+        self.ends_in_code = False
 
     def start(self, doing: str = "thinking") -> None:
         self._spin(doing)
@@ -99,6 +100,7 @@ class TurnView:
         row.add_row(Text("⏺" if not self.marked else " ", style="bold"), Markdown(text.strip("\n"), code_theme="ansi_dark"))
         self.console.print(row)
         self.marked = self.answered = True
+        self.ends_in_code = text.rstrip().endswith(("```", "~~~"))  # rich pads a code block with a blank line
 
     def on_tool(self, obj: dict[str, Any]) -> None:
         self.flush()
@@ -123,7 +125,8 @@ class TurnView:
         self.stop()
         self.flush()
         if self.answered:
-            self.console.print()
+            if not self.ends_in_code:  # one blank line before the next prompt, not two
+                self.console.print()
             self.answered = False
 
 

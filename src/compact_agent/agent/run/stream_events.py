@@ -78,7 +78,21 @@ def result_summary(tool: str, text: str, error: bool) -> str:
             return plural(int(m.group(1)), "file") + f" ({len(found)} listed)"
         n = plural(len(found), "match" if tool == "grep" else "file")
         return f"{n} (stopped: more not listed)" if note else n
-    return " ".join(lines[0].split()) if lines else "(empty)"
+    return _first_line(lines)
+
+
+_NOW_READ = re.compile(r"; lines (\d+)-(\d+) now read:$")
+
+
+def _first_line(lines: list[str]) -> str:
+    """The result's first line, without a colon that introduced what follows (the summary shows
+    none of it): `Edited a.py (1 replacement) · lines 3-9`, `Plan updated (1/3 done)`."""
+    if not lines:
+        return "(empty)"
+    first = " ".join(lines[0].split())
+    if first.endswith(":") and len(lines) > 1:
+        first = _NOW_READ.sub(r" · lines \1-\2", first).rstrip(":").rstrip()
+    return first
 
 
 def bash_tail_lines(text: str, n: int = 3) -> tuple[int, list[str]]:

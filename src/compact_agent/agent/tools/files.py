@@ -263,6 +263,8 @@ def edit_file_impl(
     count = found if replace_all else 1
     _notify(env, "edit_file", {"path": str(p), "rel": shown, "replacements": count, "diff": diff})
     lines = new_text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":  # the newline that ends the last line starts none
+        lines.pop()
     line = new_text.count("\n", 0, first) + 1
     lo = max(1, line - SNIPPET_CONTEXT)
     hi = min(len(lines), line + new.count("\n") + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
