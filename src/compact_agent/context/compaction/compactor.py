@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelMessage
 
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch
@@ -255,12 +255,3 @@ def _once(archive: Callable[[], Path | None]) -> Callable[[], Path | None]:
             done.append(archive())
         return done[0]
     return call
-
-
-def latest_user_prompt(messages: Sequence[ModelMessage]) -> str | None:
-    for m in reversed(messages):
-        if isinstance(m, ModelRequest) and not summary.is_summary(m):
-            for p in m.parts:
-                if isinstance(p, UserPromptPart) and isinstance(p.content, str):
-                    return p.content
-    return None
