@@ -1,4 +1,5 @@
-"""Shared checks for the importer tests: the validity contract every imported conversation must meet."""
+"""Shared checks for the replay tests: the validity contract every imported conversation must meet,
+and the parts of a conversation the tests look at."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ def tool_calls(messages: list[ModelMessage]) -> list[ToolCallPart]:
     return [
         p for m in messages if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)
     ]
+
+
+def results(messages: list[ModelMessage]) -> list[ToolReturnPart]:
+    return [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
 
 
 def responses(messages: list[ModelMessage]) -> list[ModelResponse]:

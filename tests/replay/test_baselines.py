@@ -6,7 +6,7 @@ Sizes: a tool result of `n` characters is about n/4 tokens; the token model is t
 
 from __future__ import annotations
 
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from compact_agent.context.compaction import summary
 from compact_agent.replay import baselines, gemini, opencode, seed000
@@ -26,11 +26,8 @@ from compact_agent.replay.baselines import (
 from compact_agent.replay.retention import user_texts
 from compact_agent.replay.simulate import TokenModel, replay
 
+from ._helpers import results
 from .synthetic import session, sim
-
-
-def results(messages) -> list[ToolReturnPart]:
-    return [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
 
 
 class Spy:

@@ -14,7 +14,6 @@ from pydantic_ai.messages import (
     ModelResponse,
     TextPart,
     ToolCallPart,
-    ToolReturnPart,
     UserPromptPart,
 )
 
@@ -26,12 +25,8 @@ from compact_agent.replay.cline import Cline, tool_activity
 from compact_agent.replay.retention import user_texts
 from compact_agent.replay.simulate import replay
 
-from ._helpers import assert_valid_conversation
+from ._helpers import assert_valid_conversation, results
 from .synthetic import session, sim
-
-
-def results(messages) -> list[ToolReturnPart]:
-    return [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
 
 
 def texts(messages) -> str:

@@ -22,7 +22,7 @@ class SessionError(RuntimeError):
 
 
 class SessionLocked(SessionError):
-    pass
+    """Another process holds the session's lock."""
 
 
 class SessionWriteError(SessionError, OSError):

@@ -38,7 +38,7 @@ def command(name: str, help: str) -> Callable[[Handler], Handler]:
 
 
 class ExitRepl(Exception):
-    pass
+    """Raised by /exit (and its aliases): the REPL ends."""
 
 
 class RunningRepl(Protocol):
