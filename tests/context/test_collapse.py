@@ -93,6 +93,18 @@ def test_digest_stays_within_its_size_and_keeps_the_asks() -> None:
     assert "task 0: fix the parser" in text and "task 29" in text and "more steps" in text
 
 
+def test_digest_lists_the_paths_read_only_when_some_steps_are_left_out() -> None:
+    """Every step names its path; the list repeats them only for steps the size cut out."""
+    whole = default_digest(long_conv(turns=3).messages[:-1])
+    assert "Paths read or searched" not in whole and 'read_file(path="src/m0_0.py")' in whole
+    cut = default_digest(long_conv(turns=30).messages[:-1], max_chars=3_000)
+    assert "more steps" in cut
+    listed = cut.split("Paths read or searched: ")[1].split("\n")[0]
+    steps = cut.split("What happened, in order:")[1]
+    left_out = [f"src/m{t}_{r}.py" for t in range(30) for r in range(2) if f'"src/m{t}_{r}.py"' not in steps]
+    assert left_out and all(p in listed for p in left_out[:5])
+
+
 def test_log_is_private_json_lines_and_a_restart_replays_identically(tmp_path: Path) -> None:
     conv = long_conv()
     threshold = estimate(conv.messages)
