@@ -15,7 +15,12 @@ goes on from [system, task, summary] alone. For each: micro-USD at DeepSeek pric
 fake reports, requests, look-agains, compactions, rejected requests, whether the task finished.
 
     .venv/bin/python benchmarks/live_files.py [--files 40] [--window 32000] [--edits 10] [--stall-wait-usd 0]
-                                              [--latency-s 0]
+                                              [--latency-s 0] [--same-prompt]
+
+Ours sends its own system prompt and seven tool definitions on every request, about a thousand
+tokens more than the naive agent's two. --same-prompt adds a row "naive+": the naive agent sending
+ours' system prompt and tool definitions as ours sent them (still its own loop and tools), so the
+context handling is compared apart from the prompt's length.
 
 Ours weighs the user's wait for each look-again against the tokens a compaction saves: the configured
 price of a 5-s round trip (`stall_wait_usd`), scaled by the round trips the session timed. The fake
@@ -86,6 +91,8 @@ class NaiveAgent:
     window: int
     model: str = MODEL
     api_key: str = "k"
+    system: str = NAIVE_SYSTEM
+    tools: list[dict[str, Any]] = field(default_factory=lambda: NAIVE_TOOLS)
     share: float = 0.6
     max_requests: int = 500
     usages: list[Usage] = field(default_factory=list)
@@ -98,7 +105,7 @@ class NaiveAgent:
         return min(8_192, self.window // 4)
 
     def run(self, task: str) -> str:
-        self.messages = [{"role": "system", "content": NAIVE_SYSTEM}, {"role": "user", "content": task}]
+        self.messages = [{"role": "system", "content": self.system}, {"role": "user", "content": task}]
         added = 0  # characters appended since the last reported prompt size
         for _ in range(self.max_requests):
             last = self.usages[-1]["prompt_tokens"] + self.usages[-1]["completion_tokens"] if self.usages else 0
@@ -129,7 +136,7 @@ class NaiveAgent:
 
     def ask(self, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
         """One chat completion; None when the provider refuses it as over the window."""
-        body = {"model": self.model, "messages": messages, "tools": NAIVE_TOOLS, "max_tokens": self.max_tokens}
+        body = {"model": self.model, "messages": messages, "tools": self.tools, "max_tokens": self.max_tokens}
         req = urllib.request.Request(f"{self.base_url}/chat/completions", data=json.dumps(body).encode(),
                                      headers={"Content-Type": "application/json",
                                               "Authorization": f"Bearer {self.api_key}"})
@@ -195,7 +202,9 @@ async def _ours(cwd: Path, home: Path, base_url: str, window: int, task: str,
 
 
 def run(kind: str, files: int, window: int, edits: int, settings: dict[str, Any] | None = None,
-        latency_s: float = 0.0) -> dict[str, Any]:
+        latency_s: float = 0.0, prompt: tuple[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """One agent over the task. `prompt`: the naive agent's system prompt and tool definitions, when
+    not its own (naive+ sends ours', as ours sent them)."""
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp) / "project"
         expected = make_project(cwd, files, filler_chars=4_000)
@@ -209,6 +218,8 @@ def run(kind: str, files: int, window: int, edits: int, settings: dict[str, Any]
                                                         settings or {}))
             else:
                 naive = NaiveAgent(server.base_url, cwd, window)
+                if prompt is not None:
+                    naive.system, naive.tools = prompt
                 output, compactions = naive.run(task), naive.compactions
             applied = edits_applied(cwd, files, edits)
         hit = sum(u["prompt_tokens_details"]["cached_tokens"] for u in seen)
@@ -217,7 +228,7 @@ def run(kind: str, files: int, window: int, edits: int, settings: dict[str, Any]
                 "compactions": compactions, "rejected": len(server.rejected), "hit": hit,
                 "miss": sum(u["prompt_tokens"] for u in seen) - hit, "out": sum(u["completion_tokens"] for u in seen),
                 "peak": max(u["prompt_tokens"] for u in seen), "micro_usd": round(sum(map(price, seen)) * 1e6),
-                "edits": applied}
+                "edits": applied, "prompt": (server.requests[0].messages[0].get("content") or "", server.requests[0].tools)}
 
 
 def main() -> None:
@@ -231,10 +242,15 @@ def main() -> None:
     ap.add_argument("--latency-s", type=float, default=0.0,
                     help="seconds the fake takes to answer each request (default 0); ours times its requests "
                          "and prices the user's wait for a look-again by them")
+    ap.add_argument("--same-prompt", action="store_true",
+                    help="also run the naive agent (as naive+) with ours' system prompt and tool definitions, "
+                         "as ours sent them: what the context handling costs apart from the longer prompt")
     a = ap.parse_args()
     rows = [run(kind, a.files, a.window, a.edits, latency_s=a.latency_s) for kind in ("ours", "naive")]
     if a.stall_wait_usd is not None:
         rows.append(run("ours*", a.files, a.window, a.edits, {"stall_wait_usd": a.stall_wait_usd}, a.latency_s))
+    if a.same_prompt:
+        rows.append(run("naive+", a.files, a.window, a.edits, latency_s=a.latency_s, prompt=rows[0]["prompt"]))
     print(f"{a.files} files of 4 KB, {a.edits} edits of early files, window {a.window:,}, DeepSeek prices, "
           f"{a.latency_s:g} s per answer")
     print(f"{'agent':6} {'done':>5} {'requests':>9} {'re-reads':>9} {'compactions':>12} {'rejected':>9} {'peak':>7} "
@@ -242,8 +258,11 @@ def main() -> None:
     for r in rows:
         print(f"{r['kind']:6} {str(r['ok']):>5} {r['requests']:>9} {r['rereads']:>9} {r['compactions']:>12} "
               f"{r['rejected']:>9} {r['peak']:>7,} {r['hit']:>8,} {r['miss']:>7,} {r['out']:>7,} {r['micro_usd']:>10,}")
-    for r in rows[:1] + rows[2:]:
-        print(f"{r['kind']} / naive: {r['micro_usd'] / rows[1]['micro_usd']:.2f}")
+    for r in rows[:1] + [r for r in rows[2:] if r["kind"] != "naive+"]:
+        print(f"{r['kind']} / naive: {r['micro_usd'] / rows[1]['micro_usd']:.3f}")
+    for r in rows[2:]:
+        if r["kind"] == "naive+":
+            print(f"ours / naive+ (the same system prompt and tools): {rows[0]['micro_usd'] / r['micro_usd']:.3f}")
 
 
 if __name__ == "__main__":

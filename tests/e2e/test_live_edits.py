@@ -79,6 +79,17 @@ def test_naive_agent_finishes_a_small_run(tmp_path: Path) -> None:
     assert edits_applied(tmp_path, 6, 2) == 2
     assert agent.compactions >= 1 and not server.rejected
     assert model.rereads >= 2  # file_00 and file_02 were summarised away before their edits
+    assert server.requests[0].tools == bench.NAIVE_TOOLS
+
+    # naive+: the same loop sending another agent's system prompt and tool definitions, as given
+    system, tools = "Another agent's system prompt.", [*bench.NAIVE_TOOLS, {"type": "function", "function": {
+        "name": "glob", "description": "Find files.", "parameters": {"type": "object", "properties": {}}}}]
+    project = tmp_path / "again"
+    make_project(project, 6, filler_chars=4_000)
+    with FakeOpenAIServer(FileEditTaskAgent(6, edits=2), model=bench.MODEL, window=8_000) as server:
+        agent = bench.NaiveAgent(server.base_url, project, 8_000, system=system, tools=tools)
+        assert agent.run(edit_task_text(6, 2)) == f"FINAL SUM: {expected}"
+    assert all(r.tools == tools and r.messages[0]["content"] == system for r in server.requests)
 
 
 async def test_a_read_kept_by_a_compaction_still_allows_the_edit(tmp_path: Path) -> None:
