@@ -217,9 +217,8 @@ def run(kind: str, files: int, window: int, edits: int, settings: dict[str, Any]
                 output, compactions = asyncio.run(_ours(cwd, Path(tmp) / "home", server.base_url, window, task,
                                                         settings or {}))
             else:
-                naive = NaiveAgent(server.base_url, cwd, window)
-                if prompt is not None:
-                    naive.system, naive.tools = prompt
+                system, tools = prompt or (NAIVE_SYSTEM, NAIVE_TOOLS)
+                naive = NaiveAgent(server.base_url, cwd, window, system=system, tools=tools)
                 output, compactions = naive.run(task), naive.compactions
             applied = edits_applied(cwd, files, edits)
         hit = sum(u["prompt_tokens_details"]["cached_tokens"] for u in seen)
@@ -258,10 +257,10 @@ def main() -> None:
     for r in rows:
         print(f"{r['kind']:6} {str(r['ok']):>5} {r['requests']:>9} {r['rereads']:>9} {r['compactions']:>12} "
               f"{r['rejected']:>9} {r['peak']:>7,} {r['hit']:>8,} {r['miss']:>7,} {r['out']:>7,} {r['micro_usd']:>10,}")
-    for r in rows[:1] + [r for r in rows[2:] if r["kind"] != "naive+"]:
-        print(f"{r['kind']} / naive: {r['micro_usd'] / rows[1]['micro_usd']:.3f}")
-    for r in rows[2:]:
-        if r["kind"] == "naive+":
+    for r in rows:
+        if r["kind"].startswith("ours"):
+            print(f"{r['kind']} / naive: {r['micro_usd'] / rows[1]['micro_usd']:.3f}")
+        elif r["kind"] == "naive+":
             print(f"ours / naive+ (the same system prompt and tools): {rows[0]['micro_usd'] / r['micro_usd']:.3f}")
 
 
