@@ -315,8 +315,10 @@ def kill_chain(zygote: Zygote, root: Path, steps: list[dict[str, Any]], *, scena
     finish the work with `compact-agent --continue -p` and check everything.
 
     A step is `{"point": name, "nth": n}` (a crash point, see compact_agent.crashpoints) or
-    `{"delay": seconds}`. After every kill: the session loads as a valid conversation and every
-    message that was on disk at any kill so far is still in the session or an archive. At the end:
+    `{"delay": seconds, "retries": k}` (a run that ends before the delay is followed by up to k
+    more with half the delay each time; without retries it is reported as not killed). After every
+    kill: the session loads as a valid conversation and every message that was on disk at any kill
+    so far is still in the session or an archive. At the end:
     the task is finished with the right answer, nothing was lost, and no temp file is left.
     scenario "task": `compact-agent -p` reading files until the sum is known (spills, notes, L5).
     scenario "turns": many turns per process (adds L4 collapse commit-log writes).
@@ -325,8 +327,9 @@ def kill_chain(zygote: Zygote, root: Path, steps: list[dict[str, Any]], *, scena
     responder = FileTaskAgent(N_FILES) if scenario == "task" else TurnsAgent()
     results: list[KillResult] = []
     ever_saved: set[str] = set()
+    runs = 0
     with FakeOpenAIServer(responder, window=WINDOW) as server:
-        for i, step in enumerate(steps):
+        for step in steps:
             point, delay, nth = step.get("point"), step.get("delay"), int(step.get("nth", 1))
             label = f"{scenario}/{point}:{nth}" if point else f"{scenario}/t={float(delay):.2f}s"
             result = KillResult(label, killed=False)
@@ -334,8 +337,16 @@ def kill_chain(zygote: Zygote, root: Path, steps: list[dict[str, Any]], *, scena
             extra = dict(SCENARIO_ENV[scenario])
             if point:
                 extra["COMPACT_AGENT_CRASH_AT"] = f"{point}:{nth}:stop"
-            child = _start(zygote, ws, server, scenario, i, extra, f"run{i}")
-            result.killed, before, code = _kill_at(child, ws, delay, timeout)
+            # A moment given as a delay means "somewhere in the run": a run that ends sooner (a fast
+            # machine) is followed by another with half the delay, up to `retries` more times.
+            for attempt in range(1 + (int(step.get("retries", 0)) if delay is not None else 0)):
+                child = _start(zygote, ws, server, scenario, runs, extra, f"run{runs}")
+                runs += 1
+                wait = None if delay is None else float(delay) / 2**attempt
+                result.killed, before, code = _kill_at(child, ws, wait, timeout)
+                if result.killed or code != 0:
+                    break
+                ever_saved |= before
             if not result.killed and code != 0:
                 result.problems.append(f"run ended with {code} without a kill: {child.err.read_text()[-500:]}")
             result.saved_at_kill = len(before)
