@@ -389,6 +389,33 @@ async def test_agent_reads_then_edits(env: ToolEnv, work: Path) -> None:
     assert result.output.startswith("done: Edited greet.py")
 
 
+async def test_optional_parameters_are_advertised_as_their_type_and_still_take_null(env: ToolEnv, work: Path) -> None:
+    """`offset: int | None = None` reads as an optional integer (no `anyOf [.., null]`, no `default: null`);
+    a model that sends null anyway gets the default, as before."""
+    (work / "a.txt").write_text("one\ntwo\n")
+    seen: dict[str, dict[str, Any]] = {}
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.update({t.name: t.parameters_json_schema for t in info.function_tools})
+        returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+        if not returns:
+            return ModelResponse(parts=[ToolCallPart("read_file", {"path": "a.txt", "offset": None, "limit": None}),
+                                        ToolCallPart("grep", {"pattern": "two", "path": None, "glob": None})])
+        return ModelResponse(parts=[TextPart(" | ".join(str(r.content) for r in returns))])
+
+    result = await Agent(FunctionModel(model), toolsets=[build_toolset(env)]).run("look")
+    assert "1\tone" in result.output and "2\ttwo" in result.output and "a.txt:2:two" in result.output
+    read, grep, bash = seen["read_file"], seen["grep"], seen["bash"]
+    assert read["required"] == ["path"] and grep["required"] == ["pattern"] and bash["required"] == ["command"]
+    assert {k: v["type"] for k, v in read["properties"].items()} == {"path": "string", "offset": "integer",
+                                                                     "limit": "integer"}
+    assert grep["properties"]["glob"]["type"] == "string" and bash["properties"]["timeout"]["type"] == "number"
+    for schema in seen.values():
+        for prop in schema["properties"].values():
+            assert "anyOf" not in prop and prop.get("default", "unset") is not None
+    assert seen["edit_file"]["properties"]["replace_all"]["default"] is False  # a real default is still stated
+
+
 async def test_failures_are_marked_and_a_failed_write_names_the_file(env: ToolEnv, monkeypatch) -> None:
     from compact_agent.agent.tools import file_state
     from compact_agent.agent.tools.base import is_failure
