@@ -105,6 +105,12 @@ def test_a_prompt_appended_after_the_last_results_keeps_their_part_of_the_prefix
     other = ModelRequest(parts=[ToolReturnPart("look", "R" * 800, tool_call_id="1"), UserPromptPart("summarise")])
     cache.send([a, b, r], "main", 1_000, None)
     assert cache.send([a, b, other], "main", 1_000, None)[1] == 1_000 + 2 * (104 + tokens.message_tokens(b))
+    # A later part changed (a result cleared after the first): the parts before it stay cached.
+    r2 = ModelRequest(parts=[*r.parts, ToolReturnPart("look", "s" * 800, tool_call_id="2")])
+    cleared = ModelRequest(parts=[*r.parts, ToolReturnPart("look", "[cleared]", tool_call_id="2")])
+    cache.send([a, b, r2], "main", 1_000, None)
+    assert cache.send([a, b, cleared], "main", 1_000, None)[1] == 1_000 + 2 * (
+        104 + tokens.message_tokens(b) + tokens.message_tokens(r))
 
 
 def test_cache_expires_after_the_ttl():

@@ -15,10 +15,10 @@ strategy alike, and the fit's error is reported.
 Cost follows the providers' prompt caching: the cached part of a request is its longest common
 prefix, message by message (compared by serialized bytes), with the previous request sent on the
 same system prompt within the cache TTL; the system prompt and tools count as cached when such a
-previous request exists. Where the first differing message starts with all the parts of the
-previous one (a request that appends a prompt after the last tool results), those parts count as
-cached too: providers send each tool result as its own message or content block, so appending one
-leaves the bytes before it as they were.
+previous request exists. Where the first differing message starts with parts equal to the previous
+one's (a request that appends a prompt after the last tool results, or clears a later result of
+the same message), those parts count as cached too: providers cache by byte prefix and send each
+tool result as its own message or content block, so what comes before a change stays as it was.
 """
 
 from __future__ import annotations
@@ -256,11 +256,16 @@ class PromptCache:
 
 
 def _extended_prefix(new: ModelMessage, old: ModelMessage) -> int:
-    """Estimated tokens of `old`'s parts when `new` is `old` with more parts appended, else 0."""
-    n = len(old.parts)
-    if type(new) is not type(old) or len(new.parts) <= n or list(new.parts[:n]) != list(old.parts):
+    """Estimated tokens of the leading parts `new` and `old` share (the message's own overhead
+    with them): providers cache by byte prefix, and each part is its own content block."""
+    if type(new) is not type(old):
         return 0
-    return tokens.message_tokens(old)
+    n = 0
+    for a, b in zip(new.parts, old.parts, strict=False):
+        if a != b:
+            break
+        n += 1
+    return tokens.PER_MESSAGE_OVERHEAD + sum(tokens.part_tokens(p) for p in old.parts[:n]) if n else 0
 
 
 # -- results -------------------------------------------------------------------------------------------
