@@ -245,17 +245,18 @@ class KillResult:
         return not self.lost and not self.problems
 
 
-def _start(zygote: Zygote, ws: Workspace, server: FakeOpenAIServer, scenario: str, step: int,
+def _start(zygote: Zygote, ws: Workspace, server: FakeOpenAIServer, scenario: str, run: int,
            extra: dict[str, str], name: str) -> Child:
     """Start a run: one long print-mode turn ("task"), or several turns in one process ("turns").
-    Step 0 starts the work; later steps resume it with --continue, as a user would after a crash."""
+    Run 0 starts the work; later runs resume it with --continue, as a user would after a crash
+    ("turns": each run sends the next TURNS prompts)."""
     out, err = ws.root / f"{name}.out", ws.root / f"{name}.err"
     if scenario == "task":
-        resume = step > 0 and bool(ws.sessions())
+        resume = run > 0 and bool(ws.sessions())
         argv = ws.cli_argv(server, "continue the task" if resume else task_text(N_FILES),
                            *(("--continue",) if resume else ()))
         return zygote.spawn("cli", argv, ws.env(extra), ws.cwd, out, err)
-    first = step * TURNS
+    first = run * TURNS
     prompts = [turn_prompt(k, [2 * k % N_FILES, (2 * k + 1) % N_FILES]) for k in range(first, first + TURNS)]
     return zygote.spawn("drive", [server.base_url, str(WINDOW), *prompts], ws.env(extra), ws.cwd, out, err)
 

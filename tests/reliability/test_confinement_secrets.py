@@ -183,7 +183,7 @@ async def test_the_model_cannot_touch_the_project_config_git_or_the_session_stor
 async def test_private_files_are_0600_in_0700_folders(tmp_path: Path) -> None:
     os.umask(0o022)  # the usual umask: what we create must still be private
     cwd = tmp_path / "project"
-    make_project(cwd, 20)  # well past the window: compactions (archives; 3 today, 1 from 14 files)
+    make_project(cwd, 20)  # well past the 9K window: several compactions (archives), not one at the edge
     reads = [[("read_file", {"path": f"data/file_{k:02d}.txt"})] for k in range(20)]
     settings = Settings(tool_result_max_chars=7_000, memory_update_tokens=500, memory_enabled=True,
                         adaptive_output_reserve=False, priced_compaction=False,
