@@ -416,6 +416,25 @@ async def test_optional_parameters_are_advertised_as_their_type_and_still_take_n
     assert seen["edit_file"]["properties"]["replace_all"]["default"] is False  # a real default is still stated
 
 
+async def test_read_file_speaks_of_images_only_to_a_model_that_takes_them(env: ToolEnv) -> None:
+    """The description follows `env.images` at every request (a /model switch changes it)."""
+    seen: list[str] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(next(t.description or "" for t in info.function_tools if t.name == "read_file"))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    agent = Agent(FunctionModel(model), toolsets=[build_toolset(env)])
+    env.images = False
+    await agent.run("look")
+    env.images = True
+    await agent.run("look")
+    text_only, sees = seen
+    assert text_only.startswith("Read a text file") and "edit" in text_only
+    assert "image" not in text_only and "PNG" not in text_only
+    assert sees.startswith(text_only) and "PNG, JPEG" in sees and sees.endswith("image itself.")
+
+
 async def test_failures_are_marked_and_a_failed_write_names_the_file(env: ToolEnv, monkeypatch) -> None:
     from compact_agent.agent.tools import file_state
     from compact_agent.agent.tools.base import is_failure

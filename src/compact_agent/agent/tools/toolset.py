@@ -20,9 +20,11 @@ import logging
 import re
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ParamSpec
 
+from pydantic_ai import RunContext, Tool
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -31,7 +33,7 @@ from pydantic_ai.messages import (
     ToolReturn,
     ToolReturnPart,
 )
-from pydantic_ai.tools import GenerateToolJsonSchema
+from pydantic_ai.tools import GenerateToolJsonSchema, ToolDefinition
 from pydantic_ai.toolsets import FunctionToolset
 from pydantic_core import core_schema
 
@@ -49,6 +51,8 @@ from .shell import bash_impl
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
+IMAGE_SENTENCE = "A PNG, JPEG,"
+"""Where read_file's description starts on images, which a text-only model is not told about."""
 
 
 class OmittableSchema(GenerateToolJsonSchema):
@@ -104,7 +108,7 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
 
     async def read_file(path: str, offset: int | None = None, limit: int | None = None) -> Result:
         """Read a text file; lines come numbered like `cat -n`. Read a file before editing it. A PNG, JPEG,
-        GIF or WEBP image comes as the image itself when you can see images.
+        GIF or WEBP image comes as the image itself.
 
         Args:
             path: File path, relative to the working directory or absolute.
@@ -172,8 +176,16 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
         finally:
             stop.set()
 
-    tools = [read_file, write_file, edit_file, bash, grep, glob]
-    return FunctionToolset([_never_raises(t) for t in tools], schema_generator=OmittableSchema)
+    async def described(ctx: RunContext[Any], tool_def: ToolDefinition) -> ToolDefinition:
+        """read_file as the current model needs it: the images it can open only for a model that
+        takes them (a model switch may change that); a text-only model reading one gets a line."""
+        if env.images or tool_def.description is None:
+            return tool_def
+        return replace(tool_def, description=tool_def.description.split(IMAGE_SENTENCE)[0].rstrip())
+
+    read = Tool(_never_raises(read_file), prepare=described, schema_generator=OmittableSchema)
+    tools = [write_file, edit_file, bash, grep, glob]
+    return FunctionToolset([read, *(_never_raises(t) for t in tools)], schema_generator=OmittableSchema)
 
 
 def mention_messages(
