@@ -31,7 +31,7 @@ MARK = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
 
 class TodoItem(BaseModel):
     content: str = Field(description="What to do, as one short imperative line.")
-    status: Status = Field(default="pending", description="pending | in_progress | done")
+    status: Status = "pending"  # the schema's enum names the three states
 
 
 class TodoList:
@@ -96,7 +96,7 @@ def render_plain(items: list[TodoItem]) -> str:
 
 def todo_toolset(plan: TodoList) -> FunctionToolset[Any]:
     async def todo_write(todos: list[TodoItem]) -> str:
-        """Write the whole plan for a multi-step task (it replaces the previous list). Keep one item in_progress, mark items done as soon as they are, and send the full list every time. The plan is kept across context compactions.
+        """Write the whole plan for a multi-step task, every item each time: it replaces the previous list. Keep one item in_progress; mark items done as soon as they are. The plan survives context compactions.
 
         Args:
             todos: Every item of the plan, in order, with its status.
