@@ -259,9 +259,9 @@ def main() -> None:
               f"{r['rejected']:>9} {r['peak']:>7,} {r['hit']:>8,} {r['miss']:>7,} {r['out']:>7,} {r['micro_usd']:>10,}")
     for r in rows:
         if r["kind"].startswith("ours"):
-            print(f"{r['kind']} / naive: {r['micro_usd'] / rows[1]['micro_usd']:.3f}")
+            print(f"{r['kind']} / naive: {r['micro_usd'] / rows[1]['micro_usd']:.4f}")
         elif r["kind"] == "naive+":
-            print(f"ours / naive+ (the same system prompt and tools): {rows[0]['micro_usd'] / r['micro_usd']:.3f}")
+            print(f"ours / naive+ (the same system prompt and tools): {rows[0]['micro_usd'] / r['micro_usd']:.4f}")
 
 
 if __name__ == "__main__":
