@@ -15,7 +15,7 @@ goes on from [system, task, summary] alone. For each: micro-USD at DeepSeek pric
 fake reports, requests, look-agains, compactions, rejected requests, whether the task finished.
 
     .venv/bin/python benchmarks/live_files.py [--files 40] [--window 32000] [--edits 10] [--stall-wait-usd 0]
-                                              [--latency-s 0] [--same-prompt]
+                                              [--latency-s 0] [--same-prompt] [--sweep]
 
 Ours sends its own system prompt and seven tool definitions on every request, about a thousand
 tokens more than the naive agent's two. --same-prompt adds a row "naive+": the naive agent sending
@@ -230,6 +230,32 @@ def run(kind: str, files: int, window: int, edits: int, settings: dict[str, Any]
                 "edits": applied, "prompt": (server.requests[0].messages[0].get("content") or "", server.requests[0].tools)}
 
 
+SWEEP = [(40, 10, 32_000), (30, 5, 32_000), (40, 5, 32_000), (40, 20, 32_000), (50, 10, 32_000),
+         (60, 10, 32_000), (20, 10, 16_000), (25, 8, 16_000), (30, 10, 24_000), (40, 10, 64_000),
+         (80, 20, 64_000), (120, 20, 128_000)]
+"""(files, edits, window) for --sweep: the headline case, then more or fewer files and edits, and
+smaller and larger windows."""
+
+
+def sweep(latency_s: float) -> None:
+    """Ours against the naive agent over SWEEP: micro-USD each, the ratios, and the totals."""
+    print(f"DeepSeek prices, {latency_s:g} s per answer; micro-USD (ours / naive, ours / naive+)")
+    print(f"{'files':>5} {'edits':>5} {'window':>7} {'ours':>8} {'naive':>8} {'naive+':>8} {'/naive':>7} {'/naive+':>8}")
+    totals = [0, 0, 0]
+    for files, edits, window in SWEEP:
+        ours = run("ours", files, window, edits, latency_s=latency_s)
+        naive = run("naive", files, window, edits, latency_s=latency_s)
+        plus = run("naive+", files, window, edits, latency_s=latency_s, prompt=ours["prompt"])
+        costs = [r["micro_usd"] for r in (ours, naive, plus)]
+        if not all(r["ok"] for r in (ours, naive, plus)):
+            print(f"{files:>5} {edits:>5} {window:>7,} a run did not finish the task")
+        totals = [t + c for t, c in zip(totals, costs, strict=True)]
+        print(f"{files:>5} {edits:>5} {window:>7,} {costs[0]:>8,} {costs[1]:>8,} {costs[2]:>8,} "
+              f"{costs[0] / costs[1]:>7.4f} {costs[0] / costs[2]:>8.4f}")
+    print(f"{'all':>19} {totals[0]:>8,} {totals[1]:>8,} {totals[2]:>8,} {totals[0] / totals[1]:>7.4f} "
+          f"{totals[0] / totals[2]:>8.4f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=40)
@@ -244,7 +270,13 @@ def main() -> None:
     ap.add_argument("--same-prompt", action="store_true",
                     help="also run the naive agent (as naive+) with ours' system prompt and tool definitions, "
                          "as ours sent them: what the context handling costs apart from the longer prompt")
+    ap.add_argument("--sweep", action="store_true",
+                    help="run ours, naive and naive+ over a fixed grid of files, edits and windows (SWEEP) "
+                         "instead of one case: one scenario's compaction points can land unluckily")
     a = ap.parse_args()
+    if a.sweep:
+        sweep(a.latency_s)
+        return
     rows = [run(kind, a.files, a.window, a.edits, latency_s=a.latency_s) for kind in ("ours", "naive")]
     if a.stall_wait_usd is not None:
         rows.append(run("ours*", a.files, a.window, a.edits, {"stall_wait_usd": a.stall_wait_usd}, a.latency_s))

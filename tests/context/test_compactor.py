@@ -86,6 +86,25 @@ async def test_full_compaction_shrinks_keeps_pairs_and_user_words(tmp_path: Path
     assert result.messages[-1].parts[-1].tool_call_id == "c11"
 
 
+async def test_a_record_does_not_list_again_the_reads_its_steps_name(tmp_path: Path):
+    async def no_model(messages, prompt):
+        raise AssertionError("a record asks no model")
+
+    msgs = history(12, size=400)
+    record = await Compactor(Limits.for_window(32_000, 4_000)).compact(
+        msgs, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
+    head = record.messages[0].parts[0].content
+    assert record.strategy == "record" and "Files read recently" not in head
+    # Every read it replaced is named by its step line (the newest round stays verbatim after it).
+    summarized = {f"f{i}.txt" for i in range(12)} - {p.args["path"] for m in record.messages[1:]
+                                                       for p in m.parts if isinstance(p, ToolCallPart)}
+    assert summarized and all(f'read_file(path="{p}")' in head for p in summarized)
+    # A model's summary of the same history names none of them: they are listed.
+    full = await Compactor(Limits.for_window(32_000, 4_000)).compact(msgs, summarize=fake_summary, archive=lambda: None)
+    head = full.messages[0].parts[0].content
+    assert full.strategy == "full" and "Files read recently" in head and all(p in head for p in summarized)
+
+
 async def test_archive_failure_leaves_history_alone(tmp_path):
     comp = Compactor(Limits.for_window(32_000, 4_000))
 

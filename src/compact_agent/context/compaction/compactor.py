@@ -206,6 +206,8 @@ class Compactor(Keeper):
             raise CompactionError(f"could not archive the transcript ({e}); the session was not rewritten") from e
         files = ledger.changed_files(messages)
         reads = ledger.read_files(summarized)
+        if strategy == "record":  # its steps name every read they list: listing those again says nothing
+            reads = [p for p in reads if p not in text]
         if incremental:  # the kept compaction message lists what came before; this one what came since
             listed = ledger.changed_files(keep_head)
             since = {p: a for p, a in files.items() if listed.get(p) != a}
