@@ -44,6 +44,35 @@ def test_the_compaction_point_is_the_economic_order_quantity():
     assert not plan.compact  # 30K is below the 37.3K point: holding is still cheaper than compacting
 
 
+def test_what_is_new_since_the_last_request_is_no_part_of_a_compactions_cost():
+    # The newest round (3,000 tokens of a fresh tool result and the response that asked for it) is
+    # kept and would go uncached anyway: K = (10,000 - 3,000) x 0.28 + 1,120 + 196 + 840 = 4,116;
+    # K_eff = 4,396; D* = sqrt(2 x 2,000 x 4,396 / 0.028) = 25,060: 2.3K sooner than 37,350.
+    kw = dict(context=30_000, rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=2_000,
+              requests_so_far=50, prices=DEEPSEEK)
+    plan = plan_compaction(**kw, fresh=3_000)  # type: ignore[arg-type]
+    assert plan.fixed_cost == pytest.approx(4_116e-6)
+    assert round(plan.point) == 35_060
+    # Fresh tokens beyond the rebuild are not a saving: a compaction costs at least its summary.
+    assert plan_compaction(**kw, fresh=50_000).fixed_cost == pytest.approx(2_156e-6)  # type: ignore[arg-type]
+    # The schedule takes the newest request's growth as what is fresh now, the median as what will be.
+    from compact_agent.context.decisions.economics import Growth
+
+    g = Growth()
+    for size in (0, 1_000, 4_000, 4_500):
+        g.observe(size)
+    assert g.steps[-1] == 500 and g.typical_step == 1_000
+    from types import SimpleNamespace
+
+    from compact_agent.context.decisions.schedule import Schedule
+
+    s = Schedule(DEEPSEEK, growth=g, reuse=None)
+    now = s._plan(SimpleNamespace(requests=50), 30_000, 10_000, 10_000)  # type: ignore[arg-type]
+    assert now.fixed_cost == pytest.approx((9_500 * 0.28 + 1_120 + 196 + 840) * 1e-6)  # 500 fresh now
+    later = s._plan(SimpleNamespace(requests=50), 0, 10_000, 10_000, fresh=g.typical_step)  # type: ignore[arg-type]
+    assert later.fixed_cost == pytest.approx((9_000 * 0.28 + 280 + 196 + 840) * 1e-6)  # a typical 1,000
+
+
 def test_compactions_that_call_no_model_come_sooner():
     # Half the compactions so far kept a record (no summary request): K = rebuild x miss + half the
     # request = 2,800 + (1,120 + 196 + 840) / 2 = 3,878; K_eff = 4,158; D* = sqrt(2 x 2,000 x 4,158 / 0.028).

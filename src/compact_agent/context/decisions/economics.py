@@ -12,7 +12,8 @@ action of the pipeline:
   its output at the output price.
 
 A compaction is an order in the inventory sense: it costs a fixed amount `K` (the summary request
-and the rebuilt history re-sent uncached) and then holds `R` tokens instead of `C`. With a context
+and the rebuilt history re-sent uncached, less what arrived since the previous request, which goes
+uncached either way) and then holds `R` tokens instead of `C`. With a context
 that grows by `g` tokens per request, compacting each time the context has grown by `D` past the
 rebuild costs, per request, `hit·(R + D/2)` for holding plus `K·g/D` for the compactions; the
 minimum is at `D* = sqrt(2·g·K/hit)` (the economic order quantity). The pipeline compacts when the
@@ -89,6 +90,11 @@ class Growth:
     def rate(self) -> float:
         return self.total / self.requests if self.requests else 0.0
 
+    @property
+    def typical_step(self) -> int:
+        """The median growth of the recent requests: what a request usually adds."""
+        return sorted(self.steps)[len(self.steps) // 2] if self.steps else 0
+
     def requests_until(self, room: float) -> float:
         """How many requests the history typically takes to grow by `room` tokens: at the median
         growth of the recent requests. Growth comes in bursts (a large file read among small
@@ -96,8 +102,7 @@ class Growth:
         is; a decision that counts what happens until then must not count too few. At least one."""
         if not self.steps:
             return max(1.0, room / max(self.rate, 1.0))
-        median = sorted(self.steps)[len(self.steps) // 2]
-        return max(1.0, room / max(median, 1))
+        return max(1.0, room / max(self.typical_step, 1))
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,7 @@ SUMMARY_INSTRUCTION_TOKENS = 700  # the summary prompt appended after the shared
 
 def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens: int, growth: float,
                     requests_so_far: int, prices: Prices, summary_share: float = 1.0,
-                    forget: float = 0.0, forget_span: float = math.inf) -> CompactionPlan:
+                    forget: float = 0.0, forget_span: float = math.inf, fresh: int = 0) -> CompactionPlan:
     """Whether compacting now, before the window forces it, is cheaper than waiting.
 
     `context` is the history's size in tokens (without the fixed system prompt and tools,
@@ -144,6 +149,10 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     keep a record written without a model, and cost only the rebuild): compactions that cost less
     come sooner.
 
+    `fresh` is the part of the rebuild that is new since the previous request (the newest round,
+    which every compaction keeps): it is sent uncached whether the history is compacted or not, so
+    it is no part of the compaction's cost.
+
     `forget` is USD per later request of the look-agains the compaction causes (`reuse.py`: how
     often the session's responses reach back past what it would keep, times what a look-again
     costs), for `forget_span` requests: until a compaction the window forces anyway would drop the
@@ -151,7 +160,7 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     model is still using does not pay.
     """
     request = summary_cost(prefix=overhead + context, summary_tokens=summary_tokens, prices=prices)
-    k = prices.cost(resent=rebuild) + summary_share * request
+    k = prices.cost(resent=max(0, rebuild - fresh)) + summary_share * request
     k_eff = k + prices.cost(hits=rebuild)
     hit = prices.hit / 1e6
     cycle = math.sqrt(2 * max(growth, 1.0) * k_eff / hit) if hit > 0 else math.inf

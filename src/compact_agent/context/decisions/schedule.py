@@ -170,7 +170,7 @@ class Schedule:
         if not cm.settings.priced_compaction or self.growth.rate <= 0:
             return int(cm.limits.threshold)
         fixed = cm.calibration.tokens(cm.overhead)
-        plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed)
+        plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed, fresh=self.growth.typical_step)
         self.credit = plan.credit_per_token
         return int(min(cm.limits.threshold, round(plan.point) + fixed))
 
@@ -313,8 +313,11 @@ class Schedule:
 
     def _plan(self, cm: ManagerView, context: int, rebuild: int, fixed: int,
               summary_share: float | None = None, forget: float = 0.0,
-              forget_span: float = math.inf) -> CompactionPlan:
+              forget_span: float = math.inf, fresh: int | None = None) -> CompactionPlan:
+        """The plan for a compaction now (`fresh`: the tokens new since the previous request, which
+        it keeps and would be sent uncached anyway), or, with `fresh` given, for one later on."""
+        new = self.growth.steps[-1] if fresh is None and self.growth.steps else (fresh or 0)
         return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
                                summary_share=self.summary_share if summary_share is None else summary_share,
-                               forget=forget, forget_span=forget_span)
+                               forget=forget, forget_span=forget_span, fresh=min(new, rebuild))
