@@ -46,15 +46,18 @@ def test_the_compaction_point_is_the_economic_order_quantity():
 
 def test_what_is_new_since_the_last_request_is_no_part_of_a_compactions_cost():
     # The newest round (3,000 tokens of a fresh tool result and the response that asked for it) is
-    # kept and would go uncached anyway: K = (10,000 - 3,000) x 0.28 + 1,120 + 196 + 840 = 4,116;
-    # K_eff = 4,396; D* = sqrt(2 x 2,000 x 4,396 / 0.028) = 25,060: 2.3K sooner than 37,350.
+    # kept and would go uncached anyway; nor is it in the summary request, which is the request last
+    # sent (37,000 tokens, cached) with the instruction: K = (10,000 - 3,000) x 0.28 + 37,000 x 0.028
+    # + 196 + 840 = 1,960 + 1,036 + 1,036 (the instruction and the summary) = 4,032; K_eff = 4,312;
+    # D* = sqrt(2 x 2,000 x 4,312 / 0.028) = 24,819: 2.5K sooner than 37,350.
     kw = dict(context=30_000, rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=2_000,
               requests_so_far=50, prices=DEEPSEEK)
     plan = plan_compaction(**kw, fresh=3_000)  # type: ignore[arg-type]
-    assert plan.fixed_cost == pytest.approx(4_116e-6)
-    assert round(plan.point) == 35_060
-    # Fresh tokens beyond the rebuild are not a saving: a compaction costs at least its summary.
-    assert plan_compaction(**kw, fresh=50_000).fixed_cost == pytest.approx(2_156e-6)  # type: ignore[arg-type]
+    assert plan.fixed_cost == pytest.approx(4_032e-6)
+    assert round(plan.point) == 34_819
+    # Fresh tokens beyond the rebuild are not a saving: a compaction costs at least its summary
+    # request (10,000 x 0.028 + 196 + 840).
+    assert plan_compaction(**kw, fresh=50_000).fixed_cost == pytest.approx(1_316e-6)  # type: ignore[arg-type]
     # The schedule takes the newest request's growth as what is fresh now, the median as what will be.
     from compact_agent.context.decisions.economics import Growth
 
@@ -68,7 +71,7 @@ def test_what_is_new_since_the_last_request_is_no_part_of_a_compactions_cost():
 
     s = Schedule(DEEPSEEK, growth=g, reuse=None)
     now = s._plan(SimpleNamespace(requests=50), 30_000, 10_000, 10_000)  # type: ignore[arg-type]
-    assert now.fixed_cost == pytest.approx((9_500 * 0.28 + 1_120 + 196 + 840) * 1e-6)  # 500 fresh now
+    assert now.fixed_cost == pytest.approx((9_500 * 0.28 + 39_500 * 0.028 + 196 + 840) * 1e-6)  # 500 fresh now
     later = s._plan(SimpleNamespace(requests=50), 0, 10_000, 10_000, fresh=g.typical_step)  # type: ignore[arg-type]
     assert later.fixed_cost == pytest.approx((9_000 * 0.28 + 280 + 196 + 840) * 1e-6)  # a typical 1,000
 

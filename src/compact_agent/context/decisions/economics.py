@@ -151,7 +151,8 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
 
     `fresh` is the part of the rebuild that is new since the previous request (the newest round,
     which every compaction keeps): it is sent uncached whether the history is compacted or not, so
-    it is no part of the compaction's cost.
+    it is no part of the compaction's cost. Nor is it in a summary request, which is the request
+    last sent (a cache hit) with the instruction appended; the part summarised is what it held.
 
     `forget` is USD per later request of the look-agains the compaction causes (`reuse.py`: how
     often the session's responses reach back past what it would keep, times what a look-again
@@ -159,7 +160,7 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     same (and, keeping less, forget more). It comes off the saving: a compaction of context the
     model is still using does not pay.
     """
-    request = summary_cost(prefix=overhead + context, summary_tokens=summary_tokens, prices=prices)
+    request = summary_cost(prefix=overhead + max(0, context - fresh), summary_tokens=summary_tokens, prices=prices)
     k = prices.cost(resent=max(0, rebuild - fresh)) + summary_share * request
     k_eff = k + prices.cost(hits=rebuild)
     hit = prices.hit / 1e6
