@@ -121,3 +121,22 @@ async def test_resumed_session_keeps_the_plan_and_says_resume(tmp_path):
         finally:
             await s2.aclose()
     assert "SRC=resume" in request_text(server.requests[-1])
+
+
+async def test_without_compaction_hooks_the_pipeline_gets_no_before_compact_handler(tmp_path):
+    """A handler tells the schedule that a compaction may be given instructions, so that it cannot
+    write a record without a model: the session passes one only when a hook could add something."""
+    cases = {"none": {}, "pre": {"PreCompact": "echo more"}, "start": {"SessionStart": "echo ctx"},
+             "post": {"PostCompact": "true"}}
+    handlers = {}
+    with FakeOpenAIServer(responder) as server:
+        for name, hooks in cases.items():
+            (tmp_path / name).mkdir()
+            s = make_session(tmp_path / name, server, Settings(memory_enabled=False, hooks=hooks), [])
+            try:
+                handlers[name] = s.cm.before_compact
+            finally:
+                await s.aclose()
+    assert handlers["none"] is None and handlers["post"] is None
+    assert handlers["pre"] is not None and handlers["start"] is not None
+    assert await handlers["pre"]("auto", "") == "more"  # and it still runs the hooks
