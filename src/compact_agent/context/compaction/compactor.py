@@ -22,6 +22,7 @@ The summarizer and the archive are passed in: this module never talks to a provi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -206,8 +207,8 @@ class Compactor(Keeper):
             raise CompactionError(f"could not archive the transcript ({e}); the session was not rewritten") from e
         files = ledger.changed_files(messages)
         reads = ledger.read_files(summarized)
-        if strategy == "record":  # its steps name every read they list: listing those again says nothing
-            reads = [p for p in reads if p not in text]
+        if strategy == "record":  # its steps name each read (`path="…"`): listing those again says nothing
+            reads = [p for p in reads if json.dumps(p, ensure_ascii=False) not in text]
         if incremental:  # the kept compaction message lists what came before; this one what came since
             listed = ledger.changed_files(keep_head)
             since = {p: a for p, a in files.items() if listed.get(p) != a}

@@ -91,6 +91,11 @@ class Growth:
         return self.total / self.requests if self.requests else 0.0
 
     @property
+    def latest_step(self) -> int:
+        """The growth of the newest request: what is new since the previous one (0 before any)."""
+        return self.steps[-1] if self.steps else 0
+
+    @property
     def typical_step(self) -> int:
         """The median growth of the recent requests: what a request usually adds."""
         return sorted(self.steps)[len(self.steps) // 2] if self.steps else 0

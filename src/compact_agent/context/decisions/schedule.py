@@ -316,7 +316,7 @@ class Schedule:
               forget_span: float = math.inf, fresh: int | None = None) -> CompactionPlan:
         """The plan for a compaction now (`fresh`: the tokens new since the previous request, which
         it keeps and would be sent uncached anyway), or, with `fresh` given, for one later on."""
-        new = self.growth.steps[-1] if fresh is None and self.growth.steps else (fresh or 0)
+        new = self.growth.latest_step if fresh is None else fresh
         return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
                                summary_share=self.summary_share if summary_share is None else summary_share,

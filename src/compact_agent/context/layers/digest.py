@@ -149,10 +149,11 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000) -> str:
     head += [f"Files changed: {_clip(', '.join(changed), 600)}"] if changed else []
     order = "What happened, in order:"
     room = max_chars - sum(len(h) + 1 for h in [*head, order])
-    if read and sum(len(x) + 1 for x in steps) > room:  # some steps will be left out: name every path read
+    needed = sum(len(x) + 1 for x in steps)
+    if read and needed > room:  # some steps will be left out: name every path read
         head.append(f"Paths read or searched: {_clip(', '.join(read), 600)}")
         room -= len(head[-1]) + 1
     head.append(order)
-    if sum(len(x) + 1 for x in steps) > room:
+    if needed > room:
         steps = _fit(steps, room)
     return "\n".join([*head, *steps])[:max_chars]
