@@ -17,9 +17,10 @@ from tests.context import keeps
 from tests.replay.synthetic import session, sim
 
 
-async def run_ours(transcript, window: int, settings: Settings | None = None):
+async def run_ours(transcript, window: int, settings: Settings | None = None, before_compact=None):
     s = sim(window)
     ours = Ours(s, settings or Settings())
+    ours.cm.before_compact = before_compact
     try:
         run = await replay(transcript, ours, s)
     finally:
@@ -52,6 +53,35 @@ async def test_a_short_session_never_compacts_early():
     assert not ours.cm.compactions
 
 
+async def test_a_before_compact_handler_is_priced_by_what_it_returns():
+    """A handler that adds no instructions leaves the compactions a handler-less pipeline makes
+    (records, which need no model); once one adds instructions, compactions are summaries priced
+    as such from then on."""
+    t = session([("refactor the parser module step by step", [8_000] * 80)])
+    plain, _ = await run_ours(t, 200_000)
+    asked: list[str] = []
+
+    async def quiet(trigger: str, instructions: str) -> str:
+        asked.append(trigger)
+        return instructions
+
+    silent, _ = await run_ours(t, 200_000, before_compact=quiet)
+    shape = [(c.strategy, c.tokens_before) for c in plain.cm.compactions]
+    assert "record" in {s for s, _ in shape}
+    assert [(c.strategy, c.tokens_before) for c in silent.cm.compactions] == shape
+    assert len(asked) == len(shape) and not silent.cm.handler_instructs
+
+    async def focused(trigger: str, instructions: str) -> str:
+        return "keep the parser's public names"
+
+    told, _ = await run_ours(t, 200_000, before_compact=focused)
+    assert told.cm.handler_instructs
+    assert told.cm.compactions and {c.strategy for c in told.cm.compactions} == {"full"}
+    # The first was planned before the handler had said anything; the rest as summary requests.
+    assert told.cm.compactions[0].tokens_before == shape[0][1]
+    assert [c.tokens_before for c in told.cm.compactions[1:]] != [n for _, n in shape[1:]]
+
+
 def schedule_case(threshold: int):
     """A pipeline stand-in for `Schedule`: 10K of system prompt, a compaction keeping 10K tokens,
     2K of growth per request, 2K-token summaries, DeepSeek prices; forgetting is not priced here
@@ -65,7 +95,7 @@ def schedule_case(threshold: int):
         compactor=keeps.compactor(10_000),
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=10_000, requests=50,
         settings=Settings(), limits=SimpleNamespace(threshold=threshold, window=64_000, output_reserve=4_000),
-        breaker_open=False)
+        breaker_open=False, handler_instructs=False)
     schedule = Schedule(Prices(), growth=Growth(total=100_000, requests=50), summary_tokens=2_000, reuse=None)
     return cm, schedule
 

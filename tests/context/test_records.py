@@ -56,7 +56,7 @@ def schedule_case(rebuild: int = 10_000, overhead: int = 10_000, **settings):
         compactor=keeps.compactor(rebuild),
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=overhead, requests=50,
         settings=Settings(**settings), limits=SimpleNamespace(threshold=42_000, window=64_000, output_reserve=4_000),
-        breaker_open=False)
+        breaker_open=False, handler_instructs=False)
     return cm, Schedule(Prices(), growth=Growth(total=100_000, requests=50), summary_tokens=2_000, reuse=None)
 
 
@@ -477,7 +477,7 @@ def test_a_compaction_that_would_keep_a_record_is_planned_at_its_own_cheaper_poi
     assert schedule.priced(cm, history, 32_000, 10_000)
     assert round(schedule.last_plan.point) == 30_976 and round(schedule.last_plan.fixed_cost * 1e6) == 2_800
     assert not schedule.priced(cm, history, 30_000, 10_000)  # before its point
-    cm.before_compact = lambda trigger, instructions: instructions  # a hook may ask a summary for instructions
+    cm.handler_instructs = True  # a before_compact handler has asked a summary for instructions
     assert not schedule.priced(cm, history, 32_000, 10_000)
     cm, schedule = schedule_case(compaction_records=False)
     cm.compactor.keeps.record = 500

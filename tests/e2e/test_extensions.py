@@ -123,20 +123,23 @@ async def test_resumed_session_keeps_the_plan_and_says_resume(tmp_path):
     assert "SRC=resume" in request_text(server.requests[-1])
 
 
-async def test_without_compaction_hooks_the_pipeline_gets_no_before_compact_handler(tmp_path):
-    """A handler tells the schedule that a compaction may be given instructions, so that it cannot
-    write a record without a model: the session passes one only when a hook could add something."""
-    cases = {"none": {}, "pre": {"PreCompact": "echo more"}, "start": {"SessionStart": "echo ctx"},
-             "post": {"PostCompact": "true"}}
-    handlers = {}
+async def test_only_a_hook_that_adds_instructions_turns_automatic_compactions_into_summaries(tmp_path):
+    """The schedule prices a compaction as a record (no model call) until the PreCompact hooks
+    have added instructions, which a record cannot follow; hooks that print nothing change nothing."""
+    cases = {"none": {}, "silent": {"PreCompact": "true", "SessionStart": "true"},
+             "speaks": {"PreCompact": "echo keep the parser notes"}}
+    seen = {}
     with FakeOpenAIServer(responder) as server:
         for name, hooks in cases.items():
             (tmp_path / name).mkdir()
-            s = make_session(tmp_path / name, server, Settings(memory_enabled=False, hooks=hooks), [])
+            events: list[Event] = []
+            s = make_session(tmp_path / name, server, Settings(memory_enabled=False, hooks=hooks), events)
             try:
-                handlers[name] = s.cm.before_compact
+                for i in range(12):
+                    await s.run_turn(f"step {i}")
+                seen[name] = (s.cm.handler_instructs, [c.strategy for c in s.cm.compactions])
             finally:
                 await s.aclose()
-    assert handlers["none"] is None and handlers["post"] is None
-    assert handlers["pre"] is not None and handlers["start"] is not None
-    assert await handlers["pre"]("auto", "") == "more"  # and it still runs the hooks
+    assert seen["none"] == seen["silent"] and not seen["none"][0]
+    assert "record" in seen["none"][1]
+    assert seen["speaks"][0] and set(seen["speaks"][1]) == {"full"}

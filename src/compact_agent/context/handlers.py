@@ -1,6 +1,10 @@
 """What runs around a compaction on the caller's behalf: `before_compact`, `after_compact`, a
 preview's confirmation, and what a blocked compaction falls back to.
 
+What `before_compact` returns is also a measurement: once it has added instructions, a compaction
+may have to ask a model for a summary, and the schedule prices every one so from then on. A handler
+that only runs side effects (or adds nothing this session) leaves the cheaper record in the plan.
+
 A caller's handler is its own code and may fail; a failure costs the handler's contribution (an
 event says so), never the compaction. Two answers are not failures: `CompactionBlocked` raised by
 `before_compact` (a user's PreCompact hook said no), and a preview that is not confirmed. Either
@@ -38,12 +42,17 @@ async def before(cm: ContextManager, trigger: str, instructions: str) -> str:
     if cm.before_compact is None:
         return instructions
     try:
-        return await cm.before_compact(trigger, instructions)
+        given = await cm.before_compact(trigger, instructions)
     except CompactionBlocked:
         raise
     except Exception as e:  # noqa: BLE001
         cm.emit(Event("hook", "failed", trigger=trigger, detail={"error": one_line(e)}))
         return instructions
+    # Instructions need a summary (a record cannot follow them): from now on the schedule prices
+    # a compaction as one. A handler that has added none leaves records priced as records.
+    if given.strip() and given != instructions:
+        cm.handler_instructs = True
+    return given
 
 
 async def after(cm: ContextManager, result: CompactionResult) -> None:

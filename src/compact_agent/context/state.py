@@ -106,6 +106,9 @@ class ManagerState(AbstractCapability[Any]):
         self.cache_ttl_s = internals.cache_ttl_s
         self.save_state = internals.save_state
         self.before_compact = before_compact
+        # Whether `before_compact` has ever answered with instructions: until it does, a compaction
+        # may keep a record (which needs no model), and the schedule prices it so (handlers.py).
+        self.handler_instructs = False
         self.after_compact = internals.after_compact
         self.keep_system_prompts = internals.keep_system_prompts
         build_defaults(self, window, store, internals)

@@ -18,7 +18,6 @@ MCP instructions live in the conversation and are re-attached.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
@@ -134,16 +133,6 @@ class SessionExtensions:
                 layer.compactable = frozenset(layer.compactable) | extra
 
     # -- compaction ------------------------------------------------------------------------------
-    @property
-    def compact_handler(self) -> Callable[[str, str], Awaitable[str]] | None:
-        """`before_compact` for the ContextManager, or None when no PreCompact or SessionStart hook
-        is configured: then it would change nothing, and a handler there tells the schedule that
-        a compaction may be given instructions, so that it cannot write a record without a model
-        (which the schedule then prices as a summary request, and compacts later than it should)."""
-        if self.hooks.configured("PreCompact") or self.hooks.configured("SessionStart"):
-            return self.before_compact
-        return None
-
     async def before_compact(self, trigger: str, instructions: str) -> str:
         """PreCompact hooks (their output joins the instructions; one that blocks raises
         CompactionBlocked), then SessionStart(compact) hooks, whose output is restored after it."""

@@ -143,7 +143,7 @@ class AgentSession:
                       cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
                       after_compact=self._after_compact),
             settings=compaction, store=self.store, notes_in_background=True, max_output=self.info.max_output,
-            prices=prices_of(self.info), before_compact=self.ext.compact_handler,
+            prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
         self._restore_layer_state()
         self.instructions, self.instructions_paths = project_instructions(self.cwd)

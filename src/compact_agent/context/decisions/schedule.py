@@ -134,9 +134,9 @@ class Schedule:
         multiplications."""
         if not cm.settings.priced_compaction or cm.compactor is None or not messages:
             return False
-        # A record is kept only when nothing asks for instructions to a summary (a pre-compact hook may).
-        records = (cm.settings.compaction_records and getattr(cm, "before_compact", None) is None
-                   and not self.no_record)
+        # A record is kept only when nothing asks for instructions to a summary: a `before_compact`
+        # handler may, and once it has, every compaction is priced as a summary request.
+        records = cm.settings.compaction_records and not cm.handler_instructs and not self.no_record
         earliest = self._plan(cm, context, self.summary_tokens, fixed, summary_share=0.0 if records else None)
         if context < earliest.point:
             return False

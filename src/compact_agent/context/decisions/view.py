@@ -42,6 +42,11 @@ class ManagerView(Protocol):
         ...
     @property
     def compactor(self) -> Compactor: ...
+    @property
+    def handler_instructs(self) -> bool:
+        """The caller's `before_compact` has returned instructions for a compaction (which then
+        needs a summary: a record cannot follow them)."""
+        ...
 
 
 class ShrinkView(ManagerView, Protocol):
