@@ -51,8 +51,9 @@ from .shell import bash_impl
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
-IMAGE_SENTENCE = "A PNG, JPEG,"
-"""Where read_file's description starts on images, which a text-only model is not told about."""
+READ_TEXT = "Read a text file; lines come numbered like `cat -n`. Read a file before editing it."
+READ_IMAGES = f"{READ_TEXT} A PNG, JPEG, GIF or WEBP image comes as the image itself."
+"""read_file's description for a model that takes images; a text-only model is told READ_TEXT."""
 
 
 class OmittableSchema(GenerateToolJsonSchema):
@@ -107,8 +108,7 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
     """The six tools as a pydantic-ai toolset, closing over `env`."""
 
     async def read_file(path: str, offset: int | None = None, limit: int | None = None) -> Result:
-        """Read a text file; lines come numbered like `cat -n`. Read a file before editing it. A PNG, JPEG,
-        GIF or WEBP image comes as the image itself.
+        """Read a file: READ_IMAGES or READ_TEXT, as `described` picks for the model.
 
         Args:
             path: File path, relative to the working directory or absolute.
@@ -179,11 +179,10 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
     async def described(ctx: RunContext[Any], tool_def: ToolDefinition) -> ToolDefinition:
         """read_file as the current model needs it: the images it can open only for a model that
         takes them (a model switch may change that); a text-only model reading one gets a line."""
-        if env.images or tool_def.description is None:
-            return tool_def
-        return replace(tool_def, description=tool_def.description.split(IMAGE_SENTENCE)[0].rstrip())
+        return replace(tool_def, description=READ_IMAGES if env.images else READ_TEXT)
 
-    read = Tool(_never_raises(read_file), prepare=described, schema_generator=OmittableSchema)
+    read = Tool(_never_raises(read_file), prepare=described, description=READ_IMAGES,
+                schema_generator=OmittableSchema)
     tools = [write_file, edit_file, bash, grep, glob]
     return FunctionToolset([read, *(_never_raises(t) for t in tools)], schema_generator=OmittableSchema)
 
