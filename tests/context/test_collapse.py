@@ -105,6 +105,23 @@ def test_digest_lists_the_paths_read_only_when_some_steps_are_left_out() -> None
     assert left_out and all(p in listed for p in left_out[:5])
 
 
+def test_a_long_path_in_a_step_loses_its_middle_and_keeps_its_file_name() -> None:
+    from pydantic_ai.messages import ModelResponse, ToolCallPart, ToolReturnPart
+
+    deep = "/home/me/projects/worktrees/feature-branch/test/fixtures/transcripts/subagent.jsonl"
+    command = "cd assets && npm install highlight.js --save-exact --no-audit --no-fund --loglevel=error"
+    msgs = [ModelRequest(parts=[UserPromptPart("look")]),
+            ModelResponse(parts=[ToolCallPart("read_file", {"path": deep}, tool_call_id="a"),
+                                 ToolCallPart("bash", {"command": command}, tool_call_id="b")]),
+            ModelRequest(parts=[ToolReturnPart("read_file", "x\ny", tool_call_id="a"),
+                                ToolReturnPart("bash", "done", tool_call_id="b")])]
+    text = default_digest(msgs)
+    assert 'read_file(path="/home/…' in text and 'transcripts/subagent.jsonl") -> ok (2 lines)' in text
+    shown = text.split('path="')[1].split('"')[0]
+    assert len(shown) == 80 and shown.startswith("/home/") and shown.endswith("/subagent.jsonl")
+    assert f'bash(command="{command[:79]}…")' in text  # words are cut at the end, as before
+
+
 def test_log_is_private_json_lines_and_a_restart_replays_identically(tmp_path: Path) -> None:
     conv = long_conv()
     threshold = estimate(conv.messages)

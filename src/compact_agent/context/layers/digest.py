@@ -39,6 +39,15 @@ def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def _clip_arg(text: str, n: int) -> str:
+    """An argument shortened to `n` characters. A path (one word with a `/`) loses its middle, so
+    the file name that tells steps apart stays: `/home/me/…/tests/test_parser.py`."""
+    if len(text) <= n or "/" not in text or any(c.isspace() for c in text):
+        return _clip(text, n)
+    head = min(text.index("/", 1) + 1 if "/" in text[1:] else 1, n // 4)
+    return text[:head] + "…" + text[len(text) - (n - head - 1):]
+
+
 def _prompt_str(part: UserPromptPart) -> str:
     if isinstance(part.content, str):
         return part.content
@@ -60,7 +69,7 @@ def _key_args(args: dict[str, Any]) -> str:
     shown = []
     for k, v in list(args.items())[:4]:
         if isinstance(v, str):
-            shown.append(f"{k}={json.dumps(_clip(v, 80), ensure_ascii=False)}" if len(v) <= 200 else f"{k}=<{len(v)} chars>")
+            shown.append(f"{k}={json.dumps(_clip_arg(v, 80), ensure_ascii=False)}" if len(v) <= 200 else f"{k}=<{len(v)} chars>")
         elif isinstance(v, bool | int | float) or v is None:
             shown.append(f"{k}={json.dumps(v)}")
         else:
