@@ -92,6 +92,28 @@ def test_compactions_that_call_no_model_come_sooner():
     assert s.summary_share == 0.5
 
 
+def test_a_record_on_an_expired_cache_costs_less_than_sending_the_cold_history():
+    kw = dict(rebuild=5_000, overhead=10_000, summary_tokens=2_000, growth=2_000, requests_so_far=50,
+              prices=DEEPSEEK, summary_share=0.0)
+    # Warm: K = 5,000 x 0.28 = 1,400; K_eff = 1,540; the point 5,000 + sqrt(2 x 2,000 x 1,540 / 0.028) = 19,832.
+    warm = plan_compaction(context=15_000, **kw)
+    assert round(warm.fixed_cost * 1e6) == 1_400 and round(warm.point) == 19_832 and not warm.compact
+    # Cold: not compacting would send all 15,000 tokens at 0.28 instead of 0.028, which the record
+    # saves: K = 1,400 - 15,000 x 0.252 = -2,380; nothing to wait for, it compacts now.
+    cold = plan_compaction(context=15_000, cold=True, **kw)
+    assert round(cold.fixed_cost * 1e6) == -2_380 and cold.point == 5_000 and cold.compact
+    # The look-agains it would cause still count: at 200 per request for 50 requests, payback =
+    # (-2,380 + 10,000) / (10,000 x 0.028) = 27.2 requests, within the 50 expected.
+    assert plan_compaction(context=15_000, cold=True, forget=200e-6, **kw).payback == pytest.approx(27.214, abs=1e-3)
+    assert not plan_compaction(context=15_000, cold=True, forget=400e-6, **kw).compact
+    # The part new since the last request is uncached either way: of 5,000 new, the record re-sends
+    # none that was cached, and the cold saving is on the other 10,000: K = 0 - 10,000 x 0.252.
+    assert round(plan_compaction(context=15_000, cold=True, fresh=5_000, **kw).fixed_cost * 1e6) == -2_520
+    # A summary request re-sends the cold history itself: a summary saves nothing more.
+    summary = dict(kw, summary_share=1.0)
+    assert plan_compaction(context=15_000, cold=True, **summary) == plan_compaction(context=15_000, **summary)
+
+
 def test_past_the_point_it_compacts_unless_the_session_is_too_young_to_pay_back():
     kw = dict(rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=2_000, prices=DEEPSEEK)
     old = plan_compaction(context=40_000, requests_so_far=50, **kw)

@@ -82,6 +82,33 @@ async def test_a_before_compact_handler_is_priced_by_what_it_returns():
     assert [c.tokens_before for c in told.cm.compactions[1:]] != [n for _, n in shape[1:]]
 
 
+async def test_after_a_pause_longer_than_the_cache_keeps_it_compacts_on_the_cold_request():
+    """Twenty steps of a tool whose results microcompact does not clear, then an hour past the
+    cache's life: the first request of the next task goes out uncached anyway, and a record costs
+    less than sending the cold history. Without the pause the compaction waits for its point."""
+    from datetime import timedelta
+
+    def transcript(pause: timedelta):
+        t = session([("first task", [8_000] * 20), ("second task", [8_000] * 5)], tool="lookup")
+        later = next(i for i, m in enumerate(t.messages) if isinstance(m, ModelRequest)
+                     and any(isinstance(p, UserPromptPart) and p.content == "second task" for p in m.parts))
+        for m in t.messages[later:]:
+            if isinstance(m, ModelResponse):
+                m.timestamp += pause
+            else:
+                for p in m.parts:
+                    p.timestamp += pause
+        return t
+
+    cold, cold_run = await run_ours(transcript(timedelta(hours=2)), 200_000)
+    warm, warm_run = await run_ours(transcript(timedelta()), 200_000)
+    first_of_second = 21  # the 21st request answers "second task"
+    assert cold_run.compaction_points == [first_of_second]
+    assert [(c.strategy, c.event.detail["reason"]) for c in cold.cm.compactions] == [("record", "priced")]
+    assert warm_run.compaction_points and warm_run.compaction_points[0] > first_of_second
+    assert cold_run.series[first_of_second] < warm_run.series[first_of_second] // 2
+
+
 def schedule_case(threshold: int):
     """A pipeline stand-in for `Schedule`: 10K of system prompt, a compaction keeping 10K tokens,
     2K of growth per request, 2K-token summaries, DeepSeek prices; forgetting is not priced here

@@ -43,6 +43,7 @@ from .contract import keep_system_prompts, stamp_new
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .plumbing import compat, tokens
+from .plumbing.cache import cache_expired
 from .plumbing.events import Event, Stopwatch, one_line
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
@@ -338,7 +339,8 @@ class ContextManager(ManagerState):
         tokens_now = self.measure(view)
         self.schedule.growth.observe(self.measure(messages) - self.calibration.tokens(self.overhead))
         compacted = False
-        reason = self.schedule.reason(self, messages, tokens_now, suppressed)
+        reason = self.schedule.reason(self, messages, tokens_now, suppressed,
+                                      cold=cache_expired(messages, self.clock(), self.cache_ttl_s))
         if reason:
             self._reason = reason
             if await self._auto(messages, view, "auto"):

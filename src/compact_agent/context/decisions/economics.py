@@ -135,7 +135,8 @@ SUMMARY_INSTRUCTION_TOKENS = 700  # the summary prompt appended after the shared
 
 def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens: int, growth: float,
                     requests_so_far: int, prices: Prices, summary_share: float = 1.0,
-                    forget: float = 0.0, forget_span: float = math.inf, fresh: int = 0) -> CompactionPlan:
+                    forget: float = 0.0, forget_span: float = math.inf, fresh: int = 0,
+                    cold: bool = False) -> CompactionPlan:
     """Whether compacting now, before the window forces it, is cheaper than waiting.
 
     `context` is the history's size in tokens (without the fixed system prompt and tools,
@@ -159,6 +160,11 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     it is no part of the compaction's cost. Nor is it in a summary request, which is the request
     last sent (a cache hit) with the instruction appended; the part summarised is what it held.
 
+    `cold`: the provider's cache has expired (`plumbing/cache.py`), so this request goes out
+    uncached whatever it holds. Not compacting then sends the whole history at the miss price, and
+    a compaction that keeps a record saves `(context - fresh)·(miss - hit)` more than it would on a
+    warm cache. A summary saves nothing more: its own request re-sends the cold history.
+
     `forget` is USD per later request of the look-agains the compaction causes (`reuse.py`: how
     often the session's responses reach back past what it would keep, times what a look-again
     costs), for `forget_span` requests: until a compaction the window forces anyway would drop the
@@ -167,9 +173,12 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     """
     request = summary_cost(prefix=overhead + max(0, context - fresh), summary_tokens=summary_tokens, prices=prices)
     k = prices.cost(resent=max(0, rebuild - fresh)) + summary_share * request
+    if cold:
+        stale = max(0, context - fresh)
+        k -= (1.0 - summary_share) * (prices.cost(resent=stale) - prices.cost(hits=stale))
     k_eff = k + prices.cost(hits=rebuild)
     hit = prices.hit / 1e6
-    cycle = math.sqrt(2 * max(growth, 1.0) * k_eff / hit) if hit > 0 else math.inf
+    cycle = math.sqrt(2 * max(growth, 1.0) * max(k_eff, 0.0) / hit) if hit > 0 else math.inf
     point = rebuild + cycle
     horizon = float(requests_so_far)
     held = prices.cost(hits=max(0, context - rebuild))

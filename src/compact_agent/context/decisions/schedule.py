@@ -69,12 +69,16 @@ class Schedule:
     last_plan: CompactionPlan | None = None
     credit: float = 0.0  # USD per token a view layer frees (the compactions it postpones)
     no_record: bool = False  # the part a compaction would replace holds more steps than a record lists
+    cold: bool = False  # the request being decided goes out uncached: the provider's cache expired
     # How far back the model keeps reaching (reuse.py); None: forgetting is not priced.
     reuse: Reuse | None = dataclasses.field(default_factory=Reuse)
 
     # -- the decision -----------------------------------------------------------------------
-    def reason(self, cm: ManagerView, messages: list[ModelMessage], tokens_now: int, suppressed: bool) -> str:
-        """"window", "threshold", "priced" or "" (no compaction) for the request of `tokens_now`."""
+    def reason(self, cm: ManagerView, messages: list[ModelMessage], tokens_now: int, suppressed: bool,
+               cold: bool = False) -> str:
+        """"window", "threshold", "priced" or "" (no compaction) for the request of `tokens_now`;
+        `cold` when the provider's cache has expired, so that it goes out uncached anyway."""
+        self.cold = cold
         fixed = cm.calibration.tokens(cm.overhead)
         context = tokens_now - fixed
         if cm.breaker_open:
@@ -315,9 +319,11 @@ class Schedule:
               summary_share: float | None = None, forget: float = 0.0,
               forget_span: float = math.inf, fresh: int | None = None) -> CompactionPlan:
         """The plan for a compaction now (`fresh`: the tokens new since the previous request, which
-        it keeps and would be sent uncached anyway), or, with `fresh` given, for one later on."""
+        it keeps and would be sent uncached anyway; `cold`: this request's cache expired), or, with
+        `fresh` given, for one later on."""
         new = self.growth.latest_step if fresh is None else fresh
         return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
                                summary_share=self.summary_share if summary_share is None else summary_share,
-                               forget=forget, forget_span=forget_span, fresh=min(new, rebuild))
+                               forget=forget, forget_span=forget_span, fresh=min(new, rebuild),
+                               cold=self.cold and fresh is None)

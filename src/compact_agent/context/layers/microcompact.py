@@ -21,12 +21,12 @@ instead and Anthropic clears on its side.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 
 from ..plumbing import tokens
+from ..plumbing.cache import cache_expired
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import mark
 from ..plumbing.settings import CompactionSettings as Settings
@@ -37,10 +37,6 @@ COMPACTABLE = frozenset({"read_file", "bash", "grep", "glob", "edit_file", "writ
 ANTHROPIC_BETA = "context-management-2025-06-27"
 
 
-
-
-def _aware(t: datetime) -> datetime:
-    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def anthropic_context_management(
@@ -117,9 +113,7 @@ class Microcompact:
         trigger = ""
         chosen: list[ToolReturnPart] = []
         if candidates and last_resp >= 0:
-            newest = messages[last_resp].timestamp
-            age = (_aware(budget.now) - _aware(newest)).total_seconds() if newest is not None else 0.0
-            if age > budget.cache_ttl_s:
+            if cache_expired(messages[: last_resp + 1], budget.now, budget.cache_ttl_s):
                 trigger, chosen = "time", candidates
             elif budget.prices is not None:
                 if self._pays(messages, candidates, budget):
