@@ -260,8 +260,37 @@ def test_a_resumed_conversation_keeps_what_the_model_kept_reaching_for():
     assert cm.schedule.reuse is not None and not cm.schedule.reuse.reaches
     cm.resume(msgs)  # a new manager on a stored conversation, after a restart
     assert list(cm.schedule.reuse.reaches) == list(live.reaches) and cm.schedule.reuse.hot("c0")
+    # Its age too: the schedule's horizon (as long again as so far) counts the requests before it.
+    assert cm.requests == sum(isinstance(m, ModelResponse) for m in msgs) > 0
     cm.resume(msgs)  # resuming again (every turn of the agent does) measures nothing twice
     assert len(cm.schedule.reuse.reaches) == len(live.reaches)
+
+
+async def test_a_resumed_conversation_is_not_compacted_before_its_growth_is_measured():
+    """A restart keeps the conversation's age (its responses) and what the model reached for, but
+    not how fast it grows: without that there is no cheapest point, and the first request after a
+    resume goes out as it is (the threshold and the window still rule)."""
+    from datetime import timedelta
+
+    from compact_agent.context import ContextManager
+    from compact_agent.context.wiring import Internals
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    msgs: list = [ModelRequest(parts=[UserPromptPart("port the parser", timestamp=t0)])]
+    for i in range(40):
+        t = t0 + timedelta(seconds=20 * (i + 1))
+        msgs.append(ModelResponse(parts=[TextPart(f"step {i}"), ToolCallPart("read_file", {"path": f"src/m{i}.py"},
+                                                                              tool_call_id=f"c{i}")], timestamp=t))
+        msgs.append(ModelRequest(parts=[ToolReturnPart("read_file", f"def block_{i}():\n" + "    x = 1\n" * 800,
+                                                       tool_call_id=f"c{i}", timestamp=t)]))
+    now = t0 + timedelta(seconds=20 * 41)  # the cache is warm
+    events: list = []
+    cm = ContextManager.wired(Internals(clock=lambda: now), window=200_000, event_handler=events.append)
+    cm.resume(msgs)
+    assert cm.requests == 40
+    view, tokens_now, compacted = await cm.prepare_view(msgs)
+    assert 60_000 < tokens_now < cm.limits.threshold  # far past any cheapest point of a 40-request session
+    assert not compacted and not [e for e in events if e.layer == "compact"]
 
 
 def test_over_the_threshold_only_the_look_agains_before_the_hard_limit_weigh_against_compacting_now():

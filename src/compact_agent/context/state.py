@@ -20,7 +20,7 @@ from typing import Any, Self
 
 from opentelemetry.trace import NoOpTracer, Tracer
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, infer_model
 
 from .compaction.compactor import Compactor
@@ -214,6 +214,9 @@ class ManagerState(AbstractCapability[Any]):
         if messages is None:
             messages = list(self.store.load_messages()) if isinstance(self.store, LoadableStore) else []
         self._sync.reset(messages)
+        # Each response in a resumed conversation was a request: the schedule expects a session to
+        # last about as long again as it has so far, so a restart does not make it look new.
+        self.requests = max(self.requests, sum(isinstance(m, ModelResponse) for m in messages))
         reuse = self.schedule.reuse
         if reuse is not None and not reuse.reaches:  # after a restart: what the model kept reaching for
             reuse.learn(messages)

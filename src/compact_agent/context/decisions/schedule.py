@@ -138,6 +138,8 @@ class Schedule:
         multiplications."""
         if not cm.settings.priced_compaction or cm.compactor is None or not messages:
             return False
+        if self.growth.rate <= 0 and not self.cold:  # no growth measured yet (a new or resumed conversation)
+            return False  # and so no cheapest point; a cold request needs none (plan_compaction)
         # A record is kept only when nothing asks for instructions to a summary: a `before_compact`
         # handler may, and once it has, every compaction is priced as a summary request.
         records = cm.settings.compaction_records and not cm.handler_instructs and not self.no_record
