@@ -135,3 +135,18 @@ async def test_a_preview_commits_only_what_was_confirmed() -> None:
     new = await cm.compact_now(history, model=FunctionModel(reader), confirm=yes)
     assert new == seen[-1].messages == store.messages and len(store.boundaries) == 1
     assert seen[-1].summary in str(new[0].parts)
+
+
+async def test_a_handler_that_returns_no_text_is_a_failed_hook_and_the_compaction_goes_on() -> None:
+    reader = Reader(6)
+    events: list = []
+
+    async def forgetful(trigger: str, instructions: str):  # returns None: no instructions to use
+        return None
+
+    cm = ContextManager(window=64_000, before_compact=forgetful, event_handler=events.append)  # type: ignore[arg-type]
+    history = (await reader_agent(reader, cm).run("Read.", usage_limits=LIMITS)).all_messages()
+    new = await cm.compact_now(history, model=FunctionModel(reader), instructions="keep the file names")
+    failed = [e for e in events if e.layer == "hook" and e.action == "failed"]
+    assert len(failed) == 1 and failed[0].detail["error"] == "before_compact returned nothing, not the instructions to use (a str)"
+    assert new and len(cm.compactions) == 1 and not cm.handler_instructs

@@ -43,6 +43,9 @@ async def before(cm: ContextManager, trigger: str, instructions: str) -> str:
         return instructions
     try:
         given = await cm.before_compact(trigger, instructions)
+        if not isinstance(given, str):
+            got = "nothing" if given is None else f"a {type(given).__name__}"
+            raise TypeError(f"before_compact returned {got}, not the instructions to use (a str)")
     except CompactionBlocked:
         raise
     except Exception as e:  # noqa: BLE001

@@ -113,7 +113,7 @@ class Microcompact:
         trigger = ""
         chosen: list[ToolReturnPart] = []
         if candidates and last_resp >= 0:
-            if cache_expired(messages[: last_resp + 1], budget.now, budget.cache_ttl_s):
+            if cache_expired(messages, budget.now, budget.cache_ttl_s):  # the newest response is last_resp
                 trigger, chosen = "time", candidates
             elif budget.prices is not None:
                 if self._pays(messages, candidates, budget):

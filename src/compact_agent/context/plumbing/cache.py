@@ -13,20 +13,15 @@ from datetime import UTC, datetime
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
 
-__all__ = ["aware", "cache_expired", "newest_response_at"]
+__all__ = ["cache_expired"]
 
 
-def aware(t: datetime) -> datetime:
-    """`t` with a time zone (a naive time is taken as UTC)."""
-    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
-
-
-def newest_response_at(messages: Sequence[ModelMessage]) -> datetime | None:
-    """When the newest response in `messages` arrived, or None when there is none."""
-    return next((m.timestamp for m in reversed(messages) if isinstance(m, ModelResponse)), None)
+def _aware(t: datetime) -> datetime:
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)  # a naive time is taken as UTC
 
 
 def cache_expired(messages: Sequence[ModelMessage], now: datetime, ttl_s: float) -> bool:
-    """The newest response is more than `ttl_s` seconds old: the cached prefix is gone."""
-    newest = newest_response_at(messages)
-    return newest is not None and (aware(now) - aware(newest)).total_seconds() > ttl_s
+    """The newest response in `messages` is more than `ttl_s` seconds old: the cached prefix is
+    gone. False without a response (nothing was cached yet to lose)."""
+    newest = next((m.timestamp for m in reversed(messages) if isinstance(m, ModelResponse)), None)
+    return newest is not None and (_aware(now) - _aware(newest)).total_seconds() > ttl_s
