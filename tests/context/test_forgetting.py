@@ -266,14 +266,20 @@ def test_a_resumed_conversation_keeps_what_the_model_kept_reaching_for():
     assert len(cm.schedule.reuse.reaches) == len(live.reaches)
 
 
-async def test_a_resumed_conversation_is_not_compacted_before_its_growth_is_measured():
-    """A restart keeps the conversation's age (its responses) and what the model reached for, but
-    not how fast it grows: without that there is no cheapest point, and the first request after a
-    resume goes out as it is (the threshold and the window still rule)."""
+async def test_a_resumed_conversation_is_priced_at_once_by_its_own_age_and_growth():
+    """A restart keeps what the schedule had measured: the conversation's age (its responses), how
+    fast it grew (what each request added) and what the model reached for. A 40-request session,
+    65K tokens into a 200K window and far past its cheapest point, is compacted at the first
+    request after a resume, as it would have been without the restart."""
     from datetime import timedelta
+
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
 
     from compact_agent.context import ContextManager
     from compact_agent.context.wiring import Internals
+
+    def summarizer(messages: list, info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("Read src/m0.py to src/m39.py; nothing changed yet.")])
 
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     msgs: list = [ModelRequest(parts=[UserPromptPart("port the parser", timestamp=t0)])]
@@ -283,14 +289,28 @@ async def test_a_resumed_conversation_is_not_compacted_before_its_growth_is_meas
                                                                               tool_call_id=f"c{i}")], timestamp=t))
         msgs.append(ModelRequest(parts=[ToolReturnPart("read_file", f"def block_{i}():\n" + "    x = 1\n" * 800,
                                                        tool_call_id=f"c{i}", timestamp=t)]))
-    now = t0 + timedelta(seconds=20 * 41)  # the cache is warm
-    events: list = []
-    cm = ContextManager.wired(Internals(clock=lambda: now), window=200_000, event_handler=events.append)
+    now = t0 + timedelta(seconds=20 * 41)  # the cache is still warm
+    cm = ContextManager.wired(Internals(clock=lambda: now), window=200_000, summary_model=FunctionModel(summarizer))
     cm.resume(msgs)
-    assert cm.requests == 40
+    # Each request added an answer and one ~8,000-character result: 39 steps between the 40 answers.
+    steps = [tokens.estimate(msgs[k:k + 2]) for k in range(1, 79, 2)]
+    assert cm.requests == 40 and cm.schedule.growth.requests == 39
+    assert cm.schedule.growth.rate == pytest.approx(sum(steps) / 39) and 2_000 < cm.schedule.growth.rate < 2_300
     view, tokens_now, compacted = await cm.prepare_view(msgs)
-    assert 60_000 < tokens_now < cm.limits.threshold  # far past any cheapest point of a 40-request session
-    assert not compacted and not [e for e in events if e.layer == "compact"]
+    assert compacted and [c.event.detail["reason"] for c in cm.compactions] == ["priced"]
+    assert tokens_now < 30_000
+
+
+def test_no_priced_compaction_before_any_growth_is_measured_unless_the_cache_expired():
+    """Without a growth there is no cheapest point (a new conversation, or one resumed with a single
+    answer); a request whose cache expired needs none: not compacting sends it all uncached."""
+    history_ = [ModelRequest(parts=[UserPromptPart("go")])]
+    cm, schedule = _schedule_case([0] * 30)
+    assert schedule.priced(cm, history_, 60_000, 10_000)  # 60K of history that nothing reaches into
+    schedule.growth = Growth()
+    assert not schedule.priced(cm, history_, 60_000, 10_000)
+    schedule.cold = True
+    assert schedule.priced(cm, history_, 60_000, 10_000)
 
 
 def test_over_the_threshold_only_the_look_agains_before_the_hard_limit_weigh_against_compacting_now():

@@ -133,7 +133,9 @@ async def test_only_a_hook_that_adds_instructions_turns_automatic_compactions_in
         for name, hooks in cases.items():
             (tmp_path / name).mkdir()
             events: list[Event] = []
-            s = make_session(tmp_path / name, server, Settings(memory_enabled=False, hooks=hooks), events)
+            # No price on the user's wait: it scales with the round trips timed on the real clock.
+            settings = Settings(memory_enabled=False, hooks=hooks, stall_wait_usd=0.0)
+            s = make_session(tmp_path / name, server, settings, events)
             try:
                 for i in range(12):
                     await s.run_turn(f"step {i}")

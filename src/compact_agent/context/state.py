@@ -11,6 +11,7 @@ neither is imported here.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from collections import OrderedDict
@@ -217,6 +218,10 @@ class ManagerState(AbstractCapability[Any]):
         # Each response in a resumed conversation was a request: the schedule expects a session to
         # last about as long again as it has so far, so a restart does not make it look new.
         self.requests = max(self.requests, sum(isinstance(m, ModelResponse) for m in messages))
+        if self.schedule.growth.requests == 0:  # and how fast it grew: each request added the previous
+            answers = [i for i, m in enumerate(messages) if isinstance(m, ModelResponse)]  # answer and its results
+            self.schedule.growth.seed([self.calibration.tokens(self.estimate(messages[a:b]))
+                                       for a, b in itertools.pairwise(answers)])
         reuse = self.schedule.reuse
         if reuse is not None and not reuse.reaches:  # after a restart: what the model kept reaching for
             reuse.learn(messages)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["CompactionPlan", "Growth", "Prices", "plan_compaction", "record_pays", "rewrite_pays", "summary_cost"]
@@ -81,6 +82,12 @@ class Growth:
             self.requests += 1
             self.steps.append(max(0, size - self.last_size))
         self.last_size = size
+
+    def seed(self, steps: Sequence[int]) -> None:
+        """Growth measured before this manager existed (a conversation resumed after a restart):
+        `steps`, the tokens each of its requests added, oldest first."""
+        self.total, self.requests = float(sum(steps)), len(steps)
+        self.steps.extend(steps)
 
     def rebase(self, size: int) -> None:
         """After a compaction the history shrank: measure growth from its new size."""
