@@ -290,15 +290,19 @@ async def test_a_resumed_conversation_is_priced_at_once_by_its_own_age_and_growt
         msgs.append(ModelRequest(parts=[ToolReturnPart("read_file", f"def block_{i}():\n" + "    x = 1\n" * 800,
                                                        tool_call_id=f"c{i}", timestamp=t)]))
     now = t0 + timedelta(seconds=20 * 41)  # the cache is still warm
-    cm = ContextManager.wired(Internals(clock=lambda: now), window=200_000, summary_model=FunctionModel(summarizer))
-    cm.resume(msgs)
     # Each request added an answer and one ~8,000-character result: 39 steps between the 40 answers.
     steps = [tokens.estimate(msgs[k:k + 2]) for k in range(1, 79, 2)]
-    assert cm.requests == 40 and cm.schedule.growth.requests == 39
-    assert cm.schedule.growth.rate == pytest.approx(sum(steps) / 39) and 2_000 < cm.schedule.growth.rate < 2_300
-    view, tokens_now, compacted = await cm.prepare_view(msgs)
-    assert compacted and [c.event.detail["reason"] for c in cm.compactions] == ["priced"]
-    assert tokens_now < 30_000
+    for resumed in (True, False):  # resumed, or the history handed to a new manager as it is
+        history = list(msgs)
+        cm = ContextManager.wired(Internals(clock=lambda: now), window=200_000,
+                                  summary_model=FunctionModel(summarizer))
+        if resumed:
+            cm.resume(history)
+            assert cm.requests == 40 and cm.schedule.growth.requests == 39
+            assert cm.schedule.growth.rate == pytest.approx(sum(steps) / 39) and 2_000 < cm.schedule.growth.rate < 2_300
+        view, tokens_now, compacted = await cm.prepare_view(history)
+        assert compacted and [c.event.detail["reason"] for c in cm.compactions] == ["priced"]
+        assert tokens_now < 30_000 and cm.schedule.reuse is not None and cm.schedule.reuse.reaches
 
 
 def test_no_priced_compaction_before_any_growth_is_measured_unless_the_cache_expired():

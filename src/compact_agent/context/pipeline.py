@@ -335,6 +335,8 @@ class ContextManager(ManagerState):
         goes through exactly the code path of a live one.
         """
         self.compactor.drop_plan()  # what a compaction would keep is asked afresh each request (keep.py)
+        if self.requests == 0:  # a conversation this manager did not see arrive (resumed, or handed over)
+            self.learn_conversation(messages)
         view, suppressed = self.shape(list(messages))
         tokens_now = self.measure(view)
         self.schedule.growth.observe(self.measure(messages) - self.calibration.tokens(self.overhead))

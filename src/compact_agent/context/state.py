@@ -215,15 +215,22 @@ class ManagerState(AbstractCapability[Any]):
         if messages is None:
             messages = list(self.store.load_messages()) if isinstance(self.store, LoadableStore) else []
         self._sync.reset(messages)
-        # Each response in a resumed conversation was a request: the schedule expects a session to
-        # last about as long again as it has so far, so a restart does not make it look new.
+        self.learn_conversation(messages)
+
+    def learn_conversation(self, messages: Sequence[ModelMessage]) -> None:
+        """What the schedule would have measured had this manager seen `messages` arrive: the
+        conversation's age (each answer was a request), how much each request added (an answer and
+        the results after it) and what the model kept reaching back for. A conversation resumed
+        after a restart, or handed over as `message_history` to a new manager, is priced as it
+        would have been without the change. What is measured already is not measured again."""
+        # The schedule expects a session to last about as long again as it has so far.
         self.requests = max(self.requests, sum(isinstance(m, ModelResponse) for m in messages))
-        if self.schedule.growth.requests == 0:  # and how fast it grew: each request added the previous
-            answers = [i for i, m in enumerate(messages) if isinstance(m, ModelResponse)]  # answer and its results
+        if self.schedule.growth.requests == 0:
+            answers = [i for i, m in enumerate(messages) if isinstance(m, ModelResponse)]
             self.schedule.growth.seed([self.calibration.tokens(self.estimate(messages[a:b]))
                                        for a, b in itertools.pairwise(answers)])
         reuse = self.schedule.reuse
-        if reuse is not None and not reuse.reaches:  # after a restart: what the model kept reaching for
+        if reuse is not None and not reuse.reaches:
             reuse.learn(messages)
 
     def _replaced_boundary(self) -> dict[str, Any]:
