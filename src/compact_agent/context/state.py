@@ -218,12 +218,10 @@ class ManagerState(AbstractCapability[Any]):
         self.learn_conversation(messages)
 
     def learn_conversation(self, messages: Sequence[ModelMessage]) -> None:
-        """What the schedule would have measured had this manager seen `messages` arrive: the
-        conversation's age (each answer was a request), how much each request added (an answer and
-        the results after it) and what the model kept reaching back for. A conversation resumed
-        after a restart, or handed over as `message_history` to a new manager, is priced as it
-        would have been without the change. What is measured already is not measured again."""
-        # The schedule expects a session to last about as long again as it has so far.
+        """What the schedule would have measured had this manager seen `messages` arrive (a
+        conversation resumed, or handed over as `message_history`): its age (each answer was a
+        request), what each request added (an answer and the results after it) and what the model
+        kept reaching back for. What is measured already is not measured again."""
         self.requests = max(self.requests, sum(isinstance(m, ModelResponse) for m in messages))
         if self.schedule.growth.requests == 0:
             answers = [i for i, m in enumerate(messages) if isinstance(m, ModelResponse)]
