@@ -150,3 +150,23 @@ async def test_a_handler_that_returns_no_text_is_a_failed_hook_and_the_compactio
     failed = [e for e in events if e.layer == "hook" and e.action == "failed"]
     assert len(failed) == 1 and failed[0].detail["error"] == "before_compact returned nothing, not the instructions to use (a str)"
     assert new and len(cm.compactions) == 1 and not cm.handler_instructs
+
+
+async def test_only_instructions_to_an_automatic_compaction_mark_the_handler_as_one_that_gives_them() -> None:
+    """What the handler returns steers the schedule: instructions need a summary. Text only for a
+    /compact (a summary anyway) or blank text leaves automatic compactions priced as records."""
+    from compact_agent.context import handlers
+
+    async def manual_only(trigger: str, instructions: str) -> str:
+        return "keep the release notes" if trigger == "manual" else "  \n"
+
+    cm = ContextManager(window=64_000, before_compact=manual_only)
+    assert await handlers.before(cm, "manual", "") == "keep the release notes"
+    assert await handlers.before(cm, "auto", "") == ""  # blank is no instructions
+    assert not cm.handler_instructs
+
+    async def always(trigger: str, instructions: str) -> str:
+        return "keep the release notes"
+
+    cm = ContextManager(window=64_000, before_compact=always)
+    assert await handlers.before(cm, "auto", "") == "keep the release notes" and cm.handler_instructs

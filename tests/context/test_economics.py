@@ -141,3 +141,10 @@ def test_a_view_rewrite_pays_only_when_its_savings_outlast_the_re_sent_tail():
     assert rewrite_pays(tail=30_000, removed=20_000, requests=14, prices=DEEPSEEK)
     # Sliding one small result out each request never pays.
     assert not rewrite_pays(tail=30_000, removed=500, requests=100, prices=DEEPSEEK)
+
+
+def test_the_cache_lifetime_follows_the_prices_given():
+    from compact_agent.context import ContextManager
+
+    assert ContextManager(window=64_000).cache_ttl_s == 3_600  # DeepSeek's hour
+    assert ContextManager(window=64_000, prices=ANTHROPIC).cache_ttl_s == 300  # Anthropic's five minutes

@@ -301,6 +301,8 @@ async def test_a_resumed_conversation_is_priced_at_once_by_its_own_age_and_growt
             assert cm.requests == 40 and cm.schedule.growth.requests == 39
             assert cm.schedule.growth.rate == pytest.approx(sum(steps) / 39) and 2_000 < cm.schedule.growth.rate < 2_300
         view, tokens_now, compacted = await cm.prepare_view(history)
+        # The first request measured the step since the newest answer, as a live manager would have.
+        assert cm.schedule.growth.requests == 40 and cm.schedule.growth.latest_step == tokens.estimate(msgs[-2:])
         assert compacted and [c.event.detail["reason"] for c in cm.compactions] == ["priced"]
         assert tokens_now < 30_000 and cm.schedule.reuse is not None and cm.schedule.reuse.reaches
 

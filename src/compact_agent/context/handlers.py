@@ -51,9 +51,11 @@ async def before(cm: ContextManager, trigger: str, instructions: str) -> str:
     except Exception as e:  # noqa: BLE001
         cm.emit(Event("hook", "failed", trigger=trigger, detail={"error": one_line(e)}))
         return instructions
-    # Instructions need a summary (a record cannot follow them): from now on the schedule prices
-    # a compaction as one. A handler that has added none leaves records priced as records.
-    if given.strip() and given != instructions:
+    given = given if given.strip() else ""  # blank: no instructions (the compactor may keep a record)
+    # Instructions need a summary (a record cannot follow them): from now on the schedule prices an
+    # automatic compaction as one. A handler that has added none, or only to a /compact (which is
+    # a summary anyway), leaves records priced as records.
+    if given and given != instructions and trigger != "manual":
         cm.handler_instructs = True
     return given
 

@@ -104,7 +104,7 @@ class ManagerState(AbstractCapability[Any]):
         self.event_sink = internals.event_sink
         self.on_compact_start = internals.on_compact_start
         self.provider = internals.provider
-        self.cache_ttl_s = internals.cache_ttl_s
+        self.cache_ttl_s = min(internals.cache_ttl_s, self.prices.ttl_s)  # the provider's cache lifetime
         self.save_state = internals.save_state
         self.before_compact = before_compact
         # Whether `before_compact` has ever answered with instructions: until it does, a compaction
@@ -223,10 +223,12 @@ class ManagerState(AbstractCapability[Any]):
         request), what each request added (an answer and the results after it) and what the model
         kept reaching back for. What is measured already is not measured again."""
         self.requests = max(self.requests, sum(isinstance(m, ModelResponse) for m in messages))
-        if self.schedule.growth.requests == 0:
-            answers = [i for i, m in enumerate(messages) if isinstance(m, ModelResponse)]
-            self.schedule.growth.seed([self.calibration.tokens(self.estimate(messages[a:b]))
-                                       for a, b in itertools.pairwise(answers)])
+        growth = self.schedule.growth
+        answers = [i for i, m in enumerate(messages) if isinstance(m, ModelResponse)]
+        if growth.requests == 0 and growth.last_size is None and answers:
+            growth.seed([self.calibration.tokens(self.estimate(messages[a:b])) for a, b in itertools.pairwise(answers)])
+            # The size when the newest answer was asked for: the next request adds that answer and what followed.
+            growth.rebase(self.calibration.tokens(self.estimate(messages[:answers[-1]])))
         reuse = self.schedule.reuse
         if reuse is not None and not reuse.reaches:
             reuse.learn(messages)
