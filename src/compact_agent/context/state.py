@@ -222,13 +222,14 @@ class ManagerState(AbstractCapability[Any]):
         conversation resumed, or handed over as `message_history`): its age (each answer was a
         request), what each request added (an answer and the results after it) and what the model
         kept reaching back for. What is measured already is not measured again."""
-        self.requests = max(self.requests, sum(isinstance(m, ModelResponse) for m in messages))
-        growth = self.schedule.growth
         answers = [i for i, m in enumerate(messages) if isinstance(m, ModelResponse)]
+        self.requests = max(self.requests, len(answers))
+        growth = self.schedule.growth
         if growth.requests == 0 and growth.last_size is None and answers:
-            growth.seed([self.calibration.tokens(self.estimate(messages[a:b])) for a, b in itertools.pairwise(answers)])
+            steps = [self.calibration.tokens(self.estimate(messages[a:b])) for a, b in itertools.pairwise(answers)]
+            growth.seed(steps)
             # The size when the newest answer was asked for: the next request adds that answer and what followed.
-            growth.rebase(self.calibration.tokens(self.estimate(messages[:answers[-1]])))
+            growth.rebase(self.calibration.tokens(self.estimate(messages[:answers[0]])) + sum(steps))
         reuse = self.schedule.reuse
         if reuse is not None and not reuse.reaches:
             reuse.learn(messages)

@@ -44,7 +44,7 @@ def _clip_arg(text: str, n: int) -> str:
     the file name that tells steps apart stays: `/home/me/…/tests/test_parser.py`."""
     if len(text) <= n or "/" not in text or any(c.isspace() for c in text):
         return _clip(text, n)
-    head = min(text.index("/", 1) + 1 if "/" in text[1:] else 1, n // 4)
+    head = min(text.find("/", 1) + 1 or 1, n // 4)  # through the first directory, at most a quarter
     return text[:head] + "…" + text[len(text) - (n - head - 1):]
 
 
