@@ -315,8 +315,7 @@ def test_no_priced_compaction_before_any_growth_is_measured_unless_the_cache_exp
     assert schedule.priced(cm, history_, 60_000, 10_000)  # 60K of history that nothing reaches into
     schedule.growth = Growth()
     assert not schedule.priced(cm, history_, 60_000, 10_000)
-    schedule.cold = True
-    assert schedule.priced(cm, history_, 60_000, 10_000)
+    assert schedule.priced(cm, history_, 60_000, 10_000, cold=True)
 
 
 def test_over_the_threshold_only_the_look_agains_before_the_hard_limit_weigh_against_compacting_now():

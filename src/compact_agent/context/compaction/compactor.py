@@ -22,13 +22,13 @@ The summarizer and the archive are passed in: this module never talks to a provi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage
 
+from ..layers import digest
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch
 from ..plumbing.markers import is_compaction_message
@@ -208,7 +208,7 @@ class Compactor(Keeper):
         files = ledger.changed_files(messages)
         reads = ledger.read_files(summarized)
         if strategy == "record":  # its steps name each read (`path="…"`): listing those again says nothing
-            reads = [p for p in reads if json.dumps(p, ensure_ascii=False) not in text]
+            reads = [p for p in reads if not digest.shows_whole(text, p)]
         if incremental:  # the kept compaction message lists what came before; this one what came since
             listed = ledger.changed_files(keep_head)
             since = {p: a for p, a in files.items() if listed.get(p) != a}

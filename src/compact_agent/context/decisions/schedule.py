@@ -69,7 +69,6 @@ class Schedule:
     last_plan: CompactionPlan | None = None
     credit: float = 0.0  # USD per token a view layer frees (the compactions it postpones)
     no_record: bool = False  # the part a compaction would replace holds more steps than a record lists
-    cold: bool = False  # the request being decided goes out uncached: the provider's cache expired
     # How far back the model keeps reaching (reuse.py); None: forgetting is not priced.
     reuse: Reuse | None = dataclasses.field(default_factory=Reuse)
 
@@ -78,7 +77,6 @@ class Schedule:
                cold: bool = False) -> str:
         """"window", "threshold", "priced" or "" (no compaction) for the request of `tokens_now`;
         `cold` when the provider's cache has expired, so that it goes out uncached anyway."""
-        self.cold = cold
         fixed = cm.calibration.tokens(cm.overhead)
         context = tokens_now - fixed
         if cm.breaker_open:
@@ -86,8 +84,8 @@ class Schedule:
         if tokens_now > self.hard_limit(cm):
             return "window" if self.compaction_helps(cm, messages, context, fixed) else ""
         if tokens_now > cm.limits.threshold and not suppressed:
-            return "threshold" if self.threshold_pays(cm, messages, context, fixed) else ""
-        return "priced" if self.priced(cm, messages, context, fixed) else ""
+            return "threshold" if self.threshold_pays(cm, messages, context, fixed, cold) else ""
+        return "priced" if self.priced(cm, messages, context, fixed, cold) else ""
 
     def hard_limit(self, cm: ManagerView) -> int:
         """The largest request that still leaves room for this model's answers (the adapted output
@@ -112,7 +110,8 @@ class Schedule:
             return False
         return self._rebuild(cm, messages) < 0.9 * context
 
-    def threshold_pays(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int) -> bool:
+    def threshold_pays(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int,
+                       cold: bool = False) -> bool:
         """Over the threshold: compact now, or let the context grow to the hard limit first? Now,
         when holding the rebuild instead of the context, over the requests until the threshold is
         crossed again, saves more than the compaction costs with the look-agains it causes before
@@ -121,7 +120,7 @@ class Schedule:
             return True
         rebuild = self._rebuild(cm, messages)
         forget = self.forget(cm, messages, fixed + rebuild)
-        plan = self._plan(cm, context, rebuild, fixed, forget=forget)
+        plan = self._plan(cm, context, rebuild, fixed, forget=forget, cold=cold)
         self.last_plan = plan
         until_next = max(1.0, (cm.limits.threshold - fixed - rebuild) / max(self.growth.rate, 1.0))
         # Waiting means compacting at the hard limit, which drops the same and more a few requests
@@ -131,25 +130,27 @@ class Schedule:
         held = self.prices.cost(hits=max(0, context - rebuild))
         return bool(held * until_next >= plan.fixed_cost + forget * min(forced, until_next))
 
-    def priced(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int) -> bool:
+    def priced(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int,
+               cold: bool = False) -> bool:
         """Under the threshold: whether compacting now costs less than waiting. The rebuild is
         estimated only once the context could be past the cheapest point even with nothing but a
         summary to rebuild (and no model call), which keeps the common case to a few
         multiplications."""
         if not cm.settings.priced_compaction or cm.compactor is None or not messages:
             return False
-        if self.growth.rate <= 0 and not self.cold:  # no growth measured yet (a new or resumed conversation)
+        if self.growth.rate <= 0 and not cold:  # no growth measured yet (a new or resumed conversation)
             return False  # and so no cheapest point; a cold request needs none (plan_compaction)
         # A record is kept only when nothing asks for instructions to a summary: a `before_compact`
         # handler may, and once it has, every compaction is priced as a summary request.
         records = cm.settings.compaction_records and not cm.handler_instructs and not self.no_record
-        earliest = self._plan(cm, context, self.summary_tokens, fixed, summary_share=0.0 if records else None)
+        earliest = self._plan(cm, context, self.summary_tokens, fixed, summary_share=0.0 if records else None,
+                              cold=cold)
         if context < earliest.point:
             return False
         rebuild = self._rebuild(cm, messages)
         forget = self.forget(cm, messages, fixed + rebuild)
         span = self.until_forced(cm, fixed + context)  # then the window compacts anyway
-        self.last_plan = self._plan(cm, context, rebuild, fixed, forget=forget, forget_span=span)
+        self.last_plan = self._plan(cm, context, rebuild, fixed, forget=forget, forget_span=span, cold=cold)
         if self.last_plan.compact or not records:
             return self.last_plan.compact
         # Past the point of a compaction that calls no model: would this one keep a record? Then
@@ -160,7 +161,8 @@ class Schedule:
         if size is None or not self.record_pays(cm, messages, size, tokens_before=context + fixed, reason="priced",
                                                 rebuild=rebuild):
             return False
-        self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0, forget=forget, forget_span=span)
+        self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0, forget=forget, forget_span=span,
+                                    cold=cold)
         return self.last_plan.compact
 
     def until_forced(self, cm: ManagerView, request_tokens: int) -> float:
@@ -319,7 +321,7 @@ class Schedule:
 
     def _plan(self, cm: ManagerView, context: int, rebuild: int, fixed: int,
               summary_share: float | None = None, forget: float = 0.0,
-              forget_span: float = math.inf, fresh: int | None = None) -> CompactionPlan:
+              forget_span: float = math.inf, fresh: int | None = None, cold: bool = False) -> CompactionPlan:
         """The plan for a compaction now (`fresh`: the tokens new since the previous request, which
         it keeps and would be sent uncached anyway; `cold`: this request's cache expired), or, with
         `fresh` given, for one later on."""
@@ -328,4 +330,4 @@ class Schedule:
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
                                summary_share=self.summary_share if summary_share is None else summary_share,
                                forget=forget, forget_span=forget_span, fresh=min(new, rebuild),
-                               cold=self.cold and fresh is None)
+                               cold=cold)

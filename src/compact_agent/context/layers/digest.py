@@ -34,6 +34,12 @@ def is_digest(part: Any) -> bool:
 
 
 # -- the default digest --------------------------------------------------------------------------
+def shows_whole(text: str, value: str) -> bool:
+    """Whether a digest's `text` shows `value` whole as a step's argument, as `_key_args` writes one
+    short enough not to be clipped (`path="src/app.py"`)."""
+    return json.dumps(value, ensure_ascii=False) in text
+
+
 def _clip(text: str, n: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
