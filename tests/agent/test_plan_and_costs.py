@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
-from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from compact_agent.agent.accounting.context_report import classify_part, scale_to
 from compact_agent.agent.accounting.costs import UsageLedger, _entry, report
 from compact_agent.agent.integrations.mcp_servers import McpConfigError, parse_servers
 from compact_agent.agent.run.extensions import HOOK_HEAD, context_message
-from compact_agent.agent.tools.todos import PLAN_HEAD, TodoItem, TodoList
+from compact_agent.agent.tools.todos import PLAN_HEAD, TodoItem, TodoList, todo_toolset
 from compact_agent.context.compaction.cuts import join
 from compact_agent.context.compaction.summary import summary_message, user_texts
 from compact_agent.models import REGISTRY
@@ -29,6 +34,27 @@ def test_plan_persists_notifies_and_survives_a_bad_file(tmp_path):
     broken = TodoList(tmp_path / "todos.json")
     assert broken.items == [] and "unreadable" in broken.warning
     assert TodoList(None).attachment_text() is None
+
+
+async def test_todo_write_is_advertised_once_over():
+    """What the model reads of todo_write goes out with every request: it says once that a call
+    replaces the whole list, and `status` carries its three states as an enum only (a description
+    would repeat them). 715 characters now; the wording before said the whole list twice and
+    described the enum (782)."""
+    seen: dict[str, tuple[str, dict[str, Any]]] = {}
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.update({t.name: (t.description or "", t.parameters_json_schema) for t in info.function_tools})
+        return ModelResponse(parts=[TextPart("ok")])
+
+    await Agent(FunctionModel(model), toolsets=[todo_toolset(TodoList(None))]).run("plan it")
+    description, schema = seen["todo_write"]
+    text = (description + json.dumps(schema)).lower()
+    assert text.count("replace") == 1 and "in_progress" in description
+    item = schema["$defs"]["TodoItem"]["properties"]
+    assert item["status"] == {"default": "pending", "enum": ["pending", "in_progress", "done"], "type": "string"}
+    assert item["content"]["description"] and schema["required"] == ["todos"]
+    assert len(description) + len(json.dumps(schema)) <= 720
 
 
 def test_context_messages_merge_with_a_summary_without_losing_its_metadata():
