@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from compact_agent.agent.run.options import SessionOptions
@@ -125,10 +126,11 @@ async def test_resumed_session_keeps_the_plan_and_says_resume(tmp_path):
 
 async def test_only_a_hook_that_adds_instructions_turns_automatic_compactions_into_summaries(tmp_path):
     """The schedule prices a compaction as a record (no model call) until the PreCompact hooks
-    have added instructions, which a record cannot follow; hooks that print nothing change nothing."""
+    have added instructions, which a record cannot follow; hooks that print nothing change nothing.
+    What it learned outlives a restart: the session opened again prices summaries from the start."""
     cases = {"none": {}, "silent": {"PreCompact": "true", "SessionStart": "true"},
              "speaks": {"PreCompact": "echo keep the parser notes"}}
-    seen = {}
+    seen, reopened = {}, {}
     with FakeOpenAIServer(responder) as server:
         for name, hooks in cases.items():
             (tmp_path / name).mkdir()
@@ -142,6 +144,12 @@ async def test_only_a_hook_that_adds_instructions_turns_automatic_compactions_in
                 seen[name] = (s.cm.handler_instructs, [c.strategy for c in s.cm.compactions])
             finally:
                 await s.aclose()
+            again = AgentSession(replace(s.opts, session_id=s.session_id))
+            try:
+                reopened[name] = again.cm.handler_instructs
+            finally:
+                await again.aclose()
     assert seen["none"] == seen["silent"] and not seen["none"][0]
     assert "record" in seen["none"][1]
     assert seen["speaks"][0] and set(seen["speaks"][1]) == {"full"}
+    assert reopened == {"none": False, "silent": False, "speaks": True}

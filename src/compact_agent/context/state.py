@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 #: Limits until the model's own window is read (never used for a request: it is read first).
 _PROVISIONAL_WINDOW = 8_192
+#: The key, beside the layers' names, of what the manager learned and saves with their decisions.
+LEARNED = "learned"
 _LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE)
 _USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
 
@@ -287,11 +289,20 @@ class ManagerState(AbstractCapability[Any]):
 
     # -- the layers' frozen decisions (layers/frozen.py) ----------------------------------------
     def layer_state(self) -> dict[str, Any]:
-        return frozen.layer_state(self.layers)
+        """The layers' decisions, and what the schedule learned that a restart would otherwise lose:
+        that `before_compact` has answered with instructions (a record would not follow them)."""
+        state = frozen.layer_state(self.layers)
+        if self.handler_instructs:
+            state[LEARNED] = {"handler_instructs": True}
+        return state
 
     def load_layer_state(self, state: dict[str, Any]) -> None:
         """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
-        self._saved_state = frozen.load_layer_state(self.layers, state)
+        frozen.load_layer_state(self.layers, state)
+        learned = state.get(LEARNED) if isinstance(state, dict) else None
+        if isinstance(learned, dict) and learned.get("handler_instructs") is True:
+            self.handler_instructs = True
+        self._saved_state = frozen.state_key(self.layer_state())
 
     def _reset_layer(self, layer: Any, error: BaseException) -> None:
         frozen.reset_layer(layer, error)
