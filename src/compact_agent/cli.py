@@ -19,6 +19,7 @@ import typer
 from .cli_help import ReadableCommand, at_least
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
+from .ui.visible import visible
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None,
                   subcommand_metavar="[QUERY] | COMMAND [ARGS]...",
@@ -26,7 +27,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    sys.stderr.write(f"compact-agent: {message}\n")
+    sys.stderr.write(visible(f"compact-agent: {message}") + "\n")
     return typer.Exit(code)
 
 
@@ -108,6 +109,8 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
         if not list_sessions(session_root(work)):
             raise fail(f"no earlier session in {work} to continue; start one without --continue")
+    if query:  # bytes of the command line that are not UTF-8 come as lone surrogates, which no request can carry
+        query = _as_text(query.encode("utf-8", "surrogateescape"), "the prompt")
     typed = "" if query in (None, "-") else query  # `@path` attaches only in what the user typed, not in a pipe
     if print_ or query == "-":
         query = _with_stdin(query)
@@ -117,7 +120,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         raise fail("--resume needs a session id in print mode (compact-agent sessions lists them)", 2)
     name = model or settings.model
     if (note := routing_note(name, base_url or settings.base_url, context_window or settings.context_window)):
-        sys.stderr.write(f"compact-agent: note: {note}\n")
+        sys.stderr.write(visible(f"compact-agent: note: {note}") + "\n")
     opts = SessionOptions(
         cwd=work, model=name, base_url=base_url or settings.base_url, api_key=api_key,
         context_window=context_window, permission_mode="yes" if yes else ("deny" if print_ else "ask"),
@@ -158,7 +161,7 @@ def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
 def _with_stdin(query: str | None) -> str | None:
     """`-p -` reads the prompt from stdin; `cat log | compact-agent -p "explain"` joins stdin to it."""
     if query == "-":
-        return sys.stdin.read()
+        return _read_stdin()
     if sys.stdin is None or sys.stdin.isatty():
         return query
     if query and query.strip() and not _stdin_ready(STDIN_WAIT_S):
@@ -166,13 +169,28 @@ def _with_stdin(query: str | None) -> str | None:
         sys.stderr.write(f"compact-agent: note: nothing arrived on stdin within {STDIN_WAIT_S:g}s; "
                          "running the prompt without it\n")
         return query
-    piped = sys.stdin.read()
+    piped = _read_stdin()
     if not piped.strip():
         return query
     return f"{query}\n\n{piped}" if query and query.strip() else piped
 
 
 STDIN_WAIT_S = 5.0
+
+
+def _read_stdin() -> str:
+    buffer = getattr(sys.stdin, "buffer", None)
+    return _as_text(buffer.read(), "stdin") if buffer is not None else sys.stdin.read()
+
+
+def _as_text(data: bytes, what: str) -> str:
+    """Input that is not UTF-8 (a log with a Latin-1 byte, a binary file) is read as Latin-1, as
+    read_file reads such a file: every byte stays a character, and the turn runs."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        sys.stderr.write(f"compact-agent: note: {what} is not UTF-8; it is read as Latin-1\n")
+        return data.decode("latin-1")
 
 
 def _stdin_ready(timeout: float) -> bool:
@@ -217,7 +235,7 @@ def load_settings(work: Path, *, warn: bool = True, **flags: object) -> Any:
     except Exception as e:  # noqa: BLE001 - e.g. a malformed environment value
         raise fail(f"bad setting: {first_line(e)}", 2) from None
     for w in loaded.warnings if warn else ():
-        sys.stderr.write(f"compact-agent: warning: {w}\n")
+        sys.stderr.write(visible(f"compact-agent: warning: {w}") + "\n")
     return loaded
 
 
@@ -243,9 +261,9 @@ def sessions_command(ctx: typer.Context) -> None:
     work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()
     rows = session_rows(session_root(work))
     if not rows:
-        sys.stdout.write(f"no sessions in {work}\n")
+        sys.stdout.write(visible(f"no sessions in {work}") + "\n")
     for r in rows:
-        sys.stdout.write(format_row(None, r) + "\n")
+        sys.stdout.write(visible(format_row(None, r)) + "\n")
 
 
 @app.command("analyze", cls=ReadableCommand)

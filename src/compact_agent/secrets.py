@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .context.plumbing.secrets import MIN_LEN, REDACTED, _secrets, redact, redact_bytes, register
+from .context.plumbing.secrets import MIN_LEN, REDACTED, StreamRedactor, _secrets, redact, redact_bytes, register
 
-__all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "redact", "redact_bytes", "register", "register_environment",
-           "scrubbed_env"]
+__all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "StreamRedactor", "redact", "redact_bytes", "register",
+           "register_environment", "scrubbed_env"]
 
 #: Environment variables holding a key for a provider we talk to.
 KEY_VARS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "COMPACT_AGENT_API_KEY")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compact_agent.context.plumbing import secrets as registry
-from compact_agent.context.plumbing.secrets import REDACTED, redact, register
+from compact_agent.context.plumbing.secrets import REDACTED, StreamRedactor, redact, register
 
 KEY = "sk-forms-0123456789abcdefABCDEF"
 
@@ -36,3 +38,22 @@ def test_reversed_and_split_by_whitespace() -> None:
     assert redact("\n".join(KEY[i:i + 7] for i in range(0, len(KEY), 7))) == REDACTED  # `fold -w 7`
     assert redact("\t".join(KEY[::-1])) == REDACTED
     assert redact("ordinary text: s k - f o r m s") == "ordinary text: s k - f o r m s"
+
+
+@given(cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=12),
+       form=st.sampled_from(["literal", "reversed", "spread", "base64"]), before=st.text(max_size=60),
+       after=st.text(max_size=60))
+@settings(max_examples=150, deadline=None)
+def test_a_stream_cut_anywhere_shows_no_key(cuts: list[int], form: str, before: str, after: str) -> None:
+    """A streamed answer arrives in pieces cut anywhere, a key's form among them: what the
+    `StreamRedactor` lets through, piece by piece and at the end, is what `redact` makes of the whole."""
+    shown = {"literal": KEY, "reversed": KEY[::-1], "spread": " ".join(KEY),
+             "base64": base64.b64encode(KEY.encode()).decode()}[form]
+    text = f"{before}{shown}{after}"
+    points = sorted({min(c, len(text)) for c in cuts})
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    stream = StreamRedactor()
+    out = [stream.feed(p) for p in pieces]
+    out.append(stream.flush())
+    assert "".join(out) == redact(text)
+    assert KEY not in "".join(out) and KEY[:8] not in "".join(out)

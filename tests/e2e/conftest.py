@@ -30,16 +30,18 @@ class Cli:
     cwd: Path
 
     def __call__(self, *args: str, timeout: float = 120, env: dict[str, str] | None = None,
-                 input: str | None = None) -> CliResult:
-        """Runs with `input` on stdin, else with stdin at end of file (never the test runner's own)."""
+                 input: str | bytes | None = None) -> CliResult:
+        """Runs with `input` on stdin (bytes are sent as they are), else with stdin at end of file
+        (never the test runner's own)."""
         full_env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         full_env.update({"COMPACT_AGENT_HOME": str(self.home), "PYTHONPATH": str(REPO / "src"),
                          "COMPACT_AGENT_CONFIG": str(self.home / "config.toml")})  # never the user's own file
         full_env.update(env or {})
-        stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
+        stdin = {"input": input.encode() if isinstance(input, str) else input} if input is not None \
+            else {"stdin": subprocess.DEVNULL}
         proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", *args], cwd=self.cwd,
-                              capture_output=True, text=True, timeout=timeout, env=full_env, **stdin)
-        return CliResult(proc.returncode, proc.stdout, proc.stderr)
+                              capture_output=True, timeout=timeout, env=full_env, **stdin)
+        return CliResult(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
     def sessions(self) -> list[Path]:
         return sorted((self.home / "projects").glob("*/*.jsonl"))

@@ -42,6 +42,54 @@ def test_stdin_reaches_the_model_and_flags_may_follow_p(cli):
     assert text.index("explain this log") < text.index("LOG LINE 42")
 
 
+def test_input_that_is_not_utf8_is_read_as_latin1(cli):
+    """A piped log with a Latin-1 byte, or such a byte on the command line, is a prompt like any
+    other (a note says how it was read), not an encoding error."""
+    with FakeOpenAIServer(echo) as server:
+        piped = cli("-p", *fake(server), "explain", input=b"caf\xe9 au lait\n")
+        argv = cli("-p", *fake(server), "na\udcefve")  # how Python hands over a command-line byte 0xef
+    assert piped.code == 0 and argv.code == 0, piped.stderr + argv.stderr
+    assert piped.stdout.strip() == argv.stdout.strip() == "ok"
+    assert "café au lait" in user_text(server.requests[0]) and "naïve" in user_text(server.requests[1])
+    assert "stdin is not UTF-8; it is read as Latin-1" in piped.stderr
+    assert "the prompt is not UTF-8" in argv.stderr
+
+
+def test_a_key_streamed_in_pieces_is_never_shown(cli):
+    """A provider streams a few characters at a time, so a key the model repeats arrives cut in
+    pieces: no piece of the stream-json text shows it, and neither does the text mode."""
+    key = "sk-live-0123456789abcdefXYZ"
+    said = f"{'x' * 128}your key is {key}, keep it safe{'y' * 270}"  # the first of 3 pieces ends in the key
+
+    def says_key(req) -> Reply:
+        return Reply.text(said)
+
+    with FakeOpenAIServer(says_key) as server:
+        stream = cli("-p", *fake(server)[:-2], "show the key", "--output-format", "stream-json",
+                     env={"OPENAI_API_KEY": key})
+        plain = cli("-p", *fake(server)[:-2], "show the key", env={"OPENAI_API_KEY": key})
+    texts = [e["text"] for e in map(json.loads, stream.stdout.splitlines()) if e["type"] == "text"]
+    assert stream.code == 0 and len(texts) >= 2, stream.stderr  # it did arrive in pieces
+    assert "".join(texts) == plain.stdout.strip() == said.replace(key, "[REDACTED]")
+    assert key[:6] not in stream.stdout + stream.stderr + plain.stdout + plain.stderr
+
+
+def test_control_characters_from_the_model_are_shown_escaped(cli):
+    """A tool call whose path carries an escape sequence and a carriage return cannot repaint the
+    terminal: the verbose tool line and the answer show the escapes."""
+    def hostile(req) -> Reply:
+        if not any(m.get("role") == "tool" for m in req.messages):
+            return Reply.tools([("write_file", {"path": "a\x1b[31mred\r.txt", "content": "x"})])
+        return Reply.text("done \x1b]0;title\x07 \u202eright-to-left")
+
+    with FakeOpenAIServer(hostile) as server:
+        res = cli("-p", *fake(server), "write it", "--yes", "--verbose")
+    assert res.code == 0, res.stderr
+    assert "\x1b" not in res.stdout + res.stderr and "\r" not in res.stdout + res.stderr
+    assert "write_file(a\\x1b[31mred .txt)" in res.stderr  # a tool line shows whitespace as spaces
+    assert res.stdout.strip() == "done \\x1b]0;title\\x07 \\u202eright-to-left"
+
+
 def test_prompt_is_required(cli):
     res = cli("-p", "--model", "fake-model")  # --model is an option, not the prompt
     assert res.code == 2 and "needs a prompt" in res.stderr and res.stderr.count("\n") == 1

@@ -253,3 +253,25 @@ async def test_rewind_asks_drops_the_undone_plan_and_puts_the_prompt_back(tmp_pa
     last = run.server.requests[-1]  # Enter sent the prompt put back, into the rewound conversation
     assert [message_text(m) for m in last.messages if m.get("role") == "user"] == ["first", "make a plan"]
     assert sum(1 for r in run.server.requests if r.last_user_text() == "make a plan") == 4  # 2 turns x 2 requests
+
+
+def spoofs_a_command(req) -> Reply:
+    if not any(m.get("role") == "tool" for m in req.messages):
+        return Reply.tools([("bash", {"command": "echo PWNED > pwned.txt # \r\x1b[2K\x1b[1A\x1b[2Kls -la"})])
+    return Reply.text("listed \x1b]0;HACKED\x07 \u202etxt.exe")
+
+
+async def test_the_approval_question_shows_the_command_that_runs(tmp_path):
+    """A command that ends in a carriage return and cursor moves would, printed raw, repaint the
+    question as `ls -la`; the REPL's console shows every control character escaped, so the user
+    sees and approves what will run. Our own colours still reach the terminal."""
+    assert isinstance(render.make_console(), render.SafeConsole)  # what the REPL prints with
+    console = render.SafeConsole(record=True, width=200, file=io.StringIO(), force_terminal=True, highlight=False)
+    run = await drive(tmp_path, spoofs_a_command, ["run it\r"], answers="y\n", console=console)
+    out = console.file.getvalue()
+    assert "echo PWNED > pwned.txt # \\r\\x1b[2K\\x1b[1A\\x1b[2Kls -la" in out
+    # Raw, none of the model's sequences is left (the spinner's own cursor moves are rich's, and stay).
+    assert "# \r" not in out and "\x1b[2Kls" not in out and "\x1b]0;" not in out and "\u202e" not in out
+    assert "listed \\x1b]0;HACKED \\u202etxt.exe" in out  # rich drops the bell itself
+    assert "\x1b[1m" in out  # the bold of the tool's name: rich's styling is not escaped
+    assert (tmp_path / "project" / "pwned.txt").exists() and run.prompts == ["run it"]

@@ -20,6 +20,8 @@ from typing import IO, Any
 from rich.console import Console
 from rich.text import Text
 
+from .visible import visible
+
 CHOICES = (("once", "y", "Yes"), ("always", "a", "Yes, and don't ask again for {what} this session"),
            ("deny", "n", "No, and tell the model what to do instead"))
 KEYS = {"y": "y", "a": "a", "n": "n, esc"}
@@ -103,6 +105,9 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
                 what, _, body = detail.partition("\n")
             console.print(Text.assemble("  ⎿ ", (tool, "bold"), f" wants to {what}:"))
             body = body if len(body) <= 4000 else body[:4000] + "\n…"
+            # A lone \r (or any control character) is shown as its escape, not taken as a line
+            # break: "rm -rf ~ #\rls" must not read as two lines of which the second is harmless.
+            body = visible(body.replace("\r\n", "\n"))
             console.print(Text("\n".join("    " + line for line in body.splitlines())), highlight=False)
             if use_menu:
                 answer = run_menu(tool, inp, output)

@@ -20,6 +20,7 @@ from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import blocked_line, compaction_end, plural, problem_line
 from ..context.plumbing.events import Event
 from . import tool_lines
+from .visible import visible
 
 #: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
 EXIT_REFUSED = 3
@@ -43,7 +44,7 @@ class PrintRun:
         sys.stdout.flush()
 
     def note(self, text: str) -> None:
-        sys.stderr.write(secrets.redact(f"compact-agent: {text}") + "\n")
+        sys.stderr.write(visible(secrets.redact(f"compact-agent: {text}")) + "\n")
         sys.stderr.flush()
 
     def duration_ms(self) -> int:
@@ -82,8 +83,8 @@ class PrintRun:
         if self.stream:
             self.emit(obj)
         if self.verbose:
-            sys.stderr.write(secrets.redact(tool_lines.call_line(obj) if obj["type"] == "tool_call"
-                                            else tool_lines.result_line(obj)) + "\n")
+            sys.stderr.write(visible(secrets.redact(tool_lines.call_line(obj) if obj["type"] == "tool_call"
+                                                    else tool_lines.result_line(obj))) + "\n")
 
     # -- results -----------------------------------------------------------------------------
     def init_event(self, s: AgentSession) -> dict[str, Any]:
@@ -146,7 +147,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
               "total_cost_usd": round(cost_report(session).total_cost, 6), "usage": usage,
               "compactions": compactions, "permission_denials": run.denied}
     if output_format == "text":
-        sys.stdout.write(secrets.redact(turn.output.rstrip("\n")) + "\n")
+        sys.stdout.write(visible(secrets.redact(turn.output.rstrip("\n"))) + "\n")
     else:
         run.emit(result)
     if refused:
@@ -167,12 +168,11 @@ def _slash_command(prompt: str) -> str | None:
 
 
 async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
-    from rich.console import Console
-
     from ..error_text import describe_error
     from .commands import dispatch
+    from .render import SafeConsole
 
-    console = Console(file=sys.stdout, highlight=False, markup=False, soft_wrap=False,
+    console = SafeConsole(file=sys.stdout, highlight=False, markup=False, soft_wrap=False,
                       width=None if sys.stdout.isatty() else 80)
     try:
         await dispatch(session, line, console)

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
+from .visible import visible_segments
+
 if TYPE_CHECKING:  # the REPL draws its banner and prompt before the library is imported
+    from collections.abc import Iterable
+
+    from rich.segment import Segment
+
     from ..context.plumbing.events import Event
 
 
@@ -89,4 +95,11 @@ def make_console(*, markup: bool = False) -> Console:
     Lines longer than the terminal are wrapped by rich at word boundaries (soft wrap would leave it
     to the terminal, which breaks words: `the out|put`). Output that must keep its lines whole (a
     settings table, a command's tail) says so where it is printed."""
-    return Console(highlight=False, soft_wrap=False, markup=markup)
+    return SafeConsole(highlight=False, soft_wrap=False, markup=markup)
+
+
+class SafeConsole(Console):
+    """A console that shows the control characters in what it prints as escapes (visible.py)."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:  # where rich joins its output
+        return super()._render_buffer(visible_segments(buffer))

@@ -24,6 +24,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
+from ... import secrets
 from ..tools.base import is_failure
 
 MAX_RESULT_CHARS = 2_000
@@ -156,20 +157,30 @@ def problem_line(ev: Any) -> str | None:
 def stream_handler(on_text: Callable[[str], None] | None,
                     on_tool: Callable[[dict[str, Any]], None] | None = None,
                     partial: list[str] | None = None) -> Callable[..., Any]:
-    """`partial` collects the text of the stream in progress (cleared when a new one starts)."""
+    """`partial` collects the text of the stream in progress (cleared when a new one starts).
+
+    `on_text` is shown the text with the key redacted, also a key the stream cut in two (a provider
+    sends a few characters at a time): the end that could still become one is held back until the
+    next piece, a tool call or the end of the stream."""
     seen: list[str] = partial if partial is not None else []
 
     async def handler(ctx: Any, events: Any) -> None:
         seen.clear()
+        shown = secrets.StreamRedactor()
+
+        def text(piece: str, flush: bool = False) -> None:
+            if piece:
+                seen.append(piece)
+            if on_text and (safe := shown.feed(piece) + (shown.flush() if flush else "")):
+                on_text(safe)
+
         async for ev in events:
             if isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
-                seen.append(ev.part.content)
-                if on_text:
-                    on_text(ev.part.content)
+                text(ev.part.content)
             elif isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
-                seen.append(ev.delta.content_delta)
-                if on_text:
-                    on_text(ev.delta.content_delta)
+                text(ev.delta.content_delta)
             elif on_tool is not None and (obj := tool_event(ev)) is not None:
+                text("", flush=True)  # the text before the call is shown before it
                 on_tool(obj)
+        text("", flush=True)
     return handler

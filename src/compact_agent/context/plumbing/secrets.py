@@ -55,6 +55,42 @@ def redact(text: str) -> str:
     return text
 
 
+class StreamRedactor:
+    """`redact` for a text that arrives in pieces (a streamed answer), where a key may be cut
+    across two of them: `feed` returns what is safe to show now, holding back the end that could
+    still become a secret; `flush` returns the rest when the stream ends. Joined, what they return
+    has every secret `redact` would find in the whole text redacted (a key spread by more than one
+    whitespace character per character may be missed across pieces: a net, as above)."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._held + piece
+        if not _secrets:
+            self._held = ""
+            return text
+        # The longest form of a key, spread by whitespace as `fold` or `sed 's/./& /g'` would (each
+        # character followed by one), is what a piece's end may still be the beginning of.
+        cut = len(text) - 2 * max(map(len, (*_secrets, *_forms)))
+        if cut <= 0:
+            self._held = text
+            return ""
+        spans = [(m.start(), m.end()) for p in _spread for m in p.finditer(text)]
+        moved = True
+        while moved:  # a secret across the cut is held back whole
+            moved = False
+            for start, end in spans:
+                if start < cut < end:
+                    cut, moved = start, True
+        self._held = text[cut:]
+        return redact(text[:cut])
+
+    def flush(self) -> str:
+        text, self._held = self._held, ""
+        return redact(text)
+
+
 def redact_bytes(data: bytes) -> bytes:
     if not _secrets:
         return data

@@ -1,0 +1,42 @@
+"""Text from the model, tools, files and sessions reaches the terminal as text, never as commands.
+
+A terminal obeys the control characters in what it prints: `\\r` and an escape sequence can
+rewrite a line already shown (the command an approval question names), change the window title or
+clear the screen, and a bidirectional override makes text read in another order than it runs. So
+every character that steers the terminal is shown as its escape (`\\x1b`, `\\r`, `\\u202e`), the way
+a file name with a byte that is not UTF-8 is shown (`\\xff`). Newlines and tabs are kept.
+
+`visible` does it for one string; `visible_segments` for everything a rich console prints
+(`render.SafeConsole`), our own styling and the cursor moves of a spinner excepted (rich keeps
+those apart from the text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.segment import Segment
+
+_KEPT = {"\n", "\t"}
+_CONTROLS = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]  # C0, DEL and C1 (0x9b is a CSI by itself)
+_BIDI = [0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]  # marks, embeddings, overrides, isolates
+_TABLE = {c: f"\\x{c:02x}" for c in _CONTROLS if chr(c) not in _KEPT} | {c: f"\\u{c:04x}" for c in _BIDI} \
+    | {ord("\r"): "\\r"}
+
+
+def visible(text: str) -> str:
+    """`text` with every character that would steer the terminal shown as its escape."""
+    return text.translate(_TABLE)
+
+
+def visible_segments(buffer: Iterable[Segment]) -> Iterable[Segment]:
+    """rich's segments with their text `visible`; control segments (a spinner's cursor moves) and
+    styles (our colours) are rich's own and pass as they are."""
+    for seg in buffer:
+        if seg.control is None and seg.text:
+            shown = visible(seg.text)
+            yield seg if shown == seg.text else seg._replace(text=shown)
+        else:
+            yield seg
