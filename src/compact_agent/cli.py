@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .cli_help import ReadableCommand, at_least
+from .cli_help import MAX_WINDOW, ReadableCommand, at_least
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
@@ -51,7 +51,7 @@ def main_command(
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
-    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", callback=at_least(1024, " tokens"), help="Override the model's context window (tokens, at least 1,024).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", callback=at_least(1024, " tokens", at_most=MAX_WINDOW), help="Override the model's context window (tokens, at least 1,024).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
     resume: Annotated[str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id (without an id: pick from a list).")] = None,
@@ -119,6 +119,8 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if print_ and resume == "":
         raise fail("--resume needs a session id in print mode (compact-agent sessions lists them)", 2)
     name = model or settings.model
+    if (problem := url_problem(base_url or settings.base_url)) is not None:
+        raise fail(f"{'--base-url' if base_url else 'base_url (settings)'}: {problem}", 2)
     if (note := routing_note(name, base_url or settings.base_url, context_window or settings.context_window)):
         sys.stderr.write(visible(f"compact-agent: note: {note}") + "\n")
     opts = SessionOptions(
@@ -200,6 +202,22 @@ def _stdin_ready(timeout: float) -> bool:
         return bool(select.select([sys.stdin], [], [], timeout)[0])
     except (OSError, ValueError):  # not selectable (Windows console, a closed stream): just read
         return True
+
+
+def url_problem(url: str | None) -> str | None:
+    """What is wrong with an endpoint address, said before a session is made for it; None if nothing."""
+    from urllib.parse import urlsplit
+
+    if url is None:
+        return None
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError as e:
+        return f"{url!r} is not an address ({first_line(e)})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{url!r} is not an http:// or https:// address (e.g. http://localhost:8000/v1)"
+    return None
 
 
 def routing_note(name: str, base_url: str | None, window: int | None) -> str | None:

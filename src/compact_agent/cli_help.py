@@ -30,10 +30,15 @@ class ReadableCommand(TyperCommand):
                 param.__class__ = _AsWritten
 
 
-def at_least(n: int, unit: str = "") -> Any:
-    """A lower bound said in words (`must be at least 1,024 tokens`); typer's `min=` shows `[x>=1024]`."""
+MAX_WINDOW = 10_000_000  # tokens: no model has more (config.py bounds the setting alike)
+
+
+def at_least(n: int, unit: str = "", at_most: int | None = None) -> Any:
+    """Bounds said in words (`must be at least 1,024 tokens`); typer's `min=` shows `[x>=1024]`."""
     def check(value: int | None) -> int | None:
         if value is not None and value < n:
             raise typer.BadParameter(f"must be at least {n:,}{unit}")
+        if value is not None and at_most is not None and value > at_most:
+            raise typer.BadParameter(f"must be at most {at_most:,}{unit}")
         return value
     return check

@@ -19,6 +19,7 @@ import platformdirs
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .cli_help import MAX_WINDOW
 from .context.plumbing.settings import CompactionSettings, Limits
 
 __all__ = ["Limits", "Settings", "home_dir"]
@@ -45,7 +46,7 @@ class Settings(BaseSettings):
 
     model: str = "deepseek-chat"
     base_url: str | None = None
-    context_window: Annotated[int, Field(ge=1_024, le=10_000_000)] | None = None  # no model has more
+    context_window: Annotated[int, Field(ge=1_024, le=MAX_WINDOW)] | None = None
 
     # L5 auto-compact
     autocompact_buffer: Count = _D.autocompact_buffer

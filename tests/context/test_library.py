@@ -205,6 +205,14 @@ def test_the_library_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> No
     assert cm.limits.buffer == 13_000 and cm.settings.microcompact_keep_recent == 5
 
 
+@pytest.mark.parametrize("window", [0, -1, 1.5, "200000", True])
+def test_a_window_that_is_not_a_whole_number_of_tokens_is_refused_in_one_line(window: object) -> None:
+    """0 used to mean "not given" (an 8K window), 1.5 and True were taken as windows, and "200000"
+    failed inside a comparison."""
+    with pytest.raises(ValueError, match=r"^a context window must be a positive whole number of tokens, not "):
+        ContextManager(window=window)  # type: ignore[arg-type]
+
+
 async def test_without_a_window_the_error_says_what_to_pass() -> None:
     """A model whose window pydantic-ai does not know (FunctionModel has none): the first request says
     what to pass, and nothing is sent."""

@@ -124,13 +124,17 @@ def test_json_result_carries_duration_turns_and_cost(cli):
     with FakeOpenAIServer(failing_tools) as server:
         res = cli("-p", "go", *fake(server), "--yes", "--output-format", "json")
         verbose = cli("-p", "go", *fake(server), "--yes", "--verbose")
+    with FakeOpenAIServer(failing_tools, model="deepseek-chat") as server:
+        priced = cli("-p", "go", "--model", "deepseek-chat", "--base-url", server.base_url, "--api-key", "k",
+                     "--yes", "--output-format", "json")
     assert verbose.code == 0 and verbose.stdout.strip() == "done"
     assert "● read_file(missing.py)" in verbose.stderr and "⎿ error: File not found: missing.py" in verbose.stderr
     assert "● bash(echo out; exit 3)" in verbose.stderr and "exit code: 3" in verbose.stderr
     out = res.json()
     assert res.code == 0 and out["is_error"] is False and out["subtype"] == "success"
     assert out["num_turns"] == 2 and isinstance(out["duration_ms"], int) and out["duration_ms"] >= 0
-    assert isinstance(out["total_cost_usd"], float) and out["permission_denials"] == []
+    assert out["total_cost_usd"] is None and out["permission_denials"] == []  # no price known: not "free"
+    assert priced.code == 0 and isinstance(priced.json()["total_cost_usd"], float) and priced.json()["total_cost_usd"] > 0
 
 
 def test_failed_run_prints_a_json_error_and_print_mode_wording(cli):
@@ -240,7 +244,11 @@ def test_habits_help_slash_commands_in_print_mode_and_short_session_ids(cli):
         assert f"session {sid}" in status.stdout and "context" in status.stdout
         assert len(server.requests) == 1  # the command sent nothing to the model
         missing = cli("-p", "/status", *fake(server), "-r", "19990101")
+        typo = cli("-p", "/compac", *fake(server), "-c")
+        path = cli("-p", "/usr/lib is missing a file, why?", *fake(server), "-c")
     assert missing.code == 1 and "no session 19990101" in missing.stderr
+    assert typo.code == 2 and typo.stderr == "compact-agent: unknown command /compac; did you mean /compact? (nothing was sent)\n"
+    assert path.code == 0 and len(server.requests) == 2  # a prompt that begins with a path is a prompt
 
 
 def test_help_and_bad_values_read_as_written(cli):
@@ -258,3 +266,17 @@ def test_help_and_bad_values_read_as_written(cli):
     small = cli("--context-window", "5", "-p", "x")
     assert small.code == 2 and "--context-window': must be at least 1,024 tokens" in small.stderr
     assert "must be at least 1" in cli("--max-turns", "0", "-p", "x").stderr
+    huge = cli("--context-window", "99999999999999999999", "-p", "x")
+    assert huge.code == 2 and "--context-window': must be at most 10,000,000 tokens" in huge.stderr
+
+
+def test_an_endpoint_that_is_not_an_address_is_refused_before_a_session(cli):
+    """A mistyped --base-url is bad usage, said in words, and no session is made for it (it used
+    to read as a network failure, or as an exception's text)."""
+    for url, said in (("notaurl", "is not an http:// or https:// address"), ("ftp://x/v1", "is not an http://"),
+                      ("http://[::1", "is not an address (Invalid IPv6 URL)"),
+                      ("http://h:abc/v1", "is not an address (Port could not be cast")):
+        res = cli("-p", "x", "--model", "m", "--api-key", "k", "--base-url", url)
+        assert res.code == 2 and res.stderr.startswith(f"compact-agent: --base-url: {url!r} {said}"), res.stderr
+        assert res.stderr.count("\n") == 1
+    assert cli.sessions() == []

@@ -376,7 +376,7 @@ def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | N
     if internals.limits is not None:
         cm.limits = internals.limits
     else:
-        cm.limits = Limits.for_window(window or _PROVISIONAL_WINDOW, cm.max_output, cm.settings)
+        cm.limits = Limits.for_window(_PROVISIONAL_WINDOW if window is None else window, cm.max_output, cm.settings)
     cm.window = cm.limits.window
     cm.store = store if store is not None else InMemoryStore()
     cm._all_tools = cm.compactable_tools is None and internals.layers is None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import secrets
 from ..agent.run.options import SessionOptions
@@ -21,6 +21,9 @@ from ..agent.run.stream_events import blocked_line, compaction_end, plural, prob
 from ..context.plumbing.events import Event
 from . import tool_lines
 from .visible import visible
+
+if TYPE_CHECKING:
+    from ..agent.accounting.costs import CostReport
 
 #: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
 EXIT_REFUSED = 3
@@ -107,6 +110,11 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
+    if (close := _mistyped_command(prompt)) is not None:
+        run.note(f"unknown command {prompt.split()[0]}; did you mean /{close}? (nothing was sent)")
+        if run.format != "text":
+            run.emit(run.error_result(f"unknown command {prompt.split()[0]}", None))
+        return 2
     try:
         session = AgentSession(opts, on_event=run.on_event, on_compact_start=run.on_compact_start,
                                on_change=run.on_change)
@@ -144,7 +152,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     result = {"type": "result", "subtype": "error_permission_denied" if refused else "success",
               "is_error": refused, "result": turn.output, "session_id": session.session_id,
               "duration_ms": run.duration_ms(), "num_turns": turn.usage.requests,
-              "total_cost_usd": round(cost_report(session).total_cost, 6), "usage": usage,
+              "total_cost_usd": cost_usd(cost_report(session)), "usage": usage,
               "compactions": compactions, "permission_denials": run.denied}
     if output_format == "text":
         sys.stdout.write(visible(secrets.redact(turn.output.rstrip("\n"))) + "\n")
@@ -157,6 +165,13 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     return 0
 
 
+def cost_usd(report: CostReport) -> float | None:
+    """What the run cost, or None (JSON null) when a model in it has no known price: 0.0 would
+    read as free."""
+    known = all(row.info.input > 0 for row in report.rows.values())
+    return round(report.total_cost, 6) if known else None
+
+
 def _slash_command(prompt: str) -> str | None:
     """`-p "/compact"` runs the command as the REPL would (a known command only; `/exit` means nothing here)."""
     from . import commands  # noqa: F401  (importing it registers every command)
@@ -165,6 +180,23 @@ def _slash_command(prompt: str) -> str | None:
     line = prompt.strip()
     name = line[1:].partition(" ")[0] if line.startswith("/") else ""
     return line if name in COMMANDS and name not in ("exit", "clear", "resume") else None
+
+
+def _mistyped_command(prompt: str) -> str | None:
+    """The command a prompt like `/compac` was meant to be (a slash, one word close to a command's
+    name): the prompt is not sent to the model as a question. A path (`/usr/bin …`) or a word
+    like no command is a prompt."""
+    import difflib
+
+    from .command_registry import COMMANDS
+
+    if _slash_command(prompt) is not None or not prompt.strip().startswith("/"):
+        return None
+    name = prompt.strip()[1:].partition(" ")[0]
+    if not name or "/" in name or name in COMMANDS:
+        return None
+    close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:

@@ -101,8 +101,8 @@ class Limits:
     def for_window(cls, window: int, max_output: int, s: Any = None) -> Limits:
         """`s`: a `CompactionSettings` (or any object with its field names); None for the defaults."""
         s = s if s is not None else CompactionSettings()
-        if window < 1:
-            raise ValueError(f"a context window must be a positive number of tokens, not {window}")
+        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+            raise ValueError(f"a context window must be a positive whole number of tokens, not {window!r}")
         # The window is what the model accepts: never raised here. A window too small for the
         # request's fixed part is refused at the request (pipeline.py), not silently enlarged.
         reserve = min(max_output, s.summary_output_reserve, window // 4)
