@@ -4,7 +4,9 @@ and one-line errors — through the real CLI against the fake OpenAI-compatible 
 from __future__ import annotations
 
 import json
+import re
 import socket
+from pathlib import Path
 from importlib.metadata import version
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
@@ -40,6 +42,35 @@ def test_stdin_reaches_the_model_and_flags_may_follow_p(cli):
     text = user_text(server.requests[1])
     assert "explain this log" in text and "LOG LINE 42" in text
     assert text.index("explain this log") < text.index("LOG LINE 42")
+
+
+def test_piped_input_larger_than_a_request_goes_as_a_file_the_model_can_read(cli):
+    """`cat big.log | compact-agent -p "explain"` in a 32K window: the model gets the typed words,
+    the log's first and last lines and the path of the whole log, which read_file may open (before,
+    the first request was compacted at once and showed ~300 characters of it)."""
+    log = "".join(f"10:{i // 60:02d}:{i % 60:02d} worker-{i % 7} job {i} done\n" for i in range(9000))
+    seen: list[str] = []
+
+    def reads_the_rest(req) -> Reply:
+        seen.append(user_text(req))
+        if not any(m.get("role") == "tool" for m in req.messages):
+            path = re.search(r"saved whole at (\S+) ", seen[0]).group(1)
+            return Reply.tools([("read_file", {"path": path, "offset": 4500, "limit": 1})])
+        return Reply.text("job 4499 is in the middle")
+
+    with FakeOpenAIServer(reads_the_rest) as server:
+        res = cli("-p", "explain this log", *fake(server), "--context-window", "32000", input=log)
+    assert res.code == 0 and res.stdout.strip() == "job 4499 is in the middle", res.stderr
+    assert "the piped input is more than a request can hold" in res.stderr
+    first = seen[0]
+    assert first.startswith("explain this log\n\n[The input given with this message is")
+    assert "10:00:00 worker-0 job 0 done" in first and "worker-4 job 8999 done" in first  # head and tail
+    assert "job 4499 " not in first and "(9,000 lines)" in first
+    saved = Path(re.search(r"saved whole at (\S+) ", first).group(1))
+    assert saved.read_text() == log
+    results = [message_text(m) for m in server.requests[-1].messages if m.get("role") == "tool"]
+    assert results and "worker-5 job 4499 done" in results[0]  # read_file read the middle of the saved input
+    assert max(req.prompt_tokens for req in server.requests) < 32_000
 
 
 def test_input_that_is_not_utf8_is_read_as_latin1(cli):
