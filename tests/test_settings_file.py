@@ -106,6 +106,10 @@ def test_errors_are_one_line(files, tmp_path):
         load(project)
     user.write_text("autocompact_bufer = 1")
     assert any("unknown setting autocompact_bufer" in w for w in load(project).warnings)
+    for wrong in ("3", f'"{project}"', "[3]"):  # a path alone, or a number, used to trust nothing silently
+        user.write_text(f"trusted_projects = {wrong}")
+        with pytest.raises(SettingsError, match=r"trusted_projects must be a list of directory paths"):
+            load(project)
 
 
 def test_config_command_prints_values_and_sources(files):

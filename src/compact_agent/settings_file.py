@@ -185,6 +185,10 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     project_path = cwd / PROJECT_FILE
     user = flatten(read_toml(user_path), str(user_path), warnings)
     project = flatten(read_toml(project_path), str(project_path), warnings)
+    listed = user.get("trusted_projects", [])
+    if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
+        raise SettingsError(f"{user_path}: trusted_projects must be a list of directory paths "
+                            f"(trusted_projects = [\"/home/me/project\"]), not {listed!r}")
     trusted = _is_trusted(cwd, user)
     project.pop("trusted_projects", None)
     if not trusted:

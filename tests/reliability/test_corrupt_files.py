@@ -9,6 +9,7 @@ session's files at once and resumes it with `--continue`.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -322,3 +323,27 @@ def test_a_huge_junk_line_is_skipped_without_holding_it(tmp_path: Path, monkeypa
     assert texts(loaded.messages) == texts(original)
     assert len(loaded.warnings) == 1 and "skipped 1 unreadable line" in loaded.warnings[0]
     assert peak < 20_000_000, peak  # reading it whole took > 80 MB (the bytes, then the split copy)
+
+
+def test_a_file_where_a_folder_belongs_is_named_with_what_to_do(tmp_path: Path) -> None:
+    """The session's `tool-results/` or the project's session folder replaced by a plain file: one
+    line that names it and says to move it (it used to be the bare errno text, "File exists: …")."""
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    make_project(cwd)
+    with FakeOpenAIServer(TurnsAgent(), window=9_000) as server:
+        path, side = _real_session(home, cwd, server)
+        shutil.rmtree(side / "tool-results", ignore_errors=True)
+        (side / "tool-results").write_text("not a folder")
+        spilled = cli(home, cwd, *cli_args(server, turn_prompt(99, [0]), "--continue"), env=ENV)
+        other = tmp_path / "other"
+        make_project(other)
+        projects = home / "projects"
+        taken = [p for p in projects.iterdir() if p.is_dir()]
+        assert len(taken) == 1
+        blocked = projects / taken[0].name.replace("project", "other")
+        blocked.write_text("not a folder")
+        fresh = cli(home, other, *cli_args(server, turn_prompt(1, [0])), env=ENV)
+    for run, where in ((spilled, side / "tool-results"), (fresh, blocked)):
+        assert run.code == 1 and f"{where} is a file where compact-agent needs a folder; move it away or remove it" \
+            in run.stderr, run.stderr
+        assert "File exists" not in run.stderr and "Error" not in run.stderr

@@ -130,7 +130,11 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     for attached in session.attachments(prompt if typed is None else typed):
         run.note(attached.line)  # what went with the message (an @file, a pasted image), or why not
     if typed is not None:  # some of it was piped: too large for a request, it goes as a file
-        prompt, saved = fit_input(prompt, typed, session.limits.threshold, session.store.dir)
+        try:
+            prompt, saved = fit_input(prompt, typed, session.limits.threshold, session.store.dir)
+        except OSError as e:
+            saved = None
+            run.note(f"could not save the piped input beside the session ({describe_error(e)}); it is sent as it is")
         if saved is not None:
             run.note(f"the piped input is more than a request can hold: the model gets its first and last "
                      f"lines, and reads the rest from {saved}")
