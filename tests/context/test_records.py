@@ -135,6 +135,20 @@ def test_a_record_carries_the_earlier_record_then_every_step_since():
     assert summary.record_of([again]) == text
 
 
+def test_a_compaction_message_written_before_the_head_changed_is_still_one():
+    """Sessions on disk begin their compaction message with the old head ("… compacted because the
+    context filled up."): it is still a summary, its record is still carried, and it is no step."""
+    new = summary.summary_message("Fixed the parser.", None, ["fix the parser"], "full", {}, [])
+    part = new.parts[0]
+    assert isinstance(part, UserPromptPart) and isinstance(part.content, str)
+    assert part.content.startswith(summary.SUMMARY_HEAD)
+    old_head = summary.SUMMARY_MARK + " because the context filled up."
+    old = ModelRequest(parts=[UserPromptPart(part.content.replace(summary.SUMMARY_HEAD, old_head, 1))])
+    assert summary.is_summary(old) and summary.records_in(old) == ["Fixed the parser."]
+    assert summary.is_synthetic_text(old.parts[0].content)  # type: ignore[union-attr]
+    assert summary.record_of([old]) == summary.record_of([new]) == "Fixed the parser."
+
+
 def test_no_record_when_a_step_would_be_left_out():
     steps: list = [ModelRequest(parts=[UserPromptPart("look at everything")])]
     for i in range(150):

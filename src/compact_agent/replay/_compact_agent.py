@@ -30,7 +30,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.compaction.summary import SUMMARY_HEAD, UPDATE_HEAD
+from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEAD
 from ..session.store import Boundary, load_session_file
 from ._validity import make_valid
 
@@ -57,7 +57,7 @@ def strip_compaction(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         if isinstance(m, ModelRequest):
             parts = [p for p in m.parts if not (
                 (isinstance(p, UserPromptPart) and isinstance(p.content, str)
-                 and p.content.startswith((SUMMARY_HEAD, UPDATE_HEAD)))
+                 and p.content.startswith((SUMMARY_MARK, UPDATE_HEAD)))
                 or (isinstance(p, ToolReturnPart) and p.tool_call_id in restored))]
         else:
             parts = [p for p in m.parts if not (isinstance(p, ToolCallPart) and p.tool_call_id in restored)]

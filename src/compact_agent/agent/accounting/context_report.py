@@ -27,7 +27,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ...context.compaction.summary import SUMMARY_HEAD, UPDATE_HEAD
+from ...context.compaction.summary import SUMMARY_MARK, UPDATE_HEAD
 from ...context.decisions.fit import CARRIED
 from ...context.layers.digest import DIGEST_HEADER
 from ...context.plumbing import tokens
@@ -87,7 +87,7 @@ def classify_part(part: Any) -> str:
         return "system"
     if isinstance(part, UserPromptPart):
         text = _text(part)
-        for head, cat in ((SUMMARY_HEAD, "summary"), (UPDATE_HEAD, "summary"), (PLAN_HEAD, "plan"),
+        for head, cat in ((SUMMARY_MARK, "summary"), (UPDATE_HEAD, "summary"), (PLAN_HEAD, "plan"),
                           (HOOK_HEAD, "context"), (MCP_HEAD, "context"), (CARRIED, "messages"),
                           (DIGEST_HEADER, "collapsed")):
             if text.startswith(head):

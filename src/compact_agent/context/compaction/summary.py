@@ -60,12 +60,15 @@ _PARTIAL_FROM = """The conversation above has two parts: an earlier part that is
 
 _PARTIAL_UP_TO = """Summarise the conversation above. The messages that follow it are kept verbatim after your summary, so focus on what those later messages need as background."""
 
-SUMMARY_HEAD = "This session continues a conversation that was compacted because the context filled up."
+#: What every compaction message begins with; sessions written before the head said why ("because
+#: the context filled up", not true of a manual or an early, priced compaction) begin so too.
+SUMMARY_MARK = "This session continues a conversation that was compacted"
+SUMMARY_HEAD = f"{SUMMARY_MARK} to keep the context small."
 # Texts we write into user-role messages ourselves (summaries, markers, L4 collapse digests); they are
 # never mistaken for the user's words, so no summary or session note carries them as the user's.
 UPDATE_HEAD = ("The conversation was compacted again: the record above stays as it was, and this one covers what "
                "happened after it.")
-SYNTHETIC_PREFIXES = (SUMMARY_HEAD, UPDATE_HEAD, "[compact-agent:", DIGEST_HEADER)
+SYNTHETIC_PREFIXES = (SUMMARY_MARK, UPDATE_HEAD, "[compact-agent:", DIGEST_HEADER)
 
 
 def is_synthetic_text(content: object) -> bool:
@@ -176,7 +179,7 @@ _INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u
 _OUR_HEADERS = ("The user's messages", "Files changed in this session", "Files changed since (read",
                 "Files read recently (not restored", "If you need details the summary",
                 "The full transcript before", "Continue the work from", "Summary: a record by the summarizer",
-                SUMMARY_HEAD[:40], UPDATE_HEAD[:40])
+                SUMMARY_MARK[:40], UPDATE_HEAD[:40])
 _FORGED = re.compile("(?<!\\[copied\\] )(" + "|".join(re.escape(h) for h in _OUR_HEADERS) + ")", re.I)
 
 
@@ -276,7 +279,7 @@ def carried_tokens(m: ModelMessage) -> int:
 
 def _compaction_part(p: object) -> bool:
     return (isinstance(p, UserPromptPart) and isinstance(p.content, str)
-            and p.content.startswith((SUMMARY_HEAD, UPDATE_HEAD)))
+            and p.content.startswith((SUMMARY_MARK, UPDATE_HEAD)))
 
 
 def records_in(m: ModelMessage) -> list[str]:
@@ -293,7 +296,7 @@ def records_in(m: ModelMessage) -> list[str]:
 
 def is_summary(m: ModelMessage) -> bool:
     return isinstance(m, ModelRequest) and any(
-        isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(SUMMARY_HEAD)
+        isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(SUMMARY_MARK)
         for p in m.parts)
 
 
