@@ -123,7 +123,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, FileExistsError) and e.filename:  # mkdir where a file is: what to do about it
         return f"{e.filename} is a file where compact-agent needs a folder; move it away or remove it"
     if isinstance(e, NotADirectoryError) and e.filename:
-        return f"cannot use {e.filename}: part of that path is a file where a folder should be; move it away"
+        return f"cannot use {e.filename}: part of that path is not a folder"
     if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"
         return f"{e.strerror}: {e.filename}"
     if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):

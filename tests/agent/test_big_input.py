@@ -41,3 +41,16 @@ def test_lines_are_kept_whole_and_the_typed_words_first(tmp_path: Path) -> None:
     assert tail.endswith("line 49999") and len(head) <= 4_000 and len(tail.partition("…]\n")[2]) <= 4_000
     shown = len(head.splitlines()) + len(tail.partition("…]\n")[2].splitlines())
     assert f"{50_000 - shown:,} lines not shown here" in body
+
+
+def test_a_paste_goes_whole_to_the_file_and_a_commands_output_leaves_the_typed_words(tmp_path: Path) -> None:
+    """In the REPL the typed line comes after the output of earlier `!cmd`s: that output is the
+    input, the line goes whole. A typed line too large by itself (a paste) is the input."""
+    out = "".join(f"out {i}\n" for i in range(40_000))
+    sent, saved = fit_input(f"{out}\n\nwhat failed?", "what failed?", 8_000, tmp_path, NOW)
+    assert saved is not None and saved.read_text() == out.rstrip("\n")
+    assert sent.startswith("what failed?\n\n[The input given with this message is")
+    paste = "".join(f"pasted {i}\n" for i in range(40_000))
+    sent, saved = fit_input(paste, paste, 8_000, tmp_path, datetime(2026, 12, 2, 9, 31))
+    assert saved is not None and saved.read_text() == paste
+    assert sent.startswith("[The input given with this message is") and "pasted 0\n" in sent

@@ -275,3 +275,20 @@ async def test_the_approval_question_shows_the_command_that_runs(tmp_path):
     assert "listed \\x1b]0;HACKED \\u202etxt.exe" in out  # rich drops the bell itself
     assert "\x1b[1m" in out  # the bold of the tool's name: rich's styling is not escaped
     assert (tmp_path / "project" / "pwned.txt").exists() and run.prompts == ["run it"]
+
+
+async def test_a_paste_larger_than_a_request_is_read_from_a_file(tmp_path):
+    """A log pasted into the REPL, too large for a 32K window, goes to a file the model can read;
+    the user is told, and the request holds its first and last lines."""
+    paste = " ".join(f"entry-{i}" for i in range(30_000))  # one line
+    seen: list[str] = []
+
+    def answer_it(req) -> Reply:
+        seen.append("\n".join(str(m.get("content")) for m in req.messages if m.get("role") == "user"))
+        return Reply.text("read it")
+
+    run = await drive(tmp_path, answer_it, [], first_message=paste, context_window=32_000)  # as `compact-agent "…"`
+    assert "the input is more than a request can hold" in run.out and "read it" in run.out
+    assert "entry-0 " in seen[0] and "entry-29999" in seen[0] and "entry-15000 " not in seen[0]
+    saved = Path(re.search(r"saved whole at (\S+) ", seen[0]).group(1))
+    assert saved.read_text() == paste

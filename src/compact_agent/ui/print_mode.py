@@ -15,7 +15,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .. import secrets
-from ..agent.run.big_input import fit_input
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import blocked_line, compaction_end, plural, problem_line
@@ -129,15 +128,9 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         return await _run_slash(run, session, slash)
     for attached in session.attachments(prompt if typed is None else typed):
         run.note(attached.line)  # what went with the message (an @file, a pasted image), or why not
-    if typed is not None:  # some of it was piped: too large for a request, it goes as a file
-        try:
-            prompt, saved = fit_input(prompt, typed, session.limits.threshold, session.store.dir)
-        except OSError as e:
-            saved = None
-            run.note(f"could not save the piped input beside the session ({describe_error(e)}); it is sent as it is")
-        if saved is not None:
-            run.note(f"the piped input is more than a request can hold: the model gets its first and last "
-                     f"lines, and reads the rest from {saved}")
+    prompt, too_large = session.fit_input(prompt, typed)  # input larger than a request goes as a file
+    if too_large is not None:
+        run.note(too_large)
     try:
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)

@@ -285,6 +285,9 @@ class Repl:
         s = self.session
         assert s is not None  # a line waits for the session (ready)
         self.attachment_notes(message if typed is None else typed)
+        message, too_large = s.fit_input(message, typed)  # input larger than a request goes as a file
+        if too_large is not None:
+            self.console.print(f"  ⎿ {too_large}", style="yellow", markup=False, highlight=False)
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
         await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed), view)
 

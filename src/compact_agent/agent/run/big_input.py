@@ -1,9 +1,9 @@
-"""Input too large for a request (`cat big.log | compact-agent -p "explain"`): saved whole beside
-the session, sent as its first and last lines and the path of the rest.
+"""Input too large for a request (`cat big.log | compact-agent -p "explain"`, a log pasted into the
+REPL): saved whole beside the session, sent as its first and last lines and the path of the rest.
 
 A compaction carries what the user typed verbatim, but a message larger than the room a request
 has cannot go out whole: left to the pipeline, the first request is compacted at once and the
-model sees a few hundred characters of it. So the piped part of such a prompt is written to the
+model sees a few hundred characters of it. So the input of such a message is written to the
 session's `tool-results/` folder (which read_file and grep may read, as they may a spilled tool
 result), and the message carries the typed words whole, the input's head and tail, and where the
 whole input is. Nothing is lost: the file is the input, byte for byte as decoded.
@@ -17,23 +17,28 @@ from pathlib import Path
 from ...context.plumbing import tokens
 from ...context.plumbing.markers import write_private
 
-#: The share of the compaction threshold piped input may take whole; over it, head and tail only.
+#: The share of the compaction threshold a message may take whole; over it, its input goes as head and tail.
 SHARE = 2
 #: Of that, what the head and the tail show (each a quarter of the share).
 SHOWN = 4
 
 
-def fit_input(prompt: str, typed: str, threshold: int, folder: Path,
+def fit_input(prompt: str, typed: str | None, threshold: int, folder: Path,
               now: datetime | None = None) -> tuple[str, Path | None]:
-    """`prompt` as sent, and the file that holds its piped part when it was too large (else None).
+    """`prompt` as sent, and the file that holds what was too large of it (else None).
 
-    `typed` is the part of `prompt` the user typed (the query argument, "" for `-p -`); the rest
-    is piped input. `threshold` is the compaction threshold in tokens."""
-    piped = prompt[len(typed):] if prompt.startswith(typed) else prompt
+    `typed` is the part of `prompt` the user typed (None: all of it); the rest is input that came
+    with it (piped, or a `!cmd`'s output). Too large, that input is what goes to the file and the
+    typed words go whole; a typed part too large by itself (a paste) goes to the file with the
+    rest. `threshold` is the compaction threshold in tokens."""
     room = threshold // SHARE
-    if tokens.text_tokens(piped) <= room:
+    if tokens.text_tokens(prompt) <= room:
         return prompt, None
-    body = piped.lstrip("\n")
+    words = typed if typed is not None and typed in prompt else ""
+    if words and tokens.text_tokens(words) > room // SHOWN:  # a paste: it is the input
+        words = ""
+    before, _, after = prompt.partition(words) if words else ("", "", prompt)
+    body = "\n\n".join(x for x in (before.rstrip("\n"), after.lstrip("\n")) if x.strip())
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S-%f")
     path = folder / "tool-results" / f"input-{stamp}.txt"
     write_private(path, body, "spill")
@@ -44,7 +49,7 @@ def fit_input(prompt: str, typed: str, threshold: int, folder: Path,
     framed = (f"[The input given with this message is {len(body):,} characters ({_lines(lines)}), more than a "
               f"request can hold: it is saved whole at {path} (read it with read_file and an offset, or grep "
               f"it). Its first and last lines follow.]\n{head}\n[… {_lines(max(left, 0))} not shown here …]\n{tail}")
-    return (f"{typed}\n\n{framed}" if typed.strip() else framed), path
+    return (f"{words}\n\n{framed}" if words.strip() else framed), path
 
 
 def _head(text: str, chars: int) -> str:

@@ -51,8 +51,10 @@ from ..tools.file_state import (
     save_read_state,
 )
 from ..tools.toolset import build_toolset, mention_messages
+from ...error_text import describe_error
 from .attachments import Attachment
 from .attachments import find as find_attachments
+from .big_input import fit_input
 from .extensions import SessionExtensions
 from .options import (
     SessionOptions,
@@ -236,6 +238,18 @@ class AgentSession:
         with what happens to it (attachments.py)."""
         return find_attachments(typed, self.cwd, self.permissions, sees_images=self.env.images,
                                 max_bytes=self.settings.image_max_bytes)
+
+    def fit_input(self, prompt: str, typed: str | None = None) -> tuple[str, str | None]:
+        """`prompt` as it can go out, and a line for the user when some of it went to a file
+        instead (input larger than a request can hold, big_input.py)."""
+        try:
+            prompt, saved = fit_input(prompt, typed, self.limits.threshold, self.store.dir)
+        except OSError as e:
+            return prompt, f"could not save the large input beside the session ({describe_error(e)}); it is sent as it is"
+        if saved is None:
+            return prompt, None
+        return prompt, (f"the input is more than a request can hold: the model gets its first and last lines, "
+                        f"and reads the rest from {saved}")
 
     def mentions(self, typed: str) -> list[ModelMessage]:
         """The files and images the user attached in what they typed, as read_file results: a text
