@@ -47,6 +47,7 @@ from compact_agent.context import (
     ContextManager,
     Event,
     InMemoryStore,
+    Prices,
 )
 from compact_agent.context.compaction.notes import NOTES_MARK, SECTIONS
 
@@ -182,6 +183,30 @@ async def test_one_line_setup_keeps_80_big_tool_results_inside_16k_and_writes_no
     assert cm.memory is None or not cm.memory.in_flight  # notes are off by default (they cost more than they save)
 
 
+@pytest.mark.parametrize("prices", [Prices(hit=0), Prices(miss=0, hit=0, output=0, write=0)])
+async def test_free_tokens_compact_where_the_window_forces_it(prices: Prices) -> None:
+    """A model whose cached tokens cost nothing (a local server priced at 0): holding context is
+    free, so nothing compacts early, and the window still rules. An infinite "cheapest point" used
+    to fail every layer and every compaction ("cannot convert float infinity to integer")."""
+    provider = FakeProvider(40)
+    cm = ContextManager(window=16_000, prices=prices)
+    events: list[Event] = []
+    cm.event_handler = events.append
+    agent, fetched = fetch_agent(provider, cm)
+    result = await agent.run("Fetch pages 1 to 40 and tell me when done.", usage_limits=UsageLimits(request_limit=100))
+    assert result.output == "Fetched 40 pages." and fetched == list(range(1, 41))
+    assert not [e for e in events if e.action == "failed"], [e for e in events if e.action == "failed"]
+    compactions = [e for e in events if isinstance(e, CompactionEvent)]
+    assert compactions and all(e.tokens_before >= cm.limits.threshold for e in compactions)
+    assert max(n for _, n in provider.sizes) <= WINDOW
+
+
+@pytest.mark.parametrize("bad", [{"hit": -0.1}, {"miss": "0.28"}, {"output": float("nan")}, {"ttl_s": True}])
+def test_a_price_that_is_not_a_number_of_dollars_is_refused(bad: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match=rf"^Prices\.{next(iter(bad))} must be a number"):
+        Prices(**bad)  # type: ignore[arg-type]
+
+
 def test_importing_the_library_loads_no_cli_dependency() -> None:
     code = ("import sys; from compact_agent.context import *; "
             "print(sorted(m for m in ('rich', 'typer', 'prompt_toolkit', 'pydantic_settings', 'platformdirs') "
@@ -269,6 +294,28 @@ async def test_compact_now_outside_a_run() -> None:
     assert len(new) < len(history) and [k for k, _ in provider.sizes] == ["summary"]
     assert isinstance(cm.store, InMemoryStore) and cm.store.messages == new and cm.store.archives[0] == history
     assert "the latest question" in str(new[-1])
+
+
+async def test_compact_now_compacts_the_conversation_its_messages_belong_to() -> None:
+    """One capability serves A and B; `compact_now` with B's history, called on the manager (A's
+    state), compacts in B's state: B's store is rewritten and archived, A's is untouched (it used to
+    overwrite A's store with B's history). The compaction message names B."""
+    from compact_agent.context import CompactionError
+
+    cm = ContextManager(window=16_000, summary_model=FunctionModel(FakeProvider(0)))
+    a = await fetch_agent(FakeProvider(6), cm)[0].run("conversation A", conversation_id="A")
+    b = await fetch_agent(FakeProvider(6), cm)[0].run("conversation B", conversation_id="B")
+    a_state, b_state = cm.conversation("A"), cm.conversation("B")
+    assert a_state is cm and b_state is not None and b_state is not cm
+    assert isinstance(a_state.store, InMemoryStore) and isinstance(b_state.store, InMemoryStore)
+    a_before = list(a_state.store.messages)
+    new = await cm.compact_now(b.all_messages())
+    assert a_state.store.messages == a_before == a.all_messages() and not a_state.compactions
+    assert b_state.store.messages == new and b_state.store.archives == [b.all_messages()]
+    assert len(b_state.compactions) == 1 and new[0].conversation_id == "B"
+    with pytest.raises(CompactionError, match="belong to 2 conversations"):
+        await cm.compact_now([*a.all_messages(), *b.all_messages()])
+    assert a_state.store.messages == a_before and b_state.store.messages == new
 
 
 async def test_compact_now_without_any_model_says_what_to_pass() -> None:

@@ -61,14 +61,15 @@ def stamp_new(before: Sequence[ModelMessage], after: Sequence[ModelMessage], run
     `new_messages()` then starts at the compaction message: what a run returns after compacting is
     the whole compacted history, a valid history on its own. A message the compaction made from an
     earlier run's (an incremental compaction adds its update to the compaction message it keeps)
-    is this run's too.
+    is this run's too. `compact_now` runs outside a run: it stamps the conversation only.
     """
-    if run_id is None:
+    if run_id is None and conversation_id is None:
         return
     old = {id(m) for m in before}
     for m in after:
         if id(m) not in old:
-            m.run_id = run_id
+            if run_id is not None:
+                m.run_id = run_id
             if m.conversation_id is None:
                 m.conversation_id = conversation_id
 

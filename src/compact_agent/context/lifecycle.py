@@ -11,7 +11,7 @@ copied, so with them a second conversation is refused instead of silently mixed 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from pydantic_ai.capabilities.abstract import WrapRunHandler
 from pydantic_ai.exceptions import UserError
@@ -20,7 +20,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from .compaction.result import CompactionResult
+from .compaction.result import CompactionError, CompactionResult
 from .handlers import Confirm
 from .layers.microcompact import Microcompact
 from .plumbing.settings import Limits
@@ -70,7 +70,11 @@ def account(cm: ManagerState, name: str, decided: bool) -> int:
 async def for_run(cm: M, ctx: RunContext[Any]) -> M:
     """The state for this run's conversation: this instance for the first conversation, a
     fresh copy for each other one (their frozen decisions, notes and history must not mix)."""
-    key = ctx.conversation_id or ""
+    return state_for(cm, ctx.conversation_id or "")
+
+
+def state_for(cm: M, key: str) -> M:
+    """The state of conversation `key` ("" for runs without an id), made on first use."""
     if cm._conversation is None or cm._conversation == key:
         cm._conversation = key
         return cm
@@ -95,11 +99,22 @@ async def for_run(cm: M, ctx: RunContext[Any]) -> M:
 
 async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instructions: str,
                       model: Model | str | None, confirm: Confirm | None) -> list[ModelMessage]:
-    """`ContextManager.compact_now`: a manual compaction outside a run, of the history given."""
+    """`ContextManager.compact_now`: a manual compaction outside a run, of the history given. A
+    history whose messages name their conversation is compacted in that conversation's state
+    (its store, its archive), whichever state it was called on."""
+    named = {m.conversation_id for m in messages if m.conversation_id}
+    if len(named) > 1:
+        raise CompactionError(f"these messages belong to {len(named)} conversations ({', '.join(sorted(named))}); "
+                              "compact one conversation's history at a time")
+    state = cast(ManagerState, cm)  # the ContextManager it is
+    key = next(iter(named)) if named else (state._conversation or "")
+    target = cast(Compacting, state_for(state, key))
+    if target is not cm:
+        return await compact_now(target, messages, instructions, model, confirm)
     history = list(messages)
     cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
     cm._now_model = as_model(model)
-    cm._run_ids = (None, None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
+    cm._run_ids = (None, key or None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
     try:
         view, _ = cm.shape(list(history))
         result = await cm.compact(history, trigger="manual", instructions=instructions, summary_input=view,

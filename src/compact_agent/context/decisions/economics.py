@@ -47,6 +47,13 @@ class Prices:
     write: float = 0.0  # cache write (Anthropic 1.25x input); 0 = writes cost a miss
     ttl_s: float = 3600.0
 
+    def __post_init__(self) -> None:
+        for name in ("miss", "hit", "output", "write", "ttl_s"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+                raise ValueError(f"Prices.{name} must be a number of USD per million tokens, 0 or more "
+                                 f"(ttl_s: seconds), not {value!r}")
+
     @property
     def resend(self) -> float:
         """What a token re-sent after a rewrite costs: a miss, or a cache write where that is dearer."""

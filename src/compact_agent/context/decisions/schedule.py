@@ -180,6 +180,8 @@ class Schedule:
         fixed = cm.calibration.tokens(cm.overhead)
         plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed, fresh=self.growth.typical_step)
         self.credit = plan.credit_per_token
+        if not math.isfinite(plan.point):  # holding context costs nothing (a free cache): never early
+            return int(cm.limits.threshold)
         return int(min(cm.limits.threshold, round(plan.point) + fixed))
 
     def record_pays(self, cm: ManagerView, messages: list[ModelMessage], record_tokens: int, *, tokens_before: int,
