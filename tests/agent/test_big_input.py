@@ -46,7 +46,7 @@ def test_lines_are_kept_whole_and_the_typed_words_first(tmp_path: Path) -> None:
 def test_a_paste_goes_whole_to_the_file_and_a_commands_output_leaves_the_typed_words(tmp_path: Path) -> None:
     """In the REPL the typed line comes after the output of earlier `!cmd`s: that output is the
     input, the line goes whole. A typed line too large by itself (a paste) is the input."""
-    out = "".join(f"out {i}\n" for i in range(40_000))
+    out = "".join(f"out {i}\n" for i in range(40_000)) + "what failed? is not in the log\n"
     sent, saved = fit_input(f"{out}\n\nwhat failed?", "what failed?", 8_000, tmp_path, NOW)
     assert saved is not None and saved.read_text() == out.rstrip("\n")
     assert sent.startswith("what failed?\n\n[The input given with this message is")

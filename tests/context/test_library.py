@@ -9,6 +9,7 @@ file opened for writing, anywhere) and with a temporary HOME and working directo
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -236,6 +237,55 @@ def test_a_window_that_is_not_a_whole_number_of_tokens_is_refused_in_one_line(wi
     failed inside a comparison."""
     with pytest.raises(ValueError, match=r"^a context window must be a positive whole number of tokens, not "):
         ContextManager(window=window)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("given", "error", "said"), [
+    ({"settings": {}}, TypeError, "settings must be a CompactionSettings, not dict (it has no autocompact_buffer)"),
+    ({"prices": {"miss": 1}}, TypeError, "prices must be a Prices, not dict"),
+    ({"max_output": "x"}, ValueError, "max_output must be a whole number, at least 1, not 'x'"),
+    ({"max_output": 0}, ValueError, "max_output must be a whole number, at least 1, not 0"),
+    ({"max_conversations": -1}, ValueError, "max_conversations must be a whole number, at least 1, not -1"),
+    ({"store": object()}, TypeError, "store must be a HistoryStore (append, archive, rewrite); object has no "
+                                     "append, archive, rewrite"),
+    ({"token_counter": "x"}, TypeError, "token_counter must be a function, not str"),
+    ({"event_handler": "x"}, TypeError, "event_handler must be a function, not str"),
+    ({"before_compact": "x"}, TypeError, "before_compact must be a function, not str"),
+    ({"summary_model": 123}, TypeError, "summary_model must be a pydantic-ai Model or a model name, not int"),
+    ({"compactable_tools": "read_log"}, TypeError, "compactable_tools must be a list of tool names, not 'read_log'"),
+    ({"notes_in_background": "no"}, TypeError, "notes_in_background must be True or False, not str"),
+])
+def test_a_wrong_argument_is_named_when_the_manager_is_made(given: dict[str, Any], error: type, said: str) -> None:
+    """Each of these used to be accepted and fail every request later (or fail deep inside with an
+    error about something else): now the constructor names the argument."""
+    with pytest.raises(error) as caught:
+        ContextManager(window=16_000, **given)
+    assert str(caught.value) == said
+
+
+@pytest.mark.parametrize("count", [0, -1, "12", 1.5])
+async def test_a_token_counter_that_does_not_count_stops_the_run_in_words(count: object) -> None:
+    """A counter that says 0 let a request over the window through; "12" failed in arithmetic."""
+    cm = ContextManager(window=16_000, token_counter=lambda messages: count)  # type: ignore[arg-type,return-value]
+    agent, _ = fetch_agent(FakeProvider(3), cm)
+    with pytest.raises(ValueError, match=rf"^token_counter returned {re.escape(repr(count))} for a message of about"):
+        await agent.run("go")
+
+
+async def test_a_plain_function_may_answer_before_compact() -> None:
+    """The docs ask for `async def`; a plain function that returns the text is taken at its word
+    (its answer used to be thrown away with 'object str can't be used in await expression')."""
+    asked: list[str] = []
+
+    def plain(trigger: str, instructions: str) -> str:
+        asked.append(trigger)
+        return "keep the page numbers"
+
+    cm = ContextManager(window=16_000, before_compact=plain, summary_model=FunctionModel(FakeProvider(0)))
+    events: list[Event] = []
+    cm.event_handler = events.append
+    agent, _ = fetch_agent(FakeProvider(40), cm)
+    await agent.run("Fetch pages 1 to 40.", usage_limits=UsageLimits(request_limit=100))
+    assert asked and cm.handler_instructs and not [e for e in events if e.layer == "hook"]
 
 
 async def test_without_a_window_the_error_says_what_to_pass() -> None:

@@ -16,6 +16,7 @@ never makes a request go out over the window.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,8 +27,9 @@ from .plumbing.events import Event, one_line
 if TYPE_CHECKING:
     from .state import ManagerState as ContextManager  # what the handlers read of the manager
 
-#: Called before every compaction with (trigger, instructions); returns the instructions to use.
-BeforeCompact = Callable[[str, str], Awaitable[str]]
+#: Called before every compaction with (trigger, instructions); returns the instructions to use
+#: (awaited when it is a coroutine: an `async def`, or a plain function that returns the text).
+BeforeCompact = Callable[[str, str], Awaitable[str] | str]
 #: Called with a compaction computed (its archive written) but not yet committed; False keeps the history.
 Confirm = Callable[[CompactionResult], Awaitable[bool]]
 
@@ -42,7 +44,10 @@ async def before(cm: ContextManager, trigger: str, instructions: str) -> str:
     if cm.before_compact is None:
         return instructions
     try:
-        given = await cm.before_compact(trigger, instructions)
+        answer: object = cm.before_compact(trigger, instructions)
+        if inspect.isawaitable(answer):  # `async def`, as documented; a plain function's answer is taken as is
+            answer = await answer
+        given = answer
         if not isinstance(given, str):
             got = "nothing" if given is None else f"a {type(given).__name__}"
             raise TypeError(f"before_compact returned {got}, not the instructions to use (a str)")

@@ -34,10 +34,15 @@ def fit_input(prompt: str, typed: str | None, threshold: int, folder: Path,
     room = threshold // SHARE
     if tokens.text_tokens(prompt) <= room:
         return prompt, None
-    words = typed if typed is not None and typed in prompt else ""
-    if words and tokens.text_tokens(words) > room // SHOWN:  # a paste: it is the input
+    words = typed or ""
+    if tokens.text_tokens(words) > room // SHOWN:  # a paste: it is the input
         words = ""
-    before, _, after = prompt.partition(words) if words else ("", "", prompt)
+    if words and prompt.startswith(words):  # `-p "explain"` with a pipe: the words come first
+        before, after = "", prompt[len(words):]
+    elif words and prompt.endswith(words):  # the REPL: earlier `!cmd` output, then the line typed
+        before, after = prompt[:-len(words)], ""
+    else:
+        before, after, words = "", prompt, ""
     body = "\n\n".join(x for x in (before.rstrip("\n"), after.lstrip("\n")) if x.strip())
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S-%f")
     path = folder / "tool-results" / f"input-{stamp}.txt"
