@@ -135,7 +135,9 @@ class ContextManager(ManagerState):
         `confirm`, if given, is awaited with the compaction computed (the new history and its
         summary; the archive is written) before anything is rewritten: returning False keeps the
         history as it is and raises `CompactionBlocked`, as a blocking `before_compact` does.
-        Raises `CompactionError` when it cannot compact (nothing is changed then).
+        Messages stamped with a conversation (what a run returns) are compacted in that
+        conversation's state, whichever one this is. Raises `CompactionError` when it cannot
+        compact (nothing is changed then), and for a history of two conversations.
         """
         return await lifecycle.compact_now(self, messages, instructions, model, confirm)
 

@@ -1,0 +1,63 @@
+"""What `ContextManager`'s arguments must be, checked where the manager is made, and what a
+caller's `token_counter` must answer, checked where it is asked: a wrong one is named in one line
+there, instead of failing each request later with an error about something else (a KeyError on
+the third conversation, "'str' object is not callable" at a request, compactions failing silently).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model
+
+from .decisions.economics import Prices
+from .plumbing import tokens
+from .plumbing.settings import CompactionSettings as Settings
+
+
+def counted(n: object, message: ModelMessage) -> int:
+    """What `token_counter` said of `message`, if it is a count: a size the pipeline cannot trust
+    would let a request over the window (a counter that says 0) or fail in arithmetic later."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0 or (n == 0 and tokens.message_tokens(message) > 8):
+        raise ValueError(f"token_counter returned {n!r} for a message of about {tokens.message_tokens(message):,} "
+                         "tokens; it must return the message's token count (a whole number)")
+    return n
+
+
+def check_options(*, max_output: object, settings: object, summary_model: object, token_counter: object,
+                  store: object, compactable_tools: object, event_handler: object, notes_in_background: object,
+                  max_conversations: object, prices: object, before_compact: object) -> None:
+    """`ContextManager`'s arguments, checked when it is made: a wrong one is named there, in one
+    line, instead of failing each request later with an error about something else."""
+    def whole(name: str, value: object, least: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be a whole number, at least {least}, not {value!r}")
+
+    def of_type(name: str, value: object, kind: type | tuple[type, ...], what: str) -> None:
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(f"{name} must be {what}, not {type(value).__name__}")
+
+    whole("max_output", max_output, 1)
+    whole("max_conversations", max_conversations, 1)
+    if settings is not None and not isinstance(settings, Settings):  # an object with its fields will do
+        lacking = [f.name for f in dataclasses.fields(Settings) if not hasattr(settings, f.name)]
+        if lacking:
+            raise TypeError(f"settings must be a CompactionSettings, not {type(settings).__name__} "
+                            f"(it has no {lacking[0]})")
+    of_type("prices", prices, Prices, "a Prices")
+    of_type("summary_model", summary_model, (Model, str), "a pydantic-ai Model or a model name")
+    of_type("notes_in_background", notes_in_background, bool, "True or False")
+    for name, fn in (("token_counter", token_counter), ("event_handler", event_handler),
+                     ("before_compact", before_compact)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{name} must be a function, not {type(fn).__name__}")
+    if isinstance(compactable_tools, str) or (compactable_tools is not None and not (
+            isinstance(compactable_tools, Sequence | frozenset | set)
+            and all(isinstance(t, str) for t in compactable_tools))):
+        raise TypeError(f"compactable_tools must be a list of tool names, not {compactable_tools!r}")
+    missing = [m for m in ("append", "archive", "rewrite") if store is not None and not callable(getattr(store, m, None))]
+    if missing:
+        raise TypeError(f"store must be a HistoryStore (append, archive, rewrite); {type(store).__name__} has no "
+                        f"{', '.join(missing)}")
