@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 
 from compact_agent.agent.run.big_input import fit_input
+from compact_agent.context.layers.previews import build_preview
 
 NOW = datetime(2026, 12, 2, 9, 30)
 
@@ -17,30 +18,25 @@ def test_input_that_fits_is_sent_as_it_is(tmp_path: Path) -> None:
 
 
 def test_one_huge_line_is_cut_at_both_ends_and_saved_whole(tmp_path: Path) -> None:
-    """A base64 blob has no line to cut at: the ends are cut by characters. The room is half the
-    threshold (12,000 tokens of 24,000); each end shows a quarter of it, 3,000 tokens or 12,000
-    characters."""
+    """The room is half the threshold (12,000 tokens of 24,000); each end shows a quarter of it,
+    3,000 tokens or 12,000 characters, framed as a spilled tool result's preview is."""
     blob = "".join(chr(65 + i % 26) for i in range(400_000))
     sent, saved = fit_input(blob, "", 24_000, tmp_path, NOW)
     assert saved == tmp_path / "tool-results" / "input-20261202-093000-000000.txt"
     assert saved.read_text() == blob and oct(saved.stat().st_mode & 0o777) == "0o600"
-    assert sent.startswith("[The input given with this message is 400,000 characters (1 line), more than")
-    head, _, tail = sent.partition("]\n")[2].partition("\n[… 0 lines not shown here …]\n")
-    assert head == blob[:12_000] and tail == blob[-12_000:]
+    assert sent == build_preview(blob, 24_000, saved, kind="input")
+    assert sent.startswith(blob[:12_000] + "\n\n[... 376,000 characters omitted ...]\n\n" + blob[-12_000:])
+    assert sent.endswith(f"Full input saved to {saved} . Read the rest with read_file(path=\"{saved}\", "
+                         "offset=<first line>, limit=<number of lines>).]")
+    assert "[Input too large for the context (400,000 characters" in sent
 
 
-def test_lines_are_kept_whole_and_the_typed_words_first(tmp_path: Path) -> None:
+def test_the_typed_words_go_first_and_whole(tmp_path: Path) -> None:
     log = "".join(f"line {i}\n" for i in range(50_000))
     sent, saved = fit_input(f"why?\n\n{log}", "why?", 8_000, tmp_path, NOW)
     assert saved is not None and saved.read_text() == log
-    typed, framed = sent.split("\n\n", 1)
-    assert typed == "why?" and "(50,000 lines)" in framed
-    body = framed.partition("]\n")[2]
-    head, _, tail = body.partition("\n[… ")
-    assert head.startswith("line 0\nline 1\n") and all(x.startswith("line ") for x in head.splitlines())
-    assert tail.endswith("line 49999") and len(head) <= 4_000 and len(tail.partition("…]\n")[2]) <= 4_000
-    shown = len(head.splitlines()) + len(tail.partition("…]\n")[2].splitlines())
-    assert f"{50_000 - shown:,} lines not shown here" in body
+    assert sent == "why?\n\n" + build_preview(log, 8_000, saved, kind="input")
+    assert sent.startswith("why?\n\nline 0\nline 1\n") and "line 49999\n" in sent
 
 
 def test_a_paste_goes_whole_to_the_file_and_a_commands_output_leaves_the_typed_words(tmp_path: Path) -> None:
@@ -49,8 +45,8 @@ def test_a_paste_goes_whole_to_the_file_and_a_commands_output_leaves_the_typed_w
     out = "".join(f"out {i}\n" for i in range(40_000)) + "what failed? is not in the log\n"
     sent, saved = fit_input(f"{out}\n\nwhat failed?", "what failed?", 8_000, tmp_path, NOW)
     assert saved is not None and saved.read_text() == out.rstrip("\n")
-    assert sent.startswith("what failed?\n\n[The input given with this message is")
+    assert sent.startswith("what failed?\n\nout 0\nout 1\n") and "Full input saved to" in sent
     paste = "".join(f"pasted {i}\n" for i in range(40_000))
     sent, saved = fit_input(paste, paste, 8_000, tmp_path, datetime(2026, 12, 2, 9, 31))
     assert saved is not None and saved.read_text() == paste
-    assert sent.startswith("[The input given with this message is") and "pasted 0\n" in sent
+    assert sent.startswith("pasted 0\npasted 1\n") and f"Full input saved to {saved} ." in sent

@@ -54,7 +54,7 @@ def test_piped_input_larger_than_a_request_goes_as_a_file_the_model_can_read(cli
     def reads_the_rest(req) -> Reply:
         seen.append(user_text(req))
         if not any(m.get("role") == "tool" for m in req.messages):
-            path = re.search(r"saved whole at (\S+) ", seen[0]).group(1)
+            path = re.search(r"Full input saved to (\S+) ", seen[0]).group(1)
             return Reply.tools([("read_file", {"path": path, "offset": 4500, "limit": 1})])
         return Reply.text("job 4499 is in the middle")
 
@@ -63,10 +63,10 @@ def test_piped_input_larger_than_a_request_goes_as_a_file_the_model_can_read(cli
     assert res.code == 0 and res.stdout.strip() == "job 4499 is in the middle", res.stderr
     assert "the input is more than a request can hold" in res.stderr
     first = seen[0]
-    assert first.startswith("explain this log\n\n[The input given with this message is")
-    assert "10:00:00 worker-0 job 0 done" in first and "worker-4 job 8999 done" in first  # head and tail
-    assert "job 4499 " not in first and "(9,000 lines)" in first
-    saved = Path(re.search(r"saved whole at (\S+) ", first).group(1))
+    assert first.startswith("explain this log\n\n10:00:00 worker-0 job 0 done\n")
+    assert "worker-4 job 8999 done" in first and "job 4499 " not in first  # its two ends, not its middle
+    assert "[Input too large for the context (289,890 characters" in first
+    saved = Path(re.search(r"Full input saved to (\S+) ", first).group(1))
     assert saved.read_text() == log
     results = [message_text(m) for m in server.requests[-1].messages if m.get("role") == "tool"]
     assert results and "worker-5 job 4499 done" in results[0]  # read_file read the middle of the saved input

@@ -1,12 +1,13 @@
 """Input too large for a request (`cat big.log | compact-agent -p "explain"`, a log pasted into the
-REPL): saved whole beside the session, sent as its first and last lines and the path of the rest.
+REPL): saved whole beside the session, sent as its beginning and end and the path of the rest.
 
 A compaction carries what the user typed verbatim, but a message larger than the room a request
 has cannot go out whole: left to the pipeline, the first request is compacted at once and the
 model sees a few hundred characters of it. So the input of such a message is written to the
 session's `tool-results/` folder (which read_file and grep may read, as they may a spilled tool
-result), and the message carries the typed words whole, the input's head and tail, and where the
-whole input is. Nothing is lost: the file is the input, byte for byte as decoded.
+result), and the message carries the typed words whole, then the input's head and tail with where
+the whole input is, as a spilled tool result's preview does (`build_preview`). Nothing is lost: the
+file is the input, byte for byte as decoded.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ...context.plumbing import tokens
+from ...context.layers.previews import build_preview
 from ...context.plumbing.markers import write_private
 
 #: The share of the compaction threshold a message may take whole; over it, its input goes as head and tail.
@@ -47,32 +49,5 @@ def fit_input(prompt: str, typed: str | None, threshold: int, folder: Path,
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S-%f")
     path = folder / "tool-results" / f"input-{stamp}.txt"
     write_private(path, body, "spill")
-    chars = room // SHOWN * 4  # characters of each end (about four to a token)
-    head, tail = _head(body, chars), _tail(body, chars)
-    lines = body.rstrip("\n").count("\n") + 1
-    left = lines - (head.count("\n") + 1) - (tail.count("\n") + 1)
-    framed = (f"[The input given with this message is {len(body):,} characters ({_lines(lines)}), more than a "
-              f"request can hold: it is saved whole at {path} (read it with read_file and an offset, or grep "
-              f"it). Its first and last lines follow.]\n{head}\n[… {_lines(max(left, 0))} not shown here …]\n{tail}")
-    return (f"{words}\n\n{framed}" if words.strip() else framed), path
-
-
-def _head(text: str, chars: int) -> str:
-    """The first lines of `text` within `chars` (a line longer than that is cut)."""
-    if len(text) <= chars:
-        return text
-    cut = text.rfind("\n", 0, chars)
-    return text[:cut] if cut > 0 else text[:chars]
-
-
-def _tail(text: str, chars: int) -> str:
-    """The last lines of `text` within `chars` (a line longer than that is cut)."""
-    text = text.rstrip("\n")
-    if len(text) <= chars:
-        return text
-    cut = text.find("\n", len(text) - chars)
-    return text[cut + 1:] if cut >= 0 else text[-chars:]
-
-
-def _lines(n: int) -> str:
-    return f"{n:,} line" + ("" if n == 1 else "s")
+    preview = build_preview(body, room // SHOWN * 8, path, kind="input")  # each end: a quarter of the room
+    return (f"{words}\n\n{preview}" if words.strip() else preview), path

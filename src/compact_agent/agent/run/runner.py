@@ -248,7 +248,7 @@ class AgentSession:
             return prompt, f"could not save the large input beside the session ({describe_error(e)}); it is sent as it is"
         if saved is None:
             return prompt, None
-        return prompt, (f"the input is more than a request can hold: the model gets its first and last lines, "
+        return prompt, (f"the input is more than a request can hold: the model gets its beginning and end, "
                         f"and reads the rest from {saved}")
 
     def mentions(self, typed: str) -> list[ModelMessage]:

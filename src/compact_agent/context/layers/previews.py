@@ -35,8 +35,9 @@ def spill_name(tool_call_id: str) -> str:
 
 
 
-def build_preview(text: str, preview_chars: int, path: Path | None) -> str:
-    """Head and tail of `text` and one line telling the model where the rest is (or that it is gone)."""
+def build_preview(text: str, preview_chars: int, path: Path | None, kind: str = "output") -> str:
+    """Head and tail of `text` and one line telling the model where the rest is (or that it is gone).
+    `kind` names what it is: a tool's output, or the input given with a user's message."""
     head_n = max(0, preview_chars // 2)
     tail_n = max(0, preview_chars - head_n)
     head, tail = text[:head_n], text[len(text) - tail_n :] if tail_n else ""
@@ -45,14 +46,14 @@ def build_preview(text: str, preview_chars: int, path: Path | None) -> str:
     size = f"{len(text):,} characters, {lines:,} lines"
     if path is not None:
         note = (
-            f"[Output too large for the context ({size}); showing the first {len(head):,} and last "
-            f"{len(tail):,} characters. Full output saved to {path} . Read the rest with "
+            f"[{kind.capitalize()} too large for the context ({size}); showing the first {len(head):,} and last "
+            f"{len(tail):,} characters. Full {kind} saved to {path} . Read the rest with "
             f'read_file(path="{path}", offset=<first line>, limit=<number of lines>).]'
         )
     else:
         note = (
-            f"[Output too large for the context ({size}); showing the first {len(head):,} and last "
-            f"{len(tail):,} characters. The full output was not saved and cannot be read back; "
+            f"[{kind.capitalize()} too large for the context ({size}); showing the first {len(head):,} and last "
+            f"{len(tail):,} characters. The full {kind} was not saved and cannot be read back; "
             f"re-run the tool with narrower arguments if you need the rest.]"
         )
     return f"{head}\n\n[... {omitted:,} characters omitted ...]\n\n{tail}\n\n{note}"
