@@ -292,3 +292,31 @@ async def test_a_paste_larger_than_a_request_is_read_from_a_file(tmp_path):
     assert "entry-0 " in seen[0] and "entry-29999" in seen[0] and "entry-15000 " not in seen[0]
     saved = Path(re.search(r"Full input saved to (\S+) ", seen[0]).group(1))
     assert saved.read_text() == paste
+
+
+async def test_a_key_in_a_tool_call_is_not_shown_on_its_tool_line(tmp_path, monkeypatch):
+    """The REPL's `● bash(…)` line showed a key the model wrote into a command; the call's result
+    was redacted already. (The approval question shows the command exactly: it is what runs.)"""
+    from compact_agent.context.plumbing import secrets
+
+    key = "sk-tool-line-0123456789abcdef"
+    for name, empty in (("_secrets", set()), ("_forms", set()), ("_spread", [])):
+        monkeypatch.setattr(secrets, name, empty)  # registered for this test only
+    secrets.register(key)
+
+    def echoes_key(req) -> Reply:
+        if not any(m.get("role") == "tool" for m in req.messages):
+            return Reply.tools([("bash", {"command": f"echo {key} > k.txt"})])
+        return Reply.text("done")
+
+    run = await drive(tmp_path, echoes_key, ["store it\r"], answers="y\n")
+    call_lines = [ln for ln in run.out.splitlines() if ln.startswith("● bash(")]
+    assert call_lines == ["● bash(echo [REDACTED] > k.txt)"], call_lines
+    assert (tmp_path / "project" / "k.txt").read_text().strip() == key  # the command ran as written
+
+
+async def test_an_answer_shows_angle_brackets_as_written(tmp_path):
+    """rich's Markdown drops what reads as HTML: `List<String>` was shown as `List`."""
+    run = await drive(tmp_path, lambda req: Reply.text("Use `Map<K, V>` or List<String>, never <script>x</script>."),
+                      ["which type?\r"])
+    assert "Use Map<K, V> or List<String>, never <script>x</script>." in run.out

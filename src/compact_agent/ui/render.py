@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -103,3 +103,14 @@ class SafeConsole(Console):
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:  # where rich joins its output
         return super()._render_buffer(visible_segments(buffer))
+
+
+def markdown(markup: str, **options: Any) -> Any:
+    """rich's `Markdown` (imported here, when an answer is first shown) with HTML read as text: an answer's `List<String>` or `<script>` is shown as
+    written (rich drops HTML tags, so the user saw `List`, and not what the model said)."""
+    from markdown_it import MarkdownIt
+    from rich.markdown import Markdown as RichMarkdown
+
+    md = RichMarkdown(markup, **options)
+    md.parsed = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table").parse(markup)
+    return md

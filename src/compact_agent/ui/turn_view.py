@@ -89,15 +89,16 @@ class TurnView:
         self.pending = ""
 
     def _print_markdown(self, text: str) -> None:
-        from rich.markdown import Markdown
         from rich.table import Table
+
+        from .render import markdown
 
         if not text.strip():
             return
         row = Table.grid(padding=(0, 1))
         row.add_column(width=1, no_wrap=True)
         row.add_column()
-        row.add_row(Text("⏺" if not self.marked else " ", style="bold"), Markdown(text.strip("\n"), code_theme="ansi_dark"))
+        row.add_row(Text("⏺" if not self.marked else " ", style="bold"), markdown(text.strip("\n"), code_theme="ansi_dark"))
         self.console.print(row)
         self.marked = self.answered = True
         self.ends_in_code = text.rstrip().endswith(("```", "~~~"))  # rich pads a code block with a blank line

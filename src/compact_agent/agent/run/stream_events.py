@@ -38,6 +38,8 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
             args = p.args_as_dict()
         except ValueError:
             args = {"_raw": p.args}
+        # What is shown of a call (a tool line, stream-json): a key the model repeats is not.
+        args = json.loads(secrets.redact(json.dumps(args, ensure_ascii=False, default=str)))
         return {"type": "tool_call", "tool": p.tool_name, "id": p.tool_call_id, "args": args}
     if isinstance(ev, FunctionToolResultEvent):
         r = ev.part
