@@ -56,6 +56,14 @@ class RunningRepl(Protocol):
 running: list[RunningRepl] = []
 
 
+def close_command(name: str, cutoff: float = 0.6, aliases: tuple[str, ...] = ("quit",)) -> str | None:
+    """The command `name` is a likely typo of (`/compac` -> "compact"), if any."""
+    import difflib
+
+    close = difflib.get_close_matches(name, [*COMMANDS, *aliases], n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
 def current_repl() -> RunningRepl | None:
     """The running REPL, for commands that run a turn through it (/init: spinner, tool lines, Esc)."""
     return running[-1] if running else None

@@ -9,7 +9,7 @@ from rich.console import Console
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from . import render
-from .command_registry import COMMANDS, ExitRepl, command, current_repl
+from .command_registry import COMMANDS, ExitRepl, close_command, command, current_repl
 
 ORDER = ("help", "status", "context", "cost", "compact", "history", "expand", "rewind", "plan", "memory", "notes",
          "model", "init", "permissions", "config", "mcp", "diff", "resume", "clear", "exit")
@@ -215,10 +215,8 @@ async def dispatch(s: AgentSession, line: str, c: Console) -> None:
         await run_custom(s, custom, args.strip(), c)
         return
     if cmd is None:
-        import difflib
-
-        close = difflib.get_close_matches(name, [*COMMANDS, "quit"], n=1, cutoff=0.6)
-        c.print(f"unknown command /{name}" + (f"; did you mean /{close[0]}?" if close else "") + "; /help lists them")
+        close = close_command(name)
+        c.print(f"unknown command /{name}" + (f"; did you mean /{close}?" if close else "") + "; /help lists them")
         return
     await cmd.handler(s, args.strip(), c)
 

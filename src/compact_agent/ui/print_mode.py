@@ -171,8 +171,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
 def cost_usd(report: CostReport) -> float | None:
     """What the run cost, or None (JSON null) when a model in it has no known price: 0.0 would
     read as free."""
-    known = all(row.info.input > 0 for row in report.rows.values())
-    return round(report.total_cost, 6) if known else None
+    return round(report.total_cost, 6) if report.priced else None
 
 
 def _slash_command(prompt: str) -> str | None:
@@ -189,17 +188,14 @@ def _mistyped_command(prompt: str) -> str | None:
     """The command a prompt like `/compac` was meant to be (a slash, one word close to a command's
     name): the prompt is not sent to the model as a question. A path (`/usr/bin …`) or a word
     like no command is a prompt."""
-    import difflib
-
-    from .command_registry import COMMANDS
+    from .command_registry import COMMANDS, close_command
 
     if _slash_command(prompt) is not None or not prompt.strip().startswith("/"):
         return None
     name = prompt.strip()[1:].partition(" ")[0]
     if not name or "/" in name or name in COMMANDS:
         return None
-    close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.75)
-    return close[0] if close else None
+    return close_command(name, cutoff=0.75, aliases=())  # stricter than the REPL's: a miss here sends the prompt
 
 
 async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:

@@ -95,7 +95,7 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     for col in cols:
         t.add_column(col, justify="right", no_wrap=True)
     t.add_column("kind · model", justify="left")
-    known = all(e.info.input > 0 for e in r.rows.values())
+    known = r.priced
 
     def money(e: Entry, cost: float) -> str:
         return f"${cost:.4f}" if e.info.input > 0 else "unknown"
@@ -140,7 +140,7 @@ async def _cost(s: AgentSession, args: str, c: Console) -> None:
     whole, run = cost_report(s, whole=True), cost_report(s)
     c.print(render_cost(whole))
     if sum(whole.requests.values()) != sum(run.requests.values()):
-        known = all(e.info.input > 0 for e in [*whole.rows.values(), *run.rows.values()])
+        known = whole.priced and run.priced
         c.print(f"this run (since the session was resumed): {plural(sum(run.requests.values()), 'request')}, "
                 + (f"${run.total_cost:.4f}" if known else "cost unknown"))
 

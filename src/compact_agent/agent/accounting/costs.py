@@ -155,6 +155,11 @@ class CostReport:
     over_window: int  # main requests that would not have fit the window without compaction
 
     @property
+    def priced(self) -> bool:
+        """Whether every model in it has a known price (else its cost is unknown, not $0)."""
+        return all(e.info.input > 0 for e in self.rows.values())
+
+    @property
     def net_saving(self) -> float:
         return self.avoided_cost - self.compaction_cost
 
