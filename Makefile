@@ -21,8 +21,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
+# The tests run side by side, one worker a core (-n auto): each makes its own temporary folders,
+# servers on free ports and CLI homes, so their order and neighbours do not matter.
 test: $(STAMP) typecheck
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 # The library's types, as a user's checker sees them (configured in pyproject.toml).
 typecheck: $(STAMP)
