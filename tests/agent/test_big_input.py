@@ -26,9 +26,10 @@ def test_one_huge_line_is_cut_at_both_ends_and_saved_whole(tmp_path: Path) -> No
     assert saved.read_text() == blob and oct(saved.stat().st_mode & 0o777) == "0o600"
     assert sent == build_preview(blob, 24_000, saved, kind="input")
     assert sent.startswith(blob[:12_000] + "\n\n[... 376,000 characters omitted ...]\n\n" + blob[-12_000:])
-    assert sent.endswith(f"Full input saved to {saved} . Read the rest with read_file(path=\"{saved}\", "
-                         "offset=<first line>, limit=<number of lines>).]")
-    assert "[Input too large for the context (400,000 characters" in sent
+    # one line: read_file would cut it at 2,000 characters, so the note points to grep or `cut`
+    assert sent.endswith(f"Full input saved to {saved} . Read the rest with grep, or a command such as "
+                         f"`cut -c 1-4000 {saved}` (its lines are too long for read_file).]")
+    assert "[Input too large for the context (400,000 characters, 1 line);" in sent
 
 
 def test_the_typed_words_go_first_and_whole(tmp_path: Path) -> None:

@@ -97,7 +97,8 @@ async def test_read_offset_limit_and_default_lines(work: Path) -> None:
 async def test_read_truncates_long_lines(env: ToolEnv, work: Path) -> None:
     (work / "long.txt").write_text("x" * 5000 + "\n")
     out = await call(env, "read_file", path="long.txt")
-    assert len(out) < 2100 and "line truncated" in out
+    assert out.startswith("     1\t" + "x" * 2000 + " […line truncated: the first 2,000 of 5,000 characters; grep ")
+    assert out.endswith("`cut -c 2001-4000 <file>` shows the next part]") and len(out) < 2200
 
 
 async def test_read_binary_huge_missing_directory_empty(work: Path) -> None:

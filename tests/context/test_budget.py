@@ -13,7 +13,7 @@ from pydantic_ai.messages import BinaryContent, ModelRequest, ToolReturnPart, re
 from compact_agent.config import Settings
 from compact_agent.context.layers import budget as budget_mod
 from compact_agent.context.layers.budget import ToolResultBudget
-from compact_agent.context.layers.previews import spill_name
+from compact_agent.context.layers.previews import build_preview, spill_name
 from compact_agent.context.plumbing import tokens
 from tests.context.strategies import Conv, big_text, budget_for, dump
 
@@ -153,3 +153,18 @@ def test_spill_names_cannot_escape_the_directory() -> None:
         name = spill_name(bad)
         assert "/" not in name and not name.startswith(".") and name.endswith(".txt")
     assert spill_name("a/b") != spill_name("a_b")
+
+
+def test_a_preview_counts_lines_as_an_editor_does_and_says_how_to_reach_long_lines(tmp_path: Path) -> None:
+    spilled = tmp_path / "out.txt"
+    log = "".join(f"line {i}\n" for i in range(6_000))  # 6,000 lines, the last one ended by its newline
+    preview = build_preview(log, 200, spilled)
+    assert "(58,890 characters, 6,000 lines);" in preview
+    assert preview.endswith(f'Read the rest with read_file(path="{spilled}", offset=<first line>, '
+                            "limit=<number of lines>).]")
+    assert "(3 characters, 1 line);" in build_preview("abc", 2, None)
+    one_line = "x" * 2_000 + "\n" + "y" * 2_001  # one line longer than a line-by-line read shows
+    assert build_preview(one_line, 200, spilled).endswith(
+        f"Read the rest with grep, or a command such as `cut -c 1-4000 {spilled}` (its lines are too long "
+        "for read_file).]")
+    assert "read_file(path=" in build_preview("x" * 2_000 + "\n" + "y" * 2_000, 200, spilled)

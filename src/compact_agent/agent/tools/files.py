@@ -50,6 +50,14 @@ def _stream_lines(p: Path) -> Iterator[str]:
             yield raw.decode("utf-8", errors="replace").rstrip("\n")
 
 
+def _cut_note(length: int, streamed: bool) -> str:
+    """What follows a line cut at MAX_LINE_CHARS: how long it was (unknown when the rest of a big
+    file's line was skipped unread) and how to reach the rest, which no offset of read_file does."""
+    size = "" if streamed else f" of {length:,}"
+    return (f" […line truncated: the first {MAX_LINE_CHARS:,}{size} characters; grep finds text in the rest, "
+            f"`cut -c {MAX_LINE_CHARS + 1}-{2 * MAX_LINE_CHARS} <file>` shows the next part]")
+
+
 def read_image(env: ToolEnv, path: str | Path, *, confined: bool = True) -> str | list[Any] | None:
     """An image file as the model gets it (images.py), or None when `path` is not an image: the
     image itself when the model takes images, else one line saying what it is. The same fence as
@@ -117,7 +125,7 @@ def read_file_text(
             continue
         line = line.rstrip("\r")
         if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + " […line truncated]"
+            line = line[:MAX_LINE_CHARS] + _cut_note(len(line), huge)
         if kept and chars + len(line) > s.tool_result_max_chars:
             full = True
             continue

@@ -33,6 +33,18 @@ def spill_name(tool_call_id: str) -> str:
     return f"{safe}.txt"
 
 
+LONG_LINE = 2_000
+"""Past this many characters a line is cut by a line-by-line read (the agent's read_file, and most
+agents' file readers): a preview of such text points to grep or a command instead."""
+
+
+def line_count(text: str) -> int:
+    """Lines as an editor counts them: a final newline ends the last line, it does not start one."""
+    return text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
+
+
+def longest_line(text: str) -> int:
+    return max(map(len, text.split("\n")))
 
 
 def build_preview(text: str, preview_chars: int, path: Path | None, kind: str = "output") -> str:
@@ -42,13 +54,16 @@ def build_preview(text: str, preview_chars: int, path: Path | None, kind: str = 
     tail_n = max(0, preview_chars - head_n)
     head, tail = text[:head_n], text[len(text) - tail_n :] if tail_n else ""
     omitted = len(text) - len(head) - len(tail)
-    lines = text.count("\n") + 1
-    size = f"{len(text):,} characters, {lines:,} lines"
+    lines = line_count(text)
+    size = f"{len(text):,} characters, {lines:,} line{'' if lines == 1 else 's'}"
     if path is not None:
+        if longest_line(text) <= LONG_LINE:
+            how = f'read_file(path="{path}", offset=<first line>, limit=<number of lines>)'
+        else:  # a line-by-line read would cut them: search, or cut out a range of characters
+            how = f"grep, or a command such as `cut -c 1-4000 {path}` (its lines are too long for read_file)"
         note = (
             f"[{kind.capitalize()} too large for the context ({size}); showing the first {len(head):,} and last "
-            f"{len(tail):,} characters. Full {kind} saved to {path} . Read the rest with "
-            f'read_file(path="{path}", offset=<first line>, limit=<number of lines>).]'
+            f"{len(tail):,} characters. Full {kind} saved to {path} . Read the rest with {how}.]"
         )
     else:
         note = (
