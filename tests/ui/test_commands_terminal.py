@@ -320,3 +320,23 @@ async def test_an_answer_shows_angle_brackets_as_written(tmp_path):
     run = await drive(tmp_path, lambda req: Reply.text("Use `Map<K, V>` or List<String>, never <script>x</script>."),
                       ["which type?\r"])
     assert "Use Map<K, V> or List<String>, never <script>x</script>." in run.out
+
+
+async def test_a_commands_output_too_large_for_a_request_goes_whole_to_a_file(tmp_path):
+    """`!seq 1 200000` prints 1.3 MB: more than the bash tool's cap, more than a request holds. The
+    terminal shows its two ends; the whole of it goes with the next message, by way of a file the
+    model can read, and the typed question goes whole."""
+    seen: list[str] = []
+
+    def answer_it(req) -> Reply:
+        seen.append("\n".join(str(m.get("content")) for m in req.messages if m.get("role") == "user"))
+        return Reply.text("read it")
+
+    run = await drive(tmp_path, answer_it, ["!seq 1 200000\r", "which number is missing?\r"], context_window=32_000)
+    assert "characters not shown here" in run.out and "go with your next message" in run.out
+    assert "200000" in run.out and "\n100000\n" not in run.out  # the ends only, not 1.3 MB of numbers
+    assert seen[0].startswith("which number is missing?\n\nI ran this shell command myself:\n$ seq 1 200000\n1\n2\n")
+    saved = Path(re.search(r"Full input saved to (\S+) ", seen[0]).group(1))
+    numbers = saved.read_text().split("$ seq 1 200000\n", 1)[1].split("\n")
+    assert numbers[:200_000] == [str(i) for i in range(1, 200_001)]  # none cut from the middle
+    assert numbers[200_000:] == ["exit code: 0"]

@@ -2,7 +2,9 @@
 
 The user typed the command, so it needs no approval; it runs like the bash tool does (working
 directory, no provider key in its environment, output capped, a timeout that kills its process
-group). Its output is not sent on its own: it goes in front of the next message, so the model sees
+group). Its output is not cut to the bash tool's cap: up to `OUTPUT_MAX_CHARS` go with the next
+message, where what is larger than a request goes whole to a file the model can read
+(`AgentSession.fit_input`); the terminal shows the head and tail. Its output is not sent on its own: it goes in front of the next message, so the model sees
 it exactly when the user asks about it and the conversation stays a valid request/response chain.
 """
 
@@ -16,6 +18,12 @@ if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
 
 
+OUTPUT_MAX_CHARS = 2_000_000
+"""What one `!cmd` hands to the next message at most (head and tail kept past it): 8 MB of memory."""
+SHOWN_MAX_CHARS = 20_000
+"""What the terminal shows of one `!cmd`'s output: its head and tail."""
+
+
 async def shell_output(session: AgentSession, command: str) -> str:
     """Run `command` as the bash tool would (without asking: the user typed it); its output."""
     from ..agent.safety.permissions import Permissions
@@ -23,11 +31,18 @@ async def shell_output(session: AgentSession, command: str) -> str:
     from ..agent.tools.shell import bash_impl
 
     env = ToolEnv(session.cwd, session.settings, session.read_state, Permissions(session.cwd, "yes"))
-    return str(await bash_impl(env, command))
+    return str(await bash_impl(env, command, max_chars=OUTPUT_MAX_CHARS))
 
 
 def show_shell_output(console: Console, command: str, out: str) -> str:
-    """Print the output; return the text to put before the next message."""
-    console.print(out, markup=False, highlight=False)
-    console.print("(the output goes with your next message)", style="dim")
+    """Print the output (its head and tail when long); return the text to put before the next message."""
+    if len(out) > SHOWN_MAX_CHARS:
+        half = SHOWN_MAX_CHARS // 2
+        console.print(out[:half], markup=False, highlight=False)
+        console.print(f"[… {len(out) - 2 * half:,} characters not shown here …]", style="dim", markup=False)
+        console.print(out[-half:], markup=False, highlight=False)
+        console.print(f"(all {len(out):,} characters go with your next message)", style="dim")
+    else:
+        console.print(out, markup=False, highlight=False)
+        console.print("(the output goes with your next message)", style="dim")
     return f"I ran this shell command myself:\n$ {command}\n{out}"

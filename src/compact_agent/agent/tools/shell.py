@@ -66,7 +66,10 @@ async def _exit_code(proc: asyncio.subprocess.Process) -> int:
     return proc.returncode
 
 
-async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None) -> str:
+async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *, max_chars: int | None = None) -> str:
+    """Run `command`; its output, head and tail kept within `max_chars` (default: the setting
+    `bash_output_max_chars`), then any notes and the exit code."""
+    cap = env.settings.bash_output_max_chars if max_chars is None else max_chars
     if refusal := env.permissions.check("bash", command):
         return ToolFailure(refusal)
     limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
@@ -79,7 +82,7 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None) ->
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,  # its own process group, so a timeout kills grandchildren too
     )  # fmt: skip
-    sink = _Capped(env.settings.bash_output_max_chars * 4)
+    sink = _Capped(cap * 4)
     assert proc.stdout is not None
     reader = asyncio.ensure_future(_pump(proc.stdout, sink))
     notes = []
@@ -105,7 +108,7 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None) ->
         raise
     if not done:
         reader.cancel()
-    out = sink.text(env.settings.bash_output_max_chars).rstrip("\n") or "(no output)"
+    out = sink.text(cap).rstrip("\n") or "(no output)"
     if code < 0:
         with contextlib.suppress(ValueError):
             notes.append(f"[terminated by {signal.Signals(-code).name}]")
