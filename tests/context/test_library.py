@@ -8,6 +8,8 @@ file opened for writing, anywhere) and with a temporary HOME and working directo
 
 from __future__ import annotations
 
+import importlib.util
+
 import json
 import re
 import os
@@ -239,6 +241,21 @@ def test_a_window_that_is_not_a_whole_number_of_tokens_is_refused_in_one_line(wi
         ContextManager(window=window)  # type: ignore[arg-type]
 
 
+def test_a_model_name_is_checked_without_making_its_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A known provider's name is accepted with no key in the environment: the library reads none.
+    One whose package is not installed is refused, naming the package."""
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    assert ContextManager(window=16_000, summary_model="test").summary_model == "test"
+    for name, package in (("openai:gpt-4.1-mini", "openai"), ("anthropic:claude-sonnet-4-5", "anthropic"),
+                          ("deepseek:deepseek-chat", "openai")):
+        if importlib.util.find_spec(package) is not None:
+            assert ContextManager(window=16_000, summary_model=name).summary_model == name
+        else:  # the compat environment: pydantic-ai-slim without its provider extras
+            with pytest.raises(ValueError, match=rf"^summary_model '{name}' cannot be used here: .*`{package}`"):
+                ContextManager(window=16_000, summary_model=name)
+
+
 @pytest.mark.parametrize(("given", "error", "said"), [
     ({"settings": {}}, TypeError, "settings must be a CompactionSettings, not dict (it has no autocompact_buffer)"),
     ({"prices": {"miss": 1}}, TypeError, "prices must be a Prices, not dict"),
@@ -251,6 +268,11 @@ def test_a_window_that_is_not_a_whole_number_of_tokens_is_refused_in_one_line(wi
     ({"event_handler": "x"}, TypeError, "event_handler must be a function, not str"),
     ({"before_compact": "x"}, TypeError, "before_compact must be a function, not str"),
     ({"summary_model": 123}, TypeError, "summary_model must be a pydantic-ai Model or a model name, not int"),
+    ({"summary_model": "nope:model"}, ValueError, "summary_model 'nope:model' is not a model name pydantic-ai "
+                                                  "knows: write it as 'provider:model' (e.g. 'openai:gpt-4.1-mini'), "
+                                                  "or pass a Model"),
+    ({"summary_model": "gpt-4o"}, ValueError, "summary_model 'gpt-4o' is not a model name pydantic-ai knows: write "
+                                              "it as 'provider:model' (e.g. 'openai:gpt-4.1-mini'), or pass a Model"),
     ({"compactable_tools": "read_log"}, TypeError, "compactable_tools must be a list of tool names, not 'read_log'"),
     ({"notes_in_background": "no"}, TypeError, "notes_in_background must be True or False, not str"),
 ])

@@ -10,7 +10,8 @@ import dataclasses
 from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage
-from pydantic_ai.models import Model
+from pydantic_ai.models import Model, parse_model_id
+from pydantic_ai.providers import infer_provider_class
 
 from .decisions.economics import Prices
 from .plumbing import tokens
@@ -24,6 +25,27 @@ def counted(n: object, message: ModelMessage) -> int:
         raise ValueError(f"token_counter returned {n!r} for a message of about {tokens.message_tokens(message):,} "
                          "tokens; it must return the message's token count (a whole number)")
     return n
+
+
+def check_model_name(name: str) -> None:
+    """A model name pydantic-ai cannot resolve (`nope:model`, `gpt-4o` without its provider) is
+    named here rather than failing every compaction later. Only the name's form and its provider
+    are checked, as pydantic-ai's own `infer_model` does first: no provider is made, no environment
+    read (a missing key still shows at the first summary)."""
+    if name == "test":
+        return
+    provider, _ = parse_model_id(name)
+    known = provider is not None
+    if provider is not None:
+        try:
+            infer_provider_class(provider)
+        except ValueError:
+            known = False
+        except ImportError as e:  # a known provider whose package is missing: every summary would fail
+            raise ValueError(f"summary_model {name!r} cannot be used here: {e}") from None
+    if not known:
+        raise ValueError(f"summary_model {name!r} is not a model name pydantic-ai knows: write it as "
+                         "'provider:model' (e.g. 'openai:gpt-4.1-mini'), or pass a Model")
 
 
 def check_options(*, max_output: object, settings: object, summary_model: object, token_counter: object,
@@ -48,6 +70,8 @@ def check_options(*, max_output: object, settings: object, summary_model: object
                             f"(it has no {lacking[0]})")
     of_type("prices", prices, Prices, "a Prices")
     of_type("summary_model", summary_model, (Model, str), "a pydantic-ai Model or a model name")
+    if isinstance(summary_model, str):
+        check_model_name(summary_model)
     of_type("notes_in_background", notes_in_background, bool, "True or False")
     for name, fn in (("token_counter", token_counter), ("event_handler", event_handler),
                      ("before_compact", before_compact)):
