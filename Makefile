@@ -26,7 +26,8 @@ install: $(STAMP)
 test: $(STAMP) typecheck
 	$(BIN)/python -m pytest -q -n auto
 
-# The library's types, as a user's checker sees them (configured in pyproject.toml).
+# The whole package's types under mypy --strict and pyright (configured in pyproject.toml), then the
+# docs' example programs as a library user's checker sees them.
 typecheck: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/pyright

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from .context.plumbing import crashpoints as _points
+
+if TYPE_CHECKING:  # what this module is at run time, as type checkers see it
+    from .context.plumbing.crashpoints import *  # noqa: F403
 
 _points.arm_from_environment(os.environ)
 sys.modules[__name__] = _points

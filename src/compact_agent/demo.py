@@ -87,8 +87,8 @@ class ScriptedSurveyor:
 
     def _done(self, messages: list[ModelMessage]) -> dict[str, str]:
         done: dict[str, str] = {}
-        for m in DONE.finditer(_texts(messages)):
-            for item in m.group(1).split(SEP):
+        for match in DONE.finditer(_texts(messages)):
+            for item in match.group(1).split(SEP):
                 name, _, doc = item.partition("=")
                 for f in self.files:
                     if Path(f).name == name.strip():
@@ -98,11 +98,14 @@ class ScriptedSurveyor:
         for m in messages:
             if isinstance(m, ModelRequest):
                 for p in m.parts:
-                    if isinstance(p, ToolReturnPart) and calls.get(p.tool_call_id) in self.files:
+                    if not isinstance(p, ToolReturnPart):
+                        continue
+                    path = calls.get(p.tool_call_id)
+                    if isinstance(path, str) and path in self.files:
                         first = re.search(r'\t"""\s*(?:\n\s*\d+\t)?(\S.*)', str(p.content))
                         doc = (first.group(1) if first else "(no docstring)").strip()
                         doc = _words(doc, 60)
-                        done[calls[p.tool_call_id]] = doc.replace(SEP.strip(), ",")
+                        done[path] = doc.replace(SEP.strip(), ",")
         return done
 
     def _notes(self, messages: list[ModelMessage]) -> str:

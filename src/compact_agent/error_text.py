@@ -149,9 +149,11 @@ def _provider_message(e: BaseException) -> str:
     """The provider's own error message (OpenAI/Anthropic bodies), not the exception's repr."""
     body = getattr(e, "body", None)
     if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        if isinstance(inner.get("message"), str) and inner["message"].strip():
-            return " ".join(inner["message"].split())[:300]
+        error = body.get("error")
+        inner = error if isinstance(error, dict) else body
+        message = inner.get("message")
+        if isinstance(message, str) and message.strip():
+            return " ".join(message.split())[:300]
     return first_line(e)
 
 

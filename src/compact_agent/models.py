@@ -176,9 +176,9 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
         from pydantic_ai.models.anthropic import AnthropicModel
         from pydantic_ai.providers.anthropic import AnthropicProvider
 
-        client = AsyncAnthropic(api_key=key, max_retries=max_retries, timeout=timeout_s,
-                                http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
-        return AnthropicModel(name, provider=AnthropicProvider(anthropic_client=client))
+        anthropic_client = AsyncAnthropic(api_key=key, max_retries=max_retries, timeout=timeout_s,
+                                          http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
+        return AnthropicModel(name, provider=AnthropicProvider(anthropic_client=anthropic_client))
 
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
     from pydantic_ai.models.openai import OpenAIChatModel

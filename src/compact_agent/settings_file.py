@@ -131,8 +131,8 @@ def flatten(doc: dict[str, Any], where: str, warnings: list[str]) -> dict[str, A
         if key in fields or key in FILE_ONLY:
             out[key] = value
         elif isinstance(value, dict):
-            for k, v in value.items():
-                k = ALIASES.get(k, k)
+            for name, v in value.items():
+                k = ALIASES.get(str(name), str(name))
                 if k in fields or k in FILE_ONLY:
                     out[k] = v
                 else:

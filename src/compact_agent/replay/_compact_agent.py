@@ -24,7 +24,9 @@ from typing import Any
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
+    ModelRequestPart,
     ModelResponse,
+    ModelResponsePart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -54,6 +56,7 @@ def strip_compaction(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
                 for p in m.parts if isinstance(p, ToolReturnPart) and _synthetic(p)}
     out: list[ModelMessage] = []
     for m in messages:
+        parts: list[ModelRequestPart] | list[ModelResponsePart]
         if isinstance(m, ModelRequest):
             parts = [p for p in m.parts if not (
                 (isinstance(p, UserPromptPart) and isinstance(p.content, str)

@@ -67,11 +67,16 @@ def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: 
         builder.warnings.append(f"ignored {exits} 'exit' entries (agent submission, never sent to the model)")
 
 
+def _mapping(value: object) -> Mapping[str, Any]:
+    """`value` when it is a mapping, else an empty one: the optional objects of these formats."""
+    return value if isinstance(value, Mapping) else {}
+
+
 def _handle(
     builder: ConversationBuilder, message: Mapping[str, Any], role: Any, provider: str | None,
     observations: bool = False,
 ) -> bool:
-    extra = message.get("extra") if isinstance(message.get("extra"), Mapping) else {}
+    extra = _mapping(message.get("extra"))
     timestamp = parse_time(extra.get("timestamp") or message.get("timestamp"))
     text = text_of_blocks(message.get("content"))
     if role in {"system", "developer"}:
@@ -106,10 +111,10 @@ def _assistant(
     timestamp: Any,
     provider: str | None,
 ) -> None:
-    raw = extra.get("response") if isinstance(extra.get("response"), Mapping) else {}
+    raw = _mapping(extra.get("response"))
     choices = raw.get("choices") or [{}]
-    choice = choices[0] if isinstance(choices[0], Mapping) else {}
-    raw_message = choice.get("message") if isinstance(choice.get("message"), Mapping) else {}
+    choice = _mapping(choices[0])
+    raw_message = _mapping(choice.get("message"))
     parts: list[ModelResponsePart] = []
     reasoning = message.get("reasoning_content") or raw_message.get("reasoning_content")
     if isinstance(reasoning, str):

@@ -94,9 +94,9 @@ def make_valid(raw: list[ModelMessage]) -> tuple[list[ModelMessage], list[str]]:
     orphans = late = 0
     for index, message in enumerate(messages):
         if isinstance(message, ModelResponse):
-            for part in message.parts:
-                if isinstance(part, ToolCallPart):
-                    open_calls[part.tool_call_id] = (index, part)
+            for call in message.parts:
+                if isinstance(call, ToolCallPart):
+                    open_calls[call.tool_call_id] = (index, call)
             continue
         for part in message.parts:
             if not isinstance(part, ToolReturnPart):
@@ -130,10 +130,11 @@ def make_valid(raw: list[ModelMessage]) -> tuple[list[ModelMessage], list[str]]:
             if index in moved:
                 rebuilt.append(ModelRequest(parts=list(moved[index]), timestamp=message.timestamp))
         else:
-            parts = [p for p in message.parts if id(p) not in dropped_returns]
-            if parts:
+            request_parts = [p for p in message.parts if id(p) not in dropped_returns]
+            if request_parts:
                 rebuilt.append(
-                    dataclasses.replace(message, parts=parts) if len(parts) != len(message.parts) else message
+                    dataclasses.replace(message, parts=request_parts)
+                    if len(request_parts) != len(message.parts) else message
                 )
 
     if dangling:

@@ -47,7 +47,7 @@ import dataclasses
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 
 from ..context.plumbing import tokens
-from .rival import Base, shared_summary, user_request
+from .rival import Base, as_text, shared_summary, user_request
 from .simulate import Sim, Step
 
 CLEAR_TRIGGER = 100_000  # context-editing page: trigger default {type: input_tokens, value: 100000}
@@ -88,7 +88,7 @@ class AnthropicClear(Base):
             return m
         hit = self._views.get(id(m))
         if hit is None or hit[0] is not m or hit[2] != n:  # same bytes as last time: the cache prefix holds
-            parts = [dataclasses.replace(p, content=CLEARED)
+            parts = [as_text(p, CLEARED)
                      if isinstance(p, ToolReturnPart) and p.tool_call_id in self.cleared else p for p in m.parts]
             hit = (m, dataclasses.replace(m, parts=parts), n)
             self._views[id(m)] = hit

@@ -43,7 +43,7 @@ from .gemini import GEMINI_ACK, GEMINI_PROBE, GEMINI_PROMPT, Gemini
 from .opencode import CLEARED, OPENCODE_PROMPT, OpenCode
 from .ours import Ours
 from .retention import typed_texts
-from .rival import Base, fit, is_user_turn, shared_summary, summarize, user_request
+from .rival import Base, as_text, fit, is_user_turn, shared_summary, summarize, user_request
 from .seed000 import SEED_PROMPT, Seed000, Seed000Submit
 from .simulate import Sim, Step, StrategyFactory
 
@@ -134,12 +134,12 @@ class Masking(Base):
         view: list[ModelMessage] = []
         for m in history:
             n_old = sum(1 for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_call_id in old)
-            if not n_old:
+            if not n_old or not isinstance(m, ModelRequest):  # only requests carry tool results
                 view.append(m)
                 continue
             hit = self._masked.get((id(m), n_old))
             if hit is None or hit[0] is not m:
-                parts = [dataclasses.replace(p, content=MASK.format(n=str(p.content).count("\n") + 1))
+                parts = [as_text(p, MASK.format(n=str(p.content).count("\n") + 1))
                          if isinstance(p, ToolReturnPart) and p.tool_call_id in old else p for p in m.parts]
                 hit = (m, dataclasses.replace(m, parts=parts))
                 self._masked[(id(m), n_old)] = hit

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -182,10 +183,10 @@ class Cline(Base):
         self.trigger = COMPACTION_TRIGGER_RATIO * self.max_input
         self.frozen: set[int] = set()  # ids of the non-typed messages the last compaction kept
 
-    def typed_part(self, p: object) -> bool:
+    def typed_part(self, p: object) -> TypeGuard[UserPromptPart]:
         return isinstance(p, UserPromptPart) and isinstance(p.content, str) and is_typed(p.content, self.harness)
 
-    def is_typed_message(self, m: ModelMessage) -> bool:
+    def is_typed_message(self, m: ModelMessage) -> TypeGuard[ModelRequest]:
         return isinstance(m, ModelRequest) and any(self.typed_part(p) for p in m.parts)
 
     def target(self, history: list[ModelMessage]) -> int:
@@ -201,14 +202,15 @@ class Cline(Base):
     def compact(self, history: list[ModelMessage], target: int) -> list[ModelMessage] | None:
         """The new history (runBasicCompaction), or None when there is nothing typed to keep."""
         size = self.sim.tm.of
-        typed = [i for i, m in enumerate(history) if self.is_typed_message(m)]
+        typed_messages = {i: m for i, m in enumerate(history) if self.is_typed_message(m)}
+        typed = list(typed_messages)
         if not typed:
             return None
         kept: dict[int, ModelMessage] = {}
-        for i in typed:
-            m = history[i]
-            parts = [p for p in m.parts if self.typed_part(p)]
-            kept[i] = m if len(parts) == len(m.parts) else ModelRequest(parts=parts, timestamp=m.timestamp)
+        for i, request in typed_messages.items():
+            parts = [p for p in request.parts if self.typed_part(p)]
+            kept[i] = (request if len(parts) == len(request.parts)
+                       else ModelRequest(parts=parts, timestamp=request.timestamp))
         total = sum(size([m]) for m in kept.values())
         frozen = {i for i, m in enumerate(history) if i not in kept and id(m) in self.frozen}
         total += sum(size([history[i]]) for i in frozen)
@@ -247,7 +249,7 @@ class Cline(Base):
 
     def merge(self, history: list[ModelMessage], kept: dict[int, ModelMessage]) -> list[ModelMessage]:
         """Survivors in order; each dropped span described on the typed message before it (merged runs)."""
-        answers_at = []
+        answers_at: list[int] = []
         for i in range(len(history) - 1, -1, -1):
             if len(answers_at) == PRESERVED_ASSISTANT_TEXT_COUNT:
                 break
@@ -262,12 +264,13 @@ class Cline(Base):
         for k, i in enumerate(order):
             m = kept[i]
             nxt = order[k + 1] if k + 1 < len(order) else len(history)
-            if self.is_typed_message(history[i]):
+            if self.is_typed_message(history[i]) and isinstance(m, ModelRequest):  # its typed parts, kept
                 parts = list(m.parts)
                 if nxt > i + 1 and (text := described(i + 1, nxt)):  # dated as the typed text: deterministic
-                    parts.append(UserPromptPart(text, timestamp=parts[-1].timestamp))
-                if out and isinstance(out[-1][1], ModelRequest) and self.is_typed_message(history[out[-1][0]]):
-                    prev_i, prev = out[-1]
+                    typed_at = [p.timestamp for p in m.parts if isinstance(p, UserPromptPart)][-1]
+                    parts.append(UserPromptPart(text, timestamp=typed_at))
+                prev_i, prev = out[-1] if out else (-1, None)
+                if isinstance(prev, ModelRequest) and self.is_typed_message(history[prev_i]):
                     out[-1] = (i, ModelRequest(parts=[*prev.parts, *parts], timestamp=prev.timestamp))
                     continue
                 if len(parts) != len(m.parts):
@@ -289,10 +292,15 @@ class Cline(Base):
             return messages
         out: list[ModelMessage] = []
         for m in messages:
-            parts = [p for p in m.parts if not ((isinstance(p, ToolCallPart) and p.tool_call_id in calls)
-                                                or (isinstance(p, ToolReturnPart) and p.tool_call_id in results))]
-            if parts:
-                out.append(m if len(parts) == len(m.parts) else dataclasses.replace(m, parts=parts))
+            kept: ModelMessage
+            if isinstance(m, ModelRequest):
+                kept = dataclasses.replace(m, parts=[
+                    p for p in m.parts if not (isinstance(p, ToolReturnPart) and p.tool_call_id in results)])
+            else:
+                kept = dataclasses.replace(m, parts=[
+                    p for p in m.parts if not (isinstance(p, ToolCallPart) and p.tool_call_id in calls)])
+            if kept.parts:
+                out.append(m if len(kept.parts) == len(m.parts) else kept)
         return join(out)
 
     async def step(self, history: list[ModelMessage], sim: Sim) -> Step:

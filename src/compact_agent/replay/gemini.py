@@ -27,7 +27,6 @@ Before every request, in the order `GeminiClient.sendMessageStream` runs them (c
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from pydantic_ai.messages import (
@@ -40,7 +39,7 @@ from pydantic_ai.messages import (
 )
 
 from ..context.compaction.cuts import join
-from .rival import Base, fit, summarize, user_request
+from .rival import Base, fit, summarize, user_request, with_texts
 from .simulate import SideCall, Sim, Step
 
 GEMINI_PROMPT = ("Generate a <state_snapshot> of the history above: overall goal, active constraints, key "
@@ -77,10 +76,8 @@ def masked_output(content: str) -> str:
 
 def _replace(history: list[ModelMessage], where: dict[int, dict[int, str]]) -> list[ModelMessage]:
     out = list(history)
-    for i, parts in where.items():
-        m = out[i]
-        new = [dataclasses.replace(p, content=parts[j]) if j in parts else p for j, p in enumerate(m.parts)]
-        out[i] = dataclasses.replace(m, parts=new)
+    for i, texts in where.items():
+        out[i] = with_texts(out[i], texts)
     return out
 
 

@@ -144,8 +144,8 @@ def measure(runs: Sequence[StrategyRun], price: ModelInfo, transcript: str | Non
             m.cost += cost
             if req.kind == "main":
                 m.over_window += req.over_window
-                for k, v in zip(("hit", "miss", "output"), main_parts(req, price), strict=True):
-                    m.cost_parts[k] += v
+                for k, dollars in zip(("hit", "miss", "output"), main_parts(req, price), strict=True):
+                    m.cost_parts[k] += dollars
                 m.miss_tokens += req.tokens - req.cached
                 m.rebuild_miss_tokens += (req.tokens - req.cached) if req.rebuild else 0
             elif req.kind == "reread":

@@ -18,14 +18,12 @@ Constants and where they come from (commit in `../shared/research/anchors-cli-ag
 
 from __future__ import annotations
 
-import dataclasses
-
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from ..context.compaction.cuts import join
 from ..context.compaction.summarizer import render_transcript
 from ..context.plumbing import rounds
-from .rival import Base, is_user_turn, summarize, user_request
+from .rival import Base, is_user_turn, summarize, user_request, with_texts
 from .simulate import SideCall, Sim, Step
 
 CLEARED = "[Old tool result content cleared]"  # message-v2.ts: what a pruned output becomes
@@ -78,10 +76,7 @@ class OpenCode(Base):
         if pruned <= self.minimum:
             return 0
         for i, j in victims:
-            m = history[i]
-            parts = list(m.parts)
-            parts[j] = dataclasses.replace(parts[j], content=CLEARED)
-            history[i] = dataclasses.replace(m, parts=parts)
+            history[i] = with_texts(history[i], {j: CLEARED})
         return pruned
 
     def tail_start(self, history: list[ModelMessage], sim: Sim) -> int:
@@ -113,7 +108,7 @@ class OpenCode(Base):
         cut = self.tail_start(history, sim)
         head, tail = history[:cut], history[cut:]
         text_in = render_transcript(head, max_result_chars=TOOL_OUTPUT_MAX_CHARS)
-        request = [user_request(text_in + "\n\n" + OPENCODE_PROMPT)]
+        request: list[ModelMessage] = [user_request(text_in + "\n\n" + OPENCODE_PROMPT)]
         text = await summarize(sim, head, OPENCODE_PROMPT)
         if text is None:
             return Step(list(history), failed=True, freed=freed)

@@ -188,7 +188,8 @@ class Ours:
         self.memory: SessionMemory | None = None
         if self.settings.memory_enabled:
             model = notes_model or FunctionModel(self._write_notes, model_name="replay-notes")
-            self.memory = SessionMemory(self.root / "notes.md", self.settings, model=model, clock=self._now)
+            self.memory = SessionMemory(self.root / "notes.md", self.settings.compaction(), model=model,
+                                        clock=self._now)
             self.cm.memory = self.memory
 
     @staticmethod

@@ -168,10 +168,10 @@ def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[
 
 
 def _png(runs: list[TranscriptRun], window: int, titles: list[str], path: Path, heading: str) -> None:
-    import matplotlib
+    import matplotlib  # pyright: ignore[reportMissingImports]  # optional: only a .png plot needs it
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # pyright: ignore[reportMissingImports]
 
     panels = drawn(runs, titles) or list(zip(runs, titles, strict=True))
     fig, axes = plt.subplots(len(panels), 1, figsize=(10, 2.4 * len(panels) + 0.6), squeeze=False)

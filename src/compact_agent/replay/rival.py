@@ -6,7 +6,11 @@ registry in `baselines.py`.
 
 from __future__ import annotations
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, UserPromptPart
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart, UserPromptPart
 
 from ..context.compaction.cuts import drop_oldest_rounds, join
 from ..context.plumbing import rounds
@@ -16,6 +20,22 @@ from .simulate import SideCall, Sim
 
 def user_request(*texts: str) -> ModelRequest:
     return ModelRequest(parts=[UserPromptPart(t) for t in texts])
+
+
+def as_text(part: ToolReturnPart[Any], text: str) -> ToolReturnPart[Any]:
+    """The tool result showing `text` instead: cleared, masked or cut, a result is text, whatever
+    its tool returned."""
+    return dataclasses.replace(part, content=text)
+
+
+def with_texts(m: ModelMessage, texts: Mapping[int, str]) -> ModelMessage:
+    """`m` with the tool results at these part indexes showing the given texts (`as_text`); only a
+    request carries tool results, so a response comes back as it is."""
+    if not isinstance(m, ModelRequest):
+        return m
+    parts = [as_text(p, texts[j]) if j in texts and isinstance(p, ToolReturnPart) else p
+             for j, p in enumerate(m.parts)]
+    return dataclasses.replace(m, parts=parts)
 
 
 def fit(messages: list[ModelMessage], limit: int, sim: Sim) -> list[ModelMessage]:

@@ -15,12 +15,15 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
 from .visible import visible
+
+if TYPE_CHECKING:
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 CHOICES = (("once", "y", "Yes"), ("always", "a", "Yes, and don't ask again for {what} this session"),
            ("deny", "n", "No, and tell the model what to do instead"))
@@ -32,9 +35,9 @@ def scope_words(tool: str) -> str:
     return "this exact command" if tool == "bash" else "this file"
 
 
-def menu_lines(tool: str, selected: int) -> list[tuple[str, str]]:
+def menu_lines(tool: str, selected: int) -> StyleAndTextTuples:
     """(style, text) fragments of the menu, one choice per line, the selected one marked."""
-    out: list[tuple[str, str]] = [("bold", f"Allow {tool}?\n")]
+    out: StyleAndTextTuples = [("bold", f"Allow {tool}?\n")]
     for i, (_, key, label) in enumerate(CHOICES):
         mark = "❯" if i == selected else " "
         style = "bold fg:ansicyan" if i == selected else ""
@@ -93,7 +96,7 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
 
 
 def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextManager[Any]],
-             stream: IO[str] | None = None, use_menu: bool = False, inp: Any = None,
+             stream: TextIO | None = None, use_menu: bool = False, inp: Any = None,
              output: Any = None) -> Callable[[str, str], str]:
     """The `ask` the permission checker calls. `paused()` stops the spinner and hands the terminal
     back (cooked mode, no key reader) for as long as the question is up."""
@@ -122,7 +125,7 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
     return ask
 
 
-def _typed_answer(console: Console, tool: str, stream: IO[str] | None) -> str:
+def _typed_answer(console: Console, tool: str, stream: TextIO | None) -> str:
     # The question blocks the event loop, whose SIGINT handler (cancel the turn) cannot run until it
     # returns: Ctrl-C would only echo ^C. Here Ctrl-C interrupts the question and the turn.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)

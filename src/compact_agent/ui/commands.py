@@ -140,20 +140,20 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         c.print("usage: /rewind N (a number from /rewind)")
         return
     n = int(args.strip())
-    cp = next((x for x in cps if x.index == n), None)
+    target = next((x for x in cps if x.index == n), None)
     repl = current_repl()
-    if cp is not None and repl is not None:
-        later = len(s.messages) - cp.history_len
-        if not await repl.confirm(f"rewind to before “{render.clip_words(cp.prompt, 60)}”? "
+    if target is not None and repl is not None:
+        later = len(s.messages) - target.history_len
+        if not await repl.confirm(f"rewind to before “{render.clip_words(target.prompt, 60)}”? "
                                   f"{plural(later, 'message')} and the files changed since go back; the plan of "
                                   "those turns too [y/N] "):
             c.print("nothing rewound")
             return
     restored = s.rewind(n)
     c.print(f"rewound; restored {plural(len(restored), 'file')}" + ("; the prompt is back in the input to edit"
-                                                           if repl is not None and cp is not None else ""))
-    if repl is not None and cp is not None and repl.keys is not None:
-        repl.keys.typed = cp.prompt
+                                                           if repl is not None and target is not None else ""))
+    if repl is not None and target is not None and repl.keys is not None:
+        repl.keys.typed = target.prompt
 
 
 @command("clear", "start a new session (the old one stays on disk)")

@@ -52,9 +52,9 @@ def tool_calls(messages: Sequence[ModelMessage]) -> list[Call]:
                     else:
                         call.output, call.error = p.model_response(), True
         elif isinstance(m, ModelResponse):
-            for p in m.parts:
-                if isinstance(p, ToolCallPart):
-                    calls[p.tool_call_id] = Call(p, None, False, turn)
+            for part in m.parts:
+                if isinstance(part, ToolCallPart):
+                    calls[part.tool_call_id] = Call(part, None, False, turn)
     return list(calls.values())
 
 

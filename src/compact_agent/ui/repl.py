@@ -8,7 +8,7 @@ import contextlib
 import signal
 import time
 from collections.abc import Callable, Coroutine, Iterator
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_star
     from ..context.plumbing.events import Event
 
 
-def _ask(console: Console, keys: InterruptKeys | None = None, stream: IO[str] | None = None):  # noqa: ANN202
+def _ask(console: Console, keys: InterruptKeys | None = None,
+         stream: TextIO | None = None) -> Callable[[str, str], str]:
     """The typed-line permission question (no menu): for callers without a terminal."""
     return make_ask(console, keys.paused if keys is not None else nothing, stream)
 
@@ -45,7 +46,7 @@ class Repl:
 
     def __init__(self, opts: SessionOptions, console: Console, inp: Input | None, prompt_io: dict[str, Any],
                  clock: Callable[[], float], before_prompt: Callable[[], None] | None = None,
-                 ask_stream: IO[str] | None = None) -> None:
+                 ask_stream: TextIO | None = None) -> None:
         self.opts, self.console, self.inp, self.prompt_io, self.clock = opts, console, inp, prompt_io, clock
         self.before_prompt, self.ask_stream = before_prompt, ask_stream
         self.view: TurnView | None = None
@@ -83,7 +84,7 @@ class Repl:
         elif ev.tokens_freed and (line := render.layer_line(ev)) is not None:
             self.console.print(line, style="dim")
 
-    def on_change(self, tool: str, info: dict) -> None:
+    def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if tool == "todo_write":
             from ..agent.tools.todos import TodoItem
             from .session_views import render_plan
@@ -165,7 +166,11 @@ class Repl:
         lines = [(f"warning: {w}", "yellow") for w in s.warnings]
         lines += [(line, "dim") for line in (last_exchanges(s.messages) if s.messages else [])]
         if lines:
-            await self.above_prompt(lambda: [self.console.print(t, style=st) for t, st in lines])
+            def show() -> None:
+                for text, style in lines:
+                    self.console.print(text, style=style)
+
+            await self.above_prompt(show)
         self.status_text = status_line(s, self.console.width)
         if self.prompt is not None and self.prompt.app.is_running:
             self.prompt.app.invalidate()
@@ -220,7 +225,7 @@ class Repl:
             return True
         try:
             if line.startswith("!"):
-                await self.shell(line[1:].strip())
+                await self.shell(s, line[1:].strip())
             elif line.startswith("/"):
                 from .commands import dispatch
 
@@ -284,20 +289,20 @@ class Repl:
         """Run one turn; Esc or Ctrl-C cancels it (the session keeps what was saved), not the REPL."""
         s = self.session
         assert s is not None  # a line waits for the session (ready)
-        self.attachment_notes(message if typed is None else typed)
+        self.attachment_notes(s, message if typed is None else typed)
         message, too_large = s.fit_input(message, typed)  # input larger than a request goes as a file
         if too_large is not None:
             self.console.print(f"  ⎿ {too_large}", style="yellow", markup=False, highlight=False)
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
         await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed), view)
 
-    def attachment_notes(self, message: str) -> None:
+    def attachment_notes(self, session: AgentSession, message: str) -> None:
         """Say what goes with the message: each `@path` and pasted image path, and why one does not."""
-        for a in self.session.attachments(message):
+        for a in session.attachments(message):
             style = "dim" if a.line.startswith("attached ") else "yellow"
             self.console.print(f"  ⎿ {a.line}", style=style, markup=False, highlight=False)
 
-    async def shell(self, command: str) -> None:
+    async def shell(self, session: AgentSession, command: str) -> None:
         """`!cmd`: run it under a spinner; Esc or Ctrl-C stops the command (its process group), not the
         REPL, and what earlier commands printed still goes with the next message."""
         if not command:
@@ -305,7 +310,7 @@ class Repl:
                                "next message)")
             return
         view = TurnView(self.console, lambda: 0, clock=self.clock)
-        out = await self.interruptible(shell_output(self.session, command), view, f"running !{command[:40]}")
+        out = await self.interruptible(shell_output(session, command), view, f"running !{command[:40]}")
         if out is None:
             self.console.print("the command was stopped; its output does not go with your next message",
                                style="dim")
@@ -369,7 +374,7 @@ def _problem_line(ev: Event) -> str | None:
 async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,
                    console: Console | None = None, inp: Input | None = None, output: Any = None,
                    clock: Callable[[], float] = time.monotonic, before_prompt: Callable[[], None] | None = None,
-                   ask_stream: IO[str] | None = None) -> None:
+                   ask_stream: TextIO | None = None) -> None:
     """`inp`/`output` are prompt_toolkit's; tests pass a pipe input, a dummy output, `before_prompt` to type
     the next line only once the prompt waits for it, and `ask_stream` for the permission answers."""
     console = console or render.make_console()

@@ -112,10 +112,10 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
         lines.append(Text("prices unknown for this model (a local or unlisted one): tokens are counted, "
                           "money is not"))
     if r.avoided_tokens:
-        money = (f" (≈ ${r.avoided_cost:.4f} at this session's cache mix); summaries and notes cost "
-                 f"${r.compaction_cost:.4f}; net ≈ ${r.net_saving:.4f}") if known else " (money unknown)"
+        saving = (f" (≈ ${r.avoided_cost:.4f} at this session's cache mix); summaries and notes cost "
+                  f"${r.compaction_cost:.4f}; net ≈ ${r.net_saving:.4f}") if known else " (money unknown)"
         over = f"; {plural(r.over_window, 'request')} would not have fit the window at all" if r.over_window else ""
-        lines.append(Text(f"compaction kept ~{r.avoided_tokens:,} input tokens out of the requests{money}{over}"))
+        lines.append(Text(f"compaction kept ~{r.avoided_tokens:,} input tokens out of the requests{saving}{over}"))
     else:
         lines.append(Text("compaction has kept nothing out of the requests yet"))
     return Group(*lines)

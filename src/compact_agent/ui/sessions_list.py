@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ..context.compaction.summary import MARK, is_synthetic_text
 from ..session.store import list_sessions
@@ -51,7 +52,7 @@ def as_typed(prompt: str) -> str:
     return "/init" if prompt.startswith(INIT_START) else prompt
 
 
-def _first_words(message: dict) -> str:
+def _first_words(message: dict[str, Any]) -> str:
     """The first thing the user typed in a stored message: its first prompt of theirs, or, in a
     compaction's message (our text), the oldest of the user's messages it carries."""
     meta = message.get("metadata")

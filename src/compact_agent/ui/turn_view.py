@@ -149,7 +149,7 @@ def finished_blocks(text: str) -> int:
 class InterruptKeys:
     """While a turn runs: Esc or Ctrl-C calls `cancel`. `paused()` hands the terminal back."""
 
-    def __init__(self, inp: Input | None, cancel: Callable[[], None]) -> None:
+    def __init__(self, inp: Input | None, cancel: Callable[[], object]) -> None:
         self.inp, self.cancel = inp, cancel
         self._stack: contextlib.ExitStack | None = None
         self.typed = ""  # what the user typed ahead during the turn: the next prompt starts with it

@@ -34,6 +34,7 @@ from ...context.plumbing import tokens
 from ...models import model_info, provider_for
 from ..integrations.mcp_servers import MCP_HEAD
 from ..run.extensions import HOOK_HEAD
+from ..run.window_check import tool_definitions
 from ..tools.todos import PLAN_HEAD
 from .costs import CostReport, report
 
@@ -152,8 +153,7 @@ def picture(session: AgentSession) -> ContextPicture:
     params = cm.last_params
     tool_defs = list(getattr(params, "function_tools", None) or [])
     if not tool_defs:  # no request yet: the tools this session will send
-        tool_defs = [t.tool_def for ts in session.agent.toolsets if hasattr(ts, "tools")
-                     for t in ts.tools.values() if hasattr(t, "tool_def")]
+        tool_defs = tool_definitions(session)
     mcp_tools = {t for s in session.ext.mcp.live.values() for t in s.tools} if session.ext.mcp else set()
     rows, results = estimate_rows(view, session._system_prompt(), session.instructions, tool_defs, mcp_tools)
     # Usage reported before a compaction measured the old, longer context.

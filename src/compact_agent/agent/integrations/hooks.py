@@ -180,7 +180,9 @@ def _usable(raw: bytes) -> tuple[str, str, str | None]:
         if isinstance(obj, dict):
             if obj.get("decision") == "block":
                 return "", "", str(obj.get("reason") or "")
-            specific = obj.get("hookSpecificOutput") if isinstance(obj.get("hookSpecificOutput"), dict) else {}
+            specific = obj.get("hookSpecificOutput")
+            if not isinstance(specific, dict):
+                specific = {}
             ctx = specific.get("additionalContext", obj.get("additionalContext"))
             if ctx is None:
                 return "", "" if "decision" in obj else "printed JSON without additionalContext; ignored", None

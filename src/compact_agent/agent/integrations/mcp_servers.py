@@ -230,6 +230,6 @@ def _one_line(e: BaseException) -> str:
     text = " ".join(str(e).split()) or type(e).__name__
     if isinstance(e, TimeoutError):
         text = "timed out"
-    if hasattr(e, "exceptions") and e.exceptions:  # an ExceptionGroup from the client's task group
+    if isinstance(e, BaseExceptionGroup) and e.exceptions:  # from the client's task group
         return _one_line(e.exceptions[0])
     return text[:300]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from ...context.compaction.result import CompactionBlocked
+from ...context.layers.microcompact import Microcompact
 from ...context.plumbing.events import Event
 from ..accounting.costs import UsageLedger
 from ..integrations.hooks import HookRun, Hooks, joined_output, parse_hooks
@@ -129,7 +130,7 @@ class SessionExtensions:
         """MCP results are as re-fetchable as read_file's: let microcompact clear old ones."""
         extra = names | set(self.session.settings.compactable_tools)
         for layer in self.session.cm.layers:
-            if getattr(layer, "name", "") == "microcompact" and extra:
+            if isinstance(layer, Microcompact) and extra:
                 layer.compactable = frozenset(layer.compactable) | extra
 
     # -- compaction ------------------------------------------------------------------------------

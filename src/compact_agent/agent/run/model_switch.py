@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ...config import Limits
 from ...context.compaction.result import CompactionResult
+from ...context.layers.microcompact import Microcompact
 from ...context.plumbing import tokens
 from ...models import REGISTRY, build_model, model_info, prices_of, provider_for, takes_images
 from ..accounting.context_report import sync_costs
@@ -73,7 +74,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     server_side = info.provider == "anthropic" and getattr(session.settings, "anthropic_server_clearing", False)
     session.server_side_clearing = server_side
     for layer in cm.layers:
-        if getattr(layer, "name", "") == "microcompact":
+        if isinstance(layer, Microcompact):
             layer.server_side = server_side
     if hasattr(session, "_model_settings"):
         session.agent.model_settings = session._model_settings()

@@ -13,7 +13,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
@@ -68,6 +68,10 @@ from .retry import TransientRetry
 from .stream_events import stream_handler
 from .unfinished import cut_reply, unanswered_close
 from .window_check import check_window
+
+if TYPE_CHECKING:
+    from anthropic.types.beta import BetaContextManagementConfigParam
+    from pydantic_ai.models.anthropic import AnthropicModelSettings
 
 
 @dataclass
@@ -180,13 +184,15 @@ class AgentSession:
                                                   **self._http_limits()))
         return self._summary_cache[1]
 
-    def _model_settings(self) -> dict[str, Any] | None:
+    def _model_settings(self) -> AnthropicModelSettings | None:
         if not self.server_side_clearing:
             return None
         from ...context.layers.microcompact import anthropic_context_management
 
-        body = anthropic_context_management(self.settings, trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
-        return {"anthropic_context_management": body}
+        body = anthropic_context_management(self.settings.compaction(),
+                                            trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
+        # The library builds the body without the SDK; its shape is the SDK's context-management config.
+        return {"anthropic_context_management": cast("BetaContextManagementConfigParam", body)}
 
     def _session_memory(self) -> SessionMemory | None:
         """Notes beside the session file, so they survive restarts and `--continue`."""
@@ -196,7 +202,8 @@ class AgentSession:
         if self.settings.memory_model:
             notes_model = build_model(self.settings.memory_model, base_url=self.opts.base_url,
                                       api_key=self.opts.api_key, **self._http_limits())
-        return SessionMemory(self.store.dir / "notes.md", self.settings, model=self.model, notes_model=notes_model)
+        return SessionMemory(self.store.dir / "notes.md", self.settings.compaction(), model=self.model,
+                             notes_model=notes_model)
 
     def _http_limits(self) -> dict[str, Any]:
         return {"max_retries": self.settings.max_retries, "timeout_s": self.settings.request_timeout_s}

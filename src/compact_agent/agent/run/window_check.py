@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic_ai.toolsets import FunctionToolset
+
 from ...config import Limits, Settings
 from ...context.plumbing import tokens
 from ...models import ConfigError, ModelInfo, model_info
@@ -22,8 +24,8 @@ MIN_WORKING_TOKENS = 2_048
 
 
 def tool_definitions(session: SessionParts) -> list[Any]:
-    return [t.tool_def for ts in session.agent.toolsets if hasattr(ts, "tools")
-            for t in ts.tools.values() if hasattr(t, "tool_def")]
+    return [t.tool_def for ts in session.agent.toolsets if isinstance(ts, FunctionToolset)
+            for t in ts.tools.values()]
 
 
 def fixed_tokens(session: SessionParts) -> int:

@@ -12,6 +12,7 @@ rewrites the history, so its `history_len` indices become meaningless: the calle
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import hashlib
 import json
@@ -147,7 +148,7 @@ class Checkpoints:
     def list(self) -> list[Checkpoint]:
         return list(self._items)
 
-    def rewind(self, n: int) -> tuple[int, list[Path]]:
+    def rewind(self, n: int) -> tuple[int, builtins.list[Path]]:
         """Restore files to their state when checkpoint n began and drop checkpoints n and later.
 
         Returns (history length to truncate the conversation to, restored paths). A file's state at
@@ -158,9 +159,9 @@ class Checkpoints:
             raise IndexError(f"no checkpoint {n}; there are {len(self._items)}")
         state: dict[str, str | None] = {}
         for cp in self._items[n:]:
-            for path, blob in cp.saved.items():
-                state.setdefault(path, blob)
-        restored: list[Path] = []
+            for saved_path, blob in cp.saved.items():
+                state.setdefault(saved_path, blob)
+        restored: builtins.list[Path] = []
         for path_s, blob in state.items():
             path = Path(path_s)
             if blob is None:

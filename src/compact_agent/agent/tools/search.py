@@ -179,7 +179,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     bound = Bound(GREP_TIME_S, stop, clock)
     files = [(root, root.name)] if root.is_file() else _walk(root, bound=bound)
     name_ok = _matcher(glob) if glob else None
-    by_name = bool(glob) and "/" not in glob  # like ripgrep: a slash-free glob matches the file name
+    by_name = bool(glob and "/" not in glob)  # like ripgrep: a slash-free glob matches the file name
     hits: list[str] = []
     cut = ""
     for f, rel in files:

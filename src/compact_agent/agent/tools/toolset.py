@@ -22,7 +22,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, ParamSpec
+from typing import Any, ParamSpec, cast
 
 from pydantic_ai import RunContext, Tool
 from pydantic_ai.messages import (
@@ -66,7 +66,10 @@ class OmittableSchema(GenerateToolJsonSchema):
     def default_schema(self, schema: core_schema.WithDefaultSchema) -> dict[str, Any]:
         inner = schema["schema"]
         if "default" in schema and schema["default"] is None and inner["type"] == "nullable":
-            return self.generate_inner(inner["schema"])
+            # The "type" test is what makes it a NullableSchema; pyright does not always narrow
+            # pydantic-core's recursive schema union by it.
+            nullable = cast(core_schema.NullableSchema, inner)
+            return self.generate_inner(nullable["schema"])
         return super().default_schema(schema)
 
 
@@ -183,7 +186,7 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
 
     read = Tool(_never_raises(read_file), prepare=described, description=READ_IMAGES,
                 schema_generator=OmittableSchema)
-    tools = [write_file, edit_file, bash, grep, glob]
+    tools: list[Callable[..., Awaitable[Result]]] = [write_file, edit_file, bash, grep, glob]
     return FunctionToolset([read, *(_never_raises(t) for t in tools)], schema_generator=OmittableSchema)
 
 
