@@ -92,6 +92,11 @@ async def test_read_offset_limit_and_default_lines(work: Path) -> None:
     out = await call(env, "read_file", path="n.txt")
     assert out.splitlines()[0] == "[n.txt: lines 1-5 of 10; read more with offset=6]"
     assert "past the end" in await call(env, "read_file", path="n.txt", offset=50)
+    (work / "one.txt").write_text("only\n")
+    assert await call(env, "read_file", path="one.txt", offset=2) == "one.txt has 1 line; offset 2 is past the end."
+    (work / "lone").mkdir()
+    (work / "lone" / "a.txt").write_text("")
+    assert (await call(env, "read_file", path="lone")).startswith("lone is a directory (1 entry); read a file in it")
 
 
 async def test_read_truncates_long_lines(env: ToolEnv, work: Path) -> None:

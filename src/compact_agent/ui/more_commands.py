@@ -129,7 +129,7 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
         return
     target = rows[int(want) - 1].id if want.isdigit() and 1 <= int(want) <= len(rows) else want
     s.switch_to(target)
-    c.print(f"resumed session {s.session_id} ({len(s.messages)} messages)")
+    c.print(f"resumed session {s.session_id} ({plural(len(s.messages), 'message')})")
     from .history_view import last_exchanges
 
     for line in last_exchanges(s.messages):

@@ -83,4 +83,5 @@ def format_row(i: int | None, r: SessionRow, width: int = 70) -> str:
 
     prompt = clip_words(r.first_prompt, width)
     head = f"{i:>3}. " if i is not None else "  "
-    return f"{head}{r.id}  {r.modified}  {r.entries:>5} entries  {prompt or '(no prompt)'}"
+    entries = f"{r.entries:>5} {'entry  ' if r.entries == 1 else 'entries'}"
+    return f"{head}{r.id}  {r.modified}  {entries}  {prompt or '(no prompt)'}"

@@ -100,7 +100,7 @@ def _list_dir(env: ToolEnv, p: Path, cap: int = 100) -> str:
     entries = sorted(os.scandir(p), key=lambda e: (not e.is_dir(), e.name))
     names = [e.name + ("/" if e.is_dir() else "") for e in entries[:cap]]
     more = f"\n… and {len(entries) - cap} more" if len(entries) > cap else ""
-    return ToolFailure(f"{_shown(env, p)} is a directory ({len(entries)} entries); read a file in it instead:\n"
+    return ToolFailure(f"{_shown(env, p)} is a directory ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'}); read a file in it instead:\n"
                        + "\n".join(names) + more)
 
 

@@ -135,7 +135,7 @@ def read_file_text(
         env.read_state.record(p, st.st_mtime_ns)
         return f"{shown} is empty."
     if start > total:
-        return ToolFailure(f"{shown} has {total} lines; offset {start} is past the end.")
+        return ToolFailure(f"{shown} has {total} line{'' if total == 1 else 's'}; offset {start} is past the end.")
     end = start + len(kept) - 1
     partial = start > 1 or end < total
     env.read_state.record(p, st.st_mtime_ns, partial, offset=offset, limit=limit)
