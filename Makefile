@@ -23,7 +23,7 @@ install: $(STAMP)
 
 # The tests run side by side, one worker a core (-n auto): each makes its own temporary folders,
 # servers on free ports and CLI homes, so their order and neighbours do not matter.
-test: $(STAMP) typecheck
+test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest -q -n auto
 
 # The whole package's types under mypy --strict and pyright (configured in pyproject.toml), then the

@@ -14,7 +14,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .context.plumbing.secrets import MIN_LEN, REDACTED, StreamRedactor, _secrets, redact, redact_bytes, register
+from .context.plumbing.secrets import (
+    MIN_LEN,
+    REDACTED,
+    StreamRedactor,
+    _secrets,
+    redact,
+    redact_bytes,
+    register,
+)
 
 __all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "StreamRedactor", "redact", "redact_bytes", "register",
            "register_environment", "scrubbed_env"]

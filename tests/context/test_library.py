@@ -9,10 +9,9 @@ file opened for writing, anywhere) and with a temporary HOME and working directo
 from __future__ import annotations
 
 import importlib.util
-
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 import threading

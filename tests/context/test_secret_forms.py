@@ -51,7 +51,7 @@ def test_a_stream_cut_anywhere_shows_no_key(cuts: list[int], form: str, before: 
              "base64": base64.b64encode(KEY.encode()).decode()}[form]
     text = f"{before}{shown}{after}"
     points = sorted({min(c, len(text)) for c in cuts})
-    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
     stream = StreamRedactor()
     out = [stream.feed(p) for p in pieces]
     out.append(stream.flush())

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import re
 import socket
-from pathlib import Path
 from importlib.metadata import version
+from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 

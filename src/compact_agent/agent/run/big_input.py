@@ -15,8 +15,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from ...context.plumbing import tokens
 from ...context.layers.previews import build_preview
+from ...context.plumbing import tokens
 from ...context.plumbing.markers import write_private
 
 #: The share of the compaction threshold a message may take whole; over it, its input goes as head and tail.

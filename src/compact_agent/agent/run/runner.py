@@ -34,6 +34,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     default_layers,
 )
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
+from ...error_text import describe_error
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
 from ...session.store import (
     SessionStore,
@@ -51,7 +52,6 @@ from ..tools.file_state import (
     save_read_state,
 )
 from ..tools.toolset import build_toolset, mention_messages
-from ...error_text import describe_error
 from .attachments import Attachment
 from .attachments import find as find_attachments
 from .big_input import fit_input
