@@ -65,7 +65,7 @@ def describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     `retry_hint` ends the lines of errors worth retrying (the REPL's default: send the message again)."""
     from . import secrets
 
-    return secrets.redact(_describe_error(e, retry_hint))
+    return secrets.hide_url_passwords(secrets.redact(_describe_error(e, retry_hint)))
 
 
 def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:

@@ -109,7 +109,7 @@ def routing_note(name: str, base_url: str | None, window: int | None) -> str | N
     size = "" if window else (f" with an assumed {UNKNOWN_WINDOW:,}-token window (set the real one with "
                               "--context-window)")
     if base_url:  # a local server's own model: the usual case, worth a line only for a likely typo
-        return f"model {name!r} goes to {base_url}{size}{hint}" if hint else None
+        return f"model {name!r} goes to {secrets.hide_url_passwords(base_url)}{size}{hint}" if hint else None
     where = {"anthropic": "Anthropic (the name starts with claude)",
              "deepseek": "DeepSeek (the name starts with deepseek)",
              "openai": "OpenAI (use --base-url for another OpenAI-compatible server)"}[provider_for(name, None)]
@@ -168,6 +168,7 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
     `timeout_s` is a deadline for each attempt (see deadline.py), not only a per-read timeout.
     """
     secrets.register(api_key)  # whichever key is used, nothing we write may contain it
+    secrets.register_url(base_url)  # and no password written into the endpoint's URL
     secrets.register_environment()
     provider = provider_for(name, base_url)
     key = api_key_for(name, base_url, api_key)

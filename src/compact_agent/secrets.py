@@ -12,6 +12,7 @@ redaction are the library's, `compact_agent.context.plumbing.secrets`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
 from .context.plumbing.secrets import (
@@ -25,10 +26,28 @@ from .context.plumbing.secrets import (
 )
 
 __all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "StreamRedactor", "redact", "redact_bytes", "register",
-           "register_environment", "scrubbed_env"]
+           "hide_url_passwords", "register_environment", "register_url", "scrubbed_env"]
 
 #: Environment variables holding a key for a provider we talk to.
 KEY_VARS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "COMPACT_AGENT_API_KEY")
+
+
+_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/?#@:]*:)([^\s/?#@]+)@")
+
+
+def hide_url_passwords(text: str) -> str:
+    """A password written into a URL (`http://user:pass@host/v1`) shown as `***`: the base URL is
+    printed in errors, notes and `config`, and a short password is below what `register` takes."""
+    return _URL_PASSWORD.sub(r"\1***@", text)
+
+
+def register_url(url: str | None) -> None:
+    """The password in `url`, if any, is redacted like a key from everything we write."""
+    if url and (found := _URL_PASSWORD.search(url)):
+        from urllib.parse import unquote
+
+        register(found.group(2))
+        register(unquote(found.group(2)))
 
 
 def register_environment(environ: Mapping[str, str] = os.environ) -> None:

@@ -40,6 +40,7 @@ from pydantic_settings import SettingsError as PydanticSettingsError
 
 from .config import Settings
 from .regular_file import NotRegular, TooLarge, read_capped
+from .secrets import hide_url_passwords
 
 PROJECT_FILE = ".compact-agent.toml"
 #: Settings a project file may set only for a trusted project: they run code or widen access, or
@@ -273,6 +274,7 @@ def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
 
 def _short(value: Any, n: int = 70) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    text = hide_url_passwords(text)  # base_url, an MCP server's url
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
@@ -299,6 +301,7 @@ def render(loaded: Loaded, as_json: bool = False) -> str:
     files = {"user file": str(loaded.user_file), "project file": str(loaded.project_file)}
     if as_json:  # values keep their types (13000, true, null), not the table's text
         data = loaded.settings.model_dump(mode="json")
+        data = json.loads(hide_url_passwords(json.dumps(data)))  # a password in base_url or an MCP url
         typed = {key: {"value": data[key], "source": loaded.sources.get(key, "default")} for key in Settings.model_fields}
         for key, found in loaded.rule_sources.items():
             typed[key]["rules"] = [{"rule": rule, "source": where} for rule, where in found]

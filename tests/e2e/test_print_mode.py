@@ -144,6 +144,24 @@ def test_unreachable_endpoint_is_one_line(cli):
     assert "reach" in res.stderr
 
 
+def test_a_password_in_the_base_url_is_never_shown(cli):
+    """`--base-url http://user:pass@host/v1` is how some gateways take a password: an unreachable
+    endpoint is still named, its password not, in the line, the JSON result and `config`."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://proxyuser:s3cretpw@127.0.0.1:{port}/v1"
+    res = cli("-p", "hello", "--model", "m", "--base-url", url, "--api-key", "k")
+    assert res.code != 0 and f"at http://proxyuser:***@127.0.0.1:{port}/v1/chat/completions" in res.stderr
+    res = cli("-p", "hello", "--model", "m", "--base-url", url, "--api-key", "k", "--output-format", "json")
+    assert "proxyuser:***@" in res.json()["error"]
+    config = cli("--base-url", url, "config")
+    assert "http://proxyuser:***@127.0.0.1" in config.stdout, config.stdout + config.stderr
+    for out in (res, config):
+        assert "s3cretpw" not in out.stdout + out.stderr
+    assert not any("s3cretpw" in p.read_text(errors="replace") for p in cli.home.rglob("*") if p.is_file())
+
+
 def test_bad_output_format(cli):
     res = cli("-p", "hello", "--output-format", "xml")
     assert res.code == 2
