@@ -340,3 +340,22 @@ async def test_a_commands_output_too_large_for_a_request_goes_whole_to_a_file(tm
     numbers = saved.read_text().split("$ seq 1 200000\n", 1)[1].split("\n")
     assert numbers[:200_000] == [str(i) for i in range(1, 200_001)]  # none cut from the middle
     assert numbers[200_000:] == ["exit code: 0"]
+
+
+def test_output_past_the_cap_is_said_to_be_cut_not_all_sent() -> None:
+    """Past 2,000,000 characters the output is cut from the middle: the user is told how much,
+    not that all of it goes with the next message."""
+    from compact_agent.agent.tools.shell import CUT_NOTE, cut_from
+    from compact_agent.ui.shell_escape import show_shell_output
+
+    out = "a" * 1_000_000 + CUT_NOTE.format(n=688_895) + "b" * 1_000_000
+    assert cut_from(out) == 688_895 and cut_from("a" * 50_000) == 0
+    console = Console(record=True, width=300, file=io.StringIO())
+    sent = show_shell_output(console, "seq 1 400000", out)
+    shown = console.export_text()
+    assert sent.endswith(out) and len(shown) < 25_000
+    assert ("(the command printed more than 2,000,000 characters: 688,895 were cut from the middle; the other "
+            f"{len(out):,} go with your next message; what a request cannot hold goes as a file the model reads)") in shown
+    console = Console(record=True, width=300, file=io.StringIO())
+    show_shell_output(console, "seq 1 200000", "c" * 30_000)
+    assert "(its 30,000 characters go with your next message;" in console.export_text()

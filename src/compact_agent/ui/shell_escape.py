@@ -36,12 +36,18 @@ async def shell_output(session: AgentSession, command: str) -> str:
 
 def show_shell_output(console: Console, command: str, out: str) -> str:
     """Print the output (its head and tail when long); return the text to put before the next message."""
+    from ..agent.tools.shell import cut_from
+
     if len(out) > SHOWN_MAX_CHARS:
         half = SHOWN_MAX_CHARS // 2
         console.print(out[:half], markup=False, highlight=False)
         console.print(f"[… {len(out) - 2 * half:,} characters not shown here …]", style="dim", markup=False)
         console.print(out[-half:], markup=False, highlight=False)
-        console.print(f"(all {len(out):,} characters go with your next message)", style="dim")
+        cut = cut_from(out)
+        said = (f"the command printed more than {OUTPUT_MAX_CHARS:,} characters: {cut:,} were cut from the "
+                f"middle; the other {len(out):,}" if cut else f"its {len(out):,} characters")
+        console.print(f"({said} go with your next message; what a request cannot hold goes as a file the "
+                      "model reads)", style="dim")
     else:
         console.print(out, markup=False, highlight=False)
         console.print("(the output goes with your next message)", style="dim")

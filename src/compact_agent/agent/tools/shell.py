@@ -10,10 +10,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 
 from ... import secrets
 from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
+
+CUT_NOTE = "\n[… {n} characters of output cut from the middle …]\n"
+_CUT = re.compile(r"\n\[… (\d+) characters of output cut from the middle …\]\n")
+
+
+def cut_from(output: str) -> int:
+    """How many characters `bash_impl` cut from the middle of `output` (0: none)."""
+    found = _CUT.search(output)
+    return int(found.group(1)) if found else 0
 
 
 class _Capped:
@@ -44,7 +54,7 @@ class _Capped:
             return both
         keep_head, keep_tail = max_chars // 2, max_chars - max_chars // 2
         cut = len(both) - keep_head - keep_tail + self.dropped
-        note = f"\n[… {cut} characters of output cut from the middle …]\n"
+        note = CUT_NOTE.format(n=cut)
         return both[:keep_head] + note + (both[-keep_tail:] if keep_tail else "")
 
 
