@@ -270,6 +270,8 @@ def test_a_model_name_is_checked_without_making_its_provider(monkeypatch: pytest
     ({"summary_model": "nope:model"}, ValueError, "summary_model 'nope:model' is not a model name pydantic-ai "
                                                   "knows: write it as 'provider:model' (e.g. 'openai:gpt-4.1-mini'), "
                                                   "or pass a Model"),
+    ({"summary_model": "openai:"}, ValueError, "summary_model 'openai:' is not a model name pydantic-ai knows: "
+                                               "write it as 'provider:model' (e.g. 'openai:gpt-4.1-mini'), or pass a Model"),
     ({"summary_model": "gpt-4o"}, ValueError, "summary_model 'gpt-4o' is not a model name pydantic-ai knows: write "
                                               "it as 'provider:model' (e.g. 'openai:gpt-4.1-mini'), or pass a Model"),
     ({"compactable_tools": "read_log"}, TypeError, "compactable_tools must be a list of tool names, not 'read_log'"),
@@ -397,6 +399,29 @@ async def test_compact_now_without_any_model_says_what_to_pass() -> None:
                ModelRequest(parts=[UserPromptPart("z")])]
     with pytest.raises(CompactionError, match="summary_model"):
         await cm.compact_now(history)
+
+
+async def test_a_failed_compaction_is_logged_when_no_handler_watches(caplog: pytest.LogCaptureFixture) -> None:
+    """A summary model without its key fails every compaction; with no event_handler the failure
+    used to pass unseen while the run went on without compacting. It is a warning now (Python
+    prints warnings on stderr when the program sets up no logging); a watched run logs nothing."""
+    def no_key(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise RuntimeError("Set the OPENAI_API_KEY environment variable")
+
+    settings = CompactionSettings(compaction_records=False, memory_enabled=False)
+    for watched in (False, True):
+        caplog.clear()
+        cm = ContextManager(window=16_000, summary_model=FunctionModel(no_key), settings=settings)
+        events: list[Any] = []
+        if watched:
+            cm.event_handler = events.append
+        await fetch_agent(FakeProvider(40), cm)[0].run("go")
+        failed = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"
+                  and r.name.startswith("compact_agent.context") and "failed" in r.getMessage()]
+        if watched:
+            assert not failed and any(e.action == "failed" for e in events)
+        else:
+            assert failed and failed[0].startswith("compaction failed: ") and "OPENAI_API_KEY" in failed[0], failed
 
 
 async def test_layer_savings_count_each_decision_once() -> None:

@@ -34,8 +34,8 @@ def check_model_name(name: str) -> None:
     read (a missing key still shows at the first summary)."""
     if name == "test":
         return
-    provider, _ = parse_model_id(name)
-    known = provider is not None
+    provider, model = parse_model_id(name)
+    known = provider is not None and bool(model.strip())
     if provider is not None:
         try:
             infer_provider_class(provider)

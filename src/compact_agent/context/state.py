@@ -182,6 +182,11 @@ class ManagerState(AbstractCapability[Any]):
         event = typed(event)
         if not event.time:
             event.time = self.clock().isoformat()
+        if event.action == "failed" and self.event_handler is None and self.event_sink is None:
+            # Nobody watches the events: a failure must still be seen (a summary model without its
+            # key fails every compaction, and the run goes on without one).
+            log.warning("%s failed: %s", "compaction" if event.layer == "compact" else event.layer,
+                        event.detail.get("error", "no reason given"))
         for sink in (self.event_sink, self.event_handler):
             if sink is None:
                 continue
