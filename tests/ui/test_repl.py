@@ -11,6 +11,14 @@ def has_tool_result(req) -> bool:
     return any(m.get("role") == "tool" for m in req.messages)
 
 
+def result_of(out: str, call: str, summary: str) -> bool:
+    """`summary` is the result line of `call`: right under the call's own line, or naming the call
+    (calls made together print first, and their results come back in the order they finish)."""
+    lines = out.splitlines()
+    under = any(a == f"● {call}" and b == f"  ⎿ {summary}" for a, b in zip(lines, lines[1:], strict=False))
+    return under or f"  ⎿ {call}: {summary}" in lines
+
+
 def tools_then_answer(req) -> Reply:
     if not has_tool_result(req):
         return Reply.tools([("read_file", {"path": "missing.py"}), ("glob", {"pattern": "*.txt"})])
@@ -21,9 +29,9 @@ async def test_a_turn_shows_tool_lines_the_answer_and_how_to_resume(tmp_path):
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "a.txt").write_text("x\n")
     run = await drive(tmp_path, tools_then_answer, ["look around\r"])
-    assert "● read_file(missing.py)" in run.out
-    assert "⎿ error: File not found: missing.py" in run.out
-    assert "● glob(*.txt)" in run.out and "⎿ 1 file\n" in run.out
+    assert "● read_file(missing.py)" in run.out and "● glob(*.txt)" in run.out
+    assert result_of(run.out, "read_file(missing.py)", "error: File not found: missing.py"), run.out
+    assert result_of(run.out, "glob(*.txt)", "1 file"), run.out
     assert "ALL DONE" in run.out
     assert run.out.index("● glob") < run.out.index("ALL DONE")
     assert "resume this session with: compact-agent --resume " in run.out
@@ -138,9 +146,11 @@ def make_big_project(tmp_path) -> None:
 async def test_tool_lines_count_the_whole_result_not_its_preview(tmp_path):
     make_big_project(tmp_path)
     run = await drive(tmp_path, big_results, ["go\r"], permission_mode="yes")
-    assert "⎿ 241 lines" in run.out
-    assert "⎿ 150 matches" in run.out
-    assert "⎿ exit code: 3 · 3000" in run.out
+    assert result_of(run.out, "read_file(long.py)", "241 lines"), run.out
+    assert result_of(run.out, "grep(hit)", "150 matches"), run.out
+    assert result_of(run.out, "bash(seq 1 3000; exit 3)", "exit code: 3 · 3000"), run.out
+    # Three calls made together: at most the last one's result comes right under its call line.
+    assert sum(line.startswith("  ⎿ ") and "): " in line for line in run.out.splitlines()) >= 2
 
 
 MARKDOWN = "I will **add** a check.\n\n```python\nx = 1\n\ny = 2\n```\n\n- one\n- two"
@@ -215,3 +225,18 @@ async def test_tool_lines_say_one_in_the_singular_and_end_in_no_bare_colon(tmp_p
     assert "⎿ Edited one.py (1 replacement) · lines 1-1\n" in run.out  # not "…; lines 1-2 now read:"
     assert "⎿ Plan updated (1/2 done)\n" in run.out
     assert not [line for line in run.out.splitlines() if "⎿" in line and line.rstrip().endswith(":")]
+
+
+def test_a_result_not_under_its_own_call_names_the_call() -> None:
+    from compact_agent.ui.tool_lines import Lines
+
+    lines = Lines()
+    events = [{"type": "tool_call", "id": "a", "tool": "grep", "args": {"pattern": "item1399", "path": "d.json"}},
+              {"type": "tool_call", "id": "b", "tool": "read_file", "args": {"path": "nosuch.txt"}},
+              {"type": "tool_result", "id": "b", "tool": "read_file", "error": True, "summary": "File not found"},
+              {"type": "tool_result", "id": "a", "tool": "grep", "summary": "1 match"},
+              {"type": "tool_call", "id": "c", "tool": "bash", "args": {"command": "ls"}},
+              {"type": "tool_result", "id": "c", "tool": "bash", "summary": "3 lines"}]
+    assert [lines.line(e) for e in events] == [
+        "● grep(item1399 in d.json)", "● read_file(nosuch.txt)", "  ⎿ error: File not found",
+        "  ⎿ grep(item1399 in d.json): 1 match", "● bash(ls)", "  ⎿ 3 lines"]

@@ -36,12 +36,35 @@ def call_line(obj: dict[str, Any]) -> str:
     return f"● {tool}({_clip(shown, WIDTH - len(tool) - 4)})"
 
 
-def result_line(obj: dict[str, Any], width: int = WIDTH) -> str:
+def result_line(obj: dict[str, Any], width: int = WIDTH, call: str | None = None) -> str:
     """`  ⎿ 120 lines` / `  ⎿ error: File not found: x.py` — how the call went, in one line, from the
-    whole result (`summary`, computed before the event's `content` was cut to a preview)."""
+    whole result (`summary`, computed before the event's `content` was cut to a preview). `call`
+    (`read_file(a.py)`) names the call first, for a result not printed right under its call."""
     from ..agent.run.stream_events import result_summary
 
     summary = obj.get("summary") or result_summary(str(obj.get("tool", "")), str(obj.get("content", "")),
                                                    bool(obj.get("error")))
-    prefix = "  ⎿ error: " if obj.get("error") and not summary.startswith("exit code:") else "  ⎿ "
+    prefix = "  ⎿ " + (f"{_clip(call, 40)}: " if call else "")
+    if obj.get("error") and not summary.startswith("exit code:"):
+        prefix += "error: "
     return prefix + _clip(summary, max(20, width - len(prefix)))
+
+
+class Lines:
+    """The call and result lines of one stream of tool events. Calls made together (parallel tool
+    calls) print first and their results come back in the order they finish, so a result that is
+    not right under its own call line names its call: `⎿ grep(item1399): 1 match`."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, str] = {}
+        self.last: str | None = None  # the id of the call whose line was printed last
+
+    def line(self, obj: dict[str, Any], width: int = WIDTH) -> str:
+        key = str(obj.get("id", ""))
+        if obj.get("type") == "tool_call":
+            text = call_line(obj)
+            self.calls[key], self.last = text[2:], key
+            return text
+        call = None if key == self.last else self.calls.get(key, str(obj.get("tool", "tool")))
+        self.last = None
+        return result_line(obj, width, call)

@@ -51,6 +51,7 @@ class TurnView:
     def __init__(self, console: Console, tokens: Callable[[], int],
                  clock: Callable[[], float] = time.monotonic, spinner: bool = True) -> None:
         self.console = console
+        self.tool_lines = tool_lines.Lines()
         self.label = SpinnerLabel(clock, tokens)
         self.status: Status | None = None
         self.use_spinner = spinner and console.is_terminal
@@ -108,10 +109,10 @@ class TurnView:
         self.stop()
         self.marked = False  # text after tool calls is a new answer block
         if obj["type"] == "tool_call":
-            self.console.print(tool_lines.call_line(obj), style="bold", highlight=False)
+            self.console.print(self.tool_lines.line(obj), style="bold", highlight=False)
             self._spin(f"running {obj.get('tool', 'tool')}")
         else:
-            self.console.print(tool_lines.result_line(obj), style="red" if obj.get("error") else "dim",
+            self.console.print(self.tool_lines.line(obj), style="red" if obj.get("error") else "dim",
                                highlight=False)
             tail = obj.get("tail") or []
             if len(tail) > 1 or (tail and obj.get("output_lines", 0) > 1):  # the last line is in the result line
