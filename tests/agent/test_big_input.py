@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
@@ -26,10 +28,21 @@ def test_one_huge_line_is_cut_at_both_ends_and_saved_whole(tmp_path: Path) -> No
     assert saved.read_text() == blob and oct(saved.stat().st_mode & 0o777) == "0o600"
     assert sent == build_preview(blob, 24_000, saved, kind="input")
     assert sent.startswith(blob[:12_000] + "\n\n[... 376,000 characters omitted ...]\n\n" + blob[-12_000:])
-    # one line: read_file would cut it at 2,000 characters, so the note points to grep or `cut`
-    assert sent.endswith(f"Full input saved to {saved} . Read the rest with grep, or a command such as "
-                         f"`cut -c 1-4000 {saved}` (its lines are too long for read_file).]")
+    # one line: read_file would cut it at 2,000 characters, so the note points to grep or `tail -c`
+    assert sent.endswith(f"Full input saved to {saved} . Read the rest with grep, which shows the text around "
+                         f"a match, or `tail -c +12001 {saved} | head -c 4000` for the next 4,000 bytes (its lines "
+                         "are too long for read_file).]")
     assert "[Input too large for the context (400,000 characters, 1 line);" in sent
+
+
+def test_the_saved_inputs_rest_is_read_on_exactly_after_the_head_in_any_script(tmp_path: Path) -> None:
+    blob = "é" * 11_990 + "MARK" + "ü" * 200_000  # the head is 12,000 characters: 23,996 bytes
+    sent, saved = fit_input(blob, "", 24_000, tmp_path, NOW)
+    assert saved is not None and sent.startswith(blob[:12_000] + "\n\n[...")
+    found = re.search(r"`(tail -c \+23997 \S+ \| head -c 4000)` for the next 4,000 bytes", sent)
+    assert found is not None, sent[-400:]
+    shown = subprocess.run(["bash", "-c", found.group(1)], capture_output=True, timeout=30, check=True).stdout
+    assert shown.decode("utf-8") == blob[12_000:14_000]
 
 
 def test_the_typed_words_go_first_and_whole(tmp_path: Path) -> None:

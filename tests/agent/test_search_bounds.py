@@ -99,12 +99,24 @@ def test_a_huge_line_is_searched_in_pieces(env: ToolEnv, monkeypatch) -> None:
     real = search._lines
 
     def spy(fh):
-        for n, piece in real(fh):
+        for n, at, piece in real(fh):
             seen.append(len(piece))
-            yield n, piece
+            yield n, at, piece
 
     monkeypatch.setattr(search, "_lines", spy)
     out = grep_impl(env, "needle")
-    assert "one_line.txt:1:" in out and "one_line.txt:2:needle again" in out
-    assert max(seen) <= 1_000
+    assert "one_line.txt:2:needle again" in out and max(seen) <= 1_000
+    # the piece holding the match starts with it, at column 10,001; the line goes on past the piece
+    first = out.splitlines()[0]
+    assert first.startswith("one_line.txt:1:[match at column 10,001 of 11,000+] …needleyyy")
+    assert first.endswith("y…") and len(first) < 520
     assert os.path.getsize(env.cwd / "one_line.txt") > 20_000
+
+
+def test_a_match_in_the_last_piece_of_a_huge_line_has_its_column_and_the_lines_length(
+        env: ToolEnv, monkeypatch) -> None:
+    monkeypatch.setattr(search, "LINE_MAX_BYTES", 1_000)
+    (env.cwd / "one_line.txt").write_text("é" * 2_500 + "needle" + "y" * 100 + "\r\n")
+    out = grep_impl(env, "needle")
+    # the window is the piece's end: 500 characters after the path, the match and what precedes it
+    assert out == "one_line.txt:1:[match at column 2,501 of 2,606] …" + "é" * 361 + "needle" + "y" * 100

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -103,7 +105,42 @@ async def test_read_truncates_long_lines(env: ToolEnv, work: Path) -> None:
     (work / "long.txt").write_text("x" * 5000 + "\n")
     out = await call(env, "read_file", path="long.txt")
     assert out.startswith("     1\t" + "x" * 2000 + " […line truncated: the first 2,000 of 5,000 characters; grep ")
-    assert out.endswith("`cut -c 2001-4000 <file>` shows the next part]") and len(out) < 2200
+    assert out.endswith("`tail -c +2001 long.txt | head -c 4000` shows the next 4,000 bytes]") and len(out) < 2200
+
+
+# read_file shows 2,000 characters of such a line; every character after them differs from its neighbours
+LONG = "é" * 1990 + "MARK" + "".join(chr(0x400 + i % 256) for i in range(6000))  # 2-byte characters
+LONG_LATIN1 = "é" * 1990 + "MARK" + "".join(chr(0xC0 + i % 64) for i in range(6000))
+
+
+def _advised(out: str, cwd: Path) -> bytes:
+    """What the command a cut note advises prints, run by bash in the tools' working directory."""
+    found = re.search(r"`(tail -c \+\d+ .+? \| head -c 4000)` shows the next 4,000 bytes\]", out)
+    assert found is not None, out[-300:]
+    done = subprocess.run(["bash", "-c", found.group(1)], cwd=cwd, capture_output=True, timeout=30, check=True)
+    return done.stdout
+
+
+@pytest.mark.parametrize(("name", "before", "encoding", "huge", "junk"), [
+    ("wide.txt", "", "utf-8", False, b""),  # the long line alone
+    ("my dir/-é data.txt", "añö\r\nline two\r\n\r\nßß\r\n", "utf-8", False, b""),  # line 5, CRLF, a path to quote
+    ("legacy.txt", "café\n" * 4, "latin-1", False, b""),  # not UTF-8: each byte is one Latin-1 character
+    ("huge.txt", "añö\n" * 4, "utf-8", True, b""),  # over read_max_bytes: streamed, the line's rest unread
+    ("broken.txt", "añö\n" * 4, "utf-8", True, b"\xe2\x82"),  # streamed, two bytes that are not UTF-8
+])
+async def test_the_cut_notes_command_prints_what_follows_the_part_shown(
+        work: Path, name: str, before: str, encoding: str, huge: bool, junk: bytes) -> None:
+    line = LONG if encoding == "utf-8" else LONG_LATIN1
+    path = work / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(before.encode(encoding) + junk + (line + "\nafter\n").encode(encoding))
+    env = make_env(work, read_max_bytes=100 if huge else 2_000_000)
+    row = before.count("\n") + 1
+    out = await call(env, "read_file", path=name, offset=row, limit=1)
+    seen = "\ufffd" * len(junk) + line  # an undecodable byte is shown as U+FFFD
+    size = "" if huge else " of 7,994"
+    assert f"{row:>6}\t{seen[:2000]} […line truncated: the first 2,000{size} characters; grep finds " in out
+    assert _advised(out, work).decode(encoding) == seen[2000:4000 if encoding == "utf-8" else 6000]
 
 
 async def test_read_binary_huge_missing_directory_empty(work: Path) -> None:
@@ -306,6 +343,23 @@ async def test_grep_finds_and_skips(env: ToolEnv, work: Path) -> None:
     )
     assert await call(env, "grep", pattern="return", path="src/app.py") == "src/app.py:2:    return 42"
     assert "No matches" in await call(env, "grep", pattern="nothing_here")
+
+
+async def test_grep_shows_the_text_around_a_match_deep_in_a_long_line(env: ToolEnv, work: Path) -> None:
+    items = ", ".join(f'{{"id": "item{i}", "v": {i}}}' for i in range(3_000))
+    (work / "data.min.json").write_text(f"[{items}]")  # 90,780 characters on one line, no newline
+    out = await call(env, "grep", pattern="item1399")
+    column = f"[{items}]".index("item1399") + 1
+    assert out.startswith(f"data.min.json:1:[match at column {column:,} of 90,780] …")
+    assert '{"id": "item1399", "v": 1399}' in out and out.endswith("…") and len(out) <= 520
+    first = await call(env, "grep", pattern=r'"v": 0\b')  # near the start: the window is the line's head
+    assert first.startswith('data.min.json:1:[match at column 18 of 90,780] [{"id": "item0", "v": 0}')
+    last = await call(env, "grep", pattern=r"item2999")  # near the end: the window is the line's tail
+    assert last.startswith("data.min.json:1:[match at column 90,759 of 90,780] …")
+    assert last.endswith('{"id": "item2999", "v": 2999}]') and len(last) <= 520
+    (work / "data.min.json").write_text('{"id": "item1399"}\n' + " " * 700 + "x\n")
+    assert await call(env, "grep", pattern="item1399|x$") == 'data.min.json:1:{"id": "item1399"}\n' \
+        "data.min.json:2:[match at column 701 of 701] …" + " " * 470 + "x"  # 500 characters after the path
 
 
 async def test_grep_caps_matches(env: ToolEnv, work: Path) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -165,6 +167,19 @@ def test_a_preview_counts_lines_as_an_editor_does_and_says_how_to_reach_long_lin
     assert "(3 characters, 1 line);" in build_preview("abc", 2, None)
     one_line = "x" * 2_000 + "\n" + "y" * 2_001  # one line longer than a line-by-line read shows
     assert build_preview(one_line, 200, spilled).endswith(
-        f"Read the rest with grep, or a command such as `cut -c 1-4000 {spilled}` (its lines are too long "
-        "for read_file).]")
+        "Read the rest with grep, which shows the text around a match, or "
+        f"`tail -c +101 {spilled} | head -c 4000` for the next 4,000 bytes (its lines are too long for read_file).]")
     assert "read_file(path=" in build_preview("x" * 2_000 + "\n" + "y" * 2_000, 200, spilled)
+
+
+def test_a_long_line_previews_command_prints_what_follows_the_head_whatever_its_characters(tmp_path: Path) -> None:
+    """The command is run as the model would run it, on the file the layer spilled."""
+    text = "é" * 490 + "MARK" + "ü" * 60_000  # the preview's head is 500 characters: 996 bytes
+    conv = Conv().user("go").call("bash", {"command": "cat it"}, text).say("ok")
+    result = run(ToolResultBudget(Settings(tool_result_preview_chars=1_000), tmp_path / "spill dir"), conv.messages)
+    preview = returns(result.messages)["call_1"].content
+    assert isinstance(preview, str) and preview.startswith("é" * 490 + "MARK" + "ü" * 6 + "\n\n[...")
+    found = re.search(r"`(tail -c \+997 .+? \| head -c 4000)` for the next 4,000 bytes", preview)
+    assert found is not None, preview[-400:]
+    shown = subprocess.run(["bash", "-c", found.group(1)], capture_output=True, timeout=30, check=True).stdout
+    assert shown.decode("utf-8") == "ü" * 2_000 == text[500:2_500]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import difflib
 import logging
-from collections.abc import Iterator
+import re
+import shlex
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,24 +40,62 @@ log = logging.getLogger(__name__)
 #: What is read of one line of a big file: more than MAX_LINE_CHARS characters of any width, so the
 #: line is still shown cut (with its note); the rest is skipped unread, so a 1 GiB line costs 8 KB.
 LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 8
+#: How much of a cut line's rest the cut note's command shows at a time.
+NEXT_BYTES = 4_000
+
+_UNDECODED = re.compile("[\udc80-\udcff]")
 
 
-def _stream_lines(p: Path) -> Iterator[str]:
-    """Lines of a file too big to load whole; undecodable bytes are replaced, not fatal."""
-    with p.open("rb") as f:
-        while raw := f.readline(LINE_READ_BYTES):
-            if not raw.endswith(b"\n"):
-                while (more := f.readline(1 << 16)) and not more.endswith(b"\n"):
-                    pass
-            yield raw.decode("utf-8", errors="replace").rstrip("\n")
+class _Stream:
+    """The lines of a file too big to load whole, and `start`, the byte offset of the last one given.
+
+    A byte that is not UTF-8 is kept as a surrogate escape (one character per byte, so the bytes
+    behind any part of a line are known) and shown as U+FFFD: not fatal."""
+
+    def __init__(self, p: Path) -> None:
+        self.p, self.start = p, 0
+
+    def __iter__(self) -> Iterator[str]:
+        with self.p.open("rb") as f:
+            at = 0
+            while raw := f.readline(LINE_READ_BYTES):
+                self.start, at = at, at + len(raw)
+                if not raw.endswith(b"\n"):
+                    while more := f.readline(1 << 16):
+                        at += len(more)
+                        if more.endswith(b"\n"):
+                            break
+                yield raw.decode("utf-8", errors="surrogateescape").rstrip("\n")
+
+    def line_start(self, _n: int) -> int:
+        """Where the line just given starts (its number is known to the reader, not needed here)."""
+        return self.start
 
 
-def _cut_note(length: int, streamed: bool) -> str:
-    """What follows a line cut at MAX_LINE_CHARS: how long it was (unknown when the rest of a big
-    file's line was skipped unread) and how to reach the rest, which no offset of read_file does."""
-    size = "" if streamed else f" of {length:,}"
+def _line_starts(raw: bytes) -> Callable[[int], int]:
+    """The byte offset where line n starts in `raw`, found on demand (only a cut line needs it)
+    for n that never decreases: UTF-8 and Latin-1 both write a newline as the one byte 0x0A."""
+    n, pos = 1, 0
+
+    def start(line: int) -> int:
+        nonlocal n, pos
+        while n < line:
+            pos = raw.find(b"\n", pos) + 1
+            n += 1
+        return pos
+
+    return start
+
+
+def _cut_note(length: int | None, path: str, after: int) -> str:
+    """What follows a line cut at MAX_LINE_CHARS: how long it was (None: unknown, the rest of a big
+    file's line was skipped unread) and how to reach the rest, which no offset of read_file does.
+    `after` is the 1-based byte offset in the file just past the part shown: `tail -c` counts
+    bytes, so the command starts right after that part whatever its characters, on any system."""
+    size = "" if length is None else f" of {length:,}"
+    arg = shlex.quote("./" + path if path.startswith("-") else path)
     return (f" […line truncated: the first {MAX_LINE_CHARS:,}{size} characters; grep finds text in the rest, "
-            f"`cut -c {MAX_LINE_CHARS + 1}-{2 * MAX_LINE_CHARS} <file>` shows the next part]")
+            f"`tail -c +{after} {arg} | head -c {NEXT_BYTES}` shows the next {NEXT_BYTES:,} bytes]")
 
 
 def read_image(env: ToolEnv, path: str | Path, *, confined: bool = True) -> str | list[Any] | None:
@@ -102,19 +142,24 @@ def read_file_text(
             "with offset and limit (e.g. offset=1, limit=500) or search it with grep."
         )
     legacy = ""
+    encoding = "utf-8"
     if huge:
-        lines: Iterator[str] = _stream_lines(p)
+        stream = _Stream(p)
+        lines: Iterator[str] = iter(stream)
+        line_start: Callable[[int], int] = stream.line_start
     else:
         raw = p.read_bytes()
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:  # no NUL byte, so text in a legacy 8-bit encoding, not binary
             text = raw.decode("latin-1")
+            encoding = "latin-1"
             legacy = f"[{shown} is not UTF-8; shown decoded as Latin-1; edit_file cannot change it]\n"
         parts = text.split("\n")
         if parts[-1] == "":
             parts.pop()
         lines = iter(parts)
+        line_start = _line_starts(raw)
     start = max(1, int(offset or 1))
     count = int(limit) if limit and limit > 0 else s.read_default_lines
     kept: list[str] = []
@@ -125,7 +170,11 @@ def read_file_text(
             continue
         line = line.rstrip("\r")
         if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + _cut_note(len(line), huge)
+            head = line[:MAX_LINE_CHARS]
+            after = line_start(total) + len(head.encode(encoding, "surrogateescape")) + 1
+            line = head + _cut_note(None if huge else len(line), shown, after)
+        if huge:
+            line = _UNDECODED.sub("\ufffd", line)
         if kept and chars + len(line) > s.tool_result_max_chars:
             full = True
             continue

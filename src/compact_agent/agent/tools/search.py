@@ -13,6 +13,10 @@ walked, not a RecursionError), it checks the clock and the interrupt between ent
 empty files have no lines to check between), and it visits at most WALK_MAX_ENTRIES entries. When
 a bound stops it, the tool returns what it found so far with a note saying where and why it
 stopped. A line is read in pieces of at most LINE_MAX_BYTES, so one huge line cannot fill memory.
+
+A matching line is shown whole up to LINE_SHOWN characters. A longer one (minified JSON, a log
+line) is shown as a window of that size around its first match, headed by the match's column, so
+text deep inside a long line is found and seen, not just counted.
 """
 
 from __future__ import annotations
@@ -85,6 +89,7 @@ GREP_TIME_S = 10.0
 GLOB_TIME_S = 10.0
 WALK_MAX_ENTRIES = 1_000_000
 LINE_MAX_BYTES = 1 << 20
+LINE_SHOWN = 500  # characters of a matching line shown; of a longer one, a window around the match
 
 
 class Bound:
@@ -144,13 +149,36 @@ def _walk(root: Path, max_depth: int | None = None, bound: Bound | None = None) 
         stack.extend(reversed(subdirs))
 
 
-def _lines(fh: Any) -> Iterator[tuple[int, str]]:
-    """(line number, text) with a line longer than LINE_MAX_BYTES given in pieces of that size."""
-    n = 1
+def _lines(fh: Any) -> Iterator[tuple[int, int, str]]:
+    """(line number, column where the piece starts, text) with a line longer than LINE_MAX_BYTES
+    given in pieces of that size."""
+    n, at = 1, 0
     while piece := fh.readline(LINE_MAX_BYTES):
-        yield n, piece
+        yield n, at, piece
         if piece.endswith("\n"):
-            n += 1
+            n, at = n + 1, 0
+        else:
+            at += len(piece)
+
+
+def _shown_line(piece: str, at: int, found: Any) -> str:
+    """A matching line as grep shows it: whole when short, else LINE_SHOWN characters around the
+    first match, after the match's 1-based column and the line's length (`N+` while the line goes
+    on past this piece), with `…` where the line goes on."""
+    text = piece.rstrip()
+    ends = piece.endswith("\n") or len(piece) < LINE_MAX_BYTES  # the last piece of its line
+    if at == 0 and ends and len(text) <= LINE_SHOWN:
+        return text
+    length = at + len(piece.rstrip("\r\n"))
+    start = min(found.start(), len(text))
+    where = f"[match at column {at + start + 1:,} of {length:,}{'' if ends else '+'}] "
+    room = LINE_SHOWN - len(where)
+    span = min(found.end(), len(text)) - start
+    lo = min(max(0, start - max(0, room - span) // 2), max(0, len(text) - room))
+    hi = lo + room
+    before = "…" if lo > 0 or at > 0 else ""
+    after = "…" if hi < len(text) or not ends else ""
+    return f"{where}{before}{text[lo:hi]}{after}"
 
 
 def _readable_inside(env: ToolEnv, f: Path) -> bool:
@@ -193,7 +221,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
             if _is_binary(f):
                 continue
             with f.open(encoding="utf-8", errors="replace") as fh:
-                for n, line in _lines(fh):
+                for n, at, line in _lines(fh):
                     if bound.exceeded(f"{_shown(env, f)}:{n}"):
                         break
                     left = bound.left()
@@ -205,7 +233,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
                                "exponentially, simplify it]")
                         break
                     if found:
-                        hits.append(f"{_shown(env, f)}:{n}:{line.rstrip()[:500]}")
+                        hits.append(f"{_shown(env, f)}:{n}:{_shown_line(line, at, found)}")
                         if len(hits) > MAX_MATCHES:
                             break
         except OSError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,9 @@ LONG_LINE = 2_000
 """Past this many characters a line is cut by a line-by-line read (the agent's read_file, and most
 agents' file readers): a preview of such text points to grep or a command instead."""
 
+NEXT_BYTES = 4_000
+"""What the command in a long-line preview's note shows of the rest at a time."""
+
 
 def line_count(text: str) -> int:
     """Lines as an editor counts them: a final newline ends the last line, it does not start one."""
@@ -59,8 +63,12 @@ def build_preview(text: str, preview_chars: int, path: Path | None, kind: str = 
     if path is not None:
         if longest_line(text) <= LONG_LINE:
             how = f'read_file(path="{path}", offset=<first line>, limit=<number of lines>)'
-        else:  # a line-by-line read would cut them: search, or cut out a range of characters
-            how = f"grep, or a command such as `cut -c 1-4000 {path}` (its lines are too long for read_file)"
+        else:  # a line-by-line read would cut them: search, or read on by bytes from the end of the head
+            # The file is the text as UTF-8 and `tail -c` counts bytes: one past the head's UTF-8
+            # length is where the rest starts, whatever its characters.
+            after = len(head.encode("utf-8", "surrogatepass")) + 1
+            how = (f"grep, which shows the text around a match, or `tail -c +{after} {shlex.quote(str(path))} | "
+                   f"head -c {NEXT_BYTES}` for the next {NEXT_BYTES:,} bytes (its lines are too long for read_file)")
         note = (
             f"[{kind.capitalize()} too large for the context ({size}); showing the first {len(head):,} and last "
             f"{len(tail):,} characters. Full {kind} saved to {path} . Read the rest with {how}.]"
