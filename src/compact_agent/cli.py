@@ -119,6 +119,11 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if print_ and resume == "":
         raise fail("--resume needs a session id in print mode (compact-agent sessions lists them)", 2)
     name = model or settings.model
+    if model is not None and not model.strip():
+        raise fail("--model needs a model name (e.g. --model deepseek-chat), not an empty one", 2)
+    if not name.strip():
+        raise fail(f"model: an empty name (from {_where(loaded, 'model')}); give a model name there, "
+                   "or --model NAME", 2)
     if (problem := url_problem(base_url or settings.base_url)) is not None:
         raise fail(f"{'--base-url' if base_url else 'base_url (settings)'}: {problem}", 2)
     if (note := routing_note(name, base_url or settings.base_url, context_window or settings.context_window)):
@@ -129,6 +134,13 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         session_id=resume or None, continue_last=continue_, settings=settings, allowed_tools=tools,
         append_system_prompt=append_system_prompt or "", config=loaded,
     )
+    if resume:  # an id that names no session, or several, is a mistake in the command line
+        from .agent.run.options import resolve_session_id
+
+        try:
+            resolve_session_id(opts)
+        except FileNotFoundError as e:
+            raise fail(first_line(e), 2) from None
     if print_:
         from .ui.print_mode import run_print
 
@@ -141,6 +153,13 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         asyncio.run(run_repl(opts, first_message=query, pick_session=resume == ""))
     except Exception as e:  # noqa: BLE001 - the REPL reports, never dumps
         raise fail(describe_error(e)) from None
+
+
+def _where(loaded: Any, key: str) -> str:
+    """The file (or other source) a setting came from, as /config names it."""
+    source = str(loaded.sources.get(key, "default"))
+    files = {"user file": str(loaded.user_file), "project file": str(loaded.project_file)}
+    return files.get(source, source)
 
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:

@@ -277,7 +277,7 @@ def test_habits_help_slash_commands_in_print_mode_and_short_session_ids(cli):
         missing = cli("-p", "/status", *fake(server), "-r", "19990101")
         typo = cli("-p", "/compac", *fake(server), "-c")
         path = cli("-p", "/usr/lib is missing a file, why?", *fake(server), "-c")
-    assert missing.code == 1 and "no session 19990101" in missing.stderr
+    assert missing.code == 2 and "no session 19990101" in missing.stderr  # bad usage, as other flags
     assert typo.code == 2 and typo.stderr == "compact-agent: unknown command /compac; did you mean /compact? (nothing was sent)\n"
     assert path.code == 0 and len(server.requests) == 2  # a prompt that begins with a path is a prompt
 
@@ -311,3 +311,36 @@ def test_an_endpoint_that_is_not_an_address_is_refused_before_a_session(cli):
         assert res.code == 2 and res.stderr.startswith(f"compact-agent: --base-url: {url!r} {said}"), res.stderr
         assert res.stderr.count("\n") == 1
     assert cli.sessions() == []
+
+
+def test_an_empty_model_name_and_an_unknown_session_are_bad_usage(cli):
+    """`--model ""` (or `model = ""` in a config file) is refused before any request, not sent to
+    the provider as a model named ``; a `-r` id that names no session, or several, is bad usage."""
+    with FakeOpenAIServer(echo) as server:
+        flag = cli("-p", "hi", "--base-url", server.base_url, "--api-key", "k", "--model", "")
+        (cli.home / "config.toml").parent.mkdir(parents=True, exist_ok=True)
+        (cli.home / "config.toml").write_text('model = ""\n')
+        file = cli("-p", "hi", "--base-url", server.base_url, "--api-key", "k")
+        (cli.home / "config.toml").unlink()
+        cli("-p", "one", *fake(server))
+        cli("-p", "two", *fake(server))
+        ambiguous = cli("-p", "hi", *fake(server), "-r", "2")
+        unknown = cli("-p", "hi", *fake(server), "-r", "nosuchid", "--output-format", "json")
+        assert len(server.requests) == 2  # only the two sessions' turns reached the model
+    assert flag.code == 2 and flag.stderr == ("compact-agent: --model needs a model name (e.g. --model "
+                                              "deepseek-chat), not an empty one\n")
+    assert file.code == 2 and file.stderr.count("\n") == 1, file.stderr
+    assert f"model: an empty name (from {cli.home / 'config.toml'})" in file.stderr
+    assert ambiguous.code == 2 and "is the start of 2 sessions" in ambiguous.stderr
+    assert ambiguous.stderr.count("\n") == 1
+    assert unknown.code == 2 and unknown.stderr.startswith("compact-agent: no session nosuchid")
+
+
+def test_model_without_a_name_in_print_mode_sets_the_window(cli):
+    with FakeOpenAIServer(echo) as server:
+        res = cli("-p", "/model --window 64000", *fake(server))
+        extra = cli("-p", "/model a b c", *fake(server))
+        assert server.requests == []
+    assert res.code == 0 and "model fake-model → fake-model · window 64,000" in res.stdout, res.stderr
+    assert "list index" not in res.stdout + res.stderr
+    assert extra.code == 0 and "not understood: b c" in extra.stdout

@@ -74,7 +74,7 @@ async def test_errors_carry_no_exception_class_names(tmp_path):
     run = await drive(tmp_path, answer, ["/compact\r", "hello\r", "/rewind 7\r", "/rewind abc\r"])
     assert "usage: /rewind N" in run.out
     assert "nothing to compact" in run.out and "CompactionError" not in run.out
-    assert "no checkpoint 7; there are 1" in run.out and "IndexError" not in run.out
+    assert "no checkpoint 7; there is 1, number 0 (/rewind lists them)" in run.out and "IndexError" not in run.out
 
 
 async def test_history_lists_every_compaction_and_rewinds_as_such(tmp_path):

@@ -141,8 +141,11 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         return
     n = int(args.strip())
     target = next((x for x in cps if x.index == n), None)
+    if target is None:
+        c.print(s.checkpoints.missing(n))
+        return
     repl = current_repl()
-    if target is not None and repl is not None:
+    if repl is not None:
         later = len(s.messages) - target.history_len
         if not await repl.confirm(f"rewind to before “{render.clip_words(target.prompt, 60)}”? "
                                   f"{plural(later, 'message')} and the files changed since go back; the plan of "
@@ -151,8 +154,8 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             return
     restored = s.rewind(n)
     c.print(f"rewound; restored {plural(len(restored), 'file')}" + ("; the prompt is back in the input to edit"
-                                                           if repl is not None and target is not None else ""))
-    if repl is not None and target is not None and repl.keys is not None:
+                                                           if repl is not None else ""))
+    if repl is not None and repl.keys is not None:
         repl.keys.typed = target.prompt
 
 

@@ -12,6 +12,7 @@ from rich.console import Console
 from ..agent.run.options import session_root
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
+from ..session.store import list_sessions
 from .command_registry import command, current_repl
 from .sessions_list import format_row, session_rows
 
@@ -115,6 +116,10 @@ async def _diff(s: AgentSession, args: str, c: Console) -> None:
         c.print("new files: " + ", ".join(untracked.split()), style="green")
 
 
+#: A session id begins with its date (20261201-182903-4fc4f4): a shorter number is a list number.
+ID_DATE_DIGITS = 8
+
+
 @command("resume", "list this directory's sessions, or switch to one: /resume [ID | N]")
 async def _resume(s: AgentSession, args: str, c: Console) -> None:
     rows = [r for r in session_rows(session_root(s.cwd, s.opts.home)) if r.id != s.session_id]
@@ -127,10 +132,23 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
             c.print(format_row(i, r))
         c.print("use /resume N or /resume ID")
         return
-    target = rows[int(want) - 1].id if want.isdigit() and 1 <= int(want) <= len(rows) else want
+    if want.isdigit() and len(want) < ID_DATE_DIGITS:  # a number from the list, not the start of an id
+        if not 1 <= int(want) <= len(rows):
+            c.print(f"no session {want} in the list: "
+                    + (f"there {'is' if len(rows) == 1 else 'are'} {plural(len(rows), 'other session')}; "
+                       "/resume lists them" if rows else "there are no other sessions in this directory"))
+            return
+        target = rows[int(want) - 1].id
+    else:
+        root = session_root(s.cwd, s.opts.home)
+        if not any(p.stem.startswith(want) for p in list_sessions(root)):
+            c.print(f"no session {want} in this directory; /resume lists them", markup=False, highlight=False)
+            return
+        target = want  # an id or the start of one (several matches: the switch says which)
     s.switch_to(target)
     c.print(f"resumed session {s.session_id} ({plural(len(s.messages), 'message')})")
     from .history_view import last_exchanges
 
     for line in last_exchanges(s.messages):
         c.print(line, style="dim")
+

@@ -19,6 +19,7 @@ from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from ..agent.tools.todos import TodoItem
+from ..cli_help import MAX_WINDOW
 from .command_registry import command
 
 STYLES = {
@@ -145,10 +146,52 @@ async def _cost(s: AgentSession, args: str, c: Console) -> None:
                 + (f"${run.total_cost:.4f}" if known else "cost unknown"))
 
 
-@command("model", "show or switch the model: /model NAME [--window N] (compacts first if the new window is smaller)")
+MODEL_USAGE = "usage: /model [NAME] [--window N]"
+
+
+def model_args(args: str) -> tuple[str | None, int | None] | str:
+    """(model name, window) of `/model [NAME] [--window N]`, each None when not given; or the
+    one-line error to show."""
+    try:
+        words = shlex.split(args) if args.strip() else []
+    except ValueError as e:  # an unclosed quote
+        return f"cannot read the arguments ({e}); {MODEL_USAGE}"
+    names: list[str] = []
+    window: int | None = None
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--window" or w.startswith("--window="):
+            value = w.partition("=")[2] if "=" in w else (words[i + 1] if i + 1 < len(words) else "")
+            i += 1 if "=" in w else 2
+            number = value.replace(",", "").replace("_", "")
+            if window is not None or not number.isdigit():
+                return f"--window takes one number of tokens (--window 64000); {MODEL_USAGE}"
+            window = int(number)
+            if not 1_024 <= window <= MAX_WINDOW:
+                return f"--window must be {'at least 1,024' if window < 1_024 else f'at most {MAX_WINDOW:,}'} tokens"
+            continue
+        if w.startswith("-"):
+            return f"unknown option {w} for /model; {MODEL_USAGE}"
+        names.append(w)
+        i += 1
+    if len(names) > 1:
+        return f"/model takes one model name; not understood: {' '.join(names[1:])} ({MODEL_USAGE})"
+    if names and not names[0].strip():
+        return f"a model name cannot be empty; {MODEL_USAGE}"
+    return (names[0] if names else None), window
+
+
+
+@command("model", "show or switch the model: /model [NAME] [--window N] (no NAME: this model with a new window; "
+                  "compacts first if the new window is smaller)")
 async def _model(s: AgentSession, args: str, c: Console) -> None:
-    words = shlex.split(args) if args.strip() else []
-    if not words:
+    parsed = model_args(args)
+    if isinstance(parsed, str):
+        c.print(parsed, markup=False, highlight=False)
+        return
+    name, window = parsed
+    if name is None and window is None:
         from ..models import REGISTRY
 
         lim = s.cm.limits
@@ -163,16 +206,9 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         c.print("switch with /model NAME [--window N]; any other name goes to the OpenAI-compatible endpoint "
                 "(--base-url)", style="dim")
         return
-    window = None
-    if "--window" in words:
-        i = words.index("--window")
-        if i + 1 >= len(words) or not words[i + 1].isdigit():
-            c.print("usage: /model NAME [--window N]")
-            return
-        window = int(words[i + 1])
-        del words[i:i + 2]
-    with c.status(f"switching to {words[0]}…"):
-        sw = await switch_model(s, words[0], window)
+    name = name or s.info.name  # without a name the window is for the model in use: the same switch
+    with c.status(f"switching to {name}…"):
+        sw = await switch_model(s, name, window)
     if sw.compaction is not None:
         c.print(f"compacted first: {sw.compaction.tokens_before:,} → {sw.compaction.tokens_after:,} tokens")
     c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")

@@ -148,6 +148,13 @@ class Checkpoints:
     def list(self) -> list[Checkpoint]:
         return list(self._items)
 
+    def missing(self, n: int) -> str:
+        """Why there is no checkpoint `n`, with the numbers there are (they count from 0)."""
+        count = len(self._items)
+        there = ("there are none" if count == 0 else "there is 1, number 0" if count == 1
+                 else f"there are {count}, numbered 0 to {count - 1}")
+        return f"no checkpoint {n}; {there} (/rewind lists them)"
+
     def rewind(self, n: int) -> tuple[int, builtins.list[Path]]:
         """Restore files to their state when checkpoint n began and drop checkpoints n and later.
 
@@ -156,7 +163,7 @@ class Checkpoints:
         between n's start and that first save.
         """
         if not 0 <= n < len(self._items):
-            raise IndexError(f"no checkpoint {n}; there are {len(self._items)}")
+            raise IndexError(self.missing(n))
         state: dict[str, str | None] = {}
         for cp in self._items[n:]:
             for saved_path, blob in cp.saved.items():

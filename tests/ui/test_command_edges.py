@@ -1,0 +1,160 @@
+"""Slash commands at their edges: /model without a name or with words it does not take, /rewind
+and /resume given a number past the list. Each answer is one line a user can act on, never an
+exception's text (`list index out of range`) or a shell command to type inside the REPL."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
+from compact_agent.models import ConfigError
+from compact_agent.ui import render
+from compact_agent.ui.commands import dispatch
+from tests.e2e.scripted import is_notes_request, is_summary_request
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from .repl_driver import drive
+
+EXCEPTION_TEXT = ("list index out of range", "IndexError", "ValueError", "Traceback", "compact-agent sessions")
+
+
+def answer(req) -> Reply:
+    if is_summary_request(req):
+        return Reply.text("<summary>1. Primary Request and Intent: short summary.</summary>")
+    if is_notes_request(req):
+        return Reply.text("")
+    return Reply.text("ok " * 1500)
+
+
+def session(tmp_path: Path, server: FakeOpenAIServer, **kw) -> AgentSession:
+    cwd = tmp_path / "project"
+    cwd.mkdir(exist_ok=True)
+    return AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                                       home=tmp_path / "home", **kw))
+
+
+async def show(s: AgentSession, line: str) -> str:
+    c = render.make_console()
+    c.file = io.StringIO()
+    c.record = True
+    await dispatch(s, line, c)
+    return " ".join(c.export_text().split())
+
+
+def clean(out: str) -> None:
+    for text in EXCEPTION_TEXT:
+        assert text not in out, (text, out)
+
+
+async def test_model_without_a_name_changes_the_window_of_the_model_in_use(tmp_path):
+    run = await drive(tmp_path, answer, ["/model --window 64000\r", "/status\r", "/model --window=80,000\r"])
+    clean(run.out)
+    assert "model fake-model → fake-model · window 64,000" in run.out
+    assert "/ window 64,000 tokens" in run.out  # /status: the session runs with it
+    assert "model fake-model → fake-model · window 80,000" in run.out
+
+
+async def test_model_without_a_name_has_the_checks_and_compacts_first(tmp_path):
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            with pytest.raises(ConfigError, match="the minimum is"):  # the REPL shows it as one line
+                await show(s, "/model --window 2048")
+            assert s.cm.limits.window == 32_768  # refused: too small for the tools
+            for i in range(6):
+                await s.run_turn(f"turn {i}")
+            window = 10_240  # its threshold is below what the conversation holds now
+            assert s.context_tokens() > 7_000
+            out = await show(s, f"/model --window {window}")
+            clean(out)
+            assert "compacted first:" in out, out
+            assert f"model fake-model → fake-model · window {window:,}" in out
+            assert s.cm.limits.window == window and s.info.name == "fake-model"
+            assert s.context_tokens() < s.cm.limits.threshold
+        finally:
+            s.close()
+
+
+async def test_model_refuses_words_and_options_it_does_not_take(tmp_path):
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            extra = await show(s, "/model a b c")
+            assert extra == "/model takes one model name; not understood: b c (usage: /model [NAME] [--window N])"
+            assert "unknown option --frob for /model" in await show(s, "/model gpt-4.1 --frob")
+            assert "--window takes one number of tokens" in await show(s, "/model --window")
+            assert "--window takes one number of tokens" in await show(s, "/model x --window abc")
+            assert "--window takes one number of tokens" in await show(s, "/model --window 9000 --window 9000")
+            assert await show(s, "/model --window 10") == "--window must be at least 1,024 tokens"
+            assert "a model name cannot be empty" in await show(s, "/model ''")
+            assert "cannot read the arguments" in await show(s, "/model 'gpt")
+            assert s.info.name == "fake-model" and s.cm.limits.window == 32_768  # nothing switched
+        finally:
+            s.close()
+    from compact_agent.ui.session_views import model_args
+
+    assert model_args("") == (None, None) and model_args("gpt-4.1") == ("gpt-4.1", None)
+    assert model_args("--window 64_000 gpt-4.1") == ("gpt-4.1", 64_000)
+
+
+async def test_model_listing_and_switch_by_name_still_work(tmp_path):
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            listing = await show(s, "/model")
+            assert "now: fake-model" in listing and "deepseek-chat" in listing
+            switched = await show(s, "/model other-model --window 40000")
+            assert "model fake-model → other-model · window 40,000" in switched
+            assert s.info.name == "other-model"
+        finally:
+            s.close()
+
+
+async def test_rewind_past_the_checkpoints_says_how_many_there_are(tmp_path):
+    run = await drive(tmp_path, answer, ["hello\r", "/rewind 99\r"])
+    clean(run.out)
+    assert "no checkpoint 99; there is 1, number 0 (/rewind lists them)" in run.out
+    assert "there are 1" not in run.out
+    (tmp_path / "three").mkdir()
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path / "three", server)
+        try:
+            for i in range(3):
+                await s.run_turn(f"turn {i}")
+            assert await show(s, "/rewind 3") == "no checkpoint 3; there are 3, numbered 0 to 2 (/rewind lists them)"
+            assert len(s.checkpoints.list()) == 3  # nothing rewound
+        finally:
+            s.close()
+
+
+async def test_resume_a_number_past_the_list_says_so_and_an_unknown_id_points_to_resume(tmp_path):
+    with FakeOpenAIServer(answer) as server:
+        first = session(tmp_path, server)
+        await first.run_turn("the first session")
+        first.close()
+        s = session(tmp_path, server)
+        try:
+            await s.run_turn("the second session")
+            second = s.session_id
+            past = await show(s, "/resume 9")
+            assert past == "no session 9 in the list: there is 1 other session; /resume lists them", past
+            unknown = await show(s, "/resume 19990101-000000")
+            assert unknown == "no session 19990101-000000 in this directory; /resume lists them", unknown
+            assert "the second session" in s.store.path.read_text()  # still in the same session
+            resumed = await show(s, "/resume 1")
+            assert f"resumed session {first.session_id}" in resumed
+            back = await show(s, f"/resume {second}")  # and by id
+            assert f"resumed session {second}" in back
+        finally:
+            s.close()
+
+
+async def test_resume_in_the_repl_shows_clean_lines(tmp_path):
+    run = await drive(tmp_path, answer, ["hello\r", "/resume 9\r", "/resume nosuchid\r"])
+    clean(run.out)
+    assert "no session 9 in the list: there are no other sessions in this directory" in run.out
+    assert "no session nosuchid in this directory; /resume lists them" in run.out
