@@ -159,8 +159,13 @@ def test_json_result_carries_duration_turns_and_cost(cli):
         priced = cli("-p", "go", "--model", "deepseek-chat", "--base-url", server.base_url, "--api-key", "k",
                      "--yes", "--output-format", "json")
     assert verbose.code == 0 and verbose.stdout.strip() == "done"
-    assert "● read_file(missing.py)" in verbose.stderr and "⎿ error: File not found: missing.py" in verbose.stderr
-    assert "● bash(echo out; exit 3)" in verbose.stderr and "exit code: 3" in verbose.stderr
+    assert "● read_file(missing.py)" in verbose.stderr and "● bash(echo out; exit 3)" in verbose.stderr
+    # Calls made together print first; a result not right under its own call line names the call.
+    lines = verbose.stderr.splitlines()
+    for call, result in (("read_file(missing.py)", "error: File not found: missing.py"),
+                         ("bash(echo out; exit 3)", "exit code: 3 · out")):
+        under = [b for a, b in zip(lines, lines[1:], strict=False) if a == f"● {call}"]
+        assert f"  ⎿ {call}: {result}" in lines or under == [f"  ⎿ {result}"], verbose.stderr
     out = res.json()
     assert res.code == 0 and out["is_error"] is False and out["subtype"] == "success"
     assert out["num_turns"] == 2 and isinstance(out["duration_ms"], int) and out["duration_ms"] >= 0

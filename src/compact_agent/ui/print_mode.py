@@ -40,6 +40,7 @@ class PrintRun:
         self.started = time.monotonic()
         self.denied: list[str] = []
         self.calls: dict[str, dict[str, Any]] = {}
+        self.tool_lines = tool_lines.Lines()  # -p --verbose: a result not under its call names it
 
     # -- output ------------------------------------------------------------------------------
     def emit(self, obj: dict[str, Any]) -> None:  # tool output, text, events: nothing printed may carry the key
@@ -86,8 +87,7 @@ class PrintRun:
         if self.stream:
             self.emit(obj)
         if self.verbose:
-            sys.stderr.write(visible(secrets.redact(tool_lines.call_line(obj) if obj["type"] == "tool_call"
-                                                    else tool_lines.result_line(obj))) + "\n")
+            sys.stderr.write(visible(secrets.redact(self.tool_lines.line(obj))) + "\n")
 
     # -- results -----------------------------------------------------------------------------
     def init_event(self, s: AgentSession) -> dict[str, Any]:
