@@ -41,7 +41,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     # A window override belongs to the model it was given for, unless the new model is unknown too.
     fallback = None if name in REGISTRY else (opts.context_window or session.settings.context_window)
     info = model_info(name, provider=provider, window=window or fallback)
-    check_window(session, info)
+    check_window(session, info, "/model NAME --window N")
     model = build_model(name, base_url=opts.base_url, api_key=opts.api_key)
     limits = Limits.for_window(info.window, info.max_output, session.settings)
     old_limits, old_max = session.cm.limits, session.cm.max_output

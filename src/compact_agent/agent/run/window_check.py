@@ -46,12 +46,13 @@ def minimum_window(fixed: int, model_max_output: int, settings: Settings) -> int
     return window
 
 
-def check_window(session: SessionParts, info: ModelInfo) -> None:
-    """Raise ConfigError when `info.window` cannot hold the fixed part of every request."""
+def check_window(session: SessionParts, info: ModelInfo, setting: str = "--context-window") -> None:
+    """Raise ConfigError when `info.window` cannot hold the fixed part of every request; the message
+    names `setting`, where the window was given (the flag, or `/model --window` for a switch)."""
     window = info.window
     fixed = fixed_tokens(session)
     need = minimum_window(fixed, model_info(info.name, provider=info.provider).max_output, session.settings)
     if window < need:
         raise ConfigError(f"a {window:,}-token context window cannot hold the system prompt and tool definitions "
                           f"(~{fixed:,} tokens) plus the reply and the conversation; the minimum is {need:,} "
-                          "(--context-window)")
+                          f"({setting})")
