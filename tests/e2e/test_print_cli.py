@@ -261,13 +261,15 @@ def test_analyze_plot_into_a_missing_folder_is_one_line(cli, tmp_path):
 
 
 def test_verbose_tool_lines_count_the_whole_result(cli):
-    from tests.ui.test_repl import big_results
+    from tests.ui.test_repl import big_results, result_of
 
     cli.cwd.joinpath("long.py").write_text("".join(f"x{i} = {i}\n" for i in range(241)))
     cli.cwd.joinpath("hits.txt").write_text("hit\n" * 150)
     with FakeOpenAIServer(big_results) as server:
         res = cli("-p", "go", *fake(server), "--yes", "--verbose")
-    assert "⎿ 241 lines" in res.stderr and "⎿ 150 matches" in res.stderr and "⎿ exit code: 3 · 3000" in res.stderr
+    assert result_of(res.stderr, "read_file(long.py)", "241 lines"), res.stderr
+    assert result_of(res.stderr, "grep(hit)", "150 matches"), res.stderr
+    assert result_of(res.stderr, "bash(seq 1 3000; exit 3)", "exit code: 3 · 3000"), res.stderr
 
 
 def test_habits_help_slash_commands_in_print_mode_and_short_session_ids(cli):
