@@ -5,36 +5,19 @@ exception's text (`list index out of range`) or a shell command to type inside t
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 
-from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.models import ConfigError
 from compact_agent.ui import render
 from compact_agent.ui.commands import dispatch
-from tests.e2e.scripted import is_notes_request, is_summary_request
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.fakes.openai_server import FakeOpenAIServer
 
 from .repl_driver import drive
+from .test_commands_terminal import answer, session
 
 EXCEPTION_TEXT = ("list index out of range", "IndexError", "ValueError", "Traceback", "compact-agent sessions")
-
-
-def answer(req) -> Reply:
-    if is_summary_request(req):
-        return Reply.text("<summary>1. Primary Request and Intent: short summary.</summary>")
-    if is_notes_request(req):
-        return Reply.text("")
-    return Reply.text("ok " * 1500)
-
-
-def session(tmp_path: Path, server: FakeOpenAIServer, **kw) -> AgentSession:
-    cwd = tmp_path / "project"
-    cwd.mkdir(exist_ok=True)
-    return AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
-                                       home=tmp_path / "home", **kw))
 
 
 async def show(s: AgentSession, line: str) -> str:
