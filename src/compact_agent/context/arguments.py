@@ -36,7 +36,7 @@ def check_model_name(name: str) -> None:
         return
     provider, model = parse_model_id(name)
     known = provider is not None and bool(model.strip())
-    if provider is not None:
+    if known and provider is not None:
         try:
             infer_provider_class(provider)
         except ValueError:
