@@ -4,8 +4,9 @@ The user typed the command, so it needs no approval; it runs like the bash tool 
 directory, no provider key in its environment, output capped, a timeout that kills its process
 group). Its output is not cut to the bash tool's cap: up to `OUTPUT_MAX_CHARS` go with the next
 message, where what is larger than a request goes whole to a file the model can read
-(`AgentSession.fit_input`); the terminal shows the head and tail. Its output is not sent on its own: it goes in front of the next message, so the model sees
-it exactly when the user asks about it and the conversation stays a valid request/response chain.
+(`AgentSession.fit_input`); the terminal shows the head and tail. The output is not sent on its
+own: it goes in front of the next message, so the model sees it exactly when the user asks about
+it and the conversation stays a valid request/response chain.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 
 
 OUTPUT_MAX_CHARS = 2_000_000
-"""What one `!cmd` hands to the next message at most (head and tail kept past it): 8 MB of memory."""
+"""What one `!cmd` hands to the next message at most (head and tail kept past it; the capture
+holds at most four bytes a character of each, 16 MB)."""
 SHOWN_MAX_CHARS = 20_000
 """What the terminal shows of one `!cmd`'s output: its head and tail."""
 
