@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,17 +68,8 @@ class Cli:
         return sorted((self.home / "projects").glob("*/compact-history/*.jsonl"), key=lambda p: p.stat().st_mtime_ns)
 
 
-@pytest.fixture(scope="session")
-def cli_zygote() -> Iterator[Zygote]:
-    z = Zygote()
-    try:
-        yield z
-    finally:
-        z.close()
-
-
 @pytest.fixture
-def cli(tmp_path: Path, cli_zygote: Zygote) -> Cli:
+def cli(tmp_path: Path, zygote: Zygote) -> Cli:  # zygote: tests/conftest.py
     cwd = tmp_path / "project"
     cwd.mkdir()
-    return Cli(home=tmp_path / "home", cwd=cwd, zygote=cli_zygote)
+    return Cli(home=tmp_path / "home", cwd=cwd, zygote=zygote)
