@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .cli_help import MAX_WINDOW, ReadableCommand, at_least
+from .cli_help import MAX_WINDOW, MIN_WINDOW, ReadableCommand, at_least
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
@@ -51,7 +51,7 @@ def main_command(
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
-    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", callback=at_least(1024, " tokens", at_most=MAX_WINDOW), help="Override the model's context window (tokens, at least 1,024).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", callback=at_least(MIN_WINDOW, " tokens", at_most=MAX_WINDOW), help="Override the model's context window (tokens, at least 1,024).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
     resume: Annotated[str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id (without an id: pick from a list).")] = None,
@@ -122,7 +122,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if model is not None and not model.strip():
         raise fail("--model needs a model name (e.g. --model deepseek-chat), not an empty one", 2)
     if not name.strip():
-        raise fail(f"model: an empty name (from {_where(loaded, 'model')}); give a model name there, "
+        raise fail(f"model: an empty name (from {loaded.where('model')}); give a model name there, "
                    "or --model NAME", 2)
     if (problem := url_problem(base_url or settings.base_url)) is not None:
         raise fail(f"{'--base-url' if base_url else 'base_url (settings)'}: {problem}", 2)
@@ -153,13 +153,6 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         asyncio.run(run_repl(opts, first_message=query, pick_session=resume == ""))
     except Exception as e:  # noqa: BLE001 - the REPL reports, never dumps
         raise fail(describe_error(e)) from None
-
-
-def _where(loaded: Any, key: str) -> str:
-    """The file (or other source) a setting came from, as /config names it."""
-    source = str(loaded.sources.get(key, "default"))
-    files = {"user file": str(loaded.user_file), "project file": str(loaded.project_file)}
-    return files.get(source, source)
 
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:

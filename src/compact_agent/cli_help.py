@@ -30,6 +30,7 @@ class ReadableCommand(TyperCommand):
                 param.__class__ = _AsWritten
 
 
+MIN_WINDOW = 1_024  # tokens: what --context-window and /model --window take at least
 MAX_WINDOW = 10_000_000  # tokens: no model has more (config.py bounds the setting alike)
 
 

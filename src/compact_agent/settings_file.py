@@ -81,6 +81,16 @@ class Loaded:
     #: deny_paths / deny_bash: each rule with the source that added it (first source wins)
     rule_sources: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
+    @property
+    def files(self) -> dict[str, str]:
+        """The two files a setting may come from, by the source names `sources` uses."""
+        return {"user file": str(self.user_file), "project file": str(self.project_file)}
+
+    def where(self, key: str) -> str:
+        """Where setting `key` came from, a file by its path (`/home/me/.config/…/config.toml`)."""
+        source = self.sources.get(key, "default")
+        return self.files.get(source, source)
+
 
 #: A config file is a few hundred bytes; one past this is a mistake or a trap (`-> /dev/zero`).
 MAX_CONFIG_BYTES = 1_000_000
@@ -298,7 +308,7 @@ def validate_extensions(settings: Settings) -> None:
 def render(loaded: Loaded, as_json: bool = False) -> str:
     """`compact-agent config`: every setting, its value and where it came from."""
     rows = describe(loaded)
-    files = {"user file": str(loaded.user_file), "project file": str(loaded.project_file)}
+    files = loaded.files
     if as_json:  # values keep their types (13000, true, null), not the table's text
         data = loaded.settings.model_dump(mode="json")
         data = json.loads(hide_url_passwords(json.dumps(data)))  # a password in base_url or an MCP url

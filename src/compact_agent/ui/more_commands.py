@@ -9,10 +9,9 @@ import asyncio
 
 from rich.console import Console
 
-from ..agent.run.options import session_root
+from ..agent.run.options import session_root, sessions_starting
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
-from ..session.store import list_sessions
 from .command_registry import command, current_repl
 from .sessions_list import format_row, session_rows
 
@@ -140,8 +139,7 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
             return
         target = rows[int(want) - 1].id
     else:
-        root = session_root(s.cwd, s.opts.home)
-        if not any(p.stem.startswith(want) for p in list_sessions(root)):
+        if not sessions_starting(session_root(s.cwd, s.opts.home), want):
             c.print(f"no session {want} in this directory; /resume lists them", markup=False, highlight=False)
             return
         target = want  # an id or the start of one (several matches: the switch says which)

@@ -19,7 +19,7 @@ from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from ..agent.tools.todos import TodoItem
-from ..cli_help import MAX_WINDOW
+from ..cli_help import MAX_WINDOW, MIN_WINDOW
 from .command_registry import command
 
 STYLES = {
@@ -168,8 +168,8 @@ def model_args(args: str) -> tuple[str | None, int | None] | str:
             if window is not None or not number.isdigit():
                 return f"--window takes one number of tokens (--window 64000); {MODEL_USAGE}"
             window = int(number)
-            if not 1_024 <= window <= MAX_WINDOW:
-                return f"--window must be {'at least 1,024' if window < 1_024 else f'at most {MAX_WINDOW:,}'} tokens"
+            if not MIN_WINDOW <= window <= MAX_WINDOW:
+                return f"--window must be at {f'least {MIN_WINDOW:,}' if window < MIN_WINDOW else f'most {MAX_WINDOW:,}'} tokens"
             continue
         if w.startswith("-"):
             return f"unknown option {w} for /model; {MODEL_USAGE}"
@@ -180,7 +180,6 @@ def model_args(args: str) -> tuple[str | None, int | None] | str:
     if names and not names[0].strip():
         return f"a model name cannot be empty; {MODEL_USAGE}"
     return (names[0] if names else None), window
-
 
 
 @command("model", "show or switch the model: /model [NAME] [--window N] (no NAME: this model with a new window; "

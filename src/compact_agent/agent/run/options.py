@@ -81,6 +81,11 @@ def session_root(cwd: Path, home: Path | None = None) -> Path:
     return (home or home_dir()) / "projects" / project_slug(cwd)
 
 
+def sessions_starting(root: Path, prefix: str) -> list[str]:
+    """The ids of the sessions in `root` that begin with `prefix` (a whole id, or its start)."""
+    return [p.stem for p in list_sessions(root) if p.stem.startswith(prefix)]
+
+
 def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
     """(session id, whether it exists already)."""
     root = session_root(opts.cwd, opts.home)
@@ -88,7 +93,7 @@ def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
         if (root / f"{opts.session_id}.jsonl").exists():
             return opts.session_id, True
         # A unique prefix will do (`-r 20261201-1829`), as git takes short commit ids.
-        matches = [p.stem for p in list_sessions(root) if p.stem.startswith(opts.session_id)]
+        matches = sessions_starting(root, opts.session_id)
         if len(matches) == 1:
             opts.session_id = matches[0]
             return matches[0], True

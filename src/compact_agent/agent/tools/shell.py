@@ -17,7 +17,7 @@ from ... import secrets
 from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
 
 CUT_NOTE = "\n[… {n} characters of output cut from the middle …]\n"
-_CUT = re.compile(r"\n\[… (\d+) characters of output cut from the middle …\]\n")
+_CUT = re.compile(re.escape(CUT_NOTE).replace(re.escape("{n}"), r"(\d+)"))  # the note, its count read back
 
 
 def cut_from(output: str) -> int:
