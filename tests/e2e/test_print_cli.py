@@ -290,6 +290,37 @@ def test_habits_help_slash_commands_in_print_mode_and_short_session_ids(cli):
     assert path.code == 0 and len(server.requests) == 2  # a prompt that begins with a path is a prompt
 
 
+def test_a_slash_command_that_refuses_its_arguments_is_bad_usage_in_print_mode(cli):
+    """`-p "/compact --bogus"` used to print its usage line on stdout and exit 0: a script could not
+    tell it failed. A refused command is bad usage (one line on stderr, exit 2, the JSON error
+    object), a command of the REPL's own session is refused before a session is made, and words
+    after a command that takes none are refused rather than ignored."""
+    with FakeOpenAIServer(echo) as server:
+        first = cli("-p", "remember this", *fake(server))
+        assert first.code == 0, first.stderr
+        refused = {line: cli("-p", line, *fake(server), "-c") for line in
+                   ("/compact --bogus", "/model a b", "/expand zz", "/rewind x", "/cost extra", "/permissions x")}
+        as_json = cli("-p", "/compact --bogus", *fake(server), "-c", "--output-format", "json")
+        sessions = len(cli.sessions())
+        repl_only = {line: cli("-p", line, *fake(server)) for line in ("/exit", "/q", "/clear", "/resume 2")}
+        fine = cli("-p", "/cost", *fake(server), "-c")
+    assert len(server.requests) == 1  # no command sent anything to the model
+    for line, res in refused.items():
+        assert res.code == 2 and res.stderr.count("\n") == 1 and res.stderr.startswith("compact-agent: "), (line, res)
+        assert "Traceback" not in res.stderr and res.stdout == "", (line, res.stdout)
+    assert "unknown option --bogus for /compact" in refused["/compact --bogus"].stderr
+    assert "/model takes one model name; not understood: b" in refused["/model a b"].stderr
+    assert "/cost takes no arguments; not understood: extra" in refused["/cost extra"].stderr
+    assert "usage: /rewind N (a number from /rewind)" in refused["/rewind x"].stderr
+    err = as_json.json()
+    assert as_json.code == 2 and err["is_error"] and "unknown option --bogus" in err["error"]
+    for line, res in repl_only.items():
+        name = line.split()[0]
+        assert res.code == 2 and res.stderr.startswith(f"compact-agent: {name} is a REPL command: "), (line, res.stderr)
+    assert len(cli.sessions()) == sessions  # refused before a session was made
+    assert fine.code == 0 and "tokens and cost" in fine.stdout, fine.stderr
+
+
 def test_help_and_bad_values_read_as_written(cli):
     for args in (("--help",), ("analyze", "--help")):
         res = cli(*args)
@@ -351,4 +382,4 @@ def test_model_without_a_name_in_print_mode_sets_the_window(cli):
         assert server.requests == []
     assert res.code == 0 and "model fake-model → fake-model · window 64,000" in res.stdout, res.stderr
     assert "list index" not in res.stdout + res.stderr
-    assert extra.code == 0 and "not understood: b c" in extra.stdout
+    assert extra.code == 2 and "not understood: b c" in extra.stderr  # bad usage, as a bad flag

@@ -84,6 +84,27 @@ async def test_model_refuses_words_and_options_it_does_not_take(tmp_path):
     assert model_args("--window 64_000 gpt-4.1") == ("gpt-4.1", 64_000)
 
 
+async def test_words_after_a_command_that_takes_none_are_refused_not_ignored(tmp_path):
+    """`/cost extra` used to show the cost as if nothing had been typed after it; a mistyped
+    `/status --json` or `/clear all` now says what it did not understand, and does nothing."""
+    from compact_agent.ui.command_registry import COMMANDS
+
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            before = s.session_id
+            for name in ("help", "status", "context", "cost", "plan", "notes", "history", "permissions", "config",
+                         "mcp", "diff", "clear", "exit"):
+                assert not COMMANDS[name].takes_args, name
+                out = await show(s, f"/{name} extra words")
+                assert out == f"/{name} takes no arguments; not understood: extra words", (name, out)
+            assert s.session_id == before  # /clear refused: no new session
+            assert "tokens and cost" in await show(s, "/cost")  # without words it runs
+            assert (await show(s, "/memory 7")).startswith("no instruction files loaded")
+        finally:
+            s.close()
+
+
 async def test_model_listing_and_switch_by_name_still_work(tmp_path):
     with FakeOpenAIServer(answer) as server:
         s = session(tmp_path, server)

@@ -25,16 +25,23 @@ class Command:
     name: str
     help: str
     handler: Handler
+    takes_args: bool = True  # False: words after the name are refused, not silently ignored
 
 
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, help: str) -> Callable[[Handler], Handler]:
+def command(name: str, help: str, *, takes_args: bool = True) -> Callable[[Handler], Handler]:
     def deco(fn: Handler) -> Handler:
-        COMMANDS[name] = Command(name, help, fn)
+        COMMANDS[name] = Command(name, help, fn, takes_args)
         return fn
     return deco
+
+
+class CommandError(Exception):
+    """A command refused what it was asked, in one line: arguments it does not understand, a
+    number that names nothing. The REPL shows the line; print mode writes it to stderr and exits
+    with 2 (bad usage), as for a bad flag."""
 
 
 class ExitRepl(Exception):

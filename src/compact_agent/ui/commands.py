@@ -9,13 +9,13 @@ from rich.console import Console
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from . import render
-from .command_registry import COMMANDS, ExitRepl, close_command, command, current_repl
+from .command_registry import COMMANDS, CommandError, ExitRepl, close_command, command, current_repl
 
 ORDER = ("help", "status", "context", "cost", "compact", "history", "expand", "rewind", "plan", "memory", "notes",
          "model", "init", "permissions", "config", "mcp", "diff", "resume", "clear", "exit")
 
 
-@command("help", "list commands")
+@command("help", "list commands", takes_args=False)
 async def _help(s: AgentSession, args: str, c: Console) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -37,7 +37,7 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
             "output in full (/expand); Ctrl-R searches what you typed before.", soft_wrap=False)
 
 
-@command("status", "model, session, context used / threshold / window")
+@command("status", "model, session, context used / threshold / window", takes_args=False)
 async def _status(s: AgentSession, args: str, c: Console) -> None:
     from ..agent.accounting.context_report import picture
 
@@ -66,6 +66,8 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
     if want.isdigit() and 1 <= int(want) <= len(paths):
         await _edit(paths[int(want) - 1], c)
         return
+    if want:
+        raise CommandError(f"usage: /memory [N], N from 1 to {len(paths)} (the files /memory lists)")
     c.print("instruction files, in the order they go into the system prompt (the later one wins):")
     for i, p in enumerate(paths, 1):
         try:
@@ -91,7 +93,7 @@ async def _edit(path: Path, c: Console) -> None:
     c.print(f"edited {path}; new sessions read it again", markup=False)
 
 
-@command("notes", "the session notes that let compaction skip the summary call")
+@command("notes", "the session notes that let compaction skip the summary call", takes_args=False)
 async def _notes(s: AgentSession, args: str, c: Console) -> None:
     if s.memory is None:
         c.print("session notes are off (COMPACT_AGENT_MEMORY_ENABLED=false)")
@@ -103,7 +105,7 @@ async def _notes(s: AgentSession, args: str, c: Console) -> None:
     c.print(s.memory.status(), style="dim", markup=False, highlight=False)
 
 
-@command("history", "compaction boundaries (with archive paths) and message numbers for /compact --from/--up-to")
+@command("history", "compaction boundaries (with archive paths) and message numbers for /compact --from/--up-to", takes_args=False)
 async def _history(s: AgentSession, args: str, c: Console) -> None:
     from .history_view import all_boundaries
 
@@ -126,9 +128,14 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
 @command("rewind", "restore files and conversation to before turn N: /rewind [N]")
 async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     cps = s.checkpoints.list()
+    if args.strip() and not args.strip().isdigit():
+        raise CommandError("usage: /rewind N (a number from /rewind)")
     if not cps:
-        c.print("no checkpoints: each message you send makes one, and a compaction drops them all "
+        none = ("no checkpoints: each message you send makes one, and a compaction drops them all "
                 "(the conversation they point into is gone)")
+        if args.strip():  # asked for one: a refusal
+            raise CommandError(none)
+        c.print(none)
         return
     if not args.strip():
         for cp in cps:
@@ -136,14 +143,10 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             c.print(f"  {cp.index:>3}  › {render.clip_words(cp.prompt, max(20, c.width - 34))}{files}")
         c.print("/rewind N goes back to before turn N")
         return
-    if not args.strip().isdigit():
-        c.print("usage: /rewind N (a number from /rewind)")
-        return
     n = int(args.strip())
     target = next((x for x in cps if x.index == n), None)
     if target is None:
-        c.print(s.checkpoints.missing(n))
-        return
+        raise CommandError(s.checkpoints.missing(n))
     repl = current_repl()
     if repl is not None:
         later = len(s.messages) - target.history_len
@@ -159,13 +162,13 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         repl.keys.typed = target.prompt
 
 
-@command("clear", "start a new session (the old one stays on disk)")
+@command("clear", "start a new session (the old one stays on disk)", takes_args=False)
 async def _clear(s: AgentSession, args: str, c: Console) -> None:
     s.clear()
     c.print(f"new session {s.session_id}")
 
 
-@command("exit", "leave")
+@command("exit", "leave", takes_args=False)
 async def _exit(s: AgentSession, args: str, c: Console) -> None:
     raise ExitRepl
 
@@ -212,6 +215,16 @@ async def run_custom(s: AgentSession, path: Path, args: str, c: Console) -> None
 
 
 async def dispatch(s: AgentSession, line: str, c: Console) -> None:
+    """Run a slash command line as the REPL does: a refusal is shown as its one line."""
+    try:
+        await run_command(s, line, c)
+    except CommandError as e:
+        c.print(str(e), markup=False, highlight=False)
+
+
+async def run_command(s: AgentSession, line: str, c: Console) -> None:
+    """Run a slash command line; raises `CommandError` (one line) for an unknown command, words a
+    command takes none of, or arguments it does not understand."""
     name, _, args = line[1:].partition(" ")
     cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name in ("quit", "q") else None)
     if cmd is None and (custom := custom_command(s.cwd, name)) is not None:
@@ -219,8 +232,10 @@ async def dispatch(s: AgentSession, line: str, c: Console) -> None:
         return
     if cmd is None:
         close = close_command(name)
-        c.print(f"unknown command /{name}" + (f"; did you mean /{close}?" if close else "") + "; /help lists them")
-        return
+        raise CommandError(f"unknown command /{name}" + (f"; did you mean /{close}?" if close else "")
+                           + "; /help lists them")
+    if args.strip() and not cmd.takes_args:
+        raise CommandError(f"/{cmd.name} takes no arguments; not understood: {render.clip_words(args.strip(), 60)}")
     await cmd.handler(s, args.strip(), c)
 
 

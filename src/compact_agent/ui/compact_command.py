@@ -21,7 +21,7 @@ from rich.console import Console
 from ..agent.run.runner import AgentSession
 from ..context import CompactionBlocked, CompactionResult
 from ..context.compaction.result import NotSmaller
-from .command_registry import command, current_repl
+from .command_registry import CommandError, command, current_repl
 
 USAGE = "usage: /compact [instructions] [--preview] [--from N | --up-to N], N a message number from /history"
 WHAT = {"full": "the summary", "record": "the record of the steps", "session_memory": "the session notes",
@@ -100,8 +100,7 @@ def show_preview(s: AgentSession, result: CompactionResult, c: Console) -> None:
 async def _compact(s: AgentSession, args: str, c: Console) -> None:
     parsed = parse(args)
     if isinstance(parsed, str):
-        c.print(parsed, markup=False, highlight=False)
-        return
+        raise CommandError(parsed)
     instructions, pivot, direction, preview = parsed
     status = c.status(f"compacting {s.context_tokens():,} tokens…")
     repl = current_repl()

@@ -25,7 +25,7 @@ from rich.text import Text
 
 from ..agent.run.runner import AgentSession
 from . import tool_lines
-from .command_registry import command
+from .command_registry import CommandError, command
 
 
 @dataclass
@@ -84,8 +84,8 @@ def show(calls: list[Call], c: Console) -> None:
 def expand(s: AgentSession, args: str, c: Console) -> None:
     picked = chosen(tool_calls(s.messages), args.strip())
     if isinstance(picked, str):
-        c.print(picked)
-    elif not picked:
+        raise CommandError(picked)
+    if not picked:
         c.print("no tool calls in this session yet" + (" (since its last compaction)" if s.cm.compactions else ""))
     else:
         show(picked, c)

@@ -12,7 +12,7 @@ from rich.console import Console
 from ..agent.run.options import session_root, sessions_starting
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
-from .command_registry import command, current_repl
+from .command_registry import CommandError, command, current_repl
 from .sessions_list import format_row, session_rows
 
 INIT_PROMPT = """Look at this repository and write an AGENTS.md file at its top level for coding agents working here.
@@ -34,7 +34,7 @@ async def _init(s: AgentSession, args: str, c: Console) -> None:
             else "no AGENTS.md was written")
 
 
-@command("permissions", "what runs without asking: mode, tools allowed this session, bash rules, writable folders")
+@command("permissions", "what runs without asking: mode, tools allowed this session, bash rules, writable folders", takes_args=False)
 async def _permissions(s: AgentSession, args: str, c: Console) -> None:
     p, st = s.permissions, s.settings
     mode = {"ask": "ask before writes, edits and commands", "yes": "allow everything (--yes)",
@@ -49,7 +49,7 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
     c.print("rules live in [permissions] of the config files (/config shows where)", style="dim")
 
 
-@command("config", "the settings this session runs with and where each came from (files, env, flags, /model)")
+@command("config", "the settings this session runs with and where each came from (files, env, flags, /model)", takes_args=False)
 async def _config(s: AgentSession, args: str, c: Console) -> None:
     from ..settings_file import SettingsError, load, render, with_changes
 
@@ -68,7 +68,7 @@ async def _config(s: AgentSession, args: str, c: Console) -> None:
                if s.permissions.allowed_tools else "") + " (/permissions)", style="dim")
 
 
-@command("mcp", "MCP servers: connected ones with their tools, and the ones that failed")
+@command("mcp", "MCP servers: connected ones with their tools, and the ones that failed", takes_args=False)
 async def _mcp(s: AgentSession, args: str, c: Console) -> None:
     mcp = s.ext.mcp
     if mcp is None:
@@ -82,7 +82,7 @@ async def _mcp(s: AgentSession, args: str, c: Console) -> None:
         c.print(f"{name}  failed  {error}", style="red")
 
 
-@command("diff", "uncommitted changes in the working directory (git diff, and new files)")
+@command("diff", "uncommitted changes in the working directory (git diff, and new files)", takes_args=False)
 async def _diff(s: AgentSession, args: str, c: Console) -> None:
     async def git(*argv: str) -> tuple[int, str]:
         proc = await asyncio.create_subprocess_exec("git", *argv, cwd=str(s.cwd), stdout=asyncio.subprocess.PIPE,
@@ -133,15 +133,13 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
         return
     if want.isdigit() and len(want) < ID_DATE_DIGITS:  # a number from the list, not the start of an id
         if not 1 <= int(want) <= len(rows):
-            c.print(f"no session {want} in the list: "
-                    + (f"there {'is' if len(rows) == 1 else 'are'} {plural(len(rows), 'other session')}; "
-                       "/resume lists them" if rows else "there are no other sessions in this directory"))
-            return
+            raise CommandError(f"no session {want} in the list: "
+                               + (f"there {'is' if len(rows) == 1 else 'are'} {plural(len(rows), 'other session')}; "
+                                  "/resume lists them" if rows else "there are no other sessions in this directory"))
         target = rows[int(want) - 1].id
     else:
         if not sessions_starting(session_root(s.cwd, s.opts.home), want):
-            c.print(f"no session {want} in this directory; /resume lists them", markup=False, highlight=False)
-            return
+            raise CommandError(f"no session {want} in this directory; /resume lists them")
         target = want  # an id or the start of one (several matches: the switch says which)
     s.switch_to(target)
     c.print(f"resumed session {s.session_id} ({plural(len(s.messages), 'message')})")

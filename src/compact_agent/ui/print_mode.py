@@ -110,6 +110,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
+    if (refusal := _repl_only(prompt)) is not None:  # before a session is made for nothing
+        return _failed(run, refusal, None, code=2)
     if (close := _mistyped_command(prompt)) is not None:
         run.note(f"unknown command {prompt.split()[0]}; did you mean /{close}? (nothing was sent)")
         if run.format != "text":
@@ -174,14 +176,26 @@ def cost_usd(report: CostReport) -> float | None:
     return round(report.total_cost, 6) if report.priced else None
 
 
+#: Commands about the REPL's own session: one print-mode run has nothing for them to do.
+REPL_ONLY = {"exit": "-p runs one turn and ends", "clear": "-p without -c or -r starts a new session",
+             "resume": "resume with -r ID (or -c for the latest) and -p"}
+
+
 def _slash_command(prompt: str) -> str | None:
-    """`-p "/compact"` runs the command as the REPL would (a known command only; `/exit` means nothing here)."""
+    """`-p "/compact"` runs the command as the REPL would (a known command only)."""
     from . import commands  # noqa: F401  (importing it registers every command)
     from .command_registry import COMMANDS
 
     line = prompt.strip()
     name = line[1:].partition(" ")[0] if line.startswith("/") else ""
-    return line if name in COMMANDS and name not in ("exit", "clear", "resume") else None
+    return line if name in COMMANDS or name in ("quit", "q") else None
+
+
+def _repl_only(prompt: str) -> str | None:
+    """Why a command of the REPL's own session (`/exit`, `/clear`, `/resume`) cannot run in print mode."""
+    typed = prompt.strip()[1:].partition(" ")[0] if prompt.strip().startswith("/") else ""
+    name = "exit" if typed in ("quit", "q") else typed
+    return f"/{typed} is a REPL command: {REPL_ONLY[name]} (nothing was sent)" if name in REPL_ONLY else None
 
 
 def _mistyped_command(prompt: str) -> str | None:
@@ -199,14 +213,19 @@ def _mistyped_command(prompt: str) -> str | None:
 
 
 async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
+    """A slash command instead of a turn: its refusal (bad arguments, a command of the REPL's own
+    session) is bad usage, exit 2, as a bad flag is; a failure while it runs is exit 1."""
     from ..error_text import describe_error
-    from .commands import dispatch
+    from .command_registry import CommandError
+    from .commands import run_command
     from .render import SafeConsole
 
     console = SafeConsole(file=sys.stdout, highlight=False, markup=False, soft_wrap=False,
                       width=None if sys.stdout.isatty() else 80)
     try:
-        await dispatch(session, line, console)
+        await run_command(session, line, console)
+    except CommandError as e:
+        return _failed(run, str(e), session.session_id, code=2)
     except Exception as e:  # noqa: BLE001
         return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
     finally:
@@ -214,8 +233,8 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     return 0
 
 
-def _failed(run: PrintRun, message: str, session_id: str | None, subtype: str = "error") -> int:
+def _failed(run: PrintRun, message: str, session_id: str | None, subtype: str = "error", code: int = 1) -> int:
     run.note(message)
     if run.format != "text":
         run.emit(run.error_result(message, session_id, subtype))
-    return 1
+    return code

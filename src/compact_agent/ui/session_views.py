@@ -20,7 +20,7 @@ from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from ..agent.tools.todos import TodoItem
 from ..cli_help import MAX_WINDOW, MIN_WINDOW
-from .command_registry import command
+from .command_registry import CommandError, command
 
 STYLES = {
     "system": "grey70", "instructions_file": "cyan", "tools": "blue", "mcp_tools": "bright_blue",
@@ -131,12 +131,12 @@ def render_plan(items: list[TodoItem]) -> Text:
     return out
 
 
-@command("context", "what fills the context window (by kind and layer state), free space, the compaction buffer")
+@command("context", "what fills the context window (by kind and layer state), free space, the compaction buffer", takes_args=False)
 async def _context(s: AgentSession, args: str, c: Console) -> None:
     c.print(render_context(picture(s), c.width))
 
 
-@command("cost", "tokens (cache hit / miss / write) and money so far, and what compaction saved")
+@command("cost", "tokens (cache hit / miss / write) and money so far, and what compaction saved", takes_args=False)
 async def _cost(s: AgentSession, args: str, c: Console) -> None:
     whole, run = cost_report(s, whole=True), cost_report(s)
     c.print(render_cost(whole))
@@ -187,8 +187,7 @@ def model_args(args: str) -> tuple[str | None, int | None] | str:
 async def _model(s: AgentSession, args: str, c: Console) -> None:
     parsed = model_args(args)
     if isinstance(parsed, str):
-        c.print(parsed, markup=False, highlight=False)
-        return
+        raise CommandError(parsed)
     name, window = parsed
     if name is None and window is None:
         from ..models import REGISTRY
@@ -213,7 +212,7 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
     c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")
 
 
-@command("plan", "the current plan (todo list), kept across compactions")
+@command("plan", "the current plan (todo list), kept across compactions", takes_args=False)
 async def _plan(s: AgentSession, args: str, c: Console) -> None:
     items = s.ext.plan.items
     c.print(render_plan(items) if items else "no plan yet (the model writes one with todo_write)")
