@@ -152,7 +152,9 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     try:
         asyncio.run(run_repl(opts, first_message=query, pick_session=resume == ""))
     except Exception as e:  # noqa: BLE001 - the REPL reports, never dumps
-        raise fail(describe_error(e)) from None
+        from .models import UsageError
+
+        raise fail(describe_error(e), 2 if isinstance(e, UsageError) else 1) from None
 
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:

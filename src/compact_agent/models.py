@@ -25,6 +25,11 @@ class ConfigError(RuntimeError):
     """A configuration problem with a one-line explanation for the user."""
 
 
+class UsageError(ConfigError):
+    """A value the user gave (a flag, a setting) that cannot work, such as a window too small for
+    the tools: bad usage, exit 2, where a missing key or an unreachable endpoint is exit 1."""
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     name: str

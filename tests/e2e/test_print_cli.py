@@ -222,9 +222,15 @@ def test_session_choice_errors(cli):
 
 def test_window_too_small_and_unknown_model(cli):
     res = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--context-window", "1024")
-    assert res.code == 1 and res.stderr.count("\n") == 1
+    assert res.code == 2 and res.stderr.count("\n") == 1  # a value the user gave that cannot work: bad usage
     assert "cannot hold the system prompt and tool definitions" in res.stderr
     assert re.search(r"the minimum is [\d,]+ \(--context-window\)$", res.stderr.strip()), res.stderr
+    config = cli.home / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("context_window = 3000\n")
+    from_file = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1")
+    config.unlink()
+    assert from_file.code == 2 and from_file.stderr.strip().endswith(f"(context_window in {config})"), from_file.stderr
     typo = cli("-p", "hi", "--model", "deepseek-chta")
     assert "did you mean deepseek-chat?" in typo.stderr and "32,768" in typo.stderr
     other = cli("-p", "hi", "--model", "foo")

@@ -19,6 +19,7 @@ from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import blocked_line, compaction_end, plural, problem_line
 from ..context.plumbing.events import Event
+from ..models import UsageError
 from . import tool_lines
 from .visible import visible
 
@@ -121,7 +122,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         session = AgentSession(opts, on_event=run.on_event, on_compact_start=run.on_compact_start,
                                on_change=run.on_change)
     except Exception as e:  # noqa: BLE001 - one line (and the JSON error object), never a traceback
-        return _failed(run, describe_error(e, RETRY_HINT), None)
+        return _failed(run, describe_error(e, RETRY_HINT), None, code=2 if isinstance(e, UsageError) else 1)
     for w in session.warnings:
         run.note(f"warning: {w}")
     if run.stream:

@@ -160,10 +160,19 @@ class AgentSession:
         self.turns = 0
         self.usage = RunUsage()
         try:
-            check_window(self, self.info)
+            check_window(self, self.info, self._window_setting())
         except ConfigError:
             self.close()
             raise
+
+    def _window_setting(self) -> str:
+        """Where the window came from, for the error that says it is too small."""
+        if self.opts.context_window:
+            return "--context-window"
+        if self.settings.context_window:
+            return "context_window in " + (self.opts.config.where("context_window") if self.opts.config
+                                           else "a config file")
+        return f"{self.info.name}'s window; give a larger one with --context-window"
 
     # -- wiring ------------------------------------------------------------------------------
     def _system_prompt(self) -> str:

@@ -14,7 +14,7 @@ from pydantic_ai.toolsets import FunctionToolset
 
 from ...config import Limits, Settings
 from ...context.plumbing import tokens
-from ...models import ConfigError, ModelInfo, model_info
+from ...models import ModelInfo, UsageError, model_info
 
 if TYPE_CHECKING:
     from .session_parts import SessionParts
@@ -47,12 +47,12 @@ def minimum_window(fixed: int, model_max_output: int, settings: Settings) -> int
 
 
 def check_window(session: SessionParts, info: ModelInfo, setting: str = "--context-window") -> None:
-    """Raise ConfigError when `info.window` cannot hold the fixed part of every request; the message
+    """Raise UsageError when `info.window` cannot hold the fixed part of every request; the message
     names `setting`, where the window was given (the flag, or `/model --window` for a switch)."""
     window = info.window
     fixed = fixed_tokens(session)
     need = minimum_window(fixed, model_info(info.name, provider=info.provider).max_output, session.settings)
     if window < need:
-        raise ConfigError(f"a {window:,}-token context window cannot hold the system prompt and tool definitions "
+        raise UsageError(f"a {window:,}-token context window cannot hold the system prompt and tool definitions "
                           f"(~{fixed:,} tokens) plus the reply and the conversation; the minimum is {need:,} "
                           f"({setting})")
