@@ -45,6 +45,26 @@ def test_the_saved_inputs_rest_is_read_on_exactly_after_the_head_in_any_script(t
     assert shown.decode("utf-8") == blob[12_000:14_000]
 
 
+def test_a_key_in_the_head_does_not_shift_where_the_rest_is_read_on(tmp_path: Path) -> None:
+    """The file holds the input with the API key redacted; the preview and its byte offset are
+    made from that same text (before, a key in the head moved the offset by the difference in
+    length and `tail -c` skipped or repeated bytes)."""
+    from compact_agent.context.plumbing import secrets
+
+    key = "sk-BIGINPUT-offset-0123456789abcdef0123456789"
+    secrets.register(key)
+    blob = f"export DEEPSEEK_API_KEY={key}\n" + "a" * 50 + "".join(chr(65 + i % 26) for i in range(300_000))
+    sent, saved = fit_input(blob, "", 24_000, tmp_path, NOW)
+    held = saved.read_text() if saved is not None else ""
+    assert key not in held and key not in sent and held == blob.replace(key, secrets.REDACTED)
+    head = sent[:sent.index("\n\n[...")]
+    assert held.startswith(head)
+    found = re.search(r"`(tail -c \+(\d+) \S+ \| head -c 4000)` for the next 4,000 bytes", sent)
+    assert found is not None and int(found.group(2)) == len(head.encode()) + 1, sent[-400:]
+    shown = subprocess.run(["bash", "-c", found.group(1)], capture_output=True, timeout=30, check=True).stdout
+    assert shown.decode("utf-8") == held[len(head):len(head) + 4000]
+
+
 def test_the_typed_words_go_first_and_whole(tmp_path: Path) -> None:
     log = "".join(f"line {i}\n" for i in range(50_000))
     sent, saved = fit_input(f"why?\n\n{log}", "why?", 8_000, tmp_path, NOW)

@@ -183,3 +183,26 @@ def test_a_long_line_previews_command_prints_what_follows_the_head_whatever_its_
     assert found is not None, preview[-400:]
     shown = subprocess.run(["bash", "-c", found.group(1)], capture_output=True, timeout=30, check=True).stdout
     assert shown.decode("utf-8") == "ü" * 2_000 == text[500:2_500]
+
+
+def test_a_key_in_a_spilled_result_leaves_the_preview_and_the_file_in_step(tmp_path: Path) -> None:
+    """The file holds the result with registered secrets redacted, and the preview is cut from that
+    same text: its byte offset reads on exactly after its head (a key in the head used to shift it),
+    and the key is in neither."""
+    from compact_agent.context.plumbing import secrets
+
+    key = "sk-BUDGET-offset-0123456789abcdef0123456789"
+    secrets.register(key)
+    text = f"token: {key}\n" + "".join(chr(65 + i % 26) for i in range(60_000))  # one long line after it
+    conv = Conv().user("go").call("bash", {"command": "env; cat blob"}, text).say("ok")
+    result = run(ToolResultBudget(Settings(tool_result_preview_chars=1_000), tmp_path), conv.messages)
+    preview = returns(result.messages)["call_1"].content
+    held = (tmp_path / "call_1.txt").read_text()
+    assert isinstance(preview, str) and key not in preview and key not in held
+    assert held == text.replace(key, secrets.REDACTED)
+    head = preview[:preview.index("\n\n[...")]
+    assert held.startswith(head)
+    found = re.search(r"`(tail -c \+(\d+) .+? \| head -c 4000)` for the next 4,000 bytes", preview)
+    assert found is not None and int(found.group(2)) == len(head.encode()) + 1, preview[-400:]
+    shown = subprocess.run(["bash", "-c", found.group(1)], capture_output=True, timeout=30, check=True).stdout
+    assert shown.decode("utf-8") == held[len(head):len(head) + 4_000]

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ...context.layers.previews import build_preview
-from ...context.plumbing import tokens
+from ...context.plumbing import secrets, tokens
 from ...context.plumbing.markers import write_private
 
 #: The share of the compaction threshold a message may take whole; over it, its input goes as head and tail.
@@ -45,7 +45,8 @@ def fit_input(prompt: str, typed: str | None, threshold: int, folder: Path,
         before, after = prompt[:-len(words)], ""
     else:
         before, after, words = "", prompt, ""
-    body = "\n\n".join(x for x in (before.rstrip("\n"), after.lstrip("\n")) if x.strip())
+    # As the file holds it (keys redacted): the preview's byte offsets are the file's.
+    body = secrets.redact("\n\n".join(x for x in (before.rstrip("\n"), after.lstrip("\n")) if x.strip()))
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S-%f")
     path = folder / "tool-results" / f"input-{stamp}.txt"
     write_private(path, body, "spill")

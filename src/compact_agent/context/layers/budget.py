@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-from ..plumbing import tokens
+from ..plumbing import secrets, tokens
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import mark, write_private
 from ..plumbing.settings import CompactionSettings as Settings
@@ -280,6 +280,7 @@ class ToolResultBudget:
     def _replace(self, part: ToolReturnPart, text: str, preview_chars: int | None = None) -> str | None:
         """Spill `text` and remember its preview; None when a preview would not be smaller."""
         preview_chars = self.settings.tool_result_preview_chars if preview_chars is None else preview_chars
+        text = secrets.redact(text)  # as the file holds it: the preview's byte offsets are the file's
         call_id = part.tool_call_id
         longest = max(len(build_preview(text, preview_chars, p)) for p in (self._path(call_id), None))
         if longest >= len(text):
