@@ -91,12 +91,58 @@ def test_the_schedule_keeps_a_record_where_it_is_cheaper_and_asks_for_a_summary_
 def test_the_hard_limit_gives_up_the_reserve_only_when_a_compaction_could_not_keep_it():
     cm, schedule = schedule_case()
     assert schedule.hard_limit(cm) == 64_000 - 4_000 - 1_280
+    summary = SimpleNamespace(summary="", strategy="full")
     # The last compaction kept 47,000 tokens and a request adds 2,000: 10,000 + 49,000 >= 58,720, so
     # every compaction would be followed by another at once; only the window itself is protected.
-    schedule.rebuild_seen = 47_000
+    schedule.after_compaction(summary, 2_000, kept=47_000)
     assert schedule.hard_limit(cm) == 64_000 - 1_280
-    schedule.rebuild_seen = 46_000  # 58,000: the reserve can be kept
+    schedule.after_compaction(summary, 2_000, kept=46_000)  # 58,000: the reserve can be kept
     assert schedule.hard_limit(cm) == 64_000 - 4_000 - 1_280
+    # Records the compactions chose to keep are not what a compaction has to keep: of 47,000 kept,
+    # 10,000 are records, 8,000 more than a 2,000-token summary that would fold them; 10,000 + 39,000
+    # + 2,000 = 51,000 < 58,720, so the reserve stays (it used to go, and the records grew into it).
+    schedule.after_compaction(SimpleNamespace(summary="", strategy="record"), 0, kept=47_000, records=10_000)
+    assert schedule.rebuild_seen == 47_000 and schedule.hard_limit(cm) == 64_000 - 4_000 - 1_280
+    schedule.after_compaction(SimpleNamespace(summary="", strategy="record"), 0, kept=48_000, records=2_500)
+    assert schedule.hard_limit(cm) == 64_000 - 1_280  # 10,000 + 47,500 + 2,000: a summary would not keep it
+
+
+async def test_records_kept_compaction_after_compaction_never_take_the_room_for_the_answer():
+    """A long scan in an 8K window: compactions keep records without a model and append to them.
+    Each compacted history stays under the hard limit that keeps the answer's room (before, the
+    growing records relaxed that limit, and requests of 7,800 tokens went into an 8,000 window)."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import RequestUsage, UsageLimits
+
+    from compact_agent.context import CompactionEvent, ContextManager, Event
+    from compact_agent.context.testing import reply_to_library_request
+
+    pages = {"n": 0}
+
+    def model(messages, info: AgentInfo) -> ModelResponse:
+        usage = RequestUsage(input_tokens=estimate(messages) + 200, output_tokens=20)
+        if (reply := reply_to_library_request(messages, "Summary so far.", usage=usage)) is not None:
+            return reply
+        if pages["n"] < 150:
+            pages["n"] += 1
+            return ModelResponse(parts=[ToolCallPart("read_log", {"page": pages["n"]})], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+    events: list[Event] = []
+    cm = ContextManager(window=8_000, event_handler=events.append)
+    agent = Agent(FunctionModel(model), capabilities=[cm])
+
+    @agent.tool_plain
+    def read_log(page: int) -> str:
+        return f"page {page}: " + " ".join(f"event-{page}-{i} ok" for i in range(300))
+
+    await agent.run("go", usage_limits=UsageLimits(request_limit=500))
+    done = [e for e in events if isinstance(e, CompactionEvent) and e.action != "blocked"]
+    records = [e for e in done if e.strategy == "record"]
+    assert len(done) > 40 and sum(1 for e in records if e.incremental) > 20  # the case: records appended
+    room = cm.limits.window - cm.limits.output_reserve - cm.limits.window // 50
+    assert max(e.tokens_after for e in done) <= room, [e.tokens_after for e in done]
 
 
 def test_no_summary_is_paid_for_when_the_system_prompt_alone_overflows_the_window():

@@ -29,6 +29,7 @@ from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.result import CompactionError, CompactionResult, Summarize
 from .compaction.summarizer import SharedPrefixSummarizer
+from .compaction.summary import carried_tokens
 from .contract import LoadableStore, StoreSync
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
@@ -37,6 +38,7 @@ from .layers.order import default_layers
 from .plumbing import tokens
 from .plumbing.events import Budget, Event, one_line, typed
 from .plumbing.identity_memo import IdentityMemo
+from .plumbing.markers import is_compaction_message
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
@@ -354,11 +356,21 @@ class ManagerState(AbstractCapability[Any]):
         if self.memory is not None:
             self.memory.after_compaction(result)
         self.schedule.after_compaction(result, self.calibration.tokens(tokens.text_tokens(result.summary)),
-                                       self.measure(result.messages) - self.calibration.tokens(self.overhead))
+                                       self.measure(result.messages) - self.calibration.tokens(self.overhead),
+                                       records=self._records_kept(result))
         if self._reason:
             result.event.detail["reason"] = self._reason
             self._reason = ""
         self.emit(result.event)
+
+    def _records_kept(self, result: CompactionResult) -> int:
+        """Tokens of the records the compacted history starts with (a record, or a kept compaction
+        message with an update appended): its compaction message less what a summary carries too."""
+        head = result.messages[0] if result.messages else None
+        if head is None or not is_compaction_message(head) or not (
+                result.strategy == "record" or result.event.detail.get("incremental")):
+            return 0
+        return self.calibration.tokens(max(0, tokens.estimate([head]) - carried_tokens(head)))
 
     def learn_from_overflow(self, text: str) -> None:
         """The provider said how big the prompt was and what its limit is: believe it."""

@@ -63,6 +63,9 @@ class Schedule:
     growth: Growth = dataclasses.field(default_factory=Growth)
     summary_tokens: int = SUMMARY_PRIOR_TOKENS
     rebuild_seen: int = 0  # history size right after the latest compaction (what one keeps)
+    # What a summary would have kept there: `rebuild_seen` less the records it carries beyond a
+    # summary's size (records grow with every compaction that keeps one; a summary would fold them).
+    rebuild_floor: int = 0
     max_output_seen: int = 0
     full_summaries: int = 0
     compactions: int = 0  # made in this conversation, summaries or not
@@ -90,13 +93,15 @@ class Schedule:
     def hard_limit(self, cm: ManagerView) -> int:
         """The largest request that still leaves room for this model's answers (the adapted output
         reserve) and a 2% margin for the estimate's error. When the system prompt and tools with
-        two summaries, or with what the latest compaction kept and one request's growth, already
-        reach it (a large agent prompt in a small window), no request can keep the whole reserve
-        without compacting on every request: then only the window itself is protected."""
+        two summaries, or with what the latest compaction would have kept as a summary and one
+        request's growth, already reach it (a large agent prompt in a small window), no request can
+        keep the whole reserve without compacting on every request: then only the window itself is
+        protected. Records the compactions chose to keep do not count: a summary would fold them, so
+        they never relax the limit (they did, and then grew into the room kept for the answer)."""
         margin = cm.limits.window // 50
         hard = cm.limits.window - cm.limits.output_reserve - margin
         floor = cm.calibration.tokens(cm.overhead) + max(2 * self.summary_tokens,
-                                                         self.rebuild_seen + round(self.growth.rate))
+                                                         self.rebuild_floor + round(self.growth.rate))
         return int(hard if floor < hard else cm.limits.window - margin)
 
     def compaction_helps(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int = 0) -> bool:
@@ -254,15 +259,17 @@ class Schedule:
                                    collapse_commit=round(limits.collapse_commit * scale),
                                    collapse_blocking=round(limits.collapse_blocking * scale))
 
-    def after_compaction(self, result: CompactionResult, written_summary: int, kept: int) -> None:
+    def after_compaction(self, result: CompactionResult, written_summary: int, kept: int, records: int = 0) -> None:
         """Learn from a compaction: the summary's size (full summaries only) and what it kept,
-        and measure growth from the new, smaller history."""
+        and measure growth from the new, smaller history. `records`: the tokens of records (written
+        without a model) its compaction message holds, which a summary would have folded."""
         self.compactions += 1
         if result.summary and result.strategy == "full":
             self.full_summaries += 1
             self.summary_tokens = round(self.summary_tokens + (written_summary - self.summary_tokens)
                                         / self.full_summaries)
         self.rebuild_seen = kept
+        self.rebuild_floor = kept - max(0, records - self.summary_tokens)
         self.no_record = False
         self.growth.rebase(kept)
         self.last_plan = None
