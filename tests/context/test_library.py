@@ -345,6 +345,44 @@ async def test_two_conversations_on_one_agent_keep_apart() -> None:
     assert a_state.store.messages == a2.all_messages()
 
 
+async def test_max_conversations_counts_the_first_and_drops_the_least_recently_used_other() -> None:
+    """With 3: the first conversation (the instance's own state) and the two others used last.
+    Before, the first was not counted (4 were kept) and the others went in order of arrival."""
+    cm = ContextManager(window=16_000, max_conversations=3)
+    agent, _ = fetch_agent(FakeProvider(1), cm)
+    for key in ("first", "b", "c", "b", "d"):  # "b" used again before "d" arrives: "c" is the oldest
+        await agent.run("go", conversation_id=key)
+    kept = {key for key in ("first", "b", "c", "d") if cm.conversation(key) is not None}
+    assert kept == {"first", "b", "d"} and cm.conversation("first") is cm
+    one = ContextManager(window=16_000, max_conversations=1)
+    agent, _ = fetch_agent(FakeProvider(1), one)
+    await agent.run("go", conversation_id="first")
+    await agent.run("go", conversation_id="other")  # served, then not kept
+    assert one.conversation("first") is one and one.conversation("other") is None
+
+
+@pytest.mark.parametrize(("given", "error", "said"), [
+    ({"autocompact_buffer": -5}, ValueError, "CompactionSettings.autocompact_buffer must be 0 or more, not -5"),
+    ({"thrash_requests": "x"}, TypeError, "CompactionSettings.thrash_requests must be a whole number, 1 or more, not 'x'"),
+    ({"microcompact_keep_recent": "5"}, TypeError,
+     "CompactionSettings.microcompact_keep_recent must be a whole number, 0 or more, not '5'"),
+    ({"max_consecutive_failures": 0}, ValueError, "CompactionSettings.max_consecutive_failures must be 1 or more, not 0"),
+    ({"collapse_commit_fraction": 2.0}, ValueError, "CompactionSettings.collapse_commit_fraction must be from 0 to 1, not 2.0"),
+    ({"tool_result_max_chars": 10}, ValueError, "CompactionSettings.tool_result_max_chars must be 100 or more, not 10"),
+    ({"stall_wait_usd": float("nan")}, ValueError, "CompactionSettings.stall_wait_usd must be 0 or more, not nan"),
+    ({"collapse_enabled": "no"}, TypeError, "CompactionSettings.collapse_enabled must be True or False, not 'no'"),
+    ({"compactable_tools": "bash"}, TypeError, "CompactionSettings.compactable_tools must be a list of tool names, not 'bash'"),
+    ({"memory_retry_s": 0}, ValueError, "CompactionSettings.memory_retry_s must be more than 0 seconds, at most a day, not 0"),
+])
+def test_a_setting_of_the_wrong_kind_is_named_where_the_settings_are_made(given: dict[str, Any], error: type,
+                                                                         said: str) -> None:
+    """Each was accepted and failed later: a string compared with a number at the first compaction
+    (every compaction failed, then the breaker opened), 0 failures allowed opened the breaker at once."""
+    with pytest.raises(error) as caught:
+        CompactionSettings(**given)
+    assert str(caught.value) == said
+
+
 async def test_a_capability_given_its_own_store_refuses_a_second_conversation() -> None:
     from pydantic_ai.exceptions import UserError
 

@@ -84,7 +84,7 @@ def state_for(cm: M, key: str) -> M:
         return other
     if cm._owned:
         raise UserError(
-            f"this ContextManager was given its own {', '.join(cm._owned)}, which hold one conversation "
+            f"this ContextManager was given its own {', '.join(cm._owned)}, which belong to one conversation "
             f"({cm._conversation!r}), and cannot also serve conversation {key!r}: create one "
             "ContextManager per conversation, or leave those arguments out")
     known = not cm._window_unknown
@@ -92,7 +92,9 @@ def state_for(cm: M, key: str) -> M:
                              window=cm.window if known else None, **options_now(cm))
     other._conversation = key
     cm._others[key] = other
-    while len(cm._others) > cm.max_conversations:
+    # The first conversation is this instance's own state and counts toward the limit; of the
+    # others, the least recently used goes (with a limit of 1, no other is kept past its run).
+    while cm._others and len(cm._others) + 1 > cm.max_conversations:
         cm._others.popitem(last=False)
     return other
 

@@ -18,7 +18,7 @@ The class only orders the layers and passes tokens on; each layer lives in its o
 when enabled) written by the run's own model (sharing its cached prefix), the history and its archives kept in
 an `InMemoryStore`, nothing written to disk. State is per conversation: the instance serves the
 first conversation it sees, and each other `conversation_id` gets its own copy (up to
-`max_conversations`, least recently used dropped) — unless you gave it a store of your own (or the
+`max_conversations` with the first, the least recently used other dropped) — unless you gave it a store of your own (or the
 agent wired in layers, notes or a compactor: wiring.py), which belong to one conversation: then a
 second one is refused.
 """

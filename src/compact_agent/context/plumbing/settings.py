@@ -12,6 +12,7 @@ A library reads no environment and no config file: `CompactionSettings` is built
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -68,6 +69,29 @@ class CompactionSettings:
     memory_wait_s: float = 2.0  # how long compaction waits for an extraction in flight
     memory_retry_s: float = 30.0  # back-off after a failed extraction (doubles, capped at 10 min)
 
+    def __post_init__(self) -> None:
+        """Refuse a value of the wrong type or out of range where the settings are made, in one line
+        that names the field (a string where a number belongs used to fail deep in a layer, at the
+        first request, as a bare comparison error)."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "compactable_tools":
+                if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                    raise TypeError(f"CompactionSettings.compactable_tools must be a list of tool names, not {value!r}")
+                continue
+            if f.type in (bool, "bool"):
+                if not isinstance(value, bool):
+                    raise TypeError(f"CompactionSettings.{f.name} must be True or False, not {value!r}")
+                continue
+            low, high, what = _RANGES.get(f.name, (0, None, "0 or more"))
+            whole = f.type in (int, "int")
+            if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+                raise TypeError(f"CompactionSettings.{f.name} must be a {'whole ' if whole else ''}number, "
+                                f"{what}, not {value!r}")
+            if not math.isfinite(value) or value < low or (high is not None and value > high) or (
+                    f.name in _ABOVE_ZERO and value == 0):
+                raise ValueError(f"CompactionSettings.{f.name} must be {what}, not {value!r}")
+
     @classmethod
     def from_object(cls, source: Any) -> CompactionSettings:
         """The fields of `source` (any object with attributes of these names, e.g. the CLI's settings)."""
@@ -75,6 +99,23 @@ class CompactionSettings:
         if "compactable_tools" in values:
             values["compactable_tools"] = list(values["compactable_tools"])
         return cls(**values)
+
+
+#: Allowed ranges where a field's is not "0 or more": (lowest, highest or None, in words).
+_RANGES: dict[str, tuple[float, float | None, str]] = {
+    **{name: (1, None, "1 or more") for name in (
+        "max_consecutive_failures", "thrash_requests", "microcompact_trigger", "memory_update_tokens",
+        "memory_update_tool_calls")},
+    # below ~100 characters nothing useful of a tool's output fits
+    **{name: (100, None, "100 or more") for name in ("tool_result_max_chars", "tool_results_per_message_chars")},
+    **{name: (0.0, 1.0, "from 0 to 1") for name in (
+        "collapse_commit_fraction", "collapse_blocking_fraction", "collapse_target_fraction",
+        "collapse_min_gain_fraction", "memory_start_fraction")},
+    "tool_result_room_share": (0.0, None, "more than 0"),
+    "memory_wait_s": (0.0, 600.0, "from 0 to 600 seconds"),
+    "memory_retry_s": (0.0, 86_400.0, "more than 0 seconds, at most a day"),
+}
+_ABOVE_ZERO = frozenset({"tool_result_room_share", "memory_retry_s"})
 
 
 @dataclass(frozen=True)
