@@ -429,6 +429,43 @@ async def test_compact_now_compacts_the_conversation_its_messages_belong_to() ->
     assert a_state.store.messages == a_before and b_state.store.messages == new
 
 
+async def test_compact_now_and_resume_name_an_argument_of_the_wrong_kind() -> None:
+    """A run's result instead of its messages, a string, a bad model name: each is one line naming
+    what to pass (they used to fail deep inside: "'AgentRunResult' object is not iterable")."""
+    cm = ContextManager(window=16_000, summary_model=FunctionModel(FakeProvider(0)))
+    agent, _ = fetch_agent(FakeProvider(1), cm)
+    result = await agent.run("go")
+    history = result.all_messages()
+    cases: list[tuple[Any, type, str]] = [
+        (lambda: cm.compact_now(result), TypeError,
+         "compact_now takes the history as a list of messages (result.all_messages()), not AgentRunResult"),
+        (lambda: cm.compact_now("text"), TypeError, "compact_now takes the history as a list of messages, not str"),
+        (lambda: cm.compact_now([*history, 5]), TypeError,
+         f"compact_now: message {len(history)} is not a ModelRequest or ModelResponse (int)"),
+        (lambda: cm.compact_now(history, instructions=None), TypeError,
+         "compact_now: instructions must be a str, not NoneType"),
+        (lambda: cm.compact_now(history, model=5), TypeError,
+         "compact_now: model must be a pydantic-ai Model or a model name, not int"),
+        (lambda: cm.compact_now(history, model="nope"), ValueError,
+         "compact_now: model 'nope' is not a model name pydantic-ai knows: write it as 'provider:model' "
+         "(e.g. 'openai:gpt-4.1-mini'), or pass a Model"),
+        (lambda: cm.compact_now(history, confirm=True), TypeError, "compact_now: confirm must be a function, not bool"),
+    ]
+    for call, error, said in cases:
+        with pytest.raises(error) as caught:
+            await call()
+        assert str(caught.value) == said
+    assert cm.compactions == []  # nothing was compacted or archived for any of them
+    for bad, said in (("x", "resume takes the history as a list of messages, not str"),
+                      (result, "resume takes the history as a list of messages (result.all_messages()), "
+                               "not AgentRunResult")):
+        with pytest.raises(TypeError) as caught:
+            cm.resume(bad)  # type: ignore[arg-type]
+        assert str(caught.value) == said
+    with pytest.raises(TypeError, match=r"^store must be a HistoryStore instance \(InMemoryStore\(\)\), not the class"):
+        ContextManager(window=16_000, store=InMemoryStore)  # type: ignore[arg-type]
+
+
 async def test_compact_now_without_any_model_says_what_to_pass() -> None:
     from compact_agent.context import CompactionError
 

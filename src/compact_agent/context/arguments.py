@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
 from pydantic_ai.models import Model, parse_model_id
 from pydantic_ai.providers import infer_provider_class
 
@@ -27,7 +27,7 @@ def counted(n: object, message: ModelMessage) -> int:
     return n
 
 
-def check_model_name(name: str) -> None:
+def check_model_name(name: str, label: str = "summary_model") -> None:
     """A model name pydantic-ai cannot resolve (`nope:model`, `gpt-4o` without its provider) is
     named here rather than failing every compaction later. Only the name's form and its provider
     are checked, as pydantic-ai's own `infer_model` does first: no provider is made, no environment
@@ -42,9 +42,9 @@ def check_model_name(name: str) -> None:
         except ValueError:
             known = False
         except ImportError as e:  # a known provider whose package is missing: every summary would fail
-            raise ValueError(f"summary_model {name!r} cannot be used here: {e}") from None
+            raise ValueError(f"{label} {name!r} cannot be used here: {e}") from None
     if not known:
-        raise ValueError(f"summary_model {name!r} is not a model name pydantic-ai knows: write it as "
+        raise ValueError(f"{label} {name!r} is not a model name pydantic-ai knows: write it as "
                          "'provider:model' (e.g. 'openai:gpt-4.1-mini'), or pass a Model")
 
 
@@ -81,7 +81,34 @@ def check_options(*, max_output: object, settings: object, summary_model: object
             isinstance(compactable_tools, Sequence | frozenset | set)
             and all(isinstance(t, str) for t in compactable_tools))):
         raise TypeError(f"compactable_tools must be a list of tool names, not {compactable_tools!r}")
+    if isinstance(store, type):
+        raise TypeError(f"store must be a HistoryStore instance ({store.__name__}()), not the class {store.__name__}")
     missing = [m for m in ("append", "archive", "rewrite") if store is not None and not callable(getattr(store, m, None))]
     if missing:
         raise TypeError(f"store must be a HistoryStore (append, archive, rewrite); {type(store).__name__} has no "
                         f"{', '.join(missing)}")
+
+
+def check_history(messages: object, where: str) -> None:
+    """A history argument: a list of pydantic-ai messages, not a run's result or a string."""
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        hint = " (result.all_messages())" if hasattr(messages, "all_messages") else ""
+        raise TypeError(f"{where} takes the history as a list of messages{hint}, not {type(messages).__name__}")
+    for i, m in enumerate(messages):
+        if not isinstance(m, ModelRequest | ModelResponse):
+            raise TypeError(f"{where}: message {i} is not a ModelRequest or ModelResponse ({type(m).__name__})")
+
+
+def check_compact_now(messages: object, instructions: object, model: object, confirm: object) -> None:
+    """`compact_now`'s arguments, named in one line when wrong (a run's result instead of its
+    messages failed with "'AgentRunResult' object is not iterable", a bad model name with a
+    provider's error after the archive was written)."""
+    check_history(messages, "compact_now")
+    if not isinstance(instructions, str):
+        raise TypeError(f"compact_now: instructions must be a str, not {type(instructions).__name__}")
+    if model is not None and not isinstance(model, Model | str):
+        raise TypeError(f"compact_now: model must be a pydantic-ai Model or a model name, not {type(model).__name__}")
+    if isinstance(model, str):
+        check_model_name(model, "compact_now: model")
+    if confirm is not None and not callable(confirm):
+        raise TypeError(f"compact_now: confirm must be a function, not {type(confirm).__name__}")

@@ -37,6 +37,7 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
 from . import handlers, lifecycle
+from .arguments import check_compact_now
 from .compaction.cuts import join
 from .compaction.result import CompactionBlocked, CompactionError, CompactionResult
 from .contract import keep_system_prompts, stamp_new
@@ -137,8 +138,10 @@ class ContextManager(ManagerState):
         history as it is and raises `CompactionBlocked`, as a blocking `before_compact` does.
         Messages stamped with a conversation (what a run returns) are compacted in that
         conversation's state, whichever one this is. Raises `CompactionError` when it cannot
-        compact (nothing is changed then), and for a history of two conversations.
+        compact (nothing is changed then), and for a history of two conversations; `TypeError` or
+        `ValueError` for an argument of the wrong kind (a run's result instead of its messages).
         """
+        check_compact_now(messages, instructions, model, confirm)
         return await lifecycle.compact_now(self, messages, instructions, model, confirm)
 
     def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]:

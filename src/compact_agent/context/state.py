@@ -24,7 +24,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, infer_model
 
-from .arguments import check_options, counted
+from .arguments import check_history, check_options, counted
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.result import CompactionError, CompactionResult, Summarize
@@ -228,6 +228,7 @@ class ManagerState(AbstractCapability[Any]):
         """
         if messages is None:
             messages = list(self.store.load_messages()) if isinstance(self.store, LoadableStore) else []
+        check_history(messages, "resume")
         self._sync.reset(messages)
         self.learn_conversation(messages)
 
