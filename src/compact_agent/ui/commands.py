@@ -195,23 +195,28 @@ def custom_command(cwd: Path, name: str) -> Path | None:
     return custom_commands(cwd).get(name) if name and "/" not in name else None
 
 
-async def run_custom(s: AgentSession, path: Path, args: str, c: Console) -> None:
-    """The file's text is the prompt (front matter dropped; `$ARGUMENTS` becomes what followed the
-    command, else the arguments go after it), sent as a turn of its own."""
+def custom_prompt(path: Path, args: str) -> str:
+    """A custom command's prompt: the file's text (front matter dropped; `$ARGUMENTS` becomes what
+    followed the command, else the arguments go after it). Raises `CommandError` when unreadable."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as e:
-        c.print(f"cannot read {path}: {e.strerror or e}")
-        return
+        raise CommandError(f"cannot read {path}: {e.strerror or e}") from None
     if text.startswith("---\n") and "\n---\n" in text[4:]:
         text = text[4:].split("\n---\n", 1)[1]
     prompt = text.replace("$ARGUMENTS", args) if "$ARGUMENTS" in text else (f"{text.rstrip()}\n\n{args}" if args else text)
+    return prompt.strip()
+
+
+async def run_custom(s: AgentSession, path: Path, args: str, c: Console) -> None:
+    """A custom command (`custom_prompt`), sent as a turn of its own."""
+    prompt = custom_prompt(path, args)
     repl = current_repl()
     if repl is None:
-        turn = await s.run_turn(prompt.strip())
+        turn = await s.run_turn(prompt)
         c.print(turn.output, markup=False, highlight=False)
     else:
-        await repl.turn(prompt.strip())
+        await repl.turn(prompt)
 
 
 async def dispatch(s: AgentSession, line: str, c: Console) -> None:

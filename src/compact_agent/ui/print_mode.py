@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import secrets
@@ -113,11 +114,25 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     run = PrintRun(output_format, verbose)
     if (refusal := _repl_only(prompt)) is not None:  # before a session is made for nothing
         return _failed(run, refusal, None, code=2)
-    if (close := _mistyped_command(prompt)) is not None:
+    custom = _custom(opts.cwd, prompt if typed is None else typed)
+    if custom is None and (close := _mistyped_command(prompt)) is not None:
         run.note(f"unknown command {prompt.split()[0]}; did you mean /{close}? (nothing was sent)")
         if run.format != "text":
             run.emit(run.error_result(f"unknown command {prompt.split()[0]}", None))
         return 2
+    if custom is None and (unknown := _unknown_command(prompt)) is not None:
+        return _failed(run, f"unknown command /{unknown}; /help lists them (nothing was sent; a question about "
+                            f"a path: write ./{unknown} or put a word first)", None, code=2)
+    if custom is not None:
+        from .command_registry import CommandError
+        from .commands import custom_prompt
+
+        path, args, more = custom
+        piped = prompt[len(typed):] if typed is not None and prompt.startswith(typed) else ""
+        try:  # as if typed (@path in it attaches), with what was piped after it
+            prompt, typed = custom_prompt(path, args) + more + piped, None
+        except CommandError as e:
+            return _failed(run, str(e), None)
     try:
         session = AgentSession(opts, on_event=run.on_event, on_compact_start=run.on_compact_start,
                                on_change=run.on_change)
@@ -190,6 +205,30 @@ def _slash_command(prompt: str) -> str | None:
     line = prompt.strip()
     name = line[1:].partition(" ")[0] if line.startswith("/") else ""
     return line if name in COMMANDS or name in ("quit", "q") else None
+
+
+def _custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
+    """A project's custom command (`/review calc.py`, `.compact-agent/commands/review.md`): its
+    file, its arguments, and the piped input after them, as the REPL runs it."""
+    from .commands import custom_command
+
+    line = typed.strip()
+    if not line.startswith("/"):
+        return None
+    first, _, rest = line.partition("\n")
+    name, _, args = first[1:].partition(" ")
+    path = custom_command(cwd, name)
+    return None if path is None else (path, args.strip(), f"\n\n{rest.strip()}" if rest.strip() else "")
+
+
+def _unknown_command(prompt: str) -> str | None:
+    """`/bogus`: one word after a slash that names no command; the REPL refuses it too. A path
+    (`/usr/lib …`, a slash inside the word) is a prompt."""
+    from .command_registry import COMMANDS
+
+    words = prompt.strip().split(None, 1)
+    name = words[0][1:] if words and words[0].startswith("/") else ""
+    return name if name and "/" not in name and name not in COMMANDS and name not in ("quit", "q") else None
 
 
 def _repl_only(prompt: str) -> str | None:
