@@ -572,3 +572,39 @@ async def test_a_kept_compaction_message_that_would_not_shrink_the_context_gives
         prefer_incremental=lambda kept, carried: False, tokens_before=(with_kept + as_one) // 2 + 1)
     assert result.strategy == "record" and not result.event.detail["incremental"]
     assert result.tokens_after == as_one
+
+
+async def test_a_window_a_summary_would_not_fit_compacts_with_records():
+    """2,000 tokens: the expected summary (2,000) alone fills it, so no compaction was thought to
+    help, and old rounds were left out of each request with nothing in their place. A record of the
+    steps is a few hundred tokens: it is kept, and each request starts with it."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import RequestUsage, UsageLimits
+
+    from compact_agent.context import ContextManager
+    from compact_agent.context.testing import reply_to_library_request
+
+    sent: list[list] = []
+
+    def model(messages, info: AgentInfo) -> ModelResponse:
+        usage = RequestUsage(input_tokens=estimate(messages), output_tokens=20)
+        if (reply := reply_to_library_request(messages, "sum", usage=usage)) is not None:
+            return reply
+        sent.append(messages)
+        if len(sent) <= 30:
+            return ModelResponse(parts=[ToolCallPart("read_log", {"page": len(sent)})], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+    cm = ContextManager(window=2_000)
+    agent = Agent(FunctionModel(model), capabilities=[cm])
+
+    @agent.tool_plain
+    def read_log(page: int) -> str:
+        return f"page {page}: " + " ".join(f"event-{page}-{i} ok" for i in range(300))
+
+    await agent.run("go", usage_limits=UsageLimits(request_limit=200))
+    assert len(cm.compactions) >= 5 and any(c.strategy == "record" for c in cm.compactions)
+    assert is_compaction_message(sent[-1][0])  # the steps before are recorded, not silently gone
+    record = " ".join(str(p.content) for p in sent[-1][0].parts)
+    assert "read_log" in record, record  # the record lists them

@@ -108,11 +108,18 @@ class Schedule:
         """Whether a compaction would free a tenth of the history at least: right after one, in a
         window the fixed part nearly fills, another would cost a summary and free nothing. Nor does
         one help when the system prompt and tools with a summary alone exceed the window: the
-        request cannot fit whatever the history holds, and the summary would be paid for nothing."""
+        request cannot fit whatever the history holds, and the summary would be paid for nothing.
+        Where a record written without a model would stand in for the summary (a small window's
+        few steps), its size is what counts: it costs no request, and may fit where a summary
+        would not (a 2,000-token window used to compact never, and drop old rounds unrecorded)."""
         if cm.compactor is None or not messages:
             return True
         if fixed + self.summary_tokens >= cm.limits.window:
-            return False
+            record = self._keeps(cm, messages).record_tokens if (
+                cm.settings.compaction_records and not cm.handler_instructs) else None
+            if record is None or fixed + record >= cm.limits.window:
+                return False
+            return self._keeps(cm, messages).rebuild(record) < 0.9 * context
         return self._rebuild(cm, messages) < 0.9 * context
 
     def threshold_pays(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int,
