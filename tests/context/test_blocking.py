@@ -137,19 +137,34 @@ async def test_a_preview_commits_only_what_was_confirmed() -> None:
     assert seen[-1].summary in str(new[0].parts)
 
 
-async def test_a_handler_that_returns_no_text_is_a_failed_hook_and_the_compaction_goes_on() -> None:
+async def test_a_handler_that_returns_none_leaves_the_instructions_and_one_that_returns_a_number_failed() -> None:
+    """A handler that only runs side effects returns None: the instructions stay as they were (it
+    used to be a failed hook at every compaction). Anything else that is not text is a failed hook,
+    and the compaction goes on."""
     reader = Reader(6)
     events: list = []
+    ran: list[str] = []
 
-    async def forgetful(trigger: str, instructions: str):  # returns None: no instructions to use
-        return None
+    async def side_effects_only(trigger: str, instructions: str) -> None:
+        ran.append(instructions)
 
-    cm = ContextManager(window=64_000, before_compact=forgetful, event_handler=events.append)  # type: ignore[arg-type]
+    cm = ContextManager(window=64_000, before_compact=side_effects_only, event_handler=events.append)
+    history = (await reader_agent(reader, cm).run("Read.", usage_limits=LIMITS)).all_messages()
+    new = await cm.compact_now(history, model=FunctionModel(reader), instructions="keep the file names")
+    assert ran == ["keep the file names"] and not [e for e in events if e.layer == "hook"]
+    assert new and len(cm.compactions) == 1 and not cm.handler_instructs
+
+    async def counts(trigger: str, instructions: str):
+        return 5
+
+    events.clear()
+    cm = ContextManager(window=64_000, before_compact=counts, event_handler=events.append)  # type: ignore[arg-type]
     history = (await reader_agent(reader, cm).run("Read.", usage_limits=LIMITS)).all_messages()
     new = await cm.compact_now(history, model=FunctionModel(reader), instructions="keep the file names")
     failed = [e for e in events if e.layer == "hook" and e.action == "failed"]
-    assert len(failed) == 1 and failed[0].detail["error"] == "before_compact returned nothing, not the instructions to use (a str)"
-    assert new and len(cm.compactions) == 1 and not cm.handler_instructs
+    assert len(failed) == 1 and failed[0].detail["error"] == ("before_compact returned int 5, not the instructions "
+                                                              "to use (a str, or None to leave them)")
+    assert new and len(cm.compactions) == 1
 
 
 async def test_only_instructions_to_an_automatic_compaction_mark_the_handler_as_one_that_gives_them() -> None:

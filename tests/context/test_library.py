@@ -203,9 +203,12 @@ async def test_free_tokens_compact_where_the_window_forces_it(prices: Prices) ->
     assert max(n for _, n in provider.sizes) <= WINDOW
 
 
-@pytest.mark.parametrize("bad", [{"hit": -0.1}, {"miss": "0.28"}, {"output": float("nan")}, {"ttl_s": True}])
+@pytest.mark.parametrize("bad", [{"hit": -0.1}, {"miss": "0.28"}, {"output": float("nan")}, {"ttl_s": True},
+                                 {"miss": float("inf")}, {"ttl_s": -1}])
 def test_a_price_that_is_not_a_number_of_dollars_is_refused(bad: dict[str, object]) -> None:
-    with pytest.raises(ValueError, match=rf"^Prices\.{next(iter(bad))} must be a number"):
+    name = next(iter(bad))
+    unit = "seconds" if name == "ttl_s" else "USD per million tokens"  # each in its own unit
+    with pytest.raises(ValueError, match=rf"^Prices\.{name} must be a number of {unit}, 0 or more, not "):
         Prices(**bad)  # type: ignore[arg-type]
 
 
@@ -223,6 +226,17 @@ def test_the_package_ships_py_typed_and_exports_its_api() -> None:
 
     assert (Path(compact_agent.__file__).parent / "py.typed").is_file()
     assert "ContextManager" in lib.__all__ and all(hasattr(lib, name) for name in lib.__all__)
+
+
+def test_every_exported_name_is_documented_and_what_users_catch_is_exported() -> None:
+    """Thirteen exported names were in no document; `NotSmaller`, which `compact_now` raises, was
+    not exported."""
+    import compact_agent.context as lib
+
+    docs = (Path(__file__).parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
+    undocumented = [name for name in lib.__all__ if f"`{name}" not in docs]
+    assert undocumented == []
+    assert "NotSmaller" in lib.__all__ and issubclass(lib.NotSmaller, lib.CompactionError)
 
 
 def test_the_library_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
     from .compaction.compactor import Compactor
     from .compaction.memory import SessionMemory
     from .compaction.restore import Restorer
-    from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, Summarize
+    from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller, Summarize
     from .compaction.summarizer import SharedPrefixSummarizer
     from .decisions.economics import CompactionPlan, Prices
     from .layers.order import default_layers
@@ -68,6 +68,7 @@ __all__ = [
     "Layer",
     "Limits",
     "MicrocompactEvent",
+    "NotSmaller",
     "NotesEvent",
     "Prices",
     "Restorer",
@@ -104,6 +105,7 @@ _EXPORTS: dict[str, str] = {
     "Layer": ".pipeline",
     "Limits": ".plumbing.settings",
     "MicrocompactEvent": ".plumbing.events",
+    "NotSmaller": ".compaction.result",
     "NotesEvent": ".plumbing.events",
     "Prices": ".decisions.economics",
     "Restorer": ".compaction.restore",

@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from .state import ManagerState as ContextManager  # what the handlers read of the manager
 
 #: Called before every compaction with (trigger, instructions); returns the instructions to use
-#: (awaited when it is a coroutine: an `async def`, or a plain function that returns the text).
-BeforeCompact = Callable[[str, str], Awaitable[str] | str]
+#: (awaited when it is a coroutine: an `async def`, or a plain function that returns the text), or
+#: None to leave them as they were (a handler that only runs side effects).
+BeforeCompact = Callable[[str, str], Awaitable[str | None] | str | None]
 #: Called with a compaction computed (its archive written) but not yet committed; False keeps the history.
 Confirm = Callable[[CompactionResult], Awaitable[bool]]
 
@@ -47,10 +48,12 @@ async def before(cm: ContextManager, trigger: str, instructions: str) -> str:
         answer: object = cm.before_compact(trigger, instructions)
         if inspect.isawaitable(answer):  # `async def`, as documented; a plain function's answer is taken as is
             answer = await answer
+        if answer is None:  # side effects only: the instructions stay as they were
+            return instructions
         given = answer
         if not isinstance(given, str):
-            got = "nothing" if given is None else f"a {type(given).__name__}"
-            raise TypeError(f"before_compact returned {got}, not the instructions to use (a str)")
+            raise TypeError(f"before_compact returned {type(given).__name__} {given!r:.40}, not the instructions to use "
+                            "(a str, or None to leave them)")
     except CompactionBlocked:
         raise
     except Exception as e:  # noqa: BLE001

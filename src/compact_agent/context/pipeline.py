@@ -96,7 +96,7 @@ class ContextManager(ManagerState):
     def __init__(self, window: int | None = None, *, max_output: int = 8_192, settings: Settings | None = None,
                  summary_model: Model | str | None = None, token_counter: TokenCounter | None = None,
                  store: HistoryStore | None = None, compactable_tools: Sequence[str] | None = None,
-                 event_handler: Callable[[Event], None] | None = None, notes_in_background: bool = False,
+                 event_handler: Callable[[Event], object] | None = None, notes_in_background: bool = False,
                  max_conversations: int = 64, prices: Prices | None = None,
                  before_compact: BeforeCompact | None = None) -> None:
         self._setup(Internals(), window=window, max_output=max_output, settings=settings,

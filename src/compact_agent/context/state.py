@@ -15,7 +15,7 @@ import itertools
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Self
 
@@ -33,6 +33,7 @@ from .compaction.summary import carried_tokens
 from .contract import LoadableStore, StoreSync
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
+from .handlers import BeforeCompact
 from .layers import frozen
 from .layers.order import default_layers
 from .plumbing import tokens
@@ -93,9 +94,9 @@ class ManagerState(AbstractCapability[Any]):
     def _setup(self, internals: Internals, *, window: int | None, max_output: int = 8_192,
                settings: Settings | None = None, summary_model: Model | str | None = None,
                token_counter: TokenCounter | None = None, store: HistoryStore | None = None,
-               compactable_tools: Sequence[str] | None = None, event_handler: Callable[[Event], None] | None = None,
+               compactable_tools: Sequence[str] | None = None, event_handler: Callable[[Event], object] | None = None,
                notes_in_background: bool = False, max_conversations: int = 64, prices: Prices | None = None,
-               before_compact: Callable[[str, str], Awaitable[str] | str] | None = None) -> None:
+               before_compact: BeforeCompact | None = None) -> None:
         check_options(max_output=max_output, settings=settings, summary_model=summary_model,
                       token_counter=token_counter, store=store, compactable_tools=compactable_tools,
                       event_handler=event_handler, notes_in_background=notes_in_background,

@@ -19,8 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from ..agent.run.runner import AgentSession
-from ..context import CompactionBlocked, CompactionResult
-from ..context.compaction.result import NotSmaller
+from ..context import CompactionBlocked, CompactionResult, NotSmaller
 from .command_registry import CommandError, command, current_repl
 
 USAGE = "usage: /compact [instructions] [--preview] [--from N | --up-to N], N a message number from /history"

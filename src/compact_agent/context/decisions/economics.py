@@ -50,9 +50,9 @@ class Prices:
     def __post_init__(self) -> None:
         for name in ("miss", "hit", "output", "write", "ttl_s"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-                raise ValueError(f"Prices.{name} must be a number of USD per million tokens, 0 or more "
-                                 f"(ttl_s: seconds), not {value!r}")
+            unit = "seconds" if name == "ttl_s" else "USD per million tokens"
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+                raise ValueError(f"Prices.{name} must be a number of {unit}, 0 or more, not {value!r}")
 
     @property
     def resend(self) -> float:

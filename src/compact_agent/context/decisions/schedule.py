@@ -117,9 +117,10 @@ class Schedule:
         if fixed + self.summary_tokens >= cm.limits.window:
             record = self._keeps(cm, messages).record_tokens if (
                 cm.settings.compaction_records and not cm.handler_instructs) else None
-            if record is None or fixed + record >= cm.limits.window:
+            if record is None:
                 return False
-            return self._keeps(cm, messages).rebuild(record) < 0.9 * context
+            rebuild = self._keeps(cm, messages).rebuild(record)  # it must also bring the request under the limit
+            return rebuild < 0.9 * context and fixed + rebuild <= self.hard_limit(cm)
         return self._rebuild(cm, messages) < 0.9 * context
 
     def threshold_pays(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int,
