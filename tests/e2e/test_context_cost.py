@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import math
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -128,3 +130,23 @@ async def test_context_after_a_manual_compact_is_not_anchored_to_the_old_usage(t
             await s.aclose()
     assert before.anchored and not after.anchored
     assert after.used < before.used
+
+
+def test_past_the_threshold_the_picture_still_adds_up_to_the_window():
+    """A small window waits past the threshold for the hard limit; /context showed the whole reserve
+    as well as the context using part of it (shares adding up to 127%)."""
+    from compact_agent.agent.accounting.context_report import ContextPicture
+    from compact_agent.ui.session_views import RESERVED, grid_cells, render_context
+
+    p = ContextPicture({"system": 3_000, "results_spilled": 5_300}, 8_300, 9_000, 5_850, True)
+    assert p.free == 0 and p.reserved == 700 and sum(p.rows.values()) + p.free + p.reserved == p.window
+    cells = grid_cells(p)
+    assert sum(1 for sym, _ in cells if sym == RESERVED) == round(700 / (9_000 / len(cells)))
+    console = Console(file=io.StringIO(), width=140, record=True)
+    console.print(render_context(p, 140))
+    text = console.export_text()
+    shares = [float(x) for x in re.findall(r"(\d+\.\d)%", text)]
+    assert abs(sum(shares) - 100) < 0.5, (shares, text)
+    assert "reserved (output + auto-compact buffer) left" in text
+    under = ContextPicture({"system": 3_000}, 3_000, 9_000, 5_850, True)  # under it: the whole reserve
+    assert under.reserved == 3_150 and under.free == 2_850

@@ -45,7 +45,7 @@ def grid_cells(p: ContextPicture, cells: int = GRID_W * GRID_H) -> list[tuple[st
         if n > 0:
             out += [(USED, STYLES[key])] * max(1, round(n / per))
     reserved = round(p.reserved / per)
-    out = out[: max(0, cells - reserved)] if p.used <= p.threshold else out[:cells]
+    out = out[: max(0, cells - reserved)]  # the reserve left is what the context does not use
     out += [(FREE, "grey39")] * max(0, cells - reserved - len(out))
     out += [(RESERVED, "red")] * max(0, cells - len(out))
     return out[:cells]
@@ -71,7 +71,8 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
             extra = f" ({p.results[key]})" if key in p.results else ""
             legend.add_row(Text(USED, style=STYLES[key]), names[key] + extra, _k(n), f"{100 * n / p.window:.1f}%")
     legend.add_row(Text(FREE, style="grey39"), "free until auto-compaction", _k(p.free), f"{100 * p.free / p.window:.1f}%")
-    legend.add_row(Text(RESERVED, style="red"), "reserved (output + auto-compact buffer)", _k(p.reserved),
+    legend.add_row(Text(RESERVED, style="red"), "reserved (output + auto-compact buffer)"
+                   + (" left" if p.used > p.threshold else ""), _k(p.reserved),
                    f"{100 * p.reserved / p.window:.1f}%")
     src = "provider-reported" if p.anchored else "estimated"
     head = Text(f"context {_k(p.used)} / {_k(p.window)} tokens ({100 * p.used / p.window:.0f}%), {src}; "

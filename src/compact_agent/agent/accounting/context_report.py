@@ -70,8 +70,10 @@ class ContextPicture:
 
     @property
     def reserved(self) -> int:
-        """Output reserve + auto-compact buffer: the part of the window compaction keeps free."""
-        return max(0, self.window - self.threshold)
+        """Output reserve + auto-compact buffer: the part of the window compaction keeps free, less
+        what the context already uses of it (past the threshold, where a compaction that would not
+        pay waits for the hard limit): used + free + reserved make the window."""
+        return max(0, self.window - max(self.threshold, self.used))
 
     @property
     def free(self) -> int:
