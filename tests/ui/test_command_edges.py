@@ -162,3 +162,18 @@ async def test_resume_in_the_repl_shows_clean_lines(tmp_path):
     clean(run.out)
     assert "no session 9 in the list: there are no other sessions in this directory" in run.out
     assert "no session nosuchid in this directory; /resume lists them" in run.out
+
+
+async def test_a_checkpoint_is_labelled_with_what_was_typed_not_the_shell_output_before_it(tmp_path):
+    """`!ls` then `fix it`: the turn's message starts with the command's output, and /rewind listed
+    (and gave back for editing) `I ran this shell command myself: $ ls …` instead of `fix it`."""
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            await s.run_turn("I ran this shell command myself:\n$ ls\nREADME.md\n\nfix it", typed="fix it")
+            await s.run_turn("and test it")  # all of it typed
+            assert [cp.prompt for cp in s.checkpoints.list()] == ["fix it", "and test it"]
+            out = await show(s, "/rewind")
+            assert "› fix it" in out and "I ran this shell command" not in out
+        finally:
+            s.close()

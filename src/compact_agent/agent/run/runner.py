@@ -298,7 +298,7 @@ class AgentSession:
         `!cmd` output), the only place `@path` attaches a file; None when all of it was typed."""
         self._close_unanswered()
         history = list(self.messages)
-        self.checkpoints.begin(self.turns, len(history), prompt)
+        self.checkpoints.begin(self.turns, len(history), prompt if typed is None else typed)  # what /rewind shows and gives back
         history += await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
         history += self.mentions(prompt if typed is None else typed)
         self.cm.resume(self.messages)
