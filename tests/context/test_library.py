@@ -703,3 +703,36 @@ def test_events_are_typed_in_place() -> None:
     assert seen == [ev] and seen[0] is ev and isinstance(ev, CompactionEvent) and ev.time
     assert (ev.strategy, ev.tokens_freed, ev.archive) == ("full", 60, None)
     assert type(typed(Event("hook", "failed", detail={"error": "x"}))) is Event
+
+
+async def test_notes_turned_on_are_written_when_the_schedule_compacts_before_the_threshold() -> None:
+    """`memory_enabled=True` alone wrote no notes in a 60-step run at 32K: they waited for 75% of the
+    threshold, and the priced schedule compacted well before it. They now start at that share of
+    where the next compaction is expected, and the compactions use them."""
+    from compact_agent.context.testing import library_request, reply_to_library_request
+
+    kinds: list[str] = []
+    steps = {"n": 0}
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        usage = RequestUsage(input_tokens=provider_tokens(messages), output_tokens=20)
+        if (kind := library_request(messages)) is not None:
+            kinds.append(kind)
+            reply = reply_to_library_request(messages, "facts", usage=usage)
+            assert reply is not None
+            return reply
+        if steps["n"] < 60:
+            steps["n"] += 1
+            return ModelResponse(parts=[ToolCallPart("read_log", {"page": steps["n"]})], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+    cm = ContextManager(window=32_000, settings=CompactionSettings(memory_enabled=True))
+    agent = Agent(FunctionModel(model), capabilities=[cm])
+
+    @agent.tool_plain
+    def read_log(page: int) -> str:
+        return f"page {page}: " + " ".join(f"event-{page}-{i} ok" for i in range(300))
+
+    await agent.run("go", usage_limits=UsageLimits(request_limit=300))
+    assert kinds.count("notes") >= 2, kinds
+    assert any(c.strategy == "session_memory" for c in cm.compactions), [c.strategy for c in cm.compactions]
