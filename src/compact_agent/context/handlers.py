@@ -27,10 +27,6 @@ from .plumbing.events import Event, one_line
 if TYPE_CHECKING:
     from .state import ManagerState as ContextManager  # what the handlers read of the manager
 
-#: Called before every compaction with (trigger, instructions); returns the instructions to use
-#: (awaited when it is a coroutine: an `async def`, or a plain function that returns the text), or
-#: None to leave them as they were (a handler that only runs side effects).
-BeforeCompact = Callable[[str, str], Awaitable[str | None] | str | None]
 #: Called with a compaction computed (its archive written) but not yet committed; False keeps the history.
 Confirm = Callable[[CompactionResult], Awaitable[bool]]
 

@@ -49,14 +49,13 @@ from .plumbing.events import Event, Stopwatch, one_line
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
 from .state import ManagerState
-from .wiring import Internals, Layer, SummarizerFactory, TokenCounter
+from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, TokenCounter
 
 __all__ = [
     "BeforeCompact", "ContextManager", "HistoryStore", "Internals", "Layer", "SummarizerFactory", "TokenCounter",
     "WindowTooSmallError",
 ]
 
-BeforeCompact = handlers.BeforeCompact
 
 
 class WindowTooSmallError(UserError):

@@ -33,7 +33,6 @@ from .compaction.summary import carried_tokens
 from .contract import LoadableStore, StoreSync
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
-from .handlers import BeforeCompact
 from .layers import frozen
 from .layers.order import default_layers
 from .plumbing import tokens
@@ -43,7 +42,7 @@ from .plumbing.markers import is_compaction_message
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
-from .wiring import Internals, Layer, SummarizerFactory, SummaryInputs, TokenCounter
+from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, SummaryInputs, TokenCounter
 
 log = logging.getLogger(__name__)
 

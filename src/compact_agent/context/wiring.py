@@ -50,6 +50,10 @@ class SummaryInputs(Protocol):
 
 #: Builds the summarizer of one compaction from the manager it is handed (a `ContextManager`).
 SummarizerFactory = Callable[[SummaryInputs], Summarize]
+#: Called before every compaction with (trigger, instructions); returns the instructions to use
+#: (awaited when it is a coroutine: an `async def`, or a plain function that returns the text), or
+#: None to leave them as they were (a handler that only runs side effects).
+BeforeCompact = Callable[[str, str], Awaitable[str | None] | str | None]
 #: Counts the tokens of messages as your provider would (e.g. with its tokenizer).
 TokenCounter = Callable[[Sequence[ModelMessage]], int]
 
