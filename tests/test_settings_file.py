@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from compact_agent.agent.integrations.hooks import parse_hooks
 from compact_agent.config import Settings
-from compact_agent.settings_file import SettingsError, describe, load
+from compact_agent.settings_file import SettingsError, describe, load, render
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -96,13 +98,13 @@ def test_errors_are_one_line(files, tmp_path):
     with pytest.raises(SettingsError, match=rf"{user.name}: not UTF-8 text \(byte 0\)"):
         load(project)
     user.write_text("restore_max_files = 'lots'")
-    with pytest.raises(SettingsError, match="restore_max_files .*user file"):
+    with pytest.raises(SettingsError, match=rf"restore_max_files \(from {re.escape(str(user))}\)"):
         load(project)
     user.write_text("[hooks]\nPreKompact = 'x'")
-    with pytest.raises(SettingsError, match="unknown hook event"):
+    with pytest.raises(SettingsError, match=rf"^{re.escape(str(user))}: unknown hook event"):
         load(project)
     user.write_text("[mcp_servers.x]\nargs = ['a']")
-    with pytest.raises(SettingsError, match="either command"):
+    with pytest.raises(SettingsError, match=rf"^{re.escape(str(user))}: mcp_servers.x: give either command"):
         load(project)
     user.write_text("autocompact_bufer = 1")
     assert any("unknown setting autocompact_bufer" in w for w in load(project).warnings)
@@ -195,11 +197,12 @@ def test_out_of_range_values_are_one_line_errors(files, line, key):
     with pytest.raises(SettingsError) as info:
         load(project)
     msg = str(info.value)
-    assert msg.startswith(f"bad value for {key} (from user file): ") and "\n" not in msg, msg
+    assert msg.startswith(f"bad value for {key} (from {user}): ") and "\n" not in msg, msg
     (project / ".compact-agent.toml").write_text(line + "\n")  # from a trusted project file: the same check
     user.write_text(f'trusted_projects = ["{project}"]\n')
-    with pytest.raises(SettingsError, match=f"bad value for {key} \\(from project file\\)"):
+    with pytest.raises(SettingsError) as info:
         load(project)
+    assert str(info.value).startswith(f"bad value for {key} (from {project / '.compact-agent.toml'}): ")
 
 
 def test_a_project_file_only_adds_deny_rules(files, monkeypatch):
@@ -220,8 +223,9 @@ def test_a_project_file_only_adds_deny_rules(files, monkeypatch):
     rows = {(name, value): src for name, value, src in describe(loaded)}
     assert rows[("deny_paths[]", "secrets/*")] == "user file" and rows[("deny_paths[]", "*.pem")] == "project file"
     (project / ".compact-agent.toml").write_text("deny_paths = 3\n")
-    with pytest.raises(SettingsError, match=r"bad value for deny_paths \(from project file\)"):
+    with pytest.raises(SettingsError) as info:
         load(project)
+    assert str(info.value) == f"bad value for deny_paths (from {project / '.compact-agent.toml'}): expected a list of patterns"
 
 
 ROUTING = """
@@ -251,8 +255,9 @@ def test_untrusted_project_cannot_pick_the_model_or_the_budget(files):
     user.write_text(f'trusted_projects = ["{project}"]\n')
     assert load(project).settings.model == "gpt-4.1"
     (project / ".compact-agent.toml").write_text("context_window = 100000000\n")  # even trusted: bounded
-    with pytest.raises(SettingsError, match=r"bad value for context_window \(from project file\)"):
+    with pytest.raises(SettingsError) as info:
         load(project)
+    assert str(info.value).startswith(f"bad value for context_window (from {project / '.compact-agent.toml'}): ")
 
 
 def test_an_unknown_setting_gets_a_did_you_mean(tmp_path, monkeypatch):
@@ -261,3 +266,83 @@ def test_an_unknown_setting_gets_a_did_you_mean(tmp_path, monkeypatch):
     warnings = load(tmp_path).warnings
     assert any("unknown setting autocompact_bufer (did you mean autocompact_buffer?)" in w for w in warnings)
     assert any("compaction.microcompact_keep_recnt (did you mean microcompact_keep_recent?)" in w for w in warnings)
+
+
+def test_a_setting_under_hooks_or_mcp_servers_is_that_setting(files):
+    """`hook_timeout_s = 1` under `[hooks]` of a trusted project stopped start-up as an unknown hook
+    event; a setting's key works in any section, those two included (a table stays a server)."""
+    user, project = files
+    user.write_text(f'trusted_projects = ["{project}"]\n')
+    (project / ".compact-agent.toml").write_text(
+        '[hooks]\nPreCompact = "cat notes"\nhook_timeout_s = 1\n'
+        '[mcp_servers]\ncompactable_tools = ["docs_search"]\n[mcp_servers.model]\ncommand = "docs-server"\n')
+    loaded = load(project)
+    s = loaded.settings
+    assert (s.hook_timeout_s, loaded.sources["hook_timeout_s"], s.hooks) == (1, "project file", {"PreCompact": "cat notes"})
+    assert [h.timeout_s for h in parse_hooks(s.hooks, s.hook_timeout_s)] == [1.0]
+    assert s.compactable_tools == ["docs_search"] and list(s.mcp_servers) == ["model"]
+    user.write_text("")  # not trusted: ignored with the project's other limits, said in a warning
+    loaded = load(project)
+    assert loaded.settings.hook_timeout_s == 10.0 and loaded.settings.hooks == {}
+    assert any("hook_timeout_s ignored: the project is not trusted" in w for w in loaded.warnings)
+
+
+@pytest.mark.parametrize("text, says", [
+    ('[hooks]\nPreKompact = "x"\n', "unknown hook event 'PreKompact'"),
+    ('[hooks]\nPreCompact = [{command = "x", timeout = -1}]\n', "hooks.PreCompact: timeout must be"),
+    ('[mcp_servers.docs]\nargs = ["a"]\n', "mcp_servers.docs: give either command"),
+    ("allow_bash = 3\n", "bad value for allow_bash"),
+    ("deny_bash = [3]\n", "bad value for deny_bash"),
+    ("hook_timeout_s = 0\n", "bad value for hook_timeout_s"),
+    ("hooks = 3\n", "bad value for hooks"),
+])
+def test_every_config_error_names_its_file(files, text, says):
+    user, project = files
+    user.write_text(f'trusted_projects = ["{project}"]\n' + USER)  # the user's hooks are good: the line names the other file
+    (project / ".compact-agent.toml").write_text(text)
+    with pytest.raises(SettingsError) as info:
+        load(project)
+    line = str(info.value)
+    assert str(project / ".compact-agent.toml") in line and str(user) not in line and says in line, line
+    assert "\n" not in line
+
+
+def test_a_bad_hook_from_the_environment_names_the_variable(files, monkeypatch):
+    user, project = files
+    monkeypatch.setenv("COMPACT_AGENT_HOOKS", '{"PreKompact": "x"}')
+    with pytest.raises(SettingsError, match=r"^env COMPACT_AGENT_HOOKS: unknown hook event 'PreKompact'"):
+        load(project)
+
+
+def test_one_string_is_a_list_of_one_for_every_list_setting(files, monkeypatch):
+    """`deny_bash = "rm"` was one rule while `allow_bash = "pytest *"` was refused: every list
+    setting takes one string as a list of one, and `config` shows it as the list it is."""
+    user, project = files
+    user.write_text(f'trusted_projects = ["{project}"]\n[permissions]\ndeny_bash = "rm"\nallow_bash = "pytest *"\n'
+                    'extra_dirs = "../shared"\ndeny_paths = ".env"\ncompactable_tools = "docs_search"\n')
+    (project / ".compact-agent.toml").write_text('deny_bash = "curl *"\n')
+    monkeypatch.setenv("COMPACT_AGENT_DENY_PATHS", '"*.pem"')  # a JSON string: one rule too
+    loaded = load(project)
+    s = loaded.settings
+    assert (s.deny_bash, s.allow_bash, s.extra_dirs, s.deny_paths, s.compactable_tools) == \
+        (["rm", "curl *"], ["pytest *"], ["../shared"], [".env", "*.pem"], ["docs_search"])
+    rows = describe(loaded)
+    assert ("allow_bash", '["pytest *"]', "user file") in rows and ("extra_dirs", '["../shared"]', "user file") in rows
+    assert ("deny_bash[]", "rm", "user file") in rows and ("deny_bash[]", "curl *", "project file") in rows
+    assert ("deny_paths[]", "*.pem", "env COMPACT_AGENT_DENY_PATHS") in rows
+
+
+def test_a_config_path_with_no_file_there_is_no_user_settings_and_config_says_whence(tmp_path, monkeypatch):
+    """`$COMPACT_AGENT_CONFIG` names where the user file is; no file there is no user settings, as
+    at the default place. `config` says the file was not found and that the variable named it."""
+    for k in list(os.environ):
+        if k.startswith("COMPACT_AGENT_"):
+            monkeypatch.delenv(k)
+    missing = tmp_path / "nonexistent" / "x.toml"
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(missing))
+    loaded = load(tmp_path)
+    assert loaded.user_file == missing and loaded.settings.model_dump() == Settings().model_dump()
+    assert f"user file: {missing} (not found, named by COMPACT_AGENT_CONFIG)\n" in render(loaded)
+    monkeypatch.delenv("COMPACT_AGENT_CONFIG")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert f"user file: {tmp_path / 'xdg' / 'compact-agent' / 'config.toml'} (not found)\n" in render(load(tmp_path))

@@ -89,13 +89,13 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, ModelAuthenticationError):
         return "the provider rejected the API key (check the key for this endpoint)"
     if caused_by(e, StreamCut):
-        return f"the provider's reply was cut off mid-stream; what arrived is saved, marked as cut{saved}"
+        return then("the provider's reply was cut off mid-stream; what arrived is saved, marked as cut", saved)
     if isinstance(e, ModelConnectionError) and is_timeout(e):
-        return (f"the model endpoint{endpoint(e)} did not answer in time, after retries (raise "
-                f"COMPACT_AGENT_REQUEST_TIMEOUT_S for a slow local model){saved}")
+        return then(f"the model endpoint{endpoint(e)} did not answer in time, after retries (raise "
+                    f"COMPACT_AGENT_REQUEST_TIMEOUT_S for a slow local model)", saved)
     if isinstance(e, ModelConnectionError):
-        return (f"cannot reach the model endpoint{endpoint(e)} ({first_line(e)}); check the network and that the "
-                f"server there is up{saved}")
+        return then(f"cannot reach the model endpoint{endpoint(e)} ({first_line(e)}); check the network and "
+                    f"that the server there is up", saved)
     if isinstance(e, ModelContextWindowExceededError):
         return ("the request is too long for the model even after compaction; use a larger --context-window "
                 "(or /compact in the REPL)")
@@ -106,16 +106,16 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
             if wait is not None and wait > 120:  # the SDK does not wait that long: it did not retry
                 return (f"the provider is rate-limiting requests (HTTP 429) and asks to wait {wait:,.0f} s; "
                         f"try again later: {detail}")
-            return f"the provider is rate-limiting requests (HTTP 429) and still was after retries: {detail}{saved}"
+            return then(f"the provider is rate-limiting requests (HTTP 429) and still was after retries: {detail}", saved)
         if e.status_code >= 500:
-            return f"the provider failed (HTTP {e.status_code}) on every retry: {detail}{saved}"
+            return then(f"the provider failed (HTTP {e.status_code}) on every retry: {detail}", saved)
         return f"the provider answered HTTP {e.status_code}: {detail}"
     if isinstance(e, ModelAPIError):
-        return f"model request failed, after retries: {first_line(e)}{saved}"
+        return then(f"model request failed, after retries: {first_line(e)}", saved)
     if isinstance(e, UnexpectedModelBehavior):
         if "exceeded max retries" in str(e):  # pydantic-ai's hint names a setting we do not have
-            return (f"the model kept making malformed tool calls ({first_line(e).split('. ')[0]}); the turn "
-                    f"stopped{saved}")
+            return then(f"the model kept making malformed tool calls ({first_line(e).split('. ')[0]}); the turn "
+                        f"stopped", saved)
         return f"the model replied with something unusable: {first_line(e).split(' Consider ')[0]}"
     if isinstance(e, UsageLimitExceeded):  # the turn's work is kept: going on, not retrying, is what is left
         go_on = retry_hint if retry_hint is not None else "; the work so far is saved, send a message to go on"
@@ -142,7 +142,23 @@ def max_turns_message(e: BaseException, saved: str = "") -> str | None:
     if m is None:
         return None
     n = int(m.group(1))
-    return f"stopped after {n} model request{'s' if n != 1 else ''} (--max-turns {n}){saved}"
+    return then(f"stopped after {n} model request{'s' if n != 1 else ''} (--max-turns {n})", saved)
+
+
+def then(text: str, hint: str) -> str:
+    """`text` and a hint that goes on the line (`"; the session is saved, ..."`), joined as one
+    sentence goes on: a provider's message often ends a sentence of its own (`Please try again
+    later.`), and `.;` or `?;` reads as a typo. After a full stop the hint takes its place; after
+    `?` or `!` it starts a sentence of its own."""
+    if not hint.startswith("; "):
+        return text + hint
+    body = text.rstrip()
+    if body.endswith(".") and not body.endswith(".."):
+        return body[:-1] + hint
+    if body.endswith(("?", "!", "…", "...")):
+        rest = hint[2:]
+        return f"{body} {rest[:1].upper()}{rest[1:]}"
+    return text + hint
 
 
 def _provider_message(e: BaseException) -> str:

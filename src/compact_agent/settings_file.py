@@ -8,7 +8,10 @@ every value, because "why is the threshold 40K?" is otherwise a hunt through fou
 
 A file's keys are `Settings` field names, at the top level or inside any table used as a section
 (`[compaction]`, `[permissions]`, ...), so a file reads well without nesting mattering. `hooks`
-and `mcp_servers` are tables of their own; both files contribute to them (user first).
+and `mcp_servers` are tables of their own; both files contribute to them (user first), and a
+setting's name in them is that setting (`hook_timeout_s` beside the hooks). A list setting takes
+one string as a list of one (`deny_bash = "rm *"`). An error is one line naming the file by its
+path (or the variable or flag) the bad value came from.
 
 A project file comes with the repository, i.e. from whoever wrote the repository. Keys that run
 commands or widen what the agent may do — hooks, MCP servers, allow rules, extra writable dirs,
@@ -57,6 +60,8 @@ TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "b
 MERGED = ("hooks", "mcp_servers")  # tables both files contribute to
 #: Restrictions: every source adds its rules to the others', none can take one away.
 UNION = ("deny_paths", "deny_bash")
+#: Lists of rules, dirs or names: one string is a list of one (`deny_bash = "rm *"`), from any source.
+LISTS = ("allow_bash", "deny_bash", "extra_dirs", "deny_paths", "compactable_tools")
 ALIASES = {"mcpServers": "mcp_servers", "window": "context_window"}
 FILE_ONLY = frozenset({"trusted_projects"})
 
@@ -133,19 +138,39 @@ def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES) -> dict[str, Any]:
 
 
 def flatten(doc: dict[str, Any], where: str, warnings: list[str]) -> dict[str, Any]:
-    """Field name -> value; tables that are not fields are sections and are opened one level."""
+    """Field name -> value; tables that are not fields are sections and are opened one level.
+    `[hooks]` and `[mcp_servers]` are sections too: a setting's name in them (`hook_timeout_s`
+    under `[hooks]`, `compactable_tools` under `[mcp_servers]`) is that setting, not a hook event
+    nor a server (an MCP server is a table: a table under a setting's name stays a server)."""
     fields = Settings.model_fields
     out: dict[str, Any] = {}
 
+    def known(key: str) -> bool:
+        return key in fields or key in FILE_ONLY
+
+    def put(key: str, value: Any) -> None:
+        if key in MERGED and isinstance(value, dict):
+            own = {}
+            for name, v in value.items():
+                k = ALIASES.get(str(name), str(name))
+                if known(k) and k not in MERGED and (key == "hooks" or not isinstance(v, dict)):
+                    out[k] = v
+                else:
+                    own[name] = v
+            if own or not value:
+                out[key] = own
+            return
+        out[key] = value
+
     def take(key: str, value: Any) -> None:
         key = ALIASES.get(key, key)
-        if key in fields or key in FILE_ONLY:
-            out[key] = value
+        if known(key):
+            put(key, value)
         elif isinstance(value, dict):
             for name, v in value.items():
                 k = ALIASES.get(str(name), str(name))
-                if k in fields or k in FILE_ONLY:
-                    out[k] = v
+                if known(k):
+                    put(k, v)
                 else:
                     warnings.append(f"{where}: unknown setting {key}.{k}{_did_you_mean(k)}; ignored")
         else:
@@ -208,6 +233,9 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
             warnings.append(f"{project_path}: {key} ignored: the project is not trusted (add "
                             f"{str(cwd.resolve())!r} to trusted_projects in {user_path})")
     user.pop("trusted_projects", None)
+    for table, path in ((user, user_path), (project, project_path)):  # each file's own, so its line names it
+        _check_extensions(table, str(path))
+    files = {"user file": str(user_path), "project file": str(project_path)}
 
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -218,8 +246,10 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     for layer, name in layers:
         for key, value in layer.items():
             where = name or f"env COMPACT_AGENT_{key.upper()}"
+            if key in LISTS and isinstance(value, str):
+                value = [value]
             if key in UNION:
-                _add_rules(key, value, where, rules[key])
+                _add_rules(key, value, where, rules[key], files)
                 values[key] = [rule for rule, _ in rules[key]]
                 sources[key] = " + ".join(dict.fromkeys(src for _, src in rules[key])) or where
                 continue
@@ -231,12 +261,31 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     except ValidationError as e:
         err = e.errors()[0]
         key = ".".join(str(x) for x in err.get("loc", ())) or "?"
-        raise SettingsError(f"bad value for {key} (from {sources.get(key.split('.')[0], 'default')}): "
+        raise SettingsError(f"bad value for {key} (from {_origin(sources.get(key.split('.')[0], 'default'), files)}): "
                             f"{err.get('msg', 'invalid')}") from None
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
-    validate_extensions(settings)
+    _check_hooks(settings.hooks, settings.hook_timeout_s, _origin(sources["hooks"], files))
+    _check_servers(settings.mcp_servers, _origin(sources["mcp_servers"], files))
     return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
+
+
+def _origin(source: str, files: dict[str, str]) -> str:
+    """A source as an error names it: a file by its path (the one to open, as `Loaded.where`),
+    env and flag sources as they are."""
+    return " + ".join(files.get(part, part) for part in source.split(" + "))
+
+
+def _check_extensions(table: dict[str, Any], where: str) -> None:
+    """One file's hooks and MCP servers, checked before they are merged with the other file's, so
+    a line about a bad one names the file it is in."""
+    for key in MERGED:
+        if key in table and not isinstance(table[key], dict):
+            raise SettingsError(f"bad value for {key} (from {where}): expected a table ([{key}])")
+    if "hooks" in table:
+        _check_hooks(table["hooks"], Settings.model_fields["hook_timeout_s"].default, where)
+    if "mcp_servers" in table:
+        _check_servers(table["mcp_servers"], where)
 
 
 def _env_values() -> dict[str, Any]:
@@ -250,15 +299,12 @@ def _env_values() -> dict[str, Any]:
                             f"e.g. COMPACT_AGENT_{key.upper()}='[\"/some/dir\"]'") from None
 
 
-def _add_rules(key: str, value: Any, where: str, into: list[tuple[str, str]]) -> None:
-    """Append `value`'s rules (a list, or one string) not already there; a wrong type is left for
-    validation to name (one line), so it is kept as it is."""
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list):
-        raise SettingsError(f"bad value for {key} (from {where}): expected a list of patterns")
-    for rule in items:
-        if not isinstance(rule, str):
-            raise SettingsError(f"bad value for {key} (from {where}): expected a list of patterns")
+def _add_rules(key: str, value: Any, where: str, into: list[tuple[str, str]], files: dict[str, str]) -> None:
+    """Append `value`'s rules not already there, each with `where` it came from; a value that is
+    not a list of strings is a one-line error naming the source (a file by its path)."""
+    if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
+        raise SettingsError(f"bad value for {key} (from {_origin(where, files)}): expected a list of patterns")
+    for rule in value:
         if rule not in (r for r, _ in into):
             into.append((rule, where))
 
@@ -288,21 +334,27 @@ def _short(value: Any, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def validate_extensions(settings: Settings) -> None:
-    """Fail at start-up, in one line, on hooks or MCP servers that could never run."""
+def _check_hooks(hooks: dict[str, Any], timeout_s: float, where: str) -> None:
+    """Fail at start-up, in one line starting with `where` (the file or variable the table came
+    from), on hooks that could never run."""
     from .agent.integrations.hooks import HookConfigError, parse_hooks
 
     try:
-        parse_hooks(settings.hooks, settings.hook_timeout_s)
+        parse_hooks(hooks, timeout_s)
     except HookConfigError as e:
-        raise SettingsError(str(e)) from None
-    if settings.mcp_servers:  # the MCP module loads pydantic-ai: only when there is something to check
-        from .agent.integrations.mcp_servers import McpConfigError, parse_servers
+        raise SettingsError(f"{where}: {e}") from None
 
-        try:
-            parse_servers(settings.mcp_servers)
-        except McpConfigError as e:
-            raise SettingsError(str(e)) from None
+
+def _check_servers(servers: dict[str, Any], where: str) -> None:
+    """As `_check_hooks`, for MCP servers."""
+    if not servers:  # the MCP module loads pydantic-ai: only when there is something to check
+        return
+    from .agent.integrations.mcp_servers import McpConfigError, parse_servers
+
+    try:
+        parse_servers(servers)
+    except McpConfigError as e:
+        raise SettingsError(f"{where}: {e}") from None
 
 
 def render(loaded: Loaded, as_json: bool = False) -> str:
@@ -324,6 +376,8 @@ def render(loaded: Loaded, as_json: bool = False) -> str:
     lines.append("")
     for label, path in files.items():
         state = "found" if Path(path).is_file() else "not found"
+        if label == "user file" and os.environ.get("COMPACT_AGENT_CONFIG"):
+            state += ", named by COMPACT_AGENT_CONFIG"  # not the default place: say whence the path
         lines.append(f"{label}: {path} ({state})")
     if loaded.project_file.is_file():
         lines.append(f"project trusted: {'yes' if loaded.trusted else 'no (hooks, MCP, allow rules, base_url, model choice and limits ignored)'}")

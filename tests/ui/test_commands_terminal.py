@@ -273,7 +273,7 @@ async def test_the_approval_question_shows_the_command_that_runs(tmp_path):
     assert "echo PWNED > pwned.txt # \\r\\x1b[2K\\x1b[1A\\x1b[2Kls -la" in out
     # Raw, none of the model's sequences is left (the spinner's own cursor moves are rich's, and stay).
     assert "# \r" not in out and "\x1b[2Kls" not in out and "\x1b]0;" not in out and "\u202e" not in out
-    assert "listed \\x1b]0;HACKED \\u202etxt.exe" in out  # rich drops the bell itself
+    assert "listed \\x1b]0;HACKED\\x07 \\u202etxt.exe" in out  # the bell too (rich would drop it unseen)
     assert "\x1b[1m" in out  # the bold of the tool's name: rich's styling is not escaped
     assert (tmp_path / "project" / "pwned.txt").exists() and run.prompts == ["run it"]
 

@@ -237,7 +237,7 @@ async def run_command(s: AgentSession, line: str, c: Console) -> None:
         return
     if cmd is None:
         close = close_command(name)
-        raise CommandError(f"unknown command /{name}" + (f"; did you mean /{close}?" if close else "")
+        raise CommandError(f"unknown command /{name}" + (f" (did you mean /{close}?)" if close else "")
                            + "; /help lists them")
     if args.strip() and not cmd.takes_args:
         raise CommandError(f"/{cmd.name} takes no arguments; not understood: {render.clip_words(args.strip(), 60)}")

@@ -26,6 +26,7 @@ from rich.text import Text
 from ..agent.run.runner import AgentSession
 from . import tool_lines
 from .command_registry import CommandError, command
+from .visible import visible
 
 
 @dataclass
@@ -76,7 +77,7 @@ def show(calls: list[Call], c: Console) -> None:
             continue
         lines = call.output.rstrip("\n").split("\n")
         body = "\n".join(("  ⎿ " if i == 0 else "    ") + line for i, line in enumerate(lines))
-        c.print(Text(body, style="red" if call.error else ""), highlight=False)
+        c.print(Text(visible(body), style="red" if call.error else ""), highlight=False)
     if calls:
         c.print(f"{len(calls)} tool call{'s' if len(calls) != 1 else ''} in full", style="dim")
 

@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from .visible import visible_segments
+from .visible import one_line, visible, visible_segments
 
 if TYPE_CHECKING:  # the REPL draws its banner and prompt before the library is imported
     from collections.abc import Iterable
 
     from rich.segment import Segment
+    from rich.text import Text
 
     from ..context.plumbing.events import Event
 
@@ -58,8 +59,9 @@ def layer_line(ev: Event) -> str | None:
 
 
 def clip_words(text: str, n: int) -> str:
-    """One line of at most `n` characters, cut at a word boundary with `…` when it is longer."""
-    text = " ".join(str(text).split())
+    """One line of at most `n` characters, cut at a word boundary with `…` when it is longer; a
+    control character in it stays, for the console to show as its escape."""
+    text = one_line(str(text))
     if len(text) <= n:
         return text
     cut = text[: n - 1]
@@ -101,16 +103,24 @@ def make_console(*, markup: bool = False) -> Console:
 class SafeConsole(Console):
     """A console that shows the control characters in what it prints as escapes (visible.py)."""
 
+    def render_str(self, text: str, **options: Any) -> Text:
+        """A string's controls shown before rich makes it text: rich drops `\\r` and the bell,
+        which the user then never sees (the guarantee is that they are shown)."""
+        return super().render_str(visible(text), **options)
+
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:  # where rich joins its output
         return super()._render_buffer(visible_segments(buffer))
 
 
 def markdown(markup: str, **options: Any) -> Any:
     """rich's `Markdown` (imported here, when an answer is first shown) with HTML read as text: an answer's `List<String>` or `<script>` is shown as
-    written (rich drops HTML tags, so the user saw `List`, and not what the model said)."""
+    written (rich drops HTML tags, so the user saw `List`, and not what the model said). Its control
+    characters are shown as escapes before it is parsed: markdown takes a `\\r` for a line break and
+    rich drops the bell, so neither would reach the screen as the escape print mode shows."""
     from markdown_it import MarkdownIt
     from rich.markdown import Markdown as RichMarkdown
 
+    markup = visible(markup)
     md = RichMarkdown(markup, **options)
     md.parsed = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table").parse(markup)
     return md

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..context.compaction.summary import MARK, is_synthetic_text
 from ..session.store import list_sessions
+from .visible import one_line
 
 MAX_LISTED = 20
 
@@ -54,7 +55,8 @@ def as_typed(prompt: str) -> str:
 
 def _first_words(message: dict[str, Any]) -> str:
     """The first thing the user typed in a stored message: its first prompt of theirs, or, in a
-    compaction's message (our text), the oldest of the user's messages it carries."""
+    compaction's message (our text), the oldest of the user's messages it carries. On one line, its
+    control characters kept: the listing shows them as escapes (`\\r`), as a prompt was typed."""
     meta = message.get("metadata")
     ours = meta.get(MARK) if isinstance(meta, dict) else None
     carried = ours.get("user_messages") if isinstance(ours, dict) else None
@@ -63,9 +65,9 @@ def _first_words(message: dict[str, Any]) -> str:
             continue
         if is_synthetic_text(part["content"]):
             if isinstance(carried, list) and carried and isinstance(carried[0], str):
-                return " ".join(carried[0].split())
+                return one_line(carried[0])
             continue
-        return " ".join(part["content"].split())
+        return one_line(part["content"])
     return ""
 
 

@@ -25,6 +25,7 @@ from rich.status import Status
 from rich.text import Text
 
 from . import tool_lines
+from .visible import visible
 
 
 class SpinnerLabel:
@@ -118,7 +119,7 @@ class TurnView:
             if len(tail) > 1 or (tail and obj.get("output_lines", 0) > 1):  # the last line is in the result line
                 more = obj.get("output_lines", len(tail)) - len(tail)
                 head = f"    … {more} line{'s' if more != 1 else ''} before · ctrl+o shows all\n" if more > 0 else ""
-                self.console.print(Text(head + "\n".join("    " + ln for ln in tail), style="dim"),
+                self.console.print(Text(visible(head + "\n".join("    " + ln for ln in tail)), style="dim"),
                                    highlight=False, soft_wrap=False, overflow="ellipsis", no_wrap=True)
             self._spin("thinking")
 

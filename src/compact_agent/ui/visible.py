@@ -8,11 +8,15 @@ a file name with a byte that is not UTF-8 is shown (`\\xff`). Newlines and tabs 
 
 `visible` does it for one string; `visible_segments` for everything a rich console prints
 (`render.SafeConsole`), our own styling and the cursor moves of a spinner excepted (rich keeps
-those apart from the text).
+those apart from the text). rich drops some controls itself (`\\r`, the bell, backspace, vertical
+tabs and form feeds) when it makes a string into text, so `SafeConsole` and `render.markdown` show a
+string's controls before rich sees it. `one_line` puts text on one line (a list's row) without
+turning a `\\r` into a space: it stays, for `visible` to show.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -26,9 +30,19 @@ _TABLE = {c: f"\\x{c:02x}" for c in _CONTROLS if chr(c) not in _KEPT} | {c: f"\\
     | {ord("\r"): "\\r"}
 
 
+#: Whitespace that is not a control `visible` shows: spaces, tabs, newlines (and Unicode's spaces).
+_SPACES = re.compile(r"[^\S\r\x0b\x0c\x1c-\x1f\x85]+")
+
+
 def visible(text: str) -> str:
     """`text` with every character that would steer the terminal shown as its escape."""
     return text.translate(_TABLE)
+
+
+def one_line(text: str) -> str:
+    """`text` with each run of spaces, tabs and newlines made one space, trimmed; a control that
+    Python counts as whitespace (`\\r`, a form feed) is kept, so `visible` shows it."""
+    return " ".join(part for part in _SPACES.split(text) if part)
 
 
 def visible_segments(buffer: Iterable[Segment]) -> Iterable[Segment]:
