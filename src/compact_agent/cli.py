@@ -307,11 +307,22 @@ def analyze_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint of the --model model (vLLM, Ollama, llama.cpp).")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key for the --model model (else from the environment).")] = None,
     totals: Annotated[bool, typer.Option("--totals", "--quiet", "-q", help="Print only the totals over all transcripts (with --json: only the totals entries).")] = False,
 ) -> None:
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .replay.report import run_cli
 
+    if model is not None and not model.strip():
+        raise fail("--model needs a model name (e.g. --model deepseek-chat), not an empty one", 2)
+    if not model and (base_url is not None or api_key is not None):
+        raise fail(f"{'--base-url' if base_url is not None else '--api-key'} is for the model that writes the "
+                   "summaries: add --model NAME (without it the deterministic stand-in writes them)", 2)
+    if (problem := url_problem(base_url)) is not None:
+        raise fail(f"--base-url: {problem}", 2)
+    if model:
+        api_key = _protect_key(api_key)
     if plot is not None:  # before minutes of replay, not after
         if plot.suffix.lower() not in (".svg", ".png"):
             raise fail(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)", 2)
@@ -320,7 +331,7 @@ def analyze_command(
         if not plot.resolve().parent.is_dir():
             raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
-                             plot=plot, model=model, totals_only=totals))
+                             plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key))
 
 
 class _OneLineOnce(logging.Filter):
@@ -414,12 +425,15 @@ def split_query(argv: list[str]) -> list[str]:
 def main() -> None:
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # our terminal, our output
-    route_library_warnings()
-    try:
-        app(args=split_query(sys.argv[1:]), prog_name="compact-agent")
-    except KeyboardInterrupt:
-        sys.stderr.write("compact-agent: interrupted\n")
-        sys.exit(130)
+    from .pipes import guarded_output
+
+    with guarded_output():  # `| head`: a reader that leaves early ends the run quietly (pipes.py)
+        route_library_warnings()  # its handler writes to the guarded stderr
+        try:
+            app(args=split_query(sys.argv[1:]), prog_name="compact-agent")
+        except KeyboardInterrupt:
+            sys.stderr.write("compact-agent: interrupted\n")
+            raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

@@ -389,3 +389,70 @@ def test_model_without_a_name_in_print_mode_sets_the_window(cli):
     assert res.code == 0 and "model fake-model → fake-model · window 64,000" in res.stdout, res.stderr
     assert "list index" not in res.stdout + res.stderr
     assert extra.code == 2 and "not understood: b c" in extra.stderr  # bad usage, as a bad flag
+
+
+def _piped(cli, *args: str):
+    """The real CLI with stdout a pipe (not the zygote's file), for a test to read from and close."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.e2e.conftest import REPO
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"COMPACT_AGENT_HOME": str(cli.home), "PYTHONPATH": str(REPO / "src"),
+                "COMPACT_AGENT_CONFIG": str(cli.home / "config.toml")})
+    return subprocess.Popen([sys.executable, "-m", "compact_agent.cli", *args], cwd=cli.cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_a_reader_that_closes_the_pipe_mid_turn_ends_the_run_quietly_and_the_session_is_kept(cli):
+    """`compact-agent -p ... --output-format stream-json | head -1` printed `compact-agent: Broken
+    pipe` and exited 1. A reader that has what it wanted is no failure: the run ends without a word,
+    with the status a shell gives any program SIGPIPE ended (141), the turn ends as an interrupted
+    one (the reply streamed so far is kept, marked as cut), and `-c` goes on from the session."""
+    import threading
+
+    closed = threading.Event()
+
+    def after_the_reader_left(req) -> Reply:
+        if "go on" not in user_text(req):
+            assert closed.wait(60)  # the reply streams only once the reader is gone
+        return Reply.text("first part of a long answer. " * 40)
+
+    with FakeOpenAIServer(after_the_reader_left) as server:
+        proc = _piped(cli, "-p", "hello", *fake(server), "--output-format", "stream-json")
+        first = json.loads(proc.stdout.readline())
+        proc.stdout.close()
+        closed.set()
+        err = proc.stderr.read().decode()
+        proc.stderr.close()
+        code = proc.wait(timeout=120)
+        assert first["type"] == "init"
+        assert code == 141 and err == "", (code, err)
+        [session] = cli.sessions()
+        assert all(json.loads(line) for line in session.read_text().splitlines())
+        resumed = cli("-p", "go on", *fake(server), "-c")
+    assert resumed.code == 0 and resumed.stdout.startswith("first part of a long answer."), resumed.stderr
+    sent = server.requests[-1].messages
+    assert "hello" in user_text(server.requests[-1]) and any(m.get("role") == "assistant" for m in sent)
+    assert cli.sessions() == [session]
+
+
+def test_a_reader_gone_before_the_output_ends_text_and_slash_commands_quietly(cli):
+    """`compact-agent -p hello | head -1` and `compact-agent -p /cost -c | head -1` with the reader
+    gone before anything is written: exit 141 and nothing on stderr (they exited 1); the text-mode
+    turn had finished before its answer was printed, so the session holds it whole."""
+    with FakeOpenAIServer(lambda req: Reply.text("the whole answer")) as server:
+        runs = []
+        for args in (("-p", "hello", *fake(server)), ("-p", "/cost", "-c", *fake(server))):
+            proc = _piped(cli, *args)
+            proc.stdout.close()  # the reader is gone before the first line is written
+            err = proc.stderr.read().decode()
+            proc.stderr.close()
+            runs.append((proc.wait(timeout=120), err))
+        resumed = cli("-p", "and then?", *fake(server), "-c")
+    assert runs == [(141, ""), (141, "")], runs
+    assert resumed.code == 0, resumed.stderr
+    sent = server.requests[-1].messages
+    assert [message_text(m) for m in sent if m.get("role") == "assistant"] == ["the whole answer"]

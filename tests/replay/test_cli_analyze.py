@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.fakes._wire import error_body
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 from .test_importers import DATA
 
@@ -16,8 +21,10 @@ SMALL = DATA / "claude-code" / "subagent.jsonl"
 requires_small = pytest.mark.skipif(not SMALL.is_file(), reason="shared data not found")
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200"}
+def cli(*args: str, cwd: Path | None = None, env: dict[str, str | None] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    """`compact-agent analyze ARGS`, stdout a pipe; `env` adds variables, or removes those set to None."""
+    env = {k: v for k, v in {**os.environ, "COLUMNS": "200", **(env or {})}.items() if v is not None}
     return subprocess.run([sys.executable, "-c", "from compact_agent.cli import main; main()", "analyze", *args],
                           capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
 
@@ -102,12 +109,12 @@ def test_a_model_without_a_key_is_one_line(tmp_path: Path):
     assert out.stderr.count("\n") == 1
 
 
-def _chat(n_tools: int) -> list[dict]:
+def _chat(n_tools: int, result_chars: int = 400) -> list[dict]:
     chat: list[dict] = [{"role": "user", "content": "go"}]
     for i in range(n_tools):
         chat.append({"role": "assistant", "content": f"step {i}", "tool_calls": [
             {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]})
-        chat.append({"role": "tool", "tool_call_id": f"c{i}", "content": "x" * 400})
+        chat.append({"role": "tool", "tool_call_id": f"c{i}", "content": "x" * result_chars})
     chat.append({"role": "assistant", "content": "done"})
     return chat
 
@@ -174,3 +181,136 @@ def test_panel_titles_are_relative_to_the_transcripts_folder_and_fit_the_panel(t
     assert titles[1] == "codex/…/agent-two.json"
     heading = texts[0]
     assert heading.startswith("Context tokens per request: 2 transcript(s)") and heading.endswith("data")
+
+
+# -- --model: its endpoint and key, and a model that cannot be used ------------------------------------
+KEY = "sk-analyze-0123456789abcdef"
+NO_KEYS = {"DEEPSEEK_API_KEY": None, "OPENAI_API_KEY": None, "ANTHROPIC_API_KEY": None, "OPENAI_BASE_URL": None}
+
+
+def _compacting(tmp_path: Path) -> Path:
+    """A transcript that codex compacts several times at an 8,000-token window."""
+    f = tmp_path / "long.json"
+    f.write_text(json.dumps(_chat(30, result_chars=4_000)))
+    return f
+
+
+def _summary(req) -> Reply:
+    return Reply.text("<summary>the work so far</summary>")
+
+
+def test_a_summary_model_that_cannot_be_used_stops_the_analysis_in_one_line(tmp_path: Path):
+    """Summary calls that fail (a refused key, an unknown model, no server) used to be counted as
+    failed compactions, and the figures printed with exit 0: they would rest on summaries never
+    written. The run stops at the first such failure, says why in one line, prints no figures."""
+    transcript = _compacting(tmp_path)
+    args = (str(transcript), "--window", "8000", "-s", "codex", "--json")
+    with FakeOpenAIServer(_summary, api_key="sk-the-right-key-000000") as server:
+        # The model reached through the OpenAI SDK's own variables, as before --base-url existed.
+        refused = cli(*args, "--model", "fake-model",
+                      env={**NO_KEYS, "OPENAI_API_KEY": "sk-a-wrong-key-0000000", "OPENAI_BASE_URL": server.base_url})
+        assert len(server.requests) <= 2  # stopped at the first failure, not one per compaction
+        unknown = cli(*args, "--model", "no-such-model", "--base-url", server.base_url,
+                      "--api-key", "sk-the-right-key-000000", env=NO_KEYS)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    unreachable = cli(*args, "--model", "fake-model", "--base-url", f"http://127.0.0.1:{port}/v1", "--api-key", "k",
+                      env=NO_KEYS)
+    for out, said in ((refused, "the provider rejected the API key"),
+                      (unknown, "HTTP 404: The model `no-such-model` does not exist"),
+                      (unreachable, "cannot reach the model endpoint")):
+        assert out.returncode == 1 and out.stdout == "", (said, out.stdout[:200], out.stderr)
+        lines = [line for line in out.stderr.splitlines() if "--api-key is visible" not in line]
+        assert len(lines) == 1 and said in lines[0], (said, out.stderr)
+        assert lines[0].startswith("compact-agent: summary calls through --model ")
+        assert "Error" not in lines[0] and "Traceback" not in out.stderr
+
+
+def test_model_base_url_and_api_key_replay_with_a_local_server(tmp_path: Path):
+    """`analyze -m deepseek-chat` without DEEPSEEK_API_KEY says to pass --api-key or --base-url:
+    analyze takes both, as the main command does, and sends the summaries there with that key."""
+    transcript = _compacting(tmp_path)
+    with FakeOpenAIServer(_summary, model="deepseek-chat", api_key=KEY) as server:
+        out = cli(str(transcript), "--window", "8000", "-s", "codex", "--json", "--model", "deepseek-chat",
+                  "--base-url", server.base_url, "--api-key", KEY, env=NO_KEYS)
+    assert out.returncode == 0, out.stderr
+    [codex] = json.loads(out.stdout)["transcripts"][0]["results"]
+    assert codex["compactions"] >= 1 and codex["failed_compactions"] == 0
+    assert len(server.requests) == codex["compactions"] and not server.rejected  # each summary, with the key
+    assert KEY not in out.stdout + out.stderr
+
+
+def test_the_api_key_is_never_shown_and_bad_flags_are_one_line(tmp_path: Path):
+    transcript = _compacting(tmp_path)
+
+    def quotes_the_key(req) -> Reply:  # a provider error that echoes the key
+        return Reply.error(400, error_body(f"key {KEY} may not use this model"))
+
+    with FakeOpenAIServer(quotes_the_key) as server:
+        echoed = cli(str(transcript), "--window", "8000", "-s", "codex", "-m", "fake-model",
+                     "--base-url", server.base_url, "--api-key", KEY, env=NO_KEYS)
+    assert echoed.returncode == 1 and "HTTP 400: key [REDACTED] may not use this model" in echoed.stderr
+    assert KEY not in echoed.stdout + echoed.stderr
+    for args, said in ((["--base-url", "notaurl", "-m", "m"], "--base-url: 'notaurl' is not an http:// or https://"),
+                       (["--base-url", "http://localhost:8000/v1"], "--base-url is for the model that writes"),
+                       (["--api-key", "k"], "--api-key is for the model that writes the summaries: add --model"),
+                       (["--model", ""], "--model needs a model name")):
+        bad = cli(str(transcript), *args, env=NO_KEYS)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and said in bad.stderr, (args, bad.stderr)
+        assert bad.stdout == ""
+    helped = " ".join(cli("--help").stdout.split())
+    assert "--base-url URL" in helped and "--api-key KEY" in helped
+
+
+# -- output to a file or a pipe ---------------------------------------------------------------------------
+def test_a_file_or_a_pipe_gets_80_columns_unless_columns_says_more(tmp_path: Path):
+    """docs/analyzer.md: a file or a pipe gets the 80-column table, without the cost's parts (it got
+    200 columns); COLUMNS asks for more, --json has every figure."""
+    (tmp_path / "t.json").write_text(json.dumps(_chat(12, result_chars=2_000)))
+    narrow = cli(str(tmp_path / "t.json"), "--window", "4000", env={"COLUMNS": None})
+    assert narrow.returncode == 0, narrow.stderr
+    lines = narrow.stdout.splitlines()[1:]  # under the transcript's path, printed whole to be copied
+    assert max(len(line) for line in lines) <= 80, narrow.stdout
+    header = next(line for line in lines if line.startswith("strategy"))
+    assert header.split() == ["strategy", "peak", "over", "compact", "cost", "recall", "stalls", "kept", "u/f/last"]
+    assert "hit miss out" not in narrow.stdout and "…" not in narrow.stdout
+    wide = cli(str(tmp_path / "t.json"), "--window", "4000", env={"COLUMNS": "200"})
+    assert "hit miss out sum notes reread $" in wide.stdout and max(map(len, wide.stdout.splitlines())) > 170
+
+
+def test_the_80_column_table_holds_the_widest_figures_whole():
+    """Failed compactions, a recall of 100.0%, a long strategy name and all-kept retention in one
+    row: the 80-column table cut them to `100.…` and `100%/100%/10…`."""
+    from rich.console import Console
+
+    from compact_agent.replay import report
+    from compact_agent.replay.metrics import Metrics
+
+    wide = Metrics("seed000-submit", "t", requests=9_999, peak=293_200, over_window=1_153, compactions=536,
+                   failed_compactions=16, cost=12.345, refs_needed=10, refs_kept=10, stalls=1_234,
+                   retention_users=1.0, retention_files=1.0, retention_last=1.0)
+    console = Console(file=io.StringIO(), width=80, record=True)
+    console.print(report.table("", [wide], columns=report.columns_for(80)))
+    text = console.export_text()
+    assert "…" not in text and all(len(line) <= 80 for line in text.splitlines()), text
+    for shown in ("seed000-submit", "293.2K", "1153", "536 (16 fail)", "$12.345", "100.0%", "1234", "100%/100%/100%"):
+        assert shown in text, (shown, text)
+
+
+# -- a reader that closes the pipe early -----------------------------------------------------------------
+def test_a_reader_that_closes_the_pipe_ends_analyze_quietly(tmp_path: Path):
+    """`analyze ... | head -3`: a reader that has what it wanted is no failure. The run ends
+    without a word, with the status a shell gives any program SIGPIPE ended (141); it used to exit
+    1, or 120 with Python's 'Exception ignored ... BrokenPipeError' for --json."""
+    (tmp_path / "t.json").write_text(json.dumps(_chat(6)))
+    env = {**os.environ, "COLUMNS": "200"}
+    for extra in ([], ["--json"]):
+        proc = subprocess.Popen([sys.executable, "-c", "from compact_agent.cli import main; main()", "analyze",
+                                 str(tmp_path / "t.json"), "-s", "ours", *extra], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # the reader is gone before the first line is written
+        err = proc.stderr.read()
+        proc.stderr.close()
+        assert proc.wait(timeout=120) == 141 and err == b"", (extra, err)

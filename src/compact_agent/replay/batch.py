@@ -25,7 +25,7 @@ from ..models import PRICING, model_info
 from .baselines import factories
 from .importers import Transcript, TranscriptError, load_transcript
 from .simulate import Summarize, TranscriptRun, replay_all
-from .standin import standin_summarize
+from .standin import model_failure, standin_summarize
 
 PROGRESS_AFTER_S = 2.0
 
@@ -109,8 +109,12 @@ async def _replay(path: Path, names: list[str], window: int, pricing: str,
                                model=getattr(summarize, "model", None))
     except Exception:
         if summarize is not None:  # a provider error from --model: it would fail every file alike, say it once
+            if (failed := model_failure(summarize)) is not None:
+                raise failed from None
             raise
         return f"skipped {path}: it loaded, but its messages could not be replayed"
+    if (failed := model_failure(summarize)) is not None:  # the strategies went on without its summaries
+        raise failed
     return light(run)
 
 

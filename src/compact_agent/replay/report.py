@@ -1,13 +1,15 @@
 """`compact-agent analyze`: find transcripts, replay them through every strategy, show the figures.
 
-The terminal gets one table per transcript (a row per strategy) and a total table; `--json` gives
-scripts the same figures; `--plot` writes a chart. Everything the user can get wrong (a missing
-path, an unknown strategy, no transcript found, a model without a key) ends in one line.
+The terminal gets one table per transcript (a row per strategy) and a total table, a file or a pipe
+the 80-column one; `--json` gives scripts the same figures; `--plot` writes a chart. Everything the
+user can get wrong (a missing path, an unknown strategy, no transcript found, a model without a
+key, or one that cannot be used) ends in one line.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -114,9 +116,10 @@ def edit_text(m: Metrics) -> str:
 
 def table(title: str, rows: Sequence[Metrics], caption: str = "", columns: Sequence[str] = COLUMNS) -> Table:
     """One row per strategy; a narrow terminal gets the columns that decide the comparison."""
-    small = columns == SMALL  # 80 columns: no room for rules between the columns
+    small = columns == SMALL  # 80 columns: no room for rules between the columns, nor padding beside them
     t = Table(title=title or None, caption=caption or None, title_justify="left", caption_justify="left", pad_edge=False,
-              box=box.SIMPLE_HEAD if small else box.HEAVY_HEAD, show_edge=not small, collapse_padding=small)
+              box=box.SIMPLE_HEAD if small else box.HEAVY_HEAD, show_edge=not small, collapse_padding=small,
+              padding=(0, 0) if small else (0, 1))
     for c in columns:
         t.add_column(c, justify="left" if c in ("strategy", "freed (view/req; compaction)") else "right",
                      no_wrap=c != "freed (view/req; compaction)")
@@ -196,33 +199,37 @@ def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
 
 
 def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
-            plot: Path | None, model: str | None, totals_only: bool = False) -> int:
-    """The `analyze` command; returns the exit code, reports problems in one line on stderr."""
+            plot: Path | None, model: str | None, totals_only: bool = False, base_url: str | None = None,
+            api_key: str | None = None) -> int:
+    """The `analyze` command; returns the exit code, reports problems in one line on stderr (a
+    summary model that fails ends the run: figures built on summaries never written would mislead)."""
     import json
 
+    from .. import secrets
     from ..models import ConfigError
+    from .standin import ModelFailed
 
     try:
         summarize = None
         if model:
             from .standin import model_summarizer
 
-            summarize = model_summarizer(model)
+            summarize = model_summarizer(model, base_url=base_url, api_key=api_key)
         analysis = asyncio.run(analyze(paths, window=window, strategies=strategies, pricing=pricing,
                                        summarize=summarize))
         if plot is not None:
             from .plot import write_plot
 
             write_plot(analysis, plot)
-    except (AnalyzeError, ConfigError) as e:
-        sys.stderr.write(f"compact-agent: {e}\n")
+    except (AnalyzeError, ConfigError, ModelFailed) as e:
+        sys.stderr.write(secrets.redact(f"compact-agent: {e}") + "\n")
         return 2 if isinstance(e, AnalyzeError) else 1
     except OSError as e:  # the chart or a transcript: say which file and why, without the exception's name
         where = f" {e.filename}" if e.filename else ""
         sys.stderr.write(f"compact-agent: could not use{where}: {e.strerror or e}\n")
         return 1
     except Exception as e:  # noqa: BLE001 - a provider error from --model, or a bug: one line, never a traceback
-        lines = str(e).strip().splitlines()
+        lines = secrets.redact(str(e)).strip().splitlines()
         sys.stderr.write(f"compact-agent: analysis failed: {lines[0] if lines else 'unexpected error'}"[:400] + "\n")
         return 1
     for note in analysis.skipped:
@@ -230,11 +237,24 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
     if as_json:
         sys.stdout.write(json.dumps(to_json(analysis, totals_only), indent=1) + "\n")
     else:
-        console = Console() if sys.stdout.isatty() else Console(width=200)
+        console = output_console()
         print_tables(analysis, console, per_transcript=not totals_only)
         if plot is not None:
             console.print(f"chart written to {plot}")
     return 0
+
+
+FILE_WIDTH = 80
+
+
+def output_console() -> Console:
+    """A terminal's own width; a file or a pipe gets 80 columns, or `COLUMNS` when set (rich would
+    take the width of the terminal stderr is on). 80 columns read whole in an editor, a pager, a
+    mail or a CI log; `COLUMNS=200` writes every column, `--json` every figure."""
+    if sys.stdout.isatty():
+        return Console()
+    columns = os.environ.get("COLUMNS", "").strip()
+    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else FILE_WIDTH)
 
 
 def analyze_paths_for_demo(paths: Sequence[Path], console: Console, window: int = DEMO_WINDOW) -> Analysis | None:

@@ -23,7 +23,11 @@ import os
 import re
 from collections.abc import Sequence
 
+from pydantic_ai.exceptions import ModelContextWindowExceededError, UnexpectedModelBehavior
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
 
 from .retention import EDIT_TOOLS, changed_paths, message_text, typed_texts
 from .simulate import Summarize
@@ -192,12 +196,53 @@ def standin_notes(messages: Sequence[ModelMessage], prompt: str) -> str:
     return head + "".join(line + "\n" for line in reversed(log)) + "\n" + sep + tail + "\n</notes>"
 
 
-def model_summarizer(name: str) -> Summarize:
-    """Summary calls made by a real model (`--model`); raises ConfigError when it cannot be built."""
+class ModelFailed(RuntimeError):
+    """A request to the `--model` model failed for a reason no strategy caused (the endpoint cannot
+    be reached, the key or the model name is refused, the server fails on every retry): the figures
+    would rest on summaries that were never written, so the analysis stops and says why."""
+
+
+class WatchedModel(WrapperModel):
+    """The `--model` model, keeping its first failure. Strategies take a failed summary for a failed
+    compaction and go on, which is right for what a model answers (a request too long, a reply with
+    no summary in it) and wrong for a model that cannot be used; and each of thousands of
+    compactions would wait out the retries again. After a failure every request fails at once."""
+
+    def __init__(self, wrapped: Model) -> None:
+        super().__init__(wrapped)
+        self.failure: Exception | None = None
+
+    async def request(self, messages: list[ModelMessage], model_settings: ModelSettings | None,
+                      model_request_parameters: ModelRequestParameters) -> ModelResponse:
+        if self.failure is not None:
+            raise ModelFailed("the summary model failed earlier in this analysis")
+        try:
+            return await super().request(messages, model_settings, model_request_parameters)
+        except (ModelContextWindowExceededError, UnexpectedModelBehavior):
+            raise  # the model's answer: a failed compaction, as the live agent would meet it
+        except Exception as e:
+            self.failure = e
+            raise
+
+
+def model_summarizer(name: str, *, base_url: str | None = None, api_key: str | None = None) -> Summarize:
+    """Summary calls made by a real model (`--model`, at `--base-url` with `--api-key` if given);
+    raises ConfigError when it cannot be built (no key)."""
     from ..context.compaction.summarizer import SharedPrefixSummarizer
     from ..models import build_model
 
-    return SharedPrefixSummarizer(build_model(name))
+    return SharedPrefixSummarizer(WatchedModel(build_model(name, base_url=base_url, api_key=api_key)))
+
+
+def model_failure(summarize: Summarize | None) -> ModelFailed | None:
+    """The one-line error for a `--model` summarizer whose model failed, or None."""
+    from ..error_text import describe_error
+
+    model = getattr(summarize, "model", None)
+    if not isinstance(model, WatchedModel) or model.failure is None:
+        return None
+    return ModelFailed(f"summary calls through --model {model.model_name} failed, so the analysis stopped: "
+                       f"{describe_error(model.failure, retry_hint='')}")
 
 
 def _material(messages: Sequence[ModelMessage], users: list[str], target: int

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import secrets
 from ..agent.run.options import SessionOptions
-from ..agent.run.runner import AgentSession
+from ..agent.run.runner import AgentSession, TurnResult
 from ..agent.run.stream_events import blocked_line, compaction_end, plural, problem_line
 from ..context.plumbing.events import Event
 from ..models import UsageError
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..agent.accounting.costs import CostReport
 
 #: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
-EXIT_REFUSED = 3
+EXIT_REFUSED = 3  # (and 141 when the reader of stdout left early: pipes.py)
 RETRY_HINT = "; the session is saved: `compact-agent -c -p ...` continues it"
 
 
@@ -138,27 +138,13 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
                                on_change=run.on_change)
     except Exception as e:  # noqa: BLE001 - one line (and the JSON error object), never a traceback
         return _failed(run, describe_error(e, RETRY_HINT), None, code=2 if isinstance(e, UsageError) else 1)
-    for w in session.warnings:
-        run.note(f"warning: {w}")
-    if run.stream:
-        run.emit(run.init_event(session))
-    if (slash := _slash_command(prompt)) is not None:
-        return await _run_slash(run, session, slash)
-    for attached in session.attachments(prompt if typed is None else typed):
-        run.note(attached.line)  # what went with the message (an @file, a pasted image), or why not
-    prompt, too_large = session.fit_input(prompt, typed)  # input larger than a request goes as a file
-    if too_large is not None:
-        run.note(too_large)
-    try:
-        on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
-        turn = await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
-    except Exception as e:  # noqa: BLE001
-        from ..error_text import max_turns_message
-
-        subtype = "error_max_turns" if max_turns_message(e) else "error"
-        return _failed(run, describe_error(e, RETRY_HINT), session.session_id, subtype)
+    try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
+        outcome = await _in_session(run, session, prompt, typed)
     finally:
         await session.aclose()
+    if isinstance(outcome, int):
+        return outcome
+    turn = outcome
     from ..agent.accounting.context_report import cost_report
 
     usage = {
@@ -184,6 +170,29 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
                  "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
         return EXIT_REFUSED
     return 0
+
+
+async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: str | None) -> TurnResult | int:
+    """The turn (or the slash command) once the session is made: its result, or the exit code."""
+    from ..error_text import describe_error, max_turns_message
+
+    for w in session.warnings:
+        run.note(f"warning: {w}")
+    if run.stream:
+        run.emit(run.init_event(session))
+    if (slash := _slash_command(prompt)) is not None:
+        return await _run_slash(run, session, slash)
+    for attached in session.attachments(prompt if typed is None else typed):
+        run.note(attached.line)  # what went with the message (an @file, a pasted image), or why not
+    prompt, too_large = session.fit_input(prompt, typed)  # input larger than a request goes as a file
+    if too_large is not None:
+        run.note(too_large)
+    try:
+        on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
+        return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
+    except Exception as e:  # noqa: BLE001
+        subtype = "error_max_turns" if max_turns_message(e) else "error"
+        return _failed(run, describe_error(e, RETRY_HINT), session.session_id, subtype)
 
 
 def cost_usd(report: CostReport) -> float | None:
@@ -262,14 +271,12 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
 
     console = SafeConsole(file=sys.stdout, highlight=False, markup=False, soft_wrap=False,
                       width=None if sys.stdout.isatty() else 80)
-    try:
+    try:  # the caller closes the session
         await run_command(session, line, console)
     except CommandError as e:
         return _failed(run, str(e), session.session_id, code=2)
     except Exception as e:  # noqa: BLE001
         return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
-    finally:
-        await session.aclose()
     return 0
 
 

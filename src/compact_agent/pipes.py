@@ -1,0 +1,104 @@
+"""Output to a reader that leaves early: `compact-agent -p ... | head -1`.
+
+When the reader of stdout (or stderr) closes the pipe, the next write fails with BrokenPipeError;
+printed as an error it read `compact-agent: Broken pipe` and the run exited 1. `guarded_output`
+wraps both streams: such a write raises `ReaderGone` (a BaseException, so the "report it as a
+failure" handlers of print mode and `analyze` let it pass, as they do Ctrl-C), the streams are
+pointed at /dev/null so nothing fails again, and the program ends quietly with
+`EXIT_READER_GONE`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+#: The exit status when the reader of stdout closed it early (`compact-agent -p ... | head -1`):
+#: 128 + SIGPIPE, what a shell reports for cat, grep or git log ended the same way. A script under
+#: `set -o pipefail` so learns the output was not all read; without it a pipeline's status is the
+#: reader's, and nothing changes. Not 0: a turn the reader cut short did not finish.
+EXIT_READER_GONE = 141
+
+
+class ReaderGone(BaseException):
+    """The reader of stdout (or stderr) closed it before the output ended.
+
+    Not an Exception: print mode and `analyze` report every Exception as a failure in one line,
+    and a reader that has read what it wanted is no failure. Like Ctrl-C it passes those handlers,
+    and a turn it stops ends as an interrupted one does: what was saved stays the session, and the
+    reply streamed so far is kept, marked as cut."""
+
+
+class Reader:
+    """Whether a reader of our output has gone (shared by stdout and stderr: `2>&1 | head`)."""
+
+    gone = False
+
+
+class GuardedStream:
+    """sys.stdout or sys.stderr, raising ReaderGone where a write or flush meets a closed pipe. The
+    stream (and the other one, when it is the same pipe) is then pointed at /dev/null, so what is
+    written later, and what is still buffered, goes nowhere instead of failing again."""
+
+    def __init__(self, stream: Any, reader: Reader) -> None:
+        self.stream = stream
+        self.reader = reader
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self.stream.write(text))
+        except BrokenPipeError:
+            raise self._closed() from None
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise self._closed() from None
+
+    def _closed(self) -> ReaderGone:
+        self.reader.gone = True
+        try:
+            fd = self.stream.fileno()
+        except (AttributeError, OSError, ValueError):  # no file under it (a test's capture)
+            return ReaderGone()
+        other = 2 if fd == 1 else 1
+        try:
+            fds = [fd, other] if os.path.sameopenfile(fd, other) else [fd]
+        except OSError:  # the other one is closed
+            fds = [fd]
+        null = os.open(os.devnull, os.O_WRONLY)
+        for f in fds:
+            os.dup2(null, f)
+        os.close(null)
+        return ReaderGone()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, encoding, fileno, buffer: the stream's own
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def guarded_output() -> Iterator[None]:
+    """Run the program with stdout and stderr guarded; a reader gone ends it with EXIT_READER_GONE
+    and nothing on stderr, whatever else was under way (also an error after it, or a group)."""
+    reader = Reader()
+    out, err = GuardedStream(sys.stdout, reader), GuardedStream(sys.stderr, reader)
+    sys.stdout, sys.stderr = out, err  # streams in all but their type (every other attribute is theirs)
+    try:
+        try:
+            yield
+        finally:
+            out.flush()  # what is still buffered meets a closed pipe here, not in Python's exit
+    except BaseException:  # noqa: BLE001 - ReaderGone, also inside a group or after a handler's exit
+        if reader.gone:  # the reader left: end quietly
+            sys.exit(EXIT_READER_GONE)
+        raise
+    finally:
+        sys.stdout, sys.stderr = out.stream, err.stream
