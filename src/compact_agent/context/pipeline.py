@@ -18,9 +18,9 @@ The class only orders the layers and passes tokens on; each layer lives in its o
 when enabled) written by the run's own model (sharing its cached prefix), the history and its archives kept in
 an `InMemoryStore`, nothing written to disk. State is per conversation: the instance serves the
 first conversation it sees, and each other `conversation_id` gets its own copy (up to
-`max_conversations` with the first, the least recently used other dropped) — unless you gave it a store of your own (or the
-agent wired in layers, notes or a compactor: wiring.py), which belong to one conversation: then a
-second one is refused.
+`max_conversations`, the first among them; of the others the least recently used is dropped) —
+unless you gave it a store of your own (or the agent wired in layers, notes or a compactor:
+wiring.py), which belong to one conversation: then a second one is refused.
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ __all__ = [
     "BeforeCompact", "ContextManager", "HistoryStore", "Internals", "Layer", "SummarizerFactory", "TokenCounter",
     "WindowTooSmallError",
 ]
-
 
 
 class WindowTooSmallError(UserError):

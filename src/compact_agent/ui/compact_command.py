@@ -119,10 +119,10 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         with status:
             result = await s.compact(instructions, pivot=pivot, direction=direction, confirm=ask if preview else None)
     except NotSmaller as e:
-        c.print(f"not compacted: a compaction would keep {e.after:,} tokens — "
-                f"{kept_words(e.parts, s.cwd)} — {'more than' if e.after > e.before else 'as many as'} the {e.before:,} now; "
-                "it is worth it once the "
-                "conversation is longer. Nothing was changed.", markup=False, highlight=False)
+        than = "more than" if e.after > e.before else "as many as"
+        c.print(f"not compacted: a compaction would keep {e.after:,} tokens — {kept_words(e.parts, s.cwd)} — "
+                f"{than} the {e.before:,} now; it is worth it once the conversation is longer. Nothing was changed.",
+                markup=False, highlight=False)
         return
     except CompactionBlocked as e:
         if asked and not asked[-1]:

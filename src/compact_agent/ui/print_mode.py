@@ -112,17 +112,9 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
-    if (refusal := _repl_only(prompt)) is not None:  # before a session is made for nothing
-        return _failed(run, refusal, None, code=2)
     custom = _custom(opts.cwd, prompt if typed is None else typed)
-    if custom is None and (close := _mistyped_command(prompt)) is not None:
-        run.note(f"unknown command {prompt.split()[0]}; did you mean /{close}? (nothing was sent)")
-        if run.format != "text":
-            run.emit(run.error_result(f"unknown command {prompt.split()[0]}", None))
-        return 2
-    if custom is None and (unknown := _unknown_command(prompt)) is not None:
-        return _failed(run, f"unknown command /{unknown}; /help lists them (nothing was sent; a question about "
-                            f"a path: write ./{unknown} or put a word first)", None, code=2)
+    if custom is None and (refusal := _refusal(prompt)) is not None:  # before a session is made for nothing
+        return _failed(run, refusal, None, code=2)
     if custom is not None:
         from .command_registry import CommandError
         from .commands import custom_prompt
@@ -206,59 +198,52 @@ REPL_ONLY = {"exit": "-p runs one turn and ends", "clear": "-p without -c or -r 
              "resume": "resume with -r ID (or -c for the latest) and -p"}
 
 
+def _command_name(prompt: str) -> str:
+    """The word after a leading slash (`/compact now` -> "compact"; "" for a prompt without one)."""
+    words = prompt.strip().split(None, 1)
+    return words[0][1:] if words and words[0].startswith("/") else ""
+
+
 def _slash_command(prompt: str) -> str | None:
-    """`-p "/compact"` runs the command as the REPL would (a known command only)."""
+    """`-p "/compact"` runs the command as the REPL would (a known command only): its line."""
     from . import commands  # noqa: F401  (importing it registers every command)
     from .command_registry import COMMANDS
 
-    line = prompt.strip()
-    name = line[1:].partition(" ")[0] if line.startswith("/") else ""
-    return line if name in COMMANDS or name in ("quit", "q") else None
+    name = _command_name(prompt)
+    return prompt.strip().split("\n", 1)[0] if name in COMMANDS or name in ("quit", "q") else None
 
 
 def _custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
     """A project's custom command (`/review calc.py`, `.compact-agent/commands/review.md`): its
-    file, its arguments, and the piped input after them, as the REPL runs it."""
+    file, its arguments, and the lines typed after them, as the REPL runs it."""
     from .commands import custom_command
 
-    line = typed.strip()
-    if not line.startswith("/"):
+    path = custom_command(cwd, _command_name(typed))
+    if path is None:
         return None
-    first, _, rest = line.partition("\n")
-    name, _, args = first[1:].partition(" ")
-    path = custom_command(cwd, name)
-    return None if path is None else (path, args.strip(), f"\n\n{rest.strip()}" if rest.strip() else "")
+    first, _, rest = typed.strip().partition("\n")
+    return path, first.partition(" ")[2].strip(), f"\n\n{rest.strip()}" if rest.strip() else ""
 
 
-def _unknown_command(prompt: str) -> str | None:
-    """`/bogus`: one word after a slash that names no command; the REPL refuses it too. A path
-    (`/usr/lib …`, a slash inside the word) is a prompt."""
-    from .command_registry import COMMANDS
-
-    words = prompt.strip().split(None, 1)
-    name = words[0][1:] if words and words[0].startswith("/") else ""
-    return name if name and "/" not in name and name not in COMMANDS and name not in ("quit", "q") else None
-
-
-def _repl_only(prompt: str) -> str | None:
-    """Why a command of the REPL's own session (`/exit`, `/clear`, `/resume`) cannot run in print mode."""
-    typed = prompt.strip()[1:].partition(" ")[0] if prompt.strip().startswith("/") else ""
-    name = "exit" if typed in ("quit", "q") else typed
-    return f"/{typed} is a REPL command: {REPL_ONLY[name]} (nothing was sent)" if name in REPL_ONLY else None
-
-
-def _mistyped_command(prompt: str) -> str | None:
-    """The command a prompt like `/compac` was meant to be (a slash, one word close to a command's
-    name): the prompt is not sent to the model as a question. A path (`/usr/bin …`) or a word
-    like no command is a prompt."""
+def _refusal(prompt: str) -> str | None:
+    """Why a prompt that starts with a slash is not run nor sent (bad usage, exit 2): a command of
+    the REPL's own session (`/exit`, `/clear`, `/resume`), or a word that names no command (the REPL
+    refuses it too; one close to a command's name is said). A path (`/usr/lib …`, a slash inside
+    the word) is a question."""
+    from . import commands  # noqa: F401  (importing it registers every command)
     from .command_registry import COMMANDS, close_command
 
-    if _slash_command(prompt) is not None or not prompt.strip().startswith("/"):
-        return None
-    name = prompt.strip()[1:].partition(" ")[0]
+    typed = _command_name(prompt)
+    name = "exit" if typed in ("quit", "q") else typed
+    if name in REPL_ONLY:
+        return f"/{typed} is a REPL command: {REPL_ONLY[name]} (nothing was sent)"
     if not name or "/" in name or name in COMMANDS:
         return None
-    return close_command(name, cutoff=0.75, aliases=())  # stricter than the REPL's: a miss here sends the prompt
+    close = close_command(name, cutoff=0.75, aliases=())  # stricter than the REPL's
+    if close is not None:
+        return f"unknown command /{name}; did you mean /{close}? (nothing was sent)"
+    return (f"unknown command /{name}; /help lists them (nothing was sent; a question about a path: write "
+            f"./{name} or put a word first)")
 
 
 async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:

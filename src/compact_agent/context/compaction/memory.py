@@ -242,12 +242,9 @@ class SessionMemory:
         # Notes only pay off when a compaction is coming: a session that stays small never
         # spends output tokens on them. It comes at the threshold, or sooner where the schedule
         # prices it sooner (notes that waited for the threshold were never written then).
-        coming = cm.limits.threshold
         schedule = getattr(cm, "schedule", None)
-        if schedule is not None:
-            credit = schedule.credit  # asking where it comes must not change what the layers are told
-            coming = min(coming, schedule.next_compaction_at(cm))
-            schedule.credit = credit
+        coming = cm.limits.threshold if schedule is None else min(cm.limits.threshold,
+                                                                 schedule.expected_compaction(cm)[0])
         if cm.last_tokens < coming * self.settings.memory_start_fraction:
             return
         if calls < self.settings.memory_update_tool_calls and not text_only:

@@ -115,11 +115,11 @@ class Schedule:
         if cm.compactor is None or not messages:
             return True
         if fixed + self.summary_tokens >= cm.limits.window:
-            record = self._keeps(cm, messages).record_tokens if (
-                cm.settings.compaction_records and not cm.handler_instructs) else None
+            plan = self._keeps(cm, messages)
+            record = plan.record_tokens if cm.settings.compaction_records and not cm.handler_instructs else None
             if record is None:
                 return False
-            rebuild = self._keeps(cm, messages).rebuild(record)  # it must also bring the request under the limit
+            rebuild = plan.rebuild(record)  # it must also bring the request under the limit
             return rebuild < 0.9 * context and fixed + rebuild <= self.hard_limit(cm)
         return self._rebuild(cm, messages) < 0.9 * context
 
@@ -187,15 +187,19 @@ class Schedule:
         """Where (request size, overhead included) the next compaction is expected: the cheapest
         point for what the latest compaction kept when that comes before the threshold, else the
         threshold. Sets `credit` for the view layers' own pricing."""
-        self.credit = 0.0
+        at, self.credit = self.expected_compaction(cm)
+        return at
+
+    def expected_compaction(self, cm: ManagerView) -> tuple[int, float]:
+        """`next_compaction_at` and the credit per token freed there, changing nothing (the session
+        notes ask where the next compaction comes, and must not change what the layers are told)."""
         if not cm.settings.priced_compaction or self.growth.rate <= 0:
-            return int(cm.limits.threshold)
+            return int(cm.limits.threshold), 0.0
         fixed = cm.calibration.tokens(cm.overhead)
         plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed, fresh=self.growth.typical_step)
-        self.credit = plan.credit_per_token
         if not math.isfinite(plan.point):  # holding context costs nothing (a free cache): never early
-            return int(cm.limits.threshold)
-        return int(min(cm.limits.threshold, round(plan.point) + fixed))
+            return int(cm.limits.threshold), plan.credit_per_token
+        return int(min(cm.limits.threshold, round(plan.point) + fixed)), plan.credit_per_token
 
     def record_pays(self, cm: ManagerView, messages: list[ModelMessage], record_tokens: int, *, tokens_before: int,
                     reason: str, rebuild: int | None = None) -> bool:
