@@ -177,3 +177,29 @@ async def test_a_checkpoint_is_labelled_with_what_was_typed_not_the_shell_output
             assert "› fix it" in out and "I ran this shell command" not in out
         finally:
             s.close()
+
+
+async def test_expand_after_a_compaction_says_so_also_in_a_resumed_session(tmp_path):
+    """`-p /expand -c` after a compaction said "no tool calls in this session yet": the resumed
+    run had made no compaction itself, so the message did not know of the one on record."""
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            for i in range(3):
+                await s.run_turn(f"turn {i}")
+            await s.compact("")
+            assert (await show(s, "/expand")).startswith("no tool calls since the last compaction")
+            sid = s.session_id
+        finally:
+            s.close()
+        again = session(tmp_path, server, session_id=sid)
+        try:
+            assert not again.cm.compactions and again.messages  # resumed: none made by this run
+            assert (await show(again, "/expand")).startswith("no tool calls since the last compaction")
+        finally:
+            again.close()
+        fresh = session(tmp_path, server)
+        try:
+            assert await show(fresh, "/expand") == "no tool calls in this session yet"
+        finally:
+            fresh.close()

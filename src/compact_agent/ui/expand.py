@@ -87,7 +87,11 @@ def expand(s: AgentSession, args: str, c: Console) -> None:
     if isinstance(picked, str):
         raise CommandError(picked)
     if not picked:
-        c.print("no tool calls in this session yet" + (" (since its last compaction)" if s.cm.compactions else ""))
+        from .history_view import all_boundaries
+
+        compacted = any(b.strategy != "rewind" for b in all_boundaries(s.store))  # this run's or before a resume
+        c.print("no tool calls since the last compaction (/history names the archive that holds the earlier ones)"
+                if compacted else "no tool calls in this session yet")
     else:
         show(picked, c)
 
