@@ -456,3 +456,18 @@ def test_a_reader_gone_before_the_output_ends_text_and_slash_commands_quietly(cl
     assert resumed.code == 0, resumed.stderr
     sent = server.requests[-1].messages
     assert [message_text(m) for m in sent if m.get("role") == "assistant"] == ["the whole answer"]
+
+
+def test_a_long_answer_cut_short_by_the_reader_is_141_not_0(cli):
+    """A 210 KB answer `| head -1` exited 0: one write larger than the pipe's buffer returned what
+    fit when the reader left, and the rest was dropped without an error. Written in pieces the pipe
+    takes whole or refuses, the refusal is seen."""
+    long = "".join(f"line {i} " + "x" * 60 + "\n" for i in range(3000))
+    with FakeOpenAIServer(lambda req: Reply.text(long)) as server:
+        for fmt in ("text", "json"):
+            proc = _piped(cli, "-p", "hello", *fake(server), "--output-format", fmt)
+            first = proc.stdout.read(10)  # the reader takes a little and leaves
+            proc.stdout.close()
+            err = proc.stderr.read().decode()
+            proc.stderr.close()
+            assert first and proc.wait(timeout=120) == 141 and err == "", (fmt, err)
