@@ -109,8 +109,12 @@ def guarded_output() -> Iterator[None]:
             yield
         finally:
             out.flush()  # what is still buffered meets a closed pipe here, not in Python's exit
-    except BaseException:  # noqa: BLE001 - ReaderGone, also inside a group or after a handler's exit
-        if reader.gone:  # the reader left: end quietly
+    except BaseException as e:  # noqa: BLE001 - ReaderGone, also inside a group or after a handler's exit
+        # The reader left: end quietly. Also where a write went to the file itself, not through
+        # these streams (the REPL's prompt_toolkit), and met the closed pipe.
+        if isinstance(e, BrokenPipeError) and not reader.gone:
+            out._closed()  # what stdout still buffers must not fail again at exit
+        if reader.gone:
             sys.exit(EXIT_READER_GONE)
         raise
     finally:

@@ -736,3 +736,18 @@ async def test_notes_turned_on_are_written_when_the_schedule_compacts_before_the
     await agent.run("go", usage_limits=UsageLimits(request_limit=300))
     assert kinds.count("notes") >= 2, kinds
     assert any(c.strategy == "session_memory" for c in cm.compactions), [c.strategy for c in cm.compactions]
+
+
+async def test_compact_now_takes_a_plain_function_as_confirm() -> None:
+    """`confirm=lambda result: True` failed with "object bool can't be used in 'await' expression"
+    after the archive was written; a plain function's answer is taken as is, as before_compact's."""
+    from compact_agent.context import CompactionBlocked
+
+    cm = ContextManager(window=16_000, summary_model=FunctionModel(FakeProvider(0)))
+    agent, _ = fetch_agent(FakeProvider(6), cm)
+    history = (await agent.run("go", usage_limits=UsageLimits(request_limit=50))).all_messages()
+    with pytest.raises(CompactionBlocked):
+        await cm.compact_now(history, confirm=lambda result: False)
+    assert cm.store.messages == history  # type: ignore[attr-defined]
+    new = await cm.compact_now(history, confirm=lambda result: bool(result.summary))
+    assert new and len(new) < len(history) and cm.store.messages == new  # type: ignore[attr-defined]

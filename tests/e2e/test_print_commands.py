@@ -43,3 +43,48 @@ def test_an_unknown_command_is_refused_and_a_path_is_still_a_prompt(cli):
     assert bogus_args.code == 2 and bogus_args.json()["is_error"] and "unknown command /bogus" in bogus_args.json()["error"]
     assert path.code == 0 and len(server.requests) == 1  # only the path went to the model
     assert cli.sessions() and len(cli.sessions()) == 1  # no session was made for the refused ones
+
+
+def writes_agents_md(req) -> Reply:
+    if any(m.get("role") == "tool" for m in req.messages):
+        return Reply.text("done")
+    if "write an AGENTS.md" in last_user(req):
+        return Reply.tools([("write_file", {"path": "AGENTS.md", "content": "# notes\n"})])
+    return Reply.text("ok")
+
+
+def test_commands_in_print_mode_keep_its_rules_and_its_output_formats(cli):
+    """From a user trial: `-p /init` had its write refused silently and exited 0; `/status` with
+    `--output-format json` printed the plain table; `-p "/rewind 0"` restored files without --yes;
+    `-p "/memory 1"` started $EDITOR; `/q` ran a custom `q.md` where the REPL exits."""
+    commands = cli.cwd / ".compact-agent" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "q.md").write_text("Q CUSTOM\n")
+    (commands / "review.md").write_text("Please review $ARGUMENTS carefully.\n")
+    marker = cli.home / "editor-ran"
+    editor = cli.home / "editor.sh"
+    editor.parent.mkdir(parents=True, exist_ok=True)
+    editor.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    editor.chmod(0o755)
+    with FakeOpenAIServer(writes_agents_md) as server:
+        init = cli("-p", "/init", *fake(server))
+        init_json = cli("-p", "/init", *fake(server), "--output-format", "json")
+        status = cli("-p", "/status", *fake(server), "-c", "--output-format", "json")
+        written = cli("-p", "/init", *fake(server), "--yes")
+        rewind = cli("-p", "/rewind 0", *fake(server), "-c")
+        memory = cli("-p", "/memory 1", *fake(server), "-c", env={"EDITOR": str(editor), "VISUAL": str(editor)})
+        quit_ = cli("-p", "/q", *fake(server))
+        piped = cli("-p", "-", *fake(server), input="/review q.py\n")
+    assert init.code == 3 and "refused 1 action needing approval: write_file(AGENTS.md)" in init.stderr, init.stderr
+    out = init_json.json()
+    assert init_json.code == 3 and out["subtype"] == "error_permission_denied" and out["permission_denials"]
+    result = status.json()
+    assert status.code == 0 and result["type"] == "result" and not result["is_error"], status.stdout
+    assert "session" in result["result"] and "context" in result["result"]
+    assert written.code == 0 and (cli.cwd / "AGENTS.md").is_file(), written.stderr
+    assert rewind.code == 2 and "print mode does not ask: add --yes" in rewind.stderr, rewind.stderr
+    assert (cli.cwd / "AGENTS.md").is_file()  # nothing was rewound
+    assert memory.code == 0 and str(cli.cwd / "AGENTS.md") in memory.stdout and not marker.exists()
+    assert quit_.code == 2 and "/q is a REPL command" in quit_.stderr
+    assert "Q CUSTOM" not in " ".join(last_user(r) for r in server.requests)
+    assert piped.code == 0 and last_user(server.requests[-1]) == "Please review q.py carefully.", piped.stderr

@@ -27,8 +27,9 @@ from .plumbing.events import Event, one_line
 if TYPE_CHECKING:
     from .state import ManagerState as ContextManager  # what the handlers read of the manager
 
-#: Called with a compaction computed (its archive written) but not yet committed; False keeps the history.
-Confirm = Callable[[CompactionResult], Awaitable[bool]]
+#: Called with a compaction computed (its archive written) but not yet committed; False keeps the
+#: history (awaited when it is a coroutine; a plain function's answer is taken as is).
+Confirm = Callable[[CompactionResult], Awaitable[bool] | bool]
 
 SHRINK = "this request is shrunk to fit the window instead (the saved history stays whole)"
 FITS = "the request fits the window as it is; the next request asks again"
@@ -75,7 +76,12 @@ async def after(cm: ContextManager, result: CompactionResult) -> None:
 
 async def confirmed(confirm: Confirm | None, result: CompactionResult) -> None:
     """Raises CompactionBlocked unless `confirm` (if any) accepts `result`."""
-    if confirm is not None and not await confirm(result):
+    if confirm is None:
+        return
+    answer = confirm(result)
+    if inspect.isawaitable(answer):
+        answer = await answer
+    if not answer:
         raise CompactionBlocked("not confirmed at the preview")
 
 

@@ -29,6 +29,7 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {}
+EXIT_ALIASES = ("quit", "q")  # /exit's other names: a custom command cannot take them either
 
 
 def command(name: str, help: str, *, takes_args: bool = True) -> Callable[[Handler], Handler]:

@@ -9,7 +9,15 @@ from rich.console import Console
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from . import render
-from .command_registry import COMMANDS, CommandError, ExitRepl, close_command, command, current_repl
+from .command_registry import (
+    COMMANDS,
+    EXIT_ALIASES,
+    CommandError,
+    ExitRepl,
+    close_command,
+    command,
+    current_repl,
+)
 
 ORDER = ("help", "status", "context", "cost", "compact", "history", "expand", "rewind", "plan", "memory", "notes",
          "model", "init", "permissions", "config", "mcp", "diff", "resume", "clear", "exit")
@@ -64,6 +72,10 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
         return
     want = args.strip()
     if want.isdigit() and 1 <= int(want) <= len(paths):
+        if current_repl() is None:  # print mode: no editor takes the terminal over
+            c.print(f"{paths[int(want) - 1]} (open it in the REPL, or in your editor)", markup=False, highlight=False,
+                    soft_wrap=True)  # a path, whole
+            return
         await _edit(paths[int(want) - 1], c)
         return
     if want:
@@ -148,6 +160,8 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     if target is None:
         raise CommandError(s.checkpoints.missing(n))
     repl = current_repl()
+    if repl is None and s.permissions.mode == "deny":  # print mode asks nothing: files change only with --yes
+        raise CommandError(f"/rewind {n} restores files, and print mode does not ask: add --yes to rewind")
     if repl is not None:
         later = len(s.messages) - target.history_len
         if not await repl.confirm(f"rewind to before “{render.clip_words(target.prompt, 60)}”? "
@@ -186,7 +200,7 @@ def custom_commands(cwd: Path) -> dict[str, Path]:
         except OSError:
             continue
         for f in files:
-            if f.is_file() and f.stem not in COMMANDS:
+            if f.is_file() and f.stem not in COMMANDS and f.stem not in EXIT_ALIASES:
                 found.setdefault(f.stem, f)
     return found
 
@@ -231,7 +245,7 @@ async def run_command(s: AgentSession, line: str, c: Console) -> None:
     """Run a slash command line; raises `CommandError` (one line) for an unknown command, words a
     command takes none of, or arguments it does not understand."""
     name, _, args = line[1:].partition(" ")
-    cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name in ("quit", "q") else None)
+    cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name in EXIT_ALIASES else None)
     if cmd is None and (custom := custom_command(s.cwd, name)) is not None:
         await run_custom(s, custom, args.strip(), c)
         return

@@ -9,6 +9,7 @@ to parse stderr. Print mode never asks: actions that need approval are refused u
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import time
@@ -22,6 +23,7 @@ from ..agent.run.stream_events import blocked_line, compaction_end, plural, prob
 from ..context.plumbing.events import Event
 from ..models import UsageError
 from . import tool_lines
+from .command_registry import EXIT_ALIASES
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -112,7 +114,9 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
-    custom = _custom(opts.cwd, prompt if typed is None else typed)
+    # What was typed (the query; with `-p -`, what came on stdin is the query)
+    said = typed or prompt
+    custom = _custom(opts.cwd, said)
     if custom is None and (refusal := _refusal(prompt)) is not None:  # before a session is made for nothing
         return _failed(run, refusal, None, code=2)
     if custom is not None:
@@ -120,14 +124,14 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         from .commands import custom_prompt
 
         path, args, more = custom
-        piped = prompt[len(typed):] if typed is not None and prompt.startswith(typed) else ""
+        piped = prompt[len(said):] if typed and prompt.startswith(typed) else ""
         try:  # as if typed (@path in it attaches), with what was piped after it
             prompt, typed = custom_prompt(path, args) + more + piped, None
         except CommandError as e:
             return _failed(run, str(e), None)
     try:
         session = AgentSession(opts, on_event=run.on_event, on_compact_start=run.on_compact_start,
-                               on_change=run.on_change)
+                               on_change=run.on_change, on_tool=run.on_tool)
     except Exception as e:  # noqa: BLE001 - one line (and the JSON error object), never a traceback
         return _failed(run, describe_error(e, RETRY_HINT), None, code=2 if isinstance(e, UsageError) else 1)
     try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
@@ -157,11 +161,14 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         sys.stdout.write(visible(secrets.redact(turn.output.rstrip("\n"))) + "\n")
     else:
         run.emit(result)
-    if refused:
-        run.note(f"refused {plural(len(run.denied), 'action')} needing approval: {'; '.join(run.denied)[:300]} — "
-                 "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
-        return EXIT_REFUSED
-    return 0
+    return _refused(run) if refused else 0
+
+
+def _refused(run: PrintRun) -> int:
+    """What print mode refused (it does not ask), said on stderr: exit 3."""
+    run.note(f"refused {plural(len(run.denied), 'action')} needing approval: {'; '.join(run.denied)[:300]} — "
+             "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
+    return EXIT_REFUSED
 
 
 async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: str | None) -> TurnResult | int:
@@ -210,7 +217,7 @@ def _slash_command(prompt: str) -> str | None:
     from .command_registry import COMMANDS
 
     name = _command_name(prompt)
-    return prompt.strip().split("\n", 1)[0] if name in COMMANDS or name in ("quit", "q") else None
+    return prompt.strip().split("\n", 1)[0] if name in COMMANDS or name in EXIT_ALIASES else None
 
 
 def _custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
@@ -234,7 +241,7 @@ def _refusal(prompt: str) -> str | None:
     from .command_registry import COMMANDS, close_command
 
     typed = _command_name(prompt)
-    name = "exit" if typed in ("quit", "q") else typed
+    name = "exit" if typed in EXIT_ALIASES else typed
     if name in REPL_ONLY:
         return f"/{typed} is a REPL command: {REPL_ONLY[name]} (nothing was sent)"
     if not name or "/" in name or name in COMMANDS:
@@ -254,15 +261,21 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     from .commands import run_command
     from .render import SafeConsole
 
-    console = SafeConsole(file=sys.stdout, highlight=False, markup=False, soft_wrap=False,
-                      width=None if sys.stdout.isatty() else 80)
+    shown = io.StringIO()  # json and stream-json: what the command shows is the result's text
+    console = SafeConsole(file=sys.stdout if run.format == "text" else shown, highlight=False, markup=False,
+                          soft_wrap=False, width=None if run.format == "text" and sys.stdout.isatty() else 80)
     try:  # the caller closes the session
         await run_command(session, line, console)
     except CommandError as e:
         return _failed(run, str(e), session.session_id, code=2)
     except Exception as e:  # noqa: BLE001
         return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
-    return 0
+    if run.format != "text":
+        run.emit({"type": "result", "subtype": "error_permission_denied" if run.denied else "success",
+                  "is_error": bool(run.denied), "result": shown.getvalue().rstrip("\n"),
+                  "session_id": session.session_id, "duration_ms": run.duration_ms(),
+                  "permission_denials": run.denied})
+    return _refused(run) if run.denied else 0
 
 
 def _failed(run: PrintRun, message: str, session_id: str | None, subtype: str = "error", code: int = 1) -> int:

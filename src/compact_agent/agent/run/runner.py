@@ -89,8 +89,12 @@ class AgentSession:
     def __init__(self, opts: SessionOptions, on_event: Callable[[Event], None] | None = None,
                  on_compact_start: Callable[[str, int], None] | None = None,
                  on_change: Callable[[str, dict[str, Any]], None] | None = None,
-                 resolved: tuple[str, bool] | None = None) -> None:
+                 resolved: tuple[str, bool] | None = None,
+                 on_tool: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.opts = opts  # resolved: (session id, exists) chosen before, for the REPL's banner
+        # Every turn's tool calls and results, also of a turn a command runs (/init, a custom
+        # command): print mode learns from them what it refused.
+        self.on_tool = on_tool
         self.cwd = opts.cwd.resolve()
         self.settings = opts.settings
         provider = provider_for(opts.model, opts.base_url)
@@ -304,6 +308,7 @@ class AgentSession:
         self.cm.resume(self.messages)
         before = len(self.cm.compactions)
         partial: list[str] = []  # the text of the reply being streamed, for `_save_cut`
+        on_tool = on_tool or self.on_tool
         handler = stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
         try:
             result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler,
