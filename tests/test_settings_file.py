@@ -332,6 +332,21 @@ def test_one_string_is_a_list_of_one_for_every_list_setting(files, monkeypatch):
     assert ("deny_paths[]", "*.pem", "env COMPACT_AGENT_DENY_PATHS") in rows
 
 
+def test_the_environment_takes_one_plain_string_for_a_list_and_a_table_hint_is_a_table(files, monkeypatch):
+    """`COMPACT_AGENT_DENY_BASH="rm *"` was refused as not JSON, with a directory list as the
+    example; a list setting takes it as one rule, as a file does. A table that is not JSON is
+    still refused, with a table as the example."""
+    _, project = files
+    monkeypatch.setenv("COMPACT_AGENT_DENY_BASH", "rm *")
+    monkeypatch.setenv("COMPACT_AGENT_ALLOW_BASH", '["pytest *", "ls"]')  # JSON still reads as JSON
+    s = load(project).settings
+    assert s.deny_bash[-1] == "rm *" and s.allow_bash == ["pytest *", "ls"]  # deny rules add to the files'
+    monkeypatch.setenv("COMPACT_AGENT_HOOKS", "not json")
+    with pytest.raises(SettingsError, match=r"^bad value for hooks \(from env COMPACT_AGENT_HOOKS\): expected JSON, "
+                                            r"e\.g\. COMPACT_AGENT_HOOKS='\{\"NAME\": \.\.\.\}'$"):
+        load(project)
+
+
 def test_a_config_path_with_no_file_there_is_no_user_settings_and_config_says_whence(tmp_path, monkeypatch):
     """`$COMPACT_AGENT_CONFIG` names where the user file is; no file there is no user settings, as
     at the default place. `config` says the file was not found and that the variable named it."""

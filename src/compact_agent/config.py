@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import platformdirs
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .cli_help import MAX_WINDOW
 from .context.plumbing.settings import CompactionSettings, Limits
@@ -122,6 +122,31 @@ class Settings(BaseSettings):
     def compaction(self) -> CompactionSettings:
         """The library's settings, taken from these (same names, same defaults)."""
         return CompactionSettings.from_object(self)
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, EnvSource(settings_cls), dotenv_settings, file_secret_settings
+
+
+#: The list settings: each takes one string as a list of one, from a file or the environment.
+LISTS = ("allow_bash", "deny_bash", "extra_dirs", "deny_paths", "compactable_tools")
+
+
+class EnvSource(EnvSettingsSource):
+    """`COMPACT_AGENT_*` values, where a list setting also takes one plain string
+    (`COMPACT_AGENT_DENY_BASH="rm *"`), as in a file; other lists and tables are JSON."""
+
+    def decode_complex_value(self, field_name: str, field: Any, value: Any) -> Any:
+        try:
+            return super().decode_complex_value(field_name, field, value)
+        except ValueError:
+            if field_name in LISTS and isinstance(value, str):
+                return [value]
+            raise
 
 
 def home_dir() -> Path:

@@ -38,10 +38,9 @@ from typing import Any
 
 import platformdirs
 from pydantic import ValidationError
-from pydantic_settings import EnvSettingsSource
 from pydantic_settings import SettingsError as PydanticSettingsError
 
-from .config import Settings
+from .config import LISTS, EnvSource, Settings
 from .regular_file import NotRegular, TooLarge, read_capped
 from .secrets import hide_url_passwords
 
@@ -60,8 +59,6 @@ TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "b
 MERGED = ("hooks", "mcp_servers")  # tables both files contribute to
 #: Restrictions: every source adds its rules to the others', none can take one away.
 UNION = ("deny_paths", "deny_bash")
-#: Lists of rules, dirs or names: one string is a list of one (`deny_bash = "rm *"`), from any source.
-LISTS = ("allow_bash", "deny_bash", "extra_dirs", "deny_paths", "compactable_tools")
 ALIASES = {"mcpServers": "mcp_servers", "window": "context_window"}
 FILE_ONLY = frozenset({"trusted_projects"})
 
@@ -289,14 +286,16 @@ def _check_extensions(table: dict[str, Any], where: str) -> None:
 
 
 def _env_values() -> dict[str, Any]:
-    """`COMPACT_AGENT_*` values; a list or table that is not JSON is a one-line error naming it."""
+    """`COMPACT_AGENT_*` values; a list or table that is not JSON is a one-line error naming it
+    (a list setting takes one plain string as a list of one)."""
     try:
-        return EnvSettingsSource(Settings)()
+        return EnvSource(Settings)()
     except PydanticSettingsError as e:
         found = re.search(r'field "(\w+)"', str(e))
         key = found.group(1) if found else "?"
+        example = "'{\"NAME\": ...}'" if key in MERGED else "'[\"...\"]'"  # a table, or a list
         raise SettingsError(f"bad value for {key} (from env COMPACT_AGENT_{key.upper()}): expected JSON, "
-                            f"e.g. COMPACT_AGENT_{key.upper()}='[\"/some/dir\"]'") from None
+                            f"e.g. COMPACT_AGENT_{key.upper()}={example}") from None
 
 
 def _add_rules(key: str, value: Any, where: str, into: list[tuple[str, str]], files: dict[str, str]) -> None:
