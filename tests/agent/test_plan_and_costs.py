@@ -121,3 +121,9 @@ def test_mcp_config_errors_are_one_line(monkeypatch):
         parse_servers({"bad name": {"command": "x"}})
     with pytest.raises(McpConfigError, match="NOPE_UNSET is not set"):
         parse_servers({"x": {"url": "http://${NOPE_UNSET}/"}})
+    # A number where a command belongs could never start: refused at start-up, naming the key (it
+    # failed at connection time with the MCP client's multi-line validation error).
+    with pytest.raises(McpConfigError, match=r"^mcp_servers\.x\.command: expected a string, not 5$"):
+        parse_servers({"x": {"command": 5}})
+    with pytest.raises(McpConfigError, match=r"^mcp_servers\.x\.args: expected a list of strings"):
+        parse_servers({"x": {"command": "srv", "args": "-v"}})

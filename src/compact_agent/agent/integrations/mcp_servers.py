@@ -78,6 +78,11 @@ def parse_servers(table: dict[str, Any] | None) -> list[McpServerConfig]:
             raise McpConfigError(f"mcp_servers.{name}: expected a table")
         if bool(spec.get("command")) == bool(spec.get("url")):
             raise McpConfigError(f"mcp_servers.{name}: give either command (stdio) or url (HTTP)")
+        for key in ("command", "url", "cwd"):  # a number there could never start a server
+            if spec.get(key) is not None and not isinstance(spec[key], str):
+                raise McpConfigError(f"mcp_servers.{name}.{key}: expected a string, not {spec[key]!r}")
+        if not isinstance(spec.get("args") or [], list):
+            raise McpConfigError(f"mcp_servers.{name}.args: expected a list of strings, not {spec['args']!r}")
         try:
             out.append(McpServerConfig(
                 name=name, command=spec.get("command"),
