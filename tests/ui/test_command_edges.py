@@ -100,7 +100,7 @@ async def test_words_after_a_command_that_takes_none_are_refused_not_ignored(tmp
                 assert out == f"/{name} takes no arguments; not understood: extra words", (name, out)
             assert s.session_id == before  # /clear refused: no new session
             assert "tokens and cost" in await show(s, "/cost")  # without words it runs
-            assert (await show(s, "/memory 7")).startswith("no instruction files loaded")
+            assert (await show(s, "/memory 7")).startswith("no instruction file 7: none is loaded")
         finally:
             s.close()
 
@@ -203,3 +203,17 @@ async def test_expand_after_a_compaction_says_so_also_in_a_resumed_session(tmp_p
             assert await show(fresh, "/expand") == "no tool calls in this session yet"
         finally:
             fresh.close()
+
+
+async def test_a_capitalised_command_is_suggested_and_memory_refuses_a_number_without_files(tmp_path):
+    """`/CONTEXT` got no "did you mean /context"; `/memory x` with no instruction file loaded was
+    taken as `/memory`."""
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            assert await show(s, "/CONTEXT") == "unknown command /CONTEXT (did you mean /context?); /help lists them"
+            assert not s.instructions_paths
+            assert (await show(s, "/memory 1")).startswith("no instruction file 1: none is loaded")
+            assert (await show(s, "/memory")).startswith("no instruction files loaded")
+        finally:
+            s.close()

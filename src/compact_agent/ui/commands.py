@@ -66,6 +66,8 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
 @command("memory", "the instruction files loaded (AGENTS.md / CLAUDE.md), in order; /memory N opens one in $EDITOR")
 async def _memory(s: AgentSession, args: str, c: Console) -> None:
     paths = list(s.instructions_paths)
+    if not paths and args.strip():
+        raise CommandError(f"no instruction file {args.strip()}: none is loaded (/init writes an AGENTS.md)")
     if not paths:
         c.print("no instruction files loaded: AGENTS.md or CLAUDE.md in the project (from the repository root "
                 "down to here) or beside the user config; /init writes one")
@@ -250,7 +252,7 @@ async def run_command(s: AgentSession, line: str, c: Console) -> None:
         await run_custom(s, custom, args.strip(), c)
         return
     if cmd is None:
-        close = close_command(name)
+        close = close_command(name) or close_command(name.lower())  # `/CONTEXT`
         raise CommandError(f"unknown command /{name}" + (f" (did you mean /{close}?)" if close else "")
                            + "; /help lists them")
     if args.strip() and not cmd.takes_args:

@@ -22,7 +22,7 @@ Write it short and concrete: commands in code blocks, one line per rule, nothing
 If an AGENTS.md or CLAUDE.md exists, read it first and improve it instead of starting over."""
 
 
-@command("init", "look at the repository and write an AGENTS.md for it (asks before writing)")
+@command("init", "look at the repository and write an AGENTS.md for it (asks before writing); /init NOTES: what to stress")
 async def _init(s: AgentSession, args: str, c: Console) -> None:
     repl = current_repl()
     if repl is None:  # outside the REPL loop (a test dispatching directly): a plain turn
