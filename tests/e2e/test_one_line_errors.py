@@ -39,10 +39,14 @@ def test_cwd_that_is_a_file(cli) -> None:
     assert res.code == 2 and "is not a directory" in one_clear_line(res.stderr)
 
 
-def test_extra_dirs_from_the_environment_that_is_not_json(cli) -> None:
-    res = cli("-p", "hi", env={"COMPACT_AGENT_EXTRA_DIRS": "/"})
+def test_a_table_from_the_environment_that_is_not_json(cli) -> None:
+    """A list setting takes one plain string (`COMPACT_AGENT_EXTRA_DIRS=/srv/shared`, a list of one);
+    a table that is not JSON is one clear line naming the variable."""
+    res = cli("-p", "hi", env={"COMPACT_AGENT_MCP_SERVERS": "/"})
     line = one_clear_line(res.stderr)
-    assert res.code != 0 and "extra_dirs" in line and "COMPACT_AGENT_EXTRA_DIRS" in line and "EnvSettingsSource" not in line
+    assert res.code != 0 and "mcp_servers" in line and "COMPACT_AGENT_MCP_SERVERS" in line and "EnvSettingsSource" not in line
+    listed = cli("config", "--json", env={"COMPACT_AGENT_EXTRA_DIRS": "/srv/shared"})
+    assert listed.code == 0 and listed.json()["settings"]["extra_dirs"]["value"] == ["/srv/shared"], listed.stderr
 
 
 def test_analyze_a_fifo(cli) -> None:
