@@ -204,7 +204,7 @@ class Compactor(Keeper):
         try:
             archive_path = archive()
         except OSError as e:
-            raise CompactionError(f"could not archive the transcript ({e}); the session was not rewritten") from e
+            raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {e}") from e
         files = ledger.changed_files(messages)
         reads = ledger.read_files(summarized)
         if strategy == "record":  # its steps name each read (`path="…"`): listing those again says nothing
