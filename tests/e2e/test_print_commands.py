@@ -88,3 +88,17 @@ def test_commands_in_print_mode_keep_its_rules_and_its_output_formats(cli):
     assert quit_.code == 2 and "/q is a REPL command" in quit_.stderr
     assert "Q CUSTOM" not in " ".join(last_user(r) for r in server.requests)
     assert piped.code == 0 and last_user(server.requests[-1]) == "Please review q.py carefully.", piped.stderr
+
+
+def test_a_command_on_a_new_session_leaves_no_folder_behind(cli):
+    """Each `-p /status` or `-p /help` left a session folder holding only its lock and empty side
+    folders; a session that saved nothing now leaves nothing. One that saved a turn keeps all."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        for line in ("/status", "/help", "/context"):
+            assert cli("-p", line, *fake(server)).code == 0
+        assert list((cli.home / "projects").glob("*/*")) == []  # the project's folder, nothing in it
+        kept = cli("-p", "hello", *fake(server))
+        assert kept.code == 0 and len(cli.sessions()) == 1
+        status = cli("-p", "/status", *fake(server), "-c")
+    session = cli.sessions()[0]
+    assert status.code == 0 and session.is_file() and (session.parent / session.stem).is_dir()  # resumed: kept

@@ -145,6 +145,17 @@ class SessionStore:
                 os.close(self._lock_fd)
             self._lock_fd = None
 
+    def remove_if_unused(self) -> None:
+        """After `unlock`: a session that saved nothing (`-p /status`, a REPL left at once) leaves
+        no folder behind. Its lock and its empty side folders go; anything written in them stays."""
+        if self._lock_fd is not None or self.path.exists() or not self.dir.is_dir():
+            return
+        with contextlib.suppress(OSError):
+            (self.dir / "lock").unlink(missing_ok=True)
+        for folder, _dirs, _files in sorted(os.walk(self.dir), key=lambda w: -len(w[0])):  # deepest first
+            with contextlib.suppress(OSError):  # not empty: it holds something, and stays
+                os.rmdir(folder)
+
     def clean_stale_temps(self) -> int:
         """Remove temp files of this session left by a crash: they are never read, only clutter."""
         n = remove_stale_temps(self.root, f".{self.path.name}.")

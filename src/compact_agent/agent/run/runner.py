@@ -419,3 +419,4 @@ class AgentSession:
         if self.memory is not None:
             self.memory.close()
         self.store.unlock()
+        self.store.remove_if_unused()
