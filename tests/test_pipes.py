@@ -23,3 +23,30 @@ def test_other_errors_pass_through_unchanged() -> None:
     with pytest.raises(ValueError, match="not a pipe"):
         with guarded_output():
             raise ValueError("not a pipe")
+
+
+def test_a_reader_gone_raised_by_the_caller_ends_quietly() -> None:
+    """The REPL turns its terminal's BrokenPipeError into ReaderGone (the command-line library
+    would end an OSError with 1): it ends with 141 too."""
+    from compact_agent.pipes import ReaderGone
+
+    with pytest.raises(SystemExit) as ended:
+        with guarded_output():
+            raise ReaderGone
+    assert ended.value.code == EXIT_READER_GONE
+
+
+def test_output_to_a_full_disk_is_one_line_and_exit_1(tmp_path) -> None:
+    """`compact-agent sessions > /dev/full` printed a 25-line traceback ending in OSError."""
+    import subprocess
+
+    for args in (["sessions"], ["--help"], ["-p", "/help", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                                            "--api-key", "k"]):
+        with open("/dev/full", "w") as full:
+            run = subprocess.run([sys.executable, "-m", "compact_agent.cli", *args], stdout=full,
+                                 stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=tmp_path, timeout=60,
+                                 env={"COMPACT_AGENT_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin",
+                                      "COMPACT_AGENT_CONFIG": str(tmp_path / "c.toml"), "HOME": str(tmp_path)})
+        err = run.stderr.decode()
+        assert run.returncode == 1 and err.count("\n") == 1 and "No space left on device" in err, (args, err)
+        assert "Traceback" not in err

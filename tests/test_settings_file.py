@@ -341,6 +341,11 @@ def test_the_environment_takes_one_plain_string_for_a_list_and_a_table_hint_is_a
     monkeypatch.setenv("COMPACT_AGENT_ALLOW_BASH", '["pytest *", "ls"]')  # JSON still reads as JSON
     s = load(project).settings
     assert s.deny_bash[-1] == "rm *" and s.allow_bash == ["pytest *", "ls"]  # deny rules add to the files'
+    for broken in ('["rm *",', '[".env", "secrets/*"', '"unclosed'):  # JSON gone wrong is never a rule
+        monkeypatch.setenv("COMPACT_AGENT_DENY_BASH", broken)
+        with pytest.raises(SettingsError, match=r"^bad value for deny_bash \(from env COMPACT_AGENT_DENY_BASH\)"):
+            load(project)
+    monkeypatch.setenv("COMPACT_AGENT_DENY_BASH", "rm *")
     monkeypatch.setenv("COMPACT_AGENT_HOOKS", "not json")
     with pytest.raises(SettingsError, match=r"^bad value for hooks \(from env COMPACT_AGENT_HOOKS\): expected JSON, "
                                             r"e\.g\. COMPACT_AGENT_HOOKS='\{\"NAME\": \.\.\.\}'$"):

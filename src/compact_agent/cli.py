@@ -151,8 +151,10 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
     try:
         asyncio.run(run_repl(opts, first_message=query, pick_session=resume == ""))
-    except BrokenPipeError:  # the terminal writes to its file directly: `compact-agent | head` (pipes.py)
-        raise
+    except BrokenPipeError:  # the terminal writes to its file directly: `compact-agent | head` (pipes.py);
+        from .pipes import ReaderGone  # not an OSError, which the command-line library would end with 1
+
+        raise ReaderGone from None
     except Exception as e:  # noqa: BLE001 - the REPL reports, never dumps
         from .models import UsageError
 

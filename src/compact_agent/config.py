@@ -144,7 +144,10 @@ class EnvSource(EnvSettingsSource):
         try:
             return super().decode_complex_value(field_name, field, value)
         except ValueError:
-            if field_name in LISTS and isinstance(value, str):
+            # One plain string is one rule; text that starts like JSON and is not JSON is a mistake
+            # to report, never a rule (a broken `["rm *",` must not stand in for the deny rule).
+            if field_name in LISTS and isinstance(value, str) and value.strip() \
+                    and not value.lstrip().startswith(("[", "{", '"')):
                 return [value]
             raise
 

@@ -10,6 +10,7 @@ pointed at /dev/null so nothing fails again, and the program ends quietly with
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterator
@@ -35,6 +36,11 @@ class ReaderGone(BaseException):
 #: Characters written at once at most: 4 bytes each at most in UTF-8, a pipe takes 4,096 (PIPE_BUF)
 #: in one piece or not at all.
 ATOMIC_CHARS = 1_024
+
+
+class OutputFailed(BaseException):
+    """The output could not be written for a reason other than its reader leaving (a full disk):
+    one line on stderr, exit 1. A BaseException for the reason ReaderGone is one."""
 
 
 class Reader:
@@ -65,6 +71,8 @@ class GuardedStream:
             return len(text)
         except BrokenPipeError:
             raise self._closed() from None
+        except OSError as e:  # a full disk (`> /dev/full`): one line, not a traceback
+            raise self._failed(e) from None
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
@@ -75,6 +83,25 @@ class GuardedStream:
             self.stream.flush()
         except BrokenPipeError:
             raise self._closed() from None
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def _failed(self, error: OSError) -> OutputFailed:
+        """The output cannot be written (a full disk): what is still buffered goes nowhere, so it
+        does not fail again at exit; the one line that says so goes to stderr."""
+        try:
+            self._to_null([self.stream.fileno()])
+        except (AttributeError, OSError, ValueError):  # no file under it (a test's capture)
+            pass
+        return OutputFailed(error.strerror or str(error))
+
+    @staticmethod
+    def _to_null(fds: list[int]) -> None:
+        null = os.open(os.devnull, os.O_WRONLY)
+        for f in fds:
+            with contextlib.suppress(OSError):
+                os.dup2(null, f)
+        os.close(null)
 
     def _closed(self) -> ReaderGone:
         self.reader.gone = True
@@ -87,10 +114,7 @@ class GuardedStream:
             fds = [fd, other] if os.path.sameopenfile(fd, other) else [fd]
         except OSError:  # the other one is closed
             fds = [fd]
-        null = os.open(os.devnull, os.O_WRONLY)
-        for f in fds:
-            os.dup2(null, f)
-        os.close(null)
+        self._to_null(fds)
         return ReaderGone()
 
     def __getattr__(self, name: str) -> Any:  # isatty, encoding, fileno, buffer: the stream's own
@@ -102,6 +126,8 @@ def guarded_output() -> Iterator[None]:
     """Run the program with stdout and stderr guarded; a reader gone ends it with EXIT_READER_GONE
     and nothing on stderr, whatever else was under way (also an error after it, or a group)."""
     reader = Reader()
+    if sys.stdout is None:  # started with stdout closed (`>&-`): what it prints goes nowhere
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the program's life
     out, err = GuardedStream(sys.stdout, reader), GuardedStream(sys.stderr, reader)
     sys.stdout, sys.stderr = out, err  # streams in all but their type (every other attribute is theirs)
     try:
@@ -112,10 +138,14 @@ def guarded_output() -> Iterator[None]:
     except BaseException as e:  # noqa: BLE001 - ReaderGone, also inside a group or after a handler's exit
         # The reader left: end quietly. Also where a write went to the file itself, not through
         # these streams (the REPL's prompt_toolkit), and met the closed pipe.
-        if isinstance(e, BrokenPipeError) and not reader.gone:
+        if isinstance(e, BrokenPipeError | ReaderGone) and not reader.gone:
             out._closed()  # what stdout still buffers must not fail again at exit
         if reader.gone:
             sys.exit(EXIT_READER_GONE)
+        if isinstance(e, OutputFailed):
+            with contextlib.suppress(OSError):
+                err.stream.write(f"compact-agent: cannot write the output: {e}\n")
+            sys.exit(1)
         raise
     finally:
         sys.stdout, sys.stderr = out.stream, err.stream

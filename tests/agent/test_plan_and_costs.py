@@ -127,3 +127,8 @@ def test_mcp_config_errors_are_one_line(monkeypatch):
         parse_servers({"x": {"command": 5}})
     with pytest.raises(McpConfigError, match=r"^mcp_servers\.x\.args: expected a list of strings"):
         parse_servers({"x": {"command": "srv", "args": "-v"}})
+    with pytest.raises(McpConfigError, match=r"^mcp_servers\.x\.env: expected a table, not 5$"):
+        parse_servers({"x": {"command": "srv", "env": 5}})
+    for timeout in ("soon", -3, 0):
+        with pytest.raises(McpConfigError, match=r"^mcp_servers\.x\.timeout: expected seconds"):
+            parse_servers({"x": {"command": "srv", "timeout": timeout}})

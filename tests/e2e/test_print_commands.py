@@ -102,3 +102,13 @@ def test_a_command_on_a_new_session_leaves_no_folder_behind(cli):
         status = cli("-p", "/status", *fake(server), "-c")
     session = cli.sessions()[0]
     assert status.code == 0 and session.is_file() and (session.parent / session.stem).is_dir()  # resumed: kept
+
+
+def test_a_capitalised_command_is_suggested_in_print_mode_and_init_prints_its_path_whole(cli):
+    deep = cli.cwd / ("a-directory-name-long-enough-to-wrap-" * 3) / "and-deeper"
+    deep.mkdir(parents=True)
+    with FakeOpenAIServer(writes_agents_md) as server:
+        upper = cli("-p", "/CONTEXT", *fake(server))
+        init = cli("-p", "/init", *fake(server), "--yes", "--cwd", str(deep))
+    assert upper.code == 2 and "did you mean /context?" in upper.stderr, upper.stderr
+    assert init.code == 0 and f"wrote {deep / 'AGENTS.md'};" in init.stdout, init.stdout

@@ -31,7 +31,7 @@ async def _init(s: AgentSession, args: str, c: Console) -> None:
         await repl.turn(INIT_PROMPT + (f"\n{args}" if args else ""))
     found = [p for p in (s.cwd / "AGENTS.md",) if p.is_file()]
     c.print(f"wrote {found[0]}; it goes into the system prompt of new sessions" if found
-            else "no AGENTS.md was written")
+            else "no AGENTS.md was written", soft_wrap=True)  # a path, whole
 
 
 @command("permissions", "what runs without asking: mode, tools allowed this session, bash rules, writable folders", takes_args=False)

@@ -246,7 +246,7 @@ def _refusal(prompt: str) -> str | None:
         return f"/{typed} is a REPL command: {REPL_ONLY[name]} (nothing was sent)"
     if not name or "/" in name or name in COMMANDS:
         return None
-    close = close_command(name, cutoff=0.75, aliases=())  # stricter than the REPL's
+    close = close_command(name, cutoff=0.75, aliases=()) or close_command(name.lower(), cutoff=0.75, aliases=())
     if close is not None:
         return f"unknown command /{name}; did you mean /{close}? (nothing was sent)"
     return (f"unknown command /{name}; /help lists them (nothing was sent; a question about a path: write "

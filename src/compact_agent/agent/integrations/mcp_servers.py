@@ -83,6 +83,13 @@ def parse_servers(table: dict[str, Any] | None) -> list[McpServerConfig]:
                 raise McpConfigError(f"mcp_servers.{name}.{key}: expected a string, not {spec[key]!r}")
         if not isinstance(spec.get("args") or [], list):
             raise McpConfigError(f"mcp_servers.{name}.args: expected a list of strings, not {spec['args']!r}")
+        for key in ("env", "headers"):
+            if not isinstance(spec.get(key) or {}, dict):
+                raise McpConfigError(f"mcp_servers.{name}.{key}: expected a table, not {spec[key]!r}")
+        timeout = spec.get("timeout", 30.0)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3_600:
+            raise McpConfigError(f"mcp_servers.{name}.timeout: expected seconds, more than 0 and at most 3,600, "
+                                 f"not {timeout!r}")
         try:
             out.append(McpServerConfig(
                 name=name, command=spec.get("command"),
