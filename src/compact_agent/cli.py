@@ -26,8 +26,22 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=
                   context_settings={"help_option_names": ["-h", "--help"]})
 
 
+#: Set when a print-mode run asked for JSON (`--output-format json|stream-json`): a failure before
+#: its turn starts (a bad setting, an MCP config that could never run) is one JSON object on stdout
+#: too, as every later failure is (print_mode.py).
+_errors_as_json = False
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     sys.stderr.write(visible(f"compact-agent: {message}") + "\n")
+    if _errors_as_json:
+        import json
+
+        from . import secrets
+
+        sys.stdout.write(json.dumps({"type": "result", "subtype": "error", "is_error": True,
+                                     "error": secrets.redact(message), "result": None, "session_id": None,
+                                     "duration_ms": 0}) + "\n")
     return typer.Exit(code)
 
 
@@ -83,6 +97,8 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
           append_system_prompt: str | None, verbose: bool) -> None:
     if output_format not in ("text", "json", "stream-json"):
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
+    global _errors_as_json
+    _errors_as_json = print_ and output_format != "text"
     if continue_ and resume is not None:
         raise fail("--continue and --resume both pick a session; give one of them", 2)
     from .agent.run.options import SessionOptions

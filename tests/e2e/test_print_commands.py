@@ -112,3 +112,18 @@ def test_a_capitalised_command_is_suggested_in_print_mode_and_init_prints_its_pa
         init = cli("-p", "/init", *fake(server), "--yes", "--cwd", str(deep))
     assert upper.code == 2 and "did you mean /context?" in upper.stderr, upper.stderr
     assert init.code == 0 and f"wrote {deep / 'AGENTS.md'};" in init.stdout, init.stdout
+
+
+def test_a_failure_before_the_turn_is_one_json_object_too(cli):
+    """docs/usage.md: a run that fails still prints one object. A bad setting, or an MCP server
+    that could never run, failed before the turn with the line on stderr and nothing on stdout."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        bad = cli("-p", "hi", *fake(server), "--output-format", "json", env={"COMPACT_AGENT_HOOKS": "not json"})
+        streamed = cli("-p", "hi", *fake(server), "--output-format", "stream-json",
+                       env={"COMPACT_AGENT_HOOKS": "not json"})
+        plain = cli("-p", "hi", *fake(server), env={"COMPACT_AGENT_HOOKS": "not json"})
+    for res in (bad, streamed):
+        out = res.json()
+        assert res.code == 2 and out["is_error"] and out["subtype"] == "error" and "bad value for hooks" in out["error"]
+        assert res.stderr.startswith("compact-agent: bad value for hooks")
+    assert plain.code == 2 and plain.stdout == ""  # text mode: the line on stderr only
