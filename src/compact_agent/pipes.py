@@ -5,7 +5,9 @@ printed as an error it read `compact-agent: Broken pipe` and the run exited 1. `
 wraps both streams: such a write raises `ReaderGone` (a BaseException, so the "report it as a
 failure" handlers of print mode and `analyze` let it pass, as they do Ctrl-C), the streams are
 pointed at /dev/null so nothing fails again, and the program ends quietly with
-`EXIT_READER_GONE`.
+`EXIT_READER_GONE`. A long text is written in pieces a pipe takes whole or refuses, so a reader
+that leaves in the middle is seen. Output that cannot be written for another reason (a full disk)
+is one line on stderr and exit 1 (`OutputFailed`); a stdout closed from the start discards it.
 """
 
 from __future__ import annotations
