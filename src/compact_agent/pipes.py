@@ -91,11 +91,16 @@ class GuardedStream:
     def _failed(self, error: OSError) -> OutputFailed:
         """The output cannot be written (a full disk): what is still buffered goes nowhere, so it
         does not fail again at exit; the one line that says so goes to stderr."""
-        try:
-            self._to_null([self.stream.fileno()])
-        except (AttributeError, OSError, ValueError):  # no file under it (a test's capture)
-            pass
+        if (fd := self._fileno()) is not None:
+            self._to_null([fd])
         return OutputFailed(error.strerror or str(error))
+
+    def _fileno(self) -> int | None:
+        """The file under the stream; None for one without (a test's capture)."""
+        try:
+            return int(self.stream.fileno())
+        except (AttributeError, OSError, ValueError):
+            return None
 
     @staticmethod
     def _to_null(fds: list[int]) -> None:
@@ -107,9 +112,7 @@ class GuardedStream:
 
     def _closed(self) -> ReaderGone:
         self.reader.gone = True
-        try:
-            fd = self.stream.fileno()
-        except (AttributeError, OSError, ValueError):  # no file under it (a test's capture)
+        if (fd := self._fileno()) is None:
             return ReaderGone()
         other = 2 if fd == 1 else 1
         try:

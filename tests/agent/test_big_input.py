@@ -9,6 +9,7 @@ from pathlib import Path
 
 from compact_agent.agent.run.big_input import fit_input
 from compact_agent.context.layers.previews import build_preview
+from tests.preview_offsets import assert_reads_on_after_the_head
 
 NOW = datetime(2026, 12, 2, 9, 30)
 
@@ -57,12 +58,7 @@ def test_a_key_in_the_head_does_not_shift_where_the_rest_is_read_on(tmp_path: Pa
     sent, saved = fit_input(blob, "", 24_000, tmp_path, NOW)
     held = saved.read_text() if saved is not None else ""
     assert key not in held and key not in sent and held == blob.replace(key, secrets.REDACTED)
-    head = sent[:sent.index("\n\n[...")]
-    assert held.startswith(head)
-    found = re.search(r"`(tail -c \+(\d+) \S+ \| head -c 4000)` for the next 4,000 bytes", sent)
-    assert found is not None and int(found.group(2)) == len(head.encode()) + 1, sent[-400:]
-    shown = subprocess.run(["bash", "-c", found.group(1)], capture_output=True, timeout=30, check=True).stdout
-    assert shown.decode("utf-8") == held[len(head):len(head) + 4000]
+    assert_reads_on_after_the_head(sent, held)
 
 
 def test_the_typed_words_go_first_and_whole(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from compact_agent.context.layers.budget import ToolResultBudget
 from compact_agent.context.layers.previews import build_preview, spill_name
 from compact_agent.context.plumbing import tokens
 from tests.context.strategies import Conv, big_text, budget_for, dump
+from tests.preview_offsets import assert_reads_on_after_the_head
 
 
 def returns(messages: list) -> dict[str, ToolReturnPart]:
@@ -200,9 +201,4 @@ def test_a_key_in_a_spilled_result_leaves_the_preview_and_the_file_in_step(tmp_p
     held = (tmp_path / "call_1.txt").read_text()
     assert isinstance(preview, str) and key not in preview and key not in held
     assert held == text.replace(key, secrets.REDACTED)
-    head = preview[:preview.index("\n\n[...")]
-    assert held.startswith(head)
-    found = re.search(r"`(tail -c \+(\d+) .+? \| head -c 4000)` for the next 4,000 bytes", preview)
-    assert found is not None and int(found.group(2)) == len(head.encode()) + 1, preview[-400:]
-    shown = subprocess.run(["bash", "-c", found.group(1)], capture_output=True, timeout=30, check=True).stdout
-    assert shown.decode("utf-8") == held[len(head):len(head) + 4_000]
+    assert_reads_on_after_the_head(preview, held)
