@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .cli_help import MAX_WINDOW, MIN_WINDOW, ReadableCommand, at_least
+from .cli_help import ReadableCommand, at_least, window_size
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
@@ -65,7 +65,7 @@ def main_command(
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
-    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", callback=at_least(MIN_WINDOW, " tokens", at_most=MAX_WINDOW), help="Override the model's context window (tokens; the built-in tools need about 5K: a smaller window is refused with its minimum).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", callback=window_size, help="Override the model's context window (tokens; the built-in tools need about 5K: a smaller window is refused with its minimum).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
     resume: Annotated[str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id (without an id: pick from a list).")] = None,

@@ -1,5 +1,5 @@
 """Help and errors that read as written: typer's defaults show `{paths}... <list[Path]>` for a list
-argument and `[x>=1024]` for a bound; ours say `PATH...` and `must be at least 1,024 tokens`."""
+argument and `[x>=2048]` for a bound; ours say `PATH...` and `must be at least 2,048 tokens`."""
 
 from __future__ import annotations
 
@@ -30,12 +30,24 @@ class ReadableCommand(TyperCommand):
                 param.__class__ = _AsWritten
 
 
-MIN_WINDOW = 1_024  # tokens: what --context-window and /model --window take at least
 MAX_WINDOW = 10_000_000  # tokens: no model has more (config.py bounds the setting alike)
+# No smallest window here: the one that works depends on what every request carries (the system
+# prompt with the instruction files, the tools, an MCP server's tools), so the session refuses a
+# window too small for them, naming where it was given and the minimum it needs
+# (agent/run/window_check.py). A bound of our own below that said a second, wrong minimum.
+
+
+def window_size(value: int | None) -> int | None:
+    """--context-window: a number that is no window at all; a too small one is the session's to refuse."""
+    if value is not None and value < 1:
+        raise typer.BadParameter("must be a positive number of tokens")
+    if value is not None and value > MAX_WINDOW:
+        raise typer.BadParameter(f"must be at most {MAX_WINDOW:,} tokens")
+    return value
 
 
 def at_least(n: int, unit: str = "", at_most: int | None = None) -> Any:
-    """Bounds said in words (`must be at least 1,024 tokens`); typer's `min=` shows `[x>=1024]`."""
+    """Bounds said in words (`must be at least 2,048 tokens`); typer's `min=` shows `[x>=2048]`."""
     def check(value: int | None) -> int | None:
         if value is not None and value < n:
             raise typer.BadParameter(f"must be at least {n:,}{unit}")

@@ -46,7 +46,9 @@ class Settings(BaseSettings):
 
     model: str = "deepseek-chat"
     base_url: str | None = None
-    context_window: Annotated[int, Field(ge=1_024, le=MAX_WINDOW)] | None = None
+    # No minimum of its own: the session refuses a window too small for what every request carries,
+    # with the minimum it needs and this setting's file (agent/run/window_check.py).
+    context_window: Annotated[int, Field(ge=1, le=MAX_WINDOW)] | None = None
 
     # L5 auto-compact
     autocompact_buffer: Count = _D.autocompact_buffer

@@ -237,6 +237,28 @@ def test_window_too_small_and_unknown_model(cli):
     assert "not a known model" in other.stderr and "OpenAI" in other.stderr
 
 
+def test_a_window_too_small_is_refused_with_one_minimum_wherever_it_was_given(cli):
+    """--context-window 1000 was refused by the flag as under 1,024, and 1,024 to 5,119 then by the
+    session as under 5,120: two minimums, the first one wrong. Every too small window, from the flag
+    or a config file, now gets the session's one line with the one real minimum."""
+    minimums = set()
+    for window in ("5", "1000", "1024", "4096"):
+        res = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--context-window", window)
+        assert res.code == 2 and res.stderr.count("\n") == 1, (window, res.stderr)
+        said = re.search(r"the minimum is ([\d,]+) \(--context-window\)$", res.stderr.strip())
+        assert said, (window, res.stderr)
+        minimums.add(int(said[1].replace(",", "")))
+    [minimum] = minimums
+    assert minimum > 4096
+    config = cli.home / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("context_window = 1000\n")
+    from_file = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1")
+    assert from_file.code == 2 and from_file.stderr.count("\n") == 1, from_file.stderr
+    assert from_file.stderr.strip().endswith(f"the minimum is {minimum:,} (context_window in {config})"), from_file.stderr
+    assert cli.sessions() == []
+
+
 def test_max_turns_append_system_prompt_and_instruction_files(cli):
     (cli.cwd / ".git").mkdir()
     sub = cli.cwd / "pkg"
@@ -339,8 +361,8 @@ def test_help_and_bad_values_read_as_written(cli):
     assert "analyze [OPTIONS] PATH..." in analyze and "default 64,000, at least 2,048" in " ".join(analyze.split())
     missing = cli("analyze")
     assert missing.code == 2 and "Missing argument 'PATH...'" in missing.stderr
-    small = cli("--context-window", "5", "-p", "x")
-    assert small.code == 2 and "--context-window': must be at least 1,024 tokens" in small.stderr
+    small = cli("--context-window", "0", "-p", "x")
+    assert small.code == 2 and "--context-window': must be a positive number of tokens" in small.stderr
     assert "must be at least 1" in cli("--max-turns", "0", "-p", "x").stderr
     huge = cli("--context-window", "99999999999999999999", "-p", "x")
     assert huge.code == 2 and "--context-window': must be at most 10,000,000 tokens" in huge.stderr

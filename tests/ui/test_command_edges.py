@@ -72,7 +72,9 @@ async def test_model_refuses_words_and_options_it_does_not_take(tmp_path):
             assert "--window takes one number of tokens" in await show(s, "/model --window")
             assert "--window takes one number of tokens" in await show(s, "/model x --window abc")
             assert "--window takes one number of tokens" in await show(s, "/model --window 9000 --window 9000")
-            assert await show(s, "/model --window 10") == "--window must be at least 1,024 tokens"
+            assert await show(s, "/model --window 0") == "--window must be a positive number of tokens"
+            with pytest.raises(ConfigError, match=r"the minimum is [\d,]+ \(/model NAME --window N\)$"):
+                await show(s, "/model --window 10")  # one minimum, the session's: not 1,024 here, 5,120 there
             assert "a model name cannot be empty" in await show(s, "/model ''")
             assert "cannot read the arguments" in await show(s, "/model 'gpt")
             assert s.info.name == "fake-model" and s.cm.limits.window == 32_768  # nothing switched

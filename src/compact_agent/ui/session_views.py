@@ -19,7 +19,7 @@ from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from ..agent.tools.todos import TodoItem
-from ..cli_help import MAX_WINDOW, MIN_WINDOW
+from ..cli_help import MAX_WINDOW
 from .command_registry import CommandError, command
 
 STYLES = {
@@ -169,8 +169,8 @@ def model_args(args: str) -> tuple[str | None, int | None] | str:
             if window is not None or not number.isdigit():
                 return f"--window takes one number of tokens (--window 64000); {MODEL_USAGE}"
             window = int(number)
-            if not MIN_WINDOW <= window <= MAX_WINDOW:
-                return f"--window must be at {f'least {MIN_WINDOW:,}' if window < MIN_WINDOW else f'most {MAX_WINDOW:,}'} tokens"
+            if not 1 <= window <= MAX_WINDOW:  # one too small for the tools: the switch says its minimum
+                return f"--window must be {'a positive number of' if window < 1 else f'at most {MAX_WINDOW:,}'} tokens"
             continue
         if w.startswith("-"):
             return f"unknown option {w} for /model; {MODEL_USAGE}"
