@@ -95,3 +95,24 @@ def test_list_sessions_newest_first(tmp_path):
         SessionStore(tmp_path, name).append(msgs(1))
     os.utime(tmp_path / "a.jsonl", (1, 1))
     assert [p.stem for p in list_sessions(tmp_path)] == ["b", "a"]
+
+
+def test_a_session_that_saved_nothing_leaves_no_folder_not_even_its_projects(tmp_path):
+    """`-p /status` in a new directory left `projects/<dir>/` behind, empty: the project's folder
+    goes with the session's own when nothing else is in it, and stays while another session is."""
+    root = tmp_path / "projects" / "my-dir"
+    empty = SessionStore(root, "s1")
+    empty.lock()
+    empty.side_dir("tool-results")
+    empty.unlock()
+    empty.remove_if_unused()
+    assert not root.exists() and (tmp_path / "projects").is_dir()
+    kept = SessionStore(root, "kept")
+    kept.append(msgs(1))
+    other = SessionStore(root, "s2")
+    other.lock()
+    other.unlock()
+    other.remove_if_unused()
+    assert sorted(p.name for p in root.iterdir()) == ["kept.jsonl"]  # the other session's folder stays
+    kept.remove_if_unused()  # it saved a message: nothing of it goes
+    assert (root / "kept.jsonl").is_file()

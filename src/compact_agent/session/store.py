@@ -147,14 +147,18 @@ class SessionStore:
 
     def remove_if_unused(self) -> None:
         """After `unlock`: a session that saved nothing (`-p /status`, a REPL left at once) leaves
-        no folder behind. Its lock and its empty side folders go; anything written in them stays."""
-        if self._lock_fd is not None or self.path.exists() or not self.dir.is_dir():
+        no folder behind. Its lock and its empty side folders go, and so does the project's folder
+        when no other session is in it (a first run in a directory made it); anything written stays."""
+        if self._lock_fd is not None or self.path.exists():
             return
-        with contextlib.suppress(OSError):
-            (self.dir / "lock").unlink(missing_ok=True)
-        for folder, _dirs, _files in sorted(os.walk(self.dir), key=lambda w: -len(w[0])):  # deepest first
-            with contextlib.suppress(OSError):  # not empty: it holds something, and stays
-                os.rmdir(folder)
+        if self.dir.is_dir():
+            with contextlib.suppress(OSError):
+                (self.dir / "lock").unlink(missing_ok=True)
+            for folder, _dirs, _files in sorted(os.walk(self.dir), key=lambda w: -len(w[0])):  # deepest first
+                with contextlib.suppress(OSError):  # not empty: it holds something, and stays
+                    os.rmdir(folder)
+        with contextlib.suppress(OSError):  # another session's files (or its lock) keep it
+            os.rmdir(self.root)
 
     def clean_stale_temps(self) -> int:
         """Remove temp files of this session left by a crash: they are never read, only clutter."""
