@@ -3,7 +3,11 @@ prompt, and a word after a slash that names no command is refused, not sent to t
 
 from __future__ import annotations
 
+import json
+
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+
+from .scripted import is_summary_request
 
 
 def fake(server: FakeOpenAIServer) -> tuple[str, ...]:
@@ -128,3 +132,52 @@ def test_a_failure_before_the_turn_is_one_json_object_too(cli):
         assert res.code == 2 and out["is_error"] and out["subtype"] == "error" and "bad value for hooks" in out["error"]
         assert res.stderr.startswith("compact-agent: bad value for hooks")
     assert plain.code == 2 and plain.stdout == ""  # text mode: the line on stderr only
+
+
+def summaries_or_long_answers(req) -> Reply:
+    return Reply.text("<summary>the work so far</summary>" if is_summary_request(req) else "ok " * 400)
+
+
+def test_compact_with_nothing_to_do_exits_0_in_a_new_session_as_in_a_continued_one(cli):
+    """`-p /compact` in a new session exited 1 ("nothing to compact", a failure) while `-c -p /compact`
+    on a session a compaction would not shrink exited 0: nothing to do is not a failure, in either.
+    Both say why on stdout; a script tells whether it compacted from `compactions` (docs/usage.md)."""
+    with FakeOpenAIServer(summaries_or_long_answers) as server:
+        fresh = cli("-p", "/compact", *fake(server))
+        fresh_json = cli("-p", "/compact", *fake(server), "--output-format", "json")
+        assert cli("-p", "hello", *fake(server)).code == 0
+        small = cli("-c", "-p", "/compact", *fake(server), "--output-format", "json")
+    assert fresh.code == 0 and fresh.stderr == "", fresh.stderr
+    assert fresh.stdout.startswith("not compacted: nothing to compact, the conversation is empty (-c or -r ID")
+    assert fresh.stdout.count("\n") == 1
+    for res in (fresh_json, small):
+        out = res.json()
+        assert res.code == 0 and out["subtype"] == "success" and not out["is_error"], res.stdout + res.stderr
+        assert out["result"].startswith("not compacted: ") and out["compactions"] == []
+    assert "nothing to compact" in fresh_json.json()["result"] and "would keep" in small.json()["result"]
+
+
+def test_a_commands_json_result_has_the_fields_of_a_turns(cli):
+    """`-p /cost --output-format json` lacked `usage`, `num_turns`, `total_cost_usd` and
+    `compactions`: a script parsing both had to tell them apart. A command's result has them, zero
+    and empty where it made no request; `/compact` lists its compaction and its summary request."""
+    with FakeOpenAIServer(summaries_or_long_answers) as server:
+        turn = cli("-p", "hello", *fake(server), "--output-format", "json")
+        for _ in range(3):
+            assert cli("-c", "-p", "tell me more", *fake(server)).code == 0
+        cost = cli("-c", "-p", "/cost", *fake(server), "--output-format", "json")
+        asked = len(server.requests)
+        compact = cli("-c", "-p", "/compact", *fake(server), "--output-format", "stream-json")
+        summaries = sum(is_summary_request(r) for r in server.requests[asked:])
+    assert turn.code == cost.code == compact.code == 0, cost.stderr + compact.stderr
+    out = cost.json()
+    assert list(out) == list(turn.json())
+    assert out["num_turns"] == 0 and out["compactions"] == [] and out["total_cost_usd"] == 0.0
+    assert out["usage"] == {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "requests": 0,
+                            "summary_requests": 0, "memory_requests": 0}
+    done = json.loads(compact.stdout.splitlines()[-1])
+    assert done["type"] == "result" and list(done) == list(turn.json()), done
+    [made] = done["compactions"]
+    assert made["trigger"] == "manual" and made["tokens_after"] < made["tokens_before"], done
+    assert done["num_turns"] == 0 and done["usage"]["requests"] == 0  # the summary is not a turn's request
+    assert done["usage"]["summary_requests"] == summaries == len(server.requests) - asked

@@ -5,8 +5,10 @@
 Words that are not options are instructions for the summary; an unknown `--option` is an error
 (a mistyped flag must not reach the model as an instruction). `--preview` shows the summary (or
 the record of the steps) and what else the compaction would keep, and asks before the session is
-rewritten. A compaction that would not shrink the context says what it would have kept, and a
-PreCompact hook that blocks it says so with the hook's reason; in both cases nothing changes.
+rewritten. A compaction that would not shrink the context says what it would have kept, a
+PreCompact hook that blocks it says so with the hook's reason, and an empty conversation says there
+is nothing to compact; in each case nothing changes, and none is a failure (`-p /compact` exits 0,
+as scripts that compact a session now and then expect; a summary request that fails exits 1).
 """
 
 from __future__ import annotations
@@ -101,8 +103,13 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
     if isinstance(parsed, str):
         raise CommandError(parsed)
     instructions, pivot, direction, preview = parsed
-    status = c.status(f"compacting {s.context_tokens():,} tokens…")
     repl = current_repl()
+    if not s.messages:  # as a context too small to shrink: nothing to do is not a failure (`-p /compact` exits 0)
+        where = "" if repl is not None else " (-c or -r ID compacts an earlier session)"
+        c.print(f"not compacted: nothing to compact, the conversation is empty{where}. Nothing was changed.",
+                markup=False, highlight=False, soft_wrap=True)  # one line
+        return
+    status = c.status(f"compacting {s.context_tokens():,} tokens…")
     asked: list[bool] = []
 
     async def ask(result: CompactionResult) -> bool:

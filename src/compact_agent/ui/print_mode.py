@@ -13,8 +13,11 @@ import io
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pydantic_ai.usage import RunUsage
 
 from .. import secrets
 from ..agent.run.options import SessionOptions
@@ -28,6 +31,7 @@ from .visible import visible
 
 if TYPE_CHECKING:
     from ..agent.accounting.costs import CostReport
+    from ..context import CompactionResult
 
 #: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
 EXIT_REFUSED = 3  # (and 141 when the reader of stdout left early: pipes.py)
@@ -102,6 +106,27 @@ class PrintRun:
                 "permission_mode": s.permissions.mode, "tools": [t.name for t in tool_definitions(s)],
                 "resumed": bool(s.messages)}
 
+    def result(self, s: AgentSession, output: str, usage: RunUsage, compactions: list[CompactionResult]
+               ) -> dict[str, Any]:
+        """The result object of a run that finished, a turn's or a slash command's alike (scripts
+        parse both the same way): `usage`, the model requests (`num_turns`) and the compactions of
+        this run, zero and empty where it made none."""
+        from ..agent.accounting.context_report import cost_report
+
+        refused = bool(self.denied)
+        return {"type": "result", "subtype": "error_permission_denied" if refused else "success",
+                "is_error": refused, "result": output, "session_id": s.session_id,
+                "duration_ms": self.duration_ms(), "num_turns": usage.requests,
+                "total_cost_usd": cost_usd(cost_report(s)),
+                "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                          "cache_read_tokens": usage.cache_read_tokens, "requests": usage.requests,
+                          "summary_requests": len(s.summary_usage),
+                          "memory_requests": len(s.memory.usage) if s.memory is not None else 0},
+                "compactions": [{"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
+                                 "tokens_after": c.tokens_after, "archive": str(c.archive or "")}
+                                for c in compactions],
+                "permission_denials": self.denied}
+
     def error_result(self, message: str, session_id: str | None, subtype: str = "error") -> dict[str, Any]:
         return {"type": "result", "subtype": subtype, "is_error": True, "error": message, "result": None,
                 "session_id": session_id, "duration_ms": self.duration_ms()}
@@ -141,27 +166,11 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     if isinstance(outcome, int):
         return outcome
     turn = outcome
-    from ..agent.accounting.context_report import cost_report
-
-    usage = {
-        "input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens,
-        "cache_read_tokens": turn.usage.cache_read_tokens, "requests": turn.usage.requests,
-        "summary_requests": len(session.summary_usage),
-        "memory_requests": len(session.memory.usage) if session.memory is not None else 0,
-    }
-    compactions = [{"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
-                    "tokens_after": c.tokens_after, "archive": str(c.archive or "")} for c in turn.compactions]
-    refused = bool(run.denied)
-    result = {"type": "result", "subtype": "error_permission_denied" if refused else "success",
-              "is_error": refused, "result": turn.output, "session_id": session.session_id,
-              "duration_ms": run.duration_ms(), "num_turns": turn.usage.requests,
-              "total_cost_usd": cost_usd(cost_report(session)), "usage": usage,
-              "compactions": compactions, "permission_denials": run.denied}
     if output_format == "text":
         sys.stdout.write(visible(secrets.redact(turn.output.rstrip("\n"))) + "\n")
     else:
-        run.emit(result)
-    return _refused(run) if refused else 0
+        run.emit(run.result(session, turn.output, turn.usage, turn.compactions))
+    return _refused(run) if run.denied else 0
 
 
 def _refused(run: PrintRun) -> int:
@@ -264,6 +273,7 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     shown = io.StringIO()  # json and stream-json: what the command shows is the result's text
     console = SafeConsole(file=sys.stdout if run.format == "text" else shown, highlight=False, markup=False,
                           soft_wrap=False, width=None if run.format == "text" and sys.stdout.isatty() else 80)
+    usage, compactions = replace(session.usage), len(session.cm.compactions)  # what the command adds (/init, /compact)
     try:  # the caller closes the session
         await run_command(session, line, console)
     except CommandError as e:
@@ -271,11 +281,16 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     except Exception as e:  # noqa: BLE001
         return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
     if run.format != "text":
-        run.emit({"type": "result", "subtype": "error_permission_denied" if run.denied else "success",
-                  "is_error": bool(run.denied), "result": shown.getvalue().rstrip("\n"),
-                  "session_id": session.session_id, "duration_ms": run.duration_ms(),
-                  "permission_denials": run.denied})
+        run.emit(run.result(session, shown.getvalue().rstrip("\n"), _since(usage, session.usage),
+                            session.cm.compactions[compactions:]))
     return _refused(run) if run.denied else 0
+
+
+def _since(before: RunUsage, now: RunUsage) -> RunUsage:
+    """The model requests made after `before` (a command's turn: /init), in the fields the result shows."""
+    return RunUsage(requests=now.requests - before.requests, input_tokens=now.input_tokens - before.input_tokens,
+                    output_tokens=now.output_tokens - before.output_tokens,
+                    cache_read_tokens=now.cache_read_tokens - before.cache_read_tokens)
 
 
 def _failed(run: PrintRun, message: str, session_id: str | None, subtype: str = "error", code: int = 1) -> int:
