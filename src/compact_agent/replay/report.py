@@ -9,6 +9,7 @@ key, or one that cannot be used) ends in one line.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -236,11 +237,13 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
         sys.stderr.write(f"compact-agent: {note}\n")
     if as_json:
         sys.stdout.write(json.dumps(to_json(analysis, totals_only), indent=1) + "\n")
-    else:
-        console = output_console()
-        print_tables(analysis, console, per_transcript=not totals_only)
-        if plot is not None:
-            console.print(f"chart written to {plot}")
+        return 0
+    console = output_console()
+    print_tables(analysis, console, per_transcript=not totals_only)
+    if plot is not None:
+        console.print(f"chart written to {plot}", soft_wrap=True, markup=False)  # a path: whole, to be copied
+    if console.record:  # a file or a pipe: the text laid out above, without the padding
+        sys.stdout.write(without_trailing_spaces(console.export_text()))
     return 0
 
 
@@ -250,11 +253,19 @@ FILE_WIDTH = 80
 def output_console() -> Console:
     """A terminal's own width; a file or a pipe gets 80 columns, or `COLUMNS` when set (rich would
     take the width of the terminal stderr is on). 80 columns read whole in an editor, a pager, a
-    mail or a CI log; `COLUMNS=200` writes every column, `--json` every figure."""
+    mail or a CI log; `COLUMNS=200` writes every column, `--json` every figure. A file or a pipe
+    gets the text once it is all laid out (`export_text`): rich pads each line of a table to its
+    width, and those trailing spaces are taken off first (`without_trailing_spaces`)."""
     if sys.stdout.isatty():
         return Console()
     columns = os.environ.get("COLUMNS", "").strip()
-    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else FILE_WIDTH)
+    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else FILE_WIDTH,
+                   file=io.StringIO(), record=True)
+
+
+def without_trailing_spaces(text: str) -> str:
+    """Each line without the spaces a table pads it with (a diff, `grep ' $'` or an editor shows them)."""
+    return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
 def analyze_paths_for_demo(paths: Sequence[Path], console: Console, window: int = DEMO_WINDOW) -> Analysis | None:
