@@ -140,12 +140,11 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if not name.strip():
         raise fail(f"model: an empty name (from {loaded.where('model')}); give a model name there, "
                    "or --model NAME", 2)
-    if (problem := url_problem(base_url or settings.base_url)) is not None:
-        raise fail(f"{'--base-url' if base_url else 'base_url (settings)'}: {problem}", 2)
-    if (note := routing_note(name, base_url or settings.base_url, context_window or settings.context_window)):
+    base_url = endpoint(base_url, loaded)
+    if (note := routing_note(name, base_url, context_window or settings.context_window)):
         sys.stderr.write(visible(f"compact-agent: note: {note}") + "\n")
     opts = SessionOptions(
-        cwd=work, model=name, base_url=base_url or settings.base_url, api_key=api_key,
+        cwd=work, model=name, base_url=base_url, api_key=api_key,
         context_window=context_window, permission_mode="yes" if yes else ("deny" if print_ else "ask"),
         session_id=resume or None, continue_last=continue_, settings=settings, allowed_tools=tools,
         append_system_prompt=append_system_prompt or "", config=loaded,
@@ -254,6 +253,18 @@ def url_problem(url: str | None) -> str | None:
     return None
 
 
+def endpoint(flag: str | None, loaded: Any) -> str | None:
+    """Where a model is reached: `flag` (a command's own --base-url), else the settings' base_url
+    (the top-level --base-url, the environment, then the files: a project file's only when the
+    project is trusted, as the API key goes there). One that is not an address is bad usage, said
+    naming where it came from."""
+    url = flag or loaded.settings.base_url
+    if (problem := url_problem(url)) is not None:
+        where = loaded.where("base_url")
+        raise fail(f"{'--base-url' if flag or where == 'flag' else f'base_url in {where}'}: {problem}", 2)
+    return url
+
+
 def routing_note(name: str, base_url: str | None, window: int | None) -> str | None:
     from .models import routing_note as note
 
@@ -320,6 +331,7 @@ def sessions_command(ctx: typer.Context) -> None:
 
 @app.command("analyze", cls=ReadableCommand)
 def analyze_command(
+    ctx: typer.Context,
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
     window: Annotated[int, typer.Option("--window", metavar="TOKENS", callback=at_least(2048, " tokens"), show_default=False, help="Context window to replay at (tokens; default 64,000, at least 2,048).")] = 64_000,
     strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini, cline, anthropic-clear (repeatable; default all).")] = None,
@@ -327,7 +339,7 @@ def analyze_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint of the --model model (vLLM, Ollama, llama.cpp).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint of the --model model (vLLM, Ollama, llama.cpp); else as the chat's: compact-agent --base-url, then base_url in the config.")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key for the --model model (else from the environment).")] = None,
     totals: Annotated[bool, typer.Option("--totals", "--quiet", "-q", help="Print only the totals over all transcripts (with --json: only the totals entries).")] = False,
 ) -> None:
@@ -341,7 +353,10 @@ def analyze_command(
                    "summaries: add --model NAME (without it the deterministic stand-in writes them)", 2)
     if (problem := url_problem(base_url)) is not None:
         raise fail(f"--base-url: {problem}", 2)
-    if model:
+    if model:  # the endpoint found as the chat finds its own: this --base-url, the top-level one, the config
+        top = ctx.obj or {}
+        work = (top.get("cwd") or Path.cwd()).resolve()
+        base_url = endpoint(base_url, load_settings(work, base_url=top.get("base_url")))
         api_key = _protect_key(api_key)
     if plot is not None:  # before minutes of replay, not after
         if plot.suffix.lower() not in (".svg", ".png"):
