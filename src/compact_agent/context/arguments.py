@@ -48,7 +48,19 @@ def check_model_name(name: str, label: str = "summary_model") -> None:
                          "'provider:model' (e.g. 'openai:gpt-4.1-mini'), or pass a Model")
 
 
-def check_options(*, max_output: object, settings: object, summary_model: object, token_counter: object,
+def check_window(window: object) -> None:
+    """`window`: a whole number of tokens or None. A string ("64000", read from a config or the
+    environment) is the caller's to convert: it is named here as the wrong type, not as a value."""
+    if window is None:
+        return
+    if isinstance(window, bool) or not isinstance(window, int):
+        raise TypeError(f"window must be a whole number of tokens (window=64_000) or None for the model's own, "
+                        f"not {type(window).__name__} {window!r}")
+    if window < 1:
+        raise ValueError(f"window must be a whole number of tokens, at least 1, not {window!r}")
+
+
+def check_options(*, window: object, max_output: object, settings: object, summary_model: object, token_counter: object,
                   store: object, compactable_tools: object, event_handler: object, notes_in_background: object,
                   max_conversations: object, prices: object, before_compact: object) -> None:
     """`ContextManager`'s arguments, checked when it is made: a wrong one is named there, in one
@@ -61,6 +73,7 @@ def check_options(*, max_output: object, settings: object, summary_model: object
         if value is not None and not isinstance(value, kind):
             raise TypeError(f"{name} must be {what}, not {type(value).__name__}")
 
+    check_window(window)
     whole("max_output", max_output, 1)
     whole("max_conversations", max_conversations, 1)
     if settings is not None and not isinstance(settings, Settings):  # an object with its fields will do

@@ -18,6 +18,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, SystemPromptPart
 
 from .plumbing.stores import HistoryStore
@@ -102,6 +103,19 @@ class StoreSync:
         """The store now holds exactly `messages`."""
         self.held = list(messages)
         self.started = True
+
+    def check_known(self, store: HistoryStore, earlier: int) -> None:
+        """Refuse to guess what a store holds. A store without `load_messages()`, told nothing yet
+        (no `resume`), and a history that arrives with `earlier` messages: the store may hold them
+        (a restart) or not (a new store), and appending them all duplicated the conversation in a
+        store that had them. The caller knows which; `resume` says it."""
+        if self.started or earlier <= 0 or isinstance(store, LoadableStore):
+            return
+        raise UserError(
+            f"the store ({type(store).__name__}) has no load_messages(), so whether it already holds the "
+            f"{earlier} earlier message{'s' if earlier != 1 else ''} of this conversation is unknown: call "
+            "resume(history) on the ContextManager with what the store holds before the run (resume([]) if "
+            "it holds none of them), or give the store a load_messages()")
 
     def common(self, messages: Sequence[ModelMessage], deep: bool = False) -> int:
         n = 0

@@ -114,6 +114,7 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
     if target is not cm:
         return await compact_now(target, messages, instructions, model, confirm)
     history = list(messages)
+    state._sync.check_known(state.store, len(history))  # a store that cannot say what it holds (contract.py)
     cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
     cm._now_model = as_model(model)
     cm._run_ids = (None, key or None)  # outside a run: what it creates belongs to no run (contract.stamp_new)

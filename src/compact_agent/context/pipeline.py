@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from opentelemetry.trace import Status, StatusCode
 from pydantic_ai.capabilities.abstract import WrapRunHandler
 from pydantic_ai.exceptions import ModelContextWindowExceededError, UserError
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -46,8 +45,10 @@ from .decisions.fit import shrink_to_fit
 from .plumbing import compat, tokens
 from .plumbing.cache import cache_expired
 from .plumbing.events import Event, Stopwatch, one_line
+from .plumbing.refusal import window_refusal
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
+from .plumbing.tracing import failed
 from .state import ManagerState
 from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, TokenCounter
 
@@ -197,8 +198,7 @@ class ContextManager(ManagerState):
                 handlers.blocked(self, trigger, before, e)
                 raise
             except Exception as e:
-                span.record_exception(e)
-                span.set_status(Status(StatusCode.ERROR, one_line(e)))
+                failed(span, e)
                 raise
             span.set_attributes({"compact_agent.strategy": result.strategy,
                                  "compact_agent.tokens_after": result.tokens_after,
@@ -322,10 +322,8 @@ class ContextManager(ManagerState):
         if size > self.limits.window:  # even the last-resort shrink could not bring it under
             fixed = self.calibration.tokens(self.overhead)
             self.emit(Event("window", "refused", size, size, detail={"window": self.limits.window, "fixed": fixed}))
-            raise WindowTooSmallError(
-                f"this request needs {size:,} tokens ({fixed:,} of them instructions and tool definitions) "
-                f"but the context window is {self.limits.window:,}: pass a larger window= to ContextManager, "
-                "or send shorter instructions or fewer tools")
+            raise WindowTooSmallError(window_refusal(view, size=size, window=self.limits.window, fixed=fixed,
+                                                     scale=self.calibration.tokens))
         request_context.messages = list(view)
         self._asked_at = self.clock()  # the round trip a look-again would cost is timed (reuse.py)
         return request_context

@@ -17,9 +17,8 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from opentelemetry.trace import NoOpTracer, Tracer
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, infer_model
@@ -42,7 +41,11 @@ from .plumbing.markers import is_compaction_message
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
+from .plumbing.tracing import NO_TRACER, NoTracer
 from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, SummaryInputs, TokenCounter
+
+if TYPE_CHECKING:  # the type of pydantic-ai's `RunContext.tracer`; never imported at run time (tracing.py)
+    from opentelemetry.trace import Tracer
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +78,7 @@ class ManagerState(AbstractCapability[Any]):
     _all_tools: bool
     _own_memory: bool
     _now_model: Model | None
-    _tracer: Tracer
+    _tracer: Tracer | NoTracer  # pydantic-ai's from the first request of a run on
     _conversation: str | None
     _others: OrderedDict[str, Self]
     _prev_savings: dict[str, int]
@@ -96,7 +99,7 @@ class ManagerState(AbstractCapability[Any]):
                compactable_tools: Sequence[str] | None = None, event_handler: Callable[[Event], object] | None = None,
                notes_in_background: bool = False, max_conversations: int = 64, prices: Prices | None = None,
                before_compact: BeforeCompact | None = None) -> None:
-        check_options(max_output=max_output, settings=settings, summary_model=summary_model,
+        check_options(window=window, max_output=max_output, settings=settings, summary_model=summary_model,
                       token_counter=token_counter, store=store, compactable_tools=compactable_tools,
                       event_handler=event_handler, notes_in_background=notes_in_background,
                       max_conversations=max_conversations, prices=prices, before_compact=before_compact)
@@ -215,7 +218,11 @@ class ManagerState(AbstractCapability[Any]):
 
     def persist(self, messages: Sequence[ModelMessage]) -> None:
         """Make the store hold `messages` (the run's history is authoritative): append what it lacks,
-        or rewrite it when `messages` no longer begins with what it holds (matched by identity)."""
+        or rewrite it when `messages` no longer begins with what it holds (matched by identity).
+        In a run, all but the request being made came before it: a store that cannot say whether it
+        holds them must be told (`resume`), not appended to twice (contract.py)."""
+        if self._run_ids[0] is not None:
+            self._sync.check_known(self.store, len(messages) - 1)
         self._sync.sync(self.store, messages, self._replaced_boundary)
 
     def resume(self, messages: Sequence[ModelMessage] | None = None) -> None:
@@ -422,7 +429,7 @@ def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | N
                                                    or cm.schedule.reuse.returns_to_changed_files())
     cm.run_model = None  # the model of the latest run (writes summary and notes)
     cm._now_model = None
-    cm._tracer = NoOpTracer()
+    cm._tracer = NO_TRACER
     cm._conversation = None
     cm._others = OrderedDict()
     cm._prev_savings = {}

@@ -8,18 +8,26 @@ proportions sane (reserve <= W/4, buffer <= W/10, ...).
 
 A library reads no environment and no config file: `CompactionSettings` is built by its caller
 (the CLI builds it from its own settings, which do read both).
+
+The settings are frozen: every value is checked where the object is made, and a field set later
+would skip that check (a string or a contradictory fraction reached the layers as it was). Another
+value is `dataclasses.replace(settings, field=value)`, which makes a new object and checks it again.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 
-@dataclass
+@dataclass(frozen=True)
 class CompactionSettings:
-    """User-tunable thresholds of every layer; token figures are large-window defaults before scaling."""
+    """User-tunable thresholds of every layer; token figures are large-window defaults before scaling.
+
+    Frozen: change a value with `dataclasses.replace(settings, name=value)`, which checks it again.
+    """
 
     # L5 auto-compact
     autocompact_buffer: int = 13_000
@@ -91,6 +99,10 @@ class CompactionSettings:
             if not math.isfinite(value) or value < low or (high is not None and value > high) or (
                     f.name in _ABOVE_ZERO and value == 0):
                 raise ValueError(f"CompactionSettings.{f.name} must be {what}, not {value!r}")
+        for below, above, applies in _ORDER:
+            if applies(self) and getattr(self, below) > getattr(self, above):
+                raise ValueError(f"CompactionSettings.{below} ({getattr(self, below)!r}) must be at most "
+                                 f"{above} ({getattr(self, above)!r}): lower the first or raise the second")
 
     @classmethod
     def from_object(cls, source: Any) -> CompactionSettings:
@@ -118,6 +130,23 @@ _RANGES: dict[str, tuple[float, float | None, str]] = {
 _ABOVE_ZERO = frozenset({"tool_result_room_share", "memory_retry_s"})
 
 
+def _collapses(s: CompactionSettings) -> bool:
+    """Collapse commits at all (a commit fraction of 0 turns commits off)."""
+    return s.collapse_commit_fraction > 0
+
+
+#: Orderings that must hold between two fields, (lower, higher, when it applies): contradictory
+#: values each in range were accepted and made a layer dead or inverted (a collapse that commits
+#: above the point where it stops holding off compaction, a commit "down" to a target above where
+#: it starts, session notes that must keep more than they may).
+_ORDER: tuple[tuple[str, str, Callable[[CompactionSettings], bool]], ...] = (
+    # a blocking fraction of 0: collapse never holds off compaction, so any commit point goes
+    ("collapse_commit_fraction", "collapse_blocking_fraction", lambda s: _collapses(s) and s.collapse_blocking_fraction > 0),
+    ("collapse_target_fraction", "collapse_commit_fraction", _collapses),
+    ("memory_min_tokens", "memory_max_tokens", lambda s: True),
+)
+
+
 @dataclass(frozen=True)
 class Limits:
     """Thresholds resolved for one context window: what the pipeline actually compares against."""
@@ -142,7 +171,9 @@ class Limits:
     def for_window(cls, window: int, max_output: int, s: Any = None) -> Limits:
         """`s`: a `CompactionSettings` (or any object with its field names); None for the defaults."""
         s = s if s is not None else CompactionSettings()
-        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        if isinstance(window, bool) or not isinstance(window, int):
+            raise TypeError(f"a context window must be a whole number of tokens, not {type(window).__name__} {window!r}")
+        if window < 1:
             raise ValueError(f"a context window must be a positive whole number of tokens, not {window!r}")
         # The window is what the model accepts: never raised here. A window too small for the
         # request's fixed part is refused at the request (pipeline.py), not silently enlarged.
