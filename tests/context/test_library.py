@@ -427,11 +427,13 @@ async def test_compact_now_compacts_the_conversation_its_messages_belong_to() ->
     from compact_agent.context import CompactionError
 
     cm = ContextManager(window=16_000, summary_model=FunctionModel(FakeProvider(0)))
-    a = await fetch_agent(FakeProvider(6), cm)[0].run("conversation A", conversation_id="A")
-    b = await fetch_agent(FakeProvider(6), cm)[0].run("conversation B", conversation_id="B")
+    # Three pages each: short enough that neither run compacts on its own.
+    a = await fetch_agent(FakeProvider(3), cm)[0].run("conversation A", conversation_id="A")
+    b = await fetch_agent(FakeProvider(3), cm)[0].run("conversation B", conversation_id="B")
     a_state, b_state = cm.conversation("A"), cm.conversation("B")
     assert a_state is cm and b_state is not None and b_state is not cm
     assert isinstance(a_state.store, InMemoryStore) and isinstance(b_state.store, InMemoryStore)
+    assert not a_state.compactions and not b_state.compactions
     a_before = list(a_state.store.messages)
     new = await cm.compact_now(b.all_messages())
     assert a_state.store.messages == a_before == a.all_messages() and not a_state.compactions

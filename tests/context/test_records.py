@@ -534,6 +534,8 @@ def test_a_compaction_that_would_keep_a_record_is_planned_at_its_own_cheaper_poi
     assert not schedule.priced(cm, history, 33_000, 10_000) and cm.compactor.keeps.asked == 1  # the part only grows: not again
     schedule.after_compaction(SimpleNamespace(summary="", strategy="record"), 0, 10_000)  # until a compaction
     cm.compactor.keeps.record = 500
+    assert not schedule.priced(cm, history, 32_000, 10_000)  # right after one, a priced compaction is thrash
+    schedule.compacted_at -= cm.settings.thrash_requests + 1  # ... and that one was four requests ago
     assert schedule.priced(cm, history, 32_000, 10_000)
     assert round(schedule.last_plan.point) == 30_976 and round(schedule.last_plan.fixed_cost * 1e6) == 2_800
     assert not schedule.priced(cm, history, 30_000, 10_000)  # before its point
@@ -542,6 +544,28 @@ def test_a_compaction_that_would_keep_a_record_is_planned_at_its_own_cheaper_poi
     cm, schedule = schedule_case(compaction_records=False)
     cm.compactor.keeps.record = 500
     assert not schedule.priced(cm, history, 32_000, 10_000)
+
+
+def test_a_record_is_priced_with_its_own_rebuild_and_the_compaction_message_it_leaves_in_place():
+    """A record compaction rebuilds the record (500 tokens), not a summary's 2,000, and leaves the
+    compaction message the history starts with (3,000 tokens) in place, a cache hit: only the rest is
+    sent again. Rebuild 10,000 - 2,000 + 500 = 8,500, K = (8,500 - 3,000) x 0.28 = 1,540, the point
+    8,500 + sqrt(2 x 2,000 x (1,540 + 8,500 x 0.028) / 0.028) = 24,437: at 26,000, compact. Priced as a
+    2,000-token summary's rebuild sent whole (as before), K was 2,800 and the point 30,976."""
+    history = [ModelRequest(parts=[UserPromptPart("go")])]
+    cm, schedule = schedule_case()
+    keeps = cm.compactor.keeps
+    keeps.record, keeps.record_rebuild, keeps.kept_head = 500, 8_500, 3_000
+    assert schedule.priced(cm, history, 26_000, 10_000)
+    plan = schedule.last_plan
+    assert round(plan.fixed_cost * 1e6) == 1_540 and round(plan.point) == 24_437 and plan.rebuild == 8_500
+    assert not schedule.priced(cm, history, 24_000, 10_000)  # before its point
+    # With session notes on, the compaction is to use the notes, priced at the summary's size.
+    cm, schedule = schedule_case(memory_enabled=True)
+    keeps = cm.compactor.keeps
+    keeps.record, keeps.record_rebuild, keeps.kept_head = 500, 8_500, 3_000
+    assert not schedule.priced(cm, history, 26_000, 10_000)
+    assert round(schedule.last_plan.point) == 30_976
 
 
 async def test_a_kept_compaction_message_that_would_not_shrink_the_context_gives_way_to_one_record():

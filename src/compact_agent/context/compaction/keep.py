@@ -31,7 +31,7 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
 from ..plumbing import tokens
-from ..plumbing.markers import KEY
+from ..plumbing.markers import KEY, is_compaction_message
 from ..plumbing.settings import Limits
 from . import ledger, summary
 from .cuts import tail_start
@@ -105,6 +105,15 @@ class KeepPlan:
         if self._kept is None:
             self._kept = self.keeper.kept_results(self.head, self.overhead)
         return self._kept
+
+    @property
+    def kept_head(self) -> int:
+        """Provider tokens of the compaction message the history starts with, which a compaction
+        keeping a record leaves in place and appends to (`Compactor`): 0 when there is none, or
+        when no cut leaves anything after it to record."""
+        if self.cut > 1 and is_compaction_message(self.history[0]):
+            return self.keeper.scaled(tokens.estimate(self.history[:1]))
+        return 0
 
     def rebuild(self, summary_tokens: int) -> int:
         """Provider tokens of the history right after the compaction (without `overhead`), with a

@@ -150,7 +150,7 @@ SUMMARY_INSTRUCTION_TOKENS = 700  # the summary prompt appended after the shared
 def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens: int, growth: float,
                     requests_so_far: int, prices: Prices, summary_share: float = 1.0,
                     forget: float = 0.0, forget_span: float = math.inf, fresh: int = 0,
-                    cold: bool = False) -> CompactionPlan:
+                    cold: bool = False, cached: int = 0) -> CompactionPlan:
     """Whether compacting now, before the window forces it, is cheaper than waiting.
 
     `context` is the history's size in tokens (without the fixed system prompt and tools,
@@ -174,6 +174,10 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     it is no part of the compaction's cost. Nor is it in a summary request, which is the request
     last sent (a cache hit) with the instruction appended; the part summarised is what it held.
 
+    `cached` is the part of the rebuild that stays where it is, a cache hit: the compaction message
+    the history starts with, which a compaction keeping a record leaves in place and appends to
+    (`compactor.py`). It is held like the rest of the rebuild but not re-sent.
+
     `cold`: the provider's cache has expired (`plumbing/cache.py`), so this request goes out
     uncached whatever it holds. Not compacting then sends the whole history at the miss price, and
     a compaction that keeps a record saves `(context - fresh)·(miss - hit)` more than it would on a
@@ -186,7 +190,7 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     model is still using does not pay.
     """
     request = summary_cost(prefix=overhead + max(0, context - fresh), summary_tokens=summary_tokens, prices=prices)
-    k = prices.cost(resent=max(0, rebuild - fresh)) + summary_share * request
+    k = prices.cost(resent=max(0, rebuild - fresh - (0 if cold else cached))) + summary_share * request
     if cold:
         stale = max(0, context - fresh)
         k -= (1.0 - summary_share) * (prices.cost(resent=stale) - prices.cost(hits=stale))

@@ -10,7 +10,9 @@ The pipeline asks `Schedule.reason` once per request, with the view already shap
   ("threshold");
 * under it, compact where the cost per request is lowest, if the session is long enough to pay
   the compaction back (`economics.plan_compaction`, "priced"); a compaction that would keep a
-  record instead of asking for a summary costs less, so its point comes sooner.
+  record instead of asking for a summary costs less (its own rebuild, the compaction message it
+  appends to left in place), so its point comes sooner, but never within the thrash guard's few
+  requests of the previous compaction.
 
 Both before the hard limit, the saving of a compaction is net of what it makes the model lose: the
 look-agains expected because the model keeps reaching back past the tail a compaction keeps
@@ -69,6 +71,7 @@ class Schedule:
     max_output_seen: int = 0
     full_summaries: int = 0
     compactions: int = 0  # made in this conversation, summaries or not
+    compacted_at: int = 0  # `growth.requests` when the latest compaction was made
     last_plan: CompactionPlan | None = None
     credit: float = 0.0  # USD per token a view layer frees (the compactions it postpones)
     no_record: bool = False  # the part a compaction would replace holds more steps than a record lists
@@ -153,6 +156,13 @@ class Schedule:
             return False
         if self.growth.rate <= 0 and not cold:  # no growth measured yet (a new or resumed conversation)
             return False  # and so no cheapest point; a cold request needs none (plan_compaction)
+        if self.compactions and self.growth.requests - self.compacted_at <= cm.settings.thrash_requests:
+            # So soon after the latest one, a compaction the window does not force is thrash (the
+            # thrash guard's own measure, `pipeline.thrash_level`), however few tokens it costs: each
+            # archives the whole transcript and is shown to the user. A record appended after a
+            # compaction message left in place costs almost nothing to send, and priced by its
+            # tokens alone came on every request.
+            return False
         # A record is kept only when nothing asks for instructions to a summary: a `before_compact`
         # handler may, and once it has, every compaction is priced as a summary request.
         records = cm.settings.compaction_records and not cm.handler_instructs and not self.no_record
@@ -168,14 +178,25 @@ class Schedule:
             return self.last_plan.compact
         # Past the point of a compaction that calls no model: would this one keep a record? Then
         # it costs only the rebuild, whatever the session's earlier compactions were.
-        size = self._keeps(cm, messages).record_tokens
+        keeps = self._keeps(cm, messages)
+        size = keeps.record_tokens
         # That part only grows until the next compaction: once too long for a record, it stays so.
         self.no_record = size is None
         if size is None or not self.record_pays(cm, messages, size, tokens_before=context + fixed, reason="priced",
                                                 rebuild=rebuild):
             return False
+        # Priced as the compaction it would be: the record, not a summary of the summaries' size,
+        # is what the rebuilt history holds (a 600-token record priced as a 2,000-token summary put
+        # the cheapest point half as far again past the rebuild); the compaction message it starts
+        # from stays in place, a cache hit, and only what follows it is sent again. With session
+        # notes on, the compaction is to use the notes written for it in the background, which
+        # stand in for a summary: it is priced at the summary's size, as the notes expect it.
+        cached = 0
+        if not cm.settings.memory_enabled:
+            rebuild, cached = keeps.rebuild(size), keeps.kept_head
+            forget = self.forget(cm, messages, fixed + rebuild)
         self.last_plan = self._plan(cm, context, rebuild, fixed, summary_share=0.0, forget=forget, forget_span=span,
-                                    cold=cold)
+                                    cold=cold, cached=cached)
         return self.last_plan.compact
 
     def until_forced(self, cm: ManagerView, request_tokens: int) -> float:
@@ -276,6 +297,7 @@ class Schedule:
         and measure growth from the new, smaller history. `records`: the tokens of records (written
         without a model) its compaction message holds, which a summary would have folded."""
         self.compactions += 1
+        self.compacted_at = self.growth.requests
         if result.summary and result.strategy == "full":
             self.full_summaries += 1
             self.summary_tokens = round(self.summary_tokens + (written_summary - self.summary_tokens)
@@ -342,7 +364,8 @@ class Schedule:
 
     def _plan(self, cm: ManagerView, context: int, rebuild: int, fixed: int,
               summary_share: float | None = None, forget: float = 0.0,
-              forget_span: float = math.inf, fresh: int | None = None, cold: bool = False) -> CompactionPlan:
+              forget_span: float = math.inf, fresh: int | None = None, cold: bool = False,
+              cached: int = 0) -> CompactionPlan:
         """The plan for a compaction now (`fresh`: the tokens new since the previous request, which
         it keeps and would be sent uncached anyway; `cold`: this request's cache expired), or, with
         `fresh` given, for one later on."""
@@ -351,4 +374,4 @@ class Schedule:
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
                                summary_share=self.summary_share if summary_share is None else summary_share,
                                forget=forget, forget_span=forget_span, fresh=min(new, rebuild),
-                               cold=cold)
+                               cold=cold, cached=cached)
