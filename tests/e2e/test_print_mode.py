@@ -169,10 +169,10 @@ def test_bad_output_format(cli):
 
 
 def test_server_window_smaller_than_the_client_believes_still_finishes(cli):
-    """Reactive path: the client is told 48K, the server holds 14K; overflow answers are compacted and retried."""
+    """Reactive path: the client is told 48K, the server holds 10K (the schedule keeps requests under 14K on its own); overflow answers are compacted and retried."""
     expected = make_project(cli.cwd, N_FILES)
     agent = FileTaskAgent(N_FILES)
-    with FakeOpenAIServer(agent, window=14_000) as server:
+    with FakeOpenAIServer(agent, window=10_000) as server:
         res = cli("-p", task_text(N_FILES), "--model", "fake-model", "--base-url", server.base_url,
                   "--api-key", "sk-test", "--context-window", "48000", "--yes", "--output-format", "json")
     assert res.code == 0, res.stderr
