@@ -220,3 +220,24 @@ def test_a_session_row_says_entry_for_one_and_keeps_its_columns() -> None:
     many = format_row(2, SessionRow("20261202-1031-cd34", "2026-12-02 10:31", 12, "fix the parser"))
     assert one.endswith("    1 entry    hi") and many.endswith("   12 entries  fix the parser")
     assert one.index("hi") == many.index("fix the parser")  # the prompts line up
+
+
+async def test_a_file_read_file_would_refuse_is_not_said_to_be_attached(tmp_path):
+    """A file over the read limit (many lines, or one long line) and a binary file: the model would
+    get only read_file's refusal, so the REPL says "not attached" and why, and sends nothing of them."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / "huge.txt").write_bytes(b"a line of a big log\n" * 110_000)  # 2.2 MB, over the 2,000,000-byte limit
+    (cwd / "long.txt").write_bytes(b"x" * 3_000_000)  # one 3 MB line
+    (cwd / "binary.bin").write_bytes(b"\0\x01\x02 data, \n" * 100)
+    (cwd / "notes.txt").write_text("a\nb\nlast line without a newline")
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["read @huge.txt @long.txt @binary.bin @notes.txt\r"])
+    assert "⎿ @huge.txt: not attached (2,200,000 bytes, over the 2,000,000-byte read limit;" in run.out
+    assert "⎿ @long.txt: not attached (3,000,000 bytes, over the 2,000,000-byte read limit;" in run.out
+    assert "⎿ @binary.bin: not attached (a binary file, 1,100 bytes)" in run.out
+    assert "⎿ attached notes.txt (3 lines)" in run.out
+    for name in ("huge.txt", "long.txt", "binary.bin"):
+        assert f"attached {name}" not in run.out
+    sent = str(run.server.requests[-1].messages)
+    assert "last line without a newline" in sent
+    assert "read limit" not in sent and "binary file" not in sent  # no refusal went instead of a file

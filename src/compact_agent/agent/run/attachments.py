@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..safety.permissions import Permissions, resolve_path
 from ..tools import images
+from ..tools.base import _is_binary
 
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 _EXT = r"\.(?:png|jpe?g|gif|webp)"
@@ -47,9 +48,10 @@ def _pasted(typed: str) -> list[str]:
     return out
 
 
-def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, max_bytes: int
-         ) -> list[Attachment]:
-    """Everything `typed` names: `@path` mentions first, then pasted image paths, each once."""
+def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, max_bytes: int,
+         read_max_bytes: int) -> list[Attachment]:
+    """Everything `typed` names: `@path` mentions first, then pasted image paths, each once.
+    `max_bytes` is the images' limit, `read_max_bytes` read_file's for a text file."""
     found: list[Attachment] = []
     seen: set[Path] = set()
     names = [(m.group(1).rstrip(".,;:"), True) for m in MENTION_RE.finditer(typed)]
@@ -62,12 +64,12 @@ def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, 
         if not mentioned and info is None:
             continue  # a word ending in .png that is not an image file: just a word
         seen.add(path)
-        found.append(_judge(name, path, info, mentioned, permissions, sees_images, max_bytes))
+        found.append(_judge(name, path, info, mentioned, permissions, sees_images, max_bytes, read_max_bytes))
     return found
 
 
 def _judge(name: str, path: Path, info: images.ImageInfo | None, mentioned: bool, permissions: Permissions,
-           sees: bool, max_bytes: int) -> Attachment:
+           sees: bool, max_bytes: int, read_max_bytes: int) -> Attachment:
     shown = f"@{name}" if mentioned else name
     if info is not None:
         if (refusal := permissions.attach_refusal(path)) is not None:
@@ -85,12 +87,29 @@ def _judge(name: str, path: Path, info: images.ImageInfo | None, mentioned: bool
         return Attachment(name, path, False, False, f"{shown}: no such file, not attached")
     if (refusal := permissions.read_refusal(path)) is not None:
         return Attachment(name, path, False, False, f"{shown}: not attached ({_why(refusal)})")
+    return _text_file(name, shown, path, read_max_bytes)
+
+
+def _text_file(name: str, shown: str, path: Path, read_max_bytes: int) -> Attachment:
+    """A text file goes as read_file shows it, said with its lines. One read_file would refuse (a
+    binary file, one over the read limit, one it cannot read) is not attached, and the line says
+    why: the model would get only read_file's refusal, which no "attached" line may stand for."""
+    def refused(why: str) -> Attachment:
+        return Attachment(name, path, False, False, f"{shown}: not attached ({why})")
+
     try:
-        lines = path.read_bytes().count(b"\n")
-        size = f"{lines:,} line{'s' if lines != 1 else ''}"
-    except OSError:
-        size = "unreadable"
-    return Attachment(name, path, True, False, f"attached {name} ({size})")
+        size = path.stat().st_size
+        if _is_binary(path):
+            return refused(f"a binary file, {size:,} bytes")
+        if size > read_max_bytes:
+            return refused(f"{size:,} bytes, over the {read_max_bytes:,}-byte read limit; the model can read "
+                           "a slice of it or grep it")
+        data = path.read_bytes()
+    except OSError as e:
+        return refused(f"cannot be read: {e.strerror or 'read failed'}")
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)  # a last line without \n too
+    said = "empty" if not data else f"{lines:,} line{'s' if lines != 1 else ''}"
+    return Attachment(name, path, True, False, f"attached {name} ({said})")
 
 
 def _why(refusal: str) -> str:
