@@ -219,3 +219,30 @@ async def test_a_capitalised_command_is_suggested_and_memory_refuses_a_number_wi
             assert (await show(s, "/memory")).startswith("no instruction files loaded")
         finally:
             s.close()
+
+
+async def test_resume_of_a_session_in_use_says_so_by_number_and_by_id(tmp_path):
+    """`/resume N` of a session another process holds said "no session <the REPL's own unsaved id>":
+    going back to a session that saved nothing yet looked for its file. Both ways say the session is
+    in use, and the REPL goes on in its own session, which the other one's file never gets."""
+    from compact_agent.session.store import SessionStore
+
+    with FakeOpenAIServer(answer) as server:
+        first = session(tmp_path, server)
+        await first.run_turn("the first session")
+        first.close()
+        before = first.store.path.read_bytes()
+        holder = SessionStore(first.store.root, first.session_id)
+        holder.lock()  # another process works in it
+        try:
+            run = await drive(tmp_path, answer, ["/resume 1\r", f"/resume {first.session_id}\r", "hello\r"],
+                              server=server)
+        finally:
+            holder.unlock()
+    clean(run.out)
+    busy = f"session {first.session_id} is in use by another compact-agent process"
+    assert run.out.count(busy) == 2, run.out
+    assert "no session" not in run.out
+    assert first.store.path.read_bytes() == before
+    own = run.out.split("--resume ")[-1].split()[0]
+    assert own != first.session_id and "hello" in (first.store.root / f"{own}.jsonl").read_text()
