@@ -17,6 +17,7 @@ import pytest
 from pydantic_ai.messages import ModelRequest
 
 from compact_agent.config import Settings
+from compact_agent.session.files import project_slug
 from compact_agent.session.loading import _broken_pairs
 from compact_agent.session.store import SessionStore, load_session_file
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -340,7 +341,7 @@ def test_a_file_where_a_folder_belongs_is_named_with_what_to_do(tmp_path: Path) 
         projects = home / "projects"
         taken = [p for p in projects.iterdir() if p.is_dir()]
         assert len(taken) == 1
-        blocked = projects / taken[0].name.replace("project", "other")
+        blocked = projects / project_slug(other)
         blocked.write_text("not a folder")
         fresh = cli(home, other, *cli_args(server, turn_prompt(1, [0])), env=ENV)
     for run, where in ((spilled, side / "tool-results"), (fresh, blocked)):

@@ -8,6 +8,7 @@ the session store and by everything else the agent saves (todos, checkpoints, st
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import uuid
@@ -44,7 +45,17 @@ def _write_error(what: str, path: Path, e: OSError) -> SessionWriteError:
 
 
 def project_slug(cwd: Path) -> str:
-    """A readable, collision-resistant folder name for a working directory."""
+    """The folder name of a working directory's sessions: the end of its path made readable, and a
+    hash of the whole path, so that `my_app` and `my-app` (or `a.b` and `a-b`) never share sessions,
+    checkpoints or prompt history. Without the hash they did: `-c` went on with the other folder's
+    conversation, and `/rewind` restored files in the other folder."""
+    path = str(cwd.resolve())
+    digest = hashlib.sha256(os.fsencode(path)).hexdigest()[:12]
+    return f"{legacy_slug(cwd)[-100:]}-{digest}"
+
+
+def legacy_slug(cwd: Path) -> str:
+    """The folder name earlier versions used: the readable part alone (see `project_slug`)."""
     s = re.sub(r"[^A-Za-z0-9]+", "-", str(cwd.resolve())).strip("-")
     return s[-120:] or "root"
 

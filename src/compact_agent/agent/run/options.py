@@ -6,6 +6,7 @@ talks to a model.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...config import Settings, home_dir
-from ...session.files import list_sessions, new_session_id, project_slug
+from ...session.files import legacy_slug, list_sessions, new_session_id, project_slug
 from ...settings_file import user_config_path
 from ..integrations.instructions import load_instructions
 
@@ -78,7 +79,16 @@ def private_dirs(home: Path | None = None) -> list[Path]:
 
 
 def session_root(cwd: Path, home: Path | None = None) -> Path:
-    return (home or home_dir()) / "projects" / project_slug(cwd)
+    """The folder of `cwd`'s sessions. Sessions saved by a version that named it without the hash
+    of the path (`legacy_slug`) are moved there the first time, so `-c` still finds them."""
+    projects = (home or home_dir()) / "projects"
+    root = projects / project_slug(cwd)
+    if not root.exists():
+        old = projects / legacy_slug(cwd)
+        if old.is_dir() and not old.is_symlink():
+            with contextlib.suppress(OSError):  # another process moved it first, or a read-only home
+                old.rename(root)
+    return root
 
 
 def sessions_starting(root: Path, prefix: str) -> list[str]:
