@@ -87,3 +87,28 @@ def test_corrupt_index_starts_empty(tmp_path: Path) -> None:
     store.mkdir()
     (store / "checkpoints.json").write_text("{not json")
     assert Checkpoints(store).list() == []
+
+
+def test_a_prompt_quoting_the_api_key_is_saved_and_shown_redacted(tmp_path: Path) -> None:
+    """A user who pastes the key into a prompt: the session redacted it, the checkpoint index (and
+    the `/rewind` list made from it) held it in clear. An index an older version wrote is cleaned
+    at its next save."""
+    from compact_agent.context.plumbing import secrets as registry
+    from compact_agent.secrets import REDACTED, register
+
+    key = "sk-checkpoint-0123456789abcdef0123456789"
+    store = tmp_path / "cp"
+    older = Checkpoints(store)
+    older.begin(0, 0, "an older prompt")
+    index = store / "checkpoints.json"
+    index.write_text(index.read_text().replace("an older prompt", f"older {key}"))
+    register(key)
+    try:
+        cps = Checkpoints(store)
+        cps.load()
+        cp = cps.begin(1, 2, f"my key is {key} remember it")
+        assert key not in cp.prompt and REDACTED in cp.prompt
+        assert key not in index.read_text() and index.read_text().count(REDACTED) == 2
+        assert [c.prompt for c in Checkpoints(store).load().list()][-1] == cp.prompt
+    finally:
+        registry._secrets.discard(key)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ... import secrets
 from .file_state import atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -105,11 +106,13 @@ class Checkpoints:
     def _save(self) -> None:
         self._ensure_dirs()
         data = {"version": 1, "checkpoints": [c.to_json() for c in self._items]}
-        atomic_write_bytes(self.store_dir / _INDEX, json.dumps(data, indent=1).encode(), mode=0o600)
+        # The prompts are the user's words, which may quote the API key (older indexes held it too).
+        text = secrets.redact(json.dumps(data, indent=1))
+        atomic_write_bytes(self.store_dir / _INDEX, text.encode(), mode=0o600)
 
     def begin(self, turn_index: int, history_len: int, prompt: str) -> Checkpoint:
         """Open the checkpoint for a new user turn; later writes are attributed to it."""
-        preview = " ".join(prompt.split())
+        preview = " ".join(secrets.redact(prompt).split())  # shown by /rewind, and saved
         if len(preview) > PREVIEW_CHARS:
             preview = preview[: PREVIEW_CHARS - 1] + "…"
         cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index)
