@@ -78,3 +78,67 @@ def test_the_prompt_is_up_while_the_session_is_built_and_a_line_waits_for_it(tmp
         finally:
             term.close()
         assert server.requests[0].last_user_text() == "hello"
+
+
+async def _a_saved_session(tmp_path: Path, server: FakeOpenAIServer):
+    from .test_commands_terminal import session
+
+    s = session(tmp_path, server)
+    await s.run_turn("the first session")
+    s.close()
+    return s
+
+
+async def test_continue_of_a_session_in_use_is_refused_before_the_banner(tmp_path):
+    """`-c` on a session another process holds: refused before anything is shown (the lock was
+    found out only when the session was built, seconds after the prompt was up)."""
+    import io
+
+    import pytest
+    from rich.console import Console
+
+    from compact_agent.session.files import SessionLocked
+    from compact_agent.session.store import SessionStore
+
+    from .repl_driver import drive
+
+    prompts: list[int] = []
+    console = Console(record=True, width=200, file=io.StringIO())
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        first = await _a_saved_session(tmp_path, server)
+        holder = SessionStore(first.store.root, first.session_id)
+        holder.lock()
+        try:
+            with pytest.raises(SessionLocked, match=f"session {first.session_id} is in use by another"):
+                await drive(tmp_path, lambda req: Reply.text("ok"), ["hello\r"], server=server, console=console,
+                            at_prompt=lambda: prompts.append(1), continue_last=True)
+        finally:
+            holder.unlock()
+        assert server.requests == [] or all("hello" not in str(r.messages) for r in server.requests)
+    assert prompts == [] and console.export_text() == ""  # no banner, no prompt
+
+
+async def test_the_cli_refuses_continue_of_a_session_in_use_in_one_line_before_a_prompt(tmp_path):
+    from compact_agent.session.store import SessionStore
+
+    from .pty_driver import PROMPT_READY
+
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        first = await _a_saved_session(tmp_path, server)
+        holder = SessionStore(first.store.root, first.session_id)
+        holder.lock()  # this test's process holds it: the REPL's is another
+        try:
+            term = Terminal(tmp_path, server.base_url, "-c")
+            try:
+                term.read_until("is in use by another compact-agent process")
+                code = term.proc.wait(60)
+                while term._read(0.05) and term.proc.poll() is None:
+                    pass
+            finally:
+                term.close()
+        finally:
+            holder.unlock()
+    lines = [ln for ln in term.text().splitlines() if ln.strip() and "warning: --api-key" not in ln]
+    assert code == 1 and PROMPT_READY not in term.seen and "/help for commands" not in term.text()
+    assert lines == [f"compact-agent: session {first.session_id} is in use by another compact-agent process "
+                     "(wait for it to finish, or start a new session without --continue/--resume)"], lines

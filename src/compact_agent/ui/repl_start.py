@@ -2,10 +2,11 @@
 
 Building a session imports pydantic-ai, the provider's SDK and the agent (about 1.5 s on a small
 machine); a user who has to wait that long for a prompt types into nothing. So the REPL prints
-its banner from what is cheap to know (the model, its window, the session id; a missing API key
-or an unknown `--resume` id still stop it here, before the prompt), shows the prompt at once, and
-builds the session meanwhile: the imports in a worker thread (`preload`), the session itself on
-the event loop once they are done. A line entered before then waits for it.
+its banner from what is cheap to know (the model, its window, the session id; a missing API key,
+an unknown `--resume` id or a session another process holds still stop it here, before the
+prompt), shows the prompt at once, and builds the session meanwhile: the imports in a worker
+thread (`preload`), the session itself on the event loop once they are done. A line entered
+before then waits for it.
 """
 
 from __future__ import annotations
@@ -37,15 +38,20 @@ class Start:
 
     @classmethod
     def of(cls, opts: SessionOptions) -> Start:
-        """Raises ConfigError (no API key) or FileNotFoundError (an unknown `--resume` id) as the
-        session would, before anything else is shown."""
+        """Raises ConfigError (no API key), FileNotFoundError (an unknown `--resume` id) or
+        SessionLocked (`-c` or `-r ID` of a session another process holds) as the session would,
+        before anything else is shown."""
+        from ..agent.run.options import session_root
         from ..models import api_key_for, model_info, provider_for
+        from ..session.locks import check_free
 
         info = model_info(opts.model, provider=provider_for(opts.model, opts.base_url),
                           window=opts.context_window or opts.settings.context_window)
         if opts.model_override is None:
             api_key_for(opts.model, opts.base_url, opts.api_key)
         session_id, exists = resolve_session_id(opts)
+        if exists:
+            check_free(session_root(opts.cwd, opts.home), session_id)
         return cls(info.name, info.window, session_id, exists)
 
 
