@@ -4,6 +4,7 @@ names, every compaction in /history, one window figure, and the commands users r
 from __future__ import annotations
 
 import io
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -360,3 +361,47 @@ def test_output_past_the_cap_is_said_to_be_cut_not_all_sent() -> None:
     console = Console(record=True, width=300, file=io.StringIO())
     show_shell_output(console, "seq 1 200000", "c" * 30_000)
     assert "(its 30,000 characters go with your next message;" in console.export_text()
+
+
+def only_this_key(monkeypatch, key: str) -> None:
+    from compact_agent.context.plumbing import secrets
+
+    for name, empty in (("_secrets", set()), ("_forms", set()), ("_spread", [])):
+        monkeypatch.setattr(secrets, name, empty)  # registered for this test only
+    secrets.register(key)
+
+
+async def test_a_key_typed_into_a_prompt_is_kept_redacted_in_the_prompt_history(tmp_path, monkeypatch):
+    """The session file redacted it, the up-arrow history file kept it verbatim."""
+    from compact_agent.agent.run.options import session_root
+    from compact_agent.ui.prompt_input import history_path
+
+    key = "sk-typed-into-a-prompt-0123456789"
+    only_this_key(monkeypatch, key)
+    run = await drive(tmp_path, lambda req: Reply.text("noted"), [f"my key is {key} ok\r", "\x1b[A\r", "/history\r"])
+    saved = history_path(session_root(tmp_path / "project", tmp_path / "home")).read_text()
+    assert key not in saved and "+my key is [REDACTED] ok" in saved
+    assert run.prompts[-1] == "my key is [REDACTED] ok"  # what up-arrow brings back
+    assert key not in run.out and "you          my key is [REDACTED] ok" in run.out  # /history
+
+
+async def test_rewind_shows_a_prompt_with_the_key_redacted(tmp_path, monkeypatch):
+    """A checkpoint whose prompt holds the key (an index an earlier version wrote): /rewind's list,
+    its question and the prompt it gives back to the input show it as [REDACTED]."""
+    key = "sk-in-a-rewind-question-0123456789"
+    only_this_key(monkeypatch, key)
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        await s.run_turn(f"my key is {key} ok")
+        s.close()
+        index = s.checkpoints.store_dir / "checkpoints.json"
+        data = json.loads(index.read_text())
+        data["checkpoints"][0]["prompt"] = f"my key is {key} ok"
+        index.write_text(json.dumps(data))
+        run = await drive(tmp_path, answer, ["/rewind\r", "/rewind 0\r", "/rewind 0\r", "\r"], server=server,
+                          answers="n\ny\n", continue_last=True)
+    assert key not in run.out, run.out
+    assert "0  › my key is [REDACTED] ok" in run.out
+    assert run.out.count("rewind to before “my key is [REDACTED] ok”?") == 2
+    assert "nothing rewound" in run.out and "the prompt is back in the input" in run.out
+    assert run.prompts[-1] == "my key is [REDACTED] ok"  # given back to the input, then sent as it was

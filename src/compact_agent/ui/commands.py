@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from .. import secrets
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from . import render
@@ -136,7 +137,7 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
 
     for i, m in enumerate(s.messages):
         who, text = message_row(m)
-        c.print(f"  {i:>4} {who:<12} {render.clip_words(text, max(20, c.width - 20))}")
+        c.print(f"  {i:>4} {who:<12} {render.clip_words(secrets.redact(text), max(20, c.width - 20))}")
 
 
 @command("rewind", "restore files and conversation to before turn N: /rewind [N]")
@@ -151,10 +152,11 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             raise CommandError(none)
         c.print(none)
         return
+    prompts = {cp.index: secrets.redact(cp.prompt) for cp in cps}  # what was typed may hold the key
     if not args.strip():
         for cp in cps:
             files = f"  ({plural(len(cp.files), 'file')} to restore)" if cp.files else ""
-            c.print(f"  {cp.index:>3}  › {render.clip_words(cp.prompt, max(20, c.width - 34))}{files}")
+            c.print(f"  {cp.index:>3}  › {render.clip_words(prompts[cp.index], max(20, c.width - 34))}{files}")
         c.print("/rewind N goes back to before turn N")
         return
     n = int(args.strip())
@@ -166,7 +168,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         raise CommandError(f"/rewind {n} restores files, and print mode does not ask: add --yes to rewind")
     if repl is not None:
         later = len(s.messages) - target.history_len
-        if not await repl.confirm(f"rewind to before “{render.clip_words(target.prompt, 60)}”? "
+        if not await repl.confirm(f"rewind to before “{render.clip_words(prompts[n], 60)}”? "
                                   f"{plural(later, 'message')} and the files changed since go back; the plan of "
                                   "those turns too [y/N] "):
             c.print("nothing rewound")
@@ -175,7 +177,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     c.print(f"rewound; restored {plural(len(restored), 'file')}" + ("; the prompt is back in the input to edit"
                                                            if repl is not None else ""))
     if repl is not None and repl.keys is not None:
-        repl.keys.typed = target.prompt
+        repl.keys.typed = prompts[n]
 
 
 @command("clear", "start a new session (the old one stays on disk)", takes_args=False)

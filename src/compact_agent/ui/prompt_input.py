@@ -4,7 +4,8 @@
   the two ways Claude Code users type a long message.
 - Tab completes slash commands and `@path` mentions (paths relative to the working directory).
 - Up-arrow history is shared by every session of the project (`prompt_history` beside them), so a
-  command typed yesterday is one key away after `--continue` or `/clear`; Ctrl-R searches it.
+  command typed yesterday is one key away after `--continue` or `/clear`; Ctrl-R searches it. An API
+  key typed or pasted into a line is kept there as `[REDACTED]`, as in the session file.
 - Ctrl-O shows the last turn's tool output in full above the prompt (what is typed stays), the key
   Claude Code uses; Ctrl-R keeps its shell meaning.
 """
@@ -22,6 +23,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from .. import secrets
 from ..session.files import ensure_private_file
 
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
@@ -95,6 +97,17 @@ def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None) -> KeyB
     return kb
 
 
+class RedactedHistory(FileHistory):
+    """The prompt history with every registered key replaced by `[REDACTED]`: in the file, and in
+    what up-arrow and Ctrl-R bring back (also from a file an earlier version wrote with the key)."""
+
+    def load_history_strings(self) -> Iterable[str]:
+        return [secrets.redact(line) for line in super().load_history_strings()]
+
+    def append_string(self, string: str) -> None:
+        super().append_string(secrets.redact(string))
+
+
 def history_path(project_root: Path) -> Path:
     return project_root / "prompt_history"
 
@@ -105,7 +118,7 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
     """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe);
     `toolbar` is the status line under the input (a callable giving its text); `on_expand` runs on Ctrl-O."""
     history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
-    return PromptSession(history=FileHistory(str(history)), completer=ReplCompleter(commands, cwd),
+    return PromptSession(history=RedactedHistory(str(history)), completer=ReplCompleter(commands, cwd),
                          bottom_toolbar=toolbar,
                          key_bindings=key_bindings(on_expand), multiline=True, complete_while_typing=False,
                          prompt_continuation="  ", **io)
