@@ -7,6 +7,9 @@ menu as in Claude Code: arrow keys and Enter, or y / a / n, Esc = no. Ctrl-C can
 The menu is a small prompt_toolkit application run in its own thread: the tool that asks is
 synchronous (it holds the event loop), and a prompt_toolkit app needs a loop of its own.
 Without a terminal (tests, a pipe) the question falls back to one typed line.
+
+The REPL's own yes/no questions (`/rewind N`, `/compact --preview`) take one key the same way
+(`yes_no`).
 """
 
 from __future__ import annotations
@@ -93,6 +96,38 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
     app: Application[str] = Application(layout=Layout(HSplit([Window(control, wrap_lines=True)])),
                                         key_bindings=kb, full_screen=False, erase_when_done=True, **io)
     return app.run(in_thread=True) or "deny"
+
+
+async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
+    """A yes/no question answered by one key, as the menu is: y = yes; n, Enter, Esc, Ctrl-C and
+    Ctrl-D = no (Enter alone is the safe answer, `[y/N]`); any other key is ignored. Run on the
+    REPL's loop (the command that asks is a coroutine, unlike a tool)."""
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+    from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
+
+    kb = KeyBindings()
+
+    def answer(yes: bool) -> Callable[[KeyPressEvent], None]:
+        def handler(event: KeyPressEvent) -> None:
+            event.app.exit(result=yes)
+        return handler
+
+    for key in ("y", "Y"):
+        kb.add(key)(answer(True))
+    for key in ("n", "N", "enter", "c-c", "c-d"):
+        kb.add(key)(answer(False))
+    kb.add("escape", eager=True)(answer(False))
+    kb.add("<any>")(lambda event: None)
+    control = FormattedTextControl([("", question)], focusable=True, show_cursor=True)
+    io: dict[str, Any] = {}
+    if inp is not None:
+        io["input"] = inp
+    if output is not None:
+        io["output"] = output
+    app: Application[bool] = Application(layout=Layout(HSplit([Window(control, wrap_lines=True)])),
+                                         key_bindings=kb, full_screen=False, erase_when_done=True, **io)
+    return bool(await app.run_async())
 
 
 def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextManager[Any]],

@@ -18,7 +18,7 @@ from rich.console import Console
 from ..agent.run.options import SessionOptions, session_root
 from ..error_text import describe_error
 from . import render
-from .approval import make_ask, nothing
+from .approval import make_ask, nothing, yes_no
 from .command_registry import COMMANDS, ExitRepl, running
 from .prompt_input import make_prompt
 from .repl_start import Start, preload
@@ -318,20 +318,20 @@ class Repl:
         self.pending.append(show_shell_output(self.console, command, out))
 
     async def confirm(self, question: str) -> bool:
-        """A yes/no question at the prompt (Enter = no); a compaction's spinner stops first."""
+        """A yes/no question (`[y/N]`), answered by one key as the permission menu is: y = yes, n,
+        Enter, Esc, Ctrl-C or Ctrl-D = no (approval.yes_no); a typed line from `ask_stream` without
+        a terminal. A compaction's spinner stops first."""
         if self.compact_status is not None:
             self.compact_status.stop()
             self.compact_status = None
         if self.ask_stream is not None:
             answer = self.console.input(question, markup=False, stream=self.ask_stream)
-        else:
-            if self.before_prompt is not None:
-                self.before_prompt()
-            try:
-                answer = await PromptSession(**self.prompt_io).prompt_async(question)
-            except (EOFError, KeyboardInterrupt):
-                return False
-        return answer.strip().lower() in ("y", "yes")
+            return answer.strip().lower() in ("y", "yes")
+        if self.before_prompt is not None:
+            self.before_prompt()
+        yes = await yes_no(question, self.inp, self.prompt_io.get("output"))
+        self.console.print(question + ("y" if yes else "n"), markup=False, highlight=False)  # the answer stays
+        return yes
 
     async def pick(self) -> bool:
         """`--resume` without an id: choose one of the project's sessions by number."""
