@@ -246,3 +246,23 @@ async def test_resume_of_a_session_in_use_says_so_by_number_and_by_id(tmp_path):
     assert first.store.path.read_bytes() == before
     own = run.out.split("--resume ")[-1].split()[0]
     assert own != first.session_id and "hello" in (first.store.root / f"{own}.jsonl").read_text()
+
+
+async def test_rewind_without_checkpoints_says_why_there_are_none(tmp_path):
+    """After everything was rewound it said "a compaction drops them all", with no compaction made."""
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            assert await show(s, "/rewind 5") == "no checkpoints yet: each message you send makes one"
+            await s.run_turn("one")
+            await s.run_turn("two")
+            assert (await show(s, "/rewind 0")).startswith("rewound")
+            left = await show(s, "/rewind 5")
+            assert left == "no checkpoints left: all of them were rewound; each message you send makes a new one"
+            assert await show(s, "/rewind") == left
+            for i in range(3):
+                await s.run_turn(f"turn {i}")
+            await s.compact()
+            assert (await show(s, "/rewind 5")).startswith("no checkpoints: a compaction dropped them")
+        finally:
+            s.close()

@@ -146,8 +146,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     if args.strip() and not args.strip().isdigit():
         raise CommandError("usage: /rewind N (a number from /rewind)")
     if not cps:
-        none = ("no checkpoints: each message you send makes one, and a compaction drops them all "
-                "(the conversation they point into is gone)")
+        none = _why_no_checkpoints(s)
         if args.strip():  # asked for one: a refusal
             raise CommandError(none)
         c.print(none)
@@ -178,6 +177,20 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
                                                            if repl is not None else ""))
     if repl is not None and repl.keys is not None:
         repl.keys.typed = prompts[n]
+
+
+def _why_no_checkpoints(s: AgentSession) -> str:
+    """Why `/rewind` has nothing to go back to, from what happened last: a rewind took the last
+    ones, a compaction dropped them, or no message has been sent yet."""
+    from .history_view import all_boundaries
+
+    boundaries = all_boundaries(s.store)
+    if boundaries and boundaries[-1].strategy == "rewind":
+        return "no checkpoints left: all of them were rewound; each message you send makes a new one"
+    if boundaries:
+        return ("no checkpoints: a compaction dropped them (the conversation they pointed into is gone); each "
+                "message you send makes a new one")
+    return "no checkpoints yet: each message you send makes one"
 
 
 @command("clear", "start a new session (the old one stays on disk)", takes_args=False)
