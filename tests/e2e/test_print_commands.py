@@ -181,3 +181,21 @@ def test_a_commands_json_result_has_the_fields_of_a_turns(cli):
     assert made["trigger"] == "manual" and made["tokens_after"] < made["tokens_before"], done
     assert done["num_turns"] == 0 and done["usage"]["requests"] == 0  # the summary is not a turn's request
     assert done["usage"]["summary_requests"] == summaries == len(server.requests) - asked
+
+
+def test_a_message_number_out_of_range_for_compact_is_bad_usage(cli):
+    """`/compact --from 99` exited 1 ("nothing to summarise on that side of the message index"),
+    `--up-to -3` 2: both are a bad argument, exit 2 with one line, and nothing is asked of the model."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok " * 50)) as server:
+        assert cli("-p", "first", *fake(server)).code == 0
+        assert cli("-p", "second", "-c", *fake(server)).code == 0
+        asked = len(server.requests)
+        runs = {arg: cli("-p", f"/compact {arg}", "-c", *fake(server))
+                for arg in ("--from 99", "--up-to 99", "--up-to 0", "--up-to -3")}
+        assert len(server.requests) == asked
+    for arg, run in runs.items():
+        assert run.code == 2 and len(run.stderr.strip().splitlines()) == 1, (arg, run.code, run.stderr)
+    assert runs["--from 99"].stderr.startswith("compact-agent: --from 99: no message to summarise on that side; "
+                                               "--from takes 0 to 3 here (/history numbers the messages)")
+    assert "--up-to takes 1 to 4 here" in runs["--up-to 0"].stderr and "--up-to takes 1 to 4" in runs["--up-to 99"].stderr
+    assert runs["--up-to -3"].stderr.startswith("compact-agent: usage: /compact")

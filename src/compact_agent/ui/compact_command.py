@@ -58,6 +58,18 @@ def parse(args: str) -> tuple[str, int | None, str | None, bool] | str:
     return " ".join(rest), pivot, direction, preview
 
 
+def out_of_range(pivot: int, direction: str | None, count: int) -> str | None:
+    """Why message number `pivot` leaves nothing to summarise among `count` messages, or None:
+    `--from N` summarises messages N and later (N from 0 to count - 1), `--up-to N` the ones before
+    N (N from 1 to count)."""
+    low, high = (0, count - 1) if direction == "from" else (1, count)
+    if low <= pivot <= high:
+        return None
+    flag = "--from" if direction == "from" else "--up-to"
+    return (f"{flag} {pivot}: no message to summarise on that side; {flag} takes {low} to {high} here "
+            "(/history numbers the messages)")
+
+
 def kept_words(parts: Mapping[str, Any], cwd: Path, strategy: str = "full") -> str:
     """What a compacted history is made of, in words: `the summary 1,930 · the newest 4 messages
     verbatim 2,100 · 2 files read again (a.py, b.py) 900 · the plan and other context 80 ·
@@ -109,6 +121,8 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         c.print(f"not compacted: nothing to compact, the conversation is empty{where}. Nothing was changed.",
                 markup=False, highlight=False, soft_wrap=True)  # one line
         return
+    if pivot is not None and (wrong := out_of_range(pivot, direction, len(s.messages))) is not None:
+        raise CommandError(wrong)  # bad usage, as a word that is not a number is (`-p` exits 2)
     status = c.status(f"compacting {s.context_tokens():,} tokens…")
     asked: list[bool] = []
 
