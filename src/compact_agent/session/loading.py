@@ -118,6 +118,32 @@ def _in_parent_order(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
     return out, moved
 
 
+#: The kinds of entry a load reads; a line of any other is skipped.
+KINDS = ("message", "boundary", "meta")
+
+
+def readable_entries(path: Path) -> Iterator[dict[str, Any]]:
+    """The entries of `path` a load would read, each once, in file order, without building the
+    messages (a listing of sessions counts them): JSON objects of a known kind; torn, binary,
+    duplicated and unknown lines are skipped as `load_session_file` skips them."""
+    seen: set[str] = set()
+    for line in _file_lines(path):
+        if line is None or not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            continue
+        if not isinstance(entry, dict) or entry.get("kind") not in KINDS:
+            continue
+        eid = entry.get("id")
+        if isinstance(eid, str):
+            if eid in seen:
+                continue
+            seen.add(eid)
+        yield entry
+
+
 def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | None = None) -> Loaded:
     """Read a session file, skipping what cannot be understood; never raises on bad content."""
     messages: list[ModelMessage] = []

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..context.compaction.summary import MARK, is_synthetic_text
+from ..session.loading import readable_entries
 from ..session.store import list_sessions
 from .visible import one_line
 
@@ -24,21 +24,17 @@ class SessionRow:
     first_prompt: str
 
 
-def first_prompt(path: Path, max_lines: int = 200) -> tuple[str, int]:
-    """(first user prompt, line count) from the head of a session file, without loading it whole."""
+def first_prompt(path: Path, max_entries: int = 200) -> tuple[str, int]:
+    """(first user prompt, number of entries) of a session file, without loading its messages:
+    only the entries a load reads are counted (a torn or garbage line is none)."""
     prompt = ""
     n = 0
     try:
-        with path.open("rb") as f:
-            for n, raw in enumerate(f, 1):  # noqa: B007 - n is the count afterwards
-                if prompt or n > max_lines:
-                    continue
-                try:
-                    entry = json.loads(raw)
-                except ValueError:
-                    continue
-                message = (entry.get("message") or {}) if isinstance(entry, dict) else {}
-                prompt = _first_words(message) if isinstance(message, dict) else ""
+        for n, entry in enumerate(readable_entries(path), 1):  # noqa: B007 - n is the count afterwards
+            if prompt or n > max_entries:
+                continue
+            message = entry.get("message") or {}
+            prompt = _first_words(message) if isinstance(message, dict) else ""
     except OSError:
         return "", 0
     return as_typed(prompt), n

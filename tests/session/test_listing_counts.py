@@ -1,0 +1,52 @@
+"""`compact-agent sessions` counts the entries a load reads: a torn, binary, duplicated, unknown or
+garbage line is none (a file of one entry and two garbage lines showed "3 entries")."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+from typer.testing import CliRunner
+
+from compact_agent.agent.run.options import session_root
+from compact_agent.cli import app
+from compact_agent.session.loading import load_session_file, readable_entries
+from compact_agent.session.store import SessionStore
+
+
+def test_sessions_counts_only_the_entries_a_load_reads(tmp_path, monkeypatch) -> None:
+    work = tmp_path / "project"
+    work.mkdir()
+    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.chdir(work)
+    store = SessionStore(session_root(work.resolve()), "20261202-1030-ab12")
+    store.append([ModelRequest(parts=[UserPromptPart("fix the parser")])])
+    first = store.path.read_bytes()
+    store.append([ModelResponse(parts=[TextPart("done")])])
+    with store.path.open("ab") as f:
+        f.write(b"garbage that is no json\n")
+        f.write(b"\xff\xfe\x00binary\n")
+        f.write(b"[1, 2, 3]\n")
+        f.write(json.dumps({"v": 1, "id": "u1", "kind": "from-the-future"}).encode() + b"\n")
+        f.write(first)  # the first entry again
+        f.write(b'{"v": 1, "id": "torn", "kind": "mess\n')
+    assert len(load_session_file(store.path).messages) == 2
+    assert len(list(readable_entries(store.path))) == 2
+    res = CliRunner().invoke(app, ["sessions"])
+    assert res.exit_code == 0, res.output
+    assert "20261202-1030-ab12" in res.output and "    2 entries  fix the parser" in res.output, res.output
+
+
+def test_a_session_of_garbage_lines_has_no_entries(tmp_path, monkeypatch) -> None:
+    work = tmp_path / "project"
+    work.mkdir()
+    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.chdir(work)
+    root = session_root(work.resolve())
+    root.mkdir(parents=True)
+    (root / "20261202-1031-cd34.jsonl").write_bytes(b"not json\n{\n\x00\x01\n")
+    res = CliRunner().invoke(app, ["sessions"])
+    assert res.exit_code == 0, res.output
+    assert "    0 entries  (no prompt)" in res.output, res.output
