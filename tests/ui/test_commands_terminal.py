@@ -385,6 +385,14 @@ async def test_a_key_typed_into_a_prompt_is_kept_redacted_in_the_prompt_history(
     assert key not in run.out and "you          my key is [REDACTED] ok" in run.out  # /history
 
 
+async def test_a_key_in_the_message_given_on_the_command_line_is_echoed_redacted(tmp_path, monkeypatch):
+    """`compact-agent "my key is …"`: the REPL echoed the first message as given, key and all."""
+    key = "sk-first-message-0123456789abcdef"
+    only_this_key(monkeypatch, key)
+    run = await drive(tmp_path, lambda req: Reply.text("noted"), [], first_message=f"my key is {key} ok")
+    assert key not in run.out and "› my key is [REDACTED] ok" in run.out
+
+
 async def test_rewind_shows_a_prompt_with_the_key_redacted(tmp_path, monkeypatch):
     """A checkpoint whose prompt holds the key (an index an earlier version wrote): /rewind's list,
     its question and the prompt it gives back to the input show it as [REDACTED]."""

@@ -15,6 +15,7 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.input import Input, create_input
 from rich.console import Console
 
+from .. import secrets
 from ..agent.run.options import SessionOptions, session_root
 from ..error_text import describe_error
 from . import render
@@ -132,7 +133,7 @@ class Repl:
         while True:
             if first_message is not None:
                 line, first_message = first_message, None
-                c.print(f"› {line}")
+                c.print(f"› {secrets.redact(line)}")  # the message given on the command line, as the prompt shows it
             else:
                 if self.session is not None:
                     self.status_text = status_line(self.session, self.console.width)
