@@ -282,7 +282,9 @@ async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_b
     result = await compactor.compact(msgs, summarize=no_model, archive=lambda: None,
                                      prefer_record=lambda n: True, prefer_incremental=keep)
     head = result.messages[0]
-    assert not seen  # a record is kept beside the message without pricing (below)
+    # Keeping it beside a record is priced too, its records counted among what a new message would
+    # send again: only the framing of updates appended to it is held beyond what a record re-lists.
+    assert len(seen) == 1 and seen[0][1] > summary.carried_tokens(first)
     assert head.parts[0] is first.parts[0]  # the kept message, as it was: a cache hit
     assert head.parts[1].content.startswith(summary.UPDATE_HEAD)
     assert "- also fix the lexer" in head.parts[1].content and "fix the parser" not in head.parts[1].content
@@ -293,17 +295,23 @@ async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_b
     assert files["src/p.py"] == ["edited"] and "src/f0.py" in files
     assert summary.records_in(head)[0] == "Earlier: fixed the parser."
     assert 'edit_file(path="src/f0.py"' in summary.records_in(head)[1]
-    # A record would re-list the kept message as it was: whatever incremental pricing says (it prices
-    # what a summary would fold), a compaction that writes a record keeps the message and appends.
+    # Where keeping it beside a record pays, the compaction keeps the message and appends.
     more = rounds_after(head, 10, 4)
     asked: list[int] = []
     chained = await compactor.compact(more, summarize=no_model, archive=lambda: None,
                                       prefer_record=lambda n: asked.append(n) or True,
-                                      prefer_incremental=lambda kept, records: False)
+                                      prefer_incremental=lambda kept, records: True)
     assert chained.event.detail["incremental"] and chained.messages[0].parts[0] is head.parts[0]
     assert len(summary.records_in(chained.messages[0])) == 3
     # Asked first of the record of everything (both records with the new steps), then of the new steps.
     assert len(asked) == 2 and asked[0] > asked[1]
+    # Where it does not (the framing of its updates held too long, or no room left after it), one
+    # new record re-lists its records and the new steps: nothing is lost, the framing goes.
+    relisted = await compactor.compact(more, summarize=no_model, archive=lambda: None,
+                                       prefer_record=lambda n: True, prefer_incremental=lambda kept, records: False)
+    assert not relisted.event.detail["incremental"] and relisted.strategy == "record"
+    assert "Earlier: fixed the parser." in summary.records_in(relisted.messages[0])[0]
+    assert summary.UPDATE_HEAD not in str(relisted.messages[0].parts[0].content)
     # A summary would fold the message: then it is priced, given the kept message and what a new one
     # would carry of it again (its user's message, ledger, framing).
     async def model(messages, prompt):
@@ -311,7 +319,7 @@ async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_b
 
     folded = await compactor.compact(more, summarize=model, archive=lambda: None,
                                      prefer_record=lambda n: False, prefer_incremental=keep)
-    assert seen and 0 < seen[0][1] < seen[0][0] and folded.event.detail["incremental"]
+    assert seen and 0 < seen[-1][1] < seen[-1][0] and folded.event.detail["incremental"]
     # A full compaction without the incremental form (a retry over the ceiling) folds both records
     # into one and keeps every user message.
     again = await compactor.compact(more, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
@@ -582,7 +590,7 @@ async def test_a_kept_compaction_message_that_would_not_shrink_the_context_gives
     async def sizes() -> tuple[int, int]:
         kept = await Compactor(Limits.for_window(16_000, 2_000)).compact(
             msgs, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True,
-            prefer_incremental=lambda kept, carried: False)
+            prefer_incremental=lambda kept, carried: True)
         whole = await Compactor(Limits.for_window(16_000, 2_000)).compact(
             msgs, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
         assert kept.event.detail["incremental"] and not whole.event.detail["incremental"]
@@ -632,3 +640,16 @@ async def test_a_window_a_summary_would_not_fit_compacts_with_records():
     assert is_compaction_message(sent[-1][0])  # the steps before are recorded, not silently gone
     record = " ".join(str(p.content) for p in sent[-1][0].parts)
     assert "read_log" in record, record  # the record lists them
+
+
+def test_a_form_that_brings_the_next_compaction_within_the_thrash_guards_requests_is_not_chosen():
+    """Threshold 42,000, 2,000 tokens a request, thrash_requests 3: leaving 35,000 tokens, the window
+    forces the next compaction in 3.5 requests (thrash); leaving 30,000, in 6. Leaving 33,000 (4.5)
+    is not thrash; and where both forms would thrash, this rule chooses neither."""
+    cm, schedule = schedule_case()
+    assert schedule.thrashes(cm, "threshold", 35_000, 30_000)
+    assert not schedule.thrashes(cm, "threshold", 33_000, 30_000)
+    assert not schedule.thrashes(cm, "threshold", 35_000, 36_000)
+    # Forced by the window, the next one comes at the hard limit: 64,000 - 4,000 - 1,280 = 58,720.
+    assert not schedule.thrashes(cm, "window", 35_000, 30_000)
+    assert schedule.thrashes(cm, "window", 51_000, 40_000)

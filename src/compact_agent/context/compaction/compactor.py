@@ -105,15 +105,20 @@ class Compactor(Keeper):
         keep = 0
         if (prefer_incremental is not None and not instructions and cut > 1
                 and is_compaction_message(messages[0])):
-            # A record re-lists the compaction message it starts with as it was (summary.record_of):
+            # A record re-lists the records of the compaction message it starts with (summary.record_of):
             # kept instead, that message stays a cache hit and the record covers only what came
-            # after it, with nothing lost. Only a summary, which would fold it, needs pricing.
+            # after it, with nothing lost. Priced like keeping it for a summary, with its records
+            # counted among what a new message would send again: what keeping it holds beyond them
+            # is the framing of every update appended to it, which a new record would drop. Kept
+            # always, the framing grew with every compaction until the history right after one was
+            # past the threshold, and every request compacted.
             record = plan.record if cut == plan.cut else None
+            carried = self.scaled(summary.carried_tokens(messages[0]))
             if prefer_record is not None and record is not None and prefer_record(
                     self.scaled(tokens.text_tokens(record))):
-                keep = 1
-            elif prefer_incremental(self.scaled(tokens.estimate(messages[:1])),
-                                    self.scaled(summary.carried_tokens(messages[0]))):
+                listed = self.scaled(tokens.text_tokens("\n\n".join(summary.records_in(messages[0]))))
+                keep = int(prefer_incremental(self.scaled(tokens.estimate(messages[:1])), carried + listed))
+            elif prefer_incremental(self.scaled(tokens.estimate(messages[:1])), carried):
                 keep = 1
         head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0

@@ -268,10 +268,22 @@ class Schedule:
         folded = max(0, kept - carried)
         after = fixed + self._rebuild(cm, messages) + folded
         requests = (limit - after) / max(self.growth.rate, 1.0)
-        if requests < 1.0:  # keeping it leaves no room: the next request would compact again
-            return False
+        if requests < 1.0 or self.thrashes(cm, reason, after, after - folded):
+            return False  # keeping it leaves no room: the next requests would compact again
         saving = self.prices.cost(resent=min(carried, kept)) - self.prices.cost(hits=kept)
         return saving > self.prices.cost(hits=folded * requests) + self.credit * folded
+
+    def thrashes(self, cm: ManagerView, reason: str, after: int, instead: int) -> bool:
+        """Whether a compaction leaving a request of `after` tokens would have the window force the
+        next one within the thrash guard's `thrash_requests`, where one leaving `instead` would not.
+        Each compaction also archives the whole transcript and shows on the screen: a form of it
+        that is cheaper in tokens (a record appended to the kept compaction message) is not chosen
+        when it brings the next compaction that near. Without this, records appended one after the
+        other filled a 16K window's room until every request compacted."""
+        forced = self.hard_limit(cm) if reason == "window" else cm.limits.threshold
+        growth = max(self.growth.rate, 1.0)
+        soon = cm.settings.thrash_requests + 1
+        return (forced - after) / growth < soon <= (forced - instead) / growth
 
     # -- what it learns -----------------------------------------------------------------------
     def output_limits(self, limits: Limits, configured: Limits, output_tokens: int, adaptive: bool) -> Limits:
