@@ -48,3 +48,30 @@ def test_sessions_saved_under_the_old_name_are_moved_to_the_new_one(tmp_path: Pa
     assert [p.stem for p in list_sessions(root)] == ["earlier"]
     assert (root / "prompt_history").read_text() == "+fix the parser\n"
     assert session_root(cwd, home) == root  # and it stays there
+
+
+def test_a_folder_that_cannot_be_moved_is_used_where_it_is(tmp_path: Path, monkeypatch) -> None:
+    """A read-only home: the move fails, and the sessions saved there are still listed and resumed."""
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    cwd.mkdir()
+    old = home / "projects" / legacy_slug(cwd)
+    SessionStore(old, "earlier").append(msgs(1))
+
+    def refuse(self: Path, target: Path) -> Path:
+        raise PermissionError(13, "Read-only file system")
+
+    monkeypatch.setattr(Path, "rename", refuse)
+    assert session_root(cwd, home) == old
+    assert [p.stem for p in list_sessions(session_root(cwd, home))] == ["earlier"]
+
+
+def test_the_old_name_of_one_directory_that_is_the_new_name_of_another_is_not_taken(tmp_path: Path) -> None:
+    """`proj` has its folder `…-proj-4c1e…`; a directory named `proj-4c1e…` has that as its old name."""
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    proj.mkdir()
+    SessionStore(session_root(proj, home), "mine").append(msgs(1))
+    other = tmp_path / ("proj-" + project_slug(proj).rsplit("-", 1)[1])
+    other.mkdir()
+    assert legacy_slug(other) == project_slug(proj)
+    assert list_sessions(session_root(other, home)) == []
+    assert [p.stem for p in list_sessions(session_root(proj, home))] == ["mine"]

@@ -54,6 +54,10 @@ def project_slug(cwd: Path) -> str:
     return f"{legacy_slug(cwd)[-100:]}-{digest}"
 
 
+NEW_NAME = re.compile(r"-[0-9a-f]{12}$")
+"""How a folder `project_slug` named ends: the hash of the path."""
+
+
 def legacy_slug(cwd: Path) -> str:
     """The folder name earlier versions used: the readable part alone (see `project_slug`)."""
     s = re.sub(r"[^A-Za-z0-9]+", "-", str(cwd.resolve())).strip("-")

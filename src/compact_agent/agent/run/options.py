@@ -6,7 +6,6 @@ talks to a model.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...config import Settings, home_dir
-from ...session.files import legacy_slug, list_sessions, new_session_id, project_slug
+from ...session.files import NEW_NAME, legacy_slug, list_sessions, new_session_id, project_slug
 from ...settings_file import user_config_path
 from ..integrations.instructions import load_instructions
 
@@ -85,9 +84,14 @@ def session_root(cwd: Path, home: Path | None = None) -> Path:
     root = projects / project_slug(cwd)
     if not root.exists():
         old = projects / legacy_slug(cwd)
-        if old.is_dir() and not old.is_symlink():
-            with contextlib.suppress(OSError):  # another process moved it first, or a read-only home
+        # An old name can read like another directory's new one (`proj-4c1e…` is the old name of a
+        # directory called that, and the new name of `proj`): that folder is not taken.
+        if old.is_dir() and not old.is_symlink() and not NEW_NAME.search(old.name):
+            try:
                 old.rename(root)
+            except OSError:
+                if not root.exists():  # not moved by another process: a read-only home; use it there
+                    return old
     return root
 
 
