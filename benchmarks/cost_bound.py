@@ -62,6 +62,30 @@ def report(window: int, b: dict[str, Any]) -> str:
             f"{b['hold']['strategy']:<15} ${part(b['hold'], HOLD):5.3f} (ours ${part(ours, HOLD):5.3f})")
 
 
+def read(path: Path) -> dict[str, Any]:
+    """`analyze --json` figures from `path`, or the run ends in one line saying what is wrong."""
+    try:
+        fig = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        sys.exit(f"cost_bound: cannot read {path}: {getattr(e, 'strerror', None) or e}")
+    except ValueError:
+        sys.exit(f"cost_bound: {path} is not JSON; write it with compact-agent analyze DIR --window W --json")
+    try:
+        rows = fig["totals"]
+        int(fig["window"])
+        ours = [r for r in rows if r["strategy"] == "ours"]
+        for r in rows:
+            part(r, BRING_IN + HOLD)
+            float(r["cost"]), int(r["over_window"])
+    except (TypeError, KeyError, ValueError):
+        sys.exit(f"cost_bound: {path} is not what compact-agent analyze --json writes (window, totals with cost parts)")
+    if not ours:
+        sys.exit(f"cost_bound: {path} has no row for ours: replay with ours among the strategies")
+    if len(ours) == len(rows):
+        sys.exit(f"cost_bound: {path} has no rival to compare with: replay with the rivals too")
+    return fig  # type: ignore[no-any-return]
+
+
 def replayed(data: Path, window: int) -> dict[str, Any]:
     out = subprocess.run([str(ROOT / ".venv" / "bin" / "compact-agent"), "analyze", str(data), "--window", str(window),
                           "--json", "--totals"], capture_output=True, text=True, check=True)
@@ -75,14 +99,11 @@ def main() -> None:
     ap.add_argument("--windows", type=int, nargs="+", default=[32_000, 64_000, 128_000, 200_000])
     ap.add_argument("--json", type=Path, nargs="+", help="read `analyze --json` output instead of replaying")
     a = ap.parse_args()
-    figures = [json.loads(p.read_text()) for p in a.json] if a.json else [replayed(a.data, w) for w in a.windows]
+    figures = [read(p) for p in a.json] if a.json else [replayed(a.data, w) for w in a.windows]
     print(f"{'window':>5}  {'cheapest rival':<15} {'cost':>7}  {'ours':>7} {'/it':>5}  {'bound':>7} {'/it':>5}  "
           f"{'bringing in: cheapest':<37} holding and looking again: cheapest")
     for fig in figures:
-        totals = fig["totals"]
-        if not any(r["strategy"] == "ours" for r in totals):
-            sys.exit("these figures have no row for ours: replay with ours among the strategies")
-        print(report(fig["window"], bound(totals)))
+        print(report(fig["window"], bound(fig["totals"])))
 
 
 if __name__ == "__main__":
