@@ -195,3 +195,33 @@ def test_version_and_help_do_not_import_the_agent():
     for flag in ("--version", "--help"):
         out = subprocess.run([sys.executable, "-c", code.format(flag)], capture_output=True, text=True, timeout=60)
         assert out.stderr.strip().endswith("LIGHT"), (flag, out.stderr)
+
+
+def test_a_line_typed_ahead_with_enter_during_a_turn_is_sent_after_it(tmp_path):
+    """Enter typed while a turn ran was dropped: the line stayed in the next prompt unsent, and
+    what was typed next was joined to it ("chat hello/exit" went to the model, the REPL stayed)."""
+    import threading
+
+    asked, release = threading.Event(), threading.Event()
+
+    def slow_first(req) -> Reply:
+        text = req.last_user_text()
+        if text == "first":
+            asked.set()
+            release.wait(30)
+        return Reply.text(f"ANSWER {text}")
+
+    with FakeOpenAIServer(slow_first) as server:
+        term = Terminal(tmp_path, server.base_url)
+        try:
+            start = term.prompt()
+            term.type("first\r")
+            assert asked.wait(30)
+            term.type("second\r/exit\r")
+            release.set()
+            term.read_until("ANSWER second", start)
+            assert term.finish() == 0
+        finally:
+            release.set()
+            term.close()
+    assert [r.last_user_text() for r in server.requests] == ["first", "second"]

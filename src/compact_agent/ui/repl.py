@@ -131,9 +131,13 @@ class Repl:
         c = self.console
         last_ctrl_c = float("-inf")
         while True:
-            if first_message is not None:
-                line, first_message = first_message, None
-                c.print(f"› {secrets.redact(line)}")  # the message given on the command line, as the prompt shows it
+            queued = self.keys.take_queued() if self.keys is not None and first_message is None else None
+            if first_message is not None or queued is not None:
+                # The message given on the command line, or a line typed ahead with Enter during the
+                # turn, shown as the prompt would have shown it.
+                line = first_message if first_message is not None else queued or ""
+                first_message = None
+                c.print(f"› {secrets.redact(line)}")
             else:
                 if self.session is not None:
                     self.status_text = status_line(self.session, self.console.width)

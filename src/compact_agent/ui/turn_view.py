@@ -155,6 +155,7 @@ class InterruptKeys:
         self.inp, self.cancel = inp, cancel
         self._stack: contextlib.ExitStack | None = None
         self.typed = ""  # what the user typed ahead during the turn: the next prompt starts with it
+        self.queued: list[str] = []  # lines typed ahead and ended with Enter: sent, in order, after it
 
     def start(self) -> None:
         if self.inp is None or self._stack is not None:
@@ -189,8 +190,19 @@ class InterruptKeys:
         if any(k.key in (Keys.Escape, Keys.ControlC) for k in keys):
             self.cancel()
             return
-        self.typed += "".join(k.data for k in keys if len(k.data) == 1 and k.data.isprintable())
+        for k in keys:
+            if k.data in ("\r", "\n"):  # Enter ends a line typed ahead: it is sent when the turn is over
+                if self.typed.strip():
+                    self.queued.append(self.typed)
+                self.typed = ""
+            elif len(k.data) == 1 and k.data.isprintable():
+                self.typed += k.data
 
     def take_typed(self) -> str:
         typed, self.typed = self.typed, ""
         return typed
+
+    def take_queued(self) -> str | None:
+        """The next line typed ahead with Enter during a turn, if any (it used to stay in the next
+        prompt unsent, and the next thing typed was joined to it: "chat hello/exit")."""
+        return self.queued.pop(0) if self.queued else None
