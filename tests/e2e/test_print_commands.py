@@ -183,6 +183,23 @@ def test_a_commands_json_result_has_the_fields_of_a_turns(cli):
     assert done["usage"]["summary_requests"] == summaries == len(server.requests) - asked
 
 
+def test_a_commands_json_result_text_is_not_cut_at_80_columns(cli):
+    """`-p /compact --output-format json` gave "it is worth it once the \nconversation is longer":
+    the text was laid out for an 80-column screen, with the spaces that pad each line. A script gets
+    whole lines, unpadded; text to a pipe stays at 80 columns."""
+    with FakeOpenAIServer(summaries_or_long_answers) as server:
+        assert cli("-p", "hello", *fake(server)).code == 0
+        compact = cli("-c", "-p", "/compact", *fake(server), "--output-format", "json")
+        status = cli("-c", "-p", "/status", *fake(server), "--output-format", "json")
+        text = cli("-c", "-p", "/compact", *fake(server))
+    assert compact.code == status.code == text.code == 0, compact.stderr + status.stderr
+    said = compact.json()["result"]
+    assert "\n" not in said and "it is worth it once the conversation is longer" in said, said
+    lines = status.json()["result"].splitlines()
+    assert lines and not [ln for ln in lines if ln != ln.rstrip()], lines
+    assert max(len(ln) for ln in text.stdout.splitlines()) <= 80 and "\n" in text.stdout.strip()
+
+
 def test_a_message_number_out_of_range_for_compact_is_bad_usage(cli):
     """`/compact --from 99` exited 1 ("nothing to summarise on that side of the message index"),
     `--up-to -3` 2: both are a bad argument, exit 2 with one line, and nothing is asked of the model."""

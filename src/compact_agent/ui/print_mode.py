@@ -262,6 +262,10 @@ def _refusal(prompt: str) -> str | None:
             f"./{name} or put a word first)")
 
 
+JSON_TEXT_WIDTH = 1_000
+"""Columns a slash command's output is laid out in for a JSON result: no line of it is cut."""
+
+
 async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     """A slash command instead of a turn: its refusal (bad arguments, a command of the REPL's own
     session) is bad usage, exit 2, as a bad flag is; a failure while it runs is exit 1."""
@@ -271,8 +275,11 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     from .render import SafeConsole
 
     shown = io.StringIO()  # json and stream-json: what the command shows is the result's text
+    # Text goes to a terminal at its width, to a file or pipe at 80 columns; a JSON result's text is
+    # not laid out for a screen: no line of prose is cut at 80 columns for a script to join again.
+    width = (None if sys.stdout.isatty() else 80) if run.format == "text" else JSON_TEXT_WIDTH
     console = SafeConsole(file=sys.stdout if run.format == "text" else shown, highlight=False, markup=False,
-                          soft_wrap=False, width=None if run.format == "text" and sys.stdout.isatty() else 80)
+                          soft_wrap=False, width=width)
     usage, compactions = replace(session.usage), len(session.cm.compactions)  # what the command adds (/init, /compact)
     try:  # the caller closes the session
         await run_command(session, line, console)
@@ -281,7 +288,8 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     except Exception as e:  # noqa: BLE001
         return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
     if run.format != "text":
-        run.emit(run.result(session, shown.getvalue().rstrip("\n"), _since(usage, session.usage),
+        text = "\n".join(line.rstrip() for line in shown.getvalue().rstrip("\n").splitlines())
+        run.emit(run.result(session, text, _since(usage, session.usage),
                             session.cm.compactions[compactions:]))
     return _refused(run) if run.denied else 0
 
