@@ -216,3 +216,24 @@ def test_a_message_number_out_of_range_for_compact_is_bad_usage(cli):
                                                "--from takes 0 to 3 here (/history numbers the messages)")
     assert "--up-to takes 1 to 4 here" in runs["--up-to 0"].stderr and "--up-to takes 1 to 4" in runs["--up-to 99"].stderr
     assert runs["--up-to -3"].stderr.startswith("compact-agent: usage: /compact")
+
+
+def test_status_in_the_next_run_after_a_compaction_shows_the_compacted_size(cli):
+    """`-c -p /compact`, then `-c -p /status`: the next run showed the size before the compaction,
+    read from a response the compaction kept verbatim (its request held everything compacted)."""
+    with FakeOpenAIServer(summaries_or_long_answers) as server:
+        assert cli("-p", "hello", *fake(server)).code == 0
+        for _ in range(4):
+            assert cli("-c", "-p", "tell me more", *fake(server)).code == 0
+        before = cli("-c", "-p", "/status", *fake(server))
+        compact = cli("-c", "-p", "/compact", *fake(server), "--output-format", "json")
+        after = cli("-c", "-p", "/status", *fake(server))
+    assert before.code == compact.code == after.code == 0, compact.stderr
+    [made] = compact.json()["compactions"]
+
+    def used(run) -> int:
+        line = next(ln for ln in run.stdout.splitlines() if ln.startswith("context "))
+        return int(line.split()[1].replace(",", ""))
+
+    assert used(before) > made["tokens_after"] + 1_000
+    assert used(after) < used(before) - 1_000, (used(before), used(after), made)

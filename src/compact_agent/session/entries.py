@@ -34,6 +34,15 @@ class Boundary:
     messages_summarized: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def when(self) -> datetime | None:
+        """`time` as a moment (UTC where it names no zone), or None when it is not one."""
+        try:
+            t = datetime.fromisoformat(self.time)
+        except ValueError:
+            return None
+        return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
     @classmethod
     def from_json(cls, b: Any) -> Boundary:
         """Lenient: a field of the wrong type gets its default instead of failing the line."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import (
@@ -140,11 +141,17 @@ def scale_to(rows: dict[str, int], total: int) -> dict[str, int]:
     return out
 
 
-def anchor(view: list[ModelMessage], calibration: tokens.Calibration) -> int | None:
-    """Provider-reported size of the last request (+ its output) plus an estimate of what followed."""
+def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_at: datetime | None = None
+           ) -> int | None:
+    """Provider-reported size of the last request (+ its output) plus an estimate of what followed;
+    None when that response was answered before `compacted_at`, the latest compaction: one of the
+    verbatim tail it kept reports a request that held everything compacted since (a session
+    resumed after `/compact` showed the size before it in /status, /context and the toolbar)."""
     for i in range(len(view) - 1, -1, -1):
         m = view[i]
         if isinstance(m, ModelResponse) and m.usage.input_tokens:
+            if compacted_at is not None and m.timestamp <= compacted_at:
+                return None
             return m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
     return None
 
@@ -159,7 +166,7 @@ def picture(session: AgentSession) -> ContextPicture:
     mcp_tools = {t for s in session.ext.mcp.live.values() for t in s.tools} if session.ext.mcp else set()
     rows, results = estimate_rows(view, session._system_prompt(), session.instructions, tool_defs, mcp_tools)
     # Usage reported before a compaction measured the old, longer context.
-    reported = None if cm.compacted_since_last_request else anchor(view, cm.calibration)
+    reported = None if cm.compacted_since_last_request else anchor(view, cm.calibration, session.compacted_at)
     total = reported if reported is not None else cm.calibration.tokens(sum(rows.values()))
     return ContextPicture(scale_to(rows, total), total, cm.limits.window, cm.limits.threshold,
                           reported is not None, results)

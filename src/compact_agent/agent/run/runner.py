@@ -12,6 +12,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -110,10 +111,15 @@ class AgentSession:
         self.store.lock()
         self.warnings: list[str] = []
         self.messages: list[ModelMessage] = []
+        # When the latest compaction saved in this session was made (a resumed one): a response
+        # answered before it reports the size of a request that held everything compacted since.
+        self.compacted_at: datetime | None = None
         if exists:
             loaded = self.store.load()
             self.messages = loaded.messages
             self.warnings += loaded.warnings
+            if loaded.boundaries:
+                self.compacted_at = loaded.boundaries[-1].when
         self.read_state = self._load_read_state()
         st = self.settings
         self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask,  # type: ignore[arg-type]
