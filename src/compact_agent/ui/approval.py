@@ -53,7 +53,7 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
     """Show the menu and return "once", "always", "deny" or "interrupt" (Ctrl-C)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-    from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
+    from prompt_toolkit.layout import FormattedTextControl
 
     state = {"selected": 0}
     kb = KeyBindings()
@@ -88,13 +88,7 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
         event.app.exit(result=CHOICES[state["selected"]][0])
 
     control = FormattedTextControl(lambda: menu_lines(tool, state["selected"]), focusable=True, show_cursor=False)
-    io: dict[str, Any] = {}
-    if inp is not None:
-        io["input"] = inp
-    if output is not None:
-        io["output"] = output
-    app: Application[str] = Application(layout=Layout(HSplit([Window(control, wrap_lines=True)])),
-                                        key_bindings=kb, full_screen=False, erase_when_done=True, **io)
+    app: Application[str] = inline_app(control, kb, inp, output)
     return app.run(in_thread=True) or "deny"
 
 
@@ -104,7 +98,7 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     REPL's loop (the command that asks is a coroutine, unlike a tool)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-    from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
+    from prompt_toolkit.layout import FormattedTextControl
 
     kb = KeyBindings()
 
@@ -120,14 +114,23 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     kb.add("escape", eager=True)(answer(False))
     kb.add("<any>")(lambda event: None)
     control = FormattedTextControl([("", question)], focusable=True, show_cursor=True)
+    app: Application[bool] = inline_app(control, kb, inp, output)
+    return bool(await app.run_async())
+
+
+def inline_app(control: Any, kb: Any, inp: Any = None, output: Any = None) -> Any:
+    """A one-window prompt_toolkit application below the output (not full screen), erased when it
+    is answered: the approval menu and the yes/no questions. `inp`/`output`: a test's pipe."""
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.layout import HSplit, Layout, Window
+
     io: dict[str, Any] = {}
     if inp is not None:
         io["input"] = inp
     if output is not None:
         io["output"] = output
-    app: Application[bool] = Application(layout=Layout(HSplit([Window(control, wrap_lines=True)])),
-                                         key_bindings=kb, full_screen=False, erase_when_done=True, **io)
-    return bool(await app.run_async())
+    return Application(layout=Layout(HSplit([Window(control, wrap_lines=True)])), key_bindings=kb,
+                       full_screen=False, erase_when_done=True, **io)
 
 
 def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextManager[Any]],

@@ -26,13 +26,13 @@ class NoSpan:
     """A span that records nothing (what `NoTracer` opens)."""
 
     def set_attribute(self, key: str, value: Any) -> None:
-        pass
+        """Kept nowhere: no run has handed over a tracer."""
 
     def set_attributes(self, attributes: Mapping[str, Any]) -> None:
-        pass
+        """Kept nowhere, as `set_attribute`."""
 
     def record_exception(self, exception: BaseException) -> None:
-        pass
+        """Kept nowhere: the caller raises the exception on, which is how it is seen."""
 
 
 class NoTracer:
