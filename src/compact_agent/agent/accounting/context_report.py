@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import (
@@ -150,7 +150,8 @@ def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_
     for i in range(len(view) - 1, -1, -1):
         m = view[i]
         if isinstance(m, ModelResponse) and m.usage.input_tokens:
-            if compacted_at is not None and m.timestamp <= compacted_at:
+            answered = m.timestamp if m.timestamp.tzinfo is not None else m.timestamp.replace(tzinfo=UTC)
+            if compacted_at is not None and answered <= compacted_at:
                 return None
             return m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
     return None
