@@ -4,7 +4,9 @@ garbage line is none (a file of one entry and two garbage lines showed "3 entrie
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from typer.testing import CliRunner
 
@@ -14,13 +16,18 @@ from compact_agent.session.loading import load_session_file, readable_entries
 from compact_agent.session.store import SessionStore
 
 
-def test_sessions_counts_only_the_entries_a_load_reads(tmp_path, monkeypatch) -> None:
+def sessions_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project to run `compact-agent sessions` in (its own home, no config): its sessions folder."""
     work = tmp_path / "project"
     work.mkdir()
     monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))
     monkeypatch.chdir(work)
-    store = SessionStore(session_root(work.resolve()), "20261202-1030-ab12")
+    return session_root(work.resolve())
+
+
+def test_sessions_counts_only_the_entries_a_load_reads(tmp_path, monkeypatch) -> None:
+    store = SessionStore(sessions_root(tmp_path, monkeypatch), "20261202-1030-ab12")
     store.append([ModelRequest(parts=[UserPromptPart("fix the parser")])])
     first = store.path.read_bytes()
     store.append([ModelResponse(parts=[TextPart("done")])])
@@ -39,12 +46,7 @@ def test_sessions_counts_only_the_entries_a_load_reads(tmp_path, monkeypatch) ->
 
 
 def test_a_session_of_garbage_lines_has_no_entries(tmp_path, monkeypatch) -> None:
-    work = tmp_path / "project"
-    work.mkdir()
-    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))
-    monkeypatch.chdir(work)
-    root = session_root(work.resolve())
+    root = sessions_root(tmp_path, monkeypatch)
     root.mkdir(parents=True)
     (root / "20261202-1031-cd34.jsonl").write_bytes(b"not json\n{\n\x00\x01\n")
     res = CliRunner().invoke(app, ["sessions"])

@@ -84,6 +84,12 @@ class Terminal:
     def text(self, start: int = 0, end: int | None = None) -> str:
         return bytes(self.seen[start:end]).decode(errors="replace")
 
+    def drain(self) -> None:
+        """Read what is still waiting in the terminal (a program that has exited leaves its last
+        output there until it is read)."""
+        while select.select([self.main], [], [], 0)[0] and self._read(0.05):
+            continue
+
     def finish(self, timeout: float = 60) -> int:
         """Ctrl-D at the prompt; the exit code (the rest of the output read)."""
         self.type("\x04")

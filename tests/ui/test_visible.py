@@ -59,16 +59,11 @@ def test_sessions_shows_a_carriage_return_in_a_first_prompt(tmp_path, monkeypatc
     from pydantic_ai.messages import ModelRequest, UserPromptPart
     from typer.testing import CliRunner
 
-    from compact_agent.agent.run.options import session_root
     from compact_agent.cli import app
     from compact_agent.session.store import SessionStore
+    from tests.session.test_listing_counts import sessions_root
 
-    work = tmp_path / "project"
-    work.mkdir()
-    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))
-    monkeypatch.chdir(work)
-    store = SessionStore(session_root(work.resolve()), "20261202-1030-ab12")
+    store = SessionStore(sessions_root(tmp_path, monkeypatch), "20261202-1030-ab12")
     store.append([ModelRequest(parts=[UserPromptPart("make it RED\rprompt\nand\tthis")])])
     res = CliRunner().invoke(app, ["sessions"])
     assert res.exit_code == 0, res.output
