@@ -206,3 +206,28 @@ async def test_rewind_restores_files_and_the_conversation(tmp_path):
         assert len(s.messages) == kept
         assert len(s.store.load().messages) == kept
         s.close()
+
+
+async def test_a_cleared_session_still_reports_its_tool_calls(tmp_path):
+    """The tool-call callback the session was made with (print mode learns from it what was
+    refused) carries over /clear: a turn after it reports its calls too."""
+    def responder(req):
+        if req.messages[-1].get("role") == "user":
+            return Reply.tools([("read_file", {"path": "notes.txt"})])
+        return Reply.text("done")
+
+    seen: list[dict] = []
+    with FakeOpenAIServer(responder) as server:
+        cwd = tmp_path / "project"
+        cwd.mkdir()
+        (cwd / "notes.txt").write_text("hello\n")
+        opts = SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                              context_window=16_000, permission_mode="yes", home=tmp_path / "home")
+        s = AgentSession(opts, on_tool=seen.append)
+        await s.run_turn("read the notes")
+        before = len(seen)
+        s.clear()
+        await s.run_turn("read the notes again")
+        s.close()
+    assert before >= 2 and any(e.get("tool") == "read_file" for e in seen[:before])
+    assert len(seen) >= 2 * before and any(e.get("tool") == "read_file" for e in seen[before:])

@@ -400,19 +400,20 @@ class AgentSession:
 
     def switch_to(self, session_id: str | None) -> None:
         """Continue in session `session_id` (None: a new one) of this directory (/clear, /resume).
-        If it cannot be opened (missing, in use), this session is opened again and the error raised."""
+        If it cannot be opened (missing, in use), this session is opened again and the error raised.
+        The callbacks it was made with (events, compaction start, changes, tool calls) carry over."""
         old, saved = self.session_id, self.store.path.exists()
         self.close()
         self.opts.continue_last = False
         callbacks = (self._user_on_event, self.cm.on_compact_start, self.env.on_change)
         try:
             self.opts.session_id = session_id
-            self.__init__(self.opts, *callbacks)  # type: ignore[misc]
+            self.__init__(self.opts, *callbacks, on_tool=self.on_tool)  # type: ignore[misc]
         except Exception:
             # Back to the session it was, by its id and whether it has a file: one that saved
             # nothing yet has none to find, and looking it up would hide the error with its own.
             self.opts.session_id = old
-            self.__init__(self.opts, *callbacks, resolved=(old, saved))  # type: ignore[misc]
+            self.__init__(self.opts, *callbacks, resolved=(old, saved), on_tool=self.on_tool)  # type: ignore[misc]
             raise
 
     async def aclose(self) -> None:
