@@ -21,7 +21,7 @@ from compact_agent.context.compaction import summary
 from compact_agent.context.compaction.compactor import Compactor
 from compact_agent.context.compaction.cuts import join, strip_media, tail_start
 from compact_agent.context.compaction.restore import Restorer
-from compact_agent.context.compaction.result import CompactionError
+from compact_agent.context.compaction.result import CompactionError, NotSmaller
 from compact_agent.context.plumbing import rounds
 
 
@@ -117,13 +117,39 @@ async def test_archive_failure_leaves_history_alone(tmp_path):
 
 async def test_not_smaller_is_rejected(tmp_path):
     comp = Compactor(Limits.for_window(32_000, 4_000))
-    msgs = history(1, size=10)
+    msgs = history(4, size=400)  # an empty summary would shrink it; this one does not
+    asked = []
 
     async def long_summary(m, p):
+        asked.append(p)
         return "<summary>" + "very long summary " * 500 + "</summary>"
 
-    with pytest.raises(CompactionError, match="shrink"):
+    with pytest.raises(NotSmaller, match="shrink"):
         await comp.compact(msgs, summarize=long_summary, archive=lambda: tmp_path / "a")
+    assert len(asked) == 1
+
+
+async def test_a_summary_that_could_not_shrink_the_history_is_not_asked_for(tmp_path):
+    """A conversation of a few short steps: the summary message with nothing in it and the newest
+    round already hold as many tokens as the history. Asked for, the summary would be paid for and
+    thrown away (`-p /compact` on a new session did), and the archive written for nothing."""
+    comp = Compactor(Limits.for_window(32_000, 4_000))
+    msgs = history(1, size=10)
+    asked, archived = [], []
+
+    async def summarize(m, p):
+        asked.append(p)
+        return "<summary>short</summary>"
+
+    def archive():
+        archived.append(1)
+        return tmp_path / "a"
+
+    with pytest.raises(NotSmaller, match="at least") as caught:
+        await comp.compact(msgs, summarize=summarize, archive=archive)
+    assert asked == [] and archived == []
+    e = caught.value
+    assert e.after >= e.before and e.parts["verbatim_messages"] >= 1 and e.parts["summary"] > 0
 
 
 async def test_summary_request_that_is_too_long_drops_oldest_rounds(tmp_path):

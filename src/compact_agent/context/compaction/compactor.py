@@ -126,6 +126,8 @@ class Compactor(Keeper):
             record = plan.record if (keep, cut) == (0, plan.cut) else summary.record_of(head)
             if record is not None and prefer_record(self.scaled(tokens.text_tokens(record))):
                 text, strategy = record, "record"
+        if text is None and keep == 0 and keep_from is None and (no := self._cannot_shrink(messages, before, overhead)):
+            raise no  # asked for, the summary would be paid for and thrown away
         if text is None:
             # The summary request carries the same prefix the main conversation last sent (cache hit).
             sent = summary_input if summary_input is not None else messages
@@ -160,6 +162,28 @@ class Compactor(Keeper):
                 elif keep_from is not None and new_cut > keep_from:  # past what the summary saw
                     raise
                 cut, head, tail = new_cut, messages[keep:new_cut], messages[new_cut:]
+
+    def _cannot_shrink(self, messages: list[ModelMessage], before: int, overhead: int) -> NotSmaller | None:
+        """The refusal a summary of `messages` would end in whatever it said, known before asking
+        for it: when the summary message with no summary at all and the verbatim tail, at each
+        shorter tail the retries below would try, already hold `before` tokens or more (a
+        conversation of a few short steps). None when some summary could shrink it."""
+        level, kept = self.escalation, self._plan
+        try:
+            floors = []
+            for self.escalation in range(level, 3):
+                plan = self.preview(messages, overhead)
+                floors.append((plan.framed(), plan))
+                if floors[-1][0] < before:
+                    return None
+        finally:
+            self.escalation, self._plan = level, kept  # the answer the schedule priced, as it was
+        floor, plan = min(floors, key=lambda f: f[0])
+        verbatim = self.scaled(tokens.estimate(plan.history[plan.cut:]))
+        parts = {"summary": floor - verbatim - self.scaled(overhead), "files": 0, "file_paths": [], "other": 0,
+                 "verbatim": verbatim, "verbatim_messages": len(plan.history) - plan.cut, "fixed": self.scaled(overhead)}
+        return NotSmaller(f"compaction would not shrink the context ({before:,} → at least {floor:,} tokens)",
+                          before=before, after=floor, parts=parts)
 
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
                               summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
