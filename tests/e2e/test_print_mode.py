@@ -209,3 +209,27 @@ def test_all_layers_on_a_task_too_long_for_the_window(cli, priced):
     assert "compact" in layers or {"microcompact", "collapse"} & layers
     if not priced:
         assert {"microcompact", "collapse"} <= layers
+
+
+def test_a_run_stopped_by_max_turns_reports_what_it_spent(cli):
+    """A turn stopped by --max-turns had paid for each of its requests, but its JSON result held only
+    the error: no cost, no usage, no request count. It reports them as a finished run's does."""
+    import json
+
+    with FakeOpenAIServer(lambda req: Reply.tools([("glob", {"pattern": "*"})]), model="deepseek-chat") as server:
+        res = cli("-p", "go", "--model", "deepseek-chat", "--base-url", server.base_url, "--api-key", "k",
+                  "--max-turns", "3", "--output-format", "stream-json")
+        sent = len(server.requests)
+    last = json.loads(res.stdout.splitlines()[-1])
+    assert res.code == 1 and last["subtype"] == "error_max_turns" and last["is_error"] is True, res.stdout
+    assert sent == 3 and last["num_turns"] == 3 and last["usage"]["requests"] == 3
+    assert last["usage"]["input_tokens"] > 0 and last["usage"]["output_tokens"] > 0
+    assert isinstance(last["total_cost_usd"], float) and last["total_cost_usd"] > 0
+    assert last["compactions"] == [] and last["permission_denials"] == []
+
+
+def test_a_run_that_failed_before_its_session_reports_no_spending(cli):
+    res = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k",
+              "--output-format", "json", "--context-window", "10")
+    out = res.json()
+    assert res.code == 2 and out["is_error"] is True and "total_cost_usd" not in out and "usage" not in out

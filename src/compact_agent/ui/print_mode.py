@@ -122,14 +122,35 @@ class PrintRun:
                           "cache_read_tokens": usage.cache_read_tokens, "requests": usage.requests,
                           "summary_requests": len(s.summary_usage),
                           "memory_requests": len(s.memory.usage) if s.memory is not None else 0},
-                "compactions": [{"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
-                                 "tokens_after": c.tokens_after, "archive": str(c.archive or "")}
-                                for c in compactions],
+                "compactions": [compaction_json(c) for c in compactions],
                 "permission_denials": self.denied}
 
-    def error_result(self, message: str, session_id: str | None, subtype: str = "error") -> dict[str, Any]:
-        return {"type": "result", "subtype": subtype, "is_error": True, "error": message, "result": None,
-                "session_id": session_id, "duration_ms": self.duration_ms()}
+    def error_result(self, message: str, session_id: str | None, subtype: str = "error",
+                     session: AgentSession | None = None) -> dict[str, Any]:
+        """The result object of a run that failed. Once a session was made (`session`), with what
+        its requests cost and used before the failure, in the fields of a finished run's result: a
+        turn stopped by --max-turns has paid for every request it made."""
+        out: dict[str, Any] = {"type": "result", "subtype": subtype, "is_error": True, "error": message,
+                               "result": None, "session_id": session_id, "duration_ms": self.duration_ms()}
+        if session is not None:
+            out |= self.spent(session)
+        return out
+
+    def spent(self, s: AgentSession) -> dict[str, Any]:
+        """This run's requests as recorded one by one (a failed turn reports no usage of its own):
+        their count, cost, tokens, the compactions made and what was refused."""
+        from ..agent.accounting.context_report import cost_report
+
+        report = cost_report(s)
+        main = [e for e in s.ext.ledger.entries if e.kind == "main"]
+        return {"num_turns": len(main), "total_cost_usd": cost_usd(report),
+                "usage": {"input_tokens": sum(e.input_tokens for e in main),
+                          "output_tokens": sum(e.output_tokens for e in main),
+                          "cache_read_tokens": sum(e.cache_read for e in main), "requests": len(main),
+                          "summary_requests": len(s.summary_usage),
+                          "memory_requests": len(s.memory.usage) if s.memory is not None else 0},
+                "compactions": [compaction_json(c) for c in s.cm.compactions],
+                "permission_denials": self.denied}
 
 
 async def run_print(opts: SessionOptions, prompt: str, output_format: str = "text", verbose: bool = False,
@@ -200,7 +221,12 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
     except Exception as e:  # noqa: BLE001
         subtype = "error_max_turns" if max_turns_message(e) else "error"
-        return _failed(run, describe_error(e, RETRY_HINT), session.session_id, subtype)
+        return _failed(run, describe_error(e, RETRY_HINT), session, subtype)
+
+
+def compaction_json(c: CompactionResult) -> dict[str, Any]:
+    return {"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
+            "tokens_after": c.tokens_after, "archive": str(c.archive or "")}
 
 
 def cost_usd(report: CostReport) -> float | None:
@@ -284,9 +310,9 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     try:  # the caller closes the session
         await run_command(session, line, console)
     except CommandError as e:
-        return _failed(run, str(e), session.session_id, code=2)
+        return _failed(run, str(e), session, code=2)
     except Exception as e:  # noqa: BLE001
-        return _failed(run, describe_error(e, RETRY_HINT), session.session_id)
+        return _failed(run, describe_error(e, RETRY_HINT), session)
     if run.format != "text":
         text = "\n".join(line.rstrip() for line in shown.getvalue().rstrip("\n").splitlines())
         run.emit(run.result(session, text, _since(usage, session.usage),
@@ -301,8 +327,10 @@ def _since(before: RunUsage, now: RunUsage) -> RunUsage:
                     cache_read_tokens=now.cache_read_tokens - before.cache_read_tokens)
 
 
-def _failed(run: PrintRun, message: str, session_id: str | None, subtype: str = "error", code: int = 1) -> int:
+def _failed(run: PrintRun, message: str, session: AgentSession | None, subtype: str = "error", code: int = 1) -> int:
+    """Say why the run failed (stderr; a JSON result in json and stream-json), and its exit code.
+    `session`: the session once made, whose requests so far the result reports."""
     run.note(message)
     if run.format != "text":
-        run.emit(run.error_result(message, session_id, subtype))
+        run.emit(run.error_result(message, session.session_id if session is not None else None, subtype, session))
     return code
