@@ -16,11 +16,9 @@ from pydantic_ai.messages import (
     ModelMessagesTypeAdapter,
 )
 
-FORMAT_VERSION = 1
+from .journal import FORMAT_VERSION, now_iso, utf8_safe
 
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat()
+__all__ = ["FORMAT_VERSION", "Boundary", "Loaded", "now_iso", "utf8_safe"]
 
 
 @dataclass
@@ -68,21 +66,7 @@ class Loaded:
     meta: dict[str, Any]
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-def utf8_safe(text: str) -> str:
-    """`text` with every lone surrogate replaced by U+FFFD.
-
-    JSON may escape one (`"\\ud800"`) and a provider may send one, and Python strings hold it,
-    but UTF-8 cannot: left in, it fails every later write and request. The rest is kept as is.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", text)
-    return text
 
 
 def _dump_message(m: ModelMessage) -> Any:

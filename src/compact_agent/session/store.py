@@ -11,7 +11,8 @@ Loading never fails on content. Torn, binary, duplicated or unknown lines are sk
 order are put back in the order their parent ids say, lines from a newer format are read as far as
 they are understood, and a history that would not be a valid provider conversation (a tool call
 whose result was lost in a crash) is repaired the way pydantic-ai repairs it. Each kind of problem
-becomes one warning.
+becomes one warning. A last line torn by a crash is cut off only after its bytes were set aside in
+the session's `set-aside/` folder (journal.py); the resumed session says where.
 
 A lock file stops a second process from interleaving writes into the same session. Write failures
 (a full disk, a read-only folder) raise `SessionWriteError`, one line naming the file; nothing that
@@ -29,17 +30,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import (
-    ModelMessage,
-)
+from pydantic_ai.messages import ModelMessage
 
 from .. import crashpoints, secrets
+from . import journal
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, now_iso, utf8_safe
 from .files import (
     SessionError,
     SessionLocked,
     SessionWriteError,
-    _fsync_dir,
     _write_error,
     atomic_write,
     ensure_private_dir,
@@ -60,32 +59,7 @@ __all__ = [
 
 
 def _lines(entries: Iterable[dict[str, Any]]) -> bytes:
-    return utf8_safe(secrets.redact("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))).encode()
-
-
-def _heal_tail(fd: int, size: int) -> bytes:
-    """Deal with a last line that has no newline before appending after it.
-
-    A line torn by a crash (or a failed write) is cut off — it was never a saved entry, and left in
-    place it would warn on every load forever; a complete entry that only lacks its newline (a
-    hand-edited file) is kept and gets one. Returns the bytes to write before the new entries.
-    """
-    start = size
-    while start > 0:
-        chunk_start = max(0, start - 65_536)
-        chunk = os.pread(fd, start - chunk_start, chunk_start)
-        nl = chunk.rfind(b"\n")
-        if nl >= 0:
-            start = chunk_start + nl + 1
-            break
-        start = chunk_start
-    tail = os.pread(fd, size - start, start)
-    try:
-        json.loads(tail)
-        return b"\n"
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        os.ftruncate(fd, start)
-        return b""
+    return journal.encode(entries)
 
 
 class SessionStore:
@@ -99,6 +73,9 @@ class SessionStore:
         self._clock = clock
         self._last_id: str | None = None
         self._lock_fd: int | None = None
+        #: Where torn lines of this session were set aside (journal.py): the user is told on resume.
+        self.set_aside: list[Path] = []
+        self._told = 0  # how many of them a load has told of
 
     # -- paths ---------------------------------------------------------------------------
     @property
@@ -184,24 +161,15 @@ class SessionStore:
     def _append_lines(self, entries: Sequence[dict[str, Any]]) -> None:
         if not entries:
             return
-        data = _lines(entries)
         try:
-            new = not self.path.exists()
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-            try:
-                size = os.fstat(fd).st_size
-                if size and os.pread(fd, 1, size - 1) != b"\n":
-                    data = _heal_tail(fd, size) + data
-                crashpoints.write_in_two(fd, data, "append")
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            if new:
-                _fsync_dir(self.root)
+            kept = journal.append(self.path, _lines(entries), self.dir)
         except OSError as e:
             # Part of the batch may be on disk; the next entry names no parent rather than a wrong one.
             self._last_id = None
             raise _write_error("the session file", self.path, e) from e
+        if kept is not None:
+            self.set_aside.append(kept)
+        self._told = len(self.set_aside)  # cut off by this run's writes: no news of a last run for a later load
         crashpoints.hit("append.done")
         self._last_id = entries[-1]["id"]
 
@@ -215,8 +183,8 @@ class SessionStore:
     def archive(self, stamp: datetime | None = None) -> Path:
         """Copy the full transcript aside before a compaction rewrites it.
 
-        The copy is fsynced and never overwrites an earlier archive; if it cannot be written this
-        raises (an OSError) and the caller must not rewrite the session.
+        The copy is fsynced and never overwrites an earlier archive; a torn last line is copied
+        too. If it cannot be written this raises (an OSError) and the caller must not rewrite the session.
         """
         ts = (stamp or datetime.now()).strftime("%Y%m%d-%H%M%S")
         try:
@@ -243,10 +211,23 @@ class SessionStore:
         entries = self._entries([("boundary", {"boundary": b}),
                                  *(("message", {"message": _dump_message(m)}) for m in messages)], None)
         try:
+            self._keep_torn_tail()
             atomic_write(self.path, _lines(entries), point="rewrite")
         except OSError as e:
             raise _write_error("the session file", self.path, e) from e
         self._last_id = entries[-1]["id"]
+
+    def _keep_torn_tail(self) -> None:
+        """Before the file is replaced: a torn last line's bytes go to `set-aside/` (journal.py)."""
+        if not self.path.exists():
+            return
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            torn = journal.torn_tail(fd)
+        finally:
+            os.close(fd)
+        if torn is not None:
+            self.set_aside.append(journal.set_aside(self.dir, torn[1]))
 
     def log_event(self, event: dict[str, Any]) -> None:
         ensure_private_dir(self.dir)
@@ -260,7 +241,30 @@ class SessionStore:
 
     # -- reading -------------------------------------------------------------------------
     def load(self) -> Loaded:
-        return load_session_file(self.path, on_last_id=self._set_last)
+        """The session as saved. Holding the lock, a torn last line is first set aside and cut off
+        (journal.py), and the user is told where its bytes are."""
+        notes: list[str] = []
+        if self._lock_fd is not None and self.path.exists():
+            try:
+                fd = os.open(self.path, os.O_RDWR)
+                try:
+                    _, kept = journal.heal(fd, self.dir)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as e:  # read-only: the load skips the torn line and the file keeps it
+                notes.append(f"could not set a torn last line aside ({e.strerror or e}); the file keeps it")
+            else:
+                if kept is not None:
+                    self.set_aside.append(kept)
+        loaded = load_session_file(self.path, on_last_id=self._set_last)
+        for kept in self.set_aside[self._told:]:
+            notes.append(f"the last run ended in the middle of writing a line of {self.path.name} "
+                         f"({kept.stat().st_size if kept.exists() else 0} bytes, unreadable): "
+                         f"they are kept in {kept}")
+        self._told = len(self.set_aside)
+        loaded.warnings += notes
+        return loaded
 
     def _set_last(self, eid: str | None) -> None:
         self._last_id = eid

@@ -1,0 +1,149 @@
+"""Appending entries to a session file without losing a byte the file held.
+
+Nothing here imports pydantic-ai (the REPL writes before it is loaded).
+
+A line torn by a crash (the process died mid-append) is never a saved entry, and left in place it
+would warn on every load. It is cut off before the next append, but only after its bytes were
+copied, fsynced, into the session's `set-aside/` folder: they may be all that is left of what the
+user's session held (a prompt, a half-written answer).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import crashpoints, secrets
+from .files import _fsync_dir, atomic_write, ensure_private_dir
+
+FORMAT_VERSION = 1
+
+#: The folder in a session's side folder (`<root>/<id>/`) that keeps the bytes of torn lines.
+SET_ASIDE = "set-aside"
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def utf8_safe(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD.
+
+    JSON may escape one (`"\\ud800"`) and a provider may send one, and Python strings hold it,
+    but UTF-8 cannot: left in, it fails every later write and request. The rest is kept as is.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def encode(entries: Iterable[dict[str, Any]]) -> bytes:
+    """Entries as JSON lines, the API key redacted, lone surrogates made U+FFFD."""
+    return utf8_safe(secrets.redact("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))).encode()
+
+
+def _last_line_start(fd: int, size: int) -> int:
+    """Where the last line of the file begins (after the last newline; 0 when there is none)."""
+    start = size
+    while start > 0:
+        chunk_start = max(0, start - 65_536)
+        chunk = os.pread(fd, start - chunk_start, chunk_start)
+        nl = chunk.rfind(b"\n")
+        if nl >= 0:
+            return chunk_start + nl + 1
+        start = chunk_start
+    return 0
+
+
+def _is_entry(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return True
+
+
+def torn_tail(fd: int) -> tuple[int, bytes] | None:
+    """(where it starts, its bytes) of a last line that a crash tore; None when the file ends with
+    a newline or its last line is a complete entry that only lacks one (a hand-edited file)."""
+    size = os.fstat(fd).st_size
+    if not size or os.pread(fd, 1, size - 1) == b"\n":
+        return None
+    start = _last_line_start(fd, size)
+    tail = os.pread(fd, size - start, start)
+    return None if _is_entry(tail) else (start, tail)
+
+
+def set_aside(side_dir: Path, data: bytes, stamp: datetime | None = None) -> Path:
+    """Keep `data` (a torn line's bytes) in `<side_dir>/set-aside/`, fsynced; its path."""
+    folder = ensure_private_dir(side_dir / SET_ASIDE)
+    name = f"torn-line-{(stamp or datetime.now()).strftime('%Y%m%d-%H%M%S-%f')}"
+    dest = folder / f"{name}.bin"
+    n = 1
+    while dest.exists():
+        n += 1
+        dest = folder / f"{name}-{n}.bin"
+    atomic_write(dest, data, point="write")
+    return dest
+
+
+def heal(fd: int, side_dir: Path) -> tuple[bytes, Path | None]:
+    """Make the file end where a new line can start: the bytes to write first (a newline after a
+    complete last entry that lacks one), and where a torn last line's bytes were set aside before
+    it was cut off (None when there was none). Raises OSError if they could not be kept: then
+    nothing is cut."""
+    size = os.fstat(fd).st_size
+    if not size or os.pread(fd, 1, size - 1) == b"\n":
+        return b"", None
+    torn = torn_tail(fd)
+    if torn is None:
+        return b"\n", None
+    start, data = torn
+    kept = set_aside(side_dir, data)
+    os.ftruncate(fd, start)
+    return b"", kept
+
+
+def append(path: Path, data: bytes | Callable[[str | None], bytes], side_dir: Path) -> Path | None:
+    """Append `data` (or what `data(last entry id)` gives) to `path`, fsynced, after healing its
+    end (see `heal`); where torn bytes were set aside, if any. The folder is fsynced when the file
+    is new. Raises OSError: part of the data may then be on disk, torn."""
+    new = not path.exists()
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        before, kept = heal(fd, side_dir)
+        body = data if isinstance(data, bytes) else data(last_entry_id(fd))
+        crashpoints.write_in_two(fd, before + body, "append")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if new:
+        _fsync_dir(path.parent)
+    return kept
+
+
+def last_entry_id(fd: int) -> str | None:
+    """The id of the file's last complete entry (what a new entry names as its parent)."""
+    end = os.fstat(fd).st_size
+    while end > 0:
+        start = _last_line_start(fd, end - 1) if end > 1 else 0
+        line = os.pread(fd, end - start, start).strip()
+        end = start
+        if not line:
+            continue
+        with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
+            obj = json.loads(line)
+            eid = obj.get("id") if isinstance(obj, dict) else None
+            if isinstance(eid, str):
+                return eid
+    return None
