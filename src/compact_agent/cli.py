@@ -238,18 +238,25 @@ def _stdin_ready(timeout: float) -> bool:
 
 
 def url_problem(url: str | None) -> str | None:
-    """What is wrong with an endpoint address, said before a session is made for it; None if nothing."""
+    """What is wrong with an endpoint address, said before a session is made for it; None if nothing.
+    The address is shown without its secrets (a password, a `?key=` value: secrets.shown_url), and
+    the parser's own words are not (they quote what they could not read, a password included)."""
     from urllib.parse import urlsplit
+
+    from .secrets import shown_url
 
     if url is None:
         return None
+    shown = shown_url(url)
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises on a port that is not a number
     except ValueError as e:
-        return f"{url!r} is not an address ({first_line(e)})"
+        reason = ("an IPv6 host's [ has no closing ]" if "IPv6" in str(e)
+                  else "its port is not a number from 0 to 65535" if "ort" in str(e) else "it cannot be read")
+        return f"{shown!r} is not an address ({reason}; e.g. http://localhost:8000/v1)"
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"{url!r} is not an http:// or https:// address (e.g. http://localhost:8000/v1)"
+        return f"{shown!r} is not an http:// or https:// address (e.g. http://localhost:8000/v1)"
     return None
 
 

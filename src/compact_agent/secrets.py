@@ -26,28 +26,78 @@ from .context.plumbing.secrets import (
 )
 
 __all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "StreamRedactor", "redact", "redact_bytes", "register",
-           "hide_url_passwords", "register_environment", "register_url", "scrubbed_env"]
+           "hide_url_passwords", "register_environment", "register_url", "scrubbed_env", "shown_url"]
 
 #: Environment variables holding a key for a provider we talk to.
 KEY_VARS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "COMPACT_AGENT_API_KEY")
 
 
-_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/?#@:]*:)([^\s/?#@]+)@")
+#: The userinfo of an address in any text: after `scheme://`, up to the last `@` before the host (a
+#: password may hold an `@` of its own); `/`, `?`, `#`, whitespace and quotes end the search, but for
+#: a `/` in what follows `user:` when that is no port (`http://u:pa/ss@host`, a password the parser
+#: cannot read either, so it is refused as an address and quoted).
+_USERINFO = re.compile(r"""(?ix)\b([a-z][a-z0-9+.-]*://)(
+      [^\s/?#@'"<>]*(?:@[^\s/?#@'"<>]*)*              # user[:password], with @ in it
+    | [^\s/?#@'"<>:]*:(?!\d*(?:/|$))[^\s?#'"<>]*      # user:pass/word, not host:port/path
+    )@(?=[^\s@'"<>]*(?:[\s'"<>]|$))""")
+#: A query value whose name says it is a credential (`?key=`, `api_key=`, `access_token=`, `sig=`, ...).
+_QUERY_SECRET = re.compile(r"(?i)([?&;][\w.~-]*(?:key|token|secret|password|passwd|pwd|auth|sig|signature|"
+                           r"credential)s?[\w.~-]*=)([^&#\s'\"<>]+)")
+
+
+def _hide_userinfo(m: re.Match[str]) -> str:
+    user, colon, _password = m.group(2).partition(":")
+    return f"{m.group(1)}{user}:***@" if colon else f"{m.group(1)}***@"  # a name alone may be a token
 
 
 def hide_url_passwords(text: str) -> str:
-    """A password written into a URL (`http://user:pass@host/v1`) shown as `***`: the base URL is
+    """Every address in `text` without its secrets: the password of `http://user:pass@host/v1` shown
+    as `***` (a userinfo without a password, `http://TOKEN@host`, as `***@`), and the value of a
+    query parameter named like a credential (`?api_key=...`, `&token=...`) as `***`. The base URL is
     printed in errors, notes and `config`, and a short password is below what `register` takes."""
-    return _URL_PASSWORD.sub(r"\1***@", text)
+    return _QUERY_SECRET.sub(r"\1***", _USERINFO.sub(_hide_userinfo, text))
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be shown, also when it is no well-formed address (a --base-url about to be
+    refused): then everything between `://` and the last `@` before the query is taken for the
+    userinfo, so a password with a `/` or a `[` in it is hidden too."""
+    from urllib.parse import urlsplit
+
+    scheme, sep, rest = url.partition("://")
+    authority = re.split(r"[?#]", rest, maxsplit=1)[0]
+    try:
+        urlsplit(url).port  # noqa: B018 - raises on what is no address
+        well_formed = True
+    except ValueError:
+        well_formed = False
+    if sep and not well_formed and "@" in authority:
+        info, _, after = authority.rpartition("@")
+        user, colon, _password = info.partition(":")
+        shown = f"{user}:***" if colon and "/" not in user and "[" not in user else "***"
+        url = f"{scheme}://{shown}@{after}{rest[len(authority):]}"
+    return hide_url_passwords(url)
+
+
+def _url_secrets(url: str) -> list[str]:
+    """The secret parts of `url`: its userinfo's password (or a name alone), its credential query values."""
+    from urllib.parse import unquote
+
+    found: list[str] = []
+    _scheme, sep, rest = url.partition("://")
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0] if sep else ""
+    if "@" in authority:
+        user, colon, password = authority.rpartition("@")[0].partition(":")
+        found.append(password if colon else user)
+    found += [m.group(2) for m in _QUERY_SECRET.finditer(url)]
+    return [form for value in found if value for form in (value, unquote(value))]
 
 
 def register_url(url: str | None) -> None:
-    """The password in `url`, if any, is redacted like a key from everything we write."""
-    if url and (found := _URL_PASSWORD.search(url)):
-        from urllib.parse import unquote
-
-        register(found.group(2))
-        register(unquote(found.group(2)))
+    """The secrets in `url` (a password, a token as the user name, a `?key=` value), if any, are
+    redacted like a key from everything we write."""
+    for secret in _url_secrets(url or ""):
+        register(secret)
 
 
 def register_environment(environ: Mapping[str, str] = os.environ) -> None:

@@ -372,8 +372,8 @@ def test_an_endpoint_that_is_not_an_address_is_refused_before_a_session(cli):
     """A mistyped --base-url is bad usage, said in words, and no session is made for it (it used
     to read as a network failure, or as an exception's text)."""
     for url, said in (("notaurl", "is not an http:// or https:// address"), ("ftp://x/v1", "is not an http://"),
-                      ("http://[::1", "is not an address (Invalid IPv6 URL)"),
-                      ("http://h:abc/v1", "is not an address (Port could not be cast")):
+                      ("http://[::1", "is not an address (an IPv6 host's [ has no closing ]"),
+                      ("http://h:abc/v1", "is not an address (its port is not a number")):
         res = cli("-p", "x", "--model", "m", "--api-key", "k", "--base-url", url)
         assert res.code == 2 and res.stderr.startswith(f"compact-agent: --base-url: {url!r} {said}"), res.stderr
         assert res.stderr.count("\n") == 1

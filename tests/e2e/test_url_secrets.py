@@ -1,0 +1,67 @@
+"""No secret written into an endpoint's address (a password in its userinfo, a token as its user
+name, a `?key=` value) reaches any output: a malformed --base-url used to be quoted whole in its
+error, `http://user:s3cret@[bad/v1` with the password."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from compact_agent.secrets import hide_url_passwords, shown_url
+
+SECRET = "s3cretpw"
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    (f"http://user:{SECRET}@[bad/v1", "'http://user:***@[bad/v1' is not an address (an IPv6 host's [ has no closing ]"),
+    (f"http://user:{SECRET}@host:notaport/v1", "'http://user:***@host:notaport/v1' is not an address (its port is not"),
+    (f"http://user:{SECRET}/x@host/v1", "'http://user:***@host/v1' is not an address"),  # a / in the password
+    (f"ftp://user:{SECRET}@host/v1", "'ftp://user:***@host/v1' is not an http:// or https:// address"),
+    (f"http://{SECRET}@[bad/v1", "'http://***@[bad/v1' is not an address"),  # a token as the user name
+    (f"http://[bad/v1?api_key={SECRET}", "'http://[bad/v1?api_key=***' is not an address"),
+])
+def test_a_malformed_base_url_is_refused_without_its_secrets(cli, url, shown):
+    cli.home.mkdir(parents=True, exist_ok=True)
+    transcript = cli.cwd / "t.json"
+    transcript.write_text(json.dumps([{"role": "user", "content": "go"}, {"role": "assistant", "content": "ok"}]))
+    runs = {"flag": cli("-p", "x", "--base-url", url),
+            "json": cli("-p", "x", "--base-url", url, "--output-format", "json"),
+            "env": cli("-p", "x", env={"COMPACT_AGENT_BASE_URL": url}),
+            "analyze": cli("analyze", str(transcript), "--model", "m", "--base-url", url),
+            "analyze, top-level flag": cli("--base-url", url, "analyze", str(transcript), "--model", "m")}
+    (cli.home / "config.toml").write_text(f"base_url = {json.dumps(url)}\n")
+    runs["file"] = cli("-p", "x")
+    runs["config"] = cli("config")
+    for name, res in runs.items():
+        assert SECRET not in res.stdout + res.stderr, (name, res.stdout, res.stderr)
+        if name != "config":  # `config` shows the file's value, without its secret, and refuses nothing
+            assert res.code == 2 and shown in res.stderr, (name, res.stderr)
+            assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr, (name, res.stderr)
+    assert shown in runs["json"].json()["error"]
+    assert cli.sessions() == []
+
+
+def test_every_secret_form_of_an_address_is_hidden():
+    assert hide_url_passwords("at http://user:p@ss@host/v1 now") == "at http://user:***@host/v1 now"
+    assert hide_url_passwords("http://ghp_token123@host/v1") == "http://***@host/v1"
+    assert hide_url_passwords("http://h/v1?api_key=abc&x=1&token=zz&key=k#f") == "http://h/v1?api_key=***&x=1&token=***&key=***#f"
+    assert hide_url_passwords("'http://u:pw@h/v1' and \"http://h/v1\"") == "'http://u:***@h/v1' and \"http://h/v1\""
+    assert hide_url_passwords("http://host/v1 then mail me@example.org") == "http://host/v1 then mail me@example.org"
+    assert shown_url("http://u:pa/ss@host:1/v1") == "http://u:***@host:1/v1"  # no address: the last @ ends it
+    assert shown_url("http://host/v1/@me") == "http://host/v1/@me"  # an address: an @ in its path is no userinfo
+
+
+def test_a_working_address_keeps_its_secrets_out_of_errors_and_config(cli):
+    """The valid address with a password and a `?api_key=` value: the unreachable endpoint's error,
+    the JSON result, `config` (text and JSON) show neither, nor does any file of the session."""
+    url = f"http://bob:{SECRET}@127.0.0.1:1/v1?api_key=q{SECRET}"
+    failed = cli("-p", "x", "--base-url", url, "--api-key", "k", "--output-format", "json")
+    assert failed.code == 1 and "at http://bob:***@127.0.0.1:1/v1" in failed.json()["error"], failed.stderr
+    shown = cli("--base-url", url, "config")
+    assert "http://bob:***@127.0.0.1:1/v1?api_key=***" in shown.stdout, shown.stdout
+    as_json = cli("--base-url", url, "config", "--json")
+    assert json.loads(as_json.stdout)["settings"]["base_url"]["value"] == "http://bob:***@127.0.0.1:1/v1?api_key=***"
+    for res in (failed, shown, as_json):
+        assert SECRET not in res.stdout + res.stderr
+    assert not any(SECRET in p.read_text(errors="replace") for p in cli.home.rglob("*") if p.is_file())
