@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..safety.permissions import Permissions, resolve_path
 from ..tools import images
-from ..tools.base import _is_binary
+from ..tools.text_encoding import sniff_file
 
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 _EXT = r"\.(?:png|jpe?g|gif|webp)"
@@ -99,7 +99,7 @@ def _text_file(name: str, shown: str, path: Path, read_max_bytes: int) -> Attach
 
     try:
         size = path.stat().st_size
-        if _is_binary(path):
+        if sniff_file(path) is None:
             return refused(f"a binary file, {size:,} bytes")
         if size > read_max_bytes:
             return refused(f"{size:,} bytes, over the {read_max_bytes:,}-byte read limit; the model can read "

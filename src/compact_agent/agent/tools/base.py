@@ -32,7 +32,6 @@ MAX_LINE_CHARS = 2_000
 MAX_MATCHES = 200
 MAX_GLOB_RESULTS = 200
 MAX_BASH_TIMEOUT_S = 600.0
-SNIFF_BYTES = 8_192
 SNIPPET_CONTEXT = 3
 SNIPPET_MAX_LINES = 30
 
@@ -75,11 +74,6 @@ def _shown(env: ToolEnv, p: Path) -> str:
 
 def _numbered(lines: Iterable[str], first: int) -> str:
     return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, first))
-
-
-def _is_binary(p: Path) -> bool:
-    with p.open("rb") as f:
-        return b"\0" in f.read(SNIFF_BYTES)
 
 
 # ---------------------------------------------------------------------------------------- read

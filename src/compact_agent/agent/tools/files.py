@@ -11,13 +11,15 @@ cannot interleave two edits of one file.
 from __future__ import annotations
 
 import difflib
+import io
 import logging
-import re
 import shlex
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from ...config import Settings
 from ..safety.permissions import resolve_path
 from . import images
 from .base import (
@@ -26,13 +28,14 @@ from .base import (
     SNIPPET_MAX_LINES,
     ToolEnv,
     ToolFailure,
-    _is_binary,
     _list_dir,
     _not_found,
     _numbered,
     _shown,
 )
 from .file_state import atomic_write_bytes
+from .text_encoding import SNIFF_BYTES, UTF8, Encoding, decode, escaped_bytes, sniff, sniff_file
+from .text_encoding import shown as shown_text
 
 log = logging.getLogger(__name__)
 
@@ -43,59 +46,76 @@ LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 8
 #: How much of a cut line's rest the cut note's command shows at a time.
 NEXT_BYTES = 4_000
 
-_UNDECODED = re.compile("[\udc80-\udcff]")
-
 
 class _Stream:
     """The lines of a file too big to load whole, and `start`, the byte offset of the last one given.
 
-    A byte that is not UTF-8 is kept as a surrogate escape (one character per byte, so the bytes
-    behind any part of a line are known) and shown as U+FFFD: not fatal."""
+    A byte an 8-bit or UTF-8 file's encoding cannot read is kept as a surrogate escape (one
+    character per byte, so the bytes behind any part of a line are known) and shown as U+FFFD: not
+    fatal. UTF-16 and UTF-32 are read through a decoder, each line's bytes counted by encoding it."""
 
-    def __init__(self, p: Path) -> None:
-        self.p, self.start = p, 0
+    def __init__(self, p: Path, enc: Encoding) -> None:
+        self.p, self.enc, self.start = p, enc, len(enc.bom)
 
     def __iter__(self) -> Iterator[str]:
         with self.p.open("rb") as f:
-            at = 0
-            while raw := f.readline(LINE_READ_BYTES):
-                self.start, at = at, at + len(raw)
-                if not raw.endswith(b"\n"):
-                    while more := f.readline(1 << 16):
-                        at += len(more)
-                        if more.endswith(b"\n"):
-                            break
-                yield raw.decode("utf-8", errors="surrogateescape").rstrip("\n")
+            f.seek(len(self.enc.bom))
+            yield from self._wide(f) if self.enc.wide else self._bytes(f)
+
+    def _bytes(self, f: BinaryIO) -> Iterator[str]:
+        at = len(self.enc.bom)
+        while raw := f.readline(LINE_READ_BYTES):
+            self.start, at = at, at + len(raw)
+            if not raw.endswith(b"\n"):
+                while more := f.readline(1 << 16):
+                    at += len(more)
+                    if more.endswith(b"\n"):
+                        break
+            yield raw.decode(self.enc.codec, errors="surrogateescape").rstrip("\n")
+
+    def _wide(self, f: BinaryIO) -> Iterator[str]:
+        at, codec = len(self.enc.bom), self.enc.codec
+        text = io.TextIOWrapper(f, encoding=codec, errors="replace", newline="\n")
+        while line := text.readline(LINE_READ_BYTES):
+            self.start, at = at, at + len(line.encode(codec))
+            if not line.endswith("\n"):
+                while more := text.readline(1 << 16):
+                    at += len(more.encode(codec))
+                    if more.endswith("\n"):
+                        break
+            yield line.rstrip("\n")
 
     def line_start(self, _n: int) -> int:
         """Where the line just given starts (its number is known to the reader, not needed here)."""
         return self.start
 
 
-def _line_starts(raw: bytes) -> Callable[[int], int]:
-    """The byte offset where line n starts in `raw`, found on demand (only a cut line needs it)
-    for n that never decreases: UTF-8 and Latin-1 both write a newline as the one byte 0x0A."""
-    n, pos = 1, 0
+def _line_starts(parts: list[str], enc: Encoding) -> Callable[[int], int]:
+    """The byte offset where line n starts in a file read whole as `parts` (its lines, each with
+    any CR), found on demand (only a cut line needs it) for n that never decreases."""
+    n, pos = 1, len(enc.bom)
 
     def start(line: int) -> int:
         nonlocal n, pos
         while n < line:
-            pos = raw.find(b"\n", pos) + 1
+            pos += len((parts[n - 1] + "\n").encode(enc.codec, enc.errors))
             n += 1
         return pos
 
     return start
 
 
-def _cut_note(length: int | None, path: str, after: int) -> str:
+def _cut_note(length: int | None, path: str, after: int, enc: Encoding) -> str:
     """What follows a line cut at MAX_LINE_CHARS: how long it was (None: unknown, the rest of a big
     file's line was skipped unread) and how to reach the rest, which no offset of read_file does.
     `after` is the 1-based byte offset in the file just past the part shown: `tail -c` counts
-    bytes, so the command starts right after that part whatever its characters, on any system."""
+    bytes, so the command starts right after that part whatever its characters, on any system.
+    UTF-16 and UTF-32 bytes go through iconv, so the command prints text."""
     size = "" if length is None else f" of {length:,}"
     arg = shlex.quote("./" + path if path.startswith("-") else path)
+    to_text = f" | iconv -f {enc.iconv} -t UTF-8" if enc.wide else ""
     return (f" […line truncated: the first {MAX_LINE_CHARS:,}{size} characters; grep finds text in the rest, "
-            f"`tail -c +{after} {arg} | head -c {NEXT_BYTES}` shows the next {NEXT_BYTES:,} bytes]")
+            f"`tail -c +{after} {arg} | head -c {NEXT_BYTES}{to_text}` shows the next {NEXT_BYTES:,} bytes]")
 
 
 def read_image(env: ToolEnv, path: str | Path, *, confined: bool = True) -> str | list[Any] | None:
@@ -108,6 +128,101 @@ def read_image(env: ToolEnv, path: str | Path, *, confined: bool = True) -> str 
     if not p.is_file() or (info := images.sniff(p)) is None:
         return None
     return images.image_content(_shown(env, p), p, info, sees=env.images, max_bytes=env.settings.image_max_bytes)
+
+
+@dataclass(frozen=True)
+class TextView:
+    """What read_file shows of a text file: `text` as the model reads it (a ToolFailure when it
+    shows none of it), lines `start`-`end` of `total`, `cut` of them cut at MAX_LINE_CHARS."""
+
+    text: str
+    start: int = 0
+    end: int = 0
+    total: int = 0
+    cut: int = 0
+    encoding: Encoding = UTF8
+
+    @property
+    def partial(self) -> bool:
+        return self.start > 1 or self.end < self.total
+
+
+def _encoding_note(shown: str, text: str, enc: Encoding) -> str:
+    """A line before the text of a file that is not plain UTF-8, so the model knows what its
+    characters stand for and that an edit keeps them (text shown as U+FFFD is bytes that are not UTF-8)."""
+    if enc.codec == "utf-8":
+        if not (stray := escaped_bytes(text)):
+            return ""
+        return (f"[{shown} is UTF-8 but for {stray:,} byte{'s' if stray != 1 else ''} that "
+                f"{'are' if stray != 1 else 'is'} not, shown as \ufffd; edits keep them]\n")
+    mark = " with a byte-order mark" if enc.bom else ""
+    return f"[{shown} is {enc.name} text{mark}, not UTF-8; edits keep that encoding]\n"
+
+
+def view_text(settings: Settings, p: Path, shown: str, offset: int | None = None,
+              limit: int | None = None) -> TextView:
+    """The lines of the regular file `p` that read_file shows, read and cut as it does, without
+    recording the read: read_file_text and the `@path` attachment line (run/attachments.py) both
+    say what the model gets from this one place."""
+    size = p.stat().st_size
+    enc = sniff_file(p)
+    if enc is None:
+        return TextView(ToolFailure(f"{shown} is a binary file ({size} bytes); not shown."))
+    huge = size > settings.read_max_bytes
+    if huge and offset is None and limit is None:
+        return TextView(ToolFailure(
+            f"{shown} is {size} bytes, over the {settings.read_max_bytes}-byte read limit; read a slice "
+            "with offset and limit (e.g. offset=1, limit=500) or search it with grep."
+        ))
+    note = ""
+    if huge:
+        stream = _Stream(p, enc)
+        lines: Iterator[str] = iter(stream)
+        line_start: Callable[[int], int] = stream.line_start
+        if enc.codec != "utf-8":
+            note = _encoding_note(shown, "", enc)
+    else:
+        if (decoded := decode(p.read_bytes(), enc)) is None:
+            return TextView(ToolFailure(
+                f"{shown} starts with a {enc.name} byte-order mark but is not {enc.name} text ({size} bytes); not shown."))
+        text, enc = decoded
+        note = _encoding_note(shown, text, enc)
+        parts = text.split("\n")
+        if parts[-1] == "":
+            parts.pop()
+        lines = iter(parts)
+        line_start = _line_starts(parts, enc)
+    start = max(1, int(offset or 1))
+    count = int(limit) if limit and limit > 0 else settings.read_default_lines
+    kept: list[str] = []
+    chars = total = cut = 0
+    full = False  # stopped early because the character cap was hit
+    for total, line in enumerate(lines, 1):  # noqa: B007 - total is the line count after the loop
+        if total < start or len(kept) >= count or full:
+            continue
+        line = line.rstrip("\r")
+        if len(line) > MAX_LINE_CHARS:
+            head = line[:MAX_LINE_CHARS]
+            after = line_start(total) + len(head.encode(enc.codec, "surrogateescape")) + 1
+            line = head + _cut_note(None if huge else len(line), shown, after, enc)
+        line = shown_text(line)
+        if kept and chars + len(line) > settings.tool_result_max_chars:
+            full = True
+            continue
+        cut += len(line) > MAX_LINE_CHARS
+        kept.append(line)
+        chars += len(line) + 8
+    if total == 0:
+        return TextView(f"{shown} is empty.", encoding=enc)
+    if start > total:
+        return TextView(ToolFailure(f"{shown} has {total} line{'' if total == 1 else 's'}; offset {start} is past the end."))
+    end = start + len(kept) - 1
+    view = TextView("", start, end, total, cut, enc)
+    body = note + _numbered(kept, start)
+    if view.partial:
+        more = f"; read more with offset={end + 1}" if end < total else ""
+        body = f"[{shown}: lines {start}-{end} of {total}{more}]\n{body}"
+    return replace(view, text=body)
 
 
 def read_file_text(
@@ -131,68 +246,13 @@ def read_file_text(
         return _not_found(env, p)
     if not p.is_file():
         return ToolFailure(f"{shown} is not a regular file; not shown.")
-    st = p.stat()
-    if _is_binary(p):
-        return ToolFailure(f"{shown} is a binary file ({st.st_size} bytes); not shown.")
-    s = env.settings
-    huge = st.st_size > s.read_max_bytes
-    if huge and offset is None and limit is None:
-        return ToolFailure(
-            f"{shown} is {st.st_size} bytes, over the {s.read_max_bytes}-byte read limit; read a slice "
-            "with offset and limit (e.g. offset=1, limit=500) or search it with grep."
-        )
-    legacy = ""
-    encoding = "utf-8"
-    if huge:
-        stream = _Stream(p)
-        lines: Iterator[str] = iter(stream)
-        line_start: Callable[[int], int] = stream.line_start
-    else:
-        raw = p.read_bytes()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:  # no NUL byte, so text in a legacy 8-bit encoding, not binary
-            text = raw.decode("latin-1")
-            encoding = "latin-1"
-            legacy = f"[{shown} is not UTF-8; shown decoded as Latin-1; edit_file cannot change it]\n"
-        parts = text.split("\n")
-        if parts[-1] == "":
-            parts.pop()
-        lines = iter(parts)
-        line_start = _line_starts(raw)
-    start = max(1, int(offset or 1))
-    count = int(limit) if limit and limit > 0 else s.read_default_lines
-    kept: list[str] = []
-    chars = total = 0
-    full = False  # stopped early because the character cap was hit
-    for total, line in enumerate(lines, 1):  # noqa: B007 - total is the line count after the loop
-        if total < start or len(kept) >= count or full:
-            continue
-        line = line.rstrip("\r")
-        if len(line) > MAX_LINE_CHARS:
-            head = line[:MAX_LINE_CHARS]
-            after = line_start(total) + len(head.encode(encoding, "surrogateescape")) + 1
-            line = head + _cut_note(None if huge else len(line), shown, after)
-        if huge:
-            line = _UNDECODED.sub("\ufffd", line)
-        if kept and chars + len(line) > s.tool_result_max_chars:
-            full = True
-            continue
-        kept.append(line)
-        chars += len(line) + 8
-    if total == 0:
-        env.read_state.record(p, st.st_mtime_ns)
-        return f"{shown} is empty."
-    if start > total:
-        return ToolFailure(f"{shown} has {total} line{'' if total == 1 else 's'}; offset {start} is past the end.")
-    end = start + len(kept) - 1
-    partial = start > 1 or end < total
-    env.read_state.record(p, st.st_mtime_ns, partial, offset=offset, limit=limit)
-    body = legacy + _numbered(kept, start)
-    if not partial:
-        return body
-    more = f"; read more with offset={end + 1}" if end < total else ""
-    return f"[{shown}: lines {start}-{end} of {total}{more}]\n{body}"
+    mtime = p.stat().st_mtime_ns
+    view = view_text(env.settings, p, shown, offset, limit)
+    if view.total == 0 and not isinstance(view.text, ToolFailure):
+        env.read_state.record(p, mtime)
+    elif view.total:
+        env.read_state.record(p, mtime, view.partial, offset=offset, limit=limit)
+    return view.text
 
 
 # ---------------------------------------------------------------------------------- write / edit
@@ -209,7 +269,7 @@ def _notify(env: ToolEnv, tool: str, info: dict[str, Any]) -> None:
 
 def _diff(old: str, new: str, name: str, cap: int = 4_000) -> str:
     lines = difflib.unified_diff(old.splitlines(), new.splitlines(), name, name, n=2, lineterm="")
-    out = "\n".join(lines)
+    out = shown_text("\n".join(lines))
     return out if len(out) <= cap else out[:cap] + "\n… (diff truncated)"
 
 
@@ -226,7 +286,35 @@ def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
     return None
 
 
-def _commit(env: ToolEnv, p: Path, text: str) -> ToolFailure | None:
+def _file_text(shown: str, p: Path) -> tuple[str, Encoding] | ToolFailure:
+    """The whole text of an existing file and its encoding, decoded as read_file decodes it."""
+    raw = p.read_bytes()
+    if (enc := sniff(raw[:SNIFF_BYTES])) is None:
+        return ToolFailure(f"refused: {shown} is a binary file ({len(raw)} bytes); only text files are edited.")
+    if (decoded := decode(raw, enc)) is None:
+        return ToolFailure(f"refused: {shown} starts with a {enc.name} byte-order mark but is not {enc.name} text.")
+    return decoded
+
+
+def _encoded(shown: str, text: str, enc: Encoding) -> bytes | ToolFailure:
+    """`text` in the file's own encoding (a user's UTF-16 or Latin-1 file is never rewritten as
+    UTF-8), or why it cannot be: a character that encoding has no bytes for."""
+    try:
+        return enc.encode(text)
+    except UnicodeEncodeError as e:
+        ch, line = e.object[e.start], text.count("\n", 0, e.start) + 1
+        return ToolFailure(
+            f"refused: {shown} is {enc.name} text, which has no {ch!r} (U+{ord(ch):04X}, line {line}); "
+            f"write only characters {enc.name} has (the file keeps its encoding)."
+        )
+
+
+def _kept(enc: Encoding) -> str:
+    """What a write result says of an encoding kept that is not plain UTF-8."""
+    return "" if enc == UTF8 else f", kept as {enc.label}"
+
+
+def _commit(env: ToolEnv, p: Path, data: bytes) -> ToolFailure | None:
     """Checkpoint, write atomically, and remember the new mtime so the next edit needs no re-read.
 
     A failed write names the file the model asked for, not the temp file beside it."""
@@ -234,7 +322,7 @@ def _commit(env: ToolEnv, p: Path, text: str) -> ToolFailure | None:
         env.checkpoints.before_write(p)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(p, text.encode("utf-8"))
+        atomic_write_bytes(p, data)
     except OSError as e:
         return ToolFailure(f"could not write {_shown(env, p)}: {e.strerror or 'write failed'}")
     prev = env.read_state.get(p)
@@ -254,25 +342,29 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     if p.is_dir():
         return ToolFailure(f"{shown} is a directory; give a file path.")
     existed = p.exists()
-    old = ""
+    old, enc = "", UTF8
     if existed:
         if env.read_state.get(p) is None:
             return ToolFailure(f"refused: {shown} already exists and has not been read; read it first with read_file.")
         if refusal := _guard_current(env, p, "overwrite"):
             return ToolFailure(refusal)
-        old = p.read_text(encoding="utf-8", errors="replace")
+        if isinstance(current := _file_text(shown, p), ToolFailure):
+            return current
+        old, enc = current
+    if isinstance(data := _encoded(shown, content, enc), ToolFailure):
+        return data
     n = _count_lines(content)
     size = "1 line" if n == 1 else f"{n} lines"
     diff = _diff(old, content, shown)
     detail = f"{'overwrite' if existed else 'create'} {shown} ({size})\n{diff}"
     if refusal := env.permissions.check("write_file", detail, path=p):
         return ToolFailure(refusal)
-    if failed := _commit(env, p, content):
+    if failed := _commit(env, p, data):
         return failed
     _notify(
         env, "write_file", {"path": str(p), "rel": shown, "created": not existed, "lines": n, "diff": diff}
     )
-    return f"{'Overwrote' if existed else 'Created'} {shown} ({size})."
+    return f"{'Overwrote' if existed else 'Created'} {shown} ({size}{_kept(enc)})."
 
 
 def edit_file_impl(
@@ -290,10 +382,9 @@ def edit_file_impl(
         return ToolFailure(f"{shown} is a directory; give a file path.") if p.is_dir() else _not_found(env, p)
     if refusal := _guard_current(env, p, "edit"):
         return ToolFailure(refusal)
-    try:
-        text = p.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        return ToolFailure(f"refused: {shown} is not UTF-8 text; edit_file only edits text files.")
+    if isinstance(current := _file_text(shown, p), ToolFailure):
+        return current
+    text, enc = current
     old, new = old_string, new_string
     found = text.count(old)
     if not found and "\r\n" in text and "\n" in old and "\r\n" not in old:
@@ -312,10 +403,12 @@ def edit_file_impl(
         )
     first = text.index(old)
     new_text = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    if isinstance(data := _encoded(shown, new_text, enc), ToolFailure):
+        return data
     diff = _diff(text, new_text, shown)
     if refusal := env.permissions.check("edit_file", f"edit {shown}\n{diff}", path=p):
         return ToolFailure(refusal)
-    if failed := _commit(env, p, new_text):
+    if failed := _commit(env, p, data):
         return failed
     count = found if replace_all else 1
     _notify(env, "edit_file", {"path": str(p), "rel": shown, "replacements": count, "diff": diff})
@@ -325,6 +418,6 @@ def edit_file_impl(
     line = new_text.count("\n", 0, first) + 1
     lo = max(1, line - SNIPPET_CONTEXT)
     hi = min(len(lines), line + new.count("\n") + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
-    snippet = _numbered((ln.rstrip("\r")[:MAX_LINE_CHARS] for ln in lines[lo - 1 : hi]), lo)
+    snippet = _numbered((shown_text(ln.rstrip("\r")[:MAX_LINE_CHARS]) for ln in lines[lo - 1 : hi]), lo)
     what = f"{count} replacements" if count > 1 else "1 replacement"
-    return f"Edited {shown} ({what}); lines {lo}-{hi} now read:\n{snippet}"
+    return f"Edited {shown} ({what}{_kept(enc)}); lines {lo}-{hi} now read:\n{snippet}"

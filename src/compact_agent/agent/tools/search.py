@@ -39,10 +39,10 @@ from .base import (
     SKIP_DIRS,
     ToolEnv,
     ToolFailure,
-    _is_binary,
     _not_found,
     _shown,
 )
+from .text_encoding import sniff_file
 
 
 def _expand_braces(pattern: str) -> list[str]:
@@ -218,9 +218,10 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         if not _readable_inside(env, f):
             continue
         try:
-            if _is_binary(f):
+            if (enc := sniff_file(f)) is None:  # binary
                 continue
-            with f.open(encoding="utf-8", errors="replace") as fh:
+            codec, errors = enc.stream
+            with f.open(encoding=codec, errors=errors) as fh:
                 for n, at, line in _lines(fh):
                     if bound.exceeded(f"{_shown(env, f)}:{n}"):
                         break
