@@ -34,6 +34,7 @@ from pydantic_ai.messages import ModelMessage
 
 from .. import crashpoints, secrets
 from . import journal
+from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, now_iso, utf8_safe
 from .files import (
     SessionError,
@@ -54,7 +55,7 @@ from .loading import _file_lines, load_session_file
 __all__ = [
     "FORMAT_VERSION", "Boundary", "Loaded", "SessionError", "SessionLocked", "SessionStore", "SessionWriteError",
     "atomic_write", "ensure_private_dir", "ensure_private_file", "list_sessions", "load_session_file",
-    "new_session_id", "now_iso", "project_slug", "remove_stale_temps", "utf8_safe",
+    "new_session_id", "now_iso", "project_slug", "remove_stale_temps", "session_archives", "utf8_safe",
 ]
 
 
@@ -183,17 +184,13 @@ class SessionStore:
     def archive(self, stamp: datetime | None = None) -> Path:
         """Copy the full transcript aside before a compaction rewrites it.
 
-        The copy is fsynced and never overwrites an earlier archive; a torn last line is copied
-        too. If it cannot be written this raises (an OSError) and the caller must not rewrite the session.
+        The copy is fsynced and never overwrites an earlier archive; its name sorts after every
+        earlier archive of the session (archives.py). A torn last line is copied too. If it cannot
+        be written this raises (an OSError) and the caller must not rewrite the session.
         """
-        ts = (stamp or datetime.now()).strftime("%Y%m%d-%H%M%S")
         try:
             ensure_private_dir(self.archive_dir)
-            dest = self.archive_dir / f"{self.session_id}-{ts}.jsonl"
-            n = 1
-            while dest.exists():
-                n += 1
-                dest = self.archive_dir / f"{self.session_id}-{ts}-{n}.jsonl"
+            dest = next_archive(self.archive_dir, self.session_id, stamp or datetime.now())
             data = self.path.read_bytes() if self.path.exists() else b""
             atomic_write(dest, data, point="archive")
         except OSError as e:  # the compactor says the rest: "could not archive …; not rewritten"
@@ -201,6 +198,10 @@ class SessionStore:
             err.errno = e.errno
             raise err from e
         return dest
+
+    def archives(self) -> list[Path]:
+        """This session's archives, oldest first (the names of every version)."""
+        return session_archives(self.archive_dir, self.session_id)
 
     def rewrite(self, boundary: Boundary | dict[str, Any], messages: Sequence[ModelMessage]) -> None:
         """Replace the session with a boundary entry plus the new history (atomically).

@@ -58,9 +58,7 @@ def all_boundaries(store: SessionStore) -> list[Boundary]:
     taken before the next rewrite, so the archives together hold the whole list.
     """
     found: dict[tuple[str, str, str, int, str], Boundary] = {}
-    archives = sorted(store.archive_dir.glob(f"{store.session_id}-*.jsonl"), key=lambda p: p.stat().st_mtime_ns) \
-        if store.archive_dir.is_dir() else []
-    for path in [*archives, store.path]:
+    for path in [*store.archives(), store.path]:  # in the order written, by name (old names too)
         try:
             loaded = load_session_file(path)
         except OSError:

@@ -1,0 +1,70 @@
+"""The names of a session's archives (the transcript copied aside before each compaction).
+
+An archive is `compact-history/<session id>-<YYYYmmdd-HHMMSS-ffffff>.jsonl`: fixed-width, so
+`ls` lists a session's archives in the order they were written. The stamp of a new one is later
+than every earlier archive of the session, also when the clock went back or two came within the
+same microsecond (it is then moved on by a microsecond).
+
+Earlier versions named them `<id>-<YYYYmmdd-HHMMSS>.jsonl` and, for a second one within the same
+second, `…-2.jsonl`, `…-10.jsonl`: `ls` put `-10` before `-9` and `-2` before the first. Those
+names are still read, and `session_archives` puts them in the order they were written.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+
+STAMP = "%Y%m%d-%H%M%S-%f"
+_NEW = re.compile(r"(\d{8}-\d{6})-(\d{6})")
+_OLD = re.compile(r"(\d{8}-\d{6})(?:-(\d{1,5}))?")
+_ONE = timedelta(microseconds=1)
+
+
+def archive_moment(path: Path, session_id: str) -> tuple[datetime, int] | None:
+    """(when, rank within that moment) of an archive of `session_id`, from its name; None for a
+    file that is not one (another session's, whose id starts with this one, included).
+
+    An old name holds the second only: its moment is the end of that second, ranked by its `-N`
+    (the first had none), so that it comes after everything written earlier in that second."""
+    prefix = f"{session_id}-"
+    name = path.name
+    if not (name.startswith(prefix) and name.endswith(".jsonl")):
+        return None
+    stamp = name[len(prefix):-len(".jsonl")]
+    try:
+        if m := _NEW.fullmatch(stamp):
+            return datetime.strptime(f"{m[1]}-{m[2]}", STAMP), 0
+        if m := _OLD.fullmatch(stamp):
+            return datetime.strptime(m[1], "%Y%m%d-%H%M%S").replace(microsecond=999_999), int(m[2] or 1)
+    except ValueError:  # digits that are no date (month 13)
+        return None
+    return None
+
+
+def session_archives(archive_dir: Path, session_id: str) -> list[Path]:
+    """The archives of `session_id` in `archive_dir`, oldest first, old names and new."""
+    if not archive_dir.is_dir():
+        return []
+    found: list[tuple[tuple[datetime, int], Path]] = []
+    for p in archive_dir.glob(f"{glob_escape(session_id)}-*.jsonl"):
+        if (moment := archive_moment(p, session_id)) is not None:
+            found.append((moment, p))
+    return [p for _, p in sorted(found)]
+
+
+def glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+def next_archive(archive_dir: Path, session_id: str, now: datetime) -> Path:
+    """The name of the session's next archive: stamped `now`, or just after its latest archive if
+    that is not earlier (a clock set back, or two within a microsecond), and not taken."""
+    latest = [m for p in session_archives(archive_dir, session_id) if (m := archive_moment(p, session_id))]
+    when = now.replace(tzinfo=None)
+    if latest and when <= max(latest)[0]:
+        when = max(latest)[0] + _ONE
+    while (dest := archive_dir / f"{session_id}-{when.strftime(STAMP)}.jsonl").exists():
+        when += _ONE
+    return dest
