@@ -15,7 +15,9 @@ import signal
 
 from ... import secrets
 from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
+from .text_encoding import decode_output
 
+NOT_UTF8 = "[the output is not all UTF-8: each byte that is not is shown as its Windows-1252 (Latin-1) character]"
 CUT_NOTE = "\n[… {n} characters of output cut from the middle …]\n"
 _CUT = re.compile(re.escape(CUT_NOTE).replace(re.escape("{n}"), r"(\d+)"))  # the note, its count read back
 
@@ -45,17 +47,40 @@ class _Capped:
             self.dropped += len(self.tail) - self.keep
             del self.tail[: len(self.tail) - self.keep]
 
-    def text(self, max_chars: int) -> str:
-        if self.dropped:  # decoded apart: the cut may have split a character
-            both = self.head.decode("utf-8", "replace") + self.tail.decode("utf-8", "replace")
+    def text(self, max_chars: int) -> tuple[str, bool]:
+        """The output kept, within `max_chars`, and whether some byte of it was not UTF-8."""
+        if self.dropped:  # decoded apart, without the pieces of a character the cut split
+            head, odd_head = decode_output(_whole_head(self.head))
+            tail, odd_tail = decode_output(_whole_tail(self.tail))
+            both, odd = head + tail, odd_head or odd_tail
         else:
-            both = (self.head + self.tail).decode("utf-8", "replace")
+            both, odd = decode_output(bytes(self.head + self.tail))
         if not self.dropped and len(both) <= max_chars:
-            return both
+            return both, odd
         keep_head, keep_tail = max_chars // 2, max_chars - max_chars // 2
         cut = len(both) - keep_head - keep_tail + self.dropped
         note = CUT_NOTE.format(n=cut)
-        return both[:keep_head] + note + (both[-keep_tail:] if keep_tail else "")
+        return both[:keep_head] + note + (both[-keep_tail:] if keep_tail else ""), odd
+
+
+def _whole_head(data: bytearray) -> bytes:
+    """`data` without the first bytes of a UTF-8 character cut off at its end."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            break
+        if byte >= 0xC0:  # a lead byte: it announces 2, 3 or 4 bytes
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return bytes(data[:-back]) if need > back else bytes(data)
+    return bytes(data)
+
+
+def _whole_tail(data: bytearray) -> bytes:
+    """`data` without the last bytes of a UTF-8 character cut off at its start."""
+    skip = 0
+    while skip < min(3, len(data)) and 0x80 <= data[skip] < 0xC0:
+        skip += 1
+    return bytes(data[skip:])
 
 
 async def _pump(stream: asyncio.StreamReader, sink: _Capped) -> None:
@@ -118,7 +143,10 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
         raise
     if not done:
         reader.cancel()
-    out = sink.text(cap).rstrip("\n") or "(no output)"
+    out, odd = sink.text(cap)
+    out = out.rstrip("\n") or "(no output)"
+    if odd:
+        notes.append(NOT_UTF8)
     if code < 0:
         with contextlib.suppress(ValueError):
             notes.append(f"[terminated by {signal.Signals(-code).name}]")

@@ -6,6 +6,10 @@ in the first SNIFF_BYTES makes it binary; text that is not UTF-8 is an old 8-bit
 as Windows-1252 when it uses the bytes 0x80-0x9F that only Windows-1252 gives letters to, else
 as Latin-1 (which reads any byte). Writing back uses the same encoding and the same mark, so an
 edit changes the lines it changes and nothing else: a UTF-16 file stays UTF-16.
+
+Command output is not a file: it has no mark, and a valid UTF-8 sequence in it is UTF-8 while a
+stray byte is most likely Windows-1252 (a Latin-1 file catted, an old tool's message). `decode_output`
+reads it that way, byte by byte, and says whether it had to.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SNIFF_BYTES = 8_192
-STRAY_BYTES = "compact_agent.stray_bytes"  # the codec error handler grep reads unmarked files with
+STRAY_BYTES = "compact_agent.stray_bytes"  # the codec error handler `decode_output` reads with
 
-__all__ = ["SNIFF_BYTES", "UTF8", "Encoding", "decode", "escaped_bytes", "shown", "sniff", "sniff_file"]
+__all__ = ["SNIFF_BYTES", "UTF8", "Encoding", "decode", "decode_output", "escaped_bytes", "shown", "sniff", "sniff_file"]
 
 
 @dataclass(frozen=True)
@@ -160,3 +164,12 @@ def _stray_byte(e: UnicodeError) -> tuple[str, int]:
 
 
 codecs.register_error(STRAY_BYTES, _stray_byte)
+
+
+def decode_output(data: bytes) -> tuple[str, bool]:
+    """Command output as text: valid UTF-8 as UTF-8, any other byte as its Windows-1252 character.
+    The flag says whether some byte was not UTF-8."""
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", STRAY_BYTES), True
