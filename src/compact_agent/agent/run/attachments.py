@@ -17,9 +17,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...config import Settings
 from ..safety.permissions import Permissions, resolve_path
 from ..tools import images
-from ..tools.text_encoding import sniff_file
+from ..tools.base import MAX_LINE_CHARS, ToolFailure
+from ..tools.files import view_text
+from ..tools.text_encoding import UTF8, sniff_file
 
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 _EXT = r"\.(?:png|jpe?g|gif|webp)"
@@ -49,9 +52,9 @@ def _pasted(typed: str) -> list[str]:
 
 
 def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, max_bytes: int,
-         read_max_bytes: int) -> list[Attachment]:
+         settings: Settings) -> list[Attachment]:
     """Everything `typed` names: `@path` mentions first, then pasted image paths, each once.
-    `max_bytes` is the images' limit, `read_max_bytes` read_file's for a text file."""
+    `max_bytes` is the images' limit; a text file is read as read_file reads it with `settings`."""
     found: list[Attachment] = []
     seen: set[Path] = set()
     names = [(m.group(1).rstrip(".,;:"), True) for m in MENTION_RE.finditer(typed)]
@@ -64,12 +67,12 @@ def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, 
         if not mentioned and info is None:
             continue  # a word ending in .png that is not an image file: just a word
         seen.add(path)
-        found.append(_judge(name, path, info, mentioned, permissions, sees_images, max_bytes, read_max_bytes))
+        found.append(_judge(name, path, info, mentioned, permissions, sees_images, max_bytes, settings))
     return found
 
 
 def _judge(name: str, path: Path, info: images.ImageInfo | None, mentioned: bool, permissions: Permissions,
-           sees: bool, max_bytes: int, read_max_bytes: int) -> Attachment:
+           sees: bool, max_bytes: int, settings: Settings) -> Attachment:
     shown = f"@{name}" if mentioned else name
     if info is not None:
         if (refusal := permissions.attach_refusal(path)) is not None:
@@ -87,28 +90,42 @@ def _judge(name: str, path: Path, info: images.ImageInfo | None, mentioned: bool
         return Attachment(name, path, False, False, f"{shown}: no such file, not attached")
     if (refusal := permissions.read_refusal(path)) is not None:
         return Attachment(name, path, False, False, f"{shown}: not attached ({_why(refusal)})")
-    return _text_file(name, shown, path, read_max_bytes)
+    return _text_file(name, shown, path, settings)
 
 
-def _text_file(name: str, shown: str, path: Path, read_max_bytes: int) -> Attachment:
-    """A text file goes as read_file shows it, said with its lines. One read_file would refuse (a
-    binary file, one over the read limit, one it cannot read) is not attached, and the line says
-    why: the model would get only read_file's refusal, which no "attached" line may stand for."""
+def _text_file(name: str, shown: str, path: Path, settings: Settings) -> Attachment:
+    """A text file goes as read_file shows it, said with the lines the model gets: all of them, or
+    which of how many when read_file's line or character cap stops short (its own notice gives
+    the model the same numbers), with any line cut and an encoding that is not UTF-8. One
+    read_file would refuse (a binary file, one over the read limit, one it cannot read) is not
+    attached, and the line says why: the model would get only read_file's refusal, which no
+    "attached" line may stand for."""
     def refused(why: str) -> Attachment:
         return Attachment(name, path, False, False, f"{shown}: not attached ({why})")
 
+    limit = settings.read_max_bytes
     try:
         size = path.stat().st_size
         if sniff_file(path) is None:
             return refused(f"a binary file, {size:,} bytes")
-        if size > read_max_bytes:
-            return refused(f"{size:,} bytes, over the {read_max_bytes:,}-byte read limit; the model can read "
+        if size > limit:
+            return refused(f"{size:,} bytes, over the {limit:,}-byte read limit; the model can read "
                            "a slice of it or grep it")
-        data = path.read_bytes()
+        view = view_text(settings, path, name)
     except OSError as e:
         return refused(f"cannot be read: {e.strerror or 'read failed'}")
-    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)  # a last line without \n too
-    said = "empty" if not data else f"{lines:,} line{'s' if lines != 1 else ''}"
+    if isinstance(view.text, ToolFailure):  # a byte-order mark the bytes after it do not follow
+        return refused(view.text.removeprefix(f"{name} ").removesuffix("; not shown."))
+    if not view.total:
+        return Attachment(name, path, True, False, f"attached {name} (empty)")
+    if view.partial:
+        said = f"lines {view.start:,}–{view.end:,} of {view.total:,}"
+    else:
+        said = f"{view.total:,} line{'s' if view.total != 1 else ''}"
+    if view.cut:
+        said += f", {view.cut:,} cut at {MAX_LINE_CHARS:,} characters"
+    if view.encoding != UTF8:
+        said += f", {view.encoding.label}"
     return Attachment(name, path, True, False, f"attached {name} ({said})")
 
 

@@ -263,7 +263,7 @@ class AgentSession:
         """What `typed` (the user's own words) names: `@path` mentions and pasted image paths, each
         with what happens to it (attachments.py)."""
         return find_attachments(typed, self.cwd, self.permissions, sees_images=self.env.images,
-                                max_bytes=self.settings.image_max_bytes, read_max_bytes=self.settings.read_max_bytes)
+                                max_bytes=self.settings.image_max_bytes, settings=self.settings)
 
     def fit_input(self, prompt: str, typed: str | None = None) -> tuple[str, str | None]:
         """`prompt` as it can go out, and a line for the user when some of it went to a file
