@@ -166,17 +166,48 @@ def long_summary(req) -> Reply:
 
 
 async def test_compact_that_would_not_shrink_says_what_it_would_keep(tmp_path):
+    """Two short turns: what a compaction keeps besides the summary already holds as many tokens as
+    the conversation, so no summary is asked for (it would be paid for and thrown away) and the
+    refusal says the least a compaction would keep."""
     import re
 
-    run = await drive(tmp_path, long_summary, ["hi\r", "there\r", "/compact\r"])
+    from tests.e2e.scripted import is_summary_request
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer(long_summary) as server:
+        run = await drive(tmp_path, long_summary, ["hi\r", "there\r", "/compact\r"], server=server)
+        summaries = sum(is_summary_request(r) for r in server.requests)
+    out = " ".join(run.out.split())
+    said = re.search(r"not compacted: a compaction would keep at least ([\d,]+) tokens — your messages and the "
+                     r"files changed, before any summary ([\d,]+) · the newest message verbatim \d+ · instructions "
+                     r"and tools ([\d,]+) tokens — (?:more than|as many as) the ([\d,]+) now", out)
+    assert said, out
+    kept, frame, fixed, now = (int(g.replace(",", "")) for g in said.groups())
+    assert kept >= now and ("more than" in out) == (kept > now) and frame + fixed <= kept
+    assert summaries == 0 and "Nothing was changed" in out and "would not shrink" not in out
+
+
+async def test_compact_whose_summary_would_not_shrink_says_what_it_would_keep(tmp_path):
+    """Longer answers: a summary could shrink the conversation, so one is asked for, but this one is
+    too long; the refusal says what it would keep, the summary first."""
+    import re
+
+    def answers(req) -> Reply:
+        from tests.e2e.scripted import is_summary_request
+
+        if is_summary_request(req):
+            return Reply.text("<summary>" + "a long summary " * 600 + "</summary>")
+        return Reply.text("a longer answer " * 120)
+
+    run = await drive(tmp_path, answers, ["hi\r", "there\r", "and more\r", "/compact\r"])
     out = " ".join(run.out.split())
     said = re.search(r"not compacted: a compaction would keep ([\d,]+) tokens — the summary ([\d,]+) · "
                      r"the newest message verbatim \d+ · instructions and tools ([\d,]+) tokens — "
                      r"(?:more than|as many as) the ([\d,]+) now", out)
     assert said, out
     kept, summary, fixed, now = (int(g.replace(",", "")) for g in said.groups())
-    assert kept >= now and ("more than" in out) == (kept > now) and summary > 1_000 and summary + fixed <= kept  # the long summary is what does not fit
-    assert "Nothing was changed" in out and "would not shrink" not in out
+    assert kept >= now and summary > 1_000 and summary + fixed <= kept  # the long summary is what does not fit
+    assert "Nothing was changed" in out and "at least" not in out
 
 
 async def test_status_fits_80_columns(tmp_path):

@@ -26,7 +26,8 @@ from .command_registry import CommandError, command, current_repl
 
 USAGE = "usage: /compact [instructions] [--preview] [--from N | --up-to N], N a message number from /history"
 WHAT = {"full": "the summary", "record": "the record of the steps", "session_memory": "the session notes",
-        "partial_from": "the summary", "partial_up_to": "the summary"}
+        "partial_from": "the summary", "partial_up_to": "the summary",
+        "unasked": "your messages and the files changed, before any summary"}
 
 
 def parse(args: str) -> tuple[str, int | None, str | None, bool] | str:
@@ -141,8 +142,10 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
             result = await s.compact(instructions, pivot=pivot, direction=direction, confirm=ask if preview else None)
     except NotSmaller as e:
         than = "more than" if e.after > e.before else "as many as"
-        c.print(f"not compacted: a compaction would keep {e.after:,} tokens — {kept_words(e.parts, s.cwd)} — "
-                f"{than} the {e.before:,} now; it is worth it once the conversation is longer. Nothing was changed.",
+        # Known before a summary was asked for (none was paid for): the least a compaction would keep.
+        least, kind = ("at least ", "unasked") if e.unasked else ("", "full")
+        c.print(f"not compacted: a compaction would keep {least}{e.after:,} tokens — {kept_words(e.parts, s.cwd, kind)}"
+                f" — {than} the {e.before:,} now; it is worth it once the conversation is longer. Nothing was changed.",
                 markup=False, highlight=False)
         return
     except CompactionBlocked as e:

@@ -183,7 +183,7 @@ class Compactor(Keeper):
         parts = {"summary": floor - verbatim - self.scaled(overhead), "files": 0, "file_paths": [], "other": 0,
                  "verbatim": verbatim, "verbatim_messages": len(plan.history) - plan.cut, "fixed": self.scaled(overhead)}
         return NotSmaller(f"compaction would not shrink the context ({before:,} → at least {floor:,} tokens)",
-                          before=before, after=floor, parts=parts)
+                          before=before, after=floor, parts=parts, unasked=True)
 
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
                               summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",

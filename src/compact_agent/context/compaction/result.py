@@ -42,11 +42,14 @@ class CompactionBlocked(CompactionError):
 class NotSmaller(CompactionError):
     """The compacted history would be no smaller than the one it replaces. `parts` says what it
     would have kept (provider tokens: "summary", "files" re-read with their "file_paths", "other"
-    context restored, the "verbatim" tail of "verbatim_messages", the "fixed" instructions and tools)."""
+    context restored, the "verbatim" tail of "verbatim_messages", the "fixed" instructions and tools).
+    `unasked`: known before a summary was asked for, so `after` is the least it could be, and
+    "summary" the summary message's frame (the user's messages, the files changed) without one."""
 
-    def __init__(self, message: str, *, before: int = 0, after: int = 0, parts: dict[str, Any] | None = None) -> None:
+    def __init__(self, message: str, *, before: int = 0, after: int = 0, parts: dict[str, Any] | None = None,
+                 unasked: bool = False) -> None:
         super().__init__(message)
-        self.before, self.after, self.parts = before, after, dict(parts or {})
+        self.before, self.after, self.parts, self.unasked = before, after, dict(parts or {}), unasked
 
 
 @dataclass
