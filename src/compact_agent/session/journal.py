@@ -1,26 +1,37 @@
-"""Appending entries to a session file without losing a byte the file held.
+"""Appending entries to a session file without losing a byte the file held, and the entry that
+keeps a typed message from the moment it is entered.
 
-Nothing here imports pydantic-ai (the REPL writes before it is loaded).
+Shared by the store (store.py) and the REPL, which saves what the user typed while the session is
+still being built: nothing here imports pydantic-ai, so that write does not wait for it.
 
 A line torn by a crash (the process died mid-append) is never a saved entry, and left in place it
 would warn on every load. It is cut off before the next append, but only after its bytes were
 copied, fsynced, into the session's `set-aside/` folder: they may be all that is left of what the
 user's session held (a prompt, a half-written answer).
+
+A typed message is saved as a `prompt` entry the moment it is entered, before the turn (and, in
+the REPL's first seconds, before the session) exists; a kill at any later instant leaves it on disk.
+The message entry that later carries it to the model names it (`"prompt": <its id>`), and a turn that
+ended without sending it (interrupted) says so with a `prompt` entry `{"unsent": <id>}`; a prompt
+entry that is neither — the process died first — is read back as the user's message, unanswered.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
+import uuid
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from .. import crashpoints, secrets
-from .files import _fsync_dir, atomic_write, ensure_private_dir
+from .files import SessionLocked, _fsync_dir, atomic_write, ensure_private_dir
+from .locks import LOCK_FILE, in_use_message
 
 FORMAT_VERSION = 1
 
@@ -50,6 +61,11 @@ def utf8_safe(text: str) -> str:
 def encode(entries: Iterable[dict[str, Any]]) -> bytes:
     """Entries as JSON lines, the API key redacted, lone surrogates made U+FFFD."""
     return utf8_safe(secrets.redact("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))).encode()
+
+
+def new_entry(kind: str, payload: dict[str, Any], parent: str | None, time: str) -> dict[str, Any]:
+    return {"v": FORMAT_VERSION, "id": uuid.uuid4().hex[:12], "parent": parent, "time": time, "kind": kind,
+            **payload}
 
 
 def _last_line_start(fd: int, size: int) -> int:
@@ -146,4 +162,47 @@ def last_entry_id(fd: int) -> str | None:
             eid = obj.get("id") if isinstance(obj, dict) else None
             if isinstance(eid, str):
                 return eid
+    return None
+
+
+# -- a typed message, saved before its session is built ---------------------------------------
+#: Session file -> (id of the prompt entry this process saved there before the session was built,
+#: where a torn line was set aside by that write). The store takes it over when it opens that
+#: session (`claim_early`): it is this run's own turn, on its way to the model, not a message an
+#: earlier run left unsent.
+_EARLY: dict[Path, tuple[str, str, Path | None]] = {}
+
+
+def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[], str] = now_iso) -> str:
+    """Save `text` as a prompt entry of session `session_id` in `root` before its store exists
+    (the REPL's first seconds); its entry id. The session's lock is held while writing, so this
+    never writes into a session another process holds (SessionLocked then, from the store's words)."""
+    ensure_private_dir(root / session_id)
+    path = root / f"{session_id}.jsonl"
+    lock = os.open(root / session_id / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise SessionLocked(in_use_message(session_id)) from None
+        made: list[dict[str, Any]] = []
+
+        def line(parent: str | None) -> bytes:
+            made.append(new_entry("prompt", {"prompt": {"text": text}}, parent, clock()))
+            return encode(made)
+
+        kept = append(path, line, root / session_id)
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    finally:
+        os.close(lock)
+    eid: str = made[-1]["id"]
+    _EARLY[path.resolve()] = (eid, text, kept)
+    return eid
+
+
+def claim_early(path: Path) -> tuple[str, str, Path | None] | None:
+    """(the id and text of the prompt entry this process saved in `path` before its store
+    existed, where that write set a torn line aside), if it did; once."""
+    with contextlib.suppress(OSError):
+        return _EARLY.pop(path.resolve(), None)
     return None

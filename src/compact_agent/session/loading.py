@@ -11,15 +11,18 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelRequest,
     ModelResponse,
     RetryPromptPart,
     ToolCallPart,
     ToolReturnPart,
+    UserPromptPart,
     repair_messages,
 )
 
@@ -119,7 +122,7 @@ def _in_parent_order(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
 
 
 #: The kinds of entry a load reads; a line of any other is skipped.
-KINDS = ("message", "boundary", "meta")
+KINDS = ("message", "boundary", "meta", "prompt")
 
 
 def readable_entries(path: Path) -> Iterator[dict[str, Any]]:
@@ -144,8 +147,43 @@ def readable_entries(path: Path) -> Iterator[dict[str, Any]]:
         yield entry
 
 
-def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | None = None) -> Loaded:
-    """Read a session file, skipping what cannot be understood; never raises on bad content."""
+def _prompts_settled(entries: Iterable[dict[str, Any]]) -> set[str]:
+    """Ids of the prompt entries (journal.py) a message entry carried to the model, or that were
+    marked unsent: the others are messages a run saved and died before it could send."""
+    done: set[str] = set()
+    for e in entries:
+        if e.get("kind") == "message" and isinstance(e.get("prompt"), str):
+            done.add(e["prompt"])
+        elif e.get("kind") == "prompt" and isinstance(p := e.get("prompt"), dict) and isinstance(p.get("unsent"), str):
+            done.add(p["unsent"])
+    return done
+
+
+def _unsent_prompt(entry: dict[str, Any]) -> ModelMessage | None:
+    """The user's message of a prompt entry, as the request it would have been; None for a marker."""
+    p = entry.get("prompt")
+    if not isinstance(p, dict):
+        raise ValueError("prompt is not an object")
+    if "unsent" in p:
+        return None
+    text = p.get("text")
+    if not isinstance(text, str):
+        raise ValueError("a prompt without text")
+    try:
+        when = datetime.fromisoformat(entry["time"])
+        part = UserPromptPart(text, timestamp=when if when.tzinfo else when.replace(tzinfo=UTC))
+    except (KeyError, TypeError, ValueError):  # a time that is none: the message matters, not when
+        part = UserPromptPart(text)
+    return ModelRequest(parts=[part])
+
+
+def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | None = None,
+                      own_prompt: str | None = None) -> Loaded:
+    """Read a session file, skipping what cannot be understood; never raises on bad content.
+
+    A typed message saved before its turn (a `prompt` entry) that no request carried and that was
+    not marked unsent is read as the user's message at its place, unanswered (the run died before
+    sending it) — except `own_prompt`, the one this process saved and is about to send."""
     messages: list[ModelMessage] = []
     boundaries: list[Boundary] = []
     meta: dict[str, Any] = {}
@@ -153,9 +191,10 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         return Loaded(messages, boundaries, [], meta)
     entries, bad, fixed = _parse_lines(_file_lines(path))
     entries, moved = _in_parent_order(entries)
+    settled = _prompts_settled(entries)
     seen: set[str] = set()
     last_id: str | None = None
-    newer = dup = unknown = 0
+    newer = dup = unknown = unsent = 0
     for entry in entries:
         v = entry.get("v")
         if isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION:
@@ -178,6 +217,11 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                 if not isinstance(m, dict):
                     raise ValueError("meta is not an object")
                 meta.update(m)
+            elif kind == "prompt":
+                request = _unsent_prompt(entry)
+                if request is not None and eid not in settled and (eid is None or eid != own_prompt):
+                    messages.append(request)
+                    unsent += 1
             else:
                 unknown += 1
                 continue
@@ -200,6 +244,9 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         problems.append(f"put {moved} out-of-order line(s) back in order")
     if newer:
         problems.append(f"{newer} line(s) were written by a newer compact-agent (read what was understood)")
+    if unsent:
+        problems.append(f"{unsent} message(s) you typed had not reached the model when the last run ended: "
+                        "they are in the conversation, unanswered")
     if repaired:
         problems.append(repaired)
     warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []

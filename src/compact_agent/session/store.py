@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from .. import crashpoints, secrets
 from . import journal
@@ -63,6 +63,15 @@ def _lines(entries: Iterable[dict[str, Any]]) -> bytes:
     return journal.encode(entries)
 
 
+def _carries_prompt(m: ModelMessage) -> bool:
+    """A request with the user's own words (not one of our context messages, not a summary)."""
+    return isinstance(m, ModelRequest) and not m.metadata and any(isinstance(p, UserPromptPart) for p in m.parts)
+
+
+def _prompt_text(m: ModelMessage) -> str:
+    return "".join(p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str))
+
+
 class SessionStore:
     """The persisted truth of one conversation."""
 
@@ -74,6 +83,7 @@ class SessionStore:
         self._clock = clock
         self._last_id: str | None = None
         self._lock_fd: int | None = None
+        self._prompt: tuple[str, str] | None = None  # (entry id, text) of a typed message not yet sent
         #: Where torn lines of this session were set aside (journal.py): the user is told on resume.
         self.set_aside: list[Path] = []
         self._told = 0  # how many of them a load has told of
@@ -115,6 +125,11 @@ class SessionStore:
             os.write(fd, str(os.getpid()).encode())
         self._lock_fd = fd
         self.clean_stale_temps()
+        if (early := journal.claim_early(self.path)) is not None:  # typed while the session was being built
+            self._prompt = (early[0], early[1])
+            self._last_id = early[0]
+            if early[2] is not None:
+                self.set_aside.append(early[2])
 
     def unlock(self) -> None:
         if self._lock_fd is not None:
@@ -175,8 +190,32 @@ class SessionStore:
         self._last_id = entries[-1]["id"]
 
     def append(self, messages: Sequence[ModelMessage]) -> None:
-        self._append_lines(self._entries([("message", {"message": _dump_message(m)}) for m in messages],
-                                         self._last_id))
+        entries = self._entries([("message", {"message": _dump_message(m)}) for m in messages], self._last_id)
+        carrier = None
+        if self._prompt is not None:  # the request that takes the saved typed message to the model names it
+            carrier = next((e for e, m in zip(entries, messages, strict=True) if _carries_prompt(m)), None)
+            if carrier is not None:
+                carrier["prompt"] = self._prompt[0]
+        self._append_lines(entries)
+        if carrier is not None:
+            self._prompt = None
+
+    def save_prompt(self, text: str) -> None:
+        """Save a message the user typed, the moment it is entered (fsynced): a kill before its turn
+        reaches the model loses nothing (journal.py). The request that carries it names it."""
+        self.settle_prompt()
+        entries = self._entries([("prompt", {"prompt": {"text": text}})], self._last_id)
+        self._append_lines(entries)
+        self._prompt = (entries[0]["id"], text)
+
+    def settle_prompt(self) -> None:
+        """After a turn: a typed message that never went into the history (the turn was interrupted,
+        or failed, before its request) is marked unsent, so a reload has the history this run had."""
+        if self._prompt is None:
+            return
+        pid = self._prompt[0]
+        self._append_lines(self._entries([("prompt", {"prompt": {"unsent": pid}})], self._last_id))
+        self._prompt = None
 
     def append_meta(self, **meta: Any) -> None:
         self._append_lines(self._entries([("meta", {"meta": meta})], self._last_id))
@@ -211,12 +250,18 @@ class SessionStore:
         b = boundary if isinstance(boundary, dict) else boundary.__dict__
         entries = self._entries([("boundary", {"boundary": b}),
                                  *(("message", {"message": _dump_message(m)}) for m in messages)], None)
+        pending = self._prompt
+        if pending is not None and not any(_carries_prompt(m) and _prompt_text(m) == pending[1] for m in messages):
+            # A typed message not yet sent stays saved, after the new history (it has no place in it yet).
+            entries += self._entries([("prompt", {"prompt": {"text": pending[1]}})], entries[-1]["id"])
         try:
             self._keep_torn_tail()
             atomic_write(self.path, _lines(entries), point="rewrite")
         except OSError as e:
             raise _write_error("the session file", self.path, e) from e
         self._last_id = entries[-1]["id"]
+        if pending is not None:
+            self._prompt = (entries[-1]["id"], pending[1]) if entries[-1]["kind"] == "prompt" else None
 
     def _keep_torn_tail(self) -> None:
         """Before the file is replaced: a torn last line's bytes go to `set-aside/` (journal.py)."""
@@ -258,14 +303,19 @@ class SessionStore:
             else:
                 if kept is not None:
                     self.set_aside.append(kept)
-        loaded = load_session_file(self.path, on_last_id=self._set_last)
-        for kept in self.set_aside[self._told:]:
+        own = self._prompt[0] if self._prompt is not None else None
+        loaded = load_session_file(self.path, on_last_id=self._set_last, own_prompt=own)
+        for kept in self.set_aside[self._told:]:  # found now, or by this run's first write (journal.py)
             notes.append(f"the last run ended in the middle of writing a line of {self.path.name} "
                          f"({kept.stat().st_size if kept.exists() else 0} bytes, unreadable): "
                          f"they are kept in {kept}")
         self._told = len(self.set_aside)
         loaded.warnings += notes
         return loaded
+
+    def prompt_pending(self) -> bool:
+        """Whether a typed message saved with `save_prompt` has not gone into the history yet."""
+        return self._prompt is not None
 
     def _set_last(self, eid: str | None) -> None:
         self._last_id = eid

@@ -18,6 +18,8 @@ from rich.console import Console
 from .. import secrets
 from ..agent.run.options import SessionOptions, session_root
 from ..error_text import describe_error
+from ..session import journal  # no pydantic-ai: a line typed while the session is built is saved at once
+from ..session.files import SessionError
 from . import render
 from .approval import make_ask, nothing, yes_no
 from .command_registry import COMMANDS, ExitRepl, running
@@ -58,6 +60,7 @@ class Repl:
         self.session: AgentSession | None = None  # None until built (the prompt is up before: repl_start.py)
         self.starting: asyncio.Future[None] | None = None
         self.prompt: PromptSession[str] | None = None
+        self.start: Start | None = None  # the banner's facts: the session id a line typed early is saved in
 
     # -- session callbacks -------------------------------------------------------------------
     def on_compact_start(self, trigger: str, tokens: int) -> None:
@@ -103,7 +106,7 @@ class Repl:
         menu = self.ask_stream is None and c.is_terminal and self.inp is not None
         self.opts.ask = make_ask(c, self.paused, self.ask_stream, use_menu=menu, inp=self.inp,
                                  output=self.prompt_io.get("output"))
-        start = Start.of(self.opts)
+        start = self.start = Start.of(self.opts)
         parts = ["compact-agent", start.name, f"window {start.window:,}", f"session {start.session_id}",
                  "/help for commands"]
         if len(" · ".join(parts)) > c.width:  # narrow: the session id is also in /status
@@ -153,10 +156,28 @@ class Repl:
                     continue
                 except EOFError:
                     break
+            if line.strip() and not line.strip().startswith(("/", "!")):
+                self.keep_typed("\n\n".join([*self.pending, line.strip()]))
             if line.strip() and not await self.ready():
                 break
             if not await self.handle(line.strip()):
                 break
+
+    def keep_typed(self, message: str) -> None:
+        """Save a message the moment it is entered, fsynced, before its turn (and, in the first
+        seconds, before the session) exists: killed at any later instant, the REPL loses nothing the
+        user typed, and `-c` shows it, unanswered. The turn's request names it (session/journal.py).
+        Nothing is imported here: while the session's imports run in their thread, a new import
+        could wait for them."""
+        try:
+            if self.session is not None:
+                self.session.store.save_prompt(message)
+            elif self.start is not None:
+                journal.save_prompt_early(session_root(self.opts.cwd.resolve(), self.opts.home), self.start.session_id,
+                                  message)
+        except (OSError, SessionError) as e:  # the turn still saves it when it is sent
+            self.console.print(f"warning: could not save the message before sending it: {describe_error(e)}",
+                               style="yellow", soft_wrap=False)
 
     async def build(self, start: Start) -> None:
         """Import in a worker thread (the prompt stays responsive), then build the session on the
@@ -299,7 +320,12 @@ class Repl:
         if too_large is not None:
             self.console.print(f"  ⎿ {too_large}", style="yellow", markup=False, highlight=False)
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
-        await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed), view)
+        try:
+            await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed),
+                                     view)
+        finally:
+            with contextlib.suppress(OSError):  # a message the turn never sent is marked so (keep_typed)
+                s.store.settle_prompt()
 
     def attachment_notes(self, session: AgentSession, message: str) -> None:
         """Say what goes with the message: each `@path` and pasted image path, and why one does not."""
