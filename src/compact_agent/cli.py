@@ -16,12 +16,12 @@ from typing import Annotated, Any
 
 import typer
 
-from .cli_help import ReadableCommand, at_least, window_size
+from .cli_help import OneLineCommand, OneLineGroup, ReadableCommand, count, tokens
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
 
-app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None,
+app = typer.Typer(cls=OneLineGroup, add_completion=False, no_args_is_help=False, rich_markup_mode=None,
                   subcommand_metavar="[QUERY] | COMMAND [ARGS]...",
                   context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -65,7 +65,7 @@ def main_command(
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
-    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", callback=window_size, help="Override the model's context window (tokens; the built-in tools need about 5K: a smaller window is refused with its minimum).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", parser=tokens(), help="Override the model's context window (tokens: 32000, 32k or 128K; the built-in tools need about 5K: a smaller window is refused with its minimum).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
     resume: Annotated[str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id (without an id: pick from a list).")] = None,
@@ -73,7 +73,7 @@ def main_command(
     cwd: Annotated[Path | None, typer.Option("--cwd", metavar="DIR", help="Working directory (default: current).")] = None,
     add_dir: Annotated[list[Path] | None, typer.Option("--add-dir", metavar="DIR", help="Another directory the tools may write in (repeatable).")] = None,
     allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", metavar="TOOL", help="Run without asking: a tool (write_file, edit_file, bash) or bash(PATTERN), e.g. 'bash(pytest *)'; repeatable or comma-separated.")] = None,
-    max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", callback=at_least(1), help="At most this many model requests per user turn.")] = None,
+    max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", parser=count(1, "model requests"), help="At most this many model requests per user turn.")] = None,
     append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt", metavar="TEXT", help="Text added to the end of the system prompt.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="Print mode: show each tool call, result and compaction on stderr.")] = False,
     version: Annotated[bool, typer.Option("--version", "-v", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
@@ -309,7 +309,7 @@ def load_settings(work: Path, *, warn: bool = True, **flags: object) -> Any:
     return loaded
 
 
-@app.command("config")
+@app.command("config", cls=OneLineCommand)
 def config_command(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
@@ -322,7 +322,7 @@ def config_command(
     sys.stdout.write(render(load_settings(work, warn=False, **flags), as_json))  # its warnings are in the output
 
 
-@app.command("sessions")
+@app.command("sessions", cls=OneLineCommand)
 def sessions_command(ctx: typer.Context) -> None:
     """List this directory's sessions, newest first (for --resume ID)."""
     from .agent.run.options import session_root
@@ -340,7 +340,7 @@ def sessions_command(ctx: typer.Context) -> None:
 def analyze_command(
     ctx: typer.Context,
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
-    window: Annotated[int, typer.Option("--window", metavar="TOKENS", callback=at_least(2048, " tokens"), show_default=False, help="Context window to replay at (tokens; default 64,000, at least 2,048).")] = 64_000,
+    window: Annotated[int, typer.Option("--window", metavar="TOKENS", parser=tokens(2048), show_default=False, help="Context window to replay at (tokens: 64000 or 64k; default 64,000, at least 2,048).")] = 64_000,
     strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini, cline, anthropic-clear (repeatable; default all).")] = None,
     pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
@@ -461,7 +461,8 @@ def split_query(argv: list[str]) -> list[str]:
         else:
             out.append(a)  # click reports the extra argument
         i += 1
-    return out + (["--query", query] if query is not None else [])
+    # The query first: an option left without its value at the end (`-p x --model`) must not take it.
+    return (["--query", query] if query is not None else []) + out
 
 
 def main() -> None:

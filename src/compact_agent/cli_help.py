@@ -1,12 +1,85 @@
 """Help and errors that read as written: typer's defaults show `{paths}... <list[Path]>` for a list
-argument and `[x>=2048]` for a bound; ours say `PATH...` and `must be at least 2,048 tokens`."""
+argument and `[x>=2048]` for a bound, and a bad option value as the usage block, a `Try ... for
+help.` line and `Error: Invalid value for '--x': Input should be a valid integer, unable to parse
+string as an integer`. Ours say `PATH...` and, for any option or argument the command line cannot
+take, one line: `compact-agent: --context-window: expected a whole number of tokens such as 32000,
+32k or 128K, not 'abc'` (exit 2)."""
 
 from __future__ import annotations
 
+import re
+import sys
 from typing import Any
 
 import typer
-from typer.core import TyperArgument, TyperCommand
+from pydantic_core import PydanticCustomError
+from typer.core import TyperArgument, TyperCommand, TyperGroup
+
+MAX_WINDOW = 10_000_000  # tokens: no model has more (config.py bounds the setting alike)
+# No smallest window here: the one that works depends on what every request carries (the system
+# prompt with the instruction files, the tools, an MCP server's tools), so the session refuses a
+# window too small for them, naming where it was given and the minimum it needs
+# (agent/run/window_check.py). A bound of our own below that said a second, wrong minimum.
+
+TOKENS_EXAMPLE = "such as 32000, 32k or 128K"
+_TOKENS = re.compile(r"(?i)\s*([+-]?)\s*(\d{1,3}(?:[,_]\d{3})+|\d+(?:\.\d*)?|\.\d+)\s*([km]?)\s*")
+
+
+def parse_tokens(value: object, *, least: int = 1, most: int = MAX_WINDOW) -> int:
+    """A number of tokens as people write it: `32000`, `32,000`, `32_000`, `32k` / `32K` (32,000),
+    `1.5k` (1,500), `1M` (1,000,000); the same forms on the command line and in a config file or
+    variable. What is no whole number of tokens within [least, most] raises a ValueError (pydantic's
+    custom error: its message is the line the user reads, with no `Value error,` before it)."""
+    shown = str(value).lower() if isinstance(value, bool) else _quoted(value)  # TOML's true: no count
+    not_tokens = _bad(f"expected a whole number of tokens {TOKENS_EXAMPLE}, not {shown}")
+    if isinstance(value, bool):
+        raise not_tokens
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    else:
+        m = _TOKENS.fullmatch(value) if isinstance(value, str) else None
+        if m is None:
+            raise not_tokens
+        sign, digits, unit = m.group(1), m.group(2).replace(",", "").replace("_", ""), m.group(3).lower()
+        scaled = float(sign + digits) * {"": 1, "k": 1_000, "m": 1_000_000}[unit]
+        if not scaled.is_integer() or (not unit and "." in digits):
+            raise not_tokens
+        number = int(scaled)
+    if number < least:
+        bound = "a positive number of tokens" if least <= 1 else f"at least {least:,} tokens"
+        raise _bad(f"must be {bound} ({TOKENS_EXAMPLE}), not {shown}")
+    if number > most:
+        raise _bad(f"must be at most {most:,} tokens, not {shown}")
+    return number
+
+
+def _bad(message: str) -> PydanticCustomError:
+    """A ValueError whose text is `message` alone, also under pydantic (no `Value error,` before it)."""
+    return PydanticCustomError("bad_value", "{message}", {"message": message})
+
+
+def _quoted(value: object) -> str:
+    return repr(value.strip()) if isinstance(value, str) else repr(value)
+
+
+def tokens(least: int = 1, most: int = MAX_WINDOW) -> Any:
+    """The `parser=` of an option taking a number of tokens (see parse_tokens)."""
+    return lambda value: parse_tokens(value, least=least, most=most)
+
+
+def count(least: int, what: str) -> Any:
+    """The `parser=` of an option taking a whole number of `what` (`--max-turns`)."""
+    def parse(value: object) -> int:
+        text = str(value).strip()
+        if not re.fullmatch(r"[+-]?\d+", text.replace(",", "").replace("_", "")):
+            raise _bad(f"expected a whole number of {what} ({least:,} or more), not {text!r}")
+        number = int(text.replace(",", "").replace("_", ""))
+        if number < least:
+            raise _bad(f"must be at least {least:,} (a number of {what}), not {number}")
+        return number
+    return parse
 
 
 class _AsWritten(TyperArgument):
@@ -20,7 +93,92 @@ class _AsWritten(TyperArgument):
         return None
 
 
-class ReadableCommand(TyperCommand):
+#: The command line library's usage error (typer's own copy of click's), which every parse error is.
+_USAGE_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+class OneLineUsage(_USAGE_ERROR):  # type: ignore[misc,valid-type]
+    """A usage error said in one line on stderr, exit 2: no usage block, no `Try ... for help.`."""
+
+    exit_code = 2
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+    def format_message(self) -> str:
+        return self.line
+
+    def show(self, file: Any = None) -> None:
+        from .ui.visible import visible
+
+        (file or sys.stderr).write(visible(f"compact-agent: {self.line}") + "\n")
+
+
+#: What an option that was given no value takes, said in that one line.
+ACCEPTS = {"--context-window": f"a number of tokens {TOKENS_EXAMPLE}", "--window": "a number of tokens such as 64000 or 64k",
+           "--max-turns": "a number of model requests, 1 or more", "--output-format": "text, json or stream-json",
+           "--base-url": "an address such as http://localhost:8000/v1"}
+
+
+def usage_line(e: Any, command_path: str, command: Any = None) -> str:
+    """The one line for a usage error `e` of `command`, called `command_path` (`compact-agent analyze`)."""
+    message = str(getattr(e, "message", "") or e).strip()
+    param = getattr(e, "param", None)
+    see = f"see {command_path} --help"
+    opts = [o for o in getattr(param, "opts", []) if o.startswith("-")]
+    name = max(opts, key=len) if opts else None
+    kind = type(e).__name__
+    option = getattr(e, "option_name", None) or ""
+    if kind == "NoSuchOption":
+        close = sorted(getattr(e, "possibilities", None) or [])
+        guess = f"; did you mean {' or '.join(close)}?" if close else ""
+        return f"no such option {option or message}{guess} ({see})"
+    if kind == "BadOptionUsage" and "requires an argument" in message:
+        takes = ACCEPTS.get(option) or _metavar(command, option)
+        return f"{option} needs a value{f': {takes}' if takes else ''} ({see})"
+    if kind == "BadOptionUsage" and "does not take a value" in message:
+        return f"{option} takes no value ({see})"
+    if kind == "MissingParameter" and param is not None and name is None:
+        return f"{command_path.split()[-1]} needs {getattr(param, 'metavar', None) or param.name} ({see})"
+    if name is not None and kind == "BadParameter":
+        return f"{name}: {message}"
+    text = e.format_message().strip().rstrip(".")
+    return f"{text[:1].lower()}{text[1:]} ({see})"
+
+
+def _metavar(command: Any, option: str) -> str | None:
+    """The metavar of `command`'s option named `option` (`NAME`)."""
+    for param in getattr(command, "params", []):
+        if option in getattr(param, "opts", []) and getattr(param, "metavar", None):
+            return str(param.metavar)
+    return None
+
+
+class _OneLineErrors:
+    """Parse errors of a command (a bad option value, a missing value or argument, an unknown
+    option) become one line (OneLineUsage)."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[misc]
+        except OneLineUsage:
+            raise
+        except _USAGE_ERROR as e:
+            path = " ".join(p for p in ((parent.command_path if parent is not None else "compact-agent"),
+                                        info_name if parent is not None else None) if p)
+            raise OneLineUsage(usage_line(e, path, self)) from None
+
+
+class OneLineGroup(_OneLineErrors, TyperGroup):
+    """The top-level command: its parse errors in one line."""
+
+
+class OneLineCommand(_OneLineErrors, TyperCommand):
+    """A subcommand whose parse errors are one line."""
+
+
+class ReadableCommand(OneLineCommand):
     """A command whose help reads as written: arguments given a metavar show just that."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -28,30 +186,3 @@ class ReadableCommand(TyperCommand):
         for param in self.params:
             if type(param) is TyperArgument and param.metavar:
                 param.__class__ = _AsWritten
-
-
-MAX_WINDOW = 10_000_000  # tokens: no model has more (config.py bounds the setting alike)
-# No smallest window here: the one that works depends on what every request carries (the system
-# prompt with the instruction files, the tools, an MCP server's tools), so the session refuses a
-# window too small for them, naming where it was given and the minimum it needs
-# (agent/run/window_check.py). A bound of our own below that said a second, wrong minimum.
-
-
-def window_size(value: int | None) -> int | None:
-    """--context-window: a number that is no window at all; a too small one is the session's to refuse."""
-    if value is not None and value < 1:
-        raise typer.BadParameter("must be a positive number of tokens")
-    if value is not None and value > MAX_WINDOW:
-        raise typer.BadParameter(f"must be at most {MAX_WINDOW:,} tokens")
-    return value
-
-
-def at_least(n: int, unit: str = "", at_most: int | None = None) -> Any:
-    """Bounds said in words (`must be at least 2,048 tokens`); typer's `min=` shows `[x>=2048]`."""
-    def check(value: int | None) -> int | None:
-        if value is not None and value < n:
-            raise typer.BadParameter(f"must be at least {n:,}{unit}")
-        if value is not None and at_most is not None and value > at_most:
-            raise typer.BadParameter(f"must be at most {at_most:,}{unit}")
-        return value
-    return check

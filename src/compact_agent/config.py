@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import platformdirs
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
-from .cli_help import MAX_WINDOW
+from .cli_help import parse_tokens
 from .context.plumbing.settings import CompactionSettings, Limits
 
 __all__ = ["Limits", "Settings", "home_dir"]
@@ -47,8 +47,9 @@ class Settings(BaseSettings):
     model: str = "deepseek-chat"
     base_url: str | None = None
     # No minimum of its own: the session refuses a window too small for what every request carries,
-    # with the minimum it needs and this setting's file (agent/run/window_check.py).
-    context_window: Annotated[int, Field(ge=1, le=MAX_WINDOW)] | None = None
+    # with the minimum it needs and this setting's file (agent/run/window_check.py). Written as the
+    # flag takes it: 32000, "32,000", "32k" or "128K" (cli_help.parse_tokens).
+    context_window: Annotated[int | None, BeforeValidator(lambda v: v if v is None else parse_tokens(v))] = None
 
     # L5 auto-compact
     autocompact_buffer: Count = _D.autocompact_buffer

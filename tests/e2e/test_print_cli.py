@@ -360,12 +360,12 @@ def test_help_and_bad_values_read_as_written(cli):
     analyze = cli("analyze", "--help").stdout
     assert "analyze [OPTIONS] PATH..." in analyze and "default 64,000, at least 2,048" in " ".join(analyze.split())
     missing = cli("analyze")
-    assert missing.code == 2 and "Missing argument 'PATH...'" in missing.stderr
+    assert missing.code == 2 and "analyze needs PATH..." in missing.stderr
     small = cli("--context-window", "0", "-p", "x")
-    assert small.code == 2 and "--context-window': must be a positive number of tokens" in small.stderr
+    assert small.code == 2 and "--context-window: must be a positive number of tokens" in small.stderr
     assert "must be at least 1" in cli("--max-turns", "0", "-p", "x").stderr
     huge = cli("--context-window", "99999999999999999999", "-p", "x")
-    assert huge.code == 2 and "--context-window': must be at most 10,000,000 tokens" in huge.stderr
+    assert huge.code == 2 and "--context-window: must be at most 10,000,000 tokens" in huge.stderr
 
 
 def test_an_endpoint_that_is_not_an_address_is_refused_before_a_session(cli):

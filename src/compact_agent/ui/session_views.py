@@ -19,7 +19,7 @@ from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from ..agent.tools.todos import TodoItem
-from ..cli_help import MAX_WINDOW
+from ..cli_help import MAX_WINDOW, parse_tokens
 from .command_registry import CommandError, command
 
 STYLES = {
@@ -165,10 +165,13 @@ def model_args(args: str) -> tuple[str | None, int | None] | str:
         if w == "--window" or w.startswith("--window="):
             value = w.partition("=")[2] if "=" in w else (words[i + 1] if i + 1 < len(words) else "")
             i += 1 if "=" in w else 2
-            number = value.replace(",", "").replace("_", "")
-            if window is not None or not number.isdigit():
-                return f"--window takes one number of tokens (--window 64000); {MODEL_USAGE}"
-            window = int(number)
+            try:  # as --context-window and the config take it: 64000, 64,000, 64k, 128K
+                number: int | None = parse_tokens(value, least=0, most=10**18)
+            except ValueError:
+                number = None
+            if window is not None or number is None:
+                return f"--window takes one number of tokens (--window 64000 or 64k); {MODEL_USAGE}"
+            window = number
             if not 1 <= window <= MAX_WINDOW:  # one too small for the tools: the switch says its minimum
                 return f"--window must be {'a positive number of' if window < 1 else f'at most {MAX_WINDOW:,}'} tokens"
             continue

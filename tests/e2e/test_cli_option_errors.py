@@ -1,0 +1,83 @@
+"""A bad value of any command-line option is one line naming the option and what it takes, exit 2:
+`--context-window abc` used to print the usage block, a `Try ... for help.` line and pydantic's
+`Input should be a valid integer, unable to parse string as an integer`. Windows are written as
+the docs write them (32K, 128K, 32,768), the same on the command line, in a config file, in the
+environment and in /model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+MACHINE = ("Usage:", "Try '", "Error:", "Traceback", "Input should be", "Value error", "ValueError",
+           "ValidationError", "BadParameter", "UsageError")
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("--context-window", "abc"), "--context-window: expected a whole number of tokens such as 32000, 32k or 128K, not 'abc'"),
+    (("--context-window", "1.5"), "--context-window: expected a whole number of tokens such as 32000, 32k or 128K, not '1.5'"),
+    (("--context-window", "-3"), "--context-window: must be a positive number of tokens (such as 32000, 32k or 128K), not '-3'"),
+    (("--context-window=0",), "--context-window: must be a positive number of tokens"),
+    (("--context-window", "99999999999"), "--context-window: must be at most 10,000,000 tokens"),
+    (("--context-window",), "--context-window needs a value: a number of tokens such as 32000, 32k or 128K"),
+    (("--max-turns", "x"), "--max-turns: expected a whole number of model requests (1 or more), not 'x'"),
+    (("--max-turns", "1.5"), "--max-turns: expected a whole number of model requests"),
+    (("--max-turns", "0"), "--max-turns: must be at least 1 (a number of model requests), not 0"),
+    (("--yes=3",), "--yes takes no value"),
+    (("--contxt-window", "3"), "no such option --contxt-window; did you mean --context-window or --continue?"),
+    (("analyze", "t.json", "--window", "abc"), "--window: expected a whole number of tokens"),
+    (("analyze", "t.json", "--window", "1000"), "--window: must be at least 2,048 tokens"),
+    (("analyze", "t.json", "--window", "1.5k2"), "--window: expected a whole number of tokens"),
+    (("analyze", "t.json", "--window"), "--window needs a value: a number of tokens such as 64000 or 64k"),
+    (("analyze", "t.json", "--model"), "--model needs a value: NAME"),
+    (("analyze",), "analyze needs PATH..."),
+    (("config", "--bogus"), "no such option --bogus (see compact-agent config --help)"),
+])
+def test_a_bad_option_value_is_one_line(cli, args, said):
+    res = cli("-p", "x", *args) if args[0].startswith("-") else cli(*args)
+    assert res.code == 2, (args, res.stderr)
+    assert res.stderr.startswith(f"compact-agent: {said}"), (args, res.stderr)
+    assert res.stderr.count("\n") == 1 and res.stdout == "", (args, res.stdout, res.stderr)
+    for machine in MACHINE:
+        assert machine not in res.stderr, (args, machine, res.stderr)
+    assert cli.sessions() == []
+
+
+def test_windows_are_written_as_the_docs_write_them_everywhere(cli):
+    """32k / 128K / 32,768 on the command line, in a config file and in the environment; a bad one
+    in a file is one line naming the file."""
+    def window(res) -> object:
+        assert res.code == 0, res.stderr
+        return json.loads(res.stdout)["settings"]["context_window"]
+
+    assert window(cli("--context-window", "32k", "config", "--json"))["value"] == 32_000
+    assert window(cli("--context-window", "128K", "config", "--json"))["value"] == 128_000
+    assert window(cli("--context-window", "32,768", "config", "--json"))["value"] == 32_768
+    assert window(cli("config", "--json", env={"COMPACT_AGENT_CONTEXT_WINDOW": "64k"}))["value"] == 64_000
+    config = cli.home / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('context_window = "32K"\n')
+    assert window(cli("config", "--json")) == {"value": 32_000, "source": "user file"}
+    config.write_text("context_window = 1.5\n")
+    bad = cli("config")
+    assert bad.code == 2 and bad.stderr == (f"compact-agent: bad value for context_window (from {config}): expected a "
+                                            "whole number of tokens such as 32000, 32k or 128K, not 1.5\n")
+    config.unlink()
+    transcript = cli.cwd / "t.json"
+    transcript.write_text(json.dumps([{"role": "user", "content": "go"}, {"role": "assistant", "content": "ok"}]))
+    replayed = cli("analyze", str(transcript), "--window", "8k", "-s", "ours", "--json")
+    assert replayed.code == 0 and json.loads(replayed.stdout)["window"] == 8_000, replayed.stderr
+
+
+def test_one_reading_of_a_number_of_tokens():
+    from compact_agent.cli_help import parse_tokens
+    from compact_agent.ui.session_views import model_args
+
+    assert [parse_tokens(v) for v in ("32000", "32k", "32K", "128K", "32,768", "32_000", "1.5k", "1M", 64_000)] == \
+        [32_000, 32_000, 32_000, 128_000, 32_768, 32_000, 1_500, 1_000_000, 64_000]
+    for bad in ("1.5", "1e5", "k", "32kk", "", "3 2", True, 1.5):
+        with pytest.raises(ValueError, match="expected a whole number of tokens"):
+            parse_tokens(bad)
+    assert model_args("--window 64k gpt-4.1") == ("gpt-4.1", 64_000)  # /model reads a window as the flag does
+    assert model_args("--window=128K") == (None, 128_000)
