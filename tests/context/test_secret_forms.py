@@ -57,3 +57,23 @@ def test_a_stream_cut_anywhere_shows_no_key(cuts: list[int], form: str, before: 
     out.append(stream.flush())
     assert "".join(out) == redact(text)
     assert KEY not in "".join(out) and KEY[:8] not in "".join(out)
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ('{"provider_url":"http://bob:pw12@127.0.0.1:42501/v1/"}', '{"provider_url":"http://bob:***@127.0.0.1:42501/v1/"}'),
+    ("see https://a:b@c.d/e and http://x:y@z", "see https://a:***@c.d/e and http://x:***@z"),
+    ("ssh://git@github.com/x and mailto:a@b.c", "ssh://git@github.com/x and mailto:a@b.c"),  # no password
+    ("http://[::1]:8080/v1 and http://host:8080/p@x", "http://[::1]:8080/v1 and http://host:8080/p@x"),
+])
+def test_an_address_password_never_reaches_a_file(text: str, shown: str) -> None:
+    """Whatever its length (a registered key needs MIN_LEN characters): an endpoint given with a
+    password comes back in every response pydantic-ai records (`provider_url`)."""
+    assert redact(text) == shown
+    assert registry.redact_bytes(text.encode()) == shown.encode()
+
+
+def test_a_long_text_of_near_addresses_is_scrubbed_in_linear_time() -> None:
+    text = "x://" + "a" * 200_000 + ":" + "b" * 200_000  # no @: nothing to hide, and no backtracking blow-up
+    assert redact(text) == text
+    many = "http://u:p@h/ " * 20_000
+    assert redact(many) == "http://u:***@h/ " * 20_000

@@ -42,9 +42,25 @@ def register(value: str | None) -> None:
     _spread.extend(re.compile(r"\s*".join(re.escape(c) for c in f)) for f in (value, *forms))
 
 
+_URL_PASSWORD = re.compile(r"""([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:'"<>\\]*):[^\s/?#@'"<>\\]*@""")
+"""The password of an address's userinfo (`scheme://user:password@host`): each part a run of
+characters an address cannot hold unescaped before its host, so the match is linear."""
+
+
+def hide_url_password(text: str) -> str:
+    """`text` with the password of every address in it shown as `***` (`http://bob:***@host/v1`).
+    An endpoint given with a password comes back in every response pydantic-ai records
+    (`ModelResponse.provider_url`), and a password too short to register as a key (`MIN_LEN`) would
+    reach the session file whole. A user name alone (`ssh://git@host`) stays."""
+    if "://" not in text or "@" not in text:
+        return text
+    return _URL_PASSWORD.sub(r"\1:***@", text)
+
+
 def redact(text: str) -> str:
-    """`text` with every registered secret (and its transforms) replaced; a no-op while none is
-    registered."""
+    """`text` with every registered secret (and its transforms) replaced, and the password of every
+    address in it (`hide_url_password`)."""
+    text = hide_url_password(text)
     if not _secrets:
         return text
     for s in (*_secrets, *_forms):
@@ -92,6 +108,6 @@ class StreamRedactor:
 
 
 def redact_bytes(data: bytes) -> bytes:
-    if not _secrets:
+    if not _secrets and (b"://" not in data or b"@" not in data):
         return data
     return redact(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
