@@ -192,7 +192,7 @@ async def test_init_writes_agents_md_after_asking(tmp_path):
     assert (tmp_path / "project" / "AGENTS.md").read_text().startswith("# Project")
     again = await drive(tmp_path, writes_agents_md, ["/history\r"], continue_last=True)
     assert "Look at this repository" not in again.out  # our prompt behind /init is not shown as the user's
-    assert "› /init\n  wrote it" in again.out  # the last exchanges of the resumed session
+    assert "› /init\n⏺ wrote it" in again.out  # the last exchanges of the resumed session, as shown live
     assert any(line.split()[1:] == ["you", "/init"] for line in again.out.splitlines() if line.startswith("    "))
 
 

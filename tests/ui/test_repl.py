@@ -240,3 +240,18 @@ def test_a_result_not_under_its_own_call_names_the_call() -> None:
     assert [lines.line(e) for e in events] == [
         "● grep(item1399 in d.json)", "● read_file(nosuch.txt)", "  ⎿ error: File not found",
         "  ⎿ grep(item1399 in d.json): 1 match", "● bash(ls)", "  ⎿ 3 lines"]
+
+
+PLAN = "Here is **the plan**:\n\n```python\nprint('hi')\n```\n\n- one\n- two"
+
+
+async def test_a_resumed_session_shows_its_answers_rendered_as_they_were_live(tmp_path):
+    """`-c` and `/resume N` replay the last exchanges: the answer's markdown rendered after its `⏺`,
+    as the live answer was, not its raw `**` and fences."""
+    first = await drive(tmp_path, lambda req: Reply.text(PLAN), ["make a plan\r"])
+    live = first.out[first.out.index("⏺"):first.out.index("resume this session")]
+    again = await drive(tmp_path, lambda req: Reply.text("ok"), [], continue_last=True)
+    assert "› make a plan" in again.out and live in again.out
+    assert "**" not in again.out and "```" not in again.out
+    other = await drive(tmp_path, lambda req: Reply.text("ok"), ["/resume 1\r"])  # from a new session
+    assert live in other.out and "**" not in other.out

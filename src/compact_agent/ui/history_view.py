@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -20,6 +21,9 @@ from ..context.compaction.summary import is_summary
 from ..session.store import Boundary, SessionStore, load_session_file
 from .sessions_list import as_typed
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 WIDTH = 160
 
 
@@ -29,8 +33,8 @@ def _clip(text: str) -> str:
     return clip_words(text, WIDTH)
 
 
-def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
-    """`› prompt` / `  answer` lines for the last `n` user prompts and the answer each got."""
+def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str]]:
+    """(prompt as typed, the answer's text) for every user prompt, oldest first."""
     pairs: list[tuple[str, str]] = []
     for m in messages:
         if isinstance(m, ModelRequest) and not is_summary(m) and not m.metadata:  # not our own context messages
@@ -41,6 +45,12 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
             if text:
                 pairs[-1] = (pairs[-1][0], text)
+    return pairs
+
+
+def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
+    """`› prompt` / `  answer` lines for the last `n` user prompts and the answer each got."""
+    pairs = _exchanges(messages)
     if not pairs:
         return []
     lines = [f"… {plural(len(pairs) - n, 'earlier exchange')}"] if len(pairs) > n else []
@@ -49,6 +59,25 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
         if answer:
             lines.append(f"  {_clip(answer)}")
     return lines
+
+
+def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: int = 3) -> None:
+    """The last `n` exchanges of a resumed session (`-c`, `/resume`) as they looked when they were
+    live: the prompt as it was typed, the answer's markdown rendered after its `⏺` by the very code
+    that draws a live answer (turn_view.py). They were a one-line clip of the raw markdown (`**`,
+    fences and all)."""
+    from .turn_view import TurnView
+
+    pairs = _exchanges(messages)
+    if len(pairs) > n:
+        console.print(f"… {plural(len(pairs) - n, 'earlier exchange')}", style="dim")
+    for prompt, answer in pairs[-n:]:
+        console.print(f"› {prompt}", markup=False, highlight=False)
+        if answer:
+            view = TurnView(console, lambda: 0, spinner=False)
+            for line in answer.splitlines(keepends=True):  # as a stream brings it: block by block
+                view.on_text(line)
+            view.end()
 
 
 def all_boundaries(store: SessionStore) -> list[Boundary]:

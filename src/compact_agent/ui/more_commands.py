@@ -143,8 +143,7 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
         target = want  # an id or the start of one (several matches: the switch says which)
     s.switch_to(target)
     c.print(f"resumed session {s.session_id} ({plural(len(s.messages), 'message')})")
-    from .history_view import last_exchanges
+    from .history_view import show_last_exchanges
 
-    for line in last_exchanges(s.messages):
-        c.print(line, style="dim")
+    show_last_exchanges(c, s.messages)
 

@@ -184,17 +184,16 @@ class Repl:
         loop and show what it brings (warnings, a resumed session's last exchanges) above the prompt."""
         await asyncio.to_thread(preload, self.opts)
         from ..agent.run.runner import AgentSession
-        from .history_view import last_exchanges
+        from .history_view import show_last_exchanges
 
         s = AgentSession(self.opts, on_event=self.on_event, on_compact_start=self.on_compact_start,
                          on_change=self.on_change, resolved=(start.session_id, start.exists))
         self.session = s
-        lines = [(f"warning: {w}", "yellow") for w in s.warnings]
-        lines += [(line, "dim") for line in (last_exchanges(s.messages) if s.messages else [])]
-        if lines:
+        if s.warnings or s.messages:
             def show() -> None:
-                for text, style in lines:
-                    self.console.print(text, style=style)
+                for w in s.warnings:
+                    self.console.print(f"warning: {w}", style="yellow")
+                show_last_exchanges(self.console, s.messages)  # rendered as the answers were
 
             await self.above_prompt(show)
         self.status_text = status_line(s, self.console.width)
