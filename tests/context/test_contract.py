@@ -147,6 +147,27 @@ async def test_a_shorter_history_passed_back_rewrites_the_store() -> None:
     assert isinstance(store, InMemoryStore)
     assert len(second.all_messages()) > len(first.all_messages())
     assert store.messages == third.all_messages()
+    # What it held (the second answer, which the caller went back from) is archived first.
+    assert [b["trigger"] for b in store.boundaries] == ["history_changed"]
+    assert store.archives and store.archives[-1] == second.all_messages()
+
+
+class FailingArchive(InMemoryStore):
+    def archive(self) -> None:
+        raise OSError("disk full")
+
+
+async def test_a_store_that_cannot_archive_keeps_what_it_held_when_the_history_changes(
+        caplog: pytest.LogCaptureFixture) -> None:
+    store = FailingArchive()
+    reader, cm = Reader(2), ContextManager(window=64_000, store=store)
+    agent = reader_agent(reader, cm)
+    first = await agent.run("Read.")
+    second = await agent.run("Again.", message_history=first.all_messages())
+    with caplog.at_level(logging.WARNING):
+        await agent.run("Again, differently.", message_history=first.all_messages())
+    assert store.messages[:len(second.all_messages())] == second.all_messages() and store.boundaries == []
+    assert "could not archive what it held (disk full): it is not rewritten" in caplog.text
 
 
 async def test_a_new_context_manager_on_a_store_that_holds_the_conversation_appends_only_what_is_new() -> None:

@@ -9,19 +9,23 @@ conversation. `keep_system_prompts` and `stamp_new` keep both promises.
 The store is told the history by identity, not by count: a caller may pass a shorter or edited
 `message_history` (regenerate, branch), or a new `ContextManager` may open a store that already
 holds the conversation. `StoreSync` appends only what the store lacks and rewrites the store when
-the history no longer starts with what it holds.
+the history no longer starts with what it holds, after archiving what it held.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, SystemPromptPart
 
+from .plumbing.events import one_line
 from .plumbing.stores import HistoryStore
+
+log = logging.getLogger(__name__)
 
 __all__ = ["LoadableStore", "StoreSync", "keep_system_prompts", "stamp_new"]
 
@@ -140,5 +144,13 @@ class StoreSync:
             if len(messages) > n:
                 store.append(list(messages[n:]))
         else:
-            store.rewrite(boundary(), list(messages))
+            # What the store held goes to an archive first, as before a compaction: a regenerated
+            # answer or a branch leaves the messages after the change in no other place.
+            try:
+                archived = store.archive()
+            except OSError as e:  # the store keeps what it holds; the next request tries again
+                log.warning("the history changed, but the store could not archive what it held (%s): "
+                            "it is not rewritten", one_line(e))
+                return
+            store.rewrite({**boundary(), "archive": str(archived or "")}, list(messages))
         self.held = list(messages)
