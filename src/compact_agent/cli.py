@@ -82,7 +82,10 @@ def main_command(
 
     Without -p, starts the interactive REPL (with QUERY as its first message)."""
     if ctx.invoked_subcommand is not None:
-        ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "cwd": cwd}
+        # The settings a subcommand reads as flags, and the key apart: `compact-agent --api-key K analyze`
+        # sends analyze's summaries with it, and no command takes a key for a setting.
+        ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "cwd": cwd,
+                   "api_key": api_key}
         return
     with quiet_typeahead(not print_ and query != "-"):
         _main(print_, query, model, base_url, api_key, context_window, yes, continue_, resume, output_format, cwd,
@@ -318,6 +321,7 @@ def config_command(
     from .settings_file import render
 
     flags = dict(ctx.obj or {})
+    flags.pop("api_key", None)
     work = (flags.pop("cwd", None) or Path.cwd()).resolve()
     sys.stdout.write(render(load_settings(work, warn=False, **flags), as_json))  # its warnings are in the output
 
@@ -360,11 +364,11 @@ def analyze_command(
                    "summaries: add --model NAME (without it the deterministic stand-in writes them)", 2)
     if (problem := url_problem(base_url)) is not None:
         raise fail(f"--base-url: {problem}", 2)
-    if model:  # the endpoint found as the chat finds its own: this --base-url, the top-level one, the config
+    if model:  # endpoint and key found as the chat finds its own: this command's flag, the top-level one, ...
         top = ctx.obj or {}
         work = (top.get("cwd") or Path.cwd()).resolve()
-        base_url = endpoint(base_url, load_settings(work, base_url=top.get("base_url")))
-        api_key = _protect_key(api_key)
+        base_url = endpoint(base_url, load_settings(work, base_url=top.get("base_url")))  # ..., the config
+        api_key = _protect_key(api_key or top.get("api_key"))  # ..., the provider's variable
     if plot is not None:  # before minutes of replay, not after
         if plot.suffix.lower() not in (".svg", ".png"):
             raise fail(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)", 2)
