@@ -314,3 +314,15 @@ def test_a_reader_that_closes_the_pipe_ends_analyze_quietly(tmp_path: Path):
         err = proc.stderr.read()
         proc.stderr.close()
         assert proc.wait(timeout=120) == 141 and err == b"", (extra, err)
+
+
+def test_a_transcript_that_needed_nothing_earlier_has_no_recall_in_json_as_in_the_table(tmp_path: Path):
+    """The table showed `–` and the JSON 1.0 (100%): a script read such rows as perfect memory."""
+    (tmp_path / "single.json").write_text(json.dumps([{"role": "user", "content": "hi"},
+                                                      {"role": "assistant", "content": "hello"}]))
+    table = cli("single.json", "-s", "ours", cwd=tmp_path)
+    data = json.loads(cli("single.json", "-s", "ours", "--json", cwd=tmp_path).stdout)
+    [row] = data["transcripts"][0]["results"]
+    assert table.returncode == 0 and "–" in table.stdout.split("ours", 1)[1].splitlines()[0]
+    assert row["refs_needed"] == 0 and row["edits_needed"] == 0
+    assert row["recall"] is None and row["line_recall"] is None and row["edit_ready"] is None

@@ -101,9 +101,10 @@ class Metrics:
         d = asdict(self)
         d["summary_share"] = round(self.summary_share, 4)
         d["cache_share"] = round(self.cache_share, 4)
-        d["recall"] = round(self.recall, 4)
-        d["edit_ready"] = round(self.edit_ready, 4)
-        d["line_recall"] = round(self.line_recall, 4)
+        # Nothing needed from earlier context: nothing to measure (null, as the table's "–"), not 100%.
+        d["recall"] = round(self.recall, 4) if self.refs_needed else None
+        d["edit_ready"] = round(self.edit_ready, 4) if self.edits_needed else None
+        d["line_recall"] = round(self.line_recall, 4) if self.refs_needed else None
         d["cost"] = round(self.cost, 6)
         d["summary_cost"] = round(self.summary_cost, 6)
         d["cost_parts"] = {k: round(v, 6) for k, v in self.cost_parts.items()}
