@@ -176,3 +176,48 @@ def _provider_message(e: BaseException) -> str:
 def first_line(e: BaseException) -> str:
     lines = str(e).strip().splitlines()
     return (lines[0] if lines else "unexpected error")[:400]
+
+
+def unusable_model(e: BaseException, *, url: str, key_from: str) -> str:
+    """Why a model we make requests to for ourselves (`analyze --model`'s summaries) cannot be used,
+    and what to do, in one line: the endpoint does not answer, refuses the key, or answers with
+    something that is no API reply. `url` is the endpoint (shown without its secrets), `key_from`
+    where the key came from (`--api-key`, `OPENAI_API_KEY`; empty: none was given)."""
+    from . import secrets
+
+    return secrets.hide_url_passwords(secrets.redact(_unusable_model(e, url, key_from)))
+
+
+def _unusable_model(e: BaseException, url: str, key_from: str) -> str:
+    from pydantic_ai.exceptions import (
+        ModelAuthenticationError,
+        ModelConnectionError,
+        ModelHTTPError,
+        UnexpectedModelBehavior,
+    )
+
+    from . import secrets
+    from .agent.run.retry import is_timeout
+
+    at = f" at {secrets.shown_url(url)}" if url else ""
+    status = getattr(e, "status_code", None)
+    if isinstance(e, ModelAuthenticationError) or status in (401, 403):
+        what = f"check {key_from}" if key_from else "pass the key with --api-key"
+        return f"the provider rejected the API key{at} (HTTP {status or 401}); {what}"
+    if isinstance(e, ModelConnectionError) and is_timeout(e):
+        return (f"the model endpoint{at} did not answer in time, after retries; check that the server there is up "
+                "and not overloaded, then run again")
+    if isinstance(e, ModelConnectionError):
+        return (f"cannot reach the model endpoint{at} ({first_line(e)}); start the server there or correct "
+                "--base-url")
+    # A body that is not JSON, or JSON that is no reply of the API (the error under it may be gone:
+    # a summarizer that tried a second way re-raised the first error `from None`).
+    malformed = not isinstance(e, ModelHTTPError) and (caused_by(e, ValueError) or "Failed to decode" in str(e))
+    if malformed or (isinstance(e, UnexpectedModelBehavior) and str(e).startswith("Invalid response")):
+        detail = first_line(e).split(":")[0].split(",")[0]
+        return (f"the model endpoint{at} answered with something that is no API reply ({detail}); check that "
+                "--base-url is the server's API address (it often ends in /v1)")
+    if isinstance(e, ModelHTTPError) and status == 404:
+        return (f"the provider answered HTTP 404: {_provider_message(e)}; check the --model name and that "
+                "--base-url is the server's API address")
+    return _describe_error(e, retry_hint="")

@@ -6,13 +6,16 @@ replies or no summaries) and what to do, with the endpoint it tried; the figures
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
 
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
+from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
 KEY = "sk-analyze-top-level-0123456789"
+SHORT = "sk-short"  # under the length a key is warned about: the error is the only line
 NO_KEYS = {"DEEPSEEK_API_KEY": "", "OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": ""}  # (the runner drops them too)
 
 
@@ -59,3 +62,78 @@ def test_the_top_level_api_key_reaches_analyze(cli, transcript):
     assert config.code == 0 and "unknown setting" not in config.stderr, config.stderr
     for res in (top, own, config):
         assert KEY not in res.stdout + res.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _one_line(res) -> str:
+    assert res.code == 1 and res.stdout == "", (res.code, res.stdout[:200], res.stderr)
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in res.stderr and "Error" not in lines[0], res.stderr
+    return lines[0]
+
+
+def test_a_summary_model_that_cannot_be_used_says_which_and_what_to_do(cli, transcript):
+    port = _free_port()
+    unreachable = cli(*replay(transcript, "--model", "fake-model", "--base-url", f"http://127.0.0.1:{port}/v1",
+                              "--api-key", SHORT), env=NO_KEYS)
+    with FakeOpenAIServer(summary, api_key="sk-other") as server:
+        refused = cli(*replay(transcript, "--model", "fake-model", "--base-url", server.base_url, "--api-key", SHORT),
+                      env=NO_KEYS)
+        from_env = cli(*replay(transcript, "--model", "fake-model", "--base-url", server.base_url),
+                       env={**NO_KEYS, "OPENAI_API_KEY": SHORT})
+        assert len(server.requests) <= 4  # stopped at the first refusal, not one per compaction
+    with FakeOpenAIServer(summary, faults=lambda req, attempt: Fault.malformed_json()) as server:
+        malformed = cli(*replay(transcript, "--model", "fake-model", "--base-url", server.base_url, "--api-key", SHORT),
+                        env=NO_KEYS)
+    with FakeOpenAIServer(lambda req: Reply.text("")) as server:
+        empty = cli(*replay(transcript, "--model", "fake-model", "--base-url", server.base_url, "--api-key", SHORT),
+                    env=NO_KEYS)
+        assert len(server.requests) <= 6  # given up after a few replies without a summary
+    said = {
+        "unreachable": (_one_line(unreachable), f"cannot reach the model endpoint at http://127.0.0.1:{port}/v1/ "
+                        "(Connection error.); start the server there or correct --base-url"),
+        "refused": (_one_line(refused), "the provider rejected the API key at http://127.0.0.1:"),
+        "from env": (_one_line(from_env), "(HTTP 401); check OPENAI_API_KEY"),
+        "malformed": (_one_line(malformed), "answered with something that is no API reply (Failed to decode response "
+                      "as JSON); check that --base-url is the server's API address (it often ends in /v1)"),
+        "empty": (_one_line(empty), "answered 3 summary requests with an empty reply and none with a summary; use a "
+                  "chat model that follows instructions, or leave out --model for the deterministic stand-in"),
+    }
+    for name, (line, expected) in said.items():
+        assert line.startswith("compact-agent: summary calls through --model fake-model "), (name, line)
+        assert expected in line, (name, line)
+    assert said["refused"][0].endswith("(HTTP 401); check the key given with --api-key")
+    assert SHORT not in "".join(line for line, _ in said.values())
+
+
+def test_an_anthropic_model_that_writes_no_summary(cli, transcript):
+    with FakeAnthropicServer(lambda req: AnthropicReply("")) as server:
+        res = cli(*replay(transcript, "--model", "claude-haiku-4-5"),
+                  env={**NO_KEYS, "ANTHROPIC_API_KEY": SHORT, "ANTHROPIC_BASE_URL": server.base_url})
+    line = _one_line(res)
+    assert line.startswith("compact-agent: summary calls through --model claude-haiku-4-5 gave no usable summary"), line
+    assert f"the model at {server.base_url}" in line and "with an empty reply" in line, line
+
+
+def test_some_unusable_replies_are_a_note_and_the_figures_stand(cli, transcript):
+    """A model that now and then answers without a summary: those compactions fail, as they would
+    live; the figures are printed, and a note says how many and the first reason."""
+    seen: list[int] = []
+
+    def sometimes(req) -> Reply:
+        seen.append(1)
+        return Reply.text("") if len(seen) == 2 else Reply.text("<summary>the work so far</summary>")
+
+    with FakeOpenAIServer(sometimes) as server:
+        res = cli(*replay(transcript, "--model", "fake-model", "--base-url", server.base_url, "--api-key", SHORT),
+                  env=NO_KEYS)
+    assert res.code == 0, res.stderr
+    [codex] = json.loads(res.stdout)["transcripts"][0]["results"]
+    assert codex["failed_compactions"] == 1
+    assert res.stderr.startswith("compact-agent: note: 1 of ") and res.stderr.count("\n") == 1, res.stderr
+    assert "through --model fake-model gave no usable summary (the first: an empty reply)" in res.stderr

@@ -25,7 +25,7 @@ from ..models import PRICING, model_info
 from .baselines import factories
 from .importers import Transcript, TranscriptError, load_transcript
 from .simulate import Summarize, TranscriptRun, replay_all
-from .standin import model_failure, standin_summarize
+from .standin import ModelFailed, WatchedModel, standin_summarize
 
 PROGRESS_AFTER_S = 2.0
 
@@ -116,6 +116,97 @@ async def _replay(path: Path, names: list[str], window: int, pricing: str,
     if (failed := model_failure(summarize)) is not None:  # the strategies went on without its summaries
         raise failed
     return light(run)
+
+
+class Summaries:
+    """The `--model` summarizer, watched: the endpoint's failures are kept by its model (standin's
+    WatchedModel); this keeps what its replies were worth. A strategy takes an empty or unusable reply
+    for a failed compaction and goes on, right for a model that now and then answers badly, and wrong
+    for one that never writes a summary (a model that is not made for chat, a server that answers every
+    request with a page that is no API reply): the figures would rest on summaries never written, and the
+    user would not learn why. So the analysis stops once no reply was usable (at the latest after
+    GIVE_UP such replies), and otherwise says how many were not (`note`)."""
+
+    GIVE_UP = 3
+
+    def __init__(self, summarize: Summarize, name: str, url: str, key_from: str) -> None:
+        self.inner, self.name, self.url, self.key_from = summarize, name, url, key_from
+        self.model = getattr(summarize, "model", None)  # the strategies' own requests go to it too
+        self.calls = self.usable = 0
+        self.unusable: list[BaseException | str] = []  # the error, or "an empty reply"
+
+    @property
+    def useless(self) -> bool:
+        """Not one usable reply yet, and enough of the other kind to say so."""
+        return not self.usable and len(self.unusable) >= self.GIVE_UP
+
+    async def __call__(self, messages: list[Any], prompt: str) -> str:
+        from pydantic_ai.exceptions import UnexpectedModelBehavior
+
+        if self.useless:
+            raise ModelFailed("the summary model gave no usable summary earlier in this analysis")
+        self.calls += 1
+        try:
+            text = await self.inner(messages, prompt)
+        except UnexpectedModelBehavior as e:  # the model's (or the endpoint's) answer, not the strategy's doing
+            self.unusable.append(e)
+            raise
+        if text.strip():
+            self.usable += 1
+        else:
+            self.unusable.append("an empty reply")
+        return text
+
+    def failure(self) -> ModelFailed | None:
+        """The one-line error that stops the analysis, or None: the endpoint failed, or no reply was usable."""
+        from ..error_text import unusable_model
+
+        model = self.model
+        if isinstance(model, WatchedModel) and model.failure is not None:
+            return ModelFailed(f"summary calls through --model {self.name} failed, so the analysis stopped: "
+                               f"{unusable_model(model.failure, url=self.url, key_from=self.key_from)}")
+        if self.usable or not self.unusable:
+            return None
+        first = self.unusable[0]
+        if not isinstance(first, str) and str(first).startswith("Invalid response"):  # no API reply at all
+            reason = unusable_model(first, url=self.url, key_from=self.key_from)
+        else:
+            reason = (f"the model{self._at()} answered {plural(len(self.unusable), 'summary request')} with "
+                      f"{self._what(first)} and none with a summary; use a chat model that follows instructions, "
+                      "or leave out --model for the deterministic stand-in")
+        return ModelFailed(f"summary calls through --model {self.name} gave no usable summary, so the analysis "
+                           f"stopped: {reason}")
+
+    def note(self) -> str | None:
+        """How many replies were not usable, when some were (those compactions count as failed)."""
+        if not self.unusable or not self.usable:
+            return None
+        return (f"note: {len(self.unusable)} of {plural(self.calls, 'summary call')} through --model {self.name} "
+                f"gave no usable summary (the first: {self._what(self.unusable[0])}); the figures count those "
+                "compactions as failed")
+
+    def _at(self) -> str:
+        from .. import secrets
+
+        return f" at {secrets.shown_url(self.url)}" if self.url else ""
+
+    @staticmethod
+    def _what(reply: BaseException | str) -> str:
+        from .. import secrets
+        from ..error_text import first_line
+
+        return reply if isinstance(reply, str) else f"something unusable ({secrets.redact(first_line(reply))})"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def model_failure(summarize: Summarize | None) -> ModelFailed | None:
+    """Why the `--model` summaries cannot be used (Summaries.failure), or None."""
+    from .standin import model_failure as endpoint_failure
+
+    return summarize.failure() if isinstance(summarize, Summaries) else endpoint_failure(summarize)
 
 
 def _replay_in_worker(path: Path, names: list[str], window: int, pricing: str) -> TranscriptRun | str:

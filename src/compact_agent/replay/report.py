@@ -23,7 +23,7 @@ from rich.table import Table
 from ..models import PRICING
 from .analysis import Analysis, AnalyzeError, label
 from .baselines import factories
-from .batch import find_files, replay_files
+from .batch import Summaries, find_files, replay_files
 from .metrics import Metrics
 from .simulate import Summarize, TranscriptRun, describe_fit
 
@@ -210,12 +210,10 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
     from ..models import ConfigError
     from .standin import ModelFailed
 
+    summarize: Summaries | None = None
     try:
-        summarize = None
         if model:
-            from .standin import model_summarizer
-
-            summarize = model_summarizer(model, base_url=base_url, api_key=api_key)
+            summarize = summaries(model, base_url, api_key)
         analysis = asyncio.run(analyze(paths, window=window, strategies=strategies, pricing=pricing,
                                        summarize=summarize))
         if plot is not None:
@@ -235,6 +233,8 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
         return 1
     for note in analysis.skipped:
         sys.stderr.write(f"compact-agent: {note}\n")
+    if summarize is not None and (said := summarize.note()) is not None:
+        sys.stderr.write(secrets.redact(f"compact-agent: {said}") + "\n")
     if as_json:
         sys.stdout.write(json.dumps(to_json(analysis, totals_only), indent=1) + "\n")
         return 0
@@ -245,6 +245,20 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
     if console.record:  # a file or a pipe: the text laid out above, without the padding
         sys.stdout.write(without_trailing_spaces(console.export_text()))
     return 0
+
+
+def summaries(model: str, base_url: str | None, api_key: str | None) -> Summaries:
+    """The `--model` summarizer, watched (batch.Summaries), knowing where it sends its requests and
+    where its key came from, to say so when they fail; raises ConfigError when it has no key."""
+    from ..models import provider_for
+    from .standin import model_summarizer
+
+    inner = model_summarizer(model, base_url=base_url, api_key=api_key)
+    var = {"anthropic": "ANTHROPIC_API_KEY", "deepseek": "DEEPSEEK_API_KEY"}.get(provider_for(model, base_url),
+                                                                              "OPENAI_API_KEY")
+    key_from = "the key given with --api-key" if api_key else var if os.environ.get(var) else ""
+    url = getattr(getattr(inner, "model", None), "base_url", None) or base_url or ""
+    return Summaries(inner, model, url, key_from)
 
 
 FILE_WIDTH = 80
