@@ -88,6 +88,24 @@ async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_
     failed = [e for e in events if e.layer == "mcp" and e.action == "failed"]
     assert len(failed) == 1 and failed[0].detail["server"] == "broken"
     assert "\n" not in failed[0].detail["message"]
+    # In words, naming what to check: no "[Errno 2]", no exception name.
+    assert failed[0].detail["message"] == ("MCP server broken did not start: no program /nonexistent/mcp-server "
+                                           "(check its command in [mcp_servers.broken])")
+
+
+async def test_a_server_whose_program_is_not_on_path_is_one_line_in_words(tmp_path):
+    from compact_agent.agent.integrations.mcp_servers import McpServerConfig, McpServers
+
+    said: list[str] = []
+    servers = McpServers([McpServerConfig("docs", command="no-such-mcp-program-x1"),
+                          McpServerConfig("local", command="./serve.sh")], tmp_path,
+                         report=lambda action, line, detail: said.append(f"{action}: {line}"))
+    (tmp_path / "serve.sh").write_text("#!/bin/sh\n")  # there, but not executable
+    await servers.connect()
+    assert said == ["failed: MCP server docs did not start: no program named no-such-mcp-program-x1 on PATH "
+                    "(check its command in [mcp_servers.docs])",
+                    "failed: MCP server local did not start: no program ./serve.sh (check its command in "
+                    "[mcp_servers.local])"]
 
 
 async def test_http_server(tmp_path):

@@ -148,6 +148,8 @@ class McpServers:
         self.connected = True
         for cfg in self.configs:
             try:
+                if (missing := _missing_program(cfg, self.cwd)) is not None:
+                    raise FileNotFoundError(missing)
                 state = await self._start(cfg)
             except Exception as e:  # noqa: BLE001 - any failure of a user's server is one line
                 self.failed[cfg.name] = _one_line(e)
@@ -238,8 +240,30 @@ def _text(states: list[ServerState], verb: str) -> str:
     return f"{MCP_HEAD} MCP servers {verb} in this session (their tools are in your tool list):\n{body}"
 
 
+def _missing_program(cfg: McpServerConfig, cwd: Path) -> str | None:
+    """Why a server's `command` cannot be run (no such program on PATH, or no such file), in
+    words; None when it can be found."""
+    import shutil
+
+    if not cfg.command:
+        return None
+    base = (cwd / cfg.cwd).resolve() if cfg.cwd else cwd
+    path = Path(cfg.command)
+    if os.sep in cfg.command:
+        where = path if path.is_absolute() else base / path
+        return None if os.access(where, os.X_OK) and where.is_file() else (
+            f"no program {cfg.command} (check its command in [mcp_servers.{cfg.name}])")
+    if shutil.which(cfg.command, path=dict(cfg.env).get("PATH")) is None:
+        return f"no program named {cfg.command} on PATH (check its command in [mcp_servers.{cfg.name}])"
+    return None
+
+
+_ERRNO = re.compile(r"\[Errno -?\d+\]\s*")
+
+
 def _one_line(e: BaseException) -> str:
-    text = " ".join(str(e).split()) or type(e).__name__
+    """A server's failure as one line of words: no `[Errno 2]`, no exception name where there is text."""
+    text = _ERRNO.sub("", " ".join(str(e).split())) or type(e).__name__
     if isinstance(e, TimeoutError):
         text = "timed out"
     if isinstance(e, BaseExceptionGroup) and e.exceptions:  # from the client's task group
