@@ -25,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from ..layers import digest
 from ..plumbing import rounds, tokens
@@ -163,6 +164,24 @@ class Compactor(Keeper):
                     raise
                 cut, head, tail = new_cut, messages[keep:new_cut], messages[new_cut:]
 
+    def kept_images(self, summarized: Sequence[ModelMessage], tail: Sequence[ModelMessage], overhead: int) -> list[Any]:
+        """The images of the user's latest message, when the compaction replaces it (its text is
+        carried verbatim; they would be gone): the newest of them that fit an eighth of the room
+        the threshold leaves (as the results in use do), none when the thrash guard escalated. A
+        summary is written without images, and the model may still be working on what they show."""
+        if self.escalation or summary.latest_images(tail, self.typed) is not None:
+            return []  # the latest message is kept verbatim (or the compaction must keep less)
+        images = summary.latest_images(summarized, self.typed) or []
+        budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
+        kept: list[Any] = []
+        for image in reversed(images):
+            size = self.scaled(tokens.estimate([ModelRequest(parts=[UserPromptPart([image])])]))
+            if budget < size:
+                break
+            kept.insert(0, image)
+            budget -= size
+        return kept
+
     def _cannot_shrink(self, messages: list[ModelMessage], before: int, overhead: int) -> NotSmaller | None:
         """The refusal a summary of `messages` would end in whatever it said, known before asking
         for it: when the summary message with no summary at all and the verbatim tail, at each
@@ -248,6 +267,7 @@ class Compactor(Keeper):
                                               all_files=files, strategy=strategy)
         else:
             head_msg = summary.summary_message(text, archive_path, users, strategy, files, reads)
+        head_msg = summary.with_images(head_msg, self.kept_images(summarized, tail, overhead))
         limits = self._restore_limits(self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead))
         paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
         self.restorer.reset()

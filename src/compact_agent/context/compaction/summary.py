@@ -18,10 +18,11 @@ compaction appends to the compaction message it keeps (`update_message`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import BinaryContent, ImageUrl, ModelMessage, ModelRequest, UserPromptPart
 
 from ..layers.digest import DIGEST_HEADER, default_digest
 from ..plumbing import tokens
@@ -72,6 +73,9 @@ SYNTHETIC_PREFIXES = (SUMMARY_MARK, UPDATE_HEAD, "[compact-agent:", DIGEST_HEADE
 
 
 def is_synthetic_text(content: object) -> bool:
+    """Whether a user part's content is ours (a compaction message, a notice, the images one carries)."""
+    if isinstance(content, (list, tuple)):
+        return bool(content) and isinstance(content[0], str) and content[0].startswith(SYNTHETIC_PREFIXES)
     return isinstance(content, str) and content.startswith(SYNTHETIC_PREFIXES)
 
 
@@ -292,6 +296,45 @@ def records_in(m: ModelMessage) -> list[str]:
             if found and found.group(1).strip():
                 out.append(found.group(1).strip())
     return out
+
+
+IMAGES_HEAD = "[compact-agent: the images the user attached to their latest message, kept through the compaction]"
+"""The first item of the part a compaction message carries those images in (`latest_images`)."""
+
+
+def _is_image(item: object) -> bool:
+    return isinstance(item, ImageUrl) or (isinstance(item, BinaryContent) and item.is_image)
+
+
+def latest_images(messages: Sequence[ModelMessage], typed: Callable[[str], bool] | None = None) -> list[Any] | None:
+    """The images of the user's latest message in `messages`: those it was sent with, or those an
+    earlier compaction carried for it (`IMAGES_HEAD`); [] when that message has none; None when
+    `messages` holds no message of the user's. Our own messages, and texts `typed` says no person
+    typed (a harness's reminders), are not the user's."""
+    for m in reversed(messages):
+        if not isinstance(m, ModelRequest):
+            continue
+        for p in reversed(m.parts):
+            if not isinstance(p, UserPromptPart):
+                continue
+            if isinstance(p.content, str):
+                if _compaction_part(p):
+                    return []  # the user's latest words are the ones it carries, without images
+                if is_synthetic_text(p.content) or (typed is not None and not typed(p.content)):
+                    continue
+                return []
+            items = list(p.content)
+            if items and items[0] == IMAGES_HEAD:
+                return [c for c in items[1:] if _is_image(c)]
+            return [c for c in items if _is_image(c)]
+    return None
+
+
+def with_images(message: ModelRequest, images: Sequence[Any]) -> ModelRequest:
+    """A compaction message that also carries `images` (the user's latest message's), after its text."""
+    if not images:
+        return message
+    return ModelRequest(parts=[*message.parts, UserPromptPart([IMAGES_HEAD, *images])], metadata=message.metadata)
 
 
 def is_summary(m: ModelMessage) -> bool:
