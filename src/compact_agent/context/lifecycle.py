@@ -84,9 +84,11 @@ def state_for(cm: M, key: str) -> M:
         return other
     if cm._owned:
         raise UserError(
-            f"this ContextManager was given its own {', '.join(cm._owned)}, which belong to one conversation "
-            f"({cm._conversation!r}), and cannot also serve conversation {key!r}: create one "
-            "ContextManager per conversation, or leave those arguments out")
+            f"this ContextManager cannot also serve conversation {key!r}: it was given its own "
+            + (f"{', '.join(cm._owned[:-1])} and {cm._owned[-1]}, which hold" if len(cm._owned) > 1
+               else f"{cm._owned[0]}, which holds")
+            + f" conversation {cm._conversation!r}; create one ContextManager per conversation, or leave "
+            + ("those arguments" if len(cm._owned) > 1 else "that argument") + " out")
     known = not cm._window_unknown
     other = type(cm).wired(internals_now(cm, limits=cm.limits if known else None),
                              window=cm.window if known else None, **options_now(cm))
