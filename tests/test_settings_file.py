@@ -366,3 +366,38 @@ def test_a_config_path_with_no_file_there_is_no_user_settings_and_config_says_wh
     monkeypatch.delenv("COMPACT_AGENT_CONFIG")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     assert f"user file: {tmp_path / 'xdg' / 'compact-agent' / 'config.toml'} (not found)\n" in render(load(tmp_path))
+
+
+@pytest.mark.parametrize(("text", "env", "said"), [
+    ("collapse_commit_fraction = 0.99\ncollapse_blocking_fraction = 0.5",
+     {}, "collapse_commit_fraction = 0.99 must be at most collapse_blocking_fraction = 0.5 (both from {user})"),
+    ("collapse_commit_fraction = 0.99",
+     {}, "collapse_commit_fraction = 0.99 ({user}) must be at most collapse_blocking_fraction = 0.95 (the default)"),
+    ("collapse_target_fraction = 0.95",
+     {}, "collapse_target_fraction = 0.95 ({user}) must be at most collapse_commit_fraction = 0.9 (the default)"),
+    ("memory_min_tokens = 50000",
+     {"COMPACT_AGENT_MEMORY_MAX_TOKENS": "10"},
+     "memory_min_tokens = 50000 ({user}) must be at most memory_max_tokens = 10 (from env COMPACT_AGENT_MEMORY_MAX_TOKENS)"),
+])
+def test_settings_that_contradict_each_other_name_both_and_whence(files, monkeypatch, text, env, said):
+    """Each value in range, the two together contradictory: it was the library's
+    `CompactionSettings.collapse_commit_fraction (0.99) must be at most ...` at the first request,
+    exit 1, naming no file."""
+    user, project = files
+    user.write_text(text)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError) as caught:
+        load(project)
+    expected = said.replace("({user})", f"(from {user})").replace("{user}", str(user))
+    assert str(caught.value) == f"{expected}: lower the first or raise the second"
+
+
+def test_orderings_that_do_not_apply_are_not_refused(files):
+    """A commit fraction of 0 turns collapse commits off, a blocking fraction of 0 never holds off
+    compaction: then the other fractions may be anything (as the library takes them)."""
+    user, project = files
+    user.write_text("collapse_commit_fraction = 0\ncollapse_target_fraction = 0.95")
+    assert load(project).settings.collapse_target_fraction == 0.95
+    user.write_text("collapse_commit_fraction = 0.99\ncollapse_blocking_fraction = 0")
+    assert load(project).settings.collapse_commit_fraction == 0.99

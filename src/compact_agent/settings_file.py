@@ -262,9 +262,40 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
                             f"{err.get('msg', 'invalid')}") from None
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
+    _check_together(settings, sources, files)
     _check_hooks(settings.hooks, settings.hook_timeout_s, _origin(sources["hooks"], files))
     _check_servers(settings.mcp_servers, _origin(sources["mcp_servers"], files))
     return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
+
+
+def _check_together(settings: Settings, sources: dict[str, str], files: dict[str, str]) -> None:
+    """Values each in range that contradict each other (a collapse that commits above the point where
+    it holds off compaction, session notes that must keep more than they may) are refused in one
+    line naming both settings as a file writes them and where each came from. The pairs are the
+    pipeline's own (`context.plumbing.settings`), so a pair it adds is checked here too; whatever
+    else it refuses is said without its class name."""
+    from .context.plumbing.settings import _ORDER
+
+    for below, above, applies in _ORDER:
+        low, high = getattr(settings, below), getattr(settings, above)
+        if low > high and applies(settings):  # type: ignore[arg-type]  # reads the fields both share
+            first, second = (_origin(sources[key], files) for key in (below, above))
+            if first == second:
+                both = "both defaults" if first == "default" else f"both from {first}"
+                said = f"{below} = {low!r} must be at most {above} = {high!r} ({both})"
+            else:
+                said = f"{below} = {low!r} ({_from(first)}) must be at most {above} = {high!r} ({_from(second)})"
+            raise SettingsError(f"{said}: lower the first or raise the second")
+    try:
+        settings.compaction()
+    except (TypeError, ValueError) as e:
+        from .error_text import first_line
+
+        raise SettingsError(f"bad setting: {first_line(e).replace('CompactionSettings.', '')}") from None
+
+
+def _from(origin: str) -> str:
+    return "the default" if origin == "default" else f"from {origin}"
 
 
 def _origin(source: str, files: dict[str, str]) -> str:

@@ -108,3 +108,22 @@ def test_compaction_failures_name_no_class(error: str) -> None:
 
     kind = NotSmaller if error == "NotSmaller" else CompactionError
     assert _one_line(kind("compaction would not shrink the context (9 → 9 tokens)")).startswith("compaction would")
+
+
+def test_contradictory_settings_stop_start_up_naming_both_and_their_file(cli) -> None:
+    """They reached the library, which refused them at the first request: exit 1 and
+    `CompactionSettings.collapse_commit_fraction (0.99) must be at most ...`, no file named."""
+    config = cli.home / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("collapse_commit_fraction = 0.99\ncollapse_blocking_fraction = 0.5\n")
+    res = cli("-p", "--base-url", "http://127.0.0.1:9/v1", "hi")
+    line = one_clear_line(res.stderr)
+    assert res.code == 2 and line == (f"compact-agent: collapse_commit_fraction = 0.99 must be at most "
+                                      f"collapse_blocking_fraction = 0.5 (both from {config}): "
+                                      "lower the first or raise the second"), res.stderr
+    config.write_text("memory_min_tokens = 50000\n")
+    res = cli("-p", "--base-url", "http://127.0.0.1:9/v1", "hi", env={"COMPACT_AGENT_MEMORY_MAX_TOKENS": "10"})
+    line = one_clear_line(res.stderr)
+    assert res.code == 2 and "CompactionSettings" not in line, res.stderr
+    assert f"memory_min_tokens = 50000 (from {config})" in line and "(from env COMPACT_AGENT_MEMORY_MAX_TOKENS)" in line
+    assert cli.sessions() == []
