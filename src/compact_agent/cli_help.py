@@ -25,11 +25,12 @@ TOKENS_EXAMPLE = "such as 32000, 32k or 128K"
 _TOKENS = re.compile(r"(?i)\s*([+-]?)\s*(\d{1,3}(?:[,_]\d{3})+|\d+(?:\.\d*)?|\.\d+)\s*([km]?)\s*")
 
 
-def parse_tokens(value: object, *, least: int = 1, most: int = MAX_WINDOW) -> int:
+def parse_tokens(value: object, *, least: int = 1, most: int | None = MAX_WINDOW) -> int:
     """A number of tokens as people write it: `32000`, `32,000`, `32_000`, `32k` / `32K` (32,000),
     `1.5k` (1,500), `1M` (1,000,000); the same forms on the command line and in a config file or
-    variable. What is no whole number of tokens within [least, most] raises a ValueError (pydantic's
-    custom error: its message is the line the user reads, with no `Value error,` before it)."""
+    variable. What is no whole number of tokens within [least, most] (`most` None: no upper bound)
+    raises a ValueError (pydantic's custom error: its message is the line the user reads, with no
+    `Value error,` before it)."""
     shown = str(value).lower() if isinstance(value, bool) else _quoted(value)  # TOML's true: no count
     not_tokens = _bad(f"expected a whole number of tokens {TOKENS_EXAMPLE}, not {shown}")
     if isinstance(value, bool):
@@ -48,9 +49,10 @@ def parse_tokens(value: object, *, least: int = 1, most: int = MAX_WINDOW) -> in
             raise not_tokens
         number = int(scaled)
     if number < least:
-        bound = "a positive number of tokens" if least <= 1 else f"at least {least:,} tokens"
+        bound = ("0 or more tokens" if least <= 0 else "a positive number of tokens" if least == 1
+                 else f"at least {least:,} tokens")
         raise _bad(f"must be {bound} ({TOKENS_EXAMPLE}), not {shown}")
-    if number > most:
+    if most is not None and number > most:
         raise _bad(f"must be at most {most:,} tokens, not {shown}")
     return number
 

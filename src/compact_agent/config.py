@@ -30,7 +30,10 @@ _D = CompactionSettings()  # the pipeline's numbers have one home: the library's
 # Ranges every value must be in, wherever it came from: a negative cap or a NaN timeout is a
 # mistake (or a hostile project file), and taking it would break every request or every command
 # in ways that are hard to trace back. A value out of range is a one-line error at start-up.
-Count = Annotated[int, Field(ge=0)]  # tokens, characters, items: 0 allowed (turns the thing off)
+Count = Annotated[int, Field(ge=0)]  # characters, items: 0 allowed (turns the thing off)
+# A number of tokens is written as the window is (cli_help.parse_tokens): 13000, "13,000", "13k".
+Tokens = Annotated[int, BeforeValidator(lambda v: parse_tokens(v, least=0, most=None))]  # 0 allowed
+PositiveTokens = Annotated[int, BeforeValidator(lambda v: parse_tokens(v, least=1, most=None))]
 Positive = Annotated[int, Field(ge=1)]
 Fraction = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 Seconds = Annotated[float, Field(gt=0.0, le=86_400.0, allow_inf_nan=False)]
@@ -52,14 +55,14 @@ class Settings(BaseSettings):
     context_window: Annotated[int | None, BeforeValidator(lambda v: v if v is None else parse_tokens(v))] = None
 
     # L5 auto-compact
-    autocompact_buffer: Count = _D.autocompact_buffer
-    summary_output_reserve: Count = _D.summary_output_reserve
+    autocompact_buffer: Tokens = _D.autocompact_buffer
+    summary_output_reserve: Tokens = _D.summary_output_reserve
     max_consecutive_failures: Positive = _D.max_consecutive_failures
     thrash_requests: Positive = _D.thrash_requests
     restore_max_files: Count = _D.restore_max_files
-    restore_tokens_per_file: Count = _D.restore_tokens_per_file
-    restore_total_tokens: Count = _D.restore_total_tokens
-    user_messages_budget: Count = _D.user_messages_budget
+    restore_tokens_per_file: Tokens = _D.restore_tokens_per_file
+    restore_total_tokens: Tokens = _D.restore_total_tokens
+    user_messages_budget: Tokens = _D.user_messages_budget
     adaptive_output_reserve: bool = _D.adaptive_output_reserve
     priced_compaction: bool = _D.priced_compaction
     compaction_records: bool = _D.compaction_records
@@ -72,7 +75,7 @@ class Settings(BaseSettings):
     # L3 microcompact
     microcompact_keep_recent: Count = _D.microcompact_keep_recent
     microcompact_trigger: Positive = _D.microcompact_trigger
-    microcompact_min_free_tokens: Count = _D.microcompact_min_free_tokens
+    microcompact_min_free_tokens: Tokens = _D.microcompact_min_free_tokens
     cache_ttl_minutes: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 60.0
     anthropic_server_clearing: bool = True
     # L4 collapse (fractions of the auto-compact threshold)
@@ -83,10 +86,10 @@ class Settings(BaseSettings):
     collapse_min_gain_fraction: Fraction = _D.collapse_min_gain_fraction  # a commit freeing less is not worth the cache it rewrites
     collapse_keep_recent_rounds: Count = _D.collapse_keep_recent_rounds
     # session memory
-    memory_min_tokens: Count = _D.memory_min_tokens
+    memory_min_tokens: Tokens = _D.memory_min_tokens
     memory_min_text_messages: Count = _D.memory_min_text_messages
-    memory_max_tokens: Count = _D.memory_max_tokens
-    memory_update_tokens: Positive = _D.memory_update_tokens  # measured on ../shared/data: 5K doubled the notes calls for no gain
+    memory_max_tokens: Tokens = _D.memory_max_tokens
+    memory_update_tokens: PositiveTokens = _D.memory_update_tokens  # measured on ../shared/data: 5K doubled the notes calls for no gain
     memory_update_tool_calls: Positive = _D.memory_update_tool_calls
     memory_enabled: bool = _D.memory_enabled
     memory_start_fraction: Fraction = _D.memory_start_fraction  # notes start once the context passes this share of the threshold

@@ -81,3 +81,46 @@ def test_one_reading_of_a_number_of_tokens():
             parse_tokens(bad)
     assert model_args("--window 64k gpt-4.1") == ("gpt-4.1", 64_000)  # /model reads a window as the flag does
     assert model_args("--window=128K") == (None, 128_000)
+
+
+TOKEN_SETTINGS = ("autocompact_buffer", "summary_output_reserve", "restore_tokens_per_file", "restore_total_tokens",
+                  "user_messages_budget", "microcompact_min_free_tokens", "memory_min_tokens", "memory_max_tokens",
+                  "memory_update_tokens")
+
+
+def test_every_number_of_tokens_is_written_as_the_window_is():
+    """`autocompact_buffer = "13k"` was refused (`Input should be a valid integer`) while
+    `context_window = "32k"` was taken: every setting that counts tokens reads the same forms."""
+    from compact_agent.config import Settings
+
+    assert {name for name in Settings.model_fields if name.endswith("_tokens")} <= set(TOKEN_SETTINGS)
+    for written, meant in (("13k", 13_000), ("13K", 13_000), ("13,000", 13_000), ("13_000", 13_000), (13_000, 13_000),
+                           ("1.5k", 1_500), (" 20000 ", 20_000)):
+        for name in TOKEN_SETTINGS:
+            if name == "memory_min_tokens":
+                continue  # its maximum is memory_max_tokens, 40K by default: checked with it below
+            assert getattr(Settings(**{name: written}), name) == meant, (name, written)
+    assert Settings(memory_min_tokens="20k", memory_max_tokens="60K").memory_min_tokens == 20_000
+
+
+def test_token_settings_in_a_file_a_variable_and_their_errors(cli):
+    config = cli.home / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('autocompact_buffer = "20k"\nmemory_max_tokens = "50,000"\n')
+    res = cli("config", "--json", env={"COMPACT_AGENT_MEMORY_UPDATE_TOKENS": "5K"})
+    assert res.code == 0, res.stderr
+    settings = res.json()["settings"]
+    assert settings["autocompact_buffer"] == {"value": 20_000, "source": "user file"}
+    assert settings["memory_max_tokens"] == {"value": 50_000, "source": "user file"}
+    assert settings["memory_update_tokens"] == {"value": 5_000, "source": "env COMPACT_AGENT_MEMORY_UPDATE_TOKENS"}
+    config.unlink()
+    for env, said in (
+            ({"COMPACT_AGENT_AUTOCOMPACT_BUFFER": "lots"}, "bad value for autocompact_buffer (from env "
+             "COMPACT_AGENT_AUTOCOMPACT_BUFFER): expected a whole number of tokens such as 32000, 32k or 128K, not 'lots'"),
+            ({"COMPACT_AGENT_SUMMARY_OUTPUT_RESERVE": "-2k"}, "bad value for summary_output_reserve (from env "
+             "COMPACT_AGENT_SUMMARY_OUTPUT_RESERVE): must be 0 or more tokens (such as 32000, 32k or 128K), not '-2k'"),
+            ({"COMPACT_AGENT_MEMORY_UPDATE_TOKENS": "0"}, "bad value for memory_update_tokens (from env "
+             "COMPACT_AGENT_MEMORY_UPDATE_TOKENS): must be a positive number of tokens (such as 32000, 32k or 128K), not '0'")):
+        bad = cli("-p", "--base-url", "http://127.0.0.1:9/v1", "hi", env=env)
+        assert bad.code == 2 and bad.stderr == f"compact-agent: {said}\n", bad.stderr
+    assert cli.sessions() == []
