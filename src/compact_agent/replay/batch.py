@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -259,31 +260,64 @@ async def replay_files(files: Sequence[Path], names: list[str], *, window: int, 
                        summarize: Summarize | None = None, workers: int | None = None
                        ) -> list[TranscriptRun | str]:
     """Every file replayed through the named strategies, in the files' order: a run or a skip note."""
-    workers = min(len(files), workers or os.cpu_count() or 1)
+    workers = max(1, min(len(files), workers or os.cpu_count() or 1))
     progress = Progress(len(files))
     results: list[TranscriptRun | str | None] = [None] * len(files)
     try:
-        if summarize is not None or workers <= 1:
-            for i, f in enumerate(files):  # a real model (--model) or one core: in this process
+        if summarize is not None:
+            for i, f in enumerate(files):  # a real model (--model): in this process, its requests awaited
                 results[i] = await _replay(f, names, window, pricing, summarize)
                 progress.advance(isinstance(results[i], str))
-        else:
-            # The stand-in is deterministic and the transcripts independent: replay them side by side.
-            loop = asyncio.get_running_loop()
-            biggest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
-            with ProcessPoolExecutor(workers) as pool:
-                jobs = {loop.run_in_executor(pool, _replay_in_worker, files[i], names, window, pricing): i
-                        for i in biggest_first}
-                pending = set(jobs)
-                while pending:
-                    done, pending = await asyncio.wait(pending, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
-                    for job in done:
-                        results[jobs[job]] = job.result()
-                        progress.advance(isinstance(results[jobs[job]], str))
-                    progress.tick()
+        elif files:
+            await _in_workers(files, names, window, pricing, workers, results, progress)
     finally:
         progress.close()
     return [r for r in results if r is not None]
+
+
+async def _in_workers(files: Sequence[Path], names: list[str], window: int, pricing: str, workers: int,
+                      results: list[TranscriptRun | str | None], progress: Progress) -> None:
+    """The stand-in is deterministic and the transcripts independent: replay them side by side, in
+    worker processes (one too, on one core: a replay that computes for seconds without awaiting
+    anything can be stopped only there). Ctrl-C stops the run at once (`_stop_now`)."""
+    loop = asyncio.get_running_loop()
+    biggest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
+    pool = ProcessPoolExecutor(workers, initializer=_leave_interrupts_to_the_parent)
+    jobs: dict[asyncio.Future[TranscriptRun | str], int] = {}
+    try:
+        jobs = {loop.run_in_executor(pool, _replay_in_worker, files[i], names, window, pricing): i
+                for i in biggest_first}
+        pending = set(jobs)
+        while pending:
+            done, pending = await asyncio.wait(pending, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+            for job in done:
+                results[jobs[job]] = job.result()
+                progress.advance(isinstance(results[jobs[job]], str))
+            progress.tick()
+    except BaseException:  # Ctrl-C (asyncio cancels this task on it), or an error that ends the run
+        for job in jobs:
+            job.cancel()  # nothing waits for their results now: no "exception never retrieved" at exit
+        _stop_now(pool)
+        raise
+    pool.shutdown()
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """In a worker: ignore Ctrl-C (the terminal sends it to every process of the group). A worker
+    that took it ended only its current transcript and went on to the next one queued; the parent
+    ends the workers instead (`_stop_now`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_now(pool: ProcessPoolExecutor) -> None:
+    """End the workers where they are and drop the transcripts still queued. Leaving the pool as a
+    `with` block does waits for every queued transcript: Ctrl-C on a folder took 20-30 s to end.
+    Once its workers are gone the pool's own thread ends at once; it is waited for here, not at
+    the interpreter's exit, where it raced the exit's wake-up call ('Bad file descriptor')."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # no public handle before Python 3.14
+    for worker in workers:
+        worker.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _size(path: Path) -> int:

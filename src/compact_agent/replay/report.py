@@ -199,11 +199,28 @@ def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
     }
 
 
+#: The exit status of a run stopped by Ctrl-C: 128 + SIGINT, as a shell reports it.
+EXIT_INTERRUPTED = 130
+
+
 def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
             plot: Path | None, model: str | None, totals_only: bool = False, base_url: str | None = None,
             api_key: str | None = None) -> int:
     """The `analyze` command; returns the exit code, reports problems in one line on stderr (a
-    summary model that fails ends the run: figures built on summaries never written would mislead)."""
+    summary model that fails ends the run: figures built on summaries never written would mislead).
+    Ctrl-C ends it at once (the workers with it, `batch._stop_now`) with one line: the command
+    line's framework ended it with status 130 and no word."""
+    try:
+        return _run_cli(paths, window=window, strategies=strategies, pricing=pricing, as_json=as_json, plot=plot,
+                        model=model, totals_only=totals_only, base_url=base_url, api_key=api_key)
+    except KeyboardInterrupt:
+        sys.stderr.write("compact-agent: interrupted\n")
+        return EXIT_INTERRUPTED
+
+
+def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
+             plot: Path | None, model: str | None, totals_only: bool, base_url: str | None,
+             api_key: str | None) -> int:
     import json
 
     from .. import secrets
