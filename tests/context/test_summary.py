@@ -127,3 +127,28 @@ def test_look_alike_closing_tags_and_forged_headers_stay_inside_the_record():
         # carried into the next compaction unchanged (escaped once, not again)
         again = summary.summary_message(summary.records_in(msg)[0], None, [])
         assert summary.records_in(again) == summary.records_in(msg)
+
+
+async def test_a_summary_that_fails_both_ways_raises_the_first_failure_with_its_cause() -> None:
+    """The first failure is the telling one (the SDK's error under it names the endpoint); raised
+    `from None` inside the fallback's handler, it lost that cause, and the user's one line lost the
+    address it failed at."""
+    from pydantic_ai.exceptions import ModelAPIError
+    from pydantic_ai.models.function import FunctionModel
+
+    from compact_agent.context.compaction.summarizer import SharedPrefixSummarizer
+
+    calls: list[int] = []
+
+    def unreachable(messages, info):
+        calls.append(1)
+        try:
+            raise ConnectionError("cannot reach http://127.0.0.1:9/v1")
+        except ConnectionError as e:
+            raise ModelAPIError("m", "connection error") from e
+
+    with pytest.raises(ModelAPIError) as caught:
+        await SharedPrefixSummarizer(FunctionModel(unreachable))([ModelRequest(parts=[UserPromptPart("hi")])],
+                                                                 summary.compact_prompt())
+    assert len(calls) == 2  # the shared path, then the separate one
+    assert isinstance(caught.value.__cause__, ConnectionError) and "127.0.0.1:9" in str(caught.value.__cause__)

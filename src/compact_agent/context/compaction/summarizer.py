@@ -51,13 +51,17 @@ class SharedPrefixSummarizer:
             return await self._shared(messages, prompt)
         except ModelContextWindowExceededError:
             raise
-        except (ModelAPIError, UnexpectedModelBehavior, ValueError) as first:
-            try:
-                return await self._separate(messages, prompt)
-            except ModelContextWindowExceededError:
-                raise
-            except Exception:
-                raise first from None
+        except (ModelAPIError, UnexpectedModelBehavior, ValueError) as e:
+            first = e
+        try:
+            return await self._separate(messages, prompt)
+        except ModelContextWindowExceededError:
+            raise
+        except Exception:  # noqa: BLE001 - the fallback's failure: the first one's, or less telling
+            first.add_note("the separate summary request (the conversation as text, no tools) failed too")
+        # Raised outside any handler: with the cause it came with (the SDK's error, which names the
+        # endpoint), where `raise first from None` inside the handler had cut it off.
+        raise first
 
     async def _shared(self, messages: list[ModelMessage], prompt: str) -> str:
         settings = {**(self.settings or {}), "tool_choice": "none"}
