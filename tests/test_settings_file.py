@@ -401,3 +401,38 @@ def test_orderings_that_do_not_apply_are_not_refused(files):
     assert load(project).settings.collapse_target_fraction == 0.95
     user.write_text("collapse_commit_fraction = 0.99\ncollapse_blocking_fraction = 0")
     assert load(project).settings.collapse_commit_fraction == 0.99
+
+
+def test_a_misspelled_variable_is_warned_about_as_a_misspelled_key(files, monkeypatch):
+    """`COMPACT_AGENT_MODLE=x` was ignored without a word, while `modle = "x"` in a file warned."""
+    user, project = files
+    user.write_text('modle = "x"\n')
+    for name, value in {"COMPACT_AGENT_MODLE": "x", "COMPACT_AGENT_WINDOW": "32k", "COMPACT_AGENT_XYZZY": "1",
+                        "compact_agent_autocompact_bufer": "1", "COMPACT_AGENT_TRUSTED_PROJECTS": "/x",
+                        "COMPACT_AGENT_HOME": str(project), "COMPACT_AGENT_CRASH_TALLY": os.devnull,
+                        "COMPACT_AGENT_DEMO_KEEP": "1", "COMPACT_AGENT_PROJECT_DIR": str(project),
+                        "COMPACT_AGENT_SESSION_ID": "s", "COMPACT_AGENT_API_KEY": "k",
+                        "COMPACT_AGENT_MODEL": "deepseek-chat", "compact_agent_memory_enabled": "true"}.items():
+        monkeypatch.setenv(name, value)
+    loaded = load(project)
+    assert [w for w in loaded.warnings if "not trusted" not in w] == [
+        f"{user}: unknown setting modle (did you mean model?); ignored",
+        "unknown setting variable COMPACT_AGENT_MODLE (did you mean COMPACT_AGENT_MODEL?); ignored",
+        f"COMPACT_AGENT_TRUSTED_PROJECTS: trusted_projects is read only from the user file ({user}); ignored",
+        "unknown setting variable COMPACT_AGENT_WINDOW (did you mean COMPACT_AGENT_CONTEXT_WINDOW?); ignored",
+        "unknown setting variable COMPACT_AGENT_XYZZY; ignored",
+        "unknown setting variable compact_agent_autocompact_bufer (did you mean COMPACT_AGENT_AUTOCOMPACT_BUFFER?); ignored",
+    ]
+    assert loaded.settings.memory_enabled is True  # a setting's variable in any case is that setting
+
+
+def test_every_variable_the_product_reads_is_known(files):
+    """No `COMPACT_AGENT_*` name in the code is warned about as unknown: each is a setting or one
+    of the product's other variables."""
+    from compact_agent.setting_names import unknown_variables
+
+    names = set()
+    for path in (REPO / "src" / "compact_agent").rglob("*.py"):
+        names |= set(re.findall(r"\bCOMPACT_AGENT_[A-Z][A-Z_]*[A-Z]\b", path.read_text()))
+    names -= {"COMPACT_AGENT_DENY", "COMPACT_AGENT_MODLE"}  # docstrings: `COMPACT_AGENT_DENY_*` settings, a typo
+    assert names and unknown_variables(dict.fromkeys(names, "1"), Path("config.toml")) == []

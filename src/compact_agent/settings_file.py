@@ -43,6 +43,7 @@ from pydantic_settings import SettingsError as PydanticSettingsError
 from .config import LISTS, EnvSource, Settings
 from .regular_file import NotRegular, TooLarge, read_capped
 from .secrets import hide_url_passwords
+from .setting_names import ALIASES, FILE_ONLY, did_you_mean, unknown_variables
 
 PROJECT_FILE = ".compact-agent.toml"
 #: Settings a project file may set only for a trusted project: they run code or widen access, or
@@ -59,8 +60,6 @@ TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "b
 MERGED = ("hooks", "mcp_servers")  # tables both files contribute to
 #: Restrictions: every source adds its rules to the others', none can take one away.
 UNION = ("deny_paths", "deny_bash")
-ALIASES = {"mcpServers": "mcp_servers", "window": "context_window"}
-FILE_ONLY = frozenset({"trusted_projects"})
 
 
 class SettingsError(ValueError):
@@ -169,20 +168,13 @@ def flatten(doc: dict[str, Any], where: str, warnings: list[str]) -> dict[str, A
                 if known(k):
                     put(k, v)
                 else:
-                    warnings.append(f"{where}: unknown setting {key}.{k}{_did_you_mean(k)}; ignored")
+                    warnings.append(f"{where}: unknown setting {key}.{k}{did_you_mean(k)}; ignored")
         else:
-            warnings.append(f"{where}: unknown setting {key}{_did_you_mean(key)}; ignored")
+            warnings.append(f"{where}: unknown setting {key}{did_you_mean(key)}; ignored")
 
     for key, value in doc.items():
         take(key, value)
     return out
-
-
-def _did_you_mean(key: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(key, [*Settings.model_fields, *FILE_ONLY, *ALIASES], n=1, cutoff=0.7)
-    return f" (did you mean {ALIASES.get(close[0], close[0])}?)" if close else ""
 
 
 def _merge_table(name: str, low: Any, high: Any) -> Any:
@@ -238,6 +230,7 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     sources: dict[str, str] = {}
     rules: dict[str, list[tuple[str, str]]] = {k: [] for k in UNION}
     env = _env_values()
+    warnings += unknown_variables(os.environ, user_path)
     layers = [(user, "user file"), (project, "project file"),
               (env, ""), ({k: v for k, v in (flags or {}).items() if v is not None}, "flag")]
     for layer, name in layers:

@@ -127,3 +127,14 @@ def test_contradictory_settings_stop_start_up_naming_both_and_their_file(cli) ->
     assert res.code == 2 and "CompactionSettings" not in line, res.stderr
     assert f"memory_min_tokens = 50000 (from {config})" in line and "(from env COMPACT_AGENT_MEMORY_MAX_TOKENS)" in line
     assert cli.sessions() == []
+
+
+def test_a_misspelled_variable_is_one_warning(cli) -> None:
+    with FakeOpenAIServer(lambda r: Reply.text("ok")) as server:
+        res = cli("-p", *fake(server), "hi", env={"COMPACT_AGENT_MODLE": "x", "COMPACT_AGENT_CRASH_TALLY": os.devnull})
+    assert res.code == 0 and res.stdout.strip() == "ok", res.stderr
+    assert res.stderr == ("compact-agent: warning: unknown setting variable COMPACT_AGENT_MODLE "
+                          "(did you mean COMPACT_AGENT_MODEL?); ignored\n")
+    listed = cli("config", "--json", env={"COMPACT_AGENT_MODLE": "x"})
+    assert listed.code == 0 and listed.stderr == "", listed.stderr  # said once, in the output
+    assert any("COMPACT_AGENT_MODLE" in w for w in listed.json()["warnings"])

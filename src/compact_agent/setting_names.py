@@ -1,0 +1,52 @@
+"""The names settings go by: in a file (with its aliases and the keys only a file may hold), and as
+`COMPACT_AGENT_*` variables, beside the product's variables that are no settings. A name that is
+none of them is a warning with the setting it most resembles, in a file (`modle = "x"`) and in the
+environment alike (`COMPACT_AGENT_MODLE=x` was ignored without a word)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from pathlib import Path
+
+from .config import Settings
+
+ALIASES = {"mcpServers": "mcp_servers", "window": "context_window"}
+FILE_ONLY = frozenset({"trusted_projects"})
+ENV_PREFIX = "COMPACT_AGENT_"
+#: `COMPACT_AGENT_*` variables the product reads or sets that are not settings: where its files live
+#: (config.home_dir, settings_file.user_config_path), the crash points of the reliability tests
+#: (context/plumbing/crashpoints.py), the demo's keep switch (demo.py), what a hook's command is
+#: given (agent/integrations/hooks.py: a compact-agent run by a hook inherits them) and a key name
+#: kept out of the commands the agent runs (secrets.py).
+OTHER_VARIABLES = frozenset({"COMPACT_AGENT_HOME", "COMPACT_AGENT_CONFIG", "COMPACT_AGENT_CRASH_AT",
+                             "COMPACT_AGENT_CRASH_TALLY", "COMPACT_AGENT_DEMO_KEEP", "COMPACT_AGENT_PROJECT_DIR",
+                             "COMPACT_AGENT_SESSION_ID", "COMPACT_AGENT_API_KEY"})
+
+
+def did_you_mean(key: str, prefix: str = "") -> str:
+    """` (did you mean model?)` for a key like a setting's name; with `prefix`, said as the variable
+    (` (did you mean COMPACT_AGENT_MODEL?)`), and never a key only a file may hold."""
+    close = difflib.get_close_matches(key, [*Settings.model_fields, *FILE_ONLY, *ALIASES], n=1, cutoff=0.7)
+    guess = ALIASES.get(close[0], close[0]) if close else None
+    if guess is None or (prefix and guess in FILE_ONLY):
+        return ""
+    return f" (did you mean {(prefix + guess).upper() if prefix else guess}?)"
+
+
+def unknown_variables(environ: Mapping[str, str], user_file: Path) -> list[str]:
+    """A warning for each `COMPACT_AGENT_*` variable that is no setting. Settings are read from the
+    environment whatever the case of their names; the product's other variables (OTHER_VARIABLES)
+    only as written."""
+    warnings = []
+    for name in sorted(environ):
+        if not name.upper().startswith(ENV_PREFIX) or name in OTHER_VARIABLES:
+            continue
+        key = name[len(ENV_PREFIX):].lower()
+        if key in Settings.model_fields:
+            continue
+        if key in FILE_ONLY:
+            warnings.append(f"{name}: {key} is read only from the user file ({user_file}); ignored")
+        else:
+            warnings.append(f"unknown setting variable {name}{did_you_mean(key, ENV_PREFIX)}; ignored")
+    return warnings
