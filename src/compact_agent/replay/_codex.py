@@ -35,7 +35,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelResponsePart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart
 
-from ._common import ConversationBuilder, text_of_blocks
+from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
 from ._recorded import has_recorded_usage, parse_time, usage_from_mapping
 from ._redaction import REDACTION_RE, RedactionStats
 
@@ -70,14 +70,26 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             builder.skip_malformed(exc)
     _close(state)
-    if note := state.redactions.warning():
+    if note := _redaction_note(state.redactions):
         builder.warnings.append(note)
+    builder.filler_chars = state.redactions.chars
     if state.native_calls:
         builder.warnings.append(
             f"skipped {state.native_calls} server-side web_search_call items (no recorded result)"
         )
     if state.unattached_usage:
         builder.warnings.append(f"{state.unattached_usage} token_count events matched no response")
+
+
+def _redaction_note(stats: RedactionStats) -> str | None:
+    """What the replay runs on in place of the redacted text and images, for the table's reader too."""
+    said = []
+    if stats.markers:
+        said.append(f"expanded {counted(stats.markers, 'redaction marker')} into {counted(stats.chars, 'character')} "
+                    "of deterministic filler (the text itself was not recorded)")
+    if stats.images:
+        said.append(f"{counted(stats.images, 'image')} became {IMAGE_PLACEHOLDER!r}")
+    return "; ".join(said) or None
 
 
 def _handle(state: _State, record: Mapping[str, Any]) -> None:

@@ -60,6 +60,7 @@ class ConversationBuilder:
     warnings: list[str] = field(default_factory=list)
     compactions: list[dict[str, Any]] = field(default_factory=list)
     harness: set[str] = field(default_factory=set)  # user-role texts the agent's harness wrote, stripped
+    filler_chars: int = 0  # characters of deterministic filler standing for redacted text (Codex)
     tool_names: dict[str, str] = field(default_factory=dict)
     _anchors: list[tuple[dict[str, Any], ModelRequestPart | ModelResponsePart | None]] = field(
         default_factory=list
@@ -167,6 +168,11 @@ class ConversationBuilder:
             if record["message_index"] is None:
                 self.warnings.append(f"compaction at {record.get('timestamp')} lost its anchor message")
         return messages
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """`1 line`, `2 lines`, `1,302 redaction markers`: a count with its noun, for the warnings."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
 def text_of_blocks(content: Any, *, text_keys: tuple[str, ...] = ("text",)) -> str:

@@ -23,7 +23,8 @@ whole prompt including cache reads and writes; a response whose source recorded 
 on purpose and reported in ``Transcript.warnings``: images become ``"[image]"``; redacted Codex text
 becomes filler of the recorded length; calls without results and results without calls are dropped.
 Damaged input never raises: undecodable or truncated lines and unrecognised entries are counted in
-``Transcript.skipped``. Only an unreadable file or one in no known format raises :class:`TranscriptError`.
+``Transcript.skipped``, and lines that are not JSON are named in the warnings (a last line cut short,
+as a session still being written or a partial copy leaves it, apart). Only an unreadable file or one in no known format raises :class:`TranscriptError`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from . import _claude_code, _codex, _compact_agent
-from ._common import ConversationBuilder
+from ._common import ConversationBuilder, counted
 from ._openai_chat import import_chat
 
 __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
@@ -81,6 +82,7 @@ class Transcript:
     recorded_compactions: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     harness_texts: frozenset[str] = frozenset()
+    filler_chars: int = 0  # characters of deterministic filler standing for redacted text
 
 
 @dataclass
@@ -89,6 +91,15 @@ class _Sniffed:
     document: Any = None
     records: list[Mapping[str, Any]] = field(default_factory=list)
     bad_lines: int = 0
+    cut_short: bool = False  # the last line is one of the bad ones: the file ends in the middle of it
+
+    def line_warnings(self) -> list[str]:
+        """What the lines that are not JSON cost the replay (they are counted in `skipped` too)."""
+        notes = ["the file ends in the middle of its last line (a session still being written, or a partial "
+                 "copy): replayed without it"] if self.cut_short else []
+        if others := self.bad_lines - self.cut_short:
+            notes.append(f"skipped {counted(others, 'line')} that {'is' if others == 1 else 'are'} not a JSON object")
+        return notes
 
 
 def detect_format(path: Path) -> str:
@@ -106,6 +117,7 @@ def load_transcript(path: Path) -> Transcript:
         return Transcript(path, "compact-agent", messages, sniffed.bad_lines, compactions, warnings)
     builder = ConversationBuilder(fallback_time=_mtime(path))
     builder.skipped = sniffed.bad_lines
+    builder.warnings.extend(sniffed.line_warnings())
     if sniffed.format == "claude-code":
         _claude_code.import_claude_code(sniffed.records, builder)
     elif sniffed.format == "codex":
@@ -129,6 +141,7 @@ def load_transcript(path: Path) -> Transcript:
         recorded_compactions=builder.compactions,
         warnings=builder.warnings,
         harness_texts=frozenset(builder.harness),
+        filler_chars=builder.filler_chars,
     )
 
 
@@ -192,18 +205,18 @@ def _sniff(path: Path) -> _Sniffed:
             if (kind := _document_format(document)) is not None:
                 return _Sniffed(kind, document=document)
             del document
-        records, bad = _parse_lines(_lines(path))
+        records, bad, cut_short = _parse_lines(_lines(path))
     except OSError as exc:
         raise _cannot_read(path, exc) from None
     for record in records[:_SNIFF_RECORDS]:
         if _codex.looks_like_record(record):
-            return _Sniffed("codex", records=records, bad_lines=bad)
+            return _Sniffed("codex", records=records, bad_lines=bad, cut_short=cut_short)
         if _claude_code.looks_like_record(record):
-            return _Sniffed("claude-code", records=records, bad_lines=bad)
+            return _Sniffed("claude-code", records=records, bad_lines=bad, cut_short=cut_short)
         if _compact_agent.looks_like_record(record):
-            return _Sniffed("compact-agent", records=records, bad_lines=bad)
+            return _Sniffed("compact-agent", records=records, bad_lines=bad, cut_short=cut_short)
     if records and all(isinstance(r.get("role"), str) for r in records[:_SNIFF_RECORDS]):
-        return _Sniffed("openai-chat", records=records, bad_lines=bad)
+        return _Sniffed("openai-chat", records=records, bad_lines=bad, cut_short=cut_short)
     raise TranscriptError(
         f"{path}: unknown transcript format (expected Claude Code or Codex JSONL, mini-swe-agent,"
         " SWE-agent or OpenAI chat JSON)"
@@ -229,11 +242,13 @@ def _document_format(document: Any) -> str | None:
     return None
 
 
-def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]], int]:
+def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]], int, bool]:
     """Parse JSONL, counting (not raising on) lines that are not JSON objects: truncation, garbage,
-    and lines too long to read (None)."""
+    and lines too long to read (None); and whether the last line is such a line without its newline,
+    cut short (`head -c`, a copy of a session still being written)."""
     records: list[Mapping[str, Any]] = []
     bad = 0
+    cut_short = False
     for raw in lines:
         if raw is None:
             bad += 1
@@ -245,12 +260,13 @@ def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]]
             record = json.loads(line)
         except (json.JSONDecodeError, RecursionError):
             bad += 1
+            cut_short = not raw.endswith(b"\n")  # only the file's last line can lack it
             continue
         if isinstance(record, Mapping):
             records.append(record)
         else:
             bad += 1
-    return records, bad
+    return records, bad, cut_short
 
 
 def _mini_provider(document: Mapping[str, Any]) -> str | None:

@@ -19,6 +19,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..models import PRICING
 from .analysis import Analysis, AnalyzeError, label
@@ -154,13 +155,29 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
         for run in analysis.runs:
             console.print(label(run.transcript.source), soft_wrap=True, markup=False)  # a path: never split by us
             console.print(table("", analysis.metrics(run), fit_caption(run), columns))
+            for warning in run.transcript.warnings:
+                console.print(Text.assemble(("warning: ", "yellow"), warning))
     if len(analysis.runs) > 1 or not per_transcript:
         console.print(table(f"Total over {len(analysis.runs)} transcripts", analysis.totals(), columns=columns))
+    if not per_transcript and (said := warnings_summary(analysis)):
+        console.print(Text.assemble(("warning: ", "yellow"), said))
     notes = [LEGEND[c] for c in columns if c in LEGEND]  # only the columns the table shows
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
                   f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"
                   + (f", ${analysis.price.cache_write}/M cache write" if analysis.price.cache_write else "")
                   + ") · " + " · ".join(notes) + "[/]")
+
+
+def warnings_summary(analysis: Analysis) -> str:
+    """The importers' warnings in one line, for the totals alone (`--totals`): how many transcripts
+    have some, and how many were replayed on filler standing for redacted text."""
+    warned = [run for run in analysis.runs if run.transcript.warnings]
+    if not warned:
+        return ""
+    filler = sum(1 for run in warned if run.transcript.filler_chars)
+    return (f"{len(warned)} of {len(analysis.runs)} transcripts were imported with warnings"
+            + (f" ({filler} replayed on deterministic filler standing for redacted text)" if filler else "")
+            + "; without --totals each is shown under its table, --json lists them")
 
 
 #: What a column means, for the line under the tables (a narrow table leaves some columns out).
