@@ -6,6 +6,11 @@ markdown, rendered by rich block by block as it streams (a block is done at a bl
 code fence), after a `⏺` marker that sets the assistant's words apart from tool lines; the spinner
 is up only while nothing else prints, and a blank line separates the answer from the next prompt.
 
+Every block is rendered on its own and the gap between two blocks is drawn here, one blank line
+(none next to a fenced code block: rich pads those with one), so the answer looks the same however
+the stream was cut: in one piece, line by line (a resumed session) or token by token. Rendering
+what had arrived as one piece dropped the gap at every boundary where the stream happened to pause.
+
 Esc or Ctrl-C stops the turn. The terminal is in raw mode for the turn so a lone Esc arrives as a
 key (Ctrl-C too: raw mode turns off the signal), and back in cooked mode whenever the turn asks
 the user something (the permission prompt).
@@ -15,12 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.keys import Keys
-from rich.console import Console
+from rich.console import Console, ConsoleOptions
+from rich.segment import Segment
 from rich.status import Status
 from rich.text import Text
 
@@ -80,27 +86,33 @@ class TurnView:
         done = finished_blocks(self.pending)
         if done:
             self.stop()
-            self._print_markdown(self.pending[:done])
+            for block in split_blocks(self.pending[:done]):
+                self._print_markdown(block)
             self.pending = self.pending[done:]
             self._spin("writing")
 
     def flush(self) -> None:
         if self.pending.strip():
             self.stop()
-            self._print_markdown(self.pending)
+            for block in split_blocks(self.pending):
+                self._print_markdown(block)
         self.pending = ""
 
     def _print_markdown(self, text: str) -> None:
+        """One block of the answer, after the gap that separates it from the block before."""
         from rich.table import Table
 
         from .render import markdown
 
         if not text.strip():
             return
+        if self.marked and not self.ends_in_code and not _starts_with_fence(text):
+            self.console.print()  # the blank line between two blocks (a code block's padding is one)
         row = Table.grid(padding=(0, 1))
         row.add_column(width=1, no_wrap=True)
         row.add_column()
-        row.add_row(Text("⏺" if not self.marked else " ", style="bold"), markdown(text.strip("\n"), code_theme="ansi_dark"))
+        body = _Trimmed(markdown(text.strip("\n"), code_theme="ansi_dark"), keep_top=_starts_with_fence(text))
+        row.add_row(Text("⏺" if not self.marked else " ", style="bold"), body)
         self.console.print(row)
         self.marked = self.answered = True
         self.ends_in_code = text.rstrip().endswith(("```", "~~~"))  # rich pads a code block with a blank line
@@ -146,6 +158,48 @@ def finished_blocks(text: str) -> int:
         elif not stripped and not in_fence and line.endswith("\n"):
             done = pos
     return done
+
+
+def split_blocks(text: str) -> list[str]:
+    """The blocks of finished markdown, each without the blank lines around it: a block ends at a
+    blank line outside a code fence, as in `finished_blocks`."""
+    blocks: list[str] = []
+    current: list[str] = []
+    in_fence = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+        elif not stripped and not in_fence:
+            if current:
+                blocks.append("".join(current))
+            current = []
+            continue
+        current.append(line)
+    if current:
+        blocks.append("".join(current))
+    return blocks
+
+
+def _starts_with_fence(block: str) -> bool:
+    return block.lstrip().startswith(("```", "~~~"))
+
+
+class _Trimmed:
+    """A rendered block without the blank lines rich puts above a list or a quote that comes first
+    (the gap is ours to draw, and the marker belongs on the first line of words). A fenced code
+    block keeps its padding."""
+
+    def __init__(self, renderable: Any, keep_top: bool) -> None:
+        self.renderable, self.keep_top = renderable, keep_top
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        while lines and not self.keep_top and not "".join(seg.text for seg in lines[0]).strip():
+            lines.pop(0)
+        for line in lines:
+            yield from line
+            yield Segment.line()
 
 
 class InterruptKeys:
