@@ -253,12 +253,12 @@ class Compactor(Keeper):
             archive_path = archive()
         except OSError as e:
             raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {e}") from e
-        files = ledger.changed_files(messages)
+        files = ledger.changed_files(messages, attempts=True)  # what failed too, listed apart
         reads = ledger.read_files(summarized)
         if strategy == "record":  # its steps name each read (`path="…"`): listing those again says nothing
             reads = [p for p in reads if not digest.shows_whole(text, p)]
         if incremental:  # the kept compaction message lists what came before; this one what came since
-            listed = ledger.changed_files(keep_head)
+            listed = ledger.changed_files(keep_head, attempts=True)
             since = {p: a for p, a in files.items() if listed.get(p) != a}
             # The kept message's own metadata lists what it carries; a prompt merged into it stays
             # in it as it is (listing it again would show it twice).
@@ -292,7 +292,7 @@ class Compactor(Keeper):
         ev = Event("compact", strategy, before, after, trigger=trigger, duration_ms=watch.ms(),
                    detail={"archive": str(archive_path) if archive_path else None, "summarized": len(summarized),
                            "kept": len(tail) + len(keep_head), "restored": len(restored),
-                           "dropped_rounds": dropped_rounds, "files_changed": len(files),
+                           "dropped_rounds": dropped_rounds, "files_changed": len(ledger.render(files)),
                            "incremental": incremental, "parts": parts})
         return CompactionResult(new, trigger, strategy, before, after, archive_path, text,
                                 len(summarized), ev)

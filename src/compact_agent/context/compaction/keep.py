@@ -130,7 +130,7 @@ class KeepPlan:
         if self._frame is None:
             head, tail = self.head, self.history[self.cut:]
             users = summary.pick_user_messages(self.keeper.user_texts(head), self.keeper.limits.user_messages_budget)
-            msg = summary.summary_message("", None, users, "full", ledger.changed_files(self.history),
+            msg = summary.summary_message("", None, users, "full", ledger.changed_files(self.history, attempts=True),
                                           ledger.read_files(head))
             self._frame = self.keeper.scaled(tokens.estimate([msg, *tail]) + self.overhead)
         return self._frame

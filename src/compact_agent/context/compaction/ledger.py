@@ -14,9 +14,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 
-__all__ = ["Ledger", "call_args", "changed_files", "read_files", "render"]
+from ..plumbing.markers import failed_result
+
+__all__ = ["FAILED", "Ledger", "call_args", "changed_files", "read_files", "render", "render_failed"]
 
 MARK = "compact_agent"
 WRITE_TOOLS = frozenset({"write_file", "write", "create_file", "notebookedit"})
@@ -28,7 +37,11 @@ _PATCH = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
 _PATCH_ACTION = {"Add": "created", "Update": "edited", "Delete": "deleted"}
 
 Ledger = dict[str, list[str]]
-"""path -> what happened to it, oldest first (e.g. ["created", "edited"])."""
+"""path -> what happened to it, oldest first (e.g. ["created", "edited"]); with `attempts`, also
+what was tried and did not happen ("edit failed")."""
+
+FAILED = " failed"
+"""The end of an action that did not happen: a write or edit that failed, or that the user refused."""
 
 
 def call_args(part: ToolCallPart) -> dict[str, Any] | str:
@@ -58,10 +71,29 @@ def _add(ledger: Ledger, path: str, action: str) -> None:
         actions.append(action)
 
 
-def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True) -> Ledger:
+def _failed_calls(messages: Sequence[ModelMessage]) -> set[str]:
+    """Ids of the calls whose result says they did not happen: pydantic-ai's `outcome` (failed,
+    denied, interrupted, retried), a retry prompt, or our toolset's error mark (a refusal, an edit
+    whose old text was not found, a path outside the project)."""
+    failed: set[str] = set()
+    for m in messages:
+        if not isinstance(m, ModelRequest):
+            continue
+        for p in m.parts:
+            if isinstance(p, RetryPromptPart) and p.tool_call_id:
+                failed.add(p.tool_call_id)
+            elif isinstance(p, ToolReturnPart) and failed_result(p):
+                failed.add(p.tool_call_id)
+    return failed
+
+
+def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, attempts: bool = False) -> Ledger:
     """The ledger of `messages`: earlier ledgers carried in summary metadata (unless `carried` is
-    False: then only what the tool calls in `messages` changed), then the tool calls."""
+    False: then only what the tool calls in `messages` changed), then the tool calls. A call whose
+    result says it did not happen changed nothing: left out, or with `attempts` kept as
+    "write failed" / "edit failed" (what a compaction message lists apart, and carries on)."""
     ledger: Ledger = {}
+    failed = _failed_calls(messages)
     for m in messages:
         if isinstance(m, ModelRequest):
             if not carried:
@@ -72,7 +104,7 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True) -> 
                 for path, actions in earlier.items():
                     if isinstance(path, str) and isinstance(actions, list):
                         for a in actions:
-                            if isinstance(a, str):
+                            if isinstance(a, str) and (attempts or not a.endswith(FAILED)):
                                 _add(ledger, path, a)
             continue
         if not isinstance(m, ModelResponse):
@@ -80,17 +112,20 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True) -> 
         for p in m.parts:
             if not isinstance(p, ToolCallPart):
                 continue
+            if p.tool_call_id in failed and not attempts:
+                continue
             name = p.tool_name.lower()
             args = call_args(p)
+            done = p.tool_call_id not in failed
             if name in WRITE_TOOLS and (path := _path(args)):
-                _add(ledger, path, "written")
+                _add(ledger, path, "written" if done else "write" + FAILED)
             elif name in EDIT_TOOLS and (path := _path(args)):
                 command = args.get("command") if isinstance(args, dict) else None
-                _add(ledger, path, "created" if command == "create" else "edited")
+                _add(ledger, path, ("created" if command == "create" else "edited") if done else "edit" + FAILED)
             elif name in PATCH_TOOLS:
                 text = " ".join(v for v in args.values() if isinstance(v, str)) if isinstance(args, dict) else args
                 for kind, path in _PATCH.findall(text):
-                    _add(ledger, path.strip(), _PATCH_ACTION[kind])
+                    _add(ledger, path.strip(), _PATCH_ACTION[kind] if done else "patch" + FAILED)
     return ledger
 
 
@@ -111,5 +146,16 @@ def read_files(messages: Sequence[ModelMessage], limit: int = 10) -> list[str]:
 
 
 def render(ledger: Ledger) -> list[str]:
-    """One line per file, in the order the files were first changed."""
-    return [f"- {path} ({', '.join(actions)})" for path, actions in ledger.items()]
+    """One line per file changed, in the order the files were first changed (what failed left out)."""
+    lines = []
+    for path, actions in ledger.items():
+        done = [a for a in actions if not a.endswith(FAILED)]
+        if done:
+            lines.append(f"- {path} ({', '.join(done)})")
+    return lines
+
+
+def render_failed(ledger: Ledger) -> list[str]:
+    """One line per file that a write or edit was tried on and never changed (it is as it was)."""
+    return [f"- {path} ({', '.join(actions)})" for path, actions in ledger.items()
+            if all(a.endswith(FAILED) for a in actions)]

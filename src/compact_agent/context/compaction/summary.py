@@ -209,8 +209,11 @@ def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: 
     lines = [head, RECORD_NOTE, f"<{RECORD_TAG}>", body, f"</{RECORD_TAG}>", ""]
     if user_messages:
         lines += [users_note, *(f"- {m}" for m in user_messages), ""]
-    if files:
-        lines += [files_note, *ledger.render(files), ""]
+    if files and (changed := ledger.render(files)):
+        lines += [files_note, *changed, ""]
+    if files and (tried := ledger.render_failed(files)):
+        lines += ["Writes and edits that did not happen (they failed or were refused: these files are as they "
+                  "were):", *tried, ""]
     if reads:
         lines += ["Files read recently (not restored; read them again if needed): " + ", ".join(reads), ""]
     if archive_note:

@@ -25,6 +25,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from ..plumbing.markers import failed_result
+
 DIGEST_HEADER = "[Collapsed history digest]"
 Digest = Callable[[list[ModelMessage]], str]
 
@@ -89,8 +91,9 @@ def _outcome(result: ToolReturnPart | RetryPromptPart | None) -> str:
     if isinstance(result, RetryPromptPart):
         return "error: " + _clip(_retry_text(result), 120)
     text = result.content if isinstance(result.content, str) else result.model_response_str(wrap_if_error=False)
-    if result.outcome != "success":
-        return f"{result.outcome}: " + _clip(text.strip().splitlines()[0] if text.strip() else "", 120)
+    if failed_result(result):  # also a refusal or failure a toolset reported as a result
+        outcome = result.outcome if result.outcome != "success" else "failed"
+        return f"{outcome}: " + _clip(text.strip().splitlines()[0] if text.strip() else "", 120)
     if result.files:
         return f"ok ({len(result.files)} file{'s' if len(result.files) > 1 else ''})"
     lines = text.count("\n") + 1

@@ -28,6 +28,18 @@ def mark(metadata: Any, layer: str, info: dict[str, Any]) -> dict[str, Any]:
     return base
 
 
+def failed_result(part: Any) -> bool:
+    """Whether a tool result says its call did not happen: pydantic-ai's `outcome` (failed, denied,
+    interrupted, retried), or the error mark a toolset puts under `[KEY]["tool"]["error"]` on a
+    result it reports as text (a refusal, an edit whose old text was not found)."""
+    if getattr(part, "outcome", "success") != "success":
+        return True
+    meta = getattr(part, "metadata", None)
+    ours = meta.get(KEY) if isinstance(meta, dict) else None
+    tool = ours.get("tool") if isinstance(ours, dict) else None
+    return isinstance(tool, dict) and bool(tool.get("error"))
+
+
 def is_compaction_message(m: Any) -> bool:
     """Whether `m` is the message a compaction starts a history with (it carries the user's
     messages verbatim and the file ledger, so no layer may fold it away)."""
