@@ -113,6 +113,10 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     tools, patterns = _allowed(allowed_tools or [])
     loaded = load_settings(work, model=model, base_url=base_url, context_window=context_window,
                            max_requests_per_turn=max_turns)
+    from .config import home_problem
+
+    if (problem := home_problem()) is not None:
+        raise fail(problem, 2)
     if add_dir or patterns:
         from .settings_file import with_changes
 
@@ -330,8 +334,11 @@ def config_command(
 def sessions_command(ctx: typer.Context) -> None:
     """List this directory's sessions, newest first (for --resume ID)."""
     from .agent.run.options import session_root
+    from .config import home_problem
     from .ui.sessions_list import format_row, session_rows
 
+    if (problem := home_problem(make=False)) is not None:  # listing creates nothing
+        raise fail(problem, 2)
     work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()
     rows = session_rows(session_root(work))
     if not rows:

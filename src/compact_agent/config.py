@@ -162,3 +162,26 @@ def home_dir() -> Path:
     """Where sessions live: $COMPACT_AGENT_HOME, else the platform's user data dir."""
     env = os.environ.get("COMPACT_AGENT_HOME")
     return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("compact-agent"))
+
+
+def home_problem(*, make: bool = True) -> str | None:
+    """What is wrong with the folder `$COMPACT_AGENT_HOME` names, in one line naming the variable
+    and what to do (point it elsewhere: the path may be anyone's file, `/etc/passwd`); None when it
+    is unset or usable. `make`: create it (and its `projects` folder) as a session would, so a path
+    that cannot be made is said at start-up, before anything else happens."""
+    env = os.environ.get("COMPACT_AGENT_HOME")
+    if not env:
+        return None
+    path = Path(env).expanduser()
+    default = platformdirs.user_data_dir("compact-agent")
+    fix = f"point COMPACT_AGENT_HOME at a folder for compact-agent's sessions, or unset it for the default ({default})"
+    try:
+        if path.exists() and not path.is_dir():
+            return f"COMPACT_AGENT_HOME={env} is a file, not a folder; {fix}"
+        if make:
+            (path / "projects").mkdir(parents=True, exist_ok=True)
+        return None
+    except OSError as e:  # no [Errno N], no class name: the reason and the folder that could not be made
+        reason = ("part of that path is a file, not a folder" if isinstance(e, FileExistsError | NotADirectoryError)
+                  else f"{e.strerror or 'cannot be made'}: {e.filename or path}")
+        return f"COMPACT_AGENT_HOME={env}: cannot keep sessions there ({reason}); {fix}"

@@ -113,24 +113,26 @@ def with_changes(loaded: Loaded, source: str, *, append: bool = False, **values:
     return replace(loaded, settings=loaded.settings.model_copy(update=update), sources=sources) if update else loaded
 
 
-def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES) -> dict[str, Any]:
+def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES, named_by: str = "") -> dict[str, Any]:
     """The file's table, {} when it does not exist; SettingsError (one line) when it is unreadable,
     not a regular file (a FIFO would hang start-up, `/dev/stdin` would parse the piped prompt) or
-    larger than `cap`."""
+    larger than `cap`. `named_by`: the variable that named the path, which the line then names
+    with what to do (`COMPACT_AGENT_CONFIG=/etc` is a folder, no config file)."""
+    point = f" (named by {named_by}: point it at a config file, or unset it)" if named_by else ""
     try:
         return tomllib.loads(read_capped(path, cap).decode("utf-8"))
     except FileNotFoundError:
         return {}
     except NotRegular:
-        raise SettingsError(f"{path}: not a regular file; not read") from None
+        raise SettingsError(f"{path}: not a regular file; not read{point}") from None
     except TooLarge:
-        raise SettingsError(f"{path}: larger than {cap} bytes; not read") from None
+        raise SettingsError(f"{path}: larger than {cap} bytes; not read{point}") from None
     except tomllib.TOMLDecodeError as e:
-        raise SettingsError(f"{path}: not valid TOML ({e})") from None
+        raise SettingsError(f"{path}: not valid TOML ({e}){f' (named by {named_by})' if named_by else ''}") from None
     except UnicodeDecodeError as e:
-        raise SettingsError(f"{path}: not UTF-8 text (byte {e.start})") from None
+        raise SettingsError(f"{path}: not UTF-8 text (byte {e.start}){point}") from None
     except OSError as e:
-        raise SettingsError(f"{path}: cannot read ({e.strerror or e})") from None
+        raise SettingsError(f"{path}: cannot read ({e.strerror or e}){point}") from None
 
 
 def flatten(doc: dict[str, Any], where: str, warnings: list[str]) -> dict[str, Any]:
@@ -208,7 +210,8 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     warnings: list[str] = []
     user_path = user_config_path()
     project_path = cwd / PROJECT_FILE
-    user = flatten(read_toml(user_path), str(user_path), warnings)
+    named_by = "COMPACT_AGENT_CONFIG" if os.environ.get("COMPACT_AGENT_CONFIG") else ""
+    user = flatten(read_toml(user_path, named_by=named_by), str(user_path), warnings)
     project = flatten(read_toml(project_path), str(project_path), warnings)
     listed = user.get("trusted_projects", [])
     if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
@@ -256,6 +259,7 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
     _check_together(settings, sources, files)
+    _check_dirs(settings.extra_dirs, cwd, _origin(sources["extra_dirs"], files), warnings)
     _check_hooks(settings.hooks, settings.hook_timeout_s, _origin(sources["hooks"], files))
     _check_servers(settings.mcp_servers, _origin(sources["mcp_servers"], files))
     return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
@@ -285,6 +289,21 @@ def _check_together(settings: Settings, sources: dict[str, str], files: dict[str
         from .error_text import first_line
 
         raise SettingsError(f"bad setting: {first_line(e).replace('CompactionSettings.', '')}") from None
+
+
+def _check_dirs(dirs: list[str], cwd: Path, where: str, warnings: list[str]) -> None:
+    """`extra_dirs` are folders (relative ones in the working directory): a file there is a mistake
+    to stop at, as `--add-dir FILE` is; a folder not there (yet) is a warning, since a user file's
+    list is read in every project."""
+    for entry in dirs:
+        path = Path(entry).expanduser()
+        path = path if path.is_absolute() else cwd / path
+        if path.is_dir():
+            continue
+        if path.exists():
+            raise SettingsError(f"bad value for extra_dirs (from {where}): {entry} is a file, not a folder; "
+                                "list folders there")
+        warnings.append(f"extra_dirs (from {where}): no such folder {path}; kept in the list")
 
 
 def _from(origin: str) -> str:

@@ -138,3 +138,42 @@ def test_a_misspelled_variable_is_one_warning(cli) -> None:
     listed = cli("config", "--json", env={"COMPACT_AGENT_MODLE": "x"})
     assert listed.code == 0 and listed.stderr == "", listed.stderr  # said once, in the output
     assert any("COMPACT_AGENT_MODLE" in w for w in listed.json()["warnings"])
+
+
+@pytest.mark.parametrize(("home", "said"), [
+    ("/etc/passwd", "COMPACT_AGENT_HOME=/etc/passwd is a file, not a folder; point COMPACT_AGENT_HOME at a folder"),
+    ("/proc/nonexistent", "COMPACT_AGENT_HOME=/proc/nonexistent: cannot keep sessions there (No such file or "
+                          "directory: /proc/nonexistent"),
+    ("/etc/passwd/x", "COMPACT_AGENT_HOME=/etc/passwd/x: cannot keep sessions there (part of that path is a file, "
+                      "not a folder); point COMPACT_AGENT_HOME at a folder"),
+])
+def test_a_home_that_cannot_hold_sessions_names_the_variable(cli, home: str, said: str) -> None:
+    """It was `/etc/passwd is a file where compact-agent needs a folder; move it away or remove it`
+    (advice to delete a system file) or `No such file or directory: /proc/nonexistent`, exit 1,
+    without the variable that named the path."""
+    res = cli("-p", "--base-url", "http://127.0.0.1:9/v1", "hi", env={"COMPACT_AGENT_HOME": home})
+    line = one_clear_line(res.stderr)
+    assert res.code == 2 and line.startswith(f"compact-agent: {said}"), res.stderr
+    assert "remove" not in line and "or unset it for the default" in line
+    if home == "/etc/passwd":
+        listed = cli("sessions", env={"COMPACT_AGENT_HOME": home})
+        assert listed.code == 2 and listed.stdout == "" and said in listed.stderr, listed.stderr
+        as_json = cli("-p", "--output-format", "json", "hi", env={"COMPACT_AGENT_HOME": home})
+        assert as_json.code == 2 and said in as_json.json()["error"], as_json.stdout
+
+
+def test_a_config_path_that_is_no_file_names_the_variable(cli) -> None:
+    for path, said in (("/etc", "/etc: not a regular file; not read"),
+                       ("/etc/passwd/x", "/etc/passwd/x: cannot read (Not a directory)")):
+        res = cli("-p", "--base-url", "http://127.0.0.1:9/v1", "hi", env={"COMPACT_AGENT_CONFIG": path})
+        assert res.code == 2 and res.stderr == (f"compact-agent: {said} (named by COMPACT_AGENT_CONFIG: point it at "
+                                                "a config file, or unset it)\n"), res.stderr
+
+
+def test_extra_dirs_that_are_files_stop_start_up_and_missing_ones_are_a_warning(cli) -> None:
+    res = cli("-p", "--base-url", "http://127.0.0.1:9/v1", "hi", env={"COMPACT_AGENT_EXTRA_DIRS": "/etc/passwd"})
+    assert res.code == 2 and res.stderr == ("compact-agent: bad value for extra_dirs (from env COMPACT_AGENT_EXTRA_DIRS): "
+                                            "/etc/passwd is a file, not a folder; list folders there\n"), res.stderr
+    listed = cli("config", "--json", env={"COMPACT_AGENT_EXTRA_DIRS": "missing"})
+    assert listed.code == 0 and listed.json()["warnings"] == [
+        f"extra_dirs (from env COMPACT_AGENT_EXTRA_DIRS): no such folder {cli.cwd.resolve() / 'missing'}; kept in the list"]

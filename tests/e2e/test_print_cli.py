@@ -185,7 +185,8 @@ def test_failed_run_prints_a_json_error_and_print_mode_wording(cli):
     assert "send the message again" not in res.stderr and "-c -p" in res.stderr
     assert res.stderr.count("\n") == 1
     home = cli("-p", "hi", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", env={"COMPACT_AGENT_HOME": "/dev/null/x"})
-    assert home.code == 1 and home.stderr.count("\n") == 1 and "cannot use /dev/null/x: part of that path is not a folder" in home.stderr
+    assert home.code == 2 and home.stderr.count("\n") == 1  # a bad variable: named, with what to do
+    assert "COMPACT_AGENT_HOME=/dev/null/x: cannot keep sessions there (part of that path is a file" in home.stderr
     assert "Error" not in home.stderr  # no NotADirectoryError / OSError class name
     nokey = cli("-p", "hi", "--output-format", "json")  # fails before any session: still one JSON object
     assert nokey.code == 1 and nokey.json()["is_error"] is True and "DEEPSEEK_API_KEY" in nokey.json()["error"]
