@@ -146,9 +146,9 @@ def test_plot_has_a_heading_an_axis_label_a_totals_panel_and_no_empty_panels(tmp
     out = cli(str(tmp_path), "--plot", str(chart), "-s", "ours", "-s", "codex", "--json")
     assert out.returncode == 0, out.stderr
     text = chart.read_text()
-    assert "Context tokens per request: 2 transcript(s), window 64,000" in text
+    assert "Context tokens per request: 2 transcripts, window 64,000" in text
     assert text.count(">context tokens</text>") == 1  # one drawn panel, its y axis labelled
-    assert "long.json" in text and "single.json" not in text and "1 single-request transcript(s) not drawn" in text
+    assert "long.json" in text and "single.json" not in text and "1 single-request transcript not drawn" in text
     assert ">Totals</text>" in text and ">miss</text>" in text and ">codex</text>" in text
     assert text.count("<polyline") == 2
 
@@ -180,7 +180,7 @@ def test_panel_titles_are_relative_to_the_transcripts_folder_and_fit_the_panel(t
     assert titles[0] == "claude-code/…/subagents/agent-one.json"  # from the folder given; the middle gave way
     assert titles[1] == "codex/…/agent-two.json"
     heading = texts[0]
-    assert heading.startswith("Context tokens per request: 2 transcript(s)") and heading.endswith("data")
+    assert heading.startswith("Context tokens per request: 2 transcripts,") and heading.endswith("data")
 
 
 # -- --model: its endpoint and key, and a model that cannot be used ------------------------------------

@@ -173,7 +173,7 @@ def test_compact_agent_sessions_are_rebuilt_across_compactions(tmp_path: Path):
     (store.side_dir("tool-results") / "call.txt").write_text("spilled output")
     found, notes = find_files([tmp_path])
     assert found == [store.path]
-    assert notes == ["skipped 2 compaction archive(s) in compact-history/: each session file is replayed in full from them"]
+    assert notes == ["skipped 2 compaction archives in compact-history/: each session file is replayed in full from them"]
 
 
 def test_a_missing_archive_replays_what_the_file_holds(tmp_path: Path):

@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelResponse, ModelResponsePart, TextPart, ThinkingPart, ToolCallPart
 
-from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, text_of_blocks
+from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
 from ._recorded import parse_time, usage_from_mapping
 from ._validity import is_blank_part
 
@@ -86,9 +86,10 @@ def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBu
     if state.compaction is not None:
         builder.record_compaction(state.compaction)
     if state.queue:
-        builder.warnings.append(f"{len(state.queue)} queued user messages were never delivered to the model")
+        builder.warnings.append(f"{counted(len(state.queue), 'queued user message')} "
+                                f"{'was' if len(state.queue) == 1 else 'were'} never delivered to the model")
     if state.injected:
-        builder.warnings.append(f"imported {state.injected} mid-turn queued user messages (queue-operation)")
+        builder.warnings.append(f"imported {counted(state.injected, 'mid-turn queued user message')} (queue-operation)")
     lower_bound = sum(
         1
         for m in builder.messages
@@ -96,11 +97,11 @@ def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBu
     )
     if lower_bound:
         builder.warnings.append(
-            f"{lower_bound} responses recorded only a streaming usage snapshot: output_tokens is a lower bound"
+            f"{counted(lower_bound, 'response')} recorded only a streaming usage snapshot: output_tokens is a lower bound"
             f" (metadata[{OUTPUT_LOWER_BOUND!r}])"
         )
     if state.api_errors:
-        builder.warnings.append(f"skipped {state.api_errors} synthetic API-error assistant lines")
+        builder.warnings.append(f"skipped {counted(state.api_errors, 'synthetic API-error assistant line')}")
 
 
 def _handle(state: _State, record: Mapping[str, Any]) -> None:

@@ -75,10 +75,10 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
     builder.filler_chars = state.redactions.chars
     if state.native_calls:
         builder.warnings.append(
-            f"skipped {state.native_calls} server-side web_search_call items (no recorded result)"
+            f"skipped {counted(state.native_calls, 'server-side web_search_call item')} (no recorded result)"
         )
     if state.unattached_usage:
-        builder.warnings.append(f"{state.unattached_usage} token_count events matched no response")
+        builder.warnings.append(f"{counted(state.unattached_usage, 'token_count event')} matched no response")
 
 
 def _redaction_note(stats: RedactionStats) -> str | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models import PRICING, model_info
+from .analysis import plural
 from .baselines import factories
 from .importers import Transcript, TranscriptError, load_transcript
 from .simulate import Summarize, TranscriptRun, replay_all
@@ -56,7 +57,7 @@ def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
             raise FindError(f"{p} is not a regular file or a folder")
         else:
             raise FindError(f"no such file or directory: {p}")
-    notes = [f"skipped {archives} compaction archive(s) in compact-history/: each session file is "
+    notes = [f"skipped {plural(archives, 'compaction archive')} in compact-history/: each session file is "
              "replayed in full from them"] if archives else []
     return files, notes
 
@@ -197,10 +198,6 @@ class Summaries:
         from ..error_text import first_line
 
         return reply if isinstance(reply, str) else f"something unusable ({secrets.redact(first_line(reply))})"
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def model_failure(summarize: Summarize | None) -> ModelFailed | None:

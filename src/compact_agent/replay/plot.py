@@ -15,7 +15,7 @@ import os
 from html import escape
 from pathlib import Path
 
-from .analysis import Analysis, AnalyzeError
+from .analysis import Analysis, AnalyzeError, plural
 from .metrics import Metrics
 from .simulate import StrategyRun, TranscriptRun
 
@@ -161,8 +161,8 @@ def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[
     for k, (run, title) in enumerate(panels):
         body += _panel(run, top + totals_h + k * PANEL_H, window, title)
     if len(panels) < len(runs):
-        body.append(f'<text x="{LEFT}" y="{height - 6}" font-size="11" fill="#555">{len(runs) - len(panels)} '
-                    f'single-request transcript(s) not drawn</text>')
+        body.append(f'<text x="{LEFT}" y="{height - 6}" font-size="11" fill="#555">'
+                    f'{plural(len(runs) - len(panels), "single-request transcript")} not drawn</text>')
     body.append("</svg>")
     return "\n".join(body) + "\n"
 
@@ -193,7 +193,7 @@ def write_plot(analysis: Analysis, path: Path) -> Path:
     """Write the chart for an `Analysis`: `.svg`, or `.png` with matplotlib (the command line refuses
     any other name before the replay)."""
     titles, folder = titles_and_folder([r.transcript.source for r in analysis.runs])
-    heading = (f"Context tokens per request: {len(analysis.runs)} transcript(s), window {analysis.window:,}, "
+    heading = (f"Context tokens per request: {plural(len(analysis.runs), 'transcript')}, window {analysis.window:,}, "
                f"{analysis.pricing} prices, in {middle_clip(folder, 40)}")
     if path.suffix.lower() not in SUFFIXES:
         raise AnalyzeError(f"--plot {path}: name the chart .svg (or .png, with matplotlib)")

@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..models import PRICING
-from .analysis import Analysis, AnalyzeError, label
+from .analysis import Analysis, AnalyzeError, label, plural
 from .baselines import factories
 from .batch import Summaries, find_files, replay_files
 from .metrics import Metrics
@@ -145,7 +145,7 @@ def fit_caption(run: TranscriptRun) -> str:
     tm = run.tm
     err = f", fit error {100 * tm.error_mean:.1f}% mean / {100 * (tm.error_max or 0):.1f}% max" if tm.error_mean is not None else ""
     notes = "".join(f"; {n}" for n in tm.notes)
-    return (f"{run.transcript.format}, {run.points} recorded requests; size = {tm.ratio:.2f} × estimate + "
+    return (f"{run.transcript.format}, {plural(run.points, 'recorded request')}; size = {tm.ratio:.2f} × estimate + "
             f"{human(tm.overhead)} overhead{err}{notes}")
 
 
@@ -158,7 +158,8 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
             for warning in run.transcript.warnings:
                 console.print(Text.assemble(("warning: ", "yellow"), warning))
     if len(analysis.runs) > 1 or not per_transcript:
-        console.print(table(f"Total over {len(analysis.runs)} transcripts", analysis.totals(), columns=columns))
+        console.print(table(f"Total over {plural(len(analysis.runs), 'transcript')}", analysis.totals(),
+                            columns=columns))
     if not per_transcript and (said := warnings_summary(analysis)):
         console.print(Text.assemble(("warning: ", "yellow"), said))
     notes = [LEGEND[c] for c in columns if c in LEGEND]  # only the columns the table shows
@@ -175,7 +176,8 @@ def warnings_summary(analysis: Analysis) -> str:
     if not warned:
         return ""
     filler = sum(1 for run in warned if run.transcript.filler_chars)
-    return (f"{len(warned)} of {len(analysis.runs)} transcripts were imported with warnings"
+    return (f"{len(warned):,} of {plural(len(analysis.runs), 'transcript')} {'was' if len(warned) == 1 else 'were'} "
+            "imported with warnings"
             + (f" ({filler} replayed on deterministic filler standing for redacted text)" if filler else "")
             + "; without --totals each is shown under its table, --json lists them")
 

@@ -1,0 +1,42 @@
+"""Counts in what `analyze` prints read as English: `1 transcript`, `1 recorded request`, `1 response`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from compact_agent.replay import load_transcript
+from compact_agent.replay.batch import find_files
+
+from .test_cli_analyze import cli
+from .test_importer_traps import CLAUDE_SESSION, CODEX_SESSION, write_jsonl
+
+ONE_EXCHANGE = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+
+
+def test_one_transcript_of_one_request_is_counted_in_the_singular(tmp_path: Path) -> None:
+    (tmp_path / "one.json").write_text(json.dumps(ONE_EXCHANGE))
+    totals = cli("one.json", "-s", "ours", "--totals", "--plot", "chart.svg", cwd=tmp_path)
+    assert totals.returncode == 0, totals.stderr
+    assert "Total over 1 transcript\n" in totals.stdout and "1 transcripts" not in totals.stdout
+    assert "Context tokens per request: 1 transcript, window" in (tmp_path / "chart.svg").read_text()
+    tables = cli("one.json", "-s", "ours", cwd=tmp_path)
+    assert "openai-chat, 1 recorded request;" in tables.stdout and "1 recorded requests" not in tables.stdout
+
+
+def test_the_importers_warnings_count_one_in_the_singular(tmp_path: Path) -> None:
+    claude = load_transcript(write_jsonl(tmp_path / "session.jsonl", CLAUDE_SESSION[:18])).warnings  # 1 of each
+    assert "1 queued user message was never delivered to the model" in claude
+    assert "imported 1 mid-turn queued user message (queue-operation)" in claude
+    assert any(w.startswith("1 response recorded only a streaming usage snapshot") for w in claude), claude
+    codex = load_transcript(write_jsonl(tmp_path / "rollout.jsonl", CODEX_SESSION)).warnings
+    assert "skipped 1 server-side web_search_call item (no recorded result)" in codex
+
+
+def test_one_archive_left_out_is_one(tmp_path: Path) -> None:
+    (tmp_path / "compact-history").mkdir()
+    (tmp_path / "compact-history" / "a.jsonl").write_text("{}\n")
+    (tmp_path / "one.json").write_text(json.dumps(ONE_EXCHANGE))
+    _, notes = find_files([tmp_path])
+    assert notes == ["skipped 1 compaction archive in compact-history/: each session file is replayed in full "
+                     "from them"]
