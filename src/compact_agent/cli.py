@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .cli_help import OneLineCommand, OneLineGroup, ReadableCommand, count, tokens
+from .cli_help import OneLineCommand, OneLineGroup, ReadableCommand, count, error_object, tokens
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
@@ -35,13 +35,7 @@ _errors_as_json = False
 def fail(message: str, code: int = 1) -> typer.Exit:
     sys.stderr.write(visible(f"compact-agent: {message}") + "\n")
     if _errors_as_json:
-        import json
-
-        from . import secrets
-
-        sys.stdout.write(json.dumps({"type": "result", "subtype": "error", "is_error": True,
-                                     "error": secrets.redact(message), "result": None, "session_id": None,
-                                     "duration_ms": 0}) + "\n")
+        sys.stdout.write(error_object(message))
     return typer.Exit(code)
 
 

@@ -99,14 +99,28 @@ class _AsWritten(TyperArgument):
 _USAGE_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
 
 
+def error_object(message: str) -> str:
+    """The JSON line a print-mode run asked for JSON (`--output-format json|stream-json`) prints on
+    stdout when it fails before its session is opened (docs/usage.md), secrets hidden."""
+    import json
+
+    from . import secrets
+
+    return json.dumps({"type": "result", "subtype": "error", "is_error": True, "error": secrets.redact(message),
+                       "result": None, "session_id": None, "duration_ms": 0}) + "\n"
+
+
 class OneLineUsage(_USAGE_ERROR):  # type: ignore[misc,valid-type]
-    """A usage error said in one line on stderr, exit 2: no usage block, no `Try ... for help.`."""
+    """A usage error said in one line on stderr, exit 2: no usage block, no `Try ... for help.`.
+    `as_json`: the command line asked for print mode's JSON, so the error is that object on stdout
+    too, as every later failure of such a run is."""
 
     exit_code = 2
 
-    def __init__(self, line: str) -> None:
+    def __init__(self, line: str, as_json: bool = False) -> None:
         super().__init__(line)
         self.line = line
+        self.as_json = as_json
 
     def format_message(self) -> str:
         return self.line
@@ -115,6 +129,8 @@ class OneLineUsage(_USAGE_ERROR):  # type: ignore[misc,valid-type]
         from .ui.visible import visible
 
         (file or sys.stderr).write(visible(f"compact-agent: {self.line}") + "\n")
+        if self.as_json:
+            sys.stdout.write(error_object(self.line))
 
 
 #: What an option that was given no value takes, said in that one line.
@@ -162,6 +178,7 @@ class _OneLineErrors:
     option) become one line (OneLineUsage)."""
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        given = list(args)  # the parser takes from `args` as it goes
         try:
             return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[misc]
         except OneLineUsage:
@@ -169,7 +186,30 @@ class _OneLineErrors:
         except _USAGE_ERROR as e:
             path = " ".join(p for p in ((parent.command_path if parent is not None else "compact-agent"),
                                         info_name if parent is not None else None) if p)
-            raise OneLineUsage(usage_line(e, path, self)) from None
+            raise OneLineUsage(usage_line(e, path, self), parent is None and wants_json(self, given)) from None
+
+
+def wants_json(command: Any, args: list[str]) -> bool:
+    """Whether `args`, which the command line library could not take, still ask for print mode with
+    JSON output (`-p` and `--output-format json` or `stream-json`, each given whole): a script that
+    reads the JSON gets its error object also when another option is bad."""
+    takes_value = {o for p in getattr(command, "params", []) if not getattr(p, "is_flag", False)
+                   for o in (*p.opts, *p.secondary_opts)}
+    printing, output = False, None
+    i = 0
+    while i < len(args) and args[i] != "--":
+        a = args[i]
+        if a.startswith("--output-format="):
+            output = a.partition("=")[2]
+        elif a in takes_value:
+            if a == "--output-format" and i + 1 < len(args):
+                output = args[i + 1]
+            i += 1  # its value, whatever it looks like
+        elif a == "--print" or re.fullmatch(r"-[a-zA-Z]*p[a-zA-Z]*", a) and all(
+                f"-{c}" not in takes_value for c in a[1:]):  # -p, or -yp: flags together
+            printing = True
+        i += 1
+    return printing and output in ("json", "stream-json")
 
 
 class OneLineGroup(_OneLineErrors, TyperGroup):

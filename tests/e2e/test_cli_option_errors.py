@@ -124,3 +124,31 @@ def test_token_settings_in_a_file_a_variable_and_their_errors(cli):
         bad = cli("-p", "--base-url", "http://127.0.0.1:9/v1", "hi", env=env)
         assert bad.code == 2 and bad.stderr == f"compact-agent: {said}\n", bad.stderr
     assert cli.sessions() == []
+
+
+@pytest.mark.parametrize("args", [
+    ("-p", "x", "--output-format", "json", "--max-turns", "x"),
+    ("--output-format=stream-json", "-yp", "x", "--context-window", "abc"),
+    ("-p", "--output-format", "json", "x", "--bogus"),
+])
+def test_a_parse_error_of_a_json_run_is_its_error_object_too(cli, args):
+    """A run that asked for JSON printed a JSON error object for every failure but a command-line
+    parse error, which printed only the stderr line: a script reading stdout got nothing."""
+    res = cli(*args)
+    assert res.code == 2 and res.stderr.count("\n") == 1, res.stderr
+    said = res.stderr.removeprefix("compact-agent: ").rstrip("\n")
+    assert res.json() == {"type": "result", "subtype": "error", "is_error": True, "error": said, "result": None,
+                          "session_id": None, "duration_ms": 0}
+    assert res.stdout.count("\n") == 1
+
+
+@pytest.mark.parametrize("args", [
+    ("x", "--output-format", "json", "--max-turns", "x"),  # not print mode: the REPL has no JSON
+    ("-p", "x", "--output-format", "text", "--max-turns", "x"),
+    ("-p", "x", "--max-turns", "x", "--output-format"),  # the format itself not given
+    ("-p", "x", "--model", "--output-format", "--max-turns", "x"),  # the option's text is --model's value
+    ("-p", "--output-format", "json", "config", "--bogus"),  # a command's own options: not print mode
+])
+def test_no_json_where_it_was_not_asked_for(cli, args):
+    res = cli(*args)
+    assert res.code == 2 and res.stdout == "" and res.stderr.count("\n") == 1, (res.stdout, res.stderr)
