@@ -14,6 +14,7 @@ import pytest
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     SystemPromptPart,
@@ -21,6 +22,7 @@ from pydantic_ai.messages import (
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
+    repair_messages,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
@@ -150,6 +152,28 @@ async def test_a_shorter_history_passed_back_rewrites_the_store() -> None:
     # What it held (the second answer, which the caller went back from) is archived first.
     assert [b["trigger"] for b in store.boundaries] == ["history_changed"]
     assert store.archives and store.archives[-1] == second.all_messages()
+
+
+async def test_a_history_pydantic_ai_merges_at_a_runs_start_is_the_same_conversation() -> None:
+    """Results a caller put before the prompt (an attachment read for the user) are a request of
+    their own; the next run is handed them merged with the prompt's request. The store holds the
+    same conversation: nothing to archive or rewrite."""
+    reader, cm = Reader(1), ContextManager(window=64_000)
+    agent = reader_agent(reader, cm)
+    first = await agent.run("Read.")
+    attached = [*first.all_messages(),
+                ModelResponse(parts=[ToolCallPart("read", {"page": 9}, tool_call_id="attach-1")]),
+                ModelRequest(parts=[ToolReturnPart("read", "page 9: attached", tool_call_id="attach-1")])]
+    second = await agent.run("And this page?", message_history=attached)
+    third = await agent.run("Again.", message_history=second.all_messages())
+    store = cm.store
+    assert isinstance(store, InMemoryStore)
+    assert store.boundaries == [] and store.archives == []
+    # It holds them as it was told them; merged as pydantic-ai merges them, that is the run's history.
+    held = repair_messages(store.messages, repair_last_response=False)
+    assert ModelMessagesTypeAdapter.dump_json(held) == ModelMessagesTypeAdapter.dump_json(third.all_messages())
+    calls = {p.tool_call_id for m in held for p in m.parts if isinstance(p, ToolCallPart)}
+    assert calls == {p.tool_call_id for m in held for p in m.parts if isinstance(p, ToolReturnPart)}
 
 
 class FailingArchive(InMemoryStore):

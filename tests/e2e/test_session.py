@@ -231,3 +231,21 @@ async def test_a_cleared_session_still_reports_its_tool_calls(tmp_path):
         s.close()
     assert before >= 2 and any(e.get("tool") == "read_file" for e in seen[:before])
     assert len(seen) >= 2 * before and any(e.get("tool") == "read_file" for e in seen[before:])
+
+
+async def test_a_turn_with_an_attachment_is_no_change_of_history(tmp_path):
+    """The attachment's results and the prompt are held as two requests; pydantic-ai merges them
+    when the next turn hands the history back. That looked like a changed history: the store was
+    rewritten and archived as a 'history_changed' compaction on the turn after every @file."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        s = session(tmp_path, server)
+        (s.cwd / "notes.txt").write_text("hello\n")
+        await s.run_turn("hello there")
+        await s.run_turn("look at @notes.txt")
+        await s.run_turn("and now something else")
+        loaded = s.store.load()
+        archives = s.store.archives()
+        s.close()
+    assert loaded.boundaries == [] and archives == []
+    said = [p.content for m in loaded.messages for p in m.parts if type(p).__name__ == "UserPromptPart"]
+    assert said == ["hello there", "look at @notes.txt", "and now something else"]

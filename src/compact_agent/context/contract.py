@@ -20,7 +20,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic_ai.exceptions import UserError
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, SystemPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    SystemPromptPart,
+    repair_messages,
+)
 
 from .plumbing.events import one_line
 from .plumbing.stores import HistoryStore
@@ -129,6 +135,19 @@ class StoreSync:
             n += 1
         return n
 
+    def reshaped(self, messages: Sequence[ModelMessage]) -> int | None:
+        """How many of `messages` are what the store holds, merged as pydantic-ai merges a history
+        it is given (`repair_messages`: adjacent requests joined, nothing added or dropped in a valid
+        one); None when they are not. A turn that sent results of its own before the prompt (an
+        attachment) was held as two requests and came back as one, and each such turn rewrote and
+        archived the whole store as a changed history."""
+        merged = repair_messages(self.held, repair_last_response=False)
+        if len(merged) >= len(self.held) or len(merged) > len(messages):
+            return None  # nothing was merged: a real change
+        if all(a is b or _same(a, b) for a, b in zip(merged, messages, strict=False)):
+            return len(merged)
+        return None
+
     def sync(self, store: HistoryStore, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]]) -> None:
         """Make `store` hold `messages`: append what is new, or rewrite it when the history no
         longer begins with what the store holds (a shorter or edited history)."""
@@ -143,6 +162,11 @@ class StoreSync:
         if n == len(self.held):
             if len(messages) > n:
                 store.append(list(messages[n:]))
+        elif (same := self.reshaped(messages)) is not None:
+            # The conversation the store holds, in the shape pydantic-ai gives a history at a run's
+            # start (adjacent requests merged: an attachment's results, then the prompt): no change.
+            if len(messages) > same:
+                store.append(list(messages[same:]))
         else:
             # What the store held goes to an archive first, as before a compaction: a regenerated
             # answer or a branch leaves the messages after the change in no other place.
