@@ -133,11 +133,12 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
         c.print(f"{render.when(b.time):<16}  {what}")
         c.print(f"{'':16}  the conversation before it: {b.archive}", style="dim", soft_wrap=True)  # a path: unbroken
     c.print("messages (the numbers /compact --from N and --up-to N take):")
-    from .history_view import message_row
+    from .history_view import message_rows
 
     for i, m in enumerate(s.messages):
-        who, text = message_row(m)
-        c.print(f"  {i:>4} {who:<12} {render.clip_words(secrets.redact(text), max(20, c.width - 20))}")
+        for row, (who, text) in enumerate(message_rows(m)):
+            number = f"{i:>4}" if row == 0 else " " * 4  # a request with what you typed and tool results: two rows
+            c.print(f"  {number} {who:<12} {render.clip_words(secrets.redact(text), max(20, c.width - 20))}")
 
 
 @command("rewind", "restore files and conversation to before turn N: /rewind [N]")

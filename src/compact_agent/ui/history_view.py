@@ -17,7 +17,7 @@ from pydantic_ai.messages import (
 )
 
 from ..agent.run.stream_events import plural, result_summary
-from ..context.compaction.summary import is_summary
+from ..context.compaction.summary import is_summary, is_synthetic_text
 from ..session.store import Boundary, SessionStore, load_session_file
 from .sessions_list import as_typed
 
@@ -37,8 +37,8 @@ def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str]]:
     """(prompt as typed, the answer's text) for every user prompt, oldest first."""
     pairs: list[tuple[str, str]] = []
     for m in messages:
-        if isinstance(m, ModelRequest) and not is_summary(m) and not m.metadata:  # not our own context messages
-            prompts = [p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
+        if isinstance(m, ModelRequest) and not is_summary(m):
+            prompts = [p for p in _typed(m) if isinstance(p, str)]
             if prompts:
                 pairs.append((as_typed(prompts[-1]), ""))
         elif isinstance(m, ModelResponse) and pairs:
@@ -97,29 +97,46 @@ def all_boundaries(store: SessionStore) -> list[Boundary]:
     return list(found.values())  # archive order is history order (a rewind's boundary has no time)
 
 
-def message_row(m: ModelMessage) -> tuple[str, str]:
-    """(who, what) for one message of `/history`'s list, in the words of the conversation: what you
-    typed, the assistant's text, its tool calls as the turn showed them (`read_file(a.py)`), a tool
-    result as its one-line summary (`read_file: 241 lines`), the summary a compaction left."""
+def message_rows(m: ModelMessage) -> list[tuple[str, str]]:
+    """(who, what) rows for one message of `/history`'s list, in the words of the conversation: what
+    you typed, the assistant's text, its tool calls as the turn showed them (`read_file(a.py)`), a
+    tool result as its one-line summary (`read_file: 241 lines`), the summary a compaction left.
+
+    One request can hold tool results and what you typed (the results of the calls the last answer
+    made, or of a file you attached, with the message that follows them): it gets a `you` row and a
+    row for the results, so every message you typed has its number for `/compact --from N`."""
     from .tool_lines import call_line
 
     if isinstance(m, ModelResponse):
         text = " ".join(p.content for p in m.parts if isinstance(p, TextPart))
         calls = [call_line({"tool": p.tool_name, "args": _args(p)})[2:] for p in m.parts if isinstance(p, ToolCallPart)]
-        return ("assistant" if text.strip() else "tool call"), " · ".join(x for x in [text, *calls] if x.strip())
+        return [(("assistant" if text.strip() else "tool call"), " · ".join(x for x in [text, *calls] if x.strip()))]
     if is_summary(m):
-        return "summary", " ".join(str(p.content) for p in m.parts if isinstance(p, UserPromptPart))
+        return [("summary", " ".join(str(p.content) for p in m.parts if isinstance(p, UserPromptPart)))]
     results = []
     for p in m.parts:
         if isinstance(p, ToolReturnPart):
             results.append(f"{p.tool_name}: {result_summary(p.tool_name, p.model_response_str(), False)}")
         elif isinstance(p, RetryPromptPart):
             results.append(f"{p.tool_name or 'tool'}: error: {result_summary('', p.model_response(), True)}")
+    typed = [_words(c) for c in _typed(m)]
+    ours = [_words(p.content) for p in m.parts if isinstance(p, UserPromptPart) and is_synthetic_text(p.content)]
+    rows = [("you", as_typed(" ".join(typed)))] if typed else []
     if results:
-        return ("tool result" if len(results) == 1 else "tool results"), "; ".join(results)
-    prompts = [p.content if isinstance(p.content, str) else " ".join(x for x in p.content if isinstance(x, str))
-               for p in m.parts if isinstance(p, UserPromptPart)]
-    return ("context" if m.metadata else "you"), as_typed(" ".join(prompts))
+        rows.append(("tool result" if len(results) == 1 else "tool results", "; ".join(results)))
+    if ours and not typed and not results:
+        rows.append(("context", " ".join(ours)))
+    return rows or [("context", "")]
+
+
+def _typed(m: ModelRequest) -> list[object]:
+    """The contents of the user parts of `m` that are the user's words: the texts we write into the
+    conversation ourselves (context, plan, hook output, summaries) each begin with a head that says so."""
+    return [p.content for p in m.parts if isinstance(p, UserPromptPart) and not is_synthetic_text(p.content)]
+
+
+def _words(content: object) -> str:
+    return content if isinstance(content, str) else " ".join(x for x in content if isinstance(x, str))  # type: ignore[attr-defined]
 
 
 def _args(p: ToolCallPart) -> dict[str, object]:

@@ -1,0 +1,67 @@
+"""`/history` gives every message you typed a `you` row with its number, also when the request that
+carries it holds tool results too: the results of a file you attached, or of the files a compaction
+restored, are in the same request as the message that follows them."""
+
+from __future__ import annotations
+
+from tests.e2e.scripted import is_notes_request, is_summary_request
+from tests.fakes.openai_server import Reply
+
+from .repl_driver import drive
+
+
+def runs_a_command_first(req) -> Reply:
+    if is_summary_request(req):
+        return Reply.text("<summary>1. Primary Request and Intent: look at the tests.</summary>")
+    if is_notes_request(req):
+        return Reply.text("")
+    if req.messages[-1].get("role") != "tool":
+        return Reply.tools([("bash", {"command": "echo ran"})])
+    return Reply.text("ok " * 600)
+
+
+def rows(out: str) -> list[tuple[str, str, str]]:
+    """(number, who, what) for each row of the message list; the number is '' on a second row."""
+    listed = out[out.index("messages ("):].splitlines()[1:]
+    found = []
+    for line in listed:
+        if not line.startswith("  ") or line.startswith("resume"):
+            break
+        number, rest = line[2:6].strip(), line[7:]
+        found.append((number, rest[:12].strip(), rest[13:].strip()))
+    return found
+
+
+async def test_a_message_with_an_attached_file_has_its_you_row(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "test_calc.py").write_text("def test_add():\n    assert 1 + 1 == 2\n")
+    # the next turn's history joins the attachment's result and the message after it into one request
+    run = await drive(tmp_path, runs_a_command_first,
+                      ["look at @test_calc.py and the test output\r", "thanks\r", "/history\r"], permission_mode="yes")
+    listed = rows(run.out)
+    you = [r for r in listed if r[1] == "you"]
+    assert [r[2] for r in you] == ["look at @test_calc.py and the test output", "thanks"], run.out
+    at = listed.index(you[0])
+    assert you[0][0].isdigit(), run.out  # the number /compact --from N takes
+    assert ("", "tool result", "read_file: 2 lines") == listed[at + 1], run.out  # the same request's results
+
+
+def test_a_request_with_restored_files_context_and_your_words_shows_you_and_the_results():
+    """After a compaction the restored files' results, our own context (the plan) and the next
+    message you type are joined into one request; only what you typed is a `you` row."""
+    from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+
+    from compact_agent.ui.history_view import message_rows
+
+    restored = {"compact_agent": {"synthetic": "restore"}}
+    joined = ModelRequest(parts=[
+        ToolReturnPart("read_file", "     1\talpha", tool_call_id="r1", metadata=restored),
+        ToolReturnPart("read_file", "     1\tbeta\n     2\tgamma", tool_call_id="r2", metadata=restored),
+        UserPromptPart("[compact-agent: current plan] The plan you were following: 1. fix calc"),
+        UserPromptPart("now fix the failing test"),
+    ], metadata=restored)
+    assert message_rows(joined) == [("you", "now fix the failing test"),
+                                    ("tool results", "read_file: 1 line; read_file: 2 lines")]
+    context_only = ModelRequest(parts=[UserPromptPart("[compact-agent: current plan] 1. fix calc")],
+                                metadata={"compact_agent_context": ["plan"]})
+    assert message_rows(context_only) == [("context", "[compact-agent: current plan] 1. fix calc")]
