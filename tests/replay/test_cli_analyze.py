@@ -326,3 +326,20 @@ def test_a_transcript_that_needed_nothing_earlier_has_no_recall_in_json_as_in_th
     assert table.returncode == 0 and "–" in table.stdout.split("ours", 1)[1].splitlines()[0]
     assert row["refs_needed"] == 0 and row["edits_needed"] == 0
     assert row["recall"] is None and row["line_recall"] is None and row["edit_ready"] is None
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs a shell and /dev/full")
+def test_a_closed_stdout_is_one_line_and_a_failure_as_a_full_disk_is(tmp_path: Path):
+    """`analyze ... >&-` exited 0 without a word, the figures gone; `> /dev/full` said it could not
+    write them and exited 1. Both say so now, the closed one before the replay."""
+    (tmp_path / "t.json").write_text(json.dumps(_chat(6)))
+    command = [sys.executable, "-c", "from compact_agent.cli import main; main()", "analyze", str(tmp_path / "t.json"),
+               "-s", "ours"]
+    for extra in ([], ["--json"]):
+        closed = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *command, *extra], capture_output=True, text=True,
+                                timeout=120)
+        assert (closed.returncode, closed.stderr) == (1, "compact-agent: cannot write the output: standard output "
+                                                         "is closed\n"), extra
+        full = subprocess.run(["sh", "-c", 'exec "$@" > /dev/full', "sh", *command, *extra], capture_output=True,
+                              text=True, timeout=120)
+        assert full.returncode == 1 and full.stderr.startswith("compact-agent: cannot write the output: "), extra

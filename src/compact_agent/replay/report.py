@@ -246,6 +246,9 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
     from ..models import ConfigError
     from .standin import ModelFailed
 
+    if sys.__stdout__ is None:  # started with stdout closed (`>&-`): the figures could go nowhere
+        sys.stderr.write("compact-agent: cannot write the output: standard output is closed\n")
+        return 1  # as for a full disk (`> /dev/full`), told before the replay rather than after it
     summarize: Summaries | None = None
     try:
         if model:
