@@ -7,9 +7,11 @@ numbers live in agent/accounting/context_report.py and agent/accounting/costs.py
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterator
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -89,26 +91,27 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
 
 
 def render_cost(r: CostReport, title: str = "tokens and cost, whole session (every run)") -> Group:
-    """Short column names so the table fits 80 columns; the write column only when something was
-    written to a cache; prices we do not know say so instead of $0."""
-    t = Table(title=title, show_header=True)
+    """The figures in one table where it fits the terminal whole; where it does not (below about 110
+    columns with a model name and million-token figures), each `kind · model` and the total as a
+    heading over its figures, two to a line, or one below 50 columns. A number is never cut: the
+    table squeezed into 60 columns showed `111,2…` and no model at all. The write column only when
+    something was written to a cache; prices we do not know say so instead of $0."""
     writes = r.total.cache_write > 0
-    cols = ["requests", "input", "cache hit", "cache miss", *(["cache write"] if writes else []), "output", "cost"]
-    for col in cols:
-        t.add_column(col, justify="right", no_wrap=True)
-    t.add_column("kind · model", justify="left")
     known = r.priced
 
     def money(e: Entry, cost: float) -> str:
         return f"${cost:.4f}" if e.info.input > 0 else "unknown"
 
+    cols = ["requests", "input", "cache hit", "cache miss", *(["cache write"] if writes else []), "output", "cost"]
+    rows: list[tuple[str, list[str]]] = []
     for key, e in r.rows.items():
-        t.add_row(str(r.requests[key]), f"{e.input_tokens:,}", f"{e.cache_read:,}", f"{e.miss:,}",
-                  *([f"{e.cache_write:,}"] if writes else []), f"{e.output_tokens:,}", money(e, e.cost), key)
+        rows.append((key, [str(r.requests[key]), f"{e.input_tokens:,}", f"{e.cache_read:,}", f"{e.miss:,}",
+                           *([f"{e.cache_write:,}"] if writes else []), f"{e.output_tokens:,}", money(e, e.cost)]))
     tot = r.total
-    t.add_row(str(sum(r.requests.values())), f"{tot.input_tokens:,}", f"{tot.cache_read:,}", f"{tot.miss:,}",
-              *([f"{tot.cache_write:,}"] if writes else []), f"{tot.output_tokens:,}",
-              f"${r.total_cost:.4f}" if known else "unknown", "total", style="bold")
+    rows.append(("total", [str(sum(r.requests.values())), f"{tot.input_tokens:,}", f"{tot.cache_read:,}",
+                           f"{tot.miss:,}", *([f"{tot.cache_write:,}"] if writes else []), f"{tot.output_tokens:,}",
+                           f"${r.total_cost:.4f}" if known else "unknown"]))
+    t = CostFigures(title, cols, rows)
     lines: list[Any] = [t]
     if not known:
         lines.append(Text("prices unknown for this model (a local or unlisted one): tokens are counted, "
@@ -121,6 +124,52 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     else:
         lines.append(Text("compaction has kept nothing out of the requests yet"))
     return Group(*lines)
+
+
+class CostFigures:
+    """/cost's figures laid out for the width the console gives them (see `render_cost`)."""
+
+    def __init__(self, title: str, cols: list[str], rows: list[tuple[str, list[str]]]) -> None:
+        self.title, self.cols, self.rows = title, cols, rows
+
+    def table(self) -> Table:
+        t = Table(title=self.title, show_header=True)
+        for col in self.cols:
+            t.add_column(col, justify="right", no_wrap=True)
+        t.add_column("kind · model", justify="left", no_wrap=True)
+        for key, values in self.rows:
+            t.add_row(*values, key, style="bold" if key == "total" else None)
+        return t
+
+    def stacked(self, pairs: int) -> Group:
+        """Each `kind · model` (and the total) as a heading over `pairs` label/value pairs a line;
+        the order puts requests and cost first, then input and output, then the cache's share."""
+        order = ["requests", "cost", "input", "output", "cache hit", "cache miss", "cache write"]
+        shown = [c for c in order if c in self.cols]
+        parts: list[Any] = [Text(self.title, style="italic")]
+        label_w = max(len(c) for c in shown)
+        value_w = max(len(v) for _, values in self.rows for v in values)  # the same columns under every heading
+        for key, values in self.rows:
+            by_col = dict(zip(self.cols, values, strict=True))
+            parts.append(Text(key, style="bold"))
+            grid = Table.grid(padding=(0, 1))
+            for _ in range(pairs):  # an indent (a gap between pairs), a label, its value
+                grid.add_column(width=1)
+                grid.add_column(no_wrap=True, width=label_w)
+                grid.add_column(justify="right", no_wrap=True, width=value_w)
+            for i in range(0, len(shown), pairs):
+                cells = [x for c in shown[i:i + pairs] for x in ("", c, by_col[c])]
+                grid.add_row(*cells, *[""] * (3 * pairs - len(cells)))
+            parts.append(grid)
+        return Group(*parts)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Any]:
+        width = options.max_width
+        for layout in (self.table(), self.stacked(2)):
+            if Measurement.get(console, options.update_width(10**4), layout).maximum <= width:
+                yield layout
+                return
+        yield self.stacked(1)
 
 
 def render_plan(items: list[TodoItem]) -> Text:
