@@ -411,7 +411,7 @@ def test_a_misspelled_variable_is_warned_about_as_a_misspelled_key(files, monkey
                         "compact_agent_autocompact_bufer": "1", "COMPACT_AGENT_TRUSTED_PROJECTS": "/x",
                         "COMPACT_AGENT_HOME": str(project), "COMPACT_AGENT_CRASH_TALLY": os.devnull,
                         "COMPACT_AGENT_DEMO_KEEP": "1", "COMPACT_AGENT_PROJECT_DIR": str(project),
-                        "COMPACT_AGENT_SESSION_ID": "s", "COMPACT_AGENT_API_KEY": "k",
+                        "COMPACT_AGENT_SESSION_ID": "s",
                         "COMPACT_AGENT_MODEL": "deepseek-chat", "compact_agent_memory_enabled": "true"}.items():
         monkeypatch.setenv(name, value)
     loaded = load(project)
@@ -435,4 +435,15 @@ def test_every_variable_the_product_reads_is_known(files):
     for path in (REPO / "src" / "compact_agent").rglob("*.py"):
         names |= set(re.findall(r"\bCOMPACT_AGENT_[A-Z][A-Z_]*[A-Z]\b", path.read_text()))
     names -= {"COMPACT_AGENT_DENY", "COMPACT_AGENT_MODLE"}  # docstrings: `COMPACT_AGENT_DENY_*` settings, a typo
+    names -= {"COMPACT_AGENT_API_KEY"}  # named to be redacted, and to be told it is not read (below)
     assert names and unknown_variables(dict.fromkeys(names, "1"), Path("config.toml")) == []
+
+
+def test_a_key_variable_for_every_provider_is_said_to_be_unread() -> None:
+    """Nothing reads COMPACT_AGENT_API_KEY (a key for all providers would go to whichever endpoint
+    the model names); someone who set it was ignored without a word."""
+    from compact_agent.setting_names import unknown_variables
+
+    [said] = unknown_variables({"COMPACT_AGENT_API_KEY": "sk-x"}, Path("config.toml"))
+    assert said.startswith("COMPACT_AGENT_API_KEY is not read: a key is read from DEEPSEEK_API_KEY, OPENAI_API_KEY")
+    assert "sk-x" not in said

@@ -17,11 +17,16 @@ ENV_PREFIX = "COMPACT_AGENT_"
 #: `COMPACT_AGENT_*` variables the product reads or sets that are not settings: where its files live
 #: (config.home_dir, settings_file.user_config_path), the crash points of the reliability tests
 #: (context/plumbing/crashpoints.py), the demo's keep switch (demo.py), what a hook's command is
-#: given (agent/integrations/hooks.py: a compact-agent run by a hook inherits them) and a key name
-#: kept out of the commands the agent runs (secrets.py).
+#: given (agent/integrations/hooks.py: a compact-agent run by a hook inherits them).
 OTHER_VARIABLES = frozenset({"COMPACT_AGENT_HOME", "COMPACT_AGENT_CONFIG", "COMPACT_AGENT_CRASH_AT",
                              "COMPACT_AGENT_CRASH_TALLY", "COMPACT_AGENT_DEMO_KEEP", "COMPACT_AGENT_PROJECT_DIR",
-                             "COMPACT_AGENT_SESSION_ID", "COMPACT_AGENT_API_KEY"})
+                             "COMPACT_AGENT_SESSION_ID"})
+#: Variables that look like settings and are not read as such, and what to set instead. A key is
+#: read from the provider's own variable (models.api_key_for), never one for all providers: it would
+#: be sent to whichever endpoint the model names. (It is still kept out of files and of the commands
+#: the agent runs: secrets.KEY_VARS.)
+NOT_READ = {"COMPACT_AGENT_API_KEY": "a key is read from DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY "
+                                     "(the model's provider's), or given with --api-key"}
 
 
 def did_you_mean(key: str, prefix: str = "") -> str:
@@ -41,6 +46,9 @@ def unknown_variables(environ: Mapping[str, str], user_file: Path) -> list[str]:
     warnings = []
     for name in sorted(environ):
         if not name.upper().startswith(ENV_PREFIX) or name in OTHER_VARIABLES:
+            continue
+        if name in NOT_READ:
+            warnings.append(f"{name} is not read: {NOT_READ[name]}; ignored")
             continue
         key = name[len(ENV_PREFIX):].lower()
         if key in Settings.model_fields:
