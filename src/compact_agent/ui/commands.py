@@ -210,6 +210,9 @@ CUSTOM_DIRS = (".compact-agent/commands", ".claude/commands")
 
 def custom_commands(cwd: Path) -> dict[str, Path]:
     """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's)."""
+    from .command_registry import project
+
+    project[:] = [cwd]  # a mistyped name is compared with these too (close_command)
     found: dict[str, Path] = {}
     for folder in CUSTOM_DIRS:
         d = cwd / folder
@@ -268,7 +271,8 @@ async def run_command(s: AgentSession, line: str, c: Console) -> None:
         await run_custom(s, custom, args.strip(), c)
         return
     if cmd is None:
-        close = close_command(name) or close_command(name.lower())  # `/CONTEXT`
+        names = list(custom_commands(s.cwd))
+        close = close_command(name, custom=names) or close_command(name.lower(), custom=names)  # `/CONTEXT`
         raise CommandError(f"unknown command /{name}" + (f" (did you mean /{close}?)" if close else "")
                            + "; /help lists them")
     if args.strip() and not cmd.takes_args:
