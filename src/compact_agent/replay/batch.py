@@ -38,28 +38,47 @@ class FindError(ValueError):
 
 def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
     """Candidate transcript files under `paths` (folders recursively, hidden ones skipped), without
-    reading them; our sessions' archives and side files are left out with one note."""
+    reading them; our sessions' archives and side files are left out with one note. What is neither
+    a file nor a folder (a broken link in a folder, a pipe or a device anywhere) is skipped with a
+    note, as a file that is no transcript is; a path given that does not exist is an error (a typo)."""
     files: list[Path] = []
+    notes: list[str] = []
     archives = 0
     for p in paths:
         if p.is_dir():
             # Hidden folders (.git, .venv) hold no transcripts, only thousands of skip notes.
-            found = sorted(f for f in p.rglob("*") if f.is_file()
+            found = sorted(f for f in p.rglob("*") if not f.is_dir()
                            and not any(part.startswith(".") for part in f.relative_to(p).parts))
             for f in found:
                 if "compact-history" in f.relative_to(p).parts[:-1]:
                     archives += 1  # our archives: replayed through the session file that names them
+                elif not f.is_file():
+                    notes.append(f"skipped {f}: {_not_a_file(f)}")
                 elif not _our_side_file(f, p):
                     files.append(f)
         elif p.is_file():
             files.append(p)
-        elif p.exists():  # a FIFO or a device: reading it could wait for ever or never end
-            raise FindError(f"{p} is not a regular file or a folder")
+        elif p.exists():
+            notes.append(f"skipped {p}: {_not_a_file(p)}")
+        elif p.is_symlink():
+            raise FindError(f"no such file or directory: {p} is {_not_a_file(p)}")
         else:
             raise FindError(f"no such file or directory: {p}")
-    notes = [f"skipped {plural(archives, 'compaction archive')} in compact-history/: each session file is "
-             "replayed in full from them"] if archives else []
+    if archives:
+        notes.append(f"skipped {plural(archives, 'compaction archive')} in compact-history/: each session file is "
+                     "replayed in full from them")
     return files, notes
+
+
+def _not_a_file(path: Path) -> str:
+    """Why a path that is neither a regular file nor a folder is not read."""
+    if path.is_symlink() and not path.exists():
+        try:
+            return f"a broken link (to {os.readlink(path)})"
+        except OSError:
+            return "a broken link"
+    # A FIFO, a socket or a device: reading it could wait for ever or never end.
+    return "not a regular file or a folder (a pipe or a device: not read)"
 
 
 def _our_side_file(f: Path, root: Path) -> bool:

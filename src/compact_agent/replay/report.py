@@ -51,9 +51,19 @@ async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strate
         else:
             analysis.runs.append(result)
     if not analysis.runs:
-        raise AnalyzeError("no transcripts found (Claude Code or Codex JSONL, mini-swe-agent, SWE-agent, "
-                           "OpenAI chat JSON or compact-agent sessions)")
+        raise AnalyzeError(nothing_found(analysis.skipped))
     return analysis
+
+
+def nothing_found(skipped: Sequence[str]) -> str:
+    """One line when no transcript was found, saying why when something was skipped (the notes
+    are not printed without figures): the first skipped path's reason, and how many more."""
+    known = ("Claude Code or Codex JSONL, mini-swe-agent, SWE-agent, OpenAI chat JSON or compact-agent "
+             "sessions")
+    if not skipped:
+        return f"no transcripts found ({known})"
+    more = f" (and {len(skipped) - 1:,} more skipped)" if len(skipped) > 1 else ""
+    return f"no transcripts found: {skipped[0].removeprefix('skipped ')}{more}; the analyzer reads {known}"
 
 
 # -- output ------------------------------------------------------------------------------------------
