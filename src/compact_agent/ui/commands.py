@@ -66,29 +66,42 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
 
 @command("memory", "the instruction files loaded (AGENTS.md / CLAUDE.md), in order; /memory N opens one in $EDITOR")
 async def _memory(s: AgentSession, args: str, c: Console) -> None:
+    from ..agent.run.options import project_instructions
+
     paths = list(s.instructions_paths)
-    if not paths and args.strip():
+    # Read when the session starts, for a system prompt that stays the same (and cached) to its end:
+    # a file written since (/init) is named as such, not taken for missing.
+    loaded = {p.resolve() for p in paths}
+    written = [p for p in project_instructions(s.cwd)[1] if p.resolve() not in loaded]
+    every = [*paths, *written]
+    if not every and args.strip():
         raise CommandError(f"no instruction file {args.strip()}: none is loaded (/init writes an AGENTS.md)")
-    if not paths:
+    if not every:
         c.print("no instruction files loaded: AGENTS.md or CLAUDE.md in the project (from the repository root "
                 "down to here) or beside the user config; /init writes one")
         return
     want = args.strip()
-    if want.isdigit() and 1 <= int(want) <= len(paths):
+    if want.isdigit() and 1 <= int(want) <= len(every):
         if current_repl() is None:  # print mode: no editor takes the terminal over
-            c.print(f"{paths[int(want) - 1]} (open it in the REPL, or in your editor)", markup=False, highlight=False,
+            c.print(f"{every[int(want) - 1]} (open it in the REPL, or in your editor)", markup=False, highlight=False,
                     soft_wrap=True)  # a path, whole
             return
-        await _edit(paths[int(want) - 1], c)
+        await _edit(every[int(want) - 1], c)
         return
     if want:
-        raise CommandError(f"usage: /memory [N], N from 1 to {len(paths)} (the files /memory lists)")
-    c.print("instruction files, in the order they go into the system prompt (the later one wins):")
-    for i, p in enumerate(paths, 1):
+        raise CommandError(f"usage: /memory [N], N from 1 to {len(every)} (the files /memory lists)")
+    if paths:
+        c.print("instruction files, in the order they go into the system prompt (the later one wins):")
+    else:
+        c.print("no instruction files were loaded when this session started")
+    for i, p in enumerate(every, 1):
         try:
             size = f"{len(p.read_text(encoding='utf-8', errors='replace')):,} characters"
         except OSError:
             size = "unreadable"
+        if i == len(paths) + 1:
+            c.print(f"written since this session started; new sessions read {'it' if len(written) == 1 else 'them'} "
+                    "(/clear starts one), this one keeps the system prompt it began with:")
         c.print(f"  {i}. {p}  ({size})", markup=False, highlight=False)
     c.print("/memory N opens one in $EDITOR (new sessions read it again); /notes shows the session notes",
             style="dim")
