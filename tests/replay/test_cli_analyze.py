@@ -343,3 +343,22 @@ def test_a_closed_stdout_is_one_line_and_a_failure_as_a_full_disk_is(tmp_path: P
         full = subprocess.run(["sh", "-c", 'exec "$@" > /dev/full', "sh", *command, *extra], capture_output=True,
                               text=True, timeout=120)
         assert full.returncode == 1 and full.stderr.startswith("compact-agent: cannot write the output: "), extra
+
+
+def test_rows_and_totals_with_no_measured_recall_show_a_dash_in_the_tables_and_the_chart(tmp_path: Path):
+    """The chart's totals panel said 100.0% where the tables say `–` and the JSON null."""
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+            {"role": "user", "content": "and?"}, {"role": "assistant", "content": "that is all"}]
+    (tmp_path / "two.json").write_text(json.dumps(chat))
+    (tmp_path / "one.json").write_text(json.dumps(chat[:2]))
+    tables = cli(".", "-s", "ours", "-s", "none", "--plot", "chart.svg", cwd=tmp_path, env={"COLUMNS": "80"})
+    assert tables.returncode == 0, tables.stderr
+    rows = [line.split() for line in tables.stdout.splitlines() if line.split()[:1] in (["ours"], ["none"])]
+    assert len(rows) == 6 and all(row[5] == "–" for row in rows), tables.stdout  # two transcripts and the total
+    chart = (tmp_path / "chart.svg").read_text()
+    assert ">–</text>" in chart and "100.0%" not in chart
+    totals = cli(".", "-s", "ours", "--totals", "--plot", "totals.svg", cwd=tmp_path)
+    assert totals.returncode == 0 and "Total over 2 transcripts" in totals.stdout, totals.stderr
+    assert "100.0%" not in (tmp_path / "totals.svg").read_text()
+    data = json.loads(cli(".", "-s", "ours", "--totals", "--json", cwd=tmp_path).stdout)
+    assert data["totals"][0]["recall"] is None and data["totals"][0]["edit_ready"] is None

@@ -124,7 +124,8 @@ def _totals_panel(totals: list[Metrics], y0: float) -> list[str]:
     for m in totals:
         row += 16
         cells = [m.strategy, f"${m.cost:.3f}", *(f"{v:.3f}" for v in m.cost_parts.values()),
-                 f"{100 * m.recall:.1f}%", str(m.stalls), str(m.over_window),
+                 f"{100 * m.recall:.1f}%" if m.refs_needed else "–",  # nothing needed: not measured, as in the table
+                 str(m.stalls), str(m.over_window),
                  str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
                  f"{m.peak / 1000:.1f}K"]
         weight = ' font-weight="bold"' if m.strategy == "ours" else ""
