@@ -96,7 +96,8 @@ async def test_history_lists_every_compaction_and_rewinds_as_such(tmp_path):
     assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d  compaction", row) for row in rows)  # not an ISO stamp
     lines = out.splitlines()
     rewind = next(i for i, line in enumerate(lines) if line.endswith("  rewind"))
-    assert lines[rewind + 1].strip().startswith("the conversation before it: ") and "rewind/rewind" not in out
+    assert lines[rewind + 1].strip() == "the conversation before it:" and "rewind/rewind" not in out
+    assert lines[rewind + 2].startswith("  /") and lines[rewind + 2].strip().endswith(".jsonl")
     listed = out[out.index("messages ("):].splitlines()[1:]
     assert [line.split()[1] for line in listed] == ["summary", "assistant"]
 

@@ -241,7 +241,8 @@ async def test_archive_paths_are_never_split_across_lines(tmp_path):
             s.close()
     assert len(archive) > 60
     assert any(line.endswith(f"archived at {archive}") for line in compacted), compacted
-    assert any(line.strip() == f"the conversation before it: {archive}" for line in history), history
+    at = next(i for i, line in enumerate(history) if line.strip() == "the conversation before it:")
+    assert history[at + 1] == f"  {archive}", history  # on its own line, whole
 
 
 def test_a_session_row_says_entry_for_one_and_keeps_its_columns() -> None:

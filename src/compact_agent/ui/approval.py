@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
@@ -38,15 +38,36 @@ def scope_words(tool: str) -> str:
     return "this exact command" if tool == "bash" else "this file"
 
 
-def menu_lines(tool: str, selected: int) -> StyleAndTextTuples:
-    """(style, text) fragments of the menu, one choice per line, the selected one marked."""
+def menu_lines(tool: str, selected: int, width: int = 200) -> StyleAndTextTuples:
+    """(style, text) fragments of the menu, one choice per line, the selected one marked. A choice
+    too long for `width` goes on under its own words (`(a)` is never split from its parentheses),
+    and the key line breaks between its items: the window's own wrapping cut `(` from `a)`."""
+    width = max(20, width - 1)  # the last column: a terminal may wrap there by itself
     out: StyleAndTextTuples = [("bold", f"Allow {tool}?\n")]
     for i, (_, key, label) in enumerate(CHOICES):
         mark = "❯" if i == selected else " "
         style = "bold fg:ansicyan" if i == selected else ""
-        out.append((style, f" {mark} {i + 1}. {label.format(what=scope_words(tool))}  ({KEYS[key]})\n"))
-    out.append(("fg:ansibrightblack", WAITING))
+        words = [*label.format(what=scope_words(tool)).split(), f" ({KEYS[key]})"]
+        out.append((style, "\n".join(wrap_items(words, width - 6, " ", first=f" {mark} {i + 1}. ", rest=" " * 6)) + "\n"))
+    out.append(("fg:ansibrightblack", "\n".join(wrap_items(WAITING.split(" · "), width, " · "))))
     return out
+
+
+def wrap_items(items: Sequence[str], width: int, sep: str, first: str = "", rest: str = "") -> list[str]:
+    """`items` joined by `sep` in lines of at most `width` characters after the prefix (`first`
+    on the first line, `rest` on the others), breaking only between items; an item longer than a
+    line has one of its own."""
+    lines: list[str] = []
+    line = ""
+    for item in items:
+        joined = f"{line}{sep}{item}" if line else item
+        if line and len(joined) > width:
+            lines.append(line)
+            line = item.lstrip()
+        else:
+            line = joined
+    lines.append(line)
+    return [(first if n == 0 else rest) + text for n, text in enumerate(lines)]
 
 
 def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
@@ -87,7 +108,12 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
     def _enter(event: KeyPressEvent) -> None:
         event.app.exit(result=CHOICES[state["selected"]][0])
 
-    control = FormattedTextControl(lambda: menu_lines(tool, state["selected"]), focusable=True, show_cursor=False)
+    def lines() -> StyleAndTextTuples:
+        from prompt_toolkit.application import get_app
+
+        return menu_lines(tool, state["selected"], get_app().output.get_size().columns)
+
+    control = FormattedTextControl(lines, focusable=True, show_cursor=False)
     app: Application[str] = inline_app(control, kb, inp, output)
     return app.run(in_thread=True) or "deny"
 
@@ -149,7 +175,7 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             # A lone \r (or any control character) is shown as its escape, not taken as a line
             # break: "rm -rf ~ #\rls" must not read as two lines of which the second is harmless.
             body = visible(body.replace("\r\n", "\n"))
-            console.print(Text("\n".join("    " + line for line in body.splitlines())), highlight=False)
+            console.print(hanging(body, console), highlight=False, soft_wrap=True)
             if use_menu:
                 answer = run_menu(tool, inp, output)
                 if answer == "interrupt":
@@ -161,6 +187,25 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
         return answer
 
     return ask
+
+
+def hanging(body: str, console: Console) -> Text:
+    """The command or diff under the question, four columns in; a line too long for the terminal
+    goes on under it after a dim `↳` in the diff's marker column, so a wrapped diff line never
+    starts at column 0 and reads as a line of its own, or one outside the diff (a context line's
+    own indentation looks like plain indentation would)."""
+    width = max(20, console.width - 6)
+    out = Text()
+    for line in body.splitlines():
+        parts = Text(line).wrap(console, width, overflow="fold", no_wrap=False) if len(line) > width else [Text(line)]
+        for n, part in enumerate(parts):
+            if out:
+                out.append("\n")
+            out.append("    ")
+            if n:
+                out.append("↳ ", style="dim")
+            out.append(part.plain.rstrip() if n < len(parts) - 1 else part.plain)
+    return out
 
 
 def _typed_answer(console: Console, tool: str, stream: TextIO | None) -> str:

@@ -144,7 +144,10 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
         what = "rewind" if b.strategy == "rewind" else \
             f"compaction ({b.trigger}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} tokens"
         c.print(f"{render.when(b.time):<16}  {what}")
-        c.print(f"{'':16}  the conversation before it: {b.archive}", style="dim", soft_wrap=True)  # a path: unbroken
+        c.print(f"{'':16}  the conversation before it:", style="dim")
+        # The path on a line of its own, from the left: after the 46 columns of the words above it
+        # a terminal of 100 columns split it. Never split by us: the terminal may wrap it, we do not.
+        c.print(f"  {b.archive}", style="dim", soft_wrap=True, markup=False, highlight=False)
     c.print("messages (the numbers /compact --from N and --up-to N take):")
     from .history_view import message_rows
 
