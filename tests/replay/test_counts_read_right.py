@@ -40,3 +40,26 @@ def test_one_archive_left_out_is_one(tmp_path: Path) -> None:
     _, notes = find_files([tmp_path])
     assert notes == ["skipped 1 compaction archive in compact-history/: each session file is replayed in full "
                      "from them"]
+
+
+def test_the_repairs_of_a_history_count_one_in_the_singular() -> None:
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    from compact_agent.replay._validity import make_valid
+
+    raw = [ModelRequest(parts=[UserPromptPart("go")]),
+           ModelResponse(parts=[ToolCallPart("read", {"path": "a"}, tool_call_id="lost")]),
+           ModelRequest(parts=[ToolReturnPart("read", "x", tool_call_id="stray")]),
+           ModelResponse(parts=[TextPart("done")])]
+    _, notes = make_valid(raw)
+    said = " | ".join(notes)
+    assert "dropped 1 tool call that never got a result" in said, said
+    assert "dropped 1 tool result without a preceding open call" in said, said
+    assert "1 tool calls" not in said and "1 tool results" not in said

@@ -35,6 +35,7 @@ from pydantic_ai.messages import (
 from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEAD
 from ..session.store import Boundary, load_session_file
 from ._validity import make_valid
+from ._words import plural
 
 KINDS = frozenset({"message", "boundary", "meta"})
 MAX_CHAIN = 1_000
@@ -146,5 +147,5 @@ def load(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str
             later = [survivors[id(m)] for m in messages[c["message_index"]:] if id(m) in survivors]
             c["message_index"] = later[0] if later else len(valid)
     if compactions:
-        warnings.append(f"rebuilt the full conversation across {len(compactions)} compaction(s) from the archives")
+        warnings.append(f"rebuilt the full conversation across {plural(len(compactions), 'compaction')} from the archives")
     return valid, compactions, warnings + notes

@@ -64,7 +64,7 @@ def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: 
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             builder.skip_malformed(exc)
     if exits:
-        builder.warnings.append(f"ignored {exits} 'exit' entries (agent submission, never sent to the model)")
+        builder.warnings.append(f"ignored {exits:,} 'exit' {'entry' if exits == 1 else 'entries'} (agent submission, never sent to the model)")
 
 
 def _mapping(value: object) -> Mapping[str, Any]:

@@ -22,6 +22,7 @@ from pydantic_ai.messages import (
 )
 
 from ._recorded import has_recorded_usage
+from ._words import plural
 
 
 def is_blank_part(part: ModelResponsePart) -> bool:
@@ -139,11 +140,11 @@ def make_valid(raw: list[ModelMessage]) -> tuple[list[ModelMessage], list[str]]:
 
     if dangling:
         shown = ", ".join(dangling[:5]) + (", …" if len(dangling) > 5 else "")
-        notes.append(f"dropped {len(dangling)} tool calls that never got a result ({shown})")
+        notes.append(f"dropped {plural(len(dangling), 'tool call')} that never got a result ({shown})")
     if orphans:
-        notes.append(f"dropped {orphans} tool results without a preceding open call")
+        notes.append(f"dropped {plural(orphans, 'tool result')} without a preceding open call")
     if late:
-        notes.append(f"moved {late} tool results recorded after a later response next to their call")
+        notes.append(f"moved {plural(late, 'tool result')} recorded after a later response next to their call")
     if lost_usage:
-        notes.append(f"dropped {lost_usage} responses left empty (their recorded usage is lost)")
+        notes.append(f"dropped {plural(lost_usage, 'response')} left empty (their recorded usage is lost)")
     return _merge_neighbours(rebuilt), notes

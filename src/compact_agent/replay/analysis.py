@@ -36,11 +36,6 @@ class Analysis:
                 for n in names]
 
 
-def plural(n: int, word: str) -> str:
-    """`1 transcript`, `2 transcripts`, `1,433 recorded requests`: a count the output prints."""
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
 def label(path: Path) -> str:
     """The transcript's whole path relative to the working directory (file names repeat across
     folders: every Claude Code subagent is `subagents/agent-*.jsonl`)."""

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models import PRICING, model_info
-from .analysis import plural
+from ._words import plural
 from .baselines import factories
 from .importers import Transcript, TranscriptError, load_transcript
 from .simulate import Summarize, TranscriptRun, replay_all

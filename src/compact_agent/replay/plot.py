@@ -15,7 +15,8 @@ import os
 from html import escape
 from pathlib import Path
 
-from .analysis import Analysis, AnalyzeError, plural
+from ._words import plural
+from .analysis import Analysis, AnalyzeError
 from .metrics import Metrics
 from .simulate import StrategyRun, TranscriptRun
 

@@ -22,7 +22,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..models import PRICING
-from .analysis import Analysis, AnalyzeError, label, plural
+from ._words import plural
+from .analysis import Analysis, AnalyzeError, label
 from .baselines import factories
 from .batch import Summaries, find_files, replay_files
 from .metrics import Metrics
