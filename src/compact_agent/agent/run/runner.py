@@ -391,6 +391,12 @@ class AgentSession:
         self.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
                             "archive": str(self.store.archive()), "time": ""}, self.messages)
         self.cm.resume(self.messages)
+        # As after a compaction: what the provider reported for a request before the rewind is not
+        # the size of the conversation now (/status, /context and the toolbar kept a figure 3x the
+        # next request's); until the next request the size is the kept messages' own estimate.
+        from datetime import UTC
+
+        self.compacted_at = datetime.now(UTC)
         self.ext.plan.rewind_to(self.messages)  # the plan of the turns it undoes goes too
         return restored
 
