@@ -45,6 +45,8 @@ def test_ctrl_c_at_the_permission_prompt_interrupts_the_turn() -> None:
     from compact_agent.ui.repl import _ask
 
     class Console:
+        width = 80  # the question lays the command out for it
+
         def print(self, *a: object, **k: object) -> None:
             pass
 
