@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
@@ -65,22 +64,12 @@ class RunningRepl(Protocol):
 running: list[RunningRepl] = []
 
 
-#: The project folder whose custom commands (`.compact-agent/commands/*.md`) were last looked up:
-#: a typo's suggestion includes them where the caller has only the name it was given (print mode).
-project: list[Path] = []
-
-
 def close_command(name: str, cutoff: float = 0.6, aliases: tuple[str, ...] = ("quit",),
-                  custom: Iterable[str] | None = None) -> str | None:
+                  custom: Iterable[str] = ()) -> str | None:
     """The command `name` is a likely typo of (`/compac` -> "compact", `/revew` -> "review", a
-    project's own command), if any. `custom`: the project's command names; None takes those of the
-    project last looked up (`custom_commands`)."""
+    project's own command), if any. `custom`: the project's command names (`custom_commands`)."""
     import difflib
 
-    if custom is None:
-        from .commands import custom_commands
-
-        custom = custom_commands(project[-1]) if project else ()
     close = difflib.get_close_matches(name, [*COMMANDS, *aliases, *custom], n=1, cutoff=cutoff)
     return close[0] if close else None
 

@@ -226,9 +226,6 @@ CUSTOM_DIRS = (".compact-agent/commands", ".claude/commands")
 
 def custom_commands(cwd: Path) -> dict[str, Path]:
     """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's)."""
-    from .command_registry import project
-
-    project[:] = [cwd]  # a mistyped name is compared with these too (close_command)
     found: dict[str, Path] = {}
     for folder in CUSTOM_DIRS:
         d = cwd / folder

@@ -163,7 +163,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     # What was typed (the query; with `-p -`, what came on stdin is the query)
     said = typed or prompt
     custom = _custom(opts.cwd, said)
-    if custom is None and (refusal := _refusal(prompt)) is not None:  # before a session is made for nothing
+    if custom is None and (refusal := _refusal(prompt, opts.cwd)) is not None:  # before a session is made for nothing
         return _failed(run, refusal, None, code=2)
     if custom is not None:
         from .command_registry import CommandError
@@ -267,13 +267,13 @@ def _custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
     return path, first.partition(" ")[2].strip(), f"\n\n{rest.strip()}" if rest.strip() else ""
 
 
-def _refusal(prompt: str) -> str | None:
+def _refusal(prompt: str, cwd: Path) -> str | None:
     """Why a prompt that starts with a slash is not run nor sent (bad usage, exit 2): a command of
     the REPL's own session (`/exit`, `/clear`, `/resume`), or a word that names no command (the REPL
     refuses it too; one close to a command's name is said). A path (`/usr/lib …`, a slash inside
     the word) is a question."""
-    from . import commands  # noqa: F401  (importing it registers every command)
     from .command_registry import COMMANDS, close_command
+    from .commands import custom_commands  # importing it registers every command
 
     typed = _command_name(prompt)
     name = "exit" if typed in EXIT_ALIASES else typed
@@ -281,7 +281,9 @@ def _refusal(prompt: str) -> str | None:
         return f"/{typed} is a REPL command: {REPL_ONLY[name]} (nothing was sent)"
     if not name or "/" in name or name in COMMANDS:
         return None
-    close = close_command(name, cutoff=0.75, aliases=()) or close_command(name.lower(), cutoff=0.75, aliases=())
+    custom = custom_commands(cwd)  # a project's own command is suggested too (`/revew` -> /review)
+    close = (close_command(name, cutoff=0.75, aliases=(), custom=custom)
+             or close_command(name.lower(), cutoff=0.75, aliases=(), custom=custom))
     if close is not None:
         return f"unknown command /{name}; did you mean /{close}? (nothing was sent)"
     return (f"unknown command /{name}; /help lists them (nothing was sent; a question about a path: write "
