@@ -14,26 +14,17 @@ import pytest
 from tests.fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
+from .test_analyze_cli import chat
+
 KEY = "sk-analyze-top-level-0123456789"
 SHORT = "sk-short"  # under the length a key is warned about: the error is the only line
 NO_KEYS = {"DEEPSEEK_API_KEY": "", "OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": ""}  # (the runner drops them too)
 
 
-def chat(n_tools: int = 30, result_chars: int = 4_000) -> list[dict]:
-    """An OpenAI chat transcript that codex compacts several times at an 8,000-token window."""
-    out: list[dict] = [{"role": "user", "content": "go"}]
-    for i in range(n_tools):
-        out.append({"role": "assistant", "content": f"step {i}", "tool_calls": [
-            {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]})
-        out.append({"role": "tool", "tool_call_id": f"c{i}", "content": "x" * result_chars})
-    out.append({"role": "assistant", "content": "done"})
-    return out
-
-
 @pytest.fixture
 def transcript(cli) -> Path:
     path = cli.cwd / "long.json"
-    path.write_text(json.dumps(chat()))
+    path.write_text(json.dumps(chat(30, 4_000)))  # codex compacts it several times at an 8,000-token window
     return path
 
 
