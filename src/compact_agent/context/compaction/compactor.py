@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelMessage
 
 from ..layers import digest
 from ..plumbing import rounds, tokens
@@ -173,14 +173,8 @@ class Compactor(Keeper):
             return []  # the latest message is kept verbatim (or the compaction must keep less)
         images = summary.latest_images(summarized, self.typed) or []
         budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
-        kept: list[Any] = []
-        for image in reversed(images):
-            size = self.scaled(tokens.estimate([ModelRequest(parts=[UserPromptPart([image])])]))
-            if budget < size:
-                break
-            kept.insert(0, image)
-            budget -= size
-        return kept
+        fit = min(len(images), budget // self.scaled(tokens.IMAGE_TOKENS))  # what an image costs, whatever its size
+        return images[len(images) - fit:]
 
     def _cannot_shrink(self, messages: list[ModelMessage], before: int, overhead: int) -> NotSmaller | None:
         """The refusal a summary of `messages` would end in whatever it said, known before asking
