@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from compact_agent.agent.run.options import SessionOptions
@@ -249,3 +250,27 @@ async def test_a_turn_with_an_attachment_is_no_change_of_history(tmp_path):
     assert loaded.boundaries == [] and archives == []
     said = [p.content for m in loaded.messages for p in m.parts if type(p).__name__ == "UserPromptPart"]
     assert said == ["hello there", "look at @notes.txt", "and now something else"]
+
+
+async def test_the_sessions_list_counts_the_messages_resume_then_says_it_resumed(tmp_path):
+    """The list said '15 entries' (a compaction's boundary and the session's notes among them) and
+    /resume then said '(13 messages)'."""
+    from compact_agent.ui.sessions_list import first_prompt
+
+    def responder(req):
+        if is_summary_request(req):
+            return Reply.text("<summary>Three questions about the parser were answered.</summary>")
+        return Reply.text("answer " + "words " * 300)
+
+    with FakeOpenAIServer(responder) as server:
+        s = session(tmp_path, server)
+        for i in range(3):
+            await s.run_turn(f"question {i} about the parser")
+        await s.compact("")
+        await s.run_turn("one more")
+        loaded = s.store.load()
+        kinds = [json.loads(line)["kind"] for line in s.store.path.read_text().splitlines()]
+        s.close()
+    prompt, count = first_prompt(s.store.path)
+    assert "boundary" in kinds and count < len(kinds)  # not every line of the file is a message
+    assert count == len(loaded.messages) and prompt == "question 0 about the parser"

@@ -245,12 +245,12 @@ async def test_archive_paths_are_never_split_across_lines(tmp_path):
     assert history[at + 1] == f"  {archive}", history  # on its own line, whole
 
 
-def test_a_session_row_says_entry_for_one_and_keeps_its_columns() -> None:
+def test_a_session_row_says_message_for_one_and_keeps_its_columns() -> None:
     from compact_agent.ui.sessions_list import SessionRow, format_row
 
     one = format_row(1, SessionRow("20261202-1030-ab12", "2026-12-02 10:30", 1, "hi"))
     many = format_row(2, SessionRow("20261202-1031-cd34", "2026-12-02 10:31", 12, "fix the parser"))
-    assert one.endswith("    1 entry    hi") and many.endswith("   12 entries  fix the parser")
+    assert one.endswith("    1 message   hi") and many.endswith("   12 messages  fix the parser")
     assert one.index("hi") == many.index("fix the parser")  # the prompts line up
 
 

@@ -20,17 +20,21 @@ MAX_LISTED = 20
 class SessionRow:
     id: str
     modified: str
-    entries: int
+    messages: int
     first_prompt: str
 
 
 def first_prompt(path: Path, max_entries: int = 200) -> tuple[str, int]:
-    """(first user prompt, number of entries) of a session file, without loading its messages:
-    only the entries a load reads are counted (a torn or garbage line is none)."""
+    """(first user prompt, number of messages) of a session file, without loading them: only the
+    messages a load reads are counted (a torn or garbage line is none; a compaction's boundary, a
+    note of the session's are no message), the number `/resume` then says it resumed."""
     prompt = ""
     n = 0
     try:
-        for n, entry in enumerate(readable_entries(path), 1):  # noqa: B007 - n is the count afterwards
+        for entry in readable_entries(path):
+            if entry.get("kind") != "message":
+                continue
+            n += 1
             if prompt or n > max_entries:
                 continue
             message = entry.get("message") or {}
@@ -81,5 +85,5 @@ def format_row(i: int | None, r: SessionRow, width: int = 70) -> str:
 
     prompt = clip_words(r.first_prompt, width)
     head = f"{i:>3}. " if i is not None else "  "
-    entries = f"{r.entries:>5} {'entry  ' if r.entries == 1 else 'entries'}"
-    return f"{head}{r.id}  {r.modified}  {entries}  {prompt or '(no prompt)'}"
+    count = f"{r.messages:>5} {'message ' if r.messages == 1 else 'messages'}"
+    return f"{head}{r.id}  {r.modified}  {count}  {prompt or '(no prompt)'}"
