@@ -1,4 +1,4 @@
-"""`compact-agent sessions` counts the entries a load reads: a torn, binary, duplicated, unknown or
+"""`compact-agent sessions` counts the messages a load reads: a torn, binary, duplicated, unknown or
 garbage line is none (a file of one entry and two garbage lines showed "3 entries")."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def test_sessions_counts_only_the_entries_a_load_reads(tmp_path, monkeypatch) ->
     assert len(list(readable_entries(store.path))) == 2
     res = CliRunner().invoke(app, ["sessions"])
     assert res.exit_code == 0, res.output
-    assert "20261202-1030-ab12" in res.output and "    2 entries  fix the parser" in res.output, res.output
+    assert "20261202-1030-ab12" in res.output and "    2 messages  fix the parser" in res.output, res.output
 
 
 def test_a_session_of_garbage_lines_has_no_entries(tmp_path, monkeypatch) -> None:
@@ -51,4 +51,4 @@ def test_a_session_of_garbage_lines_has_no_entries(tmp_path, monkeypatch) -> Non
     (root / "20261202-1031-cd34.jsonl").write_bytes(b"not json\n{\n\x00\x01\n")
     res = CliRunner().invoke(app, ["sessions"])
     assert res.exit_code == 0, res.output
-    assert "    0 entries  (no prompt)" in res.output, res.output
+    assert "    0 messages  (no prompt)" in res.output, res.output
