@@ -138,6 +138,11 @@ async def test_polish_compact_flags_diff_outside_git_and_layer_words(tmp_path):
     assert line == "context: old tool results cleared (1 result), freed 4,120 tokens"
     assert render.layer_line(Event("budget", "spill", tokens_before=9000, tokens_after=1000, ids=["a", "b"])) == \
         "context: large tool results moved to files (a preview stays) (2 results), freed 8,000 tokens"
+    # A saving under a hundredth of the window is noise ("freed 36 tokens" at 9% of a 16K window).
+    snipped = Event("snip", "snip", tokens_before=1_036, tokens_after=1_000, ids=["a"])
+    assert render.layer_line(snipped, window=16_000) is None and render.layer_line(snipped) is not None
+    assert render.layer_line(Event("snip", "snip", tokens_before=1_160, tokens_after=1_000), window=16_000) == \
+        "context: old rounds snipped, freed 160 tokens"
     for ours in (Event("thrash", "escalate", tokens_before=9000, tokens_after=4000),  # bookkeeping, not news
                  Event("calibration", "rejected", tokens_before=9000, tokens_after=4000)):
         assert render.layer_line(ours) is None

@@ -47,11 +47,12 @@ LAYER_WORDS = {
 }
 
 
-def layer_line(ev: Event) -> str | None:
+def layer_line(ev: Event, window: int = 0) -> str | None:
     """`context: old tool results cleared (3 results), freed 4,120 tokens` — what a layer did, in words;
-    None for the pipeline's own bookkeeping (a thrash escalation, a rejected calibration), which is
-    in the event log and /status, not news for the user."""
-    if ev.layer not in LAYER_WORDS:
+    None for the pipeline's own bookkeeping (a thrash escalation, a rejected calibration), and for a
+    saving under a hundredth of `window` (36 tokens of a 16K window), which are in the event log
+    and /status, not news for the user."""
+    if ev.layer not in LAYER_WORDS or ev.tokens_freed * 100 < window:
         return None
     n = len(ev.ids)
     ids = f" ({n} result{'s' if n != 1 else ''})" if ev.ids else ""

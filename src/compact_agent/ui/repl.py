@@ -85,8 +85,13 @@ class Repl:
                 self.view._spin("thinking")
         elif (problem := _problem_line(ev)) is not None:
             self.console.print(problem, style="yellow")
-        elif ev.tokens_freed and (line := render.layer_line(ev)) is not None:
+        elif ev.tokens_freed and (line := render.layer_line(ev, self.window())) is not None:
             self.console.print(line, style="dim")
+
+    def window(self) -> int:
+        """The session's window (0 before the session is built): a layer's saving under a hundredth
+        of it is not said (render.layer_line)."""
+        return self.session.cm.limits.window if self.session is not None else 0
 
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if tool == "todo_write":
