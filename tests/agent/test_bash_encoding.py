@@ -6,25 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from compact_agent.agent.tools.base import ToolEnv
 
 from .test_tools import call, make_env
 
 NOT_UTF8 = "[the output is not all UTF-8: each byte that is not is shown as its Windows-1252 (Latin-1) character]"
-
-
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    d = tmp_path / "work"
-    d.mkdir()
-    return d
-
-
-@pytest.fixture
-def env(work: Path) -> ToolEnv:
-    return make_env(work)
 
 
 async def test_bash_output_that_is_not_utf8_is_read_as_windows_1252_and_said_to_be(env: ToolEnv) -> None:

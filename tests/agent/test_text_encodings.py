@@ -25,18 +25,6 @@ MARKED = [
 ]
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    d = tmp_path / "work"
-    d.mkdir()
-    return d
-
-
-@pytest.fixture
-def env(work: Path) -> ToolEnv:
-    return make_env(work)
-
-
 @pytest.mark.parametrize(("codec", "mark", "name"), MARKED)
 async def test_a_file_with_a_byte_order_mark_is_read_grepped_and_edited_in_its_encoding(
         env: ToolEnv, work: Path, codec: str, mark: bytes, name: str) -> None:

@@ -45,18 +45,6 @@ def make_env(cwd: Path, mode: str = "yes", **settings: Any) -> ToolEnv:
     return env
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    d = tmp_path / "work"
-    d.mkdir()
-    return d
-
-
-@pytest.fixture
-def env(work: Path) -> ToolEnv:
-    return make_env(work)
-
-
 async def call(env: ToolEnv, tool: str, **args: Any) -> str:
     """The text the model reads (a failure comes back as a marked ToolReturn)."""
     out = await build_toolset(env).tools[tool].function(**args)

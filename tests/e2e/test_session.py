@@ -21,13 +21,15 @@ def session(tmp_path: Path, server: FakeOpenAIServer, window: int = 16_000, **kw
     return AgentSession(opts)
 
 
-async def test_manual_compact_with_instructions(tmp_path):
-    def responder(req):
-        if is_summary_request(req):
-            return Reply.text("<analysis>x</analysis><summary>We discussed the parser and its tests at length.</summary>")
-        return Reply.text("answer " + "words " * 300)
+def parser_talk(req):
+    """A model that answers at length and summarises the talk about the parser when asked."""
+    if is_summary_request(req):
+        return Reply.text("<analysis>x</analysis><summary>We discussed the parser and its tests at length.</summary>")
+    return Reply.text("answer " + "words " * 300)
 
-    with FakeOpenAIServer(responder) as server:
+
+async def test_manual_compact_with_instructions(tmp_path):
+    with FakeOpenAIServer(parser_talk) as server:
         s = session(tmp_path, server)
         for i in range(3):
             await s.run_turn(f"question {i}: keep the API stable")
@@ -257,12 +259,7 @@ async def test_the_sessions_list_counts_the_messages_resume_then_says_it_resumed
     /resume then said '(13 messages)'."""
     from compact_agent.ui.sessions_list import first_prompt
 
-    def responder(req):
-        if is_summary_request(req):
-            return Reply.text("<summary>Three questions about the parser were answered.</summary>")
-        return Reply.text("answer " + "words " * 300)
-
-    with FakeOpenAIServer(responder) as server:
+    with FakeOpenAIServer(parser_talk) as server:
         s = session(tmp_path, server)
         for i in range(3):
             await s.run_turn(f"question {i} about the parser")
