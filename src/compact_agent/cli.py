@@ -111,21 +111,30 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
     if (problem := home_problem()) is not None:
         raise fail(problem, 2)
+    missing = [d for d in add_dir or [] if not d.is_dir()]
+    if missing:
+        raise fail(f"--add-dir {missing[0]}: no such directory", 2)
+    from .session import remembered
+
+    # A resumed session runs with the options it was started with, unless they are given again.
+    resumed = _resumed_file(work, continue_, resume)
+    given = {k: v for k, v in (("model", model), ("base_url", base_url), ("context_window", context_window),
+                               ("max_turns", max_turns), ("append_system_prompt", append_system_prompt))
+             if v is not None}
+    saved = remembered.options_of(resumed) if resumed is not None else {}
+    applied = remembered.to_apply(saved, given, model or saved.get("model") or loaded.settings.model)
+    if applied:
+        model, base_url = applied.get("model", model), applied.get("base_url", base_url)
+        context_window, max_turns = applied.get("context_window", context_window), applied.get("max_turns", max_turns)
+        append_system_prompt = applied.get("append_system_prompt", append_system_prompt)
+        loaded = load_settings(work, warn=False, model=model, base_url=base_url, context_window=context_window,
+                               max_requests_per_turn=max_turns)
     if add_dir or patterns:
         from .settings_file import with_changes
 
-        missing = [d for d in add_dir or [] if not d.is_dir()]
-        if missing:
-            raise fail(f"--add-dir {missing[0]}: no such directory", 2)
         loaded = with_changes(loaded, "flag", append=True, extra_dirs=[str(d.resolve()) for d in add_dir or []],
                               allow_bash=patterns)
     settings = loaded.settings
-    if continue_:
-        from .agent.run.options import session_root
-        from .session.store import list_sessions
-
-        if not list_sessions(session_root(work)):
-            raise fail(f"no earlier session in {work} to continue; start one without --continue")
     if query:  # bytes of the command line that are not UTF-8 come as lone surrogates, which no request can carry
         query = _as_text(query.encode("utf-8", "surrogateescape"), "the prompt")
     typed = "" if query in (None, "-") else query  # `@path` attaches only in what the user typed, not in a pipe
@@ -150,23 +159,26 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         session_id=resume or None, continue_last=continue_, settings=settings, allowed_tools=tools,
         append_system_prompt=append_system_prompt or "", config=loaded,
     )
-    if resume:  # an id that names no session, or several, is a mistake in the command line
-        from .agent.run.options import resolve_session_id
+    from .secrets import hide_url_passwords
 
-        try:
-            resolve_session_id(opts)
-        except FileNotFoundError as e:
-            raise fail(first_line(e), 2) from None
+    keep = {**applied, **given}
+    if "base_url" in keep and hide_url_passwords(keep["base_url"]) != keep["base_url"]:
+        keep.pop("base_url")  # an address with a password or a key in it is not written down
+    if keep or saved:
+        keep[remembered.RAN_WITH] = name
+    remember = remembered.ToRemember(keep, resumed, keep != saved)
     if print_:
         from .ui.print_mode import run_print
 
-        raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose, typed=typed)))
+        with remembered.remembering(remember):
+            raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose, typed=typed)))
     if not sys.stdin.isatty():
         raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
     from .ui.repl import run_repl
 
     try:
-        asyncio.run(run_repl(opts, first_message=query, pick_session=resume == ""))
+        with remembered.remembering(remember):
+            asyncio.run(run_repl(opts, first_message=query, pick_session=resume == ""))
     except BrokenPipeError:  # the terminal writes to its file directly: `compact-agent | head` (pipes.py);
         from .pipes import ReaderGone  # not an OSError, which the command-line library would end with 1
 
@@ -175,6 +187,28 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         from .models import UsageError
 
         raise fail(describe_error(e), 2 if isinstance(e, UsageError) else 1) from None
+
+
+def _resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None:
+    """The session file `--continue` or `--resume ID` opens (None: a new session, or one picked from
+    a list); no earlier session to continue, or an id that names no session or several, is a
+    mistake in the command line."""
+    from .agent.run.options import SessionOptions, resolve_session_id, session_root
+    from .session.files import list_sessions  # not the store's module: the REPL's prompt needs no pydantic-ai
+
+    root = session_root(work)
+    if continue_:
+        found = list_sessions(root)
+        if not found:
+            raise fail(f"no earlier session in {work} to continue; start one without --continue")
+        return found[0]
+    if not resume:
+        return None
+    try:
+        session_id, _ = resolve_session_id(SessionOptions(cwd=work, session_id=resume))
+    except FileNotFoundError as e:
+        raise fail(first_line(e), 2) from None
+    return root / f"{session_id}.jsonl"
 
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:

@@ -2,7 +2,8 @@
 
 One entry per line: `{"v": 1, "id", "parent", "time", "kind", ...}` where kind is `message`
 (with the message serialised by pydantic-ai's `ModelMessagesTypeAdapter`), `boundary` (a
-compaction: trigger, strategy, tokens before/after, archive path) or `meta`. Appends are fsynced;
+compaction: trigger, strategy, tokens before/after, archive path) or `meta` (the command-line options
+the session runs with, remembered.py; a rewrite carries them over). Appends are fsynced;
 a rewrite goes to a temp file that is fsynced and renamed, and only after the full transcript was
 copied to `compact-history/`. So at every instant — a SIGKILL included — each message ever saved
 is in the session file or in an archive, and the session file is either the old or the new one.
@@ -33,7 +34,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from .. import crashpoints, secrets
-from . import journal
+from . import journal, remembered
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, now_iso, utf8_safe
 from .files import (
@@ -87,6 +88,8 @@ class SessionStore:
         #: Where torn lines of this session were set aside (journal.py): the user is told on resume.
         self.set_aside: list[Path] = []
         self._told = 0  # how many of them a load has told of
+        #: The command-line settings to save with the next write (remembered.py), if any.
+        self._options: dict[str, Any] | None = None
 
     # -- paths ---------------------------------------------------------------------------
     @property
@@ -130,6 +133,29 @@ class SessionStore:
             self._last_id = early[0]
             if early[2] is not None:
                 self.set_aside.append(early[2])
+        self._take_options(early is not None)
+
+    def _take_options(self, typed_early: bool) -> None:
+        """The command-line settings this run keeps in this session (remembered.py): those of a
+        session it starts (saved with its first write; a file its early prompt made, now), or of the
+        session it resumed when they changed (now). Another session (the REPL's `/resume`) keeps its own."""
+        run = remembered.this_run()
+        if run is None or not run.options:
+            return
+        resumed = run.resumed is not None and run.resumed.resolve() == self.path.resolve()
+        started = not self.path.exists() or (typed_early and not resumed)
+        if not (started or (resumed and run.changed)):
+            return
+        self._options = dict(run.options)
+        if self.path.exists():
+            with contextlib.suppress(OSError):  # kept pending: the next write saves it
+                if self._last_id is None:  # after the file's last entry, as a load would chain it
+                    fd = os.open(self.path, os.O_RDONLY)
+                    try:
+                        self._last_id = journal.last_entry_id(fd)
+                    finally:
+                        os.close(fd)
+                self._append_lines([])
 
     def unlock(self) -> None:
         if self._lock_fd is not None:
@@ -175,6 +201,12 @@ class SessionStore:
         return out
 
     def _append_lines(self, entries: Sequence[dict[str, Any]]) -> None:
+        if self._options is not None:  # the settings this run keeps, before what it writes first
+            parent = entries[0]["parent"] if entries else self._last_id
+            [meta] = self._entries([("meta", {"meta": {remembered.KEY: self._options}})], parent)
+            if entries:
+                entries[0]["parent"] = meta["id"]
+            entries = [meta, *entries]
         if not entries:
             return
         try:
@@ -188,6 +220,7 @@ class SessionStore:
         self._told = len(self.set_aside)  # cut off by this run's writes: no news of a last run for a later load
         crashpoints.hit("append.done")
         self._last_id = entries[-1]["id"]
+        self._options = None
 
     def append(self, messages: Sequence[ModelMessage]) -> None:
         entries = self._entries([("message", {"message": _dump_message(m)}) for m in messages], self._last_id)
@@ -248,7 +281,10 @@ class SessionStore:
         Callers archive first (see `archive`); on failure the old file stays as it was.
         """
         b = boundary if isinstance(boundary, dict) else boundary.__dict__
-        entries = self._entries([("boundary", {"boundary": b}),
+        meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
+        if self._options is not None:
+            meta[remembered.KEY] = self._options
+        entries = self._entries([("boundary", {"boundary": b}), *([("meta", {"meta": meta})] if meta else []),
                                  *(("message", {"message": _dump_message(m)}) for m in messages)], None)
         pending = self._prompt
         if pending is not None and not any(_carries_prompt(m) and _prompt_text(m) == pending[1] for m in messages):
@@ -260,6 +296,7 @@ class SessionStore:
         except OSError as e:
             raise _write_error("the session file", self.path, e) from e
         self._last_id = entries[-1]["id"]
+        self._options = None
         if pending is not None:
             self._prompt = (entries[-1]["id"], pending[1]) if entries[-1]["kind"] == "prompt" else None
 

@@ -1,0 +1,107 @@
+"""The command-line settings a session runs with, kept in its file so `-c` / `-r ID` run it the same.
+
+`--model`, `--base-url`, `--context-window`, `--max-turns` and `--append-system-prompt` belong to a
+session: resumed without them it ran at the defaults (a session started with `--context-window 16k`
+went on at the model's full window). They are saved as a `meta` entry of the session file,
+`{"options": {...}}`, with the model the session ran with (`ran_with`: a window or an endpoint
+given for one model is not taken to another). A later meta entry replaces an earlier one's options,
+and a rewrite of the file (a compaction, `/rewind`) carries them over (store.py).
+
+The command line decides what a run remembers (cli.py, `remembering`); the store writes it when it
+first writes the session file, or at once when it opens the very session the command line resumed
+and something changed (an option given again wins, and its new value is remembered). Nothing here
+imports pydantic-ai: the command line reads a session's options before any of it is loaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: The meta entry's key for the options.
+KEY = "options"
+
+#: The options a session keeps, with the type each value must have (anything else is ignored).
+NAMES: dict[str, type] = {"model": str, "base_url": str, "context_window": int, "max_turns": int,
+                          "append_system_prompt": str}
+
+#: The model the session ran with when its options were saved.
+RAN_WITH = "ran_with"
+
+#: What belongs to the model it was given for, and is not applied when another model runs.
+FOR_THE_MODEL = ("base_url", "context_window")
+
+
+@dataclass(frozen=True)
+class ToRemember:
+    """What this run's stores save: `options`, the session's command-line settings as this run has
+    them (remembered ones and those given again); `resumed`, the session file the command line
+    resumed (None: a new session); `changed`, whether `options` differ from what it remembered."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+    resumed: Path | None = None
+    changed: bool = True
+
+
+_RUN: ContextVar[ToRemember | None] = ContextVar("compact_agent_remembered", default=None)
+
+
+@contextlib.contextmanager
+def remembering(what: ToRemember) -> Iterator[None]:
+    """While the run lasts, the stores it opens save `what` (see the module's docstring)."""
+    token = _RUN.set(what)
+    try:
+        yield
+    finally:
+        _RUN.reset(token)
+
+
+def this_run() -> ToRemember | None:
+    return _RUN.get()
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """The merged `meta` entries of a session file ({} without any, or without the file): read
+    line by line, only lines that can be a meta entry parsed; never raises on content."""
+    meta: dict[str, Any] = {}
+    try:
+        with path.open("rb") as f:
+            for line in f:
+                if b'"meta"' not in line:
+                    continue
+                with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
+                    entry = json.loads(line)
+                    if isinstance(entry, dict) and entry.get("kind") == "meta" and isinstance(entry.get("meta"), dict):
+                        meta.update(entry["meta"])
+    except OSError:
+        return {}
+    return meta
+
+
+def options_of(path: Path) -> dict[str, Any]:
+    """The options session file `path` remembers, each of the type it must have."""
+    saved = read_meta(path).get(KEY)
+    if not isinstance(saved, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for name, kind in (*NAMES.items(), (RAN_WITH, str)):
+        value = saved.get(name)
+        if isinstance(value, kind) and not isinstance(value, bool):
+            out[name] = value
+    return out
+
+
+def to_apply(saved: dict[str, Any], given: dict[str, Any], model: str) -> dict[str, Any]:
+    """Of the options a session remembers (`saved`), those this command line did not give again;
+    without the window and endpoint when `model` (the model this run will use) is not the one
+    they were given for."""
+    out = {k: v for k, v in saved.items() if k in NAMES and k not in given}
+    if saved.get(RAN_WITH, model) != model:
+        for name in FOR_THE_MODEL:
+            out.pop(name, None)
+    return out

@@ -1,0 +1,104 @@
+"""The command-line options a session keeps (session/remembered.py) as the store writes them: with
+the first thing a new session saves, at once in the session the command line resumed when they
+changed, never in another session, and carried over a rewrite (a compaction, `/rewind`)."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+from compact_agent.session import journal, remembered
+from compact_agent.session.remembered import ToRemember
+from compact_agent.session.store import SessionStore, load_session_file
+
+WINDOW = {"context_window": 16_000, "ran_with": "fake-model"}
+
+
+def exchange(q: str) -> list:
+    return [ModelRequest(parts=[UserPromptPart(q)]), ModelResponse(parts=[TextPart(f"re {q}")])]
+
+
+def kinds(store: SessionStore) -> list[str]:
+    return [json.loads(line)["kind"] for line in store.path.read_text().splitlines()]
+
+
+def test_a_new_session_saves_its_options_with_its_first_write_and_not_before(tmp_path):
+    with remembered.remembering(ToRemember(WINDOW)):
+        s = SessionStore(tmp_path, "s1")
+        s.lock()
+        assert not s.path.exists()  # a session that saves nothing leaves nothing
+        s.append(exchange("q0"))
+        s.append(exchange("q1"))
+        s.unlock()
+    assert kinds(s) == ["meta", "message", "message", "message", "message"]
+    assert remembered.options_of(s.path) == WINDOW
+    loaded = load_session_file(s.path)
+    assert len(loaded.messages) == 4 and not loaded.warnings
+
+
+def test_the_resumed_session_saves_changed_options_at_once_and_unchanged_ones_never(tmp_path):
+    SessionStore(tmp_path, "s1").append(exchange("q0"))
+    path = tmp_path / "s1.jsonl"
+    with remembered.remembering(ToRemember(WINDOW, path, changed=False)):
+        s = SessionStore(tmp_path, "s1")
+        s.lock()
+        s.unlock()
+    assert kinds(s) == ["message", "message"]
+    with remembered.remembering(ToRemember(WINDOW, path)):
+        s = SessionStore(tmp_path, "s1")
+        s.lock()
+        s.unlock()
+    assert kinds(s) == ["message", "message", "meta"]
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[2]["parent"] == lines[1]["id"]  # chained after the last entry, as an append is
+    assert remembered.options_of(path) == WINDOW
+
+
+def test_another_session_keeps_its_own(tmp_path):
+    """The REPL's `/resume` opens another session with this run's options: they are not written there."""
+    SessionStore(tmp_path, "other").append(exchange("q0"))
+    with remembered.remembering(ToRemember(WINDOW, tmp_path / "s1.jsonl")):
+        s = SessionStore(tmp_path, "other")
+        s.lock()
+        s.append(exchange("q1"))
+        s.unlock()
+    assert "meta" not in kinds(s)
+
+
+def test_a_session_its_first_prompt_made_before_it_existed_gets_the_options(tmp_path):
+    """The REPL saves the first message before the session is built (journal.py): that new file is
+    this run's session, and the options go in at once."""
+    journal.save_prompt_early(tmp_path, "s1", "typed early")
+    with remembered.remembering(ToRemember(WINDOW)):
+        s = SessionStore(tmp_path, "s1")
+        s.lock()
+        assert kinds(s) == ["prompt", "meta"]
+        s.append(exchange("typed early"))
+        s.unlock()
+    assert remembered.options_of(s.path) == WINDOW
+    loaded = load_session_file(s.path)
+    assert [m.parts[0].content for m in loaded.messages] == ["typed early", "re typed early"]
+    assert not loaded.warnings
+
+
+def test_a_rewrite_carries_the_options_over(tmp_path):
+    with remembered.remembering(ToRemember(WINDOW)):
+        s = SessionStore(tmp_path, "s1")
+        s.lock()
+        s.append(exchange("q0"))
+    s.rewrite({"trigger": "manual", "strategy": "full", "tokens_before": 9, "tokens_after": 1,
+               "archive": str(s.archive()), "time": "2026-01-01T00:00:00+00:00"}, exchange("summary"))
+    assert kinds(s) == ["boundary", "meta", "message", "message"]
+    assert remembered.options_of(s.path) == WINDOW
+    assert len(load_session_file(s.path).messages) == 2
+    s.unlock()
+
+
+def test_options_of_a_hand_edited_file_takes_only_values_of_the_right_type(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"v": 1, "id": "a", "parent": None, "time": "", "kind": "meta",
+                                "meta": {"options": {"context_window": "16k", "max_turns": True, "model": "m",
+                                                     "unknown": 1}}}) + "\nnot json \"meta\"\n")
+    assert remembered.options_of(path) == {"model": "m"}
+    assert remembered.options_of(tmp_path / "missing.jsonl") == {}
