@@ -281,6 +281,8 @@ class SessionStore:
         Callers archive first (see `archive`); on failure the old file stays as it was.
         """
         b = boundary if isinstance(boundary, dict) else boundary.__dict__
+        if not b.get("time"):  # a rewind's record has none: a resume measures the size from when it was made
+            b = {**b, "time": self._clock()}
         meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
         if self._options is not None:
             meta[remembered.KEY] = self._options
