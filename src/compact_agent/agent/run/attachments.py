@@ -8,21 +8,28 @@ the working directory, past no deny rule, not into compact-agent's own data. An 
 names may be anywhere else (a screenshot lives on the desktop), but not under a deny rule nor in
 compact-agent's data, and only a file whose first bytes say it is an image: a pasted path cannot
 carry a text file out of its fence. One `Attachment` per name says what happens to it, so the REPL
-says exactly what went with the message.
+says exactly what went with the message, including when the window is too small for a file and
+layer 1 (the tool-result budget) will send the model a preview of it instead (`previewed`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pydantic_ai.messages import ModelRequest, ToolReturnPart
+
 from ...config import Settings
+from ...context.layers.budget import ToolResultBudget
+from ...context.plumbing.events import Budget
 from ..safety.permissions import Permissions, resolve_path
 from ..tools import images
-from ..tools.base import MAX_LINE_CHARS, ToolFailure
+from ..tools.base import MAX_LINE_CHARS, ToolEnv, ToolFailure
+from ..tools.file_state import ReadFileState
 from ..tools.files import view_text
 from ..tools.text_encoding import UTF8, sniff_file
+from ..tools.toolset import mention_messages
 
 MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 _EXT = r"\.(?:png|jpe?g|gif|webp)"
@@ -39,6 +46,7 @@ class Attachment:
     attach: bool  # goes with the message
     image: bool
     line: str  # what the REPL says about it
+    lines: int = 0  # a text file's line count
 
 
 def _pasted(typed: str) -> list[str]:
@@ -126,7 +134,47 @@ def _text_file(name: str, shown: str, path: Path, settings: Settings) -> Attachm
         said += f", {view.cut:,} cut at {MAX_LINE_CHARS:,} characters"
     if view.encoding != UTF8:
         said += f", {view.encoding.label}"
-    return Attachment(name, path, True, False, f"attached {name} ({said})")
+    return Attachment(name, path, True, False, f"attached {name} ({said})", view.total)
+
+
+def previewed(found: list[Attachment], env: ToolEnv, layer: ToolResultBudget | None, budget: Budget) -> list[Attachment]:
+    """`found`, with the line of each text file the tool-result budget (`layer`, with `budget`: the
+    window and what every request carries) will send as a preview rather than whole said so:
+    `attached big.txt (a preview, the window is small: lines 1–40 and 771–800 of 800)`. The files
+    are read as the turn will read them (without recording the reads) and judged by a fresh copy
+    of the layer, so the line and the request agree."""
+    texts = [a for a in found if a.attach and not a.image]
+    if layer is None or not texts:
+        return found
+    scratch = replace(env, read_state=ReadFileState(), on_change=None)
+    try:
+        messages = mention_messages(scratch, [a.path for a in texts])
+    except OSError:  # the turn says what went wrong when it reads the file itself
+        return found
+    judge = ToolResultBudget(layer.settings, None)
+    judge.apply(messages, budget)
+    returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    cut = {a.path: p.content for a, p in zip(texts, returns, strict=True)
+           if p.tool_call_id in judge.replacements and isinstance(p.content, str)}
+    chars = layer.settings.tool_result_preview_chars
+    return [replace(a, line=f"attached {a.name} ({_preview(cut[a.path], chars, a.lines)})") if a.path in cut else a
+            for a in found]
+
+
+_NUMBERED = re.compile(r"^ *(\d+)\t", re.M)
+
+
+def _preview(text: str, chars: int, total: int) -> str:
+    """Which lines of read_file's `text` (numbered lines) a preview of `chars` characters shows
+    whole: its head and its tail (previews.build_preview)."""
+    head_n = chars // 2
+    head, tail = text[:head_n], text[len(text) - (chars - head_n):]
+    first = _NUMBERED.findall(head[: head.rfind("\n") + 1])
+    last = _NUMBERED.findall(tail[tail.find("\n") + 1:] if "\n" in tail else "")
+    said = "a preview, the window is small: "
+    if not first or not last or not total:
+        return said + f"its first {len(head):,} and last {len(tail):,} of {len(text):,} characters"
+    return said + f"lines {int(first[0]):,}–{int(first[-1]):,} and {int(last[0]):,}–{int(last[-1]):,} of {total:,}"
 
 
 def _why(refusal: str) -> str:

@@ -34,6 +34,8 @@ from ...context import (  # the library's public API: the agent builds on nothin
     SharedPrefixSummarizer,
     default_layers,
 )
+from ...context.layers.budget import ToolResultBudget
+from ...context.plumbing.events import Budget
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
 from ...error_text import describe_error
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
@@ -53,7 +55,7 @@ from ..tools.file_state import (
     save_read_state,
 )
 from ..tools.toolset import build_toolset, mention_messages
-from .attachments import Attachment
+from .attachments import Attachment, previewed
 from .attachments import find as find_attachments
 from .big_input import fit_input
 from .extensions import SessionExtensions
@@ -68,7 +70,7 @@ from .options import (
 from .retry import TransientRetry
 from .stream_events import stream_handler
 from .unfinished import cut_reply, unanswered_close
-from .window_check import check_window
+from .window_check import check_window, fixed_tokens
 
 if TYPE_CHECKING:
     from anthropic.types.beta import BetaContextManagementConfigParam
@@ -262,8 +264,14 @@ class AgentSession:
     def attachments(self, typed: str) -> list[Attachment]:
         """What `typed` (the user's own words) names: `@path` mentions and pasted image paths, each
         with what happens to it (attachments.py)."""
-        return find_attachments(typed, self.cwd, self.permissions, sees_images=self.env.images,
-                                max_bytes=self.settings.image_max_bytes, settings=self.settings)
+        found = find_attachments(typed, self.cwd, self.permissions, sees_images=self.env.images,
+                                 max_bytes=self.settings.image_max_bytes, settings=self.settings)
+        layer = next((x for x in self.cm.layers if isinstance(x, ToolResultBudget)), None)
+        # What every request carries: as the last request measured it, or as the first will.
+        overhead = self.cm.calibration.tokens(self.cm.overhead or fixed_tokens(self))
+        budget = Budget(window=self.cm.limits.window, threshold=self.cm.limits.threshold, tokens=0,
+                        now=self.cm.clock(), overhead=overhead)
+        return previewed(found, self.env, layer, budget)
 
     def fit_input(self, prompt: str, typed: str | None = None) -> tuple[str, str | None]:
         """`prompt` as it can go out, and a line for the user when some of it went to a file
