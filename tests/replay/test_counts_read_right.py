@@ -37,7 +37,7 @@ def test_one_archive_left_out_is_one(tmp_path: Path) -> None:
     (tmp_path / "compact-history").mkdir()
     (tmp_path / "compact-history" / "a.jsonl").write_text("{}\n")
     (tmp_path / "one.json").write_text(json.dumps(ONE_EXCHANGE))
-    _, notes = find_files([tmp_path])
+    notes = find_files([tmp_path]).notes
     assert notes == ["skipped 1 compaction archive in compact-history/: each session file is replayed in full "
                      "from them"]
 

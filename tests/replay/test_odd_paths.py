@@ -4,6 +4,7 @@ paths stopped the whole run with exit 2."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -30,7 +31,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 def test_a_broken_link_and_a_pipe_in_a_folder_are_skipped_with_a_note(tmp_path: Path) -> None:
-    files, notes = find_files([folder(tmp_path)])
+    files, notes, _ = find_files([folder(tmp_path)])
     assert files == [tmp_path / "t" / "chat.json"]
     assert notes == [f"skipped {tmp_path / 't' / 'gone.jsonl'}: a broken link (to {tmp_path / 'moved-away.jsonl'})",
                      f"skipped {tmp_path / 't' / 'pipe'}: not a regular file or a folder (a pipe or a device: not read)"]
@@ -60,3 +61,39 @@ def test_a_missing_path_is_still_an_error_and_a_broken_link_says_where_it_led(tm
         find_files([tmp_path / "gone.jsonl"])
     with pytest.raises(FindError, match="no such file or directory"):
         find_files([tmp_path / "typo.jsonl"])
+
+
+def test_what_the_search_skipped_is_counted_by_the_progress_bar_as_the_notes_name_it(tmp_path: Path, monkeypatch) -> None:
+    """The bar said '1 skipped' while the notes named three paths: the broken link and the pipe the
+    search passed over were not counted, only the file read and found to be no transcript. A folder
+    that cannot be listed was passed over without a note."""
+    from compact_agent.replay import batch, report
+
+    root = folder(tmp_path)
+    (root / "notes.txt").write_text("not a transcript\n")
+    (root / "locked").mkdir()
+    (root / "locked" / "hidden.json").write_text(json.dumps(CHAT))
+    real_scandir = os.scandir
+
+    def scandir(path: object = ".") -> object:  # as for a folder without read permission (root reads it)
+        if isinstance(path, str | os.PathLike) and Path(path) == root / "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = find_files([root])
+    assert found.files == [root / "chat.json", root / "notes.txt"]
+    assert f"skipped {root / 'locked'}: a folder that cannot be read (Permission denied)" in found.notes
+    assert found.skipped == len(found.notes) == 3
+
+    bars: list[batch.Progress] = []
+
+    class Shown(batch.Progress):
+        def __init__(self, *a: object, **k: object) -> None:
+            super().__init__(*a, **k)  # type: ignore[arg-type]
+            bars.append(self)
+
+    monkeypatch.setattr(batch, "Progress", Shown)
+    analysis = asyncio.run(report.analyze([root], window=8_000, strategies=["ours"]))
+    assert len(analysis.skipped) == 4  # the three above and notes.txt, not a transcript
+    assert (bars[0].done, bars[0].total, bars[0].skipped) == (5, 5, 4)  # every file found is done

@@ -171,8 +171,8 @@ def test_compact_agent_sessions_are_rebuilt_across_compactions(tmp_path: Path):
     # Pointed at the project folder: the session once; its archives and side files are not transcripts.
     store.log_event({"layer": "budget", "action": "spill"})
     (store.side_dir("tool-results") / "call.txt").write_text("spilled output")
-    found, notes = find_files([tmp_path])
-    assert found == [store.path]
+    found, notes, skipped = find_files([tmp_path])
+    assert found == [store.path] and skipped == 2
     assert notes == ["skipped 2 compaction archives in compact-history/: each session file is replayed in full from them"]
 
 

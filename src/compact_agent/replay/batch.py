@@ -6,7 +6,8 @@ every strategy and sends back only the figures (`TranscriptRun` with the transcr
 dropped). At any moment at most one transcript per worker is in memory. Files are handed out
 biggest first so a large one does not finish last alone. A run that takes more than a couple of
 seconds shows a progress bar on stderr (when it is a terminal): files done / total, how many of
-them were skipped (not transcripts), elapsed.
+them were skipped (those the search passed over, as a broken link, and those that are not
+transcripts: as many as the notes name), elapsed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..models import PRICING, model_info
 from ._words import plural
@@ -36,20 +37,24 @@ class FindError(ValueError):
     """A path given on the command line does not exist."""
 
 
-def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
+class Found(NamedTuple):
+    files: list[Path]  # candidate transcripts, to be read
+    notes: list[str]  # one line per path skipped while searching (the archives in one line)
+    skipped: int  # how many paths those notes skip: the progress bar starts its count from it
+
+
+def find_files(paths: Sequence[Path]) -> Found:
     """Candidate transcript files under `paths` (folders recursively, hidden ones skipped), without
     reading them; our sessions' archives and side files are left out with one note. What is neither
-    a file nor a folder (a broken link in a folder, a pipe or a device anywhere) is skipped with a
-    note, as a file that is no transcript is; a path given that does not exist is an error (a typo)."""
+    a file nor a folder (a broken link in a folder, a pipe or a device anywhere) and a folder that
+    cannot be read are skipped with a note, as a file that is no transcript is; a path given that
+    does not exist is an error (a typo)."""
     files: list[Path] = []
     notes: list[str] = []
     archives = 0
     for p in paths:
         if p.is_dir():
-            # Hidden folders (.git, .venv) hold no transcripts, only thousands of skip notes.
-            found = sorted(f for f in p.rglob("*") if not f.is_dir()
-                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
-            for f in found:
+            for f in _walk(p, notes):
                 if "compact-history" in f.relative_to(p).parts[:-1]:
                     archives += 1  # our archives: replayed through the session file that names them
                 elif not f.is_file():
@@ -64,10 +69,25 @@ def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
             raise FindError(f"no such file or directory: {p} is {_not_a_file(p)}")
         else:
             raise FindError(f"no such file or directory: {p}")
+    skipped = len(notes) + archives
     if archives:
         notes.append(f"skipped {plural(archives, 'compaction archive')} in compact-history/: each session file is "
                      "replayed in full from them")
-    return files, notes
+    return Found(files, notes, skipped)
+
+
+def _walk(root: Path, notes: list[str]) -> list[Path]:
+    """Every path under `root` that is not a folder, sorted; hidden folders and files (.git, .venv)
+    are left out: they hold no transcripts, only thousands of skip notes. A folder that cannot be
+    listed gets a note in `notes` (rglob passed over it without a word)."""
+    def unreadable(e: OSError) -> None:
+        notes.append(f"skipped {e.filename}: a folder that cannot be read ({e.strerror or 'read failed'})")
+
+    found: list[Path] = []
+    for folder, dirs, names in os.walk(root, onerror=unreadable):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found += [Path(folder, n) for n in names if not n.startswith(".")]
+    return sorted(found)
 
 
 def _not_a_file(path: Path) -> str:
@@ -234,10 +254,12 @@ def _replay_in_worker(path: Path, names: list[str], window: int, pricing: str) -
 class Progress:
     """`replaying files done/total · N skipped, elapsed` on stderr once a run passes PROGRESS_AFTER_S,
     if stderr is a terminal. The total is of files found: which are transcripts is known only once
-    each is read, so the skipped ones are counted apart."""
+    each is read, so the skipped ones are counted apart. `skipped`: the paths the search skipped
+    (find_files), done and skipped from the start."""
 
-    def __init__(self, total: int, clock: Callable[[], float] = time.monotonic, stream: Any = None) -> None:
-        self.total, self.done, self.skipped, self.clock = total, 0, 0, clock
+    def __init__(self, total: int, clock: Callable[[], float] = time.monotonic, stream: Any = None,
+                 skipped: int = 0) -> None:
+        self.total, self.done, self.skipped, self.clock = total + skipped, skipped, skipped, clock
         self.stream = stream if stream is not None else sys.stderr
         self.start = clock()
         self.bar: Any = None
@@ -273,11 +295,12 @@ class Progress:
 
 
 async def replay_files(files: Sequence[Path], names: list[str], *, window: int, pricing: str,
-                       summarize: Summarize | None = None, workers: int | None = None
+                       summarize: Summarize | None = None, workers: int | None = None, skipped: int = 0
                        ) -> list[TranscriptRun | str]:
-    """Every file replayed through the named strategies, in the files' order: a run or a skip note."""
+    """Every file replayed through the named strategies, in the files' order: a run or a skip note.
+    `skipped`: how many paths the search skipped, for the progress bar's count."""
     workers = max(1, min(len(files), workers or os.cpu_count() or 1))
-    progress = Progress(len(files))
+    progress = Progress(len(files), skipped=skipped)
     results: list[TranscriptRun | str | None] = [None] * len(files)
     try:
         if summarize is not None:

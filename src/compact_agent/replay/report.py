@@ -42,11 +42,12 @@ async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strate
         raise AnalyzeError(f"unknown pricing {pricing!r} (choose from {', '.join(PRICING)})")
     try:
         chosen = factories(strategies)
-        files, skipped = find_files(paths)
+        found = find_files(paths)
     except ValueError as e:
         raise AnalyzeError(str(e)) from None
-    analysis = Analysis(window, pricing, PRICING[pricing], skipped=skipped)
-    for result in await replay_files(files, list(chosen), window=window, pricing=pricing, summarize=summarize):
+    analysis = Analysis(window, pricing, PRICING[pricing], skipped=found.notes)
+    for result in await replay_files(found.files, list(chosen), window=window, pricing=pricing, summarize=summarize,
+                                     skipped=found.skipped):
         if isinstance(result, str):
             analysis.skipped.append(result)
         else:
