@@ -96,9 +96,11 @@ def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBu
         if isinstance(m, ModelResponse) and (m.metadata or {}).get(OUTPUT_LOWER_BOUND)
     )
     if lower_bound:
+        # The replay prices every strategy with the recorded output counts: what was left out is left out of each cost.
         builder.warnings.append(
-            f"{counted(lower_bound, 'response')} recorded only a streaming usage snapshot: output_tokens is a lower bound"
-            f" (metadata[{OUTPUT_LOWER_BOUND!r}])"
+            f"{counted(lower_bound, 'response')} {'has' if lower_bound == 1 else 'have'} only part of "
+            f"{'its' if lower_bound == 1 else 'their'} output counted (Claude Code wrote the usage down before "
+            "the reply had finished streaming): output tokens and costs are a lower bound"
         )
     if state.api_errors:
         builder.warnings.append(f"skipped {counted(state.api_errors, 'synthetic API-error assistant line')}")
