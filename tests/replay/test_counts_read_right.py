@@ -65,3 +65,13 @@ def test_the_repairs_of_a_history_count_one_in_the_singular() -> None:
     assert "dropped 1 tool call that never got a result" in said, said
     assert "dropped 1 tool result without a preceding open call" in said, said
     assert "1 tool calls" not in said and "1 tool results" not in said
+
+
+def test_a_transcript_without_recorded_usage_is_not_given_a_formula_that_says_nothing(tmp_path: Path) -> None:
+    """'size = 1.00 × estimate + 0 overhead; no recorded usage: sizes are our estimate with no
+    overhead' said the same thing twice, the first time as a formula."""
+    (tmp_path / "one.json").write_text(json.dumps(ONE_EXCHANGE))
+    out = cli("one.json", "-s", "ours", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "openai-chat, 1 recorded request; no recorded usage: sizes are our estimate with no overhead" in out.stdout
+    assert "× estimate" not in out.stdout

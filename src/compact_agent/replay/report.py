@@ -154,11 +154,16 @@ def table(title: str, rows: Sequence[Metrics], caption: str = "", columns: Seque
 
 
 def fit_caption(run: TranscriptRun) -> str:
+    """The transcript's format and requests, and how its sizes were measured: the fit of the
+    recorded usage, or (no usage recorded, or none that follows the messages) the note saying the
+    sizes are our estimate, without a formula of 1.00 × estimate + 0 that says the same."""
     tm = run.tm
-    err = f", fit error {100 * tm.error_mean:.1f}% mean / {100 * (tm.error_max or 0):.1f}% max" if tm.error_mean is not None else ""
+    head = f"{run.transcript.format}, {plural(run.points, 'recorded request')}"
     notes = "".join(f"; {n}" for n in tm.notes)
-    return (f"{run.transcript.format}, {plural(run.points, 'recorded request')}; size = {tm.ratio:.2f} × estimate + "
-            f"{human(tm.overhead)} overhead{err}{notes}")
+    if tm.error_mean is None:
+        return head + notes
+    err = f", fit error {100 * tm.error_mean:.1f}% mean / {100 * (tm.error_max or 0):.1f}% max"
+    return f"{head}; size = {tm.ratio:.2f} × estimate + {human(tm.overhead)} overhead{err}{notes}"
 
 
 def print_tables(analysis: Analysis, console: Console, per_transcript: bool = True) -> None:
