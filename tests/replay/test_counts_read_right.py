@@ -26,8 +26,10 @@ def test_one_transcript_of_one_request_is_counted_in_the_singular(tmp_path: Path
 
 def test_the_importers_warnings_count_one_in_the_singular(tmp_path: Path) -> None:
     claude = load_transcript(write_jsonl(tmp_path / "session.jsonl", CLAUDE_SESSION[:18])).warnings  # 1 of each
-    assert "1 queued user message was never delivered to the model" in claude
-    assert "imported 1 mid-turn queued user message (queue-operation)" in claude
+    assert "1 message typed while the agent was working was never sent to the model: left out" in claude
+    assert ("imported 1 message typed while the agent was working, which Claude Code recorded only in its queue of "
+            "pending input") in claude
+    assert not any("queue-operation" in w for w in claude)  # Claude Code's record type, not a user's word
     assert "1 response has only part of its output counted (Claude Code wrote the usage down before the reply had " \
            "finished streaming): output tokens and costs are a lower bound" in claude, claude
     assert not any("output_tokens" in w or "metadata" in w for w in claude)  # a user's words, no internal key

@@ -144,7 +144,7 @@ def test_claude_code_synthetic_session_covers_every_trap(tmp_path: Path) -> None
         and compaction["trigger"] == "manual"
         and compaction["pre_tokens"] == 1234
     )
-    assert any("never delivered" in w for w in transcript.warnings)
+    assert any("never sent to the model" in w for w in transcript.warnings)
     assert_valid_conversation(messages)
     assert_repair_is_noop(messages)
 

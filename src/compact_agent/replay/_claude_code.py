@@ -86,10 +86,11 @@ def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBu
     if state.compaction is not None:
         builder.record_compaction(state.compaction)
     if state.queue:
-        builder.warnings.append(f"{counted(len(state.queue), 'queued user message')} "
-                                f"{'was' if len(state.queue) == 1 else 'were'} never delivered to the model")
+        builder.warnings.append(f"{counted(len(state.queue), 'message')} typed while the agent was working "
+                                f"{'was' if len(state.queue) == 1 else 'were'} never sent to the model: left out")
     if state.injected:
-        builder.warnings.append(f"imported {counted(state.injected, 'mid-turn queued user message')} (queue-operation)")
+        builder.warnings.append(f"imported {counted(state.injected, 'message')} typed while the agent was working, "
+                                "which Claude Code recorded only in its queue of pending input")
     lower_bound = sum(
         1
         for m in builder.messages
