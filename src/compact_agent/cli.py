@@ -168,10 +168,19 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         keep[remembered.RAN_WITH] = name
     remember = remembered.ToRemember(keep, resumed, keep != saved)
     if print_:
-        from .ui.print_mode import run_print
-
         with remembered.remembering(remember):
-            raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose, typed=typed)))
+            saved_in = None
+            if not (query or "").lstrip().startswith("/"):  # a command, or a prompt only run_print can tell
+                from .early_prompt import save_early
+
+                # Before the seconds of imports and start-up a Ctrl-C could otherwise lose it in.
+                saved_in, problem = save_early(opts, query or "")
+                if problem is not None:
+                    sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
+            from .ui.print_mode import run_print
+
+            raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose, typed=typed,
+                                                   saved_in=saved_in)))
     if not sys.stdin.isatty():
         raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
     from .ui.repl import run_repl

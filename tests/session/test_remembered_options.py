@@ -37,22 +37,31 @@ def test_a_new_session_saves_its_options_with_its_first_write_and_not_before(tmp
     assert len(loaded.messages) == 4 and not loaded.warnings
 
 
-def test_the_resumed_session_saves_changed_options_at_once_and_unchanged_ones_never(tmp_path):
+def test_the_resumed_session_saves_changed_options_with_its_next_write_and_unchanged_ones_never(tmp_path):
     SessionStore(tmp_path, "s1").append(exchange("q0"))
     path = tmp_path / "s1.jsonl"
     with remembered.remembering(ToRemember(WINDOW, path, changed=False)):
         s = SessionStore(tmp_path, "s1")
         s.lock()
+        s.load()
+        s.append(exchange("q1"))
         s.unlock()
-    assert kinds(s) == ["message", "message"]
+    assert kinds(s) == ["message"] * 4
     with remembered.remembering(ToRemember(WINDOW, path)):
         s = SessionStore(tmp_path, "s1")
         s.lock()
+        s.unlock()  # opened and refused (a window too small): the file is as it was
+        assert kinds(s) == ["message"] * 4
+        s = SessionStore(tmp_path, "s1")
+        s.lock()
+        s.load()
+        s.append(exchange("q2"))
         s.unlock()
-    assert kinds(s) == ["message", "message", "meta"]
+    assert kinds(s) == ["message"] * 4 + ["meta", "message", "message"]
     lines = [json.loads(line) for line in path.read_text().splitlines()]
-    assert lines[2]["parent"] == lines[1]["id"]  # chained after the last entry, as an append is
+    assert lines[4]["parent"] == lines[3]["id"] and lines[5]["parent"] == lines[4]["id"]  # chained as appends are
     assert remembered.options_of(path) == WINDOW
+    assert len(load_session_file(path).messages) == 6
 
 
 def test_another_session_keeps_its_own(tmp_path):
@@ -67,15 +76,15 @@ def test_another_session_keeps_its_own(tmp_path):
 
 
 def test_a_session_its_first_prompt_made_before_it_existed_gets_the_options(tmp_path):
-    """The REPL saves the first message before the session is built (journal.py): that new file is
-    this run's session, and the options go in at once."""
+    """The REPL (and print mode) save the first message before the session is built (journal.py):
+    that new file is this run's session, and the options go in with its next write."""
     journal.save_prompt_early(tmp_path, "s1", "typed early")
     with remembered.remembering(ToRemember(WINDOW)):
         s = SessionStore(tmp_path, "s1")
         s.lock()
-        assert kinds(s) == ["prompt", "meta"]
         s.append(exchange("typed early"))
         s.unlock()
+    assert kinds(s) == ["prompt", "meta", "message", "message"]
     assert remembered.options_of(s.path) == WINDOW
     loaded = load_session_file(s.path)
     assert [m.parts[0].content for m in loaded.messages] == ["typed early", "re typed early"]

@@ -206,3 +206,31 @@ def claim_early(path: Path) -> tuple[str, str, Path | None] | None:
     with contextlib.suppress(OSError):
         return _EARLY.pop(path.resolve(), None)
     return None
+
+
+def take_back_early(root: Path, session_id: str, entry_id: str, *, new: bool,
+                    clock: Callable[[], str] = now_iso) -> None:
+    """Undo `save_prompt_early` of entry `entry_id` when the run was refused before its session
+    opened (bad usage: nothing ran, as when a flag is refused). A session that write made (`new`)
+    loses its file, so `-c` does not take it for the last conversation (the store's
+    `remove_if_unused` then clears its folder); in an earlier session the prompt is marked unsent,
+    so a load has the history as it was. Under the session's lock: one another process holds is
+    left as it is. Raises OSError."""
+    path = root / f"{session_id}.jsonl"
+    with contextlib.suppress(OSError):
+        _EARLY.pop(path.resolve(), None)
+    lock = os.open(root / session_id / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return
+        if new:
+            path.unlink(missing_ok=True)
+            _fsync_dir(root)
+        else:
+            append(path, lambda parent: encode([new_entry("prompt", {"prompt": {"unsent": entry_id}}, parent,
+                                                          clock())]), root / session_id)
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    finally:
+        os.close(lock)

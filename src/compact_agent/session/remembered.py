@@ -7,9 +7,10 @@ went on at the model's full window). They are saved as a `meta` entry of the ses
 given for one model is not taken to another). A later meta entry replaces an earlier one's options,
 and a rewrite of the file (a compaction, `/rewind`) carries them over (store.py).
 
-The command line decides what a run remembers (cli.py, `remembering`); the store writes it when it
-first writes the session file, or at once when it opens the very session the command line resumed
-and something changed (an option given again wins, and its new value is remembered). Nothing here
+The command line decides what a run remembers (cli.py, `remembering`); the store writes it with its
+first write to the session the run starts, or to the very session the command line resumed when
+something changed (an option given again wins, and its new value is remembered). A run refused
+when its session opens (a window too small) writes nothing, so it changes nothing. Nothing here
 imports pydantic-ai: the command line reads a session's options before any of it is loaded.
 """
 

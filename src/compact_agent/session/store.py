@@ -136,26 +136,17 @@ class SessionStore:
         self._take_options(early is not None)
 
     def _take_options(self, typed_early: bool) -> None:
-        """The command-line settings this run keeps in this session (remembered.py): those of a
-        session it starts (saved with its first write; a file its early prompt made, now), or of the
-        session it resumed when they changed (now). Another session (the REPL's `/resume`) keeps its own."""
+        """The command-line settings this run keeps in this session (remembered.py), saved with its
+        next write (a run refused when its session opens — a window too small — leaves none): those
+        of a session it starts (also one its early-saved prompt made), or of the session it resumed
+        when they changed. Another session (the REPL's `/resume`) keeps its own."""
         run = remembered.this_run()
         if run is None or not run.options:
             return
         resumed = run.resumed is not None and run.resumed.resolve() == self.path.resolve()
         started = not self.path.exists() or (typed_early and not resumed)
-        if not (started or (resumed and run.changed)):
-            return
-        self._options = dict(run.options)
-        if self.path.exists():
-            with contextlib.suppress(OSError):  # kept pending: the next write saves it
-                if self._last_id is None:  # after the file's last entry, as a load would chain it
-                    fd = os.open(self.path, os.O_RDONLY)
-                    try:
-                        self._last_id = journal.last_entry_id(fd)
-                    finally:
-                        os.close(fd)
-                self._append_lines([])
+        if started or (resumed and run.changed):
+            self._options = dict(run.options)
 
     def unlock(self) -> None:
         if self._lock_fd is not None:
@@ -201,14 +192,12 @@ class SessionStore:
         return out
 
     def _append_lines(self, entries: Sequence[dict[str, Any]]) -> None:
-        if self._options is not None:  # the settings this run keeps, before what it writes first
-            parent = entries[0]["parent"] if entries else self._last_id
-            [meta] = self._entries([("meta", {"meta": {remembered.KEY: self._options}})], parent)
-            if entries:
-                entries[0]["parent"] = meta["id"]
-            entries = [meta, *entries]
         if not entries:
             return
+        if self._options is not None:  # the settings this run keeps, before what it writes first
+            [meta] = self._entries([("meta", {"meta": {remembered.KEY: self._options}})], entries[0]["parent"])
+            entries[0]["parent"] = meta["id"]
+            entries = [meta, *entries]
         try:
             kept = journal.append(self.path, _lines(entries), self.dir)
         except OSError as e:

@@ -9,6 +9,7 @@ to parse stderr. Print mode never asks: actions that need approval are refused u
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import sys
@@ -24,6 +25,7 @@ from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession, TurnResult
 from ..agent.run.stream_events import blocked_line, compaction_end, plural, problem_line
 from ..context.plumbing.events import Event
+from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
 from . import tool_lines
 from .command_registry import EXIT_ALIASES
@@ -154,9 +156,11 @@ class PrintRun:
 
 
 async def run_print(opts: SessionOptions, prompt: str, output_format: str = "text", verbose: bool = False,
-                    typed: str | None = None) -> int:
+                    typed: str | None = None, saved_in: Early | None = None) -> int:
     """One turn of `prompt`; `typed` is the part the user typed (the query argument), the only
-    place `@path` attaches a file — never piped input (None: all of `prompt` was typed)."""
+    place `@path` attaches a file — never piped input (None: all of `prompt` was typed).
+    `saved_in`: where the command line saved `prompt` already (early_prompt.py); else a prompt
+    that is a turn's is saved here, before the session is built."""
     from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
@@ -175,11 +179,22 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
             prompt, typed = custom_prompt(path, args) + more + piped, None
         except CommandError as e:
             return _failed(run, str(e), None)
+    if saved_in is None and _slash_command(prompt) is None:  # a custom command's prompt, a path's question
+        saved_in, problem = save_early(opts, prompt)
+        if problem is not None:
+            run.note(problem)
     try:
         session = AgentSession(opts, on_event=run.on_event, on_compact_start=run.on_compact_start,
-                               on_change=run.on_change, on_tool=run.on_tool)
+                               on_change=run.on_change, on_tool=run.on_tool,
+                               resolved=saved_in.resolved if saved_in is not None else None)
     except Exception as e:  # noqa: BLE001 - one line (and the JSON error object), never a traceback
-        return _failed(run, describe_error(e, RETRY_HINT), None, code=2 if isinstance(e, UsageError) else 1)
+        if isinstance(e, UsageError):  # refused as bad usage: nothing ran, nothing stays saved
+            if saved_in is not None:
+                take_back(opts, saved_in)
+            return _failed(run, describe_error(e, RETRY_HINT), None, code=2)
+        # Else the prompt stays in its session, unanswered (-c goes on): the JSON result names it.
+        return _failed(run, describe_error(e, RETRY_HINT), None,
+                       session_id=saved_in.session_id if saved_in is not None and saved_in.entry_id else None)
     try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
         outcome = await _in_session(run, session, prompt, typed)
     finally:
@@ -216,6 +231,9 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
     prompt, too_large = session.fit_input(prompt, typed)  # input larger than a request goes as a file
     if too_large is not None:
         run.note(too_large)
+        if session.store.prompt_pending():  # saved as it came: saved again as it goes (the request names it)
+            with contextlib.suppress(OSError):
+                session.store.save_prompt(prompt)
     try:
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
@@ -329,10 +347,13 @@ def _since(before: RunUsage, now: RunUsage) -> RunUsage:
                     cache_read_tokens=now.cache_read_tokens - before.cache_read_tokens)
 
 
-def _failed(run: PrintRun, message: str, session: AgentSession | None, subtype: str = "error", code: int = 1) -> int:
+def _failed(run: PrintRun, message: str, session: AgentSession | None, subtype: str = "error", code: int = 1,
+            session_id: str | None = None) -> int:
     """Say why the run failed (stderr; a JSON result in json and stream-json), and its exit code.
-    `session`: the session once made, whose requests so far the result reports."""
+    `session`: the session once made, whose requests so far the result reports; `session_id`: the
+    one the prompt was saved in when the session could not be made."""
     run.note(message)
     if run.format != "text":
-        run.emit(run.error_result(message, session.session_id if session is not None else None, subtype, session))
+        run.emit(run.error_result(message, session.session_id if session is not None else session_id, subtype,
+                                  session))
     return code
