@@ -97,3 +97,17 @@ def test_what_the_search_skipped_is_counted_by_the_progress_bar_as_the_notes_nam
     analysis = asyncio.run(report.analyze([root], window=8_000, strategies=["ours"]))
     assert len(analysis.skipped) == 4  # the three above and notes.txt, not a transcript
     assert (bars[0].done, bars[0].total, bars[0].skipped) == (5, 5, 4)  # every file found is done
+
+
+def test_a_file_reached_twice_is_replayed_once(tmp_path: Path) -> None:
+    """`analyze t/chat.json t` replayed chat.json twice and said 'Total over 2 transcripts'; so did
+    a link to it in the folder (the file goes by its own name)."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "chat.json").write_text(json.dumps(CHAT))
+    (root / "alias.json").symlink_to(root / "chat.json")
+    assert find_files([root / "chat.json", root, tmp_path / "t" / ".." / "t" / "chat.json"]).files == [root / "chat.json"]
+    (root / "other.json").write_text(json.dumps(CHAT))
+    out = cli("t", "t/other.json", "-s", "ours", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert [t["path"] for t in json.loads(out.stdout)["transcripts"]] == ["t/chat.json", "t/other.json"]

@@ -48,7 +48,7 @@ def find_files(paths: Sequence[Path]) -> Found:
     reading them; our sessions' archives and side files are left out with one note. What is neither
     a file nor a folder (a broken link in a folder, a pipe or a device anywhere) and a folder that
     cannot be read are skipped with a note, as a file that is no transcript is; a path given that
-    does not exist is an error (a typo)."""
+    does not exist is an error (a typo). Each file is listed once, however often it is reached."""
     files: list[Path] = []
     notes: list[str] = []
     archives = 0
@@ -70,10 +70,29 @@ def find_files(paths: Sequence[Path]) -> Found:
         else:
             raise FindError(f"no such file or directory: {p}")
     skipped = len(notes) + archives
+    files = _once(files)
     if archives:
         notes.append(f"skipped {plural(archives, 'compaction archive')} in compact-history/: each session file is "
                      "replayed in full from them")
     return Found(files, notes, skipped)
+
+
+def _once(files: list[Path]) -> list[Path]:
+    """Each file once, where it first came: a file named twice, or named beside the folder that
+    holds it, or reached again through a link, was replayed twice and counted twice in the totals."""
+    where: dict[Path, int] = {}
+    out: list[Path] = []
+    for f in files:
+        try:
+            key = f.resolve()
+        except (OSError, RuntimeError):  # a loop of links: read (and skipped) as it is
+            key = f
+        if key not in where:
+            where[key] = len(out)
+            out.append(f)
+        elif out[where[key]].is_symlink() and not f.is_symlink():
+            out[where[key]] = f  # named by its own name rather than a link's
+    return out
 
 
 def _walk(root: Path, notes: list[str]) -> list[Path]:
