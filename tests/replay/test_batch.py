@@ -104,3 +104,21 @@ async def test_the_table_fits_80_columns_with_its_headers_whole(tmp_path: Path):
     assert "…" not in "\n".join(lines[:lines.index(header) + 6])  # no header or strategy cut to "c…"
     assert "seed000-submit " in "\n".join(lines) and "anthropic-clear " in "\n".join(lines)
     assert "hit miss out" not in "\n".join(lines)  # the cost's parts: a column of the wider tables only
+
+
+async def test_the_legend_says_what_a_failed_compaction_is_when_the_table_shows_one(tmp_path: Path):
+    """'compact' showed '151 (1 fail)' with no word under the table on what a fail is."""
+    from rich.console import Console
+
+    (tmp_path / "t.json").write_text(json.dumps(_chat(6)))
+    analysis = await report.analyze([tmp_path], window=8_000, strategies=["ours"])
+
+    def printed() -> str:
+        c = Console(file=io.StringIO(), width=80, record=True)
+        report.print_tables(analysis, c)
+        return " ".join(c.export_text().split())
+
+    assert "fail" not in printed()
+    analysis.runs[0].runs[0].failed_compactions = 1
+    out = printed()
+    assert "(1 fail)" in out and "(N fail) = those tried that left the history as it was" in out

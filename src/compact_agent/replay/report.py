@@ -179,7 +179,8 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
                             columns=columns))
     if not per_transcript and (said := warnings_summary(analysis)):
         console.print(Text.assemble(("warning: ", "yellow"), said))
-    notes = [LEGEND[c] for c in columns if c in LEGEND]  # only the columns the table shows
+    failed = any(m.failed_compactions for m in analysis.totals())  # "(1 fail)" is said only where it shows
+    notes = [LEGEND[c] for c in columns if c in LEGEND and (c != "compact" or failed)]  # the columns shown
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
                   f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"
                   + (f", ${analysis.price.cache_write}/M cache write" if analysis.price.cache_write else "")
@@ -202,6 +203,7 @@ def warnings_summary(analysis: Analysis) -> str:
 #: What a column means, for the line under the tables (a narrow table leaves some columns out).
 LEGEND = {
     "over": "over = requests larger than the window",
+    "compact": "compact = compactions; (N fail) = those tried that left the history as it was",
     PARTS: "hit miss out sum notes reread = the cost in dollars: main requests' cache hits, misses (cache writes "
            "included) and output, summary calls, session-notes calls, and the look-agains of stalls",
     "recall": "recall = share of what the next step used from earlier context (paths, names, ids) still in the "
