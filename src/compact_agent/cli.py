@@ -16,7 +16,16 @@ from typing import Annotated, Any
 
 import typer
 
-from .cli_help import OneLineCommand, OneLineGroup, ReadableCommand, count, error_object, tokens
+from .cli_help import (
+    OneLineCommand,
+    OneLineGroup,
+    OneLineUsage,
+    ReadableCommand,
+    count,
+    error_object,
+    missing_value,
+    tokens,
+)
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
@@ -477,6 +486,8 @@ def split_query(argv: list[str]) -> list[str]:
     value (last, or followed by an option) becomes `--resume ""`: pick from a list.
     """
     group: Any = typer.main.get_command(app)
+    if (error := missing_value(group, argv, "compact-agent", top=True, optional=("--resume", "-r"))) is not None:
+        raise error  # `--model --output-format json`: said before the query is moved off the line
     takes_value = {o for p in group.params if not getattr(p, "is_flag", False)
                    for o in (*p.opts, *p.secondary_opts)}
     out: list[str] = []
@@ -521,7 +532,12 @@ def main() -> None:
     with guarded_output():  # `| head`: a reader that leaves early ends the run quietly (pipes.py)
         route_library_warnings()  # its handler writes to the guarded stderr
         try:
-            app(args=split_query(sys.argv[1:]), prog_name="compact-agent")
+            args = split_query(sys.argv[1:])
+        except OneLineUsage as e:  # outside the command line library, which says its own errors
+            e.show()
+            raise SystemExit(e.exit_code) from None
+        try:
+            app(args=args, prog_name="compact-agent")
         except KeyboardInterrupt:
             sys.stderr.write("compact-agent: interrupted\n")
             raise SystemExit(130) from None

@@ -173,12 +173,56 @@ def _metavar(command: Any, option: str) -> str | None:
     return None
 
 
+def option_as_value(command: Any, args: list[str], optional: tuple[str, ...] = ()) -> int | None:
+    """Where in `args` an option that takes a value is followed by another of `command`'s options
+    (`--model --output-format json`): the parser would take that option's name for the value, and
+    what came after it for the query or a command. The first one's index, or None. Options in
+    `optional` may go without a value (`--resume`), hidden ones are ours (the moved query: any text);
+    the search ends at `--` and at a subcommand's name."""
+    takes_value: dict[str, bool] = {o: bool(getattr(p, "hidden", False)) for p in getattr(command, "params", [])
+                                    if not getattr(p, "is_flag", False) for o in (*p.opts, *p.secondary_opts)}
+    known = {o for p in getattr(command, "params", []) for o in (*p.opts, *p.secondary_opts)} | {"--help"}
+    commands = getattr(command, "commands", {})
+    i = 0
+    while i < len(args) and args[i] != "--":
+        a = args[i]
+        if a in takes_value:
+            after = args[i + 1] if i + 1 < len(args) else ""
+            if not takes_value[a] and a not in optional and after.startswith("--") \
+                    and after.partition("=")[0] in known:
+                return i
+            i += 2
+            continue
+        if not a.startswith("-") and a in commands:
+            return None
+        i += 1
+    return None
+
+
+def missing_value(command: Any, args: list[str], command_path: str, *, top: bool,
+                  optional: tuple[str, ...] = ()) -> OneLineUsage | None:
+    """The one-line error for an option followed by another option instead of its value (see
+    `option_as_value`), naming the one missing its value; on the top-level command (`top`) also
+    print mode's JSON error object when the rest of the line asks for it. None: no such option."""
+    at = option_as_value(command, args, optional)
+    if at is None:
+        return None
+    option, other = args[at], args[at + 1].partition("=")[0]
+    takes = ACCEPTS.get(option) or _metavar(command, option)
+    line = f"{option} needs a value{f': {takes}' if takes else ''}, not the option {other} (see {command_path} --help)"
+    return OneLineUsage(line, top and wants_json(command, args[:at] + args[at + 1:]))
+
+
 class _OneLineErrors:
     """Parse errors of a command (a bad option value, a missing value or argument, an unknown
     option) become one line (OneLineUsage)."""
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
         given = list(args)  # the parser takes from `args` as it goes
+        if parent is not None:  # a subcommand's own (the top level's: split_query, before it moves the query)
+            path = f"{parent.command_path} {info_name}"
+            if (error := missing_value(self, given, path, top=False)) is not None:
+                raise error
         try:
             return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[misc]
         except OneLineUsage:

@@ -26,6 +26,14 @@ MACHINE = ("Usage:", "Try '", "Error:", "Traceback", "Input should be", "Value e
     (("--max-turns", "0"), "--max-turns: must be at least 1 (a number of model requests), not 0"),
     (("--yes=3",), "--yes takes no value"),
     (("--contxt-window", "3"), "no such option --contxt-window; did you mean --context-window or --continue?"),
+    # An option where a value belongs was taken for it, and the rest for the query or a command:
+    # Click's usage block and "No such command 'hi'".
+    (("--model", "--max-turns", "3", "hi"), "--model needs a value: NAME, not the option --max-turns "
+                                            "(see compact-agent --help)"),
+    (("--context-window", "--yes"), "--context-window needs a value: a number of tokens such as 32000, 32k or 128K, "
+                                    "not the option --yes"),
+    (("analyze", "t.json", "--model", "--json"), "--model needs a value: NAME, not the option --json "
+                                                 "(see compact-agent analyze --help)"),
     (("analyze", "t.json", "--window", "abc"), "--window: expected a whole number of tokens"),
     (("analyze", "t.json", "--window", "1000"), "--window: must be at least 2,048 tokens"),
     (("analyze", "t.json", "--window", "1.5k2"), "--window: expected a whole number of tokens"),
@@ -130,6 +138,8 @@ def test_token_settings_in_a_file_a_variable_and_their_errors(cli):
     ("-p", "x", "--output-format", "json", "--max-turns", "x"),
     ("--output-format=stream-json", "-yp", "x", "--context-window", "abc"),
     ("-p", "--output-format", "json", "x", "--bogus"),
+    ("-p", "--model", "--output-format", "json", "hi"),  # --model is missing its value, not the format
+    ("-p", "hi", "--model", "--output-format=stream-json"),
 ])
 def test_a_parse_error_of_a_json_run_is_its_error_object_too(cli, args):
     """A run that asked for JSON printed a JSON error object for every failure but a command-line
