@@ -1,14 +1,16 @@
 """Command line: the REPL (default), print mode (`-p`), and `analyze`.
 
 Every failure the user can cause or fix (no key, unreachable endpoint, bad flag, locked or missing
-session) ends in one clear line on stderr and a nonzero exit, never a traceback.
+session) ends in one clear line on stderr and a nonzero exit, never a traceback. Beside this file:
+cli_help.py (help, one-line parse errors, `fail`), cli_input.py (the prompt from the query and
+stdin), cli_settings.py (settings, endpoint and key checked at start), cli_warnings.py (library
+warnings as one line each).
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
-import logging
 import os
 import sys
 from pathlib import Path
@@ -22,10 +24,14 @@ from .cli_help import (
     OneLineUsage,
     ReadableCommand,
     count,
-    error_object,
+    errors_as_json,
+    fail,
     missing_value,
     tokens,
 )
+from .cli_input import as_text, with_stdin
+from .cli_settings import endpoint, load_settings, protect_key, routing_note, url_problem
+from .cli_warnings import route_library_warnings
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
@@ -33,19 +39,6 @@ from .ui.visible import visible
 app = typer.Typer(cls=OneLineGroup, add_completion=False, no_args_is_help=False, rich_markup_mode=None,
                   subcommand_metavar="[QUERY] | COMMAND [ARGS]...",
                   context_settings={"help_option_names": ["-h", "--help"]})
-
-
-#: Set when a print-mode run asked for JSON (`--output-format json|stream-json`): a failure before
-#: its turn starts (a bad setting, an MCP config that could never run) is one JSON object on stdout
-#: too, as every later failure is (print_mode.py).
-_errors_as_json = False
-
-
-def fail(message: str, code: int = 1) -> typer.Exit:
-    sys.stderr.write(visible(f"compact-agent: {message}") + "\n")
-    if _errors_as_json:
-        sys.stdout.write(error_object(message))
-    return typer.Exit(code)
 
 
 def _version(value: bool) -> None:
@@ -103,8 +96,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
           append_system_prompt: str | None, verbose: bool) -> None:
     if output_format not in ("text", "json", "stream-json"):
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
-    global _errors_as_json
-    _errors_as_json = print_ and output_format != "text"
+    errors_as_json(print_ and output_format != "text")
     if continue_ and resume is not None:
         raise fail("--continue and --resume both pick a session; give one of them", 2)
     from .agent.run.options import SessionOptions
@@ -112,7 +104,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     work = (cwd or Path.cwd()).resolve()
     if not work.is_dir():
         raise fail(f"working directory {work} {'is not a directory' if work.exists() else 'does not exist'}", 2)
-    api_key = _protect_key(api_key)
+    api_key = protect_key(api_key)
     tools, patterns = _allowed(allowed_tools or [])
     loaded = load_settings(work, model=model, base_url=base_url, context_window=context_window,
                            max_requests_per_turn=max_turns)
@@ -145,10 +137,10 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
                               allow_bash=patterns)
     settings = loaded.settings
     if query:  # bytes of the command line that are not UTF-8 come as lone surrogates, which no request can carry
-        query = _as_text(query.encode("utf-8", "surrogateescape"), "the prompt")
+        query = as_text(query.encode("utf-8", "surrogateescape"), "the prompt")
     typed = "" if query in (None, "-") else query  # `@path` attaches only in what the user typed, not in a pipe
     if print_ or query == "-":
-        query = _with_stdin(query)
+        query = with_stdin(query)
     if print_ and not (query or "").strip():
         raise fail('-p needs a prompt: compact-agent -p "QUERY", or pipe it on stdin', 2)
     if print_ and resume == "":
@@ -246,122 +238,6 @@ def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
     return tuple(tools), patterns
 
 
-def _with_stdin(query: str | None) -> str | None:
-    """`-p -` reads the prompt from stdin; `cat log | compact-agent -p "explain"` joins stdin to it."""
-    if query == "-":
-        return _read_stdin()
-    if sys.stdin is None or sys.stdin.isatty():
-        return query
-    if query and query.strip() and not _stdin_ready(STDIN_WAIT_S):
-        # An inherited pipe nobody writes to (an IDE, cron, a CI step) must not hang the run.
-        sys.stderr.write(f"compact-agent: note: nothing arrived on stdin within {STDIN_WAIT_S:g}s; "
-                         "running the prompt without it\n")
-        return query
-    piped = _read_stdin()
-    if not piped.strip():
-        return query
-    return f"{query}\n\n{piped}" if query and query.strip() else piped
-
-
-STDIN_WAIT_S = 5.0
-
-
-def _read_stdin() -> str:
-    buffer = getattr(sys.stdin, "buffer", None)
-    return _as_text(buffer.read(), "stdin") if buffer is not None else sys.stdin.read()
-
-
-def _as_text(data: bytes, what: str) -> str:
-    """Input that is not UTF-8 (a log with a Latin-1 byte, a binary file) is read as Latin-1, as
-    read_file reads such a file: every byte stays a character, and the turn runs."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        sys.stderr.write(f"compact-agent: note: {what} is not UTF-8; it is read as Latin-1\n")
-        return data.decode("latin-1")
-
-
-def _stdin_ready(timeout: float) -> bool:
-    import select
-
-    try:
-        return bool(select.select([sys.stdin], [], [], timeout)[0])
-    except (OSError, ValueError):  # not selectable (Windows console, a closed stream): just read
-        return True
-
-
-def url_problem(url: str | None) -> str | None:
-    """What is wrong with an endpoint address, said before a session is made for it; None if nothing.
-    The address is shown without its secrets (a password, a `?key=` value: secrets.shown_url), and
-    the parser's own words are not (they quote what they could not read, a password included)."""
-    from urllib.parse import urlsplit
-
-    from .secrets import shown_url
-
-    if url is None:
-        return None
-    shown = shown_url(url)
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError as e:
-        reason = ("an IPv6 host's [ has no closing ]" if "IPv6" in str(e)
-                  else "its port is not a number from 0 to 65535" if "ort" in str(e) else "it cannot be read")
-        return f"{shown!r} is not an address ({reason}; e.g. http://localhost:8000/v1)"
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"{shown!r} is not an http:// or https:// address (e.g. http://localhost:8000/v1)"
-    return None
-
-
-def endpoint(flag: str | None, loaded: Any) -> str | None:
-    """Where a model is reached: `flag` (a command's own --base-url), else the settings' base_url
-    (the top-level --base-url, the environment, then the files: a project file's only when the
-    project is trusted, as the API key goes there). One that is not an address is bad usage, said
-    naming where it came from."""
-    url = flag or loaded.settings.base_url
-    if (problem := url_problem(url)) is not None:
-        where = loaded.where("base_url")
-        raise fail(f"{'--base-url' if flag or where == 'flag' else f'base_url in {where}'}: {problem}", 2)
-    return url
-
-
-def routing_note(name: str, base_url: str | None, window: int | None) -> str | None:
-    from .models import routing_note as note
-
-    return note(name, base_url, window)
-
-
-def _protect_key(api_key: str | None) -> str | None:
-    """Register every key we know of and hide it from the commands the agent runs (secrets.py);
-    `--api-key` is also in the process list for every user until then: say so once."""
-    from . import secrets
-
-    if api_key and len(api_key) >= secrets.MIN_LEN:  # shorter: a local server's placeholder, not a key
-        sys.stderr.write("compact-agent: warning: --api-key is visible to other users in the process list while "
-                         "the agent starts; export DEEPSEEK_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY "
-                         "instead (e.g. from a key file: OPENAI_API_KEY=$(cat ~/.key))\n")
-    secrets.register(api_key)
-    secrets.register_environment()
-    secrets.hide_from_children()
-    return api_key
-
-
-def load_settings(work: Path, *, warn: bool = True, **flags: object) -> Any:
-    """Defaults < user file < project file < environment < flags (see settings_file.py);
-    a bad file or value is one line and exit code 2. `warn=False`: the caller shows the warnings."""
-    from .settings_file import SettingsError, load
-
-    try:
-        loaded = load(work, flags)
-    except SettingsError as e:
-        raise fail(str(e), 2) from None
-    except Exception as e:  # noqa: BLE001 - e.g. a malformed environment value
-        raise fail(f"bad setting: {first_line(e)}", 2) from None
-    for w in loaded.warnings if warn else ():
-        sys.stderr.write(visible(f"compact-agent: warning: {w}") + "\n")
-    return loaded
-
-
 @app.command("config", cls=OneLineCommand)
 def config_command(
     ctx: typer.Context,
@@ -421,7 +297,7 @@ def analyze_command(
         top = ctx.obj or {}
         work = (top.get("cwd") or Path.cwd()).resolve()
         base_url = endpoint(base_url, load_settings(work, base_url=top.get("base_url")))  # ..., the config
-        api_key = _protect_key(api_key or top.get("api_key"))  # ..., the provider's variable
+        api_key = protect_key(api_key or top.get("api_key"))  # ..., the provider's variable
     if plot is not None:  # before minutes of replay, not after
         if plot.suffix.lower() not in (".svg", ".png"):
             raise fail(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)", 2)
@@ -431,50 +307,6 @@ def analyze_command(
             raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key))
-
-
-class _OneLineOnce(logging.Filter):
-    """Each distinct library warning once, flattened to one line."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: set[str] = set()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        from . import secrets
-
-        text = secrets.redact(" ".join(record.getMessage().split()))[:300]
-        if text in self.seen:
-            return False
-        self.seen.add(text)
-        record.msg, record.args = text, None
-        record.exc_info, record.exc_text, record.stack_info = None, None, None  # a line, never a traceback
-        return True
-
-
-def route_library_warnings() -> None:
-    """Warnings our modules log (a corrupt collapse log, a spill that could not be written) reach
-    the user as `compact-agent: warning: ...` lines, once each, not as Python's bare last-resort
-    output (which repeats and may span lines). So do the MCP client's (a server that prints
-    non-JSON: one line, not a traceback) and Python warnings (pydantic's multi-line ones about a
-    provider's odd usage fields)."""
-    logger = logging.getLogger("compact_agent")
-    if any(getattr(h, "_compact_agent", False) for h in logger.handlers):
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("compact-agent: warning: %(message)s"))
-    handler.addFilter(_OneLineOnce())
-    handler._compact_agent = True  # type: ignore[attr-defined]
-    import warnings
-
-    from .error_text import warning_line
-
-    warnings.showwarning = warning_line
-    for name in ("compact_agent", "mcp"):
-        lib = logging.getLogger(name)
-        lib.addHandler(handler)
-        lib.setLevel(logging.WARNING)
-        lib.propagate = False
 
 
 def split_query(argv: list[str]) -> list[str]:

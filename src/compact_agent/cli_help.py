@@ -3,7 +3,8 @@ argument and `[x>=2048]` for a bound, and a bad option value as the usage block,
 help.` line and `Error: Invalid value for '--x': Input should be a valid integer, unable to parse
 string as an integer`. Ours say `PATH...` and, for any option or argument the command line cannot
 take, one line: `compact-agent: --context-window: expected a whole number of tokens such as 32000,
-32k or 128K, not 'abc'` (exit 2)."""
+32k or 128K, not 'abc'` (exit 2). `fail` is that line for the errors the command line finds itself
+(and print mode's JSON error object when the run asked for JSON)."""
 
 from __future__ import annotations
 
@@ -108,6 +109,29 @@ def error_object(message: str) -> str:
 
     return json.dumps({"type": "result", "subtype": "error", "is_error": True, "error": secrets.redact(message),
                        "result": None, "session_id": None, "duration_ms": 0}) + "\n"
+
+
+#: Whether a failure before a print-mode run's turn starts is also print mode's JSON error object
+#: on stdout (the run asked for `--output-format json|stream-json`): a bad setting, an MCP config
+#: that could never run is one JSON object too, as every later failure is (print_mode.py).
+_errors_as_json = False
+
+
+def errors_as_json(on: bool) -> None:
+    """Say `fail`'s errors as JSON objects on stdout too (see `_errors_as_json`), or not."""
+    global _errors_as_json
+    _errors_as_json = on
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    """The command line's one-line error (and print mode's JSON error object when asked for), as
+    the exit to raise: `raise fail("...", 2)`."""
+    from .ui.visible import visible
+
+    sys.stderr.write(visible(f"compact-agent: {message}") + "\n")
+    if _errors_as_json:
+        sys.stdout.write(error_object(message))
+    return typer.Exit(code)
 
 
 class OneLineUsage(_USAGE_ERROR):  # type: ignore[misc,valid-type]

@@ -1,0 +1,51 @@
+"""The prompt as the command line gets it: the query, joined with what is piped on stdin (`-p -`
+reads it all from there), as text — input that is not UTF-8 is read as Latin-1, every byte kept —
+and a stdin nobody writes to (an IDE, cron, a CI step) is not waited on."""
+
+from __future__ import annotations
+
+import sys
+
+
+def with_stdin(query: str | None) -> str | None:
+    """`-p -` reads the prompt from stdin; `cat log | compact-agent -p "explain"` joins stdin to it."""
+    if query == "-":
+        return _read_stdin()
+    if sys.stdin is None or sys.stdin.isatty():
+        return query
+    if query and query.strip() and not _stdin_ready(STDIN_WAIT_S):
+        # An inherited pipe nobody writes to (an IDE, cron, a CI step) must not hang the run.
+        sys.stderr.write(f"compact-agent: note: nothing arrived on stdin within {STDIN_WAIT_S:g}s; "
+                         "running the prompt without it\n")
+        return query
+    piped = _read_stdin()
+    if not piped.strip():
+        return query
+    return f"{query}\n\n{piped}" if query and query.strip() else piped
+
+
+STDIN_WAIT_S = 5.0
+
+
+def _read_stdin() -> str:
+    buffer = getattr(sys.stdin, "buffer", None)
+    return as_text(buffer.read(), "stdin") if buffer is not None else sys.stdin.read()
+
+
+def as_text(data: bytes, what: str) -> str:
+    """Input that is not UTF-8 (a log with a Latin-1 byte, a binary file) is read as Latin-1, as
+    read_file reads such a file: every byte stays a character, and the turn runs."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        sys.stderr.write(f"compact-agent: note: {what} is not UTF-8; it is read as Latin-1\n")
+        return data.decode("latin-1")
+
+
+def _stdin_ready(timeout: float) -> bool:
+    import select
+
+    try:
+        return bool(select.select([sys.stdin], [], [], timeout)[0])
+    except (OSError, ValueError):  # not selectable (Windows console, a closed stream): just read
+        return True
