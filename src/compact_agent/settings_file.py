@@ -23,7 +23,9 @@ tools show, which tools' results may be cleared): a cloned repository must not s
 code to another model, nor to the dearest one. The deny lists only add up: a project's
 `deny_paths` / `deny_bash` join the user's (and the environment's and flags'), never replace them,
 and `compact-agent config` shows each rule with the place it came from. Every value, from any
-source, must be in its range (`config.Settings`), or start-up stops with one line naming it.
+source, must be in its range (`config.Settings`), or start-up stops with one line naming it; the
+checks beyond a value's own range (values that contradict each other, hooks and MCP servers that
+could never run, `extra_dirs` that are files) are in settings_checks.py.
 """
 
 from __future__ import annotations
@@ -44,6 +46,16 @@ from .config import LISTS, EnvSource, Settings
 from .regular_file import NotRegular, TooLarge, read_capped
 from .secrets import hide_url_passwords
 from .setting_names import ALIASES, FILE_ONLY, did_you_mean, unknown_variables
+from .settings_checks import (
+    MERGED,
+    check_dirs,
+    check_extensions,
+    check_hooks,
+    check_servers,
+    check_together,
+    origin,
+)
+from .settings_checks import SettingsError as SettingsError  # where the command line and /config catch it
 
 PROJECT_FILE = ".compact-agent.toml"
 #: Settings a project file may set only for a trusted project: they run code or widen access, or
@@ -57,13 +69,8 @@ LIMITS = frozenset({"max_retries", "transient_retries", "request_timeout_s", "ba
 ROUTING = frozenset({"model", "summary_model", "memory_model", "memory_enabled", "context_window",
                      "tool_result_max_chars", "read_default_lines", "compactable_tools", "images"})
 TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "base_url"}) | LIMITS | ROUTING
-MERGED = ("hooks", "mcp_servers")  # tables both files contribute to
 #: Restrictions: every source adds its rules to the others', none can take one away.
 UNION = ("deny_paths", "deny_bash")
-
-
-class SettingsError(ValueError):
-    """A config file or value the user must fix; the message is one line."""
 
 
 def user_config_path() -> Path:
@@ -226,7 +233,7 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
                             f"{str(cwd.resolve())!r} to trusted_projects in {user_path})")
     user.pop("trusted_projects", None)
     for table, path in ((user, user_path), (project, project_path)):  # each file's own, so its line names it
-        _check_extensions(table, str(path))
+        check_extensions(table, str(path))
     files = {"user file": str(user_path), "project file": str(project_path)}
 
     values: dict[str, Any] = {}
@@ -254,78 +261,15 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     except ValidationError as e:
         err = e.errors()[0]
         key = ".".join(str(x) for x in err.get("loc", ())) or "?"
-        raise SettingsError(f"bad value for {key} (from {_origin(sources.get(key.split('.')[0], 'default'), files)}): "
+        raise SettingsError(f"bad value for {key} (from {origin(sources.get(key.split('.')[0], 'default'), files)}): "
                             f"{err.get('msg', 'invalid')}") from None
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
-    _check_together(settings, sources, files)
-    _check_dirs(settings.extra_dirs, cwd, _origin(sources["extra_dirs"], files), warnings)
-    _check_hooks(settings.hooks, settings.hook_timeout_s, _origin(sources["hooks"], files))
-    _check_servers(settings.mcp_servers, _origin(sources["mcp_servers"], files))
+    check_together(settings, sources, files)
+    check_dirs(settings.extra_dirs, cwd, origin(sources["extra_dirs"], files), warnings)
+    check_hooks(settings.hooks, settings.hook_timeout_s, origin(sources["hooks"], files))
+    check_servers(settings.mcp_servers, origin(sources["mcp_servers"], files))
     return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
-
-
-def _check_together(settings: Settings, sources: dict[str, str], files: dict[str, str]) -> None:
-    """Values each in range that contradict each other (a collapse that commits above the point where
-    it holds off compaction, session notes that must keep more than they may) are refused in one
-    line naming both settings as a file writes them and where each came from. The pairs are the
-    pipeline's own (`context.plumbing.settings`), so a pair it adds is checked here too; whatever
-    else it refuses is said without its class name."""
-    from .context.plumbing.settings import _ORDER
-
-    for below, above, applies in _ORDER:
-        low, high = getattr(settings, below), getattr(settings, above)
-        if low > high and applies(settings):  # type: ignore[arg-type]  # reads the fields both share
-            first, second = (_origin(sources[key], files) for key in (below, above))
-            if first == second:
-                both = "both defaults" if first == "default" else f"both from {first}"
-                said = f"{below} = {low!r} must be at most {above} = {high!r} ({both})"
-            else:
-                said = f"{below} = {low!r} ({_from(first)}) must be at most {above} = {high!r} ({_from(second)})"
-            raise SettingsError(f"{said}: lower the first or raise the second")
-    try:
-        settings.compaction()
-    except (TypeError, ValueError) as e:
-        from .error_text import first_line
-
-        raise SettingsError(f"bad setting: {first_line(e).replace('CompactionSettings.', '')}") from None
-
-
-def _check_dirs(dirs: list[str], cwd: Path, where: str, warnings: list[str]) -> None:
-    """`extra_dirs` are folders (relative ones in the working directory): a file there is a mistake
-    to stop at, as `--add-dir FILE` is; a folder not there (yet) is a warning, since a user file's
-    list is read in every project."""
-    for entry in dirs:
-        path = Path(entry).expanduser()
-        path = path if path.is_absolute() else cwd / path
-        if path.is_dir():
-            continue
-        if path.exists():
-            raise SettingsError(f"bad value for extra_dirs (from {where}): {entry} is a file, not a folder; "
-                                "list folders there")
-        warnings.append(f"extra_dirs (from {where}): no such folder {path}; kept in the list")
-
-
-def _from(origin: str) -> str:
-    return "the default" if origin == "default" else f"from {origin}"
-
-
-def _origin(source: str, files: dict[str, str]) -> str:
-    """A source as an error names it: a file by its path (the one to open, as `Loaded.where`),
-    env and flag sources as they are."""
-    return " + ".join(files.get(part, part) for part in source.split(" + "))
-
-
-def _check_extensions(table: dict[str, Any], where: str) -> None:
-    """One file's hooks and MCP servers, checked before they are merged with the other file's, so
-    a line about a bad one names the file it is in."""
-    for key in MERGED:
-        if key in table and not isinstance(table[key], dict):
-            raise SettingsError(f"bad value for {key} (from {where}): expected a table ([{key}])")
-    if "hooks" in table:
-        _check_hooks(table["hooks"], Settings.model_fields["hook_timeout_s"].default, where)
-    if "mcp_servers" in table:
-        _check_servers(table["mcp_servers"], where)
 
 
 def _env_values() -> dict[str, Any]:
@@ -345,7 +289,7 @@ def _add_rules(key: str, value: Any, where: str, into: list[tuple[str, str]], fi
     """Append `value`'s rules not already there, each with `where` it came from; a value that is
     not a list of strings is a one-line error naming the source (a file by its path)."""
     if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
-        raise SettingsError(f"bad value for {key} (from {_origin(where, files)}): expected a list of patterns")
+        raise SettingsError(f"bad value for {key} (from {origin(where, files)}): expected a list of patterns")
     for rule in value:
         if rule not in (r for r, _ in into):
             into.append((rule, where))
@@ -374,29 +318,6 @@ def _short(value: Any, n: int = 70) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
     text = hide_url_passwords(text)  # base_url, an MCP server's url
     return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _check_hooks(hooks: dict[str, Any], timeout_s: float, where: str) -> None:
-    """Fail at start-up, in one line starting with `where` (the file or variable the table came
-    from), on hooks that could never run."""
-    from .agent.integrations.hooks import HookConfigError, parse_hooks
-
-    try:
-        parse_hooks(hooks, timeout_s)
-    except HookConfigError as e:
-        raise SettingsError(f"{where}: {e}") from None
-
-
-def _check_servers(servers: dict[str, Any], where: str) -> None:
-    """As `_check_hooks`, for MCP servers."""
-    if not servers:  # the MCP module loads pydantic-ai: only when there is something to check
-        return
-    from .agent.integrations.mcp_servers import McpConfigError, parse_servers
-
-    try:
-        parse_servers(servers)
-    except McpConfigError as e:
-        raise SettingsError(f"{where}: {e}") from None
 
 
 def render(loaded: Loaded, as_json: bool = False) -> str:

@@ -1,0 +1,104 @@
+"""The checks a setting goes through beyond its own range (config.Settings), each failure one line
+naming where the value came from (a file by its path, a variable, a flag): values that contradict
+each other, `extra_dirs` that are files, hooks and MCP servers that could never run — a file's
+own tables before they are merged with the other file's. The loading itself: settings_file.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .config import Settings
+
+MERGED = ("hooks", "mcp_servers")  # tables both files contribute to (settings_file.py)
+
+
+class SettingsError(ValueError):
+    """A config file or value the user must fix; the message is one line."""
+
+
+def check_together(settings: Settings, sources: dict[str, str], files: dict[str, str]) -> None:
+    """Values each in range that contradict each other (a collapse that commits above the point where
+    it holds off compaction, session notes that must keep more than they may) are refused in one
+    line naming both settings as a file writes them and where each came from. The pairs are the
+    pipeline's own (`context.plumbing.settings`), so a pair it adds is checked here too; whatever
+    else it refuses is said without its class name."""
+    from .context.plumbing.settings import _ORDER
+
+    for below, above, applies in _ORDER:
+        low, high = getattr(settings, below), getattr(settings, above)
+        if low > high and applies(settings):  # type: ignore[arg-type]  # reads the fields both share
+            first, second = (origin(sources[key], files) for key in (below, above))
+            if first == second:
+                both = "both defaults" if first == "default" else f"both from {first}"
+                said = f"{below} = {low!r} must be at most {above} = {high!r} ({both})"
+            else:
+                said = f"{below} = {low!r} ({_from(first)}) must be at most {above} = {high!r} ({_from(second)})"
+            raise SettingsError(f"{said}: lower the first or raise the second")
+    try:
+        settings.compaction()
+    except (TypeError, ValueError) as e:
+        from .error_text import first_line
+
+        raise SettingsError(f"bad setting: {first_line(e).replace('CompactionSettings.', '')}") from None
+
+
+def check_dirs(dirs: list[str], cwd: Path, where: str, warnings: list[str]) -> None:
+    """`extra_dirs` are folders (relative ones in the working directory): a file there is a mistake
+    to stop at, as `--add-dir FILE` is; a folder not there (yet) is a warning, since a user file's
+    list is read in every project."""
+    for entry in dirs:
+        path = Path(entry).expanduser()
+        path = path if path.is_absolute() else cwd / path
+        if path.is_dir():
+            continue
+        if path.exists():
+            raise SettingsError(f"bad value for extra_dirs (from {where}): {entry} is a file, not a folder; "
+                                "list folders there")
+        warnings.append(f"extra_dirs (from {where}): no such folder {path}; kept in the list")
+
+
+def _from(origin: str) -> str:
+    return "the default" if origin == "default" else f"from {origin}"
+
+
+def origin(source: str, files: dict[str, str]) -> str:
+    """A source as an error names it: a file by its path (the one to open, as `Loaded.where`),
+    env and flag sources as they are."""
+    return " + ".join(files.get(part, part) for part in source.split(" + "))
+
+
+def check_extensions(table: dict[str, Any], where: str) -> None:
+    """One file's hooks and MCP servers, checked before they are merged with the other file's, so
+    a line about a bad one names the file it is in."""
+    for key in MERGED:
+        if key in table and not isinstance(table[key], dict):
+            raise SettingsError(f"bad value for {key} (from {where}): expected a table ([{key}])")
+    if "hooks" in table:
+        check_hooks(table["hooks"], Settings.model_fields["hook_timeout_s"].default, where)
+    if "mcp_servers" in table:
+        check_servers(table["mcp_servers"], where)
+
+
+def check_hooks(hooks: dict[str, Any], timeout_s: float, where: str) -> None:
+    """Fail at start-up, in one line starting with `where` (the file or variable the table came
+    from), on hooks that could never run."""
+    from .agent.integrations.hooks import HookConfigError, parse_hooks
+
+    try:
+        parse_hooks(hooks, timeout_s)
+    except HookConfigError as e:
+        raise SettingsError(f"{where}: {e}") from None
+
+
+def check_servers(servers: dict[str, Any], where: str) -> None:
+    """As `check_hooks`, for MCP servers."""
+    if not servers:  # the MCP module loads pydantic-ai: only when there is something to check
+        return
+    from .agent.integrations.mcp_servers import McpConfigError, parse_servers
+
+    try:
+        parse_servers(servers)
+    except McpConfigError as e:
+        raise SettingsError(f"{where}: {e}") from None
