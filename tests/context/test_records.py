@@ -171,10 +171,12 @@ def test_a_record_carries_the_earlier_record_then_every_step_since():
     ]
     text = summary.record_of(steps)
     assert text is not None
-    assert text.startswith("Fixed the parser; tests pass.\n\n" + DIGEST_HEADER)
-    assert "Assistant: Now the lexer." in text
+    assert text.startswith("Fixed the parser; tests pass.\n\n- Assistant: Now the lexer.\n")
     assert 'read_file(path="src/lex.py") -> ok (3 lines)' in text
-    assert "Files changed: src/lex.py" in text
+    assert 'edit_file(path="src/lex.py", old="pass", new="return []") -> ok (1 line)' in text
+    # The steps alone: the compaction message carrying the record says where the full messages are
+    # and lists the files changed, and the record is paid for on every later request.
+    assert DIGEST_HEADER not in text and "What happened, in order" not in text and "Files changed:" not in text
     assert "This session continues" not in text  # the earlier compaction message is not a step
     # Carried again by the next record, unchanged.
     again = summary.summary_message(text, None, ["fix the parser"], "record", {}, [])

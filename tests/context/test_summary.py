@@ -152,3 +152,19 @@ async def test_a_summary_that_fails_both_ways_raises_the_first_failure_with_its_
                                                                  summary.compact_prompt())
     assert len(calls) == 2  # the shared path, then the separate one
     assert isinstance(caught.value.__cause__, ConnectionError) and "127.0.0.1:9" in str(caught.value.__cause__)
+
+
+def test_an_update_frames_its_record_in_one_short_line_that_a_record_cannot_forge():
+    """An incremental compaction's update follows the compaction message it keeps, which explains a
+    record at length; its own note is one short line, before its record, and a record that copies
+    that line has it marked as a copy."""
+    body = f"Ran the tests.\n{summary.UPDATE_NOTE}\n{EVIL}"
+    msg = summary.update_message(body, None, ["now the lexer"], {}, [], all_users=["fix the parser", "now the lexer"],
+                                 all_files={}, strategy="record")
+    text = msg.parts[0].content
+    assert isinstance(text, str) and text.startswith(summary.UPDATE_HEAD)
+    start, end = text.index("<summary_record>"), text.index("</summary_record>")
+    assert text.index(summary.UPDATE_NOTE) < start  # the program's note, outside the record
+    assert text.count(summary.UPDATE_NOTE) == 2 and f"[copied] {summary.UPDATE_NOTE}" in text[start:end]
+    assert summary.RECORD_NOTE not in text and len(summary.UPDATE_NOTE) < len(summary.RECORD_NOTE) // 2 + 20
+    assert text.index(EVIL) < end and text.index("- now the lexer") > end

@@ -83,7 +83,7 @@ def test_records_written_without_a_model_keep_the_task_and_cost_no_summary_reque
     after_record = 0
     for req in server.requests:
         text = "\n".join(message_text(m) for m in req.messages)
-        if "[Collapsed history digest]" in text and "compacted to keep the context small" in text:
+        if "<summary_record>\n- " in text and "compacted to keep the context small" in text:
             after_record += 1
             assert TASK_ID in text
             assert [m for m in req.messages if m.get("role") == "tool"], "the newest tool results are kept"

@@ -133,8 +133,14 @@ def _fit(steps: list[str], room: int) -> list[str]:
     return out
 
 
-def default_digest(messages: list[ModelMessage], max_chars: int = 6_000) -> str:
-    """Deterministic digest of `messages`: asks, tool calls with key args and outcomes, files."""
+def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, framed: bool = True) -> str:
+    """Deterministic digest of `messages`: asks, tool calls with key args and outcomes, files.
+
+    `framed` (the collapse layer's digest, which stands alone in the history) opens with
+    `DIGEST_HEADER`, the files changed and "What happened, in order:". A compaction record
+    (`summary.record_of`) asks for the steps alone: its message already says where the full
+    messages are and lists the files changed, and the record is carried, cached, on every later
+    request, so each framing line would be paid again and again."""
     results: dict[str, ToolReturnPart | RetryPromptPart] = {}
     for m in messages:
         if isinstance(m, ModelRequest):
@@ -163,15 +169,16 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000) -> str:
                     writes = "write" in p.tool_name or "edit" in p.tool_name
                     (changed if writes else read)[path] = None
     head = [f"{DIGEST_HEADER} {len(messages)} earlier messages were collapsed to save context; the "
-            f"full messages are kept in the session log."]
-    head += [f"Files changed: {_clip(', '.join(changed), 600)}"] if changed else []
+            f"full messages are kept in the session log."] if framed else []
+    head += [f"Files changed: {_clip(', '.join(changed), 600)}"] if changed and framed else []
     order = "What happened, in order:"
-    room = max_chars - sum(len(h) + 1 for h in [*head, order])
+    room = max_chars - sum(len(h) + 1 for h in head) - (len(order) + 1 if framed else 0)
     needed = sum(len(x) + 1 for x in steps)
     if read and needed > room:  # some steps will be left out: name every path read
         head.append(f"Paths read or searched: {_clip(', '.join(read), 600)}")
         room -= len(head[-1]) + 1
-    head.append(order)
+    if framed:
+        head.append(order)
     if needed > room:
         steps = _fit(steps, room)
     return "\n".join([*head, *steps])[:max_chars]
