@@ -21,7 +21,7 @@ def a_long_session():
 
 def shown(width: int) -> str:
     c = Console(record=True, width=width, file=io.StringIO(), markup=False)
-    c.print(render_cost(a_long_session()))
+    c.print(render_cost(a_long_session(), compactions=1))
     return c.export_text()
 
 

@@ -90,12 +90,17 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
     return outer
 
 
-def render_cost(r: CostReport, title: str = "tokens and cost, whole session (every run)") -> Group:
+def render_cost(r: CostReport, title: str = "tokens and cost, whole session (every run)", *,
+                compactions: int) -> Group:
     """The figures in one table where it fits the terminal whole; where it does not (below about 110
     columns with a model name and million-token figures), each `kind · model` and the total as a
     heading over its figures, two to a line, or one below 50 columns. A number is never cut: the
     table squeezed into 60 columns showed `111,2…` and no model at all. The write column only when
-    something was written to a cache; prices we do not know say so instead of $0."""
+    something was written to a cache; prices we do not know say so instead of $0.
+
+    `compactions`: how many the session made. What was kept out of the requests is the layers'
+    trimming of each request plus what compactions removed; with none made, the line says the
+    trimming did it (it said "compaction kept" of a session never compacted)."""
     writes = r.total.cache_write > 0
     known = r.priced
 
@@ -120,7 +125,10 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
         saving = (f" (≈ ${r.avoided_cost:.4f} at this session's cache mix); summaries and notes cost "
                   f"${r.compaction_cost:.4f}; net ≈ ${r.net_saving:.4f}") if known else " (money unknown)"
         over = f"; {plural(r.over_window, 'request')} would not have fit the window at all" if r.over_window else ""
-        lines.append(Text(f"compaction kept ~{r.avoided_tokens:,} input tokens out of the requests{saving}{over}"))
+        who = (f"{plural(compactions, 'compaction')} and trimming what was sent" if compactions else
+               "no compaction yet; trimming what was sent (large tool results previewed, old tool results cleared, "
+               "old rounds folded)")
+        lines.append(Text(f"{who} kept ~{r.avoided_tokens:,} input tokens out of the requests{saving}{over}"))
     else:
         lines.append(Text("compaction has kept nothing out of the requests yet"))
     return Group(*lines)
@@ -188,8 +196,11 @@ async def _context(s: AgentSession, args: str, c: Console) -> None:
 
 @command("cost", "tokens (cache hit / miss / write) and money so far, and what compaction saved", takes_args=False)
 async def _cost(s: AgentSession, args: str, c: Console) -> None:
+    from .history_view import all_boundaries
+
     whole, run = cost_report(s, whole=True), cost_report(s)
-    c.print(render_cost(whole))
+    compactions = sum(1 for b in all_boundaries(s.store) if b.strategy != "rewind")  # as /status counts them
+    c.print(render_cost(whole, compactions=compactions))
     if sum(whole.requests.values()) != sum(run.requests.values()):
         known = whole.priced and run.priced
         c.print(f"this run (since the session was resumed): {plural(sum(run.requests.values()), 'request')}, "
