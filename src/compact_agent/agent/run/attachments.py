@@ -59,13 +59,25 @@ def _pasted(typed: str) -> list[str]:
     return out
 
 
+def _mention(raw: str) -> str:
+    """The path an `@` mention names, without the punctuation of the sentence it ends ("see
+    @foo.py." names foo.py). A last part that is dots alone is the path's, not the sentence's:
+    `@.`, `@..` and `@dir/.` name folders (stripping them made `@.` the empty name, said "@ is a
+    folder"); a dot after them is the sentence's again (`@..` ending a sentence as `@...`)."""
+    name = raw.rstrip(".,;:")
+    if name == "" or name.endswith("/"):
+        tail = raw[len(name):]
+        name += "." * min(2, len(tail) - len(tail.lstrip(".")))
+    return name
+
+
 def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, max_bytes: int,
          settings: Settings) -> list[Attachment]:
     """Everything `typed` names: `@path` mentions first, then pasted image paths, each once.
     `max_bytes` is the images' limit; a text file is read as read_file reads it with `settings`."""
     found: list[Attachment] = []
     seen: set[Path] = set()
-    names = [(m.group(1).rstrip(".,;:"), True) for m in MENTION_RE.finditer(typed)]
+    names = [(_mention(m.group(1)), True) for m in MENTION_RE.finditer(typed)]
     names += [(n, False) for n in _pasted(typed)]
     for name, mentioned in names:
         path = resolve_path(cwd, name)
