@@ -94,7 +94,9 @@ def all_boundaries(store: SessionStore) -> list[Boundary]:
             continue
         for b in loaded.boundaries:
             found.setdefault((b.time, b.trigger, b.strategy, b.tokens_before, b.archive), b)
-    return list(found.values())  # archive order is history order (a rewind's boundary has no time)
+    # In the order written, not sorted by time: a rewind saved by an older version has none (the
+    # store now gives every record its clock's time, which /history shows).
+    return list(found.values())
 
 
 def message_rows(m: ModelMessage) -> list[tuple[str, str]]:
