@@ -6,7 +6,6 @@ the same way; neither imports the other.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,9 +36,9 @@ class Analysis:
 
 
 def label(path: Path) -> str:
-    """The transcript's whole path relative to the working directory (file names repeat across
-    folders: every Claude Code subagent is `subagents/agent-*.jsonl`)."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive (Windows)
-        return str(path)
+    """The transcript's whole path as the analysis reached it: the folder (or file) named on the
+    command line, then the path within it — the name the skip notes and `--json` give a file, and
+    whole (file names repeat across folders: every Claude Code subagent is `subagents/agent-*.jsonl`).
+    Made relative to the working directory, a folder named by its absolute path elsewhere showed
+    as `../../shared/data/…`, a path the user never typed and that no note used."""
+    return str(path)
