@@ -52,3 +52,27 @@ def test_a_session_of_garbage_lines_has_no_entries(tmp_path, monkeypatch) -> Non
     res = CliRunner().invoke(app, ["sessions"])
     assert res.exit_code == 0, res.output
     assert "    0 messages  (no prompt)" in res.output, res.output
+
+
+def test_a_session_of_one_typed_message_that_never_reached_the_model_lists_it(tmp_path, monkeypatch) -> None:
+    """A REPL killed while it started leaves only the line typed meanwhile (journal.py): a load reads
+    it as the user's message, unanswered, and the listing shows it so (it said '0 messages (no
+    prompt)'). One a request carried is listed as any message; one marked unsent is none."""
+    from compact_agent.session import journal
+
+    root = sessions_root(tmp_path, monkeypatch)
+    journal.save_prompt_early(root, "20261202-1030-ab12", "remember PELICAN")
+    sent = SessionStore(root, "20261202-1031-cd34")
+    sent.lock()
+    sent.save_prompt("fix the parser")
+    sent.append([ModelRequest(parts=[UserPromptPart("fix the parser")]), ModelResponse(parts=[TextPart("done")])])
+    sent.save_prompt("and the lexer")  # typed, then the turn was interrupted before its request
+    sent.settle_prompt()
+    sent.unlock()
+    res = CliRunner().invoke(app, ["sessions"])
+    assert res.exit_code == 0, res.output
+    assert "    1 message   remember PELICAN  (unanswered)" in res.output, res.output
+    assert "    2 messages  fix the parser\n" in res.output, res.output
+    for sid in ("20261202-1030-ab12", "20261202-1031-cd34"):  # the count /resume then says
+        listed = next(line for line in res.output.splitlines() if sid in line)
+        assert f" {len(load_session_file(root / f'{sid}.jsonl').messages)} message" in listed, listed

@@ -22,26 +22,62 @@ class SessionRow:
     modified: str
     messages: int
     first_prompt: str
+    unanswered: bool = False  # the first prompt is a typed message that never reached the model
+
+
+#: After a first prompt that never reached the model (a run killed while it started).
+UNANSWERED = "  (unanswered)"
 
 
 def first_prompt(path: Path, max_entries: int = 200) -> tuple[str, int]:
     """(first user prompt, number of messages) of a session file, without loading them: only the
     messages a load reads are counted (a torn or garbage line is none; a compaction's boundary, a
     note of the session's are no message), the number `/resume` then says it resumed."""
+    prompt, n, _ = scan(path, max_entries)
+    return prompt, n
+
+
+def scan(path: Path, max_entries: int = 200) -> tuple[str, int, bool]:
+    """`first_prompt`, and whether that prompt is a typed message no request carried: a `prompt`
+    entry saved the moment it was typed (session/journal.py) that the run died before sending. A
+    load reads it as the user's message, unanswered, so it is counted and can be the first prompt:
+    a session killed while it started held only that, and was listed as '0 messages (no prompt)'."""
     prompt = ""
     n = 0
+    at = -1  # where the first prompt of a message was, counted in messages
+    early: list[tuple[int, str, str]] = []  # (where, entry id, text) of typed messages before it
+    typed: set[str] = set()  # the ids of every typed message (prompt entry) with text
+    settled: set[str] = set()  # those a request carried, or marked unsent
     try:
         for entry in readable_entries(path):
-            if entry.get("kind") != "message":
+            kind = entry.get("kind")
+            if kind == "prompt":
+                saved, eid = entry.get("prompt"), entry.get("id")
+                if not (isinstance(saved, dict) and isinstance(eid, str)):
+                    continue
+                if isinstance(saved.get("unsent"), str):
+                    settled.add(saved["unsent"])
+                elif isinstance(saved.get("text"), str):
+                    typed.add(eid)
+                    if not prompt and n <= max_entries:
+                        early.append((n, eid, saved["text"]))
                 continue
+            if kind != "message":
+                continue
+            if isinstance(entry.get("prompt"), str):
+                settled.add(entry["prompt"])
             n += 1
             if prompt or n > max_entries:
                 continue
             message = entry.get("message") or {}
             prompt = _first_words(message) if isinstance(message, dict) else ""
+            at = n - 1 if prompt else at
     except OSError:
-        return "", 0
-    return as_typed(prompt), n
+        return "", 0, False
+    unsent = [(where, text) for where, eid, text in early if eid not in settled]
+    if unsent and (not prompt or unsent[0][0] <= at):
+        return as_typed(one_line(unsent[0][1])), n + len(typed - settled), True
+    return as_typed(prompt), n + len(typed - settled), False
 
 
 INIT_START = "Look at this repository and write an AGENTS.md"  # more_commands.INIT_PROMPT's first words
@@ -74,16 +110,17 @@ def _first_words(message: dict[str, Any]) -> str:
 def session_rows(root: Path, limit: int = MAX_LISTED) -> list[SessionRow]:
     rows = []
     for p in list_sessions(root)[:limit]:
-        prompt, lines = first_prompt(p)
+        prompt, lines, unanswered = scan(p)
         when = datetime.fromtimestamp(p.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
-        rows.append(SessionRow(p.stem, when, lines, prompt))
+        rows.append(SessionRow(p.stem, when, lines, prompt, unanswered))
     return rows
 
 
 def format_row(i: int | None, r: SessionRow, width: int = 70) -> str:
     from .render import clip_words
 
-    prompt = clip_words(r.first_prompt, width)
+    mark = UNANSWERED if r.unanswered and r.first_prompt else ""
+    prompt = clip_words(r.first_prompt, width - len(mark)) + mark
     head = f"{i:>3}. " if i is not None else "  "
     count = f"{r.messages:>5} {'message ' if r.messages == 1 else 'messages'}"
     return f"{head}{r.id}  {r.modified}  {count}  {prompt or '(no prompt)'}"
