@@ -34,7 +34,14 @@ def test_the_importers_warnings_count_one_in_the_singular(tmp_path: Path) -> Non
            "finished streaming): output tokens and costs are a lower bound" in claude, claude
     assert not any("output_tokens" in w or "metadata" in w for w in claude)  # a user's words, no internal key
     codex = load_transcript(write_jsonl(tmp_path / "rollout.jsonl", CODEX_SESSION)).warnings
-    assert "skipped 1 server-side web_search_call item (no recorded result)" in codex
+    assert ("left out 1 web search OpenAI ran for Codex on its own servers: the file records that it ran but not "
+            "what it found, so every strategy is replayed without it") in codex
+    assert not any("web_search_call" in w or "server-side" in w for w in codex)  # the rollout's item type: no user's word
+    search = next(r for r in CODEX_SESSION if r["payload"].get("type") == "web_search_call")
+    at = CODEX_SESSION.index(search)
+    two = load_transcript(write_jsonl(tmp_path / "two.jsonl", [*CODEX_SESSION[:at], search, *CODEX_SESSION[at:]]))
+    assert ("left out 2 web searches OpenAI ran for Codex on its own servers: the file records that they ran but not "
+            "what they found, so every strategy is replayed without them") in two.warnings
 
 
 def test_one_archive_left_out_is_one(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ Rules, and the traps they answer (all observed in the fixture data):
   of deterministic filler so sizes and token counts stay realistic (redacted arguments become a valid
   JSON object of length N, redacted tool names ``redacted_tool_<sha>``, redacted images ``[image]``).
   Encrypted reasoning is not sent as text, so only the reasoning summary is imported.
-* ``web_search_call`` items are server-side searches with no recorded result: skipped and counted.
+* ``web_search_call`` items are server-side searches with no recorded result: left out and counted
+  (``web_search_note``).
 * ``compacted`` (with its ``replacement_history``) goes to ``recorded_compactions``, indexed at the first
   message after it.
 """
@@ -74,11 +75,19 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
         builder.warnings.append(note)
     builder.filler_chars = state.redactions.chars
     if state.native_calls:
-        builder.warnings.append(
-            f"skipped {counted(state.native_calls, 'server-side web_search_call item')} (no recorded result)"
-        )
+        builder.warnings.append(web_search_note(state.native_calls))
     if state.unattached_usage:
         builder.warnings.append(f"{counted(state.unattached_usage, 'token_count event')} matched no response")
+
+
+def web_search_note(n: int) -> str:
+    """The searches OpenAI ran for Codex on its own servers, in a user's words: what was left out,
+    and that it is left out of every strategy alike (it said "skipped 1 server-side web_search_call
+    item (no recorded result)", the rollout's item type)."""
+    one = n == 1
+    return (f"left out {counted(n, 'web search', 'web searches')} OpenAI ran for Codex on its own servers: the "
+            f"file records that {'it' if one else 'they'} ran but not what {'it' if one else 'they'} found, so every "
+            f"strategy is replayed without {'it' if one else 'them'}")
 
 
 def _redaction_note(stats: RedactionStats) -> str | None:
