@@ -61,6 +61,7 @@ class Repl:
         self.starting: asyncio.Future[None] | None = None
         self.prompt: PromptSession[str] | None = None
         self.start: Start | None = None  # the banner's facts: the session id a line typed early is saved in
+        self.early: str | None = None  # the entry of a line saved before the session was built
 
     # -- session callbacks -------------------------------------------------------------------
     def on_compact_start(self, trigger: str, tokens: int) -> None:
@@ -132,6 +133,8 @@ class Repl:
             await asyncio.wait([self.starting])  # a session still being built is finished, then closed
             if self.session is not None:
                 await self.session.aclose()  # /clear and /resume swap what it holds, not the object
+            elif not self.starting.cancelled() and self.starting.exception() is not None:
+                self.take_back()
             self.goodbye()
         self.starting.result()  # a start-up failure (the prompt was ended for it) is reported
 
@@ -178,11 +181,23 @@ class Repl:
             if self.session is not None:
                 self.session.store.save_prompt(message)
             elif self.start is not None:
-                journal.save_prompt_early(session_root(self.opts.cwd.resolve(), self.opts.home), self.start.session_id,
-                                  message)
+                self.early = journal.save_prompt_early(session_root(self.opts.cwd.resolve(), self.opts.home),
+                                                       self.start.session_id, message)
         except (OSError, SessionError) as e:  # the turn still saves it when it is sent
             self.console.print(f"warning: could not save the message before sending it: {describe_error(e)}",
                                style="yellow", soft_wrap=False)
+
+    def take_back(self) -> None:
+        """The session could not be built (a window too small for the system prompt): a line saved
+        while it was being built is taken back, as print mode takes back its prompt (early_prompt.py).
+        Nothing ran, so nothing stays: a session that line made goes, an earlier one it resumed keeps
+        the history it had. (Killed while starting, the process never gets here: the line stays.)"""
+        if self.early is None or self.start is None:
+            return
+        from ..early_prompt import Early, take_back
+
+        take_back(self.opts, Early(self.start.session_id, self.start.exists, self.early))
+        self.early = None
 
     async def build(self, start: Start) -> None:
         """Import in a worker thread (the prompt stays responsive), then build the session on the
