@@ -111,3 +111,22 @@ def test_a_file_reached_twice_is_replayed_once(tmp_path: Path) -> None:
     out = cli("t", "t/other.json", "-s", "ours", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert [t["path"] for t in json.loads(out.stdout)["transcripts"]] == ["t/chat.json", "t/other.json"]
+
+
+def test_nothing_found_counts_the_paths_skipped_not_the_notes(tmp_path: Path) -> None:
+    """One note says all of compact-history/'s archives: 'no transcripts found: … (and 1 more
+    skipped)' stood for a broken link and three archives."""
+    root = tmp_path / "t"
+    (root / "compact-history").mkdir(parents=True)
+    for i in range(3):
+        (root / "compact-history" / f"a{i}.jsonl").write_text("{}\n")
+    (root / "gone.jsonl").symlink_to(tmp_path / "moved-away.jsonl")
+    out = cli("t", cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith("compact-agent: no transcripts found: t/gone.jsonl: a broken link")
+    assert "(and 3 more skipped)" in out.stderr, out.stderr
+    (root / "gone.jsonl").unlink()  # the archives' note alone, then a file read that is no transcript
+    (root / "notes.txt").write_text("not a transcript\n")
+    out = cli("t", cwd=tmp_path)
+    assert out.stderr.startswith("compact-agent: no transcripts found: 3 compaction archives in compact-history/")
+    assert "(and 1 more skipped)" in out.stderr, out.stderr

@@ -46,25 +46,33 @@ async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strate
     except ValueError as e:
         raise AnalyzeError(str(e)) from None
     analysis = Analysis(window, pricing, PRICING[pricing], skipped=found.notes)
+    files = found.skipped  # the paths the notes stand for: one note says all of compact-history/
+    # The paths the first note stands for: all the search skipped when it wrote one note (the one on
+    # compact-history/ is its last), else one.
+    first = found.skipped if len(found.notes) == 1 else 1
     for result in await replay_files(found.files, list(chosen), window=window, pricing=pricing, summarize=summarize,
                                      skipped=found.skipped):
         if isinstance(result, str):
             analysis.skipped.append(result)
+            files += 1
         else:
             analysis.runs.append(result)
     if not analysis.runs:
-        raise AnalyzeError(nothing_found(analysis.skipped))
+        raise AnalyzeError(nothing_found(analysis.skipped, files - first))
     return analysis
 
 
-def nothing_found(skipped: Sequence[str]) -> str:
+def nothing_found(skipped: Sequence[str], more_paths: int | None = None) -> str:
     """One line when no transcript was found, saying why when something was skipped (the notes
-    are not printed without figures): the first skipped path's reason, and how many more."""
+    are not printed without figures): the first skipped path's reason, and how many more paths were
+    skipped (`more_paths`; by default one a note). Counting the notes said "(and 1 more skipped)"
+    for forty compaction archives, which have one note."""
     known = ("Claude Code or Codex JSONL, mini-swe-agent, SWE-agent, OpenAI chat JSON or compact-agent "
              "sessions")
     if not skipped:
         return f"no transcripts found ({known})"
-    more = f" (and {len(skipped) - 1:,} more skipped)" if len(skipped) > 1 else ""
+    more_paths = len(skipped) - 1 if more_paths is None else more_paths
+    more = f" (and {more_paths:,} more skipped)" if more_paths > 0 else ""
     return f"no transcripts found: {skipped[0].removeprefix('skipped ')}{more}; the analyzer reads {known}"
 
 
