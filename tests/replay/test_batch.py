@@ -122,3 +122,27 @@ async def test_the_legend_says_what_a_failed_compaction_is_when_the_table_shows_
     analysis.runs[0].runs[0].failed_compactions = 1
     out = printed()
     assert "(1 fail)" in out and "(N fail) = those tried that left the history as it was" in out
+
+
+async def test_the_chart_says_what_a_failed_compaction_is_when_its_totals_show_one(tmp_path: Path):
+    """The chart's totals showed '3 (1 fail)' with no word on what a fail is; the table's line says it."""
+    from xml.etree import ElementTree
+
+    from compact_agent.replay.plot import write_plot
+
+    (tmp_path / "t.json").write_text(json.dumps(_chat(6)))
+    analysis = await report.analyze([tmp_path], window=8_000, strategies=["ours", "none"])
+
+    def texts() -> list[str]:
+        chart = write_plot(analysis, tmp_path / "chart.svg")
+        doc = ElementTree.fromstring(chart.read_text())
+        height = float(doc.get("height") or 0)
+        shown = doc.findall(".//{http://www.w3.org/2000/svg}text")
+        assert all(float(t.get("y") or 0) <= height for t in shown)
+        return [t.text or "" for t in shown]
+
+    assert not any("fail" in t for t in texts())
+    analysis.runs[0].runs[0].failed_compactions = 1
+    shown = texts()
+    assert any(t.endswith(" (1 fail)") for t in shown), shown
+    assert "compactions: (N fail) = those tried that left the history as it was" in shown

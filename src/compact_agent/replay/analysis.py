@@ -13,6 +13,9 @@ from ..models import ModelInfo
 from .metrics import Metrics, measure
 from .simulate import TranscriptRun
 
+#: What "(1 fail)" after a number of compactions means, in the line under the tables and under the chart's.
+FAIL_NOTE = "(N fail) = those tried that left the history as it was"
+
 
 class AnalyzeError(RuntimeError):
     """A problem the user can fix, explained in one line."""

@@ -16,7 +16,7 @@ from html import escape
 from pathlib import Path
 
 from ._words import plural
-from .analysis import Analysis, AnalyzeError
+from .analysis import FAIL_NOTE, Analysis, AnalyzeError
 from .metrics import Metrics
 from .simulate import StrategyRun, TranscriptRun
 
@@ -112,9 +112,19 @@ def drawn(runs: list[TranscriptRun], titles: list[str]) -> list[tuple[Transcript
     return [(r, t) for r, t in zip(runs, titles, strict=True) if r.points > 1]
 
 
+def _failed(totals: list[Metrics] | None) -> bool:
+    return any(m.failed_compactions for m in totals or [])
+
+
+def _totals_height(totals: list[Metrics] | None) -> int:
+    """The totals table's height: its rows, and the line on "(N fail)" when a row shows one."""
+    return 44 + 16 * (len(totals) + _failed(totals)) if totals else 0
+
+
 def _totals_panel(totals: list[Metrics], y0: float) -> list[str]:
     """A small table of the totals: cost with its parts (re-reads included), recall and stalls,
-    requests over the window, compactions."""
+    requests over the window, compactions; under it, what "(1 fail)" means when a row shows one
+    (as under the terminal's tables: the chart showed it without a word)."""
     cols = [("strategy", 0), ("cost", 120), ("hit", 180), ("miss", 230), ("output", 280), ("summary", 335),
             ("notes", 395), ("reread", 445), ("recall", 500), ("stalls", 550), ("over", 600),
             ("compactions", 645), ("peak", 735)]
@@ -133,6 +143,9 @@ def _totals_panel(totals: list[Metrics], y0: float) -> list[str]:
         for (_, dx), cell in zip(cols, cells, strict=True):
             out.append(f'<text x="{LEFT + dx}" y="{row}" font-size="11"{weight} '
                        f'fill="{COLORS.get(m.strategy, "#333") if dx == 0 else "#000"}">{escape(cell)}</text>')
+    if _failed(totals):
+        out.append(f'<text x="{LEFT}" y="{row + 16}" font-size="11" fill="#555">'
+                   f'compactions: {escape(FAIL_NOTE)}</text>')
     return out
 
 
@@ -140,7 +153,7 @@ def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[
         heading: str = "") -> str:
     """Heading, legend, the totals table (when given), then one panel per transcript of 2+ requests."""
     panels = drawn(runs, titles)
-    totals_h = 44 + 16 * len(totals) if totals else 0
+    totals_h = _totals_height(totals)
     top = 72
     height = top + totals_h + PANEL_H * len(panels) + (20 if len(panels) < len(runs) else 0)
     body = ['<?xml version="1.0" encoding="UTF-8"?>',

@@ -23,7 +23,7 @@ from rich.text import Text
 
 from ..models import PRICING
 from ._words import plural
-from .analysis import Analysis, AnalyzeError, label
+from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label
 from .baselines import factories
 from .batch import Summaries, find_files, replay_files
 from .metrics import Metrics
@@ -211,7 +211,7 @@ def warnings_summary(analysis: Analysis) -> str:
 #: What a column means, for the line under the tables (a narrow table leaves some columns out).
 LEGEND = {
     "over": "over = requests larger than the window",
-    "compact": "compact = compactions; (N fail) = those tried that left the history as it was",
+    "compact": f"compact = compactions; {FAIL_NOTE}",
     PARTS: "hit miss out sum notes reread = the cost in dollars: main requests' cache hits, misses (cache writes "
            "included) and output, summary calls, session-notes calls, and the look-agains of stalls",
     "recall": "recall = share of what the next step used from earlier context (paths, names, ids) still in the "
