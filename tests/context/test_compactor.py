@@ -191,6 +191,33 @@ def test_tail_keeps_latest_round_and_never_splits_pairs():
     assert j >= 0 and rounds.safe_cuts(msgs)[j]
 
 
+def attached(paths: list[str], turn: str) -> list:
+    """The exchange the agent inserts before a user's message to carry the files they attached."""
+    meta = {"compact_agent": {"synthetic": "mention"}}
+    calls = [ToolCallPart("read_file", {"path": p}, tool_call_id=f"mention_{turn}_{n}") for n, p in enumerate(paths)]
+    returns = [ToolReturnPart("read_file", f"contents of {p}\n" + "y" * 300, tool_call_id=f"mention_{turn}_{n}",
+                              metadata=meta) for n, p in enumerate(paths)]
+    return [ModelResponse(parts=calls, metadata=meta), ModelRequest(parts=returns, metadata=meta)]
+
+
+async def test_what_the_user_attached_to_the_newest_message_stays_with_it(tmp_path):
+    """The files attached to the message a compaction must leave for the model to answer are part
+    of that message: kept with it however small the tail, never reduced to "read q.txt"."""
+    msgs = [*history(6, size=2_000), *attached(["q.txt", "r.txt"], "t2"),
+            ModelRequest(parts=[UserPromptPart("two @q.txt @r.txt")])]
+    start = tail_start(msgs, 50)
+    assert start == len(msgs) - 3 and rounds.safe_cuts(msgs)[start]
+    # An attachment of an earlier message is no part of the newest one.
+    older = [*attached(["p.txt"], "t1"), *history(3, size=2_000)[1:], ModelRequest(parts=[UserPromptPart("go on")])]
+    assert tail_start(older, 50) == len(older) - 1
+    result = await Compactor(Limits.for_window(32_000, 4_000)).compact(msgs, summarize=fake_summary,
+                                                                         archive=lambda: tmp_path / "a")
+    texts = [str(p.content) for m in result.messages if isinstance(m, ModelRequest) for p in m.parts
+             if isinstance(p, ToolReturnPart)]
+    assert any(t.startswith("contents of q.txt") for t in texts) and any(t.startswith("contents of r.txt") for t in texts)
+    assert rounds.unpaired(result.messages) == (set(), set())
+
+
 async def test_partial_from_keeps_the_prefix_byte_identical(tmp_path):
     comp = Compactor(Limits.for_window(32_000, 4_000))
     msgs = history(10, size=800)

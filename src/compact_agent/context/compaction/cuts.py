@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from ..plumbing import rounds, tokens
+from ..plumbing import markers, rounds, tokens
 from .result import CompactionError, Summarize
 
 MAX_PTL_RETRIES = 3
@@ -134,7 +134,9 @@ def tail_start(messages: Sequence[ModelMessage], max_tokens: int, max_results: i
     """Where the verbatim tail after a summary begins.
 
     The newest request is what the model must answer now (a user prompt, or tool results it has
-    not seen), so it is kept, with the response whose calls it answers. Older rounds are added
+    not seen), so it is kept, with the response whose calls it answers, and with the files and
+    images the user attached to it (`markers.is_attachment`: an exchange the model has not seen
+    either, which a summary would reduce to "read p.txt"). Older rounds are added
     while they fit `max_tokens` and, with `max_results`, until the tail holds that many tool
     results: the newest results are the working memory a summary describes worst.
     """
@@ -142,6 +144,8 @@ def tail_start(messages: Sequence[ModelMessage], max_tokens: int, max_results: i
     if n == 0:
         return 0
     start = rounds.adjust_cut_backward(messages, n - 1)
+    while start > 0 and markers.is_attachment(messages[start - 1]):
+        start = rounds.adjust_cut_backward(messages, start - 1)
     safe = rounds.safe_cuts(messages)
     i = start
     held = sum(_results(m) for m in messages[start:])

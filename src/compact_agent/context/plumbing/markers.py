@@ -40,6 +40,19 @@ def failed_result(part: Any) -> bool:
     return isinstance(tool, dict) and bool(tool.get("error"))
 
 
+ATTACHMENT_KINDS = ("mention", "image")
+"""The `[KEY]["synthetic"]` kinds of the read_file exchanges an agent inserts before a user's message
+to carry the files and images the user attached to it (`@path`, a pasted image path): part of that
+message, not a step of the model's."""
+
+
+def is_attachment(m: Any) -> bool:
+    """Whether `m` is (half of) the exchange carrying what the user attached to their next message."""
+    meta = getattr(m, "metadata", None)
+    ours = meta.get(KEY) if isinstance(meta, dict) else None
+    return isinstance(ours, dict) and ours.get("synthetic") in ATTACHMENT_KINDS
+
+
 def is_compaction_message(m: Any) -> bool:
     """Whether `m` is the message a compaction starts a history with (it carries the user's
     messages verbatim and the file ledger, so no layer may fold it away)."""
