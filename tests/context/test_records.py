@@ -286,7 +286,7 @@ async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_b
     head = result.messages[0]
     # Keeping it beside a record is priced too, its records counted among what a new message would
     # send again: only the framing of updates appended to it is held beyond what a record re-lists.
-    assert len(seen) == 1 and seen[0][1] > summary.carried_tokens(first)
+    assert len(seen) == 1 and seen[0][1] > summary.carried_tokens(first, compactor.limits.user_messages_budget)
     assert head.parts[0] is first.parts[0]  # the kept message, as it was: a cache hit
     assert head.parts[1].content.startswith(summary.UPDATE_HEAD)
     assert "- also fix the lexer" in head.parts[1].content and "fix the parser" not in head.parts[1].content
@@ -655,3 +655,19 @@ def test_a_form_that_brings_the_next_compaction_within_the_thrash_guards_request
     # Forced by the window, the next one comes at the hard limit: 64,000 - 4,000 - 1,280 = 58,720.
     assert not schedule.thrashes(cm, "window", 35_000, 30_000)
     assert schedule.thrashes(cm, "window", 51_000, 40_000)
+
+
+def test_what_a_new_compaction_message_carries_again_is_counted_within_the_users_budget():
+    """A new compaction message carries the user's messages within the budget (a long paste keeps
+    its head), so that is what keeping the old one saves re-sending: counted whole, an 18 KB paste
+    made the carried part larger than the message holding it, keeping it looked free however many
+    updates it held, and a 16K session compacted on every request."""
+    paste = "LOGDUMP " + "entry=ok " * 2_000
+    users = ["fix the parser", paste, "now the lexer"]
+    budget = 2_000
+    first = summary.summary_message("Earlier: fixed the parser.", None, summary.pick_user_messages(users, budget),
+                                    "full", {"src/p.py": ["edited"]}, [])
+    first.metadata["compact_agent"]["user_messages"] = users  # every message, as the metadata keeps them
+    carried = summary.carried_tokens(first, budget)
+    assert carried < estimate([first])
+    assert carried <= budget + estimate([summary.summary_message("", None, [], "full", {"src/p.py": ["edited"]})])

@@ -378,7 +378,8 @@ class ManagerState(AbstractCapability[Any]):
         if head is None or not is_compaction_message(head) or not (
                 result.strategy == "record" or result.event.detail.get("incremental")):
             return 0
-        return self.calibration.tokens(max(0, tokens.estimate([head]) - carried_tokens(head)))
+        return self.calibration.tokens(max(0, tokens.estimate([head]) - carried_tokens(
+            head, self.limits.user_messages_budget)))
 
     def learn_from_overflow(self, text: str) -> None:
         """The provider said how big the prompt was and what its limit is: believe it."""

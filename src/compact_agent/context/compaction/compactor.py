@@ -114,7 +114,7 @@ class Compactor(Keeper):
             # always, the framing grew with every compaction until the history right after one was
             # past the threshold, and every request compacted.
             record = plan.record if cut == plan.cut else None
-            carried = self.scaled(summary.carried_tokens(messages[0]))
+            carried = self.scaled(summary.carried_tokens(messages[0], self.limits.user_messages_budget))
             if prefer_record is not None and record is not None and prefer_record(
                     self.scaled(tokens.text_tokens(record))):
                 listed = self.scaled(tokens.text_tokens("\n\n".join(summary.records_in(messages[0]))))

@@ -278,13 +278,16 @@ def carried_users(m: ModelMessage) -> list[str]:
     return [u for u in users if isinstance(u, str)] if isinstance(users, list) else []
 
 
-def carried_tokens(m: ModelMessage) -> int:
+def carried_tokens(m: ModelMessage, user_budget: int) -> int:
     """Tokens of what a new compaction message would carry again from compaction message `m`: its
-    framing, the user's messages and the ledger of changed files in its metadata (its records, a
-    new summary folds)."""
+    framing, the user's messages in its metadata as a new message would carry them (within
+    `user_budget`, `pick_user_messages`) and the ledger of changed files (its records, a new
+    summary folds). Counting every user message whole, an 18 KB paste made the carried part
+    larger than the message itself: keeping it looked free however many updates it held."""
     meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
     files = meta.get("files_changed") or {} if isinstance(meta, dict) else {}
-    shell = summary_message("", None, list(reversed(carried_users(m))), "full", files if isinstance(files, dict) else {})
+    users = pick_user_messages(carried_users(m), user_budget)
+    shell = summary_message("", None, users, "full", files if isinstance(files, dict) else {})
     return tokens.estimate([shell])
 
 
