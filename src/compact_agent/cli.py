@@ -115,26 +115,22 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     missing = [d for d in add_dir or [] if not d.is_dir()]
     if missing:
         raise fail(f"--add-dir {missing[0]}: no such directory", 2)
-    from .session import remembered
+    from .cli_resume import CommandLine
+    from .models import UsageError
 
     # A resumed session runs with the options it was started with, unless they are given again.
     resumed = _resumed_file(work, continue_, resume)
     given = {k: v for k, v in (("model", model), ("base_url", base_url), ("context_window", context_window),
                                ("max_turns", max_turns), ("append_system_prompt", append_system_prompt))
              if v is not None}
-    saved = remembered.options_of(resumed) if resumed is not None else {}
-    applied = remembered.to_apply(saved, given, model or saved.get("model") or loaded.settings.model)
-    if applied:
-        model, base_url = applied.get("model", model), applied.get("base_url", base_url)
-        context_window, max_turns = applied.get("context_window", context_window), applied.get("max_turns", max_turns)
-        append_system_prompt = applied.get("append_system_prompt", append_system_prompt)
-        loaded = load_settings(work, warn=False, model=model, base_url=base_url, context_window=context_window,
-                               max_requests_per_turn=max_turns)
-    if add_dir or patterns:
-        from .settings_file import with_changes
-
-        loaded = with_changes(loaded, "flag", append=True, extra_dirs=[str(d.resolve()) for d in add_dir or []],
-                              allow_bash=patterns)
+    line = CommandLine(work, given, loaded, [str(d.resolve()) for d in add_dir or []], patterns)
+    try:
+        session = line.for_session(resumed)
+    except UsageError as e:
+        raise fail(str(e), 2) from None
+    model, base_url = session.model, session.get("base_url")
+    context_window, append_system_prompt = session.get("context_window"), session.get("append_system_prompt")
+    loaded = session.loaded
     settings = loaded.settings
     if query:  # bytes of the command line that are not UTF-8 come as lone surrogates, which no request can carry
         query = as_text(query.encode("utf-8", "surrogateescape"), "the prompt")
@@ -160,14 +156,9 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         session_id=resume or None, continue_last=continue_, settings=settings, allowed_tools=tools,
         append_system_prompt=append_system_prompt or "", config=loaded,
     )
-    from .secrets import hide_url_passwords
+    from .session import remembered
 
-    keep = {**applied, **given}
-    if "base_url" in keep and hide_url_passwords(keep["base_url"]) != keep["base_url"]:
-        keep.pop("base_url")  # an address with a password or a key in it is not written down
-    if keep or saved:
-        keep[remembered.RAN_WITH] = name
-    remember = remembered.ToRemember(keep, resumed, keep != saved)
+    remember = session.remember
     if print_:
         with remembered.remembering(remember):
             saved_in = None
@@ -188,7 +179,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
     try:
         with remembered.remembering(remember):
-            asyncio.run(run_repl(opts, first_message=query, pick_session=resume == ""))
+            asyncio.run(run_repl(opts, first_message=query, pick_session=resume == "", options_for=line.for_session))
     except BrokenPipeError:  # the terminal writes to its file directly: `compact-agent | head` (pipes.py);
         from .pipes import ReaderGone  # not an OSError, which the command-line library would end with 1
 

@@ -111,3 +111,43 @@ def test_options_of_a_hand_edited_file_takes_only_values_of_the_right_type(tmp_p
                                                      "unknown": 1}}}) + "\nnot json \"meta\"\n")
     assert remembered.options_of(path) == {"model": "m"}
     assert remembered.options_of(tmp_path / "missing.jsonl") == {}
+
+
+def test_a_model_switch_keeps_the_window_given_with_it_and_drops_one_given_for_the_old_model():
+    saved = {"model": "m1", "base_url": "http://h/v1", "context_window": 16_000, "ran_with": "m1"}
+    assert remembered.after_switch(saved, "m2", 20_000, known=True) == {
+        "model": "m2", "base_url": "http://h/v1", "context_window": 20_000, "ran_with": "m2"}
+    assert remembered.after_switch(saved, "deepseek-chat", None, known=True) == {
+        "model": "deepseek-chat", "base_url": "http://h/v1", "ran_with": "deepseek-chat"}
+    assert remembered.after_switch(saved, "local-model", None, known=False)["context_window"] == 16_000
+    assert remembered.after_switch({}, "m2", None, known=False) == {"model": "m2", "ran_with": "m2"}
+
+
+def test_options_kept_later_are_written_at_once_or_with_the_first_write(tmp_path):
+    s = SessionStore(tmp_path, "s1")
+    s.lock()
+    s.keep_options({"model": "m2", "ran_with": "m2"})  # a switch before anything was saved: no file yet
+    assert not s.path.exists() and s.options() == {"model": "m2", "ran_with": "m2"}
+    s.append(exchange("q0"))
+    s.keep_options({"model": "m3", "ran_with": "m3"})
+    s.unlock()
+    assert kinds(s) == ["meta", "message", "message", "meta"]
+    assert remembered.options_of(s.path) == {"model": "m3", "ran_with": "m3"} == s.options()
+    lines = [json.loads(line) for line in s.path.read_text().splitlines()]
+    assert lines[3]["parent"] == lines[2]["id"]
+    assert len(load_session_file(s.path).messages) == 2
+
+
+def test_options_a_first_opening_took_are_dropped_when_the_session_is_taken_again(tmp_path):
+    """The REPL's `/resume` opens the session with the run it leaves, then tells the store which run
+    it is in now (cli_resume.reopen): what the first opening took must not be written."""
+    SessionStore(tmp_path, "s1").append(exchange("q0"))
+    path = tmp_path / "s1.jsonl"
+    with remembered.remembering(ToRemember(WINDOW, path)):
+        s = SessionStore(tmp_path, "s1")
+        s.lock()
+    with remembered.remembering(ToRemember(WINDOW, path, changed=False)):
+        s.take_options()
+        s.append(exchange("q1"))
+    s.unlock()
+    assert "meta" not in kinds(s)

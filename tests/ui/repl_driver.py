@@ -40,7 +40,7 @@ async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str
                 server: FakeOpenAIServer | None = None, answers: str = "", first_message: str | None = None,
                 pick_session: bool = False, pipe: list[Any] | None = None, console: Console | None = None,
                 ask_stream: Any = None, at_prompt: Callable[[], None] | None = None, keys_answer: bool = False,
-                **opts: Any) -> Run:
+                options_for: Any = None, **opts: Any) -> Run:
     """Type each item of `keys` when the prompt waits (then Ctrl-D); `answers` feeds permission prompts.
     `keys_answer`: no answer stream, the REPL's yes/no questions wait for the next item of `keys`, as
     in a terminal."""
@@ -61,7 +61,8 @@ async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str
                     at_prompt()
                 inp.send_text(todo.pop(0) if todo else EOF_KEY)
             await run_repl(options, console=console, inp=inp, output=DummyOutput(), before_prompt=next_keys,
-                           ask_stream=None if keys_answer else ask_stream or io.StringIO(answers), first_message=first_message, pick_session=pick_session)
+                           ask_stream=None if keys_answer else ask_stream or io.StringIO(answers), first_message=first_message, pick_session=pick_session,
+                           options_for=options_for)
     finally:
         if own:
             srv.stop()

@@ -7,9 +7,12 @@ went on at the model's full window). They are saved as a `meta` entry of the ses
 given for one model is not taken to another). A later meta entry replaces an earlier one's options,
 and a rewrite of the file (a compaction, `/rewind`) carries them over (store.py).
 
-The command line decides what a run remembers (cli.py, `remembering`); the store writes it with its
-first write to the session the run starts, or to the very session the command line resumed when
-something changed (an option given again wins, and its new value is remembered). A run refused
+The command line decides what a run remembers (cli_resume.py, `remembering`); the store writes it
+with its first write to the session the run starts, or to the very session the command line resumed
+when something changed (an option given again wins, and its new value is remembered). A session
+picked from `-r`'s list or switched to with the REPL's `/resume` is opened the same way: with its own
+options, unless given on this command line (`from_now_on`). A `/model` switch changes what the
+session remembers (`after_switch`), and what a session `/clear` starts next remembers. A run refused
 when its session opens (a window too small) writes nothing, so it changes nothing. Nothing here
 imports pydantic-ai: the command line reads a session's options before any of it is loaded.
 """
@@ -64,6 +67,32 @@ def remembering(what: ToRemember) -> Iterator[None]:
 
 def this_run() -> ToRemember | None:
     return _RUN.get()
+
+
+def from_now_on(what: ToRemember | None) -> None:
+    """This run's stores save `what` from now on, for the rest of the task that says so (the REPL's):
+    when `-r`'s list or `/resume` opens a session with the options it remembers (cli_resume.py)."""
+    _RUN.set(what)
+
+
+def switched(options: dict[str, Any]) -> None:
+    """After a `/model` switch the session remembers `options` (its store writes them): so does a
+    session this run starts next (`/clear`), which goes on with the model switched to."""
+    run = _RUN.get()
+    _RUN.set(ToRemember(dict(options), run.resumed if run is not None else None))
+
+
+def after_switch(saved: dict[str, Any], model: str, window: int | None, known: bool) -> dict[str, Any]:
+    """What a session that remembered `saved` remembers after `/model` switched it to `model`
+    (`window`: the `--window` given with it). A window given for the old model does not follow a
+    model the registry knows (the switch sizes it by its own), and follows one it does not know
+    (the switch keeps it); the endpoint is the one the session goes on reaching."""
+    out = {**saved, "model": model, RAN_WITH: model}
+    if window is not None:
+        out["context_window"] = window
+    elif known:
+        out.pop("context_window", None)
+    return out
 
 
 def read_meta(path: Path) -> dict[str, Any]:

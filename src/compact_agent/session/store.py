@@ -133,20 +133,40 @@ class SessionStore:
             self._last_id = early[0]
             if early[2] is not None:
                 self.set_aside.append(early[2])
-        self._take_options(early is not None)
+        self.take_options(early is not None)
 
-    def _take_options(self, typed_early: bool) -> None:
+    def take_options(self, typed_early: bool = False) -> None:
         """The command-line settings this run keeps in this session (remembered.py), saved with its
         next write (a run refused when its session opens — a window too small — leaves none): those
         of a session it starts (also one its early-saved prompt made), or of the session it resumed
-        when they changed. Another session (the REPL's `/resume`) keeps its own."""
+        when they changed. Another session keeps its own (the REPL's `/resume` first opens it with
+        the settings of the session it leaves, then says which session it resumed: cli_resume.py)."""
         run = remembered.this_run()
+        self._options = None
         if run is None or not run.options:
             return
         resumed = run.resumed is not None and run.resumed.resolve() == self.path.resolve()
         started = not self.path.exists() or (typed_early and not resumed)
         if started or (resumed and run.changed):
             self._options = dict(run.options)
+
+    def options(self) -> dict[str, Any]:
+        """The options this session remembers, those not written yet included."""
+        return dict(self._options) if self._options is not None else remembered.options_of(self.path)
+
+    def keep_options(self, options: dict[str, Any]) -> None:
+        """Remember `options` from now on (a `/model` switch): written at once when the session has
+        a file, else with its first write (a session that saved nothing still leaves no file). A
+        write that fails is tried again with the next one."""
+        self._options = dict(options)
+        if not self.path.exists() or self._lock_fd is None:
+            return
+        entry = self._entries([("meta", {"meta": {remembered.KEY: self._options}})], self._last_id)
+        self._options = None
+        try:
+            self._append_lines(entry)
+        except OSError:
+            self._options = dict(options)
 
     def unlock(self) -> None:
         if self._lock_fd is not None:

@@ -31,8 +31,13 @@ from .turn_view import InterruptKeys, TurnView
 from .typeahead import echo_back
 
 if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_start.py)
+    from pathlib import Path
+
     from ..agent.run.runner import AgentSession
+    from ..cli_resume import SessionSettings
     from ..context.plumbing.events import Event
+
+    OptionsFor = Callable[[Path], SessionSettings]
 
 
 def _ask(console: Console, keys: InterruptKeys | None = None,
@@ -49,9 +54,12 @@ class Repl:
 
     def __init__(self, opts: SessionOptions, console: Console, inp: Input | None, prompt_io: dict[str, Any],
                  clock: Callable[[], float], before_prompt: Callable[[], None] | None = None,
-                 ask_stream: TextIO | None = None) -> None:
+                 ask_stream: TextIO | None = None, options_for: OptionsFor | None = None) -> None:
         self.opts, self.console, self.inp, self.prompt_io, self.clock = opts, console, inp, prompt_io, clock
         self.before_prompt, self.ask_stream = before_prompt, ask_stream
+        #: The options a session this REPL opens runs with (cli_resume.py: this command line's, over
+        #: what the session remembers); None: the REPL's own, whichever session it opens.
+        self.options_for = options_for
         self.view: TurnView | None = None
         self.keys: InterruptKeys | None = None
         self.pending: list[str] = []  # shell output waiting to go with the next message
@@ -274,7 +282,13 @@ class Repl:
             elif line.startswith("/"):
                 from .commands import dispatch
 
+                left = s.session_id
                 await dispatch(s, line, self.console)
+                if s.session_id != left and line[1:].partition(" ")[0] == "resume" and self.options_for:
+                    from ..cli_resume import reopen  # the session it switched to, with its own options
+
+                    if (uses := reopen(s, self.options_for)) is not None:
+                        self.console.print(uses, markup=False, highlight=False)
             else:
                 message = "\n\n".join([*self.pending, line])
                 self.pending.clear()
@@ -405,6 +419,13 @@ class Repl:
                 answer = "1"
             if answer.isdigit() and 1 <= int(answer) <= len(rows):
                 self.opts.session_id = rows[int(answer) - 1].id
+                if self.options_for is not None:  # as `-r ID` would run it: with its own options
+                    from ..session import remembered
+
+                    picked = self.options_for(session_root(self.opts.cwd.resolve(), self.opts.home)
+                                              / f"{self.opts.session_id}.jsonl")
+                    picked.apply(self.opts)
+                    remembered.from_now_on(picked.remember)
                 return True
             self.console.print(f"give a number from 1 to {len(rows)}")
 
@@ -424,9 +445,10 @@ def _problem_line(ev: Event) -> str | None:
 async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,
                    console: Console | None = None, inp: Input | None = None, output: Any = None,
                    clock: Callable[[], float] = time.monotonic, before_prompt: Callable[[], None] | None = None,
-                   ask_stream: TextIO | None = None) -> None:
+                   ask_stream: TextIO | None = None, options_for: OptionsFor | None = None) -> None:
     """`inp`/`output` are prompt_toolkit's; tests pass a pipe input, a dummy output, `before_prompt` to type
-    the next line only once the prompt waits for it, and `ask_stream` for the permission answers."""
+    the next line only once the prompt waits for it, and `ask_stream` for the permission answers.
+    `options_for`: what a session picked from `-r`'s list or switched to with `/resume` runs with."""
     console = console or render.make_console()
     if inp is None:
         with contextlib.suppress(Exception):
@@ -434,4 +456,5 @@ async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pi
     prompt_io: dict[str, Any] = {"input": inp} if inp is not None else {}
     if output is not None:
         prompt_io["output"] = output
-    await Repl(opts, console, inp, prompt_io, clock, before_prompt, ask_stream).run(first_message, pick_session)
+    await Repl(opts, console, inp, prompt_io, clock, before_prompt, ask_stream, options_for).run(first_message,
+                                                                                                  pick_session)

@@ -5,7 +5,9 @@ re-derives the limits (`ContextManager.set_window`), resets the token calibratio
 model's ratio says nothing about the new tokenizer) and prices later requests with the new model.
 If the context is already over the new model's auto-compact threshold, the session is compacted
 first — with the old model, whose window the conversation still fits — sized for the new window,
-so the first request to the new model is not a guaranteed "prompt too long".
+so the first request to the new model is not a guaranteed "prompt too long". The session
+remembers the switch (session/remembered.py): `-c` goes on with the model switched to, and with the
+window given with it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ...context.compaction.result import CompactionResult
 from ...context.layers.microcompact import Microcompact
 from ...context.plumbing import tokens
 from ...models import REGISTRY, build_model, model_info, prices_of, provider_for, takes_images
+from ...session import remembered
 from ..accounting.context_report import sync_costs
 from .window_check import check_window
 
@@ -80,4 +83,8 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
         session.agent.model_settings = session._model_settings()
     if session.memory is not None and hasattr(session.memory, "model"):
         session.memory.model = model
+    # What `-c` / `-r ID` then run the session with, and a session `/clear` starts next.
+    kept = remembered.after_switch(session.store.options(), name, window, name in REGISTRY)
+    session.store.keep_options(kept)
+    remembered.switched(kept)
     return Switch(old, name, info.window, cm.limits.threshold, compaction)

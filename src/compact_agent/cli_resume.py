@@ -1,0 +1,176 @@
+"""The options a run gives each session it opens: this command line's, over what the session
+remembers (session/remembered.py).
+
+`--model`, `--base-url`, `--context-window`, `--max-turns` and `--append-system-prompt` belong to a
+session. One rule decides what a session runs with, however it is opened: the session `-c` or
+`-r ID` names, one picked from `-r`'s list, and one the REPL's `/resume` switches to — an option
+given on this command line wins, else what the session remembers (a window and an endpoint only
+for the model they were given for), else the settings. `CommandLine.for_session` applies it and
+says what the session then remembers; the REPL applies the same to the session it switches to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .session import remembered
+
+if TYPE_CHECKING:
+    from .agent.run.options import SessionOptions
+    from .agent.run.runner import AgentSession
+
+#: Each option that is also a setting, by the setting's name.
+SETTING = {"model": "model", "base_url": "base_url", "context_window": "context_window",
+           "max_turns": "max_requests_per_turn"}
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """What one session runs with: the options (given on the command line, or remembered), the
+    settings loaded with them, and what its store remembers."""
+
+    options: dict[str, Any]  # the options it runs with: given on the command line, or remembered
+    applied: dict[str, Any]  # of them, those the session remembered
+    loaded: Any  # settings_file.Loaded
+    remember: remembered.ToRemember
+
+    @property
+    def model(self) -> str | None:
+        """`--model`, given or remembered; None: the settings' model."""
+        value = self.options.get("model")
+        return value if isinstance(value, str) else None
+
+    @property
+    def name(self) -> str:
+        """The model the session runs."""
+        return self.model or str(self.loaded.settings.model)
+
+    def get(self, option: str) -> Any:
+        return self.options.get(option)
+
+    def endpoint(self) -> str | None:
+        """Where the model is reached; a UsageError (one line) when that is not an address."""
+        from .cli_settings import url_problem
+        from .models import UsageError
+
+        url = self.options.get("base_url") or self.loaded.settings.base_url
+        if (problem := url_problem(url)) is not None:
+            raise UsageError(f"--base-url: {problem}")
+        return url  # type: ignore[no-any-return]
+
+    def apply(self, opts: SessionOptions) -> None:
+        """Make `opts` open a session with these (the REPL: the session `-r`'s list or `/resume`
+        picked); a UsageError leaves `opts` as they were."""
+        base_url = self.endpoint()
+        opts.model, opts.base_url = self.name, base_url
+        opts.context_window = self.options.get("context_window")
+        opts.append_system_prompt = self.options.get("append_system_prompt") or ""
+        opts.settings, opts.config = self.loaded.settings, self.loaded
+
+    def same(self, opts: SessionOptions) -> bool:
+        """Whether `opts` already open a session with these (nothing to rebuild)."""
+        from .models import UsageError
+
+        try:
+            base_url = self.endpoint()
+        except UsageError:  # `apply` says why
+            return False
+        return (opts.model, opts.base_url, opts.context_window, opts.append_system_prompt, opts.settings) == (
+            self.name, base_url, self.options.get("context_window"), self.options.get("append_system_prompt") or "",
+            self.loaded.settings)
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """This run's command line as far as sessions go: the options it gave, the settings it loaded
+    with them, and what `--add-dir` and `--allowed-tools 'bash(...)'` add to them."""
+
+    work: Path
+    given: dict[str, Any]
+    loaded: Any  # settings_file.Loaded, with the flags in `given`
+    extra_dirs: list[str] = field(default_factory=list)
+    allow_bash: list[str] = field(default_factory=list)
+
+    def for_session(self, resumed: Path | None) -> SessionSettings:
+        """What the session in file `resumed` runs with (None: a new session); a UsageError (one
+        line) when a setting it remembers cannot be used."""
+        from .models import UsageError
+        from .secrets import hide_url_passwords
+        from .settings_file import SettingsError, load, with_changes
+
+        saved = remembered.options_of(resumed) if resumed is not None else {}
+        given = self.given
+        applied = remembered.to_apply(saved, given, given.get("model") or saved.get("model")
+                                      or self.loaded.settings.model)
+        loaded = self.loaded
+        if applied:  # as if given on this command line: read as flags, in their ranges
+            values = {**given, **applied}
+            flags = {SETTING[k]: v for k, v in values.items() if k in SETTING}
+            try:
+                loaded = load(self.work, flags)
+            except SettingsError as e:
+                raise UsageError(str(e)) from None
+            except Exception as e:  # noqa: BLE001 - e.g. a malformed environment value
+                from .error_text import first_line
+
+                raise UsageError(f"bad setting: {first_line(e)}") from None
+        if self.extra_dirs or self.allow_bash:
+            loaded = with_changes(loaded, "flag", append=True, extra_dirs=self.extra_dirs, allow_bash=self.allow_bash)
+        options = {**given, **applied}
+        name = options.get("model") or loaded.settings.model
+        keep = dict(options)
+        if "base_url" in keep and hide_url_passwords(keep["base_url"]) != keep["base_url"]:
+            keep.pop("base_url")  # an address with a password or a key in it is not written down
+        if keep or saved:
+            keep[remembered.RAN_WITH] = name
+        return SessionSettings(options, applied, loaded, remembered.ToRemember(keep, resumed, keep != saved))
+
+
+#: What of a session's options `apply` sets, so a switch that fails can put them back.
+_FIELDS = ("model", "base_url", "context_window", "append_system_prompt", "settings", "config")
+
+
+def reopen(s: AgentSession, options_for: Callable[[Path], SessionSettings]) -> str | None:
+    """After the REPL's `/resume` switched `s` to another session — opened with the options of the
+    session it left — run that session with its own (`options_for`, this command line's rule); the
+    line that says what it now uses when that is another model, window or endpoint, or why it goes
+    on with those it has. A failure to reopen even with those is raised."""
+    from .error_text import describe_error
+    from .models import UsageError
+
+    before = (s.info.name, s.cm.limits.window, s.opts.base_url)
+    try:
+        settled = options_for(s.store.path)
+    except UsageError as e:
+        return (f"session {s.session_id} remembers options that cannot be used ({e}); it goes on with "
+                f"{_uses(s, before)}")
+    run = remembered.this_run()
+    remembered.from_now_on(settled.remember)
+    if settled.same(s.opts):
+        s.store.take_options()  # what it remembers changes only when this command line gave options
+        return None
+    kept = {name: getattr(s.opts, name) for name in _FIELDS}
+    try:
+        settled.apply(s.opts)
+        s.switch_to(s.session_id)
+    except Exception as e:  # noqa: BLE001 - one line, and the session as it was a moment ago
+        for name, value in kept.items():
+            setattr(s.opts, name, value)
+        remembered.from_now_on(run)
+        s.switch_to(s.session_id)
+        return (f"could not run session {s.session_id} with {settled.name}, as it was started "
+                f"({describe_error(e)}); it goes on with {_uses(s, before)}")
+    if (s.info.name, s.cm.limits.window, s.opts.base_url) == before:
+        return None
+    return f"session {s.session_id} runs with {_uses(s, before)}, as it was started"
+
+
+def _uses(s: AgentSession, before: tuple[str, int, str | None]) -> str:
+    """`deepseek-chat · window 16,000` (and the endpoint, when it is not the one before)."""
+    from .secrets import shown_url
+
+    where = f" at {shown_url(s.opts.base_url)}" if s.opts.base_url and s.opts.base_url != before[2] else ""
+    return f"{s.info.name}{where} · window {s.cm.limits.window:,}"

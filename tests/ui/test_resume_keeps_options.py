@@ -1,0 +1,142 @@
+"""A session picked from `-r`'s list or switched to with the REPL's `/resume` runs with the options it
+was started with (`--context-window 16k` ...), as `-c` and `-r ID` run it, unless this command line
+gives them: it ran with the options of the run, or of the session the REPL left. After `/resume` the
+REPL says in one line what it now uses when that is another model or window; options it cannot use
+are said in one line too, and it goes on with those it has."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from compact_agent.cli_resume import CommandLine
+from compact_agent.session import remembered
+from compact_agent.settings_file import load
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from .repl_driver import drive
+
+WINDOW = {"context_window": 16_000, "ran_with": "fake-model"}
+
+
+def answer(req) -> Reply:
+    return Reply.text("noted")
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))  # not the user's own
+    with FakeOpenAIServer(answer) as srv:
+        yield srv
+
+
+def command_line(tmp_path: Path, server: FakeOpenAIServer, **given) -> CommandLine:
+    """`compact-agent --model fake-model --base-url URL [given]` in the test's project."""
+    given = {"model": "fake-model", "base_url": server.base_url, **given}
+    work = (tmp_path / "project").resolve()
+    flags = {"model": given["model"], "base_url": given["base_url"], "context_window": given.get("context_window")}
+    return CommandLine(work, given, load(work, flags))
+
+
+async def sessions(tmp_path: Path, server: FakeOpenAIServer, started: dict) -> tuple[str, str]:
+    """Two sessions: one started with the options `started` (remembered as the command line saves
+    them), then one started without any; their ids."""
+    window = started.get("context_window")
+    with remembered.remembering(remembered.ToRemember(started)):
+        await drive(tmp_path, answer, ["in the first session\r"], server=server,
+                    context_window=window if window and window >= 16_000 else None)
+    await drive(tmp_path, answer, ["in the second session\r"], server=server)
+    first, second = sorted(p.stem for p in (tmp_path / "home" / "projects").glob("*/*.jsonl"))
+    return first, second
+
+
+def said(out: str, what: str) -> str:
+    """The REPL's line that begins with `what`, as one line (the console wraps a long one)."""
+    flat = " ".join(out.split())
+    at = flat.find(what)
+    assert at >= 0, f"nothing said {what!r}:\n{out}"
+    return flat[at:]
+
+
+async def test_a_session_picked_from_the_list_runs_with_its_window(tmp_path, server):
+    first, _ = await sessions(tmp_path, server, WINDOW)
+    run = await drive(tmp_path, answer, ["2\r", "/model\r"], server=server, pick_session=True,
+                      options_for=command_line(tmp_path, server).for_session)
+    assert f"window 16,000 · session {first}" in run.out, run.out
+    assert "now: fake-model (openai) · window 16,000" in run.out, run.out
+
+
+async def test_resume_switches_to_the_window_the_session_was_started_with_and_says_so(tmp_path, server):
+    first, second = await sessions(tmp_path, server, WINDOW)
+    run = await drive(tmp_path, answer, ["/resume 1\r", "/model\r", "/resume 1\r", "/model\r"], server=server,
+                      continue_last=True, options_for=command_line(tmp_path, server).for_session)
+    assert f"window 32,768 · session {second}" in run.out  # -c: the newest, started without options
+    assert f"session {first} runs with fake-model · window 16,000, as it was started\n" in run.out, run.out
+    assert f"session {second} runs with fake-model · window 32,768, as it was started\n" in run.out, run.out
+    assert re.findall(r"now: fake-model \(openai\) · window ([\d,]+)", run.out) == ["16,000", "32,768"], run.out
+
+
+async def test_an_option_given_on_the_command_line_wins_and_nothing_is_said(tmp_path, server):
+    first, _ = await sessions(tmp_path, server, WINDOW)
+    run = await drive(tmp_path, answer, ["/resume 1\r", "/model\r"], server=server, continue_last=True,
+                      context_window=20_000,
+                      options_for=command_line(tmp_path, server, context_window=20_000).for_session)
+    assert "runs with" not in run.out and "now: fake-model (openai) · window 20,000" in run.out, run.out
+
+
+async def test_options_a_session_remembers_that_cannot_be_used_are_said_and_it_goes_on(tmp_path, server):
+    """A window remembered too small for the tools (a hand-edited file): one line, and the session
+    goes on with the window it has."""
+    first, _ = await sessions(tmp_path, server, {"context_window": 3_000, "ran_with": "fake-model"})
+    run = await drive(tmp_path, answer, ["/resume 1\r", "still here?\r", "/model\r"], server=server,
+                      continue_last=True, options_for=command_line(tmp_path, server).for_session)
+    line = said(run.out, f"could not run session {first}")
+    assert line.startswith(f"could not run session {first} with fake-model, as it was started (a 3,000-token context "
+                           "window cannot hold the system prompt and tool definitions"), line
+    assert "(--context-window)); it goes on with fake-model · window 32,768 " in line, line
+    assert "now: fake-model (openai) · window 32,768" in run.out and run.prompts[-1] == "still here?", run.out
+
+
+async def test_a_model_switch_is_remembered_by_the_session_and_by_one_clear_starts_next(tmp_path, server):
+    run = await drive(tmp_path, answer, ["hello\r", "/model fake-model --window 20k\r", "/clear\r", "hi\r"],
+                      server=server)
+    assert "model fake-model → fake-model · window 20,000" in run.out, run.out
+    files = sorted((tmp_path / "home" / "projects").glob("*/*.jsonl"))
+    assert len(files) == 2
+    for path in files:
+        assert remembered.options_of(path) == {"model": "fake-model", "context_window": 20_000,
+                                               "ran_with": "fake-model"}, path
+
+
+def test_the_command_line_opens_a_picked_or_resumed_session_with_its_options(tmp_path):
+    """Through the real command line: `compact-agent -r` and the picker, then `/resume`."""
+    from .pty_driver import Terminal
+
+    def session(*args: str, line: str) -> None:
+        term = Terminal(tmp_path, srv.base_url, *args)
+        try:
+            term.prompt()
+            term.type(line + "\r")
+            term.prompt(term.read_until("noted"))
+            assert term.finish() == 0
+        finally:
+            term.close()
+
+    with FakeOpenAIServer(answer) as srv:
+        session("--context-window", "16k", line="the first session")
+        session(line="the second session")
+        first, second = sorted(p.stem for p in (tmp_path / "home" / "projects").glob("*/*.jsonl"))
+        term = Terminal(tmp_path, srv.base_url, "-r", cols=200)
+        try:
+            term.read_until("resume which?")
+            term.type("2\r")  # the oldest: the first session
+            term.prompt(term.read_until(f"window 16,000 · session {first}"))
+            term.type("/resume 1\r")
+            end = term.read_until(f"session {second} runs with fake-model · window 32,768, as it was started")
+            term.prompt(end)
+            assert term.finish() == 0
+        finally:
+            term.close()
