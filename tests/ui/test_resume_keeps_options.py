@@ -49,8 +49,13 @@ async def sessions(tmp_path: Path, server: FakeOpenAIServer, started: dict) -> t
         await drive(tmp_path, answer, ["in the first session\r"], server=server,
                     context_window=window if window and window >= 16_000 else None)
     await drive(tmp_path, answer, ["in the second session\r"], server=server)
-    first, second = sorted(p.stem for p in (tmp_path / "home" / "projects").glob("*/*.jsonl"))
-    return first, second
+    return holding(tmp_path, "in the first session"), holding(tmp_path, "in the second session")
+
+
+def holding(tmp_path: Path, text: str) -> str:
+    """The id of the session that holds `text` (ids made in the same second do not sort by time)."""
+    [path] = [p for p in (tmp_path / "home" / "projects").glob("*/*.jsonl") if text in p.read_text()]
+    return path.stem
 
 
 def said(out: str, what: str) -> str:
@@ -128,7 +133,7 @@ def test_the_command_line_opens_a_picked_or_resumed_session_with_its_options(tmp
     with FakeOpenAIServer(answer) as srv:
         session("--context-window", "16k", line="the first session")
         session(line="the second session")
-        first, second = sorted(p.stem for p in (tmp_path / "home" / "projects").glob("*/*.jsonl"))
+        first, second = holding(tmp_path, "the first session"), holding(tmp_path, "the second session")
         term = Terminal(tmp_path, srv.base_url, "-r", cols=200)
         try:
             term.read_until("resume which?")
