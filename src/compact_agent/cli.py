@@ -27,7 +27,9 @@ from .cli_help import (
     errors_as_json,
     fail,
     missing_value,
+    option_names,
     tokens,
+    value_option,
 )
 from .cli_input import as_text, with_stdin
 from .cli_settings import endpoint, load_settings, protect_key, routing_note, url_problem
@@ -311,8 +313,7 @@ def split_query(argv: list[str]) -> list[str]:
     group: Any = typer.main.get_command(app)
     if (error := missing_value(group, argv, "compact-agent", top=True, optional=("--resume", "-r"))) is not None:
         raise error  # `--model --output-format json`: said before the query is moved off the line
-    takes_value = {o for p in group.params if not getattr(p, "is_flag", False)
-                   for o in (*p.opts, *p.secondary_opts)}
+    takes_value, flags = option_names(group, flags=False), option_names(group, flags=True)
     out: list[str] = []
     query: str | None = None
     i = 0
@@ -329,7 +330,7 @@ def split_query(argv: list[str]) -> list[str]:
             continue
         if a.startswith("-") and a != "-":
             out.append(a)
-            if a in takes_value and i + 1 < len(argv):
+            if value_option(a, takes_value, flags) is not None and i + 1 < len(argv):  # also `-pm NAME`
                 out.append(argv[i + 1])
                 i += 1
             i += 1

@@ -199,21 +199,24 @@ def _metavar(command: Any, option: str) -> str | None:
 
 def option_as_value(command: Any, args: list[str], optional: tuple[str, ...] = ()) -> int | None:
     """Where in `args` an option that takes a value is followed by another of `command`'s options
-    (`--model --output-format json`): the parser would take that option's name for the value, and
-    what came after it for the query or a command. The first one's index, or None. Options in
-    `optional` may go without a value (`--resume`), hidden ones are ours (the moved query: any text);
-    the search ends at `--` and at a subcommand's name."""
-    takes_value: dict[str, bool] = {o: bool(getattr(p, "hidden", False)) for p in getattr(command, "params", [])
-                                    if not getattr(p, "is_flag", False) for o in (*p.opts, *p.secondary_opts)}
-    known = {o for p in getattr(command, "params", []) for o in (*p.opts, *p.secondary_opts)} | {"--help"}
+    (`--model --output-format json`, `-m -y`, `--model -p`): the parser would take that option's
+    name for the value, and what came after it for the query or a command. The first one's index,
+    or None. A value that only begins with a dash is a value (`--append-system-prompt "-x is
+    broken"`); one that is an option's very name goes joined to its option (`--model=-c`, `-m-c`).
+    Options in `optional` may go without a value (`--resume`), hidden ones are ours (the moved
+    query: any text); the search ends at `--` and at a subcommand's name."""
+    params = getattr(command, "params", [])
+    hidden = {o for p in params if getattr(p, "hidden", False) for o in (*p.opts, *p.secondary_opts)}
+    flags = option_names(command, flags=True) | {"--help", "-h"}  # the app's help_option_names
+    known = option_names(command, flags=False) | flags
+    takes = known - flags
     commands = getattr(command, "commands", {})
     i = 0
     while i < len(args) and args[i] != "--":
         a = args[i]
-        if a in takes_value:
+        if (option := value_option(a, takes, flags)) is not None:
             after = args[i + 1] if i + 1 < len(args) else ""
-            if not takes_value[a] and a not in optional and after.startswith("--") \
-                    and after.partition("=")[0] in known:
+            if option not in hidden and option not in optional and _names_option(after, known, flags):
                 return i
             i += 2
             continue
@@ -231,7 +234,8 @@ def missing_value(command: Any, args: list[str], command_path: str, *, top: bool
     at = option_as_value(command, args, optional)
     if at is None:
         return None
-    option, other = args[at], args[at + 1].partition("=")[0]
+    other = args[at + 1].partition("=")[0]
+    option = value_option(args[at], option_names(command, flags=False), option_names(command, flags=True)) or args[at]
     takes = ACCEPTS.get(option) or _metavar(command, option)
     line = f"{option} needs a value{f': {takes}' if takes else ''}, not the option {other} (see {command_path} --help)"
     return OneLineUsage(line, top and wants_json(command, args[:at] + args[at + 1:]))
@@ -255,6 +259,32 @@ class _OneLineErrors:
             path = " ".join(p for p in ((parent.command_path if parent is not None else "compact-agent"),
                                         info_name if parent is not None else None) if p)
             raise OneLineUsage(usage_line(e, path, self), parent is None and wants_json(self, given)) from None
+
+
+def option_names(command: Any, *, flags: bool) -> set[str]:
+    """The names of `command`'s flags (`flags`), or of its options that take a value."""
+    return {o for p in getattr(command, "params", []) if bool(getattr(p, "is_flag", False)) == flags
+            for o in (*p.opts, *p.secondary_opts)}
+
+
+def value_option(arg: str, takes: set[str], flags: set[str]) -> str | None:
+    """The option in `arg` that takes the next argument for its value: `arg` itself (`--model`,
+    `-m`), or the last of short options written together after flags (`-pm NAME`, as `-p -m NAME`).
+    None: `arg` takes nothing from the next one (a flag, a value joined on: `--model=x`, `-mx`)."""
+    if arg in takes:
+        return arg
+    if re.fullmatch(r"-[a-zA-Z]{2,}", arg) and f"-{arg[-1]}" in takes and all(f"-{c}" in flags for c in arg[1:-1]):
+        return f"-{arg[-1]}"
+    return None
+
+
+def _names_option(arg: str, known: set[str], flags: set[str]) -> bool:
+    """Whether `arg` is one of the `known` options (their names are the command's own): a long one,
+    with or without `=VALUE`, a short one (`-c`, `-p`), or short flags written together (`-yc`)."""
+    if arg.startswith("--"):
+        return arg.partition("=")[0] in known
+    return arg in known or (re.fullmatch(r"-[a-zA-Z]{2,}", arg) is not None
+                            and all(f"-{c}" in flags for c in arg[1:]))
 
 
 def wants_json(command: Any, args: list[str]) -> bool:
