@@ -49,7 +49,8 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
     c.print("rules live in [permissions] of the config files (/config shows where)", style="dim")
 
 
-@command("config", "the settings this session runs with and where each came from (files, env, flags, /model)", takes_args=False)
+@command("config", "the settings this session runs with and where each came from (files, env, flags, the session, /model)",
+         takes_args=False)
 async def _config(s: AgentSession, args: str, c: Console) -> None:
     from ..settings_file import SettingsError, load, render, with_changes
 
