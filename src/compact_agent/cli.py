@@ -26,7 +26,6 @@ from .cli_help import (
     count,
     errors_as_json,
     fail,
-    json_error,
     missing_value,
     option_names,
     tokens,
@@ -284,18 +283,13 @@ def analyze_command(
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .replay.report import run_cli
 
-    def bad(message: str) -> typer.Exit:  # one line, and with --json the `{"error": ...}` object on stdout
-        if as_json:
-            sys.stdout.write(json_error(message))
-        return fail(message, 2)
-
     if model is not None and not model.strip():
-        raise bad("--model needs a model name (e.g. --model deepseek-chat), not an empty one")
+        raise fail("--model needs a model name (e.g. --model deepseek-chat), not an empty one", 2)
     if not model and (base_url is not None or api_key is not None):
-        raise bad(f"{'--base-url' if base_url is not None else '--api-key'} is for the model that writes the "
-                   "summaries: add --model NAME (without it the deterministic stand-in writes them)")
+        raise fail(f"{'--base-url' if base_url is not None else '--api-key'} is for the model that writes the "
+                   "summaries: add --model NAME (without it the deterministic stand-in writes them)", 2)
     if (problem := url_problem(base_url)) is not None:
-        raise bad(f"--base-url: {problem}")
+        raise fail(f"--base-url: {problem}", 2)
     if model:  # endpoint and key found as the chat finds its own: this command's flag, the top-level one, ...
         top = ctx.obj or {}
         work = (top.get("cwd") or Path.cwd()).resolve()
@@ -303,11 +297,11 @@ def analyze_command(
         api_key = protect_key(api_key or top.get("api_key"))  # ..., the provider's variable
     if plot is not None:  # before minutes of replay, not after
         if plot.suffix.lower() not in (".svg", ".png"):
-            raise bad(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)")
+            raise fail(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)", 2)
         if plot.suffix.lower() == ".png" and importlib.util.find_spec("matplotlib") is None:
-            raise bad(f"--plot {plot}: a .png chart needs matplotlib (pip install matplotlib); or name it .svg")
+            raise fail(f"--plot {plot}: a .png chart needs matplotlib (pip install matplotlib); or name it .svg", 2)
         if not plot.resolve().parent.is_dir():
-            raise bad(f"--plot {plot}: the folder {plot.resolve().parent} does not exist")
+            raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key))
 
