@@ -282,13 +282,7 @@ class Repl:
             elif line.startswith("/"):
                 from .commands import dispatch
 
-                left = s.session_id
                 await dispatch(s, line, self.console)
-                if s.session_id != left and line[1:].partition(" ")[0] == "resume" and self.options_for:
-                    from ..cli_resume import reopen  # the session it switched to, with its own options
-
-                    if (uses := reopen(s, self.options_for)) is not None:
-                        self.console.print(uses, markup=False, highlight=False)
             else:
                 message = "\n\n".join([*self.pending, line])
                 self.pending.clear()
