@@ -26,6 +26,7 @@ from .cli_help import (
     count,
     errors_as_json,
     fail,
+    json_error,
     missing_value,
     option_names,
     tokens,
@@ -283,13 +284,18 @@ def analyze_command(
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .replay.report import run_cli
 
+    def bad(message: str) -> typer.Exit:  # one line, and with --json the `{"error": ...}` object on stdout
+        if as_json:
+            sys.stdout.write(json_error(message))
+        return fail(message, 2)
+
     if model is not None and not model.strip():
-        raise fail("--model needs a model name (e.g. --model deepseek-chat), not an empty one", 2)
+        raise bad("--model needs a model name (e.g. --model deepseek-chat), not an empty one")
     if not model and (base_url is not None or api_key is not None):
-        raise fail(f"{'--base-url' if base_url is not None else '--api-key'} is for the model that writes the "
-                   "summaries: add --model NAME (without it the deterministic stand-in writes them)", 2)
+        raise bad(f"{'--base-url' if base_url is not None else '--api-key'} is for the model that writes the "
+                  "summaries: add --model NAME (without it the deterministic stand-in writes them)")
     if (problem := url_problem(base_url)) is not None:
-        raise fail(f"--base-url: {problem}", 2)
+        raise bad(f"--base-url: {problem}")
     if model:  # endpoint and key found as the chat finds its own: this command's flag, the top-level one, ...
         top = ctx.obj or {}
         work = (top.get("cwd") or Path.cwd()).resolve()
@@ -297,11 +303,11 @@ def analyze_command(
         api_key = protect_key(api_key or top.get("api_key"))  # ..., the provider's variable
     if plot is not None:  # before minutes of replay, not after
         if plot.suffix.lower() not in (".svg", ".png"):
-            raise fail(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)", 2)
+            raise bad(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)")
         if plot.suffix.lower() == ".png" and importlib.util.find_spec("matplotlib") is None:
-            raise fail(f"--plot {plot}: a .png chart needs matplotlib (pip install matplotlib); or name it .svg", 2)
+            raise bad(f"--plot {plot}: a .png chart needs matplotlib (pip install matplotlib); or name it .svg")
         if not plot.resolve().parent.is_dir():
-            raise fail(f"--plot {plot}: the folder {plot.resolve().parent} does not exist", 2)
+            raise bad(f"--plot {plot}: the folder {plot.resolve().parent} does not exist")
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key))
 

@@ -111,6 +111,17 @@ def error_object(message: str) -> str:
                        "result": None, "session_id": None, "duration_ms": 0}) + "\n"
 
 
+def json_error(message: str) -> str:
+    """`{"error": "..."}` and a newline: what a subcommand asked for `--json` (analyze) prints on
+    stdout when it fails, besides its one line on stderr, so a script that parses stdout gets an
+    object saying why rather than nothing; secrets hidden."""
+    import json
+
+    from . import secrets
+
+    return json.dumps({"error": secrets.redact(message)}) + "\n"
+
+
 #: Whether a failure before a print-mode run's turn starts is also print mode's JSON error object
 #: on stdout (the run asked for `--output-format json|stream-json`): a bad setting, an MCP config
 #: that could never run is one JSON object too, as every later failure is (print_mode.py).
@@ -137,14 +148,16 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 class OneLineUsage(_USAGE_ERROR):  # type: ignore[misc,valid-type]
     """A usage error said in one line on stderr, exit 2: no usage block, no `Try ... for help.`.
     `as_json`: the command line asked for print mode's JSON, so the error is that object on stdout
-    too, as every later failure of such a run is."""
+    too, as every later failure of such a run is; `error_json`: a subcommand was given `--json`
+    (analyze), so the error is its `{"error": ...}` object on stdout too (`json_error`)."""
 
     exit_code = 2
 
-    def __init__(self, line: str, as_json: bool = False) -> None:
+    def __init__(self, line: str, as_json: bool = False, error_json: bool = False) -> None:
         super().__init__(line)
         self.line = line
         self.as_json = as_json
+        self.error_json = error_json
 
     def format_message(self) -> str:
         return self.line
@@ -155,6 +168,8 @@ class OneLineUsage(_USAGE_ERROR):  # type: ignore[misc,valid-type]
         (file or sys.stderr).write(visible(f"compact-agent: {self.line}") + "\n")
         if self.as_json:
             sys.stdout.write(error_object(self.line))
+        elif self.error_json:
+            sys.stdout.write(json_error(self.line))
 
 
 #: What an option that was given no value takes, said in that one line.
@@ -247,9 +262,11 @@ class _OneLineErrors:
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
         given = list(args)  # the parser takes from `args` as it goes
+        error_json = parent is not None and asks_for_json(self, given)
         if parent is not None:  # a subcommand's own (the top level's: split_query, before it moves the query)
             path = f"{parent.command_path} {info_name}"
             if (error := missing_value(self, given, path, top=False)) is not None:
+                error.error_json = error_json
                 raise error
         try:
             return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[misc]
@@ -258,7 +275,14 @@ class _OneLineErrors:
         except _USAGE_ERROR as e:
             path = " ".join(p for p in ((parent.command_path if parent is not None else "compact-agent"),
                                         info_name if parent is not None else None) if p)
-            raise OneLineUsage(usage_line(e, path, self), parent is None and wants_json(self, given)) from None
+            raise OneLineUsage(usage_line(e, path, self), parent is None and wants_json(self, given),
+                               error_json) from None
+
+
+def asks_for_json(command: Any, args: list[str]) -> bool:
+    """Whether a subcommand with a `--json` flag (analyze, config) was given it, before any `--`."""
+    given = args[:args.index("--")] if "--" in args else args
+    return "--json" in given and "--json" in option_names(command, flags=True)
 
 
 def option_names(command: Any, *, flags: bool) -> set[str]:

@@ -62,9 +62,11 @@ def _free_port() -> int:
 
 
 def _one_line(res) -> str:
-    assert res.code == 1 and res.stdout == "", (res.code, res.stdout[:200], res.stderr)
+    """The one line on stderr; with --json (as `replay` asks) stdout is that line as `{"error": ...}`."""
+    assert res.code == 1, (res.code, res.stdout[:200], res.stderr)
     lines = res.stderr.splitlines()
     assert len(lines) == 1 and "Traceback" not in res.stderr and "Error" not in lines[0], res.stderr
+    assert json.loads(res.stdout) == {"error": lines[0].removeprefix("compact-agent: ")}, res.stdout[:200]
     return lines[0]
 
 

@@ -220,9 +220,10 @@ def test_a_summary_model_that_cannot_be_used_stops_the_analysis_in_one_line(tmp_
     for out, said in ((refused, "the provider rejected the API key"),
                       (unknown, "HTTP 404: The model `no-such-model` does not exist"),
                       (unreachable, "cannot reach the model endpoint")):
-        assert out.returncode == 1 and out.stdout == "", (said, out.stdout[:200], out.stderr)
         lines = [line for line in out.stderr.splitlines() if "--api-key is visible" not in line]
         assert len(lines) == 1 and said in lines[0], (said, out.stderr)
+        # no figures: with --json, stdout is the line as one object
+        assert out.returncode == 1 and json.loads(out.stdout) == {"error": lines[0].removeprefix("compact-agent: ")}
         assert lines[0].startswith("compact-agent: summary calls through --model ")
         assert "Error" not in lines[0] and "Traceback" not in out.stderr
 

@@ -260,8 +260,18 @@ def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | N
         return _run_cli(paths, window=window, strategies=strategies, pricing=pricing, as_json=as_json, plot=plot,
                         model=model, totals_only=totals_only, base_url=base_url, api_key=api_key)
     except KeyboardInterrupt:
-        sys.stderr.write("compact-agent: interrupted\n")
-        return EXIT_INTERRUPTED
+        return failed("interrupted", EXIT_INTERRUPTED, as_json)
+
+
+def failed(message: str, code: int, as_json: bool) -> int:
+    """Say why the run ends, in one line on stderr; with `--json` also as one JSON object on stdout,
+    `{"error": "..."}` (a script reading stdout got nothing to parse), secrets hidden. Returns `code`."""
+    from ..cli_help import json_error
+
+    sys.stderr.write(f"compact-agent: {message}\n")
+    if as_json:
+        sys.stdout.write(json_error(message))
+    return code
 
 
 def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
@@ -287,16 +297,13 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
 
             write_plot(analysis, plot)
     except (AnalyzeError, ConfigError, ModelFailed) as e:
-        sys.stderr.write(secrets.redact(f"compact-agent: {e}") + "\n")
-        return 2 if isinstance(e, AnalyzeError) else 1
+        return failed(secrets.redact(str(e)), 2 if isinstance(e, AnalyzeError) else 1, as_json)
     except OSError as e:  # the chart or a transcript: say which file and why, without the exception's name
         where = f" {e.filename}" if e.filename else ""
-        sys.stderr.write(f"compact-agent: could not use{where}: {e.strerror or e}\n")
-        return 1
+        return failed(f"could not use{where}: {e.strerror or e}", 1, as_json)
     except Exception as e:  # noqa: BLE001 - a provider error from --model, or a bug: one line, never a traceback
         lines = secrets.redact(str(e)).strip().splitlines()
-        sys.stderr.write(f"compact-agent: analysis failed: {lines[0] if lines else 'unexpected error'}"[:400] + "\n")
-        return 1
+        return failed(f"analysis failed: {lines[0] if lines else 'unexpected error'}"[:385], 1, as_json)
     for note in analysis.skipped:
         sys.stderr.write(f"compact-agent: {note}\n")
     if summarize is not None and (said := summarize.note()) is not None:
