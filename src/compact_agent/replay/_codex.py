@@ -77,7 +77,16 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
     if state.native_calls:
         builder.warnings.append(web_search_note(state.native_calls))
     if state.unattached_usage:
-        builder.warnings.append(f"{counted(state.unattached_usage, 'token_count event')} matched no response")
+        builder.warnings.append(unmatched_usage_note(state.unattached_usage))
+
+
+def unmatched_usage_note(n: int) -> str:
+    """The token counts Codex recorded that belong to no reply the file holds, in a user's words (it
+    said "2 token_count events matched no response", the rollout's event name): what is left out and
+    what it costs the replay."""
+    one = n == 1
+    return (f"left out {counted(n, 'token count')} Codex recorded for a model call whose reply the file does not "
+            f"hold: {'it does' if one else 'they do'} not enter the fit of the replayed sizes to the recorded ones")
 
 
 def web_search_note(n: int) -> str:
