@@ -82,22 +82,3 @@ def test_a_new_session_and_one_started_without_options_remember_nothing(cli):
         fresh = cli("-p", "second", *base, "--output-format", "stream-json")  # a new session: its own options
     assert fresh.code == 0, fresh.stderr
     assert init(fresh)["window"] == 32_768 and not init(fresh)["resumed"]
-
-
-def test_a_model_switch_is_what_the_session_goes_on_with(cli):
-    """`/model` mid-session (here with -p) changes what the session remembers: `-c` goes on with the
-    model switched to, with the window given with it; a model the registry does not know keeps the
-    window the session had (as the switch does), and the endpoint stays the one it reaches."""
-    with FakeOpenAIServer(answers) as server:
-        assert cli("-p", "hello", "--model", "fake-model", "--base-url", server.base_url, "--api-key", "k",
-                   "--context-window", "16k").code == 0
-        switched = cli("-c", "-p", "/model other-model", "--api-key", "k")
-        other = cli("-c", "-p", "/model", "--api-key", "k")
-        wider = cli("-c", "-p", "/model --window 20k", "--api-key", "k")
-        after = cli("-c", "-p", "/model", "--api-key", "k", "--output-format", "stream-json")
-    for res in (switched, other, wider, after):
-        assert res.code == 0, res.stdout + res.stderr
-    assert "model fake-model → other-model · window 16,000" in switched.stdout, switched.stdout
-    assert "now: other-model (openai) · window 16,000" in other.stdout, other.stdout
-    assert (init(after)["model"], init(after)["window"]) == ("other-model", 20_000), init(after)
-    assert len(server.requests) == 1  # a switch sends nothing

@@ -22,7 +22,7 @@ from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import plural
 from ..agent.tools.todos import TodoItem
 from ..cli_help import MAX_WINDOW, parse_tokens
-from .command_registry import CommandError, command
+from .command_registry import CommandError, command, current_repl
 
 STYLES = {
     "system": "grey70", "instructions_file": "cyan", "tools": "blue", "mcp_tools": "bright_blue",
@@ -269,11 +269,23 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
                 "(--base-url)", style="dim")
         return
     name = name or s.info.name  # without a name the window is for the model in use: the same switch
+    in_repl = current_repl() is not None  # else print mode: a run that ends with this command
     with c.status(f"switching to {name}…"):
-        sw = await switch_model(s, name, window)
+        sw = await switch_model(s, name, window, remember=in_repl)
     if sw.compaction is not None:
         c.print(f"compacted first: {sw.compaction.tokens_before:,} → {sw.compaction.tokens_after:,} tokens")
     c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")
+    if not in_repl:
+        c.print(not_remembered(s, sw.new, window), soft_wrap=True)  # a command line to copy: whole
+
+
+def not_remembered(s: AgentSession, name: str, window: int | None) -> str:
+    """`-p "/model NAME"` switches only the run it ends: a one-shot command that prints does not
+    change what the session goes on with (`-c` after it ran the other model); said, with the
+    command line that does."""
+    flags = f"--model {shlex.quote(name)}" + (f" --context-window {window}" if window else "")
+    again = f"compact-agent -r {s.session_id} {flags}" if s.store.path.exists() else f"compact-agent {flags}"
+    return f"for this run only: the session does not remember a switch made with -p (to go on with it: {again})"
 
 
 @command("plan", "the current plan (todo list), kept across compactions", takes_args=False)

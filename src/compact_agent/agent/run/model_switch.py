@@ -7,7 +7,7 @@ If the context is already over the new model's auto-compact threshold, the sessi
 first — with the old model, whose window the conversation still fits — sized for the new window,
 so the first request to the new model is not a guaranteed "prompt too long". The session
 remembers the switch (session/remembered.py): `-c` goes on with the model switched to, and with the
-window given with it.
+window given with it (not a print-mode run's: that one ends with the command).
 """
 
 from __future__ import annotations
@@ -37,8 +37,10 @@ class Switch:
     compaction: CompactionResult | None = None
 
 
-async def switch_model(session: AgentSession, name: str, window: int | None = None) -> Switch:
-    """Raises ConfigError (no key, ...) or CompactionError before anything changed."""
+async def switch_model(session: AgentSession, name: str, window: int | None = None, *,
+                       remember: bool = True) -> Switch:
+    """Raises ConfigError (no key, ...) or CompactionError before anything changed. `remember`:
+    the session remembers the switch (not a switch for one print-mode run)."""
     opts = session.opts
     provider = provider_for(name, opts.base_url)
     # A window override belongs to the model it was given for, unless the new model is unknown too.
@@ -83,8 +85,8 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
         session.agent.model_settings = session._model_settings()
     if session.memory is not None and hasattr(session.memory, "model"):
         session.memory.model = model
-    # What `-c` / `-r ID` then run the session with, and a session `/clear` starts next.
-    kept = remembered.after_switch(session.store.options(), name, window, name in REGISTRY)
-    session.store.keep_options(kept)
-    remembered.switched(kept)
+    if remember:  # what `-c` / `-r ID` then run the session with, and a session `/clear` starts next
+        kept = remembered.after_switch(session.store.options(), name, window, name in REGISTRY)
+        session.store.keep_options(kept)
+        remembered.switched(kept)
     return Switch(old, name, info.window, cm.limits.threshold, compaction)
