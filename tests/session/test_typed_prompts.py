@@ -25,8 +25,8 @@ def test_a_message_saved_then_killed_is_read_back_unanswered(tmp_path):
     loaded = SessionStore(tmp_path, "s1").load()
     assert said(loaded) == ["q0", "re q0", "remember PELICAN"]
     assert isinstance(loaded.messages[-1], ModelRequest)
-    assert loaded.warnings == ["s1.jsonl: 1 message(s) you typed had not reached the model when the last run "
-                               "ended: they are in the conversation, unanswered"]
+    assert loaded.warnings == ["s1.jsonl: 1 message you typed had not reached the model when the last run "
+                               "ended: it is in the conversation, unanswered"]
 
 
 def test_a_message_the_turn_sent_is_saved_once(tmp_path):

@@ -66,6 +66,13 @@ class Loaded:
     meta: dict[str, Any]
 
 
+def from_the_model(metadata: Any) -> bool:
+    """Whether a response with `metadata` is the model's reply: ours (a turn closed unanswered, a
+    mentioned file's read) are not, except a reply the stream tore (`cut`), which the model sent."""
+    ours = metadata.get("compact_agent") if isinstance(metadata, dict) else None
+    return not isinstance(ours, dict) or ours.get("synthetic") == "cut"
+
+
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import crashpoints, secrets
+from . import remembered
 from .files import SessionLocked, _fsync_dir, atomic_write, ensure_private_dir
 from .locks import LOCK_FILE, in_use_message
 
@@ -176,7 +177,12 @@ _EARLY: dict[Path, tuple[str, str, Path | None]] = {}
 def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[], str] = now_iso) -> str:
     """Save `text` as a prompt entry of session `session_id` in `root` before its store exists
     (the REPL's first seconds); its entry id. The session's lock is held while writing, so this
-    never writes into a session another process holds (SessionLocked then, from the store's words)."""
+    never writes into a session another process holds (SessionLocked then, from the store's words).
+
+    A session this write makes also gets the options the run was started with (the `meta` entry the
+    store writes, remembered.py): killed while starting, it is continued with them, not at the
+    defaults (another model, another endpoint). A session the command line resumed gets none here:
+    new options of a resumed session wait for the model's first reply (store.py)."""
     ensure_private_dir(root / session_id)
     path = root / f"{session_id}.jsonl"
     lock = os.open(root / session_id / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -186,8 +192,12 @@ def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[]
         except OSError:
             raise SessionLocked(in_use_message(session_id)) from None
         made: list[dict[str, Any]] = []
+        options = _options_of_a_new_session(path)
 
         def line(parent: str | None) -> bytes:
+            if options:
+                made.append(new_entry("meta", {"meta": {remembered.KEY: options}}, parent, clock()))
+                parent = made[-1]["id"]
             made.append(new_entry("prompt", {"prompt": {"text": text}}, parent, clock()))
             return encode(made)
 
@@ -198,6 +208,16 @@ def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[]
     eid: str = made[-1]["id"]
     _EARLY[path.resolve()] = (eid, text, kept)
     return eid
+
+
+def _options_of_a_new_session(path: Path) -> dict[str, Any]:
+    """The options this run keeps (remembered.py) when `path` is a session it starts ({} else)."""
+    run = remembered.this_run()
+    if run is None or not run.options or path.exists():
+        return {}
+    if run.resumed is not None and run.resumed.resolve() == path.resolve():
+        return {}
+    return dict(run.options)
 
 
 def claim_early(path: Path) -> tuple[str, str, Path | None] | None:

@@ -27,7 +27,15 @@ from pydantic_ai.messages import (
 )
 
 from ..context.plumbing.rounds import call_ids, return_ids
-from .entries import _SURROGATE_ESCAPE, FORMAT_VERSION, Boundary, Loaded, _load_message, utf8_safe
+from .entries import (
+    _SURROGATE_ESCAPE,
+    FORMAT_VERSION,
+    Boundary,
+    Loaded,
+    _load_message,
+    from_the_model,
+    utf8_safe,
+)
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 _CHUNK = 1 << 20
@@ -194,7 +202,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     settled = _prompts_settled(entries)
     seen: set[str] = set()
     last_id: str | None = None
-    newer = dup = unknown = unsent = 0
+    newer = dup = unknown = 0
+    unsent: list[ModelMessage] = []  # read from prompt entries: the user's, never sent
     for entry in entries:
         v = entry.get("v")
         if isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION:
@@ -221,7 +230,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                 request = _unsent_prompt(entry)
                 if request is not None and eid not in settled and (eid is None or eid != own_prompt):
                     messages.append(request)
-                    unsent += 1
+                    unsent.append(request)
             else:
                 unknown += 1
                 continue
@@ -230,6 +239,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             continue
         if isinstance(eid, str):
             last_id = eid
+    unanswered = _unanswered(messages, unsent)
     messages, repaired = _runnable(messages)
     problems = []
     if bad:
@@ -244,15 +254,29 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         problems.append(f"put {moved} out-of-order line(s) back in order")
     if newer:
         problems.append(f"{newer} line(s) were written by a newer compact-agent (read what was understood)")
-    if unsent:
-        problems.append(f"{unsent} message(s) you typed had not reached the model when the last run ended: "
-                        "they are in the conversation, unanswered")
+    if unanswered:
+        from ..agent.run.stream_events import plural  # not at the top: the agent's tools import the store
+
+        problems.append(f"{plural(unanswered, 'message')} you typed had not reached the model when the last run "
+                        f"ended: {'it is' if unanswered == 1 else 'they are'} in the conversation, unanswered")
     if repaired:
         problems.append(repaired)
     warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []
     if on_last_id:
         on_last_id(last_id)
     return Loaded(messages, boundaries, warnings, meta)
+
+
+def _unanswered(messages: list[ModelMessage], unsent: list[ModelMessage]) -> int:
+    """How many of the user's messages no reply of the model follows, when one of them is a typed
+    message a run saved and died before sending (`unsent`); else 0. Once a later run gets a reply
+    with them in the conversation, that reply, saved, is what settles them: no later load warns."""
+    tail = len(messages)
+    while tail and not (isinstance(m := messages[tail - 1], ModelResponse) and from_the_model(m.metadata)):
+        tail -= 1
+    theirs = [m for m in messages[tail:] if isinstance(m, ModelRequest) and not m.metadata
+              and any(isinstance(p, UserPromptPart) for p in m.parts)]
+    return len(theirs) if any(m is u for m in theirs for u in unsent) else 0
 
 
 def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:

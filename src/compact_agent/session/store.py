@@ -36,7 +36,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from .. import crashpoints, secrets
 from . import journal, remembered
 from .archives import next_archive, session_archives
-from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, now_iso, utf8_safe
+from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
 from .files import (
     SessionError,
     SessionLocked,
@@ -69,6 +69,13 @@ def _carries_prompt(m: ModelMessage) -> bool:
     return isinstance(m, ModelRequest) and not m.metadata and any(isinstance(p, UserPromptPart) for p in m.parts)
 
 
+def _a_reply(entry: dict[str, Any]) -> bool:
+    """Whether `entry` saves a reply of the model (not one of ours: a turn closed unanswered)."""
+    message = entry.get("message")
+    return (entry.get("kind") == "message" and isinstance(message, dict) and message.get("kind") == "response"
+            and from_the_model(message.get("metadata")))
+
+
 def _prompt_text(m: ModelMessage) -> str:
     return "".join(p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str))
 
@@ -88,8 +95,10 @@ class SessionStore:
         #: Where torn lines of this session were set aside (journal.py): the user is told on resume.
         self.set_aside: list[Path] = []
         self._told = 0  # how many of them a load has told of
-        #: The command-line settings to save with the next write (remembered.py), if any.
+        #: The command-line settings to save with the next write (remembered.py), if any; with
+        #: `_until_reply`, with the first write that holds a reply of the model (see `take_options`).
         self._options: dict[str, Any] | None = None
+        self._until_reply = False
 
     # -- paths ---------------------------------------------------------------------------
     @property
@@ -140,15 +149,23 @@ class SessionStore:
         next write (a run refused when its session opens — a window too small — leaves none): those
         of a session it starts (also one its early-saved prompt made), or of the session it resumed
         when they changed. Another session keeps its own (the REPL's `/resume` first opens it with
-        the settings of the session it leaves, then says which session it resumed: cli_resume.py)."""
+        the settings of the session it leaves, then says which session it resumed: cli_resume.py).
+
+        New options of a resumed session (`-c --model X`) are written only with the first reply of
+        the model: a run that never reaches it (an endpoint that is down, a bad key) leaves the
+        session remembering what worked. A session this run starts has nothing else to remember,
+        and keeps them at once (with its early-saved prompt, journal.py, when that wrote them)."""
         run = remembered.this_run()
-        self._options = None
+        self._options, self._until_reply = None, False
         if run is None or not run.options:
             return
         resumed = run.resumed is not None and run.resumed.resolve() == self.path.resolve()
         started = not self.path.exists() or (typed_early and not resumed)
-        if started or (resumed and run.changed):
-            self._options = dict(run.options)
+        if started:
+            if remembered.options_of(self.path) != run.options:  # else the early save wrote them
+                self._options = dict(run.options)
+        elif resumed and run.changed:
+            self._options, self._until_reply = dict(run.options), True
 
     def options(self) -> dict[str, Any]:
         """The options this session remembers, those not written yet included."""
@@ -158,7 +175,7 @@ class SessionStore:
         """Remember `options` from now on (a `/model` switch): written at once when the session has
         a file, else with its first write (a session that saved nothing still leaves no file). A
         write that fails is tried again with the next one."""
-        self._options = dict(options)
+        self._options, self._until_reply = dict(options), False
         if not self.path.exists() or self._lock_fd is None:
             return
         entry = self._entries([("meta", {"meta": {remembered.KEY: self._options}})], self._last_id)
@@ -214,8 +231,9 @@ class SessionStore:
     def _append_lines(self, entries: Sequence[dict[str, Any]]) -> None:
         if not entries:
             return
-        if self._options is not None:  # the settings this run keeps, before what it writes first
-            [meta] = self._entries([("meta", {"meta": {remembered.KEY: self._options}})], entries[0]["parent"])
+        options = self._options if not self._until_reply or any(map(_a_reply, entries)) else None
+        if options is not None:  # the settings this run keeps, before what it writes first
+            [meta] = self._entries([("meta", {"meta": {remembered.KEY: options}})], entries[0]["parent"])
             entries[0]["parent"] = meta["id"]
             entries = [meta, *entries]
         try:
@@ -229,7 +247,8 @@ class SessionStore:
         self._told = len(self.set_aside)  # cut off by this run's writes: no news of a last run for a later load
         crashpoints.hit("append.done")
         self._last_id = entries[-1]["id"]
-        self._options = None
+        if options is not None:
+            self._options, self._until_reply = None, False
 
     def append(self, messages: Sequence[ModelMessage]) -> None:
         entries = self._entries([("message", {"message": _dump_message(m)}) for m in messages], self._last_id)
@@ -293,7 +312,7 @@ class SessionStore:
         if not b.get("time"):  # a rewind's record has none: a resume measures the size from when it was made
             b = {**b, "time": self._clock()}
         meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
-        if self._options is not None:
+        if self._options is not None and not self._until_reply:
             meta[remembered.KEY] = self._options
         entries = self._entries([("boundary", {"boundary": b}), *([("meta", {"meta": meta})] if meta else []),
                                  *(("message", {"message": _dump_message(m)}) for m in messages)], None)
@@ -307,7 +326,8 @@ class SessionStore:
         except OSError as e:
             raise _write_error("the session file", self.path, e) from e
         self._last_id = entries[-1]["id"]
-        self._options = None
+        if not self._until_reply:
+            self._options = None
         if pending is not None:
             self._prompt = (entries[-1]["id"], pending[1]) if entries[-1]["kind"] == "prompt" else None
 
