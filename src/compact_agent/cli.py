@@ -135,6 +135,8 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         session = options_for(resumed)
     except UsageError as e:
         raise fail(str(e), 2) from None
+    if session.note is not None:  # a remembered endpoint the model given now does not go to
+        sys.stderr.write(visible(f"compact-agent: note: {session.note}") + "\n")
     model, base_url = session.model, session.get("base_url")
     context_window, append_system_prompt = session.get("context_window"), session.get("append_system_prompt")
     loaded = session.loaded

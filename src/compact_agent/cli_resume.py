@@ -36,6 +36,7 @@ class SessionSettings:
     applied: dict[str, Any]  # of them, those the session remembered
     loaded: Any  # settings_file.Loaded
     remember: remembered.ToRemember
+    note: str | None = None  # one line: a remembered endpoint this model does not go to
 
     @property
     def model(self) -> str | None:
@@ -103,8 +104,9 @@ class CommandLine:
 
         saved = remembered.options_of(resumed) if resumed is not None else {}
         given = self.given
-        applied = remembered.to_apply(saved, given, given.get("model") or saved.get("model")
-                                      or self.loaded.settings.model)
+        model = given.get("model") or saved.get("model") or self.loaded.settings.model
+        same = same_endpoint(saved.get(remembered.RAN_WITH), model)
+        applied = remembered.to_apply(saved, given, model, same_endpoint=same)
         loaded = self.loaded
         if applied:  # as if given on this command line: read as flags, in their ranges
             values = {**given, **applied}
@@ -126,7 +128,36 @@ class CommandLine:
             keep.pop("base_url")  # an address with a password or a key in it is not written down
         if keep or saved:
             keep[remembered.RAN_WITH] = name
-        return SessionSettings(options, applied, loaded, remembered.ToRemember(keep, resumed, keep != saved))
+        note = None
+        if "base_url" in saved and "base_url" not in options:
+            note = _endpoint_left(saved, name, loaded.settings.base_url)
+        return SessionSettings(options, applied, loaded,
+                               remembered.ToRemember(keep, resumed, keep != saved, frozenset(applied)), note)
+
+
+def same_endpoint(ran_with: str | None, model: str) -> bool:
+    """Whether `model` goes on at the endpoint the session reached with `ran_with`: one vLLM or
+    Ollama address serves several models, so a model the registry does not know (that server's own)
+    does, and so does a model of the same provider (a proxy of it); a model the registry knows
+    from another provider goes to its own (`-c --model deepseek-chat` after a local model)."""
+    from .models import REGISTRY
+
+    new = REGISTRY.get(model)
+    if new is None or ran_with is None:
+        return True
+    old = REGISTRY.get(ran_with)
+    return old is not None and old.provider == new.provider
+
+
+def _endpoint_left(saved: dict[str, Any], model: str, base_url: str | None) -> str:
+    """The line that says a remembered endpoint is not used by `model`, and where it goes now."""
+    from .models import provider_for
+    from .secrets import shown_url
+
+    names = {"deepseek": "DeepSeek", "anthropic": "Anthropic", "openai": "OpenAI"}
+    where = shown_url(base_url) if base_url else names.get(provider_for(model, None), "its provider")
+    return (f"the session reached {saved.get(remembered.RAN_WITH, 'its model')} at {shown_url(saved['base_url'])}; "
+            f"{model} goes to {where} (give --base-url to keep that endpoint)")
 
 
 #: What of a session's options `apply` sets, so a switch that fails can put them back.
@@ -151,7 +182,7 @@ def reopen(s: AgentSession, options_for: Callable[[Path], SessionSettings]) -> s
     remembered.from_now_on(settled.remember)
     if settled.same(s.opts):
         s.store.take_options()  # what it remembers changes only when this command line gave options
-        return None
+        return settled.note
     kept = {name: getattr(s.opts, name) for name in _FIELDS}
     try:
         settled.apply(s.opts)
@@ -163,9 +194,10 @@ def reopen(s: AgentSession, options_for: Callable[[Path], SessionSettings]) -> s
         s.switch_to(s.session_id)
         return (f"could not run session {s.session_id} with {settled.name}, as it was started "
                 f"({describe_error(e)}); it goes on with {_uses(s, before)}")
+    note = f"; {settled.note}" if settled.note else ""
     if (s.info.name, s.cm.limits.window, s.opts.base_url) == before:
-        return None
-    return f"session {s.session_id} runs with {_uses(s, before)}, as it was started"
+        return settled.note
+    return f"session {s.session_id} runs with {_uses(s, before)}, as it was started{note}"
 
 
 def _uses(s: AgentSession, before: tuple[str, int, str | None]) -> str:

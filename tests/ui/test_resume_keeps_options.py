@@ -93,15 +93,15 @@ async def test_an_option_given_on_the_command_line_wins_and_nothing_is_said(tmp_
 
 
 async def test_options_a_session_remembers_that_cannot_be_used_are_said_and_it_goes_on(tmp_path, server):
-    """A window remembered too small for the tools (a hand-edited file): one line, and the session
-    goes on with the window it has."""
+    """A window remembered too small for the tools (a hand-edited file): one line, naming the window
+    as the session's (this command line gave none), and the session goes on with the window it has."""
     first, _ = await sessions(tmp_path, server, {"context_window": 3_000, "ran_with": "fake-model"})
     run = await drive(tmp_path, answer, ["/resume 1\r", "still here?\r", "/model\r"], server=server,
                       continue_last=True, options_for=command_line(tmp_path, server).for_session)
     line = said(run.out, f"could not run session {first}")
     assert line.startswith(f"could not run session {first} with fake-model, as it was started (a 3,000-token context "
                            "window cannot hold the system prompt and tool definitions"), line
-    assert "(--context-window)); it goes on with fake-model · window 32,768 " in line, line
+    assert "(remembered --context-window 3,000)); it goes on with fake-model · window 32,768 " in line, line
     assert "now: fake-model (openai) · window 32,768" in run.out and run.prompts[-1] == "still here?", run.out
 
 

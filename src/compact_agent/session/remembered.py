@@ -45,11 +45,14 @@ FOR_THE_MODEL = ("base_url", "context_window")
 class ToRemember:
     """What this run's stores save: `options`, the session's command-line settings as this run has
     them (remembered ones and those given again); `resumed`, the session file the command line
-    resumed (None: a new session); `changed`, whether `options` differ from what it remembered."""
+    resumed (None: a new session); `changed`, whether `options` differ from what it remembered;
+    `applied`, the options this run took from the session rather than from its command line (an
+    error names them as remembered, not as flags the user gave)."""
 
     options: dict[str, Any] = field(default_factory=dict)
     resumed: Path | None = None
     changed: bool = True
+    applied: frozenset[str] = frozenset()
 
 
 _RUN: ContextVar[ToRemember | None] = ContextVar("compact_agent_remembered", default=None)
@@ -67,6 +70,16 @@ def remembering(what: ToRemember) -> Iterator[None]:
 
 def this_run() -> ToRemember | None:
     return _RUN.get()
+
+
+def named(option: str, flag: str) -> str:
+    """How an error names where `option` came from: `flag` when this command line gave it, else
+    `remembered FLAG VALUE` when the run took it from the session (`-c` with no flag at all)."""
+    run = _RUN.get()
+    if run is None or option not in run.applied or option not in run.options:
+        return flag
+    value = run.options[option]
+    return f"remembered {flag} {value:,}" if isinstance(value, int) else f"remembered {flag} {value}"
 
 
 def from_now_on(what: ToRemember | None) -> None:
@@ -126,12 +139,15 @@ def options_of(path: Path) -> dict[str, Any]:
     return out
 
 
-def to_apply(saved: dict[str, Any], given: dict[str, Any], model: str) -> dict[str, Any]:
+def to_apply(saved: dict[str, Any], given: dict[str, Any], model: str, *, same_endpoint: bool = False
+             ) -> dict[str, Any]:
     """Of the options a session remembers (`saved`), those this command line did not give again;
     without the window and endpoint when `model` (the model this run will use) is not the one
-    they were given for."""
+    they were given for — except the endpoint when `same_endpoint` (one local server serves many
+    models: cli_resume.py decides)."""
     out = {k: v for k, v in saved.items() if k in NAMES and k not in given}
     if saved.get(RAN_WITH, model) != model:
         for name in FOR_THE_MODEL:
-            out.pop(name, None)
+            if not (name == "base_url" and same_endpoint):
+                out.pop(name, None)
     return out

@@ -179,8 +179,10 @@ class AgentSession:
 
     def _window_setting(self) -> str:
         """Where the window came from, for the error that says it is too small."""
-        if self.opts.context_window:
-            return "--context-window"
+        if self.opts.context_window:  # given, or remembered by the session (`-c` with no flag)
+            from ...session.remembered import named
+
+            return named("context_window", "--context-window")
         if self.settings.context_window:
             return "context_window in " + (self.opts.config.where("context_window") if self.opts.config
                                            else "a config file")
