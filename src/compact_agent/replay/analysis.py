@@ -16,6 +16,20 @@ from .simulate import TranscriptRun
 #: What "(1 fail)" after a number of compactions means, in the line under the tables and under the chart's.
 FAIL_NOTE = "(N fail) = those tried that left the history as it was"
 
+#: What recall "–" means, said under the tables and the chart's where a row shows one: the Codex
+#: rollouts showed "–" in every row without a word (their text is redacted, so no step names a path
+#: or a name an earlier message held).
+RECALL_NOTE = "– = not measured: no step used a path, name or id from earlier context"
+REDACTED_NOTE = " (redacted text, replayed as filler, holds none)"
+
+
+def recall_note(rows: list[Metrics], redacted: bool) -> str:
+    """RECALL_NOTE when a row shows recall "–" (nothing needed: `refs_needed` 0), else ""; with why
+    when some transcript was replayed on filler standing for redacted text (`redacted`)."""
+    if not any(not m.refs_needed for m in rows):
+        return ""
+    return RECALL_NOTE + (REDACTED_NOTE if redacted else "")
+
 
 class AnalyzeError(RuntimeError):
     """A problem the user can fix, explained in one line."""

@@ -2,7 +2,8 @@
 
 SVG is written by hand (no plotting dependency): a heading, a shared legend, a table of the totals
 (cost and its parts, requests over the window, compactions), then one panel per transcript of two
-or more requests, stacked. A `.png` name uses matplotlib when it is installed. Lines are drawn in a fixed order with
+or more requests, stacked. A `.png` name uses matplotlib when it is installed, with a smaller table
+of the totals (cost, recall, stalls, over, compactions, peak). Lines are drawn in a fixed order with
 ours last, so it is never hidden under a rival. Each strategy has its own colour, dark enough to
 read on white (3:1 contrast at least, as WCAG asks of lines in a chart). A panel is titled with its
 transcript's path relative to the folder all of them share (named in the heading), not to
@@ -14,9 +15,10 @@ from __future__ import annotations
 import os
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from ._words import plural
-from .analysis import FAIL_NOTE, Analysis, AnalyzeError
+from .analysis import FAIL_NOTE, Analysis, AnalyzeError, recall_note
 from .metrics import Metrics
 from .simulate import StrategyRun, TranscriptRun
 
@@ -116,15 +118,35 @@ def _failed(totals: list[Metrics] | None) -> bool:
     return any(m.failed_compactions for m in totals or [])
 
 
+#: The totals a .png shows above its panels: the figures that decide the comparison (the .svg has the cost's parts too).
+PNG_COLUMNS = ("strategy", "cost", "recall", "stalls", "over", "compactions", "peak")
+
+
+def totals_cells(m: Metrics) -> dict[str, str]:
+    """A strategy's totals as the chart writes them, the .svg's table and the .png's alike."""
+    return {"strategy": m.strategy, "cost": f"${m.cost:.3f}",
+            "recall": f"{100 * m.recall:.1f}%" if m.refs_needed else "–",  # nothing needed: not measured
+            "stalls": str(m.stalls), "over": str(m.over_window),
+            "compactions": str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
+            "peak": f"{m.peak / 1000:.1f}K"}
+
+
+def totals_notes(totals: list[Metrics], redacted: bool) -> list[str]:
+    """The lines under the chart's totals: what "(1 fail)" and recall "–" are, when a row shows one."""
+    notes = [f"compactions: {FAIL_NOTE}"] if _failed(totals) else []
+    return notes + ([f"recall: {dash}"] if (dash := recall_note(totals, redacted)) else [])
+
+
 def _totals_height(totals: list[Metrics] | None) -> int:
-    """The totals table's height: its rows, and the line on "(N fail)" when a row shows one."""
-    return 44 + 16 * (len(totals) + _failed(totals)) if totals else 0
+    """The totals table's height: its rows, and the lines on "(N fail)" and recall "–" when a row shows one."""
+    return 44 + 16 * (len(totals) + len(totals_notes(totals, False))) if totals else 0
 
 
-def _totals_panel(totals: list[Metrics], y0: float) -> list[str]:
+def _totals_panel(totals: list[Metrics], y0: float, redacted: bool = False) -> list[str]:
     """A small table of the totals: cost with its parts (re-reads included), recall and stalls,
-    requests over the window, compactions; under it, what "(1 fail)" means when a row shows one
-    (as under the terminal's tables: the chart showed it without a word)."""
+    requests over the window, compactions; under it, what "(1 fail)" and recall "–" mean when a row
+    shows one (as under the terminal's tables: the chart showed them without a word). `redacted`:
+    some transcript was replayed on filler standing for redacted text."""
     cols = [("strategy", 0), ("cost", 120), ("hit", 180), ("miss", 230), ("output", 280), ("summary", 335),
             ("notes", 395), ("reread", 445), ("recall", 500), ("stalls", 550), ("over", 600),
             ("compactions", 645), ("peak", 735)]
@@ -134,23 +156,21 @@ def _totals_panel(totals: list[Metrics], y0: float) -> list[str]:
         out.append(f'<text x="{LEFT + dx}" y="{row}" font-size="11" fill="#555">{name}</text>')
     for m in totals:
         row += 16
-        cells = [m.strategy, f"${m.cost:.3f}", *(f"{v:.3f}" for v in m.cost_parts.values()),
-                 f"{100 * m.recall:.1f}%" if m.refs_needed else "–",  # nothing needed: not measured, as in the table
-                 str(m.stalls), str(m.over_window),
-                 str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
-                 f"{m.peak / 1000:.1f}K"]
+        said = totals_cells(m)
+        cells = [said["strategy"], said["cost"], *(f"{v:.3f}" for v in m.cost_parts.values()),
+                 *(said[c] for c in ("recall", "stalls", "over", "compactions", "peak"))]
         weight = ' font-weight="bold"' if m.strategy == "ours" else ""
         for (_, dx), cell in zip(cols, cells, strict=True):
             out.append(f'<text x="{LEFT + dx}" y="{row}" font-size="11"{weight} '
                        f'fill="{COLORS.get(m.strategy, "#333") if dx == 0 else "#000"}">{escape(cell)}</text>')
-    if _failed(totals):
-        out.append(f'<text x="{LEFT}" y="{row + 16}" font-size="11" fill="#555">'
-                   f'compactions: {escape(FAIL_NOTE)}</text>')
+    for note in totals_notes(totals, redacted):
+        row += 16
+        out.append(f'<text x="{LEFT}" y="{row}" font-size="11" fill="#555">{escape(note)}</text>')
     return out
 
 
 def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[Metrics] | None = None,
-        heading: str = "") -> str:
+        heading: str = "", redacted: bool = False) -> str:
     """Heading, legend, the totals table (when given), then one panel per transcript of 2+ requests."""
     panels = drawn(runs, titles)
     totals_h = _totals_height(totals)
@@ -172,7 +192,7 @@ def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[
     body.append(f'<text x="{LEFT}" y="62" font-size="11" fill="#555">● compaction · dashed: the window · '
                 'y: context tokens of each request · x: request number</text>')
     if totals:
-        body += _totals_panel(totals, top)
+        body += _totals_panel(totals, top, redacted)
     for k, (run, title) in enumerate(panels):
         body += _panel(run, top + totals_h + k * PANEL_H, window, title)
     if len(panels) < len(runs):
@@ -182,16 +202,42 @@ def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[
     return "\n".join(body) + "\n"
 
 
-def _png(runs: list[TranscriptRun], window: int, titles: list[str], path: Path, heading: str) -> None:
+def png_figure(runs: list[TranscriptRun], window: int, titles: list[str], heading: str,
+               totals: list[Metrics] | None = None, redacted: bool = False) -> Any:
+    """The .png's matplotlib figure: the totals (cost, recall, stalls, over, compactions, peak; a
+    row per strategy, ours in bold) as a table above one panel per transcript. Without it a .png
+    showed lines and no figure of what they cost, where the .svg has a table of the totals."""
     import matplotlib  # pyright: ignore[reportMissingImports]  # optional: only a .png plot needs it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # pyright: ignore[reportMissingImports]
 
     panels = drawn(runs, titles) or list(zip(runs, titles, strict=True))
-    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 2.4 * len(panels) + 0.6), squeeze=False)
+    notes = totals_notes(totals, redacted) if totals else []
+    table_h = 0.22 * (len(totals) + 1) + 0.2 * len(notes) + 0.3 if totals else 0.0
+    height = 2.4 * len(panels) + 0.6 + table_h
+    fig = plt.figure(figsize=(10, height))
+    grid = fig.add_gridspec(len(panels) + bool(totals), 1,
+                            height_ratios=([table_h] if totals else []) + [2.4] * len(panels))
     fig.suptitle(heading)
-    for ax, (run, title) in zip(axes[:, 0], panels, strict=True):
+    if totals:
+        ax = fig.add_subplot(grid[0])
+        ax.axis("off")
+        cells = [[totals_cells(m)[c] for c in PNG_COLUMNS] for m in totals]
+        shown = ax.table(cellText=cells, colLabels=list(PNG_COLUMNS), loc="upper left", cellLoc="right",
+                         colLoc="right", edges="horizontal")
+        shown.auto_set_font_size(False)
+        shown.set_fontsize(8)
+        for (row, col), cell in shown.get_celld().items():
+            if row and col == 0:
+                cell.get_text().set_color(COLORS.get(totals[row - 1].strategy, "#333"))
+                cell.get_text().set_horizontalalignment("left")
+            if row and totals[row - 1].strategy == "ours":
+                cell.get_text().set_fontweight("bold")
+        for k, note in enumerate(notes):
+            ax.text(0, -0.02 - 0.12 * k, note, transform=ax.transAxes, fontsize=8, color="#555", va="top")
+    for k, (run, title) in enumerate(panels):
+        ax = fig.add_subplot(grid[k + bool(totals)])
         ax.set_ylabel("context tokens")
         for r in _order(run.runs):
             ax.plot(r.series, color=COLORS.get(r.strategy), lw=2 if r.strategy == "ours" else 1, label=r.strategy)
@@ -199,9 +245,10 @@ def _png(runs: list[TranscriptRun], window: int, titles: list[str], path: Path, 
                     color=COLORS.get(r.strategy), ms=3)
         ax.axhline(window, color="k", ls="--", lw=1)
         ax.set_title(title, loc="left", fontsize=10)
-    axes[0, 0].legend(ncol=7, fontsize=8, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+        if k == 0:
+            ax.legend(ncol=7, fontsize=8, loc="upper left")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))  # the heading's room: the table's head stood on it
+    return fig
 
 
 def write_plot(analysis: Analysis, path: Path) -> Path:
@@ -212,12 +259,13 @@ def write_plot(analysis: Analysis, path: Path) -> Path:
                f"{analysis.pricing} prices, in {middle_clip(folder, 40)}")
     if path.suffix.lower() not in SUFFIXES:
         raise AnalyzeError(f"--plot {path}: name the chart .svg (or .png, with matplotlib)")
+    totals = analysis.totals() if len(analysis.runs) > 1 else analysis.metrics(analysis.runs[0])
+    redacted = any(r.transcript.filler_chars for r in analysis.runs)
     if path.suffix.lower() == ".png":
         try:
-            _png(analysis.runs, analysis.window, titles, path, heading)
+            png_figure(analysis.runs, analysis.window, titles, heading, totals, redacted).savefig(path, dpi=110)
         except ImportError:
             raise AnalyzeError("a .png chart needs matplotlib; name the file .svg instead") from None
         return path
-    totals = analysis.totals() if len(analysis.runs) > 1 else analysis.metrics(analysis.runs[0])
-    path.write_text(svg(analysis.runs, analysis.window, titles, totals, heading), encoding="utf-8")
+    path.write_text(svg(analysis.runs, analysis.window, titles, totals, heading, redacted), encoding="utf-8")
     return path

@@ -23,7 +23,7 @@ from rich.text import Text
 
 from ..models import PRICING
 from ._words import plural
-from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label
+from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label, recall_note
 from .baselines import factories
 from .batch import Summaries, find_files, replay_files
 from .metrics import Metrics
@@ -176,19 +176,28 @@ def fit_caption(run: TranscriptRun) -> str:
 
 def print_tables(analysis: Analysis, console: Console, per_transcript: bool = True) -> None:
     columns = columns_for(console.width)
+    shown: list[Metrics] = []  # every row printed, for the notes on what "–" and "(1 fail)" are
+    redacted = False  # a row showing recall "–" is of a transcript replayed on filler for redacted text
     if per_transcript:
         for run in analysis.runs:
+            rows = analysis.metrics(run)
             console.print(label(run.transcript.source), soft_wrap=True, markup=False)  # a path: never split by us
-            console.print(table("", analysis.metrics(run), fit_caption(run), columns))
+            console.print(table("", rows, fit_caption(run), columns))
             for warning in run.transcript.warnings:
                 console.print(Text.assemble(("warning: ", "yellow"), warning))
+            shown += rows
+            redacted |= bool(run.transcript.filler_chars) and any(not m.refs_needed for m in rows)
     if len(analysis.runs) > 1 or not per_transcript:
-        console.print(table(f"Total over {plural(len(analysis.runs), 'transcript')}", analysis.totals(),
-                            columns=columns))
+        totals = analysis.totals()
+        console.print(table(f"Total over {plural(len(analysis.runs), 'transcript')}", totals, columns=columns))
+        shown += totals
+        redacted |= any(not m.refs_needed for m in totals) and any(r.transcript.filler_chars for r in analysis.runs)
     if not per_transcript and (said := warnings_summary(analysis)):
         console.print(Text.assemble(("warning: ", "yellow"), said))
     failed = any(m.failed_compactions for m in analysis.totals())  # "(1 fail)" is said only where it shows
     notes = [LEGEND[c] for c in columns if c in LEGEND and (c != "compact" or failed)]  # the columns shown
+    if "recall" in columns and (dash := recall_note(shown, redacted)):
+        notes[notes.index(LEGEND["recall"])] += f"; {dash}"
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
                   f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"
                   + (f", ${analysis.price.cache_write}/M cache write" if analysis.price.cache_write else "")
