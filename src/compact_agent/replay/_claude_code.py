@@ -61,6 +61,13 @@ def looks_like_record(record: Mapping[str, Any]) -> bool:
     )
 
 
+def is_compaction_request(records: list[Mapping[str, Any]]) -> bool:
+    """The file is Claude Code's compaction request (``subagents/agent-acompact-*.jsonl``: its lines
+    carry ``agentId`` ``acompact-…``): the summary prompt and the model's summary, replayed as one
+    request, beside the session it summarised."""
+    return any(str(r.get("agentId", "")).startswith("acompact") for r in records[:50])
+
+
 @dataclass
 class _State:
     builder: ConversationBuilder

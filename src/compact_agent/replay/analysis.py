@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..models import ModelInfo
+from ._words import plural
 from .metrics import Metrics, measure
 from .simulate import TranscriptRun
 
@@ -50,6 +51,15 @@ class Analysis:
         names = [r.strategy for r in self.runs[0].runs] if self.runs else []
         return [measure([r for t in self.runs for r in t.runs if r.strategy == n], self.price, "total")
                 for n in names]
+
+
+def transcripts_counted(runs: list[TranscriptRun]) -> str:
+    """`24 transcripts (3 of them Claude Code compaction requests, not sessions)`: Claude Code keeps
+    each compaction's request in a file of its own beside the session (`agent-acompact-*.jsonl`),
+    which a folder's search finds and replays as any transcript, so the count said 24 of 21 sessions."""
+    calls = sum(1 for run in runs if run.transcript.compaction_request)
+    said = f" ({calls} of them Claude Code compaction request{'' if calls == 1 else 's'}, not sessions)"
+    return plural(len(runs), "transcript") + (said if calls else "")
 
 
 def label(path: Path) -> str:

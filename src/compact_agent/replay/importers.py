@@ -73,6 +73,8 @@ class Transcript:
         harness_texts: user-role texts (stripped) the format marks as written by the agent's harness,
             not typed by a person: Claude Code ``isMeta`` lines and local-command output, SWE-agent
             demonstrations and observations, mini-swe-agent format-error notices.
+        compaction_request: the file is the request Claude Code made to summarise a session (its
+            ``subagents/agent-acompact-*.jsonl``), not a session of its own: counted apart in the totals.
     """
 
     source: Path
@@ -83,6 +85,7 @@ class Transcript:
     warnings: list[str] = field(default_factory=list)
     harness_texts: frozenset[str] = frozenset()
     filler_chars: int = 0  # characters of deterministic filler standing for redacted text
+    compaction_request: bool = False  # Claude Code's own compaction request (`agent-acompact-*`), not a session
 
 
 @dataclass
@@ -142,6 +145,7 @@ def load_transcript(path: Path) -> Transcript:
         warnings=builder.warnings,
         harness_texts=frozenset(builder.harness),
         filler_chars=builder.filler_chars,
+        compaction_request=sniffed.format == "claude-code" and _claude_code.is_compaction_request(sniffed.records),
     )
 
 

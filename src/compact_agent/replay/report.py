@@ -23,7 +23,7 @@ from rich.text import Text
 
 from ..models import PRICING
 from ._words import plural
-from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label, recall_note
+from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label, recall_note, transcripts_counted
 from .baselines import factories
 from .batch import Summaries, find_files, replay_files
 from .metrics import Metrics
@@ -166,7 +166,9 @@ def fit_caption(run: TranscriptRun) -> str:
     recorded usage, or (no usage recorded, or none that follows the messages) the note saying the
     sizes are our estimate, without a formula of 1.00 × estimate + 0 that says the same."""
     tm = run.tm
-    head = f"{run.transcript.format}, {plural(run.points, 'recorded request')}"
+    head = (f"{run.transcript.format}, " + ("the compaction request of the session beside it, "
+                                            if run.transcript.compaction_request else "")
+            + plural(run.points, "recorded request"))
     notes = "".join(f"; {n}" for n in tm.notes)
     if tm.error_mean is None:
         return head + notes
@@ -189,7 +191,7 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
             redacted |= bool(run.transcript.filler_chars) and any(not m.refs_needed for m in rows)
     if len(analysis.runs) > 1 or not per_transcript:
         totals = analysis.totals()
-        console.print(table(f"Total over {plural(len(analysis.runs), 'transcript')}", totals, columns=columns))
+        console.print(table(f"Total over {transcripts_counted(analysis.runs)}", totals, columns=columns))
         shown += totals
         redacted |= any(not m.refs_needed for m in totals) and any(r.transcript.filler_chars for r in analysis.runs)
     if not per_transcript and (said := warnings_summary(analysis)):
@@ -238,16 +240,17 @@ LEGEND = {
 
 
 def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
+    head = {"window": analysis.window, "pricing": analysis.pricing}
     if totals_only:
-        return {"window": analysis.window, "pricing": analysis.pricing, "transcripts": len(analysis.runs),
+        return {**head, "transcripts": len(analysis.runs),
+                "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),
                 "totals": [m.to_json() for m in analysis.totals()], "skipped": analysis.skipped}
     return {
-        "window": analysis.window,
-        "pricing": analysis.pricing,
+        **head,
         "transcripts": [
             {"path": str(run.transcript.source), "format": run.transcript.format, "requests": run.points,
-             "fit": describe_fit(run.tm), "warnings": run.transcript.warnings,
-             "results": [m.to_json() for m in analysis.metrics(run)]}
+             "compaction_request": run.transcript.compaction_request, "fit": describe_fit(run.tm),
+             "warnings": run.transcript.warnings, "results": [m.to_json() for m in analysis.metrics(run)]}
             for run in analysis.runs],
         "totals": [m.to_json() for m in analysis.totals()],
         "skipped": analysis.skipped,

@@ -1,0 +1,33 @@
+"""Claude Code's compaction requests (`agent-acompact-*.jsonl`) are counted apart from the sessions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .test_cli_analyze import cli
+from .test_importer_traps import CLAUDE_SESSION, write_jsonl
+
+
+def said(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_claude_codes_compaction_requests_are_counted_apart_from_sessions(tmp_path: Path) -> None:
+    """`subagents/agent-acompact-*.jsonl` (the compaction's own request) counted among the sessions:
+    'Total over 24 transcripts' for 21 sessions. They are still replayed (the figures stay)."""
+    write_jsonl(tmp_path / "session.jsonl", CLAUDE_SESSION)
+    side = tmp_path / "session" / "subagents"
+    side.mkdir(parents=True)
+    write_jsonl(side / "agent-acompact-abc123.jsonl", [{**r, "agentId": "acompact-abc123", "isSidechain": True}
+                                                       if r.get("type") in ("user", "assistant") else r
+                                                       for r in CLAUDE_SESSION])
+    out = cli(".", "-s", "ours", cwd=tmp_path, env={"COLUMNS": "80"})
+    assert out.returncode == 0, out.stderr
+    assert "Total over 2 transcripts (1 of them Claude Code compaction request, not sessions)" in said(out.stdout)
+    assert said(out.stdout).count("the compaction request of the session beside it") == 1
+    data = json.loads(cli(".", "-s", "ours", "--json", cwd=tmp_path).stdout)
+    flags = {t["path"]: t["compaction_request"] for t in data["transcripts"]}
+    assert flags == {"session.jsonl": False, "session/subagents/agent-acompact-abc123.jsonl": True}
+    totals = json.loads(cli(".", "-s", "ours", "--json", "--totals", cwd=tmp_path).stdout)
+    assert (totals["transcripts"], totals["compaction_requests"]) == (2, 1)
