@@ -14,7 +14,7 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,11 +33,14 @@ from .cli_help import (
     value_option,
 )
 from .cli_input import as_text, with_stdin
-from .cli_settings import as_remembered, endpoint, load_settings, protect_key, routing_note, url_problem
+from .cli_settings import endpoint, load_settings, protect_key, routing_note, url_problem
 from .cli_warnings import route_library_warnings
 from .error_text import describe_error, first_line
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
+
+if TYPE_CHECKING:
+    from .cli_resume import SessionSettings
 
 app = typer.Typer(cls=OneLineGroup, add_completion=False, no_args_is_help=False, rich_markup_mode=None,
                   subcommand_metavar="[QUERY] | COMMAND [ARGS]...",
@@ -118,7 +121,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     missing = [d for d in add_dir or [] if not d.is_dir()]
     if missing:
         raise fail(f"--add-dir {missing[0]}: no such directory", 2)
-    from .cli_resume import CommandLine, SessionSettings
+    from .cli_resume import CommandLine
     from .models import UsageError
 
     # A resumed session runs with the options it was started with, unless they are given again.
@@ -219,6 +222,21 @@ def _resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | Non
     except FileNotFoundError as e:
         raise fail(first_line(e), 2) from None
     return root / f"{session_id}.jsonl"
+
+
+def as_remembered(settled: SessionSettings) -> SessionSettings:
+    """`settled` with each setting its session remembered (not given on this command line) said to
+    come from the session: they are loaded as flags, in the flags' ranges, so `/config` said "flag"
+    for a window the session was started with and this command line never gave."""
+    from dataclasses import replace
+
+    from .cli_resume import SETTING
+
+    keys = [SETTING[option] for option in settled.applied if option in SETTING]
+    if not keys:
+        return settled
+    sources = {**settled.loaded.sources, **dict.fromkeys(keys, "session")}
+    return replace(settled, loaded=replace(settled.loaded, sources=sources))
 
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:

@@ -1,24 +1,17 @@
 """What the command line checks of its settings before a session is made for them: the settings
 loaded (defaults < files < environment < flags) with a bad one said in one line, the endpoint an
 address (said without its secrets, naming where it came from), the note on where a model goes, and
-the API key registered and hidden from what the agent runs; the settings a resumed session remembers
-said to come from it."""
+the API key registered and hidden from what the agent runs."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .cli_help import fail
 from .error_text import first_line
 from .ui.visible import visible
-
-if TYPE_CHECKING:
-    from .cli_resume import SessionSettings
-
-#: Where `/config` says a setting the session remembers came from (cli_resume.py reads it as a flag).
-REMEMBERED = "session"
 
 
 def url_problem(url: str | None) -> str | None:
@@ -92,17 +85,3 @@ def load_settings(work: Path, *, warn: bool = True, **flags: object) -> Any:
         sys.stderr.write(visible(f"compact-agent: warning: {w}") + "\n")
     return loaded
 
-
-def as_remembered(settled: SessionSettings) -> SessionSettings:
-    """`settled` with each setting its session remembered (not given on this command line) said to
-    come from the session: they are loaded as flags, in the flags' ranges, so `/config` said "flag"
-    for a window the session was started with and this command line never gave."""
-    from dataclasses import replace
-
-    from .cli_resume import SETTING
-
-    keys = [SETTING[option] for option in settled.applied if option in SETTING]
-    if not keys:
-        return settled
-    sources = {**settled.loaded.sources, **dict.fromkeys(keys, REMEMBERED)}
-    return replace(settled, loaded=replace(settled.loaded, sources=sources))

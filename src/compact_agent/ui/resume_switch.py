@@ -57,7 +57,7 @@ def switch(s: AgentSession, want: str, options_for: Callable[[Path], SessionSett
         s.switch_to(session_id)
         return (f"could not run session {s.session_id} with {settled.name}, as it was started "
                 f"({describe_error(e)}); it goes on with {uses(s, before)}")
-    note: str | None = getattr(settled, "note", None)  # a remembered endpoint this model does not go to
+    note = settled.note  # a remembered endpoint this model does not go to
     if (s.info.name, s.cm.limits.window, s.opts.base_url) == before:
         return note
     return f"session {s.session_id} runs with {uses(s, before)}, as it was started" + (f"; {note}" if note else "")
