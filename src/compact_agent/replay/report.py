@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..models import PRICING
+from ..models import PRICING, ModelInfo
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label, recall_note, transcripts_counted
 from .baselines import factories
@@ -240,7 +240,7 @@ LEGEND = {
 
 
 def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
-    head = {"window": analysis.window, "pricing": analysis.pricing}
+    head = {"window": analysis.window, "pricing": analysis.pricing, "prices": prices_json(analysis.price)}
     if totals_only:
         return {**head, "transcripts": len(analysis.runs),
                 "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),
@@ -255,6 +255,16 @@ def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
         "totals": [m.to_json() for m in analysis.totals()],
         "skipped": analysis.skipped,
     }
+
+
+def prices_json(price: ModelInfo) -> dict[str, Any]:
+    """The prices every cost was computed with, in dollars per million tokens: a script reading
+    `cost` could not tell them (the JSON named only `pricing`, the terminal's line said them).
+    `input_cache_write` is null where the provider has no price of its own for writing the cache: a
+    DeepSeek write is a miss, priced as `input_miss`."""
+    return {"model": price.name, "provider": price.provider, "unit": "USD per million tokens",
+            "input_miss": price.input, "input_hit": price.cache_read,
+            "input_cache_write": price.cache_write or None, "output": price.output}
 
 
 #: The exit status of a run stopped by Ctrl-C: 128 + SIGINT, as a shell reports it.
