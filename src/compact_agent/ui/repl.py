@@ -1,5 +1,9 @@
-"""The interactive loop: prompt, stream the answer with tool lines and a spinner, show
-compactions, interrupt with Esc or Ctrl-C, `!cmd` for the shell, and say how to come back."""
+"""The interactive loop: prompt, stream the answer with tool lines and a spinner, interrupt with
+Esc or Ctrl-C, `!cmd` for the shell, and say how to come back.
+
+Beside it: repl_start.py (the banner and the session built while the prompt is up),
+session_feed.py (what the session reports while it works: compactions, savings, the plan),
+session_picker.py (`--resume` without an id) and resume_switch.py (`/resume`'s switch)."""
 
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ from .approval import make_ask, nothing, yes_no
 from .command_registry import COMMANDS, ExitRepl, running
 from .prompt_input import make_prompt
 from .repl_start import Start, preload
+from .session_feed import SessionFeed
+from .session_picker import pick
 from .shell_escape import shell_output, show_shell_output
 from .toolbar import starting_line, status_line
 from .turn_view import InterruptKeys, TurnView
@@ -35,7 +41,6 @@ if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_star
 
     from ..agent.run.runner import AgentSession
     from ..cli_resume import SessionSettings
-    from ..context.plumbing.events import Event
 
     OptionsFor = Callable[[Path], SessionSettings]
 
@@ -63,7 +68,7 @@ class Repl:
         self.view: TurnView | None = None
         self.keys: InterruptKeys | None = None
         self.pending: list[str] = []  # shell output waiting to go with the next message
-        self.compact_status: Any = None
+        self.feed = SessionFeed(console, lambda: self.view, self.window)  # what the session reports
         self.status_text = ""  # the toolbar under the prompt, computed once per prompt
         self.session: AgentSession | None = None  # None until built (the prompt is up before: repl_start.py)
         self.starting: asyncio.Future[None] | None = None
@@ -71,51 +76,16 @@ class Repl:
         self.start: Start | None = None  # the banner's facts: the session id a line typed early is saved in
         self.early: str | None = None  # the entry of a line saved before the session was built
 
-    # -- session callbacks -------------------------------------------------------------------
-    def on_compact_start(self, trigger: str, tokens: int) -> None:
-        if self.view is not None:
-            self.view.stop()
-            self.view._spin(f"compacting ({trigger}) {tokens:,} tokens")
-            return
-        if self.console.is_terminal:
-            self.compact_status = self.console.status(f"compacting ({trigger}) {tokens:,} tokens…")
-            self.compact_status.start()
-
-    def on_event(self, ev: Event) -> None:
-        if ev.layer == "compact":
-            if self.compact_status is not None:
-                self.compact_status.stop()
-                self.compact_status = None
-            if self.view is not None:
-                self.view.stop()
-            if not (ev.action == "blocked" and ev.trigger == "manual"):  # /compact says that itself
-                self.console.print(render.compact_line(ev), style="yellow" if ev.action == "blocked" else "dim")
-            if self.view is not None:
-                self.view._spin("thinking")
-        elif (problem := _problem_line(ev)) is not None:
-            self.console.print(problem, style="yellow")
-        elif ev.tokens_freed and (line := render.layer_line(ev, self.window())) is not None:
-            self.console.print(line, style="dim")
-
     def window(self) -> int:
         """The session's window (0 before the session is built): a layer's saving under a hundredth
         of it is not said (render.layer_line)."""
         return self.session.cm.limits.window if self.session is not None else 0
 
-    def on_change(self, tool: str, info: dict[str, Any]) -> None:
-        if tool == "todo_write":
-            from ..agent.tools.todos import TodoItem
-            from .session_views import render_plan
-
-            if self.view is not None:
-                self.view.stop()
-            self.console.print(render_plan([TodoItem.model_validate(t) for t in info.get("todos", [])]), end="")
-
     # -- the loop ----------------------------------------------------------------------------
     async def run(self, first_message: str | None, pick_session: bool) -> None:
         c = self.console
-        if pick_session and not await self.pick():
-            return
+        if pick_session and not await pick(self.opts, c, self.prompt_io, self.before_prompt, self.options_for):
+            return  # `--resume` without an id, and the user left the list (session_picker.py)
         self.keys = InterruptKeys(self.inp, lambda: None)
         menu = self.ask_stream is None and c.is_terminal and self.inp is not None
         self.opts.ask = make_ask(c, self.paused, self.ask_stream, use_menu=menu, inp=self.inp,
@@ -214,8 +184,8 @@ class Repl:
         from ..agent.run.runner import AgentSession
         from .history_view import show_last_exchanges
 
-        s = AgentSession(self.opts, on_event=self.on_event, on_compact_start=self.on_compact_start,
-                         on_change=self.on_change, resolved=(start.session_id, start.exists))
+        s = AgentSession(self.opts, on_event=self.feed.on_event, on_compact_start=self.feed.on_compact_start,
+                         on_change=self.feed.on_change, resolved=(start.session_id, start.exists))
         self.session = s
         if s.warnings or s.messages:
             def show() -> None:
@@ -292,9 +262,7 @@ class Repl:
         except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
             self.console.print(describe_error(e), style="red", soft_wrap=False)  # prose: wrapped at words
         finally:
-            if self.compact_status is not None:  # a compaction that ended without its event
-                self.compact_status.stop()
-                self.compact_status = None
+            self.feed.stop_status()  # a compaction that ended without its event
         return True
 
     @contextlib.contextmanager
@@ -379,9 +347,7 @@ class Repl:
         """A yes/no question (`[y/N]`), answered by one key as the permission menu is: y = yes, n,
         Enter, Esc, Ctrl-C or Ctrl-D = no (approval.yes_no); a typed line from `ask_stream` without
         a terminal. A compaction's spinner stops first."""
-        if self.compact_status is not None:
-            self.compact_status.stop()
-            self.compact_status = None
+        self.feed.stop_status()
         if self.ask_stream is not None:
             answer = self.console.input(question, markup=False, stream=self.ask_stream)
             return answer.strip().lower() in ("y", "yes")
@@ -391,49 +357,11 @@ class Repl:
         self.console.print(question + ("y" if yes else "n"), markup=False, highlight=False)  # the answer stays
         return yes
 
-    async def pick(self) -> bool:
-        """`--resume` without an id: choose one of the project's sessions by number."""
-        from .sessions_list import format_row, session_rows
-
-        rows = session_rows(session_root(self.opts.cwd.resolve(), self.opts.home))
-        if not rows:
-            self.console.print("no sessions to resume in this directory; starting a new one")
-            return True
-        for i, r in enumerate(rows, 1):
-            self.console.print(format_row(i, r))
-        picker: PromptSession[str] = PromptSession(**self.prompt_io)
-        while True:
-            if self.before_prompt is not None:
-                self.before_prompt()
-            try:
-                answer = (await picker.prompt_async("resume which? (number, Enter for 1, Ctrl-D to quit) ")).strip()
-            except (EOFError, KeyboardInterrupt):
-                return False
-            if not answer:
-                answer = "1"
-            if answer.isdigit() and 1 <= int(answer) <= len(rows):
-                self.opts.session_id = rows[int(answer) - 1].id
-                if self.options_for is not None:  # as `-r ID` would run it: with its own options
-                    from ..session import remembered
-
-                    picked = self.options_for(session_root(self.opts.cwd.resolve(), self.opts.home)
-                                              / f"{self.opts.session_id}.jsonl")
-                    picked.apply(self.opts)
-                    remembered.from_now_on(picked.remember)
-                return True
-            self.console.print(f"give a number from 1 to {len(rows)}")
-
     def goodbye(self) -> None:
         s = getattr(self, "session", None)
         if s is not None and s.store.path.exists() and s.messages:
             self.console.print(f"resume this session with: compact-agent --resume {s.session_id}  "
                                "(or --continue for the newest)", style="dim")
-
-
-def _problem_line(ev: Event) -> str | None:
-    from ..agent.run.stream_events import problem_line
-
-    return problem_line(ev)
 
 
 async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,

@@ -1,0 +1,78 @@
+"""What the REPL's session reports while it works, on the terminal: a compaction (its spinner, then
+its line), a layer's saving worth saying, a problem, the plan the model wrote.
+
+The session calls these from inside a turn, a command or its own start; a turn's spinner is up
+then (the REPL's TurnView, `view`), so each stops it before printing and brings it back after.
+Nothing here imports pydantic-ai: the REPL module loads without it (repl_start.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from . import render
+
+if TYPE_CHECKING:
+    from ..context.plumbing.events import Event
+    from .turn_view import TurnView
+
+
+class SessionFeed:
+    """The session's callbacks (`on_event`, `on_compact_start`, `on_change`) for one REPL."""
+
+    def __init__(self, console: Console, view: Callable[[], TurnView | None], window: Callable[[], int]) -> None:
+        self.console = console
+        self._view = view  # the turn's spinner, while one runs
+        self._window = window  # the session's window (0 before it is built)
+        self.compact_status: Any = None  # a compaction's spinner outside a turn (/compact, `-c` start)
+
+    def on_compact_start(self, trigger: str, tokens: int) -> None:
+        view = self._view()
+        if view is not None:
+            view.stop()
+            view._spin(f"compacting ({trigger}) {tokens:,} tokens")
+            return
+        if self.console.is_terminal:
+            self.compact_status = self.console.status(f"compacting ({trigger}) {tokens:,} tokens…")
+            self.compact_status.start()
+
+    def on_event(self, ev: Event) -> None:
+        view = self._view()
+        if ev.layer == "compact":
+            self.stop_status()
+            if view is not None:
+                view.stop()
+            if not (ev.action == "blocked" and ev.trigger == "manual"):  # /compact says that itself
+                self.console.print(render.compact_line(ev), style="yellow" if ev.action == "blocked" else "dim")
+            if view is not None:
+                view._spin("thinking")
+        elif (problem := _problem_line(ev)) is not None:
+            self.console.print(problem, style="yellow")
+        elif ev.tokens_freed and (line := render.layer_line(ev, self._window())) is not None:
+            self.console.print(line, style="dim")  # a saving under a hundredth of the window is not said
+
+    def on_change(self, tool: str, info: dict[str, Any]) -> None:
+        if tool == "todo_write":
+            from ..agent.tools.todos import TodoItem
+            from .session_views import render_plan
+
+            view = self._view()
+            if view is not None:
+                view.stop()
+            self.console.print(render_plan([TodoItem.model_validate(t) for t in info.get("todos", [])]), end="")
+
+    def stop_status(self) -> None:
+        """Stop a compaction's spinner (before a question, or after a command whose compaction ended
+        without its event)."""
+        if self.compact_status is not None:
+            self.compact_status.stop()
+            self.compact_status = None
+
+
+def _problem_line(ev: Event) -> str | None:
+    from ..agent.run.stream_events import problem_line
+
+    return problem_line(ev)

@@ -1,0 +1,55 @@
+"""`--resume` without an id: the project's sessions listed, one chosen by its number before the REPL
+starts, and opened as `-r ID` would open it: with the options it remembers (cli_resume.py).
+
+`options_for` is cli_resume.py's rule for what a session runs with, given by the command line; the
+REPL's prompt is not up yet, so the list is printed and read with a prompt of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit import PromptSession
+from rich.console import Console
+
+from ..agent.run.options import SessionOptions, session_root
+
+if TYPE_CHECKING:
+    from ..cli_resume import SessionSettings
+
+
+async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any],
+               before_prompt: Callable[[], None] | None,
+               options_for: Callable[[Path], SessionSettings] | None) -> bool:
+    """Set `opts` to the session chosen (and its options); False when the user left instead. No
+    session to choose from starts a new one."""
+    from .sessions_list import format_row, session_rows
+
+    rows = session_rows(session_root(opts.cwd.resolve(), opts.home))
+    if not rows:
+        console.print("no sessions to resume in this directory; starting a new one")
+        return True
+    for i, r in enumerate(rows, 1):
+        console.print(format_row(i, r))
+    picker: PromptSession[str] = PromptSession(**prompt_io)
+    while True:
+        if before_prompt is not None:
+            before_prompt()
+        try:
+            answer = (await picker.prompt_async("resume which? (number, Enter for 1, Ctrl-D to quit) ")).strip()
+        except (EOFError, KeyboardInterrupt):
+            return False
+        if not answer:
+            answer = "1"
+        if answer.isdigit() and 1 <= int(answer) <= len(rows):
+            opts.session_id = rows[int(answer) - 1].id
+            if options_for is not None:  # as `-r ID` would run it: with its own options
+                from ..session import remembered
+
+                picked = options_for(session_root(opts.cwd.resolve(), opts.home) / f"{opts.session_id}.jsonl")
+                picked.apply(opts)
+                remembered.from_now_on(picked.remember)
+            return True
+        console.print(f"give a number from 1 to {len(rows)}")
