@@ -46,7 +46,10 @@ def test_a_bad_option_value_is_one_line(cli, args, said):
     res = cli("-p", "x", *args) if args[0].startswith("-") else cli(*args)
     assert res.code == 2, (args, res.stderr)
     assert res.stderr.startswith(f"compact-agent: {said}"), (args, res.stderr)
-    assert res.stderr.count("\n") == 1 and res.stdout == "", (args, res.stdout, res.stderr)
+    # analyze given --json says its error as `{"error": ...}` on stdout too (docs/analyzer.md)
+    printed = {"error": res.stderr.removeprefix("compact-agent: ").rstrip("\n")} if "--json" in args[1:] else None
+    assert res.stderr.count("\n") == 1, (args, res.stderr)
+    assert (json.loads(res.stdout) if res.stdout else None) == printed, (args, res.stdout, res.stderr)
     for machine in MACHINE:
         assert machine not in res.stderr, (args, machine, res.stderr)
     assert cli.sessions() == []
