@@ -27,6 +27,7 @@ from pydantic_ai.messages import (
 )
 
 from ..context.plumbing.rounds import call_ids, return_ids
+from ..words import plural
 from .entries import (
     _SURROGATE_ESCAPE,
     FORMAT_VERSION,
@@ -255,8 +256,6 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     if newer:
         problems.append(f"{newer} line(s) were written by a newer compact-agent (read what was understood)")
     if unanswered:
-        from ..agent.run.stream_events import plural  # not at the top: the agent's tools import the store
-
         problems.append(f"{plural(unanswered, 'message')} you typed had not reached the model when the last run "
                         f"ended: {'it is' if unanswered == 1 else 'they are'} in the conversation, unanswered")
     if repaired:

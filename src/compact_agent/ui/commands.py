@@ -8,7 +8,7 @@ from rich.console import Console
 
 from .. import secrets
 from ..agent.run.runner import AgentSession
-from ..agent.run.stream_events import plural
+from ..words import plural
 from . import render
 from .command_registry import (
     COMMANDS,

@@ -16,9 +16,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..agent.run.stream_events import plural, result_summary
+from ..agent.run.stream_events import result_summary
 from ..context.compaction.summary import is_summary, is_synthetic_text
 from ..session.store import Boundary, SessionStore, load_session_file
+from ..words import plural
 from .sessions_list import as_typed
 
 if TYPE_CHECKING:

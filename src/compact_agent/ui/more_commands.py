@@ -11,7 +11,7 @@ from rich.console import Console
 
 from ..agent.run.options import session_root, sessions_starting
 from ..agent.run.runner import AgentSession
-from ..agent.run.stream_events import plural
+from ..words import plural
 from .command_registry import CommandError, command, current_repl
 from .sessions_list import format_row, session_rows
 

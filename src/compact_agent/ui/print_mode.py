@@ -23,10 +23,11 @@ from pydantic_ai.usage import RunUsage
 from .. import secrets
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession, TurnResult
-from ..agent.run.stream_events import blocked_line, compaction_end, plural, problem_line
+from ..agent.run.stream_events import blocked_line, compaction_end, problem_line
 from ..context.plumbing.events import Event
 from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
+from ..words import plural
 from . import tool_lines
 from .command_registry import EXIT_ALIASES
 from .visible import visible

@@ -19,9 +19,9 @@ from ..agent.accounting.context_report import CATEGORIES, ContextPicture, cost_r
 from ..agent.accounting.costs import CostReport, Entry
 from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
-from ..agent.run.stream_events import plural
 from ..agent.tools.todos import TodoItem
 from ..cli_help import MAX_WINDOW, parse_tokens
+from ..words import plural
 from .command_registry import CommandError, command, current_repl
 
 STYLES = {

@@ -25,6 +25,7 @@ from pydantic_ai.messages import (
 )
 
 from ... import secrets
+from ...words import plural
 from ..tools.base import is_failure
 
 MAX_RESULT_CHARS = 2_000
@@ -57,10 +58,6 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
             out["output_lines"], out["tail"] = bash_tail_lines(text)
         return out
     return None
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith(("ch", "sh", "s")) else f"{n} {word}s"
 
 
 def result_summary(tool: str, text: str, error: bool) -> str:

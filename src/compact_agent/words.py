@@ -1,0 +1,15 @@
+"""How a count is written in what the user reads: `1 message`, `2 messages`, `3 matches`.
+
+The session's load warnings, the agent's tool-result lines and the UI all count things; this sits
+below all of them, so session/ need not import the agent's streaming code for one word (the agent's
+tools import the store: that was a circle). The analyzer has its own (replay/_words.py), with
+thousands separators for its tables."""
+
+from __future__ import annotations
+
+
+def plural(n: int, word: str) -> str:
+    """`n` and `word`, with `es` after ch, sh or s and `s` after anything else, unless `n` is 1."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}es" if word.endswith(("ch", "sh", "s")) else f"{n} {word}s"
