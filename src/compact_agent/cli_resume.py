@@ -11,7 +11,6 @@ says what the session then remembers; the REPL applies the same to the session i
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,6 @@ from .session import remembered
 
 if TYPE_CHECKING:
     from .agent.run.options import SessionOptions
-    from .agent.run.runner import AgentSession
 
 #: Each option that is also a setting, by the setting's name.
 SETTING = {"model": "model", "base_url": "base_url", "context_window": "context_window",
@@ -70,18 +68,6 @@ class SessionSettings:
         opts.context_window = self.options.get("context_window")
         opts.append_system_prompt = self.options.get("append_system_prompt") or ""
         opts.settings, opts.config = self.loaded.settings, self.loaded
-
-    def same(self, opts: SessionOptions) -> bool:
-        """Whether `opts` already open a session with these (nothing to rebuild)."""
-        from .models import UsageError
-
-        try:
-            base_url = self.endpoint()
-        except UsageError:  # `apply` says why
-            return False
-        return (opts.model, opts.base_url, opts.context_window, opts.append_system_prompt, opts.settings) == (
-            self.name, base_url, self.options.get("context_window"), self.options.get("append_system_prompt") or "",
-            self.loaded.settings)
 
 
 @dataclass(frozen=True)
@@ -158,51 +144,3 @@ def _endpoint_left(saved: dict[str, Any], model: str, base_url: str | None) -> s
     where = shown_url(base_url) if base_url else names.get(provider_for(model, None), "its provider")
     return (f"the session reached {saved.get(remembered.RAN_WITH, 'its model')} at {shown_url(saved['base_url'])}; "
             f"{model} goes to {where} (give --base-url to keep that endpoint)")
-
-
-#: What of a session's options `apply` sets, so a switch that fails can put them back.
-_FIELDS = ("model", "base_url", "context_window", "append_system_prompt", "settings", "config")
-
-
-def reopen(s: AgentSession, options_for: Callable[[Path], SessionSettings]) -> str | None:
-    """After the REPL's `/resume` switched `s` to another session — opened with the options of the
-    session it left — run that session with its own (`options_for`, this command line's rule); the
-    line that says what it now uses when that is another model, window or endpoint, or why it goes
-    on with those it has. A failure to reopen even with those is raised."""
-    from .error_text import describe_error
-    from .models import UsageError
-
-    before = (s.info.name, s.cm.limits.window, s.opts.base_url)
-    try:
-        settled = options_for(s.store.path)
-    except UsageError as e:
-        return (f"session {s.session_id} remembers options that cannot be used ({e}); it goes on with "
-                f"{_uses(s, before)}")
-    run = remembered.this_run()
-    remembered.from_now_on(settled.remember)
-    if settled.same(s.opts):
-        s.store.take_options()  # what it remembers changes only when this command line gave options
-        return settled.note
-    kept = {name: getattr(s.opts, name) for name in _FIELDS}
-    try:
-        settled.apply(s.opts)
-        s.switch_to(s.session_id)
-    except Exception as e:  # noqa: BLE001 - one line, and the session as it was a moment ago
-        for name, value in kept.items():
-            setattr(s.opts, name, value)
-        remembered.from_now_on(run)
-        s.switch_to(s.session_id)
-        return (f"could not run session {s.session_id} with {settled.name}, as it was started "
-                f"({describe_error(e)}); it goes on with {_uses(s, before)}")
-    note = f"; {settled.note}" if settled.note else ""
-    if (s.info.name, s.cm.limits.window, s.opts.base_url) == before:
-        return settled.note
-    return f"session {s.session_id} runs with {_uses(s, before)}, as it was started{note}"
-
-
-def _uses(s: AgentSession, before: tuple[str, int, str | None]) -> str:
-    """`deepseek-chat · window 16,000` (and the endpoint, when it is not the one before)."""
-    from .secrets import shown_url
-
-    where = f" at {shown_url(s.opts.base_url)}" if s.opts.base_url and s.opts.base_url != before[2] else ""
-    return f"{s.info.name}{where} · window {s.cm.limits.window:,}"

@@ -136,18 +136,3 @@ def test_options_kept_later_are_written_at_once_or_with_the_first_write(tmp_path
     lines = [json.loads(line) for line in s.path.read_text().splitlines()]
     assert lines[3]["parent"] == lines[2]["id"]
     assert len(load_session_file(s.path).messages) == 2
-
-
-def test_options_a_first_opening_took_are_dropped_when_the_session_is_taken_again(tmp_path):
-    """The REPL's `/resume` opens the session with the run it leaves, then tells the store which run
-    it is in now (cli_resume.reopen): what the first opening took must not be written."""
-    SessionStore(tmp_path, "s1").append(exchange("q0"))
-    path = tmp_path / "s1.jsonl"
-    with remembered.remembering(ToRemember(WINDOW, path)):
-        s = SessionStore(tmp_path, "s1")
-        s.lock()
-    with remembered.remembering(ToRemember(WINDOW, path, changed=False)):
-        s.take_options()
-        s.append(exchange("q1"))
-    s.unlock()
-    assert "meta" not in kinds(s)

@@ -145,11 +145,12 @@ class SessionStore:
         self.take_options(early is not None)
 
     def take_options(self, typed_early: bool = False) -> None:
-        """The command-line settings this run keeps in this session (remembered.py), saved with its
-        next write (a run refused when its session opens — a window too small — leaves none): those
-        of a session it starts (also one its early-saved prompt made), or of the session it resumed
-        when they changed. Another session keeps its own (the REPL's `/resume` first opens it with
-        the settings of the session it leaves, then says which session it resumed: cli_resume.py).
+        """The command-line settings this run keeps in this session (remembered.py), taken when the
+        store is locked and saved with its next write (a run refused when its session opens — a
+        window too small — leaves none): those of a session it starts (also one its early-saved
+        prompt made), or of the session it resumed when they changed. Another session keeps its own;
+        a session `-r`'s list picks or the REPL's `/resume` switches to is opened once, after the run
+        was told what that session runs with (ui/session_picker.py, ui/resume_switch.py).
 
         New options of a resumed session (`-c --model X`) are written only with the first reply of
         the model: a run that never reaches it (an endpoint that is down, a bad key) leaves the
