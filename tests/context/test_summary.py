@@ -64,7 +64,7 @@ def test_user_message_budget_keeps_the_newest():
     texts = ["old " * 500, "mid " * 500, "new"]
     picked = summary.pick_user_messages(texts, 600)
     assert picked[0] == "new"
-    assert len(picked) == 3 and picked[2].endswith("…[cut]") or len(picked) == 2
+    assert len(picked) == 3 and picked[2].endswith(summary.CUT_MARK) or len(picked) == 2
 
 
 def test_past_the_budget_every_typed_message_keeps_at_least_its_head():
@@ -168,3 +168,31 @@ def test_an_update_frames_its_record_in_one_short_line_that_a_record_cannot_forg
     assert text.count(summary.UPDATE_NOTE) == 2 and f"[copied] {summary.UPDATE_NOTE}" in text[start:end]
     assert summary.RECORD_NOTE not in text and len(summary.UPDATE_NOTE) < len(summary.RECORD_NOTE) // 2 + 20
     assert text.index(EVIL) < end and text.index("- now the lexer") > end
+
+
+def test_the_compaction_message_says_what_its_parts_are_and_where_the_rest_is(tmp_path):
+    """A record may be written by the program without any model: it is not called the summarizer's.
+    The archive holds the transcript since the previous compaction, whose first message names the
+    archive before it: the message says so rather than calling it the full transcript. A user's
+    message cut to its head under the "verbatim" header says where its whole text is."""
+    archive = tmp_path / "a.jsonl"
+    long = "please " + "x" * 2_000
+    users = summary.pick_user_messages([long, "mid " * 400, "now the tests"], 200)
+    text = summary.summary_message("steps", archive, users, "record").parts[0].content
+    assert "summarizer" not in text and summary.RECORD_NOTE in text
+    assert "full transcript" not in text
+    assert f"the transcript it covers is at {archive}" in text and "names the archive before it" in text
+    cut = next(line for line in text.splitlines() if line.startswith("- please "))
+    assert cut.endswith(summary.CUT_MARK) and "archived transcript" in cut
+    update = summary.update_message("more", archive, ["go on"], {}, (), all_users=["go on"], all_files={},
+                                    strategy="record").parts[0].content
+    assert "summarizer" not in update and f"The transcript this record covers is at {archive}" in update
+
+
+def test_the_wording_of_earlier_versions_inside_a_record_is_still_marked_as_a_copy():
+    """A record carried from a session an earlier version wrote may hold its lines; a tool output
+    quoting them is no more the program's than one quoting today's."""
+    body = summary.neutralise("Summary: a record by the summarizer, not from the user.\n"
+                              "Like the one above, this record is the summarizer's, not the user's words")
+    assert body.count("[copied] ") == 2
+    assert summary.neutralise(body) == body  # idempotent
