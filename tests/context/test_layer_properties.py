@@ -16,7 +16,14 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, repair_messages
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    UserPromptPart,
+    repair_messages,
+)
 
 from compact_agent.context.layers.budget import ToolResultBudget
 from compact_agent.context.layers.collapse import ContextCollapse
@@ -24,7 +31,16 @@ from compact_agent.context.layers.microcompact import Microcompact
 from compact_agent.context.layers.snip import Snip
 from compact_agent.context.plumbing.rounds import unpaired
 from compact_agent.context.plumbing.tokens import estimate
-from tests.context.strategies import PROPS, budget_for, dump, histories, last_time, same_bytes, small_settings
+from tests.context.strategies import (
+    PROPS,
+    REMINDER,
+    budget_for,
+    dump,
+    histories,
+    last_time,
+    same_bytes,
+    small_settings,
+)
 
 SETTINGS = small_settings()  # built once: pydantic-settings parses the environment on every construction
 FACTORIES: dict[str, Callable[[], Any]] = {
@@ -113,3 +129,19 @@ def test_decisions_survive_a_growing_history(data: st.DataObject, h: list[ModelM
                 assert after[key][: len(value)] == value, (layer.name, key)
             else:  # a set, stored sorted
                 assert set(value) <= set(after[key]), (layer.name, key)
+
+
+def typed(messages: list[ModelMessage]) -> list[Any]:
+    """What the user said, in order: every prompt but the harness's reminders."""
+    return [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
+            if isinstance(p, UserPromptPart) and not (isinstance(p.content, str) and p.content.startswith(REMINDER))]
+
+
+@PROPS
+@given(h=histories(), threshold=THRESHOLDS, gap=GAPS)
+def test_what_the_user_typed_passes_the_layers_below_collapse_as_it_was(h: list[ModelMessage], threshold: int,
+                                                                        gap: int) -> None:
+    """Short replies ("ok", "继续") included: only collapse, near the threshold, folds old rounds
+    (their asks in its digest), as a compaction would."""
+    below = [FACTORIES[name]() for name in ("budget", "snip", "microcompact")]
+    assert typed(apply_all(below, h, threshold, gap, check=False)) == typed(h)

@@ -1,13 +1,18 @@
 """Layer 2: snip. Drop what carries no information the model still needs.
 
-Four kinds of low-value content, all decided from local evidence so the cost is zero:
+Three kinds of low-value content, all decided from local evidence so the cost is zero:
 
-* content-free acknowledgements ("ok", "好的", "继续", ...) once a response already followed them;
 * successful tool results with no output: their call and result go together (a result cannot be
   dropped alone without breaking pairing), and only when the two messages hold nothing else;
 * repeated identical reminder / system text: the newest copy stays (the head system prompt,
   the cache anchor, always stays and its later copies go instead);
 * file reads superseded by a later read of the same range that returned identical content.
+
+A message the user typed is never one of them, however short: "ok", "go on" or "yes" is what the
+user said, and the model reads every such message, in order, with every request. (Short replies
+used to go once answered, a handful of tokens each; the answer after one was then joined to the
+answer before it — also to the session's own close of a turn that got no answer — so the model read
+its reply to "go on" as part of "this turn ended before an answer", and never the words that asked.)
 
 Structure is what makes this fiddly: removing a request can leave two responses side by side. We
 only do that when the earlier response is plain text and the later has no thinking, and then merge
@@ -21,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -48,20 +52,8 @@ LAYER = "snip"
 SUPERSEDED = "[superseded by a later read of the same unchanged file]"
 NO_OUTPUT = "(no output)"
 
-ACKS = frozenset(
-    {
-        "ok", "okay", "k", "kk", "ok thanks", "okay thanks", "thanks", "thank you", "thx", "ty",
-        "yes", "y", "yep", "yeah", "sure", "got it", "great", "cool", "nice", "good", "sounds good",
-        "continue", "go on", "go ahead", "proceed", "carry on", "keep going", "next", "lgtm",
-        "好", "好的", "好吧", "行", "可以", "嗯", "嗯嗯", "对", "是", "是的", "继续", "谢谢", "收到", "明白",
-    }
-)
 Decide = Callable[[str, str, bool], bool]  # (key, kind, evidence) -> apply?
 Eligible = Callable[[int], bool]
-_TRAILING = re.compile(r"[\s.!?,;:~。！？，；：、…]+$")
-_SPLIT = re.compile(r"\s*[,，、;；]\s*|\s+and\s+")
-
-
 
 
 def prompt_text(part: UserPromptPart) -> str | None:
@@ -77,14 +69,6 @@ def prompt_text(part: UserPromptPart) -> str | None:
         else:
             return None
     return "".join(texts)
-
-
-def is_ack(text: str) -> bool:
-    """True for a reply that only acknowledges ("ok", "好的！", "ok, thanks") and asks nothing."""
-    norm = _TRAILING.sub("", " ".join(text.lower().split()))
-    if not norm or len(norm) > 40:
-        return False
-    return norm in ACKS or all(_TRAILING.sub("", c) in ACKS for c in _SPLIT.split(norm) if c)
 
 
 def _read_sig(call: ToolCallPart) -> str | None:
@@ -105,7 +89,7 @@ def _smaller(part: ToolReturnPart, content: str) -> bool:
 
 
 class Snip:
-    """L2: remove content-free messages and parts from the view.
+    """L2: remove content-free parts from the view (never a message the user typed).
 
     State: `snipped`, {key: kind} of every decision made. Keys are tool_call_ids for tool results
     and `kind:timestamp:text-hash:occurrence` for prompt parts, so they survive a restart and never
@@ -133,7 +117,8 @@ class Snip:
         return {"snipped": dict(sorted(self.snipped.items()))}
 
     def load_state(self, d: dict[str, Any]) -> None:
-        self.snipped = dict(d.get("snipped", {}))
+        # "ack": a message the user typed, which an earlier version left out once answered; no more.
+        self.snipped = {k: v for k, v in dict(d.get("snipped", {})).items() if v != "ack"}
 
     # -- decisions -----------------------------------------------------------------------------
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
@@ -254,11 +239,10 @@ class Snip:
 
     def _prompt_parts(self, messages: list[ModelMessage], eligible: Eligible, decide: Decide,
                       drops: dict[int, dict[int, dict[str, Any]]]) -> None:
-        """Mark acknowledgements and older copies of repeated reminder / system text for removal."""
+        """Mark older copies of repeated reminder / system text for removal (never what the user typed)."""
         groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
         occurrences: dict[str, int] = {}
         keys: dict[tuple[int, int], str] = {}
-        acks: list[tuple[int, int, str]] = []
         for i, m in enumerate(messages):
             if not isinstance(m, ModelRequest):
                 continue
@@ -269,9 +253,8 @@ class Snip:
                     text_or_none = prompt_text(p)
                     if text_or_none is None:
                         continue
-                    text = text_or_none
-                    kind = "reminder" if text.lstrip().startswith(self.reminder_prefixes) else "ack"
-                    if kind == "ack" and not is_ack(text):
+                    text, kind = text_or_none, "reminder"
+                    if not text.lstrip().startswith(self.reminder_prefixes):
                         continue
                 else:
                     continue
@@ -279,14 +262,8 @@ class Snip:
                 occ = occurrences.get(base, 0)
                 occurrences[base] = occ + 1
                 keys[(i, j)] = f"{base}:{occ}"
-                if kind == "ack":
-                    acks.append((i, j, text))
-                else:
-                    groups.setdefault((kind, text), []).append((i, j))
+                groups.setdefault((kind, text), []).append((i, j))
 
-        for i, j, text in acks:
-            if eligible(i) and decide(keys[(i, j)], "ack", True):
-                drops.setdefault(i, {})[j] = {"kind": "ack", "key": keys[(i, j)], "text": text[:40]}
         for (kind, text), where in groups.items():
             head = (0, next((j for (i, j) in where if i == 0), -1))
             keep = head if kind == "system" and head[1] >= 0 else where[-1]

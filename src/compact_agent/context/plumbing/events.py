@@ -71,7 +71,7 @@ class BudgetEvent(Event):
 
 @dataclass
 class SnipEvent(Event):
-    """L2: content-free results, acks and superseded identical reads dropped from the view."""
+    """L2: empty results, repeated reminders and superseded identical reads dropped from the view."""
 
     kind: ClassVar[str] = "snip"
 
