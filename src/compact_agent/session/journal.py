@@ -131,6 +131,32 @@ def heal(fd: int, side_dir: Path) -> tuple[bytes, Path | None]:
     return b"", kept
 
 
+def heal_file(path: Path, side_dir: Path) -> Path | None:
+    """`heal` the session file at `path` when a load holds its lock, fsynced: where a torn last
+    line's bytes were set aside before it was cut off (None when there was none). Raises OSError
+    (a read-only file): then nothing is cut, and the load skips the line."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        _, kept = heal(fd, side_dir)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return kept
+
+
+def keep_torn_tail(path: Path, side_dir: Path) -> Path | None:
+    """Before the file at `path` is replaced (a rewrite): where a torn last line's bytes were set
+    aside (None: no file, or it ends whole). Raises OSError when they could not be kept."""
+    if not path.exists():
+        return None
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        torn = torn_tail(fd)
+    finally:
+        os.close(fd)
+    return set_aside(side_dir, torn[1]) if torn is not None else None
+
+
 def append(path: Path, data: bytes | Callable[[str | None], bytes], side_dir: Path) -> Path | None:
     """Append `data` (or what `data(last entry id)` gives) to `path`, fsynced, after healing its
     end (see `heal`); where torn bytes were set aside, if any. The folder is fsynced when the file

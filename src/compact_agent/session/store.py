@@ -322,7 +322,8 @@ class SessionStore:
             # A typed message not yet sent stays saved, after the new history (it has no place in it yet).
             entries += self._entries([("prompt", {"prompt": {"text": pending[1]}})], entries[-1]["id"])
         try:
-            self._keep_torn_tail()
+            if (torn := journal.keep_torn_tail(self.path, self.dir)) is not None:
+                self.set_aside.append(torn)
             atomic_write(self.path, _lines(entries), point="rewrite")
         except OSError as e:
             raise _write_error("the session file", self.path, e) from e
@@ -331,18 +332,6 @@ class SessionStore:
             self._options = None
         if pending is not None:
             self._prompt = (entries[-1]["id"], pending[1]) if entries[-1]["kind"] == "prompt" else None
-
-    def _keep_torn_tail(self) -> None:
-        """Before the file is replaced: a torn last line's bytes go to `set-aside/` (journal.py)."""
-        if not self.path.exists():
-            return
-        fd = os.open(self.path, os.O_RDONLY)
-        try:
-            torn = journal.torn_tail(fd)
-        finally:
-            os.close(fd)
-        if torn is not None:
-            self.set_aside.append(journal.set_aside(self.dir, torn[1]))
 
     def log_event(self, event: dict[str, Any]) -> None:
         ensure_private_dir(self.dir)
@@ -361,12 +350,7 @@ class SessionStore:
         notes: list[str] = []
         if self._lock_fd is not None and self.path.exists():
             try:
-                fd = os.open(self.path, os.O_RDWR)
-                try:
-                    _, kept = journal.heal(fd, self.dir)
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+                kept = journal.heal_file(self.path, self.dir)
             except OSError as e:  # read-only: the load skips the torn line and the file keeps it
                 notes.append(f"could not set a torn last line aside ({e.strerror or e}); the file keeps it")
             else:
