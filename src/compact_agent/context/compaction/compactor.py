@@ -33,7 +33,7 @@ from ..layers import digest
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch
 from ..plumbing.markers import is_compaction_message
-from . import ledger, summary
+from . import ledger, restore, summary
 from .cuts import join, summarize_fitting
 from .keep import Keeper
 from .result import CompactionError, CompactionResult, NotSmaller, Summarize
@@ -267,7 +267,10 @@ class Compactor(Keeper):
         self.restorer.reset()
         self.drop_plan()  # it counted the files the read state held
         files_back = self.restorer.reread(list(reversed(paths)), limits.restore_tokens_per_file) if paths else []
-        others = [*self.restorer.attachments(), *self.kept_results(summarized, overhead)]
+        attached = self.restorer.attachments()
+        if incremental:
+            attached = restore.new_attachments(attached, keep_head)
+        others = [*attached, *self.kept_results(summarized, overhead)]
         restored = [*files_back, *others]
         self.escalation = 0
         new = join(keep_head, [head_msg], restored, tail)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, UserPromptPart
 
 from ..plumbing import tokens
 from ..plumbing.settings import Limits
@@ -36,6 +36,34 @@ class Restorer:
     attachments: Callable[[], list[ModelMessage]] = list
     file_tokens: Callable[[Path], int] = lambda p: tokens.text_tokens("x" * min(p.stat().st_size, 10_000_000))
     resolve: Callable[[str], Path] = Path
+
+
+def _head(text: str) -> str:
+    """What names an attachment's kind: its first line up to the closing bracket of its mark
+    (`[compact-agent: current plan]`), else the whole first line."""
+    first = text.split("\n", 1)[0]
+    return first[: first.index("]") + 1] if "]" in first else first
+
+
+def new_attachments(attachments: Sequence[ModelMessage], kept: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """The attachments an incremental compaction adds after the messages it `kept`: those whose
+    texts are not, each, the latest of their kind the kept messages already hold. The kept
+    compaction message stays byte for byte (a cache hit) with the attachments that followed it, so
+    restoring an unchanged plan at every compaction piled up identical copies of it; a changed one
+    is added, the newest copy then being the one in force."""
+    latest: dict[str, str] = {}
+    for m in kept:
+        if isinstance(m, ModelRequest):
+            for p in m.parts:
+                if isinstance(p, UserPromptPart) and isinstance(p.content, str):
+                    latest[_head(p.content)] = p.content
+    out: list[ModelMessage] = []
+    for m in attachments:
+        texts = [p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
+        if len(texts) == len(m.parts) and texts and all(latest.get(_head(t)) == t for t in texts):
+            continue
+        out.append(m)
+    return out
 
 
 READ_TOOLS = frozenset({"read_file", "Read"})  # ours, and Claude Code's in replayed transcripts

@@ -26,6 +26,7 @@ from pydantic_ai.messages import BinaryContent, ImageUrl, ModelMessage, ModelReq
 
 from ..layers.digest import DIGEST_HEADER, default_digest
 from ..plumbing import tokens
+from ..plumbing.markers import OWN_TEXT
 from . import ledger
 
 MARK = "compact_agent"
@@ -69,7 +70,7 @@ SUMMARY_HEAD = f"{SUMMARY_MARK} to keep the context small."
 # never mistaken for the user's words, so no summary or session note carries them as the user's.
 UPDATE_HEAD = ("The conversation was compacted again: the record above stays as it was, and this one covers what "
                "happened after it.")
-SYNTHETIC_PREFIXES = (SUMMARY_MARK, UPDATE_HEAD, "[compact-agent:", DIGEST_HEADER)
+SYNTHETIC_PREFIXES = (SUMMARY_MARK, UPDATE_HEAD, OWN_TEXT, DIGEST_HEADER)
 
 
 def is_synthetic_text(content: object) -> bool:

@@ -25,7 +25,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..plumbing.markers import failed_result
+from ..plumbing.markers import OWN_TEXT, failed_result
 
 DIGEST_HEADER = "[Collapsed history digest]"
 Digest = Callable[[list[ModelMessage]], str]
@@ -77,11 +77,13 @@ def _key_args(args: dict[str, Any]) -> str:
     shown = []
     for k, v in list(args.items())[:4]:
         if isinstance(v, str):
-            shown.append(f"{k}={json.dumps(_clip_arg(v, 80), ensure_ascii=False)}" if len(v) <= 200 else f"{k}=<{len(v)} chars>")
+            shown.append(f"{k}={json.dumps(_clip_arg(v, 80), ensure_ascii=False)}" if len(v) <= 200 else f"{k}=({len(v)} chars)")
         elif isinstance(v, bool | int | float) or v is None:
             shown.append(f"{k}={json.dumps(v)}")
+        elif isinstance(v, list | tuple):  # no angle brackets: a record escapes them (`&lt;`)
+            shown.append(f"{k}=[{len(v)} item{'' if len(v) == 1 else 's'}]")
         else:
-            shown.append(f"{k}=<{type(v).__name__}>")
+            shown.append(f"{k}={{…}}" if isinstance(v, dict) else f"{k}=({type(v).__name__})")
     return ", ".join(shown)
 
 
@@ -155,7 +157,9 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
         for p in m.parts:
             if isinstance(p, UserPromptPart) and not is_digest(p):
                 text = _prompt_str(p)
-                if not text.lstrip().startswith("<system-reminder>"):  # reminders are not asks
+                # Reminders are not asks; nor is what the program put beside them (the plan, hook
+                # output), which is restored after each compaction as it then stands.
+                if not text.lstrip().startswith(("<system-reminder>", OWN_TEXT)):
                     steps.append(f"- User: {_clip(text, 300)}")
             elif isinstance(p, RetryPromptPart) and not p.tool_name:
                 steps.append(f"- Retry feedback: {_clip(_retry_text(p), 160)}")

@@ -15,6 +15,9 @@ from typing import Any
 from . import crashpoints, secrets
 
 KEY = "compact_agent"
+OWN_TEXT = "[compact-agent:"
+"""How every text the program itself puts in a user-role message begins (the plan, hook output, MCP
+notes, notices): context for the model, never the user's words, nor a step of the work."""
 
 
 def mark(metadata: Any, layer: str, info: dict[str, Any]) -> dict[str, Any]:
