@@ -2,7 +2,9 @@
 
 - Enter sends; Esc then Enter (or Alt-Enter), or a line ending in `\\`, starts a new line instead —
   the two ways Claude Code users type a long message.
-- Tab completes slash commands and `@path` mentions (paths relative to the working directory).
+- Tab completes slash commands and `@path` mentions (paths relative to the working directory); a
+  path with a space goes in quotes (`@"odd dir/`, open for a folder, so Tab completes on inside it),
+  or stays escaped (`@odd\\ dir/`) when that is how it was begun (agent/run/mention_syntax.py).
 - Up-arrow history is shared by every session of the project (`prompt_history` beside them), so a
   command typed yesterday is one key away after `--continue` or `/clear`; Ctrl-R searches it. An API
   key typed or pasted into a line is kept there as `[REDACTED]`, as in the session file.
@@ -24,6 +26,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from .. import secrets
+from ..agent.run.mention_syntax import partial, written
 from ..session.files import ensure_private_file
 
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
@@ -31,7 +34,8 @@ MAX_PATH_COMPLETIONS = 50
 
 
 class ReplCompleter(Completer):
-    """`/com` → `/compact`; `@src/ma` → `@src/main.py` (directories end in `/` and complete further)."""
+    """`/com` → `/compact`; `@src/ma` → `@src/main.py` (directories end in `/` and complete further);
+    `@odd` → `@"odd dir/` → `@"odd dir/sp ace.txt"`."""
 
     def __init__(self, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path) -> None:
         # A callable is asked at each completion: the REPL registers its commands while the prompt is up.
@@ -49,12 +53,13 @@ class ReplCompleter(Completer):
                 if name.startswith(text[1:]):
                     yield Completion("/" + name, start_position=-len(text))
             return
-        word = document.get_word_before_cursor(WORD=True)
-        if word.startswith("@"):
-            yield from self._paths(word[1:])
+        if (mention := partial(text)) is not None:
+            yield from self._paths(mention.path, mention.typed, mention.quote, mention.escaped)
 
-    def _paths(self, partial: str) -> Iterable[Completion]:
-        folder, _, stem = partial.rpartition("/")
+    def _paths(self, typed: str, length: int, quote: str | None, escaped: bool) -> Iterable[Completion]:
+        """Entries of the folder `typed` (a path so far) is in, as `@…` replacing the `length`
+        characters typed of the mention, written as they began (`quote`, `escaped`) or as needed."""
+        folder, _, stem = typed.rpartition("/")
         base = (self.cwd / folder) if folder else self.cwd
         try:
             entries = sorted(os.scandir(base), key=lambda e: e.name)
@@ -65,9 +70,11 @@ class ReplCompleter(Completer):
             if not e.name.startswith(stem) or e.name in SKIP or (e.name.startswith(".") and not stem.startswith(".")):
                 continue
             rel = f"{folder}/{e.name}" if folder else e.name
-            if e.is_dir():
+            is_dir = e.is_dir()
+            if is_dir:
                 rel += "/"
-            yield Completion("@" + rel, start_position=-len(partial) - 1, display=rel)
+            yield Completion(written(rel, folder=is_dir, quote=quote, escaped=escaped), start_position=-length,
+                             display=rel)
             shown += 1
             if shown >= MAX_PATH_COMPLETIONS:
                 return

@@ -1,5 +1,5 @@
-"""What the user attaches by naming it in what they typed: `@path` (a file), and an image's path
-pasted as it is (a terminal puts a dropped file's path in the input: `/home/me/Screen\\ Shot.png`,
+"""What the user attaches by naming it in what they typed: `@path` (a file; `@"odd dir/x.txt"` or
+`@odd\\ dir/x.txt` for a path with spaces, mention_syntax.py), and an image's path pasted as it is (a terminal puts a dropped file's path in the input: `/home/me/Screen\\ Shot.png`,
 `'/tmp/shot 1.png'`, `./img/plot.png`).
 
 Only the user's own words are looked at (never piped input nor `!cmd` output: a log line naming a
@@ -30,8 +30,8 @@ from ..tools.file_state import ReadFileState
 from ..tools.files import view_text
 from ..tools.text_encoding import UTF8, sniff_file
 from ..tools.toolset import mention_messages
+from .mention_syntax import mentions, spelled
 
-MENTION_RE = re.compile(r"(?<![\w/])@([\w./~-][\w./~-]*)")
 _EXT = r"\.(?:png|jpe?g|gif|webp)"
 #: A pasted image path: quoted (spaces allowed), or unquoted with `\ ` for spaces; not an @mention.
 IMAGE_PATH_RE = re.compile(
@@ -59,25 +59,16 @@ def _pasted(typed: str) -> list[str]:
     return out
 
 
-def _mention(raw: str) -> str:
-    """The path an `@` mention names, without the punctuation of the sentence it ends ("see
-    @foo.py." names foo.py). A last part that is dots alone is the path's, not the sentence's:
-    `@.`, `@..` and `@dir/.` name folders (stripping them made `@.` the empty name, said "@ is a
-    folder"); a dot after them is the sentence's again (`@..` ending a sentence as `@...`)."""
-    name = raw.rstrip(".,;:")
-    if name == "" or name.endswith("/"):
-        tail = raw[len(name):]
-        name += "." * min(2, len(tail) - len(tail.lstrip(".")))
-    return name
-
-
 def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, max_bytes: int,
          settings: Settings) -> list[Attachment]:
     """Everything `typed` names: `@path` mentions first, then pasted image paths, each once.
     `max_bytes` is the images' limit; a text file is read as read_file reads it with `settings`."""
     found: list[Attachment] = []
     seen: set[Path] = set()
-    names = [(_mention(m.group(1)), True) for m in MENTION_RE.finditer(typed)]
+    said = mentions(typed)
+    names = [(m.name, True) for m in said]
+    for m in said:  # a mention's own words are not also a pasted path
+        typed = typed[:m.start] + " " * (m.end - m.start) + typed[m.end:]
     names += [(n, False) for n in _pasted(typed)]
     for name, mentioned in names:
         path = resolve_path(cwd, name)
@@ -93,7 +84,7 @@ def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, 
 
 def _judge(name: str, path: Path, info: images.ImageInfo | None, mentioned: bool, permissions: Permissions,
            sees: bool, max_bytes: int, settings: Settings) -> Attachment:
-    shown = f"@{name}" if mentioned else name
+    shown = spelled(name) if mentioned else name
     if info is not None:
         if (refusal := permissions.attach_refusal(path)) is not None:
             return Attachment(name, path, False, True, f"{shown}: not attached ({_why(refusal)})")

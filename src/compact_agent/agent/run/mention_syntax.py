@@ -1,0 +1,102 @@
+"""How an `@` mention is written, read back, and completed: `@src/main.py`; a path with a space or
+any character a plain mention stops at goes in quotes, `@"odd dir/sp ace.txt"` (or `'…'`), or with
+a backslash before each such character, `@odd\\ dir/sp\\ ace.txt`, as a shell takes it.
+
+The message attaches what `mentions` finds (attachments.py); the REPL's Tab completes the mention
+before the cursor (`partial`) and writes a path the way it is read back (`written`): a folder's
+quote is left open, so Tab goes on completing inside it. Nothing here imports more than `re`: the
+REPL's prompt is up before the rest of the program is loaded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: What a plain mention is made of; any other character ends it.
+PLAIN = r"[\w./~-]"
+_ALL_PLAIN = re.compile(rf"{PLAIN}+")
+_MENTION = re.compile(rf"""(?<![\w/])@(?:"([^"\n]+)"?|'([^'\n]+)'?|((?:{PLAIN}|\\[^\n])+))""")
+#: The mention the cursor is in: opened quotes (a folder's), a quote just closed, or plain and escaped.
+_PARTIAL = re.compile(rf"""(?<![\w/])@(?:(["'])((?:(?!\1)[^\n])*)\1?|((?:{PLAIN}|\\[^\n])*)\\?)\Z""")
+_ESCAPED = re.compile(r"\\(.)")
+
+
+@dataclass(frozen=True)
+class Mention:
+    name: str  # the path it names
+    start: int  # where `@` is in the text
+    end: int
+
+
+def mentions(typed: str) -> list[Mention]:
+    """Every `@` mention in `typed`, in order. A quote left open runs to the end of the line (what
+    it names is said not found, rather than nothing said at all)."""
+    out = []
+    for m in _MENTION.finditer(typed):
+        group = 1 if m.group(1) is not None else 2 if m.group(2) is not None else 3
+        raw = m.group(group)
+        if group < 3:
+            closed = m.end() > m.end(group)
+            out.append(Mention(raw if closed else _sentence_cut(raw.rstrip()), m.start(), m.end()))
+        else:
+            name = _sentence_cut(raw)
+            if (len(name) - len(name.rstrip("\\"))) % 2:  # the cut took an escaped character: the path's
+                name = raw[:len(name) + 1]
+            out.append(Mention(_ESCAPED.sub(r"\1", name), m.start(), m.end()))
+    return out
+
+
+def _sentence_cut(raw: str) -> str:
+    """The path an `@` mention names, without the punctuation of the sentence it ends ("see
+    @foo.py." names foo.py). A last part that is dots alone is the path's, not the sentence's:
+    `@.`, `@..` and `@dir/.` name folders (stripping them made `@.` the empty name, said "@ is a
+    folder"); a dot after them is the sentence's again (`@..` ending a sentence as `@...`)."""
+    name = raw.rstrip(".,;:")
+    if name == "" or name.endswith("/"):
+        tail = raw[len(name):]
+        name += "." * min(2, len(tail) - len(tail.lstrip(".")))
+    return name
+
+
+@dataclass(frozen=True)
+class Partial:
+    """The mention the cursor ends: `typed` characters of it (from `@`), the path so far, and how it
+    is being written (`quote`: the quote it opened; `escaped`: backslashes before spaces)."""
+
+    typed: int
+    path: str
+    quote: str | None = None
+    escaped: bool = False
+
+
+def partial(before_cursor: str) -> Partial | None:
+    """The mention being typed at the end of `before_cursor`, or None."""
+    m = _PARTIAL.search(before_cursor)
+    if m is None:
+        return None
+    if m.group(1) is not None:
+        return Partial(len(m.group(0)), m.group(2), quote=m.group(1))
+    raw = m.group(3)
+    return Partial(len(m.group(0)), _ESCAPED.sub(r"\1", raw), escaped="\\" in m.group(0))
+
+
+def written(path: str, *, folder: bool = False, quote: str | None = None, escaped: bool = False) -> str:
+    """`@path` as it reads back as `path`: plain when it can be, else in quotes (`quote`, the one
+    the user opened; `"` otherwise) or escaped (`escaped`: the way the user began). A folder's quote
+    stays open, so Tab completes on inside it; a file's is closed."""
+    if not (quote or escaped) and _ALL_PLAIN.fullmatch(path) and _sentence_cut(path) == path:
+        return f"@{path}"
+    if not escaped:
+        for q in (quote or '"', "'", '"'):
+            if q not in path:
+                return f"@{q}{path}{'' if folder else q}"
+    out = re.sub(r"([^\w./~-])", r"\\\1", path)
+    if _sentence_cut(path) != path:  # a last character a sentence would take: `@foo\.`
+        out = out[:-1] + "\\" + out[-1]
+    return "@" + out
+
+
+def spelled(path: str) -> str:
+    """`@path` as a line about it shows it: whole, in quotes when it has a space (`@"odd dir/x"`)."""
+    return written(path)
