@@ -104,8 +104,13 @@ def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
     """(session id, whether it exists already)."""
     root = session_root(opts.cwd, opts.home)
     if opts.session_id:
-        if (root / f"{opts.session_id}.jsonl").exists():
+        named = root / f"{opts.session_id}.jsonl"
+        if named.is_file():
             return opts.session_id, True
+        if named.exists():  # a folder named like a session: opening it said "Is a directory" after a warning
+            raise FileNotFoundError(f"session {opts.session_id} cannot be opened: {named} is "
+                                    f"{'a directory' if named.is_dir() else 'not a regular file'}, not a session "
+                                    "file (compact-agent sessions lists the sessions)")
         # A unique prefix will do (`-r 20261201-1829`), as git takes short commit ids.
         matches = sessions_starting(root, opts.session_id)
         if len(matches) == 1:
