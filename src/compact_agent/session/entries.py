@@ -64,6 +64,9 @@ class Loaded:
     boundaries: list[Boundary]
     warnings: list[str]
     meta: dict[str, Any]
+    #: Lines read as entries, the prompt this process saved before the load not counted: 0 with
+    #: unreadable lines is a file that is no session file (random bytes), not one a crash tore.
+    read: int = 0
 
 
 def from_the_model(metadata: Any) -> bool:

@@ -114,6 +114,40 @@ def set_aside(side_dir: Path, data: bytes, stamp: datetime | None = None) -> Pat
     return dest
 
 
+def torn_by_a_run(kept: Path) -> bool:
+    """Whether bytes set aside in `kept` begin as an entry does (`{"v": 1, ...`): a line a run tore
+    while writing it. Other bytes (random ones under a session's name) are not ours."""
+    try:
+        with kept.open("rb") as f:
+            return f.read(2) == b'{"'
+    except OSError:
+        return False
+
+
+def _size(kept: Path) -> int:
+    try:
+        return kept.stat().st_size
+    except OSError:
+        return 0
+
+
+def moved_note(kept: Path) -> str:
+    """`its last 572 bytes were moved to PATH`: the unreadable end of a file that is no session."""
+    return f"its last {_size(kept)} bytes were moved to {kept}"
+
+
+def set_aside_note(name: str, kept: Path, read: int) -> str:
+    """What the user is told of the last line of session file `name`, cut off and kept in `kept`;
+    `read`: how many lines of the file were read as entries. Only the start of an entry is a line
+    the last run was writing when it ended: random bytes under a session's name were said to be."""
+    if torn_by_a_run(kept):
+        return (f"the last run ended in the middle of writing a line of {name} ({_size(kept)} bytes, "
+                f"unreadable): they are kept in {kept}")
+    if not read:
+        return f"{name} is not a session file: nothing in it can be read; {moved_note(kept)}"
+    return f"the last line of {name} is unreadable ({_size(kept)} bytes): they are kept in {kept}"
+
+
 def heal(fd: int, side_dir: Path) -> tuple[bytes, Path | None]:
     """Make the file end where a new line can start: the bytes to write first (a newline after a
     complete last entry that lacks one), and where a torn last line's bytes were set aside before

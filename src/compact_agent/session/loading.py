@@ -242,8 +242,12 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             last_id = eid
     unanswered = _unanswered(messages, unsent)
     messages, repaired = _runnable(messages)
+    read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     problems = []
-    if bad:
+    if bad and not read:  # random bytes, not a session a crash tore: no line of it is an entry
+        problems.append(f"not a session file: none of its {plural(bad, 'line')} can be read "
+                        "(skipped: the conversation starts empty)")
+    elif bad:
         problems.append(f"skipped {bad} unreadable line(s)")
     if fixed:
         problems.append(f"replaced invalid characters (lone surrogates) in {fixed} line(s) with U+FFFD")
@@ -263,7 +267,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []
     if on_last_id:
         on_last_id(last_id)
-    return Loaded(messages, boundaries, warnings, meta)
+    return Loaded(messages, boundaries, warnings, meta, read)
 
 
 def _unanswered(messages: list[ModelMessage], unsent: list[ModelMessage]) -> int:

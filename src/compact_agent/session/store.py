@@ -359,9 +359,10 @@ class SessionStore:
         own = self._prompt[0] if self._prompt is not None else None
         loaded = load_session_file(self.path, on_last_id=self._set_last, own_prompt=own)
         for kept in self.set_aside[self._told:]:  # found now, or by this run's first write (journal.py)
-            notes.append(f"the last run ended in the middle of writing a line of {self.path.name} "
-                         f"({kept.stat().st_size if kept.exists() else 0} bytes, unreadable): "
-                         f"they are kept in {kept}")
+            if not loaded.read and loaded.warnings and not journal.torn_by_a_run(kept):  # one line: no session file
+                loaded.warnings[-1] += f"; {journal.moved_note(kept)}"
+            else:
+                notes.append(journal.set_aside_note(self.path.name, kept, loaded.read))
         self._told = len(self.set_aside)
         loaded.warnings += notes
         return loaded
