@@ -7,6 +7,8 @@ session. One rule decides what a session runs with, however it is opened: the se
 given on this command line wins, else what the session remembers (a window and an endpoint only
 for the model they were given for), else the settings. `CommandLine.for_session` applies it and
 says what the session then remembers; the REPL applies the same to the session it switches to.
+A remembered value that cannot be used (a hand-edited file's `context_window: -3`) is said in one
+line naming the session, and the session goes on without it, however it was opened.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ class CommandLine:
         line) when a setting it remembers cannot be used."""
         from .models import UsageError
         from .secrets import hide_url_passwords
-        from .settings_file import SettingsError, load, with_changes
+        from .settings_file import SettingsError, with_changes
 
         saved = remembered.options_of(resumed) if resumed is not None else {}
         given = self.given
@@ -94,17 +96,17 @@ class CommandLine:
         same = same_endpoint(saved.get(remembered.RAN_WITH), model)
         applied = remembered.to_apply(saved, given, model, same_endpoint=same)
         loaded = self.loaded
-        if applied:  # as if given on this command line: read as flags, in their ranges
-            values = {**given, **applied}
-            flags = {SETTING[k]: v for k, v in values.items() if k in SETTING}
+        unusable: dict[str, str] = {}  # a remembered option it cannot use: the line that says so
+        if applied:  # in the flags' ranges, named as the session's
             try:
-                loaded = load(self.work, flags)
+                loaded, unusable = self._with(applied, f"session {resumed.stem}" if resumed else "the session")
             except SettingsError as e:
                 raise UsageError(str(e)) from None
             except Exception as e:  # noqa: BLE001 - e.g. a malformed environment value
                 from .error_text import first_line
 
                 raise UsageError(f"bad setting: {first_line(e)}") from None
+            applied = {k: v for k, v in applied.items() if k not in unusable}
         if self.extra_dirs or self.allow_bash:
             loaded = with_changes(loaded, "flag", append=True, extra_dirs=self.extra_dirs, allow_bash=self.allow_bash)
         options = {**given, **applied}
@@ -114,11 +116,44 @@ class CommandLine:
             keep.pop("base_url")  # an address with a password or a key in it is not written down
         if keep or saved:
             keep[remembered.RAN_WITH] = name
-        note = None
+        notes = list(unusable.values())
         if "base_url" in saved and "base_url" not in options:
-            note = _endpoint_left(saved, name, loaded.settings.base_url)
+            notes.append(_endpoint_left(saved, name, loaded.settings.base_url))
+        note = "; ".join(notes) or None
         return SessionSettings(options, applied, loaded,
                                remembered.ToRemember(keep, resumed, keep != saved, frozenset(applied)), note)
+
+    def _with(self, applied: dict[str, Any], by: str) -> tuple[Any, dict[str, str]]:
+        """The settings with the options a session remembers (`applied`), and those of them that are
+        not usable (a hand-edited or damaged file: `context_window: -3`), each with its line: it is
+        left out, and the session goes on without it: a session file must not keep its session from
+        being resumed. A SettingsError when the settings cannot be loaded even without them."""
+        from .settings_file import SettingsError, load
+
+        flags = {SETTING[k]: v for k, v in self.given.items() if k in SETTING}
+
+        def attempt(keep: dict[str, Any]) -> Any:
+            return load(self.work, flags, {SETTING[k]: v for k, v in keep.items() if k in SETTING}, by)
+
+        try:
+            return attempt(applied), {}
+        except SettingsError:
+            pass
+        keep: dict[str, Any] = {}
+        bad: dict[str, str] = {}
+        for option, value in applied.items():
+            try:
+                attempt({**keep, option: value})
+            except SettingsError as e:
+                bad[option] = str(e)
+                continue
+            keep[option] = value
+        loaded = attempt(keep)
+        for option in bad:
+            key = SETTING[option]
+            rest = "the default" if loaded.sources.get(key, "default") == "default" else f"the value from {loaded.where(key)}"
+            bad[option] += f"; the session goes on with {rest}"
+        return loaded, bad
 
 
 def same_endpoint(ran_with: str | None, model: str) -> bool:

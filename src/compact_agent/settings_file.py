@@ -81,7 +81,7 @@ def user_config_path() -> Path:
 @dataclass
 class Loaded:
     settings: Settings
-    sources: dict[str, str]  # field -> "default" | "user file" | "project file" | "env NAME" | "flag"
+    sources: dict[str, str]  # field -> "default" | "user file" | "project file" | "env NAME" | "session" | "flag"
     user_file: Path
     project_file: Path
     warnings: list[str] = field(default_factory=list)
@@ -212,8 +212,11 @@ def _is_trusted(cwd: Path, user: dict[str, Any]) -> bool:
     return any(isinstance(p, str) and Path(p).expanduser().resolve() == here for p in listed)
 
 
-def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
-    """Effective settings for a session in `cwd`; raises SettingsError with a one-line reason."""
+def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, Any] | None = None,
+         remembered_by: str = "the session") -> Loaded:
+    """Effective settings for a session in `cwd`; raises SettingsError with a one-line reason.
+    `remembered`: settings a resumed session keeps (cli_resume.py), above the environment and below
+    the flags; their source is "session", and an error names them as `remembered by` it."""
     warnings: list[str] = []
     user_path = user_config_path()
     project_path = cwd / PROJECT_FILE
@@ -242,7 +245,8 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     env = _env_values()
     warnings += unknown_variables(os.environ, user_path)
     layers = [(user, "user file"), (project, "project file"),
-              (env, ""), ({k: v for k, v in (flags or {}).items() if v is not None}, "flag")]
+              (env, ""), (remembered or {}, "session"),
+              ({k: v for k, v in (flags or {}).items() if v is not None}, "flag")]
     for layer, name in layers:
         for key, value in layer.items():
             where = name or f"env COMPACT_AGENT_{key.upper()}"
@@ -261,8 +265,9 @@ def load(cwd: Path, flags: dict[str, Any] | None = None) -> Loaded:
     except ValidationError as e:
         err = e.errors()[0]
         key = ".".join(str(x) for x in err.get("loc", ())) or "?"
-        raise SettingsError(f"bad value for {key} (from {origin(sources.get(key.split('.')[0], 'default'), files)}): "
-                            f"{err.get('msg', 'invalid')}") from None
+        where = sources.get(key.split(".")[0], "default")
+        said = f"remembered by {remembered_by}" if where == "session" else f"from {origin(where, files)}"
+        raise SettingsError(f"bad value for {key} ({said}): {err.get('msg', 'invalid')}") from None
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
     check_together(settings, sources, files)

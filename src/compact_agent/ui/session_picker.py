@@ -51,5 +51,7 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
                 picked = options_for(session_root(opts.cwd.resolve(), opts.home) / f"{opts.session_id}.jsonl")
                 picked.apply(opts)
                 remembered.from_now_on(picked.remember)
+                if picked.note is not None:  # a remembered value it cannot use, an endpoint left
+                    console.print(picked.note, markup=False, highlight=False)
             return True
         console.print(f"give a number from 1 to {len(rows)}")
