@@ -240,7 +240,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             continue
         if isinstance(eid, str):
             last_id = eid
-    unanswered = _unanswered(messages, unsent)
+    unanswered, never_sent = _unanswered(messages, unsent)
     messages, repaired = _runnable(messages)
     read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     problems = []
@@ -259,9 +259,11 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         problems.append(f"put {moved} out-of-order line(s) back in order")
     if newer:
         problems.append(f"{newer} line(s) were written by a newer compact-agent (read what was understood)")
-    if unanswered:
-        problems.append(f"{plural(unanswered, 'message')} you typed had not reached the model when the last run "
-                        f"ended: {'it is' if unanswered == 1 else 'they are'} in the conversation, unanswered")
+    if unanswered:  # a message the run never sent, or one whose answer never came
+        what = "had not reached the model when the last run ended" if never_sent else \
+            "got no answer before the last run ended"
+        problems.append(f"{plural(unanswered, 'message')} you typed {what}: "
+                        f"{'it is' if unanswered == 1 else 'they are'} in the conversation, unanswered")
     if repaired:
         problems.append(repaired)
     warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []
@@ -270,16 +272,20 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     return Loaded(messages, boundaries, warnings, meta, read)
 
 
-def _unanswered(messages: list[ModelMessage], unsent: list[ModelMessage]) -> int:
-    """How many of the user's messages no reply of the model follows, when one of them is a typed
-    message a run saved and died before sending (`unsent`); else 0. Once a later run gets a reply
-    with them in the conversation, that reply, saved, is what settles them: no later load warns."""
+def _unanswered(messages: list[ModelMessage], unsent: list[ModelMessage]) -> tuple[int, bool]:
+    """How many of the user's messages no reply of the model follows, and whether one of them is a
+    typed message a run saved and died before sending (`unsent`); (0, False) unless one is, or the
+    history ends at one of them (a run killed while its request was out, or one that failed: no
+    answer, and nothing closed the turn). Once a later run gets a reply with them in the
+    conversation, that reply, saved, is what settles them: no later load warns."""
     tail = len(messages)
     while tail and not (isinstance(m := messages[tail - 1], ModelResponse) and from_the_model(m.metadata)):
         tail -= 1
     theirs = [m for m in messages[tail:] if isinstance(m, ModelRequest) and not m.metadata
               and any(isinstance(p, UserPromptPart) for p in m.parts)]
-    return len(theirs) if any(m is u for m in theirs for u in unsent) else 0
+    never_sent = any(m is u for m in theirs for u in unsent)
+    left_open = bool(theirs) and messages[-1] is theirs[-1]
+    return (len(theirs), never_sent) if never_sent or left_open else (0, False)
 
 
 def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:

@@ -17,6 +17,7 @@ from pydantic_ai.messages import (
 )
 
 from ..agent.run.stream_events import result_summary
+from ..agent.run.unfinished import CUT
 from ..context.compaction.summary import is_summary, is_synthetic_text
 from ..session.store import Boundary, SessionStore, load_session_file
 from ..words import plural
@@ -34,19 +35,41 @@ def _clip(text: str) -> str:
     return clip_words(text, WIDTH)
 
 
-def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str]]:
-    """(prompt as typed, the answer's text) for every user prompt, oldest first."""
-    pairs: list[tuple[str, str]] = []
+#: What a resumed session shows under a prompt whose turn the program closed without an answer
+#: (agent/run/unfinished.py): live, the REPL said `interrupted` or why the request failed; the
+#: close is the program's, not the model's, and is not shown as an answer.
+NO_ANSWER = "(no answer: the turn was interrupted, or its request failed)"
+#: Under the answer of a turn the program closed after the model's text (a tool call's request cut short).
+ENDED = "(the turn ended here: it was interrupted, or its request failed)"
+#: Under the part of a reply the stream tore, instead of the marker the model reads.
+CUT_OFF = "(the reply was cut off here; this answer is incomplete)"
+
+
+def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
+    """(prompt as typed, the answer's text, a status line) for every user prompt, oldest first. The
+    status says what the program noted of the turn: closed without an answer, or a reply cut off."""
+    pairs: list[tuple[str, str, str]] = []
     for m in messages:
         if isinstance(m, ModelRequest) and not is_summary(m):
             prompts = [p for p in _typed(m) if isinstance(p, str)]
             if prompts:
-                pairs.append((as_typed(prompts[-1]), ""))
+                pairs.append((as_typed(prompts[-1]), "", ""))
         elif isinstance(m, ModelResponse) and pairs:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
-            if text:
-                pairs[-1] = (pairs[-1][0], text)
+            ours = _synthetic(m)
+            if ours == "unanswered":
+                pairs[-1] = (pairs[-1][0], pairs[-1][1], ENDED if pairs[-1][1] else NO_ANSWER)
+            elif text:
+                cut = ours == "cut" and text.endswith(CUT)
+                pairs[-1] = (pairs[-1][0], text.removesuffix(CUT).rstrip() if cut else text, CUT_OFF if cut else "")
     return pairs
+
+
+def _synthetic(m: ModelResponse) -> str:
+    """What kind of response of the program's own `m` is ('unanswered', 'cut'); '' for the model's."""
+    ours = m.metadata.get("compact_agent") if isinstance(m.metadata, dict) else None
+    kind = ours.get("synthetic") if isinstance(ours, dict) else None
+    return kind if isinstance(kind, str) else ""
 
 
 def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
@@ -55,10 +78,12 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
     if not pairs:
         return []
     lines = [f"… {plural(len(pairs) - n, 'earlier exchange')}"] if len(pairs) > n else []
-    for prompt, answer in pairs[-n:]:
+    for prompt, answer, status in pairs[-n:]:
         lines.append(f"› {_clip(prompt)}")
         if answer:
             lines.append(f"  {_clip(answer)}")
+        if status:
+            lines.append(f"  {status}")
     return lines
 
 
@@ -66,19 +91,30 @@ def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: i
     """The last `n` exchanges of a resumed session (`-c`, `/resume`) as they looked when they were
     live: the prompt as it was typed, the answer's markdown rendered after its `⏺` by the very code
     that draws a live answer (turn_view.py). They were a one-line clip of the raw markdown (`**`,
-    fences and all)."""
+    fences and all). A turn the program closed without an answer is a dim line under its prompt
+    (`NO_ANSWER`), not an answer: it showed as `⏺ [compact-agent: this turn ended before an answer …]`."""
     from .turn_view import TurnView
 
     pairs = _exchanges(messages)
     if len(pairs) > n:
         console.print(f"… {plural(len(pairs) - n, 'earlier exchange')}", style="dim")
-    for prompt, answer in pairs[-n:]:
+    for prompt, answer, status in pairs[-n:]:
         console.print(f"› {prompt}", markup=False, highlight=False)
         if answer:
             view = TurnView(console, lambda: 0, spinner=False)
             for line in answer.splitlines(keepends=True):  # as a stream brings it: block by block
                 view.on_text(line)
             view.end()
+        if status:
+            console.print(f"  {status}", style="dim", markup=False, highlight=False)
+
+
+def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[ModelMessage]) -> None:
+    """What a resumed session brings (`-c`, `-r`, `/resume`): its load's warnings (a message a run
+    left unanswered, lines skipped), then its last exchanges."""
+    for w in warnings:
+        console.print(f"warning: {w}", style="yellow", markup=False, highlight=False)
+    show_last_exchanges(console, messages)
 
 
 def all_boundaries(store: SessionStore) -> list[Boundary]:

@@ -142,13 +142,13 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
         if not sessions_starting(session_root(s.cwd, s.opts.home), want):
             raise CommandError(f"no session {want} in this directory; /resume lists them")
         target = want  # an id or the start of one (several matches: the switch says which)
-    from .history_view import show_last_exchanges
+    from .history_view import show_resumed
     from .resume_switch import switch
 
     repl = current_repl()  # with the options the session runs with (cli_resume.py), opened once
     uses = switch(s, target, getattr(repl, "options_for", None))
     c.print(f"resumed session {s.session_id} ({plural(len(s.messages), 'message')})")
-    show_last_exchanges(c, s.messages)
+    show_resumed(c, s.warnings, s.messages)  # a message its last run left unanswered, as -c says it
     if uses is not None:
         c.print(uses, markup=False, highlight=False)
 

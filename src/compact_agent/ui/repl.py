@@ -182,16 +182,14 @@ class Repl:
         loop and show what it brings (warnings, a resumed session's last exchanges) above the prompt."""
         await asyncio.to_thread(preload, self.opts)
         from ..agent.run.runner import AgentSession
-        from .history_view import show_last_exchanges
+        from .history_view import show_resumed
 
         s = AgentSession(self.opts, on_event=self.feed.on_event, on_compact_start=self.feed.on_compact_start,
                          on_change=self.feed.on_change, resolved=(start.session_id, start.exists))
         self.session = s
         if s.warnings or s.messages:
             def show() -> None:
-                for w in s.warnings:
-                    self.console.print(f"warning: {w}", style="yellow")
-                show_last_exchanges(self.console, s.messages)  # rendered as the answers were
+                show_resumed(self.console, s.warnings, s.messages)  # the answers rendered as they were
 
             await self.above_prompt(show)
         self.status_text = status_line(s, self.console.width)

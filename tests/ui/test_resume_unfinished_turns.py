@@ -1,0 +1,107 @@
+"""A resumed session shows its unfinished turns as they ended. A REPL killed (SIGTERM) while its
+request was out left the message unanswered and `-c` said nothing of it; a turn interrupted with
+Esc or Ctrl-C, which live said `interrupted`, came back as an answer: `⏺ [compact-agent: this turn
+ended before an answer …]`, the program's close of the turn drawn as the model's words. Now `-c`,
+`-p -c` and `/resume` warn of the unanswered message in the same words, and a closed turn is a
+dim line under its prompt."""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from .pty_driver import Terminal
+from .repl_driver import drive
+
+GOT_NO_ANSWER = "1 message you typed got no answer before the last run ended: it is in the conversation, unanswered"
+NO_ANSWER = "(no answer: the turn was interrupted, or its request failed)"
+CLOSE = "[compact-agent: this turn ended before an answer"
+
+
+def a_repl_killed_while_its_request_is_out(tmp_path) -> str:
+    """`first` answered, then `second message typed` sent and the REPL killed (SIGTERM) while the
+    fake server holds its request; the session's id."""
+    arrived, release = threading.Event(), threading.Event()
+
+    def held(req) -> Reply:
+        if "second" in req.last_user_text():
+            arrived.set()
+            release.wait(60)
+        return Reply.text(f"ANSWER to {req.last_user_text()}")
+
+    with FakeOpenAIServer(held) as server:
+        term = Terminal(tmp_path, server.base_url, "--yes")
+        try:
+            term.prompt(term.read_until("/help for commands"))
+            at = term.type("first\r")
+            term.prompt(term.read_until("ANSWER to first", at))
+            term.type("second message typed\r")
+            assert arrived.wait(60)
+            term.proc.send_signal(signal.SIGTERM)
+            assert term.proc.wait(30) != 0
+        finally:
+            release.set()
+            term.close()
+    [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
+    return path.stem
+
+
+async def test_a_repl_killed_during_its_request_warns_on_resume_and_on_resume_command(tmp_path):
+    session_id = a_repl_killed_while_its_request_is_out(tmp_path)
+    resumed = await drive(tmp_path, lambda req: Reply.text("ok"), [], continue_last=True)
+    assert f"warning: {session_id}.jsonl: {GOT_NO_ANSWER}" in resumed.out, resumed.out
+    assert "› second message typed" in resumed.out and resumed.server.requests == []
+
+    switched = await drive(tmp_path, lambda req: Reply.text("ok"), [f"/resume {session_id}\r"])
+    assert f"resumed session {session_id}" in switched.out, switched.out
+    assert f"warning: {session_id}.jsonl: {GOT_NO_ANSWER}" in switched.out
+
+
+async def test_a_turn_interrupted_earlier_is_a_dim_line_not_an_answer(tmp_path):
+    release = threading.Event()
+    keys: list = []
+
+    def stuck(req) -> Reply:
+        if "second" in req.last_user_text():
+            keys[0].send_text("\x1b")  # Esc while the model works
+            release.wait(30)
+        return Reply.text(f"ANSWER to {req.last_user_text()}")
+
+    try:
+        live = await drive(tmp_path, stuck, ["first\r", "second\r", "third\r"], pipe=keys)
+    finally:
+        release.set()
+    assert "interrupted" in live.out and "ANSWER to third" in live.out
+    resumed = await drive(tmp_path, lambda req: Reply.text("ok"), [], continue_last=True)
+    lines = resumed.out.splitlines()
+    at = lines.index("› second")
+    assert lines[at + 1].strip() == NO_ANSWER, resumed.out
+    assert CLOSE not in resumed.out and "warning" not in resumed.out  # answered since: nothing is unanswered
+    assert "ANSWER to third" in resumed.out
+
+
+def test_a_cut_reply_and_a_turn_closed_after_text_are_said_under_the_answer():
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    from compact_agent.agent.run.unfinished import CUT, UNANSWERED
+    from compact_agent.ui.history_view import CUT_OFF, ENDED, last_exchanges
+
+    def ours(text: str, kind: str) -> ModelResponse:
+        return ModelResponse(parts=[TextPart(text)], metadata={"compact_agent": {"synthetic": kind}})
+
+    messages = [ModelRequest(parts=[UserPromptPart("tell me")]), ours(f"half of it\n\n{CUT}", "cut"),
+                ModelRequest(parts=[UserPromptPart("look")]),
+                ModelResponse(parts=[TextPart("looking"), ToolCallPart("read_file", {"path": "a"}, "c1")]),
+                ModelRequest(parts=[ToolReturnPart("read_file", "x", "c1")]), ours(UNANSWERED, "unanswered"),
+                ModelRequest(parts=[UserPromptPart("more")]), ours(UNANSWERED, "unanswered")]
+    assert last_exchanges(messages) == ["› tell me", "  half of it", f"  {CUT_OFF}", "› look", "  looking",
+                                        f"  {ENDED}", "› more", f"  {NO_ANSWER}"]
