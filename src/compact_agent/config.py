@@ -71,7 +71,7 @@ class Settings(BaseSettings):
     tool_result_max_chars: Chars = _D.tool_result_max_chars
     tool_results_per_message_chars: Chars = _D.tool_results_per_message_chars
     tool_result_preview_chars: Count = _D.tool_result_preview_chars
-    tool_result_room_share: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = _D.tool_result_room_share
+    tool_result_room_share: Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)] = _D.tool_result_room_share  # of the room: all of it at most
     # L3 microcompact
     microcompact_keep_recent: Count = _D.microcompact_keep_recent
     microcompact_trigger: Positive = _D.microcompact_trigger

@@ -46,6 +46,7 @@ from .config import LISTS, EnvSource, Settings
 from .regular_file import NotRegular, TooLarge, read_capped
 from .secrets import hide_url_passwords
 from .setting_names import ALIASES, FILE_ONLY, did_you_mean, unknown_variables
+from .setting_values import said
 from .settings_checks import (
     MERGED,
     check_dirs,
@@ -126,8 +127,10 @@ def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES, named_by: str = "") -> di
     larger than `cap`. `named_by`: the variable that named the path, which the line then names
     with what to do (`COMPACT_AGENT_CONFIG=/etc` is a folder, no config file)."""
     point = f" (named by {named_by}: point it at a config file, or unset it)" if named_by else ""
+    text = ""
     try:
-        return tomllib.loads(read_capped(path, cap).decode("utf-8"))
+        text = read_capped(path, cap).decode("utf-8")
+        return tomllib.loads(text)
     except FileNotFoundError:
         return {}
     except NotRegular:
@@ -135,11 +138,34 @@ def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES, named_by: str = "") -> di
     except TooLarge:
         raise SettingsError(f"{path}: larger than {cap} bytes; not read{point}") from None
     except tomllib.TOMLDecodeError as e:
-        raise SettingsError(f"{path}: not valid TOML ({e}){f' (named by {named_by})' if named_by else ''}") from None
+        raise SettingsError(f"{path}: not valid TOML ({e}){f' (named by {named_by})' if named_by else ''}"
+                            f"{quote_hint(text, str(e))}") from None
     except UnicodeDecodeError as e:
         raise SettingsError(f"{path}: not UTF-8 text (byte {e.start}){point}") from None
     except OSError as e:
         raise SettingsError(f"{path}: cannot read ({e.strerror or e}){point}") from None
+
+
+_AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+_UNQUOTED = re.compile(r"""\s*([\w.-]+)\s*=\s*([^\s"'\[{#]\S*?)\s*(?:#.*)?""")
+
+
+def quote_hint(text: str, error: str) -> str:
+    """`; write text in quotes: context_window = "32k"` when the line TOML stopped at gives a
+    setting a bare word (`context_window = 32k`, as a window is written on the command line)."""
+    at = _AT_LINE.search(error)
+    lines = text.splitlines()
+    if at is None or not 1 <= int(at.group(1)) <= len(lines):
+        return ""
+    line = _UNQUOTED.fullmatch(lines[int(at.group(1)) - 1])
+    if line is None:
+        return ""
+    key, value = line.groups()
+    try:
+        tomllib.loads(f"x = {value}")
+        return ""  # a value TOML takes: the trouble is elsewhere on the line
+    except tomllib.TOMLDecodeError:
+        return f"; write text in quotes: {key} = {json.dumps(value)}"
 
 
 def flatten(doc: dict[str, Any], where: str, warnings: list[str]) -> dict[str, Any]:
@@ -264,10 +290,10 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
         settings = Settings.model_validate(values)
     except ValidationError as e:
         err = e.errors()[0]
-        key = ".".join(str(x) for x in err.get("loc", ())) or "?"
-        where = sources.get(key.split(".")[0], "default")
-        said = f"remembered by {remembered_by}" if where == "session" else f"from {origin(where, files)}"
-        raise SettingsError(f"bad value for {key} ({said}): {err.get('msg', 'invalid')}") from None
+        key = str(err.get("loc", ("?",))[0])
+        where = sources.get(key, "default")
+        named = f"remembered by {remembered_by}" if where == "session" else f"from {origin(where, files)}"
+        raise SettingsError(f"bad value for {key} ({named}): {said(Settings.model_fields.get(key), err)}") from None
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
     check_together(settings, sources, files)

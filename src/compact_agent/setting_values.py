@@ -1,0 +1,92 @@
+"""What a setting's value must be, said in the program's words when a value is not that.
+
+pydantic says "Input should be a valid integer, unable to parse string as an integer" for
+`max_retries = "many"`; the user reads `expected a whole number from 0 to 10, not 'many'` instead:
+the kind of value (a whole number, a number, true or false, text in quotes, a list, a table) and
+its range, from the setting's own declaration (config.Settings), so the line and the range agree.
+An error the settings' own validators word (a number of tokens: cli_help.parse_tokens) is theirs.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any
+
+from pydantic.fields import FieldInfo
+
+#: pydantic's error types about the kind of a value, and about its range.
+_KIND_ERRORS = frozenset({"int_parsing", "int_type", "int_from_float", "int_parsing_size", "float_parsing",
+                          "float_type", "finite_number", "bool_parsing", "bool_type", "string_type", "list_type",
+                          "dict_type", "missing"})
+_RANGE_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
+
+
+def said(field: FieldInfo | None, error: Any) -> str:
+    """The reason for `error` (one of pydantic's `ValidationError.errors()`) about setting `field`:
+    what the setting takes, and the value given (`expected a number above 0 and at most 1, not 7`)."""
+    kind = str(error.get("type", ""))
+    message = str(error.get("msg", "invalid"))
+    if field is None or kind not in _KIND_ERRORS | _RANGE_ERRORS:
+        return message
+    loc = tuple(error.get("loc", ()))
+    given = _shown(error.get("input"))
+    if len(loc) > 1 and isinstance(loc[1], int):  # an item of a list setting
+        return f"expected a list of text in quotes ([\"...\"]), and item {loc[1] + 1} is {given}"
+    wanted = takes(field)
+    return f"{'must be' if kind in _RANGE_ERRORS else 'expected'} {wanted}, not {given}"
+
+
+def takes(field: FieldInfo) -> str:
+    """What a setting's value is: `a whole number from 0 to 10`, `true or false`, `text in quotes`."""
+    base = _base(field.annotation)
+    if base is bool:
+        return "true or false"
+    if base is str:
+        return "text in quotes"
+    if base is list:
+        return "a list of text in quotes ([\"...\"])"
+    if base is dict:
+        return "a table"
+    noun = "a whole number" if base is int else "a number"
+    lo = hi = None
+    lo_open = hi_open = False
+    for rule in field.metadata:
+        for name, is_low, is_open in (("ge", True, False), ("gt", True, True), ("le", False, False),
+                                      ("lt", False, True)):
+            value = getattr(rule, name, None)
+            if value is None:
+                continue
+            if is_low:
+                lo, lo_open = value, is_open
+            else:
+                hi, hi_open = value, is_open
+    low = None if lo is None else (f"above {_num(lo)}" if lo_open else f"{_num(lo)} or more")
+    high = None if hi is None else (f"below {_num(hi)}" if hi_open else f"at most {_num(hi)}")
+    if low and high:
+        if not lo_open and not hi_open:
+            return f"{noun} from {_num(lo)} to {_num(hi)}"
+        return f"{noun} {low} and {high}"
+    if low or high:
+        return f"{noun} of {low}" if low and not lo_open else f"{noun} {low or high}"
+    return noun
+
+
+def _base(annotation: Any) -> Any:
+    """int, float, bool, str, list or dict: the type under `X | None` and `Annotated`."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _base(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        kinds = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _base(kinds[0]) if len(kinds) == 1 else annotation
+    return origin or annotation
+
+
+def _num(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else f"{value:,}"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
