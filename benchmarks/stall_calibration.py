@@ -6,7 +6,9 @@ that far, with a prior for little evidence. This script walks each recorded sess
 response, asks that question at a few depths *before* the response, then measures the response the
 way the pipeline and the analyzer do (`Reuse.observe`) and scores the prediction. It compares
 priors given as pseudo-counts (reached that far, responses): the rule of succession (1, 2), Jeffreys'
-prior (0.5, 1, the one in use) and others given with --prior.
+prior (0.5, 1) and others given with --prior. Sessions replayed on filler for redacted text (the
+Codex rollouts) are left out: their responses reach back for nothing, which favours any smaller
+prior without saying anything about models.
 
 It prints, per depth: the mean prediction and the share that really reached that far, the same for
 the cases where none of the recent responses had (where the prior alone speaks), and the log-loss
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelResponse
 
-from compact_agent.context.decisions.reuse import KINDS, Reuse
+from compact_agent.context.decisions.reuse import KINDS, PRIOR_REACHED, PRIOR_RESPONSES, Reuse
 from compact_agent.replay.batch import find_files, load_or_note
 from compact_agent.replay.simulate import replay_messages
 
@@ -62,7 +64,7 @@ def score(
     out = {prior: {d: (Score(), Score()) for d in DEPTHS} for prior in priors}
     for path in paths:
         transcript = load_or_note(path)
-        if isinstance(transcript, str):
+        if isinstance(transcript, str) or transcript.filler_chars:
             continue
         messages = replay_messages(transcript)
         reuse = Reuse()
@@ -96,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         help="pseudo-counts: reached that far, responses (repeatable)",
     )
     args = ap.parse_args(argv)
-    priors = [(1.0, 2.0), (0.5, 1.0)]
+    priors = [(PRIOR_REACHED, PRIOR_RESPONSES), (0.5, 1.0)]
     for text in args.prior:
         try:
             a, b = (float(x) for x in text.split(","))

@@ -62,15 +62,15 @@ def test_what_arrived_since_the_previous_response_is_no_reach():
     assert Reuse().observe(msgs) == Reach(0, 0)
 
 
-def test_the_stall_rate_counts_recent_reaches_with_jeffreys_prior():
+def test_the_stall_rate_counts_recent_reaches_with_the_rule_of_succession():
     reuse = Reuse(recent=4)
     for depth in (0, 30_000, 5_000, 0, 40_000):  # the first falls out of the 4 recent ones
         reuse.reaches.append(Reach(depth, 0, depth, 0))
         while len(reuse.reaches) > reuse.recent:
             reuse.reaches.popleft()
-    assert reuse.stall_rate(10_000) == pytest.approx((2 + 0.5) / (4 + 1))
-    assert reuse.stall_rate(50_000) == pytest.approx(0.5 / 5)  # none reached that far: not zero
-    assert reuse.stall_rate(10_000, "result") == pytest.approx(0.5 / 5)
+    assert reuse.stall_rate(10_000) == pytest.approx((2 + 1) / (4 + 2))
+    assert reuse.stall_rate(50_000) == pytest.approx(1 / 6)
+    assert reuse.stall_rate(10_000, "result") == pytest.approx(1 / 6)
     assert Reuse().stall_rate(0) == 0.5  # nothing measured yet: even odds
     # A look-again: 40,000 cached + 2,000 (the prior source) uncached + 60 output, plus the wait.
     cost = reuse.stall_cost(Prices(), 40_000, wait_usd=0.02)
@@ -107,12 +107,12 @@ def _schedule_case(reaches: list[int]) -> tuple[SimpleNamespace, Schedule]:
 def test_a_context_far_from_the_window_is_not_compacted_while_the_model_still_uses_it():
     history_ = [ModelRequest(parts=[UserPromptPart("go")])]
     # 60,000 of history: the saving is 50,000 x 0.028 = 1,400 a request.
-    cm, schedule = _schedule_case([0] * 30)  # nothing reached back past the 4K tail: p = 0.5/31
+    cm, schedule = _schedule_case([0] * 30)  # nothing reached back past the 4K tail: p = 1/32
     assert schedule.priced(cm, history_, 60_000, 10_000)
     # Look-agains: p x (20,000 x 0.028 + 2,000 x 0.28 + 60 x 0.42 + 20,000 wait) = p x 21,145.
-    assert schedule.forget(cm, history_, 20_000) == pytest.approx(21_145.2e-6 * 0.5 / 31)
-    cm, schedule = _schedule_case([0] * 20 + [8_000] * 10)  # a third reached past it: p = 10.5/31
-    assert schedule.forget(cm, history_, 20_000) == pytest.approx(21_145.2e-6 * 10.5 / 31)
+    assert schedule.forget(cm, history_, 20_000) == pytest.approx(21_145.2e-6 / 32)
+    cm, schedule = _schedule_case([0] * 20 + [8_000] * 10)  # a third reached past it: p = 11/32
+    assert schedule.forget(cm, history_, 20_000) == pytest.approx(21_145.2e-6 * 11 / 32)
     assert not schedule.priced(cm, history_, 60_000, 10_000)
 
 
@@ -396,10 +396,10 @@ def test_the_requests_until_the_window_forces_a_compaction_go_by_the_median_grow
 def test_what_a_compaction_drops_sinks_with_each_request_after_it():
     reuse = Reuse()
     reuse.reaches.extend(Reach(d, d, d, d) for d in [0] * 6 + [5_000, 9_000])  # 8 responses
-    # Right after dropping what is deeper than 4,000: 2 of 8 reached further, (2 + 0.5) / 9.
-    assert reuse.stall_rate(4_000) == pytest.approx(2.5 / 9)
+    # Right after dropping what is deeper than 4,000: 2 of 8 reached further, (2 + 1) / 10.
+    assert reuse.stall_rate(4_000) == pytest.approx(0.3)
     # Over 4 requests of 2,000 growth the dropped part lies 4,000, 6,000, 8,000, 10,000 back:
-    # 2.5/9, 1.5/9, 1.5/9, 0.5/9.
-    assert reuse.stall_rate_over(4_000, 2_000, 4) == pytest.approx((2.5 + 1.5 + 1.5 + 0.5) / 9 / 4)
-    assert reuse.stall_rate_over(4_000, 0, 4) == pytest.approx(2.5 / 9)  # no growth: no sinking
-    assert reuse.stall_rate_over(4_000, 2_000, 0.2) == pytest.approx(2.5 / 9)  # at least the next request
+    # 3/10, 2/10, 2/10, 1/10.
+    assert reuse.stall_rate_over(4_000, 2_000, 4) == pytest.approx((0.3 + 0.2 + 0.2 + 0.1) / 4)
+    assert reuse.stall_rate_over(4_000, 0, 4) == pytest.approx(0.3)  # no growth: no sinking
+    assert reuse.stall_rate_over(4_000, 2_000, 0.2) == pytest.approx(0.3)  # at least the next request

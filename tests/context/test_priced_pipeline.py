@@ -47,9 +47,8 @@ async def test_a_long_session_in_a_large_window_compacts_early_where_it_pays():
 
 
 async def test_a_short_session_never_compacts_early():
-    # Ten requests of 5K growth, 45K at the last: a session expected to end as soon as that, whose
-    # model reached back with a chance of 0.5 / 10 each time (none of 9 did), gains nothing from one.
-    t = session([("look at the logs", [20_000] * 9)])
+    # Ten requests: no compaction could pay back before the session is expected to end.
+    t = session([("look at the logs", [20_000] * 10)])
     ours, run = await run_ours(t, 200_000)
     assert not ours.cm.compactions
 
@@ -84,13 +83,13 @@ async def test_a_before_compact_handler_is_priced_by_what_it_returns():
 
 
 async def test_after_a_pause_longer_than_the_cache_keeps_it_compacts_on_the_cold_request():
-    """Fourteen steps of a tool whose results microcompact does not clear, then an hour past the
+    """Twenty steps of a tool whose results microcompact does not clear, then an hour past the
     cache's life: the first request of the next task goes out uncached anyway, and a record costs
     less than sending the cold history. Without the pause the compaction waits for its point."""
     from datetime import timedelta
 
     def transcript(pause: timedelta):
-        t = session([("first task", [8_000] * 14), ("second task", [8_000] * 5)], tool="lookup")
+        t = session([("first task", [8_000] * 20), ("second task", [8_000] * 5)], tool="lookup")
         later = next(i for i, m in enumerate(t.messages) if isinstance(m, ModelRequest)
                      and any(isinstance(p, UserPromptPart) and p.content == "second task" for p in m.parts))
         for m in t.messages[later:]:
@@ -103,7 +102,7 @@ async def test_after_a_pause_longer_than_the_cache_keeps_it_compacts_on_the_cold
 
     cold, cold_run = await run_ours(transcript(timedelta(hours=2)), 200_000)
     warm, warm_run = await run_ours(transcript(timedelta()), 200_000)
-    first_of_second = 15  # the 15th request answers "second task"
+    first_of_second = 21  # the 21st request answers "second task"
     assert cold_run.compaction_points == [first_of_second]
     assert [(c.strategy, c.event.detail["reason"]) for c in cold.cm.compactions] == [("record", "priced")]
     assert warm_run.compaction_points and warm_run.compaction_points[0] > first_of_second
