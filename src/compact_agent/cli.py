@@ -174,11 +174,16 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if print_:
         with remembered.remembering(remember):
             saved_in = None
+            from .stop_signals import held, prompt_saved, say_when_terminated
+
+            say_when_terminated()  # SIGTERM, SIGHUP: one line that says whether the prompt is saved
             if not (query or "").lstrip().startswith("/"):  # a command, or a prompt only run_print can tell
                 from .early_prompt import save_early
 
                 # Before the seconds of imports and start-up a Ctrl-C could otherwise lose it in.
-                saved_in, problem = save_early(opts, query or "")
+                with held():
+                    saved_in, problem = save_early(opts, query or "")
+                    prompt_saved(saved_in is not None and saved_in.entry_id is not None)
                 if problem is not None:
                     sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
             from .ui.print_mode import run_print
