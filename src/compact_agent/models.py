@@ -54,9 +54,11 @@ class ModelInfo:
 
 def prices_of(info: ModelInfo) -> Prices:
     """The prices the pipeline's cost decisions use. A model we know no price for (a local server)
-    is priced like the default model: only the ratios matter, and caching still saves time."""
+    has the default model's ratios to choose between a record and a summary, or which results to
+    clear (caching still saves time), but marked unknown: it compacts at the threshold, never
+    earlier, where the arithmetic of prices it does not have would forget for nothing."""
     if info.input <= 0 or info.cache_read <= 0:
-        return Prices(ttl_s=info.cache_ttl_s)
+        return Prices(ttl_s=info.cache_ttl_s, known=False)
     return Prices(miss=info.input, hit=info.cache_read, output=info.output, write=info.cache_write,
                   ttl_s=info.cache_ttl_s)
 

@@ -40,17 +40,17 @@ async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str
                 server: FakeOpenAIServer | None = None, answers: str = "", first_message: str | None = None,
                 pick_session: bool = False, pipe: list[Any] | None = None, console: Console | None = None,
                 ask_stream: Any = None, at_prompt: Callable[[], None] | None = None, keys_answer: bool = False,
-                options_for: Any = None, **opts: Any) -> Run:
+                options_for: Any = None, model: str = "fake-model", **opts: Any) -> Run:
     """Type each item of `keys` when the prompt waits (then Ctrl-D); `answers` feeds permission prompts.
     `keys_answer`: no answer stream, the REPL's yes/no questions wait for the next item of `keys`, as
     in a terminal."""
     cwd = tmp / "project"
     cwd.mkdir(exist_ok=True)
     own = server is None
-    srv = server or FakeOpenAIServer(responder).start()
+    srv = server or FakeOpenAIServer(responder, model=model).start()
     todo = list(keys)
     console = console or Console(record=True, width=200, file=io.StringIO(), force_terminal=False)
-    options = SessionOptions(cwd=cwd, model="fake-model", base_url=srv.base_url, api_key="k", home=tmp / "home",
+    options = SessionOptions(cwd=cwd, model=model, base_url=srv.base_url, api_key="k", home=tmp / "home",
                              **opts)
     try:
         with create_pipe_input() as inp:

@@ -18,6 +18,9 @@ from .repl_driver import drive
 # The same compaction in every run: no notes written in the background, and no price on the user's
 # wait for a look-again (it scales with how long the requests took, which a loaded machine changes).
 QUIET = Settings(memory_enabled=False, stall_wait_usd=0.0)
+# A model with known prices: the turn compacts before the threshold, where they say it pays (a model
+# without them compacts at the threshold only, which the shortened paste stays under).
+MODEL = "deepseek-chat"
 PASTE = " ".join(f"entry-{i}" for i in range(3_000))  # ~8K tokens: over half a 16K window's threshold
 
 
@@ -54,7 +57,7 @@ async def test_a_shortened_paste_in_a_turn_that_compacts_is_never_shown_again_un
     monkeypatch.setattr(SessionStore, "_append_lines", appended)
     monkeypatch.setattr(SessionStore, "rewrite", rewritten)
     run = await drive(tmp_path, answer, [f"q{i}\r" for i in range(5)] + [PASTE + "\r"], context_window=16_000,
-                      settings=QUIET)
+                      settings=QUIET, model=MODEL)
     assert "the input is more than a request can hold" in run.out
     start = next(i for i, (what, _) in enumerate(files) if what == "paste typed")
     turn = files[start:]
@@ -65,6 +68,6 @@ async def test_a_shortened_paste_in_a_turn_that_compacts_is_never_shown_again_un
     [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
     assert not [json.loads(line) for line in path.read_text().splitlines()
                 if json.loads(line)["kind"] == "prompt" and "text" in json.loads(line)["prompt"]]
-    again = await drive(tmp_path, answer, ["go on\r"], continue_last=True, settings=QUIET)
+    again = await drive(tmp_path, answer, ["go on\r"], continue_last=True, settings=QUIET, model=MODEL)
     assert "had not reached the model" not in again.out
     assert pastes(path.read_bytes(), tmp_path / "now.jsonl") == (1, [])

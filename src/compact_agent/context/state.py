@@ -368,6 +368,8 @@ class ManagerState(AbstractCapability[Any]):
                                        records=self._records_kept(result))
         if self._reason:
             result.event.detail["reason"] = self._reason
+            if self._reason == "priced":  # before the threshold: the line that reports it says which
+                result.event.detail["threshold"] = self.limits.threshold
             self._reason = ""
         self.emit(result.event)
 

@@ -30,6 +30,7 @@ from ..models import UsageError
 from ..words import plural
 from . import tool_lines
 from .command_registry import EXIT_ALIASES
+from .render import compacted_text
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ class PrintRun:
         if (problem := problem_line(ev)) is not None:
             self.note(problem)
         if self.verbose and ev.layer == "compact" and ev.action not in ("failed", "blocked"):
-            self.note(f"compacted ({ev.trigger}, {ev.action}): {ev.tokens_before:,} → {ev.tokens_after:,} tokens")
+            self.note(compacted_text(ev))
         if self.stream:
             self.emit({"type": "event", **ev.to_json()})
             if (end := compaction_end(ev)) is not None:

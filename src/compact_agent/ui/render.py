@@ -35,8 +35,21 @@ def compact_line(ev: Event) -> str:
         from ..agent.run.stream_events import blocked_line
 
         return blocked_line(ev)
-    return (f"compacted ({ev.trigger}, {ev.action}): {ev.tokens_before:,} → {ev.tokens_after:,} tokens"
-            f" in {ev.duration_ms / 1000:.1f}s")
+    return compacted_text(ev, f" in {ev.duration_ms / 1000:.1f}s")
+
+
+def compacted_text(ev: Event, took: str = "") -> str:
+    """`compacted (auto, record): 21,649 → 7,160 tokens` (then `took`); one made before the
+    threshold because the model's prices say it pays (`detail["reason"]` "priced") says so, or it
+    would look like a compaction come too soon: `compacted early (...): ..., cheaper than carrying
+    14,489 more to the 112,500 threshold`."""
+    sizes = f"{ev.tokens_before:,} → {ev.tokens_after:,} tokens{took}"
+    if ev.detail.get("reason") != "priced":
+        return f"compacted ({ev.trigger}, {ev.action}): {sizes}"
+    threshold = ev.detail.get("threshold")
+    to = f" to the {threshold:,} threshold" if isinstance(threshold, int) else " to the threshold"
+    return (f"compacted early ({ev.trigger}, {ev.action}): {sizes}, cheaper than carrying "
+            f"{max(0, ev.tokens_before - ev.tokens_after):,} more{to}")
 
 
 LAYER_WORDS = {

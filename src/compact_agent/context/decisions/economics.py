@@ -39,6 +39,11 @@ class Prices:
 
     The default is DeepSeek V3.2's list price (the agent's default model): miss $0.28, hit
     $0.028, output $0.42, no cache-write surcharge, entries kept about an hour.
+
+    `known=False`: the model's prices are not known (a local server, often free per token). The
+    figures are then assumed, to choose between ways of doing what must be done (a record or a
+    summary, which results to clear), never to compact before the threshold: a compaction the
+    window does not force would forget for a saving nobody knows there is.
     """
 
     miss: float = 0.28
@@ -46,6 +51,7 @@ class Prices:
     output: float = 0.42
     write: float = 0.0  # cache write (Anthropic 1.25x input); 0 = writes cost a miss
     ttl_s: float = 3600.0
+    known: bool = True
 
     def __post_init__(self) -> None:
         for name in ("miss", "hit", "output", "write", "ttl_s"):

@@ -12,7 +12,8 @@ The pipeline asks `Schedule.reason` once per request, with the view already shap
   the compaction back (`economics.plan_compaction`, "priced"); a compaction that would keep a
   record instead of asking for a summary costs less (its own rebuild, the compaction message it
   appends to left in place), so its point comes sooner, but never within the thrash guard's few
-  requests of the previous compaction.
+  requests of the previous compaction. Only with the model's prices known (`Prices.known`): a
+  local server's are not, and there an early compaction would forget for nothing known.
 
 Both before the hard limit, the saving of a compaction is net of what it makes the model lose: the
 look-agains expected because the model keeps reaching back past the tail a compaction keeps
@@ -152,8 +153,8 @@ class Schedule:
         estimated only once the context could be past the cheapest point even with nothing but a
         summary to rebuild (and no model call), which keeps the common case to a few
         multiplications."""
-        if not cm.settings.priced_compaction or cm.compactor is None or not messages:
-            return False
+        if not cm.settings.priced_compaction or not self.prices.known or cm.compactor is None or not messages:
+            return False  # unknown prices: nothing known is saved by compacting before the threshold
         if self.growth.rate <= 0 and not cold:  # no growth measured yet (a new or resumed conversation)
             return False  # and so no cheapest point; a cold request needs none (plan_compaction)
         if self.compactions and self.growth.requests - self.compacted_at <= cm.settings.thrash_requests:
@@ -218,7 +219,7 @@ class Schedule:
             return int(cm.limits.threshold), 0.0
         fixed = cm.calibration.tokens(cm.overhead)
         plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed, fresh=self.growth.typical_step)
-        if not math.isfinite(plan.point):  # holding context costs nothing (a free cache): never early
+        if not math.isfinite(plan.point) or not self.prices.known:  # never early (a free cache, or no prices)
             return int(cm.limits.threshold), plan.credit_per_token
         return int(min(cm.limits.threshold, round(plan.point) + fixed)), plan.credit_per_token
 
