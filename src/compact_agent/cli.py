@@ -276,16 +276,19 @@ def config_command(
 
 
 @app.command("sessions", cls=OneLineCommand)
-def sessions_command(ctx: typer.Context) -> None:
+def sessions_command(
+    ctx: typer.Context,
+    all_: Annotated[bool, typer.Option("--all", help="List every session, the failed starts a newer one with the same prompt counts too.")] = False,
+) -> None:
     """List this directory's sessions, newest first (for --resume ID)."""
     from .agent.run.options import session_root
     from .config import home_problem
-    from .ui.sessions_list import format_row, session_rows
+    from .ui.sessions_list import MAX_LISTED, format_row, session_rows
 
     if (problem := home_problem(make=False)) is not None:  # listing creates nothing
         raise fail(problem, 2)
     work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()
-    rows = session_rows(session_root(work))
+    rows = session_rows(session_root(work), limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_)
     if not rows:
         sys.stdout.write(visible(f"no sessions in {work}") + "\n")
     for r in rows:

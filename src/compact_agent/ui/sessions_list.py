@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..context.compaction.summary import MARK, is_synthetic_text
+from ..session.entries import from_the_model
 from ..session.loading import readable_entries
 from ..session.store import list_sessions
 from .visible import one_line
@@ -22,11 +23,8 @@ class SessionRow:
     modified: str
     messages: int
     first_prompt: str
-    unanswered: bool = False  # the first prompt is a typed message that never reached the model
-
-
-#: After a first prompt that never reached the model (a run killed while it started).
-UNANSWERED = "  (unanswered)"
+    unanswered: bool = False  # the model never answered in it: a start that failed, or was killed
+    folded: int = 0  # older failed starts with the same prompt and nothing else, not listed (`fold`)
 
 
 def first_prompt(path: Path, max_entries: int = 200) -> tuple[str, int]:
@@ -38,19 +36,24 @@ def first_prompt(path: Path, max_entries: int = 200) -> tuple[str, int]:
 
 
 def scan(path: Path, max_entries: int = 200) -> tuple[str, int, bool]:
-    """`first_prompt`, and whether that prompt is a typed message no request carried: a `prompt`
-    entry saved the moment it was typed (session/journal.py) that the run died before sending. A
-    load reads it as the user's message, unanswered, so it is counted and can be the first prompt:
-    a session killed while it started held only that, and was listed as '0 messages (no prompt)'."""
+    """`first_prompt`, and whether the model never answered in the session: no reply of its follows
+    the first prompt (a compaction's record counts as one). A typed message no request carried (a
+    `prompt` entry saved the moment it was typed, session/journal.py, that the run died before
+    sending) is read by a load as the user's message, unanswered, so it is counted and can be the
+    first prompt: a session killed while it started held only that, and was listed as '0 messages
+    (no prompt)'. Only such a session was marked unanswered; one whose request went out and failed
+    (an endpoint that is down) was not, though no model had read it either."""
     prompt = ""
     n = 0
     at = -1  # where the first prompt of a message was, counted in messages
     early: list[tuple[int, str, str]] = []  # (where, entry id, text) of typed messages before it
     typed: set[str] = set()  # the ids of every typed message (prompt entry) with text
     settled: set[str] = set()  # those a request carried, or marked unsent
+    replied = False  # a reply of the model, or a compaction's record of a conversation
     try:
         for entry in readable_entries(path):
             kind = entry.get("kind")
+            replied = replied or kind == "boundary" or _a_reply(entry)
             if kind == "prompt":
                 saved, eid = entry.get("prompt"), entry.get("id")
                 if not (isinstance(saved, dict) and isinstance(eid, str)):
@@ -76,8 +79,15 @@ def scan(path: Path, max_entries: int = 200) -> tuple[str, int, bool]:
         return "", 0, False
     unsent = [(where, text) for where, eid, text in early if eid not in settled]
     if unsent and (not prompt or unsent[0][0] <= at):
-        return as_typed(one_line(unsent[0][1])), n + len(typed - settled), True
-    return as_typed(prompt), n + len(typed - settled), False
+        prompt = one_line(unsent[0][1])
+    return as_typed(prompt), n + len(typed - settled), bool(prompt) and not replied
+
+
+def _a_reply(entry: dict[str, Any]) -> bool:
+    """Whether `entry` saves a reply of the model (not the program's close of a turn)."""
+    message = entry.get("message")
+    return entry.get("kind") == "message" and isinstance(message, dict) and message.get("kind") == "response" \
+        and from_the_model(message.get("metadata"))
 
 
 INIT_START = "Look at this repository and write an AGENTS.md"  # more_commands.INIT_PROMPT's first words
@@ -107,19 +117,44 @@ def _first_words(message: dict[str, Any]) -> str:
     return ""
 
 
-def session_rows(root: Path, limit: int = MAX_LISTED) -> list[SessionRow]:
-    rows = []
-    for p in list_sessions(root)[:limit]:
+#: Session files looked at for a listing, at most: folded ones are not listed, and take no place.
+MAX_SCANNED = 10 * MAX_LISTED
+
+
+def session_rows(root: Path, limit: int = MAX_LISTED, fold: bool = True) -> list[SessionRow]:
+    """The newest `limit` sessions. With `fold`, an older failed start — a session of one message
+    the model never answered — whose prompt a newer unanswered session listed begins with is not
+    listed: that one counts it (`tried 3 times`). Every retry of a bad key or an endpoint that was
+    down left a `hi` of its own in the list. Nothing is lost: the newer session holds the same words
+    (and `-c` goes on with the newest), the older file stays, `-r ID` opens it and `sessions --all`
+    lists it."""
+    rows: list[SessionRow] = []
+    failed: dict[str, SessionRow] = {}  # first prompt -> the newest unanswered session listed with it
+    for p in list_sessions(root)[:MAX_SCANNED if fold else limit]:
+        if len(rows) >= limit:
+            break
         prompt, lines, unanswered = scan(p)
-        when = datetime.fromtimestamp(p.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
-        rows.append(SessionRow(p.stem, when, lines, prompt, unanswered))
+        try:
+            when = datetime.fromtimestamp(p.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+        except OSError:  # gone since it was listed (another process's session that saved nothing)
+            continue
+        row = SessionRow(p.stem, when, lines, prompt, unanswered)
+        if fold and unanswered:
+            if lines == 1 and (newer := failed.get(prompt)) is not None:
+                newer.folded += 1
+                continue
+            failed.setdefault(prompt, row)
+        rows.append(row)
     return rows
 
 
 def format_row(i: int | None, r: SessionRow, width: int = 70) -> str:
     from .render import clip_words
 
-    mark = UNANSWERED if r.unanswered and r.first_prompt else ""
+    # After the first prompt of a session the model never answered in: a run killed while it
+    # started, or one that could not reach the model (no key, an endpoint down, a model not served).
+    tries = f", tried {r.folded + 1} times" if r.folded else ""
+    mark = f"  (unanswered{tries})" if r.unanswered and r.first_prompt else ""
     prompt = clip_words(r.first_prompt, width - len(mark)) + mark
     head = f"{i:>3}. " if i is not None else "  "
     count = f"{r.messages:>5} {'message ' if r.messages == 1 else 'messages'}"

@@ -1,0 +1,58 @@
+"""Sessions whose prompt never got an answer are marked alike in `sessions`, `-r`'s list and
+`/resume`, and retries of one failed start take one line. A run that could not reach the model
+(an endpoint that is down) was not marked `(unanswered)` while one without a key was, and one
+killed while starting stayed marked after `-c` got its answer; every retry of a failed start left a
+`hi` line of its own."""
+
+from __future__ import annotations
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, user_messages
+
+from .test_print_prompt_saved_early import fake
+from .test_resume_after_failures import dead_endpoint, killed_while_starting
+
+
+def rows(cli, *args: str) -> list[str]:
+    res = cli("sessions", *args)
+    assert res.code == 0, res.stderr
+    return [" ".join(line.split()[3:]) for line in res.stdout.splitlines()]  # count, "messages", prompt, mark
+
+
+def test_every_session_the_model_never_answered_is_marked_alike(cli):
+    down = dead_endpoint()
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        killed_while_starting(cli, "-p", "killed then answered", *fake(server))
+        assert cli("-c", "-p", "go on", *fake(server)).code == 0
+        assert cli("-p", "endpoint down", "--model", "fake-model", "--base-url", down, "--api-key", "k").code == 1
+        assert cli("-p", "no key", "--model", "deepseek-chat").code == 1
+        killed_while_starting(cli, "-p", "stopped while starting", *fake(server))
+        assert cli("-p", "answered", *fake(server)).code == 0
+    assert rows(cli) == ["2 messages answered", "1 message stopped while starting (unanswered)",
+                         "1 message no key (unanswered)", "1 message endpoint down (unanswered)",
+                         "4 messages killed then answered"]  # with the close of its turn, and the answer
+
+
+def test_retries_of_a_failed_start_take_one_line_and_none_is_lost(cli):
+    down = dead_endpoint()
+    with FakeOpenAIServer(lambda req: Reply.text("hello")) as server:
+        assert cli("-p", "earlier work", *fake(server)).code == 0
+        for _ in range(3):
+            assert cli("-p", "hi", "--model", "fake-model", "--base-url", down, "--api-key", "k").code == 1
+        assert rows(cli) == ["1 message hi (unanswered, tried 3 times)", "2 messages earlier work"]
+        assert rows(cli, "--all") == ["1 message hi (unanswered)"] * 3 + ["2 messages earlier work"]
+        again = cli("-c", "-p", "go on", *fake(server))  # the newest one is the retry
+        assert again.code == 0, again.stderr
+        assert [m["content"] for m in user_messages(server.requests[-1])] == ["hi", "go on"]
+    assert rows(cli) == ["4 messages hi", "1 message hi (unanswered, tried 2 times)", "2 messages earlier work"]
+
+
+async def test_the_resume_command_lists_them_alike(cli, tmp_path):
+    from tests.ui.repl_driver import drive
+
+    assert cli.home == tmp_path / "home" and cli.cwd == tmp_path / "project"  # where the driven REPL runs
+    down = dead_endpoint()
+    for _ in range(2):
+        assert cli("-p", "hi", "--model", "fake-model", "--base-url", down, "--api-key", "k").code == 1
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/resume\r"])
+    listed = [line for line in run.out.splitlines() if line.lstrip().startswith(("1.", "2."))]
+    assert len(listed) == 1 and listed[0].endswith("hi  (unanswered, tried 2 times)"), run.out
