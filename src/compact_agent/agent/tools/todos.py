@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 import logging
+import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
-from pydantic_ai.messages import ModelMessage, ToolCallPart
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic_ai import Tool
+from pydantic_ai.messages import ModelMessage, ToolCallPart, ToolReturn
 from pydantic_ai.toolsets import FunctionToolset
 
+from ...context.plumbing.markers import mark
 from ...session.store import atomic_write
 
 log = logging.getLogger(__name__)
@@ -94,16 +97,50 @@ def render_plain(items: list[TodoItem]) -> str:
     return "\n".join(f"{MARK[i.status]} {i.content}" for i in items)
 
 
+async def _todo_write(todos: list[TodoItem]) -> str:
+    """Write the whole plan for a multi-step task, every item each time: it replaces the previous list. Keep one item in_progress; mark items done as soon as they are. The plan survives context compactions.
+
+    Args:
+        todos: Every item of the plan, in order, with its status.
+    """
+    raise NotImplementedError  # its signature and docstring are the tool's schema and description (todo_toolset)
+
+
+_ITEMS: TypeAdapter[list[TodoItem]] = TypeAdapter(list[TodoItem])
+
+
 def todo_toolset(plan: TodoList) -> FunctionToolset[Any]:
-    async def todo_write(todos: list[TodoItem]) -> str:
-        """Write the whole plan for a multi-step task, every item each time: it replaces the previous list. Keep one item in_progress; mark items done as soon as they are. The plan survives context compactions.
+    """`todo_write`, advertised with the schema its typed signature gives, and arguments checked
+    here: a wrong status is one plain line naming the allowed ones (pydantic-ai handed the model,
+    and the REPL showed, its validation errors as JSON), and the plan is left as it was."""
+    typed = FunctionToolset([_todo_write]).tools["_todo_write"]
 
-        Args:
-            todos: Every item of the plan, in order, with its status.
-        """
-        return plan.write(todos)
+    async def todo_write(todos: Any = None) -> Any:
+        try:
+            items = _ITEMS.validate_python(todos)
+        except ValidationError as e:
+            return ToolReturn(return_value=f"{refusal(e)}; the plan is unchanged",
+                              metadata=mark(None, "tool", {"error": True}))
+        return plan.write(items)
 
-    return FunctionToolset([todo_write])
+    tool = Tool.from_schema(todo_write, "todo_write", typed.description, typed.function_schema.json_schema)
+    return FunctionToolset([tool])
+
+
+def refusal(error: ValidationError) -> str:
+    """The first thing wrong with todo_write's arguments, in one line."""
+    first = error.errors()[0]
+    loc = first.get("loc", ())
+    given = first.get("input")
+    if not loc:
+        return "todos is missing: send the whole plan as a list of {content, status} items" if given is None \
+            else "todos must be a list of {content, status} items"
+    item = f"item {int(loc[0]) + 1}"
+    if len(loc) == 1:
+        return f"{item} must be a {{content, status}} item, not {repr(given)[:40]}"
+    if loc[1] == "status":
+        return f"{item}: status {repr(given)[:40]} is not one of {', '.join(typing.get_args(Status))}"
+    return f"{item}: no content" if first.get("type") == "missing" else f"{item}: content must be text"
 
 
 def plan_in(messages: Sequence[ModelMessage]) -> list[TodoItem]:
