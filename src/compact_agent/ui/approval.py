@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 CHOICES = (("once", "y", "Yes"), ("always", "a", "Yes, and don't ask again for {what} this session"),
-           ("deny", "n", "No, and tell the model what to do instead"))
+           ("deny", "n", "No (the model is told you declined; to tell it what to do instead, ctrl-c stops the turn "
+                         "and you type it)"))
 KEYS = {"y": "y", "a": "a", "n": "n, esc"}
 WAITING = "waiting for approval · ↑↓ Enter · y/a/n · esc = no · ctrl-c stops"
 

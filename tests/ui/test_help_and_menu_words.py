@@ -1,0 +1,27 @@
+"""Words the REPL shows that promised or hid something: `/help` did not say what `record` and `full`
+mean in a `compacted (auto, record)` line, nor how to mention a path with spaces; the permission
+menu's third choice said "No, and tell the model what to do instead" though `n` only declines, with
+nowhere to type (the model is told the user declined, and goes on)."""
+
+from __future__ import annotations
+
+from compact_agent.ui.approval import CHOICES, menu_lines
+from tests.fakes.openai_server import Reply
+
+from .repl_driver import drive
+
+
+async def test_help_explains_the_compaction_line_and_paths_with_spaces(tmp_path) -> None:
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/help\r"])
+    flat = " ".join(run.out.split())
+    assert 'A line "compacted (auto, record): …" says what started a compaction' in flat, flat
+    assert "full, a summary the model wrote; record, a record of the steps written by the program, without a model" in flat
+    assert '@"a b.txt" or @a\\ b.txt for a path with spaces' in flat
+
+
+def test_the_menu_says_what_no_does() -> None:
+    deny = next(label for answer, _, label in CHOICES if answer == "deny")
+    assert "tell the model what to do instead" not in deny.split(";")[0]
+    text = "".join(t for _, t in menu_lines("bash", 2, 200))
+    assert "3. No (the model is told you declined; to tell it what to do instead, ctrl-c stops the turn and you type it)" \
+        in text, text
