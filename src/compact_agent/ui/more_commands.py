@@ -59,8 +59,14 @@ async def _config(s: AgentSession, args: str, c: Console) -> None:
     except SettingsError as e:
         c.print(str(e), style="red")
         return
-    loaded = with_changes(loaded, "/model", model=s.info.name,  # a /model switch since
-                          context_window=s.opts.context_window or loaded.settings.context_window)
+    window = s.opts.context_window or loaded.settings.context_window
+    loaded = with_changes(loaded, "/model", model=s.info.name, context_window=window)  # a /model switch since
+    if window is None:  # none given: the window the session runs at, and whence (not `null`)
+        from ..models import REGISTRY
+
+        whence = (f"the model's own ({s.info.name})" if s.info.name in REGISTRY
+                  else f"assumed: {s.info.name} is not a known model (set context_window)")
+        loaded = with_changes(loaded, whence, context_window=s.cm.limits.window)
     c.print(render(loaded).rstrip("\n"), soft_wrap=True)  # a table: lines stay whole
     mode = {"yes": "--yes: nothing asked", "deny": "refuse what needs approval", "ask": "ask"}.get(
         s.permissions.mode, s.permissions.mode)
