@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -38,6 +37,7 @@ from .plumbing import tokens
 from .plumbing.events import Budget, Event, one_line, typed
 from .plumbing.identity_memo import IdentityMemo
 from .plumbing.markers import is_compaction_message
+from .plumbing.overflow import LearnedWindow, figures
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
@@ -53,8 +53,6 @@ log = logging.getLogger(__name__)
 _PROVISIONAL_WINDOW = 8_192
 #: The key, beside the layers' names, of what the manager learned and saves with their decisions.
 LEARNED = "learned"
-_LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE)
-_USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
 
 
 class ManagerState(AbstractCapability[Any]):
@@ -124,6 +122,7 @@ class ManagerState(AbstractCapability[Any]):
         self.handler_instructs = False
         self.after_compact = internals.after_compact
         self.keep_system_prompts = internals.keep_system_prompts
+        self.window_learned: LearnedWindow | None = None  # the server's limit, below the window given
         build_defaults(self, window, store, internals)
         self.calibration = tokens.Calibration()
         self._sync = StoreSync()  # what the store holds, by identity
@@ -165,7 +164,7 @@ class ManagerState(AbstractCapability[Any]):
 
     def set_window(self, window: int) -> None:
         self.limits = Limits.for_window(window, self.max_output, self.settings)
-        self.window = window
+        self.window, self.window_learned = window, None
         if self.compactor:
             self.compactor.limits = self.limits
         self.adapt_output_reserve(0)
@@ -310,10 +309,14 @@ class ManagerState(AbstractCapability[Any]):
     # -- the layers' frozen decisions (layers/frozen.py) ----------------------------------------
     def layer_state(self) -> dict[str, Any]:
         """The layers' decisions, and what the schedule learned that a restart would otherwise lose:
-        that `before_compact` has answered with instructions (a record would not follow them)."""
+        that `before_compact` has answered with instructions (a record would not follow them), and
+        the server's window where it refused a request over one smaller than the window given."""
         state = frozen.layer_state(self.layers)
-        if self.handler_instructs:
-            state[LEARNED] = {"handler_instructs": True}
+        learned: dict[str, Any] = {"handler_instructs": True} if self.handler_instructs else {}
+        if self.window_learned is not None:  # and the server's limit, below the window given
+            learned["window"] = self.window_learned.to_json()
+        if learned:
+            state[LEARNED] = learned
         return state
 
     def load_layer_state(self, state: dict[str, Any]) -> None:
@@ -322,6 +325,10 @@ class ManagerState(AbstractCapability[Any]):
         learned = state.get(LEARNED) if isinstance(state, dict) else None
         if isinstance(learned, dict) and learned.get("handler_instructs") is True:
             self.handler_instructs = True
+        window = LearnedWindow.from_json(learned.get("window")) if isinstance(learned, dict) else None
+        if window is not None and window.given == self.limits.window:  # given another, the server may be another
+            self.set_window(window.window)
+            self.window_learned = window
         self._saved_state = frozen.state_key(self.layer_state())
 
     def _reset_layer(self, layer: Any, error: BaseException) -> None:
@@ -384,16 +391,17 @@ class ManagerState(AbstractCapability[Any]):
             head, self.limits.user_messages_budget)))
 
     def learn_from_overflow(self, text: str) -> None:
-        """The provider said how big the prompt was and what its limit is: believe it."""
-        used = _USED_RE.search(text)
-        if used:
-            n = int((used.group(1) or used.group(2)).replace(",", ""))
-            self.calibration.observe(n, self.last_view_tokens_est)
-        limit = _LIMIT_RE.search(text)
-        if limit:
-            window = int(limit.group(1).replace(",", ""))
-            if window < self.limits.window:
-                self.set_window(window)
+        """The provider said how big the prompt was and what its limit is: believe it. A limit below
+        the window is kept (`window_learned`, saved with the layers' decisions) and said: an event
+        "window" "learned" (tokens_before: the prompt refused, 0 if not said; tokens_after: the limit)."""
+        used, window = figures(text)
+        if used is not None:
+            self.calibration.observe(used, self.last_view_tokens_est)
+        if window is not None and window < self.limits.window:
+            given = self.window_learned.given if self.window_learned is not None else self.limits.window
+            self.set_window(window)
+            self.window_learned = LearnedWindow(window, given)
+            self.emit(Event("window", "learned", used or 0, window, trigger="reactive", detail={"given": given}))
 
 
 def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | None,

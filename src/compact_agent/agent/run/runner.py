@@ -164,6 +164,7 @@ class AgentSession:
             prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
         self._restore_layer_state()
+        self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
         self.instructions, self.instructions_paths = project_instructions(self.cwd)
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
                                     on_unfinished=lambda r: self._on_event(Event("provider", "no_finish_reason")))
@@ -242,6 +243,8 @@ class AgentSession:
             pass
         if event.layer == "compact" and event.action not in ("failed", "blocked"):
             self.checkpoints.drop_all()
+        if event.layer == "window":  # the server's limit learned: a large input is cut to fit it
+            self.limits = self.cm.limits
         if self._user_on_event:
             self._user_on_event(event)
 

@@ -142,7 +142,10 @@ def blocked_line(ev: Any) -> str:
 
 
 def problem_line(ev: Any) -> str | None:
-    """The one line a user should see for a hook or MCP server that misbehaved (else None)."""
+    """The one line a user should see for a hook or MCP server that misbehaved, or a server whose
+    window is smaller than the one it was given (else None)."""
+    if getattr(ev, "layer", "") == "window" and getattr(ev, "action", "") == "learned":
+        return window_line(ev)
     if getattr(ev, "action", "") != "failed":
         return None
     detail = ev.detail or {}
@@ -151,6 +154,15 @@ def problem_line(ev: Any) -> str | None:
     if ev.layer == "mcp":
         return str(detail.get("message", "MCP server failed"))
     return None
+
+
+def window_line(ev: Any) -> str:
+    """`the server refused a request of 8,962 tokens: its window is 8,000, not the 64,000 given;
+    working within 8,000 from now on`: said once, when the limit is learned (state.py)."""
+    given = (ev.detail or {}).get("given")
+    refused = f"refused a request of {ev.tokens_before:,} tokens" if ev.tokens_before else "refused a request"
+    than = f", not the {given:,} given" if isinstance(given, int) else ""
+    return f"the server {refused}: its window is {ev.tokens_after:,}{than}; working within {ev.tokens_after:,} from now on"
 
 
 def stream_handler(on_text: Callable[[str], None] | None,
