@@ -109,6 +109,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
             return then(f"the provider is rate-limiting requests (HTTP 429) and still was after retries: {detail}", saved)
         if e.status_code >= 500:
             return then(f"the provider failed (HTTP {e.status_code}) on every retry: {detail}", saved)
+        if e.status_code == 404:
+            return not_found(e, endpoint(e))
         return f"the provider answered HTTP {e.status_code}: {detail}"
     if isinstance(e, ModelAPIError):
         return then(f"model request failed, after retries: {first_line(e)}", saved)
@@ -161,16 +163,28 @@ def then(text: str, hint: str) -> str:
     return text + hint
 
 
-def _provider_message(e: BaseException) -> str:
-    """The provider's own error message (OpenAI/Anthropic bodies), not the exception's repr."""
+def _provider_message(e: BaseException, fallback: str | None = None) -> str:
+    """The provider's own error message (OpenAI/Anthropic bodies), not the exception's repr;
+    `fallback` (if given) where the body holds none (an empty reply, a page that is no API's)."""
     body = getattr(e, "body", None)
     if isinstance(body, dict):
         error = body.get("error")
         inner = error if isinstance(error, dict) else body
-        message = inner.get("message")
+        message = inner.get("message", inner.get("detail"))  # `detail`: a bare FastAPI server
         if isinstance(message, str) and message.strip():
             return " ".join(message.split())[:300]
-    return first_line(e)
+    return first_line(e) if fallback is None else fallback
+
+
+def not_found(e: BaseException, at: str) -> str:
+    """HTTP 404 in one line: the address tried (`at`, " at URL"), what the server said, if anything
+    (a proxy or a server with no such path often answers an empty body), and what to check. It was
+    'the provider answered HTTP 404: status_code: 404, model_name: m, body: '."""
+    said = _provider_message(e, "")
+    model = getattr(e, "model_name", None)
+    name = f" (-m {model})" if isinstance(model, str) and model else ""
+    return then(f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}",
+                f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)")
 
 
 def first_line(e: BaseException) -> str:
@@ -218,6 +232,5 @@ def _unusable_model(e: BaseException, url: str, key_from: str) -> str:
         return (f"the model endpoint{at} answered with something that is no API reply ({detail}); check that "
                 "--base-url is the server's API address (it often ends in /v1)")
     if isinstance(e, ModelHTTPError) and status == 404:
-        return (f"the provider answered HTTP 404: {_provider_message(e)}; check the --model name and that "
-                "--base-url is the server's API address")
+        return not_found(e, at)
     return _describe_error(e, retry_hint="")
