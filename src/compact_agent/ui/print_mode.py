@@ -27,6 +27,7 @@ from ..agent.run.stream_events import blocked_line, compaction_end, problem_line
 from ..context.plumbing.events import Event
 from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
+from ..stop_signals import CONTINUES
 from ..words import plural
 from . import tool_lines
 from .command_registry import EXIT_ALIASES
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 
 #: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
 EXIT_REFUSED = 3  # (and 141 when the reader of stdout left early: pipes.py)
-RETRY_HINT = "; the session is saved: `compact-agent -c -p ...` continues it"
+RETRY_HINT = "; " + CONTINUES
 
 
 class PrintRun:
