@@ -59,7 +59,8 @@ def test_paths_are_written_back_as_they_read() -> None:
         for form in ({}, {"quote": "'"}, {"escaped": True}):
             text = written(path, **form)  # type: ignore[arg-type]
             assert [m.name for m in mentions(f"see {text} now")] == [path], (path, form, text)
-    assert written("odd dir/", folder=True) == '@"odd dir/'  # open: Tab goes on inside it
+    assert written("odd dir/", folder=True, quote='"') == '@"odd dir/'  # open: Tab goes on inside it
+    assert written("odd dir/", folder=True) == "@odd\\ dir/"
     p = partial('see @"odd dir/')
     assert p is not None and (p.path, p.quote, p.typed) == ("odd dir/", '"', 10)
     p = partial("see @odd\\ dir/s")

@@ -3,8 +3,8 @@
 - Enter sends; Esc then Enter (or Alt-Enter), or a line ending in `\\`, starts a new line instead —
   the two ways Claude Code users type a long message.
 - Tab completes slash commands and `@path` mentions (paths relative to the working directory); a
-  path with a space goes in quotes (`@"odd dir/`, open for a folder, so Tab completes on inside it),
-  or stays escaped (`@odd\\ dir/`) when that is how it was begun (agent/run/mention_syntax.py).
+  path with a space is written escaped (`@odd\\ dir/`), or in the quote the mention was begun with
+  (`@"odd dir/`, open for a folder), and Tab completes on inside it (agent/run/mention_syntax.py).
 - Up-arrow history is shared by every session of the project (`prompt_history` beside them), so a
   command typed yesterday is one key away after `--continue` or `/clear`; Ctrl-R searches it. An API
   key typed or pasted into a line is kept there as `[REDACTED]`, as in the session file.
@@ -35,7 +35,7 @@ MAX_PATH_COMPLETIONS = 50
 
 class ReplCompleter(Completer):
     """`/com` → `/compact`; `@src/ma` → `@src/main.py` (directories end in `/` and complete further);
-    `@odd` → `@"odd dir/` → `@"odd dir/sp ace.txt"`."""
+    `@odd` → `@odd\\ dir/` → `@odd\\ dir/sp\\ ace.txt`; `@"odd` → `@"odd dir/` → `@"odd dir/sp ace.txt"`."""
 
     def __init__(self, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path) -> None:
         # A callable is asked at each completion: the REPL registers its commands while the prompt is up.

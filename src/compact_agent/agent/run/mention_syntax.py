@@ -3,8 +3,11 @@ any character a plain mention stops at goes in quotes, `@"odd dir/sp ace.txt"` (
 a backslash before each such character, `@odd\\ dir/sp\\ ace.txt`, as a shell takes it.
 
 The message attaches what `mentions` finds (attachments.py); the REPL's Tab completes the mention
-before the cursor (`partial`) and writes a path the way it is read back (`written`): a folder's
-quote is left open, so Tab goes on completing inside it. Nothing here imports more than `re`: the
+before the cursor (`partial`) and writes a path the way it is read back (`written`): escaped when
+the mention was begun without a quote (`@odd` → `@odd\\ dir/`: what is typed stays the start of
+what Tab writes, so prompt_toolkit inserts it and the next Tab completes inside the folder; a
+quote put in front of it made a one-item menu the next Tab only cycled through), in the quote the
+user opened otherwise, left open for a folder. Nothing here imports more than `re`: the
 REPL's prompt is up before the rest of the program is loaded.
 """
 
@@ -82,13 +85,13 @@ def partial(before_cursor: str) -> Partial | None:
 
 
 def written(path: str, *, folder: bool = False, quote: str | None = None, escaped: bool = False) -> str:
-    """`@path` as it reads back as `path`: plain when it can be, else in quotes (`quote`, the one
-    the user opened; `"` otherwise) or escaped (`escaped`: the way the user began). A folder's quote
-    stays open, so Tab completes on inside it; a file's is closed."""
+    """`@path` as it reads back as `path`: plain when it can be, else in the quote the user opened
+    (`quote`; a folder's stays open, so Tab completes on inside it, a file's is closed), else with
+    a backslash before each character a plain mention stops at."""
     if not (quote or escaped) and _ALL_PLAIN.fullmatch(path) and _sentence_cut(path) == path:
         return f"@{path}"
-    if not escaped:
-        for q in (quote or '"', "'", '"'):
+    if quote and not escaped:
+        for q in (quote, "'", '"'):
             if q not in path:
                 return f"@{q}{path}{'' if folder else q}"
     out = re.sub(r"([^\w./~-])", r"\\\1", path)
@@ -99,4 +102,4 @@ def written(path: str, *, folder: bool = False, quote: str | None = None, escape
 
 def spelled(path: str) -> str:
     """`@path` as a line about it shows it: whole, in quotes when it has a space (`@"odd dir/x"`)."""
-    return written(path)
+    return written(path, quote='"')
