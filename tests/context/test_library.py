@@ -386,6 +386,8 @@ async def test_max_conversations_counts_the_first_and_drops_the_least_recently_u
     ({"collapse_enabled": "no"}, TypeError, "CompactionSettings.collapse_enabled must be True or False, not 'no'"),
     ({"compactable_tools": "bash"}, TypeError, "CompactionSettings.compactable_tools must be a list of tool names, not 'bash'"),
     ({"memory_retry_s": 0}, ValueError, "CompactionSettings.memory_retry_s must be more than 0 seconds, at most a day, not 0"),
+    ({"tool_result_room_share": 7.0}, ValueError,
+     "CompactionSettings.tool_result_room_share must be more than 0, at most 1 (all of the room), not 7.0"),
 ])
 def test_a_setting_of_the_wrong_kind_is_named_where_the_settings_are_made(given: dict[str, Any], error: type,
                                                                          said: str) -> None:

@@ -123,7 +123,7 @@ _RANGES: dict[str, tuple[float, float | None, str]] = {
     **{name: (0.0, 1.0, "from 0 to 1") for name in (
         "collapse_commit_fraction", "collapse_blocking_fraction", "collapse_target_fraction",
         "collapse_min_gain_fraction", "memory_start_fraction")},
-    "tool_result_room_share": (0.0, None, "more than 0"),
+    "tool_result_room_share": (0.0, 1.0, "more than 0, at most 1 (all of the room)"),
     "memory_wait_s": (0.0, 600.0, "from 0 to 600 seconds"),
     "memory_retry_s": (0.0, 86_400.0, "more than 0 seconds, at most a day"),
 }
