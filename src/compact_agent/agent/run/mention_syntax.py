@@ -101,5 +101,6 @@ def written(path: str, *, folder: bool = False, quote: str | None = None, escape
 
 
 def spelled(path: str) -> str:
-    """`@path` as a line about it shows it: whole, in quotes when it has a space (`@"odd dir/x"`)."""
-    return written(path, quote='"')
+    """`@path` as a line about it shows it: whole, in quotes when it has a space (`@"odd dir/x"`),
+    else as it was typed (`@notes.txt`, `@.`)."""
+    return written(path, quote='"') if any(c.isspace() or c in "\"'" for c in path) else f"@{path}"
