@@ -65,3 +65,23 @@ def test_a_request_with_restored_files_context_and_your_words_shows_you_and_the_
     context_only = ModelRequest(parts=[UserPromptPart("[compact-agent: current plan] 1. fix calc")],
                                 metadata={"compact_agent_context": ["plan"]})
     assert message_rows(context_only) == [("context", "[compact-agent: current plan] 1. fix calc")]
+
+
+def test_the_programs_close_of_a_turn_is_no_answer_of_the_models():
+    """A turn killed or failed before an answer is closed by the program (agent/run/unfinished.py);
+    /history listed that close as an `assistant` row saying '[compact-agent: this turn ended …]'.
+    A reply the stream cut off keeps its text, with the cut said in the user's words."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from compact_agent.agent.run.unfinished import CUT, UNANSWERED, cut_reply, unanswered_close
+    from compact_agent.ui.history_view import message_rows
+
+    asked = [ModelRequest(parts=[UserPromptPart("explain the failing test")])]
+    closed = unanswered_close(asked)
+    assert closed is not None
+    assert message_rows(closed) == [("no answer", "no answer: the turn was interrupted, or its request failed")]
+    torn = cut_reply(asked, ["half of the explanation"])
+    assert torn is not None
+    (who, what), = message_rows(torn)
+    assert who == "assistant" and what.startswith("half of the explanation") and "cut off" in what
+    assert UNANSWERED not in what and CUT not in what

@@ -147,7 +147,12 @@ def message_rows(m: ModelMessage) -> list[tuple[str, str]]:
     from .tool_lines import call_line
 
     if isinstance(m, ModelResponse):
+        kind = _synthetic(m)
+        if kind == "unanswered":  # the program's close of a turn, not the model's words (_exchanges)
+            return [("no answer", NO_ANSWER.strip("()"))]
         text = " ".join(p.content for p in m.parts if isinstance(p, TextPart))
+        if kind == "cut" and text.endswith(CUT):
+            text = f"{text.removesuffix(CUT).rstrip()} {CUT_OFF}"
         calls = [call_line({"tool": p.tool_name, "args": _args(p)})[2:] for p in m.parts if isinstance(p, ToolCallPart)]
         return [(("assistant" if text.strip() else "tool call"), " · ".join(x for x in [text, *calls] if x.strip()))]
     if is_summary(m):
