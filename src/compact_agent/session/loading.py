@@ -241,6 +241,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         if isinstance(eid, str):
             last_id = eid
     unanswered, never_sent = _unanswered(messages, unsent)
+    at_work = not unanswered and _ends_at_results(messages)
     messages, repaired = _runnable(messages)
     read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     problems = []
@@ -264,6 +265,9 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             "got no answer before the last run ended"
         problems.append(f"{plural(unanswered, 'message')} you typed {what}: "
                         f"{'it is' if unanswered == 1 else 'they are'} in the conversation, unanswered")
+    if at_work:
+        problems.append("the last run stopped after the model's tool calls, before it answered their results "
+                        "(interrupted, killed or out of turns): your next message goes on from there")
     if repaired:
         problems.append(repaired)
     warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []
@@ -286,6 +290,16 @@ def _unanswered(messages: list[ModelMessage], unsent: list[ModelMessage]) -> tup
     never_sent = any(m is u for m in theirs for u in unsent)
     left_open = bool(theirs) and messages[-1] is theirs[-1]
     return (len(theirs), never_sent) if never_sent or left_open else (0, False)
+
+
+def _ends_at_results(messages: list[ModelMessage]) -> bool:
+    """Whether the history ends at the results of the model's last tool calls, which no reply of
+    the model follows: a run that stopped while the model was at work on them."""
+    if len(messages) < 2 or not isinstance(last := messages[-1], ModelRequest) or not last.parts:
+        return False
+    before = messages[-2]
+    return (all(isinstance(p, ToolReturnPart | RetryPromptPart) for p in last.parts)
+            and isinstance(before, ModelResponse) and from_the_model(before.metadata))
 
 
 def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
