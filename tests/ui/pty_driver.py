@@ -95,12 +95,14 @@ class Terminal:
         self.type("\x04")
         deadline = time.monotonic() + timeout
         try:
-            while self.proc.poll() is None and time.monotonic() < deadline and self._read(0.2):
-                pass
-            while self._read(0.1) and len(self.seen) and self.proc.poll() is not None and select.select(
-                    [self.main], [], [], 0)[0]:
-                pass  # what it printed last
-            return self.proc.wait(1)
+            # Read until it exits, quiet spells included: a loaded machine may take seconds to save
+            # and close after the last output (the loop stopped at the first 0.2 s without output,
+            # then gave the exit one second).
+            while self.proc.poll() is None and time.monotonic() < deadline:
+                if not self._read(0.2):  # the terminal closed: the process is on its way out
+                    time.sleep(0.05)
+            self.drain()  # what it printed last
+            return self.proc.wait(max(1.0, deadline - time.monotonic()))
         finally:
             self.close()
 
