@@ -13,6 +13,7 @@ line naming the session, and the session goes on without it, however it was open
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,10 +136,8 @@ class CommandLine:
         def attempt(keep: dict[str, Any]) -> Any:
             return load(self.work, flags, {SETTING[k]: v for k, v in keep.items() if k in SETTING}, by)
 
-        try:
+        with contextlib.suppress(SettingsError):  # every remembered value usable: the common case
             return attempt(applied), {}
-        except SettingsError:
-            pass
         keep: dict[str, Any] = {}
         bad: dict[str, str] = {}
         for option, value in applied.items():

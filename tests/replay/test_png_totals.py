@@ -9,18 +9,11 @@ import pytest
 
 from compact_agent.replay import report
 from compact_agent.replay.plot import png_figure, titles_and_folder, write_plot
+from tests.replay.test_batch import _chat
 
 matplotlib = pytest.importorskip("matplotlib")
 
 
-def _chat(n: int) -> list[dict]:
-    chat: list[dict] = [{"role": "user", "content": f"task with {n} steps"}]
-    for i in range(n):
-        chat.append({"role": "assistant", "content": f"step {i}", "tool_calls": [
-            {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]})
-        chat.append({"role": "tool", "tool_call_id": f"c{i}", "content": "y" * 2_000})
-    chat.append({"role": "assistant", "content": "done"})
-    return chat
 
 
 async def test_a_png_chart_has_a_table_of_each_strategys_totals(tmp_path: Path) -> None:
