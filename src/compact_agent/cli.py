@@ -176,14 +176,16 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
             saved_in = None
             from .stop_signals import held, prompt_saved, say_when_terminated
 
-            say_when_terminated()  # SIGTERM, SIGHUP: one line that says whether the prompt is saved
+            # SIGTERM, SIGHUP: one line that says whether the prompt is saved (and json's result object)
+            say_when_terminated(json_result=output_format != "text")
             if not (query or "").lstrip().startswith("/"):  # a command, or a prompt only run_print can tell
                 from .early_prompt import save_early
 
                 # Before the seconds of imports and start-up a Ctrl-C could otherwise lose it in.
                 with held():
                     saved_in, problem = save_early(opts, query or "")
-                    prompt_saved(saved_in is not None and saved_in.entry_id is not None)
+                    prompt_saved(saved_in is not None and saved_in.entry_id is not None,
+                                 saved_in.session_id if saved_in is not None else None)
                 if problem is not None:
                     sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
             from .ui.print_mode import run_print

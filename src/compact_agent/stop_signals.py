@@ -11,52 +11,87 @@ on a held request). A signal the process was started ignoring (`nohup`) stays ig
 While the prompt is being saved (`held`) a signal waits for the save to end, so the line says
 whether the prompt is in its session, never that it is when its write was cut short.
 
+With `--output-format json` or `stream-json` stdout ends with a result object too, as a failed
+run's does (`subtype` "error_terminated", the signal, the session): a script that parses the last
+line of stdout got nothing. Print mode adds what it knows by then (`reporting`); one written
+already (the run had ended) is not written twice.
+
 Nothing here imports pydantic-ai: the command line installs it before anything heavy is loaded.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import select
 import signal
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from types import FrameType
+from typing import Any
 
 #: How a run whose prompt is in its session says it can go on: the words of print mode's failures.
 CONTINUES = "the session is saved: `compact-agent -c -p ...` continues it"
 
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
+#: How long the result object waits for a reader of stdout that is not reading: the end is not held up.
+STDOUT_WAIT_S = 5.0
+
 
 @dataclass
 class _State:
     saved: bool = False  # the prompt is in its session
-    holding: bool = False  # the prompt is being saved: a signal waits
+    holding: bool = False  # the prompt is being saved, a result written: a signal waits
     pending: int | None = None  # the signal that came meanwhile
+    json_result: bool = False  # stdout ends with a result object (json, stream-json)
+    session_id: str | None = None  # the session the prompt is saved in
+    fields: Callable[[], dict[str, Any]] | None = None  # what print mode adds to the result object
+    result_written: bool = False  # the run wrote its own result: none is added
+    started: float = field(default_factory=time.monotonic)
 
 
 _state = _State()
 
 
-def say_when_terminated() -> None:
+def say_when_terminated(json_result: bool = False) -> None:
     """From now on SIGTERM and SIGHUP print `compact-agent: terminated (SIGTERM)` — with `;
-    CONTINUES` once `prompt_saved` said so — then end the process by that signal."""
+    CONTINUES` once `prompt_saved` said so — then end the process by that signal. `json_result`:
+    a result object saying so ends stdout first."""
+    _state.json_result = json_result
+    _state.started = time.monotonic()
     for sig in SIGNALS:
         with contextlib.suppress(ValueError, OSError):  # not the main thread: no handler, as before
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 signal.signal(sig, _on_signal)
 
 
-def prompt_saved(saved: bool) -> None:
-    """Whether the run's prompt is in its session (what the line says of it)."""
+def prompt_saved(saved: bool, session_id: str | None = None) -> None:
+    """Whether the run's prompt is in its session (what the line says of it), and which session."""
     _state.saved = saved
+    if saved:
+        _state.session_id = session_id
+
+
+def reporting(fields: Callable[[], dict[str, Any]]) -> None:
+    """`fields()` goes into the result object of a run terminated from now on (its session, its
+    requests so far); if it fails the object is written without them."""
+    _state.fields = fields
+
+
+def result_written() -> None:
+    """The run wrote its result object: a signal now adds none. (Said within `held`, with the write:
+    a signal between the two would write a second one or none.)"""
+    _state.result_written = True
 
 
 @contextlib.contextmanager
 def held() -> Iterator[None]:
-    """A signal that comes while the prompt is being saved ends the run once the save is over."""
+    """A signal that comes while the prompt is being saved (or a result object written) ends the
+    run once that is over."""
     _state.holding = True
     try:
         yield
@@ -74,10 +109,32 @@ def _on_signal(signum: int, _frame: FrameType | None) -> None:
 
 
 def _end(signum: int) -> None:
-    line = f"compact-agent: terminated ({signal.Signals(signum).name})" + (f"; {CONTINUES}" if _state.saved else "")
+    name = signal.Signals(signum).name
+    said = f"terminated ({name})" + (f"; {CONTINUES}" if _state.saved else "")
+    line = f"compact-agent: {said}"
+    if _state.json_result:
+        with contextlib.suppress(Exception):  # a result line written while the signal waited goes out
+            sys.stdout.flush()
+        if not _state.result_written:
+            _write_result(said, name)
     with contextlib.suppress(Exception):  # what is still buffered goes first
         sys.stderr.flush()
     with contextlib.suppress(OSError):  # a terminal that hung up takes nothing: the end is the same
         os.write(2, (line + "\n").encode())
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
+
+
+def _write_result(said: str, name: str) -> None:
+    """The result object of a terminated run, as the last line of stdout: after what is buffered, and
+    only if stdout takes it within STDOUT_WAIT_S (a reader that stopped reading does not hold the end)."""
+    result: dict[str, Any] = {"type": "result", "subtype": "error_terminated", "is_error": True, "error": said,
+                              "signal": name, "result": None, "session_id": _state.session_id,
+                              "duration_ms": int((time.monotonic() - _state.started) * 1000)}
+    if _state.fields is not None:
+        with contextlib.suppress(Exception):  # what print mode knows is extra: the object goes without it
+            result |= _state.fields()
+    data = (json.dumps(result, ensure_ascii=False, default=str) + "\n").encode()
+    with contextlib.suppress(OSError, ValueError):
+        if select.select([], [1], [], STDOUT_WAIT_S)[1]:
+            os.write(1, data)

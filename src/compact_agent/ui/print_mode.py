@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.usage import RunUsage
 
-from .. import secrets
+from .. import secrets, stop_signals
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession, TurnResult
 from ..agent.run.stream_events import blocked_line, compaction_end, problem_line
@@ -54,11 +54,26 @@ class PrintRun:
         self.denied: list[str] = []
         self.calls: dict[str, dict[str, Any]] = {}
         self.tool_lines = tool_lines.Lines()  # -p --verbose: a result not under its call names it
+        self.session: AgentSession | None = None  # once made: what a result object of a terminated run reports
 
     # -- output ------------------------------------------------------------------------------
     def emit(self, obj: dict[str, Any]) -> None:  # tool output, text, events: nothing printed may carry the key
-        sys.stdout.write(secrets.redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n")
+        line = secrets.redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n"
+        if obj.get("type") == "result":  # a signal meanwhile waits, then writes no second one (stop_signals)
+            with stop_signals.held():
+                sys.stdout.write(line)
+                stop_signals.result_written()
+        else:
+            sys.stdout.write(line)
         sys.stdout.flush()
+
+    def terminated(self) -> dict[str, Any]:
+        """What the result object of a run ended by SIGTERM or SIGHUP says besides that (stop_signals):
+        how long it ran and, once its session is made, the session and its requests so far."""
+        out: dict[str, Any] = {"duration_ms": self.duration_ms()}
+        if self.session is not None:
+            out |= {"session_id": self.session.session_id} | self.spent(self.session)
+        return out
 
     def note(self, text: str) -> None:
         sys.stderr.write(visible(secrets.redact(f"compact-agent: {text}")) + "\n")
@@ -167,6 +182,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
+    stop_signals.reporting(run.terminated)
     # What was typed (the query; with `-p -`, what came on stdin is the query)
     said = typed or prompt
     custom = _custom(opts.cwd, said)
@@ -198,6 +214,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         # Else the prompt stays in its session, unanswered (-c goes on): the JSON result names it.
         return _failed(run, describe_error(e, RETRY_HINT), None,
                        session_id=saved_in.session_id if saved_in is not None and saved_in.entry_id else None)
+    run.session = session
     try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
         outcome = await _in_session(run, session, prompt, typed)
     finally:
