@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Literal
 
 JSONDict = dict[str, Any]
 
@@ -251,14 +251,31 @@ def validate_tools(body: JSONDict) -> None:
         )
 
 
-def check_window(prompt_tokens: int, body: JSONDict, window: int) -> None:
+OverflowStyle = Literal["openai", "llama.cpp", "vllm"]
+"""Whose words a refused prompt gets: OpenAI's (`context_length_exceeded`, which pydantic-ai classifies as
+`ModelContextWindowExceededError`), llama.cpp server's (`exceed_context_size_error`, with the prompt's and the
+window's sizes as fields) or vLLM's engine's ("longer than the maximum model length"), which pydantic-ai leaves a
+plain HTTP 400."""
+
+
+def check_window(prompt_tokens: int, body: JSONDict, window: int, style: OverflowStyle = "openai") -> None:
     """Reject a prompt that, with the requested completion budget, doesn't fit the context window.
 
-    Same code and wording as OpenAI: pydantic-ai turns this into `ModelContextWindowExceededError`.
+    Same code and wording as OpenAI by default: pydantic-ai turns this into `ModelContextWindowExceededError`.
     """
     budget = body.get("max_completion_tokens") or body.get("max_tokens") or 0
     if prompt_tokens + budget <= window:
         return
+    if style == "llama.cpp":
+        raise WireError(400, {"error": {
+            "code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": prompt_tokens, "n_ctx": window,
+            "message": f"request ({prompt_tokens} tokens) exceeds the available context size ({window} tokens), "
+                       "try increasing it"}})
+    if style == "vllm":
+        raise WireError(400, {"object": "error", "type": "BadRequestError", "param": None, "code": 400,
+                              "message": f"The decoder prompt (length {prompt_tokens + budget}) is longer than the "
+                                         f"maximum model length of {window}. Make sure that `max_model_len` is no "
+                                         "smaller than the number of text tokens."})
     if budget:
         message = (
             f"This model's maximum context length is {window} tokens. However, you requested "

@@ -34,6 +34,7 @@ from typing import Any, Literal
 from ._http import Outcome, make_handler
 from ._wire import (
     JSONDict,
+    OverflowStyle,
     WireError,
     canonical,
     check_window,
@@ -275,6 +276,8 @@ class FakeOpenAIServer:
         api_key: if set, any other key is a 401 too (checks that the CLI passes the configured key).
         faults: `(request, attempt) -> Fault | None`; `attempt` counts earlier identical requests (0 on the first
             try), so `lambda r, a: Fault.rate_limit() if a == 0 else None` fails once and lets the SDK's retry in.
+        overflow: whose words refuse a prompt over `window` (`_wire.OverflowStyle`): OpenAI's by default, or
+            llama.cpp server's or vLLM's, which pydantic-ai leaves a plain HTTP 400.
     """
 
     def __init__(
@@ -287,8 +290,9 @@ class FakeOpenAIServer:
         require_auth: bool = True,
         api_key: str | None = None,
         faults: Callable[[ChatRequest, int], Fault | None] | None = None,
+        overflow: OverflowStyle = "openai",
     ) -> None:
-        self.responder, self.faults = responder, faults
+        self.responder, self.faults, self.overflow = responder, faults, overflow
         self.window, self.model, self.chars_per_token = window, model, chars_per_token
         self.require_auth, self.api_key = require_auth, api_key
         self.requests: list[ChatRequest] = []
@@ -448,7 +452,7 @@ class FakeOpenAIServer:
             raise WireError(404, error_body(message, code="model_not_found"))
         validate_messages(req.body.get("messages"))
         validate_tools(req.body)
-        check_window(req.prompt_tokens, req.body, self.window)
+        check_window(req.prompt_tokens, req.body, self.window, self.overflow)
         reply = self.responder(req)
         if reply.error_status is not None:
             raise WireError(reply.error_status, reply.error_body or {}, reply.error_headers)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from pydantic_ai.capabilities.abstract import WrapRunHandler
-from pydantic_ai.exceptions import ModelContextWindowExceededError, UserError
+from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.run import AgentRunResult
@@ -45,6 +45,7 @@ from .decisions.fit import shrink_to_fit
 from .plumbing import compat, tokens
 from .plumbing.cache import cache_expired
 from .plumbing.events import Event, Stopwatch, one_line
+from .plumbing.overflow import as_overflow, refusal_text
 from .plumbing.refusal import window_refusal
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
@@ -389,12 +390,15 @@ class ContextManager(ManagerState):
     async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                      error: Exception) -> ModelResponse:
         self._asked_at = None  # a failed request times nothing
-        if not isinstance(error, ModelContextWindowExceededError) or self._reactive_step == ctx.run_step:
+        overflow = as_overflow(error)  # also a local server's own words for it (plumbing/overflow.py)
+        if overflow is None:
             raise error
+        if self._reactive_step == ctx.run_step:
+            raise overflow
         self._reactive_step = ctx.run_step
-        self.learn_from_overflow(str(error) + " " + str(getattr(error, "body", "")))
+        self.learn_from_overflow(refusal_text(overflow))
         if not await self._auto(ctx.messages, self.view, "reactive") and not self._fit_hard_limit:
-            raise error  # failed; a blocked one is retried shrunk (handlers.blocked)
+            raise overflow  # failed; a blocked one is retried shrunk (handlers.blocked)
         if compat.RETRY_MODEL_REQUEST is not None:
             raise compat.RETRY_MODEL_REQUEST()
         # Before pydantic-ai 2.64 this hook cannot ask for the request again: send the compacted one.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from pydantic_ai.exceptions import ModelContextWindowExceededError
+from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
 from pydantic_ai.messages import (
     BinaryContent,
     ModelMessage,
@@ -20,6 +20,7 @@ from pydantic_ai.messages import (
 )
 
 from ..plumbing import markers, rounds, tokens
+from ..plumbing.overflow import as_overflow
 from .result import CompactionError, Summarize
 
 MAX_PTL_RETRIES = 3
@@ -100,9 +101,14 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
     for attempt in range(MAX_PTL_RETRIES + 1):
         try:
             return await summarize(msgs, prompt), dropped
-        except ModelContextWindowExceededError:
-            if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
+        except (ModelContextWindowExceededError, ModelHTTPError) as e:  # a local server's words for it too
+            overflow = as_overflow(e)
+            if overflow is None:
                 raise
+            if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
+                if overflow is e:
+                    raise
+                raise overflow from e
             k = max(1, len(rounds.api_rounds(msgs)) // 5)
             msgs = drop_oldest_after_first(msgs, k)
             dropped += k

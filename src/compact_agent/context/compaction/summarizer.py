@@ -29,6 +29,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
+from ..plumbing.overflow import as_overflow
 from ..testing import mark_request
 from .cuts import join
 
@@ -52,12 +53,16 @@ class SharedPrefixSummarizer:
         except ModelContextWindowExceededError:
             raise
         except (ModelAPIError, UnexpectedModelBehavior, ValueError) as e:
+            if (overflow := as_overflow(e)) is not None:  # a local server's words for it
+                raise overflow from e
             first = e
         try:
             return await self._separate(messages, prompt)
         except ModelContextWindowExceededError:
             raise
-        except Exception:  # noqa: BLE001 - the fallback's failure: the first one's, or less telling
+        except Exception as e:  # noqa: BLE001 - the fallback's failure: the first one's, or less telling
+            if (overflow := as_overflow(e)) is not None:
+                raise overflow from e
             first.add_note("the separate summary request (the conversation as text, no tools) failed too")
         # Raised outside any handler: with the cause it came with (the SDK's error, which names the
         # endpoint), where `raise first from None` inside the handler had cut it off.

@@ -1,5 +1,13 @@
-"""What a provider's "prompt too long" answer tells: how big the refused prompt was, and the
-window's real limit when it is below the one the conversation was given.
+"""What a provider's "prompt too long" answer tells: that it is one, how big the refused prompt
+was, and the window's real limit when it is below the one the conversation was given.
+
+pydantic-ai classifies OpenAI's `context_length_exceeded` and a few hosted APIs' wordings as a
+`ModelContextWindowExceededError`. The local servers word it their own way, and reach the agent as
+a plain HTTP 400: llama.cpp server's `exceed_context_size_error` ("request (N tokens) exceeds the
+available context size (M tokens)"), vLLM's engine ("The decoder prompt (length N) is longer than
+the maximum model length of M"), LM Studio ("the model is loaded with context length of only M
+tokens"). `as_overflow` reads those as what they are, so they are compacted and retried like any
+other (`pipeline.on_model_request_error`).
 
 A server may hold a smaller window than the one it was introduced with (`--context-window 64k`
 for a server started with 8K): its refusal is the only place that says so. The limit learned is
@@ -12,18 +20,64 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-_LIMIT_RE = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE)
-_USED_RE = re.compile(r"resulted in (\d[\d,]*) tokens|prompt is too long: (\d[\d,]*) tokens", re.IGNORECASE)
+from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
+
+_N = r"(\d[\d,]*)"
+_LIMIT_RE = re.compile("|".join((
+    rf"maximum context length is {_N} tokens",  # OpenAI, DeepSeek, vLLM's server
+    rf"available context size \({_N} tokens\)",  # llama.cpp server
+    rf"maximum model length of {_N}",  # vLLM's engine
+    rf"context length of only {_N} tokens",  # LM Studio
+    rf"with {_N} maximum context length",  # Mistral
+    rf"tokens > {_N} maximum",  # Anthropic
+    rf"maximum number of tokens allowed \({_N}\)",  # Gemini
+)), re.IGNORECASE)
+_USED_RE = re.compile("|".join((
+    rf"resulted in {_N} tokens", rf"{_N} in the messages", rf"your request has {_N} input tokens",
+    rf"prompt is too long: {_N} tokens", rf"request \({_N} tokens\) exceeds", rf"prompt \(length {_N}\)",
+    rf"prompt length of {_N}", rf"prompt contains {_N} tokens", rf"input token count \({_N}\)",
+)), re.IGNORECASE)
+_OVERFLOW_RE = re.compile("|".join((
+    r"exceeds? the available context size", r"exceed_context_size", r"longer than the maximum model length",
+    r"context length of only", r"maximum context length", r"prompt is too long", r"too large for model with",
+    r"input token count \(\d", r"context_length_exceeded",
+)), re.IGNORECASE)
+_OVERFLOW_STATUS = (400, 413, 422)
+
+
+def _first(match: re.Match[str] | None) -> int | None:
+    group = next((g for g in match.groups() if g), None) if match else None
+    return int(group.replace(",", "")) if group else None
 
 
 def figures(text: str) -> tuple[int | None, int | None]:
     """(the tokens of the refused prompt, the window's limit), each None where `text` does not say."""
-    used = _USED_RE.search(text)
-    limit = _LIMIT_RE.search(text)
-    return (int((used.group(1) or used.group(2)).replace(",", "")) if used else None,
-            int(limit.group(1).replace(",", "")) if limit else None)
+    return _first(_USED_RE.search(text)), _first(_LIMIT_RE.search(text))
+
+
+def refusal_text(error: BaseException) -> str:
+    """What a provider's refusal says: its message and its body (where the figures are)."""
+    return f"{error} {getattr(error, 'body', '') or ''}"
+
+
+def as_overflow(error: BaseException) -> ModelContextWindowExceededError | None:
+    """`error` when it is a context-window overflow; an HTTP refusal (400, 413 or 422) whose words
+    say it is one, as a `ModelContextWindowExceededError` (and still a `ModelHTTPError` of its
+    status, caused by `error`); None for anything else."""
+    if isinstance(error, ModelContextWindowExceededError):
+        return error
+    if not isinstance(error, ModelHTTPError) or error.status_code not in _OVERFLOW_STATUS:
+        return None
+    if not _OVERFLOW_RE.search(refusal_text(error)):
+        return None
+    overflow = ModelHTTPError.for_category(
+        ModelContextWindowExceededError, status_code=error.status_code, model_name=error.model_name,
+        body=error.body, provider_error_code=error.provider_error_code,
+        provider_error_type=error.provider_error_type)
+    overflow.__cause__ = error
+    return cast(ModelContextWindowExceededError, overflow)  # for_category makes it one
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,35 @@
+"""Local servers word a prompt over their window in their own way, and pydantic-ai classifies only
+OpenAI's words (and those of a few hosted APIs) as a context-window overflow. A llama.cpp server's
+`exceed_context_size_error` and vLLM's "longer than the maximum model length" reached the agent as
+a plain HTTP 400: no reactive compaction, no window learned, and the run ended on the provider's
+error. Now they are read as what they are: the request is compacted and sent again, and the
+server's window, said in the refusal, is learned and kept by the session."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import Cli
+from tests.e2e.scripted import FileTaskAgent, make_project, task_text
+from tests.fakes.openai_server import FakeOpenAIServer
+
+N = 12
+NOTE = "its window is 8,000, not the 64,000 given; working within 8,000 from now on"
+
+
+@pytest.mark.parametrize("style", ["llama.cpp", "vllm"])
+def test_a_local_servers_refusal_is_compacted_and_its_window_learned(cli: Cli, style: str) -> None:
+    total = make_project(cli.cwd, N)
+    with FakeOpenAIServer(FileTaskAgent(n=N), window=8_000, model="local", overflow=style) as server:  # type: ignore[arg-type]
+        at = ("-m", "local", "--base-url", server.base_url, "--api-key", "k")
+        first = cli("-p", task_text(N), "--context-window", "64k", "-y", *at)
+        assert first.code == 0, first.stderr
+        assert f"FINAL SUM: {total}" in first.stdout
+        assert len(server.rejected) == 1, [(status, body) for _, status, body in server.rejected]
+        assert server.rejected[0][1] == 400
+        notes = [line for line in first.stderr.splitlines() if NOTE in line]
+        assert len(notes) == 1, first.stderr
+
+        status = cli("-c", "-p", "/status", *at)
+        assert status.code == 0, status.stderr
+        assert "/ window 8,000 tokens" in status.stdout, status.stdout
