@@ -47,7 +47,9 @@ def result_line(obj: dict[str, Any], width: int = WIDTH, call: str | None = None
     prefix = "  ⎿ " + (f"{_clip(call, 40)}: " if call else "")
     if obj.get("error") and not summary.startswith("exit code:"):
         prefix += "error: "
-    return prefix + _clip(summary, max(20, width - len(prefix)))
+    room = max(20, width - len(prefix))
+    # Several problems (a call's arguments: agent/tools/arg_errors.py) are a line each, aligned.
+    return prefix + ("\n" + " " * len(prefix)).join(_clip(line, room) for line in summary.splitlines() or [""])
 
 
 class Lines:

@@ -45,6 +45,7 @@ from ...session.store import (
     ensure_private_dir,
 )
 from ..safety.permissions import Permissions, resolve_path
+from ..tools.arg_errors import PlainArgumentErrors
 from ..tools.base import ToolEnv
 from ..tools.checkpoints import Checkpoints
 from ..tools.file_state import (
@@ -169,7 +170,7 @@ class AgentSession:
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
                                     on_unfinished=lambda r: self._on_event(Event("provider", "no_finish_reason")))
         self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
-                           capabilities=[self.cm, self.ext.ledger, self.retry], retries=3, model_settings=self._model_settings())
+                           capabilities=[self.cm, self.ext.ledger, self.retry, PlainArgumentErrors()], retries=3, model_settings=self._model_settings())
         self.turns = 0
         self.usage = RunUsage()
         try:

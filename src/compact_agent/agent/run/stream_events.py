@@ -26,6 +26,7 @@ from pydantic_ai.messages import (
 
 from ... import secrets
 from ...words import plural
+from ..tools.arg_errors import shown_lines
 from ..tools.base import is_failure
 
 MAX_RESULT_CHARS = 2_000
@@ -44,17 +45,21 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
         return {"type": "tool_call", "tool": p.tool_name, "id": p.tool_call_id, "args": args}
     if isinstance(ev, FunctionToolResultEvent):
         r = ev.part
+        retried = False
         if isinstance(r, ToolReturnPart):
-            text = r.model_response_str()
+            retried = getattr(r, "outcome", "success") == "retried"
+            text = r.model_response_str(wrap_if_error=not retried)  # a retry's words, not {"error": ...}
             error = is_failure(r) or getattr(r, "outcome", "success") != "success"
         elif isinstance(r, RetryPromptPart):
             text, error = r.model_response(), True
         else:
             return None
+        # A call sent back for its arguments: one line per problem (arg_errors), not the hint for the model.
+        summary = "\n".join(shown_lines(text) if retried else []) or result_summary(r.tool_name, text, error)
         out: dict[str, Any] = {"type": "tool_result", "tool": r.tool_name, "id": r.tool_call_id,
-                               "error": error, "chars": len(text), "summary": result_summary(r.tool_name, text, error)}
+                               "error": error, "chars": len(text), "summary": summary}
         out["content"] = text if len(text) <= MAX_RESULT_CHARS else text[:MAX_RESULT_CHARS] + "…[cut]"
-        if r.tool_name == "bash":
+        if r.tool_name == "bash" and not retried:
             out["output_lines"], out["tail"] = bash_tail_lines(text)
         return out
     return None
