@@ -194,8 +194,10 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
                                                    saved_in=saved_in)))
     if not sys.stdin.isatty():
         raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
+    from .ui import repl_signals
     from .ui.repl import run_repl
 
+    repl_signals.say_when_terminated()  # SIGTERM, SIGHUP: the terminal put back, one line on how to resume
     try:
         with remembered.remembering(remember):
             asyncio.run(run_repl(opts, first_message=query, pick_session=resume == "", options_for=options_for))

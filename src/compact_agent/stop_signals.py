@@ -1,4 +1,4 @@
-"""A print-mode run ended by SIGTERM or SIGHUP says so in one line before it goes.
+"""A print-mode run or the REPL ended by SIGTERM or SIGHUP says so in one line before it goes.
 
 A run that fails, or stops at `--max-turns`, ends with the line that says its session is saved and
 how to go on with it; one killed by `kill` or a timeout (`timeout 60 compact-agent -p ...`) ended
@@ -15,6 +15,9 @@ With `--output-format json` or `stream-json` stdout ends with a result object to
 run's does (`subtype` "error_terminated", the signal, the session): a script that parses the last
 line of stdout got nothing. Print mode adds what it knows by then (`reporting`); one written
 already (the run had ended) is not written twice.
+
+The REPL (ui/repl_signals.py) says how its own session goes on (`continues`) and puts the terminal
+back first (`first`): cooked mode, as the shell it returns to expects.
 
 Nothing here imports pydantic-ai: the command line installs it before anything heavy is loaded.
 """
@@ -51,17 +54,21 @@ class _State:
     session_id: str | None = None  # the session the prompt is saved in
     fields: Callable[[], dict[str, Any]] | None = None  # what print mode adds to the result object
     result_written: bool = False  # the run wrote its own result: none is added
+    continues: Callable[[], str | None] | None = None  # how the session goes on, if saved (else CONTINUES)
+    first: Callable[[], None] | None = None  # before the line: the REPL puts the terminal back
     started: float = field(default_factory=time.monotonic)
 
 
 _state = _State()
 
 
-def say_when_terminated(json_result: bool = False) -> None:
+def say_when_terminated(json_result: bool = False, continues: Callable[[], str | None] | None = None,
+                        first: Callable[[], None] | None = None) -> None:
     """From now on SIGTERM and SIGHUP print `compact-agent: terminated (SIGTERM)` — with `;
-    CONTINUES` once `prompt_saved` said so — then end the process by that signal. `json_result`:
-    a result object saying so ends stdout first."""
-    _state.json_result = json_result
+    CONTINUES` once `prompt_saved` said so, or with what `continues()` says — then end the process
+    by that signal. `json_result`: a result object saying so ends stdout first; `first()` runs
+    before anything is written."""
+    _state.json_result, _state.continues, _state.first = json_result, continues, first
     _state.started = time.monotonic()
     for sig in SIGNALS:
         with contextlib.suppress(ValueError, OSError):  # not the main thread: no handler, as before
@@ -110,8 +117,15 @@ def _on_signal(signum: int, _frame: FrameType | None) -> None:
 
 def _end(signum: int) -> None:
     name = signal.Signals(signum).name
-    said = f"terminated ({name})" + (f"; {CONTINUES}" if _state.saved else "")
+    tail = CONTINUES if _state.saved else None
+    if _state.continues is not None:
+        with contextlib.suppress(Exception):  # what cannot be told is left out: the line still goes
+            tail = _state.continues()
+    said = f"terminated ({name})" + (f"; {tail}" if tail else "")
     line = f"compact-agent: {said}"
+    if _state.first is not None:
+        with contextlib.suppress(Exception):
+            _state.first()
     if _state.json_result:
         with contextlib.suppress(Exception):  # a result line written while the signal waited goes out
             sys.stdout.flush()

@@ -355,6 +355,16 @@ class Repl:
         self.console.print(question + ("y" if yes else "n"), markup=False, highlight=False)  # the answer stays
         return yes
 
+    def saved_session(self) -> str | None:
+        """The id of the session this REPL has saved something in, None before anything is: what the
+        line of a REPL ended by SIGTERM or SIGHUP says to resume (repl_signals.py)."""
+        s = self.session
+        if s is not None:
+            return s.session_id if s.store.path.exists() else None
+        if self.start is not None and (self.start.exists or self.early is not None):
+            return self.start.session_id
+        return None
+
     def goodbye(self) -> None:
         s = getattr(self, "session", None)
         if s is not None and s.store.path.exists() and s.messages:

@@ -34,14 +34,23 @@ def quiet_typeahead(repl: bool) -> Iterator[None]:
         with contextlib.suppress(termios.error, OSError):
             termios.tcsetattr(fd, termios.TCSANOW, quiet)
     _echo_back[:] = [restore]
+    _found[:] = [saved] if saved is not None else []
     try:
         yield
     finally:
         restore()
         _echo_back.clear()
+        _found.clear()
 
 
 _echo_back: list[Any] = []
+_found: list[Any] = []  # the terminal's modes before echo was turned off
+
+
+def modes_found() -> list[Any] | None:
+    """The terminal's modes as the command line found them (None outside `quiet_typeahead`): what
+    a REPL ended by a signal puts back (repl_signals.py), echo on as the shell had it."""
+    return _found[0] if _found else None
 
 
 def echo_back() -> None:
