@@ -7,6 +7,8 @@ server's window, said in the refusal, is learned and kept by the session."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from tests.e2e.conftest import Cli
@@ -33,3 +35,41 @@ def test_a_local_servers_refusal_is_compacted_and_its_window_learned(cli: Cli, s
         status = cli("-c", "-p", "/status", *at)
         assert status.code == 0, status.stderr
         assert "/ window 8,000 tokens" in status.stdout, status.stdout
+
+
+CUT = 5_000
+CUT_NOTE = f"its window is {CUT:,}, not the 64,000 given; working within {CUT:,} from now on"
+
+
+def test_a_server_that_cuts_prompts_silently_is_found_out_by_its_reports(cli: Cli) -> None:
+    """An Ollama server given a prompt longer than its context length keeps the prompt's end, that
+    long, answers from it, and reports that length as the input: no refusal, and the model never
+    sees the task or the earlier files. Two reports in a row of the same size, each under half the
+    request, are that limit: it is learned like a refused request's, said once, and kept."""
+    total = make_project(cli.cwd, N)
+    agent = FileTaskAgent(n=N)
+    cut_requests: list[int] = []
+
+    def cuts_silently(req):  # the server's count of the prompt it kept
+        if req.prompt_tokens > CUT:
+            cut_requests.append(req.prompt_tokens)
+            reply = agent(req)
+            return dataclasses.replace(reply, usage={"prompt_tokens": CUT, "prompt_tokens_details": {"cached_tokens": 0}})
+        return agent(req)
+
+    with FakeOpenAIServer(cuts_silently, window=128_000, model="local") as server:
+        at = ("-m", "local", "--base-url", server.base_url, "--api-key", "k")
+        first = cli("-p", task_text(N), "--context-window", "64k", "-y", *at)
+        assert first.code == 0, first.stderr
+        assert f"FINAL SUM: {total}" in first.stdout
+        notes = [line for line in first.stderr.splitlines() if CUT_NOTE in line]
+        assert len(notes) == 1, first.stderr
+        assert "without saying so" in notes[0] and "OLLAMA_CONTEXT_LENGTH" in notes[0]
+        assert len(cut_requests) == 2, cut_requests  # the two that said it; none after
+        sent = len(server.requests)
+
+        status = cli("-c", "-p", "/status", *at)
+        assert f"/ window {CUT:,} tokens" in status.stdout, status.stdout
+        again = cli("-c", "-p", "read data/file_00.txt again", "-y", *at)
+        assert again.code == 0, again.stderr
+        assert len(cut_requests) == 2 and len(server.requests) > sent

@@ -378,8 +378,12 @@ class ContextManager(ManagerState):
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
         if reported and not self.calibration.observe(reported, self.last_view_tokens_est):
-            self.emit(Event("calibration", "rejected", self.last_view_tokens_est, reported,
-                            detail={"reason": "the reported input is implausibly far below the estimate"}))
+            cut = self.calibration.cut_to()  # a server that cuts prompts to its window, silently
+            self.emit(Event("calibration", "rejected", self.last_view_tokens_est, reported, detail={"reason": (
+                "the server cut the prompt to its window" if cut == reported else
+                "the reported input is implausibly far below the estimate")}))
+            if cut is not None:
+                self.learn_window(cut, self.calibration.tokens(self.last_view_tokens_est), "cut")
             reported = 0
         if reported:
             self.last_tokens = reported + response.usage.output_tokens

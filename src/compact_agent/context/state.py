@@ -397,11 +397,18 @@ class ManagerState(AbstractCapability[Any]):
         used, window = figures(text)
         if used is not None:
             self.calibration.observe(used, self.last_view_tokens_est)
-        if window is not None and window < self.limits.window:
-            given = self.window_learned.given if self.window_learned is not None else self.limits.window
-            self.set_window(window)
-            self.window_learned = LearnedWindow(window, given)
-            self.emit(Event("window", "learned", used or 0, window, trigger="reactive", detail={"given": given}))
+        if window is not None:
+            self.learn_window(window, used or 0, "reactive")
+
+    def learn_window(self, window: int, used: int, trigger: str) -> None:
+        """The server's limit, below the window: kept (`window_learned`) and said, an event "window"
+        "learned" (`trigger` "reactive": from a refusal, "cut": from prompts it cut without saying so)."""
+        if window >= self.limits.window:
+            return
+        given = self.window_learned.given if self.window_learned is not None else self.limits.window
+        self.set_window(window)
+        self.window_learned = LearnedWindow(window, given)
+        self.emit(Event("window", "learned", used, window, trigger=trigger, detail={"given": given}))
 
 
 def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | None,

@@ -163,10 +163,15 @@ def problem_line(ev: Any) -> str | None:
 
 def window_line(ev: Any) -> str:
     """`the server refused a request of 8,962 tokens: its window is 8,000, not the 64,000 given;
-    working within 8,000 from now on`: said once, when the limit is learned (state.py)."""
+    working within 8,000 from now on`: said once, when the limit is learned (state.py), from a
+    refusal or from prompts the server cut to its limit and reported at that size."""
     given = (ev.detail or {}).get("given")
-    refused = f"refused a request of {ev.tokens_before:,} tokens" if ev.tokens_before else "refused a request"
     than = f", not the {given:,} given" if isinstance(given, int) else ""
+    if getattr(ev, "trigger", "") == "cut":  # learned from its usage reports: it cut prompts, silently
+        return (f"the server cut requests of about {ev.tokens_before:,} tokens to {ev.tokens_after:,} without "
+                f"saying so (an Ollama server does, at its context length: OLLAMA_CONTEXT_LENGTH): its window is "
+                f"{ev.tokens_after:,}{than}; working within {ev.tokens_after:,} from now on")
+    refused = f"refused a request of {ev.tokens_before:,} tokens" if ev.tokens_before else "refused a request"
     return f"the server {refused}: its window is {ev.tokens_after:,}{than}; working within {ev.tokens_after:,} from now on"
 
 

@@ -119,6 +119,15 @@ def reported_plus_estimate(messages: Sequence[ModelMessage]) -> int | None:
 MIN_RATIO, MAX_RATIO = 0.5, 4.0
 #: Reports needed before a size below the raw estimate is believed when judging whether it fits.
 LOW_EVIDENCE = 2
+#: A request this much larger than the previous one, reported at the same size, was cut (`cut_to`).
+CUT_GROWTH = 1.02
+#: The smallest window a server is believed to cut prompts to: below it, a report of one size
+#: again and again is a figure the server does not count (a stand-in model's constant), not a window.
+MIN_CUT = 1_024
+
+
+def _same_size(a: int, b: int) -> bool:
+    return abs(a - b) <= 0.005 * max(a, b)
 
 
 @dataclass
@@ -129,14 +138,28 @@ class Calibration:
     samples: int = 0
     rejected: int = 0
     low: int = 0  # consecutive accepted reports below the estimate
+    cut: int | None = None  # the size a server cuts prompts to, silently (`cut_to`)
+    _last: tuple[int, int] | None = None  # the previous report: (reported, estimated)
+    _before_last: tuple[float, int, int] | None = None  # (ratio, samples, low) before it was learned from
 
     def observe(self, reported_input: int, estimated_input: int) -> bool:
         """Learn from one report; False when it is implausible and ignored."""
         if reported_input <= 0 or estimated_input <= 0:
             return False
+        last, self._last = self._last, (reported_input, estimated_input)
+        if (last is not None and reported_input >= MIN_CUT and _same_size(reported_input, last[0])
+                and estimated_input > CUT_GROWTH * last[1]):
+            self.cut = max(reported_input, last[0])
+            if self._before_last is not None:  # the previous report measured the cut, not the tokenizer
+                self.ratio, self.samples, self.low = self._before_last
+            self._before_last = None
+            self.rejected += 1
+            return False
+        self._before_last = (self.ratio, self.samples, self.low)
         r = reported_input / estimated_input
         if r < MIN_RATIO:
             self.rejected += 1
+            self._before_last = None
             return False
         r = min(MAX_RATIO, r)  # over-counting is the safe direction: bounded, not refused
         self.low = self.low + 1 if r < 1.0 else 0
@@ -144,6 +167,14 @@ class Calibration:
         self.ratio = r if self.samples == 0 else 0.7 * r + 0.3 * self.ratio
         self.samples += 1
         return True
+
+    def cut_to(self) -> int | None:
+        """The size a server cuts prompts to without saying so, once its reports say it does: two
+        in a row of the same size (within half a percent) for requests that grew by more than 2%
+        between them. (An Ollama server given a prompt longer than its context length keeps the
+        prompt's end, that long, answers from it, and reports that length as the input: no
+        refusal.) None until then."""
+        return self.cut
 
     def fits_tokens(self, estimated: int) -> int:
         """The size to judge "fits the window" by: the calibrated one, but never below the raw
