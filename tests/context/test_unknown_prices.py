@@ -4,10 +4,24 @@ does not have, and for a server that is free per token it only forgets."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from pathlib import Path
+
+from pydantic_ai.messages import ModelRequest, UserPromptPart
+
 from compact_agent.config import Settings
-from compact_agent.context.decisions.economics import Prices
+from compact_agent.context import ContextManager
+from compact_agent.context.decisions.economics import Growth, Prices
+from compact_agent.context.layers.collapse import ContextCollapse
+from compact_agent.context.layers.microcompact import Microcompact
+from compact_agent.context.plumbing.tokens import estimate
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import replay
+from tests.context.test_collapse import long_conv
+from tests.context.test_forgetting import _schedule_case as forgetting_case
+from tests.context.test_microcompact import reads
+from tests.context.test_priced_pipeline import schedule_case as pipeline_case
+from tests.context.test_records import schedule_case as records_case
 from tests.replay.synthetic import session, sim
 
 
@@ -30,3 +44,92 @@ async def test_unknown_prices_never_compact_before_the_threshold():
     assert [c.tokens_before for c in unknown.cm.compactions if c.tokens_before < threshold] == []
     assert "priced" not in {c.event.detail.get("reason") for c in unknown.cm.compactions}
 
+
+
+# -- nothing else is priced either: thresholds and counts decide, as with priced_compaction off -----
+
+UNKNOWN = Prices(known=False)
+GO = [ModelRequest(parts=[UserPromptPart("go")])]
+
+
+def manager(prices: Prices, window: int, growth_per_request: int, now: datetime) -> ContextManager:
+    cm = ContextManager(window=window, prices=prices)
+    cm.schedule.growth = Growth(total=50 * growth_per_request, requests=50)
+    cm.clock = lambda: now  # the newest response is as old as the cache is fresh
+    return cm
+
+
+def test_unknown_prices_leave_microcompact_to_its_count_trigger():
+    # 14 reads of ~3K tokens each, 42,362 in all, in a 200K window (threshold 178,808). Priced (2K of
+    # growth a request, the next compaction expected at 17,362), clearing the nine oldest re-sends
+    # nearly the whole prompt for a few requests' saving: not done. Unpriced, the count trigger
+    # decides: 14 live results > 12, and clearing all but the newest 5 frees 26,928 tokens >=
+    # min(20,000, 178,808 // 10).
+    conv = reads(14, size=12_000)
+    for prices, cleared in ((Prices(), []), (UNKNOWN, [("count", 9)])):
+        cm = manager(prices, 200_000, 2_000, conv.t)
+        budget = cm.budget(estimate(conv.messages))
+        assert (budget.prices is None) is (not prices.known)
+        out = Microcompact(cm.settings).apply(conv.messages, budget)
+        assert [(e.trigger, len(e.ids)) for e in out.events] == cleared
+
+
+def test_unknown_prices_leave_collapse_to_its_threshold(tmp_path: Path):
+    # 12,653 tokens of six finished turns in a 20K window: threshold 13,000, collapse commits past
+    # 0.9 x 13,000 = 11,700. Priced (1K of growth a request), folding the oldest rounds re-sends what
+    # follows them to save ~4,000 tokens on the four requests before the compaction expected at 12,863:
+    # not done. Unpriced, past 11,700 is enough.
+    conv = long_conv()
+    for prices, commits in ((Prices(), 0), (UNKNOWN, 1)):
+        cm = manager(prices, 20_000, 1_000, conv.t)
+        budget = cm.budget(estimate(conv.messages))
+        assert (budget.threshold, budget.collapse_commit) == (13_000, 11_700)
+        out = ContextCollapse(cm.settings, tmp_path / f"log{commits}").apply(conv.messages, budget)
+        assert len(out.events) == commits
+
+
+def test_unknown_prices_compact_at_the_threshold_without_weighing_what_waiting_saves():
+    # test_priced_pipeline's case: priced, a 36K threshold crossed again after 8 requests does not pay
+    # a compaction back (4,480 < 4,956), so it waits for the hard limit. Unpriced, it compacts there.
+    cm, schedule = pipeline_case(36_000)
+    assert schedule.reason(cm, GO, 37_000, suppressed=False) == ""
+    schedule.prices = UNKNOWN
+    assert schedule.threshold_pays(cm, GO, 30_000, 10_000)
+    assert schedule.reason(cm, GO, 37_000, suppressed=False) == "threshold"
+
+
+def test_unknown_prices_keep_a_record_only_where_it_is_no_longer_than_the_summary():
+    # test_records' case: a 3,000-token record, 1,000 longer than the 2,000-token summary, is priced
+    # cheaper than the summary request at DeepSeek's prices. Without prices it is not known to be:
+    # only a record no longer than the summary costs less at any prices (no request, fewer tokens).
+    cm, schedule = records_case()
+    assert schedule.record_pays(cm, GO, 3_000, tokens_before=50_000, reason="window")
+    schedule.prices = UNKNOWN
+    assert not schedule.record_pays(cm, GO, 3_000, tokens_before=50_000, reason="window")
+    assert schedule.record_pays(cm, GO, 2_000, tokens_before=50_000, reason="window")
+    assert schedule.credit == 0.0  # nor a price of the compactions a token brings nearer
+    # Where neither leaves room for a request (47K kept: 57,000 of the hard limit's 58,720), a
+    # 2,000-token record is kept as before only if it frees a tenth of the history: 57,000 <=
+    # 64,000 - 54,000 / 10, and not from 62,000 (56,800).
+    cm, schedule = records_case(rebuild=47_000)
+    schedule.prices = UNKNOWN
+    assert schedule.record_pays(cm, GO, 2_000, tokens_before=64_000, reason="window")
+    assert not schedule.record_pays(cm, GO, 2_000, tokens_before=62_000, reason="window")
+
+
+def test_unknown_prices_keep_the_compaction_message_only_where_it_holds_nothing_a_new_one_would_not():
+    # Priced, keeping a 5,000-token message of which a new one would carry 4,000 again pays (980
+    # saved against 641 held); without prices the 1,000 it holds besides is not known to be worth it.
+    cm, schedule = records_case()
+    assert schedule.incremental_pays(cm, GO, 5_000, 4_000, reason="window")
+    schedule.prices = UNKNOWN
+    assert not schedule.incremental_pays(cm, GO, 5_000, 4_000, reason="window")
+    assert schedule.incremental_pays(cm, GO, 4_000, 4_000, reason="window")
+
+
+def test_unknown_prices_keep_the_default_tail():
+    # Half the responses reach 20K back: priced, three times the default tail covers them.
+    cm, schedule = forgetting_case([20_000] * 15 + [0] * 15)
+    assert schedule.choose_tail(cm, 8_000) == 24_000
+    schedule.prices = UNKNOWN
+    assert schedule.choose_tail(cm, 8_000) == 8_000

@@ -265,7 +265,7 @@ class ManagerState(AbstractCapability[Any]):
                       now=self.clock(), collapse_commit=self.limits.collapse_commit,
                       collapse_blocking=self.limits.collapse_blocking, cache_ttl_s=self.cache_ttl_s,
                       provider=self.provider, overhead=self.calibration.tokens(self.overhead),
-                      prices=self.prices if self.settings.priced_compaction else None,
+                      prices=self.prices if self.schedule.priced_by(self) else None,
                       growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self),
                       ratio=self.calibration.ratio, credit=self.schedule.credit, forget=self._forget(tokens_now),
                       hot=self.schedule.reuse.hot if self.schedule.reuse is not None else None)

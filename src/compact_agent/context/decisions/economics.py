@@ -40,10 +40,10 @@ class Prices:
     The default is DeepSeek V3.2's list price (the agent's default model): miss $0.28, hit
     $0.028, output $0.42, no cache-write surcharge, entries kept about an hour.
 
-    `known=False`: the model's prices are not known (a local server, often free per token). The
-    figures are then assumed, to choose between ways of doing what must be done (a record or a
-    summary, which results to clear), never to compact before the threshold: a compaction the
-    window does not force would forget for a saving nobody knows there is.
+    `known=False`: the model's prices are not known (a local server, often free per token). Nothing
+    is then priced (`Schedule.priced_by`): thresholds and counts decide, as with `priced_compaction`
+    off, and a cheaper form of a compaction is taken only where it is cheaper at any prices. A
+    compaction the window does not force would forget for a saving nobody knows there is.
     """
 
     miss: float = 0.28

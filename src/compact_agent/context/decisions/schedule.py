@@ -13,7 +13,8 @@ The pipeline asks `Schedule.reason` once per request, with the view already shap
   record instead of asking for a summary costs less (its own rebuild, the compaction message it
   appends to left in place), so its point comes sooner, but never within the thrash guard's few
   requests of the previous compaction. Only with the model's prices known (`Prices.known`): a
-  local server's are not, and there an early compaction would forget for nothing known.
+  local server's are not, and there an early compaction would forget for nothing known; nor is
+  anything else priced then (`priced_by`).
 
 Both before the hard limit, the saving of a compaction is net of what it makes the model lose: the
 look-agains expected because the model keeps reaching back past the tail a compaction keeps
@@ -133,7 +134,7 @@ class Schedule:
         when holding the rebuild instead of the context, over the requests until the threshold is
         crossed again, saves more than the compaction costs with the look-agains it causes before
         the hard limit would force one anyway."""
-        if cm.compactor is None or not messages or not cm.settings.priced_compaction:
+        if cm.compactor is None or not messages or not self.priced_by(cm):
             return True
         rebuild = self._rebuild(cm, messages)
         forget = self.forget(cm, messages, fixed + rebuild)
@@ -153,7 +154,7 @@ class Schedule:
         estimated only once the context could be past the cheapest point even with nothing but a
         summary to rebuild (and no model call), which keeps the common case to a few
         multiplications."""
-        if not cm.settings.priced_compaction or not self.prices.known or cm.compactor is None or not messages:
+        if not self.priced_by(cm) or cm.compactor is None or not messages:
             return False  # unknown prices: nothing known is saved by compacting before the threshold
         if self.growth.rate <= 0 and not cold:  # no growth measured yet (a new or resumed conversation)
             return False  # and so no cheapest point; a cold request needs none (plan_compaction)
@@ -215,11 +216,11 @@ class Schedule:
     def expected_compaction(self, cm: ManagerView) -> tuple[int, float]:
         """`next_compaction_at` and the credit per token freed there, changing nothing (the session
         notes ask where the next compaction comes, and must not change what the layers are told)."""
-        if not cm.settings.priced_compaction or self.growth.rate <= 0:
+        if not self.priced_by(cm) or self.growth.rate <= 0:  # no prices: no credit either
             return int(cm.limits.threshold), 0.0
         fixed = cm.calibration.tokens(cm.overhead)
         plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed, fresh=self.growth.typical_step)
-        if not math.isfinite(plan.point) or not self.prices.known:  # never early (a free cache, or no prices)
+        if not math.isfinite(plan.point):  # never early (a free cache)
             return int(cm.limits.threshold), plan.credit_per_token
         return int(min(cm.limits.threshold, round(plan.point) + fixed)), plan.credit_per_token
 
@@ -249,6 +250,8 @@ class Schedule:
                     or after > tokens_before - (tokens_before - fixed) / 10):
                 return False
             requests = 1.0
+        if not self.prices.known:  # no fewer tokens than the summary and no request: cheaper at any prices
+            return record_tokens <= self.summary_tokens
         cost = summary_cost(prefix=tokens_before, summary_tokens=self.summary_tokens, prices=self.prices)
         return record_pays(extra=record_tokens - self.summary_tokens, requests=requests, summary=cost,
                            prices=self.prices, credit=self.credit)
@@ -271,6 +274,8 @@ class Schedule:
         requests = (limit - after) / max(self.growth.rate, 1.0)
         if requests < 1.0 or self.thrashes(cm, reason, after, after - folded):
             return False  # keeping it leaves no room: the next requests would compact again
+        if not self.prices.known:  # it holds nothing a new message would not: cheaper at any prices
+            return folded == 0
         saving = self.prices.cost(resent=min(carried, kept)) - self.prices.cost(hits=kept)
         return saving > self.prices.cost(hits=folded * requests) + self.credit * folded
 
@@ -328,6 +333,11 @@ class Schedule:
         return (self.full_summaries + 1) / (self.compactions + 1)
 
     # -- helpers --------------------------------------------------------------------------------
+    def priced_by(self, cm: ManagerView) -> bool:
+        """Whether decisions are priced: `priced_compaction` on and the model's prices known. With
+        prices not known (`Prices(known=False)`), thresholds and counts decide, as with it off."""
+        return cm.settings.priced_compaction and self.prices.known
+
     def _keeps(self, cm: ManagerView, messages: list[ModelMessage]) -> KeepPlan:
         """What a compaction now would keep: the compactor's one answer per history (keep.py)."""
         cm.compactor.ratio = cm.calibration.ratio
@@ -354,7 +364,7 @@ class Schedule:
         look for again (reuse.py) — less so with each request after the compaction, whose growth
         lies between (the mean chance over them): the longer tail pays where the model keeps
         reaching back past the results it is using (which a compaction keeps anyway)."""
-        if not cm.settings.priced_compaction or self.growth.rate <= 0 or self.reuse is None:
+        if not self.priced_by(cm) or self.growth.rate <= 0 or self.reuse is None:
             return base
         fixed = cm.calibration.tokens(cm.overhead)
         limit = cm.limits.threshold
