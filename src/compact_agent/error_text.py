@@ -80,6 +80,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     )
 
     from .agent.run.retry import is_timeout
+    from .context import WindowTooSmallError
+    from .context.plumbing.refusal import LARGER
     from .deadline import StreamCut
     from .error_text import caused_by, retry_after
     from .models import ConfigError
@@ -96,6 +98,11 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     if isinstance(e, ModelConnectionError):
         return then(f"cannot reach the model endpoint{endpoint(e)} ({first_line(e)}); check the network and "
                     f"that the server there is up", saved)
+    if isinstance(e, WindowTooSmallError):  # the library's advice, in the command line's words
+        return first_line(e).replace(LARGER, "use a larger --context-window (or, where the window is a "
+                                             "server's own, start that server with a larger one)").replace(
+            "a smaller CompactionSettings(tool_result_preview_chars=...)",
+            "a smaller tool_result_preview_chars under [compaction] in the config file")
     if isinstance(e, ModelContextWindowExceededError):
         return ("the request is too long for the model even after compaction; use a larger --context-window "
                 "(or /compact in the REPL)")

@@ -73,3 +73,24 @@ def test_a_server_that_cuts_prompts_silently_is_found_out_by_its_reports(cli: Cl
         again = cli("-c", "-p", "read data/file_00.txt again", "-y", *at)
         assert again.code == 0, again.stderr
         assert len(cut_requests) == 2 and len(server.requests) > sent
+
+
+def test_a_server_window_too_small_for_the_agent_is_said_in_the_command_lines_words(cli: Cli) -> None:
+    """A server that cuts prompts to 1,200 tokens leaves too little room for the instructions, the
+    tools and a round: the run ends on one line that says what to change here (the library's
+    advice, `window=` to `ContextManager`, meant nothing to a command-line user)."""
+    make_project(cli.cwd, N)
+    agent = FileTaskAgent(n=N)
+
+    def cuts_silently(req):
+        reply = agent(req)
+        return dataclasses.replace(reply, usage={"prompt_tokens": 1_200}) if req.prompt_tokens > 1_200 else reply
+
+    with FakeOpenAIServer(cuts_silently, window=128_000, model="local") as server:
+        run = cli("-p", task_text(N), "--context-window", "64k", "-y", "-m", "local", "--base-url",
+                  server.base_url, "--api-key", "k")
+    assert run.code == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert "even shrunk as far as it goes, but the context window is 1,200" in last, run.stderr
+    assert "use a larger --context-window" in last and "start that server with a larger one" in last
+    assert "ContextManager" not in run.stderr and "CompactionSettings" not in run.stderr
