@@ -14,6 +14,7 @@ layer 1 (the tool-result budget) will send the model a preview of it instead (`p
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -72,6 +73,10 @@ def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, 
     names += [(n, False) for n in _pasted(typed)]
     for name, mentioned in names:
         path = resolve_path(cwd, name)
+        if mentioned and "\\" in name and not os.path.exists(path):  # `@src\main.py`, typed as on Windows
+            forward = name.replace("\\", "/")
+            if os.path.exists(alt := resolve_path(cwd, forward)):
+                name, path = forward, alt
         if path in seen:
             continue
         info = images.sniff(path) if path.is_file() else None

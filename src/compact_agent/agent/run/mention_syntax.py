@@ -1,6 +1,8 @@
 """How an `@` mention is written, read back, and completed: `@src/main.py`; a path with a space or
 any character a plain mention stops at goes in quotes, `@"odd dir/sp ace.txt"` (or `'…'`), or with
-a backslash before each such character, `@odd\\ dir/sp\\ ace.txt`, as a shell takes it.
+a backslash before each such character, `@odd\\ dir/sp\\ ace.txt`, as a shell takes it. A backslash
+before a character a plain mention takes anyway is the path's own (`@src\\main.py`, as typed on
+Windows; attachments.py attaches `src/main.py` when only that exists).
 
 The message attaches what `mentions` finds (attachments.py); the REPL's Tab completes the mention
 before the cursor (`partial`) and writes a path the way it is read back (`written`): escaped when
@@ -22,7 +24,9 @@ _ALL_PLAIN = re.compile(rf"{PLAIN}+")
 _MENTION = re.compile(rf"""(?<![\w/])@(?:"([^"\n]+)"?|'([^'\n]+)'?|((?:{PLAIN}|\\[^\n])+))""")
 #: The mention the cursor is in: opened quotes (a folder's), a quote just closed, or plain and escaped.
 _PARTIAL = re.compile(rf"""(?<![\w/])@(?:(["'])((?:(?!\1)[^\n])*)\1?|((?:{PLAIN}|\\[^\n])*)\\?)\Z""")
-_ESCAPED = re.compile(r"\\(.)")
+#: A backslash escapes a character a plain mention stops at (a space, a quote, a backslash), or a
+#: last one a sentence would take (`@foo\\.`); before any other it is a character of the path.
+_ESCAPED = re.compile(rf"\\((?!{PLAIN}).|[.,;:]\Z)")
 
 
 @dataclass(frozen=True)
@@ -46,8 +50,14 @@ def mentions(typed: str) -> list[Mention]:
             name = _sentence_cut(raw)
             if (len(name) - len(name.rstrip("\\"))) % 2:  # the cut took an escaped character: the path's
                 name = raw[:len(name) + 1]
-            out.append(Mention(_ESCAPED.sub(r"\1", name), m.start(), m.end()))
+            out.append(Mention(unescape(name), m.start(), m.end()))
     return out
+
+
+def unescape(raw: str) -> str:
+    """The path a plain mention's characters name: `odd\\ dir` is `odd dir`, `a\\\\b` is `a\\b`, and
+    `src\\main.py` (a Windows path) keeps its backslash."""
+    return _ESCAPED.sub(r"\1", raw)
 
 
 def _sentence_cut(raw: str) -> str:
@@ -81,7 +91,7 @@ def partial(before_cursor: str) -> Partial | None:
     if m.group(1) is not None:
         return Partial(len(m.group(0)), m.group(2), quote=m.group(1))
     raw = m.group(3)
-    return Partial(len(m.group(0)), _ESCAPED.sub(r"\1", raw), escaped="\\" in m.group(0))
+    return Partial(len(m.group(0)), unescape(raw), escaped=_ESCAPED.search(m.group(0)) is not None)
 
 
 def written(path: str, *, folder: bool = False, quote: str | None = None, escaped: bool = False) -> str:
