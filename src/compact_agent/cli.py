@@ -217,12 +217,15 @@ def _resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | Non
     mistake in the command line."""
     from .agent.run.options import SessionOptions, resolve_session_id, session_root
     from .session.files import list_sessions  # not the store's module: the REPL's prompt needs no pydantic-ai
+    from .session.not_a_session import is_not_a_session, refusal
 
     root = session_root(work)
     if continue_:
         found = list_sessions(root)
         if not found:
             raise fail(f"no earlier session in {work} to continue; start one without --continue")
+        if is_not_a_session(found[0]):  # another program's file: left as it is
+            raise fail(refusal(found[0].stem, found[0]), 2)
         return found[0]
     if not resume:
         return None

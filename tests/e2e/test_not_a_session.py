@@ -1,11 +1,13 @@
 """What is under a session's name but is no session: a folder named `ID.jsonl` given to `-r ID`
-is one line (it was a warning that the prompt could not be saved, then `Is a directory`), and a
-file of random bytes `-c` goes on with is said to be no session file, not a line the last run
-was writing."""
+is one line (it was a warning that the prompt could not be saved, then `Is a directory`), and so
+is a file of random bytes given to `-c` or `-r ID`, which is left as it is: `-c` cut its last line
+off into `set-aside/torn-line-*.bin`, then appended the new conversation to it."""
 
 from __future__ import annotations
 
 import random
+
+import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
@@ -28,14 +30,20 @@ def test_a_folder_named_like_a_session_is_one_line(cli):
     assert folder.is_dir() and not any(folder.iterdir())
 
 
-def test_random_bytes_under_a_session_name_are_said_to_be_no_session_file(cli):
+@pytest.mark.parametrize("how", ["-c", "-r"])
+def test_random_bytes_under_a_session_name_are_one_line_and_never_written(cli, how):
     rng = random.Random(7)
     with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
         assert cli("-p", "hi", *fake(server)).code == 0
         [path] = cli.sessions()
-        path.write_bytes(bytes(rng.randrange(256) for _ in range(3000)).replace(b'{"', b"x"))
-        res = cli("-c", "-p", "hello", *fake(server))
-    assert res.code == 0 and res.stdout == "ok\n", res.stderr
-    [line] = res.stderr.splitlines()
-    assert f"warning: {path.name}: not a session file: none of its" in line, line
-    assert "middle of writing" not in line and "were moved to" in line
+        junk = bytes(rng.randrange(256) for _ in range(3000)).replace(b'{"', b"x")
+        path.write_bytes(junk)
+        side = sorted(p.relative_to(path.parent) for p in path.parent.rglob("*"))
+        res = cli(*(["-c"] if how == "-c" else ["-r", path.stem]), "-p", "hello", *fake(server))
+        assert len(server.requests) == 1  # nothing was sent
+    assert res.code == 2 and res.stdout == "", res.stderr
+    assert res.stderr == (f"compact-agent: session {path.stem} cannot be opened: {path} is not a session file (no "
+                          "line of it is a session entry); it is left as it is (compact-agent sessions lists the "
+                          "sessions)\n")
+    assert path.read_bytes() == junk
+    assert sorted(p.relative_to(path.parent) for p in path.parent.rglob("*")) == side  # nothing set aside

@@ -33,6 +33,7 @@ from .. import crashpoints, secrets
 from . import remembered
 from .files import SessionLocked, _fsync_dir, atomic_write, ensure_private_dir
 from .locks import LOCK_FILE, in_use_message
+from .not_a_session import refuse_if_not_a_session
 
 FORMAT_VERSION = 1
 
@@ -102,9 +103,12 @@ def torn_tail(fd: int) -> tuple[int, bytes] | None:
 
 
 def set_aside(side_dir: Path, data: bytes, stamp: datetime | None = None) -> Path:
-    """Keep `data` (a torn line's bytes) in `<side_dir>/set-aside/`, fsynced; its path."""
+    """Keep `data` (an unreadable last line's bytes) in `<side_dir>/set-aside/`, fsynced; its path.
+    Named for what it is: `torn-line-*.bin` when it begins as an entry (a run tore it while writing
+    it), else `unreadable-last-line-*.bin`."""
     folder = ensure_private_dir(side_dir / SET_ASIDE)
-    name = f"torn-line-{(stamp or datetime.now()).strftime('%Y%m%d-%H%M%S-%f')}"
+    what = "torn-line" if data.startswith(b'{"') else "unreadable-last-line"  # as `torn_by_a_run` reads it
+    name = f"{what}-{(stamp or datetime.now()).strftime('%Y%m%d-%H%M%S-%f')}"
     dest = folder / f"{name}.bin"
     n = 1
     while dest.exists():
@@ -168,9 +172,10 @@ def heal(fd: int, side_dir: Path) -> tuple[bytes, Path | None]:
 def heal_file(path: Path, side_dir: Path) -> Path | None:
     """`heal` the session file at `path` when a load holds its lock, fsynced: where a torn last
     line's bytes were set aside before it was cut off (None when there was none). Raises OSError
-    (a read-only file): then nothing is cut, and the load skips the line."""
+    (a read-only file): then nothing is cut, and the load skips the line; NotASessionFile."""
     fd = os.open(path, os.O_RDWR)
     try:
+        refuse_if_not_a_session(path, fd)
         _, kept = heal(fd, side_dir)
         os.fsync(fd)
     finally:
@@ -180,11 +185,13 @@ def heal_file(path: Path, side_dir: Path) -> Path | None:
 
 def keep_torn_tail(path: Path, side_dir: Path) -> Path | None:
     """Before the file at `path` is replaced (a rewrite): where a torn last line's bytes were set
-    aside (None: no file, or it ends whole). Raises OSError when they could not be kept."""
+    aside (None: no file, or it ends whole). Raises OSError when they could not be kept, and
+    NotASessionFile: a file that is no session is not replaced either."""
     if not path.exists():
         return None
     fd = os.open(path, os.O_RDONLY)
     try:
+        refuse_if_not_a_session(path, fd)
         torn = torn_tail(fd)
     finally:
         os.close(fd)
@@ -194,10 +201,11 @@ def keep_torn_tail(path: Path, side_dir: Path) -> Path | None:
 def append(path: Path, data: bytes | Callable[[str | None], bytes], side_dir: Path) -> Path | None:
     """Append `data` (or what `data(last entry id)` gives) to `path`, fsynced, after healing its
     end (see `heal`); where torn bytes were set aside, if any. The folder is fsynced when the file
-    is new. Raises OSError: part of the data may then be on disk, torn."""
+    is new. Raises OSError: part of the data may then be on disk, torn; NotASessionFile: nothing was."""
     new = not path.exists()
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
     try:
+        refuse_if_not_a_session(path, fd)
         before, kept = heal(fd, side_dir)
         body = data if isinstance(data, bytes) else data(last_entry_id(fd))
         crashpoints.write_in_two(fd, before + body, "append")
@@ -242,9 +250,11 @@ def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[]
     A session this write makes also gets the options the run was started with (the `meta` entry the
     store writes, remembered.py): killed while starting, it is continued with them, not at the
     defaults (another model, another endpoint). A session the command line resumed gets none here:
-    new options of a resumed session wait for the model's first reply (store.py)."""
-    ensure_private_dir(root / session_id)
+    new options of a resumed session wait for the model's first reply (store.py). A file that is no
+    session is refused (NotASessionFile) before anything is made for it."""
     path = root / f"{session_id}.jsonl"
+    refuse_if_not_a_session(path)
+    ensure_private_dir(root / session_id)
     lock = os.open(root / session_id / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         try:

@@ -51,6 +51,7 @@ from .files import (
     remove_stale_temps,
 )
 from .loading import _file_lines, load_session_file
+from .not_a_session import refuse_if_not_a_session
 
 # The store's own names, and what the agent and its UI import from here (entries.py, files.py, loading.py).
 __all__ = [
@@ -117,8 +118,10 @@ class SessionStore:
         """Take an exclusive lock; a second process on the same session gets SessionLocked.
 
         Holding it, no one else writes this session's files, so temp files a killed process left
-        behind (ours only: other sessions share the project folder) are removed here.
+        behind (ours only: other sessions share the project folder) are removed here. A file under
+        the session's name that is no session is refused first (NotASessionFile): nothing is made for it.
         """
+        refuse_if_not_a_session(self.path)
         try:
             ensure_private_dir(self.dir)
             fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)

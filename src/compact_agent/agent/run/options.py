@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ...config import Settings, home_dir
 from ...session.files import NEW_NAME, legacy_slug, list_sessions, new_session_id, project_slug
+from ...session.not_a_session import is_not_a_session, refusal
 from ...settings_file import user_config_path
 from ..integrations.instructions import load_instructions
 
@@ -101,12 +102,13 @@ def sessions_starting(root: Path, prefix: str) -> list[str]:
 
 
 def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
-    """(session id, whether it exists already)."""
+    """(session id, whether it exists already). Raises FileNotFoundError, one line, for an id that
+    names no session, several, or a folder or a file that is no session (left as it is)."""
     root = session_root(opts.cwd, opts.home)
     if opts.session_id:
         named = root / f"{opts.session_id}.jsonl"
         if named.is_file():
-            return opts.session_id, True
+            return _earlier(root, opts.session_id)
         if named.exists():  # a folder named like a session: opening it said "Is a directory" after a warning
             raise FileNotFoundError(f"session {opts.session_id} cannot be opened: {named} is "
                                     f"{'a directory' if named.is_dir() else 'not a regular file'}, not a session "
@@ -115,7 +117,7 @@ def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
         matches = sessions_starting(root, opts.session_id)
         if len(matches) == 1:
             opts.session_id = matches[0]
-            return matches[0], True
+            return _earlier(root, matches[0])
         if matches:
             raise FileNotFoundError(f"{opts.session_id} is the start of {len(matches)} sessions "
                                     f"({', '.join(sorted(matches)[:4])}{', …' if len(matches) > 4 else ''}); "
@@ -124,5 +126,14 @@ def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
     if opts.continue_last:
         found = list_sessions(root)
         if found:
-            return found[0].stem, True
+            return _earlier(root, found[0].stem)
     return new_session_id(), False
+
+
+def _earlier(root: Path, session_id: str) -> tuple[str, bool]:
+    """An earlier session to open, once its file is one: random bytes under its name (another
+    program's file) are refused before anything writes to them (session/not_a_session.py)."""
+    path = root / f"{session_id}.jsonl"
+    if is_not_a_session(path):
+        raise FileNotFoundError(refusal(session_id, path))
+    return session_id, True
