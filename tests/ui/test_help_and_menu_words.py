@@ -1,7 +1,7 @@
 """Words the REPL shows that promised or hid something: `/help` did not say what `record` and `full`
 mean in a `compacted (auto, record)` line, nor how to mention a path with spaces; the permission
-menu's third choice said "No, and tell the model what to do instead" though `n` only declines, with
-nowhere to type (the model is told the user declined, and goes on)."""
+menu's third choice says what it does: "No, and tell the model what to do instead" asks for that
+line (test_approval_instead.py), Esc is a plain no."""
 
 from __future__ import annotations
 
@@ -20,8 +20,6 @@ async def test_help_explains_the_compaction_line_and_paths_with_spaces(tmp_path)
 
 
 def test_the_menu_says_what_no_does() -> None:
-    deny = next(label for answer, _, label in CHOICES if answer == "deny")
-    assert "tell the model what to do instead" not in deny.split(";")[0]
+    assert [answer for answer, _, _ in CHOICES] == ["once", "always", "instead"]
     text = "".join(t for _, t in menu_lines("bash", 2, 200))
-    assert "3. No (the model is told you declined; to tell it what to do instead, ctrl-c stops the turn and you type it)" \
-        in text, text
+    assert "3. No, and tell the model what to do instead  (n)" in text and "esc = just no" in text, text

@@ -3,6 +3,9 @@
 The turn's spinner is stopped before anything is printed (a spinner redrawing over the question
 hid it and swallowed the answer), the question says "waiting for approval", and the answer is a
 menu as in Claude Code: arrow keys and Enter, or y / a / n, Esc = no. Ctrl-C cancels the turn.
+The third choice, "No, and tell the model what to do instead", then asks for one line, which the
+model gets as the call's result, marked as the user's instruction (permissions.Instead): it changes
+course in the same turn, with no need to stop the turn and type a new message.
 
 The menu is a small prompt_toolkit application run in its own thread: the tool that asks is
 synchronous (it holds the event loop), and a prompt_toolkit app needs a loop of its own.
@@ -23,16 +26,17 @@ from typing import TYPE_CHECKING, Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
+from ..agent.safety.permissions import Answer, Instead
 from .visible import visible
 
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 CHOICES = (("once", "y", "Yes"), ("always", "a", "Yes, and don't ask again for {what} this session"),
-           ("deny", "n", "No (the model is told you declined; to tell it what to do instead, ctrl-c stops the turn "
-                         "and you type it)"))
-KEYS = {"y": "y", "a": "a", "n": "n, esc"}
-WAITING = "waiting for approval · ↑↓ Enter · y/a/n · esc = no · ctrl-c stops"
+           ("instead", "n", "No, and tell the model what to do instead"))
+KEYS = {"y": "y", "a": "a", "n": "n"}
+WAITING = "waiting for approval · ↑↓ Enter · y/a/n · esc = just no · ctrl-c stops"
+INSTEAD_PROMPT = "  what should the model do instead? (Enter alone or esc: just no) › "
 
 
 def scope_words(tool: str) -> str:
@@ -72,7 +76,8 @@ def wrap_items(items: Sequence[str], width: int, sep: str, first: str = "", rest
 
 
 def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
-    """Show the menu and return "once", "always", "deny" or "interrupt" (Ctrl-C)."""
+    """Show the menu and return "once", "always", "instead" (no, with an instruction: `instruction`),
+    "deny" (Esc, Ctrl-D: just no) or "interrupt" (Ctrl-C)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl
@@ -119,6 +124,28 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
     return app.run(in_thread=True) or "deny"
 
 
+def instruction(inp: Any = None, output: Any = None) -> str:
+    """The line the user types after "No, and tell the model what to do instead"; "" for Enter alone,
+    Esc or Ctrl-D (just no). Ctrl-C stops the turn, as at the menu. Run in its own thread, as the menu."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+    kb = KeyBindings()
+
+    @kb.add("escape", eager=True)
+    def _no(event: KeyPressEvent) -> None:
+        event.app.exit(result="")
+
+    io = {k: v for k, v in (("input", inp), ("output", output)) if v is not None}
+    session: PromptSession[str] = PromptSession(key_bindings=kb, **io)
+    try:
+        return (session.prompt(INSTEAD_PROMPT, in_thread=True) or "").strip()
+    except KeyboardInterrupt:
+        raise asyncio.CancelledError from None  # the turn ends as interrupted, the REPL goes on
+    except EOFError:
+        return ""
+
+
 async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     """A yes/no question answered by one key, as the menu is: y = yes; n, Enter, Esc, Ctrl-C and
     Ctrl-D = no (Enter alone is the safe answer, `[y/N]`); any other key is ignored. Run on the
@@ -162,11 +189,11 @@ def inline_app(control: Any, kb: Any, inp: Any = None, output: Any = None) -> An
 
 def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextManager[Any]],
              stream: TextIO | None = None, use_menu: bool = False, inp: Any = None,
-             output: Any = None) -> Callable[[str, str], str]:
+             output: Any = None) -> Callable[[str, str], Answer | Instead]:
     """The `ask` the permission checker calls. `paused()` stops the spinner and hands the terminal
     back (cooked mode, no key reader) for as long as the question is up."""
 
-    def ask(tool: str, detail: str) -> str:
+    def ask(tool: str, detail: str) -> Answer | Instead:
         with paused():
             what, body = "run", detail
             if tool != "bash":  # "edit a.py\n<diff>": the header says what, the body shows the diff
@@ -177,14 +204,20 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             # break: "rm -rf ~ #\rls" must not read as two lines of which the second is harmless.
             body = visible(body.replace("\r\n", "\n"))
             console.print(hanging(body, console), highlight=False, soft_wrap=True)
+            answer: Answer | Instead
             if use_menu:
-                answer = run_menu(tool, inp, output)
-                if answer == "interrupt":
+                picked = run_menu(tool, inp, output)
+                if picked == "interrupt":
                     raise asyncio.CancelledError  # the turn ends as interrupted, the REPL goes on
+                text = instruction(inp, output) if picked == "instead" else ""
+                answer = Instead(text) if text else "deny" if picked == "instead" else _menu_answer(picked)
             else:
                 answer = _typed_answer(console, tool, stream)
-            console.print({"once": "  allowed once", "always": f"  allowed for {scope_words(tool)} this session",
-                           "deny": "  declined"}[answer], style="dim" if answer != "deny" else "yellow")
+            if isinstance(answer, Instead):
+                console.print(Text(f"  declined; the model is told: {visible(answer.text)}", style="yellow"))
+            else:
+                console.print({"once": "  allowed once", "always": f"  allowed for {scope_words(tool)} this session",
+                               "deny": "  declined"}[answer], style="dim" if answer != "deny" else "yellow")
         return answer
 
     return ask
@@ -209,18 +242,27 @@ def hanging(body: str, console: Console) -> Text:
     return out
 
 
-def _typed_answer(console: Console, tool: str, stream: TextIO | None) -> str:
+def _menu_answer(picked: str) -> Answer:
+    return "once" if picked == "once" else "always" if picked == "always" else "deny"
+
+
+def _typed_answer(console: Console, tool: str, stream: TextIO | None) -> Answer | Instead:
     # The question blocks the event loop, whose SIGINT handler (cancel the turn) cannot run until it
     # returns: Ctrl-C would only echo ^C. Here Ctrl-C interrupts the question and the turn.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        answer = console.input(f"allow? [y]es once / [a]lways {scope_words(tool)} this session / [n]o "
-                               "(waiting for approval): ", markup=False, stream=stream).strip().lower()
+        typed = console.input(f"allow? [y]es once / [a]lways {scope_words(tool)} this session / [n]o, or what to do "
+                              "instead (waiting for approval): ", markup=False, stream=stream).strip()
     except KeyboardInterrupt:
         raise asyncio.CancelledError from None
     finally:
         signal.signal(signal.SIGINT, previous)
-    return {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(answer, "deny")
+    answer = typed.lower()
+    if answer in ("", "n", "no"):
+        return "deny"
+    if answer in ("y", "yes", "a", "always"):
+        return "once" if answer.startswith("y") else "always"
+    return Instead(typed)  # anything else is what to do instead (a no, as any other answer was)
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ from rich.console import Console
 
 from .. import secrets
 from ..agent.run.options import SessionOptions, session_root
+from ..agent.safety.permissions import AskFn
 from ..error_text import describe_error
 from ..session import journal  # no pydantic-ai: a line typed while the session is built is saved at once
 from ..session.files import SessionError
@@ -46,7 +47,7 @@ if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_star
 
 
 def _ask(console: Console, keys: InterruptKeys | None = None,
-         stream: TextIO | None = None) -> Callable[[str, str], str]:
+         stream: TextIO | None = None) -> AskFn:
     """The typed-line permission question (no menu): for callers without a terminal."""
     return make_ask(console, keys.paused if keys is not None else nothing, stream)
 

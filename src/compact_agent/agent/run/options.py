@@ -6,7 +6,6 @@ talks to a model.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -22,6 +21,7 @@ if TYPE_CHECKING:  # the REPL shows its prompt before pydantic-ai is imported
     from pydantic_ai.models import Model
 
     from ...settings_file import Loaded
+    from ..safety.permissions import AskFn
 
 SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
 - Use read_file, grep and glob to look before you change anything; edit_file needs a prior read_file.
@@ -49,7 +49,7 @@ class SessionOptions:
     api_key: str | None = None
     context_window: int | None = None
     permission_mode: str = "ask"  # "ask" | "yes" | "deny"
-    ask: Callable[[str, str], str] | None = None
+    ask: AskFn | None = None  # the permission question (ui/approval.py's make_ask)
     session_id: str | None = None
     continue_last: bool = False
     settings: Settings = field(default_factory=Settings)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -25,7 +26,20 @@ from .bash_rules import allowed_by, denied_by, why_not_allowed
 Mode = Literal["ask", "yes", "deny"]
 PROJECT_FILE = ".compact-agent.toml"  # settings_file.PROJECT_FILE (not imported: this module stays light)
 Answer = Literal["once", "always", "deny"]
-AskFn = Callable[[str, str], Answer]
+
+
+@dataclass(frozen=True)
+class Instead:
+    """The user's answer "no, and do this instead": the call is declined and `text` goes to the model
+    as its result, marked as the user's words, so the model changes course in the same turn."""
+
+    text: str
+
+
+AskFn = Callable[[str, str], "Answer | Instead"]
+
+INSTEAD = "The user's instruction (follow it instead of this call):"
+"""Marks the user's own words in a refusal (`Instead`): they come from the user, not from a tool."""
 
 #: Tools that change files or run commands; everything else is allowed without asking.
 NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})
@@ -203,4 +217,6 @@ class Permissions:
             return None
         if answer == "once":
             return None
+        if isinstance(answer, Instead) and (text := " ".join(answer.text.split())):
+            return f"permission denied: the user declined this {tool} call. {INSTEAD} {text}"
         return f"permission denied: the user declined this {tool} call"
