@@ -18,7 +18,6 @@ from compact_agent.context.plumbing.tokens import estimate
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import replay
 from tests.context.test_collapse import long_conv
-from tests.context.test_forgetting import _schedule_case as forgetting_case
 from tests.context.test_microcompact import reads
 from tests.context.test_priced_pipeline import schedule_case as pipeline_case
 from tests.context.test_records import schedule_case as records_case
@@ -107,7 +106,6 @@ def test_unknown_prices_keep_a_record_only_where_it_is_no_longer_than_the_summar
     schedule.prices = UNKNOWN
     assert not schedule.record_pays(cm, GO, 3_000, tokens_before=50_000, reason="window")
     assert schedule.record_pays(cm, GO, 2_000, tokens_before=50_000, reason="window")
-    assert schedule.credit == 0.0  # nor a price of the compactions a token brings nearer
     # Where neither leaves room for a request (47K kept: 57,000 of the hard limit's 58,720), a
     # 2,000-token record is kept as before only if it frees a tenth of the history: 57,000 <=
     # 64,000 - 54,000 / 10, and not from 62,000 (56,800).
@@ -125,11 +123,3 @@ def test_unknown_prices_keep_the_compaction_message_only_where_it_holds_nothing_
     schedule.prices = UNKNOWN
     assert not schedule.incremental_pays(cm, GO, 5_000, 4_000, reason="window")
     assert schedule.incremental_pays(cm, GO, 4_000, 4_000, reason="window")
-
-
-def test_unknown_prices_keep_the_default_tail():
-    # Half the responses reach 20K back: priced, three times the default tail covers them.
-    cm, schedule = forgetting_case([20_000] * 15 + [0] * 15)
-    assert schedule.choose_tail(cm, 8_000) == 24_000
-    schedule.prices = UNKNOWN
-    assert schedule.choose_tail(cm, 8_000) == 8_000

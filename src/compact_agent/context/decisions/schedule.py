@@ -14,7 +14,7 @@ The pipeline asks `Schedule.reason` once per request, with the view already shap
   appends to left in place), so its point comes sooner, but never within the thrash guard's few
   requests of the previous compaction. Only with the model's prices known (`Prices.known`): a
   local server's are not, and there an early compaction would forget for nothing known; nor is
-  anything else priced then (`priced_by`).
+  anything else then but the kept tail (`priced_by`).
 
 Both before the hard limit, the saving of a compaction is net of what it makes the model lose: the
 look-agains expected because the model keeps reaching back past the tail a compaction keeps
@@ -216,11 +216,11 @@ class Schedule:
     def expected_compaction(self, cm: ManagerView) -> tuple[int, float]:
         """`next_compaction_at` and the credit per token freed there, changing nothing (the session
         notes ask where the next compaction comes, and must not change what the layers are told)."""
-        if not self.priced_by(cm) or self.growth.rate <= 0:  # no prices: no credit either
+        if not cm.settings.priced_compaction or self.growth.rate <= 0:
             return int(cm.limits.threshold), 0.0
         fixed = cm.calibration.tokens(cm.overhead)
         plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed, fresh=self.growth.typical_step)
-        if not math.isfinite(plan.point):  # never early (a free cache)
+        if not math.isfinite(plan.point) or not self.prices.known:  # never early (a free cache, or no prices)
             return int(cm.limits.threshold), plan.credit_per_token
         return int(min(cm.limits.threshold, round(plan.point) + fixed)), plan.credit_per_token
 
@@ -335,7 +335,8 @@ class Schedule:
     # -- helpers --------------------------------------------------------------------------------
     def priced_by(self, cm: ManagerView) -> bool:
         """Whether decisions are priced: `priced_compaction` on and the model's prices known. With
-        prices not known (`Prices(known=False)`), thresholds and counts decide, as with it off."""
+        prices not known (`Prices(known=False)`), thresholds and counts decide, as with it off; only
+        the kept tail (`choose_tail`) weighs the look-agains it spares at the default ratios."""
         return cm.settings.priced_compaction and self.prices.known
 
     def _keeps(self, cm: ManagerView, messages: list[ModelMessage]) -> KeepPlan:
@@ -364,7 +365,7 @@ class Schedule:
         look for again (reuse.py) — less so with each request after the compaction, whose growth
         lies between (the mean chance over them): the longer tail pays where the model keeps
         reaching back past the results it is using (which a compaction keeps anyway)."""
-        if not self.priced_by(cm) or self.growth.rate <= 0 or self.reuse is None:
+        if not cm.settings.priced_compaction or self.growth.rate <= 0 or self.reuse is None:
             return base
         fixed = cm.calibration.tokens(cm.overhead)
         limit = cm.limits.threshold
