@@ -46,3 +46,19 @@ async def test_a_model_that_keeps_sending_a_bad_call_still_ends_the_turn(tmp_pat
     run = await drive(tmp_path, lambda req: Reply.tools([("read_file", {})]), ["go\r"], permission_mode="yes")
     assert run.out.count("⎿ error: read_file: `path` is missing") == 3, run.out
     assert "the model kept making malformed tool calls" in run.out
+
+
+async def test_expand_and_history_show_the_same_words(tmp_path) -> None:
+    """ctrl+o (/expand) shows what the model was told, /history the problems: neither in pydantic-ai's
+    `{"error": ...}` wrapper."""
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "a.py").write_text("x = 1\n")
+    run = await drive(tmp_path, answers, ["go\r", "/expand\r", "/history\r"], permission_mode="yes")
+    expanded = run.out[run.out.index("⏺ DONE") :]
+    assert "  ⎿ read_file: `path` is missing\n    The call was not run. Call read_file again" in expanded, (
+        expanded
+    )
+    assert (
+        "tool result  read_file: error: read_file: `path` is missing\n" in expanded
+        and '{"error"' not in run.out
+    )

@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..agent.run.runner import AgentSession
+from ..agent.run.stream_events import shown_result
 from . import tool_lines
 from .command_registry import CommandError, command
 from .visible import visible
@@ -49,7 +50,7 @@ def tool_calls(messages: Sequence[ModelMessage]) -> list[Call]:
                 if isinstance(p, ToolReturnPart | RetryPromptPart) and p.tool_call_id in calls:
                     call = calls[p.tool_call_id]
                     if isinstance(p, ToolReturnPart):
-                        call.output = p.model_response_str()
+                        call.output, _, call.error = shown_result(p)
                     else:
                         call.output, call.error = p.model_response(), True
         elif isinstance(m, ModelResponse):

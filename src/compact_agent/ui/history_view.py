@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..agent.run.stream_events import result_summary
+from ..agent.run.stream_events import result_summary, shown_result
 from ..agent.run.unfinished import CUT
 from ..context.compaction.summary import is_summary, is_synthetic_text
 from ..session.store import Boundary, SessionStore, load_session_file
@@ -159,7 +159,9 @@ def message_rows(m: ModelMessage) -> list[tuple[str, str]]:
         return [("summary", " ".join(str(p.content) for p in m.parts if isinstance(p, UserPromptPart)))]
     results = []
     for p in m.parts:
-        if isinstance(p, ToolReturnPart):
+        if isinstance(p, ToolReturnPart) and p.outcome == "retried":  # sent back for its arguments
+            results.append(f"{p.tool_name}: error: {'; '.join(shown_result(p)[1].splitlines())}")
+        elif isinstance(p, ToolReturnPart):
             results.append(f"{p.tool_name}: {result_summary(p.tool_name, p.model_response_str(), False)}")
         elif isinstance(p, RetryPromptPart):
             results.append(f"{p.tool_name or 'tool'}: error: {result_summary('', p.model_response(), True)}")

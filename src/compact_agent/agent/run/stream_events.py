@@ -45,24 +45,35 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
         return {"type": "tool_call", "tool": p.tool_name, "id": p.tool_call_id, "args": args}
     if isinstance(ev, FunctionToolResultEvent):
         r = ev.part
-        retried = False
         if isinstance(r, ToolReturnPart):
-            retried = getattr(r, "outcome", "success") == "retried"
-            text = r.model_response_str(wrap_if_error=not retried)  # a retry's words, not {"error": ...}
-            error = is_failure(r) or getattr(r, "outcome", "success") != "success"
+            text, summary, error = shown_result(r)
         elif isinstance(r, RetryPromptPart):
             text, error = r.model_response(), True
+            summary = result_summary(r.tool_name, text, error)
         else:
             return None
-        # A call sent back for its arguments: one line per problem (arg_errors), not the hint for the model.
-        summary = "\n".join(shown_lines(text) if retried else []) or result_summary(r.tool_name, text, error)
         out: dict[str, Any] = {"type": "tool_result", "tool": r.tool_name, "id": r.tool_call_id,
                                "error": error, "chars": len(text), "summary": summary}
         out["content"] = text if len(text) <= MAX_RESULT_CHARS else text[:MAX_RESULT_CHARS] + "…[cut]"
-        if r.tool_name == "bash" and not retried:
+        if r.tool_name == "bash" and not _retried(r):
             out["output_lines"], out["tail"] = bash_tail_lines(text)
         return out
     return None
+
+
+def shown_result(part: ToolReturnPart) -> tuple[str, str, bool]:
+    """(text, summary, error) of a result as the user is shown it (the tool line, ctrl+o, /history).
+    A call sent back for its arguments shows its words, not pydantic-ai's `{"error": ...}` wrapper,
+    and its summary is one line per problem (arg_errors.py), without the hint meant for the model."""
+    retried = _retried(part)
+    text = part.model_response_str(wrap_if_error=not retried)
+    error = is_failure(part) or getattr(part, "outcome", "success") != "success"
+    summary = "\n".join(shown_lines(text) if retried else []) or result_summary(part.tool_name, text, error)
+    return text, summary, error
+
+
+def _retried(part: Any) -> bool:
+    return getattr(part, "outcome", "success") == "retried"
 
 
 def result_summary(tool: str, text: str, error: bool) -> str:
