@@ -9,6 +9,7 @@ from pathlib import Path
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
+from compact_agent.context.decisions.economics import Prices
 from compact_agent.context.plumbing.events import Event
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text, tool_results
 
@@ -138,6 +139,10 @@ async def test_only_a_hook_that_adds_instructions_turns_automatic_compactions_in
             # No price on the user's wait: it scales with the round trips timed on the real clock.
             settings = Settings(memory_enabled=False, hooks=hooks, stall_wait_usd=0.0)
             s = make_session(tmp_path / name, server, settings, events)
+            # Priced (at DeepSeek's prices): for a model whose prices are not known, collapse folds the
+            # oldest rounds at 90% of the threshold (no compaction in these twelve steps), and a record
+            # is kept only where it is no longer than a summary.
+            s.cm.prices = s.cm.schedule.prices = Prices()
             try:
                 for i in range(12):
                     await s.run_turn(f"step {i}")
