@@ -36,6 +36,7 @@ from .cli_input import as_text, with_stdin
 from .cli_settings import endpoint, load_settings, protect_key, routing_note, url_problem
 from .cli_warnings import route_library_warnings
 from .error_text import describe_error, first_line
+from .price_setting import ModelPrices, parse_prices
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
 
@@ -68,6 +69,7 @@ def main_command(
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
     context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", parser=tokens(), help="Override the model's context window (tokens: 32000, 32k or 128K; the built-in tools need about 5K: a smaller window is refused with its minimum).")] = None,
+    prices: Annotated[ModelPrices | None, typer.Option("--prices", metavar="IN,CACHED,OUT", parser=parse_prices, help="The model's prices, USD per million tokens: input, cached input, output[, cache write], e.g. 0.27,0.07,1.10 (0,0,0: free). Without them a model not in the registry compacts at the threshold only.")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,
     resume: Annotated[str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id (without an id: pick from a list).")] = None,
@@ -91,7 +93,7 @@ def main_command(
         return
     with quiet_typeahead(not print_ and query != "-"):
         _main(print_, query, model, base_url, api_key, context_window, yes, continue_, resume, output_format, cwd,
-              add_dir, allowed_tools, max_turns, append_system_prompt, verbose)
+              add_dir, allowed_tools, max_turns, append_system_prompt, verbose, prices)
 
 
 
@@ -99,7 +101,7 @@ def main_command(
 def _main(print_: bool, query: str | None, model: str | None, base_url: str | None, api_key: str | None,
           context_window: int | None, yes: bool, continue_: bool, resume: str | None, output_format: str,
           cwd: Path | None, add_dir: list[Path] | None, allowed_tools: list[str] | None, max_turns: int | None,
-          append_system_prompt: str | None, verbose: bool) -> None:
+          append_system_prompt: str | None, verbose: bool, prices: ModelPrices | None = None) -> None:
     if output_format not in ("text", "json", "stream-json"):
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
     errors_as_json(print_ and output_format != "text")
@@ -113,7 +115,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     api_key = protect_key(api_key)
     tools, patterns = _allowed(allowed_tools or [])
     loaded = load_settings(work, model=model, base_url=base_url, context_window=context_window,
-                           max_requests_per_turn=max_turns)
+                           max_requests_per_turn=max_turns, prices=prices)
     from .config import home_problem
 
     if (problem := home_problem()) is not None:

@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSetti
 
 from .cli_help import parse_tokens
 from .context.plumbing.settings import CompactionSettings, Limits
+from .price_setting import ModelPrices, parse_prices
 
 __all__ = ["Limits", "Settings", "home_dir"]
 
@@ -53,6 +54,8 @@ class Settings(BaseSettings):
     # with the minimum it needs and this setting's file (agent/run/window_check.py). Written as the
     # flag takes it: 32000, "32,000", "32k" or "128K" (cli_help.parse_tokens).
     context_window: Annotated[int | None, BeforeValidator(lambda v: v if v is None else parse_tokens(v))] = None
+    # The model's prices (price_setting.py); None: the registry's (none for a model it does not know).
+    prices: Annotated[ModelPrices | None, BeforeValidator(parse_prices)] = None
 
     # L5 auto-compact
     autocompact_buffer: Tokens = _D.autocompact_buffer
@@ -155,6 +158,8 @@ class EnvSource(EnvSettingsSource):
             if field_name in LISTS and isinstance(value, str) and value.strip() \
                     and not value.lstrip().startswith(("[", "{", '"')):
                 return [value]
+            if field_name == "prices" and isinstance(value, str):  # 0.27,0.07,1.10: parse_prices reads it
+                return value
             raise
 
 

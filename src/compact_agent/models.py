@@ -20,6 +20,8 @@ from .deadline import deadline_client
 if TYPE_CHECKING:  # the model registry is read before pydantic-ai is imported (the REPL's banner)
     from pydantic_ai.models import Model
 
+    from .price_setting import ModelPrices
+
 
 class ConfigError(RuntimeError):
     """A configuration problem with a one-line explanation for the user."""
@@ -42,6 +44,14 @@ class ModelInfo:
     cache_write: float
     cache_ttl_s: float = 3600.0
     images: bool = False  # takes images in a request (read_file of a PNG/JPEG/GIF/WEBP sends it)
+    # Whether the prices above are the model's: True when given (the `prices` setting, 0 for free);
+    # None: as the registry has them, known when not 0 (a model it does not know has 0s).
+    prices_known: bool | None = None
+
+    @property
+    def has_prices(self) -> bool:
+        """Whether its cost is known (else it is shown as unknown, not $0, and not priced)."""
+        return self.prices_known if self.prices_known is not None else self.input > 0 and self.cache_read > 0
 
     def cost(self, input_tokens: int, cached: int, output_tokens: int, cache_write: int = 0) -> float:
         """Cost of one request; `input_tokens` includes cached and cache-write tokens."""
@@ -54,10 +64,9 @@ class ModelInfo:
 
 def prices_of(info: ModelInfo) -> Prices:
     """The prices the pipeline's cost decisions use. A model we know no price for (a local server)
-    has the default model's ratios to choose between a record and a summary, or which results to
-    clear (caching still saves time), but marked unknown: it compacts at the threshold, never
-    earlier, where the arithmetic of prices it does not have would forget for nothing."""
-    if info.input <= 0 or info.cache_read <= 0:
+    is marked unknown: its decisions go by thresholds and counts, where the arithmetic of prices it
+    does not have would forget for nothing; the `prices` setting gives them (model_info)."""
+    if not info.has_prices:
         return Prices(ttl_s=info.cache_ttl_s, known=False)
     return Prices(miss=info.input, hit=info.cache_read, output=info.output, write=info.cache_write,
                   ttl_s=info.cache_ttl_s)
@@ -84,7 +93,10 @@ PRICING = {"deepseek": REGISTRY["deepseek-chat"], "anthropic": REGISTRY["claude-
 UNKNOWN_WINDOW = 32_768
 
 
-def model_info(name: str, *, provider: str | None = None, window: int | None = None) -> ModelInfo:
+def model_info(name: str, *, provider: str | None = None, window: int | None = None,
+               prices: ModelPrices | None = None) -> ModelInfo:
+    """The registry's entry for `name` (or one assumed for a model it does not know), with the
+    window and the prices given instead of its own."""
     info = REGISTRY.get(name)
     if info is None:
         prov = provider or ("anthropic" if name.startswith("claude") else "openai")
@@ -93,6 +105,9 @@ def model_info(name: str, *, provider: str | None = None, window: int | None = N
         info = replace(info, provider=provider)
     if window:
         info = replace(info, window=window, max_output=min(info.max_output, max(256, window // 4)))
+    if prices is not None:
+        info = replace(info, input=prices.input, cache_read=prices.cached_input, output=prices.output,
+                       cache_write=prices.cache_write, prices_known=True)
     return info
 
 

@@ -67,7 +67,7 @@ LIMITS = frozenset({"max_retries", "transient_retries", "request_timeout_s", "ba
                     "bash_output_max_chars", "image_max_bytes"})
 #: Settings that choose the model (where the conversation and its summaries go, and at what price)
 #: and how much of it each request carries: a project file must not pick them for the user.
-ROUTING = frozenset({"model", "summary_model", "memory_model", "memory_enabled", "context_window",
+ROUTING = frozenset({"model", "summary_model", "memory_model", "memory_enabled", "context_window", "prices",
                      "tool_result_max_chars", "read_default_lines", "compactable_tools", "images"})
 TRUST_NEEDED = frozenset({"hooks", "mcp_servers", "allow_bash", "extra_dirs", "base_url"}) | LIMITS | ROUTING
 #: Restrictions: every source adds its rules to the others', none can take one away.
@@ -329,7 +329,7 @@ def _add_rules(key: str, value: Any, where: str, into: list[tuple[str, str]], fi
 def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
     """(name, value, source) rows for `compact-agent config`; tables get one row per entry."""
     rows: list[tuple[str, str, str]] = []
-    data = loaded.settings.model_dump()
+    data = loaded.settings.model_dump(warnings=False)  # /config may show a value in words ("none")
     for key in Settings.model_fields:
         value = data[key]
         src = loaded.sources.get(key, "default")
@@ -341,7 +341,7 @@ def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
             for rule, where in loaded.rule_sources[key]:
                 rows.append((f"{key}[]", _short(rule), where))
             continue
-        rows.append((key, _short(value), src))
+        rows.append((key, _short(str(getattr(loaded.settings, key)) if key == "prices" and value else value), src))
     return rows
 
 

@@ -105,7 +105,7 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     known = r.priced
 
     def money(e: Entry, cost: float) -> str:
-        return f"${cost:.4f}" if e.info.input > 0 else "unknown"
+        return f"${cost:.4f}" if e.info.has_prices else "unknown"
 
     cols = ["requests", "input", "cache hit", "cache miss", *(["cache write"] if writes else []), "output", "cost"]
     rows: list[tuple[str, list[str]]] = []

@@ -26,7 +26,7 @@ def status_line(s: AgentSession, width: int) -> str:
     except Exception:  # noqa: BLE001 - a status line must never break the prompt
         return f" {s.info.name}"
     parts = [f"context {used / 1000:.1f}k/{window / 1000:.1f}k ({100 * used / max(1, window):.0f}%)",
-             f"${cost:.4f}" if s.info.input > 0 else "cost unknown", s.info.name]
+             f"${cost:.4f}" if s.info.has_prices else "cost unknown", s.info.name]
     if s.permissions.mode == "yes":
         parts.insert(0, BYPASS)
     while len(parts) > 1 and len(" · ".join(parts)) > width - 2:

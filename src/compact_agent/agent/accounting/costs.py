@@ -157,7 +157,7 @@ class CostReport:
     @property
     def priced(self) -> bool:
         """Whether every model in it has a known price (else its cost is unknown, not $0)."""
-        return all(e.info.input > 0 for e in self.rows.values())
+        return all(e.info.has_prices for e in self.rows.values())
 
     @property
     def net_saving(self) -> float:

@@ -103,7 +103,8 @@ class AgentSession:
         self.settings = opts.settings
         provider = provider_for(opts.model, opts.base_url)
         self.info: ModelInfo = model_info(opts.model, provider=provider,
-                                          window=opts.context_window or self.settings.context_window)
+                                          window=opts.context_window or self.settings.context_window,
+                                          prices=self.settings.prices)
         self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key,
                                                         **self._http_limits())
         self.session_id, exists = resolved or resolve_session_id(opts)
