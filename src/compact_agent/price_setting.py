@@ -18,15 +18,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic_core import PydanticCustomError
 
-if TYPE_CHECKING:
-    from .models import ModelInfo
-
 KEYS = ("input", "cached_input", "output", "cache_write")
 FORM = "INPUT,CACHED_INPUT,OUTPUT[,CACHE_WRITE] in USD per million tokens, e.g. 0.27,0.07,1.10"
+
+
+class Priced(Protocol):
+    """A registry entry's prices (models.ModelInfo), USD per million tokens."""
+
+    @property
+    def input(self) -> float: ...
+    @property
+    def cache_read(self) -> float: ...
+    @property
+    def output(self) -> float: ...
+    @property
+    def cache_write(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,7 @@ class ModelPrices:
         return f"${self.input:g} input, ${self.cached_input:g} cached, ${self.output:g} output{write} per M tokens"
 
     @classmethod
-    def of(cls, info: ModelInfo) -> ModelPrices:
+    def of(cls, info: Priced) -> ModelPrices:
         """A registry model's prices, as the setting writes them (no cache-write price: an input's)."""
         return cls(info.input, info.cache_read, info.output, info.cache_write or info.input)
 
