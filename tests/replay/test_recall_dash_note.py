@@ -70,3 +70,17 @@ async def test_the_charts_totals_explain_a_recall_dash(tmp_path: Path) -> None:
     texts = doc.findall(".//{http://www.w3.org/2000/svg}text")
     assert f"recall: {NOTE}" in [t.text for t in texts]
     assert all(float(t.get("y") or 0) <= height for t in texts)
+
+
+def test_the_kept_and_edit_dashes_are_explained_under_the_tables(tmp_path: Path) -> None:
+    """'kept' showed '–' (no compaction) and '100%/–/100%' (no file changed before it), and 'edit'
+    '–', with the legend saying only what the percentages are."""
+    (tmp_path / "hello.json").write_text(json.dumps([{"role": "user", "content": "hi"},
+                                                     {"role": "assistant", "content": "hello"}]))
+    out = cli("hello.json", "-s", "ours", "-s", "none", cwd=tmp_path, env={"COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr
+    rows = [line.strip("│ ") for line in out.stdout.splitlines() if line.lstrip("│ ").startswith(("ours", "none"))]
+    assert len(rows) == 2 and all(row.split()[-1] == "–" for row in rows), out.stdout  # kept: no compaction
+    text = said(out.stdout)
+    assert "(– = no compaction; between the slashes, no file changed before one)" in text, out.stdout
+    assert "edit = share of edits whose old text was still in the request (– = no edit changed text" in text

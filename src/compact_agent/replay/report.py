@@ -227,7 +227,8 @@ LEGEND = {
            "included) and output, summary calls, session-notes calls, and the look-agains of stalls",
     "recall": "recall = share of what the next step used from earlier context (paths, names, ids) still in the "
               "request",
-    "edit": "edit = share of edits whose old text was still in the request",
+    "edit": "edit = share of edits whose old text was still in the request (– = no edit changed text that "
+            "arrived before the previous response)",
     "stalls": "stalls = request points missing something the next step used, each priced as one more request "
               "that re-reads its source",
     "rebuild miss": "rebuild miss = miss tokens of the first request after each compaction (share of all "
@@ -235,7 +236,7 @@ LEGEND = {
     "side": "side = share of the cost spent on summaries, probes and session-notes updates",
     "freed (view/req; compaction)": "freed: L1 budget, L2 snip, L3 microcompact, L4 collapse, L5 compaction",
     "kept u/f/last": "kept = share of the user's messages / changed files / last request present after each "
-                     "compaction",
+                     "compaction (– = no compaction; between the slashes, no file changed before one)",
 }
 
 
