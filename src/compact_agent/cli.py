@@ -129,7 +129,8 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     # A resumed session runs with the options it was started with, unless they are given again.
     resumed = _resumed_file(work, continue_, resume)
     given = {k: v for k, v in (("model", model), ("base_url", base_url), ("context_window", context_window),
-                               ("max_turns", max_turns), ("append_system_prompt", append_system_prompt))
+                               ("max_turns", max_turns), ("append_system_prompt", append_system_prompt),
+                               ("prices", prices.as_list() if prices else None))
              if v is not None}
     line = CommandLine(work, given, loaded, [str(d.resolve()) for d in add_dir or []], patterns)
 

@@ -1,12 +1,13 @@
 """The options a run gives each session it opens: this command line's, over what the session
 remembers (session/remembered.py).
 
-`--model`, `--base-url`, `--context-window`, `--max-turns` and `--append-system-prompt` belong to a
-session. One rule decides what a session runs with, however it is opened: the session `-c` or
-`-r ID` names, one picked from `-r`'s list, and one the REPL's `/resume` switches to — an option
-given on this command line wins, else what the session remembers (a window and an endpoint only
-for the model they were given for), else the settings. `CommandLine.for_session` applies it and
-says what the session then remembers; the REPL applies the same to the session it switches to.
+`--model`, `--base-url`, `--context-window`, `--prices`, `--max-turns` and `--append-system-prompt`
+belong to a session. One rule decides what a session runs with, however it is opened: the session
+`-c` or `-r ID` names, one picked from `-r`'s list, and one the REPL's `/resume` switches to — an
+option given on this command line wins, else what the session remembers (a window, prices and an
+endpoint only for the model they were given for), else the settings. `CommandLine.for_session`
+applies it and says what the session then remembers; the REPL applies the same to the session it
+switches to.
 A remembered value that cannot be used (a hand-edited file's `context_window: -3`) is said in one
 line naming the session, and the session goes on without it, however it was opened.
 """
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 #: Each option that is also a setting, by the setting's name.
 SETTING = {"model": "model", "base_url": "base_url", "context_window": "context_window",
-           "max_turns": "max_requests_per_turn"}
+           "max_turns": "max_requests_per_turn", "prices": "prices"}
 
 
 @dataclass(frozen=True)

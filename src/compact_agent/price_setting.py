@@ -52,6 +52,10 @@ class ModelPrices:
         write = f", ${self.cache_write:g} cache write" if self.cache_write != self.input else ""
         return f"${self.input:g} input, ${self.cached_input:g} cached, ${self.output:g} output{write} per M tokens"
 
+    def as_list(self) -> list[float]:
+        """As a session file keeps the prices it was started with (session/remembered.py)."""
+        return [self.input, self.cached_input, self.output, self.cache_write]
+
     @classmethod
     def of(cls, info: Priced) -> ModelPrices:
         """A registry model's prices, as the setting writes them (no cache-write price: an input's)."""

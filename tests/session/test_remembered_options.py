@@ -123,6 +123,19 @@ def test_a_model_switch_keeps_the_window_given_with_it_and_drops_one_given_for_t
     assert remembered.after_switch({}, "m2", None, known=False) == {"model": "m2", "ran_with": "m2"}
 
 
+def test_prices_are_remembered_and_follow_a_switch_only_to_another_model_the_registry_does_not_know(tmp_path):
+    prices = [1.0, 0.1, 2.0, 1.0]
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"v": 1, "id": "a", "parent": None, "time": "", "kind": "meta",
+                                "meta": {"options": {"prices": prices, "ran_with": "m1"}}}) + "\n")
+    assert remembered.options_of(path) == {"prices": prices, "ran_with": "m1"}
+    saved = {"model": "m1", "prices": prices, "ran_with": "m1"}
+    assert remembered.to_apply(saved, {}, "m1") == {"model": "m1", "prices": prices}
+    assert remembered.to_apply(saved, {"model": "m2"}, "m2") == {}  # `-c --model m2`: not m1's prices
+    assert remembered.after_switch(saved, "local-model", None, known=False)["prices"] == prices
+    assert "prices" not in remembered.after_switch(saved, "deepseek-chat", None, known=True)
+
+
 def test_options_kept_later_are_written_at_once_or_with_the_first_write(tmp_path):
     s = SessionStore(tmp_path, "s1")
     s.lock()

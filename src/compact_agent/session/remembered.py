@@ -1,11 +1,13 @@
 """The command-line settings a session runs with, kept in its file so `-c` / `-r ID` run it the same.
 
-`--model`, `--base-url`, `--context-window`, `--max-turns` and `--append-system-prompt` belong to a
-session: resumed without them it ran at the defaults (a session started with `--context-window 16k`
-went on at the model's full window). They are saved as a `meta` entry of the session file,
-`{"options": {...}}`, with the model the session ran with (`ran_with`: a window or an endpoint
-given for one model is not taken to another). A later meta entry replaces an earlier one's options,
-and a rewrite of the file (a compaction, `/rewind`) carries them over (store.py).
+`--model`, `--base-url`, `--context-window`, `--prices`, `--max-turns` and `--append-system-prompt`
+belong to a session: resumed without them it ran at the defaults (a session started with
+`--context-window 16k` went on at the model's full window, one started with `--prices` unpriced).
+They are saved as a `meta` entry of the session file, `{"options": {...}}` (prices as the list
+`[input, cached_input, output, cache_write]`), with the model the session ran with (`ran_with`: a
+window, prices or an endpoint given for one model are not taken to another). A later meta entry
+replaces an earlier one's options, and a rewrite of the file (a compaction, `/rewind`) carries them
+over (store.py).
 
 The command line decides what a run remembers (cli_resume.py, `remembering`); the store writes it
 with its first write to the session the run starts, or to the very session the command line resumed
@@ -32,13 +34,13 @@ KEY = "options"
 
 #: The options a session keeps, with the type each value must have (anything else is ignored).
 NAMES: dict[str, type] = {"model": str, "base_url": str, "context_window": int, "max_turns": int,
-                          "append_system_prompt": str}
+                          "append_system_prompt": str, "prices": list}
 
 #: The model the session ran with when its options were saved.
 RAN_WITH = "ran_with"
 
 #: What belongs to the model it was given for, and is not applied when another model runs.
-FOR_THE_MODEL = ("base_url", "context_window")
+FOR_THE_MODEL = ("base_url", "context_window", "prices")
 
 
 @dataclass(frozen=True)
@@ -99,12 +101,15 @@ def after_switch(saved: dict[str, Any], model: str, window: int | None, known: b
     """What a session that remembered `saved` remembers after `/model` switched it to `model`
     (`window`: the `--window` given with it). A window given for the old model does not follow a
     model the registry knows (the switch sizes it by its own), and follows one it does not know
-    (the switch keeps it); the endpoint is the one the session goes on reaching."""
+    (the switch keeps it); so do prices given (a known model has its own); the endpoint is the one
+    the session goes on reaching."""
     out = {**saved, "model": model, RAN_WITH: model}
     if window is not None:
         out["context_window"] = window
     elif known:
         out.pop("context_window", None)
+    if known:
+        out.pop("prices", None)
     return out
 
 
