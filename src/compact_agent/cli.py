@@ -88,8 +88,8 @@ def main_command(
     if ctx.invoked_subcommand is not None:
         # The settings a subcommand reads as flags, and the key apart: `compact-agent --api-key K analyze`
         # sends analyze's summaries with it, and no command takes a key for a setting.
-        ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "cwd": cwd,
-                   "api_key": api_key}
+        ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "prices": prices,
+                   "cwd": cwd, "api_key": api_key}
         return
     with quiet_typeahead(not print_ and query != "-"):
         _main(print_, query, model, base_url, api_key, context_window, yes, continue_, resume, output_format, cwd,

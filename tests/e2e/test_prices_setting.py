@@ -58,3 +58,15 @@ def test_prices_that_cannot_be_are_one_line(cli: Cli) -> None:
     assert r.stderr == ("compact-agent: --prices: the cached input price (1) is above the uncached one (0.5); a "
                         "cache hit never costs more (give the same price twice for an endpoint without a cache "
                         "discount)\n")
+
+
+def test_the_config_command_shows_prices_given_before_it_as_it_shows_a_window(cli: Cli) -> None:
+    """`compact-agent --prices X config` showed the prices as unset (`null  default`), while
+    `--context-window` (and `--model`, `--base-url`) before `config` are shown as flags."""
+    r = cli("--prices", "0.27,0.07,1.10", "--context-window", "64k", "config")
+    as_json = cli("--prices", "0.27,0.07,1.10", "config", "--json")
+    assert r.code == 0 and as_json.code == 0, r.stderr + as_json.stderr
+    assert prices_row(r.stdout) == "$0.27 input, $0.07 cached, $1.1 output per M tokens | flag"
+    assert re.search(r"^context_window\s+64000\s+flag\s*$", r.stdout, re.MULTILINE), r.stdout
+    assert json.loads(as_json.stdout)["settings"]["prices"] == {
+        "value": {"input": 0.27, "cached_input": 0.07, "output": 1.10, "cache_write": 0.27}, "source": "flag"}
