@@ -149,7 +149,7 @@ def test_plot_has_a_heading_an_axis_label_a_totals_panel_and_no_empty_panels(tmp
     assert "Context tokens per request: 2 transcripts, window 64,000" in text
     assert text.count(">context tokens</text>") == 1  # one drawn panel, its y axis labelled
     assert "long.json" in text and "single.json" not in text and "1 single-request transcript not drawn" in text
-    assert ">Totals</text>" in text and ">miss</text>" in text and ">codex</text>" in text
+    assert ">Totals over 2 transcripts</text>" in text and ">miss</text>" in text and ">codex</text>" in text
     assert text.count("<polyline") == 2
 
 

@@ -31,3 +31,19 @@ def test_claude_codes_compaction_requests_are_counted_apart_from_sessions(tmp_pa
     assert flags == {"session.jsonl": False, "session/subagents/agent-acompact-abc123.jsonl": True}
     totals = json.loads(cli(".", "-s", "ours", "--json", "--totals", cwd=tmp_path).stdout)
     assert (totals["transcripts"], totals["compaction_requests"]) == (2, 1)
+
+
+def test_the_charts_totals_count_them_apart_too(tmp_path: Path) -> None:
+    """The text's totals said '2 transcripts (1 of them Claude Code compaction request, not
+    sessions)' while the chart of the same run said only '2 transcripts'. Its totals table is titled
+    as the text's is (the heading, one line across the chart, has no room for it)."""
+    write_jsonl(tmp_path / "session.jsonl", CLAUDE_SESSION)
+    side = tmp_path / "session" / "subagents"
+    side.mkdir(parents=True)
+    write_jsonl(side / "agent-acompact-abc123.jsonl", [{**r, "agentId": "acompact-abc123", "isSidechain": True}
+                                                       if r.get("type") in ("user", "assistant") else r
+                                                       for r in CLAUDE_SESSION])
+    out = cli(".", "-s", "ours", "--plot", "chart.svg", cwd=tmp_path, env={"COLUMNS": "80"})
+    assert out.returncode == 0, out.stderr
+    assert ">Totals over 2 transcripts (1 of them Claude Code compaction request, not sessions)</text>" \
+        in (tmp_path / "chart.svg").read_text()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._words import plural
-from .analysis import FAIL_NOTE, Analysis, AnalyzeError, recall_note
+from .analysis import FAIL_NOTE, Analysis, AnalyzeError, recall_note, transcripts_counted
 from .metrics import Metrics
 from .simulate import StrategyRun, TranscriptRun
 
@@ -142,7 +142,13 @@ def _totals_height(totals: list[Metrics] | None) -> int:
     return 44 + 16 * (len(totals) + len(totals_notes(totals, False))) if totals else 0
 
 
-def _totals_panel(totals: list[Metrics], y0: float, redacted: bool = False) -> list[str]:
+def totals_title(runs: list[TranscriptRun]) -> str:
+    """`Totals over 24 transcripts (3 of them Claude Code compaction requests, not sessions)`, as
+    the terminal's totals table is titled (the heading has no room for it)."""
+    return f"Totals over {transcripts_counted(runs)}"
+
+
+def _totals_panel(totals: list[Metrics], y0: float, redacted: bool = False, title: str = "Totals") -> list[str]:
     """A small table of the totals: cost with its parts (re-reads included), recall and stalls,
     requests over the window, compactions; under it, what "(1 fail)" and recall "–" mean when a row
     shows one (as under the terminal's tables: the chart showed them without a word). `redacted`:
@@ -150,7 +156,7 @@ def _totals_panel(totals: list[Metrics], y0: float, redacted: bool = False) -> l
     cols = [("strategy", 0), ("cost", 120), ("hit", 180), ("miss", 230), ("output", 280), ("summary", 335),
             ("notes", 395), ("reread", 445), ("recall", 500), ("stalls", 550), ("over", 600),
             ("compactions", 645), ("peak", 735)]
-    out = [f'<text x="{LEFT}" y="{y0 + 14}" font-size="12" font-weight="bold">Totals</text>']
+    out = [f'<text x="{LEFT}" y="{y0 + 14}" font-size="12" font-weight="bold">{escape(title)}</text>']
     row = y0 + 32
     for name, dx in cols:
         out.append(f'<text x="{LEFT + dx}" y="{row}" font-size="11" fill="#555">{name}</text>')
@@ -192,7 +198,7 @@ def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[
     body.append(f'<text x="{LEFT}" y="62" font-size="11" fill="#555">● compaction · dashed: the window · '
                 'y: context tokens of each request · x: request number</text>')
     if totals:
-        body += _totals_panel(totals, top, redacted)
+        body += _totals_panel(totals, top, redacted, totals_title(runs) if len(runs) > 1 else "Totals")
     for k, (run, title) in enumerate(panels):
         body += _panel(run, top + totals_h + k * PANEL_H, window, title)
     if len(panels) < len(runs):
@@ -236,6 +242,8 @@ def png_figure(runs: list[TranscriptRun], window: int, titles: list[str], headin
                 cell.get_text().set_fontweight("bold")
         for k, note in enumerate(notes):
             ax.text(0, -0.02 - 0.12 * k, note, transform=ax.transAxes, fontsize=8, color="#555", va="top")
+        if len(runs) > 1:
+            ax.set_title(totals_title(runs), loc="left", fontsize=9)
     for k, (run, title) in enumerate(panels):
         ax = fig.add_subplot(grid[k + bool(totals)])
         ax.set_ylabel("context tokens")
