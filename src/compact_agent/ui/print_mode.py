@@ -137,7 +137,7 @@ class PrintRun:
         return {"type": "result", "subtype": "error_permission_denied" if refused else "success",
                 "is_error": refused, "result": output, "session_id": s.session_id,
                 "duration_ms": self.duration_ms(), "num_turns": usage.requests,
-                "total_cost_usd": cost_usd(cost_report(s)),
+                "total_cost_usd": cost_usd(cost_report(s), s),
                 "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
                           "cache_read_tokens": usage.cache_read_tokens, "requests": usage.requests,
                           "summary_requests": len(s.summary_usage),
@@ -163,7 +163,7 @@ class PrintRun:
 
         report = cost_report(s)
         main = [e for e in s.ext.ledger.entries if e.kind == "main"]
-        return {"num_turns": len(main), "total_cost_usd": cost_usd(report),
+        return {"num_turns": len(main), "total_cost_usd": cost_usd(report, s),
                 "usage": {"input_tokens": sum(e.input_tokens for e in main),
                           "output_tokens": sum(e.output_tokens for e in main),
                           "cache_read_tokens": sum(e.cache_read for e in main), "requests": len(main),
@@ -267,10 +267,11 @@ def compaction_json(c: CompactionResult) -> dict[str, Any]:
             "tokens_after": c.tokens_after, "archive": str(c.archive or "")}
 
 
-def cost_usd(report: CostReport) -> float | None:
-    """What the run cost, or None (JSON null) when a model in it has no known price: 0.0 would
-    read as free."""
-    return round(report.total_cost, 6) if report.priced else None
+def cost_usd(report: CostReport, s: AgentSession) -> float | None:
+    """What the run cost, or None (JSON null) when a model in it, or the session's model, has no
+    known price: 0.0 would read as free. A run that made no request (an endpoint not reached, a
+    slash command) has no model in its report, so the session's own model says it."""
+    return round(report.total_cost, 6) if report.priced and s.info.has_prices else None
 
 
 #: Commands about the REPL's own session: one print-mode run has nothing for them to do.
