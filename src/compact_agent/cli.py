@@ -177,24 +177,28 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if print_:
         with remembered.remembering(remember):
             saved_in = None
-            from .stop_signals import held, prompt_saved, say_when_terminated
+            from .stop_signals import held, interrupted, prompt_saved, say_when_terminated
 
             # SIGTERM, SIGHUP: one line that says whether the prompt is saved (and json's result object)
             say_when_terminated(json_result=output_format != "text")
-            if not (query or "").lstrip().startswith("/"):  # a command, or a prompt only run_print can tell
-                from .early_prompt import save_early
+            try:  # Ctrl-C: the same line (the command-line library ended with 130 and no word)
+                if not (query or "").lstrip().startswith("/"):  # a command, or a prompt only run_print can tell
+                    from .early_prompt import save_early
 
-                # Before the seconds of imports and start-up a Ctrl-C could otherwise lose it in.
-                with held():
-                    saved_in, problem = save_early(opts, query or "")
-                    prompt_saved(saved_in is not None and saved_in.entry_id is not None,
-                                 saved_in.session_id if saved_in is not None else None)
-                if problem is not None:
-                    sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
-            from .ui.print_mode import run_print
+                    # Before the seconds of imports and start-up a Ctrl-C could otherwise lose it in.
+                    with held():
+                        saved_in, problem = save_early(opts, query or "")
+                        prompt_saved(saved_in is not None and saved_in.entry_id is not None,
+                                     saved_in.session_id if saved_in is not None else None)
+                    if problem is not None:
+                        sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
+                from .ui.print_mode import run_print
 
-            raise typer.Exit(asyncio.run(run_print(opts, query or "", output_format, verbose, typed=typed,
-                                                   saved_in=saved_in)))
+                code = asyncio.run(run_print(opts, query or "", output_format, verbose, typed=typed,
+                                             saved_in=saved_in))
+            except KeyboardInterrupt:
+                code = interrupted()
+            raise typer.Exit(code)
     if not sys.stdin.isatty():
         raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
     from .ui import repl_signals

@@ -16,6 +16,10 @@ run's does (`subtype` "error_terminated", the signal, the session): a script tha
 line of stdout got nothing. Print mode adds what it knows by then (`reporting`); one written
 already (the run had ended) is not written twice.
 
+Ctrl-C (SIGINT) in print mode says the same, as "interrupted" (`interrupted`), and exits 130: it
+comes as a KeyboardInterrupt that unwinds the run first (asyncio cancels the turn), which the
+command-line library ended with 130 and no word.
+
 The REPL (ui/repl_signals.py) says how its own session goes on (`continues`) and puts the terminal
 back first (`first`): cooked mode, as the shell it returns to expects.
 
@@ -40,6 +44,9 @@ from typing import Any
 CONTINUES = "the session is saved: `compact-agent -c -p ...` continues it"
 
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+#: The exit status of a print-mode run stopped by Ctrl-C (`interrupted`): 128 + SIGINT.
+EXIT_INTERRUPTED = 130
 
 #: How long the result object waits for a reader of stdout that is not reading: the end is not held up.
 STDOUT_WAIT_S = 5.0
@@ -115,13 +122,30 @@ def _on_signal(signum: int, _frame: FrameType | None) -> None:
     _end(signum)
 
 
+def interrupted() -> int:
+    """Ctrl-C (SIGINT) ended a print-mode run: the same line and result object as SIGTERM's, with
+    "interrupted" and the subtype "error_interrupted"; the exit status to end with, 130 (128 +
+    SIGINT, as a shell reports it). The run has unwound by then (the command line catches the
+    KeyboardInterrupt), so it exits with that status rather than being killed by the signal."""
+    _say("interrupted", "SIGINT", "error_interrupted")
+    return EXIT_INTERRUPTED
+
+
 def _end(signum: int) -> None:
     name = signal.Signals(signum).name
+    _say(f"terminated ({name})", name, "error_terminated")
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _say(what: str, name: str, subtype: str) -> None:
+    """The one line on stderr (and with json output the result object first): what ended the run
+    and, once its prompt is saved, how its session goes on."""
     tail = CONTINUES if _state.saved else None
     if _state.continues is not None:
         with contextlib.suppress(Exception):  # what cannot be told is left out: the line still goes
             tail = _state.continues()
-    said = f"terminated ({name})" + (f"; {tail}" if tail else "")
+    said = what + (f"; {tail}" if tail else "")
     line = f"compact-agent: {said}"
     if _state.first is not None:
         with contextlib.suppress(Exception):
@@ -130,19 +154,17 @@ def _end(signum: int) -> None:
         with contextlib.suppress(Exception):  # a result line written while the signal waited goes out
             sys.stdout.flush()
         if not _state.result_written:
-            _write_result(said, name)
+            _write_result(said, name, subtype)
     with contextlib.suppress(Exception):  # what is still buffered goes first
         sys.stderr.flush()
     with contextlib.suppress(OSError):  # a terminal that hung up takes nothing: the end is the same
         os.write(2, (line + "\n").encode())
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
 
 
-def _write_result(said: str, name: str) -> None:
+def _write_result(said: str, name: str, subtype: str) -> None:
     """The result object of a terminated run, as the last line of stdout: after what is buffered, and
     only if stdout takes it within STDOUT_WAIT_S (a reader that stopped reading does not hold the end)."""
-    result: dict[str, Any] = {"type": "result", "subtype": "error_terminated", "is_error": True, "error": said,
+    result: dict[str, Any] = {"type": "result", "subtype": subtype, "is_error": True, "error": said,
                               "signal": name, "result": None, "session_id": _state.session_id,
                               "duration_ms": int((time.monotonic() - _state.started) * 1000)}
     if _state.fields is not None:

@@ -1,0 +1,61 @@
+"""`-p` stopped by Ctrl-C (SIGINT) says in one line that it was interrupted and that its session is
+saved, as SIGTERM and SIGHUP say they terminated it: it printed nothing (the terminal's `^C` only)
+and exited 130, a script's log not saying whether the prompt was kept. It still exits 130, and with
+`--output-format json` or `stream-json` stdout ends with a result object, as a terminated run's does
+(subtype "error_interrupted", signal "SIGINT")."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, user_messages
+from tests.ui.test_typed_prompt_kill import saved
+
+from .test_print_prompt_saved_early import fake, held_run
+from .test_print_terminated_json import terminated
+
+LINE = "compact-agent: interrupted; the session is saved: `compact-agent -c -p ...` continues it\n"
+
+
+def test_ctrl_c_during_the_request_says_the_session_is_saved_and_exits_130(cli):
+    code, lines, err = terminated(cli, signal.SIGINT)
+    assert code == 130 and lines == [] and err == LINE
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        again = cli("-c", "-p", "go on", *fake(server))
+    assert again.code == 0, again.stderr
+    assert [m["content"] for m in user_messages(server.requests[-1])] == ["remember HERON", "go on"]
+
+
+def test_json_output_ends_with_a_result_that_says_the_run_was_interrupted(cli):
+    code, lines, err = terminated(cli, signal.SIGINT, "--output-format", "json")
+    assert code == 130 and err == LINE
+    assert len(lines) == 1, lines
+    result = json.loads(lines[0])
+    [session] = cli.sessions()
+    assert result["type"] == "result" and result["is_error"] is True and result["result"] is None
+    assert result["subtype"] == "error_interrupted" and result["signal"] == "SIGINT"
+    assert result["error"] == LINE.removeprefix("compact-agent: ").rstrip("\n")
+    assert result["session_id"] == session.stem and isinstance(result["duration_ms"], int)
+    assert result["num_turns"] == 0 and result["usage"]["requests"] == 0 and result["compactions"] == []
+
+
+def test_stream_json_ends_with_one_result_line(cli):
+    code, lines, _ = terminated(cli, signal.SIGINT, "--output-format", "stream-json")
+    objects = [json.loads(line) for line in lines]
+    assert code == 130 and objects[0]["type"] == "init" and objects[-1]["type"] == "result"
+    assert objects[-1]["subtype"] == "error_interrupted" and objects[-1]["session_id"] == objects[0]["session_id"]
+    assert [o for o in objects if o["type"] == "result"] == [objects[-1]]
+
+
+def test_ctrl_c_while_starting_says_it_too(cli):
+    proc = held_run(cli, "-p", "remember PELICAN", "--model", "m", "--base-url", "http://127.0.0.1:9/v1")
+    try:
+        saved(cli.home, "remember PELICAN")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and err.decode() == LINE
