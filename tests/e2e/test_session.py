@@ -254,9 +254,10 @@ async def test_a_turn_with_an_attachment_is_no_change_of_history(tmp_path):
     assert said == ["hello there", "look at @notes.txt", "and now something else"]
 
 
-async def test_the_sessions_list_counts_the_messages_resume_then_says_it_resumed(tmp_path):
+async def test_the_sessions_list_counts_the_messages_not_the_lines(tmp_path):
     """The list said '15 entries' (a compaction's boundary and the session's notes among them) and
-    /resume then said '(13 messages)'."""
+    /resume then said '(13 messages)'. It counts the messages of the conversation, those the
+    compaction folded into its summary too (`/resume` says both: '8 messages, compacted to 4')."""
     from compact_agent.ui.sessions_list import first_prompt
 
     with FakeOpenAIServer(parser_talk) as server:
@@ -269,5 +270,5 @@ async def test_the_sessions_list_counts_the_messages_resume_then_says_it_resumed
         kinds = [json.loads(line)["kind"] for line in s.store.path.read_text().splitlines()]
         s.close()
     prompt, count = first_prompt(s.store.path)
-    assert "boundary" in kinds and count < len(kinds)  # not every line of the file is a message
-    assert count == len(loaded.messages) and prompt == "question 0 about the parser"
+    assert kinds.count("boundary") == 1 and kinds.count("message") == len(loaded.messages)  # the boundary is none
+    assert count == 8 > len(loaded.messages) and prompt == "question 0 about the parser"  # 4 questions, 4 answers

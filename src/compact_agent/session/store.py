@@ -34,7 +34,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from .. import crashpoints, secrets
-from . import journal, remembered
+from . import journal, listing, remembered
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
 from .files import (
@@ -315,6 +315,8 @@ class SessionStore:
         b = boundary if isinstance(boundary, dict) else boundary.__dict__
         if not b.get("time"):  # a rewind's record has none: a resume measures the size from when it was made
             b = {**b, "time": self._clock()}
+        # What a listing says of the session outlives it too: its first prompt, its messages so far.
+        b = {**b, listing.KEY: listing.carried(self.path, str(b.get("trigger", "")), len(messages))}
         meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
         if self._options is not None and not self._until_reply:
             meta[remembered.KEY] = self._options

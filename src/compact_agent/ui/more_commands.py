@@ -14,7 +14,7 @@ from ..agent.run.options import session_root, sessions_starting
 from ..agent.run.runner import AgentSession
 from ..words import plural
 from .command_registry import CommandError, command, current_repl
-from .sessions_list import format_row, session_rows
+from .sessions_list import format_row, resumed_size, session_rows
 
 INIT_PROMPT = """Look at this repository and write an AGENTS.md file at its top level for coding agents working here.
 Find out (with glob, grep, read_file; run nothing that changes state): what the project is, how it is laid out,
@@ -172,7 +172,7 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
 
     repl = current_repl()  # with the options the session runs with (cli_resume.py), opened once
     uses = switch(s, target, getattr(repl, "options_for", None))
-    c.print(f"resumed session {s.session_id} ({plural(len(s.messages), 'message')})")
+    c.print(f"resumed session {s.session_id} ({resumed_size(s.store.path, len(s.messages))})")
     show_resumed(c, s.warnings, s.messages)  # a message its last run left unanswered, as -c says it
     if uses is not None:
         c.print(uses, markup=False, highlight=False)

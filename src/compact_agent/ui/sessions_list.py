@@ -6,12 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from ..context.compaction.summary import MARK, is_synthetic_text
-from ..session.entries import from_the_model
-from ..session.loading import readable_entries
+from ..session import listing
 from ..session.store import list_sessions
+from ..words import plural
 from .visible import one_line
 
 MAX_LISTED = 20
@@ -28,66 +26,28 @@ class SessionRow:
 
 
 def first_prompt(path: Path, max_entries: int = 200) -> tuple[str, int]:
-    """(first user prompt, number of messages) of a session file, without loading them: only the
-    messages a load reads are counted (a torn or garbage line is none; a compaction's boundary, a
-    note of the session's are no message), the number `/resume` then says it resumed."""
+    """(first user prompt, number of messages) of a session file, without loading them
+    (session/listing.py says what is counted)."""
     prompt, n, _ = scan(path, max_entries)
     return prompt, n
 
 
 def scan(path: Path, max_entries: int = 200) -> tuple[str, int, bool]:
     """`first_prompt`, and whether the model never answered in the session: no reply of its follows
-    the first prompt (a compaction's record counts as one). A typed message no request carried (a
-    `prompt` entry saved the moment it was typed, session/journal.py, that the run died before
-    sending) is read by a load as the user's message, unanswered, so it is counted and can be the
-    first prompt: a session killed while it started held only that, and was listed as '0 messages
-    (no prompt)'. Only such a session was marked unanswered; one whose request went out and failed
-    (an endpoint that is down) was not, though no model had read it either."""
-    prompt = ""
-    n = 0
-    at = -1  # where the first prompt of a message was, counted in messages
-    early: list[tuple[int, str, str]] = []  # (where, entry id, text) of typed messages before it
-    typed: set[str] = set()  # the ids of every typed message (prompt entry) with text
-    settled: set[str] = set()  # those a request carried, or marked unsent
-    replied = False  # a reply of the model, or a compaction's record of a conversation
-    try:
-        for entry in readable_entries(path):
-            kind = entry.get("kind")
-            replied = replied or kind == "boundary" or _a_reply(entry)
-            if kind == "prompt":
-                saved, eid = entry.get("prompt"), entry.get("id")
-                if not (isinstance(saved, dict) and isinstance(eid, str)):
-                    continue
-                if isinstance(saved.get("unsent"), str):
-                    settled.add(saved["unsent"])
-                elif isinstance(saved.get("text"), str):
-                    typed.add(eid)
-                    if not prompt and n <= max_entries:
-                        early.append((n, eid, saved["text"]))
-                continue
-            if kind != "message":
-                continue
-            if isinstance(entry.get("prompt"), str):
-                settled.add(entry["prompt"])
-            n += 1
-            if prompt or n > max_entries:
-                continue
-            message = entry.get("message") or {}
-            prompt = _first_words(message) if isinstance(message, dict) else ""
-            at = n - 1 if prompt else at
-    except OSError:
-        return "", 0, False
-    unsent = [(where, text) for where, eid, text in early if eid not in settled]
-    if unsent and (not prompt or unsent[0][0] <= at):
-        prompt = one_line(unsent[0][1])
-    return as_typed(prompt), n + len(typed - settled), bool(prompt) and not replied
+    the first prompt (a compaction's record counts as one). A session whose request went out and
+    failed (an endpoint that is down) is not marked, though no model read it either."""
+    listed = listing.scan(path, max_entries)
+    prompt = one_line(listed.prompt)
+    return as_typed(prompt), listed.shown, bool(prompt) and not listed.replied
 
 
-def _a_reply(entry: dict[str, Any]) -> bool:
-    """Whether `entry` saves a reply of the model (not the program's close of a turn)."""
-    message = entry.get("message")
-    return entry.get("kind") == "message" and isinstance(message, dict) and message.get("kind") == "response" \
-        and from_the_model(message.get("metadata"))
+def resumed_size(path: Path, held: int) -> str:
+    """What `/resume` says of the size of a session it opened holding `held` messages: the count the
+    list showed, and, when compactions folded some, the messages the history now holds."""
+    listed = listing.scan(path).shown
+    if listed <= held:
+        return plural(held, "message")
+    return f"{plural(listed, 'message')}, compacted to {held}"
 
 
 INIT_START = "Look at this repository and write an AGENTS.md"  # more_commands.INIT_PROMPT's first words
@@ -97,24 +57,6 @@ def as_typed(prompt: str) -> str:
     """A prompt as the user typed it: `/init` for the prompt we send behind that command (the
     user never wrote it), anything else as it is."""
     return "/init" if prompt.startswith(INIT_START) else prompt
-
-
-def _first_words(message: dict[str, Any]) -> str:
-    """The first thing the user typed in a stored message: its first prompt of theirs, or, in a
-    compaction's message (our text), the oldest of the user's messages it carries. On one line, its
-    control characters kept: the listing shows them as escapes (`\\r`), as a prompt was typed."""
-    meta = message.get("metadata")
-    ours = meta.get(MARK) if isinstance(meta, dict) else None
-    carried = ours.get("user_messages") if isinstance(ours, dict) else None
-    for part in message.get("parts", []) if isinstance(message.get("parts"), list) else []:
-        if not (isinstance(part, dict) and part.get("part_kind") == "user-prompt" and isinstance(part.get("content"), str)):
-            continue
-        if is_synthetic_text(part["content"]):
-            if isinstance(carried, list) and carried and isinstance(carried[0], str):
-                return one_line(carried[0])
-            continue
-        return one_line(part["content"])
-    return ""
 
 
 #: Session files looked at for a listing, at most: folded ones are not listed, and take no place.
