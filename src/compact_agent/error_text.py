@@ -59,16 +59,27 @@ def warning_line(message: Warning | str, category: type[Warning], filename: str,
     logging.getLogger("compact_agent.warnings").warning("%s", text)
 
 
-def describe_error(e: BaseException, retry_hint: str | None = None) -> str:
+#: How the line of an error the same request would get again (an HTTP 400: a parameter, a content
+#: the model does not take) ends: the session and the message are saved, but no retry is offered.
+KEPT = "; the session is saved with your message, but the provider would refuse the same request again"
+
+
+#: How the REPL's error lines end for a failure worth retrying: the message stays in the session,
+#: unanswered, and sending its very text again retries its turn (agent/run/unfinished.py).
+RETRY = "; the session is saved with your message: send it again (↑ Enter) to retry"
+
+
+def describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: str | None = None) -> str:
     """One line for any error a turn can end with; never quoting the API key (a provider may echo it).
 
-    `retry_hint` ends the lines of errors worth retrying (the REPL's default: send the message again)."""
+    `retry_hint` ends the lines of errors worth retrying (the REPL's default: `RETRY`);
+    `kept_hint` those of errors a retry would only repeat (default KEPT; none where `retry_hint` is "")."""
     from . import secrets
 
-    return secrets.hide_url_passwords(secrets.redact(_describe_error(e, retry_hint)))
+    return secrets.hide_url_passwords(secrets.redact(_describe_error(e, retry_hint, kept_hint)))
 
 
-def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
+def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: str | None = None) -> str:
     from pydantic_ai.exceptions import (
         ModelAPIError,
         ModelAuthenticationError,
@@ -87,7 +98,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
     from .models import ConfigError
     from .session.store import SessionError
 
-    saved = retry_hint if retry_hint is not None else "; the session is saved, send the message again to retry"
+    saved = retry_hint if retry_hint is not None else RETRY
+    kept = kept_hint if kept_hint is not None else ("" if retry_hint == "" else KEPT)
     if isinstance(e, ModelAuthenticationError):
         return "the provider rejected the API key (check the key for this endpoint)"
     if caused_by(e, StreamCut):
@@ -118,7 +130,9 @@ def _describe_error(e: BaseException, retry_hint: str | None = None) -> str:
             return then(f"the provider failed (HTTP {e.status_code}) on every retry: {detail}", saved)
         if e.status_code == 404:
             return not_found(e, endpoint(e))
-        return f"the provider answered HTTP {e.status_code}: {detail}"
+        if e.status_code in (408, 409):  # passing, as 429 and 5xx are: the SDK retried them
+            return then(f"the provider answered HTTP {e.status_code} on every retry: {detail}", saved)
+        return then(f"the provider answered HTTP {e.status_code}: {detail}", kept)
     if isinstance(e, ModelAPIError):
         return then(f"model request failed, after retries: {first_line(e)}", saved)
     if isinstance(e, UnexpectedModelBehavior):

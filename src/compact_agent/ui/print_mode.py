@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 #: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
 EXIT_REFUSED = 3  # (and 141 when the reader of stdout left early: pipes.py)
 RETRY_HINT = "; " + CONTINUES
+#: After an error a retry would only repeat (an HTTP 400): saved, and no retry offered.
+KEPT_HINT = "; the session is saved with the prompt, but the provider would refuse the same request again: " \
+            "`compact-agent -c -p ...` continues it"
 
 
 class PrintRun:
@@ -210,9 +213,9 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         if isinstance(e, UsageError):  # refused as bad usage: nothing ran, nothing stays saved
             if saved_in is not None:
                 take_back(opts, saved_in)
-            return _failed(run, describe_error(e, RETRY_HINT), None, code=2)
+            return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), None, code=2)
         # Else the prompt stays in its session, unanswered (-c goes on): the JSON result names it.
-        return _failed(run, describe_error(e, RETRY_HINT), None,
+        return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), None,
                        session_id=saved_in.session_id if saved_in is not None and saved_in.entry_id else None)
     run.session = session
     try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
@@ -259,7 +262,7 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
     except Exception as e:  # noqa: BLE001
         subtype = "error_max_turns" if max_turns_message(e) else "error"
-        return _failed(run, describe_error(e, RETRY_HINT), session, subtype)
+        return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
 
 
 def compaction_json(c: CompactionResult) -> dict[str, Any]:
@@ -353,7 +356,7 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     except CommandError as e:
         return _failed(run, str(e), session, code=2)
     except Exception as e:  # noqa: BLE001
-        return _failed(run, describe_error(e, RETRY_HINT), session)
+        return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session)
     if run.format != "text":
         text = "\n".join(line.rstrip() for line in shown.getvalue().rstrip("\n").splitlines())
         run.emit(run.result(session, text, _since(usage, session.usage),
