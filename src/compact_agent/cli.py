@@ -122,7 +122,8 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         raise fail(problem, 2)
     missing = [d for d in add_dir or [] if not d.is_dir()]
     if missing:
-        raise fail(f"--add-dir {missing[0]}: no such directory", 2)
+        what = "is a file, not a directory" if missing[0].exists() else "no such directory"
+        raise fail(f"--add-dir {missing[0]}: {what}", 2)
     from .cli_resume import CommandLine
     from .models import UsageError
 
