@@ -188,7 +188,7 @@ def usage_line(e: Any, command_path: str, command: Any = None) -> str:
     kind = type(e).__name__
     option = getattr(e, "option_name", None) or ""
     if kind == "NoSuchOption":
-        close = sorted(getattr(e, "possibilities", None) or [])
+        close = close_options(option or message, getattr(e, "possibilities", None) or [], command)
         guess = f"; did you mean {' or '.join(close)}?" if close else ""
         return f"no such option {option or message}{guess} ({see})"
     if kind == "BadOptionUsage" and "requires an argument" in message:
@@ -202,6 +202,28 @@ def usage_line(e: Any, command_path: str, command: Any = None) -> str:
         return f"{name}: {message}"
     text = e.format_message().strip().rstrip(".")
     return f"{text[:1].lower()}{text[1:]} ({see})"
+
+
+#: How alike an unknown option and a real one must be to be suggested (difflib's ratio). Click
+#: suggests at 0.6, where `--bogus` got `--verbose` and `--verbos` got `--version` and `--yes` too.
+OPTION_CUTOFF = 0.75
+
+
+def close_options(typed: str, possibilities: list[str], command: Any = None) -> list[str]:
+    """The options to suggest for `typed`, among those click found near it: one genuinely close
+    (`--modle`: --model, `--cdw`: --cwd), or one it begins (`--output`: --output-format) or names a
+    word of (`--window`: --context-window, `--tools`: --allowed-tools). Never a hidden one."""
+    from difflib import SequenceMatcher
+
+    hidden = {o for p in getattr(command, "params", []) if getattr(p, "hidden", False) for o in p.opts}
+    word = typed.lstrip("-")
+
+    def close(option: str) -> bool:
+        name = option.lstrip("-")
+        return (SequenceMatcher(None, typed, option).ratio() >= OPTION_CUTOFF
+                or len(word) >= 3 and (name.startswith(word) or word in name.split("-")))
+
+    return sorted(o for o in possibilities if o not in hidden and close(o))
 
 
 def _metavar(command: Any, option: str) -> str | None:

@@ -25,7 +25,7 @@ MACHINE = ("Usage:", "Try '", "Error:", "Traceback", "Input should be", "Value e
     (("--max-turns", "1.5"), "--max-turns: expected a whole number of model requests"),
     (("--max-turns", "0"), "--max-turns: must be at least 1 (a number of model requests), not 0"),
     (("--yes=3",), "--yes takes no value"),
-    (("--contxt-window", "3"), "no such option --contxt-window; did you mean --context-window or --continue?"),
+    (("--contxt-window", "3"), "no such option --contxt-window; did you mean --context-window? ("),
     # An option where a value belongs was taken for it, and the rest for the query or a command:
     # Click's usage block and "No such command 'hi'".
     (("--model", "--max-turns", "3", "hi"), "--model needs a value: NAME, not the option --max-turns "
