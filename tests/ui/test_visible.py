@@ -87,14 +87,16 @@ def test_an_error_line_joins_the_providers_sentence_and_the_hint() -> None:
 
     limited = ModelHTTPError(429, "m", {"error": {"message": "Rate limit reached. Please try again later."}})
     line = describe_error(limited)
-    assert line.endswith("Rate limit reached. Please try again later; the session is saved, send the message "
-                         "again to retry"), line
+    assert line.endswith("Rate limit reached. Please try again later; the session is saved with your message: "
+                         "send it again (↑ Enter) to retry"), line
     printed = describe_error(limited, "; the session is saved: `compact-agent -c -p ...` continues it")
     assert printed.endswith("Please try again later; the session is saved: `compact-agent -c -p ...` continues it")
     asked = describe_error(ModelHTTPError(503, "m", {"error": {"message": "Overloaded, retry?"}}))
-    assert asked.endswith("Overloaded, retry? The session is saved, send the message again to retry"), asked
+    assert asked.endswith("Overloaded, retry? The session is saved with your message: send it again (↑ Enter) "
+                          "to retry"), asked
     plain = describe_error(ModelHTTPError(500, "m", {"error": {"message": "internal error"}}))
-    assert plain.endswith("internal error; the session is saved, send the message again to retry"), plain
+    assert plain.endswith("internal error; the session is saved with your message: send it again (↑ Enter) to "
+                          "retry"), plain
 
 
 def test_tool_output_in_the_repl_and_ctrl_o_shows_its_controls() -> None:

@@ -148,6 +148,23 @@ class StoreSync:
             return len(merged)
         return None
 
+    def resent(self, messages: Sequence[ModelMessage]) -> int | None:
+        """How many of `messages` are what the store holds when a run goes on from the requests the
+        store ends with, without a new prompt (a failed turn sent again): pydantic-ai sends them as
+        one new request of the very same parts. None when they are not. Taken for a changed
+        history, the retry rewrote and archived the whole store."""
+        k = 0
+        while k < len(self.held) and isinstance(self.held[-1 - k], ModelRequest):
+            k += 1
+        n = len(self.held) - k
+        if not k or len(messages) <= n or not isinstance(sent := messages[n], ModelRequest):
+            return None
+        parts = [p for m in self.held[n:] for p in m.parts]
+        if self.common(messages[:n]) != n or len(sent.parts) != len(parts) \
+                or not all(any(a is b for b in parts) for a in sent.parts):
+            return None
+        return n + 1
+
     def sync(self, store: HistoryStore, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]]) -> None:
         """Make `store` hold `messages`: append what is new, or rewrite it when the history no
         longer begins with what the store holds (a shorter or edited history)."""
@@ -165,6 +182,9 @@ class StoreSync:
         elif (same := self.reshaped(messages)) is not None:
             # The conversation the store holds, in the shape pydantic-ai gives a history at a run's
             # start (adjacent requests merged: an attachment's results, then the prompt): no change.
+            if len(messages) > same:
+                store.append(list(messages[same:]))
+        elif (same := self.resent(messages)) is not None:
             if len(messages) > same:
                 store.append(list(messages[same:]))
         else:

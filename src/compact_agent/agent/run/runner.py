@@ -70,7 +70,7 @@ from .options import (
 )
 from .retry import TransientRetry
 from .stream_events import stream_handler
-from .unfinished import cut_reply, unanswered_close
+from .unfinished import cut_reply, retried, unanswered_close
 from .window_check import check_window, fixed_tokens
 
 if TYPE_CHECKING:
@@ -321,18 +321,29 @@ class AgentSession:
                        typed: str | None = None) -> TurnResult:
         """One user turn. `typed` is the part of `prompt` the user typed (without piped input or
         `!cmd` output), the only place `@path` attaches a file; None when all of it was typed."""
-        self._close_unanswered()
+        retry = retried(self.messages, prompt)  # its failed turn, sent again as it was (unfinished.py)
+        if retry:
+            self.store.settle_prompt()  # the copy just typed: the conversation holds the message once
+        else:
+            self._close_unanswered()
         history = list(self.messages)
-        self.checkpoints.begin(self.turns, len(history), prompt if typed is None else typed)  # what /rewind shows and gives back
-        history += await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
-        history += self.mentions(prompt if typed is None else typed)
+        start = len(history) - 1 if retry else len(history)
+        self.checkpoints.begin(self.turns, start, prompt if typed is None else typed)  # what /rewind shows and gives back
+        context = await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
+        if retry and context:  # after the message, saved: pydantic-ai sends the two as one request
+            self.store.append(context)
+            self.messages += context
+            history += context
+        elif not retry:  # a retry's attachments went before the message the first time
+            history += context
+            history += self.mentions(prompt if typed is None else typed)
         self.cm.resume(self.messages)
         before = len(self.cm.compactions)
         partial: list[str] = []  # the text of the reply being streamed, for `_save_cut`
         on_tool = on_tool or self.on_tool
         handler = stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
         try:
-            result = await self.agent.run(prompt, message_history=history, event_stream_handler=handler,
+            result = await self.agent.run(None if retry else prompt, message_history=history, event_stream_handler=handler,
                                           conversation_id=self.session_id,
                                           usage_limits=UsageLimits(request_limit=self.settings.max_requests_per_turn))
         except (asyncio.CancelledError, KeyboardInterrupt):

@@ -3,13 +3,18 @@
 A turn interrupted, failed or killed before its answer leaves the history ending at a request;
 a reply torn mid-stream leaves the text the user already saw. Both are closed with a synthetic,
 marked response (the runner appends and saves it), so positions stay stable for `/rewind`.
+
+The one exception is a retry: the very text of the unanswered message, sent again right after its
+turn failed (what the error line advises: Up, Enter; or `-c -p` with the same prompt). That turn
+is sent again as it was, not closed and followed by a second copy: the model would see the
+message twice and do twice what it asks ("append X to the file").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 UNANSWERED = "[compact-agent: this turn ended before an answer (interrupted, or the request failed)]"
 CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
@@ -29,3 +34,13 @@ def cut_reply(messages: Sequence[ModelMessage], partial: list[str]) -> ModelResp
     if not text or not messages or not isinstance(messages[-1], ModelRequest):
         return None
     return ModelResponse(parts=[TextPart(f"{text}\n\n{CUT}")], metadata={"compact_agent": {"synthetic": "cut"}})
+
+
+def retried(messages: Sequence[ModelMessage], prompt: str) -> bool:
+    """Whether `prompt` is the user's message the history ends at, unanswered: sending it again
+    retries that turn. Only a request of the user's own words counts (not the results of tool
+    calls, not one of our context messages)."""
+    if not messages or not isinstance(last := messages[-1], ModelRequest) or last.metadata or not last.parts:
+        return False
+    said = [p.content for p in last.parts if isinstance(p, UserPromptPart)]
+    return len(said) == len(last.parts) and isinstance(said[-1], str) and said[-1].strip() == prompt.strip()

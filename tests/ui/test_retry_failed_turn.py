@@ -1,0 +1,99 @@
+"""Sending a failed message again retries its turn. After a request that failed (HTTP 500 after
+retries, a dropped connection, a garbage reply) the error line said "send the message again to
+retry", but the failed message already stayed in the conversation, closed by a "no answer" marker:
+following the advice (Up, Enter) sent it twice, and the model read two copies (an "append X to the
+file" was done twice). Now the very text of the unanswered message, sent again right after its
+failed turn, sends that turn again: the conversation holds it once, with no close in between, in the
+REPL and with `-c -p` alike; another message still goes after the unanswered one, as before."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.config import Settings
+from compact_agent.session.loading import load_session_file
+from compact_agent.ui.print_mode import run_print
+from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply, message_text
+
+from .repl_driver import drive
+
+CLOSE = "[compact-agent: this turn ended before an answer"
+NO_RETRIES = Settings(memory_enabled=False, max_retries=0, transient_retries=0)
+
+
+def said(req) -> list[str]:
+    """What the request carries of the conversation: the user's words and the replies."""
+    return [message_text(m) for m in req.messages if m.get("role") in ("user", "assistant")]
+
+
+def failing_until_told() -> tuple[dict[str, bool], FakeOpenAIServer]:
+    state = {"down": True}
+
+    def faults(req, attempt):
+        return Fault.http(500) if state["down"] else None
+
+    return state, FakeOpenAIServer(lambda req: Reply.text(f"done: {req.last_user_text()}"), faults=faults)
+
+
+async def test_the_repl_sends_a_failed_message_again_as_a_retry_of_its_turn(tmp_path):
+    state, server = failing_until_told()
+    prompts = iter(range(10))
+
+    def at_prompt() -> None:
+        if next(prompts) == 1:  # the provider is back when the message is sent again
+            state["down"] = False
+
+    with server:
+        run = await drive(tmp_path, None, ["append X to notes.txt\r", "append X to notes.txt\r", "/history\r"],
+                          server=server, at_prompt=at_prompt, settings=NO_RETRIES)
+    assert "the session is saved with your message: send it again (↑ Enter) to retry" in " ".join(run.out.split())
+    answered = server.requests[-1]
+    assert said(answered) == ["append X to notes.txt"], answered.messages
+    history = run.out[run.out.index("messages (the numbers"):]
+    rows = [" ".join(line.split()[1:]) for line in history.splitlines() if re.match(r"\s+\d+ ", line)]
+    assert rows == ["you append X to notes.txt", "assistant done: append X to notes.txt"], history
+    [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
+    kept = load_session_file(path)
+    assert [message_text_of(m) for m in kept.messages] == ["append X to notes.txt", "done: append X to notes.txt"]
+    assert not kept.warnings and not kept.boundaries, kept.warnings  # appended to, never rewritten
+
+
+async def test_another_message_after_a_failed_one_still_goes_after_it(tmp_path):
+    state, server = failing_until_told()
+    prompts = iter(range(10))
+
+    def at_prompt() -> None:
+        if next(prompts) == 1:
+            state["down"] = False
+
+    with server:
+        await drive(tmp_path, None, ["append X to notes.txt\r", "and Y too\r"], server=server,
+                    at_prompt=at_prompt, settings=NO_RETRIES)
+    texts = said(server.requests[-1])
+    assert texts[0] == "append X to notes.txt" and texts[1].startswith(CLOSE) and texts[2] == "and Y too", texts
+
+
+def test_continue_with_the_same_prompt_retries_the_failed_turn(tmp_path):
+    state, server = failing_until_told()
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+
+    def opts(**more) -> SessionOptions:
+        return SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                              permission_mode="yes", home=tmp_path / "home", settings=NO_RETRIES, **more)
+
+    with server:
+        assert asyncio.run(run_print(opts(), "append X to notes.txt")) == 1
+        state["down"] = False
+        assert asyncio.run(run_print(opts(continue_last=True), "append X to notes.txt")) == 0
+        assert said(server.requests[-1]) == ["append X to notes.txt"], server.requests[-1].messages
+        assert asyncio.run(run_print(opts(continue_last=True), "and Y")) == 0
+    assert said(server.requests[-1]) == ["append X to notes.txt", "done: append X to notes.txt", "and Y"]
+    [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
+    assert not any("unanswered" in w for w in load_session_file(path).warnings)
+
+
+def message_text_of(m) -> str:
+    return "".join(str(getattr(p, "content", "")) for p in m.parts)
