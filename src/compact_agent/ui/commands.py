@@ -46,7 +46,8 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
             "threshold; manual: /compact; reactive: the provider refused a request as too long) and what now "
             "stands for the older messages: full, a summary the model wrote; record, a record of the steps "
             "written by the program, without a model; session_memory, the session notes; partial_from / "
-            "partial_up_to, /compact --from / --up-to.", soft_wrap=False, markup=False, highlight=False)
+            "partial_up_to, /compact --from / --up-to. Its sizes, before → after, are of the whole request, the system "
+            "prompt and tools included, as /context counts them.", soft_wrap=False, markup=False, highlight=False)
     c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
             "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits. Ctrl-O shows the last turn's tool "
             "output in full (/expand); Ctrl-R searches what you typed before.", soft_wrap=False)

@@ -35,7 +35,22 @@ def compact_line(ev: Event) -> str:
         from ..agent.run.stream_events import blocked_line
 
         return blocked_line(ev)
-    return compacted_text(ev, f" in {ev.duration_ms / 1000:.1f}s")
+    return compacted_text(ev, took(ev))
+
+
+#: Compactions that make no model request: a record of the steps, the session notes standing in.
+NO_REQUEST = ("record", "session_memory")
+
+
+def took(ev: Event) -> str:
+    """` in 2.3s`, ` in 40 ms`: how long a compaction that asked a model for its summary took. Nothing
+    for one that asked none (it takes milliseconds of the program's own work): every record said
+    `in 0.0s`, and so did a summary from a fast local server, rounded to tenths of a second."""
+    if ev.action in NO_REQUEST:
+        return ""
+    if ev.duration_ms >= 1000:
+        return f" in {ev.duration_ms / 1000:.1f}s"
+    return f" in {max(1, round(ev.duration_ms))} ms"
 
 
 def compacted_text(ev: Event, took: str = "") -> str:

@@ -18,11 +18,13 @@ from ...context import CompactionBlocked, CompactionResult, ContextManager, Even
 from ...context.wiring import SummaryInputs
 from ...session.store import SessionStore
 from .extensions import SessionExtensions
+from .session_parts import SessionParts
+from .window_check import fixed_tokens
 
 Confirm = Callable[[CompactionResult], Awaitable[bool]]
 
 
-class AgentSession(Protocol):
+class AgentSession(SessionParts, Protocol):
     """What /compact uses of the session (runner.py's `AgentSession`)."""
 
     cm: ContextManager
@@ -39,6 +41,12 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
                   confirm: Confirm | None) -> CompactionResult:
     """Compact the session now; raises CompactionError (CompactionBlocked when a hook or `confirm` said no)."""
     shown: list[CompactionResult] = []
+    if not s.cm.overhead:
+        # No request of this run yet (a resumed session): what the first will carry besides the
+        # messages, the system prompt and the tools. Unset, the compaction counted the messages
+        # only ('8,965 → 2,100 tokens', then /context said 3.1k) and sized its summary request
+        # as if they took no room.
+        s.cm.overhead = fixed_tokens(s)
 
     async def check(result: CompactionResult) -> bool:
         shown.append(result)
