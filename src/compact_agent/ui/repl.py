@@ -313,6 +313,7 @@ class Repl:
         message, too_large = s.fit_input(message, typed)  # input larger than a request goes as a file
         if too_large is not None:
             self.console.print(f"  ⎿ {too_large}", style="yellow", markup=False, highlight=False)
+        self.feed.say_held()  # what the layers decided for this turn's request, under its prompt
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
         try:
             await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed),

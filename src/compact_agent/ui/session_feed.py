@@ -28,6 +28,7 @@ class SessionFeed:
         self._view = view  # the turn's spinner, while one runs
         self._window = window  # the session's window (0 before it is built)
         self.compact_status: Any = None  # a compaction's spinner outside a turn (/compact, `-c` start)
+        self.held: list[str] = []  # layer lines decided outside a turn, said when the next one starts
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         view = self._view()
@@ -52,7 +53,18 @@ class SessionFeed:
         elif (problem := _problem_line(ev)) is not None:
             self.console.print(problem, style="yellow")
         elif ev.tokens_freed and (line := render.layer_line(ev, self._window())) is not None:
-            self.console.print(line, style="dim")  # a saving under a hundredth of the window is not said
+            if view is None:  # decided between turns (the toolbar's measure): said in the turn it shapes
+                self.held.append(line)
+            else:
+                self.console.print(line, style="dim")  # a saving under a hundredth of the window is not said
+
+    def say_held(self) -> None:
+        """At a turn's start, after its prompt: the layers' savings decided since the last turn.
+        A layer decides when the context is measured, also for the toolbar under the next prompt;
+        printed then, the line stood above that prompt, read as the end of the turn before."""
+        for line in self.held:
+            self.console.print(line, style="dim")
+        self.held.clear()
 
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if tool == "todo_write":
