@@ -222,7 +222,7 @@ async def test_status_fits_80_columns(tmp_path):
         assert all(len(line.rstrip()) <= 80 for line in lines), lines
         assert any(line.rstrip().endswith("tokens until auto-compaction") for line in lines)
         text = "\n".join(lines)  # the layers' table: one header line, the layers in words
-        assert "what the layers did this run" in text and "old tool results cleared" in text
+        assert "what the layers keep out of the context now" in text and "old tool results cleared" in text
         assert "microcompact" not in text and "budget" not in text
     finally:
         s.close()

@@ -70,7 +70,7 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     whole = sum(1 for b in all_boundaries(s.store) if b.strategy != "rewind")
     c.print(f"compactions {whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
             f"auto-compaction {'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
-    c.print(render.savings_table(s.cm.layer_savings))
+    c.print(render.savings_table(s.cm.view_savings))  # of the context `picture` just measured
 
 
 @command("memory", "the instruction files loaded (AGENTS.md / CLAUDE.md), in order; /memory N opens one in $EDITOR")

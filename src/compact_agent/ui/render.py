@@ -110,12 +110,15 @@ def when(iso: str) -> str:
 
 
 def savings_table(savings: dict[str, int]) -> Table:
-    """What each layer did this run, in words (not the layers' names), in a table that fits 80 columns."""
+    """What each layer keeps out of the context now (`savings`: the tokens each takes out of the
+    context as it stands), in words (not the layers' names), in a table that fits 80 columns: what
+    the conversation holds and the requests do not, beside the context /context pictures. Headed
+    'tokens freed this run', 93,642 in a 16K window read as a saving of that context."""
     t = Table(show_header=True)
-    t.add_column("what the layers did this run")
-    t.add_column("tokens freed", justify="right", no_wrap=True)
+    t.add_column("what the layers keep out of the context now")
+    t.add_column("tokens", justify="right", no_wrap=True)
     for layer in ("budget", "snip", "microcompact", "collapse"):
-        t.add_row(LAYER_WORDS[layer], f"{savings.get(layer, 0):,}")
+        t.add_row(LAYER_WORDS[layer], f"{max(0, savings.get(layer, 0)):,}")
     return t
 
 
