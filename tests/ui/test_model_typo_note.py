@@ -1,0 +1,20 @@
+"""The REPL's `/model` says of a name what the command line's `-m` says: `/model deepseek-chta` was
+taken silently ('model fake-model → deepseek-chta · window 32,000 …') and the next request failed
+with HTTP 404, while `-m deepseek-chta` says `note: model 'deepseek-chta' goes to URL; did you mean
+deepseek-chat?`. Now /model prints the same note, from the same function."""
+
+from __future__ import annotations
+
+from compact_agent.models import routing_note
+from tests.fakes.openai_server import Reply
+
+from .repl_driver import drive
+
+
+async def test_model_names_a_likely_typo_as_the_command_line_does(tmp_path):
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/model deepseek-chta\r", "/model other-local\r"])
+    out = " ".join(run.out.split())
+    note = routing_note("deepseek-chta", run.opts.base_url, None)
+    assert note is not None and "did you mean deepseek-chat?" in note
+    assert f"note: {' '.join(note.split())}" in out, run.out
+    assert out.count("note:") == 1, run.out  # a local server's own model: no note, as with -m
