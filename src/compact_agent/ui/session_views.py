@@ -53,6 +53,17 @@ def grid_cells(p: ContextPicture, cells: int = GRID_W * GRID_H) -> list[tuple[st
     return out[:cells]
 
 
+def reserved_words(p: ContextPicture) -> str:
+    """`reserved: answer 4.0k (room for a summary) + buffer 1.6k`: the room for the model's answer
+    follows what it writes, so the threshold moves between two /context calls (after a longer
+    answer, or a compaction that learned a summary's size); this says what sized it. Past the
+    threshold the context uses part of it: the row's figure is what is left."""
+    if not p.room_source:
+        return "reserved (output + auto-compact buffer)" + (" left" if p.used > p.threshold else "")
+    return f"reserved: answer {_k(p.answer_room)} ({p.room_source}) + buffer {_k(p.buffer)}" \
+        + (", what is left" if p.used > p.threshold else "")
+
+
 def render_context(p: ContextPicture, width: int = 120) -> Table:
     """The grid beside its legend where the width allows (100 columns), else the legend under it."""
     cells = grid_cells(p)
@@ -73,9 +84,7 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
             extra = f" ({p.results[key]})" if key in p.results else ""
             legend.add_row(Text(USED, style=STYLES[key]), names[key] + extra, _k(n), f"{100 * n / p.window:.1f}%")
     legend.add_row(Text(FREE, style="grey39"), "free until auto-compaction", _k(p.free), f"{100 * p.free / p.window:.1f}%")
-    legend.add_row(Text(RESERVED, style="red"), "reserved (output + auto-compact buffer)"
-                   + (" left" if p.used > p.threshold else ""), _k(p.reserved),
-                   f"{100 * p.reserved / p.window:.1f}%")
+    legend.add_row(Text(RESERVED, style="red"), reserved_words(p), _k(p.reserved), f"{100 * p.reserved / p.window:.1f}%")
     src = "provider-reported" if p.anchored else "estimated"
     head = Text(f"context {_k(p.used)} / {_k(p.window)} tokens ({100 * p.used / p.window:.0f}%), {src}; "
                 f"auto-compaction at {_k(p.threshold)}")

@@ -28,8 +28,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from ...config import Limits
 from ...context.compaction.summary import SUMMARY_MARK, UPDATE_HEAD
 from ...context.decisions.fit import CARRIED
+from ...context.decisions.schedule import MIN_RESERVE
 from ...context.layers.digest import DIGEST_HEADER
 from ...context.plumbing import tokens
 from ...models import model_info, provider_for
@@ -68,6 +70,11 @@ class ContextPicture:
     threshold: int
     anchored: bool  # `used` is the provider's count for the last request (+ what came after)
     results: dict[str, int] = field(default_factory=dict)  # tool results per state (counts)
+    # The reserve's two parts, room for an answer and the buffer, and what sized the first
+    # (`reserve_source`): the threshold moves when the room does, and /context says why.
+    answer_room: int = 0
+    buffer: int = 0
+    room_source: str = ""
 
     @property
     def reserved(self) -> int:
@@ -169,8 +176,25 @@ def picture(session: AgentSession) -> ContextPicture:
     # Usage reported before a compaction measured the old, longer context.
     reported = None if cm.compacted_since_last_request else anchor(view, cm.calibration, session.compacted_at)
     total = reported if reported is not None else cm.calibration.tokens(sum(rows.values()))
-    return ContextPicture(scale_to(rows, total), total, cm.limits.window, cm.limits.threshold,
-                          reported is not None, results)
+    limits = cm.limits
+    return ContextPicture(scale_to(rows, total), total, limits.window, limits.threshold, reported is not None,
+                          results, limits.output_reserve, limits.buffer, reserve_source(cm))
+
+
+def reserve_source(cm: Any) -> str:
+    """What sized the room kept for an answer, in a few words. It follows what the model writes
+    (`Schedule.output_limits`, at each answer): the longest answer so far, or room for a summary as
+    long as the ones written; at most the configured reserve, the least of the model's max output,
+    a quarter of the window and `summary_output_reserve`. So the threshold moves (11.7k, then 10.4k
+    after a compaction and an answer), which /context showed with nothing said."""
+    reserve, window = cm.limits.output_reserve, cm.limits.window
+    configured = Limits.for_window(window, cm.max_output, cm.settings).output_reserve
+    if reserve == configured:
+        return "cap: a quarter of the window" if reserve == window // 4 else \
+            "cap: the model's max output" if reserve == cm.max_output else "cap: summary_output_reserve"
+    if reserve == round(1.25 * cm.schedule.max_output_seen):
+        return "1.25x longest answer so far"
+    return "the minimum" if reserve == MIN_RESERVE else "room for a summary"
 
 
 # -- /cost ---------------------------------------------------------------------------------------

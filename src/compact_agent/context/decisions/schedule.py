@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 SUMMARY_PRIOR_TOKENS = 2_000
 """Expected summary size before this session has made one (the nine-section summary with its analysis
 draft); after that, the mean of the summaries actually written."""
+MIN_RESERVE = 1_024  # the least output reserve `output_limits` keeps, however short the answers
 
 
 @dataclasses.dataclass
@@ -300,7 +301,7 @@ class Schedule:
         self.max_output_seen = max(self.max_output_seen, output_tokens)
         if not adaptive or not self.max_output_seen:
             return limits
-        want = max(1_024, round(1.25 * self.max_output_seen), self.summary_tokens + SUMMARY_INSTRUCTION_TOKENS)
+        want = max(MIN_RESERVE, round(1.25 * self.max_output_seen), self.summary_tokens + SUMMARY_INSTRUCTION_TOKENS)
         reserve = min(configured.output_reserve, want)
         if reserve == limits.output_reserve:
             return limits
