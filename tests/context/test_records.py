@@ -671,3 +671,21 @@ def test_what_a_new_compaction_message_carries_again_is_counted_within_the_users
     carried = summary.carried_tokens(first, budget)
     assert carried < estimate([first])
     assert carried <= budget + estimate([summary.summary_message("", None, [], "full", {"src/p.py": ["edited"]})])
+
+
+def test_a_records_step_shows_a_users_message_by_its_head_the_compaction_message_holds_it_whole():
+    """A record listed each message the user typed in its first 300 characters, and the compaction
+    message carrying the record lists the same messages verbatim: in an 8K window with ~800-character
+    requirements the record took 2,800 of the 5,100 tokens a compaction left. A step now shows the
+    message's first 80 characters, enough to place it among the steps."""
+    typed = "Requirement M401: " + " ".join(f"clause{i} the calculator must support decimal precision;"
+                                            for i in range(12))
+    steps = [ModelRequest(parts=[UserPromptPart(typed)]),
+             ModelResponse(parts=[TextPart("Noted the requirement.")])]
+    text = summary.record_of(steps)
+    assert text is not None
+    step = next(line for line in text.splitlines() if line.startswith("- User: "))
+    assert step == "- User: " + typed[:summary.RECORD_USER_CHARS - 1] + "…"
+    message = summary.summary_message(text, None, [typed], "record", {}, [])
+    carried = "\n".join(p.content for p in message.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str))
+    assert typed in carried  # whole, under the user's messages

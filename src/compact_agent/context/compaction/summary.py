@@ -362,6 +362,10 @@ def is_summary(m: ModelMessage) -> bool:
 
 RECORD_MAX_CHARS = 6_000
 """The longest record written without a model: past it a step would be left out, and a summary does better."""
+RECORD_USER_CHARS = 80
+"""How much of a user's message a record's step shows: where it came among the steps. The message
+the record is carried in holds the user's messages verbatim (`users_text`), so a longer head would be
+the same words twice, paid on every request the record is carried in."""
 _RECORD = re.compile(rf"<{RECORD_TAG}>\n?(.*?)\n?</{RECORD_TAG}>", re.DOTALL)
 
 
@@ -380,7 +384,7 @@ def record_of(messages: Sequence[ModelMessage]) -> str | None:
         rest = head + rest[1:]
     if not rest:
         return earlier or None
-    steps = default_digest(rest, max_chars=10 * RECORD_MAX_CHARS, framed=False)
+    steps = default_digest(rest, max_chars=10 * RECORD_MAX_CHARS, framed=False, user_chars=RECORD_USER_CHARS)
     if len(steps) > RECORD_MAX_CHARS:
         return None
     return f"{earlier}\n\n{steps}" if earlier else steps

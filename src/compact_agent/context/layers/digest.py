@@ -135,14 +135,17 @@ def _fit(steps: list[str], room: int) -> list[str]:
     return out
 
 
-def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, framed: bool = True) -> str:
+def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, framed: bool = True,
+                   user_chars: int = 300) -> str:
     """Deterministic digest of `messages`: asks, tool calls with key args and outcomes, files.
 
     `framed` (the collapse layer's digest, which stands alone in the history) opens with
     `DIGEST_HEADER`, the files changed and "What happened, in order:". A compaction record
     (`summary.record_of`) asks for the steps alone: its message already says where the full
     messages are and lists the files changed, and the record is carried, cached, on every later
-    request, so each framing line would be paid again and again."""
+    request, so each framing line would be paid again and again. A user's message shows its first
+    `user_chars` characters: a record's compaction message carries the user's messages verbatim
+    beside it, so there the step only places the message among the others (`RECORD_USER_CHARS`)."""
     results: dict[str, ToolReturnPart | RetryPromptPart] = {}
     for m in messages:
         if isinstance(m, ModelRequest):
@@ -160,7 +163,7 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
                 # Reminders are not asks; nor is what the program put beside them (the plan, hook
                 # output), which is restored after each compaction as it then stands.
                 if not text.lstrip().startswith(("<system-reminder>", OWN_TEXT)):
-                    steps.append(f"- User: {_clip(text, 300)}")
+                    steps.append(f"- User: {_clip(text, user_chars)}")
             elif isinstance(p, RetryPromptPart) and not p.tool_name:
                 steps.append(f"- Retry feedback: {_clip(_retry_text(p), 160)}")
             elif isinstance(p, TextPart) and p.content.strip():
