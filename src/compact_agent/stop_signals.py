@@ -105,14 +105,32 @@ def result_written() -> None:
 @contextlib.contextmanager
 def held() -> Iterator[None]:
     """A signal that comes while the prompt is being saved (or a result object written) ends the
-    run once that is over."""
+    run once that is over. Ctrl-C too: its KeyboardInterrupt (or asyncio's cancel) comes after, so
+    the save is never cut short and the line can say the prompt is saved."""
     _state.holding = True
+    ctrl_c: list[int] = []
+    previous = _hold_sigint(ctrl_c)
     try:
         yield
     finally:
         _state.holding = False
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
         if _state.pending is not None:
             _end(_state.pending)
+        if ctrl_c:  # to the handler in place again: Python's KeyboardInterrupt, or asyncio's
+            signal.raise_signal(signal.SIGINT)
+
+
+def _hold_sigint(ctrl_c: list[int]) -> Any:
+    """Have SIGINT noted in `ctrl_c` instead of handled; the handler to put back (None: none was
+    replaced — not the main thread, ignored, or one not set from Python)."""
+    with contextlib.suppress(ValueError, OSError):
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not None and previous is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, lambda _signum, _frame: ctrl_c.append(1))
+            return previous
+    return None
 
 
 def _on_signal(signum: int, _frame: FrameType | None) -> None:
