@@ -14,9 +14,8 @@ from typing import Protocol
 
 from pydantic_ai.messages import ModelMessage
 
-from ...context import CompactionBlocked, CompactionResult, ContextManager, Event, SharedPrefixSummarizer
+from ...context import CompactionBlocked, CompactionResult, Event, SharedPrefixSummarizer
 from ...context.wiring import SummaryInputs
-from ...session.store import SessionStore
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
 from .window_check import fixed_tokens
@@ -25,11 +24,10 @@ Confirm = Callable[[CompactionResult], Awaitable[bool]]
 
 
 class AgentSession(SessionParts, Protocol):
-    """What /compact uses of the session (runner.py's `AgentSession`)."""
+    """What /compact uses of the session (runner.py's `AgentSession`); `cm` and `store` as
+    `SessionParts` gives them."""
 
-    cm: ContextManager
     messages: list[ModelMessage]
-    store: SessionStore
     ext: SessionExtensions
 
     def _summarizer(self, cm: SummaryInputs) -> SharedPrefixSummarizer: ...
