@@ -1,8 +1,8 @@
 """What every tool shares: its environment (ToolEnv), the failure type, the caps, how paths are shown,
 and the text a tool may hand the model (tool_text: no API key, only what UTF-8 carries).
 
-The tools (files.py, search.py, shell.py) build on this module and the toolset (toolset.py) on them,
-so none of them needs the module that assembles it.
+The tools (files.py, edits.py, search.py, shell.py) build on this module and the toolset
+(toolset.py) on them, so none of them needs the module that assembles it.
 """
 
 from __future__ import annotations

@@ -4,11 +4,11 @@ Every tool returns a string, errors included: a traceback wastes context and tea
 nothing, a one-line reason lets it fix the call. Results are bounded (line and character caps,
 match caps) so one careless call cannot flood the window; each cap says how to get the rest.
 
-The tools themselves live beside this module: files.py (read, write, edit), search.py (grep, glob)
-and shell.py (bash), on base.py's shared pieces; this module wraps them so none raises. Slow work
-(reading, searching) runs in a thread and bash in an asyncio subprocess, so the event loop (the
-UI's spinner, cancellation) never stalls. `mention_messages` is reused to inline `@path` mentions
-(run/attachments.py finds them) and to restore files after compaction.
+The tools themselves live beside this module: files.py (read), edits.py (write, edit), search.py
+(grep, glob) and shell.py (bash), on base.py's shared pieces; this module wraps them so none
+raises. Slow work (reading, searching) runs in a thread and bash in an asyncio subprocess, so the
+event loop (the UI's spinner, cancellation) never stalls. `mention_messages` is reused to inline
+`@path` mentions (run/attachments.py finds them) and to restore files after compaction.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ from .base import (
     _shown,
     tool_text,
 )
-from .files import edit_file_impl, read_file_text, read_image, write_file_impl
+from .edits import edit_file_impl, write_file_impl
+from .files import read_file_text, read_image
 from .search import glob_impl, grep_impl
 from .shell import bash_impl
 
