@@ -31,7 +31,7 @@ def test_a_history_ending_at_tool_results_is_said_once_and_not_after_the_next_ru
     loaded = SessionStore(tmp_path, "s1").load()
     assert len(loaded.warnings) == 1 and AT_WORK in loaded.warnings[0], loaded.warnings
     assert "unanswered" not in loaded.warnings[0]  # no message of the user's went without an answer
-    # The next run closes the turn (the runner's _close_unanswered) and goes on: nothing more to say.
+    # The next run closes the turn (turn.py's _close_unanswered) and goes on: nothing more to say.
     again = SessionStore(tmp_path, "s1")
     history = again.load().messages
     close = unanswered_close(history)

@@ -1,17 +1,15 @@
 """One agent session: model, tools, session file and the context pipeline wired together.
 
 The REPL and print mode both drive an `AgentSession`: `run_turn` runs one user turn to completion
-(tool loop and compactions included); `compact`, `rewind` and `clear` back the slash commands.
-The pipeline (`ContextManager`) is a pydantic-ai capability: every model request of the turn,
-including those deep inside a tool loop, goes through it.
+(tool loop and compactions included; the turn itself is turn.py's); `compact`, `rewind` and
+`clear` back the slash commands. The pipeline (`ContextManager`) is a pydantic-ai capability:
+every model request of the turn, including those deep inside a tool loop, goes through it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -21,7 +19,7 @@ from pydantic_ai.messages import (
     ModelMessage,
 )
 from pydantic_ai.models import Model
-from pydantic_ai.usage import RunUsage, UsageLimits
+from pydantic_ai.usage import RunUsage
 
 from ...config import Limits, home_dir
 from ...context import (  # the library's public API: the agent builds on nothing else
@@ -34,10 +32,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     SharedPrefixSummarizer,
     default_layers,
 )
-from ...context.layers.budget import ToolResultBudget
-from ...context.plumbing.events import Budget
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
-from ...error_text import describe_error
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
 from ...session.store import (
     SessionStore,
@@ -56,9 +51,7 @@ from ..tools.file_state import (
     save_read_state,
 )
 from ..tools.toolset import build_toolset, mention_messages
-from .attachments import Attachment, previewed
-from .attachments import find as find_attachments
-from .big_input import fit_input
+from . import turn
 from .extensions import SessionExtensions
 from .options import (
     SessionOptions,
@@ -69,20 +62,14 @@ from .options import (
     system_prompt,
 )
 from .retry import TransientRetry
-from .stream_events import stream_handler
-from .unfinished import cut_reply, retried, unanswered_close
-from .window_check import check_window, fixed_tokens
+from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
+from .window_check import check_window
 
 if TYPE_CHECKING:
     from anthropic.types.beta import BetaContextManagementConfigParam
     from pydantic_ai.models.anthropic import AnthropicModelSettings
 
-
-@dataclass
-class TurnResult:
-    output: str
-    usage: RunUsage
-    compactions: list[CompactionResult]
+    from .attachments import Attachment
 
 
 class AgentSession:
@@ -267,114 +254,25 @@ class AgentSession:
     def _save_read_state(self) -> None:
         save_read_state(self.read_state, self.store.dir / READ_STATE_FILE, self.warnings)
 
-    # -- turns -------------------------------------------------------------------------------
+    # -- turns (turn.py) ---------------------------------------------------------------------
     def attachments(self, typed: str) -> list[Attachment]:
-        """What `typed` (the user's own words) names: `@path` mentions and pasted image paths, each
-        with what happens to it (attachments.py)."""
-        found = find_attachments(typed, self.cwd, self.permissions, sees_images=self.env.images,
-                                 max_bytes=self.settings.image_max_bytes, settings=self.settings)
-        layer = next((x for x in self.cm.layers if isinstance(x, ToolResultBudget)), None)
-        # What every request carries: as the last request measured it, or as the first will.
-        overhead = self.cm.calibration.tokens(self.cm.overhead or fixed_tokens(self))
-        budget = Budget(window=self.cm.limits.window, threshold=self.cm.limits.threshold, tokens=0,
-                        now=self.cm.clock(), overhead=overhead)
-        return previewed(found, self.env, layer, budget)
+        """What `typed` (the user's own words) names, each with what happens to it (attachments.py)."""
+        return turn.attachments(self, typed)
 
     def fit_input(self, prompt: str, typed: str | None = None) -> tuple[str, str | None]:
-        """`prompt` as it can go out, and a line for the user when some of it went to a file
-        instead (input larger than a request can hold, big_input.py)."""
-        try:
-            prompt, saved = fit_input(prompt, typed, self.limits.threshold, self.store.dir)
-        except OSError as e:
-            return prompt, f"could not save the large input beside the session ({describe_error(e)}); it is sent as it is"
-        if saved is None:
-            return prompt, None
-        return prompt, (f"the input is more than a request can hold: the model gets its beginning and end, "
-                        f"and reads the rest from {saved}")
+        """`prompt` as it can go out, and a line for the user when some of it went to a file."""
+        return turn.fit_input(self, prompt, typed)
 
     def mentions(self, typed: str) -> list[ModelMessage]:
-        """The files and images the user attached in what they typed, as read_file results: a text
-        file within the model's own read fence, an image wherever no deny rule forbids it (checked
-        by `attachments`, hence `confined=False` for images); a refused or missing path is not attached."""
-        found = [a for a in self.attachments(typed) if a.attach]
-        texts = [a.path for a in found if not a.image]
-        pictures = [a.path for a in found if a.image]
-        return [*mention_messages(self.env, texts, None, salt=f"t{self.turns}"),
-                *mention_messages(self.env, pictures, None, kind="image", salt=f"t{self.turns}", confined=False)]
-
-    def _close_unanswered(self) -> None:
-        """End a history that stops at a request (a turn interrupted, failed or killed before the
-        answer) with a marked answer saying so, saved like any message.
-
-        pydantic-ai merges a new prompt into a trailing request: the saved copy of that request
-        would never get the new prompt (appends go by position), and every position after it would
-        shift under the checkpoints `/rewind` uses. A closed history keeps positions stable.
-        """
-        closing = unanswered_close(self.messages)
-        if closing is None:
-            return
-        self.store.append([closing])
-        self.messages.append(closing)
+        """The files and images the user attached in what they typed, as read_file results."""
+        return turn.mentions(self, typed)
 
     async def run_turn(self, prompt: str, on_text: Callable[[str], None] | None = None,
                        on_tool: Callable[[dict[str, Any]], None] | None = None, *,
                        typed: str | None = None) -> TurnResult:
-        """One user turn. `typed` is the part of `prompt` the user typed (without piped input or
-        `!cmd` output), the only place `@path` attaches a file; None when all of it was typed."""
-        retry = retried(self.messages, prompt)  # its failed turn, sent again as it was (unfinished.py)
-        if retry:
-            self.store.settle_prompt()  # the copy just typed: the conversation holds the message once
-        else:
-            self._close_unanswered()
-        history = list(self.messages)
-        start = len(history) - 1 if retry else len(history)
-        self.checkpoints.begin(self.turns, start, prompt if typed is None else typed)  # what /rewind shows and gives back
-        context = await self.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
-        if retry and context:  # after the message, saved: pydantic-ai sends the two as one request
-            self.store.append(context)
-            self.messages += context
-            history += context
-        elif not retry:  # a retry's attachments went before the message the first time
-            history += context
-            history += self.mentions(prompt if typed is None else typed)
-        self.cm.resume(self.messages)
-        before = len(self.cm.compactions)
-        partial: list[str] = []  # the text of the reply being streamed, for `_save_cut`
-        on_tool = on_tool or self.on_tool
-        handler = stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
-        try:
-            result = await self.agent.run(None if retry else prompt, message_history=history, event_stream_handler=handler,
-                                          conversation_id=self.session_id,
-                                          usage_limits=UsageLimits(request_limit=self.settings.max_requests_per_turn))
-        except (asyncio.CancelledError, KeyboardInterrupt):
-            self._recover()
-            raise
-        except BaseException:
-            self._recover()
-            self._save_cut(partial)
-            raise
-        all_msgs = result.all_messages()
-        self.cm.persist(all_msgs)
-        self.messages = all_msgs
-        self.turns += 1
-        self._save_read_state()
-        usage = result.usage
-        self.usage = self.usage + usage
-        return TurnResult(result.output if isinstance(result.output, str) else str(result.output), usage,
-                          self.cm.compactions[before:])
-
-    def _save_cut(self, partial: list[str]) -> None:
-        """A reply that failed after some of its text was streamed (a torn or reset stream): keep
-        that text, marked as cut, so the session shows what the user saw and says it is incomplete."""
-        cut = cut_reply(self.messages, partial)
-        if cut is None:
-            return
-        try:
-            self.store.append([cut])
-        except OSError:  # the error being raised says more than this one
-            return
-        self.messages.append(cut)
-        self.cm.resume(self.messages)
+        """One user turn; `typed` is the part of `prompt` the user typed, the only place `@path`
+        attaches a file (None: all of it)."""
+        return await turn.run_turn(self, prompt, on_text, on_tool, typed=typed)
 
     async def _after_compact(self, result: CompactionResult) -> None:
         """Forget the reads a compaction summarised away; keep those still in view (kept tail, restored files).
@@ -388,12 +286,6 @@ class AgentSession:
             if path not in visible:
                 self.read_state.forget(path)
         await self.ext.after_compact(result)
-
-    def _recover(self) -> None:
-        """After an interrupted or failed turn, continue from what was saved (the truth)."""
-        self.messages = self.store.load().messages
-        self.cm.resume(self.messages)
-        self._save_read_state()
 
     # -- slash-command backends ----------------------------------------------------------------
     async def compact(self, instructions: str = "", *, pivot: int | None = None, direction: str | None = None,

@@ -1,0 +1,191 @@
+"""One user turn of a session: what goes with the message, the run through the agent, and what
+is saved when the turn does not finish.
+
+Apart from runner.py, which builds and rewires the session: a turn only reads the parts it was
+built with (`TurnSession`) and changes the conversation (`messages`, the turn count, the usage).
+The REPL and print mode ask the session (`AgentSession.run_turn`, `attachments`, `fit_input`),
+which hands over to this module.
+
+The persisted history is the truth: a turn that fails or is interrupted goes on from what was
+saved, a history that stops at an unanswered request is closed first (unfinished.py), and the text
+of a reply cut mid-stream is kept, marked as cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.usage import RunUsage, UsageLimits
+
+from ...context.layers.budget import ToolResultBudget
+from ...context.plumbing.events import Budget
+from ...error_text import describe_error
+from ..tools.toolset import mention_messages
+from .attachments import Attachment, previewed
+from .attachments import find as find_attachments
+from .big_input import fit_input as fit_big_input
+from .session_parts import SessionParts
+from .stream_events import stream_handler
+from .unfinished import cut_reply, retried, unanswered_close
+from .window_check import fixed_tokens
+
+if TYPE_CHECKING:
+    from ...config import Limits
+    from ...context import CompactionResult
+    from ..safety.permissions import Permissions
+    from ..tools.checkpoints import Checkpoints
+    from .extensions import SessionExtensions
+
+
+@dataclass
+class TurnResult:
+    output: str
+    usage: RunUsage
+    compactions: list[CompactionResult]
+
+
+class TurnSession(SessionParts, Protocol):
+    """What a turn uses of the session (runner.py's `AgentSession`): the conversation it changes,
+    and the parts it reads."""
+
+    messages: list[ModelMessage]
+    turns: int
+    usage: RunUsage
+
+    @property
+    def on_tool(self) -> Callable[[dict[str, Any]], None] | None: ...
+    @property
+    def permissions(self) -> Permissions: ...
+    @property
+    def checkpoints(self) -> Checkpoints: ...
+    @property
+    def ext(self) -> SessionExtensions: ...
+    @property
+    def limits(self) -> Limits: ...
+
+    def _save_read_state(self) -> None: ...
+
+
+def attachments(s: TurnSession, typed: str) -> list[Attachment]:
+    """What `typed` (the user's own words) names: `@path` mentions and pasted image paths, each
+    with what happens to it (attachments.py)."""
+    found = find_attachments(typed, s.cwd, s.permissions, sees_images=s.env.images,
+                             max_bytes=s.settings.image_max_bytes, settings=s.settings)
+    layer = next((x for x in s.cm.layers if isinstance(x, ToolResultBudget)), None)
+    # What every request carries: as the last request measured it, or as the first will.
+    overhead = s.cm.calibration.tokens(s.cm.overhead or fixed_tokens(s))
+    budget = Budget(window=s.cm.limits.window, threshold=s.cm.limits.threshold, tokens=0,
+                    now=s.cm.clock(), overhead=overhead)
+    return previewed(found, s.env, layer, budget)
+
+
+def fit_input(s: TurnSession, prompt: str, typed: str | None = None) -> tuple[str, str | None]:
+    """`prompt` as it can go out, and a line for the user when some of it went to a file
+    instead (input larger than a request can hold, big_input.py)."""
+    try:
+        prompt, saved = fit_big_input(prompt, typed, s.limits.threshold, s.store.dir)
+    except OSError as e:
+        return prompt, f"could not save the large input beside the session ({describe_error(e)}); it is sent as it is"
+    if saved is None:
+        return prompt, None
+    return prompt, (f"the input is more than a request can hold: the model gets its beginning and end, "
+                    f"and reads the rest from {saved}")
+
+
+def mentions(s: TurnSession, typed: str) -> list[ModelMessage]:
+    """The files and images the user attached in what they typed, as read_file results: a text
+    file within the model's own read fence, an image wherever no deny rule forbids it (checked
+    by `attachments`, hence `confined=False` for images); a refused or missing path is not attached."""
+    found = [a for a in attachments(s, typed) if a.attach]
+    texts = [a.path for a in found if not a.image]
+    pictures = [a.path for a in found if a.image]
+    return [*mention_messages(s.env, texts, None, salt=f"t{s.turns}"),
+            *mention_messages(s.env, pictures, None, kind="image", salt=f"t{s.turns}", confined=False)]
+
+
+def _close_unanswered(s: TurnSession) -> None:
+    """End a history that stops at a request (a turn interrupted, failed or killed before the
+    answer) with a marked answer saying so, saved like any message.
+
+    pydantic-ai merges a new prompt into a trailing request: the saved copy of that request
+    would never get the new prompt (appends go by position), and every position after it would
+    shift under the checkpoints `/rewind` uses. A closed history keeps positions stable.
+    """
+    closing = unanswered_close(s.messages)
+    if closing is None:
+        return
+    s.store.append([closing])
+    s.messages.append(closing)
+
+
+async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] | None = None,
+                   on_tool: Callable[[dict[str, Any]], None] | None = None, *,
+                   typed: str | None = None) -> TurnResult:
+    """One user turn. `typed` is the part of `prompt` the user typed (without piped input or
+    `!cmd` output), the only place `@path` attaches a file; None when all of it was typed."""
+    retry = retried(s.messages, prompt)  # its failed turn, sent again as it was (unfinished.py)
+    if retry:
+        s.store.settle_prompt()  # the copy just typed: the conversation holds the message once
+    else:
+        _close_unanswered(s)
+    history = list(s.messages)
+    start = len(history) - 1 if retry else len(history)
+    s.checkpoints.begin(s.turns, start, prompt if typed is None else typed)  # what /rewind shows and gives back
+    context = await s.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
+    if retry and context:  # after the message, saved: pydantic-ai sends the two as one request
+        s.store.append(context)
+        s.messages += context
+        history += context
+    elif not retry:  # a retry's attachments went before the message the first time
+        history += context
+        history += mentions(s, prompt if typed is None else typed)
+    s.cm.resume(s.messages)
+    before = len(s.cm.compactions)
+    partial: list[str] = []  # the text of the reply being streamed, for `_save_cut`
+    on_tool = on_tool or s.on_tool
+    handler = stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
+    try:
+        result = await s.agent.run(None if retry else prompt, message_history=history, event_stream_handler=handler,
+                                   conversation_id=s.session_id,
+                                   usage_limits=UsageLimits(request_limit=s.settings.max_requests_per_turn))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        _recover(s)
+        raise
+    except BaseException:
+        _recover(s)
+        _save_cut(s, partial)
+        raise
+    all_msgs = result.all_messages()
+    s.cm.persist(all_msgs)
+    s.messages = all_msgs
+    s.turns += 1
+    s._save_read_state()
+    usage = result.usage
+    s.usage = s.usage + usage
+    return TurnResult(result.output if isinstance(result.output, str) else str(result.output), usage,
+                      s.cm.compactions[before:])
+
+
+def _save_cut(s: TurnSession, partial: list[str]) -> None:
+    """A reply that failed after some of its text was streamed (a torn or reset stream): keep
+    that text, marked as cut, so the session shows what the user saw and says it is incomplete."""
+    cut = cut_reply(s.messages, partial)
+    if cut is None:
+        return
+    try:
+        s.store.append([cut])
+    except OSError:  # the error being raised says more than this one
+        return
+    s.messages.append(cut)
+    s.cm.resume(s.messages)
+
+
+def _recover(s: TurnSession) -> None:
+    """After an interrupted or failed turn, continue from what was saved (the truth)."""
+    s.messages = s.store.load().messages
+    s.cm.resume(s.messages)
+    s._save_read_state()
