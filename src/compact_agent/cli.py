@@ -4,7 +4,8 @@ Every failure the user can cause or fix (no key, unreachable endpoint, bad flag,
 session) ends in one clear line on stderr and a nonzero exit, never a traceback. Beside this file:
 cli_help.py (help, one-line parse errors, `fail`), cli_input.py (the prompt from the query and
 stdin), cli_settings.py (settings, endpoint and key checked at start), cli_warnings.py (library
-warnings as one line each).
+warnings as one line each), cli_resume.py (the session `-c`/`-r` opens and the options it runs
+with), cli_print.py (`-p` up to the run: the prompt saved, the signals armed).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .cli_help import (
 from .cli_input import as_text, with_stdin
 from .cli_settings import endpoint, load_settings, protect_key, routing_note, url_problem
 from .cli_warnings import route_library_warnings
-from .error_text import describe_error, first_line
+from .error_text import describe_error
 from .price_setting import ModelPrices, parse_prices
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
@@ -124,11 +125,11 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if missing:
         what = "is a file, not a directory" if missing[0].exists() else "no such directory"
         raise fail(f"--add-dir {missing[0]}: {what}", 2)
-    from .cli_resume import CommandLine
+    from .cli_resume import CommandLine, as_remembered, resumed_file
     from .models import UsageError
 
     # A resumed session runs with the options it was started with, unless they are given again.
-    resumed = _resumed_file(work, continue_, resume)
+    resumed = resumed_file(work, continue_, resume)
     given = {k: v for k, v in (("model", model), ("base_url", base_url), ("context_window", context_window),
                                ("max_turns", max_turns), ("append_system_prompt", append_system_prompt),
                                ("prices", prices.as_list() if prices else None))
@@ -176,30 +177,10 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
     remember = session.remember
     if print_:
+        from .cli_print import run_print_mode
+
         with remembered.remembering(remember):
-            saved_in = None
-            from .stop_signals import held, interrupted, prompt_saved, say_when_terminated
-
-            # SIGTERM, SIGHUP: one line that says whether the prompt is saved (and json's result object)
-            say_when_terminated(json_result=output_format != "text")
-            try:  # Ctrl-C: the same line (the command-line library ended with 130 and no word)
-                if not (query or "").lstrip().startswith("/"):  # a command, or a prompt only run_print can tell
-                    from .early_prompt import save_early
-
-                    # Before the seconds of imports and start-up a Ctrl-C could otherwise lose it in.
-                    with held():
-                        saved_in, problem = save_early(opts, query or "")
-                        prompt_saved(saved_in is not None and saved_in.entry_id is not None,
-                                     saved_in.session_id if saved_in is not None else None)
-                    if problem is not None:
-                        sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
-                from .ui.print_mode import run_print
-
-                code = asyncio.run(run_print(opts, query or "", output_format, verbose, typed=typed,
-                                             saved_in=saved_in))
-            except KeyboardInterrupt:
-                code = interrupted()
-            raise typer.Exit(code)
+            raise typer.Exit(run_print_mode(opts, query or "", output_format, verbose, typed))
     if not sys.stdin.isatty():
         raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
     from .ui import repl_signals
@@ -217,46 +198,6 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         from .models import UsageError
 
         raise fail(describe_error(e), 2 if isinstance(e, UsageError) else 1) from None
-
-
-def _resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None:
-    """The session file `--continue` or `--resume ID` opens (None: a new session, or one picked from
-    a list); no earlier session to continue, or an id that names no session or several, is a
-    mistake in the command line."""
-    from .agent.run.options import SessionOptions, resolve_session_id, session_root
-    from .session.files import list_sessions  # not the store's module: the REPL's prompt needs no pydantic-ai
-    from .session.not_a_session import is_not_a_session, refusal
-
-    root = session_root(work)
-    if continue_:
-        found = list_sessions(root)
-        if not found:
-            raise fail(f"no earlier session in {work} to continue; start one without --continue")
-        if is_not_a_session(found[0]):  # another program's file: left as it is
-            raise fail(refusal(found[0].stem, found[0]), 2)
-        return found[0]
-    if not resume:
-        return None
-    try:
-        session_id, _ = resolve_session_id(SessionOptions(cwd=work, session_id=resume))
-    except FileNotFoundError as e:
-        raise fail(first_line(e), 2) from None
-    return root / f"{session_id}.jsonl"
-
-
-def as_remembered(settled: SessionSettings) -> SessionSettings:
-    """`settled` with each setting its session remembered (not given on this command line) said to
-    come from the session: they are loaded as flags, in the flags' ranges, so `/config` said "flag"
-    for a window the session was started with and this command line never gave."""
-    from dataclasses import replace
-
-    from .cli_resume import SETTING
-
-    keys = [SETTING[option] for option in settled.applied if option in SETTING]
-    if not keys:
-        return settled
-    sources = {**settled.loaded.sources, **dict.fromkeys(keys, "session")}
-    return replace(settled, loaded=replace(settled.loaded, sources=sources))
 
 
 def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:

@@ -10,12 +10,14 @@ applies it and says what the session then remembers; the REPL applies the same t
 switches to.
 A remembered value that cannot be used (a hand-edited file's `context_window: -3`) is said in one
 line naming the session, and the session goes on without it, however it was opened.
+`resumed_file` finds the session `-c` or `-r ID` names; `as_remembered` marks what it remembered as
+coming from the session, for `/config`.
 """
 
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -179,3 +181,41 @@ def _endpoint_left(saved: dict[str, Any], model: str, base_url: str | None) -> s
     where = shown_url(base_url) if base_url else names.get(provider_for(model, None), "its provider")
     return (f"the session reached {saved.get(remembered.RAN_WITH, 'its model')} at {shown_url(saved['base_url'])}; "
             f"{model} goes to {where} (give --base-url to keep that endpoint)")
+
+
+def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None:
+    """The session file `--continue` or `--resume ID` opens (None: a new session, or one picked from
+    a list); no earlier session to continue, or an id that names no session or several, is a
+    mistake in the command line."""
+    from .agent.run.options import SessionOptions, resolve_session_id, session_root
+    from .cli_help import fail
+    from .error_text import first_line
+    from .session.files import list_sessions  # not the store's module: the REPL's prompt needs no pydantic-ai
+    from .session.not_a_session import is_not_a_session, refusal
+
+    root = session_root(work)
+    if continue_:
+        found = list_sessions(root)
+        if not found:
+            raise fail(f"no earlier session in {work} to continue; start one without --continue")
+        if is_not_a_session(found[0]):  # another program's file: left as it is
+            raise fail(refusal(found[0].stem, found[0]), 2)
+        return found[0]
+    if not resume:
+        return None
+    try:
+        session_id, _ = resolve_session_id(SessionOptions(cwd=work, session_id=resume))
+    except FileNotFoundError as e:
+        raise fail(first_line(e), 2) from None
+    return root / f"{session_id}.jsonl"
+
+
+def as_remembered(settled: SessionSettings) -> SessionSettings:
+    """`settled` with each setting its session remembered (not given on this command line) said to
+    come from the session: they are loaded as flags, in the flags' ranges, so `/config` said "flag"
+    for a window the session was started with and this command line never gave."""
+    keys = [SETTING[option] for option in settled.applied if option in SETTING]
+    if not keys:
+        return settled
+    sources = {**settled.loaded.sources, **dict.fromkeys(keys, "session")}
+    return replace(settled, loaded=replace(settled.loaded, sources=sources))

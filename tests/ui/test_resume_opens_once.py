@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from compact_agent.cli import as_remembered
+from compact_agent.cli_resume import as_remembered
 from compact_agent.session.store import SessionStore
 from tests.fakes.openai_server import FakeOpenAIServer
 

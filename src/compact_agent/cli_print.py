@@ -1,0 +1,46 @@
+"""`compact-agent -p` from the command line: the prompt saved and the signals armed before the
+seconds of start-up, then the run itself (ui/print_mode.py) and its exit code.
+
+Apart from cli.py, which parses and checks the command line for both modes, and from
+ui/print_mode.py, which needs pydantic-ai: what happens here comes before that import, so a
+SIGTERM, SIGHUP or Ctrl-C in those seconds still says in one line whether the prompt is saved
+(stop_signals.py), and a prompt typed is on disk before anything can lose it (early_prompt.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TYPE_CHECKING
+
+from .ui.visible import visible
+
+if TYPE_CHECKING:
+    from .agent.run.options import SessionOptions
+
+
+def run_print_mode(opts: SessionOptions, query: str, output_format: str, verbose: bool, typed: str) -> int:
+    """Run `query` as one print-mode turn (or slash command); the exit code. `typed` is the part
+    of it the user typed (the query argument), the only place `@path` attaches a file."""
+    saved_in = None
+    from .stop_signals import held, interrupted, prompt_saved, say_when_terminated
+
+    # SIGTERM, SIGHUP: one line that says whether the prompt is saved (and json's result object)
+    say_when_terminated(json_result=output_format != "text")
+    try:  # Ctrl-C: the same line (the command-line library ended with 130 and no word)
+        if not query.lstrip().startswith("/"):  # a command, or a prompt only run_print can tell
+            from .early_prompt import save_early
+
+            # Before the seconds of imports and start-up a Ctrl-C could otherwise lose it in.
+            with held():
+                saved_in, problem = save_early(opts, query)
+                prompt_saved(saved_in is not None and saved_in.entry_id is not None,
+                             saved_in.session_id if saved_in is not None else None)
+            if problem is not None:
+                sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
+        from .ui.print_mode import run_print
+
+        code = asyncio.run(run_print(opts, query, output_format, verbose, typed=typed, saved_in=saved_in))
+    except KeyboardInterrupt:
+        code = interrupted()
+    return code
