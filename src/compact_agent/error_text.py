@@ -67,6 +67,9 @@ KEPT = "; the session is saved with your message, but the provider would refuse 
 #: How the REPL's error lines end for a failure worth retrying: the message stays in the session,
 #: unanswered, and sending its very text again retries its turn (agent/run/unfinished.py).
 RETRY = "; the session is saved with your message: send it again (↑ Enter) to retry"
+#: After a turn failed once the model's tools had run: sent again, the message would run them again.
+GO_ON = ("; the session is saved with what the tools did: send 'go on' to continue from there (the same message "
+         "again would run them again)")
 
 
 def describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: str | None = None) -> str:

@@ -97,3 +97,28 @@ def test_continue_with_the_same_prompt_retries_the_failed_turn(tmp_path):
 
 def message_text_of(m) -> str:
     return "".join(str(getattr(p, "content", "")) for p in m.parts)
+
+
+async def test_a_turn_that_failed_after_its_tools_ran_is_not_offered_as_a_retry(tmp_path):
+    """The request carrying a tool's result failed: the line said 'send it again (↑ Enter) to
+    retry', and doing so ran the turn's tools again (an `echo X >> log.txt` appended twice). It now
+    says to go on from what the tools did, and that the same message again would run them again."""
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("alpha\n")
+    state = {"down": False}
+
+    def responder(req):
+        if not any(m.get("role") == "tool" for m in req.messages):
+            return Reply.tools([("read_file", {"path": "notes.txt"})])
+        return Reply.text("read it")
+
+    def faults(req, attempt):
+        carries_result = any(m.get("role") == "tool" for m in req.messages)
+        return Fault.http(500) if carries_result and state["down"] else None
+
+    state["down"] = True
+    with FakeOpenAIServer(responder, faults=faults) as server:
+        run = await drive(tmp_path, None, ["read notes.txt\r"], server=server, settings=NO_RETRIES)
+    line = " ".join(run.out.split())
+    assert "send 'go on' to continue from there (the same message again would run them again)" in line, run.out
+    assert "send it again (↑ Enter) to retry" not in line

@@ -26,6 +26,7 @@ from pydantic_ai.messages import (
     repair_messages,
 )
 
+from ..context.plumbing.markers import OWN_TEXT
 from ..context.plumbing.rounds import call_ids, return_ids
 from ..words import plural
 from .entries import (
@@ -300,6 +301,19 @@ def _ends_at_results(messages: list[ModelMessage]) -> bool:
     before = messages[-2]
     return (all(isinstance(p, ToolReturnPart | RetryPromptPart) for p in last.parts)
             and isinstance(before, ModelResponse) and from_the_model(before.metadata))
+
+
+def tools_ran_in_last_turn(messages: Sequence[ModelMessage]) -> bool:
+    """Whether a tool call of the model got its result since the user's last typed message: a turn
+    that failed after that is not retried by sending the message again, which would run the tools
+    again (an `echo X >> log` twice), but goes on from what they did."""
+    for m in reversed(messages):
+        for p in reversed(m.parts):
+            if isinstance(p, ToolReturnPart):
+                return True
+            if isinstance(p, UserPromptPart) and isinstance(p.content, str) and not p.content.startswith(OWN_TEXT):
+                return False
+    return False
 
 
 def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:

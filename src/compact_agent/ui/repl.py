@@ -22,7 +22,7 @@ from rich.console import Console
 from .. import secrets
 from ..agent.run.options import SessionOptions, session_root
 from ..agent.safety.permissions import AskFn
-from ..error_text import describe_error
+from ..error_text import GO_ON, describe_error
 from ..session import journal  # no pydantic-ai: a line typed while the session is built is saved at once
 from ..session.files import SessionError
 from . import render
@@ -259,7 +259,10 @@ class Repl:
         except ExitRepl:
             return False
         except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
-            self.console.print(describe_error(e), style="red", soft_wrap=False)  # prose: wrapped at words
+            from ..session.loading import tools_ran_in_last_turn
+
+            hint = GO_ON if tools_ran_in_last_turn(s.messages) else None  # resent, the tools would run again
+            self.console.print(describe_error(e, hint), style="red", soft_wrap=False)  # prose: wrapped at words
         finally:
             self.feed.stop_status()  # a compaction that ended without its event
         return True
