@@ -82,8 +82,8 @@ def as_overflow(error: BaseException) -> ModelContextWindowExceededError | None:
 
 @dataclass(frozen=True)
 class LearnedWindow:
-    """The server's limit (`window`), learned from a refusal, below the window the conversation
-    was `given`."""
+    """The server's limit (`window`), learned from a refusal or from prompts it cut, below the
+    window the conversation was `given`."""
 
     window: int
     given: int
