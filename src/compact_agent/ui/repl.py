@@ -322,6 +322,7 @@ class Repl:
             await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed),
                                      view)
         finally:
+            self.feed.say_after()
             with contextlib.suppress(OSError):  # a message the turn never sent is marked so (keep_typed)
                 s.store.settle_prompt()
 

@@ -29,6 +29,7 @@ class SessionFeed:
         self._window = window  # the session's window (0 before it is built)
         self.compact_status: Any = None  # a compaction's spinner outside a turn (/compact, `-c` start)
         self.held: list[str] = []  # layer lines decided outside a turn, said when the next one starts
+        self.after: list[str] = []  # a window learned from a reply: said after the turn's answer, not in it
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         view = self._view()
@@ -51,7 +52,10 @@ class SessionFeed:
             if view is not None:
                 view._spin("thinking")
         elif (problem := _problem_line(ev)) is not None:
-            self.console.print(problem, style="yellow")
+            if view is not None and ev.trigger == "cut":  # learned from the reply being written out now
+                self.after.append(problem)
+            else:
+                self.console.print(problem, style="yellow")
         elif ev.tokens_freed and (line := render.layer_line(ev, self._window())) is not None:
             if view is None:  # decided between turns (the toolbar's measure): said in the turn it shapes
                 self.held.append(line)
@@ -65,6 +69,13 @@ class SessionFeed:
         for line in self.held:
             self.console.print(line, style="dim")
         self.held.clear()
+
+    def say_after(self) -> None:
+        """At a turn's end: the server's window learned from one of its replies. Said when it was
+        learned, the line stood inside the answer the REPL was still writing out."""
+        for line in self.after:
+            self.console.print(line, style="yellow")
+        self.after.clear()
 
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if tool == "todo_write":
