@@ -92,6 +92,12 @@ def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None) -> KeyB
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
+    @kb.add("escape", "/")
+    def _slash(event: KeyPressEvent) -> None:
+        # Esc is what the REPL teaches for "stop" and "just no"; pressed at the prompt, the emacs
+        # binding Esc-/ (complete) swallowed the next "/", and "/cost" went to the model as "cost".
+        event.current_buffer.insert_text("/")
+
     @kb.add("enter")
     def _submit(event: KeyPressEvent) -> None:
         buf = event.current_buffer
