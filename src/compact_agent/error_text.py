@@ -140,8 +140,10 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         return then(f"model request failed, after retries: {first_line(e)}", saved)
     if isinstance(e, UnexpectedModelBehavior):
         if "exceeded max retries" in str(e):  # pydantic-ai's hint names a setting we do not have
-            return then(f"the model kept making malformed tool calls ({first_line(e).split('. ')[0]}); the turn "
-                        f"stopped", saved)
+            said = re.search(r"Tool '([^']+)' exceeded max retries count of (\d+)", str(e))
+            which = (f"{said[1]}, {int(said[2]) + 1} times in a row" if said  # its words, not pydantic-ai's
+                     else first_line(e).split('. ')[0])
+            return then(f"the model kept making malformed tool calls ({which}); the turn stopped", saved)
         return f"the model replied with something unusable: {first_line(e).split(' Consider ')[0]}"
     if isinstance(e, UsageLimitExceeded):  # the turn's work is kept: going on, not retrying, is what is left
         go_on = retry_hint if retry_hint is not None else "; the work so far is saved, send a message to go on"
