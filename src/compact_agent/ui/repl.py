@@ -259,9 +259,12 @@ class Repl:
         except ExitRepl:
             return False
         except Exception as e:  # noqa: BLE001 - one line, then back to the prompt
+            from pydantic_ai.exceptions import UsageLimitExceeded
+
             from ..session.loading import tools_ran_in_last_turn
 
-            hint = GO_ON if tools_ran_in_last_turn(s.messages) else None  # resent, the tools would run again
+            ran = not isinstance(e, UsageLimitExceeded) and tools_ran_in_last_turn(s.messages)
+            hint = GO_ON if ran else None  # a failure after tools ran: sent again, they would run again
             self.console.print(describe_error(e, hint), style="red", soft_wrap=False)  # prose: wrapped at words
         finally:
             self.feed.stop_status()  # a compaction that ended without its event
