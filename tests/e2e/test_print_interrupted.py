@@ -10,10 +10,9 @@ import json
 import signal
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, user_messages
-from tests.ui.test_typed_prompt_kill import saved
 
-from .test_print_prompt_saved_early import fake, held_run
-from .test_print_terminated_json import terminated
+from .held_request import stopped_while_starting, terminated
+from .test_print_prompt_saved_early import fake
 
 LINE = "compact-agent: interrupted; the session is saved: `compact-agent -c -p ...` continues it\n"
 
@@ -49,13 +48,6 @@ def test_stream_json_ends_with_one_result_line(cli):
 
 
 def test_ctrl_c_while_starting_says_it_too(cli):
-    proc = held_run(cli, "-p", "remember PELICAN", "--model", "m", "--base-url", "http://127.0.0.1:9/v1")
-    try:
-        saved(cli.home, "remember PELICAN")
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 130 and err.decode() == LINE
+    code, err = stopped_while_starting(cli, signal.SIGINT, "remember PELICAN", "--model", "m", "--base-url",
+                                       "http://127.0.0.1:9/v1")
+    assert code == 130 and err == LINE

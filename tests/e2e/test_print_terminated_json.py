@@ -8,43 +8,11 @@ from __future__ import annotations
 
 import json
 import signal
-import threading
 
 import pytest
 
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
-
-from .test_print_prompt_saved_early import fake
-from .test_print_terminated import LINE, start
-
-
-def held_server() -> tuple[FakeOpenAIServer, threading.Event, threading.Event]:
-    arrived, release = threading.Event(), threading.Event()
-
-    def held(req) -> Reply:
-        if "remember HERON" in req.last_user_text():
-            arrived.set()
-            release.wait(60)
-        return Reply.text("ok")
-
-    return FakeOpenAIServer(held), arrived, release
-
-
-def terminated(cli, sig: signal.Signals, *args: str) -> tuple[int, list[str], str]:
-    """Runs `-p "remember HERON" ARGS`, sends `sig` while its request is held: exit, stdout lines, stderr."""
-    server, arrived, release = held_server()
-    with server:
-        proc = start(cli, "-p", "remember HERON", *args, *fake(server))
-        try:
-            assert arrived.wait(60), proc.stderr.read() if proc.poll() is not None else "no request"
-            proc.send_signal(sig)
-            out, err = proc.communicate(timeout=30)
-        finally:
-            release.set()
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-    return proc.returncode, out.decode().splitlines(), err.decode()
+from .held_request import terminated
+from .test_print_terminated import LINE
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])

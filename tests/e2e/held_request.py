@@ -1,0 +1,69 @@
+"""Stopping a `-p` run by a signal at a known point, for the tests of what it then says and saves:
+while the fake server holds its request (`terminated`), or while it starts, its prompt saved and no
+request sent (`stopped_while_starting`)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.ui.test_typed_prompt_kill import saved
+
+from .conftest import REPO
+from .test_print_prompt_saved_early import fake, held_run
+
+
+def start(cli, *args: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"COMPACT_AGENT_HOME": str(cli.home), "COMPACT_AGENT_CONFIG": str(cli.home / "config.toml"),
+                "PYTHONPATH": str(REPO / "src")})
+    return subprocess.Popen([sys.executable, "-m", "compact_agent.cli", *args], cwd=cli.cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def held_server() -> tuple[FakeOpenAIServer, threading.Event, threading.Event]:
+    """A server that holds the request saying "remember HERON" until `release` (`arrived` once it came)."""
+    arrived, release = threading.Event(), threading.Event()
+
+    def held(req) -> Reply:
+        if "remember HERON" in req.last_user_text():
+            arrived.set()
+            release.wait(60)
+        return Reply.text("ok")
+
+    return FakeOpenAIServer(held), arrived, release
+
+
+def terminated(cli, sig: signal.Signals, *args: str) -> tuple[int, list[str], str]:
+    """Runs `-p "remember HERON" ARGS`, sends `sig` while its request is held: exit, stdout lines, stderr."""
+    server, arrived, release = held_server()
+    with server:
+        proc = start(cli, "-p", "remember HERON", *args, *fake(server))
+        try:
+            assert arrived.wait(60), proc.stderr.read() if proc.poll() is not None else "no request"
+            proc.send_signal(sig)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            release.set()
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    return proc.returncode, out.decode().splitlines(), err.decode()
+
+
+def stopped_while_starting(cli, sig: signal.Signals, prompt: str, *args: str) -> tuple[int, str]:
+    """Runs `-p PROMPT ARGS` held while it starts, sends `sig` once the prompt is saved: exit, stderr."""
+    proc = held_run(cli, "-p", prompt, *args)
+    try:
+        saved(cli.home, prompt)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, err.decode()
