@@ -30,7 +30,7 @@ def test_a_smaller_server_window_is_said_once_and_kept_by_the_session(cli: Cli) 
         status = cli("-c", "-p", "/status", *at)  # the session's window, remembered: 64k
         assert status.code == 0, status.stderr
         assert "/ window 8,000 tokens" in status.stdout, status.stdout
-        assert "the server's own window, learned from its answers (64,000 was given)" in status.stdout
+        assert "learned from the server's answers, not the 64,000 given" in status.stdout
 
         again = cli("-c", "-p", "read data/file_00.txt again", "-y", *at)
         assert again.code == 0, again.stderr

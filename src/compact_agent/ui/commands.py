@@ -64,7 +64,9 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     c.print(f"           {render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
             f"{max(0, lim.threshold - used):,} tokens until auto-compaction")
     if (learned := s.cm.window_learned) is not None:  # a server whose window is smaller than the one given
-        c.print(f"           the server's own window, learned from its answers ({learned.given:,} was given)")
+        from ..agent.run.stream_events import window_choice
+
+        c.print(f"           learned from the server's answers, not {window_choice(s).words(learned.given)}")
     from .history_view import all_boundaries
 
     whole = sum(1 for b in all_boundaries(s.store) if b.strategy != "rewind")

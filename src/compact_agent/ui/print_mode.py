@@ -23,7 +23,7 @@ from pydantic_ai.usage import RunUsage
 from .. import secrets, stop_signals
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession, TurnResult
-from ..agent.run.stream_events import blocked_line, compaction_end, problem_line
+from ..agent.run.stream_events import blocked_line, compaction_end, problem_line, window_choice
 from ..context.plumbing.events import Event
 from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
@@ -91,7 +91,7 @@ class PrintRun:
             self.note(f"auto-compaction failed: {ev.detail.get('error', '')}")
         if ev.layer == "compact" and ev.action == "blocked" and ev.trigger != "manual":  # /compact says it itself
             self.note(blocked_line(ev))
-        if (problem := problem_line(ev)) is not None:
+        if (problem := problem_line(ev, window_choice(self.session))) is not None:
             self.note(problem)
         if self.verbose and ev.layer == "compact" and ev.action not in ("failed", "blocked"):
             self.note(compacted_text(ev))

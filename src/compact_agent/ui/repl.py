@@ -69,7 +69,7 @@ class Repl:
         self.view: TurnView | None = None
         self.keys: InterruptKeys | None = None
         self.pending: list[str] = []  # shell output waiting to go with the next message
-        self.feed = SessionFeed(console, lambda: self.view, self.window)  # what the session reports
+        self.feed = SessionFeed(console, lambda: self.view, self.window, lambda: self.session)  # what it reports
         self.status_text = ""  # the toolbar under the prompt, computed once per prompt
         self.session: AgentSession | None = None  # None until built (the prompt is up before: repl_start.py)
         self.starting: asyncio.Future[None] | None = None

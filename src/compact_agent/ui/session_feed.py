@@ -16,6 +16,7 @@ from rich.console import Console
 from . import render
 
 if TYPE_CHECKING:
+    from ..agent.run.runner import AgentSession
     from ..context.plumbing.events import Event
     from .turn_view import TurnView
 
@@ -23,8 +24,10 @@ if TYPE_CHECKING:
 class SessionFeed:
     """The session's callbacks (`on_event`, `on_compact_start`, `on_change`) for one REPL."""
 
-    def __init__(self, console: Console, view: Callable[[], TurnView | None], window: Callable[[], int]) -> None:
+    def __init__(self, console: Console, view: Callable[[], TurnView | None], window: Callable[[], int],
+                 session: Callable[[], AgentSession | None] = lambda: None) -> None:
         self.console = console
+        self._session = session  # for where a window the server turned out smaller than came from
         self._view = view  # the turn's spinner, while one runs
         self._window = window  # the session's window (0 before it is built)
         self.compact_status: Any = None  # a compaction's spinner outside a turn (/compact, `-c` start)
@@ -51,7 +54,7 @@ class SessionFeed:
                 self.console.print(render.compact_line(ev), style="yellow" if ev.action == "blocked" else "dim")
             if view is not None:
                 view._spin("thinking")
-        elif (problem := _problem_line(ev)) is not None:
+        elif (problem := _problem_line(ev, self._session())) is not None:
             if view is not None and ev.trigger == "cut":  # learned from the reply being written out now
                 self.after.append(problem)
             else:
@@ -95,7 +98,7 @@ class SessionFeed:
             self.compact_status = None
 
 
-def _problem_line(ev: Event) -> str | None:
-    from ..agent.run.stream_events import problem_line
+def _problem_line(ev: Event, session: AgentSession | None) -> str | None:
+    from ..agent.run.stream_events import problem_line, window_choice
 
-    return problem_line(ev)
+    return problem_line(ev, window_choice(session))

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import (
     FunctionToolCallEvent,
@@ -25,9 +26,13 @@ from pydantic_ai.messages import (
 )
 
 from ... import secrets
+from ...models import REGISTRY
 from ...words import plural
 from ..tools.arg_errors import shown_lines
 from ..tools.base import is_failure
+
+if TYPE_CHECKING:
+    from .runner import AgentSession
 
 MAX_RESULT_CHARS = 2_000
 
@@ -157,11 +162,35 @@ def blocked_line(ev: Any) -> str:
             f"{detail.get('fallback') or 'nothing was changed'}")
 
 
-def problem_line(ev: Any) -> str | None:
+@dataclass(frozen=True)
+class WindowChoice:
+    """Where the window a server turned out smaller than came from: `given` by the user (the flag,
+    the setting, `/model --window`, or remembered by the session from one of those), else the
+    registry's for a model it knows (`model`), else assumed for one it does not (models.py)."""
+
+    model: str = ""
+    given: bool = False
+
+    def words(self, window: int) -> str:
+        """`the 64,000 given`, `the 32,768 assumed`, `deepseek-chat's own 128,000`."""
+        if self.given:
+            return f"the {window:,} given"
+        return f"{self.model}'s own {window:,}" if self.model in REGISTRY else f"the {window:,} assumed"
+
+
+def window_choice(session: AgentSession | None) -> WindowChoice:
+    """The session's `WindowChoice` (before it is built: a window given, the old wording)."""
+    if session is None:
+        return WindowChoice(given=True)
+    option = session.opts.context_window or session.settings.context_window  # a known model switched to
+    return WindowChoice(session.info.name, given=bool(option) and option == session.info.window)  # has its own
+
+
+def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
     """The one line a user should see for a hook or MCP server that misbehaved, or a server whose
-    window is smaller than the one it was given (else None)."""
+    window is smaller than the one it was given or assumed to have (else None)."""
     if getattr(ev, "layer", "") == "window" and getattr(ev, "action", "") == "learned":
-        return window_line(ev)
+        return window_line(ev, choice)
     if getattr(ev, "action", "") != "failed":
         return None
     detail = ev.detail or {}
@@ -172,12 +201,13 @@ def problem_line(ev: Any) -> str | None:
     return None
 
 
-def window_line(ev: Any) -> str:
+def window_line(ev: Any, choice: WindowChoice | None = None) -> str:
     """`the server refused a request of 8,962 tokens: its window is 8,000, not the 64,000 given;
     working within 8,000 from now on`: said once, when the limit is learned (state.py), from a
-    refusal or from prompts the server cut to its limit and reported at that size."""
+    refusal or from prompts the server cut to its limit and reported at that size. `choice` says
+    where the larger window came from ("given", "assumed", the model's own); None: given."""
     given = (ev.detail or {}).get("given")
-    than = f", not the {given:,} given" if isinstance(given, int) else ""
+    than = f", not {(choice or WindowChoice(given=True)).words(given)}" if isinstance(given, int) else ""
     if getattr(ev, "trigger", "") == "cut":  # learned from its usage reports: it cut prompts, silently
         return (f"the server cut requests of about {ev.tokens_before:,} tokens to {ev.tokens_after:,} without "
                 f"saying so (an Ollama server does, at its context length: OLLAMA_CONTEXT_LENGTH): its window is "
