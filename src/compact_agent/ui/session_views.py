@@ -64,6 +64,19 @@ def reserved_words(p: ContextPicture) -> str:
         + (", what is left" if p.used > p.threshold else "")
 
 
+def reserve_rows(p: ContextPicture, room: int) -> list[tuple[str, str, str]]:
+    """(label, tokens, share) rows of the reserve: one, `reserved_words`, where its label fits in
+    `room` columns; else the reserve on its row and its two parts under it, each with its size
+    (in 60 columns the one label wrapped under the figures, its end orphaned)."""
+    share = f"{100 * p.reserved / p.window:.1f}%"
+    words = reserved_words(p)
+    if not p.room_source or len(words) <= room:
+        return [(words, _k(p.reserved), share)]
+    head = "reserved, what is left" if p.used > p.threshold else "reserved"
+    return [(head, _k(p.reserved), share), (f"  answer ({p.room_source})", _k(p.answer_room), ""),
+            ("  auto-compact buffer", _k(p.buffer), "")]
+
+
 def render_context(p: ContextPicture, width: int = 120) -> Table:
     """The grid beside its legend where the width allows (100 columns), else the legend under it."""
     cells = grid_cells(p)
@@ -78,13 +91,19 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
         legend.add_column(col, justify="right" if col in ("tokens", "share") else "left",
                           no_wrap=col != "what")
     names = dict(CATEGORIES)
-    for key, _ in CATEGORIES:
-        n = p.rows.get(key, 0)
-        if n:
-            extra = f" ({p.results[key]})" if key in p.results else ""
-            legend.add_row(Text(USED, style=STYLES[key]), names[key] + extra, _k(n), f"{100 * n / p.window:.1f}%")
-    legend.add_row(Text(FREE, style="grey39"), "free until auto-compaction", _k(p.free), f"{100 * p.free / p.window:.1f}%")
-    legend.add_row(Text(RESERVED, style="red"), reserved_words(p), _k(p.reserved), f"{100 * p.reserved / p.window:.1f}%")
+    rows = [(Text(USED, style=STYLES[key]), names[key] + (f" ({p.results[key]})" if key in p.results else ""),
+             _k(n), f"{100 * n / p.window:.1f}%") for key, _ in CATEGORIES if (n := p.rows.get(key, 0))]
+    rows.append((Text(FREE, style="grey39"), "free until auto-compaction", _k(p.free),
+                 f"{100 * p.free / p.window:.1f}%"))
+    # The legend's room for labels: its width (beside the grid from 100 columns) less the mark, the
+    # figures and the gaps between the four columns.
+    figures = [(t, s) for _, _, t, s in rows] + [(_k(max(p.reserved, p.buffer)), f"{100 * p.reserved / p.window:.1f}%")]
+    room = (width if width < 100 else width - 2 * GRID_W - 1) - 4 - max(len(t) for t, _ in figures) \
+        - max(len(s) for _, s in figures)
+    rows += [(Text(RESERVED if i == 0 else "", style="red"), label, n, share)
+             for i, (label, n, share) in enumerate(reserve_rows(p, room))]
+    for row in rows:
+        legend.add_row(*row)
     src = "provider-reported" if p.anchored else "estimated"
     head = Text(f"context {_k(p.used)} / {_k(p.window)} tokens ({100 * p.used / p.window:.0f}%), {src}; "
                 f"auto-compaction at {_k(p.threshold)}")

@@ -1,0 +1,50 @@
+"""/context's reserve row names what sized the room for an answer: `reserved: answer 8.2k (cap: a
+quarter of the window) + buffer 13.0k`. In a 60-column terminal (and at 100, the grid beside the
+legend) the label wrapped onto a second line under the figures, its end orphaned. Where it does
+not fit, the sizes stay on the row and what sized the answer goes on a row of its own."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from rich.console import Console
+
+from compact_agent.agent.accounting.context_report import ContextPicture
+from compact_agent.ui.session_views import render_context
+
+SOURCES = ["cap: a quarter of the window", "1.25x longest answer so far", "cap: summary_output_reserve",
+           "room for a summary", "the minimum", "cap: the model's max output"]
+
+
+def shown(p: ContextPicture, width: int) -> list[str]:
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO())
+    console.print(render_context(p, width))
+    return [line.rstrip() for line in console.export_text().splitlines()]
+
+
+def picture(source: str, used: int = 28_000) -> ContextPicture:
+    return ContextPicture(rows={"system": 3_000, "tools": 5_000, "messages": used - 8_000}, used=used,
+                          window=128_000, threshold=100_000, anchored=True, answer_room=8_192, buffer=13_000,
+                          room_source=source)
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("used", [28_000, 110_000])  # under the threshold; past it ("what is left")
+def test_the_reserve_rows_do_not_wrap(width: int, source: str, used: int) -> None:
+    lines = shown(picture(source, used), width)
+    at = next(i for i, line in enumerate(lines) if "reserved" in line)
+    assert lines[at].endswith("%"), lines  # the reserve's figures on its label's line: nothing wrapped
+    if source in lines[at]:
+        assert "answer 8.2k" in lines[at] and "buffer 13.0k" in lines[at], lines
+    else:  # its parts under it, each whole on its line with its size
+        assert re.search(rf"   answer \({re.escape(source)}\) +8\.2k$", lines[at + 1]), lines
+        assert re.search(r"   auto-compact buffer +13\.0k$", lines[at + 2]), lines
+    assert all(len(line) <= width for line in lines)
+
+
+def test_a_wide_terminal_keeps_the_one_line_row() -> None:
+    lines = shown(picture("cap: a quarter of the window"), 140)
+    assert any("reserved: answer 8.2k (cap: a quarter of the window) + buffer 13.0k" in line for line in lines), lines
