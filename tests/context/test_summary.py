@@ -17,6 +17,18 @@ def test_prompt_has_nine_sections_no_tools_and_data_framing():
     assert "<analysis>" in p and "<summary>" in p
 
 
+def test_the_prompt_does_not_ask_for_the_users_messages_the_program_appends():
+    """Each summary used to copy every typed message as output tokens (the dearest kind, and the
+    wait of a compaction), and the compaction message then carried them again, as typed."""
+    p = summary.compact_prompt()
+    assert "list EVERY user message" not in p
+    assert "Do not copy the user's messages" in p
+    typed = ["please refactor parser.py", "no, keep the old name"]
+    msg = summary.summary_message("summary text", None, typed, "full", {})
+    carried = " ".join(str(part.content) for part in msg.parts)
+    assert all(t in carried for t in typed)
+
+
 def test_custom_instructions_are_appended():
     p = summary.compact_prompt("focus on the parser tests")
     assert "focus on the parser tests" in p

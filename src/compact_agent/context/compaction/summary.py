@@ -50,7 +50,7 @@ Then write the summary inside <summary> tags with these sections:
 3. Files and Code Sections: files viewed, modified or created, with why they matter and key code snippets.
 4. Errors and Fixes: errors met and how they were fixed, especially where the user asked you to do something differently.
 5. Problem Solving: problems solved and troubleshooting still under way.
-6. All User Messages: list EVERY user message that is not a tool result, verbatim — they are the key to the user's feedback and changing intent.
+6. User Feedback: how the user's intent changed over the conversation and what each correction asked for. Do not copy the user's messages: the program appends them after your summary as they were typed (the oldest of many cut to their start).
 7. Pending Tasks: tasks you were asked to do that are not done yet.
 8. Current Work: precisely what was being worked on right before this summary, with file names and code.
 9. Next Step: the next step, directly in line with the user's most recent request; quote the latest messages verbatim to show exactly where you left off. Omit it if the last task was finished.
