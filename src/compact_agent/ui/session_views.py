@@ -100,10 +100,10 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
     figures = [(t, s) for _, _, t, s in rows] + [(_k(max(p.reserved, p.buffer)), f"{100 * p.reserved / p.window:.1f}%")]
     room = (width if width < 100 else width - 2 * GRID_W - 1) - 4 - max(len(t) for t, _ in figures) \
         - max(len(s) for _, s in figures)
-    rows += [(Text(RESERVED if i == 0 else "", style="red"), label, n, share)
-             for i, (label, n, share) in enumerate(reserve_rows(p, room))]
-    for row in rows:
-        legend.add_row(*row)
+    rows += [(Text(RESERVED if i == 0 else "", style="red"), label, size, share)
+             for i, (label, size, share) in enumerate(reserve_rows(p, room))]
+    for mark, label, size, share in rows:
+        legend.add_row(mark, label, size, share)
     src = "provider-reported" if p.anchored else "estimated"
     head = Text(f"context {_k(p.used)} / {_k(p.window)} tokens ({100 * p.used / p.window:.0f}%), {src}; "
                 f"auto-compaction at {_k(p.threshold)}")

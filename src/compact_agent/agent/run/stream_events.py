@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_ai.messages import (
     FunctionToolCallEvent,
@@ -32,7 +32,9 @@ from ..tools.arg_errors import shown_lines
 from ..tools.base import is_failure
 
 if TYPE_CHECKING:
-    from .runner import AgentSession
+    from ...config import Settings
+    from ...models import ModelInfo
+    from .options import SessionOptions
 
 MAX_RESULT_CHARS = 2_000
 
@@ -178,7 +180,18 @@ class WindowChoice:
         return f"{self.model}'s own {window:,}" if self.model in REGISTRY else f"the {window:,} assumed"
 
 
-def window_choice(session: AgentSession | None) -> WindowChoice:
+class ChosenWindow(Protocol):
+    """What `window_choice` reads of a session (the runner imports this module: not its class)."""
+
+    @property
+    def opts(self) -> SessionOptions: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def info(self) -> ModelInfo: ...
+
+
+def window_choice(session: ChosenWindow | None) -> WindowChoice:
     """The session's `WindowChoice` (before it is built: a window given, the old wording)."""
     if session is None:
         return WindowChoice(given=True)
