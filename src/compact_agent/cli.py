@@ -224,11 +224,13 @@ def config_command(
 ) -> None:
     """Print the effective settings and where each came from (default, user file, project file, env, flag)."""
     from .settings_file import render
+    from .settings_in_use import for_settings
 
     flags = dict(ctx.obj or {})
     flags.pop("api_key", None)
     work = (flags.pop("cwd", None) or Path.cwd()).resolve()
-    sys.stdout.write(render(load_settings(work, warn=False, **flags), as_json))  # its warnings are in the output
+    loaded = for_settings(load_settings(work, warn=False, **flags))  # the model's own window and prices, as /config
+    sys.stdout.write(render(loaded, as_json))  # its warnings are in the output
 
 
 @app.command("sessions", cls=OneLineCommand)

@@ -6,7 +6,6 @@ Registered into the slash-command table from here (commands.py imports this modu
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from rich.console import Console
 
@@ -54,6 +53,7 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
          takes_args=False)
 async def _config(s: AgentSession, args: str, c: Console) -> None:
     from ..settings_file import SettingsError, load, render, with_changes
+    from ..settings_in_use import model_values
 
     try:
         loaded = s.opts.config or load(s.cwd)  # as the session started: its flags included
@@ -62,36 +62,13 @@ async def _config(s: AgentSession, args: str, c: Console) -> None:
         return
     window = s.opts.context_window or loaded.settings.context_window
     loaded = with_changes(loaded, "/model", model=s.info.name, context_window=window)  # a /model switch since
-    if window is None:  # none given: the window the session runs at, and whence (not `null`)
-        from ..models import REGISTRY
-
-        whence = (f"the model's own ({s.info.name})" if s.info.name in REGISTRY
-                  else f"assumed: {s.info.name} is not a known model (set context_window)")
-        loaded = with_changes(loaded, whence, context_window=s.cm.limits.window)
-    loaded = _prices_in_use(s, loaded)
+    loaded = model_values(loaded, s.info, s.cm.limits.window)  # none given: what runs, and whence (not `null`)
     c.print(render(loaded).rstrip("\n"), soft_wrap=True)  # a table: lines stay whole
     mode = {"yes": "--yes: nothing asked", "deny": "refuse what needs approval", "ask": "ask"}.get(
         s.permissions.mode, s.permissions.mode)
     c.print(f"this session: window {s.cm.limits.window:,}, permissions {mode}"
             + (f", allowed without asking: {', '.join(sorted(s.permissions.allowed_tools))}"
                if s.permissions.allowed_tools else "") + " (/permissions)", style="dim")
-
-
-def _prices_in_use(s: AgentSession, loaded: Any) -> Any:
-    """The prices the session's model is priced at and whence, where the setting is not them: the
-    registry's (the model's own, also after a /model switch), or none (it compacts at the threshold)."""
-    from ..models import REGISTRY
-    from ..price_setting import ModelPrices
-    from ..settings_file import with_changes
-
-    if not s.info.has_prices:
-        whence = (f"not known: {s.info.name} is not a known model, so it compacts at the threshold only "
-                  "(set prices)")
-        return with_changes(loaded, whence, prices="none")
-    used = ModelPrices.of(s.info)
-    if used == loaded.settings.prices or s.info.name not in REGISTRY:
-        return loaded
-    return with_changes(loaded, f"the model's own ({s.info.name})", prices=used)
 
 
 @command("mcp", "MCP servers: connected ones with their tools, and the ones that failed", takes_args=False)
