@@ -50,6 +50,7 @@ from .plumbing.refusal import window_refusal
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
 from .plumbing.tracing import failed
+from .refit import refit_newest
 from .state import ManagerState
 from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, TokenCounter
 
@@ -399,10 +400,14 @@ class ContextManager(ManagerState):
             raise error
         if self._reactive_step == ctx.run_step:
             raise overflow
-        self._reactive_step = ctx.run_step
+        window = self.limits.window
         self.learn_from_overflow(refusal_text(overflow))
-        if not await self._auto(ctx.messages, self.view, "reactive") and not self._fit_hard_limit:
-            raise overflow  # failed; a blocked one is retried shrunk (handlers.blocked)
+        # A smaller window learned: the newest prompt cut as the caller cuts input too large for it (refit.py).
+        if not (self.limits.window < window and refit_newest(self.refit_prompt, self.limits.threshold,
+                                                              ctx.messages, self.emit)):
+            self._reactive_step = ctx.run_step
+            if not await self._auto(ctx.messages, self.view, "reactive") and not self._fit_hard_limit:
+                raise overflow  # failed; a blocked one is retried shrunk (handlers.blocked)
         if compat.RETRY_MODEL_REQUEST is not None:
             raise compat.RETRY_MODEL_REQUEST()
         # Before pydantic-ai 2.64 this hook cannot ask for the request again: send the compacted one.

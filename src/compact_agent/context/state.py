@@ -122,6 +122,7 @@ class ManagerState(AbstractCapability[Any]):
         self.handler_instructs = False
         self.after_compact = internals.after_compact
         self.keep_system_prompts = internals.keep_system_prompts
+        self.refit_prompt = internals.refit_prompt
         self.window_learned: LearnedWindow | None = None  # the server's limit, below the window given
         build_defaults(self, window, store, internals)
         self.calibration = tokens.Calibration()

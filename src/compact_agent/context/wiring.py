@@ -24,7 +24,7 @@ from .compaction.result import CompactionResult, Summarize
 from .plumbing.events import Budget, Event, LayerResult
 from .plumbing.settings import Limits
 
-__all__ = ["Internals", "Layer", "SummarizerFactory", "SummaryInputs", "TokenCounter", "utcnow"]
+__all__ = ["Internals", "Layer", "RefitPrompt", "SummarizerFactory", "SummaryInputs", "TokenCounter", "utcnow"]
 
 
 class Layer(Protocol):
@@ -54,6 +54,9 @@ SummarizerFactory = Callable[[SummaryInputs], Summarize]
 #: (awaited when it is a coroutine: an `async def`, or a plain function that returns the text), or
 #: None to leave them as they were (a handler that only runs side effects).
 BeforeCompact = Callable[[str, str], Awaitable[str | None] | str | None]
+#: (the newest prompt's text, the compaction threshold of a window just learned from a refusal) ->
+#: the text to send instead, or None to leave it (refit.py).
+RefitPrompt = Callable[[str, int], str | None]
 #: Counts the tokens of messages as your provider would (e.g. with its tokenizer).
 TokenCounter = Callable[[Sequence[ModelMessage]], int]
 
@@ -82,3 +85,6 @@ class Internals:
     # A compacted history opens with the history's system prompts (contract.py); the analyzer's
     # figures are of compactions that do not carry a transcript's recorded system prompt.
     keep_system_prompts: bool = True
+    # A refusal taught a smaller window: the newest prompt cut as the caller cuts input too large
+    # for a request (refit.py); None: the reactive compaction takes it as it is.
+    refit_prompt: RefitPrompt | None = None

@@ -148,7 +148,8 @@ class AgentSession:
                       layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
                       event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
                       cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
-                      after_compact=self._after_compact),
+                      after_compact=self._after_compact,
+                      refit_prompt=lambda text, threshold: turn.refit_prompt(self, text, threshold)),
             settings=compaction, store=self.store, notes_in_background=True, max_output=self.info.max_output,
             prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
@@ -160,6 +161,7 @@ class AgentSession:
         self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
                            capabilities=[self.cm, self.ext.ledger, self.retry, PlainArgumentErrors()], retries=3, model_settings=self._model_settings())
         self.turns = 0
+        self.turn_typed: str | None = None  # of the turn running, what the user typed (turn.py)
         self.usage = RunUsage()
         try:
             check_window(self, self.info, self._window_setting())

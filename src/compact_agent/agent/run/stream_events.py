@@ -200,13 +200,19 @@ def window_choice(session: ChosenWindow | None) -> WindowChoice:
 
 
 def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
-    """The one line a user should see for a hook or MCP server that misbehaved, or a server whose
-    window is smaller than the one it was given or assumed to have (else None)."""
+    """The one line a user should see for a hook or MCP server that misbehaved, a server whose
+    window is smaller than the one it was given or assumed to have, or the turn's input cut to that
+    window (else None)."""
     if getattr(ev, "layer", "") == "window" and getattr(ev, "action", "") == "learned":
         return window_line(ev, choice)
+    detail = ev.detail or {}
+    if getattr(ev, "layer", "") == "input" and ev.action == "cut":  # to a window a refusal taught (turn.py)
+        return (f"the input is more than a request can hold in the server's window of {detail.get('window', 0):,} "
+                f"tokens: the model gets its beginning and end, and reads the rest from {detail.get('path', '')}")
     if getattr(ev, "action", "") != "failed":
         return None
-    detail = ev.detail or {}
+    if ev.layer == "input":
+        return str(detail.get("error", "could not save the large input beside the session"))
     if ev.layer == "hook":
         return f"hook: {detail.get('error', 'failed')}"
     if ev.layer == "mcp":

@@ -22,7 +22,8 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ...context.layers.budget import ToolResultBudget
-from ...context.plumbing.events import Budget
+from ...context.plumbing.events import Budget, Event
+from ...context.plumbing.tokens import text_tokens
 from ...error_text import describe_error
 from ..tools.toolset import mention_messages
 from .attachments import Attachment, previewed
@@ -55,6 +56,7 @@ class TurnSession(SessionParts, Protocol):
     messages: list[ModelMessage]
     turns: int
     usage: RunUsage
+    turn_typed: str | None  # of the turn running now, what the user typed (`run_turn`'s `typed`)
 
     @property
     def on_tool(self) -> Callable[[dict[str, Any]], None] | None: ...
@@ -96,6 +98,24 @@ def fit_input(s: TurnSession, prompt: str, typed: str | None = None) -> tuple[st
                     f"and reads the rest from {saved}")
 
 
+def refit_prompt(s: TurnSession, text: str, threshold: int) -> str | None:
+    """The turn's prompt (`text`) cut, as `fit_input` cuts it, to the smaller window a server's
+    refusal taught (the library asks: context/refit.py); None when it fits that window as it is.
+    The user is told by an event ("input" "cut", or "failed" when the file could not be written:
+    then the reactive compaction takes the prompt as it is)."""
+    try:
+        fitted, saved = fit_big_input(text, s.turn_typed, threshold, s.store.dir)
+    except OSError as e:
+        s.cm.emit(Event("input", "failed", trigger="reactive", detail={"error": (
+            f"could not save the large input beside the session ({describe_error(e)}); it is compacted instead")}))
+        return None
+    if saved is None:
+        return None
+    s.cm.emit(Event("input", "cut", text_tokens(text), text_tokens(fitted), trigger="reactive",
+                    detail={"path": str(saved), "window": s.cm.limits.window}))
+    return fitted
+
+
 def mentions(s: TurnSession, typed: str) -> list[ModelMessage]:
     """The files and images the user attached in what they typed, as read_file results: a text
     file within the model's own read fence, an image wherever no deny rule forbids it (checked
@@ -127,6 +147,7 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
                    typed: str | None = None) -> TurnResult:
     """One user turn. `typed` is the part of `prompt` the user typed (without piped input or
     `!cmd` output), the only place `@path` attaches a file; None when all of it was typed."""
+    s.turn_typed = typed  # what `refit_prompt` keeps whole
     retry = retried(s.messages, prompt)  # its failed turn, sent again as it was (unfinished.py)
     if retry:
         s.store.settle_prompt()  # the copy just typed: the conversation holds the message once
