@@ -214,7 +214,8 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             else:
                 answer = _typed_answer(console, tool, stream)
             if isinstance(answer, Instead):
-                console.print(Text(f"  declined; the model is told: {visible(answer.text)}", style="yellow"))
+                # The user's own words, not a warning: as "allowed once" is said (the result line too).
+                console.print(Text(f"  declined; the model is told: {visible(answer.text)}", style="dim"))
             else:
                 console.print({"once": "  allowed once", "always": f"  allowed for {scope_words(tool)} this session",
                                "deny": "  declined"}[answer], style="dim" if answer != "deny" else "yellow")

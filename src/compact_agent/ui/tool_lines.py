@@ -45,11 +45,25 @@ def result_line(obj: dict[str, Any], width: int = WIDTH, call: str | None = None
     summary = obj.get("summary") or result_summary(str(obj.get("tool", "")), str(obj.get("content", "")),
                                                    bool(obj.get("error")))
     prefix = "  ⎿ " + (f"{_clip(call, 40)}: " if call else "")
+    if (told := told_instead(obj)) is not None:
+        return prefix + _clip(f"declined; the model is told: {told}", max(20, width - len(prefix)))
     if obj.get("error") and not summary.startswith("exit code:"):
         prefix += "error: "
     room = max(20, width - len(prefix))
     # Several problems (a call's arguments: agent/tools/arg_errors.py) are a line each, aligned.
     return prefix + ("\n" + " " * len(prefix)).join(_clip(line, room) for line in summary.splitlines() or [""])
+
+
+def told_instead(obj: dict[str, Any]) -> str | None:
+    """The user's instruction of a call declined with one ("No, and tell the model what to do
+    instead": permissions.py), else None. The result is the user's answer, not a failure, and its
+    line shows it as a result (not in red, not cut before the user's words)."""
+    from ..agent.safety.permissions import INSTEAD
+
+    text = str(obj.get("content") or obj.get("summary") or "")
+    if not obj.get("error") or not text.startswith("permission denied: the user declined") or INSTEAD not in text:
+        return None
+    return " ".join(text.split(INSTEAD, 1)[1].split())
 
 
 class Lines:

@@ -125,8 +125,8 @@ class TurnView:
             self.console.print(self.tool_lines.line(obj), style="bold", highlight=False)
             self._spin(f"running {obj.get('tool', 'tool')}")
         else:
-            self.console.print(self.tool_lines.line(obj), style="red" if obj.get("error") else "dim",
-                               highlight=False)
+            failed = obj.get("error") and tool_lines.told_instead(obj) is None  # declined with the user's words: no error
+            self.console.print(self.tool_lines.line(obj), style="red" if failed else "dim", highlight=False)
             tail = obj.get("tail") or []
             if len(tail) > 1 or (tail and obj.get("output_lines", 0) > 1):  # the last line is in the result line
                 more = obj.get("output_lines", len(tail)) - len(tail)
