@@ -199,11 +199,11 @@ def test_a_compaction_message_written_before_the_head_changed_is_still_one():
 
 def test_no_record_when_a_step_would_be_left_out():
     steps: list = [ModelRequest(parts=[UserPromptPart("look at everything")])]
-    for i in range(150):
+    for i in range(400):
         steps.append(ModelResponse(parts=[ToolCallPart("read_file", {"path": f"src/module_{i}.py"},
                                                        tool_call_id=f"c{i}")]))
         steps.append(ModelRequest(parts=[ToolReturnPart("read_file", "x = 1", tool_call_id=f"c{i}")]))
-    assert summary.record_of(steps) is None  # 150 steps do not fit RECORD_MAX_CHARS
+    assert summary.record_of(steps) is None  # 400 steps do not fit RECORD_MAX_CHARS
     assert summary.record_of(steps[:21]) is not None  # 10 do
 
 

@@ -360,8 +360,10 @@ def is_summary(m: ModelMessage) -> bool:
         for p in m.parts)
 
 
-RECORD_MAX_CHARS = 6_000
-"""The longest record written without a model: past it a step would be left out, and a summary does better."""
+RECORD_MAX_CHARS = 12_000
+"""The longest record written without a model: about as long as a model's summary of a long stretch
+(Claude Code's recorded summaries are 12-15K characters). Past it a step would be left out, and a
+summary says more for its size; under it, the prices decide (`Schedule.record_pays`)."""
 RECORD_USER_CHARS = 80
 """How much of a user's message a record's step shows: where it came among the steps. The message
 the record is carried in holds the user's messages verbatim (`users_text`), so a longer head would be
