@@ -8,6 +8,7 @@ Both take the stream-json objects of `agent/stream_events.py`, so all three view
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 #: The argument that says the most about a call, per tool.
@@ -50,8 +51,13 @@ def result_line(obj: dict[str, Any], width: int = WIDTH, call: str | None = None
     if obj.get("error") and not summary.startswith("exit code:"):
         prefix += "error: "
     room = max(20, width - len(prefix))
-    # Several problems (a call's arguments: agent/tools/arg_errors.py) are a line each, aligned.
-    return prefix + ("\n" + " " * len(prefix)).join(_clip(line, room) for line in summary.splitlines() or [""])
+    lines = summary.splitlines()
+    if len(lines) < 2:
+        return prefix + _clip(lines[0] if lines else "", room)
+    # Several problems (a call's arguments: agent/tools/arg_errors.py) are a line each, aligned; one
+    # too long for the terminal wraps under its own text (cut by the terminal, its end stood at column 0).
+    shown = [part for line in lines for part in textwrap.wrap(" ".join(line.split()), room, subsequent_indent="  ")]
+    return prefix + ("\n" + " " * len(prefix)).join(shown)
 
 
 def told_instead(obj: dict[str, Any]) -> str | None:

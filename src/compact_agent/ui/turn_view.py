@@ -126,7 +126,8 @@ class TurnView:
             self._spin(f"running {obj.get('tool', 'tool')}")
         else:
             failed = obj.get("error") and tool_lines.told_instead(obj) is None  # declined with the user's words: no error
-            self.console.print(self.tool_lines.line(obj), style="red" if failed else "dim", highlight=False)
+            line = self.tool_lines.line(obj, min(tool_lines.WIDTH, self.console.width))  # not wrapped by the terminal
+            self.console.print(line, style="red" if failed else "dim", highlight=False)
             tail = obj.get("tail") or []
             if len(tail) > 1 or (tail and obj.get("output_lines", 0) > 1):  # the last line is in the result line
                 more = obj.get("output_lines", len(tail)) - len(tail)
