@@ -89,8 +89,10 @@ def main_command(
     if ctx.invoked_subcommand is not None:
         # The settings a subcommand reads as flags, and the key apart: `compact-agent --api-key K analyze`
         # sends analyze's summaries with it, and no command takes a key for a setting.
+        from .cli_unused import given
+
         ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "prices": prices,
-                   "cwd": cwd, "api_key": api_key}
+                   "max_requests_per_turn": max_turns, "cwd": cwd, "api_key": api_key, "given": given(ctx)}
         return
     with quiet_typeahead(not print_ and query != "-"):
         _main(print_, query, model, base_url, api_key, context_window, yes, continue_, resume, output_format, cwd,
@@ -223,12 +225,14 @@ def config_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Print the effective settings and where each came from (default, user file, project file, env, flag)."""
+    from .cli_unused import say_unused
     from .settings_file import render
     from .settings_in_use import for_settings
 
-    flags = dict(ctx.obj or {})
-    flags.pop("api_key", None)
-    work = (flags.pop("cwd", None) or Path.cwd()).resolve()
+    say_unused(ctx, "config")
+    top = ctx.obj or {}
+    flags = {k: top.get(k) for k in ("model", "base_url", "context_window", "prices", "max_requests_per_turn")}
+    work = (top.get("cwd") or Path.cwd()).resolve()
     loaded = for_settings(load_settings(work, warn=False, **flags))  # the model's own window and prices, as /config
     sys.stdout.write(render(loaded, as_json))  # its warnings are in the output
 
@@ -240,9 +244,11 @@ def sessions_command(
 ) -> None:
     """List this directory's sessions, newest first (for --resume ID)."""
     from .agent.run.options import session_root
+    from .cli_unused import say_unused
     from .config import home_problem
     from .ui.sessions_list import MAX_LISTED, format_row, session_rows
 
+    say_unused(ctx, "sessions")
     if (problem := home_problem(make=False)) is not None:  # listing creates nothing
         raise fail(problem, 2)
     work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()
@@ -268,8 +274,10 @@ def analyze_command(
     totals: Annotated[bool, typer.Option("--totals", "--quiet", "-q", help="Print only the totals over all transcripts (with --json: only the totals entries).")] = False,
 ) -> None:
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
+    from .cli_unused import say_unused
     from .replay.report import run_cli
 
+    say_unused(ctx, "analyze")
     def bad(message: str) -> typer.Exit:  # one line, and with --json the `{"error": ...}` object on stdout
         if as_json:
             sys.stdout.write(json_error(message))

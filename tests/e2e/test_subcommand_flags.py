@@ -1,0 +1,38 @@
+"""Options of the chat command given before a subcommand that has no use for them were dropped
+without a word: `compact-agent --prices 1,0.1,2 -m x analyze T` replayed at analyze's own pricing,
+`sessions` took no model, and `config --max-turns 7` showed the default. `config` now shows what
+those flags set (the limit of model requests per turn too), and a flag a subcommand does not use
+is said in one line."""
+
+from __future__ import annotations
+
+import re
+
+from tests.e2e.conftest import Cli
+from tests.e2e.test_analyze_cli import transcripts
+
+
+def test_flags_sessions_does_not_use_are_said(cli: Cli) -> None:
+    res = cli("-m", "x", "--context-window", "64k", "--prices", "1,0.1,2", "sessions")
+    assert res.code == 0, res.stderr
+    assert res.stderr == ("compact-agent: note: --model, --context-window and --prices do not apply to "
+                          "`sessions`; ignored (see compact-agent sessions --help)\n")
+    assert cli("sessions").stderr == "" and cli("--cwd", str(cli.cwd), "sessions").stderr == ""
+
+
+def test_flags_analyze_does_not_use_are_said(cli: Cli, tmp_path) -> None:
+    folder = transcripts(tmp_path / "t", n_tools=3, result_chars=100)
+    res = cli("-m", "x", "--prices", "1,0.1,2", "analyze", str(folder), "-s", "none", "--totals")
+    assert res.code == 0, res.stderr
+    assert res.stderr == ("compact-agent: note: --model and --prices do not apply to `analyze`; ignored "
+                          "(see compact-agent analyze --help)\n")
+
+
+def test_config_shows_max_turns_and_says_what_it_ignores(cli: Cli) -> None:
+    res = cli("--max-turns", "7", "--context-window", "64k", "config")
+    assert res.code == 0 and res.stderr == "", res.stderr
+    assert re.search(r"^max_requests_per_turn\s+7\s+flag\s*$", res.stdout, re.MULTILINE), res.stdout
+    told = cli("-y", "--verbose", "config")
+    assert told.code == 0
+    assert told.stderr == ("compact-agent: note: --yes and --verbose do not apply to `config`; ignored "
+                           "(see compact-agent config --help)\n")
