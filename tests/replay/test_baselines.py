@@ -95,6 +95,14 @@ def test_seed000_watermark_is_the_seeds_constants_scaled_like_ours():
         strategy.close()
 
 
+def test_seed000_asks_for_every_user_message_as_the_seed_does_whatever_ours_asks():
+    """The seed's prompt lists every user message word for word (its section 5); ours asks for none,
+    the compaction message carrying them: a change to ours must not make the rival's request shorter."""
+    assert "EVERY user message" in seed000.SEED_PROMPT
+    assert summary.USER_SECTION not in seed000.SEED_PROMPT
+    assert summary.compact_prompt().replace(summary.USER_SECTION, seed000.SEED_USER_SECTION) == seed000.SEED_PROMPT
+
+
 async def test_seed000_summary_is_a_separate_tool_less_request_that_shares_no_cache():
     t = session([(f"turn {i}", [4_000] * 4) for i in range(10)], usage=(1.0, 3_000))
     s = sim(30_000, tm=TokenModel(1.0, 3_000))

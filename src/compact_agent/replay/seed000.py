@@ -42,7 +42,11 @@ from .ours import TranscriptFiles
 from .rival import Base, fit, is_user_turn, last_response_index, summarize, user_request
 from .simulate import SideCall, Sim, Step
 
-SEED_PROMPT = summary.compact_prompt()
+#: The seed's prompt asks for every user message word for word (its section 5), where ours asks for
+#: none (the compaction message carries them): the seed's request is ours with that section as the seed has it.
+SEED_USER_SECTION = ("6. All User Messages: list EVERY user message that is not a tool result, verbatim — they are "
+                     "the key to the user's feedback and changing intent.")
+SEED_PROMPT = summary.compact_prompt().replace(summary.USER_SECTION, SEED_USER_SECTION)
 COMPACT_OUTPUT_RESERVE = 20_000  # seed 000: COMPACT_OUTPUT_RESERVE
 AUTO_COMPACT_BUFFER = 10_000  # seed 000: AUTO_COMPACT_BUFFER
 MAX_COMPACT_FAILURES = 3  # seed 000: MAX_COMPACT_FAILURES (the circuit breaker's 3)
