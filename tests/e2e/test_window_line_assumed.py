@@ -13,7 +13,7 @@ from compact_agent.models import UNKNOWN_WINDOW
 from tests.e2e.conftest import Cli
 from tests.e2e.scripted import FileTaskAgent, make_project, task_text
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
-from tests.ui.repl_driver import drive
+from tests.ui.repl_driver import drive, pasted
 
 N = 12
 ASSUMED = f"its window is 8,000, not the {UNKNOWN_WINDOW:,} assumed; working within 8,000 from now on"
@@ -51,6 +51,6 @@ async def test_the_repl_says_assumed_too(tmp_path) -> None:
 
     long = "Requirement: " + "the calculator must keep decimal precision; " * 250  # ~2.8K tokens
     with FakeOpenAIServer(cuts) as server:  # its model, unknown: 32,768 assumed
-        run = await drive(tmp_path, None, [long + "\r", long + " again\r"], server=server)
+        run = await drive(tmp_path, None, [pasted(long) + "\r", pasted(long) + " again\r"], server=server)
     assert f"its window is 2,000, not the {UNKNOWN_WINDOW:,} assumed;" in run.out, run.out[-2000:]
     assert "given" not in run.out

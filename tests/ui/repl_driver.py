@@ -19,6 +19,13 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 EOF_KEY = "\x04"  # Ctrl-D on an empty line leaves the REPL
 
 
+def pasted(text: str) -> str:
+    """`text` as a terminal sends a paste: in bracketed-paste markers (the prompt turns bracketed
+    paste on), so the prompt gets it as one paste and inserts it whole. Typed instead, every
+    character is a key of its own, and a few thousand words take seconds to type in."""
+    return f"\x1b[200~{text}\x1b[201~"
+
+
 @dataclass
 class Run:
     out: str

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 
-from .repl_driver import drive
+from .repl_driver import drive, pasted
 
 QUESTION = "which entry is the odd one out? (QUESTION-AT-THE-END)"
 LINE = "is more than a request can hold in the server's window of 8,000 tokens"
@@ -34,7 +34,7 @@ async def test_a_paste_the_server_refuses_goes_as_its_ends_and_a_file(tmp_path: 
     paste = " ".join(f"entry-{i}" for i in range(3_000)) + " " + QUESTION  # ~7K tokens: one line
     seen: list[str] = []
     with FakeOpenAIServer(answers(seen), window=8_000, overflow="llama.cpp") as server:
-        run = await drive(tmp_path, answers(seen), [paste + "\r"], server=server, context_window=32_000)
+        run = await drive(tmp_path, answers(seen), [pasted(paste) + "\r"], server=server, context_window=32_000)
     assert len(server.rejected) == 1 and "SAW THE QUESTION" in run.out, run.out
     lines = [line for line in run.out.splitlines() if LINE in line]
     assert len(lines) == 1, run.out

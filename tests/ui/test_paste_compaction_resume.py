@@ -13,7 +13,7 @@ from compact_agent.session.store import SessionStore, load_session_file
 from tests.e2e.scripted import is_notes_request, is_summary_request
 from tests.fakes.openai_server import Reply
 
-from .repl_driver import drive
+from .repl_driver import drive, pasted
 
 # The same compaction in every run: no notes written in the background, and no price on the user's
 # wait for a look-again (it scales with how long the requests took, which a loaded machine changes).
@@ -56,7 +56,7 @@ async def test_a_shortened_paste_in_a_turn_that_compacts_is_never_shown_again_un
 
     monkeypatch.setattr(SessionStore, "_append_lines", appended)
     monkeypatch.setattr(SessionStore, "rewrite", rewritten)
-    run = await drive(tmp_path, answer, [f"q{i}\r" for i in range(5)] + [PASTE + "\r"], context_window=16_000,
+    run = await drive(tmp_path, answer, [f"q{i}\r" for i in range(5)] + [pasted(PASTE) + "\r"], context_window=16_000,
                       settings=QUIET, model=MODEL)
     assert "the input is more than a request can hold" in run.out
     start = next(i for i, (what, _) in enumerate(files) if what == "paste typed")

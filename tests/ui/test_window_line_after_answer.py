@@ -8,7 +8,7 @@ import dataclasses
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
-from .repl_driver import drive
+from .repl_driver import drive, pasted
 
 CUT = 2_000
 ANSWER = "first paragraph of the essay\n\nlast paragraph of the essay\n\nMarkers: done"
@@ -21,7 +21,8 @@ async def test_a_window_learned_from_a_reply_is_said_after_the_answer(tmp_path) 
 
     long = "Requirement: " + "the calculator must keep decimal precision; " * 250  # ~2.8K tokens
     with FakeOpenAIServer(cuts) as server:
-        run = await drive(tmp_path, None, [long + "\r", long + " again\r"], server=server, context_window=64_000)
+        run = await drive(tmp_path, None, [pasted(long) + "\r", pasted(long) + " again\r"], server=server,
+                          context_window=64_000)
     out = run.out
     note = out.index(f"its window is {CUT:,}")
     second_answer = out.rindex("Markers: done")
