@@ -37,9 +37,8 @@ NO_TOOLS_PREAMBLE = """CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
 - Tool calls will be REJECTED and will waste your only turn.
 """
 
-USER_SECTION = ("6. User Feedback: how the user's intent changed over the conversation and what each correction "
-                "asked for. Do not copy the user's messages: the program appends them after your summary as "
-                "they were typed (the oldest of many cut to their start).")
+USER_SECTION = ("6. User Feedback: how the user's intent changed and what each correction asked for. Do not copy "
+                "the user's messages: the program appends them after your summary.")
 """The summary's section on the user's messages: it asks for none of them, which the compaction
 message carries anyway (`summary_message`); a copy in the summary would be output tokens, the dearest."""
 
