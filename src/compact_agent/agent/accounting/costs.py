@@ -44,6 +44,9 @@ class Entry:
     cache_write: int
     output_tokens: int
     avoided: int = 0  # input tokens compaction kept out of this request (main requests only)
+    #: A report's row: the sum of its requests' costs, each at the prices it was sent at (the prices
+    #: of a model can change within a session: --prices given anew on resuming it); None: one request.
+    summed_cost: float | None = None
 
     @property
     def miss(self) -> int:
@@ -51,6 +54,8 @@ class Entry:
 
     @property
     def cost(self) -> float:
+        if self.summed_cost is not None:
+            return self.summed_cost
         return self.info.cost(self.input_tokens, self.cache_read, self.output_tokens, self.cache_write)
 
     @property
@@ -178,7 +183,8 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
         key = f"{e.kind} · {e.info.name}"
         row = rows.get(key)
         if row is None:
-            row = rows[key] = Entry(e.kind, e.info, 0, 0, 0, 0)
+            row = rows[key] = Entry(e.kind, e.info, 0, 0, 0, 0, summed_cost=0.0)
+        row.summed_cost = (row.summed_cost or 0.0) + e.cost  # not the row's tokens at its first prices
         for target in (row, total):
             target.input_tokens += e.input_tokens
             target.cache_read += e.cache_read
