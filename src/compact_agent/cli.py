@@ -366,8 +366,8 @@ def main() -> None:
             raise SystemExit(e.exit_code) from None
         try:
             app(args=args, prog_name="compact-agent")
-        except KeyboardInterrupt:
-            sys.stderr.write("compact-agent: interrupted\n")
+        except KeyboardInterrupt:  # typer ends one during a command (130, silently); not one after it,
+            sys.stderr.write("compact-agent: interrupted\n")  # as while a usage error is written
             raise SystemExit(130) from None
 
 
