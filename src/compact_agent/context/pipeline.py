@@ -50,7 +50,7 @@ from .plumbing.refusal import window_refusal
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
 from .plumbing.tracing import failed
-from .refit import refit_newest
+from .refit import cut_boundary, refit_newest
 from .state import ManagerState
 from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, TokenCounter
 
@@ -403,8 +403,10 @@ class ContextManager(ManagerState):
         window = self.limits.window
         self.learn_from_overflow(refusal_text(overflow))
         # A smaller window learned: the newest prompt cut as the caller cuts input too large for it (refit.py).
-        if not (self.limits.window < window and refit_newest(self.refit_prompt, self.limits.threshold,
-                                                              ctx.messages, self.emit)):
+        if self.limits.window < window and refit_newest(self.refit_prompt, self.limits.threshold, ctx.messages,
+                                                        self.emit):
+            self.rewrite_note = cut_boundary(self.limits.window)  # what the store's rewrite of it says
+        else:
             self._reactive_step = ctx.run_step
             if not await self._auto(ctx.messages, self.view, "reactive") and not self._fit_hard_limit:
                 raise overflow  # failed; a blocked one is retried shrunk (handlers.blocked)

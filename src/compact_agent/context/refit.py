@@ -11,18 +11,29 @@ the request is sent again, as the caller would have sent it had it known the win
 
 The library writes nothing itself: where the rest goes is the caller's. The replaced message is a
 new object in the run's history, so the next request's `persist` archives what the store held
-(the message as it came) and rewrites it with the message as sent (contract.StoreSync).
+(the message as it came) and rewrites it with the message as sent (contract.StoreSync), under a
+boundary that says so (`INPUT_CUT`, `cut_boundary`): not a compaction, nor an edited history.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from .plumbing.events import Event, one_line
 from .wiring import RefitPrompt
+
+#: The trigger of the store's rewrite that puts the cut prompt in place of the message as it came.
+INPUT_CUT = "input_cut"
+
+
+def cut_boundary(window: int) -> dict[str, Any]:
+    """What the boundary of that rewrite says instead of an edited history's ('history_changed'):
+    the prompt was cut to fit `window` (its archive holds the message as it came)."""
+    return {"trigger": INPUT_CUT, "extra": {"window": window}}
 
 
 def newest_prompt(messages: Sequence[ModelMessage]) -> tuple[int, int] | None:

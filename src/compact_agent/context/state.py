@@ -123,6 +123,7 @@ class ManagerState(AbstractCapability[Any]):
         self.after_compact = internals.after_compact
         self.keep_system_prompts = internals.keep_system_prompts
         self.refit_prompt = internals.refit_prompt
+        self.rewrite_note: dict[str, Any] | None = None  # the store's next rewrite, when not an edited history
         self.window_learned: LearnedWindow | None = None  # the server's limit, below the window given
         build_defaults(self, window, store, internals)
         self.calibration = tokens.Calibration()
@@ -257,8 +258,9 @@ class ManagerState(AbstractCapability[Any]):
             reuse.learn(messages)
 
     def _replaced_boundary(self) -> dict[str, Any]:
+        note, self.rewrite_note = self.rewrite_note or {}, None  # a prompt cut to the window (refit.py)
         return {"trigger": "history_changed", "strategy": "replace", "tokens_before": 0, "tokens_after": 0,
-                "archive": "", "time": self.clock().isoformat(), "messages_summarized": 0}
+                "archive": "", "time": self.clock().isoformat(), "messages_summarized": 0, **note}
 
     # -- the view ------------------------------------------------------------------------------
     def budget(self, tokens_now: int) -> Budget:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..context.compaction.summary import MARK, is_synthetic_text
+from ..context.refit import INPUT_CUT
 from .entries import from_the_model
 from .loading import readable_entries
 
@@ -25,10 +26,11 @@ KEY = "listing"
 #: Of a first prompt, the characters kept: a listing shows one line of it (an 18 KB paste is not
 #: copied into every boundary).
 PROMPT_CHARS = 500
-#: Rewrites that write the conversation as it now stands (a rewind, an edited history): their
-#: messages are counted themselves. Any other rewrite is a compaction, whose messages (the summary,
-#: the files restored, the tail kept) stand for messages already counted.
-NOT_FOLDING = ("rewind", "history_changed")
+#: Rewrites that write the conversation as it now stands (a rewind, an edited history, the newest
+#: prompt cut to the server's window): their messages are counted themselves. Any other rewrite is
+#: a compaction, whose messages (the summary, the files restored, the tail kept) stand for messages
+#: already counted.
+NOT_FOLDING = ("rewind", "history_changed", INPUT_CUT)
 
 
 @dataclass
@@ -62,7 +64,7 @@ def scan(path: Path, max_entries: int = 200) -> Listed:
     try:
         for entry in readable_entries(path):
             kind = entry.get("kind")
-            out.replied = out.replied or kind == "boundary" or _a_reply(entry)
+            out.replied = out.replied or _a_record(entry) or _a_reply(entry)
             if kind == "boundary" and (note := _note(entry.get("boundary"))) is not None:
                 out.prompt, out.base, out.written = note
                 n, at, early = 0, -1, []
@@ -126,6 +128,20 @@ def _note(boundary: Any) -> tuple[str, int, int] | None:
 
 def _count(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def _a_record(entry: dict[str, Any]) -> bool:
+    """Whether `entry` is the boundary of a rewrite that may stand for the model's replies (a
+    compaction's record, what a rewind or an edit left of a conversation). The prompt cut to the
+    server's window before any reply to it (context/refit.py) is not, and its session was listed as
+    answered, unless the file it rewrote was compacted (its note counts messages it no longer holds)."""
+    boundary = entry.get("boundary")
+    if entry.get("kind") != "boundary":
+        return False
+    if not (isinstance(boundary, dict) and boundary.get("trigger") == INPUT_CUT):
+        return True
+    note = _note(boundary)
+    return note is not None and note[1] > note[2]
 
 
 def _a_reply(entry: dict[str, Any]) -> bool:

@@ -67,9 +67,9 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
         from ..agent.run.stream_events import window_choice
 
         c.print(f"           learned from the server's answers, not {window_choice(s).words(learned.given)}")
-    from .history_view import all_boundaries
+    from .history_view import all_boundaries, compactions
 
-    whole = sum(1 for b in all_boundaries(s.store) if b.strategy != "rewind")
+    whole = len(compactions(all_boundaries(s.store)))
     c.print(f"compactions {whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
             f"auto-compaction {'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
     c.print(render.savings_table(s.cm.view_savings))  # of the context `picture` just measured
@@ -146,16 +146,15 @@ async def _notes(s: AgentSession, args: str, c: Console) -> None:
 
 @command("history", "compaction boundaries (with archive paths) and message numbers for /compact --from/--up-to", takes_args=False)
 async def _history(s: AgentSession, args: str, c: Console) -> None:
-    from .history_view import all_boundaries
+    from .history_view import all_boundaries, boundary_words, compactions
 
     boundaries = all_boundaries(s.store)
-    if not any(b.strategy != "rewind" for b in boundaries):
+    if not compactions(boundaries):
         c.print("no compactions yet")
     for b in boundaries:
-        what = "rewind" if b.strategy == "rewind" else \
-            f"compaction ({b.trigger}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} tokens"
+        what, archive = boundary_words(b)
         c.print(f"{render.when(b.time):<16}  {what}")
-        c.print(f"{'':16}  the conversation before it:", style="dim")
+        c.print(f"{'':16}  {archive}", style="dim")
         # The path on a line of its own, from the left: after the 46 columns of the words above it
         # a terminal of 100 columns split it. Never split by us: the terminal may wrap it, we do not.
         c.print(f"  {b.archive}", style="dim", soft_wrap=True, markup=False, highlight=False)

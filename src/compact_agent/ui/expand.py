@@ -88,9 +88,9 @@ def expand(s: AgentSession, args: str, c: Console) -> None:
     if isinstance(picked, str):
         raise CommandError(picked)
     if not picked:
-        from .history_view import all_boundaries
+        from .history_view import all_boundaries, compactions
 
-        compacted = any(b.strategy != "rewind" for b in all_boundaries(s.store))  # this run's or before a resume
+        compacted = bool(compactions(all_boundaries(s.store)))  # this run's or before a resume
         c.print("no tool calls since the last compaction (/history names the archive that holds the earlier ones)"
                 if compacted else "no tool calls in this session yet")
     else:

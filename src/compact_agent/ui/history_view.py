@@ -19,6 +19,7 @@ from pydantic_ai.messages import (
 from ..agent.run.stream_events import result_summary, shown_result
 from ..agent.run.unfinished import CUT
 from ..context.compaction.summary import is_summary, is_synthetic_text
+from ..context.refit import INPUT_CUT
 from ..session.store import Boundary, SessionStore, load_session_file
 from ..words import plural
 from .sessions_list import as_typed
@@ -134,6 +135,26 @@ def all_boundaries(store: SessionStore) -> list[Boundary]:
     # In the order written, not sorted by time: a rewind saved by an older version has none (the
     # store now gives every record its clock's time, which /history shows).
     return list(found.values())
+
+
+def compactions(boundaries: Sequence[Boundary]) -> list[Boundary]:
+    """The compactions among `boundaries`: not a rewind, nor the prompt cut to a server's window
+    (context/refit.py), which rewrote one message and folded nothing."""
+    return [b for b in boundaries if b.strategy != "rewind" and b.trigger != INPUT_CUT]
+
+
+def boundary_words(b: Boundary) -> tuple[str, str]:
+    """What `/history` says of a rewrite of the session, and above the path of its archive. A prompt
+    cut to the window a server's refusal taught was 'compaction (history_changed, replace) 0 → 0
+    tokens', its archive 'the conversation before it'."""
+    if b.strategy == "rewind":
+        return "rewind", "the conversation before it:"
+    if b.trigger == INPUT_CUT:
+        window = b.extra.get("window")
+        of = f" of {window:,} tokens" if isinstance(window, int) and not isinstance(window, bool) else ""
+        return f"the input was cut to fit the server's window{of}", "the whole text, as it came, is in:"
+    return (f"compaction ({b.trigger}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} tokens",
+            "the conversation before it:")
 
 
 def message_rows(m: ModelMessage) -> list[tuple[str, str]]:

@@ -224,10 +224,10 @@ async def _context(s: AgentSession, args: str, c: Console) -> None:
 
 @command("cost", "tokens (cache hit / miss / write) and money so far, and what compaction saved", takes_args=False)
 async def _cost(s: AgentSession, args: str, c: Console) -> None:
-    from .history_view import all_boundaries
+    from . import history_view
 
     whole, run = cost_report(s, whole=True), cost_report(s)
-    compactions = sum(1 for b in all_boundaries(s.store) if b.strategy != "rewind")  # as /status counts them
+    compactions = len(history_view.compactions(history_view.all_boundaries(s.store)))  # as /status counts them
     c.print(render_cost(whole, compactions=compactions))
     if sum(whole.requests.values()) != sum(run.requests.values()):
         known = whole.priced and run.priced
