@@ -162,6 +162,7 @@ class AgentSession:
                            capabilities=[self.cm, self.ext.ledger, self.retry, PlainArgumentErrors()], retries=3, model_settings=self._model_settings())
         self.turns = 0
         self.turn_typed: str | None = None  # of the turn running, what the user typed (turn.py)
+        self.turn_input: tuple[str, str] | None = None  # of the prompt fit_input cut: as sent, as it came
         self.usage = RunUsage()
         try:
             check_window(self, self.info, self._window_setting())

@@ -57,6 +57,7 @@ class TurnSession(SessionParts, Protocol):
     turns: int
     usage: RunUsage
     turn_typed: str | None  # of the turn running now, what the user typed (`run_turn`'s `typed`)
+    turn_input: tuple[str, str] | None  # (as sent, as it came) of the prompt `fit_input` last cut
 
     @property
     def on_tool(self) -> Callable[[dict[str, Any]], None] | None: ...
@@ -88,13 +89,15 @@ def attachments(s: TurnSession, typed: str) -> list[Attachment]:
 def fit_input(s: TurnSession, prompt: str, typed: str | None = None) -> tuple[str, str | None]:
     """`prompt` as it can go out, and a line for the user when some of it went to a file
     instead (input larger than a request can hold, big_input.py)."""
+    s.turn_input = None
     try:
-        prompt, saved = fit_big_input(prompt, typed, s.limits.threshold, s.store.dir)
+        fitted, saved = fit_big_input(prompt, typed, s.limits.threshold, s.store.dir)
     except OSError as e:
         return prompt, f"could not save the large input beside the session ({describe_error(e)}); it is sent as it is"
     if saved is None:
         return prompt, None
-    return prompt, (f"the input is more than a request can hold: the model gets its beginning and end, "
+    s.turn_input = (fitted, prompt)  # cut again to a server's smaller window, it is cut from the whole
+    return fitted, (f"the input is more than a request can hold: the model gets its beginning and end, "
                     f"and reads the rest from {saved}")
 
 
@@ -102,15 +105,20 @@ def refit_prompt(s: TurnSession, text: str, threshold: int) -> str | None:
     """The turn's prompt (`text`) cut, as `fit_input` cuts it, to the smaller window a server's
     refusal taught (the library asks: context/refit.py); None when it fits that window as it is.
     The user is told by an event ("input" "cut", or "failed" when the file could not be written:
-    then the reactive compaction takes the prompt as it is)."""
+    then the reactive compaction takes the prompt as it is). A prompt `fit_input` cut already is cut
+    again from the whole of it: cut from its preview, the new file held that preview, and the model
+    had to read one file to find the other."""
+    sent, came = s.turn_input or (None, text)
+    whole = came if text == sent else text
     try:
-        fitted, saved = fit_big_input(text, s.turn_typed, threshold, s.store.dir)
+        fitted, saved = fit_big_input(whole, s.turn_typed, threshold, s.store.dir)
     except OSError as e:
         s.cm.emit(Event("input", "failed", trigger="reactive", detail={"error": (
             f"could not save the large input beside the session ({describe_error(e)}); it is compacted instead")}))
         return None
     if saved is None:
         return None
+    s.turn_input = (fitted, whole)
     s.cm.emit(Event("input", "cut", text_tokens(text), text_tokens(fitted), trigger="reactive",
                     detail={"path": str(saved), "window": s.cm.limits.window}))
     return fitted
