@@ -176,6 +176,25 @@ def test_compact_agent_sessions_are_rebuilt_across_compactions(tmp_path: Path):
     assert notes == ["skipped 2 compaction archives in compact-history/: each session file is replayed in full from them"]
 
 
+def test_an_input_cut_to_the_servers_window_is_replayed_as_sent_and_is_no_compaction(tmp_path: Path):
+    """A refusal that taught a smaller window rewrote the newest prompt cut (trigger input_cut): the
+    model saw the cut one, so the replay sends it once, in its place, and counts no compaction."""
+    store = SessionStore(tmp_path, "s3")
+    store.append([m for i in range(2) for m in _exchange(i)])
+    whole = ModelRequest(parts=[UserPromptPart("log line\n" * 2_000 + "why does it fail?")])
+    store.append([whole])
+    archive = store.archive()
+    cut = ModelRequest(parts=[UserPromptPart("log line\n[... cut ...]\nwhy does it fail?")])
+    store.rewrite({"trigger": "input_cut", "strategy": "replace", "tokens_before": 0, "tokens_after": 0,
+                   "archive": str(archive), "time": ""}, [*store.load().messages[:-1], cut])
+    store.append(_exchange(2))
+    t = load_transcript(store.path)
+    prompts = [p.content for m in t.messages for p in m.parts if isinstance(p, UserPromptPart)]
+    assert cut.parts[0].content in prompts and whole.parts[0].content not in prompts
+    assert [p.tool_call_id for m in t.messages for p in m.parts if isinstance(p, ToolCallPart)] == ["c0", "c1", "c2"]
+    assert t.recorded_compactions == []
+
+
 def test_a_missing_archive_replays_what_the_file_holds(tmp_path: Path):
     store = SessionStore(tmp_path, "s2")
     store.rewrite({"trigger": "auto", "strategy": "full", "tokens_before": 1, "tokens_after": 1,

@@ -9,8 +9,10 @@ the chain is followed back and the pieces are put together again:
 
     full(file) = full(archive) + (file's messages − summary − restored reads − what the archive holds)
 
-A rewind boundary (``/rewind``) is different: the messages after it are the truth and the archive's
-later messages were undone, so the result is the archive cut where the kept messages end. An archive
+A rewind boundary (``/rewind``) is different, as are an edited history and a prompt cut to a window a
+server's refusal taught (``input_cut``): the messages after it are the truth and the archive's later
+messages were undone or replaced, so the result is the archive cut where the messages both hold
+end, then the file's own; none of them is a compaction. An archive
 that is missing (moved, deleted) ends the chain with a warning: what the file holds is replayed.
 """
 
@@ -33,6 +35,7 @@ from pydantic_ai.messages import (
 )
 
 from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEAD
+from ..session.listing import NOT_FOLDING
 from ..session.store import Boundary, load_session_file
 from ._validity import make_valid
 from ._words import plural
@@ -120,7 +123,7 @@ def rebuild(path: Path, depth: int = 0) -> tuple[list[ModelMessage], list[dict[s
     warnings += more
     rest = strip_compaction(loaded.messages)
     keys = [content_key(m) for m in prior]
-    if boundary.trigger == "rewind":
+    if boundary.trigger in NOT_FOLDING:  # a rewind, an edited history, a prompt cut to the window: as it now is
         n = 0
         while n < len(rest) and n < len(prior) and content_key(rest[n]) == keys[n]:
             n += 1
