@@ -1,12 +1,14 @@
 """Fixtures shared by the suites: one pre-imported zygote per test process, from which the
-reliability harness and the e2e CLI runs fork real compact-agent processes (see
-tests/reliability/harness.py) instead of paying the interpreter's start-up each time.
+reliability harness, the e2e CLI runs and the analyzer's CLI tests fork real compact-agent
+processes (see tests/reliability/harness.py, tests/forked_cli.py) instead of paying the
+interpreter's start-up each time.
 
 The harness is imported only when a test asks for the zygote: the library's own tests also run
 where only pydantic-ai is installed (`make compat`), without the CLI's dependencies."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -18,10 +20,12 @@ if TYPE_CHECKING:
 
 @pytest.fixture(scope="session")
 def zygote() -> Iterator[Zygote]:
-    from tests.reliability.harness import Zygote
+    from tests.forked_cli import shared_zygote
 
-    z = Zygote()
-    try:
-        yield z
-    finally:
-        z.close()
+    yield shared_zygote()  # closed at the session's end, below: plain helpers share it too
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    forked = sys.modules.get("tests.forked_cli")  # imported only if some test used the zygote
+    if forked is not None:
+        forked.close_shared_zygote()

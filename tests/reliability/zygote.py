@@ -32,6 +32,7 @@ import pydantic_ai.providers.openai  # noqa: F401
 
 import compact_agent.agent.run.runner  # noqa: F401
 import compact_agent.cli
+import compact_agent.replay.report  # noqa: F401 - `analyze` (the analyzer's CLI tests fork from here too)
 from compact_agent import crashpoints
 from tests.reliability import drive
 

@@ -14,6 +14,7 @@ import pytest
 
 from tests.fakes._wire import error_body
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.forked_cli import run_forked
 
 from .test_importers import DATA
 
@@ -23,10 +24,17 @@ requires_small = pytest.mark.skipif(not SMALL.is_file(), reason="shared data not
 
 def cli(*args: str, cwd: Path | None = None, env: dict[str, str | None] | None = None
         ) -> subprocess.CompletedProcess[str]:
-    """`compact-agent analyze ARGS`, stdout a pipe; `env` adds variables, or removes those set to None."""
+    """`compact-agent analyze ARGS` forked from the test process's zygote (tests/forked_cli.py),
+    stdin at end of file, stdout and stderr files (not a terminal); `env` adds variables, or removes
+    those set to None. The tests of a pipe the reader closes start their own process."""
     env = {k: v for k, v in {**os.environ, "COLUMNS": "200", **(env or {})}.items() if v is not None}
-    return subprocess.run([sys.executable, "-c", "from compact_agent.cli import main; main()", "analyze", *args],
-                          capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
+    code, out, err = run_forked(["analyze", *args], env, cwd or Path.cwd(), timeout=120)
+    return subprocess.CompletedProcess(["compact-agent", "analyze", *args], code, _text(out), _text(err))
+
+
+def _text(data: bytes) -> str:
+    """As `subprocess.run(text=True)` reads it: decoded, universal newlines."""
+    return data.decode().replace("\r\n", "\n").replace("\r", "\n")
 
 
 @requires_small
