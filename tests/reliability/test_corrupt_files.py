@@ -24,7 +24,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 
 from .common import cli, cli_args, pairs_history, session
 from .drive import TurnsAgent, turn_prompt
-from .harness import ENV, make_project
+from .harness import ENV, Zygote, make_project
 
 Lines = list[bytes]
 
@@ -166,7 +166,7 @@ def _real_session(home: Path, cwd: Path, server: FakeOpenAIServer) -> tuple[Path
     return s.store.path, s.store.dir
 
 
-def test_every_file_of_a_session_corrupted_and_continue_still_works(tmp_path: Path) -> None:
+def test_every_file_of_a_session_corrupted_and_continue_still_works(tmp_path: Path, zygote: Zygote) -> None:
     home, cwd = tmp_path / "home", tmp_path / "project"
     make_project(cwd)
     with FakeOpenAIServer(TurnsAgent(), window=9_000) as server:
@@ -189,7 +189,7 @@ def test_every_file_of_a_session_corrupted_and_continue_still_works(tmp_path: Pa
         kept = {p.tool_call_id: p.content for m in damaged.messages if isinstance(m, ModelRequest)
                 for p in m.parts if p.part_kind == "tool-return" and isinstance(p.content, str) and len(p.content) > 7_000}
         run = cli(home, cwd, *cli_args(server, turn_prompt(99, [0, 1]), "--continue"),
-                  env={**ENV, "COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0.5"})
+                  env={**ENV, "COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0.5"}, zygote=zygote)
     assert run.code == 0, run.stderr
     assert run.json()["result"].startswith("TURN 99 values: 100, 107.")
     lines_err = run.stderr_lines()
@@ -234,7 +234,7 @@ SIDE_FILES = ("layers.json", "read_state.json", "todos.json", "notes.json", "che
               "collapse/commits.jsonl", "events.jsonl", "usage.jsonl")
 
 
-def test_deeply_nested_side_files_and_a_surrogate_line_continue(tmp_path: Path) -> None:
+def test_deeply_nested_side_files_and_a_surrogate_line_continue(tmp_path: Path, zygote: Zygote) -> None:
     """100,000 `[` in every JSON side file (a recursion bomb for a recursive parser) and a session
     line holding the JSON escape of a lone surrogate (valid JSON, not encodable as UTF-8): each is
     one warning, and `--continue` answers."""
@@ -255,7 +255,7 @@ def test_deeply_nested_side_files_and_a_surrogate_line_continue(tmp_path: Path) 
         with open(path, "ab") as f:
             f.write(line.replace("PLACEHOLDER", "lone \\ud800 surrogate").encode() + b"\n")
         run = cli(home, cwd, *cli_args(server, turn_prompt(99, [0, 1]), "--continue"),
-                  env={**ENV, "COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0.5"})
+                  env={**ENV, "COMPACT_AGENT_COLLAPSE_COMMIT_FRACTION": "0.5"}, zygote=zygote)
     assert run.code == 0, run.stderr
     assert run.json()["result"].startswith("TURN 99 values: 100, 107.")
     lines_err = run.stderr_lines()
@@ -326,7 +326,7 @@ def test_a_huge_junk_line_is_skipped_without_holding_it(tmp_path: Path, monkeypa
     assert peak < 20_000_000, peak  # reading it whole took > 80 MB (the bytes, then the split copy)
 
 
-def test_a_file_where_a_folder_belongs_is_named_with_what_to_do(tmp_path: Path) -> None:
+def test_a_file_where_a_folder_belongs_is_named_with_what_to_do(tmp_path: Path, zygote: Zygote) -> None:
     """The session's `tool-results/` or the project's session folder replaced by a plain file: one
     line that names it and says to move it (it used to be the bare errno text, "File exists: …")."""
     home, cwd = tmp_path / "home", tmp_path / "project"
@@ -335,7 +335,7 @@ def test_a_file_where_a_folder_belongs_is_named_with_what_to_do(tmp_path: Path) 
         path, side = _real_session(home, cwd, server)
         shutil.rmtree(side / "tool-results", ignore_errors=True)
         (side / "tool-results").write_text("not a folder")
-        spilled = cli(home, cwd, *cli_args(server, turn_prompt(99, [0]), "--continue"), env=ENV)
+        spilled = cli(home, cwd, *cli_args(server, turn_prompt(99, [0]), "--continue"), env=ENV, zygote=zygote)
         other = tmp_path / "other"
         make_project(other)
         projects = home / "projects"
@@ -343,7 +343,7 @@ def test_a_file_where_a_folder_belongs_is_named_with_what_to_do(tmp_path: Path) 
         assert len(taken) == 1
         blocked = projects / project_slug(other)
         blocked.write_text("not a folder")
-        fresh = cli(home, other, *cli_args(server, turn_prompt(1, [0])), env=ENV)
+        fresh = cli(home, other, *cli_args(server, turn_prompt(1, [0])), env=ENV, zygote=zygote)
     for run, where in ((spilled, side / "tool-results"), (fresh, blocked)):
         assert run.code == 1 and f"{where} is a file where compact-agent needs a folder; move it away or remove it" \
             in run.stderr, run.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Fault, Reply
 
 from .common import cli, cli_args
+from .harness import Zygote
 
 ANSWER = " ".join(f"word{i}" for i in range(60))
 
@@ -17,13 +18,13 @@ def long_answer(req: ChatRequest) -> Reply:
     return Reply.text(ANSWER)
 
 
-def test_a_torn_stream_is_an_error_and_the_partial_answer_is_saved_as_cut(tmp_path: Path) -> None:
+def test_a_torn_stream_is_an_error_and_the_partial_answer_is_saved_as_cut(tmp_path: Path, zygote: Zygote) -> None:
     home, cwd = tmp_path / "home", tmp_path / "project"
     cwd.mkdir()
     with FakeOpenAIServer(long_answer, faults=lambda r, a: Fault.torn()) as server:
         args = cli_args(server, "explain")
         args[args.index("json")] = "stream-json"
-        run = cli(home, cwd, *args)
+        run = cli(home, cwd, *args, zygote=zygote)
     assert run.code == 1, (run.code, run.stdout, run.stderr)
     lines = run.stderr_lines()
     assert len(lines) == 1 and "cut off" in lines[0], run.stderr
@@ -35,11 +36,11 @@ def test_a_torn_stream_is_an_error_and_the_partial_answer_is_saved_as_cut(tmp_pa
     assert streamed in saved and "reply was cut off here; this answer is incomplete" in saved
 
 
-def test_a_torn_stream_in_text_mode_prints_no_half_answer_as_a_success(tmp_path: Path) -> None:
+def test_a_torn_stream_in_text_mode_prints_no_half_answer_as_a_success(tmp_path: Path, zygote: Zygote) -> None:
     home, cwd = tmp_path / "home", tmp_path / "project"
     cwd.mkdir()
     with FakeOpenAIServer(long_answer, faults=lambda r, a: Fault.torn()) as server:
         args = cli_args(server, "explain")
         args[args.index("json")] = "text"
-        run = cli(home, cwd, *args)
+        run = cli(home, cwd, *args, zygote=zygote)
     assert run.code == 1 and run.stdout == "" and len(run.stderr_lines()) == 1, (run.stdout, run.stderr)
