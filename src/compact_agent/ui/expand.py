@@ -76,6 +76,10 @@ def show(calls: list[Call], c: Console) -> None:
         if call.output is None:
             c.print("  ⎿ (no result: the turn was interrupted)", style="dim")
             continue
+        if (told := tool_lines.told_instead({"error": call.error, "content": call.output})) is not None:
+            # The user's answer, not a failure: in the live turn's words, whole (it was red, as an error).
+            c.print(Text(visible(f"  ⎿ declined; the model is told: {told}"), style="dim"), highlight=False)
+            continue
         lines = call.output.rstrip("\n").split("\n")
         body = "\n".join(("  ⎿ " if i == 0 else "    ") + line for i, line in enumerate(lines))
         c.print(Text(visible(body), style="red" if call.error else ""), highlight=False)

@@ -182,6 +182,8 @@ def message_rows(m: ModelMessage) -> list[tuple[str, str]]:
     for p in m.parts:
         if isinstance(p, ToolReturnPart) and p.outcome == "retried":  # sent back for its arguments
             results.append(f"{p.tool_name}: error: {'; '.join(shown_result(p)[1].splitlines())}")
+        elif isinstance(p, ToolReturnPart) and (told := _told(p)) is not None:  # the user's answer, as live
+            results.append(f"{p.tool_name}: declined; the model is told: {told}")
         elif isinstance(p, ToolReturnPart):
             results.append(f"{p.tool_name}: {result_summary(p.tool_name, p.model_response_str(), False)}")
         elif isinstance(p, RetryPromptPart):
@@ -194,6 +196,14 @@ def message_rows(m: ModelMessage) -> list[tuple[str, str]]:
     if ours and not typed and not results:
         rows.append(("context", " ".join(ours)))
     return rows or [("context", "")]
+
+
+def _told(p: ToolReturnPart) -> str | None:
+    """The user's instruction of a call declined with one (tool_lines.told_instead), else None."""
+    from .tool_lines import told_instead
+
+    text, _, error = shown_result(p)
+    return told_instead({"error": error, "content": text})
 
 
 def _typed(m: ModelRequest) -> list[object]:
