@@ -104,9 +104,7 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
              for i, (label, size, share) in enumerate(reserve_rows(p, room))]
     for mark, label, size, share in rows:
         legend.add_row(mark, label, size, share)
-    src = "provider-reported" if p.anchored else "estimated"
-    head = Text(f"context {_k(p.used)} / {_k(p.window)} tokens ({100 * p.used / p.window:.0f}%), {src}; "
-                f"auto-compaction at {_k(p.threshold)}")
+    head = heading(p, width if width < 100 else width - 2 * GRID_W - 1 - 2)  # beside the grid: its 39 + the gap
     outer = Table.grid(padding=(0, 2))
     if width >= 100:
         outer.add_column(no_wrap=True)
@@ -116,6 +114,16 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
         outer.add_column()
         outer.add_row(Group(head, grid, legend))
     return outer
+
+
+def heading(p: ContextPicture, room: int) -> Text:
+    """`context 28.0k / 128.0k tokens (22%), provider-reported; auto-compaction at 100.0k`, one line
+    where it fits in `room` columns, else the size on one and the threshold on the next. Left to the
+    terminal, it broke where the width fell: `…; auto-compaction` above a lone `at 19.8k`."""
+    src = "provider-reported" if p.anchored else "estimated"
+    size = f"context {_k(p.used)} / {_k(p.window)} tokens ({100 * p.used / p.window:.0f}%), {src}"
+    at = f"auto-compaction at {_k(p.threshold)}"
+    return Text(f"{size}; {at}" if len(size) + 2 + len(at) <= room else f"{size}\n{at}")
 
 
 def render_cost(r: CostReport, title: str = "tokens and cost, whole session (every run)", *,
