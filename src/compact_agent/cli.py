@@ -228,13 +228,14 @@ def config_command(
     from .cli_unused import say_unused
     from .settings_file import render
     from .settings_in_use import for_settings
+    from .settings_table import output_width
 
     say_unused(ctx, "config")
     top = ctx.obj or {}
     flags = {k: top.get(k) for k in ("model", "base_url", "context_window", "prices", "max_requests_per_turn")}
     work = (top.get("cwd") or Path.cwd()).resolve()
     loaded = for_settings(load_settings(work, warn=False, **flags))  # the model's own window and prices, as /config
-    sys.stdout.write(render(loaded, as_json))  # its warnings are in the output
+    sys.stdout.write(render(loaded, as_json, output_width()))  # its warnings are in the output
 
 
 @app.command("sessions", cls=OneLineCommand)

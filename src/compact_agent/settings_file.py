@@ -351,8 +351,11 @@ def _short(value: Any, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def render(loaded: Loaded, as_json: bool = False) -> str:
-    """`compact-agent config`: every setting, its value and where it came from."""
+def render(loaded: Loaded, as_json: bool = False, width: int | None = None) -> str:
+    """`compact-agent config`: every setting, its value and where it came from, the table fitted to
+    `width` columns (None: lines whole, as for a pipe; settings_table.py)."""
+    from .settings_table import table
+
     rows = describe(loaded)
     files = loaded.files
     if as_json:  # values keep their types (13000, true, null), not the table's text
@@ -364,9 +367,7 @@ def render(loaded: Loaded, as_json: bool = False) -> str:
         return json.dumps({"settings": typed,
                            "files": files, "project_trusted": loaded.trusted, "warnings": loaded.warnings},
                           ensure_ascii=False, indent=1) + "\n"
-    width = max(len(r[0]) for r in rows)
-    vwidth = min(40, max(len(r[1]) for r in rows))
-    lines = [f"{name:<{width}}  {value:<{vwidth}}  {src}" for name, value, src in rows]
+    lines = table(rows, width)
     lines.append("")
     for label, path in files.items():
         state = "found" if Path(path).is_file() else "not found"

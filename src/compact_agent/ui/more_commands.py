@@ -63,7 +63,8 @@ async def _config(s: AgentSession, args: str, c: Console) -> None:
     window = s.opts.context_window or loaded.settings.context_window
     loaded = with_changes(loaded, "/model", model=s.info.name, context_window=window)  # a /model switch since
     loaded = model_values(loaded, s.info, s.cm.limits.window)  # none given: what runs, and whence (not `null`)
-    c.print(render(loaded).rstrip("\n"), soft_wrap=True)  # a table: lines stay whole
+    # A table fitted to the terminal (a long value wraps in its column); lines whole for a pipe.
+    c.print(render(loaded, width=c.width if c.is_terminal else None).rstrip("\n"), soft_wrap=True)
     mode = {"yes": "--yes: nothing asked", "deny": "refuse what needs approval", "ask": "ask"}.get(
         s.permissions.mode, s.permissions.mode)
     c.print(f"this session: window {s.cm.limits.window:,}, permissions {mode}"

@@ -1,0 +1,53 @@
+"""The table of `compact-agent config` and `/config`: a setting, its value and where it came from.
+
+The value column was cut at 40 characters wide, so a longer value (deepseek-chat's prices, 54) pushed
+its row's source out of the column. The column is now as wide as the longest value where the width
+allows; where it does not, a long value wraps within its column, under itself, and its source stays
+in line on the row's first line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from collections.abc import Sequence
+
+#: The narrowest the value and source columns get: narrower, a terminal that small wraps the rows
+#: whatever we do.
+MIN_VALUE_WIDTH, MIN_SOURCE_WIDTH = 24, 16
+
+
+def output_width() -> int | None:
+    """The terminal's width (`COLUMNS` when set, as rich takes it); None for a file or a pipe, whose
+    lines are whole, as `/config` writes them in `-p` (a script's `grep prices` gets the row entire;
+    --json is the machine's form)."""
+    return (shutil.get_terminal_size((0, 0)).columns or None) if sys.stdout.isatty() else None
+
+
+def table(rows: Sequence[tuple[str, str, str]], width: int | None = None) -> list[str]:
+    """(name, value, source) rows as aligned lines, fitted to `width` columns (None: no limit)."""
+    if not rows:
+        return []
+    name_w = max(len(name) for name, _, _ in rows)
+    value_w = max(len(value) for _, value, _ in rows)
+    src_w = max(len(src) for _, _, src in rows)
+    if width is not None and name_w + 2 + value_w + 2 + src_w > width:
+        value_w = min(value_w, max(MIN_VALUE_WIDTH, width - name_w - 4 - src_w))
+        src_w = min(src_w, max(MIN_SOURCE_WIDTH, width - name_w - 4 - value_w))
+    lines: list[str] = []
+    for name, value, src in rows:
+        values = _wrap(value, value_w)
+        if len(values[0]) > value_w:  # one word longer than the column (an address): its line alone
+            lines.append(f"{name:<{name_w}}  {values.pop(0)}")
+            name = ""
+        sources = _wrap(src, src_w)
+        for i in range(max(len(values), len(sources))):
+            shown, whence = values[i] if i < len(values) else "", sources[i] if i < len(sources) else ""
+            lines.append(f"{name if i == 0 else '':<{name_w}}  {shown:<{value_w}}  {whence}")
+    return [line.rstrip() for line in lines]
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of `width`, broken between words only (a path or an address stays whole)."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [text]
