@@ -26,7 +26,8 @@ import sys
 from typing import Any
 
 # Everything a run imports, imported once here.
-import openai  # noqa: F401
+import anthropic._base_client
+import openai._base_client
 import pydantic_ai.models.openai  # noqa: F401
 import pydantic_ai.providers.openai  # noqa: F401
 
@@ -35,6 +36,13 @@ import compact_agent.cli
 import compact_agent.replay.report  # noqa: F401 - `analyze` (the analyzer's CLI tests fork from here too)
 from compact_agent import crashpoints
 from tests.reliability import drive
+
+# The SDKs' back-off between retries of a refused connection or a 5xx (0.5-8 s, jittered; a dead
+# endpoint cost each run ~2 s of sleep) is waiting, not behaviour: forked runs retry as often as
+# configured, with the same requests and errors, without the sleep. The waits themselves are tested
+# in-process (tests/reliability/test_provider_failures.py: retry-after honoured).
+openai._base_client.BaseClient._calculate_retry_timeout = lambda self, *args, **kwargs: 0.0  # type: ignore[method-assign]
+anthropic._base_client.BaseClient._calculate_retry_timeout = lambda self, *args, **kwargs: 0.0  # type: ignore[method-assign]
 
 
 def _send(obj: dict[str, Any]) -> None:
