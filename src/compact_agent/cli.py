@@ -367,7 +367,7 @@ def main() -> None:
             raise SystemExit(e.exit_code) from None
         try:
             app(args=args, prog_name="compact-agent")
-        except KeyboardInterrupt:  # typer ends one during a command (130, silently); not one after it,
+        except KeyboardInterrupt:  # one during a command OneLineGroup ends; not one after it,
             sys.stderr.write("compact-agent: interrupted\n")  # as while a usage error is written
             raise SystemExit(130) from None
 

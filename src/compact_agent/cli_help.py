@@ -357,7 +357,21 @@ def wants_json(command: Any, args: list[str]) -> bool:
 
 
 class OneLineGroup(_OneLineErrors, TyperGroup):
-    """The top-level command: its parse errors in one line."""
+    """The top-level command: its parse errors in one line, and a Ctrl-C under it. The command-line
+    library ended an interrupt with 130 and no word (in `sessions`, `config`, the seconds before the
+    REPL or a `-p` run takes over), where print mode and `main()` said `compact-agent: interrupted`."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except KeyboardInterrupt:
+            raise fail("interrupted", 130) from None
+
+    def invoke(self, ctx: Any) -> Any:  # the subcommand's too: it runs inside
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise fail("interrupted", 130) from None
 
 
 class OneLineCommand(_OneLineErrors, TyperCommand):
