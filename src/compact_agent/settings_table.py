@@ -2,8 +2,8 @@
 
 The value column was cut at 40 characters wide, so a longer value (deepseek-chat's prices, 54) pushed
 its row's source out of the column. The column is now as wide as the longest value where the width
-allows; where it does not, a long value wraps within its column, under itself, and its source stays
-in line on the row's first line.
+allows; where it does not, a long value (or source) wraps within its column, and the row's source
+stays in line on its first line.
 """
 
 from __future__ import annotations
@@ -37,11 +37,7 @@ def table(rows: Sequence[tuple[str, str, str]], width: int | None = None) -> lis
         src_w = min(src_w, max(MIN_SOURCE_WIDTH, width - name_w - 4 - value_w))
     lines: list[str] = []
     for name, value, src in rows:
-        values = _wrap(value, value_w)
-        if len(values[0]) > value_w:  # one word longer than the column (an address): its line alone
-            lines.append(f"{name:<{name_w}}  {values.pop(0)}")
-            name = ""
-        sources = _wrap(src, src_w)
+        values, sources = _wrap(value, value_w), _wrap(src, src_w)
         for i in range(max(len(values), len(sources))):
             shown, whence = values[i] if i < len(values) else "", sources[i] if i < len(sources) else ""
             lines.append(f"{name if i == 0 else '':<{name_w}}  {shown:<{value_w}}  {whence}")
@@ -49,5 +45,6 @@ def table(rows: Sequence[tuple[str, str, str]], width: int | None = None) -> lis
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    """`text` in lines of `width`, broken between words only (a path or an address stays whole)."""
-    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [text]
+    """`text` in lines of `width`, broken between words, and a word longer than that (a path, an
+    address) where the width falls: whole, it pushed the source out of line."""
+    return textwrap.wrap(text, width, break_on_hyphens=False) or [text]

@@ -96,8 +96,9 @@ def test_a_narrow_table_wraps_values_and_sources_in_their_columns() -> None:
         "prices    $0.28 input, $0.028       the model's own",
         "          cached, $0.42 output per  (deepseek-chat)",
         "          M tokens",
-        "base_url  http://h/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",  # an address is never split
-        "                                    flag",
+        "base_url  http://h/xxxxxxxxxxxxxxx  flag",  # a word longer than the column is split in it
+        "          xxxxxxxxxxxxxxxxxxxxxxxx",
+        "          x",
     ], lines
     assert table(rows)[1] == f"prices    {PRICES}  {OWN}"  # no width: whole
 
