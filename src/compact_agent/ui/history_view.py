@@ -137,10 +137,16 @@ def all_boundaries(store: SessionStore) -> list[Boundary]:
     return list(found.values())
 
 
+#: The trigger of the store's rewrite when a run is handed a history that is not what the session
+#: holds (context/contract.py StoreSync): a program using the library asked for an answer again, or
+#: went on from an earlier point (a branch). The session holds the conversation as it now goes.
+EDITED = "history_changed"
+
+
 def compactions(boundaries: Sequence[Boundary]) -> list[Boundary]:
     """The compactions among `boundaries`: not a rewind, nor the prompt cut to a server's window
-    (context/refit.py), which rewrote one message and folded nothing."""
-    return [b for b in boundaries if b.strategy != "rewind" and b.trigger != INPUT_CUT]
+    (context/refit.py), which rewrote one message, nor an edited history; these fold nothing."""
+    return [b for b in boundaries if b.strategy != "rewind" and b.trigger not in (INPUT_CUT, EDITED)]
 
 
 def boundary_words(b: Boundary) -> tuple[str, str]:
@@ -153,6 +159,9 @@ def boundary_words(b: Boundary) -> tuple[str, str]:
         window = b.extra.get("window")
         of = f" of {window:,} tokens" if isinstance(window, int) and not isinstance(window, bool) else ""
         return f"the input was cut to fit the server's window{of}", "the whole text, as it came, is in:"
+    if b.trigger == EDITED:  # was 'compaction (history_changed, replace)  0 → 0 tokens'
+        return ("the conversation went on from an earlier point (an answer asked for again, or a branch)",
+                "the conversation as it was before:")
     return (f"compaction ({b.trigger}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} tokens",
             "the conversation before it:")
 
