@@ -169,6 +169,8 @@ layer_state = st.fixed_dictionaries({}, optional={
     "snip": st.fixed_dictionaries({}, optional={"snipped": json_values}),
     "microcompact": st.fixed_dictionaries({}, optional={"cleared": json_values}),
     "collapse": st.fixed_dictionaries({}, optional={"commits": json_values}),
+    "learned": st.fixed_dictionaries({}, optional={"report": json_values | st.lists(st.integers(), max_size=3),
+                                                   "window": json_values}),
 })
 
 

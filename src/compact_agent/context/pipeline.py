@@ -390,6 +390,7 @@ class ContextManager(ManagerState):
             self.last_tokens = reported + response.usage.output_tokens
         if self.memory is not None:
             self.memory.after_response(self, list(ctx.messages) + [response])
+        self._save_layer_state()  # with this report, which the next run compares its first with
         return response
 
     async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,

@@ -312,12 +312,15 @@ class ManagerState(AbstractCapability[Any]):
     # -- the layers' frozen decisions (layers/frozen.py) ----------------------------------------
     def layer_state(self) -> dict[str, Any]:
         """The layers' decisions, and what the schedule learned that a restart would otherwise lose:
-        that `before_compact` has answered with instructions (a record would not follow them), and
-        the server's window where it refused a request over one smaller than the window given."""
+        that `before_compact` has answered with instructions (a record would not follow them), the
+        server's window where it refused a request over one smaller than the window given, and the
+        latest usage report (a server that cuts prompts says so only in two reports in a row)."""
         state = frozen.layer_state(self.layers)
         learned: dict[str, Any] = {"handler_instructs": True} if self.handler_instructs else {}
         if self.window_learned is not None:  # and the server's limit, below the window given
             learned["window"] = self.window_learned.to_json()
+        if (report := self.calibration.last_report()) is not None:  # the next run's first is compared with it
+            learned["report"] = list(report)
         if learned:
             state[LEARNED] = learned
         return state
@@ -328,6 +331,8 @@ class ManagerState(AbstractCapability[Any]):
         learned = state.get(LEARNED) if isinstance(state, dict) else None
         if isinstance(learned, dict) and learned.get("handler_instructs") is True:
             self.handler_instructs = True
+        if isinstance(learned, dict):
+            self.calibration.recall_report(learned.get("report"))
         window = LearnedWindow.from_json(learned.get("window")) if isinstance(learned, dict) else None
         if window is not None and window.given == self.limits.window:  # given another, the server may be another
             self.set_window(window.window)

@@ -168,6 +168,19 @@ class Calibration:
         self.samples += 1
         return True
 
+    def last_report(self) -> tuple[int, int] | None:
+        """The latest report as (reported, estimated), for the session to keep: a `-p` run of one
+        request makes one report, and the next run's first is compared with it (`recall_report`)."""
+        return self._last
+
+    def recall_report(self, report: object) -> None:
+        """Take a `last_report` a session kept as the report before this process's first, so that
+        a server cutting prompts is found out across runs of one request each. Anything but two
+        positive counts is ignored, as is a report once this process has one of its own."""
+        if (self._last is None and isinstance(report, list | tuple) and len(report) == 2
+                and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in report)):
+            self._last = (report[0], report[1])
+
     def cut_to(self) -> int | None:
         """The size a server cuts prompts to without saying so, once its reports say it does: two
         in a row of the same size (within half a percent) for requests that grew by more than 2%
