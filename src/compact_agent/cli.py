@@ -67,8 +67,8 @@ def main_command(
     print_: Annotated[bool, typer.Option("-p", "--print", help="Run one turn non-interactively and print the answer: compact-agent -p \"QUERY\" (stdin is joined to it; QUERY '-' reads it all from stdin).")] = False,
     query: Annotated[str | None, typer.Option("--query", hidden=True)] = None,  # the positional QUERY (see main)
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp).")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else from the environment).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp); its key is --api-key or OPENAI_API_KEY.")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else read from OPENAI_API_KEY; without --base-url, from DEEPSEEK_API_KEY for a deepseek-* model and ANTHROPIC_API_KEY for a claude-* one).")] = None,
     context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", parser=tokens(), help="Override the model's context window (tokens: 32000, 32k or 128K; the built-in tools need about 5K: a smaller window is refused with its minimum).")] = None,
     prices: Annotated[ModelPrices | None, typer.Option("--prices", metavar="IN,CACHED,OUT", parser=parse_prices, help="The model's prices, USD per million tokens: input, cached input, output[, cache write], e.g. 0.27,0.07,1.10 (0,0,0: free). Without them a model not in the registry compacts at the threshold only.")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
@@ -271,7 +271,7 @@ def analyze_command(
     plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint of the --model model (vLLM, Ollama, llama.cpp); else as the chat's: compact-agent --base-url, then base_url in the config.")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key for the --model model (else from the environment).")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key for the --model model (else read from OPENAI_API_KEY; without --base-url, from DEEPSEEK_API_KEY for a deepseek-* model and ANTHROPIC_API_KEY for a claude-* one).")] = None,
     totals: Annotated[bool, typer.Option("--totals", "--quiet", "-q", help="Print only the totals over all transcripts (with --json: only the totals entries).")] = False,
 ) -> None:
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""

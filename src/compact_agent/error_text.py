@@ -43,6 +43,26 @@ def endpoint(e: BaseException) -> str:
     return ""
 
 
+def sent_no_key(e: BaseException) -> bool:
+    """The failed request carried no key of the user's, only the placeholder a --base-url server
+    gets when none was given (models.NO_KEY): a refusal of it is a missing key, not a wrong one."""
+    from .models import NO_KEY
+
+    for cause in _chain(e):
+        headers = getattr(getattr(cause, "request", None), "headers", None)
+        if headers is not None and "authorization" in headers:
+            return bool(headers["authorization"] == f"Bearer {NO_KEY}")
+    return False
+
+
+def no_key_line(at: str) -> str:
+    """A --base-url server (`at`: " at URL") refused a request sent without a key: what to give, by
+    the variable read (never the key: there was none)."""
+    from .models import KEY_VARIABLE
+
+    return f"no API key was sent and the endpoint{at} wants one: give --api-key or set {KEY_VARIABLE['openai']}"
+
+
 def caused_by(e: BaseException, kind: type[BaseException]) -> bool:
     """`e` or an error under it (the SDKs wrap transport errors) is a `kind`."""
     return any(isinstance(c, kind) for c in _chain(e))
@@ -104,6 +124,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     saved = retry_hint if retry_hint is not None else RETRY
     kept = kept_hint if kept_hint is not None else ("" if retry_hint == "" else KEPT)
     if isinstance(e, ModelAuthenticationError):
+        if sent_no_key(e):
+            return no_key_line(endpoint(e))
         return "the provider rejected the API key (check the key for this endpoint)"
     if caused_by(e, StreamCut):
         return then("the provider's reply was cut off mid-stream; what arrived is saved, marked as cut", saved)
@@ -241,6 +263,8 @@ def _unusable_model(e: BaseException, url: str, key_from: str) -> str:
 
     at = f" at {secrets.shown_url(url)}" if url else ""
     status = getattr(e, "status_code", None)
+    if (isinstance(e, ModelAuthenticationError) or status in (401, 403)) and sent_no_key(e):
+        return no_key_line(at)
     if isinstance(e, ModelAuthenticationError) or status in (401, 403):
         what = f"check {key_from}" if key_from else "pass the key with --api-key"
         return f"the provider rejected the API key{at} (HTTP {status or 401}); {what}"

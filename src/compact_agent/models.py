@@ -150,24 +150,26 @@ def provider_for(name: str, base_url: str | None) -> str:
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 
+#: The variable each provider's key is read from when --api-key is not given (with --base-url the
+#: provider is "openai", whatever the model's name).
+KEY_VARIABLE = {"anthropic": "ANTHROPIC_API_KEY", "deepseek": "DEEPSEEK_API_KEY", "openai": "OPENAI_API_KEY"}
+
+#: What the requests to a --base-url server carry when no key was given: the SDK wants one, and a
+#: local server without keys takes any. A server that wants a key refuses it, and the error line
+#: says no key was sent (error_text.sent_no_key), not that the key was wrong.
+NO_KEY = "none"
+
 
 def api_key_for(name: str, base_url: str | None, api_key: str | None) -> str:
     """The key a model's requests carry: `api_key`, else the provider's variable; ConfigError when
     there is none. Cheap (no provider SDK is imported), so a missing key stops the REPL before its
     prompt is up rather than after."""
     provider = provider_for(name, base_url)
-    if provider == "anthropic":
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-        if not key:
-            raise ConfigError("ANTHROPIC_API_KEY is not set (or pass --api-key)")
-    elif provider == "deepseek":
-        key = api_key or os.environ.get("DEEPSEEK_API_KEY")
-        if not key:
-            raise ConfigError("DEEPSEEK_API_KEY is not set (or pass --api-key, or --base-url for another server)")
-    else:
-        key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
-        if not key:
-            raise ConfigError("OPENAI_API_KEY is not set (or pass --api-key)")
+    variable = KEY_VARIABLE[provider]
+    key = api_key or os.environ.get(variable) or (NO_KEY if base_url else None)
+    if not key:
+        other = ", or --base-url for another server" if provider == "deepseek" else ""
+        raise ConfigError(f"{variable} is not set (or pass --api-key{other})")
     return key
 
 

@@ -1,0 +1,32 @@
+"""A --base-url server that wants a key, run without one: the line says no key was sent and names
+the variable read (OPENAI_API_KEY), where a key it refuses is 'the provider rejected the API key'."""
+
+from __future__ import annotations
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+KEY = "sk-the-servers-own-key-0123456789"
+
+
+def test_no_key_sent_is_not_a_wrong_key(cli) -> None:
+    with FakeOpenAIServer(lambda r: Reply.text("ok"), api_key=KEY) as server:
+        url = server.base_url
+        args = ("-p", "hi", "--base-url", url, "-m", "fake-model")
+        missing = cli(*args)
+        wrong = cli(*args, "--api-key", "sk-not-the-servers-key-987654321")
+        given = cli(*args, env={"OPENAI_API_KEY": KEY})
+    assert missing.code == 1 and wrong.code == 1 and given.code == 0, (missing.stderr, wrong.stderr, given.stderr)
+    assert missing.stderr.strip() == (f"compact-agent: no API key was sent and the endpoint at {url}"
+                                      "/chat/completions wants one: give --api-key or set OPENAI_API_KEY")
+    assert "rejected the API key" in wrong.stderr and "no API key was sent" not in wrong.stderr
+    assert KEY not in missing.stderr + wrong.stderr + given.stderr + given.stdout
+
+
+def test_help_names_the_variable_read() -> None:
+    from typer.testing import CliRunner
+
+    from compact_agent.cli import app
+
+    text = " ".join(CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output.split())
+    assert "--base-url URL OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp); its key is --api-key or OPENAI_API_KEY" in text
+    assert "--api-key KEY API key (else read from OPENAI_API_KEY;" in text
