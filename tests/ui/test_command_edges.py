@@ -248,6 +248,19 @@ async def test_resume_of_a_session_in_use_says_so_by_number_and_by_id(tmp_path):
     assert own != first.session_id and "hello" in (first.store.root / f"{own}.jsonl").read_text()
 
 
+async def test_rewind_blames_no_compaction_for_a_rewrite_that_was_none(tmp_path):
+    """A session whose history a program using the library edited (an answer asked for again) has
+    a rewrite that is no compaction: /rewind said 'a compaction dropped them' of a session never compacted."""
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            s.store.rewrite({"trigger": "history_changed", "strategy": "replace", "tokens_before": 0,
+                             "tokens_after": 0, "archive": "", "time": ""}, [])
+            assert await show(s, "/rewind 5") == "no checkpoints yet: each message you send makes one"
+        finally:
+            s.close()
+
+
 async def test_rewind_without_checkpoints_says_why_there_are_none(tmp_path):
     """After everything was rewound it said "a compaction drops them all", with no compaction made."""
     with FakeOpenAIServer(answer) as server:

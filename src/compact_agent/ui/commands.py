@@ -209,12 +209,12 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
 def _why_no_checkpoints(s: AgentSession) -> str:
     """Why `/rewind` has nothing to go back to, from what happened last: a rewind took the last
     ones, a compaction dropped them, or no message has been sent yet."""
-    from .history_view import all_boundaries
+    from .history_view import all_boundaries, compactions
 
     boundaries = all_boundaries(s.store)
     if boundaries and boundaries[-1].strategy == "rewind":
         return "no checkpoints left: all of them were rewound; each message you send makes a new one"
-    if boundaries:
+    if compactions(boundaries):  # a prompt cut to the window, an edited history: they drop none
         return ("no checkpoints: a compaction dropped them (the conversation they pointed into is gone); each "
                 "message you send makes a new one")
     return "no checkpoints yet: each message you send makes one"
