@@ -126,10 +126,14 @@ class TurnView:
             self._spin(f"running {obj.get('tool', 'tool')}")
         else:
             failed = obj.get("error") and tool_lines.told_instead(obj) is None  # declined with the user's words: no error
+            tail = obj.get("tail") or []
+            shows_tail = len(tail) > 1 or bool(tail and obj.get("output_lines", 0) > 1)
+            summary = str(obj.get("summary") or "")
+            if shows_tail and summary.startswith("exit code:"):  # the tail under it shows the last line
+                obj = {**obj, "summary": summary.partition(" · ")[0]}
             line = self.tool_lines.line(obj, min(tool_lines.WIDTH, self.console.width))  # not wrapped by the terminal
             self.console.print(line, style="red" if failed else "dim", highlight=False)
-            tail = obj.get("tail") or []
-            if len(tail) > 1 or (tail and obj.get("output_lines", 0) > 1):  # the last line is in the result line
+            if shows_tail:  # one line of output stays on the result line alone
                 more = obj.get("output_lines", len(tail)) - len(tail)
                 head = f"    … {more} line{'s' if more != 1 else ''} before · ctrl+o shows all\n" if more > 0 else ""
                 self.console.print(Text(visible(head + "\n".join("    " + ln for ln in tail)), style="dim"),
