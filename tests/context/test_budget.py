@@ -45,7 +45,10 @@ def test_big_result_is_spilled_privately_and_previewed(tmp_path: Path) -> None:
     preview = returns(result.messages)["call_1"].content
     assert isinstance(preview, str) and len(preview) < 3_000
     assert str(path) in preview and "60,000 characters" in preview and "read_file(" in preview
-    assert preview.startswith(out_text[:1_000]) and out_text[-1_000:] in preview
+    head, rest = preview.split("\n\n[... ", 1)
+    tail = rest.split(" characters omitted ...]\n\n", 1)[1].split("\n\n[Output too large", 1)[0]
+    assert out_text.startswith(head) and head.endswith("\n") and 750 <= len(head) <= 1_000  # whole lines
+    assert out_text.endswith(tail) and out_text[-len(tail) - 1] == "\n" and 750 <= len(tail) <= 1_000
     meta = returns(result.messages)["call_1"].metadata["compact_agent"]["budget"]
     assert meta == {"action": "spill", "chars": 60_000, "path": str(path)}
     assert result.tokens_freed > 10_000
@@ -202,3 +205,14 @@ def test_a_key_in_a_spilled_result_leaves_the_preview_and_the_file_in_step(tmp_p
     assert isinstance(preview, str) and key not in preview and key not in held
     assert held == text.replace(key, secrets.REDACTED)
     assert_reads_on_after_the_head(preview, held)
+
+
+def test_a_preview_shows_whole_lines_and_cuts_a_line_only_where_it_has_none() -> None:
+    """A log's preview ended mid-line ('…10:00:31 INF') and its tail began mid-word ('mpiling'): the
+    head now ends at a line break, the tail begins after one, giving up at most a quarter of each."""
+    lines = "".join(f"10:00:{i:02d} INFO compiling module_{i}.c\n" for i in range(200))
+    preview = build_preview(lines, 2_000, None)
+    head, rest = preview.split("\n\n[... ", 1)
+    assert lines.startswith(head) and head.endswith("\n") and len(head) >= 750
+    one_line = "x" * 5_000  # minified: no line break to end at, so the characters as before
+    assert build_preview(one_line, 2_000, None).startswith("x" * 1_000 + "\n\n[... 3,000 characters omitted")

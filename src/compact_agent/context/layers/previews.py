@@ -51,12 +51,28 @@ def longest_line(text: str) -> int:
     return max(map(len, text.split("\n")))
 
 
+#: The share of the head (and of the tail) a preview gives up to end (and begin) at a line break.
+LINE_SLACK = 4
+
+
+def _whole_lines(head: str, tail: str) -> tuple[str, str]:
+    """`head` up to its last line break and `tail` from its first, when that gives up no more than
+    a quarter of either: the model reads whole lines, not a line's last few characters."""
+    cut = head.rfind("\n")
+    if cut >= 0 and len(head) - cut - 1 <= len(head) // LINE_SLACK:
+        head = head[:cut + 1]
+    start = tail.find("\n")
+    if 0 <= start < len(tail) // LINE_SLACK:
+        tail = tail[start + 1:]
+    return head, tail
+
+
 def build_preview(text: str, preview_chars: int, path: Path | None, kind: str = "output") -> str:
     """Head and tail of `text` and one line telling the model where the rest is (or that it is gone).
     `kind` names what it is: a tool's output, or the input given with a user's message."""
     head_n = max(0, preview_chars // 2)
     tail_n = max(0, preview_chars - head_n)
-    head, tail = text[:head_n], text[len(text) - tail_n :] if tail_n else ""
+    head, tail = _whole_lines(text[:head_n], text[len(text) - tail_n :] if tail_n else "")
     omitted = len(text) - len(head) - len(tail)
     lines = line_count(text)
     size = f"{len(text):,} characters, {lines:,} line{'' if lines == 1 else 's'}"
