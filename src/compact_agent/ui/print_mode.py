@@ -31,7 +31,7 @@ from ..stop_signals import CONTINUES
 from ..words import plural
 from . import tool_lines
 from .command_registry import EXIT_ALIASES
-from .render import compacted_text
+from .render import compacted_text, layer_line
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -93,12 +93,19 @@ class PrintRun:
             self.note(blocked_line(ev))
         if (problem := problem_line(ev, window_choice(self.session))) is not None:
             self.note(problem)
+        elif self.verbose and (line := self.layer_line(ev)) is not None:  # what the REPL says of it too
+            self.note(line)
         if self.verbose and ev.layer == "compact" and ev.action not in ("failed", "blocked"):
             self.note(compacted_text(ev))
         if self.stream:
             self.emit({"type": "event", **ev.to_json()})
             if (end := compaction_end(ev)) is not None:
                 self.emit(end)
+
+    def layer_line(self, ev: Event) -> str | None:
+        """A layer's saving worth saying (render.layer_line), as the REPL says it."""
+        window = self.session.cm.limits.window if self.session is not None else 0
+        return layer_line(ev, window) if ev.tokens_freed else None
 
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if self.stream and tool == "todo_write":
