@@ -36,8 +36,12 @@ def test_a_model_without_known_prices_does_not_compact_before_the_threshold(cli:
 def test_an_early_compaction_says_why(cli: Cli) -> None:
     total, out, err = run(cli, "deepseek-chat")
     assert f"FINAL SUM: {total}" in out
-    lines = [line for line in err.splitlines() if "compacted" in line]
+    said = err.splitlines()
+    lines = [line for line in said if "compacted" in line]
     assert lines, err
     for line in lines:
-        assert re.fullmatch(r"compact-agent: compacted early \(auto, (record|full)\): [\d,]+ → [\d,]+ tokens, "
-                            r"cheaper than carrying [\d,]+ more to the 112,500 threshold", line), line
+        assert re.fullmatch(r"compact-agent: compacted early \(auto, (record written without a model|full)\): "
+                            r"[\d,]+ → [\d,]+ tokens, cheaper than carrying [\d,]+ more to the 112,500 threshold",
+                            line), line
+        under = said[said.index(line) + 1]  # where the conversation before it went, as /compact says
+        assert re.fullmatch(r"compact-agent: full transcript archived at /.+\.jsonl", under), under

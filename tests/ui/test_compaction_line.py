@@ -60,7 +60,7 @@ def test_the_line_says_how_long_a_summary_took_and_nothing_of_a_record() -> None
     def line(action: str, ms: float) -> str:
         return compact_line(CompactionEvent("compact", action, 8965, 3119, trigger="auto", duration_ms=ms))
 
-    assert line("record", 2.4) == "compacted (auto, record): 8,965 → 3,119 tokens"
-    assert line("session_memory", 310.0) == "compacted (auto, session_memory): 8,965 → 3,119 tokens"
+    assert line("record", 2.4) == "compacted (auto, record written without a model): 8,965 → 3,119 tokens"
+    assert line("session_memory", 310.0) == "compacted (auto, session notes as the summary): 8,965 → 3,119 tokens"
     assert line("full", 42.3) == "compacted (auto, full): 8,965 → 3,119 tokens in 42 ms"
     assert line("full", 2345.0) == "compacted (auto, full): 8,965 → 3,119 tokens in 2.3s"

@@ -14,8 +14,8 @@ from .repl_driver import drive
 async def test_help_explains_the_compaction_line_and_paths_with_spaces(tmp_path) -> None:
     run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/help\r"])
     flat = " ".join(run.out.split())
-    assert 'A line "compacted (auto, record): …" says what started a compaction' in flat, flat
-    assert "full, a summary the model wrote; record, a record of the steps written by the program, without a model" in flat
+    assert 'A line "compacted (auto, full): …" says what started a compaction' in flat, flat
+    assert "full, a summary the model wrote; a record of the steps written by the program, without a model" in flat
     assert '@"a b.txt" or @a\\ b.txt for a path with spaces' in flat
 
 

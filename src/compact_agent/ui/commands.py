@@ -42,12 +42,13 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
     c.print("@path in a message attaches that file (@\"a b.txt\" or @a\\ b.txt for a path with spaces; Tab "
             "completes paths and commands); !cmd runs a shell command and adds its output to your next message.",
             soft_wrap=False, markup=False, highlight=False)
-    c.print("A line \"compacted (auto, record): …\" says what started a compaction (auto: the context reached its "
+    c.print("A line \"compacted (auto, full): …\" says what started a compaction (auto: the context reached its "
             "threshold; manual: /compact; reactive: the provider refused a request as too long) and what now "
-            "stands for the older messages: full, a summary the model wrote; record, a record of the steps "
-            "written by the program, without a model; session_memory, the session notes; partial_from / "
-            "partial_up_to, /compact --from / --up-to. Its sizes, before → after, are of the whole request, the system "
-            "prompt and tools included, as /context counts them.", soft_wrap=False, markup=False, highlight=False)
+            "stands for the older messages: full, a summary the model wrote; a record of the steps written by the "
+            "program, without a model; the session notes; partial_from / partial_up_to, /compact --from / --up-to. "
+            "Its sizes, before → after, are of the whole request, the system prompt and tools included, as /context "
+            "counts them; the conversation as it was is archived in a file the line under it names.",
+            soft_wrap=False, markup=False, highlight=False)
     c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
             "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits. Ctrl-O shows the last turn's tool "
             "output in full (/expand); Ctrl-R searches what you typed before.", soft_wrap=False)

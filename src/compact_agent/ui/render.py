@@ -40,6 +40,9 @@ def compact_line(ev: Event) -> str:
 
 #: Compactions that make no model request: a record of the steps, the session notes standing in.
 NO_REQUEST = ("record", "session_memory")
+#: What a compaction's line calls the kinds the bare name does not explain (`full` is in /help): a
+#: line that said `record` left the user to guess that no model was asked.
+KIND_WORDS = {"record": "record written without a model", "session_memory": "session notes as the summary"}
 
 
 def took(ev: Event) -> str:
@@ -54,17 +57,28 @@ def took(ev: Event) -> str:
 
 
 def compacted_text(ev: Event, took: str = "") -> str:
-    """`compacted (auto, record): 21,649 → 7,160 tokens` (then `took`); one made before the
-    threshold because the model's prices say it pays (`detail["reason"]` "priced") says so, or it
-    would look like a compaction come too soon: `compacted early (...): ..., cheaper than carrying
-    14,489 more to the 112,500 threshold`."""
+    """`compacted (auto, record written without a model): 21,649 → 7,160 tokens` (then `took`);
+    one made before the threshold because the model's prices say it pays (`detail["reason"]`
+    "priced") says so, or it would look like a compaction come too soon: `compacted early (...):
+    ..., cheaper than carrying 14,489 more to the 112,500 threshold`."""
     sizes = f"{ev.tokens_before:,} → {ev.tokens_after:,} tokens{took}"
+    kind = f"{ev.trigger}, {KIND_WORDS.get(ev.action, ev.action)}"
     if ev.detail.get("reason") != "priced":
-        return f"compacted ({ev.trigger}, {ev.action}): {sizes}"
+        return f"compacted ({kind}): {sizes}"
     threshold = ev.detail.get("threshold")
     to = f" to the {threshold:,} threshold" if isinstance(threshold, int) else " to the threshold"
-    return (f"compacted early ({ev.trigger}, {ev.action}): {sizes}, cheaper than carrying "
+    return (f"compacted early ({kind}): {sizes}, cheaper than carrying "
             f"{max(0, ev.tokens_before - ev.tokens_after):,} more{to}")
+
+
+def archive_line(ev: Event) -> str | None:
+    """`full transcript archived at PATH`, under the line of a compaction the program started (auto,
+    reactive): /compact says it itself, and the automatic one left the user not knowing where the
+    conversation before it went. None for a failure, a refusal, or a compaction without an archive."""
+    path = ev.detail.get("archive")
+    if ev.layer != "compact" or ev.trigger == "manual" or ev.action in ("failed", "blocked") or not path:
+        return None
+    return f"full transcript archived at {path}"
 
 
 LAYER_WORDS = {

@@ -52,6 +52,8 @@ class SessionFeed:
                 view.stop()
             if not (ev.action == "blocked" and ev.trigger == "manual"):  # /compact says that itself
                 self.console.print(render.compact_line(ev), style="yellow" if ev.action == "blocked" else "dim")
+            if (archived := render.archive_line(ev)) is not None:  # a path, whole (not wrapped by rich)
+                self.console.print(archived, style="dim", markup=False, highlight=False, soft_wrap=True)
             if view is not None:
                 view._spin("thinking")
         elif (problem := _problem_line(ev, self._session())) is not None:
