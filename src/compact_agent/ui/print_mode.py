@@ -252,6 +252,8 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
 
     for w in session.warnings:
         run.note(f"warning: {w}")
+    for line in session.notices:  # a window remembered from an earlier session (server_windows.py)
+        run.note(line)
     if run.stream:
         run.emit(run.init_event(session))
     if (slash := _slash_command(prompt)) is not None:

@@ -188,8 +188,10 @@ class Repl:
         s = AgentSession(self.opts, on_event=self.feed.on_event, on_compact_start=self.feed.on_compact_start,
                          on_change=self.feed.on_change, resolved=(start.session_id, start.exists))
         self.session = s
-        if s.warnings or s.messages:
+        if s.warnings or s.messages or s.notices:
             def show() -> None:
+                for line in s.notices:  # a window remembered from an earlier session (server_windows.py)
+                    self.console.print(line, style="yellow", markup=False, highlight=False)
                 show_resumed(self.console, s.warnings, s.messages)  # the answers rendered as they were
 
             await self.above_prompt(show)

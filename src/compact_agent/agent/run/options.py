@@ -75,7 +75,8 @@ def private_dirs(home: Path | None = None) -> list[Path]:
     import platformdirs
 
     config = user_config_path()
-    return [(home or home_dir()) / "projects", config, config.parent, Path(platformdirs.user_config_dir("compact-agent"))]
+    home = home or home_dir()  # and what it learned about servers (server_windows.py), read by every session
+    return [home / "projects", home / "servers", config, config.parent, Path(platformdirs.user_config_dir("compact-agent"))]
 
 
 def session_root(cwd: Path, home: Path | None = None) -> Path:

@@ -51,7 +51,7 @@ from ..tools.file_state import (
     save_read_state,
 )
 from ..tools.toolset import build_toolset, mention_messages
-from . import turn
+from . import server_windows, turn
 from .extensions import SessionExtensions
 from .options import (
     SessionOptions,
@@ -154,6 +154,8 @@ class AgentSession:
             prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
         self._restore_layer_state()
+        # No window given: the one this endpoint and model answered with in an earlier session.
+        self.notices = [line] if (line := server_windows.start_at_remembered(self)) else []
         self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
         self.instructions, self.instructions_paths = project_instructions(self.cwd)
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
@@ -237,6 +239,8 @@ class AgentSession:
             self.checkpoints.drop_all()
         if event.layer == "window":  # the server's limit learned: a large input is cut to fit it
             self.limits = self.cm.limits
+            if event.action == "learned":  # and the next sessions with this server start within it
+                server_windows.keep_learned(self, event.tokens_after)
         if self._user_on_event:
             self._user_on_event(event)
 

@@ -1,0 +1,116 @@
+"""The windows servers turned out to have, kept per endpoint and model for the sessions that follow.
+
+A local server started with a smaller context than the one assumed (llama.cpp's `-c 8192`, an
+Ollama model past its context length) says so only by refusing a request, or by cutting prompts
+without a word. The session that finds out keeps the window with its own state (`-c` resumes it);
+a new session against the same server and model used to send the refused request again, or have
+its prompts cut again, before learning it anew. The window learned is kept here too, under the
+agent's home folder (`servers/windows.json`: {"windows": {base URL: {model: window}}}, written
+atomically), and a new session with no window given starts at it, saying so once.
+
+A window the user gives (the flag, the setting, its variable, or one a resumed session remembers)
+always wins. A later refusal at a smaller window replaces the one kept. A larger window is never
+observed (the agent keeps its requests within the one it works in), so nothing here forgets: the
+flag gives another, and a refusal teaches a smaller one again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+from ...config import home_dir
+from ...session.files import atomic_write
+
+#: The folder, under the agent's home, of what it learned about servers (private: see options.py).
+FOLDER = "servers"
+FILE = "windows.json"
+
+
+def endpoint(base_url: str | None, provider: str) -> str:
+    """The key of the server a session talks to: its base URL (without a trailing slash), or the
+    provider's own API when none was given (a refusal can teach a registry model's window too)."""
+    return base_url.rstrip("/") if base_url else f"{provider}:"
+
+
+def shown(key: str) -> str:
+    """How the line names the endpoint: its URL, or `the deepseek API`."""
+    return f"the {key[:-1]} API" if key.endswith(":") else key
+
+
+def path_in(home: Path) -> Path:
+    return home / FOLDER / FILE
+
+
+def _read(path: Path) -> dict[str, dict[str, int]]:
+    """The windows kept, each a positive int; anything else in the file (edited by hand, torn) is
+    skipped, and a file that cannot be read keeps nothing."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return {}
+    windows = data.get("windows") if isinstance(data, dict) else None
+    if not isinstance(windows, dict):
+        return {}
+    out: dict[str, dict[str, int]] = {}
+    for url, models in windows.items():
+        if isinstance(url, str) and isinstance(models, dict):
+            kept = {m: w for m, w in models.items() if isinstance(m, str) and type(w) is int and w > 0}
+            if kept:
+                out[url] = kept
+    return out
+
+
+def remembered(home: Path, key: str, model: str) -> int | None:
+    """The window `key`'s server was found to have for `model` in an earlier session, if any."""
+    return _read(path_in(home)).get(key, {}).get(model)
+
+
+def remember(home: Path, key: str, model: str, window: int) -> None:
+    """Keep `window` for `key` and `model` (replacing what was kept). Raises OSError."""
+    path = path_in(home)
+    windows = _read(path)
+    if windows.get(key, {}).get(model) == window:
+        return
+    windows.setdefault(key, {})[model] = window
+    atomic_write(path, (json.dumps({"windows": windows}, indent=1, sort_keys=True) + "\n").encode())
+
+
+def start_line(window: int, key: str, model: str) -> str:
+    """Said once when a new session starts at the window remembered."""
+    return (f"working within {window:,} tokens, the window {shown(key)} answered with for {model} in an earlier "
+            "session (--context-window sets another)")
+
+
+def start_at_remembered(session: Any) -> str | None:
+    """At a session's start, with no window given and none its own state kept: the window
+    remembered for its endpoint and model, if smaller than the one it would work in. The session's
+    manager takes it as if learned (so the session keeps it, and /status says it is the server's);
+    returns the line to say, or None."""
+    from ...context.plumbing.overflow import LearnedWindow
+
+    opts, cm = session.opts, session.cm
+    if opts.context_window or session.settings.context_window or opts.model_override is not None:
+        return None
+    if cm.window_learned is not None:  # the session learned one itself (a resumed session)
+        return None
+    key = endpoint(opts.base_url, session.info.provider)
+    with contextlib.suppress(OSError):
+        window = remembered(session.opts.home or home_dir(), key, session.info.name)
+        given = cm.limits.window
+        if window is not None and window < given:
+            cm.set_window(window)
+            cm.window_learned = LearnedWindow(window, given)
+            return start_line(window, key, session.info.name)
+    return None
+
+
+def keep_learned(session: Any, window: int) -> None:
+    """After the server taught `window` (a refusal, or prompts it cut): kept for the next sessions.
+    A home folder that cannot be written keeps nothing; the session goes on."""
+    if session.opts.model_override is not None:
+        return
+    with contextlib.suppress(OSError):
+        remember(session.opts.home or home_dir(), endpoint(session.opts.base_url, session.info.provider), session.info.name, window)
