@@ -31,7 +31,7 @@ from ..stop_signals import CONTINUES
 from ..words import plural
 from . import tool_lines
 from .command_registry import EXIT_ALIASES
-from .render import compacted_text, layer_line
+from .render import archive_line, compacted_text, layer_line
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -97,6 +97,8 @@ class PrintRun:
             self.note(line)
         if self.verbose and ev.layer == "compact" and ev.action not in ("failed", "blocked"):
             self.note(compacted_text(ev))
+            if (archived := archive_line(ev)) is not None:  # -p /compact writes it on stdout itself
+                self.note(archived)
         if self.stream:
             self.emit({"type": "event", **ev.to_json()})
             if (end := compaction_end(ev)) is not None:
