@@ -23,6 +23,7 @@ from rich.console import Console
 from ..agent.run.runner import AgentSession
 from ..context import CompactionBlocked, CompactionResult, NotSmaller
 from .command_registry import CommandError, command, current_repl
+from .render import compact_line
 
 USAGE = "usage: /compact [instructions] [--preview] [--from N | --up-to N], N a message number from /history"
 WHAT = {"full": "the summary", "record": "the record of the steps", "session_memory": "the session notes",
@@ -141,18 +142,28 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         with status:
             result = await s.compact(instructions, pivot=pivot, direction=direction, confirm=ask if preview else None)
     except NotSmaller as e:
-        than = "more than" if e.after > e.before else "as many as"
-        # Known before a summary was asked for (none was paid for): the least a compaction would keep.
-        least, kind = ("at least ", "unasked") if e.unasked else ("", "full")
-        c.print(f"not compacted: a compaction would keep {least}{e.after:,} tokens — {kept_words(e.parts, s.cwd, kind)}"
-                f" — {than} the {e.before:,} now; it is worth it once the conversation is longer. Nothing was changed.",
-                markup=False, highlight=False)
+        c.print(not_smaller_line(e, s.cwd), markup=False, highlight=False, soft_wrap=not c.is_terminal)
         return
     except CompactionBlocked as e:
         if asked and not asked[-1]:
             c.print("not compacted; nothing was changed")
         else:
             c.print(f"not compacted: blocked by {e.reason or 'a PreCompact hook'}; nothing was changed",
-                    markup=False, highlight=False)
+                    markup=False, highlight=False, soft_wrap=not c.is_terminal)
         return
+    if repl is None:  # the REPL says it as it says every compaction (its event line); print mode here
+        c.print(compact_line(result.event), markup=False, highlight=False, soft_wrap=True)
     c.print(f"full transcript archived at {result.archive}", markup=False, highlight=False, soft_wrap=True)  # a path, whole
+
+
+def not_smaller_line(e: NotSmaller, cwd: Path) -> str:
+    """Why /compact changed nothing: what a compaction would keep, against the context now. One line,
+    wrapped at words by a terminal's console and whole in a file or a pipe (a script reads it)."""
+    # Known before a summary was asked for (none was paid for): the least a compaction would keep.
+    least, kind = ("at least ", "unasked") if e.unasked else ("", "full")
+    if e.after < e.before:  # small_gain.py: the summary would take about all there is to free
+        than = f"of the {e.before:,} now, and its summary would take about all the {e.before - e.after:,} it could free"
+    else:
+        than = f"{'more than' if e.after > e.before else 'as many as'} the {e.before:,} now"
+    return (f"not compacted: a compaction would keep {least}{e.after:,} tokens — {kept_words(e.parts, cwd, kind)}"
+            f" — {than}; it is worth it once the conversation is longer. Nothing was changed.")

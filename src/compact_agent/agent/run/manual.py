@@ -18,6 +18,7 @@ from ...context import CompactionBlocked, CompactionResult, Event, SharedPrefixS
 from ...context.wiring import SummaryInputs
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
+from .small_gain import frees_too_little
 from .window_check import fixed_tokens
 
 Confirm = Callable[[CompactionResult], Awaitable[bool]]
@@ -54,6 +55,8 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
             result = await _partial(s, instructions, pivot, direction, check)
         else:
             view, _ = s.cm.shape(list(s.messages))
+            if (refused := frees_too_little(s.cm, s.messages, s.cm.measure(view))) is not None:
+                raise refused  # before the summary request: it would take what there is to free
             result = await s.cm.compact(s.messages, trigger="manual", instructions=instructions,
                                         summary_input=view, confirm=check)
     except CompactionBlocked:

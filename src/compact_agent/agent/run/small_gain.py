@@ -1,0 +1,59 @@
+"""/compact refused before its summary is paid for when the summary would take about all the room
+the compaction could free.
+
+The library refuses a compaction that, with no summary at all, would keep as much as the context
+holds now (`NotSmaller`, `unasked`). A conversation a little longer passed that test, asked for the
+summary, and then freed 19 tokens of 2,248, or was refused after the request was paid for: the
+summary took what there was to free. A manual compaction is now asked for only when, with no
+summary at all, it would free at least `LEAST_FREED` tokens: a summary is seldom shorter than that
+(the prompt asks for nine sections).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...context import NotSmaller
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+    from ...context import ContextManager
+    from ...context.compaction.keep import KeepPlan
+
+#: Tokens a manual compaction must be able to free, with an empty summary, to be worth a summary
+#: request; in provider tokens, as the context's size is counted.
+LEAST_FREED = 300
+
+#: The thrash guard's escalations a compaction tries when its result is no smaller (compactor.py):
+#: each keeps a shorter tail, so the least it could keep is the least over them.
+LEVELS = 3
+
+
+def frees_too_little(cm: ContextManager, messages: list[ModelMessage], before: int) -> NotSmaller | None:
+    """The refusal a full compaction of `messages` (the context `before` tokens now) deserves
+    before its summary is asked for: the least it could keep (an empty summary message, the tail at
+    each escalation) frees under `LEAST_FREED`. None when a summary could be worth it."""
+    compactor = cm.compactor
+    if compactor is None or not messages:
+        return None
+    compactor.ratio = cm.calibration.ratio  # as the compaction sets it: estimates in provider tokens
+    level = compactor.escalation
+    floors: list[tuple[int, KeepPlan]] = []
+    try:
+        for compactor.escalation in reversed(range(LEVELS)):  # level 0 last: the plan it keeps is the one used first
+            plan = compactor.preview(messages, cm.overhead)
+            floors.append((plan.framed(), plan))
+    finally:
+        compactor.escalation = level
+    floor, plan = min(floors, key=lambda f: f[0])
+    if before - floor >= LEAST_FREED:
+        return None
+    from ...context.plumbing import tokens
+
+    fixed = compactor.scaled(cm.overhead)
+    verbatim = compactor.scaled(tokens.estimate(plan.history[plan.cut:]))
+    parts = {"summary": floor - verbatim - fixed, "files": 0, "file_paths": [], "other": 0, "verbatim": verbatim,
+             "verbatim_messages": len(plan.history) - plan.cut, "fixed": fixed}
+    return NotSmaller(f"a compaction would free at most {max(0, before - floor):,} of {before:,} tokens",
+                      before=before, after=floor, parts=parts, unasked=True)
