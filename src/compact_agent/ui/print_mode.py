@@ -355,12 +355,14 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     from .command_registry import CommandError
     from .commands import run_command
     from .render import SafeConsole
+    from .trimmed_lines import trimmed
 
     shown = io.StringIO()  # json and stream-json: what the command shows is the result's text
     # Text goes to a terminal at its width, to a file or pipe at 80 columns; a JSON result's text is
     # not laid out for a screen: no line of prose is cut at 80 columns for a script to join again.
     width = (None if sys.stdout.isatty() else 80) if run.format == "text" else JSON_TEXT_WIDTH
-    console = SafeConsole(file=sys.stdout if run.format == "text" else shown, highlight=False, markup=False,
+    out = sys.stdout if sys.stdout.isatty() else trimmed(sys.stdout)  # not padded to 80 columns
+    console = SafeConsole(file=out if run.format == "text" else shown, highlight=False, markup=False,
                           soft_wrap=False, width=width)
     usage, compactions = replace(session.usage), len(session.cm.compactions)  # what the command adds (/init, /compact)
     try:  # the caller closes the session
