@@ -172,12 +172,20 @@ class WindowChoice:
 
     model: str = ""
     given: bool = False
+    remembered: bool = False  # given, but remembered by the resumed session, not by this command line
 
     def words(self, window: int) -> str:
         """`the 64,000 given`, `the 32,768 assumed`, `deepseek-chat's own 128,000`."""
         if self.given:
             return f"the {window:,} given"
         return f"{self.model}'s own {window:,}" if self.model in REGISTRY else f"the {window:,} assumed"
+
+    def start_there(self, learned: int) -> str:
+        """How the next run skips the refusal (or the prompts cut) that taught `learned`: give it.
+        Nothing for a window the resumed session remembered: it keeps the one learned (`-c`)."""
+        if self.remembered:
+            return ""
+        return f" (give --context-window {learned}, or context_window = {learned} in config.toml, to start there)"
 
 
 class ChosenWindow(Protocol):
@@ -195,8 +203,13 @@ def window_choice(session: ChosenWindow | None) -> WindowChoice:
     """The session's `WindowChoice` (before it is built: a window given, the old wording)."""
     if session is None:
         return WindowChoice(given=True)
+    from ...session.remembered import this_run
+
     option = session.opts.context_window or session.settings.context_window  # a known model switched to
-    return WindowChoice(session.info.name, given=bool(option) and option == session.info.window)  # has its own
+    given = bool(option) and option == session.info.window  # has its own
+    run = this_run()
+    remembered = given and run is not None and "context_window" in run.applied
+    return WindowChoice(session.info.name, given=given, remembered=remembered)
 
 
 def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
@@ -226,13 +239,15 @@ def window_line(ev: Any, choice: WindowChoice | None = None) -> str:
     refusal or from prompts the server cut to its limit and reported at that size. `choice` says
     where the larger window came from ("given", "assumed", the model's own); None: given."""
     given = (ev.detail or {}).get("given")
-    than = f", not {(choice or WindowChoice(given=True)).words(given)}" if isinstance(given, int) else ""
+    choice = choice or WindowChoice(given=True)
+    than = f", not {choice.words(given)}" if isinstance(given, int) else ""
+    then = f"working within {ev.tokens_after:,} from now on{choice.start_there(ev.tokens_after)}"
     if getattr(ev, "trigger", "") == "cut":  # learned from its usage reports: it cut prompts, silently
         return (f"the server cut requests of about {ev.tokens_before:,} tokens to {ev.tokens_after:,} without "
                 f"saying so (an Ollama server does, at its context length: OLLAMA_CONTEXT_LENGTH): its window is "
-                f"{ev.tokens_after:,}{than}; working within {ev.tokens_after:,} from now on")
+                f"{ev.tokens_after:,}{than}; {then}")
     refused = f"refused a request of {ev.tokens_before:,} tokens" if ev.tokens_before else "refused a request"
-    return f"the server {refused}: its window is {ev.tokens_after:,}{than}; working within {ev.tokens_after:,} from now on"
+    return f"the server {refused}: its window is {ev.tokens_after:,}{than}; {then}"
 
 
 def stream_handler(on_text: Callable[[str], None] | None,
