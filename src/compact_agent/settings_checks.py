@@ -44,6 +44,17 @@ def check_together(settings: Settings, sources: dict[str, str], files: dict[str,
         raise SettingsError(f"bad setting: {first_line(e).replace('CompactionSettings.', '')}") from None
 
 
+def buffer_note(buffer: int, used: int, window: int, threshold: int, where: str) -> str | None:
+    """`autocompact_buffer` larger than the window allows (a tenth of it: context.Limits): the
+    pipeline uses the tenth, so a `20k` buffer in an 8K window started fine and /status showed a
+    threshold the setting did not explain. One line naming where it came from and what is used;
+    None when the setting is used as it is."""
+    if buffer <= used:
+        return None
+    return (f"autocompact_buffer = {buffer:,} (from {where}) does not fit the {window:,}-token window (at most a "
+            f"tenth of it); using {used:,} instead: auto-compaction at {threshold:,} tokens")
+
+
 def check_dirs(dirs: list[str], cwd: Path, where: str, warnings: list[str]) -> None:
     """`extra_dirs` are folders (relative ones in the working directory): a file there is a mistake
     to stop at, as `--add-dir FILE` is; a folder not there (yet) is a warning, since a user file's

@@ -157,6 +157,8 @@ class AgentSession:
         # No window given: the one this endpoint and model answered with in an earlier session.
         self.notices = [line] if (line := server_windows.start_at_remembered(self)) else []
         self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
+        if (line := self._buffer_note()) is not None:
+            self.warnings.append(line)
         self.instructions, self.instructions_paths = project_instructions(self.cwd)
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
                                     on_unfinished=lambda r: self._on_event(Event("provider", "no_finish_reason")))
@@ -171,6 +173,18 @@ class AgentSession:
         except ConfigError:
             self.close()
             raise
+
+    def _buffer_note(self) -> str | None:
+        """A buffer given that the window cannot hold, said once at start (settings_checks.py)."""
+        from ...settings_checks import buffer_note
+
+        config = self.opts.config
+        if (config.sources.get("autocompact_buffer", "default") == "default" if config is not None
+                else self.settings.autocompact_buffer == type(self.settings).model_fields["autocompact_buffer"].default):
+            return None  # the default: a tenth of a smaller window is what it means
+        where = config.where("autocompact_buffer") if config is not None else "the settings"
+        lim = self.limits
+        return buffer_note(self.settings.autocompact_buffer, lim.buffer, lim.window, lim.threshold, where)
 
     def _window_setting(self) -> str:
         """Where the window came from, for the error that says it is too small."""
