@@ -28,6 +28,8 @@ def responder(req):
         return Reply.text("found it")
     if "look up" in req.last_user_text():
         return Reply.tools([("notes_lookup_note", {"key": "alpha"})])
+    if "everything" in req.last_user_text():  # a long answer, for the compaction to have something to free
+        return Reply.text("The notes server keeps short notes. " * 400)
     return Reply.text("ok")
 
 
@@ -65,6 +67,8 @@ async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_
             after = await slash(s, "/mcp")
             context = await slash(s, "/context")
             micro = next(layer for layer in s.cm.layers if layer.name == "microcompact")
+            await s.run_turn("tell me everything about the notes")
+            await s.run_turn("good")
             await s.compact()
             await s.run_turn("thanks")
         finally:
