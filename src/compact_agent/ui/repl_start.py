@@ -52,7 +52,9 @@ class Start:
         session_id, exists = resolve_session_id(opts)
         if exists:
             check_free(session_root(opts.cwd, opts.home), session_id)
-        return cls(info.name, info.window, session_id, exists)
+        from ..agent.run.server_windows import banner_window
+
+        return cls(info.name, info.window if exists else banner_window(opts, info), session_id, exists)
 
 
 def preload(opts: SessionOptions) -> None:

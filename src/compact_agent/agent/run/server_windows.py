@@ -107,6 +107,19 @@ def start_at_remembered(session: Any) -> str | None:
     return None
 
 
+def banner_window(opts: Any, info: Any) -> int:
+    """The window a new session will start in, for the REPL's first line (shown before the session
+    is built): `info.window`, or the one remembered for its endpoint and model when smaller and no
+    window was given (the rule of `start_at_remembered`). Said 32,768 above 'working within 8,000'."""
+    if opts.context_window or opts.settings.context_window or opts.model_override is not None:
+        return int(info.window)
+    with contextlib.suppress(OSError):
+        window = remembered(opts.home or home_dir(), endpoint(opts.base_url, info.provider), info.name)
+        if window is not None and window < info.window:
+            return window
+    return int(info.window)
+
+
 def keep_learned(session: Any, window: int) -> None:
     """After the server taught `window` (a refusal, or prompts it cut): kept for the next sessions.
     A home folder that cannot be written keeps nothing; the session goes on."""
