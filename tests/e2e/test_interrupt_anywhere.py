@@ -78,26 +78,3 @@ def test_with_json_output_a_script_reads_why(cli: Cli) -> None:
                                     "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1")
     assert (code, err) == (130, "compact-agent: interrupted\n")
     assert '"interrupted"' in out, out
-
-
-
-def test_an_interrupt_while_the_command_line_is_read(monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """Ctrl-C as the options are parsed (inside the library's own handler, before any command runs)."""
-    import click
-    from typer.core import TyperGroup
-
-    from compact_agent import cli
-
-    def interrupted(self: TyperGroup, ctx: click.Context, args: list[str]) -> list[str]:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(TyperGroup, "parse_args", interrupted)
-    monkeypatch.setattr(sys, "argv", ["compact-agent", "sessions"])
-    try:
-        with pytest.raises(SystemExit) as ended:
-            cli.main()
-    except KeyboardInterrupt:  # not let through to pytest, which would stop the whole run
-        pytest.fail("the interrupt escaped cli.main()")
-    assert ended.value.code == 130
-    assert capsys.readouterr().err == "compact-agent: interrupted\n"

@@ -8,18 +8,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.e2e.scripted import is_notes_request, is_summary_request
-from tests.fakes.openai_server import Reply
-
 from .repl_driver import drive
+from .test_compaction_line import talker
 
-
-def talk(req) -> Reply:
-    if is_summary_request(req):
-        return Reply.text("<summary>" + "We discussed the parser and its tests. " * 20 + "</summary>")
-    if is_notes_request(req):
-        return Reply.text("")
-    return Reply.text("answer " + "words " * 400)
+talk = talker(20, 400)
 
 
 async def test_an_automatic_compaction_says_what_it_wrote_and_names_its_archive(tmp_path, monkeypatch) -> None:

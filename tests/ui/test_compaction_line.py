@@ -8,6 +8,8 @@ the system prompt and tools it always adds)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from tests.e2e.scripted import is_notes_request, is_summary_request
 from tests.fakes.openai_server import Reply
@@ -15,12 +17,18 @@ from tests.fakes.openai_server import Reply
 from .repl_driver import drive
 
 
-def talk(req) -> Reply:
-    if is_summary_request(req):
-        return Reply.text("<summary>" + "We discussed the parser and its tests. " * 40 + "</summary>")
-    if is_notes_request(req):
-        return Reply.text("")
-    return Reply.text("answer " + "words " * 300)
+def talker(summary_sentences: int, answer_words: int) -> Callable[[Any], Reply]:
+    """A model that answers at length, writes summaries of `summary_sentences`, and no session notes."""
+    def talk(req: Any) -> Reply:
+        if is_summary_request(req):
+            return Reply.text("<summary>" + "We discussed the parser and its tests. " * summary_sentences + "</summary>")
+        if is_notes_request(req):
+            return Reply.text("")
+        return Reply.text("answer " + "words " * answer_words)
+    return talk
+
+
+talk = talker(40, 300)
 
 
 def compacted_to(out: str) -> int:
