@@ -147,14 +147,15 @@ async def _notes(s: AgentSession, args: str, c: Console) -> None:
 
 @command("history", "compaction boundaries (with archive paths) and message numbers for /compact --from/--up-to", takes_args=False)
 async def _history(s: AgentSession, args: str, c: Console) -> None:
-    from .history_view import all_boundaries, boundary_words, compactions
+    from .history_view import all_boundaries, boundary_lines, boundary_words, compactions
 
     boundaries = all_boundaries(s.store)
     if not compactions(boundaries):
         c.print("no compactions yet")
     for b in boundaries:
         what, archive = boundary_words(b)
-        c.print(f"{render.when(b.time):<16}  {what}")
+        for line in boundary_lines(render.when(b.time), what, c.width):
+            c.print(line, soft_wrap=True)  # laid out for the width already
         c.print(f"{'':16}  {archive}", style="dim")
         # The path on a line of its own, from the left: after the 46 columns of the words above it
         # a terminal of 100 columns split it. Never split by us: the terminal may wrap it, we do not.

@@ -166,6 +166,30 @@ def boundary_words(b: Boundary) -> tuple[str, str]:
             "the conversation before it:")
 
 
+#: Where `/history` writes what a rewrite was, after its time (16 columns) and two spaces.
+WORDS_AT = 18
+
+
+def boundary_lines(when: str, what: str, width: int) -> list[str]:
+    """`/history`'s line for a rewrite (its time, then `what`), on as many lines as `width` needs.
+    At 60 columns 'compaction (manual, full)  4,512 → 2,230 tokens' wrapped at its last space and
+    left `tokens` alone at column 0: the parts of `what` (apart by two spaces: the words, the
+    figures) now go on whole, one under the other, in the column the words begin in, and a part
+    too long for it wraps there at words."""
+    import textwrap
+
+    from rich.cells import cell_len
+
+    room = max(20, width - WORDS_AT)
+    lines: list[str] = []
+    for part in what.split("  "):
+        if lines and cell_len(lines[-1]) + 2 + cell_len(part) <= room:
+            lines[-1] += "  " + part
+        else:
+            lines += textwrap.wrap(part, room, break_long_words=False, break_on_hyphens=False) or [part]
+    return [f"{when if i == 0 else '':<16}  {line}" for i, line in enumerate(lines)]
+
+
 def message_rows(m: ModelMessage) -> list[tuple[str, str]]:
     """(who, what) rows for one message of `/history`'s list, in the words of the conversation: what
     you typed, the assistant's text, its tool calls as the turn showed them (`read_file(a.py)`), a
