@@ -12,17 +12,28 @@ A window the user gives (the flag, the setting, its variable, or one a resumed s
 always wins. A later refusal at a smaller window replaces the one kept. A larger window is never
 observed (the agent keeps its requests within the one it works in), so nothing here forgets: the
 flag gives another, and a refusal teaches a smaller one again.
+
+Two sessions may learn windows at once (two servers, two terminals): every change re-reads the
+file and writes it under an flock on `windows.json.lock` beside it, so neither drops what the
+other kept. Where there is no flock (not POSIX) the change is made without the lock.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ...config import home_dir
-from ...session.files import atomic_write
+from ...session.files import atomic_write, ensure_private_dir
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: changes are made without the lock
+    fcntl = None  # type: ignore[assignment]
 
 #: The folder, under the agent's home, of what it learned about servers (private: see options.py).
 FOLDER = "servers"
@@ -42,6 +53,28 @@ def shown(key: str) -> str:
 
 def path_in(home: Path) -> Path:
     return home / FOLDER / FILE
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold the flock on `path`'s lock file (`windows.json.lock`) for a read-modify-write of it."""
+    ensure_private_dir(path.parent)
+    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # held for a read and a write: a blink
+        yield
+    finally:
+        os.close(fd)  # lets go of the lock too
+
+
+def _update(path: Path, change: Callable[[dict[str, dict[str, int]]], bool]) -> None:
+    """Apply `change` to the windows kept, read afresh under the lock, and write them when it says
+    they changed: what another process wrote since this one last read is kept. Raises OSError."""
+    with _locked(path):
+        windows = _read(path)
+        if change(windows):
+            atomic_write(path, (json.dumps({"windows": windows}, indent=1, sort_keys=True) + "\n").encode())
 
 
 def _read(path: Path) -> dict[str, dict[str, int]]:
@@ -70,12 +103,13 @@ def remembered(home: Path, key: str, model: str) -> int | None:
 
 def remember(home: Path, key: str, model: str, window: int) -> None:
     """Keep `window` for `key` and `model` (replacing what was kept). Raises OSError."""
-    path = path_in(home)
-    windows = _read(path)
-    if windows.get(key, {}).get(model) == window:
-        return
-    windows.setdefault(key, {})[model] = window
-    atomic_write(path, (json.dumps({"windows": windows}, indent=1, sort_keys=True) + "\n").encode())
+    def change(windows: dict[str, dict[str, int]]) -> bool:
+        if windows.get(key, {}).get(model) == window:
+            return False
+        windows.setdefault(key, {})[model] = window
+        return True
+
+    _update(path_in(home), change)
 
 
 def start_line(window: int, key: str, model: str) -> str:
