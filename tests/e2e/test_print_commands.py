@@ -194,7 +194,7 @@ def test_a_commands_json_result_text_is_not_cut_at_80_columns(cli):
         text = cli("-c", "-p", "/compact", *fake(server))
     assert compact.code == status.code == text.code == 0, compact.stderr + status.stderr
     said = compact.json()["result"]
-    assert "\n" not in said and "it is worth it once the conversation is longer" in said, said
+    assert "\n" not in said and "It is worth it once the conversation is longer" in said, said
     lines = status.json()["result"].splitlines()
     assert lines and not [ln for ln in lines if ln != ln.rstrip()], lines
     assert text.stdout.count("\n") == 1 and "  " not in text.stdout and text.stdout.strip() == said, text.stdout

@@ -47,10 +47,10 @@ def test_a_compaction_that_would_free_about_nothing_asks_for_no_summary(cli) -> 
     assert res.code == 0, res.stderr
     line = res.stdout.removesuffix("\n")
     assert "\n" not in line, res.stdout  # to a pipe: whole, not laid out at 80 columns
-    said = re.fullmatch(r"not compacted: a compaction would keep at least ([\d,]+) tokens — .* — of the ([\d,]+) "
-                        r"now, and its summary would take about all the ([\d,]+) it could free; it is worth it once "
-                        r"the conversation is longer\. Nothing was changed\.", line)
+    said = re.fullmatch(r"not compacted: a compaction would free at most ([\d,]+) of the ([\d,]+) tokens in use, "
+                        r"about what its summary would take\. Even without a summary it would keep ([\d,]+): .*\. "
+                        r"It is worth it once the conversation is longer\. Nothing was changed\.", line)
     assert said, line
-    least, now, free = (int(said[i].replace(",", "")) for i in (1, 2, 3))
+    free, now, least = (int(said[i].replace(",", "")) for i in (1, 2, 3))
     assert 0 < free == now - least, line
     assert not cli.archives()

@@ -183,11 +183,11 @@ async def test_compact_that_would_not_shrink_says_what_it_would_keep(tmp_path):
         run = await drive(tmp_path, long_summary, ["hi\r", "there\r", "/compact\r"], server=server)
         summaries = sum(is_summary_request(r) for r in server.requests)
     out = " ".join(run.out.split())
-    said = re.search(r"not compacted: a compaction would keep at least ([\d,]+) tokens — your messages and the "
-                     r"files changed, before any summary ([\d,]+) · the newest message verbatim \d+ · instructions "
-                     r"and tools ([\d,]+) tokens — (?:more than|as many as) the ([\d,]+) now", out)
+    said = re.search(r"not compacted: a compaction would keep at least ([\d,]+) tokens, (?:more than|as many as) "
+                     r"the ([\d,]+) in use now even without a summary: your messages and the files changed ([\d,]+), "
+                     r"the newest message \d+, instructions and tools ([\d,]+)\.", out)
     assert said, out
-    kept, frame, fixed, now = (int(g.replace(",", "")) for g in said.groups())
+    kept, now, frame, fixed = (int(g.replace(",", "")) for g in said.groups())
     assert kept >= now and ("more than" in out) == (kept > now) and frame + fixed <= kept
     assert summaries == 0 and "Nothing was changed" in out and "would not shrink" not in out
 
@@ -206,11 +206,11 @@ async def test_compact_whose_summary_would_not_shrink_says_what_it_would_keep(tm
 
     run = await drive(tmp_path, answers, ["hi\r", "there\r", "and more\r", "/compact\r"])
     out = " ".join(run.out.split())
-    said = re.search(r"not compacted: a compaction would keep ([\d,]+) tokens — the summary ([\d,]+) · "
-                     r"the newest message verbatim \d+ · instructions and tools ([\d,]+) tokens — "
-                     r"(?:more than|as many as) the ([\d,]+) now", out)
+    said = re.search(r"not compacted: a compaction would keep ([\d,]+) tokens, (?:more than|as many as) the "
+                     r"([\d,]+) in use now: the summary ([\d,]+), the newest message \d+, instructions and tools "
+                     r"([\d,]+)\.", out)
     assert said, out
-    kept, summary, fixed, now = (int(g.replace(",", "")) for g in said.groups())
+    kept, now, summary, fixed = (int(g.replace(",", "")) for g in said.groups())
     assert kept >= now and summary > 1_000 and summary + fixed <= kept  # the long summary is what does not fit
     assert "Nothing was changed" in out and "at least" not in out
 

@@ -28,7 +28,7 @@ from .render import compact_line
 USAGE = "usage: /compact [instructions] [--preview] [--from N | --up-to N], N a message number from /history"
 WHAT = {"full": "the summary", "record": "the record of the steps", "session_memory": "the session notes",
         "partial_from": "the summary", "partial_up_to": "the summary",
-        "unasked": "your messages and the files changed, before any summary"}
+        "unasked": "your messages and the files changed"}
 
 
 def parse(args: str) -> tuple[str, int | None, str | None, bool] | str:
@@ -76,11 +76,16 @@ def kept_words(parts: Mapping[str, Any], cwd: Path, strategy: str = "full") -> s
     """What a compacted history is made of, in words: `the summary 1,930 · the newest 4 messages
     verbatim 2,100 · 2 files read again (a.py, b.py) 900 · the plan and other context 80 ·
     instructions and tools 200` (tokens)."""
+    return " · ".join(kept_parts(parts, cwd, strategy)) + " tokens"
+
+
+def kept_parts(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", verbatim: str = " verbatim") -> list[str]:
+    """The parts of `kept_words`, each with its tokens (`verbatim`: what the newest messages are called)."""
     out = [f"{WHAT.get(strategy, 'the summary')} {parts.get('summary', 0):,}"]
     n = int(parts.get("verbatim_messages", 0))
     if n:
         newest = "the newest message" if n == 1 else f"the newest {n} messages"
-        out.append(f"{newest} verbatim {parts.get('verbatim', 0):,}")
+        out.append(f"{newest}{verbatim} {parts.get('verbatim', 0):,}")
     paths = [_shown(p, cwd) for p in parts.get("file_paths", [])]
     if paths:
         names = ", ".join(paths[:4]) + (", …" if len(paths) > 4 else "")
@@ -89,7 +94,7 @@ def kept_words(parts: Mapping[str, Any], cwd: Path, strategy: str = "full") -> s
         out.append(f"the plan and other context {parts['other']:,}")
     if parts.get("fixed"):
         out.append(f"instructions and tools {parts['fixed']:,}")
-    return " · ".join(out) + " tokens"
+    return out
 
 
 def _shown(path: str, cwd: Path) -> str:
@@ -157,13 +162,18 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
 
 
 def not_smaller_line(e: NotSmaller, cwd: Path) -> str:
-    """Why /compact changed nothing: what a compaction would keep, against the context now. One line,
-    wrapped at words by a terminal's console and whole in a file or a pipe (a script reads it)."""
-    # Known before a summary was asked for (none was paid for): the least a compaction would keep.
-    least, kind = ("at least ", "unasked") if e.unasked else ("", "full")
-    if e.after < e.before:  # small_gain.py: the summary would take about all there is to free
-        than = f"of the {e.before:,} now, and its summary would take about all the {e.before - e.after:,} it could free"
+    """Why /compact changed nothing, in plain sentences: what a compaction would free or keep against
+    the context now, then what it would keep, part by part. One line, wrapped at words by a
+    terminal's console and whole in a file or a pipe (a script reads it). It read as one clause with
+    dashes ('… would keep at least 2,128 tokens — your messages and the files changed, before any
+    summary 176 · … tokens — of the 2,365 now, and its summary would take …')."""
+    kept = ", ".join(kept_parts(e.parts, cwd, "unasked" if e.unasked else "full", verbatim=""))
+    if e.unasked and e.after < e.before:  # small_gain.py: the summary would take about all there is to free
+        said = (f"a compaction would free at most {e.before - e.after:,} of the {e.before:,} tokens in use, about "
+                f"what its summary would take. Even without a summary it would keep {e.after:,}: {kept}.")
     else:
-        than = f"{'more than' if e.after > e.before else 'as many as'} the {e.before:,} now"
-    return (f"not compacted: a compaction would keep {least}{e.after:,} tokens — {kept_words(e.parts, cwd, kind)}"
-            f" — {than}; it is worth it once the conversation is longer. Nothing was changed.")
+        than = "more than" if e.after > e.before else "as many as"
+        least, bare = ("at least ", " even without a summary") if e.unasked else ("", "")
+        said = (f"a compaction would keep {least}{e.after:,} tokens, {than} the {e.before:,} in use now{bare}: "
+                f"{kept}.")
+    return f"not compacted: {said} It is worth it once the conversation is longer. Nothing was changed."
