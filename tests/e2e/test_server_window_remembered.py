@@ -13,8 +13,8 @@ N = 12
 
 
 def remembered_line(url: str, window: str = "8,000") -> str:
-    return (f"working within {window} tokens, the window {url} answered with for local in an earlier session "
-            "(--context-window sets another)")
+    return (f"working within {window} tokens, the window {url} named when it refused a request for local in an "
+            "earlier session (--context-window sets another)")
 
 
 def test_a_new_session_starts_within_the_window_an_earlier_one_learned(cli: Cli) -> None:
@@ -35,7 +35,7 @@ def test_a_new_session_starts_within_the_window_an_earlier_one_learned(cli: Cli)
         assert len(server.rejected) == 1, [(status, body) for _, status, body in server.rejected]
         said = [line for line in second.stderr.splitlines() if remembered_line(server.base_url) in line]
         assert len(said) == 1, second.stderr
-        assert "refused" not in second.stderr, second.stderr
+        assert "the server refused" not in second.stderr, second.stderr
 
         status = cli("-p", "/status", *at)  # another new session: the window it works in is the server's
         assert status.code == 0, status.stderr

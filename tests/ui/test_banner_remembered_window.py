@@ -1,7 +1,7 @@
 """The REPL's first line ('compact-agent · MODEL · window N · session …') is shown before the session
 is built. A new session starting within a window an earlier one learned from the server said
-'window 32,768' right above 'working within 8,000 tokens, the window … answered with … in an earlier
-session'; it names the window the session will work in."""
+'window 32,768' right above 'working within 8,000 tokens, the window … named when it refused a request
+for … in an earlier session'; it names the window the session will work in."""
 
 from __future__ import annotations
 

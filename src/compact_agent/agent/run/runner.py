@@ -154,7 +154,7 @@ class AgentSession:
             prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
         self._restore_layer_state()
-        # No window given: the one this endpoint and model answered with in an earlier session.
+        # No window given: the one this endpoint and model showed in an earlier session.
         self.notices = [line] if (line := server_windows.start_at_remembered(self)) else []
         self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
         if (line := self._buffer_note()) is not None:
@@ -254,7 +254,7 @@ class AgentSession:
         if event.layer == "window":  # the server's limit learned: a large input is cut to fit it
             self.limits = self.cm.limits
             if event.action == "learned":  # and the next sessions with this server start within it
-                server_windows.keep_learned(self, event.tokens_after)
+                server_windows.keep_learned(self, event.tokens_after, event.trigger)
         if self._user_on_event:
             self._user_on_event(event)
 

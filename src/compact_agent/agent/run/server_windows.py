@@ -5,8 +5,11 @@ Ollama model past its context length) says so only by refusing a request, or by 
 without a word. The session that finds out keeps the window with its own state (`-c` resumes it);
 a new session against the same server and model used to send the refused request again, or have
 its prompts cut again, before learning it anew. The window learned is kept here too, under the
-agent's home folder (`servers/windows.json`: {"windows": {base URL: {model: window}}}, written
-atomically), and a new session with no window given starts at it, saying so once.
+agent's home folder (`servers/windows.json`: {"windows": {base URL: {model: {"window": N, "how":
+"refused" | "cut", "learned": ISO time}}}}, written atomically), and a new session with no window
+given starts at it, saying so once, in words true to how the server showed it: a refusal names its
+window, a server that cuts prompts never says one (a bare number, as an older version kept it,
+says neither).
 
 A window the user gives (the flag, the setting, its variable, or one a resumed session remembers)
 always wins. A later refusal at a smaller window replaces the one kept. A larger window is never
@@ -24,6 +27,8 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +43,34 @@ except ImportError:  # not POSIX: changes are made without the lock
 #: The folder, under the agent's home, of what it learned about servers (private: see options.py).
 FOLDER = "servers"
 FILE = "windows.json"
+#: How the server showed its window, by the trigger of the event that learned it (state.py).
+HOW = {"reactive": "refused", "cut": "cut"}
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A window kept for an endpoint and model: `how` the server showed it ("refused": it refused a
+    request and named its window; "cut": it cut prompts to that size without saying so; None: kept
+    by a version that did not record it) and when (`learned`, ISO 8601; None alike)."""
+
+    window: int
+    how: str | None = None
+    learned: str | None = None
+
+    @classmethod
+    def from_json(cls, value: Any) -> Kept | None:
+        """As written, or a bare window (an older version's); None for anything else."""
+        if type(value) is int:
+            return cls(value) if value > 0 else None
+        if not isinstance(value, dict):
+            return None
+        window, how, learned = value.get("window"), value.get("how"), value.get("learned")
+        if type(window) is not int or window <= 0:
+            return None
+        return cls(window, how if how in HOW.values() else None, learned if isinstance(learned, str) else None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"window": self.window, "how": self.how, "learned": self.learned}
 
 
 def endpoint(base_url: str | None, provider: str) -> str:
@@ -68,16 +101,17 @@ def _locked(path: Path) -> Iterator[None]:
         os.close(fd)  # lets go of the lock too
 
 
-def _update(path: Path, change: Callable[[dict[str, dict[str, int]]], bool]) -> None:
+def _update(path: Path, change: Callable[[dict[str, dict[str, Kept]]], bool]) -> None:
     """Apply `change` to the windows kept, read afresh under the lock, and write them when it says
     they changed: what another process wrote since this one last read is kept. Raises OSError."""
     with _locked(path):
         windows = _read(path)
         if change(windows):
-            atomic_write(path, (json.dumps({"windows": windows}, indent=1, sort_keys=True) + "\n").encode())
+            data = {url: {m: kept.to_json() for m, kept in models.items()} for url, models in windows.items()}
+            atomic_write(path, (json.dumps({"windows": data}, indent=1, sort_keys=True) + "\n").encode())
 
 
-def _read(path: Path) -> dict[str, dict[str, int]]:
+def _read(path: Path) -> dict[str, dict[str, Kept]]:
     """The windows kept, each a positive int; anything else in the file (edited by hand, torn) is
     skipped, and a file that cannot be read keeps nothing."""
     try:
@@ -87,10 +121,10 @@ def _read(path: Path) -> dict[str, dict[str, int]]:
     windows = data.get("windows") if isinstance(data, dict) else None
     if not isinstance(windows, dict):
         return {}
-    out: dict[str, dict[str, int]] = {}
+    out: dict[str, dict[str, Kept]] = {}
     for url, models in windows.items():
         if isinstance(url, str) and isinstance(models, dict):
-            kept = {m: w for m, w in models.items() if isinstance(m, str) and type(w) is int and w > 0}
+            kept = {m: k for m, v in models.items() if isinstance(m, str) and (k := Kept.from_json(v)) is not None}
             if kept:
                 out[url] = kept
     return out
@@ -98,24 +132,42 @@ def _read(path: Path) -> dict[str, dict[str, int]]:
 
 def remembered(home: Path, key: str, model: str) -> int | None:
     """The window `key`'s server was found to have for `model` in an earlier session, if any."""
+    kept = remembered_as(home, key, model)
+    return kept.window if kept is not None else None
+
+
+def remembered_as(home: Path, key: str, model: str) -> Kept | None:
+    """What was kept for `key` and `model`: the window, how the server showed it, and when."""
     return _read(path_in(home)).get(key, {}).get(model)
 
 
-def remember(home: Path, key: str, model: str, window: int) -> None:
-    """Keep `window` for `key` and `model` (replacing what was kept). Raises OSError."""
-    def change(windows: dict[str, dict[str, int]]) -> bool:
-        if windows.get(key, {}).get(model) == window:
+def remember(home: Path, key: str, model: str, window: int, how: str | None = None,
+             now: datetime | None = None) -> None:
+    """Keep `window` for `key` and `model` (replacing what was kept), learned `how` ("refused" or
+    "cut") at `now` (default: the time now). Raises OSError."""
+    when = (now or datetime.now(UTC)).isoformat(timespec="seconds")
+
+    def change(windows: dict[str, dict[str, Kept]]) -> bool:
+        was = windows.get(key, {}).get(model)
+        if was is not None and was.window == window and was.how == how:
             return False
-        windows.setdefault(key, {})[model] = window
+        windows.setdefault(key, {})[model] = Kept(window, how, when)
         return True
 
     _update(path_in(home), change)
 
 
-def start_line(window: int, key: str, model: str) -> str:
-    """Said once when a new session starts at the window remembered."""
-    return (f"working within {window:,} tokens, the window {shown(key)} answered with for {model} in an earlier "
-            "session (--context-window sets another)")
+def start_line(window: int, key: str, model: str, how: str | None = None) -> str:
+    """Said once when a new session starts at the window remembered, in words true to how the
+    server showed it: a refusal named it, prompts cut without a word never did."""
+    at, more = shown(key), "(--context-window sets another)"
+    if how == "refused":
+        return (f"working within {window:,} tokens, the window {at} named when it refused a request for {model} "
+                f"in an earlier session {more}")
+    if how == "cut":
+        return (f"working within {window:,} tokens: in an earlier session {at} cut prompts for {model} to that size "
+                f"without saying so {more}")
+    return f"working within {window:,} tokens, the window {at} was found to have for {model} in an earlier session {more}"
 
 
 def start_at_remembered(session: Any) -> str | None:
@@ -132,12 +184,12 @@ def start_at_remembered(session: Any) -> str | None:
         return None
     key = endpoint(opts.base_url, session.info.provider)
     with contextlib.suppress(OSError):
-        window = remembered(session.opts.home or home_dir(), key, session.info.name)
+        kept = remembered_as(session.opts.home or home_dir(), key, session.info.name)
         given = cm.limits.window
-        if window is not None and window < given:
-            cm.set_window(window)
-            cm.window_learned = LearnedWindow(window, given)
-            return start_line(window, key, session.info.name)
+        if kept is not None and kept.window < given:
+            cm.set_window(kept.window)
+            cm.window_learned = LearnedWindow(kept.window, given)
+            return start_line(kept.window, key, session.info.name, kept.how)
     return None
 
 
@@ -154,10 +206,11 @@ def banner_window(opts: Any, info: Any) -> int:
     return int(info.window)
 
 
-def keep_learned(session: Any, window: int) -> None:
-    """After the server taught `window` (a refusal, or prompts it cut): kept for the next sessions.
-    A home folder that cannot be written keeps nothing; the session goes on."""
+def keep_learned(session: Any, window: int, trigger: str) -> None:
+    """After the server taught `window` (`trigger` "reactive": a refusal; "cut": prompts it cut):
+    kept for the next sessions. A home folder that cannot be written keeps nothing; the session goes on."""
     if session.opts.model_override is not None:
         return
     with contextlib.suppress(OSError):
-        remember(session.opts.home or home_dir(), endpoint(session.opts.base_url, session.info.provider), session.info.name, window)
+        remember(session.opts.home or home_dir(), endpoint(session.opts.base_url, session.info.provider),
+                 session.info.name, window, HOW.get(trigger))
