@@ -17,7 +17,12 @@ cheapest loss first:
    or the opening request, and the carried words) gives way: each text cut to its first words,
    then replaced by one line saying that it was left out. The saved history keeps it all: this is
    what a system prompt that nearly fills the window leaves, and a refused request would end the
-   session.
+   session;
+6. the newest steps themselves, when even their short previews do not fit (a system prompt that
+   leaves a few hundred tokens): the messages after the first fold into one note on it, a line
+   per step (what the model wrote, each call, what each result was and the file its whole text is
+   saved in), shortened and then oldest first dropped until the request fits. No call is left
+   without its result, and the system prompt stays (unless the manager is told not to keep it).
 """
 
 from __future__ import annotations
@@ -29,7 +34,12 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
     ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
     UserPromptPart,
 )
 
@@ -43,7 +53,10 @@ __all__ = ["shrink_to_fit"]
 CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
 LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
             "the saved session keeps it]")
+FOLDED = ("[compact-agent: the newest steps, folded into this note to fit the window (the saved session "
+          "keeps them whole); a result's full text can be read back from the file named]\n")
 HEAD_CHARS = 300
+STEP_CHARS = (160, 60)  # a folded step's line, then shorter
 
 
 def _typed(cm: ShrinkView, messages: list[ModelMessage]) -> list[str]:
@@ -121,11 +134,69 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
                 after = cm.measure(view)
             if after <= limit:
                 break
-    if ids or dropped or thinking or first_cut:
+    folded = 0
+    if after > limit and len(view) > 1 and isinstance(view[0], ModelRequest):
+        view, after, folded = _fold(cm, view, limit, budget)
+    if ids or dropped or thinking or first_cut or folded:
         cm.emit(Event("budget", "shrink", tokens_now, after, ids=ids, trigger="window",
                       detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking,
-                              "first_message_cut": first_cut}))
+                              "first_message_cut": first_cut, "steps_folded": folded}))
     return view, after
+
+
+def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object | None
+          ) -> tuple[list[ModelMessage], int, int]:
+    """Step 6: the messages after the first folded into one note on it, each step a line, until
+    the request fits (shorter lines, then the oldest left out; the newest always stays). Returns the
+    view, its size and how many messages were folded."""
+    first = view[0]
+    assert isinstance(first, ModelRequest)
+    saved = getattr(budget, "saved_copy", None)
+    keep_system = getattr(cm, "keep_system_prompts", True)
+    head = [p for p in first.parts if keep_system or not isinstance(p, SystemPromptPart)]
+    best: tuple[list[ModelMessage], int] | None = None
+    for chars in STEP_CHARS:
+        lines = [line for m in view[1:] for line in _steps(m, chars, saved)]
+        while lines:
+            note = UserPromptPart(FOLDED + "\n".join(f"- {line}" for line in lines))
+            folded: list[ModelMessage] = [dataclasses.replace(first, parts=[*head, note])]
+            size = cm.measure(folded)
+            if best is None or size < best[1]:
+                best = (folded, size)
+            if size <= limit or len(lines) == 1:
+                break
+            lines = lines[1:]
+        if best is not None and best[1] <= limit:
+            break
+    if best is None:
+        return view, cm.measure(view), 0
+    return best[0], best[1], len(view) - 1
+
+
+def _steps(message: ModelMessage, chars: int, saved: object | None) -> list[str]:
+    """One line per part of `message` worth a line in the folded note, each cut to `chars`."""
+    def cut(text: str) -> str:
+        text = " ".join(text.split())
+        return text if len(text) <= chars else text[:chars] + "…"
+
+    lines: list[str] = []
+    for p in message.parts:
+        if isinstance(p, TextPart) and p.content.strip():
+            lines.append("you wrote: " + cut(p.content))
+        elif isinstance(p, ToolCallPart):
+            lines.append(f"you called {p.tool_name} (id {p.tool_call_id}): {cut(p.args_as_json_str())}")
+        elif isinstance(p, ToolReturnPart):
+            path = saved(p) if callable(saved) else None
+            text = p.content if isinstance(p.content, str) else p.model_response_str()
+            where = f"; whole text in {path}" if path is not None else "; not saved, run it again if needed"
+            lines.append(f"{p.tool_name} (id {p.tool_call_id}) returned{where}: {cut(text)}")
+        elif isinstance(p, RetryPromptPart):
+            lines.append(f"{p.tool_name or 'the reply'} was refused: {cut(p.model_response())}")
+        elif isinstance(p, UserPromptPart):
+            content = p.content if isinstance(p.content, str) else " ".join(c for c in p.content if isinstance(c, str))
+            if content.strip():
+                lines.append("the user wrote: " + cut(content))
+    return lines
 
 
 def _carried_text(p: object) -> str | None:

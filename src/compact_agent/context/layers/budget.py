@@ -212,7 +212,10 @@ class ToolResultBudget:
                 if freed >= need:
                     break
                 shown = self.replacements.get(part.tool_call_id, text)
-                if self._replace(part, text, chars) and len(self.replacements[part.tool_call_id]) < len(shown):
+                whole = self._whole_text(part, text)
+                if whole is None:
+                    continue
+                if self._replace(part, whole, chars) and len(self.replacements[part.tool_call_id]) < len(shown):
                     self.seen.add(part.tool_call_id)
                     freed += tokens.text_tokens(shown) - tokens.text_tokens(self.replacements[part.tool_call_id])
                     ids.append(part.tool_call_id)
@@ -311,6 +314,39 @@ class ToolResultBudget:
             write_private(path, text, "spill")
         except OSError as e:
             log.warning("could not write the spilled tool result %s again: %s", path, e)
+
+    def _whole_text(self, part: ToolReturnPart, shown: str) -> str | None:
+        """The whole text of a result a view may show as a preview: `shown` when it is not one,
+        else what its spill file holds (a shorter preview is cut from the whole text, and the file
+        keeps it: cut from the preview, it would overwrite the file with the preview). None when a
+        preview's text was never saved and the file is not ours."""
+        call_id = part.tool_call_id
+        if call_id not in self.replacements:
+            return shown
+        path = self._own_spill(call_id)
+        if path is None:
+            return shown if self._path(call_id) is None else None  # nowhere to write: nothing to overwrite
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def saved_copy(self, part: ToolReturnPart) -> Path | None:
+        """Where the whole text of `part` (as a view shows it) can be read back: its spill file, or
+        one written now for a result shown whole. None without a spill folder, for a preview that
+        was not saved, for images, or when the write fails. Nothing is frozen: the view is as before."""
+        call_id = part.tool_call_id
+        if call_id in self.replacements:
+            return self._own_spill(call_id)
+        path, text = self._path(call_id), text_of(part)
+        if path is None or text is None:
+            return None
+        try:
+            write_private(path, secrets.redact(text), "spill")
+        except OSError as e:
+            log.warning("could not save tool result %s to %s: %s", call_id, path, e)
+            return None
+        return path
 
     def _path(self, call_id: str) -> Path | None:
         return None if self.spill_dir is None else self.spill_dir / spill_name(call_id)

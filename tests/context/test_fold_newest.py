@@ -1,0 +1,102 @@
+"""The last resort's last step: when a system prompt leaves a few hundred tokens, even the newest
+round's short previews do not fit, and its steps fold into one note on the first message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from compact_agent.context import ContextManager
+from compact_agent.context.decisions.fit import FOLDED, shrink_to_fit
+from compact_agent.context.layers.budget import ToolResultBudget
+from compact_agent.context.plumbing import rounds
+from compact_agent.context.plumbing.events import Event
+from compact_agent.context.plumbing.settings import CompactionSettings
+
+TASK = "TASK: wire the annotation schema into the session view"
+
+
+def tight(tmp_path: Path, overhead: int) -> tuple[ContextManager, list[Event]]:
+    """An 8,000-token window whose system prompt and tools take `overhead` estimated tokens."""
+    cm = ContextManager(window=8_000)
+    cm.layers = [ToolResultBudget(CompactionSettings(), tmp_path / "spill")]
+    cm.overhead = overhead
+    events: list[Event] = []
+    cm.emit = events.append  # type: ignore[method-assign,assignment]
+    return cm, events
+
+
+def newest_round(results: int = 6) -> list[ModelMessage]:
+    reads = ModelResponse(parts=[TextPart("I know the codebase now; reading the files I will change."),
+                                 *[ToolCallPart("read_file", {"path": f"lib/m{k}.ex"}, tool_call_id=f"c{k}")
+                                   for k in range(results)]])
+    found = ModelRequest(parts=[ToolReturnPart("read_file", f"defmodule M{k} do\n" + "  x = 1\n" * 400,
+                                               tool_call_id=f"c{k}") for k in range(results)])
+    return [reads, found]
+
+
+def test_a_round_that_fits_no_preview_folds_into_a_note_with_where_each_result_is(tmp_path: Path) -> None:
+    cm, events = tight(tmp_path, overhead=7_400)  # 440 tokens left under the 2% margin
+    view = [ModelRequest(parts=[UserPromptPart(TASK)]), *newest_round()]
+    before = cm.measure(view)
+    limit = 8_000 - 8_000 // 50
+    shrunk, after = shrink_to_fit(cm, list(view), before)
+    assert before > limit >= after == cm.measure(shrunk)
+    assert len(shrunk) == 1 and isinstance(shrunk[0], ModelRequest)  # no call is left without its result
+    assert rounds.unpaired(shrunk) == (set(), set())
+    task, note = shrunk[0].parts
+    assert isinstance(task, UserPromptPart) and task.content == TASK  # the user's request, verbatim
+    assert isinstance(note, UserPromptPart) and isinstance(note.content, str) and note.content.startswith(FOLDED)
+    # The newest result's line survives and names the file that holds its whole text.
+    newest = next(line for line in note.content.splitlines() if "(id c5) returned" in line)
+    path = tmp_path / "spill" / "c5.txt"
+    assert str(path) in newest
+    assert path.read_text() == "defmodule M5 do\n" + "  x = 1\n" * 400
+    assert events[-1].detail["steps_folded"] == 2
+
+
+def test_the_fold_keeps_the_system_prompt_and_the_newest_lines_first(tmp_path: Path) -> None:
+    cm, _ = tight(tmp_path, overhead=7_350)
+    first = ModelRequest(parts=[SystemPromptPart("You are terse."), UserPromptPart(TASK)])
+    view = [first, *newest_round(results=12)]
+    shrunk, after = shrink_to_fit(cm, list(view), cm.measure(view))
+    assert after <= 8_000 - 8_000 // 50
+    system, _, last = shrunk[0].parts
+    assert isinstance(system, SystemPromptPart) and system.content == "You are terse."
+    assert isinstance(last, UserPromptPart)
+    note = last.content
+    assert isinstance(note, str)
+    # Twelve results do not all fit: the oldest lines went first, the newest result stayed.
+    assert "(id c11) returned" in note and "you wrote: I know the codebase" not in note
+
+
+def test_a_request_that_fits_after_previews_is_not_folded(tmp_path: Path) -> None:
+    cm, events = tight(tmp_path, overhead=3_000)
+    view = [ModelRequest(parts=[UserPromptPart(TASK)]), *newest_round()]
+    shrunk, _ = shrink_to_fit(cm, list(view), cm.measure(view))
+    assert len(shrunk) == 3 and all(isinstance(p, ToolReturnPart) for p in shrunk[-1].parts)
+    assert events[-1].detail["steps_folded"] == 0
+
+
+def test_a_shorter_preview_leaves_the_saved_file_whole(tmp_path: Path) -> None:
+    # Room for short previews but not full ones: each result is previewed twice, and the file the
+    # previews name must still hold the whole result, not the first preview.
+    cm, events = tight(tmp_path, overhead=5_600)
+    view = [ModelRequest(parts=[UserPromptPart(TASK)]), *newest_round()]
+    shrunk, after = shrink_to_fit(cm, list(view), cm.measure(view))
+    assert after <= 8_000 - 8_000 // 50 and len(shrunk) == 3
+    assert events[-1].detail["steps_folded"] == 0
+    shown = [p.content for p in shrunk[-1].parts if isinstance(p, ToolReturnPart) and isinstance(p.content, str)]
+    assert len(shown) == 6 and any(len(text) < 1_000 for text in shown)  # some went down to the short preview
+    for k in range(6):
+        assert (tmp_path / "spill" / f"c{k}.txt").read_text() == f"defmodule M{k} do\n" + "  x = 1\n" * 400
