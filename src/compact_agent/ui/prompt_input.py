@@ -10,6 +10,8 @@
   key typed or pasted into a line is kept there as `[REDACTED]`, as in the session file.
 - Ctrl-O shows the last turn's tool output in full above the prompt (what is typed stays), the key
   Claude Code uses; Ctrl-R keeps its shell meaning.
+- A paste of more than a few lines shows as `[pasted 240 lines]` while it is edited and after it is
+  sent; the message, the session and the history get it whole (pastes.py).
 """
 
 from __future__ import annotations
@@ -20,14 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
 from .. import secrets
 from ..agent.run.mention_syntax import partial, written
 from ..session.files import ensure_private_file
+from .pastes import Pastes
 
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 MAX_PATH_COMPLETIONS = 50
@@ -80,8 +86,21 @@ class ReplCompleter(Completer):
                 return
 
 
-def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None) -> KeyBindings:
+def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes: Pastes | None = None) -> KeyBindings:
     kb = KeyBindings()
+
+    if pastes is not None:
+        @kb.add(Keys.BracketedPaste)
+        def _paste(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text(pastes.insert(event.data))
+
+        after_placeholder = Condition(lambda: pastes.ending(get_app().current_buffer.document.text_before_cursor)
+                                      is not None)
+
+        @kb.add("c-h", filter=after_placeholder)  # Backspace
+        def _unpaste(event: KeyPressEvent) -> None:
+            buf = event.current_buffer
+            buf.delete_before_cursor(len(pastes.ending(buf.document.text_before_cursor) or ""))
 
     if on_expand is not None:
         @kb.add("c-o")
@@ -112,13 +131,19 @@ def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None) -> KeyB
 
 class RedactedHistory(FileHistory):
     """The prompt history with every registered key replaced by `[REDACTED]`: in the file, and in
-    what up-arrow and Ctrl-R bring back (also from a file an earlier version wrote with the key)."""
+    what up-arrow and Ctrl-R bring back (also from a file an earlier version wrote with the key).
+    A line holding `[pasted 240 lines]` is kept with the paste in it: the placeholder means nothing
+    once the line is sent."""
+
+    def __init__(self, filename: str, pastes: Pastes | None = None) -> None:
+        super().__init__(filename)
+        self.pastes = pastes
 
     def load_history_strings(self) -> Iterable[str]:
         return [secrets.redact(line) for line in super().load_history_strings()]
 
     def append_string(self, string: str) -> None:
-        super().append_string(secrets.redact(string))
+        super().append_string(secrets.redact(self.pastes.expand(string) if self.pastes is not None else string))
 
 
 def history_path(project_root: Path) -> Path:
@@ -127,11 +152,12 @@ def history_path(project_root: Path) -> Path:
 
 def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path,
                 toolbar: Any = None, on_expand: Callable[[], Awaitable[None]] | None = None,
-                **io: Any) -> PromptSession[str]:
+                pastes: Pastes | None = None, **io: Any) -> PromptSession[str]:
     """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe);
-    `toolbar` is the status line under the input (a callable giving its text); `on_expand` runs on Ctrl-O."""
+    `toolbar` is the status line under the input (a callable giving its text); `on_expand` runs on Ctrl-O;
+    `pastes` holds large pastes behind placeholders (the caller expands the line it gets: pastes.py)."""
     history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
-    return PromptSession(history=RedactedHistory(str(history)), completer=ReplCompleter(commands, cwd),
+    return PromptSession(history=RedactedHistory(str(history), pastes), completer=ReplCompleter(commands, cwd),
                          bottom_toolbar=toolbar,
-                         key_bindings=key_bindings(on_expand), multiline=True, complete_while_typing=False,
+                         key_bindings=key_bindings(on_expand, pastes), multiline=True, complete_while_typing=False,
                          prompt_continuation="  ", **io)

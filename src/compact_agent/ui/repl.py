@@ -28,6 +28,7 @@ from ..session.files import SessionError
 from . import render
 from .approval import make_ask, nothing, yes_no
 from .command_registry import COMMANDS, ExitRepl, running
+from .pastes import Pastes
 from .prompt_input import make_prompt
 from .repl_start import Start, preload
 from .session_feed import SessionFeed
@@ -69,6 +70,7 @@ class Repl:
         self.view: TurnView | None = None
         self.keys: InterruptKeys | None = None
         self.pending: list[str] = []  # shell output waiting to go with the next message
+        self.pastes = Pastes()  # large pastes of the input being edited, behind their placeholders
         self.feed = SessionFeed(console, lambda: self.view, self.window, lambda: self.session)  # what it reports
         self.status_text = ""  # the toolbar under the prompt, computed once per prompt
         self.session: AgentSession | None = None  # None until built (the prompt is up before: repl_start.py)
@@ -102,7 +104,8 @@ class Repl:
         self.starting.add_done_callback(self._built)
         cwd = self.opts.cwd.resolve()
         self.prompt = make_prompt(session_root(cwd, self.opts.home), lambda: self.command_names(cwd), cwd,
-                                  toolbar=lambda: self.status_text, on_expand=self.expand_above, **self.prompt_io)
+                                  toolbar=lambda: self.status_text, on_expand=self.expand_above, pastes=self.pastes,
+                                  **self.prompt_io)
         running.append(self)
         echo_back()
         try:
@@ -133,8 +136,10 @@ class Repl:
                     self.status_text = status_line(self.session, self.console.width)
                 if self.before_prompt is not None:
                     self.before_prompt()
+                self.pastes.clear()
                 try:
                     line = await prompt.prompt_async("› ", default=self.keys.take_typed() if self.keys else "")
+                    line = self.pastes.expand(line)  # `[pasted 240 lines]` on the screen, the paste in the message
                 except KeyboardInterrupt:
                     if self.clock() - last_ctrl_c < 2.0:
                         break  # twice in a row: leave, as Claude Code and Codex do

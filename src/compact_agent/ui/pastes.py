@@ -1,0 +1,64 @@
+"""A large paste at the prompt is held behind a placeholder: `[pasted 240 lines]`.
+
+A log of a few hundred lines pasted into the input filled the screen while it was edited, and
+again in the scrollback once sent. The terminal says where a paste begins and ends (bracketed
+paste, which prompt_toolkit switches on), so a paste longer than a few lines goes into the input as
+its placeholder, and the text stays here, attached to it, until Enter: the line the REPL gets back
+has every placeholder replaced by its text, so the model, the session file and the prompt history
+get the paste whole. The screen keeps the placeholder, also after Enter.
+
+Editing works on the placeholder as on any words: typing before or after it, moving over it;
+Backspace right after it takes the whole placeholder (and its paste) away, not one bracket of it.
+A placeholder the user edits into something else is no longer one, and goes as typed. A small paste
+(a path, a command, a few lines) goes in as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: A paste of more lines than this, or of more characters, is held behind a placeholder.
+MOST_LINES = 8
+MOST_CHARS = 1_000
+
+
+def as_typed(data: str) -> str:
+    """A paste's line endings as the input has them (some terminals paste `\\r\\n`, or `\\r`)."""
+    return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@dataclass
+class Pastes:
+    """The pastes held behind the placeholders of the input being edited, by placeholder."""
+
+    held: dict[str, str] = field(default_factory=dict)
+
+    def insert(self, data: str) -> str:
+        """What goes into the input for the paste `data`: the text itself when small, else its
+        placeholder (the text held for it)."""
+        text = as_typed(data)
+        lines = len(text.splitlines())
+        if lines <= MOST_LINES and len(text) <= MOST_CHARS:
+            return text
+        size = f"{lines:,} lines" if lines > 1 else f"{len(text):,} characters"
+        number = f" #{len(self.held) + 1}" if self.held else ""  # a second paste in the same input
+        placeholder = f"[pasted {size}{number}]"
+        self.held[placeholder] = text
+        return placeholder
+
+    def ending(self, before_cursor: str) -> str | None:
+        """The placeholder `before_cursor` ends with, if any: what Backspace there takes away."""
+        return next((p for p in self.held if before_cursor.endswith(p)), None)
+
+    def expand(self, line: str) -> str:
+        """`line` with each placeholder replaced by the paste it holds (in one pass: a paste that
+        itself holds a placeholder's words goes as it was pasted)."""
+        if not self.held:
+            return line
+        names = sorted(self.held, key=len, reverse=True)
+        return re.sub("|".join(map(re.escape, names)), lambda m: self.held[m.group(0)], line)
+
+    def clear(self) -> None:
+        """A new input: nothing held (the last one was sent, or dropped with Ctrl-C)."""
+        self.held.clear()
