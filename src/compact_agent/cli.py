@@ -223,19 +223,26 @@ def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
 def config_command(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    forget_window: Annotated[str | None, typer.Option("--forget-window", metavar="URL|all", help="Forget the context window learned from the server at URL, as listed (every model there; only NAME's with compact-agent -m NAME config), or every one: all. A new session there starts in the window given or assumed.")] = None,
 ) -> None:
-    """Print the effective settings and where each came from (default, user file, project file, env, flag)."""
+    """Print the effective settings and where each came from (default, user file, project file, env, flag), then the context windows learned from servers."""
     from .cli_unused import say_unused
+    from .cli_windows import forget_windows, with_windows
+    from .config import home_dir
     from .settings_file import render
     from .settings_in_use import for_settings
     from .settings_table import output_width
 
     say_unused(ctx, "config")
     top = ctx.obj or {}
+    if forget_window is not None:
+        forget_windows(home_dir(), forget_window, top.get("model"), as_json)
+        return
     flags = {k: top.get(k) for k in ("model", "base_url", "context_window", "prices", "max_requests_per_turn")}
     work = (top.get("cwd") or Path.cwd()).resolve()
     loaded = for_settings(load_settings(work, warn=False, **flags))  # the model's own window and prices, as /config
-    sys.stdout.write(render(loaded, as_json, output_width()))  # its warnings are in the output
+    width = output_width()
+    sys.stdout.write(with_windows(render(loaded, as_json, width), home_dir(), as_json, width))  # its warnings are in the output
 
 
 @app.command("sessions", cls=OneLineCommand)

@@ -64,6 +64,7 @@ from .options import (
 from .retry import TransientRetry
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
 from .window_check import check_window
+from .window_proof import WindowProof
 
 if TYPE_CHECKING:
     from anthropic.types.beta import BetaContextManagementConfigParam
@@ -154,7 +155,9 @@ class AgentSession:
             prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
         self._restore_layer_state()
-        # No window given: the one this endpoint and model showed in an earlier session.
+        # No window given: the one this endpoint and model showed in an earlier session; given a
+        # larger one, a prompt over it taken whole forgets it (window_proof.py).
+        self.window_proof = WindowProof(self)
         self.notices = [line] if (line := server_windows.start_at_remembered(self)) else []
         self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
         if (line := self._buffer_note()) is not None:
@@ -163,7 +166,7 @@ class AgentSession:
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
                                     on_unfinished=lambda r: self._on_event(Event("provider", "no_finish_reason")))
         self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
-                           capabilities=[self.cm, self.ext.ledger, self.retry, PlainArgumentErrors()], retries=3, model_settings=self._model_settings())
+                           capabilities=[self.cm, self.ext.ledger, self.retry, PlainArgumentErrors(), self.window_proof], retries=3, model_settings=self._model_settings())
         self.turns = 0
         self.turn_typed: str | None = None  # of the turn running, what the user typed (turn.py)
         self.turn_input: tuple[str, str] | None = None  # of the prompt fit_input cut: as sent, as it came
@@ -255,6 +258,7 @@ class AgentSession:
             self.limits = self.cm.limits
             if event.action == "learned":  # and the next sessions with this server start within it
                 server_windows.keep_learned(self, event.tokens_after, event.trigger)
+                self.window_proof.learned(event.tokens_after)
         if self._user_on_event:
             self._user_on_event(event)
 

@@ -12,9 +12,11 @@ window, a server that cuts prompts never says one (a bare number, as an older ve
 says neither).
 
 A window the user gives (the flag, the setting, its variable, or one a resumed session remembers)
-always wins. A later refusal at a smaller window replaces the one kept. A larger window is never
-observed (the agent keeps its requests within the one it works in), so nothing here forgets: the
-flag gives another, and a refusal teaches a smaller one again.
+always wins. A later refusal at a smaller window replaces the one kept. A larger window is not
+observed by a session working within the one kept, so a server restarted with a larger context is
+told by the user: `compact-agent config` lists what is kept, and `config --forget-window URL|all`
+forgets it (cli_windows.py). A session given a larger window (`--context-window`) that has a prompt
+over the one kept taken whole proves it wrong, and forgets it too (window_proof.py).
 
 Two sessions may learn windows at once (two servers, two terminals): every change re-reads the
 file and writes it under an flock on `windows.json.lock` beside it, so neither drops what the
@@ -155,6 +157,59 @@ def remember(home: Path, key: str, model: str, window: int, how: str | None = No
         return True
 
     _update(path_in(home), change)
+
+
+def every(home: Path) -> list[tuple[str, str, Kept]]:
+    """Every window kept, as (endpoint, model, what was kept), by endpoint and model."""
+    windows = _read(path_in(home))
+    return [(url, model, windows[url][model]) for url in sorted(windows) for model in sorted(windows[url])]
+
+
+def matches(key: str, which: str) -> bool:
+    """Whether `which`, as a user names an endpoint (`all`, the URL with or without its trailing
+    slash, `deepseek` for the provider's own API), names `key`."""
+    return which == "all" or key in (which.rstrip("/"), which, f"{which}:")
+
+
+def forget(home: Path, which: str, model: str | None = None) -> list[tuple[str, str, Kept]]:
+    """Forget the windows kept for the endpoint `which` names (`matches`), only `model`'s when
+    given; returns what was forgotten. Raises OSError."""
+    path = path_in(home)
+    gone: list[tuple[str, str, Kept]] = []
+    if not path.exists():  # nothing kept: nothing made either
+        return gone
+
+    def change(windows: dict[str, dict[str, Kept]]) -> bool:
+        for url in sorted(windows):
+            if matches(url, which):
+                for m in sorted(windows[url]):
+                    if model is None or m == model:
+                        gone.append((url, m, windows[url].pop(m)))
+                if not windows[url]:
+                    del windows[url]
+        return bool(gone)
+
+    _update(path, change)
+    return gone
+
+
+def forget_below(home: Path, key: str, model: str, accepted: int) -> Kept | None:
+    """Forget the window kept for `key` and `model` if it is below `accepted`, the size of a prompt
+    the server took whole (window_proof.py); returns what was forgotten. Raises OSError."""
+    gone: list[Kept] = []
+
+    def change(windows: dict[str, dict[str, Kept]]) -> bool:
+        kept = windows.get(key, {}).get(model)
+        if kept is None or kept.window >= accepted:  # kept anew meanwhile, or never
+            return False
+        gone.append(windows[key].pop(model))
+        if not windows[key]:
+            del windows[key]
+        return True
+
+    if path_in(home).exists():
+        _update(path_in(home), change)
+    return gone[0] if gone else None
 
 
 def start_line(window: int, key: str, model: str, how: str | None = None) -> str:
