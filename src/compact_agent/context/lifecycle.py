@@ -55,7 +55,9 @@ def account(cm: ManagerState, name: str, decided: bool) -> int:
     request's new decisions freed (the events' own figures are of the whole view, every earlier
     decision included). It can be negative: L3 clearing a result L4 had already folded leaves L4
     less to fold. So `layer_savings` sums to what all layers keep out of the view, each token
-    counted once. After a compaction the first request only sets the new baseline.
+    counted once. After a compaction the first request only sets the new baseline; so does a
+    restart's first request (`load_layer_state`), where a layer that decides anew counts from the
+    savings the previous process saved with its decisions: re-applied, those are not this one's.
     """
     now = cm.view_savings[name]
     if cm._rebaseline and not decided:

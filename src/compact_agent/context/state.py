@@ -321,6 +321,8 @@ class ManagerState(AbstractCapability[Any]):
             learned["window"] = self.window_learned.to_json()
         if (report := self.calibration.last_report()) is not None:  # the next run's first is compared with it
             learned["report"] = list(report)
+        if savings := {name: n for name, n in self._prev_savings.items() if n}:  # what a restart counts from
+            learned["savings"] = savings
         if learned:
             state[LEARNED] = learned
         return state
@@ -337,6 +339,10 @@ class ManagerState(AbstractCapability[Any]):
         if window is not None and window.given == self.limits.window:  # given another, the server may be another
             self.set_window(window.window)
             self.window_learned = window
+        # The first request re-applies these decisions: what they keep out was counted (and said, in
+        # an event's `freed`) by the process that made them, so this one counts from there (lifecycle.account).
+        self._prev_savings = savings_of(learned.get("savings")) if isinstance(learned, dict) else {}
+        self._rebaseline = True
         self._saved_state = frozen.state_key(self.layer_state())
 
     def _reset_layer(self, layer: Any, error: BaseException) -> None:
@@ -374,6 +380,7 @@ class ManagerState(AbstractCapability[Any]):
         for layer in layers:  # decisions about messages that are gone for good
             if hasattr(layer, "forget_absent"):
                 layer.forget_absent(result.messages)
+        self._save_layer_state()  # a restart before the next request must not count from the old history
         self._last_compaction_request = self.requests
         self._sent = (0, None)  # the request last sent showed the history before this compaction
         if self.memory is not None:
@@ -460,6 +467,14 @@ def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | N
     cm._others = OrderedDict()
     cm._prev_savings = {}
     cm._rebaseline = False
+
+
+def savings_of(saved: object) -> dict[str, int]:
+    """The savings per layer a saved state counts from (`layer_state`'s "savings"); a damaged
+    entry counts from nothing, as a session saved before they were kept does."""
+    if not isinstance(saved, dict):
+        return {}
+    return {k: v for k, v in saved.items() if isinstance(k, str) and type(v) is int}
 
 
 def as_model(model: Model | str | None) -> Model | None:

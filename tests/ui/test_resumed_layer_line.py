@@ -1,0 +1,34 @@
+"""The first turn of a REPL resumed with -c says what its own requests freed, not what the session
+before it did: re-applied at the first measure of the new process, the decisions frozen earlier
+were counted as new, and the line of two small results cleared gave 3,208 tokens, the 1,968 of a
+large result cleared in the earlier session included (the same scene as the -p test,
+tests/e2e/test_resumed_layer_savings.py)."""
+
+from __future__ import annotations
+
+import re
+
+from compact_agent.config import Settings
+from tests.e2e.test_resumed_layer_savings import numbers
+from tests.fakes.openai_server import FakeOpenAIServer
+
+from .repl_driver import drive
+
+CLEARED = re.compile(r"context: old tool results cleared \((\d) results?\), freed ([\d,]+) tokens")
+
+
+async def test_a_resumed_repl_says_only_what_its_own_requests_freed(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))  # not the user's own
+    settings = Settings(priced_compaction=False, microcompact_keep_recent=0, microcompact_trigger=1,
+                        microcompact_min_free_tokens=1_000)
+    with FakeOpenAIServer(numbers) as server:
+        first = await drive(tmp_path, numbers, ["show the numbers\r"], server=server, settings=settings,
+                            context_window=32_000, permission_mode="yes")
+        resumed = await drive(tmp_path, numbers, ["thanks\r"], server=server, settings=settings,
+                              context_window=32_000, permission_mode="yes", continue_last=True)
+    [(one, large)] = CLEARED.findall(first.out)
+    [(two, small)] = CLEARED.findall(resumed.out)
+    assert (one, two) == ("1", "2"), (first.out, resumed.out)
+    assert "you are welcome" in resumed.out, resumed.out
+    assert 1_000 <= int(small.replace(",", "")) < int(large.replace(",", "")), (first.out, resumed.out)
