@@ -225,7 +225,13 @@ def config_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     forget_window: Annotated[str | None, typer.Option("--forget-window", metavar="URL|all", help="Forget the context window learned from the server at URL, as listed (every model there; only NAME's with compact-agent -m NAME config), or every one: all. A new session there starts in the window given or assumed.")] = None,
 ) -> None:
-    """Print the effective settings and where each came from (default, user file, project file, env, flag), then the context windows learned from servers."""
+    """Print the effective settings and where each came from, then the context windows learned from servers.
+
+    Where from: default, user file, project file, env (a COMPACT_AGENT_* variable), flag, or the
+    model's own window and prices (for a model not known: a window assumed, prices not known). A
+    flag is an option of the chat command given before the word config, not after it:
+    compact-agent -m NAME config. Those read are --model, --base-url, --context-window, --prices,
+    --max-turns and --cwd."""
     from .cli_unused import say_unused
     from .cli_windows import forget_windows, with_windows
     from .config import home_dir
