@@ -61,7 +61,7 @@ def test_piped_input_larger_than_a_request_goes_as_a_file_the_model_can_read(cli
     with FakeOpenAIServer(reads_the_rest) as server:
         res = cli("-p", "explain this log", *fake(server), "--context-window", "32000", input=log)
     assert res.code == 0 and res.stdout.strip() == "job 4499 is in the middle", res.stderr
-    assert "the input is more than a request can hold" in res.stderr
+    assert "is more than the 32,000-token window holds: the model gets its beginning and end" in res.stderr
     first = seen[0]
     assert first.startswith("explain this log\n\n10:00:00 worker-0 job 0 done\n")
     assert "worker-4 job 8999 done" in first and "job 4499 " not in first  # its two ends, not its middle

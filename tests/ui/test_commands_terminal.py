@@ -292,7 +292,7 @@ async def test_a_paste_larger_than_a_request_is_read_from_a_file(tmp_path):
         return Reply.text("read it")
 
     run = await drive(tmp_path, answer_it, [], first_message=paste, context_window=32_000)  # as `compact-agent "…"`
-    assert "the input is more than a request can hold" in run.out and "read it" in run.out
+    assert "is more than the 32,000-token window holds" in run.out and "read it" in run.out
     assert "entry-0 " in seen[0] and "entry-29999" in seen[0] and "entry-15000 " not in seen[0]
     saved = Path(re.search(r"Full input saved to (\S+) ", seen[0]).group(1))
     assert saved.read_text() == paste

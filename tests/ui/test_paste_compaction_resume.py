@@ -58,7 +58,7 @@ async def test_a_shortened_paste_in_a_turn_that_compacts_is_never_shown_again_un
     monkeypatch.setattr(SessionStore, "rewrite", rewritten)
     run = await drive(tmp_path, answer, [f"q{i}\r" for i in range(5)] + [pasted(PASTE) + "\r"], context_window=16_000,
                       settings=QUIET, model=MODEL)
-    assert "the input is more than a request can hold" in run.out
+    assert "is over half of the 10,400 at which the conversation is compacted in the 16,000-token window" in run.out
     start = next(i for i, (what, _) in enumerate(files) if what == "paste typed")
     turn = files[start:]
     assert "rewrite" in [what for what, _ in turn], [what for what, _ in turn]  # it compacted in that turn

@@ -1,5 +1,6 @@
-"""Input too large for a request (`cat big.log | compact-agent -p "explain"`, a log pasted into the
-REPL): saved whole beside the session, sent as its beginning and end and the path of the rest.
+"""Input over half the room before compaction (`cat big.log | compact-agent -p "explain"`, a log
+pasted into the REPL): saved whole beside the session, sent as its beginning and end and the path
+of the rest.
 
 A compaction carries what the user typed verbatim, but a message larger than the room a request
 has cannot go out whole: left to the pipeline, the first request is compacted at once and the
@@ -23,6 +24,17 @@ from ...context.plumbing.markers import write_private
 SHARE = 2
 #: Of that, what the head and the tail show (each a quarter of the share).
 SHOWN = 4
+
+
+def cut_line(size: int, threshold: int, window: int, path: object, *, server: bool = False) -> str:
+    """What the user is told when an input of `size` tokens went to a file (`path`): why, in the
+    figures the decision was made on. Over half the room before compaction (`threshold`) it goes,
+    also when a request could have held it: the conversation would be compacted at once, and the
+    input with it. Said alike for the window known at start and a server's smaller one (`server`)."""
+    where = f"the server's window of {window:,} tokens" if server else f"the {window:,}-token window"
+    why = (f"is more than {where} holds" if size > window else
+           f"is over half of the {threshold:,} at which the conversation is compacted in {where}")
+    return f"the input (about {size:,} tokens) {why}: the model gets its beginning and end, and reads the rest from {path}"
 
 
 def fit_input(prompt: str, typed: str | None, threshold: int, folder: Path,

@@ -30,6 +30,7 @@ from ...models import REGISTRY
 from ...words import plural
 from ..tools.arg_errors import shown_lines
 from ..tools.base import is_failure
+from .big_input import cut_line
 
 if TYPE_CHECKING:
     from ...config import Settings
@@ -220,8 +221,9 @@ def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
         return window_line(ev, choice)
     detail = ev.detail or {}
     if getattr(ev, "layer", "") == "input" and ev.action == "cut":  # to a window a refusal taught (turn.py)
-        return (f"the input is more than a request can hold in the server's window of {detail.get('window', 0):,} "
-                f"tokens: the model gets its beginning and end, and reads the rest from {detail.get('path', '')}")
+        window = int(detail.get("window", 0))
+        return cut_line(int(detail.get("size", ev.tokens_before)), int(detail.get("threshold", window)), window,
+                        detail.get("path", ""), server=True)
     if getattr(ev, "action", "") != "failed":
         return None
     if ev.layer == "input":

@@ -28,6 +28,7 @@ from ...error_text import describe_error
 from ..tools.toolset import mention_messages
 from .attachments import Attachment, previewed
 from .attachments import find as find_attachments
+from .big_input import cut_line
 from .big_input import fit_input as fit_big_input
 from .session_parts import SessionParts
 from .stream_events import stream_handler
@@ -88,7 +89,7 @@ def attachments(s: TurnSession, typed: str) -> list[Attachment]:
 
 def fit_input(s: TurnSession, prompt: str, typed: str | None = None) -> tuple[str, str | None]:
     """`prompt` as it can go out, and a line for the user when some of it went to a file
-    instead (input larger than a request can hold, big_input.py)."""
+    instead (input over half the tokens at which the conversation is compacted, big_input.py)."""
     s.turn_input = None
     try:
         fitted, saved = fit_big_input(prompt, typed, s.limits.threshold, s.store.dir)
@@ -97,8 +98,7 @@ def fit_input(s: TurnSession, prompt: str, typed: str | None = None) -> tuple[st
     if saved is None:
         return prompt, None
     s.turn_input = (fitted, prompt)  # cut again to a server's smaller window, it is cut from the whole
-    return fitted, (f"the input is more than a request can hold: the model gets its beginning and end, "
-                    f"and reads the rest from {saved}")
+    return fitted, cut_line(text_tokens(prompt), s.limits.threshold, s.limits.window, saved)
 
 
 def refit_prompt(s: TurnSession, text: str, threshold: int) -> str | None:
@@ -120,7 +120,8 @@ def refit_prompt(s: TurnSession, text: str, threshold: int) -> str | None:
         return None
     s.turn_input = (fitted, whole)
     s.cm.emit(Event("input", "cut", text_tokens(text), text_tokens(fitted), trigger="reactive",
-                    detail={"path": str(saved), "window": s.cm.limits.window}))
+                    detail={"path": str(saved), "window": s.cm.limits.window, "threshold": threshold,
+                            "size": text_tokens(whole)}))
     return fitted
 
 
