@@ -2,7 +2,7 @@
 words in red, as an error (`⎿ error: permission denied: the user declined this bash call. The
 user's instruction (follow it i…`), cut before the words. It is the user's answer, not a failure:
 the line says the call was declined and what the model is told, whole, in the neutral style of a
-result, and so does the confirmation under the question."""
+result (the one line that says it: test_approval_instead_once.py)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ async def test_the_instruction_is_not_shown_as_an_error(tmp_path: Path) -> None:
     console.export_text = lambda **_: export(styles=True)  # type: ignore[method-assign]
     run = await drive(tmp_path, bash_then_told, ["run it\r"], answers="Run Make Check\n", console=console)
     lines = [line for line in run.out.splitlines() if "Run Make Check" in line and "DONE" not in line]
-    assert len(lines) == 2, run.out  # the confirmation, and the call's result
+    assert len(lines) == 1, run.out  # the call's result (the confirmation under the question said it again)
     for line in lines:
         assert RED not in line and YELLOW not in line, repr(line)
     result = next(line for line in lines if "⎿" in line)

@@ -213,10 +213,9 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
                 answer = Instead(text) if text else "deny" if picked == "instead" else _menu_answer(picked)
             else:
                 answer = _typed_answer(console, tool, stream)
-            if isinstance(answer, Instead):
-                # The user's own words, not a warning: as "allowed once" is said (the result line too).
-                console.print(Text(f"  declined; the model is told: {visible(answer.text)}", style="dim"))
-            else:
+            # Declined with the user's words: the call's result line, printed right after, says it
+            # (`⎿ declined; the model is told: …`, as /expand and /history do); said here too, it was twice.
+            if not isinstance(answer, Instead):
                 console.print({"once": "  allowed once", "always": f"  allowed for {scope_words(tool)} this session",
                                "deny": "  declined"}[answer], style="dim" if answer != "deny" else "yellow")
         return answer
