@@ -39,11 +39,11 @@ def test_a_window_another_process_keeps_meanwhile_is_not_overwritten(tmp_path: P
             return
         finally:
             os.close(fd)
-        windows = read(path)
-        windows.setdefault(B, {})["llama3"] = 4_096
-        path.write_text(json.dumps({"windows": windows}))
+        data = json.loads(path.read_text()) if path.exists() else {"windows": {}}
+        data["windows"].setdefault(B, {})["llama3"] = 4_096  # as an older version wrote it: read the same
+        path.write_text(json.dumps(data))
 
-    def a_reads(p: Path) -> dict[str, dict[str, int]]:
+    def a_reads(p: Path) -> dict[str, dict[str, server_windows.Kept]]:
         seen = read(p)
         monkeypatch.setattr(server_windows, "_read", read)
         other_process_writes()  # between A's read and A's write

@@ -67,7 +67,7 @@ def test_how_and_when_are_kept_and_a_bare_window_says_neither(tmp_path: Path) ->
 
     server_windows.path_in(home).write_text(json.dumps({"windows": {url: {"local": 8000}}}))  # as first kept
     kept = server_windows.remembered_as(home, url, "local")
-    assert kept == server_windows.Kept(8_000)
+    assert kept is not None and kept == server_windows.Kept(8_000)
     assert server_windows.start_line(kept.window, url, "local", kept.how) == (
         f"working within 8,000 tokens, the window {url} was found to have for local in an earlier session "
         "(--context-window sets another)")
