@@ -2,7 +2,7 @@
 
 Everything is real except the model: the session, tools, layers, compaction, archive and session
 file are the product's own code, working on this project's source files (read-only). The model is
-a SCRIPTED STAND-IN (pydantic-ai's FunctionModel) that surveys the `context/` package one file at
+a SCRIPTED STAND-IN (pydantic-ai's FunctionModel) that surveys `context/` and `session/` one file at
 a time, so the demo needs no key and no network. Its window is set small (20K tokens) so the
 pipeline has to work: tool results pile up, the layers trim the view, auto-compaction summarises,
 and the survey still finishes with the task intact. Afterwards the analyzer replays the transcript.
@@ -38,9 +38,9 @@ from .context.plumbing import tokens
 from .context.plumbing.events import Event
 from .ui import render
 
-TASK = ("Survey the agent's core: read every module in src/compact_agent/{context,agent,session}/ one at a "
-        "time and "
-        "list each module with its first docstring line. Do not modify any file.")
+TASK = ("Survey two packages: read every module directly in src/compact_agent/context/ and "
+        "src/compact_agent/session/ one at a time and list each module with its first docstring line. "
+        "Do not modify any file.")
 DONE = re.compile(r"Surveyed so far: (.*)")
 SEP = " ; "
 
@@ -101,11 +101,9 @@ class ScriptedSurveyor:
                     if not isinstance(p, ToolReturnPart):
                         continue
                     path = calls.get(p.tool_call_id)
-                    if isinstance(path, str) and path in self.files:
-                        first = re.search(r'\t"""\s*(?:\n\s*\d+\t)?(\S.*)', str(p.content))
-                        doc = (first.group(1) if first else "(no docstring)").strip()
-                        doc = _words(doc, 60)
-                        done[path] = doc.replace(SEP.strip(), ",")
+                    doc = _first_doc_line(str(p.content))
+                    if isinstance(path, str) and path in self.files and doc is not None:
+                        done[path] = _words(doc, 60).replace(SEP.strip(), ",")
         return done
 
     def _notes(self, messages: list[ModelMessage]) -> str:
@@ -131,6 +129,25 @@ class ScriptedSurveyor:
                 f"9. Next Step: continue with the next unread module. Surveyed so far: {listed}\n</summary>")
 
 
+def _first_doc_line(content: str) -> str | None:
+    """The first line of the module docstring in read_file's numbered text, "(no docstring)" for a
+    file that opens without one, or None when `content` no longer shows the file's first line.
+
+    A result the layers have since cleared ("[Old tool result content cleared]") says nothing about
+    the file: the survey keeps what its own notes said when it read it, as a model would. Taken as
+    "no docstring", it put pipeline.py, state.py and others in the answer without theirs.
+    """
+    numbered = dict(re.findall(r"^ *(\d+)\t(.*)$", content, re.MULTILINE))
+    if "1" not in numbered:
+        return None
+    first = numbered["1"].strip()
+    quote = first[:3]
+    if quote not in ('"""', "'''"):
+        return "(no docstring)"
+    text = first[3:].split(quote)[0].strip() or numbered.get("2", "").split(quote)[0].strip()
+    return text or "(no docstring)"
+
+
 def _words(text: str, n: int) -> str:
     """`text` cut to at most `n` characters at a word boundary, marked with an ellipsis."""
     if len(text) <= n:
@@ -140,7 +157,7 @@ def _words(text: str, n: int) -> str:
 
 
 async def run_demo(repo: Path, home: Path, console: Console) -> Path:
-    files = sorted(str(p.relative_to(repo)) for pkg in ("context", "agent", "session")
+    files = sorted(str(p.relative_to(repo)) for pkg in ("context", "session")
                    for p in (repo / "src/compact_agent" / pkg).glob("*.py") if p.name != "__init__.py")
     model = FunctionModel(ScriptedSurveyor(files), model_name="scripted-stand-in")
 
