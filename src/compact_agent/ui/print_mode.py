@@ -354,6 +354,7 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     from ..error_text import describe_error
     from .command_registry import CommandError
     from .commands import run_command
+    from .plain_console import PlainConsole
     from .render import SafeConsole
     from .trimmed_lines import trimmed
 
@@ -362,8 +363,9 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     # not laid out for a screen: no line of prose is cut at 80 columns for a script to join again.
     width = (None if sys.stdout.isatty() else 80) if run.format == "text" else JSON_TEXT_WIDTH
     out = sys.stdout if sys.stdout.isatty() else trimmed(sys.stdout)  # not padded to 80 columns
-    console = SafeConsole(file=out if run.format == "text" else shown, highlight=False, markup=False,
-                          soft_wrap=False, width=width)
+    made = SafeConsole if run.format == "text" else PlainConsole  # a JSON result's tables: no box drawing
+    console = made(file=out if run.format == "text" else shown, highlight=False, markup=False,
+                   soft_wrap=False, width=width)
     usage, compactions = replace(session.usage), len(session.cm.compactions)  # what the command adds (/init, /compact)
     try:  # the caller closes the session
         await run_command(session, line, console)
