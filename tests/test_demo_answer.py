@@ -1,4 +1,4 @@
-"""`make demo`: the survey's answer is true of the files it read."""
+"""`make demo`: its answer is true of the files it read; the analysis of its session fits its usage."""
 
 from __future__ import annotations
 
@@ -90,3 +90,11 @@ def test_the_demo_s_task_names_only_what_it_surveys(demo_output: str):
     packages = re.findall(r"src/compact_agent/(\w+)/", demo.TASK)
     on_disk = [p for pkg in packages for p in (REPO / "src/compact_agent" / pkg).glob("*.py") if p.name != "__init__.py"]
     assert count == len(on_disk)
+
+
+def test_the_analysis_of_the_demo_s_session_fits_its_usage(demo_output: str):
+    """The stand-in reports what it was sent (the view the layers trimmed): the analyzer fits it on
+    the requests before the first trim instead of calling it made up."""
+    said = " ".join(demo_output.split())
+    assert "does not follow the messages" not in said and "stand-in model's numbers" not in said
+    assert "recorded requests; size = 1.00 × estimate + 1.0K overhead, fit error 0.0% mean" in said

@@ -50,6 +50,7 @@ from .recall import (
     reread_source_tokens,
 )
 from .retention import Retention, Truth, message_text, retention_of
+from .usage_fit import MAX_FIT_ERROR, best_fit, errors, leading_points
 
 OVERHEAD_CAP = 40_000
 """Largest system prompt + tool schemas we believe (Claude Code's is ~26K tokens). A transcript whose
@@ -96,41 +97,29 @@ def recorded_points(transcript: Transcript, messages: Sequence[ModelMessage]) ->
     return out
 
 
-MAX_FIT_ERROR = 0.12
-
-
-def _errors(pts: Sequence[tuple[int, int]], ratio: float, overhead: float) -> list[float]:
-    return [abs(ratio * x + overhead - y) / y for x, y in pts]
-
-
 def calibrate(transcript: Transcript) -> TokenModel:
-    """Fit ratio and overhead by least squares (clamped), or the overhead alone when that fits
-    better or there are too few points; a fit worse than 12% is not believed (a stand-in model's
-    made-up usage) and sizes fall back to our estimate."""
+    """Fit ratio and overhead (usage_fit.py); a fit worse than 12% is not believed (a stand-in
+    model's made-up usage) and sizes fall back to our estimate. When the recording agent trimmed
+    what it sent before any compaction, the requests before its first trim are fitted."""
     pts = recorded_points(transcript, transcript.messages)
     if not pts:
         return TokenModel(notes=("no recorded usage: sizes are our estimate with no overhead",))
-    xs = [x for x, _ in pts]
-    ys = [y for _, y in pts]
-    fits = [(1.0, max(0.0, statistics.median(y - x for x, y in pts)))]
-    if len(pts) >= 3 and max(xs) - min(xs) >= 2_000:
-        mx, my = statistics.fmean(xs), statistics.fmean(ys)
-        sxx = sum((x - mx) ** 2 for x in xs)
-        ratio = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
-        if 0.5 <= ratio <= 3.0:  # beyond that no tokenizer differs from chars/4: the usage is made up
-            fits.append((ratio, max(0.0, my - ratio * mx)))
-    ratio, overhead = min(fits, key=lambda f: statistics.fmean(_errors(pts, *f)))
-    errors = _errors(pts, ratio, overhead)
-    if statistics.fmean(errors) > MAX_FIT_ERROR:
-        return TokenModel(samples=len(pts), notes=(
-            f"recorded usage does not follow the messages (best fit off by {100 * statistics.fmean(errors):.0f}%"
-            " on average: a stand-in model's numbers?); sizes are our estimate with no overhead",))
     notes: list[str] = []
+    ratio, overhead = best_fit(pts)
+    if statistics.fmean(errors(pts, ratio, overhead)) > MAX_FIT_ERROR and (n := leading_points(pts)):
+        notes.append(f"fitted on the first {n}, before the recording agent trimmed what it sent")
+        pts = pts[:n]
+        ratio, overhead = best_fit(pts)
+    errs = errors(pts, ratio, overhead)
+    if statistics.fmean(errs) > MAX_FIT_ERROR:
+        return TokenModel(samples=len(pts), notes=(
+            f"recorded usage does not follow the messages (best fit off by {100 * statistics.fmean(errs):.0f}%"
+            " on average: a stand-in model's numbers?); sizes are our estimate with no overhead",))
     if overhead > OVERHEAD_CAP:
         notes.append(f"recorded prompts exceed the messages by {overhead:,.0f} tokens (content this file "
                      f"does not hold); replayed with a {OVERHEAD_CAP:,} overhead")
         overhead = OVERHEAD_CAP
-    return TokenModel(round(ratio, 4), round(overhead), len(pts), statistics.fmean(errors), max(errors),
+    return TokenModel(round(ratio, 4), round(overhead), len(pts), statistics.fmean(errs), max(errs),
                       tuple(notes))
 
 
