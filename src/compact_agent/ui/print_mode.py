@@ -350,7 +350,8 @@ JSON_TEXT_WIDTH = 1_000
 
 async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     """A slash command instead of a turn: its refusal (bad arguments, a command of the REPL's own
-    session) is bad usage, exit 2, as a bad flag is; a failure while it runs is exit 1."""
+    session, a value that cannot work: `/model NAME --window 2k`) is bad usage, exit 2, as a bad
+    flag is; a failure while it runs is exit 1."""
     from ..error_text import describe_error
     from .command_registry import CommandError
     from .commands import run_command
@@ -369,7 +370,7 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     usage, compactions = replace(session.usage), len(session.cm.compactions)  # what the command adds (/init, /compact)
     try:  # the caller closes the session
         await run_command(session, line, console)
-    except CommandError as e:
+    except (CommandError, UsageError) as e:  # UsageError: a value it was given that cannot work (--window 2k)
         return _failed(run, str(e), session, code=2)
     except Exception as e:  # noqa: BLE001
         return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session)

@@ -39,8 +39,9 @@ class Switch:
 
 async def switch_model(session: AgentSession, name: str, window: int | None = None, *,
                        remember: bool = True) -> Switch:
-    """Raises ConfigError (no key, ...) or CompactionError before anything changed. `remember`:
-    the session remembers the switch (not a switch for one print-mode run)."""
+    """Raises ConfigError (no key, ...), its UsageError (a window too small for the tools: bad
+    usage, `-p` exit 2) or CompactionError before anything changed. `remember`: the session
+    remembers the switch (not a switch for one print-mode run)."""
     opts = session.opts
     provider = provider_for(name, opts.base_url)
     # A window override belongs to the model it was given for, unless the new model is unknown too.
