@@ -204,12 +204,11 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     settled = _prompts_settled(entries)
     seen: set[str] = set()
     last_id: str | None = None
-    newer = dup = unknown = 0
+    newer = newer_unknown = dup = unknown = 0  # newer: lines a newer version wrote, read as far as understood
     unsent: list[ModelMessage] = []  # read from prompt entries: the user's, never sent
     for entry in entries:
         v = entry.get("v")
-        if isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION:
-            newer += 1
+        future = isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION
         eid = entry.get("id")
         if isinstance(eid, str):
             if eid in seen:
@@ -234,11 +233,16 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                     messages.append(request)
                     unsent.append(request)
             else:
-                unknown += 1
+                if future:  # a kind a newer version added: said with the other lines it wrote
+                    newer_unknown += 1
+                else:
+                    unknown += 1
                 continue
         except Exception:  # noqa: BLE001 - any unreadable entry is skipped, never fatal
             bad += 1
             continue
+        if future:
+            newer += 1
         if isinstance(eid, str):
             last_id = eid
     unanswered, never_sent = _unanswered(messages, unsent)
@@ -250,17 +254,17 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         problems.append(f"not a session file: none of its {plural(bad, 'line')} can be read "
                         "(skipped: the conversation starts empty)")
     elif bad:
-        problems.append(f"skipped {bad} unreadable line(s)")
+        problems.append(f"skipped {plural(bad, 'unreadable line')}")
     if fixed:
-        problems.append(f"replaced invalid characters (lone surrogates) in {fixed} line(s) with U+FFFD")
+        problems.append(f"replaced invalid characters (lone surrogates) in {plural(fixed, 'line')} with U+FFFD")
     if dup:
-        problems.append(f"skipped {dup} duplicated line(s)")
+        problems.append(f"skipped {plural(dup, 'duplicated line')}")
     if unknown:
-        problems.append(f"skipped {unknown} line(s) of an unknown kind")
+        problems.append(f"skipped {plural(unknown, 'line')} of an unknown kind")
     if moved:
-        problems.append(f"put {moved} out-of-order line(s) back in order")
-    if newer:
-        problems.append(f"{newer} line(s) were written by a newer compact-agent (read what was understood)")
+        problems.append(f"put {plural(moved, 'out-of-order line')} back in order")
+    if newer or newer_unknown:
+        problems.append(_newer_lines(newer, newer_unknown))
     if unanswered:  # a message the run never sent, or one whose answer never came
         what = "had not reached the model when the last run ended" if never_sent else \
             "got no answer before the last run ended"
@@ -316,6 +320,21 @@ def tools_ran_in_last_turn(messages: Sequence[ModelMessage]) -> bool:
     return False
 
 
+def _newer_lines(read: int, skipped: int) -> str:
+    """The lines a newer version wrote, in one statement: `read` were read as far as understood,
+    `skipped` were of a kind this version does not know (a line of a new kind was said twice, as
+    if two: 'skipped 1 line(s) of an unknown kind; 1 line(s) were written by a newer …')."""
+    by, kinds = "written by a newer compact-agent", "a kind" if skipped == 1 else "kinds"
+    if not read:
+        return f"skipped {plural(skipped, 'line')} {by}, of {kinds} this version does not know"
+    understood = "as far as it is understood" if read == 1 else "as far as they are understood"
+    said = f"{plural(read + skipped, 'line')} {'was' if read + skipped == 1 else 'were'} {by}: "
+    if not skipped:
+        return f"{said}read {understood}"
+    other = "the other" if read == 1 else f"the other {read}"
+    return f"{said}skipped {skipped} of {kinds} this version does not know, read {other} {understood}"
+
+
 def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
     """The history as a provider accepts it, and what was changed ('' when nothing).
 
@@ -339,7 +358,7 @@ def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
     keep = len(fixed)
     while keep and _broken_pairs(fixed[:keep]):
         keep -= 1
-    return fixed[:keep], f"dropped {len(fixed) - keep} message(s) after a tool call/result mix-up"
+    return fixed[:keep], f"dropped {plural(len(fixed) - keep, 'message')} after a tool call/result mix-up"
 
 
 def _drop_misplaced_results(messages: Sequence[ModelMessage]) -> list[ModelMessage]:

@@ -1,0 +1,53 @@
+"""A session file's load warning counts its lines in words: 'skipped 1 line of an unknown kind',
+'skipped 2 unreadable lines', never 'line(s)'. A line a newer compact-agent wrote is said once:
+one line of a kind this version does not know read 'skipped 1 line(s) of an unknown kind; 1
+line(s) were written by a newer compact-agent (read what was understood)', as if there were two."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+from compact_agent.session.store import SessionStore, load_session_file
+
+
+def saved(tmp_path: Path, *extra: dict | bytes) -> Path:
+    store = SessionStore(tmp_path, "s1")
+    store.append([ModelRequest(parts=[UserPromptPart("question")]), ModelResponse(parts=[TextPart("answer")])])
+    last = json.loads(store.path.read_bytes().splitlines()[-1])["id"]
+    with store.path.open("ab") as f:
+        for i, line in enumerate(extra):
+            f.write(line if isinstance(line, bytes) else
+                    json.dumps({"id": f"x{i}", "parent": last, "time": "t", **line}).encode() + b"\n")
+    return store.path
+
+
+def warning(path: Path) -> str:
+    [said] = load_session_file(path).warnings
+    return said.removeprefix(f"{path.name}: ")
+
+
+FUTURE_MESSAGE = {"v": 99, "kind": "message", "message": {
+    "kind": "response", "parts": [{"part_kind": "text", "content": "later"}], "future_field": 1}}
+
+
+def test_one_line_of_a_newer_kind_is_said_once(tmp_path: Path) -> None:
+    path = saved(tmp_path, {"v": 99, "kind": "bookmark"})
+    assert warning(path) == "skipped 1 line written by a newer compact-agent, of a kind this version does not know"
+
+
+def test_newer_lines_read_and_skipped_are_one_statement(tmp_path: Path) -> None:
+    path = saved(tmp_path, {"v": 99, "kind": "bookmark"}, FUTURE_MESSAGE)
+    assert warning(path) == ("2 lines were written by a newer compact-agent: skipped 1 of a kind this version does "
+                             "not know, read the other as far as it is understood")
+    assert load_session_file(path).messages[-1].parts[0].content == "later"  # read, as said
+    assert warning(saved(tmp_path / "b", FUTURE_MESSAGE)) == \
+        "1 line was written by a newer compact-agent: read as far as it is understood"
+
+
+def test_counts_are_words(tmp_path: Path) -> None:
+    path = saved(tmp_path, {"v": 1, "kind": "bookmark"}, b"\x00\xff torn\n", b'{"v": 1, "kind": "mess\n')
+    assert warning(path) == "skipped 2 unreadable lines; skipped 1 line of an unknown kind"
+    assert warning(saved(tmp_path / "b", b"{not json\n")) == "skipped 1 unreadable line"
