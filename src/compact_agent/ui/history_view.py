@@ -90,17 +90,19 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
 
 def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: int = 3) -> None:
     """The last `n` exchanges of a resumed session (`-c`, `/resume`) as they looked when they were
-    live: the prompt as it was typed, the answer's markdown rendered after its `⏺` by the very code
-    that draws a live answer (turn_view.py). They were a one-line clip of the raw markdown (`**`,
-    fences and all). A turn the program closed without an answer is a dim line under its prompt
-    (`NO_ANSWER`), not an answer: it showed as `⏺ [compact-agent: this turn ended before an answer …]`."""
+    live: the prompt as it was typed (its first rows when long: prompt_excerpt.py), the answer's
+    markdown rendered after its `⏺` by the very code that draws a live answer (turn_view.py). They
+    were a one-line clip of the raw markdown (`**`, fences and all). A turn the program closed
+    without an answer is a dim line under its prompt (`NO_ANSWER`), not an answer: it showed as
+    `⏺ [compact-agent: this turn ended before an answer …]`."""
+    from .prompt_excerpt import print_prompt
     from .turn_view import TurnView
 
     pairs = _exchanges(messages)
     if len(pairs) > n:
         console.print(f"… {plural(len(pairs) - n, 'earlier exchange')}", style="dim")
     for prompt, answer, status in pairs[-n:]:
-        console.print(f"› {prompt}", markup=False, highlight=False)
+        print_prompt(console, prompt)  # a long one (a pasted log) as its first rows and `… 22 more lines`
         if answer:
             view = TurnView(console, lambda: 0, spinner=False)
             for line in answer.splitlines(keepends=True):  # as a stream brings it: block by block
