@@ -4,9 +4,17 @@ package index, where the project is not published."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import subprocess
+import sys
+from importlib import metadata
 from pathlib import Path
+
+import pytest
+
+from compact_agent import __main__ as entry
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -44,3 +52,32 @@ def test_no_page_installs_compact_agent_by_its_name_from_an_index() -> None:
     assert not by_name, by_name
     readme = _pip_installs((ROOT / "README.md").read_text(encoding="utf-8"))
     assert "/path/to/compact-agent" in readme
+
+
+class _Dist:
+    def __init__(self, direct_url: dict[str, object] | None) -> None:
+        self.direct_url = direct_url
+
+    def read_text(self, name: str) -> str | None:
+        return None if self.direct_url is None else json.dumps(self.direct_url)
+
+
+@pytest.mark.parametrize(("direct_url", "said"), [
+    ({"url": "file:///home/me/compact-agent", "dir_info": {"editable": True}},
+     "pip install -e '/home/me/compact-agent[cli]'"),
+    ({"url": "file:///tmp/my%20checkout", "dir_info": {}}, "pip install '/tmp/my checkout[cli]'"),
+    (None, "pip install '/path/to/compact-agent[cli]' (the path to its checkout)"),
+    ({"url": "https://example.invalid/compact_agent-0.1.0.whl", "archive_info": {}},
+     "pip install '/path/to/compact-agent[cli]' (the path to its checkout)"),
+])
+def test_the_command_without_its_extra_names_the_checkout_not_an_index(
+        monkeypatch: pytest.MonkeyPatch, direct_url: dict[str, object] | None, said: str) -> None:
+    monkeypatch.setattr(metadata, "distribution", lambda name: _Dist(direct_url))
+    assert entry.install_cli_command() == said
+
+
+def test_the_line_said_without_the_extra_is_one_a_user_can_follow() -> None:
+    code = "import sys; sys.modules['typer'] = None; from compact_agent.__main__ import main; main()"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert "pip install 'compact-agent[cli]'" not in proc.stderr and "[cli]'" in proc.stderr

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from importlib import metadata
 
+from compact_agent.__main__ import install_cli_command
+
 CLI_ONLY = ("rich", "typer", "prompt-toolkit", "prompt_toolkit", "pydantic-settings", "platformdirs")
 
 
@@ -26,4 +28,4 @@ def test_the_command_without_its_extra_says_how_to_get_it() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert proc.stderr == ("compact-agent: the command-line agent needs the 'cli' extra (typer is not installed): "
-                           "pip install 'compact-agent[cli]'\n")
+                           f"{install_cli_command()}\n")

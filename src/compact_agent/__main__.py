@@ -7,9 +7,29 @@ the `cli` extra. Without them the command says so in one line instead of a trace
 
 from __future__ import annotations
 
+import json
 import sys
+from importlib import metadata
+from urllib.parse import unquote, urlparse
 
 CLI_MODULES = ("typer", "rich", "prompt_toolkit", "pydantic_settings", "platformdirs", "openai")
+
+
+def install_cli_command() -> str:
+    """How to add the extra to this install. compact-agent is not on a package index, so never by its
+    bare name (which would fetch whatever an index holds under it): from the checkout pip installed it
+    from, as pip recorded it (direct_url.json, PEP 610), else from a path the user fills in."""
+    try:
+        raw = metadata.distribution("compact-agent").read_text("direct_url.json")
+        origin = json.loads(raw or "{}")
+    except (metadata.PackageNotFoundError, OSError, ValueError):
+        origin = {}
+    url = origin.get("url", "") if isinstance(origin, dict) else ""
+    if not (isinstance(url, str) and url.startswith("file://")):
+        return "pip install '/path/to/compact-agent[cli]' (the path to its checkout)"
+    info = origin.get("dir_info")
+    editable = "-e " if isinstance(info, dict) and info.get("editable") else ""
+    return f"pip install {editable}'{unquote(urlparse(url).path)}[cli]'"
 
 
 def main() -> None:
@@ -18,7 +38,7 @@ def main() -> None:
     except ModuleNotFoundError as e:
         if e.name and e.name.split(".")[0] in CLI_MODULES:
             sys.stderr.write(f"compact-agent: the command-line agent needs the 'cli' extra ({e.name} is not "
-                             "installed): pip install 'compact-agent[cli]'\n")
+                             f"installed): {install_cli_command()}\n")
             raise SystemExit(1) from None
         raise
     cli_main()
