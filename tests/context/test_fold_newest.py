@@ -3,8 +3,10 @@ round's short previews do not fit, and its steps fold into one note on the first
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -15,6 +17,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import ContextManager
 from compact_agent.context.decisions.fit import FOLDED, shrink_to_fit
@@ -36,12 +39,12 @@ def tight(tmp_path: Path, overhead: int) -> tuple[ContextManager, list[Event]]:
     return cm, events
 
 
-def newest_round(results: int = 6) -> list[ModelMessage]:
+def newest_round(results: int = 6, ids: str = "c", folder: str = "lib", line: str = "  x = 1\n") -> list[ModelMessage]:
     reads = ModelResponse(parts=[TextPart("I know the codebase now; reading the files I will change."),
-                                 *[ToolCallPart("read_file", {"path": f"lib/m{k}.ex"}, tool_call_id=f"c{k}")
+                                 *[ToolCallPart("read_file", {"path": f"{folder}/m{k}.ex"}, tool_call_id=f"{ids}{k}")
                                    for k in range(results)]])
-    found = ModelRequest(parts=[ToolReturnPart("read_file", f"defmodule M{k} do\n" + "  x = 1\n" * 400,
-                                               tool_call_id=f"c{k}") for k in range(results)])
+    found = ModelRequest(parts=[ToolReturnPart("read_file", f"defmodule M{k} do\n" + line * 400,
+                                               tool_call_id=f"{ids}{k}") for k in range(results)])
     return [reads, found]
 
 
@@ -100,3 +103,58 @@ def test_a_shorter_preview_leaves_the_saved_file_whole(tmp_path: Path) -> None:
     assert len(shown) == 6 and any(len(text) < 1_000 for text in shown)  # some went down to the short preview
     for k in range(6):
         assert (tmp_path / "spill" / f"c{k}.txt").read_text() == f"defmodule M{k} do\n" + "  x = 1\n" * 400
+
+
+def _reader(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Reads three whole parts; told they were folded, reads a small slice of one; then done."""
+    seen = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts]
+    if any(isinstance(p, ToolReturnPart) and p.tool_name == "read_lines" for p in seen):
+        return ModelResponse(parts=[TextPart("done")])
+    if any(isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(FOLDED)
+           for p in seen):
+        return ModelResponse(parts=[ToolCallPart("read_lines", {"n": 0}, tool_call_id="small")])
+    return ModelResponse(parts=[ToolCallPart("read", {"n": n}, tool_call_id=f"c{n}") for n in range(3)])
+
+
+def _agent(cm: ContextManager, model: Callable[[list[ModelMessage], AgentInfo], ModelResponse]) -> Agent[None, str]:
+    agent: Agent[None, str] = Agent(FunctionModel(model), capabilities=[cm])
+
+    @agent.tool_plain
+    def read(n: int) -> str:
+        """Read part n whole."""
+        return f"part {n}: " + "data " * 8_000
+
+    @agent.tool_plain
+    def read_lines(n: int) -> str:
+        """Read the first lines of part n."""
+        return f"part {n}: data data"
+
+    return agent
+
+
+async def test_a_model_that_reads_less_after_the_fold_goes_on() -> None:
+    result = await _agent(ContextManager(window=500), _reader).run("go")
+    assert result.output == "done"
+
+
+def test_the_same_steps_again_right_after_a_fold_are_not_folded_twice(tmp_path: Path) -> None:
+    cm, events = tight(tmp_path, overhead=7_400)
+    task = ModelRequest(parts=[UserPromptPart(TASK)])
+    shrunk, _ = shrink_to_fit(cm, [task, *newest_round()], cm.fit_size([task, *newest_round()]))
+    assert len(shrunk) == 1 and events[-1].detail["steps_folded"] == 2
+    # The model answers the note by reading the same six files whole again, under new call ids,
+    # and they have not changed: no progress.
+    cm.requests += 1
+    view = [task, *newest_round(ids="again-")]
+    shrunk, after = shrink_to_fit(cm, list(view), cm.fit_size(view))
+    assert events[-1].detail["steps_folded"] == 0 and after > 8_000  # refused at the request (pipeline.py)
+    assert rounds.unpaired(shrunk) == (set(), set())
+    # Other calls fold as before, and so do the same calls whose results changed.
+    cm.requests += 1
+    other = newest_round(ids="t", folder="test")
+    shrunk, after = shrink_to_fit(cm, [task, *other], cm.fit_size([task, *other]))
+    assert len(shrunk) == 1 and after <= 8_000 - 8_000 // 50
+    cm.requests += 1
+    changed = newest_round(ids="u", folder="test", line="  x = 2\n")
+    shrunk, after = shrink_to_fit(cm, [task, *changed], cm.fit_size([task, *changed]))
+    assert len(shrunk) == 1 and after <= 8_000 - 8_000 // 50

@@ -125,6 +125,7 @@ class ManagerState(AbstractCapability[Any]):
         self.refit_prompt = internals.refit_prompt
         self.rewrite_note: dict[str, Any] | None = None  # the store's next rewrite, when not an edited history
         self.window_learned: LearnedWindow | None = None  # the server's limit, below the window given
+        self.folded_calls: tuple[int, set[str]] = (-1, set())  # the request the last resort folded, its steps (fit.py)
         build_defaults(self, window, store, internals)
         self.calibration = tokens.Calibration()
         self._sync = StoreSync()  # what the store holds, by identity
@@ -302,6 +303,12 @@ class ManagerState(AbstractCapability[Any]):
 
     def measure(self, messages: Sequence[ModelMessage]) -> int:
         return self.calibration.tokens(self.estimate(messages) + self.overhead)
+
+    def fit_size(self, messages: Sequence[ModelMessage]) -> int:
+        """The size a request of `messages` is judged to fit the window by: its measure, and never
+        below the raw estimate until the provider's reports agree that it counts less
+        (`Calibration.fits_tokens`). The last resort shrinks by it, and a request is refused by it."""
+        return max(self.measure(messages), self.calibration.fits_tokens(self.estimate(messages) + self.overhead))
 
     def _measured(self, view: list[ModelMessage], builtin: int) -> int:
         """`measure(view)`, given the built-in estimate of `view` already made."""

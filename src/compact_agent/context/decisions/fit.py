@@ -23,11 +23,17 @@ cheapest loss first:
    per step (what the model wrote, each call, what each result was and the file its whole text is
    saved in), shortened and then oldest first dropped until the request fits. No call is left
    without its result, and the system prompt stays (unless the manager is told not to keep it).
+   A model that answers the note by making the very same calls and getting the very same results
+   has made no progress: those steps are not folded again, and the request is refused as too
+   large for the window (pipeline.py), rather than folded and asked again until a run's request
+   limit. (A command run again whose output changed is progress, and folds as any step.)
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+from collections.abc import Sequence
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -44,6 +50,7 @@ from pydantic_ai.messages import (
 )
 
 from ..compaction import summary
+from ..layers.previews import spill_name
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event
 from .view import ShrinkView
@@ -54,7 +61,7 @@ CARRIED = "[compact-agent: what the user typed in the rounds left out of this re
 LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
             "the saved session keeps it]")
 FOLDED = ("[compact-agent: the newest steps, folded into this note to fit the window (the saved session "
-          "keeps them whole); a result's full text can be read back from the file named]\n")
+          "keeps them whole); read a saved result in small parts: whole, it would not fit either]\n")
 HEAD_CHARS = 300
 STEP_CHARS = (160, 60)  # a folded step's line, then shorter
 
@@ -78,7 +85,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     if budget is not None:
         need = max(1, int((tokens_now - limit) / max(cm.calibration.ratio, 0.1)) + 1)
         view, ids = budget.shrink(view, need)
-        after = cm.measure(view) if ids else tokens_now
+        after = cm.fit_size(view) if ids else tokens_now
     dropped = 0
     # The first message stays: the summary, or the user's opening request.
     keep_first = 1 if view and isinstance(view[0], ModelRequest) else 0
@@ -101,12 +108,12 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
                 carried = UserPromptPart(CARRIED + "\n".join(f"- {w}" for w in kept))
                 view[0] = dataclasses.replace(first, parts=[*first.parts, carried])
         dropped += 1
-        after = cm.measure(view)
+        after = cm.fit_size(view)
     if after > limit and budget is not None:
         need = max(1, int((after - limit) / max(cm.calibration.ratio, 0.1)) + 1)
         view, more = budget.shrink(view, need, short=True)
         ids += more
-        after = cm.measure(view) if more else after
+        after = cm.fit_size(view) if more else after
     thinking = 0
     if after > limit:
         last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
@@ -118,7 +125,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
                 if rest:
                     view[i] = dataclasses.replace(m, parts=rest)
                     thinking += 1
-        after = cm.measure(view) if thinking else after
+        after = cm.fit_size(view) if thinking else after
     first_cut = 0
     # The user's newest request keeps at least its first words: the first message's own texts are
     # left out only when a later message, or the carried words, hold a newer one.
@@ -131,12 +138,17 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
             view[0] = head
             if changed:
                 first_cut += 1
-                after = cm.measure(view)
+                after = cm.fit_size(view)
             if after <= limit:
                 break
     folded = 0
     if after > limit and len(view) > 1 and isinstance(view[0], ModelRequest):
-        view, after, folded = _fold(cm, view, limit, budget)
+        newest = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=len(view))
+        asked = _steps_done(view[newest:])
+        at, before = cm.folded_calls
+        if at != cm.requests - 1 or not asked or not asked <= before:  # not the same steps as the fold before
+            cm.folded_calls = (cm.requests, _steps_done(view[1:]))
+            view, after, folded = _fold(cm, view, limit, budget)
     if ids or dropped or thinking or first_cut or folded:
         cm.emit(Event("budget", "shrink", tokens_now, after, ids=ids, trigger="window",
                       detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking,
@@ -160,7 +172,7 @@ def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object |
         while lines:
             note = UserPromptPart(FOLDED + "\n".join(f"- {line}" for line in lines))
             folded: list[ModelMessage] = [dataclasses.replace(first, parts=[*head, note])]
-            size = cm.measure(folded)
+            size = cm.fit_size(folded)
             if best is None or size < best[1]:
                 best = (folded, size)
             if size <= limit or len(lines) == 1:
@@ -169,8 +181,24 @@ def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object |
         if best is not None and best[1] <= limit:
             break
     if best is None:
-        return view, cm.measure(view), 0
+        return view, cm.fit_size(view), 0
     return best[0], best[1], len(view) - 1
+
+
+def _steps_done(messages: Sequence[ModelMessage]) -> set[str]:
+    """Each call in `messages` with its result, by what it asked and what came back, whatever its
+    id (a saved result's file is named after the id: the name is left out)."""
+    results = {p.tool_call_id: p for m in messages if isinstance(m, ModelRequest)
+               for p in m.parts if isinstance(p, ToolReturnPart)}
+    done: set[str] = set()
+    for m in messages:
+        for p in m.parts if isinstance(m, ModelResponse) else ():
+            if isinstance(p, ToolCallPart):
+                result = results.get(p.tool_call_id)
+                text = "" if result is None else str(result.content).replace(spill_name(p.tool_call_id), "")
+                digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+                done.add(f"{p.tool_name}:{p.args_as_json_str()}:{digest}")
+    return done
 
 
 def _steps(message: ModelMessage, chars: int, saved: object | None) -> list[str]:
