@@ -233,10 +233,9 @@ def config_command(
     compact-agent -m NAME config. Those read are --model, --base-url, --context-window, --prices,
     --max-turns and --cwd."""
     from .cli_unused import say_unused
-    from .cli_windows import forget_windows, with_windows
+    from .cli_windows import forget_windows
     from .config import home_dir
-    from .settings_file import render
-    from .settings_in_use import for_settings
+    from .settings_in_use import for_settings, shown
     from .settings_table import output_width
 
     say_unused(ctx, "config")
@@ -246,9 +245,9 @@ def config_command(
         return
     flags = {k: top.get(k) for k in ("model", "base_url", "context_window", "prices", "max_requests_per_turn")}
     work = (top.get("cwd") or Path.cwd()).resolve()
-    loaded = for_settings(load_settings(work, warn=False, **flags))  # the model's own window and prices, as /config
-    width = output_width()
-    sys.stdout.write(with_windows(render(loaded, as_json, width), home_dir(), as_json, width))  # its warnings are in the output
+    # The window (the model's own, or one a server showed) and prices a run would have, as /config
+    view = for_settings(load_settings(work, warn=False, **flags), home_dir())
+    sys.stdout.write(shown(view, home_dir(), as_json, output_width()))  # its warnings are in the output
 
 
 @app.command("sessions", cls=OneLineCommand)

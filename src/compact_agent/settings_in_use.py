@@ -1,28 +1,48 @@
-"""The window and prices a model runs at where no setting gives them, and whence, for the two views
-of the settings: `/config` in a session and the `config` command. Unset, the settings say `null`,
-and a user reads "no window" or "free"; what runs is the registry's (the model's own) or, for a
-model it does not know, an assumed window and no prices (it compacts at the threshold only)."""
+"""What a run uses of the settings, for the two views of them: `/config` in a session and the
+`config` command, which show the same.
+
+Unset, the settings say `null`, and a user reads "no window" or "free"; what runs is the registry's
+(the model's own) or, for a model it does not know, an assumed window and no prices (it compacts at
+the threshold only). A window a server showed in an earlier session (servers/windows.json) is the
+one a new session with no window given works within: said as "learned from the server", not
+"assumed", above the list of windows kept that names it.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .agent.run.server_windows import Kept
     from .models import ModelInfo
     from .settings_file import Loaded
 
 
-def model_values(loaded: Loaded, info: ModelInfo, window: int) -> Loaded:
-    """`loaded` with the window (`window`: the one in use) and prices of model `info` where the
-    settings give none, or give prices the model is not priced at (a known model switched to has
-    its own), each with its source in words."""
+@dataclass(frozen=True)
+class InUse:
+    """The settings as shown (`loaded`: the model's window and prices where none is set) and what a
+    run works within: `window` (the one the server taught, where it did: `learned` says how), and
+    the model's `max_output`, which caps the answer's reserve."""
+
+    loaded: Loaded
+    window: int
+    max_output: int
+    learned: str | None = None
+
+
+def model_values(loaded: Loaded, info: ModelInfo, window: int, learned: str | None = None) -> Loaded:
+    """`loaded` with the window (`window`: the one in use; `learned`: how a server showed it, when it
+    did) and prices of model `info` where the settings give none, or give prices the model is not
+    priced at (a known model switched to has its own), each with its source in words."""
     from .models import REGISTRY
     from .price_setting import ModelPrices
     from .settings_file import with_changes
 
     known = info.name in REGISTRY
     if loaded.settings.context_window is None:
-        whence = (f"the model's own ({info.name})" if known
+        whence = (learned if learned is not None else f"the model's own ({info.name})" if known
                   else f"assumed: {info.name} is not a known model (set context_window)")
         loaded = with_changes(loaded, whence, context_window=window)
     if not info.has_prices:
@@ -34,11 +54,57 @@ def model_values(loaded: Loaded, info: ModelInfo, window: int) -> Loaded:
     return with_changes(loaded, f"the model's own ({info.name})", prices=used)
 
 
-def for_settings(loaded: Loaded) -> Loaded:
-    """`model_values` for the model the settings name, as a session would run it (no session)."""
+def remembered_for(home: Path, base_url: str | None, info: ModelInfo) -> Kept | None:
+    """The window kept for the endpoint and model (server_windows.py); None where none is, or the
+    file cannot be read."""
+    from .agent.run.server_windows import endpoint, remembered_as
+
+    try:
+        return remembered_as(home, endpoint(base_url, info.provider), info.name)
+    except OSError:
+        return None
+
+
+def learned_words(kept: Kept | None) -> str:
+    """`learned from the server (named in a refusal, 2026-05-01 09:30 UTC)`: how and when, as
+    `config` lists the window kept (`kept`; None: learned, but not kept)."""
+    from .cli_windows import HOW_SAID, when
+
+    detail = [x for x in (HOW_SAID[kept.how] if kept.how else "", when(kept.learned)) if x] if kept else []
+    return f"learned from the server ({', '.join(detail)})" if detail else "learned from the server"
+
+
+def for_settings(loaded: Loaded, home: Path) -> InUse:
+    """What a new session with these settings would run with (the `config` command: no session):
+    the model's own window, or one assumed, unless a window is set; and where none is set, the one
+    remembered for the endpoint and model when smaller (server_windows.start_at_remembered's rule)."""
     from .models import model_info, provider_for
 
     s = loaded.settings
     info = model_info(s.model, provider=provider_for(s.model, s.base_url), window=s.context_window,
                       prices=s.prices)
-    return model_values(loaded, info, info.window)
+    window, learned = info.window, None
+    kept = None if s.context_window else remembered_for(home, s.base_url, info)
+    if kept is not None and kept.window < info.window:
+        window, learned = kept.window, learned_words(kept)
+    return InUse(model_values(loaded, info, window, learned), window, info.max_output, learned)
+
+
+def for_session(loaded: Loaded, session: Any) -> InUse:
+    """What the session (an AgentSession) runs with: its window, and how the server showed it where
+    one did (a refusal, prompts cut, or an earlier session's, kept in servers/windows.json)."""
+    from .config import home_dir
+
+    cm, info, learned = session.cm, session.info, None
+    if (taught := cm.window_learned) is not None and taught.window == cm.limits.window:
+        kept = remembered_for(session.opts.home or home_dir(), session.opts.base_url, info)
+        learned = learned_words(kept if kept is not None and kept.window == taught.window else None)
+    return InUse(model_values(loaded, info, cm.limits.window, learned), cm.limits.window, cm.max_output, learned)
+
+
+def shown(view: InUse, home: Path, as_json_out: bool = False, width: int | None = None) -> str:
+    """What `config` prints: the settings, then the windows kept from servers (cli_windows.py)."""
+    from .cli_windows import with_windows
+    from .settings_file import render
+
+    return with_windows(render(view.loaded, as_json_out, width), home, as_json_out, width)

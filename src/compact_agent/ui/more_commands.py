@@ -53,7 +53,7 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
          takes_args=False)
 async def _config(s: AgentSession, args: str, c: Console) -> None:
     from ..settings_file import SettingsError, load, render, with_changes
-    from ..settings_in_use import model_values
+    from ..settings_in_use import for_session
 
     try:
         loaded = s.opts.config or load(s.cwd)  # as the session started: its flags included
@@ -62,7 +62,7 @@ async def _config(s: AgentSession, args: str, c: Console) -> None:
         return
     window = s.opts.context_window or loaded.settings.context_window
     loaded = with_changes(loaded, "/model", model=s.info.name, context_window=window)  # a /model switch since
-    loaded = model_values(loaded, s.info, s.cm.limits.window)  # none given: what runs, and whence (not `null`)
+    loaded = for_session(loaded, s).loaded  # none given: what runs, and whence (not `null`)
     # A table fitted to the terminal (a long value wraps in its column); lines whole for a pipe.
     c.print(render(loaded, width=c.width if c.is_terminal else None).rstrip("\n"), soft_wrap=True)
     mode = {"yes": "--yes: nothing asked", "deny": "refuse what needs approval", "ask": "ask"}.get(
