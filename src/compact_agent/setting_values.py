@@ -37,6 +37,19 @@ def said(field: FieldInfo | None, error: Any) -> str:
     return f"{'must be' if kind in _RANGE_ERRORS else 'expected'} {wanted}, not {given}"
 
 
+def bad_values(found: list[tuple[str, str, str]]) -> str:
+    """One line saying every bad value, each `(setting, where it came from, reason)` (where: `from
+    PATH`, `from env NAME`, `remembered by …`): a file with two got its second said only once the
+    first was fixed. One value is `bad value for KEY (from WHERE): REASON`, as it always was."""
+    if len(found) == 1:
+        [(key, where, reason)] = found
+        return f"bad value for {key} ({where}): {reason}"
+    head = f"bad values for {len(found)} settings"
+    if len({where for _, where, _ in found}) == 1:
+        return f"{head} ({found[0][1]}): " + "; ".join(f"{key}: {reason}" for key, _, reason in found)
+    return f"{head}: " + "; ".join(f"{key} ({where}): {reason}" for key, where, reason in found)
+
+
 def takes(field: FieldInfo) -> str:
     """What a setting's value is: `a whole number from 0 to 10`, `true or false`, `text in quotes`."""
     base = _base(field.annotation)

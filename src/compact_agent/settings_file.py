@@ -46,7 +46,7 @@ from .config import LISTS, EnvSource, Settings
 from .regular_file import NotRegular, TooLarge, read_capped
 from .secrets import hide_url_passwords
 from .setting_names import ALIASES, FILE_ONLY, did_you_mean, unknown_variables
-from .setting_values import said
+from .setting_values import bad_values, said
 from .settings_checks import (
     MERGED,
     check_dirs,
@@ -268,6 +268,7 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     rules: dict[str, list[tuple[str, str]]] = {k: [] for k in UNION}
+    bad: list[tuple[str, str, str]] = []  # (setting, where from, why): every bad value, said together
     env = _env_values()
     warnings += unknown_variables(os.environ, user_path)
     layers = [(user, "user file"), (project, "project file"),
@@ -279,21 +280,27 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
             if key in LISTS and isinstance(value, str):
                 value = [value]
             if key in UNION:
-                _add_rules(key, value, where, rules[key], files)
+                if not _add_rules(value, where, rules[key]):
+                    bad.append((key, f"from {origin(where, files)}", "expected a list of patterns"))
+                    continue
                 values[key] = [rule for rule, _ in rules[key]]
                 sources[key] = " + ".join(dict.fromkeys(src for _, src in rules[key])) or where
                 continue
             merge = key in MERGED and key in values and name.endswith(" file")  # env and flags replace
             values[key] = _merge_table(key, values[key], value) if merge else value
             sources[key] = f"{sources[key]} + {name}" if merge else where
+    settings = None
     try:
         settings = Settings.model_validate(values)
     except ValidationError as e:
-        err = e.errors()[0]
-        key = str(err.get("loc", ("?",))[0])
-        where = sources.get(key, "default")
-        named = f"remembered by {remembered_by}" if where == "session" else f"from {origin(where, files)}"
-        raise SettingsError(f"bad value for {key} ({named}): {said(Settings.model_fields.get(key), err)}") from None
+        for err in e.errors():  # each setting once (a list's first bad item)
+            key = str((err.get("loc") or ("?",))[0])
+            where = sources.get(key, "default")
+            named = f"remembered by {remembered_by}" if where == "session" else f"from {origin(where, files)}"
+            if key not in {k for k, _, _ in bad}:
+                bad.append((key, named, said(Settings.model_fields.get(key), err)))
+    if bad or settings is None:
+        raise SettingsError(bad_values(bad))
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
     check_together(settings, sources, files)
@@ -316,14 +323,15 @@ def _env_values() -> dict[str, Any]:
                             f"e.g. COMPACT_AGENT_{key.upper()}={example}") from None
 
 
-def _add_rules(key: str, value: Any, where: str, into: list[tuple[str, str]], files: dict[str, str]) -> None:
-    """Append `value`'s rules not already there, each with `where` it came from; a value that is
-    not a list of strings is a one-line error naming the source (a file by its path)."""
+def _add_rules(value: Any, where: str, into: list[tuple[str, str]]) -> bool:
+    """Append `value`'s rules not already there, each with `where` it came from; False (nothing
+    added) when `value` is not a list of strings."""
     if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
-        raise SettingsError(f"bad value for {key} (from {origin(where, files)}): expected a list of patterns")
+        return False
     for rule in value:
         if rule not in (r for r, _ in into):
             into.append((rule, where))
+    return True
 
 
 def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
