@@ -108,6 +108,9 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if output_format not in ("text", "json", "stream-json"):
         raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
     errors_as_json(print_ and output_format != "text")
+    if output_format != "text" and not print_:  # the REPL writes for a person: JSON was meant for -p
+        raise fail(f"--output-format applies to print mode (-p): compact-agent -p --output-format {output_format} "
+                   '"QUERY"', 2)
     if continue_ and resume is not None:
         raise fail("--continue and --resume both pick a session; give one of them", 2)
     from .agent.run.options import SessionOptions
