@@ -132,7 +132,7 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
             c.print("no other sessions in this directory")
             return
         for i, r in enumerate(rows, 1):
-            c.print(format_row(i, r))
+            c.print(format_row(i, r, fit=c.width), markup=False, highlight=False)
         c.print("use /resume N or /resume ID")
         return
     if want.isdigit() and len(want) < ID_DATE_DIGITS:  # a number from the list, not the start of an id

@@ -94,11 +94,7 @@ class Repl:
         self.opts.ask = make_ask(c, self.paused, self.ask_stream, use_menu=menu, inp=self.inp,
                                  output=self.prompt_io.get("output"))
         start = self.start = Start.of(self.opts)
-        parts = ["compact-agent", start.name, f"window {start.window:,}", f"session {start.session_id}",
-                 "/help for commands"]
-        if len(" · ".join(parts)) > c.width:  # narrow: the session id is also in /status
-            parts.remove(f"session {start.session_id}")
-        c.print(" · ".join(parts))
+        c.print(start.banner(c.width), markup=False)
         self.status_text = starting_line(self.opts.permission_mode == "yes", start.name)
         self.starting = asyncio.ensure_future(self.build(start))
         self.starting.add_done_callback(self._built)

@@ -56,6 +56,18 @@ class Start:
 
         return cls(info.name, info.window if exists else banner_window(opts, info), session_id, exists)
 
+    def banner(self, width: int) -> str:
+        """`compact-agent · MODEL · window 32,768 · session ID · /help for commands`, within `width`
+        columns: narrower, without the session id (/status has it), and then in lines broken
+        between its items. At 60 columns the terminal broke it inside `/help for` / `commands`."""
+        from .approval import wrap_items
+
+        parts = ["compact-agent", self.name, f"window {self.window:,}", f"session {self.session_id}",
+                 "/help for commands"]
+        if len(" · ".join(parts)) > width - 1:  # the last column: a terminal may wrap there by itself
+            parts.remove(f"session {self.session_id}")
+        return "\n".join(wrap_items(parts, width - 1, " · "))
+
 
 def preload(opts: SessionOptions) -> None:
     """The slow imports of building a session, for a worker thread."""

@@ -32,7 +32,7 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
         console.print("no sessions to resume in this directory; starting a new one")
         return True
     for i, r in enumerate(rows, 1):
-        console.print(format_row(i, r))
+        console.print(format_row(i, r, fit=console.width), markup=False, highlight=False)
     picker: PromptSession[str] = PromptSession(**prompt_io)
     while True:
         if before_prompt is not None:

@@ -90,14 +90,35 @@ def session_rows(root: Path, limit: int = MAX_LISTED, fold: bool = True) -> list
     return rows
 
 
-def format_row(i: int | None, r: SessionRow, width: int = 70) -> str:
+#: A row cut to a terminal's width keeps at least this much of the first prompt: narrower, the id goes.
+MIN_PROMPT = 20
+
+
+def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = None) -> str:
+    """One session's line: `  1. ID  when  size  first prompt` (the prompt cut to `width`). `fit`:
+    the terminal's width, which the line is cut to with `…` (the REPL's `-r` list and `/resume`). A
+    numbered row too narrow for `MIN_PROMPT` of the prompt drops the id, as it is picked by number:
+    at 60 columns the id, date and size alone took the line, and the prompt wrapped under it."""
     from .render import clip_words
 
     # After the first prompt of a session the model never answered in: a run killed while it
     # started, or one that could not reach the model (no key, an endpoint down, a model not served).
     tries = f", tried {r.folded + 1} times" if r.folded else ""
     mark = f"  (unanswered{tries})" if r.unanswered and r.first_prompt else ""
-    prompt = clip_words(r.first_prompt, width - len(mark)) + mark
     head = f"{i:>3}. " if i is not None else "  "
     count = f"{r.messages:>5} {'message ' if r.messages == 1 else 'messages'}"
-    return f"{head}{r.id}  {r.modified}  {count}  {prompt or '(no prompt)'}"
+    columns = f"{head}{r.id}  {r.modified}  {count}  "
+    if fit is None:
+        return f"{columns}{clip_words(r.first_prompt, width - len(mark)) + mark or '(no prompt)'}"
+    fit = max(20, fit - 1)  # the last column: a terminal may wrap there by itself
+    if i is not None and fit - len(columns) < MIN_PROMPT:
+        columns = f"{head}{r.modified}  {count}  "
+    room = min(width, fit - len(columns))
+    if not r.first_prompt:
+        prompt = "(no prompt)"
+    elif room - len(mark) >= MIN_PROMPT // 2:
+        prompt = clip_words(r.first_prompt, room - len(mark)) + mark
+    else:
+        prompt = clip_words(r.first_prompt, max(1, room))
+    line = columns + prompt
+    return line if len(line) <= fit else line[: fit - 1].rstrip() + "…"
