@@ -103,7 +103,8 @@ def for_session(loaded: Loaded, session: Any) -> InUse:
 
 
 def shown(view: InUse, home: Path, as_json_out: bool = False, width: int | None = None) -> str:
-    """What `config` prints: the settings, then the windows kept from servers (cli_windows.py)."""
+    """What `config` prints, and `/config` before what only a session knows: the settings, then
+    the windows kept from servers (cli_windows.py)."""
     from .cli_windows import with_windows
     from .settings_file import render
 

@@ -52,8 +52,9 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
 @command("config", "the settings this session runs with and where each came from (files, env, flags, the session, /model)",
          takes_args=False)
 async def _config(s: AgentSession, args: str, c: Console) -> None:
-    from ..settings_file import SettingsError, load, render, with_changes
-    from ..settings_in_use import for_session
+    from ..config import home_dir
+    from ..settings_file import SettingsError, load, with_changes
+    from ..settings_in_use import for_session, shown
 
     try:
         loaded = s.opts.config or load(s.cwd)  # as the session started: its flags included
@@ -62,9 +63,10 @@ async def _config(s: AgentSession, args: str, c: Console) -> None:
         return
     window = s.opts.context_window or loaded.settings.context_window
     loaded = with_changes(loaded, "/model", model=s.info.name, context_window=window)  # a /model switch since
-    loaded = for_session(loaded, s).loaded  # none given: what runs, and whence (not `null`)
-    # A table fitted to the terminal (a long value wraps in its column); lines whole for a pipe.
-    c.print(render(loaded, width=c.width if c.is_terminal else None).rstrip("\n"), soft_wrap=True)
+    # What `compact-agent config` shows, for what this session runs with: a table fitted to the
+    # terminal (a long value wraps in its column; lines whole for a pipe), then the server windows kept.
+    text = shown(for_session(loaded, s), s.opts.home or home_dir(), width=c.width if c.is_terminal else None)
+    c.print(text.rstrip("\n"), soft_wrap=True, markup=False)
     mode = {"yes": "--yes: nothing asked", "deny": "refuse what needs approval", "ask": "ask"}.get(
         s.permissions.mode, s.permissions.mode)
     c.print(f"this session: window {s.cm.limits.window:,}, permissions {mode}"
