@@ -183,9 +183,13 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     prompts = {cp.index: secrets.redact(cp.prompt) for cp in cps}  # what was typed may hold the key
     if not args.strip():
         for cp in cps:
-            files = f"  ({plural(len(cp.files), 'file')} to restore)" if cp.files else ""
-            c.print(f"  {cp.index:>3}  › {render.clip_words(prompts[cp.index], max(20, c.width - 34))}{files}")
-        c.print("/rewind N goes back to before turn N")
+            notes = ([f"{plural(len(cp.files), 'file')} to restore"] if cp.files else []) + (
+                ["before a compaction"] if cp.archive is not None else [])
+            said = f"  ({'; '.join(notes)})" if notes else ""
+            c.print(f"  {cp.index:>3}  › {render.clip_words(prompts[cp.index], max(20, c.width - 10 - len(said)))}{said}")
+        c.print("/rewind N goes back to before turn N" + (
+            "; to one before a compaction, the conversation comes back from the transcript it archived"
+            if cps[0].archive is not None else ""))
         return
     n = int(args.strip())
     target = next((x for x in cps if x.index == n), None)
@@ -196,14 +200,19 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         raise CommandError(f"/rewind {n} restores files, and print mode does not ask: add --yes to rewind")
     if repl is not None:
         later = len(s.messages) - target.history_len
+        goes = (f"{plural(later, 'message')} and the files changed since go back" if target.archive is None else
+                "the files changed since go back, and the conversation as it was before it (a compaction since "
+                "is undone)")
         if not await repl.confirm(f"rewind to before “{render.clip_words(prompts[n], 60)}”? "
-                                  f"{plural(later, 'message')} and the files changed since go back; the plan of "
-                                  "those turns too [y/N] "):
+                                  f"{goes}; the plan of those turns too [y/N] "):
             c.print("nothing rewound")
             return
-    restored = s.rewind(n)
-    c.print(f"rewound; restored {plural(len(restored), 'file')}" + ("; the prompt is back in the input to edit"
-                                                           if repl is not None else ""))
+    back = s.rewind(n)
+    c.print(f"rewound; restored {plural(len(back.restored), 'file')}"
+            + ("; the prompt is back in the input to edit" if repl is not None else "")
+            + (f"; {back.conversation}" if back.conversation else ""))
+    if back.archive is not None:  # on a line of its own, never split by us (as /history shows it)
+        c.print(f"  {back.archive}", style="dim", soft_wrap=True, highlight=False)
     if repl is not None and repl.keys is not None:
         repl.keys.typed = prompts[n]
 
@@ -217,8 +226,9 @@ def _why_no_checkpoints(s: AgentSession) -> str:
     if boundaries and boundaries[-1].strategy == "rewind":
         return "no checkpoints left: all of them were rewound; each message you send makes a new one"
     if compactions(boundaries):  # a prompt cut to the window, an edited history: they drop none
-        return ("no checkpoints: a compaction dropped them (the conversation they pointed into is gone); each "
-                "message you send makes a new one")
+        # Only an earlier version did: checkpoints now outlive a compaction (they point into its archive).
+        return ("no checkpoints: an earlier version dropped them at a compaction; each message you send makes "
+                "a new one")
     return "no checkpoints yet: each message you send makes one"
 
 

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from pydantic_ai.models.anthropic import AnthropicModelSettings
 
     from .attachments import Attachment
+    from .rewinding import Rewound
 
 
 class AgentSession:
@@ -252,8 +253,6 @@ class AgentSession:
             self.store.log_event(event.to_json())
         except OSError:
             pass
-        if event.layer == "compact" and event.action not in ("failed", "blocked"):
-            self.checkpoints.drop_all()
         if event.layer == "window":  # the server's limit learned: a large input is cut to fit it
             self.limits = self.cm.limits
             if event.action == "learned":  # and the next sessions with this server start within it
@@ -305,7 +304,9 @@ class AgentSession:
         edit_file trusts a read only while the model can see it. Forgetting every read, as a reset
         before restoring did, also dropped reads whose results the compaction kept: the model then
         had the exact text in front of it and edit_file still refused, "has not been read yet".
+        The checkpoints now point into the archive of the history as it was (still `self.messages`).
         """
+        self.checkpoints.compacted(self.messages, result.archive)
         visible = {resolve_path(self.cwd, p) for p in read_paths_in_view(result.messages)}
         for path in self.read_state.paths():
             if path not in visible:
@@ -328,20 +329,11 @@ class AgentSession:
         view, _ = self.cm.shape(list(self.messages))
         return self.cm.measure(view)
 
-    def rewind(self, n: int) -> list[Path]:
-        history_len, restored = self.checkpoints.rewind(n)
-        self.messages = self.messages[:history_len]
-        self.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
-                            "archive": str(self.store.archive()), "time": ""}, self.messages)
-        self.cm.resume(self.messages)
-        # As after a compaction: what the provider reported for a request before the rewind is not
-        # the size of the conversation now (/status, /context and the toolbar kept a figure 3x the
-        # next request's); until the next request the size is the kept messages' own estimate.
-        from datetime import UTC
+    def rewind(self, n: int) -> Rewound:
+        """/rewind N (rewinding.py): files, conversation and plan to before checkpoint n."""
+        from .rewinding import rewind
 
-        self.compacted_at = datetime.now(UTC)
-        self.ext.plan.rewind_to(self.messages)  # the plan of the turns it undoes goes too
-        return restored
+        return rewind(self, n)
 
     def clear(self) -> None:
         """Start a fresh session in the same directory (the old one stays on disk)."""

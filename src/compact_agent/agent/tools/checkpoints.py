@@ -6,8 +6,14 @@ puts every file back as it was when turn n started and tells the caller how long
 was then. Only changes made through our tools are tracked: what a `bash` command does is not.
 
 State lives on disk (`checkpoints.json` + content-addressed blobs, atomic writes, 0600 files in a
-0700 dir, since file contents may be private) so a resumed session can still rewind. A compaction
-rewrites the history, so its `history_len` indices become meaningless: the caller `drop_all`s then.
+0700 dir, since file contents may be private) so a resumed session can still rewind.
+
+A compaction rewrites the history, so a checkpoint's `history_len` no longer indexes the live
+conversation; the files it saved are as good as before. The caller says so (`compacted`): each
+checkpoint then points into the transcript the compaction archived, where its `history_len` still
+holds, with the key of the message just before it (`message_key`) so that a rewind can check the
+archive is the conversation it indexed. Rewinding to such a checkpoint puts the files back as
+usual; the conversation is taken from that archive (agent/run/rewinding.py).
 """
 
 from __future__ import annotations
@@ -19,9 +25,13 @@ import json
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from pydantic_ai.messages import ModelMessage
 
 from ... import secrets
 from .file_state import atomic_write_bytes
@@ -43,6 +53,10 @@ class Checkpoint:
     turn_index: int
     #: absolute path -> blob id of the content before the first change, None if it did not exist
     saved: dict[str, str | None] = field(default_factory=dict)
+    #: set by a compaction: the transcript it archived, which `history_len` indexes ("" if none was written)
+    archive: str | None = None
+    #: `message_key` of the message before `history_len` when the compaction came (None: none, or unknown)
+    anchor: str | None = None
 
     @property
     def files(self) -> list[Path]:
@@ -56,6 +70,7 @@ class Checkpoint:
             "history_len": self.history_len,
             "turn_index": self.turn_index,
             "saved": self.saved,
+            **({"archive": self.archive, "anchor": self.anchor} if self.archive is not None else {}),
         }
 
     @classmethod
@@ -67,6 +82,8 @@ class Checkpoint:
             history_len=int(d["history_len"]),
             turn_index=int(d.get("turn_index", 0)),
             saved={str(k): (None if v is None else str(v)) for k, v in dict(d.get("saved", {})).items()},
+            archive=None if d.get("archive") is None else str(d["archive"]),
+            anchor=None if d.get("anchor") is None else str(d["anchor"]),
         )
 
 
@@ -151,6 +168,32 @@ class Checkpoints:
     def list(self) -> list[Checkpoint]:
         return list(self._items)
 
+    def get(self, n: int) -> Checkpoint | None:
+        return self._items[n] if 0 <= n < len(self._items) else None
+
+    def compacted(self, history: Sequence[ModelMessage], archive: Path | None) -> None:
+        """A compaction archived `history` (the conversation as it was) at `archive` and rewrote it:
+        every checkpoint that pointed into it now points into the archive. Earlier ones keep the
+        archive they were given. Their files stay restorable."""
+        moved = False
+        for cp in self._items:
+            if cp.archive is not None:
+                continue
+            if 0 < cp.history_len <= len(history):
+                cp.anchor = message_key(history[cp.history_len - 1])
+            cp.archive = str(archive) if archive is not None else ""
+            moved = True
+        if moved:
+            self._save()
+
+    def back_in(self, archive: str) -> None:
+        """A rewind made the conversation `archive` holds (up to a checkpoint) the live one again:
+        the checkpoints pointing into it index the live conversation once more."""
+        for cp in self._items:
+            if cp.archive == archive:
+                cp.archive = cp.anchor = None
+        self._save()
+
     def missing(self, n: int) -> str:
         """Why there is no checkpoint `n`, with the numbers there are (they count from 0)."""
         count = len(self._items)
@@ -191,7 +234,7 @@ class Checkpoints:
         return history_len, restored
 
     def drop_all(self) -> None:
-        """Forget every checkpoint and blob (after a compaction their history indices are stale)."""
+        """Forget every checkpoint and blob."""
         self._items = []
         self._save()
         self._gc()
@@ -205,3 +248,15 @@ class Checkpoints:
             if blob.name not in live:
                 with contextlib.suppress(OSError):
                     blob.unlink()
+
+
+def message_key(m: ModelMessage) -> str:
+    """What identifies a message across a save and a load, whatever a layer did to its content:
+    its kind, times, run and response ids, and its parts' kinds, times and tool call ids."""
+    def when(t: object) -> str:
+        return t.isoformat() if isinstance(t, datetime) else ""
+
+    parts = [[p.part_kind, when(getattr(p, "timestamp", None)), str(getattr(p, "tool_call_id", "") or "")]
+             for p in m.parts]
+    ident = [m.kind, when(m.timestamp), str(m.run_id or ""), str(getattr(m, "provider_response_id", "") or ""), parts]
+    return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:32]

@@ -1,0 +1,92 @@
+"""`/rewind N`: files, conversation and plan back to before message N, also across compactions.
+
+A checkpoint made since the latest compaction indexes the live conversation: it is cut there, as
+always. One made before a compaction (`Checkpoint.archive` set) indexes the transcript that
+compaction archived: the conversation is that transcript up to the checkpoint, which undoes the
+compaction and every message since. That is the conversation as it was before message N, the one
+the files now match; keeping the summary instead would leave the model describing changes that are
+no longer on disk. The archive is checked against the key of the message before the checkpoint;
+when it is missing or holds another conversation, the files are still put back and the
+conversation goes back only as far as the live one allows (to the first message sent since the
+compaction), which the line shown says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from pydantic_ai.messages import ModelMessage
+
+from ...session.store import load_session_file
+from ..tools.checkpoints import Checkpoint, Checkpoints, message_key
+from .extensions import SessionExtensions
+from .session_parts import SessionParts
+
+
+class AgentSession(SessionParts, Protocol):
+    """What /rewind uses of the session (runner.py's `AgentSession`); `cm` and `store` as
+    `SessionParts` gives them."""
+
+    messages: list[ModelMessage]
+    compacted_at: datetime | None
+    ext: SessionExtensions
+
+    @property
+    def checkpoints(self) -> Checkpoints: ...
+
+
+@dataclass
+class Rewound:
+    restored: list[Path]
+    #: how the conversation went back, when not simply cut (a checkpoint before a compaction); "" otherwise
+    conversation: str = ""
+    #: the transcript it came from (or should have), shown on a line of its own
+    archive: Path | None = None
+
+
+def rewind(s: AgentSession, n: int) -> Rewound:
+    cp = s.checkpoints.get(n)
+    live_after = next((c.history_len for c in s.checkpoints.list()[n:] if c.archive is None), None)
+    before = _before_compaction(cp, s.messages, live_after) if cp is not None and cp.archive is not None else None
+    history_len, restored = s.checkpoints.rewind(n)  # raises for a number there is none of
+    s.messages, said, archive, whole = before or (s.messages[:history_len], "", None, False)
+    if whole and cp is not None and cp.archive:  # the live conversation is the archive's: its checkpoints index it
+        s.checkpoints.back_in(cp.archive)
+    s.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
+                     "archive": str(s.store.archive()), "time": ""}, s.messages)
+    s.cm.resume(s.messages)
+    # As after a compaction: what the provider reported for a request before the rewind is not
+    # the size of the conversation now (/status, /context and the toolbar kept a figure 3x the
+    # next request's); until the next request the size is the kept messages' own estimate.
+    s.compacted_at = datetime.now(UTC)
+    s.ext.plan.rewind_to(s.messages)  # the plan of the turns it undoes goes too
+    return Rewound(restored, said, archive)
+
+
+def _before_compaction(cp: Checkpoint, live: list[ModelMessage], live_after: int | None
+                       ) -> tuple[list[ModelMessage], str, Path | None, bool]:
+    """The conversation before checkpoint `cp`, from the archive a compaction made, what to say of
+    it, the archive, and whether it came from there; when that archive cannot give it, as far back as
+    the live conversation goes."""
+    archive = Path(cp.archive) if cp.archive else None
+    if cp.history_len == 0:
+        return [], "the conversation is back to its start, before the compaction", None, False
+    why = "no transcript was archived"
+    if archive is not None:
+        archived = load_session_file(archive).messages if archive.is_file() else []
+        if not archive.is_file():
+            why = "the transcript archived then, below, is missing"
+        elif len(archived) < cp.history_len or (
+                cp.anchor is not None and message_key(archived[cp.history_len - 1]) != cp.anchor):
+            why = "the transcript archived then, below, does not hold it"
+        else:
+            return archived[:cp.history_len], ("the conversation is back to before that message, from the "
+                                               "transcript archived before the compaction (the compaction is "
+                                               "undone):"), archive, True
+    kept = (list(live), "it stays as it is") if live_after is None else (
+        live[:live_after], "it goes back to the first message sent since")
+    return kept[0], (f"the conversation could not go back before the compaction ({why}): {kept[1]}, and its "
+                     "summary still tells of the messages undone"), archive, False
