@@ -58,7 +58,8 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
 async def _status(s: AgentSession, args: str, c: Console) -> None:
     from ..agent.accounting.context_report import picture
 
-    used = picture(s).used  # the figure /context shows: system prompt and tools included
+    pic = picture(s)
+    used = pic.used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits
     c.print(f"model      {s.info.name} ({s.info.provider})   session {s.session_id}")
     c.print(f"context    {used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens")
@@ -73,7 +74,7 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     whole = len(compactions(all_boundaries(s.store)))
     c.print(f"compactions {whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
             f"auto-compaction {'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
-    c.print(render.savings_table(s.cm.view_savings))  # of the context `picture` just measured
+    c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
 
 
 @command("memory", "the instruction files loaded (AGENTS.md / CLAUDE.md), in order; /memory N opens one in $EDITOR")

@@ -40,6 +40,7 @@ from ..run.extensions import HOOK_HEAD
 from ..run.window_check import tool_definitions
 from ..tools.todos import PLAN_HEAD
 from .costs import CostReport, report
+from .kept_out import kept_out
 
 if TYPE_CHECKING:
     from ..run.runner import AgentSession
@@ -75,6 +76,8 @@ class ContextPicture:
     answer_room: int = 0
     buffer: int = 0
     room_source: str = ""
+    # What each layer keeps out of this view, each tool result under the layer it shows (/status).
+    kept_out: dict[str, int] = field(default_factory=dict)
 
     @property
     def reserved(self) -> int:
@@ -178,7 +181,8 @@ def picture(session: AgentSession) -> ContextPicture:
     total = reported if reported is not None else cm.calibration.tokens(sum(rows.values()))
     limits = cm.limits
     return ContextPicture(scale_to(rows, total), total, limits.window, limits.threshold, reported is not None,
-                          results, limits.output_reserve, limits.buffer, reserve_source(cm))
+                          results, limits.output_reserve, limits.buffer, reserve_source(cm),
+                          kept_out(session.messages, view, cm.view_savings, cm.layers or ()))
 
 
 def reserve_source(cm: Any) -> str:
