@@ -6,18 +6,33 @@ Unset, the settings say `null`, and a user reads "no window" or "free"; what run
 the threshold only). A window a server showed in an earlier session (servers/windows.json) is the
 one a new session with no window given works within: said as "learned from the server", not
 "assumed", above the list of windows kept that names it.
+
+And the token figures a small window cannot hold are scaled down for it (`Limits.for_window`: the
+buffer at most a tenth of the window, the answer's reserve a quarter, ...): `autocompact_buffer
+13000  default` read as 13,000 tokens kept free in an 8,000-token window, where a run keeps 800.
+Where a run uses another value than the setting, the table says it after the source (`default → 800
+in the 8,000-token window`), and `--json` gives the values in use under `in_use`; the settings'
+own values and sources stay as they were.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .agent.run.server_windows import Kept
+    from .config import Settings
     from .models import ModelInfo
     from .settings_file import Loaded
+
+#: The settings `Limits.for_window` scales for a window, by the field of `Limits` each becomes.
+SCALED = {"autocompact_buffer": "buffer", "summary_output_reserve": "output_reserve",
+          "restore_tokens_per_file": "restore_tokens_per_file", "restore_total_tokens": "restore_total_tokens",
+          "user_messages_budget": "user_messages_budget", "memory_min_tokens": "memory_min_tokens",
+          "memory_max_tokens": "memory_max_tokens", "memory_update_tokens": "memory_update_tokens"}
 
 
 @dataclass(frozen=True)
@@ -102,10 +117,56 @@ def for_session(loaded: Loaded, session: Any) -> InUse:
     return InUse(model_values(loaded, info, cm.limits.window, learned), cm.limits.window, cm.max_output, learned)
 
 
+def scaled(settings: Settings, window: int, max_output: int) -> dict[str, tuple[int, str | None]]:
+    """Each setting `Limits.for_window` scales, as (the value a run uses, why it is not the
+    setting's or None where it is)."""
+    from .context.plumbing.settings import Limits
+
+    limits = Limits.for_window(window, max_output, settings.compaction())
+    out: dict[str, tuple[int, str | None]] = {}
+    for name, field in SCALED.items():
+        used, given = int(getattr(limits, field)), int(getattr(settings, name))
+        why = None
+        if used != given:
+            capped = name == "summary_output_reserve" and used == max_output and used < window // 4
+            why = "the model's output limit" if capped else f"in the {window:,}-token window"
+        out[name] = (used, why)
+    return out
+
+
+def _noted(view: InUse) -> Loaded:
+    """The settings with what a run uses instead after each source it differs from (the table's)."""
+    loaded = view.loaded
+    sources = dict(loaded.sources)
+    notes = {name: f"{used:,}{' ' if why.startswith('in ') else ', '}{why}"
+             for name, (used, why) in scaled(loaded.settings, view.window, view.max_output).items() if why}
+    if loaded.settings.context_window != view.window:  # given, then taught smaller by the server
+        notes["context_window"] = f"{view.window:,} {view.learned or 'learned from the server'}"
+    for name, note in notes.items():
+        sources[name] = f"{sources.get(name, 'default')} → {note}"
+    return replace(loaded, sources=sources)
+
+
+def as_json(view: InUse) -> dict[str, Any]:
+    """`in_use` of `config --json`: the window a run works within and every scaled setting's value,
+    each with why it is not the setting's (null where it is)."""
+    given = view.loaded.settings.context_window
+    window_why = None if given == view.window else (view.learned or "learned from the server")
+    return {"context_window": {"value": view.window, "why": window_why},
+            **{name: {"value": used, "why": why}
+               for name, (used, why) in scaled(view.loaded.settings, view.window, view.max_output).items()}}
+
+
 def shown(view: InUse, home: Path, as_json_out: bool = False, width: int | None = None) -> str:
-    """What `config` prints, and `/config` before what only a session knows: the settings, then
-    the windows kept from servers (cli_windows.py)."""
+    """What `config` prints, and `/config` before what only a session knows: the settings, what a
+    run uses where it differs, then the windows kept from servers (cli_windows.py)."""
     from .cli_windows import with_windows
     from .settings_file import render
 
-    return with_windows(render(view.loaded, as_json_out, width), home, as_json_out, width)
+    if as_json_out:
+        data = json.loads(render(view.loaded, True))
+        data["in_use"] = as_json(view)
+        rendered = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    else:
+        rendered = render(_noted(view), False, width)
+    return with_windows(rendered, home, as_json_out, width)
