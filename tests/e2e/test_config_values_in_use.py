@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 
 from compact_agent.agent.run import server_windows
 from tests.e2e.conftest import Cli
+from tests.e2e.scripted import FileTaskAgent, make_project, task_text
+from tests.fakes.openai_server import FakeOpenAIServer
 
 URL = "http://127.0.0.1:9/v1"  # nothing listens: neither config nor -p /config sends a request
 SMALL = ("--base-url", URL, "-m", "fake-model", "--context-window", "8k")
@@ -60,3 +62,16 @@ def test_the_reserve_capped_by_the_model_and_a_window_kept_from_the_server(cli: 
     server_windows.remember(cli.home, URL, "fake-model", 6_000, "refused", now=datetime(2026, 5, 1, tzinfo=UTC))
     kept = cli("--base-url", URL, "-m", "fake-model", "config").stdout  # the window a session there works in
     assert row(kept, "autocompact_buffer") == ("13000", "default → 600 in the 6,000-token window")
+
+
+def test_a_window_given_that_the_server_showed_smaller(cli: Cli) -> None:
+    """Given 32,000, refused at 8,000 and resumed: `/config` says the window given and the one in use."""
+    make_project(cli.cwd, 12)
+    with FakeOpenAIServer(FileTaskAgent(n=12), window=8_000, model="local", overflow="llama.cpp") as server:
+        at = ("-m", "local", "--base-url", server.base_url, "--api-key", "k", "--context-window", "32k")
+        assert cli("-p", task_text(12), "-y", *at).code == 0
+        slash = cli("-c", "-p", "/config", *at)
+        assert slash.code == 0, slash.stderr
+        value, source = row(slash.stdout, "context_window")
+        assert (value, source.split(" (")[0]) == ("32000", "flag → 8,000 learned from the server"), slash.stdout
+        assert row(slash.stdout, "autocompact_buffer") == ("13000", "default → 800 in the 8,000-token window")
