@@ -496,3 +496,10 @@ async def test_compaction_waits_briefly_for_an_extraction_in_flight(tmp_path):
     got = await mem.try_compact(cm, history, trigger="auto", tokens_before=before, archive=lambda: tmp_path / "a")
     assert got is not None and got.strategy == "session_memory" and got.event.detail["waited_ms"] > 5
     assert mem.notes == notes_text() and len(fn.calls) == 1
+
+
+def test_the_status_counts_updates_in_words(tmp_path: Path) -> None:
+    mem = SessionMemory(tmp_path / "notes.md", Settings())
+    assert "0 updates this run" in mem.status()
+    mem.updates = 1
+    assert "1 update this run" in mem.status() and "(s)" not in mem.status()

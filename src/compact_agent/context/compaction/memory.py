@@ -393,6 +393,7 @@ class SessionMemory:
             self._task.cancel()
 
     def status(self) -> str:
-        state = "extraction running" if self.in_flight else f"{self.updates} update(s) this run"
+        n = self.updates
+        state = "extraction running" if self.in_flight else f"{n} update{'' if n == 1 else 's'} this run"
         cov = f"covers through message {self.coverage[0]}" if self.coverage else "covers no message yet"
         return f"{self.path or 'in memory'} · {cov} · {state}" + (f" · updated {self.updated}" if self.updated else "")

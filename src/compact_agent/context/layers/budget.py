@@ -85,8 +85,10 @@ class ToolResultBudget:
             if own is not None and not own.is_file():
                 self._missing.add(call_id)
         if self._missing:
-            log.warning("%d spilled tool result file(s) are missing from %s; each is written again from the "
-                        "session the next time its result is sent", len(self._missing), self.spill_dir)
+            n = len(self._missing)
+            log.warning("%d spilled tool result %s missing from %s; %s written again from the session the next "
+                        "time %s result is sent", n, "file is" if n == 1 else "files are", self.spill_dir,
+                        "it is" if n == 1 else "each is", "its" if n == 1 else "each")
 
     def forget_absent(self, messages: list[ModelMessage]) -> None:
         """After a compaction: forget decisions about results that are gone for good, so the state
