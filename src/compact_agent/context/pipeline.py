@@ -45,7 +45,7 @@ from .decisions.fit import shrink_to_fit
 from .plumbing import compat, tokens
 from .plumbing.cache import cache_expired
 from .plumbing.events import Event, Stopwatch, one_line
-from .plumbing.overflow import as_overflow, refusal_text
+from .plumbing.overflow import as_overflow, figures, refusal_text
 from .plumbing.refusal import window_refusal
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
@@ -181,12 +181,14 @@ class ContextManager(ManagerState):
     # -- compaction ----------------------------------------------------------------------------
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
-                      view: list[ModelMessage] | None = None, confirm: handlers.Confirm | None = None
-                      ) -> CompactionResult:
+                      view: list[ModelMessage] | None = None, confirm: handlers.Confirm | None = None,
+                      tokens_before: int | None = None) -> CompactionResult:
         """Compact `messages` (the persisted history) and rewrite the session; raises CompactionError
-        (CompactionBlocked when `before_compact` or `confirm` said no: handlers.py)."""
+        (CompactionBlocked when `before_compact` or `confirm` said no: handlers.py). `tokens_before`:
+        the size of `view` as the provider counted it, where it said (a refusal names it)."""
         assert self.compactor is not None
-        before = self.measure(view if view is not None else summary_input if summary_input is not None else messages)
+        before = tokens_before or self.measure(
+            view if view is not None else summary_input if summary_input is not None else messages)
         if self.on_compact_start:
             self.on_compact_start(trigger, before)
         # One span per compaction under the run's span (a no-op unless instrumentation is on).
@@ -275,7 +277,8 @@ class ContextManager(ManagerState):
             return None
         return n
 
-    async def _auto(self, messages: list[ModelMessage], view: list[ModelMessage], trigger: str) -> bool:
+    async def _auto(self, messages: list[ModelMessage], view: list[ModelMessage], trigger: str,
+                    tokens_before: int | None = None) -> bool:
         keep_from = self._last_sent(messages)
         summary_input = view
         if keep_from is not None and keep_from < len(messages):
@@ -284,7 +287,7 @@ class ContextManager(ManagerState):
             keep_from = None
         try:
             await self.compact(list(messages), trigger=trigger, summary_input=summary_input, keep_from=keep_from,
-                               view=view)
+                               view=view, tokens_before=tokens_before)
         except CompactionBlocked:  # not a failure: the caller said no (handlers.blocked reported it)
             return False
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
@@ -402,14 +405,18 @@ class ContextManager(ManagerState):
         if self._reactive_step == ctx.run_step:
             raise overflow
         window = self.limits.window
-        self.learn_from_overflow(refusal_text(overflow))
+        text = refusal_text(overflow)
+        self.learn_from_overflow(text)
         # A smaller window learned: the newest prompt cut as the caller cuts input too large for it (refit.py).
         if self.limits.window < window and refit_newest(self.refit_prompt, self.limits.threshold, ctx.messages,
                                                         self.emit):
             self.rewrite_note = cut_boundary(self.limits.window)  # what the store's rewrite of it says
         else:
             self._reactive_step = ctx.run_step
-            if not await self._auto(ctx.messages, self.view, "reactive") and not self._fit_hard_limit:
+            # Its size as the server named it (the line of a window learned says it): our estimate
+            # of the same request, scaled by a calibration that weighs earlier reports too, differed.
+            refused, _ = figures(text)
+            if not await self._auto(ctx.messages, self.view, "reactive", refused) and not self._fit_hard_limit:
                 raise overflow  # failed; a blocked one is retried shrunk (handlers.blocked)
         if compat.RETRY_MODEL_REQUEST is not None:
             raise compat.RETRY_MODEL_REQUEST()
