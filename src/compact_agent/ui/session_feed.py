@@ -57,7 +57,7 @@ class SessionFeed:
             if view is not None:
                 view._spin("thinking")
         elif (problem := _problem_line(ev, self._session())) is not None:
-            if view is not None and ev.trigger == "cut":  # learned from the reply being written out now
+            if view is not None and (ev.trigger == "cut" or ev.action == "forgotten"):  # from the reply written out now
                 self.after.append(problem)
             else:
                 self.console.print(problem, style="yellow")

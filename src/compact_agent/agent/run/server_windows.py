@@ -212,6 +212,15 @@ def forget_below(home: Path, key: str, model: str, accepted: int) -> Kept | None
     return gone[0] if gone else None
 
 
+def forgotten_line(ev: Any) -> str:
+    """Said when a session forgets the window kept for its server (window_proof.py: event "window"
+    "forgotten", tokens_before the window kept, tokens_after the prompt the server took)."""
+    detail = ev.detail or {}
+    return (f"forgot the window of {ev.tokens_before:,} tokens remembered for {detail.get('model', 'the model')} at "
+            f"{shown(str(detail.get('endpoint', 'the server')))}: the server took a prompt of {ev.tokens_after:,} "
+            "tokens whole")
+
+
 def start_line(window: int, key: str, model: str, how: str | None = None) -> str:
     """Said once when a new session starts at the window remembered, in words true to how the
     server showed it: a refusal named it, prompts cut without a word never did."""

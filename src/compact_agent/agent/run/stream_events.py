@@ -219,6 +219,10 @@ def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
     window (else None)."""
     if getattr(ev, "layer", "") == "window" and getattr(ev, "action", "") == "learned":
         return window_line(ev, choice)
+    if getattr(ev, "layer", "") == "window" and getattr(ev, "action", "") == "forgotten":  # window_proof.py
+        from .server_windows import forgotten_line
+
+        return forgotten_line(ev)
     detail = ev.detail or {}
     if getattr(ev, "layer", "") == "input" and ev.action == "cut":  # to a window a refusal taught (turn.py)
         window = int(detail.get("window", 0))

@@ -9,8 +9,10 @@ then, so the next session starts in the window given or assumed, and learns the 
 it is smaller (one refusal, or two prompts cut). A server that still cuts prompts reports them at
 the size it cut them to, never above the window kept: it proves nothing.
 
-The forgetting is written to the session's event log ("window" "forgotten": tokens_before the
-window kept, tokens_after the prompt taken).
+The forgetting is an event of the session ("window" "forgotten": tokens_before the window kept,
+tokens_after the prompt taken): written to its event log, and said in one line (in the REPL as its
+other notices, on stderr in print mode: server_windows.forgotten_line), as the remembered window
+that made a new session start smaller was said when it started.
 """
 
 from __future__ import annotations
@@ -59,6 +61,6 @@ class WindowProof(AbstractCapability[Any]):
             if window is not None and taken > window:
                 self.kept[key] = None
                 if (gone := server_windows.forget_below(home, *key, taken)) is not None:
-                    s.store.log_event(Event("window", "forgotten", gone.window, taken,
-                                            detail={"endpoint": key[0], "model": key[1]}).to_json())
+                    s._on_event(Event("window", "forgotten", gone.window, taken,  # logged, and said
+                                      detail={"endpoint": key[0], "model": key[1]}))
         return response
