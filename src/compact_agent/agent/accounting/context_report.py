@@ -15,6 +15,7 @@ categories are scaled to add up to it exactly, so /context agrees with the bill.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -151,20 +152,37 @@ def scale_to(rows: dict[str, int], total: int) -> dict[str, int]:
     return out
 
 
-def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_at: datetime | None = None
-           ) -> int | None:
+def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_at: datetime | None = None,
+           sent_size: Callable[[list[ModelMessage]], int] | None = None) -> int | None:
     """Provider-reported size of the last request (+ its output) plus an estimate of what followed;
     None when that response was answered before `compacted_at`, the latest compaction: one of the
     verbatim tail it kept reports a request that held everything compacted since (a session
-    resumed after `/compact` showed the size before it in /status, /context and the toolbar)."""
+    resumed after `/compact` showed the size before it in /status, /context and the toolbar).
+    None too when the messages before it are no longer what that request sent (`still_sent`)."""
     for i in range(len(view) - 1, -1, -1):
         m = view[i]
         if isinstance(m, ModelResponse) and m.usage.input_tokens:
             answered = m.timestamp if m.timestamp.tzinfo is not None else m.timestamp.replace(tzinfo=UTC)
             if compacted_at is not None and answered <= compacted_at:
                 return None
+            if sent_size is not None and not still_sent(view[:i], m, calibration, sent_size):
+                return None
             return m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
     return None
+
+
+def still_sent(before: list[ModelMessage], response: ModelResponse, calibration: tokens.Calibration,
+               sent_size: Callable[[list[ModelMessage]], int]) -> bool:
+    """Whether `before` (the view up to `response`) is the request `response` answered, by the
+    estimate kept with the calibration's latest report. The layers may decide after an answer: a
+    collapse the shaping of this view committed folded rounds that request still sent, and /status
+    said '4,914 tokens, provider-reported' of a context whose /compact began at 2,980. Within a
+    fiftieth: the size of the instructions and tools is estimated afresh after a restart, and a
+    layer's decision frees more than that. Without a report of this response kept, it is believed."""
+    last = calibration.last_report()
+    if last is None or last[0] != response.usage.input_tokens:
+        return True
+    return abs(sent_size(before) - last[1]) <= max(64, last[1] // 50)
 
 
 def picture(session: AgentSession) -> ContextPicture:
@@ -177,7 +195,13 @@ def picture(session: AgentSession) -> ContextPicture:
     mcp_tools = {t for s in session.ext.mcp.live.values() for t in s.tools} if session.ext.mcp else set()
     rows, results = estimate_rows(view, session._system_prompt(), session.instructions, tool_defs, mcp_tools)
     # Usage reported before a compaction measured the old, longer context.
-    reported = None if cm.compacted_since_last_request else anchor(view, cm.calibration, session.compacted_at)
+    fixed = cm.overhead or tokens.request_overhead(session._system_prompt(), tool_defs)  # as the request sent them
+
+    def sent_size(messages: list[ModelMessage]) -> int:
+        return int(cm.estimate(messages)) + fixed
+
+    reported = None if cm.compacted_since_last_request else anchor(view, cm.calibration, session.compacted_at,
+                                                                   sent_size)
     total = reported if reported is not None else cm.calibration.tokens(sum(rows.values()))
     limits = cm.limits
     return ContextPicture(scale_to(rows, total), total, limits.window, limits.threshold, reported is not None,
