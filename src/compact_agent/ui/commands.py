@@ -62,7 +62,9 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     used = pic.used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits
     c.print(f"model      {s.info.name} ({s.info.provider})   session {s.session_id}")
-    c.print(f"context    {used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens")
+    # Where the figure comes from, as /context's heading says: a compaction's own figures are estimates.
+    c.print(f"context    {used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens, "
+            f"{'provider-reported' if pic.anchored else 'estimated'}")
     c.print(f"           {render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
             f"{max(0, lim.threshold - used):,} tokens until auto-compaction")
     if (learned := s.cm.window_learned) is not None:  # a server whose window is smaller than the one given
