@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -163,7 +164,9 @@ def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object |
     view, its size and how many messages were folded."""
     first = view[0]
     assert isinstance(first, ModelRequest)
-    saved = getattr(budget, "saved_copy", None)
+    save = getattr(budget, "saved_copy", None)
+    saved = {p.tool_call_id: save(p) if callable(save) else None for m in view[1:] if isinstance(m, ModelRequest)
+             for p in m.parts if isinstance(p, ToolReturnPart)}  # each written once, whatever the passes
     keep_system = getattr(cm, "keep_system_prompts", True)
     head = [p for p in first.parts if keep_system or not isinstance(p, SystemPromptPart)]
     best: tuple[list[ModelMessage], int] | None = None
@@ -201,8 +204,9 @@ def _steps_done(messages: Sequence[ModelMessage]) -> set[str]:
     return done
 
 
-def _steps(message: ModelMessage, chars: int, saved: object | None) -> list[str]:
-    """One line per part of `message` worth a line in the folded note, each cut to `chars`."""
+def _steps(message: ModelMessage, chars: int, saved: dict[str, Path | None]) -> list[str]:
+    """One line per part of `message` worth a line in the folded note, each cut to `chars`;
+    `saved`: where each result's whole text is, by call id."""
     def cut(text: str) -> str:
         text = " ".join(text.split())
         return text if len(text) <= chars else text[:chars] + "…"
@@ -214,7 +218,7 @@ def _steps(message: ModelMessage, chars: int, saved: object | None) -> list[str]
         elif isinstance(p, ToolCallPart):
             lines.append(f"you called {p.tool_name} (id {p.tool_call_id}): {cut(p.args_as_json_str())}")
         elif isinstance(p, ToolReturnPart):
-            path = saved(p) if callable(saved) else None
+            path = saved.get(p.tool_call_id)
             text = p.content if isinstance(p.content, str) else p.model_response_str()
             where = f"; whole text in {path}" if path is not None else "; not saved, run it again if needed"
             lines.append(f"{p.tool_name} (id {p.tool_call_id}) returned{where}: {cut(text)}")
