@@ -25,7 +25,7 @@ SESSION = "20261203-165616-c1730f"
 
 
 def ok(req) -> Reply:
-    return Reply.text("ok")
+    return Reply.text("ANSWERED")
 
 
 def shown(term: Terminal, start: int = 0, end: int | None = None) -> list[str]:
@@ -43,7 +43,7 @@ def test_the_banner_and_the_resume_list_fit_the_terminal(tmp_path: Path, cols: i
             at = term.prompt(banner)
             assert all(len(line) < cols for line in shown(term, 0, at)), shown(term, 0, at)
             term.type(ASKED + "\r")
-            term.prompt(term.read_until("ok", at))
+            term.prompt(term.read_until("ANSWERED", at))
             assert term.finish() == 0
         finally:
             term.close()

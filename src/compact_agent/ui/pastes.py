@@ -10,7 +10,9 @@ get the paste whole. The screen keeps the placeholder, also after Enter.
 Editing works on the placeholder as on any words: typing before or after it, moving over it;
 Backspace right after it takes the whole placeholder (and its paste) away, not one bracket of it.
 A placeholder the user edits into something else is no longer one, and goes as typed. A small paste
-(a path, a command, a few lines) goes in as it is.
+(a path, a command, a few lines) goes in as it is. A paste made while a turn runs is typed ahead the
+same way (turn_view.InterruptKeys): its placeholder is in the input when the prompt comes back, or,
+ended with Enter, in the line sent after the turn; its text is held until then.
 """
 
 from __future__ import annotations
@@ -42,8 +44,10 @@ class Pastes:
         if lines <= MOST_LINES and len(text) <= MOST_CHARS:
             return text
         size = f"{lines:,} lines" if lines > 1 else f"{len(text):,} characters"
-        number = f" #{len(self.held) + 1}" if self.held else ""  # a second paste in the same input
-        placeholder = f"[pasted {size}{number}]"
+        placeholder, number = f"[pasted {size}]", len(self.held) + 1
+        while self.held and (placeholder == f"[pasted {size}]" or placeholder in self.held):
+            placeholder = f"[pasted {size} #{number}]"  # a second paste in the same input
+            number += 1
         self.held[placeholder] = text
         return placeholder
 
@@ -59,6 +63,14 @@ class Pastes:
         names = sorted(self.held, key=len, reverse=True)
         return re.sub("|".join(map(re.escape, names)), lambda m: self.held[m.group(0)], line)
 
-    def clear(self) -> None:
-        """A new input: nothing held (the last one was sent, or dropped with Ctrl-C)."""
-        self.held.clear()
+    def take(self, line: str) -> str:
+        """`expand`, and the pastes of `line` no longer held: it is sent."""
+        expanded = self.expand(line)
+        for placeholder in [p for p in self.held if p in line]:
+            del self.held[placeholder]
+        return expanded
+
+    def keep(self, text: str) -> None:
+        """A new input, starting with `text` (what was typed ahead during a turn): only the pastes
+        of its placeholders stay held (the last input was sent, or dropped with Ctrl-C)."""
+        self.held = {p: held for p, held in self.held.items() if p in text}

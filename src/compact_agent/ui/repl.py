@@ -29,6 +29,7 @@ from . import render
 from .approval import make_ask, nothing, yes_no
 from .command_registry import COMMANDS, ExitRepl, running
 from .pastes import Pastes
+from .prompt_excerpt import print_prompt
 from .prompt_input import make_prompt
 from .repl_start import Start, preload
 from .session_feed import SessionFeed
@@ -89,7 +90,7 @@ class Repl:
         c = self.console
         if pick_session and not await pick(self.opts, c, self.prompt_io, self.before_prompt, self.options_for):
             return  # `--resume` without an id, and the user left the list (session_picker.py)
-        self.keys = InterruptKeys(self.inp, lambda: None)
+        self.keys = InterruptKeys(self.inp, lambda: None, self.pastes)
         menu = self.ask_stream is None and c.is_terminal and self.inp is not None
         self.opts.ask = make_ask(c, self.paused, self.ask_stream, use_menu=menu, inp=self.inp,
                                  output=self.prompt_io.get("output"))
@@ -102,6 +103,7 @@ class Repl:
         self.prompt = make_prompt(session_root(cwd, self.opts.home), lambda: self.command_names(cwd), cwd,
                                   toolbar=lambda: self.status_text, on_expand=self.expand_above, pastes=self.pastes,
                                   **self.prompt_io)
+        self.keys.output = self.prompt.app.output  # bracketed paste during a turn too
         running.append(self)
         echo_back()
         try:
@@ -123,19 +125,21 @@ class Repl:
             queued = self.keys.take_queued() if self.keys is not None and first_message is None else None
             if first_message is not None or queued is not None:
                 # The message given on the command line, or a line typed ahead with Enter during the
-                # turn, shown as the prompt would have shown it.
+                # turn, shown as the prompt would have shown it (a paste in it as its placeholder).
                 line = first_message if first_message is not None else queued or ""
                 first_message = None
-                c.print(f"› {secrets.redact(line)}")
+                print_prompt(c, secrets.redact(line))
+                line = self.pastes.take(line)
             else:
                 if self.session is not None:
                     self.status_text = status_line(self.session, self.console.width)
                 if self.before_prompt is not None:
                     self.before_prompt()
-                self.pastes.clear()
+                typed = self.keys.take_typed() if self.keys else ""
+                self.pastes.keep(typed)  # a paste typed ahead during the turn stays behind its placeholder
                 try:
-                    line = await prompt.prompt_async("› ", default=self.keys.take_typed() if self.keys else "")
-                    line = self.pastes.expand(line)  # `[pasted 240 lines]` on the screen, the paste in the message
+                    line = await prompt.prompt_async("› ", default=typed)
+                    line = self.pastes.take(line)  # `[pasted 240 lines]` on the screen, the paste in the message
                 except KeyboardInterrupt:
                     if self.clock() - last_ctrl_c < 2.0:
                         break  # twice in a row: leave, as Claude Code and Codex do

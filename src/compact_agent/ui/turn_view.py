@@ -13,7 +13,10 @@ what had arrived as one piece dropped the gap at every boundary where the stream
 
 Esc or Ctrl-C stops the turn. The terminal is in raw mode for the turn so a lone Esc arrives as a
 key (Ctrl-C too: raw mode turns off the signal), and back in cooked mode whenever the turn asks
-the user something (the permission prompt).
+the user something (the permission prompt). Keys typed meanwhile wait for the next prompt, and so
+does a paste: bracketed paste is on during the turn as at the prompt, so a paste arrives as one,
+is typed ahead whole (as its placeholder when large: pastes.py), and its line breaks do not send
+its lines one by one as Enter would.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from typing import Any
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.keys import Keys
+from prompt_toolkit.output import Output
 from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.status import Status
 from rich.text import Text
 
 from . import tool_lines
+from .pastes import Pastes, as_typed
 from .visible import visible
 
 
@@ -208,10 +213,14 @@ class _Trimmed:
 
 
 class InterruptKeys:
-    """While a turn runs: Esc or Ctrl-C calls `cancel`. `paused()` hands the terminal back."""
+    """While a turn runs: Esc or Ctrl-C calls `cancel`. `paused()` hands the terminal back.
+    `output` (prompt_toolkit's, the prompt's own) is told to turn bracketed paste on while the keys
+    are read; `pastes` holds a large paste typed ahead behind its placeholder."""
 
-    def __init__(self, inp: Input | None, cancel: Callable[[], object]) -> None:
+    def __init__(self, inp: Input | None, cancel: Callable[[], object], pastes: Pastes | None = None,
+                 output: Output | None = None) -> None:
         self.inp, self.cancel = inp, cancel
+        self.pastes, self.output = pastes, output
         self._stack: contextlib.ExitStack | None = None
         self.typed = ""  # what the user typed ahead during the turn: the next prompt starts with it
         self.queued: list[str] = []  # lines typed ahead and ended with Enter: sent, in order, after it
@@ -226,7 +235,20 @@ class InterruptKeys:
         except Exception:  # noqa: BLE001 - no usable terminal: Ctrl-C (SIGINT) still works
             stack.close()
             return
+        if self.output is not None:
+            stack.callback(self._bracketed_paste, False)
+            self._bracketed_paste(True)
         self._stack = stack
+
+    def _bracketed_paste(self, on: bool) -> None:
+        """Without it, a terminal sends a paste as keys, and each of its line breaks as Enter."""
+        assert self.output is not None
+        with contextlib.suppress(Exception):  # a terminal gone: nothing to tell
+            if on:
+                self.output.enable_bracketed_paste()
+            else:
+                self.output.disable_bracketed_paste()
+            self.output.flush()
 
     def stop(self) -> None:
         if self._stack is not None:
@@ -250,7 +272,9 @@ class InterruptKeys:
             self.cancel()
             return
         for k in keys:
-            if k.data in ("\r", "\n"):  # Enter ends a line typed ahead: it is sent when the turn is over
+            if k.key == Keys.BracketedPaste:  # typed ahead as the prompt takes a paste
+                self.typed += self.pastes.insert(k.data) if self.pastes is not None else as_typed(k.data)
+            elif k.data in ("\r", "\n"):  # Enter ends a line typed ahead: it is sent when the turn is over
                 if self.typed.strip():
                     self.queued.append(self.typed)
                 self.typed = ""
