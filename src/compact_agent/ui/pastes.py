@@ -7,9 +7,9 @@ its placeholder, and the text stays here, attached to it, until Enter: the line 
 has every placeholder replaced by its text, so the model, the session file and the prompt history
 get the paste whole. The screen keeps the placeholder, also after Enter.
 
-Editing works on the placeholder as on any words: typing before or after it, moving over it;
-Backspace right after it takes the whole placeholder (and its paste) away, not one bracket of it.
-A placeholder the user edits into something else is no longer one, and goes as typed. A small paste
+Typing before or after a placeholder and moving over it work as around any words; it is one unit:
+Backspace right after it, or any deletion that touches it, takes the whole placeholder (and its
+paste) away, and a character typed inside it goes after it (paste_guard.py). A small paste
 (a path, a command, a few lines) goes in as it is. A paste made while a turn runs is typed ahead the
 same way (turn_view.InterruptKeys): its placeholder is in the input when the prompt comes back, or,
 ended with Enter, in the line sent after the turn; its text is held until then.
@@ -50,10 +50,6 @@ class Pastes:
             number += 1
         self.held[placeholder] = text
         return placeholder
-
-    def ending(self, before_cursor: str) -> str | None:
-        """The placeholder `before_cursor` ends with, if any: what Backspace there takes away."""
-        return next((p for p in self.held if before_cursor.endswith(p)), None)
 
     def expand(self, line: str) -> str:
         """`line` with each placeholder replaced by the paste it holds (in one pass: a paste that

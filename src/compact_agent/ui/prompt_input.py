@@ -11,7 +11,8 @@
 - Ctrl-O shows the last turn's tool output in full above the prompt (what is typed stays), the key
   Claude Code uses; Ctrl-R keeps its shell meaning.
 - A paste of more than a few lines shows as `[pasted 240 lines]` while it is edited and after it is
-  sent; the message, the session and the history get it whole (pastes.py).
+  sent; the message, the session and the history get it whole (pastes.py). An edit that touches the
+  placeholder takes it whole (paste_guard.py).
 """
 
 from __future__ import annotations
@@ -22,10 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
-from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -33,6 +32,7 @@ from prompt_toolkit.keys import Keys
 from .. import secrets
 from ..agent.run.mention_syntax import partial, written
 from ..session.files import ensure_private_file
+from .paste_guard import PlaceholderGuard
 from .pastes import Pastes
 
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
@@ -89,18 +89,10 @@ class ReplCompleter(Completer):
 def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes: Pastes | None = None) -> KeyBindings:
     kb = KeyBindings()
 
-    if pastes is not None:
+    if pastes is not None:  # Backspace or any edit that touches a placeholder takes it whole (paste_guard.py)
         @kb.add(Keys.BracketedPaste)
         def _paste(event: KeyPressEvent) -> None:
             event.current_buffer.insert_text(pastes.insert(event.data))
-
-        after_placeholder = Condition(lambda: pastes.ending(get_app().current_buffer.document.text_before_cursor)
-                                      is not None)
-
-        @kb.add("c-h", filter=after_placeholder)  # Backspace
-        def _unpaste(event: KeyPressEvent) -> None:
-            buf = event.current_buffer
-            buf.delete_before_cursor(len(pastes.ending(buf.document.text_before_cursor) or ""))
 
     if on_expand is not None:
         @kb.add("c-o")
@@ -157,7 +149,12 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
     `toolbar` is the status line under the input (a callable giving its text); `on_expand` runs on Ctrl-O;
     `pastes` holds large pastes behind placeholders (the caller expands the line it gets: pastes.py)."""
     history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
-    return PromptSession(history=RedactedHistory(str(history), pastes), completer=ReplCompleter(commands, cwd),
-                         bottom_toolbar=toolbar,
-                         key_bindings=key_bindings(on_expand, pastes), multiline=True, complete_while_typing=False,
-                         prompt_continuation="  ", **io)
+    session: PromptSession[str] = PromptSession(
+        history=RedactedHistory(str(history), pastes), completer=ReplCompleter(commands, cwd), bottom_toolbar=toolbar,
+        key_bindings=key_bindings(on_expand, pastes), multiline=True, complete_while_typing=False,
+        prompt_continuation="  ", **io)
+    if pastes is not None:
+        guard = PlaceholderGuard(pastes)
+        session.default_buffer.on_text_changed += guard.changed
+        session.app.on_reset += lambda app: guard.reset(session.default_buffer)  # a new input, and what it starts with
+    return session

@@ -1,0 +1,100 @@
+"""A paste's placeholder in the input is one unit: an edit that would break it takes it whole.
+
+`[pasted 200 lines]` stands for text held until Enter (pastes.py); the line sent has each intact
+placeholder replaced by its paste. Deleting one character inside it left `[pasted 20 lines]`, no
+longer a placeholder: the words went to the model and the paste was lost without a word. Now every
+change of the input is checked against the text before it: a deletion that touches a placeholder
+(Backspace, Delete, Ctrl-W, Ctrl-K, a cut) takes the whole placeholder with it, and its paste; a
+character typed inside one goes after it, the placeholder kept whole. Whatever the edit, each
+placeholder of the input is whole or gone.
+
+Up-arrow history brings back lines with their pastes in them (prompt_input.RedactedHistory), never
+placeholders: a change of history line is not an edit, and is taken as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.document import Document
+
+from .pastes import Pastes
+
+
+def spans(text: str, names: Iterable[str]) -> list[tuple[int, int]]:
+    """Where the placeholders `names` are in `text`, as (start, end), in order."""
+    ordered = sorted(names, key=len, reverse=True)
+    if not ordered:
+        return []
+    return [m.span() for m in re.finditer("|".join(map(re.escape, ordered)), text)]
+
+
+def edit(before: str, after: str, cursor: int) -> tuple[int, int, str]:
+    """The edit that made `after` of `before`: (start, end, typed), `before[start:end]` replaced by
+    `typed`. A character typed or deleted beside the same character could have been either one:
+    the cursor, after the edit, says which (`[` typed before `[pasted …]` is not typed inside it)."""
+    most = min(len(before), len(after))
+    same_start = 0
+    while same_start < most and before[same_start] == after[same_start]:
+        same_start += 1
+    same_end = 0
+    while same_end < most and before[-1 - same_end] == after[-1 - same_end]:
+        same_end += 1
+    grown = len(after) - len(before)
+    if grown > 0 and same_start + same_end >= len(before):  # only typed: somewhere in a range
+        at = min(max(cursor - grown, len(before) - same_end), same_start)
+        return at, at, after[at:at + grown]
+    if grown < 0 and same_start + same_end >= len(after):  # only deleted
+        at = min(max(cursor, len(after) - same_end), same_start)
+        return at, at - grown, ""
+    same_end = min(same_end, most - same_start)
+    return same_start, len(before) - same_end, after[same_start:len(after) - same_end]
+
+
+def mend(before: str, after: str, cursor: int, names: Iterable[str]) -> tuple[str, int] | None:
+    """The input and its cursor when the edit from `before` to `after` (the cursor at `cursor`)
+    touched a placeholder of `before`: a whole placeholder taken, text typed inside one put after
+    it. None when it touched none."""
+    found = spans(before, names)
+    if not found:
+        return None
+    start, end, typed = edit(before, after, cursor)
+    if end == start:  # only typed: inside a placeholder, not at its edges
+        inside = [b for a, b in found if a < start < b]
+        if not inside:
+            return None
+        return before[:inside[0]] + typed + before[inside[0]:], inside[0] + len(typed)
+    touched = [(a, b) for a, b in found if start < b and end > a]
+    if not touched:
+        return None
+    low, high = min(start, touched[0][0]), max(end, touched[-1][1])
+    return before[:low] + typed + before[high:], low + len(typed)
+
+
+class PlaceholderGuard:
+    """Watches one input buffer: `changed` after every change of its text, `reset` when a new input
+    starts (the text it starts with taken as it is)."""
+
+    def __init__(self, pastes: Pastes) -> None:
+        self.pastes = pastes
+        self.before = ""
+        self.line = 0  # the buffer's history line: another one is not an edit of this one
+        self.mending = False
+
+    def reset(self, buffer: Buffer) -> None:
+        self.before, self.line = buffer.text, buffer.working_index
+
+    def changed(self, buffer: Buffer) -> None:
+        if self.mending:
+            return
+        fixed = mend(self.before, buffer.text, buffer.cursor_position, self.pastes.held) \
+            if buffer.working_index == self.line else None
+        if fixed is not None and fixed != (buffer.text, buffer.cursor_position):
+            self.mending = True
+            try:
+                buffer.set_document(Document(*fixed), bypass_readonly=True)
+            finally:
+                self.mending = False
+        self.reset(buffer)
