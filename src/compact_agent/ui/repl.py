@@ -3,16 +3,16 @@ Esc or Ctrl-C, `!cmd` for the shell, and say how to come back.
 
 Beside it: repl_start.py (the banner and the session built while the prompt is up),
 session_feed.py (what the session reports while it works: compactions, savings, the plan),
-session_picker.py (`--resume` without an id) and resume_switch.py (`/resume`'s switch)."""
+session_picker.py (`--resume` without an id), resume_switch.py (`/resume`'s switch) and
+work_keys.py (the spinner and the keys while a turn or a `!cmd` runs)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import time
-from collections.abc import Callable, Coroutine, Iterator
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -38,6 +38,7 @@ from .shell_escape import shell_output, show_shell_output
 from .toolbar import starting_line, status_line
 from .turn_view import InterruptKeys, TurnView
 from .typeahead import echo_back
+from .work_keys import WorkKeys
 
 if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_start.py)
     from pathlib import Path
@@ -54,9 +55,6 @@ def _ask(console: Console, keys: InterruptKeys | None = None,
     return make_ask(console, keys.paused if keys is not None else nothing, stream)
 
 
-T = TypeVar("T")
-
-
 class Repl:
     """One REPL: the session, its console and input, and what the next message carries (`!cmd` output)."""
 
@@ -68,17 +66,21 @@ class Repl:
         #: The options a session this REPL opens runs with (cli_resume.py: this command line's, over
         #: what the session remembers); None: the REPL's own, whichever session it opens.
         self.options_for = options_for
-        self.view: TurnView | None = None
-        self.keys: InterruptKeys | None = None
+        self.work = WorkKeys(console)  # the spinner and the keys while a turn or a `!cmd` runs
         self.pending: list[str] = []  # shell output waiting to go with the next message
         self.pastes = Pastes()  # large pastes of the input being edited, behind their placeholders
-        self.feed = SessionFeed(console, lambda: self.view, self.window, lambda: self.session)  # what it reports
+        self.feed = SessionFeed(console, lambda: self.work.view, self.window, lambda: self.session)  # what it reports
         self.status_text = ""  # the toolbar under the prompt, computed once per prompt
         self.session: AgentSession | None = None  # None until built (the prompt is up before: repl_start.py)
         self.starting: asyncio.Future[None] | None = None
         self.prompt: PromptSession[str] | None = None
         self.start: Start | None = None  # the banner's facts: the session id a line typed early is saved in
         self.early: str | None = None  # the entry of a line saved before the session was built
+
+    @property
+    def keys(self) -> InterruptKeys | None:
+        """The key reader of turns: what was typed ahead (/rewind puts a prompt back in it)."""
+        return self.work.keys
 
     def window(self) -> int:
         """The session's window (0 before the session is built): a layer's saving under a hundredth
@@ -90,9 +92,9 @@ class Repl:
         c = self.console
         if pick_session and not await pick(self.opts, c, self.prompt_io, self.before_prompt, self.options_for):
             return  # `--resume` without an id, and the user left the list (session_picker.py)
-        self.keys = InterruptKeys(self.inp, lambda: None, self.pastes)
+        self.work.keys = InterruptKeys(self.inp, lambda: None, self.pastes)
         menu = self.ask_stream is None and c.is_terminal and self.inp is not None
-        self.opts.ask = make_ask(c, self.paused, self.ask_stream, use_menu=menu, inp=self.inp,
+        self.opts.ask = make_ask(c, self.work.paused, self.ask_stream, use_menu=menu, inp=self.inp,
                                  output=self.prompt_io.get("output"))
         start = self.start = Start.of(self.opts)
         c.print(start.banner(c.width), markup=False)
@@ -103,7 +105,7 @@ class Repl:
         self.prompt = make_prompt(session_root(cwd, self.opts.home), lambda: self.command_names(cwd), cwd,
                                   toolbar=lambda: self.status_text, on_expand=self.expand_above, pastes=self.pastes,
                                   **self.prompt_io)
-        self.keys.output = self.prompt.app.output  # bracketed paste during a turn too
+        self.work.keys.output = self.prompt.app.output  # bracketed paste during a turn too
         running.append(self)
         echo_back()
         try:
@@ -277,47 +279,6 @@ class Repl:
             self.feed.stop_status()  # a compaction that ended without its event
         return True
 
-    @contextlib.contextmanager
-    def paused(self) -> Iterator[None]:
-        """While the turn asks the user something: no spinner, the terminal in cooked mode, no key
-        reader; the spinner comes back once answered (not when the question cancels the turn)."""
-        view = self.view
-        doing = view.label.doing if view is not None else ""
-        if view is not None:
-            view.end()
-        with self.keys.paused() if self.keys is not None else nothing():
-            yield
-        if view is not None and self.view is view:
-            view._spin(doing)
-
-    async def interruptible(self, coro: Coroutine[Any, Any, T], view: TurnView, doing: str = "thinking") -> T | None:
-        """Run `coro` under `view`'s spinner; Esc or Ctrl-C cancels it (None), never the REPL.
-        However it ends (answer, error, interruption) the spinner is stopped before anything else prints."""
-        loop = asyncio.get_running_loop()
-        self.view = view
-        task = asyncio.ensure_future(coro)
-        keys = self.keys or InterruptKeys(None, task.cancel)
-        keys.cancel = task.cancel
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signal.SIGINT, task.cancel)
-        view.start(doing)
-        keys.start()
-        try:
-            return await task
-        except asyncio.CancelledError:
-            view.end()
-            if not task.cancelled():
-                raise  # the REPL itself is being cancelled
-            self.console.print("interrupted", style="yellow")
-            return None
-        finally:
-            view.end()
-            keys.stop()
-            keys.cancel = lambda: None
-            self.view = None
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signal.SIGINT)
-
     async def turn(self, message: str, typed: str | None = None) -> None:
         """Run one turn; Esc or Ctrl-C cancels it (the session keeps what was saved), not the REPL."""
         s = self.session
@@ -329,7 +290,7 @@ class Repl:
         self.feed.say_held()  # what the layers decided for this turn's request, under its prompt
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
         try:
-            await self.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed),
+            await self.work.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed),
                                      view)
         finally:
             self.feed.say_after()
@@ -350,7 +311,7 @@ class Repl:
                                "next message)")
             return
         view = TurnView(self.console, lambda: 0, clock=self.clock)
-        out = await self.interruptible(shell_output(session, command), view, f"running !{command[:40]}")
+        out = await self.work.interruptible(shell_output(session, command), view, f"running !{command[:40]}")
         if out is None:
             self.console.print("the command was stopped; its output does not go with your next message",
                                style="dim")
