@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic_ai.messages import (
@@ -164,9 +164,10 @@ def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object |
     view, its size and how many messages were folded."""
     first = view[0]
     assert isinstance(first, ModelRequest)
-    save = getattr(budget, "saved_copy", None)
-    saved = {p.tool_call_id: save(p) if callable(save) else None for m in view[1:] if isinstance(m, ModelRequest)
-             for p in m.parts if isinstance(p, ToolReturnPart)}  # each written once, whatever the passes
+    save: Callable[[ToolReturnPart], Path | None] | None = getattr(budget, "saved_copy", None)
+    saved: dict[str, Path | None] = {p.tool_call_id: save(p) if save is not None else None for m in view[1:]
+                                     if isinstance(m, ModelRequest) for p in m.parts
+                                     if isinstance(p, ToolReturnPart)}  # each written once, whatever the passes
     keep_system = getattr(cm, "keep_system_prompts", True)
     head = [p for p in first.parts if keep_system or not isinstance(p, SystemPromptPart)]
     best: tuple[list[ModelMessage], int] | None = None
