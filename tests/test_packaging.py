@@ -5,6 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 from importlib import metadata
+from pathlib import Path
+
+import pytest
 
 from compact_agent.__main__ import install_cli_command
 
@@ -29,3 +32,17 @@ def test_the_command_without_its_extra_says_how_to_get_it() -> None:
     assert proc.returncode == 1
     assert proc.stderr == ("compact-agent: the command-line agent needs the 'cli' extra (typer is not installed): "
                            f"{install_cli_command()}\n")
+
+
+def test_an_egg_info_first_on_the_path_does_not_hide_the_install_pip_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A checkout leaves src/compact_agent.egg-info, which records no origin; put first on the path
+    # (as a test runner may put src/), it hid the install pip recorded and the line said '/path/to'.
+    recorded = install_cli_command()
+    if "/path/to/" in recorded:
+        pytest.skip("this install has no origin recorded by pip")
+    stale = tmp_path / "compact_agent.egg-info"
+    stale.mkdir()
+    (stale / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: compact-agent\nVersion: 0.1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert install_cli_command() == recorded

@@ -19,10 +19,11 @@ def install_cli_command() -> str:
     """How to add the extra to this install. compact-agent is not on a package index, so never by its
     bare name (which would fetch whatever an index holds under it): from the checkout pip installed it
     from, as pip recorded it (direct_url.json, PEP 610), else from a path the user fills in."""
-    try:
-        raw = metadata.distribution("compact-agent").read_text("direct_url.json")
+    try:  # the install pip recorded: an egg-info a checkout leaves in src/ may come first on the path
+        raw = next((r for d in metadata.distributions(name="compact-agent") if (r := d.read_text("direct_url.json"))),
+                   None)
         origin = json.loads(raw or "{}")
-    except (metadata.PackageNotFoundError, OSError, ValueError):
+    except (OSError, ValueError):
         origin = {}
     url = origin.get("url", "") if isinstance(origin, dict) else ""
     if not (isinstance(url, str) and url.startswith("file://")):
