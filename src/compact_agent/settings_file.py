@@ -367,7 +367,7 @@ def render(loaded: Loaded, as_json: bool = False, width: int | None = None) -> s
     rows = describe(loaded)
     files = loaded.files
     if as_json:  # values keep their types (13000, true, null), not the table's text
-        data = loaded.settings.model_dump(mode="json")
+        data = loaded.settings.model_dump(mode="json", warnings=False)  # prices "none" are held as words
         data = json.loads(hide_url_passwords(json.dumps(data)))  # a password in base_url or an MCP url
         typed = {key: {"value": data[key], "source": loaded.sources.get(key, "default")} for key in Settings.model_fields}
         for key, found in loaded.rule_sources.items():

@@ -38,3 +38,11 @@ def test_config_json_gives_the_model_values_too(cli: Cli) -> None:
     assert out["context_window"] == {"value": 128_000, "source": "the model's own (deepseek-chat)"}
     given = json.loads(cli("--model", "deepseek-chat", "--context-window", "64k", "config", "--json").stdout)
     assert given["settings"]["context_window"] == {"value": 64_000, "source": "flag"}
+
+
+def test_config_json_of_a_model_with_no_prices_warns_of_nothing(cli: Cli) -> None:
+    # Prices "none" are held as words where a price table is typed: dumping them as JSON raised a
+    # serializer warning, said as 'the provider reported token usage that is not a count'.
+    done = cli(*LOCAL, "config", "--json")
+    assert done.code == 0 and done.stderr == ""
+    assert json.loads(done.stdout)["settings"]["context_window"]["value"]
