@@ -72,7 +72,7 @@ class _Dist:
 ])
 def test_the_command_without_its_extra_names_the_checkout_not_an_index(
         monkeypatch: pytest.MonkeyPatch, direct_url: dict[str, object] | None, said: str) -> None:
-    monkeypatch.setattr(metadata, "distribution", lambda name: _Dist(direct_url))
+    monkeypatch.setattr(metadata, "distributions", lambda name: [_Dist(direct_url)])
     assert entry.install_cli_command() == said
 
 
