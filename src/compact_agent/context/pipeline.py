@@ -323,7 +323,7 @@ class ContextManager(ManagerState):
         instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
         self.overhead = tokens.request_overhead(instructions, params.function_tools)
         view, tokens_now, _ = await self.prepare_view(ctx.messages)
-        size = max(tokens_now, self.calibration.fits_tokens(self.estimate(view) + self.overhead))
+        size = max(tokens_now, self.fit_size(view))
         if size > self.limits.window:  # even the last-resort shrink could not bring it under
             fixed = self.calibration.tokens(self.overhead)
             self.emit(Event("window", "refused", size, size, detail={"window": self.limits.window, "fixed": fixed}))
@@ -355,7 +355,7 @@ class ContextManager(ManagerState):
                 compacted = True
                 view, _ = self.shape(list(messages))
                 tokens_now = self.measure(view)
-        fits = self.calibration.fits_tokens(self.estimate(view) + self.overhead)
+        fits = self.fit_size(view)  # the last resort shrinks by it, and a request is refused by it
         limit = self.limits.window - self.limits.window // 50
         if self._fit_hard_limit:  # a blocked compaction over the hard limit: shrink this view instead
             limit, self._fit_hard_limit = min(limit, self.schedule.hard_limit(self)), False

