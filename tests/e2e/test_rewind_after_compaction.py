@@ -89,18 +89,23 @@ def session(tmp_path: Path, server: FakeOpenAIServer, settings: Settings | None 
                                        settings=settings or Settings(memory_enabled=False), **kw))
 
 
+async def written_twice_and_compacted(s: AgentSession) -> tuple[Path, Path | None]:
+    """hello.txt at "zero", then "write one", "write two" and /compact: the file and the archive."""
+    hello = s.cwd / "hello.txt"
+    hello.write_text("zero\n")
+    for word in ("one", "two"):
+        await s.run_turn(f"write {word}")
+    return hello, (await s.compact()).archive
+
+
 async def test_checkpoints_outlive_two_compactions_each_into_its_own_archive(tmp_path):
     """Two turns, /compact, two more, /compact, one more: every checkpoint is there; a rewind to
     one before the second compaction takes the conversation from the second archive (the first
     compaction's summary and the turn before it), one before the first from the first archive."""
     with FakeOpenAIServer(editor) as server:
         s = session(tmp_path, server)
-        hello = s.cwd / "hello.txt"
-        hello.write_text("zero\n")
         try:
-            for word in ("one", "two"):
-                await s.run_turn(f"write {word}")
-            first = (await s.compact()).archive
+            hello, first = await written_twice_and_compacted(s)
             for word in ("three", "four"):
                 await s.run_turn(f"write {word}")
             second = (await s.compact()).archive
@@ -131,12 +136,8 @@ async def test_checkpoints_outlive_two_compactions_each_into_its_own_archive(tmp
 async def test_without_its_archive_the_files_go_back_and_the_line_says_what_the_conversation_did(tmp_path):
     with FakeOpenAIServer(editor) as server:
         s = session(tmp_path, server)
-        hello = s.cwd / "hello.txt"
-        hello.write_text("zero\n")
         try:
-            for word in ("one", "two"):
-                await s.run_turn(f"write {word}")
-            archive = (await s.compact()).archive
+            hello, archive = await written_twice_and_compacted(s)
             compacted = list(s.messages)
             await s.run_turn("write three")
             assert archive is not None
