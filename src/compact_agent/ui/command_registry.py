@@ -15,6 +15,7 @@ from rich.console import Console
 
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
+    from ..agent.tools.checkpoints import Checkpoint
     from .turn_view import InterruptKeys
 
 Handler = Callable[["AgentSession", str, Console], Awaitable[Any]]
@@ -58,6 +59,7 @@ class RunningRepl(Protocol):
 
     async def turn(self, message: str, typed: str | None = None) -> None: ...
     async def confirm(self, question: str) -> bool: ...
+    def prompt_back(self, cp: Checkpoint) -> str: ...
     def saved_session(self) -> str | None: ...
 
 

@@ -210,6 +210,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
                                   f"{goes}; the plan of those turns too [y/N] "):
             c.print("nothing rewound")
             return
+    given = repl.prompt_back(target) if repl is not None else ""  # before the conversation is cut
     back = s.rewind(n)
     c.print(f"rewound; restored {plural(len(back.restored), 'file')}"
             + ("; the prompt is back in the input to edit" if repl is not None else "")
@@ -217,7 +218,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     if back.archive is not None:  # on a line of its own, never split by us (as /history shows it)
         c.print(f"  {back.archive}", style="dim", soft_wrap=True, highlight=False)
     if repl is not None and repl.keys is not None:
-        repl.keys.typed = prompts[n]
+        repl.keys.typed = given  # as shown when sent: a large paste as its placeholder
 
 
 def _why_no_checkpoints(s: AgentSession) -> str:

@@ -35,6 +35,9 @@ class Pastes:
     """The pastes held behind the placeholders of the input being edited, by placeholder."""
 
     held: dict[str, str] = field(default_factory=dict)
+    #: the line last sent, as shown (its placeholders), and the pastes they held: what the REPL
+    #: remembers of a prompt for `/rewind` to give back as it was (rewound_prompt.py)
+    sent: tuple[str, dict[str, str]] = ("", {})
 
     def insert(self, data: str) -> str:
         """What goes into the input for the paste `data`: the text itself when small, else its
@@ -62,9 +65,17 @@ class Pastes:
     def take(self, line: str) -> str:
         """`expand`, and the pastes of `line` no longer held: it is sent."""
         expanded = self.expand(line)
-        for placeholder in [p for p in self.held if p in line]:
-            del self.held[placeholder]
+        self.sent = (line, {p: self.held.pop(p) for p in [p for p in self.held if p in line]})
         return expanded
+
+    def hold_again(self, line: str, held: dict[str, str]) -> str:
+        """`line`, shown with the placeholders of the pastes `held`, as an input to edit again:
+        each paste held anew, under its placeholder or another one if that is taken."""
+        names = {p: self.insert(text) for p, text in held.items()}
+        if not names:
+            return line
+        ordered = sorted(names, key=len, reverse=True)
+        return re.sub("|".join(map(re.escape, ordered)), lambda m: names[m.group(0)], line)
 
     def keep(self, text: str) -> None:
         """A new input, starting with `text` (what was typed ahead during a turn): only the pastes

@@ -32,6 +32,7 @@ from .pastes import Pastes
 from .prompt_excerpt import print_prompt
 from .prompt_input import make_prompt
 from .repl_start import Start, preload
+from .rewound_prompt import SentPrompts, pastes_expanded
 from .session_feed import SessionFeed
 from .session_picker import pick
 from .shell_escape import shell_output, show_shell_output
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_star
     from pathlib import Path
 
     from ..agent.run.runner import AgentSession
+    from ..agent.tools.checkpoints import Checkpoint
     from ..cli_resume import SessionSettings
 
     OptionsFor = Callable[[Path], SessionSettings]
@@ -69,6 +71,7 @@ class Repl:
         self.work = WorkKeys(console)  # the spinner and the keys while a turn or a `!cmd` runs
         self.pending: list[str] = []  # shell output waiting to go with the next message
         self.pastes = Pastes()  # large pastes of the input being edited, behind their placeholders
+        self.sent = SentPrompts()  # each prompt sent, as shown: what /rewind gives back
         self.feed = SessionFeed(console, lambda: self.work.view, self.window, lambda: self.session)  # what it reports
         self.status_text = ""  # the toolbar under the prompt, computed once per prompt
         self.session: AgentSession | None = None  # None until built (the prompt is up before: repl_start.py)
@@ -289,13 +292,31 @@ class Repl:
             self.console.print(f"  ⎿ {too_large}", style="yellow", markup=False, highlight=False)
         self.feed.say_held()  # what the layers decided for this turn's request, under its prompt
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
+        made = len(s.checkpoints.list())
         try:
             await self.work.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed),
                                      view)
         finally:
+            self.remember_sent(s, made, typed)
             self.feed.say_after()
             with contextlib.suppress(OSError):  # a message the turn never sent is marked so (keep_typed)
                 s.store.settle_prompt()
+
+    def remember_sent(self, s: AgentSession, made: int, typed: str | None) -> None:
+        """The prompt just sent as its line was shown (a paste as its placeholder), by the
+        checkpoint its turn made: what `/rewind` puts back in the input (rewound_prompt.py)."""
+        line, held = self.pastes.sent
+        cp = s.checkpoints.current
+        if cp is not None and len(s.checkpoints.list()) > made and typed is not None \
+                and pastes_expanded(line, held).strip() == typed:
+            self.sent.remember(s.session_id, cp.index, line.strip(), held)
+
+    def prompt_back(self, cp: Checkpoint) -> str:
+        """What the input starts with after `/rewind` to before `cp`: its prompt as shown when
+        sent. Asked before the rewind cuts the conversation."""
+        s = self.session
+        assert s is not None
+        return self.sent.give_back(s.session_id, cp, s.messages, self.pastes)
 
     def attachment_notes(self, session: AgentSession, message: str) -> None:
         """Say what goes with the message: each `@path` and pasted image path, and why one does not."""

@@ -1,0 +1,77 @@
+"""The prompt `/rewind N` puts back in the input: as it was shown when it was sent, a large paste
+in it behind its placeholder again (`[pasted 200 lines]`), one unit that goes whole with Enter.
+
+A checkpoint keeps only a preview of its prompt (the first 120 characters, on one line: what
+`/rewind` lists). That preview was what the input got back: a question under a 20-line log came
+back as one line of the log's first words and `…`, and Enter sent that to the model. The REPL now
+remembers each prompt it sent, as shown and with the pastes it held, by the checkpoint its turn
+made. A prompt sent by an earlier run of the REPL (`--continue`) comes back from the conversation,
+whole, behind one placeholder when it is as large as a paste that would have been. Where neither
+holds it (a compaction archived the message, or `!cmd` output went with it) the preview comes back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .. import secrets
+from .pastes import Pastes
+
+if TYPE_CHECKING:  # imported by the REPL before pydantic-ai is (repl_start.py loads it in a thread)
+    from pydantic_ai.messages import ModelMessage
+
+    from ..agent.tools.checkpoints import Checkpoint
+
+
+def preview(prompt: str) -> str:
+    """A prompt as its checkpoint keeps it (Checkpoints.begin): on one line, redacted, cut."""
+    from ..agent.tools.checkpoints import PREVIEW_CHARS
+
+    line = " ".join(secrets.redact(prompt).split())
+    return line[:PREVIEW_CHARS - 1] + "…" if len(line) > PREVIEW_CHARS else line
+
+
+@dataclass
+class SentPrompts:
+    """The prompts this REPL sent, as shown with their pastes, by (session id, checkpoint index)."""
+
+    shown: dict[tuple[str, int], tuple[str, dict[str, str]]] = field(default_factory=dict)
+
+    def remember(self, session_id: str, index: int, line: str, held: dict[str, str]) -> None:
+        self.shown[(session_id, index)] = (line, dict(held))
+
+    def give_back(self, session_id: str, cp: Checkpoint, messages: Sequence[ModelMessage], pastes: Pastes) -> str:
+        """What the input starts with after rewinding to before `cp`, its pastes held in `pastes`.
+        `messages`: the conversation before the rewind cuts it."""
+        said = secrets.redact(cp.prompt)
+        for index in [i for i in self.shown if i[0] == session_id and i[1] >= cp.index]:
+            line, held = self.shown.pop(index)  # the turns rewound are gone; later ones reuse the numbers
+            if index[1] == cp.index and preview(pastes_expanded(line, held)) == said:
+                return pastes.hold_again(secrets.redact(line), {p: secrets.redact(t) for p, t in held.items()})
+        whole = _sent_text(cp, messages, said)
+        return said if whole is None else pastes.insert(secrets.redact(whole))
+
+
+def pastes_expanded(line: str, held: dict[str, str]) -> str:
+    return Pastes(dict(held)).expand(line)
+
+
+def _sent_text(cp: Checkpoint, messages: Sequence[ModelMessage], said: str) -> str | None:
+    """The prompt of `cp` whole, from the conversation it indexes (None: not there, or not only
+    what was typed)."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from ..context.layers.snip import prompt_text
+
+    if cp.archive is not None:  # it indexes a transcript a compaction archived
+        return None
+    for message in messages[cp.history_len:cp.history_len + 40]:  # after the hooks' context, the files attached
+        if not isinstance(message, ModelRequest):
+            continue
+        for part in message.parts:
+            if isinstance(part, UserPromptPart) and (text := prompt_text(part)) is not None \
+                    and preview(text) == said:
+                return text
+    return None
