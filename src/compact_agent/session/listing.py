@@ -19,7 +19,7 @@ from typing import Any
 from ..context.compaction.summary import MARK, is_synthetic_text
 from ..context.refit import INPUT_CUT
 from .entries import from_the_model
-from .loading import readable_entries
+from .lines import readable_entries
 
 #: The key of the boundary entry's note (`carried`).
 KEY = "listing"

@@ -1,0 +1,97 @@
+"""Where the last run stopped, as a load finds it in the conversation it reads back.
+
+A message the user typed is saved before its turn (a `prompt` entry, journal.py); the request that
+takes it to the model names it, or a later line marks it unsent. One neither settled is a message a
+run saved and died before sending: the load puts it back at its place, unanswered. From the history
+read, a load also tells a user's message no reply of the model follows (a run killed while its
+request was out), a history that ends at tool results the model never answered (a run stopped at
+work), and whether tools ran since the user's last message (a failed turn then goes on from what
+they did rather than sending the message again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from ..context.plumbing.markers import OWN_TEXT
+from .entries import from_the_model
+
+
+def _prompts_settled(entries: Iterable[dict[str, Any]]) -> set[str]:
+    """Ids of the prompt entries (journal.py) a message entry carried to the model, or that were
+    marked unsent: the others are messages a run saved and died before it could send."""
+    done: set[str] = set()
+    for e in entries:
+        if e.get("kind") == "message" and isinstance(e.get("prompt"), str):
+            done.add(e["prompt"])
+        elif e.get("kind") == "prompt" and isinstance(p := e.get("prompt"), dict) and isinstance(p.get("unsent"), str):
+            done.add(p["unsent"])
+    return done
+
+
+def _unsent_prompt(entry: dict[str, Any]) -> ModelMessage | None:
+    """The user's message of a prompt entry, as the request it would have been; None for a marker."""
+    p = entry.get("prompt")
+    if not isinstance(p, dict):
+        raise ValueError("prompt is not an object")
+    if "unsent" in p:
+        return None
+    text = p.get("text")
+    if not isinstance(text, str):
+        raise ValueError("a prompt without text")
+    try:
+        when = datetime.fromisoformat(entry["time"])
+        part = UserPromptPart(text, timestamp=when if when.tzinfo else when.replace(tzinfo=UTC))
+    except (KeyError, TypeError, ValueError):  # a time that is none: the message matters, not when
+        part = UserPromptPart(text)
+    return ModelRequest(parts=[part])
+
+
+def _unanswered(messages: list[ModelMessage], unsent: list[ModelMessage]) -> tuple[int, bool]:
+    """How many of the user's messages no reply of the model follows, and whether one of them is a
+    typed message a run saved and died before sending (`unsent`); (0, False) unless one is, or the
+    history ends at one of them (a run killed while its request was out, or one that failed: no
+    answer, and nothing closed the turn). Once a later run gets a reply with them in the
+    conversation, that reply, saved, is what settles them: no later load warns."""
+    tail = len(messages)
+    while tail and not (isinstance(m := messages[tail - 1], ModelResponse) and from_the_model(m.metadata)):
+        tail -= 1
+    theirs = [m for m in messages[tail:] if isinstance(m, ModelRequest) and not m.metadata
+              and any(isinstance(p, UserPromptPart) for p in m.parts)]
+    never_sent = any(m is u for m in theirs for u in unsent)
+    left_open = bool(theirs) and messages[-1] is theirs[-1]
+    return (len(theirs), never_sent) if never_sent or left_open else (0, False)
+
+
+def _ends_at_results(messages: list[ModelMessage]) -> bool:
+    """Whether the history ends at the results of the model's last tool calls, which no reply of
+    the model follows: a run that stopped while the model was at work on them."""
+    if len(messages) < 2 or not isinstance(last := messages[-1], ModelRequest) or not last.parts:
+        return False
+    before = messages[-2]
+    return (all(isinstance(p, ToolReturnPart | RetryPromptPart) for p in last.parts)
+            and isinstance(before, ModelResponse) and from_the_model(before.metadata))
+
+
+def tools_ran_in_last_turn(messages: Sequence[ModelMessage]) -> bool:
+    """Whether a tool call of the model got its result since the user's last typed message: a turn
+    that failed after that is not retried by sending the message again, which would run the tools
+    again (an `echo X >> log` twice), but goes on from what they did."""
+    for m in reversed(messages):
+        for p in reversed(m.parts):
+            if isinstance(p, ToolReturnPart):
+                return True
+            if isinstance(p, UserPromptPart) and isinstance(p.content, str) and not p.content.startswith(OWN_TEXT):
+                return False
+    return False

@@ -1,0 +1,134 @@
+"""The lines of a session file, read as a load reads them, whatever the file holds.
+
+A file is read in chunks, so memory stays at about `MAX_LINE_BYTES` however large it or one of its
+lines is (a line over the cap is dropped while it is read); each line is parsed to a JSON object
+(torn, binary and non-object lines counted, lone surrogate escapes replaced), and lines moved
+around are put back in the order their parent ids say. `readable_entries` gives the entries a
+load would read without building the messages (a listing of sessions counts them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .entries import _SURROGATE_ESCAPE, utf8_safe
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+def _file_lines(path: Path, cap: int | None = None) -> Iterator[bytes | None]:
+    """The lines of `path` (without newlines), read in chunks; a line over `cap` bytes is
+    dropped while it is read and yields None. Memory stays at about `cap`, whatever the file."""
+    cap = MAX_LINE_BYTES if cap is None else cap
+    buf = bytearray()
+    skipping = False
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            start = 0
+            while (nl := chunk.find(b"\n", start)) >= 0:
+                if skipping:
+                    skipping = False
+                    yield None
+                else:
+                    buf += chunk[start:nl]
+                    yield bytes(buf)
+                buf.clear()
+                start = nl + 1
+            if not skipping:
+                buf += chunk[start:]
+                if len(buf) > cap:
+                    buf.clear()
+                    skipping = True
+    if skipping:
+        yield None
+    elif buf:
+        yield bytes(buf)
+
+
+def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[dict[str, Any]], int, int]:
+    """JSON objects of the file's lines, how many lines were not one (None: over the size cap),
+    and how many held a lone surrogate escape (replaced by U+FFFD: see `utf8_safe`)."""
+    entries: list[dict[str, Any]] = []
+    bad = fixed = 0
+    for line in lines:
+        if line is None:
+            bad += 1
+            continue
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            if _SURROGATE_ESCAPE.search(line):  # rare: only then pay for the check
+                text = json.dumps(entry, ensure_ascii=False)
+                if (safe := utf8_safe(text)) is not text:
+                    entry = json.loads(safe)
+                    fixed += 1
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            bad += 1
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+        else:
+            bad += 1
+    return entries, bad, fixed
+
+
+def _in_parent_order(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """File order, except that an entry whose parent comes later in the file follows its parent.
+
+    Appends always write a parent before its child, so this only changes a file whose lines were
+    moved around; a stable topological order keeps everything else where it was. Returns the
+    entries and how many were moved.
+    """
+    ids = {e["id"] for e in entries if isinstance(e.get("id"), str)}
+    placed: set[str] = set()
+    waiting: dict[str, list[dict[str, Any]]] = {}
+    out: list[dict[str, Any]] = []
+    moved = 0
+    for entry in entries:
+        parent = entry.get("parent")
+        if isinstance(parent, str) and parent in ids and parent not in placed and parent != entry.get("id"):
+            waiting.setdefault(parent, []).append(entry)
+            moved += 1
+            continue
+        stack = [entry]
+        while stack:
+            e = stack.pop()
+            out.append(e)
+            eid = e.get("id")
+            if isinstance(eid, str):
+                placed.add(eid)
+                stack.extend(reversed(waiting.pop(eid, [])))
+    for rest in waiting.values():  # a cycle of parents: keep the file's order
+        out.extend(rest)
+    return out, moved
+
+
+#: The kinds of entry a load reads; a line of any other is skipped.
+KINDS = ("message", "boundary", "meta", "prompt")
+
+
+def readable_entries(path: Path) -> Iterator[dict[str, Any]]:
+    """The entries of `path` a load would read, each once, in file order, without building the
+    messages (a listing of sessions counts them): JSON objects of a known kind; torn, binary,
+    duplicated and unknown lines are skipped as `load_session_file` skips them."""
+    seen: set[str] = set()
+    for line in _file_lines(path):
+        if line is None or not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            continue
+        if not isinstance(entry, dict) or entry.get("kind") not in KINDS:
+            continue
+        eid = entry.get("id")
+        if isinstance(eid, str):
+            if eid in seen:
+                continue
+            seen.add(eid)
+        yield entry

@@ -1,0 +1,75 @@
+"""What a load of a session file tells the user: one warning, each kind of problem said once.
+
+The load counts what it skipped, fixed, moved or repaired (`LoadProblems`); `warning` says it in
+one line under the file's name: 'skipped 2 unreadable lines; put 1 out-of-order line back in order'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..words import plural
+
+
+@dataclass
+class LoadProblems:
+    """What one load of a session file found; all zero (and `repaired` empty) for a clean file."""
+
+    bad: int = 0  # lines that are no entry (torn, binary, over the size cap, unreadable)
+    read: int = 0  # the entries read, the process's own unsent prompt aside
+    fixed: int = 0  # lines whose lone surrogate escapes were replaced
+    dup: int = 0
+    unknown: int = 0  # lines of a kind no version knows
+    moved: int = 0  # lines put back in parent order
+    newer: int = 0  # lines a newer version wrote, read as far as understood
+    newer_unknown: int = 0  # lines of a kind a newer version added
+    unanswered: int = 0  # the user's messages no reply of the model follows
+    never_sent: bool = False  # one of them a run saved and died before sending
+    at_work: bool = False  # the history ends at tool results the model never answered
+    repaired: str = ""  # what making the history runnable changed
+
+    def warnings(self, name: str) -> list[str]:
+        """The one warning of the load of the file `name`, or none."""
+        problems = []
+        if self.bad and not self.read:  # random bytes, not a session a crash tore: no line of it is an entry
+            problems.append(f"not a session file: none of its {plural(self.bad, 'line')} can be read "
+                            "(skipped: the conversation starts empty)")
+        elif self.bad:
+            problems.append(f"skipped {plural(self.bad, 'unreadable line')}")
+        if self.fixed:
+            problems.append(f"replaced invalid characters (lone surrogates) in {plural(self.fixed, 'line')} "
+                            "with U+FFFD")
+        if self.dup:
+            problems.append(f"skipped {plural(self.dup, 'duplicated line')}")
+        if self.unknown:
+            problems.append(f"skipped {plural(self.unknown, 'line')} of an unknown kind")
+        if self.moved:
+            problems.append(f"put {plural(self.moved, 'out-of-order line')} back in order")
+        if self.newer or self.newer_unknown:
+            problems.append(_newer_lines(self.newer, self.newer_unknown))
+        if self.unanswered:  # a message the run never sent, or one whose answer never came
+            what = "had not reached the model when the last run ended" if self.never_sent else \
+                "got no answer before the last run ended"
+            problems.append(f"{plural(self.unanswered, 'message')} you typed {what}: "
+                            f"{'it is' if self.unanswered == 1 else 'they are'} in the conversation, unanswered")
+        if self.at_work:
+            problems.append("the last run stopped after the model's tool calls, before it answered their results "
+                            "(interrupted, killed or out of turns): your next message goes on from there")
+        if self.repaired:
+            problems.append(self.repaired)
+        return [f"{name}: " + "; ".join(problems)] if problems else []
+
+
+def _newer_lines(read: int, skipped: int) -> str:
+    """The lines a newer version wrote, in one statement: `read` were read as far as understood,
+    `skipped` were of a kind this version does not know (a line of a new kind was said twice, as
+    if two: 'skipped 1 line(s) of an unknown kind; 1 line(s) were written by a newer …')."""
+    by, kinds = "written by a newer compact-agent", "a kind" if skipped == 1 else "kinds"
+    if not read:
+        return f"skipped {plural(skipped, 'line')} {by}, of {kinds} this version does not know"
+    understood = "as far as it is understood" if read == 1 else "as far as they are understood"
+    said = f"{plural(read + skipped, 'line')} {'was' if read + skipped == 1 else 'were'} {by}: "
+    if not skipped:
+        return f"{said}read {understood}"
+    other = "the other" if read == 1 else f"the other {read}"
+    return f"{said}skipped {skipped} of {kinds} this version does not know, read {other} {understood}"

@@ -1,0 +1,91 @@
+"""A loaded history as a provider accepts it: every tool call answered, every result a call's.
+
+A crash between saving a tool call and its result, or a hand-edited file, leaves calls without
+results or results without calls; the next request would be rejected. `_runnable` repairs such a
+history (and leaves an intact one untouched, so the prompt-cache prefix holds across a reload);
+`_broken_pairs` is the check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    repair_messages,
+)
+
+from ..context.plumbing.rounds import call_ids, return_ids
+from ..words import plural
+
+
+def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
+    """The history as a provider accepts it, and what was changed ('' when nothing).
+
+    A crash between saving a tool call and its result, or a hand-edited file, leaves calls without
+    results or results without calls; the next request would be rejected (and `Agent.run` refuses a
+    history ending in unanswered calls). Results that answer no call open at their place are
+    dropped, then pydantic-ai's own repair (deterministic, idempotent) closes calls left open
+    with a synthesized result and merges what became adjacent. A history whose pairs are intact
+    is returned untouched — two user prompts in a row after a failed turn are normal — so the
+    prompt-cache prefix does not change on reload.
+    """
+    if not messages or not _broken_pairs(messages):
+        return messages, ""
+    note = "closed tool calls whose results were lost (a crash or an edit); the conversation goes on"
+    try:
+        fixed = repair_messages(_drop_misplaced_results(messages))
+    except Exception:  # noqa: BLE001 - fall back to the longest intact beginning below
+        fixed = messages
+    if not _broken_pairs(fixed):
+        return fixed, note
+    keep = len(fixed)
+    while keep and _broken_pairs(fixed[:keep]):
+        keep -= 1
+    return fixed[:keep], f"dropped {plural(len(fixed) - keep, 'message')} after a tool call/result mix-up"
+
+
+def _drop_misplaced_results(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """Without tool results that answer no call open at their place (orphans, or moved before
+    their call); requests left empty go too."""
+    out: list[ModelMessage] = []
+    open_calls: set[str] = set()
+    for m in messages:
+        if isinstance(m, ModelResponse):
+            open_calls = {p.tool_call_id for p in m.parts if isinstance(p, ToolCallPart)}
+            if m.parts:
+                out.append(m)
+            continue
+        parts = []
+        for p in m.parts:
+            if isinstance(p, ToolReturnPart) or (isinstance(p, RetryPromptPart) and p.tool_name):
+                if p.tool_call_id not in open_calls:
+                    continue
+                open_calls.discard(p.tool_call_id)
+            parts.append(p)
+        if parts:
+            out.append(dataclasses.replace(m, parts=parts) if len(parts) != len(m.parts) else m)
+    return out
+
+
+def _broken_pairs(messages: Sequence[ModelMessage]) -> bool:
+    """True if a tool call is not answered before the next response, or a result answers no open call."""
+    open_calls: set[str] = set()
+    for m in messages:
+        if not m.parts:
+            return True
+        if isinstance(m, ModelResponse):
+            if open_calls:
+                return True
+            open_calls = set(call_ids(m))
+            continue
+        for cid in return_ids(m):
+            if cid not in open_calls:
+                return True
+            open_calls.discard(cid)
+    return bool(open_calls)
