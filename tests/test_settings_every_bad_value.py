@@ -48,3 +48,51 @@ def test_bad_values_from_several_places_name_each_place(user: Path, tmp_path: Pa
     monkeypatch.delenv("COMPACT_AGENT_BASH_TIMEOUT_S")
     assert refused(tmp_path) == (f"bad value for autocompact_buffer (from {user}): must be 0 or more tokens "
                                  "(such as 32000, 32k or 128K), not -5")  # one: as it always read
+
+
+def test_every_variable_that_is_not_json_in_one_line(user: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two list variables gone wrong: the reading stopped at the first, the second said once it was fixed."""
+    monkeypatch.setenv("COMPACT_AGENT_DENY_BASH", '["rm *",')
+    monkeypatch.setenv("COMPACT_AGENT_EXTRA_DIRS", "[../shared")
+    monkeypatch.setenv("COMPACT_AGENT_HOOKS", "not json")
+    assert refused(tmp_path) == (
+        "bad values for 3 settings: "
+        """deny_bash (from env COMPACT_AGENT_DENY_BASH): expected JSON, e.g. COMPACT_AGENT_DENY_BASH='["..."]'; """
+        """extra_dirs (from env COMPACT_AGENT_EXTRA_DIRS): expected JSON, e.g. COMPACT_AGENT_EXTRA_DIRS='["..."]'; """
+        """hooks (from env COMPACT_AGENT_HOOKS): expected JSON, e.g. COMPACT_AGENT_HOOKS='{"NAME": ...}'""")
+
+
+def test_every_bad_hook_and_server_of_a_file_with_the_other_bad_values(user: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook that could never run stopped at once: a second bad hook, an MCP server that could
+    never start and a value out of range were said one after the other as each was fixed."""
+    user.write_text('autocompact_buffer = -5\n[hooks]\nPreKompact = "x"\n'
+                    'PreCompact = [{command = "a", timeout = -1}, "fine", {command = "b", timeout = 0}]\n'
+                    '[mcp_servers.docs]\nargs = ["a"]\n[mcp_servers.web]\nurl = "http://x"\ntimeout = 0\n'
+                    '[mcp_servers.ok]\ncommand = "server"\n')
+    monkeypatch.setenv("COMPACT_AGENT_DENY_PATHS", "[.env")
+    line = refused(tmp_path)
+    assert line == (
+        f"bad values for 6 settings: hooks.PreKompact (from {user}): not a hook event (the events are PreCompact, "
+        f"PostCompact and SessionStart); hooks.PreCompact (from {user}): hook 1: timeout must be a positive number "
+        f"of seconds; hooks.PreCompact (from {user}): hook 3: timeout must be a positive number of seconds; "
+        f"mcp_servers.docs (from {user}): give either command (stdio) or url (HTTP); mcp_servers.web.timeout "
+        f"(from {user}): expected seconds, more than 0 and at most 3,600, not 0; autocompact_buffer (from {user}): "
+        "must be 0 or more tokens (such as 32000, 32k or 128K), not -5; deny_paths (from env "
+        """COMPACT_AGENT_DENY_PATHS): expected JSON, e.g. COMPACT_AGENT_DENY_PATHS='["..."]'"""), line
+
+
+def test_every_bad_hook_and_server_of_a_variable(user: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COMPACT_AGENT_HOOKS", '{"Stop": "x", "PostCompact": {"timeout": 5}}')
+    monkeypatch.setenv("COMPACT_AGENT_MCP_SERVERS", '{"a b": {"command": "x"}, "docs": {"command": "x", "args": 3}}')
+    assert refused(tmp_path) == (
+        "bad values for 4 settings: hooks.Stop (from env COMPACT_AGENT_HOOKS): not a hook event (the events are "
+        "PreCompact, PostCompact and SessionStart); hooks.PostCompact (from env COMPACT_AGENT_HOOKS): each hook "
+        'needs command = "..." (type "command"); mcp_servers.a b (from env COMPACT_AGENT_MCP_SERVERS): a server '
+        "name is letters, digits, _ and - (it prefixes tool names); mcp_servers.docs.args (from env "
+        "COMPACT_AGENT_MCP_SERVERS): expected a list of strings, not 3")
+    monkeypatch.delenv("COMPACT_AGENT_MCP_SERVERS")
+    monkeypatch.setenv("COMPACT_AGENT_HOOKS", '{"Stop": "x"}')  # one: as it always read
+    assert refused(tmp_path) == ("env COMPACT_AGENT_HOOKS: unknown hook event 'Stop'; expected one of PreCompact, "
+                                 "PostCompact, SessionStart")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import types
 import typing
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic.fields import FieldInfo
 
@@ -37,17 +37,31 @@ def said(field: FieldInfo | None, error: Any) -> str:
     return f"{'must be' if kind in _RANGE_ERRORS else 'expected'} {wanted}, not {given}"
 
 
-def bad_values(found: list[tuple[str, str, str]]) -> str:
-    """One line saying every bad value, each `(setting, where it came from, reason)` (where: `from
-    PATH`, `from env NAME`, `remembered by …`): a file with two got its second said only once the
-    first was fixed. One value is `bad value for KEY (from WHERE): REASON`, as it always was."""
+class Bad(NamedTuple):
+    """One bad value: the setting, or its entry (`hooks.PreCompact`, `mcp_servers.docs`); where it
+    came from (`from PATH`, `from env NAME`, `remembered by …`); why. `alone`: the line when it is
+    the only one, where that is not `bad value for KEY (WHERE): REASON` (a hook's or MCP server's
+    reads `PATH: hooks.PreCompact: …`, as it always did)."""
+
+    key: str
+    where: str
+    reason: str
+    alone: str = ""
+
+
+def bad_values(found: list[Bad]) -> str:
+    """One line saying every bad value (`found`), those of one place together: a file with two got
+    its second said only once the first was fixed. One value is `bad value for KEY (from WHERE):
+    REASON`, as it always was."""
     if len(found) == 1:
-        [(key, where, reason)] = found
-        return f"bad value for {key} ({where}): {reason}"
-    head = f"bad values for {len(found)} settings"
-    if len({where for _, where, _ in found}) == 1:
-        return f"{head} ({found[0][1]}): " + "; ".join(f"{key}: {reason}" for key, _, reason in found)
-    return f"{head}: " + "; ".join(f"{key} ({where}): {reason}" for key, where, reason in found)
+        [(key, where, reason, alone)] = found
+        return alone or f"bad value for {key} ({where}): {reason}"
+    head = f"bad values for {len({bad.key for bad in found})} settings"
+    places = list(dict.fromkeys(bad.where for bad in found))
+    found = sorted(found, key=lambda bad: places.index(bad.where))  # a place's values together
+    if len(places) == 1:
+        return f"{head} ({found[0].where}): " + "; ".join(f"{bad.key}: {bad.reason}" for bad in found)
+    return f"{head}: " + "; ".join(f"{bad.key} ({bad.where}): {bad.reason}" for bad in found)
 
 
 def takes(field: FieldInfo) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Settings
+from .setting_values import Bad
 
 MERGED = ("hooks", "mcp_servers")  # tables both files contribute to (settings_file.py)
 
@@ -80,36 +81,69 @@ def origin(source: str, files: dict[str, str]) -> str:
     return " + ".join(files.get(part, part) for part in source.split(" + "))
 
 
-def check_extensions(table: dict[str, Any], where: str) -> None:
-    """One file's hooks and MCP servers, checked before they are merged with the other file's, so
-    a line about a bad one names the file it is in."""
+def check_extensions(table: dict[str, Any], where: str) -> list[Bad]:
+    """What is wrong with one file's hooks and MCP servers, checked before they are merged with the
+    other file's, so the line about a bad one names the file it is in."""
+    bad: list[Bad] = []
     for key in MERGED:
         if key in table and not isinstance(table[key], dict):
-            raise SettingsError(f"bad value for {key} (from {where}): expected a table ([{key}])")
-    if "hooks" in table:
-        check_hooks(table["hooks"], Settings.model_fields["hook_timeout_s"].default, where)
-    if "mcp_servers" in table:
-        check_servers(table["mcp_servers"], where)
+            bad.append(Bad(key, f"from {where}", f"expected a table ([{key}])"))
+    if isinstance(table.get("hooks"), dict):
+        bad += hook_problems(table["hooks"], where)
+    if isinstance(table.get("mcp_servers"), dict):
+        bad += server_problems(table["mcp_servers"], where)
+    return bad
 
 
-def check_hooks(hooks: dict[str, Any], timeout_s: float, where: str) -> None:
-    """Fail at start-up, in one line starting with `where` (the file or variable the table came
-    from), on hooks that could never run."""
-    from .agent.integrations.hooks import HookConfigError, parse_hooks
+def hook_problems(hooks: dict[str, Any], where: str) -> list[Bad]:
+    """Every hook that could never run, each event's (and each of its commands') on its own: the
+    first one stopped start-up, and the next was said once it was fixed. `where`: the file or
+    variable the table came from."""
+    from .agent.integrations.hooks import EVENTS, HookConfigError, parse_hooks
 
-    try:
-        parse_hooks(hooks, timeout_s)
-    except HookConfigError as e:
-        raise SettingsError(f"{where}: {e}") from None
+    timeout_s = Settings.model_fields["hook_timeout_s"].default  # a hook's own timeout is checked, not this
+    bad: list[Bad] = []
+    for event, spec in hooks.items():
+        key = f"hooks.{event}"
+        if event not in EVENTS:
+            try:  # raises: its words are the line when this is the only bad value, as they were
+                parse_hooks({event: spec}, timeout_s)
+            except HookConfigError as e:
+                events = f"{', '.join(EVENTS[:-1])} and {EVENTS[-1]}"
+                bad.append(Bad(key, f"from {where}", f"not a hook event (the events are {events})", f"{where}: {e}"))
+            continue
+        entries = spec if isinstance(spec, list) else [spec]
+        for n, entry in enumerate(entries, 1):
+            try:
+                parse_hooks({event: entry}, timeout_s)
+            except HookConfigError as e:
+                reason = _own_part(key, str(e))[1]
+                bad.append(Bad(key, f"from {where}", f"hook {n}: {reason}" if len(entries) > 1 else reason,
+                               f"{where}: {e}"))
+    return bad
 
 
-def check_servers(servers: dict[str, Any], where: str) -> None:
-    """As `check_hooks`, for MCP servers."""
+def server_problems(servers: dict[str, Any], where: str) -> list[Bad]:
+    """As `hook_problems`, for MCP servers: every server that could never start, each said once."""
     if not servers:  # the MCP module loads pydantic-ai: only when there is something to check
-        return
+        return []
     from .agent.integrations.mcp_servers import McpConfigError, parse_servers
 
-    try:
-        parse_servers(servers)
-    except McpConfigError as e:
-        raise SettingsError(f"{where}: {e}") from None
+    bad: list[Bad] = []
+    for name, spec in servers.items():
+        try:
+            parse_servers({name: spec})
+        except McpConfigError as e:
+            key, reason = _own_part(f"mcp_servers.{name}", str(e))
+            bad.append(Bad(key, f"from {where}", reason, f"{where}: {e}"))
+    return bad
+
+
+def _own_part(key: str, message: str) -> tuple[str, str]:
+    """(`mcp_servers.docs.args`, `expected a list …`) of `mcp_servers.docs.args: expected a list …`,
+    the entry `key` names or a part of it, and the reason; (`key`, `message`) when it names none."""
+    if message.startswith(key):
+        part, colon, reason = message[len(key):].partition(": ")
+        if colon and (part == "" or (part.startswith(".") and " " not in part)):
+            return key + part, reason
+    return key, message

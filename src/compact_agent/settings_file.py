@@ -40,23 +40,24 @@ from typing import Any
 
 import platformdirs
 from pydantic import ValidationError
-from pydantic_settings import SettingsError as PydanticSettingsError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
-from .config import LISTS, EnvSource, Settings
+from .config import LISTS, Settings
 from .regular_file import NotRegular, TooLarge, read_capped
 from .secrets import hide_url_passwords
 from .setting_names import ALIASES, FILE_ONLY, did_you_mean, unknown_variables
-from .setting_values import bad_values, said
+from .setting_values import Bad, bad_values, said
 from .settings_checks import (
     MERGED,
     check_dirs,
     check_extensions,
-    check_hooks,
-    check_servers,
     check_together,
+    hook_problems,
     origin,
+    server_problems,
 )
 from .settings_checks import SettingsError as SettingsError  # where the command line and /config catch it
+from .settings_env import env_values
 
 PROJECT_FILE = ".compact-agent.toml"
 #: Settings a project file may set only for a trusted project: they run code or widen access, or
@@ -261,15 +262,15 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
             warnings.append(f"{project_path}: {key} ignored: the project is not trusted (add "
                             f"{str(cwd.resolve())!r} to trusted_projects in {user_path})")
     user.pop("trusted_projects", None)
+    bad: list[Bad] = []  # every bad value, said together
     for table, path in ((user, user_path), (project, project_path)):  # each file's own, so its line names it
-        check_extensions(table, str(path))
+        bad += check_extensions(table, str(path))
     files = {"user file": str(user_path), "project file": str(project_path)}
 
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     rules: dict[str, list[tuple[str, str]]] = {k: [] for k in UNION}
-    bad: list[tuple[str, str, str]] = []  # (setting, where from, why): every bad value, said together
-    env = _env_values()
+    env = env_values(bad)
     warnings += unknown_variables(os.environ, user_path)
     layers = [(user, "user file"), (project, "project file"),
               (env, ""), (remembered or {}, "session"),
@@ -281,7 +282,7 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
                 value = [value]
             if key in UNION:
                 if not _add_rules(value, where, rules[key]):
-                    bad.append((key, f"from {origin(where, files)}", "expected a list of patterns"))
+                    bad.append(Bad(key, f"from {origin(where, files)}", "expected a list of patterns"))
                     continue
                 values[key] = [rule for rule, _ in rules[key]]
                 sources[key] = " + ".join(dict.fromkeys(src for _, src in rules[key])) or where
@@ -289,38 +290,44 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
             merge = key in MERGED and key in values and name.endswith(" file")  # env and flags replace
             values[key] = _merge_table(key, values[key], value) if merge else value
             sources[key] = f"{sources[key]} + {name}" if merge else where
+    for key, problems in (("hooks", hook_problems), ("mcp_servers", server_problems)):
+        if isinstance(values.get(key), dict) and not sources[key].endswith(" file"):  # the files' are checked
+            bad += problems(values[key], origin(sources[key], files))  # a variable's
     settings = None
     try:
-        settings = Settings.model_validate(values)
+        settings = _Gathered.model_validate(values)
     except ValidationError as e:
         for err in e.errors():  # each setting once (a list's first bad item)
             key = str((err.get("loc") or ("?",))[0])
-            where = sources.get(key, "default")
-            named = f"remembered by {remembered_by}" if where == "session" else f"from {origin(where, files)}"
-            if key not in {k for k, _, _ in bad}:
-                bad.append((key, named, said(Settings.model_fields.get(key), err)))
+            if key not in {b.key for b in bad}:
+                named = _named(sources.get(key, "default"), files, remembered_by)
+                bad.append(Bad(key, named, said(Settings.model_fields.get(key), err)))
     if bad or settings is None:
         raise SettingsError(bad_values(bad))
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
     check_together(settings, sources, files)
     check_dirs(settings.extra_dirs, cwd, origin(sources["extra_dirs"], files), warnings)
-    check_hooks(settings.hooks, settings.hook_timeout_s, origin(sources["hooks"], files))
-    check_servers(settings.mcp_servers, origin(sources["mcp_servers"], files))
     return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
 
 
-def _env_values() -> dict[str, Any]:
-    """`COMPACT_AGENT_*` values; a list or table that is not JSON is a one-line error naming it
-    (a list setting takes one plain string as a list of one)."""
-    try:
-        return EnvSource(Settings)()
-    except PydanticSettingsError as e:
-        found = re.search(r'field "(\w+)"', str(e))
-        key = found.group(1) if found else "?"
-        example = "'{\"NAME\": ...}'" if key in MERGED else "'[\"...\"]'"  # a table, or a list
-        raise SettingsError(f"bad value for {key} (from env COMPACT_AGENT_{key.upper()}): expected JSON, "
-                            f"e.g. COMPACT_AGENT_{key.upper()}={example}") from None
+class _Gathered(Settings):
+    """The values `load` gathered, validated as they are: `Settings` reads the variables itself,
+    and would stop at one that `load` left out, it being said with the other bad values."""
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def _named(source: str, files: dict[str, str], remembered_by: str) -> str:
+    """Where a value came from as a bad value's line says it: `from PATH`, `from env NAME`,
+    `remembered by …`."""
+    return f"remembered by {remembered_by}" if source == "session" else f"from {origin(source, files)}"
 
 
 def _add_rules(value: Any, where: str, into: list[tuple[str, str]]) -> bool:
