@@ -68,15 +68,33 @@ def caused_by(e: BaseException, kind: type[BaseException]) -> bool:
     return any(isinstance(c, kind) for c in _chain(e))
 
 
+#: pydantic's warning that a value was not of its field's type when written out, and the field named.
+_SERIALIZER = "Pydantic serializer warnings:"
+_FIELD = re.compile(r"field_name='(\w+)'")
+#: Each value's part of it: `PydanticSerializationUnexpectedValue(Expected `int` - … [field_name=…])`.
+_UNEXPECTED = re.compile(r"^\s*\w+\((.*)\)\s*$")
+
+
 def warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                  file: Any = None, line: str | None = None) -> None:
     """A Python warning from a library as one line of ours: no file, line or class name."""
     text = str(message)
-    if "usage" in text.lower() or "serializ" in text.lower():  # pydantic / pydantic-ai on odd usage fields
+    if "usage" in text.lower() or _token_counts(text):  # pydantic / pydantic-ai on odd usage fields
         text = "the provider reported token usage that is not a count (negative or not a number); costs may be off"
+    elif text.startswith(_SERIALIZER):  # another value: said as it is, without pydantic's class names
+        text = "a value was not written out as its type says: " + "; ".join(
+            _UNEXPECTED.sub(r"\1", part).strip() for part in text.splitlines()[1:] if part.strip())
     else:
         text = re.sub(r"^\w+(Error|Warning|Exception)?: ", "", text.strip().splitlines()[0] if text.strip() else "")
     logging.getLogger("compact_agent.warnings").warning("%s", text)
+
+
+def _token_counts(text: str) -> bool:
+    """pydantic's serializer warning about a provider's token counts (`completion_tokens = "lots"`):
+    every field it names is one (`…_tokens`). A warning about another field (prices held as the word
+    'none') is not about usage."""
+    fields = _FIELD.findall(text)
+    return text.startswith(_SERIALIZER) and bool(fields) and all(name.endswith("tokens") for name in fields)
 
 
 #: How the line of an error the same request would get again (an HTTP 400: a parameter, a content
