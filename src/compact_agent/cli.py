@@ -29,11 +29,14 @@ from .cli_help import (
     fail,
     json_error,
     missing_value,
+    names_option,
     option_names,
+    print_mode,
     tokens,
     value_option,
+    wants_json,
 )
-from .cli_input import as_text, with_stdin
+from .cli_input import as_text, unquoted_prompt, with_stdin
 from .cli_settings import endpoint, load_settings, protect_key, routing_note, url_problem
 from .cli_warnings import route_library_warnings
 from .error_text import describe_error
@@ -336,6 +339,9 @@ def split_query(argv: list[str]) -> list[str]:
     takes_value, flags = option_names(group, flags=False), option_names(group, flags=True)
     out: list[str] = []
     query: str | None = None
+    words: list[str] = []  # positionals after the query: a prompt not in quotes
+    known = takes_value | flags | {"--help", "-h"}
+    unknown = False  # the argument before was an unknown option: this one may be its value
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -350,6 +356,7 @@ def split_query(argv: list[str]) -> list[str]:
             continue
         if a.startswith("-") and a != "-":
             out.append(a)
+            unknown = not names_option(a, known, flags) and a[:2] not in takes_value  # `-mNAME` is known
             if value_option(a, takes_value, flags) is not None and i + 1 < len(argv):  # also `-pm NAME`
                 out.append(argv[i + 1])
                 i += 1
@@ -361,9 +368,16 @@ def split_query(argv: list[str]) -> list[str]:
             return [*out, "--help"]  # `compact-agent help` is help, not a first message
         if query is None:
             query = a
+        elif unknown:
+            out.append(a)  # click says the unknown option (`-p x --contxt-window 3`)
         else:
-            out.append(a)  # click reports the extra argument
+            words.append(a)
+        unknown = False
         i += 1
+    if query is not None and words:
+        printing = print_mode(group, argv)
+        raise OneLineUsage(unquoted_prompt([query, *words], printing, getattr(group, "commands", {})),
+                           printing and wants_json(group, argv))
     # The query first: an option left without its value at the end (`-p x --model`) must not take it.
     return (["--query", query] if query is not None else []) + out
 

@@ -253,7 +253,7 @@ def option_as_value(command: Any, args: list[str], optional: tuple[str, ...] = (
         a = args[i]
         if (option := value_option(a, takes, flags)) is not None:
             after = args[i + 1] if i + 1 < len(args) else ""
-            if option not in hidden and option not in optional and _names_option(after, known, flags):
+            if option not in hidden and option not in optional and names_option(after, known, flags):
                 return i
             i += 2
             continue
@@ -324,7 +324,7 @@ def value_option(arg: str, takes: set[str], flags: set[str]) -> str | None:
     return None
 
 
-def _names_option(arg: str, known: set[str], flags: set[str]) -> bool:
+def names_option(arg: str, known: set[str], flags: set[str]) -> bool:
     """Whether `arg` is one of the `known` options (their names are the command's own): a long one,
     with or without `=VALUE`, a short one (`-c`, `-p`), or short flags written together (`-yc`)."""
     if arg.startswith("--"):
@@ -337,6 +337,17 @@ def wants_json(command: Any, args: list[str]) -> bool:
     """Whether `args`, which the command line library could not take, still ask for print mode with
     JSON output (`-p` and `--output-format json` or `stream-json`, each given whole): a script that
     reads the JSON gets its error object also when another option is bad."""
+    printing, output = _print_args(command, args)
+    return printing and output in ("json", "stream-json")
+
+
+def print_mode(command: Any, args: list[str]) -> bool:
+    """Whether `args` ask for print mode: `-p`, `--print`, or `-p` among short flags written together."""
+    return _print_args(command, args)[0]
+
+
+def _print_args(command: Any, args: list[str]) -> tuple[bool, str | None]:
+    """Whether `args` give `-p`, and the `--output-format` they give, read before any `--`."""
     takes_value = {o for p in getattr(command, "params", []) if not getattr(p, "is_flag", False)
                    for o in (*p.opts, *p.secondary_opts)}
     printing, output = False, None
@@ -353,7 +364,7 @@ def wants_json(command: Any, args: list[str]) -> bool:
                 f"-{c}" not in takes_value for c in a[1:]):  # -p, or -yp: flags together
             printing = True
         i += 1
-    return printing and output in ("json", "stream-json")
+    return printing, output
 
 
 class OneLineGroup(_OneLineErrors, TyperGroup):

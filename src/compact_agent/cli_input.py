@@ -1,10 +1,13 @@
 """The prompt as the command line gets it: the query, joined with what is piped on stdin (`-p -`
 reads it all from there), as text — input that is not UTF-8 is read as Latin-1, every byte kept —
-and a stdin nobody writes to (an IDE, cron, a CI step) is not waited on."""
+and a stdin nobody writes to (an IDE, cron, a CI step) is not waited on. A prompt typed without
+quotes (`compact-agent -p fix the test`) is said in one line, with the quotes it needs."""
 
 from __future__ import annotations
 
+import shlex
 import sys
+from collections.abc import Iterable
 
 
 def with_stdin(query: str | None) -> str | None:
@@ -49,3 +52,22 @@ def _stdin_ready(timeout: float) -> bool:
         return bool(select.select([sys.stdin], [], [], timeout)[0])
     except (OSError, ValueError):  # not selectable (Windows console, a closed stream): just read
         return True
+
+
+def unquoted_prompt(words: list[str], printing: bool, commands: Iterable[str]) -> str:
+    """The line for a prompt given as several arguments (`compact-agent -p what is this project`):
+    the command line takes one QUERY, so the library read the second word as a command and said
+    `No such command 'is'` under its usage block, or ran the command it named (`-p explain
+    sessions` listed the sessions and dropped the prompt). A first word that is a command's name
+    misspelt (`analyse PATH`) is said to be no command, with the one it resembles."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(words[0], list(commands), n=1, cutoff=0.75)
+    if close:
+        return (f"{words[0]!r} is not a command; did you mean {close[0]}? (a prompt of several words goes in "
+                "quotes, as one argument)")
+    text = " ".join(words)
+    if len(text) > 60:
+        text = text[:57].rsplit(" ", 1)[0] + " …"
+    quoted = shlex.quote(text) if any(c in text for c in '"$`\\!') else f'"{text}"'
+    return f"a prompt of several words goes in quotes, as one argument: compact-agent {'-p ' if printing else ''}{quoted}"
