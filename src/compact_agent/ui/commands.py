@@ -187,6 +187,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     if not args.strip():
         for cp in cps:
             notes = ([f"{plural(len(cp.files), 'file')} to restore"] if cp.files else []) + (
+                [f"{'version' if len(cp.pruned) == 1 else 'versions'} of {plural(len(cp.pruned), 'file')} pruned"] if cp.pruned else []) + (
                 ["before a compaction"] if cp.archive is not None else [])
             said = f"  ({'; '.join(notes)})" if notes else ""
             c.print(f"  {cp.index:>3}  › {render.clip_words(prompts[cp.index], max(20, c.width - 10 - len(said)))}{said}")
@@ -217,6 +218,8 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             + (f"; {back.conversation}" if back.conversation else ""))
     if back.archive is not None:  # on a line of its own, never split by us (as /history shows it)
         c.print(f"  {back.archive}", style="dim", soft_wrap=True, highlight=False)
+    if back.lost:  # versions pruned (or deleted): those files stay as they are
+        c.print(back.lost, style="yellow", markup=False, highlight=False)
     if repl is not None and repl.keys is not None:
         repl.keys.typed = given  # as shown when sent: a large paste as its placeholder
 

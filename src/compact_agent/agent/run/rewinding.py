@@ -8,7 +8,9 @@ the files now match; keeping the summary instead would leave the model describin
 no longer on disk. The archive is checked against the key of the message before the checkpoint;
 when it is missing or holds another conversation, the files are still put back and the
 conversation goes back only as far as the live one allows (to the first message sent since the
-compaction), which the line shown says.
+compaction), which the line shown says. Files whose version from before message N is gone (pruned
+to keep the session's file history bounded, checkpoint_retention.py, or deleted) stay as they are,
+and the rewind names them (`Rewound.lost`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Protocol
 from pydantic_ai.messages import ModelMessage
 
 from ...session.store import load_session_file
+from ..tools.checkpoint_retention import lost_line
 from ..tools.checkpoints import Checkpoint, Checkpoints, message_key
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
@@ -45,12 +48,16 @@ class Rewound:
     conversation: str = ""
     #: the transcript it came from (or should have), shown on a line of its own
     archive: Path | None = None
+    #: the files it could not put back and why, when some ("" otherwise)
+    lost: str = ""
 
 
 def rewind(s: AgentSession, n: int) -> Rewound:
     cp = s.checkpoints.get(n)
     live_after = next((c.history_len for c in s.checkpoints.list()[n:] if c.archive is None), None)
     before = _before_compaction(cp, s.messages, live_after) if cp is not None and cp.archive is not None else None
+    pruned, missing = s.checkpoints.unrestorable(n)
+    lost = lost_line([_shown(p, s.cwd) for p in pruned], [_shown(p, s.cwd) for p in missing], s.checkpoints.max_bytes)
     history_len, restored = s.checkpoints.rewind(n)  # raises for a number there is none of
     s.messages, said, archive, whole = before or (s.messages[:history_len], "", None, False)
     if whole and cp is not None and cp.archive:  # the live conversation is the archive's: its checkpoints index it
@@ -63,7 +70,15 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     # next request's); until the next request the size is the kept messages' own estimate.
     s.compacted_at = datetime.now(UTC)
     s.ext.plan.rewind_to(s.messages)  # the plan of the turns it undoes goes too
-    return Rewound(restored, said, archive)
+    return Rewound(restored, said, archive, lost)
+
+
+def _shown(path: Path, cwd: Path) -> Path:
+    """`path` as the user knows it: from the session's directory when it is in there."""
+    try:
+        return path.relative_to(cwd)
+    except ValueError:
+        return path
 
 
 def _before_compaction(cp: Checkpoint, live: list[ModelMessage], live_after: int | None

@@ -6,7 +6,8 @@ puts every file back as it was when turn n started and tells the caller how long
 was then. Only changes made through our tools are tracked: what a `bash` command does is not.
 
 State lives on disk (`checkpoints.json` + content-addressed blobs, atomic writes, 0600 files in a
-0700 dir, since file contents may be private) so a resumed session can still rewind.
+0700 dir, since file contents may be private) so a resumed session can still rewind. The versions
+kept are bounded per session, the oldest pruned first (checkpoint_retention.py).
 
 A compaction rewrites the history, so a checkpoint's `history_len` no longer indexes the live
 conversation; the files it saved are as good as before. The caller says so (`compacted`): each
@@ -34,6 +35,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from ... import secrets
+from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
 from .file_state import atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,8 @@ class Checkpoint:
     archive: str | None = None
     #: `message_key` of the message before `history_len` when the compaction came (None: none, or unknown)
     anchor: str | None = None
+    #: absolute paths it saved a version of that was pruned (checkpoint_retention.py): a rewind leaves them
+    pruned: list[str] = field(default_factory=list)
 
     @property
     def files(self) -> list[Path]:
@@ -71,6 +75,7 @@ class Checkpoint:
             "turn_index": self.turn_index,
             "saved": self.saved,
             **({"archive": self.archive, "anchor": self.anchor} if self.archive is not None else {}),
+            **({"pruned": self.pruned} if self.pruned else {}),
         }
 
     @classmethod
@@ -84,14 +89,17 @@ class Checkpoint:
             saved={str(k): (None if v is None else str(v)) for k, v in dict(d.get("saved", {})).items()},
             archive=None if d.get("archive") is None else str(d["archive"]),
             anchor=None if d.get("anchor") is None else str(d["anchor"]),
+            pruned=[str(p) for p in d.get("pruned", [])],
         )
 
 
 class Checkpoints:
-    """The checkpoints of one session, persisted under `store_dir` (loaded on construction)."""
+    """The checkpoints of one session, persisted under `store_dir` (loaded on construction); the
+    versions of files they keep take at most `max_bytes` (checkpoint_retention.py)."""
 
-    def __init__(self, store_dir: Path) -> None:
+    def __init__(self, store_dir: Path, max_bytes: int = MAX_SAVED_BYTES) -> None:
         self.store_dir = Path(store_dir)
+        self.max_bytes = max_bytes
         self._items: list[Checkpoint] = []
         self.load()
 
@@ -105,7 +113,9 @@ class Checkpoints:
             os.chmod(d, 0o700)
 
     def load(self) -> Checkpoints:
-        """Read the persisted checkpoints; a missing or corrupt index starts empty (with a warning)."""
+        """Read the persisted checkpoints; a missing or corrupt index starts empty (with a warning).
+        Versions the index read names no longer are deleted (a crash left them); a corrupt index
+        leaves every one where it is."""
         self._items = []
         index = self.store_dir / _INDEX
         if not index.exists():
@@ -113,6 +123,7 @@ class Checkpoints:
         try:
             data = json.loads(index.read_text(encoding="utf-8"))
             self._items = [Checkpoint.from_json(d) for d in data.get("checkpoints", [])]
+            self._gc()
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
                 if isinstance(e, json.JSONDecodeError) else "not in the expected shape"
@@ -158,12 +169,23 @@ class Checkpoints:
             blob = hashlib.sha256(data).hexdigest()
             self._ensure_dirs()
             target = self._blobs / blob
-            if not target.exists():
+            grew = not target.exists()
+            if grew:
                 atomic_write_bytes(target, data, mode=0o600)
             cp.saved[key] = blob
+            if grew and prune(self._items, self._size, self.max_bytes):
+                self._save()  # the index first: a crash before the deletions leaves only unnamed files
+                self._gc()
+                return
         else:
             cp.saved[key] = None
         self._save()
+
+    def _size(self, blob: str) -> int:
+        try:
+            return (self._blobs / blob).stat().st_size
+        except OSError:
+            return 0
 
     def list(self) -> list[Checkpoint]:
         return list(self._items)
@@ -201,22 +223,43 @@ class Checkpoints:
                  else f"there are {count}, numbered 0 to {count - 1}")
         return f"no checkpoint {n}; {there} (/rewind lists them)"
 
+    def _states(self, n: int) -> tuple[dict[str, str | None], builtins.list[Path]]:
+        """Each file's state when checkpoint n began: what the earliest checkpoint >= n saved for it
+        (nothing of ours touched it between n's start and that first save), and the files whose
+        version there was pruned (a later one is not their state then)."""
+        state: dict[str, str | None] = {}
+        pruned: dict[str, None] = {}
+        for cp in self._items[n:]:
+            for path in cp.pruned:
+                if path not in state:
+                    pruned.setdefault(path)
+            for saved_path, blob in cp.saved.items():
+                if saved_path not in pruned:
+                    state.setdefault(saved_path, blob)
+        return state, [Path(p) for p in pruned]
+
+    def unrestorable(self, n: int) -> tuple[builtins.list[Path], builtins.list[Path]]:
+        """The files a rewind to checkpoint n cannot put back: those whose version was pruned, and
+        those whose saved version is missing from the store (deleted by hand)."""
+        if not 0 <= n < len(self._items):
+            return [], []
+        state, pruned = self._states(n)
+        return pruned, [Path(p) for p, blob in state.items() if blob and not (self._blobs / blob).is_file()]
+
     def rewind(self, n: int) -> tuple[int, builtins.list[Path]]:
         """Restore files to their state when checkpoint n began and drop checkpoints n and later.
 
-        Returns (history length to truncate the conversation to, restored paths). A file's state at
-        checkpoint n is what the earliest checkpoint >= n saved for it: nothing of ours touched it
-        between n's start and that first save.
+        Returns (history length to truncate the conversation to, restored paths). Files it cannot
+        put back (`unrestorable`) stay as they are.
         """
         if not 0 <= n < len(self._items):
             raise IndexError(self.missing(n))
-        state: dict[str, str | None] = {}
-        for cp in self._items[n:]:
-            for saved_path, blob in cp.saved.items():
-                state.setdefault(saved_path, blob)
+        state, _pruned = self._states(n)
         restored: builtins.list[Path] = []
         for path_s, blob in state.items():
             path = Path(path_s)
+            if blob is not None and not (self._blobs / blob).is_file():
+                continue  # its version is missing: `unrestorable` names it
             if blob is None:
                 if path.is_file() or path.is_symlink():
                     path.unlink()
@@ -241,7 +284,7 @@ class Checkpoints:
 
     def _gc(self) -> None:
         """Delete blobs no remaining checkpoint refers to."""
-        live = {b for cp in self._items for b in cp.saved.values() if b}
+        live = referenced(self._items)
         if not self._blobs.is_dir():
             return
         for blob in self._blobs.iterdir():
