@@ -95,7 +95,7 @@ class Repl:
         c = self.console
         if pick_session and not await pick(self.opts, c, self.prompt_io, self.before_prompt, self.options_for):
             return  # `--resume` without an id, and the user left the list (session_picker.py)
-        self.work.keys = InterruptKeys(self.inp, lambda: None, self.pastes)
+        self.work.keys = InterruptKeys(self.inp, lambda: None, self.pastes, clock=self.clock)
         menu = self.ask_stream is None and c.is_terminal and self.inp is not None
         self.opts.ask = make_ask(c, self.work.paused, self.ask_stream, use_menu=menu, inp=self.inp,
                                  output=self.prompt_io.get("output"))

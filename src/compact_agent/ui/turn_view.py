@@ -16,7 +16,8 @@ key (Ctrl-C too: raw mode turns off the signal), and back in cooked mode wheneve
 the user something (the permission prompt). Keys typed meanwhile wait for the next prompt, and so
 does a paste: bracketed paste is on during the turn as at the prompt, so a paste arrives as one,
 is typed ahead whole (as its placeholder when large: pastes.py), and its line breaks do not send
-its lines one by one as Enter would.
+its lines one by one as Enter would. A terminal without bracketed paste sends a paste as keys: those
+that come in one burst are taken as one paste too (typed_ahead.py).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from rich.status import Status
 from rich.text import Text
 
 from . import tool_lines
-from .pastes import Pastes, as_typed
+from .pastes import Pastes
+from .typed_ahead import TypedAhead
 from .visible import visible
 
 
@@ -215,15 +217,25 @@ class _Trimmed:
 class InterruptKeys:
     """While a turn runs: Esc or Ctrl-C calls `cancel`. `paused()` hands the terminal back.
     `output` (prompt_toolkit's, the prompt's own) is told to turn bracketed paste on while the keys
-    are read; `pastes` holds a large paste typed ahead behind its placeholder."""
+    are read; the other keys are typed ahead (typed_ahead.py), a large paste behind its placeholder
+    in `pastes`; `clock` tells a paste sent as keys from typing."""
 
     def __init__(self, inp: Input | None, cancel: Callable[[], object], pastes: Pastes | None = None,
-                 output: Output | None = None) -> None:
+                 output: Output | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.inp, self.cancel = inp, cancel
-        self.pastes, self.output = pastes, output
+        self.output = output
         self._stack: contextlib.ExitStack | None = None
-        self.typed = ""  # what the user typed ahead during the turn: the next prompt starts with it
-        self.queued: list[str] = []  # lines typed ahead and ended with Enter: sent, in order, after it
+        #: what the user typed ahead during the turn: the text the next prompt starts with, and the
+        #: lines ended with Enter, sent in order after it
+        self.ahead = TypedAhead(pastes, clock)
+
+    @property
+    def typed(self) -> str:
+        return self.ahead.typed
+
+    @typed.setter
+    def typed(self, text: str) -> None:
+        self.ahead.typed = text
 
     def start(self) -> None:
         if self.inp is None or self._stack is not None:
@@ -271,21 +283,10 @@ class InterruptKeys:
         if any(k.key in (Keys.Escape, Keys.ControlC) for k in keys):
             self.cancel()
             return
-        for k in keys:
-            if k.key == Keys.BracketedPaste:  # typed ahead as the prompt takes a paste
-                self.typed += self.pastes.insert(k.data) if self.pastes is not None else as_typed(k.data)
-            elif k.data in ("\r", "\n"):  # Enter ends a line typed ahead: it is sent when the turn is over
-                if self.typed.strip():
-                    self.queued.append(self.typed)
-                self.typed = ""
-            elif len(k.data) == 1 and k.data.isprintable():
-                self.typed += k.data
+        self.ahead.read(keys)
 
     def take_typed(self) -> str:
-        typed, self.typed = self.typed, ""
-        return typed
+        return self.ahead.take_typed()
 
     def take_queued(self) -> str | None:
-        """The next line typed ahead with Enter during a turn, if any (it used to stay in the next
-        prompt unsent, and the next thing typed was joined to it: "chat hello/exit")."""
-        return self.queued.pop(0) if self.queued else None
+        return self.ahead.take_queued()

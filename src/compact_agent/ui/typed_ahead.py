@@ -1,0 +1,95 @@
+"""What the user types while a turn runs, kept for after it: the text the next prompt starts with,
+and the lines ended with Enter, sent in order once the turn is over.
+
+A paste is typed ahead whole. Bracketed paste is on during the turn, so most terminals send a
+paste as one key (turn_view.InterruptKeys); one without it (or with it off) sends the paste as
+keys, each line break an Enter, and a 20-line log became 20 messages queued after the turn. Keys
+from a paste come all at once: many in one read, or reads a few milliseconds apart; a person
+types a key or two a read, tens of milliseconds apart. So the keys of one read, and of the reads
+that follow it within `BURST_GAP` (by the clock given, never a sleep), are taken together, and
+when they hold a line break with more after it they are a paste: typed ahead as a bracketed one
+is, behind its placeholder when large (pastes.py), its line breaks sending nothing. A line typed
+and ended with Enter in one read ("fix it⏎" from a quick typist) is still sent after the turn.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+from prompt_toolkit.key_binding import KeyPress
+from prompt_toolkit.keys import Keys
+
+from .pastes import Pastes, as_typed
+
+#: Reads closer than this (seconds) are one burst of keys: a terminal's paste, not typing.
+BURST_GAP = 0.025
+
+
+def is_paste(text: str) -> bool:
+    """Keys that came together and hold a line break with more after it (an Enter at the end is
+    a line sent)."""
+    return "\n" in as_typed(text).removesuffix("\n")
+
+
+class TypedAhead:
+    """The keys of a turn, as what the next prompt starts with (`typed`) and the lines to send
+    after it (`take_queued`). `pastes` holds a large paste behind its placeholder."""
+
+    def __init__(self, pastes: Pastes | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.pastes, self.clock = pastes, clock
+        self._typed = ""
+        self._queued: list[str] = []
+        self._burst: list[str] = []  # the keys of the burst still coming, taken in by `_settle`
+        self._last = float("-inf")  # when the burst's latest read came
+
+    @property
+    def typed(self) -> str:
+        self._settle()
+        return self._typed
+
+    @typed.setter
+    def typed(self, text: str) -> None:  # /rewind puts a prompt back
+        self._settle()
+        self._typed = text
+
+    def read(self, keys: Iterable[KeyPress]) -> None:
+        """The keys of one read of the terminal."""
+        now = self.clock()
+        if now - self._last > BURST_GAP:
+            self._settle()
+        self._last = now
+        for k in keys:
+            if k.key == Keys.BracketedPaste:  # typed ahead as the prompt takes a paste
+                self._settle()
+                self._typed += self._paste(k.data)
+            elif k.data in ("\r", "\n", "\t") or (len(k.data) == 1 and k.data.isprintable()):
+                self._burst.append(k.data)
+
+    def _paste(self, data: str) -> str:
+        return self.pastes.insert(data) if self.pastes is not None else as_typed(data)
+
+    def _settle(self) -> None:
+        """The burst of keys so far, taken in: a paste whole, or keys one by one (Enter ends a line)."""
+        text = "".join(self._burst)
+        self._burst.clear()
+        if is_paste(text):
+            self._typed += self._paste(text)
+            return
+        for ch in text:
+            if ch in ("\r", "\n"):  # Enter ends a line typed ahead: it is sent when the turn is over
+                if self._typed.strip():
+                    self._queued.append(self._typed)
+                self._typed = ""
+            elif ch != "\t":  # Tab completes at the prompt: typed ahead, it is nothing
+                self._typed += ch
+
+    def take_typed(self) -> str:
+        typed, self.typed = self.typed, ""
+        return typed
+
+    def take_queued(self) -> str | None:
+        """The next line typed ahead with Enter during a turn, if any (it used to stay in the next
+        prompt unsent, and the next thing typed was joined to it: "chat hello/exit")."""
+        self._settle()
+        return self._queued.pop(0) if self._queued else None
