@@ -8,7 +8,8 @@ one a new session with no window given works within: said as "learned from the s
 "assumed", above the list of windows kept that names it.
 
 And the token figures a small window cannot hold are scaled down for it (`Limits.for_window`: the
-buffer at most a tenth of the window, the answer's reserve a quarter, ...): `autocompact_buffer
+buffer at most a tenth of the window, the answer's reserve a quarter, ...; microcompact's least gain
+for a batch a tenth of the threshold, by the layer itself): `autocompact_buffer
 13000  default` read as 13,000 tokens kept free in an 8,000-token window, where a run keeps 800.
 Where a run uses another value than the setting, the table says it after the source (`default → 800
 in the 8,000-token window`), and `--json` gives the values in use under `in_use`; the settings'
@@ -23,8 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .agent.run.server_windows import Kept
     from .config import Settings
+    from .context.plumbing.settings import Limits
     from .models import ModelInfo
     from .settings_file import Loaded
 
@@ -33,6 +37,11 @@ SCALED = {"autocompact_buffer": "buffer", "summary_output_reserve": "output_rese
           "restore_tokens_per_file": "restore_tokens_per_file", "restore_total_tokens": "restore_total_tokens",
           "user_messages_budget": "user_messages_budget", "memory_min_tokens": "memory_min_tokens",
           "memory_max_tokens": "memory_max_tokens", "memory_update_tokens": "memory_update_tokens"}
+#: The settings a layer scales itself, not in `Limits`, each as the value it uses of the setting's and
+#: the limits': microcompact's least gain for a batch is at most a tenth of the threshold
+#: (context/layers/microcompact.py, its count rule).
+AT_USE: dict[str, Callable[[int, Limits], int]] = {
+    "microcompact_min_free_tokens": lambda given, limits: min(given, limits.threshold // 10)}
 
 
 @dataclass(frozen=True)
@@ -124,8 +133,9 @@ def scaled(settings: Settings, window: int, max_output: int) -> dict[str, tuple[
 
     limits = Limits.for_window(window, max_output, settings.compaction())
     out: dict[str, tuple[int, str | None]] = {}
-    for name, field in SCALED.items():
-        used, given = int(getattr(limits, field)), int(getattr(settings, name))
+    for name in [*SCALED, *AT_USE]:
+        given = int(getattr(settings, name))
+        used = int(getattr(limits, SCALED[name])) if name in SCALED else AT_USE[name](given, limits)
         why = None
         if used != given:
             capped = name == "summary_output_reserve" and used == max_output and used < window // 4

@@ -75,3 +75,15 @@ def test_a_window_given_that_the_server_showed_smaller(cli: Cli) -> None:
         value, source = row(slash.stdout, "context_window")
         assert (value, source.split(" (")[0]) == ("32000", "flag → 8,000 learned from the server"), slash.stdout
         assert row(slash.stdout, "autocompact_buffer") == ("13000", "default → 800 in the 8,000-token window")
+
+
+def test_config_shows_the_least_gain_microcompact_uses(cli: Cli) -> None:
+    """`microcompact_min_free_tokens` is at most a tenth of the threshold where a run uses it: 520 in
+    an 8,000-token window (threshold 5,200), where `config` said `20000  default`."""
+    out = cli(*SMALL, "config")
+    assert row(out.stdout, "microcompact_min_free_tokens") == ("20000", "default → 520 in the 8,000-token window")
+    data = cli(*SMALL, "config", "--json").json()
+    assert data["settings"]["microcompact_min_free_tokens"] == {"value": 20_000, "source": "default"}
+    assert data["in_use"]["microcompact_min_free_tokens"] == {"value": 520, "why": "in the 8,000-token window"}
+    slash = cli("-p", "/config", *SMALL, "--api-key", "k")  # a session's /config says the same
+    assert row(slash.stdout, "microcompact_min_free_tokens") == row(out.stdout, "microcompact_min_free_tokens")
