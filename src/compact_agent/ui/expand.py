@@ -71,8 +71,8 @@ def chosen(calls: list[Call], args: str) -> list[Call] | str:
 
 def show(calls: list[Call], c: Console) -> None:
     for call in calls:
-        c.print(tool_lines.call_line({"tool": call.part.tool_name, "args": call.part.args_as_dict()}),
-                style="bold", highlight=False)
+        c.print(tool_lines.call_line({"tool": call.part.tool_name, "args": call.part.args_as_dict()},
+                                     min(tool_lines.WIDTH, c.width)), style="bold", highlight=False)
         if call.output is None:
             c.print("  ⎿ (no result: the turn was interrupted)", style="dim")
             continue

@@ -22,8 +22,9 @@ def _clip(text: str, n: int = WIDTH) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def call_line(obj: dict[str, Any]) -> str:
-    """`● bash(pytest -q)` — the tool and its main argument."""
+def call_line(obj: dict[str, Any], width: int = WIDTH) -> str:
+    """`● bash(pytest -q)` — the tool and its main argument, cut to fit `width` columns (wrapped by
+    the terminal, its end stood at column 0 under the dot)."""
     tool, args = obj.get("tool", "?"), obj.get("args") or {}
     key = MAIN_ARG.get(tool, "")
     if key is None:
@@ -34,7 +35,7 @@ def call_line(obj: dict[str, Any]) -> str:
             shown += f" in {args['path']}"
     else:
         shown = json.dumps(args, ensure_ascii=False, default=str) if args else ""
-    return f"● {tool}({_clip(shown, WIDTH - len(tool) - 4)})"
+    return f"● {tool}({_clip(shown, max(10, width - len(tool) - 4))})"
 
 
 def result_line(obj: dict[str, Any], width: int = WIDTH, call: str | None = None) -> str:
@@ -84,7 +85,7 @@ class Lines:
     def line(self, obj: dict[str, Any], width: int = WIDTH) -> str:
         key = str(obj.get("id", ""))
         if obj.get("type") == "tool_call":
-            text = call_line(obj)
+            text = call_line(obj, width)
             self.calls[key], self.last = text[2:], key
             return text
         call = None if key == self.last else self.calls.get(key, str(obj.get("tool", "tool")))

@@ -30,7 +30,9 @@ from typing import Any
 from prompt_toolkit.input import Input
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
+from rich.measure import Measurement
 from rich.segment import Segment
 from rich.status import Status
 from rich.text import Text
@@ -42,21 +44,30 @@ from .visible import visible
 
 
 class SpinnerLabel:
-    """`thinking… 12s · context 8.4k tokens`, recomputed at every refresh of the spinner."""
+    """`thinking… 12s · context 8.4k tokens`, recomputed at every refresh of the spinner.
+
+    It stays on one line: at 60 columns `running write_file… 3s · context 1.0k tokens · esc to
+    interrupt` wrapped, and the spinner took two rows. A narrow terminal gets the size in fewer
+    words, then none, then the line cut (`esc to interrupt` kept as long as it fits)."""
 
     def __init__(self, clock: Callable[[], float], tokens: Callable[[], int]) -> None:
         self.clock, self.tokens = clock, tokens
         self.start = clock()
         self.doing = "thinking"
 
-    def text(self) -> str:
+    def text(self, width: int | None = None) -> str:
+        """The label, within `width` columns when given."""
         elapsed = int(self.clock() - self.start)
         n = self.tokens()
-        size = f" · context {n / 1000:.1f}k tokens" if n else ""
-        return f"{self.doing}… {elapsed}s{size} · esc to interrupt"
+        sizes = [f" · context {n / 1000:.1f}k tokens", f" · {n / 1000:.1f}k tokens", ""] if n else [""]
+        said = [f"{self.doing}… {elapsed}s{size} · esc to interrupt" for size in sizes]
+        return next((line for line in said if width is None or cell_len(line) <= width), said[-1])
 
-    def __rich__(self) -> Text:
-        return Text(self.text(), style="dim")
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, min(options.max_width, cell_len(self.text())))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        yield Text(self.text(options.max_width), style="dim", no_wrap=True, overflow="ellipsis")
 
 
 class TurnView:
@@ -128,8 +139,9 @@ class TurnView:
         self.flush()
         self.stop()
         self.marked = False  # text after tool calls is a new answer block
+        width = min(tool_lines.WIDTH, self.console.width)  # a line each, not wrapped by the terminal
         if obj["type"] == "tool_call":
-            self.console.print(self.tool_lines.line(obj), style="bold", highlight=False)
+            self.console.print(self.tool_lines.line(obj, width), style="bold", highlight=False)
             self._spin(f"running {obj.get('tool', 'tool')}")
         else:
             failed = obj.get("error") and tool_lines.told_instead(obj) is None  # declined with the user's words: no error
@@ -138,7 +150,7 @@ class TurnView:
             summary = str(obj.get("summary") or "")
             if shows_tail and summary.startswith("exit code:"):  # the tail under it shows the last line
                 obj = {**obj, "summary": summary.partition(" · ")[0]}
-            line = self.tool_lines.line(obj, min(tool_lines.WIDTH, self.console.width))  # not wrapped by the terminal
+            line = self.tool_lines.line(obj, width)
             self.console.print(line, style="red" if failed else "dim", highlight=False)
             if shows_tail:  # one line of output stays on the result line alone
                 more = obj.get("output_lines", len(tail)) - len(tail)
