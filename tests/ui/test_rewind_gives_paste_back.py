@@ -55,3 +55,13 @@ async def test_a_resumed_sessions_paste_comes_back_whole_behind_a_placeholder(tm
                           at_prompt=in_the_input(shown), continue_last=True)
     assert shown[1] == "[pasted 21 lines]", shown  # typed in another run: which part was pasted is not known
     assert [r.last_user_text() for r in run.server.requests][-1] == ASKED
+
+
+async def test_a_custom_command_comes_back_as_it_was_typed(tmp_path: Path) -> None:
+    folder = tmp_path / "project" / ".compact-agent" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "review.md").write_text("Review the code in $ARGUMENTS.\n" + "Look for bugs.\n" * 30)
+    shown: list[str] = []
+    await drive(tmp_path, answer, ["/review src\r", "/rewind 0\r", "\r"], answers="y\n",
+                at_prompt=in_the_input(shown))
+    assert shown[2] == "/review src", shown  # not the command's 31 lines

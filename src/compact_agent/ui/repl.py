@@ -303,13 +303,14 @@ class Repl:
                 s.store.settle_prompt()
 
     def remember_sent(self, s: AgentSession, made: int, typed: str | None) -> None:
-        """The prompt just sent as its line was shown (a paste as its placeholder), by the
-        checkpoint its turn made: what `/rewind` puts back in the input (rewound_prompt.py)."""
+        """The line just sent as it was shown (a paste as its placeholder; a command that ran
+        the turn, `/init` or a custom one, as typed), by the checkpoint its turn made: what
+        `/rewind` puts back in the input (rewound_prompt.py)."""
         line, held = self.pastes.sent
         cp = s.checkpoints.current
-        if cp is not None and len(s.checkpoints.list()) > made and typed is not None \
-                and pastes_expanded(line, held).strip() == typed:
-            self.sent.remember(s.session_id, cp.index, line.strip(), held)
+        ours = pastes_expanded(line, held).strip() == typed if typed is not None else line.strip().startswith("/")
+        if cp is not None and len(s.checkpoints.list()) > made and ours:
+            self.sent.remember(s.session_id, cp, line.strip(), held)
 
     def prompt_back(self, cp: Checkpoint) -> str:
         """What the input starts with after `/rewind` to before `cp`: its prompt as shown when

@@ -5,7 +5,7 @@ A checkpoint keeps only a preview of its prompt (the first 120 characters, on on
 `/rewind` lists). That preview was what the input got back: a question under a 20-line log came
 back as one line of the log's first words and `…`, and Enter sent that to the model. The REPL now
 remembers each prompt it sent, as shown and with the pastes it held, by the checkpoint its turn
-made. A prompt sent by an earlier run of the REPL (`--continue`) comes back from the conversation,
+made; a command that ran a turn (`/init`, a custom `/review src`) comes back as it was typed. A prompt sent by an earlier run of the REPL (`--continue`) comes back from the conversation,
 whole, behind one placeholder when it is as large as a paste that would have been. Where neither
 holds it (a compaction archived the message, or `!cmd` output went with it) the preview comes back.
 """
@@ -35,20 +35,21 @@ def preview(prompt: str) -> str:
 
 @dataclass
 class SentPrompts:
-    """The prompts this REPL sent, as shown with their pastes, by (session id, checkpoint index)."""
+    """The prompts this REPL sent, as shown with their pastes, by (session id, checkpoint index),
+    each with its checkpoint's preview (another turn that took the number since has another)."""
 
-    shown: dict[tuple[str, int], tuple[str, dict[str, str]]] = field(default_factory=dict)
+    shown: dict[tuple[str, int], tuple[str, dict[str, str], str]] = field(default_factory=dict)
 
-    def remember(self, session_id: str, index: int, line: str, held: dict[str, str]) -> None:
-        self.shown[(session_id, index)] = (line, dict(held))
+    def remember(self, session_id: str, cp: Checkpoint, line: str, held: dict[str, str]) -> None:
+        self.shown[(session_id, cp.index)] = (line, dict(held), cp.prompt)
 
     def give_back(self, session_id: str, cp: Checkpoint, messages: Sequence[ModelMessage], pastes: Pastes) -> str:
         """What the input starts with after rewinding to before `cp`, its pastes held in `pastes`.
         `messages`: the conversation before the rewind cuts it."""
         said = secrets.redact(cp.prompt)
         for index in [i for i in self.shown if i[0] == session_id and i[1] >= cp.index]:
-            line, held = self.shown.pop(index)  # the turns rewound are gone; later ones reuse the numbers
-            if index[1] == cp.index and preview(pastes_expanded(line, held)) == said:
+            line, held, was = self.shown.pop(index)  # the turns rewound are gone; later ones reuse the numbers
+            if index[1] == cp.index and secrets.redact(was) == said:
                 return pastes.hold_again(secrets.redact(line), {p: secrets.redact(t) for p, t in held.items()})
         whole = _sent_text(cp, messages, said)
         return said if whole is None else pastes.insert(secrets.redact(whole))
