@@ -237,7 +237,15 @@ def config_command(
     model's own window and prices (for a model not known: a window assumed, prices not known). A
     flag is an option of the chat command given before the word config, not after it:
     compact-agent -m NAME config. Those read are --model, --base-url, --context-window, --prices,
-    --max-turns and --cwd."""
+    --max-turns and --cwd.
+
+    Marks: an arrow after a source (→) gives what a run uses instead of the value set: a token
+    figure scaled down for the window (default → 800 in the 8,000-token window), or a window
+    learned from the server. A window learned from the server comes from no setting: the server
+    showed it, answering that a prompt was too long (named in a refusal) or cutting prompts to it,
+    and it is remembered per endpoint and model, so a later session there with no window given
+    starts within it. The list at the end names each window kept, how and when it was learned;
+    --forget-window forgets it."""
     from .cli_unused import say_unused
     from .cli_windows import forget_windows
     from .config import home_dir
