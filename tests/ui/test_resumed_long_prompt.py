@@ -83,3 +83,14 @@ def test_resume_by_id_in_a_terminal_shows_the_excerpt(tmp_path: Path) -> None:
             assert term.finish() == 0
         finally:
             term.close()
+
+
+def test_a_line_longer_than_the_width_wraps_under_its_text() -> None:
+    """At 60 columns a resumed (or typed-ahead) prompt of a row and a half went on at column 0,
+    under the mark; it wraps under its own text, as the input shows it."""
+    from compact_agent.ui.prompt_excerpt import print_prompt
+
+    console = Console(record=True, width=60, file=io.StringIO(), force_terminal=False)
+    print_prompt(console, "first session question that is rather long and goes on and on about things\nsecond")
+    assert console.export_text().splitlines() == [
+        "› first session question that is rather long and goes on and", "  on about things", "  second"]

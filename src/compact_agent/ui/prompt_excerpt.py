@@ -64,9 +64,15 @@ def excerpt(prompt: str, width: int) -> tuple[list[str], str]:
 
 
 def print_prompt(console: Console, prompt: str) -> None:
-    """`› prompt` on `console`, bounded (`excerpt`); the text as given (no markup, no highlighting)."""
+    """`› prompt` on `console`, bounded (`excerpt`); the text as given (no markup, no highlighting).
+    A line longer than the width wraps under its own text, as the rows `excerpt` counted (it went
+    on at column 0, under the mark)."""
     shown, rest = excerpt(prompt, console.width)
-    text = Text(MARK + ("\n" + INDENT).join(shown))
+    body = Text("\n".join(shown))
     if rest:
-        text.append(f"\n{INDENT}… {rest}", style="dim")
+        body.append(f"\n… {rest}", style="dim")
+    text = Text()
+    for i, row in enumerate(body.wrap(console, max(10, console.width - len(MARK)))):
+        text.append(("\n" + INDENT) if i else MARK)
+        text.append_text(row)
     console.print(text, markup=False, highlight=False)
