@@ -100,6 +100,8 @@ class SessionStore:
         #: `_until_reply`, with the first write that holds a reply of the model (see `take_options`).
         self._options: dict[str, Any] | None = None
         self._until_reply = False
+        #: Told of each rewrite once it is on disk (its boundary, the new history): the checkpoints follow it.
+        self.on_rewrite: Callable[[dict[str, Any], Sequence[ModelMessage]], None] | None = None
 
     # -- paths ---------------------------------------------------------------------------
     @property
@@ -337,6 +339,8 @@ class SessionStore:
             self._options = None
         if pending is not None:
             self._prompt = (entries[-1]["id"], pending[1]) if entries[-1]["kind"] == "prompt" else None
+        if self.on_rewrite is not None:
+            self.on_rewrite(b, messages)
 
     def log_event(self, event: dict[str, Any]) -> None:
         ensure_private_dir(self.dir)

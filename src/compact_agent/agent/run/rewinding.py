@@ -11,6 +11,11 @@ conversation goes back only as far as the live one allows (to the first message 
 compaction), which the line shown says. Files whose version from before message N is gone (pruned
 to keep the session's file history bounded, checkpoint_retention.py, or deleted) stay as they are,
 and the rewind names them (`Rewound.lost`).
+
+The other rewrites of the history (not a compaction, nor a rewind: an answer asked for again or a
+branch by a program using the library, a prompt cut to a server's window) are followed as they are
+written, and one made between two runs when the session opens (`follow_history`): each checkpoint is
+found again by the message before it, and one whose message is gone is dropped, which is said.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from typing import Protocol
 
 from pydantic_ai.messages import ModelMessage
 
+from ...session.listing import NOT_FOLDING
 from ...session.store import load_session_file
+from ...words import plural
 from ..tools.checkpoint_retention import lost_line
 from ..tools.checkpoints import Checkpoint, Checkpoints, message_key
 from .extensions import SessionExtensions
@@ -39,6 +46,27 @@ class AgentSession(SessionParts, Protocol):
 
     @property
     def checkpoints(self) -> Checkpoints: ...
+
+
+#: The triggers of the rewrites of the session that are neither a compaction nor a rewind.
+EDITS = tuple(t for t in NOT_FOLDING if t != "rewind")
+
+
+def follow_history(checkpoints: Checkpoints, history: list[ModelMessage]) -> str:
+    """Follow a rewrite of the history with the checkpoints (Checkpoints.follow); what to tell the
+    user of those dropped ("" when none was)."""
+    dropped, gone = checkpoints.follow(history)
+    if not dropped:
+        return ""
+    n, names = len(dropped), ", ".join(f"“{cp.prompt}”" for cp in dropped)
+    one = n == 1
+    they = "it" if one else "they"
+    files = ("" if not any(cp.saved or cp.pruned for cp in dropped) else
+             f"; the files {they} saved can no longer be put back" if gone else
+             f"; a rewind to an earlier turn still puts back the files {they} saved")
+    return (f"/rewind: the conversation was changed from an earlier point (an answer asked for again, or a "
+            f"branch): {plural(n, 'checkpoint')} ({names}) no longer {'has its' if one else 'have their'} place "
+            f"in it and {'was' if one else 'were'} dropped{files}")
 
 
 @dataclass

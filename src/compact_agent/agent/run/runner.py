@@ -9,7 +9,7 @@ every model request of the turn, including those deep inside a tool loop, goes t
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -62,6 +62,7 @@ from .options import (
     system_prompt,
 )
 from .retry import TransientRetry
+from .rewinding import EDITS, follow_history
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
 from .window_check import check_window
 from .window_proof import WindowProof
@@ -123,6 +124,9 @@ class AgentSession:
                                                  f"{self.store.archive_dir.resolve()}/{self.session_id}-*.jsonl"])
         self.permissions.allowed_tools.update(opts.allowed_tools)
         self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
+        if said := follow_history(self.checkpoints, self.messages):  # an edit since the last run
+            self.warnings.append(said)
+        self.store.on_rewrite = self._rewritten
         self.env = ToolEnv(self.cwd, self.settings, self.read_state, self.permissions, self.checkpoints,
                            on_change=on_change, images=takes_images(self.info, self.settings.images))
         self.limits = Limits.for_window(self.info.window, self.info.max_output, self.settings)
@@ -312,6 +316,12 @@ class AgentSession:
             if path not in visible:
                 self.read_state.forget(path)
         await self.ext.after_compact(result)
+
+    def _rewritten(self, boundary: dict[str, Any], messages: Sequence[ModelMessage]) -> None:
+        """The session was rewritten: the checkpoints follow an edit (a compaction moves them in
+        `_after_compact`, a rewind itself); those it drops are said (stream_events.problem_line)."""
+        if boundary.get("trigger") in EDITS and (line := follow_history(self.checkpoints, list(messages))):
+            self._on_event(Event("checkpoints", "dropped", detail={"line": line}))
 
     # -- slash-command backends ----------------------------------------------------------------
     async def compact(self, instructions: str = "", *, pivot: int | None = None, direction: str | None = None,

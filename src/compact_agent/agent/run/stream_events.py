@@ -215,8 +215,8 @@ def window_choice(session: ChosenWindow | None) -> WindowChoice:
 
 def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
     """The one line a user should see for a hook or MCP server that misbehaved, a server whose
-    window is smaller than the one it was given or assumed to have, or the turn's input cut to that
-    window (else None)."""
+    window is smaller than the one it was given or assumed to have, the turn's input cut to that
+    window, or checkpoints an edited history left without their place (else None)."""
     if getattr(ev, "layer", "") == "window" and getattr(ev, "action", "") == "learned":
         return window_line(ev, choice)
     if getattr(ev, "layer", "") == "window" and getattr(ev, "action", "") == "forgotten":  # window_proof.py
@@ -224,6 +224,8 @@ def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
 
         return forgotten_line(ev)
     detail = ev.detail or {}
+    if getattr(ev, "layer", "") == "checkpoints" and ev.action == "dropped":  # an edited history (rewinding.py)
+        return str(detail.get("line", ""))
     if getattr(ev, "layer", "") == "input" and ev.action == "cut":  # to a window a refusal taught (turn.py)
         window = int(detail.get("window", 0))
         return cut_line(int(detail.get("size", ev.tokens_before)), int(detail.get("threshold", window)), window,

@@ -15,6 +15,12 @@ checkpoint then points into the transcript the compaction archived, where its `h
 holds, with the key of the message just before it (`message_key`) so that a rewind can check the
 archive is the conversation it indexed. Rewinding to such a checkpoint puts the files back as
 usual; the conversation is taken from that archive (agent/run/rewinding.py).
+
+Every checkpoint keeps that key from the start, so the other rewrites of the history (one a program
+using the library made: an answer asked for again, a branch; or one made between two runs) are
+followed too (`follow`): a checkpoint whose message moved points at it again, one whose message is
+gone is dropped, its saved files given to the checkpoint before it (a rewind there still puts them
+back), and the caller says so.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ class Checkpoint:
     saved: dict[str, str | None] = field(default_factory=dict)
     #: set by a compaction: the transcript it archived, which `history_len` indexes ("" if none was written)
     archive: str | None = None
-    #: `message_key` of the message before `history_len` when the compaction came (None: none, or unknown)
+    #: `message_key` of the message before `history_len` (in `archive` when set; None: none, or unknown)
     anchor: str | None = None
     #: absolute paths it saved a version of that was pruned (checkpoint_retention.py): a rewind leaves them
     pruned: list[str] = field(default_factory=list)
@@ -74,7 +80,8 @@ class Checkpoint:
             "history_len": self.history_len,
             "turn_index": self.turn_index,
             "saved": self.saved,
-            **({"archive": self.archive, "anchor": self.anchor} if self.archive is not None else {}),
+            **({"archive": self.archive} if self.archive is not None else {}),
+            **({"anchor": self.anchor} if self.anchor is not None else {}),
             **({"pruned": self.pruned} if self.pruned else {}),
         }
 
@@ -138,12 +145,15 @@ class Checkpoints:
         text = secrets.redact(json.dumps(data, indent=1))
         atomic_write_bytes(self.store_dir / _INDEX, text.encode(), mode=0o600)
 
-    def begin(self, turn_index: int, history_len: int, prompt: str) -> Checkpoint:
-        """Open the checkpoint for a new user turn; later writes are attributed to it."""
+    def begin(self, turn_index: int, history_len: int, prompt: str,
+              before: ModelMessage | None = None) -> Checkpoint:
+        """Open the checkpoint for a new user turn; later writes are attributed to it. `before`: the
+        message before `history_len`, which `follow` finds it by after a rewrite."""
         preview = " ".join(secrets.redact(prompt).split())  # shown by /rewind, and saved
         if len(preview) > PREVIEW_CHARS:
             preview = preview[: PREVIEW_CHARS - 1] + "…"
-        cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index)
+        cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index,
+                        anchor=message_key(before) if before is not None and history_len > 0 else None)
         self._items.append(cp)
         self._save()
         return cp
@@ -213,8 +223,50 @@ class Checkpoints:
         the checkpoints pointing into it index the live conversation once more."""
         for cp in self._items:
             if cp.archive == archive:
-                cp.archive = cp.anchor = None
+                cp.archive = None  # its anchor, the archive's message before it, is the live one's now
         self._save()
+
+    def follow(self, history: Sequence[ModelMessage]) -> tuple[builtins.list[Checkpoint], bool]:
+        """The history was rewritten, not by a compaction (see `compacted`): each checkpoint that
+        indexes it is found again by the message before it. One whose message moved points at it
+        again; one whose message is gone is dropped, its saved files given to the checkpoint before
+        it (the earliest version of each file wins, as in `rewind`, so a rewind there still puts
+        them back). Returns the checkpoints dropped (the rest are numbered again from 0) and whether
+        files one of them saved went with it (no checkpoint came before it). A checkpoint from
+        before anchors were kept gets the message now at its place."""
+        keys: list[str] | None = None
+        kept: builtins.list[Checkpoint] = []
+        dropped: builtins.list[Checkpoint] = []
+        changed = gone = False
+        for cp in self._items:
+            h = cp.history_len
+            if cp.archive is not None or h == 0:
+                kept.append(cp)
+                continue
+            if cp.anchor is None and h <= len(history):
+                cp.anchor, changed = message_key(history[h - 1]), True
+            if h <= len(history) and message_key(history[h - 1]) == cp.anchor:
+                kept.append(cp)
+                continue
+            keys = keys if keys is not None else [message_key(m) for m in history]
+            if cp.anchor in keys:
+                cp.history_len, changed = keys.index(cp.anchor) + 1, True
+                kept.append(cp)
+                continue
+            dropped.append(cp)
+            if kept:
+                _give(cp, kept[-1])
+            else:
+                gone = gone or bool(cp.saved or cp.pruned)
+        if dropped:
+            self._items = kept
+            for i, cp in enumerate(self._items):
+                cp.index = i
+        if dropped or changed:
+            self._save()
+        if dropped:
+            self._gc()
+        return dropped, gone
 
     def missing(self, n: int) -> str:
         """Why there is no checkpoint `n`, with the numbers there are (they count from 0)."""
@@ -291,6 +343,16 @@ class Checkpoints:
             if blob.name not in live:
                 with contextlib.suppress(OSError):
                     blob.unlink()
+
+
+def _give(dropped: Checkpoint, to: Checkpoint) -> None:
+    """The files `dropped` saved, to the checkpoint before it: those `to` saved first keep its version."""
+    for path, blob in dropped.saved.items():
+        if path not in to.saved and path not in to.pruned:
+            to.saved[path] = blob
+    for path in dropped.pruned:
+        if path not in to.saved and path not in to.pruned:
+            to.pruned.append(path)
 
 
 def message_key(m: ModelMessage) -> str:
