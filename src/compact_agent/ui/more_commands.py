@@ -6,6 +6,7 @@ Registered into the slash-command table from here (commands.py imports this modu
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from rich.console import Console
 
@@ -25,13 +26,28 @@ If an AGENTS.md or CLAUDE.md exists, read it first and improve it instead of sta
 @command("init", "look at the repository and write an AGENTS.md for it (asks before writing); /init NOTES: what to stress")
 async def _init(s: AgentSession, args: str, c: Console) -> None:
     repl = current_repl()
+    path = s.cwd / "AGENTS.md"
+    before = _read(path)
     if repl is None:  # outside the REPL loop (a test dispatching directly): a plain turn
         await s.run_turn(INIT_PROMPT + (f"\n{args}" if args else ""))
     else:
         await repl.turn(INIT_PROMPT + (f"\n{args}" if args else ""))
-    found = [p for p in (s.cwd / "AGENTS.md",) if p.is_file()]
-    c.print(f"wrote {found[0]}; it goes into the system prompt of new sessions" if found
-            else "no AGENTS.md was written", soft_wrap=True)  # a path, whole
+    after = _read(path)
+    # What the turn did to it: one that was there already, left as it was (the write declined, the
+    # turn stopped), was said to be written.
+    said = ("no AGENTS.md was written" if after is None else
+            f"wrote {path}; it goes into the system prompt of new sessions" if before is None else
+            f"updated {path}; it goes into the system prompt of new sessions" if after != before else
+            f"{path} was not changed")
+    c.print(said, soft_wrap=True, markup=False, highlight=False)  # a path, whole
+
+
+def _read(path: Path) -> bytes | None:
+    """The file's bytes, None when there is none (or it cannot be read)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 @command("permissions", "what runs without asking: mode, tools allowed this session, bash rules, writable folders", takes_args=False)
