@@ -127,12 +127,23 @@ async def _edit(path: Path, c: Console) -> None:
     import os
     import shlex as sh
 
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    name = "VISUAL" if os.environ.get("VISUAL") else "EDITOR"
+    editor = os.environ.get(name)
     if not editor:
         c.print(f"set $EDITOR to open files from here; the file is {path}", markup=False)
         return
-    proc = await asyncio.create_subprocess_exec(*sh.split(editor), str(path))
-    await proc.wait()
+    # An editor that cannot start said only 'No such file or directory: vim-nox', and one that
+    # failed was taken for an edit: each is now a line naming the variable and the file.
+    try:
+        words = sh.split(editor)
+        proc = await asyncio.create_subprocess_exec(*words, str(path))
+    except ValueError as e:  # shlex: an unclosed quote
+        raise CommandError(f"${name} is not a command line ({e}: {editor}); the file is {path}") from None
+    except OSError as e:
+        why = "no such program" if isinstance(e, FileNotFoundError) else e.strerror or str(e)
+        raise CommandError(f"could not start ${name} ({editor}): {why}; the file is {path}") from None
+    if await proc.wait() != 0:
+        raise CommandError(f"${name} ({editor}) ended with exit code {proc.returncode}; the file is {path}")
     c.print(f"edited {path}; new sessions read it again", markup=False)
 
 
