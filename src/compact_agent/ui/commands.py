@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from .. import secrets
 from ..agent.run.runner import AgentSession
@@ -61,22 +62,33 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     pic = picture(s)
     used = pic.used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits
-    c.print(f"model      {s.info.name} ({s.info.provider})   session {s.session_id}")
+    _row(c, "model", f"{s.info.name} ({s.info.provider})   session {s.session_id}")
     # Where the figure comes from, as /context's heading says: a compaction's own figures are estimates.
-    c.print(f"context    {used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens, "
-            f"{'provider-reported' if pic.anchored else 'estimated'}")
-    c.print(f"           {render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
-            f"{max(0, lim.threshold - used):,} tokens until auto-compaction")
+    _row(c, "context", f"{used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens, "
+                       f"{'provider-reported' if pic.anchored else 'estimated'}")
+    _row(c, "", f"{render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
+                f"{max(0, lim.threshold - used):,} tokens until auto-compaction")
     if (learned := s.cm.window_learned) is not None:  # a server whose window is smaller than the one given
         from ..agent.run.stream_events import window_choice
 
-        c.print(f"           learned from the server's answers, not {window_choice(s).words(learned.given)}")
+        _row(c, "", f"learned from the server's answers, not {window_choice(s).words(learned.given)}")
     from .history_view import all_boundaries, compactions
 
     whole = len(compactions(all_boundaries(s.store)))
-    c.print(f"compactions {whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
-            f"auto-compaction {'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
+    _row(c, "compactions", f"{whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
+         f"auto-compaction {'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
+
+
+def _row(c: Console, label: str, value: str) -> None:
+    """A row of /status: the label, then the value, wrapped under itself (in 60 columns the
+    context row's 'provider-reported' went on at column 0, under the labels)."""
+    head = f"{label:<10} "
+    text = Text()
+    for i, line in enumerate(c.render_str(value, markup=False, highlight=False).wrap(c, max(20, c.width - len(head)))):
+        text.append("\n" + " " * len(head) if i else head)
+        text.append_text(line)
+    c.print(text, highlight=False)
 
 
 @command("memory", "the instruction files loaded (AGENTS.md / CLAUDE.md), in order; /memory N opens one in $EDITOR")

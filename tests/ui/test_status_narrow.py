@@ -1,0 +1,30 @@
+"""/status in 60 columns keeps its label column: a row longer than the terminal wraps under its
+value, where 'provider-reported' and the session id went on at column 0, under the labels."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from tests.fakes.openai_server import Reply
+
+from .repl_driver import drive
+
+
+def answer(req: Any) -> Reply:
+    return Reply.text("ok")
+
+
+async def test_status_rows_wrap_under_their_values(tmp_path: Path) -> None:
+    console = Console(record=True, width=60, file=io.StringIO(), force_terminal=False)
+    run = await drive(tmp_path, answer, ["hello\r", "/status\r"], console=console)
+    rows = run.out[run.out.index("model      "):].splitlines()
+    rows = rows[:next(i for i, row in enumerate(rows) if "what the layers keep" in row) - 1]  # the table's
+    assert all(len(row.rstrip()) <= 60 for row in rows), rows
+    labels = [row.split()[0] for row in rows if not row.startswith(" ")]
+    assert labels == ["model", "context", "compactions"], rows  # every other row is indented under a value
+    joined = " ".join(" ".join(rows).split())
+    assert "tokens, provider-reported" in joined and "auto-compaction on" in joined, rows
