@@ -1,9 +1,15 @@
-"""`make demo`: readable figures, docstrings cut at words, and no folder left behind."""
+"""`make demo`: readable figures, docstrings cut at words, no folder left behind, a compaction
+seen live, and a reader that leaves early (`make demo | head`) ends it quietly."""
 
 from __future__ import annotations
 
 import io
+import os
+import re
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
 from rich.console import Console
 
@@ -28,6 +34,11 @@ def test_demo_prints_figures_not_dicts_and_removes_its_folder(tmp_path, monkeypa
     text = out.getvalue()
     said = " ".join(text.split())
     assert "compactions in this session:" in said and "tokens the layers freed: large tool results moved" in said
+    # The demo promises a session that fills its window and compacts (README, `make demo`): unpriced,
+    # the layers alone kept it under the threshold and it said `compactions in this session: 0`.
+    compactions = re.search(r"compactions in this session: (\d+)", said)
+    assert compactions is not None and int(compactions.group(1)) >= 1, said
+    assert "compacted early (auto" in said and "priced as deepseek-chat" in said
     assert "{'" not in text  # no raw dict
     assert not list(tmp_path.glob("compact-agent-demo-*"))
     lines = text.splitlines()
@@ -36,3 +47,23 @@ def test_demo_prints_figures_not_dicts_and_removes_its_folder(tmp_path, monkeypa
     assert "a SCRIPTED STAND-IN model, all else real" in lines[0]  # the title, not cut to "…"
     header = next(line for line in lines if line.startswith("strategy"))
     assert "compact" in header and "kept u/f/last" in header and "…" not in header
+
+
+def test_a_reader_that_leaves_early_ends_the_demo_quietly(tmp_path):
+    """`make demo | head -3`: rich answered the closed pipe with SystemExit(1) from inside the turn
+    (exit 1, and at times a program that never ended, the turn's worker thread still waiting)."""
+    src = Path(demo.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(src), "TMPDIR": str(tmp_path)}
+    env.pop("COMPACT_AGENT_DEMO_KEEP", None)
+    proc = subprocess.Popen([sys.executable, "-m", "compact_agent.demo"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert "compact-agent demo" in proc.stdout.readline().decode()
+    proc.stdout.close()  # the reader leaves, as `head -1` does
+    try:
+        code = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("the demo did not end after its reader left") from None
+    assert (code, proc.stderr.read().decode()) == (141, "")
+    assert not list(tmp_path.glob("compact-agent-demo-*"))

@@ -4,8 +4,14 @@ Everything is real except the model: the session, tools, layers, compaction, arc
 file are the product's own code, working on this project's source files (read-only). The model is
 a SCRIPTED STAND-IN (pydantic-ai's FunctionModel) that surveys `context/` and `session/` one file at
 a time, so the demo needs no key and no network. Its window is set small (20K tokens) so the
-pipeline has to work: tool results pile up, the layers trim the view, auto-compaction summarises,
-and the survey still finishes with the task intact. Afterwards the analyzer replays the transcript.
+pipeline has to work: tool results pile up, the layers trim the view, auto-compaction rewrites the
+history, and the survey still finishes with the task intact. Afterwards the analyzer replays the
+transcript.
+
+The stand-in is priced as deepseek-chat, the price list the analyzer replays at. Without prices a
+model compacts at the threshold only, and the layers alone kept this survey under it: the demo
+said `compactions in this session: 0` under a promise that it compacts. Priced, a compaction comes
+where it pays, as it would for a real model.
 """
 
 from __future__ import annotations
@@ -33,9 +39,12 @@ from rich.console import Console
 
 from .agent.run.options import SessionOptions
 from .agent.run.runner import AgentSession
+from .config import Settings
 from .context.compaction.notes import NOTES_MARK
 from .context.plumbing import tokens
 from .context.plumbing.events import Event
+from .models import PRICING
+from .price_setting import ModelPrices
 from .ui import render
 
 TASK = ("Survey two packages: read every module directly in src/compact_agent/context/ and "
@@ -169,13 +178,14 @@ async def run_demo(repo: Path, home: Path, console: Console) -> Path:
         elif ev.tokens_freed and ev.layer in ("budget", "snip", "microcompact", "collapse"):
             console.print(f"  [cyan]{render.layer_line(ev)}[/]")
 
+    priced = PRICING["deepseek"]  # the analyzer's default prices, the ones it replays the demo at
     opts = SessionOptions(cwd=repo, model="scripted-stand-in", context_window=20_000, permission_mode="deny",
-                          home=home, model_override=model)
+                          home=home, model_override=model, settings=Settings(prices=ModelPrices.of(priced)))
     session = AgentSession(opts, on_event=on_event,
                            on_compact_start=lambda t, n: console.print(f"  [magenta]compacting ({t}) {n:,} tokens…[/]"))
     console.rule("[bold]compact-agent demo[/] — a SCRIPTED STAND-IN model, all else real")  # fits 80 columns
-    console.print(f"window 20,000 tokens · auto-compact threshold {session.cm.limits.threshold:,} · "
-                  f"session {session.session_id}")
+    console.print(f"window 20,000 tokens · auto-compact threshold {session.cm.limits.threshold:,} at the start · "
+                  f"priced as {priced.name} · session {session.session_id}")
     console.print(f"[bold]user:[/] {TASK}")
     try:
         turn = await session.run_turn(TASK)
@@ -193,11 +203,21 @@ async def run_demo(repo: Path, home: Path, console: Console) -> Path:
 
 
 def main() -> None:
+    """`make demo`, also `make demo | head`: a reader that leaves early ends it quietly (pipes.py),
+    as it ends the command line's own runs. Rich answered the closed pipe with SystemExit(1) from
+    inside the turn, and the thread the turn had started kept the program from ending: it hung."""
+    from .pipes import guarded_output
+
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
     repo = Path(__file__).resolve().parents[2]
     if not (repo / "src/compact_agent/context").is_dir():
         sys.stderr.write("compact-agent demo: run it from a source checkout (make demo)\n")
         raise SystemExit(1)
+    with guarded_output():
+        _demo(repo)
+
+
+def _demo(repo: Path) -> None:
     console = render.make_console(markup=True)  # the demo styles its own text with markup
     home = Path(tempfile.mkdtemp(prefix="compact-agent-demo-"))
     try:
