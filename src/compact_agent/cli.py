@@ -225,7 +225,7 @@ def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
     return tuple(tools), patterns
 
 
-@app.command("config", cls=OneLineCommand)
+@app.command("config", cls=OneLineCommand, short_help="Print the settings in effect and where each came from.")
 def config_command(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
@@ -286,7 +286,8 @@ def sessions_command(
         sys.stdout.write(visible(format_row(None, r)) + "\n")
 
 
-@app.command("analyze", cls=ReadableCommand)
+@app.command("analyze", cls=ReadableCommand,
+             short_help="Replay transcripts through our pipeline and its rivals: size, cost, recall.")
 def analyze_command(
     ctx: typer.Context,
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI chat, compact-agent sessions.")],
