@@ -19,23 +19,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from ...words import plural
 
-if TYPE_CHECKING:
-    from .checkpoints import Checkpoint
+
+class Saves(Protocol):
+    """What pruning reads and changes of a checkpoint (checkpoints.Checkpoint)."""
+
+    saved: dict[str, str | None]
+    pruned: list[str]
+
+
+C = TypeVar("C", bound=Saves)
 
 #: The most the saved versions of one session's files may take on disk (their distinct contents).
 MAX_SAVED_BYTES = 64 * 1024 * 1024
 
 
-def referenced(items: Sequence[Checkpoint]) -> set[str]:
+def referenced(items: Sequence[Saves]) -> set[str]:
     """The versions (blob ids) some checkpoint still refers to."""
     return {b for cp in items for b in cp.saved.values() if b}
 
 
-def prune(items: Sequence[Checkpoint], size_of: Callable[[str], int], cap: int) -> list[Checkpoint]:
+def prune(items: Sequence[C], size_of: Callable[[str], int], cap: int) -> list[C]:
     """Drop the versions of the oldest checkpoints (in place) until those referred to take at most
     `cap` bytes, the newest checkpoint's aside; the checkpoints pruned. A file a checkpoint saw
     created (no version: a rewind deletes it) costs nothing and stays restorable."""
@@ -45,7 +52,7 @@ def prune(items: Sequence[Checkpoint], size_of: Callable[[str], int], cap: int) 
             if b:
                 refs[b] = refs.get(b, 0) + 1
     total = sum(size_of(b) for b in refs)
-    pruned: list[Checkpoint] = []
+    pruned: list[C] = []
     for cp in items[:-1]:
         if total <= cap:
             break
