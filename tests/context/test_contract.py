@@ -360,6 +360,7 @@ async def test_without_a_window_the_models_own_is_used_where_pydantic_ai_knows_i
 
     reader = Reader(20)
     cm = ContextManager()
+    assert cm.window is None  # not known until the first request reads it (not the provisional 8K limits')
     agent: Agent[None, str] = Agent(FunctionModel(reader, profile={"context_window": 8_000}), capabilities=[cm])
 
     @agent.tool_plain

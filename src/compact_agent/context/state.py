@@ -59,9 +59,10 @@ class ManagerState(AbstractCapability[Any]):
     """The state of one conversation's pipeline: its window and limits, store, layers, compactor,
     notes and schedule, what the latest request measured, and the observers of its events."""
 
-    # After construction every one of these is set (a window None is read from the model at the
-    # first request; until then `window` and `limits` describe an 8K window of no consequence).
-    window: int
+    # After construction every one of these is set. A window not given is read from the model at
+    # the first request: until then `window` is None, and `limits` describe an 8K window of no
+    # consequence (no request is sent before they are read).
+    window: int | None
     limits: Limits
     store: HistoryStore
     settings: Settings
@@ -447,7 +448,7 @@ def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | N
         cm.limits = internals.limits
     else:
         cm.limits = Limits.for_window(_PROVISIONAL_WINDOW if window is None else window, cm.max_output, cm.settings)
-    cm.window = cm.limits.window
+    cm.window = None if cm._window_unknown else cm.limits.window
     cm.store = store if store is not None else InMemoryStore()
     cm._all_tools = cm.compactable_tools is None and internals.layers is None
     if internals.layers is not None:
