@@ -130,7 +130,8 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
                 compactions: int) -> Group:
     """The figures in one table where it fits the terminal whole; where it does not (below about 110
     columns with a model name and million-token figures), each `kind · model` and the total as a
-    heading over its figures, two to a line, or one below 50 columns. A number is never cut: the
+    heading over its figures, two to a line, or one below 50 columns (a session of one `kind · model`
+    has no total: it said the same figures twice). A number is never cut: the
     table squeezed into 60 columns showed `111,2…` and no model at all. The write column only when
     something was written to a cache; prices we do not know say so instead of $0.
 
@@ -149,9 +150,10 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
         rows.append((key, [str(r.requests[key]), f"{e.input_tokens:,}", f"{e.cache_read:,}", f"{e.miss:,}",
                            *([f"{e.cache_write:,}"] if writes else []), f"{e.output_tokens:,}", money(e, e.cost)]))
     tot = r.total
-    rows.append(("total", [str(sum(r.requests.values())), f"{tot.input_tokens:,}", f"{tot.cache_read:,}",
-                           f"{tot.miss:,}", *([f"{tot.cache_write:,}"] if writes else []), f"{tot.output_tokens:,}",
-                           f"${r.total_cost:.4f}" if known else "unknown"]))
+    if len(rows) != 1:  # one row: the total would say its figures again, under them
+        rows.append(("total", [str(sum(r.requests.values())), f"{tot.input_tokens:,}", f"{tot.cache_read:,}",
+                               f"{tot.miss:,}", *([f"{tot.cache_write:,}"] if writes else []), f"{tot.output_tokens:,}",
+                               f"${r.total_cost:.4f}" if known else "unknown"]))
     t = CostFigures(title, cols, rows)
     lines: list[Any] = [t]
     if not known:
