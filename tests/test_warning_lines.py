@@ -47,3 +47,20 @@ def test_another_value_is_said_as_itself_not_as_usage(caplog: pytest.LogCaptureF
     assert line == ("a value was not written out as its type says: Expected `ModelPrices` - serialized value may not "
                     "be as expected [field_name='prices', input_value='none', input_type=str]"), line
     assert "Pydantic" not in line and "Unexpected" not in line and "\n" not in line
+
+
+def test_odd_token_counts_pydantic_ai_could_not_read_are_a_usage_warning(caplog: pytest.LogCaptureFixture) -> None:
+    from pydantic_ai.usage import RequestUsage
+
+    odd = {"usage": {"prompt_tokens": -3, "completion_tokens": "lots", "total_tokens": 1}}
+    assert said(caplog, lambda: RequestUsage.extract(odd, provider="openai", provider_url="https://api.openai.com/v1",
+                                                     provider_fallback="openai", api_flavor="chat")) == [USAGE]
+
+
+def test_a_warning_that_only_mentions_usage_is_said_as_itself(caplog: pytest.LogCaptureFixture) -> None:
+    """A library's deprecation of `result.usage()` said 'the provider reported token usage that is not a
+    count … costs may be off' where no provider had sent anything odd."""
+    def deprecated() -> None:
+        warnings.warn("`result.usage()` is deprecated, use `result.usage` instead", DeprecationWarning, stacklevel=1)
+
+    assert said(caplog, deprecated) == ["`result.usage()` is deprecated, use `result.usage` instead"]

@@ -79,7 +79,7 @@ def warning_line(message: Warning | str, category: type[Warning], filename: str,
                  file: Any = None, line: str | None = None) -> None:
     """A Python warning from a library as one line of ours: no file, line or class name."""
     text = str(message)
-    if "usage" in text.lower() or _token_counts(text):  # pydantic / pydantic-ai on odd usage fields
+    if _odd_usage(text, category) or _token_counts(text):  # pydantic / pydantic-ai on odd usage fields
         text = "the provider reported token usage that is not a count (negative or not a number); costs may be off"
     elif text.startswith(_SERIALIZER):  # another value: said as it is, without pydantic's class names
         text = "a value was not written out as its type says: " + "; ".join(
@@ -87,6 +87,18 @@ def warning_line(message: Warning | str, category: type[Warning], filename: str,
     else:
         text = re.sub(r"^\w+(Error|Warning|Exception)?: ", "", text.strip().splitlines()[0] if text.strip() else "")
     logging.getLogger("compact_agent.warnings").warning("%s", text)
+
+
+#: pydantic-ai's warning that a provider's usage fields could not be read (`prompt_tokens = -3`): by
+#: its class, or its words where a version names the class otherwise.
+_USAGE_FAILED = ("UsageExtractionFailedWarning", "Failed to extract usage")
+
+
+def _odd_usage(text: str, category: type[Warning]) -> bool:
+    """pydantic-ai could not read a provider's token counts. Not any warning that says "usage": a
+    deprecation of `result.usage()` or a notice that some responses had none is no count that is odd,
+    and is said as itself."""
+    return getattr(category, "__name__", "") == _USAGE_FAILED[0] or text.startswith(_USAGE_FAILED[1])
 
 
 def _token_counts(text: str) -> bool:
