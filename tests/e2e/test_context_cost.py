@@ -87,7 +87,7 @@ async def test_context_and_cost_add_up_to_the_provider_usage(tmp_path: Path):
     assert pic.free == max(0, pic.threshold - pic.used) and pic.reserved == pic.window - pic.threshold
 
     text = console.export_text()
-    assert "free until auto-compaction" in text and "compaction summary" in text and "total" in text
+    assert "free until auto-compaction" in text and "compaction summary" in text and f"main · {MODEL}" in text
     assert f"{MODEL} (openai) · window 12,000" in text and "no plan yet" in text
 
 
