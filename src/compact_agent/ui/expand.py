@@ -29,6 +29,8 @@ from . import tool_lines
 from .command_registry import CommandError, command
 from .visible import visible
 
+MARK = "  ⎿ "
+
 
 @dataclass
 class Call:
@@ -78,13 +80,22 @@ def show(calls: list[Call], c: Console) -> None:
             continue
         if (told := tool_lines.told_instead({"error": call.error, "content": call.output})) is not None:
             # The user's answer, not a failure: in the live turn's words, whole (it was red, as an error).
-            c.print(Text(visible(f"  ⎿ declined; the model is told: {told}"), style="dim"), highlight=False)
+            c.print(_under_mark(c, f"declined; the model is told: {told}", "dim"), highlight=False)
             continue
-        lines = call.output.rstrip("\n").split("\n")
-        body = "\n".join(("  ⎿ " if i == 0 else "    ") + line for i, line in enumerate(lines))
-        c.print(Text(visible(body), style="red" if call.error else ""), highlight=False)
+        c.print(_under_mark(c, call.output.rstrip("\n"), "red" if call.error else ""), highlight=False)
     if calls:
         c.print(f"{len(calls)} tool call{'s' if len(calls) != 1 else ''} in full", style="dim")
+
+
+def _under_mark(c: Console, output: str, style: str) -> Text:
+    """`  ⎿ output`, each of its lines under the first, and a line longer than the terminal wrapped
+    under its own text (at 60 columns its rest went on at column 0, under the mark, and read as a
+    line of its own)."""
+    shown = Text(style=style)  # one style for the whole: the mark and the text are one segment
+    for i, row in enumerate(Text(visible(output)).wrap(c, max(10, c.width - len(MARK)))):
+        shown.append("\n" + " " * len(MARK) if i else MARK)
+        shown.append_text(row)
+    return shown
 
 
 def expand(s: AgentSession, args: str, c: Console) -> None:
