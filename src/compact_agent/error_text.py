@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import Any, Protocol
 
 
 def _chain(e: BaseException) -> list[BaseException]:
@@ -213,16 +213,55 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     return first_line(e)  # the message, never the exception's class name
 
 
+#: The note a session adds to pydantic-ai's request-limit error (`note_request_limit`): where the
+#: limit came from, in words, after this mark.
+_LIMIT_NOTE = "compact-agent request limit: "
+_SETTING = "max_requests_per_turn"
+
+
+class _Sourced(Protocol):
+    """What `note_request_limit` reads of the settings as loaded (settings_file.Loaded, which imports
+    this module: named by what it uses)."""
+
+    @property
+    def settings(self) -> Any: ...
+    @property
+    def sources(self) -> dict[str, str]: ...
+    def where(self, key: str) -> str: ...
+
+
+def note_request_limit(e: BaseException, loaded: _Sourced | None) -> None:
+    """Say on `e` (pydantic-ai's request limit) where the limit of requests per turn came from: the
+    number is all pydantic-ai knows, and `--max-turns N` was said of a limit no flag gave (the
+    setting's default of 1,000, a config file's). `loaded`: the session's settings and their sources
+    (settings_file.Loaded); None says nothing more than the setting."""
+    if loaded is None:
+        return
+    n = loaded.settings.max_requests_per_turn
+    source = loaded.sources.get(_SETTING, "default")
+    if source == "flag":
+        words = f"--max-turns {n}"
+    elif source == "session":
+        words = f"--max-turns {n}, remembered by the session"
+    elif source == "default":
+        words = f"{_SETTING}, by default {n:,}; --max-turns N or {_SETTING} in the config file sets another"
+    else:  # a file by its path, or `env COMPACT_AGENT_MAX_REQUESTS_PER_TURN`
+        words = f"{_SETTING} = {n} from {loaded.where(_SETTING)}"
+    e.add_note(_LIMIT_NOTE + words)
+
+
 def max_turns_message(e: BaseException, saved: str = "") -> str | None:
-    """Our words for pydantic-ai's request limit (its message points at its own docs), or None when
-    `e` is another usage limit."""
+    """Our words for pydantic-ai's request limit (its message points at its own docs), with where the
+    limit came from (`note_request_limit`), or None when `e` is another usage limit."""
     import re
 
     m = re.search(r"request_limit of (\d+)", str(e))
     if m is None:
         return None
     n = int(m.group(1))
-    return then(f"stopped after {n} model request{'s' if n != 1 else ''} (--max-turns {n})", saved)
+    whence = next((note[len(_LIMIT_NOTE):] for note in getattr(e, "__notes__", ()) if isinstance(note, str)
+                   and note.startswith(_LIMIT_NOTE)), f"{_SETTING} = {n}")
+    return then(f"stopped after {n} model request{'s' if n != 1 else ''} ({whence})", saved)
 
 
 def then(text: str, hint: str) -> str:

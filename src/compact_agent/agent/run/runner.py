@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from pydantic_ai import Agent
+from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelMessage,
 )
@@ -33,6 +34,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     default_layers,
 )
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
+from ...error_text import note_request_limit
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
 from ...session.store import (
     SessionStore,
@@ -300,7 +302,11 @@ class AgentSession:
                        typed: str | None = None) -> TurnResult:
         """One user turn; `typed` is the part of `prompt` the user typed, the only place `@path`
         attaches a file (None: all of it)."""
-        return await turn.run_turn(self, prompt, on_text, on_tool, typed=typed)
+        try:
+            return await turn.run_turn(self, prompt, on_text, on_tool, typed=typed)
+        except UsageLimitExceeded as e:  # the limit's number is all pydantic-ai says: where it came from too
+            note_request_limit(e, self.opts.config)
+            raise
 
     async def _after_compact(self, result: CompactionResult) -> None:
         """Forget the reads a compaction summarised away; keep those still in view (kept tail, restored files).
