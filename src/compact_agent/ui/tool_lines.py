@@ -11,6 +11,8 @@ import json
 import textwrap
 from typing import Any
 
+from rich.cells import cell_len, get_character_cell_size
+
 #: The argument that says the most about a call, per tool.
 MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "bash": "command",
             "grep": "pattern", "glob": "pattern", "todo_write": None}
@@ -18,8 +20,18 @@ WIDTH = 100
 
 
 def _clip(text: str, n: int = WIDTH) -> str:
+    """`text` on one line, within `n` columns of the screen: a Chinese character or an emoji takes
+    two, so a line cut at `n` characters took up to twice the width and wrapped to column 0."""
     text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+    if cell_len(text) <= n:
+        return text
+    kept, used = [], 0
+    for char in text:
+        used += get_character_cell_size(char)
+        if used > n - 1:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
 
 
 def call_line(obj: dict[str, Any], width: int = WIDTH) -> str:
@@ -35,7 +47,7 @@ def call_line(obj: dict[str, Any], width: int = WIDTH) -> str:
             shown += f" in {args['path']}"
     else:
         shown = json.dumps(args, ensure_ascii=False, default=str) if args else ""
-    return f"● {tool}({_clip(shown, max(10, width - len(tool) - 4))})"
+    return f"● {tool}({_clip(shown, max(10, width - cell_len(tool) - 4))})"
 
 
 def result_line(obj: dict[str, Any], width: int = WIDTH, call: str | None = None) -> str:
@@ -46,12 +58,12 @@ def result_line(obj: dict[str, Any], width: int = WIDTH, call: str | None = None
 
     summary = obj.get("summary") or result_summary(str(obj.get("tool", "")), str(obj.get("content", "")),
                                                    bool(obj.get("error")))
-    prefix = "  ⎿ " + (f"{_clip(call, 40)}: " if call else "")
+    prefix = "  ⎿ " + (f"{_clip(call, min(40, width // 2 - 4))}: " if call else "")  # room left for the result
     if (told := told_instead(obj)) is not None:
-        return prefix + _clip(f"declined; the model is told: {told}", max(20, width - len(prefix)))
+        return prefix + _clip(f"declined; the model is told: {told}", max(20, width - cell_len(prefix)))
     if obj.get("error") and not summary.startswith("exit code:"):
         prefix += "error: "
-    room = max(20, width - len(prefix))
+    room = max(20, width - cell_len(prefix))
     lines = summary.splitlines()
     if len(lines) < 2:
         return prefix + _clip(lines[0] if lines else "", room)
