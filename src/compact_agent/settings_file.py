@@ -343,6 +343,8 @@ def _add_rules(value: Any, where: str, into: list[tuple[str, str]]) -> bool:
 
 def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
     """(name, value, source) rows for `compact-agent config`; tables get one row per entry."""
+    from .settings_table import unset
+
     rows: list[tuple[str, str, str]] = []
     data = loaded.settings.model_dump(warnings=False)  # /config may show a value in words ("none")
     for key in Settings.model_fields:
@@ -355,6 +357,9 @@ def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
         if key in UNION and loaded.rule_sources.get(key):
             for rule, where in loaded.rule_sources[key]:
                 rows.append((f"{key}[]", _short(rule), where))
+            continue
+        if value is None:  # words, not JSON's null (settings_table.py)
+            rows.append((key, unset(key), src))
             continue
         rows.append((key, _short(str(getattr(loaded.settings, key)) if key == "prices" and value else value), src))
     return rows

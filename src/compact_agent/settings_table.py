@@ -17,6 +17,17 @@ from collections.abc import Sequence
 #: whatever we do.
 MIN_VALUE_WIDTH, MIN_SOURCE_WIDTH = 24, 16
 
+#: What a setting left unset means, said in the table where it said `null` (a user read "none", or
+#: JSON): --json keeps null.
+UNSET = {"base_url": "not set (the model's provider)", "summary_model": "not set (the main model)",
+         "memory_model": "not set (the main model)",
+         "images": "not set (yes if the model is known to take images)"}
+
+
+def unset(key: str) -> str:
+    """The table's words for setting `key` unset (None)."""
+    return UNSET.get(key, "not set")
+
 
 def output_width() -> int | None:
     """The terminal's width (`COLUMNS` when set, as rich takes it); None for a file or a pipe, whose
