@@ -133,9 +133,9 @@ def server_problems(servers: dict[str, Any], where: str) -> list[Bad]:
     for name, spec in servers.items():
         try:
             parse_servers({name: spec})
-        except McpConfigError as e:
-            key, reason = _own_part(f"mcp_servers.{name}", str(e))
-            bad.append(Bad(key, f"from {where}", reason, f"{where}: {e}"))
+        except McpConfigError as e:  # each bad key of the server on its own, as any other setting's
+            bad += [Bad(key, f"from {where}", reason, f"{where}: {e}")
+                    for key, reason in e.problems or [_own_part(f"mcp_servers.{name}", str(e))]]
     return bad
 
 

@@ -94,20 +94,50 @@ def parse_hooks(table: dict[str, Any] | None, default_timeout_s: float = 10.0) -
 
 
 def _entry(event: str, entry: Any, matcher: str, timeout: float) -> list[HookCommand]:
+    """The commands of one entry of an event; a HookConfigError naming every bad key of it in one
+    line (no command and a timeout of -1 are both said, not the first alone)."""
+    commands, problems = _commands(event, entry, matcher, timeout)
+    if problems:
+        raise HookConfigError(f"hooks.{event}: " + " and ".join(dict.fromkeys(problems)))
+    return commands
+
+
+def _commands(event: str, entry: Any, matcher: str, timeout: float) -> tuple[list[HookCommand], list[str]]:
+    """(the commands, what is wrong) of one entry and the entries inside it (Claude Code's shape)."""
     if isinstance(entry, str):
-        return [HookCommand(event, entry, matcher, timeout)]
+        return [HookCommand(event, entry, matcher, timeout)], []
     if not isinstance(entry, dict):
-        raise HookConfigError(f"hooks.{event}: expected a command string or a table, got {type(entry).__name__}")
+        return [], [f"expected a command string or a table, got {_kind(entry)}"]
     matcher = str(entry.get("matcher", matcher) or "")
     if "hooks" in entry:
         inner = entry["hooks"]
-        return [c for e in (inner if isinstance(inner, list) else [inner]) for c in _entry(event, e, matcher, timeout)]
+        commands: list[HookCommand] = []
+        problems: list[str] = []
+        for e in inner if isinstance(inner, list) else [inner]:
+            found, wrong = _commands(event, e, matcher, timeout)
+            commands += found
+            problems += wrong
+        return commands, problems
+    problems = []
     if entry.get("type", "command") != "command" or not isinstance(entry.get("command"), str):
-        raise HookConfigError(f"hooks.{event}: each hook needs command = \"...\" (type \"command\")")
+        problems.append('each hook needs command = "..." (type "command")')
     t = entry.get("timeout", timeout)
-    if not isinstance(t, int | float) or t <= 0:
-        raise HookConfigError(f"hooks.{event}: timeout must be a positive number of seconds")
-    return [HookCommand(event, entry["command"], matcher, float(t))]
+    if isinstance(t, bool) or not isinstance(t, int | float) or t <= 0:
+        problems.append("timeout must be a positive number of seconds")
+    if problems:
+        return [], problems
+    return [HookCommand(event, entry["command"], matcher, float(t))], []
+
+
+def _kind(value: Any) -> str:
+    """A value that is no command, in the words of a config file (`a number`), not Python's (`int`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    return "nothing (null)" if value is None else "a value of another kind"
 
 
 def _kill_group(pid: int) -> None:

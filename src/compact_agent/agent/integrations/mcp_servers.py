@@ -41,7 +41,12 @@ _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 class McpConfigError(ValueError):
-    """The [mcp_servers] table has an entry we cannot start; the message is one line."""
+    """The [mcp_servers] table has an entry we cannot start; the message is one line. `problems`:
+    each bad key of the entry (`mcp_servers.docs.args`) with why, all of them, not the first only."""
+
+    def __init__(self, message: str, problems: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
 
 
 @dataclass(frozen=True)
@@ -70,26 +75,13 @@ def _expand(value: str) -> str:
 
 
 def parse_servers(table: dict[str, Any] | None) -> list[McpServerConfig]:
+    """The servers of the [mcp_servers] table; a server that could never start is a McpConfigError
+    naming every bad key of it in one line (`mcp_servers.docs.command: …; mcp_servers.docs.args: …`):
+    the first alone was said, and the next once it was fixed."""
     out = []
     for name, spec in (table or {}).items():
-        if not _NAME.match(name):
-            raise McpConfigError(f"mcp_servers.{name}: a server name is letters, digits, _ and - (it prefixes tool names)")
-        if not isinstance(spec, dict):
-            raise McpConfigError(f"mcp_servers.{name}: expected a table")
-        if bool(spec.get("command")) == bool(spec.get("url")):
-            raise McpConfigError(f"mcp_servers.{name}: give either command (stdio) or url (HTTP)")
-        for key in ("command", "url", "cwd"):  # a number there could never start a server
-            if spec.get(key) is not None and not isinstance(spec[key], str):
-                raise McpConfigError(f"mcp_servers.{name}.{key}: expected a string, not {spec[key]!r}")
-        if not isinstance(spec.get("args") or [], list):
-            raise McpConfigError(f"mcp_servers.{name}.args: expected a list of strings, not {spec['args']!r}")
-        for key in ("env", "headers"):
-            if not isinstance(spec.get(key) or {}, dict):
-                raise McpConfigError(f"mcp_servers.{name}.{key}: expected a table, not {spec[key]!r}")
-        timeout = spec.get("timeout", 30.0)
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3_600:
-            raise McpConfigError(f"mcp_servers.{name}.timeout: expected seconds, more than 0 and at most 3,600, "
-                                 f"not {timeout!r}")
+        if problems := _problems(name, spec):
+            raise McpConfigError("; ".join(f"{key}: {why}" for key, why in problems), problems)
         try:
             out.append(McpServerConfig(
                 name=name, command=spec.get("command"),
@@ -102,10 +94,32 @@ def parse_servers(table: dict[str, Any] | None) -> list[McpServerConfig]:
                 timeout_s=float(spec.get("timeout", 30.0)),
             ))
         except (TypeError, AttributeError, ValueError) as e:
-            if isinstance(e, McpConfigError):
-                raise McpConfigError(f"mcp_servers.{name}: {e}") from None
-            raise McpConfigError(f"mcp_servers.{name}: {e}") from None
+            raise McpConfigError(f"mcp_servers.{name}: {e}", [(f"mcp_servers.{name}", str(e))]) from None
     return out
+
+
+def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
+    """Every bad key of server `name` (the key as a file writes it, and why), in the table's order."""
+    at = f"mcp_servers.{name}"
+    found: list[tuple[str, str]] = []
+    if not _NAME.match(name):
+        found.append((at, "a server name is letters, digits, _ and - (it prefixes tool names)"))
+    if not isinstance(spec, dict):
+        return [*found, (at, "expected a table")]
+    if bool(spec.get("command")) == bool(spec.get("url")):
+        found.append((at, "give either command (stdio) or url (HTTP)"))
+    for key in ("command", "url", "cwd"):  # a number there could never start a server
+        if spec.get(key) is not None and not isinstance(spec[key], str):
+            found.append((f"{at}.{key}", f"expected a string, not {spec[key]!r}"))
+    if not isinstance(spec.get("args") or [], list):
+        found.append((f"{at}.args", f"expected a list of strings, not {spec['args']!r}"))
+    for key in ("env", "headers"):
+        if not isinstance(spec.get(key) or {}, dict):
+            found.append((f"{at}.{key}", f"expected a table, not {spec[key]!r}"))
+    timeout = spec.get("timeout", 30.0)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3_600:
+        found.append((f"{at}.timeout", f"expected seconds, more than 0 and at most 3,600, not {timeout!r}"))
+    return found
 
 
 @dataclass

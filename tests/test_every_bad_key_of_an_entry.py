@@ -1,0 +1,62 @@
+"""An MCP server or a hook with several bad keys has them all said in its one line: a server with
+`command = 5`, `args = "-v"` and `timeout = 0` said the command alone, then the args once it was
+fixed, then the timeout; a hook with no command and `timeout = -1` said the command only. And a hook
+that is no command nor table said Python's name of what it was ('got int'); it says 'got a number'."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from compact_agent.agent.integrations.hooks import HookConfigError, parse_hooks
+from compact_agent.agent.integrations.mcp_servers import McpConfigError, parse_servers
+from compact_agent.settings_file import SettingsError, load
+
+
+@pytest.fixture
+def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for k in list(os.environ):
+        if k.startswith("COMPACT_AGENT_"):
+            monkeypatch.delenv(k)
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(path))
+    return path
+
+
+def refused(cwd: Path) -> str:
+    with pytest.raises(SettingsError) as info:
+        load(cwd)
+    return str(info.value)
+
+
+def test_every_bad_key_of_one_server(user: Path, tmp_path: Path) -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_servers({"docs": {"command": 5, "args": "-v", "timeout": 0}})
+    assert str(info.value) == ("mcp_servers.docs.command: expected a string, not 5; mcp_servers.docs.args: expected "
+                               "a list of strings, not '-v'; mcp_servers.docs.timeout: expected seconds, more than 0 "
+                               "and at most 3,600, not 0")
+    user.write_text('[mcp_servers.docs]\ncommand = 5\nargs = "-v"\ntimeout = 0\n')
+    assert refused(tmp_path) == (
+        f"bad values for 3 settings (from {user}): mcp_servers.docs.command: expected a string, not 5; "
+        "mcp_servers.docs.args: expected a list of strings, not '-v'; mcp_servers.docs.timeout: expected seconds, "
+        "more than 0 and at most 3,600, not 0")
+
+
+def test_every_bad_key_of_one_hook(user: Path, tmp_path: Path) -> None:
+    both = 'each hook needs command = "..." (type "command") and timeout must be a positive number of seconds'
+    with pytest.raises(HookConfigError) as info:
+        parse_hooks({"PostCompact": {"timeout": -1}})
+    assert str(info.value) == f"hooks.PostCompact: {both}"
+    user.write_text('autocompact_buffer = -5\n[hooks]\nPostCompact = [{timeout = -1}, "fine"]\n')
+    assert refused(tmp_path) == (
+        f"bad values for 2 settings (from {user}): hooks.PostCompact: hook 1: {both}; autocompact_buffer: must be 0 "
+        "or more tokens (such as 32000, 32k or 128K), not -5")
+
+
+@pytest.mark.parametrize(("value", "said"), [(5, "a number"), (1.5, "a number"), (True, "true"), ([1], "a list")])
+def test_a_hook_that_is_no_command_is_said_in_a_config_files_words(value: object, said: str) -> None:
+    with pytest.raises(HookConfigError) as info:
+        parse_hooks({"PreCompact": [value]})
+    assert str(info.value) == f"hooks.PreCompact: expected a command string or a table, got {said}"
