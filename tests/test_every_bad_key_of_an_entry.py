@@ -60,3 +60,8 @@ def test_a_hook_that_is_no_command_is_said_in_a_config_files_words(value: object
     with pytest.raises(HookConfigError) as info:
         parse_hooks({"PreCompact": [value]})
     assert str(info.value) == f"hooks.PreCompact: expected a command string or a table, got {said}"
+
+
+def test_a_hook_timeout_of_true_is_no_number_of_seconds() -> None:
+    with pytest.raises(HookConfigError, match="timeout must be a positive number of seconds"):
+        parse_hooks({"PreCompact": [{"command": "x", "timeout": True}]})
