@@ -139,7 +139,9 @@ async def test_max_turns_stops_the_turn_in_our_words_and_the_spinner_with_it(tmp
                       settings=Settings(max_requests_per_turn=2),
                       at_prompt=lambda: live_at_prompt.append(bool(console._live_stack)))
     said = " ".join(run.out.split())
-    assert "stopped after 2 model requests (--max-turns 2); the work so far is saved, send a message to go on" in said
+    # the limit set in the settings, no --max-turns given: said as the setting
+    assert ("stopped after 2 model requests (max_requests_per_turn = 2); the work so far is saved, send a message "
+            "to go on") in said
     assert "request_limit" not in run.out and "send the message again" not in run.out
     assert live_at_prompt == [False, False]
 
