@@ -32,6 +32,7 @@ from .big_input import cut_line
 from .big_input import fit_input as fit_big_input
 from .session_parts import SessionParts
 from .stream_events import stream_handler
+from .turn_threads import turn_threads
 from .unfinished import cut_reply, retried, unanswered_close
 from .window_check import fixed_tokens
 
@@ -180,9 +181,10 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     on_tool = on_tool or s.on_tool
     handler = stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
     try:
-        result = await s.agent.run(None if retry else prompt, message_history=history, event_stream_handler=handler,
-                                   conversation_id=s.session_id,
-                                   usage_limits=UsageLimits(request_limit=s.settings.max_requests_per_turn))
+        with turn_threads():  # ended with the turn, however it ends (turn_threads.py)
+            result = await s.agent.run(None if retry else prompt, message_history=history,
+                                       event_stream_handler=handler, conversation_id=s.session_id,
+                                       usage_limits=UsageLimits(request_limit=s.settings.max_requests_per_turn))
     except (asyncio.CancelledError, KeyboardInterrupt):
         _recover(s)
         raise
