@@ -96,3 +96,10 @@ def test_every_bad_hook_and_server_of_a_variable(user: Path, tmp_path: Path, mon
     monkeypatch.setenv("COMPACT_AGENT_HOOKS", '{"Stop": "x"}')  # one: as it always read
     assert refused(tmp_path) == ("env COMPACT_AGENT_HOOKS: unknown hook event 'Stop'; expected one of PreCompact, "
                                  "PostCompact, SessionStart")
+
+
+def test_two_bad_hooks_of_one_event_are_one_setting_in_the_count(user: Path, tmp_path: Path) -> None:
+    user.write_text('[[hooks.PreCompact]]\ncommand = 5\n\n[[hooks.PreCompact]]\ncommand = "true"\ntimeout = -1\n')
+    said = refused(tmp_path)
+    assert said.startswith(f"bad values for 1 setting (from {user}): hooks.PreCompact: "), said
+    assert said.count("hooks.PreCompact") == 2, said

@@ -56,7 +56,8 @@ def bad_values(found: list[Bad]) -> str:
     if len(found) == 1:
         [(key, where, reason, alone)] = found
         return alone or f"bad value for {key} ({where}): {reason}"
-    head = f"bad values for {len({bad.key for bad in found})} settings"
+    keys = len({bad.key for bad in found})  # two hooks of one event are one setting
+    head = f"bad values for {keys} setting{'' if keys == 1 else 's'}"
     places = list(dict.fromkeys(bad.where for bad in found))
     found = sorted(found, key=lambda bad: places.index(bad.where))  # a place's values together
     if len(places) == 1:
