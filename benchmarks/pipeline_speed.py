@@ -34,6 +34,7 @@ from pydantic_ai.messages import (
 
 from compact_agent.config import Limits, Settings
 from compact_agent.context.compaction.compactor import Compactor
+from compact_agent.context.compaction.result import CompactionBlocked
 from compact_agent.context.layers.order import default_layers
 from compact_agent.context.pipeline import ContextManager
 from compact_agent.context.plumbing import tokens
@@ -72,8 +73,17 @@ def manager(root: Path) -> ContextManager:
     async def no_summary(messages: list[ModelMessage], prompt: str) -> str:
         raise RuntimeError("not timed")
 
-    return ContextManager.wired(Internals(limits=limits, summarizer=lambda cm: no_summary, compactor=Compactor(limits),
-                                          layers=default_layers(settings, store)), settings=settings, store=store)
+    def refuse(trigger: str, instructions: str) -> str:
+        # Past the cheapest point (from about 1,000 messages) the schedule asks for a compaction on
+        # every request: refused here, as a PreCompact hook may, it is priced each time as in a real
+        # session, and the history keeps its size. A failing summary would instead open the
+        # breaker after a few requests, and the rest would skip the pricing.
+        raise CompactionBlocked("not timed")
+
+    cm = ContextManager.wired(Internals(limits=limits, summarizer=lambda cm: no_summary, compactor=Compactor(limits),
+                                        layers=default_layers(settings, store)), settings=settings, store=store)
+    cm.before_compact = refuse
+    return cm
 
 
 async def measure(n: int) -> tuple[int, float, float, float]:
