@@ -8,8 +8,10 @@ where only pydantic-ai is installed (`make compat`), without the CLI's dependenc
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -23,6 +25,18 @@ def zygote() -> Iterator[Zygote]:
     from tests.forked_cli import shared_zygote
 
     yield shared_zygote()  # closed at the session's end, below: plain helpers share it too
+
+
+@pytest.fixture
+def user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's config file (`tmp_path/config.toml`, not written), with no COMPACT_AGENT_*
+    variable of the machine's own set: what a settings test writes is all that is read."""
+    for k in list(os.environ):
+        if k.startswith("COMPACT_AGENT_"):
+            monkeypatch.delenv(k)
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(path))
+    return path
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

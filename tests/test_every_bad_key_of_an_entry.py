@@ -5,7 +5,6 @@ that is no command nor table said Python's name of what it was ('got int'); it s
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,8 @@ from compact_agent.settings_file import SettingsError, load
 
 
 @pytest.fixture
-def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for k in list(os.environ):
-        if k.startswith("COMPACT_AGENT_"):
-            monkeypatch.delenv(k)
-    path = tmp_path / "config.toml"
-    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(path))
-    return path
+def user(user_config: Path) -> Path:
+    return user_config
 
 
 def refused(cwd: Path) -> str:
