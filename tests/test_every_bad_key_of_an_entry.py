@@ -11,41 +11,30 @@ import pytest
 
 from compact_agent.agent.integrations.hooks import HookConfigError, parse_hooks
 from compact_agent.agent.integrations.mcp_servers import McpConfigError, parse_servers
-from compact_agent.settings_file import SettingsError, load
+from tests.settings_cases import refused
 
 
-@pytest.fixture
-def user(user_config: Path) -> Path:
-    return user_config
-
-
-def refused(cwd: Path) -> str:
-    with pytest.raises(SettingsError) as info:
-        load(cwd)
-    return str(info.value)
-
-
-def test_every_bad_key_of_one_server(user: Path, tmp_path: Path) -> None:
+def test_every_bad_key_of_one_server(user_config: Path, tmp_path: Path) -> None:
     with pytest.raises(McpConfigError) as info:
         parse_servers({"docs": {"command": 5, "args": "-v", "timeout": 0}})
     assert str(info.value) == ("mcp_servers.docs.command: expected a string, not 5; mcp_servers.docs.args: expected "
                                "a list of strings, not '-v'; mcp_servers.docs.timeout: expected seconds, more than 0 "
                                "and at most 3,600, not 0")
-    user.write_text('[mcp_servers.docs]\ncommand = 5\nargs = "-v"\ntimeout = 0\n')
+    user_config.write_text('[mcp_servers.docs]\ncommand = 5\nargs = "-v"\ntimeout = 0\n')
     assert refused(tmp_path) == (
-        f"bad values for 3 settings (from {user}): mcp_servers.docs.command: expected a string, not 5; "
+        f"bad values for 3 settings (from {user_config}): mcp_servers.docs.command: expected a string, not 5; "
         "mcp_servers.docs.args: expected a list of strings, not '-v'; mcp_servers.docs.timeout: expected seconds, "
         "more than 0 and at most 3,600, not 0")
 
 
-def test_every_bad_key_of_one_hook(user: Path, tmp_path: Path) -> None:
+def test_every_bad_key_of_one_hook(user_config: Path, tmp_path: Path) -> None:
     both = 'each hook needs command = "..." (type "command") and timeout must be a positive number of seconds'
     with pytest.raises(HookConfigError) as info:
         parse_hooks({"PostCompact": {"timeout": -1}})
     assert str(info.value) == f"hooks.PostCompact: {both}"
-    user.write_text('autocompact_buffer = -5\n[hooks]\nPostCompact = [{timeout = -1}, "fine"]\n')
+    user_config.write_text('autocompact_buffer = -5\n[hooks]\nPostCompact = [{timeout = -1}, "fine"]\n')
     assert refused(tmp_path) == (
-        f"bad values for 2 settings (from {user}): hooks.PostCompact: hook 1: {both}; autocompact_buffer: must be 0 "
+        f"bad values for 2 settings (from {user_config}): hooks.PostCompact: hook 1: {both}; autocompact_buffer: must be 0 "
         "or more tokens (such as 32000, 32k or 128K), not -5")
 
 
