@@ -6,7 +6,7 @@ environment alike (`COMPACT_AGENT_MODLE=x` was ignored without a word)."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .config import Settings
@@ -37,6 +37,13 @@ def did_you_mean(key: str, prefix: str = "") -> str:
     if guess is None or (prefix and guess in FILE_ONLY):
         return ""
     return f" (did you mean {(prefix + guess).upper() if prefix else guess}?)"
+
+
+def meant(key: str, known: Sequence[str]) -> str:
+    """` (did you mean timeout?)` for a key like one of `known` (an MCP server's or a hook's keys,
+    the settings' names), else ""."""
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def unknown_variables(environ: Mapping[str, str], user_file: Path) -> list[str]:

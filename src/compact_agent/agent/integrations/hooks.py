@@ -34,10 +34,14 @@ from pathlib import Path
 from typing import Any
 
 from ... import secrets
+from ...setting_names import meant
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
 BLOCKING = ("PreCompact",)  # the events whose hook may say no (exit 2, or "decision": "block")
 BLOCK_EXIT = 2
+#: The keys of a hook's table, in both shapes (parse_hooks); any other is a mistake to say: a
+#: `timout = 5` was ignored without a word, and the hook ran with the default timeout.
+KEYS = ("type", "command", "timeout", "matcher", "hooks")
 MAX_OUTPUT_CHARS = 10_000
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
@@ -109,16 +113,16 @@ def _commands(event: str, entry: Any, matcher: str, timeout: float) -> tuple[lis
     if not isinstance(entry, dict):
         return [], [f"expected a command string or a table, got {_kind(entry)}"]
     matcher = str(entry.get("matcher", matcher) or "")
+    problems: list[str] = [f"unknown key {key}" + (meant(str(key), KEYS) or f" (a hook takes {', '.join(KEYS)})")
+                           for key in entry if key not in KEYS]
     if "hooks" in entry:
         inner = entry["hooks"]
         commands: list[HookCommand] = []
-        problems: list[str] = []
         for e in inner if isinstance(inner, list) else [inner]:
             found, wrong = _commands(event, e, matcher, timeout)
             commands += found
             problems += wrong
         return commands, problems
-    problems = []
     if entry.get("type", "command") != "command" or not isinstance(entry.get("command"), str):
         problems.append('each hook needs command = "..." (type "command")')
     t = entry.get("timeout", timeout)

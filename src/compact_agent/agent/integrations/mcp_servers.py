@@ -33,10 +33,16 @@ from typing import Any
 
 from pydantic_ai.toolsets import CombinedToolset, WrapperToolset
 
+from ...setting_names import meant
 from ..tools.base import tool_text
 
 MCP_HEAD = "[compact-agent: MCP servers]"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+#: The keys a server takes, as the docs list them; `type` is Claude Code's (`.mcp.json`, read as
+#: `mcpServers`), taken and not needed: the transport follows from `command` or `url`. Any other key
+#: is a mistake to say (`timout = 5` was ignored without a word, and the server kept the default).
+KEYS = ("command", "args", "env", "cwd", "url", "headers", "compactable", "instructions", "timeout")
+_TOLERATED = ("type",)
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -119,6 +125,10 @@ def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
     timeout = spec.get("timeout", 30.0)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3_600:
         found.append((f"{at}.timeout", f"expected seconds, more than 0 and at most 3,600, not {timeout!r}"))
+    for key in spec:
+        if key not in KEYS and key not in _TOLERATED:
+            found.append((f"{at}.{key}", "unknown key" + (meant(str(key), KEYS)
+                                                          or f" (a server takes {', '.join(KEYS)})")))
     return found
 
 
