@@ -261,7 +261,7 @@ def rounds_after(first, start: int, n: int, size: int = 3_000) -> list:
     return msgs
 
 
-async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_byte_and_carries_everything():
+async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_byte_and_carries_everything(tmp_path):
     from compact_agent.config import Limits
     from compact_agent.context.compaction import ledger
     from compact_agent.context.compaction.compactor import Compactor
@@ -305,6 +305,16 @@ async def test_an_incremental_compaction_keeps_the_compaction_message_byte_for_b
                                       prefer_incremental=lambda kept, records: True)
     assert chained.event.detail["incremental"] and chained.messages[0].parts[0] is head.parts[0]
     assert len(summary.records_in(chained.messages[0])) == 3
+    # With a store, each update names its own archive; beside the one above, by file name alone.
+    archives = iter([tmp_path / "history" / "1.jsonl", tmp_path / "history" / "2.jsonl"])
+    stored = await compactor.compact(msgs, summarize=no_model, archive=lambda: next(archives),
+                                     prefer_record=lambda n: True, prefer_incremental=keep)
+    again = await compactor.compact(rounds_after(stored.messages[0], 10, 4), summarize=no_model,
+                                    archive=lambda: next(archives), prefer_record=lambda n: True,
+                                    prefer_incremental=lambda kept, records: True)
+    update = again.messages[0].parts[-1].content
+    assert isinstance(update, str) and update.startswith(summary.UPDATE_HEAD)
+    assert "2.jsonl, in the directory of the one above" in update and str(tmp_path) not in update
     # Asked first of the record of everything (both records with the new steps), then of the new steps.
     assert len(asked) == 2 and asked[0] > asked[1]
     # Where it does not (the framing of its updates held too long, or no room left after it), one

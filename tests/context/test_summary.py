@@ -201,6 +201,40 @@ def test_the_compaction_message_says_what_its_parts_are_and_where_the_rest_is(tm
     assert "summarizer" not in update and f"The transcript this record covers is at {archive}" in update
 
 
+def test_an_update_names_its_archive_by_file_name_when_the_one_above_is_in_the_same_directory(tmp_path):
+    """Every later request carries an update's lines: where the archive named above is in the same
+    directory, the update says only its file name and where it is; anywhere else, the whole path."""
+    above, mine = tmp_path / "h" / "a.jsonl", tmp_path / "h" / "b.jsonl"
+
+    def update(archive_above: str | None) -> str:
+        text = summary.update_message("more", mine, ["go on"], {}, (), all_users=["go on"], all_files={},
+                                      strategy="record", archive_above=archive_above).parts[0].content
+        assert isinstance(text, str)
+        return text
+
+    short = update(str(above))
+    assert "Its transcript: b.jsonl, in the directory of the one above." in short and str(mine) not in short
+    elsewhere = update(str(tmp_path / "other" / "a.jsonl"))
+    assert f"The transcript this record covers is at {mine}" in elsewhere
+    assert f"The transcript this record covers is at {mine}" in update(None)
+    assert len(short) < len(elsewhere)
+    head = summary.summary_message("steps", above, ["fix it"], "record")
+    assert summary.archive_named(head) == str(above)  # what an incremental compaction passes on
+    assert summary.archive_named(summary.summary_message("steps", None, [], "record")) is None
+
+
+def test_an_update_an_earlier_version_wrote_is_still_read_as_a_record():
+    """Sessions saved before the update's head was shortened: their updates are still the
+    program's own text and still hold a record, and a copy of that head inside a record is marked."""
+    legacy = summary.LEGACY_UPDATE_HEADS[0]
+    part = UserPromptPart(f"{legacy}\n<summary_record>\nRan the tests.\n</summary_record>")
+    head = ModelRequest(parts=[UserPromptPart(summary.SUMMARY_HEAD + "\n<summary_record>\nold\n</summary_record>"),
+                               part])
+    assert summary.is_synthetic_text(part.content)
+    assert summary.records_in(head) == ["old", "Ran the tests."]
+    assert summary.neutralise(legacy).startswith("[copied] ")
+
+
 def test_the_wording_of_earlier_versions_inside_a_record_is_still_marked_as_a_copy():
     """A record carried from a session an earlier version wrote may hold its lines; a tool output
     quoting them is no more the program's than one quoting today's."""

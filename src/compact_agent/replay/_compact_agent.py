@@ -34,7 +34,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEAD
+from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEADS
 from ..session.listing import NOT_FOLDING
 from ..session.store import Boundary, load_session_file
 from ._validity import make_valid
@@ -64,7 +64,7 @@ def strip_compaction(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         if isinstance(m, ModelRequest):
             parts = [p for p in m.parts if not (
                 (isinstance(p, UserPromptPart) and isinstance(p.content, str)
-                 and p.content.startswith((SUMMARY_MARK, UPDATE_HEAD)))
+                 and p.content.startswith((SUMMARY_MARK, *UPDATE_HEADS)))
                 or (isinstance(p, ToolReturnPart) and p.tool_call_id in restored))]
         else:
             parts = [p for p in m.parts if not (isinstance(p, ToolCallPart) and p.tool_call_id in restored)]

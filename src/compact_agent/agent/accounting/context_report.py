@@ -30,7 +30,7 @@ from pydantic_ai.messages import (
 )
 
 from ...config import Limits
-from ...context.compaction.summary import SUMMARY_MARK, UPDATE_HEAD
+from ...context.compaction.summary import SUMMARY_MARK, UPDATE_HEADS
 from ...context.decisions.fit import CARRIED
 from ...context.decisions.schedule import MIN_RESERVE
 from ...context.layers.digest import DIGEST_HEADER
@@ -102,7 +102,7 @@ def classify_part(part: Any) -> str:
         return "system"
     if isinstance(part, UserPromptPart):
         text = _text(part)
-        for head, cat in ((SUMMARY_MARK, "summary"), (UPDATE_HEAD, "summary"), (PLAN_HEAD, "plan"),
+        for head, cat in ((SUMMARY_MARK, "summary"), *((h, "summary") for h in UPDATE_HEADS), (PLAN_HEAD, "plan"),
                           (HOOK_HEAD, "context"), (MCP_HEAD, "context"), (CARRIED, "messages"),
                           (DIGEST_HEADER, "collapsed")):
             if text.startswith(head):

@@ -258,7 +258,8 @@ class Compactor(Keeper):
             # in it as it is (listing it again would show it twice).
             every = [*summary.carried_users(keep_head[0]), *self.user_texts(summarized)]
             head_msg = summary.update_message(text, archive_path, users, since, reads, all_users=every,
-                                              all_files=files, strategy=strategy)
+                                              all_files=files, strategy=strategy,
+                                              archive_above=summary.archive_named(keep_head[0]))
         else:
             head_msg = summary.summary_message(text, archive_path, users, strategy, files, reads)
         head_msg = summary.with_images(head_msg, self.kept_images(summarized, tail, overhead))
