@@ -9,6 +9,7 @@ An error the settings' own validators word (a number of tokens: cli_help.parse_t
 
 from __future__ import annotations
 
+import datetime
 import types
 import typing
 from typing import Any, NamedTuple
@@ -30,7 +31,7 @@ def said(field: FieldInfo | None, error: Any) -> str:
     if field is None or kind not in _KIND_ERRORS | _RANGE_ERRORS:
         return message
     loc = tuple(error.get("loc", ()))
-    given = _shown(error.get("input"))
+    given = shown(error.get("input"))
     if len(loc) > 1 and isinstance(loc[1], int):  # an item of a list setting
         return f"expected a list of text in quotes ([\"...\"]), and item {loc[1] + 1} is {given}"
     wanted = takes(field)
@@ -115,6 +116,18 @@ def _num(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else f"{value:,}"
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
+def shown(value: Any) -> str:
+    """A value as a config file writes it, or its kind in words where Python's form would be shown
+    (`{'a': 1}`, `None`, `True`, `datetime.date(…)`): `a table`, `null`, `true`, `a date`; text
+    in quotes (`'many'`), numbers as they are."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    kinds = ((dict, "a table"), (list | tuple, "a list"), (datetime.datetime, "a date and time"),
+             (datetime.date, "a date"), (datetime.time, "a time"))
+    for kind, words in kinds:
+        if isinstance(value, kind):
+            return words
+    text = repr(value) if isinstance(value, str | int | float) else "a value of another kind"
     return text if len(text) <= 60 else text[:59] + "…"

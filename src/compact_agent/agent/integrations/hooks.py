@@ -35,6 +35,7 @@ from typing import Any
 
 from ... import secrets
 from ...setting_names import meant
+from ...setting_values import shown
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
 BLOCKING = ("PreCompact",)  # the events whose hook may say no (exit 2, or "decision": "block")
@@ -115,6 +116,8 @@ def _commands(event: str, entry: Any, matcher: str, timeout: float) -> tuple[lis
     matcher = str(entry.get("matcher", matcher) or "")
     problems: list[str] = [f"unknown key {key}" + (meant(str(key), KEYS) or f" (a hook takes {', '.join(KEYS)})")
                            for key in entry if key not in KEYS]
+    if entry.get("matcher") is not None and not isinstance(entry["matcher"], str):  # `true` matched "True"
+        problems.append(f"matcher must be text (a pattern of the trigger or source), not {shown(entry['matcher'])}")
     if "hooks" in entry:
         inner = entry["hooks"]
         commands: list[HookCommand] = []

@@ -34,6 +34,7 @@ from typing import Any
 from pydantic_ai.toolsets import CombinedToolset, WrapperToolset
 
 from ...setting_names import meant
+from ...setting_values import shown
 from ..tools.base import tool_text
 
 MCP_HEAD = "[compact-agent: MCP servers]"
@@ -116,20 +117,37 @@ def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
         found.append((at, "give either command (stdio) or url (HTTP)"))
     for key in ("command", "url", "cwd"):  # a number there could never start a server
         if spec.get(key) is not None and not isinstance(spec[key], str):
-            found.append((f"{at}.{key}", f"expected a string, not {spec[key]!r}"))
-    if not isinstance(spec.get("args") or [], list):
-        found.append((f"{at}.args", f"expected a list of strings, not {spec['args']!r}"))
+            found.append((f"{at}.{key}", f"expected a string, not {shown(spec[key])}"))
+    args = spec.get("args")
+    if args is not None and not isinstance(args, list):
+        found.append((f"{at}.args", f"expected a list of strings, not {shown(args)}"))
+    elif args:  # a number is text to a server (`--port 8000`); a table or true would reach it as Python's
+        wrong = [n for n, arg in enumerate(args, 1) if not _text_like(arg)]
+        if wrong:
+            found.append((f"{at}.args", f"expected a list of strings, and item {wrong[0]} is {shown(args[wrong[0] - 1])}"))
     for key in ("env", "headers"):
-        if not isinstance(spec.get(key) or {}, dict):
-            found.append((f"{at}.{key}", f"expected a table, not {spec[key]!r}"))
+        table = spec.get(key)
+        if table is not None and not isinstance(table, dict):
+            found.append((f"{at}.{key}", f"expected a table, not {shown(table)}"))
+        elif table:
+            found += [(f"{at}.{key}.{k}", f"expected a string, not {shown(v)}") for k, v in table.items()
+                      if not _text_like(v)]
     timeout = spec.get("timeout", 30.0)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3_600:
-        found.append((f"{at}.timeout", f"expected seconds, more than 0 and at most 3,600, not {timeout!r}"))
+        found.append((f"{at}.timeout", f"expected seconds, more than 0 and at most 3,600, not {shown(timeout)}"))
+    for key in ("compactable", "instructions"):
+        if key in spec and not isinstance(spec[key], bool):  # bool("no") is true
+            found.append((f"{at}.{key}", f"expected true or false, not {shown(spec[key])}"))
     for key in spec:
         if key not in KEYS and key not in _TOLERATED:
             found.append((f"{at}.{key}", "unknown key" + (meant(str(key), KEYS)
                                                           or f" (a server takes {', '.join(KEYS)})")))
     return found
+
+
+def _text_like(value: Any) -> bool:
+    """Text, or a number a server gets as its text (`8000`); not a table, a list nor true."""
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 @dataclass
