@@ -36,7 +36,7 @@ from .cli_help import (
     value_option,
     wants_json,
 )
-from .cli_input import as_text, unquoted_prompt, with_stdin
+from .cli_input import as_text, misspelt_command, unquoted_prompt, with_stdin
 from .cli_settings import endpoint, load_settings, protect_key, routing_note, url_problem
 from .cli_warnings import route_library_warnings
 from .error_text import describe_error
@@ -351,12 +351,13 @@ def split_query(argv: list[str]) -> list[str]:
     words: list[str] = []  # positionals after the query: a prompt not in quotes
     known = takes_value | flags | {"--help", "-h"}
     unknown = False  # the argument before was an unknown option: this one may be its value
+    quoted = False  # the query came after `--`
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--":
             if query is None and i + 1 < len(argv):
-                query = argv[i + 1]
+                query, quoted = argv[i + 1], True  # `-- confg`: a prompt, whatever it resembles
                 out += argv[i + 2:]
             break
         if a in ("--resume", "-r") and (i + 1 == len(argv) or argv[i + 1].startswith("-")):
@@ -387,6 +388,10 @@ def split_query(argv: list[str]) -> list[str]:
         printing = print_mode(group, argv)
         raise OneLineUsage(unquoted_prompt([query, *words], printing, getattr(group, "commands", {})),
                            printing and wants_json(group, argv))
+    if query is not None and not quoted and (meant := misspelt_command(query, getattr(group, "commands", {}))):
+        printing = print_mode(group, argv)  # `compact-agent confg`: no prompt to pay a request for
+        raise OneLineUsage(f"{query!r} is not a command; did you mean {meant}? (to send it as a prompt: "
+                           f"compact-agent {'-p ' if printing else ''}-- {query})", printing and wants_json(group, argv))
     # The query first: an option left without its value at the end (`-p x --model`) must not take it.
     return (["--query", query] if query is not None else []) + out
 

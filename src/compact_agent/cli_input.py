@@ -71,3 +71,38 @@ def unquoted_prompt(words: list[str], printing: bool, commands: Iterable[str]) -
         text = text[:57].rsplit(" ", 1)[0] + " …"
     quoted = shlex.quote(text) if any(c in text for c in '"$`\\!') else f'"{text}"'
     return f"a prompt of several words goes in quotes, as one argument: compact-agent {'-p ' if printing else ''}{quoted}"
+
+
+def misspelt_command(word: str, commands: Iterable[str]) -> str | None:
+    """The command a lone QUERY misspells (`confg`: config, `anlyze`: analyze, `Sessions`: sessions),
+    or None: it is a prompt. Taken for a prompt, such a word started a REPL whose first request paid
+    for it, or a `-p` turn the model answered with a guess.
+
+    The rule: one word of letters alone (a prompt of one word that is no typo, `hello`, `explain`,
+    `continue`, `status`, `fix`, `review`, `test`, is none of the below; `hello?` or `fix-it` has
+    more than letters), that ignoring case is a command's name, or one edit from it (a letter
+    added, dropped, changed, or two next to each other swapped: `cofnig`), two from a name of seven
+    letters or more (`anaylse`), a name with more after it (`configure`, `analyzer`), or its
+    first four letters or more (`conf`). `help` is not among the names: `hello` is one edit from
+    it. A word so refused is sent as a prompt after `--` (`compact-agent -p -- analyse`)."""
+    if not word.isascii() or not word.isalpha():
+        return None
+    typed = word.lower()
+    for name in commands:
+        if typed == name or (len(typed) >= 4 and name.startswith(typed)) or typed.startswith(name):
+            return name
+        if _edits(typed, name) <= (2 if len(name) >= 7 and typed[:2] == name[:2] else 1):
+            return name
+    return None
+
+
+def _edits(a: str, b: str) -> int:
+    """The edits from `a` to `b`: letters added, dropped or changed, two next to each other swapped
+    (the optimal string alignment distance)."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
