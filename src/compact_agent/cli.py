@@ -376,10 +376,10 @@ def split_query(argv: list[str]) -> list[str]:
             return out + argv[i:]
         if query is None and a == "help" and i == len(argv) - 1:
             return [*out, "--help"]  # `compact-agent help` is help, not a first message
-        if query is None:
+        if unknown:  # click says the unknown option (`-p x --contxt-window 3`, `--modle x -p hi`)
+            out.append(a)
+        elif query is None:
             query = a
-        elif unknown:
-            out.append(a)  # click says the unknown option (`-p x --contxt-window 3`)
         else:
             words.append(a)
         unknown = False

@@ -36,3 +36,14 @@ def test_a_subcommand_suggests_its_own_options(cli):
     assert cli("sessions", "--al").stderr == \
         "compact-agent: no such option --al; did you mean --all? (see compact-agent sessions --help)\n"
     assert cli("config", "--bogus").stderr == "compact-agent: no such option --bogus (see compact-agent config --help)\n"
+
+
+@pytest.mark.parametrize("args", [("--modle", "deepseek-chat", "-p", "hi"), ("--modle", "x", "-p", "fix it"),
+                                  ("-y", "--modle", "x", "hi")])
+def test_an_unknown_option_before_the_prompt_is_said_not_its_value_taken_for_the_prompt(cli, args):
+    """`--modle x -p hi` took `x` for the prompt and `hi` for a second word of it: 'a prompt of several
+    words goes in quotes, as one argument: compact-agent -p "x hi"', the typo never said."""
+    res = cli(*args)
+    assert (res.code, res.stderr) == (2, "compact-agent: no such option --modle; did you mean --model? "
+                                         "(see compact-agent --help)\n")
+    assert cli.sessions() == []
