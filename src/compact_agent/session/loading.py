@@ -22,7 +22,7 @@ from .last_run import _ends_at_results, _prompts_settled, _unanswered, _unsent_p
 from .lines import KINDS, _file_lines, _in_parent_order, _parse_lines, readable_entries
 from .lines import MAX_LINE_BYTES as MAX_LINE_BYTES  # the cap a load reads lines with (a test lowers it here)
 from .load_warnings import LoadProblems
-from .repair import _broken_pairs, _runnable
+from .repair import _broken_pairs, _runnable, handed_back
 
 # What was imported from here before the reading was split by concept.
 __all__ = ["KINDS", "MAX_LINE_BYTES", "_broken_pairs", "_file_lines", "load_session_file", "readable_entries",
@@ -90,6 +90,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.unanswered, found.never_sent = _unanswered(messages, unsent)
     found.at_work = not found.unanswered and _ends_at_results(messages)
     messages, found.repaired = _runnable(messages)
+    messages = handed_back(messages)  # numbered as the process that saved them numbers them
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     if on_last_id:
         on_last_id(last_id)

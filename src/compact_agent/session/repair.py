@@ -3,7 +3,8 @@
 A crash between saving a tool call and its result, or a hand-edited file, leaves calls without
 results or results without calls; the next request would be rejected. `_runnable` repairs such a
 history (and leaves an intact one untouched, so the prompt-cache prefix holds across a reload);
-`_broken_pairs` is the check.
+`_broken_pairs` is the check. `handed_back` gives a history the shape pydantic-ai gives it back in,
+so that every process numbers its messages alike.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelRequest,
     ModelResponse,
     RetryPromptPart,
     ToolCallPart,
@@ -48,6 +50,37 @@ def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
     while keep and _broken_pairs(fixed[:keep]):
         keep -= 1
     return fixed[:keep], f"dropped {plural(len(fixed) - keep, 'message')} after a tool call/result mix-up"
+
+
+def handed_back(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """`messages` as pydantic-ai hands them back from the next run they are given to: adjacent
+    requests joined into one (a file attached with `@`, sent as a read_file call and its results
+    before the prompt's request; a hook's context), as every request sends them already. The numbers
+    `/history` shows and `/compact --from N` takes are positions in the history: the process that
+    ran such a turn, the same process after its next turn, and a session resumed from the file (which
+    keeps the requests as they were saved) number them alike. Requests after the last answer stay
+    apart: a turn that ended unanswered is retried or closed by what they are (unfinished.py).
+    Deterministic and idempotent, the messages not joined the same objects; answers stay as they are."""
+    end = next((i + 1 for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], ModelResponse)), 0)
+    out: list[ModelMessage] = []
+    i = 0
+    while i < end:
+        j = i
+        while j < end and isinstance(messages[j], ModelRequest):
+            j += 1
+        if j - i < 2:
+            out.append(messages[i])
+            i += 1
+            continue
+        # Joined by pydantic-ai's own repair, with the answer before them whose calls they answer.
+        before = out[-1:] if out and isinstance(out[-1], ModelResponse) else []
+        try:
+            joined = repair_messages([*before, *messages[i:j]], repair_last_response=False)
+        except Exception:  # noqa: BLE001 - left as they are: pydantic-ai joins them at the next run
+            joined = [*before, *messages[i:j]]
+        out[len(out) - len(before):] = joined
+        i = j
+    return [*out, *messages[end:]] if end else messages
 
 
 def _drop_misplaced_results(messages: Sequence[ModelMessage]) -> list[ModelMessage]:

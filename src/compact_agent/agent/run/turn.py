@@ -25,6 +25,7 @@ from ...context.layers.budget import ToolResultBudget
 from ...context.plumbing.events import Budget, Event
 from ...context.plumbing.tokens import text_tokens
 from ...error_text import describe_error
+from ...session.repair import handed_back
 from ..tools.toolset import mention_messages
 from .attachments import Attachment, previewed
 from .attachments import find as find_attachments
@@ -192,7 +193,9 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
         _recover(s)
         _save_cut(s, partial)
         raise
-    all_msgs = result.all_messages()
+    # In the shape the next turn gets it back in (an attachment's request joined with the prompt's):
+    # numbered now as it will be then, and as the session resumed from the file is.
+    all_msgs = handed_back(result.all_messages())
     s.cm.persist(all_msgs)
     s.messages = all_msgs
     s.turns += 1
