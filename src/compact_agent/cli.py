@@ -369,6 +369,7 @@ def split_query(argv: list[str]) -> list[str]:
             unknown = not names_option(a, known, flags) and a[:2] not in takes_value  # `-mNAME` is known
             if value_option(a, takes_value, flags) is not None and i + 1 < len(argv):  # also `-pm NAME`
                 out.append(argv[i + 1])
+                unknown = False  # its value taken: the next word is none of it
                 i += 1
             i += 1
             continue
