@@ -19,14 +19,15 @@ class SettingsError(ValueError):
     """A config file or value the user must fix; the message is one line."""
 
 
-def check_together(settings: Settings, sources: dict[str, str], files: dict[str, str]) -> None:
+def check_together(settings: Settings, sources: dict[str, str], files: dict[str, str]) -> list[str]:
     """Values each in range that contradict each other (a collapse that commits above the point where
-    it holds off compaction, session notes that must keep more than they may) are refused in one
-    line naming both settings as a file writes them and where each came from. The pairs are the
-    pipeline's own (`context.plumbing.settings`), so a pair it adds is checked here too; whatever
-    else it refuses is said without its class name."""
+    it holds off compaction, session notes that must keep more than they may), each pair in one
+    line naming both settings as a file writes them and where each came from; every pair, not the
+    first alone. The pairs are the pipeline's own (`context.plumbing.settings`), so a pair it adds is
+    checked here too; whatever else it refuses is said without its class name."""
     from .context.plumbing.settings import _ORDER
 
+    problems = []
     for below, above, applies in _ORDER:
         low, high = getattr(settings, below), getattr(settings, above)
         if low > high and applies(settings):  # type: ignore[arg-type]  # reads the fields both share
@@ -36,13 +37,16 @@ def check_together(settings: Settings, sources: dict[str, str], files: dict[str,
                 said = f"{below} = {low!r} must be at most {above} = {high!r} ({both})"
             else:
                 said = f"{below} = {low!r} ({_from(first)}) must be at most {above} = {high!r} ({_from(second)})"
-            raise SettingsError(f"{said}: lower the first or raise the second")
+            problems.append(f"{said}: lower the first or raise the second")
+    if problems:  # the pipeline would refuse the first of them again
+        return problems
     try:
         settings.compaction()
     except (TypeError, ValueError) as e:
         from .error_text import first_line
 
-        raise SettingsError(f"bad setting: {first_line(e).replace('CompactionSettings.', '')}") from None
+        return [f"bad setting: {first_line(e).replace('CompactionSettings.', '')}"]
+    return []
 
 
 def buffer_note(buffer: int, used: int, window: int, threshold: int, where: str) -> str | None:
@@ -56,19 +60,25 @@ def buffer_note(buffer: int, used: int, window: int, threshold: int, where: str)
             f"tenth of it); using {used:,} instead: auto-compaction at {threshold:,} tokens")
 
 
-def check_dirs(dirs: list[str], cwd: Path, where: str, warnings: list[str]) -> None:
-    """`extra_dirs` are folders (relative ones in the working directory): a file there is a mistake
-    to stop at, as `--add-dir FILE` is; a folder not there (yet) is a warning, since a user file's
-    list is read in every project."""
+def check_dirs(dirs: list[str], cwd: Path, where: str, warnings: list[str]) -> list[str]:
+    """`extra_dirs` are folders (relative ones in the working directory): files there are a mistake
+    to stop at, as `--add-dir FILE` is, all named in one line; a folder not there (yet) is a
+    warning, since a user file's list is read in every project."""
+    files = []
     for entry in dirs:
         path = Path(entry).expanduser()
         path = path if path.is_absolute() else cwd / path
         if path.is_dir():
             continue
         if path.exists():
-            raise SettingsError(f"bad value for extra_dirs (from {where}): {entry} is a file, not a folder; "
-                                "list folders there")
+            files.append(entry)
+            continue
         warnings.append(f"extra_dirs (from {where}): no such folder {path}; kept in the list")
+    if not files:
+        return []
+    are = f"{files[0]} is a file, not a folder" if len(files) == 1 else \
+        f"{', '.join(files[:-1])} and {files[-1]} are files, not folders"
+    return [f"bad value for extra_dirs (from {where}): {are}; list folders there"]
 
 
 def _from(origin: str) -> str:

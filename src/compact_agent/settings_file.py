@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -43,10 +41,9 @@ from pydantic import ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from .config import LISTS, Settings
-from .regular_file import NotRegular, TooLarge, read_capped
 from .secrets import hide_url_passwords
 from .setting_names import ALIASES, FILE_ONLY, did_you_mean, unknown_variables
-from .setting_values import Bad, bad_values, said
+from .setting_values import Bad, bad_values, said, shown
 from .settings_checks import (
     MERGED,
     check_dirs,
@@ -58,6 +55,8 @@ from .settings_checks import (
 )
 from .settings_checks import SettingsError as SettingsError  # where the command line and /config catch it
 from .settings_env import env_values
+from .settings_toml import read_or_say
+from .settings_toml import read_toml as read_toml  # where the instructions' tests read a file
 
 PROJECT_FILE = ".compact-agent.toml"
 #: Settings a project file may set only for a trusted project: they run code or widen access, or
@@ -102,10 +101,6 @@ class Loaded:
         return self.files.get(source, source)
 
 
-#: A config file is a few hundred bytes; one past this is a mistake or a trap (`-> /dev/zero`).
-MAX_CONFIG_BYTES = 1_000_000
-
-
 def with_changes(loaded: Loaded, source: str, *, append: bool = False, **values: Any) -> Loaded:
     """`loaded` with `values` set by `source` ("flag", "/model"): what a session really runs with,
     for `/config`. `append`: lists join the files' (`--add-dir`, `--allowed-tools 'bash(...)'`)."""
@@ -120,53 +115,6 @@ def with_changes(loaded: Loaded, source: str, *, append: bool = False, **values:
         was = sources.get(key, "default")
         sources[key] = f"{was} + {source}" if append and was != "default" else source
     return replace(loaded, settings=loaded.settings.model_copy(update=update), sources=sources) if update else loaded
-
-
-def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES, named_by: str = "") -> dict[str, Any]:
-    """The file's table, {} when it does not exist; SettingsError (one line) when it is unreadable,
-    not a regular file (a FIFO would hang start-up, `/dev/stdin` would parse the piped prompt) or
-    larger than `cap`. `named_by`: the variable that named the path, which the line then names
-    with what to do (`COMPACT_AGENT_CONFIG=/etc` is a folder, no config file)."""
-    point = f" (named by {named_by}: point it at a config file, or unset it)" if named_by else ""
-    text = ""
-    try:
-        text = read_capped(path, cap).decode("utf-8")
-        return tomllib.loads(text)
-    except FileNotFoundError:
-        return {}
-    except NotRegular:
-        raise SettingsError(f"{path}: not a regular file; not read{point}") from None
-    except TooLarge:
-        raise SettingsError(f"{path}: larger than {cap} bytes; not read{point}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise SettingsError(f"{path}: not valid TOML ({e}){f' (named by {named_by})' if named_by else ''}"
-                            f"{quote_hint(text, str(e))}") from None
-    except UnicodeDecodeError as e:
-        raise SettingsError(f"{path}: not UTF-8 text (byte {e.start}){point}") from None
-    except OSError as e:
-        raise SettingsError(f"{path}: cannot read ({e.strerror or e}){point}") from None
-
-
-_AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
-_UNQUOTED = re.compile(r"""\s*([\w.-]+)\s*=\s*([^\s"'\[{#]\S*?)\s*(?:#.*)?""")
-
-
-def quote_hint(text: str, error: str) -> str:
-    """`; write text in quotes: context_window = "32k"` when the line TOML stopped at gives a
-    setting a bare word (`context_window = 32k`, as a window is written on the command line)."""
-    at = _AT_LINE.search(error)
-    lines = text.splitlines()
-    if at is None or not 1 <= int(at.group(1)) <= len(lines):
-        return ""
-    line = _UNQUOTED.fullmatch(lines[int(at.group(1)) - 1])
-    if line is None:
-        return ""
-    key, value = line.groups()
-    try:
-        tomllib.loads(f"x = {value}")
-        return ""  # a value TOML takes: the trouble is elsewhere on the line
-    except tomllib.TOMLDecodeError:
-        return f"; write text in quotes: {key} = {json.dumps(value)}"
 
 
 def flatten(doc: dict[str, Any], where: str, warnings: list[str]) -> dict[str, Any]:
@@ -231,6 +179,16 @@ def _as_list(v: Any) -> list[Any]:
     return list(v) if isinstance(v, list) else [v]
 
 
+def _trust_problem(listed: Any) -> str | None:
+    """Why `trusted_projects` is not a list of paths (a path alone, or a number, trusted nothing
+    without a word), in a config file's words; None when it is one."""
+    wanted = 'expected a list of directory paths (trusted_projects = ["/home/me/project"])'
+    if not isinstance(listed, list):
+        return f"{wanted}, not {shown(listed)}"
+    wrong = [n for n, path in enumerate(listed, 1) if not isinstance(path, str)]
+    return f"{wanted}, and item {wrong[0]} is {shown(listed[wrong[0] - 1])}" if wrong else None
+
+
 def _is_trusted(cwd: Path, user: dict[str, Any]) -> bool:
     listed = user.get("trusted_projects") or []
     if not isinstance(listed, list):
@@ -248,21 +206,21 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
     user_path = user_config_path()
     project_path = cwd / PROJECT_FILE
     named_by = "COMPACT_AGENT_CONFIG" if os.environ.get("COMPACT_AGENT_CONFIG") else ""
-    user = flatten(read_toml(user_path, named_by=named_by), str(user_path), warnings)
-    project = flatten(read_toml(project_path), str(project_path), warnings)
-    listed = user.get("trusted_projects", [])
-    if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
-        raise SettingsError(f"{user_path}: trusted_projects must be a list of directory paths "
-                            f"(trusted_projects = [\"/home/me/project\"]), not {listed!r}")
+    unread: list[str] = []  # a file that is not TOML says its parse error, beside every other problem
+    user = flatten(read_or_say(user_path, unread, named_by), str(user_path), warnings)
+    project = flatten(read_or_say(project_path, unread), str(project_path), warnings)
+    bad: list[Bad] = []  # every bad value, said together
+    if (wrong := _trust_problem(user.get("trusted_projects", []))) is not None:
+        bad.append(Bad("trusted_projects", f"from {user_path}", wrong))
     trusted = _is_trusted(cwd, user)
-    project.pop("trusted_projects", None)
+    if project.pop("trusted_projects", None) is not None:  # a repository must not trust itself
+        warnings.append(f"{project_path}: trusted_projects is read only from the user file ({user_path}); ignored")
     if not trusted:
         for key in sorted(TRUST_NEEDED & project.keys()):
             project.pop(key)
             warnings.append(f"{project_path}: {key} ignored: the project is not trusted (add "
                             f"{str(cwd.resolve())!r} to trusted_projects in {user_path})")
     user.pop("trusted_projects", None)
-    bad: list[Bad] = []  # every bad value, said together
     for table, path in ((user, user_path), (project, project_path)):  # each file's own, so its line names it
         bad += check_extensions(table, str(path))
     files = {"user file": str(user_path), "project file": str(project_path)}
@@ -302,12 +260,14 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
             if key not in {b.key for b in bad}:
                 named = _named(sources.get(key, "default"), files, remembered_by)
                 bad.append(Bad(key, named, said(Settings.model_fields.get(key), err)))
-    if bad or settings is None:
-        raise SettingsError(bad_values(bad))
+    if unread or bad or settings is None:
+        raise SettingsError("; ".join([*unread, bad_values(bad)] if bad else unread))
     for key in Settings.model_fields:
         sources.setdefault(key, "default")
-    check_together(settings, sources, files)
-    check_dirs(settings.extra_dirs, cwd, origin(sources["extra_dirs"], files), warnings)
+    clashes = check_together(settings, sources, files)  # values each in range, all said in one line
+    clashes += check_dirs(settings.extra_dirs, cwd, origin(sources["extra_dirs"], files), warnings)
+    if clashes:
+        raise SettingsError("; ".join(clashes))
     return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
 
 

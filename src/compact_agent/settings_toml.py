@@ -1,0 +1,73 @@
+"""Reading one config file: its TOML table, or one line saying why it cannot be read (not a
+regular file, too large, not UTF-8, not TOML, with a hint when a bare word wants quotes). The
+settings themselves: settings_file.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .regular_file import NotRegular, TooLarge, read_capped
+from .settings_checks import SettingsError
+
+#: A config file is a few hundred bytes; one past this is a mistake or a trap (`-> /dev/zero`).
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES, named_by: str = "") -> dict[str, Any]:
+    """The file's table, {} when it does not exist; SettingsError (one line) when it is unreadable,
+    not a regular file (a FIFO would hang start-up, `/dev/stdin` would parse the piped prompt) or
+    larger than `cap`. `named_by`: the variable that named the path, which the line then names
+    with what to do (`COMPACT_AGENT_CONFIG=/etc` is a folder, no config file)."""
+    point = f" (named by {named_by}: point it at a config file, or unset it)" if named_by else ""
+    text = ""
+    try:
+        text = read_capped(path, cap).decode("utf-8")
+        return tomllib.loads(text)
+    except FileNotFoundError:
+        return {}
+    except NotRegular:
+        raise SettingsError(f"{path}: not a regular file; not read{point}") from None
+    except TooLarge:
+        raise SettingsError(f"{path}: larger than {cap} bytes; not read{point}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SettingsError(f"{path}: not valid TOML ({e}){f' (named by {named_by})' if named_by else ''}"
+                            f"{quote_hint(text, str(e))}") from None
+    except UnicodeDecodeError as e:
+        raise SettingsError(f"{path}: not UTF-8 text (byte {e.start}){point}") from None
+    except OSError as e:
+        raise SettingsError(f"{path}: cannot read ({e.strerror or e}){point}") from None
+
+
+_AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+_UNQUOTED = re.compile(r"""\s*([\w.-]+)\s*=\s*([^\s"'\[{#]\S*?)\s*(?:#.*)?""")
+
+
+def quote_hint(text: str, error: str) -> str:
+    """`; write text in quotes: context_window = "32k"` when the line TOML stopped at gives a
+    setting a bare word (`context_window = 32k`, as a window is written on the command line)."""
+    at = _AT_LINE.search(error)
+    lines = text.splitlines()
+    if at is None or not 1 <= int(at.group(1)) <= len(lines):
+        return ""
+    line = _UNQUOTED.fullmatch(lines[int(at.group(1)) - 1])
+    if line is None:
+        return ""
+    key, value = line.groups()
+    try:
+        tomllib.loads(f"x = {value}")
+        return ""  # a value TOML takes: the trouble is elsewhere on the line
+    except tomllib.TOMLDecodeError:
+        return f"; write text in quotes: {key} = {json.dumps(value)}"
+
+
+def read_or_say(path: Path, unread: list[str], named_by: str = "") -> dict[str, Any]:
+    """`read_toml`'s table, or {} with its one line added to `unread`."""
+    try:
+        return read_toml(path, named_by=named_by)
+    except SettingsError as e:
+        unread.append(str(e))
+        return {}
