@@ -200,8 +200,13 @@ def usage_line(e: Any, command_path: str, command: Any = None) -> str:
         return f"{command_path.split()[-1]} needs {getattr(param, 'metavar', None) or param.name} ({see})"
     if name is not None and kind == "BadParameter":
         return f"{name}: {message}"
+    if (extra := _EXTRA.search(message)) is not None:  # `config model`: click's 'Got unexpected extra argument(s)'
+        return f"{command_path.split()[-1]} takes no arguments, not {extra[1]!r} ({see})"
     text = e.format_message().strip().rstrip(".")
     return f"{text[:1].lower()}{text[1:]} ({see})"
+
+
+_EXTRA = re.compile(r"unexpected extra arguments?(?:\(s\))? \((.*)\)$")
 
 
 #: How alike an unknown option and a real one must be to be suggested (difflib's ratio). Click

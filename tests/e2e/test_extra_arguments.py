@@ -1,0 +1,25 @@
+"""A word given to a command that takes none is one line naming the command: `compact-agent config
+model` (one setting asked for) said click's 'got unexpected extra argument(s) (model)'."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("config", "model"), "config takes no arguments, not 'model' (see compact-agent config --help)"),
+    (("config", "a", "b"), "config takes no arguments, not 'a b' (see compact-agent config --help)"),
+    (("sessions", "x"), "sessions takes no arguments, not 'x' (see compact-agent sessions --help)"),
+])
+def test_an_argument_to_a_command_that_takes_none_is_one_line(cli, args, said):
+    res = cli(*args)
+    assert (res.code, res.stderr, res.stdout) == (2, f"compact-agent: {said}\n", "")
+
+
+def test_asked_for_json_the_line_is_its_error_object(cli):
+    res = cli("config", "--json", "model")
+    said = "config takes no arguments, not 'model' (see compact-agent config --help)"
+    assert res.code == 2 and res.stderr == f"compact-agent: {said}\n"
+    assert json.loads(res.stdout) == {"error": said}
