@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import platformdirs
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .cli_help import parse_tokens
 from .context.plumbing.settings import CompactionSettings, Limits
 from .price_setting import ModelPrices, parse_prices
+from .setting_values import base_type
 
 __all__ = ["Limits", "Settings", "home_dir"]
 
@@ -127,6 +129,17 @@ class Settings(BaseSettings):
     hook_timeout_s: ShortSeconds = 10.0
     mcp_servers: dict[str, Any] = {}
     compactable_tools: list[str] = []  # more tools whose old results microcompact may clear
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _true_is_no_number(cls, value: Any, info: ValidationInfo) -> Any:
+        """`true` where a number goes is a bad value: pydantic takes it as 1, and `read_max_bytes =
+        true` read one byte of every file, `bash_timeout_s = true` gave commands a second."""
+        if isinstance(value, bool) and info.field_name in cls.model_fields:
+            kind = base_type(cls.model_fields[info.field_name].annotation)
+            if kind in (int, float):
+                raise PydanticCustomError("int_type" if kind is int else "float_type", "expected a number, not true or false")
+        return value
 
     def compaction(self) -> CompactionSettings:
         """The library's settings, taken from these (same names, same defaults)."""

@@ -68,7 +68,7 @@ def bad_values(found: list[Bad]) -> str:
 
 def takes(field: FieldInfo) -> str:
     """What a setting's value is: `a whole number from 0 to 10`, `true or false`, `text in quotes`."""
-    base = _base(field.annotation)
+    base = base_type(field.annotation)
     if base is bool:
         return "true or false"
     if base is str:
@@ -101,14 +101,14 @@ def takes(field: FieldInfo) -> str:
     return noun
 
 
-def _base(annotation: Any) -> Any:
+def base_type(annotation: Any) -> Any:
     """int, float, bool, str, list or dict: the type under `X | None` and `Annotated`."""
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
-        return _base(typing.get_args(annotation)[0])
+        return base_type(typing.get_args(annotation)[0])
     if origin in (typing.Union, types.UnionType):
         kinds = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return _base(kinds[0]) if len(kinds) == 1 else annotation
+        return base_type(kinds[0]) if len(kinds) == 1 else annotation
     return origin or annotation
 
 
