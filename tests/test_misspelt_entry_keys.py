@@ -56,3 +56,22 @@ def test_a_misspelt_key_of_a_hook_is_said(entry: dict[str, object], said: str) -
 def test_a_misspelt_timeout_of_a_hook_in_a_file(user_config: Path, tmp_path: Path) -> None:
     user_config.write_text('[[hooks.PostCompact]]\ncommand = "./log.sh"\ntimout = 5\n')
     assert refused(tmp_path) == f"{user_config}: hooks.PostCompact: unknown key timout (did you mean timeout?)"
+
+
+@pytest.mark.parametrize(("key", "meant"), [("PreCompcat", "PreCompact"), ("hook_timout_s", "hook_timeout_s")])
+def test_a_misspelt_event_or_setting_under_hooks_is_said_with_the_one_meant(user_config: Path, tmp_path: Path,
+                                                                            key: str, meant: str) -> None:
+    """`hook_timout_s = 20` under [hooks] was 'not a hook event', nothing said of the setting it is like."""
+    user_config.write_text(f'[hooks]\n{key} = "x"\n')
+    assert refused(tmp_path) == (f"{user_config}: unknown hook event '{key}' (did you mean {meant}?); expected one "
+                                 "of PreCompact, PostCompact, SessionStart")
+    user_config.write_text(f'autocompact_buffer = -5\n[hooks]\n{key} = "x"\n')
+    assert f"hooks.{key}: not a hook event (the events are PreCompact, PostCompact and SessionStart; did you mean " \
+        f"{meant}?)" in refused(tmp_path)
+
+
+def test_a_misspelt_setting_under_mcp_servers_is_said_with_the_one_meant(user_config: Path, tmp_path: Path) -> None:
+    """`compactable_tool = ["x"]` under [mcp_servers] was a server that is no table, nothing said of the setting."""
+    user_config.write_text('[mcp_servers]\ncompactable_tool = ["docs_search"]\n')
+    assert refused(tmp_path) == (f"{user_config}: mcp_servers.compactable_tool: expected a table (a server; did you "
+                                 "mean the setting compactable_tools?)")

@@ -58,7 +58,7 @@ def test_every_bad_hook_and_server_of_a_file_with_the_other_bad_values(user_conf
     line = refused(tmp_path)
     assert line == (
         f"bad values for 6 settings: hooks.PreKompact (from {user_config}): not a hook event (the events are PreCompact, "
-        f"PostCompact and SessionStart); hooks.PreCompact (from {user_config}): hook 1: timeout must be a positive number "
+        f"PostCompact and SessionStart; did you mean PreCompact?); hooks.PreCompact (from {user_config}): hook 1: timeout must be a positive number "
         f"of seconds; hooks.PreCompact (from {user_config}): hook 3: timeout must be a positive number of seconds; "
         f"mcp_servers.docs (from {user_config}): give either command (stdio) or url (HTTP); mcp_servers.web.timeout "
         f"(from {user_config}): expected seconds, more than 0 and at most 3,600, not 0; autocompact_buffer (from {user_config}): "

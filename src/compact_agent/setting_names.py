@@ -42,8 +42,14 @@ def did_you_mean(key: str, prefix: str = "") -> str:
 def meant(key: str, known: Sequence[str]) -> str:
     """` (did you mean timeout?)` for a key like one of `known` (an MCP server's or a hook's keys,
     the settings' names), else ""."""
+    close = closest(key, known)
+    return f" (did you mean {close}?)" if close else ""
+
+
+def closest(key: str, known: Sequence[str]) -> str | None:
+    """The one of `known` that `key` is most like, if it is like one (a typo of it)."""
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
-    return f" (did you mean {close[0]}?)" if close else ""
+    return close[0] if close else None
 
 
 def unknown_variables(environ: Mapping[str, str], user_file: Path) -> list[str]:

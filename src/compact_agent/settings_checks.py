@@ -109,7 +109,8 @@ def hook_problems(hooks: dict[str, Any], where: str) -> list[Bad]:
     """Every hook that could never run, each event's (and each of its commands') on its own: the
     first one stopped start-up, and the next was said once it was fixed. `where`: the file or
     variable the table came from."""
-    from .agent.integrations.hooks import EVENTS, HookConfigError, parse_hooks
+    from .agent.integrations.hooks import EVENTS, LIKE_EVENTS, HookConfigError, parse_hooks
+    from .setting_names import closest
 
     timeout_s = Settings.model_fields["hook_timeout_s"].default  # a hook's own timeout is checked, not this
     bad: list[Bad] = []
@@ -120,7 +121,8 @@ def hook_problems(hooks: dict[str, Any], where: str) -> list[Bad]:
                 parse_hooks({event: spec}, timeout_s)
             except HookConfigError as e:
                 events = f"{', '.join(EVENTS[:-1])} and {EVENTS[-1]}"
-                bad.append(Bad(key, f"from {where}", f"not a hook event (the events are {events})", f"{where}: {e}"))
+                guess = f"; did you mean {like}?" if (like := closest(str(event), LIKE_EVENTS)) else ""
+                bad.append(Bad(key, f"from {where}", f"not a hook event (the events are {events}{guess})", f"{where}: {e}"))
             continue
         entries = spec if isinstance(spec, list) else [spec]
         for n, entry in enumerate(entries, 1):

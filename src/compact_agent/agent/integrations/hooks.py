@@ -38,6 +38,8 @@ from ...setting_names import meant
 from ...setting_values import shown
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
+#: What a key under [hooks] may be meant as: an event, or the setting that may sit beside them.
+LIKE_EVENTS = (*EVENTS, "hook_timeout_s")
 BLOCKING = ("PreCompact",)  # the events whose hook may say no (exit 2, or "decision": "block")
 BLOCK_EXIT = 2
 #: The keys of a hook's table, in both shapes (parse_hooks); any other is a mistake to say: a
@@ -92,7 +94,8 @@ def parse_hooks(table: dict[str, Any] | None, default_timeout_s: float = 10.0) -
     out: list[HookCommand] = []
     for event, spec in (table or {}).items():
         if event not in EVENTS:
-            raise HookConfigError(f"unknown hook event {event!r}; expected one of {', '.join(EVENTS)}")
+            raise HookConfigError(f"unknown hook event {event!r}{meant(str(event), LIKE_EVENTS)}; "
+                                  f"expected one of {', '.join(EVENTS)}")
         for entry in spec if isinstance(spec, list) else [spec]:
             out += _entry(event, entry, "", default_timeout_s)
     return out

@@ -33,7 +33,8 @@ from typing import Any
 
 from pydantic_ai.toolsets import CombinedToolset, WrapperToolset
 
-from ...setting_names import meant
+from ...config import Settings
+from ...setting_names import closest, meant
 from ...setting_values import shown
 from ..tools.base import tool_text
 
@@ -111,8 +112,10 @@ def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     if not _NAME.match(name):
         found.append((at, "a server name is letters, digits, _ and - (it prefixes tool names)"))
-    if not isinstance(spec, dict):
-        return [*found, (at, "expected a table")]
+    if not isinstance(spec, dict):  # under [mcp_servers], a setting's name that is not quite one
+        setting = closest(name, [k for k in Settings.model_fields if k not in ("hooks", "mcp_servers")])
+        return [*found, (at, f"expected a table (a server; did you mean the setting {setting}?)" if setting
+                         else "expected a table")]
     if bool(spec.get("command")) == bool(spec.get("url")):
         found.append((at, "give either command (stdio) or url (HTTP)"))
     for key in ("command", "url", "cwd"):  # a number there could never start a server
