@@ -46,6 +46,7 @@ BLOCK_EXIT = 2
 #: `timout = 5` was ignored without a word, and the hook ran with the default timeout.
 KEYS = ("type", "command", "timeout", "matcher", "hooks")
 MAX_OUTPUT_CHARS = 10_000
+MAX_TIMEOUT_S = 600  # a hook's own timeout, as hook_timeout_s (config.ShortSeconds)
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
@@ -134,6 +135,8 @@ def _commands(event: str, entry: Any, matcher: str, timeout: float) -> tuple[lis
     t = entry.get("timeout", timeout)
     if isinstance(t, bool) or not isinstance(t, int | float) or t <= 0:
         problems.append("timeout must be a positive number of seconds")
+    elif not t <= MAX_TIMEOUT_S:  # inf and nan too: a hook that hangs must not hold a compaction for ever
+        problems.append(f"timeout must be at most {MAX_TIMEOUT_S} seconds, not {shown(t)}")
     if problems:
         return [], problems
     return [HookCommand(event, entry["command"], matcher, float(t))], []
