@@ -39,6 +39,11 @@ def test_demo_prints_figures_not_dicts_and_removes_its_folder(tmp_path, monkeypa
     compactions = re.search(r"compactions in this session: (\d+)", said)
     assert compactions is not None and int(compactions.group(1)) >= 1, said
     assert "compacted early (auto" in said and "priced as deepseek-chat" in said
+    # The header's threshold is the first one: the compaction lines name a higher one once answers
+    # prove short, and the header says it moves rather than read as a contradiction.
+    start = re.search(r"auto-compact threshold ([\d,]+) at the start, raised as answers prove short", said)
+    named = [int(t.replace(",", "")) for t in re.findall(r"more to the ([\d,]+) threshold", said)]
+    assert start is not None and named and max(named) > int(start.group(1).replace(",", "")), said
     assert "{'" not in text  # no raw dict
     assert not list(tmp_path.glob("compact-agent-demo-*"))
     lines = text.splitlines()

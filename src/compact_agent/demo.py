@@ -184,8 +184,10 @@ async def run_demo(repo: Path, home: Path, console: Console) -> Path:
     session = AgentSession(opts, on_event=on_event,
                            on_compact_start=lambda t, n: console.print(f"  [magenta]compacting ({t}) {n:,} tokens…[/]"))
     console.rule("[bold]compact-agent demo[/] — a SCRIPTED STAND-IN model, all else real")  # fits 80 columns
-    console.print(f"window 20,000 tokens · auto-compact threshold {session.cm.limits.threshold:,} at the start · "
-                  f"priced as {priced.name} · session {session.session_id}")
+    # The threshold follows the room kept for an answer (Schedule.output_limits): it rises once the
+    # answers prove short, so a later compaction line names a higher one.
+    console.print(f"window 20,000 tokens · auto-compact threshold {session.cm.limits.threshold:,} at the start, "
+                  f"raised as answers prove short · priced as {priced.name} · session {session.session_id}")
     console.print(f"[bold]user:[/] {TASK}")
     try:
         turn = await session.run_turn(TASK)
