@@ -82,6 +82,8 @@ REGISTRY: dict[str, ModelInfo] = {
         ModelInfo("claude-opus-4-6", "anthropic", 200_000, 32_000, 5.0, 25.0, 0.50, 6.25, 300.0, images=True),
         ModelInfo("claude-haiku-4-5", "anthropic", 200_000, 64_000, 1.0, 5.0, 0.10, 1.25, 300.0, images=True),
         ModelInfo("gpt-4.1", "openai", 1_047_576, 32_768, 2.0, 8.0, 0.50, 0.0, images=True),
+        ModelInfo("gpt-4.1-mini", "openai", 1_047_576, 32_768, 0.40, 1.60, 0.10, 0.0, images=True),
+        ModelInfo("gpt-4o", "openai", 128_000, 16_384, 2.50, 10.0, 1.25, 0.0, images=True),
         ModelInfo("gpt-4o-mini", "openai", 128_000, 16_384, 0.15, 0.60, 0.075, 0.0, images=True),
     ]
 }
