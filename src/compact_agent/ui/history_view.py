@@ -178,9 +178,9 @@ def boundary_lines(when: str, what: str, width: int) -> list[str]:
     left `tokens` alone at column 0: the parts of `what` (apart by two spaces: the words, the
     figures) now go on whole, one under the other, in the column the words begin in, and a part
     too long for it wraps there at words."""
-    import textwrap
-
     from rich.cells import cell_len
+
+    from .cells import wrap
 
     room = max(20, width - WORDS_AT)
     lines: list[str] = []
@@ -188,7 +188,7 @@ def boundary_lines(when: str, what: str, width: int) -> list[str]:
         if lines and cell_len(lines[-1]) + 2 + cell_len(part) <= room:
             lines[-1] += "  " + part
         else:
-            lines += textwrap.wrap(part, room, break_long_words=False, break_on_hyphens=False) or [part]
+            lines += wrap(part, room, fold=False) or [part]  # in cells: a wide character takes two
     return [f"{when if i == 0 else '':<16}  {line}" for i, line in enumerate(lines)]
 
 

@@ -102,13 +102,18 @@ def layer_line(ev: Event, window: int = 0) -> str | None:
 
 
 def clip_words(text: str, n: int) -> str:
-    """One line of at most `n` characters, cut at a word boundary with `…` when it is longer; a
-    control character in it stays, for the console to show as its escape."""
+    """One line of at most `n` cells of the screen (a Chinese character or an emoji takes two), cut
+    at a word boundary with `…` when it is longer; a control character in it stays, for the console
+    to show as its escape."""
+    from rich.cells import cell_len
+
+    from .cells import head
+
     text = one_line(str(text))
-    if len(text) <= n:
+    if cell_len(text) <= n:
         return text
-    cut = text[: n - 1]
-    if " " in cut[n // 2:]:
+    cut = head(text, n - 1)
+    if " " in cut[len(head(cut, n // 2)):]:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip(" ,;:") + "…"
 

@@ -99,6 +99,9 @@ def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = 
     the terminal's width, which the line is cut to with `…` (the REPL's `-r` list and `/resume`). A
     numbered row too narrow for `MIN_PROMPT` of the prompt drops the id, as it is picked by number:
     at 60 columns the id, date and size alone took the line, and the prompt wrapped under it."""
+    from rich.cells import cell_len
+
+    from . import cells
     from .render import clip_words
 
     # After the first prompt of a session the model never answered in: a run killed while it
@@ -121,4 +124,4 @@ def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = 
     else:
         prompt = clip_words(r.first_prompt, max(1, room))
     line = columns + prompt
-    return line if len(line) <= fit else line[: fit - 1].rstrip() + "…"
+    return line if cell_len(line) <= fit else cells.head(line, fit - 1).rstrip() + "…"  # in cells: cells.py

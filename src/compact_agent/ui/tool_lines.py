@@ -8,10 +8,11 @@ Both take the stream-json objects of `agent/stream_events.py`, so all three view
 from __future__ import annotations
 
 import json
-import textwrap
 from typing import Any
 
-from rich.cells import cell_len, get_character_cell_size
+from rich.cells import cell_len
+
+from .cells import clip, wrap
 
 #: The argument that says the most about a call, per tool.
 MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "bash": "command",
@@ -22,16 +23,7 @@ WIDTH = 100
 def _clip(text: str, n: int = WIDTH) -> str:
     """`text` on one line, within `n` columns of the screen: a Chinese character or an emoji takes
     two, so a line cut at `n` characters took up to twice the width and wrapped to column 0."""
-    text = " ".join(str(text).split())
-    if cell_len(text) <= n:
-        return text
-    kept, used = [], 0
-    for char in text:
-        used += get_character_cell_size(char)
-        if used > n - 1:
-            break
-        kept.append(char)
-    return "".join(kept) + "…"
+    return clip(" ".join(str(text).split()), n)
 
 
 def call_line(obj: dict[str, Any], width: int = WIDTH) -> str:
@@ -69,8 +61,8 @@ def result_line(obj: dict[str, Any], width: int = WIDTH, call: str | None = None
         return prefix + _clip(lines[0] if lines else "", room)
     # Several problems (a call's arguments: agent/tools/arg_errors.py) are a line each, aligned; one
     # too long for the terminal wraps under its own text (cut by the terminal, its end stood at column 0).
-    shown = [part for line in lines for part in textwrap.wrap(" ".join(line.split()), room, subsequent_indent="  ")]
-    return prefix + ("\n" + " " * len(prefix)).join(shown)
+    shown = [part for line in lines for part in wrap(line, room, indent="  ")]  # in cells: cells.py
+    return prefix + ("\n" + " " * cell_len(prefix)).join(shown)
 
 
 def told_instead(obj: dict[str, Any]) -> str | None:
