@@ -26,7 +26,7 @@ import fcntl
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -59,10 +59,6 @@ __all__ = [
     "atomic_write", "ensure_private_dir", "ensure_private_file", "list_sessions", "load_session_file",
     "new_session_id", "now_iso", "project_slug", "remove_stale_temps", "session_archives", "utf8_safe",
 ]
-
-
-def _lines(entries: Iterable[dict[str, Any]]) -> bytes:
-    return journal.encode(entries)
 
 
 def _carries_prompt(m: ModelMessage) -> bool:
@@ -100,6 +96,7 @@ class SessionStore:
         #: `_until_reply`, with the first write that holds a reply of the model (see `take_options`).
         self._options: dict[str, Any] | None = None
         self._until_reply = False
+        self._loaded: list[ModelMessage] | None = None  # the latest load's messages, until this run writes some
         #: Told of each rewrite once it is on disk (its boundary, the new history): the checkpoints follow it.
         self.on_rewrite: Callable[[dict[str, Any], Sequence[ModelMessage]], None] | None = None
 
@@ -243,7 +240,7 @@ class SessionStore:
             entries[0]["parent"] = meta["id"]
             entries = [meta, *entries]
         try:
-            kept = journal.append(self.path, _lines(entries), self.dir)
+            kept = journal.append(self.path, journal.encode(entries), self.dir)
         except OSError as e:
             # Part of the batch may be on disk; the next entry names no parent rather than a wrong one.
             self._last_id = None
@@ -257,6 +254,7 @@ class SessionStore:
             self._options, self._until_reply = None, False
 
     def append(self, messages: Sequence[ModelMessage]) -> None:
+        self._loaded = None
         entries = self._entries([("message", {"message": _dump_message(m)}) for m in messages], self._last_id)
         carrier = None
         if self._prompt is not None:  # the request that takes the saved typed message to the model names it
@@ -315,6 +313,7 @@ class SessionStore:
         Callers archive first (see `archive`); on failure the old file stays as it was.
         """
         b = boundary if isinstance(boundary, dict) else boundary.__dict__
+        self._loaded = None
         if not b.get("time"):  # a rewind's record has none: a resume measures the size from when it was made
             b = {**b, "time": self._clock()}
         # What a listing says of the session outlives it too: its first prompt, its messages so far.
@@ -331,7 +330,7 @@ class SessionStore:
         try:
             if (torn := journal.keep_torn_tail(self.path, self.dir)) is not None:
                 self.set_aside.append(torn)
-            atomic_write(self.path, _lines(entries), point="rewrite")
+            atomic_write(self.path, journal.encode(entries), point="rewrite")
         except OSError as e:
             raise _write_error("the session file", self.path, e) from e
         self._last_id = entries[-1]["id"]
@@ -374,7 +373,14 @@ class SessionStore:
                 notes.append(journal.set_aside_note(self.path.name, kept, loaded.read))
         self._told = len(self.set_aside)
         loaded.warnings += notes
+        self._loaded = list(loaded.messages)
         return loaded
+
+    def load_messages(self) -> list[ModelMessage]:
+        """The history as saved: asked by a context manager not yet told what the file holds (a
+        process's first turn), which rewrites the file when the conversation no longer begins with it.
+        The latest load's messages while this run wrote none (a session of megabytes is not read twice)."""
+        return list(self._loaded) if self._loaded is not None else self.load().messages
 
     def prompt_pending(self) -> bool:
         """Whether a typed message saved with `save_prompt` has not gone into the history yet."""

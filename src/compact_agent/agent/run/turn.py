@@ -149,7 +149,7 @@ def _close_unanswered(s: TurnSession) -> None:
     closing = unanswered_close(s.messages)
     if closing is None:
         return
-    s.store.append([closing])
+    s.cm.persist([*s.messages, closing])
     s.messages.append(closing)
 
 
@@ -159,6 +159,9 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     """One user turn. `typed` is the part of `prompt` the user typed (without piped input or
     `!cmd` output), the only place `@path` attaches a file; None when all of it was typed."""
     s.turn_typed = typed  # what `refit_prompt` keeps whole
+    # The file holds the conversation the turn goes on from: one changed without the store (a program
+    # that cut `messages` back) has what the file held archived and the file rewritten (contract.py).
+    s.cm.persist(s.messages)
     retry = retried(s.messages, prompt)  # its failed turn, sent again as it was (unfinished.py)
     if retry:
         s.store.settle_prompt()  # the copy just typed: the conversation holds the message once
@@ -170,13 +173,13 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
                         history[start - 1] if start else None)  # what it is found by after a rewrite
     context = await s.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
     if retry and context:  # after the message, saved: pydantic-ai sends the two as one request
-        s.store.append(context)
+        s.cm.persist([*s.messages, *context])
         s.messages += context
         history += context
     elif not retry:  # a retry's attachments went before the message the first time
         history += context
         history += mentions(s, prompt if typed is None else typed)
-    s.cm.resume(s.messages)
+    s.cm.learn_conversation(s.messages)  # a resumed conversation's age, growth and reuse (state.py)
     before = len(s.cm.compactions)
     partial: list[str] = []  # the text of the reply being streamed, for `_save_cut`
     on_tool = on_tool or s.on_tool
