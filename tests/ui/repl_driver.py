@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable
+import select
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,50 @@ def pasted(text: str) -> str:
     return f"\x1b[200~{text}\x1b[201~"
 
 
+class Typist:
+    """Keys typed apart, as a person types them: each chunk of an item a read of the terminal of its
+    own, `pause` seconds after the one before by this clock (the REPL's; nothing waits): the next
+    chunk is written to the pipe once the REPL has read the one before. Written at once, a person's
+    keys would come as a paste does (paste_keys.py)."""
+
+    def __init__(self, inp: Any, pause: float = 0.2) -> None:
+        self.inp, self.pause, self.now = inp, pause, 100.0
+        self.held: list[str | float] = []
+        self.fresh = False  # a chunk written and not yet read: its read comes `pause` later
+        read = inp.read_keys
+
+        def read_keys() -> list[Any]:
+            if self.fresh:
+                self.now += self.pause
+                self.fresh = False
+            keys = read()
+            if self.held and not select.select([inp.fileno()], [], [], 0)[0]:
+                self.write(self.held.pop(0))
+            return keys
+
+        inp.read_keys = read_keys  # each read of the REPL's, as it is made
+
+    def __call__(self) -> float:
+        return self.now
+
+    def type(self, keys: str | Sequence[str | float]) -> None:
+        """`keys` at once, or its chunks typed apart; a number among them is a longer pause (seconds)
+        before the next chunk."""
+        chunks = [keys] if isinstance(keys, str) else list(keys)
+        if self.held or self.fresh:  # the last item's keys still coming: these after them
+            self.held.extend(chunks)
+            return
+        self.held.extend(chunks[1:])
+        self.write(chunks[0])
+
+    def write(self, chunk: str | float) -> None:
+        while not isinstance(chunk, str):
+            self.now += chunk
+            chunk = self.held.pop(0)
+        self.inp.send_text(chunk)
+        self.fresh = True
+
+
 @dataclass
 class Run:
     out: str
@@ -43,12 +89,13 @@ def user_messages(server: FakeOpenAIServer) -> list[str]:
     return out
 
 
-async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str], *,
+async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str | Sequence[str | float]], *,
                 server: FakeOpenAIServer | None = None, answers: str = "", first_message: str | None = None,
                 pick_session: bool = False, pipe: list[Any] | None = None, console: Console | None = None,
                 ask_stream: Any = None, at_prompt: Callable[[], None] | None = None, keys_answer: bool = False,
-                options_for: Any = None, model: str = "fake-model", **opts: Any) -> Run:
-    """Type each item of `keys` when the prompt waits (then Ctrl-D); `answers` feeds permission prompts.
+                options_for: Any = None, model: str = "fake-model", pause: float = 0.2, **opts: Any) -> Run:
+    """Type each item of `keys` when the prompt waits (then Ctrl-D): a string at once, as a paste
+    comes, a list of strings typed apart, `pause` seconds apart by the REPL's clock (Typist); `answers` feeds permission prompts.
     `keys_answer`: no answer stream, the REPL's yes/no questions wait for the next item of `keys`, as
     in a terminal."""
     cwd = tmp / "project"
@@ -56,6 +103,7 @@ async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str
     own = server is None
     srv = server or FakeOpenAIServer(responder, model=model).start()
     todo = list(keys)
+    apart = any(not isinstance(k, str) for k in todo)  # the REPL's clock is the typist's then, else the real one
     console = console or Console(record=True, width=200, file=io.StringIO(), force_terminal=False)
     options = SessionOptions(cwd=cwd, model=model, base_url=srv.base_url, api_key="k", home=tmp / "home",
                              **opts)
@@ -63,11 +111,13 @@ async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str
         with create_pipe_input() as inp:
             if pipe is not None:
                 pipe.append(inp)  # so a responder can press keys while the model works
+            typist = Typist(inp, pause)
             def next_keys() -> None:
                 if at_prompt is not None:
                     at_prompt()
-                inp.send_text(todo.pop(0) if todo else EOF_KEY)
+                typist.type(todo.pop(0) if todo else EOF_KEY)
             await run_repl(options, console=console, inp=inp, output=DummyOutput(), before_prompt=next_keys,
+                           clock=typist if apart else time.monotonic,
                            ask_stream=None if keys_answer else ask_stream or io.StringIO(answers), first_message=first_message, pick_session=pick_session,
                            options_for=options_for)
     finally:

@@ -50,7 +50,8 @@ async def test_first_message_then_continue_shows_the_last_exchanges(tmp_path):
 
 
 async def test_multi_line_input_by_backslash_and_esc_enter(tmp_path):
-    run = await drive(tmp_path, echo, ["line one\\\rline two\r", "alpha\x1b\rbeta\r"])
+    # typed: `\` then Enter in a read of its own (written at once, they are a paste: paste_keys.py)
+    run = await drive(tmp_path, echo, [["line one\\", "\r", "line two\r"], "alpha\x1b\rbeta\r"])
     assert run.prompts == ["line one\nline two", "alpha\nbeta"]
 
 

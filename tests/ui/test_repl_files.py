@@ -14,11 +14,13 @@ from compact_agent.agent.run.options import SessionOptions
 from compact_agent.ui.repl import run_repl
 
 
-async def repl(opts: SessionOptions, typed: str) -> None:
-    """The real REPL, reading `typed` as keystrokes."""
+async def repl(opts: SessionOptions, *lines: str) -> None:
+    """The real REPL, reading each of `lines` as keystrokes when the prompt waits for it (lines
+    written at once are a paste: paste_keys.py), then Ctrl-D."""
+    todo = list(lines)
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
-        inp.send_text(typed)
-        await run_repl(opts, inp=inp, output=DummyOutput())
+        await run_repl(opts, inp=inp, output=DummyOutput(),
+                       before_prompt=lambda: inp.send_text(todo.pop(0) if todo else "\x04"))
 
 
 async def test_prompt_history_and_store_folders_are_private(tmp_path: Path) -> None:
@@ -26,7 +28,7 @@ async def test_prompt_history_and_store_folders_are_private(tmp_path: Path) -> N
     cwd, home = tmp_path / "project", tmp_path / "data" / "compact-agent"
     cwd.mkdir()
     opts = SessionOptions(cwd=cwd, model="fake-model", base_url="http://127.0.0.1:9/v1", api_key="k", home=home)
-    await repl(opts, "/help\n/exit\n")
+    await repl(opts, "/help\n", "/exit\n")
     history = next(home.rglob("prompt_history"))
     assert "/help" in history.read_text()
     assert stat.S_IMODE(history.stat().st_mode) == 0o600

@@ -1,7 +1,9 @@
 """The REPL's input line: multi-line entry, completion, and one history per project.
 
 - Enter sends; Esc then Enter (or Alt-Enter), or a line ending in `\\`, starts a new line instead —
-  the two ways Claude Code users type a long message.
+  the two ways Claude Code users type a long message. The line breaks of a paste that comes as keys
+  (a terminal without bracketed paste) are line breaks of the input: it is sent with Enter once
+  pasted, as one message (paste_keys.py).
 - Tab completes slash commands and `@path` mentions (paths relative to the working directory); a
   path with a space is written escaped (`@odd\\ dir/`), or in the quote the mention was begun with
   (`@"odd dir/`, open for a folder), and Tab completes on inside it (agent/run/mention_syntax.py).
@@ -18,6 +20,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,7 @@ from .. import secrets
 from ..agent.run.mention_syntax import partial, written
 from ..session.files import ensure_private_file
 from .paste_guard import PlaceholderGuard
+from .paste_keys import PasteKeys
 from .pastes import Pastes
 
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
@@ -86,7 +90,8 @@ class ReplCompleter(Completer):
                 return
 
 
-def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes: Pastes | None = None) -> KeyBindings:
+def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes: Pastes | None = None,
+                 paste_keys: PasteKeys | None = None) -> KeyBindings:
     kb = KeyBindings()
 
     if pastes is not None:  # Backspace or any edit that touches a placeholder takes it whole (paste_guard.py)
@@ -112,6 +117,9 @@ def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes:
     @kb.add("enter")
     def _submit(event: KeyPressEvent) -> None:
         buf = event.current_buffer
+        if paste_keys is not None and paste_keys.is_line_break(event.key_processor.input_queue):
+            buf.insert_text("\n")  # a paste's, sent as keys: the paste stays in the input as pasted
+            return
         if buf.document.text_before_cursor.endswith("\\"):
             buf.delete_before_cursor(1)
             buf.insert_text("\n")
@@ -144,15 +152,20 @@ def history_path(project_root: Path) -> Path:
 
 def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path,
                 toolbar: Any = None, on_expand: Callable[[], Awaitable[None]] | None = None,
-                pastes: Pastes | None = None, **io: Any) -> PromptSession[str]:
+                pastes: Pastes | None = None, clock: Callable[[], float] = time.monotonic,
+                **io: Any) -> PromptSession[str]:
     """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe);
     `toolbar` is the status line under the input (a callable giving its text); `on_expand` runs on Ctrl-O;
-    `pastes` holds large pastes behind placeholders (the caller expands the line it gets: pastes.py)."""
+    `pastes` holds large pastes behind placeholders (the caller expands the line it gets: pastes.py);
+    `clock` tells the keys of a paste from typing (paste_keys.py)."""
     history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
+    paste_keys = PasteKeys(clock)
     session: PromptSession[str] = PromptSession(
         history=RedactedHistory(str(history), pastes), completer=ReplCompleter(commands, cwd), bottom_toolbar=toolbar,
-        key_bindings=key_bindings(on_expand, pastes), multiline=True, complete_while_typing=False,
+        key_bindings=key_bindings(on_expand, pastes, paste_keys), multiline=True, complete_while_typing=False,
         prompt_continuation="  ", **io)
+    paste_keys.watch(session.app.key_processor)
+    session.app.on_reset += lambda app: paste_keys.reset()
     if pastes is not None:
         guard = PlaceholderGuard(pastes)
         session.default_buffer.on_text_changed += guard.changed

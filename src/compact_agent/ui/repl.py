@@ -107,7 +107,7 @@ class Repl:
         cwd = self.opts.cwd.resolve()
         self.prompt = make_prompt(session_root(cwd, self.opts.home), lambda: self.command_names(cwd), cwd,
                                   toolbar=lambda: self.status_text, on_expand=self.expand_above, pastes=self.pastes,
-                                  **self.prompt_io)
+                                  clock=self.clock, **self.prompt_io)
         self.work.keys.output = self.prompt.app.output  # bracketed paste during a turn too
         running.append(self)
         echo_back()
