@@ -47,13 +47,36 @@ async def test_a_long_typed_prompt_comes_back_whole(tmp_path: Path) -> None:
     assert [r.last_user_text() for r in run.server.requests] == [long, long]
 
 
-async def test_a_resumed_sessions_paste_comes_back_whole_behind_a_placeholder(tmp_path: Path) -> None:
+async def test_a_resumed_sessions_paste_comes_back_as_it_was_shown(tmp_path: Path) -> None:
+    """After `-c` the prompt came back as `[pasted 21 lines]`: the question typed under the log
+    hidden in the placeholder with it. The run that sent it notes which parts were pasted."""
     shown: list[str] = []
     with FakeOpenAIServer(answer) as server:
         await drive(tmp_path, answer, ["look: " + pasted(LOG) + " what failed?\r"], server=server)
         run = await drive(tmp_path, answer, ["/rewind 0\r", "\r"], server=server, answers="y\n",
                           at_prompt=in_the_input(shown), continue_last=True)
-    assert shown[1] == "[pasted 21 lines]", shown  # typed in another run: which part was pasted is not known
+    assert shown[1] == "look: [pasted 20 lines] what failed?", shown  # as this run would give it back
+    assert [r.last_user_text() for r in run.server.requests][-1] == ASKED
+    [record] = (tmp_path / "home" / "projects").glob("*/sent_prompts/*.jsonl")
+    assert "log line 05" not in record.read_text()  # the paste is the conversation's, not copied
+
+
+async def test_a_resumed_command_comes_back_as_typed_and_an_unnoted_paste_whole(tmp_path: Path) -> None:
+    folder = tmp_path / "project" / ".compact-agent" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "review.md").write_text("Review the code in $ARGUMENTS.\n" + "Look for bugs.\n" * 30)
+    shown: list[str] = []
+    with FakeOpenAIServer(answer) as server:
+        await drive(tmp_path, answer, ["/review src\r"], server=server)
+        await drive(tmp_path, answer, ["/rewind 0\r", "\x03"], server=server, answers="y\n",
+                    at_prompt=in_the_input(shown), continue_last=True)
+        assert shown[1] == "/review src", shown  # was the command's 31 lines behind a placeholder
+        await drive(tmp_path, answer, ["look: " + pasted(LOG) + " what failed?\r"], server=server)
+        for record in (tmp_path / "home" / "projects").glob("*/sent_prompts/*.jsonl"):
+            record.unlink()  # sent by a version that kept no record
+        run = await drive(tmp_path, answer, ["/rewind 0\r", "\r"], server=server, answers="y\n",
+                          at_prompt=in_the_input(shown := []), continue_last=True)
+    assert shown[1] == "[pasted 21 lines]", shown  # which part was pasted is not known: whole, one unit
     assert [r.last_user_text() for r in run.server.requests][-1] == ASKED
 
 
@@ -65,3 +88,17 @@ async def test_a_custom_command_comes_back_as_it_was_typed(tmp_path: Path) -> No
     await drive(tmp_path, answer, ["/review src\r", "/rewind 0\r", "\r"], answers="y\n",
                 at_prompt=in_the_input(shown))
     assert shown[2] == "/review src", shown  # not the command's 31 lines
+
+
+def test_a_noted_prompt_takes_its_pastes_from_the_conversation(tmp_path: Path) -> None:
+    from compact_agent.ui import sent_record
+
+    noted = sent_record.note("see [pasted 20 lines]", {"[pasted 20 lines]": LOG})  # sent stripped: its last line break gone
+    assert noted.pastes(("see " + LOG).strip()) == {"[pasted 20 lines]": LOG}
+    assert noted.pastes("see something else") is None  # not this prompt: it comes back as before
+    sent_record.save(tmp_path, "s1", 3, "see log line 00", noted)
+    path = tmp_path / "sent_prompts" / "s1.jsonl"
+    path.write_text(path.read_text() + '{"checkpoint": 3, "preview": "see log line 00", "line"\n')  # cut by a kill
+    assert sent_record.load(tmp_path, "s1", 3, "see log line 00") == noted
+    assert sent_record.load(tmp_path, "s1", 3, "another prompt") is None
+    assert sent_record.load(tmp_path, "../s1", 3, "see log line 00") is None

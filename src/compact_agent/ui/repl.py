@@ -105,7 +105,8 @@ class Repl:
         self.starting = asyncio.ensure_future(self.build(start))
         self.starting.add_done_callback(self._built)
         cwd = self.opts.cwd.resolve()
-        self.prompt = make_prompt(session_root(cwd, self.opts.home), lambda: self.command_names(cwd), cwd,
+        self.sent.root = session_root(cwd, self.opts.home)  # noted there for a later run too (sent_record.py)
+        self.prompt = make_prompt(self.sent.root, lambda: self.command_names(cwd), cwd,
                                   toolbar=lambda: self.status_text, on_expand=self.expand_above, pastes=self.pastes,
                                   clock=self.clock, **self.prompt_io)
         self.work.keys.output = self.prompt.app.output  # bracketed paste during a turn too

@@ -5,18 +5,23 @@ A checkpoint keeps only a preview of its prompt (the first 120 characters, on on
 `/rewind` lists). That preview was what the input got back: a question under a 20-line log came
 back as one line of the log's first words and `…`, and Enter sent that to the model. The REPL now
 remembers each prompt it sent, as shown and with the pastes it held, by the checkpoint its turn
-made; a command that ran a turn (`/init`, a custom `/review src`) comes back as it was typed. A prompt sent by an earlier run of the REPL (`--continue`) comes back from the conversation,
-whole, behind one placeholder when it is as large as a paste that would have been. Where neither
-holds it (a compaction archived the message, or `!cmd` output went with it) the preview comes back.
+made; a command that ran a turn (`/init`, a custom `/review src`) comes back as it was typed. A
+prompt sent by an earlier run of the REPL (`--continue`) comes back the same, from the record that
+run kept of it (sent_record.py: the line shown, and its pastes taken from the conversation). One
+sent before that record was kept comes back from the conversation, whole, behind one placeholder
+when it is as large as a paste that would have been. Where none holds it (a compaction archived
+the message, or `!cmd` output went with it) the preview comes back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import secrets
+from . import sent_record
 from .pastes import Pastes
 
 if TYPE_CHECKING:  # imported by the REPL before pydantic-ai is (repl_start.py loads it in a thread)
@@ -36,12 +41,16 @@ def preview(prompt: str) -> str:
 @dataclass
 class SentPrompts:
     """The prompts this REPL sent, as shown with their pastes, by (session id, checkpoint index),
-    each with its checkpoint's preview (another turn that took the number since has another)."""
+    each with its checkpoint's preview (another turn that took the number since has another).
+    `root`: the project's folder of sessions, where a later run finds them (sent_record.py)."""
 
     shown: dict[tuple[str, int], tuple[str, dict[str, str], str]] = field(default_factory=dict)
+    root: Path | None = None
 
     def remember(self, session_id: str, cp: Checkpoint, line: str, held: dict[str, str]) -> None:
         self.shown[(session_id, cp.index)] = (line, dict(held), cp.prompt)
+        if self.root is not None:
+            sent_record.save(self.root, session_id, cp.index, cp.prompt, sent_record.note(line, held))
 
     def give_back(self, session_id: str, cp: Checkpoint, messages: Sequence[ModelMessage], pastes: Pastes) -> str:
         """What the input starts with after rewinding to before `cp`, its pastes held in `pastes`.
@@ -52,6 +61,11 @@ class SentPrompts:
             if index[1] == cp.index and secrets.redact(was) == said:
                 return pastes.hold_again(secrets.redact(line), {p: secrets.redact(t) for p, t in held.items()})
         whole = _sent_text(cp, messages, said)
+        noted = sent_record.load(self.root, session_id, cp.index, cp.prompt) if self.root is not None else None
+        if noted is not None and not noted.lengths:
+            return noted.line  # typed, or a command that ran a turn: as it was typed
+        if noted is not None and whole is not None and (again := noted.pastes(secrets.redact(whole))) is not None:
+            return pastes.hold_again(noted.line, again)  # sent by an earlier run: its pastes as they were
         return said if whole is None else pastes.insert(secrets.redact(whole))
 
 

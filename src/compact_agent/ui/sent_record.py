@@ -1,0 +1,110 @@
+"""Which parts of a sent prompt were pasted, kept for a later run of the REPL (`--continue`).
+
+`/rewind` puts a prompt back in the input as it was shown when sent: `look: [pasted 20 lines] what
+failed?`, the words typed around the paste editable (rewound_prompt.py). The REPL knew which parts
+were pasted only while it ran: after `-c`, the same prompt came back as `[pasted 21 lines]`, the
+question typed under the log hidden in the placeholder with it, and editing the question meant
+taking the paste away too. Each prompt sent is now noted beside the project's sessions
+(`sent_prompts/<session>.jsonl`, private as the prompt history is): its checkpoint's number and
+preview, the line as shown (its placeholders), and the length of each paste, not its text (the
+conversation holds that, and the record stays small). A later run rebuilds the pastes from the
+prompt in the conversation; where that is gone (a compaction archived it) or differs, the prompt
+comes back as before. The record is a help: a failure to write or read it says nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import secrets
+
+FOLDER = "sent_prompts"
+
+
+@dataclass(frozen=True)
+class Noted:
+    """A prompt as its record keeps it: the line shown, each paste's length, and the white space the
+    sent message lost at its ends (the REPL sends a prompt stripped; a paste may end in a line break)."""
+
+    line: str
+    lengths: dict[str, int]
+    lead: str = ""
+    trail: str = ""
+
+    def pastes(self, sent: str) -> dict[str, str] | None:
+        """The paste of each placeholder, taken from `sent` (the prompt as the conversation holds
+        it) by the lengths noted; None when `sent` is not this line with pastes of those lengths."""
+        whole = self.lead + sent + self.trail
+        names = sorted(self.lengths, key=len, reverse=True)
+        parts = re.split("(" + "|".join(map(re.escape, names)) + ")", self.line) if names else [self.line]
+        held: dict[str, str] = {}
+        at = 0
+        for i, part in enumerate(parts):
+            if i % 2 == 0:  # the words typed around the pastes
+                if whole[at:at + len(part)] != part:
+                    return None
+                at += len(part)
+            else:
+                held[part] = whole[at:at + self.lengths[part]]
+                at += self.lengths[part]
+        return held if at == len(whole) and len(held) == len(self.lengths) else None
+
+
+def note(line: str, held: dict[str, str]) -> Noted:
+    """`line` (shown, stripped) and the pastes of its placeholders `held`, as the record keeps them,
+    with keys redacted as the session file has them."""
+    from .pastes import Pastes
+
+    texts = {p: secrets.redact(t) for p, t in held.items() if p in line}
+    shown = secrets.redact(line)
+    expanded = Pastes(dict(texts)).expand(shown)
+    stripped = expanded.strip()
+    lead = expanded[:len(expanded) - len(expanded.lstrip())]
+    trail = expanded[len(stripped) + len(lead):]
+    return Noted(shown, {p: len(t) for p, t in texts.items()}, lead, trail)
+
+
+def _path(root: Path, session_id: str) -> Path | None:
+    if not session_id or session_id.startswith(".") or "/" in session_id or "\\" in session_id:
+        return None
+    return root / FOLDER / f"{session_id}.jsonl"
+
+
+def save(root: Path, session_id: str, index: int, preview: str, noted: Noted) -> None:
+    from ..session.files import ensure_private_file
+
+    path = _path(root, session_id)
+    if path is None:
+        return
+    entry = {"checkpoint": index, "preview": secrets.redact(preview), "line": noted.line,
+             "pasted": noted.lengths, "lead": noted.lead, "trail": noted.trail}
+    with contextlib.suppress(OSError):
+        with ensure_private_file(path).open("a", encoding="utf-8") as f:
+            f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def load(root: Path, session_id: str, index: int, preview: str) -> Noted | None:
+    """The latest note of the prompt of checkpoint `index` whose preview is `preview` (a turn
+    rewound and sent again is noted again; another prompt that took its number has another)."""
+    path = _path(root, session_id)
+    if path is None:
+        return None
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    said = secrets.redact(preview)
+    for raw in reversed(lines):
+        try:
+            e = json.loads(raw)
+            if e["checkpoint"] != index or e["preview"] != said:
+                continue
+            lengths = {str(p): int(n) for p, n in e["pasted"].items()}
+            return Noted(str(e["line"]), lengths, str(e.get("lead", "")), str(e.get("trail", "")))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # a line cut by a kill, or written by another version
+    return None
