@@ -25,9 +25,9 @@ def echo(req) -> Reply:
 
 
 async def test_a_paste_sent_as_keys_waits_in_the_input_until_enter(tmp_path: Path) -> None:
-    paste = "first line\rsecond line\rthird line"
+    paste = "make all \\\r  -j4\rsecond line\rthird line"  # a `\` at the end of a line stays, as pasted
     run = await drive(tmp_path, echo, [[paste + "\r", " what is it?", "\r"], ["next\r"]])
-    assert run.prompts == ["first line\nsecond line\nthird line\n what is it?", "next"], run.prompts
+    assert run.prompts == ["make all \\\n  -j4\nsecond line\nthird line\n what is it?", "next"], run.prompts
 
 
 async def test_a_paste_of_several_reads_is_one_message(tmp_path: Path) -> None:
