@@ -7,8 +7,10 @@ messages (~10K to ~200K tokens). For each size a fresh `ContextManager` with the
 does (`prepare_view`): once cold (every layer judges every message for the first time), then for
 20 requests that each add one exchange (median of 3 trials) (the steady state of a long tool loop; the layers re-apply
 frozen decisions). The window is large enough that no compaction (a model call) is timed, but the
-layers still act (microcompact clears old results in a batch). For comparison: one
-`ModelMessagesTypeAdapter.dump_json` of the same history, what sending it costs at the least.
+layers still act (microcompact clears old results in a batch). Then a look at the next request's
+view (`shaping.preview`: what /context and the toolbar, redrawn as the user types, show): the same
+layers on copies of their decisions. For comparison: one `ModelMessagesTypeAdapter.dump_json` of
+the same history, what sending it costs at the least.
 
     .venv/bin/python benchmarks/pipeline_speed.py
 """
@@ -38,6 +40,7 @@ from compact_agent.context.compaction.result import CompactionBlocked
 from compact_agent.context.layers.order import default_layers
 from compact_agent.context.pipeline import ContextManager
 from compact_agent.context.plumbing import tokens
+from compact_agent.context.shaping import preview
 from compact_agent.context.wiring import Internals
 from compact_agent.replay.ours import MemoryStore
 
@@ -86,7 +89,7 @@ def manager(root: Path) -> ContextManager:
     return cm
 
 
-async def measure(n: int) -> tuple[int, float, float, float]:
+async def measure(n: int) -> tuple[int, float, float, float, float]:
     msgs = history(n)
     with tempfile.TemporaryDirectory() as tmp:
         cm = manager(Path(tmp))
@@ -99,21 +102,28 @@ async def measure(n: int) -> tuple[int, float, float, float]:
             t0 = time.perf_counter()
             await cm.prepare_view(msgs)
             steady.append(time.perf_counter() - t0)
+        looks: list[float] = []
+        for _ in range(STEADY):
+            t0 = time.perf_counter()
+            preview(cm, list(msgs))
+            looks.append(time.perf_counter() - t0)
     ModelMessagesTypeAdapter.dump_json(msgs[:2])  # warm the serializer
     t0 = time.perf_counter()
     for _ in range(5):
         ModelMessagesTypeAdapter.dump_json(msgs)
     dump = (time.perf_counter() - t0) / 5
-    return tokens.estimate(msgs), cold, statistics.median(steady), dump
+    return tokens.estimate(msgs), cold, statistics.median(steady), statistics.median(looks), dump
 
 
 def main() -> None:
-    print(f"{'messages':>8} {'tokens':>8} {'cold ms':>9} {'per request ms':>15} {'dump_json ms':>13} {'ratio':>6}")
+    print(f"{'messages':>8} {'tokens':>8} {'cold ms':>9} {'per request ms':>15} {'look ms':>8} {'dump_json ms':>13} "
+          f"{'ratio':>6}")
     for n in SIZES:
         trials = [asyncio.run(measure(n)) for _ in range(TRIALS)]  # a shared machine is noisy: medians
         est = trials[0][0]
-        cold, steady, dump = (statistics.median(t[k] for t in trials) for k in (1, 2, 3))
-        print(f"{n:>8} {est:>8,} {1e3 * cold:>9.1f} {1e3 * steady:>15.1f} {1e3 * dump:>13.1f} {steady / dump:>6.1f}")
+        cold, steady, look, dump = (statistics.median(t[k] for t in trials) for k in (1, 2, 3, 4))
+        print(f"{n:>8} {est:>8,} {1e3 * cold:>9.1f} {1e3 * steady:>15.1f} {1e3 * look:>8.1f} {1e3 * dump:>13.1f} "
+              f"{steady / dump:>6.1f}")
 
 
 if __name__ == "__main__":

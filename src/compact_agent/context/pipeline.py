@@ -2,7 +2,7 @@
 
 Before each attempt at a model request (`prepare_model_request`, so also inside a long tool loop):
   1. persist what the run added since the last request (the session file is the truth);
-  2. shape the view: L1 budget → L2 snip → L3 microcompact → L4 collapse (view only);
+  2. shape the view: L1 budget → L2 snip → L3 microcompact → L4 collapse (view only: shaping.py);
   3. measure the view (estimate calibrated by the provider's reported usage);
   4. when the schedule says so (schedule.py: at the cheapest point in the model's prices, at the
      threshold when that pays, at the hard limit whatever it costs; not while collapse holds, not
@@ -35,7 +35,7 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
-from . import handlers, lifecycle
+from . import handlers, lifecycle, shaping
 from .arguments import check_compact_now
 from .compaction.cuts import join
 from .compaction.result import CompactionBlocked, CompactionError, CompactionResult
@@ -44,7 +44,7 @@ from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .plumbing import compat, tokens
 from .plumbing.cache import cache_expired
-from .plumbing.events import Event, Stopwatch, one_line
+from .plumbing.events import Event, one_line
 from .plumbing.overflow import as_overflow, figures, refusal_text
 from .plumbing.refusal import window_refusal
 from .plumbing.settings import CompactionSettings as Settings
@@ -146,37 +146,10 @@ class ContextManager(ManagerState):
         return await lifecycle.compact_now(self, messages, instructions, model, confirm)
 
     def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]:
-        """Run layers 1–4; returns the view and whether collapse holds auto-compact off."""
-        view = messages
-        suppressed = False
-        self.view_savings = {}
-        size = tokens.estimate(view)
-        measured = self._measured(view, size)  # the view's size, measured once per change of the view
-        for layer in self.layers:
-            watch = Stopwatch()
-            try:
-                result = layer.apply(view, self.budget(measured))
-            except Exception as e:  # noqa: BLE001 - a view layer that fails costs its savings, never the turn
-                self.emit(Event(layer.name, "failed", detail={"error": one_line(e)}))
-                self._reset_layer(layer, e)
-                continue
-            # What this layer took out of this request (its events report decisions, not requests).
-            shaped = tokens.estimate(result.messages)
-            self.view_savings[layer.name], size = size - shaped, shaped
-            view = result.messages
-            measured = self._measured(view, shaped)
-            grown = lifecycle.account(self, layer.name, bool(result.events))
-            for ev in result.events:
-                if not ev.duration_ms:
-                    ev.duration_ms = watch.ms()
-                if ev.freed is None:
-                    ev.freed, grown = max(0, grown), 0
-                self.emit(ev)
-            check = getattr(layer, "suppresses_autocompact", None)
-            if check is not None and check(measured, self.budget(measured)):
-                suppressed = True
-        self._rebaseline = False
-        return view, suppressed
+        """Run layers 1–4 for a request (their decisions frozen, savings counted, events emitted:
+        shaping.py); returns the view and whether collapse holds auto-compact off."""
+        shaped = shaping.shape(self, messages)
+        return shaped.messages, shaped.suppressed
 
     # -- compaction ----------------------------------------------------------------------------
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",

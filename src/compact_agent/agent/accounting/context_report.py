@@ -1,6 +1,7 @@
 """What fills the context window, and what the session has cost: the data behind /context and /cost.
 
-The picture is of the view the next request would send (layers applied), split by what each part
+The picture is of the view the next request would send (layers applied to copies of their
+decisions: looking decides nothing, `context/shaping.py`), split by what each part
 is: system prompt, project instructions file, tool definitions (built-in vs MCP), the plan, the
 compaction summary, hook/MCP context, restored files, messages, and tool results by the state
 the layers left them in — live, spilled to a file (budget), cleared (microcompact) or folded into
@@ -35,6 +36,7 @@ from ...context.decisions.fit import CARRIED
 from ...context.decisions.schedule import MIN_RESERVE
 from ...context.layers.digest import DIGEST_HEADER
 from ...context.plumbing import tokens
+from ...context.shaping import preview
 from ...models import model_info, provider_for
 from ..integrations.mcp_servers import MCP_HEAD
 from ..run.extensions import HOOK_HEAD
@@ -187,7 +189,9 @@ def still_sent(before: list[ModelMessage], response: ModelResponse, calibration:
 
 def picture(session: AgentSession) -> ContextPicture:
     cm = session.cm
-    view, _ = cm.shape(list(session.messages))
+    # A look: the layers decide on copies, so showing the context never decides for the next request.
+    shaped = preview(cm, list(session.messages))
+    view = shaped.messages
     params = cm.last_params
     tool_defs = list(getattr(params, "function_tools", None) or [])
     if not tool_defs:  # no request yet: the tools this session will send
@@ -206,7 +210,7 @@ def picture(session: AgentSession) -> ContextPicture:
     limits = cm.limits
     return ContextPicture(scale_to(rows, total), total, limits.window, limits.threshold, reported is not None,
                           results, limits.output_reserve, limits.buffer, reserve_source(cm),
-                          kept_out(session.messages, view, cm.view_savings, cm.layers or ()))
+                          kept_out(session.messages, view, shaped.savings, shaped.layers))
 
 
 def reserve_source(cm: Any) -> str:

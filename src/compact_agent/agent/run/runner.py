@@ -33,6 +33,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     SharedPrefixSummarizer,
     default_layers,
 )
+from ...context.shaping import preview  # a look at the next request's view, which decides nothing
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
 from ...error_text import note_request_limit
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
@@ -342,8 +343,8 @@ class AgentSession:
         return result
 
     def context_tokens(self) -> int:
-        view, _ = self.cm.shape(list(self.messages))
-        return self.cm.measure(view)
+        """The size of the view the next request would send, by a look that decides nothing for it."""
+        return self.cm.measure(preview(self.cm, list(self.messages)).messages)
 
     def rewind(self, n: int) -> Rewound:
         """/rewind N (rewinding.py): files, conversation and plan to before checkpoint n."""

@@ -21,6 +21,7 @@ from the in-memory cache, without touching the disk again.
 
 from __future__ import annotations
 
+import copy
 import logging
 from dataclasses import replace
 from pathlib import Path
@@ -61,6 +62,7 @@ class ToolResultBudget:
         self.args_cut: dict[str, dict[str, Any]] = {}  # call id -> the arguments as shown
         self.args_kept: set[str] = set()  # call ids judged small enough
         self._missing: set[str] = set()  # spilled before a restart, file gone since: re-spill when seen
+        self._writes = True  # False in a scratch copy, which decides without writing a spill file
 
     # -- state ---------------------------------------------------------------------------------
     def state_to_json(self) -> dict[str, Any]:
@@ -89,6 +91,16 @@ class ToolResultBudget:
             log.warning("%d spilled tool result %s missing from %s; %s written again from the session the next "
                         "time %s result is sent", n, "file is" if n == 1 else "files are", self.spill_dir,
                         "it is" if n == 1 else "each is", "its" if n == 1 else "each")
+
+    def scratch(self) -> ToolResultBudget:
+        """A copy that decides as this layer would and keeps what it decides to itself, writing no
+        spill file: what /context and the toolbar show is the next request's view, and looking at
+        it must not decide for that request."""
+        twin = copy.copy(self)
+        twin.seen, twin.replacements, twin.actions = set(self.seen), dict(self.replacements), dict(self.actions)
+        twin.args_cut, twin.args_kept, twin._missing = dict(self.args_cut), set(self.args_kept), set(self._missing)
+        twin._writes = False
+        return twin
 
     def forget_absent(self, messages: list[ModelMessage]) -> None:
         """After a compaction: forget decisions about results that are gone for good, so the state
@@ -294,7 +306,8 @@ class ToolResultBudget:
         info: dict[str, Any] = {"action": "spill", "chars": len(text)}
         if path is not None:
             try:
-                write_private(path, text, "spill")
+                if self._writes:
+                    write_private(path, text, "spill")
                 info["path"] = str(path)
             except OSError as e:
                 log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
@@ -310,7 +323,7 @@ class ToolResultBudget:
         preview, so the prompt does not change)."""
         self._missing.discard(part.tool_call_id)
         path, text = self._own_spill(part.tool_call_id), text_of(part)
-        if path is None or text is None:
+        if path is None or text is None or not self._writes:
             return
         try:
             write_private(path, text, "spill")

@@ -18,6 +18,7 @@ A commit whose boundary messages are gone (a full compaction rewrote the history
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
@@ -185,6 +186,13 @@ class ContextCollapse:
                 commits.append(c)
         # Creation order matters: a later commit starts at the digest an earlier one left.
         self.commits = sorted(commits, key=lambda c: c.time)
+
+    def scratch(self) -> ContextCollapse:
+        """A copy that decides as this layer would and keeps what it decides to itself, logging no
+        commit: a look at the next request's view (/context, the toolbar) must not commit for it."""
+        twin = copy.copy(self)
+        twin.commits, twin.log_path = list(self.commits), None
+        return twin
 
     def suppresses_autocompact(self, tokens_after: int, budget: Budget) -> bool:
         """Collapse owns the band up to `collapse_blocking`; a summary there would undo its work."""

@@ -20,6 +20,7 @@ instead and Anthropic clears on its side.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from typing import Any
 
@@ -80,6 +81,13 @@ class Microcompact:
 
     def load_state(self, d: dict[str, Any]) -> None:
         self.cleared = dict(d.get("cleared", {}))
+
+    def scratch(self) -> Microcompact:
+        """A copy that decides as this layer would and keeps what it decides to itself (a look at
+        the next request's view: /context, the toolbar)."""
+        twin = copy.copy(self)
+        twin.cleared = dict(self.cleared)
+        return twin
 
     def forget_absent(self, messages: list[ModelMessage]) -> None:
         """After a compaction: forget clearings of results that are gone for good (the state is

@@ -24,6 +24,7 @@ the model has not acted on them yet.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -115,6 +116,13 @@ class Snip:
 
     def state_to_json(self) -> dict[str, Any]:
         return {"snipped": dict(sorted(self.snipped.items()))}
+
+    def scratch(self) -> Snip:
+        """A copy that decides as this layer would and keeps what it decides to itself (a look at
+        the next request's view: /context, the toolbar)."""
+        twin = copy.copy(self)
+        twin.snipped = dict(self.snipped)
+        return twin
 
     def load_state(self, d: dict[str, Any]) -> None:
         # "ack": a message the user typed, which an earlier version left out once answered; no more.
