@@ -15,6 +15,7 @@ from typing import Protocol
 from pydantic_ai.messages import ModelMessage
 
 from ...context import CompactionBlocked, CompactionResult, Event, SharedPrefixSummarizer
+from ...context.shaping import preview
 from ...context.wiring import SummaryInputs
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
@@ -54,9 +55,11 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
         if pivot is not None and direction:
             result = await _partial(s, instructions, pivot, direction, check)
         else:
-            view, _ = s.cm.shape(list(s.messages))
-            if (refused := frees_too_little(s.cm, s.messages, s.cm.measure(view))) is not None:
+            # Measured by a look, which decides nothing: a refusal changes nothing (no clearing frozen, no event).
+            looked = preview(s.cm, list(s.messages)).messages
+            if (refused := frees_too_little(s.cm, s.messages, s.cm.measure(looked))) is not None:
                 raise refused  # before the summary request: it would take what there is to free
+            view, _ = s.cm.shape(list(s.messages))  # the summary request sends it: its layers decide, as a request's do
             result = await s.cm.compact(s.messages, trigger="manual", instructions=instructions,
                                         summary_input=view, confirm=check)
     except CompactionBlocked:
