@@ -24,6 +24,10 @@ def test_status_names_the_source_of_its_context_figure(cli: Cli) -> None:
         reported = cli("-c", "-p", "/status", *at)
         assert cli("-c", "-p", "/compact", *at).code == 0
         estimated = cli("-c", "-p", "/status", *at)
+        base_url = server.base_url
     line = re.compile(r"context\s+[\d,]+ / threshold [\d,]+ / window [\d,]+ tokens, (provider-reported|estimated)")
     assert (m := line.search(reported.stdout)) and m[1] == "provider-reported", reported.stdout
     assert (m := line.search(estimated.stdout)) and m[1] == "estimated", estimated.stdout
+    # A model behind --base-url is the endpoint's, not OpenAI's.
+    said = " ".join(reported.stdout.split())
+    assert f"fake-model (OpenAI-compatible, {base_url}" in said and "(openai)" not in said, said

@@ -23,7 +23,7 @@ async def test_resume_says_which_session_remembers_a_bad_window_and_goes_on(tmp_
                       continue_last=True, options_for=command_line(tmp_path, server).for_session)
     assert said(run.out, "bad value for context_window").startswith(line_for(first)), run.out
     assert "from flag" not in run.out and f"resumed session {first}" in run.out
-    assert "now: fake-model (openai) · window 32,768" in run.out and run.prompts[-1] == "still here?", run.out
+    assert "now: fake-model (OpenAI-compatible) · window 32,768" in run.out and run.prompts[-1] == "still here?", run.out
 
 
 async def test_a_session_picked_from_the_list_says_so_too(tmp_path, server) -> None:

@@ -71,7 +71,7 @@ async def test_a_session_picked_from_the_list_runs_with_its_window(tmp_path, ser
     run = await drive(tmp_path, answer, ["2\r", "/model\r"], server=server, pick_session=True,
                       options_for=command_line(tmp_path, server).for_session)
     assert f"window 16,000 · session {first}" in run.out, run.out
-    assert "now: fake-model (openai) · window 16,000" in run.out, run.out
+    assert "now: fake-model (OpenAI-compatible) · window 16,000" in run.out, run.out
 
 
 async def test_resume_switches_to_the_window_the_session_was_started_with_and_says_so(tmp_path, server):
@@ -81,7 +81,7 @@ async def test_resume_switches_to_the_window_the_session_was_started_with_and_sa
     assert f"window 32,768 · session {second}" in run.out  # -c: the newest, started without options
     assert f"session {first} runs with fake-model · window 16,000, as it was started\n" in run.out, run.out
     assert f"session {second} runs with fake-model · window 32,768, as it was started\n" in run.out, run.out
-    assert re.findall(r"now: fake-model \(openai\) · window ([\d,]+)", run.out) == ["16,000", "32,768"], run.out
+    assert re.findall(r"now: fake-model \(OpenAI-compatible\) · window ([\d,]+)", run.out) == ["16,000", "32,768"], run.out
 
 
 async def test_an_option_given_on_the_command_line_wins_and_nothing_is_said(tmp_path, server):
@@ -89,7 +89,7 @@ async def test_an_option_given_on_the_command_line_wins_and_nothing_is_said(tmp_
     run = await drive(tmp_path, answer, ["/resume 1\r", "/model\r"], server=server, continue_last=True,
                       context_window=20_000,
                       options_for=command_line(tmp_path, server, context_window=20_000).for_session)
-    assert "runs with" not in run.out and "now: fake-model (openai) · window 20,000" in run.out, run.out
+    assert "runs with" not in run.out and "now: fake-model (OpenAI-compatible) · window 20,000" in run.out, run.out
 
 
 async def test_options_a_session_remembers_that_cannot_be_used_are_said_and_it_goes_on(tmp_path, server):
@@ -102,7 +102,7 @@ async def test_options_a_session_remembers_that_cannot_be_used_are_said_and_it_g
     assert line.startswith(f"could not run session {first} with fake-model, as it was started (a 3,000-token context "
                            "window cannot hold the system prompt and tool definitions"), line
     assert "(remembered --context-window 3,000)); it goes on with fake-model · window 32,768 " in line, line
-    assert "now: fake-model (openai) · window 32,768" in run.out and run.prompts[-1] == "still here?", run.out
+    assert "now: fake-model (OpenAI-compatible) · window 32,768" in run.out and run.prompts[-1] == "still here?", run.out
 
 
 async def test_a_model_switch_is_remembered_by_the_session_and_by_one_clear_starts_next(tmp_path, server):

@@ -101,6 +101,16 @@ def layer_line(ev: Event, window: int = 0) -> str | None:
     return f"context: {LAYER_WORDS[ev.layer]}{ids}, freed {ev.tokens_freed:,} tokens"
 
 
+def served_by(provider: str, base_url: str | None, *, url: bool = True) -> str:
+    """Who answers a model, for /status and /model: its provider, or the kind of endpoint it was
+    given, with its address unless `url` is false (`OpenAI-compatible, http://127.0.0.1:8000/v1`):
+    a local server's model read "(openai)", as if OpenAI served it."""
+    if not base_url:
+        return provider
+    kind = "Anthropic-compatible" if provider == "anthropic" else "OpenAI-compatible"
+    return f"{kind}, {base_url}" if url else kind
+
+
 def clip_words(text: str, n: int) -> str:
     """One line of at most `n` cells of the screen (a Chinese character or an emoji takes two), cut
     at a word boundary with `…` when it is longer; a control character in it stays, for the console

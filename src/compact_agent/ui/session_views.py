@@ -22,6 +22,7 @@ from ..agent.run.runner import AgentSession
 from ..agent.tools.todos import TodoItem
 from ..cli_help import MAX_WINDOW, parse_tokens
 from ..words import plural
+from . import render
 from .command_registry import CommandError, command, current_repl
 
 STYLES = {
@@ -295,7 +296,7 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         from ..models import REGISTRY
 
         lim = s.cm.limits
-        c.print(f"now: {s.info.name} ({s.info.provider}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
+        c.print(f"now: {s.info.name} ({render.served_by(s.info.provider, s.opts.base_url, url=False)}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
         t = Table.grid(padding=(0, 2))
         for col in ("mark", "model", "provider", "window", "price"):
             t.add_column(col, justify="right" if col == "window" else "left", no_wrap=col != "price")
