@@ -176,9 +176,10 @@ def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_
 def still_sent(before: list[ModelMessage], response: ModelResponse, calibration: tokens.Calibration,
                sent_size: Callable[[list[ModelMessage]], int]) -> bool:
     """Whether `before` (the view up to `response`) is the request `response` answered, by the
-    estimate kept with the calibration's latest report. The layers may decide after an answer: a
-    collapse the shaping of this view committed folded rounds that request still sent, and /status
-    said '4,914 tokens, provider-reported' of a context whose /compact began at 2,980. Within a
+    estimate kept with the calibration's latest report. The layers may decide after an answer, and a
+    look shows what they would decide now (`shaping.preview`): a collapse due folds rounds that request
+    still sent, and /status said '4,914 tokens, provider-reported' of a context whose /compact began
+    at 2,980. Within a
     fiftieth: the size of the instructions and tools is estimated afresh after a restart, and a
     layer's decision frees more than that. Without a report of this response kept, it is believed."""
     last = calibration.last_report()
