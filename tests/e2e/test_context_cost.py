@@ -88,7 +88,7 @@ async def test_context_and_cost_add_up_to_the_provider_usage(tmp_path: Path):
 
     text = console.export_text()
     assert "free until auto-compaction" in text and "compaction summary" in text and f"main · {MODEL}" in text
-    assert f"{MODEL} (openai) · window 12,000" in text and "no plan yet" in text
+    assert f"{MODEL} (OpenAI-compatible) · window 12,000" in text and "no plan yet" in text
 
 
 async def test_model_switch_to_a_smaller_window_compacts_first(tmp_path: Path):

@@ -62,7 +62,10 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     pic = picture(s)
     used = pic.used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits
-    _row(c, "model", f"{s.info.name} ({render.served_by(s.info.provider, s.opts.base_url)})   session {s.session_id}")
+    _row(c, "model", f"{s.info.name} ({render.served_by(s.info.provider, s.opts.base_url, url=False)})   "
+                     f"session {s.session_id}")
+    if s.opts.base_url:  # on a row of its own: beside the model it pushed the session id to a second line
+        _row(c, "endpoint", s.opts.base_url)
     # Where the figure comes from, as /context's heading says: a compaction's own figures are estimates.
     _row(c, "context", f"{used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens, "
                        f"{'provider-reported' if pic.anchored else 'estimated'}")
