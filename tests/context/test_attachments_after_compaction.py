@@ -13,7 +13,7 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.context.compaction import summary
-from compact_agent.context.compaction.restore import new_attachments
+from compact_agent.context.compaction.restore import new_attachments, outdated_in
 from compact_agent.context.layers.digest import default_digest
 
 PLAN = "[compact-agent: current plan] The plan you were following:\n"
@@ -34,6 +34,16 @@ def test_an_unchanged_attachment_is_not_restored_again_a_changed_one_is():
     assert new_attachments([both], kept) == [both]
     first = attachment(PLAN + "[x] a")
     assert new_attachments([first], []) == [first]  # nothing kept: everything is new
+
+
+def test_a_kept_message_with_a_plan_since_changed_is_outdated():
+    """An incremental compaction keeps its compaction message byte for byte: one holding a plan
+    the current one says otherwise would carry the old plan beside the new on every request."""
+    kept = [ModelRequest(parts=[UserPromptPart("This session continues…"), UserPromptPart(PLAN + "[ ] a")])]
+    assert outdated_in([attachment(PLAN + "[x] a")], kept)
+    assert not outdated_in([attachment(PLAN + "[ ] a")], kept)  # the same plan: keeping it is right
+    assert not outdated_in([attachment(HOOK)], kept)  # a kind the message does not hold: only added
+    assert not outdated_in([], kept)
 
 
 def test_a_record_lists_what_the_user_asked_not_what_the_program_put_beside_it():

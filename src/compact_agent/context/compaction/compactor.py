@@ -105,7 +105,10 @@ class Compactor(Keeper):
             cut = min(cut, rounds.adjust_cut_backward(messages, keep_from))
         keep = 0
         if (prefer_incremental is not None and not instructions and cut > 1
-                and is_compaction_message(messages[0])):
+                and is_compaction_message(messages[0])
+                # A plan (or other context put back) changed since: kept, the message would carry the
+                # old copy on every request beside the new one.
+                and not restore.outdated_in(self.restorer.attachments(), messages[:1])):
             # A record re-lists the records of the compaction message it starts with (summary.record_of):
             # kept instead, that message stays a cache hit and the record covers only what came
             # after it, with nothing lost. Priced like keeping it for a summary, with its records

@@ -45,18 +45,34 @@ def _head(text: str) -> str:
     return first[: first.index("]") + 1] if "]" in first else first
 
 
-def new_attachments(attachments: Sequence[ModelMessage], kept: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """The attachments an incremental compaction adds after the messages it `kept`: those whose
-    texts are not, each, the latest of their kind the kept messages already hold. The kept
-    compaction message stays byte for byte (a cache hit) with the attachments that followed it, so
-    restoring an unchanged plan at every compaction piled up identical copies of it; a changed one
-    is added, the newest copy then being the one in force."""
+def _latest_texts(kept: Sequence[ModelMessage]) -> dict[str, str]:
+    """The newest text of each kind of attachment `kept` holds (`_head`)."""
     latest: dict[str, str] = {}
     for m in kept:
         if isinstance(m, ModelRequest):
             for p in m.parts:
                 if isinstance(p, UserPromptPart) and isinstance(p.content, str):
                     latest[_head(p.content)] = p.content
+    return latest
+
+
+def outdated_in(attachments: Sequence[ModelMessage], kept: Sequence[ModelMessage]) -> bool:
+    """Whether `kept` holds an attachment of a kind `attachments` now says otherwise (a plan
+    changed since): kept byte for byte, the old copy would stay in every request beside the new."""
+    latest = _latest_texts(kept)
+    return any(isinstance(p, UserPromptPart) and isinstance(p.content, str)
+               and latest.get(_head(p.content), p.content) != p.content
+               for m in attachments for p in m.parts)
+
+
+def new_attachments(attachments: Sequence[ModelMessage], kept: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """The attachments an incremental compaction adds after the messages it `kept`: those whose
+    texts are not, each, the latest of their kind the kept messages already hold. The kept
+    compaction message stays byte for byte (a cache hit) with the attachments that followed it, so
+    restoring an unchanged plan at every compaction piled up identical copies of it; a changed one
+    is added, the newest copy then being the one in force (a compaction that can write a new
+    message does not keep one that holds an outdated copy: `outdated_in`)."""
+    latest = _latest_texts(kept)
     out: list[ModelMessage] = []
     for m in attachments:
         texts = [p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
