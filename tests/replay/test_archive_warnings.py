@@ -9,10 +9,11 @@ from __future__ import annotations
 import io
 import tempfile
 
+from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 from rich.console import Console
 
 from compact_agent import demo
-from compact_agent.replay._compact_agent import _archive_warnings
+from compact_agent.session.store import SessionStore
 
 
 def test_the_demo_replay_says_nothing_of_where_its_archives_stop(tmp_path, monkeypatch):
@@ -27,9 +28,17 @@ def test_the_demo_replay_says_nothing_of_where_its_archives_stop(tmp_path, monke
     assert "before it answered their results" not in said and "your next message goes on" not in said, said
 
 
-def test_an_archive_keeps_its_other_warnings():
-    stopped = ("the last run stopped after the model's tool calls, before it answered their results "
-               "(interrupted, killed or out of turns): your next message goes on from there")
-    unanswered = "1 message you typed got no answer before the last run ended: it is in the conversation, unanswered"
-    assert _archive_warnings([f"a.jsonl: {stopped}", f"b.jsonl: {unanswered}"]) == []
-    assert _archive_warnings([f"a.jsonl: skipped 2 unreadable lines; {stopped}"]) == ["a.jsonl: skipped 2 unreadable lines"]
+def test_an_archive_keeps_its_other_warnings(tmp_path):
+    """Read as an archive, a session file says nothing of where it stops, and still says a torn line."""
+    s = SessionStore(tmp_path, "s1")
+    s.append([ModelRequest(parts=[UserPromptPart("fix the parser")]),
+              ModelResponse(parts=[ToolCallPart("read_file", {"path": "p.py"}, tool_call_id="c1")]),
+              ModelRequest(parts=[ToolReturnPart("read_file", "def parse(): ...", tool_call_id="c1")])])
+    loaded = SessionStore(tmp_path, "s1").load()
+    assert len(loaded.warnings) == 1 and "before it answered their results" in loaded.warnings[0]
+    assert loaded.archive_warnings == []  # as the session file it is read as, the warning stands
+    with s.path.open("ab") as f:
+        f.write(b"{torn\n")
+    torn = SessionStore(tmp_path, "s1").load()
+    assert torn.archive_warnings == ["s1.jsonl: skipped 1 unreadable line"], torn.archive_warnings
+    assert "before it answered their results" in torn.warnings[0]

@@ -110,7 +110,7 @@ def _archive_path(boundary: Boundary, file: Path) -> Path | None:
 def rebuild(path: Path, depth: int = 0) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str]]:
     """(full messages, compactions with their message index, warnings) for one session file."""
     loaded = load_session_file(path)
-    warnings = list(loaded.warnings) if depth == 0 else _archive_warnings(loaded.warnings)
+    warnings = list(loaded.warnings if depth == 0 else loaded.archive_warnings)
     if not loaded.boundaries:
         return list(loaded.messages), [], warnings
     boundary = loaded.boundaries[-1]
@@ -137,25 +137,6 @@ def rebuild(path: Path, depth: int = 0) -> tuple[list[ModelMessage], list[dict[s
                         "post_tokens": boundary.tokens_after, "timestamp": boundary.time,
                         "message_index": len(prior), "summary_chars": 0})
     return prior + rest[n:], compactions, warnings
-
-
-#: What a load says of where a run stopped (session/load_warnings.py): an archive is the conversation
-#: as a compaction found it, mid-turn as often as not — after the model's tool calls (an automatic
-#: one), or before the answer to a message (a reactive one) — and not where a run ended.
-_WHERE_IT_STOPPED = ("the last run stopped after the model's tool calls", "before the last run ended")
-
-
-def _archive_warnings(warnings: Sequence[str]) -> list[str]:
-    """An archive's load warnings without those of where it stops (`_WHERE_IT_STOPPED`): the demo's
-    replay said 'the last run stopped after the model's tool calls … your next message goes on from
-    there' of each of its four archives."""
-    out = []
-    for warning in warnings:
-        name, _, said = warning.partition(": ")
-        problems = [p for p in said.split("; ") if not any(w in p for w in _WHERE_IT_STOPPED)]
-        if problems:
-            out.append(f"{name}: {'; '.join(problems)}")
-    return out
 
 
 def load(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str]]:

@@ -67,6 +67,9 @@ class Loaded:
     #: Lines read as entries, the prompt this process saved before the load not counted: 0 with
     #: unreadable lines is a file that is no session file (random bytes), not one a crash tore.
     read: int = 0
+    #: `warnings` as a compaction's archive is read: an archive is the conversation as a compaction
+    #: found it, mid-turn as often as not, so where it stops says nothing of where a run ended.
+    archive_warnings: list[str] = field(default_factory=list)
 
 
 def from_the_model(metadata: Any) -> bool:

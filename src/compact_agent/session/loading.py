@@ -11,6 +11,7 @@ is the one the next append names as its parent.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -94,4 +95,5 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     if on_last_id:
         on_last_id(last_id)
-    return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read)
+    as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, at_work=False)
+    return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name))
