@@ -144,7 +144,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     )
 
     from .agent.run.retry import is_timeout
-    from .context import WindowTooSmallError
+    from .context import HistoryNotSaved, WindowTooSmallError
     from .context.plumbing.refusal import LARGER
     from .deadline import StreamCut
     from .error_text import caused_by, retry_after
@@ -170,6 +170,10 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
                                              "server's own, start that server with a larger one)").replace(
             "a smaller CompactionSettings(tool_result_preview_chars=...)",
             "a smaller tool_result_preview_chars under [compaction] in the config file")
+    if isinstance(e, HistoryNotSaved):  # the library's words are of a store: the session's here
+        return (f"could not save the session: {first_line(e.cause)} (what the session file held is archived "
+                "there before the file is rewritten with the conversation as it is now); the file keeps what "
+                "was saved before, no request went out unsaved, and the next message tries again")
     if isinstance(e, ModelContextWindowExceededError):
         return ("the request is too long for the model even after compaction; use a larger --context-window "
                 "(or /compact in the REPL)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from pydantic_ai import Agent, RunContext
@@ -27,7 +28,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from compact_agent.context import CompactionSettings, ContextManager, Event, InMemoryStore
+from compact_agent.context import CompactionSettings, ContextManager, Event, HistoryNotSaved, InMemoryStore
 from compact_agent.context.testing import library_request, reply_to_library_request
 
 LIMITS = UsageLimits(request_limit=200)
@@ -177,21 +178,36 @@ async def test_a_history_pydantic_ai_merges_at_a_runs_start_is_the_same_conversa
 
 
 class FailingArchive(InMemoryStore):
-    def archive(self) -> None:
-        raise OSError("disk full")
+    """A store whose archive fails (a full disk) until `full` is cleared."""
+
+    full = True
+
+    def archive(self) -> Path | None:
+        if self.full:
+            raise OSError("disk full")
+        return super().archive()
 
 
-async def test_a_store_that_cannot_archive_keeps_what_it_held_when_the_history_changes(
-        caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_store_that_cannot_archive_keeps_what_it_held_and_the_changed_history_is_not_sent() -> None:
+    """Rewriting without the archive would lose what the store held; going on without rewriting
+    ran the request on a history saved nowhere, told only in a log. The run stops before sending
+    it, saying why, and the next run saves the changed history."""
     store = FailingArchive()
     reader, cm = Reader(2), ContextManager(window=64_000, store=store)
     agent = reader_agent(reader, cm)
     first = await agent.run("Read.")
     second = await agent.run("Again.", message_history=first.all_messages())
-    with caplog.at_level(logging.WARNING):
+    held, sent = list(store.messages), len(reader.requests)
+    with pytest.raises(HistoryNotSaved) as info:
         await agent.run("Again, differently.", message_history=first.all_messages())
-    assert store.messages[:len(second.all_messages())] == second.all_messages() and store.boundaries == []
-    assert "could not archive what it held (disk full): it is not rewritten" in caplog.text
+    assert isinstance(info.value, OSError) and "\n" not in str(info.value)
+    assert "could not archive what it held before rewriting it (disk full)" in str(info.value)
+    assert store.messages == held and store.messages[:len(second.all_messages())] == second.all_messages()
+    assert store.boundaries == [] and len(reader.requests) == sent  # nothing rewritten, nothing sent
+    store.full = False  # space freed: the next run archives what the store held and rewrites it
+    third = await agent.run("Again, differently.", message_history=first.all_messages())
+    assert store.messages == third.all_messages() and store.archives == [held]
+    assert [b["trigger"] for b in store.boundaries] == ["history_changed"]
 
 
 async def test_a_new_context_manager_on_a_store_that_holds_the_conversation_appends_only_what_is_new() -> None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
     from .compaction.restore import Restorer
     from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller, Summarize
     from .compaction.summarizer import SharedPrefixSummarizer
+    from .contract import HistoryNotSaved
     from .decisions.economics import CompactionPlan, Prices
     from .layers.order import default_layers
     from .pipeline import (
@@ -62,6 +63,7 @@ __all__ = [
     "Compactor",
     "ContextManager",
     "Event",
+    "HistoryNotSaved",
     "HistoryStore",
     "InMemoryStore",
     "LayerResult",
@@ -99,6 +101,7 @@ _EXPORTS: dict[str, str] = {
     "Compactor": ".compaction.compactor",
     "ContextManager": ".pipeline",
     "Event": ".plumbing.events",
+    "HistoryNotSaved": ".contract",
     "HistoryStore": ".plumbing.stores",
     "InMemoryStore": ".plumbing.stores",
     "LayerResult": ".plumbing.events",

@@ -9,13 +9,13 @@ conversation. `keep_system_prompts` and `stamp_new` keep both promises.
 The store is told the history by identity, not by count: a caller may pass a shorter or edited
 `message_history` (regenerate, branch), or a new `ContextManager` may open a store that already
 holds the conversation. `StoreSync` appends only what the store lacks and rewrites the store when
-the history no longer starts with what it holds, after archiving what it held.
+the history no longer starts with what it holds, after archiving what it held; when the archive
+fails it raises `HistoryNotSaved` and rewrites nothing (the store keeps what it held).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -31,9 +31,7 @@ from pydantic_ai.messages import (
 from .plumbing.events import one_line
 from .plumbing.stores import HistoryStore
 
-log = logging.getLogger(__name__)
-
-__all__ = ["LoadableStore", "StoreSync", "keep_system_prompts", "stamp_new"]
+__all__ = ["HistoryNotSaved", "LoadableStore", "StoreSync", "keep_system_prompts", "stamp_new"]
 
 
 def opening_system_prompts(messages: Sequence[ModelMessage]) -> list[SystemPromptPart]:
@@ -90,6 +88,23 @@ class LoadableStore(Protocol):
     """A store that can say what it already holds: a new `ContextManager` resumes onto it."""
 
     def load_messages(self) -> Sequence[ModelMessage]: ...
+
+
+class HistoryNotSaved(OSError):
+    """The history changed (shorter or edited) and the store could not archive what it held, so it
+    was not rewritten: it still holds what it held, and the changed history is not saved. Raised by
+    the request (or run end, or `compact_now`) that would have saved it, before anything is sent;
+    the next one tries again. `cause` is the store's error; `errno` is its."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(f"the conversation changed, and the store could not archive what it held before "
+                         f"rewriting it ({one_line(cause)}): it still holds that, and the changed conversation "
+                         "is not saved")
+        self.cause = cause
+        self.errno = cause.errno
+
+    def __str__(self) -> str:  # OSError's would be "[Errno N] ..." without the store's words
+        return str(self.args[0])
 
 
 def _same(a: ModelMessage, b: ModelMessage) -> bool:
@@ -190,11 +205,12 @@ class StoreSync:
         else:
             # What the store held goes to an archive first, as before a compaction: a regenerated
             # answer or a branch leaves the messages after the change in no other place.
+            # Without the archive nothing is rewritten, and nothing goes on unsaved either: the run
+            # stops here, before its request is sent (as when an append fails), and `held` stays what
+            # the store holds, so the next `persist` tries again.
             try:
                 archived = store.archive()
-            except OSError as e:  # the store keeps what it holds; the next request tries again
-                log.warning("the history changed, but the store could not archive what it held (%s): "
-                            "it is not rewritten", one_line(e))
-                return
+            except OSError as e:
+                raise HistoryNotSaved(e) from e
             store.rewrite({**boundary(), "archive": str(archived or "")}, list(messages))
         self.held = list(messages)
