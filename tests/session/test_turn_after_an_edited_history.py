@@ -107,10 +107,11 @@ async def test_a_resumed_session_that_is_not_edited_is_appended_to(tmp_path):
         assert resumed(tmp_path, server, sid) == ["one", "two", "three", "four"]
 
 
-async def test_a_rewind_that_could_not_archive_is_not_undone_by_the_next_turn(tmp_path):
-    """The one way the product itself got there: `/rewind` puts the files back and cuts the
-    conversation, then fails to archive the session (a full disk) before rewriting it; the user goes
-    on. The next turn appended to the file that still held the turns undone, and `-c` brought them back."""
+async def test_a_rewind_that_could_not_archive_leaves_the_next_turn_on_the_whole_conversation(tmp_path):
+    """A `/rewind` that could not archive the session (a full disk) before rewriting it had cut the
+    conversation and put the files back already; the next turn appended to the file that still held
+    the turns undone, and `-c` brought them back. It now changes nothing when it cannot save first
+    (tests/reliability/test_disk_full_rewind.py): the next turn goes on from the whole conversation."""
     with FakeOpenAIServer(ok) as server:
         s = session(tmp_path, server)
         try:
@@ -124,5 +125,5 @@ async def test_a_rewind_that_could_not_archive_is_not_undone_by_the_next_turn(tm
         finally:
             crashpoints.configure("")
             s.close()
-        assert live == ["one", "two", "four"]
+        assert live == ["one", "two", "three", "four"]
         assert resumed(tmp_path, server, sid) == live

@@ -27,8 +27,9 @@ from typing import Protocol
 
 from pydantic_ai.messages import ModelMessage
 
+from ...context.plumbing.events import one_line
 from ...session.listing import NOT_FOLDING
-from ...session.store import load_session_file
+from ...session.store import SessionWriteError, load_session_file
 from ...words import plural
 from ..tools.checkpoint_retention import lost_line
 from ..tools.checkpoints import Checkpoint, Checkpoints, message_key
@@ -81,24 +82,61 @@ class Rewound:
 
 
 def rewind(s: AgentSession, n: int) -> Rewound:
+    """Save the conversation as it goes back, then put the files back: a session that cannot be
+    archived and rewritten (a full disk) changes nothing, neither files nor conversation, and says
+    so (`RewindNotSaved`). Once it is saved the process follows the file, and the files are put back
+    last; should that fail half-way (`FilesNotRestored`), the conversation is back, checkpoint n and
+    those after it are still there, and `/rewind N` again puts back the rest, as the error says."""
     cp = s.checkpoints.get(n)
+    if cp is None:
+        raise IndexError(s.checkpoints.missing(n))
     live_after = next((c.history_len for c in s.checkpoints.list()[n:] if c.archive is None), None)
-    before = _before_compaction(cp, s.messages, live_after) if cp is not None and cp.archive is not None else None
+    before = _before_compaction(cp, s.messages, live_after) if cp.archive is not None else None
     pruned, missing = s.checkpoints.unrestorable(n)
     lost = lost_line([_shown(p, s.cwd) for p in pruned], [_shown(p, s.cwd) for p in missing], s.checkpoints.max_bytes)
-    history_len, restored = s.checkpoints.rewind(n)  # raises for a number there is none of
-    s.messages, said, archive, whole = before or (s.messages[:history_len], "", None, False)
-    if whole and cp is not None and cp.archive:  # the live conversation is the archive's: its checkpoints index it
-        s.checkpoints.back_in(cp.archive)
-    s.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
-                     "archive": str(s.store.archive()), "time": ""}, s.messages)
+    messages, said, archive, whole = before or (s.messages[:cp.history_len], "", None, False)
+    try:
+        archived = s.store.archive()
+        s.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
+                         "archive": str(archived), "time": ""}, messages)
+    except OSError as e:
+        raise RewindNotSaved(n, e) from e
+    s.messages = messages
     s.cm.resume(s.messages)
     # As after a compaction: what the provider reported for a request before the rewind is not
     # the size of the conversation now (/status, /context and the toolbar kept a figure 3x the
     # next request's); until the next request the size is the kept messages' own estimate.
     s.compacted_at = datetime.now(UTC)
     s.ext.plan.rewind_to(s.messages)  # the plan of the turns it undoes goes too
+    try:
+        if whole and cp.archive:  # the live conversation is the archive's: its checkpoints index it
+            s.checkpoints.back_in(cp.archive)
+        _, restored = s.checkpoints.rewind(n)
+    except OSError as e:
+        raise FilesNotRestored(n, e, s.checkpoints.get(n) is cp) from e
     return Rewound(restored, said, archive, lost)
+
+
+class RewindNotSaved(SessionWriteError):
+    """The session could not be archived and rewritten: nothing was rewound."""
+
+    def __init__(self, n: int, cause: OSError) -> None:
+        super().__init__(f"/rewind {n} changed nothing: the session could not be saved first ({one_line(cause)}); "
+                         "the files and the conversation are as they were")
+        self.errno = cause.errno
+
+
+class FilesNotRestored(SessionWriteError):
+    """The conversation went back (saved), then putting the files back failed part of the way
+    (`again`: checkpoint n is still there, so the same rewind puts back the rest), or the files
+    are back and the checkpoints left could not be saved."""
+
+    def __init__(self, n: int, cause: OSError, again: bool) -> None:
+        rest = (f"putting the files back failed ({one_line(cause)}): some may be as they were, and /rewind {n} "
+                "again puts them back" if again else
+                f"the checkpoints left could not be saved ({one_line(cause)})")
+        super().__init__(f"/rewind {n}: the conversation went back and the session is saved, but {rest}")
+        self.errno = cause.errno
 
 
 def _shown(path: Path, cwd: Path) -> Path:
