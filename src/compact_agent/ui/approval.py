@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..agent.safety.permissions import Answer, Instead
+from . import cells
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -167,9 +168,24 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
         kb.add(key)(answer(False))
     kb.add("escape", eager=True)(answer(False))
     kb.add("<any>")(lambda event: None)
-    control = FormattedTextControl([("", question)], focusable=True, show_cursor=True)
+
+    def text() -> StyleAndTextTuples:
+        from prompt_toolkit.application import get_app
+
+        return [("", question_lines(question, get_app().output.get_size().columns))]
+
+    control = FormattedTextControl(text, focusable=True, show_cursor=True)
     app: Application[bool] = inline_app(control, kb, inp, output)
     return bool(await app.run_async())
+
+
+def question_lines(question: str, width: int) -> str:
+    """`question` broken between its words for a terminal of `width` columns, as the line that
+    stays once it is answered is (the console wraps by words): the window's own wrapping cut it
+    anywhere, 'the f' / 'iles changed' at 100 columns, while the question waited. The space after
+    `[y/N]` stays, for the cursor."""
+    lines = cells.wrap(question, max(20, width - 1))  # the last column: a terminal may wrap there by itself
+    return "\n".join(lines) + (" " if question.endswith(" ") else "")
 
 
 def inline_app(control: Any, kb: Any, inp: Any = None, output: Any = None) -> Any:
