@@ -57,13 +57,19 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
 
 @command("status", "model, session, context used / threshold / window", takes_args=False)
 async def _status(s: AgentSession, args: str, c: Console) -> None:
+    from rich.cells import cell_len
+
     from ..agent.accounting.context_report import picture
 
     pic = picture(s)
     used = pic.used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits
-    _row(c, "model", f"{s.info.name} ({render.served_by(s.info.provider, s.opts.base_url, url=False)})   "
-                     f"session {s.session_id}")
+    model = f"{s.info.name} ({render.served_by(s.info.provider, s.opts.base_url, url=False)})"
+    if cell_len(beside := f"{model}   session {s.session_id}") <= c.width - 11:
+        _row(c, "model", beside)
+    else:  # on a row of its own: wrapped, 'session' ended the model's row and the id went on under it
+        _row(c, "model", model)
+        _row(c, "session", s.session_id)
     if s.opts.base_url:  # on a row of its own: beside the model it pushed the session id to a second line
         _row(c, "endpoint", s.opts.base_url)
     # Where the figure comes from, as /context's heading says: a compaction's own figures are estimates.
