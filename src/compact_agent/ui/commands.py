@@ -201,7 +201,9 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
     for i, m in enumerate(s.messages):
         for row, (who, text) in enumerate(message_rows(m)):
             number = f"{i:>4}" if row == 0 else " " * 4  # a request with what you typed and tool results: two rows
-            c.print(f"  {number} {who:<12} {render.clip_words(secrets.redact(text), max(20, c.width - 20))}")
+            # what was written, not markup: 'list[str]' and 'x[i]' lost '[str]' and '[i]'
+            c.print(f"  {number} {who:<12} {render.clip_words(secrets.redact(text), max(20, c.width - 20))}",
+                    markup=False)
 
 
 @command("rewind", "restore files and conversation to before turn N: /rewind [N]")
@@ -222,7 +224,8 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
                 [f"{'version' if len(cp.pruned) == 1 else 'versions'} of {plural(len(cp.pruned), 'file')} pruned"] if cp.pruned else []) + (
                 ["before a compaction"] if cp.archive is not None else [])
             said = f"  ({'; '.join(notes)})" if notes else ""
-            c.print(f"  {cp.index:>3}  › {render.clip_words(prompts[cp.index], max(20, c.width - 10 - len(said)))}{said}")
+            c.print(f"  {cp.index:>3}  › {render.clip_words(prompts[cp.index], max(20, c.width - 10 - len(said)))}{said}",
+                    markup=False)  # what was typed, not markup ('x[i]' lost its '[i]')
         c.print("/rewind N goes back to before turn N" + (
             "; to one before a compaction, the conversation comes back from the transcript it archived"
             if cps[0].archive is not None else ""))
