@@ -217,7 +217,11 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             raise CommandError(none)
         c.print(none)
         return
-    prompts = {cp.index: secrets.redact(cp.prompt) for cp in cps}  # what was typed may hold the key
+    repl = current_repl()
+    # as shown when sent where the REPL knows it (a paste as its placeholder, a custom command as
+    # typed): the preview is a log's first words, the question typed under it out of sight
+    shown = {cp.index: repl.shown_prompt(cp) for cp in cps} if repl is not None else {}
+    prompts = {cp.index: secrets.redact(shown.get(cp.index) or cp.prompt) for cp in cps}  # what was typed may hold the key
     if not args.strip():
         for cp in cps:
             notes = ([f"{plural(len(cp.files), 'file')} to restore"] if cp.files else []) + (
@@ -234,7 +238,6 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     target = next((x for x in cps if x.index == n), None)
     if target is None:
         raise CommandError(s.checkpoints.missing(n))
-    repl = current_repl()
     if repl is None and s.permissions.mode == "deny":  # print mode asks nothing: files change only with --yes
         raise CommandError(f"/rewind {n} restores files, and print mode does not ask: add --yes to rewind")
     if repl is not None:

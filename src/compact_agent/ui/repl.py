@@ -320,6 +320,10 @@ class Repl:
         assert s is not None
         return self.sent.give_back(s.session_id, cp, s.messages, self.pastes)
 
+    def shown_prompt(self, cp: Checkpoint) -> str | None:
+        """The prompt of `cp` as it was shown when sent, on one line, if known (rewound_prompt.py)."""
+        return self.sent.shown_line(self.session.session_id, cp) if self.session is not None else None
+
     def attachment_notes(self, session: AgentSession, message: str) -> None:
         """Say what goes with the message: each `@path` and pasted image path, and why one does not."""
         for a in session.attachments(message):

@@ -52,6 +52,18 @@ class SentPrompts:
         if self.root is not None:
             sent_record.save(self.root, session_id, cp.index, cp.prompt, sent_record.note(line, held))
 
+    def shown_line(self, session_id: str, cp: Checkpoint) -> str | None:
+        """The prompt of `cp` as it was shown when sent, on one line (None: not known), for `/rewind`
+        to list and ask by: 'look: [pasted 20 lines] what failed?' and '/review src', where the
+        checkpoint's preview is the log's first words and the command's text."""
+        said = secrets.redact(cp.prompt)
+        line = None
+        if (kept := self.shown.get((session_id, cp.index))) is not None and secrets.redact(kept[2]) == said:
+            line = kept[0]
+        elif self.root is not None and (noted := sent_record.load(self.root, session_id, cp.index, cp.prompt)):
+            line = noted.line
+        return " ".join(secrets.redact(line).split()) if line is not None else None
+
     def give_back(self, session_id: str, cp: Checkpoint, messages: Sequence[ModelMessage], pastes: Pastes) -> str:
         """What the input starts with after rewinding to before `cp`, its pastes held in `pastes`.
         `messages`: the conversation before the rewind cuts it."""
