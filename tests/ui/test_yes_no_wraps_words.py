@@ -1,6 +1,7 @@
 """A yes/no question (`/rewind N`, `/compact --preview`) that takes more than a line waits broken
 between its words, as it stays once answered: the window's own wrapping cut it anywhere, 'the f'
-at the end of one line and 'iles changed' at the start of the next, while it waited."""
+at the end of one line and 'iles changed' at the start of the next, while it waited. Once
+answered, the answer stays beside '[y/N]'."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ import re
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
+from rich.console import Console
 
 from compact_agent.ui.approval import yes_no
+from tests.fakes.openai_server import Reply
+
+from .repl_driver import drive
 
 QUESTION = ("rewind to before “look: log line 1 some text log line 2 some text log line 3…”? 6 messages "
             "and the files changed since go back; the plan of those turns too [y/N] ")
@@ -34,3 +39,15 @@ async def test_the_question_waits_broken_between_words():
         words = set(QUESTION.split())
         assert all(w in words for line in lines for w in line.split()), (columns, lines)
         assert " ".join(" ".join(lines).split()).startswith(" ".join(QUESTION.split())), lines
+
+
+async def test_the_answer_stays_on_the_questions_last_line(tmp_path):
+    """Printed once answered, the question keeps the answer beside '[y/N]': in 80 columns a question
+    whose last line just fitted put the 'y' on a line of its own."""
+    typed = "see: raw 0 raw 1 raw 2 raw 3 raw 4 raw 5 raw 6 raw 7 why?"  # its question's last line: 79 columns
+    console = Console(record=True, width=80, file=io.StringIO(), force_terminal=False)
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), [typed + "\r", "second\r", "/rewind 0\r", "n"],
+                      console=console, keys_answer=True)
+    asked = run.out[run.out.index("rewind to before"):run.out.index("nothing rewound")].splitlines()
+    assert asked[-1].endswith("[y/N] n"), asked
+    assert all(len(line.rstrip()) <= 80 for line in asked), asked

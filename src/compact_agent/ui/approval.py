@@ -180,12 +180,15 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
 
 
 def question_lines(question: str, width: int) -> str:
-    """`question` broken between its words for a terminal of `width` columns, as the line that
-    stays once it is answered is (the console wraps by words): the window's own wrapping cut it
-    anywhere, 'the f' / 'iles changed' at 100 columns, while the question waited. The space after
-    `[y/N]` stays, for the cursor."""
-    lines = cells.wrap(question, max(20, width - 1))  # the last column: a terminal may wrap there by itself
-    return "\n".join(lines) + (" " if question.endswith(" ") else "")
+    """`question` broken between its words for a terminal of `width` columns, room kept after it
+    for the answer (`y` or `n`), which the REPL prints after it, laid out the same, once it is
+    answered: the window's own wrapping cut the question anywhere while it waited, 'the f' /
+    'iles changed' at 100 columns, and the answer printed after it could go to a line of its own.
+    The space after `[y/N]` stays, for the cursor."""
+    # the last word wrapped with two cells more (the space and the answer), so that they go with it;
+    # the last column left: a terminal may wrap there by itself
+    lines = cells.wrap(question.rstrip() + "..", max(20, width - 1))
+    return "\n".join(lines)[:-2] + " "
 
 
 def inline_app(control: Any, kb: Any, inp: Any = None, output: Any = None) -> Any:

@@ -26,7 +26,7 @@ from ..error_text import GO_ON, describe_error
 from ..session import journal  # no pydantic-ai: a line typed while the session is built is saved at once
 from ..session.files import SessionError
 from . import render
-from .approval import make_ask, nothing, yes_no
+from .approval import make_ask, nothing, question_lines, yes_no
 from .command_registry import COMMANDS, ExitRepl, running
 from .pastes import Pastes
 from .prompt_excerpt import print_prompt
@@ -356,7 +356,9 @@ class Repl:
         if self.before_prompt is not None:
             self.before_prompt()
         yes = await yes_no(question, self.inp, self.prompt_io.get("output"))
-        self.console.print(question + ("y" if yes else "n"), markup=False, highlight=False)  # the answer stays
+        # the answer stays, after the question laid out as it waited (the answer on its last line)
+        self.console.print(question_lines(question, self.console.width) + ("y" if yes else "n"), markup=False,
+                           highlight=False, soft_wrap=True)
         return yes
 
     def saved_session(self) -> str | None:
