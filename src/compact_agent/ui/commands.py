@@ -345,7 +345,9 @@ async def dispatch(s: AgentSession, line: str, c: Console) -> None:
 async def run_command(s: AgentSession, line: str, c: Console) -> None:
     """Run a slash command line; raises `CommandError` (one line) for an unknown command, words a
     command takes none of, or arguments it does not understand."""
-    name, _, args = line[1:].partition(" ")
+    # the name ends at any white space: a paste of '/status' and '/context' on two lines was
+    # 'unknown command /status\n/context (did you mean /context?)'
+    name, args = (line[1:].split(maxsplit=1) + ["", ""])[:2]
     cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name in EXIT_ALIASES else None)
     if cmd is None and (custom := custom_command(s.cwd, name)) is not None:
         await run_custom(s, custom, args.strip(), c)
