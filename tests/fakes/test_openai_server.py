@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -306,6 +307,21 @@ def test_valid_tool_exchange_and_other_request_errors(server: FakeOpenAIServer) 
     assert post(server, body(user("hi"), tool_choice="required"))[0] == 400
     assert post(server, body(user("hi")), path="/v1/completions")[0] == 404
     assert [status for _, status, _ in server.rejected] == [400, 404, 400, 400]
+
+
+def test_a_client_gone_mid_body_sends_no_request(server: FakeOpenAIServer) -> None:
+    """A process killed while it sent a request: half the declared body, then the socket closes.
+    A real server never sees that request, so the fake neither answers nor records it as rejected."""
+    payload = json.dumps(body(user("hi"))).encode()
+    host, port = server.base_url.split("//")[1].split("/")[0].split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n")
+        sock.sendall(head.encode() + payload[: len(payload) // 2])
+        sock.shutdown(socket.SHUT_WR)
+        assert sock.recv(1024) == b""  # closed without an answer
+    assert server.requests == [] and server.rejected == []
+    assert post(server, body(user("hi")))[0] == 200  # and the server goes on serving
 
 
 # ----------------------------------------------------------------------------------- pydantic-ai client
