@@ -105,3 +105,29 @@ def test_a_cut_reply_and_a_turn_closed_after_text_are_said_under_the_answer():
                 ModelRequest(parts=[UserPromptPart("more")]), ours(UNANSWERED, "unanswered")]
     assert last_exchanges(messages) == ["› tell me", "  half of it", f"  {CUT_OFF}", "› look", "  looking",
                                         f"  {ENDED}", "› more", f"  {NO_ANSWER}"]
+
+
+async def test_a_turn_stopped_with_ctrl_c_is_said_on_resume_as_a_note_not_a_warning(tmp_path):
+    release = threading.Event()
+    keys: list = []
+
+    def stuck(req) -> Reply:
+        if "second" in req.last_user_text():
+            keys[0].send_text("\x03")  # Ctrl-C while the model works
+            release.wait(30)
+        return Reply.text(f"ANSWER to {req.last_user_text()}")
+
+    try:
+        live = await drive(tmp_path, stuck, ["first\r", "second\r"], pipe=keys)
+    finally:
+        release.set()
+    assert "interrupted" in live.out
+    stopped = "the last turn was stopped by you before an answer: your message is in the conversation, unanswered"
+    resumed = await drive(tmp_path, lambda req: Reply.text("ok"), [], continue_last=True)
+    assert "warning" not in resumed.out and stopped in resumed.out, resumed.out
+    assert "› second" in resumed.out and resumed.server.requests == []
+
+    [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
+    switched = await drive(tmp_path, lambda req: Reply.text("ok"), [f"/resume {path.stem}\r"])
+    assert f"resumed session {path.stem}" in switched.out and stopped in switched.out, switched.out
+    assert "warning" not in switched.out

@@ -70,6 +70,8 @@ class Loaded:
     #: `warnings` as a compaction's archive is read: an archive is the conversation as a compaction
     #: found it, mid-turn as often as not, so where it stops says nothing of where a run ended.
     archive_warnings: list[str] = field(default_factory=list)
+    #: What the load says that is no problem (a turn the user stopped): said plainly, not as a warning.
+    notes: list[str] = field(default_factory=list)
 
 
 def from_the_model(metadata: Any) -> bool:

@@ -7,6 +7,9 @@ read, a load also tells a user's message no reply of the model follows (a run ki
 request was out), a history that ends at tool results the model never answered (a run stopped at
 work), and whether tools ran since the user's last message (a failed turn then goes on from what
 they did rather than sending the message again).
+
+A turn the user stopped (Esc, Ctrl-C) is marked by a meta entry (`STOPPED`) after what it saved:
+where the history still ends there, a load says so as a note, not as a warning of a run that died.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from pydantic_ai.messages import (
 
 from ..context.plumbing.markers import OWN_TEXT
 from .entries import from_the_model
+
+#: The meta key of the line a turn the user stopped leaves after what it saved (store.note_stopped).
+STOPPED = "stopped_by_user"
 
 
 def _prompts_settled(entries: Iterable[dict[str, Any]]) -> set[str]:

@@ -26,6 +26,7 @@ class LoadProblems:
     unanswered: int = 0  # the user's messages no reply of the model follows
     never_sent: bool = False  # one of them a run saved and died before sending
     at_work: bool = False  # the history ends at tool results the model never answered
+    stopped: bool = False  # the user stopped the turn that left it unanswered or at work (last_run.py)
     repaired: str = ""  # what making the history runnable changed
 
     def warnings(self, name: str) -> list[str]:
@@ -47,17 +48,27 @@ class LoadProblems:
             problems.append(f"put {plural(self.moved, 'out-of-order line')} back in order")
         if self.newer or self.newer_unknown:
             problems.append(_newer_lines(self.newer, self.newer_unknown))
-        if self.unanswered:  # a message the run never sent, or one whose answer never came
+        if self.unanswered and not self.stopped:  # a message the run never sent, or one whose answer never came
             what = "had not reached the model when the last run ended" if self.never_sent else \
                 "got no answer before the last run ended"
             problems.append(f"{plural(self.unanswered, 'message')} you typed {what}: "
                             f"{'it is' if self.unanswered == 1 else 'they are'} in the conversation, unanswered")
-        if self.at_work:
+        if self.at_work and not self.stopped:
             problems.append("the last run stopped after the model's tool calls, before it answered their results "
                             "(interrupted, killed or out of turns): your next message goes on from there")
         if self.repaired:
             problems.append(self.repaired)
         return [f"{name}: " + "; ".join(problems)] if problems else []
+
+
+    def notes(self) -> list[str]:
+        """What the load says that is no problem: the last turn was stopped by the user (one line)."""
+        if not self.stopped:
+            return []
+        if self.unanswered:
+            return ["the last turn was stopped by you before an answer: your message is in the conversation, "
+                    "unanswered"]
+        return ["the last turn was stopped by you while the model was at work: your next message goes on from there"]
 
 
 def _newer_lines(read: int, skipped: int) -> str:

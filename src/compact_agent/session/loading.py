@@ -19,7 +19,14 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from .entries import FORMAT_VERSION, Boundary, Loaded, _load_message
-from .last_run import _ends_at_results, _prompts_settled, _unanswered, _unsent_prompt, tools_ran_in_last_turn
+from .last_run import (
+    STOPPED,
+    _ends_at_results,
+    _prompts_settled,
+    _unanswered,
+    _unsent_prompt,
+    tools_ran_in_last_turn,
+)
 from .lines import KINDS, _file_lines, _in_parent_order, _parse_lines, readable_entries
 from .lines import MAX_LINE_BYTES as MAX_LINE_BYTES  # the cap a load reads lines with (a test lowers it here)
 from .load_warnings import LoadProblems
@@ -49,6 +56,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     seen: set[str] = set()
     last_id: str | None = None
     unsent: list[ModelMessage] = []  # read from prompt entries: the user's, never sent
+    stopped_at: int | None = None  # how many messages there were when the user stopped a turn
     for entry in entries:
         v = entry.get("v")
         future = isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION
@@ -65,11 +73,14 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             elif kind == "boundary":
                 boundaries.append(Boundary.from_json(entry["boundary"]))
                 messages.clear()  # a boundary starts a new history (only the last one matters)
+                stopped_at = None
             elif kind == "meta":
                 m = entry.get("meta")
                 if not isinstance(m, dict):
                     raise ValueError("meta is not an object")
-                meta.update(m)
+                if m.get(STOPPED) is True:  # a mark of where the history was, not a setting
+                    stopped_at = len(messages)
+                meta.update({k: v for k, v in m.items() if k != STOPPED})
             elif kind == "prompt":
                 request = _unsent_prompt(entry)
                 if request is not None and eid not in settled and (eid is None or eid != own_prompt):
@@ -90,10 +101,12 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             last_id = eid
     found.unanswered, found.never_sent = _unanswered(messages, unsent)
     found.at_work = not found.unanswered and _ends_at_results(messages)
+    found.stopped = stopped_at == len(messages) and not found.never_sent and (found.unanswered > 0 or found.at_work)
     messages, found.repaired = _runnable(messages)
     messages = handed_back(messages)  # numbered as the process that saved them numbers them
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     if on_last_id:
         on_last_id(last_id)
-    as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, at_work=False)
-    return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name))
+    as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, at_work=False, stopped=False)
+    return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
+                  found.notes())

@@ -34,7 +34,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from .. import crashpoints, secrets
-from . import journal, listing, remembered
+from . import journal, last_run, listing, remembered
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
 from .files import (
@@ -285,6 +285,10 @@ class SessionStore:
     def append_meta(self, **meta: Any) -> None:
         self._append_lines(self._entries([("meta", {"meta": meta})], self._last_id))
 
+    def note_stopped(self) -> None:
+        """Mark that the user stopped the turn: a later load says so plainly (last_run.py)."""
+        self.append_meta(**{last_run.STOPPED: True})
+
     def archive(self, stamp: datetime | None = None) -> Path:
         """Copy the full transcript aside before a compaction rewrites it.
 
@@ -319,6 +323,7 @@ class SessionStore:
         # What a listing says of the session outlives it too: its first prompt, its messages so far.
         b = {**b, listing.KEY: listing.carried(self.path, str(b.get("trigger", "")), len(messages))}
         meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
+        meta.pop(last_run.STOPPED, None)  # a mark of where the old history was
         if self._options is not None and not self._until_reply:
             meta[remembered.KEY] = self._options
         entries = self._entries([("boundary", {"boundary": b}), *([("meta", {"meta": meta})] if meta else []),

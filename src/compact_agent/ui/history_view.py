@@ -112,11 +112,15 @@ def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: i
             console.print(f"  {status}", style="dim", markup=False, highlight=False)
 
 
-def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[ModelMessage]) -> None:
+def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[ModelMessage],
+                 notes: Sequence[str] = ()) -> None:
     """What a resumed session brings (`-c`, `-r`, `/resume`): its load's warnings (a message a run
-    left unanswered, lines skipped), then its last exchanges."""
+    left unanswered, lines skipped) and notes (a turn the user stopped, no problem), then its last
+    exchanges."""
     for w in warnings:
         console.print(f"warning: {w}", style="yellow", markup=False, highlight=False)
+    for n in notes:
+        console.print(n, style="dim", markup=False, highlight=False)
     show_last_exchanges(console, messages)
 
 

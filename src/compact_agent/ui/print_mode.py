@@ -255,6 +255,8 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
 
     for w in session.warnings:
         run.note(f"warning: {w}")
+    for line in session.notes:  # a turn the user stopped
+        run.note(line)
     for line in session.notices:  # a window remembered from an earlier session (server_windows.py)
         run.note(line)
     if run.stream:

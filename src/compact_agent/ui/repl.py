@@ -199,11 +199,11 @@ class Repl:
         s = AgentSession(self.opts, on_event=self.feed.on_event, on_compact_start=self.feed.on_compact_start,
                          on_change=self.feed.on_change, resolved=(start.session_id, start.exists))
         self.session = s
-        if s.warnings or s.messages or s.notices:
+        if s.warnings or s.notes or s.messages or s.notices:
             def show() -> None:
                 for line in s.notices:  # a window remembered from an earlier session (server_windows.py)
                     self.console.print(line, style="yellow", markup=False, highlight=False)
-                show_resumed(self.console, s.warnings, s.messages)  # the answers rendered as they were
+                show_resumed(self.console, s.warnings, s.messages, s.notes)  # the answers rendered as they were
 
             await self.above_prompt(show)
         self.status_text = status_line(s, self.console.width)
@@ -295,8 +295,11 @@ class Repl:
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
         made = len(s.checkpoints.list())
         try:
-            await self.work.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool, typed=typed),
-                                     view)
+            done = await self.work.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool,
+                                                            typed=typed), view)
+            if done is None:  # stopped by the user: a later resume says so, not as a run that died
+                with contextlib.suppress(OSError):
+                    s.store.note_stopped()
         finally:
             self.remember_sent(s, made, typed)
             self.feed.say_after()

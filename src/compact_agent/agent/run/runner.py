@@ -107,6 +107,7 @@ class AgentSession:
         self.store = SessionStore(session_root(self.cwd, opts.home), self.session_id)
         self.store.lock()
         self.warnings: list[str] = []
+        self.notes: list[str] = []  # what the load says that is no problem (a turn the user stopped)
         self.messages: list[ModelMessage] = []
         # When the latest compaction saved in this session was made (a resumed one): a response
         # answered before it reports the size of a request that held everything compacted since.
@@ -115,6 +116,7 @@ class AgentSession:
             loaded = self.store.load()
             self.messages = loaded.messages
             self.warnings += loaded.warnings
+            self.notes = loaded.notes
             if loaded.boundaries:
                 self.compacted_at = loaded.boundaries[-1].when
         self.read_state = self._load_read_state()
