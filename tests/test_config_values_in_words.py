@@ -73,3 +73,17 @@ def test_a_hook_timeout_past_ten_minutes_is_refused(timeout: float, said: str) -
     with pytest.raises(HookConfigError) as info:
         parse_hooks({"PreCompact": [{"command": "x", "timeout": timeout}]})
     assert str(info.value) == f"hooks.PreCompact: timeout must be at most 600 seconds, not {said}"
+
+
+@pytest.mark.parametrize(("written", "said"), [
+    ("[1, 2]", "a list"), ("{ a = 1 }", "a table"), ("1979-05-27", "a date"), ("12:30:00", "a time"),
+    ("1.5", "1.5"), ('" 8k6 "', "'8k6'"), (f"1{'0' * 80}", f"1{'0' * 58}…"),
+])
+def test_a_number_of_tokens_of_another_kind_is_said_in_words(user_config: Path, tmp_path: Path, written: str,
+                                                              said: str) -> None:
+    """`context_window = [1, 2]` was refused as `not [1, 2]` (JSON's ["a"]: `not ['a']`), a table
+    as `not {'a': 1}`, a date as `not datetime.date(1979, 5, 27)`, and a number of 81 digits whole."""
+    user_config.write_text(f"context_window = {written}\n")
+    wanted = "must be at most 10,000,000 tokens" if said.endswith("…") else \
+        "expected a whole number of tokens such as 32000, 32k or 128K"
+    assert refused(tmp_path) == f"bad value for context_window (from {user_config}): {wanted}, not {said}"

@@ -3,7 +3,9 @@ any of its forms, refused in one line when they cannot be prices, and the model 
 
 from __future__ import annotations
 
+import datetime
 import os
+from decimal import Decimal
 
 import pytest
 
@@ -47,7 +49,7 @@ def test_every_form_gives_the_same_prices():
     ("0.27,,1.1", "the cached input price '' is not a number"),
     ("nan,0,1", "the input price 'nan' is not a number"),
     ("1,0.1,inf", "the output price 'inf' is not a number"),
-    ([1, 0.1, True], "the output price True is not a number"),
+    ([1, 0.1, True], "the output price is true, not a number"),
     ("1,0.1,-2", "the output price must be 0 or more, not -2"),
     ("0.5,1,2", "the cached input price (1) is above the uncached one (0.5); a cache hit never costs more "
                 "(give the same price twice for an endpoint without a cache discount)"),
@@ -59,6 +61,31 @@ def test_what_cannot_be_prices_is_one_line_in_our_words(given, said):
     with pytest.raises(ValueError) as e:
         parse_prices(given)
     assert said in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    (True, "expected INPUT,CACHED_INPUT,OUTPUT[,CACHE_WRITE] in USD per million tokens, e.g. 0.27,0.07,1.10, not true"),
+    (datetime.date(1979, 5, 27), "e.g. 0.27,0.07,1.10, not a date"),
+    ([1, 2], "e.g. 0.27,0.07,1.10; not a list of 2"),
+    (["a", "b"], "; not a list of 2"),
+    ([1, None, 2], "the cached input price is null, not a number (INPUT,CACHED_INPUT"),
+    ([1, [0.5], 2], "the cached input price is a list, not a number"),
+    ({"input": 1, "cached_input": {"a": 1}, "output": 2}, "the cached input price is a table, not a number"),
+    ([1, datetime.date(1979, 5, 27), 2], "the cached input price is a date, not a number"),
+    (Decimal("1.5"), "; not 1.5"),
+    ([1, Decimal("NaN"), 2], "the cached input price NaN is not a number"),
+    ([1, 0.5, 10**400], f"the output price 1{'0' * 58}… is too large to be a price"),
+    ("1,0.5," + "9" * 400, f"the output price '{'9' * 58}… is too large to be a price"),
+])
+def test_a_value_of_another_kind_is_said_in_a_config_files_words(given, said):
+    """`prices = [1, 0.5, true]` was refused as `the output price True is not a number`, `prices =
+    [1, 2]` as `not [1, 2]` (from JSON's ["a", "b"]: `not ['a', 'b']`), a date as `datetime.date(…)`,
+    and a price of 400 digits as `bad setting: int too large to convert to float`."""
+    with pytest.raises(ValueError) as e:
+        parse_prices(given)
+    line = str(e.value)
+    assert said in line and "\n" not in line
+    assert not any(python in line for python in ("True", "None", "datetime", "Decimal", "['", "{'", "float", "Error"))
 
 
 def test_a_file_a_variable_and_the_flag_set_them_and_the_line_names_where(no_env, monkeypatch):

@@ -16,6 +16,8 @@ import typer
 from pydantic_core import PydanticCustomError
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+from .setting_values import shown as in_words
+
 MAX_WINDOW = 10_000_000  # tokens: no model has more (config.py bounds the setting alike)
 # No smallest window here: the one that works depends on what every request carries (the system
 # prompt with the instruction files, the tools, an MCP server's tools), so the session refuses a
@@ -32,7 +34,7 @@ def parse_tokens(value: object, *, least: int = 1, most: int | None = MAX_WINDOW
     variable. What is no whole number of tokens within [least, most] (`most` None: no upper bound)
     raises a ValueError (pydantic's custom error: its message is the line the user reads, with no
     `Value error,` before it)."""
-    shown = str(value).lower() if isinstance(value, bool) else _quoted(value)  # TOML's true: no count
+    shown = _quoted(value)  # as the file or the command line wrote it, or its kind in words
     not_tokens = _bad(f"expected a whole number of tokens {TOKENS_EXAMPLE}, not {shown}")
     if isinstance(value, bool):
         raise not_tokens
@@ -64,7 +66,9 @@ def _bad(message: str) -> PydanticCustomError:
 
 
 def _quoted(value: object) -> str:
-    return repr(value.strip()) if isinstance(value, str) else repr(value)
+    """Text in quotes, a number as it is; a value of another kind (a file's `[1, 2]`, `{a = 1}`, a
+    date, `true`) by its kind in words, never Python's form of it (`{'a': 1}`, `datetime.date(…)`)."""
+    return in_words(value.strip() if isinstance(value, str) else value)
 
 
 def tokens(least: int = 1, most: int = MAX_WINDOW) -> Any:

@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
+from numbers import Real
 from typing import Any, Protocol
 
 from pydantic_core import PydanticCustomError
+
+from .setting_values import shown
 
 KEYS = ("input", "cached_input", "output", "cache_write")
 FORM = "INPUT,CACHED_INPUT,OUTPUT[,CACHE_WRITE] in USD per million tokens, e.g. 0.27,0.07,1.10"
@@ -79,12 +83,13 @@ def parse_prices(value: object) -> ModelPrices | None:
         parts = [p.strip() for p in value.split(",")]
     elif isinstance(value, list | tuple):
         parts = list(value)
-    elif isinstance(value, int | float) and not isinstance(value, bool):  # one price (a variable's 0.27)
+    elif _is_number(value):  # one price (a variable's 0.27)
         parts = [value]
     else:
-        raise _bad(f"expected {FORM}, not {value!r}")
+        raise _bad(f"expected {FORM}, not {_shown(value)}")
     if len(parts) not in (3, 4):
-        raise _bad(f"expected 3 or 4 prices, {FORM}; not {_shown(value)}")
+        given = f"a list of {len(parts)}" if isinstance(value, list | tuple) else _shown(value)
+        raise _bad(f"expected 3 or 4 prices, {FORM}; not {given}")
     numbers = [_price(KEYS[i], p) for i, p in enumerate(parts)]
     miss, hit = numbers[0], numbers[1]
     if hit > miss:
@@ -94,23 +99,41 @@ def parse_prices(value: object) -> ModelPrices | None:
 
 
 def _price(name: str, given: object) -> float:
-    text = given.strip() if isinstance(given, str) else given
+    what = f"the {name.replace('_', ' ')} price"
+    if not isinstance(given, str) and not _is_number(given):  # a list, a table, true, null
+        raise _bad(f"{what} is {_shown(given)}, not a number ({FORM})")
+    text: str | Real | Decimal = given.strip() if isinstance(given, str) else given  # type: ignore[assignment]
     try:
-        if isinstance(text, bool) or text == "":
-            raise ValueError
-        number = float(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise _bad(f"the {name.replace('_', ' ')} price {_shown(given)} is not a number ({FORM})") from None
-    if not math.isfinite(number):
-        raise _bad(f"the {name.replace('_', ' ')} price {_shown(given)} is not a number ({FORM})")
+        number = float(text)
+    except ValueError:  # '' or 'cheap'
+        raise _bad(f"{what} {_shown(given)} is not a number ({FORM})") from None
+    except OverflowError:  # a whole number of 309 digits or more, as a file may write one
+        number = math.inf
+    if math.isnan(number) or math.isinf(number) and _written_as_infinity(text):
+        raise _bad(f"{what} {_shown(given)} is not a number ({FORM})")
+    if math.isinf(number):
+        raise _bad(f"{what} {_shown(given)} is too large to be a price")
     if number < 0:
-        raise _bad(f"the {name.replace('_', ' ')} price must be 0 or more, not {number:g}")
+        raise _bad(f"{what} must be 0 or more, not {number:g}")
     return number
 
 
+def _is_number(value: object) -> bool:
+    """A number a file or a caller gives (a Decimal too), not true or false."""
+    return isinstance(value, Real | Decimal) and not isinstance(value, bool)
+
+
+def _written_as_infinity(text: object) -> bool:
+    """Whether `text` is infinity itself (`inf`, a file's float `inf`), not a number too large."""
+    return not isinstance(text, int) and str(text).lstrip("+-").lower() in ("inf", "infinity")
+
+
 def _shown(value: object) -> str:
-    text = repr(value.strip()) if isinstance(value, str) else repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
+    """The value as written (text in quotes, a number as it is), or its kind in words (setting_values.shown)."""
+    if _is_number(value) and not isinstance(value, int | float):  # a Decimal or a Fraction: 1.5, not Decimal('1.5')
+        text = str(value)
+        return text if len(text) <= 60 else text[:59] + "…"
+    return shown(value.strip() if isinstance(value, str) else value)
 
 
 def _bad(message: str) -> PydanticCustomError:
