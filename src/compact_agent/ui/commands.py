@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .. import secrets
+from ..agent.run.rewinding import FilesNotRestored
 from ..agent.run.runner import AgentSession
 from ..words import plural
 from . import render
@@ -250,7 +251,14 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             c.print("nothing rewound")
             return
     given = repl.prompt_back(target) if repl is not None else ""  # before the conversation is cut
-    back = s.rewind(n)
+    try:
+        back = s.rewind(n)
+    except FilesNotRestored as e:  # the conversation went back all the same: its prompt comes back too
+        if repl is None:
+            raise
+        if repl.keys is not None:
+            repl.keys.typed = given
+        raise e.then("the prompt is back in the input to edit") from e.__cause__
     c.print(f"rewound; restored {plural(len(back.restored), 'file')}"
             + ("; the prompt is back in the input to edit" if repl is not None else "")
             + (f"; {back.conversation}" if back.conversation else ""))

@@ -20,6 +20,7 @@ found again by the message before it, and one whose message is gone is dropped, 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -113,7 +114,7 @@ def rewind(s: AgentSession, n: int) -> Rewound:
             s.checkpoints.back_in(cp.archive)
         _, restored = s.checkpoints.rewind(n)
     except OSError as e:
-        raise FilesNotRestored(n, e, s.checkpoints.get(n) is cp) from e
+        raise FilesNotRestored(n, _os_said(e, s.cwd), s.checkpoints.get(n) is cp, e.errno) from e
     return Rewound(restored, said, archive, lost)
 
 
@@ -131,12 +132,26 @@ class FilesNotRestored(SessionWriteError):
     (`again`: checkpoint n is still there, so the same rewind puts back the rest), or the files
     are back and the checkpoints left could not be saved."""
 
-    def __init__(self, n: int, cause: OSError, again: bool) -> None:
-        rest = (f"putting the files back failed ({one_line(cause)}): some may be as they were, and /rewind {n} "
+    def __init__(self, n: int, cause: str, again: bool, errno: int | None, then: str = "") -> None:
+        rest = (f"putting the files back failed ({cause}): some may be as they were, and /rewind {n} "
                 "again puts them back" if again else
-                f"the checkpoints left could not be saved ({one_line(cause)})")
-        super().__init__(f"/rewind {n}: the conversation went back and the session is saved, but {rest}")
-        self.errno = cause.errno
+                f"the checkpoints left could not be saved ({cause})")
+        super().__init__(f"/rewind {n}: the conversation went back and the session is saved, but {rest}"
+                         + (f"; {then}" if then else ""))
+        self.n, self.cause, self.again, self.errno = n, cause, again, errno
+
+    def then(self, more: str) -> FilesNotRestored:
+        """The same failure, its line ending with what else happened (the prompt back in the input)."""
+        return FilesNotRestored(self.n, self.cause, self.again, self.errno, more)
+
+
+def _os_said(e: OSError, cwd: Path) -> str:
+    """An OS error in words, its file as the user knows it: 'Is a directory: hello.txt', not
+    "[Errno 21] Is a directory: '…/.hello.txt.9b52.tmp' -> '…/hello.txt'"."""
+    if isinstance(e, SessionWriteError) or not e.strerror:
+        return one_line(e)
+    name = e.filename2 if e.filename2 is not None else e.filename
+    return f"{e.strerror}: {_shown(Path(os.fsdecode(name)), cwd)}" if name is not None else e.strerror
 
 
 def _shown(path: Path, cwd: Path) -> Path:

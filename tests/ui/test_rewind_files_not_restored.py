@@ -1,0 +1,43 @@
+"""`/rewind N` whose files cannot all be put back (a folder where a file was) still takes the
+conversation back, saved; its prompt now comes back in the input to edit, as after a rewind that
+restored everything, and the one line says so. The input was left empty, the prompt gone with the
+turns undone, and the line quoted the error as Python prints it: "([Errno 21] Is a directory:
+'/…/project/.hello.txt.9b523c2a.tmp' -> '/…/project/hello.txt')"."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from tests.e2e.test_rewind_after_compaction import editor
+
+from .repl_driver import drive
+
+
+async def test_a_rewind_whose_files_cannot_be_put_back_gives_the_prompt_back_and_says_so(tmp_path: Path) -> None:
+    hello = tmp_path / "project" / "hello.txt"
+    hello.parent.mkdir()
+    hello.write_text("zero\n")
+    shown: list[str] = []
+
+    def at_prompt() -> None:
+        from compact_agent.ui.command_registry import current_repl
+
+        keys = getattr(current_repl(), "keys", None)
+        shown.append(keys.typed if keys is not None else "")
+        if len(shown) == 3:  # both turns written: the restored file cannot replace a folder
+            hello.unlink()
+            hello.mkdir()
+
+    wide = Console(record=True, width=400, file=io.StringIO(), force_terminal=False)  # the line whole
+    run = await drive(tmp_path, editor, ["write one\r", "write two\r", "/rewind 1\r", "\x03"], answers="y\n",
+                      at_prompt=at_prompt, permission_mode="yes", console=wide)
+    assert shown[3] == "write two", shown  # back in the input, as after a rewind that restored all
+    said = [line for line in run.out.splitlines() if "/rewind 1: " in line]
+    assert said and said[0].endswith(
+        "/rewind 1: the conversation went back and the session is saved, but putting the files back failed "
+        "(Is a directory: hello.txt): some may be as they were, and /rewind 1 again puts them back; "
+        "the prompt is back in the input to edit"), run.out
+    assert "Errno" not in run.out and ".tmp" not in run.out
