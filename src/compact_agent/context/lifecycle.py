@@ -10,7 +10,7 @@ copied, so with them a second conversation is refused instead of silently mixed 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, cast
 
 from pydantic_ai.capabilities.abstract import WrapRunHandler
@@ -20,6 +20,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
+from . import shaping
 from .compaction.result import CompactionError, CompactionResult
 from .handlers import Confirm
 from .layers.microcompact import Microcompact
@@ -42,8 +43,8 @@ class Compacting(Protocol):
 
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
-                      view: list[ModelMessage] | None = None, confirm: Confirm | None = None
-                      ) -> CompactionResult: ...
+                      view: list[ModelMessage] | None = None, confirm: Confirm | None = None,
+                      going_ahead: Callable[[], None] | None = None) -> CompactionResult: ...
 
 M = TypeVar("M", bound=ManagerState)
 
@@ -123,9 +124,12 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
     cm._now_model = as_model(model)
     cm._run_ids = (None, key or None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
     try:
-        view, _ = cm.shape(list(history))
-        result = await cm.compact(history, trigger="manual", instructions=instructions, summary_input=view,
-                                  confirm=confirm)
+        # The summary request's view, shaped as a request's is but committed only once the compaction
+        # goes ahead (rewritten in the store): blocked, declined or failed, it leaves nothing behind.
+        view = shaping.tentative(state, list(history))
+        result = await cm.compact(history, trigger="manual", instructions=instructions,
+                                  summary_input=view.shaped.messages, confirm=confirm,
+                                  going_ahead=lambda: view.commit(state))
     finally:
         cm._now_model = None
     cm.failures = 0

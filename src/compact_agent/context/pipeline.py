@@ -139,8 +139,10 @@ class ContextManager(ManagerState):
         history as it is and raises `CompactionBlocked`, as a blocking `before_compact` does.
         Messages stamped with a conversation (what a run returns) are compacted in that
         conversation's state, whichever one this is. Raises `CompactionError` when it cannot
-        compact (nothing is changed then), and for a history of two conversations; `TypeError` or
-        `ValueError` for an argument of the wrong kind (a run's result instead of its messages).
+        compact, and for a history of two conversations; the model's own error when the summary
+        request fails; `TypeError` or `ValueError` for an argument of the wrong kind (a run's
+        result instead of its messages). A compaction that does not go ahead changes nothing: the
+        view its summary request sent is committed (decisions frozen, events emitted) only with it.
         """
         check_compact_now(messages, instructions, model, confirm)
         return await lifecycle.compact_now(self, messages, instructions, model, confirm)
@@ -155,10 +157,13 @@ class ContextManager(ManagerState):
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                       view: list[ModelMessage] | None = None, confirm: handlers.Confirm | None = None,
-                      tokens_before: int | None = None) -> CompactionResult:
+                      tokens_before: int | None = None, going_ahead: Callable[[], None] | None = None
+                      ) -> CompactionResult:
         """Compact `messages` (the persisted history) and rewrite the session; raises CompactionError
         (CompactionBlocked when `before_compact` or `confirm` said no: handlers.py). `tokens_before`:
-        the size of `view` as the provider counted it, where it said (a refusal names it)."""
+        the size of `view` as the provider counted it, where it said (a refusal names it).
+        `going_ahead` is called once the store holds the compacted history, before the compaction
+        is accounted (`compact_now` commits the shaping of its summary request's view there)."""
         assert self.compactor is not None
         before = tokens_before or self.measure(
             view if view is not None else summary_input if summary_input is not None else messages)
@@ -169,7 +174,7 @@ class ContextManager(ManagerState):
                 "compact_agent.trigger": trigger, "compact_agent.tokens_before": before}) as span:
             try:
                 result = await self._compact(messages, trigger, instructions, summary_input, before, keep_from,
-                                             confirm)
+                                             confirm, going_ahead)
             except CompactionBlocked as e:
                 span.set_attribute("compact_agent.blocked", e.reason)
                 handlers.blocked(self, trigger, before, e)
@@ -184,7 +189,8 @@ class ContextManager(ManagerState):
 
     async def _compact(self, messages: list[ModelMessage], trigger: str, instructions: str,
                        summary_input: list[ModelMessage] | None, before: int, keep_from: int | None = None,
-                       confirm: handlers.Confirm | None = None) -> CompactionResult:
+                       confirm: handlers.Confirm | None = None, going_ahead: Callable[[], None] | None = None
+                       ) -> CompactionResult:
         assert self.compactor is not None and self.summarizer is not None
         instructions = await handlers.before(self, trigger, instructions)
         if self.before_compact is not None:
@@ -219,7 +225,7 @@ class ContextManager(ManagerState):
             result.messages = keep_system_prompts(messages, result.messages)
         stamp_new(messages, result.messages, *self._run_ids)
         await handlers.confirmed(confirm, result)
-        self.apply_result(result)
+        self.apply_result(result, going_ahead)
         await handlers.after(self, result)
         return result
 

@@ -9,6 +9,10 @@ request, with the new message in it, would have made otherwise, counted its savi
 events. `preview` runs the same layers on copies of their decisions (a layer's `scratch()`: no spill
 file written, no commit logged; a deep copy of a layer without one), accounts nothing, emits
 nothing and leaves the manager as it found it.
+
+`compact_now` shapes the view its summary request sends the same way (`tentative`), and commits it
+only once the compaction goes ahead: one that is blocked, declined, refused or fails must leave no
+decision of that view frozen, no file written, no saving counted and no event claiming it happened.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from . import lifecycle
+from .layers import frozen
 from .plumbing import tokens
 from .plumbing.events import Event, Stopwatch, one_line
 from .state import ManagerState
@@ -38,6 +43,34 @@ class Shaped:
     layers: list[Any]  # the layers as they decided it: the manager's own, or a preview's copies
 
 
+@dataclass
+class Step:
+    """What one layer did to the view: the events of its decisions, or the error it failed with."""
+
+    layer: Any
+    events: list[Event]
+    error: Exception | None = None
+    ms: float = 0.0
+
+
+@dataclass
+class Tentative:
+    """A view shaped on copies of the layers' decisions (as `preview` does), kept aside until the
+    compaction it is for goes ahead: `commit` then makes it the request's shaping (decisions frozen,
+    spill files and collapse commits written, savings counted, events emitted); dropped, it leaves
+    the manager as it found it."""
+
+    shaped: Shaped
+    pairs: list[tuple[Any, Any]]  # (the manager's layer, the copy that decided)
+    steps: list[Step]
+
+    def commit(self, cm: ManagerState) -> None:
+        own = {id(twin): layer for layer, twin in self.pairs}
+        for layer, twin in self.pairs:
+            adopt(layer, twin)
+        _commit(cm, [Step(own[id(s.layer)], s.events, s.error, s.ms) for s in self.steps], self.shaped.savings)
+
+
 def shape(cm: ManagerState, messages: list[ModelMessage]) -> Shaped:
     """Shape the view of a request: decisions frozen, savings accounted, events emitted."""
     return _run(cm, messages, list(cm.layers), commit=True)
@@ -46,12 +79,21 @@ def shape(cm: ManagerState, messages: list[ModelMessage]) -> Shaped:
 def preview(cm: ManagerState, messages: list[ModelMessage]) -> Shaped:
     """The view a request of `messages` would send now, changing nothing: no decision frozen, no
     saving counted, no event emitted, no file written."""
-    layers = [twin for layer in cm.layers if (twin := scratch(layer)) is not None]
+    return tentative(cm, messages).shaped
+
+
+def tentative(cm: ManagerState, messages: list[ModelMessage]) -> Tentative:
+    """The view a request of `messages` would send now, as `preview` shapes it, with what it takes
+    to commit it later (`Tentative.commit`). `compact_now` shapes its summary request's view so:
+    a compaction that is blocked, declined or fails must leave no decision of that view behind."""
+    pairs = [(layer, twin) for layer in cm.layers if (twin := scratch(layer)) is not None]
     credit = cm.schedule.credit  # `cm.budget` sets it, for the layers' pricing (Schedule.next_compaction_at)
+    steps: list[Step] = []
     try:
-        return _run(cm, messages, layers, commit=False)
+        shaped = _run(cm, messages, [twin for _, twin in pairs], commit=False, steps=steps)
     finally:
         cm.schedule.credit = credit
+    return Tentative(shaped, pairs, steps)
 
 
 def scratch(layer: Any) -> Any | None:
@@ -65,12 +107,26 @@ def scratch(layer: Any) -> Any | None:
         return None
 
 
-def _run(cm: ManagerState, messages: list[ModelMessage], layers: list[Any], *, commit: bool) -> Shaped:
+def adopt(layer: Any, twin: Any) -> None:
+    """Make what `twin` (a `scratch` copy of `layer`) decided the layer's own: its `adopt(twin)`,
+    else its saved state loaded (`state_to_json` / `load_state`); a layer with neither keeps no
+    decision of a view shaped on a copy and decides again at the next request."""
+    try:
+        own = getattr(layer, "adopt", None)
+        if callable(own):
+            own(twin)
+        elif hasattr(layer, "load_state") and hasattr(twin, "state_to_json"):
+            layer.load_state(twin.state_to_json())
+    except Exception as e:  # noqa: BLE001 - as a layer whose saved decisions cannot be loaded: it re-decides
+        frozen.reset_layer(layer, e)
+
+
+def _run(cm: ManagerState, messages: list[ModelMessage], layers: list[Any], *, commit: bool,
+         steps: list[Step] | None = None) -> Shaped:
     view = messages
     suppressed = False
     savings: dict[str, int] = {}
-    if commit:
-        cm.view_savings = savings
+    steps = [] if steps is None else steps
     size = tokens.estimate(view)
     measured = cm._measured(view, size)  # the view's size, measured once per change of the view
     for layer in layers:
@@ -78,26 +134,37 @@ def _run(cm: ManagerState, messages: list[ModelMessage], layers: list[Any], *, c
         try:
             result = layer.apply(view, cm.budget(measured))
         except Exception as e:  # noqa: BLE001 - a view layer that fails costs its savings, never the turn
-            if commit:
-                cm.emit(Event(layer.name, "failed", detail={"error": one_line(e)}))
-                cm._reset_layer(layer, e)
+            steps.append(Step(layer, [], e))
             continue
+        steps.append(Step(layer, list(result.events), ms=watch.ms()))
         # What this layer took out of this request (its events report decisions, not requests).
         shaped = tokens.estimate(result.messages)
         savings[layer.name], size = size - shaped, shaped
         view = result.messages
         measured = cm._measured(view, shaped)
-        if commit:
-            grown = lifecycle.account(cm, layer.name, bool(result.events))
-            for ev in result.events:
-                if not ev.duration_ms:
-                    ev.duration_ms = watch.ms()
-                if ev.freed is None:
-                    ev.freed, grown = max(0, grown), 0
-                cm.emit(ev)
         check = getattr(layer, "suppresses_autocompact", None)
         if check is not None and check(measured, cm.budget(measured)):
             suppressed = True
     if commit:
-        cm._rebaseline = False
+        _commit(cm, steps, savings)
     return Shaped(view, suppressed, savings, layers)
+
+
+def _commit(cm: ManagerState, steps: list[Step], savings: dict[str, int]) -> None:
+    """What a request's shaping does to the manager once the layers have decided: a failed layer
+    reported and reset, each layer's saving accounted, its events emitted."""
+    cm.view_savings = savings
+    for step in steps:
+        layer = step.layer
+        if step.error is not None:
+            cm.emit(Event(layer.name, "failed", detail={"error": one_line(step.error)}))
+            cm._reset_layer(layer, step.error)
+            continue
+        grown = lifecycle.account(cm, layer.name, bool(step.events))
+        for ev in step.events:
+            if not ev.duration_ms:
+                ev.duration_ms = step.ms
+            if ev.freed is None:
+                ev.freed, grown = max(0, grown), 0
+            cm.emit(ev)
+    cm._rebaseline = False

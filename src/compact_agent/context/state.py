@@ -369,14 +369,18 @@ class ManagerState(AbstractCapability[Any]):
             except OSError as e:
                 self.emit(Event("state", "save_failed", detail={"error": one_line(e)}))
 
-    def apply_result(self, result: CompactionResult) -> None:
-        """Persist a compaction (boundary + new history) and account for it."""
+    def apply_result(self, result: CompactionResult, going_ahead: Callable[[], None] | None = None) -> None:
+        """Persist a compaction (boundary + new history) and account for it. `going_ahead` is called
+        once the store holds the new history, before anything is accounted (`compact_now` commits
+        its summary request's view there: a rewrite that fails leaves it uncommitted)."""
         if self.store is not None:
             self.store.rewrite({"trigger": result.trigger, "strategy": result.strategy,
                                 "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
                                 "archive": str(result.archive or ""), "time": self.clock().isoformat(),
                                 "messages_summarized": result.summarized}, result.messages)
         self._sync.reset(result.messages)
+        if going_ahead is not None:
+            going_ahead()
         # Only the newest result's history is ever used again (as the history to go on with); an
         # older one kept its whole compacted history (and summary) alive: memory grew with every
         # compaction. The archive and the session file keep both.

@@ -63,6 +63,7 @@ class ToolResultBudget:
         self.args_kept: set[str] = set()  # call ids judged small enough
         self._missing: set[str] = set()  # spilled before a restart, file gone since: re-spill when seen
         self._writes = True  # False in a scratch copy, which decides without writing a spill file
+        self._unwritten: dict[str, tuple[Path, str]] = {}  # a scratch copy's spills: id -> (file, text)
 
     # -- state ---------------------------------------------------------------------------------
     def state_to_json(self) -> dict[str, Any]:
@@ -99,8 +100,21 @@ class ToolResultBudget:
         twin = copy.copy(self)
         twin.seen, twin.replacements, twin.actions = set(self.seen), dict(self.replacements), dict(self.actions)
         twin.args_cut, twin.args_kept, twin._missing = dict(self.args_cut), set(self.args_kept), set(self._missing)
-        twin._writes = False
+        twin._writes, twin._unwritten = False, {}
         return twin
+
+    def adopt(self, twin: ToolResultBudget) -> None:
+        """Take over what a scratch copy decided (a shaping committed once the compaction it was for
+        went ahead), writing the spill files it only named. A file that cannot be written is
+        written again from the session the next time its result is sent, as one gone missing is."""
+        for call_id, (path, text) in twin._unwritten.items():
+            try:
+                write_private(path, text, "spill")
+            except OSError as e:
+                log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
+                self._missing.add(call_id)
+        self.seen, self.replacements, self.actions = set(twin.seen), dict(twin.replacements), dict(twin.actions)
+        self.args_cut, self.args_kept = dict(twin.args_cut), set(twin.args_kept)
 
     def forget_absent(self, messages: list[ModelMessage]) -> None:
         """After a compaction: forget decisions about results that are gone for good, so the state
@@ -308,6 +322,8 @@ class ToolResultBudget:
             try:
                 if self._writes:
                     write_private(path, text, "spill")
+                else:
+                    self._unwritten[call_id] = (path, text)
                 info["path"] = str(path)
             except OSError as e:
                 log.warning("could not spill tool result %s to %s: %s", call_id, path, e)

@@ -166,6 +166,7 @@ class ContextCollapse:
         self.min_gain_fraction = min_gain_fraction
         self.keep_recent_rounds = max(1, keep_recent_rounds)
         self.commits: list[Commit] = read_log(log_path) if log_path is not None else []
+        self._logs = True  # False in a scratch copy, which commits without logging
 
     def state_to_json(self) -> dict[str, Any]:
         return {"commits": [c.to_json() for c in self.commits]}
@@ -191,8 +192,17 @@ class ContextCollapse:
         """A copy that decides as this layer would and keeps what it decides to itself, logging no
         commit: a look at the next request's view (/context, the toolbar) must not commit for it."""
         twin = copy.copy(self)
-        twin.commits, twin.log_path = list(self.commits), None
+        twin.commits, twin._logs = list(self.commits), False
         return twin
+
+    def adopt(self, twin: ContextCollapse) -> None:
+        """Take over what a scratch copy decided (a shaping committed once the compaction it was for
+        went ahead), logging the commits it made."""
+        known = {c.id for c in self.commits}
+        self.commits = list(twin.commits)
+        for commit in self.commits:
+            if commit.id not in known:
+                self._persist(commit)
 
     def suppresses_autocompact(self, tokens_after: int, budget: Budget) -> bool:
         """Collapse owns the band up to `collapse_blocking`; a summary there would undo its work."""
@@ -255,7 +265,7 @@ class ContextCollapse:
         return budget.rewrite_pays(tokens.estimate(view[start:]), gain, depth_est=tokens.estimate(view[end:]))
 
     def _persist(self, commit: Commit) -> None:
-        if self.log_path is None:
+        if self.log_path is None or not self._logs:
             return
         try:
             append_log(self.log_path, commit)
