@@ -89,6 +89,22 @@ def test_bad_config_is_one_line():
     assert parse_hooks({"PreCompact": [{"command": "x", "timeout": 3}]}, 10)[0].timeout_s == 3
 
 
+def test_a_groups_timeout_is_its_hooks_that_give_none():
+    """`[[hooks.PreCompact]]` with `timeout = 45` beside `matcher` and `hooks` was taken and ignored:
+    its hooks ran at hook_timeout_s (10 s), and `timeout = 9999` or `"x"` there passed unsaid."""
+    group = {"matcher": "auto", "timeout": 45, "hooks": [{"command": "a"}, {"command": "b", "timeout": 5}, "c"]}
+    assert [(h.command, h.matcher, h.timeout_s) for h in parse_hooks({"PreCompact": [group]}, 10)] == \
+        [("a", "auto", 45.0), ("b", "auto", 5.0), ("c", "auto", 45.0)]
+    assert parse_hooks({"PreCompact": [{"hooks": [{"command": "a"}]}]}, 20)[0].timeout_s == 20  # none: the default
+    for timeout, said in ((9999, "timeout must be at most 600 seconds, not 9999"),
+                          (float("inf"), "timeout must be at most 600 seconds, not inf"),
+                          ("x", "timeout must be a positive number of seconds"),
+                          (0, "timeout must be a positive number of seconds")):
+        with pytest.raises(HookConfigError) as e:  # capped as a hook's own, even where each hook gives one
+            parse_hooks({"PreCompact": [{"timeout": timeout, "hooks": [{"command": "a", "timeout": 5}]}]})
+        assert str(e.value) == f"hooks.PreCompact: {said}"
+
+
 async def test_hooks_run_without_the_provider_key(tmp_path, monkeypatch):
     """A hook is a command like the bash tool's: it gets the scrubbed environment, not the key."""
     from compact_agent import secrets

@@ -90,7 +90,11 @@ def parse_hooks(table: dict[str, Any] | None, default_timeout_s: float = 10.0) -
         PreCompact = [{command = "cmd", timeout = 5, matcher = "auto"}]
         [[hooks.PreCompact]]                                 # Claude Code's shape
         matcher = "auto"
+        timeout = 30                                         # for its hooks that give none
         hooks = [{type = "command", command = "cmd", timeout = 5}]
+
+    A group's `matcher` and `timeout` go to each of its hooks that gives none of its own (the
+    timeout was taken as a key and ignored: its hooks ran at hook_timeout_s).
     """
     out: list[HookCommand] = []
     for event, spec in (table or {}).items():
@@ -123,6 +127,11 @@ def _commands(event: str, entry: Any, matcher: str, timeout: float) -> tuple[lis
     if entry.get("matcher") is not None and not isinstance(entry["matcher"], str):  # `true` matched "True"
         problems.append(f"matcher must be text (a pattern of the trigger or source), not {shown(entry['matcher'])}")
     if "hooks" in entry:
+        if "timeout" in entry:  # the group's: for its hooks that give none
+            if (group_problem := _timeout_problem(entry["timeout"])) is not None:
+                problems.append(group_problem)
+            else:
+                timeout = float(entry["timeout"])
         inner = entry["hooks"]
         commands: list[HookCommand] = []
         for e in inner if isinstance(inner, list) else [inner]:
@@ -133,13 +142,20 @@ def _commands(event: str, entry: Any, matcher: str, timeout: float) -> tuple[lis
     if entry.get("type", "command") != "command" or not isinstance(entry.get("command"), str):
         problems.append('each hook needs command = "..." (type "command")')
     t = entry.get("timeout", timeout)
-    if isinstance(t, bool) or not isinstance(t, int | float) or t <= 0:
-        problems.append("timeout must be a positive number of seconds")
-    elif not t <= MAX_TIMEOUT_S:  # inf and nan too: a hook that hangs must not hold a compaction for ever
-        problems.append(f"timeout must be at most {MAX_TIMEOUT_S} seconds, not {shown(t)}")
+    if (timeout_problem := _timeout_problem(t)) is not None:
+        problems.append(timeout_problem)
     if problems:
         return [], problems
     return [HookCommand(event, entry["command"], matcher, float(t))], []
+
+
+def _timeout_problem(t: Any) -> str | None:
+    """What is wrong with `t` as a hook's timeout (a hook's own or its group's), or None."""
+    if isinstance(t, bool) or not isinstance(t, int | float) or t <= 0:
+        return "timeout must be a positive number of seconds"
+    if not t <= MAX_TIMEOUT_S:  # inf and nan too: a hook that hangs must not hold a compaction for ever
+        return f"timeout must be at most {MAX_TIMEOUT_S} seconds, not {shown(t)}"
+    return None
 
 
 def _kind(value: Any) -> str:
