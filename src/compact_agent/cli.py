@@ -264,21 +264,34 @@ def config_command(
     sys.stdout.write(shown(view, home_dir(), as_json, output_width()))  # its warnings are in the output
 
 
-@app.command("sessions", cls=OneLineCommand)
+@app.command("sessions", cls=OneLineCommand, short_help="List this directory's sessions, or remove some.")
 def sessions_command(
     ctx: typer.Context,
     all_: Annotated[bool, typer.Option("--all", help="List every session, the failed starts a newer one with the same prompt counts too.")] = False,
+    delete: Annotated[list[str] | None, typer.Option("--delete", metavar="ID", help="Remove this session (its id, or a start of one id alone) and everything it owns: archives, side files, checkpoint backups, the record of sent prompts (repeatable). A session in use by another process is not removed.")] = None,
+    older: Annotated[int | None, typer.Option("--delete-older-than", metavar="DAYS", parser=count(0, "days"), help="Remove every session of this directory (those --all adds too) last written more than DAYS days ago, as --delete does.")] = None,
 ) -> None:
-    """List this directory's sessions, newest first (for --resume ID)."""
+    """List this directory's sessions, newest first (for --resume ID), or remove some (--delete, --delete-older-than)."""
     from .agent.run.options import session_root
     from .cli_unused import say_unused
-    from .config import home_problem
+    from .config import home_dir, home_problem
     from .ui.sessions_list import MAX_LISTED, format_row, session_rows
 
     say_unused(ctx, "sessions")
     if (problem := home_problem(make=False)) is not None:  # listing creates nothing
         raise fail(problem, 2)
     work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()
+    if delete or older is not None:
+        from .session import removal
+
+        if delete and older is not None:
+            raise fail("--delete and --delete-older-than both choose what to remove; give one of them", 2)
+        if all_:
+            raise fail("--all is for the listing: --delete-older-than already covers every session of this "
+                       "directory (another directory's: compact-agent --cwd DIR sessions ...)", 2)
+        raise typer.Exit(removal.run(session_root(work), home_dir(), delete or [], older,
+                                     say=lambda line: sys.stdout.write(visible(line) + "\n"),
+                                     warn=lambda line: sys.stderr.write(visible(f"compact-agent: {line}") + "\n")))
     rows = session_rows(session_root(work), limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_)
     if not rows:
         sys.stdout.write(visible(f"no sessions in {work}") + "\n")

@@ -1,0 +1,263 @@
+"""Removing sessions and everything they own (`compact-agent sessions --delete ID`,
+`--delete-older-than DAYS`).
+
+A session is more than its file `<root>/<id>.jsonl`. Beside it, in the project's folder of sessions:
+- `<id>/`: its side folder (store.py): the lock, the event log, spilled tool results, session notes,
+  the collapse commit log, checkpoints and the file backups they restore, the plan, the usage ledger,
+  the read state, a large input set aside, torn lines set aside (journal.py);
+- `compact-history/<id>-<stamp>.jsonl`: the full transcript archived before each compaction (archives.py);
+- `sent_prompts/<id>.jsonl`: how each prompt sent was shown (ui/sent_record.py);
+- temp files a killed writer left of these (`.<id>.jsonl.<hex>.tmp`, `.<id>-<stamp>.jsonl.<hex>.tmp`).
+What the sessions of the project share (the prompt history, the folders above) stays.
+
+Nothing is removed from a session another process holds (its lock is taken, and held until the
+session file is gone: no run can open it meanwhile), and nothing outside the project's folder of
+sessions: an id is one of the sessions listed there (a name with a slash or a leading dot never is),
+a symbolic link is removed itself, never followed, a shared folder that is a link is left alone, and
+a folder of sessions that is a link is refused. The session file goes last, so that a removal cut
+short (a permission denied) leaves a session still listed, whose removal can be tried again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import stat
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..ui.sent_record import FOLDER as SENT_FOLDER
+from ..words import plural
+from .archives import archive_moment, session_archives
+from .files import SessionError, SessionLocked, list_sessions
+from .locks import LOCK_FILE
+
+ARCHIVES = "compact-history"
+#: Names in the folder of sessions that belong to all its sessions: never a session's side folder.
+SHARED = frozenset({ARCHIVES, SENT_FOLDER, "prompt_history"})
+DAY = 86_400.0
+
+
+class RemovalError(SessionError):
+    """One line: an id that names no session or several, or a file that could not be removed."""
+
+
+@dataclass
+class Removed:
+    """What the removal of one session took away."""
+
+    session_id: str
+    session_file: bool = False
+    archives: int = 0
+    side_files: int = 0
+    sent_record: bool = False
+    others: int = 0  # temp files a killed writer left
+    freed: int = 0  # bytes
+    _counted: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (device, inode) of files counted
+
+    def line(self) -> str:
+        """`removed ID: the session file, 2 archives, 9 side files (1.2 MB freed)`."""
+        what = [*(["the session file"] if self.session_file else []),
+                *([plural(self.archives, "archive")] if self.archives else []),
+                *([plural(self.side_files, "side file")] if self.side_files else []),
+                *(["the record of its sent prompts"] if self.sent_record else []),
+                *([plural(self.others, "temp file")] if self.others else [])]
+        return f"removed session {self.session_id}: {', '.join(what) or 'nothing'} ({size_text(self.freed)} freed)"
+
+
+def size_text(n: int) -> str:
+    """`1.2 MB`, `340 KB`, `512 bytes`."""
+    for unit, size in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return plural(n, "byte")
+
+
+def check_root(root: Path, home: Path) -> None:
+    """Refuse a folder of sessions that is a symbolic link, or that resolves outside `home`'s
+    `projects` folder: removing in it would remove files elsewhere."""
+    if root.is_symlink() or (root.exists() and root.resolve().parent != (home / "projects").resolve()):
+        raise RemovalError(f"{root} is a symbolic link or lies outside {home / 'projects'}: nothing is removed through it")
+
+
+def find(root: Path, wanted: str) -> str:
+    """The id of the session of `root` that `wanted` names: its whole id, or (as `--resume` takes
+    it) a start of one id alone. RemovalError, one line, for none or several."""
+    ids = [p.stem for p in list_sessions(root)]
+    if not wanted.strip():
+        raise RemovalError("--delete needs a session id (compact-agent sessions lists them)")
+    if wanted in ids:
+        return wanted
+    matches = sorted(i for i in ids if i.startswith(wanted))
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise RemovalError(f"{wanted} is the start of {len(matches)} sessions "
+                           f"({', '.join(matches[:4])}{', …' if len(matches) > 4 else ''}); give more of the id")
+    raise RemovalError(f"no session {wanted} for this directory (compact-agent sessions lists them)")
+
+
+def older_than(root: Path, days: int, now: Callable[[], float] = time.time) -> list[str]:
+    """The ids of `root`'s sessions whose file was last written more than `days` days ago, oldest
+    first; every session of the folder, also those a listing folds (`sessions --all` lists them)."""
+    cutoff = now() - days * DAY
+    found: list[tuple[float, str]] = []
+    for p in list_sessions(root):
+        with contextlib.suppress(OSError):
+            if (when := p.stat().st_mtime) < cutoff:
+                found.append((when, p.stem))
+    return [sid for _, sid in sorted(found)]
+
+
+def remove(root: Path, session_id: str) -> Removed:
+    """Remove session `session_id` of `root` and everything it owns. SessionLocked when another
+    process holds it (nothing removed); RemovalError naming the file that could not be removed."""
+    if not session_id or session_id.startswith(".") or any(c in session_id for c in "/\\\0"):
+        raise RemovalError(f"no session {session_id} for this directory")
+    # A session named like a shared folder, or like another session's file (`X.jsonl.jsonl`), has no side folder.
+    side = root / session_id if session_id not in SHARED and not session_id.endswith(".jsonl") else None
+    lock = _hold(side, session_id) if side is not None else None
+    out = Removed(session_id)
+    try:
+        if (archives := _real_dir(root / ARCHIVES)) is not None:
+            for p in session_archives(archives, session_id):
+                out.archives += _unlink(p, out)
+            for p in _entries(archives):
+                if _archive_temp(p.name, session_id):
+                    out.others += _unlink(p, out)
+        if (sent := _real_dir(root / SENT_FOLDER)) is not None and _exists(record := sent / f"{session_id}.jsonl"):
+            out.sent_record = _unlink(record, out) > 0
+        temp = re.compile(rf"\.{re.escape(session_id)}\.jsonl\.[0-9a-f]+\.tmp")
+        for p in _entries(root):
+            if temp.fullmatch(p.name):
+                out.others += _unlink(p, out)
+        if side is not None and side.is_symlink():  # the link goes, not what it points to
+            out.side_files += _unlink(side, out)
+        elif side is not None and _real_dir(side) is not None:
+            for p in _entries(side):
+                if p.name != LOCK_FILE:
+                    out.side_files += _remove_tree(p, out)
+        path = root / f"{session_id}.jsonl"
+        if _exists(path):
+            out.session_file = _unlink(path, out) > 0
+        if side is not None and _real_dir(side) is not None:
+            out.side_files += _remove_tree(side, out)
+    finally:
+        if lock is not None:
+            os.close(lock)
+    return out
+
+
+def _hold(side: Path, session_id: str) -> int | None:
+    """The session's lock, taken (its descriptor): SessionLocked when another process holds it.
+    None when it has none (no side folder, or one that is a link, which is not followed)."""
+    try:
+        folder = os.open(side, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fd = os.open(LOCK_FILE, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return None
+    finally:
+        os.close(folder)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise SessionLocked(f"session {session_id} is in use by another compact-agent process") from None
+    return fd
+
+
+def _archive_temp(name: str, session_id: str) -> bool:
+    """Whether `name` is a temp file of one of the session's archives (`.<archive>.<hex>.tmp`)."""
+    m = re.fullmatch(r"\.(.+)\.[0-9a-f]+\.tmp", name)
+    return m is not None and archive_moment(Path(m[1]), session_id) is not None
+
+
+def _exists(path: Path) -> bool:
+    return os.path.lexists(path)
+
+
+def _real_dir(path: Path) -> Path | None:
+    """`path` if it is a folder itself (not a link to one)."""
+    try:
+        return path if stat.S_ISDIR(os.lstat(path).st_mode) else None
+    except OSError:
+        return None
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return sorted(Path(e.path) for e in os.scandir(folder))
+    except OSError:
+        return []
+
+
+def _unlink(path: Path, out: Removed) -> int:
+    """Remove the file (or link) `path` itself; 1, counting the bytes it freed."""
+    try:
+        st = os.lstat(path)
+        os.unlink(path)
+    except FileNotFoundError:
+        return 0
+    except OSError as e:
+        raise RemovalError(f"could not remove {path}: {e.strerror or e}") from None
+    if (st.st_dev, st.st_ino) not in out._counted and st.st_nlink <= 1:  # another name keeps a hard link's bytes
+        out._counted.add((st.st_dev, st.st_ino))
+        out.freed += st.st_size
+    return 1
+
+
+def _remove_tree(path: Path, out: Removed) -> int:
+    """Remove `path`, a folder with all it holds (links removed, never followed); the files removed."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return 0
+    except OSError as e:
+        raise RemovalError(f"could not remove {path}: {e.strerror or e}") from None
+    if not stat.S_ISDIR(mode):
+        return _unlink(path, out)
+    n = sum(_remove_tree(p, out) for p in _entries(path))
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise RemovalError(f"could not remove {path}: {e.strerror or e}") from None
+    return n
+
+
+def run(root: Path, home: Path, ids: Sequence[str], days: int | None, say: Callable[[str], object],
+        warn: Callable[[str], object], now: Callable[[], float] = time.time) -> int:
+    """`sessions --delete ID…` (`ids`) or `--delete-older-than DAYS` (`days`): one line said for
+    each session removed, one warned for each another process holds (not removed) and for a
+    failure; the exit code. An id that names no session or several removes nothing (1); so does a
+    session named by `--delete` that is in use, the others named are removed (1)."""
+    try:
+        check_root(root, home)
+        if days is not None:
+            chosen = older_than(root, days, now)
+            if not chosen:
+                say(f"no sessions older than {plural(days, 'day')}")
+        else:
+            chosen = list(dict.fromkeys(find(root, wanted) for wanted in ids))
+    except RemovalError as e:
+        warn(str(e))
+        return 1
+    code = 0
+    for sid in chosen:
+        try:
+            say(remove(root, sid).line())
+        except SessionLocked as e:
+            warn(f"{e}; not removed")
+            code = code or (1 if days is None else 0)
+        except RemovalError as e:
+            warn(str(e))
+            code = 1
+    return code

@@ -1,0 +1,258 @@
+"""`compact-agent sessions --delete ID` and `--delete-older-than DAYS` remove a session and every file
+it owns: its file, the transcripts archived before each compaction, its side folder (events, usage,
+checkpoints and their file backups, …) and the record of its sent prompts. Nothing removed them: a
+secret pasted into a session stayed on disk for good, and an install grew without end.
+
+A session another process holds is not removed; an id that names no session or several removes
+nothing; no id and no link in the data dir reaches a file outside it or another session's files."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from compact_agent.cli import app
+from compact_agent.session import removal
+from compact_agent.session.files import project_slug
+from compact_agent.session.removal import size_text
+from compact_agent.session.store import SessionStore
+from compact_agent.ui.sent_record import FOLDER
+from tests.e2e.test_rewind_after_compaction import editor
+from tests.ui.repl_driver import drive
+
+DAY = 86_400
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two sessions of the REPL, each of which wrote a file twice (checkpoint backups), was
+    compacted (an archive) and sent prompts (their record): made once, copied for each test."""
+    tmp = tmp_path_factory.mktemp("made")
+    (tmp / "project").mkdir()
+    (tmp / "project" / "hello.txt").write_text("zero\n")
+    with pytest.MonkeyPatch.context() as mp:
+        for k in [k for k in os.environ if k.startswith("COMPACT_AGENT_")]:
+            mp.delenv(k)
+        mp.setenv("COMPACT_AGENT_CONFIG", str(tmp / "none.toml"))
+
+        async def two() -> None:
+            for _ in range(2):
+                await asyncio.wait_for(drive(tmp, editor, ["write one\r", "write two\r", "/compact\r"],
+                                             keys_answer=True, permission_mode="yes"), 90)
+
+        asyncio.run(two())
+    return tmp
+
+
+class Sessions:
+    def __init__(self, tmp: Path) -> None:
+        self.home = tmp / "home"
+        self.root = self.home / "projects" / project_slug(tmp / "project")
+        self.a, self.b = sorted(p.stem for p in self.root.glob("*.jsonl"))
+
+
+@pytest.fixture
+def s(made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sessions]:
+    shutil.copytree(made / "project", tmp_path / "project", symlinks=True)
+    shutil.copytree(made / "home", tmp_path / "home", symlinks=True)
+    projects = tmp_path / "home" / "projects"
+    [old] = projects.iterdir()
+    old.rename(projects / project_slug(tmp_path / "project"))  # the folder is named after the directory's path
+    for k in [k for k in os.environ if k.startswith("COMPACT_AGENT_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.chdir(tmp_path / "project")
+    yield Sessions(tmp_path)
+
+
+def files(top: Path) -> dict[str, bytes | str | None]:
+    """Every file, folder and link under `top`: a file's bytes, a link's target, None for a folder."""
+    out: dict[str, bytes | str | None] = {}
+    for folder, dirs, names in os.walk(top):
+        for name in dirs + names:
+            p = Path(folder) / name
+            key = str(p.relative_to(top))
+            out[key] = os.readlink(p) if p.is_symlink() else None if p.is_dir() else p.read_bytes()
+    return out
+
+
+def sessions(*args: str) -> Result:
+    return CliRunner().invoke(app, ["sessions", *args])
+
+
+def test_a_session_is_removed_with_everything_it_owns_and_nothing_else(s: Sessions) -> None:
+    before = files(s.home)
+    owned = {k: v for k, v in before.items() if s.a in k}
+    # What a real run left of it: the session file, an archive, checkpoint backups, events, the sent prompts.
+    rel = s.root.relative_to(s.home)
+    assert str(rel / f"{s.a}.jsonl") in owned
+    assert any(k.startswith(str(rel / "compact-history" / s.a)) for k in owned), sorted(owned)
+    assert str(rel / FOLDER / f"{s.a}.jsonl") in owned
+    assert any("checkpoints/blobs/" in k for k in owned) and str(rel / s.a / "events.jsonl") in owned
+    side = [k for k, v in owned.items() if k.startswith(str(rel / s.a) + "/") and v is not None]
+    freed = sum(len(v) for v in owned.values() if isinstance(v, bytes))
+
+    res = sessions("--delete", s.a)
+    assert res.exit_code == 0, res.output
+    assert res.stdout == (f"removed session {s.a}: the session file, 1 archive, {len(side)} side files, "
+                          f"the record of its sent prompts ({size_text(freed)} freed)\n")
+    assert files(s.home) == {k: v for k, v in before.items() if s.a not in k}  # the other session as it was
+    listed = sessions()
+    assert s.a not in listed.stdout and s.b in listed.stdout
+
+
+def test_a_start_of_an_id_names_one_session_and_an_unknown_or_ambiguous_one_removes_nothing(s: Sessions) -> None:
+    before = files(s.home)
+    common = os.path.commonprefix([s.a, s.b])
+    for args, said in [
+        (["--delete", common], f"compact-agent: {common} is the start of 2 sessions ({s.a}, {s.b}); give more of the id\n"),
+        (["--delete", "nosuch"], "compact-agent: no session nosuch for this directory (compact-agent sessions lists them)\n"),
+        (["--delete", s.b, "--delete", "nosuch"],  # one bad id: none removed
+         "compact-agent: no session nosuch for this directory (compact-agent sessions lists them)\n"),
+        (["--delete", ""], "compact-agent: --delete needs a session id (compact-agent sessions lists them)\n"),
+    ]:
+        res = sessions(*args)
+        assert (res.exit_code, res.stdout, res.stderr) == (1, "", said), args
+        assert files(s.home) == before, args
+
+    res = sessions("--delete", s.a[:len(common) + 1], "--delete", s.a)  # the same one twice: removed once
+    assert res.exit_code == 0, res.output
+    assert res.stdout.count("removed session") == 1 and s.a in res.stdout
+    assert not (s.root / f"{s.a}.jsonl").exists() and (s.root / f"{s.b}.jsonl").exists()
+
+
+def test_hostile_ids_and_links_never_reach_outside_the_data_dir(s: Sessions, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "folder").mkdir(parents=True)
+    for name in ("session.jsonl", "archive.jsonl", "sent.jsonl", "folder/kept.txt", "hard.txt"):
+        (outside / name).write_text(f"not compact-agent's: {name}\n")
+    # A session whose every file is a link out of the data dir.
+    (s.root / "evil.jsonl").symlink_to(outside / "session.jsonl")
+    (s.root / "evil").symlink_to(outside / "folder")
+    (s.root / "compact-history" / "evil-20260101-000000-000000.jsonl").symlink_to(outside / "archive.jsonl")
+    (s.root / FOLDER / "evil.jsonl").symlink_to(outside / "sent.jsonl")
+    # A real session holding a link to a folder outside, and a hard link to a file outside.
+    (s.root / s.a / "tool-results" / "link").symlink_to(outside / "folder")
+    os.link(outside / "hard.txt", s.root / s.a / "tool-results" / "hard.txt")
+    outside_before, before = files(outside), files(s.home)
+    rel = s.root.relative_to(s.home).parts
+
+    for hostile in ["..", "../..", ".", f"../{s.root.name}/{s.a}", f"{s.a}/..", f"{s.a}/../{s.b}", str(s.root / s.a),
+                    "/etc/passwd", "compact-history", FOLDER, "prompt_history", "*", f".{s.a}", "\\"]:
+        res = sessions("--delete", hostile)
+        assert res.exit_code == 1 and res.stdout == "" and res.stderr.count("\n") == 1, (hostile, res.output)
+        assert files(s.home) == before and files(outside) == outside_before, hostile
+
+    # A session file under the name of a folder all sessions share: that folder is not its side folder.
+    shutil.copy(s.root / f"{s.b}.jsonl", s.root / "compact-history.jsonl")
+    res = sessions("--delete", "compact-history")
+    assert res.exit_code == 0 and res.stdout.startswith("removed session compact-history: the session file ("), res.output
+    assert files(s.home) == before and files(outside) == outside_before
+
+    # Named like another session's file, or with a file (not a folder) under its name: those stay.
+    shutil.copy(s.root / f"{s.b}.jsonl", s.root / f"{s.b}.jsonl.jsonl")
+    shutil.copy(s.root / f"{s.b}.jsonl", s.root / "other.jsonl")
+    (s.root / "other").write_text("not a side folder\n")
+    for name in (f"{s.b}.jsonl", "other"):
+        res = sessions("--delete", name)
+        assert res.exit_code == 0 and res.stdout.startswith(f"removed session {name}: the session file ("), res.output
+    assert files(s.home) == {**before, "/".join([*rel, "other"]): b"not a side folder\n"}
+    assert files(outside) == outside_before
+
+    res = sessions("--delete", "evil")
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith("removed session evil: the session file, 1 archive, 1 side file, the record of "
+                                 "its sent prompts"), res.stdout
+    res = sessions("--delete", s.a)
+    assert res.exit_code == 0, res.output
+    assert files(outside) == outside_before  # the links went, not what they point to
+    assert files(s.home) == {**{k: v for k, v in before.items() if s.a not in k and "evil" not in k},
+                             "/".join([*rel, "other"]): b"not a side folder\n"}
+
+
+def test_a_folder_of_sessions_that_is_a_link_out_of_the_data_dir_is_refused(s: Sessions, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    s.root.rename(elsewhere)
+    s.root.symlink_to(elsewhere)
+    before = files(elsewhere)
+    res = sessions("--delete", s.a)
+    assert res.exit_code == 1 and res.stderr == (f"compact-agent: {s.root} is a symbolic link or lies outside "
+                                                 f"{s.home / 'projects'}: nothing is removed through it\n")
+    assert files(elsewhere) == before
+
+
+def test_a_session_in_use_is_not_removed(s: Sessions) -> None:
+    store = SessionStore(s.root, s.a)
+    store.lock()  # as a running compact-agent holds it
+    try:
+        before = files(s.home)
+        res = sessions("--delete", s.a)
+        assert (res.exit_code, res.stdout) == (1, "")
+        assert res.stderr == f"compact-agent: session {s.a} is in use by another compact-agent process; not removed\n"
+        assert files(s.home) == before
+
+        res = sessions("--delete-older-than", "0")  # the others go; the one in use is said and skipped
+        assert res.exit_code == 0, res.output
+        assert res.stdout.startswith(f"removed session {s.b}: ") and res.stdout.count("\n") == 1
+        assert res.stderr == f"compact-agent: session {s.a} is in use by another compact-agent process; not removed\n"
+        assert {k: v for k, v in files(s.home).items() if s.a in k} == {k: v for k, v in before.items() if s.a in k}
+    finally:
+        store.unlock()
+    assert sessions("--delete", s.a).exit_code == 0  # let go of, it can be removed
+    assert not any(s.a in k for k in files(s.home))
+
+
+def test_sessions_older_than_the_days_given_are_removed(s: Sessions) -> None:
+    now = time.time()
+    os.utime(s.root / f"{s.a}.jsonl", (now - 40 * DAY, now - 40 * DAY))
+    os.utime(s.root / f"{s.b}.jsonl", (now - 10 * DAY, now - 10 * DAY))
+    res = sessions("--delete-older-than", "30")
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith(f"removed session {s.a}: ") and res.stdout.count("\n") == 1
+    assert not any(s.a in k for k in files(s.home)) and (s.root / f"{s.b}.jsonl").exists()
+    res = sessions("--delete-older-than", "30")
+    assert (res.exit_code, res.stdout) == (0, "no sessions older than 30 days\n")
+
+
+def test_the_age_is_measured_by_the_clock_given(tmp_path: Path) -> None:
+    t = 2_000_000_000.0
+    for sid, age in (("new", 1), ("old", 40), ("middle", 10)):
+        SessionStore(tmp_path, sid).append_meta(x=1)
+        os.utime(tmp_path / f"{sid}.jsonl", (t - age * DAY, t - age * DAY))
+    assert removal.older_than(tmp_path, 30, now=lambda: t) == ["old"]
+    assert removal.older_than(tmp_path, 5, now=lambda: t) == ["old", "middle"]  # oldest first
+    assert removal.older_than(tmp_path, 0, now=lambda: t) == ["old", "middle", "new"]
+    assert removal.older_than(tmp_path, 30, now=lambda: t + 25 * DAY) == ["old", "middle"]
+
+
+def test_what_to_remove_is_given_once(s: Sessions) -> None:
+    before = files(s.home)
+    res = sessions("--delete", s.a, "--delete-older-than", "1")
+    assert (res.exit_code, res.stderr) == (2, "compact-agent: --delete and --delete-older-than both choose what to "
+                                              "remove; give one of them\n")
+    res = sessions("--all", "--delete-older-than", "0")
+    assert res.exit_code == 2 and "--all is for the listing" in res.stderr
+    res = sessions("--delete-older-than", "-1")
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1 and "Traceback" not in res.output
+    assert files(s.home) == before
+    shown = sessions("--help").stdout
+    assert "--delete ID" in shown and "--delete-older-than DAYS" in shown
+
+
+def test_temp_files_a_killed_writer_left_of_the_session_go_with_it(s: Sessions) -> None:
+    for name in (f".{s.a}.jsonl.0a1b2c3d.tmp", f"compact-history/.{s.a}-20261201-120000-000001.jsonl.0a1b2c3d.tmp",
+                 f".{s.b}.jsonl.0a1b2c3d.tmp", f"compact-history/.{s.b}-20261201-120000-000001.jsonl.0a1b2c3d.tmp"):
+        (s.root / name).write_text("half a rewrite")
+    res = sessions("--delete", s.a)
+    assert res.exit_code == 0 and ", 2 temp files (" in res.stdout, res.output
+    assert not any(s.a in k for k in files(s.home))
+    assert (s.root / f".{s.b}.jsonl.0a1b2c3d.tmp").exists()
+    assert (s.root / f"compact-history/.{s.b}-20261201-120000-000001.jsonl.0a1b2c3d.tmp").exists()
