@@ -27,6 +27,31 @@ def test_every_bad_key_of_one_server(user_config: Path, tmp_path: Path) -> None:
         "more than 0 and at most 3,600, not 0")
 
 
+def test_an_unset_variable_names_the_server_and_its_key(user_config: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`env = { API_TOKEN = "${MY_TOKEN}" }` with MY_TOKEN unset was refused as `mcp_servers.x:
+    environment variable MY_TOKEN is not set`, naming no key (which of env, headers or url?), and
+    only the first such variable was said."""
+    for name in ("MY_TOKEN", "HOST_X", "B", "C"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SET_ONE", "ok")
+    unset = "which is not set (set it, or write ${MY_TOKEN:-default})"
+    with pytest.raises(McpConfigError) as info:
+        parse_servers({"x": {"command": "srv", "env": {"API_TOKEN": "${MY_TOKEN}", "HOME_ROOT": "${SET_ONE}",
+                                                       "LEVEL": "${C:-info}", "PAIR": "${B}${SET_ONE}${B}${HOST_X}"}}})
+    assert str(info.value) == (f"mcp_servers.x.env.API_TOKEN: uses ${{MY_TOKEN}}, {unset}; mcp_servers.x.env.PAIR: "
+                               "uses ${B} and ${HOST_X}, which are not set (set them, or write ${B:-default})")
+    with pytest.raises(McpConfigError) as info:
+        parse_servers({"x": {"url": "http://${HOST_X}/mcp", "headers": {"Authorization": "Bearer ${MY_TOKEN}"}}})
+    assert str(info.value) == ("mcp_servers.x.url: uses ${HOST_X}, which is not set (set it, or write "
+                               f"${{HOST_X:-default}}); mcp_servers.x.headers.Authorization: uses ${{MY_TOKEN}}, {unset}")
+    user_config.write_text('[mcp_servers.x]\ncommand = "srv"\nenv = { API_TOKEN = "${MY_TOKEN}" }\n')
+    assert refused(tmp_path) == f"{user_config}: mcp_servers.x.env.API_TOKEN: uses ${{MY_TOKEN}}, {unset}"
+    monkeypatch.setenv("MY_TOKEN", "secret")
+    assert parse_servers({"x": {"command": "srv", "env": {"API_TOKEN": "${MY_TOKEN}"}}})[0].env == \
+        (("API_TOKEN", "secret"),)
+
+
 def test_every_bad_key_of_one_hook(user_config: Path, tmp_path: Path) -> None:
     both = 'each hook needs command = "..." (type "command") and timeout must be a positive number of seconds'
     with pytest.raises(HookConfigError) as info:

@@ -119,7 +119,7 @@ def test_mcp_config_errors_are_one_line(monkeypatch):
         parse_servers({"x": {}})
     with pytest.raises(McpConfigError, match="letters, digits"):
         parse_servers({"bad name": {"command": "x"}})
-    with pytest.raises(McpConfigError, match="NOPE_UNSET is not set"):
+    with pytest.raises(McpConfigError, match=r"^mcp_servers\.x\.url: uses \$\{NOPE_UNSET\}, which is not set"):
         parse_servers({"x": {"url": "http://${NOPE_UNSET}/"}})
     # A number where a command belongs could never start: refused at start-up, naming the key (it
     # failed at connection time with the MCP client's multi-line validation error).

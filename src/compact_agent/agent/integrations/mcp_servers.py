@@ -78,8 +78,22 @@ def _expand(value: str) -> str:
             return os.environ[m.group(1)]
         if m.group(2) is not None:
             return m.group(2)
-        raise McpConfigError(f"environment variable {m.group(1)} is not set")
+        raise McpConfigError(f"environment variable {m.group(1)} is not set")  # _problems said it first
     return _ENV.sub(sub, value)
+
+
+def _unset(value: Any) -> str | None:
+    """Why `value` cannot be expanded (`uses ${MY_TOKEN}, which is not set …`), or None: the
+    variables it names that are not set and have no `:-default`."""
+    if not isinstance(value, str):
+        return None
+    names = list(dict.fromkeys(m.group(1) for m in _ENV.finditer(value)
+                               if m.group(1) not in os.environ and m.group(2) is None))
+    if not names:
+        return None
+    used = " and ".join(f"${{{n}}}" for n in names)
+    return (f"uses {used}, which {'is' if len(names) == 1 else 'are'} not set "
+            f"(set {'it' if len(names) == 1 else 'them'}, or write ${{{names[0]}:-default}})")
 
 
 def parse_servers(table: dict[str, Any] | None) -> list[McpServerConfig]:
@@ -121,6 +135,8 @@ def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
     for key in ("command", "url", "cwd"):  # a number there could never start a server
         if spec.get(key) is not None and not isinstance(spec[key], str):
             found.append((f"{at}.{key}", f"expected a string, not {shown(spec[key])}"))
+    if (why := _unset(spec.get("url"))) is not None:
+        found.append((f"{at}.url", why))
     args = spec.get("args")
     if args is not None and not isinstance(args, list):
         found.append((f"{at}.args", f"expected a list of strings, not {shown(args)}"))
@@ -135,6 +151,7 @@ def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
         elif table:
             found += [(f"{at}.{key}.{k}", f"expected a string, not {shown(v)}") for k, v in table.items()
                       if not _text_like(v)]
+            found += [(f"{at}.{key}.{k}", why) for k, v in table.items() if (why := _unset(v)) is not None]
     timeout = spec.get("timeout", 30.0)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3_600:
         found.append((f"{at}.timeout", f"expected seconds, more than 0 and at most 3,600, not {shown(timeout)}"))
