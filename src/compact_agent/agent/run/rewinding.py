@@ -20,6 +20,7 @@ found again by the message before it, and one whose message is gone is dropped, 
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +34,7 @@ from ...session.listing import NOT_FOLDING
 from ...session.store import SessionWriteError, load_session_file
 from ...words import plural
 from ..tools.checkpoint_retention import lost_line
+from ..tools.checkpoints import _INDEX as CHECKPOINT_INDEX
 from ..tools.checkpoints import Checkpoint, Checkpoints, message_key
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
@@ -114,8 +116,33 @@ def rewind(s: AgentSession, n: int) -> Rewound:
             s.checkpoints.back_in(cp.archive)
         _, restored = s.checkpoints.rewind(n)
     except OSError as e:
-        raise FilesNotRestored(n, _os_said(e, s.cwd), s.checkpoints.get(n) is cp, e.errno) from e
+        again = s.checkpoints.get(n) is cp
+        left = "" if again else _forget_rewound(s.checkpoints)
+        # The list's own path, deep in the home folder, would push the rest of the line out of it.
+        cause = _os_said(e, s.cwd) if again or isinstance(e, SessionWriteError) else e.strerror or one_line(e)
+        raise FilesNotRestored(n, cause, again, e.errno, left=left) from e
     return Rewound(restored, said, archive, lost)
+
+
+def _forget_rewound(checkpoints: Checkpoints) -> str:
+    """The files are back and the checkpoints left could not be saved (a full disk): the index on
+    disk still lists those rewound, which a later run would offer though their turns are gone.
+    Deleting it needs no space: a later run then offers none, until this one saves the checkpoints
+    left with the next message. What to add to the line that says so ("" when the index agrees)."""
+    index = checkpoints.store_dir / CHECKPOINT_INDEX
+    try:
+        listed = json.loads(index.read_bytes()).get("checkpoints")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return ""  # none, or one a load ignores
+    if not isinstance(listed, list) or len(listed) <= len(checkpoints.list()):
+        return ""  # saved after all (it was cleaning up that failed)
+    try:
+        index.unlink()
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return "a later run may still list the checkpoints rewound"
+    return "a later run offers none until your next message saves them"
 
 
 class RewindNotSaved(SessionWriteError):
@@ -132,17 +159,17 @@ class FilesNotRestored(SessionWriteError):
     (`again`: checkpoint n is still there, so the same rewind puts back the rest), or the files
     are back and the checkpoints left could not be saved."""
 
-    def __init__(self, n: int, cause: str, again: bool, errno: int | None, then: str = "") -> None:
+    def __init__(self, n: int, cause: str, again: bool, errno: int | None, then: str = "", left: str = "") -> None:
         rest = (f"putting the files back failed ({cause}): some may be as they were, and /rewind {n} "
                 "again puts them back" if again else
                 f"the checkpoints left could not be saved ({cause})")
         super().__init__(f"/rewind {n}: the conversation went back and the session is saved, but {rest}"
-                         + (f"; {then}" if then else ""))
-        self.n, self.cause, self.again, self.errno = n, cause, again, errno
+                         + "".join(f"; {more}" for more in (left, then) if more))
+        self.n, self.cause, self.again, self.errno, self.left = n, cause, again, errno, left
 
     def then(self, more: str) -> FilesNotRestored:
         """The same failure, its line ending with what else happened (the prompt back in the input)."""
-        return FilesNotRestored(self.n, self.cause, self.again, self.errno, more)
+        return FilesNotRestored(self.n, self.cause, self.again, self.errno, more, self.left)
 
 
 def _os_said(e: OSError, cwd: Path) -> str:
