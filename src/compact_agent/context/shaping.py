@@ -24,13 +24,33 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from . import lifecycle
 from .layers import frozen
 from .plumbing import tokens
 from .plumbing.events import Event, Stopwatch, one_line
 from .state import ManagerState
 
 log = logging.getLogger(__name__)
+
+
+def account(cm: ManagerState, name: str, decided: bool) -> int:
+    """What the layer's saving grew by since the previous request, added to `layer_savings`.
+
+    A decision is frozen and re-applied on every later request, so the growth is what this
+    request's new decisions freed (the events' own figures are of the whole view, every earlier
+    decision included). It can be negative: L3 clearing a result L4 had already folded leaves L4
+    less to fold. So `layer_savings` sums to what all layers keep out of the view, each token
+    counted once. After a compaction the first request only sets the new baseline; so does a
+    restart's first request (`load_layer_state`), where a layer that decides anew counts from the
+    savings the previous process saved with its decisions: re-applied, those are not this one's.
+    """
+    now = cm.view_savings[name]
+    if cm._rebaseline and not decided:
+        grown = 0
+    else:
+        grown = now - cm._prev_savings.get(name, 0)
+    cm._prev_savings[name] = now
+    cm.layer_savings[name] = cm.layer_savings.get(name, 0) + grown
+    return grown
 
 
 @dataclass
@@ -160,7 +180,7 @@ def _commit(cm: ManagerState, steps: list[Step], savings: dict[str, int]) -> Non
             cm.emit(Event(layer.name, "failed", detail={"error": one_line(step.error)}))
             cm._reset_layer(layer, step.error)
             continue
-        grown = lifecycle.account(cm, layer.name, bool(step.events))
+        grown = account(cm, layer.name, bool(step.events))
         for ev in step.events:
             if not ev.duration_ms:
                 ev.duration_ms = step.ms

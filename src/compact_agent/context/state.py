@@ -348,7 +348,7 @@ class ManagerState(AbstractCapability[Any]):
             self.set_window(window.window)
             self.window_learned = window
         # The first request re-applies these decisions: what they keep out was counted (and said, in
-        # an event's `freed`) by the process that made them, so this one counts from there (lifecycle.account).
+        # an event's `freed`) by the process that made them, so this one counts from there (shaping.account).
         self._prev_savings = savings_of(learned.get("savings")) if isinstance(learned, dict) else {}
         self._rebaseline = True
         self._saved_state = frozen.state_key(self.layer_state())
