@@ -28,6 +28,7 @@ from ..session.files import SessionError
 from . import render
 from .approval import make_ask, nothing, question_lines, yes_no
 from .command_registry import COMMANDS, ExitRepl, running
+from .goodbye import resume_hint
 from .pastes import Pastes
 from .prompt_excerpt import print_prompt
 from .prompt_input import make_prompt
@@ -377,8 +378,8 @@ class Repl:
     def goodbye(self) -> None:
         s = getattr(self, "session", None)
         if s is not None and s.store.path.exists() and s.messages:
-            self.console.print(f"resume this session with: compact-agent --resume {s.session_id}  "
-                               "(or --continue for the newest)", style="dim")
+            for line in resume_hint(s.session_id, self.console.width):
+                self.console.print(line, style="dim", markup=False, highlight=False, soft_wrap=True)
 
 
 async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,
