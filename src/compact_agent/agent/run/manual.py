@@ -15,7 +15,7 @@ from typing import Protocol
 from pydantic_ai.messages import ModelMessage
 
 from ...context import CompactionBlocked, CompactionResult, Event, SharedPrefixSummarizer
-from ...context.shaping import preview
+from ...context.shaping import preview, tentative
 from ...context.wiring import SummaryInputs
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
@@ -59,9 +59,12 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
             looked = preview(s.cm, list(s.messages)).messages
             if (refused := frees_too_little(s.cm, s.messages, s.cm.measure(looked))) is not None:
                 raise refused  # before the summary request: it would take what there is to free
-            view, _ = s.cm.shape(list(s.messages))  # the summary request sends it: its layers decide, as a request's do
+            # The summary request's view, shaped as a request's is; its layers' decisions are taken only
+            # once the compaction goes ahead: blocked or declined, it leaves none behind.
+            view = tentative(s.cm, list(s.messages))
             result = await s.cm.compact(s.messages, trigger="manual", instructions=instructions,
-                                        summary_input=view, confirm=check)
+                                        summary_input=view.shaped.messages, confirm=check,
+                                        going_ahead=lambda: view.commit(s.cm))
     except CompactionBlocked:
         for declined in shown:
             if declined.archive is not None and declined.archive.parent == s.store.archive_dir:
