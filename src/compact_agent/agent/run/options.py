@@ -102,11 +102,18 @@ def sessions_starting(root: Path, prefix: str) -> list[str]:
     return [p.stem for p in list_sessions(root) if p.stem.startswith(prefix)]
 
 
+def is_plain_id(session_id: str) -> bool:
+    """Whether `session_id` is a name in this directory's sessions folder, not a path out of it."""
+    return not session_id.startswith(".") and "/" not in session_id and "\\" not in session_id and "\0" not in session_id
+
+
 def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
     """(session id, whether it exists already). Raises FileNotFoundError, one line, for an id that
     names no session, several, or a folder or a file that is no session (left as it is)."""
     root = session_root(opts.cwd, opts.home)
     if opts.session_id:
+        if not is_plain_id(opts.session_id):  # a path (`../other-project/ID`) names no session of this directory
+            raise FileNotFoundError(f"no session {opts.session_id} for {opts.cwd} (compact-agent sessions lists them)")
         named = root / f"{opts.session_id}.jsonl"
         if named.is_file():
             return _earlier(root, opts.session_id)
