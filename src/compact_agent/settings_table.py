@@ -3,7 +3,8 @@
 The value column was cut at 40 characters wide, so a longer value (deepseek-chat's prices, 54) pushed
 its row's source out of the column. The column is now as wide as the longest value where the width
 allows; where it does not, a long value (or source) wraps within its column, and the row's source
-stays in line on its first line.
+stays in line on its first line. The value column keeps the longest word of any value (a URL, a
+path) whole while the source column, whose words are short, can still be MIN_SOURCE_WIDTH wide.
 """
 
 from __future__ import annotations
@@ -44,8 +45,12 @@ def table(rows: Sequence[tuple[str, str, str]], width: int | None = None) -> lis
     value_w = max(len(value) for _, value, _ in rows)
     src_w = max(len(src) for _, _, src in rows)
     if width is not None and name_w + 2 + value_w + 2 + src_w > width:
-        value_w = min(value_w, max(MIN_VALUE_WIDTH, width - name_w - 4 - src_w))
-        src_w = min(src_w, max(MIN_SOURCE_WIDTH, width - name_w - 4 - value_w))
+        room = width - name_w - 4
+        # A value's longest word (an address, a path) is kept whole where the source column can
+        # give way: split, `http://127.0.0.1:8000/v` on one line and `1` on the next reads as two.
+        word = max(len(w) for _, value, _ in rows for w in value.split() or [""])
+        value_w = min(value_w, max(MIN_VALUE_WIDTH, min(word, room - MIN_SOURCE_WIDTH), room - src_w))
+        src_w = min(src_w, max(MIN_SOURCE_WIDTH, room - value_w))
     lines: list[str] = []
     for name, value, src in rows:
         values, sources = _wrap(value, value_w), _wrap(src, src_w)

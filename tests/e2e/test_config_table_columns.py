@@ -92,15 +92,24 @@ def test_a_narrow_table_wraps_values_and_sources_in_their_columns() -> None:
     rows = [("model", "deepseek-chat", "flag"), ("prices", PRICES, OWN), ("base_url", "http://h/" + "x" * 40, "flag")]
     lines = table(rows, 60)
     assert lines == [
-        "model     deepseek-chat             flag",
-        "prices    $0.28 input, $0.028       the model's own",
-        "          cached, $0.42 output per  (deepseek-chat)",
-        "          M tokens",
-        "base_url  http://h/xxxxxxxxxxxxxxx  flag",  # a word longer than the column is split in it
-        "          xxxxxxxxxxxxxxxxxxxxxxxx",
-        "          x",
+        "model     deepseek-chat                     flag",
+        "prices    $0.28 input, $0.028 cached,       the model's own",
+        "          $0.42 output per M tokens         (deepseek-chat)",
+        "base_url  http://h/xxxxxxxxxxxxxxxxxxxxxxx  flag",  # a word longer than the room left is split in it
+        "          xxxxxxxxxxxxxxxxx",
     ], lines
     assert table(rows)[1] == f"prices    {PRICES}  {OWN}"  # no width: whole
+
+
+def test_an_address_stays_whole_where_the_source_column_can_give_way() -> None:
+    """At 80 columns the value column was 24 wide, so `http://127.0.0.1:43267/v1` (25) showed as
+    `http://127.0.0.1:43267/v` with `1` on the next line; the sources' short words wrap instead."""
+    rows = [("tool_results_per_message_chars", "200000", "default"),
+            ("base_url", "http://127.0.0.1:43267/v1", "flag"), ("prices", PRICES, OWN),
+            ("restore_total_tokens", "50000", "default → 32,000 in the 128,000-token window")]
+    lines = table(rows, 80)
+    assert "base_url                        http://127.0.0.1:43267/v1  flag" in lines, lines
+    assert all(len(line) <= 80 for line in lines), lines
 
 
 async def test_slash_config_fits_the_terminal_too(tmp_path: Path) -> None:
