@@ -192,6 +192,9 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         if e.status_code in (408, 409):  # passing, as 429 and 5xx are: the SDK retried them
             return then(f"the provider answered HTTP {e.status_code} on every retry: {detail}", saved)
         return then(f"the provider answered HTTP {e.status_code}: {detail}", kept)
+    if (not_json := _not_json(e)) is not None:
+        return then(f"the model endpoint{endpoint(e)} sent a reply that is not valid JSON{not_json} on every try, "
+                    "and nothing of it was kept", saved)
     if isinstance(e, ModelAPIError):
         return then(f"model request failed, after retries: {first_line(e)}", saved)
     if isinstance(e, UnexpectedModelBehavior):
@@ -306,6 +309,25 @@ def not_found(e: BaseException, at: str) -> str:
     name = f" (-m {model})" if isinstance(model, str) and model else ""
     return then(f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}",
                 f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)")
+
+
+def _not_json(e: BaseException) -> str | None:
+    """Where a model reply that is not valid JSON broke (" (at character 39)", or "" where no error
+    says), or None for any other error. The SDKs wrap the decoder's error in theirs
+    ("Failed to decode response as JSON: Expecting property name enclosed in double quotes: line 1
+    column 40 (char 39)"), words of Python's that are no use to the user."""
+    import json
+
+    from pydantic_ai.exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior
+
+    if not isinstance(e, (ModelAPIError, UnexpectedModelBehavior)) or isinstance(e, ModelHTTPError):
+        return None
+    decoder = next((c for c in _chain(e) if isinstance(c, json.JSONDecodeError)), None)
+    said = re.search(r"\(char (\d+)\)", str(e))
+    if decoder is None and not ("Failed to decode" in str(e) or ("JSON" in str(e) and said)):
+        return None
+    at = decoder.pos if decoder is not None else int(said[1]) if said else None
+    return f" (at character {at})" if at is not None else ""
 
 
 def first_line(e: BaseException) -> str:

@@ -94,8 +94,10 @@ def validate(body: JSONDict) -> str | None:
 class FakeAnthropicServer:
     """Anthropic Messages API on 127.0.0.1 (random port), served from a daemon thread."""
 
-    def __init__(self, responder: Callable[[MessagesRequest], AnthropicReply]) -> None:
-        self.responder = responder
+    def __init__(self, responder: Callable[[MessagesRequest], AnthropicReply], *, malformed: bool = False) -> None:
+        """`malformed`: every reply is a 200 whose JSON is invalid (its body cut in half; streamed, the
+        event after `message_start` is cut), as a proxy glitch sends."""
+        self.responder, self.malformed = responder, malformed
         self.requests: list[MessagesRequest] = []
         self.rejected: list[tuple[MessagesRequest, int, JSONDict]] = []
         self.stopping = threading.Event()
@@ -162,8 +164,11 @@ class FakeAnthropicServer:
                    "stop_reason": "tool_use" if reply.tool_uses else "end_turn", "stop_sequence": None,
                    "usage": usage}
         if not body.get("stream"):
-            return Outcome(200, message)
-        return Outcome(200, message, stream=True, events=_events(message))
+            return Outcome(200, message, fault="malformed_json" if self.malformed else None)
+        events = _events(message)
+        if self.malformed:
+            events.insert(1, 'event: content_block_start\ndata: {"type": "content_block_start", "index": 0,\n\n')
+        return Outcome(200, message, stream=True, events=events)
 
 
 def _sse(kind: str, data: JSONDict) -> str:

@@ -66,7 +66,7 @@ PERSISTENT = {
     "503": (lambda: Fault.http(503, headers=QUICK), 3, "HTTP 503"),
     "connection dropped": (Fault.drop, 3, "cannot reach"),
     "reset mid-body": (Fault.reset_mid_stream, 3, "cannot reach"),
-    "malformed JSON": (Fault.malformed_json, 3, "after retries"),
+    "malformed JSON": (Fault.malformed_json, 3, "not valid JSON (at character "),
 }
 
 
