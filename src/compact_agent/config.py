@@ -182,11 +182,31 @@ def home_dir() -> Path:
     return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("compact-agent"))
 
 
+def _could_be_made(path: Path) -> None:
+    """Raise the OSError that making the folder `path` would raise, leaving nothing behind: its first
+    missing part is made and removed (nothing to do when it exists)."""
+    first = None
+    at = path.absolute()
+    while not at.exists():
+        first, at = at, at.parent
+        if at == first:
+            break
+    if first is None:
+        return
+    if not at.is_dir():
+        raise NotADirectoryError(0, "Not a directory", str(at))
+    first.mkdir()
+    first.rmdir()
+
+
 def home_problem(*, make: bool = True) -> str | None:
     """What is wrong with the folder `$COMPACT_AGENT_HOME` names, in one line naming the variable
     and what to do (point it elsewhere: the path may be anyone's file, `/etc/passwd`); None when it
     is unset or usable. `make`: create it (and its `projects` folder) as a session would, so a path
-    that cannot be made is said at start-up, before anything else happens."""
+    that cannot be made is said at start-up, before anything else happens. Without `make` (a
+    listing, which creates nothing), a missing folder is still tried: its first missing part is
+    made and removed at once, so a path no session could be kept in (`/proc/nope`) is refused as a
+    run refuses it, not listed as a home without sessions."""
     env = os.environ.get("COMPACT_AGENT_HOME")
     if not env:
         return None
@@ -198,6 +218,8 @@ def home_problem(*, make: bool = True) -> str | None:
             return f"COMPACT_AGENT_HOME={env} is a file, not a folder; {fix}"
         if make:
             (path / "projects").mkdir(parents=True, exist_ok=True)
+        else:
+            _could_be_made(path)
         return None
     except OSError as e:  # no [Errno N], no class name: the reason and the folder that could not be made
         reason = ("part of that path is a file, not a folder" if isinstance(e, FileExistsError | NotADirectoryError)

@@ -162,6 +162,21 @@ def test_a_home_that_cannot_hold_sessions_names_the_variable(cli, home: str, sai
         assert as_json.code == 2 and said in as_json.json()["error"], as_json.stdout
 
 
+@pytest.mark.parametrize("home", ["/proc/nonexistent", "/proc/nonexistent/a/b", "/etc/passwd/x"])
+def test_sessions_refuses_a_home_a_run_refuses(cli, home: str) -> None:
+    """`sessions` with a home no session could be kept in said `no sessions in DIR`, exit 0, where
+    `-p` refused it: it now refuses in the same line. A missing home that can be made is listed as
+    empty, and the listing leaves nothing behind."""
+    run = cli("-p", "--base-url", "http://127.0.0.1:9/v1", "hi", env={"COMPACT_AGENT_HOME": home})
+    listed = cli("sessions", env={"COMPACT_AGENT_HOME": home})
+    assert listed.code == 2 and listed.stdout == "" and listed.stderr == run.stderr, listed.stderr
+    assert "cannot keep sessions there" in one_clear_line(listed.stderr)
+    fresh = cli.home.parent / "not-yet" / "home"
+    listed = cli("sessions", env={"COMPACT_AGENT_HOME": str(fresh)})
+    assert listed.code == 0 and listed.stdout.startswith("no sessions in "), listed.stderr
+    assert not fresh.parent.exists()
+
+
 def test_a_config_path_that_is_no_file_names_the_variable(cli) -> None:
     for path, said in (("/etc", "/etc: not a regular file; not read"),
                        ("/etc/passwd/x", "/etc/passwd/x: cannot read (Not a directory)")):
