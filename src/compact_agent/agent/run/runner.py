@@ -67,7 +67,7 @@ from .options import (
 from .retry import TransientRetry
 from .rewinding import EDITS, follow_history
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
-from .window_check import check_window
+from .window_check import check_window, fixed_tokens
 from .window_proof import WindowProof
 
 if TYPE_CHECKING:
@@ -345,8 +345,14 @@ class AgentSession:
         return result
 
     def context_tokens(self) -> int:
-        """The size of the view the next request would send, by a look that decides nothing for it."""
-        return self.cm.measure(preview(self.cm, list(self.messages)).messages)
+        """The size of the view the next request would send, by a look that decides nothing for it.
+        Before this run's first request (a resumed session) the manager knows no system prompt or
+        tools yet: those the first request will carry count, as /compact counts them (the spinner
+        said 'compacting 19 tokens…' of a context of 1,038)."""
+        view = preview(self.cm, list(self.messages)).messages
+        if self.cm.overhead:
+            return self.cm.measure(view)
+        return self.cm.calibration.tokens(self.cm.estimate(view) + fixed_tokens(self))
 
     def rewind(self, n: int) -> Rewound:
         """/rewind N (rewinding.py): files, conversation and plan to before checkpoint n."""
