@@ -112,7 +112,17 @@ def error_object(message: str) -> str:
     from . import secrets
 
     return json.dumps({"type": "result", "subtype": "error", "is_error": True, "error": secrets.redact(message),
-                       "result": None, "session_id": None, "duration_ms": 0}) + "\n"
+                       "result": None, "session_id": None, "duration_ms": 0, **nothing_spent()}) + "\n"
+
+
+def nothing_spent() -> dict[str, object]:
+    """The spending fields of a result object (docs/usage.md) for a run that failed before its
+    session was opened: no request made, nothing spent, nothing compacted or refused. Every result
+    object has them, so a script reads `usage` of a failed run as of any other."""
+    return {"num_turns": 0, "total_cost_usd": 0.0,
+            "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "requests": 0,
+                      "summary_requests": 0, "memory_requests": 0},
+            "compactions": [], "permission_denials": []}
 
 
 def json_error(message: str) -> str:

@@ -10,6 +10,8 @@ import json
 
 import pytest
 
+from compact_agent.cli_help import nothing_spent
+
 MACHINE = ("Usage:", "Try '", "Error:", "Traceback", "Input should be", "Value error", "ValueError",
            "ValidationError", "BadParameter", "UsageError")
 
@@ -151,7 +153,7 @@ def test_a_parse_error_of_a_json_run_is_its_error_object_too(cli, args):
     assert res.code == 2 and res.stderr.count("\n") == 1, res.stderr
     said = res.stderr.removeprefix("compact-agent: ").rstrip("\n")
     assert res.json() == {"type": "result", "subtype": "error", "is_error": True, "error": said, "result": None,
-                          "session_id": None, "duration_ms": 0}
+                          "session_id": None, "duration_ms": 0, **nothing_spent()}
     assert res.stdout.count("\n") == 1
 
 

@@ -232,4 +232,5 @@ def test_a_run_that_failed_before_its_session_reports_no_spending(cli):
     res = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k",
               "--output-format", "json", "--context-window", "10")
     out = res.json()
-    assert res.code == 2 and out["is_error"] is True and "total_cost_usd" not in out and "usage" not in out
+    assert res.code == 2 and out["is_error"] is True and out["total_cost_usd"] == 0 and out["num_turns"] == 0
+    assert set(out["usage"].values()) == {0} and out["compactions"] == out["permission_denials"] == []

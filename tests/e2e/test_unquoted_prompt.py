@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+from compact_agent.cli_help import nothing_spent
+
 
 @pytest.mark.parametrize(("args", "said"), [
     (("-p", "what", "is", "this", "project"),
@@ -39,7 +41,7 @@ def test_asked_for_json_the_line_is_also_the_error_object(cli):
     said = 'a prompt of several words goes in quotes, as one argument: compact-agent -p "what is this"'
     assert res.stderr == f"compact-agent: {said}\n"
     assert json.loads(res.stdout) == {"type": "result", "subtype": "error", "is_error": True, "error": said,
-                                      "result": None, "session_id": None, "duration_ms": 0}
+                                      "result": None, "session_id": None, "duration_ms": 0, **nothing_spent()}
 
 
 def test_a_quoted_prompt_and_a_command_are_as_before(cli):

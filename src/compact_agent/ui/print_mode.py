@@ -24,6 +24,7 @@ from .. import secrets, stop_signals
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession, TurnResult
 from ..agent.run.stream_events import blocked_line, compaction_end, problem_line, window_choice
+from ..cli_help import nothing_spent
 from ..context.plumbing.events import Event
 from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
@@ -75,8 +76,8 @@ class PrintRun:
         how long it ran and, once its session is made, the session and its requests so far."""
         out: dict[str, Any] = {"duration_ms": self.duration_ms()}
         if self.session is not None:
-            out |= {"session_id": self.session.session_id} | self.spent(self.session)
-        return out
+            return out | {"session_id": self.session.session_id} | self.spent(self.session)
+        return out | nothing_spent() | {"permission_denials": self.denied}
 
     def note(self, text: str) -> None:
         sys.stderr.write(visible(secrets.redact(f"compact-agent: {text}")) + "\n")
@@ -166,8 +167,8 @@ class PrintRun:
         out: dict[str, Any] = {"type": "result", "subtype": subtype, "is_error": True, "error": message,
                                "result": None, "session_id": session_id, "duration_ms": self.duration_ms()}
         if session is not None:
-            out |= self.spent(session)
-        return out
+            return out | self.spent(session)
+        return out | nothing_spent() | {"permission_denials": self.denied}
 
     def spent(self, s: AgentSession) -> dict[str, Any]:
         """This run's requests as recorded one by one (a failed turn reports no usage of its own):
