@@ -8,8 +8,9 @@ request was out), a history that ends at tool results the model never answered (
 work), and whether tools ran since the user's last message (a failed turn then goes on from what
 they did rather than sending the message again).
 
-A turn the user stopped (Esc, Ctrl-C) is marked by a meta entry (`STOPPED`) after what it saved:
-where the history still ends there, a load says so as a note, not as a warning of a run that died.
+A turn the user stopped (Esc, Ctrl-C) is marked by a meta entry (`STOPPED`) after what it saved,
+one its limit of model requests stopped (`--max-turns`) by another (`AT_LIMIT`): where the history
+still ends there, a load says so as a note, not as a warning of a run that died.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from .entries import from_the_model
 
 #: The meta key of the line a turn the user stopped leaves after what it saved (store.note_stopped).
 STOPPED = "stopped_by_user"
+#: The meta key of the line a turn stopped by its limit of model requests leaves after what it saved,
+#: with the limit (store.note_limit_stop; agent/run/request_limit.py).
+AT_LIMIT = "stopped_at_request_limit"
 
 
 def _prompts_settled(entries: Iterable[dict[str, Any]]) -> set[str]:

@@ -27,6 +27,7 @@ class LoadProblems:
     never_sent: bool = False  # one of them a run saved and died before sending
     at_work: bool = False  # the history ends at tool results the model never answered
     stopped: bool = False  # the user stopped the turn that left it unanswered or at work (last_run.py)
+    limit: int = 0  # not the user: its limit of model requests, this many, stopped it (last_run.AT_LIMIT)
     repaired: str = ""  # what making the history runnable changed
 
     def warnings(self, name: str) -> list[str]:
@@ -62,9 +63,13 @@ class LoadProblems:
 
 
     def notes(self) -> list[str]:
-        """What the load says that is no problem: the last turn was stopped by the user (one line)."""
+        """What the load says that is no problem: the last turn was stopped by the user, or by its
+        limit of model requests (one line)."""
         if not self.stopped:
             return []
+        if self.limit:
+            return [f"the last turn stopped at its limit of {plural(self.limit, 'model request')} per turn, "
+                    "after the model's tool calls ran: your next message goes on from there"]
         if self.unanswered:
             return ["the last turn was stopped by you before an answer: your message is in the conversation, "
                     "unanswered"]

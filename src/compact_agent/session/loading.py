@@ -20,6 +20,7 @@ from pydantic_ai.messages import ModelMessage
 
 from .entries import FORMAT_VERSION, Boundary, Loaded, _load_message
 from .last_run import (
+    AT_LIMIT,
     STOPPED,
     _ends_at_results,
     _prompts_settled,
@@ -56,7 +57,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     seen: set[str] = set()
     last_id: str | None = None
     unsent: list[ModelMessage] = []  # read from prompt entries: the user's, never sent
-    stopped_at: int | None = None  # how many messages there were when the user stopped a turn
+    stopped_at: int | None = None  # how many messages there were when the user (or a limit) stopped a turn
+    limit = 0  # the limit of model requests that stopped it (0: the user did)
     for entry in entries:
         v = entry.get("v")
         future = isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION
@@ -79,8 +81,10 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                 if not isinstance(m, dict):
                     raise ValueError("meta is not an object")
                 if m.get(STOPPED) is True:  # a mark of where the history was, not a setting
-                    stopped_at = len(messages)
-                meta.update({k: v for k, v in m.items() if k != STOPPED})
+                    stopped_at, limit = len(messages), 0
+                if isinstance(at := m.get(AT_LIMIT), int) and not isinstance(at, bool) and at > 0:
+                    stopped_at, limit = len(messages), at
+                meta.update({k: v for k, v in m.items() if k not in (STOPPED, AT_LIMIT)})
             elif kind == "prompt":
                 request = _unsent_prompt(entry)
                 if request is not None and eid not in settled and (eid is None or eid != own_prompt):
@@ -102,11 +106,13 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.unanswered, found.never_sent = _unanswered(messages, unsent)
     found.at_work = not found.unanswered and _ends_at_results(messages)
     found.stopped = stopped_at == len(messages) and not found.never_sent and (found.unanswered > 0 or found.at_work)
+    found.limit = limit if found.stopped else 0
     messages, found.repaired = _runnable(messages)
     messages = handed_back(messages)  # numbered as the process that saved them numbers them
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     if on_last_id:
         on_last_id(last_id)
-    as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, at_work=False, stopped=False)
+    as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, at_work=False, stopped=False,
+                                     limit=0)
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
                   found.notes())

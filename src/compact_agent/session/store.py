@@ -289,6 +289,10 @@ class SessionStore:
         """Mark that the user stopped the turn: a later load says so plainly (last_run.py)."""
         self.append_meta(**{last_run.STOPPED: True})
 
+    def note_limit_stop(self, limit: int) -> None:
+        """Mark that the turn's limit of `limit` model requests stopped it (last_run.py)."""
+        self.append_meta(**{last_run.AT_LIMIT: limit})
+
     def archive(self, stamp: datetime | None = None) -> Path:
         """Copy the full transcript aside before a compaction rewrites it.
 
@@ -323,7 +327,8 @@ class SessionStore:
         # What a listing says of the session outlives it too: its first prompt, its messages so far.
         b = {**b, listing.KEY: listing.carried(self.path, str(b.get("trigger", "")), len(messages))}
         meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
-        meta.pop(last_run.STOPPED, None)  # a mark of where the old history was
+        meta.pop(last_run.STOPPED, None)  # marks of where the old history was
+        meta.pop(last_run.AT_LIMIT, None)
         if self._options is not None and not self._until_reply:
             meta[remembered.KEY] = self._options
         entries = self._entries([("boundary", {"boundary": b}), *([("meta", {"meta": meta})] if meta else []),

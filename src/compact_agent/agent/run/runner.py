@@ -37,6 +37,7 @@ from ...context.shaping import preview  # a look at the next request's view, whi
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
 from ...error_text import note_request_limit
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
+from ...session.repair import handed_back
 from ...session.store import (
     SessionStore,
     atomic_write,
@@ -64,6 +65,7 @@ from .options import (
     session_root,
     system_prompt,
 )
+from .request_limit import KeepAtLimit
 from .retry import TransientRetry
 from .rewinding import EDITS, follow_history
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
@@ -176,7 +178,8 @@ class AgentSession:
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
                                     on_unfinished=lambda r: self._on_event(Event("provider", "no_finish_reason")))
         self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
-                           capabilities=[self.cm, self.ext.ledger, self.retry, PlainArgumentErrors(), self.window_proof], retries=3, model_settings=self._model_settings())
+                           capabilities=[self.cm, self.ext.ledger, self.retry, PlainArgumentErrors(), self.window_proof,
+                                         KeepAtLimit(self._keep_at_limit)], retries=3, model_settings=self._model_settings())
         self.turns = 0
         self.turn_typed: str | None = None  # of the turn running, what the user typed (turn.py)
         self.turn_input: tuple[str, str] | None = None  # of the prompt fit_input cut: as sent, as it came
@@ -252,6 +255,11 @@ class AgentSession:
 
     def _http_limits(self) -> dict[str, Any]:
         return {"max_retries": self.settings.max_retries, "timeout_s": self.settings.request_timeout_s}
+
+    def _keep_at_limit(self, messages: Sequence[ModelMessage]) -> None:
+        """The turn's history when its request limit stopped it: saved, and marked (request_limit.py)."""
+        self.cm.persist(handed_back(list(messages)))
+        self.store.note_limit_stop(self.settings.max_requests_per_turn)
 
     def _on_retry(self, error: Exception, attempt: int, delay: float) -> None:
         self._on_event(Event("provider", "retry", detail={"error": f"{type(error).__name__}: {error}"[:300],
