@@ -38,3 +38,14 @@ def test_a_slash_command_of_an_unpriced_model_costs_null(cli):
     with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
         res = cli("-p", "/cost", *fake(server), "--output-format", "json")
     assert res.code == 0 and res.json()["num_turns"] == 0 and res.json()["total_cost_usd"] is None
+
+
+def test_cost_of_a_new_session_of_an_unpriced_model_is_unknown(cli):
+    """`-p /cost` before any request said `$0.0000 │ total` of a model whose prices are unknown,
+    where the same session one request later (and `-c -p /cost`) said `unknown` and why."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        new = cli("-p", "/cost", *fake(server))
+    known = cli("-p", "/cost", "--model", "deepseek-chat", "--base-url", unreachable(), "--api-key", "k")
+    assert new.code == 0 and "$0.0000" not in new.stdout and "unknown" in new.stdout
+    assert "prices unknown for this model" in new.stdout
+    assert known.code == 0 and "$0.0000" in known.stdout and "unknown" not in known.stdout

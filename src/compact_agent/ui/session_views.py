@@ -128,7 +128,7 @@ def heading(p: ContextPicture, room: int) -> Text:
 
 
 def render_cost(r: CostReport, title: str = "tokens and cost, whole session (every run)", *,
-                compactions: int) -> Group:
+                compactions: int, model_priced: bool = True) -> Group:
     """The figures in one table where it fits the terminal whole; where it does not (below about 110
     columns with a model name and million-token figures), each `kind · model` and the total as a
     heading over its figures, two to a line, or one below 50 columns (a session of one `kind · model`
@@ -136,11 +136,15 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     table squeezed into 60 columns showed `111,2…` and no model at all. The write column only when
     something was written to a cache; prices we do not know say so instead of $0.
 
+    `model_priced`: whether the session's model has known prices, which decides for a report of no
+    request (a new session's `-p /cost` said `$0.0000` of a model whose prices are unknown, where
+    one request later it said `unknown`).
+
     `compactions`: how many the session made. What was kept out of the requests is the layers'
     trimming of each request plus what compactions removed; with none made, the line says the
     trimming did it (it said "compaction kept" of a session never compacted)."""
     writes = r.total.cache_write > 0
-    known = r.priced
+    known = r.priced and (bool(r.rows) or model_priced)
 
     def money(e: Entry, cost: float) -> str:
         return f"${cost:.4f}" if e.info.has_prices else "unknown"
@@ -239,7 +243,7 @@ async def _cost(s: AgentSession, args: str, c: Console) -> None:
 
     whole, run = cost_report(s, whole=True), cost_report(s)
     compactions = len(history_view.compactions(history_view.all_boundaries(s.store)))  # as /status counts them
-    c.print(render_cost(whole, compactions=compactions))
+    c.print(render_cost(whole, compactions=compactions, model_priced=s.info.has_prices))
     if sum(whole.requests.values()) != sum(run.requests.values()):
         known = whole.priced and run.priced
         c.print(f"this run (since the session was resumed): {plural(sum(run.requests.values()), 'request')}, "
