@@ -274,7 +274,9 @@ class Compactor(Keeper):
         attached = self.restorer.attachments()
         if incremental:
             attached = restore.new_attachments(attached, keep_head)
-        others = [*attached, *self.kept_results(summarized, overhead)]
+        room = self.results_room(self.scaled(tokens.estimate([*keep_head, head_msg, *files_back, *attached, *tail])
+                                             + overhead), before)
+        others = [*attached, *self.kept_results(summarized, overhead, room)]
         restored = [*files_back, *others]
         self.escalation = 0
         new = join(keep_head, [head_msg], restored, tail)

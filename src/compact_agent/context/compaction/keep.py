@@ -214,16 +214,20 @@ class Keeper:
         """The cap on tool results in the tail: KEEP_RESULTS, none when the tail is priced."""
         return None if self.tail_for is not None else KEEP_RESULTS
 
-    def kept_results(self, summarized: Sequence[ModelMessage], overhead: int = 0) -> list[ModelMessage]:
+    def kept_results(self, summarized: Sequence[ModelMessage], overhead: int = 0,
+                     room: int | None = None) -> list[ModelMessage]:
         """The tool results the model is still using among those a compaction replaces, each with
         its call, newest first within the default tail budget (each no larger than a restored
-        file), in their original order. The model reached back into each of them recently; a
-        summary would name them, and the model would read them again."""
+        file) and within `room` (estimated tokens, `results_room`) when given, in their original
+        order. The model reached back into each of them recently; a summary would name them, and
+        the model would read them again."""
         if self.hot is None:
             return []
         calls = {p.tool_call_id: p for m in summarized if isinstance(m, ModelResponse)
                  for p in m.parts if isinstance(p, ToolCallPart)}
         budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
+        if room is not None:
+            budget = min(budget, room)
         picked: list[tuple[ToolCallPart, ToolReturnPart]] = []
         used = 0
         for m in reversed(summarized):
@@ -241,6 +245,20 @@ class Keeper:
         meta = {KEY: {"synthetic": "kept"}}
         return [msg for call, result in reversed(picked)
                 for msg in (ModelResponse(parts=[call], metadata=meta), ModelRequest(parts=[result], metadata=meta))]
+
+    def results_room(self, base: int, before: int) -> int:
+        """Estimated tokens the results in use may take once `base` (provider tokens, the overhead
+        included: the summary message, the tail and the files restored) is counted: less than what
+        is left under `before`, the context the compaction must shrink. Their own budget, an eighth
+        of the room the threshold leaves and at least 500 tokens, does not know the summary's size:
+        in a 6K window, where a summary may take the whole output reserve (1,500 tokens), the
+        results kept beside it and the newest round made the history right after a compaction
+        larger than the one before it, the shorter tails tried next kept the same results, and
+        every automatic compaction was refused until the circuit breaker stopped them. Only where
+        they would have made the compaction fail does this leave any out (a cap at a share of the
+        room under the threshold also bound at 32K-64K windows, where the replay then stalled
+        more)."""
+        return max(0, int((before - base - 1) / self.ratio))
 
     def restorable(self, messages: Sequence[ModelMessage], kept: Sequence[ModelMessage],
                    limits: Limits) -> tuple[list[Path], ledger.Ledger]:
