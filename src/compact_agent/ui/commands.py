@@ -66,18 +66,20 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     used = pic.used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits
     model = f"{s.info.name} ({render.served_by(s.info.provider, s.opts.base_url, url=False)})"
-    if cell_len(beside := f"{model}   session {s.session_id}") <= c.width - 11:
+    session = s.session_id + _not_saved(s)
+    if cell_len(beside := f"{model}   session {session}") <= c.width - 11:
         _row(c, "model", beside)
     else:  # on a row of its own: wrapped, 'session' ended the model's row and the id went on under it
         _row(c, "model", model)
-        _row(c, "session", s.session_id)
+        _row(c, "session", session)
     if s.opts.base_url:  # on a row of its own: beside the model it pushed the session id to a second line
         _row(c, "endpoint", s.opts.base_url)
     # Where the figure comes from, as /context's heading says: a compaction's own figures are estimates.
     _row(c, "context", f"{used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens, "
                        f"{'provider-reported' if pic.anchored else 'estimated'}")
     _row(c, "", f"{render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
-                f"{max(0, lim.threshold - used):,} tokens until auto-compaction")
+                + ("auto-compaction paused" if s.cm.breaker_open else
+                   f"{max(0, lim.threshold - used):,} tokens until auto-compaction"))
     if (learned := s.cm.window_learned) is not None:  # a server whose window is smaller than the one given
         from ..agent.run.stream_events import window_choice
 
@@ -86,8 +88,19 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
 
     whole = len(compactions(all_boundaries(s.store)))
     _row(c, "compactions", f"{whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
-         f"auto-compaction {'OFF (3 failures in a row; /compact still works)' if s.cm.breaker_open else 'on'}")
+         f"{render.auto_compaction(s.cm.failures, s.cm.breaker_open)}")
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
+
+
+def _not_saved(s: AgentSession) -> str:
+    """What /status says after the id of a session nothing is saved in (`-r ID` finds no such
+    session): the REPL's saves it with the first message; `-p /status` in a new session, none."""
+    from .command_registry import current_repl
+
+    if s.store.path.exists():
+        return ""
+    return " (not saved yet: your first message saves it)" if current_repl() is not None else \
+        " (not saved: a command alone starts no session)"
 
 
 def _row(c: Console, label: str, value: str) -> None:
