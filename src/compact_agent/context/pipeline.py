@@ -38,7 +38,7 @@ from pydantic_ai.tools import RunContext
 from . import handlers, lifecycle, shaping
 from .arguments import check_compact_now
 from .compaction.cuts import join
-from .compaction.result import CompactionBlocked, CompactionError, CompactionResult
+from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller
 from .contract import keep_system_prompts, stamp_new
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
@@ -270,9 +270,13 @@ class ContextManager(ManagerState):
         except CompactionBlocked:  # not a failure: the caller said no (handlers.blocked reported it)
             return False
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
+            # Counted toward the circuit breaker either way. One that would not shrink the context
+            # was skipped, not broken: `skipped` says so to whoever shows the event.
             self.failures += 1
             self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
-                            detail={"error": one_line(e), "failures": self.failures}))
+                            detail={"error": one_line(e), "failures": self.failures,
+                                    **({"skipped": True} if isinstance(e, NotSmaller) else {}),
+                                    **({"paused": True} if self.breaker_open else {})}))
             return False
         self.failures = 0
         messages[:] = self.compactions[-1].messages

@@ -32,7 +32,7 @@ from ..stop_signals import CONTINUES
 from ..words import plural
 from . import tool_lines
 from .command_registry import EXIT_ALIASES
-from .render import archive_line, compacted_text, layer_line
+from .render import archive_line, compacted_text, failed_line, layer_line
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class PrintRun:
     # -- callbacks ---------------------------------------------------------------------------
     def on_event(self, ev: Event) -> None:
         if ev.layer == "compact" and ev.action == "failed":
-            self.note(f"auto-compaction failed: {ev.detail.get('error', '')}")
+            self.note(failed_line(ev, "auto-"))
         if ev.layer == "compact" and ev.action == "blocked" and ev.trigger != "manual":  # /compact says it itself
             self.note(blocked_line(ev))
         if (problem := problem_line(ev, window_choice(self.session))) is not None:

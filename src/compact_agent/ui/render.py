@@ -28,9 +28,28 @@ def bar(used: int, threshold: int, window: int, width: int = 40) -> str:
     return "[" + "".join(cells) + "]"
 
 
+def auto_compaction(failures: int, paused: bool) -> str:
+    """Whether automatic compaction runs, for /status: after `max_consecutive_failures` automatic
+    compactions in a row that failed or would not shrink the context, none is tried until one made
+    with /compact succeeds or the session goes on in a new run (the count is this run's)."""
+    if not paused:
+        return "auto-compaction on"
+    return (f"auto-compaction paused: the last {failures} tried in a row failed or would not shrink the context; "
+            "a /compact that succeeds resumes it, as does the next run")
+
+
+def failed_line(ev: Event, auto: str = "") -> str:
+    """A compaction that did not happen: `skipped` where it would not have shrunk the context (the
+    history is as it was, nothing broke), else `failed`; and when it paused automatic compaction."""
+    line = f"{auto}compaction {'skipped' if ev.detail.get('skipped') else 'failed'}: {ev.detail.get('error', '')}"
+    if ev.detail.get("paused"):
+        line += f"; {ev.detail.get('failures', 3)} in a row, so automatic compaction is paused (/compact still works)"
+    return line
+
+
 def compact_line(ev: Event) -> str:
     if ev.action == "failed":
-        return f"compaction failed: {ev.detail.get('error', '')}"
+        return failed_line(ev)
     if ev.action == "blocked":
         from ..agent.run.stream_events import blocked_line
 

@@ -149,7 +149,9 @@ def compaction_end(ev: Any) -> dict[str, Any] | None:
         return None
     detail = ev.detail or {}
     if ev.action == "failed":
-        return {"type": "compaction_end", "ok": False, "trigger": ev.trigger, "error": detail.get("error", "")}
+        return {"type": "compaction_end", "ok": False, "trigger": ev.trigger, "error": detail.get("error", ""),
+                **({"skipped": True} if detail.get("skipped") else {}),
+                **({"paused": True} if detail.get("paused") else {})}
     if ev.action == "blocked":
         return {"type": "compaction_end", "ok": False, "blocked": True, "trigger": ev.trigger,
                 "reason": detail.get("reason", ""), "fallback": detail.get("fallback", "")}
