@@ -192,9 +192,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         if e.status_code in (408, 409):  # passing, as 429 and 5xx are: the SDK retried them
             return then(f"the provider answered HTTP {e.status_code} on every retry: {detail}", saved)
         return then(f"the provider answered HTTP {e.status_code}: {detail}", kept)
-    if (not_json := _not_json(e)) is not None:
-        return then(f"the model endpoint{endpoint(e)} sent a reply that is not valid JSON{not_json} on every try, "
-                    "and nothing of it was kept", saved)
+    if (not_json := reply_not_json(e)) is not None:
+        return then(f"{not_json} on every try, and nothing of it was kept", saved)
     if isinstance(e, ModelAPIError):
         return then(f"model request failed, after retries: {first_line(e)}", saved)
     if isinstance(e, UnexpectedModelBehavior):
@@ -311,9 +310,9 @@ def not_found(e: BaseException, at: str) -> str:
                 f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)")
 
 
-def _not_json(e: BaseException) -> str | None:
-    """Where a model reply that is not valid JSON broke (" (at character 39)", or "" where no error
-    says), or None for any other error. The SDKs wrap the decoder's error in theirs
+def reply_not_json(e: BaseException) -> str | None:
+    """'the model endpoint sent a reply that is not valid JSON (at character 39)' (where it broke,
+    where an error says), or None for any other error. The SDKs wrap the decoder's error in theirs
     ("Failed to decode response as JSON: Expecting property name enclosed in double quotes: line 1
     column 40 (char 39)"), words of Python's that are no use to the user."""
     import json
@@ -327,7 +326,8 @@ def _not_json(e: BaseException) -> str | None:
     if decoder is None and not ("Failed to decode" in str(e) or ("JSON" in str(e) and said)):
         return None
     at = decoder.pos if decoder is not None else int(said[1]) if said else None
-    return f" (at character {at})" if at is not None else ""
+    where = f" (at character {at})" if at is not None else ""
+    return f"the model endpoint{endpoint(e)} sent a reply that is not valid JSON{where}"
 
 
 def first_line(e: BaseException) -> str:

@@ -8,6 +8,7 @@ loadable with the user's prompt saved. The circuit breaker counts compaction fai
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -125,6 +126,10 @@ async def test_malformed_reply_retries_are_events(tmp_path: Path) -> None:
     retries = [e for e in s.store.events() if e.get("layer") == "provider" and e.get("action") == "retry"]
     assert [e["detail"]["attempt"] for e in retries] == [1, 2]
     assert [e["detail"]["delay_s"] for e in retries] == [1.0, 2.0]
+    # In words (stream-json prints the event): it was "ModelAPIError: Failed to decode response as JSON: …"
+    for e in retries:
+        assert re.fullmatch(r"the model endpoint sent a reply that is not valid JSON \(at character \d+\)",
+                            e["detail"]["error"]), e
 
 
 async def test_a_slow_provider_times_out_within_the_bound(tmp_path: Path) -> None:

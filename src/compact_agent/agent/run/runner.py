@@ -35,7 +35,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
 )
 from ...context.shaping import preview  # a look at the next request's view, which decides nothing
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
-from ...error_text import note_request_limit
+from ...error_text import first_line, note_request_limit, reply_not_json
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
 from ...session.repair import handed_back
 from ...session.store import (
@@ -262,7 +262,8 @@ class AgentSession:
         self.store.note_limit_stop(self.settings.max_requests_per_turn)
 
     def _on_retry(self, error: Exception, attempt: int, delay: float) -> None:
-        self._on_event(Event("provider", "retry", detail={"error": f"{type(error).__name__}: {error}"[:300],
+        said = reply_not_json(error) or first_line(error)  # in words: the event is on stream-json's stdout too
+        self._on_event(Event("provider", "retry", detail={"error": said[:300],
                                                           "attempt": attempt, "delay_s": delay}))
 
     def _on_event(self, event: Event) -> None:
