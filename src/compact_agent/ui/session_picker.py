@@ -25,14 +25,14 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
                options_for: Callable[[Path], SessionSettings] | None) -> bool:
     """Set `opts` to the session chosen (and its options); False when the user left instead. No
     session to choose from starts a new one."""
-    from .sessions_list import format_row, session_rows
+    from .sessions_list import numbered, session_rows
 
-    rows = session_rows(session_root(opts.cwd.resolve(), opts.home))
+    lines, rows = numbered(session_rows(session_root(opts.cwd.resolve(), opts.home)), console.width)
+    for line in lines:  # files under a session's name that are none are listed, unnumbered
+        console.print(line, markup=False, highlight=False)
     if not rows:
         console.print("no sessions to resume in this directory; starting a new one")
         return True
-    for i, r in enumerate(rows, 1):
-        console.print(format_row(i, r, fit=console.width), markup=False, highlight=False)
     picker: PromptSession[str] = PromptSession(**prompt_io)
     while True:
         if before_prompt is not None:

@@ -1,5 +1,9 @@
 """The sessions of a project, newest first, as `compact-agent sessions`, `/resume` and the
-`--resume` picker list them: id, when, size, and the first thing the user asked."""
+`--resume` picker list them: id, when, size, and the first thing the user asked.
+
+A file under a session's name that is no session (random bytes, `[1,2,3]`: session/not_a_session.py)
+is listed as what it is, `not a session file`, in every list, and numbered in none: `-r ID` refuses
+to open it, and it was listed as `0 messages  (no prompt)`, first, as a session to resume."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..session import listing
+from ..session import listing, not_a_session
 from ..session.store import list_sessions
 from ..words import plural
 from .visible import one_line
@@ -23,6 +27,12 @@ class SessionRow:
     first_prompt: str
     unanswered: bool = False  # the model never answered in it: a start that failed, or was killed
     folded: int = 0  # older failed starts with the same prompt and nothing else, not listed (`fold`)
+    not_a_session: bool = False  # a file under a session's name that is none: `-r` refuses it
+
+    @property
+    def pickable(self) -> bool:
+        """Whether the row is a session a list numbers (to be resumed by its number)."""
+        return not self.not_a_session
 
 
 def first_prompt(path: Path, max_entries: int = 200) -> tuple[str, int]:
@@ -75,11 +85,14 @@ def session_rows(root: Path, limit: int = MAX_LISTED, fold: bool = True) -> list
     for p in list_sessions(root)[:MAX_SCANNED if fold else limit]:
         if len(rows) >= limit:
             break
-        prompt, lines, unanswered = scan(p)
         try:
             when = datetime.fromtimestamp(p.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
         except OSError:  # gone since it was listed (another process's session that saved nothing)
             continue
+        if not_a_session.is_not_a_session(p):
+            rows.append(SessionRow(p.stem, when, 0, "", not_a_session=True))
+            continue
+        prompt, lines, unanswered = scan(p)
         row = SessionRow(p.stem, when, lines, prompt, unanswered)
         if fold and unanswered:
             if lines == 1 and (newer := failed.get(prompt)) is not None:
@@ -92,13 +105,28 @@ def session_rows(root: Path, limit: int = MAX_LISTED, fold: bool = True) -> list
 
 #: A row cut to a terminal's width keeps at least this much of the first prompt: narrower, the id goes.
 MIN_PROMPT = 20
+#: What a list says of a file under a session's name that is no session, in place of its size and prompt.
+NOT_A_SESSION = "not a session file (-r cannot open it; it is left as it is)"
 
 
-def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = None) -> str:
+def numbered(rows: list[SessionRow], fit: int) -> tuple[list[str], list[SessionRow]]:
+    """The lines of a numbered list (`-r`'s, `/resume`'s) cut to `fit` columns, and the sessions by
+    their number (the first is number 1). A file that is no session is listed without a number."""
+    sessions: list[SessionRow] = []
+    lines = []
+    for r in rows:
+        if r.pickable:
+            sessions.append(r)
+        lines.append(format_row(len(sessions) if r.pickable else None, r, fit=fit, numbers=True))
+    return lines, sessions
+
+
+def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = None, numbers: bool = False) -> str:
     """One session's line: `  1. ID  when  size  first prompt` (the prompt cut to `width`). `fit`:
     the terminal's width, which the line is cut to with `…` (the REPL's `-r` list and `/resume`). A
     numbered row too narrow for `MIN_PROMPT` of the prompt drops the id, as it is picked by number:
-    at 60 columns the id, date and size alone took the line, and the prompt wrapped under it."""
+    at 60 columns the id, date and size alone took the line, and the prompt wrapped under it.
+    `numbers`: the row is in a numbered list (a file that is no session is under the numbers)."""
     from rich.cells import cell_len
 
     from . import cells
@@ -106,6 +134,9 @@ def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = 
 
     # After the first prompt of a session the model never answered in: a run killed while it
     # started, or one that could not reach the model (no key, an endpoint down, a model not served).
+    if r.not_a_session:
+        line = f"{'     ' if numbers else '  '}{r.id}  {r.modified}  {NOT_A_SESSION}"
+        return line if fit is None or len(line) <= max(20, fit - 1) else line[:max(20, fit - 1) - 1].rstrip() + "…"
     tries = f", tried {r.folded + 1} times" if r.folded else ""
     mark = f"  (unanswered{tries})" if r.unanswered and r.first_prompt else ""
     head = f"{i:>3}. " if i is not None else "  "
