@@ -373,7 +373,8 @@ def _unusable_model(e: BaseException, url: str, key_from: str) -> str:
     # a summarizer that tried a second way re-raised the first error `from None`).
     malformed = not isinstance(e, ModelHTTPError) and (caused_by(e, ValueError) or "Failed to decode" in str(e))
     if malformed or (isinstance(e, UnexpectedModelBehavior) and str(e).startswith("Invalid response")):
-        detail = first_line(e).split(":")[0].split(",")[0]
+        detail = ("its body is not valid JSON" if reply_not_json(e) is not None  # not the decoder's words
+                  else first_line(e).split(":")[0].split(",")[0])
         return (f"the model endpoint{at} answered with something that is no API reply ({detail}); check that "
                 "--base-url is the server's API address (it often ends in /v1)")
     if isinstance(e, ModelHTTPError) and status == 404:

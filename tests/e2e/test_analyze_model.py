@@ -92,8 +92,8 @@ def test_a_summary_model_that_cannot_be_used_says_which_and_what_to_do(cli, tran
                         "(Connection error.); start the server there or correct --base-url"),
         "refused": (_one_line(refused), "the provider rejected the API key at http://127.0.0.1:"),
         "from env": (_one_line(from_env), "(HTTP 401); check OPENAI_API_KEY"),
-        "malformed": (_one_line(malformed), "answered with something that is no API reply (Failed to decode response "
-                      "as JSON); check that --base-url is the server's API address (it often ends in /v1)"),
+        "malformed": (_one_line(malformed), "answered with something that is no API reply (its body is not valid "
+                      "JSON); check that --base-url is the server's API address (it often ends in /v1)"),
         "empty": (_one_line(empty), "answered 3 summary requests with an empty reply and none with a summary; use a "
                   "chat model that follows instructions, or leave out --model for the deterministic stand-in"),
     }
