@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
@@ -24,6 +25,7 @@ from pydantic_ai.messages import (
 
 from compact_agent.config import Limits
 from compact_agent.context.compaction.compactor import Compactor
+from compact_agent.context.compaction.result import NotSmaller
 from compact_agent.context.plumbing import tokens
 
 OVERHEAD = 1_050  # estimated tokens of the system prompt and tools
@@ -67,3 +69,37 @@ async def test_the_results_in_use_are_kept_where_the_room_left_holds_them(tmp_pa
     assert result.event.detail["parts"]["other"] > 0  # kept, as before
     assert result.tokens_after < before
 
+
+
+async def test_a_summary_too_long_for_the_room_gives_way_to_a_record_of_the_steps(tmp_path: Path):
+    """A summary longer than the room the window leaves (a model that writes the whole output
+    reserve and more) cannot shrink the context whatever else is left out; a record of the steps,
+    written without a model, can: where records are allowed it stands in, and no second summary is
+    asked for."""
+    asked: list[str] = []
+
+    async def long_summary(messages, prompt):
+        asked.append(prompt)
+        return "<summary>" + "word " * 2_400 + "</summary>"
+
+    def compactor() -> Compactor:
+        return Compactor(Limits.for_window(6_000, 1_500), hot=lambda call_id: True)
+
+    msgs = reads(6, 400)
+    comp = compactor()
+    before = comp.scaled(tokens.estimate(msgs) + OVERHEAD)
+    result = await comp.compact(msgs, summarize=long_summary, archive=lambda: tmp_path / "a.jsonl",
+                                overhead=OVERHEAD, tokens_before=before, record_fallback=True)
+    assert result.strategy == "record" and result.tokens_after < before and len(asked) == 1
+    archived: list[int] = []
+
+    def archive() -> Path:
+        archived.append(1)
+        return tmp_path / "b.jsonl"
+    with pytest.raises(NotSmaller):  # records not allowed: the summary's refusal, as before
+        await compactor().compact(msgs, summarize=long_summary, archive=archive, overhead=OVERHEAD,
+                                  tokens_before=before)
+    with pytest.raises(NotSmaller):  # asked with instructions, the summary is what the user wants
+        await compactor().compact(msgs, summarize=long_summary, archive=archive, overhead=OVERHEAD,
+                                  tokens_before=before, instructions="focus on mod3", record_fallback=True)
+    assert len(asked) == 3

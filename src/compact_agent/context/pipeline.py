@@ -218,7 +218,8 @@ class ContextManager(ManagerState):
                 level=level, summary_input=summary_input, keep_from=keep_from,
                 prefer_record=prefer_record if priced else None,
                 prefer_incremental=prefer_incremental if priced else None,
-                ceiling=self.schedule.hard_limit(self) if priced else None)
+                ceiling=self.schedule.hard_limit(self) if priced else None,
+                record_fallback=priced and self.settings.compaction_records and not self.handler_instructs)
         # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
         # what its `new_messages()` reads (the run's id): see contract.py.
         if self.keep_system_prompts:

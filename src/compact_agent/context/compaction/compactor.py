@@ -9,8 +9,9 @@ Order of work, chosen so that nothing is lost whatever fails:
   2. archive the full transcript — if that fails, stop: nothing was rewritten;
   3. build the new history: summary message (with the user's own words) + restored files +
      attachments + the kept tail, with no call/result pair split and no adjacent same-role messages;
-  4. reject the result if it is not smaller than its input; one of the cheap forms over the
-     caller's ceiling is made again without them;
+  4. reject the result if it is not smaller than its input (where the summary itself is too long
+     for the room, a record of the steps may stand in: `record_fallback`); one of the cheap forms
+     over the caller's ceiling is made again without them;
   5. let the caller rewrite the session atomically to a boundary plus this history.
 
 What a compaction keeps (the tail, the results in use, the files restored) and how large that
@@ -51,7 +52,7 @@ class Compactor(Keeper):
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                       prefer_record: Callable[[int], bool] | None = None,
                       prefer_incremental: Callable[[int, int], bool] | None = None,
-                      ceiling: int | None = None) -> CompactionResult:
+                      ceiling: int | None = None, record_fallback: bool = False) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
 
         `keep_from`: `summary_input` is the request last sent, which covered `messages[:keep_from]`;
@@ -67,7 +68,41 @@ class Compactor(Keeper):
 
         `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
         because the last compaction did not buy enough room.
+
+        `record_fallback`: where a summary the model wrote leaves the context no smaller (a small
+        window, whose room a summary as long as the output reserve nearly fills), keep a record of
+        the steps written without a model instead, when that shrinks it.
         """
+        asked: list[bool] = []
+        archive = _once(archive)  # once, whichever of the two below makes the compaction
+
+        async def counted(sent: list[ModelMessage], prompt: str) -> str:
+            asked.append(True)
+            return await summarize(sent, prompt)
+        try:
+            return await self._compact(messages, summarize=counted, archive=archive, trigger=trigger,
+                                       instructions=instructions, tokens_before=tokens_before, overhead=overhead,
+                                       level=level, summary_input=summary_input, keep_from=keep_from,
+                                       prefer_record=prefer_record, prefer_incremental=prefer_incremental,
+                                       ceiling=ceiling)
+        except NotSmaller as refused:
+            if not (record_fallback and asked) or instructions:
+                raise
+            # The summary was paid for and is too long for the room; a record costs no request.
+            try:
+                return await self._compact(messages, summarize=_no_summary, archive=archive, trigger=trigger,
+                                           tokens_before=refused.before, overhead=overhead, level=level,
+                                           prefer_record=lambda size: True)
+            except (NotSmaller, _NoSummary):
+                raise refused from None
+
+    async def _compact(self, messages: list[ModelMessage], *, summarize: Summarize,
+                       archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
+                       tokens_before: int | None = None, overhead: int = 0, level: int = 0,
+                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
+                       prefer_record: Callable[[int], bool] | None = None,
+                       prefer_incremental: Callable[[int, int], bool] | None = None,
+                       ceiling: int | None = None) -> CompactionResult:
         watch = Stopwatch()
         if not messages:
             raise CompactionError("nothing to compact")
@@ -301,6 +336,14 @@ class Compactor(Keeper):
                            "incremental": incremental, "parts": parts})
         return CompactionResult(new, trigger, strategy, before, after, archive_path, text,
                                 len(summarized), ev)
+
+
+class _NoSummary(Exception):
+    """A record could not stand in: the fallback asks for no second summary."""
+
+
+async def _no_summary(sent: list[ModelMessage], prompt: str) -> str:
+    raise _NoSummary
 
 
 def _once(archive: Callable[[], Path | None]) -> Callable[[], Path | None]:
