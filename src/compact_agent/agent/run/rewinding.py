@@ -20,7 +20,6 @@ found again by the message before it, and one whose message is gone is dropped, 
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,7 +33,6 @@ from ...session.listing import NOT_FOLDING
 from ...session.store import SessionWriteError, load_session_file
 from ...words import plural
 from ..tools.checkpoint_retention import lost_line
-from ..tools.checkpoints import _INDEX as CHECKPOINT_INDEX
 from ..tools.checkpoints import Checkpoint, Checkpoints, message_key
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
@@ -129,20 +127,9 @@ def _forget_rewound(checkpoints: Checkpoints) -> str:
     disk still lists those rewound, which a later run would offer though their turns are gone.
     Deleting it needs no space: a later run then offers none, until this one saves the checkpoints
     left with the next message. What to add to the line that says so ("" when the index agrees)."""
-    index = checkpoints.store_dir / CHECKPOINT_INDEX
-    try:
-        listed = json.loads(index.read_bytes()).get("checkpoints")
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return ""  # none, or one a load ignores
-    if not isinstance(listed, list) or len(listed) <= len(checkpoints.list()):
-        return ""  # saved after all (it was cleaning up that failed)
-    try:
-        index.unlink()
-    except FileNotFoundError:
-        return ""
-    except OSError:
-        return "a later run may still list the checkpoints rewound"
-    return "a later run offers none until your next message saves them"
+    forgot = checkpoints.forget_saved()
+    return {"deleted": "a later run offers none until your next message saves them",
+            "stale": "a later run may still list the checkpoints rewound"}.get(forgot, "")
 
 
 class RewindNotSaved(SessionWriteError):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -48,6 +49,22 @@ log = logging.getLogger(__name__)
 
 PREVIEW_CHARS = 120
 _INDEX = "checkpoints.json"
+#: What a write that found no room failed with (a full disk, a quota).
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT)
+
+
+def overwrite_in_place(path: Path, data: bytes) -> None:
+    """Write `data` over the file at `path` where it is, cutting off what is left after it: a
+    shorter list needs no new room on a full disk, where a new file beside it (an atomic write) does."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 @dataclass
@@ -142,8 +159,39 @@ class Checkpoints:
         self._ensure_dirs()
         data = {"version": 1, "checkpoints": [c.to_json() for c in self._items]}
         # The prompts are the user's words, which may quote the API key (older indexes held it too).
-        text = secrets.redact(json.dumps(data, indent=1))
-        atomic_write_bytes(self.store_dir / _INDEX, text.encode(), mode=0o600)
+        text = secrets.redact(json.dumps(data, indent=1)).encode()
+        index = self.store_dir / _INDEX
+        try:
+            atomic_write_bytes(index, text, mode=0o600)
+        except OSError as e:
+            # On a full disk a list that shrank (after a rewind, a prune) is written over the old
+            # one: the checkpoints kept are kept for a later run too, not only the old list's.
+            try:
+                if e.errno not in _NO_ROOM or len(text) > index.stat().st_size:
+                    raise
+                overwrite_in_place(index, text)
+            except OSError:
+                raise e from None
+
+    def forget_saved(self) -> str:
+        """After a save failed: when the list on disk names more checkpoints than this one holds (a
+        rewind's that could not be saved), delete it, which needs no room; a later run then offers
+        none, not checkpoints whose turns are gone, until the next save. "" when the list on disk
+        does not (none, one a load ignores, or saved after all), "deleted" or "stale" (it could not be)."""
+        index = self.store_dir / _INDEX
+        try:
+            listed = json.loads(index.read_bytes()).get("checkpoints")
+        except (OSError, ValueError, AttributeError, RecursionError):
+            return ""
+        if not isinstance(listed, builtins.list) or len(listed) <= len(self._items):
+            return ""
+        try:
+            index.unlink()
+        except FileNotFoundError:
+            return ""
+        except OSError:
+            return "stale"
+        return "deleted"
 
     def begin(self, turn_index: int, history_len: int, prompt: str,
               before: ModelMessage | None = None) -> Checkpoint:
