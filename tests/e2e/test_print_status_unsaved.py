@@ -23,3 +23,13 @@ def test_status_of_a_new_session_says_its_id_is_not_saved(cli):
     [saved] = cli.sessions()
     assert resumed.code == 0 and re.search(rf"session +{saved.stem}\n", resumed.stdout), resumed.stdout
     assert "not saved" not in resumed.stdout
+
+
+def test_the_json_result_names_no_session_that_is_not_saved(cli):
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        new = cli("-p", "/status", *fake(server), "--output-format", "json")
+        turn = cli("-p", "hi", *fake(server), "--output-format", "json")
+        resumed = cli("-c", "-p", "/cost", *fake(server), "--output-format", "json")
+    [saved] = cli.sessions()
+    assert new.code == 0 and new.json()["session_id"] is None
+    assert turn.json()["session_id"] == resumed.json()["session_id"] == saved.stem

@@ -76,7 +76,7 @@ class PrintRun:
         how long it ran and, once its session is made, the session and its requests so far."""
         out: dict[str, Any] = {"duration_ms": self.duration_ms()}
         if self.session is not None:
-            return out | {"session_id": self.session.session_id} | self.spent(self.session)
+            return out | {"session_id": saved_id(self.session)} | self.spent(self.session)
         return out | nothing_spent() | {"permission_denials": self.denied}
 
     def note(self, text: str) -> None:
@@ -149,7 +149,7 @@ class PrintRun:
 
         refused = bool(self.denied)
         return {"type": "result", "subtype": "error_permission_denied" if refused else "success",
-                "is_error": refused, "result": output, "session_id": s.session_id,
+                "is_error": refused, "result": output, "session_id": saved_id(s),
                 "duration_ms": self.duration_ms(), "num_turns": usage.requests,
                 "total_cost_usd": cost_usd(cost_report(s), s),
                 "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
@@ -280,6 +280,12 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
 
 
+def saved_id(s: AgentSession) -> str | None:
+    """The session's id for a result object, or None where nothing is saved in it (a slash command
+    in a new session: `-r ID` would find no such session)."""
+    return s.session_id if s.store.path.exists() else None
+
+
 def compaction_json(c: CompactionResult) -> dict[str, Any]:
     return {"trigger": c.trigger, "strategy": c.strategy, "tokens_before": c.tokens_before,
             "tokens_after": c.tokens_after, "archive": str(c.archive or "")}
@@ -398,6 +404,6 @@ def _failed(run: PrintRun, message: str, session: AgentSession | None, subtype: 
     one the prompt was saved in when the session could not be made."""
     run.note(message)
     if run.format != "text":
-        run.emit(run.error_result(message, session.session_id if session is not None else session_id, subtype,
+        run.emit(run.error_result(message, saved_id(session) if session is not None else session_id, subtype,
                                   session))
     return code
