@@ -447,3 +447,17 @@ def test_a_key_variable_for_every_provider_is_said_to_be_unread() -> None:
     [said] = unknown_variables({"COMPACT_AGENT_API_KEY": "sk-x"}, Path("config.toml"))
     assert said.startswith("COMPACT_AGENT_API_KEY is not read: a key is read from DEEPSEEK_API_KEY, OPENAI_API_KEY")
     assert "sk-x" not in said
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("max_retries = " + "1" * 4301, "line 1: a number of 4,301 digits is too long to read"),
+    ('model = "x"\n[prices]\ninput = 1_' + "2" * 4400, "line 3: a number of 4,401 digits is too long to read"),
+])
+def test_a_number_too_long_for_python_is_said_in_words(files, text: str, said: str) -> None:
+    """It was `bad setting: Exceeds the limit (4300 digits) for integer string conversion: value has
+    4301 digits; use sys.set_int_max_str_digits() to increase the limit`: Python's words."""
+    user, project = files
+    user.write_text(text)
+    with pytest.raises(SettingsError) as info:
+        load(project)
+    assert str(info.value) == f"{user}: {said} (named by COMPACT_AGENT_CONFIG)", str(info.value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -38,12 +39,29 @@ def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES, named_by: str = "") -> di
                             f"{quote_hint(text, str(e))}") from None
     except UnicodeDecodeError as e:
         raise SettingsError(f"{path}: not UTF-8 text (byte {e.start}){point}") from None
+    except ValueError:  # Python's own limit on the digits of a whole number it reads (4,300)
+        raise SettingsError(f"{path}: {too_long(text)}{f' (named by {named_by})' if named_by else ''}") from None
     except OSError as e:
         raise SettingsError(f"{path}: cannot read ({e.strerror or e}){point}") from None
 
 
 _AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 _UNQUOTED = re.compile(r"""\s*([\w.-]+)\s*=\s*([^\s"'\[{#]\S*?)\s*(?:#.*)?""")
+
+
+_DIGITS = re.compile(r"[0-9][0-9_]*")
+
+
+def too_long(text: str) -> str:
+    """Where a TOML text holds a whole number too long to read, in words: `line 3: a number of
+    4,301 digits is too long to read` (Python said `Exceeds the limit (4300 digits) for integer
+    string conversion…; use sys.set_int_max_str_digits()`)."""
+    limit = sys.get_int_max_str_digits() or 4300
+    for n, line in enumerate(text.splitlines(), 1):
+        for run in _DIGITS.findall(line):
+            if (digits := len(run.replace("_", ""))) > limit:
+                return f"line {n}: a number of {digits:,} digits is too long to read"
+    return f"a number of more than {limit:,} digits is too long to read"
 
 
 def quote_hint(text: str, error: str) -> str:
