@@ -119,3 +119,17 @@ def test_a_server_that_still_cuts_prompts_keeps_its_window(cli: Cli) -> None:
         # Kept as it was, not forgotten (and learned again, at another time).
         assert server_windows.remembered_as(cli.home, server.base_url, "local") == server_windows.Kept(
             5_000, "cut", WHEN.isoformat())
+
+
+def test_a_windows_file_that_cannot_be_read_is_said_once(cli: Cli) -> None:
+    """`{not json` in servers/windows.json was read as no window learned, without a word (`config`
+    said `server windows learned: none`): a warning line now names the file and that it is ignored."""
+    path = server_windows.path_in(cli.home)
+    path.parent.mkdir(parents=True)
+    for text, why in (("{not json", "not valid JSON"), ("[1, 2]", "not in the expected shape")):
+        path.write_text(text)
+        res = cli("config")
+        assert res.code == 0 and f"server windows learned: none ({path})" in res.stdout, res.stdout
+        assert res.stderr == f"compact-agent: warning: ignoring the server windows learned in {path}: {why}\n", res.stderr
+    path.unlink()
+    assert cli("config").stderr == ""  # none learned yet: nothing to say

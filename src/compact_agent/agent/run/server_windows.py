@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from typing import Any
 
 from ...config import home_dir
 from ...session.files import atomic_write, ensure_private_dir
+
+log = logging.getLogger(__name__)
 
 try:
     import fcntl
@@ -115,13 +118,20 @@ def _update(path: Path, change: Callable[[dict[str, dict[str, Kept]]], bool]) ->
 
 def _read(path: Path) -> dict[str, dict[str, Kept]]:
     """The windows kept, each a positive int; anything else in the file (edited by hand, torn) is
-    skipped, and a file that cannot be read keeps nothing."""
+    skipped, and a file that cannot be read keeps nothing, which a warning says (once): it was
+    `server windows learned: none`, as if the file held none."""
     try:
         data = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, RecursionError) as e:
+        why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
+            if isinstance(e, ValueError | RecursionError) else getattr(e, "strerror", None) or "cannot be read"
+        log.warning("ignoring the server windows learned in %s: %s", path, why)
         return {}
     windows = data.get("windows") if isinstance(data, dict) else None
     if not isinstance(windows, dict):
+        log.warning("ignoring the server windows learned in %s: not in the expected shape", path)
         return {}
     out: dict[str, dict[str, Kept]] = {}
     for url, models in windows.items():
