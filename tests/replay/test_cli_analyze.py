@@ -371,3 +371,26 @@ def test_rows_and_totals_with_no_measured_recall_show_a_dash_in_the_tables_and_t
     assert "100.0%" not in (tmp_path / "totals.svg").read_text()
     data = json.loads(cli(".", "-s", "ours", "--totals", "--json", cwd=tmp_path).stdout)
     assert data["totals"][0]["recall"] is None and data["totals"][0]["edit_ready"] is None
+
+
+def test_files_found_in_a_folder_that_are_plainly_no_transcripts_are_said_in_one_line(tmp_path: Path):
+    """A folder of transcripts with a README, a LICENSE and CSV files beside them printed a
+    `skipped …: not a transcript` line for each (15 for the shared data). They are summed in one
+    line; a file named on the command line, or found with a transcript's name, keeps its own; the
+    JSON output's `skipped` still names every one."""
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello there"}]
+    (tmp_path / "chat.json").write_text(json.dumps(chat))
+    for name in ("README.md", "LICENSE", "a.csv", "b.csv"):
+        (tmp_path / name).write_text("not, a, transcript\n")
+    (tmp_path / "other.json").write_text('{"nothing": "here"}')
+    named = tmp_path / "named.txt"
+    named.write_text("hello\n")
+    out = cli(str(tmp_path), str(named), "--json", "--strategy", "none")
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert f"compact-agent: skipped {named}: not a transcript" in lines, lines
+    assert f"compact-agent: skipped {tmp_path / 'other.json'}: not a transcript" in lines, lines
+    assert "compact-agent: skipped 4 files that are not transcripts (LICENSE, README.md, a.csv, …)" in lines, lines
+    assert len(lines) == 3, lines
+    skipped = json.loads(out.stdout)["skipped"]
+    assert len(skipped) == 6 and f"skipped {tmp_path / 'b.csv'}: not a transcript" in skipped, skipped

@@ -43,6 +43,12 @@ class Found(NamedTuple):
     skipped: int  # how many paths those notes skip: the progress bar starts its count from it
 
 
+#: How the names of the transcripts the importers read end (importers.py).
+TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".traj")
+#: Of the files `skip_lines` sums in one line, the names it shows.
+NAMES_SHOWN = 3
+
+
 def find_files(paths: Sequence[Path]) -> Found:
     """Candidate transcript files under `paths` (folders recursively, hidden ones skipped), without
     reading them; our sessions' archives and side files are left out with one note. What is neither
@@ -75,6 +81,34 @@ def find_files(paths: Sequence[Path]) -> Found:
         notes.append(f"skipped {plural(archives, 'compaction archive')} in compact-history/: each session file is "
                      "replayed in full from them")
     return Found(files, notes, skipped)
+
+
+def plainly_not(files: Sequence[Path], paths: Sequence[Path]) -> frozenset[Path]:
+    """Of `files`, those found in a folder of `paths` whose name no transcript has (README.md,
+    LICENSE, data.csv): read all the same, but said together when they are none (`skip_lines`)."""
+    return frozenset(f for f in files if f not in paths and not f.name.endswith(TRANSCRIPT_SUFFIXES))
+
+
+def skip_lines(notes: Sequence[str], plain: frozenset[Path]) -> list[str]:
+    """The skip notes as printed: those of files found in a folder that are plainly no transcript
+    (`plain`: a README, a LICENSE, CSV files beside the transcripts) summed in one line where the
+    first was, `skipped 15 files that are not transcripts (README.md, LICENSE, a.csv, …)`; each
+    other note, a file named on the command line's among them, on its own line. The notes
+    themselves (the JSON output's `skipped`) stay one per file."""
+    summed = {f"skipped {p}: not a transcript": p for p in plain}
+    names = [summed[n].name for n in notes if n in summed]
+    if len(names) < 2:
+        return list(notes)
+    more = ", …" if len(names) > NAMES_SHOWN else ""
+    line = f"skipped {len(names)} files that are not transcripts ({', '.join(names[:NAMES_SHOWN])}{more})"
+    out: list[str] = []
+    for n in notes:
+        if n not in summed:
+            out.append(n)
+        elif line:
+            out.append(line)
+            line = ""
+    return out
 
 
 def _once(files: list[Path]) -> list[Path]:

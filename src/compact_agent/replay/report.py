@@ -25,7 +25,7 @@ from ..models import PRICING, ModelInfo
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label, recall_note, transcripts_counted
 from .baselines import factories
-from .batch import Summaries, find_files, replay_files
+from .batch import Summaries, find_files, plainly_not, replay_files, skip_lines
 from .metrics import Metrics
 from .simulate import Summarize, TranscriptRun, describe_fit
 
@@ -45,7 +45,8 @@ async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strate
         found = find_files(paths)
     except ValueError as e:
         raise AnalyzeError(str(e)) from None
-    analysis = Analysis(window, pricing, PRICING[pricing], skipped=found.notes)
+    analysis = Analysis(window, pricing, PRICING[pricing], skipped=found.notes,
+                        plain=plainly_not(found.files, paths))
     files = found.skipped  # the paths the notes stand for: one note says all of compact-history/
     # The paths the first note stands for: all the search skipped when it wrote one note (the one on
     # compact-history/ is its last), else one.
@@ -327,7 +328,7 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
     except Exception as e:  # noqa: BLE001 - a provider error from --model, or a bug: one line, never a traceback
         lines = secrets.redact(str(e)).strip().splitlines()
         return failed(f"analysis failed: {lines[0] if lines else 'unexpected error'}"[:385], 1, as_json)
-    for note in analysis.skipped:
+    for note in skip_lines(analysis.skipped, analysis.plain):  # a folder's READMEs and CSVs in one line
         sys.stderr.write(f"compact-agent: {note}\n")
     if summarize is not None and (said := summarize.note()) is not None:
         sys.stderr.write(secrets.redact(f"compact-agent: {said}") + "\n")
