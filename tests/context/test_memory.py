@@ -342,6 +342,8 @@ async def test_failure_backs_off_then_retries_on_a_later_response(tmp_path):
     assert mem.notes is None and mem.failures == 1 and not mem.path.exists()
     failed = [e for e in cm.events if e.layer == "memory"]  # type: ignore[attr-defined]
     assert failed[-1].action == "failed" and "note sections" in failed[-1].detail["error"]
+    assert "Error" not in failed[-1].detail["error"] and ": " not in failed[-1].detail["error"][:30], \
+        failed[-1].detail["error"]  # in words, without the exception's class name
     mem.after_response(cm, msgs)
     assert not mem.in_flight and len(fn.calls) == 1  # backing off
     clock.t += timedelta(seconds=31)

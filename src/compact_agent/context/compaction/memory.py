@@ -48,7 +48,7 @@ from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
 from ..plumbing import rounds, tokens
-from ..plumbing.events import Event, Stopwatch
+from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.identity_memo import IdentityMemo
 from ..plumbing.markers import write_private
 from ..plumbing.settings import CompactionSettings as Settings
@@ -223,7 +223,7 @@ class SessionMemory:
         try:
             self._maybe_start(cm, messages)
         except Exception as e:  # noqa: BLE001 - the notes must never break a turn
-            self._emit(cm.emit, Event("memory", "failed", detail={"error": f"{type(e).__name__}: {e}"[:300]}))
+            self._emit(cm.emit, Event("memory", "failed", detail={"error": one_line(e)}))
 
     def _maybe_start(self, cm: Any, messages: list[ModelMessage]) -> None:
         if self.in_flight or not messages or (self._retry_at is not None and self.clock() < self._retry_at):
@@ -274,7 +274,7 @@ class SessionMemory:
             wait = min(MAX_BACKOFF_S, self.settings.memory_retry_s * 2 ** (self.failures - 1))
             self._retry_at = self.clock() + timedelta(seconds=wait)
             self._emit(job.emit, Event("memory", "failed", duration_ms=watch.ms(), detail={
-                "error": f"{type(e).__name__}: {e}"[:300], "failures": self.failures, "retry_in_s": wait}))
+                "error": one_line(e), "failures": self.failures, "retry_in_s": wait}))
             return
         self.notes, self.failures, self._retry_at = notes, 0, None
         self.updates += 1
