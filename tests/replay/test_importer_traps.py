@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.replay import TranscriptError, detect_format, load_transcript
+from compact_agent.replay._common import ConversationBuilder
 from compact_agent.replay._redaction import RedactionStats, filler
 
 from ._helpers import assert_repair_is_noop, assert_valid_conversation, responses, tool_calls
@@ -309,7 +311,9 @@ def test_garbage_and_truncated_lines_are_counted_not_fatal(tmp_path: Path) -> No
     transcript = load_transcript(path)
     # garbage, array, unknown type, wrong shape, 2 truncated lines, binary line
     assert transcript.skipped == 7
-    assert any(w.startswith("skipped malformed entries, first: AttributeError") for w in transcript.warnings)
+    said = [w for w in transcript.warnings if "unexpected shape" in w]  # one line, in words
+    assert said == ["skipped 1 entry of an unexpected shape (the first: a field holds another kind of value "
+                    "than the format has there)"], transcript.warnings
     assert transcript.format == "claude-code"
     assert len(tool_calls(transcript.messages)) == 2
     assert_valid_conversation(transcript.messages)
@@ -388,3 +392,16 @@ def test_any_subset_or_reordering_still_yields_a_valid_conversation(
     if transcript.messages:
         assert_valid_conversation(transcript.messages)
         assert_repair_is_noop(transcript.messages)
+
+
+def test_malformed_entries_are_counted_in_one_line_in_words() -> None:
+    """analyze printed `skipped malformed entries, first: KeyError: 'message'`: a Python class name
+    and no count. It is one line that counts them and says what the first lacked."""
+    builder = ConversationBuilder(fallback_time=datetime(2026, 1, 1, tzinfo=UTC))
+    builder.warnings.append("an earlier warning")
+    builder.skip_malformed(KeyError("message"))
+    builder.skip_malformed(TypeError("'int' object is not subscriptable"))
+    builder.skip_malformed(ValueError("bad timestamp '2026-13-01'\nmore"))
+    assert builder.skipped == 3
+    assert builder.warnings == ["an earlier warning",
+                                "skipped 3 entries of an unexpected shape (the first: it has no field 'message')"]

@@ -45,6 +45,17 @@ turns that carried images.
 # --- conversation assembly -----------------------------------------------------------------------------
 
 
+def malformed_words(exc: Exception) -> str:
+    """What an importer found wrong with an entry, in words: a field it lacks, a field of another
+    kind than the format has, or the importer's own message."""
+    if isinstance(exc, KeyError) and exc.args:
+        return f"it has no field {exc.args[0]!r}"[:200]
+    if isinstance(exc, (TypeError, AttributeError)):
+        return "a field holds another kind of value than the format has there"
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else "a field holds a value the format does not have"
+
+
 @dataclass
 class ConversationBuilder:
     """Collects parts in source order and produces a provider-valid message list.
@@ -67,6 +78,8 @@ class ConversationBuilder:
     )
     _waiting_anchor: list[dict[str, Any]] = field(default_factory=list)
     _malformed: int = 0
+    _malformed_at: int = -1  # where in `warnings` the line about them is
+    _first_malformed: str = ""  # what was wrong with the first of them
 
     def add_request_part(self, part: ModelRequestPart, timestamp: datetime | None = None) -> None:
         """Append a part to the trailing ``ModelRequest`` (opening one after a response)."""
@@ -125,11 +138,16 @@ class ConversationBuilder:
         return response
 
     def skip_malformed(self, exc: Exception) -> None:
-        """Count an entry whose shape broke an importer; the first error is reported for debugging."""
+        """Count an entry whose shape broke an importer; one warning says how many, and what was
+        wrong with the first, in words."""
         self.skipped += 1
         self._malformed += 1
         if self._malformed == 1:
-            self.warnings.append(f"skipped malformed entries, first: {type(exc).__name__}: {exc}")
+            self._first_malformed = malformed_words(exc)
+            self._malformed_at = len(self.warnings)
+            self.warnings.append("")
+        count = f"{self._malformed:,} {'entry' if self._malformed == 1 else 'entries'}"
+        self.warnings[self._malformed_at] = f"skipped {count} of an unexpected shape (the first: {self._first_malformed})"
 
     def last_response(self) -> ModelResponse | None:
         for message in reversed(self.messages):
