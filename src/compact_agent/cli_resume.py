@@ -17,6 +17,7 @@ coming from the session, for `/config`.
 from __future__ import annotations
 
 import contextlib
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -191,16 +192,21 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     from .cli_help import fail
     from .error_text import first_line
     from .session.files import list_sessions  # not the store's module: the REPL's prompt needs no pydantic-ai
-    from .session.not_a_session import is_not_a_session, refusal
+    from .session.not_a_session import newest_session, refusal
 
     root = session_root(work)
     if continue_:
         found = list_sessions(root)
         if not found:
             raise fail(f"no earlier session in {work} to continue; start one without --continue")
-        if is_not_a_session(found[0]):  # another program's file: left as it is
-            raise fail(refusal(found[0].stem, found[0]), 2)
-        return found[0]
+        newest, strays = newest_session(found)
+        if newest is not None:
+            if strays:
+                sys.stderr.write(f"compact-agent: note: continuing session {newest.stem}; passed over {strays} "
+                                 f"newer {'file that is' if strays == 1 else 'files that are'} not a session "
+                                 "(compact-agent sessions lists them)\n")
+            return newest
+        raise fail(refusal(found[0].stem, found[0]), 2)  # another program's files: left as they are
     if not resume:
         return None
     try:

@@ -5,6 +5,7 @@ off into `set-aside/torn-line-*.bin`, then appended the new conversation to it."
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -47,3 +48,22 @@ def test_random_bytes_under_a_session_name_are_one_line_and_never_written(cli, h
                           "sessions)\n")
     assert path.read_bytes() == junk
     assert sorted(p.relative_to(path.parent) for p in path.parent.rglob("*")) == side  # nothing set aside
+
+
+def test_continue_passes_over_a_newer_file_that_is_no_session(cli):
+    """`-c` refused when the newest file under a session's name was another program's, though an
+    older session was there to continue: it goes on with the newest session and says what it
+    passed over; the other file is left as it is."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        assert cli("-p", "remember the word tangerine", *fake(server)).code == 0
+        [session] = cli.sessions()
+        junk = session.parent / f"{SESSION_ID}.jsonl"
+        junk.write_bytes(b"not a session\n")
+        os.utime(junk, (session.stat().st_mtime + 60,) * 2)  # newer than the session
+        res = cli("-c", "-p", "which word?", *fake(server))
+        assert res.code == 0, res.stderr
+        assert len(server.requests) == 2
+        assert "tangerine" in str(server.requests[1].body)  # the session went on
+    assert res.stderr == (f"compact-agent: note: continuing session {session.stem}; passed over 1 newer file that "
+                          "is not a session (compact-agent sessions lists them)\n")
+    assert junk.read_bytes() == b"not a session\n"

@@ -61,6 +61,16 @@ def is_not_a_session(path: Path) -> bool:
         return False
 
 
+def newest_session(found: list[Path]) -> tuple[Path | None, int]:
+    """The first of `found` (newest first, `files.list_sessions`) that is a session, and how many
+    newer files it passed over that are not (another program's, left as they are): `-c` goes on
+    with the newest session, not stops at a stray file. (None, n) when none of them is one."""
+    for passed, path in enumerate(found):
+        if not is_not_a_session(path):
+            return path, passed
+    return None, len(found)
+
+
 def refuse_if_not_a_session(path: Path, fd: int | None = None) -> None:
     """Raise NotASessionFile when the file at `path` (open as `fd`, if it is) is no session. A
     session's first bytes (or none) answer without reading further: this stands before every write."""

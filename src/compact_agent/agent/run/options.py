@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ...config import Settings, home_dir
 from ...session.files import NEW_NAME, legacy_slug, list_sessions, new_session_id, project_slug
-from ...session.not_a_session import is_not_a_session, refusal
+from ...session.not_a_session import is_not_a_session, newest_session, refusal
 from ...settings_file import user_config_path
 from ..integrations.instructions import load_instructions
 
@@ -134,7 +134,8 @@ def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
     if opts.continue_last:
         found = list_sessions(root)
         if found:
-            return _earlier(root, found[0].stem)
+            newest, _ = newest_session(found)  # passing over files that are no session
+            return _earlier(root, (newest or found[0]).stem)
     return new_session_id(), False
 
 
