@@ -43,6 +43,30 @@ def endpoint(e: BaseException) -> str:
     return ""
 
 
+def connection_reason(e: BaseException) -> tuple[str, str | None]:
+    """Why a request reached no server, in words, from the transport error under `e` (the SDKs say
+    only "Connection error."), and what to do about it when the cause says: nothing listening, a
+    host name that does not resolve, TLS spoken to a plain-HTTP port, a server that hung up
+    without answering. Otherwise the innermost error's words and None."""
+    import socket
+    import ssl
+
+    import httpx2 as httpx
+
+    chain = _chain(e)
+    if any(isinstance(c, ConnectionRefusedError) for c in chain):
+        return "connection refused: nothing listens at that address and port", "start the server there, or correct the address"
+    if any(isinstance(c, socket.gaierror) for c in chain):
+        return "its host name does not resolve", "check the address and the network"
+    if any(isinstance(c, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(c) for c in chain):
+        return "the server there does not speak TLS", "give its address with http://, not https://"
+    if any(isinstance(c, httpx.RemoteProtocolError) for c in chain):
+        return ("the server there closed the connection without answering",
+                "check that it is up and serves this API there (its log may say why)")
+    said = [first_line(c) for c in chain if str(c).strip()]
+    return (said[-1] if said else "connection failed"), None
+
+
 def sent_no_key(e: BaseException) -> bool:
     """The failed request carried no key of the user's, only the placeholder a --base-url server
     gets when none was given (models.NO_KEY): a refusal of it is a missing key, not a wrong one."""
@@ -163,8 +187,9 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         return then(f"the model endpoint{endpoint(e)} did not answer in time, after retries (raise "
                     f"COMPACT_AGENT_REQUEST_TIMEOUT_S for a slow local model)", saved)
     if isinstance(e, ModelConnectionError):
-        return then(f"cannot reach the model endpoint{endpoint(e)} ({first_line(e)}); check the network and "
-                    f"that the server there is up", saved)
+        reason, advice = connection_reason(e)
+        return then(f"cannot reach the model endpoint{endpoint(e)} ({reason}); "
+                    f"{advice or 'check the network and that the server there is up'}", saved)
     if isinstance(e, WindowTooSmallError):  # the library's advice, in the command line's words
         return first_line(e).replace(LARGER, "use a larger --context-window (or, where the window is a "
                                              "server's own, start that server with a larger one)").replace(
@@ -367,8 +392,8 @@ def _unusable_model(e: BaseException, url: str, key_from: str) -> str:
         return (f"the model endpoint{at} did not answer in time, after retries; check that the server there is up "
                 "and not overloaded, then run again")
     if isinstance(e, ModelConnectionError):
-        return (f"cannot reach the model endpoint{at} ({first_line(e)}); start the server there or correct "
-                "--base-url")
+        reason, advice = connection_reason(e)
+        return f"cannot reach the model endpoint{at} ({reason}); {advice or 'start the server there or correct --base-url'}"
     # A body that is not JSON, or JSON that is no reply of the API (the error under it may be gone:
     # a summarizer that tried a second way re-raised the first error `from None`).
     malformed = not isinstance(e, ModelHTTPError) and (caused_by(e, ValueError) or "Failed to decode" in str(e))

@@ -89,7 +89,8 @@ def test_a_summary_model_that_cannot_be_used_says_which_and_what_to_do(cli, tran
         assert len(server.requests) <= 6  # given up after a few replies without a summary
     said = {
         "unreachable": (_one_line(unreachable), f"cannot reach the model endpoint at http://127.0.0.1:{port}/v1/ "
-                        "(Connection error.); start the server there or correct --base-url"),
+                        "(connection refused: nothing listens at that address and port); start the server there, or correct "
+                        "the address"),
         "refused": (_one_line(refused), "the provider rejected the API key at http://127.0.0.1:"),
         "from env": (_one_line(from_env), "(HTTP 401); check OPENAI_API_KEY"),
         "malformed": (_one_line(malformed), "answered with something that is no API reply (its body is not valid "
