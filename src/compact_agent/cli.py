@@ -270,6 +270,7 @@ def sessions_command(
     all_: Annotated[bool, typer.Option("--all", help="List every session, the failed starts a newer one with the same prompt counts too.")] = False,
     delete: Annotated[list[str] | None, typer.Option("--delete", metavar="ID", help="Remove this session (its id, or a start of one id alone) and everything it owns: archives, side files, checkpoint backups, the record of sent prompts (repeatable). A session in use by another process is not removed.")] = None,
     older: Annotated[int | None, typer.Option("--delete-older-than", metavar="DAYS", parser=count(0, "days"), help="Remove every session of this directory (those --all adds too) last written more than DAYS days ago, as --delete does.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="With --delete or --delete-older-than: say what would be removed, and remove nothing.")] = False,
 ) -> None:
     """List this directory's sessions, newest first (for --resume ID), or remove some (--delete, --delete-older-than)."""
     from .agent.run.options import session_root
@@ -281,6 +282,8 @@ def sessions_command(
     if (problem := home_problem(make=False)) is not None:  # listing creates nothing
         raise fail(problem, 2)
     work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()
+    if dry_run and not delete and older is None:
+        raise fail("--dry-run goes with --delete or --delete-older-than: it says what they would remove", 2)
     if delete or older is not None:
         from .session import removal
 
@@ -291,7 +294,8 @@ def sessions_command(
                        "directory (another directory's: compact-agent --cwd DIR sessions ...)", 2)
         raise typer.Exit(removal.run(session_root(work), home_dir(), delete or [], older,
                                      say=lambda line: sys.stdout.write(visible(line) + "\n"),
-                                     warn=lambda line: sys.stderr.write(visible(f"compact-agent: {line}") + "\n")))
+                                     warn=lambda line: sys.stderr.write(visible(f"compact-agent: {line}") + "\n"),
+                                     dry=dry_run))
     rows = session_rows(session_root(work), limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_)
     if not rows:
         sys.stdout.write(visible(f"no sessions in {work}") + "\n")

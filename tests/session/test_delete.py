@@ -134,7 +134,9 @@ def test_hostile_ids_and_links_never_reach_outside_the_data_dir(s: Sessions, tmp
     (outside / "folder").mkdir(parents=True)
     for name in ("session.jsonl", "archive.jsonl", "sent.jsonl", "folder/kept.txt", "hard.txt"):
         (outside / name).write_text(f"not compact-agent's: {name}\n")
-    # A session whose every file is a link out of the data dir.
+    # A session whose every file is a link out of the data dir (to a session's lines: another
+    # program's file under a session's name is never removed, test below).
+    shutil.copy(s.root / f"{s.b}.jsonl", outside / "session.jsonl")
     (s.root / "evil.jsonl").symlink_to(outside / "session.jsonl")
     (s.root / "evil").symlink_to(outside / "folder")
     (s.root / "compact-history" / "evil-20260101-000000-000000.jsonl").symlink_to(outside / "archive.jsonl")
@@ -256,3 +258,40 @@ def test_temp_files_a_killed_writer_left_of_the_session_go_with_it(s: Sessions) 
     assert not any(s.a in k for k in files(s.home))
     assert (s.root / f".{s.b}.jsonl.0a1b2c3d.tmp").exists()
     assert (s.root / f"compact-history/.{s.b}-20261201-120000-000001.jsonl.0a1b2c3d.tmp").exists()
+
+
+def test_a_dry_run_says_what_would_go_and_removes_nothing(s: Sessions) -> None:
+    """`--dry-run` counts as a removal does (the same files, the same bytes) and removes none."""
+    before = files(s.home)
+    dry = sessions("--delete", s.a, "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert files(s.home) == before
+    assert dry.stdout.startswith(f"would remove session {s.a}: the session file, 1 archive, ")
+    now = time.time()
+    os.utime(s.root / f"{s.a}.jsonl", (now - 40 * DAY, now - 40 * DAY))
+    old = sessions("--delete-older-than", "30", "--dry-run")
+    assert (old.exit_code, old.stdout) == (0, dry.stdout) and files(s.home) == before
+    real = sessions("--delete", s.a)
+    assert real.exit_code == 0, real.output
+    assert real.stdout == dry.stdout.replace("would remove", "removed").replace(" to free)", " freed)")
+    alone = sessions("--dry-run")
+    assert (alone.exit_code, alone.stderr) == (2, "compact-agent: --dry-run goes with --delete or "
+                                                  "--delete-older-than: it says what they would remove\n")
+
+
+def test_a_file_under_a_session_name_that_is_no_session_is_never_removed(s: Sessions) -> None:
+    """Another program's file under a session's name (not_a_session.py) is not ours: `--delete`
+    names it and removes nothing, `--delete-older-than` passes over it."""
+    stray = s.root / "20200101-000000-abcdef.jsonl"
+    stray.write_bytes(b"another program's data\n")
+    old = time.time() - 400 * DAY
+    os.utime(stray, (old, old))
+    before = files(s.home)
+    res = sessions("--delete", stray.stem)
+    assert (res.exit_code, res.stdout) == (1, "")
+    assert res.stderr == (f"compact-agent: {stray} is not a session file (no line of it is a session entry); it "
+                          "is left as it is\n")
+    assert files(s.home) == before
+    res = sessions("--delete-older-than", "300")
+    assert (res.exit_code, res.stdout) == (0, "no sessions older than 300 days\n")
+    assert stray.read_bytes() == b"another program's data\n"

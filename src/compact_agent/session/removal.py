@@ -15,7 +15,10 @@ session file is gone: no run can open it meanwhile), and nothing outside the pro
 sessions: an id is one of the sessions listed there (a name with a slash or a leading dot never is),
 a symbolic link is removed itself, never followed, a shared folder that is a link is left alone, and
 a folder of sessions that is a link is refused. The session file goes last, so that a removal cut
-short (a permission denied) leaves a session still listed, whose removal can be tried again.
+short (a permission denied) leaves a session still listed, whose removal can be tried again. A file
+under a session's name that is no session (another program's, not_a_session.py) is never removed:
+`--delete` names it and refuses, `--delete-older-than` passes over it. `--dry-run` says what would
+go, counted the same way, and removes nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from ..words import plural
 from .archives import archive_moment, session_archives
 from .files import SessionError, SessionLocked, list_sessions
 from .locks import LOCK_FILE
+from .not_a_session import is_not_a_session
 
 ARCHIVES = "compact-history"
 #: Names in the folder of sessions that belong to all its sessions: never a session's side folder.
@@ -57,6 +61,7 @@ class Removed:
     sent_record: bool = False
     others: int = 0  # temp files a killed writer left
     freed: int = 0  # bytes
+    dry: bool = False  # counted, not removed (`--dry-run`)
     _counted: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (device, inode) of files counted
 
     def line(self) -> str:
@@ -66,6 +71,9 @@ class Removed:
                 *([plural(self.side_files, "side file")] if self.side_files else []),
                 *(["the record of its sent prompts"] if self.sent_record else []),
                 *([plural(self.others, "temp file")] if self.others else [])]
+        if self.dry:
+            return (f"would remove session {self.session_id}: {', '.join(what) or 'nothing'} "
+                    f"({size_text(self.freed)} to free)")
         return f"removed session {self.session_id}: {', '.join(what) or 'nothing'} ({size_text(self.freed)} freed)"
 
 
@@ -91,37 +99,47 @@ def find(root: Path, wanted: str) -> str:
     if not wanted.strip():
         raise RemovalError("--delete needs a session id (compact-agent sessions lists them)")
     if wanted in ids:
-        return wanted
+        return _a_session(root, wanted)
     matches = sorted(i for i in ids if i.startswith(wanted))
     if len(matches) == 1:
-        return matches[0]
+        return _a_session(root, matches[0])
     if matches:
         raise RemovalError(f"{wanted} is the start of {len(matches)} sessions "
                            f"({', '.join(matches[:4])}{', …' if len(matches) > 4 else ''}); give more of the id")
     raise RemovalError(f"no session {wanted} for this directory (compact-agent sessions lists them)")
 
 
+def _a_session(root: Path, session_id: str) -> str:
+    """`session_id`, once its file is a session's: another program's file is not ours to remove."""
+    path = root / f"{session_id}.jsonl"
+    if is_not_a_session(path):
+        raise RemovalError(f"{path} is not a session file (no line of it is a session entry); it is left as it is")
+    return session_id
+
+
 def older_than(root: Path, days: int, now: Callable[[], float] = time.time) -> list[str]:
     """The ids of `root`'s sessions whose file was last written more than `days` days ago, oldest
-    first; every session of the folder, also those a listing folds (`sessions --all` lists them)."""
+    first; every session of the folder, also those a listing folds (`sessions --all` lists them),
+    and no file under a session's name that is no session."""
     cutoff = now() - days * DAY
     found: list[tuple[float, str]] = []
     for p in list_sessions(root):
         with contextlib.suppress(OSError):
-            if (when := p.stat().st_mtime) < cutoff:
+            if (when := p.stat().st_mtime) < cutoff and not is_not_a_session(p):
                 found.append((when, p.stem))
     return [sid for _, sid in sorted(found)]
 
 
-def remove(root: Path, session_id: str) -> Removed:
-    """Remove session `session_id` of `root` and everything it owns. SessionLocked when another
-    process holds it (nothing removed); RemovalError naming the file that could not be removed."""
+def remove(root: Path, session_id: str, dry: bool = False) -> Removed:
+    """Remove session `session_id` of `root` and everything it owns (`dry`: count it, remove
+    nothing). SessionLocked when another process holds it (nothing removed); RemovalError naming
+    the file that could not be removed."""
     if not session_id or session_id.startswith(".") or any(c in session_id for c in "/\\\0"):
         raise RemovalError(f"no session {session_id} for this directory")
     # A session named like a shared folder, or like another session's file (`X.jsonl.jsonl`), has no side folder.
     side = root / session_id if session_id not in SHARED and not session_id.endswith(".jsonl") else None
     lock = _hold(side, session_id) if side is not None else None
-    out = Removed(session_id)
+    out = Removed(session_id, dry=dry)
     try:
         if (archives := _real_dir(root / ARCHIVES)) is not None:
             for p in session_archives(archives, session_id):
@@ -144,8 +162,8 @@ def remove(root: Path, session_id: str) -> Removed:
         path = root / f"{session_id}.jsonl"
         if _exists(path):
             out.session_file = _unlink(path, out) > 0
-        if side is not None and _real_dir(side) is not None:
-            out.side_files += _remove_tree(side, out)
+        if side is not None and _real_dir(side) is not None:  # what is left of it: the lock
+            out.side_files += _unlink(side / LOCK_FILE, out) if out.dry else _remove_tree(side, out)
     finally:
         if lock is not None:
             os.close(lock)
@@ -202,7 +220,8 @@ def _unlink(path: Path, out: Removed) -> int:
     """Remove the file (or link) `path` itself; 1, counting the bytes it freed."""
     try:
         st = os.lstat(path)
-        os.unlink(path)
+        if not out.dry:
+            os.unlink(path)
     except FileNotFoundError:
         return 0
     except OSError as e:
@@ -224,6 +243,8 @@ def _remove_tree(path: Path, out: Removed) -> int:
     if not stat.S_ISDIR(mode):
         return _unlink(path, out)
     n = sum(_remove_tree(p, out) for p in _entries(path))
+    if out.dry:
+        return n
     try:
         os.rmdir(path)
     except FileNotFoundError:
@@ -234,7 +255,7 @@ def _remove_tree(path: Path, out: Removed) -> int:
 
 
 def run(root: Path, home: Path, ids: Sequence[str], days: int | None, say: Callable[[str], object],
-        warn: Callable[[str], object], now: Callable[[], float] = time.time) -> int:
+        warn: Callable[[str], object], now: Callable[[], float] = time.time, dry: bool = False) -> int:
     """`sessions --delete ID…` (`ids`) or `--delete-older-than DAYS` (`days`): one line said for
     each session removed, one warned for each another process holds (not removed) and for a
     failure; the exit code. An id that names no session or several removes nothing (1); so does a
@@ -253,7 +274,7 @@ def run(root: Path, home: Path, ids: Sequence[str], days: int | None, say: Calla
     code = 0
     for sid in chosen:
         try:
-            say(remove(root, sid).line())
+            say(remove(root, sid, dry).line())
         except SessionLocked as e:
             warn(f"{e}; not removed")
             code = code or (1 if days is None else 0)
