@@ -105,6 +105,13 @@ def test_a_groups_timeout_is_its_hooks_that_give_none():
         assert str(e.value) == f"hooks.PreCompact: {said}"
 
 
+def test_a_group_with_its_own_command_is_said():
+    """A table with both `command` and `hooks` ran its hooks and dropped its command without a word."""
+    with pytest.raises(HookConfigError) as e:
+        parse_hooks({"PreCompact": [{"command": "save-notes", "hooks": [{"command": "a"}]}]})
+    assert str(e.value) == "hooks.PreCompact: a table with hooks = [...] runs those; move its command into them"
+
+
 async def test_hooks_run_without_the_provider_key(tmp_path, monkeypatch):
     """A hook is a command like the bash tool's: it gets the scrubbed environment, not the key."""
     from compact_agent import secrets

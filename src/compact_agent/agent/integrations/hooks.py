@@ -127,6 +127,8 @@ def _commands(event: str, entry: Any, matcher: str, timeout: float) -> tuple[lis
     if entry.get("matcher") is not None and not isinstance(entry["matcher"], str):  # `true` matched "True"
         problems.append(f"matcher must be text (a pattern of the trigger or source), not {shown(entry['matcher'])}")
     if "hooks" in entry:
+        if "command" in entry:  # a group runs its hooks: its own command would never run, unsaid
+            problems.append("a table with hooks = [...] runs those; move its command into them")
         if "timeout" in entry:  # the group's: for its hooks that give none
             if (group_problem := _timeout_problem(entry["timeout"])) is not None:
                 problems.append(group_problem)
