@@ -1,7 +1,9 @@
 """A resumed session whose last message was long (a pasted log, a long paragraph) printed it whole
-above the prompt: 26 lines at 120 columns for `-r ID` or `-c`. It is shown as its first rows and a
-dim `… 22 more lines` (`… N more characters` for one long line), as a paste is one placeholder while
-it is typed; a prompt of a few rows is shown whole, its lines under the first."""
+above the prompt: 26 lines at 120 columns for `-r ID` or `-c`. A paste is shown as it was when it
+was sent, its placeholder (`look: [pasted 26 lines] what failed?`: the REPL's record of what it
+sent, sent_record.py); a long prompt that record does not know (sent before it was kept, or its
+record gone) is shown as its first rows and a dim `… 22 more lines` (`… N more characters` for one
+long line); a prompt of a few rows is shown whole, its lines under the first."""
 
 from __future__ import annotations
 
@@ -25,23 +27,44 @@ def answer(req) -> Reply:
     return Reply.text("looked at it")
 
 
-async def resumed(tmp_path: Path, prompt: str, width: int = 120) -> str:
-    """What `-c` shows of a session whose one message was `prompt`, at `width` columns."""
-    await drive(tmp_path, answer, [pasted(prompt) + "\r"])
+async def resumed(tmp_path: Path, prompt: str, width: int = 120, keys: str | None = None,
+                  record: bool = True) -> str:
+    """What `-c` shows of a session whose one message was `prompt` (pasted, or typed as `keys`), at
+    `width` columns; without its `record` of what was pasted, as a session sent before it was kept."""
+    await drive(tmp_path, answer, [(keys if keys is not None else pasted(prompt)) + "\r"])
+    if not record:
+        for noted in (tmp_path / "home" / "projects").glob("*/sent_prompts/*.jsonl"):
+            noted.unlink()
     console = Console(record=True, width=width, file=io.StringIO(), force_terminal=False)
     run = await drive(tmp_path, answer, [], continue_last=True, console=console)
     return run.out.split("\n", 1)[1].split("⏺ looked at it", 1)[0]  # after the banner, before the answer
 
 
-async def test_a_resumed_pasted_log_shows_its_first_lines(tmp_path: Path) -> None:
+async def test_a_resumed_paste_shows_as_its_placeholder(tmp_path: Path) -> None:
     shown = await resumed(tmp_path, LOG)
+    assert shown.splitlines() == ["› [pasted 26 lines]"], shown
+
+
+async def test_a_resumed_paste_with_words_around_it_shows_as_it_was_sent(tmp_path: Path) -> None:
+    keys = "look: " + pasted(LOG) + " and " + pasted(LOG.upper()) + " what failed?"
+    shown = await resumed(tmp_path, "", keys=keys)
+    assert shown.splitlines() == ["› look: [pasted 26 lines] and [pasted 26 lines #2] what failed?"], shown
+
+
+async def test_a_resumed_paragraph_pasted_shows_as_its_placeholder(tmp_path: Path) -> None:
+    shown = await resumed(tmp_path, PARAGRAPH)
+    assert re.fullmatch(r"› \[pasted [\d,]+ characters\]", shown.strip()), shown
+
+
+async def test_a_resumed_pasted_log_without_its_record_shows_its_first_lines(tmp_path: Path) -> None:
+    shown = await resumed(tmp_path, LOG, record=False)
     assert shown.splitlines() == ["› line 0: something happened here in the log",
                                   *(f"  line {i}: something happened here in the log" for i in (1, 2, 3)),
                                   "  … 22 more lines"], shown
 
 
-async def test_a_resumed_long_paragraph_shows_its_first_rows(tmp_path: Path) -> None:
-    shown = await resumed(tmp_path, PARAGRAPH)
+async def test_a_resumed_long_paragraph_without_its_record_shows_its_first_rows(tmp_path: Path) -> None:
+    shown = await resumed(tmp_path, PARAGRAPH, record=False)
     rows = shown.splitlines()
     assert len(rows) <= 5 and rows[0].startswith("› word0 word1 "), shown
     assert re.fullmatch(r"  … [\d,]+ more characters", rows[-1]) and "word499" not in shown, shown
@@ -62,7 +85,7 @@ def test_the_excerpt_counts_rows_at_the_width() -> None:
     assert excerpt("a\n" + "b" * 400 + "\nc\nd", 80) == (["a"], "3 more lines")  # the long line does not fit in 4
 
 
-def test_resume_by_id_in_a_terminal_shows_the_excerpt(tmp_path: Path) -> None:
+def test_resume_by_id_in_a_terminal_shows_the_placeholder(tmp_path: Path) -> None:
     with FakeOpenAIServer(answer) as server:
         term = Terminal(tmp_path, server.base_url, cols=120, rows=50)
         try:
@@ -78,7 +101,7 @@ def test_resume_by_id_in_a_terminal_shows_the_excerpt(tmp_path: Path) -> None:
             start = term.read_until("/help for commands")
             end = term.read_until("looked at it", start)
             shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", term.text(start, end))
-            assert "… 22 more lines" in shown and "line 3: " in shown and "line 4: " not in shown, shown
+            assert "› [pasted 26 lines]" in shown and "line 0: " not in shown, shown
             term.prompt(end)
             assert term.finish() == 0
         finally:
@@ -94,3 +117,22 @@ def test_a_line_longer_than_the_width_wraps_under_its_text() -> None:
     print_prompt(console, "first session question that is rather long and goes on and on about things\nsecond")
     assert console.export_text().splitlines() == [
         "› first session question that is rather long and goes on and", "  on about things", "  second"]
+
+
+def test_a_prompt_is_shown_by_its_record_only_when_the_record_gives_it_exactly(tmp_path: Path) -> None:
+    """The record gives a prompt its placeholders back only where its words and paste lengths make
+    that very prompt: a prompt typed as `[pasted 26 lines]` stays as typed, and so does one the
+    record does not match (another text of the same length around other words)."""
+    from compact_agent.ui import sent_record
+    from compact_agent.ui.pastes import Pastes
+
+    pastes = Pastes()
+    line = f"look: {pastes.insert(LOG)} what failed?"
+    sent_record.save(tmp_path, "s1", 1, "look: line 0", sent_record.note(line, pastes.held))
+    sent_record.save(tmp_path, "s1", 2, "[pasted 26 lines]", sent_record.note("[pasted 26 lines]", {}))
+    shown = sent_record.shown_as(tmp_path, "s1")
+    assert shown(f"look: {LOG} what failed?") == "look: [pasted 26 lines] what failed?"
+    assert shown("[pasted 26 lines]") == "[pasted 26 lines]"  # typed: no paste behind it
+    other = f"look: {LOG.replace('happened', 'HAPPENED')} what now?"
+    assert shown(other) == other
+    assert sent_record.shown_as(tmp_path, "no-such-session")("x") == "x"

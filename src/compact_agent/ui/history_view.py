@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import (
@@ -88,9 +88,11 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
     return lines
 
 
-def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: int = 3) -> None:
+def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: int = 3,
+                        shown: Callable[[str], str] | None = None) -> None:
     """The last `n` exchanges of a resumed session (`-c`, `/resume`) as they looked when they were
-    live: the prompt as it was typed (its first rows when long: prompt_excerpt.py), the answer's
+    live: the prompt as it was shown when sent, by `shown` (a paste as its `[pasted 26 lines]`:
+    sent_record.shown_as), else as typed (its first rows when long: prompt_excerpt.py), the answer's
     markdown rendered after its `⏺` by the very code that draws a live answer (turn_view.py). They
     were a one-line clip of the raw markdown (`**`, fences and all). A turn the program closed
     without an answer is a dim line under its prompt (`NO_ANSWER`), not an answer: it showed as
@@ -102,7 +104,8 @@ def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: i
     if len(pairs) > n:
         console.print(f"… {plural(len(pairs) - n, 'earlier exchange')}", style="dim")
     for prompt, answer, status in pairs[-n:]:
-        print_prompt(console, prompt)  # a long one (a pasted log) as its first rows and `… 22 more lines`
+        # a paste as its placeholder; a long prompt the record does not know as its first rows and `… 22 more lines`
+        print_prompt(console, shown(prompt) if shown is not None else prompt)
         if answer:
             view = TurnView(console, lambda: 0, spinner=False)
             for line in answer.splitlines(keepends=True):  # as a stream brings it: block by block
@@ -113,15 +116,18 @@ def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: i
 
 
 def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[ModelMessage],
-                 notes: Sequence[str] = ()) -> None:
+                 notes: Sequence[str] = (), store: SessionStore | None = None) -> None:
     """What a resumed session brings (`-c`, `-r`, `/resume`): its load's warnings (a message a run
     left unanswered, lines skipped) and notes (a turn the user stopped, no problem), then its last
-    exchanges."""
+    exchanges, each prompt as it was shown when sent where the record beside `store` says
+    (sent_record.shown_as: a paste as its placeholder)."""
+    from .sent_record import shown_as
+
     for w in warnings:
         console.print(f"warning: {w}", style="yellow", markup=False, highlight=False)
     for n in notes:
         console.print(n, style="dim", markup=False, highlight=False)
-    show_last_exchanges(console, messages)
+    show_last_exchanges(console, messages, shown=shown_as(store.root, store.session_id) if store else None)
 
 
 def all_boundaries(store: SessionStore) -> list[Boundary]:

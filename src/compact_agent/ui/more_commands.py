@@ -166,7 +166,7 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
     repl = current_repl()  # with the options the session runs with (cli_resume.py), opened once
     uses = switch(s, target, getattr(repl, "options_for", None))
     c.print(f"resumed session {s.session_id} ({resumed_size(s.store.path, len(s.messages))})")
-    show_resumed(c, s.warnings, s.messages, s.notes)  # a message its last run left unanswered, as -c says it
+    show_resumed(c, s.warnings, s.messages, s.notes, s.store)  # a message its last run left unanswered, as -c says it
     if uses is not None:
         c.print(uses, markup=False, highlight=False)
 

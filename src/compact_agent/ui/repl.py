@@ -204,7 +204,7 @@ class Repl:
             def show() -> None:
                 for line in s.notices:  # a window remembered from an earlier session (server_windows.py)
                     self.console.print(line, style="yellow", markup=False, highlight=False)
-                show_resumed(self.console, s.warnings, s.messages, s.notes)  # the answers rendered as they were
+                show_resumed(self.console, s.warnings, s.messages, s.notes, s.store)  # the answers rendered as they were
 
             await self.above_prompt(show)
         self.status_text = status_line(s, self.console.width)

@@ -10,6 +10,10 @@ preview, the line as shown (its placeholders), and the length of each paste, not
 conversation holds that, and the record stays small). A later run rebuilds the pastes from the
 prompt in the conversation; where that is gone (a compaction archived it) or differs, the prompt
 comes back as before. The record is a help: a failure to write or read it says nothing.
+
+A resumed session (`-c`, `-r`, `/resume`) shows its last prompts by the same record: a prompt that
+was `look: [pasted 26 lines] what failed?` on the screen when it was sent is that line again, not
+the log's first rows (`shown_as`). A prompt the record does not match is shown as before.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,24 +92,40 @@ def save(root: Path, session_id: str, index: int, preview: str, noted: Noted) ->
             f.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
-def load(root: Path, session_id: str, index: int, preview: str) -> Noted | None:
-    """The latest note of the prompt of checkpoint `index` whose preview is `preview` (a turn
-    rewound and sent again is noted again; another prompt that took its number has another)."""
+def _entries(root: Path, session_id: str) -> Iterator[tuple[int, str, Noted]]:
+    """(checkpoint, preview, note) of each prompt the record of `session_id` holds, newest first."""
     path = _path(root, session_id)
     if path is None:
-        return None
+        return
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return None
-    said = secrets.redact(preview)
+        return
     for raw in reversed(lines):
         try:
             e = json.loads(raw)
-            if e["checkpoint"] != index or e["preview"] != said:
-                continue
             lengths = {str(p): int(n) for p, n in e["pasted"].items()}
-            return Noted(str(e["line"]), lengths, str(e.get("lead", "")), str(e.get("trail", "")))
+            noted = Noted(str(e["line"]), lengths, str(e.get("lead", "")), str(e.get("trail", "")))
+            yield e["checkpoint"], e["preview"], noted
         except (ValueError, KeyError, TypeError, AttributeError):
             continue  # a line cut by a kill, or written by another version
-    return None
+
+
+def load(root: Path, session_id: str, index: int, preview: str) -> Noted | None:
+    """The latest note of the prompt of checkpoint `index` whose preview is `preview` (a turn
+    rewound and sent again is noted again; another prompt that took its number has another)."""
+    said = secrets.redact(preview)
+    return next((noted for at, was, noted in _entries(root, session_id) if at == index and was == said), None)
+
+
+def shown_as(root: Path, session_id: str) -> Callable[[str], str]:
+    """How a prompt of the session `session_id` was shown when it was sent: `prompt` (as the
+    conversation holds it) with each of its pastes as its placeholder again, where the record notes
+    one whose words and paste lengths give exactly `prompt`; else `prompt` as it is."""
+    pasted = [noted for _, _, noted in _entries(root, session_id) if noted.lengths]
+
+    def shown(prompt: str) -> str:
+        said = secrets.redact(prompt)
+        return next((noted.line for noted in pasted if noted.pastes(said) is not None), prompt)
+
+    return shown
