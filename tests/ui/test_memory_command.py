@@ -44,3 +44,14 @@ async def test_memory_command(tmp_path):
     off = session(tmp_path, settings=Settings(memory_enabled=False))
     assert "off" in await show(off)
     off.close()
+
+
+async def test_notes_off_says_the_setting_not_a_variable_never_set(tmp_path):
+    """Off by default: the line names the setting and how to turn it on, not an environment
+    variable the user never set as if it were the reason."""
+    s = session(tmp_path)
+    out = " ".join((await show(s)).split())
+    s.close()
+    assert "session notes are off: memory_enabled is false" in out
+    assert "memory_enabled = true in a config file, or COMPACT_AGENT_MEMORY_ENABLED=true, turns them on" in out
+    assert "(COMPACT_AGENT_MEMORY_ENABLED=false)" not in out

@@ -185,7 +185,8 @@ async def _edit(path: Path, c: Console) -> None:
 @command("notes", "the session notes that let compaction skip the summary call", takes_args=False)
 async def _notes(s: AgentSession, args: str, c: Console) -> None:
     if s.memory is None:
-        c.print("session notes are off (COMPACT_AGENT_MEMORY_ENABLED=false)")
+        c.print("session notes are off: memory_enabled is false (memory_enabled = true in a config file, or "
+                "COMPACT_AGENT_MEMORY_ENABLED=true, turns them on)", markup=False, highlight=False)
         return
     if not s.memory.notes:
         c.print(f"no notes yet ({s.memory.status()})")
