@@ -146,3 +146,13 @@ async def test_the_chart_says_what_a_failed_compaction_is_when_its_totals_show_o
     shown = texts()
     assert any(t.endswith(" (1 fail)") for t in shown), shown
     assert "compactions: (N fail) = those tried that left the history as it was" in shown
+
+
+def test_a_failed_start_session_is_a_session_with_nothing_to_replay(tmp_path: Path):
+    """A session whose run never reached the model (no key, an endpoint down) holds its prompt
+    alone: it is a compact-agent session with no response, not a file of another kind."""
+    session = tmp_path / "20261204-091453-e5758c.jsonl"
+    session.write_text(json.dumps({"v": 1, "id": "fdc642c840f2", "parent": None,
+                                   "time": "2026-12-04T09:14:53+00:00", "kind": "prompt",
+                                   "prompt": {"text": "hi"}}) + "\n")
+    assert batch.load_or_note(session) == f"skipped {session}: no model responses to replay"

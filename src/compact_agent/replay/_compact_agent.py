@@ -40,7 +40,7 @@ from ..session.store import Boundary, load_session_file
 from ._validity import make_valid
 from ._words import plural
 
-KINDS = frozenset({"message", "boundary", "meta"})
+KINDS = frozenset({"message", "boundary", "meta", "prompt"})  # the kinds a session file holds (session/lines.py)
 MAX_CHAIN = 1_000
 
 
