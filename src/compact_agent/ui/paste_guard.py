@@ -8,6 +8,8 @@ change of the input is checked against the text before it: a deletion that touch
 character typed inside one goes after it, the placeholder kept whole. Whatever the edit, each
 placeholder of the input is whole or gone.
 
+Words typed that look like a held placeholder stay typed words (paste_lookalikes.py).
+
 Up-arrow history brings back lines with their pastes in them (prompt_input.RedactedHistory), never
 placeholders: a change of history line is not an edit, and is taken as it is.
 """
@@ -87,10 +89,16 @@ class PlaceholderGuard:
         self.before, self.line = buffer.text, buffer.working_index
 
     def changed(self, buffer: Buffer) -> None:
+        from .paste_lookalikes import disown  # it uses this module's `edit`
+
         if self.mending:
             return
-        fixed = mend(self.before, buffer.text, buffer.cursor_position, self.pastes.held) \
-            if buffer.working_index == self.line else None
+        if buffer.working_index != self.line:
+            self.reset(buffer)
+            return
+        fixed = mend(self.before, buffer.text, buffer.cursor_position, self.pastes.held)
+        text, cursor = fixed if fixed is not None else (buffer.text, buffer.cursor_position)
+        fixed = disown(self.pastes, self.before, text, cursor, self.pastes.typing) or fixed
         if fixed is not None and fixed != (buffer.text, buffer.cursor_position):
             self.mending = True
             try:

@@ -9,7 +9,8 @@ get the paste whole. The screen keeps the placeholder, also after Enter.
 
 Typing before or after a placeholder and moving over it work as around any words; it is one unit:
 Backspace right after it, or any deletion that touches it, takes the whole placeholder (and its
-paste) away, and a character typed inside it goes after it (paste_guard.py). A small paste
+paste) away, and a character typed inside it goes after it (paste_guard.py). The same words
+typed are typed words, never the paste (paste_lookalikes.py). A small paste
 (a path, a command, a few lines) goes in as it is. A paste made while a turn runs is typed ahead the
 same way (turn_view.InterruptKeys): its placeholder is in the input when the prompt comes back, or,
 ended with Enter, in the line sent after the turn; its text is held until then.
@@ -39,19 +40,30 @@ class Pastes:
     #: remembers of a prompt for `/rewind` to give back as it was (rewound_prompt.py)
     sent: tuple[str, dict[str, str]] = ("", {})
 
-    def insert(self, data: str) -> str:
+    #: True while a small paste goes into the input as text: its words are typed text, whatever
+    #: they look like (paste_lookalikes.py)
+    typing: bool = False
+
+    def insert(self, data: str, avoid: str = "") -> str:
         """What goes into the input for the paste `data`: the text itself when small, else its
-        placeholder (the text held for it)."""
+        placeholder (the text held for it), worded so it is nowhere in `avoid` (the input it goes
+        into: words typed there that look like it stay typed words)."""
         text = as_typed(data)
         lines = len(text.splitlines())
         if lines <= MOST_LINES and len(text) <= MOST_CHARS:
             return text
         size = f"{lines:,} lines" if lines > 1 else f"{len(text):,} characters"
-        placeholder, number = f"[pasted {size}]", len(self.held) + 1
-        while self.held and (placeholder == f"[pasted {size}]" or placeholder in self.held):
-            placeholder = f"[pasted {size} #{number}]"  # a second paste in the same input
-            number += 1
+        placeholder = self.name(f"[pasted {size}]", avoid)
         self.held[placeholder] = text
+        return placeholder
+
+    def name(self, first: str, avoid: str = "") -> str:
+        """A placeholder's words, `first` where nothing is held and `avoid` does not hold them, else
+        numbered (`[pasted 20 lines #2]` for a second paste in the same input)."""
+        placeholder, number = first, max(2, len(self.held) + 1)
+        while (self.held and placeholder == first) or placeholder in self.held or placeholder in avoid:
+            placeholder = f"{first[:-1]} #{number}]"
+            number += 1
         return placeholder
 
     def expand(self, line: str) -> str:
@@ -71,11 +83,12 @@ class Pastes:
     def hold_again(self, line: str, held: dict[str, str]) -> str:
         """`line`, shown with the placeholders of the pastes `held`, as an input to edit again:
         each paste held anew, under its placeholder or another one if that is taken."""
-        names = {p: self.insert(text) for p, text in held.items()}
-        if not names:
+        if not held:
             return line
-        ordered = sorted(names, key=len, reverse=True)
-        return re.sub("|".join(map(re.escape, ordered)), lambda m: names[m.group(0)], line)
+        found = "|".join(map(re.escape, sorted(held, key=len, reverse=True)))
+        typed = re.sub(found, "\0", line)  # the words around the placeholders: a new one is none of them
+        names = {p: self.insert(text, typed) for p, text in held.items()}
+        return re.sub(found, lambda m: names[m.group(0)], line)
 
     def keep(self, text: str) -> None:
         """A new input, starting with `text` (what was typed ahead during a turn): only the pastes

@@ -97,7 +97,13 @@ def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes:
     if pastes is not None:  # Backspace or any edit that touches a placeholder takes it whole (paste_guard.py)
         @kb.add(Keys.BracketedPaste)
         def _paste(event: KeyPressEvent) -> None:
-            event.current_buffer.insert_text(pastes.insert(event.data))
+            held = len(pastes.held)
+            text = pastes.insert(event.data, event.current_buffer.text)
+            pastes.typing = len(pastes.held) == held  # a small paste: typed text, whatever its words
+            try:
+                event.current_buffer.insert_text(text)
+            finally:
+                pastes.typing = False
 
     if on_expand is not None:
         @kb.add("c-o")

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 
+from .paste_lookalikes import typed_on
 from .pastes import Pastes, as_typed
 
 #: Reads closer than this (seconds) are one burst of keys: a terminal's paste, not typing.
@@ -62,19 +63,35 @@ class TypedAhead:
         for k in keys:
             if k.key == Keys.BracketedPaste:  # typed ahead as the prompt takes a paste
                 self._settle()
-                self._typed += self._paste(k.data)
+                self._paste(k.data)
             elif k.data in ("\r", "\n", "\t") or (len(k.data) == 1 and k.data.isprintable()):
                 self._burst.append(k.data)
 
-    def _paste(self, data: str) -> str:
-        return self.pastes.insert(data) if self.pastes is not None else as_typed(data)
+    def _paste(self, data: str) -> None:
+        if self.pastes is None:
+            self._typed += as_typed(data)
+            return
+        held = len(self.pastes.held)
+        text = self.pastes.insert(data, "\0".join([*self._queued, self._typed]))
+        if len(self.pastes.held) > held:
+            self._typed += text  # its placeholder
+        else:
+            self._type(text)  # a small paste: typed text, whatever its words
+
+    def _type(self, text: str) -> None:
+        """Keys typed ahead: no held placeholder's words made of them, in this line or in one queued
+        (paste_lookalikes.py; no key typed is NUL)."""
+        if self.pastes is None or "\0" in text:
+            self._typed += text
+            return
+        *self._queued, self._typed = typed_on(self.pastes, "\0".join([*self._queued, self._typed]), text).split("\0")
 
     def _settle(self) -> None:
         """The burst of keys so far, taken in: a paste whole, or keys one by one (Enter ends a line)."""
         text = "".join(self._burst)
         self._burst.clear()
         if is_paste(text):
-            self._typed += self._paste(text)
+            self._paste(text)
             return
         for ch in text:
             if ch in ("\r", "\n"):  # Enter ends a line typed ahead: it is sent when the turn is over
@@ -82,7 +99,7 @@ class TypedAhead:
                     self._queued.append(self._typed)
                 self._typed = ""
             elif ch != "\t":  # Tab completes at the prompt: typed ahead, it is nothing
-                self._typed += ch
+                self._type(ch)
 
     def take_typed(self) -> str:
         typed, self.typed = self.typed, ""

@@ -1,0 +1,139 @@
+"""Words typed that look like a paste's placeholder are never taken for one. Typing
+`[pasted 200 lines]` beside a paste of 200 lines sent the log twice; typing it after deleting the
+paste sent the deleted log; typed before the paste, the paste took the same words and both went
+out as the log. Now the placeholder is worded apart from the typed words (`[pasted 200 lines #2]`),
+at the prompt, in a small paste, and in keys typed ahead during a turn, and the typed words go to
+the model as typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.key_binding import KeyPress
+from prompt_toolkit.keys import Keys
+
+from compact_agent.ui.paste_lookalikes import disown, typed_on
+from compact_agent.ui.pastes import Pastes
+from compact_agent.ui.typed_ahead import TypedAhead
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+
+from .pty_driver import Terminal
+from .repl_driver import drive, pasted
+from .test_paste_placeholder import LOG, prompt_once
+
+SHOWN = "[pasted 200 lines]"
+LEFT, BACKSPACE, UNDO, CTRL_K, CTRL_Y = "\x1b[D", "\x7f", "\x1f", "\x0b", "\x19"
+
+
+def typed(pastes: Pastes, text: str, keys: str) -> str:
+    """`text` with `keys` typed after it one by one."""
+    for k in keys:
+        text = typed_on(pastes, text, k)
+    return text
+
+
+def test_words_typed_beside_a_placeholder_stay_words_and_it_is_worded_anew() -> None:
+    pastes = Pastes()
+    line = typed(pastes, "see " + pastes.insert(LOG) + " ", SHOWN)
+    assert line == f"see [pasted 200 lines #2] {SHOWN}"
+    assert pastes.expand(line) == f"see {LOG} {SHOWN}"
+
+
+def test_words_typed_after_the_placeholder_was_deleted_stay_words() -> None:
+    pastes = Pastes()
+    pastes.insert(LOG)  # held for Undo, no longer in the input
+    line = typed(pastes, "see ", SHOWN)
+    assert line == f"see {SHOWN}" and pastes.expand(line) == line and not pastes.held
+
+
+def test_a_paste_is_worded_apart_from_words_typed_before_it() -> None:
+    pastes = Pastes()
+    assert pastes.insert(LOG, f"see {SHOWN} and ") == "[pasted 200 lines #2]"
+    assert pastes.expand(f"see {SHOWN} and [pasted 200 lines #2]") == f"see {SHOWN} and {LOG}"
+
+
+def test_a_small_paste_of_the_words_stays_words_and_undo_brings_a_placeholder_back() -> None:
+    pastes = Pastes()
+    before = pastes.insert(LOG) + " "
+    assert disown(pastes, before, before + SHOWN, len(before + SHOWN), typing=True) == \
+        (f"[pasted 200 lines #2] {SHOWN}", len(before + SHOWN) + 3)
+    pastes = Pastes()
+    pastes.insert(LOG)
+    assert disown(pastes, "a  b", f"a {SHOWN} b", 2 + len(SHOWN), typing=False) is None  # Undo: it is back
+
+
+def test_a_deletion_that_joins_the_words_leaves_them_words() -> None:
+    pastes = Pastes()
+    pastes.insert(LOG)
+    before = "[pasted 200 XXlines]"
+    assert disown(pastes, before, SHOWN, 12, typing=False) == (SHOWN, 12)
+    assert pastes.expand(SHOWN) == SHOWN
+
+
+def keys(text: str) -> list[KeyPress]:
+    return [KeyPress(ch, ch) for ch in text]
+
+
+def test_keys_typed_ahead_that_spell_a_placeholder_stay_words() -> None:
+    now = [0.0]
+    pastes = Pastes()
+    ahead = TypedAhead(pastes, lambda: now[0])
+    ahead.read([KeyPress(Keys.BracketedPaste, LOG)])
+    for ch in f" look\r{SHOWN}":
+        now[0] += 1.0  # typed apart, as a person types
+        ahead.read(keys(ch))
+    first, then = ahead.take_queued(), ahead.take_typed()
+    assert (first, then) == ("[pasted 200 lines #2] look", SHOWN)
+    assert pastes.take(first or "") == f"{LOG} look" and pastes.take(then) == SHOWN
+
+
+async def test_at_the_prompt_typed_words_are_sent_as_typed(tmp_path: Path) -> None:
+    line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), f" b {SHOWN}\r")
+    assert line == f"a {LOG} b {SHOWN}"
+    line, _ = await prompt_once(tmp_path, f"{SHOWN} b ", pasted(LOG), "\r")
+    assert line == f"{SHOWN} b {LOG}"
+    line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), BACKSPACE, f"{SHOWN}\r")
+    assert line == f"a {SHOWN}"
+    line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), " ", pasted(SHOWN), "\r")
+    assert line == f"a {LOG} {SHOWN}"  # a small paste of the words
+
+
+async def test_a_placeholder_cut_and_yanked_is_still_the_paste(tmp_path: Path) -> None:
+    line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), LEFT * len(SHOWN), CTRL_K, "b ", CTRL_Y, "\r")
+    assert line == f"a b {LOG}"
+    line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), BACKSPACE, UNDO, "\r")
+    assert line == f"a {LOG}"
+
+
+async def test_the_session_and_a_resume_keep_the_typed_words(tmp_path: Path) -> None:
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), [f"see {pasted(LOG)} not {SHOWN}\r"])
+    assert run.prompts == [f"see {LOG} not {SHOWN}"], run.prompts
+    again = await drive(tmp_path, lambda req: Reply.text("ok"), [], continue_last=True)
+    assert f"› see [pasted 200 lines #2] not {SHOWN}" in again.out, again.out
+
+
+def test_in_a_terminal_the_model_gets_the_paste_once(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def answer(req: Any) -> Reply:
+        seen.append(message_text([m for m in req.messages if m.get("role") == "user"][-1]))
+        return Reply.text("READ-IT")
+
+    with FakeOpenAIServer(answer) as server:
+        term = Terminal(tmp_path, server.base_url, cols=100, rows=40)
+        try:
+            at = term.prompt()
+            term.type("look: ")
+            term.type(pasted(LOG.replace("\n", "\r")))
+            shown = term.read_until(SHOWN, at)
+            term.type(f" and {SHOWN}\r")
+            done = term.read_until("READ-IT", shown)
+            term.prompt(done)
+            assert term.finish() == 0
+            # the placeholder worded anew: the screen redraws from where its words changed
+            assert " #2]" in term.text(shown, done), term.text(shown, done)
+        finally:
+            term.close()
+    assert seen == [f"look: {LOG} and {SHOWN}"], seen
+    assert "paste-line-" not in term.text()
