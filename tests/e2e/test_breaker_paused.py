@@ -69,7 +69,8 @@ async def test_compactions_that_would_not_shrink_are_skipped_and_pause_auto_comp
     assert compaction_end(refused[2]) is not None and compaction_end(refused[2])["skipped"] is True
     assert "auto-compaction on" not in shown and "tokens until auto-compaction" not in shown
     assert ("auto-compaction paused: the last 3 tried in a row failed or would not shrink the context; "
-            "a /compact that succeeds resumes it, as does the next run") in shown, shown
+            "it stays paused in this session until a /compact succeeds, or /compact --resume-auto resumes it"
+            ) in shown, shown
 
 
 async def test_a_summary_request_that_fails_is_still_a_failure(tmp_path: Path) -> None:

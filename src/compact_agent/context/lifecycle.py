@@ -35,7 +35,8 @@ class Compacting(Protocol):
 
     _now_model: Model | None
     _run_ids: tuple[str | None, str | None]
-    failures: int
+
+    def close_breaker(self) -> None: ...
 
     def persist(self, messages: Sequence[ModelMessage]) -> None: ...
 
@@ -111,7 +112,7 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
                                   going_ahead=lambda: view.commit(state))
     finally:
         cm._now_model = None
-    cm.failures = 0
+    cm.close_breaker()
     return list(result.messages)
 
 

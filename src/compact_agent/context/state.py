@@ -158,6 +158,12 @@ class ManagerState(AbstractCapability[Any]):
     def breaker_open(self) -> bool:
         return self.failures >= self.limits.max_consecutive_failures
 
+    def close_breaker(self) -> None:
+        """Automatic compaction resumes (a compaction made on request succeeded, or the user said
+        so): the failures in a row are forgotten, here and in the saved state."""
+        self.failures = 0
+        self._save_layer_state()
+
     @property
     def compacted_since_last_request(self) -> bool:
         """True between a compaction and the next request: the last reported usage is stale."""
@@ -322,7 +328,9 @@ class ManagerState(AbstractCapability[Any]):
         """The layers' decisions, and what the schedule learned that a restart would otherwise lose:
         that `before_compact` has answered with instructions (a record would not follow them), the
         server's window where it refused a request over one smaller than the window given, and the
-        latest usage report (a server that cuts prompts says so only in two reports in a row)."""
+        latest usage report (a server that cuts prompts says so only in two reports in a row), and the
+        automatic compactions that failed in a row (a breaker that paused them stays paused: a restart
+        would otherwise try, and fail, as many again)."""
         state = frozen.layer_state(self.layers)
         learned: dict[str, Any] = {"handler_instructs": True} if self.handler_instructs else {}
         if self.window_learned is not None:  # and the server's limit, below the window given
@@ -331,6 +339,8 @@ class ManagerState(AbstractCapability[Any]):
             learned["report"] = list(report)
         if savings := {name: n for name, n in self._prev_savings.items() if n}:  # what a restart counts from
             learned["savings"] = savings
+        if self.failures:  # automatic compactions failed in a row: a paused breaker stays paused
+            learned["failures"] = self.failures
         if learned:
             state[LEARNED] = learned
         return state
@@ -350,6 +360,8 @@ class ManagerState(AbstractCapability[Any]):
         # The first request re-applies these decisions: what they keep out was counted (and said, in
         # an event's `freed`) by the process that made them, so this one counts from there (shaping.account).
         self._prev_savings = savings_of(learned.get("savings")) if isinstance(learned, dict) else {}
+        failures = learned.get("failures") if isinstance(learned, dict) else None
+        self.failures = failures if type(failures) is int and failures > 0 else 0
         self._rebaseline = True
         self._saved_state = frozen.state_key(self.layer_state())
 

@@ -1,6 +1,7 @@
 """/compact: summarise the conversation now, optionally around a message, optionally previewed.
 
     /compact [instructions] [--preview] [--from N | --up-to N]
+    /compact --resume-auto
 
 Words that are not options are instructions for the summary; an unknown `--option` is an error
 (a mistyped flag must not reach the model as an instruction). `--preview` shows the summary (or
@@ -9,6 +10,8 @@ rewritten. A compaction that would not shrink the context says what it would hav
 PreCompact hook that blocks it says so with the hook's reason, and an empty conversation says there
 is nothing to compact; in each case nothing changes, and none is a failure (`-p /compact` exits 0,
 as scripts that compact a session now and then expect; a summary request that fails exits 1).
+`--resume-auto` compacts nothing: it resumes automatic compaction where failures in a row paused it
+(a pause the session keeps across runs until a /compact succeeds or this says so).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from ..context import CompactionBlocked, CompactionResult, NotSmaller
 from .command_registry import CommandError, command, current_repl
 from .render import compact_line
 
-USAGE = "usage: /compact [instructions] [--preview] [--from N | --up-to N], N a message number from /history"
+USAGE = ("usage: /compact [instructions] [--preview] [--from N | --up-to N], N a message number from /history; "
+         "/compact --resume-auto resumes automatic compaction")
+RESUME = "--resume-auto"
 WHAT = {"full": "the summary", "record": "the record of the steps", "session_memory": "the session notes",
         "partial_from": "the summary", "partial_up_to": "the summary",
         "unasked": "your messages and the files changed"}
@@ -52,6 +57,8 @@ def parse(args: str) -> tuple[str, int | None, str | None, bool] | str:
             continue
         if w == "--preview":
             preview = True
+        elif w == RESUME:
+            return f"{RESUME} goes alone: /compact {RESUME} resumes automatic compaction and compacts nothing"
         elif w.startswith("--"):
             return f"unknown option {w} for /compact; {USAGE.removeprefix('usage: ')}"
         else:
@@ -118,6 +125,9 @@ def show_preview(s: AgentSession, result: CompactionResult, c: Console) -> None:
 
 @command("compact", "summarise the conversation now: /compact [instructions] [--preview] [--from N | --up-to N]")
 async def _compact(s: AgentSession, args: str, c: Console) -> None:
+    if args.split() == [RESUME]:
+        c.print(resume_auto(s), markup=False, highlight=False, soft_wrap=True)
+        return
     parsed = parse(args)
     if isinstance(parsed, str):
         raise CommandError(parsed)
@@ -159,6 +169,15 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
     if repl is None:  # the REPL says it as it says every compaction (its event line); print mode here
         c.print(compact_line(result.event), markup=False, highlight=False, soft_wrap=True)
     c.print(f"full transcript archived at {result.archive}", markup=False, highlight=False, soft_wrap=True)  # a path, whole
+
+
+def resume_auto(s: AgentSession) -> str:
+    """`/compact --resume-auto`: automatic compaction paused by failures in a row is tried again at
+    the next request that needs it, without a compaction now (the pause outlives the run)."""
+    if not s.cm.breaker_open:
+        return "auto-compaction is on; nothing to resume"
+    s.cm.close_breaker()
+    return "auto-compaction resumed: the next request over the threshold is compacted again"
 
 
 def not_smaller_line(e: NotSmaller, cwd: Path) -> str:

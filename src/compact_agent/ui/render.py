@@ -30,12 +30,13 @@ def bar(used: int, threshold: int, window: int, width: int = 40) -> str:
 
 def auto_compaction(failures: int, paused: bool) -> str:
     """Whether automatic compaction runs, for /status: after `max_consecutive_failures` automatic
-    compactions in a row that failed or would not shrink the context, none is tried until one made
-    with /compact succeeds or the session goes on in a new run (the count is this run's)."""
+    compactions in a row that failed or would not shrink the context, none is tried in this session
+    (the count is saved with it: `-c` goes on paused) until one made with /compact succeeds or
+    `/compact --resume-auto` resumes it."""
     if not paused:
         return "auto-compaction on"
     return (f"auto-compaction paused: the last {failures} tried in a row failed or would not shrink the context; "
-            "a /compact that succeeds resumes it, as does the next run")
+            "it stays paused in this session until a /compact succeeds, or /compact --resume-auto resumes it")
 
 
 def failed_line(ev: Event, auto: str = "") -> str:

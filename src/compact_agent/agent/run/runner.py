@@ -167,6 +167,10 @@ class AgentSession:
             prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
         self._restore_layer_state()
+        if self.cm.breaker_open:  # paused by an earlier run: said once, as /status says it
+            self.notes.append(f"automatic compaction is paused in this session: the last {self.cm.failures} tried "
+                              "in a row failed or would not shrink the context; a /compact that succeeds resumes "
+                              "it, as does /compact --resume-auto")
         # No window given: the one this endpoint and model showed in an earlier session; given a
         # larger one, a prompt over it taken whole forgets it (window_proof.py).
         self.window_proof = WindowProof(self)
@@ -349,7 +353,7 @@ class AgentSession:
 
         result = await compact(self, instructions, pivot, direction, confirm)
         self.messages = result.messages
-        self.cm.failures = 0
+        self.cm.close_breaker()
         self._save_read_state()
         return result
 
