@@ -23,7 +23,7 @@ from .repl_driver import drive, pasted
 from .test_paste_placeholder import LOG, prompt_once
 
 SHOWN = "[pasted 200 lines]"
-LEFT, BACKSPACE, UNDO, CTRL_K, CTRL_Y = "\x1b[D", "\x7f", "\x1f", "\x0b", "\x19"
+UP, LEFT, BACKSPACE, UNDO, CTRL_K, CTRL_Y = "\x1b[A", "\x1b[D", "\x7f", "\x1f", "\x0b", "\x19"
 
 
 def typed(pastes: Pastes, text: str, keys: str) -> str:
@@ -137,3 +137,9 @@ def test_in_a_terminal_the_model_gets_the_paste_once(tmp_path: Path) -> None:
             term.close()
     assert seen == [f"look: {LOG} and {SHOWN}"], seen
     assert "paste-line-" not in term.text()
+
+
+async def test_a_line_brought_back_from_the_history_with_the_words_sends_them(tmp_path: Path) -> None:
+    await prompt_once(tmp_path, f"not {SHOWN}\r")  # typed words, kept in the prompt history
+    line, pastes = await prompt_once(tmp_path, pasted(LOG), UP, "\r")  # Up: that line, in place of the paste
+    assert line == f"not {SHOWN}" and list(pastes.held) == ["[pasted 200 lines #2]"]

@@ -19,9 +19,15 @@ ended with Enter, in the line sent after the turn; its text is held until then.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-#: A paste of more lines than this, or of more characters, is held behind a placeholder.
+#: A paste of more lines than this, or of more characters, is held behind a placeholder. What
+#: is pasted most often stays as it is, to read and edit in place: a path, a command, an error
+#: line, a function signature, a stack trace's last frames. Beyond 8 lines the input takes more
+#: rows than a terminal of 24 can spare under the scrollback, and a paste that large is read by
+#: the model, not edited by hand. 1,000 characters is about as many rows of one long line (a
+#: minified JSON, a base64 blob) at 120 columns.
 MOST_LINES = 8
 MOST_CHARS = 1_000
 
@@ -43,6 +49,9 @@ class Pastes:
     #: True while a small paste goes into the input as text: its words are typed text, whatever
     #: they look like (paste_lookalikes.py)
     typing: bool = False
+    #: the other texts the input can be given (the prompt history, up-arrow): no placeholder's
+    #: words are in them either, or a line brought back holding such words would send the paste
+    elsewhere: Callable[[], Iterable[str]] = lambda: ()
 
     def insert(self, data: str, avoid: str = "") -> str:
         """What goes into the input for the paste `data`: the text itself when small, else its
@@ -61,7 +70,9 @@ class Pastes:
         """A placeholder's words, `first` where nothing is held and `avoid` does not hold them, else
         numbered (`[pasted 20 lines #2]` for a second paste in the same input)."""
         placeholder, number = first, max(2, len(self.held) + 1)
-        while (self.held and placeholder == first) or placeholder in self.held or placeholder in avoid:
+        others = list(self.elsewhere())
+        while (self.held and placeholder == first) or placeholder in self.held or placeholder in avoid \
+                or any(placeholder in text for text in others):
             placeholder = f"{first[:-1]} #{number}]"
             number += 1
         return placeholder

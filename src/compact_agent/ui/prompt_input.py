@@ -152,6 +152,12 @@ class RedactedHistory(FileHistory):
         super().append_string(secrets.redact(self.pastes.expand(string) if self.pastes is not None else string))
 
 
+def history_lines(path: Path) -> Callable[[], list[str]]:
+    """The lines of the prompt history at `path`, read when asked (when a paste is named: the
+    history the prompt loads in the background may not be loaded yet)."""
+    return lambda: list(RedactedHistory(str(path)).load_history_strings())
+
+
 def history_path(project_root: Path) -> Path:
     return project_root / "prompt_history"
 
@@ -173,6 +179,7 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
     paste_keys.watch(session.app.key_processor)
     session.app.on_reset += lambda app: paste_keys.reset()
     if pastes is not None:
+        pastes.elsewhere = history_lines(history)  # a line brought back is none of its placeholders
         guard = PlaceholderGuard(pastes)
         session.default_buffer.on_text_changed += guard.changed
         session.app.on_reset += lambda app: guard.reset(session.default_buffer)  # a new input, and what it starts with
