@@ -227,6 +227,10 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
             which = (f"{said[1]}, {int(said[2]) + 1} times in a row" if said  # its words, not pydantic-ai's
                      else first_line(e).split('. ')[0])
             return then(f"the model kept making malformed tool calls ({which}); the turn stopped", saved)
+        if (empty := re.match(r"Exceeded maximum output retries \((\d+)\)", str(e))) is not None:
+            # pydantic-ai's words for replies with nothing to use, asked again each time: what came back
+            return then(f"the model's reply had no answer and no tool call ({int(empty[1]) + 1} times in a row: "
+                        "an empty reply, or its reasoning alone); the turn stopped", saved)
         return f"the model replied with something unusable: {first_line(e).split(' Consider ')[0]}"
     if isinstance(e, UsageLimitExceeded):  # the turn's work is kept: going on, not retrying, is what is left
         go_on = retry_hint if retry_hint is not None else "; the work so far is saved, send a message to go on"

@@ -192,3 +192,18 @@ def test_extra_dirs_that_are_files_stop_start_up_and_missing_ones_are_a_warning(
     listed = cli("config", "--json", env={"COMPACT_AGENT_EXTRA_DIRS": "missing"})
     assert listed.code == 0 and listed.json()["warnings"] == [
         f"extra_dirs (from env COMPACT_AGENT_EXTRA_DIRS): no such folder {cli.cwd.resolve() / 'missing'}; kept in the list"]
+
+
+def test_empty_replies_say_what_came_back(cli) -> None:
+    """A model that answers with nothing, however often it is asked again, is said in our words:
+    pydantic-ai's 'Exceeded maximum output retries (3)' names a setting the agent does not have."""
+    with FakeOpenAIServer(lambda r: Reply.text("")) as server:
+        res = cli("-p", *fake(server), "hi")
+    line = one_clear_line(res.stderr)
+    assert res.code == 1 and "output retries" not in line, line
+    assert "the model's reply had no answer and no tool call (4 times in a row: an empty reply, or its " \
+           "reasoning alone); the turn stopped; the session is saved" in line, line
+    assert len(server.requests) == 4
+    with FakeOpenAIServer(lambda r: Reply.text("ok")) as server:
+        again = cli("-c", "-p", *fake(server), "again")
+    assert again.code == 0 and again.stderr == "", again.stderr  # no word of tool results: there were none
