@@ -51,3 +51,27 @@ def test_counts_are_words(tmp_path: Path) -> None:
     path = saved(tmp_path, {"v": 1, "kind": "bookmark"}, b"\x00\xff torn\n", b'{"v": 1, "kind": "mess\n')
     assert warning(path) == "skipped 2 unreadable lines; skipped 1 line of an unknown kind"
     assert warning(saved(tmp_path / "b", b"{not json\n")) == "skipped 1 unreadable line"
+
+
+def test_empty_replies_of_a_failed_turn_are_no_lost_tool_results(tmp_path: Path) -> None:
+    """A model that answered empty, asked again until the turn stopped, leaves replies with no parts
+    in the file: they are left out on load without a warning about tool calls (there were none),
+    which every later `-c` repeated."""
+    store = SessionStore(tmp_path, "s1")
+    store.append([ModelRequest(parts=[UserPromptPart("question")]), ModelResponse(parts=[]),
+                  ModelRequest(parts=[UserPromptPart("Please return text or call a tool.")]),
+                  ModelResponse(parts=[]), ModelRequest(parts=[UserPromptPart("again")]),
+                  ModelResponse(parts=[TextPart("answer")])])
+    loaded = load_session_file(store.path)
+    assert loaded.warnings == []
+    assert all(m.parts for m in loaded.messages)
+
+
+def test_a_lost_tool_result_beside_an_empty_reply_is_still_said(tmp_path: Path) -> None:
+    from pydantic_ai.messages import ToolCallPart
+
+    store = SessionStore(tmp_path, "s1")
+    store.append([ModelRequest(parts=[UserPromptPart("question")]), ModelResponse(parts=[]),
+                  ModelRequest(parts=[UserPromptPart("again")]),
+                  ModelResponse(parts=[ToolCallPart("read_file", {"path": "a"}, tool_call_id="c1")])])
+    assert warning(store.path).startswith("closed tool calls whose results were lost")

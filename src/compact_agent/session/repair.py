@@ -39,7 +39,10 @@ def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
     """
     if not messages or not _broken_pairs(messages):
         return messages, ""
-    note = "closed tool calls whose results were lost (a crash or an edit); the conversation goes on"
+    # A reply with nothing in it (a model that answered empty, asked again and again) is no damage:
+    # left out without a word, where a note about lost tool results would be untrue on every load.
+    damaged = _broken_pairs([m for m in messages if m.parts])
+    note = "closed tool calls whose results were lost (a crash or an edit); the conversation goes on" if damaged else ""
     try:
         fixed = repair_messages(_drop_misplaced_results(messages))
     except Exception:  # noqa: BLE001 - fall back to the longest intact beginning below
