@@ -136,3 +136,13 @@ def test_a_prompt_is_shown_by_its_record_only_when_the_record_gives_it_exactly(t
     other = f"look: {LOG.replace('happened', 'HAPPENED')} what now?"
     assert shown(other) == other
     assert sent_record.shown_as(tmp_path, "no-such-session")("x") == "x"
+
+
+async def test_history_lists_a_prompt_with_a_paste_as_it_was_shown(tmp_path: Path) -> None:
+    """`/history` listed the prompt by the log's first words ('line 0: something happened …'),
+    the question typed after it cut off; it lists it as the screen showed it, also after `-c`."""
+    keys = "look: " + pasted(LOG) + " what failed?\r"
+    run = await drive(tmp_path, answer, [keys, "/history\r"])
+    assert re.search(r"\n +0 you +look: \[pasted 26 lines\] what failed\?\n", run.out), run.out
+    again = await drive(tmp_path, answer, ["/history\r"], continue_last=True)
+    assert re.search(r"\n +0 you +look: \[pasted 26 lines\] what failed\?\n", again.out), again.out

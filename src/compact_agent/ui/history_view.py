@@ -202,10 +202,11 @@ def boundary_lines(when: str, what: str, width: int) -> list[str]:
     return [f"{when if i == 0 else '':<16}  {line}" for i, line in enumerate(lines)]
 
 
-def message_rows(m: ModelMessage) -> list[tuple[str, str]]:
+def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> list[tuple[str, str]]:
     """(who, what) rows for one message of `/history`'s list, in the words of the conversation: what
-    you typed, the assistant's text, its tool calls as the turn showed them (`read_file(a.py)`), a
-    tool result as its one-line summary (`read_file: 241 lines`), the summary a compaction left.
+    you typed (as it was shown when sent, by `shown`: a paste as its placeholder), the assistant's
+    text, its tool calls as the turn showed them (`read_file(a.py)`), a tool result as its one-line
+    summary (`read_file: 241 lines`), the summary a compaction left.
 
     One request can hold tool results and what you typed (the results of the calls the last answer
     made, or of a file you attached, with the message that follows them): it gets a `you` row and a
@@ -233,7 +234,7 @@ def message_rows(m: ModelMessage) -> list[tuple[str, str]]:
             results.append(f"{p.tool_name}: {result_summary(p.tool_name, p.model_response_str(), False)}")
         elif isinstance(p, RetryPromptPart):
             results.append(f"{p.tool_name or 'tool'}: error: {result_summary('', p.model_response(), True)}")
-    typed = [_words(c) for c in _typed(m)]
+    typed = [shown(t) if shown is not None else t for t in (_words(c) for c in _typed(m))]
     ours = [_words(p.content) for p in m.parts if isinstance(p, UserPromptPart) and is_synthetic_text(p.content)]
     rows = [("you", as_typed(" ".join(typed)))] if typed else []
     if results:
