@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,29 @@ Confirm = Callable[[CompactionResult], Awaitable[bool] | bool]
 SHRINK = "this request is shrunk to fit the window instead (the saved history stays whole)"
 FITS = "the request fits the window as it is; the next request asks again"
 UNCHANGED = "nothing was changed"
+
+
+async def timed_before(cm: ContextManager, trigger: str, instructions: str) -> tuple[str, float | None]:
+    """`before`, and the milliseconds it took by the manager's clock (None without a handler): a
+    PreCompact hook runs while the user waits for the compaction, so its time is the compaction's."""
+    if cm.before_compact is None:
+        return instructions, None
+    started = cm.clock()
+    instructions = await before(cm, trigger, instructions)
+    return instructions, ms_since(cm.clock, started)
+
+
+def ms_since(clock: Callable[[], datetime], started: datetime) -> float:
+    return round(max(0.0, (clock() - started).total_seconds() * 1000), 3)
+
+
+def add_hook_time(result: CompactionResult, hook_ms: float | None) -> None:
+    """Count the time `before_compact` took in the compaction's `duration_ms` (what the caller waited
+    for) and say it apart, as `detail["hook_ms"]`: the compactor times only its own work."""
+    if hook_ms is None:
+        return
+    result.event.duration_ms = round(result.event.duration_ms + hook_ms, 3)
+    result.event.detail["hook_ms"] = hook_ms
 
 
 async def before(cm: ContextManager, trigger: str, instructions: str) -> str:

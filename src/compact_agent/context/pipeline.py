@@ -192,7 +192,7 @@ class ContextManager(ManagerState):
                        confirm: handlers.Confirm | None = None, going_ahead: Callable[[], None] | None = None
                        ) -> CompactionResult:
         assert self.compactor is not None and self.summarizer is not None
-        instructions = await handlers.before(self, trigger, instructions)
+        instructions, hook_ms = await handlers.timed_before(self, trigger, instructions)
         if self.before_compact is not None:
             self.compactor.drop_plan()  # the hook may have changed the files a compaction restores
         archive = self.store.archive if self.store is not None else handlers.no_archive
@@ -225,6 +225,7 @@ class ContextManager(ManagerState):
         if self.keep_system_prompts:
             result.messages = keep_system_prompts(messages, result.messages)
         stamp_new(messages, result.messages, *self._run_ids)
+        handlers.add_hook_time(result, hook_ms)
         await handlers.confirmed(confirm, result)
         self.apply_result(result, going_ahead)
         await handlers.after(self, result)

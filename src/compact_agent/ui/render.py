@@ -65,15 +65,29 @@ NO_REQUEST = ("record", "session_memory")
 KIND_WORDS = {"record": "record written without a model", "session_memory": "session notes as the summary"}
 
 
+#: The hooks' share of a compaction's time is said from this long on (milliseconds).
+HOOK_SAID_MS = 1_000
+
+
 def took(ev: Event) -> str:
-    """` in 2.3s`, ` in 40 ms`: how long a compaction that asked a model for its summary took. Nothing
-    for one that asked none (it takes milliseconds of the program's own work): every record said
-    `in 0.0s`, and so did a summary from a fast local server, rounded to tenths of a second."""
-    if ev.action in NO_REQUEST:
+    """` in 2.3s`, ` in 40 ms`: how long a compaction that asked a model for its summary took, the
+    hooks run before it included (PreCompact, SessionStart "compact": the user waited for them), and
+    their share when it is a second or more (` in 9.2s, 8.0s of it in hooks`): their time was left
+    out, and the line said 'in 1.2s' of a /compact that kept the user waiting ten. Nothing for one
+    that asked no model and waited for no slow hook (milliseconds of the program's own work): every
+    record said `in 0.0s`, and so did a summary from a fast local server, rounded to tenths of a second."""
+    hook = ev.detail.get("hook_ms")
+    hook_ms = float(hook) if isinstance(hook, int | float) and not isinstance(hook, bool) else 0.0
+    if ev.action in NO_REQUEST and hook_ms < HOOK_SAID_MS:
         return ""
-    if ev.duration_ms >= 1000:
-        return f" in {ev.duration_ms / 1000:.1f}s"
-    return f" in {max(1, round(ev.duration_ms))} ms"
+    line = f" in {_duration(ev.duration_ms)}"
+    if hook_ms >= HOOK_SAID_MS:
+        line += f", {_duration(hook_ms)} of it in hooks"
+    return line
+
+
+def _duration(ms: float) -> str:
+    return f"{ms / 1000:.1f}s" if ms >= 1000 else f"{max(1, round(ms))} ms"
 
 
 def compacted_text(ev: Event, took: str = "") -> str:

@@ -15,6 +15,7 @@ from typing import Protocol
 from pydantic_ai.messages import ModelMessage
 
 from ...context import CompactionBlocked, CompactionResult, Event, SharedPrefixSummarizer
+from ...context.handlers import add_hook_time, ms_since
 from ...context.shaping import preview, tentative
 from ...context.wiring import SummaryInputs
 from .extensions import SessionExtensions
@@ -76,15 +77,18 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
 async def _partial(s: AgentSession, instructions: str, pivot: int, direction: str, check: Confirm
                    ) -> CompactionResult:
     assert s.cm.compactor is not None
+    started = s.cm.clock()
     try:
         instructions = await s.ext.before_compact("manual", instructions)
     except CompactionBlocked as e:
         s.cm.emit(Event("compact", "blocked", trigger="manual",
                         detail={"reason": e.reason, "fallback": "nothing was changed"}))
         raise
+    hook_ms = ms_since(s.cm.clock, started)
     result = await s.cm.compactor.compact_partial(
         s.messages, pivot, direction, summarize=s._summarizer(s.cm), archive=s.store.archive,
         instructions=instructions, overhead=s.cm.overhead)
+    add_hook_time(result, hook_ms)
     if not await check(result):
         s.cm.emit(Event("compact", "blocked", trigger="manual",
                         detail={"reason": "not confirmed at the preview", "fallback": "nothing was changed"}))
