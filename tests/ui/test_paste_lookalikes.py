@@ -2,8 +2,9 @@
 `[pasted 200 lines]` beside a paste of 200 lines sent the log twice; typing it after deleting the
 paste sent the deleted log; typed before the paste, the paste took the same words and both went
 out as the log. Now the placeholder is worded apart from the typed words (`[pasted 200 lines #2]`),
-at the prompt, in a small paste, and in keys typed ahead during a turn, and the typed words go to
-the model as typed."""
+at the prompt, in a small paste, in keys typed ahead during a turn and in a line of the prompt
+history, and the typed words go to the model as typed. A placeholder cut (Ctrl-W, Ctrl-K) and put
+back (Ctrl-Y) is the paste again: Ctrl-W put only its last word, `lines]`, on the clipboard."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from .repl_driver import drive, pasted
 from .test_paste_placeholder import LOG, prompt_once
 
 SHOWN = "[pasted 200 lines]"
-UP, LEFT, BACKSPACE, UNDO, CTRL_K, CTRL_Y = "\x1b[A", "\x1b[D", "\x7f", "\x1f", "\x0b", "\x19"
+UP, LEFT, BACKSPACE, UNDO = "\x1b[A", "\x1b[D", "\x7f", "\x1f"
+CTRL_W, CTRL_K, CTRL_Y = "\x17", "\x0b", "\x19"
 
 
 def typed(pastes: Pastes, text: str, keys: str) -> str:
@@ -102,6 +104,11 @@ async def test_at_the_prompt_typed_words_are_sent_as_typed(tmp_path: Path) -> No
 async def test_a_placeholder_cut_and_yanked_is_still_the_paste(tmp_path: Path) -> None:
     line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), LEFT * len(SHOWN), CTRL_K, "b ", CTRL_Y, "\r")
     assert line == f"a b {LOG}"
+    # Ctrl-W cut the last word of the placeholder, `lines]`: the clipboard has all that went
+    line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), CTRL_W, "b ", CTRL_Y, "\r")
+    assert line == f"a b {LOG}"
+    line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), " end", LEFT * 8, CTRL_K, CTRL_Y, CTRL_Y, "\r")
+    assert line == f"a {LOG} end{LOG} end"  # Ctrl-K from inside it: the placeholder and what follows
     line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), BACKSPACE, UNDO, "\r")
     assert line == f"a {LOG}"
 

@@ -6,7 +6,8 @@ longer a placeholder: the words went to the model and the paste was lost without
 change of the input is checked against the text before it: a deletion that touches a placeholder
 (Backspace, Delete, Ctrl-W, Ctrl-K, a cut) takes the whole placeholder with it, and its paste; a
 character typed inside one goes after it, the placeholder kept whole. Whatever the edit, each
-placeholder of the input is whole or gone.
+placeholder of the input is whole or gone. A cut (Ctrl-W, Ctrl-K) that took a placeholder puts
+the whole of what it took on the clipboard, for Ctrl-Y to bring back with its paste.
 
 Words typed that look like a held placeholder stay typed words (paste_lookalikes.py).
 
@@ -20,6 +21,7 @@ import re
 from collections.abc import Iterable
 
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.clipboard import Clipboard
 from prompt_toolkit.document import Document
 
 from .pastes import Pastes
@@ -84,6 +86,9 @@ class PlaceholderGuard:
         self.before = ""
         self.line = 0  # the buffer's history line: another one is not an edit of this one
         self.mending = False
+        #: the text a deletion took out, and all it took with the placeholders it touched: a cut
+        #: (Ctrl-W, Ctrl-K) keeps the whole of it, for Ctrl-Y to put back (`cut`)
+        self.taken: tuple[str, str] | None = None
 
     def reset(self, buffer: Buffer) -> None:
         self.before, self.line = buffer.text, buffer.working_index
@@ -97,6 +102,10 @@ class PlaceholderGuard:
             self.reset(buffer)
             return
         fixed = mend(self.before, buffer.text, buffer.cursor_position, self.pastes.held)
+        if fixed is not None and len(buffer.text) < len(self.before):
+            start, end, _ = edit(self.before, buffer.text, buffer.cursor_position)
+            low, high, _ = edit(self.before, *fixed)
+            self.taken = (self.before[start:end], self.before[low:high])
         text, cursor = fixed if fixed is not None else (buffer.text, buffer.cursor_position)
         fixed = disown(self.pastes, self.before, text, cursor, self.pastes.typing) or fixed
         if fixed is not None and fixed != (buffer.text, buffer.cursor_position):
@@ -106,3 +115,10 @@ class PlaceholderGuard:
             finally:
                 self.mending = False
         self.reset(buffer)
+
+    def cut(self, clipboard: Clipboard) -> None:
+        """After each key: a cut that took placeholders whole puts all it took on the clipboard
+        (prompt_toolkit's Ctrl-W put `lines]` there, and Ctrl-Y brought back those words)."""
+        taken, self.taken = self.taken, None
+        if taken is not None and clipboard.get_data().text == taken[0]:
+            clipboard.set_text(taken[1])
