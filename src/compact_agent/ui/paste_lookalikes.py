@@ -5,7 +5,8 @@ placeholder's words replaced by its paste (pastes.py). The same words typed by t
 replaced too: typing `[pasted 20 lines]` beside a paste of 20 lines sent the log twice, and typing
 it after deleting that paste sent the deleted log. So the input keeps one rule: wherever a held
 placeholder's words are, that is the placeholder. A new placeholder is worded so its words are
-not in the input already (`[pasted 20 lines #2]` beside the typed words, `Pastes.insert`); and
+not in the input already, nor in a line of the prompt history Up could bring in its place
+(`[pasted 20 lines #2]` beside the typed words, `Pastes.insert`); and
 when an edit makes a held placeholder's words out of typed text (keys typed at the prompt or
 typed ahead during a turn, a small paste that goes in as text, a deletion that joins two parts),
 those words stay typed words: the placeholder they look like is worded anew, its paste unchanged
@@ -13,7 +14,7 @@ those words stay typed words: the placeholder they look like is worded anew, its
 Undo, its paste is let go (`disown`).
 
 Words of a placeholder that come back in one edit of several characters that is no paste (Undo,
-or Ctrl-Y of a placeholder cut whole with Ctrl-K) are that placeholder back, as before.
+or Ctrl-Y of a placeholder cut with Ctrl-W or Ctrl-K: paste_guard.py) are that placeholder back.
 """
 
 from __future__ import annotations
