@@ -160,9 +160,14 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if query:  # bytes of the command line that are not UTF-8 come as lone surrogates, which no request can carry
         query = as_text(query.encode("utf-8", "surrogateescape"), "the prompt")
     typed = "" if query in (None, "-") else query  # `@path` attaches only in what the user typed, not in a pipe
+    asked, piped = query, sys.stdin is not None and not sys.stdin.isatty()
     if print_ or query == "-":
         query = with_stdin(query)
     if print_ and not (query or "").strip():
+        if asked == "-":  # it was to come from stdin, and none came
+            raise fail('-p - reads the prompt from stdin, and stdin was empty (or give it: compact-agent -p "QUERY")', 2)
+        if piped and not (asked or "").strip():
+            raise fail('-p needs a prompt: none was given and stdin was empty (compact-agent -p "QUERY")', 2)
         raise fail('-p needs a prompt: compact-agent -p "QUERY", or pipe it on stdin', 2)
     if print_ and resume == "":
         raise fail("--resume needs a session id in print mode (compact-agent sessions lists them)", 2)

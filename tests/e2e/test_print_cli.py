@@ -126,6 +126,17 @@ def test_prompt_is_required(cli):
     assert res.code == 2 and "needs a prompt" in res.stderr and res.stderr.count("\n") == 1
 
 
+def test_an_empty_pipe_is_said_as_one(cli):
+    """A prompt that was to come from stdin and did not is said so, not answered with 'or pipe it
+    on stdin' to a user who did."""
+    res = cli("-p", "-", input="\n")
+    assert res.code == 2 and res.stderr == (
+        'compact-agent: -p - reads the prompt from stdin, and stdin was empty (or give it: compact-agent -p "QUERY")\n')
+    res = cli("-p", input="")
+    assert res.code == 2 and res.stderr == (
+        'compact-agent: -p needs a prompt: none was given and stdin was empty (compact-agent -p "QUERY")\n')
+
+
 def failing_tools(req) -> Reply:
     if not any(m.get("role") == "tool" for m in req.messages):
         return Reply.tools([("read_file", {"path": "missing.py"}), ("bash", {"command": "echo out; exit 3"}),
