@@ -25,7 +25,7 @@ from .test_paste_placeholder import LOG, prompt_once
 
 SHOWN = "[pasted 200 lines]"
 UP, LEFT, BACKSPACE, UNDO = "\x1b[A", "\x1b[D", "\x7f", "\x1f"
-CTRL_W, CTRL_K, CTRL_Y = "\x17", "\x0b", "\x19"
+HOME, CTRL_W, CTRL_K, CTRL_Y = "\x01", "\x17", "\x0b", "\x19"
 
 
 def typed(pastes: Pastes, text: str, keys: str) -> str:
@@ -107,8 +107,12 @@ async def test_a_placeholder_cut_and_yanked_is_still_the_paste(tmp_path: Path) -
     # Ctrl-W cut the last word of the placeholder, `lines]`: the clipboard has all that went
     line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), CTRL_W, "b ", CTRL_Y, "\r")
     assert line == f"a b {LOG}"
+    line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), " end", CTRL_W, CTRL_W, "b ", CTRL_Y, "\r")
+    assert line == f"a b {LOG} end"  # Ctrl-W twice: the clipboard has both cuts, the placeholder whole
     line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), " end", LEFT * 8, CTRL_K, CTRL_Y, CTRL_Y, "\r")
     assert line == f"a {LOG} end{LOG} end"  # Ctrl-K from inside it: the placeholder and what follows
+    line, _ = await prompt_once(tmp_path, "]x", HOME, CTRL_K, pasted(LOG), BACKSPACE, CTRL_Y, "\r")
+    assert line == "]x"  # Backspace cuts nothing: the clipboard keeps what Ctrl-K cut
     line, _ = await prompt_once(tmp_path, "a ", pasted(LOG), BACKSPACE, UNDO, "\r")
     assert line == f"a {LOG}"
 

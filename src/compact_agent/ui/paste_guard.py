@@ -89,6 +89,7 @@ class PlaceholderGuard:
         #: the text a deletion took out, and all it took with the placeholders it touched: a cut
         #: (Ctrl-W, Ctrl-K) keeps the whole of it, for Ctrl-Y to put back (`cut`)
         self.taken: tuple[str, str] | None = None
+        self.clipped = ""  # the clipboard's text before the key: a key that leaves it so cut nothing
 
     def reset(self, buffer: Buffer) -> None:
         self.before, self.line = buffer.text, buffer.working_index
@@ -116,9 +117,19 @@ class PlaceholderGuard:
                 self.mending = False
         self.reset(buffer)
 
+    def key(self, clipboard: Clipboard) -> None:
+        """Before each key: what the clipboard holds."""
+        self.clipped = clipboard.get_data().text
+
     def cut(self, clipboard: Clipboard) -> None:
         """After each key: a cut that took placeholders whole puts all it took on the clipboard
         (prompt_toolkit's Ctrl-W put `lines]` there, and Ctrl-Y brought back those words)."""
         taken, self.taken = self.taken, None
-        if taken is not None and clipboard.get_data().text == taken[0]:
-            clipboard.set_text(taken[1])
+        text = clipboard.get_data().text
+        if taken is None or not taken[0] or text == self.clipped:
+            return
+        words, whole = taken
+        if text.startswith(words):  # Ctrl-W again adds what it cuts before the last cut
+            clipboard.set_text(whole + text[len(words):])
+        elif text.endswith(words):  # Alt-D again, after it
+            clipboard.set_text(text[:-len(words)] + whole)

@@ -182,6 +182,7 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
         pastes.elsewhere = history_lines(history)  # a line brought back is none of its placeholders
         guard = PlaceholderGuard(pastes)
         session.default_buffer.on_text_changed += guard.changed
-        session.app.key_processor.after_key_press += lambda _: guard.cut(session.app.clipboard)
+        session.app.key_processor.before_key_press += lambda _: guard.key(session.app.clipboard)
+        session.app.key_processor.after_key_press += lambda _: guard.cut(session.app.clipboard)  # a cut whole
         session.app.on_reset += lambda app: guard.reset(session.default_buffer)  # a new input, and what it starts with
     return session
