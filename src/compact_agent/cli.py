@@ -160,7 +160,8 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if query:  # bytes of the command line that are not UTF-8 come as lone surrogates, which no request can carry
         query = as_text(query.encode("utf-8", "surrogateescape"), "the prompt")
     typed = "" if query in (None, "-") else query  # `@path` attaches only in what the user typed, not in a pipe
-    asked, piped = query, sys.stdin is not None and not sys.stdin.isatty()
+    stdin = sys.stdin  # None when the process has none (pythonw)
+    asked, piped = query, stdin is not None and not stdin.isatty()
     if print_ or query == "-":
         query = with_stdin(query)
     if print_ and not (query or "").strip():
