@@ -24,6 +24,7 @@ from .. import secrets, stop_signals
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession, TurnResult
 from ..agent.run.stream_events import blocked_line, compaction_end, problem_line, window_choice
+from ..agent.run.turn import CUT_NOTE
 from ..cli_help import nothing_spent
 from ..context.plumbing.events import Event
 from ..early_prompt import Early, save_early, take_back
@@ -240,6 +241,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         sys.stdout.write(visible(secrets.redact(turn.output.rstrip("\n"))) + "\n")
     else:
         run.emit(run.result(session, turn.output, turn.usage, turn.compactions))
+    if turn.cut:  # an answer that ends mid-sentence must not read as whole
+        run.note(f"note: {CUT_NOTE}")
     return _refused(run) if run.denied else 0
 
 

@@ -301,6 +301,10 @@ class Repl:
             if done is None:  # stopped by the user: a later resume says so, not as a run that died
                 with contextlib.suppress(OSError):
                     s.store.note_stopped()
+            elif done.cut:  # an answer that ends mid-sentence must not read as whole
+                from ..agent.run.turn import CUT_NOTE
+
+                self.console.print(f"  ⎿ {CUT_NOTE}", style="yellow", markup=False, highlight=False)
         finally:
             self.remember_sent(s, made, typed)
             self.feed.say_after()

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ...context.layers.budget import ToolResultBudget
@@ -50,6 +50,11 @@ class TurnResult:
     output: str
     usage: RunUsage
     compactions: list[CompactionResult]
+    cut: bool = False
+    """The answer ended at the model's output limit (finish reason `length`): it is cut off."""
+
+
+CUT_NOTE = "the answer stopped at the model's output limit: it is cut off (ask the model to go on)"
 
 
 class TurnSession(SessionParts, Protocol):
@@ -205,8 +210,10 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     s._save_read_state()
     usage = result.usage
     s.usage = s.usage + usage
+    last = all_msgs[-1] if all_msgs else None
     return TurnResult(result.output if isinstance(result.output, str) else str(result.output), usage,
-                      s.cm.compactions[before:])
+                      s.cm.compactions[before:],
+                      cut=isinstance(last, ModelResponse) and last.finish_reason == "length")
 
 
 def _save_cut(s: TurnSession, partial: list[str]) -> None:
