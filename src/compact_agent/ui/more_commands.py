@@ -57,7 +57,9 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
             "deny": "refuse what needs approval (print mode)"}.get(p.mode, p.mode)
     c.print(f"mode             {mode}")
     allowed = [*sorted(p.allowed_tools), *(f"{tool}: {what}" for tool, what in sorted(p.always))]
-    c.print(f"always allowed   {', '.join(allowed) or '(none yet: answer [a]lways, or --allowed-tools)'}")
+    none = {"deny": "(none: print mode does not ask; --allowed-tools, or --yes)",  # no [a]lways to answer
+            "yes": "(everything, with --yes)"}.get(p.mode, "(none yet: answer [a]lways, or --allowed-tools)")
+    c.print(f"always allowed   {', '.join(allowed) or none}")
     c.print(f"bash allowed     {', '.join(st.allow_bash) or '(none)'}")
     c.print(f"bash denied      {', '.join(st.deny_bash) or '(none)'}")
     c.print(f"writable         {s.cwd}" + "".join(f", {d}" for d in st.extra_dirs))
