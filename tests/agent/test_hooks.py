@@ -151,3 +151,15 @@ async def test_the_session_raises_the_block_with_the_hooks_reason(tmp_path):
         await ext.before_compact("auto", "")
     reason = caught.value.reason
     assert reason.startswith("the PreCompact hook `") and reason.endswith("`: tests are running")
+
+
+def test_a_failed_hook_is_said_once_as_a_hook():
+    """A configured hook's failure names its event and command: the line said 'hook: SessionStart
+    hook `exit 3` exited with 3', hook twice. A library handler's error keeps the word."""
+    from compact_agent.agent.run.stream_events import problem_line
+    from compact_agent.context.plumbing.events import Event
+
+    said = problem_line(Event("hook", "failed", detail={"hook": "SessionStart", "command": "exit 3",
+                                                         "error": "SessionStart hook `exit 3` exited with 3"}))
+    assert said == "SessionStart hook `exit 3` exited with 3"
+    assert problem_line(Event("hook", "failed", detail={"error": "boom"})) == "hook: boom"

@@ -236,8 +236,9 @@ def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
         return None
     if ev.layer == "input":
         return str(detail.get("error", "could not save the large input beside the session"))
-    if ev.layer == "hook":
-        return f"hook: {detail.get('error', 'failed')}"
+    if ev.layer == "hook":  # a configured hook's error names it ('SessionStart hook `cmd` exited with 3')
+        error = str(detail.get("error", "failed"))
+        return error if detail.get("hook") else f"hook: {error}"
     if ev.layer == "mcp":
         return str(detail.get("message", "MCP server failed"))
     return None
