@@ -119,8 +119,10 @@ def takes_images(info: ModelInfo, setting: bool | None) -> bool:
     return info.images if setting is None else setting
 
 
-def routing_note(name: str, base_url: str | None, window: int | None) -> str | None:
-    """What we assumed about a model we do not know, in one line (None for a known model).
+def routing_note(name: str, base_url: str | None, window: int | None,
+                 window_flag: str = "--context-window") -> str | None:
+    """What we assumed about a model we do not know, in one line (None for a known model);
+    `window_flag` is how the real window is given where the note is said (`/model NAME --window N`).
 
     Routing: with --base-url every model goes to that OpenAI-compatible server; otherwise a name
     starting with `claude` goes to Anthropic, `deepseek` to DeepSeek, anything else to OpenAI.
@@ -131,7 +133,7 @@ def routing_note(name: str, base_url: str | None, window: int | None) -> str | N
     close = difflib.get_close_matches(name, list(REGISTRY), n=1, cutoff=0.75)
     hint = f"; did you mean {close[0]}?" if close else ""
     size = "" if window else (f" with an assumed {UNKNOWN_WINDOW:,}-token window (set the real one with "
-                              "--context-window)")
+                              f"{window_flag})")
     if base_url:  # a local server's own model: the usual case, worth a line only for a likely typo
         return f"model {name!r} goes to {secrets.hide_url_passwords(base_url)}{size}{hint}" if hint else None
     where = {"anthropic": "Anthropic (the name starts with claude)",

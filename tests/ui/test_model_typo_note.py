@@ -14,7 +14,13 @@ from .repl_driver import drive
 async def test_model_names_a_likely_typo_as_the_command_line_does(tmp_path):
     run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/model deepseek-chta\r", "/model other-local\r"])
     out = " ".join(run.out.split())
-    note = routing_note("deepseek-chta", run.opts.base_url, None)
+    note = routing_note("deepseek-chta", run.opts.base_url, None, "/model deepseek-chta --window N")
     assert note is not None and "did you mean deepseek-chat?" in note
     assert f"note: {' '.join(note.split())}" in out, run.out
     assert out.count("note:") == 1, run.out  # a local server's own model: no note, as with -m
+    assert "--context-window" not in out  # a flag of the command line, not of /model
+
+
+def test_the_command_line_note_names_its_own_flag():
+    note = routing_note("deepseek-chta", None, None)
+    assert note is not None and "(set the real one with --context-window)" in note

@@ -315,7 +315,8 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
     in_repl = current_repl() is not None  # else print mode: a run that ends with this command
     from ..models import routing_note  # the note `-m NAME` gets: a likely typo, where it goes
 
-    if (note := routing_note(name, s.opts.base_url, window or s.opts.context_window or s.settings.context_window)):
+    if (note := routing_note(name, s.opts.base_url, window or s.opts.context_window or s.settings.context_window,
+                             f"/model {name} --window N")):
         c.print(f"note: {note}", style="yellow", markup=False, highlight=False)
     with c.status(f"switching to {name}…"):
         sw = await switch_model(s, name, window, remember=in_repl)
