@@ -130,3 +130,20 @@ def test_nothing_found_counts_the_paths_skipped_not_the_notes(tmp_path: Path) ->
     out = cli("t", cwd=tmp_path)
     assert out.stderr.startswith("compact-agent: no transcripts found: 3 compaction archives in compact-history/")
     assert "(and 1 more skipped)" in out.stderr, out.stderr
+
+
+def test_a_project_folder_of_sessions_lists_no_side_files_it_shares(tmp_path: Path) -> None:
+    """`analyze` of a project's folder of sessions: the files its sessions share, `prompt_history` and
+    `sent_prompts/<id>.jsonl`, are ours, left out as the side folders are, not each 'skipped …: not
+    a transcript'. A file of that name where no session is is read as any other."""
+    from compact_agent.replay.batch import find_files
+
+    session = tmp_path / "20261204-093204-ba1915.jsonl"
+    session.write_text('{"v": 1, "id": "a", "parent": null, "time": "t", "kind": "meta", "meta": {}}\n')
+    (tmp_path / "prompt_history").write_text("\n# 2026-12-04\n+hi\n")
+    (tmp_path / "sent_prompts").mkdir()
+    (tmp_path / "sent_prompts" / session.name).write_text('{"checkpoint": 0, "line": "hi"}\n')
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "prompt_history").write_text("x\n")
+    found = find_files([tmp_path])
+    assert sorted(found.files) == [session, tmp_path / "other" / "prompt_history"] and found.notes == []

@@ -155,19 +155,31 @@ def _not_a_file(path: Path) -> str:
 
 
 def _our_side_file(f: Path, root: Path) -> bool:
-    """A file in one of our sessions' side folders (`<id>/` beside `<id>.jsonl`: spills, notes, events)."""
+    """A file in one of our sessions' side folders (`<id>/` beside `<id>.jsonl`: spills, notes, events),
+    or one the sessions of a project share beside them: `sent_prompts/<id>.jsonl` (how each prompt
+    was shown) and `prompt_history` (the REPL's up-arrow history)."""
+    if f.parent.name == "sent_prompts" and f.parent != root and _our_session(f.parent.parent / f.name):
+        return True
+    if f.name == "prompt_history" and ((f.parent / "sent_prompts").is_dir()
+                                       or any(_our_session(g) for g in f.parent.glob("*.jsonl"))):
+        return True
     for parent in f.relative_to(root).parents:
         if parent == Path("."):
             break
         session = root / parent.with_name(parent.name + ".jsonl")
         if session.is_file():
-            try:
-                with session.open("rb") as fh:
-                    head = fh.readline(4_096)
-            except OSError:
-                return False
-            return b'"kind"' in head and b'"v"' in head
+            return _our_session(session)
     return False
+
+
+def _our_session(session: Path) -> bool:
+    """`session` is a session file of ours, by its first line."""
+    try:
+        with session.open("rb") as fh:
+            head = fh.readline(4_096)
+    except OSError:
+        return False
+    return b'"kind"' in head and b'"v"' in head
 
 
 def load_or_note(path: Path) -> Transcript | str:
