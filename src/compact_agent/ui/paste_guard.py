@@ -17,44 +17,15 @@ placeholders: a change of history line is not an edit, and is taken as it is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.clipboard import Clipboard
 from prompt_toolkit.document import Document
 
+from .edit_span import edit, spans
+from .paste_lookalikes import disown
 from .pastes import Pastes
-
-
-def spans(text: str, names: Iterable[str]) -> list[tuple[int, int]]:
-    """Where the placeholders `names` are in `text`, as (start, end), in order."""
-    ordered = sorted(names, key=len, reverse=True)
-    if not ordered:
-        return []
-    return [m.span() for m in re.finditer("|".join(map(re.escape, ordered)), text)]
-
-
-def edit(before: str, after: str, cursor: int) -> tuple[int, int, str]:
-    """The edit that made `after` of `before`: (start, end, typed), `before[start:end]` replaced by
-    `typed`. A character typed or deleted beside the same character could have been either one:
-    the cursor, after the edit, says which (`[` typed before `[pasted …]` is not typed inside it)."""
-    most = min(len(before), len(after))
-    same_start = 0
-    while same_start < most and before[same_start] == after[same_start]:
-        same_start += 1
-    same_end = 0
-    while same_end < most and before[-1 - same_end] == after[-1 - same_end]:
-        same_end += 1
-    grown = len(after) - len(before)
-    if grown > 0 and same_start + same_end >= len(before):  # only typed: somewhere in a range
-        at = min(max(cursor - grown, len(before) - same_end), same_start)
-        return at, at, after[at:at + grown]
-    if grown < 0 and same_start + same_end >= len(after):  # only deleted
-        at = min(max(cursor, len(after) - same_end), same_start)
-        return at, at - grown, ""
-    same_end = min(same_end, most - same_start)
-    return same_start, len(before) - same_end, after[same_start:len(after) - same_end]
 
 
 def mend(before: str, after: str, cursor: int, names: Iterable[str]) -> tuple[str, int] | None:
@@ -95,8 +66,6 @@ class PlaceholderGuard:
         self.before, self.line = buffer.text, buffer.working_index
 
     def changed(self, buffer: Buffer) -> None:
-        from .paste_lookalikes import disown  # it uses this module's `edit`
-
         if self.mending:
             return
         if buffer.working_index != self.line:

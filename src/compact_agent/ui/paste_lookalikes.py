@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .paste_guard import edit, spans
+from .edit_span import edit, spans
 from .pastes import Pastes
 
 
