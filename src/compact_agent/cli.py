@@ -184,7 +184,9 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     opts = SessionOptions(
         cwd=work, model=name, base_url=base_url, api_key=api_key,
         context_window=context_window, permission_mode="yes" if yes else ("deny" if print_ else "ask"),
-        session_id=resume or None, continue_last=continue_, settings=settings, allowed_tools=tools,
+        # the session `resumed_file` chose, by its id: found again by -c, a session started meanwhile would
+        # be opened with the options of the one found first
+        session_id=resumed.stem if resumed is not None else resume or None, settings=settings, allowed_tools=tools,
         append_system_prompt=append_system_prompt or "", config=loaded,
     )
     from .session import remembered
