@@ -176,6 +176,50 @@ def test_compact_agent_sessions_are_rebuilt_across_compactions(tmp_path: Path):
     assert notes == ["skipped 2 compaction archives in compact-history/: each session file is replayed in full from them"]
 
 
+def _calls(messages: list) -> list[str]:
+    return [p.tool_call_id for m in messages for p in m.parts if isinstance(p, ToolCallPart)]
+
+
+def _prompts(messages: list) -> list[object]:
+    return [p.content for m in messages for p in m.parts if isinstance(p, UserPromptPart)]
+
+
+def test_a_message_typed_after_a_compaction_that_repeats_an_earlier_one_is_replayed(tmp_path: Path):
+    """What follows the kept tail is new, even where the same words were typed before it."""
+    store = SessionStore(tmp_path, "s4")
+    done = ModelResponse(parts=[TextPart("done")], model_name="m")
+    first = [ModelRequest(parts=[UserPromptPart("go on")]), *_exchange(0), *_exchange(1), done]
+    store.append(first)
+    archive = store.archive()
+    store.rewrite({"trigger": "auto", "strategy": "full", "tokens_before": 900, "tokens_after": 300,
+                   "archive": str(archive), "time": ""},
+                  [summary.summary_message("they read f0, f1", archive, ["go on"]), *first[-3:]])
+    store.append([ModelRequest(parts=[UserPromptPart("go on")]), *_exchange(2), done])
+    t = load_transcript(store.path)
+    assert _prompts(t.messages) == ["go on", "go on"]
+    assert _calls(t.messages) == ["c0", "c1", "c2"]
+    assert [c["message_index"] for c in t.recorded_compactions] == [6]
+
+
+def test_results_a_compaction_kept_apart_are_replayed_once_where_they_first_came(tmp_path: Path):
+    """A compaction keeps a result still in use as its own call and result (marked `kept`): the same
+    exchange the archive holds inside a larger response, so it is no new step."""
+    store = SessionStore(tmp_path, "s5")
+    first = [ModelRequest(parts=[UserPromptPart("survey the code")]), *[m for i in range(4) for m in _exchange(i)]]
+    store.append(first)
+    archive = store.archive()
+    kept_meta = {"compact_agent": {"synthetic": "kept"}}
+    call = next(p for p in first[3].parts if isinstance(p, ToolCallPart))
+    kept = [ModelResponse(parts=[call], metadata=kept_meta), ModelRequest(parts=[first[4].parts[0]], metadata=kept_meta)]
+    head = summary.summary_message("they surveyed f0..f3", archive, ["survey the code"])
+    store.rewrite({"trigger": "auto", "strategy": "full", "tokens_before": 900, "tokens_after": 300,
+                   "archive": str(archive), "time": ""}, [head, *kept, *first[-2:]])
+    store.append(_exchange(4))
+    t = load_transcript(store.path)
+    assert _calls(t.messages) == [f"c{i}" for i in range(5)]
+    assert [c["message_index"] for c in t.recorded_compactions] == [9]
+
+
 def test_an_input_cut_to_the_servers_window_is_replayed_as_sent_and_is_no_compaction(tmp_path: Path):
     """A refusal that taught a smaller window rewrote the newest prompt cut (trigger input_cut): the
     model saw the cut one, so the replay sends it once, in its place, and counts no compaction."""

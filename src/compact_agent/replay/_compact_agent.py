@@ -3,11 +3,16 @@
 A compacted session file starts with a ``boundary`` entry naming the archive that holds the file as
 it was before that compaction (which may itself start with an earlier boundary), followed by the
 new history: the summary request, files re-read after the compaction (marked in metadata
-``{"compact_agent": {"synthetic": "restore"}}``) and a kept tail that repeats the end of the archive.
+``{"compact_agent": {"synthetic": "restore"}}``), results still in use kept apart from their rounds
+(``"kept"``) and a verbatim tail that repeats the end of the archive; a partial compaction keeps
+the archive's first rounds before its summary instead.
 Replaying our strategy against the *compacted* file would measure our own earlier compactions, so
 the chain is followed back and the pieces are put together again:
 
-    full(file) = full(archive) + (file's messages − summary − restored reads − what the archive holds)
+    full(file) = full(archive) + (file's messages − summary − restored reads − kept results
+                                  − the kept head − the tail that is the archive's end)
+
+What comes after that tail is new, even where the same words came before it.
 
 A rewind boundary (``/rewind``) is different, as are an edited history and a prompt cut to a window a
 server's refusal taught (``input_cut``): the messages after it are the truth and the archive's later
@@ -26,9 +31,7 @@ from typing import Any
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
-    ModelRequestPart,
     ModelResponse,
-    ModelResponsePart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -48,26 +51,33 @@ def looks_like_record(record: Any) -> bool:
     return isinstance(record, dict) and record.get("kind") in KINDS and "v" in record and "id" in record
 
 
-def _synthetic(part: Any) -> bool:
-    meta = getattr(part, "metadata", None)
+def _ours(m: Any) -> Any:
+    meta = getattr(m, "metadata", None)
     ours = meta.get("compact_agent") if isinstance(meta, dict) else None
-    return isinstance(ours, dict) and ours.get("synthetic") == "restore"
+    return ours.get("synthetic") if isinstance(ours, dict) else None
 
 
-def strip_compaction(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """Drop the summary text and the restored reads a compaction wrote into the history."""
-    restored = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
-                for p in m.parts if isinstance(p, ToolReturnPart) and _synthetic(p)}
+def _copied_ids(messages: Sequence[ModelMessage]) -> set[str]:
+    """The tool calls a compaction wrote in again: files re-read (``restore``, their parts marked)
+    and results still in use kept apart from the rounds they came in (``kept``, the messages
+    marked; the archive holds the same call and result where they first came)."""
+    return {p.tool_call_id for m in messages for p in m.parts
+            if isinstance(p, (ToolReturnPart, ToolCallPart)) and (_ours(p) == "restore" or _ours(m) == "kept")}
+
+
+def _is_compaction_text(p: Any) -> bool:
+    return (isinstance(p, UserPromptPart) and isinstance(p.content, str)
+            and p.content.startswith((SUMMARY_MARK, *UPDATE_HEADS)))
+
+
+def strip_compaction(messages: Sequence[ModelMessage], copied: set[str] | None = None) -> list[ModelMessage]:
+    """Drop the summary text and what a compaction wrote in again (`_copied_ids`, of `messages`
+    unless given) from the history."""
+    copied = _copied_ids(messages) if copied is None else copied
     out: list[ModelMessage] = []
     for m in messages:
-        parts: list[ModelRequestPart] | list[ModelResponsePart]
-        if isinstance(m, ModelRequest):
-            parts = [p for p in m.parts if not (
-                (isinstance(p, UserPromptPart) and isinstance(p.content, str)
-                 and p.content.startswith((SUMMARY_MARK, *UPDATE_HEADS)))
-                or (isinstance(p, ToolReturnPart) and p.tool_call_id in restored))]
-        else:
-            parts = [p for p in m.parts if not (isinstance(p, ToolCallPart) and p.tool_call_id in restored)]
+        parts = [p for p in m.parts if not (
+            _is_compaction_text(p) or (isinstance(p, (ToolReturnPart, ToolCallPart)) and p.tool_call_id in copied))]
         if len(parts) == len(m.parts):
             out.append(m)
         elif parts:
@@ -121,22 +131,56 @@ def rebuild(path: Path, depth: int = 0) -> tuple[list[ModelMessage], list[dict[s
         return strip_compaction(loaded.messages), [], warnings
     prior, compactions, more = rebuild(archive, depth + 1)
     warnings += more
-    rest = strip_compaction(loaded.messages)
     keys = [content_key(m) for m in prior]
-    if boundary.trigger in NOT_FOLDING:  # a rewind, an edited history, a prompt cut to the window: as it now is
+    if boundary.trigger in NOT_FOLDING:
+        rest = strip_compaction(loaded.messages)  # a rewind, an edited history, a prompt cut to the window: as it now is
         n = 0
         while n < len(rest) and n < len(prior) and content_key(rest[n]) == keys[n]:
             n += 1
         return prior[:n] + rest[n:], [c for c in compactions if c["message_index"] <= n], warnings
-    known = set(keys)
-    n = 0
-    while n < len(rest) and content_key(rest[n]) in known:
-        n += 1  # the kept head/tail: already in the archive
+    copied = _copied_ids(loaded.messages)
+    at = _last_compaction_message(loaded.messages)
+    head, after = strip_compaction(loaded.messages[:at], copied), strip_compaction(loaded.messages[at:], copied)
+    rest = [*_not_held(head, keys), *after[_kept_tail(after, keys):]]
     compactions.append({"source": "compact-agent", "kind": "boundary", "trigger": boundary.trigger,
                         "strategy": boundary.strategy, "pre_tokens": boundary.tokens_before,
                         "post_tokens": boundary.tokens_after, "timestamp": boundary.time,
                         "message_index": len(prior), "summary_chars": 0})
-    return prior + rest[n:], compactions, warnings
+    return prior + rest, compactions, warnings
+
+
+def _last_compaction_message(messages: Sequence[ModelMessage]) -> int:
+    """Where the newest compaction's message is (0 when none is found): what a compaction keeps
+    of the rounds before it (a partial one's head) comes before it, the verbatim tail after it."""
+    return next((i for i in range(len(messages) - 1, -1, -1)
+                 if any(_is_compaction_text(p) for p in messages[i].parts)), 0)
+
+
+def _not_held(head: Sequence[ModelMessage], keys: Sequence[str]) -> list[ModelMessage]:
+    """The messages of `head` the archive does not hold, in order (a kept head is the archive's own
+    rounds, found in the order they came)."""
+    out, at = [], 0
+    for m in head:
+        key = content_key(m)
+        found = next((j for j in range(at, len(keys)) if keys[j] == key), None)
+        if found is None:
+            out.append(m)
+        else:
+            at = found + 1
+    return out
+
+
+def _kept_tail(after: Sequence[ModelMessage], keys: Sequence[str]) -> int:
+    """How many of the messages after a compaction's message are its verbatim tail: the longest
+    run from their start that is the archive's end. What follows is new, even where the same words
+    came earlier ("go on" typed again)."""
+    if not keys:
+        return 0
+    mine = [content_key(m) for m in after[:len(keys)]]
+    for n in range(len(mine), 0, -1):
+        if mine[n - 1] == keys[-1] and mine[:n] == list(keys[len(keys) - n:]):
+            return n
+    return 0
 
 
 def load(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str]]:
