@@ -203,7 +203,8 @@ def test_a_message_typed_after_a_compaction_that_repeats_an_earlier_one_is_repla
 
 def test_results_a_compaction_kept_apart_are_replayed_once_where_they_first_came(tmp_path: Path):
     """A compaction keeps a result still in use as its own call and result (marked `kept`): the same
-    exchange the archive holds inside a larger response, so it is no new step."""
+    exchange the archive holds inside a larger response, so it is no new step. The plan it gives
+    back is no step either, nor does it hide the tail after it."""
     store = SessionStore(tmp_path, "s5")
     first = [ModelRequest(parts=[UserPromptPart("survey the code")]), *[m for i in range(4) for m in _exchange(i)]]
     store.append(first)
@@ -212,8 +213,9 @@ def test_results_a_compaction_kept_apart_are_replayed_once_where_they_first_came
     call = next(p for p in first[3].parts if isinstance(p, ToolCallPart))
     kept = [ModelResponse(parts=[call], metadata=kept_meta), ModelRequest(parts=[first[4].parts[0]], metadata=kept_meta)]
     head = summary.summary_message("they surveyed f0..f3", archive, ["survey the code"])
+    plan = ModelRequest(parts=[UserPromptPart("[compact-agent: plan]\n- [ ] read f4")])  # given back after it
     store.rewrite({"trigger": "auto", "strategy": "full", "tokens_before": 900, "tokens_after": 300,
-                   "archive": str(archive), "time": ""}, [head, *kept, *first[-2:]])
+                   "archive": str(archive), "time": ""}, [head, plan, *kept, *first[-2:]])
     store.append(_exchange(4))
     t = load_transcript(store.path)
     assert _calls(t.messages) == [f"c{i}" for i in range(5)]

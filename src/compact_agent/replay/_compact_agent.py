@@ -10,7 +10,7 @@ Replaying our strategy against the *compacted* file would measure our own earlie
 the chain is followed back and the pieces are put together again:
 
     full(file) = full(archive) + (file's messages − summary − restored reads − kept results
-                                  − the kept head − the tail that is the archive's end)
+                                  − context given back − the kept head − the tail that is the archive's end)
 
 What comes after that tail is new, even where the same words came before it.
 
@@ -37,7 +37,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEADS
+from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEADS, is_synthetic_text
 from ..session.listing import NOT_FOLDING
 from ..session.store import Boundary, load_session_file
 from ._validity import make_valid
@@ -141,6 +141,7 @@ def rebuild(path: Path, depth: int = 0) -> tuple[list[ModelMessage], list[dict[s
     copied = _copied_ids(loaded.messages)
     at = _last_compaction_message(loaded.messages)
     head, after = strip_compaction(loaded.messages[:at], copied), strip_compaction(loaded.messages[at:], copied)
+    after = after[_restored_context(after):]
     rest = [*_not_held(head, keys), *after[_kept_tail(after, keys):]]
     compactions.append({"source": "compact-agent", "kind": "boundary", "trigger": boundary.trigger,
                         "strategy": boundary.strategy, "pre_tokens": boundary.tokens_before,
@@ -154,6 +155,16 @@ def _last_compaction_message(messages: Sequence[ModelMessage]) -> int:
     of the rounds before it (a partial one's head) comes before it, the verbatim tail after it."""
     return next((i for i in range(len(messages) - 1, -1, -1)
                  if any(_is_compaction_text(p) for p in messages[i].parts)), 0)
+
+
+def _restored_context(after: Sequence[ModelMessage]) -> int:
+    """How many messages at the start of `after` carry only our own context a compaction gives back
+    (the plan, MCP servers' notes, a hook's output), which the archive holds where it first came."""
+    n = 0
+    while n < len(after) and isinstance(after[n], ModelRequest) and all(
+            isinstance(p, UserPromptPart) and is_synthetic_text(p.content) for p in after[n].parts):
+        n += 1
+    return n
 
 
 def _not_held(head: Sequence[ModelMessage], keys: Sequence[str]) -> list[ModelMessage]:
