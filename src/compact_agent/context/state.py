@@ -327,10 +327,11 @@ class ManagerState(AbstractCapability[Any]):
     def layer_state(self) -> dict[str, Any]:
         """The layers' decisions, and what the schedule learned that a restart would otherwise lose:
         that `before_compact` has answered with instructions (a record would not follow them), the
-        server's window where it refused a request over one smaller than the window given, and the
-        latest usage report (a server that cuts prompts says so only in two reports in a row), and the
+        server's window where it refused a request over one smaller than the window given, the
+        latest usage report (a server that cuts prompts says so only in two reports in a row), the
         automatic compactions that failed in a row (a breaker that paused them stays paused: a restart
-        would otherwise try, and fail, as many again)."""
+        would otherwise try, and fail, as many again), and the longest answer and the summaries'
+        size, which the output reserve and so the threshold follow."""
         state = frozen.layer_state(self.layers)
         learned: dict[str, Any] = {"handler_instructs": True} if self.handler_instructs else {}
         if self.window_learned is not None:  # and the server's limit, below the window given
@@ -341,6 +342,10 @@ class ManagerState(AbstractCapability[Any]):
             learned["savings"] = savings
         if self.failures:  # automatic compactions failed in a row: a paused breaker stays paused
             learned["failures"] = self.failures
+        if self.schedule.max_output_seen:  # the reserve (so the threshold) follows the longest answer
+            learned["longest_answer"] = self.schedule.max_output_seen
+        if self.schedule.full_summaries:  # and a summary's size, which it keeps room for
+            learned["summary"] = [self.schedule.summary_tokens, self.schedule.full_summaries]
         if learned:
             state[LEARNED] = learned
         return state
@@ -353,6 +358,8 @@ class ManagerState(AbstractCapability[Any]):
             self.handler_instructs = True
         if isinstance(learned, dict):
             self.calibration.recall_report(learned.get("report"))
+        if isinstance(learned, dict):
+            self._recall_answers(learned)
         window = LearnedWindow.from_json(learned.get("window")) if isinstance(learned, dict) else None
         if window is not None and window.given == self.limits.window:  # given another, the server may be another
             self.set_window(window.window)
@@ -364,6 +371,19 @@ class ManagerState(AbstractCapability[Any]):
         self.failures = failures if type(failures) is int and failures > 0 else 0
         self._rebaseline = True
         self._saved_state = frozen.state_key(self.layer_state())
+
+    def _recall_answers(self, learned: dict[str, Any]) -> None:
+        """The longest answer and the summaries' size a restart would otherwise measure again: until
+        then its threshold sat at the configured reserve's, lower than the one the run before had
+        reached, and the session resumed with `-c` compacted earlier than it would have run on."""
+        summary = learned.get("summary")
+        if (isinstance(summary, list) and len(summary) == 2
+                and all(type(n) is int and n > 0 for n in summary)):
+            self.schedule.summary_tokens, self.schedule.full_summaries = summary
+        longest = learned.get("longest_answer")
+        if type(longest) is int and longest > 0:
+            self.schedule.max_output_seen = max(self.schedule.max_output_seen, longest)
+            self.adapt_output_reserve(0)
 
     def _reset_layer(self, layer: Any, error: BaseException) -> None:
         frozen.reset_layer(layer, error)
