@@ -16,6 +16,7 @@ from rich.console import Console
 import compact_agent.ui.commands  # noqa: F401 - registers /compact
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
+from compact_agent.agent.run.stream_events import compaction_end
 from compact_agent.config import Settings
 from compact_agent.context.plumbing.events import Event
 from compact_agent.context.wiring import utcnow
@@ -85,6 +86,8 @@ async def test_compact_reports_the_time_its_hooks_took_too(tmp_path: Path, args:
     assert re.search(r"compacted \(manual, [a-z_ ]+\): [\d,]+ → [\d,]+ tokens in 8\.\ds, 8\.0s of it in hooks",
                      said), said
     assert re.search(r" in 8\.\ds, 8\.0s of it in hooks", compact_line(done))
+    line = compaction_end(done)  # print mode's stream-json says it apart too
+    assert line is not None and line["hook_ms"] == HOOK_S * 1000 and line["duration_ms"] == done.duration_ms
 
 
 async def test_quick_hooks_are_not_said_apart(tmp_path: Path) -> None:
@@ -101,3 +104,5 @@ async def test_quick_hooks_are_not_said_apart(tmp_path: Path) -> None:
     [done] = [e for e in events if e.layer == "compact" and e.trigger == "manual"]
     assert done.detail["hook_ms"] == 200
     assert "of it in hooks" not in said and re.search(r"tokens in \d+ ms|tokens in \d\.\ds", said), said
+    line = compaction_end(done)
+    assert line is not None and line["hook_ms"] == 200

@@ -155,9 +155,11 @@ def compaction_end(ev: Any) -> dict[str, Any] | None:
     if ev.action == "blocked":
         return {"type": "compaction_end", "ok": False, "blocked": True, "trigger": ev.trigger,
                 "reason": detail.get("reason", ""), "fallback": detail.get("fallback", "")}
+    hook_ms = detail.get("hook_ms")  # of `duration_ms`, what the PreCompact hooks took
     return {"type": "compaction_end", "ok": True, "trigger": ev.trigger, "strategy": ev.action,
             "tokens_before": ev.tokens_before, "tokens_after": ev.tokens_after,
-            "archive": detail.get("archive", ""), "duration_ms": ev.duration_ms}
+            "archive": detail.get("archive", ""), "duration_ms": ev.duration_ms,
+            **({"hook_ms": hook_ms} if isinstance(hook_ms, int | float) and not isinstance(hook_ms, bool) else {})}
 
 
 def blocked_line(ev: Any) -> str:
