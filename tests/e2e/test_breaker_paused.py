@@ -7,6 +7,7 @@ context (…)' of a compaction that changed nothing because it would not have he
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 from pathlib import Path
 
 from rich.console import Console
@@ -16,6 +17,7 @@ from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.agent.run.stream_events import compaction_end
 from compact_agent.config import Settings
+from compact_agent.context.wiring import utcnow
 from compact_agent.ui.command_registry import COMMANDS
 from compact_agent.ui.render import compact_line, failed_line
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
@@ -93,3 +95,37 @@ async def test_a_summary_request_that_fails_is_still_a_failure(tmp_path: Path) -
     failed = [e for e in events if e.layer == "compact" and e.action == "failed"]
     assert len(failed) == 3 and not any(e.detail.get("skipped") for e in failed)
     assert compact_line(failed[0]).startswith("compaction failed: ")
+
+
+async def test_a_failed_compaction_says_how_long_it_kept_the_user_waiting(tmp_path: Path) -> None:
+    """A PreCompact step of 8 s before a summary request that failed: the line said 'compaction
+    failed: …' with no time, though the user had waited for it. The manager's clock is injected: the
+    step "takes" 8 s by it, the rest nothing."""
+    make_project(tmp_path / "project", N)
+    agent = FileTaskAgent(N)
+
+    def responder(req):
+        if is_summary_request(req) or "<transcript>" in message_text(req.messages[-1]):
+            return Reply.error(400, {"error": {"message": "summaries are broken today", "type": "invalid_request_error"}})
+        return agent(req)
+
+    now = [utcnow()]
+
+    async def slow(trigger: str, instructions: str) -> None:
+        now[0] += timedelta(seconds=8)
+
+    events: list = []
+    with FakeOpenAIServer(responder, window=128_000) as server:
+        s = session(tmp_path, server)
+        s.cm.event_sink = events.append
+        s.cm.clock = lambda: now[0]
+        s.cm.before_compact = slow
+        try:
+            await s.run_turn(task_text(N))
+        finally:
+            s.close()
+    failed = [e for e in events if e.layer == "compact" and e.action == "failed"]
+    assert failed and all(e.duration_ms == 8_000 for e in failed)
+    assert compact_line(failed[0]).startswith("compaction failed after 8.0s: ")
+    end = compaction_end(failed[0])
+    assert end is not None and end["duration_ms"] == 8_000

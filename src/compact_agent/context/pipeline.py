@@ -266,6 +266,7 @@ class ContextManager(ManagerState):
             summary_input = self.view
         else:
             keep_from = None
+        started = self.clock()
         try:
             await self.compact(list(messages), trigger=trigger, summary_input=summary_input, keep_from=keep_from,
                                view=view, tokens_before=tokens_before)
@@ -276,6 +277,7 @@ class ContextManager(ManagerState):
             # was skipped, not broken: `skipped` says so to whoever shows the event.
             self.failures += 1
             self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
+                            duration_ms=handlers.ms_since(self.clock, started),  # hooks and a summary request too
                             detail={"error": one_line(e), "failures": self.failures,
                                     **({"skipped": True} if isinstance(e, NotSmaller) else {}),
                                     **({"paused": True} if self.breaker_open else {})}))

@@ -41,8 +41,11 @@ def auto_compaction(failures: int, paused: bool) -> str:
 
 def failed_line(ev: Event, auto: str = "") -> str:
     """A compaction that did not happen: `skipped` where it would not have shrunk the context (the
-    history is as it was, nothing broke), else `failed`; and when it paused automatic compaction."""
-    line = f"{auto}compaction {'skipped' if ev.detail.get('skipped') else 'failed'}: {ev.detail.get('error', '')}"
+    history is as it was, nothing broke), else `failed`; after how long, from a second (slow hooks,
+    a summary request that timed out: the user waited for them); and when it paused automatic
+    compaction."""
+    waited = f" after {_duration(ev.duration_ms)}" if ev.duration_ms >= HOOK_SAID_MS else ""
+    line = f"{auto}compaction {'skipped' if ev.detail.get('skipped') else 'failed'}{waited}: {ev.detail.get('error', '')}"
     if ev.detail.get("paused"):
         line += f"; {ev.detail.get('failures', 3)} in a row, so automatic compaction is paused (/compact still works)"
     return line

@@ -150,6 +150,7 @@ def compaction_end(ev: Any) -> dict[str, Any] | None:
     detail = ev.detail or {}
     if ev.action == "failed":
         return {"type": "compaction_end", "ok": False, "trigger": ev.trigger, "error": detail.get("error", ""),
+                "duration_ms": ev.duration_ms,
                 **({"skipped": True} if detail.get("skipped") else {}),
                 **({"paused": True} if detail.get("paused") else {})}
     if ev.action == "blocked":
