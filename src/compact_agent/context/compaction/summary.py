@@ -221,6 +221,19 @@ def neutralise(body: str) -> str:
     return _FORGED.sub(r"[copied] \1", body)
 
 
+#: What a path may not carry onto a compaction message's own lines: a line break (git keeps one in a
+#: file name), any other control, an invisible or direction-changing format character.
+_UNSAFE_IN_PATH = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]|" + _INVISIBLE.pattern)
+
+
+def path_line(path: str) -> str:
+    """`path` as a compaction message lists it, outside its record: on its one line, each control and
+    invisible character written as its escape (`\\n`, `\\u202e`), so a file name that holds a line
+    break and a copy of one of our headers cannot start a line of its own and pass for the program's
+    words or a message the user typed. A plain path is as it was."""
+    return _UNSAFE_IN_PATH.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), path)
+
+
 def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: dict[str, list[str]] | None,
                   reads: Sequence[str], *, users_note: str, files_note: str, archive_note: str,
                   closing: str, note: str = RECORD_NOTE) -> list[str]:
@@ -230,13 +243,15 @@ def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: 
     lines = [head, note, f"<{RECORD_TAG}>", body, f"</{RECORD_TAG}>", ""]
     if user_messages:
         lines += [users_note, *(f"- {m}" for m in user_messages), ""]
-    if files and (changed := ledger.render(files)):
+    shown = {path_line(path): actions for path, actions in (files or {}).items()}
+    if shown and (changed := ledger.render(shown)):
         lines += [files_note, *changed, ""]
-    if files and (tried := ledger.render_failed(files)):
+    if shown and (tried := ledger.render_failed(shown)):
         lines += ["Writes and edits that did not happen (they failed or were refused: these files are as they "
                   "were):", *tried, ""]
     if reads:
-        lines += ["Files read recently (not restored; read them again if needed): " + ", ".join(reads), ""]
+        lines += ["Files read recently (not restored; read them again if needed): "
+                  + ", ".join(path_line(p) for p in reads), ""]
     if archive_note:
         lines.append(archive_note)
     if closing:
