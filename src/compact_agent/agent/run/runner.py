@@ -130,7 +130,9 @@ class AgentSession:
                                        readable=[f"{self.store.dir.resolve()}/tool-results/*",
                                                  f"{self.store.archive_dir.resolve()}/{self.session_id}-*.jsonl"])
         self.permissions.allowed_tools.update(opts.allowed_tools)
-        self.checkpoints = Checkpoints(self.store.dir / "checkpoints").load()
+        # A rewind writes only where the file tools may (the list on disk names files by their paths).
+        self.checkpoints = Checkpoints(self.store.dir / "checkpoints",
+                                       may_restore=lambda p: self.permissions.outside_message(p) is None).load()
         if said := follow_history(self.checkpoints, self.messages):  # an edit since the last run
             self.warnings.append(said)
         self.store.on_rewrite = self._rewritten

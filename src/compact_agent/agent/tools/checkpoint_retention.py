@@ -69,10 +69,15 @@ def prune(items: Sequence[C], size_of: Callable[[str], int], cap: int) -> list[C
     return pruned
 
 
-def lost_line(pruned: Sequence[Path], missing: Sequence[Path], cap: int = MAX_SAVED_BYTES) -> str:
+def lost_line(pruned: Sequence[Path], missing: Sequence[Path], cap: int = MAX_SAVED_BYTES,
+              fenced: Sequence[Path] = ()) -> str:
     """What a rewind says of the files it could not put back ('' when none): their versions were
-    pruned (`pruned`), or are gone from the session's folder (`missing`)."""
+    pruned (`pruned`), or are gone from the session's folder (`missing`), or they are where the
+    file tools may not write (`fenced`: the list of checkpoints names them, the tools never did)."""
     parts = []
+    if fenced:
+        parts.append(f"{plural(len(fenced), 'file')} left as {'it is' if len(fenced) == 1 else 'they are'}: "
+                     f"outside the working directory or where the file tools may not write: {_names(fenced)}")
     if pruned:
         parts.append(f"{plural(len(pruned), 'file')} changed since could not be put back: the session keeps the "
                      f"newest {_bytes(cap)} of the files' versions and those were older, so "

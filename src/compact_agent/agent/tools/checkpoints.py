@@ -32,8 +32,9 @@ import hashlib
 import json
 import logging
 import os
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -51,6 +52,9 @@ PREVIEW_CHARS = 120
 _INDEX = "checkpoints.json"
 #: What a write that found no room failed with (a full disk, a quota).
 _NO_ROOM = (errno.ENOSPC, errno.EDQUOT)
+#: The name of a saved version: the SHA-256 of its bytes. A list that names one otherwise (a path, `../x`)
+#: was not written by us; that version is missing, never read from wherever the name points.
+_BLOB_NAME = re.compile(r"[0-9a-f]{64}")
 
 
 def overwrite_in_place(path: Path, data: bytes) -> None:
@@ -119,11 +123,17 @@ class Checkpoint:
 
 class Checkpoints:
     """The checkpoints of one session, persisted under `store_dir` (loaded on construction); the
-    versions of files they keep take at most `max_bytes` (checkpoint_retention.py)."""
+    versions of files they keep take at most `max_bytes` (checkpoint_retention.py).
 
-    def __init__(self, store_dir: Path, max_bytes: int = MAX_SAVED_BYTES) -> None:
+    `may_restore` says whether a rewind may put a file back where it is (resolved now): the list on
+    disk names files by absolute path, and a list that was not ours, or a folder since replaced by a
+    link out of the project, must not make a rewind write or delete a file the tools could not."""
+
+    def __init__(self, store_dir: Path, max_bytes: int = MAX_SAVED_BYTES, *,
+                 may_restore: Callable[[Path], bool] | None = None) -> None:
         self.store_dir = Path(store_dir)
         self.max_bytes = max_bytes
+        self.may_restore = may_restore
         self._items: list[Checkpoint] = []
         self.load()
 
@@ -241,9 +251,14 @@ class Checkpoints:
 
     def _size(self, blob: str) -> int:
         try:
-            return (self._blobs / blob).stat().st_size
+            return self._blob(blob).stat().st_size
         except OSError:
             return 0
+
+    def _blob(self, blob: str) -> Path:
+        """Where the saved version `blob` is: in the session's store, whatever the list says; a name
+        that is no blob's is a file that is never there."""
+        return self._blobs / (blob if _BLOB_NAME.fullmatch(blob) else "not-a-blob")
 
     def list(self) -> list[Checkpoint]:
         return list(self._items)
@@ -344,7 +359,21 @@ class Checkpoints:
         if not 0 <= n < len(self._items):
             return [], []
         state, pruned = self._states(n)
-        return pruned, [Path(p) for p, blob in state.items() if blob and not (self._blobs / blob).is_file()]
+        return pruned, [Path(p) for p, blob in state.items() if blob and not self._blob(blob).is_file()]
+
+    def fenced(self, n: int) -> builtins.list[Path]:
+        """The files of checkpoint n a rewind leaves alone because `may_restore` refuses them."""
+        if not 0 <= n < len(self._items) or self.may_restore is None:
+            return []
+        return [Path(p) for p in self._states(n)[0] if not self._may(Path(p))]
+
+    def _may(self, path: Path) -> bool:
+        if self.may_restore is None:
+            return True
+        try:
+            return self.may_restore(path.resolve())
+        except (OSError, RuntimeError):  # a link that loops, a path too long: not put back
+            return False
 
     def rewind(self, n: int) -> tuple[int, builtins.list[Path]]:
         """Restore files to their state when checkpoint n began and drop checkpoints n and later.
@@ -358,14 +387,16 @@ class Checkpoints:
         restored: builtins.list[Path] = []
         for path_s, blob in state.items():
             path = Path(path_s)
-            if blob is not None and not (self._blobs / blob).is_file():
+            if blob is not None and not self._blob(blob).is_file():
                 continue  # its version is missing: `unrestorable` names it
+            if not self._may(path):
+                continue  # outside what the tools may write: `fenced` names it
             if blob is None:
                 if path.is_file() or path.is_symlink():
                     path.unlink()
                     restored.append(path)
                 continue
-            data = (self._blobs / blob).read_bytes()
+            data = self._blob(blob).read_bytes()
             path.parent.mkdir(parents=True, exist_ok=True)
             if not (path.is_file() and path.read_bytes() == data):
                 atomic_write_bytes(path, data)
