@@ -80,3 +80,45 @@ def test_a_blob_name_that_is_no_blob_is_a_missing_version(tmp_path: Path) -> Non
     assert cps.unrestorable(0) == ([], [cwd / "a.txt"])
     cps.rewind(0)
     assert not (cwd / "a.txt").exists()
+
+
+async def test_a_checkpoint_cannot_name_another_conversation_as_its_archive(tmp_path: Path) -> None:
+    """A checkpoint made before a compaction names the transcript that compaction archived, and a
+    rewind to it takes the conversation from there. Named by a hostile list, that transcript could be
+    any session file on the disk (another project's): a rewind takes it only from this session's
+    own archives."""
+    cwd, other = tmp_path / "project", tmp_path / "other"
+    cwd.mkdir()
+    sent: list[str] = []
+
+    def model(req: ChatRequest) -> Reply:
+        sent.append(json.dumps(req.messages))
+        return _model(req)
+
+    with FakeOpenAIServer(model) as server:
+        s = _session(tmp_path, server, other)
+        try:
+            await s.run_turn("OTHER-PROJECT-SECRET 41d9")
+            foreign = s.store.path
+        finally:
+            s.close()
+        s = _session(tmp_path, server, cwd)
+        try:
+            await s.run_turn("write a.txt")
+            store = s.checkpoints.store_dir
+        finally:
+            s.close()
+        index = json.loads((store / "checkpoints.json").read_text())
+        index["checkpoints"][0].update({"archive": str(foreign), "history_len": 4})
+        index["checkpoints"][0].pop("anchor", None)
+        (store / "checkpoints.json").write_text(json.dumps(index))
+        s = _session(tmp_path, server, cwd, resume=True)
+        try:
+            sent.clear()
+            back = s.rewind(0)
+            await s.run_turn("go on")
+        finally:
+            s.close()
+    assert not any("OTHER-PROJECT-SECRET" in r for r in sent)
+    assert not any("OTHER-PROJECT-SECRET" in str(m) for m in s.messages)
+    assert "could not go back" in back.conversation

@@ -92,7 +92,7 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     if cp is None:
         raise IndexError(s.checkpoints.missing(n))
     live_after = next((c.history_len for c in s.checkpoints.list()[n:] if c.archive is None), None)
-    before = _before_compaction(cp, s.messages, live_after) if cp.archive is not None else None
+    before = _before_compaction(cp, s.messages, live_after, s.store.archives()) if cp.archive is not None else None
     pruned, missing = s.checkpoints.unrestorable(n)
     fenced = s.checkpoints.fenced(n)
     lost = lost_line([_shown(p, s.cwd) for p in pruned], [_shown(p, s.cwd) for p in missing], s.checkpoints.max_bytes,
@@ -122,6 +122,14 @@ def rewind(s: AgentSession, n: int) -> Rewound:
         cause = _os_said(e, s.cwd) if again or isinstance(e, SessionWriteError) else e.strerror or one_line(e)
         raise FilesNotRestored(n, cause, again, e.errno, left=left) from e
     return Rewound(restored, said, archive, lost)
+
+
+def _one_of(archive: Path, ours: list[Path]) -> bool:
+    """Whether `archive` is one of the archives `ours`, however its path is spelt."""
+    try:
+        return archive.resolve() in {p.resolve() for p in ours}
+    except (OSError, RuntimeError):  # a link that loops, a path too long
+        return False
 
 
 def _forget_rewound(checkpoints: Checkpoints) -> str:
@@ -178,16 +186,20 @@ def _shown(path: Path, cwd: Path) -> Path:
         return path
 
 
-def _before_compaction(cp: Checkpoint, live: list[ModelMessage], live_after: int | None
+def _before_compaction(cp: Checkpoint, live: list[ModelMessage], live_after: int | None, ours: list[Path]
                        ) -> tuple[list[ModelMessage], str, Path | None, bool]:
     """The conversation before checkpoint `cp`, from the archive a compaction made, what to say of
     it, the archive, and whether it came from there; when that archive cannot give it, as far back as
-    the live conversation goes."""
+    the live conversation goes. The archive is taken only when it is one of this session's own
+    (`ours`): the list of checkpoints is a file on disk, and the one it names could be any session
+    file (another project's conversation would go to the model as this one's)."""
     archive = Path(cp.archive) if cp.archive else None
     if cp.history_len == 0:
         return [], "the conversation is back to its start, before the compaction", None, False
     why = "no transcript was archived"
-    if archive is not None:
+    if archive is not None and archive.is_file() and not _one_of(archive, ours):
+        why = "the transcript it names, below, is not one this session archived"
+    elif archive is not None:
         archived = load_session_file(archive).messages if archive.is_file() else []
         if not archive.is_file():
             why = "the transcript archived then, below, is missing"
