@@ -6,6 +6,8 @@
 * `SessionStart` gets `source` (startup / resume / clear / compact); its stdout is added to the
   context. After a compaction this is how project context the summary may have lost comes back.
 
+What a hook prints has the provider key redacted, as a tool's result has, before it is used.
+
 Stdout is plain text, or a JSON object whose `additionalContext` (also under
 `hookSpecificOutput`) is taken, as Claude Code hooks print it.
 
@@ -193,6 +195,9 @@ async def run_command(hook: HookCommand, payload: dict[str, Any], cwd: Path,
     data = json.dumps(payload, ensure_ascii=False).encode()
     try:
         out, err = await asyncio.wait_for(proc.communicate(data), hook.timeout_s)
+        # What it prints goes into the context (SessionStart), the summary's instructions (PreCompact)
+        # and the lines shown: a hook that prints a project's .env must not carry the key there.
+        out, err = secrets.redact_bytes(out), secrets.redact_bytes(err)
     except TimeoutError:
         _kill_group(proc.pid)
         with contextlib.suppress(Exception):

@@ -1,0 +1,44 @@
+"""The provider key reaches no model request through the texts the program itself puts in the
+context beside the tools' results: a SessionStart hook's output (a hook that prints a project's
+`.env`) and a PreCompact hook's, which join the compaction's instructions. A tool result is
+redacted before the model sees it; these texts come from files and commands just the same."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
+from compact_agent.config import Settings
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+
+KEY = "sk-test-5f1e0c9a8b7d6e5f4a3b2c1d0e9f8a7b"
+
+
+async def test_hook_output_reaches_the_model_without_the_key(tmp_path: Path) -> None:
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+    hooks = {event: [{"hooks": [{"type": "command", "command": "cat .env"}]}] for event in ("SessionStart", "PreCompact")}
+    sent: list[str] = []
+
+    def model(req: ChatRequest) -> Reply:
+        sent.append(json.dumps(req.body))
+        if req.tool_choice == "none":
+            return Reply.text("<summary>1. Primary Request and Intent: say hello.</summary>")
+        return Reply.text("hello " * 400)
+
+    with FakeOpenAIServer(model, api_key=KEY) as server:
+        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=KEY,
+                                        permission_mode="yes", home=tmp_path / "home",
+                                        settings=Settings(hooks=hooks)))
+        try:
+            await s.run_turn("say hello")
+            await s.run_turn("again")
+            await s.compact()
+        finally:
+            s.close()
+    assert any("OPENAI_API_KEY=[REDACTED]" in r for r in sent)  # the hook did run and its output went
+    assert len(sent) >= 3
+    assert not [r for r in sent if KEY in r]
