@@ -271,7 +271,7 @@ def test_a_model_name_is_checked_without_making_its_provider(monkeypatch: pytest
 @pytest.mark.parametrize(("given", "error", "said"), [
     ({"settings": {}}, TypeError, "settings must be a CompactionSettings, not dict (it has no autocompact_buffer)"),
     ({"prices": {"miss": 1}}, TypeError, "prices must be a Prices, not dict"),
-    ({"max_output": "x"}, ValueError, "max_output must be a whole number, at least 1, not 'x'"),
+    ({"max_output": "x"}, TypeError, "max_output must be a whole number, at least 1, not str 'x'"),
     ({"max_output": 0}, ValueError, "max_output must be a whole number, at least 1, not 0"),
     ({"max_conversations": -1}, ValueError, "max_conversations must be a whole number, at least 1, not -1"),
     ({"store": object()}, TypeError, "store must be a HistoryStore (append, archive, rewrite); object has no "

@@ -7,6 +7,7 @@ the third conversation, "'str' object is not callable" at a request, compactions
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
@@ -66,7 +67,9 @@ def check_options(*, window: object, max_output: object, settings: object, summa
     """`ContextManager`'s arguments, checked when it is made: a wrong one is named there, in one
     line, instead of failing each request later with an error about something else."""
     def whole(name: str, value: object, least: int) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        if isinstance(value, bool) or not isinstance(value, int):  # "8192" or 1.5: the caller's to convert
+            raise TypeError(f"{name} must be a whole number, at least {least}, not {type(value).__name__} {value!r}")
+        if value < least:
             raise ValueError(f"{name} must be a whole number, at least {least}, not {value!r}")
 
     def of_type(name: str, value: object, kind: type | tuple[type, ...], what: str) -> None:
@@ -90,16 +93,37 @@ def check_options(*, window: object, max_output: object, settings: object, summa
                      ("before_compact", before_compact)):
         if fn is not None and not callable(fn):
             raise TypeError(f"{name} must be a function, not {type(fn).__name__}")
-    if isinstance(compactable_tools, str) or (compactable_tools is not None and not (
-            isinstance(compactable_tools, Sequence | frozenset | set)
-            and all(isinstance(t, str) for t in compactable_tools))):
-        raise TypeError(f"compactable_tools must be a list of tool names, not {compactable_tools!r}")
+    if event_handler is not None and is_async(event_handler):
+        # It is called as each event happens, inside the layers, and never awaited: an async one
+        # made a coroutine per event that nothing ran, and every event was lost.
+        raise TypeError("event_handler must be a plain function (it is called as each event happens, "
+                        "never awaited), not an async one: append the event to a list or an asyncio.Queue")
+    check_tool_names("compactable_tools", compactable_tools)
     if isinstance(store, type):
         raise TypeError(f"store must be a HistoryStore instance ({store.__name__}()), not the class {store.__name__}")
     missing = [m for m in ("append", "archive", "rewrite") if store is not None and not callable(getattr(store, m, None))]
     if missing:
         raise TypeError(f"store must be a HistoryStore (append, archive, rewrite); {type(store).__name__} has no "
                         f"{', '.join(missing)}")
+
+
+def is_async(fn: object) -> bool:
+    """An `async def` function, or an object whose `__call__` is one."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
+
+
+def check_tool_names(name: str, value: object) -> None:
+    """A list (or tuple or set) of tool names, said without a Python repr when it is not one."""
+    if value is None:
+        return
+    if isinstance(value, str):
+        raise TypeError(f"{name} must be a list of tool names, not {value!r}")
+    if not isinstance(value, Sequence | frozenset | set):
+        raise TypeError(f"{name} must be a list of tool names, not {type(value).__name__}")
+    for i, tool in enumerate(value):
+        if not isinstance(tool, str):
+            raise TypeError(f"{name} must be a list of tool names, but item {i + 1} is {type(tool).__name__}, "
+                            "not a name")
 
 
 def check_history(messages: object, where: str) -> None:

@@ -24,6 +24,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
+    ModelResponse,
     SystemPromptPart,
     repair_messages,
 )
@@ -31,7 +32,7 @@ from pydantic_ai.messages import (
 from .plumbing.events import one_line
 from .plumbing.stores import HistoryStore
 
-__all__ = ["HistoryNotSaved", "LoadableStore", "StoreSync", "keep_system_prompts", "stamp_new"]
+__all__ = ["HistoryNotSaved", "LoadableStore", "StoreSync", "keep_system_prompts", "loaded", "stamp_new"]
 
 
 def opening_system_prompts(messages: Sequence[ModelMessage]) -> list[SystemPromptPart]:
@@ -88,6 +89,20 @@ class LoadableStore(Protocol):
     """A store that can say what it already holds: a new `ContextManager` resumes onto it."""
 
     def load_messages(self) -> Sequence[ModelMessage]: ...
+
+
+def loaded(store: LoadableStore) -> list[ModelMessage]:
+    """What `store.load_messages()` says it holds, refused in one line when it is not a list of
+    messages (None for "nothing yet" failed as "'NoneType' object is not iterable")."""
+    held = store.load_messages()
+    if isinstance(held, str | bytes) or not isinstance(held, Sequence):
+        raise TypeError(f"{type(store).__name__}.load_messages() must return a list of messages ([] when it holds "
+                        f"none), not {type(held).__name__}")
+    for i, m in enumerate(held):
+        if not isinstance(m, ModelRequest | ModelResponse):
+            raise TypeError(f"{type(store).__name__}.load_messages() must return a list of messages, but item "
+                            f"{i + 1} is {type(m).__name__}")
+    return list(held)
 
 
 class HistoryNotSaved(OSError):
@@ -186,7 +201,7 @@ class StoreSync:
         if not self.started:
             self.started = True
             if isinstance(store, LoadableStore):
-                self.held = list(store.load_messages())  # a new capability on a store that holds the conversation
+                self.held = loaded(store)  # a new capability on a store that holds the conversation
                 n = self.common(messages, deep=True)
                 if n == len(self.held):
                     self.held = list(messages[:n])  # the caller's objects from now on

@@ -84,8 +84,9 @@ class ContextManager(ManagerState):
       calibrated by the reported usage.
     - `store`: where the history and its archives go; None: an `InMemoryStore` per conversation.
     - `compactable_tools`: the tools whose old results L3 may clear; None: every tool.
-    - `event_handler`: called with every layer action and compaction (typed events); an exception
-      it raises is logged and counted in `handler_errors`, never raised into the run.
+    - `event_handler`: a plain function (not async), called with every layer action and compaction
+      (typed events); an exception it raises is logged and counted in `handler_errors`, never
+      raised into the run.
     - `notes_in_background`: let a notes request outlive its run (then `await drain()` before exiting).
     - `max_conversations`: conversations kept at once (least recently used dropped).
     - `prices`: the model's prices, which decide when compacting pays (`Prices`).

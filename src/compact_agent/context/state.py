@@ -11,6 +11,7 @@ neither is imported here.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import logging
 from collections import OrderedDict
@@ -28,7 +29,7 @@ from .compaction.memory import SessionMemory
 from .compaction.result import CompactionError, CompactionResult, Summarize
 from .compaction.summarizer import SharedPrefixSummarizer
 from .compaction.summary import carried_tokens
-from .contract import LoadableStore, StoreSync
+from .contract import LoadableStore, StoreSync, loaded
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
 from .layers import frozen
@@ -205,11 +206,17 @@ class ManagerState(AbstractCapability[Any]):
             if sink is None:
                 continue
             try:
-                sink(event)
+                answer = sink(event)
             except Exception as e:  # noqa: BLE001 - an observer's failure is its own
                 self.handler_errors += 1
                 log.warning("the event handler raised on a %s/%s event (%s); the run goes on",
                             event.layer, event.action, one_line(e))
+                continue
+            if inspect.iscoroutine(answer):  # an async handler the constructor could not tell apart
+                answer.close()  # never run: closed, so no "never awaited" warning per event
+                self.handler_errors += 1
+                log.warning("the event handler returned a coroutine for a %s/%s event, which is not awaited: "
+                            "it must be a plain function", event.layer, event.action)
 
     def summary_model_for_now(self) -> Model:
         """The model that writes a summary now (see `summary_model`)."""
@@ -243,7 +250,7 @@ class ManagerState(AbstractCapability[Any]):
         itself at the first request).
         """
         if messages is None:
-            messages = list(self.store.load_messages()) if isinstance(self.store, LoadableStore) else []
+            messages = loaded(self.store) if isinstance(self.store, LoadableStore) else []
         check_history(messages, "resume")
         self._sync.reset(messages)
         self.learn_conversation(messages)

@@ -59,6 +59,8 @@ class Prices:
             unit = "seconds" if name == "ttl_s" else "USD per million tokens"
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
                 raise ValueError(f"Prices.{name} must be a number of {unit}, 0 or more, not {value!r}")
+        if not isinstance(self.known, bool):  # "false" read from a config is true: every decision priced
+            raise TypeError(f"Prices.known must be True or False, not {type(self.known).__name__} {self.known!r}")
 
     @property
     def resend(self) -> float:

@@ -84,8 +84,19 @@ class CompactionSettings:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "compactable_tools":
-                if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                # A tuple or set of names is taken as the list it names (ContextManager takes them too).
+                if isinstance(value, tuple | set | frozenset) and all(isinstance(t, str) for t in value):
+                    object.__setattr__(self, f.name, list(value) if isinstance(value, tuple) else sorted(value))
+                    continue
+                if isinstance(value, str):
                     raise TypeError(f"CompactionSettings.compactable_tools must be a list of tool names, not {value!r}")
+                if not isinstance(value, list):
+                    raise TypeError("CompactionSettings.compactable_tools must be a list of tool names, "
+                                    f"not {type(value).__name__}")
+                for i, tool in enumerate(value):
+                    if not isinstance(tool, str):
+                        raise TypeError("CompactionSettings.compactable_tools must be a list of tool names, but "
+                                        f"item {i + 1} is {type(tool).__name__}, not a name")
                 continue
             if f.type in (bool, "bool"):
                 if not isinstance(value, bool):

@@ -71,6 +71,14 @@ class InMemoryStore:
     max_archives: int = 8
     archives_dropped: int = 0
 
+    def __post_init__(self) -> None:
+        # Checked here: a string failed every compaction later, at its archive, with a bare comparison error.
+        if isinstance(self.max_archives, bool) or not isinstance(self.max_archives, int):
+            raise TypeError(f"InMemoryStore.max_archives must be a whole number, 0 or more, "
+                            f"not {type(self.max_archives).__name__} {self.max_archives!r}")
+        if self.max_archives < 0:
+            raise ValueError(f"InMemoryStore.max_archives must be a whole number, 0 or more, not {self.max_archives}")
+
     def append(self, messages: Sequence[ModelMessage]) -> None:
         self.messages.extend(messages)
 
