@@ -42,3 +42,23 @@ async def test_hook_output_reaches_the_model_without_the_key(tmp_path: Path) -> 
     assert any("OPENAI_API_KEY=[REDACTED]" in r for r in sent)  # the hook did run and its output went
     assert len(sent) >= 3
     assert not [r for r in sent if KEY in r]
+
+
+async def test_a_shell_command_typed_in_the_repl_shows_and_sends_no_key(tmp_path: Path, monkeypatch) -> None:
+    """`!cat .env` runs as the bash tool does, and its output goes to the terminal and with the next
+    message: the key in it is redacted in both, as in the bash tool's result."""
+    from tests.ui.repl_driver import drive
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)  # registered as the key in use when the model is built
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+    sent: list[str] = []
+
+    def model(req: ChatRequest) -> Reply:
+        sent.append(json.dumps(req.body))
+        return Reply.text("noted")
+
+    run = await drive(tmp_path, model, ["!cat .env\r", "what is in it?\r"])
+    assert run.prompts and "OPENAI_API_KEY=[REDACTED]" in run.prompts[0]
+    assert KEY not in run.out
+    assert sent and not [r for r in sent if KEY in r]

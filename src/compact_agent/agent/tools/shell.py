@@ -144,7 +144,9 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     if not done:
         reader.cancel()
     out, odd = sink.text(cap)
-    out = out.rstrip("\n") or "(no output)"
+    # A file or a wrapper's /proc may still hold the key: redacted here, for the bash tool's result
+    # and for `!cmd` in the REPL alike, whose output is shown and goes with the next message.
+    out = secrets.redact(out.rstrip("\n")) or "(no output)"
     if odd:
         notes.append(NOT_UTF8)
     if code < 0:
