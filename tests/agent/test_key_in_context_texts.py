@@ -62,3 +62,26 @@ async def test_a_shell_command_typed_in_the_repl_shows_and_sends_no_key(tmp_path
     assert run.prompts and "OPENAI_API_KEY=[REDACTED]" in run.prompts[0]
     assert KEY not in run.out
     assert sent and not [r for r in sent if KEY in r]
+
+
+async def test_an_instruction_file_reaches_the_system_prompt_without_the_key(tmp_path: Path) -> None:
+    """AGENTS.md is read into the system prompt of every request: a key written in it (the notes
+    of how to run the project) goes there redacted, as the file read with read_file would."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / "AGENTS.md").write_text(f"Run the tests with OPENAI_API_KEY={KEY} make test.\n")
+    sent: list[str] = []
+
+    def model(req: ChatRequest) -> Reply:
+        sent.append(json.dumps(req.body))
+        return Reply.text("noted")
+
+    with FakeOpenAIServer(model, api_key=KEY) as server:
+        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=KEY,
+                                        permission_mode="yes", home=tmp_path / "home"))
+        try:
+            await s.run_turn("how do I run the tests?")
+        finally:
+            s.close()
+    assert sent and all("OPENAI_API_KEY=[REDACTED] make test" in r for r in sent)
+    assert not [r for r in sent if KEY in r]

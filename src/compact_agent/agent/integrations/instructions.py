@@ -9,7 +9,9 @@ where they disagree. The same file reached twice (a symlink `CLAUDE.md -> AGENTS
 The files go into every request without anyone approving them, and a repository can make
 `AGENTS.md` a symlink (git keeps them) to `../outside/secret.txt` or `/proc/self/environ`. So a
 file is read only when it resolves inside the repository (the user-level file: inside the user
-config dir), only when it is a regular file, and only as much of it as there is room for.
+config dir), only when it is a regular file, and only as much of it as there is room for. A
+provider key written in one (how to run the project's tests) goes out redacted, as the file read
+with read_file would.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ... import secrets
 from ...regular_file import read_capped
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
@@ -67,7 +70,7 @@ def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
             raw = read_capped(real, room * 4, truncate=True)
         except (OSError, RuntimeError):  # missing, not a regular file, unreadable, a symlink loop
             continue
-        text = raw.decode("utf-8", errors="replace").strip()
+        text = secrets.redact(raw.decode("utf-8", errors="replace")).strip()
         if not text:
             continue
         text = text[:room]
