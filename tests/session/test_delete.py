@@ -88,6 +88,28 @@ def sessions(*args: str) -> Result:
     return CliRunner().invoke(app, ["sessions", *args])
 
 
+def entries(history: bytes) -> list[bytes]:
+    """The prompt history's entries, each from the empty line before its comment line (what comes
+    before the first too)."""
+    out = [b""]
+    for line in history.splitlines(keepends=True):
+        if line.startswith(b"#"):
+            blank = out[-1].endswith(b"\n\n") or out[-1] == b"\n"
+            out[-1] = out[-1][:-1] if blank else out[-1]
+            out.append(b"\n" if blank else b"")
+        out[-1] += line
+    return out
+
+
+def age(root: Path, session_id: str, days: float, now: float | None = None) -> None:
+    """Make every file of the session (its file, archives, side folder, sent record) `days` days old."""
+    when = (time.time() if now is None else now) - days * DAY
+    for p in [root / f"{session_id}.jsonl", root / FOLDER / f"{session_id}.jsonl",
+              *(root / "compact-history").glob(f"{session_id}-*"), *(root / session_id).rglob("*"), root / session_id]:
+        if os.path.lexists(p):
+            os.utime(p, (when, when), follow_symlinks=False)
+
+
 def test_a_session_is_removed_with_everything_it_owns_and_nothing_else(s: Sessions) -> None:
     before = files(s.home)
     owned = {k: v for k, v in before.items() if s.a in k}
@@ -98,13 +120,20 @@ def test_a_session_is_removed_with_everything_it_owns_and_nothing_else(s: Sessio
     assert str(rel / FOLDER / f"{s.a}.jsonl") in owned
     assert any("checkpoints/blobs/" in k for k in owned) and str(rel / s.a / "events.jsonl") in owned
     side = [k for k, v in owned.items() if k.startswith(str(rel / s.a) + "/") and v is not None]
-    freed = sum(len(v) for v in owned.values() if isinstance(v, bytes))
+    # The lines typed in it are in the project's prompt history, each entry naming its session.
+    history = str(rel / "prompt_history")
+    typed = before[history]
+    assert isinstance(typed, bytes) and typed.count(f" session={s.a}\n".encode()) == 3
+    kept = b"".join(e for e in entries(typed) if f" session={s.a}\n".encode() not in e)
+    freed = sum(len(v) for v in owned.values() if isinstance(v, bytes)) + len(typed) - len(kept)
 
     res = sessions("--delete", s.a)
     assert res.exit_code == 0, res.output
     assert res.stdout == (f"removed session {s.a}: the session file, 1 archive, {len(side)} side files, "
-                          f"the record of its sent prompts ({size_text(freed)} freed)\n")
-    assert files(s.home) == {k: v for k, v in before.items() if s.a not in k}  # the other session as it was
+                          f"the record of its sent prompts, 3 prompts in the prompt history ({size_text(freed)} freed)\n")
+    # the other session as it was, its prompts in the history byte for byte
+    assert files(s.home) == {**{k: v for k, v in before.items() if s.a not in k}, history: kept}
+    assert kept.count(f" session={s.b}\n".encode()) == 3
     listed = sessions()
     assert s.a not in listed.stdout and s.b in listed.stdout
 
@@ -176,8 +205,11 @@ def test_hostile_ids_and_links_never_reach_outside_the_data_dir(s: Sessions, tmp
     res = sessions("--delete", s.a)
     assert res.exit_code == 0, res.output
     assert files(outside) == outside_before  # the links went, not what they point to
-    assert files(s.home) == {**{k: v for k, v in before.items() if s.a not in k and "evil" not in k},
-                             "/".join([*rel, "other"]): b"not a side folder\n"}
+    history = "/".join([*rel, "prompt_history"])
+    after = files(s.home)
+    assert after.pop(history) == b"".join(e for e in entries(before.pop(history)) if s.a.encode() not in e)  # type: ignore[arg-type]
+    assert after == {**{k: v for k, v in before.items() if s.a not in k and "evil" not in k},
+                     "/".join([*rel, "other"]): b"not a side folder\n"}
 
 
 def test_a_folder_of_sessions_that_is_a_link_out_of_the_data_dir_is_refused(s: Sessions, tmp_path: Path) -> None:
@@ -213,9 +245,8 @@ def test_a_session_in_use_is_not_removed(s: Sessions) -> None:
 
 
 def test_sessions_older_than_the_days_given_are_removed(s: Sessions) -> None:
-    now = time.time()
-    os.utime(s.root / f"{s.a}.jsonl", (now - 40 * DAY, now - 40 * DAY))
-    os.utime(s.root / f"{s.b}.jsonl", (now - 10 * DAY, now - 10 * DAY))
+    age(s.root, s.a, 40)
+    age(s.root, s.b, 10)
     res = sessions("--delete-older-than", "30")
     assert res.exit_code == 0, res.output
     assert res.stdout.startswith(f"removed session {s.a}: ") and res.stdout.count("\n") == 1
@@ -254,7 +285,7 @@ def test_temp_files_a_killed_writer_left_of_the_session_go_with_it(s: Sessions) 
                  f".{s.b}.jsonl.0a1b2c3d.tmp", f"compact-history/.{s.b}-20261201-120000-000001.jsonl.0a1b2c3d.tmp"):
         (s.root / name).write_text("half a rewrite")
     res = sessions("--delete", s.a)
-    assert res.exit_code == 0 and ", 2 temp files (" in res.stdout, res.output
+    assert res.exit_code == 0 and ", 2 temp files, 3 prompts in the prompt history (" in res.stdout, res.output
     assert not any(s.a in k for k in files(s.home))
     assert (s.root / f".{s.b}.jsonl.0a1b2c3d.tmp").exists()
     assert (s.root / f"compact-history/.{s.b}-20261201-120000-000001.jsonl.0a1b2c3d.tmp").exists()
@@ -267,8 +298,7 @@ def test_a_dry_run_says_what_would_go_and_removes_nothing(s: Sessions) -> None:
     assert dry.exit_code == 0, dry.output
     assert files(s.home) == before
     assert dry.stdout.startswith(f"would remove session {s.a}: the session file, 1 archive, ")
-    now = time.time()
-    os.utime(s.root / f"{s.a}.jsonl", (now - 40 * DAY, now - 40 * DAY))
+    age(s.root, s.a, 40)
     old = sessions("--delete-older-than", "30", "--dry-run")
     assert (old.exit_code, old.stdout) == (0, dry.stdout) and files(s.home) == before
     real = sessions("--delete", s.a)
@@ -295,3 +325,91 @@ def test_a_file_under_a_session_name_that_is_no_session_is_never_removed(s: Sess
     res = sessions("--delete-older-than", "300")
     assert (res.exit_code, res.stdout) == (0, "no sessions older than 300 days\n")
     assert stray.read_bytes() == b"another program's data\n"
+
+
+def test_a_session_is_as_old_as_the_newest_of_its_files(s: Sessions) -> None:
+    """A session whose file was last written long ago but whose side files were written lately (a
+    checkpoint, notes, an archive) is not old: its age is that of the newest of its files."""
+    t = time.time()
+    for newer in ["compact-history", s.a, FOLDER]:
+        age(s.root, s.a, 40, now=t)
+        age(s.root, s.b, 40, now=t)
+        path = next(p for p in sorted((s.root / newer).rglob("*")) if p.is_file() and s.a in str(p))
+        os.utime(path, (t - 2 * DAY, t - 2 * DAY))
+        assert removal.older_than(s.root, 30, now=lambda: t) == [s.b], path
+        assert removal.older_than(s.root, 1, now=lambda: t) == [s.b, s.a], path  # oldest first
+    res = sessions("--delete-older-than", "0")
+    assert res.exit_code == 0 and res.stdout.count("removed session ") == 2, res.output
+
+
+def test_what_is_left_of_a_session_whose_file_is_gone_goes_with_the_old_sessions(s: Sessions) -> None:
+    """A session file removed by hand left its archives, side folder, sent record and prompts behind,
+    which no `--delete` could name: `--delete-older-than` removes them as old as that, and says so.
+    A folder in the folder of sessions that holds no session's files is not ours, and stays."""
+    rel = s.root.relative_to(s.home)
+    (s.root / f"{s.a}.jsonl").unlink()
+    (s.root / f".{s.a}.jsonl.0a1b2c3d.tmp").write_text("half a rewrite")
+    (s.root / "photos").mkdir()
+    (s.root / "photos" / "cat.jpg").write_bytes(b"not ours")
+    (s.root / "compact-history" / "notes.txt").write_text("not an archive\n")
+    age(s.root, s.a, 25)
+    then = time.time() - 25 * DAY
+    os.utime(s.root / f".{s.a}.jsonl.0a1b2c3d.tmp", (then, then))
+    old = time.time() - 400 * DAY
+    for p in [s.root / "photos", s.root / "photos" / "cat.jpg", s.root / "compact-history" / "notes.txt"]:
+        os.utime(p, (old, old))
+    before = files(s.home)
+    owned = {k: v for k, v in before.items() if s.a in k}
+    assert any(k.startswith(str(rel / "compact-history" / s.a)) for k in owned) and str(rel / s.a / "lock") in owned
+    side = [k for k, v in owned.items() if k.startswith(str(rel / s.a) + "/") and v is not None]
+
+    res = sessions("--delete-older-than", "30")  # too new for that
+    assert (res.exit_code, res.stdout) == (0, "no sessions older than 30 days\n") and files(s.home) == before
+    dry = sessions("--delete-older-than", "20", "--dry-run")
+    assert dry.exit_code == 0 and files(s.home) == before, dry.output
+    assert dry.stdout.startswith(f"would remove what was left of session {s.a}, whose session file is gone: 1 archive, "
+                                 f"{len(side)} side files, the record of its sent prompts, 1 temp file, 3 prompts in "
+                                 "the prompt history ("), dry.stdout
+    assert dry.stdout.count("\n") == 1
+    res = sessions("--delete-older-than", "20")
+    assert res.exit_code == 0, res.output
+    assert res.stdout == dry.stdout.replace("would remove", "removed").replace(" to free)", " freed)")
+    after = files(s.home)
+    typed = after[str(rel / "prompt_history")]
+    assert not any(s.a in k for k in after) and isinstance(typed, bytes) and f"session={s.a}".encode() not in typed
+    assert {k: v for k, v in after.items() if "prompt_history" not in k} == \
+        {k: v for k, v in before.items() if s.a not in k and "prompt_history" not in k}  # photos, notes, s.b stay
+    assert (s.root / "photos" / "cat.jpg").read_bytes() == b"not ours"
+    res = sessions("--delete-older-than", "20")
+    assert (res.exit_code, res.stdout) == (0, "no sessions older than 20 days\n")
+
+
+def test_the_prompts_of_a_session_leave_the_prompt_history_with_it(s: Sessions) -> None:
+    """A secret pasted into a session stayed in the project's prompt history after the session was
+    removed, one up-arrow away. Its entries go; another session's, and those an earlier version
+    wrote (which name no session), stay byte for byte; the REPL reads the history as before."""
+    from datetime import datetime
+
+    from compact_agent.session import prompt_history
+    from compact_agent.ui.prompt_input import RedactedHistory
+
+    history = s.root / "prompt_history"
+    history.write_bytes(b"\n# 2026-01-01 10:00:00.000000\n+typed by an earlier version\n")
+    at = datetime(2026, 12, 4, 12, 0)
+    prompt_history.append(history, "deploy with\nhunter2-secret-token", s.a, now=lambda: at)
+    prompt_history.append(history, "another session's line", s.b, now=lambda: at)
+    prompt_history.append(history, "/compact", s.a, now=lambda: at)
+    assert list(RedactedHistory(str(history)).load_history_strings()) == [
+        "/compact", "another session's line", "deploy with\nhunter2-secret-token", "typed by an earlier version"]
+
+    dry = sessions("--delete", s.a, "--dry-run")
+    assert dry.exit_code == 0 and ", 2 prompts in the prompt history (" in dry.stdout, dry.output
+    assert b"hunter2" in history.read_bytes()
+    res = sessions("--delete", s.a)
+    assert res.exit_code == 0 and ", 2 prompts in the prompt history (" in res.stdout, res.output
+    assert history.read_bytes() == (b"\n# 2026-01-01 10:00:00.000000\n+typed by an earlier version\n"
+                                    b"\n# 2026-12-04 12:00:00 session=" + s.b.encode() + b"\n+another session's line\n")
+    assert list(RedactedHistory(str(history)).load_history_strings()) == [
+        "another session's line", "typed by an earlier version"]
+    assert history.stat().st_mode & 0o777 == 0o600
+    assert not [p for p in s.root.iterdir() if p.name.endswith(".tmp")]

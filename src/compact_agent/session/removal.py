@@ -7,8 +7,18 @@ A session is more than its file `<root>/<id>.jsonl`. Beside it, in the project's
   the read state, a large input set aside, torn lines set aside (journal.py);
 - `compact-history/<id>-<stamp>.jsonl`: the full transcript archived before each compaction (archives.py);
 - `sent_prompts/<id>.jsonl`: how each prompt sent was shown (ui/sent_record.py);
-- temp files a killed writer left of these (`.<id>.jsonl.<hex>.tmp`, `.<id>-<stamp>.jsonl.<hex>.tmp`).
-What the sessions of the project share (the prompt history, the folders above) stays.
+- temp files a killed writer left of these (`.<id>.jsonl.<hex>.tmp`, `.<id>-<stamp>.jsonl.<hex>.tmp`);
+- its entries in the project's prompt history (prompt_history.py): the lines typed in it, which
+  up-arrow brought back after the session was gone (a secret pasted into it included). The other
+  entries stay, byte for byte; an entry an earlier version wrote names no session and stays.
+What the sessions of the project share (the prompt history itself, the folders above) stays.
+
+`--delete-older-than DAYS` measures a session's age by the newest of its files (the session file,
+its archives, its side folder's files, its record of sent prompts): a session written to only in its
+side folder (checkpoints, notes) lately is not old. It also removes, as old as that, what is left of
+a session whose file is gone (removed by hand, or by another program): its archives, its side folder
+(one that holds a session's files: its lock, its event log, …), its record of sent prompts, its temp
+files and its prompts, which no `--delete` could reach; its line says so.
 
 Nothing is removed from a session another process holds (its lock is taken, and held until the
 session file is gone: no run can open it meanwhile), and nothing outside the project's folder of
@@ -35,14 +45,20 @@ from pathlib import Path
 
 from ..ui.sent_record import FOLDER as SENT_FOLDER
 from ..words import plural
+from . import prompt_history
 from .archives import archive_moment, session_archives
 from .files import SessionError, SessionLocked, list_sessions
+from .journal import SET_ASIDE
 from .locks import LOCK_FILE
 from .not_a_session import is_not_a_session
 
 ARCHIVES = "compact-history"
 #: Names in the folder of sessions that belong to all its sessions: never a session's side folder.
-SHARED = frozenset({ARCHIVES, SENT_FOLDER, "prompt_history"})
+SHARED = frozenset({ARCHIVES, SENT_FOLDER, prompt_history.NAME})
+#: What a session's side folder holds (store.py and the modules that write there): a folder in the
+#: folder of sessions without its session file is removed only if it holds one of these.
+SIDE_NAMES = frozenset({LOCK_FILE, "events.jsonl", "tool-results", "collapse", "checkpoints", "layers.json",
+                        "notes.md", "todos.json", "usage.jsonl", "read_state.json", SET_ASIDE})
 DAY = 86_400.0
 
 
@@ -60,8 +76,10 @@ class Removed:
     side_files: int = 0
     sent_record: bool = False
     others: int = 0  # temp files a killed writer left
+    prompts: int = 0  # its entries in the project's prompt history
     freed: int = 0  # bytes
     dry: bool = False  # counted, not removed (`--dry-run`)
+    orphan: bool = False  # what was left of a session whose file was gone
     _counted: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (device, inode) of files counted
 
     def line(self) -> str:
@@ -70,11 +88,13 @@ class Removed:
                 *([plural(self.archives, "archive")] if self.archives else []),
                 *([plural(self.side_files, "side file")] if self.side_files else []),
                 *(["the record of its sent prompts"] if self.sent_record else []),
-                *([plural(self.others, "temp file")] if self.others else [])]
+                *([plural(self.others, "temp file")] if self.others else []),
+                *([f"{plural(self.prompts, 'prompt')} in the prompt history"] if self.prompts else [])]
+        whose = (f"what was left of session {self.session_id}, whose session file is gone"
+                 if self.orphan else f"session {self.session_id}")
         if self.dry:
-            return (f"would remove session {self.session_id}: {', '.join(what) or 'nothing'} "
-                    f"({size_text(self.freed)} to free)")
-        return f"removed session {self.session_id}: {', '.join(what) or 'nothing'} ({size_text(self.freed)} freed)"
+            return f"would remove {whose}: {', '.join(what) or 'nothing'} ({size_text(self.freed)} to free)"
+        return f"removed {whose}: {', '.join(what) or 'nothing'} ({size_text(self.freed)} freed)"
 
 
 def size_text(n: int) -> str:
@@ -118,29 +138,125 @@ def _a_session(root: Path, session_id: str) -> str:
 
 
 def older_than(root: Path, days: int, now: Callable[[], float] = time.time) -> list[str]:
-    """The ids of `root`'s sessions whose file was last written more than `days` days ago, oldest
-    first; every session of the folder, also those a listing folds (`sessions --all` lists them),
-    and no file under a session's name that is no session."""
+    """The ids of `root`'s sessions last written more than `days` days ago (the newest time of the
+    session file and its side files, `last_written`), oldest first; every session of the folder,
+    also those a listing folds (`sessions --all` lists them), and no file under a session's name
+    that is no session."""
     cutoff = now() - days * DAY
     found: list[tuple[float, str]] = []
     for p in list_sessions(root):
         with contextlib.suppress(OSError):
-            if (when := p.stat().st_mtime) < cutoff and not is_not_a_session(p):
+            if p.stat().st_mtime < cutoff and (when := last_written(root, p.stem)) < cutoff \
+                    and not is_not_a_session(p):
                 found.append((when, p.stem))
     return [sid for _, sid in sorted(found)]
+
+
+def orphans_older_than(root: Path, days: int, now: Callable[[], float] = time.time) -> list[str]:
+    """The ids of sessions of `root` whose file is gone and whose side files (`orphans`) were
+    last written more than `days` days ago, oldest first."""
+    cutoff = now() - days * DAY
+    found = [(when, sid) for sid in orphans(root) if (when := last_written(root, sid)) < cutoff]
+    return [sid for _, sid in sorted(found)]
+
+
+def orphans(root: Path) -> list[str]:
+    """The ids of sessions whose file `<root>/<id>.jsonl` is gone and of which something is left:
+    archives, a side folder holding a session's files (`SIDE_NAMES`), a record of sent prompts,
+    temp files. Only names ours alone make count; a name that could be an archive of a session that
+    is there is that session's."""
+    present = {p.name.removesuffix(".jsonl") for p in _entries(root) if p.name.endswith(".jsonl")}
+    found: set[str] = set()
+    for p in _entries(root):
+        name = p.name
+        if name.startswith(".") and (m := re.fullmatch(r"\.(.+)\.jsonl\.[0-9a-f]+\.tmp", name)):
+            found.add(m[1])
+        elif name not in SHARED and not name.startswith(".") and _is_side_folder(p):
+            found.add(name)
+    if (archives := _real_dir(root / ARCHIVES)) is not None:
+        for p in _entries(archives):
+            ids = _archive_ids(p.name.removeprefix("."), temp=p.name.startswith("."))
+            if ids and not ids & present:
+                found.add(max(ids, key=len))
+    if (sent := _real_dir(root / SENT_FOLDER)) is not None:
+        found.update(p.stem for p in _entries(sent) if p.name.endswith(".jsonl") and not p.name.startswith("."))
+    return sorted(sid for sid in found - present if _a_possible_id(sid))
+
+
+def _a_possible_id(session_id: str) -> bool:
+    return bool(session_id) and not session_id.startswith(".") and not any(c in session_id for c in "/\\\0") \
+        and session_id not in SHARED and not session_id.endswith(".jsonl")
+
+
+def _archive_ids(name: str, temp: bool = False) -> set[str]:
+    """The session ids an archive's name (or, `temp`, its temp file's without the leading dot) can
+    be of: every start of it before a `-` that leaves a stamp (archives.py)."""
+    if temp:
+        m = re.fullmatch(r"(.+)\.[0-9a-f]+\.tmp", name)
+        if m is None:
+            return set()
+        name = m[1]
+    return {name[:i] for i, c in enumerate(name) if c == "-" and archive_moment(Path(name), name[:i]) is not None}
+
+
+def _is_side_folder(path: Path) -> bool:
+    """Whether `path` is a folder itself (not a link) that holds a session's files."""
+    return _real_dir(path) is not None and any(p.name in SIDE_NAMES for p in _entries(path))
+
+
+def last_written(root: Path, session_id: str) -> float:
+    """The newest modification time of session `session_id`'s file and of every file it owns
+    (archives and their temp files, its side folder and what it holds, its record of sent prompts,
+    temp files of its session file); links are not followed. 0 when none of them is there."""
+    times: list[float] = []
+
+    def note(path: Path) -> None:
+        with contextlib.suppress(OSError):
+            times.append(os.lstat(path).st_mtime)
+
+    note(root / f"{session_id}.jsonl")
+    if (archives := _real_dir(root / ARCHIVES)) is not None:
+        for p in session_archives(archives, session_id):
+            note(p)
+        for p in _entries(archives):
+            if _archive_temp(p.name, session_id):
+                note(p)
+    if (sent := _real_dir(root / SENT_FOLDER)) is not None:
+        note(sent / f"{session_id}.jsonl")
+    temp = re.compile(rf"\.{re.escape(session_id)}\.jsonl\.[0-9a-f]+\.tmp")
+    for p in _entries(root):
+        if temp.fullmatch(p.name):
+            note(p)
+    if _a_possible_id(session_id) and _real_dir(side := root / session_id) is not None:
+        for folder, dirs, names in os.walk(side):  # links to folders are listed, never walked into
+            for name in dirs + names:
+                note(Path(folder) / name)
+    return max(times, default=0.0)
 
 
 def remove(root: Path, session_id: str, dry: bool = False) -> Removed:
     """Remove session `session_id` of `root` and everything it owns (`dry`: count it, remove
     nothing). SessionLocked when another process holds it (nothing removed); RemovalError naming
-    the file that could not be removed."""
+    the file that could not be removed. A session whose file is gone (`Removed.orphan`) loses its
+    side folder only when that is a folder holding a session's files: another folder or a link of
+    that name is not known to be ours."""
     if not session_id or session_id.startswith(".") or any(c in session_id for c in "/\\\0"):
         raise RemovalError(f"no session {session_id} for this directory")
+    orphan = not _exists(root / f"{session_id}.jsonl")
     # A session named like a shared folder, or like another session's file (`X.jsonl.jsonl`), has no side folder.
     side = root / session_id if session_id not in SHARED and not session_id.endswith(".jsonl") else None
+    if side is not None and orphan and not _is_side_folder(side):  # nor a link: where it points is not known
+        side = None
     lock = _hold(side, session_id) if side is not None else None
-    out = Removed(session_id, dry=dry)
+    out = Removed(session_id, dry=dry, orphan=orphan)
     try:
+        history = root / prompt_history.NAME
+        try:  # before the session file, which goes last: a removal cut short can be tried again
+            out.prompts, freed = prompt_history.drop_session(history, session_id, dry)
+        except OSError as e:
+            raise RemovalError(f"could not remove the prompts of session {session_id} from {history}: "
+                               f"{e.strerror or e}") from None
+        out.freed += freed
         if (archives := _real_dir(root / ARCHIVES)) is not None:
             for p in session_archives(archives, session_id):
                 out.archives += _unlink(p, out)
@@ -264,6 +380,7 @@ def run(root: Path, home: Path, ids: Sequence[str], days: int | None, say: Calla
         check_root(root, home)
         if days is not None:
             chosen = older_than(root, days, now)
+            chosen += orphans_older_than(root, days, now)  # what is left of sessions whose file is gone
             if not chosen:
                 say(f"no sessions older than {plural(days, 'day')}")
         else:

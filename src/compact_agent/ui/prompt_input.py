@@ -9,7 +9,8 @@
   (`@"odd dir/`, open for a folder), and Tab completes on inside it (agent/run/mention_syntax.py).
 - Up-arrow history is shared by every session of the project (`prompt_history` beside them), so a
   command typed yesterday is one key away after `--continue` or `/clear`; Ctrl-R searches it. An API
-  key typed or pasted into a line is kept there as `[REDACTED]`, as in the session file.
+  key typed or pasted into a line is kept there as `[REDACTED]`, as in the session file. Each entry
+  names the session it was typed in: removing that session takes it out (session/prompt_history.py).
 - Ctrl-O shows the last turn's tool output in full above the prompt (what is typed stays), the key
   Claude Code uses; Ctrl-R keeps its shell meaning.
 - A paste of more than a few lines shows as `[pasted 240 lines]` while it is edited and after it is
@@ -34,6 +35,7 @@ from prompt_toolkit.keys import Keys
 
 from .. import secrets
 from ..agent.run.mention_syntax import partial, written
+from ..session import prompt_history
 from ..session.files import ensure_private_file
 from .paste_guard import PlaceholderGuard
 from .paste_keys import PasteKeys
@@ -139,17 +141,23 @@ class RedactedHistory(FileHistory):
     """The prompt history with every registered key replaced by `[REDACTED]`: in the file, and in
     what up-arrow and Ctrl-R bring back (also from a file an earlier version wrote with the key).
     A line holding `[pasted 240 lines]` is kept with the paste in it: the placeholder means nothing
-    once the line is sent."""
+    once the line is sent. Each entry is written with the id of the session it was typed in
+    (`session`, asked at each line: /clear and /resume change it), under the file's lock."""
 
-    def __init__(self, filename: str, pastes: Pastes | None = None) -> None:
+    def __init__(self, filename: str, pastes: Pastes | None = None,
+                 session: Callable[[], str | None] = lambda: None) -> None:
         super().__init__(filename)
         self.pastes = pastes
+        self.session = session
 
     def load_history_strings(self) -> Iterable[str]:
         return [secrets.redact(line) for line in super().load_history_strings()]
 
     def append_string(self, string: str) -> None:
         super().append_string(secrets.redact(self.pastes.expand(string) if self.pastes is not None else string))
+
+    def store_string(self, string: str) -> None:
+        prompt_history.append(Path(os.fsdecode(self.filename)), string, self.session())
 
 
 def history_lines(path: Path) -> Callable[[], list[str]]:
@@ -159,21 +167,22 @@ def history_lines(path: Path) -> Callable[[], list[str]]:
 
 
 def history_path(project_root: Path) -> Path:
-    return project_root / "prompt_history"
+    return project_root / prompt_history.NAME
 
 
 def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path,
                 toolbar: Any = None, on_expand: Callable[[], Awaitable[None]] | None = None,
                 pastes: Pastes | None = None, clock: Callable[[], float] = time.monotonic,
-                **io: Any) -> PromptSession[str]:
+                session_id: Callable[[], str | None] = lambda: None, **io: Any) -> PromptSession[str]:
     """`io` passes prompt_toolkit's `input=`/`output=` (tests drive the REPL through a pipe);
     `toolbar` is the status line under the input (a callable giving its text); `on_expand` runs on Ctrl-O;
     `pastes` holds large pastes behind placeholders (the caller expands the line it gets: pastes.py);
-    `clock` tells the keys of a paste from typing (paste_keys.py)."""
+    `clock` tells the keys of a paste from typing (paste_keys.py); `session_id`, the id of the session
+    a line is typed in (what its history entry names)."""
     history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
     paste_keys = PasteKeys(clock)
     session: PromptSession[str] = PromptSession(
-        history=RedactedHistory(str(history), pastes), completer=ReplCompleter(commands, cwd), bottom_toolbar=toolbar,
+        history=RedactedHistory(str(history), pastes, session_id), completer=ReplCompleter(commands, cwd), bottom_toolbar=toolbar,
         key_bindings=key_bindings(on_expand, pastes, paste_keys), multiline=True, complete_while_typing=False,
         prompt_continuation="  ", **io)
     paste_keys.watch(session.app.key_processor)

@@ -109,7 +109,7 @@ class Repl:
         self.sent.root = session_root(cwd, self.opts.home)  # noted there for a later run too (sent_record.py)
         self.prompt = make_prompt(self.sent.root, lambda: self.command_names(cwd), cwd,
                                   toolbar=lambda: self.status_text, on_expand=self.expand_above, pastes=self.pastes,
-                                  clock=self.clock, **self.prompt_io)
+                                  clock=self.clock, session_id=self.session_id, **self.prompt_io)
         self.work.keys.output = self.prompt.app.output  # bracketed paste during a turn too
         running.append(self)
         echo_back()
@@ -368,6 +368,12 @@ class Repl:
         self.console.print(question_lines(question, self.console.width) + ("y" if yes else "n"), markup=False,
                            highlight=False, soft_wrap=True)
         return yes
+
+    def session_id(self) -> str | None:
+        """The id of the session a line typed now goes to (the one being built, in the first seconds)."""
+        if self.session is not None:
+            return self.session.session_id
+        return self.start.session_id if self.start is not None else None
 
     def saved_session(self) -> str | None:
         """The id of the session this REPL has saved something in, None before anything is: what the

@@ -1,0 +1,120 @@
+"""The project's prompt history (`prompt_history` beside its sessions): every line typed at the REPL,
+what up-arrow and Ctrl-R bring back (ui/prompt_input.py), and which session each was typed in.
+
+The file keeps prompt_toolkit's format, each entry a comment line and the typed lines after it:
+
+    # 2026-12-04 12:37:53.123456 session=20261204-123753-abc123
+    +the line typed
+
+The session's id on the comment line ties the entry to its session, so that removing the session
+(`sessions --delete`, removal.py) takes its prompts out of the history too: a secret pasted into it
+does not stay behind for up-arrow. An entry an earlier version wrote has no id: it is read as
+before, and no removal takes it. Writes append under an exclusive lock of the file; a removal
+rewrites it under the same lock (temp file, fsync, rename), so an entry another REPL appends
+meanwhile is not lost: the appender finds the file renamed over and writes to the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from .files import _fsync_dir
+
+NAME = "prompt_history"
+_TAGGED = re.compile(r"#.* session=(\S+)")
+
+
+def header(session_id: str | None, now: datetime) -> str:
+    """The comment line that opens an entry (a newline before it, as prompt_toolkit writes it)."""
+    return f"\n# {now}" + (f" session={session_id}" if session_id else "") + "\n"
+
+
+def session_of(line: str) -> str | None:
+    """The session an entry's comment line names; None for an entry an earlier version wrote."""
+    m = _TAGGED.fullmatch(line.rstrip("\r\n"))
+    return m[1] if m else None
+
+
+def _locked(path: Path, flags: int) -> int:
+    """A descriptor of the file at `path` locked exclusively, the one its name holds now (a removal
+    may have renamed a new file over the one opened while it waited)."""
+    while True:
+        fd = os.open(path, flags | os.O_CLOEXEC, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def append(path: Path, text: str, session_id: str | None, now: Callable[[], datetime] = datetime.now) -> None:
+    """Add `text` (typed in session `session_id`) to the history at `path`."""
+    data = header(session_id, now()) + "".join(f"+{line}\n" for line in text.split("\n"))
+    fd = _locked(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        _write_all(fd, data.encode("utf-8", errors="replace"))
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _split(data: bytes) -> list[tuple[str | None, bytes]]:
+    """The file's entries, each (its session, its bytes: from the empty line written before its
+    comment line), in order; what comes before the first is one of no session."""
+    out: list[tuple[str | None, bytes]] = [(None, b"")]
+    for line in data.splitlines(keepends=True):
+        if line.startswith(b"#"):
+            sid, held = out[-1]
+            blank = held.endswith(b"\n\n") or held == b"\n"
+            if blank:
+                out[-1] = (sid, held[:-1])
+            out.append((session_of(line.decode("utf-8", errors="replace")), b"\n" * blank + line))
+        else:
+            sid, held = out[-1]
+            out[-1] = (sid, held + line)
+    return out
+
+
+def drop_session(path: Path, session_id: str, dry: bool = False) -> tuple[int, int]:
+    """Take every entry of session `session_id` out of the history at `path` (`dry`: count them
+    only): (how many, their bytes). The other entries stay byte for byte. Raises OSError."""
+    if not path.exists() or path.is_symlink():
+        return 0, 0
+    fd = _locked(path, os.O_RDWR)
+    try:
+        with os.fdopen(os.dup(fd), "rb") as f:
+            entries = _split(f.read())
+        gone = [held for sid, held in entries if sid == session_id]
+        if not gone or dry:
+            return len(gone), sum(map(len, gone))
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            try:
+                _write_all(out, b"".join(held for sid, held in entries if sid != session_id))
+                os.fsync(out)
+            finally:
+                os.close(out)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+        _fsync_dir(path.parent)
+        return len(gone), sum(map(len, gone))
+    finally:
+        os.close(fd)
