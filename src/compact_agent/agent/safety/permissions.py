@@ -128,7 +128,7 @@ class Permissions:
         overwrite another's); `.git/` holds hooks and config that git runs as code later; the
         project config decides what the agent may do. None of these is the model's to change.
         """
-        if any(is_within(resolved, d) for d in self.private_dirs):
+        if self.is_private(resolved):
             return "is compact-agent's own data (sessions, settings)"
         if not writing:
             return None
@@ -140,6 +140,11 @@ class Permissions:
                 if rel.as_posix() == PROJECT_FILE:
                     return "is the project's compact-agent config (it sets what the agent may do)"
         return None
+
+    def is_private(self, resolved: Path) -> bool:
+        """Whether resolved `path` is compact-agent's own data, which a search does not even walk
+        into: the names in the session store say every project's path and every session."""
+        return any(is_within(resolved, d) for d in self.private_dirs)
 
     def read_refusal(self, path: Path) -> str | None:
         """Refusal for reading or searching `path` (resolved): the write fence, worded for reads."""

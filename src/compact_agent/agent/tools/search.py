@@ -117,9 +117,12 @@ class Bound:
         return bool(self.why)
 
 
-def _walk(root: Path, max_depth: int | None = None, bound: Bound | None = None) -> Iterator[tuple[Path, str]]:
-    """(file, path relative to root) under root, sorted, depth first, pruning SKIP_DIRS and beyond
-    max_depth. Iterative (no recursion limit); ends early, with `bound.why` set, when `bound` says."""
+def _walk(root: Path, max_depth: int | None = None, bound: Bound | None = None,
+          prune: Callable[[Path], bool] | None = None) -> Iterator[tuple[Path, str]]:
+    """(file, path relative to root) under root, sorted, depth first, pruning SKIP_DIRS, the dirs
+    `prune` names (by their path: root is resolved and symlinked dirs are not entered, so it is
+    the real one) and beyond max_depth. Iterative (no recursion limit); ends early, with `bound.why`
+    set, when `bound` says."""
     stack: list[tuple[str, str, int]] = [(str(root), "", 0)]  # (dir path, its path relative to root, depth)
     while stack:
         dirpath, rel_dir, depth = stack.pop()
@@ -142,7 +145,8 @@ def _walk(root: Path, max_depth: int | None = None, bound: Bound | None = None) 
             except OSError:
                 continue
             if is_dir:  # a symlinked dir is listed as a dir but not entered (as os.walk does): no loops
-                if e.name not in SKIP_DIRS and not e.is_symlink() and (max_depth is None or depth + 1 < max_depth):
+                if e.name not in SKIP_DIRS and not e.is_symlink() and (max_depth is None or depth + 1 < max_depth) \
+                        and not (prune is not None and prune(Path(e.path))):
                     subdirs.append((e.path, rel, depth + 1))
             else:
                 yield Path(e.path), rel
@@ -205,7 +209,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     if not root.exists():
         return _not_found(env, root)
     bound = Bound(GREP_TIME_S, stop, clock)
-    files = [(root, root.name)] if root.is_file() else _walk(root, bound=bound)
+    files = [(root, root.name)] if root.is_file() else _walk(root, bound=bound, prune=env.permissions.is_private)
     name_ok = _matcher(glob) if glob else None
     by_name = bool(glob and "/" not in glob)  # like ripgrep: a slash-free glob matches the file name
     hits: list[str] = []
@@ -272,7 +276,7 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     match = _matcher(rest)
     depth = None if "**" in rest else rest.count("/") + 1
     bound = Bound(GLOB_TIME_S, stop, clock)
-    found = [f for f, rel in _walk(root, depth, bound) if match(rel)]
+    found = [f for f, rel in _walk(root, depth, bound, env.permissions.is_private) if match(rel)]
 
     def mtime(f: Path) -> int:
         try:
