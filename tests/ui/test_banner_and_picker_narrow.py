@@ -49,7 +49,7 @@ def test_the_banner_and_the_resume_list_fit_the_terminal(tmp_path: Path, cols: i
             term.close()
         term = Terminal(tmp_path, server.base_url, "-r", cols=cols, rows=40)
         try:
-            listed = term.read_until("resume which?")
+            listed = term.read_until("resume it?")
             [row] = [line for line in shown(term, 0, listed) if line.startswith("  1. ")]
             assert len(row) < cols and row.endswith("…") and "messages  please look at the" in row, row
             term.type("\r")

@@ -67,7 +67,7 @@ def test_the_r_list_numbers_the_sessions_only(tmp_path: Path) -> None:
         junk_beside(real)
         term = Terminal(tmp_path, server.base_url, "-r")
         try:
-            listed = term.read_until("resume which?")
+            listed = term.read_until("resume it?")
             lines = shown(term, 0, listed)
             [mark] = [line for line in lines if JUNK in line]
             [one] = [line for line in lines if line.startswith("  1. ")]

@@ -34,11 +34,12 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
         console.print("no sessions to resume in this directory; starting a new one")
         return True
     picker: PromptSession[str] = PromptSession(**prompt_io)
+    question, refusal = _words(len(rows))
     while True:
         if before_prompt is not None:
             before_prompt()
         try:
-            answer = (await picker.prompt_async("resume which? (number, Enter for 1, Ctrl-D to quit) ")).strip()
+            answer = (await picker.prompt_async(question)).strip()
         except (EOFError, KeyboardInterrupt):
             return False
         if not answer:
@@ -54,4 +55,12 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
                 if picked.note is not None:  # a remembered value it cannot use, an endpoint left
                     console.print(picked.note, markup=False, highlight=False)
             return True
-        console.print(f"give a number from 1 to {len(rows)}")
+        console.print(refusal)
+
+
+def _words(count: int) -> tuple[str, str]:
+    """The question and the answer to a wrong number: one session is no choice between numbers."""
+    if count == 1:
+        return ("resume it? (Enter or 1, Ctrl-D to quit) ",
+                "1 is the only session: Enter or 1 resumes it, Ctrl-D quits")
+    return ("resume which? (number, Enter for 1, Ctrl-D to quit) ", f"give a number from 1 to {count}")
