@@ -13,7 +13,9 @@ order are put back in the order their parent ids say, lines from a newer format 
 they are understood, and a history that would not be a valid provider conversation (a tool call
 whose result was lost in a crash) is repaired the way pydantic-ai repairs it. Each kind of problem
 becomes one warning. A last line torn by a crash is cut off only after its bytes were set aside in
-the session's `set-aside/` folder (journal.py); the resumed session says where.
+the session's `set-aside/` folder (journal.py); the resumed session says where. Unreadable lines
+inside the file are set aside there too, and the file rewritten without them (unreadable.py): the
+next load is silent.
 
 A lock file stops a second process from interleaving writes into the same session. Write failures
 (a full disk, a read-only folder) raise `SessionWriteError`, one line naming the file; nothing that
@@ -34,7 +36,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from .. import crashpoints, secrets
-from . import journal, last_run, listing, remembered
+from . import journal, last_run, listing, remembered, unreadable
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
 from .files import (
@@ -364,7 +366,8 @@ class SessionStore:
     # -- reading -------------------------------------------------------------------------
     def load(self) -> Loaded:
         """The session as saved. Holding the lock, a torn last line is first set aside and cut off
-        (journal.py), and the user is told where its bytes are."""
+        (journal.py), and so are unreadable lines inside the file (unreadable.py): the user is told
+        where their bytes are, once."""
         notes: list[str] = []
         if self._lock_fd is not None and self.path.exists():
             try:
@@ -374,6 +377,9 @@ class SessionStore:
             else:
                 if kept is not None:
                     self.set_aside.append(kept)
+            with contextlib.suppress(OSError):  # read-only: the load skips them and says so, as before
+                if (moved := unreadable.set_aside_unreadable(self.path, self.dir)) is not None:
+                    notes.append(moved)
         own = self._prompt[0] if self._prompt is not None else None
         loaded = load_session_file(self.path, on_last_id=self._set_last, own_prompt=own)
         for kept in self.set_aside[self._told:]:  # found now, or by this run's first write (journal.py)

@@ -1,0 +1,133 @@
+"""Unreadable lines inside a session file, set aside once instead of warned about on every open.
+
+A line that is no entry (a hand edit gone wrong, a disk that garbled a block, bytes of another
+program) in the middle of a session file was skipped by every load, and every `-c` said so again.
+When a run opens the session (holding its lock), such lines are now copied, fsynced, into the
+session's `set-aside/` folder (`unreadable-lines-<time>.bin`, one line each, as they were), and
+the session file is rewritten without them (temp file, fsync, rename): the load that did it says
+where they are, in one line, and the next open is silent. Nothing else changes: blank lines, lines
+of a kind unknown or of a newer version, duplicated lines stay as they were, byte for byte. A last
+line without its newline is a torn one, journal.py's to set aside. A file of which no line is an
+entry is not rewritten (not_a_session.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from ..words import plural
+from .files import _fsync_dir, ensure_private_dir
+from .journal import SET_ASIDE
+from .lines import MAX_LINE_BYTES
+from .not_a_session import refuse_if_not_a_session
+
+_CHUNK = 1 << 20
+
+
+def _lines(fd: int, cap: int) -> Iterator[tuple[int, int, bytes | None]]:
+    """(start, end after its newline, its bytes, or None when over `cap`) of each line of the
+    file that ends with a newline; read in chunks, a long line never held whole."""
+    pos = start = 0
+    head: bytearray | None = bytearray()
+    while chunk := os.pread(fd, _CHUNK, pos):
+        at = 0
+        while (nl := chunk.find(b"\n", at)) >= 0:
+            if head is not None:
+                head += chunk[at:nl]
+            yield start, pos + nl + 1, (bytes(head) if head is not None and len(head) <= cap else None)
+            start, head, at = pos + nl + 1, bytearray(), nl + 1
+        if head is not None:
+            head += chunk[at:]
+            if len(head) > cap:
+                head = None
+        pos += len(chunk)
+
+
+def _unreadable(line: bytes | None) -> bool:
+    """Whether a load skips `line` as no entry (as lines.py's `_parse_lines` does)."""
+    if line is None:
+        return True
+    if not line.strip():
+        return False
+    try:
+        entry = json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return True
+    return not isinstance(entry, dict)
+
+
+def _copy(fd: int, ranges: list[tuple[int, int]], dest: Path) -> None:
+    """Write the bytes of `ranges` of the file open as `fd` to `dest`: a temp file beside it,
+    fsynced and renamed over it, the folder fsynced. Raises OSError; `dest` is then as it was."""
+    tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.tmp")
+    out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            for start, end in ranges:
+                while start < end:
+                    data = os.pread(fd, min(_CHUNK, end - start), start)
+                    if not data:
+                        break
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(out, view):]
+                    start += len(data)
+            os.fsync(out)
+        finally:
+            os.close(out)
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _fsync_dir(dest.parent)
+
+
+def set_aside_unreadable(path: Path, side_dir: Path, stamp: datetime | None = None,
+                         cap: int = MAX_LINE_BYTES) -> str | None:
+    """Move the unreadable lines of the session file at `path` into `<side_dir>/set-aside/` and
+    rewrite the file without them; the one line that says so, None when there were none. Called
+    holding the session's lock. Raises OSError (nothing is rewritten then) and NotASessionFile."""
+    if not path.exists():
+        return None
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        refuse_if_not_a_session(path, fd)
+        bad: list[tuple[int, int]] = []
+        good: list[tuple[int, int]] = []
+        entries = 0
+        for start, end, line in _lines(fd, cap):
+            if _unreadable(line):
+                bad.append((start, end))
+            else:
+                entries += line is not None and bool(line.strip())
+                if good and good[-1][1] == start:
+                    good[-1] = (good[-1][0], end)
+                else:
+                    good.append((start, end))
+        if not bad or not entries:  # nothing to set aside, or no line of it is one to keep
+            return None
+        size = os.fstat(fd).st_size
+        last = max(end for _, end in bad + good)
+        if last < size:  # a last line without its newline stays: journal.py sets it aside if torn
+            good.append((last, size))
+        folder = ensure_private_dir(side_dir / SET_ASIDE)
+        name = f"unreadable-lines-{(stamp or datetime.now()).strftime('%Y%m%d-%H%M%S-%f')}"
+        kept = folder / f"{name}.bin"
+        n = 1
+        while kept.exists():
+            n += 1
+            kept = folder / f"{name}-{n}.bin"
+        _copy(fd, bad, kept)  # kept first: a crash before the rewrite leaves them in both
+        _copy(fd, good, path)
+    finally:
+        os.close(fd)
+    count, held = len(bad), sum(end - start for start, end in bad)
+    return (f"{plural(count, 'unreadable line')} of {path.name} ({plural(held, 'byte')}) "
+            f"{'was' if count == 1 else 'were'} taken out of it and kept in {kept}")
