@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Settings
-from .setting_values import Bad
+from .setting_values import Bad, shown
 
 MERGED = ("hooks", "mcp_servers")  # tables both files contribute to (settings_file.py)
 
@@ -60,10 +60,25 @@ def buffer_note(buffer: int, used: int, window: int, threshold: int, where: str)
             f"tenth of it); using {used:,} instead: auto-compaction at {threshold:,} tokens")
 
 
+def no_path(entry: str) -> str | None:
+    """Why `entry` of a list of paths can name no folder at all, or None: a NUL character (no file
+    name holds one), or a `~user` whose home folder is unknown. Both failed later in Python's words
+    ('embedded null byte'), which named neither the setting nor the file."""
+    if "\0" in entry:
+        return f"{shown(entry)} holds a NUL character, which no path can"
+    try:
+        Path(entry).expanduser()
+    except RuntimeError:
+        return f"{shown(entry)} starts with a home folder that is not known ({entry.split('/', 1)[0]})"
+    return None
+
+
 def check_dirs(dirs: list[str], cwd: Path, where: str, warnings: list[str]) -> list[str]:
     """`extra_dirs` are folders (relative ones in the working directory): files there are a mistake
     to stop at, as `--add-dir FILE` is, all named in one line; a folder not there (yet) is a
     warning, since a user file's list is read in every project."""
+    if bad := next((why for entry in dirs if (why := no_path(entry))), None):
+        return [f"bad value for extra_dirs (from {where}): {bad}"]
     files = []
     for entry in dirs:
         path = Path(entry).expanduser()

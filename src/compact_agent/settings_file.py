@@ -50,6 +50,7 @@ from .settings_checks import (
     check_extensions,
     check_together,
     hook_problems,
+    no_path,
     origin,
     server_problems,
 )
@@ -186,7 +187,9 @@ def _trust_problem(listed: Any) -> str | None:
     if not isinstance(listed, list):
         return f"{wanted}, not {shown(listed)}"
     wrong = [n for n, path in enumerate(listed, 1) if not isinstance(path, str)]
-    return f"{wanted}, and item {wrong[0]} is {shown(listed[wrong[0] - 1])}" if wrong else None
+    if wrong:
+        return f"{wanted}, and item {wrong[0]} is {shown(listed[wrong[0] - 1])}"
+    return next((f"item {n}: {why}" for n, path in enumerate(listed, 1) if (why := no_path(path))), None)
 
 
 def _is_trusted(cwd: Path, user: dict[str, Any]) -> bool:
@@ -194,7 +197,7 @@ def _is_trusted(cwd: Path, user: dict[str, Any]) -> bool:
     if not isinstance(listed, list):
         return False
     here = cwd.resolve()
-    return any(isinstance(p, str) and Path(p).expanduser().resolve() == here for p in listed)
+    return any(isinstance(p, str) and no_path(p) is None and Path(p).expanduser().resolve() == here for p in listed)
 
 
 def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, Any] | None = None,
