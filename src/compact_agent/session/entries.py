@@ -72,6 +72,9 @@ class Loaded:
     archive_warnings: list[str] = field(default_factory=list)
     #: What the load says that is no problem (a turn the user stopped): said plainly, not as a warning.
     notes: list[str] = field(default_factory=list)
+    #: Lines that are no entry (torn, garbled, over the size cap): what a run holding the session
+    #: sets aside (unreadable.py).
+    unreadable: int = 0
 
 
 def from_the_model(metadata: Any) -> bool:

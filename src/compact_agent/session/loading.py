@@ -115,4 +115,4 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, at_work=False, stopped=False,
                                      limit=0)
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
-                  found.notes())
+                  found.notes(), found.bad)

@@ -377,11 +377,13 @@ class SessionStore:
             else:
                 if kept is not None:
                     self.set_aside.append(kept)
+        own = self._prompt[0] if self._prompt is not None else None
+        loaded = load_session_file(self.path, on_last_id=self._set_last, own_prompt=own)
+        if self._lock_fd is not None and loaded.unreadable and loaded.read:  # rare: read again once set aside
             with contextlib.suppress(OSError):  # read-only: the load skips them and says so, as before
                 if (moved := unreadable.set_aside_unreadable(self.path, self.dir)) is not None:
                     notes.append(moved)
-        own = self._prompt[0] if self._prompt is not None else None
-        loaded = load_session_file(self.path, on_last_id=self._set_last, own_prompt=own)
+                    loaded = load_session_file(self.path, on_last_id=self._set_last, own_prompt=own)
         for kept in self.set_aside[self._told:]:  # found now, or by this run's first write (journal.py)
             if not loaded.read and loaded.warnings and not journal.torn_by_a_run(kept):  # one line: no session file
                 loaded.warnings[-1] += f"; {journal.moved_note(kept)}"
