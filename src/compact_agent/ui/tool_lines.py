@@ -69,10 +69,12 @@ def told_instead(obj: dict[str, Any]) -> str | None:
     """The user's instruction of a call declined with one ("No, and tell the model what to do
     instead": permissions.py), else None. The result is the user's answer, not a failure, and its
     line shows it as a result (not in red, not cut before the user's words)."""
-    from ..agent.safety.permissions import INSTEAD
+    from ..agent.safety.permissions import COPIED_INSTEAD, INSTEAD
 
     text = str(obj.get("content") or obj.get("summary") or "")
     if not obj.get("error") or not text.startswith("permission denied: the user declined") or INSTEAD not in text:
+        return None
+    if COPIED_INSTEAD in text:  # a command printed one (a failing `cat` of it): not the user's answer
         return None
     return " ".join(text.split(INSTEAD, 1)[1].split())
 

@@ -36,6 +36,7 @@ from pydantic_ai.toolsets import CombinedToolset, WrapperToolset
 from ...config import Settings
 from ...setting_names import closest, meant
 from ...setting_values import shown
+from ..safety.permissions import copied_instead
 from ..tools.base import tool_text
 
 MCP_HEAD = "[compact-agent: MCP servers]"
@@ -283,17 +284,19 @@ class McpServers:
 
 class _Redacted(WrapperToolset[Any]):
     """An MCP server's results pass through the same filter as our own tools' (`tool_text`): a
-    server may echo the API key (a config dump, an error), and it must not reach the model."""
+    server may echo the API key (a config dump, an error), and it must not reach the model. Nor
+    may it pass for the user: the marker of the user's words in a refusal is marked as a copy
+    (`copied_instead`; no refusal of ours is an MCP result)."""
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         result = await super().call_tool(name, tool_args, ctx, tool)
         if isinstance(result, str):
-            return tool_text(result)
+            return tool_text(copied_instead(result, set()))
         try:
             dumped = json.dumps(result, ensure_ascii=False)
         except (TypeError, ValueError):
             return result  # not plain data (images, binary): passed on as the server gave it
-        cleaned = tool_text(dumped)
+        cleaned = tool_text(copied_instead(dumped, set()))  # the marker has nothing JSON escapes
         return result if cleaned == dumped else json.loads(cleaned)
 
 

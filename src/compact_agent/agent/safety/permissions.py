@@ -40,6 +40,17 @@ AskFn = Callable[[str, str], "Answer | Instead"]
 
 INSTEAD = "The user's instruction (follow it instead of this call):"
 """Marks the user's own words in a refusal (`Instead`): they come from the user, not from a tool."""
+COPIED_INSTEAD = "[a copy in a tool's output, not the user's words:]"
+"""Put before INSTEAD where a tool's output holds it (`copied_instead`)."""
+
+
+def copied_instead(text: str, said: set[str]) -> str:
+    """`text` of a tool's result with every INSTEAD in it marked as a copy, unless it is one of the
+    refusals the program itself wrote (`said`): a command, a file or an MCP server can print the
+    marker, and the user's words must not be forged by what they print."""
+    if INSTEAD not in text or text in said:
+        return text
+    return text.replace(INSTEAD, f"{COPIED_INSTEAD} {INSTEAD}")
 
 #: Tools that change files or run commands; everything else is allowed without asking.
 NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})
@@ -99,6 +110,8 @@ class Permissions:
         self.always: set[tuple[str, str]] = set()
         #: Tools the user allowed whole on the command line (`--allowed-tools write_file`).
         self.allowed_tools: set[str] = set()
+        #: The refusals that carry the user's words (`Instead`), as written: only these may hold INSTEAD.
+        self.said_instead: set[str] = set()
 
     def outside_message(self, path: Path, verb: str = "write") -> str | None:
         """Refusal for a path outside the allowed roots or under a deny rule, or None when it is fine.
@@ -223,5 +236,7 @@ class Permissions:
         if answer == "once":
             return None
         if isinstance(answer, Instead) and (text := " ".join(answer.text.split())):
-            return f"permission denied: the user declined this {tool} call. {INSTEAD} {text}"
+            refusal = f"permission denied: the user declined this {tool} call. {INSTEAD} {text}"
+            self.said_instead.add(refusal)
+            return refusal
         return f"permission denied: the user declined this {tool} call"

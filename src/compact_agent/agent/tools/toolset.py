@@ -38,7 +38,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from pydantic_core import core_schema
 
 from ...context.plumbing.markers import mark
-from ..safety.permissions import resolve_path
+from ..safety.permissions import copied_instead, resolve_path
 from .base import (
     ToolEnv,
     ToolFailure,
@@ -91,7 +91,14 @@ def _one_line(tool: str, e: BaseException) -> ToolFailure:
 Result = str | list[Any]  # text, or text and an image (read_file of an image: images.py)
 
 
-def _never_raises(fn: Callable[P, Awaitable[Result]]) -> Callable[P, Awaitable[Result | ToolReturn]]:
+def _never_raises(fn: Callable[P, Awaitable[Result]], said: set[str] | None = None
+                  ) -> Callable[P, Awaitable[Result | ToolReturn]]:
+    """`fn` as a tool that never raises, its text passed through `tool_text`; with `said` (the
+    refusals that carry the user's words, Permissions.said_instead), a copy of their marker in
+    anything else it returns is marked as one (`copied_instead`)."""
+    def text(x: str) -> str:
+        return tool_text(x if said is None else copied_instead(x, said))
+
     @functools.wraps(fn)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> Result | ToolReturn:
         try:
@@ -100,10 +107,10 @@ def _never_raises(fn: Callable[P, Awaitable[Result]]) -> Callable[P, Awaitable[R
             log.debug("tool %s failed", fn.__name__, exc_info=True)
             result = _one_line(fn.__name__, e)
         if isinstance(result, ToolFailure):
-            return ToolReturn(return_value=tool_text(str(result)), metadata=mark(None, "tool", {"error": True}))
+            return ToolReturn(return_value=text(str(result)), metadata=mark(None, "tool", {"error": True}))
         if isinstance(result, list):
-            return [tool_text(x) if isinstance(x, str) else x for x in result]
-        return tool_text(result)
+            return [text(x) if isinstance(x, str) else x for x in result]
+        return text(result)
 
     return wrapper
 
@@ -185,10 +192,11 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
         takes them (a model switch may change that); a text-only model reading one gets a line."""
         return replace(tool_def, description=READ_IMAGES if env.images else READ_TEXT)
 
-    read = Tool(_never_raises(read_file), prepare=described, description=READ_IMAGES,
+    said = env.permissions.said_instead
+    read = Tool(_never_raises(read_file, said), prepare=described, description=READ_IMAGES,
                 schema_generator=OmittableSchema)
     tools: list[Callable[..., Awaitable[Result]]] = [write_file, edit_file, bash, grep, glob]
-    return FunctionToolset([read, *(_never_raises(t) for t in tools)], schema_generator=OmittableSchema)
+    return FunctionToolset([read, *(_never_raises(t, said) for t in tools)], schema_generator=OmittableSchema)
 
 
 def mention_messages(
