@@ -114,6 +114,9 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if output_format != "text" and not print_:  # the REPL writes for a person: JSON was meant for -p
         raise fail(f"--output-format applies to print mode (-p): compact-agent -p --output-format {output_format} "
                    '"QUERY"', 2)
+    if verbose and not print_:  # the REPL shows each tool call, result and compaction anyway
+        sys.stderr.write("compact-agent: warning: --verbose applies to print mode (-p) only; the REPL shows "
+                         "tool calls, results and compactions without it\n")
     if continue_ and resume is not None:
         raise fail("--continue and --resume both pick a session; give one of them", 2)
     from .agent.run.options import SessionOptions
