@@ -58,7 +58,7 @@ from . import summary
 from .cuts import join
 from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, parse_sections
 from .result import CompactionError, CompactionResult
-from .summarizer import render_transcript
+from .summarizer import render_transcript, unable_to_act
 
 log = logging.getLogger(__name__)
 
@@ -290,8 +290,8 @@ class SessionMemory:
         """Same prefix as the main request (cache hit), the instruction last, unable to act."""
         if self.model is None:
             raise UnexpectedModelBehavior("no model for session notes")
-        settings: Any = {**(job.settings or {}), "tool_choice": "none"}
-        params = job.params or ModelRequestParameters()
+        params, shared = unable_to_act(job.params, job.settings)
+        settings: Any = shared  # pydantic-ai's ModelSettings, a TypedDict
         history = join(job.prefix, [ModelRequest(parts=[UserPromptPart(instruction(self.notes, job.hint,
                                                                                    job.budget))],
                                                  metadata=mark_request("notes"))])

@@ -69,8 +69,7 @@ class SharedPrefixSummarizer:
         raise first
 
     async def _shared(self, messages: list[ModelMessage], prompt: str) -> str:
-        settings = {**(self.settings or {}), "tool_choice": "none"}
-        params = self.params or ModelRequestParameters()
+        params, settings = unable_to_act(self.params, self.settings)
         history = join(messages, [ModelRequest(parts=[UserPromptPart(prompt)], metadata=mark_request("summary"))])
         for _attempt in range(2):
             resp = await model_request(self.model, history, model_settings=settings,  # type: ignore[arg-type]
@@ -101,6 +100,24 @@ class SharedPrefixSummarizer:
             raise UnexpectedModelBehavior("the summarizer called a tool with no tools offered")
         self.path_used.append("separate")
         return _text(resp)
+
+
+def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any] | None
+                  ) -> tuple[ModelRequestParameters, dict[str, Any]]:
+    """The main request's parameters and settings for a request the library makes for itself (a
+    summary, notes): the same tools, so the prefix is shared, and text wanted, no tool call.
+
+    `tool_choice: none`, except for an agent with a structured output type, which answers through
+    its output tool and allows no text: pydantic-ai turned "none" into "call the output tool", so
+    every such request was two forced calls refused, then the separate request, uncached. Text is
+    allowed there, with the tools offered as they were and left to the model ("auto": restricting
+    them to the output tool is an `allowed_tools` choice many OpenAI-compatible servers refuse); a
+    call it still makes is refused and asked again.
+    """
+    params = params or ModelRequestParameters()
+    if params.output_tools and params.output_mode in ("auto", "tool"):
+        return replace(params, output_mode="tool", allow_text_output=True), {**(settings or {}), "tool_choice": "auto"}
+    return params, {**(settings or {}), "tool_choice": "none"}
 
 
 def _text(resp: ModelResponse) -> str:

@@ -1,0 +1,80 @@
+"""An agent with a structured output type (pydantic-ai's output tool) gets its summaries in one
+request that shares the conversation's prefix. pydantic-ai turns the summary's `tool_choice: none`
+into "call the output tool" when the agent allows no text, so each summary was two forced calls
+the library refused, then the separate request without tools, its whole input uncached."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+from pydantic_ai import Agent
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.usage import UsageLimits
+
+from compact_agent.context import CompactionEvent, CompactionSettings, ContextManager, Event
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+
+
+class Pages(BaseModel):
+    read: int
+
+
+def _is_summary_request(req: ChatRequest) -> bool:
+    last = req.messages[-1]
+    return last["role"] == "user" and "<summary>" in str(last.get("content"))
+
+
+async def test_a_summary_for_an_agent_with_an_output_type_is_one_request_with_its_tools() -> None:
+    pages = {"n": 0}
+
+    def responder(req: ChatRequest) -> Reply:
+        choice = req.tool_choice
+        forced = choice == "required" or (isinstance(choice, dict) and choice.get("type") == "function")
+        if _is_summary_request(req) and not forced:
+            return Reply.text("<summary>Pages read so far.</summary>")
+        if forced and isinstance(choice, dict) and choice["function"]["name"] == "final_result":
+            return Reply.tools([("final_result", {"read": pages["n"]})])  # as the API must
+        if pages["n"] < 25:
+            pages["n"] += 1
+            return Reply.tools([("read", {"page": pages["n"]})])
+        return Reply.tools([("final_result", {"read": pages["n"]})])
+
+    events: list[Event] = []
+    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
+        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        cm = ContextManager(window=8_000, event_handler=events.append,
+                            settings=CompactionSettings(compaction_records=False))
+        agent = Agent(model, capabilities=[cm], output_type=Pages)
+
+        @agent.tool_plain
+        def read(page: int) -> str:
+            """Read a page."""
+            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
+
+        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+
+    assert result.output == Pages(read=25)
+    compactions = [e for e in events if isinstance(e, CompactionEvent) and e.action == "full"]
+    summaries = [r for r in server.requests if _is_summary_request(r)]
+    assert compactions and len(summaries) == len(compactions)  # one request each, none refused
+    for r in summaries:
+        assert [t["function"]["name"] for t in r.tools] == ["read", "final_result"]  # the shared prefix
+        assert r.tool_choice == "auto"
+    assert all(r.tools for r in server.requests)  # no separate request without tools
+    assert server.rejected == []
+
+
+def test_the_notes_and_the_summary_share_how_they_ask_for_text() -> None:
+    """Both requests the library makes for itself go through `unable_to_act`: "none" for an agent
+    that may answer in text, text allowed and the tools left to the model for one with an output tool."""
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.tools import ToolDefinition
+
+    from compact_agent.context.compaction.summarizer import unable_to_act
+
+    plain, settings = unable_to_act(None, {"temperature": 0.0})
+    assert settings == {"temperature": 0.0, "tool_choice": "none"} and plain.allow_text_output
+    output = ModelRequestParameters(output_tools=[ToolDefinition(name="final_result")], output_mode="auto")
+    params, settings = unable_to_act(output, {"tool_choice": "required"})
+    assert settings == {"tool_choice": "auto"}
+    assert params.output_mode == "tool" and params.allow_text_output and params.output_tools == output.output_tools
