@@ -11,6 +11,7 @@ redaction are the library's, `compact_agent.context.plumbing.secrets`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -26,7 +27,8 @@ from .context.plumbing.secrets import (
 )
 
 __all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "StreamRedactor", "redact", "redact_bytes", "register",
-           "hide_url_passwords", "register_environment", "register_url", "scrubbed_env", "shown_url"]
+           "hide_url_passwords", "register_environment", "register_url", "scrubbed_env", "seal_bytes",
+           "shown_url", "unseal_bytes"]
 
 #: Environment variables holding a key for a provider we talk to.
 KEY_VARS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "COMPACT_AGENT_API_KEY")
@@ -109,6 +111,43 @@ def scrubbed_env(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command the model runs: no provider key variable, and no variable
     whose value is a registered secret (a key exported under another name)."""
     return {k: v for k, v in environ.items() if k not in KEY_VARS and v not in _secrets}
+
+
+_SEAL = b"\x00compact-agent-key:"
+_SEALED = re.compile(rb"\x00compact-agent-key:([0-9a-f]{16})\x00")
+
+
+def _mark(raw: bytes) -> bytes:
+    return hashlib.sha256(raw).hexdigest()[:16].encode()
+
+
+def seal_bytes(data: bytes) -> bytes:
+    """`data` to be kept in a file of ours that must give it back byte for byte (a version of a
+    file /rewind puts back): each registered key in it replaced by a mark naming the key by a hash
+    of it, so the key is in no file we write and `unseal_bytes` can put it back."""
+    for secret in sorted(_secrets, key=len, reverse=True):
+        raw = secret.encode("utf-8", "surrogateescape")
+        if raw in data:
+            data = data.replace(raw, _SEAL + _mark(raw) + b"\x00")
+    return data
+
+
+def unseal_bytes(data: bytes) -> bytes | None:
+    """`data` as it was before `seal_bytes`, or None when it held a key not registered now (the
+    session resumed with another key): that key cannot be put back."""
+    if _SEAL not in data:
+        return data
+    known = {_mark(raw): raw for raw in (s.encode("utf-8", "surrogateescape") for s in _secrets)}
+    unknown = False
+
+    def back(m: re.Match[bytes]) -> bytes:
+        nonlocal unknown
+        raw = known.get(m.group(1))
+        unknown = unknown or raw is None
+        return raw if raw is not None else m.group(0)
+
+    out = _SEALED.sub(back, data)
+    return None if unknown else out
 
 
 def hide_from_children() -> None:

@@ -94,9 +94,9 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     live_after = next((c.history_len for c in s.checkpoints.list()[n:] if c.archive is None), None)
     before = _before_compaction(cp, s.messages, live_after, s.store.archives()) if cp.archive is not None else None
     pruned, missing = s.checkpoints.unrestorable(n)
-    fenced = s.checkpoints.fenced(n)
+    fenced, sealed = s.checkpoints.fenced(n), s.checkpoints.sealed(n)
     lost = lost_line([_shown(p, s.cwd) for p in pruned], [_shown(p, s.cwd) for p in missing], s.checkpoints.max_bytes,
-                     [_shown(p, s.cwd) for p in fenced])
+                     [_shown(p, s.cwd) for p in fenced], [_shown(p, s.cwd) for p in sealed])
     messages, said, archive, whole = before or (s.messages[:cp.history_len], "", None, False)
     try:
         archived = s.store.archive()

@@ -70,11 +70,17 @@ def prune(items: Sequence[C], size_of: Callable[[str], int], cap: int) -> list[C
 
 
 def lost_line(pruned: Sequence[Path], missing: Sequence[Path], cap: int = MAX_SAVED_BYTES,
-              fenced: Sequence[Path] = ()) -> str:
+              fenced: Sequence[Path] = (), sealed: Sequence[Path] = ()) -> str:
     """What a rewind says of the files it could not put back ('' when none): their versions were
     pruned (`pruned`), or are gone from the session's folder (`missing`), or they are where the
-    file tools may not write (`fenced`: the list of checkpoints names them, the tools never did)."""
+    file tools may not write (`fenced`: the list of checkpoints names them, the tools never did), or
+    their saved version held an API key other than the one in use (`sealed`: keys are kept out of
+    the session's files, and that one is not known now)."""
     parts = []
+    if sealed:
+        parts.append(f"{plural(len(sealed), 'file')} changed since could not be put back: "
+                     f"{'its saved version holds' if len(sealed) == 1 else 'their saved versions hold'} an API key "
+                     f"other than the one in use, which the session did not keep: {_names(sealed)}")
     if fenced:
         parts.append(f"{plural(len(fenced), 'file')} left as {'it is' if len(fenced) == 1 else 'they are'}: "
                      f"outside the working directory or where the file tools may not write: {_names(fenced)}")

@@ -238,8 +238,8 @@ class Checkpoints:
             self._ensure_dirs()
             target = self._blobs / blob
             grew = not target.exists()
-            if grew:
-                atomic_write_bytes(target, data, mode=0o600)
+            if grew:  # the key a .env holds is kept out of our files: a mark stands for it
+                atomic_write_bytes(target, secrets.seal_bytes(data), mode=0o600)
             cp.saved[key] = blob
             if grew and prune(self._items, self._size, self.max_bytes):
                 self._save()  # the index first: a crash before the deletions leaves only unnamed files
@@ -361,6 +361,22 @@ class Checkpoints:
         state, pruned = self._states(n)
         return pruned, [Path(p) for p, blob in state.items() if blob and not self._blob(blob).is_file()]
 
+    def sealed(self, n: int) -> builtins.list[Path]:
+        """The files of checkpoint n whose saved version held a key that is not the one in use now
+        (`secrets.unseal_bytes`): a rewind leaves them as they are."""
+        if not 0 <= n < len(self._items):
+            return []
+        return [Path(p) for p, blob in self._states(n)[0].items()
+                if blob and self._blob(blob).is_file() and self._version(blob) is None]
+
+    def _version(self, blob: str) -> bytes | None:
+        """The bytes of saved version `blob`, the key put back in its place; None when it held
+        another key, or is missing."""
+        try:
+            return secrets.unseal_bytes(self._blob(blob).read_bytes())
+        except OSError:
+            return None
+
     def fenced(self, n: int) -> builtins.list[Path]:
         """The files of checkpoint n a rewind leaves alone because `may_restore` refuses them."""
         if not 0 <= n < len(self._items) or self.may_restore is None:
@@ -396,7 +412,8 @@ class Checkpoints:
                     path.unlink()
                     restored.append(path)
                 continue
-            data = self._blob(blob).read_bytes()
+            if (data := self._version(blob)) is None:
+                continue  # it held a key not in use now: `sealed` names it
             path.parent.mkdir(parents=True, exist_ok=True)
             if not (path.is_file() and path.read_bytes() == data):
                 atomic_write_bytes(path, data)
