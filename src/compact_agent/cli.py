@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from .cli_allowed import allowed_rules
 from .cli_help import (
     OneLineCommand,
     OneLineGroup,
@@ -125,7 +126,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if not work.is_dir():
         raise fail(f"working directory {work} {'is not a directory' if work.exists() else 'does not exist'}", 2)
     api_key = protect_key(api_key)
-    tools, patterns = _allowed(allowed_tools or [])
+    tools, patterns = allowed_rules(allowed_tools or [])
     loaded = load_settings(work, model=model, base_url=base_url, context_window=context_window,
                            max_requests_per_turn=max_turns, prices=prices)
     from .config import home_problem
@@ -217,23 +218,6 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         from .models import UsageError
 
         raise fail(describe_error(e), 2 if isinstance(e, UsageError) else 1) from None
-
-
-def _allowed(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
-    """--allowed-tools values: whole tools, and `bash(PATTERN)` allow rules."""
-    from .agent.tools.names import TOOL_NAMES
-
-    tools: list[str] = []
-    patterns: list[str] = []
-    for value in values:
-        for item in (v.strip() for v in value.split(",") if v.strip()):
-            if item.startswith("bash(") and item.endswith(")"):
-                patterns.append(item[5:-1])
-            elif item in TOOL_NAMES:
-                tools.append(item)
-            else:
-                raise fail(f"--allowed-tools: unknown tool {item!r}; use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)", 2)
-    return tuple(tools), patterns
 
 
 @app.command("config", cls=OneLineCommand, short_help="Print the settings in effect and where each came from.")

@@ -1,0 +1,31 @@
+"""`--allowed-tools 'bash('` said `unknown tool 'bash('`, though bash is a tool: the rule's
+parenthesis is not closed, and the line now says that, naming the rule. A comma inside a rule's
+parenthesis is the pattern's, not a separator (`bash(git log --format=%h,%s)` was cut in two and
+refused)."""
+
+from __future__ import annotations
+
+import pytest
+
+from compact_agent.cli_allowed import allowed_rules
+
+ARGS = ("--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k")
+
+
+@pytest.mark.parametrize("rule", ["bash(", "bash(pytest *", "write_file,bash(ls"])
+def test_an_unclosed_rule_is_named(cli, rule: str) -> None:
+    run = cli("-p", "hi", "--allowed-tools", rule, *ARGS)
+    named = rule.split(",")[-1]
+    assert run.code == 2 and run.stdout == "", run.stdout + run.stderr
+    assert run.stderr == (f"compact-agent: --allowed-tools: the rule '{named}' does not close its parenthesis; "
+                          "write bash(PATTERN), e.g. 'bash(pytest *)'\n")
+
+
+def test_an_unknown_tool_is_still_one(cli) -> None:
+    run = cli("-p", "hi", "--allowed-tools", "bask(ls)", *ARGS)
+    assert run.code == 2 and "unknown tool 'bask(ls)'" in run.stderr, run.stderr
+
+
+def test_a_comma_inside_the_parenthesis_is_the_patterns() -> None:
+    assert allowed_rules(["bash(git log --format=%h,%s), write_file", "bash(pytest *)"]) == \
+        (("write_file",), ["git log --format=%h,%s", "pytest *"])
