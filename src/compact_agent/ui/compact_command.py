@@ -123,7 +123,8 @@ def show_preview(s: AgentSession, result: CompactionResult, c: Console) -> None:
     c.rule(style="dim")
 
 
-@command("compact", "summarise the conversation now: /compact [instructions] [--preview] [--from N | --up-to N]")
+@command("compact", "summarise the conversation now: /compact [instructions] [--preview] [--from N | --up-to N]; "
+                    f"/compact {RESUME} resumes automatic compaction where failures in a row paused it")
 async def _compact(s: AgentSession, args: str, c: Console) -> None:
     if args.split() == [RESUME]:
         c.print(resume_auto(s), markup=False, highlight=False, soft_wrap=True)
