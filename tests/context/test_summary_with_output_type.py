@@ -5,6 +5,8 @@ the library refused, then the separate request without tools, its whole input un
 
 from __future__ import annotations
 
+import json
+
 from pydantic import BaseModel
 from pydantic_ai import Agent
 from pydantic_ai.models.openai import OpenAIChatModel
@@ -78,3 +80,50 @@ def test_the_notes_and_the_summary_share_how_they_ask_for_text() -> None:
     params, settings = unable_to_act(output, {"tool_choice": "required"})
     assert settings == {"tool_choice": "auto"}
     assert params.output_mode == "tool" and params.allow_text_output and params.output_tools == output.output_tools
+
+
+async def test_a_summary_for_an_agent_with_native_output_is_not_held_to_its_schema() -> None:
+    """With `NativeOutput` the summary request carried the output type's JSON schema, which the
+    provider enforces: the summary came back as `{"read": 0}` and stood for the whole conversation."""
+    from pydantic_ai import NativeOutput
+
+    pages = {"n": 0}
+
+    def responder(req: ChatRequest) -> Reply:
+        schema = req.body.get("response_format", {}).get("type") == "json_schema"
+        if schema and (_is_summary_request(req) or pages["n"] >= 25):
+            return Reply.text(json.dumps({"read": pages["n"] if not _is_summary_request(req) else 0}))
+        if _is_summary_request(req):
+            return Reply.text("<summary>Pages 1 to 25 read, one tool call each.</summary>")
+        pages["n"] += 1
+        return Reply.tools([("read", {"page": pages["n"]})])
+
+    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
+        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        cm = ContextManager(window=8_000, settings=CompactionSettings(compaction_records=False))
+        agent = Agent(model, capabilities=[cm], output_type=NativeOutput(Pages))
+
+        @agent.tool_plain
+        def read(page: int) -> str:
+            """Read a page."""
+            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
+
+        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+
+    assert result.output == Pages(read=25) and cm.compactions
+    summaries = [r for r in server.requests if _is_summary_request(r)]
+    assert summaries and not any("response_format" in r.body for r in summaries)
+    assert cm.compactions[-1].summary == "Pages 1 to 25 read, one tool call each."
+    opening = str(result.all_messages()[0].parts[0].content)  # type: ignore[union-attr]
+    assert "Pages 1 to 25 read" in opening and '{"read"' not in opening
+
+
+def test_native_output_is_left_out_of_the_librarys_own_requests() -> None:
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.output import OutputObjectDefinition
+
+    from compact_agent.context.compaction.summarizer import unable_to_act
+
+    native = ModelRequestParameters(output_mode="native", output_object=OutputObjectDefinition(json_schema={}))
+    params, settings = unable_to_act(native, None)
+    assert params.output_mode == "text" and params.output_object is None and settings == {"tool_choice": "none"}

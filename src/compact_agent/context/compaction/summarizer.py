@@ -112,11 +112,16 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
     every such request was two forced calls refused, then the separate request, uncached. Text is
     allowed there, with the tools offered as they were and left to the model ("auto": restricting
     them to the output tool is an `allowed_tools` choice many OpenAI-compatible servers refuse); a
-    call it still makes is refused and asked again.
+    call it still makes is refused and asked again. An agent with `NativeOutput` has the schema
+    left out of these requests: the provider would hold the reply to it.
     """
     params = params or ModelRequestParameters()
     if params.output_tools and params.output_mode in ("auto", "tool"):
         return replace(params, output_mode="tool", allow_text_output=True), {**(settings or {}), "tool_choice": "auto"}
+    if params.output_mode == "native":
+        # `NativeOutput`: the provider is held to the output type's JSON schema, so the summary
+        # came back as an answer of that type (`{"pages": 0}`) and replaced the conversation.
+        params = replace(params, output_mode="text", output_object=None, allow_text_output=True)
     return params, {**(settings or {}), "tool_choice": "none"}
 
 
