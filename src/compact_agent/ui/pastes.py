@@ -37,6 +37,20 @@ def as_typed(data: str) -> str:
     return data.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def as_sent(line: str) -> str:
+    """A message as the REPL sends it: without the blank lines before it and the white space after
+    it, the first line's indentation kept: a block of code pasted at the start of the message is
+    sent as pasted, not with its first line moved to the margin."""
+    return sent_ends(line)[1]
+
+
+def sent_ends(line: str) -> tuple[str, str, str]:
+    """`line` as (what `as_sent` drops before it, the message sent, what it drops after it)."""
+    body = re.sub(r"\A(?:[ \t]*\n)+", "", line)
+    sent = body.rstrip()
+    return line[:len(line) - len(body)], sent, body[len(sent):]
+
+
 @dataclass
 class Pastes:
     """The pastes held behind the placeholders of the input being edited, by placeholder."""

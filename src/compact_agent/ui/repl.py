@@ -29,7 +29,7 @@ from . import render
 from .approval import make_ask, nothing, question_lines, yes_no
 from .command_registry import COMMANDS, ExitRepl, running
 from .goodbye import resume_hint
-from .pastes import Pastes
+from .pastes import Pastes, as_sent
 from .prompt_excerpt import print_prompt
 from .prompt_input import make_prompt
 from .repl_start import Start, preload
@@ -156,10 +156,10 @@ class Repl:
                 except EOFError:
                     break
             if line.strip() and not line.strip().startswith(("/", "!")):
-                self.keep_typed("\n\n".join([*self.pending, line.strip()]))
+                self.keep_typed("\n\n".join([*self.pending, as_sent(line)]))
             if line.strip() and not await self.ready():
                 break
-            if not await self.handle(line.strip()):
+            if not await self.handle(line):
                 break
 
     def keep_typed(self, message: str) -> None:
@@ -257,16 +257,17 @@ class Repl:
     async def handle(self, line: str) -> bool:
         """One input line; False to leave."""
         s = self.session
-        if not line or s is None:
+        if not line.strip() or s is None:
             return True
         try:
-            if line.startswith("!"):
-                await self.shell(s, line[1:].strip())
-            elif line.startswith("/"):
+            if line.strip().startswith("!"):
+                await self.shell(s, line.strip()[1:].strip())
+            elif line.strip().startswith("/"):
                 from .commands import dispatch
 
-                await dispatch(s, line, self.console)
+                await dispatch(s, line.strip(), self.console)
             else:
+                line = as_sent(line)  # a paste's indentation kept (pastes.as_sent)
                 message = "\n\n".join([*self.pending, line])
                 self.pending.clear()
                 await self.turn(message, typed=line)  # `@path` in the typed line only, not in `!cmd` output
@@ -317,9 +318,9 @@ class Repl:
         `/rewind` puts back in the input (rewound_prompt.py)."""
         line, held = self.pastes.sent
         cp = s.checkpoints.current
-        ours = pastes_expanded(line, held).strip() == typed if typed is not None else line.strip().startswith("/")
+        ours = as_sent(pastes_expanded(line, held)) == typed if typed is not None else line.strip().startswith("/")
         if cp is not None and len(s.checkpoints.list()) > made and ours:
-            self.sent.remember(s.session_id, cp, line.strip(), held)
+            self.sent.remember(s.session_id, cp, as_sent(line) if typed is not None else line.strip(), held)
 
     def prompt_back(self, cp: Checkpoint) -> str:
         """What the input starts with after `/rewind` to before `cp`: its prompt as shown when

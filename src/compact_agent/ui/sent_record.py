@@ -33,7 +33,8 @@ FOLDER = "sent_prompts"
 @dataclass(frozen=True)
 class Noted:
     """A prompt as its record keeps it: the line shown, each paste's length, and the white space the
-    sent message lost at its ends (the REPL sends a prompt stripped; a paste may end in a line break)."""
+    sent message lost at its ends (the REPL sends a prompt without the blank lines before it and the
+    white space after it: pastes.as_sent; a paste may end in a line break)."""
 
     line: str
     lengths: dict[str, int]
@@ -60,16 +61,13 @@ class Noted:
 
 
 def note(line: str, held: dict[str, str]) -> Noted:
-    """`line` (shown, stripped) and the pastes of its placeholders `held`, as the record keeps them,
+    """`line` (shown, as sent: pastes.as_sent) and the pastes of its placeholders `held`, as the record keeps them,
     with keys redacted as the session file has them."""
-    from .pastes import Pastes
+    from .pastes import Pastes, sent_ends
 
     texts = {p: secrets.redact(t) for p, t in held.items() if p in line}
     shown = secrets.redact(line)
-    expanded = Pastes(dict(texts)).expand(shown)
-    stripped = expanded.strip()
-    lead = expanded[:len(expanded) - len(expanded.lstrip())]
-    trail = expanded[len(stripped) + len(lead):]
+    lead, _, trail = sent_ends(Pastes(dict(texts)).expand(shown))
     return Noted(shown, {p: len(t) for p, t in texts.items()}, lead, trail)
 
 
