@@ -163,7 +163,29 @@ class RedactedHistory(FileHistory):
 def history_lines(path: Path) -> Callable[[], list[str]]:
     """The lines of the prompt history at `path`, read when asked (when a paste is named: the
     history the prompt loads in the background may not be loaded yet)."""
-    return lambda: list(RedactedHistory(str(path)).load_history_strings())
+    return HistoryLines(path)
+
+
+class HistoryLines:
+    """The prompt history's lines, read again only when the file changed (its size, mtime or inode:
+    a removal renames a rewritten file over it). Every large paste asks for them, and a history of
+    years of prompts is megabytes to read and parse each time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._key: tuple[int, int, int] | None = None
+        self._lines: list[str] = []
+
+    def __call__(self) -> list[str]:
+        try:
+            st = os.stat(self.path)
+        except OSError:  # none yet (or unreadable): nothing in it to avoid
+            self._key = None
+            return []
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if key != self._key:
+            self._lines, self._key = list(RedactedHistory(str(self.path)).load_history_strings()), key
+        return self._lines
 
 
 def history_path(project_root: Path) -> Path:
