@@ -9,7 +9,6 @@ back (Ctrl-Y) is the paste again: Ctrl-W put only its last word, `lines]`, on th
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
@@ -17,9 +16,9 @@ from prompt_toolkit.keys import Keys
 from compact_agent.ui.paste_lookalikes import disown, typed_on
 from compact_agent.ui.pastes import Pastes
 from compact_agent.ui.typed_ahead import TypedAhead
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+from tests.fakes.openai_server import Reply
 
-from .pty_driver import Terminal
+from .paste_terminal import paste_in_terminal
 from .repl_driver import drive, pasted
 from .test_paste_placeholder import LOG, prompt_once
 
@@ -125,27 +124,10 @@ async def test_the_session_and_a_resume_keep_the_typed_words(tmp_path: Path) -> 
 
 
 def test_in_a_terminal_the_model_gets_the_paste_once(tmp_path: Path) -> None:
-    seen: list[str] = []
-
-    def answer(req: Any) -> Reply:
-        seen.append(message_text([m for m in req.messages if m.get("role") == "user"][-1]))
-        return Reply.text("READ-IT")
-
-    with FakeOpenAIServer(answer) as server:
-        term = Terminal(tmp_path, server.base_url, cols=100, rows=40)
-        try:
-            at = term.prompt()
-            term.type("look: ")
-            term.type(pasted(LOG.replace("\n", "\r")))
-            shown = term.read_until(SHOWN, at)
-            term.type(f" and {SHOWN}\r")
-            done = term.read_until("READ-IT", shown)
-            term.prompt(done)
-            assert term.finish() == 0
-            # the placeholder worded anew: the screen redraws from where its words changed
-            assert " #2]" in term.text(shown, done), term.text(shown, done)
-        finally:
-            term.close()
+    run = paste_in_terminal(tmp_path, "look: ", LOG, SHOWN, f" and {SHOWN}", "READ-IT")
+    term, seen = run.term, run.seen
+    # the placeholder worded anew: the screen redraws from where its words changed
+    assert " #2]" in term.text(run.shown, run.done), term.text(run.shown, run.done)
     assert seen == [f"look: {LOG} and {SHOWN}"], seen
     assert "paste-line-" not in term.text()
 

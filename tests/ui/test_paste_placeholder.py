@@ -11,34 +11,17 @@ from prompt_toolkit.output import DummyOutput
 from compact_agent.session.store import load_session_file
 from compact_agent.ui.pastes import Pastes
 from compact_agent.ui.prompt_input import history_path, make_prompt
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 
-from .pty_driver import Terminal
+from .paste_terminal import paste_in_terminal
 from .repl_driver import pasted
 
 LOG = "".join(f"paste-line-{i:03d} of the log\n" for i in range(200))
 
 
 def test_a_large_paste_shows_as_its_placeholder_and_the_model_gets_it_whole(tmp_path):
-    seen: list[str] = []
-
-    def answer(req) -> Reply:
-        seen.append(message_text([m for m in req.messages if m.get("role") == "user"][-1]))
-        return Reply.text("READ-THE-LOG")
-
-    with FakeOpenAIServer(answer) as server:
-        term = Terminal(tmp_path, server.base_url, cols=100, rows=40)
-        try:
-            at = term.prompt()
-            term.type("look at this: ")
-            term.type(pasted(LOG.replace("\n", "\r")))  # as a terminal sends a paste: in its markers, lines ending in CR
-            shown = term.read_until("[pasted 200 lines]", at)  # in the input line, while it is edited
-            term.type(" which line is last?\r")
-            done = term.read_until("READ-THE-LOG", shown)
-            term.prompt(done)
-            assert term.finish() == 0
-        finally:
-            term.close()
+    run = paste_in_terminal(tmp_path, "look at this: ", LOG, "[pasted 200 lines]", " which line is last?",
+                            "READ-THE-LOG")
+    term, shown, seen = run.term, run.shown, run.seen
     screen = term.text()
     assert "paste-line-" not in screen, screen[-2000:]  # not in the input, not in the scrollback
     assert "which line is last?" in term.text(shown)
