@@ -191,7 +191,8 @@ def test_a_compaction_message_written_before_the_head_changed_is_still_one():
     assert isinstance(part, UserPromptPart) and isinstance(part.content, str)
     assert part.content.startswith(summary.SUMMARY_HEAD)
     old_head = summary.SUMMARY_MARK + " because the context filled up."
-    old = ModelRequest(parts=[UserPromptPart(part.content.replace(summary.SUMMARY_HEAD, old_head, 1))])
+    old = ModelRequest(parts=[UserPromptPart(part.content.replace(summary.SUMMARY_HEAD, old_head, 1))],
+                       metadata=new.metadata)  # as every compaction message was saved, from the first
     assert summary.is_summary(old) and summary.records_in(old) == ["Fixed the parser."]
     assert summary.is_synthetic_text(old.parts[0].content)  # type: ignore[union-attr]
     assert summary.record_of([old]) == summary.record_of([new]) == "Fixed the parser."

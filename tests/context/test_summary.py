@@ -229,7 +229,7 @@ def test_an_update_an_earlier_version_wrote_is_still_read_as_a_record():
     legacy = summary.LEGACY_UPDATE_HEADS[0]
     part = UserPromptPart(f"{legacy}\n<summary_record>\nRan the tests.\n</summary_record>")
     head = ModelRequest(parts=[UserPromptPart(summary.SUMMARY_HEAD + "\n<summary_record>\nold\n</summary_record>"),
-                               part])
+                               part], metadata={summary.MARK: {"kind": "summary"}})  # as they were saved
     assert summary.is_synthetic_text(part.content)
     assert summary.records_in(head) == ["old", "Ran the tests."]
     assert summary.neutralise(legacy).startswith("[copied] ")

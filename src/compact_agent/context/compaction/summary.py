@@ -131,6 +131,19 @@ def extract_summary(text: str) -> str:
     return body
 
 
+def written_by_compaction(m: ModelMessage) -> bool:
+    """Whether `m` is a message a compaction wrote (its metadata says so). Its text alone does not
+    tell: a user may send a document that begins as a compaction message does (`cat notes | -p -`)."""
+    meta = m.metadata.get(MARK) if isinstance(m.metadata, dict) else None
+    return isinstance(meta, dict) and meta.get("kind") == "summary"
+
+
+def _ours(m: ModelMessage, p: UserPromptPart) -> bool:
+    """Whether part `p` of request `m` is the program's text, not the user's: a compaction's only in
+    a message a compaction wrote."""
+    return is_synthetic_text(p.content) and (not _compaction_part(p) or written_by_compaction(m))
+
+
 def user_texts(messages: Sequence[ModelMessage]) -> list[str]:
     """Texts the user typed, oldest first, excluding our own synthetic messages."""
     out: list[str] = []
@@ -140,7 +153,7 @@ def user_texts(messages: Sequence[ModelMessage]) -> list[str]:
         # A previous summary: the user's messages it carried are ours to carry on.
         out.extend(carried_users(m))
         for p in m.parts:
-            if isinstance(p, UserPromptPart) and not is_synthetic_text(p.content):
+            if isinstance(p, UserPromptPart) and not _ours(m, p):
                 text = p.content if isinstance(p.content, str) else " ".join(
                     c for c in p.content if isinstance(c, str))
                 if text.strip():
@@ -350,7 +363,9 @@ def _compaction_part(p: object) -> bool:
 def records_in(m: ModelMessage) -> list[str]:
     """The records (summaries) a compaction message holds, oldest first: its own and those of the
     incremental compactions appended to it."""
-    out = []
+    out: list[str] = []
+    if not written_by_compaction(m):
+        return out
     for p in m.parts:
         if _compaction_part(p):
             found = _RECORD.search(p.content)  # type: ignore[union-attr,arg-type]
@@ -399,7 +414,7 @@ def with_images(message: ModelRequest, images: Sequence[Any]) -> ModelRequest:
 
 
 def is_summary(m: ModelMessage) -> bool:
-    return isinstance(m, ModelRequest) and any(
+    return isinstance(m, ModelRequest) and written_by_compaction(m) and any(
         isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(SUMMARY_MARK)
         for p in m.parts)
 
