@@ -72,11 +72,17 @@ def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, 
         typed = typed[:m.start] + " " * (m.end - m.start) + typed[m.end:]
     names += [(n, False) for n in _pasted(typed)]
     for name, mentioned in names:
-        path = resolve_path(cwd, name)
-        if mentioned and "\\" in name and not os.path.exists(path):  # `@src\main.py`, typed as on Windows
-            forward = name.replace("\\", "/")
-            if os.path.exists(alt := resolve_path(cwd, forward)):
-                name, path = forward, alt
+        try:
+            path = resolve_path(cwd, name)
+            if mentioned and "\\" in name and not os.path.exists(path):  # `@src\main.py`, typed as on Windows
+                forward = name.replace("\\", "/")
+                if os.path.exists(alt := resolve_path(cwd, forward)):
+                    name, path = forward, alt
+        except (OSError, RuntimeError):  # a link that loops (a repository may hold one), a name too long
+            if mentioned:
+                found.append(Attachment(name, Path(cwd) / name, False, False, f"{spelled(name)}: not attached "
+                                        "(a link that loops, or a path the system cannot follow)"))
+            continue
         if path in seen:
             continue
         info = images.sniff(path) if path.is_file() else None
