@@ -127,3 +127,40 @@ def test_native_output_is_left_out_of_the_librarys_own_requests() -> None:
     native = ModelRequestParameters(output_mode="native", output_object=OutputObjectDefinition(json_schema={}))
     params, settings = unable_to_act(native, None)
     assert params.output_mode == "text" and params.output_object is None and settings == {"tool_choice": "none"}
+
+
+async def test_what_each_summary_request_used_is_on_its_compaction_event() -> None:
+    """The library's own requests are not the run's (`result.usage` leaves them out), and no
+    event said what they used: a developer could not count what the summaries cost."""
+    pages = {"n": 0}
+
+    def responder(req: ChatRequest) -> Reply:
+        if _is_summary_request(req):
+            return Reply.text("<summary>Pages read so far.</summary>")
+        if pages["n"] < 25:
+            pages["n"] += 1
+            return Reply.tools([("read", {"page": pages["n"]})])
+        return Reply.text("done")
+
+    events: list[Event] = []
+    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
+        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        cm = ContextManager(window=8_000, event_handler=events.append,
+                            settings=CompactionSettings(compaction_records=False))
+        agent = Agent(model, capabilities=[cm])
+
+        @agent.tool_plain
+        def read(page: int) -> str:
+            """Read a page."""
+            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
+
+        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+
+    summaries = [r for r in server.requests if _is_summary_request(r)]
+    compactions = [e for e in events if isinstance(e, CompactionEvent) and e.action == "full"]
+    assert summaries and len(compactions) == len(summaries)
+    assert result.usage.requests == len(server.requests) - len(summaries)  # not the run's
+    for event, request in zip(compactions, summaries, strict=True):
+        usage = event.detail["usage"]
+        assert usage["requests"] == 1 and usage["input_tokens"] == request.prompt_tokens
+        assert usage["output_tokens"] > 0 and usage["cache_read_tokens"] >= 0

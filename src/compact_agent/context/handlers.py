@@ -60,6 +60,29 @@ def add_hook_time(result: CompactionResult, hook_ms: float | None) -> None:
     result.event.detail["hook_ms"] = hook_ms
 
 
+def requests_made(summarize: object) -> int:
+    """How many requests `summarize` has recorded (`usage`, as `SharedPrefixSummarizer` keeps it)."""
+    usages = getattr(summarize, "usage", None)
+    return len(usages) if isinstance(usages, list) else 0
+
+
+def add_summary_usage(result: CompactionResult, summarize: object, earlier: int = 0) -> None:
+    """What the compaction's own model requests used, as `detail["usage"]` (requests and tokens):
+    they are not the run's, so `result.usage` leaves them out, and a caller watching the events
+    had no other way to count what its summaries cost. Only the requests made for this one (after
+    the `earlier` ones)."""
+    usages = getattr(summarize, "usage", None)
+    if not isinstance(usages, list) or len(usages) <= earlier:
+        return
+    made = usages[earlier:]
+    result.event.detail["usage"] = {
+        "requests": len(made),
+        "input_tokens": sum(getattr(u, "input_tokens", 0) for u in made),
+        "cache_read_tokens": sum(getattr(u, "cache_read_tokens", 0) for u in made),
+        "output_tokens": sum(getattr(u, "output_tokens", 0) for u in made),
+    }
+
+
 async def before(cm: ContextManager, trigger: str, instructions: str) -> str:
     """The caller's pre-compaction step; a block is passed on, any other failure is reported and
     the compaction goes on with the instructions it had."""

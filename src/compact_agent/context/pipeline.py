@@ -213,14 +213,17 @@ class ContextManager(ManagerState):
             def prefer_incremental(kept: int, carried: int) -> bool:
                 return self.schedule.incremental_pays(self, messages, kept, carried, reason=reason)
 
+            summarize = self.summarizer(self)
+            earlier = handlers.requests_made(summarize)  # a factory may hand out one shared log
             result = await self.compactor.compact(
-                messages, summarize=self.summarizer(self), archive=archive, trigger=trigger,
+                messages, summarize=summarize, archive=archive, trigger=trigger,
                 instructions=instructions, tokens_before=before, overhead=self.overhead,
                 level=level, summary_input=summary_input, keep_from=keep_from,
                 prefer_record=prefer_record if priced else None,
                 prefer_incremental=prefer_incremental if priced else None,
                 ceiling=self.schedule.hard_limit(self) if priced else None,
                 record_fallback=priced and self.settings.compaction_records and not self.handler_instructs)
+            handlers.add_summary_usage(result, summarize, earlier)
         # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
         # what its `new_messages()` reads (the run's id): see contract.py.
         if self.keep_system_prompts:
