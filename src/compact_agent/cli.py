@@ -38,7 +38,7 @@ from .cli_help import (
     wants_json,
 )
 from .cli_input import as_text, misspelt_command, unquoted_prompt, with_stdin
-from .cli_settings import endpoint, load_settings, protect_key, routing_note, url_problem
+from .cli_settings import endpoint, key_and_window, load_settings, protect_key, routing_note, url_problem
 from .cli_warnings import route_library_warnings
 from .error_text import describe_error
 from .price_setting import ModelPrices, parse_prices
@@ -193,6 +193,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         session_id=resumed.stem if resumed is not None else resume or None, settings=settings, allowed_tools=tools,
         append_system_prompt=append_system_prompt or "", config=loaded,
     )
+    key_and_window(opts)  # both said, where both are missing
     from .session import remembered
 
     remember = session.remember

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cli_help import fail
 from .error_text import first_line
 from .ui.visible import visible
+
+if TYPE_CHECKING:
+    from .agent.run.options import SessionOptions
 
 
 def url_problem(url: str | None) -> str | None:
@@ -85,3 +88,40 @@ def load_settings(work: Path, *, warn: bool = True, **flags: object) -> Any:
         sys.stderr.write(visible(f"compact-agent: warning: {w}") + "\n")
     return loaded
 
+
+def key_and_window(opts: SessionOptions) -> None:
+    """A missing API key, said with a window set too small for the tools when there is one too
+    (each in its line, exit 2): the key is checked before the session is built, the window once it
+    is, so a start missing both said the key only and, once it was given, the window. A window set
+    nowhere is the model's own, which holds them: the key is left for the session to say, at once."""
+    from .models import ConfigError, api_key_for
+
+    if opts.model_override is not None or not (opts.context_window or opts.settings.context_window):
+        return
+    try:
+        api_key_for(opts.model, opts.base_url, opts.api_key)
+    except ConfigError as no_key:
+        if (problem := window_problem(opts)) is not None:
+            sys.stderr.write(visible(f"compact-agent: {no_key}") + "\n")
+            raise fail(problem, 2) from None
+
+
+def window_problem(opts: SessionOptions) -> str | None:
+    """Why the window `opts` gives cannot hold what every request carries, found without a model to
+    send to: the session is built (its system prompt, instruction files and tools are what the
+    window must hold) on a stand-in model that sends nothing, and closed."""
+    from dataclasses import replace
+
+    from pydantic_ai.models.test import TestModel
+
+    from .agent.run.runner import AgentSession
+    from .models import UsageError
+
+    try:
+        session = AgentSession(replace(opts, model_override=TestModel()))
+    except UsageError as e:
+        return str(e)
+    except Exception:  # noqa: BLE001 - anything else (a session another process holds) the run says itself
+        return None
+    session.close()
+    return None
