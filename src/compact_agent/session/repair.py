@@ -22,6 +22,7 @@ from pydantic_ai.messages import (
     repair_messages,
 )
 
+from ..context.plumbing.markers import is_compaction_message, joined_metadata
 from ..context.plumbing.rounds import call_ids, return_ids
 from ..words import plural
 
@@ -81,6 +82,12 @@ def handed_back(messages: list[ModelMessage]) -> list[ModelMessage]:
             joined = repair_messages([*before, *messages[i:j]], repair_last_response=False)
         except Exception:  # noqa: BLE001 - left as they are: pydantic-ai joins them at the next run
             joined = [*before, *messages[i:j]]
+        if (len(joined) == len(before) + 1 and isinstance(joined[-1], ModelRequest)
+                and any(is_compaction_message(m) for m in messages[i:j])):
+            # What a compaction message carries (the user's messages, the ledger), which the join
+            # dropped. A compaction joins its own message with the requests after it (cuts.join):
+            # these are apart only in a file written otherwise.
+            joined[-1] = dataclasses.replace(joined[-1], metadata=joined_metadata(messages[i:j]))
         out[len(out) - len(before):] = joined
         i = j
     return [*out, *messages[end:]] if end else messages

@@ -123,8 +123,8 @@ def join(*groups: Sequence[ModelMessage]) -> list[ModelMessage]:
         for m in g:
             prev = out[-1] if out else None
             if isinstance(prev, ModelRequest) and isinstance(m, ModelRequest):
-                meta = {**(prev.metadata or {}), **(m.metadata or {})} or None
-                out[-1] = dataclasses.replace(prev, parts=[*prev.parts, *m.parts], metadata=meta)
+                out[-1] = dataclasses.replace(prev, parts=[*prev.parts, *m.parts],
+                                              metadata=markers.joined_metadata([prev, m]))
             elif isinstance(prev, ModelResponse) and isinstance(m, ModelResponse):
                 out[-1] = dataclasses.replace(prev, parts=[*prev.parts, *m.parts])
             else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,24 @@ def is_attachment(m: Any) -> bool:
     meta = getattr(m, "metadata", None)
     ours = meta.get(KEY) if isinstance(meta, dict) else None
     return isinstance(ours, dict) and ours.get("synthetic") in ATTACHMENT_KINDS
+
+
+def joined_metadata(messages: Sequence[Any]) -> dict[str, Any] | None:
+    """The metadata of one request joined from adjacent `messages` (as a provider is sent them):
+    each one's entries, a later one's winning, but for a compaction message's own entry (`KEY`),
+    which only a later compaction message replaces (an incremental one's update, which carries
+    everything the one before it did). pydantic-ai's join keeps none: a compaction message joined
+    with the plan or the prompt after it lost the user's messages and the ledger it carries, and
+    the next compaction dropped them."""
+    out: dict[str, Any] = {}
+    held = False
+    for m in messages:
+        meta = getattr(m, "metadata", None)
+        ours = is_compaction_message(m)
+        if isinstance(meta, dict):
+            out.update({k: v for k, v in meta.items() if not (held and k == KEY and not ours)})
+        held = held or ours
+    return out or None
 
 
 def is_compaction_message(m: Any) -> bool:
