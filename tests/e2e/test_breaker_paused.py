@@ -75,17 +75,19 @@ async def test_compactions_that_would_not_shrink_are_skipped_and_pause_auto_comp
             ) in shown, shown
 
 
-async def test_a_summary_request_that_fails_is_still_a_failure(tmp_path: Path) -> None:
-    make_project(tmp_path / "project", N)
-    agent = FileTaskAgent(N)
-
+def broken_summaries(agent: FileTaskAgent):  # noqa: ANN201 - the fake server's responder
+    """The task's answers, and a refusal of every summary request (shared and separate)."""
     def responder(req):
         if is_summary_request(req) or "<transcript>" in message_text(req.messages[-1]):
             return Reply.error(400, {"error": {"message": "summaries are broken today", "type": "invalid_request_error"}})
         return agent(req)
+    return responder
 
+
+async def test_a_summary_request_that_fails_is_still_a_failure(tmp_path: Path) -> None:
+    make_project(tmp_path / "project", N)
     events: list = []
-    with FakeOpenAIServer(responder, window=128_000) as server:
+    with FakeOpenAIServer(broken_summaries(FileTaskAgent(N)), window=128_000) as server:
         s = session(tmp_path, server)
         s.cm.event_sink = events.append
         try:
@@ -102,20 +104,13 @@ async def test_a_failed_compaction_says_how_long_it_kept_the_user_waiting(tmp_pa
     failed: …' with no time, though the user had waited for it. The manager's clock is injected: the
     step "takes" 8 s by it, the rest nothing."""
     make_project(tmp_path / "project", N)
-    agent = FileTaskAgent(N)
-
-    def responder(req):
-        if is_summary_request(req) or "<transcript>" in message_text(req.messages[-1]):
-            return Reply.error(400, {"error": {"message": "summaries are broken today", "type": "invalid_request_error"}})
-        return agent(req)
-
     now = [utcnow()]
 
     async def slow(trigger: str, instructions: str) -> None:
         now[0] += timedelta(seconds=8)
 
     events: list = []
-    with FakeOpenAIServer(responder, window=128_000) as server:
+    with FakeOpenAIServer(broken_summaries(FileTaskAgent(N)), window=128_000) as server:
         s = session(tmp_path, server)
         s.cm.event_sink = events.append
         s.cm.clock = lambda: now[0]

@@ -106,15 +106,22 @@ def set_aside(side_dir: Path, data: bytes, stamp: datetime | None = None) -> Pat
     """Keep `data` (an unreadable last line's bytes) in `<side_dir>/set-aside/`, fsynced; its path.
     Named for what it is: `torn-line-*.bin` when it begins as an entry (a run tore it while writing
     it), else `unreadable-last-line-*.bin`."""
-    folder = ensure_private_dir(side_dir / SET_ASIDE)
     what = "torn-line" if data.startswith(b'{"') else "unreadable-last-line"  # as `torn_by_a_run` reads it
+    dest = set_aside_path(side_dir, what, stamp)
+    atomic_write(dest, data, point="write")
+    return dest
+
+
+def set_aside_path(side_dir: Path, what: str, stamp: datetime | None = None) -> Path:
+    """A new file's path in `<side_dir>/set-aside/` (made private): `<what>-<time>.bin`, numbered
+    where one of that name is there already."""
+    folder = ensure_private_dir(side_dir / SET_ASIDE)
     name = f"{what}-{(stamp or datetime.now()).strftime('%Y%m%d-%H%M%S-%f')}"
     dest = folder / f"{name}.bin"
     n = 1
     while dest.exists():
         n += 1
         dest = folder / f"{name}-{n}.bin"
-    atomic_write(dest, data, point="write")
     return dest
 
 

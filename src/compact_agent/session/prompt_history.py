@@ -20,12 +20,11 @@ import contextlib
 import fcntl
 import os
 import re
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from .files import _fsync_dir
+from .files import atomic_write
 
 NAME = "prompt_history"
 _TAGGED = re.compile(r"#.* session=(\S+)")
@@ -48,11 +47,9 @@ def _locked(path: Path, flags: int) -> int:
     while True:
         fd = os.open(path, flags | os.O_CLOEXEC, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
-        try:
+        with contextlib.suppress(FileNotFoundError):  # renamed away meanwhile: open the new one
             if os.stat(path).st_ino == os.fstat(fd).st_ino:
                 return fd
-        except FileNotFoundError:
-            pass
         os.close(fd)
 
 
@@ -101,20 +98,7 @@ def drop_session(path: Path, session_id: str, dry: bool = False) -> tuple[int, i
         gone = [held for sid, held in entries if sid == session_id]
         if not gone or dry:
             return len(gone), sum(map(len, gone))
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        try:
-            try:
-                _write_all(out, b"".join(held for sid, held in entries if sid != session_id))
-                os.fsync(out)
-            finally:
-                os.close(out)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise
-        _fsync_dir(path.parent)
+        atomic_write(path, b"".join(held for sid, held in entries if sid != session_id))  # under the lock
         return len(gone), sum(map(len, gone))
     finally:
         os.close(fd)

@@ -22,8 +22,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ..words import plural
-from .files import _fsync_dir, ensure_private_dir
-from .journal import SET_ASIDE
+from .files import _fsync_dir
+from .journal import set_aside_path
 from .lines import MAX_LINE_BYTES
 from .not_a_session import refuse_if_not_a_session
 
@@ -117,13 +117,7 @@ def set_aside_unreadable(path: Path, side_dir: Path, stamp: datetime | None = No
         last = max(end for _, end in bad + good)
         if last < size:  # a last line without its newline stays: journal.py sets it aside if torn
             good.append((last, size))
-        folder = ensure_private_dir(side_dir / SET_ASIDE)
-        name = f"unreadable-lines-{(stamp or datetime.now()).strftime('%Y%m%d-%H%M%S-%f')}"
-        kept = folder / f"{name}.bin"
-        n = 1
-        while kept.exists():
-            n += 1
-            kept = folder / f"{name}-{n}.bin"
+        kept = set_aside_path(side_dir, "unreadable-lines", stamp)
         _copy(fd, bad, kept)  # kept first: a crash before the rewrite leaves them in both
         _copy(fd, good, path)
     finally:
