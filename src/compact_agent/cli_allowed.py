@@ -18,11 +18,14 @@ def allowed_rules(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
                 raise fail(f"--allowed-tools: the rule '{item}' does not close its parenthesis; "
                            "write bash(PATTERN), e.g. 'bash(pytest *)'", 2)
             if item.startswith("bash(") and item.endswith(")"):
+                if not item[5:-1].strip():  # it would allow no command at all: not what was meant
+                    raise fail(f"--allowed-tools: the rule '{item}' gives no pattern; write 'bash' to allow "
+                               "every command, or bash(PATTERN), e.g. 'bash(pytest *)'", 2)
                 patterns.append(item[5:-1])
             elif item in TOOL_NAMES:
                 tools.append(item)
             else:
-                raise fail(f"--allowed-tools: unknown tool {item!r}; use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)", 2)
+                raise fail(f"--allowed-tools: unknown tool '{item}'; use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)", 2)
     return tuple(tools), patterns
 
 

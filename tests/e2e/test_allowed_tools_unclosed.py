@@ -1,5 +1,6 @@
 """`--allowed-tools 'bash('` said `unknown tool 'bash('`, though bash is a tool: the rule's
-parenthesis is not closed, and the line now says that, naming the rule. A comma inside a rule's
+parenthesis is not closed, and the line now says that, naming the rule; one that gives no pattern
+(`bash()`) is said too. A comma inside a rule's
 parenthesis is the pattern's, not a separator (`bash(git log --format=%h,%s)` was cut in two and
 refused)."""
 
@@ -24,6 +25,22 @@ def test_an_unclosed_rule_is_named(cli, rule: str) -> None:
 def test_an_unknown_tool_is_still_one(cli) -> None:
     run = cli("-p", "hi", "--allowed-tools", "bask(ls)", *ARGS)
     assert run.code == 2 and "unknown tool 'bask(ls)'" in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("rule", ["bash()", "bash(  )", "write_file,bash()"])
+def test_a_rule_without_a_pattern_is_named(cli, rule: str) -> None:
+    """`bash()` allowed no command at all, silently: the user meant every command, or forgot one."""
+    run = cli("-p", "hi", "--allowed-tools", rule, *ARGS)
+    named = rule.split(",")[-1]
+    assert run.code == 2 and run.stdout == "", run.stdout + run.stderr
+    assert run.stderr == (f"compact-agent: --allowed-tools: the rule '{named}' gives no pattern; write 'bash' to "
+                          "allow every command, or bash(PATTERN), e.g. 'bash(pytest *)'\n")
+
+
+def test_an_unknown_tool_is_named_as_typed(cli) -> None:
+    """Named as typed, not as Python shows a string (a quote in it was shown escaped)."""
+    run = cli("-p", "hi", "--allowed-tools", "it's", *ARGS)
+    assert run.code == 2 and "unknown tool 'it's';" in run.stderr, run.stderr
 
 
 def test_a_comma_inside_the_parenthesis_is_the_patterns() -> None:
