@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
@@ -27,6 +29,23 @@ def _session(tmp_path: Path, server: FakeOpenAIServer, cwd: Path, *, resume: boo
                                        permission_mode="yes", home=tmp_path / "home", continue_last=resume))
 
 
+async def _wrote(tmp_path: Path, server: FakeOpenAIServer, cwd: Path) -> Path:
+    """One turn in `cwd` that writes a.txt (a checkpoint before it); the session's store of them."""
+    s = _session(tmp_path, server, cwd)
+    try:
+        await s.run_turn("write a.txt")
+        return s.checkpoints.store_dir
+    finally:
+        s.close()
+
+
+def _edit_list(store: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    """Change the first checkpoint of the list on disk, as a hand or another program would."""
+    index = json.loads((store / "checkpoints.json").read_text())
+    edit(index["checkpoints"][0])
+    (store / "checkpoints.json").write_text(json.dumps(index))
+
+
 async def test_a_hostile_checkpoint_list_cannot_make_rewind_touch_files_outside_the_project(tmp_path: Path) -> None:
     cwd, outside = tmp_path / "project", tmp_path / "outside"
     cwd.mkdir()
@@ -34,24 +53,17 @@ async def test_a_hostile_checkpoint_list_cannot_make_rewind_touch_files_outside_
     (outside / "victim.txt").write_text("keep me\n")
     (outside / "secret.txt").write_text("TOPSECRET\n")
     with FakeOpenAIServer(_model) as server:
-        s = _session(tmp_path, server, cwd)
-        try:
-            await s.run_turn("write a.txt")
-            store = s.checkpoints.store_dir
-        finally:
-            s.close()
+        store = await _wrote(tmp_path, server, cwd)
         assert (cwd / "a.txt").read_text() == "new\n"
         planted = b"ssh-rsa AAAA attacker\n"
         blob = hashlib.sha256(planted).hexdigest()
         (store / "blobs").mkdir(exist_ok=True)
         (store / "blobs" / blob).write_bytes(planted)
-        index = json.loads((store / "checkpoints.json").read_text())
-        index["checkpoints"][0]["saved"].update({
+        _edit_list(store, lambda cp: cp["saved"].update({
             str(outside / "victim.txt"): None,  # "did not exist": a rewind would delete it
             str(outside / "authorized_keys"): blob,  # a rewind would write it
             str(cwd / "leak.txt"): str(outside / "secret.txt"),  # a "blob" outside the store, copied in
-        })
-        (store / "checkpoints.json").write_text(json.dumps(index))
+        }))
         s = _session(tmp_path, server, cwd, resume=True)
         try:
             back = s.rewind(0)
@@ -73,9 +85,7 @@ def test_a_blob_name_that_is_no_blob_is_a_missing_version(tmp_path: Path) -> Non
     cps = Checkpoints(tmp_path / "store")
     cps.begin(0, 0, "go")
     cps.before_write(cwd / "a.txt")
-    index = json.loads((cps.store_dir / "checkpoints.json").read_text())
-    index["checkpoints"][0]["saved"] = {str(cwd / "a.txt"): "../../secret.txt"}
-    (cps.store_dir / "checkpoints.json").write_text(json.dumps(index))
+    _edit_list(cps.store_dir, lambda cp: cp.update(saved={str(cwd / "a.txt"): "../../secret.txt"}))
     cps = Checkpoints(tmp_path / "store")
     assert cps.unrestorable(0) == ([], [cwd / "a.txt"])
     cps.rewind(0)
@@ -102,16 +112,12 @@ async def test_a_checkpoint_cannot_name_another_conversation_as_its_archive(tmp_
             foreign = s.store.path
         finally:
             s.close()
-        s = _session(tmp_path, server, cwd)
-        try:
-            await s.run_turn("write a.txt")
-            store = s.checkpoints.store_dir
-        finally:
-            s.close()
-        index = json.loads((store / "checkpoints.json").read_text())
-        index["checkpoints"][0].update({"archive": str(foreign), "history_len": 4})
-        index["checkpoints"][0].pop("anchor", None)
-        (store / "checkpoints.json").write_text(json.dumps(index))
+        store = await _wrote(tmp_path, server, cwd)
+
+        def named_foreign(cp: dict[str, Any]) -> None:
+            cp.update({"archive": str(foreign), "history_len": 4})
+            cp.pop("anchor", None)
+        _edit_list(store, named_foreign)
         s = _session(tmp_path, server, cwd, resume=True)
         try:
             sent.clear()

@@ -13,34 +13,32 @@ from compact_agent.cli_allowed import allowed_rules
 ARGS = ("--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k")
 
 
+def refused(cli, rule: str) -> str:  # noqa: ANN001 - the fixture's runner
+    """The one line `--allowed-tools RULE` is refused with (exit 2, nothing on stdout)."""
+    run = cli("-p", "hi", "--allowed-tools", rule, *ARGS)
+    assert run.code == 2 and run.stdout == "", run.stdout + run.stderr
+    return run.stderr
+
+
 @pytest.mark.parametrize("rule", ["bash(", "bash(pytest *", "write_file,bash(ls"])
 def test_an_unclosed_rule_is_named(cli, rule: str) -> None:
-    run = cli("-p", "hi", "--allowed-tools", rule, *ARGS)
     named = rule.split(",")[-1]
-    assert run.code == 2 and run.stdout == "", run.stdout + run.stderr
-    assert run.stderr == (f"compact-agent: --allowed-tools: the rule '{named}' does not close its parenthesis; "
-                          "write bash(PATTERN), e.g. 'bash(pytest *)'\n")
-
-
-def test_an_unknown_tool_is_still_one(cli) -> None:
-    run = cli("-p", "hi", "--allowed-tools", "bask(ls)", *ARGS)
-    assert run.code == 2 and "unknown tool 'bask(ls)'" in run.stderr, run.stderr
+    assert refused(cli, rule) == (f"compact-agent: --allowed-tools: the rule '{named}' does not close its "
+                                  "parenthesis; write bash(PATTERN), e.g. 'bash(pytest *)'\n")
 
 
 @pytest.mark.parametrize("rule", ["bash()", "bash(  )", "write_file,bash()"])
 def test_a_rule_without_a_pattern_is_named(cli, rule: str) -> None:
     """`bash()` allowed no command at all, silently: the user meant every command, or forgot one."""
-    run = cli("-p", "hi", "--allowed-tools", rule, *ARGS)
     named = rule.split(",")[-1]
-    assert run.code == 2 and run.stdout == "", run.stdout + run.stderr
-    assert run.stderr == (f"compact-agent: --allowed-tools: the rule '{named}' gives no pattern; write 'bash' to "
-                          "allow every command, or bash(PATTERN), e.g. 'bash(pytest *)'\n")
+    assert refused(cli, rule) == (f"compact-agent: --allowed-tools: the rule '{named}' gives no pattern; write "
+                                  "'bash' to allow every command, or bash(PATTERN), e.g. 'bash(pytest *)'\n")
 
 
-def test_an_unknown_tool_is_named_as_typed(cli) -> None:
+@pytest.mark.parametrize("item", ["bask(ls)", "it's"])
+def test_an_unknown_tool_is_named_as_typed(cli, item: str) -> None:
     """Named as typed, not as Python shows a string (a quote in it was shown escaped)."""
-    run = cli("-p", "hi", "--allowed-tools", "it's", *ARGS)
-    assert run.code == 2 and "unknown tool 'it's';" in run.stderr, run.stderr
+    assert f"unknown tool '{item}';" in refused(cli, item)
 
 
 def test_a_comma_inside_the_parenthesis_is_the_patterns() -> None:

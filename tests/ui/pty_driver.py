@@ -114,3 +114,16 @@ class Terminal:
             os.close(self.main)
         except OSError:
             pass
+
+
+def one_session(tmp: Path, base_url: str, typed: str) -> None:
+    """A session of one prompt, `typed`, answered and left as a user leaves (Ctrl-D, exit 0): what
+    `-r` and `/resume` then list."""
+    term = Terminal(tmp, base_url)
+    try:
+        at = term.prompt(term.read_until("/help for commands"))
+        term.type(typed + "\r")
+        term.prompt(term.read_until("ANSWERED", at))
+        assert term.finish() == 0
+    finally:
+        term.close()

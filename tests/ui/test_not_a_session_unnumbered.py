@@ -10,7 +10,7 @@ from pathlib import Path
 from compact_agent.ui.sessions_list import SessionRow, numbered
 from tests.fakes.openai_server import FakeOpenAIServer
 
-from .pty_driver import Terminal
+from .pty_driver import Terminal, one_session
 from .test_banner_and_picker_narrow import ok, shown
 from .test_command_edges import show
 from .test_commands_terminal import answer, session
@@ -55,14 +55,7 @@ async def test_resume_lists_it_unnumbered_and_number_1_is_a_session(tmp_path: Pa
 
 def test_the_r_list_numbers_the_sessions_only(tmp_path: Path) -> None:
     with FakeOpenAIServer(ok) as server:
-        term = Terminal(tmp_path, server.base_url)
-        try:
-            at = term.prompt(term.read_until("/help for commands"))
-            term.type("the real one\r")
-            term.prompt(term.read_until("ANSWERED", at))
-            assert term.finish() == 0
-        finally:
-            term.close()
+        one_session(tmp_path, server.base_url, "the real one")
         [real] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
         junk_beside(real)
         term = Terminal(tmp_path, server.base_url, "-r")

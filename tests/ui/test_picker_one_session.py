@@ -9,20 +9,13 @@ from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAIServer
 
-from .pty_driver import Terminal
+from .pty_driver import Terminal, one_session
 from .test_banner_and_picker_narrow import ok, shown
 
 
 def test_the_picker_of_one_session_asks_about_it(tmp_path: Path) -> None:
     with FakeOpenAIServer(ok) as server:
-        term = Terminal(tmp_path, server.base_url)
-        try:
-            at = term.prompt(term.read_until("/help for commands"))
-            term.type("the only one\r")
-            term.prompt(term.read_until("ANSWERED", at))
-            assert term.finish() == 0
-        finally:
-            term.close()
+        one_session(tmp_path, server.base_url, "the only one")
         term = Terminal(tmp_path, server.base_url, "-r")
         try:
             term.read_until("resume it? (Enter or 1, Ctrl-D to quit)")

@@ -39,7 +39,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -169,7 +169,7 @@ def orphans(root: Path) -> list[str]:
     found: set[str] = set()
     for p in _entries(root):
         name = p.name
-        if name.startswith(".") and (m := re.fullmatch(r"\.(.+)\.jsonl\.[0-9a-f]+\.tmp", name)):
+        if name.startswith(".") and (m := _SESSION_TEMP.fullmatch(name)):
             found.add(m[1])
         elif name not in SHARED and not name.startswith(".") and _is_side_folder(p):
             found.add(name)
@@ -215,18 +215,8 @@ def last_written(root: Path, session_id: str) -> float:
             times.append(os.lstat(path).st_mtime)
 
     note(root / f"{session_id}.jsonl")
-    if (archives := _real_dir(root / ARCHIVES)) is not None:
-        for p in session_archives(archives, session_id):
-            note(p)
-        for p in _entries(archives):
-            if _archive_temp(p.name, session_id):
-                note(p)
-    if (sent := _real_dir(root / SENT_FOLDER)) is not None:
-        note(sent / f"{session_id}.jsonl")
-    temp = re.compile(rf"\.{re.escape(session_id)}\.jsonl\.[0-9a-f]+\.tmp")
-    for p in _entries(root):
-        if temp.fullmatch(p.name):
-            note(p)
+    for _, p in _loose_files(root, session_id):
+        note(p)
     if _a_possible_id(session_id) and _real_dir(side := root / session_id) is not None:
         for folder, dirs, names in os.walk(side):  # links to folders are listed, never walked into
             for name in dirs + names:
@@ -257,18 +247,14 @@ def remove(root: Path, session_id: str, dry: bool = False) -> Removed:
             raise RemovalError(f"could not remove the prompts of session {session_id} from {history}: "
                                f"{e.strerror or e}") from None
         out.freed += freed
-        if (archives := _real_dir(root / ARCHIVES)) is not None:
-            for p in session_archives(archives, session_id):
-                out.archives += _unlink(p, out)
-            for p in _entries(archives):
-                if _archive_temp(p.name, session_id):
-                    out.others += _unlink(p, out)
-        if (sent := _real_dir(root / SENT_FOLDER)) is not None and _exists(record := sent / f"{session_id}.jsonl"):
-            out.sent_record = _unlink(record, out) > 0
-        temp = re.compile(rf"\.{re.escape(session_id)}\.jsonl\.[0-9a-f]+\.tmp")
-        for p in _entries(root):
-            if temp.fullmatch(p.name):
-                out.others += _unlink(p, out)
+        for kind, p in _loose_files(root, session_id):
+            n = _unlink(p, out)
+            if kind == "archive":
+                out.archives += n
+            elif kind == "sent":
+                out.sent_record = n > 0
+            else:
+                out.others += n
         if side is not None and side.is_symlink():  # the link goes, not what it points to
             out.side_files += _unlink(side, out)
         elif side is not None and _real_dir(side) is not None:
@@ -305,6 +291,27 @@ def _hold(side: Path, session_id: str) -> int | None:
         os.close(fd)
         raise SessionLocked(f"session {session_id} is in use by another compact-agent process") from None
     return fd
+
+
+#: A temp file a killed writer left of a session file: `.<id>.jsonl.<hex>.tmp`.
+_SESSION_TEMP = re.compile(r"\.(.+)\.jsonl\.[0-9a-f]+\.tmp")
+
+
+def _loose_files(root: Path, session_id: str) -> Iterator[tuple[str, Path]]:
+    """What session `session_id` of `root` owns outside its file and its side folder, by kind:
+    "archive", "sent" (its record of sent prompts), "temp" (of an archive, or of its file). What its
+    removal removes and what its age is measured by (`last_written`)."""
+    if (archives := _real_dir(root / ARCHIVES)) is not None:
+        for p in session_archives(archives, session_id):
+            yield "archive", p
+        for p in _entries(archives):
+            if _archive_temp(p.name, session_id):
+                yield "temp", p
+    if (sent := _real_dir(root / SENT_FOLDER)) is not None and _exists(record := sent / f"{session_id}.jsonl"):
+        yield "sent", record
+    for p in _entries(root):
+        if (m := _SESSION_TEMP.fullmatch(p.name)) is not None and m[1] == session_id:
+            yield "temp", p
 
 
 def _archive_temp(name: str, session_id: str) -> bool:
