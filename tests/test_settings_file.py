@@ -156,7 +156,7 @@ def test_the_cli_hands_its_compaction_settings_to_the_library(monkeypatch) -> No
 
     monkeypatch.setenv("COMPACT_AGENT_MICROCOMPACT_KEEP_RECENT", "9")
     lib = Settings(autocompact_buffer=7, compactable_tools=["docs_search"]).compaction()
-    assert (lib.autocompact_buffer, lib.microcompact_keep_recent, lib.compactable_tools) == (7, 9, ["docs_search"])
+    assert (lib.autocompact_buffer, lib.microcompact_keep_recent, lib.compactable_tools) == (7, 9, ("docs_search",))
     plain = Settings.model_construct().compaction()
     assert dataclasses.asdict(plain) == dataclasses.asdict(CompactionSettings())
 

@@ -115,9 +115,26 @@ def test_settings_name_a_tool_list_that_is_not_one_without_its_repr(tools: objec
 def test_settings_take_a_tuple_of_tool_names_as_the_manager_does() -> None:
     """`ContextManager(compactable_tools=("a",))` was taken, `CompactionSettings(compactable_tools=("a",))`
     refused as "not ('a',)"."""
-    assert CompactionSettings(compactable_tools=("read", "grep")).compactable_tools == ["read", "grep"]  # type: ignore[arg-type]
-    assert CompactionSettings(compactable_tools={"read", "grep"}).compactable_tools == ["grep", "read"]  # type: ignore[arg-type]
-    assert CompactionSettings(compactable_tools=("read",)) == CompactionSettings(compactable_tools=["read"])  # type: ignore[arg-type]
+    assert CompactionSettings(compactable_tools=("read", "grep")).compactable_tools == ("read", "grep")
+    assert CompactionSettings(compactable_tools={"read", "grep"}).compactable_tools == ("grep", "read")
+    assert CompactionSettings(compactable_tools=("read",)) == CompactionSettings(compactable_tools=["read"])
+
+
+def test_settings_keep_the_tool_names_they_checked() -> None:
+    """The names were kept as the list given: appending to it afterwards skipped the check (a number
+    reached microcompact), and `hash(settings)` raised because a list cannot be hashed. They are kept
+    as a tuple now, from any iterable of names."""
+    given = ["read"]
+    settings = CompactionSettings(compactable_tools=given)
+    given.append("grep")
+    assert settings.compactable_tools == ("read",)
+    with pytest.raises(AttributeError):
+        settings.compactable_tools.append(1)  # type: ignore[attr-defined]
+    assert hash(settings) == hash(CompactionSettings(compactable_tools=("read",)))
+    assert {settings} == {CompactionSettings(compactable_tools=("read",))}
+    assert CompactionSettings(compactable_tools=(t for t in ["fetch", "read", "fetch"])).compactable_tools == \
+        ("fetch", "read")
+    assert CompactionSettings().compactable_tools == ()
 
 
 @pytest.mark.parametrize("known", ["false", 0, None])

@@ -17,8 +17,8 @@ value is `dataclasses.replace(settings, field=value)`, which makes a new object 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, fields
 from typing import Any
 
 
@@ -58,7 +58,9 @@ class CompactionSettings:
     microcompact_keep_recent: int = 5
     microcompact_trigger: int = 12
     microcompact_min_free_tokens: int = 20_000
-    compactable_tools: list[str] = field(default_factory=list)  # beyond the coding tools' own names
+    # Beyond the coding tools' own names. Any iterable of names is taken; it is kept as a tuple (a
+    # set's names sorted, each name once), so it cannot change after the check and the settings hash.
+    compactable_tools: Collection[str] = ()
     # L4 collapse (fractions of the auto-compact threshold)
     collapse_enabled: bool = True
     collapse_commit_fraction: float = 0.90
@@ -84,19 +86,7 @@ class CompactionSettings:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "compactable_tools":
-                # A tuple or set of names is taken as the list it names (ContextManager takes them too).
-                if isinstance(value, tuple | set | frozenset) and all(isinstance(t, str) for t in value):
-                    object.__setattr__(self, f.name, list(value) if isinstance(value, tuple) else sorted(value))
-                    continue
-                if isinstance(value, str):
-                    raise TypeError(f"CompactionSettings.compactable_tools must be a list of tool names, not {value!r}")
-                if not isinstance(value, list):
-                    raise TypeError("CompactionSettings.compactable_tools must be a list of tool names, "
-                                    f"not {type(value).__name__}")
-                for i, tool in enumerate(value):
-                    if not isinstance(tool, str):
-                        raise TypeError("CompactionSettings.compactable_tools must be a list of tool names, but "
-                                        f"item {i + 1} is {type(tool).__name__}, not a name")
+                object.__setattr__(self, f.name, _tool_names(value))
                 continue
             if f.type in (bool, "bool"):
                 if not isinstance(value, bool):
@@ -118,10 +108,24 @@ class CompactionSettings:
     @classmethod
     def from_object(cls, source: Any) -> CompactionSettings:
         """The fields of `source` (any object with attributes of these names, e.g. the CLI's settings)."""
-        values = {f.name: getattr(source, f.name) for f in fields(cls) if hasattr(source, f.name)}
-        if "compactable_tools" in values:
-            values["compactable_tools"] = list(values["compactable_tools"])
-        return cls(**values)
+        return cls(**{f.name: getattr(source, f.name) for f in fields(cls) if hasattr(source, f.name)})
+
+
+def _tool_names(value: object) -> tuple[str, ...]:
+    """`compactable_tools` as the tuple it is kept as: a list stored as given could be appended to
+    after the check (a number among the names reached microcompact) and made the settings unhashable."""
+    if isinstance(value, str | bytes):
+        raise TypeError(f"CompactionSettings.compactable_tools must be a list of tool names, not {value!r}")
+    if not isinstance(value, Iterable):
+        raise TypeError("CompactionSettings.compactable_tools must be a list of tool names, "
+                        f"not {type(value).__name__}")
+    names = list(value)
+    for i, tool in enumerate(names):
+        if not isinstance(tool, str):
+            raise TypeError("CompactionSettings.compactable_tools must be a list of tool names, but "
+                            f"item {i + 1} is {type(tool).__name__}, not a name")
+    # A set has no order of its own: sorted, so equal settings are equal whatever the set's order.
+    return tuple(sorted(names) if isinstance(value, set | frozenset) else dict.fromkeys(names))
 
 
 #: Allowed ranges where a field's is not "0 or more": (lowest, highest or None, in words).
