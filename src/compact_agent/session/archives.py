@@ -55,6 +55,8 @@ def session_archives(archive_dir: Path, session_id: str) -> list[Path]:
 
 
 def glob_escape(text: str) -> str:
+    """`text` matched as itself by a glob or fnmatch pattern: a folder or a session id may hold
+    `[`, `*` or `?`, which would otherwise match nothing or too much."""
     return re.sub(r"([*?\[])", r"[\1]", text)
 
 

@@ -37,6 +37,7 @@ from ...context.shaping import preview  # a look at the next request's view, whi
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
 from ...error_text import first_line, note_request_limit, reply_not_json
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
+from ...session.archives import glob_escape
 from ...session.repair import handed_back
 from ...session.store import (
     SessionStore,
@@ -127,8 +128,9 @@ class AgentSession:
                                        extra_dirs=[Path(d) for d in st.extra_dirs], deny_bash=st.deny_bash,
                                        allow_bash=st.allow_bash, deny_paths=st.deny_paths,
                                        private_dirs=private_dirs(opts.home),
-                                       readable=[f"{self.store.dir.resolve()}/tool-results/*",
-                                                 f"{self.store.archive_dir.resolve()}/{self.session_id}-*.jsonl"])
+                                       readable=[f"{glob_escape(str(self.store.dir.resolve()))}/tool-results/*",
+                                                 f"{glob_escape(str(self.store.archive_dir.resolve()))}/"
+                                                 f"{glob_escape(self.session_id)}-*.jsonl"])
         self.permissions.allowed_tools.update(opts.allowed_tools)
         # A rewind writes only where the file tools may (the list on disk names files by their paths).
         self.checkpoints = Checkpoints(self.store.dir / "checkpoints",
