@@ -33,6 +33,13 @@ COMMANDS: dict[str, Command] = {}
 EXIT_ALIASES = ("quit", "q")  # /exit's other names: a custom command cannot take them either
 
 
+def is_command(shown: str) -> bool:
+    """Whether an input line, as the prompt showed it, is a command: `/name` or `!cmd` from its
+    very first character. A message that starts with indentation (`    /usr/lib/x.so: not found`,
+    a pasted `  // comment`) or with a paste's placeholder is a message, sent as written."""
+    return shown[:1] in ("/", "!")
+
+
 def command(name: str, help: str, *, takes_args: bool = True) -> Callable[[Handler], Handler]:
     def deco(fn: Handler) -> Handler:
         COMMANDS[name] = Command(name, help, fn, takes_args)

@@ -27,7 +27,7 @@ from ..session import journal  # no pydantic-ai: a line typed while the session 
 from ..session.files import SessionError
 from . import render
 from .approval import make_ask, nothing, question_lines, yes_no
-from .command_registry import COMMANDS, ExitRepl, running
+from .command_registry import COMMANDS, ExitRepl, is_command, running
 from .goodbye import resume_hint
 from .pastes import Pastes, as_sent
 from .prompt_excerpt import print_prompt
@@ -136,6 +136,7 @@ class Repl:
                 line = first_message if first_message is not None else queued or ""
                 first_message = None
                 print_prompt(c, secrets.redact(line))
+                shown = line
                 line = self.pastes.take(line)
             else:
                 if self.session is not None:
@@ -145,7 +146,7 @@ class Repl:
                 typed = self.keys.take_typed() if self.keys else ""
                 self.pastes.keep(typed)  # a paste typed ahead during the turn stays behind its placeholder
                 try:
-                    line = await prompt.prompt_async("› ", default=typed)
+                    shown = line = await prompt.prompt_async("› ", default=typed)
                     line = self.pastes.take(line)  # `[pasted 240 lines]` on the screen, the paste in the message
                 except KeyboardInterrupt:
                     if self.clock() - last_ctrl_c < 2.0:
@@ -155,11 +156,11 @@ class Repl:
                     continue
                 except EOFError:
                     break
-            if line.strip() and not line.strip().startswith(("/", "!")):
+            if line.strip() and not is_command(shown):
                 self.keep_typed("\n\n".join([*self.pending, as_sent(line)]))
             if line.strip() and not await self.ready():
                 break
-            if not await self.handle(line):
+            if not await self.handle(line, command=is_command(shown)):
                 break
 
     def keep_typed(self, message: str) -> None:
@@ -254,15 +255,18 @@ class Repl:
 
         return [*COMMANDS, "quit", *custom_commands(cwd)]
 
-    async def handle(self, line: str) -> bool:
-        """One input line; False to leave."""
+    async def handle(self, line: str, command: bool | None = None) -> bool:
+        """One input line; False to leave. `command`: whether the line as shown is a command (see
+        `is_command`; the line itself when not given)."""
         s = self.session
         if not line.strip() or s is None:
             return True
+        if command is None:
+            command = is_command(line)
         try:
-            if line.strip().startswith("!"):
+            if command and line.startswith("!"):
                 await self.shell(s, line.strip()[1:].strip())
-            elif line.strip().startswith("/"):
+            elif command:
                 from .commands import dispatch
 
                 await dispatch(s, line.strip(), self.console)
