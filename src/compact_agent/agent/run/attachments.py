@@ -24,7 +24,7 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from ...config import Settings
 from ...context.layers.budget import ToolResultBudget
 from ...context.plumbing.events import Budget
-from ..safety.permissions import Permissions, resolve_path
+from ..safety.permissions import UNFOLLOWABLE, Permissions, resolve_path
 from ..tools import images
 from ..tools.base import MAX_LINE_CHARS, ToolEnv, ToolFailure
 from ..tools.file_state import ReadFileState
@@ -80,8 +80,8 @@ def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, 
                     name, path = forward, alt
         except (OSError, RuntimeError):  # a link that loops (a repository may hold one), a name too long
             if mentioned:
-                found.append(Attachment(name, Path(cwd) / name, False, False, f"{spelled(name)}: not attached "
-                                        "(a link that loops, or a path the system cannot follow)"))
+                found.append(Attachment(name, Path(cwd) / name, False, False,
+                                        f"{spelled(name)}: not attached ({UNFOLLOWABLE})"))
             continue
         if path in seen:
             continue

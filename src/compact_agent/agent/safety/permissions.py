@@ -14,6 +14,7 @@ user, pick another path) instead of the run failing.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import logging
 from collections.abc import Callable, Sequence
@@ -58,12 +59,22 @@ NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})
 log = logging.getLogger(__name__)
 
 
+#: What a path is that cannot be resolved to its end, as the model and the user are told it.
+UNFOLLOWABLE = "a link that loops, or a path the system cannot follow"
+
+
 def resolve_path(cwd: Path, p: str | Path) -> Path:
-    """Absolute path with `~`, `..` and symlinks resolved (missing tail components are kept)."""
+    """Absolute path with `~`, `..` and symlinks resolved (missing tail components are kept).
+
+    A link that loops raises OSError ELOOP naming `p` as given, whatever the Python version
+    (3.11's Path.resolve raises RuntimeError "Symlink loop from …"): callers say it in our words."""
     path = Path(p).expanduser()
     if not path.is_absolute():
         path = Path(cwd) / path
-    return path.resolve()
+    try:
+        return path.resolve()
+    except RuntimeError:
+        raise OSError(errno.ELOOP, UNFOLLOWABLE, str(p)) from None
 
 
 def is_within(path: Path, root: Path) -> bool:

@@ -14,6 +14,7 @@ event loop (the UI's spinner, cancellation) never stalls. `mention_messages` is 
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
 import hashlib
 import logging
@@ -38,7 +39,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from pydantic_core import core_schema
 
 from ...context.plumbing.markers import mark
-from ..safety.permissions import copied_instead, resolve_path
+from ..safety.permissions import UNFOLLOWABLE, copied_instead, resolve_path
 from .base import (
     ToolEnv,
     ToolFailure,
@@ -79,6 +80,8 @@ class OmittableSchema(GenerateToolJsonSchema):
 
 def _one_line(tool: str, e: BaseException) -> ToolFailure:
     """The reason, without the exception's class name or a temp file's name."""
+    if isinstance(e, OSError) and e.errno == errno.ELOOP:  # a link that loops: the path as the model gave it
+        return ToolFailure(f"{tool} failed: {e.filename or 'path'}: {UNFOLLOWABLE}"[:500])
     if isinstance(e, OSError) and e.strerror:
         name = Path(e.filename).name if e.filename else ""
         reason = f"{e.strerror}" + (f": {name}" if name and not name.endswith(".tmp") else "")
