@@ -85,3 +85,61 @@ async def test_an_instruction_file_reaches_the_system_prompt_without_the_key(tmp
             s.close()
     assert sent and all("OPENAI_API_KEY=[REDACTED] make test" in r for r in sent)
     assert not [r for r in sent if KEY in r]
+
+
+async def test_appended_system_prompt_text_reaches_the_model_without_the_key(tmp_path: Path) -> None:
+    """--append-system-prompt goes into the system prompt of every request, as AGENTS.md does: a key
+    pasted in it goes there redacted."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    sent: list[str] = []
+
+    def model(req: ChatRequest) -> Reply:
+        sent.append(json.dumps(req.body))
+        return Reply.text("noted")
+
+    with FakeOpenAIServer(model, api_key=KEY) as server:
+        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=KEY,
+                                        permission_mode="yes", home=tmp_path / "home",
+                                        append_system_prompt=f"Deploy with DEPLOY_KEY={KEY} when asked."))
+        try:
+            await s.run_turn("deploy it")
+        finally:
+            s.close()
+    assert sent and all("Deploy with DEPLOY_KEY=[REDACTED] when asked." in r for r in sent)
+    assert not [r for r in sent if KEY in r]
+
+
+async def test_an_mcp_servers_instructions_reach_the_model_without_the_key(tmp_path: Path) -> None:
+    """A server's instructions are declared to the model in the conversation (and again after a
+    compaction): a server that echoes the key in them (its own config) has it redacted there."""
+    import sys
+
+    from tests.e2e.test_mcp import SERVER
+
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    sent: list[str] = []
+
+    def model(req: ChatRequest) -> Reply:
+        sent.append(json.dumps(req.body))
+        if req.tool_choice == "none":
+            return Reply.text("<summary>1. Primary Request and Intent: use the notes.</summary>")
+        return Reply.text("noted " * 400)
+
+    server_env = {"NOTES_SERVER_INSTRUCTIONS": f"NOTES-SERVER-RULE: the token is {KEY}."}
+    settings = Settings(memory_enabled=False,
+                        mcp_servers={"notes": {"command": sys.executable, "args": [SERVER], "env": server_env}})
+    with FakeOpenAIServer(model, api_key=KEY) as server:
+        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=KEY,
+                                        context_window=32_000, permission_mode="yes", home=tmp_path / "home",
+                                        settings=settings))
+        try:
+            await s.run_turn("use the notes")
+            await s.run_turn("again")
+            await s.compact()
+            await s.run_turn("and again")
+        finally:
+            await s.aclose()
+    assert any("NOTES-SERVER-RULE: the token is [REDACTED]." in r for r in sent)  # the server did say it
+    assert not [r for r in sent if KEY in r]

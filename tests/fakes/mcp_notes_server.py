@@ -6,10 +6,14 @@
 
 from __future__ import annotations
 
+import os
+
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-INSTRUCTIONS = "NOTES-SERVER-RULE: look notes up with lookup_note; keys are lowercase."
+#: What the server tells the agent; a test may give its own in NOTES_SERVER_INSTRUCTIONS.
+INSTRUCTIONS = os.environ.get("NOTES_SERVER_INSTRUCTIONS",
+                              "NOTES-SERVER-RULE: look notes up with lookup_note; keys are lowercase.")
 
 app = MCPServer("notes", instructions=INSTRUCTIONS)
 

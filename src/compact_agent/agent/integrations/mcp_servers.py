@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic_ai.toolsets import CombinedToolset, WrapperToolset
 
+from ... import secrets
 from ...config import Settings
 from ...setting_names import closest, meant
 from ...setting_values import shown
@@ -301,8 +302,11 @@ class _Redacted(WrapperToolset[Any]):
 
 
 def _text(states: list[ServerState], verb: str) -> str:
+    """The servers as the conversation declares them, the provider key redacted as in the
+    instruction files' text (instructions.py): a server's instructions are its own words, and it
+    may echo the key (its config) in them."""
     body = "\n".join(s.declaration() for s in states)
-    return f"{MCP_HEAD} MCP servers {verb} in this session (their tools are in your tool list):\n{body}"
+    return secrets.redact(f"{MCP_HEAD} MCP servers {verb} in this session (their tools are in your tool list):\n{body}")
 
 
 def _missing_program(cfg: McpServerConfig, cwd: Path) -> str | None:

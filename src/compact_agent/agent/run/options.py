@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ... import secrets
 from ...config import Settings, home_dir
 from ...session.files import NEW_NAME, legacy_slug, list_sessions, new_session_id, project_slug
 from ...session.not_a_session import is_not_a_session, newest_session, refusal
@@ -32,12 +33,14 @@ Today's date: {today}."""
 
 
 def system_prompt(cwd: Path, instructions: str, append: str = "") -> str:
-    """The system prompt: ours, the instruction files' text, then --append-system-prompt."""
+    """The system prompt: ours, the instruction files' text, then --append-system-prompt. The
+    appended text has the provider key redacted, as the instruction files' text has when read
+    (instructions.py): a key pasted in it would go with every request."""
     text = SYSTEM_PROMPT.format(cwd=cwd, today=date.today().isoformat())
     if instructions:
         text += f"\n\n# Instructions (AGENTS.md / CLAUDE.md; the nearer file wins)\n{instructions}"
     if append:
-        text += f"\n\n{append}"
+        text += f"\n\n{secrets.redact(append)}"
     return text
 
 
