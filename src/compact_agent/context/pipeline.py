@@ -39,6 +39,7 @@ from . import handlers, lifecycle, shaping
 from .arguments import check_compact_now
 from .compaction.cuts import join
 from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller
+from .compaction.summarizer import with_output_cap
 from .contract import keep_system_prompts, stamp_new
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
@@ -214,6 +215,7 @@ class ContextManager(ManagerState):
                 return self.schedule.incremental_pays(self, messages, kept, carried, reason=reason)
 
             summarize = self.summarizer(self)
+            with_output_cap(summarize, self.summary_output_cap)  # not the agent's max_tokens
             earlier = handlers.requests_made(summarize)  # a factory may hand out one shared log
             result = await self.compactor.compact(
                 messages, summarize=summarize, archive=archive, trigger=trigger,

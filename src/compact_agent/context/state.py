@@ -40,7 +40,7 @@ from .plumbing.identity_memo import IdentityMemo
 from .plumbing.markers import is_compaction_message
 from .plumbing.overflow import LearnedWindow, figures
 from .plumbing.settings import CompactionSettings as Settings
-from .plumbing.settings import Limits
+from .plumbing.settings import Limits, estimate_margin
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
 from .plumbing.tracing import NO_TRACER, NoTracer
 from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, SummaryInputs, TokenCounter
@@ -323,6 +323,16 @@ class ManagerState(AbstractCapability[Any]):
         below the raw estimate until the provider's reports agree that it counts less
         (`Calibration.fits_tokens`). The last resort shrinks by it, and a request is refused by it."""
         return self.calibration.fits_tokens(self.estimate(messages) + self.overhead)  # never below `measure`
+
+    def summary_output_cap(self, messages: Sequence[ModelMessage]) -> int:
+        """The `max_tokens` of a summary request of `messages` (the instruction included): what the
+        window leaves after its input, measured as a request is judged to fit (`fit_size`, the
+        instructions and tools counted) with the estimate's margin kept free, at most what the
+        model writes (`max_output`). Not the agent's own `max_tokens`, sized for its answers: 200
+        of them cut every summary off. The input was cut to leave the output reserve and that
+        margin (`Compactor.summary_room`), so this is the room planned for the summary at least."""
+        left = self.limits.window - estimate_margin(self.limits.window) - self.fit_size(messages)
+        return max(1, min(self.max_output, left))
 
     def _measured(self, view: list[ModelMessage], builtin: int) -> int:
         """`measure(view)`, given the built-in estimate of `view` already made."""

@@ -34,6 +34,7 @@ from ..layers import digest
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch
 from ..plumbing.markers import is_compaction_message
+from ..plumbing.settings import estimate_margin
 from . import ledger, restore, summary
 from .cuts import join, summarize_fitting
 from .keep import Keeper
@@ -172,7 +173,7 @@ class Compactor(Keeper):
             sent = summary_input if summary_input is not None else messages
             prompt = summary.compact_prompt(instructions, "from" if keep else "full")
             shown = len(messages) if keep_from is None else keep_from  # what `sent` covers
-            reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead),
+            reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt),
                                                      max(0, shown - cut))
             text = summary.extract_summary(reply)
         while True:
@@ -257,7 +258,7 @@ class Compactor(Keeper):
         if not to_sum:
             raise CompactionError("nothing to summarise on that side of the message index")
         prompt = summary.compact_prompt(instructions, direction)
-        reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead))
+        reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt))
         text = summary.extract_summary(reply)
         return self._finish(messages, to_sum, keep_head, tail, text, archive, "manual",
                             f"partial_{direction}", before, overhead, watch, dropped)
@@ -271,10 +272,14 @@ class Compactor(Keeper):
         return self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes, archive,
                             trigger, "session_memory", tokens_before, overhead, watch, 0)
 
-    def summary_room(self, overhead: int) -> int:
+    def summary_room(self, overhead: int, prompt: str = "") -> int:
         """Estimated tokens the summary request's messages may take: the window less the room for
-        the summary (the output reserve), in provider tokens converted back, less the fixed part."""
-        return int((self.limits.window - self.limits.output_reserve) / max(self.ratio, 0.1)) - overhead
+        the summary (the output reserve) and the estimate's margin, in provider tokens converted
+        back, less the fixed part and the instruction `prompt` sent after them. The request's
+        output cap is what the window leaves (`ManagerState.summary_output_cap`): messages up to
+        this leave it the whole reserve."""
+        room = self.limits.window - self.limits.output_reserve - estimate_margin(self.limits.window)
+        return int(room / max(self.ratio, 0.1)) - overhead - tokens.text_tokens(prompt)
 
     def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,

@@ -6,12 +6,18 @@ prompt-cache hit (on DeepSeek ~1/10 of the price). The model must not act: `tool
 `none`, and a reply that still contains a tool call is refused and asked again. If the shared
 path fails for any reason but "too long", a separate request with no tools, carrying the
 conversation rendered as text, is the fallback.
+
+The settings are the main request's but for the output cap: an agent's `max_tokens` is sized for its
+answers (an agent limited to 200 tokens had every summary cut off at 200), so the summary request
+gets its own, `output_cap(messages sent)`: what the window leaves after the request's input, at most
+what the model writes. Raising it alone could ask for more than the window leaves, which a provider
+refuses as too long.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,13 +45,18 @@ REFUSED = ("Your previous reply called a tool; tool calls are refused for this r
 
 @dataclass
 class SharedPrefixSummarizer:
-    """Callable `(messages, prompt) -> reply text`; `params`/`settings` are the last main request's."""
+    """Callable `(messages, prompt) -> reply text`; `params`/`settings` are the last main request's.
+
+    `output_cap`: the `max_tokens` of a summary request of these messages; None keeps the main
+    request's, until a `ContextManager` that uses this summarizer sets its own (the window less the
+    request's estimated input, at most its `max_output`)."""
 
     model: Model
     params: ModelRequestParameters | None = None
     settings: dict[str, Any] | None = None
     usage: list[RequestUsage] = field(default_factory=list)
     path_used: list[str] = field(default_factory=list)
+    output_cap: Callable[[Sequence[ModelMessage]], int] | None = None
 
     async def __call__(self, messages: list[ModelMessage], prompt: str) -> str:
         try:
@@ -72,6 +83,8 @@ class SharedPrefixSummarizer:
         params, settings = unable_to_act(self.params, self.settings)
         history = join(messages, [ModelRequest(parts=[UserPromptPart(prompt)], metadata=mark_request("summary"))])
         for _attempt in range(2):
+            if self.output_cap is not None:
+                settings = {**settings, "max_tokens": self.output_cap(history)}
             resp = await model_request(self.model, history, model_settings=settings,  # type: ignore[arg-type]
                                        model_request_parameters=params)
             self.usage.append(resp.usage)
@@ -94,7 +107,9 @@ class SharedPrefixSummarizer:
         params = ModelRequestParameters()
         if self.params is not None:
             params = replace(params, instruction_parts=self.params.instruction_parts)
-        resp = await model_request(self.model, req, model_request_parameters=params)
+        capped = {"max_tokens": self.output_cap(req)} if self.output_cap is not None else None
+        resp = await model_request(self.model, req, model_settings=capped,  # type: ignore[arg-type]
+                                   model_request_parameters=params)
         self.usage.append(resp.usage)
         if any(isinstance(p, ToolCallPart) for p in resp.parts) and not _text(resp).strip():
             raise UnexpectedModelBehavior("the summarizer called a tool with no tools offered")
@@ -123,6 +138,13 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
         # came back as an answer of that type (`{"pages": 0}`) and replaced the conversation.
         params = replace(params, output_mode="text", output_object=None, allow_text_output=True)
     return params, {**(settings or {}), "tool_choice": "none"}
+
+
+def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], int]) -> None:
+    """Give a `SharedPrefixSummarizer` that has no output cap of its own the manager's `cap` (a
+    summarizer factory of the caller's, such as the terminal agent's, builds it without one)."""
+    if isinstance(summarize, SharedPrefixSummarizer) and summarize.output_cap is None:
+        summarize.output_cap = cap
 
 
 def _text(resp: ModelResponse) -> str:

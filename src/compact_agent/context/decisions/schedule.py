@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import ModelMessage
 
-from ..plumbing.settings import Limits
+from ..plumbing.settings import Limits, estimate_margin
 from .economics import (
     SUMMARY_INSTRUCTION_TOKENS,
     CompactionPlan,
@@ -104,7 +104,7 @@ class Schedule:
         keep the whole reserve without compacting on every request: then only the window itself is
         protected. Records the compactions chose to keep do not count: a summary would fold them, so
         they never relax the limit (they did, and then grew into the room kept for the answer)."""
-        margin = cm.limits.window // 50
+        margin = estimate_margin(cm.limits.window)
         hard = cm.limits.window - cm.limits.output_reserve - margin
         floor = cm.calibration.tokens(cm.overhead) + max(2 * self.summary_tokens,
                                                          self.rebuild_floor + round(self.growth.rate))

@@ -162,6 +162,12 @@ _ORDER: tuple[tuple[str, str, Callable[[CompactionSettings], bool]], ...] = (
 )
 
 
+def estimate_margin(window: int) -> int:
+    """What a request keeps free of the window for the token estimate's error (2%): the hard limit
+    keeps it, and so does a summary request's output cap (a provider refuses input + cap over it)."""
+    return window // 50
+
+
 @dataclass(frozen=True)
 class Limits:
     """Thresholds resolved for one context window: what the pipeline actually compares against."""

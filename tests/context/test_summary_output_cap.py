@@ -1,0 +1,70 @@
+"""The summary request has its own output cap. It repeated the main request's settings, `max_tokens`
+included, so an agent limited to 200 tokens per answer got summaries cut off at 200; the cap is
+what the window leaves after the summary request's input, at most what the model writes."""
+
+from __future__ import annotations
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelRequest, UserPromptPart
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.usage import UsageLimits
+
+from compact_agent.context import CompactionSettings, ContextManager
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+
+WINDOW = 8_000
+
+
+def _is_summary_request(req: ChatRequest) -> bool:
+    last = req.messages[-1]
+    return last["role"] == "user" and "<summary>" in str(last.get("content"))
+
+
+def _cap(req: ChatRequest) -> int:
+    return int(req.body.get("max_completion_tokens") or req.body.get("max_tokens") or 0)
+
+
+async def test_an_agent_with_a_small_max_tokens_gets_summaries_with_room_to_be_written() -> None:
+    pages = {"n": 0}
+
+    def responder(req: ChatRequest) -> Reply:
+        if _is_summary_request(req):
+            return Reply.text("<summary>Pages read so far.</summary>")
+        if pages["n"] < 25:
+            pages["n"] += 1
+            return Reply.tools([("read", {"page": pages["n"]})])
+        return Reply.text("done")
+
+    with FakeOpenAIServer(responder, window=WINDOW, model="fake-model") as server:
+        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        cm = ContextManager(window=WINDOW, settings=CompactionSettings(compaction_records=False))
+        agent = Agent(model, capabilities=[cm], model_settings={"max_tokens": 200})
+
+        @agent.tool_plain
+        def read(page: int) -> str:
+            """Read a page."""
+            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
+
+        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+
+    assert result.output == "done" and cm.compactions
+    summaries = [r for r in server.requests if _is_summary_request(r)]
+    assert summaries
+    assert all(_cap(r) == 200 for r in server.requests if not _is_summary_request(r))  # the agent's own
+    # The room the pipeline planned for the summary (its output reserve: 2,000 tokens at first, then
+    # following the summaries' size, never below 1,024), within the window.
+    assert _cap(summaries[0]) >= 2_000
+    for r in summaries:
+        assert _cap(r) >= 1_024 and r.prompt_tokens + _cap(r) <= WINDOW
+    assert server.rejected == []
+
+
+def test_the_cap_is_the_room_the_window_leaves_at_most_what_the_model_writes() -> None:
+    request = [ModelRequest(parts=[UserPromptPart("x " * 8_000)])]  # ~4,000 tokens
+    roomy = ContextManager(window=WINDOW, max_output=100_000)
+    left = WINDOW - roomy.fit_size(request) - WINDOW // 50  # 2% kept for the estimate's error
+    assert 3_000 < left < 5_000 and roomy.summary_output_cap(request) == left
+    assert ContextManager(window=WINDOW, max_output=1_000).summary_output_cap(request) == 1_000
+    over = [ModelRequest(parts=[UserPromptPart("x " * 20_000)])]
+    assert ContextManager(window=WINDOW).summary_output_cap(over) == 1  # never 0 or below
