@@ -17,7 +17,8 @@ the user something (the permission prompt). Keys typed meanwhile wait for the ne
 does a paste: bracketed paste is on during the turn as at the prompt, so a paste arrives as one,
 is typed ahead whole (as its placeholder when large: pastes.py), and its line breaks do not send
 its lines one by one as Enter would. A terminal without bracketed paste sends a paste as keys: those
-that come in one burst are taken as one paste too (typed_ahead.py).
+that come in one burst are taken as one paste too (typed_ahead.py). Ctrl-D on an empty line leaves
+the REPL once the turn is over, said at once in one line (typed_ahead.py: typing after it stays).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import store_typeahead
+from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 from rich.cells import cell_len
@@ -226,16 +229,23 @@ class _Trimmed:
             yield Segment.line()
 
 
+#: What a Ctrl-D pressed during a turn does, and typing after it.
+LEAVING = "Ctrl-D: leaving once this turn is over (Esc stops it now; typing keeps the REPL open)"
+STAYING = "not leaving: you typed after Ctrl-D"
+
+
 class InterruptKeys:
     """While a turn runs: Esc or Ctrl-C calls `cancel`. `paused()` hands the terminal back.
     `output` (prompt_toolkit's, the prompt's own) is told to turn bracketed paste on while the keys
     are read; the other keys are typed ahead (typed_ahead.py), a large paste behind its placeholder
-    in `pastes`; `clock` tells a paste sent as keys from typing."""
+    in `pastes`; `clock` tells a paste sent as keys from typing. `say` prints a line above the
+    spinner: what a Ctrl-D pressed now does."""
 
     def __init__(self, inp: Input | None, cancel: Callable[[], object], pastes: Pastes | None = None,
                  output: Output | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.inp, self.cancel = inp, cancel
         self.output = output
+        self.say: Callable[[str], object] = lambda line: None
         self._stack: contextlib.ExitStack | None = None
         #: what the user typed ahead during the turn: the text the next prompt starts with, and the
         #: lines ended with Enter, sent in order after it
@@ -295,10 +305,20 @@ class InterruptKeys:
         if any(k.key in (Keys.Escape, Keys.ControlC) for k in keys):
             self.cancel()
             return
+        leaving = self.ahead.leaving
         self.ahead.read(keys)
+        if self.ahead.leaving != leaving:
+            self.say(LEAVING if self.ahead.leaving else STAYING)
 
     def take_typed(self) -> str:
-        return self.ahead.take_typed()
+        """What the next prompt starts with. After a Ctrl-D typed ahead on an empty line, the prompt
+        gets that Ctrl-D as its first key, and leaves as Ctrl-D at an empty prompt does."""
+        typed = self.ahead.take_typed()
+        if self.ahead.leaving:
+            self.ahead.leaving = False
+            if self.inp is not None and not typed:
+                store_typeahead(self.inp, [KeyPress(Keys.ControlD, "\x04")])
+        return typed
 
     def take_queued(self) -> str | None:
         return self.ahead.take_queued()

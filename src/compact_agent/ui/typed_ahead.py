@@ -10,6 +10,10 @@ that follow it within `BURST_GAP` (by the clock given, never a sleep), are taken
 when they hold a line break with more after it they are a paste: typed ahead as a bracketed one
 is, behind its placeholder when large (pastes.py), its line breaks sending nothing. A line typed
 and ended with Enter in one read ("fix it⏎" from a quick typist) is still sent after the turn.
+
+Ctrl-D on an empty line typed ahead is the REPL's Ctrl-D at an empty prompt, kept for the end of the
+turn (`leaving`): the lines typed ahead with Enter before it are sent first, then the REPL leaves.
+Text typed after it (a character, a paste) keeps the REPL open, as text at a prompt does.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ class TypedAhead:
         self._queued: list[str] = []
         self._burst: list[str] = []  # the keys of the burst still coming, taken in by `_settle`
         self._last = float("-inf")  # when the burst's latest read came
+        #: Ctrl-D was pressed on an empty line, and nothing typed since: leave once the turn is over
+        self.leaving = False
 
     @property
     def typed(self) -> str:
@@ -61,6 +67,12 @@ class TypedAhead:
             self._settle()
         self._last = now
         for k in keys:
+            if k.key == Keys.ControlD:
+                self._settle()
+                self.leaving = self.leaving or not self._typed.strip()  # on a line with text it does nothing
+                continue
+            if k.data.strip() and (k.key == Keys.BracketedPaste or len(k.data) == 1):
+                self.leaving = False  # typing after Ctrl-D (text, not a key that moves): the user goes on
             if k.key == Keys.BracketedPaste:  # typed ahead as the prompt takes a paste
                 self._settle()
                 self._paste(k.data)

@@ -44,6 +44,9 @@ class WorkKeys:
         if view is not None and self.view is view:
             view._spin(doing)
 
+    def _say(self, line: str) -> None:
+        self.console.print(line, style="dim", markup=False, highlight=False)
+
     async def interruptible(self, coro: Coroutine[Any, Any, T], view: TurnView, doing: str = "thinking") -> T | None:
         """Run `coro` under `view`'s spinner; Esc or Ctrl-C cancels it (None), never the REPL.
         However it ends (answer, error, interruption) the spinner is stopped before anything else prints."""
@@ -52,6 +55,7 @@ class WorkKeys:
         task = asyncio.ensure_future(coro)
         keys = self.keys or InterruptKeys(None, task.cancel)
         keys.cancel = task.cancel
+        keys.say = self._say
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, task.cancel)
         view.start(doing)
@@ -68,6 +72,7 @@ class WorkKeys:
             view.end()
             keys.stop()
             keys.cancel = lambda: None
+            keys.say = lambda line: None
             self.view = None
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signal.SIGINT)
