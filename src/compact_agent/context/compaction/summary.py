@@ -28,6 +28,7 @@ from ..layers.digest import DIGEST_HEADER, default_digest
 from ..plumbing import tokens
 from ..plumbing.markers import OWN_TEXT
 from . import ledger
+from .result import CompactionError
 
 MARK = "compact_agent"
 
@@ -113,8 +114,11 @@ _SUMMARY = re.compile(r"<summary>(.*?)(</summary>|$)", re.DOTALL | re.IGNORECASE
 _STRAY = re.compile(r"</?(analysis|summary)\s*>", re.IGNORECASE)
 
 
-class EmptySummary(ValueError):
-    pass
+class EmptySummary(CompactionError, ValueError):
+    """A reply with no summary in it (empty, or a draft alone): the compaction did not happen. A
+    `CompactionError`, so `compact_now` says so as it says any other, where it raised a bare
+    `ValueError`, the error it raises for an argument of the wrong kind; a `ValueError` still for
+    a caller that caught it as one."""
 
 
 def extract_summary(text: str) -> str:

@@ -1,0 +1,86 @@
+"""What is taken from a summary reply. The prompt asks for an `<analysis>` draft, then a `<summary>`
+block; a reply without the block has its draft struck and the rest taken, and a reply with nothing
+left (a draft alone) is a summary that failed: counted by the circuit breaker in a run, and for
+`compact_now` a `CompactionError` (a compaction that did not happen), never `ValueError`, which the
+library raises for an argument of the wrong kind."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from compact_agent.context import CompactionError, ContextManager, InMemoryStore
+from compact_agent.context.testing import library_request
+
+
+def _history() -> list[ModelMessage]:
+    return [m for i in range(12) for m in (
+        ModelRequest(parts=[UserPromptPart(f"step {i}: " + "word " * 1_500)]),
+        ModelResponse(parts=[TextPart(f"done {i}")]))]
+
+
+def _model(reply: str) -> FunctionModel:
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert library_request(messages) == "summary"
+        return ModelResponse(parts=[TextPart(reply)])
+    return FunctionModel(answer)
+
+
+async def test_a_reply_without_the_summary_block_loses_its_draft() -> None:
+    reply = "<analysis>Walked through the steps.</analysis>\nSix steps done, each answered."
+    cm = ContextManager(window=32_000)
+    await cm.compact_now(_history(), model=_model(reply))
+    assert cm.compactions[-1].summary == "Six steps done, each answered."
+
+
+@pytest.mark.parametrize("reply", ["<analysis>Walked through the steps.</analysis>", "<analysis>never closed",
+                                   "<analysis>a</analysis><summary>  </summary>", ""])
+async def test_a_reply_with_nothing_after_its_draft_is_a_compaction_that_did_not_happen(reply: str) -> None:
+    store = InMemoryStore()
+    cm = ContextManager(window=32_000, store=store)
+    cm.resume([])
+    history = _history()
+    with pytest.raises(CompactionError) as caught:
+        await cm.compact_now(history, model=_model(reply))
+    assert str(caught.value) == "the model returned an empty summary"
+    assert not cm.compactions and store.archives == [] and store.messages == history
+
+
+async def test_in_a_run_a_draft_alone_is_a_failed_compaction_the_breaker_counts() -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+    from pydantic_ai.usage import UsageLimits
+
+    from compact_agent.context import CompactionEvent, CompactionSettings, Event
+    from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+
+    pages = {"n": 0}
+
+    def responder(req: ChatRequest) -> Reply:
+        if "<summary>" in req.last_user_text():
+            return Reply.text("<analysis>Pages were read one by one; nothing else yet.</analysis>")
+        if pages["n"] < 25:
+            pages["n"] += 1
+            return Reply.tools([("read", {"page": pages["n"]})])
+        return Reply.text("done")
+
+    events: list[Event] = []
+    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
+        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        cm = ContextManager(window=8_000, event_handler=events.append,
+                            settings=CompactionSettings(compaction_records=False))
+        agent = Agent(model, capabilities=[cm])
+
+        @agent.tool_plain
+        def read(page: int) -> str:
+            """Read a page."""
+            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
+
+        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+
+    failed = [e for e in events if isinstance(e, CompactionEvent) and e.action == "failed"]
+    assert result.output == "done" and not cm.compactions  # the run went on without them
+    assert [e.detail["failures"] for e in failed] == [1, 2, 3] and cm.breaker_open
+    assert all(e.detail["error"] == "the model returned an empty summary" for e in failed)
