@@ -118,6 +118,46 @@ async def test_a_summary_for_an_agent_with_native_output_is_not_held_to_its_sche
     assert "Pages 1 to 25 read" in opening and '{"read"' not in opening
 
 
+async def test_a_summary_for_an_agent_with_prompted_output_is_asked_for_in_text() -> None:
+    """With `PromptedOutput` the summary request carried pydantic-ai's instruction to answer in JSON
+    of the output type's schema, and JSON mode (`response_format`), which the provider enforces: the
+    summary could only come back as JSON and stand for the whole conversation."""
+    from pydantic_ai import PromptedOutput
+
+    pages = {"n": 0}
+
+    def responder(req: ChatRequest) -> Reply:
+        if req.body.get("response_format") and (_is_summary_request(req) or pages["n"] >= 25):
+            return Reply.text(json.dumps({"read": pages["n"] if not _is_summary_request(req) else 0}))
+        if _is_summary_request(req):
+            return Reply.text("<summary>Pages 1 to 25 read, one tool call each.</summary>")
+        pages["n"] += 1
+        return Reply.tools([("read", {"page": pages["n"]})])
+
+    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
+        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        cm = ContextManager(window=8_000, settings=CompactionSettings(compaction_records=False))
+        agent = Agent(model, capabilities=[cm], output_type=PromptedOutput(Pages), instructions="Read carefully.")
+
+        @agent.tool_plain
+        def read(page: int) -> str:
+            """Read a page."""
+            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
+
+        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+
+    assert result.output == Pages(read=25) and cm.compactions
+    main = [r for r in server.requests if not _is_summary_request(r)]
+    assert all("JSON object" in r.all_text() and "response_format" in r.body for r in main)  # the agent's own
+    summaries = [r for r in server.requests if _is_summary_request(r)]
+    assert summaries
+    for r in summaries:
+        assert "response_format" not in r.body
+        assert "JSON" not in r.all_text() and '"required": ["read"]' not in r.all_text()
+        assert r.messages[0] == {"role": "system", "content": "Read carefully."}  # the agent's instructions kept
+    assert cm.compactions[-1].summary == "Pages 1 to 25 read, one tool call each."
+
+
 def test_native_output_is_left_out_of_the_librarys_own_requests() -> None:
     from pydantic_ai.models import ModelRequestParameters
     from pydantic_ai.output import OutputObjectDefinition
@@ -127,6 +167,10 @@ def test_native_output_is_left_out_of_the_librarys_own_requests() -> None:
     native = ModelRequestParameters(output_mode="native", output_object=OutputObjectDefinition(json_schema={}))
     params, settings = unable_to_act(native, None)
     assert params.output_mode == "text" and params.output_object is None and settings == {"tool_choice": "none"}
+    prompted = ModelRequestParameters(output_mode="prompted", output_object=OutputObjectDefinition(json_schema={}),
+                                      prompted_output_template="Answer in JSON: {schema}")
+    params, _ = unable_to_act(prompted, None)
+    assert params.output_mode == "text" and params.prompted_output_instructions is None and params.allow_text_output
 
 
 async def test_what_each_summary_request_used_is_on_its_compaction_event() -> None:

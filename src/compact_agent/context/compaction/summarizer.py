@@ -127,16 +127,21 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
     every such request was two forced calls refused, then the separate request, uncached. Text is
     allowed there, with the tools offered as they were and left to the model ("auto": restricting
     them to the output tool is an `allowed_tools` choice many OpenAI-compatible servers refuse); a
-    call it still makes is refused and asked again. An agent with `NativeOutput` has the schema
-    left out of these requests: the provider would hold the reply to it.
+    call it still makes is refused and asked again. An agent with `NativeOutput` or
+    `PromptedOutput` has the schema left out of these requests: the provider would hold the reply
+    to it (`PromptedOutput` also turns on a provider's JSON mode and adds an instruction to answer
+    in JSON of that schema, which pydantic-ai places among the instructions, before the messages:
+    the request shares the cached prefix only up to there, the price of a summary in text).
     """
     params = params or ModelRequestParameters()
     if params.output_tools and params.output_mode in ("auto", "tool"):
         return replace(params, output_mode="tool", allow_text_output=True), {**(settings or {}), "tool_choice": "auto"}
-    if params.output_mode == "native":
+    if params.output_mode in ("native", "prompted"):
         # `NativeOutput`: the provider is held to the output type's JSON schema, so the summary
         # came back as an answer of that type (`{"pages": 0}`) and replaced the conversation.
-        params = replace(params, output_mode="text", output_object=None, allow_text_output=True)
+        # `PromptedOutput`: the same through JSON mode and an "answer in JSON" instruction.
+        params = replace(params, output_mode="text", output_object=None, prompted_output_template=None,
+                         allow_text_output=True)
     return params, {**(settings or {}), "tool_choice": "none"}
 
 
