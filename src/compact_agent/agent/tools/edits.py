@@ -14,6 +14,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ..safety.checked_open import Swapped, read_checked
 from ..safety.permissions import resolve_path
 from .base import (
     MAX_LINE_CHARS,
@@ -62,7 +63,7 @@ def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
 
 def _file_text(shown: str, p: Path) -> tuple[str, Encoding] | ToolFailure:
     """The whole text of an existing file and its encoding, decoded as read_file decodes it."""
-    raw = p.read_bytes()
+    raw = read_checked(p)  # opened as the fence checked it (safety/checked_open.py)
     if (enc := sniff(raw[:SNIFF_BYTES])) is None:
         return ToolFailure(f"refused: {shown} is a binary file ({len(raw)} bytes); only text files are edited.")
     if (decoded := decode(raw, enc)) is None:
@@ -96,7 +97,9 @@ def _commit(env: ToolEnv, p: Path, data: bytes) -> ToolFailure | None:
         env.checkpoints.before_write(p)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(p, data)
+        atomic_write_bytes(p, data, checked=True)
+    except Swapped:
+        raise  # said by the toolset: refused, not a failed write
     except OSError as e:
         return ToolFailure(f"could not write {_shown(env, p)}: {e.strerror or 'write failed'}")
     prev = env.read_state.get(p)

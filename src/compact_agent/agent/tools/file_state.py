@@ -26,6 +26,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
 from ...session.store import atomic_write
+from ..safety.checked_open import open_folder, swapped, where_opened
 
 
 @dataclass(frozen=True)
@@ -140,30 +141,43 @@ class ReadFileState:
         return state
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False) -> None:
     """Write via temp file + fsync + rename so readers see the old or the new file, never a torn one.
 
     `mode=None` keeps an existing file's permissions (a new file gets the umask default); an explicit
-    mode is applied exactly (checkpoint blobs use 0600).
+    mode is applied exactly (checkpoint blobs use 0600). `checked`: `path` is resolved and the fence
+    passed it, so the write goes into that very folder or nowhere (safety/checked_open.py): a link
+    swapped in since the check raises Swapped, and one at the end is replaced, not written through.
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+    folder = open_folder(path.parent) if checked and os.rename in os.supports_dir_fd else None
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+        try:
+            if folder is not None and (real := where_opened(fd)) is not None and real != str(tmp):
+                os.close(fd)
+                raise swapped(path)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            if mode is not None:
+                os.chmod(tmp, mode)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+            if folder is not None:  # into the folder that was checked, whatever its path leads to now
+                os.replace(tmp.name, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+            else:
+                os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    finally:
+        if folder is not None:
+            os.close(folder)
     with contextlib.suppress(OSError):
         dir_fd = os.open(path.parent, os.O_RDONLY)
         try:

@@ -10,6 +10,7 @@ attachment line promises, from the same code.
 from __future__ import annotations
 
 import io
+import os
 import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ...config import Settings
+from ..safety.checked_open import open_read
 from ..safety.permissions import resolve_path
 from . import images
 from .base import (
@@ -28,7 +30,7 @@ from .base import (
     _numbered,
     _shown,
 )
-from .text_encoding import UTF8, Encoding, decode, escaped_bytes, sniff_file
+from .text_encoding import SNIFF_BYTES, UTF8, Encoding, decode, escaped_bytes, sniff
 from .text_encoding import shown as shown_text
 
 #: What is read of one line of a big file: more than MAX_LINE_CHARS characters of any width, so the
@@ -45,13 +47,12 @@ class _Stream:
     character per byte, so the bytes behind any part of a line are known) and shown as U+FFFD: not
     fatal. UTF-16 and UTF-32 are read through a decoder, each line's bytes counted by encoding it."""
 
-    def __init__(self, p: Path, enc: Encoding) -> None:
-        self.p, self.enc, self.start = p, enc, len(enc.bom)
+    def __init__(self, f: BinaryIO, enc: Encoding) -> None:
+        self.f, self.enc, self.start = f, enc, len(enc.bom)
 
     def __iter__(self) -> Iterator[str]:
-        with self.p.open("rb") as f:
-            f.seek(len(self.enc.bom))
-            yield from self._wide(f) if self.enc.wide else self._bytes(f)
+        self.f.seek(len(self.enc.bom))
+        yield from self._wide(self.f) if self.enc.wide else self._bytes(self.f)
 
     def _bytes(self, f: BinaryIO) -> Iterator[str]:
         at = len(self.enc.bom)
@@ -154,9 +155,16 @@ def view_text(settings: Settings, p: Path, shown: str, offset: int | None = None
               limit: int | None = None) -> TextView:
     """The lines of the regular file `p` that read_file shows, read and cut as it does, without
     recording the read: read_file_text and the `@path` attachment line (run/attachments.py) both
-    say what the model gets from this one place."""
-    size = p.stat().st_size
-    enc = sniff_file(p)
+    say what the model gets from this one place. `p` is resolved and checked: it is opened once,
+    as checked (safety/checked_open.py), and everything shown is read from that one descriptor."""
+    with open_read(p) as f:
+        return _view(settings, f, shown, offset, limit)
+
+
+def _view(settings: Settings, f: BinaryIO, shown: str, offset: int | None, limit: int | None) -> TextView:
+    size = os.fstat(f.fileno()).st_size
+    enc = sniff(f.read(SNIFF_BYTES))
+    f.seek(0)
     if enc is None:
         return TextView(ToolFailure(f"{shown} is a binary file ({size} bytes); not shown."))
     huge = size > settings.read_max_bytes
@@ -167,13 +175,13 @@ def view_text(settings: Settings, p: Path, shown: str, offset: int | None = None
         ))
     note = ""
     if huge:
-        stream = _Stream(p, enc)
+        stream = _Stream(f, enc)
         lines: Iterator[str] = iter(stream)
         line_start: Callable[[int], int] = stream.line_start
         if enc.codec != "utf-8":
             note = _encoding_note(shown, "", enc)
     else:
-        if (decoded := decode(p.read_bytes(), enc)) is None:
+        if (decoded := decode(f.read(), enc)) is None:
             return TextView(ToolFailure(
                 f"{shown} starts with a {enc.name} byte-order mark but is not {enc.name} text ({size} bytes); not shown."))
         text, enc = decoded

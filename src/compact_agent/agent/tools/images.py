@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import BinaryContent
 
+from ..safety.checked_open import read_checked
 from .base import ToolFailure
 
 EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp")
@@ -140,7 +141,7 @@ def image_content(shown: str, path: Path, info: ImageInfo, *, sees: bool, max_by
     if not sees:
         return (f"{shown} is a {info.describe()}; this model cannot see images, so it was not sent (set "
                 "images = true if it can)")
-    data = path.read_bytes()
+    data = read_checked(path)  # opened as the fence checked it (safety/checked_open.py)
     return [f"{shown}: {info.describe()}", BinaryContent(data, media_type=info.media_type, identifier=_ident(shown))]
 
 

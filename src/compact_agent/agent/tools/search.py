@@ -21,6 +21,7 @@ text deep inside a long line is found and seen, not just counted.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import stat
@@ -32,6 +33,7 @@ from typing import Any
 
 import regex
 
+from ..safety.checked_open import open_read
 from ..safety.permissions import resolve_path
 from .base import (
     MAX_GLOB_RESULTS,
@@ -42,7 +44,7 @@ from .base import (
     _not_found,
     _shown,
 )
-from .text_encoding import sniff_file
+from .text_encoding import SNIFF_BYTES, sniff
 
 
 def _expand_braces(pattern: str) -> list[str]:
@@ -185,16 +187,17 @@ def _shown_line(piece: str, at: int, found: Any) -> str:
     return f"{where}{before}{text[lo:hi]}{after}"
 
 
-def _readable_inside(env: ToolEnv, f: Path) -> bool:
-    """A file found by the walk may be read: its resolved target (a symlink in the project may
-    point anywhere) is inside the fence and not denied, and it is a regular file."""
+def _readable_inside(env: ToolEnv, f: Path) -> Path | None:
+    """Where a file found by the walk is, when it may be read: its resolved target (a symlink in
+    the project may point anywhere) is inside the fence and not denied, and it is a regular file.
+    That resolved path is what is opened (safety/checked_open.py), not the one the walk found."""
     try:
         real = resolve_path(env.cwd, f)
         if env.permissions.read_refusal(real) is not None:
-            return False
-        return stat.S_ISREG(os.stat(real).st_mode)
+            return None
+        return real if stat.S_ISREG(os.stat(real).st_mode) else None
     except (OSError, RuntimeError):  # a path too long, a symlink loop
-        return False
+        return None
 
 
 def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | None = None,
@@ -219,13 +222,15 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
             continue
         if bound.exceeded(rel):
             break
-        if not _readable_inside(env, f):
+        if (real := _readable_inside(env, f)) is None:
             continue
         try:
-            if (enc := sniff_file(f)) is None:  # binary
-                continue
-            codec, errors = enc.stream
-            with f.open(encoding=codec, errors=errors) as fh:
+            with open_read(real) as raw:  # a link put in its way since the check: skipped, as unreadable
+                if (enc := sniff(raw.read(SNIFF_BYTES))) is None:  # binary
+                    continue
+                raw.seek(0)
+                codec, errors = enc.stream
+                fh = io.TextIOWrapper(raw, encoding=codec, errors=errors)
                 for n, at, line in _lines(fh):
                     if bound.exceeded(f"{_shown(env, f)}:{n}"):
                         break

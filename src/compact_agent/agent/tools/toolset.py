@@ -39,6 +39,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from pydantic_core import core_schema
 
 from ...context.plumbing.markers import mark
+from ..safety.checked_open import Swapped
 from ..safety.permissions import UNFOLLOWABLE, copied_instead, resolve_path
 from .base import (
     ToolEnv,
@@ -80,6 +81,8 @@ class OmittableSchema(GenerateToolJsonSchema):
 
 def _one_line(tool: str, e: BaseException) -> ToolFailure:
     """The reason, without the exception's class name or a temp file's name."""
+    if isinstance(e, Swapped):  # a link put in the way of a checked path: refused, the path in full
+        return ToolFailure(f"{tool} refused: {e.filename} {e.strerror}"[:500])
     if isinstance(e, OSError) and e.errno == errno.ELOOP:  # a link that loops: the path as the model gave it
         return ToolFailure(f"{tool} failed: {e.filename or 'path'}: {UNFOLLOWABLE}"[:500])
     if isinstance(e, OSError) and e.strerror:

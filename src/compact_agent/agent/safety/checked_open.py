@@ -1,0 +1,94 @@
+"""Opening a path the fence has just checked, so that what is opened is what was checked.
+
+The fence (permissions.py) judges the fully resolved path, and a file tool then opens it. Between
+the two, a link swapped into the path — the file itself made a link to `~/.ssh/id_rsa`, or a folder
+on the way made a link out of the project — would lead the open outside. So the file tools open
+the checked path without following a link at its end (`O_NOFOLLOW`: the checked path had none, so
+one there now was swapped in), and on Linux ask the system where the opened file really is
+(`/proc/self/fd`), refusing when it is not the checked path: a folder on the way was swapped. On
+other systems only the end is guarded (macOS's F_GETPATH spells a name as the disk keeps it, which
+on a case-insensitive disk need not be the spelling that was checked).
+
+A write goes the same way through the file's folder: the folder is opened and its real place
+checked, the temp file's too, and the rename into place is made relative to the opened folder, so
+it lands in the folder that was checked and replaces a link swapped in at the end instead of
+writing through it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from ...regular_file import NotRegular
+
+SWAPPED = "changed while it was being opened (a link was put in its way after the check)"
+
+#: Called with the path between the check and the open: where a test swaps a link in.
+before_open: Callable[[Path], None] | None = None
+
+
+class Swapped(OSError):
+    """What was opened is not the path the fence checked."""
+
+
+def swapped(path: Path) -> Swapped:
+    return Swapped(errno.EXDEV, SWAPPED, str(path))
+
+
+def where_opened(fd: int) -> str | None:
+    """Where the file open as `fd` really is, or None where the system does not say (not Linux,
+    or no /proc)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+def open_checked(path: Path, flags: int, mode: int = 0o666) -> int:
+    """A descriptor of the resolved, checked `path`, opened with `flags`; Swapped when a link was
+    put in its way since the check."""
+    if before_open is not None:
+        before_open(path)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), mode)
+    except OSError as e:
+        # A link at the end (the checked path had none): ELOOP, or ENOTDIR where a folder was asked for.
+        if e.errno == errno.ELOOP or (e.errno == errno.ENOTDIR and os.path.islink(path)):
+            raise swapped(path) from None
+        raise
+    if (real := where_opened(fd)) is not None and real != os.fspath(path):
+        os.close(fd)
+        raise swapped(path)
+    return fd
+
+
+def open_read(path: Path) -> BinaryIO:
+    """The regular file at the resolved, checked `path`, open for reading. Swapped as above;
+    NotRegular when it is no regular file now (opened without blocking: a FIFO swapped in)."""
+    fd = open_checked(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_checked(path: Path) -> bytes:
+    """The whole regular file at the resolved, checked `path` (see `open_read`)."""
+    with open_read(path) as f:
+        return f.read()
+
+
+def open_folder(path: Path) -> int:
+    """A descriptor of the resolved, checked folder `path` (Swapped as above), for a write in it."""
+    return open_checked(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))

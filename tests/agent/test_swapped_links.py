@@ -1,0 +1,127 @@
+"""A link put in a checked path's way between the fence's check and the open cannot lead a file
+tool outside the working directory: the file made a link to a secret, or a folder on the way made
+a link out of the project, just after the check. The swap is made by a hook at that very moment
+(safety/checked_open.py's `before_open`), so no race is needed to show it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compact_agent.agent.safety import checked_open
+from compact_agent.agent.tools.base import ToolEnv
+
+from .test_tools import call
+
+SECRET = "the secret outside the project"
+SWAPPED = "changed while it was being opened (a link was put in its way after the check)"
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a folder swap is seen through /proc")
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    d = tmp_path / "outside"
+    d.mkdir()
+    (d / "notes.txt").write_text(f"{SECRET}\n")
+    return d
+
+
+def swap_once(monkeypatch: pytest.MonkeyPatch, when: Path, swap: Callable[[], None]) -> list[Path]:
+    """Make `swap` happen once, just before `when` is opened; returns the paths opened."""
+    opened: list[Path] = []
+
+    def hook(path: Path) -> None:
+        opened.append(path)
+        if path == when.resolve() and len([p for p in opened if p == path]) == 1:
+            swap()
+
+    monkeypatch.setattr(checked_open, "before_open", hook)
+    return opened
+
+
+def link_file(at: Path, to: Path) -> Callable[[], None]:
+    def swap() -> None:
+        at.unlink()
+        at.symlink_to(to)
+    return swap
+
+
+def link_folder(at: Path, to: Path) -> Callable[[], None]:
+    def swap() -> None:
+        shutil.rmtree(at)
+        at.symlink_to(to, target_is_directory=True)
+    return swap
+
+
+async def test_read_file_refuses_a_file_swapped_for_a_link(env: ToolEnv, work: Path, outside: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    (work / "notes.txt").write_text("inside\n")
+    swap_once(monkeypatch, work / "notes.txt", link_file(work / "notes.txt", outside / "notes.txt"))
+    out = await call(env, "read_file", path="notes.txt")
+    assert out == f"read_file refused: {work.resolve() / 'notes.txt'} {SWAPPED}"
+
+
+@linux_only
+async def test_read_file_refuses_a_folder_swapped_for_a_link(env: ToolEnv, work: Path, outside: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    (work / "sub").mkdir()
+    (work / "sub" / "notes.txt").write_text("inside\n")
+    swap_once(monkeypatch, work / "sub" / "notes.txt", link_folder(work / "sub", outside))
+    out = await call(env, "read_file", path="sub/notes.txt")
+    assert out == f"read_file refused: {work.resolve() / 'sub' / 'notes.txt'} {SWAPPED}"
+
+
+async def test_an_image_swapped_for_a_link_is_not_sent(env: ToolEnv, work: Path, outside: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fakes.images import png
+
+    env.images = True
+    (work / "pic.png").write_bytes(png(2, 2))
+    (outside / "secret.png").write_bytes(png(3, 3) + SECRET.encode())
+    swap_once(monkeypatch, work / "pic.png", link_file(work / "pic.png", outside / "secret.png"))
+    out = await call(env, "read_file", path="pic.png")
+    assert out == f"read_file refused: {work.resolve() / 'pic.png'} {SWAPPED}"
+
+
+async def test_edit_file_refuses_to_read_a_file_swapped_for_a_link(env: ToolEnv, work: Path, outside: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    (work / "notes.txt").write_text("the secret inside\n")
+    await call(env, "read_file", path="notes.txt")
+    os.utime(outside / "notes.txt", ns=(0, (work / "notes.txt").stat().st_mtime_ns))  # passes the read guard
+    swap_once(monkeypatch, work / "notes.txt", link_file(work / "notes.txt", outside / "notes.txt"))
+    out = await call(env, "edit_file", path="notes.txt", old_string="secret", new_string="public")
+    assert out == f"edit_file refused: {work.resolve() / 'notes.txt'} {SWAPPED}"
+    assert (outside / "notes.txt").read_text() == f"{SECRET}\n"
+
+
+@linux_only
+async def test_write_file_refuses_a_folder_swapped_for_a_link(env: ToolEnv, work: Path, outside: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    (work / "sub").mkdir()
+    swap_once(monkeypatch, work / "sub", link_folder(work / "sub", outside))
+    out = await call(env, "write_file", path="sub/new.txt", content="written\n")
+    assert out == f"write_file refused: {work.resolve() / 'sub'} {SWAPPED}"
+    assert sorted(p.name for p in outside.iterdir()) == ["notes.txt"]  # nothing written there, no temp file
+
+
+async def test_write_file_replaces_a_link_swapped_in_at_the_end_instead_of_writing_through_it(
+        env: ToolEnv, work: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (work / "sub").mkdir()
+    swap_once(monkeypatch, work / "sub", lambda: (work / "sub" / "new.txt").symlink_to(outside / "notes.txt"))
+    out = await call(env, "write_file", path="sub/new.txt", content="written\n")
+    assert out == "Created sub/new.txt (1 line).", out
+    assert (outside / "notes.txt").read_text() == f"{SECRET}\n"
+    assert not (work / "sub" / "new.txt").is_symlink()
+    assert (work / "sub" / "new.txt").read_text() == "written\n"
+
+
+async def test_grep_skips_a_file_swapped_for_a_link(env: ToolEnv, work: Path, outside: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    (work / "notes.txt").write_text("the secret inside\n")
+    swap_once(monkeypatch, work / "notes.txt", link_file(work / "notes.txt", outside / "notes.txt"))
+    assert await call(env, "grep", pattern="secret") == "No matches for 'secret' in ."
