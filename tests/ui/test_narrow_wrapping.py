@@ -45,3 +45,25 @@ def test_the_menu_breaks_between_words_and_the_key_line_between_items():
                         " · " in line or line in WAITING, lines
             waiting = [line for line in lines if line and (line.startswith("waiting") or line in WAITING)]
             assert " · ".join(waiting) == WAITING, lines  # the key line, broken only between its items
+
+
+def test_a_long_command_is_shown_whole_before_it_is_approved():
+    command = "echo " + "a" * 5000 + " && rm -rf build"
+    c = Console(record=True, width=100, file=io.StringIO(), force_terminal=False)
+    make_ask(c, nothing, io.StringIO("n\n"))("bash", command)
+    shown = "".join(line[6:] if line.startswith("    ↳ ") else line[4:] for line in c.export_text().splitlines()
+                    if line.startswith("    "))
+    assert shown.count("a") == 5000 and shown.endswith("&& rm -rf build")  # the end of what would run, on the screen
+    assert "…" not in shown
+
+
+def test_a_long_diff_is_cut_at_a_line_saying_how_many_are_not_shown():
+    diff = "create big.py (600 lines)\n--- big.py\n+++ big.py\n@@ -0,0 +1,600 @@\n" + "".join(
+        f"+line {i}\n" for i in range(600))
+    c = Console(record=True, width=100, file=io.StringIO(), force_terminal=False)
+    make_ask(c, nothing, io.StringIO("n\n"))("write_file", diff)
+    out = c.export_text().splitlines()
+    last = next(i for i, line in enumerate(out) if "of the change not shown" in line)
+    shown = [line.strip() for line in out[1:last]]
+    assert all(line in diff.splitlines() for line in shown)  # whole lines, none cut in the middle
+    assert out[last].strip() == f"… {603 - len(shown)} more lines of the change not shown"

@@ -218,7 +218,7 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             if tool != "bash":  # "edit a.py\n<diff>": the header says what, the body shows the diff
                 what, _, body = detail.partition("\n")
             console.print(Text.assemble("  ⎿ ", (tool, "bold"), f" wants to {what}:"))
-            body = body if len(body) <= 4000 else body[:4000] + "\n…"
+            body = shown_whole(tool, body)
             # A lone \r (or any control character) is shown as its escape, not taken as a line
             # break: "rm -rf ~ #\rls" must not read as two lines of which the second is harmless.
             body = visible(body.replace("\r\n", "\n"))
@@ -240,6 +240,22 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
         return answer
 
     return ask
+
+
+#: A diff under the question is cut at a line break past this many characters (a command never is).
+DIFF_SHOWN_CHARS = 4000
+
+
+def shown_whole(tool: str, body: str) -> str:
+    """What is shown under the question: a command whole, since what is approved is the whole of
+    it (a command cut at 4,000 characters hid what it ran after them behind a bare `…`); a long diff
+    up to a line break, with how many lines are not shown."""
+    if tool == "bash" or len(body) <= DIFF_SHOWN_CHARS:
+        return body
+    cut = body.rfind("\n", 0, DIFF_SHOWN_CHARS)
+    cut = cut if cut > 0 else DIFF_SHOWN_CHARS
+    left = body[cut:].strip("\n").count("\n") + 1
+    return f"{body[:cut]}\n… {left:,} more line{'s' if left != 1 else ''} of the change not shown"
 
 
 def hanging(body: str, console: Console) -> Text:
