@@ -315,6 +315,21 @@ async def test_single_flight_shared_prefix_and_coverage(tmp_path):
     assert len(mem.usage) == 1
 
 
+async def test_the_notes_request_has_its_own_output_cap_not_the_agents(tmp_path):
+    """It repeated the agent's settings, `max_tokens` included: an agent limited to 200 tokens had
+    its notes cut off at 200. It asks for what the window leaves after its input, as a summary does."""
+    fn = Notes()
+    mem, cm, _ = make(tmp_path, fn)
+    cm.last_settings = {"temperature": 0.0, "max_tokens": 200}
+    mem.after_response(cm, history_with_response(3))
+    await settle(mem)
+    sent, info = fn.calls[0]
+    assert info.model_settings is not None and info.model_settings.get("temperature") == 0.0
+    assert info.model_settings.get("max_tokens") == cm.summary_output_cap(sent) > 200
+    assert cm.fit_size(sent) + info.model_settings["max_tokens"] <= cm.limits.window
+    assert mem.notes == notes_text()
+
+
 async def test_incremental_update_sends_previous_notes_and_where_they_end(tmp_path):
     fn = Notes()
     mem, cm, _ = make(tmp_path, fn)

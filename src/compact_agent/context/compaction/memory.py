@@ -8,7 +8,7 @@ the new history from the notes and a verbatim tail with no model call (milliseco
 returns None so the pipeline falls back to the full summary.
 
 The extraction shares the main conversation's cached prefix (the same system prompt, tools,
-settings and view, the instruction appended last, `tool_choice: none`, calls refused), so its
+settings but for its own `max_tokens`, and view, the instruction appended last, `tool_choice: none`, calls refused), so its
 input is a cache hit; with a cheaper notes model it sends only the new messages as text instead.
 It never runs twice at once, is never awaited by the turn, and a failure backs off and retries.
 
@@ -173,6 +173,8 @@ class _Job:
     max_chars: int  # of transcript for the separate model: about half the window
     generation: int
     emit: Callable[[Event], None]
+    # The request's max_tokens (the manager's `summary_output_cap`), not the agent's: 200 cut the notes off.
+    output_cap: Callable[[Sequence[ModelMessage]], int] | None = None
 
 
 class SessionMemory:
@@ -257,7 +259,7 @@ class SessionMemory:
         budget = max(400, min(12_000, cm.limits.threshold // 6))
         job = _Job(prefix, list(messages[start:end]), cm.last_params, cm.last_settings,
                    (end - 1, fingerprint(messages[end - 1])), describe(messages[c]) if c is not None else "",
-                   budget, cm.limits.window * 2, self.generation, cm.emit)
+                   budget, cm.limits.window * 2, self.generation, cm.emit, getattr(cm, "summary_output_cap", None))
         self._task = asyncio.get_running_loop().create_task(self._extract(job), name="session-notes")
 
     async def _extract(self, job: _Job) -> None:
@@ -296,6 +298,8 @@ class SessionMemory:
                                                                                    job.budget))],
                                                  metadata=mark_request("notes"))])
         for _attempt in range(2):
+            if job.output_cap is not None:
+                settings = {**shared, "max_tokens": job.output_cap(history)}
             resp = await model_request(self.model, history, model_settings=settings,
                                        model_request_parameters=params)
             self.usage.append(resp.usage)
