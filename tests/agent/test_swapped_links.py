@@ -125,3 +125,27 @@ async def test_grep_skips_a_file_swapped_for_a_link(env: ToolEnv, work: Path, ou
     (work / "notes.txt").write_text("the secret inside\n")
     swap_once(monkeypatch, work / "notes.txt", link_file(work / "notes.txt", outside / "notes.txt"))
     assert await call(env, "grep", pattern="secret") == "No matches for 'secret' in ."
+
+
+async def test_the_version_saved_for_a_rewind_is_not_read_through_a_link_swapped_in(
+        env: ToolEnv, work: Path, outside: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """write_file saves the file's version before it writes (for /rewind): read through a link put
+    in its way, the secret would be saved, and a rewind would put it in the project."""
+    from compact_agent.agent.tools.checkpoints import Checkpoints
+
+    env.checkpoints = Checkpoints(tmp_path / "store")
+    env.checkpoints.begin(0, 0, "change it")
+    (work / "notes.txt").write_text("inside\n")
+    await call(env, "read_file", path="notes.txt")
+    target, opened = work.resolve() / "notes.txt", []
+
+    def hook(path: Path) -> None:  # the write reads the file twice: the swap comes before the second
+        opened.append(path)
+        if path == target and opened.count(target) == 2:
+            link_file(work / "notes.txt", outside / "notes.txt")()
+
+    monkeypatch.setattr(checked_open, "before_open", hook)
+    out = await call(env, "write_file", path="notes.txt", content="rewritten\n")
+    assert out == f"write_file refused: {target} {SWAPPED}"
+    saved = [f for f in (tmp_path / "store").rglob("*") if f.is_file() and SECRET.encode() in f.read_bytes()]
+    assert not saved

@@ -43,6 +43,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from ... import secrets
+from ..safety.checked_open import read_checked
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
 from .file_state import atomic_write_bytes
 
@@ -233,7 +234,7 @@ class Checkpoints:
             return
         p = Path(key)
         if p.is_file():
-            data = p.read_bytes()
+            data = read_checked(p)  # as checked: a link swapped in would put its target in the project on a rewind
             blob = hashlib.sha256(data).hexdigest()
             self._ensure_dirs()
             target = self._blobs / blob
