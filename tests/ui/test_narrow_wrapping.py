@@ -8,7 +8,7 @@ import io
 
 from rich.console import Console
 
-from compact_agent.ui.approval import WAITING, make_ask, menu_lines, nothing
+from compact_agent.ui.approval import INSTEAD_PROMPT, WAITING, instead_prompt, make_ask, menu_lines, nothing
 
 DIFF = ("edit calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,3 +1,4 @@\n def divide(a, b):\n"
         "-    return a / b if b else None  # the old division that silently returned None for zero\n"
@@ -67,3 +67,12 @@ def test_a_long_diff_is_cut_at_a_line_saying_how_many_are_not_shown():
     shown = [line.strip() for line in out[1:last]]
     assert all(line in diff.splitlines() for line in shown)  # whole lines, none cut in the middle
     assert out[last].strip() == f"… {603 - len(shown)} more lines of the change not shown"
+
+
+def test_the_instead_question_breaks_between_words():
+    for width in (40, 30):
+        lines = instead_prompt(width).split("\n")
+        assert len(lines) > 1 and all(len(line) < width for line in lines), lines
+        assert " ".join(line.strip() for line in lines) == INSTEAD_PROMPT.strip()  # no word cut
+        assert all(line.startswith("  ") for line in lines) and lines[-1].endswith("› ")
+    assert instead_prompt(100) == INSTEAD_PROMPT  # one line where it fits, as before

@@ -129,6 +129,7 @@ def instruction(inp: Any = None, output: Any = None) -> str:
     """The line the user types after "No, and tell the model what to do instead"; "" for Enter alone,
     Esc or Ctrl-D (just no). Ctrl-C stops the turn, as at the menu. Run in its own thread, as the menu."""
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.application import get_app
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
     kb = KeyBindings()
@@ -140,7 +141,8 @@ def instruction(inp: Any = None, output: Any = None) -> str:
     io = {k: v for k, v in (("input", inp), ("output", output)) if v is not None}
     session: PromptSession[str] = PromptSession(key_bindings=kb, **io)
     try:
-        return (session.prompt(INSTEAD_PROMPT, in_thread=True) or "").strip()
+        return (session.prompt(lambda: instead_prompt(get_app().output.get_size().columns),
+                               in_thread=True) or "").strip()
     except KeyboardInterrupt:
         raise asyncio.CancelledError from None  # the turn ends as interrupted, the REPL goes on
     except EOFError:
@@ -177,6 +179,13 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     control = FormattedTextControl(text, focusable=True, show_cursor=True)
     app: Application[bool] = inline_app(control, kb, inp, output)
     return bool(await app.run_async())
+
+
+def instead_prompt(width: int) -> str:
+    """The line asking what to do instead, broken between words for a terminal of `width` columns
+    (at 40 the terminal cut it at its edge: '(Ent' / 'er alone'); what is typed goes after its `›`."""
+    lines = cells.wrap(INSTEAD_PROMPT.strip(), max(20, width - 3), indent="  ")
+    return "\n".join(["  " + lines[0], *lines[1:]]) + " "
 
 
 def question_lines(question: str, width: int) -> str:
