@@ -112,7 +112,8 @@ async def test_appended_system_prompt_text_reaches_the_model_without_the_key(tmp
 
 async def test_an_mcp_servers_instructions_reach_the_model_without_the_key(tmp_path: Path) -> None:
     """A server's instructions are declared to the model in the conversation (and again after a
-    compaction): a server that echoes the key in them (its own config) has it redacted there."""
+    compaction), and its tools' descriptions go with every request: a server that echoes the key
+    in them (its own config) has it redacted there."""
     import sys
 
     from tests.e2e.test_mcp import SERVER
@@ -127,7 +128,8 @@ async def test_an_mcp_servers_instructions_reach_the_model_without_the_key(tmp_p
             return Reply.text("<summary>1. Primary Request and Intent: use the notes.</summary>")
         return Reply.text("noted " * 400)
 
-    server_env = {"NOTES_SERVER_INSTRUCTIONS": f"NOTES-SERVER-RULE: the token is {KEY}."}
+    server_env = {"NOTES_SERVER_INSTRUCTIONS": f"NOTES-SERVER-RULE: the token is {KEY}.",
+                  "NOTES_TOOL_DESCRIPTION": f"Look up a note; the server's token is {KEY}."}
     settings = Settings(memory_enabled=False,
                         mcp_servers={"notes": {"command": sys.executable, "args": [SERVER], "env": server_env}})
     with FakeOpenAIServer(model, api_key=KEY) as server:
@@ -142,4 +144,6 @@ async def test_an_mcp_servers_instructions_reach_the_model_without_the_key(tmp_p
         finally:
             await s.aclose()
     assert any("NOTES-SERVER-RULE: the token is [REDACTED]." in r for r in sent)  # the server did say it
+    tooled = [r for r in sent if "notes_lookup_note" in r]
+    assert tooled and all("Look up a note; the server's token is [REDACTED]." in r for r in tooled)
     assert not [r for r in sent if KEY in r]

@@ -18,7 +18,7 @@ INSTRUCTIONS = os.environ.get("NOTES_SERVER_INSTRUCTIONS",
 app = MCPServer("notes", instructions=INSTRUCTIONS)
 
 
-@app.tool()
+@app.tool(description=os.environ.get("NOTES_TOOL_DESCRIPTION"))  # None: the docstring
 def lookup_note(key: str) -> str:
     """Look up a note by its key."""
     return f"NOTE[{key}]: " + "the note body is long. " * 40

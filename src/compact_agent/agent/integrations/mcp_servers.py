@@ -22,6 +22,7 @@ history, so the current declaration of every server is restored after it, like t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -287,7 +288,12 @@ class _Redacted(WrapperToolset[Any]):
     """An MCP server's results pass through the same filter as our own tools' (`tool_text`): a
     server may echo the API key (a config dump, an error), and it must not reach the model. Nor
     may it pass for the user: the marker of the user's words in a refusal is marked as a copy
-    (`copied_instead`; no refusal of ours is an MCP result)."""
+    (`copied_instead`; no refusal of ours is an MCP result). Its tools' descriptions and parameter
+    schemas, sent with every request, have the key redacted too."""
+
+    async def get_tools(self, ctx: Any) -> dict[str, Any]:
+        tools = await super().get_tools(ctx)
+        return {name: _described(tool) for name, tool in tools.items()}
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         result = await super().call_tool(name, tool_args, ctx, tool)
@@ -299,6 +305,18 @@ class _Redacted(WrapperToolset[Any]):
             return result  # not plain data (images, binary): passed on as the server gave it
         cleaned = tool_text(copied_instead(dumped, set()))  # the marker has nothing JSON escapes
         return result if cleaned == dumped else json.loads(cleaned)
+
+
+def _described(tool: Any) -> Any:
+    """`tool` (a ToolsetTool) as the model is told it: its description and parameters without the
+    key. Its arguments are still checked against the schema the server gave."""
+    told = tool.tool_def
+    dumped = json.dumps([told.description, told.parameters_json_schema], ensure_ascii=False)
+    if (cleaned := secrets.redact(dumped)) == dumped:
+        return tool
+    description, schema = json.loads(cleaned)
+    return dataclasses.replace(tool, tool_def=dataclasses.replace(told, description=description,
+                                                                  parameters_json_schema=schema))
 
 
 def _text(states: list[ServerState], verb: str) -> str:
