@@ -23,6 +23,7 @@ the REPL once the turn is over, said at once in one line (typed_ahead.py: typing
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterator
@@ -229,6 +230,9 @@ class _Trimmed:
             yield Segment.line()
 
 
+#: How often (seconds) the key reader notes that the loop runs, to tell keys read after a stall.
+BEAT = 0.05
+
 #: What a Ctrl-D pressed during a turn does, and typing after it.
 LEAVING = "Ctrl-D: leaving once this turn is over (Esc stops it now; typing keeps the REPL open)"
 STAYING = "not leaving: you typed after Ctrl-D"
@@ -247,6 +251,12 @@ class InterruptKeys:
         self.output = output
         self.say: Callable[[str], object] = lambda line: None
         self._stack: contextlib.ExitStack | None = None
+        self.clock = clock
+        #: The last time keys were read, or could have been: a read long after it follows a stall, or
+        #: keys typed between two turns (the prompt reads until its Enter) while the program was busy
+        #: before the next one (the session still starting, say)
+        self.heard = clock()
+        self._beat: asyncio.TimerHandle | None = None
         #: what the user typed ahead during the turn: the text the next prompt starts with, and the
         #: lines ended with Enter, sent in order after it
         self.ahead = TypedAhead(pastes, clock)
@@ -272,7 +282,22 @@ class InterruptKeys:
         if self.output is not None:
             stack.callback(self._bracketed_paste, False)
             self._bracketed_paste(True)
+        with contextlib.suppress(RuntimeError):  # no loop running: no stall to tell
+            self._beat = asyncio.get_running_loop().call_later(BEAT, self._heartbeat)
+            stack.callback(self._stop_beat)
         self._stack = stack
+
+    def _heartbeat(self) -> None:
+        """The loop runs: the reader could read now. After a stall, the loop reads the keys that
+        piled up before this runs (asyncio runs a ready reader before a timer that came due)."""
+        self.heard = self.clock()
+        self._stop_beat()
+        self._beat = asyncio.get_running_loop().call_later(BEAT, self._heartbeat)
+
+    def _stop_beat(self) -> None:
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
 
     def _bracketed_paste(self, on: bool) -> None:
         """Without it, a terminal sends a paste as keys, and each of its line breaks as Enter."""
@@ -288,6 +313,7 @@ class InterruptKeys:
         if self._stack is not None:
             self._stack.close()
             self._stack = None
+            self.heard = self.clock()  # keys typed from now on wait unread until the next start
 
     @contextlib.contextmanager
     def paused(self) -> Any:
@@ -306,7 +332,9 @@ class InterruptKeys:
             self.cancel()
             return
         leaving = self.ahead.leaving
-        self.ahead.read(keys)
+        now = self.clock()
+        stalled, self.heard = now - self.heard, now
+        self.ahead.read(keys, stalled)
         if self.ahead.leaving != leaving:
             self.say(LEAVING if self.ahead.leaving else STAYING)
 

@@ -11,6 +11,11 @@ when they hold a line break with more after it they are a paste: typed ahead as 
 is, behind its placeholder when large (pastes.py), its line breaks sending nothing. A line typed
 and ended with Enter in one read ("fix it⏎" from a quick typist) is still sent after the turn.
 
+Keys pile up unread while the program stalls (its loop busy): lines typed then came in one read
+and were joined as one paste, waiting unsent in the next prompt. The key reader says how long it
+could not read before a read (`stalled`, turn_view.InterruptKeys); a burst no longer than a fast
+typist types in that time (`TYPING_RATE`) is typing, each Enter ending a line; more is a paste.
+
 Ctrl-D on an empty line typed ahead is the REPL's Ctrl-D at an empty prompt, kept for the end of the
 turn (`leaving`): the lines typed ahead with Enter before it are sent first, then the REPL leaves.
 Text typed after it (a character, a paste) keeps the REPL open, as text at a prompt does.
@@ -29,6 +34,11 @@ from .pastes import Pastes, as_typed
 
 #: Reads closer than this (seconds) are one burst of keys: a terminal's paste, not typing.
 BURST_GAP = 0.025
+#: Characters a second a fast typist keeps up (about 200 words a minute): keys read after a stall
+#: that many a second of it or fewer may have been typed during it.
+TYPING_RATE = 20.0
+#: A read this long (seconds) after the reader last could read is one after a stall.
+STALL = 0.25
 
 
 def is_paste(text: str) -> bool:
@@ -47,6 +57,7 @@ class TypedAhead:
         self._queued: list[str] = []
         self._burst: list[str] = []  # the keys of the burst still coming, taken in by `_settle`
         self._last = float("-inf")  # when the burst's latest read came
+        self._could_type = 0.0  # characters of the burst a person could have typed while the program stalled
         #: Ctrl-D was pressed on an empty line, and nothing typed since: leave once the turn is over
         self.leaving = False
 
@@ -60,12 +71,14 @@ class TypedAhead:
         self._settle()
         self._typed = text
 
-    def read(self, keys: Iterable[KeyPress]) -> None:
-        """The keys of one read of the terminal."""
+    def read(self, keys: Iterable[KeyPress], stalled: float = 0.0) -> None:
+        """The keys of one read of the terminal, `stalled` seconds after the reader last could read."""
         now = self.clock()
         if now - self._last > BURST_GAP:
             self._settle()
         self._last = now
+        if stalled >= STALL:
+            self._could_type += stalled * TYPING_RATE
         for k in keys:
             if k.key == Keys.ControlD:
                 self._settle()
@@ -102,7 +115,8 @@ class TypedAhead:
         """The burst of keys so far, taken in: a paste whole, or keys one by one (Enter ends a line)."""
         text = "".join(self._burst)
         self._burst.clear()
-        if is_paste(text):
+        typed, self._could_type = len(text) <= self._could_type, 0.0  # typed while the program stalled
+        if is_paste(text) and not typed:
             self._paste(text)
             return
         for ch in text:
