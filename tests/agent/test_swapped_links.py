@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -112,12 +113,14 @@ async def test_write_file_refuses_a_folder_swapped_for_a_link(env: ToolEnv, work
 async def test_write_file_replaces_a_link_swapped_in_at_the_end_instead_of_writing_through_it(
         env: ToolEnv, work: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (work / "sub").mkdir()
+    (outside / "notes.txt").chmod(0o751)
     swap_once(monkeypatch, work / "sub", lambda: (work / "sub" / "new.txt").symlink_to(outside / "notes.txt"))
     out = await call(env, "write_file", path="sub/new.txt", content="written\n")
     assert out == "Created sub/new.txt (1 line).", out
     assert (outside / "notes.txt").read_text() == f"{SECRET}\n"
     assert not (work / "sub" / "new.txt").is_symlink()
     assert (work / "sub" / "new.txt").read_text() == "written\n"
+    assert stat.S_IMODE((work / "sub" / "new.txt").stat().st_mode) != 0o751  # nor takes the target's mode
 
 
 async def test_grep_skips_a_file_swapped_for_a_link(env: ToolEnv, work: Path, outside: Path,

@@ -159,14 +159,16 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, chec
                 os.close(fd)
                 raise swapped(path)
             with os.fdopen(fd, "wb") as f:
+                if mode is not None:
+                    os.fchmod(f.fileno(), mode)
+                else:  # the file it replaces keeps its mode (in the checked folder: the file there, not a link's target)
+                    with contextlib.suppress(FileNotFoundError):
+                        was = os.stat(path) if folder is None else os.stat(path.name, dir_fd=folder, follow_symlinks=False)
+                        if folder is None or stat.S_ISREG(was.st_mode):
+                            os.fchmod(f.fileno(), stat.S_IMODE(was.st_mode))
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-            if mode is not None:
-                os.chmod(tmp, mode)
-            else:
-                with contextlib.suppress(FileNotFoundError):
-                    os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
             if folder is not None:  # into the folder that was checked, whatever its path leads to now
                 os.replace(tmp.name, path.name, src_dir_fd=folder, dst_dir_fd=folder)
             else:
