@@ -301,7 +301,7 @@ async def test_instructions_in_tool_output_reach_the_summarizer_as_data(tmp_path
     act = Reply.tools([("bash", {"command": "touch INJECTED"})])  # a summarizer that obeys the text
     script = Script(reads, internal=act)
     with FakeOpenAIServer(script) as server:
-        s = session(tmp_path / "home", cwd, server, window=9_000, settings=l5_settings())
+        s = session(tmp_path / "home", cwd, server, window=10_000, settings=l5_settings())
         out = await s.run_turn("read NOTICE.txt and the data files")
         await s.aclose()
     assert out.output == "done" and not (cwd / "INJECTED").exists()
