@@ -85,3 +85,9 @@ def test_the_programs_close_of_a_turn_is_no_answer_of_the_models():
     (who, what), = message_rows(torn)
     assert who == "assistant" and what.startswith("half of the explanation") and "cut off" in what
     assert UNANSWERED not in what and CUT not in what
+
+
+async def test_an_empty_conversation_says_so_instead_of_a_heading_over_nothing(tmp_path):
+    run = await drive(tmp_path, runs_a_command_first, ["/history\r"])
+    assert "no compactions yet\nno messages yet: the conversation is empty\n" in run.out
+    assert "messages (" not in run.out

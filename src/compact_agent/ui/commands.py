@@ -211,6 +211,9 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
         # The path on a line of its own, from the left: after the 46 columns of the words above it
         # a terminal of 100 columns split it. Never split by us: the terminal may wrap it, we do not.
         c.print(f"  {b.archive}", style="dim", soft_wrap=True, markup=False, highlight=False)
+    if not s.messages:  # a heading over nothing read as if the list had been lost
+        c.print("no messages yet: the conversation is empty")
+        return
     c.print("messages (the numbers /compact --from N and --up-to N take):")
     from .history_view import message_rows
     from .sent_record import shown_as
