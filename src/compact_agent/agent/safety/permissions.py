@@ -67,8 +67,13 @@ def resolve_path(cwd: Path, p: str | Path) -> Path:
     """Absolute path with `~`, `..` and symlinks resolved (missing tail components are kept).
 
     A link that loops raises OSError ELOOP naming `p` as given, whatever the Python version
-    (3.11's Path.resolve raises RuntimeError "Symlink loop from …"): callers say it in our words."""
-    path = Path(p).expanduser()
+    (3.11's Path.resolve raises RuntimeError "Symlink loop from …"): callers say it in our words.
+    A `~user` whose home folder is not known raises OSError in our words too (Python's "Could not
+    determine home directory." names no path)."""
+    try:
+        path = Path(p).expanduser()
+    except RuntimeError:
+        raise OSError(errno.ENOENT, f"{str(p).split('/', 1)[0]} is a home folder that is not known") from None
     if not path.is_absolute():
         path = Path(cwd) / path
     try:
