@@ -76,6 +76,9 @@ def test_a_row_is_cut_to_the_width() -> None:
     assert len(format_row(1, row, fit=30)) == 29
     unanswered = SessionRow(SESSION, "2026-12-03 16:56", 1, ASKED, unanswered=True)
     assert format_row(1, unanswered, fit=100).endswith("…  (unanswered)"), format_row(1, unanswered, fit=100)
+    # a short prompt keeps its whole mark beside it: at 100 columns 'hi  (unanswered, tried 2 times)' was 'hi'
+    retried = SessionRow(SESSION, "2026-12-03 16:56", 1, "hi", unanswered=True, folded=1)
+    assert format_row(10, retried, fit=100).endswith("message   hi  (unanswered, tried 2 times)")
     # `compact-agent sessions` (ids to give -r) lists as before
     assert format_row(None, row) == f"  {SESSION}  2026-12-03 16:56      2 messages  {ASKED[:68].rsplit(' ', 1)[0]}…"
 

@@ -150,7 +150,7 @@ def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = 
     room = min(width, fit - len(columns))
     if not r.first_prompt:
         prompt = "(no prompt)"
-    elif room - len(mark) >= MIN_PROMPT // 2:
+    elif cell_len(r.first_prompt) + len(mark) <= room or room - len(mark) >= MIN_PROMPT // 2:
         prompt = clip_words(r.first_prompt, room - len(mark)) + mark
     else:
         prompt = clip_words(r.first_prompt, max(1, room))
