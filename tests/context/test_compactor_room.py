@@ -88,3 +88,24 @@ def test_read_paths_in_knows_claude_code_reads():
     msgs = [ModelResponse(parts=[ToolCallPart("Read", {"file_path": "/a.py"}, tool_call_id="x"),
                                  ToolCallPart("read_file", {"path": "b.py"}, tool_call_id="y")])]
     assert restore.read_paths_in(msgs) == {"/a.py", "b.py"}
+
+
+def test_a_history_at_the_hard_limit_goes_whole_into_its_summary_request() -> None:
+    """The output reserve holds room for the summary instruction beside the summary, and the hard
+    limit keeps the estimate's margin: a history that reached the hard limit is sent whole to be
+    summarised (the conversation's cached prefix with it). Counting the instruction again cut the
+    oldest round after the first, and the summary request shared no cached prefix past it."""
+    from compact_agent.context.compaction import summary
+    from compact_agent.context.plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, estimate_margin
+
+    limits = Limits.for_window(64_000, 8_000)
+    compactor = Compactor(limits)
+    compactor.ratio = 1.0
+    overhead = 20_000
+    prompt = summary.compact_prompt("", "full")
+    assert tokens.text_tokens(prompt) <= SUMMARY_INSTRUCTION_TOKENS  # what the reserve holds room for
+    hard = limits.window - limits.output_reserve - estimate_margin(limits.window)
+    assert compactor.summary_room(overhead, prompt) == hard - overhead
+    longer = prompt + " and more" * 400  # an instruction past that room comes off the messages
+    beyond = tokens.text_tokens(longer) - SUMMARY_INSTRUCTION_TOKENS
+    assert beyond > 0 and compactor.summary_room(overhead, longer) == hard - overhead - beyond

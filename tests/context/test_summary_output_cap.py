@@ -11,6 +11,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.usage import UsageLimits
 
 from compact_agent.context import CompactionSettings, ContextManager
+from compact_agent.context.plumbing.settings import SUMMARY_INSTRUCTION_TOKENS
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 WINDOW = 8_000
@@ -52,11 +53,12 @@ async def test_an_agent_with_a_small_max_tokens_gets_summaries_with_room_to_be_w
     summaries = [r for r in server.requests if _is_summary_request(r)]
     assert summaries
     assert all(_cap(r) == 200 for r in server.requests if not _is_summary_request(r))  # the agent's own
-    # The room the pipeline planned for the summary (its output reserve: 2,000 tokens at first, then
-    # following the summaries' size, never below 1,024), within the window.
-    assert _cap(summaries[0]) >= 2_000
+    # The room the pipeline planned for the summary: its output reserve (2,000 tokens at first, then
+    # following the summaries' size, never below 1,024) less the instruction it holds room for,
+    # within the window.
+    assert _cap(summaries[0]) >= 2_000 - SUMMARY_INSTRUCTION_TOKENS
     for r in summaries:
-        assert _cap(r) >= 1_024 and r.prompt_tokens + _cap(r) <= WINDOW
+        assert _cap(r) >= 1_024 - SUMMARY_INSTRUCTION_TOKENS and r.prompt_tokens + _cap(r) <= WINDOW
     assert server.rejected == []
 
 

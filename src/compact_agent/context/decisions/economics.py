@@ -30,6 +30,8 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS
+
 __all__ = ["CompactionPlan", "Growth", "Prices", "plan_compaction", "record_pays", "rewrite_pays", "summary_cost"]
 
 
@@ -152,7 +154,6 @@ class CompactionPlan:
         return self.fixed_cost / cycle if cycle > 0 and math.isfinite(cycle) else 0.0
 
 
-SUMMARY_INSTRUCTION_TOKENS = 700  # the summary prompt appended after the shared prefix (sent uncached)
 
 
 def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens: int, growth: float,

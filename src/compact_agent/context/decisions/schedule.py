@@ -37,9 +37,8 @@ from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import ModelMessage
 
-from ..plumbing.settings import Limits, estimate_margin
+from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin
 from .economics import (
-    SUMMARY_INSTRUCTION_TOKENS,
     CompactionPlan,
     Growth,
     Prices,

@@ -162,6 +162,11 @@ _ORDER: tuple[tuple[str, str, Callable[[CompactionSettings], bool]], ...] = (
 )
 
 
+SUMMARY_INSTRUCTION_TOKENS = 700
+"""The summary instruction appended after the shared prefix (sent uncached): the output reserve
+holds room for it beside the summary (`Schedule.output_limits`), and the pricing counts it."""
+
+
 def estimate_margin(window: int) -> int:
     """What a request keeps free of the window for the token estimate's error (2%): the hard limit
     keeps it, and so does a summary request's output cap (a provider refuses input + cap over it)."""
