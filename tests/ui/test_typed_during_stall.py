@@ -6,7 +6,9 @@ paste, and keys read with no stall before them are judged as before."""
 
 from __future__ import annotations
 
+from prompt_toolkit.application import Application
 from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 
 from compact_agent.ui.pastes import Pastes
 from compact_agent.ui.turn_view import BEAT, InterruptKeys
@@ -74,3 +76,23 @@ def test_lines_typed_while_the_next_turn_was_not_yet_reading_are_lines() -> None
         finally:
             keys.stop()
         assert [line for line in iter(keys.take_queued, None)] == ["fix it", "then tests"]
+
+
+def test_a_turn_measures_its_first_read_from_the_prompts_last_key() -> None:
+    clock = Clock()
+    with create_pipe_input() as inp:
+        keys = InterruptKeys(inp, lambda: None, Pastes(), clock=clock)
+        prompt = Application(input=inp, output=DummyOutput())
+        keys.follow(prompt)
+        keys.start()
+        keys.stop()  # a turn ends; the prompt is up a minute, then its Enter sends a line
+        clock.now += 60
+        prompt.key_processor.before_key_press.fire()
+        clock.now += 0.01
+        inp.send_text("rest of\ra paste\r")  # what a terminal without bracketed paste sent after that Enter
+        keys.start()
+        try:
+            keys._keys()
+        finally:
+            keys.stop()
+        assert keys.take_queued() is None and keys.take_typed() == "rest of\na paste\n"  # one paste, as before

@@ -110,7 +110,7 @@ class Repl:
         self.prompt = make_prompt(self.sent.root, lambda: self.command_names(cwd), cwd,
                                   toolbar=lambda: self.status_text, on_expand=self.expand_above, pastes=self.pastes,
                                   clock=self.clock, session_id=self.session_id, **self.prompt_io)
-        self.work.keys.output = self.prompt.app.output  # bracketed paste during a turn too
+        self.work.keys.follow(self.prompt.app)  # bracketed paste during a turn too; the prompt's keys are reads
         running.append(self)
         echo_back()
         try:

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import store_typeahead
 from prompt_toolkit.key_binding import KeyPress
@@ -286,6 +287,18 @@ class InterruptKeys:
             self._beat = asyncio.get_running_loop().call_later(BEAT, self._heartbeat)
             stack.callback(self._stop_beat)
         self._stack = stack
+
+    def follow(self, app: Application[Any]) -> None:
+        """The REPL's prompt (`app`): its output is told to turn bracketed paste on during a turn
+        too, and each key it reads is a read of the terminal, so that keys read at a turn's start
+        are measured from the prompt's Enter, not from the turn before (the rest of a paste whose
+        first line the prompt sent, a few milliseconds later, was taken for lines typed over the
+        whole time the prompt was up)."""
+        self.output = app.output
+        app.key_processor.before_key_press += self._prompt_key
+
+    def _prompt_key(self, _: object) -> None:
+        self.heard = self.clock()
 
     def _heartbeat(self) -> None:
         """The loop runs: the reader could read now. After a stall, the loop reads the keys that
