@@ -3,8 +3,8 @@
 `ManagerState` is built once per conversation (`_setup`, with `build_defaults` filling in whatever
 the caller left out), keeps the store in step with the history, measures a view (an estimate
 calibrated by the provider's reported usage), follows the window and the output reserve, and
-hands events to the observers; the layers' frozen decisions are saved and re-applied through
-`layers/frozen.py`. `pipeline.py` adds what happens before each request (the layers,
+hands events to the observers; what it saves beside the history (the layers' frozen decisions,
+what the schedule learned) is `SavedState`'s, saved_state.py. `pipeline.py` adds what happens before each request (the layers,
 the schedule, compaction) and `lifecycle.py` the runs and conversations; both build on this and
 neither is imported here.
 """
@@ -32,7 +32,6 @@ from .compaction.summary import carried_tokens
 from .contract import LoadableStore, StoreSync, loaded
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
-from .layers import frozen
 from .layers.order import default_layers
 from .plumbing import tokens
 from .plumbing.events import Budget, Event, one_line, typed
@@ -43,6 +42,7 @@ from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits, estimate_margin
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
 from .plumbing.tracing import NO_TRACER, NoTracer
+from .saved_state import SavedState
 from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, SummaryInputs, TokenCounter
 
 if TYPE_CHECKING:  # the type of pydantic-ai's `RunContext.tracer`; never imported at run time (tracing.py)
@@ -52,11 +52,9 @@ log = logging.getLogger(__name__)
 
 #: Limits until the model's own window is read (never used for a request: it is read first).
 _PROVISIONAL_WINDOW = 8_192
-#: The key, beside the layers' names, of what the manager learned and saves with their decisions.
-LEARNED = "learned"
 
 
-class ManagerState(AbstractCapability[Any]):
+class ManagerState(SavedState, AbstractCapability[Any]):
     """The state of one conversation's pipeline: its window and limits, store, layers, compactor,
     notes and schedule, what the latest request measured, and the observers of its events."""
 
@@ -340,84 +338,7 @@ class ManagerState(AbstractCapability[Any]):
             return self.measure(view)
         return self.calibration.tokens(builtin + self.overhead)
 
-    # -- the layers' frozen decisions (layers/frozen.py) ----------------------------------------
-    def layer_state(self) -> dict[str, Any]:
-        """The layers' decisions, and what the schedule learned that a restart would otherwise lose:
-        that `before_compact` has answered with instructions (a record would not follow them), the
-        server's window where it refused a request over one smaller than the window given, the
-        latest usage report (a server that cuts prompts says so only in two reports in a row), the
-        automatic compactions that failed in a row (a breaker that paused them stays paused: a restart
-        would otherwise try, and fail, as many again), and the longest answer and the summaries'
-        size, which the output reserve and so the threshold follow."""
-        state = frozen.layer_state(self.layers)
-        learned: dict[str, Any] = {"handler_instructs": True} if self.handler_instructs else {}
-        if self.window_learned is not None:  # and the server's limit, below the window given
-            learned["window"] = self.window_learned.to_json()
-        if (report := self.calibration.last_report()) is not None:  # the next run's first is compared with it
-            learned["report"] = list(report)
-        if savings := {name: n for name, n in self._prev_savings.items() if n}:  # what a restart counts from
-            learned["savings"] = savings
-        if self.failures:  # automatic compactions failed in a row: a paused breaker stays paused
-            learned["failures"] = self.failures
-        if self.schedule.max_output_seen:  # the reserve (so the threshold) follows the longest answer
-            learned["longest_answer"] = self.schedule.max_output_seen
-        if self.schedule.full_summaries:  # and a summary's size, which it keeps room for
-            learned["summary"] = [self.schedule.summary_tokens, self.schedule.full_summaries]
-        if learned:
-            state[LEARNED] = learned
-        return state
-
-    def load_layer_state(self, state: dict[str, Any]) -> None:
-        """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
-        frozen.load_layer_state(self.layers, state)
-        learned = state.get(LEARNED) if isinstance(state, dict) else None
-        if isinstance(learned, dict) and learned.get("handler_instructs") is True:
-            self.handler_instructs = True
-        if isinstance(learned, dict):
-            self.calibration.recall_report(learned.get("report"))
-        if isinstance(learned, dict):
-            self._recall_answers(learned)
-        window = LearnedWindow.from_json(learned.get("window")) if isinstance(learned, dict) else None
-        if window is not None and window.given == self.limits.window:  # given another, the server may be another
-            self.set_window(window.window)
-            self.window_learned = window
-        # The first request re-applies these decisions: what they keep out was counted (and said, in
-        # an event's `freed`) by the process that made them, so this one counts from there (shaping.account).
-        self._prev_savings = savings_of(learned.get("savings")) if isinstance(learned, dict) else {}
-        failures = learned.get("failures") if isinstance(learned, dict) else None
-        self.failures = failures if type(failures) is int and failures > 0 else 0
-        self._rebaseline = True
-        self._saved_state = frozen.state_key(self.layer_state())
-
-    def _recall_answers(self, learned: dict[str, Any]) -> None:
-        """The longest answer and the summaries' size a restart would otherwise measure again: until
-        then its threshold sat at the configured reserve's, lower than the one the run before had
-        reached, and the session resumed with `-c` compacted earlier than it would have run on."""
-        summary = learned.get("summary")
-        if (isinstance(summary, list) and len(summary) == 2
-                and all(type(n) is int and n > 0 for n in summary)):
-            self.schedule.summary_tokens, self.schedule.full_summaries = summary
-        longest = learned.get("longest_answer")
-        if type(longest) is int and longest > 0:
-            self.schedule.max_output_seen = max(self.schedule.max_output_seen, longest)
-            self.adapt_output_reserve(0)
-
-    def _reset_layer(self, layer: Any, error: BaseException) -> None:
-        frozen.reset_layer(layer, error)
-
-    def _save_layer_state(self) -> None:
-        """Save the decisions when this request changed them (`save_state`, wired in by the agent)."""
-        if self.save_state is None:
-            return
-        state = self.layer_state()
-        key = frozen.state_key(state)
-        if key != getattr(self, "_saved_state", None):
-            try:
-                self.save_state(state)
-                self._saved_state = key
-            except OSError as e:
-                self.emit(Event("state", "save_failed", detail={"error": one_line(e)}))
-
+    # -- compactions -------------------------------------------------------------------------
     def apply_result(self, result: CompactionResult, going_ahead: Callable[[], None] | None = None) -> None:
         """Persist a compaction (boundary + new history) and account for it. `going_ahead` is called
         once the store holds the new history, before anything is accounted (`compact_now` commits
@@ -528,14 +449,6 @@ def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | N
     cm._others = OrderedDict()
     cm._prev_savings = {}
     cm._rebaseline = False
-
-
-def savings_of(saved: object) -> dict[str, int]:
-    """The savings per layer a saved state counts from (`layer_state`'s "savings"); a damaged
-    entry counts from nothing, as a session saved before they were kept does."""
-    if not isinstance(saved, dict):
-        return {}
-    return {k: v for k, v in saved.items() if isinstance(k, str) and type(v) is int}
 
 
 def as_model(model: Model | str | None) -> Model | None:

@@ -1,0 +1,138 @@
+"""What a conversation's manager saves beside its history, and takes back after a restart.
+
+The layers' frozen decisions (`layers/frozen.py`) must come back exactly, or a resumed session sends
+another prefix and loses the prompt cache. Beside them, under `LEARNED`, goes what the schedule
+learned that a restart would otherwise measure again, each for a reason a test pins:
+
+- `handler_instructs`: `before_compact` has answered with instructions (a record would not follow them);
+- `window`: the server's own limit, where it refused a request below the window given;
+- `report`: the latest usage report (a server that cuts prompts says so only in two reports in a row);
+- `savings`: what the layers' decisions keep out, which the next process counts from;
+- `failures`: automatic compactions that failed in a row (a paused breaker stays paused);
+- `longest_answer` and `summary`: the output reserve, and so the threshold, follows them.
+
+`SavedState` is a part of `ManagerState` (state.py); `_Manager` says what it uses of the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from .decisions.schedule import Schedule
+from .layers import frozen
+from .plumbing import tokens
+from .plumbing.events import Event, one_line
+from .plumbing.overflow import LearnedWindow
+from .plumbing.settings import Limits
+from .wiring import Layer
+
+#: The key, beside the layers' names, of what the manager learned and saves with their decisions.
+LEARNED = "learned"
+
+
+class _Manager(Protocol):
+    """What of the manager (`ManagerState`) the saved state reads and sets."""
+
+    layers: list[Layer]
+    limits: Limits
+    schedule: Schedule
+    calibration: tokens.Calibration
+    handler_instructs: bool
+    window_learned: LearnedWindow | None
+    failures: int
+    save_state: Callable[[dict[str, Any]], None] | None
+    _prev_savings: dict[str, int]
+    _rebaseline: bool
+    _saved_state: str
+
+    def set_window(self, window: int) -> None: ...
+    def adapt_output_reserve(self, output_tokens: int) -> None: ...
+    def emit(self, event: Event) -> None: ...
+    def layer_state(self) -> dict[str, Any]: ...
+
+
+class SavedState:
+    """Saving and re-applying the layers' decisions and what the schedule learned (module docstring)."""
+
+    window_learned: LearnedWindow | None  # set here too: its type is the manager's, not the one set
+
+    def layer_state(self: _Manager) -> dict[str, Any]:
+        """The layers' decisions, with what was learned under `LEARNED` (only what there is)."""
+        state = frozen.layer_state(self.layers)
+        learned: dict[str, Any] = {"handler_instructs": True} if self.handler_instructs else {}
+        if self.window_learned is not None:
+            learned["window"] = self.window_learned.to_json()
+        if (report := self.calibration.last_report()) is not None:  # the next run's first is compared with it
+            learned["report"] = list(report)
+        if savings := {name: n for name, n in self._prev_savings.items() if n}:
+            learned["savings"] = savings
+        if self.failures:
+            learned["failures"] = self.failures
+        if self.schedule.max_output_seen:
+            learned["longest_answer"] = self.schedule.max_output_seen
+        if self.schedule.full_summaries:
+            learned["summary"] = [self.schedule.summary_tokens, self.schedule.full_summaries]
+        if learned:
+            state[LEARNED] = learned
+        return state
+
+    def load_layer_state(self: _Manager, state: dict[str, Any]) -> None:
+        """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
+        frozen.load_layer_state(self.layers, state)
+        learned = state.get(LEARNED) if isinstance(state, dict) else None
+        if not isinstance(learned, dict):
+            learned = {}
+        if learned.get("handler_instructs") is True:
+            self.handler_instructs = True
+        self.calibration.recall_report(learned.get("report"))
+        _recall_answers(self, learned)
+        window = LearnedWindow.from_json(learned.get("window"))
+        if window is not None and window.given == self.limits.window:  # given another, the server may be another
+            self.set_window(window.window)
+            self.window_learned = window
+        # The first request re-applies these decisions: what they keep out was counted (and said, in
+        # an event's `freed`) by the process that made them, so this one counts from there (shaping.account).
+        self._prev_savings = savings_of(learned.get("savings"))
+        failures = learned.get("failures")
+        self.failures = failures if type(failures) is int and failures > 0 else 0
+        self._rebaseline = True
+        self._saved_state = frozen.state_key(self.layer_state())
+
+    def _reset_layer(self, layer: Any, error: BaseException) -> None:
+        frozen.reset_layer(layer, error)
+
+    def _save_layer_state(self: _Manager) -> None:
+        """Save the decisions when this request changed them (`save_state`, wired in by the agent)."""
+        if self.save_state is None:
+            return
+        state = self.layer_state()
+        key = frozen.state_key(state)
+        if key != getattr(self, "_saved_state", None):
+            try:
+                self.save_state(state)
+                self._saved_state = key
+            except OSError as e:
+                self.emit(Event("state", "save_failed", detail={"error": one_line(e)}))
+
+
+def _recall_answers(cm: _Manager, learned: dict[str, Any]) -> None:
+    """The longest answer and the summaries' size a restart would otherwise measure again: until
+    then its threshold sat at the configured reserve's, lower than the one the run before had
+    reached, and the session resumed with `-c` compacted earlier than it would have run on."""
+    summary = learned.get("summary")
+    if (isinstance(summary, list) and len(summary) == 2
+            and all(type(n) is int and n > 0 for n in summary)):
+        cm.schedule.summary_tokens, cm.schedule.full_summaries = summary
+    longest = learned.get("longest_answer")
+    if type(longest) is int and longest > 0:
+        cm.schedule.max_output_seen = max(cm.schedule.max_output_seen, longest)
+        cm.adapt_output_reserve(0)
+
+
+def savings_of(saved: object) -> dict[str, int]:
+    """The savings per layer a saved state counts from (`layer_state`'s "savings"); a damaged
+    entry counts from nothing, as a session saved before they were kept does."""
+    if not isinstance(saved, dict):
+        return {}
+    return {k: v for k, v in saved.items() if isinstance(k, str) and type(v) is int}
