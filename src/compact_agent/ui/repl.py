@@ -223,9 +223,8 @@ class Repl:
         """Wait for the session (a line entered while it is being built); False if it failed."""
         if self.starting is None:
             return False
-        if not self.starting.done():
-            with self.console.status("starting…") if self.console.is_terminal else nothing():
-                await asyncio.wait([self.starting])
+        if not self.starting.done():  # Esc or Ctrl-C meanwhile stops the message waiting, not the REPL
+            await self.work.wait(self.starting, TurnView(self.console, lambda: 0, clock=self.clock), "starting")
         return self.starting.exception() is None
 
     async def above_prompt(self, show: Callable[[], Any]) -> None:

@@ -251,6 +251,9 @@ class InterruptKeys:
         self.inp, self.cancel = inp, cancel
         self.output = output
         self.say: Callable[[str], object] = lambda line: None
+        #: Esc or Ctrl-C came while the message waited for the session: its turn stops as it starts
+        #: (work_keys.py); a prompt coming first drops it (`take_typed`)
+        self.stop_next = False
         self._stack: contextlib.ExitStack | None = None
         self.clock = clock
         #: The last time keys were read, or could have been: a read long after it follows a stall, or
@@ -355,6 +358,7 @@ class InterruptKeys:
         """What the next prompt starts with. After a Ctrl-D typed ahead on an empty line, the prompt
         gets that Ctrl-D as its first key, and leaves as Ctrl-D at an empty prompt does."""
         typed = self.ahead.take_typed()
+        self.stop_next = False  # what it was for did not run a turn (a command): nothing left to stop
         if self.ahead.leaving:
             self.ahead.leaving = False
             if self.inp is not None and not typed:

@@ -47,6 +47,31 @@ class WorkKeys:
     def _say(self, line: str) -> None:
         self.console.print(line, style="dim", markup=False, highlight=False)
 
+    async def wait(self, fut: asyncio.Future[Any], view: TurnView, doing: str) -> None:
+        """Wait for `fut` (the session being built) under `view`'s spinner, the keys read as during
+        a turn: Esc or Ctrl-C stops the message waiting for it — its turn stops as it starts, and
+        says `interrupted` — never the REPL (Ctrl-C there ended the whole REPL, `interrupted`, exit
+        130); a Ctrl-D leaves once that is done, as during a turn."""
+        loop = asyncio.get_running_loop()
+        keys = self.keys or InterruptKeys(None, lambda: None)
+
+        def stop() -> None:
+            keys.stop_next = True
+
+        keys.cancel, keys.say = stop, self._say
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, stop)
+        view.start(doing)
+        keys.start()
+        try:
+            await asyncio.wait([fut])
+        finally:
+            view.end()
+            keys.stop()
+            keys.cancel, keys.say = (lambda: None), (lambda line: None)
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)
+
     async def interruptible(self, coro: Coroutine[Any, Any, T], view: TurnView, doing: str = "thinking") -> T | None:
         """Run `coro` under `view`'s spinner; Esc or Ctrl-C cancels it (None), never the REPL.
         However it ends (answer, error, interruption) the spinner is stopped before anything else prints."""
@@ -60,6 +85,9 @@ class WorkKeys:
             loop.add_signal_handler(signal.SIGINT, task.cancel)
         view.start(doing)
         keys.start()
+        if keys.stop_next:  # stopped while it waited for the session (`wait`)
+            keys.stop_next = False
+            task.cancel()
         try:
             return await task
         except asyncio.CancelledError:
