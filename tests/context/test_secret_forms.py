@@ -14,6 +14,12 @@ from compact_agent.context.plumbing.secrets import REDACTED, StreamRedactor, red
 KEY = "sk-forms-0123456789abcdefABCDEF"
 
 
+def _forget(key: str, body: str) -> None:
+    registry._secrets.discard(key)
+    registry._bodies.discard(body)
+    registry._compile_pieces()
+
+
 @pytest.fixture(autouse=True)
 def _registered():
     register(KEY)
@@ -77,3 +83,42 @@ def test_a_long_text_of_near_addresses_is_scrubbed_in_linear_time() -> None:
     assert redact(text) == text
     many = "http://u:p@h/ " * 20_000
     assert redact(many) == "http://u:***@h/ " * 20_000
+
+
+def test_pieces_of_the_key_cut_by_a_program_are_redacted_whole() -> None:
+    """`cut -c20-30 .env`, `${KEY:10:8}`, the key printed in halves by two commands: each piece of
+    its random part of FRAGMENT characters or more goes, as far as it matches the key."""
+    key = "sk-3f9a1c7e5b2d48f6a0e9c3b7d1f5a2e8"  # as a provider makes them: its kind, then random
+    register(key)
+    try:
+        body = key[3:]
+        half = len(key) // 2
+        assert (redact(f"first: {key[:half]}\nsecond: {key[half:]}\n")
+                == f"first: sk-{REDACTED}\nsecond: {REDACTED}\n")
+        assert redact(f"x={body[5:5 + registry.FRAGMENT]};") == f"x={REDACTED};"
+        assert redact(f"[{body[3:20]}]") == f"[{REDACTED}]"  # one piece, one mark
+        assert redact(body[:registry.FRAGMENT - 1]) == body[:registry.FRAGMENT - 1]  # shorter: not caught
+    finally:
+        _forget(key, body)
+
+
+def test_what_every_key_of_its_kind_holds_and_plain_runs_stay() -> None:
+    """The kind before a key's random part (`sk-`, `sk-ant-api03-`) names every key of that kind, and
+    a key typed by hand may hold a run of digits or letters that ordinary text holds too."""
+    typed = "sk-ant-api03-local1234567890abcdefghij"
+    register(typed)
+    try:
+        text = "keys look like sk-ant-api03-… ; line 12345678, id 1234567890, abcdefghij"
+        assert redact(text) == text
+        assert redact(f"({typed[20:32]})") == f"({REDACTED})"  # a mixed piece of its random part
+    finally:
+        _forget(typed, typed[len("sk-ant-api03-"):])
+
+
+def test_a_stream_cut_inside_a_piece_shows_none_of_it() -> None:
+    piece = KEY[12:26]
+    for cut in range(1, 40):
+        text = "x" * 50 + f" {piece} " + "y" * 50
+        stream = StreamRedactor()
+        out = stream.feed(text[:cut + 40]) + stream.feed(text[cut + 40:]) + stream.flush()
+        assert out == redact(text) and piece[:registry.FRAGMENT] not in out

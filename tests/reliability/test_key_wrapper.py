@@ -53,3 +53,30 @@ def test_the_key_in_a_wrappers_proc_files_reaches_nothing(tmp_path: Path) -> Non
         for form in forms(key):
             for where in (out, sent, saved, proc.stdout, proc.stderr):
                 assert form not in where.replace("\n", "").replace(" ", "")
+
+
+def test_the_key_cut_into_pieces_by_commands_reaches_nothing(tmp_path: Path) -> None:
+    """A project's .env holds the same key: commands that print it in pieces (`cut`, two halves)
+    send no piece of its random part of eight characters or more to the provider, the session or
+    the output (each is redacted whole, as far as it goes on matching the key)."""
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    cwd.mkdir()
+    (cwd / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+    # after `OPENAI_API_KEY=`, each a command of its own: the two halves, and eight in the middle
+    cuts = ["cut -c16-35 .env", "cut -c36- .env", "cut -c28-35 .env"]
+    script = Script([[("bash", {"command": c})] for c in cuts])
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("COMPACT_AGENT_")}
+    env.update({"COMPACT_AGENT_HOME": str(home), "PYTHONPATH": str(REPO / "src")})
+    with FakeOpenAIServer(script, api_key=KEY) as server:
+        proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", *cli_args(server, "pieces"), "--api-key", KEY],
+                              cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    outs = [message_text(tool_results(script.main[k])[0]) for k in (1, 2, 3)]
+    assert outs[0].startswith("sk-test-[REDACTED]") and all(o.startswith("[REDACTED]") for o in outs[1:]), outs
+    out = "".join(outs)
+    body = KEY[len("sk-test-"):]
+    saved = "".join(p.read_text(errors="replace") for p in home.rglob("*") if p.is_file())
+    sent = "".join(message_text(m) for r in server.requests for m in r.messages)
+    pieces = {body[i:i + 8] for i in range(len(body) - 7)}
+    for where in (out, sent, saved, proc.stdout, proc.stderr):
+        assert not [p for p in pieces if p in where], where

@@ -7,9 +7,14 @@ Reading keys from the environment and scrubbing a command's environment are the 
 
 A command that can print the key can as easily print it transformed, and a literal match would
 miss that. So a registered key is also looked for reversed (`| rev`), base64-encoded at any byte
-alignment (`| base64`, the fragment that does not depend on its neighbours) and split by
-whitespace (`| fold -w 8`, `| sed 's/./& /g'`). Other encodings (hex, rot13, a key cut into
-pieces by a program) are not caught: redaction is a net, not a wall.
+alignment (`| base64`, the fragment that does not depend on its neighbours), split by whitespace
+(`| fold -w 8`, `| sed 's/./& /g'`) and in pieces: any `FRAGMENT` characters of its random part
+(`cut -c20-27`, `${KEY:10:8}`, a key printed in halves by two commands), each piece redacted
+whole, as far as it goes on matching the key. The random part is what follows the key's kind
+(`sk-`, `sk-ant-api03-`: the same in every key of that kind, so ordinary text names it), and a
+piece counts only when it mixes letters and digits (a key typed by hand, `sk-local-12345678…`, must
+not redact every run of digits). Other encodings (hex, rot13) and shorter pieces are not caught:
+redaction is a net, not a wall.
 """
 
 from __future__ import annotations
@@ -20,9 +25,14 @@ import re
 REDACTED = "[REDACTED]"
 MIN_LEN = 12  # shorter values ("none", a test's "k") are not keys and would redact ordinary text
 
+FRAGMENT = 8  # the shortest piece of a key's random part that is redacted on its own
+_KIND = re.compile(r"(?:[A-Za-z0-9]{1,6}-)*")  # a key's kind before its random part: `sk-`, `sk-ant-api03-`
+
 _secrets: set[str] = set()  # the keys as given
 _forms: set[str] = set()  # their literal transforms (reversed, base64 fragments)
 _spread: list[re.Pattern[str]] = []  # a key with whitespace anywhere between its characters
+_bodies: set[str] = set()  # their random parts, long enough to be cut into pieces
+_pieces: re.Pattern[str] | None = None  # any FRAGMENT characters of one of them
 
 
 def register(value: str | None) -> None:
@@ -40,6 +50,52 @@ def register(value: str | None) -> None:
     _forms.update(forms)
     # `base64` wraps its lines, `fold` cuts them: every form may come with whitespace inside
     _spread.extend(re.compile(r"\s*".join(re.escape(c) for c in f)) for f in (value, *forms))
+    kind = _KIND.match(value)
+    body = value[kind.end():] if kind else value
+    if len(body) >= 2 * FRAGMENT:
+        _bodies.add(body)
+        _compile_pieces()
+
+
+def _random_looking(piece: str) -> bool:
+    return (len(set(piece)) > FRAGMENT // 2 and any(c.isdigit() for c in piece)
+            and any(c.isalpha() for c in piece))
+
+
+def _compile_pieces() -> None:
+    global _pieces
+    pieces = sorted({b[i:i + FRAGMENT] for b in _bodies for i in range(len(b) - FRAGMENT + 1)
+                     if _random_looking(b[i:i + FRAGMENT])})
+    _pieces = re.compile("|".join(map(re.escape, pieces))) if pieces else None
+
+
+def _piece_spans(text: str) -> list[tuple[int, int]]:
+    """Where pieces of a key's random part stand in `text`: each match grown both ways for as long
+    as what it covers is still a piece of the same key."""
+    if _pieces is None:
+        return []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (m := _pieces.search(text, pos)) is not None:
+        start, end = m.span()
+        while end < len(text) and any(text[start:end + 1] in b for b in _bodies):
+            end += 1
+        while start > pos and any(text[start - 1:end] in b for b in _bodies):
+            start -= 1
+        spans.append((start, end))
+        pos = end
+    return spans
+
+
+def _without_pieces(text: str) -> str:
+    spans = _piece_spans(text)
+    if not spans:
+        return text
+    out, last = [], 0
+    for start, end in spans:
+        out += [text[last:start], REDACTED]
+        last = end
+    return "".join([*out, text[last:]])
 
 
 _URL_PASSWORD = re.compile(r"""([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:'"<>\\]*):[^\s/?#@'"<>\\]*@""")
@@ -68,7 +124,7 @@ def redact(text: str) -> str:
             text = text.replace(s, REDACTED)
     for pattern in _spread:
         text = pattern.sub(REDACTED, text)
-    return text
+    return _without_pieces(text)
 
 
 class StreamRedactor:
@@ -92,7 +148,7 @@ class StreamRedactor:
         if cut <= 0:
             self._held = text
             return ""
-        spans = [(m.start(), m.end()) for p in _spread for m in p.finditer(text)]
+        spans = [(m.start(), m.end()) for p in _spread for m in p.finditer(text)] + _piece_spans(text)
         moved = True
         while moved:  # a secret across the cut is held back whole
             moved = False
