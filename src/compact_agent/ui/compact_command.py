@@ -19,14 +19,18 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from ..agent.run.runner import AgentSession
 from ..context import CompactionBlocked, CompactionResult, NotSmaller
+from .approval import nothing
 from .command_registry import CommandError, command, current_repl
 from .render import compact_line
+
+if TYPE_CHECKING:
+    from .work_keys import WorkKeys
 
 USAGE = ("usage: /compact [instructions] [--preview] [--from N | --up-to N], N a message number from /history; "
          "/compact --resume-auto resumes automatic compaction")
@@ -141,22 +145,35 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         return
     if pivot is not None and (wrong := out_of_range(pivot, direction, len(s.messages))) is not None:
         raise CommandError(wrong)  # bad usage, as a word that is not a number is (`-p` exits 2)
-    status = c.status(f"compacting {s.context_tokens():,} tokens…")
+    doing = f"compacting {s.context_tokens():,} tokens"
+    status = c.status(f"{doing}…")
     asked: list[bool] = []
+    work: WorkKeys | None = getattr(repl, "work", None)  # the REPL's spinner and keys
 
     async def ask(result: CompactionResult) -> bool:
-        status.stop()  # never a spinner over a question
-        show_preview(s, result, c)
-        if repl is None:
-            c.print("print mode cannot ask: run /compact --preview in the REPL to keep it")
-            asked.append(False)
-        else:
-            asked.append(await repl.confirm("keep this and rewrite the session? [y/N] "))
+        status.stop()  # never a spinner over the preview and its question, which reads the keys itself
+        with work.paused() if work is not None else nothing():
+            show_preview(s, result, c)
+            if repl is None:
+                c.print("print mode cannot ask: run /compact --preview in the REPL to keep it")
+                asked.append(False)
+            else:
+                asked.append(await repl.confirm("keep this and rewrite the session? [y/N] "))
         return asked[-1]
 
     try:
-        with status:
-            result = await s.compact(instructions, pivot=pivot, direction=direction, confirm=ask if preview else None)
+        run = s.compact(instructions, pivot=pivot, direction=direction, confirm=ask if preview else None)
+        if work is None:
+            with status:
+                result = await run
+        else:  # as a turn: Esc or Ctrl-C stops it (Ctrl-C ended the whole REPL), the session as it was
+            from .turn_view import TurnView
+
+            done = await work.interruptible(run, TurnView(c, lambda: 0), doing)
+            if done is None:
+                c.print("not compacted; nothing was changed", markup=False, highlight=False)
+                return
+            result = done
     except NotSmaller as e:
         c.print(not_smaller_line(e, s.cwd), markup=False, highlight=False, soft_wrap=not c.is_terminal)
         return

@@ -1,0 +1,36 @@
+"""Ctrl-C while /compact waited for its summary ended the whole REPL (`compact-agent: interrupted`,
+exit 130), and Esc did nothing. /compact runs as a turn does in the REPL, under its spinner with
+`esc to interrupt`: Esc or Ctrl-C stops it, the session stays as it was, and the REPL goes on."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.scripted import is_summary_request
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from .repl_driver import drive
+
+
+async def test_ctrl_c_stops_a_compaction_not_the_repl(tmp_path: Path) -> None:
+    pipe: list[Any] = []
+    released = threading.Event()
+
+    def answer(req: Any) -> Reply:
+        if is_summary_request(req):
+            pipe[0].send_text("\x03")  # Ctrl-C while the summary is being written
+            released.wait(30)  # the summary never comes while the test runs: only a stop ends /compact
+            return Reply.text("<summary>1. Primary Request and Intent: talk.</summary>")
+        return Reply.text("word " * 3000)
+
+    with FakeOpenAIServer(answer) as server:
+        try:
+            run = await drive(tmp_path, answer, ["long one\r", "long two\r", "long three\r", "/compact\r",
+                                                 "/history\r", "after\r"], pipe=pipe, server=server)
+        finally:
+            released.set()  # before the server stops: it waits for its handlers
+    assert "interrupted\nnot compacted; nothing was changed\n" in run.out, run.out[-2000:]
+    assert "compacted (manual" not in run.out and "no compactions yet" in run.out
+    assert run.prompts[-1] == "after"  # the REPL went on
