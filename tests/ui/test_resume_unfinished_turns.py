@@ -131,3 +131,21 @@ async def test_a_turn_stopped_with_ctrl_c_is_said_on_resume_as_a_note_not_a_warn
     switched = await drive(tmp_path, lambda req: Reply.text("ok"), [f"/resume {path.stem}\r"])
     assert f"resumed session {path.stem}" in switched.out and stopped in switched.out, switched.out
     assert "warning" not in switched.out
+
+
+def test_the_line_under_an_unanswered_prompt_keeps_its_indent_when_narrow():
+    import io
+
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+    from rich.console import Console
+
+    from compact_agent.agent.run.unfinished import UNANSWERED
+    from compact_agent.ui.history_view import show_last_exchanges
+
+    messages = [ModelRequest(parts=[UserPromptPart("more")]),
+                ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})]
+    c = Console(record=True, width=40, file=io.StringIO(), force_terminal=False)
+    show_last_exchanges(c, messages)
+    under = c.export_text().splitlines()[1:]
+    assert len(under) == 2 and all(line.startswith("  ") and len(line) < 40 for line in under), under
+    assert " ".join(line.strip() for line in under) == NO_ANSWER

@@ -111,8 +111,11 @@ def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: i
             for line in answer.splitlines(keepends=True):  # as a stream brings it: block by block
                 view.on_text(line)
             view.end()
-        if status:
-            console.print(f"  {status}", style="dim", markup=False, highlight=False)
+        if status:  # two columns in, also where a narrow terminal breaks it (at 40: 'or its request failed)' at 0)
+            from . import cells
+
+            for line in cells.wrap(status, max(20, console.width - 3), fold=False):
+                console.print(f"  {line}", style="dim", markup=False, highlight=False, soft_wrap=True)
 
 
 def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[ModelMessage],
