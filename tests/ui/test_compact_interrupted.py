@@ -34,3 +34,25 @@ async def test_ctrl_c_stops_a_compaction_not_the_repl(tmp_path: Path) -> None:
     assert "interrupted\nnot compacted; nothing was changed\n" in run.out, run.out[-2000:]
     assert "compacted (manual" not in run.out and "no compactions yet" in run.out
     assert run.prompts[-1] == "after"  # the REPL went on
+
+
+async def test_ctrl_c_stops_the_compaction_a_model_switch_starts_not_the_repl(tmp_path: Path) -> None:
+    pipe: list[Any] = []
+    released = threading.Event()
+
+    def answer(req: Any) -> Reply:
+        if is_summary_request(req):
+            pipe[0].send_text("\x03")
+            released.wait(30)
+            return Reply.text("<summary>1. Primary Request and Intent: talk.</summary>")
+        return Reply.text("word " * 3000)
+
+    with FakeOpenAIServer(answer) as server:
+        try:
+            run = await drive(tmp_path, answer, ["long one\r", "long two\r", "long three\r", "/model --window 8000\r",
+                                                 "/status\r", "after\r"], pipe=pipe, server=server)
+        finally:
+            released.set()
+    assert "interrupted\nnot switched; nothing was changed\n" in run.out, run.out[-2000:]
+    assert "window 32,768" in run.out.split("not switched")[1]  # /status: the window it had
+    assert run.prompts[-1] == "after"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, Group
 from rich.measure import Measurement
@@ -24,6 +24,9 @@ from ..cli_help import MAX_WINDOW, parse_tokens
 from ..words import plural
 from . import render
 from .command_registry import CommandError, command, current_repl
+
+if TYPE_CHECKING:
+    from .work_keys import WorkKeys
 
 STYLES = {
     "system": "grey70", "instructions_file": "cyan", "tools": "blue", "mcp_tools": "bright_blue",
@@ -318,8 +321,19 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
     if (note := routing_note(name, s.opts.base_url, window or s.opts.context_window or s.settings.context_window,
                              f"/model {name} --window N")):
         c.print(f"note: {note}", style="yellow", markup=False, highlight=False)
-    with c.status(f"switching to {name}…"):
-        sw = await switch_model(s, name, window, remember=in_repl)
+    work: WorkKeys | None = getattr(current_repl(), "work", None)  # the REPL's spinner and keys
+    if work is None:
+        with c.status(f"switching to {name}…"):
+            sw = await switch_model(s, name, window, remember=in_repl)
+    else:  # as a turn: Esc or Ctrl-C stops the compaction it may start first (Ctrl-C ended the whole REPL)
+        from .turn_view import TurnView
+
+        done = await work.interruptible(switch_model(s, name, window, remember=in_repl), TurnView(c, lambda: 0),
+                                        f"switching to {name}")
+        if done is None:
+            c.print("not switched; nothing was changed", markup=False, highlight=False)
+            return
+        sw = done
     if sw.compaction is not None:
         c.print(f"compacted first: {sw.compaction.tokens_before:,} → {sw.compaction.tokens_after:,} tokens")
     c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")
