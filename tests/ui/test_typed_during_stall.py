@@ -62,7 +62,7 @@ async def test_the_heartbeat_runs_while_keys_are_read() -> None:
         assert keys._beat is None
 
 
-def test_lines_typed_while_the_next_turn_was_not_yet_reading_are_lines() -> None:
+async def test_lines_typed_while_the_next_turn_was_not_yet_reading_are_lines() -> None:
     clock = Clock()
     with create_pipe_input() as inp:
         keys = InterruptKeys(inp, lambda: None, Pastes(), clock=clock)
@@ -78,7 +78,7 @@ def test_lines_typed_while_the_next_turn_was_not_yet_reading_are_lines() -> None
         assert [line for line in iter(keys.take_queued, None)] == ["fix it", "then tests"]
 
 
-def test_a_turn_measures_its_first_read_from_the_prompts_last_key() -> None:
+async def test_a_turn_measures_its_first_read_from_the_prompts_last_key() -> None:
     clock = Clock()
     with create_pipe_input() as inp:
         keys = InterruptKeys(inp, lambda: None, Pastes(), clock=clock)
@@ -92,6 +92,23 @@ def test_a_turn_measures_its_first_read_from_the_prompts_last_key() -> None:
         inp.send_text("rest of\ra paste\r")  # what a terminal without bracketed paste sent after that Enter
         keys.start()
         try:
+            keys._keys()
+        finally:
+            keys.stop()
+        assert keys.take_queued() is None and keys.take_typed() == "rest of\na paste\n"  # one paste, as before
+
+
+async def test_keys_after_a_question_are_measured_from_its_answer() -> None:
+    clock = Clock()
+    with create_pipe_input() as inp:
+        keys = InterruptKeys(inp, lambda: None, Pastes(), clock=clock)
+        keys.start()  # on the loop: the reader attached
+        try:
+            assert keys._stack is not None
+            with keys.paused():  # the permission menu reads the keys for a minute
+                clock.now += 60
+            clock.now += 0.01
+            inp.send_text("rest of\ra paste\r")  # what a terminal without bracketed paste sent after its answer
             keys._keys()
         finally:
             keys.stop()

@@ -339,6 +339,7 @@ class InterruptKeys:
             yield
         finally:
             if running:
+                self.heard = self.clock()  # the question read the keys until it was answered
                 self.start()
 
     def _keys(self) -> None:
