@@ -334,6 +334,10 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
             c.print("not switched; nothing was changed", markup=False, highlight=False)
             return
         sw = done
+        if in_repl:  # what a session `/clear` starts next runs with: said here, as a task's context is its own
+            from ..session import remembered
+
+            remembered.switched(s.store.options())
     if sw.compaction is not None:
         c.print(f"compacted first: {sw.compaction.tokens_before:,} → {sw.compaction.tokens_after:,} tokens")
     c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")
