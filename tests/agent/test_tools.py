@@ -155,7 +155,9 @@ async def test_read_binary_huge_missing_directory_empty(work: Path) -> None:
 
 async def test_tool_errors_are_one_line_strings(env: ToolEnv) -> None:
     out = await call(env, "read_file", path="bad\0name")
-    assert out == "read_file failed: embedded null byte"  # the reason, not the exception's class
+    assert out == "read_file failed: a path cannot hold a NUL character"  # in our words, not Python's
+    assert await call(env, "write_file", path="a\0b", content="x") == "write_file failed: a path cannot hold a NUL character"
+    assert await call(env, "bash", command="echo a\0b") == "bash failed: a command cannot hold a NUL character"
     assert "invalid regex" in await call(env, "grep", pattern="(")
 
 

@@ -69,7 +69,10 @@ def resolve_path(cwd: Path, p: str | Path) -> Path:
     A link that loops raises OSError ELOOP naming `p` as given, whatever the Python version
     (3.11's Path.resolve raises RuntimeError "Symlink loop from …"): callers say it in our words.
     A `~user` whose home folder is not known raises OSError in our words too (Python's "Could not
-    determine home directory." names no path)."""
+    determine home directory." names no path), and so does a path holding a NUL character (Python's
+    "embedded null byte")."""
+    if "\0" in str(p):
+        raise OSError(errno.EINVAL, "a path cannot hold a NUL character")
     try:
         path = Path(p).expanduser()
     except RuntimeError:

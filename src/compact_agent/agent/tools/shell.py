@@ -107,6 +107,8 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     cap = env.settings.bash_output_max_chars if max_chars is None else max_chars
     if refusal := env.permissions.check("bash", command):
         return ToolFailure(refusal)
+    if "\0" in command:  # no process can be given it (Python would say "embedded null byte")
+        return ToolFailure("bash failed: a command cannot hold a NUL character")
     limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
     limit = min(limit, MAX_BASH_TIMEOUT_S)
     # No pager or credential prompt may wait for input nobody can give.
