@@ -630,6 +630,17 @@ async def test_compactable_tools_decide_whose_old_results_microcompact_clears() 
     assert "fetch" in layers[2].compactable and "read_file" in layers[2].compactable
 
 
+def test_the_compactable_tools_given_are_the_ones_kept() -> None:
+    """The caller's list is copied: appended to later, it changed the tools of every conversation
+    the manager built after (each is built with the options as they are)."""
+    from compact_agent.context.lifecycle import options_now
+
+    tools = ["fetch"]
+    cm = ContextManager(window=64_000, compactable_tools=tools)
+    tools.append("bash")
+    assert options_now(cm)["compactable_tools"] == ("fetch",)
+
+
 async def test_a_token_counter_measures_the_requests() -> None:
     """With the provider's own count plugged in, the calibration has nothing left to correct;
     with the default characters/4 it learns the provider's denser tokenizer from reported usage."""

@@ -105,7 +105,8 @@ class ManagerState(SavedState, AbstractCapability[Any]):
         self.settings = settings if settings is not None else Settings()
         self.summary_model = summary_model
         self.token_counter = token_counter
-        self.compactable_tools = compactable_tools
+        # A copy: the caller's list, changed later, would change the conversations built after it.
+        self.compactable_tools = tuple(compactable_tools) if compactable_tools is not None else None
         self.event_handler = event_handler
         self.notes_in_background = notes_in_background
         self.max_conversations = max_conversations
