@@ -219,7 +219,7 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> 
     if isinstance(m, ModelResponse):
         kind = _synthetic(m)
         if kind == "unanswered":  # the program's close of a turn, not the model's words (_exchanges)
-            return [("no answer", NO_ANSWER.strip("()"))]
+            return [("no answer", NO_ANSWER.strip("()").removeprefix("no answer: "))]  # said once, as its row's name
         text = " ".join(p.content for p in m.parts if isinstance(p, TextPart))
         if kind == "cut" and text.endswith(CUT):
             text = f"{text.removesuffix(CUT).rstrip()} {CUT_OFF}"
