@@ -4,22 +4,13 @@ what the window leaves after the summary request's input, at most what the model
 
 from __future__ import annotations
 
-from pydantic_ai import Agent
 from pydantic_ai.messages import ModelRequest, UserPromptPart
-from pydantic_ai.models.openai import OpenAIChatModel
-from pydantic_ai.providers.openai import OpenAIProvider
-from pydantic_ai.usage import UsageLimits
 
-from compact_agent.context import CompactionSettings, ContextManager
+from compact_agent.context import ContextManager
 from compact_agent.context.plumbing.settings import SUMMARY_INSTRUCTION_TOKENS
-from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+from tests.fakes.openai_server import ChatRequest
 
-WINDOW = 8_000
-
-
-def _is_summary_request(req: ChatRequest) -> bool:
-    last = req.messages[-1]
-    return last["role"] == "user" and "<summary>" in str(last.get("content"))
+from .pages_agent import WINDOW, is_summary_request, reading, run_pages
 
 
 def _cap(req: ChatRequest) -> int:
@@ -27,32 +18,12 @@ def _cap(req: ChatRequest) -> int:
 
 
 async def test_an_agent_with_a_small_max_tokens_gets_summaries_with_room_to_be_written() -> None:
-    pages = {"n": 0}
-
-    def responder(req: ChatRequest) -> Reply:
-        if _is_summary_request(req):
-            return Reply.text("<summary>Pages read so far.</summary>")
-        if pages["n"] < 25:
-            pages["n"] += 1
-            return Reply.tools([("read", {"page": pages["n"]})])
-        return Reply.text("done")
-
-    with FakeOpenAIServer(responder, window=WINDOW, model="fake-model") as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        cm = ContextManager(window=WINDOW, settings=CompactionSettings(compaction_records=False))
-        agent = Agent(model, capabilities=[cm], model_settings={"max_tokens": 200})
-
-        @agent.tool_plain
-        def read(page: int) -> str:
-            """Read a page."""
-            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
-
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
-
+    run = await run_pages(reading("<summary>Pages read so far.</summary>"), model_settings={"max_tokens": 200})
+    result, cm, server = run.result, run.cm, run.server
     assert result.output == "done" and cm.compactions
-    summaries = [r for r in server.requests if _is_summary_request(r)]
+    summaries = run.summaries()
     assert summaries
-    assert all(_cap(r) == 200 for r in server.requests if not _is_summary_request(r))  # the agent's own
+    assert all(_cap(r) == 200 for r in server.requests if not is_summary_request(r))  # the agent's own
     # The room the pipeline planned for the summary: its output reserve (2,000 tokens at first, then
     # following the summaries' size, never below 1,024) less the instruction it holds room for,
     # within the window.

@@ -48,38 +48,12 @@ async def test_a_reply_with_nothing_after_its_draft_is_a_compaction_that_did_not
 
 
 async def test_in_a_run_a_draft_alone_is_a_failed_compaction_the_breaker_counts() -> None:
-    from pydantic_ai import Agent
-    from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.providers.openai import OpenAIProvider
-    from pydantic_ai.usage import UsageLimits
+    from compact_agent.context import CompactionEvent
 
-    from compact_agent.context import CompactionEvent, CompactionSettings, Event
-    from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+    from .pages_agent import reading, run_pages
 
-    pages = {"n": 0}
-
-    def responder(req: ChatRequest) -> Reply:
-        if "<summary>" in req.last_user_text():
-            return Reply.text("<analysis>Pages were read one by one; nothing else yet.</analysis>")
-        if pages["n"] < 25:
-            pages["n"] += 1
-            return Reply.tools([("read", {"page": pages["n"]})])
-        return Reply.text("done")
-
-    events: list[Event] = []
-    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        cm = ContextManager(window=8_000, event_handler=events.append,
-                            settings=CompactionSettings(compaction_records=False))
-        agent = Agent(model, capabilities=[cm])
-
-        @agent.tool_plain
-        def read(page: int) -> str:
-            """Read a page."""
-            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
-
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
-
+    run = await run_pages(reading("<analysis>Pages were read one by one; nothing else yet.</analysis>"))
+    result, cm, events = run.result, run.cm, run.events
     failed = [e for e in events if isinstance(e, CompactionEvent) and e.action == "failed"]
     assert result.output == "done" and not cm.compactions  # the run went on without them
     assert [e.detail["failures"] for e in failed] == [1, 2, 3] and cm.breaker_open

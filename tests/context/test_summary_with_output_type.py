@@ -8,22 +8,15 @@ from __future__ import annotations
 import json
 
 from pydantic import BaseModel
-from pydantic_ai import Agent
-from pydantic_ai.models.openai import OpenAIChatModel
-from pydantic_ai.providers.openai import OpenAIProvider
-from pydantic_ai.usage import UsageLimits
 
-from compact_agent.context import CompactionEvent, CompactionSettings, ContextManager, Event
-from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+from compact_agent.context import CompactionEvent
+from tests.fakes.openai_server import ChatRequest, Reply
+
+from .pages_agent import is_summary_request, run_pages
 
 
 class Pages(BaseModel):
     read: int
-
-
-def _is_summary_request(req: ChatRequest) -> bool:
-    last = req.messages[-1]
-    return last["role"] == "user" and "<summary>" in str(last.get("content"))
 
 
 async def test_a_summary_for_an_agent_with_an_output_type_is_one_request_with_its_tools() -> None:
@@ -32,7 +25,7 @@ async def test_a_summary_for_an_agent_with_an_output_type_is_one_request_with_it
     def responder(req: ChatRequest) -> Reply:
         choice = req.tool_choice
         forced = choice == "required" or (isinstance(choice, dict) and choice.get("type") == "function")
-        if _is_summary_request(req) and not forced:
+        if is_summary_request(req) and not forced:
             return Reply.text("<summary>Pages read so far.</summary>")
         if forced and isinstance(choice, dict) and choice["function"]["name"] == "final_result":
             return Reply.tools([("final_result", {"read": pages["n"]})])  # as the API must
@@ -41,23 +34,12 @@ async def test_a_summary_for_an_agent_with_an_output_type_is_one_request_with_it
             return Reply.tools([("read", {"page": pages["n"]})])
         return Reply.tools([("final_result", {"read": pages["n"]})])
 
-    events: list[Event] = []
-    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        cm = ContextManager(window=8_000, event_handler=events.append,
-                            settings=CompactionSettings(compaction_records=False))
-        agent = Agent(model, capabilities=[cm], output_type=Pages)
-
-        @agent.tool_plain
-        def read(page: int) -> str:
-            """Read a page."""
-            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
-
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+    run = await run_pages(responder, output_type=Pages)
+    result, server, events = run.result, run.server, run.events
 
     assert result.output == Pages(read=25)
     compactions = [e for e in events if isinstance(e, CompactionEvent) and e.action == "full"]
-    summaries = [r for r in server.requests if _is_summary_request(r)]
+    summaries = [r for r in server.requests if is_summary_request(r)]
     assert compactions and len(summaries) == len(compactions)  # one request each, none refused
     for r in summaries:
         assert [t["function"]["name"] for t in r.tools] == ["read", "final_result"]  # the shared prefix
@@ -91,27 +73,18 @@ async def test_a_summary_for_an_agent_with_native_output_is_not_held_to_its_sche
 
     def responder(req: ChatRequest) -> Reply:
         schema = req.body.get("response_format", {}).get("type") == "json_schema"
-        if schema and (_is_summary_request(req) or pages["n"] >= 25):
-            return Reply.text(json.dumps({"read": pages["n"] if not _is_summary_request(req) else 0}))
-        if _is_summary_request(req):
+        if schema and (is_summary_request(req) or pages["n"] >= 25):
+            return Reply.text(json.dumps({"read": pages["n"] if not is_summary_request(req) else 0}))
+        if is_summary_request(req):
             return Reply.text("<summary>Pages 1 to 25 read, one tool call each.</summary>")
         pages["n"] += 1
         return Reply.tools([("read", {"page": pages["n"]})])
 
-    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        cm = ContextManager(window=8_000, settings=CompactionSettings(compaction_records=False))
-        agent = Agent(model, capabilities=[cm], output_type=NativeOutput(Pages))
-
-        @agent.tool_plain
-        def read(page: int) -> str:
-            """Read a page."""
-            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
-
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+    run = await run_pages(responder, output_type=NativeOutput(Pages))
+    result, cm, server = run.result, run.cm, run.server
 
     assert result.output == Pages(read=25) and cm.compactions
-    summaries = [r for r in server.requests if _is_summary_request(r)]
+    summaries = [r for r in server.requests if is_summary_request(r)]
     assert summaries and not any("response_format" in r.body for r in summaries)
     assert cm.compactions[-1].summary == "Pages 1 to 25 read, one tool call each."
     opening = str(result.all_messages()[0].parts[0].content)  # type: ignore[union-attr]
@@ -127,29 +100,20 @@ async def test_a_summary_for_an_agent_with_prompted_output_is_asked_for_in_text(
     pages = {"n": 0}
 
     def responder(req: ChatRequest) -> Reply:
-        if req.body.get("response_format") and (_is_summary_request(req) or pages["n"] >= 25):
-            return Reply.text(json.dumps({"read": pages["n"] if not _is_summary_request(req) else 0}))
-        if _is_summary_request(req):
+        if req.body.get("response_format") and (is_summary_request(req) or pages["n"] >= 25):
+            return Reply.text(json.dumps({"read": pages["n"] if not is_summary_request(req) else 0}))
+        if is_summary_request(req):
             return Reply.text("<summary>Pages 1 to 25 read, one tool call each.</summary>")
         pages["n"] += 1
         return Reply.tools([("read", {"page": pages["n"]})])
 
-    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        cm = ContextManager(window=8_000, settings=CompactionSettings(compaction_records=False))
-        agent = Agent(model, capabilities=[cm], output_type=PromptedOutput(Pages), instructions="Read carefully.")
-
-        @agent.tool_plain
-        def read(page: int) -> str:
-            """Read a page."""
-            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
-
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+    run = await run_pages(responder, output_type=PromptedOutput(Pages), instructions="Read carefully.")
+    result, cm, server = run.result, run.cm, run.server
 
     assert result.output == Pages(read=25) and cm.compactions
-    main = [r for r in server.requests if not _is_summary_request(r)]
+    main = [r for r in server.requests if not is_summary_request(r)]
     assert all("JSON object" in r.all_text() and "response_format" in r.body for r in main)  # the agent's own
-    summaries = [r for r in server.requests if _is_summary_request(r)]
+    summaries = [r for r in server.requests if is_summary_request(r)]
     assert summaries
     for r in summaries:
         assert "response_format" not in r.body
@@ -179,28 +143,17 @@ async def test_what_each_summary_request_used_is_on_its_compaction_event() -> No
     pages = {"n": 0}
 
     def responder(req: ChatRequest) -> Reply:
-        if _is_summary_request(req):
+        if is_summary_request(req):
             return Reply.text("<summary>Pages read so far.</summary>")
         if pages["n"] < 25:
             pages["n"] += 1
             return Reply.tools([("read", {"page": pages["n"]})])
         return Reply.text("done")
 
-    events: list[Event] = []
-    with FakeOpenAIServer(responder, window=8_000, model="fake-model") as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        cm = ContextManager(window=8_000, event_handler=events.append,
-                            settings=CompactionSettings(compaction_records=False))
-        agent = Agent(model, capabilities=[cm])
+    run = await run_pages(responder)
+    result, server, events = run.result, run.server, run.events
 
-        @agent.tool_plain
-        def read(page: int) -> str:
-            """Read a page."""
-            return f"page {page}: " + " ".join(f"tok{page}x{i}" for i in range(350))
-
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
-
-    summaries = [r for r in server.requests if _is_summary_request(r)]
+    summaries = [r for r in server.requests if is_summary_request(r)]
     compactions = [e for e in events if isinstance(e, CompactionEvent) and e.action == "full"]
     assert summaries and len(compactions) == len(summaries)
     assert result.usage.requests == len(server.requests) - len(summaries)  # not the run's
