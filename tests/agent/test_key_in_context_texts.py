@@ -16,29 +16,36 @@ from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 KEY = "sk-test-5f1e0c9a8b7d6e5f4a3b2c1d0e9f8a7b"
 
 
-async def test_hook_output_reaches_the_model_without_the_key(tmp_path: Path) -> None:
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    (cwd / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
-    hooks = {event: [{"hooks": [{"type": "command", "command": "cat .env"}]}] for event in ("SessionStart", "PreCompact")}
+async def bodies_sent(tmp_path: Path, cwd: Path, steps: list[str | None], reply: str = "noted",
+                      **options: object) -> list[str]:
+    """Every request body an AgentSession in `cwd` sends to the fake server, given the key, for
+    `steps`: each a message to send, or None for a /compact (its summary is a fixed one)."""
     sent: list[str] = []
 
     def model(req: ChatRequest) -> Reply:
         sent.append(json.dumps(req.body))
         if req.tool_choice == "none":
-            return Reply.text("<summary>1. Primary Request and Intent: say hello.</summary>")
-        return Reply.text("hello " * 400)
+            return Reply.text("<summary>1. Primary Request and Intent: as asked.</summary>")
+        return Reply.text(reply)
 
     with FakeOpenAIServer(model, api_key=KEY) as server:
         s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=KEY,
-                                        permission_mode="yes", home=tmp_path / "home",
-                                        settings=Settings(hooks=hooks)))
+                                        permission_mode="yes", home=tmp_path / "home", **options))  # type: ignore[arg-type]
         try:
-            await s.run_turn("say hello")
-            await s.run_turn("again")
-            await s.compact()
+            for step in steps:
+                await (s.compact() if step is None else s.run_turn(step))
         finally:
-            s.close()
+            await s.aclose()
+    return sent
+
+
+async def test_hook_output_reaches_the_model_without_the_key(tmp_path: Path) -> None:
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+    hooks = {event: [{"hooks": [{"type": "command", "command": "cat .env"}]}] for event in ("SessionStart", "PreCompact")}
+    sent = await bodies_sent(tmp_path, cwd, ["say hello", "again", None], reply="hello " * 400,
+                             settings=Settings(hooks=hooks))
     assert any("OPENAI_API_KEY=[REDACTED]" in r for r in sent)  # the hook did run and its output went
     assert len(sent) >= 3
     assert not [r for r in sent if KEY in r]
@@ -70,19 +77,7 @@ async def test_an_instruction_file_reaches_the_system_prompt_without_the_key(tmp
     cwd = tmp_path / "project"
     cwd.mkdir()
     (cwd / "AGENTS.md").write_text(f"Run the tests with OPENAI_API_KEY={KEY} make test.\n")
-    sent: list[str] = []
-
-    def model(req: ChatRequest) -> Reply:
-        sent.append(json.dumps(req.body))
-        return Reply.text("noted")
-
-    with FakeOpenAIServer(model, api_key=KEY) as server:
-        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=KEY,
-                                        permission_mode="yes", home=tmp_path / "home"))
-        try:
-            await s.run_turn("how do I run the tests?")
-        finally:
-            s.close()
+    sent = await bodies_sent(tmp_path, cwd, ["how do I run the tests?"])
     assert sent and all("OPENAI_API_KEY=[REDACTED] make test" in r for r in sent)
     assert not [r for r in sent if KEY in r]
 
@@ -92,20 +87,8 @@ async def test_appended_system_prompt_text_reaches_the_model_without_the_key(tmp
     pasted in it goes there redacted."""
     cwd = tmp_path / "project"
     cwd.mkdir()
-    sent: list[str] = []
-
-    def model(req: ChatRequest) -> Reply:
-        sent.append(json.dumps(req.body))
-        return Reply.text("noted")
-
-    with FakeOpenAIServer(model, api_key=KEY) as server:
-        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=KEY,
-                                        permission_mode="yes", home=tmp_path / "home",
-                                        append_system_prompt=f"Deploy with DEPLOY_KEY={KEY} when asked."))
-        try:
-            await s.run_turn("deploy it")
-        finally:
-            s.close()
+    sent = await bodies_sent(tmp_path, cwd, ["deploy it"],
+                             append_system_prompt=f"Deploy with DEPLOY_KEY={KEY} when asked.")
     assert sent and all("Deploy with DEPLOY_KEY=[REDACTED] when asked." in r for r in sent)
     assert not [r for r in sent if KEY in r]
 
@@ -120,29 +103,12 @@ async def test_an_mcp_servers_instructions_reach_the_model_without_the_key(tmp_p
 
     cwd = tmp_path / "project"
     cwd.mkdir()
-    sent: list[str] = []
-
-    def model(req: ChatRequest) -> Reply:
-        sent.append(json.dumps(req.body))
-        if req.tool_choice == "none":
-            return Reply.text("<summary>1. Primary Request and Intent: use the notes.</summary>")
-        return Reply.text("noted " * 400)
-
     server_env = {"NOTES_SERVER_INSTRUCTIONS": f"NOTES-SERVER-RULE: the token is {KEY}.",
                   "NOTES_TOOL_DESCRIPTION": f"Look up a note; the server's token is {KEY}."}
     settings = Settings(memory_enabled=False,
                         mcp_servers={"notes": {"command": sys.executable, "args": [SERVER], "env": server_env}})
-    with FakeOpenAIServer(model, api_key=KEY) as server:
-        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=KEY,
-                                        context_window=32_000, permission_mode="yes", home=tmp_path / "home",
-                                        settings=settings))
-        try:
-            await s.run_turn("use the notes")
-            await s.run_turn("again")
-            await s.compact()
-            await s.run_turn("and again")
-        finally:
-            await s.aclose()
+    sent = await bodies_sent(tmp_path, cwd, ["use the notes", "again", None, "and again"], reply="noted " * 400,
+                             context_window=32_000, settings=settings)
     assert any("NOTES-SERVER-RULE: the token is [REDACTED]." in r for r in sent)  # the server did say it
     tooled = [r for r in sent if "notes_lookup_note" in r]
     assert tooled and all("Look up a note; the server's token is [REDACTED]." in r for r in tooled)
