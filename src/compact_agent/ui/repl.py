@@ -268,7 +268,7 @@ class Repl:
             elif command:
                 from .commands import dispatch
 
-                await dispatch(s, line.strip(), self.console)
+                await self.work.command(dispatch(s, line.strip(), self.console))  # Ctrl-C stops it, not the REPL
             else:
                 line = as_sent(line)  # a paste's indentation kept (pastes.as_sent)
                 message = "\n\n".join([*self.pending, line])

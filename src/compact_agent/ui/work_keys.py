@@ -3,7 +3,10 @@ Ctrl-C stopping that work and never the REPL, and the terminal handed back whole
 asks the user something (the permission menu), the spinner back once answered.
 
 turn_view.py draws the work and reads its keys (`TurnView`, `InterruptKeys`); this ties them to the
-one piece of work running, and to SIGINT, for as long as it runs.
+one piece of work running, and to SIGINT, for as long as it runs. A slash command is work too: no
+spinner and no key reader (a command that asks reads its own keys), but Ctrl-C stops it, not the
+REPL (`command`). Work runs inside work (a turn `/init` runs, the compaction `/compact` makes):
+Ctrl-C stops the innermost, and once that is over, the one around it (`_on_ctrl_c`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 from rich.console import Console
@@ -30,6 +33,46 @@ class WorkKeys:
         self.console = console
         self.view: TurnView | None = None
         self.keys: InterruptKeys | None = None
+        self._stops: list[Callable[[], object]] = []  # what Ctrl-C stops now: the innermost work last
+
+    @contextlib.contextmanager
+    def _on_ctrl_c(self, stop: Callable[[], object]) -> Iterator[None]:
+        """SIGINT calls `stop` while this lasts (then the work around it, if any, gets it again)."""
+        loop = asyncio.get_running_loop()
+        self._stops.append(stop)
+        if len(self._stops) == 1:
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread: as before
+                loop.add_signal_handler(signal.SIGINT, lambda: self._stops[-1]())
+        try:
+            yield
+        finally:
+            self._stops.remove(stop)
+            if not self._stops:
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(signal.SIGINT)
+
+    async def command(self, coro: Coroutine[Any, Any, object]) -> None:
+        """Run a slash command; Ctrl-C stops it (`interrupted`) where it ended the whole REPL (exit
+        130): /diff, /resume, /clear or /memory waiting on the disk or a program they started. It
+        runs in the REPL's own task, not one of its own: what a command sets for the commands after
+        it (`/model`'s choice for the session `/clear` starts) lives in the task's context."""
+        task = asyncio.current_task()
+        assert task is not None
+        stopped: list[bool] = []
+
+        def stop() -> None:
+            if not stopped:  # once: a second Ctrl-C would leave the REPL's task cancelled after
+                stopped.append(True)
+                task.cancel()
+
+        with self._on_ctrl_c(stop):
+            try:
+                await coro
+            except asyncio.CancelledError:
+                if not stopped:
+                    raise  # the REPL itself is being cancelled
+                task.uncancel()
+                self.console.print("interrupted", style="yellow")
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
@@ -52,44 +95,38 @@ class WorkKeys:
         a turn: Esc or Ctrl-C stops the message waiting for it — its turn stops as it starts, and
         says `interrupted` — never the REPL (Ctrl-C there ended the whole REPL, `interrupted`, exit
         130); a Ctrl-D leaves once that is done, as during a turn."""
-        loop = asyncio.get_running_loop()
         keys = self.keys or InterruptKeys(None, lambda: None)
 
         def stop() -> None:
             keys.stop_next = True
 
         keys.cancel, keys.say = stop, self._say
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signal.SIGINT, stop)
         view.start(doing)
         keys.start()
         try:
-            await asyncio.wait([fut])
+            with self._on_ctrl_c(stop):
+                await asyncio.wait([fut])
         finally:
             view.end()
             keys.stop()
             keys.cancel, keys.say = (lambda: None), (lambda line: None)
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signal.SIGINT)
 
     async def interruptible(self, coro: Coroutine[Any, Any, T], view: TurnView, doing: str = "thinking") -> T | None:
         """Run `coro` under `view`'s spinner; Esc or Ctrl-C cancels it (None), never the REPL.
         However it ends (answer, error, interruption) the spinner is stopped before anything else prints."""
-        loop = asyncio.get_running_loop()
         self.view = view
         task = asyncio.ensure_future(coro)
         keys = self.keys or InterruptKeys(None, task.cancel)
         keys.cancel = task.cancel
         keys.say = self._say
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signal.SIGINT, task.cancel)
         view.start(doing)
         keys.start()
         if keys.stop_next:  # stopped while it waited for the session (`wait`)
             keys.stop_next = False
             task.cancel()
         try:
-            return await task
+            with self._on_ctrl_c(task.cancel):
+                return await task
         except asyncio.CancelledError:
             view.end()
             if not task.cancelled():
@@ -102,5 +139,3 @@ class WorkKeys:
             keys.cancel = lambda: None
             keys.say = lambda line: None
             self.view = None
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signal.SIGINT)

@@ -1,0 +1,51 @@
+"""Ctrl-C while a slash command worked (/diff waiting on git, /resume reading a long session,
+/memory on its editor) ended the whole REPL with `compact-agent: interrupted`, exit 130: only a
+turn, a `!cmd`, /compact and a /model switch were stoppable. Ctrl-C now stops the command
+(`interrupted`) and the REPL goes on; within a command that runs a turn, it stops the turn first."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compact_agent.ui.command_registry import COMMANDS, command
+from tests.fakes.openai_server import Reply
+
+from .repl_driver import drive
+
+
+@pytest.fixture
+def stuck_command():
+    """`/stuck`: a command that is sent SIGINT (as the terminal sends it for Ctrl-C) while it waits
+    for something that never comes."""
+    reached: list[str] = []
+
+    @command("stuck", "waits for ever")
+    async def _stuck(s: Any, args: str, c: Any) -> None:
+        reached.append("waiting")
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.Event().wait()
+        reached.append("never")
+
+    yield reached
+    COMMANDS.pop("stuck", None)
+
+
+async def test_ctrl_c_stops_a_command_not_the_repl(tmp_path: Path, stuck_command: list[str]) -> None:
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["hello\r", "/stuck\r", "after\r"])
+    assert stuck_command == ["waiting"]
+    assert run.out.count("interrupted") == 1, run.out
+    assert run.prompts == ["hello", "after"]  # the REPL went on
+
+
+async def test_after_a_command_ctrl_c_is_the_prompts_again(tmp_path: Path, stuck_command: list[str]) -> None:
+    """Once the command is over nothing of it stays on SIGINT: a later one is the REPL's own."""
+    loop = asyncio.get_running_loop()
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/stuck\r", "after\r"])
+    assert run.prompts == ["after"]
+    assert not loop.remove_signal_handler(signal.SIGINT)  # none left installed
