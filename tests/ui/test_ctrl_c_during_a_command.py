@@ -49,3 +49,22 @@ async def test_after_a_command_ctrl_c_is_the_prompts_again(tmp_path: Path, stuck
     run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/stuck\r", "after\r"])
     assert run.prompts == ["after"]
     assert not loop.remove_signal_handler(signal.SIGINT)  # none left installed
+
+
+async def test_ctrl_c_during_memory_waits_for_the_editor_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The editor /memory N opens has the terminal: stopped by Ctrl-C (which the terminal sends to
+    the REPL too), the command waits for the editor to end before the prompt comes back, so the two
+    never draw on the terminal at once."""
+    editor = tmp_path / "editor.sh"  # sends the REPL the Ctrl-C, ignores its own, then saves
+    editor.write_text("#!/bin/sh\ntrap '' INT\nkill -INT $PPID\nsleep 0.5\necho saved >> \"$1\"\n")
+    editor.chmod(0o755)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", str(editor))
+    (tmp_path / "project").mkdir()
+    agents = tmp_path / "project" / "AGENTS.md"
+    agents.write_text("# notes\n")
+    seen: list[str] = []
+    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/memory 1\r", "after\r"],
+                      at_prompt=lambda: seen.append(agents.read_text()))
+    assert "interrupted" in run.out and run.prompts == ["after"], run.out
+    assert seen[1].endswith("saved\n")  # the editor had ended when the next prompt came

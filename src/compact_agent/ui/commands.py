@@ -178,7 +178,12 @@ async def _edit(path: Path, c: Console) -> None:
     except OSError as e:
         why = "no such program" if isinstance(e, FileNotFoundError) else e.strerror or str(e)
         raise CommandError(f"could not start ${name} ({editor}): {why}; the file is {path}") from None
-    if await proc.wait() != 0:
+    try:
+        code = await proc.wait()
+    except asyncio.CancelledError:  # Ctrl-C (work_keys.py): the terminal is the editor's until it ends
+        await proc.wait()
+        raise
+    if code != 0:
         raise CommandError(f"${name} ({editor}) ended with exit code {proc.returncode}; the file is {path}")
     c.print(f"edited {path}; new sessions read it again", markup=False)
 
