@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 import typer
 
-from compact_agent.cli import app, split_query
+from compact_agent.cli import app
+from compact_agent.cli_query import split_query
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -74,7 +75,7 @@ def test_each_compact_agent_command_shown_parses(page: str, argv: list[str]) -> 
         args += required[args[0]]
     group = typer.main.get_command(app)  # typer's own click: not the `click` package's classes
     try:
-        ctx = group.make_context("compact-agent", split_query(args), resilient_parsing=False)
+        ctx = group.make_context("compact-agent", split_query(args, typer.main.get_command(app)), resilient_parsing=False)
     except typer.Exit as done:  # --version, --help: parsed, and they end the program there
         assert done.exit_code == 0
         return

@@ -5,7 +5,8 @@ session) ends in one clear line on stderr and a nonzero exit, never a traceback.
 cli_help.py (help, one-line parse errors, `fail`), cli_input.py (the prompt from the query and
 stdin), cli_settings.py (settings, endpoint and key checked at start), cli_warnings.py (library
 warnings as one line each), cli_resume.py (the session `-c`/`-r` opens and the options it runs
-with), cli_print.py (`-p` up to the run: the prompt saved, the signals armed).
+with), cli_print.py (`-p` up to the run: the prompt saved, the signals armed), cli_query.py (the
+first message given as a positional, beside the subcommands).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,15 +30,10 @@ from .cli_help import (
     errors_as_json,
     fail,
     json_error,
-    missing_value,
-    names_option,
-    option_names,
-    print_mode,
     tokens,
-    value_option,
-    wants_json,
 )
-from .cli_input import as_text, misspelt_command, unquoted_prompt, with_stdin
+from .cli_input import as_text, with_stdin
+from .cli_query import split_query
 from .cli_settings import endpoint, key_and_window, load_settings, protect_key, routing_note, url_problem
 from .cli_warnings import route_library_warnings
 from .error_text import describe_error
@@ -347,69 +343,6 @@ def analyze_command(
                              plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key))
 
 
-def split_query(argv: list[str]) -> list[str]:
-    """Move the positional QUERY to the hidden `--query` option.
-
-    `compact-agent [OPTIONS] [QUERY]` as in Claude Code, with `-p` a flag (so `-p --model x "q"`
-    works); click cannot give a group a positional beside its subcommands, so the first positional
-    that is not a subcommand (`config`, `analyze`, `sessions`) is moved here. `--resume` without a
-    value (last, or followed by an option) becomes `--resume ""`: pick from a list.
-    """
-    group: Any = typer.main.get_command(app)
-    if (error := missing_value(group, argv, "compact-agent", top=True, optional=("--resume", "-r"))) is not None:
-        raise error  # `--model --output-format json`: said before the query is moved off the line
-    takes_value, flags = option_names(group, flags=False), option_names(group, flags=True)
-    out: list[str] = []
-    query: str | None = None
-    words: list[str] = []  # positionals after the query: a prompt not in quotes
-    known = takes_value | flags | {"--help", "-h"}
-    unknown = False  # the argument before was an unknown option: this one may be its value
-    quoted = False  # the query came after `--`
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--":
-            if query is None and i + 1 < len(argv):
-                query, quoted = argv[i + 1], True  # `-- confg`: a prompt, whatever it resembles
-                out += argv[i + 2:]
-            break
-        if a in ("--resume", "-r") and (i + 1 == len(argv) or argv[i + 1].startswith("-")):
-            out += [a, ""]
-            i += 1
-            continue
-        if a.startswith("-") and a != "-":
-            out.append(a)
-            unknown = not names_option(a, known, flags) and a[:2] not in takes_value  # `-mNAME` is known
-            if value_option(a, takes_value, flags) is not None and i + 1 < len(argv):  # also `-pm NAME`
-                out.append(argv[i + 1])
-                unknown = False  # its value taken: the next word is none of it
-                i += 1
-            i += 1
-            continue
-        if query is None and a in getattr(group, "commands", {}):
-            return out + argv[i:]
-        if query is None and a == "help" and i == len(argv) - 1:
-            return [*out, "--help"]  # `compact-agent help` is help, not a first message
-        if unknown:  # click says the unknown option (`-p x --contxt-window 3`, `--modle x -p hi`)
-            out.append(a)
-        elif query is None:
-            query = a
-        else:
-            words.append(a)
-        unknown = False
-        i += 1
-    if query is not None and words:
-        printing = print_mode(group, argv)
-        raise OneLineUsage(unquoted_prompt([query, *words], printing, getattr(group, "commands", {})),
-                           printing and wants_json(group, argv))
-    if query is not None and not quoted and (meant := misspelt_command(query, getattr(group, "commands", {}))):
-        printing = print_mode(group, argv)  # `compact-agent confg`: no prompt to pay a request for
-        raise OneLineUsage(f"{query!r} is not a command; did you mean {meant}? (to send it as a prompt: "
-                           f"compact-agent {'-p ' if printing else ''}-- {query})", printing and wants_json(group, argv))
-    # The query first: an option left without its value at the end (`-p x --model`) must not take it.
-    return (["--query", query] if query is not None else []) + out
-
-
 def main() -> None:
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # our terminal, our output
@@ -418,7 +351,7 @@ def main() -> None:
     with guarded_output():  # `| head`: a reader that leaves early ends the run quietly (pipes.py)
         route_library_warnings()  # its handler writes to the guarded stderr
         try:
-            args = split_query(sys.argv[1:])
+            args = split_query(sys.argv[1:], typer.main.get_command(app))
         except OneLineUsage as e:  # outside the command line library, which says its own errors
             e.show()
             raise SystemExit(e.exit_code) from None

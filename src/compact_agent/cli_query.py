@@ -1,0 +1,83 @@
+"""The first message given on the command line as a positional (`compact-agent "fix the test"`,
+`compact-agent -p --model x "q"`), moved to the hidden `--query` option before click parses the line:
+click cannot give a group a positional beside its subcommands (`config`, `analyze`, `sessions`).
+A prompt not in quotes, a misspelt subcommand and an option left without its value are each said in
+one line here, before the query is moved off the line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cli_help import (
+    OneLineUsage,
+    missing_value,
+    names_option,
+    option_names,
+    print_mode,
+    value_option,
+    wants_json,
+)
+from .cli_input import misspelt_command, unquoted_prompt
+
+
+def split_query(argv: list[str], group: Any) -> list[str]:
+    """Move the positional QUERY to the hidden `--query` option.
+
+    `compact-agent [OPTIONS] [QUERY]` as in Claude Code, with `-p` a flag (so `-p --model x "q"`
+    works); click cannot give a group a positional beside its subcommands, so the first positional
+    that is not a subcommand (`config`, `analyze`, `sessions`) is moved here. `--resume` without a
+    value (last, or followed by an option) becomes `--resume ""`: pick from a list. `group`: the
+    command line's click group (the Typer app's).
+    """
+    if (error := missing_value(group, argv, "compact-agent", top=True, optional=("--resume", "-r"))) is not None:
+        raise error  # `--model --output-format json`: said before the query is moved off the line
+    takes_value, flags = option_names(group, flags=False), option_names(group, flags=True)
+    out: list[str] = []
+    query: str | None = None
+    words: list[str] = []  # positionals after the query: a prompt not in quotes
+    known = takes_value | flags | {"--help", "-h"}
+    unknown = False  # the argument before was an unknown option: this one may be its value
+    quoted = False  # the query came after `--`
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            if query is None and i + 1 < len(argv):
+                query, quoted = argv[i + 1], True  # `-- confg`: a prompt, whatever it resembles
+                out += argv[i + 2:]
+            break
+        if a in ("--resume", "-r") and (i + 1 == len(argv) or argv[i + 1].startswith("-")):
+            out += [a, ""]
+            i += 1
+            continue
+        if a.startswith("-") and a != "-":
+            out.append(a)
+            unknown = not names_option(a, known, flags) and a[:2] not in takes_value  # `-mNAME` is known
+            if value_option(a, takes_value, flags) is not None and i + 1 < len(argv):  # also `-pm NAME`
+                out.append(argv[i + 1])
+                unknown = False  # its value taken: the next word is none of it
+                i += 1
+            i += 1
+            continue
+        if query is None and a in getattr(group, "commands", {}):
+            return out + argv[i:]
+        if query is None and a == "help" and i == len(argv) - 1:
+            return [*out, "--help"]  # `compact-agent help` is help, not a first message
+        if unknown:  # click says the unknown option (`-p x --contxt-window 3`, `--modle x -p hi`)
+            out.append(a)
+        elif query is None:
+            query = a
+        else:
+            words.append(a)
+        unknown = False
+        i += 1
+    if query is not None and words:
+        printing = print_mode(group, argv)
+        raise OneLineUsage(unquoted_prompt([query, *words], printing, getattr(group, "commands", {})),
+                           printing and wants_json(group, argv))
+    if query is not None and not quoted and (meant := misspelt_command(query, getattr(group, "commands", {}))):
+        printing = print_mode(group, argv)  # `compact-agent confg`: no prompt to pay a request for
+        raise OneLineUsage(f"{query!r} is not a command; did you mean {meant}? (to send it as a prompt: "
+                           f"compact-agent {'-p ' if printing else ''}-- {query})", printing and wants_json(group, argv))
+    # The query first: an option left without its value at the end (`-p x --model`) must not take it.
+    return (["--query", query] if query is not None else []) + out
