@@ -58,3 +58,26 @@ async def test_in_a_run_a_draft_alone_is_a_failed_compaction_the_breaker_counts(
     assert result.output == "done" and not cm.compactions  # the run went on without them
     assert [e.detail["failures"] for e in failed] == [1, 2, 3] and cm.breaker_open
     assert all(e.detail["error"] == "the model returned an empty summary" for e in failed)
+
+
+async def test_a_summary_the_model_stopped_at_its_cap_says_it_is_cut_off() -> None:
+    """A reply that ended at the output cap (finish reason "length") was taken as a whole summary:
+    read as whole, it passed for the whole conversation. It is kept, and says where it stops; a
+    draft cut off before its summary began is no summary."""
+    from compact_agent.context.compaction.summarizer import CUT_OFF
+    from compact_agent.context.compaction.summary import EmptySummary, extract_summary
+    from tests.fakes.openai_server import ChatRequest, Reply
+
+    from .pages_agent import is_summary_request, reading, run_pages
+
+    cut = "<analysis>Read pages.</analysis><summary>Pages 1 to 9 read; the user asked for"
+    pages = reading("")
+
+    def responder(req: ChatRequest) -> Reply:
+        return Reply.text(cut, finish_reason="length") if is_summary_request(req) else pages(req)
+
+    run = await run_pages(responder)
+    assert run.result.output == "done" and run.cm.compactions
+    assert run.cm.compactions[-1].summary == "Pages 1 to 9 read; the user asked for" + CUT_OFF
+    with pytest.raises(EmptySummary):
+        extract_summary("<analysis>Read pa" + CUT_OFF)

@@ -90,7 +90,7 @@ class SharedPrefixSummarizer:
             self.usage.append(resp.usage)
             if not any(isinstance(p, ToolCallPart) for p in resp.parts):
                 self.path_used.append("shared")
-                return _text(resp)
+                return _whole(resp)
             # Refuse the call: answer it as refused, then ask again for text only.
             refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while summarising.",
                                        tool_call_id=p.tool_call_id)
@@ -114,7 +114,7 @@ class SharedPrefixSummarizer:
         if any(isinstance(p, ToolCallPart) for p in resp.parts) and not _text(resp).strip():
             raise UnexpectedModelBehavior("the summarizer called a tool with no tools offered")
         self.path_used.append("separate")
-        return _text(resp)
+        return _whole(resp)
 
 
 def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any] | None
@@ -150,6 +150,17 @@ def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], i
     summarizer factory of the caller's, such as the terminal agent's, builds it without one)."""
     if isinstance(summarize, SharedPrefixSummarizer) and summarize.output_cap is None:
         summarize.output_cap = cap
+
+
+CUT_OFF = "\n\n[compact-agent: the summary was cut off here, at the most the model could write in its request]"
+"""Said after a summary the model stopped at its output cap: read as whole, it would pass for the
+whole conversation; the archive the compaction message names holds the rest."""
+
+
+def _whole(resp: ModelResponse) -> str:
+    """The reply's text, said to be cut off where the model stopped at its output cap."""
+    text = _text(resp)
+    return text + CUT_OFF if resp.finish_reason == "length" and text.strip() else text
 
 
 def _text(resp: ModelResponse) -> str:
