@@ -14,29 +14,9 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from .repl_driver import drive
 
 
-async def test_ctrl_c_stops_a_compaction_not_the_repl(tmp_path: Path) -> None:
-    pipe: list[Any] = []
-    released = threading.Event()
-
-    def answer(req: Any) -> Reply:
-        if is_summary_request(req):
-            pipe[0].send_text("\x03")  # Ctrl-C while the summary is being written
-            released.wait(30)  # the summary never comes while the test runs: only a stop ends /compact
-            return Reply.text("<summary>1. Primary Request and Intent: talk.</summary>")
-        return Reply.text("word " * 3000)
-
-    with FakeOpenAIServer(answer) as server:
-        try:
-            run = await drive(tmp_path, answer, ["long one\r", "long two\r", "long three\r", "/compact\r",
-                                                 "/history\r", "after\r"], pipe=pipe, server=server)
-        finally:
-            released.set()  # before the server stops: it waits for its handlers
-    assert "interrupted\nnot compacted; nothing was changed\n" in run.out, run.out[-2000:]
-    assert "compacted (manual" not in run.out and "no compactions yet" in run.out
-    assert run.prompts[-1] == "after"  # the REPL went on
-
-
-async def test_ctrl_c_stops_the_compaction_a_model_switch_starts_not_the_repl(tmp_path: Path) -> None:
+async def stopped_in_its_summary(tmp_path: Path, command: str, then: str) -> Any:
+    """After three long exchanges, `command` (which compacts) is stopped by Ctrl-C while the summary
+    is being written (it never comes while the test runs: only a stop ends it); then `then` goes."""
     pipe: list[Any] = []
     released = threading.Event()
 
@@ -49,10 +29,21 @@ async def test_ctrl_c_stops_the_compaction_a_model_switch_starts_not_the_repl(tm
 
     with FakeOpenAIServer(answer) as server:
         try:
-            run = await drive(tmp_path, answer, ["long one\r", "long two\r", "long three\r", "/model --window 8000\r",
-                                                 "/status\r", "after\r"], pipe=pipe, server=server)
+            return await drive(tmp_path, answer, ["long one\r", "long two\r", "long three\r", f"{command}\r",
+                                                  f"{then}\r", "after\r"], pipe=pipe, server=server)
         finally:
-            released.set()
+            released.set()  # before the server stops: it waits for its handlers
+
+
+async def test_ctrl_c_stops_a_compaction_not_the_repl(tmp_path: Path) -> None:
+    run = await stopped_in_its_summary(tmp_path, "/compact", "/history")
+    assert "interrupted\nnot compacted; nothing was changed\n" in run.out, run.out[-2000:]
+    assert "compacted (manual" not in run.out and "no compactions yet" in run.out
+    assert run.prompts[-1] == "after"  # the REPL went on
+
+
+async def test_ctrl_c_stops_the_compaction_a_model_switch_starts_not_the_repl(tmp_path: Path) -> None:
+    run = await stopped_in_its_summary(tmp_path, "/model --window 8000", "/status")
     assert "interrupted\nnot switched; nothing was changed\n" in run.out, run.out[-2000:]
     assert "window 32,768" in run.out.split("not switched")[1]  # /status: the window it had
     assert run.prompts[-1] == "after"

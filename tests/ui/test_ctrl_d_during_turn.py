@@ -20,46 +20,34 @@ from tests.fakes.openai_server import Reply
 from .repl_driver import drive
 
 
-def press(inp: Any, keys: str) -> None:
-    inp.send_text(keys)
-
-
-async def test_ctrl_d_during_a_turn_leaves_once_it_is_over(tmp_path: Path) -> None:
+async def pressed_during_first(tmp_path: Path, pressed: list[str], then: list[str]) -> Any:
+    """The REPL sent "first", then each of `then` at its prompts; while "first" is answered the
+    terminal gets `pressed`, each a read of its own."""
     pipe: list[Any] = []
 
     def answer(req: Any) -> Reply:
         if req.last_user_text() == "first":
-            press(pipe[0], "\x04")
+            for keys in pressed:
+                pipe[0].send_text(keys)
         return Reply.text(f"ANSWER to {req.last_user_text()}")
 
-    run = await drive(tmp_path, answer, ["first\r", "second\r"], pipe=pipe)
+    return await drive(tmp_path, answer, ["first\r", *then], pipe=pipe)
+
+
+async def test_ctrl_d_during_a_turn_leaves_once_it_is_over(tmp_path: Path) -> None:
+    run = await pressed_during_first(tmp_path, ["\x04"], ["second\r"])
     assert run.prompts == ["first"], run.prompts  # "second", typed at the next prompt, never went
     assert run.out.count(LEAVING) == 1 and "ANSWER to first" in run.out
     assert "resume this session with" in run.out
 
 
 async def test_lines_typed_ahead_before_ctrl_d_are_sent_first(tmp_path: Path) -> None:
-    pipe: list[Any] = []
-
-    def answer(req: Any) -> Reply:
-        if req.last_user_text() == "first":
-            press(pipe[0], "next one\r\x04")
-        return Reply.text(f"ANSWER to {req.last_user_text()}")
-
-    run = await drive(tmp_path, answer, ["first\r", "never\r"], pipe=pipe)
+    run = await pressed_during_first(tmp_path, ["next one\r\x04"], ["never\r"])
     assert run.prompts == ["first", "next one"], run.prompts
 
 
 async def test_typing_after_ctrl_d_keeps_the_repl_open(tmp_path: Path) -> None:
-    pipe: list[Any] = []
-
-    def answer(req: Any) -> Reply:
-        if req.last_user_text() == "first":
-            press(pipe[0], "\x04")
-            press(pipe[0], "then")
-        return Reply.text(f"ANSWER to {req.last_user_text()}")
-
-    run = await drive(tmp_path, answer, ["first\r", " this\r"], pipe=pipe)
+    run = await pressed_during_first(tmp_path, ["\x04", "then"], [" this\r"])
     assert run.prompts == ["first", "then this"], run.prompts
     assert run.out.count(LEAVING) == run.out.count(STAYING)  # none, when both came in one read
 
