@@ -152,3 +152,74 @@ async def test_the_version_saved_for_a_rewind_is_not_read_through_a_link_swapped
     assert out == f"write_file refused: {target} {SWAPPED}"
     saved = [f for f in (tmp_path / "store").rglob("*") if f.is_file() and SECRET.encode() in f.read_bytes()]
     assert not saved
+
+
+@linux_only
+async def test_write_file_makes_no_folder_outside_through_a_folder_swapped_while_the_user_is_asked(
+        work: Path, outside: Path) -> None:
+    """The folders a new file needs are made after the check: while the user is asked, a folder on
+    the way becomes a link out of the project, and none of them is made where it leads."""
+    from compact_agent.agent.safety.permissions import Answer, Permissions
+
+    from .test_tools import make_env
+
+    (work / "sub").mkdir()
+
+    def ask(tool: str, detail: str) -> Answer:
+        link_folder(work / "sub", outside)()
+        return "once"
+
+    env = make_env(work)
+    env.permissions = Permissions(work, "ask", ask=ask)
+    out = await call(env, "write_file", path="sub/deep/er/new.txt", content="written\n")
+    assert sorted(p.name for p in outside.iterdir()) == ["notes.txt"]  # no folder made there
+    assert out == f"write_file refused: {work.resolve() / 'sub'} {SWAPPED}"
+
+
+@linux_only
+def test_a_folder_to_make_found_as_a_link_is_not_made_through(work: Path, outside: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder a write has to make, made a link out by another just before it is made: refused
+    there, and the folders below it are not made where the link leads."""
+    (work / "sub").mkdir()
+    swap_once(monkeypatch, work / "sub", lambda: (work / "sub" / "deep").symlink_to(outside, target_is_directory=True))
+    with pytest.raises(checked_open.Swapped) as e:
+        checked_open.make_folders(work.resolve() / "sub" / "deep" / "er")
+    assert e.value.filename == str(work.resolve() / "sub" / "deep")
+    assert sorted(p.name for p in outside.iterdir()) == ["notes.txt"]
+
+
+def test_the_folders_a_write_needs_are_made(work: Path) -> None:
+    checked_open.make_folders(work.resolve() / "a" / "b" / "c")
+    assert (work / "a" / "b" / "c").is_dir()
+    checked_open.make_folders(work.resolve() / "a" / "b" / "c")  # already there: nothing to do
+    (work / "f").write_text("a file\n")
+    with pytest.raises(NotADirectoryError):
+        checked_open.make_folders(work.resolve() / "f" / "g")
+
+
+@linux_only
+def test_a_rewind_makes_and_writes_nothing_through_a_folder_swapped_after_its_check(
+        work: Path, outside: Path, tmp_path: Path) -> None:
+    """A rewind puts back a file whose folders are gone: a folder on its way made a link out just
+    after the fence passed the file leads neither the folders it makes nor the file outside."""
+    from compact_agent.agent.tools.checkpoints import Checkpoints
+
+    swaps = [link_folder(work / "sub", outside)]
+
+    def may_restore(path: Path) -> bool:
+        inside = path.is_relative_to(work.resolve())
+        if swaps:
+            swaps.pop()()
+        return inside
+
+    (work / "sub" / "deep").mkdir(parents=True)
+    (work / "sub" / "deep" / "a.txt").write_text("as it was\n")
+    cps = Checkpoints(tmp_path / "store", may_restore=may_restore)
+    cps.begin(0, 0, "change it")
+    cps.before_write(work / "sub" / "deep" / "a.txt")
+    shutil.rmtree(work / "sub" / "deep")
+    with pytest.raises(checked_open.Swapped) as e:
+        cps.rewind(0)
+    assert sorted(p.name for p in outside.iterdir()) == ["notes.txt"]
+    assert e.value.strerror == SWAPPED

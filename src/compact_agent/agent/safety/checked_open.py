@@ -12,11 +12,14 @@ on a case-insensitive disk need not be the spelling that was checked).
 A write goes the same way through the file's folder: the folder is opened and its real place
 checked, the temp file's too, and the rename into place is made relative to the opened folder, so
 it lands in the folder that was checked and replaces a link swapped in at the end instead of
-writing through it.
+writing through it. The folders a write makes on its way are made the same way (`make_folders`):
+each inside the descriptor of the folder above it, the deepest one already there opened as checked,
+so a folder swapped for a link out makes no folder outside.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -92,3 +95,48 @@ def read_checked(path: Path) -> bytes:
 def open_folder(path: Path) -> int:
     """A descriptor of the resolved, checked folder `path` (Swapped as above), for a write in it."""
     return open_checked(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
+
+def make_folders(folder: Path) -> None:
+    """Make the missing folders of the resolved, checked `folder`, for a write in it: the deepest
+    one there is opened as checked (Swapped as above), and each missing one is made inside the
+    descriptor of the one above it and opened without following a link (Swapped if one is there
+    now), so none is made through a link swapped in since the check. Where the system cannot make
+    a folder relative to a descriptor, they are made by path."""
+    if os.mkdir not in os.supports_dir_fd or os.open not in os.supports_dir_fd:
+        folder.mkdir(parents=True, exist_ok=True)
+        return
+    missing: list[str] = []
+    there = folder
+    while not os.path.lexists(there) and there.parent != there:
+        missing.append(there.name)
+        there = there.parent
+    if not missing:
+        return  # the write opens it as checked
+    fd = open_folder(there)
+    try:
+        for name in reversed(missing):
+            there = there / name
+            with contextlib.suppress(FileExistsError):  # made a moment ago by another: opened as below
+                os.mkdir(name, dir_fd=fd)
+            try:
+                inner = os.open(name, _FOLDER_HERE, dir_fd=fd)
+            except OSError as e:
+                if e.errno == errno.ELOOP or (e.errno == errno.ENOTDIR and _is_link(name, fd)):
+                    raise swapped(there) from None
+                raise
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+
+
+_FOLDER_HERE = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+                | getattr(os, "O_CLOEXEC", 0))
+
+
+def _is_link(name: str, fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False

@@ -43,7 +43,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from ... import secrets
-from ..safety.checked_open import read_checked
+from ..safety.checked_open import make_folders, read_checked
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
 from .file_state import atomic_write_bytes
 
@@ -385,12 +385,16 @@ class Checkpoints:
         return [Path(p) for p in self._states(n)[0] if not self._may(Path(p))]
 
     def _may(self, path: Path) -> bool:
-        if self.may_restore is None:
-            return True
+        return self._place(path) is not None
+
+    def _place(self, path: Path) -> Path | None:
+        """Where a rewind puts `path` back: its resolved path, the one `may_restore` judged; None
+        when it refuses it or the path does not resolve (a link that loops, a path too long)."""
         try:
-            return self.may_restore(path.resolve())
-        except (OSError, RuntimeError):  # a link that loops, a path too long: not put back
-            return False
+            real = path.resolve()
+        except (OSError, RuntimeError):
+            return None
+        return real if self.may_restore is None or self.may_restore(real) else None
 
     def rewind(self, n: int) -> tuple[int, builtins.list[Path]]:
         """Restore files to their state when checkpoint n began and drop checkpoints n and later.
@@ -406,7 +410,7 @@ class Checkpoints:
             path = Path(path_s)
             if blob is not None and not self._blob(blob).is_file():
                 continue  # its version is missing: `unrestorable` names it
-            if not self._may(path):
+            if (real := self._place(path)) is None:
                 continue  # outside what the tools may write: `fenced` names it
             if blob is None:
                 if path.is_file() or path.is_symlink():
@@ -415,9 +419,10 @@ class Checkpoints:
                 continue
             if (data := self._version(blob)) is None:
                 continue  # it held a key not in use now: `sealed` names it
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not (path.is_file() and path.read_bytes() == data):
-                atomic_write_bytes(path, data)
+            # Into the place judged, as the write tools do: a link swapped in since leads nowhere.
+            make_folders(real.parent)
+            if not (real.is_file() and read_checked(real) == data):
+                atomic_write_bytes(real, data, checked=True)
             restored.append(path)
         history_len = self._items[n].history_len
         del self._items[n:]

@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ..safety.checked_open import Swapped, read_checked
+from ..safety.checked_open import Swapped, make_folders, read_checked
 from ..safety.permissions import resolve_path
 from .base import (
     MAX_LINE_CHARS,
@@ -96,7 +96,7 @@ def _commit(env: ToolEnv, p: Path, data: bytes) -> ToolFailure | None:
     if env.checkpoints is not None:
         env.checkpoints.before_write(p)
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(p.parent)  # none through a link swapped in since the check (safety/checked_open.py)
         atomic_write_bytes(p, data, checked=True)
     except Swapped:
         raise  # said by the toolset: refused, not a failed write
