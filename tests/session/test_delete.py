@@ -226,6 +226,8 @@ def test_a_folder_of_sessions_that_is_a_link_out_of_the_data_dir_is_refused(s: S
 def test_a_session_in_use_is_not_removed(s: Sessions) -> None:
     store = SessionStore(s.root, s.a)
     store.lock()  # as a running compact-agent holds it
+    age(s.root, s.a, 1)  # a session written in the last minute is not judged by its age
+    age(s.root, s.b, 1)
     try:
         before = files(s.home)
         res = sessions("--delete", s.a)

@@ -18,7 +18,9 @@ its archives, its side folder's files, its record of sent prompts): a session wr
 side folder (checkpoints, notes) lately is not old. It also removes, as old as that, what is left of
 a session whose file is gone (removed by hand, or by another program): its archives, its side folder
 (one that holds a session's files: its lock, its event log, …), its record of sent prompts, its temp
-files and its prompts, which no `--delete` could reach; its line says so.
+files and its prompts, which no `--delete` could reach; its line says so. Nothing written within the
+last minute (`TOO_NEW`) is judged by its age, whatever DAYS: a run that is starting in it may not
+hold its lock yet. A session chosen is judged again once its lock is held.
 
 Nothing is removed from a session another process holds (its lock is taken, and held until the
 session file is gone: no run can open it meanwhile), and nothing outside the project's folder of
@@ -60,10 +62,19 @@ SHARED = frozenset({ARCHIVES, SENT_FOLDER, prompt_history.NAME})
 SIDE_NAMES = frozenset({LOCK_FILE, "events.jsonl", "tool-results", "collapse", "checkpoints", "layers.json",
                         "notes.md", "todos.json", "usage.jsonl", "read_state.json", SET_ASIDE})
 DAY = 86_400.0
+#: Seconds within which a session last written is too new to be judged by its age: a run that saved
+#: its prompt before building its session (journal.py, `save_prompt_early`) lets go of the lock
+#: until its store takes it, after the imports (seconds); `--delete-older-than 0` removed its file
+#: meanwhile, and the run went on in a session that had lost its prompt.
+TOO_NEW = 60.0
 
 
 class RemovalError(SessionError):
     """One line: an id that names no session or several, or a file that could not be removed."""
+
+
+class WrittenMeanwhile(SessionError):
+    """A session chosen for its age was written to before its lock was taken: a run is in it."""
 
 
 @dataclass
@@ -137,12 +148,18 @@ def _a_session(root: Path, session_id: str) -> str:
     return session_id
 
 
+def judged_before(days: int, now: float) -> float:
+    """The time before which a session is last written more than `days` days ago and old enough
+    to be judged (`TOO_NEW`)."""
+    return min(now - days * DAY, now - TOO_NEW)
+
+
 def older_than(root: Path, days: int, now: Callable[[], float] = time.time) -> list[str]:
     """The ids of `root`'s sessions last written more than `days` days ago (the newest time of the
     session file and its side files, `last_written`), oldest first; every session of the folder,
     also those a listing folds (`sessions --all` lists them), and no file under a session's name
-    that is no session."""
-    cutoff = now() - days * DAY
+    that is no session. None written within the last `TOO_NEW` seconds, whatever `days`."""
+    cutoff = judged_before(days, now())
     found: list[tuple[float, str]] = []
     for p in list_sessions(root):
         with contextlib.suppress(OSError):
@@ -154,9 +171,19 @@ def older_than(root: Path, days: int, now: Callable[[], float] = time.time) -> l
 
 def orphans_older_than(root: Path, days: int, now: Callable[[], float] = time.time) -> list[str]:
     """The ids of sessions of `root` whose file is gone and whose side files (`orphans`) were
-    last written more than `days` days ago, oldest first."""
-    cutoff = now() - days * DAY
+    last written more than `days` days ago (and not within `TOO_NEW` seconds), oldest first."""
+    cutoff = judged_before(days, now())
     found = [(when, sid) for sid in orphans(root) if (when := last_written(root, sid)) < cutoff]
+    return [sid for _, sid in sorted(found)]
+
+
+def too_new(root: Path, days: int, now: float) -> list[str]:
+    """The ids of `root`'s sessions (and of what is left of sessions whose file is gone) that
+    `days` would have removed but were written within the last `TOO_NEW` seconds, oldest first."""
+    newer, older = judged_before(days, now), now - days * DAY
+    found = [(when, p.stem) for p in list_sessions(root)
+             if newer <= (when := last_written(root, p.stem)) < older and not is_not_a_session(p)]
+    found += [(when, sid) for sid in orphans(root) if newer <= (when := last_written(root, sid)) < older]
     return [sid for _, sid in sorted(found)]
 
 
@@ -224,12 +251,14 @@ def last_written(root: Path, session_id: str) -> float:
     return max(times, default=0.0)
 
 
-def remove(root: Path, session_id: str, dry: bool = False) -> Removed:
+def remove(root: Path, session_id: str, dry: bool = False, written_before: float | None = None) -> Removed:
     """Remove session `session_id` of `root` and everything it owns (`dry`: count it, remove
     nothing). SessionLocked when another process holds it (nothing removed); RemovalError naming
     the file that could not be removed. A session whose file is gone (`Removed.orphan`) loses its
     side folder only when that is a folder holding a session's files: another folder or a link of
-    that name is not known to be ours."""
+    that name is not known to be ours. `written_before`: a session chosen for its age, which is
+    judged again once its lock is held (WrittenMeanwhile, nothing removed, when a run wrote to it
+    since it was chosen: a prompt saved before its store took the lock)."""
     if not session_id or session_id.startswith(".") or any(c in session_id for c in "/\\\0"):
         raise RemovalError(f"no session {session_id} for this directory")
     orphan = not _exists(root / f"{session_id}.jsonl")
@@ -240,6 +269,8 @@ def remove(root: Path, session_id: str, dry: bool = False) -> Removed:
     lock = _hold(side, session_id) if side is not None else None
     out = Removed(session_id, dry=dry, orphan=orphan)
     try:
+        if written_before is not None and last_written(root, session_id) >= written_before:
+            raise WrittenMeanwhile(f"left session {session_id}: written to since it was chosen (a run is in it)")
         history = root / prompt_history.NAME
         try:  # before the session file, which goes last: a removal cut short can be tried again
             out.prompts, freed = prompt_history.drop_session(history, session_id, dry)
@@ -383,13 +414,20 @@ def run(root: Path, home: Path, ids: Sequence[str], days: int | None, say: Calla
     each session removed, one warned for each another process holds (not removed) and for a
     failure; the exit code. An id that names no session or several removes nothing (1); so does a
     session named by `--delete` that is in use, the others named are removed (1)."""
+    before: float | None = None
     try:
         check_root(root, home)
         if days is not None:
-            chosen = older_than(root, days, now)
-            chosen += orphans_older_than(root, days, now)  # what is left of sessions whose file is gone
-            if not chosen:
+            t = now()
+            before = judged_before(days, t)
+            chosen = older_than(root, days, lambda: t)
+            chosen += orphans_older_than(root, days, lambda: t)  # what is left of sessions whose file is gone
+            new = too_new(root, days, t)
+            if not chosen and not new:
                 say(f"no sessions older than {plural(days, 'day')}")
+            for sid in new:
+                say(f"left session {sid}: written in the last minute (a run may be starting in it; "
+                    f"--delete {sid} removes it)")
         else:
             chosen = list(dict.fromkeys(find(root, wanted) for wanted in ids))
     except RemovalError as e:
@@ -398,7 +436,9 @@ def run(root: Path, home: Path, ids: Sequence[str], days: int | None, say: Calla
     code = 0
     for sid in chosen:
         try:
-            say(remove(root, sid, dry).line())
+            say(remove(root, sid, dry, written_before=before).line())
+        except WrittenMeanwhile as e:
+            say(str(e))
         except SessionLocked as e:
             warn(f"{e}; not removed")
             code = code or (1 if days is None else 0)

@@ -1,0 +1,91 @@
+"""`sessions --delete-older-than 0` and a run that is starting. A run saves its prompt before its
+session is built (journal.py, `save_prompt_early`) and lets go of the session's lock until its store
+takes it, after the imports: removing by age in between lost the run its file. A session written
+within the last minute is too new to be judged, and a session written to after it was chosen is
+judged again once its lock is held. The clock is given; no test waits."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from compact_agent.session import journal, removal
+
+T = 2_000_000_000.0
+DAY = 86_400.0
+
+
+def folder(tmp_path: Path) -> tuple[Path, Path]:
+    home = tmp_path / "home"
+    root = home / "projects" / "project-0123456789ab"
+    root.mkdir(parents=True)
+    return home, root
+
+
+def started(root: Path, session_id: str, when: float) -> None:
+    """A session as a starting run leaves it before its store locks it: its prompt saved, its lock free."""
+    journal.save_prompt_early(root, session_id, "fix the build")
+    for p in [root / f"{session_id}.jsonl", root / session_id, *(root / session_id).rglob("*")]:
+        os.utime(p, (when, when), follow_symlinks=False)
+
+
+def run(root: Path, home: Path, days: int, now: float) -> tuple[int, list[str], list[str]]:
+    said: list[str] = []
+    warned: list[str] = []
+    code = removal.run(root, home, [], days, say=said.append, warn=warned.append, now=lambda: now)
+    return code, said, warned
+
+
+def test_a_session_written_in_the_last_minute_is_not_removed_by_age(tmp_path: Path) -> None:
+    home, root = folder(tmp_path)
+    started(root, "20331018-033310-aaaaaa", T - 30)
+    code, said, warned = run(root, home, 0, T)
+    assert (code, warned) == (0, [])
+    assert said == ["left session 20331018-033310-aaaaaa: written in the last minute (a run may be starting in it; "
+                    "--delete 20331018-033310-aaaaaa removes it)"]
+    assert (root / "20331018-033310-aaaaaa.jsonl").exists()
+
+    code, said, warned = run(root, home, 0, T + 31)  # a minute after: old enough to be judged
+    assert (code, warned) == (0, []) and said[0].startswith("removed session 20331018-033310-aaaaaa: the session file")
+    assert not (root / "20331018-033310-aaaaaa.jsonl").exists()
+
+
+def test_what_is_left_of_a_session_written_in_the_last_minute_stays_too(tmp_path: Path) -> None:
+    home, root = folder(tmp_path)
+    started(root, "20331018-033310-bbbbbb", T - 10)
+    (root / "20331018-033310-bbbbbb.jsonl").unlink()  # its side folder, lock and all, is left
+    assert removal.orphans(root) == ["20331018-033310-bbbbbb"]
+    code, said, _ = run(root, home, 0, T)
+    assert code == 0 and said[0].startswith("left session 20331018-033310-bbbbbb: written in the last minute")
+    assert (root / "20331018-033310-bbbbbb" / "lock").exists()
+
+
+def test_an_older_session_is_removed_as_before(tmp_path: Path) -> None:
+    home, root = folder(tmp_path)
+    started(root, "20331008-033310-cccccc", T - 10 * DAY)
+    started(root, "20331018-033310-dddddd", T - 5)
+    code, said, _ = run(root, home, 3, T)  # days past the minute: the new one is not said
+    assert code == 0 and len(said) == 1 and said[0].startswith("removed session 20331008-033310-cccccc: ")
+    assert (root / "20331018-033310-dddddd.jsonl").exists()
+
+
+def test_a_session_a_run_writes_to_after_it_was_chosen_is_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chosen for its age, then `-c -p` saves its prompt in it before the removal takes its lock:
+    judged again under the lock, the session is left with the run's prompt."""
+    home, root = folder(tmp_path)
+    started(root, "20331008-033310-eeeeee", T - 10 * DAY)
+    real = removal._hold
+
+    def hold(side: Path, session_id: str) -> int | None:
+        journal.save_prompt_early(root, session_id, "go on")  # a run resuming it, in between
+        os.utime(root / f"{session_id}.jsonl", (T, T))
+        return real(side, session_id)
+
+    monkeypatch.setattr(removal, "_hold", hold)
+    code, said, warned = run(root, home, 0, T)
+    assert (code, warned) == (0, [])
+    assert said == ["left session 20331008-033310-eeeeee: written to since it was chosen (a run is in it)"]
+    assert b"go on" in (root / "20331008-033310-eeeeee.jsonl").read_bytes()
+    assert (root / "20331008-033310-eeeeee" / "lock").exists()
