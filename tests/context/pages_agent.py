@@ -54,13 +54,19 @@ class Run:
         return [r for r in self.server.requests if is_summary_request(r)]
 
 
-async def run_pages(responder: Callable[[ChatRequest], Reply], **agent_options: Any) -> Run:
+async def run_pages(responder: Callable[[ChatRequest], Reply], summary_settings: dict[str, Any] | None = None,
+                    **agent_options: Any) -> Run:
     """`Agent(model, capabilities=[cm], **agent_options)` asked to read every page; the manager's
-    compactions are always summaries (`compaction_records=False`) and its events are kept."""
+    compactions are always summaries (`compaction_records=False`) and its events are kept. With
+    `summary_settings`, the summaries come from a `summary_model` of their own with those settings
+    (on the same server)."""
     events: list[Event] = []
     with FakeOpenAIServer(responder, window=WINDOW, model="fake-model") as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        cm = ContextManager(window=WINDOW, event_handler=events.append,
+        provider = OpenAIProvider(base_url=server.base_url, api_key="k")
+        model = OpenAIChatModel("fake-model", provider=provider)
+        writer = None if summary_settings is None else OpenAIChatModel(
+            "fake-model", provider=provider, settings=summary_settings)  # type: ignore[arg-type]
+        cm = ContextManager(window=WINDOW, event_handler=events.append, summary_model=writer,
                             settings=CompactionSettings(compaction_records=False))
         agent = Agent(model, capabilities=[cm], **agent_options)
 

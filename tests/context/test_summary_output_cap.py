@@ -33,6 +33,16 @@ async def test_an_agent_with_a_small_max_tokens_gets_summaries_with_room_to_be_w
     assert server.rejected == []
 
 
+async def test_a_summary_model_is_asked_for_no_more_than_its_own_settings_allow() -> None:
+    """A `summary_model` that writes less than the run's model (its own `max_tokens`) was asked for
+    what the window leaves, up to the run's `max_output`: a provider refuses such a request."""
+    run = await run_pages(reading("<summary>Pages read so far.</summary>"), summary_settings={"max_tokens": 700})
+    summaries = run.summaries()
+    assert run.result.output == "done" and run.cm.compactions and summaries
+    assert all(_cap(r) == 700 for r in summaries)  # the window would have left more
+    assert all(_cap(r) == 0 for r in run.server.requests if not is_summary_request(r))  # the run's own: none
+
+
 def test_the_cap_is_the_room_the_window_leaves_at_most_what_the_model_writes() -> None:
     request = [ModelRequest(parts=[UserPromptPart("x " * 8_000)])]  # ~4,000 tokens
     roomy = ContextManager(window=WINDOW, max_output=100_000)

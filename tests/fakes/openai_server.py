@@ -278,6 +278,8 @@ class FakeOpenAIServer:
             try), so `lambda r, a: Fault.rate_limit() if a == 0 else None` fails once and lets the SDK's retry in.
         overflow: whose words refuse a prompt over `window` (`_wire.OverflowStyle`): OpenAI's by default, or
             llama.cpp server's or vLLM's, which pydantic-ai leaves a plain HTTP 400.
+        writes_at_most: more models served, each with the most it writes: a `max_(completion_)tokens` above
+            it is a 400 `invalid_request_error`, as DeepSeek refuses one above its model's output limit.
     """
 
     def __init__(
@@ -291,8 +293,10 @@ class FakeOpenAIServer:
         api_key: str | None = None,
         faults: Callable[[ChatRequest, int], Fault | None] | None = None,
         overflow: OverflowStyle = "openai",
+        writes_at_most: dict[str, int] | None = None,
     ) -> None:
         self.responder, self.faults, self.overflow = responder, faults, overflow
+        self.writes_at_most = dict(writes_at_most or {})
         self.window, self.model, self.chars_per_token = window, model, chars_per_token
         self.require_auth, self.api_key = require_auth, api_key
         self.requests: list[ChatRequest] = []
@@ -447,9 +451,13 @@ class FakeOpenAIServer:
 
     def _complete(self, req: ChatRequest) -> JSONDict:
         """Validate like the real API, ask the responder, and build the `chat.completion` (or raise `WireError`)."""
-        if req.body.get("model") != self.model:
-            message = f"The model `{req.body.get('model')}` does not exist or you do not have access to it."
+        name = req.body.get("model")
+        if name != self.model and name not in self.writes_at_most:
+            message = f"The model `{name}` does not exist or you do not have access to it."
             raise WireError(404, error_body(message, code="model_not_found"))
+        most, asked = self.writes_at_most.get(str(name)), req.body.get("max_completion_tokens") or req.body.get("max_tokens")
+        if most is not None and isinstance(asked, int) and asked > most:
+            raise WireError(400, error_body(f"Invalid max_tokens value, the valid range of max_tokens is [1, {most}]"))
         validate_messages(req.body.get("messages"))
         validate_tools(req.body)
         check_window(req.prompt_tokens, req.body, self.window, self.overflow)

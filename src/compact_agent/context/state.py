@@ -458,5 +458,10 @@ def as_model(model: Model | str | None) -> Model | None:
 
 def default_summarizer(cm: SummaryInputs) -> Summarize:
     """The summary request repeats the latest main request (system prompt, tools, settings), so
-    its input is a cache hit; with another `summary_model` only the structure is shared."""
-    return SharedPrefixSummarizer(cm.summary_model_for_now(), params=cm.last_params, settings=cm.last_settings)
+    its input is a cache hit; with another `summary_model` only the structure is shared, and the
+    `max_tokens` of that model's own settings (`Model(settings=...)`), when it has one, is the
+    most it is asked to write."""
+    model = cm.summary_model_for_now()
+    own = (model.settings or {}).get("max_tokens") if model is not cm.run_model else None
+    return SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings,
+                                  max_output=own if isinstance(own, int) and own > 0 else None)

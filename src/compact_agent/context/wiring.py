@@ -37,7 +37,7 @@ class Layer(Protocol):
 
 class SummaryInputs(Protocol):
     """What a summarizer factory reads of the `ContextManager` it is handed: the model that writes
-    the summary now, and the latest main request's parameters and settings, which the summary
+    the summary now, the latest run's model, and the latest main request's parameters and settings, which the summary
     request repeats so that it shares that request's cached prefix. Named here, below the manager,
     so that what wires a manager together needs nothing from the manager's own module."""
 
@@ -45,6 +45,8 @@ class SummaryInputs(Protocol):
     def last_params(self) -> Any: ...
     @property
     def last_settings(self) -> Any: ...
+    @property
+    def run_model(self) -> Model | None: ...  # the model of the latest run
     def summary_model_for_now(self) -> Model: ...
 
 

@@ -85,8 +85,10 @@ async def _partial(s: AgentSession, instructions: str, pivot: int, direction: st
                         detail={"reason": e.reason, "fallback": "nothing was changed"}))
         raise
     hook_ms = ms_since(s.cm.clock, started)
+    summarize = s._summarizer(s.cm)
+    summarize.output_cap = s.cm.summary_output_cap  # as a whole /compact's: what the window leaves
     result = await s.cm.compactor.compact_partial(
-        s.messages, pivot, direction, summarize=s._summarizer(s.cm), archive=s.store.archive,
+        s.messages, pivot, direction, summarize=summarize, archive=s.store.archive,
         instructions=instructions, overhead=s.cm.overhead)
     add_hook_time(result, hook_ms)
     if not await check(result):

@@ -226,7 +226,12 @@ class AgentSession:
         return system_prompt(self.cwd, self.instructions, self.opts.append_system_prompt)
 
     def _summarizer(self, cm: SummaryInputs) -> SharedPrefixSummarizer:
-        s = SharedPrefixSummarizer(self._summary_model(), params=cm.last_params, settings=cm.last_settings)
+        """The summary request; a `summary_model` other than the main one is asked for no more than
+        it writes (the registry's `max_output`: deepseek-chat writes 8K where deepseek-reasoner
+        writes 64K, and a request asking for more is refused)."""
+        model, name = self._summary_model(), self.settings.summary_model or ""
+        most = None if model is self.model else model_info(name, provider=provider_for(name, self.opts.base_url)).max_output
+        s = SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings, max_output=most)
         s.usage = self.summary_usage
         return s
 

@@ -11,7 +11,8 @@ The settings are the main request's but for the output cap: an agent's `max_toke
 answers (an agent limited to 200 tokens had every summary cut off at 200), so the summary request
 gets its own, `output_cap(messages sent)`: what the window leaves after the request's input, at most
 what the model writes. Raising it alone could ask for more than the window leaves, which a provider
-refuses as too long.
+refuses as too long. A summary model other than the run's may write less than the run's model
+(`max_output`): it is never asked for more than that.
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ class SharedPrefixSummarizer:
 
     `output_cap`: the `max_tokens` of a summary request of these messages; None keeps the main
     request's, until a `ContextManager` that uses this summarizer sets its own (the window less the
-    request's estimated input, at most its `max_output`)."""
+    request's estimated input, at most its `max_output`).
+
+    `max_output`: the most `model` writes in one reply, when it is not the run's model (None: the
+    manager's `max_output` holds for it): the output cap never asks for more."""
 
     model: Model
     params: ModelRequestParameters | None = None
@@ -57,6 +61,7 @@ class SharedPrefixSummarizer:
     usage: list[RequestUsage] = field(default_factory=list)
     path_used: list[str] = field(default_factory=list)
     output_cap: Callable[[Sequence[ModelMessage]], int] | None = None
+    max_output: int | None = None
 
     async def __call__(self, messages: list[ModelMessage], prompt: str) -> str:
         try:
@@ -84,7 +89,7 @@ class SharedPrefixSummarizer:
         history = join(messages, [ModelRequest(parts=[UserPromptPart(prompt)], metadata=mark_request("summary"))])
         for _attempt in range(2):
             if self.output_cap is not None:
-                settings = {**settings, "max_tokens": self.output_cap(history)}
+                settings = {**settings, "max_tokens": self._cap(history)}
             resp = await model_request(self.model, history, model_settings=settings,  # type: ignore[arg-type]
                                        model_request_parameters=params)
             self.usage.append(resp.usage)
@@ -99,6 +104,11 @@ class SharedPrefixSummarizer:
                                                     metadata=mark_request("summary"))]
         raise UnexpectedModelBehavior("the summarizer kept calling tools")
 
+    def _cap(self, request: Sequence[ModelMessage]) -> int:
+        assert self.output_cap is not None
+        cap = self.output_cap(request)
+        return cap if self.max_output is None else max(1, min(cap, self.max_output))
+
     async def _separate(self, messages: list[ModelMessage], prompt: str) -> str:
         transcript = render_transcript(messages)
         req = [ModelRequest(parts=[UserPromptPart(
@@ -107,7 +117,7 @@ class SharedPrefixSummarizer:
         params = ModelRequestParameters()
         if self.params is not None:
             params = replace(params, instruction_parts=self.params.instruction_parts)
-        capped = {"max_tokens": self.output_cap(req)} if self.output_cap is not None else None
+        capped = {"max_tokens": self._cap(req)} if self.output_cap is not None else None
         resp = await model_request(self.model, req, model_settings=capped,  # type: ignore[arg-type]
                                    model_request_parameters=params)
         self.usage.append(resp.usage)
