@@ -15,6 +15,10 @@ it lands in the folder that was checked and replaces a link swapped in at the en
 writing through it. The folders a write makes on its way are made the same way (`make_folders`):
 each inside the descriptor of the folder above it, the deepest one already there opened as checked,
 so a folder swapped for a link out makes no folder outside.
+
+The names in a folder (a listing, grep's and glob's walk, the names a "did you mean" offers) are
+read the same way (`names_in`): from the folder opened as checked, so a folder swapped for a link
+out lists none of the names where it leads.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -129,6 +134,42 @@ def make_folders(folder: Path) -> None:
             fd = inner
     finally:
         os.close(fd)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A name in a folder listed by `names_in`, and what it is."""
+
+    name: str
+    is_dir: bool  # a folder, or a link to one
+    is_link: bool
+
+
+def names_in(folder: Path, limit: int | None = None) -> list[Entry]:
+    """The entries of the resolved, checked `folder` (at most `limit`, in the system's order), read
+    from a descriptor opened as checked (Swapped as above), so a link swapped in since the check
+    lists no name of where it leads. An entry that cannot be looked at as it is listed (gone since)
+    is left out. Where the system cannot list a descriptor, the folder is listed by its path."""
+    if os.scandir not in os.supports_fd:
+        return _entries(folder, limit)
+    fd = open_folder(folder)
+    try:
+        return _entries(fd, limit)  # while the descriptor is open: a link's target is looked at through it
+    finally:
+        os.close(fd)
+
+
+def _entries(where: int | Path, limit: int | None) -> list[Entry]:
+    out: list[Entry] = []
+    with os.scandir(where) as it:
+        for e in it:
+            if limit is not None and len(out) >= limit:
+                break
+            try:
+                out.append(Entry(e.name, e.is_dir(), e.is_symlink()))
+            except OSError:
+                continue
+    return out
 
 
 _FOLDER_HERE = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 from ... import secrets
 from ...config import Settings
 from ...session.store import utf8_safe
+from ..safety.checked_open import names_in
 from ..safety.permissions import Permissions
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState
@@ -82,8 +82,8 @@ def _numbered(lines: Iterable[str], first: int) -> str:
 def _not_found(env: ToolEnv, p: Path) -> str:
     msg = ToolFailure(f"File not found: {_shown(env, p)}")
     if p.parent.is_dir():
-        with contextlib.suppress(OSError):
-            names = [e.name for _, e in zip(range(5_000), os.scandir(p.parent), strict=False)]
+        with contextlib.suppress(OSError):  # a folder swapped for a link out (Swapped): no names offered
+            names = [e.name for e in names_in(p.parent, limit=5_000)]
             close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.6)
             if close:
                 msg = ToolFailure(msg + ". Did you mean: " + ", ".join(_shown(env, p.parent / c) for c in close) + "?")
@@ -91,8 +91,8 @@ def _not_found(env: ToolEnv, p: Path) -> str:
 
 
 def _list_dir(env: ToolEnv, p: Path, cap: int = 100) -> str:
-    entries = sorted(os.scandir(p), key=lambda e: (not e.is_dir(), e.name))
-    names = [e.name + ("/" if e.is_dir() else "") for e in entries[:cap]]
+    entries = sorted(names_in(p), key=lambda e: (not e.is_dir, e.name))  # a link swapped in: Swapped, refused
+    names = [e.name + ("/" if e.is_dir else "") for e in entries[:cap]]
     more = f"\n… and {len(entries) - cap} more" if len(entries) > cap else ""
     return ToolFailure(f"{_shown(env, p)} is a directory ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'}); read a file in it instead:\n"
                        + "\n".join(names) + more)

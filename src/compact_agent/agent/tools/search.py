@@ -33,7 +33,7 @@ from typing import Any
 
 import regex
 
-from ..safety.checked_open import open_read
+from ..safety.checked_open import Swapped, names_in, open_read
 from ..safety.permissions import resolve_path
 from .base import (
     MAX_GLOB_RESULTS,
@@ -124,15 +124,22 @@ def _walk(root: Path, max_depth: int | None = None, bound: Bound | None = None,
     """(file, path relative to root) under root, sorted, depth first, pruning SKIP_DIRS, the dirs
     `prune` names (by their path: root is resolved and symlinked dirs are not entered, so it is
     the real one) and beyond max_depth. Iterative (no recursion limit); ends early, with `bound.why`
-    set, when `bound` says."""
+    set, when `bound` says.
+
+    `root` is resolved and checked, and each folder is listed from a descriptor opened as checked
+    (safety/checked_open.py): one swapped for a link since it was listed in the folder above it is
+    skipped, and no name of where the link leads is listed. The root swapped so raises Swapped."""
     stack: list[tuple[str, str, int]] = [(str(root), "", 0)]  # (dir path, its path relative to root, depth)
     while stack:
         dirpath, rel_dir, depth = stack.pop()
         if bound is not None and bound.exceeded(rel_dir or "."):
             return
         try:
-            with os.scandir(dirpath) as it:
-                entries = sorted(it, key=lambda e: e.name)
+            entries = sorted(names_in(Path(dirpath)), key=lambda e: e.name)
+        except Swapped:
+            if not rel_dir:
+                raise
+            continue
         except OSError:  # unreadable, vanished, or a path too long for the system: skipped
             continue
         subdirs = []
@@ -142,16 +149,13 @@ def _walk(root: Path, max_depth: int | None = None, bound: Bound | None = None,
                 if bound.exceeded(f"{rel_dir}/{e.name}" if rel_dir else e.name):
                     return
             rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
-            try:
-                is_dir = e.is_dir(follow_symlinks=True)
-            except OSError:
-                continue
-            if is_dir:  # a symlinked dir is listed as a dir but not entered (as os.walk does): no loops
-                if e.name not in SKIP_DIRS and not e.is_symlink() and (max_depth is None or depth + 1 < max_depth) \
-                        and not (prune is not None and prune(Path(e.path))):
-                    subdirs.append((e.path, rel, depth + 1))
+            path = os.path.join(dirpath, e.name)
+            if e.is_dir:  # a symlinked dir is listed as a dir but not entered (as os.walk does): no loops
+                if e.name not in SKIP_DIRS and not e.is_link and (max_depth is None or depth + 1 < max_depth) \
+                        and not (prune is not None and prune(Path(path))):
+                    subdirs.append((path, rel, depth + 1))
             else:
-                yield Path(e.path), rel
+                yield Path(path), rel
         stack.extend(reversed(subdirs))
 
 
