@@ -260,7 +260,7 @@ def config_command(
 def sessions_command(
     ctx: typer.Context,
     all_: Annotated[bool, typer.Option("--all", help="List every session, the failed starts a newer one with the same prompt counts too.")] = False,
-    delete: Annotated[list[str] | None, typer.Option("--delete", metavar="ID", help="Remove this session (its id, or a start of one id alone) and everything it owns: archives, side files, checkpoint backups, the record of sent prompts, its lines in the prompt history (repeatable). A session in use by another process is not removed.")] = None,
+    delete: Annotated[list[str] | None, typer.Option("--delete", metavar="ID", help="Remove this session (its id, or a start of one id alone) and everything it owns: archives, side files, checkpoint backups, the record of sent prompts, its lines in the prompt history (repeatable); or what is left of a session whose file is gone (the listing's leftovers). A session in use by another process is not removed.")] = None,
     older: Annotated[int | None, typer.Option("--delete-older-than", metavar="DAYS", parser=count(0, "days"), help="Remove every session of this directory (those --all adds too) last written (its file or the files it keeps) more than DAYS days ago, as --delete does, and what is left of sessions whose file is gone.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="With --delete or --delete-older-than: say what would be removed, and remove nothing.")] = False,
 ) -> None:
@@ -288,11 +288,15 @@ def sessions_command(
                                      say=lambda line: sys.stdout.write(visible(line) + "\n"),
                                      warn=lambda line: sys.stderr.write(visible(f"compact-agent: {line}") + "\n"),
                                      dry=dry_run))
+    from .session.leftovers import leftovers, lines
+
     rows = session_rows(session_root(work), limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_)
     if not rows:
         sys.stdout.write(visible(f"no sessions in {work}") + "\n")
     for r in rows:
         sys.stdout.write(visible(format_row(None, r)) + "\n")
+    for line in lines(leftovers(session_root(work))):  # what is left of sessions whose file is gone
+        sys.stdout.write(visible(line) + "\n")
 
 
 @app.command("analyze", cls=ReadableCommand,

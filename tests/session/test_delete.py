@@ -415,3 +415,52 @@ def test_the_prompts_of_a_session_leave_the_prompt_history_with_it(s: Sessions) 
         "another session's line", "typed by an earlier version"]
     assert history.stat().st_mode & 0o777 == 0o600
     assert not [p for p in s.root.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_what_is_left_of_a_session_whose_file_is_gone_is_listed_and_removed_by_its_id(s: Sessions) -> None:
+    """`sessions` listed sessions alone: what a session file removed by hand left behind (archives,
+    side files, prompts) was unseen, and `--delete ID` said there was no such session. It is listed
+    apart, with its size and how to remove it, and `--delete` takes its id or a start of it."""
+    (s.root / f"{s.a}.jsonl").unlink()
+    age(s.root, s.a, 2)
+    dry = sessions("--delete", s.a, "--dry-run")
+    assert dry.exit_code == 0 and dry.stdout.startswith(f"would remove what was left of session {s.a}, "), dry.output
+    what = dry.stdout.split(": ", 1)[1].rsplit(" (", 1)[0]
+    size = dry.stdout.rsplit(" (", 1)[1].removesuffix(" to free)\n")
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(removal.last_written(s.root, s.a)))
+
+    res = sessions()
+    assert res.exit_code == 0, res.output
+    out = res.stdout.splitlines()
+    assert len(out) == 3 and out[0].startswith(f"  {s.b}  "), res.stdout
+    assert out[1:] == ["1 leftover of sessions whose session file is gone (not sessions: -r cannot open them; "
+                       "compact-agent sessions --delete ID removes one):",
+                       f"  {s.a}  {when}  {size}: {what}"]
+    assert "1 archive, " in what and "3 prompts in the prompt history" in what
+    assert sessions("--all").stdout.splitlines()[1:] == out[1:]
+
+    res = sessions("--delete", s.a[:-2])  # a start of its id, as for a session
+    assert res.exit_code == 0 and res.stdout == dry.stdout.replace("would remove", "removed").replace(
+        " to free)", " freed)"), res.output
+    assert not any(s.a in k for k in files(s.home))
+    assert sessions().stdout.splitlines() == out[:1]
+
+
+def test_a_session_a_run_holds_before_it_saved_anything_is_no_leftover(s: Sessions) -> None:
+    """A run's session that saved nothing yet has its side folder and no file: not a leftover. Nor is
+    one written within the last minute (a run may be starting in it); the clock is given."""
+    from compact_agent.session.leftovers import leftovers
+
+    (s.root / f"{s.a}.jsonl").unlink()
+    store = SessionStore(s.root, s.a)
+    store.lock()
+    age(s.root, s.a, 2)
+    try:
+        assert removal.orphans(s.root) == [s.a] and leftovers(s.root) == []
+        assert "leftover" not in sessions().stdout
+    finally:
+        store.unlock()
+    assert [x.session_id for x in leftovers(s.root)] == [s.a]
+    t = removal.last_written(s.root, s.a)
+    assert leftovers(s.root, now=lambda: t + 30) == []
+    assert [x.session_id for x in leftovers(s.root, now=lambda: t + 61)] == [s.a]

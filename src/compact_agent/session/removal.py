@@ -18,7 +18,8 @@ its archives, its side folder's files, its record of sent prompts): a session wr
 side folder (checkpoints, notes) lately is not old. It also removes, as old as that, what is left of
 a session whose file is gone (removed by hand, or by another program): its archives, its side folder
 (one that holds a session's files: its lock, its event log, …), its record of sent prompts, its temp
-files and its prompts, which no `--delete` could reach; its line says so. Nothing written within the
+files and its prompts; its line says so. `sessions` lists them apart (leftovers.py), and `--delete`
+takes their ids as a session's. Nothing written within the
 last minute (`TOO_NEW`) is judged by its age, whatever DAYS: a run that is starting in it may not
 hold its lock yet. A session chosen is judged again once its lock is held.
 
@@ -95,17 +96,21 @@ class Removed:
 
     def line(self) -> str:
         """`removed ID: the session file, 2 archives, 9 side files (1.2 MB freed)`."""
-        what = [*(["the session file"] if self.session_file else []),
-                *([plural(self.archives, "archive")] if self.archives else []),
-                *([plural(self.side_files, "side file")] if self.side_files else []),
-                *(["the record of its sent prompts"] if self.sent_record else []),
-                *([plural(self.others, "temp file")] if self.others else []),
-                *([f"{plural(self.prompts, 'prompt')} in the prompt history"] if self.prompts else [])]
+        what = self.parts()
         whose = (f"what was left of session {self.session_id}, whose session file is gone"
                  if self.orphan else f"session {self.session_id}")
         if self.dry:
             return f"would remove {whose}: {', '.join(what) or 'nothing'} ({size_text(self.freed)} to free)"
         return f"removed {whose}: {', '.join(what) or 'nothing'} ({size_text(self.freed)} freed)"
+
+    def parts(self) -> list[str]:
+        """What it holds, by kind: `the session file`, `2 archives`, `9 side files`, …"""
+        return [*(["the session file"] if self.session_file else []),
+                *([plural(self.archives, "archive")] if self.archives else []),
+                *([plural(self.side_files, "side file")] if self.side_files else []),
+                *(["the record of its sent prompts"] if self.sent_record else []),
+                *([plural(self.others, "temp file")] if self.others else []),
+                *([f"{plural(self.prompts, 'prompt')} in the prompt history"] if self.prompts else [])]
 
 
 def size_text(n: int) -> str:
@@ -125,15 +130,19 @@ def check_root(root: Path, home: Path) -> None:
 
 def find(root: Path, wanted: str) -> str:
     """The id of the session of `root` that `wanted` names: its whole id, or (as `--resume` takes
-    it) a start of one id alone. RemovalError, one line, for none or several."""
+    it) a start of one id alone; also of what is left of a session whose file is gone (`orphans`,
+    which `sessions` lists apart). RemovalError, one line, for none or several."""
     ids = [p.stem for p in list_sessions(root)]
     if not wanted.strip():
         raise RemovalError("--delete needs a session id (compact-agent sessions lists them)")
     if wanted in ids:
         return _a_session(root, wanted)
-    matches = sorted(i for i in ids if i.startswith(wanted))
+    left = orphans(root)
+    if wanted in left:
+        return wanted
+    matches = sorted(i for i in {*ids, *left} if i.startswith(wanted))
     if len(matches) == 1:
-        return _a_session(root, matches[0])
+        return _a_session(root, matches[0]) if matches[0] in ids else matches[0]
     if matches:
         raise RemovalError(f"{wanted} is the start of {len(matches)} sessions "
                            f"({', '.join(matches[:4])}{', …' if len(matches) > 4 else ''}); give more of the id")
