@@ -388,8 +388,8 @@ def test_what_is_left_of_a_session_whose_file_is_gone_goes_with_the_old_sessions
 
 def test_the_prompts_of_a_session_leave_the_prompt_history_with_it(s: Sessions) -> None:
     """A secret pasted into a session stayed in the project's prompt history after the session was
-    removed, one up-arrow away. Its entries go; another session's, and those an earlier version
-    wrote (which name no session), stay byte for byte; the REPL reads the history as before."""
+    removed, one up-arrow away. Its entries go; another session's, and one an earlier version wrote
+    (which names no session) long before it, stay byte for byte; the REPL reads the history as before."""
     from datetime import datetime
 
     from compact_agent.session import prompt_history

@@ -9,7 +9,9 @@ The file keeps prompt_toolkit's format, each entry a comment line and the typed 
 The session's id on the comment line ties the entry to its session, so that removing the session
 (`sessions --delete`, removal.py) takes its prompts out of the history too: a secret pasted into it
 does not stay behind for up-arrow. An entry an earlier version wrote has no id: it is read as
-before, and no removal takes it. Writes append under an exclusive lock of the file; a removal
+before, and a removal takes it when it was typed while the session was in use (its time, on the
+comment line, within the session's moments: in_use.py), which may be another session's typed at the
+same time in the same directory: a secret is not left behind for want of a name. Writes append under an exclusive lock of the file; a removal
 rewrites it under the same lock (temp file, fsync, rename), so an entry another REPL appends
 meanwhile is not lost: the appender finds the file renamed over and writes to the new one.
 """
@@ -28,6 +30,7 @@ from .files import atomic_write
 
 NAME = "prompt_history"
 _TAGGED = re.compile(r"#.* session=(\S+)")
+_WHEN = re.compile(rb"# (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)\s*$")
 
 
 def header(session_id: str | None, now: datetime) -> str:
@@ -86,19 +89,39 @@ def _split(data: bytes) -> list[tuple[str | None, bytes]]:
     return out
 
 
-def drop_session(path: Path, session_id: str, dry: bool = False) -> tuple[int, int]:
+def typed_at(entry: bytes) -> float | None:
+    """When an entry that names no session was typed (its comment line's local time, as a POSIX
+    time); None for one without that line or with another."""
+    for line in entry.splitlines():
+        if line.startswith(b"#"):
+            m = _WHEN.fullmatch(line)
+            try:
+                return datetime.fromisoformat(m[1].decode()).timestamp() if m else None
+            except (ValueError, OverflowError, OSError):
+                return None
+    return None
+
+
+def drop_session(path: Path, session_id: str, dry: bool = False,
+                 typed_while: Callable[[float], bool] | None = None) -> tuple[int, int]:
     """Take every entry of session `session_id` out of the history at `path` (`dry`: count them
-    only): (how many, their bytes). The other entries stay byte for byte. Raises OSError."""
+    only): (how many, their bytes). An entry that names no session goes too when `typed_while` its
+    time (`typed_at`) says so. The other entries stay byte for byte. Raises OSError."""
     if not path.exists() or path.is_symlink():
         return 0, 0
     fd = _locked(path, os.O_RDWR)
     try:
         with os.fdopen(os.dup(fd), "rb") as f:
             entries = _split(f.read())
-        gone = [held for sid, held in entries if sid == session_id]
+        def goes(sid: str | None, held: bytes) -> bool:
+            if sid is not None or typed_while is None:
+                return sid == session_id
+            return (when := typed_at(held)) is not None and typed_while(when)
+
+        gone = [held for sid, held in entries if goes(sid, held)]
         if not gone or dry:
             return len(gone), sum(map(len, gone))
-        atomic_write(path, b"".join(held for sid, held in entries if sid != session_id))  # under the lock
+        atomic_write(path, b"".join(held for sid, held in entries if not goes(sid, held)))  # under the lock
         return len(gone), sum(map(len, gone))
     finally:
         os.close(fd)

@@ -9,8 +9,9 @@ A session is more than its file `<root>/<id>.jsonl`. Beside it, in the project's
 - `sent_prompts/<id>.jsonl`: how each prompt sent was shown (ui/sent_record.py);
 - temp files a killed writer left of these (`.<id>.jsonl.<hex>.tmp`, `.<id>-<stamp>.jsonl.<hex>.tmp`);
 - its entries in the project's prompt history (prompt_history.py): the lines typed in it, which
-  up-arrow brought back after the session was gone (a secret pasted into it included). The other
-  entries stay, byte for byte; an entry an earlier version wrote names no session and stays.
+  up-arrow brought back after the session was gone (a secret pasted into it included), and those an
+  earlier version wrote, which name no session, typed while the session was in use (in_use.py). The
+  other entries stay, byte for byte.
 What the sessions of the project share (the prompt history itself, the folders above) stays.
 
 `--delete-older-than DAYS` measures a session's age by the newest of its files (the session file,
@@ -48,7 +49,7 @@ from pathlib import Path
 
 from ..ui.sent_record import FOLDER as SENT_FOLDER
 from ..words import plural
-from . import prompt_history
+from . import in_use, prompt_history
 from .archives import archive_moment, session_archives
 from .files import SessionError, SessionLocked, list_sessions
 from .journal import SET_ASIDE
@@ -282,7 +283,8 @@ def remove(root: Path, session_id: str, dry: bool = False, written_before: float
             raise WrittenMeanwhile(f"left session {session_id}: written to since it was chosen (a run is in it)")
         history = root / prompt_history.NAME
         try:  # before the session file, which goes last: a removal cut short can be tried again
-            out.prompts, freed = prompt_history.drop_session(history, session_id, dry)
+            typed = in_use.typed_while(in_use.moments(root, session_id, _real_dir(root / ARCHIVES)))
+            out.prompts, freed = prompt_history.drop_session(history, session_id, dry, typed_while=typed)
         except OSError as e:
             raise RemovalError(f"could not remove the prompts of session {session_id} from {history}: "
                                f"{e.strerror or e}") from None
