@@ -16,6 +16,7 @@ import pytest
 
 from compact_agent.agent.safety import checked_open
 from compact_agent.agent.tools.base import ToolEnv
+from compact_agent.agent.tools.checkpoints import Checkpoints
 
 from .test_tools import call
 
@@ -203,8 +204,6 @@ def test_a_rewind_makes_and_writes_nothing_through_a_folder_swapped_after_its_ch
         work: Path, outside: Path, tmp_path: Path) -> None:
     """A rewind puts back a file whose folders are gone: a folder on its way made a link out just
     after the fence passed the file leads neither the folders it makes nor the file outside."""
-    from compact_agent.agent.tools.checkpoints import Checkpoints
-
     swaps = [link_folder(work / "sub", outside)]
 
     def may_restore(path: Path) -> bool:
@@ -223,3 +222,43 @@ def test_a_rewind_makes_and_writes_nothing_through_a_folder_swapped_after_its_ch
         cps.rewind(0)
     assert sorted(p.name for p in outside.iterdir()) == ["notes.txt"]
     assert e.value.strerror == SWAPPED
+
+
+def _rewind_swapping(work: Path, store: Path, swap: Callable[[], None], nth: int) -> Checkpoints:
+    """Checkpoints whose fence swaps `swap` in just after it has answered `nth` times; one was
+    begun before sub/new.txt was made, so a rewind to it removes the file."""
+    answers: list[Path] = []
+
+    def may_restore(path: Path) -> bool:
+        answers.append(path)
+        inside = path.is_relative_to(work.resolve())
+        if len(answers) == nth:
+            swap()
+        return inside
+
+    (work / "sub").mkdir()
+    cps = Checkpoints(store, may_restore=may_restore)
+    cps.begin(0, 0, "make it")
+    cps.before_write(work / "sub" / "new.txt")
+    (work / "sub" / "new.txt").write_text("made since\n")
+    return cps
+
+
+def test_a_rewind_removes_nothing_through_a_folder_swapped_after_its_check(
+        work: Path, outside: Path, tmp_path: Path) -> None:
+    """A file made since the checkpoint is removed by a rewind: its folder made a link out just
+    after the fence passed it leads the removal to no file of the same name where it leads."""
+    (outside / "new.txt").write_text("kept\n")
+    cps = _rewind_swapping(work, tmp_path / "store", link_folder(work / "sub", outside), nth=1)
+    _, restored = cps.rewind(0)
+    assert (outside / "new.txt").read_text() == "kept\n"
+    assert restored == []
+
+
+def test_a_rewind_refuses_a_folder_swapped_after_the_name_to_remove_was_checked(
+        work: Path, outside: Path, tmp_path: Path) -> None:
+    (outside / "new.txt").write_text("kept\n")
+    cps = _rewind_swapping(work, tmp_path / "store", link_folder(work / "sub", outside), nth=2)
+    with pytest.raises(checked_open.Swapped):
+        cps.rewind(0)
+    assert (outside / "new.txt").read_text() == "kept\n"

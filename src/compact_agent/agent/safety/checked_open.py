@@ -136,6 +136,33 @@ def make_folders(folder: Path) -> None:
         os.close(fd)
 
 
+def remove_file(path: Path) -> bool:
+    """Remove the file or link at `path`, whose folder is resolved and checked (a link at its end is
+    removed, not followed), from that folder opened as checked (Swapped as above): a folder swapped
+    for a link out since removes nothing where it leads. False when no file or link is there (a
+    folder, a FIFO are left). Where the system cannot remove relative to a descriptor, by path."""
+    if os.unlink not in os.supports_dir_fd or os.stat not in os.supports_dir_fd:
+        if path.is_file() or path.is_symlink():
+            path.unlink()
+            return True
+        return False
+    try:
+        fd = open_folder(path.parent)
+    except (FileNotFoundError, NotADirectoryError):  # no folder there now: nothing to remove
+        return False
+    try:
+        try:
+            mode = os.stat(path.name, dir_fd=fd, follow_symlinks=False).st_mode
+        except FileNotFoundError:
+            return False
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            return False
+        os.unlink(path.name, dir_fd=fd)
+        return True
+    finally:
+        os.close(fd)
+
+
 @dataclass(frozen=True)
 class Entry:
     """A name in a folder listed by `names_in`, and what it is."""

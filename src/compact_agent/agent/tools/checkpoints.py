@@ -43,7 +43,8 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from ... import secrets
-from ..safety.checked_open import make_folders, read_checked
+from ..safety.checked_open import make_folders, read_checked, remove_file
+from . import file_state
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
 from .file_state import atomic_write_bytes
 
@@ -396,6 +397,15 @@ class Checkpoints:
             return None
         return real if self.may_restore is None or self.may_restore(real) else None
 
+    def _entry(self, path: Path) -> Path | None:
+        """The name a rewind removes: in its folder resolved, a link at its end not followed (the
+        link goes, not its target); None when `may_restore` refuses it or it does not resolve."""
+        try:
+            entry = path.parent.resolve() / path.name
+        except (OSError, RuntimeError):
+            return None
+        return entry if self.may_restore is None or self.may_restore(entry) else None
+
     def rewind(self, n: int) -> tuple[int, builtins.list[Path]]:
         """Restore files to their state when checkpoint n began and drop checkpoints n and later.
 
@@ -412,9 +422,8 @@ class Checkpoints:
                 continue  # its version is missing: `unrestorable` names it
             if (real := self._place(path)) is None:
                 continue  # outside what the tools may write: `fenced` names it
-            if blob is None:
-                if path.is_file() or path.is_symlink():
-                    path.unlink()
+            if blob is None:  # made since: removed from its folder as the fence judged it
+                if (entry := self._entry(path)) is not None and remove_file(entry):
                     restored.append(path)
                 continue
             if (data := self._version(blob)) is None:
@@ -422,7 +431,7 @@ class Checkpoints:
             # Into the place judged, as the write tools do: a link swapped in since leads nowhere.
             make_folders(real.parent)
             if not (real.is_file() and read_checked(real) == data):
-                atomic_write_bytes(real, data, checked=True)
+                file_state.atomic_write_bytes(real, data, checked=True)  # as write_file writes
             restored.append(path)
         history_len = self._items[n].history_len
         del self._items[n:]
