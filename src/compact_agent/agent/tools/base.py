@@ -81,7 +81,8 @@ def _numbered(lines: Iterable[str], first: int) -> str:
 
 def _not_found(env: ToolEnv, p: Path) -> str:
     msg = ToolFailure(f"File not found: {_shown(env, p)}")
-    if p.parent.is_dir():
+    # Names from inside the fence only: the folder above a dir granted with extra_dirs is outside it.
+    if p.parent.is_dir() and env.permissions.read_refusal(p.parent) is None:
         with contextlib.suppress(OSError):  # a folder swapped for a link out (Swapped): no names offered
             names = [e.name for e in names_in(p.parent, limit=5_000)]
             close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.6)
