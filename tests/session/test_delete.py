@@ -21,6 +21,7 @@ from typer.testing import CliRunner, Result
 from compact_agent.cli import app
 from compact_agent.session import removal
 from compact_agent.session.files import project_slug
+from compact_agent.session.orphans import orphans
 from compact_agent.session.removal import size_text
 from compact_agent.session.store import SessionStore
 from compact_agent.ui.sent_record import FOLDER
@@ -456,7 +457,7 @@ def test_a_session_a_run_holds_before_it_saved_anything_is_no_leftover(s: Sessio
     store.lock()
     age(s.root, s.a, 2)
     try:
-        assert removal.orphans(s.root) == [s.a] and leftovers(s.root) == []
+        assert orphans(s.root) == [s.a] and leftovers(s.root) == []
         assert "leftover" not in sessions().stdout
     finally:
         store.unlock()

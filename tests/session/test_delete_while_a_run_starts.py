@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from compact_agent.session import journal, removal
+from compact_agent.session.orphans import orphans
 
 T = 2_000_000_000.0
 DAY = 86_400.0
@@ -56,7 +57,7 @@ def test_what_is_left_of_a_session_written_in_the_last_minute_stays_too(tmp_path
     home, root = folder(tmp_path)
     started(root, "20331018-033310-bbbbbb", T - 10)
     (root / "20331018-033310-bbbbbb.jsonl").unlink()  # its side folder, lock and all, is left
-    assert removal.orphans(root) == ["20331018-033310-bbbbbb"]
+    assert orphans(root) == ["20331018-033310-bbbbbb"]
     code, said, _ = run(root, home, 0, T)
     assert code == 0 and said[0].startswith("left session 20331018-033310-bbbbbb: written in the last minute")
     assert (root / "20331018-033310-bbbbbb" / "lock").exists()

@@ -1,7 +1,7 @@
 """What is left of sessions whose file is gone, as `compact-agent sessions` lists it.
 
 A session file removed by hand (or by another program) leaves its archives, its side folder, its
-record of sent prompts and its prompts behind (removal.py, `orphans`). `--delete-older-than`
+record of sent prompts and its prompts behind (orphans.py). `--delete-older-than`
 removed them, unseen: the listing showed sessions alone, so a user could not know they were there,
 what they weighed, or that `--delete ID` takes them (it does). They are listed apart, after the
 sessions, counted the way `--delete --dry-run` counts them.
@@ -22,6 +22,7 @@ from pathlib import Path
 from ..words import plural
 from . import removal
 from .files import SessionError
+from .orphans import orphans
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def leftovers(root: Path, now: Callable[[], float] = time.time) -> list[Leftover
     """What is left of `root`'s sessions whose file is gone, newest first."""
     t = now()
     found: list[Leftover] = []
-    for sid in removal.orphans(root):
+    for sid in orphans(root):
         when = removal.last_written(root, sid)
         if when >= t - removal.TOO_NEW:
             continue

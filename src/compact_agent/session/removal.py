@@ -19,8 +19,8 @@ its archives, its side folder's files, its record of sent prompts): a session wr
 side folder (checkpoints, notes) lately is not old. It also removes, as old as that, what is left of
 a session whose file is gone (removed by hand, or by another program): its archives, its side folder
 (one that holds a session's files: its lock, its event log, …), its record of sent prompts, its temp
-files and its prompts; its line says so. `sessions` lists them apart (leftovers.py), and `--delete`
-takes their ids as a session's. Nothing written within the
+files and its prompts; its line says so. They are found by name (orphans.py); `sessions` lists them
+apart (leftovers.py), and `--delete` takes their ids as a session's. Nothing written within the
 last minute (`TOO_NEW`) is judged by its age, whatever DAYS: a run that is starting in it may not
 hold its lock yet. A session chosen is judged again once its lock is held.
 
@@ -52,17 +52,10 @@ from ..words import plural
 from . import in_use, prompt_history
 from .archives import archive_moment, session_archives
 from .files import SessionError, SessionLocked, list_sessions
-from .journal import SET_ASIDE
 from .locks import LOCK_FILE
 from .not_a_session import is_not_a_session
+from .orphans import ARCHIVES, SESSION_TEMP, SHARED, a_possible_id, entries, is_side_folder, orphans, real_dir
 
-ARCHIVES = "compact-history"
-#: Names in the folder of sessions that belong to all its sessions: never a session's side folder.
-SHARED = frozenset({ARCHIVES, SENT_FOLDER, prompt_history.NAME})
-#: What a session's side folder holds (store.py and the modules that write there): a folder in the
-#: folder of sessions without its session file is removed only if it holds one of these.
-SIDE_NAMES = frozenset({LOCK_FILE, "events.jsonl", "tool-results", "collapse", "checkpoints", "layers.json",
-                        "notes.md", "todos.json", "usage.jsonl", "read_state.json", SET_ASIDE})
 DAY = 86_400.0
 #: Seconds within which a session last written is too new to be judged by its age: a run that saved
 #: its prompt before building its session (journal.py, `save_prompt_early`) lets go of the lock
@@ -197,50 +190,6 @@ def too_new(root: Path, days: int, now: float) -> list[str]:
     return [sid for _, sid in sorted(found)]
 
 
-def orphans(root: Path) -> list[str]:
-    """The ids of sessions whose file `<root>/<id>.jsonl` is gone and of which something is left:
-    archives, a side folder holding a session's files (`SIDE_NAMES`), a record of sent prompts,
-    temp files. Only names ours alone make count; a name that could be an archive of a session that
-    is there is that session's."""
-    present = {p.name.removesuffix(".jsonl") for p in _entries(root) if p.name.endswith(".jsonl")}
-    found: set[str] = set()
-    for p in _entries(root):
-        name = p.name
-        if name.startswith(".") and (m := _SESSION_TEMP.fullmatch(name)):
-            found.add(m[1])
-        elif name not in SHARED and not name.startswith(".") and _is_side_folder(p):
-            found.add(name)
-    if (archives := _real_dir(root / ARCHIVES)) is not None:
-        for p in _entries(archives):
-            ids = _archive_ids(p.name.removeprefix("."), temp=p.name.startswith("."))
-            if ids and not ids & present:
-                found.add(max(ids, key=len))
-    if (sent := _real_dir(root / SENT_FOLDER)) is not None:
-        found.update(p.stem for p in _entries(sent) if p.name.endswith(".jsonl") and not p.name.startswith("."))
-    return sorted(sid for sid in found - present if _a_possible_id(sid))
-
-
-def _a_possible_id(session_id: str) -> bool:
-    return bool(session_id) and not session_id.startswith(".") and not any(c in session_id for c in "/\\\0") \
-        and session_id not in SHARED and not session_id.endswith(".jsonl")
-
-
-def _archive_ids(name: str, temp: bool = False) -> set[str]:
-    """The session ids an archive's name (or, `temp`, its temp file's without the leading dot) can
-    be of: every start of it before a `-` that leaves a stamp (archives.py)."""
-    if temp:
-        m = re.fullmatch(r"(.+)\.[0-9a-f]+\.tmp", name)
-        if m is None:
-            return set()
-        name = m[1]
-    return {name[:i] for i, c in enumerate(name) if c == "-" and archive_moment(Path(name), name[:i]) is not None}
-
-
-def _is_side_folder(path: Path) -> bool:
-    """Whether `path` is a folder itself (not a link) that holds a session's files."""
-    return _real_dir(path) is not None and any(p.name in SIDE_NAMES for p in _entries(path))
-
-
 def last_written(root: Path, session_id: str) -> float:
     """The newest modification time of session `session_id`'s file and of every file it owns
     (archives and their temp files, its side folder and what it holds, its record of sent prompts,
@@ -254,7 +203,7 @@ def last_written(root: Path, session_id: str) -> float:
     note(root / f"{session_id}.jsonl")
     for _, p in _loose_files(root, session_id):
         note(p)
-    if _a_possible_id(session_id) and _real_dir(side := root / session_id) is not None:
+    if a_possible_id(session_id) and real_dir(side := root / session_id) is not None:
         for folder, dirs, names in os.walk(side):  # links to folders are listed, never walked into
             for name in dirs + names:
                 note(Path(folder) / name)
@@ -274,7 +223,7 @@ def remove(root: Path, session_id: str, dry: bool = False, written_before: float
     orphan = not _exists(root / f"{session_id}.jsonl")
     # A session named like a shared folder, or like another session's file (`X.jsonl.jsonl`), has no side folder.
     side = root / session_id if session_id not in SHARED and not session_id.endswith(".jsonl") else None
-    if side is not None and orphan and not _is_side_folder(side):  # nor a link: where it points is not known
+    if side is not None and orphan and not is_side_folder(side):  # nor a link: where it points is not known
         side = None
     lock = _hold(side, session_id) if side is not None else None
     out = Removed(session_id, dry=dry, orphan=orphan)
@@ -283,7 +232,7 @@ def remove(root: Path, session_id: str, dry: bool = False, written_before: float
             raise WrittenMeanwhile(f"left session {session_id}: written to since it was chosen (a run is in it)")
         history = root / prompt_history.NAME
         try:  # before the session file, which goes last: a removal cut short can be tried again
-            typed = in_use.typed_while(in_use.moments(root, session_id, _real_dir(root / ARCHIVES)))
+            typed = in_use.typed_while(in_use.moments(root, session_id, real_dir(root / ARCHIVES)))
             out.prompts, freed = prompt_history.drop_session(history, session_id, dry, typed_while=typed)
         except OSError as e:
             raise RemovalError(f"could not remove the prompts of session {session_id} from {history}: "
@@ -299,14 +248,14 @@ def remove(root: Path, session_id: str, dry: bool = False, written_before: float
                 out.others += n
         if side is not None and side.is_symlink():  # the link goes, not what it points to
             out.side_files += _unlink(side, out)
-        elif side is not None and _real_dir(side) is not None:
-            for p in _entries(side):
+        elif side is not None and real_dir(side) is not None:
+            for p in entries(side):
                 if p.name != LOCK_FILE:
                     out.side_files += _remove_tree(p, out)
         path = root / f"{session_id}.jsonl"
         if _exists(path):
             out.session_file = _unlink(path, out) > 0
-        if side is not None and _real_dir(side) is not None:  # what is left of it: the lock
+        if side is not None and real_dir(side) is not None:  # what is left of it: the lock
             out.side_files += _unlink(side / LOCK_FILE, out) if out.dry else _remove_tree(side, out)
     finally:
         if lock is not None:
@@ -335,24 +284,20 @@ def _hold(side: Path, session_id: str) -> int | None:
     return fd
 
 
-#: A temp file a killed writer left of a session file: `.<id>.jsonl.<hex>.tmp`.
-_SESSION_TEMP = re.compile(r"\.(.+)\.jsonl\.[0-9a-f]+\.tmp")
-
-
 def _loose_files(root: Path, session_id: str) -> Iterator[tuple[str, Path]]:
     """What session `session_id` of `root` owns outside its file and its side folder, by kind:
     "archive", "sent" (its record of sent prompts), "temp" (of an archive, or of its file). What its
     removal removes and what its age is measured by (`last_written`)."""
-    if (archives := _real_dir(root / ARCHIVES)) is not None:
+    if (archives := real_dir(root / ARCHIVES)) is not None:
         for p in session_archives(archives, session_id):
             yield "archive", p
-        for p in _entries(archives):
+        for p in entries(archives):
             if _archive_temp(p.name, session_id):
                 yield "temp", p
-    if (sent := _real_dir(root / SENT_FOLDER)) is not None and _exists(record := sent / f"{session_id}.jsonl"):
+    if (sent := real_dir(root / SENT_FOLDER)) is not None and _exists(record := sent / f"{session_id}.jsonl"):
         yield "sent", record
-    for p in _entries(root):
-        if (m := _SESSION_TEMP.fullmatch(p.name)) is not None and m[1] == session_id:
+    for p in entries(root):
+        if (m := SESSION_TEMP.fullmatch(p.name)) is not None and m[1] == session_id:
             yield "temp", p
 
 
@@ -364,21 +309,6 @@ def _archive_temp(name: str, session_id: str) -> bool:
 
 def _exists(path: Path) -> bool:
     return os.path.lexists(path)
-
-
-def _real_dir(path: Path) -> Path | None:
-    """`path` if it is a folder itself (not a link to one)."""
-    try:
-        return path if stat.S_ISDIR(os.lstat(path).st_mode) else None
-    except OSError:
-        return None
-
-
-def _entries(folder: Path) -> list[Path]:
-    try:
-        return sorted(Path(e.path) for e in os.scandir(folder))
-    except OSError:
-        return []
 
 
 def _unlink(path: Path, out: Removed) -> int:
@@ -407,7 +337,7 @@ def _remove_tree(path: Path, out: Removed) -> int:
         raise RemovalError(f"could not remove {path}: {e.strerror or e}") from None
     if not stat.S_ISDIR(mode):
         return _unlink(path, out)
-    n = sum(_remove_tree(p, out) for p in _entries(path))
+    n = sum(_remove_tree(p, out) for p in entries(path))
     if out.dry:
         return n
     try:
