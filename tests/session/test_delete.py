@@ -434,7 +434,7 @@ def test_what_is_left_of_a_session_whose_file_is_gone_is_listed_and_removed_by_i
     assert res.exit_code == 0, res.output
     out = res.stdout.splitlines()
     assert len(out) == 3 and out[0].startswith(f"  {s.b}  "), res.stdout
-    assert out[1:] == ["1 leftover of sessions whose session file is gone (not sessions: -r cannot open them; "
+    assert out[1:] == ["leftovers of 1 session whose file is gone (-r cannot open it; "
                        "compact-agent sessions --delete ID removes one):",
                        f"  {s.a}  {when}  {size}: {what}"]
     assert "1 archive, " in what and "3 prompts in the prompt history" in what

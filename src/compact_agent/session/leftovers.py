@@ -60,5 +60,6 @@ def lines(found: list[Leftover]) -> list[str]:
     one line each. None when there are none."""
     if not found:
         return []
-    return [f"{plural(len(found), 'leftover')} of sessions whose session file is gone (not sessions: -r cannot "
-            "open them; compact-agent sessions --delete ID removes one):", *(x.row() for x in found)]
+    them = "it" if len(found) == 1 else "them"
+    return [f"leftovers of {plural(len(found), 'session')} whose file is gone (-r cannot open {them}; "
+            "compact-agent sessions --delete ID removes one):", *(x.row() for x in found)]
