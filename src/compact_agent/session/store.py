@@ -75,6 +75,15 @@ def _a_reply(entry: dict[str, Any]) -> bool:
             and from_the_model(message.get("metadata")))
 
 
+def _same_file(path: Path, fd: int) -> bool:
+    """Whether `path` names the file open at `fd` (not removed, nor replaced, since it was opened)."""
+    try:
+        at, held = os.stat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return (at.st_dev, at.st_ino) == (held.st_dev, held.st_ino)
+
+
 def _prompt_text(m: ModelMessage) -> str:
     return "".join(p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str))
 
@@ -121,21 +130,32 @@ class SessionStore:
         Holding it, no one else writes this session's files, so temp files a killed process left
         behind (ours only: other sessions share the project folder) are removed here. A file under
         the session's name that is no session is refused first (NotASessionFile): nothing is made for it.
+
+        A lock file removed between its opening and its locking (`sessions --delete` held it, and
+        removed the session's folder) locks nothing another process can see: the lock is taken
+        again on the file made anew, or two runs could each hold one in the same session.
         """
         refuse_if_not_a_session(self.path)
-        try:
-            ensure_private_dir(self.dir)
-            fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as e:
-            raise SessionError(f"cannot open session {self.session_id} in {self.root}: {e.strerror or e}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        for _ in range(5):
+            try:
+                ensure_private_dir(self.dir)
+                fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError as e:
+                raise SessionError(f"cannot open session {self.session_id} in {self.root}: {e.strerror or e}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise SessionLocked(
+                    f"session {self.session_id} is in use by another compact-agent process"
+                    " (wait for it to finish, or start a new session without --continue/--resume)"
+                ) from None
+            if _same_file(self.dir / "lock", fd):
+                break
             os.close(fd)
-            raise SessionLocked(
-                f"session {self.session_id} is in use by another compact-agent process"
-                " (wait for it to finish, or start a new session without --continue/--resume)"
-            ) from None
+        else:
+            raise SessionError(f"cannot open session {self.session_id} in {self.root}: its lock file "
+                               "was removed each time it was taken")
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
             os.write(fd, str(os.getpid()).encode())
