@@ -148,3 +148,34 @@ def test_the_cache_lifetime_follows_the_prices_given():
 
     assert ContextManager(window=64_000).cache_ttl_s == 3_600  # DeepSeek's hour
     assert ContextManager(window=64_000, prices=ANTHROPIC).cache_ttl_s == 300  # Anthropic's five minutes
+
+
+def test_a_summary_written_from_a_cold_cache_costs_its_prefix_at_the_miss_price():
+    # A summary model of its own (or a PromptedOutput agent's instruction before the messages) reads
+    # none of the run's cached prefix: request = 40,000 x 0.28 + 196 + 840 = 12,236, K = 2,800 + 12,236
+    # = 15,036; K_eff = 15,316; D* = sqrt(2 x 2,000 x 15,316 / 0.028) = 46,776: 19K later than 37,350.
+    kw = dict(context=30_000, rebuild=10_000, overhead=10_000, summary_tokens=2_000, growth=2_000,
+              requests_so_far=50, prices=DEEPSEEK)
+    cold = plan_compaction(**kw, summary_hits=0.0)  # type: ignore[arg-type]
+    assert cold.fixed_cost == pytest.approx(15_036e-6)
+    assert round(cold.point) == 56_776
+    # Half of it read from the cache: 20,000 x 0.028 + 20,000 x 0.28 + 196 + 840 + 2,800 = 9,996.
+    assert plan_compaction(**kw, summary_hits=0.5).fixed_cost == pytest.approx(9_996e-6)  # type: ignore[arg-type]
+    assert plan_compaction(**kw).fixed_cost == pytest.approx(4_956e-6)  # as the shared prefix, by default
+
+
+def test_the_schedule_measures_the_summaries_cache_reads_once_the_provider_reports_any():
+    from compact_agent.context.decisions.schedule import Schedule
+
+    s = Schedule(DEEPSEEK)
+    cold = {"requests": 1, "input_tokens": 40_700, "cache_read_tokens": 0, "output_tokens": 2_000}
+    s.learn_summary_cache(cold)
+    assert s.summary_hits == 1.0  # no request of the run has reported a cache read: the 0 tells nothing
+    s.caches_reported = True
+    s.learn_summary_cache(cold)
+    assert s.summary_hits == 0.0
+    # The instruction each request appends is never cached: 40,000 of the 40,700 tokens could be.
+    s.learn_summary_cache({"requests": 1, "input_tokens": 40_700, "cache_read_tokens": 40_000, "output_tokens": 9})
+    assert s.summary_hits == pytest.approx(0.5)
+    s.learn_summary_cache({"requests": "1", "input_tokens": -5, "cache_read_tokens": 0})  # malformed: ignored
+    assert (s.summary_sent, s.summary_cached) == (80_000, 40_000)

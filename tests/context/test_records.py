@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from pydantic_ai.messages import (
     ModelRequest,
@@ -23,6 +24,7 @@ from compact_agent.context.decisions.economics import Growth, Prices, record_pay
 from compact_agent.context.decisions.schedule import Schedule
 from compact_agent.context.layers.collapse import ContextCollapse
 from compact_agent.context.layers.digest import DIGEST_HEADER
+from compact_agent.context.plumbing.events import Event
 from compact_agent.context.plumbing.markers import is_compaction_message
 from compact_agent.context.plumbing.tokens import estimate
 from compact_agent.replay.ours import Ours
@@ -30,6 +32,12 @@ from compact_agent.replay.simulate import replay
 from tests.context import keeps
 from tests.context.test_collapse import budget, long_conv
 from tests.replay.synthetic import session, sim
+
+
+def made(strategy: str) -> Any:
+    """A compaction of `strategy` as the schedule reads it (`Schedule.after_compaction`)."""
+    return SimpleNamespace(summary="", strategy=strategy, event=Event("compact", strategy))
+
 
 # -- the price of a record -------------------------------------------------------------------------
 
@@ -91,7 +99,7 @@ def test_the_schedule_keeps_a_record_where_it_is_cheaper_and_asks_for_a_summary_
 def test_the_hard_limit_gives_up_the_reserve_only_when_a_compaction_could_not_keep_it():
     cm, schedule = schedule_case()
     assert schedule.hard_limit(cm) == 64_000 - 4_000 - 1_280
-    summary = SimpleNamespace(summary="", strategy="full")
+    summary = made("full")
     # The last compaction kept 47,000 tokens and a request adds 2,000: 10,000 + 49,000 >= 58,720, so
     # every compaction would be followed by another at once; only the window itself is protected.
     schedule.after_compaction(summary, 2_000, kept=47_000)
@@ -101,9 +109,9 @@ def test_the_hard_limit_gives_up_the_reserve_only_when_a_compaction_could_not_ke
     # Records the compactions chose to keep are not what a compaction has to keep: of 47,000 kept,
     # 10,000 are records, 8,000 more than a 2,000-token summary that would fold them; 10,000 + 39,000
     # + 2,000 = 51,000 < 58,720, so the reserve stays (it used to go, and the records grew into it).
-    schedule.after_compaction(SimpleNamespace(summary="", strategy="record"), 0, kept=47_000, records=10_000)
+    schedule.after_compaction(made("record"), 0, kept=47_000, records=10_000)
     assert schedule.rebuild_seen == 47_000 and schedule.hard_limit(cm) == 64_000 - 4_000 - 1_280
-    schedule.after_compaction(SimpleNamespace(summary="", strategy="record"), 0, kept=48_000, records=2_500)
+    schedule.after_compaction(made("record"), 0, kept=48_000, records=2_500)
     assert schedule.hard_limit(cm) == 64_000 - 1_280  # 10,000 + 47,500 + 2,000: a summary would not keep it
 
 
@@ -115,7 +123,7 @@ async def test_records_kept_compaction_after_compaction_never_take_the_room_for_
     from pydantic_ai.models.function import AgentInfo, FunctionModel
     from pydantic_ai.usage import RequestUsage, UsageLimits
 
-    from compact_agent.context import CompactionEvent, ContextManager, Event
+    from compact_agent.context import CompactionEvent, ContextManager
     from compact_agent.context.testing import reply_to_library_request
 
     pages = {"n": 0}
@@ -553,7 +561,7 @@ def test_a_compaction_that_would_keep_a_record_is_planned_at_its_own_cheaper_poi
     cm.compactor.keeps.record = None  # no record would list every step
     assert not schedule.priced(cm, history, 32_000, 10_000)
     assert not schedule.priced(cm, history, 33_000, 10_000) and cm.compactor.keeps.asked == 1  # the part only grows: not again
-    schedule.after_compaction(SimpleNamespace(summary="", strategy="record"), 0, 10_000)  # until a compaction
+    schedule.after_compaction(made("record"), 0, 10_000)  # until a compaction
     cm.compactor.keeps.record = 500
     assert not schedule.priced(cm, history, 32_000, 10_000)  # right after one, a priced compaction is thrash
     schedule.compacted_at -= cm.settings.thrash_requests + 1  # ... and that one was four requests ago

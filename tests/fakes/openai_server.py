@@ -306,7 +306,7 @@ class FakeOpenAIServer:
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._seen: Counter[str] = Counter()  # canonical bodies, for `attempt`
-        self._answered: list[tuple[str, list[str]]] = []  # (tools key, message keys) of each answered request
+        self._answered: list[tuple[tuple[object, str], list[str]]] = []  # ((model, tools key), message keys) of each answered request
         self._call_ids = itertools.count(1)
         self._connections: set[socket.socket] = set()
         self._httpd: ThreadingHTTPServer | None = None
@@ -496,11 +496,12 @@ class FakeOpenAIServer:
     def _cached_tokens(self, req: ChatRequest) -> int:
         """Prompt-cache hit: tokens of the longest whole-message prefix shared with any earlier answered request.
 
-        Providers render tools and then the messages in order and cache by prefix, so a hit needs identical
-        tools (compared as canonical JSON) and counts the leading messages that are identical (canonical JSON,
+        Providers render tools and then the messages in order and cache by prefix, so a hit needs the same
+        model and identical tools (compared as canonical JSON) and counts the leading messages that are identical (canonical JSON,
         message by message) as `count_tokens` of those messages plus the tools. Records `req` as answered.
         """
-        tools_key, keys = canonical(req.tools), [canonical(m) for m in req.messages]
+        # A provider's cache is its model's own: another model's requests never read it.
+        tools_key, keys = (req.body.get("model"), canonical(req.tools)), [canonical(m) for m in req.messages]
         best = -1
         with self._lock:
             for earlier_tools, earlier in self._answered:

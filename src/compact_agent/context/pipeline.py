@@ -367,6 +367,8 @@ class ContextManager(ManagerState):
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
         reported = response.usage.input_tokens
+        if response.usage.cache_read_tokens:  # the provider reports its cache: summaries' reads count
+            self.schedule.caches_reported = True
         if self.schedule.reuse is not None:
             self.schedule.reuse.observe([*ctx.messages, response])
             if self._asked_at is not None:

@@ -73,6 +73,8 @@ class SavedState:
             learned["longest_answer"] = self.schedule.max_output_seen
         if self.schedule.full_summaries:
             learned["summary"] = [self.schedule.summary_tokens, self.schedule.full_summaries]
+        if self.schedule.summary_sent:
+            learned["summary_cache"] = [self.schedule.summary_sent, self.schedule.summary_cached]
         if learned:
             state[LEARNED] = learned
         return state
@@ -117,13 +119,19 @@ class SavedState:
 
 
 def _recall_answers(cm: _Manager, learned: dict[str, Any]) -> None:
-    """The longest answer and the summaries' size a restart would otherwise measure again: until
+    """The longest answer, the summaries' size and their cache reads a restart would otherwise
+    measure again (the longest answer: until
     then its threshold sat at the configured reserve's, lower than the one the run before had
     reached, and the session resumed with `-c` compacted earlier than it would have run on."""
     summary = learned.get("summary")
     if (isinstance(summary, list) and len(summary) == 2
             and all(type(n) is int and n > 0 for n in summary)):
         cm.schedule.summary_tokens, cm.schedule.full_summaries = summary
+    cache = learned.get("summary_cache")
+    if (isinstance(cache, list) and len(cache) == 2 and all(type(n) is int for n in cache)
+            and 0 <= cache[1] <= cache[0] and cache[0] > 0):
+        cm.schedule.summary_sent, cm.schedule.summary_cached = cache
+        cm.schedule.caches_reported = True
     longest = learned.get("longest_answer")
     if type(longest) is int and longest > 0:
         cm.schedule.max_output_seen = max(cm.schedule.max_output_seen, longest)

@@ -159,7 +159,7 @@ class CompactionPlan:
 def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens: int, growth: float,
                     requests_so_far: int, prices: Prices, summary_share: float = 1.0,
                     forget: float = 0.0, forget_span: float = math.inf, fresh: int = 0,
-                    cold: bool = False, cached: int = 0) -> CompactionPlan:
+                    cold: bool = False, cached: int = 0, summary_hits: float = 1.0) -> CompactionPlan:
     """Whether compacting now, before the window forces it, is cheaper than waiting.
 
     `context` is the history's size in tokens (without the fixed system prompt and tools,
@@ -197,8 +197,12 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     costs), for `forget_span` requests: until a compaction the window forces anyway would drop the
     same (and, keeping less, forget more). It comes off the saving: a compaction of context the
     model is still using does not pay.
+
+    `summary_hits`: the share of the summary request's prefix the provider serves from its cache
+    (`summary_cost`), 1 unless the session's summaries were measured to get less.
     """
-    request = summary_cost(prefix=overhead + max(0, context - fresh), summary_tokens=summary_tokens, prices=prices)
+    request = summary_cost(prefix=overhead + max(0, context - fresh), summary_tokens=summary_tokens, prices=prices,
+                           hits=summary_hits)
     k = prices.cost(resent=max(0, rebuild - fresh - (0 if cold else cached))) + summary_share * request
     if cold:
         stale = max(0, context - fresh)
@@ -227,10 +231,17 @@ def rewrite_pays(*, tail: int, removed: int, requests: float, prices: Prices, cr
     return prices.cost(hits=removed) * requests + credit * removed > cost
 
 
-def summary_cost(*, prefix: int, summary_tokens: int, prices: Prices) -> float:
+def summary_cost(*, prefix: int, summary_tokens: int, prices: Prices, hits: float = 1.0) -> float:
     """USD of one summary request: the shared prefix (`prefix`: system prompt, tools and the
-    history as last sent) at hit price, the instruction uncached, the summary as output."""
-    return prices.cost(hits=prefix, resent=SUMMARY_INSTRUCTION_TOKENS, output=summary_tokens)
+    history as last sent) at hit price, the instruction uncached, the summary as output.
+
+    `hits`: the share of the prefix served from the cache. A summary written by the run's model
+    with the run's request shape shares the run's cached prefix whole (1); one written by another
+    model (`summary_model`: its own cache, cold) or for an agent whose output instruction sits
+    before the messages (`PromptedOutput`) gets less, and the rest is sent at the miss price."""
+    share = min(1.0, max(0.0, hits))
+    cached = round(prefix * share)
+    return prices.cost(hits=cached, resent=prefix - cached + SUMMARY_INSTRUCTION_TOKENS, output=summary_tokens)
 
 
 def record_pays(*, extra: int, requests: float, summary: float, prices: Prices, credit: float = 0.0) -> bool:

@@ -79,6 +79,11 @@ class Schedule:
     no_record: bool = False  # the part a compaction would replace holds more steps than a record lists
     # How far back the model keeps reaching (reuse.py); None: forgetting is not priced.
     reuse: Reuse | None = dataclasses.field(default_factory=Reuse)
+    # What the summary requests sent and how much of it the provider served from its cache, counted
+    # once the run's own requests showed that it reports cache reads (`summary_hits`).
+    caches_reported: bool = False
+    summary_sent: int = 0
+    summary_cached: int = 0
 
     # -- the decision -----------------------------------------------------------------------
     def reason(self, cm: ManagerView, messages: list[ModelMessage], tokens_now: int, suppressed: bool,
@@ -252,7 +257,8 @@ class Schedule:
             requests = 1.0
         if not self.prices.known:  # no fewer tokens than the summary and no request: cheaper at any prices
             return record_tokens <= self.summary_tokens
-        cost = summary_cost(prefix=tokens_before, summary_tokens=self.summary_tokens, prices=self.prices)
+        cost = summary_cost(prefix=tokens_before, summary_tokens=self.summary_tokens, prices=self.prices,
+                            hits=self.summary_hits)
         return record_pays(extra=record_tokens - self.summary_tokens, requests=requests, summary=cost,
                            prices=self.prices, credit=self.credit)
 
@@ -320,11 +326,34 @@ class Schedule:
             self.full_summaries += 1
             self.summary_tokens = round(self.summary_tokens + (written_summary - self.summary_tokens)
                                         / self.full_summaries)
+        self.learn_summary_cache(result.event.detail.get("usage"))
         self.rebuild_seen = kept
         self.rebuild_floor = kept - max(0, records - self.summary_tokens)
         self.no_record = False
         self.growth.rebase(kept)
         self.last_plan = None
+
+    def learn_summary_cache(self, usage: object) -> None:
+        """Count a compaction's summary requests (`detail["usage"]`, handlers.py): their input less
+        the instruction each appends, and the part of it the provider read from its cache. Only once
+        the run's requests have reported a cache read: a provider that reports none tells nothing."""
+        if not self.caches_reported or not isinstance(usage, dict):
+            return
+        sent, cached, requests = (usage.get(k) for k in ("input_tokens", "cache_read_tokens", "requests"))
+        if not all(type(n) is int and n >= 0 for n in (sent, cached, requests)):
+            return
+        assert isinstance(sent, int) and isinstance(cached, int) and isinstance(requests, int)
+        prefix = max(0, sent - requests * SUMMARY_INSTRUCTION_TOKENS)
+        if prefix:
+            self.summary_sent += prefix
+            self.summary_cached += min(cached, prefix)
+
+    @property
+    def summary_hits(self) -> float:
+        """The share of a summary request's prefix the provider serves from its cache: as measured
+        over this session's summaries, else 1 (the run's model with the run's request shape shares
+        the prefix the run's requests cached; another `summary_model` has a cache of its own)."""
+        return self.summary_cached / self.summary_sent if self.summary_sent else 1.0
 
     @property
     def summary_share(self) -> float:
@@ -398,4 +427,4 @@ class Schedule:
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
                                summary_share=self.summary_share if summary_share is None else summary_share,
                                forget=forget, forget_span=forget_span, fresh=min(new, rebuild),
-                               cold=cold, cached=cached)
+                               cold=cold, cached=cached, summary_hits=self.summary_hits)
