@@ -95,14 +95,14 @@ def test_a_history_at_the_hard_limit_goes_whole_into_its_summary_request() -> No
     limit keeps the estimate's margin: a history that reached the hard limit is sent whole to be
     summarised (the conversation's cached prefix with it). Counting the instruction again cut the
     oldest round after the first, and the summary request shared no cached prefix past it."""
-    from compact_agent.context.compaction import summary
+    from compact_agent.context.compaction import summary_prompt
     from compact_agent.context.plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, estimate_margin
 
     limits = Limits.for_window(64_000, 8_000)
     compactor = Compactor(limits)
     compactor.ratio = 1.0
     overhead = 20_000
-    prompt = summary.compact_prompt("", "full")
+    prompt = summary_prompt.compact_prompt("", "full")
     assert tokens.text_tokens(prompt) <= SUMMARY_INSTRUCTION_TOKENS  # what the reserve holds room for
     hard = limits.window - limits.output_reserve - estimate_margin(limits.window)
     assert compactor.summary_room(overhead, prompt) == hard - overhead

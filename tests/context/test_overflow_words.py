@@ -97,7 +97,7 @@ async def test_the_summarizer_says_a_local_servers_refusal_is_an_overflow_withou
     from pydantic_ai.messages import ModelRequest, UserPromptPart
     from pydantic_ai.models.function import FunctionModel
 
-    from compact_agent.context.compaction import summary
+    from compact_agent.context.compaction import summary_prompt
     from compact_agent.context.compaction.summarizer import SharedPrefixSummarizer
 
     calls: list[int] = []
@@ -108,5 +108,5 @@ async def test_the_summarizer_says_a_local_servers_refusal_is_an_overflow_withou
 
     with pytest.raises(ModelContextWindowExceededError):
         await SharedPrefixSummarizer(FunctionModel(refuses))([ModelRequest(parts=[UserPromptPart("hi")])],
-                                                             summary.compact_prompt())
+                                                             summary_prompt.compact_prompt())
     assert calls == [1]

@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.config import Settings
-from compact_agent.context.compaction import summary
+from compact_agent.context.compaction import summary, summary_prompt
 from compact_agent.context.decisions.economics import Growth, Prices, record_pays, summary_cost
 from compact_agent.context.decisions.schedule import Schedule
 from compact_agent.context.layers.collapse import ContextCollapse
@@ -245,7 +245,7 @@ async def test_the_summary_request_is_the_request_last_sent_plus_the_instruction
         run = await replay(t, ours, s)
     finally:
         ours.close()
-    instruction = s.tm.text(summary.compact_prompt())
+    instruction = s.tm.text(summary_prompt.compact_prompt())
     summaries = [i for i, r in enumerate(run.requests) if r.kind == "summary"]
     assert summaries
     for i in summaries:

@@ -65,7 +65,7 @@ async def test_a_summary_the_model_stopped_at_its_cap_says_it_is_cut_off() -> No
     read as whole, it passed for the whole conversation. It is kept, and says where it stops; a
     draft cut off before its summary began is no summary."""
     from compact_agent.context.compaction.summarizer import CUT_OFF
-    from compact_agent.context.compaction.summary import EmptySummary, extract_summary
+    from compact_agent.context.compaction.summary_prompt import EmptySummary, extract_summary
     from tests.fakes.openai_server import ChatRequest, Reply
 
     from .pages_agent import is_summary_request, reading, run_pages

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from compact_agent.context.compaction import summary
+from compact_agent.context.compaction import summary, summary_prompt
 from compact_agent.replay import baselines, gemini, opencode, seed000
 from compact_agent.replay.baselines import (
     CLEARED,
@@ -99,8 +99,8 @@ def test_seed000_asks_for_every_user_message_as_the_seed_does_whatever_ours_asks
     """The seed's prompt lists every user message word for word (its section 5); ours asks for none,
     the compaction message carrying them: a change to ours must not make the rival's request shorter."""
     assert "EVERY user message" in seed000.SEED_PROMPT
-    assert summary.USER_SECTION not in seed000.SEED_PROMPT
-    assert summary.compact_prompt().replace(summary.USER_SECTION, seed000.SEED_USER_SECTION) == seed000.SEED_PROMPT
+    assert summary_prompt.USER_SECTION not in seed000.SEED_PROMPT
+    assert summary_prompt.compact_prompt().replace(summary_prompt.USER_SECTION, seed000.SEED_USER_SECTION) == seed000.SEED_PROMPT
 
 
 async def test_seed000_summary_is_a_separate_tool_less_request_that_shares_no_cache():

@@ -35,7 +35,7 @@ from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch
 from ..plumbing.markers import is_compaction_message
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, estimate_margin
-from . import ledger, restore, summary
+from . import ledger, restore, summary, summary_prompt
 from .cuts import join, summarize_fitting
 from .keep import Keeper
 from .result import CompactionError, CompactionResult, NotSmaller, Summarize
@@ -171,11 +171,11 @@ class Compactor(Keeper):
         if text is None:
             # The summary request carries the same prefix the main conversation last sent (cache hit).
             sent = summary_input if summary_input is not None else messages
-            prompt = summary.compact_prompt(instructions, "from" if keep else "full")
+            prompt = summary_prompt.compact_prompt(instructions, "from" if keep else "full")
             shown = len(messages) if keep_from is None else keep_from  # what `sent` covers
             reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt),
                                                      max(0, shown - cut))
-            text = summary.extract_summary(reply)
+            text = summary_prompt.extract_summary(reply)
         while True:
             try:
                 return self._finish(messages, head, messages[:keep], tail, text, archive, trigger, strategy,
@@ -257,9 +257,9 @@ class Compactor(Keeper):
             raise CompactionError(f"unknown direction {direction!r}")
         if not to_sum:
             raise CompactionError("nothing to summarise on that side of the message index")
-        prompt = summary.compact_prompt(instructions, direction)
+        prompt = summary_prompt.compact_prompt(instructions, direction)
         reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt))
-        text = summary.extract_summary(reply)
+        text = summary_prompt.extract_summary(reply)
         return self._finish(messages, to_sum, keep_head, tail, text, archive, "manual",
                             f"partial_{direction}", before, overhead, watch, dropped)
 
