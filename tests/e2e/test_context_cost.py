@@ -7,6 +7,7 @@ import math
 import re
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from compact_agent.agent.accounting.context_report import cost_report, picture
@@ -126,10 +127,19 @@ async def test_context_after_a_manual_compact_is_not_anchored_to_the_old_usage(t
             before = picture(s)
             await s.compact()
             after = picture(s)
+            # A request after it that got no answer (a model the server does not have) is a request
+            # all the same: the newest report is still the one of the context before the compaction.
+            # With the calibration another model starts afresh, /context showed that as
+            # provider-reported, 2.5x the context's size.
+            await switch_model(s, "no-such-model", window=64_000)
+            with pytest.raises(Exception, match="404|not exist|not found"):
+                await s.run_turn("one more")
+            unanswered = picture(s)
         finally:
             await s.aclose()
     assert before.anchored and not after.anchored
     assert after.used < before.used
+    assert not unanswered.anchored and unanswered.used < before.used
 
 
 def test_past_the_threshold_the_picture_still_adds_up_to_the_window():

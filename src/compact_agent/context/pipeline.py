@@ -367,6 +367,8 @@ class ContextManager(ManagerState):
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
         reported = response.usage.input_tokens
+        if reported:  # the newest report is of the history since the latest compaction (an answer without one is not)
+            self._answered_since_compaction = True
         if response.usage.cache_read_tokens:  # the provider reports its cache: summaries' reads count
             self.schedule.caches_reported = True
         if self.schedule.reuse is not None:

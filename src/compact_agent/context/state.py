@@ -147,6 +147,7 @@ class ManagerState(SavedState, AbstractCapability[Any]):
         self._asked_at: datetime | None = None  # when the request now out was sent (its round trip is timed)
         self._thrash = 0
         self._last_compaction_request = 0
+        self._answered_since_compaction = False
         self.view: list[ModelMessage] = []
         self._sent: tuple[int, ModelMessage | None] = (0, None)  # history length and last message the view covered
         self.schedule = Schedule(self.prices)  # when to compact (schedule.py)
@@ -166,8 +167,10 @@ class ManagerState(SavedState, AbstractCapability[Any]):
 
     @property
     def compacted_since_last_request(self) -> bool:
-        """True between a compaction and the next request: the last reported usage is stale."""
-        return bool(self.compactions) and self.requests == self._last_compaction_request
+        """True between a compaction and the next answer: the last reported usage is stale. A
+        request that got no answer (refused, or cut off) reports nothing, and the newest report
+        is still the one of the history before the compaction."""
+        return bool(self.compactions) and not self._answered_since_compaction
 
     def tokens_until_compaction(self) -> int:
         return self.limits.threshold - self.last_tokens
@@ -365,6 +368,7 @@ class ManagerState(SavedState, AbstractCapability[Any]):
                 layer.forget_absent(result.messages)
         self._save_layer_state()  # a restart before the next request must not count from the old history
         self._last_compaction_request = self.requests
+        self._answered_since_compaction = False
         self._sent = (0, None)  # the request last sent showed the history before this compaction
         if self.memory is not None:
             self.memory.after_compaction(result)
