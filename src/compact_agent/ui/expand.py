@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..agent.run.runner import AgentSession
-from ..agent.run.stream_events import shown_result
+from ..agent.run.stream_events import call_args, shown_result
 from . import tool_lines
 from .command_registry import CommandError, command
 from .visible import visible
@@ -73,7 +73,7 @@ def chosen(calls: list[Call], args: str) -> list[Call] | str:
 
 def show(calls: list[Call], c: Console) -> None:
     for call in calls:
-        c.print(tool_lines.call_line({"tool": call.part.tool_name, "args": call.part.args_as_dict()},
+        c.print(tool_lines.call_line({"tool": call.part.tool_name, **call_args(call.part)},
                                      min(tool_lines.WIDTH, c.width)), style="bold", highlight=False)
         if call.output is None:
             c.print("  ⎿ (no result: the turn was interrupted)", style="dim")

@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..agent.run.stream_events import result_summary, shown_result
+from ..agent.run.stream_events import call_args, result_summary, shown_result
 from ..agent.run.unfinished import CUT
 from ..context.compaction.summary import is_summary, is_synthetic_text
 from ..context.refit import INPUT_CUT
@@ -223,7 +223,7 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> 
         text = " ".join(p.content for p in m.parts if isinstance(p, TextPart))
         if kind == "cut" and text.endswith(CUT):
             text = f"{text.removesuffix(CUT).rstrip()} {CUT_OFF}"
-        calls = [call_line({"tool": p.tool_name, "args": _args(p)})[2:] for p in m.parts if isinstance(p, ToolCallPart)]
+        calls = [call_line({"tool": p.tool_name, **call_args(p)})[2:] for p in m.parts if isinstance(p, ToolCallPart)]
         return [(("assistant" if text.strip() else "tool call"), " · ".join(x for x in [text, *calls] if x.strip()))]
     if is_summary(m):
         return [("summary", " ".join(str(p.content) for p in m.parts if isinstance(p, UserPromptPart)))]
@@ -263,10 +263,3 @@ def _typed(m: ModelRequest) -> list[object]:
 
 def _words(content: object) -> str:
     return content if isinstance(content, str) else " ".join(x for x in content if isinstance(x, str))  # type: ignore[attr-defined]
-
-
-def _args(p: ToolCallPart) -> dict[str, object]:
-    try:
-        return p.args_as_dict()
-    except ValueError:  # a malformed call the model made: shown as it came
-        return {"_raw": p.args}

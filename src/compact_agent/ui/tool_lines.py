@@ -31,6 +31,10 @@ def call_line(obj: dict[str, Any], width: int = WIDTH) -> str:
     the terminal, its end stood at column 0 under the dot)."""
     tool, args = obj.get("tool", "?"), obj.get("args") or {}
     key = MAIN_ARG.get(tool, "")
+    room = max(10, width - cell_len(tool) - 4)
+    if (raw := obj.get("args_raw")) is not None:  # stream_events.call_args: said in our words, as written
+        head = f"<arguments that are {_not_an_object(str(raw))}: "
+        return f"● {tool}({head}{_clip(str(raw), max(5, room - cell_len(head) - 1))}>)"
     if key is None:
         shown = ""
     elif key and key in args:
@@ -39,7 +43,16 @@ def call_line(obj: dict[str, Any], width: int = WIDTH) -> str:
             shown += f" in {args['path']}"
     else:
         shown = json.dumps(args, ensure_ascii=False, default=str) if args else ""
-    return f"● {tool}({_clip(shown, max(10, width - cell_len(tool) - 4))})"
+    return f"● {tool}({_clip(shown, room)})"
+
+
+def _not_an_object(raw: str) -> str:
+    """What is wrong with arguments a tool cannot take: `not JSON`, or JSON of another kind."""
+    try:
+        json.loads(raw)
+    except ValueError:
+        return "not JSON"
+    return "not a JSON object"
 
 
 def result_line(obj: dict[str, Any], width: int = WIDTH, call: str | None = None) -> str:

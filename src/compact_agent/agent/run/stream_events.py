@@ -22,6 +22,7 @@ from pydantic_ai.messages import (
     RetryPromptPart,
     TextPart,
     TextPartDelta,
+    ToolCallPart,
     ToolReturnPart,
 )
 
@@ -44,13 +45,9 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
     """{"type": "tool_call" | "tool_result", ...} for a tool event, else None."""
     if isinstance(ev, FunctionToolCallEvent):
         p = ev.part
-        try:
-            args = p.args_as_dict()
-        except ValueError:
-            args = {"_raw": p.args}
         # What is shown of a call (a tool line, stream-json): a key the model repeats is not.
-        args = json.loads(secrets.redact(json.dumps(args, ensure_ascii=False, default=str)))
-        return {"type": "tool_call", "tool": p.tool_name, "id": p.tool_call_id, "args": args}
+        shown = json.loads(secrets.redact(json.dumps(call_args(p), ensure_ascii=False, default=str)))
+        return {"type": "tool_call", "tool": p.tool_name, "id": p.tool_call_id, **shown}
     if isinstance(ev, FunctionToolResultEvent):
         r = ev.part
         if isinstance(r, ToolReturnPart):
@@ -67,6 +64,17 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
             out["output_lines"], out["tail"] = bash_tail_lines(text)
         return out
     return None
+
+
+def call_args(part: ToolCallPart) -> dict[str, Any]:
+    """`{"args": {...}}`, a call's arguments as they are shown (its tool line, `/history`, `/expand`,
+    stream-json). Arguments the model wrote as something other than a JSON object (`{not json`) are
+    `{"args": {}, "args_raw": "{not json"}`, as written: pydantic-ai reads them as
+    `{"INVALID_JSON": "{not json"}`, an argument no one sent, under a name of its own."""
+    try:
+        return {"args": part.args_as_dict(raise_if_invalid=True)}
+    except (ValueError, AssertionError):  # not JSON, or JSON that is not an object
+        return {"args": {}, "args_raw": str(part.args)}
 
 
 def shown_result(part: ToolReturnPart) -> tuple[str, str, bool]:
