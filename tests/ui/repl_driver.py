@@ -93,11 +93,13 @@ async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str
                 server: FakeOpenAIServer | None = None, answers: str = "", first_message: str | None = None,
                 pick_session: bool = False, pipe: list[Any] | None = None, console: Console | None = None,
                 ask_stream: Any = None, at_prompt: Callable[[], None] | None = None, keys_answer: bool = False,
-                options_for: Any = None, model: str = "fake-model", pause: float = 0.2, **opts: Any) -> Run:
+                options_for: Any = None, model: str = "fake-model", pause: float = 0.2, typed_early: str = "",
+                started: float | None = None, **opts: Any) -> Run:
     """Type each item of `keys` when the prompt waits (then Ctrl-D): a string at once, as a paste
     comes, a list of strings typed apart, `pause` seconds apart by the REPL's clock (Typist); `answers` feeds permission prompts.
     `keys_answer`: no answer stream, the REPL's yes/no questions wait for the next item of `keys`, as
-    in a terminal."""
+    in a terminal. `typed_early`: keys in the terminal before the REPL starts, typed since `started`
+    (the REPL's clock: the typist's, at 100.0, when keys are typed apart)."""
     cwd = tmp / "project"
     cwd.mkdir(exist_ok=True)
     own = server is None
@@ -112,6 +114,8 @@ async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str
             if pipe is not None:
                 pipe.append(inp)  # so a responder can press keys while the model works
             typist = Typist(inp, pause)
+            if typed_early:
+                inp.send_text(typed_early)
             def next_keys() -> None:
                 if at_prompt is not None:
                     at_prompt()
@@ -119,7 +123,7 @@ async def drive(tmp: Path, responder: Callable[[Any], Reply], keys: Iterable[str
             await run_repl(options, console=console, inp=inp, output=DummyOutput(), before_prompt=next_keys,
                            clock=typist if apart else time.monotonic,
                            ask_stream=None if keys_answer else ask_stream or io.StringIO(answers), first_message=first_message, pick_session=pick_session,
-                           options_for=options_for)
+                           options_for=options_for, started=started)
     finally:
         if own:
             srv.stop()

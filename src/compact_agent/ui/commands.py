@@ -12,6 +12,7 @@ from ..agent.run.rewinding import FilesNotRestored
 from ..agent.run.runner import AgentSession
 from ..words import plural
 from . import render
+from .approval import nothing
 from .command_registry import (
     COMMANDS,
     EXIT_ALIASES,
@@ -170,19 +171,22 @@ async def _edit(path: Path, c: Console) -> None:
         return
     # An editor that cannot start said only 'No such file or directory: vim-nox', and one that
     # failed was taken for an edit: each is now a line naming the variable and the file.
-    try:
-        words = sh.split(editor)
-        proc = await asyncio.create_subprocess_exec(*words, str(path))
-    except ValueError as e:  # shlex: an unclosed quote
-        raise CommandError(f"${name} is not a command line ({e}: {editor}); the file is {path}") from None
-    except OSError as e:
-        why = "no such program" if isinstance(e, FileNotFoundError) else e.strerror or str(e)
-        raise CommandError(f"could not start ${name} ({editor}): {why}; the file is {path}") from None
-    try:
-        code = await proc.wait()
-    except asyncio.CancelledError:  # Ctrl-C (work_keys.py): the terminal is the editor's until it ends
-        await proc.wait()
-        raise
+    repl = current_repl()
+    keys = repl.keys if repl is not None else None
+    with keys.paused() if keys is not None else nothing():  # the editor reads the terminal, not the REPL
+        try:
+            words = sh.split(editor)
+            proc = await asyncio.create_subprocess_exec(*words, str(path))
+        except ValueError as e:  # shlex: an unclosed quote
+            raise CommandError(f"${name} is not a command line ({e}: {editor}); the file is {path}") from None
+        except OSError as e:
+            why = "no such program" if isinstance(e, FileNotFoundError) else e.strerror or str(e)
+            raise CommandError(f"could not start ${name} ({editor}): {why}; the file is {path}") from None
+        try:
+            code = await proc.wait()
+        except asyncio.CancelledError:  # Ctrl-C (work_keys.py): the terminal is the editor's until it ends
+            await proc.wait()
+            raise
     if code != 0:
         raise CommandError(f"${name} ({editor}) ended with exit code {proc.returncode}; the file is {path}")
     c.print(f"edited {path}; new sessions read it again", markup=False)

@@ -39,7 +39,7 @@ from .session_picker import pick
 from .shell_escape import shell_output, show_shell_output
 from .toolbar import starting_line, status_line
 from .turn_view import InterruptKeys, TurnView
-from .typeahead import echo_back
+from .typeahead import began, echo_back
 from .work_keys import WorkKeys
 
 if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_start.py)
@@ -63,8 +63,10 @@ class Repl:
 
     def __init__(self, opts: SessionOptions, console: Console, inp: Input | None, prompt_io: dict[str, Any],
                  clock: Callable[[], float], before_prompt: Callable[[], None] | None = None,
-                 ask_stream: TextIO | None = None, options_for: OptionsFor | None = None) -> None:
+                 ask_stream: TextIO | None = None, options_for: OptionsFor | None = None,
+                 started: float | None = None) -> None:
         self.opts, self.console, self.inp, self.prompt_io, self.clock = opts, console, inp, prompt_io, clock
+        self.started = started  # when the terminal was last read before the REPL (`clock`'s time)
         self.before_prompt, self.ask_stream = before_prompt, ask_stream
         #: The options a session this REPL opens runs with (cli_resume.py: this command line's, over
         #: what the session remembers); None: the REPL's own, whichever session it opens.
@@ -112,6 +114,7 @@ class Repl:
                                   clock=self.clock, session_id=self.session_id, **self.prompt_io)
         self.work.keys.follow(self.prompt.app)  # bracketed paste during a turn too; the prompt's keys are reads
         running.append(self)
+        self.typed_while_starting(self.work.keys)
         echo_back()
         try:
             await self.loop(self.prompt, first_message)
@@ -124,6 +127,20 @@ class Repl:
                 self.take_back()
             self.goodbye()
         self.starting.result()  # a start-up failure (the prompt was ended for it) is reported
+
+    def typed_while_starting(self, keys: InterruptKeys) -> None:
+        """Keys typed before the first prompt, read as during a turn: each line ended with Enter
+        sent in order, the rest in the prompt. Left for the prompt, they came in one read, taken for
+        a paste: the lines were joined into one. They piled up unread since the program started, a
+        person's typing as long as no more than a fast typist types in that time (typed_ahead.py)."""
+        since = self.started if self.started is not None else began()
+        if since is not None:
+            keys.heard = since
+        keys.start()
+        try:
+            keys.catch_up()
+        finally:
+            keys.stop()
 
     async def loop(self, prompt: PromptSession[str], first_message: str | None) -> None:
         c = self.console
@@ -367,7 +384,8 @@ class Repl:
             return answer.strip().lower() in ("y", "yes")
         if self.before_prompt is not None:
             self.before_prompt()
-        yes = await yes_no(question, self.inp, self.prompt_io.get("output"))
+        with self.keys.paused() if self.keys is not None else nothing():  # the question reads the keys
+            yes = await yes_no(question, self.inp, self.prompt_io.get("output"))
         # the answer stays, after the question laid out as it waited (the answer on its last line)
         self.console.print(question_lines(question, self.console.width) + ("y" if yes else "n"), markup=False,
                            highlight=False, soft_wrap=True)
@@ -399,10 +417,13 @@ class Repl:
 async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pick_session: bool = False,
                    console: Console | None = None, inp: Input | None = None, output: Any = None,
                    clock: Callable[[], float] = time.monotonic, before_prompt: Callable[[], None] | None = None,
-                   ask_stream: TextIO | None = None, options_for: OptionsFor | None = None) -> None:
+                   ask_stream: TextIO | None = None, options_for: OptionsFor | None = None,
+                   started: float | None = None) -> None:
     """`inp`/`output` are prompt_toolkit's; tests pass a pipe input, a dummy output, `before_prompt` to type
     the next line only once the prompt waits for it, and `ask_stream` for the permission answers.
-    `options_for`: what a session picked from `-r`'s list or switched to with `/resume` runs with."""
+    `options_for`: what a session picked from `-r`'s list or switched to with `/resume` runs with.
+    `started`: since when (by `clock`) keys typed before the first prompt piled up unread; by default
+    since the command line began (typeahead.began)."""
     console = console or render.make_console()
     if inp is None:
         with contextlib.suppress(Exception):
@@ -410,5 +431,5 @@ async def run_repl(opts: SessionOptions, *, first_message: str | None = None, pi
     prompt_io: dict[str, Any] = {"input": inp} if inp is not None else {}
     if output is not None:
         prompt_io["output"] = output
-    await Repl(opts, console, inp, prompt_io, clock, before_prompt, ask_stream, options_for).run(first_message,
-                                                                                                  pick_session)
+    await Repl(opts, console, inp, prompt_io, clock, before_prompt, ask_stream, options_for,
+               started).run(first_message, pick_session)

@@ -251,6 +251,8 @@ class InterruptKeys:
         self.inp, self.cancel = inp, cancel
         self.output = output
         self.say: Callable[[str], object] = lambda line: None
+        #: Esc stops the work as Ctrl-C does (a turn); a slash command is stopped by Ctrl-C alone
+        self.esc_stops = True
         #: Esc or Ctrl-C came while the message waited for the session: its turn stops as it starts
         #: (work_keys.py); a prompt coming first drops it (`take_typed`)
         self.stop_next = False
@@ -342,10 +344,29 @@ class InterruptKeys:
                 self.heard = self.clock()  # the question read the keys until it was answered
                 self.start()
 
+    @property
+    def reading(self) -> bool:
+        """Whether the keys are being read now (between `start` and `stop`, not paused)."""
+        return self._stack is not None
+
+    def catch_up(self, reads: int = 64) -> None:
+        """Read what the terminal holds now (a read is a kilobyte at most): keys typed while the loop
+        was busy, read here rather than by the next prompt, which takes keys that come in one read
+        for a paste and joins their lines."""
+        if self.inp is None or self._stack is None:
+            return
+        for _ in range(reads):
+            keys = self.inp.read_keys() + self.inp.flush_keys()
+            if not keys:
+                return
+            self._take(keys)
+
     def _keys(self) -> None:
         assert self.inp is not None
-        keys = self.inp.read_keys() + self.inp.flush_keys()  # a lone Esc waits for a flush
-        if any(k.key in (Keys.Escape, Keys.ControlC) for k in keys):
+        self._take(self.inp.read_keys() + self.inp.flush_keys())  # a lone Esc waits for a flush
+
+    def _take(self, keys: list[KeyPress]) -> None:
+        if any(k.key == Keys.ControlC or (k.key == Keys.Escape and self.esc_stops) for k in keys):
             self.cancel()
             return
         leaving = self.ahead.leaving

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,16 +36,25 @@ def quiet_typeahead(repl: bool) -> Iterator[None]:
             termios.tcsetattr(fd, termios.TCSANOW, quiet)
     _echo_back[:] = [restore]
     _found[:] = [saved] if saved is not None else []
+    _began[:] = [time.monotonic()]
     try:
         yield
     finally:
         restore()
         _echo_back.clear()
         _found.clear()
+        _began.clear()
 
 
 _echo_back: list[Any] = []
 _found: list[Any] = []  # the terminal's modes before echo was turned off
+_began: list[float] = []  # when the command line began keeping keys typed ahead (time.monotonic)
+
+
+def began() -> float | None:
+    """When the command line began (time.monotonic; None outside `quiet_typeahead`): keys typed
+    since piled up unread until the REPL reads them."""
+    return _began[0] if _began else None
 
 
 def modes_found() -> list[Any] | None:

@@ -4,9 +4,10 @@ asks the user something (the permission menu), the spinner back once answered.
 
 turn_view.py draws the work and reads its keys (`TurnView`, `InterruptKeys`); this ties them to the
 one piece of work running, and to SIGINT, for as long as it runs. A slash command is work too: no
-spinner and no key reader (a command that asks reads its own keys), but Ctrl-C stops it, not the
-REPL (`command`). Work runs inside work (a turn `/init` runs, the compaction `/compact` makes):
-Ctrl-C stops the innermost, and once that is over, the one around it (`_on_ctrl_c`).
+spinner, its keys read as a turn's (a command that asks hands the terminal over while it does), and
+Ctrl-C stops it, not the REPL (`command`). Work runs inside work (a turn `/init` runs, the
+compaction `/compact` makes): Ctrl-C stops the innermost, and once that is over, the one around it
+(`_on_ctrl_c`, `_reading`).
 """
 
 from __future__ import annotations
@@ -51,11 +52,32 @@ class WorkKeys:
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(signal.SIGINT)
 
+    @contextlib.contextmanager
+    def _reading(self, keys: InterruptKeys, cancel: Callable[[], object], say: Callable[[str], object],
+                 esc: bool = True) -> Iterator[None]:
+        """The key reader on while this work runs, Ctrl-C (and Esc, if `esc`) calling `cancel`, a
+        Ctrl-D said by `say`. Work inside work (a turn `/init` runs, the compaction `/compact`
+        makes) gives the reader back to the work around it as it found it, still reading."""
+        before = keys.cancel, keys.say, keys.esc_stops, keys.reading
+        keys.cancel, keys.say, keys.esc_stops = cancel, say, esc
+        keys.start()
+        try:
+            yield
+        finally:
+            if not before[3]:
+                keys.stop()
+            keys.cancel, keys.say, keys.esc_stops = before[:3]
+
     async def command(self, coro: Coroutine[Any, Any, object]) -> None:
         """Run a slash command; Ctrl-C stops it (`interrupted`) where it ended the whole REPL (exit
         130): /diff, /resume, /clear or /memory waiting on the disk or a program they started. It
         runs in the REPL's own task, not one of its own: what a command sets for the commands after
-        it (`/model`'s choice for the session `/clear` starts) lives in the task's context."""
+        it (`/model`'s choice for the session `/clear` starts) lives in the task's context.
+
+        The keys are read meanwhile as during a turn (no spinner; Esc does not stop a command): lines
+        typed with Enter are sent in order after it, not left unread for the next prompt, which took
+        them, come in one read, for a paste and joined them into one line. A command that asks
+        (a yes/no, an editor) hands the terminal over while it does (`InterruptKeys.paused`)."""
         task = asyncio.current_task()
         assert task is not None
         stopped: list[bool] = []
@@ -65,7 +87,9 @@ class WorkKeys:
                 stopped.append(True)
                 task.cancel()
 
-        with self._on_ctrl_c(stop):
+        keys = self.keys
+        reading = self._reading(keys, stop, lambda line: None, esc=False) if keys is not None else nothing()
+        with self._on_ctrl_c(stop), reading:
             try:
                 await coro
             except asyncio.CancelledError:
@@ -73,6 +97,10 @@ class WorkKeys:
                     raise  # the REPL itself is being cancelled
                 task.uncancel()
                 self.console.print("interrupted", style="yellow")
+            finally:
+                if keys is not None:
+                    keys.catch_up()  # typed while the command kept the loop busy: still lines
+                    keys.ahead.leaving = False  # Ctrl-D during a command is not kept
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
@@ -100,32 +128,26 @@ class WorkKeys:
         def stop() -> None:
             keys.stop_next = True
 
-        keys.cancel, keys.say = stop, self._say
         view.start(doing)
-        keys.start()
         try:
-            with self._on_ctrl_c(stop):
+            with self._reading(keys, stop, self._say), self._on_ctrl_c(stop):
                 await asyncio.wait([fut])
         finally:
             view.end()
-            keys.stop()
-            keys.cancel, keys.say = (lambda: None), (lambda line: None)
 
     async def interruptible(self, coro: Coroutine[Any, Any, T], view: TurnView, doing: str = "thinking") -> T | None:
         """Run `coro` under `view`'s spinner; Esc or Ctrl-C cancels it (None), never the REPL.
         However it ends (answer, error, interruption) the spinner is stopped before anything else prints."""
+        outer = self.view
         self.view = view
         task = asyncio.ensure_future(coro)
         keys = self.keys or InterruptKeys(None, task.cancel)
-        keys.cancel = task.cancel
-        keys.say = self._say
         view.start(doing)
-        keys.start()
         if keys.stop_next:  # stopped while it waited for the session (`wait`)
             keys.stop_next = False
             task.cancel()
         try:
-            with self._on_ctrl_c(task.cancel):
+            with self._reading(keys, task.cancel, self._say), self._on_ctrl_c(task.cancel):
                 return await task
         except asyncio.CancelledError:
             view.end()
@@ -135,7 +157,4 @@ class WorkKeys:
             return None
         finally:
             view.end()
-            keys.stop()
-            keys.cancel = lambda: None
-            keys.say = lambda line: None
-            self.view = None
+            self.view = outer
