@@ -66,11 +66,31 @@ def unquoted_prompt(words: list[str], printing: bool, commands: Iterable[str]) -
     if close:
         return (f"{words[0]!r} is not a command; did you mean {close[0]}? (a prompt of several words goes in "
                 "quotes, as one argument)")
-    text = " ".join(words)
-    if len(text) > 60:
-        text = text[:57].rsplit(" ", 1)[0] + " …"
-    quoted = shlex.quote(text) if any(c in text for c in '"$`\\!') else f'"{text}"'
-    return f"a prompt of several words goes in quotes, as one argument: compact-agent {'-p ' if printing else ''}{quoted}"
+    return f"a prompt of several words goes in quotes, as one argument: compact-agent {'-p ' if printing else ''}{_quoted(words)}"
+
+
+def given_twice(before: list[str], after: list[str], printing: bool) -> str:
+    """The line for a prompt given both before `--` and after it (`compact-agent -p hi -- extra
+    words`): the words after `--` were dropped without a word, and only `hi` was sent. Which one
+    was meant is not ours to guess; the line shows the prompt as one argument after `--`."""
+    p = "-p " if printing else ""
+    if before == ["-"]:  # `-p - -- words`: stdin is the prompt, and so are the words
+        return (f"-p - reads the prompt from stdin, and '{_cut(after)}' after -- is another one: give one of "
+                f"them (piped stdin is added after a prompt: compact-agent {p}-- {_quoted(after)})")
+    return (f"the prompt is given twice, '{_cut(before)}' before -- and '{_cut(after)}' after it: give it "
+            f"once, after -- (compact-agent {p}-- {_quoted([*before, *after])})")
+
+
+def _cut(words: list[str], most: int = 60) -> str:
+    """The words on one line, cut at a word to at most about `most` characters."""
+    text = " ".join(" ".join(words).split())
+    return text if len(text) <= most else text[:most - 3].rsplit(" ", 1)[0] + " …"
+
+
+def _quoted(words: list[str]) -> str:
+    """The words as one argument of a shell command line (`_cut` to fit a line)."""
+    text = _cut(words)
+    return shlex.quote(text) if any(c in text for c in '"$`\\!') else f'"{text}"'
 
 
 def misspelt_command(word: str, commands: Iterable[str]) -> str | None:

@@ -17,11 +17,14 @@ from .cli_help import (
     value_option,
     wants_json,
 )
-from .cli_input import misspelt_command, unquoted_prompt
+from .cli_input import given_twice, misspelt_command, unquoted_prompt
 
 
 def split_query(argv: list[str], group: Any) -> list[str]:
     """Move the positional QUERY to the hidden `--query` option.
+
+    Every argument after `--` is a word of the prompt (`-p -- fix the test`, `-- -p hi`), joined by
+    spaces: none is an option or a command there. A prompt also given before `--` is one line.
 
     `compact-agent [OPTIONS] [QUERY]` as in Claude Code, with `-p` a flag (so `-p --model x "q"`
     works); click cannot give a group a positional beside its subcommands, so the first positional
@@ -41,10 +44,13 @@ def split_query(argv: list[str], group: Any) -> list[str]:
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a == "--":
-            if query is None and i + 1 < len(argv):
-                query, quoted = argv[i + 1], True  # `-- confg`: a prompt, whatever it resembles
-                out += argv[i + 2:]
+        if a == "--":  # every word after it is the prompt's, whatever it resembles (`-- confg`, `-- -p hi`)
+            after = argv[i + 1:]
+            if after and query is not None:  # `-p hi -- extra words`: which is the prompt?
+                printing = print_mode(group, argv)
+                raise OneLineUsage(given_twice([query, *words], after, printing), printing and wants_json(group, argv))
+            if after:
+                query, quoted = " ".join(after), True
             break
         if a in ("--resume", "-r") and (i + 1 == len(argv) or argv[i + 1].startswith("-")):
             out += [a, ""]
