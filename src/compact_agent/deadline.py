@@ -11,7 +11,8 @@ with `httpx.ReadTimeout`, which the SDKs treat like any other timeout (retried w
 It also sees where a streamed (SSE) body ends: a stream that stops inside an event — a proxy or
 a server that cut the reply and still closed the body properly — would otherwise read as a
 complete answer (the SSE parsers drop the torn event silently, and pydantic-ai supplies the
-missing finish reason). Such a body fails with `StreamCut` instead.
+missing finish reason). Such a body fails with `StreamCut` instead, and one whose connection
+closed in the middle of it with `ReplyCut`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,17 @@ class DeadlineTransport(httpx.AsyncBaseTransport):
 
 class StreamCut(httpx.RemoteProtocolError):
     """A streamed reply that ended inside an event: the answer is incomplete."""
+
+
+class ReplyCut(httpx.RemoteProtocolError):
+    """A reply whose connection closed after its headers, in the middle of its body: the server had
+    begun to answer. httpx says it in the words it has for a server that never answered (a
+    `RemoteProtocolError` either way), and the SDKs retry both alike; the line the user reads
+    tells them apart. `streamed`: an SSE reply, which the SDKs do not retry once it has begun."""
+
+    def __init__(self, message: str, *, request: httpx.Request, streamed: bool) -> None:
+        super().__init__(message, request=request)
+        self.streamed = streamed
 
 
 _EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
@@ -87,6 +99,11 @@ class _DeadlineStream(httpx.AsyncByteStream):
             except TimeoutError as e:
                 await self.aclose()
                 raise _expired(self.request, self.timeout_s) from e
+            except httpx.RemoteProtocolError as e:
+                if isinstance(e, StreamCut):
+                    raise
+                raise ReplyCut(f"the connection closed in the middle of the reply ({e})", request=self.request,
+                               streamed=self.sse) from e
             if self.sse:
                 self._track(chunk)
             yield chunk

@@ -67,6 +67,21 @@ def connection_reason(e: BaseException) -> tuple[str, str | None]:
     return (said[-1] if said else "connection failed"), None
 
 
+def reply_cut(e: BaseException, at: str | None = None) -> str | None:
+    """'the provider's reply was cut off mid-way: the model endpoint at URL closed the connection
+    before the reply ended' for a reply whose connection closed after it had begun (deadline.ReplyCut),
+    else None: it is no server that could not be reached, nor one that hung up without answering.
+    `at` (" at URL") where the caller knows the address better than the error."""
+    from .deadline import ReplyCut
+
+    cut = next((c for c in _chain(e) if isinstance(c, ReplyCut)), None)
+    if cut is None:
+        return None
+    where = endpoint(e) if at is None else at
+    tries = "" if cut.streamed else ", on every try"  # the SDKs retry a reply that was not streamed
+    return f"the provider's reply was cut off mid-way: the model endpoint{where} closed the connection before the reply ended{tries}"
+
+
 def sent_no_key(e: BaseException) -> bool:
     """The failed request carried no key of the user's, only the placeholder a --base-url server
     gets when none was given (models.NO_KEY): a refusal of it is a missing key, not a wrong one."""
@@ -183,6 +198,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         return "the provider rejected the API key (check the key for this endpoint)"
     if caused_by(e, StreamCut):
         return then("the provider's reply was cut off mid-stream; what arrived is saved, marked as cut", saved)
+    if (cut := reply_cut(e)) is not None:
+        return then(cut, saved)
     if isinstance(e, ModelConnectionError) and is_timeout(e):
         return then(f"the model endpoint{endpoint(e)} did not answer in time, after retries (raise "
                     f"COMPACT_AGENT_REQUEST_TIMEOUT_S for a slow local model)", saved)
@@ -392,6 +409,8 @@ def _unusable_model(e: BaseException, url: str, key_from: str) -> str:
     if isinstance(e, ModelAuthenticationError) or status in (401, 403):
         what = f"check {key_from}" if key_from else "pass the key with --api-key"
         return f"the provider rejected the API key{at} (HTTP {status or 401}); {what}"
+    if (cut := reply_cut(e, at)) is not None:
+        return f"{cut}; check that the server there is up and not overloaded, then run again"
     if isinstance(e, ModelConnectionError) and is_timeout(e):
         return (f"the model endpoint{at} did not answer in time, after retries; check that the server there is up "
                 "and not overloaded, then run again")

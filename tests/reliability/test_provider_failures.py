@@ -66,7 +66,7 @@ PERSISTENT = {
     "502": (lambda: Fault.http(502, headers=QUICK), 3, "HTTP 502"),
     "503": (lambda: Fault.http(503, headers=QUICK), 3, "HTTP 503"),
     "connection dropped": (Fault.drop, 3, "cannot reach"),
-    "reset mid-body": (Fault.reset_mid_stream, 3, "cannot reach"),
+    "reset mid-body": (Fault.reset_mid_stream, 3, "reply was cut off mid-way"),
     "malformed JSON": (Fault.malformed_json, 3, "not valid JSON (at character "),
 }
 
@@ -180,7 +180,7 @@ async def test_stream_cut_after_output_began_ends_the_turn_cleanly(tmp_path: Pat
         shown: list[str] = []
         with pytest.raises(Exception) as info:
             await s.run_turn("hello", on_text=shown.append)
-        assert "cannot reach" in describe_error(info.value)
+        assert "the provider's reply was cut off mid-way" in describe_error(info.value)
         cut["on"] = False
         out = await s.run_turn("again", on_text=shown.append)
         await s.aclose()
