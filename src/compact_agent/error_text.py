@@ -149,8 +149,10 @@ def _token_counts(text: str) -> bool:
 
 
 #: How the line of an error the same request would get again (an HTTP 400: a parameter, a content
-#: the model does not take) ends: the session and the message are saved, but no retry is offered.
-KEPT = "; the session is saved with your message, but the provider would refuse the same request again"
+#: the model does not take) ends: the session and the message are saved, no retry is offered, and
+#: what could change is: what the provider's message names, or the message itself.
+KEPT = ("; the session is saved with your message; sent as it is, it would be refused again: change what the "
+        "provider's message names (/model switches the model), or /rewind takes your message back to edit")
 
 
 #: How the REPL's error lines end for a failure worth retrying: the message stays in the session,

@@ -1,8 +1,9 @@
 """An HTTP 400 (a request the provider refuses as it is: a parameter, a content the model does not
 take) ended `-p` with 'the provider answered HTTP 400: ...' and nothing more, while a 500, a 429, a
 dropped connection or a torn stream say the session is saved. The session and the prompt are saved
-after a 400 too (`-c` goes on with it), so the line says so; it offers no retry, which would only be
-refused again."""
+after a 400 too (`-c` goes on with it), so the line says so; it offers no retry of the same request,
+which would only be refused again (it said so, then offered `compact-agent -c -p ...`, which is one),
+but what could change: what the provider's message names, or the prompt."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from .test_print_prompt_saved_early import fake
 
 REFUSED = "Invalid value for 'temperature'."
 SAID = ("compact-agent: the provider answered HTTP 400: Invalid value for 'temperature'; the session is saved "
-        "with the prompt, but the provider would refuse the same request again: `compact-agent -c -p ...` "
-        "continues it\n")
+        "with the prompt; sent as it is, it would be refused again: change what the provider's message names "
+        "(--model, a setting) and `compact-agent -c -p ...` continues it, or send another prompt without -c\n")
 
 
 def refuses_otter(req) -> Reply:
@@ -39,8 +40,9 @@ def test_a_400_says_the_session_and_the_prompt_are_saved_and_offers_no_retry(cli
 def test_the_repl_line_of_a_400_says_the_message_is_saved_and_that_resending_it_is_no_retry():
     line = describe_error(ModelHTTPError(400, "m", {"error": {"message": REFUSED}}))
     assert line == ("the provider answered HTTP 400: Invalid value for 'temperature'; the session is saved with "
-                    "your message, but the provider would refuse the same request again")
-    assert "send the message again" not in line
+                    "your message; sent as it is, it would be refused again: change what the provider's message "
+                    "names (/model switches the model), or /rewind takes your message back to edit")
+    assert "send it again" not in line
 
 
 def test_a_passing_4xx_the_sdk_retried_offers_the_retry_as_a_5xx_does():

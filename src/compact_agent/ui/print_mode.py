@@ -43,9 +43,11 @@ if TYPE_CHECKING:
 #: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
 EXIT_REFUSED = 3  # (and 141 when the reader of stdout left early: pipes.py)
 RETRY_HINT = "; " + CONTINUES
-#: After an error a retry would only repeat (an HTTP 400): saved, and no retry offered.
-KEPT_HINT = "; the session is saved with the prompt, but the provider would refuse the same request again: " \
-            "`compact-agent -c -p ...` continues it"
+#: After an error a retry would only repeat (an HTTP 400): saved, no retry offered, and what could
+#: change: what the provider's message names, before `-c` goes on; or the prompt, in a new session.
+KEPT_HINT = ("; the session is saved with the prompt; sent as it is, it would be refused again: change what the "
+             "provider's message names (--model, a setting) and `compact-agent -c -p ...` continues it, or send "
+             "another prompt without -c")
 
 
 class PrintRun:
