@@ -167,7 +167,10 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     if print_ and not (query or "").strip():
         if asked == "-":  # it was to come from stdin, and none came
             raise fail('-p - reads the prompt from stdin, and stdin was empty (or give it: compact-agent -p "QUERY")', 2)
-        if piped and not (asked or "").strip():
+        if asked is not None:  # `-p "   "`: a prompt was given, and it is blank
+            raise fail(f"-p needs a prompt: the one given is blank{' and stdin was empty' if piped else ''} "
+                       '(compact-agent -p "QUERY")', 2)
+        if piped:
             raise fail('-p needs a prompt: none was given and stdin was empty (compact-agent -p "QUERY")', 2)
         raise fail('-p needs a prompt: compact-agent -p "QUERY", or pipe it on stdin', 2)
     if print_ and resume == "":

@@ -137,6 +137,16 @@ def test_an_empty_pipe_is_said_as_one(cli):
         'compact-agent: -p needs a prompt: none was given and stdin was empty (compact-agent -p "QUERY")\n')
 
 
+def test_a_blank_prompt_is_said_as_one(cli):
+    """`-p "   "` said `none was given`, to a user who gave one: it is blank."""
+    res = cli("-p", "   ", input="")
+    assert res.code == 2 and res.stderr == (
+        'compact-agent: -p needs a prompt: the one given is blank and stdin was empty (compact-agent -p "QUERY")\n')
+    res = cli("-p", "", "--model", "fake-model")  # stdin at end of file, as the runner gives it
+    assert res.code == 2 and "-p needs a prompt: the one given is blank" in res.stderr, res.stderr
+    assert cli.sessions() == []
+
+
 def failing_tools(req) -> Reply:
     if not any(m.get("role") == "tool" for m in req.messages):
         return Reply.tools([("read_file", {"path": "missing.py"}), ("bash", {"command": "echo out; exit 3"}),
