@@ -53,8 +53,8 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
             "counts them; the conversation as it was is archived in a file the line under it names.",
             soft_wrap=False, markup=False, highlight=False)
     c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
-            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits (Ctrl-D during a turn: once it is "
-            "over). Ctrl-O shows the last turn's tool "
+            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits (Ctrl-D during a turn or a command: "
+            "once it is over). Ctrl-O shows the last turn's tool "
             "output in full (/expand); Ctrl-R searches what you typed before.", soft_wrap=False)
 
 

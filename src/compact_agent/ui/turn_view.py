@@ -236,6 +236,8 @@ BEAT = 0.05
 
 #: What a Ctrl-D pressed during a turn does, and typing after it.
 LEAVING = "Ctrl-D: leaving once this turn is over (Esc stops it now; typing keeps the REPL open)"
+#: The same, pressed while a slash command works (Esc does not stop one)
+LEAVING_COMMAND = "Ctrl-D: leaving once this command is over (Ctrl-C stops it now; typing keeps the REPL open)"
 STAYING = "not leaving: you typed after Ctrl-D"
 
 
@@ -253,6 +255,8 @@ class InterruptKeys:
         self.say: Callable[[str], object] = lambda line: None
         #: Esc stops the work as Ctrl-C does (a turn); a slash command is stopped by Ctrl-C alone
         self.esc_stops = True
+        #: what `say` says of a Ctrl-D pressed now: leaving once this turn (or command) is over
+        self.leaving_line = LEAVING
         #: Esc or Ctrl-C came while the message waited for the session: its turn stops as it starts
         #: (work_keys.py); a prompt coming first drops it (`take_typed`)
         self.stop_next = False
@@ -374,7 +378,7 @@ class InterruptKeys:
         stalled, self.heard = now - self.heard, now
         self.ahead.read(keys, stalled)
         if self.ahead.leaving != leaving:
-            self.say(LEAVING if self.ahead.leaving else STAYING)
+            self.say(self.leaving_line if self.ahead.leaving else STAYING)
 
     def take_typed(self) -> str:
         """What the next prompt starts with. After a Ctrl-D typed ahead on an empty line, the prompt

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from rich.console import Console
 
 from .approval import nothing
-from .turn_view import InterruptKeys, TurnView
+from .turn_view import LEAVING, LEAVING_COMMAND, InterruptKeys, TurnView
 
 T = TypeVar("T")
 
@@ -53,20 +53,20 @@ class WorkKeys:
                     loop.remove_signal_handler(signal.SIGINT)
 
     @contextlib.contextmanager
-    def _reading(self, keys: InterruptKeys, cancel: Callable[[], object], say: Callable[[str], object],
-                 esc: bool = True) -> Iterator[None]:
+    def _reading(self, keys: InterruptKeys, cancel: Callable[[], object], esc: bool = True,
+                 leaving: str = LEAVING) -> Iterator[None]:
         """The key reader on while this work runs, Ctrl-C (and Esc, if `esc`) calling `cancel`, a
-        Ctrl-D said by `say`. Work inside work (a turn `/init` runs, the compaction `/compact`
-        makes) gives the reader back to the work around it as it found it, still reading."""
-        before = keys.cancel, keys.say, keys.esc_stops, keys.reading
-        keys.cancel, keys.say, keys.esc_stops = cancel, say, esc
+        Ctrl-D said at once (`leaving`). Work inside work (a turn `/init` runs, the compaction
+        `/compact` makes) gives the reader back to the work around it as it found it, still reading."""
+        before = keys.cancel, keys.say, keys.esc_stops, keys.leaving_line, keys.reading
+        keys.cancel, keys.say, keys.esc_stops, keys.leaving_line = cancel, self._say, esc, leaving
         keys.start()
         try:
             yield
         finally:
-            if not before[3]:
+            if not before[4]:
                 keys.stop()
-            keys.cancel, keys.say, keys.esc_stops = before[:3]
+            keys.cancel, keys.say, keys.esc_stops, keys.leaving_line = before[:4]
 
     async def command(self, coro: Coroutine[Any, Any, object]) -> None:
         """Run a slash command; Ctrl-C stops it (`interrupted`) where it ended the whole REPL (exit
@@ -76,8 +76,9 @@ class WorkKeys:
 
         The keys are read meanwhile as during a turn (no spinner; Esc does not stop a command): lines
         typed with Enter are sent in order after it, not left unread for the next prompt, which took
-        them, come in one read, for a paste and joined them into one line. A command that asks
-        (a yes/no, an editor) hands the terminal over while it does (`InterruptKeys.paused`)."""
+        them, come in one read, for a paste and joined them into one line; a Ctrl-D leaves once it
+        is over, said at once (it was lost). A command that asks (a yes/no, an editor) hands the
+        terminal over while it does (`InterruptKeys.paused`)."""
         task = asyncio.current_task()
         assert task is not None
         stopped: list[bool] = []
@@ -88,7 +89,7 @@ class WorkKeys:
                 task.cancel()
 
         keys = self.keys
-        reading = self._reading(keys, stop, lambda line: None, esc=False) if keys is not None else nothing()
+        reading = self._reading(keys, stop, esc=False, leaving=LEAVING_COMMAND) if keys is not None else nothing()
         with self._on_ctrl_c(stop), reading:
             try:
                 await coro
@@ -100,7 +101,6 @@ class WorkKeys:
             finally:
                 if keys is not None:
                     keys.catch_up()  # typed while the command kept the loop busy: still lines
-                    keys.ahead.leaving = False  # Ctrl-D during a command is not kept
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
@@ -130,7 +130,7 @@ class WorkKeys:
 
         view.start(doing)
         try:
-            with self._reading(keys, stop, self._say), self._on_ctrl_c(stop):
+            with self._reading(keys, stop), self._on_ctrl_c(stop):
                 await asyncio.wait([fut])
         finally:
             view.end()
@@ -147,7 +147,7 @@ class WorkKeys:
             keys.stop_next = False
             task.cancel()
         try:
-            with self._reading(keys, task.cancel, self._say), self._on_ctrl_c(task.cancel):
+            with self._reading(keys, task.cancel), self._on_ctrl_c(task.cancel):
                 return await task
         except asyncio.CancelledError:
             view.end()
