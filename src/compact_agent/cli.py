@@ -284,6 +284,9 @@ def sessions_command(
 
         if delete and older is not None:
             raise fail("--delete and --delete-older-than both choose what to remove; give one of them", 2)
+        if all_ and delete:
+            raise fail("--all is for the listing: --delete removes the session it names, also one only --all "
+                       "lists (another directory's: compact-agent --cwd DIR sessions --delete ID)", 2)
         if all_:
             raise fail("--all is for the listing: --delete-older-than already covers every session of this "
                        "directory (another directory's: compact-agent --cwd DIR sessions ...)", 2)

@@ -276,6 +276,10 @@ def test_what_to_remove_is_given_once(s: Sessions) -> None:
                                               "remove; give one of them\n")
     res = sessions("--all", "--delete-older-than", "0")
     assert res.exit_code == 2 and "--all is for the listing" in res.stderr
+    res = sessions("--all", "--delete", s.a)  # it spoke of --delete-older-than, which was not given
+    assert (res.exit_code, res.stderr) == (2, "compact-agent: --all is for the listing: --delete removes the session "
+                                              "it names, also one only --all lists (another directory's: "
+                                              "compact-agent --cwd DIR sessions --delete ID)\n")
     res = sessions("--delete-older-than", "-1")
     assert res.exit_code == 2 and res.stderr.count("\n") == 1 and "Traceback" not in res.output
     assert files(s.home) == before
