@@ -25,7 +25,12 @@ def allowed_rules(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
             elif item in TOOL_NAMES:
                 tools.append(item)
             else:
-                raise fail(f"--allowed-tools: unknown tool '{item}'; use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)", 2)
+                from .setting_names import closest
+
+                choices = f"use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)"
+                if (close := closest(item, TOOL_NAMES)) is not None:  # `bsh`: bash
+                    choices = f"did you mean {close}? ({choices})"
+                raise fail(f"--allowed-tools: unknown tool '{item}'; {choices}", 2)
     return tuple(tools), patterns
 
 

@@ -160,7 +160,11 @@ def factories(names: Sequence[str] | None = None) -> dict[str, StrategyFactory]:
         return dict(STRATEGIES)
     unknown = [n for n in names if n not in STRATEGIES]
     if unknown:
-        raise ValueError(f"unknown strategy {unknown[0]!r} (choose from {', '.join(STRATEGIES)})")
+        from ..setting_names import closest
+
+        close = closest(unknown[0], list(STRATEGIES))  # `-s our`: ours
+        guess = f"; did you mean {close}?" if close else ""
+        raise ValueError(f"unknown strategy {unknown[0]!r}{guess} (choose from {', '.join(STRATEGIES)})")
     return {n: STRATEGIES[n] for n in STRATEGIES if n in names}
 
 

@@ -39,7 +39,10 @@ async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strate
                   pricing: str = "deepseek", summarize: Summarize | None = None) -> Analysis:
     """Replay every transcript under `paths` (see `batch.py`: streamed to workers, memory flat)."""
     if pricing not in PRICING:
-        raise AnalyzeError(f"unknown pricing {pricing!r} (choose from {', '.join(PRICING)})")
+        from ..setting_names import closest
+
+        guess = f"; did you mean {close}?" if (close := closest(pricing, list(PRICING))) else ""
+        raise AnalyzeError(f"unknown pricing {pricing!r}{guess} (choose from {', '.join(PRICING)})")
     try:
         chosen = factories(strategies)
         found = find_files(paths)
