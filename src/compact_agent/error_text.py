@@ -347,13 +347,48 @@ def _provider_message(e: BaseException, fallback: str | None = None) -> str:
     return first_line(e) if fallback is None else fallback
 
 
+#: The note a session adds to a failed request's error (`note_model`): how its model was chosen, in
+#: the words that choose it, after this mark.
+_MODEL_NOTE = "compact-agent model chosen by: "
+
+
+def model_chosen_by(name: str, loaded: _Sourced | None) -> str:
+    """How `name`, the model a session runs with, was chosen, in the words that chose it: `-m NAME`,
+    `/model NAME` (a switch since the session started), `model = "NAME" in PATH`,
+    `COMPACT_AGENT_MODEL=NAME`, the session's or the default. `loaded`: the session's settings as
+    loaded at its start, with their sources (settings_file.Loaded); None is `-m NAME`."""
+    if loaded is None:
+        return f"-m {name}"
+    if loaded.settings.model != name:  # the settings are the session's start: a switch since
+        return f"/model {name}"
+    source = loaded.sources.get("model", "default")
+    if source == "flag":
+        return f"-m {name}"
+    if source == "session":
+        return f"{name}, remembered by the session; -m sets another"
+    if source == "default":
+        return f"{name}, the default model; -m sets another"
+    if source.startswith("env "):
+        return f"{source.removeprefix('env ')}={name}"
+    return f'model = "{name}" in {loaded.where("model")}'
+
+
+def note_model(e: BaseException, name: str, loaded: _Sourced | None) -> None:
+    """Say on `e`, a failed request's error, how its model was chosen (`model_chosen_by`): a 404's
+    line points there to check the name, not at a `-m` flag no one gave."""
+    e.add_note(_MODEL_NOTE + model_chosen_by(name, loaded))
+
+
 def not_found(e: BaseException, at: str) -> str:
     """HTTP 404 in one line: the address tried (`at`, " at URL"), what the server said, if anything
-    (a proxy or a server with no such path often answers an empty body), and what to check. It was
+    (a proxy or a server with no such path often answers an empty body), and what to check: the
+    model's name where it was chosen (`note_model`; `-m NAME` where no note says). It was
     'the provider answered HTTP 404: status_code: 404, model_name: m, body: '."""
     said = _provider_message(e, "")
     model = getattr(e, "model_name", None)
-    name = f" (-m {model})" if isinstance(model, str) and model else ""
+    chosen = next((note.removeprefix(_MODEL_NOTE) for note in getattr(e, "__notes__", ())
+                   if isinstance(note, str) and note.startswith(_MODEL_NOTE)), None)
+    name = f" ({chosen})" if chosen else f" (-m {model})" if isinstance(model, str) and model else ""
     return then(f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}",
                 f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)")
 

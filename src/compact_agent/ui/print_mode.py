@@ -257,7 +257,7 @@ def _refused(run: PrintRun) -> int:
 
 async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: str | None) -> TurnResult | int:
     """The turn (or the slash command) once the session is made: its result, or the exit code."""
-    from ..error_text import describe_error, max_turns_message
+    from ..error_text import describe_error, max_turns_message, note_model
 
     for w in session.warnings:
         run.note(f"warning: {w}")
@@ -282,6 +282,7 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
     except Exception as e:  # noqa: BLE001
         subtype = "error_max_turns" if max_turns_message(e) else "error"
+        note_model(e, session.info.name, session.opts.config)  # a 404 points where the model was chosen
         return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
 
 
@@ -366,7 +367,7 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     """A slash command instead of a turn: its refusal (bad arguments, a command of the REPL's own
     session, a value that cannot work: `/model NAME --window 2k`) is bad usage, exit 2, as a bad
     flag is; a failure while it runs is exit 1."""
-    from ..error_text import describe_error
+    from ..error_text import describe_error, note_model
     from .command_registry import CommandError
     from .commands import run_command
     from .plain_console import PlainConsole
@@ -387,6 +388,7 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     except (CommandError, UsageError) as e:  # UsageError: a value it was given that cannot work (--window 2k)
         return _failed(run, str(e), session, code=2)
     except Exception as e:  # noqa: BLE001
+        note_model(e, session.info.name, session.opts.config)  # /init's turn, /compact's summary
         return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session)
     if run.format != "text":
         text = "\n".join(line.rstrip() for line in shown.getvalue().rstrip("\n").splitlines())
