@@ -316,38 +316,14 @@ class _OneLineErrors:
         except _USAGE_ERROR as e:
             path = " ".join(p for p in ((parent.command_path if parent is not None else "compact-agent"),
                                         info_name if parent is not None else None) if p)
-            line = (before_the_command(e, parent.command, parent.command_path, info_name or "", given)
-                    if parent is not None else None)
+            line = None
+            if parent is not None:  # an option of the chat command given after the subcommand's name
+                from .cli_misplaced import before_the_command
+
+                own = option_names(self, flags=False), option_names(self, flags=True)
+                line = before_the_command(e, parent, info_name or "", given, own)
             raise OneLineUsage(line or usage_line(e, path, self), parent is None and wants_json(self, given),
                                error_json) from None
-
-
-def before_the_command(e: Any, top: Any, top_path: str, name: str, args: list[str]) -> str | None:
-    """The line for an option of the chat command (`top`) given after the subcommand `name`
-    (`compact-agent config --context-window 8k`), which the subcommand's parser does not know: it
-    was 'no such option --context-window; did you mean --forget-window?'. Where the subcommand uses
-    the option, where it goes (`--context-window goes before the command: compact-agent
-    --context-window 8k config`); where it does not, that. None: no option of the chat command."""
-    import shlex
-
-    from .cli_unused import USES
-
-    if type(e).__name__ != "NoSuchOption":
-        return None
-    typed = (getattr(e, "option_name", None) or "").partition("=")[0]
-    param = next((p for p in getattr(top, "params", []) if typed in (*p.opts, *p.secondary_opts)
-                  and not getattr(p, "hidden", False)), None)
-    if param is None or not typed:
-        return None
-    if param.name not in USES.get(name, set()):
-        return f"{typed} is an option of the chat command; {name} does not use it (see {top_path} {name} --help)"
-    value = ""
-    if not getattr(param, "is_flag", False):
-        given = next((a.partition("=")[2] for a in args if a.startswith(f"{typed}=")), None)
-        if given is None and typed in args and args.index(typed) + 1 < len(args):
-            given = args[args.index(typed) + 1]
-        value = " " + (shlex.quote(given) if given is not None else str(param.metavar or param.name.upper()))
-    return f"{typed} goes before the command: {top_path} {typed}{value} {name}"
 
 
 def asks_for_json(command: Any, args: list[str]) -> bool:
@@ -422,10 +398,15 @@ class OneLineGroup(_OneLineErrors, TyperGroup):
     REPL or a `-p` run takes over), where print mode and `main()` said `compact-agent: interrupted`."""
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        given = list(args)  # the parser takes from `args` as it goes
         try:
-            return super().make_context(info_name, args, parent=parent, **extra)
+            ctx = super().make_context(info_name, args, parent=parent, **extra)
         except KeyboardInterrupt:
             raise fail("interrupted", 130) from None
+        from .cli_misplaced import COMMAND_LINE
+
+        ctx.meta[COMMAND_LINE] = given  # a subcommand's error line repeats what came before its name
+        return ctx
 
     def invoke(self, ctx: Any) -> Any:  # the subcommand's too: it runs inside
         try:

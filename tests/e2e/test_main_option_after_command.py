@@ -15,6 +15,14 @@ import pytest
     (("sessions", "--cwd", "/tmp/a b"), "--cwd goes before the command: compact-agent --cwd '/tmp/a b' sessions"),
     (("sessions", "--cwd=/srv"), "--cwd goes before the command: compact-agent --cwd /srv sessions"),
     (("config", "-m", "x"), "-m goes before the command: compact-agent -m x config"),
+    # every one moved, the others kept where they were: it said `compact-agent --base-url URL config`
+    (("config", "--base-url", "http://127.0.0.1:8080/v1", "-m", "fake-model"),
+     "--base-url and -m go before the command: compact-agent --base-url http://127.0.0.1:8080/v1 -m fake-model config"),
+    (("--cwd", "/srv", "config", "--forget-window", "-m", "--context-window=8k", "-mx"),
+     "--context-window and -m go before the command: compact-agent --cwd /srv --context-window 8k -m x config "
+     "--forget-window -m"),
+    (("config", "--prices", "1,2,3", "--yes"),
+     "--prices goes before the command: compact-agent --prices 1,2,3 config (config does not use --yes)"),
     (("sessions", "--model", "x"),
      "--model is an option of the chat command; sessions does not use it (see compact-agent sessions --help)"),
     (("config", "--bogus"), "no such option --bogus (see compact-agent config --help)"),
