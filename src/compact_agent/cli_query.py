@@ -41,6 +41,7 @@ def split_query(argv: list[str], group: Any) -> list[str]:
     known = takes_value | flags | {"--help", "-h"}
     unknown = False  # the argument before was an unknown option: this one may be its value
     quoted = False  # the query came after `--`
+    version = False  # `--version` (or `-v`) was given: it takes no word beside it
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -58,6 +59,7 @@ def split_query(argv: list[str], group: Any) -> list[str]:
             continue
         if a.startswith("-") and a != "-":
             out.append(a)
+            version = version or _asks_version(a, takes_value, flags)
             unknown = not names_option(a, known, flags) and a[:2] not in takes_value  # `-mNAME` is known
             if value_option(a, takes_value, flags) is not None and i + 1 < len(argv):  # also `-pm NAME`
                 out.append(argv[i + 1])
@@ -66,6 +68,8 @@ def split_query(argv: list[str], group: Any) -> list[str]:
             i += 1
             continue
         if query is None and a in getattr(group, "commands", {}):
+            if version:  # `--version config`: the version, or the command?
+                raise _version_alone(argv[i:], group, argv)
             return out + argv[i:]
         if query is None and a == "help" and i == len(argv) - 1:
             return [*out, "--help"]  # `compact-agent help` is help, not a first message
@@ -77,6 +81,8 @@ def split_query(argv: list[str], group: Any) -> list[str]:
             words.append(a)
         unknown = False
         i += 1
+    if version and query is not None:  # `--version extra` printed the version, the word ignored
+        raise _version_alone([query, *words], group, argv)
     if query is not None and words:
         printing = print_mode(group, argv)
         raise OneLineUsage(unquoted_prompt([query, *words], printing, getattr(group, "commands", {})),
@@ -87,3 +93,19 @@ def split_query(argv: list[str], group: Any) -> list[str]:
                            f"compact-agent {'-p ' if printing else ''}-- {query})", printing and wants_json(group, argv))
     # The query first: an option left without its value at the end (`-p x --model`) must not take it.
     return (["--query", query] if query is not None else []) + out
+
+
+def _asks_version(arg: str, takes: set[str], flags: set[str]) -> bool:
+    """Whether the option `arg` is `--version`, `-v`, or short flags written together with `v`
+    among them (`-yv`; not `-mv`, the model `v`)."""
+    if arg.startswith("--"):
+        return arg == "--version"
+    if not names_option(arg, flags, flags):  # a value joined on (`-mv`), or an unknown option
+        return False
+    return "v" in arg[1:]
+
+
+def _version_alone(words: list[str], group: Any, argv: list[str]) -> OneLineUsage:
+    printing = print_mode(group, argv)
+    return OneLineUsage(f"--version takes no arguments, not {' '.join(words)!r} (see compact-agent --help)",
+                        printing and wants_json(group, argv))

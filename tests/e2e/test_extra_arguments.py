@@ -23,3 +23,22 @@ def test_asked_for_json_the_line_is_its_error_object(cli):
     said = "config takes no arguments, not 'model' (see compact-agent config --help)"
     assert res.code == 2 and res.stderr == f"compact-agent: {said}\n"
     assert json.loads(res.stdout) == {"error": said}
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (("--version", "extra"), "extra"),
+    (("extra", "-v"), "extra"),
+    (("-yv", "a", "b"), "a b"),  # short flags written together, v among them
+    (("--version", "config"), "config"),  # the version, or the command?
+    (("--version", "--", "hi"), "hi"),
+])
+def test_a_word_beside_version_is_one_line(cli, args, words):
+    """`compact-agent --version extra` printed the version and ignored the word."""
+    res = cli(*args)
+    said = f"--version takes no arguments, not '{words}' (see compact-agent --help)"
+    assert (res.code, res.stderr, res.stdout) == (2, f"compact-agent: {said}\n", "")
+
+
+def test_version_beside_options_is_the_version(cli):
+    res = cli("-m", "v", "--version")  # `-mv` would be the model v: no version asked
+    assert res.code == 0 and res.stdout.startswith("compact-agent ") and res.stderr == ""
