@@ -119,7 +119,8 @@ def _num(value: Any) -> str:
 def shown(value: Any) -> str:
     """A value as a config file writes it, or its kind in words where Python's form would be shown
     (`{'a': 1}`, `None`, `True`, `datetime.date(…)`): `a table`, `null`, `true`, `a date`; text
-    in quotes (`'many'`), numbers as they are."""
+    in quotes (`'many'`), numbers as they are, but a whole one of a million or more written with a
+    fraction or an exponent (`1e9`), which is said as a whole number (`1,000,000,000`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -129,5 +130,9 @@ def shown(value: Any) -> str:
     for kind, words in kinds:
         if isinstance(value, kind):
             return words
-    text = repr(value) if isinstance(value, str | int | float) else "a value of another kind"
+    if isinstance(value, float) and value.is_integer() and abs(value) >= 1e6:
+        # `1e9` in a file: Python writes it `1000000000.0`, which the user never wrote
+        text = f"{int(value):,}" if abs(value) < 1e15 else f"{value:g}"
+    else:
+        text = repr(value) if isinstance(value, str | int | float) else "a value of another kind"
     return text if len(text) <= 60 else text[:59] + "…"
