@@ -65,7 +65,7 @@ def test_a_hook_matcher_that_is_no_text_is_said(matcher: object, said: str) -> N
     assert str(info.value) == f"hooks.PreCompact: matcher must be text (a pattern of the trigger or source), not {said}"
 
 
-@pytest.mark.parametrize(("timeout", "said"), [(1e9, "1000000000.0"), (float("inf"), "inf"), (float("nan"), "nan"),
+@pytest.mark.parametrize(("timeout", "said"), [(1e9, "1,000,000,000"), (float("inf"), "inf"), (float("nan"), "nan"),
                                                (601, "601")])
 def test_a_hook_timeout_past_ten_minutes_is_refused(timeout: float, said: str) -> None:
     """`timeout = 1e9` (or TOML's `inf`) was taken, where `hook_timeout_s` is at most 600: a hook that
