@@ -250,7 +250,7 @@ async def test_rewind_asks_drops_the_undone_plan_and_puts_the_prompt_back(tmp_pa
     assert "nothing rewound" in run.out and "the prompt is back in the input" in run.out
     assert "    0  › first\n    1  › make a plan\n/rewind N goes back to before turn N" in run.out
     assert "rewind to before “make a plan”? 4 messages and the files" in run.out and "(s)" not in run.out
-    assert "rewound; restored 0 files;" in run.out
+    assert "rewound; no files to restore;" in run.out
     assert plan_sizes == [0, 0, 1, 1, 1, 0, 1]  # the plan of the undone turn went with it, and came back with the turn
     from tests.fakes.openai_server import message_text
 

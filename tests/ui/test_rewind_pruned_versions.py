@@ -25,7 +25,7 @@ async def test_rewind_names_the_files_whose_versions_were_pruned(tmp_path):
             assert "2 › write three (1 file to restore)" in listed, listed
             out = await show(s, "/rewind 1")
             clean(out)
-            assert out == ("rewound; restored 0 files 1 file changed since could not be put back: the session keeps "
+            assert out == ("rewound; no files restored 1 file changed since could not be put back: the session keeps "
                            "the newest 6 bytes of the files' versions and those were older, so it stays as now: "
                            "hello.txt"), out
             assert hello.read_text() == "three\n"

@@ -23,7 +23,7 @@ async def test_rewind_asks_for_one_key(tmp_path):
     run = await asyncio.wait_for(drive(tmp_path, lambda req: Reply.text("ok"), keys, keys_answer=True), 60)
     assert run.out.count("nothing rewound") == len(NO_KEYS), run.out
     assert run.out.count("those turns too [y/N] n") == len(NO_KEYS)
-    assert "those turns too [y/N] y\nrewound; restored 0 files" in run.out
+    assert "those turns too [y/N] y\nrewound; no files to restore" in run.out
     assert len(run.server.requests) == 2 and run.server.requests[-1].last_user_text() == "first"
 
 
@@ -44,7 +44,7 @@ def test_y_alone_answers_in_a_terminal(tmp_path):
             term.type("/rewind 0\r")
             asked = term.read_until("[y/N]", term.prompt(done))
             term.type("y")
-            rewound = term.read_until("rewound; restored 0 files", asked, timeout=20)
+            rewound = term.read_until("rewound; no files to restore", asked, timeout=20)
             term.prompt(rewound)
             term.type("\x15")  # Ctrl-U: the prompt given back to the input goes, so that Ctrl-D leaves
             assert term.finish() == 0

@@ -288,7 +288,10 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         if repl.keys is not None:
             repl.keys.typed = given
         raise e.then("the prompt is back in the input to edit") from e.__cause__
-    c.print(f"rewound; restored {plural(len(back.restored), 'file')}"
+    # "restored 0 files" read as if some were missing: none changed since, or (`lost`) none could be put back
+    files = (f"restored {plural(len(back.restored), 'file')}" if back.restored else
+             "no files restored" if back.lost else "no files to restore")
+    c.print(f"rewound; {files}"
             + ("; the prompt is back in the input to edit" if repl is not None else "")
             + (f"; {back.conversation}" if back.conversation else ""))
     if back.archive is not None:  # on a line of its own, never split by us (as /history shows it)
