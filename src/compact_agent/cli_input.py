@@ -1,6 +1,7 @@
 """The prompt as the command line gets it: the query, joined with what is piped on stdin (`-p -`
-reads it all from there), as text — input that is not UTF-8 is read as Latin-1, every byte kept —
-and a stdin nobody writes to (an IDE, cron, a CI step) is not waited on. A prompt typed without
+reads it all from there), as text — read as read_file reads a file: input that is not UTF-8 is
+8-bit text, every byte kept, and binary input is refused in one line — and a stdin nobody writes
+to (an IDE, cron, a CI step) is not waited on. A prompt typed without
 quotes (`compact-agent -p fix the test`) is said in one line, with the quotes it needs."""
 
 from __future__ import annotations
@@ -8,6 +9,12 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Iterable
+
+import typer
+
+from .agent.tools.text_encoding import SNIFF_BYTES, decode, escaped_bytes, shown, sniff
+from .cli_help import fail
+from .words import plural
 
 
 def with_stdin(query: str | None) -> str | None:
@@ -32,17 +39,41 @@ STDIN_WAIT_S = 5.0
 
 def _read_stdin() -> str:
     buffer = getattr(sys.stdin, "buffer", None)
-    return as_text(buffer.read(), "stdin") if buffer is not None else sys.stdin.read()
+    if buffer is None:
+        return sys.stdin.read()
+    head = buffer.read(SNIFF_BYTES)
+    if sniff(head) is None:  # refused before the rest is read: `head -c 3G /dev/urandom | compact-agent -p x`
+        raise _not_text("stdin", head)
+    return as_text(head + buffer.read(), "stdin")
 
 
 def as_text(data: bytes, what: str) -> str:
-    """Input that is not UTF-8 (a log with a Latin-1 byte, a binary file) is read as Latin-1, as
-    read_file reads such a file: every byte stays a character, and the turn runs."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        sys.stderr.write(f"compact-agent: note: {what} is not UTF-8; it is read as Latin-1\n")
-        return data.decode("latin-1")
+    """Input as text, by the rule read_file reads a file by: a byte-order mark names its encoding
+    (UTF-16 and UTF-32 included); without one it is UTF-8, or old 8-bit text (Windows-1252 when it
+    uses the bytes 0x80-0x9F, else Latin-1) with a note saying so, every byte a character; a byte
+    that is not UTF-8 among UTF-8 characters is sent as U+FFFD. Binary input (a NUL byte without a
+    mark, or a mark its bytes do not follow) is refused in one line, exit 2, as read_file refuses a
+    binary file: `head -c 3000000 /dev/urandom | compact-agent -p explain` sent some 750K tokens of
+    noise read as Latin-1."""
+    enc = sniff(data[:SNIFF_BYTES])
+    read = decode(data, enc) if enc is not None and (enc.bom or b"\0" not in data) else None
+    if read is None:  # a NUL past the first bytes read_file looks at is still no text to send
+        raise _not_text(what, data)
+    text, enc = read
+    if enc.name != "UTF-8":
+        sys.stderr.write(f"compact-agent: note: {what} is not UTF-8; it is read as {enc.name}\n")
+    elif stray := escaped_bytes(text):
+        sys.stderr.write(f"compact-agent: note: {what} is UTF-8 but for {plural(stray, 'byte')} that "
+                         f"{'is not, sent' if stray == 1 else 'are not, each sent'} as \ufffd\n")
+    return shown(text)
+
+
+def _not_text(what: str, data: bytes) -> typer.Exit:
+    import codecs
+
+    marked = data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))  # UTF-32's too
+    why = "its bytes do not follow its byte-order mark" if marked else "it holds a NUL byte"
+    return fail(f"{what} is binary data, not text ({why}): nothing was sent", 2)
 
 
 def _stdin_ready(timeout: float) -> bool:
