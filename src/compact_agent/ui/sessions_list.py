@@ -14,7 +14,7 @@ from pathlib import Path
 from ..session import listing, not_a_session
 from ..session.store import list_sessions
 from ..words import plural
-from .visible import one_line
+from .visible import one_line, visible
 
 MAX_LISTED = 20
 
@@ -139,20 +139,23 @@ def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = 
         return line if fit is None or len(line) <= max(20, fit - 1) else line[:max(20, fit - 1) - 1].rstrip() + "…"
     tries = f", tried {r.folded + 1} times" if r.folded else ""
     mark = f"  (unanswered{tries})" if r.unanswered and r.first_prompt else ""
+    # Cut as it is shown: a control's escape (`\x1b`) takes four columns where the character took
+    # none, so a prompt cut before them came out wider than the row, and wrapped under it.
+    first = visible(r.first_prompt)
     head = f"{i:>3}. " if i is not None else "  "
     count = f"{r.messages:>5} {'message ' if r.messages == 1 else 'messages'}"
     columns = f"{head}{r.id}  {r.modified}  {count}  "
     if fit is None:
-        return f"{columns}{clip_words(r.first_prompt, width - len(mark)) + mark or '(no prompt)'}"
+        return f"{columns}{clip_words(first, width - len(mark)) + mark or '(no prompt)'}"
     fit = max(20, fit - 1)  # the last column: a terminal may wrap there by itself
     if i is not None and fit - len(columns) < MIN_PROMPT:
         columns = f"{head}{r.modified}  {count}  "
     room = min(width, fit - len(columns))
-    if not r.first_prompt:
+    if not first:
         prompt = "(no prompt)"
-    elif cell_len(r.first_prompt) + len(mark) <= room or room - len(mark) >= MIN_PROMPT // 2:
-        prompt = clip_words(r.first_prompt, room - len(mark)) + mark
+    elif cell_len(first) + len(mark) <= room or room - len(mark) >= MIN_PROMPT // 2:
+        prompt = clip_words(first, room - len(mark)) + mark
     else:
-        prompt = clip_words(r.first_prompt, max(1, room))
+        prompt = clip_words(first, max(1, room))
     line = columns + prompt
     return line if cell_len(line) <= fit else cells.head(line, fit - 1).rstrip() + "…"  # in cells: cells.py
