@@ -97,6 +97,12 @@ async def test_lines_typed_before_the_first_prompt_are_lines(tmp_path: Path) -> 
     assert run.prompts == ["one", "two"], run.prompts
 
 
+async def test_an_esc_typed_before_the_first_prompt_loses_nothing(tmp_path: Path) -> None:
+    """Read as a turn's keys, an Esc among them would stop the turn and drop them; no turn runs yet."""
+    run = await drive(tmp_path, echo, [[CTRL_C]], typed_early="one\r\x1btwo\r", started=98.0)
+    assert run.prompts == ["one", "two"], run.prompts
+
+
 async def test_a_paste_before_the_first_prompt_is_still_one(tmp_path: Path) -> None:
     run = await drive(tmp_path, echo, [["\r"], CTRL_C], typed_early=LOG.replace("\n", "\r"), started=98.0)
     assert run.prompts == [LOG.rstrip("\n")], run.prompts

@@ -136,11 +136,13 @@ class Repl:
         since = self.started if self.started is not None else began()
         if since is not None:
             keys.heard = since
+        keys.esc_stops = False  # nothing to stop yet: an Esc among them is no reason to drop the rest
         keys.start()
         try:
             keys.catch_up()
         finally:
             keys.stop()
+            keys.esc_stops = True
 
     async def loop(self, prompt: PromptSession[str], first_message: str | None) -> None:
         c = self.console
