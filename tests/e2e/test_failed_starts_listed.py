@@ -29,7 +29,7 @@ def test_every_session_the_model_never_answered_is_marked_alike(cli):
         assert cli("-p", "answered", *fake(server)).code == 0
     assert rows(cli) == ["2 messages answered", "1 message stopped while starting (unanswered)",
                          "1 message no key (unanswered)", "1 message endpoint down (unanswered)",
-                         "4 messages killed then answered"]  # with the close of its turn, and the answer
+                         "3 messages killed then answered"]  # its prompt, and the answer to `go on` after it
 
 
 def test_retries_of_a_failed_start_take_one_line_and_none_is_lost(cli):
@@ -43,7 +43,7 @@ def test_retries_of_a_failed_start_take_one_line_and_none_is_lost(cli):
         again = cli("-c", "-p", "go on", *fake(server))  # the newest one is the retry
         assert again.code == 0, again.stderr
         assert [m["content"] for m in user_messages(server.requests[-1])] == ["hi", "go on"]
-    assert rows(cli) == ["4 messages hi", "1 message hi (unanswered, tried 2 times)", "2 messages earlier work"]
+    assert rows(cli) == ["3 messages hi", "1 message hi (unanswered, tried 2 times)", "2 messages earlier work"]
 
 
 async def test_the_resume_command_lists_them_alike(cli, tmp_path):

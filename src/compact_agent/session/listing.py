@@ -12,14 +12,18 @@ each compaction: a session of 60 messages that began 'Requirement M0: …' was l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..context.compaction.summary import MARK, is_synthetic_text
 from ..context.refit import INPUT_CUT
 from .entries import from_the_model
 from .lines import readable_entries
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
 
 #: The key of the boundary entry's note (`carried`).
 KEY = "listing"
@@ -31,6 +35,8 @@ PROMPT_CHARS = 500
 #: a compaction, whose messages (the summary, the files restored, the tail kept) stand for messages
 #: already counted.
 NOT_FOLDING = ("rewind", "history_changed", INPUT_CUT)
+#: The mark of the program's close of a turn that got no answer (agent/run/unfinished.py writes it).
+UNANSWERED = "unanswered"
 
 
 @dataclass
@@ -84,6 +90,8 @@ def scan(path: Path, max_entries: int = 200) -> Listed:
                 continue
             if isinstance(entry.get("prompt"), str):
                 settled.add(entry["prompt"])
+            if _a_close(entry.get("message")):  # the program's close of a turn: no message of the conversation
+                continue
             n += 1
             if out.prompt or n > max_entries:
                 continue
@@ -100,6 +108,21 @@ def scan(path: Path, max_entries: int = 200) -> Listed:
     out.messages = out.base + max(0, n - out.written)
     out.unsent = len(typed - settled)
     return out
+
+
+def counted(messages: Sequence[ModelMessage]) -> int:
+    """The messages of `messages` a listing counts: the user's and the model's, not the program's
+    close of a turn that got no answer (agent/run/unfinished.py). Two prompts that both failed were
+    '3 messages', the close between them counted as one; that they got no answer is the listing's
+    `(unanswered)` mark, and `/history`'s `no answer` row."""
+    return sum(1 for m in messages if not _a_close({"kind": m.kind, "metadata": getattr(m, "metadata", None)}))
+
+
+def _a_close(message: Any) -> bool:
+    """Whether a stored message is the program's close of a turn that got no answer."""
+    meta = message.get("metadata") if isinstance(message, dict) and message.get("kind") == "response" else None
+    ours = meta.get("compact_agent") if isinstance(meta, dict) else None
+    return isinstance(ours, dict) and ours.get("synthetic") == UNANSWERED
 
 
 def carried(path: Path, trigger: str, written: int) -> dict[str, Any]:

@@ -347,7 +347,7 @@ class SessionStore:
         if not b.get("time"):  # a rewind's record has none: a resume measures the size from when it was made
             b = {**b, "time": self._clock()}
         # What a listing says of the session outlives it too: its first prompt, its messages so far.
-        b = {**b, listing.KEY: listing.carried(self.path, str(b.get("trigger", "")), len(messages))}
+        b = {**b, listing.KEY: listing.carried(self.path, str(b.get("trigger", "")), listing.counted(messages))}
         meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
         meta.pop(last_run.STOPPED, None)  # marks of where the old history was
         meta.pop(last_run.AT_LIMIT, None)

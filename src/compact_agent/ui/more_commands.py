@@ -12,6 +12,7 @@ from rich.console import Console
 
 from ..agent.run.options import session_root, sessions_starting
 from ..agent.run.runner import AgentSession
+from ..session.listing import counted
 from ..words import plural
 from .command_registry import CommandError, command, current_repl
 from .sessions_list import numbered, resumed_size, session_rows
@@ -167,7 +168,7 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
 
     repl = current_repl()  # with the options the session runs with (cli_resume.py), opened once
     uses = switch(s, target, getattr(repl, "options_for", None))
-    c.print(f"resumed session {s.session_id} ({resumed_size(s.store.path, len(s.messages))})")
+    c.print(f"resumed session {s.session_id} ({resumed_size(s.store.path, counted(s.messages))})")
     show_resumed(c, s.warnings, s.messages, s.notes, s.store)  # a message its last run left unanswered, as -c says it
     if uses is not None:
         c.print(uses, markup=False, highlight=False)
