@@ -278,7 +278,7 @@ async def test_bash_timeout_kills_the_process_group(env: ToolEnv, work: Path) ->
     t0 = time.monotonic()
     out = await call(env, "bash", command=cmd, timeout=0.5)
     assert time.monotonic() - t0 < 3
-    assert "timed out after 0.5s" in out and out.endswith("exit code: -9")
+    assert out.endswith("\nexit code: 137 (timed out after 0.5s: killed by SIGKILL, with its child processes)")
     pid = int((work / "grandchild.pid").read_text())
     for _ in range(100):  # the grandchild is reaped by init shortly after the kill
         try:
@@ -290,6 +290,12 @@ async def test_bash_timeout_kills_the_process_group(env: ToolEnv, work: Path) ->
         await asyncio.sleep(0.02)
     else:
         pytest.fail("grandchild survived the timeout")
+
+
+async def test_a_command_a_signal_ended_shows_the_exit_code_a_shell_shows(env: ToolEnv) -> None:
+    # Python's return code was shown: `exit code: -15`, and `[terminated by SIGTERM]` on the line before.
+    assert await call(env, "bash", command="echo bye; kill -TERM $$") == "bye\nexit code: 143 (killed by SIGTERM)"
+    assert await call(env, "bash", command="exit 137") == "(no output)\nexit code: 137"  # bash's own: as it is
 
 
 async def test_bash_does_not_hang_on_background_jobs(env: ToolEnv) -> None:

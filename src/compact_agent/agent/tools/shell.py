@@ -3,6 +3,8 @@ kills the whole group, and the exit code always shown.
 
 It runs as an asyncio subprocess so the event loop (spinner, Ctrl-C) never stalls, and the child
 does not inherit the provider's API key (a model running `env` must not put it in the session).
+A command a signal ended shows the exit code a shell would, 128 + the signal's number, and the
+signal's name: `exit code: 137 (killed by SIGKILL)`, never Python's negative return code.
 """
 
 from __future__ import annotations
@@ -123,12 +125,13 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     assert proc.stdout is not None
     reader = asyncio.ensure_future(_pump(proc.stdout, sink))
     notes = []
+    timed_out = False
     try:
         try:
             await asyncio.wait_for(_exit_code(proc), limit)
         except TimeoutError:
             _kill_group(proc.pid)
-            notes.append(f"[timed out after {limit:g}s; killed the command and its child processes]")
+            timed_out = True
         done, _ = await asyncio.wait({reader}, timeout=0.5)
         if not done:
             # Background jobs still write to our pipe: they would block on it once we stop reading.
@@ -151,11 +154,25 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     out = secrets.redact(out.rstrip("\n")) or "(no output)"
     if odd:
         notes.append(NOT_UTF8)
-    if code < 0:
-        with contextlib.suppress(ValueError):
-            notes.append(f"[terminated by {signal.Signals(-code).name}]")
-    text = "\n".join([out, *notes, f"exit code: {code}"])
+    text = "\n".join([out, *notes, exit_line(code, limit if timed_out else None)])
     return ToolFailure(text) if code != 0 else text
+
+
+def exit_line(code: int, timed_out_after: float | None = None) -> str:
+    """The result's last line: the exit status as a shell shows it (`$?`). Python gives a command a
+    signal ended a negative code (-9); a shell says 128 + the number (137), which is what a user, and
+    the model, know. `timed_out_after`: the limit, when the command was killed at it."""
+    if code >= 0:
+        return f"exit code: {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    if timed_out_after is not None:
+        why = f"timed out after {timed_out_after:g}s: killed by {name}, with its child processes"
+    else:
+        why = f"killed by {name}"
+    return f"exit code: {128 - code} ({why})"
 
 
 # ----------------------------------------------------------------------------------- grep / glob
