@@ -43,3 +43,11 @@ def test_a_close_kept_by_a_compaction_is_not_counted_either(tmp_path: Path) -> N
                   [ModelRequest(parts=[UserPromptPart("summary")]), late, close])
     store.append([ModelRequest(parts=[UserPromptPart("next")])])
     assert listing.scan(store.path).shown == 4
+
+
+async def test_history_numbers_no_close_of_a_turn(tmp_path: Path) -> None:
+    """`/history` showed the close as `1 no answer  the turn was …`, numbered as a message."""
+    run = await drive(tmp_path, refuses, ["oops\r", "again\r", "/history\r"])
+    rows = run.out[run.out.index("messages (the numbers"):].splitlines()[1:4]
+    assert [" ".join(r.split()) for r in rows] == [
+        "0 you oops", "no answer the turn was interrupted, or its request failed", "2 you again"], run.out
