@@ -118,19 +118,21 @@ def _row(c: Console, label: str, value: str) -> None:
 
 @command("memory", "the instruction files loaded (AGENTS.md / CLAUDE.md), in order; /memory N opens one in $EDITOR")
 async def _memory(s: AgentSession, args: str, c: Console) -> None:
-    from ..agent.run.options import project_instructions
+    from ..agent.run.options import instruction_files
 
     paths = list(s.instructions_paths)
     # Read when the session starts, for a system prompt that stays the same (and cached) to its end:
     # a file written since (/init) is named as such, not taken for missing.
     loaded = {p.resolve() for p in paths}
-    written = [p for p in project_instructions(s.cwd)[1] if p.resolve() not in loaded]
+    found = instruction_files(s.cwd)
+    written = [p for p in found.paths if p.resolve() not in loaded]
     every = [*paths, *written]
     if not every and args.strip():
         raise CommandError(f"no instruction file {args.strip()}: none is loaded (/init writes an AGENTS.md)")
     if not every:
         c.print("no instruction files loaded: AGENTS.md or CLAUDE.md in the project (from the repository root "
                 "down to here) or beside the user config; /init writes one")
+        _left_out(found.left_out, c)
         return
     want = args.strip()
     if want.isdigit() and 1 <= int(want) <= len(every):
@@ -155,8 +157,16 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
             c.print(f"written since this session started; new sessions read {'it' if len(written) == 1 else 'them'} "
                     "(/clear starts one), this one keeps the system prompt it began with:")
         c.print(f"  {i}. {p}  ({size})", markup=False, highlight=False)
+    _left_out(found.left_out, c)
     c.print("/memory N opens one in $EDITOR (new sessions read it again); /notes shows the session notes",
             style="dim")
+
+
+def _left_out(lines: list[str], c: Console) -> None:
+    """The instruction files there that are not read, one line each with why (instructions.py): a
+    `CLAUDE.md` linked out of the repository was missing from the list without a word."""
+    for line in lines:
+        c.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)  # a path, whole
 
 
 async def _edit(path: Path, c: Console) -> None:

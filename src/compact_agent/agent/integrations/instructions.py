@@ -11,16 +11,17 @@ The files go into every request without anyone approving them, and a repository 
 file is read only when it resolves inside the repository (the user-level file: inside the user
 config dir), only when it is a regular file, and only as much of it as there is room for. A
 provider key written in one (how to run the project's tests) goes out redacted, as the file read
-with read_file would.
+with read_file would. A file left out is said, one line each (`left_out`): the user who wrote a
+`CLAUDE.md -> ~/notes/rules.md` would otherwise find its rules silently missing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import secrets
-from ...regular_file import read_capped
+from ...regular_file import NotRegular, read_capped
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_CHARS = 40_000  # all files together: they are sent with every request
@@ -30,6 +31,9 @@ MAX_CHARS = 40_000  # all files together: they are sent with every request
 class Instructions:
     text: str
     paths: list[Path]
+    #: A line for each file there that was not read, and why (`CLAUDE.md is left out of the
+    #: instructions: it links to …, outside the repository …`).
+    left_out: list[str] = field(default_factory=list)
 
 
 def repo_root(cwd: Path) -> Path | None:
@@ -57,28 +61,50 @@ def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
     seen: set[Path] = set()
     sections: list[str] = []
     paths: list[Path] = []
+    left_out: list[str] = []
     room = MAX_CHARS
     for p, fence in candidates:
         if room <= 0:
             break
+        user = user_dir is not None and p.parent == user_dir
+        shown = str(p) if user else _shown(p, cwd)
         try:
             real = p.resolve()
-            if real in seen or not (real == fence or fence in real.parents):
-                continue
-            seen.add(real)
+        except (OSError, RuntimeError):  # a symlink loop
+            left_out.append(f"{shown} is left out of the instructions: it is a link that loops")
+            continue
+        if real in seen:  # the same file reached twice (CLAUDE.md -> AGENTS.md) counts once
+            continue
+        if not (real == fence or fence in real.parents):
+            if p.is_symlink():  # a name that is not there at all is no file left out
+                where = "the user config folder" if user else "the repository"
+                left_out.append(f"{shown} is left out of the instructions: it links to {real}, outside {where} "
+                                "(instruction files are read only from inside it)")
+            continue
+        seen.add(real)
+        try:
             # a UTF-8 character is at most 4 bytes: this many bytes always fill the room left
             raw = read_capped(real, room * 4, truncate=True)
-        except (OSError, RuntimeError):  # missing, not a regular file, unreadable, a symlink loop
+        except FileNotFoundError:  # none there, or a link to a file that is not there
+            if p.is_symlink():
+                left_out.append(f"{shown} is left out of the instructions: it links to {real}, which does not exist")
+            continue
+        except NotRegular:
+            left_out.append(f"{shown} is left out of the instructions: it is not a regular file (a folder, a "
+                            "FIFO or a device)")
+            continue
+        except OSError as e:
+            left_out.append(f"{shown} is left out of the instructions: it cannot be read ({e.strerror or e})")
             continue
         text = secrets.redact(raw.decode("utf-8", errors="replace")).strip()
         if not text:
             continue
         text = text[:room]
         room -= len(text)
-        label = "user instructions" if user_dir is not None and p.parent == user_dir else _shown(p, cwd)
+        label = "user instructions" if user else shown
         sections.append(f"## {label}\n{text}")
         paths.append(p)
-    return Instructions("\n\n".join(sections), paths)
+    return Instructions("\n\n".join(sections), paths, [secrets.redact(line) for line in left_out])
 
 
 def _shown(p: Path, cwd: Path) -> str:

@@ -16,7 +16,7 @@ from ...config import Settings, home_dir
 from ...session.files import NEW_NAME, legacy_slug, list_sessions, new_session_id, project_slug
 from ...session.not_a_session import is_not_a_session, newest_session, refusal
 from ...settings_file import user_config_path
-from ..integrations.instructions import load_instructions
+from ..integrations.instructions import Instructions, load_instructions
 
 if TYPE_CHECKING:  # the REPL shows its prompt before pydantic-ai is imported
     from pydantic_ai.models import Model
@@ -65,10 +65,13 @@ class SessionOptions:
 
 def project_instructions(cwd: Path) -> tuple[str, list[Path]]:
     """The user-level file, then AGENTS.md / CLAUDE.md from the repository root down to `cwd`."""
-    from ...settings_file import user_config_path
-
-    found = load_instructions(cwd, user_config_path().parent)
+    found = instruction_files(cwd)
     return found.text, found.paths
+
+
+def instruction_files(cwd: Path) -> Instructions:
+    """`project_instructions`, with a line for each file there that is left out, and why."""
+    return load_instructions(cwd, user_config_path().parent)
 
 
 def private_dirs(home: Path | None = None) -> list[Path]:
