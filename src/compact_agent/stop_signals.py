@@ -23,6 +23,10 @@ command-line library ended with 130 and no word.
 The REPL (ui/repl_signals.py) says how its own session goes on (`continues`) and puts the terminal
 back first (`first`): cooked mode, as the shell it returns to expects.
 
+A command the bash tool (or `!cmd`) is running has its own process group, which no signal to the
+agent reaches: it is killed first, as Esc and Ctrl-C kill it (agent/tools/shell_groups.py); one
+being started when the signal comes is killed once its group is known (`deferred`).
+
 Nothing here imports pydantic-ai: the command line installs it before anything heavy is loaded.
 """
 
@@ -39,6 +43,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
+
+from .agent.tools import shell_groups
 
 #: How a run whose prompt is in its session says it can go on: the words of print mode's failures.
 CONTINUES = "the session is saved: `compact-agent -c -p ...` continues it"
@@ -63,6 +69,7 @@ class _State:
     result_written: bool = False  # the run wrote its own result: none is added
     continues: Callable[[], str | None] | None = None  # how the session goes on, if saved (else CONTINUES)
     first: Callable[[], None] | None = None  # before the line: the REPL puts the terminal back
+    starting: int = 0  # commands being started, their groups not yet known: a signal waits (`deferred`)
     started: float = field(default_factory=time.monotonic)
 
 
@@ -103,6 +110,20 @@ def result_written() -> None:
 
 
 @contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """A SIGTERM or SIGHUP that comes while a command is being started ends the run once the block
+    is over: the command runs before its process group is known and listed (shell_groups.py), and
+    the signal would have left it running. Blocks may overlap (commands started side by side)."""
+    _state.starting += 1
+    try:
+        yield
+    finally:
+        _state.starting -= 1
+        if not _state.starting and not _state.holding and _state.pending is not None:
+            _end(_state.pending)
+
+
+@contextlib.contextmanager
 def held() -> Iterator[None]:
     """A signal that comes while the prompt is being saved (or a result object written) ends the
     run once that is over. Ctrl-C too: its KeyboardInterrupt (or asyncio's cancel) comes after, so
@@ -116,7 +137,7 @@ def held() -> Iterator[None]:
         _state.holding = False
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        if _state.pending is not None:
+        if _state.pending is not None and not _state.starting:
             _end(_state.pending)
         if ctrl_c:  # to the handler in place again: Python's KeyboardInterrupt, or asyncio's
             signal.raise_signal(signal.SIGINT)
@@ -134,7 +155,7 @@ def _hold_sigint(ctrl_c: list[int]) -> Any:
 
 
 def _on_signal(signum: int, _frame: FrameType | None) -> None:
-    if _state.holding:
+    if _state.holding or _state.starting:
         _state.pending = signum
         return
     _end(signum)
@@ -151,6 +172,7 @@ def interrupted() -> int:
 
 def _end(signum: int) -> None:
     name = signal.Signals(signum).name
+    shell_groups.kill_all()  # the commands running: in their own groups, the signal never reached them
     _say(f"terminated ({name})", name, "error_terminated")
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)

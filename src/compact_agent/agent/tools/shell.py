@@ -3,20 +3,21 @@ kills the whole group, and the exit code always shown.
 
 It runs as an asyncio subprocess so the event loop (spinner, Ctrl-C) never stalls, and the child
 does not inherit the provider's API key (a model running `env` must not put it in the session).
-A command a signal ended shows the exit code a shell would, 128 + the signal's number, and the
-signal's name: `exit code: 137 (killed by SIGKILL)`, never Python's negative return code.
+Its group is killed however the agent ends while it runs (shell_groups.py). A command a signal
+ended shows the exit code a shell would, 128 + the signal's number, and the signal's name:
+`exit code: 137 (killed by SIGKILL)`, never Python's negative return code.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import signal
 
-from ... import secrets
+from ... import secrets, stop_signals
 from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
+from .shell_groups import kill_group, running
 from .text_encoding import decode_output
 
 NOT_UTF8 = "[the output is not all UTF-8: each byte that is not is shown as its Windows-1252 (Latin-1) character]"
@@ -90,11 +91,6 @@ async def _pump(stream: asyncio.StreamReader, sink: _Capped) -> None:
         sink.add(chunk)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
 async def _exit_code(proc: asyncio.subprocess.Process) -> int:
     # Process.wait() also waits for the pipe to close, which a background job (`cmd &`) may hold
     # open for ever; the return code alone tells when bash itself is done.
@@ -116,11 +112,30 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     # No pager or credential prompt may wait for input nobody can give.
     # Nor may it see the provider key: `env` or a debug print would put it in the session.
     child_env = {**secrets.scrubbed_env(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-    proc = await asyncio.create_subprocess_exec(
-        "bash", "-c", command, cwd=str(env.cwd), env=child_env,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,  # its own process group, so a timeout kills grandchildren too
-    )  # fmt: skip
+    with contextlib.ExitStack() as group:
+        # Its group is killed if the agent ends meanwhile (shell_groups.py); a SIGTERM that comes
+        # before the group is known waits for it (the command may be running already).
+        with stop_signals.deferred():
+            proc = await asyncio.create_subprocess_exec(
+                "bash", "-c", command, cwd=str(env.cwd), env=child_env,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,  # its own process group, so a timeout kills grandchildren too
+            )  # fmt: skip
+            group.enter_context(running(proc.pid))
+        code, timed_out, notes, out, odd = await _outcome(proc, limit, cap)
+    # A file or a wrapper's /proc may still hold the key: redacted here, for the bash tool's result
+    # and for `!cmd` in the REPL alike, whose output is shown and goes with the next message.
+    out = secrets.redact(out.rstrip("\n")) or "(no output)"
+    if odd:
+        notes.append(NOT_UTF8)
+    text = "\n".join([out, *notes, exit_line(code, limit if timed_out else None)])
+    return ToolFailure(text) if code != 0 else text
+
+
+async def _outcome(proc: asyncio.subprocess.Process, limit: float, cap: int
+                   ) -> tuple[int, bool, list[str], str, bool]:
+    """Wait for `proc` (at most `limit` seconds): its return code, whether it timed out, the notes
+    so far, the output kept (within `cap` characters) and whether some of it was not UTF-8."""
     sink = _Capped(cap * 4)
     assert proc.stdout is not None
     reader = asyncio.ensure_future(_pump(proc.stdout, sink))
@@ -130,32 +145,26 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
         try:
             await asyncio.wait_for(_exit_code(proc), limit)
         except TimeoutError:
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             timed_out = True
         done, _ = await asyncio.wait({reader}, timeout=0.5)
         if not done:
             # Background jobs still write to our pipe: they would block on it once we stop reading.
             # Jobs started with their output redirected (`nohup cmd > log 2>&1 &`) are not affected.
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             notes.append(
                 "[killed background processes still attached to the output; redirect a job's output to keep it running]"
             )
             done, _ = await asyncio.wait({reader}, timeout=2)
         code = await asyncio.wait_for(_exit_code(proc), 5)
     except BaseException:  # cancelled (user interrupt) or stuck: leave nothing running behind us
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         reader.cancel()
         raise
     if not done:
         reader.cancel()
     out, odd = sink.text(cap)
-    # A file or a wrapper's /proc may still hold the key: redacted here, for the bash tool's result
-    # and for `!cmd` in the REPL alike, whose output is shown and goes with the next message.
-    out = secrets.redact(out.rstrip("\n")) or "(no output)"
-    if odd:
-        notes.append(NOT_UTF8)
-    text = "\n".join([out, *notes, exit_line(code, limit if timed_out else None)])
-    return ToolFailure(text) if code != 0 else text
+    return code, timed_out, notes, out, odd
 
 
 def exit_line(code: int, timed_out_after: float | None = None) -> str:

@@ -1,0 +1,81 @@
+"""A command the bash tool runs ends with the agent, however the agent ends. It runs in its own
+process group (so a timeout kills what it started), which nothing that ends the agent reached: a
+SIGTERM in the instant the command starts, before its group is known, and an exit that leaves the
+event loop without cancelling the tool, left it running with parent PID 1. (A SIGTERM or SIGHUP
+while it runs, end to end: tests/e2e/test_print_terminated_command.py.)"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.e2e.conftest import REPO
+from tests.e2e.test_print_terminated_command import ended
+
+ABANDONED = """
+import asyncio, sys
+from pathlib import Path
+from compact_agent.agent.tools import shell_groups
+from compact_agent.agent.tools.shell import bash_impl
+from tests.agent.test_tools import make_env
+
+work = Path(sys.argv[1])
+loop = asyncio.new_event_loop()
+task = loop.create_task(bash_impl(make_env(work), "sleep 123 & echo $! > child.pid; wait"))
+
+async def running():
+    while not shell_groups._running or not (work / "child.pid").read_text().endswith("\\n"):
+        await asyncio.sleep(0.01)
+
+(work / "child.pid").write_text("")
+loop.run_until_complete(asyncio.wait_for(running(), 60))
+sys.exit(0)  # the loop is left with the tool's task pending: nothing cancels it
+"""
+
+STARTING = """
+import contextlib, signal, subprocess
+from compact_agent import stop_signals
+from compact_agent.agent.tools import shell_groups
+
+stop_signals.say_when_terminated()
+with contextlib.ExitStack() as group:  # as the bash tool starts a command
+    with stop_signals.deferred():
+        signal.raise_signal(signal.SIGTERM)  # the command is starting: the signal waits for its group
+        proc = subprocess.Popen(["sleep", "123"], start_new_session=True)
+        print(proc.pid, flush=True)
+        group.enter_context(shell_groups.running(proc.pid))
+    print("never", flush=True)
+"""
+
+
+def run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'src'}"}
+    return subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=REPO)
+
+
+def test_a_command_left_running_by_an_abandoned_event_loop_is_killed_at_exit(tmp_path: Path) -> None:
+    done = run(ABANDONED, str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    child = int((tmp_path / "child.pid").read_text())
+    try:
+        assert ended(child), "the command outlived the agent"
+    finally:
+        if not ended(child, 0):
+            os.kill(child, signal.SIGKILL)
+
+
+def test_a_sigterm_while_a_command_starts_kills_it_once_its_group_is_known() -> None:
+    done = run(STARTING)
+    lines = done.stdout.split()
+    assert done.returncode == -signal.SIGTERM, done.stderr
+    assert len(lines) == 1 and done.stderr == "compact-agent: terminated (SIGTERM)\n"
+    child = int(lines[0])
+    try:
+        assert ended(child), "the command outlived the agent"
+    finally:
+        if not ended(child, 0):
+            os.kill(child, signal.SIGKILL)

@@ -1,0 +1,71 @@
+"""A `-p` run ended by SIGTERM or SIGHUP while its bash tool runs a command kills that command. The
+command has its own process group, which the signal to the agent never reached: it went on with
+parent PID 1 (Esc and Ctrl-C killed it, a `kill` did not)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from .held_request import start
+from .test_print_prompt_saved_early import fake
+
+#: A command with a child that ignores SIGTERM and SIGHUP, its pid written once it runs.
+COMMAND = "trap '' TERM HUP; sleep 123 & echo $! > child.pid; wait"
+
+
+def answer(req) -> Reply:
+    return Reply.text("ok") if req.last_user_text() == "go on" else Reply.tools([("bash", {"command": COMMAND})])
+
+
+def written_pid(path: Path, proc, timeout: float = 60) -> int:
+    """The pid the command wrote to `path`, once it is whole (the run goes on meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        text = path.read_text() if path.exists() else ""
+        if text.endswith("\n"):
+            return int(text)
+        time.sleep(0.01)
+    raise AssertionError(f"the command never ran: {proc.stderr.read().decode() if proc.poll() is not None else ''}")
+
+
+def ended(pid: int, timeout: float = 10) -> bool:
+    """Whether the process `pid` is gone (or a zombie: killed, not yet reaped by init)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.kill(pid, 0)
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except (ProcessLookupError, FileNotFoundError):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_run_terminated_during_a_command_kills_it(cli, sig):
+    with FakeOpenAIServer(answer) as server:
+        proc = start(cli, "-p", "run the command", "--yes", *fake(server))
+        child = None
+        try:
+            child = written_pid(cli.cwd / "child.pid", proc)
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+            if child is not None and not ended(child):
+                os.kill(child, signal.SIGKILL)  # never left behind by the test itself
+                pytest.fail("the command's child outlived the agent")
+        assert proc.returncode == -sig
+        assert err.decode() == f"compact-agent: terminated ({sig.name}); the session is saved: " \
+            "`compact-agent -c -p ...` continues it\n"
