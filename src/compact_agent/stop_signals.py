@@ -24,8 +24,9 @@ The REPL (ui/repl_signals.py) says how its own session goes on (`continues`) and
 back first (`first`): cooked mode, as the shell it returns to expects.
 
 A command the bash tool (or `!cmd`) is running has its own process group, which no signal to the
-agent reaches: it is killed first, as Esc and Ctrl-C kill it (agent/tools/shell_groups.py); one
-being started when the signal comes is killed once its group is known (`deferred`).
+agent reaches: it is killed first, as Esc and Ctrl-C kill it (agent/tools/shell_groups.py), and
+then what the turn has not saved yet is saved (`saving`: the model's answer whose tool calls were
+running, with a result for each that says the run ended), so the next run goes on from there.
 
 Nothing here imports pydantic-ai: the command line installs it before anything heavy is loaded.
 """
@@ -69,6 +70,7 @@ class _State:
     result_written: bool = False  # the run wrote its own result: none is added
     continues: Callable[[], str | None] | None = None  # how the session goes on, if saved (else CONTINUES)
     first: Callable[[], None] | None = None  # before the line: the REPL puts the terminal back
+    last_save: Callable[[str], None] | None = None  # what the turn running saves at the end (`saving`)
     starting: int = 0  # commands being started, their groups not yet known: a signal waits (`deferred`)
     started: float = field(default_factory=time.monotonic)
 
@@ -107,6 +109,18 @@ def result_written() -> None:
     """The run wrote its result object: a signal now adds none. (Said within `held`, with the write:
     a signal between the two would write a second one or none.)"""
     _state.result_written = True
+
+
+@contextlib.contextmanager
+def saving(save: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, a run ended by SIGTERM or SIGHUP calls `save(signal name)` after killing the
+    commands running and before its line: what the turn running has not saved yet goes to its
+    session. It must be quick and must not wait on the event loop (the process ends right after)."""
+    previous, _state.last_save = _state.last_save, save
+    try:
+        yield
+    finally:
+        _state.last_save = previous
 
 
 @contextlib.contextmanager
@@ -173,6 +187,9 @@ def interrupted() -> int:
 def _end(signum: int) -> None:
     name = signal.Signals(signum).name
     shell_groups.kill_all()  # the commands running: in their own groups, the signal never reached them
+    if _state.last_save is not None:
+        with contextlib.suppress(Exception):  # unsaved, it is what a kill leaves: the line still goes
+            _state.last_save(name)
     _say(f"terminated ({name})", name, "error_terminated")
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)

@@ -1,6 +1,9 @@
-"""A `-p` run ended by SIGTERM or SIGHUP while its bash tool runs a command kills that command. The
-command has its own process group, which the signal to the agent never reached: it went on with
-parent PID 1 (Esc and Ctrl-C killed it, a `kill` did not)."""
+"""A `-p` run ended by SIGTERM or SIGHUP while its bash tool runs a command kills that command, and
+saves what the turn had. The command has its own process group, which the signal to the agent
+never reached: it went on with parent PID 1 (Esc and Ctrl-C killed it, a `kill` did not). And the
+model's answer with the tool call was lost: `-c` warned that the message "got no answer before the
+last run ended", though the model had answered. Now the answer is saved with a result saying the
+command was stopped, `-c` says so, and the next request carries both, a valid pair."""
 
 from __future__ import annotations
 
@@ -51,7 +54,7 @@ def ended(pid: int, timeout: float = 10) -> bool:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_a_run_terminated_during_a_command_kills_it(cli, sig):
+def test_a_run_terminated_during_a_command_kills_it_and_saves_the_call(cli, sig):
     with FakeOpenAIServer(answer) as server:
         proc = start(cli, "-p", "run the command", "--yes", *fake(server))
         child = None
@@ -69,3 +72,15 @@ def test_a_run_terminated_during_a_command_kills_it(cli, sig):
         assert proc.returncode == -sig
         assert err.decode() == f"compact-agent: terminated ({sig.name}); the session is saved: " \
             "`compact-agent -c -p ...` continues it\n"
+        again = cli("-c", "-p", "go on", *fake(server))
+    assert again.code == 0, again.stderr
+    assert "got no answer" not in again.stderr
+    assert f"the last run was ended by {sig.name} while the model's tool calls ran: the command running was " \
+        "stopped (killed with the processes it started)" in again.stderr
+    sent = server.requests[-1].messages
+    [call] = [c for m in sent for c in m.get("tool_calls") or []]
+    [result] = [m for m in sent if m["role"] == "tool"]
+    assert call["function"]["name"] == "bash" and result["tool_call_id"] == call["id"]
+    assert result["content"] == f"[compact-agent was ended by {sig.name} while this ran: it did not finish; " \
+        "the command and the processes it started were killed]"
+    assert not server.rejected and len(server.requests) == 2

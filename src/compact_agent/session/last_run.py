@@ -10,7 +10,9 @@ they did rather than sending the message again).
 
 A turn the user stopped (Esc, Ctrl-C) is marked by a meta entry (`STOPPED`) after what it saved,
 one its limit of model requests stopped (`--max-turns`) by another (`AT_LIMIT`): where the history
-still ends there, a load says so as a note, not as a warning of a run that died.
+still ends there, a load says so as a note, not as a warning of a run that died. A run SIGTERM or
+SIGHUP ended while the model's tools ran saved its calls with results that say so, marked
+(`ENDED_BY`, agent/run/ended_calls.py): a load says that too, as a note (`ended_by`).
 """
 
 from __future__ import annotations
@@ -28,11 +30,16 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.plumbing.markers import OWN_TEXT
+from ..context.plumbing.markers import KEY, OWN_TEXT
 from .entries import from_the_model
 
 #: The meta key of the line a turn the user stopped leaves after what it saved (store.note_stopped).
 STOPPED = "stopped_by_user"
+#: The metadata key (under `compact_agent`) of the tool results a run ended by a signal saved, the
+#: signal's name its value (agent/run/ended_calls.py).
+ENDED_BY = "ended_by"
+#: Beside it, on the result of a call that had not finished (its result says so).
+UNFINISHED = "unfinished"
 #: The meta key of the line a turn stopped by its limit of model requests leaves after what it saved,
 #: with the limit (store.note_limit_stop; agent/run/request_limit.py).
 AT_LIMIT = "stopped_at_request_limit"
@@ -92,6 +99,22 @@ def _ends_at_results(messages: list[ModelMessage]) -> bool:
     before = messages[-2]
     return (all(isinstance(p, ToolReturnPart | RetryPromptPart) for p in last.parts)
             and isinstance(before, ModelResponse) and from_the_model(before.metadata))
+
+
+def ended_by(messages: list[ModelMessage]) -> tuple[str, list[str]]:
+    """The signal that ended the last run while the model's tools ran, as the results it saved say,
+    and the tools of the calls that had not finished; ('', []) when the history does not end at such
+    results."""
+    last = messages[-1] if messages else None
+    signal, unfinished = "", list[str]()
+    for part in last.parts if isinstance(last, ModelRequest) else []:
+        if not isinstance(part, ToolReturnPart) or not isinstance(part.metadata, dict):
+            continue
+        if isinstance(own := part.metadata.get(KEY), dict) and isinstance(name := own.get(ENDED_BY), str):
+            signal = name
+            if own.get(UNFINISHED) is True:
+                unfinished.append(part.tool_name)
+    return signal, unfinished if signal else []
 
 
 def tools_ran_in_last_turn(messages: Sequence[ModelMessage]) -> bool:

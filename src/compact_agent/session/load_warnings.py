@@ -6,7 +6,7 @@ one line under the file's name: 'skipped 2 unreadable lines; put 1 out-of-order 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..words import plural
 
@@ -28,6 +28,8 @@ class LoadProblems:
     at_work: bool = False  # the history ends at tool results the model never answered
     stopped: bool = False  # the user stopped the turn that left it unanswered or at work (last_run.py)
     limit: int = 0  # not the user: its limit of model requests, this many, stopped it (last_run.AT_LIMIT)
+    ended_by: str = ""  # the signal that ended the run while the model's tools ran, saved with them (last_run.py)
+    unfinished: list[str] = field(default_factory=list)  # the tools of the calls it ended before they finished
     repaired: str = ""  # what making the history runnable changed
 
     def warnings(self, name: str) -> list[str]:
@@ -54,7 +56,7 @@ class LoadProblems:
                 "got no answer before the last run ended"
             problems.append(f"{plural(self.unanswered, 'message')} you typed {what}: "
                             f"{'it is' if self.unanswered == 1 else 'they are'} in the conversation, unanswered")
-        if self.at_work and not self.stopped:
+        if self.at_work and not self.stopped and not self.ended_by:
             problems.append("the last run stopped after the model's tool calls, before it answered their results "
                             "(interrupted, killed or out of turns): your next message goes on from there")
         if self.repaired:
@@ -64,7 +66,16 @@ class LoadProblems:
 
     def notes(self) -> list[str]:
         """What the load says that is no problem: the last turn was stopped by the user, or by its
-        limit of model requests (one line)."""
+        limit of model requests, or a signal ended the run while the model's tools ran (one line)."""
+        if self.ended_by and self.at_work and not self.stopped:
+            if "bash" in self.unfinished:
+                what = "the command running was stopped (killed with the processes it started)"
+            elif self.unfinished:
+                what = f"{', '.join(dict.fromkeys(self.unfinished))} did not finish"
+            else:
+                what = "they had finished"
+            return [f"the last run was ended by {self.ended_by} while the model's tool calls ran: {what}, as "
+                    "their saved results say; your next message goes on from there"]
         if not self.stopped:
             return []
         if self.limit:

@@ -26,6 +26,7 @@ from .last_run import (
     _prompts_settled,
     _unanswered,
     _unsent_prompt,
+    ended_by,
     tools_ran_in_last_turn,
 )
 from .lines import KINDS, _file_lines, _in_parent_order, _parse_lines, readable_entries
@@ -107,12 +108,14 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.at_work = not found.unanswered and _ends_at_results(messages)
     found.stopped = stopped_at == len(messages) and not found.never_sent and (found.unanswered > 0 or found.at_work)
     found.limit = limit if found.stopped else 0
+    if found.at_work and not found.stopped:
+        found.ended_by, found.unfinished = ended_by(messages)
     messages, found.repaired = _runnable(messages)
     messages = handed_back(messages)  # numbered as the process that saved them numbers them
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     if on_last_id:
         on_last_id(last_id)
     as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, at_work=False, stopped=False,
-                                     limit=0)
+                                     limit=0, ended_by="", unfinished=[])
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
                   found.notes(), found.bad)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.usage import RunUsage, UsageLimits
 
+from ... import stop_signals
 from ...context.layers.budget import ToolResultBudget
 from ...context.plumbing.events import Budget, Event
 from ...context.plumbing.tokens import text_tokens
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from ...context import CompactionResult
     from ..safety.permissions import Permissions
     from ..tools.checkpoints import Checkpoints
+    from .ended_calls import EndedCalls
     from .extensions import SessionExtensions
 
 
@@ -77,6 +79,8 @@ class TurnSession(SessionParts, Protocol):
     def ext(self) -> SessionExtensions: ...
     @property
     def limits(self) -> Limits: ...
+    @property
+    def ended_calls(self) -> EndedCalls: ...
 
     def _save_read_state(self) -> None: ...
 
@@ -189,8 +193,9 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     partial: list[str] = []  # the text of the reply being streamed, for `_save_cut`
     on_tool = on_tool or s.on_tool
     handler = stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
-    try:
-        with turn_threads():  # ended with the turn, however it ends (turn_threads.py)
+    s.ended_calls.forget()
+    try:  # SIGTERM, SIGHUP: the answer whose tools run saved, with their results (ended_calls.py)
+        with turn_threads(), stop_signals.saving(lambda name: _save_ended(s, name)):
             result = await s.agent.run(None if retry else prompt, message_history=history,
                                        event_stream_handler=handler, conversation_id=s.session_id,
                                        usage_limits=UsageLimits(request_limit=s.settings.max_requests_per_turn))
@@ -214,6 +219,14 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     return TurnResult(result.output if isinstance(result.output, str) else str(result.output), usage,
                       s.cm.compactions[before:],
                       cut=isinstance(last, ModelResponse) and last.finish_reason == "length")
+
+
+def _save_ended(s: TurnSession, signal: str) -> None:
+    """`signal` ends the run in the turn (stop_signals.py): the model's last answer, not saved
+    until the next request, and a result for each of its tool calls that has none (ended_calls.py)."""
+    messages = s.ended_calls.unsaved(signal)
+    if messages is not None:
+        s.cm.persist(messages)
 
 
 def _save_cut(s: TurnSession, partial: list[str]) -> None:

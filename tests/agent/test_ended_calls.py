@@ -1,0 +1,103 @@
+"""What a run ended by SIGTERM or SIGHUP saves of its turn (agent/run/ended_calls.py), and what the
+next load says of it: the model's answer, with a result for each of its tool calls — the one that had
+finished as it came, the others saying the run ended while they ran — and a note naming what was
+stopped. Before, the answer was lost and the next run said the message "got no answer". (End to
+end, with a real command killed: tests/e2e/test_print_terminated_command.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturn,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from compact_agent.agent.run.ended_calls import EndedCalls
+from compact_agent.agent.tools.base import is_failure
+from compact_agent.session.last_run import ended_by
+from compact_agent.session.load_warnings import LoadProblems
+
+ASKED = ModelRequest(parts=[UserPromptPart("run the tests")])
+
+
+def answered(*calls: ToolCallPart) -> tuple[EndedCalls, list[ModelMessage], ModelResponse]:
+    """An EndedCalls that saw the model answer `calls` (the run's history holds the answer, as
+    pydantic-ai's does once the tools run)."""
+    watch = EndedCalls()
+    answer = ModelResponse(parts=[TextPart("running them"), *calls])
+    history: list[ModelMessage] = [ASKED, answer]
+    watch.history, watch.answer = history, answer
+    return watch, history, answer
+
+
+async def finish(watch: EndedCalls, call: ToolCallPart, result: object) -> None:
+    async def handler(args: dict) -> object:
+        return result
+
+    assert await watch.wrap_tool_execute(None, call=call, tool_def=None, args={}, handler=handler) is result  # type: ignore[arg-type]
+
+
+def test_each_call_gets_a_result_the_finished_one_as_it_came() -> None:
+    read = ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="c1")
+    run = ToolCallPart("bash", {"command": "pytest"}, tool_call_id="c2")
+    watch, history, answer = answered(read, run)
+    asyncio.run(finish(watch, read, "1\tprint('a')"))
+    saved = watch.unsaved("SIGTERM")
+    assert saved is not None and saved[:2] == [ASKED, answer] and len(saved) == 3
+    first, second = saved[2].parts
+    assert isinstance(first, ToolReturnPart) and isinstance(second, ToolReturnPart)
+    assert (first.tool_call_id, first.content, is_failure(first)) == ("c1", "1\tprint('a')", False)
+    assert (second.tool_call_id, is_failure(second)) == ("c2", True)
+    assert second.content == "[compact-agent was ended by SIGTERM while this ran: it did not finish; " \
+        "the command and the processes it started were killed]"
+    assert ended_by(saved) == ("SIGTERM", ["bash"])
+    assert history == [ASKED, answer]  # the run's own history is not changed
+
+
+def test_a_finished_result_keeps_its_marks() -> None:
+    run = ToolCallPart("bash", {"command": "false"}, tool_call_id="c1")
+    watch, _, _ = answered(run)
+    failed = ToolReturn(return_value="(no output)\nexit code: 1", metadata={"compact_agent": {"tool": {"error": True}}})
+    asyncio.run(finish(watch, run, failed))
+    saved = watch.unsaved("SIGHUP")
+    assert saved is not None
+    [part] = saved[-1].parts
+    assert isinstance(part, ToolReturnPart) and part.content == "(no output)\nexit code: 1" and is_failure(part)
+    assert ended_by(saved) == ("SIGHUP", [])
+
+
+def test_nothing_is_added_once_the_results_follow_the_answer_or_before_any_answer() -> None:
+    assert EndedCalls().unsaved("SIGTERM") is None
+    run = ToolCallPart("bash", {"command": "true"}, tool_call_id="c1")
+    watch, history, _ = answered(run)
+    history.append(ModelRequest(parts=[ToolReturnPart("bash", "exit code: 0", tool_call_id="c1")]))
+    assert watch.unsaved("SIGTERM") is None  # the next request saves them
+
+
+def test_a_final_answer_not_saved_yet_is_saved_without_results() -> None:
+    watch = EndedCalls()
+    answer = ModelResponse(parts=[TextPart("all green")])
+    watch.history, watch.answer = [ASKED], answer
+    assert watch.unsaved("SIGTERM") == [ASKED, answer]
+
+
+def test_the_note_says_what_was_stopped() -> None:
+    def note(unfinished: list[str]) -> str:
+        [line] = LoadProblems(at_work=True, ended_by="SIGTERM", unfinished=unfinished).notes()
+        assert not LoadProblems(at_work=True, ended_by="SIGTERM", unfinished=unfinished).warnings("s.jsonl")
+        return line
+
+    assert note(["bash"]) == ("the last run was ended by SIGTERM while the model's tool calls ran: the command "
+                              "running was stopped (killed with the processes it started), as their saved results "
+                              "say; your next message goes on from there")
+    assert "ran: grep did not finish, as" in note(["grep"])
+    assert "ran: they had finished, as" in note([])
+    # A run that died without saying so still warns, as before.
+    assert LoadProblems(at_work=True).warnings("s.jsonl") and not LoadProblems(at_work=True).notes()
