@@ -186,10 +186,12 @@ class AgentSession:
         self.instructions, self.instructions_paths = project_instructions(self.cwd)
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
                                     on_unfinished=lambda r: self._on_event(Event("provider", "no_finish_reason")))
-        self.ended_calls = EndedCalls()  # what a SIGTERM or SIGHUP saves of the turn running (turn.py)
+        # What a SIGTERM or SIGHUP saves of the turn running (turn.py). First: the answer it keeps is
+        # the one the others made of it (after_model_request runs them last to first).
+        self.ended_calls = EndedCalls()
         self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
-                           capabilities=[self.cm, self.ext.ledger, self.retry, PlainArgumentErrors(), self.window_proof,
-                                         KeepAtLimit(self._keep_at_limit), self.ended_calls], retries=3,
+                           capabilities=[self.ended_calls, self.cm, self.ext.ledger, self.retry, PlainArgumentErrors(),
+                                         self.window_proof, KeepAtLimit(self._keep_at_limit)], retries=3,
                            model_settings=self._model_settings())
         self.turns = 0
         self.turn_typed: str | None = None  # of the turn running, what the user typed (turn.py)
