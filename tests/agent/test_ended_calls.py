@@ -55,8 +55,8 @@ def test_each_call_gets_a_result_the_finished_one_as_it_came() -> None:
     assert isinstance(first, ToolReturnPart) and isinstance(second, ToolReturnPart)
     assert (first.tool_call_id, first.content, is_failure(first)) == ("c1", "1\tprint('a')", False)
     assert (second.tool_call_id, is_failure(second)) == ("c2", True)
-    assert second.content == "[compact-agent was ended by SIGTERM while this ran: it did not finish; " \
-        "the command and the processes it started were killed]"
+    assert second.content == "[compact-agent was ended by SIGTERM before this call finished: its command, " \
+        "if it had started, was killed with the processes it started]"
     assert ended_by(saved) == ("SIGTERM", ["bash"])
     assert history == [ASKED, answer]  # the run's own history is not changed
 
@@ -94,9 +94,9 @@ def test_the_note_says_what_was_stopped() -> None:
         assert not LoadProblems(at_work=True, ended_by="SIGTERM", unfinished=unfinished).warnings("s.jsonl")
         return line
 
-    assert note(["bash"]) == ("the last run was ended by SIGTERM while the model's tool calls ran: the command "
-                              "running was stopped (killed with the processes it started), as their saved results "
-                              "say; your next message goes on from there")
+    assert note(["bash"]) == ("the last run was ended by SIGTERM while the model's tool calls ran: bash did not "
+                              "finish (its command, if it had started, was killed with the processes it started), as "
+                              "their saved results say; your next message goes on from there")
     assert "ran: grep did not finish, as" in note(["grep"])
     assert "ran: they had finished, as" in note([])
     # A run that died without saying so still warns, as before.

@@ -38,6 +38,6 @@ def test_a_repl_terminated_during_a_command_kills_it_and_saves_the_call(cli, tmp
         again = cli("-c", "-p", "go on", *fake(server))
     assert again.code == 0, again.stderr
     assert "got no answer" not in again.stderr
-    assert f"the last run was ended by {sig.name} while the model's tool calls ran: the command running was " \
-        "stopped" in again.stderr
+    assert f"the last run was ended by {sig.name} while the model's tool calls ran: bash did not finish" \
+        in again.stderr
     assert not server.rejected and len(server.requests) == 2

@@ -68,10 +68,10 @@ class LoadProblems:
         """What the load says that is no problem: the last turn was stopped by the user, or by its
         limit of model requests, or a signal ended the run while the model's tools ran (one line)."""
         if self.ended_by and self.at_work and not self.stopped:
-            if "bash" in self.unfinished:
-                what = "the command running was stopped (killed with the processes it started)"
-            elif self.unfinished:
+            if self.unfinished:
                 what = f"{', '.join(dict.fromkeys(self.unfinished))} did not finish"
+                if "bash" in self.unfinished:
+                    what += " (its command, if it had started, was killed with the processes it started)"
             else:
                 what = "they had finished"
             return [f"the last run was ended by {self.ended_by} while the model's tool calls ran: {what}, as "

@@ -33,8 +33,9 @@ from ...context.plumbing.markers import KEY
 from ...session.last_run import ENDED_BY, UNFINISHED
 
 #: The result of a call that had not finished when the run ended; the model reads it.
-NOT_FINISHED = "[compact-agent was ended by {signal} while this ran: it did not finish{more}]"
-KILLED = "; the command and the processes it started were killed"
+NOT_FINISHED = "[compact-agent was ended by {signal} before this call finished{more}]"
+#: For bash: the call may have been waiting for approval, its command not started.
+KILLED = ": its command, if it had started, was killed with the processes it started"
 
 
 class EndedCalls(AbstractCapability[Any]):
