@@ -257,7 +257,7 @@ def _refused(run: PrintRun) -> int:
 
 async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: str | None) -> TurnResult | int:
     """The turn (or the slash command) once the session is made: its result, or the exit code."""
-    from ..error_text import describe_error, max_turns_message, note_model
+    from ..error_text import describe_error, max_turns_message
 
     for w in session.warnings:
         run.note(f"warning: {w}")
@@ -282,7 +282,6 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
     except Exception as e:  # noqa: BLE001
         subtype = "error_max_turns" if max_turns_message(e) else "error"
-        note_model(e, session.info.name, session.opts.config)  # a 404 points where the model was chosen
         return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
 
 

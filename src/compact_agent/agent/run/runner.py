@@ -35,7 +35,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
 )
 from ...context.shaping import preview  # a look at the next request's view, which decides nothing
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
-from ...error_text import first_line, note_request_limit, reply_not_json
+from ...error_text import first_line, note_model, note_request_limit, reply_not_json
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
 from ...session.archives import glob_escape
 from ...session.repair import handed_back
@@ -336,6 +336,9 @@ class AgentSession:
             return await turn.run_turn(self, prompt, on_text, on_tool, typed=typed)
         except UsageLimitExceeded as e:  # the limit's number is all pydantic-ai says: where it came from too
             note_request_limit(e, self.opts.config)
+            raise
+        except Exception as e:  # a 404's line points where the model was chosen: -m, /model, a file
+            note_model(e, self.info.name, self.opts.config)
             raise
 
     async def _after_compact(self, result: CompactionResult) -> None:
