@@ -61,8 +61,8 @@ from .ended_calls import EndedCalls
 from .extensions import SessionExtensions
 from .options import (
     SessionOptions,
+    instruction_files,
     private_dirs,
-    project_instructions,
     resolve_session_id,
     session_root,
     system_prompt,
@@ -183,7 +183,9 @@ class AgentSession:
         self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
         if (line := self._buffer_note()) is not None:
             self.warnings.append(line)
-        self.instructions, self.instructions_paths = project_instructions(self.cwd)
+        found = instruction_files(self.cwd)
+        self.instructions, self.instructions_paths = found.text, found.paths
+        self.warnings += found.left_out  # a file left out is said at start, as /memory says it
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
                                     on_unfinished=lambda r: self._on_event(Event("provider", "no_finish_reason")))
         # What a SIGTERM or SIGHUP saves of the turn running (turn.py). First: the answer it keeps is
