@@ -63,14 +63,9 @@ class SessionOptions:
     config: Loaded | None = None  # the settings as loaded at start, with each one's source (/config)
 
 
-def project_instructions(cwd: Path) -> tuple[str, list[Path]]:
-    """The user-level file, then AGENTS.md / CLAUDE.md from the repository root down to `cwd`."""
-    found = instruction_files(cwd)
-    return found.text, found.paths
-
-
 def instruction_files(cwd: Path) -> Instructions:
-    """`project_instructions`, with a line for each file there that is left out, and why."""
+    """The user-level file, then AGENTS.md / CLAUDE.md from the repository root down to `cwd`, with
+    a line for each file there that is left out, and why."""
     return load_instructions(cwd, user_config_path().parent)
 
 
