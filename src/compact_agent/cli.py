@@ -189,7 +189,8 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         context_window=context_window, permission_mode="yes" if yes else ("deny" if print_ else "ask"),
         # the session `resumed_file` chose, by its id: found again by -c, a session started meanwhile would
         # be opened with the options of the one found first
-        session_id=resumed.stem if resumed is not None else resume or None, settings=settings, allowed_tools=tools,
+        session_id=resumed.stem if resumed is not None else resume or None, continue_last=continue_,
+        settings=settings, allowed_tools=tools,
         append_system_prompt=append_system_prompt or "", config=loaded,
     )
     key_and_window(opts)  # both said, where both are missing

@@ -56,3 +56,23 @@ async def test_the_resume_command_lists_them_alike(cli, tmp_path):
     run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/resume\r"])
     listed = [line for line in run.out.splitlines() if line.lstrip().startswith(("1.", "2."))]
     assert len(listed) == 1 and listed[0].endswith("hi  (unanswered, tried 2 times)"), run.out
+
+
+def test_continue_into_a_failed_start_names_the_session_answered_before_it(cli):
+    """One mistyped command line (a model the server does not have) left a failed start, and `-c`
+    went on there, with the misspelt model again, and said nothing of the conversation before it."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        assert cli("-p", "my real work", *fake(server)).code == 0
+        typo = [a if a != "fake-model" else "fake-modle" for a in fake(server)]
+        assert cli("-p", "oops", *typo).code == 1
+        failed, real = [line.split()[0] for line in cli("sessions").stdout.splitlines()]
+        again = cli("-c", "-p", "continue my work", *fake(server))
+        assert again.code == 0, again.stderr
+        note = [line for line in again.stderr.splitlines() if "has not answered yet" in line]
+        assert note == [f"compact-agent: continuing session {failed} (oops), which the model has not answered yet; "
+                        f"the newest one it answered in is {real} (my real work): compact-agent -r {real} goes "
+                        "on there"]
+        answered = cli("-c", "-p", "and more", *fake(server))  # answered now: nothing to say
+        opened = cli("-r", real, "-p", "back", *fake(server))  # -r opens the one named: nothing to say
+    assert answered.code == 0 and "has not answered yet" not in answered.stderr
+    assert opened.code == 0 and "has not answered yet" not in opened.stderr

@@ -191,3 +191,28 @@ def _first_words(message: dict[str, Any]) -> str:
         if part["content"].strip():
             return str(part["content"])
     return ""
+
+
+#: Sessions looked at, newest first, for one the model answered in (`answered_before`).
+ANSWERED_LOOKED_AT = 50
+
+
+def answered_before(root: Path, session_id: str) -> tuple[str, str, str] | None:
+    """(the first prompt of `session_id`, the id and first prompt of the newest session of `root`
+    older than it that the model answered in); None when `session_id` itself was answered, or none
+    of the `ANSWERED_LOOKED_AT` sessions before it was. `--continue` opens the newest session, and a
+    failed start (a misspelt model, an endpoint down) is the newest: the conversation it
+    interrupted is that other one."""
+    from .files import list_sessions
+    from .not_a_session import is_not_a_session
+
+    this = scan(root / f"{session_id}.jsonl")
+    if this.replied:
+        return None
+    found = list_sessions(root)
+    at = next((i for i, p in enumerate(found) if p.stem == session_id), -1)
+    for p in found[at + 1:at + 1 + ANSWERED_LOOKED_AT]:
+        if not is_not_a_session(p) and (listed := scan(p)).replied:
+            return this.prompt, p.stem, listed.prompt
+    return None
+

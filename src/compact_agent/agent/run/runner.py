@@ -180,6 +180,8 @@ class AgentSession:
         # larger one, a prompt over it taken whole forgets it (window_proof.py).
         self.window_proof = WindowProof(self)
         self.notices = [line] if (line := server_windows.start_at_remembered(self)) else []
+        if opts.continue_last and exists and (line := self._continued_note()) is not None:
+            self.notices.append(line)
         self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
         if (line := self._buffer_note()) is not None:
             self.warnings.append(line)
@@ -272,6 +274,20 @@ class AgentSession:
                                       api_key=self.opts.api_key, **self._http_limits())
         return SessionMemory(self.store.dir / "notes.md", self.settings.compaction(), model=self.model,
                              notes_model=notes_model)
+
+    def _continued_note(self) -> str | None:
+        """What `--continue` says when the newest session, the one it opened, is one the model never
+        answered in and an older one it answered in is there: one mistyped command line (a model
+        the server does not have) took `-c` from the conversation it interrupted, and went on in the
+        failed start, with its options, without a word of the other."""
+        from ...session.listing import answered_before
+
+        found = answered_before(self.store.root, self.session_id)
+        if found is None:
+            return None
+        mine, other, prompt = found
+        return (f"continuing session {self.session_id} ({_gist(mine)}), which the model has not answered yet; the "
+                f"newest one it answered in is {other} ({_gist(prompt)}): compact-agent -r {other} goes on there")
 
     def _http_limits(self) -> dict[str, Any]:
         return {"max_retries": self.settings.max_retries, "timeout_s": self.settings.request_timeout_s}
@@ -427,3 +443,10 @@ class AgentSession:
             self.memory.close()
         self.store.unlock()
         self.store.remove_if_unused()
+
+
+def _gist(prompt: str, most: int = 40) -> str:
+    """A prompt in a line's parentheses: on one line, at most `most` characters."""
+    words = " ".join(prompt.split())
+    return (words if len(words) <= most else words[:most - 1].rstrip() + "…") or "no prompt"
+
