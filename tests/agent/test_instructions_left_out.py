@@ -4,11 +4,14 @@ missing from the system prompt and from `/memory` without a word."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from compact_agent.agent.integrations import instructions
 from compact_agent.agent.integrations.instructions import load_instructions
 
 
@@ -60,14 +63,20 @@ def test_a_link_to_nothing_a_loop_and_a_fifo_are_each_said(tmp_path: Path) -> No
     ]
 
 
-def test_an_unreadable_file_is_said(tmp_path: Path) -> None:
+def test_an_unreadable_file_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = _repo(tmp_path)
     (repo / "CLAUDE.md").write_text("secret rules")
-    (repo / "CLAUDE.md").chmod(0)
-    try:
-        if os.access(repo / "CLAUDE.md", os.R_OK):
-            pytest.skip("run by a user who reads any file")
-        found = load_instructions(repo, None)
-    finally:
-        (repo / "CLAUDE.md").chmod(0o644)
+    (repo / "AGENTS.md").write_text("shared rules")
+    # What the system says of a file the user may not read (a user who reads any file, root, is
+    # told nothing of a mode 000 file): the refusal itself, for CLAUDE.md alone.
+    read = instructions.read_capped
+
+    def refused(path: Path, *args: Any, **kwargs: Any) -> bytes:
+        if path.name == "CLAUDE.md":
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return read(path, *args, **kwargs)
+
+    monkeypatch.setattr(instructions, "read_capped", refused)
+    found = load_instructions(repo, None)
     assert found.left_out == ["CLAUDE.md is left out of the instructions: it cannot be read (Permission denied)"]
+    assert "shared rules" in found.text and "secret rules" not in found.text  # the others are read
