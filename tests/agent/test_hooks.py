@@ -15,6 +15,7 @@ from compact_agent.agent.integrations.hooks import (
     parse_hooks,
     run_command,
 )
+from compact_agent.agent.tools.shell import exit_line
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:
@@ -46,7 +47,8 @@ async def test_timeout_kills_the_process_group(tmp_path):
     t0 = time.monotonic()
     run = await run_command(HookCommand("PreCompact", cmd, timeout_s=0.3), {}, tmp_path)
     assert time.monotonic() - t0 < 1
-    assert run.problem.startswith("timed out after 0.3s") and run.output == ""
+    assert run.problem == "timed out after 0.3s: killed by SIGKILL, with its child processes" and run.output == ""
+    assert exit_line(-9, 0.3) == f"exit code: 137 ({run.problem})"  # as a bash call's result says it
     time.sleep(1.2)
     assert not marker.exists(), "the hook's child process outlived the timeout"
 

@@ -19,7 +19,10 @@ skipped, and a request over the hard limit is shrunk to fit instead (never sent 
 A hook is the user's code and may hang, fail or print rubbish. None of that may break a
 compaction: each command runs in its own process group with a timeout (the group is killed), and
 a non-zero exit, a timeout, or unreadable output becomes one `HookRun.problem` line that the
-session reports as an event; the output is then ignored.
+session reports as an event; the output is then ignored. A timeout is said as bash says it
+(`timed out after 10s: killed by SIGKILL, with its child processes`). Nor may a hook outlive the
+agent: its group is killed with it, as a bash command's is, when a SIGTERM or SIGHUP ends the agent
+while the hook runs (agent/tools/shell_groups.py).
 """
 
 from __future__ import annotations
@@ -27,17 +30,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
-import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ... import secrets
+from ... import secrets, stop_signals
 from ...setting_names import meant
 from ...setting_values import shown
+from ..tools.shell_groups import kill_group, running, timed_out
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
 #: What a key under [hooks] may be meant as: an event, or the setting that may sit beside them.
@@ -173,46 +175,33 @@ def _kind(value: Any) -> str:
     return "nothing (null)" if value is None else "a value of another kind"
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
 async def run_command(hook: HookCommand, payload: dict[str, Any], cwd: Path,
                       env: dict[str, str] | None = None) -> HookRun:
     """Run one hook; never raises (except cancellation, after killing the command)."""
     loop = asyncio.get_running_loop()
     t0 = loop.time()
     run = HookRun(hook)
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            "bash", "-c", hook.command, cwd=str(cwd), env={**secrets.scrubbed_env(), **(env or {})},
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True)  # its own group: a timeout kills what it started too
-    except OSError as e:
-        run.problem = f"could not start: {e.strerror or e}"
-        return run
     data = json.dumps(payload, ensure_ascii=False).encode()
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(data), hook.timeout_s)
-        # What it prints goes into the context (SessionStart), the summary's instructions (PreCompact)
-        # and the lines shown: a hook that prints a project's .env must not carry the key there.
-        out, err = secrets.redact_bytes(out), secrets.redact_bytes(err)
-    except TimeoutError:
-        _kill_group(proc.pid)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(proc.wait(), 2)
-        run.problem = f"timed out after {hook.timeout_s:g}s (killed)"
-        run.duration_s = loop.time() - t0
-        return run
-    except BaseException:
-        _kill_group(proc.pid)
-        raise
-    finally:
-        if proc.returncode is None:
-            _kill_group(proc.pid)
-    run.exit_code = proc.returncode
+    with contextlib.ExitStack() as group:
+        try:
+            # Its group is killed if the agent ends meanwhile (shell_groups.py); a SIGTERM that comes
+            # before the group is known waits for it (the command may be running already).
+            with stop_signals.deferred():
+                proc = await asyncio.create_subprocess_exec(
+                    "bash", "-c", hook.command, cwd=str(cwd), env={**secrets.scrubbed_env(), **(env or {})},
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True)  # its own group: a timeout kills what it started too
+                group.enter_context(running(proc.pid))
+        except OSError as e:
+            run.problem = f"could not start: {e.strerror or e}"
+            return run
+        output = await _output(proc, data, hook.timeout_s)
     run.duration_s = loop.time() - t0
+    if output is None:
+        run.problem = timed_out(hook.timeout_s)
+        return run
+    out, err = output
+    run.exit_code = proc.returncode
     if proc.returncode != 0:
         reason = _first_line(err.decode("utf-8", errors="replace")) or _first_line(out.decode("utf-8", "replace"))
         if proc.returncode == BLOCK_EXIT and hook.event in BLOCKING:
@@ -226,6 +215,27 @@ async def run_command(hook: HookCommand, payload: dict[str, Any], cwd: Path,
     elif block is not None:
         run.problem = f"printed JSON without additionalContext; ignored (a {hook.event} hook cannot block)"
     return run
+
+
+async def _output(proc: asyncio.subprocess.Process, data: bytes, limit: float) -> tuple[bytes, bytes] | None:
+    """What the hook printed (stdout, stderr), the key redacted, once it ended; None when it ran
+    past `limit` seconds (its group is killed: the command and what it started)."""
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(data), limit)
+    except TimeoutError:
+        kill_group(proc.pid)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(proc.wait(), 2)
+        return None
+    except BaseException:
+        kill_group(proc.pid)
+        raise
+    finally:
+        if proc.returncode is None:
+            kill_group(proc.pid)
+    # What it prints goes into the context (SessionStart), the summary's instructions (PreCompact)
+    # and the lines shown: a hook that prints a project's .env must not carry the key there.
+    return secrets.redact_bytes(out), secrets.redact_bytes(err)
 
 
 def _usable(raw: bytes) -> tuple[str, str, str | None]:

@@ -1,5 +1,5 @@
-"""The process groups of the commands running now (the bash tool, the REPL's `!cmd`), killed however
-the agent ends.
+"""The process groups of the commands running now (the bash tool, the REPL's `!cmd`, a hook), killed
+however the agent ends.
 
 A command runs in its own session and process group (shell.py), so that a timeout or Ctrl-C kills
 what it started too; for the same reason nothing that ends the agent reaches it. A SIGTERM or SIGHUP
@@ -21,6 +21,12 @@ import signal
 from collections.abc import Iterator
 
 _running: set[int] = set()
+
+
+def timed_out(limit: float) -> str:
+    """What a command killed at its timeout of `limit` seconds says of it, a bash call's result
+    (`exit code: 137 (...)`, shell.exit_line) and a hook's line alike."""
+    return f"timed out after {limit:g}s: killed by SIGKILL, with its child processes"
 
 
 def kill_group(pgid: int) -> None:
