@@ -1,12 +1,12 @@
 """What one conversation's `ContextManager` holds and measures, below the pipeline that uses it.
 
 `ManagerState` is built once per conversation (`_setup`, with `build_defaults` filling in whatever
-the caller left out), keeps the store in step with the history, measures a view (an estimate
-calibrated by the provider's reported usage), follows the window and the output reserve, and
-hands events to the observers; what it saves beside the history (the layers' frozen decisions,
-what the schedule learned) is `SavedState`'s, saved_state.py. `pipeline.py` adds what happens before each request (the layers,
-the schedule, compaction) and `lifecycle.py` the runs and conversations; both build on this and
-neither is imported here.
+the caller left out), keeps the store in step with the history, follows the window and the output
+reserve, and hands events to the observers; how it measures a view (an estimate calibrated by the
+provider's reported usage) is `Measuring`'s, measuring.py, and what it saves beside the history (the
+layers' frozen decisions, what the schedule learned) is `SavedState`'s, saved_state.py.
+`pipeline.py` adds what happens before each request (the layers, the schedule, compaction) and
+`lifecycle.py` the runs and conversations; both build on this and neither is imported here.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, infer_model
 
-from .arguments import check_history, check_options, counted
+from .arguments import check_history, check_options
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.result import CompactionError, CompactionResult, Summarize
@@ -33,13 +33,14 @@ from .contract import LoadableStore, StoreSync, loaded
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
 from .layers.order import default_layers
+from .measuring import Measuring
 from .plumbing import tokens
-from .plumbing.events import Budget, Event, one_line, typed
+from .plumbing.events import Event, one_line, typed
 from .plumbing.identity_memo import IdentityMemo
 from .plumbing.markers import is_compaction_message
 from .plumbing.overflow import LearnedWindow, figures
 from .plumbing.settings import CompactionSettings as Settings
-from .plumbing.settings import Limits, estimate_margin
+from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
 from .plumbing.tracing import NO_TRACER, NoTracer
 from .saved_state import SavedState
@@ -54,7 +55,7 @@ log = logging.getLogger(__name__)
 _PROVISIONAL_WINDOW = 8_192
 
 
-class ManagerState(SavedState, AbstractCapability[Any]):
+class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     """The state of one conversation's pipeline: its window and limits, store, layers, compactor,
     notes and schedule, what the latest request measured, and the observers of its events."""
 
@@ -278,69 +279,6 @@ class ManagerState(SavedState, AbstractCapability[Any]):
         note, self.rewrite_note = self.rewrite_note or {}, None  # a prompt cut to the window (refit.py)
         return {"trigger": "history_changed", "strategy": "replace", "tokens_before": 0, "tokens_after": 0,
                 "archive": "", "time": self.clock().isoformat(), "messages_summarized": 0, **note}
-
-    # -- the view ------------------------------------------------------------------------------
-    def budget(self, tokens_now: int) -> Budget:
-        return Budget(window=self.limits.window, threshold=self.limits.threshold, tokens=tokens_now,
-                      now=self.clock(), collapse_commit=self.limits.collapse_commit,
-                      collapse_blocking=self.limits.collapse_blocking, cache_ttl_s=self.cache_ttl_s,
-                      provider=self.provider, overhead=self.calibration.tokens(self.overhead),
-                      prices=self.prices if self.schedule.priced_by(self) else None,
-                      growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self),
-                      ratio=self.calibration.ratio, credit=self.schedule.credit, forget=self._forget(tokens_now),
-                      hot=self.schedule.reuse.hot if self.schedule.reuse is not None else None)
-
-    def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None:
-        """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths are
-        estimated tokens on both sides)."""
-        reuse, prices = self.schedule.reuse, self.prices
-        if reuse is None:
-            return None
-        wait = reuse.wait_usd(self.settings.stall_wait_usd)
-
-        def forget(depth_est: int, kind: str) -> float:
-            return reuse.forget_cost(prices, depth_est, tokens_now, kind, wait_usd=wait)
-        return forget
-
-    def estimate(self, messages: Sequence[ModelMessage]) -> int:
-        """Uncalibrated size of `messages`: the token counter's, else characters/4.
-
-        The counter is asked about each message once (`[message]`), memoised by identity: a request
-        is measured several times (before and after each layer, for the schedule) and the history
-        is the same objects request after request, so a real tokenizer runs on what is new only.
-        """
-        if self.token_counter is None:
-            return tokens.estimate(messages)
-        total, memo, count = 0, self._counted, self.token_counter
-        for m in messages:
-            n = memo.get(m)
-            total += n if n is not None else memo.put(m, counted(count([m]), m))
-        return total
-
-    def measure(self, messages: Sequence[ModelMessage]) -> int:
-        return self.calibration.tokens(self.estimate(messages) + self.overhead)
-
-    def fit_size(self, messages: Sequence[ModelMessage]) -> int:
-        """The size a request of `messages` is judged to fit the window by: its measure, and never
-        below the raw estimate until the provider's reports agree that it counts less
-        (`Calibration.fits_tokens`). The last resort shrinks by it, and a request is refused by it."""
-        return self.calibration.fits_tokens(self.estimate(messages) + self.overhead)  # never below `measure`
-
-    def summary_output_cap(self, messages: Sequence[ModelMessage]) -> int:
-        """The `max_tokens` of a summary request of `messages` (the instruction included): what the
-        window leaves after its input, measured as a request is judged to fit (`fit_size`, the
-        instructions and tools counted) with the estimate's margin kept free, at most what the
-        model writes (`max_output`). Not the agent's own `max_tokens`, sized for its answers: 200
-        of them cut every summary off. The input was cut to leave the output reserve and that
-        margin (`Compactor.summary_room`), so this is the room planned for the summary at least."""
-        left = self.limits.window - estimate_margin(self.limits.window) - self.fit_size(messages)
-        return max(1, min(self.max_output, left))
-
-    def _measured(self, view: list[ModelMessage], builtin: int) -> int:
-        """`measure(view)`, given the built-in estimate of `view` already made."""
-        if self.token_counter is not None:
-            return self.measure(view)
-        return self.calibration.tokens(builtin + self.overhead)
 
     # -- compactions -------------------------------------------------------------------------
     def apply_result(self, result: CompactionResult, going_ahead: Callable[[], None] | None = None) -> None:

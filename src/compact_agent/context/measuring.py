@@ -1,0 +1,119 @@
+"""How big a request is, as the manager judges it, and what a view layer is told about it.
+
+One figure is read in many places: before and after each layer (shaping.py), by the schedule, by
+the last resort (fit.py), for the summary's `max_tokens`, by `/context`. Each reads it here, from
+the estimate (the token counter's, memoised per message, else characters/4) calibrated by the
+provider's reported usage, so they all agree on the size of one request. `Measuring` is a part of
+`ManagerState` (state.py), apart from the state it reads (its window, calibration, schedule);
+`_Measured` says what it uses of the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from pydantic_ai.messages import ModelMessage
+
+from .arguments import counted
+from .decisions.economics import Prices
+from .decisions.schedule import Schedule
+from .decisions.view import ManagerView
+from .plumbing import tokens
+from .plumbing.events import Budget
+from .plumbing.identity_memo import IdentityMemo
+from .plumbing.settings import estimate_margin
+from .wiring import TokenCounter
+
+
+class _Measured(ManagerView, Protocol):
+    """What of the manager (`ManagerState`) the measurements read, besides the schedule's view."""
+
+    @property
+    def token_counter(self) -> TokenCounter | None: ...
+    @property
+    def max_output(self) -> int: ...
+    @property
+    def clock(self) -> Callable[[], datetime]: ...
+    @property
+    def cache_ttl_s(self) -> float: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def prices(self) -> Prices: ...
+    @property
+    def schedule(self) -> Schedule: ...
+    @property
+    def _counted(self) -> IdentityMemo[int]: ...
+
+    def estimate(self, messages: Sequence[ModelMessage]) -> int: ...
+    def measure(self, messages: Sequence[ModelMessage]) -> int: ...
+    def fit_size(self, messages: Sequence[ModelMessage]) -> int: ...
+    def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
+
+
+class Measuring:
+    """The size of a request and the budget a view layer shapes it within (module docstring)."""
+
+    def budget(self: _Measured, tokens_now: int) -> Budget:
+        return Budget(window=self.limits.window, threshold=self.limits.threshold, tokens=tokens_now,
+                      now=self.clock(), collapse_commit=self.limits.collapse_commit,
+                      collapse_blocking=self.limits.collapse_blocking, cache_ttl_s=self.cache_ttl_s,
+                      provider=self.provider, overhead=self.calibration.tokens(self.overhead),
+                      prices=self.prices if self.schedule.priced_by(self) else None,
+                      growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self),
+                      ratio=self.calibration.ratio, credit=self.schedule.credit, forget=self._forget(tokens_now),
+                      hot=self.schedule.reuse.hot if self.schedule.reuse is not None else None)
+
+    def _forget(self: _Measured, tokens_now: int) -> Callable[[int, str], float] | None:
+        """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths are
+        estimated tokens on both sides)."""
+        reuse, prices = self.schedule.reuse, self.prices
+        if reuse is None:
+            return None
+        wait = reuse.wait_usd(self.settings.stall_wait_usd)
+
+        def forget(depth_est: int, kind: str) -> float:
+            return reuse.forget_cost(prices, depth_est, tokens_now, kind, wait_usd=wait)
+        return forget
+
+    def estimate(self: _Measured, messages: Sequence[ModelMessage]) -> int:
+        """Uncalibrated size of `messages`: the token counter's, else characters/4.
+
+        The counter is asked about each message once (`[message]`), memoised by identity: a request
+        is measured several times (before and after each layer, for the schedule) and the history
+        is the same objects request after request, so a real tokenizer runs on what is new only.
+        """
+        if self.token_counter is None:
+            return tokens.estimate(messages)
+        total, memo, count = 0, self._counted, self.token_counter
+        for m in messages:
+            n = memo.get(m)
+            total += n if n is not None else memo.put(m, counted(count([m]), m))
+        return total
+
+    def measure(self: _Measured, messages: Sequence[ModelMessage]) -> int:
+        return self.calibration.tokens(self.estimate(messages) + self.overhead)
+
+    def fit_size(self: _Measured, messages: Sequence[ModelMessage]) -> int:
+        """The size a request of `messages` is judged to fit the window by: its measure, and never
+        below the raw estimate until the provider's reports agree that it counts less
+        (`Calibration.fits_tokens`). The last resort shrinks by it, and a request is refused by it."""
+        return self.calibration.fits_tokens(self.estimate(messages) + self.overhead)  # never below `measure`
+
+    def summary_output_cap(self: _Measured, messages: Sequence[ModelMessage]) -> int:
+        """The `max_tokens` of a summary request of `messages` (the instruction included): what the
+        window leaves after its input, measured as a request is judged to fit (`fit_size`, the
+        instructions and tools counted) with the estimate's margin kept free, at most what the
+        model writes (`max_output`). Not the agent's own `max_tokens`, sized for its answers: 200
+        of them cut every summary off. The input was cut to leave the output reserve and that
+        margin (`Compactor.summary_room`), so this is the room planned for the summary at least."""
+        left = self.limits.window - estimate_margin(self.limits.window) - self.fit_size(messages)
+        return max(1, min(self.max_output, left))
+
+    def _measured(self: _Measured, view: list[ModelMessage], builtin: int) -> int:
+        """`measure(view)`, given the built-in estimate of `view` already made."""
+        if self.token_counter is not None:
+            return self.measure(view)
+        return self.calibration.tokens(builtin + self.overhead)
