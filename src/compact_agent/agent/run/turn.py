@@ -8,7 +8,7 @@ which hands over to this module.
 
 The persisted history is the truth: a turn that fails or is interrupted goes on from what was
 saved, a history that stops at an unanswered request is closed first (unfinished.py), and the text
-of a reply cut mid-stream is kept, marked as cut.
+of a reply cut mid-stream is kept, marked as cut (a retry of its turn goes out without it).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from .big_input import fit_input as fit_big_input
 from .session_parts import SessionParts
 from .stream_events import stream_handler
 from .turn_threads import turn_threads
-from .unfinished import cut_reply, retried, unanswered_close
+from .unfinished import before_cut, cut_reply, retried, unanswered_close
 from .window_check import fixed_tokens
 
 if TYPE_CHECKING:
@@ -172,9 +172,13 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     # that cut `messages` back) has what the file held archived and the file rewritten (contract.py).
     s.cm.persist(s.messages)
     retry = retried(s.messages, prompt)  # its failed turn, sent again as it was (unfinished.py)
-    if retry:
+    uncut = None if retry else before_cut(s.messages, prompt)  # …its reply cut mid-stream left out
+    if retry or uncut is not None:
         s.store.settle_prompt()  # the copy just typed: the conversation holds the message once
-    else:
+    if uncut is not None:  # the file archived (the cut reply is kept there), then rewritten without it
+        s.cm.persist(uncut)  # on a failed archive nothing changed: the session still ends with the cut reply
+        s.messages, retry = uncut, True
+    if not retry:
         _close_unanswered(s)
     history = list(s.messages)
     start = len(history) - 1 if retry else len(history)

@@ -7,7 +7,10 @@ marked response (the runner appends and saves it), so positions stay stable for 
 The one exception is a retry: the very text of the unanswered message, sent again right after its
 turn failed (what the error line advises: Up, Enter; or `-c -p` with the same prompt). That turn
 is sent again as it was, not closed and followed by a second copy: the model would see the
-message twice and do twice what it asks ("append X to the file").
+message twice and do twice what it asks ("append X to the file"). A reply cut mid-stream after the
+message is no answer either: retried, the turn goes out without it (the session file is archived,
+then rewritten without it), so the model does not read its own half answer followed by the same
+question again.
 """
 
 from __future__ import annotations
@@ -44,3 +47,19 @@ def retried(messages: Sequence[ModelMessage], prompt: str) -> bool:
         return False
     said = [p.content for p in last.parts if isinstance(p, UserPromptPart)]
     return len(said) == len(last.parts) and isinstance(said[-1], str) and said[-1].strip() == prompt.strip()
+
+
+def before_cut(messages: Sequence[ModelMessage], prompt: str) -> list[ModelMessage] | None:
+    """The history without the cut reply it ends with, when `prompt` sends again the message that
+    reply began to answer (a retry of that turn); None otherwise. Sent with the cut reply, the
+    conversation read: the message, half an answer, the same message again."""
+    if not messages or not isinstance(last := messages[-1], ModelResponse) or _synthetic(last) != "cut":
+        return None
+    rest = list(messages[:-1])
+    return rest if retried(rest, prompt) else None
+
+
+def _synthetic(m: ModelResponse) -> str:
+    ours = m.metadata.get("compact_agent") if isinstance(m.metadata, dict) else None
+    kind = ours.get("synthetic") if isinstance(ours, dict) else None
+    return kind if isinstance(kind, str) else ""
