@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from compact_agent.agent.tools import checkpoints as checkpoint_store
+from compact_agent.agent.tools import checkpoint_store
 from compact_agent.error_text import describe_error
 from tests.e2e.test_rewind_after_compaction import editor, prompts, session
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -6,8 +6,8 @@ puts every file back as it was when turn n started and tells the caller how long
 was then. Only changes made through our tools are tracked: what a `bash` command does is not.
 
 State lives on disk (`checkpoints.json` + content-addressed blobs, atomic writes, 0600 files in a
-0700 dir, since file contents may be private) so a resumed session can still rewind. The versions
-kept are bounded per session, the oldest pruned first (checkpoint_retention.py).
+0700 dir, since file contents may be private: checkpoint_store.py) so a resumed session can still
+rewind. The versions kept are bounded per session, the oldest pruned first (checkpoint_retention.py).
 
 A compaction rewrites the history, so a checkpoint's `history_len` no longer indexes the live
 conversation; the files it saved are as good as before. The caller says so (`compacted`): each
@@ -26,13 +26,9 @@ back), and the caller says so.
 from __future__ import annotations
 
 import builtins
-import contextlib
-import errno
 import hashlib
 import json
 import logging
-import os
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,31 +42,11 @@ from ... import secrets
 from ..safety.checked_open import make_folders, read_checked, remove_file
 from . import file_state
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
-from .file_state import atomic_write_bytes
+from .checkpoint_store import CheckpointStore
 
 log = logging.getLogger(__name__)
 
 PREVIEW_CHARS = 120
-_INDEX = "checkpoints.json"
-#: What a write that found no room failed with (a full disk, a quota).
-_NO_ROOM = (errno.ENOSPC, errno.EDQUOT)
-#: The name of a saved version: the SHA-256 of its bytes. A list that names one otherwise (a path, `../x`)
-#: was not written by us; that version is missing, never read from wherever the name points.
-_BLOB_NAME = re.compile(r"[0-9a-f]{64}")
-
-
-def overwrite_in_place(path: Path, data: bytes) -> None:
-    """Write `data` over the file at `path` where it is, cutting off what is left after it: a
-    shorter list needs no new room on a full disk, where a new file beside it (an atomic write) does."""
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.ftruncate(fd, len(data))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 @dataclass
@@ -136,29 +112,20 @@ class Checkpoints:
         self.store_dir = Path(store_dir)
         self.max_bytes = max_bytes
         self.may_restore = may_restore
+        self._store = CheckpointStore(self.store_dir)
         self._items: list[Checkpoint] = []
         self.load()
-
-    @property
-    def _blobs(self) -> Path:
-        return self.store_dir / "blobs"
-
-    def _ensure_dirs(self) -> None:
-        for d in (self.store_dir, self._blobs):
-            d.mkdir(parents=True, exist_ok=True, mode=0o700)
-            os.chmod(d, 0o700)
 
     def load(self) -> Checkpoints:
         """Read the persisted checkpoints; a missing or corrupt index starts empty (with a warning).
         Versions the index read names no longer are deleted (a crash left them); a corrupt index
         leaves every one where it is."""
         self._items = []
-        index = self.store_dir / _INDEX
+        index = self._store.index
         if not index.exists():
             return self
         try:
-            data = json.loads(index.read_text(encoding="utf-8"))
-            self._items = [Checkpoint.from_json(d) for d in data.get("checkpoints", [])]
+            self._items = [Checkpoint.from_json(d) for d in self._store.read_list()]
             self._gc()
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
@@ -168,42 +135,14 @@ class Checkpoints:
         return self
 
     def _save(self) -> None:
-        self._ensure_dirs()
-        data = {"version": 1, "checkpoints": [c.to_json() for c in self._items]}
-        # The prompts are the user's words, which may quote the API key (older indexes held it too).
-        text = secrets.redact(json.dumps(data, indent=1)).encode()
-        index = self.store_dir / _INDEX
-        try:
-            atomic_write_bytes(index, text, mode=0o600)
-        except OSError as e:
-            # On a full disk a list that shrank (after a rewind, a prune) is written over the old
-            # one: the checkpoints kept are kept for a later run too, not only the old list's.
-            try:
-                if e.errno not in _NO_ROOM or len(text) > index.stat().st_size:
-                    raise
-                overwrite_in_place(index, text)
-            except OSError:
-                raise e from None
+        self._store.write_list([c.to_json() for c in self._items])
 
     def forget_saved(self) -> str:
         """After a save failed: when the list on disk names more checkpoints than this one holds (a
         rewind's that could not be saved), delete it, which needs no room; a later run then offers
         none, not checkpoints whose turns are gone, until the next save. "" when the list on disk
         does not (none, one a load ignores, or saved after all), "deleted" or "stale" (it could not be)."""
-        index = self.store_dir / _INDEX
-        try:
-            listed = json.loads(index.read_bytes()).get("checkpoints")
-        except (OSError, ValueError, AttributeError, RecursionError):
-            return ""
-        if not isinstance(listed, builtins.list) or len(listed) <= len(self._items):
-            return ""
-        try:
-            index.unlink()
-        except FileNotFoundError:
-            return ""
-        except OSError:
-            return "stale"
-        return "deleted"
+        return self._store.forget_list(len(self._items))
 
     def begin(self, turn_index: int, history_len: int, prompt: str,
               before: ModelMessage | None = None) -> Checkpoint:
@@ -236,31 +175,15 @@ class Checkpoints:
         p = Path(key)
         if p.is_file():
             data = read_checked(p)  # as checked: a link swapped in would put its target in the project on a rewind
-            blob = hashlib.sha256(data).hexdigest()
-            self._ensure_dirs()
-            target = self._blobs / blob
-            grew = not target.exists()
-            if grew:  # the key a .env holds is kept out of our files: a mark stands for it
-                atomic_write_bytes(target, secrets.seal_bytes(data), mode=0o600)
+            blob, grew = self._store.keep(data)
             cp.saved[key] = blob
-            if grew and prune(self._items, self._size, self.max_bytes):
+            if grew and prune(self._items, self._store.size, self.max_bytes):
                 self._save()  # the index first: a crash before the deletions leaves only unnamed files
                 self._gc()
                 return
         else:
             cp.saved[key] = None
         self._save()
-
-    def _size(self, blob: str) -> int:
-        try:
-            return self._blob(blob).stat().st_size
-        except OSError:
-            return 0
-
-    def _blob(self, blob: str) -> Path:
-        """Where the saved version `blob` is: in the session's store, whatever the list says; a name
-        that is no blob's is a file that is never there."""
-        return self._blobs / (blob if _BLOB_NAME.fullmatch(blob) else "not-a-blob")
 
     def list(self) -> list[Checkpoint]:
         return list(self._items)
@@ -361,7 +284,7 @@ class Checkpoints:
         if not 0 <= n < len(self._items):
             return [], []
         state, pruned = self._states(n)
-        return pruned, [Path(p) for p, blob in state.items() if blob and not self._blob(blob).is_file()]
+        return pruned, [Path(p) for p, blob in state.items() if blob and not self._store.blob(blob).is_file()]
 
     def sealed(self, n: int) -> builtins.list[Path]:
         """The files of checkpoint n whose saved version held a key that is not the one in use now
@@ -369,15 +292,7 @@ class Checkpoints:
         if not 0 <= n < len(self._items):
             return []
         return [Path(p) for p, blob in self._states(n)[0].items()
-                if blob and self._blob(blob).is_file() and self._version(blob) is None]
-
-    def _version(self, blob: str) -> bytes | None:
-        """The bytes of saved version `blob`, the key put back in its place; None when it held
-        another key, or is missing."""
-        try:
-            return secrets.unseal_bytes(self._blob(blob).read_bytes())
-        except OSError:
-            return None
+                if blob and self._store.blob(blob).is_file() and self._store.version(blob) is None]
 
     def fenced(self, n: int) -> builtins.list[Path]:
         """The files of checkpoint n a rewind leaves alone because `may_restore` refuses them."""
@@ -418,7 +333,7 @@ class Checkpoints:
         restored: builtins.list[Path] = []
         for path_s, blob in state.items():
             path = Path(path_s)
-            if blob is not None and not self._blob(blob).is_file():
+            if blob is not None and not self._store.blob(blob).is_file():
                 continue  # its version is missing: `unrestorable` names it
             if (real := self._place(path)) is None:
                 continue  # outside what the tools may write: `fenced` names it
@@ -426,7 +341,7 @@ class Checkpoints:
                 if (entry := self._entry(path)) is not None and remove_file(entry):
                     restored.append(path)
                 continue
-            if (data := self._version(blob)) is None:
+            if (data := self._store.version(blob)) is None:
                 continue  # it held a key not in use now: `sealed` names it
             # Into the place judged, as the write tools do: a link swapped in since leads nowhere.
             make_folders(real.parent)
@@ -447,13 +362,7 @@ class Checkpoints:
 
     def _gc(self) -> None:
         """Delete blobs no remaining checkpoint refers to."""
-        live = referenced(self._items)
-        if not self._blobs.is_dir():
-            return
-        for blob in self._blobs.iterdir():
-            if blob.name not in live:
-                with contextlib.suppress(OSError):
-                    blob.unlink()
+        self._store.collect(referenced(self._items))
 
 
 def _give(dropped: Checkpoint, to: Checkpoint) -> None:
