@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.config import Settings
 from compact_agent.session.loading import load_session_file
@@ -25,6 +27,7 @@ from .repl_driver import drive
 NO_RETRIES = Settings(memory_enabled=False, max_retries=0, transient_retries=0)
 CUT_MARK = "[compact-agent: the provider's reply was cut off here"
 HALF = "half of an answer " * 30
+CLOSED = Fault.reset_mid_stream()
 
 
 def said(req: ChatRequest) -> list[str]:
@@ -32,15 +35,15 @@ def said(req: ChatRequest) -> list[str]:
     return [message_text(m) for m in req.messages if m.get("role") in ("user", "assistant")]
 
 
-def cut_until_told(responder: Any = None) -> tuple[dict[str, bool], FakeOpenAIServer]:
-    """A server whose streamed replies are cut mid-way (the connection closed) while `state["cut"]`."""
+def cut_until_told(responder: Any = None, fault: Fault = CLOSED) -> tuple[dict[str, bool], FakeOpenAIServer]:
+    """A server whose streamed replies are cut mid-way (by default, the connection closed) while `state["cut"]`."""
     state = {"cut": True}
 
     def answer(req: ChatRequest) -> Reply:
         return Reply.text(HALF if state["cut"] else f"done: {req.last_user_text()}")
 
     def faults(req: ChatRequest, attempt: int) -> Fault | None:
-        return Fault.reset_mid_stream() if state["cut"] else None
+        return fault if state["cut"] else None
 
     return state, FakeOpenAIServer(responder or answer, faults=faults)
 
@@ -66,14 +69,14 @@ def every_call_answered(req: ChatRequest) -> bool:
     return sorted(calls) == sorted(results)
 
 
-async def test_the_repl_retries_a_turn_whose_reply_was_cut_without_the_cut_reply(tmp_path):
-    state, server = cut_until_told()
+@pytest.mark.parametrize("fault", [CLOSED, Fault.torn()], ids=["connection-closed", "torn-stream"])
+async def test_the_repl_retries_a_turn_whose_reply_was_cut_without_the_cut_reply(tmp_path, fault):
+    state, server = cut_until_told(fault=fault)
     with server:
         run = await drive(tmp_path, None, ["append X to notes.txt\r", "append X to notes.txt\r", "/history\r"],
                           server=server, at_prompt=mended_at_second_prompt(state), settings=NO_RETRIES)
     out = " ".join(run.out.split())
-    assert "closed the connection before the reply ended; the session is saved with your message: send it " \
-           "again (↑ Enter) to retry" in out, run.out
+    assert "the session is saved with your message: send it again (↑ Enter) to retry" in out, run.out
     assert "Traceback" not in run.out
     assert said(server.requests[-1]) == ["append X to notes.txt"], server.requests[-1].messages
     history = run.out[run.out.index("messages (the numbers"):]
@@ -99,17 +102,20 @@ async def test_another_message_after_a_cut_reply_still_goes_after_it(tmp_path):
     assert not load_session_file(session_file(tmp_path)).boundaries  # appended to, never rewritten
 
 
-async def test_a_reply_cut_inside_a_tool_call_is_retried_with_every_call_answered(tmp_path):
-    """The cut comes inside the arguments of the first of two tool calls, after some text: the text
-    is saved, the calls are not, and the retry runs the calls of the whole reply with their results."""
+@pytest.mark.parametrize("text", ["Let me look at the notes first.", None], ids=["after-text", "calls-only"])
+async def test_a_reply_cut_inside_a_tool_call_is_retried_with_every_call_answered(tmp_path, text):
+    """The cut comes inside a tool call's arguments (after some text, or in a reply of calls only):
+    the text is saved, the calls are not, and the retry runs the calls of the whole reply with their
+    results."""
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "notes.txt").write_text("alpha\n")
     state: dict[str, bool] = {}
 
     def responder(req: ChatRequest) -> Reply:
         if not any(m.get("role") == "tool" for m in req.messages):
-            return Reply.tools([("read_file", {"path": "notes.txt"}), ("glob", {"pattern": "*.txt"})],
-                               content="Let me look at the notes first.")
+            more = [] if text else [("grep", {"pattern": "alpha"})]  # so that the cut is inside the second's
+            return Reply.tools([("read_file", {"path": "notes.txt"}), ("glob", {"pattern": "*.txt"}), *more],
+                               content=text)
         return Reply.text("read it")
 
     state, server = cut_until_told(responder)
