@@ -157,3 +157,35 @@ def test_continue_with_the_same_prompt_after_a_cut_reply_retries_the_turn(tmp_pa
 
 def message_text_of(m: Any) -> str:
     return "".join(str(getattr(p, "content", "")) for p in m.parts)
+
+
+async def test_a_reply_cut_after_the_tools_ran_goes_on_from_what_they_did(tmp_path):
+    """Cut in the request that carries a tool's result: the line says to go on (the same message
+    would run the tools again), and 'go on' sends every call with its result, then the cut text."""
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("alpha\n")
+    state = {"cut": False}
+
+    def responder(req: ChatRequest) -> Reply:
+        if not any(m.get("role") == "tool" for m in req.messages):
+            return Reply.tools([("read_file", {"path": "notes.txt"})])
+        return Reply.text(HALF if state["cut"] else "went on")
+
+    def faults(req: ChatRequest, attempt: int) -> Fault | None:
+        return CLOSED if state["cut"] and any(m.get("role") == "tool" for m in req.messages) else None
+
+    prompts = iter(range(10))
+
+    def at_prompt() -> None:
+        state["cut"] = next(prompts) == 0
+
+    with FakeOpenAIServer(responder, faults=faults) as server:
+        run = await drive(tmp_path, None, ["read notes.txt\r", "go on\r"], server=server, at_prompt=at_prompt,
+                          settings=NO_RETRIES)
+    out = " ".join(run.out.split())
+    assert "send 'go on' to continue from there (the same message again would run them again)" in out, run.out
+    last = server.requests[-1]
+    texts = said(last)
+    assert texts[0] == "read notes.txt" and CUT_MARK in texts[-2] and texts[-1] == "go on", texts
+    assert all(every_call_answered(r) for r in server.requests), [r.messages for r in server.requests]
+    assert "went on" in run.out
