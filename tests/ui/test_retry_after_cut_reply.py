@@ -153,6 +153,7 @@ def test_continue_with_the_same_prompt_after_a_cut_reply_retries_the_turn(tmp_pa
         assert said(server.requests[-1]) == ["append X to notes.txt"], server.requests[-1].messages
         assert asyncio.run(run_print(opts(continue_last=True), "and Y")) == 0
     assert said(server.requests[-1]) == ["append X to notes.txt", "done: append X to notes.txt", "and Y"]
+    assert not load_session_file(session_file(tmp_path)).warnings  # no prompt left typed and unanswered
 
 
 def message_text_of(m: Any) -> str:
