@@ -96,13 +96,13 @@ def test_a_lock_file_removed_while_a_run_took_it_is_taken_again(tmp_path: Path, 
     """A run opened its session's lock file, then `sessions --delete` (holding it) removed the
     session's folder, lock and all, before the run locked it: the run held a lock on a file no one
     else could see, and a second run could take the session too. It locks the file made anew."""
-    from compact_agent.session import store as store_module
+    from compact_agent.session import locks as lock_module
     from compact_agent.session.files import SessionLocked
     from compact_agent.session.locks import check_free
     from compact_agent.session.store import SessionStore
 
     _, root = folder(tmp_path)
-    real = store_module.fcntl.flock
+    real = lock_module.fcntl.flock
     removed: list[bool] = []
 
     def flock(fd: int, op: int) -> None:
@@ -112,10 +112,10 @@ def test_a_lock_file_removed_while_a_run_took_it_is_taken_again(tmp_path: Path, 
             (root / "s1").rmdir()
         real(fd, op)
 
-    monkeypatch.setattr(store_module.fcntl, "flock", flock)
+    monkeypatch.setattr(lock_module.fcntl, "flock", flock)
     store = SessionStore(root, "s1")
     store.lock()
-    monkeypatch.setattr(store_module.fcntl, "flock", real)
+    monkeypatch.setattr(lock_module.fcntl, "flock", real)
     try:
         with pytest.raises(SessionLocked):
             check_free(root, "s1")  # another run asking finds it held

@@ -1,26 +1,29 @@
-"""Whether another process holds a session, asked before the REPL shows anything.
+"""A session's lock: taken for good by the run that writes it, or asked about before the REPL starts.
 
-`SessionStore.lock` (store.py) takes an flock on `<root>/<id>/lock` when the session is built; the
-REPL builds it while its prompt is up (repl_start.py), so a session in use was found out only
-seconds after the user had started typing into a prompt that then went away. `check_free` asks
-the same lock, cheaply (no pydantic-ai import), and lets go of it at once: the store takes it for
-good when the session is built, and refuses then if another process took it in between.
+`SessionStore.lock` (store.py) takes an flock on `<root>/<id>/lock` (`take`) when the session is
+built, and lets go of it when the run ends (`release`). The REPL builds it while its prompt is up
+(repl_start.py), so a session in use was found out only seconds after the user had started typing
+into a prompt that then went away. `check_free` asks the same lock, cheaply (no pydantic-ai
+import), and lets go of it at once: the store takes it for good when the session is built, and
+refuses then if another process took it in between. Both live here, apart from the store, so the
+one lock and its words are in one place.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from pathlib import Path
 
-from .files import SessionLocked
+from .files import SessionError, SessionLocked, ensure_private_dir
 
-#: The lock file in a session's folder (SessionStore.lock).
+#: The lock file in a session's folder (`take`, SessionStore.lock).
 LOCK_FILE = "lock"
 
 
 def in_use_message(session_id: str) -> str:
-    """SessionStore.lock's words for a session another process holds."""
+    """The words for a session another process holds (`take`, `check_free`, journal.py)."""
     return (f"session {session_id} is in use by another compact-agent process"
             " (wait for it to finish, or start a new session without --continue/--resume)")
 
@@ -39,3 +42,50 @@ def check_free(root: Path, session_id: str) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def take(folder: Path, session_id: str, root: Path) -> int:
+    """Lock session `session_id` (its folder `folder`, in `root`) for good: the lock file's open
+    descriptor, this process's id written in it. Raises SessionLocked when another process holds it.
+
+    A lock file removed between its opening and its locking (`sessions --delete` held it, and
+    removed the session's folder) locks nothing another process can see: the lock is taken again on
+    the file made anew, or two runs could each hold one in the same session.
+    """
+    for _ in range(5):
+        try:
+            ensure_private_dir(folder)
+            fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as e:
+            raise SessionError(f"cannot open session {session_id} in {root}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise SessionLocked(in_use_message(session_id)) from None
+        if _same_file(folder / LOCK_FILE, fd):
+            break
+        os.close(fd)
+    else:
+        raise SessionError(f"cannot open session {session_id} in {root}: its lock file "
+                           "was removed each time it was taken")
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+    return fd
+
+
+def release(fd: int) -> None:
+    """Let go of a lock `take` returned (a failure to is the end of the process's hold anyway)."""
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _same_file(path: Path, fd: int) -> bool:
+    """Whether `path` names the file open at `fd` (not removed, nor replaced, since it was opened)."""
+    try:
+        at, held = os.stat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return (at.st_dev, at.st_ino) == (held.st_dev, held.st_ino)

@@ -24,7 +24,6 @@ was saved before is touched by a failed write.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import uuid
@@ -36,7 +35,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from .. import crashpoints, secrets
-from . import journal, last_run, listing, remembered, unreadable
+from . import journal, last_run, listing, locks, remembered, unreadable
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
 from .files import (
@@ -73,15 +72,6 @@ def _a_reply(entry: dict[str, Any]) -> bool:
     message = entry.get("message")
     return (entry.get("kind") == "message" and isinstance(message, dict) and message.get("kind") == "response"
             and from_the_model(message.get("metadata")))
-
-
-def _same_file(path: Path, fd: int) -> bool:
-    """Whether `path` names the file open at `fd` (not removed, nor replaced, since it was opened)."""
-    try:
-        at, held = os.stat(path), os.fstat(fd)
-    except OSError:
-        return False
-    return (at.st_dev, at.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _prompt_text(m: ModelMessage) -> str:
@@ -130,36 +120,10 @@ class SessionStore:
         Holding it, no one else writes this session's files, so temp files a killed process left
         behind (ours only: other sessions share the project folder) are removed here. A file under
         the session's name that is no session is refused first (NotASessionFile): nothing is made for it.
-
-        A lock file removed between its opening and its locking (`sessions --delete` held it, and
-        removed the session's folder) locks nothing another process can see: the lock is taken
-        again on the file made anew, or two runs could each hold one in the same session.
+        The lock itself is locks.py's (`take`).
         """
         refuse_if_not_a_session(self.path)
-        for _ in range(5):
-            try:
-                ensure_private_dir(self.dir)
-                fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-            except OSError as e:
-                raise SessionError(f"cannot open session {self.session_id} in {self.root}: {e.strerror or e}") from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                raise SessionLocked(
-                    f"session {self.session_id} is in use by another compact-agent process"
-                    " (wait for it to finish, or start a new session without --continue/--resume)"
-                ) from None
-            if _same_file(self.dir / "lock", fd):
-                break
-            os.close(fd)
-        else:
-            raise SessionError(f"cannot open session {self.session_id} in {self.root}: its lock file "
-                               "was removed each time it was taken")
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-            os.write(fd, str(os.getpid()).encode())
-        self._lock_fd = fd
+        self._lock_fd = locks.take(self.dir, self.session_id, self.root)
         self.clean_stale_temps()
         if (early := journal.claim_early(self.path)) is not None:  # typed while the session was being built
             self._prompt = (early[0], early[1])
@@ -212,9 +176,7 @@ class SessionStore:
 
     def unlock(self) -> None:
         if self._lock_fd is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-                os.close(self._lock_fd)
+            locks.release(self._lock_fd)
             self._lock_fd = None
 
     def remove_if_unused(self) -> None:
@@ -225,7 +187,7 @@ class SessionStore:
             return
         if self.dir.is_dir():
             with contextlib.suppress(OSError):
-                (self.dir / "lock").unlink(missing_ok=True)
+                (self.dir / locks.LOCK_FILE).unlink(missing_ok=True)
             for folder, _dirs, _files in sorted(os.walk(self.dir), key=lambda w: -len(w[0])):  # deepest first
                 with contextlib.suppress(OSError):  # not empty: it holds something, and stays
                     os.rmdir(folder)
