@@ -2,11 +2,11 @@
 
 Every failure the user can cause or fix (no key, unreachable endpoint, bad flag, locked or missing
 session) ends in one clear line on stderr and a nonzero exit, never a traceback. Beside this file:
-cli_help.py (help, one-line parse errors, `fail`), cli_input.py (the prompt from the query and
-stdin), cli_settings.py (settings, endpoint and key checked at start), cli_warnings.py (library
-warnings as one line each), cli_resume.py (the session `-c`/`-r` opens and the options it runs
-with), cli_print.py (`-p` up to the run: the prompt saved, the signals armed), cli_query.py (the
-first message given as a positional, beside the subcommands).
+cli_help.py (help, one-line parse errors, `fail`), cli_numbers.py (numbers as written: `32k`),
+cli_input.py (the prompt from the query and stdin), cli_settings.py (settings, endpoint and key
+checked at start), cli_warnings.py (library warnings as one line each), cli_resume.py (the session
+`-c`/`-r` opens and the options it runs with), cli_print.py (`-p` up to the run: the prompt saved,
+the signals armed), cli_query.py (the first message given as a positional, beside the subcommands).
 """
 
 from __future__ import annotations
@@ -26,13 +26,12 @@ from .cli_help import (
     OneLineGroup,
     OneLineUsage,
     ReadableCommand,
-    count,
     errors_as_json,
     fail,
     json_error,
-    tokens,
 )
 from .cli_input import as_text, with_stdin
+from .cli_numbers import count, tokens
 from .cli_query import split_query
 from .cli_settings import endpoint, key_and_window, load_settings, protect_key, routing_note, url_problem
 from .cli_warnings import route_library_warnings

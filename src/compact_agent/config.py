@@ -20,7 +20,7 @@ from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
-from .cli_help import parse_tokens
+from .cli_numbers import parse_tokens
 from .context.plumbing.settings import CompactionSettings, Limits
 from .price_setting import ModelPrices, parse_prices
 from .setting_values import base_type
@@ -34,7 +34,7 @@ _D = CompactionSettings()  # the pipeline's numbers have one home: the library's
 # mistake (or a hostile project file), and taking it would break every request or every command
 # in ways that are hard to trace back. A value out of range is a one-line error at start-up.
 Count = Annotated[int, Field(ge=0)]  # characters, items: 0 allowed (turns the thing off)
-# A number of tokens is written as the window is (cli_help.parse_tokens): 13000, "13,000", "13k".
+# A number of tokens is written as the window is (cli_numbers.parse_tokens): 13000, "13,000", "13k".
 Tokens = Annotated[int, BeforeValidator(lambda v: parse_tokens(v, least=0, most=None))]  # 0 allowed
 PositiveTokens = Annotated[int, BeforeValidator(lambda v: parse_tokens(v, least=1, most=None))]
 Positive = Annotated[int, Field(ge=1)]
@@ -54,7 +54,7 @@ class Settings(BaseSettings):
     base_url: str | None = None
     # No minimum of its own: the session refuses a window too small for what every request carries,
     # with the minimum it needs and this setting's file (agent/run/window_check.py). Written as the
-    # flag takes it: 32000, "32,000", "32k" or "128K" (cli_help.parse_tokens).
+    # flag takes it: 32000, "32,000", "32k" or "128K" (cli_numbers.parse_tokens).
     context_window: Annotated[int | None, BeforeValidator(lambda v: v if v is None else parse_tokens(v))] = None
     # The model's prices (price_setting.py); None: the registry's (none for a model it does not know).
     prices: Annotated[ModelPrices | None, BeforeValidator(parse_prices)] = None

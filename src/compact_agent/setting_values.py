@@ -4,7 +4,7 @@ pydantic says "Input should be a valid integer, unable to parse string as an int
 `max_retries = "many"`; the user reads `expected a whole number from 0 to 10, not 'many'` instead:
 the kind of value (a whole number, a number, true or false, text in quotes, a list, a table) and
 its range, from the setting's own declaration (config.Settings), so the line and the range agree.
-An error the settings' own validators word (a number of tokens: cli_help.parse_tokens) is theirs.
+An error the settings' own validators word (a number of tokens: cli_numbers.parse_tokens) is theirs.
 """
 
 from __future__ import annotations

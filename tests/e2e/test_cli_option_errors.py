@@ -84,7 +84,7 @@ def test_windows_are_written_as_the_docs_write_them_everywhere(cli):
 
 
 def test_one_reading_of_a_number_of_tokens():
-    from compact_agent.cli_help import parse_tokens
+    from compact_agent.cli_numbers import parse_tokens
     from compact_agent.ui.session_views import model_args
 
     assert [parse_tokens(v) for v in ("32000", "32k", "32K", "128K", "32,768", "32_000", "1.5k", "1M", 64_000)] == \

@@ -20,7 +20,7 @@ from ..agent.accounting.costs import CostReport, Entry
 from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
 from ..agent.tools.todos import TodoItem
-from ..cli_help import MAX_WINDOW, parse_tokens
+from ..cli_numbers import MAX_WINDOW, parse_tokens
 from ..words import plural
 from . import render
 from .command_registry import CommandError, command, current_repl
