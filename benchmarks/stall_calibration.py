@@ -30,7 +30,8 @@ from pathlib import Path
 from pydantic_ai.messages import ModelResponse
 
 from compact_agent.context.decisions.reuse import KINDS, PRIOR_REACHED, PRIOR_RESPONSES, Reuse
-from compact_agent.replay.batch import find_files, load_or_note
+from compact_agent.replay.batch import load_or_note
+from compact_agent.replay.finding import find_files
 from compact_agent.replay.simulate import replay_messages
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from compact_agent.replay import batch, report
+from compact_agent.replay import batch, finding, report
 
 
 def _chat(n: int) -> list[dict]:
@@ -24,7 +24,7 @@ async def test_results_keep_the_files_order_and_no_messages(tmp_path: Path):
         (tmp_path / f"t{n:02d}.json").write_text(json.dumps(_chat(n)))
     (tmp_path / "notes.txt").write_text("not a transcript\n")
     for workers in (1, 2):
-        files = batch.find_files([tmp_path]).files
+        files = finding.find_files([tmp_path]).files
         results = await batch.replay_files(files, ["ours", "none"], window=8_000, pricing="deepseek",
                                            workers=workers)
         runs = [r for r in results if not isinstance(r, str)]

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from compact_agent.replay import load_transcript
-from compact_agent.replay.batch import find_files
+from compact_agent.replay.finding import find_files
 
 from .test_cli_analyze import cli
 from .test_importer_traps import CLAUDE_SESSION, CODEX_SESSION, write_jsonl

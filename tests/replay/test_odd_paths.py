@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_agent.replay.batch import FindError, find_files
+from compact_agent.replay.finding import FindError, find_files
 
 from .test_cli_analyze import cli
 
@@ -136,7 +136,7 @@ def test_a_project_folder_of_sessions_lists_no_side_files_it_shares(tmp_path: Pa
     """`analyze` of a project's folder of sessions: the files its sessions share, `prompt_history` and
     `sent_prompts/<id>.jsonl`, are ours, left out as the side folders are, not each 'skipped …: not
     a transcript'. A file of that name where no session is is read as any other."""
-    from compact_agent.replay.batch import find_files
+    from compact_agent.replay.finding import find_files
 
     session = tmp_path / "20261204-093204-ba1915.jsonl"
     session.write_text('{"v": 1, "id": "a", "parent": null, "time": "t", "kind": "meta", "meta": {}}\n')

@@ -20,7 +20,7 @@ from pydantic_ai.usage import RequestUsage
 from compact_agent.context.compaction import summary
 from compact_agent.models import PRICING
 from compact_agent.replay import report
-from compact_agent.replay.batch import find_files
+from compact_agent.replay.finding import find_files
 from compact_agent.replay.importers import load_transcript
 from compact_agent.replay.metrics import measure, request_cost
 from compact_agent.replay.plot import svg

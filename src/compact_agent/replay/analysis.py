@@ -43,7 +43,7 @@ class Analysis:
     price: ModelInfo
     runs: list[TranscriptRun] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
-    plain: frozenset[Path] = frozenset()  # files found in folders plainly no transcript (batch.skip_lines)
+    plain: frozenset[Path] = frozenset()  # files found in folders plainly no transcript (finding.skip_lines)
 
     def metrics(self, run: TranscriptRun) -> list[Metrics]:
         return [measure([r], self.price, label(run.transcript.source)) for r in run.runs]

@@ -1,10 +1,10 @@
-"""Finding transcripts and replaying many of them with memory flat in their number.
+"""Replaying many transcripts with memory flat in their number.
 
 People point the analyzer at their whole history (all of `~/.claude/projects`, gigabytes). So the
-parent never loads a transcript: it lists the files, and each worker loads one, replays it through
-every strategy and sends back only the figures (`TranscriptRun` with the transcript's messages
-dropped). At any moment at most one transcript per worker is in memory. Files are handed out
-biggest first so a large one does not finish last alone. A run that takes more than a couple of
+parent never loads a transcript: it lists the files (finding.py), and each worker loads one,
+replays it through every strategy and sends back only the figures (`TranscriptRun` with the
+transcript's messages dropped). At any moment at most one transcript per worker is in memory.
+Files are handed out biggest first so a large one does not finish last alone. A run that takes more than a couple of
 seconds shows a progress bar on stderr (when it is a terminal): files done / total, how many of
 them were skipped (those the search passed over, as a broken link, and those that are not
 transcripts: as many as the notes name), elapsed.
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..models import PRICING, model_info
 from ._words import plural
@@ -31,155 +31,6 @@ from .simulate import Summarize, TranscriptRun, replay_all
 from .standin import ModelFailed, WatchedModel, standin_summarize
 
 PROGRESS_AFTER_S = 2.0
-
-
-class FindError(ValueError):
-    """A path given on the command line does not exist."""
-
-
-class Found(NamedTuple):
-    files: list[Path]  # candidate transcripts, to be read
-    notes: list[str]  # one line per path skipped while searching (the archives in one line)
-    skipped: int  # how many paths those notes skip: the progress bar starts its count from it
-
-
-#: How the names of the transcripts the importers read end (importers.py).
-TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".traj")
-#: Of the files `skip_lines` sums in one line, the names it shows.
-NAMES_SHOWN = 3
-
-
-def find_files(paths: Sequence[Path]) -> Found:
-    """Candidate transcript files under `paths` (folders recursively, hidden ones skipped), without
-    reading them; our sessions' archives and side files are left out with one note. What is neither
-    a file nor a folder (a broken link in a folder, a pipe or a device anywhere) and a folder that
-    cannot be read are skipped with a note, as a file that is no transcript is; a path given that
-    does not exist is an error (a typo). Each file is listed once, however often it is reached."""
-    files: list[Path] = []
-    notes: list[str] = []
-    archives = 0
-    for p in paths:
-        if p.is_dir():
-            for f in _walk(p, notes):
-                if "compact-history" in f.relative_to(p).parts[:-1]:
-                    archives += 1  # our archives: replayed through the session file that names them
-                elif not f.is_file():
-                    notes.append(f"skipped {f}: {_not_a_file(f)}")
-                elif not _our_side_file(f, p):
-                    files.append(f)
-        elif p.is_file():
-            files.append(p)
-        elif p.exists():
-            notes.append(f"skipped {p}: {_not_a_file(p)}")
-        elif p.is_symlink():
-            raise FindError(f"no such file or directory: {p} is {_not_a_file(p)}")
-        else:
-            raise FindError(f"no such file or directory: {p}")
-    skipped = len(notes) + archives
-    files = _once(files)
-    if archives:
-        notes.append(f"skipped {plural(archives, 'compaction archive')} in compact-history/: each session file is "
-                     "replayed in full from them")
-    return Found(files, notes, skipped)
-
-
-def plainly_not(files: Sequence[Path], paths: Sequence[Path]) -> frozenset[Path]:
-    """Of `files`, those found in a folder of `paths` whose name no transcript has (README.md,
-    LICENSE, data.csv): read all the same, but said together when they are none (`skip_lines`)."""
-    return frozenset(f for f in files if f not in paths and not f.name.endswith(TRANSCRIPT_SUFFIXES))
-
-
-def skip_lines(notes: Sequence[str], plain: frozenset[Path]) -> list[str]:
-    """The skip notes as printed: those of files found in a folder that are plainly no transcript
-    (`plain`: a README, a LICENSE, CSV files beside the transcripts) summed in one line where the
-    first was, `skipped 15 files that are not transcripts (README.md, LICENSE, a.csv, …)`; each
-    other note, a file named on the command line's among them, on its own line. The notes
-    themselves (the JSON output's `skipped`) stay one per file."""
-    summed = {f"skipped {p}: not a transcript": p for p in plain}
-    names = [summed[n].name for n in notes if n in summed]
-    if len(names) < 2:
-        return list(notes)
-    more = ", …" if len(names) > NAMES_SHOWN else ""
-    line = f"skipped {len(names)} files that are not transcripts ({', '.join(names[:NAMES_SHOWN])}{more})"
-    out: list[str] = []
-    for n in notes:
-        if n not in summed:
-            out.append(n)
-        elif line:
-            out.append(line)
-            line = ""
-    return out
-
-
-def _once(files: list[Path]) -> list[Path]:
-    """Each file once, where it first came: a file named twice, or named beside the folder that
-    holds it, or reached again through a link, was replayed twice and counted twice in the totals."""
-    where: dict[Path, int] = {}
-    out: list[Path] = []
-    for f in files:
-        try:
-            key = f.resolve()
-        except (OSError, RuntimeError):  # a loop of links: read (and skipped) as it is
-            key = f
-        if key not in where:
-            where[key] = len(out)
-            out.append(f)
-        elif out[where[key]].is_symlink() and not f.is_symlink():
-            out[where[key]] = f  # named by its own name rather than a link's
-    return out
-
-
-def _walk(root: Path, notes: list[str]) -> list[Path]:
-    """Every path under `root` that is not a folder, sorted; hidden folders and files (.git, .venv)
-    are left out: they hold no transcripts, only thousands of skip notes. A folder that cannot be
-    listed gets a note in `notes` (rglob passed over it without a word)."""
-    def unreadable(e: OSError) -> None:
-        notes.append(f"skipped {e.filename}: a folder that cannot be read ({e.strerror or 'read failed'})")
-
-    found: list[Path] = []
-    for folder, dirs, names in os.walk(root, onerror=unreadable):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found += [Path(folder, n) for n in names if not n.startswith(".")]
-    return sorted(found)
-
-
-def _not_a_file(path: Path) -> str:
-    """Why a path that is neither a regular file nor a folder is not read."""
-    if path.is_symlink() and not path.exists():
-        try:
-            return f"a broken link (to {os.readlink(path)})"
-        except OSError:
-            return "a broken link"
-    # A FIFO, a socket or a device: reading it could wait for ever or never end.
-    return "not a regular file or a folder (a pipe or a device: not read)"
-
-
-def _our_side_file(f: Path, root: Path) -> bool:
-    """A file in one of our sessions' side folders (`<id>/` beside `<id>.jsonl`: spills, notes, events),
-    or one the sessions of a project share beside them: `sent_prompts/<id>.jsonl` (how each prompt
-    was shown) and `prompt_history` (the REPL's up-arrow history)."""
-    if f.parent.name == "sent_prompts" and f.parent != root and _our_session(f.parent.parent / f.name):
-        return True
-    if f.name == "prompt_history" and ((f.parent / "sent_prompts").is_dir()
-                                       or any(_our_session(g) for g in f.parent.glob("*.jsonl"))):
-        return True
-    for parent in f.relative_to(root).parents:
-        if parent == Path("."):
-            break
-        session = root / parent.with_name(parent.name + ".jsonl")
-        if session.is_file():
-            return _our_session(session)
-    return False
-
-
-def _our_session(session: Path) -> bool:
-    """`session` is a session file of ours, by its first line."""
-    try:
-        with session.open("rb") as fh:
-            head = fh.readline(4_096)
-    except OSError:
-        return False
-    return b'"kind"' in head and b'"v"' in head
 
 
 def load_or_note(path: Path) -> Transcript | str:

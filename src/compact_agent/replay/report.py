@@ -25,7 +25,8 @@ from ..models import PRICING, ModelInfo
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label, recall_note, transcripts_counted
 from .baselines import factories
-from .batch import Summaries, find_files, plainly_not, replay_files, skip_lines
+from .batch import Summaries, replay_files
+from .finding import find_files, plainly_not, skip_lines
 from .metrics import Metrics
 from .simulate import Summarize, TranscriptRun, describe_fit
 
@@ -37,7 +38,8 @@ LAYER_LABELS = {"budget": "L1", "snip": "L2", "microcompact": "L3", "collapse": 
 
 async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,
                   pricing: str = "deepseek", summarize: Summarize | None = None) -> Analysis:
-    """Replay every transcript under `paths` (see `batch.py`: streamed to workers, memory flat)."""
+    """Replay every transcript under `paths` (found by `finding.py`; see `batch.py`: streamed to
+    workers, memory flat)."""
     if pricing not in PRICING:
         from ..setting_names import closest
 
