@@ -10,7 +10,10 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.e2e.conftest import REPO
 from tests.e2e.test_print_terminated_command import ended
@@ -76,6 +79,44 @@ def test_a_sigterm_while_a_command_starts_kills_it_once_its_group_is_known() -> 
     child = int(lines[0])
     try:
         assert ended(child), "the command outlived the agent"
+    finally:
+        if not ended(child, 0):
+            os.kill(child, signal.SIGKILL)
+
+
+async def test_a_command_stopped_while_it_starts_is_killed_with_its_group(tmp_path: Path, monkeypatch) -> None:
+    """Esc or Ctrl-C in the instant after the command is spawned, before asyncio hands its process
+    back (its pipes still connecting): asyncio killed the leader alone, and waited for the output
+    pipe the command's job holds, so the job went on and a `-p` run hung until it ended."""
+    import asyncio
+
+    from compact_agent.agent.tools.shell import bash_impl
+    from tests.agent.test_tools import make_env
+
+    real = asyncio.create_subprocess_exec
+    spawned, gate = asyncio.Event(), asyncio.Event()
+
+    async def slow_start(*args, **kwargs):
+        proc = await real(*args, **kwargs)
+        spawned.set()
+        await gate.wait()  # as if the pipes were still connecting
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", slow_start)
+    pid_file = tmp_path / "child.pid"
+    task = asyncio.ensure_future(bash_impl(make_env(tmp_path), "sleep 123 & echo $! > child.pid; wait"))
+    await asyncio.wait_for(spawned.wait(), 60)
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text().endswith("\n")) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    child = int(pid_file.read_text())
+    task.cancel()  # the user stops the call
+    await asyncio.sleep(0)
+    gate.set()
+    try:
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 30)
+        assert ended(child), "the command outlived Esc"
     finally:
         if not ended(child, 0):
             os.kill(child, signal.SIGKILL)

@@ -39,7 +39,7 @@ from typing import Any
 from ... import secrets, stop_signals
 from ...setting_names import meant
 from ...setting_values import shown
-from ..tools.shell_groups import kill_group, running, timed_out
+from ..tools.shell_groups import kill_group, running, started, timed_out
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
 #: What a key under [hooks] may be meant as: an event, or the setting that may sit beside them.
@@ -187,10 +187,10 @@ async def run_command(hook: HookCommand, payload: dict[str, Any], cwd: Path,
             # Its group is killed if the agent ends meanwhile (shell_groups.py); a SIGTERM that comes
             # before the group is known waits for it (the command may be running already).
             with stop_signals.deferred():
-                proc = await asyncio.create_subprocess_exec(
+                proc = await started(asyncio.create_subprocess_exec(  # cancelled meanwhile: its group killed
                     "bash", "-c", hook.command, cwd=str(cwd), env={**secrets.scrubbed_env(), **(env or {})},
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                    start_new_session=True)  # its own group: a timeout kills what it started too
+                    start_new_session=True))  # its own group: a timeout kills what it started too
                 group.enter_context(running(proc.pid))
         except OSError as e:
             run.problem = f"could not start: {e.strerror or e}"

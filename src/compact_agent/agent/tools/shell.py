@@ -17,7 +17,7 @@ import signal
 
 from ... import secrets, stop_signals
 from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
-from .shell_groups import kill_group, running
+from .shell_groups import kill_group, running, started
 from .text_encoding import decode_output
 
 NOT_UTF8 = "[the output is not all UTF-8: each byte that is not is shown as its Windows-1252 (Latin-1) character]"
@@ -116,11 +116,11 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
         # Its group is killed if the agent ends meanwhile (shell_groups.py); a SIGTERM that comes
         # before the group is known waits for it (the command may be running already).
         with stop_signals.deferred():
-            proc = await asyncio.create_subprocess_exec(
+            proc = await started(asyncio.create_subprocess_exec(  # Esc meanwhile: its group killed
                 "bash", "-c", command, cwd=str(env.cwd), env=child_env,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,  # its own process group, so a timeout kills grandchildren too
-            )  # fmt: skip
+            ))  # fmt: skip
             group.enter_context(running(proc.pid))
         code, timed_out, notes, out, odd = await _outcome(proc, limit, cap)
     # A file or a wrapper's /proc may still hold the key: redacted here, for the bash tool's result

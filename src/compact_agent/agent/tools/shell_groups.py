@@ -18,7 +18,11 @@ import atexit
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from asyncio.subprocess import Process
 
 _running: set[int] = set()
 
@@ -44,6 +48,31 @@ def running(pgid: int) -> Iterator[None]:
         yield
     finally:
         _running.discard(pgid)
+
+
+async def started(start: Coroutine[Any, Any, Process]) -> Process:
+    """The process `start` makes (asyncio.create_subprocess_exec of a command in its own group),
+    started whole even when the caller is cancelled meanwhile (Esc, Ctrl-C in the instant a command
+    starts): the command may be running already, and asyncio's own clean-up killed its leader alone,
+    then waited for the output pipe, which a job the command started holds open. A `-p` run stopped
+    so hung, and the job went on. Now, cancelled, it waits for the start to end, kills the group,
+    and the cancellation goes on."""
+    import asyncio  # not at import: stop_signals.py loads this module before anything heavy
+
+    task = asyncio.ensure_future(start)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        while not task.done():  # a few milliseconds; cancelled again meanwhile, it still waits
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({task})
+        if not task.cancelled() and task.exception() is None:
+            proc = task.result()
+            kill_group(proc.pid)
+            reaped = asyncio.ensure_future(proc.wait())  # its pipes closed, as an awaited command's are
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({reaped}, timeout=5)
+        raise
 
 
 def kill_all() -> None:
