@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
 
 from compact_agent.agent.run.ended_calls import EndedCalls
 from compact_agent.agent.tools.base import is_failure
-from compact_agent.session.last_run import ended_by
+from compact_agent.session.last_run import BY_USER, ended_by
 from compact_agent.session.load_warnings import LoadProblems
 
 ASKED = ModelRequest(parts=[UserPromptPart("run the tests")])
@@ -101,3 +101,37 @@ def test_the_note_says_what_was_stopped() -> None:
     assert "ran: they had finished, as" in note([])
     # A run that died without saying so still warns, as before.
     assert LoadProblems(at_work=True).warnings("s.jsonl") and not LoadProblems(at_work=True).notes()
+
+
+def test_a_turn_the_user_stopped_replaces_the_results_the_cancelled_run_collected() -> None:
+    """Esc or Ctrl-C while the tools run: pydantic-ai leaves a request of the results collected so
+    far (`interrupted`, never sent), the running call without one; saved so, it would be a call
+    without its result. The results saved are ours, one for each call."""
+    read = ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="c1")
+    run = ToolCallPart("bash", {"command": "pytest"}, tool_call_id="c2")
+    watch, history, answer = answered(read, run)
+    asyncio.run(finish(watch, read, "1\tprint('a')"))
+    history.append(ModelRequest(parts=[ToolReturnPart("read_file", "1\tprint('a')", tool_call_id="c1")],
+                                state="interrupted"))
+    saved = watch.unsaved(BY_USER)
+    assert saved is not None and saved[:2] == [ASKED, answer] and len(saved) == 3
+    first, second = saved[2].parts
+    assert isinstance(first, ToolReturnPart) and isinstance(second, ToolReturnPart)
+    assert (first.tool_call_id, first.content) == ("c1", "1\tprint('a')")
+    assert (second.tool_call_id, is_failure(second)) == ("c2", True)
+    assert second.content == "[stopped by the user before this call finished: its command, if it had started, " \
+        "was killed with the processes it started]"
+    assert ended_by(saved) == (BY_USER, ["bash"])
+
+
+def test_the_note_of_a_turn_the_user_stopped_says_what_was_stopped() -> None:
+    """In the REPL the stop is marked too (stopped); in print mode (Ctrl-C) only the results say it."""
+    for stopped in (True, False):
+        found = LoadProblems(at_work=True, stopped=stopped, ended_by=BY_USER, unfinished=["bash"])
+        assert not found.warnings("s.jsonl")
+        assert found.notes() == ["the last turn was stopped by you while the model's tool calls ran: bash did not "
+                                 "finish (its command, if it had started, was killed with the processes it started), "
+                                 "as their saved results say; your next message goes on from there"]
+    # Stopped while the model was at work on results it had (no call of it running): as before.
+    assert LoadProblems(at_work=True, stopped=True).notes() == [
+        "the last turn was stopped by you while the model was at work: your next message goes on from there"]

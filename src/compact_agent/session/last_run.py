@@ -12,7 +12,8 @@ A turn the user stopped (Esc, Ctrl-C) is marked by a meta entry (`STOPPED`) afte
 one its limit of model requests stopped (`--max-turns`) by another (`AT_LIMIT`): where the history
 still ends there, a load says so as a note, not as a warning of a run that died. A run SIGTERM or
 SIGHUP ended while the model's tools ran saved its calls with results that say so, marked
-(`ENDED_BY`, agent/run/ended_calls.py): a load says that too, as a note (`ended_by`).
+(`ENDED_BY`, agent/run/ended_calls.py), and so did a turn the user stopped then (`BY_USER`): a
+load says that too, as a note (`ended_by`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ STOPPED = "stopped_by_user"
 #: The metadata key (under `compact_agent`) of the tool results a run ended by a signal saved, the
 #: signal's name its value (agent/run/ended_calls.py).
 ENDED_BY = "ended_by"
+#: Its value when the user stopped the turn (Esc, Ctrl-C), where a signal's name says a signal ended the run.
+BY_USER = "user"
 #: Beside it, on the result of a call that had not finished (its result says so).
 UNFINISHED = "unfinished"
 #: The meta key of the line a turn stopped by its limit of model requests leaves after what it saved,
@@ -102,9 +105,9 @@ def _ends_at_results(messages: list[ModelMessage]) -> bool:
 
 
 def ended_by(messages: list[ModelMessage]) -> tuple[str, list[str]]:
-    """The signal that ended the last run while the model's tools ran, as the results it saved say,
-    and the tools of the calls that had not finished; ('', []) when the history does not end at such
-    results."""
+    """The signal that ended the last run while the model's tools ran (or `BY_USER`, the user who
+    stopped its turn), as the results it saved say, and the tools of the calls that had not
+    finished; ('', []) when the history does not end at such results."""
     last = messages[-1] if messages else None
     signal, unfinished = "", list[str]()
     for part in last.parts if isinstance(last, ModelRequest) else []:

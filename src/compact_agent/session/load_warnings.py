@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..words import plural
+from .last_run import BY_USER
 
 
 @dataclass
@@ -28,7 +29,8 @@ class LoadProblems:
     at_work: bool = False  # the history ends at tool results the model never answered
     stopped: bool = False  # the user stopped the turn that left it unanswered or at work (last_run.py)
     limit: int = 0  # not the user: its limit of model requests, this many, stopped it (last_run.AT_LIMIT)
-    ended_by: str = ""  # the signal that ended the run while the model's tools ran, saved with them (last_run.py)
+    ended_by: str = ""  # the signal that ended the run while the model's tools ran, or the user (BY_USER) who
+    # stopped its turn then, as the results saved with the calls say (last_run.py)
     unfinished: list[str] = field(default_factory=list)  # the tools of the calls it ended before they finished
     repaired: str = ""  # what making the history runnable changed
 
@@ -67,15 +69,12 @@ class LoadProblems:
     def notes(self) -> list[str]:
         """What the load says that is no problem: the last turn was stopped by the user, or by its
         limit of model requests, or a signal ended the run while the model's tools ran (one line)."""
-        if self.ended_by and self.at_work and not self.stopped:
-            if self.unfinished:
-                what = f"{', '.join(dict.fromkeys(self.unfinished))} did not finish"
-                if "bash" in self.unfinished:
-                    what += " (its command, if it had started, was killed with the processes it started)"
-            else:
-                what = "they had finished"
-            return [f"the last run was ended by {self.ended_by} while the model's tool calls ran: {what}, as "
-                    "their saved results say; your next message goes on from there"]
+        if self.ended_by and self.at_work:  # as the results saved with the calls say
+            what = calls_ended(self.unfinished)
+            who = "the last turn was stopped by you" if self.ended_by == BY_USER else \
+                f"the last run was ended by {self.ended_by}"
+            return [f"{who} while the model's tool calls ran: {what}, as their saved results say; your next "
+                    "message goes on from there"]
         if not self.stopped:
             return []
         if self.limit:
@@ -85,6 +84,18 @@ class LoadProblems:
             return ["the last turn was stopped by you before an answer: your message is in the conversation, "
                     "unanswered"]
         return ["the last turn was stopped by you while the model was at work: your next message goes on from there"]
+
+
+def calls_ended(unfinished: list[str]) -> str:
+    """What became of the model's tool calls when the run ended or the turn was stopped while they
+    ran, `unfinished` the tools of those that had not finished: 'bash did not finish (its command, if
+    it had started, was killed with the processes it started)', or 'they had finished'."""
+    if not unfinished:
+        return "they had finished"
+    what = f"{', '.join(dict.fromkeys(unfinished))} did not finish"
+    if "bash" in unfinished:
+        what += " (its command, if it had started, was killed with the processes it started)"
+    return what
 
 
 def _newer_lines(read: int, skipped: int) -> str:

@@ -108,7 +108,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.at_work = not found.unanswered and _ends_at_results(messages)
     found.stopped = stopped_at == len(messages) and not found.never_sent and (found.unanswered > 0 or found.at_work)
     found.limit = limit if found.stopped else 0
-    if found.at_work and not found.stopped:
+    if found.at_work:  # a signal, or the user who stopped the turn, while the model's tools ran
         found.ended_by, found.unfinished = ended_by(messages)
     messages, found.repaired = _runnable(messages)
     messages = handed_back(messages)  # numbered as the process that saved them numbers them

@@ -324,6 +324,7 @@ class Repl:
             if done is None:  # stopped by the user: a later resume says so, not as a run that died
                 with contextlib.suppress(OSError):
                     s.store.note_stopped()
+                self.calls_kept(s)
             elif done.cut:  # an answer that ends mid-sentence must not read as whole
                 from ..agent.run.turn import CUT_NOTE
 
@@ -333,6 +334,17 @@ class Repl:
             self.feed.say_after()
             with contextlib.suppress(OSError):  # a message the turn never sent is marked so (keep_typed)
                 s.store.settle_prompt()
+
+    def calls_kept(self, s: AgentSession) -> None:
+        """Under `interrupted`, when the turn was stopped while the model's tool calls ran: they are
+        kept, each with its result (agent/run/ended_calls.py), and the next message goes on from them."""
+        from ..session.last_run import BY_USER, ended_by
+        from ..session.load_warnings import calls_ended
+
+        by, unfinished = ended_by(s.messages)
+        if by == BY_USER:
+            self.console.print(f"  ⎿ the model's tool calls are kept with their results: {calls_ended(unfinished)}; "
+                               "your next message goes on from there", style="dim", markup=False, highlight=False)
 
     def remember_sent(self, s: AgentSession, made: int, typed: str | None) -> None:
         """The line just sent as it was shown (a paste as its placeholder; a command that ran

@@ -1,15 +1,19 @@
-"""What a run ended by SIGTERM or SIGHUP saves of the turn it was in: the model's last answer and,
-for each tool call in it, a result.
+"""What a turn that ends while the model's tool calls run saves of itself: the model's last answer
+and, for each tool call in it, a result. It ends so by a SIGTERM or SIGHUP, or by the user (Esc or
+Ctrl-C in the REPL, Ctrl-C in print mode).
 
 The history is saved before each model request and when the turn ends; the answer that asked for
 tools is saved with their results, before the next request. A run ended while they ran (`kill`, a
 closed terminal window during a `sleep` in bash) ended at once (stop_signals.py) and lost that
 answer: the next run warned that the user's message "got no answer before the last run ended",
-though the model had answered, and the call was in no history. Now the signal's handler saves the
-answer, with the result of each call that had finished and, for each that had not, one that says the
-run ended while it ran (its command killed with it: agent/tools/shell_groups.py). Every call saved
-has its result, as a provider requires, and the next run goes on from there, saying why
-(session/last_run.py reads the mark, `ENDED_BY`).
+though the model had answered, and the call was in no history. A turn the user stopped went back to
+what was saved (turn.py) and lost it the same way: the next message went on as if the model had
+never answered, and `-c` said the turn "was stopped by you before an answer". Now the answer is
+saved, with the result of each call that had finished and, for each that had not, one that says the
+run ended (or the user stopped the turn) before it finished: its command killed with it
+(agent/tools/shell_groups.py for a signal; the tool itself for Esc and Ctrl-C). Every call saved has
+its result, as a provider requires, and the next turn goes on from there, saying why
+(session/last_run.py reads the mark, `ENDED_BY`: the signal's name, or `BY_USER`).
 """
 
 from __future__ import annotations
@@ -30,10 +34,12 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
 
 from ...context.plumbing.markers import KEY
-from ...session.last_run import ENDED_BY, UNFINISHED
+from ...session.last_run import BY_USER, ENDED_BY, UNFINISHED
 
 #: The result of a call that had not finished when the run ended; the model reads it.
 NOT_FINISHED = "[compact-agent was ended by {signal} before this call finished{more}]"
+#: The result of a call that had not finished when the user stopped the turn (Esc, Ctrl-C).
+STOPPED = "[stopped by the user before this call finished{more}]"
 #: For bash: the call may have been waiting for approval, its command not started.
 KILLED = ": its command, if it had started, was killed with the processes it started"
 
@@ -62,24 +68,27 @@ class EndedCalls(AbstractCapability[Any]):
         self.results[call.tool_call_id] = result
         return result
 
-    def unsaved(self, signal: str) -> list[ModelMessage] | None:
+    def unsaved(self, by: str) -> list[ModelMessage] | None:
         """The run's history with its last answer and, for its tool calls, a request that holds a
-        result for each (`signal` ended the run); None before the turn's first answer, and once
-        something followed that answer (the results of its calls, which the next request saves)."""
+        result for each (`by` ended the run: a signal's name, or `BY_USER`); None before the turn's
+        first answer, and once something followed that answer (the results of its calls, which the
+        next request saves)."""
         if self.history is None or self.answer is None:
             return None
         messages = list(self.history)
         at = next((i for i, m in enumerate(messages) if m is self.answer), None)
         if at is None:  # not yet in the run's history
             messages.append(self.answer)
-        elif at < len(messages) - 1:
+        elif messages[at + 1:] and not _collected(messages[at + 1:]):
             return None
+        else:  # what a cancelled run collected of the results (not all): they are in ours
+            del messages[at + 1:]
         if calls := [p for p in self.answer.parts if isinstance(p, ToolCallPart)]:
-            messages.append(ModelRequest(parts=[self._result(c, signal) for c in calls]))
+            messages.append(ModelRequest(parts=[self._result(c, by) for c in calls]))
         return messages
 
-    def _result(self, call: ToolCallPart, signal: str) -> ToolReturnPart:
-        mark: dict[str, Any] = {ENDED_BY: signal}
+    def _result(self, call: ToolCallPart, by: str) -> ToolReturnPart:
+        mark: dict[str, Any] = {ENDED_BY: by}
         if call.tool_call_id in self.results:
             done = self.results[call.tool_call_id]
             if isinstance(done, ToolReturn):
@@ -88,6 +97,15 @@ class EndedCalls(AbstractCapability[Any]):
                 return ToolReturnPart(call.tool_name, done.return_value, tool_call_id=call.tool_call_id,
                                       metadata={**meta, KEY: {**own, **mark}})
             return ToolReturnPart(call.tool_name, done, tool_call_id=call.tool_call_id, metadata={KEY: mark})
-        text = NOT_FINISHED.format(signal=signal, more=KILLED if call.tool_name == "bash" else "")
+        more = KILLED if call.tool_name == "bash" else ""
+        text = STOPPED.format(more=more) if by == BY_USER else NOT_FINISHED.format(signal=by, more=more)
         return ToolReturnPart(call.tool_name, text, tool_call_id=call.tool_call_id,
                               metadata={KEY: {**mark, UNFINISHED: True, "tool": {"error": True}}})
+
+
+def _collected(after: list[ModelMessage]) -> bool:
+    """Whether `after`, what follows the answer in the run's history, is the request pydantic-ai
+    leaves when the run is cancelled while the tools run (Esc, Ctrl-C): only the results of the
+    calls that had finished, marked `interrupted`, never sent. Saved as it is, a call would be
+    without its result."""
+    return len(after) == 1 and isinstance(after[0], ModelRequest) and after[0].state == "interrupted"

@@ -8,12 +8,15 @@ which hands over to this module.
 
 The persisted history is the truth: a turn that fails or is interrupted goes on from what was
 saved, a history that stops at an unanswered request is closed first (unfinished.py), and the text
-of a reply cut mid-stream is kept, marked as cut (a retry of its turn goes out without it).
+of a reply cut mid-stream is kept, marked as cut (a retry of its turn goes out without it). A turn
+interrupted (or a run ended by SIGTERM or SIGHUP) while the model's tool calls ran first saves that
+answer, with a result for each call (ended_calls.py): it was not saved yet, and was lost.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -26,6 +29,7 @@ from ...context.layers.budget import ToolResultBudget
 from ...context.plumbing.events import Budget, Event
 from ...context.plumbing.tokens import text_tokens
 from ...error_text import describe_error
+from ...session.last_run import BY_USER
 from ...session.repair import handed_back
 from ..tools.toolset import mention_messages
 from .attachments import Attachment, previewed
@@ -203,7 +207,9 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
             result = await s.agent.run(None if retry else prompt, message_history=history,
                                        event_stream_handler=handler, conversation_id=s.session_id,
                                        usage_limits=UsageLimits(request_limit=s.settings.max_requests_per_turn))
-    except (asyncio.CancelledError, KeyboardInterrupt):
+    except (asyncio.CancelledError, KeyboardInterrupt):  # the user stopped it: Esc, Ctrl-C
+        with contextlib.suppress(Exception):  # unsaved, it goes on from what was saved before, as it did
+            _save_ended(s, BY_USER)  # the answer whose tools ran, each call with a result (ended_calls.py)
         _recover(s)
         raise
     except BaseException:
@@ -225,10 +231,11 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
                       cut=isinstance(last, ModelResponse) and last.finish_reason == "length")
 
 
-def _save_ended(s: TurnSession, signal: str) -> None:
-    """`signal` ends the run in the turn (stop_signals.py): the model's last answer, not saved
-    until the next request, and a result for each of its tool calls that has none (ended_calls.py)."""
-    messages = s.ended_calls.unsaved(signal)
+def _save_ended(s: TurnSession, by: str) -> None:
+    """`by` ends the run in the turn, a signal (stop_signals.py) or the user (`BY_USER`): the model's
+    last answer, not saved until the next request, and a result for each of its tool calls that has
+    none (ended_calls.py)."""
+    messages = s.ended_calls.unsaved(by)
     if messages is not None:
         s.cm.persist(messages)
 
