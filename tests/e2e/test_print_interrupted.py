@@ -2,7 +2,8 @@
 saved, as SIGTERM and SIGHUP say they terminated it: it printed nothing (the terminal's `^C` only)
 and exited 130, a script's log not saying whether the prompt was kept. It still exits 130, and with
 `--output-format json` or `stream-json` stdout ends with a result object, as a terminated run's does
-(subtype "error_interrupted", signal "SIGINT")."""
+(subtype "error_interrupted", signal "SIGINT"). A later `-c` says plainly that the user stopped
+that turn, as after a turn stopped in the REPL, not that the message got no answer."""
 
 from __future__ import annotations
 
@@ -24,6 +25,18 @@ def test_ctrl_c_during_the_request_says_the_session_is_saved_and_exits_130(cli):
         again = cli("-c", "-p", "go on", *fake(server))
     assert again.code == 0, again.stderr
     assert [m["content"] for m in user_messages(server.requests[-1])] == ["remember HERON", "go on"]
+
+
+def test_continue_after_ctrl_c_during_the_request_says_plainly_the_user_stopped_it(cli):
+    """As after Esc or Ctrl-C in the REPL: a note that the user stopped the turn, where `-c` warned
+    that the message "got no answer before the last run ended", as after a run that died."""
+    terminated(cli, signal.SIGINT)
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        again = cli("-c", "-p", "go on", *fake(server))
+    assert again.code == 0, again.stderr
+    assert "got no answer" not in again.stderr and "warning" not in again.stderr, again.stderr
+    assert "the last turn was stopped by you before an answer: your message is in the conversation, " \
+        "unanswered" in again.stderr, again.stderr
 
 
 def test_json_output_ends_with_a_result_that_says_the_run_was_interrupted(cli):

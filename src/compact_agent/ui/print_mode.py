@@ -9,6 +9,7 @@ to parse stderr. Print mode never asks: actions that need approval are refused u
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import json
@@ -280,6 +281,10 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
     try:
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
         return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
+    except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: `-c` says the user stopped it, as the REPL's
+        with contextlib.suppress(OSError):
+            session.store.note_stopped()
+        raise
     except Exception as e:  # noqa: BLE001
         subtype = "error_max_turns" if max_turns_message(e) else "error"
         return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
