@@ -1,7 +1,9 @@
-"""The one-line error texts: `describe_error` for any error a turn can end with, and the pieces that
-need to look below an exception's surface: the transport error an SDK wrapped, the `retry-after` a
-provider asked for, and Python warnings from libraries (pydantic's span lines and name classes; ours
-are one line, no file, no class name).
+"""The one-line error texts: `describe_error` for any error a turn can end with, `unusable_model` for
+a model we call for ourselves, the notes a session adds to an error (where the request limit and the
+model were chosen), and Python warnings from libraries as lines of ours (pydantic's span lines and
+name classes; ours are one line, no file, no class name). What they find under an exception's
+surface (the transport error an SDK wrapped, the `retry-after` a provider asked for, the address
+tried) is error_causes.py.
 
 The command line and the UI (REPL, print mode) both use these, so they live below both; every
 import of agent or SDK code is late: --version and --help load none of it."""
@@ -12,35 +14,7 @@ import logging
 import re
 from typing import Any, Protocol
 
-
-def _chain(e: BaseException) -> list[BaseException]:
-    """`e` and the errors under it (imported late: --version and --help load no agent code)."""
-    from .agent.run.retry import _chain as chain
-
-    return list(chain(e))
-
-
-def retry_after(e: BaseException) -> float | None:
-    """Seconds the provider's `retry-after` header asked for (on the SDK error under `e`), if any."""
-    for cause in _chain(e):
-        headers = getattr(getattr(cause, "response", None), "headers", None)
-        if headers is not None and headers.get("retry-after"):
-            try:
-                return float(headers["retry-after"])
-            except ValueError:
-                return None
-    return None
-
-
-def endpoint(e: BaseException) -> str:
-    """` at http://host:port/path`: the address a failed request went to (from the SDK error under
-    `e`), so the line names it whether it came from --base-url, a settings file or the provider's
-    default; empty when no error says."""
-    for cause in _chain(e):
-        url = getattr(getattr(cause, "request", None), "url", None)
-        if url is not None and getattr(url, "host", None):
-            return f" at {url.copy_with(query=None, fragment=None)}"
-    return ""
+from .error_causes import caused_by, chain, endpoint, reply_cut, reply_not_json, retry_after, sent_no_key
 
 
 def connection_reason(e: BaseException) -> tuple[str, str | None]:
@@ -53,45 +27,18 @@ def connection_reason(e: BaseException) -> tuple[str, str | None]:
 
     import httpx2 as httpx
 
-    chain = _chain(e)
-    if any(isinstance(c, ConnectionRefusedError) for c in chain):
+    causes = chain(e)
+    if any(isinstance(c, ConnectionRefusedError) for c in causes):
         return "connection refused: nothing listens at that address and port", "start the server there, or correct the address"
-    if any(isinstance(c, socket.gaierror) for c in chain):
+    if any(isinstance(c, socket.gaierror) for c in causes):
         return "its host name does not resolve", "check the address and the network"
-    if any(isinstance(c, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(c) for c in chain):
+    if any(isinstance(c, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(c) for c in causes):
         return "the server there does not speak TLS", "give its address with http://, not https://"
-    if any(isinstance(c, httpx.RemoteProtocolError) for c in chain):
+    if any(isinstance(c, httpx.RemoteProtocolError) for c in causes):
         return ("the server there closed the connection without answering",
                 "check that it is up and serves this API there (its log may say why)")
-    said = [first_line(c) for c in chain if str(c).strip()]
+    said = [first_line(c) for c in causes if str(c).strip()]
     return (said[-1] if said else "connection failed"), None
-
-
-def reply_cut(e: BaseException, at: str | None = None) -> str | None:
-    """'the provider's reply was cut off mid-way: the model endpoint at URL closed the connection
-    before the reply ended' for a reply whose connection closed after it had begun (deadline.ReplyCut),
-    else None: it is no server that could not be reached, nor one that hung up without answering.
-    `at` (" at URL") where the caller knows the address better than the error."""
-    from .deadline import ReplyCut
-
-    cut = next((c for c in _chain(e) if isinstance(c, ReplyCut)), None)
-    if cut is None:
-        return None
-    where = endpoint(e) if at is None else at
-    tries = "" if cut.streamed else ", on every try"  # the SDKs retry a reply that was not streamed
-    return f"the provider's reply was cut off mid-way: the model endpoint{where} closed the connection before the reply ended{tries}"
-
-
-def sent_no_key(e: BaseException) -> bool:
-    """The failed request carried no key of the user's, only the placeholder a --base-url server
-    gets when none was given (models.NO_KEY): a refusal of it is a missing key, not a wrong one."""
-    from .models import NO_KEY
-
-    for cause in _chain(e):
-        headers = getattr(getattr(cause, "request", None), "headers", None)
-        if headers is not None and "authorization" in headers:
-            return bool(headers["authorization"] == f"Bearer {NO_KEY}")
-    return False
 
 
 def no_key_line(at: str) -> str:
@@ -100,11 +47,6 @@ def no_key_line(at: str) -> str:
     from .models import KEY_VARIABLE
 
     return f"no API key was sent and the endpoint{at} wants one: give --api-key or set {KEY_VARIABLE['openai']}"
-
-
-def caused_by(e: BaseException, kind: type[BaseException]) -> bool:
-    """`e` or an error under it (the SDKs wrap transport errors) is a `kind`."""
-    return any(isinstance(c, kind) for c in _chain(e))
 
 
 #: pydantic's warning that a value was not of its field's type when written out, and the field named.
@@ -188,7 +130,6 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     from .context import HistoryNotSaved, WindowTooSmallError
     from .context.plumbing.refusal import LARGER
     from .deadline import StreamCut
-    from .error_text import caused_by, retry_after
     from .models import ConfigError
     from .session.store import SessionError
 
@@ -391,26 +332,6 @@ def not_found(e: BaseException, at: str) -> str:
     name = f" ({chosen})" if chosen else f" (-m {model})" if isinstance(model, str) and model else ""
     return then(f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}",
                 f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)")
-
-
-def reply_not_json(e: BaseException) -> str | None:
-    """'the model endpoint sent a reply that is not valid JSON (at character 39)' (where it broke,
-    where an error says), or None for any other error. The SDKs wrap the decoder's error in theirs
-    ("Failed to decode response as JSON: Expecting property name enclosed in double quotes: line 1
-    column 40 (char 39)"), words of Python's that are no use to the user."""
-    import json
-
-    from pydantic_ai.exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior
-
-    if not isinstance(e, (ModelAPIError, UnexpectedModelBehavior)) or isinstance(e, ModelHTTPError):
-        return None
-    decoder = next((c for c in _chain(e) if isinstance(c, json.JSONDecodeError)), None)
-    said = re.search(r"\(char (\d+)\)", str(e))
-    if decoder is None and not ("Failed to decode" in str(e) or ("JSON" in str(e) and said)):
-        return None
-    at = decoder.pos if decoder is not None else int(said[1]) if said else None
-    where = f" (at character {at})" if at is not None else ""
-    return f"the model endpoint{endpoint(e)} sent a reply that is not valid JSON{where}"
 
 
 def first_line(e: BaseException) -> str:

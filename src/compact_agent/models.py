@@ -160,7 +160,7 @@ KEY_VARIABLE = {"anthropic": "ANTHROPIC_API_KEY", "deepseek": "DEEPSEEK_API_KEY"
 
 #: What the requests to a --base-url server carry when no key was given: the SDK wants one, and a
 #: local server without keys takes any. A server that wants a key refuses it, and the error line
-#: says no key was sent (error_text.sent_no_key), not that the key was wrong.
+#: says no key was sent (error_causes.sent_no_key), not that the key was wrong.
 NO_KEY = "none"
 
 

@@ -1,0 +1,93 @@
+"""What lies under an error's surface, found for the one-line texts (error_text.py): the errors an
+SDK wrapped (`chain`, `caused_by`), the address a failed request went to, the `retry-after` a
+provider asked for, whether a key was sent at all, a reply cut off mid-way and one that was not
+JSON. Apart from the texts so that the looking (through `__cause__`, a response's headers, a
+request's URL) is in one place and error_text.py is left with the words.
+
+Every import of agent or SDK code is late, as in error_text.py: --version and --help load none of it."""
+
+from __future__ import annotations
+
+import re
+
+
+def chain(e: BaseException) -> list[BaseException]:
+    """`e` and the errors under it (imported late: --version and --help load no agent code)."""
+    from .agent.run.retry import _chain
+
+    return list(_chain(e))
+
+
+def retry_after(e: BaseException) -> float | None:
+    """Seconds the provider's `retry-after` header asked for (on the SDK error under `e`), if any."""
+    for cause in chain(e):
+        headers = getattr(getattr(cause, "response", None), "headers", None)
+        if headers is not None and headers.get("retry-after"):
+            try:
+                return float(headers["retry-after"])
+            except ValueError:
+                return None
+    return None
+
+
+def endpoint(e: BaseException) -> str:
+    """` at http://host:port/path`: the address a failed request went to (from the SDK error under
+    `e`), so the line names it whether it came from --base-url, a settings file or the provider's
+    default; empty when no error says."""
+    for cause in chain(e):
+        url = getattr(getattr(cause, "request", None), "url", None)
+        if url is not None and getattr(url, "host", None):
+            return f" at {url.copy_with(query=None, fragment=None)}"
+    return ""
+
+
+def caused_by(e: BaseException, kind: type[BaseException]) -> bool:
+    """`e` or an error under it (the SDKs wrap transport errors) is a `kind`."""
+    return any(isinstance(c, kind) for c in chain(e))
+
+
+def sent_no_key(e: BaseException) -> bool:
+    """The failed request carried no key of the user's, only the placeholder a --base-url server
+    gets when none was given (models.NO_KEY): a refusal of it is a missing key, not a wrong one."""
+    from .models import NO_KEY
+
+    for cause in chain(e):
+        headers = getattr(getattr(cause, "request", None), "headers", None)
+        if headers is not None and "authorization" in headers:
+            return bool(headers["authorization"] == f"Bearer {NO_KEY}")
+    return False
+
+
+def reply_cut(e: BaseException, at: str | None = None) -> str | None:
+    """'the provider's reply was cut off mid-way: the model endpoint at URL closed the connection
+    before the reply ended' for a reply whose connection closed after it had begun (deadline.ReplyCut),
+    else None: it is no server that could not be reached, nor one that hung up without answering.
+    `at` (" at URL") where the caller knows the address better than the error."""
+    from .deadline import ReplyCut
+
+    cut = next((c for c in chain(e) if isinstance(c, ReplyCut)), None)
+    if cut is None:
+        return None
+    where = endpoint(e) if at is None else at
+    tries = "" if cut.streamed else ", on every try"  # the SDKs retry a reply that was not streamed
+    return f"the provider's reply was cut off mid-way: the model endpoint{where} closed the connection before the reply ended{tries}"
+
+
+def reply_not_json(e: BaseException) -> str | None:
+    """'the model endpoint sent a reply that is not valid JSON (at character 39)' (where it broke,
+    where an error says), or None for any other error. The SDKs wrap the decoder's error in theirs
+    ("Failed to decode response as JSON: Expecting property name enclosed in double quotes: line 1
+    column 40 (char 39)"), words of Python's that are no use to the user."""
+    import json
+
+    from pydantic_ai.exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior
+
+    if not isinstance(e, (ModelAPIError, UnexpectedModelBehavior)) or isinstance(e, ModelHTTPError):
+        return None
+    decoder = next((c for c in chain(e) if isinstance(c, json.JSONDecodeError)), None)
+    said = re.search(r"\(char (\d+)\)", str(e))
+    if decoder is None and not ("Failed to decode" in str(e) or ("JSON" in str(e) and said)):
+        return None
+    at = decoder.pos if decoder is not None else int(said[1]) if said else None
+    where = f" (at character {at})" if at is not None else ""
+    return f"the model endpoint{endpoint(e)} sent a reply that is not valid JSON{where}"
