@@ -181,7 +181,7 @@ async def soak(args: argparse.Namespace) -> int:
         final |= message_keys(archive)
     lost = len(witness.ever - final)
     stats = json.loads(stats_file.read_text())
-    events = s.store.events()
+    events = s.store.event_log.read()
     compactions = Counter(e["action"] for e in events if e.get("layer") == "compact")
     ours = sum(1 for e in events if e.get("layer") == "provider" and e.get("action") == "retry")
     faults = {k.removeprefix("fault "): v for k, v in stats.items() if k.startswith("fault ")}

@@ -196,7 +196,7 @@ async def test_private_files_are_0600_in_0700_folders(tmp_path: Path) -> None:
     kinds = {"archive": list(s.store.archive_dir.glob("*.jsonl")),
              "spill": list((s.store.dir / "tool-results").glob("*.txt")),
              "notes": [p for p in (s.store.dir / "notes.md",) if p.exists()],
-             "session": [s.store.path], "events": [s.store.events_path]}
+             "session": [s.store.path], "events": [s.store.event_log.path]}
     assert kinds["archive"] and kinds["spill"] and kinds["notes"], {k: len(v) for k, v in kinds.items()}
     for f in all_files(root):
         assert stat.S_IMODE(f.stat().st_mode) == 0o600, f

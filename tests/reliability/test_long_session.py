@@ -36,7 +36,7 @@ async def test_memory_and_layer_state_do_not_grow_with_the_session(tmp_path: Pat
             state = s.store.dir / "layers.json"
             sizes.append((len(tokens._memo), len(collapse._key_memo), state.stat().st_size if state.exists() else 0))
         layer = next(x for x in s.cm.layers if x.name == "collapse")
-        commits_made = sum(1 for e in s.store.events() if e.get("layer") == "collapse" and e.get("action") == "commit")
+        commits_made = sum(1 for e in s.store.event_log.read() if e.get("layer") == "collapse" and e.get("action") == "commit")
         await s.aclose()
     assert len(s.cm.compactions) >= 4, "the test needs compactions"
     # Old compaction results no longer hold their histories (the archive has them).

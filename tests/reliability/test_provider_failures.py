@@ -123,7 +123,7 @@ async def test_malformed_reply_retries_are_events(tmp_path: Path) -> None:
         await s.run_turn("hello")
         await s.aclose()
     assert waited == [1.0, 2.0]  # exponential backoff between our attempts
-    retries = [e for e in s.store.events() if e.get("layer") == "provider" and e.get("action") == "retry"]
+    retries = [e for e in s.store.event_log.read() if e.get("layer") == "provider" and e.get("action") == "retry"]
     assert [e["detail"]["attempt"] for e in retries] == [1, 2]
     assert [e["detail"]["delay_s"] for e in retries] == [1.0, 2.0]
     # In words (stream-json prints the event): it was "ModelAPIError: Failed to decode response as JSON: …"
@@ -196,7 +196,7 @@ async def test_a_reply_without_finish_reason_is_accepted_and_recorded(tmp_path: 
             out = await s.run_turn("hello", on_text=(lambda t: None) if stream else None)
             await s.aclose()
         assert out.output == "echo: hello"
-        events = [e for e in s.store.events() if e.get("layer") == "provider"]
+        events = [e for e in s.store.event_log.read() if e.get("layer") == "provider"]
         assert [e["action"] for e in events] == ["no_finish_reason"]
 
 

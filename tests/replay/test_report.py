@@ -169,7 +169,7 @@ def test_compact_agent_sessions_are_rebuilt_across_compactions(tmp_path: Path):
     assert [c["message_index"] for c in t.recorded_compactions] == [9, 13]
     assert len(t.recorded_compactions) == 2
     # Pointed at the project folder: the session once; its archives and side files are not transcripts.
-    store.log_event({"layer": "budget", "action": "spill"})
+    store.event_log.append({"layer": "budget", "action": "spill"})
     (store.side_dir("tool-results") / "call.txt").write_text("spilled output")
     found, notes, skipped = find_files([tmp_path])
     assert found == [store.path] and skipped == 2

@@ -24,7 +24,6 @@ was saved before is touched by a failed write.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import uuid
 from collections.abc import Callable, Sequence
@@ -34,10 +33,11 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from .. import crashpoints, secrets
+from .. import crashpoints
 from . import journal, last_run, listing, locks, remembered, unreadable
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
+from .event_log import EventLog
 from .files import (
     SessionError,
     SessionLocked,
@@ -51,7 +51,7 @@ from .files import (
     project_slug,
     remove_stale_temps,
 )
-from .loading import _file_lines, load_session_file
+from .loading import load_session_file
 from .not_a_session import refuse_if_not_a_session
 
 # The store's own names, and what the agent and its UI import from here (entries.py, files.py, loading.py).
@@ -87,6 +87,7 @@ class SessionStore:
         self.path = root / f"{session_id}.jsonl"
         self.dir = root / session_id  # side files: tool results, notes, collapse log, events
         self._clock = clock
+        self.event_log = EventLog(self.dir, clock)  # what the layers and the provider did (event_log.py)
         self._last_id: str | None = None
         self._lock_fd: int | None = None
         self._prompt: tuple[str, str] | None = None  # (entry id, text) of a typed message not yet sent
@@ -105,10 +106,6 @@ class SessionStore:
     @property
     def archive_dir(self) -> Path:
         return self.root / "compact-history"
-
-    @property
-    def events_path(self) -> Path:
-        return self.dir / "events.jsonl"
 
     def side_dir(self, name: str) -> Path:
         return ensure_private_dir(self.dir / name)
@@ -335,16 +332,6 @@ class SessionStore:
         if self.on_rewrite is not None:
             self.on_rewrite(b, messages)
 
-    def log_event(self, event: dict[str, Any]) -> None:
-        ensure_private_dir(self.dir)
-        line = utf8_safe(secrets.redact(json.dumps({"time": self._clock(), **event}, ensure_ascii=False,
-                                                   default=str) + "\n")).encode()
-        fd = os.open(self.events_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, line)
-        finally:
-            os.close(fd)
-
     # -- reading -------------------------------------------------------------------------
     def load(self) -> Loaded:
         """The session as saved. Holding the lock, a torn last line is first set aside and cut off
@@ -388,17 +375,3 @@ class SessionStore:
 
     def _set_last(self, eid: str | None) -> None:
         self._last_id = eid
-
-    def events(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        if not self.events_path.exists():
-            return out
-        for raw in _file_lines(self.events_path):
-            if raw is None:
-                continue
-            with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
-                obj = json.loads(raw)
-                if isinstance(obj, dict):
-                    out.append(obj)
-        return out
-

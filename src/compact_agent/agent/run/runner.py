@@ -305,7 +305,7 @@ class AgentSession:
 
     def _on_event(self, event: Event) -> None:
         try:
-            self.store.log_event(event.to_json())
+            self.store.event_log.append(event.to_json())
         except OSError:
             pass
         if event.layer == "window":  # the server's limit learned: a large input is cut to fit it
