@@ -16,6 +16,7 @@ from compact_agent.agent.integrations.hooks import (
     run_command,
 )
 from compact_agent.agent.tools.shell import exit_line
+from tests.processes import ended
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:
@@ -42,14 +43,17 @@ async def test_json_output_takes_additional_context(tmp_path):
 
 
 async def test_timeout_kills_the_process_group(tmp_path):
-    marker = tmp_path / "survived"
-    cmd = script(tmp_path, "slow.sh", f"(sleep 1; touch {marker}) &\nsleep 30\n")
+    """The hook's child touches the marker as soon as the hook's shell is gone: killed with it, it
+    never does. Its pid is written first; the test waits for that process to end, not for a time."""
+    marker, pid_file = tmp_path / "survived", tmp_path / "child.pid"
+    child = f"(while kill -0 $$ 2>/dev/null; do sleep 0.01; done; touch {marker}) &"
+    cmd = script(tmp_path, "slow.sh", f"{child}\necho $! > {pid_file}.new && mv {pid_file}.new {pid_file}\nsleep 30\n")
     t0 = time.monotonic()
     run = await run_command(HookCommand("PreCompact", cmd, timeout_s=0.3), {}, tmp_path)
     assert time.monotonic() - t0 < 1
     assert run.problem == "timed out after 0.3s: killed by SIGKILL, with its child processes" and run.output == ""
     assert exit_line(-9, 0.3) == f"exit code: 137 ({run.problem})"  # as a bash call's result says it
-    time.sleep(1.2)
+    assert ended(int(pid_file.read_text())), "the hook's child process outlived the timeout"
     assert not marker.exists(), "the hook's child process outlived the timeout"
 
 

@@ -6,6 +6,7 @@ import asyncio
 import os
 import re
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from compact_agent.agent.tools.file_state import ReadFileState
 from compact_agent.agent.tools.files import read_file_text
 from compact_agent.agent.tools.toolset import build_toolset, mention_messages
 from compact_agent.config import Settings
+from tests.processes import ended
 
 
 def make_env(cwd: Path, mode: str = "yes", **settings: Any) -> ToolEnv:
@@ -279,17 +281,7 @@ async def test_bash_timeout_kills_the_process_group(env: ToolEnv, work: Path) ->
     out = await call(env, "bash", command=cmd, timeout=0.5)
     assert time.monotonic() - t0 < 3
     assert out.endswith("\nexit code: 137 (timed out after 0.5s: killed by SIGKILL, with its child processes)")
-    pid = int((work / "grandchild.pid").read_text())
-    for _ in range(100):  # the grandchild is reaped by init shortly after the kill
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
-            break
-        await asyncio.sleep(0.02)
-    else:
-        pytest.fail("grandchild survived the timeout")
+    assert ended(int((work / "grandchild.pid").read_text())), "grandchild survived the timeout"
 
 
 async def test_a_command_a_signal_ended_shows_the_exit_code_a_shell_shows(env: ToolEnv) -> None:
@@ -550,8 +542,19 @@ async def test_an_interrupted_grep_stops_its_thread(env: ToolEnv, work: Path, mo
 
     monkeypatch.setattr(search, "GREP_TIME_S", 1_000.0, raising=False)
     (work / "big.txt").write_text("some ordinary line of text\n" * 2_000_000)
+    searching = threading.Event()
+    real_lines = search._lines
+
+    def lines(fh: Any) -> Any:
+        searching.set()
+        yield from real_lines(fh)
+
+    monkeypatch.setattr(search, "_lines", lines)
     task = asyncio.ensure_future(call(env, "grep", pattern=r"(x|xx)+y"))
-    await asyncio.sleep(0.3)
+    deadline = time.monotonic() + 60
+    while not searching.is_set():  # the thread is reading big.txt
+        assert time.monotonic() < deadline and not task.done(), "the grep never started reading"
+        await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

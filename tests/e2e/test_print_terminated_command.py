@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.processes import ended
 
 from .held_request import start
 from .test_print_prompt_saved_early import fake
@@ -36,21 +37,6 @@ def written_pid(path: Path, proc, timeout: float = 60) -> int:
             return int(text)
         time.sleep(0.01)
     raise AssertionError(f"the command never ran: {proc.stderr.read().decode() if proc.poll() is not None else ''}")
-
-
-def ended(pid: int, timeout: float = 10) -> bool:
-    """Whether the process `pid` is gone (or a zombie: killed, not yet reaped by init)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            os.kill(pid, 0)
-            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                return True
-        except (ProcessLookupError, FileNotFoundError):
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
