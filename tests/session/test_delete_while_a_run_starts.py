@@ -122,3 +122,45 @@ def test_a_lock_file_removed_while_a_run_took_it_is_taken_again(tmp_path: Path, 
     finally:
         store.unlock()
     check_free(root, "s1")
+
+
+@pytest.mark.parametrize("write", ["save_prompt_early", "take_back_early"])
+def test_a_lock_file_removed_while_a_typed_message_is_saved_is_taken_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: str) -> None:
+    """A message typed while the session is built is saved under its lock (journal.py), and so is
+    its taking back: the lock file removed between its opening and its locking, the write held a
+    lock no one else could see, and a run could take the session while it wrote. It locks the file
+    made anew, as the store does."""
+    from compact_agent.session import locks as lock_module
+    from compact_agent.session.files import SessionLocked
+    from compact_agent.session.locks import check_free
+
+    _, root = folder(tmp_path)
+    entry = journal.save_prompt_early(root, "s1", "fix the build")
+    real_flock, real_append = lock_module.fcntl.flock, journal.append
+    removed: list[bool] = []
+    asked: list[str] = []
+
+    def flock(fd: int, op: int) -> None:
+        if not removed:  # the removal, between the write's open and its lock
+            removed.append(True)
+            (root / "s1" / "lock").unlink()
+            (root / "s1").rmdir()
+        real_flock(fd, op)
+
+    def append(*args: object, **kwargs: object) -> object:
+        monkeypatch.setattr(lock_module.fcntl, "flock", real_flock)
+        with pytest.raises(SessionLocked):
+            check_free(root, "s1")  # another run asking, while the message is written, finds it held
+        asked.append("held")
+        return real_append(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lock_module.fcntl, "flock", flock)
+    monkeypatch.setattr(journal, "append", append)
+    if write == "save_prompt_early":
+        journal.save_prompt_early(root, "s1", "and the tests")
+    else:
+        journal.take_back_early(root, "s1", entry, new=False)
+    assert removed and asked == ["held"]
+    check_free(root, "s1")  # let go of once written
+    assert (root / "s1" / "lock").exists()

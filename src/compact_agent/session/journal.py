@@ -19,7 +19,6 @@ entry that is neither — the process died first — is read back as the user's 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -30,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import crashpoints, secrets
-from . import remembered
-from .files import SessionLocked, _fsync_dir, atomic_write, ensure_private_dir
-from .locks import LOCK_FILE, in_use_message
+from . import locks, remembered
+from .files import SessionError, SessionLocked, _fsync_dir, atomic_write, ensure_private_dir
+from .locks import in_use_message
 from .not_a_session import refuse_if_not_a_session
 
 FORMAT_VERSION = 1
@@ -252,7 +251,9 @@ _EARLY: dict[Path, tuple[str, str, Path | None]] = {}
 def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[], str] = now_iso) -> str:
     """Save `text` as a prompt entry of session `session_id` in `root` before its store exists
     (the REPL's first seconds); its entry id. The session's lock is held while writing, so this
-    never writes into a session another process holds (SessionLocked then, from the store's words).
+    never writes into a session another process holds (SessionLocked then, from the store's words);
+    it is taken as the store takes it (locks.py, `hold`), again on a lock file made anew when
+    `sessions --delete` removed it between its opening and its locking.
 
     A session this write makes also gets the options the run was started with (the `meta` entry the
     store writes, remembered.py): killed while starting, it is continued with them, not at the
@@ -261,13 +262,10 @@ def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[]
     session is refused (NotASessionFile) before anything is made for it."""
     path = root / f"{session_id}.jsonl"
     refuse_if_not_a_session(path)
-    ensure_private_dir(root / session_id)
-    lock = os.open(root / session_id / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    lock = locks.hold(root / session_id, session_id, root)
+    if lock is None:
+        raise SessionLocked(in_use_message(session_id))
     try:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise SessionLocked(in_use_message(session_id)) from None
         made: list[dict[str, Any]] = []
         options = _options_of_a_new_session(path)
 
@@ -279,9 +277,8 @@ def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[]
             return encode(made)
 
         kept = append(path, line, root / session_id)
-        fcntl.flock(lock, fcntl.LOCK_UN)
     finally:
-        os.close(lock)
+        locks.release(lock)
     eid: str = made[-1]["id"]
     _EARLY[path.resolve()] = (eid, text, kept)
     return eid
@@ -311,23 +308,24 @@ def take_back_early(root: Path, session_id: str, entry_id: str, *, new: bool,
     opened (bad usage: nothing ran, as when a flag is refused). A session that write made (`new`)
     loses its file, so `-c` does not take it for the last conversation (the store's
     `remove_if_unused` then clears its folder); in an earlier session the prompt is marked unsent,
-    so a load has the history as it was. Under the session's lock: one another process holds is
-    left as it is. Raises OSError."""
+    so a load has the history as it was. Under the session's lock (locks.py, `hold`: a lock file
+    removed meanwhile is taken again on the one made anew): one another process holds, or whose
+    lock file cannot be opened, is left as it is. Raises OSError."""
     path = root / f"{session_id}.jsonl"
     with contextlib.suppress(OSError):
         _EARLY.pop(path.resolve(), None)
-    lock = os.open(root / session_id / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return
+        lock = locks.hold(root / session_id, session_id, root)
+    except SessionError:
+        return
+    if lock is None:
+        return
+    try:
         if new:
             path.unlink(missing_ok=True)
             _fsync_dir(root)
         else:
             append(path, lambda parent: encode([new_entry("prompt", {"prompt": {"unsent": entry_id}}, parent,
                                                           clock())]), root / session_id)
-        fcntl.flock(lock, fcntl.LOCK_UN)
     finally:
-        os.close(lock)
+        locks.release(lock)

@@ -5,8 +5,9 @@ built, and lets go of it when the run ends (`release`). The REPL builds it while
 (repl_start.py), so a session in use was found out only seconds after the user had started typing
 into a prompt that then went away. `check_free` asks the same lock, cheaply (no pydantic-ai
 import), and lets go of it at once: the store takes it for good when the session is built, and
-refuses then if another process took it in between. Both live here, apart from the store, so the
-one lock and its words are in one place.
+refuses then if another process took it in between. The REPL saves a message typed while the
+session is being built under the same lock, a moment long (journal.py, `hold`). All live here,
+apart from the store, so the one lock and its words are in one place.
 """
 
 from __future__ import annotations
@@ -46,7 +47,21 @@ def check_free(root: Path, session_id: str) -> None:
 
 def take(folder: Path, session_id: str, root: Path) -> int:
     """Lock session `session_id` (its folder `folder`, in `root`) for good: the lock file's open
-    descriptor, this process's id written in it. Raises SessionLocked when another process holds it.
+    descriptor, this process's id written in it. Raises SessionLocked when another process holds it."""
+    fd = hold(folder, session_id, root)
+    if fd is None:
+        raise SessionLocked(in_use_message(session_id))
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+    return fd
+
+
+def hold(folder: Path, session_id: str, root: Path) -> int | None:
+    """Lock session `session_id` (its folder `folder`, in `root`, made when missing): the lock
+    file's open descriptor, for `release`; None when another process holds it. Raises SessionError
+    when the lock file cannot be opened. `take` keeps it for the run; journal.py, while it writes
+    a typed message before the session is built.
 
     A lock file removed between its opening and its locking (`sessions --delete` held it, and
     removed the session's folder) locks nothing another process can see: the lock is taken again on
@@ -55,24 +70,19 @@ def take(folder: Path, session_id: str, root: Path) -> int:
     for _ in range(5):
         try:
             ensure_private_dir(folder)
-            fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as e:
             raise SessionError(f"cannot open session {session_id} in {root}: {e.strerror or e}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise SessionLocked(in_use_message(session_id)) from None
+            return None
         if _same_file(folder / LOCK_FILE, fd):
-            break
+            return fd
         os.close(fd)
-    else:
-        raise SessionError(f"cannot open session {session_id} in {root}: its lock file "
-                           "was removed each time it was taken")
-    with contextlib.suppress(OSError):
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-    return fd
+    raise SessionError(f"cannot open session {session_id} in {root}: its lock file "
+                       "was removed each time it was taken")
 
 
 def release(fd: int) -> None:
