@@ -112,3 +112,28 @@ def test_a_prompt_quoting_the_api_key_is_saved_and_shown_redacted(tmp_path: Path
         assert [c.prompt for c in Checkpoints(store).load().list()][-1] == cp.prompt
     finally:
         registry._secrets.discard(key)
+
+
+def test_a_retried_turn_goes_on_in_the_checkpoint_of_its_failed_attempt(tmp_path: Path) -> None:
+    """A turn sent again after it failed (agent/run/unfinished.py) opened a second checkpoint for the
+    same message: /rewind listed it twice, and the second kept the files as the failed attempt left them."""
+    a = tmp_path / "a.txt"
+    a.write_text("v0")
+    cps = Checkpoints(tmp_path / "store")
+    cps.begin(0, 0, "one")
+    first = cps.begin(1, 4, "append X")
+    _write(cps, a, "v1")  # the failed attempt's tool changed it, its result never saved
+    again = Checkpoints(tmp_path / "store")  # as `-c -p` finds them
+    assert again.begin(0, 4, "append X", retry=True).index == first.index
+    _write(again, a, "v2")
+    assert [c.prompt for c in again.list()] == ["one", "append X"]
+    history_len, _ = again.rewind(1)
+    assert history_len == 4 and a.read_text() == "v0"
+    assert again.begin(1, 4, "other", retry=True).index == 1  # another message: a checkpoint of its own
+    assert len(again.list()) == 2
+
+
+def test_a_new_turn_at_the_same_place_is_not_taken_for_a_retry(tmp_path: Path) -> None:
+    cps = Checkpoints(tmp_path / "store")
+    cps.begin(0, 0, "one")
+    assert cps.begin(1, 0, "one").index == 1  # not a retry: the same words sent as a new message

@@ -122,3 +122,20 @@ async def test_a_turn_that_failed_after_its_tools_ran_is_not_offered_as_a_retry(
     line = " ".join(run.out.split())
     assert "send 'go on' to continue from there (the same message again would run them again)" in line, run.out
     assert "send it again (↑ Enter) to retry" not in line
+
+
+async def test_rewind_lists_a_retried_message_once(tmp_path):
+    """The retry goes on in its turn's checkpoint: /rewind listed the message twice, once for each
+    attempt, the first of them a turn that was never in the conversation."""
+    state, server = failing_until_told()
+    prompts = iter(range(10))
+
+    def at_prompt() -> None:
+        if next(prompts) == 1:
+            state["down"] = False
+
+    with server:
+        run = await drive(tmp_path, None, ["append X to notes.txt\r", "append X to notes.txt\r", "/rewind\r"],
+                          server=server, at_prompt=at_prompt, settings=NO_RETRIES)
+    listed = [line for line in run.out.splitlines() if re.match(r"\s+\d+ ", line)]
+    assert len(listed) == 1 and "append X to notes.txt" in listed[0], run.out

@@ -145,14 +145,21 @@ class Checkpoints:
         return self._store.forget_list(len(self._items))
 
     def begin(self, turn_index: int, history_len: int, prompt: str,
-              before: ModelMessage | None = None) -> Checkpoint:
+              before: ModelMessage | None = None, *, retry: bool = False) -> Checkpoint:
         """Open the checkpoint for a new user turn; later writes are attributed to it. `before`: the
-        message before `history_len`, which `follow` finds it by after a rewrite."""
+        message before `history_len`, which `follow` finds it by after a rewrite. `retry`: the turn
+        is sent again after its attempt failed (agent/run/unfinished.py): it goes on in the
+        checkpoint that attempt opened, if that is the last, so /rewind lists the message once and
+        puts back the files as they were before the first attempt."""
         preview = " ".join(secrets.redact(prompt).split())  # shown by /rewind, and saved
         if len(preview) > PREVIEW_CHARS:
             preview = preview[: PREVIEW_CHARS - 1] + "…"
-        cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index,
-                        anchor=message_key(before) if before is not None and history_len > 0 else None)
+        anchor = message_key(before) if before is not None and history_len > 0 else None
+        last = self.current
+        if retry and last is not None and last.archive is None and \
+                (last.history_len, last.anchor, last.prompt) == (history_len, anchor, preview):
+            return last
+        cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index, anchor=anchor)
         self._items.append(cp)
         self._save()
         return cp
