@@ -37,6 +37,9 @@ PROMPT_CHARS = 500
 NOT_FOLDING = ("rewind", "history_changed", INPUT_CUT)
 #: The mark of the program's close of a turn that got no answer (agent/run/unfinished.py writes it).
 UNANSWERED = "unanswered"
+#: The marks of the read_file call and its results that a file or an image the user attached with
+#: `@path` adds before their message (agent/run/turn.py, `mentions`): part of the message as typed.
+ATTACHED = ("mention", "image")
 
 
 @dataclass
@@ -90,7 +93,7 @@ def scan(path: Path, max_entries: int = 200) -> Listed:
                 continue
             if isinstance(entry.get("prompt"), str):
                 settled.add(entry["prompt"])
-            if _a_close(entry.get("message")):  # the program's close of a turn: no message of the conversation
+            if not _a_message(entry.get("message")):  # the program's close of a turn, an attachment's read
                 continue
             n += 1
             if out.prompt or n > max_entries:
@@ -114,15 +117,25 @@ def counted(messages: Sequence[ModelMessage]) -> int:
     """The messages of `messages` a listing counts: the user's and the model's, not the program's
     close of a turn that got no answer (agent/run/unfinished.py). Two prompts that both failed were
     '3 messages', the close between them counted as one; that they got no answer is the listing's
-    `(unanswered)` mark, and `/history`'s `no answer` row."""
-    return sum(1 for m in messages if not _a_close({"kind": m.kind, "metadata": getattr(m, "metadata", None)}))
+    `(unanswered)` mark, and `/history`'s `no answer` row. Nor the read_file call and results an
+    `@path` attachment adds: a message typed with a file attached was '3 messages'."""
+    return sum(1 for m in messages if _a_message({"kind": m.kind, "metadata": getattr(m, "metadata", None),
+                                                  "parts": [{"part_kind": p.part_kind} for p in m.parts]}))
 
 
-def _a_close(message: Any) -> bool:
-    """Whether a stored message is the program's close of a turn that got no answer."""
-    meta = message.get("metadata") if isinstance(message, dict) and message.get("kind") == "response" else None
+def _a_message(message: Any) -> bool:
+    """Whether a stored message is one of the conversation a listing counts: not the program's close
+    of a turn that got no answer, nor an attachment's read (`ATTACHED`) without the user's words."""
+    if not isinstance(message, dict):
+        return True
+    meta = message.get("metadata")
     ours = meta.get("compact_agent") if isinstance(meta, dict) else None
-    return isinstance(ours, dict) and ours.get("synthetic") == UNANSWERED
+    mark = ours.get("synthetic") if isinstance(ours, dict) else None
+    if message.get("kind") == "response":
+        return mark != UNANSWERED and mark not in ATTACHED
+    parts = message.get("parts")
+    typed = isinstance(parts, list) and any(isinstance(p, dict) and p.get("part_kind") == "user-prompt" for p in parts)
+    return typed or mark not in ATTACHED
 
 
 def carried(path: Path, trigger: str, written: int) -> dict[str, Any]:
