@@ -4,6 +4,8 @@ The REPL and print mode both drive an `AgentSession`: `run_turn` runs one user t
 (tool loop and compactions included; the turn itself is turn.py's); `compact`, `rewind` and
 `clear` back the slash commands. The pipeline (`ContextManager`) is a pydantic-ai capability:
 every model request of the turn, including those deep inside a tool loop, goes through it.
+What a session says as it starts is start_notes.py's; the models of its side requests (summary,
+notes) are side_models.py's.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from ...context import (  # the library's public API: the agent builds on nothin
     ContextManager,
     Event,
     Restorer,
-    SessionMemory,
     SharedPrefixSummarizer,
     default_layers,
 )
@@ -71,6 +72,8 @@ from .options import (
 from .request_limit import KeepAtLimit
 from .retry import TransientRetry
 from .rewinding import EDITS, follow_history
+from .side_models import http_limits, session_memory, summary_model
+from .start_notes import buffer_note, continued_note, window_setting
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
 from .window_check import check_window, fixed_tokens
 from .window_proof import WindowProof
@@ -87,6 +90,7 @@ class AgentSession:
     """A live session; not thread-safe, one turn at a time."""
 
     cm: ContextManager  # set in __init__ after the extensions, which read it (SessionParts) later
+    summary_cache: tuple[str, Model]  # the summary model, once one other than the main one is asked for
 
     def __init__(self, opts: SessionOptions, on_event: Callable[[Event], None] | None = None,
                  on_compact_start: Callable[[str, int], None] | None = None,
@@ -104,7 +108,7 @@ class AgentSession:
                                           window=opts.context_window or self.settings.context_window,
                                           prices=self.settings.prices)
         self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key,
-                                                        **self._http_limits())
+                                                        **http_limits(self.settings))
         self.session_id, exists = resolved or resolve_session_id(opts)
         home = opts.home or home_dir()
         for d in (home, home / "projects"):  # also when an older version made them 0755
@@ -157,7 +161,7 @@ class AgentSession:
         self.summary_usage: list[Any] = []
         # Anthropic clears old tool results server-side (cache-aware); elsewhere microcompact does it.
         self.server_side_clearing = self.info.provider == "anthropic" and self.settings.anthropic_server_clearing
-        self.memory = self._session_memory()
+        self.memory = session_memory(self)
         # The library's public API, with what a coding agent adds: the session file (its side
         # files take spilled results and the collapse log), notes beside it that outlive a turn,
         # files restored after a compaction, the hooks around it.
@@ -181,10 +185,10 @@ class AgentSession:
         # larger one, a prompt over it taken whole forgets it (window_proof.py).
         self.window_proof = WindowProof(self)
         self.notices = [line] if (line := server_windows.start_at_remembered(self)) else []
-        if opts.continue_last and exists and (line := self._continued_note()) is not None:
+        if opts.continue_last and exists and (line := continued_note(self)) is not None:
             self.notices.append(line)
         self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
-        if (line := self._buffer_note()) is not None:
+        if (line := buffer_note(self)) is not None:
             self.warnings.append(line)
         found = instruction_files(self.cwd)
         self.instructions, self.instructions_paths = found.text, found.paths
@@ -203,33 +207,10 @@ class AgentSession:
         self.turn_input: tuple[str, str] | None = None  # of the prompt fit_input cut: as sent, as it came
         self.usage = RunUsage()
         try:
-            check_window(self, self.info, self._window_setting())
+            check_window(self, self.info, window_setting(self))
         except ConfigError:
             self.close()
             raise
-
-    def _buffer_note(self) -> str | None:
-        """A buffer given that the window cannot hold, said once at start (settings_checks.py)."""
-        from ...settings_checks import buffer_note
-
-        config = self.opts.config
-        if (config.sources.get("autocompact_buffer", "default") == "default" if config is not None
-                else self.settings.autocompact_buffer == type(self.settings).model_fields["autocompact_buffer"].default):
-            return None  # the default: a tenth of a smaller window is what it means
-        where = config.where("autocompact_buffer") if config is not None else "the settings"
-        lim = self.limits
-        return buffer_note(self.settings.autocompact_buffer, lim.buffer, lim.window, lim.threshold, where)
-
-    def _window_setting(self) -> str:
-        """Where the window came from, for the error that says it is too small."""
-        if self.opts.context_window:  # given, or remembered by the session (`-c` with no flag)
-            from ...session.remembered import named
-
-            return named("context_window", "--context-window")
-        if self.settings.context_window:
-            return "context_window in " + (self.opts.config.where("context_window") if self.opts.config
-                                           else "a config file")
-        return f"{self.info.name}'s window; give a larger one with --context-window"
 
     # -- wiring ------------------------------------------------------------------------------
     def _system_prompt(self) -> str:
@@ -239,21 +220,11 @@ class AgentSession:
         """The summary request; a `summary_model` other than the main one is asked for no more than
         it writes (the registry's `max_output`: deepseek-chat writes 8K where deepseek-reasoner
         writes 64K, and a request asking for more is refused)."""
-        model, name = self._summary_model(), self.settings.summary_model or ""
+        model, name = summary_model(self), self.settings.summary_model or ""
         most = None if model is self.model else model_info(name, provider=provider_for(name, self.opts.base_url)).max_output
         s = SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings, max_output=most)
         s.usage = self.summary_usage
         return s
-
-    def _summary_model(self) -> Model:
-        """`summary_model` if configured (its own cache, no shared prefix), else the main model."""
-        name = self.settings.summary_model
-        if not name or name == self.info.name:
-            return self.model
-        if getattr(self, "_summary_cache", (None,))[0] != name:
-            self._summary_cache = (name, build_model(name, base_url=self.opts.base_url, api_key=self.opts.api_key,
-                                                  **self._http_limits()))
-        return self._summary_cache[1]
 
     def _model_settings(self) -> AnthropicModelSettings | None:
         if not self.server_side_clearing:
@@ -264,34 +235,6 @@ class AgentSession:
                                             trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
         # The library builds the body without the SDK; its shape is the SDK's context-management config.
         return {"anthropic_context_management": cast("BetaContextManagementConfigParam", body)}
-
-    def _session_memory(self) -> SessionMemory | None:
-        """Notes beside the session file, so they survive restarts and `--continue`."""
-        if not self.settings.memory_enabled:
-            return None
-        notes_model = None
-        if self.settings.memory_model:
-            notes_model = build_model(self.settings.memory_model, base_url=self.opts.base_url,
-                                      api_key=self.opts.api_key, **self._http_limits())
-        return SessionMemory(self.store.dir / "notes.md", self.settings.compaction(), model=self.model,
-                             notes_model=notes_model)
-
-    def _continued_note(self) -> str | None:
-        """What `--continue` says when the newest session, the one it opened, is one the model never
-        answered in and an older one it answered in is there: one mistyped command line (a model
-        the server does not have) took `-c` from the conversation it interrupted, and went on in the
-        failed start, with its options, without a word of the other."""
-        from ...session.listing import answered_before
-
-        found = answered_before(self.store.root, self.session_id)
-        if found is None:
-            return None
-        mine, other, prompt = found
-        return (f"continuing session {self.session_id} ({_gist(mine)}), which the model has not answered yet; the "
-                f"newest one it answered in is {other} ({_gist(prompt)}): compact-agent -r {other} goes on there")
-
-    def _http_limits(self) -> dict[str, Any]:
-        return {"max_retries": self.settings.max_retries, "timeout_s": self.settings.request_timeout_s}
 
     def _keep_at_limit(self, messages: Sequence[ModelMessage]) -> None:
         """The turn's history when its request limit stopped it: saved, and marked (request_limit.py)."""
@@ -444,10 +387,3 @@ class AgentSession:
             self.memory.close()
         self.store.unlock()
         self.store.remove_if_unused()
-
-
-def _gist(prompt: str, most: int = 40) -> str:
-    """A prompt in a line's parentheses: on one line, at most `most` characters."""
-    words = " ".join(prompt.split())
-    return (words if len(words) <= most else words[:most - 1].rstrip() + "…") or "no prompt"
-
