@@ -6,6 +6,7 @@ answer: the next message went on as if the model had never called a tool, and `-
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import threading
@@ -20,6 +21,7 @@ from tests.e2e.test_print_terminated_command import ended
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 
 from .repl_driver import drive
+from .test_repl import result_of
 
 #: A command with a child that ignores SIGTERM and SIGHUP, its pid written once it runs.
 COMMAND = "trap '' TERM HUP; sleep 123 & echo $! > child.pid; wait"
@@ -118,6 +120,8 @@ async def test_stopping_a_tool_call_keeps_the_answer_and_the_next_message_goes_o
                 pytest.fail("the command's child outlived Esc")
         assert "interrupted" in live.out and "ANSWER to go on" in live.out, live.out
         assert KEPT in " ".join(live.out.split()), live.out  # under `interrupted`, what the next message goes on from
+        assert result_of(live.out, "read_file(notes.txt)", "1 line"), live.out  # it had finished: its line shows it
+        assert live.out.count("1 line") == 1, live.out  # once, not again with the kept calls
         assert_kept(sent_after(server, "go on"))
         assert not server.rejected
 
@@ -149,3 +153,40 @@ async def test_resume_after_stopping_a_tool_call_says_what_was_stopped(tmp_path:
     assert "warning" not in resumed.out
     assert_kept(sent_after(server, "go on"))
     assert not server.rejected
+
+
+async def test_a_call_that_finished_as_the_key_came_shows_its_result_line(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_file's result is kept the moment it finished, but the key came before the line that shows
+    it: no line said how the call went, though the next message goes on from its result."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / "notes.txt").write_text("remember the heron\n")
+    pipe: list[Any] = []
+    record = EndedCalls.wrap_tool_execute
+
+    async def wrap(self: EndedCalls, ctx: Any, *, call: Any, **kwargs: Any) -> Any:
+        result = await record(self, ctx, call=call, **kwargs)
+        if call.tool_name == "read_file":  # kept; Esc comes before the line, once the command runs
+            deadline = time.monotonic() + 60
+            pid = cwd / "child.pid"
+            while not (pid.exists() and pid.read_text().endswith("\n")) and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            pipe[0].send_text("\x1b")
+            await asyncio.Event().wait()  # until Esc cancels the turn
+        return result
+
+    monkeypatch.setattr(EndedCalls, "wrap_tool_execute", wrap)
+    with FakeOpenAIServer(answer) as server:
+        try:
+            live = await drive(tmp_path, answer, ["run the command\r", "go on\r"], server=server, pipe=pipe,
+                               permission_mode="yes")
+        finally:
+            child = child_of(cwd) if (cwd / "child.pid").exists() else None
+            if child is not None and not ended(child):
+                os.kill(child, signal.SIGKILL)  # never left behind by the test itself
+                pytest.fail("the command's child outlived Esc")
+    assert "interrupted" in live.out, live.out
+    assert "  ⎿ read_file(notes.txt): 1 line" in live.out.splitlines(), live.out
+    assert live.out.count("read_file(notes.txt): 1 line") == 1, live.out
+    assert_kept(sent_after(server, "go on"))

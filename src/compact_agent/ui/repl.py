@@ -38,7 +38,7 @@ from .session_feed import SessionFeed
 from .session_picker import pick
 from .shell_escape import shell_output, show_shell_output
 from .toolbar import starting_line, status_line
-from .turn_view import InterruptKeys, TurnView
+from .turn_view import InterruptKeys, TurnView, kept_finished
 from .typeahead import began, echo_back
 from .work_keys import WorkKeys
 
@@ -324,7 +324,7 @@ class Repl:
             if done is None:  # stopped by the user: a later resume says so, not as a run that died
                 with contextlib.suppress(OSError):
                     s.store.note_stopped()
-                self.calls_kept(s)
+                self.calls_kept(s, view)
             elif done.cut:  # an answer that ends mid-sentence must not read as whole
                 from ..agent.run.turn import CUT_NOTE
 
@@ -335,14 +335,16 @@ class Repl:
             with contextlib.suppress(OSError):  # a message the turn never sent is marked so (keep_typed)
                 s.store.settle_prompt()
 
-    def calls_kept(self, s: AgentSession) -> None:
+    def calls_kept(self, s: AgentSession, view: TurnView) -> None:
         """Under `interrupted`, when the turn was stopped while the model's tool calls ran: they are
-        kept, each with its result (agent/run/ended_calls.py), and the next message goes on from them."""
+        kept, each with its result (agent/run/ended_calls.py), and the next message goes on from them.
+        A call that had finished as the key came shows its result line here, as the others did."""
         from ..session.last_run import BY_USER, ended_by
         from ..session.load_warnings import calls_ended
 
         by, unfinished = ended_by(s.messages)
         if by == BY_USER:
+            view.kept_results(kept_finished(s.messages))
             self.console.print(f"  ⎿ the model's tool calls are kept with their results: {calls_ended(unfinished)}; "
                                "your next message goes on from there", style="dim", markup=False, highlight=False)
 

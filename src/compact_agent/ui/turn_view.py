@@ -89,6 +89,7 @@ class TurnView:
         self.marked = False  # the answer's marker was printed
         self.answered = False
         self.ends_in_code = False
+        self.results_shown: set[str] = set()  # the ids of the calls whose result line is printed
 
     def start(self, doing: str = "thinking") -> None:
         self._spin(doing)
@@ -149,20 +150,33 @@ class TurnView:
             self.console.print(self.tool_lines.line(obj, width), style="bold", highlight=False)
             self._spin(f"running {obj.get('tool', 'tool')}")
         else:
-            failed = obj.get("error") and tool_lines.told_instead(obj) is None  # declined with the user's words: no error
-            tail = obj.get("tail") or []
-            shows_tail = len(tail) > 1 or bool(tail and obj.get("output_lines", 0) > 1)
-            summary = str(obj.get("summary") or "")
-            if shows_tail and summary.startswith("exit code:"):  # the tail under it shows the last line
-                obj = {**obj, "summary": summary.partition(" · ")[0]}
-            line = self.tool_lines.line(obj, width)
-            self.console.print(line, style="red" if failed else "dim", highlight=False)
-            if shows_tail:  # one line of output stays on the result line alone
-                more = obj.get("output_lines", len(tail)) - len(tail)
-                head = f"    … {more} line{'s' if more != 1 else ''} before · ctrl+o shows all\n" if more > 0 else ""
-                self.console.print(Text(visible(head + "\n".join("    " + ln for ln in tail)), style="dim"),
-                                   highlight=False, soft_wrap=False, overflow="ellipsis", no_wrap=True)
+            self._result(obj, width)
             self._spin("thinking")
+
+    def kept_results(self, objs: list[dict[str, Any]]) -> None:
+        """The result lines of calls that had finished when the turn was stopped and are kept with
+        their results (agent/run/ended_calls.py), those the stop came before: each as it would have shown."""
+        width = min(tool_lines.WIDTH, self.console.width)
+        for obj in objs:
+            if str(obj.get("id", "")) not in self.results_shown:
+                self._result(obj, width)
+
+    def _result(self, obj: dict[str, Any], width: int) -> None:
+        """`  ⎿ 1 line`, red for an error, with the last lines of a command's output under it."""
+        self.results_shown.add(str(obj.get("id", "")))
+        failed = obj.get("error") and tool_lines.told_instead(obj) is None  # declined with the user's words: no error
+        tail = obj.get("tail") or []
+        shows_tail = len(tail) > 1 or bool(tail and obj.get("output_lines", 0) > 1)
+        summary = str(obj.get("summary") or "")
+        if shows_tail and summary.startswith("exit code:"):  # the tail under it shows the last line
+            obj = {**obj, "summary": summary.partition(" · ")[0]}
+        line = self.tool_lines.line(obj, width)
+        self.console.print(line, style="red" if failed else "dim", highlight=False)
+        if shows_tail:  # one line of output stays on the result line alone
+            more = obj.get("output_lines", len(tail)) - len(tail)
+            head = f"    … {more} line{'s' if more != 1 else ''} before · ctrl+o shows all\n" if more > 0 else ""
+            self.console.print(Text(visible(head + "\n".join("    " + ln for ln in tail)), style="dim"),
+                               highlight=False, soft_wrap=False, overflow="ellipsis", no_wrap=True)
 
     def end(self) -> None:
         """However the turn ended: no spinner left, the answer so far printed, a blank line."""
@@ -172,6 +186,27 @@ class TurnView:
             if not self.ends_in_code:  # one blank line before the next prompt, not two
                 self.console.print()
             self.answered = False
+
+
+def kept_finished(messages: list[Any]) -> list[dict[str, Any]]:
+    """The results, as tool events (stream_events.py), of the calls that had finished when the user
+    stopped the turn, which the history keeps with them (agent/run/ended_calls.py): the last request's."""
+    from pydantic_ai.messages import FunctionToolResultEvent, ModelRequest, ToolReturnPart
+
+    from ..agent.run.stream_events import tool_event
+    from ..context.plumbing.markers import KEY
+    from ..session.last_run import BY_USER, ENDED_BY, UNFINISHED
+
+    last = messages[-1] if messages else None
+    objs = []
+    for part in last.parts if isinstance(last, ModelRequest) else []:
+        if not isinstance(part, ToolReturnPart) or not isinstance(part.metadata, dict):
+            continue
+        own = part.metadata.get(KEY)
+        if isinstance(own, dict) and own.get(ENDED_BY) == BY_USER and own.get(UNFINISHED) is not True and \
+                (obj := tool_event(FunctionToolResultEvent(part))) is not None:
+            objs.append(obj)
+    return objs
 
 
 def finished_blocks(text: str) -> int:
