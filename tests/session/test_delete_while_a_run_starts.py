@@ -164,3 +164,18 @@ def test_a_lock_file_removed_while_a_typed_message_is_saved_is_taken_again(
     assert removed and asked == ["held"]
     check_free(root, "s1")  # let go of once written
     assert (root / "s1" / "lock").exists()
+
+
+def test_taking_back_a_message_of_a_session_removed_meanwhile_makes_nothing(tmp_path: Path) -> None:
+    """`sessions --delete` removed the session while the run that saved its prompt was refused:
+    taking the prompt back leaves nothing, no file holding only its `unsent` mark, no folder."""
+    import contextlib
+
+    _, root = folder(tmp_path)
+    entry = journal.save_prompt_early(root, "s1", "fix the build")
+    (root / "s1.jsonl").unlink()
+    (root / "s1" / "lock").unlink()
+    (root / "s1").rmdir()
+    with contextlib.suppress(OSError):
+        journal.take_back_early(root, "s1", entry, new=False)
+    assert sorted(p.name for p in root.iterdir()) == []

@@ -310,10 +310,13 @@ def take_back_early(root: Path, session_id: str, entry_id: str, *, new: bool,
     `remove_if_unused` then clears its folder); in an earlier session the prompt is marked unsent,
     so a load has the history as it was. Under the session's lock (locks.py, `hold`: a lock file
     removed meanwhile is taken again on the one made anew): one another process holds, or whose
-    lock file cannot be opened, is left as it is. Raises OSError."""
+    lock file cannot be opened, is left as it is, and so is one whose file is gone (nothing is made
+    for it). Raises OSError."""
     path = root / f"{session_id}.jsonl"
     with contextlib.suppress(OSError):
         _EARLY.pop(path.resolve(), None)
+    if not path.exists():  # removed meanwhile (`sessions --delete`): nothing to take back, nothing made
+        return
     try:
         lock = locks.hold(root / session_id, session_id, root)
     except SessionError:
@@ -324,7 +327,7 @@ def take_back_early(root: Path, session_id: str, entry_id: str, *, new: bool,
         if new:
             path.unlink(missing_ok=True)
             _fsync_dir(root)
-        else:
+        elif path.exists():
             append(path, lambda parent: encode([new_entry("prompt", {"prompt": {"unsent": entry_id}}, parent,
                                                           clock())]), root / session_id)
     finally:
