@@ -1,7 +1,8 @@
 """The interactive loop: prompt, stream the answer with tool lines and a spinner, interrupt with
 Esc or Ctrl-C, `!cmd` for the shell, and say how to come back.
 
-Beside it: repl_start.py (the banner and the session built while the prompt is up),
+Beside it: repl_start.py (the banner and the imports while the prompt is up), repl_building.py (the
+session built meanwhile, and the lines typed before it is there),
 session_feed.py (what the session reports while it works: compactions, savings, the plan),
 session_picker.py (`--resume` without an id), resume_switch.py (`/resume`'s switch) and
 work_keys.py (the spinner and the keys while a turn or a `!cmd` runs)."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
@@ -23,8 +25,6 @@ from .. import secrets
 from ..agent.run.options import SessionOptions, session_root
 from ..agent.safety.permissions import AskFn
 from ..error_text import GO_ON, describe_error
-from ..session import journal  # no pydantic-ai: a line typed while the session is built is saved at once
-from ..session.files import SessionError
 from . import render
 from .approval import make_ask, nothing, question_lines, yes_no
 from .command_registry import COMMANDS, ExitRepl, is_command, running
@@ -32,14 +32,15 @@ from .goodbye import resume_hint
 from .pastes import Pastes, as_sent
 from .prompt_excerpt import print_prompt
 from .prompt_input import make_prompt
-from .repl_start import Start, preload
+from .repl_building import build, built, keep_typed, ready, take_back, typed_while_starting
+from .repl_start import Start
 from .rewound_prompt import SentPrompts, pastes_expanded
 from .session_feed import SessionFeed
 from .session_picker import pick
 from .shell_escape import shell_output, show_shell_output
 from .toolbar import starting_line, status_line
 from .turn_view import InterruptKeys, TurnView, kept_finished
-from .typeahead import began, echo_back
+from .typeahead import echo_back
 from .work_keys import WorkKeys
 
 if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_start.py)
@@ -105,8 +106,8 @@ class Repl:
         start = self.start = Start.of(self.opts)
         c.print(start.banner(c.width), markup=False)
         self.status_text = starting_line(self.opts.permission_mode == "yes", start.name)
-        self.starting = asyncio.ensure_future(self.build(start))
-        self.starting.add_done_callback(self._built)
+        self.starting = asyncio.ensure_future(build(self, start))  # repl_building.py
+        self.starting.add_done_callback(functools.partial(built, self))
         cwd = self.opts.cwd.resolve()
         self.sent.root = session_root(cwd, self.opts.home)  # noted there for a later run too (sent_record.py)
         self.prompt = make_prompt(self.sent.root, lambda: self.command_names(cwd), cwd,
@@ -114,7 +115,7 @@ class Repl:
                                   clock=self.clock, session_id=self.session_id, **self.prompt_io)
         self.work.keys.follow(self.prompt.app)  # bracketed paste during a turn too; the prompt's keys are reads
         running.append(self)
-        self.typed_while_starting(self.work.keys)
+        typed_while_starting(self.work.keys, self.started)
         echo_back()
         try:
             await self.loop(self.prompt, first_message)
@@ -124,25 +125,9 @@ class Repl:
             if self.session is not None:
                 await self.session.aclose()  # /clear and /resume swap what it holds, not the object
             elif not self.starting.cancelled() and self.starting.exception() is not None:
-                self.take_back()
+                take_back(self)
             self.goodbye()
         self.starting.result()  # a start-up failure (the prompt was ended for it) is reported
-
-    def typed_while_starting(self, keys: InterruptKeys) -> None:
-        """Keys typed before the first prompt, read as during a turn: each line ended with Enter
-        sent in order, the rest in the prompt. Left for the prompt, they came in one read, taken for
-        a paste: the lines were joined into one. They piled up unread since the program started, a
-        person's typing as long as no more than a fast typist types in that time (typed_ahead.py)."""
-        since = self.started if self.started is not None else began()
-        if since is not None:
-            keys.heard = since
-        keys.esc_stops = False  # nothing to stop yet: an Esc among them is no reason to drop the rest
-        keys.start()
-        try:
-            keys.catch_up()
-        finally:
-            keys.stop()
-            keys.esc_stops = True
 
     async def loop(self, prompt: PromptSession[str], first_message: str | None) -> None:
         c = self.console
@@ -176,75 +161,11 @@ class Repl:
                 except EOFError:
                     break
             if line.strip() and not is_command(shown):
-                self.keep_typed("\n\n".join([*self.pending, as_sent(line)]))
-            if line.strip() and not await self.ready():
+                keep_typed(self, "\n\n".join([*self.pending, as_sent(line)]))
+            if line.strip() and not await ready(self):
                 break
             if not await self.handle(line, command=is_command(shown)):
                 break
-
-    def keep_typed(self, message: str) -> None:
-        """Save a message the moment it is entered, fsynced, before its turn (and, in the first
-        seconds, before the session) exists: killed at any later instant, the REPL loses nothing the
-        user typed, and `-c` shows it, unanswered. The turn's request names it (session/journal.py).
-        Nothing is imported here: while the session's imports run in their thread, a new import
-        could wait for them."""
-        try:
-            if self.session is not None:
-                self.session.store.save_prompt(message)
-            elif self.start is not None:
-                self.early = journal.save_prompt_early(session_root(self.opts.cwd.resolve(), self.opts.home),
-                                                       self.start.session_id, message)
-        except (OSError, SessionError) as e:  # the turn still saves it when it is sent
-            self.console.print(f"warning: could not save the message before sending it: {describe_error(e)}",
-                               style="yellow", soft_wrap=False)
-
-    def take_back(self) -> None:
-        """The session could not be built (a window too small for the system prompt): a line saved
-        while it was being built is taken back, as print mode takes back its prompt (early_prompt.py).
-        Nothing ran, so nothing stays: a session that line made goes, an earlier one it resumed keeps
-        the history it had. (Killed while starting, the process never gets here: the line stays.)"""
-        if self.early is None or self.start is None:
-            return
-        from ..early_prompt import Early, take_back
-
-        take_back(self.opts, Early(self.start.session_id, self.start.exists, self.early))
-        self.early = None
-
-    async def build(self, start: Start) -> None:
-        """Import in a worker thread (the prompt stays responsive), then build the session on the
-        loop and show what it brings (warnings, a resumed session's last exchanges) above the prompt."""
-        await asyncio.to_thread(preload, self.opts)
-        from ..agent.run.runner import AgentSession
-        from .history_view import show_resumed
-
-        s = AgentSession(self.opts, on_event=self.feed.on_event, on_compact_start=self.feed.on_compact_start,
-                         on_change=self.feed.on_change, resolved=(start.session_id, start.exists))
-        self.session = s
-        if s.warnings or s.notes or s.messages or s.notices:
-            def show() -> None:
-                for line in s.notices:  # a window remembered from an earlier session (server_windows.py)
-                    self.console.print(line, style="yellow", markup=False, highlight=False)
-                show_resumed(self.console, s.warnings, s.messages, s.notes, s.store)  # the answers rendered as they were
-
-            await self.above_prompt(show)
-        self.status_text = status_line(s, self.console.width)
-        if self.prompt is not None and self.prompt.app.is_running:
-            self.prompt.app.invalidate()
-
-    def _built(self, task: asyncio.Future[None]) -> None:
-        """A session that could not be built (a window too small, a locked session) ends the prompt;
-        `run` reports why."""
-        if not task.cancelled() and task.exception() is not None and self.prompt is not None \
-                and self.prompt.app.is_running:
-            self.prompt.app.exit(exception=EOFError())
-
-    async def ready(self) -> bool:
-        """Wait for the session (a line entered while it is being built); False if it failed."""
-        if self.starting is None:
-            return False
-        if not self.starting.done():  # Esc or Ctrl-C meanwhile stops the message waiting, not the REPL
-            await self.work.wait(self.starting, TurnView(self.console, lambda: 0, clock=self.clock), "starting")
-        return self.starting.exception() is None
 
     async def above_prompt(self, show: Callable[[], Any]) -> None:
         """Print while the prompt is up: it steps aside and comes back under what was printed."""
@@ -332,7 +253,7 @@ class Repl:
         finally:
             self.remember_sent(s, made, typed)
             self.feed.say_after()
-            with contextlib.suppress(OSError):  # a message the turn never sent is marked so (keep_typed)
+            with contextlib.suppress(OSError):  # a message the turn never sent is marked so (repl_building.keep_typed)
                 s.store.settle_prompt()
 
     def calls_kept(self, s: AgentSession, view: TurnView) -> None:

@@ -1,0 +1,144 @@
+"""The REPL's session while it is being built: what was typed before the first prompt, a message
+saved the moment it is entered (before the session exists, in the first seconds), the build itself
+on the event loop once repl_start.py's imports are done, and a line that waits for it. Apart from
+repl.py, which loops over the lines once the session is there: all of this is about the first
+seconds, and all of it must hold when the build fails (a window too small, a locked session) or the
+process is killed meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..agent.run.options import session_root
+from ..error_text import describe_error
+from ..session import journal  # no pydantic-ai: a line typed while the session is built is saved at once
+from ..session.files import SessionError
+from .repl_start import Start, preload
+from .toolbar import status_line
+from .turn_view import InterruptKeys, TurnView
+from .typeahead import began
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+    from rich.console import Console
+
+    from ..agent.run.options import SessionOptions
+    from ..agent.run.runner import AgentSession
+    from .session_feed import SessionFeed
+    from .work_keys import WorkKeys
+
+
+class Building(Protocol):
+    """What the build reads and sets of the REPL (repl.py's `Repl`)."""
+
+    session: AgentSession | None
+    early: str | None  # the entry of a line saved before the session was built
+    status_text: str
+
+    @property
+    def opts(self) -> SessionOptions: ...
+    @property
+    def console(self) -> Console: ...
+    @property
+    def start(self) -> Start | None: ...
+    @property
+    def feed(self) -> SessionFeed: ...
+    @property
+    def prompt(self) -> PromptSession[str] | None: ...
+    @property
+    def starting(self) -> asyncio.Future[None] | None: ...
+    @property
+    def work(self) -> WorkKeys: ...
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+    async def above_prompt(self, show: Callable[[], Any]) -> None: ...
+
+
+def typed_while_starting(keys: InterruptKeys, started: float | None) -> None:
+    """Keys typed before the first prompt, read as during a turn: each line ended with Enter
+    sent in order, the rest in the prompt. Left for the prompt, they came in one read, taken for
+    a paste: the lines were joined into one. They piled up unread since the program started (or
+    `started`), a person's typing as long as no more than a fast typist types in that time
+    (typed_ahead.py)."""
+    since = started if started is not None else began()
+    if since is not None:
+        keys.heard = since
+    keys.esc_stops = False  # nothing to stop yet: an Esc among them is no reason to drop the rest
+    keys.start()
+    try:
+        keys.catch_up()
+    finally:
+        keys.stop()
+        keys.esc_stops = True
+
+
+def keep_typed(r: Building, message: str) -> None:
+    """Save a message the moment it is entered, fsynced, before its turn (and, in the first
+    seconds, before the session) exists: killed at any later instant, the REPL loses nothing the
+    user typed, and `-c` shows it, unanswered. The turn's request names it (session/journal.py).
+    Nothing is imported here: while the session's imports run in their thread, a new import
+    could wait for them."""
+    try:
+        if r.session is not None:
+            r.session.store.save_prompt(message)
+        elif r.start is not None:
+            r.early = journal.save_prompt_early(session_root(r.opts.cwd.resolve(), r.opts.home),
+                                                r.start.session_id, message)
+    except (OSError, SessionError) as e:  # the turn still saves it when it is sent
+        r.console.print(f"warning: could not save the message before sending it: {describe_error(e)}",
+                        style="yellow", soft_wrap=False)
+
+
+def take_back(r: Building) -> None:
+    """The session could not be built (a window too small for the system prompt): a line saved
+    while it was being built is taken back, as print mode takes back its prompt (early_prompt.py).
+    Nothing ran, so nothing stays: a session that line made goes, an earlier one it resumed keeps
+    the history it had. (Killed while starting, the process never gets here: the line stays.)"""
+    if r.early is None or r.start is None:
+        return
+    from ..early_prompt import Early, take_back
+
+    take_back(r.opts, Early(r.start.session_id, r.start.exists, r.early))
+    r.early = None
+
+
+async def build(r: Building, start: Start) -> None:
+    """Import in a worker thread (the prompt stays responsive), then build the session on the
+    loop and show what it brings (warnings, a resumed session's last exchanges) above the prompt."""
+    await asyncio.to_thread(preload, r.opts)
+    from ..agent.run.runner import AgentSession
+    from .history_view import show_resumed
+
+    s = AgentSession(r.opts, on_event=r.feed.on_event, on_compact_start=r.feed.on_compact_start,
+                     on_change=r.feed.on_change, resolved=(start.session_id, start.exists))
+    r.session = s
+    if s.warnings or s.notes or s.messages or s.notices:
+        def show() -> None:
+            for line in s.notices:  # a window remembered from an earlier session (server_windows.py)
+                r.console.print(line, style="yellow", markup=False, highlight=False)
+            show_resumed(r.console, s.warnings, s.messages, s.notes, s.store)  # the answers rendered as they were
+
+        await r.above_prompt(show)
+    r.status_text = status_line(s, r.console.width)
+    if r.prompt is not None and r.prompt.app.is_running:
+        r.prompt.app.invalidate()
+
+
+def built(r: Building, task: asyncio.Future[None]) -> None:
+    """A session that could not be built (a window too small, a locked session) ends the prompt;
+    `Repl.run` reports why."""
+    if not task.cancelled() and task.exception() is not None and r.prompt is not None \
+            and r.prompt.app.is_running:
+        r.prompt.app.exit(exception=EOFError())
+
+
+async def ready(r: Building) -> bool:
+    """Wait for the session (a line entered while it is being built); False if it failed."""
+    if r.starting is None:
+        return False
+    if not r.starting.done():  # Esc or Ctrl-C meanwhile stops the message waiting, not the REPL
+        await r.work.wait(r.starting, TurnView(r.console, lambda: 0, clock=r.clock), "starting")
+    return r.starting.exception() is None
