@@ -113,9 +113,11 @@ class Repl:
         self.prompt = make_prompt(self.sent.root, lambda: self.command_names(cwd), cwd,
                                   toolbar=lambda: self.status_text, on_expand=self.expand_above, pastes=self.pastes,
                                   clock=self.clock, session_id=self.session_id, **self.prompt_io)
+        # Before the keys follow the prompt: a read of what was typed at start-up turns no bracketed
+        # paste on (it came before any could), which says a prompt waits where none does yet.
+        typed_while_starting(self.work.keys, self.started)
         self.work.keys.follow(self.prompt.app)  # bracketed paste during a turn too; the prompt's keys are reads
         running.append(self)
-        typed_while_starting(self.work.keys, self.started)
         echo_back()
         try:
             await self.loop(self.prompt, first_message)
