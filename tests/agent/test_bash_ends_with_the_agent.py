@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import REPO
-from tests.e2e.test_print_terminated_command import ended
+from tests.processes import ended
 
 ABANDONED = """
 import asyncio, sys

@@ -6,35 +6,19 @@ next request went on as if the model had never called a tool."""
 
 from __future__ import annotations
 
-import os
 import signal
-
-import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer
 
-from .held_request import start
 from .test_print_interrupted import LINE
 from .test_print_prompt_saved_early import fake
-from .test_print_terminated_command import answer, ended, written_pid
+from .test_print_terminated_command import answer, signalled_once_running
 
 
 def test_ctrl_c_during_a_command_kills_it_and_keeps_the_call(cli):
     with FakeOpenAIServer(answer) as server:
-        proc = start(cli, "-p", "run the command", "--yes", *fake(server))
-        child = None
-        try:
-            child = written_pid(cli.cwd / "child.pid", proc)
-            proc.send_signal(signal.SIGINT)
-            _, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-            if child is not None and not ended(child):
-                os.kill(child, signal.SIGKILL)  # never left behind by the test itself
-                pytest.fail(f"the command's child outlived the agent: {proc.returncode} {proc.stderr}")
-        assert proc.returncode == 130 and err.decode() == LINE
+        code, err = signalled_once_running(cli, signal.SIGINT, "-p", "run the command", "--yes", *fake(server))
+        assert code == 130 and err.decode() == LINE
         again = cli("-c", "-p", "go on", *fake(server))
     assert again.code == 0, again.stderr
     assert "got no answer" not in again.stderr and "warning" not in again.stderr, again.stderr

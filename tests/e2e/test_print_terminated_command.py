@@ -39,23 +39,30 @@ def written_pid(path: Path, proc, timeout: float = 60) -> int:
     raise AssertionError(f"the command never ran: {proc.stderr.read().decode() if proc.poll() is not None else ''}")
 
 
+def signalled_once_running(cli, sig: int, *args: str) -> tuple[int, bytes]:
+    """`compact-agent ARGS` sent `sig` once its command (or hook) has written its child's pid; its
+    exit code and stderr. Fails if that child outlived it (killed then, never left behind)."""
+    proc = start(cli, *args)
+    child = None
+    try:
+        child = written_pid(cli.cwd / "child.pid", proc)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        if child is not None and not ended(child):
+            os.kill(child, signal.SIGKILL)  # never left behind by the test itself
+            pytest.fail(f"the command's child outlived the agent: {proc.returncode}")
+    return proc.returncode, err
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_a_run_terminated_during_a_command_kills_it_and_saves_the_call(cli, sig):
     with FakeOpenAIServer(answer) as server:
-        proc = start(cli, "-p", "run the command", "--yes", *fake(server))
-        child = None
-        try:
-            child = written_pid(cli.cwd / "child.pid", proc)
-            proc.send_signal(sig)
-            _, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-            if child is not None and not ended(child):
-                os.kill(child, signal.SIGKILL)  # never left behind by the test itself
-                pytest.fail("the command's child outlived the agent")
-        assert proc.returncode == -sig
+        code, err = signalled_once_running(cli, sig, "-p", "run the command", "--yes", *fake(server))
+        assert code == -sig
         assert err.decode() == f"compact-agent: terminated ({sig.name}); the session is saved: " \
             "`compact-agent -c -p ...` continues it\n"
         again = cli("-c", "-p", "go on", *fake(server))

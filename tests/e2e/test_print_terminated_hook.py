@@ -5,16 +5,14 @@ never reached: a SessionStart hook that waited on a server went on with parent P
 
 from __future__ import annotations
 
-import os
 import signal
 
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
-from .held_request import start
 from .test_print_prompt_saved_early import fake
-from .test_print_terminated_command import COMMAND, ended, written_pid
+from .test_print_terminated_command import COMMAND, signalled_once_running
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
@@ -22,19 +20,7 @@ def test_a_run_terminated_during_a_hook_kills_its_command(cli, sig):
     (cli.home).mkdir(parents=True, exist_ok=True)
     (cli.home / "config.toml").write_text(f'[hooks]\nSessionStart = [{{command = "{COMMAND}", timeout = 600}}]\n')
     with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
-        proc = start(cli, "-p", "hello", *fake(server))
-        child = None
-        try:
-            child = written_pid(cli.cwd / "child.pid", proc)
-            proc.send_signal(sig)
-            _, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-            if child is not None and not ended(child):
-                os.kill(child, signal.SIGKILL)  # never left behind by the test itself
-                pytest.fail("the hook's child outlived the agent")
-        assert proc.returncode == -sig, err.decode()
+        code, err = signalled_once_running(cli, sig, "-p", "hello", *fake(server))
+        assert code == -sig, err.decode()
         assert err.decode().startswith(f"compact-agent: terminated ({sig.name})")
         assert server.requests == []  # the hook ran before the turn's request

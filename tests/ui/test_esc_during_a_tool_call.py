@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from compact_agent.agent.run.ended_calls import EndedCalls
-from tests.e2e.test_print_terminated_command import ended
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+from tests.processes import ended
 
 from .repl_driver import drive
 from .test_repl import result_of
