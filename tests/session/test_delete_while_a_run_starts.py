@@ -7,6 +7,7 @@ judged again once its lock is held. The clock is given; no test waits."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,26 @@ def folder(tmp_path: Path) -> tuple[Path, Path]:
     root = home / "projects" / "project-0123456789ab"
     root.mkdir(parents=True)
     return home, root
+
+
+def removed_before_locking(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Callable[[int, int], None], list[bool]]:
+    """The next lock taken finds session s1's folder removed, lock file and all, between its opening
+    and its locking (as `sessions --delete` holding it removes it): the real `flock`, and a list
+    that holds True once that happened."""
+    from compact_agent.session import locks as lock_module
+
+    real = lock_module.fcntl.flock
+    removed: list[bool] = []
+
+    def flock(fd: int, op: int) -> None:
+        if not removed:
+            removed.append(True)
+            (root / "s1" / "lock").unlink()
+            (root / "s1").rmdir()
+        real(fd, op)
+
+    monkeypatch.setattr(lock_module.fcntl, "flock", flock)
+    return real, removed
 
 
 def started(root: Path, session_id: str, when: float) -> None:
@@ -102,17 +123,7 @@ def test_a_lock_file_removed_while_a_run_took_it_is_taken_again(tmp_path: Path, 
     from compact_agent.session.store import SessionStore
 
     _, root = folder(tmp_path)
-    real = lock_module.fcntl.flock
-    removed: list[bool] = []
-
-    def flock(fd: int, op: int) -> None:
-        if not removed:  # the removal, between the run's open and its lock
-            removed.append(True)
-            (root / "s1" / "lock").unlink()
-            (root / "s1").rmdir()
-        real(fd, op)
-
-    monkeypatch.setattr(lock_module.fcntl, "flock", flock)
+    real, _ = removed_before_locking(root, monkeypatch)
     store = SessionStore(root, "s1")
     store.lock()
     monkeypatch.setattr(lock_module.fcntl, "flock", real)
@@ -137,16 +148,9 @@ def test_a_lock_file_removed_while_a_typed_message_is_saved_is_taken_again(
 
     _, root = folder(tmp_path)
     entry = journal.save_prompt_early(root, "s1", "fix the build")
-    real_flock, real_append = lock_module.fcntl.flock, journal.append
-    removed: list[bool] = []
+    real_flock, removed = removed_before_locking(root, monkeypatch)
+    real_append = journal.append
     asked: list[str] = []
-
-    def flock(fd: int, op: int) -> None:
-        if not removed:  # the removal, between the write's open and its lock
-            removed.append(True)
-            (root / "s1" / "lock").unlink()
-            (root / "s1").rmdir()
-        real_flock(fd, op)
 
     def append(*args: object, **kwargs: object) -> object:
         monkeypatch.setattr(lock_module.fcntl, "flock", real_flock)
@@ -155,7 +159,6 @@ def test_a_lock_file_removed_while_a_typed_message_is_saved_is_taken_again(
         asked.append("held")
         return real_append(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(lock_module.fcntl, "flock", flock)
     monkeypatch.setattr(journal, "append", append)
     if write == "save_prompt_early":
         journal.save_prompt_early(root, "s1", "and the tests")

@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,39 @@ def child_of(cwd: Path) -> int:
     return int((cwd / "child.pid").read_text())
 
 
+def project(tmp_path: Path) -> Path:
+    """The working directory: one file for read_file to read."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / "notes.txt").write_text("remember the heron\n")
+    return cwd
+
+
+def pressing(cwd: Path, pipe: list[Any], key: str, finished: list[str]) -> Callable[[Any], Reply]:
+    """`answer`, pressing `key` once the command runs in the first turn (`press_when_running`)."""
+    started: list[threading.Thread] = []
+
+    def first(req: Any) -> Reply:
+        if req.last_user_text() == "run the command" and not started:
+            started.append(press_when_running(cwd, pipe, key, finished))
+        return answer(req)
+    return first
+
+
+async def stopped_then_go_on(tmp_path: Path, cwd: Path, responder: Callable[[Any], Reply],
+                             server: FakeOpenAIServer, pipe: list[Any]) -> Any:
+    """The REPL sent "run the command" (stopped by a key while its command runs) and "go on"; fails
+    if the command's child outlived the key (killed then, never left behind by the test itself)."""
+    try:
+        return await drive(tmp_path, responder, ["run the command\r", "go on\r"], server=server, pipe=pipe,
+                           permission_mode="yes")
+    finally:
+        child = child_of(cwd) if (cwd / "child.pid").exists() else None
+        if child is not None and not ended(child):
+            os.kill(child, signal.SIGKILL)
+            pytest.fail("the command's child outlived Esc")
+
+
 def sent_after(server: FakeOpenAIServer, text: str) -> list[dict[str, Any]]:
     """The messages of the request that took the user's message `text` to the model."""
     [req] = [r for r in server.requests if r.last_user_text() == text]
@@ -98,26 +132,10 @@ def assert_kept(messages: list[dict[str, Any]]) -> None:
 @pytest.mark.parametrize("key", ["\x1b", "\x03"], ids=["esc", "ctrl-c"])
 async def test_stopping_a_tool_call_keeps_the_answer_and_the_next_message_goes_on(tmp_path: Path, key: str,
                                                                                   finished: list[str]) -> None:
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    (cwd / "notes.txt").write_text("remember the heron\n")
-    pipe: list[Any] = []
-    started: list[threading.Thread] = []
-
-    def first(req: Any) -> Reply:
-        if req.last_user_text() == "run the command" and not started:
-            started.append(press_when_running(cwd, pipe, key, finished))
-        return answer(req)
-
+    cwd, pipe = project(tmp_path), list[Any]()
+    first = pressing(cwd, pipe, key, finished)
     with FakeOpenAIServer(first) as server:
-        try:
-            live = await drive(tmp_path, first, ["run the command\r", "go on\r"], server=server, pipe=pipe,
-                               permission_mode="yes")
-        finally:
-            child = child_of(cwd) if (cwd / "child.pid").exists() else None
-            if child is not None and not ended(child):
-                os.kill(child, signal.SIGKILL)  # never left behind by the test itself
-                pytest.fail("the command's child outlived Esc")
+        live = await stopped_then_go_on(tmp_path, cwd, first, server, pipe)
         assert "interrupted" in live.out and "ANSWER to go on" in live.out, live.out
         assert KEPT in " ".join(live.out.split()), live.out  # under `interrupted`, what the next message goes on from
         assert result_of(live.out, "read_file(notes.txt)", "1 line"), live.out  # it had finished: its line shows it
@@ -132,17 +150,8 @@ async def test_stopping_a_tool_call_keeps_the_answer_and_the_next_message_goes_o
 
 
 async def test_resume_after_stopping_a_tool_call_says_what_was_stopped(tmp_path: Path, finished: list[str]) -> None:
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    (cwd / "notes.txt").write_text("remember the heron\n")
-    pipe: list[Any] = []
-    started: list[threading.Thread] = []
-
-    def first(req: Any) -> Reply:
-        if req.last_user_text() == "run the command" and not started:
-            started.append(press_when_running(cwd, pipe, "\x1b", finished))
-        return answer(req)
-
+    cwd, pipe = project(tmp_path), list[Any]()
+    first = pressing(cwd, pipe, "\x1b", finished)
     with FakeOpenAIServer(first) as server:
         live = await drive(tmp_path, first, ["run the command\r"], server=server, pipe=pipe, permission_mode="yes")
         assert "interrupted" in live.out, live.out
@@ -159,10 +168,7 @@ async def test_a_call_that_finished_as_the_key_came_shows_its_result_line(tmp_pa
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """read_file's result is kept the moment it finished, but the key came before the line that shows
     it: no line said how the call went, though the next message goes on from its result."""
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    (cwd / "notes.txt").write_text("remember the heron\n")
-    pipe: list[Any] = []
+    cwd, pipe = project(tmp_path), list[Any]()
     record = EndedCalls.wrap_tool_execute
 
     async def wrap(self: EndedCalls, ctx: Any, *, call: Any, **kwargs: Any) -> Any:
@@ -178,14 +184,7 @@ async def test_a_call_that_finished_as_the_key_came_shows_its_result_line(tmp_pa
 
     monkeypatch.setattr(EndedCalls, "wrap_tool_execute", wrap)
     with FakeOpenAIServer(answer) as server:
-        try:
-            live = await drive(tmp_path, answer, ["run the command\r", "go on\r"], server=server, pipe=pipe,
-                               permission_mode="yes")
-        finally:
-            child = child_of(cwd) if (cwd / "child.pid").exists() else None
-            if child is not None and not ended(child):
-                os.kill(child, signal.SIGKILL)  # never left behind by the test itself
-                pytest.fail("the command's child outlived Esc")
+        live = await stopped_then_go_on(tmp_path, cwd, answer, server, pipe)
     assert "interrupted" in live.out, live.out
     assert "  ⎿ read_file(notes.txt): 1 line" in live.out.splitlines(), live.out
     assert live.out.count("read_file(notes.txt): 1 line") == 1, live.out
