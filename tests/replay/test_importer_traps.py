@@ -320,6 +320,44 @@ def test_garbage_and_truncated_lines_are_counted_not_fatal(tmp_path: Path) -> No
     assert_repair_is_noop(transcript.messages)
 
 
+def test_codex_local_shell_and_tool_search_calls_keep_their_outputs(tmp_path: Path) -> None:
+    """Rollouts of the Responses API's built-in shell record `local_shell_call` items (output under the
+    call's id, or the item's id when it has no call id); newer ones `tool_search_call` pairs. Each is a
+    call with its result, not a dropped call and an orphaned output."""
+    records = [
+        cx("session_meta", {"id": "s", "base_instructions": {"text": "be brief"}}),
+        cx("turn_context", {"model": "codex-mini"}),
+        cx("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "look"}]}),
+        cx("response_item", {"type": "local_shell_call", "call_id": "s1", "status": "completed",
+                             "action": {"type": "exec", "command": ["bash", "-lc", "cat src/app.py"],
+                                        "working_directory": "/repo", "timeout_ms": 10000, "env": {"K": "v"}}}),
+        token_count(100, 90, 0, 10),
+        cx("response_item", {"type": "function_call_output", "call_id": "s1", "output": "print('hi')"}),
+        cx("response_item", {"type": "local_shell_call", "id": "lsh_2", "status": "completed",
+                             "action": {"type": "exec", "command": ["ls"]}}),
+        token_count(200, 150, 90, 10),
+        cx("response_item", {"type": "local_shell_call_output", "id": "lsh_2", "output": "src"}),
+        cx("response_item", {"type": "tool_search_call", "call_id": "t1", "execution": "client",
+                             "arguments": {"query": "deploy"}}),
+        token_count(300, 250, 150, 10),
+        cx("response_item", {"type": "tool_search_output", "call_id": "t1", "status": "completed",
+                             "execution": "client", "tools": [{"name": "deploy_app"}]}),
+        cx("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}),
+        token_count(400, 320, 250, 5),
+    ]  # fmt: skip
+    transcript = load_transcript(write_jsonl(tmp_path / "rollout.jsonl", records))
+    assert transcript.skipped == 0 and not any("without a preceding" in w for w in transcript.warnings)
+    calls = [p for m in transcript.messages if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)]
+    returns = {p.tool_call_id: p for m in transcript.messages if isinstance(m, ModelRequest)
+               for p in m.parts if isinstance(p, ToolReturnPart)}
+    assert [(c.tool_name, c.tool_call_id) for c in calls] == [("local_shell", "s1"), ("local_shell", "lsh_2"),
+                                                              ("tool_search", "t1")]
+    assert calls[0].args == {"command": ["bash", "-lc", "cat src/app.py"], "workdir": "/repo", "timeout_ms": 10000}
+    assert calls[1].args == {"command": ["ls"]} and calls[2].args == {"query": "deploy"}
+    assert (returns["s1"].content, returns["lsh_2"].content) == ("print('hi')", "src")
+    assert returns["s1"].tool_name == "local_shell" and "deploy_app" in returns["t1"].content
+
+
 def test_codex_garbage_lines(tmp_path: Path) -> None:
     path = write_jsonl(
         tmp_path / "rollout.jsonl", CODEX_SESSION, tail='{"timestamp": "2026-02-01", "type": "respo'

@@ -216,6 +216,14 @@ def test_cline_tool_activity_reads_edits_and_commands():
     assert len(commands) == 1 and commands[0].endswith("...") and len(commands[0]) == 103
 
 
+def test_cline_tool_activity_takes_a_command_given_as_words_as_one_command():
+    msgs = [ModelResponse(parts=[
+        ToolCallPart("local_shell", {"command": ["bash", "-lc", "sed -n 1,40p src/app.py"]}, tool_call_id="a"),
+        ToolCallPart("run_commands", {"commands": ["ls", "git status"]}, tool_call_id="b"),
+    ])]
+    assert tool_activity(msgs)[2] == ["bash -lc sed -n 1,40p src/app.py", "ls", "git status"]
+
+
 async def test_cline_skips_when_nothing_was_typed():
     t = session([("<system-reminder>only the harness spoke</system-reminder>", [8_000] * 50)])
     r, _, _ = await run(Cline, t, 100_000)

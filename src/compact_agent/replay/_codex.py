@@ -20,6 +20,11 @@ Rules, and the traps they answer (all observed in the fixture data):
   of deterministic filler so sizes and token counts stay realistic (redacted arguments become a valid
   JSON object of length N, redacted tool names ``redacted_tool_<sha>``, redacted images ``[image]``).
   Encrypted reasoning is not sent as text, so only the reasoning summary is imported.
+* ``local_shell_call`` items (the Responses API's built-in shell, which Codex used before its own
+  function tools) are calls of a ``local_shell`` tool whose arguments are the command's words, and
+  where and how long it ran; their output comes as ``function_call_output`` (or
+  ``local_shell_call_output``) under the call's id. ``tool_search_call`` / ``tool_search_output``
+  pairs are a call of ``tool_search`` and the tool definitions it found.
 * ``web_search_call`` items are server-side searches with no recorded result: left out and counted
   (``web_search_note``).
 * ``compacted`` (with its ``replacement_history``) goes to ``recorded_compactions``, indexed at the first
@@ -201,17 +206,44 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
         _model_part(
             state, ToolCallPart(_tool_name(item["name"]), args, tool_call_id=item["call_id"]), timestamp
         )
-    elif kind in {"function_call_output", "custom_tool_call_output"}:
+    elif kind == "local_shell_call":
+        _model_part(state, ToolCallPart("local_shell", _shell_args(state, item["action"]), tool_call_id=_call_id(item)),
+                    timestamp)
+    elif kind == "tool_search_call" and _call_id(item):
+        args = item.get("arguments")
+        args = state.redactions.expand_json_args(args) if isinstance(args, str) else args or {}
+        _model_part(state, ToolCallPart("tool_search", args, tool_call_id=_call_id(item)), timestamp)
+    elif kind in {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}:
         _close(state)
         output = item.get("output")
-        if isinstance(output, Mapping) and "content" in output:
-            output = output["content"]
+        if isinstance(output, Mapping):
+            output = output.get("content", output.get("output"))
         text = output if isinstance(output, str) else text_of_blocks(output, text_keys=_TEXT_KEYS)
-        state.builder.add_tool_return(item["call_id"], expand(text), timestamp)
+        state.builder.add_tool_return(_call_id(item), expand(text), timestamp)
+    elif kind == "tool_search_output" and _call_id(item):
+        _close(state)
+        state.builder.add_tool_return(_call_id(item), expand(json.dumps(item.get("tools") or [])), timestamp)
     elif kind == "web_search_call":
         state.native_calls += 1
     else:
         state.builder.skipped += 1
+
+
+def _call_id(item: Mapping[str, Any]) -> str:
+    """The id a call and its output share: ``call_id``, or for a local shell call recorded without
+    one, the item's own ``id`` (which its output then names)."""
+    return str(item.get("call_id") or item["id"])
+
+
+def _shell_args(state: _State, action: Mapping[str, Any]) -> dict[str, Any]:
+    """A local shell call's action as the arguments of Codex's own shell tool: the command's words,
+    and where and how long it ran when recorded (its environment is not what the model wrote)."""
+    args: dict[str, Any] = {"command": [state.redactions.expand(str(word)) for word in action.get("command") or []]}
+    if action.get("working_directory"):
+        args["workdir"] = state.redactions.expand(str(action["working_directory"]))
+    if action.get("timeout_ms") is not None:
+        args["timeout_ms"] = action["timeout_ms"]
+    return args
 
 
 def _tool_name(name: str) -> str:

@@ -109,9 +109,11 @@ def _commands(args: object) -> list[str]:
     if not isinstance(args, dict):
         return []
     raw = args.get("commands", args.get("command", args.get("cmd")))
-    items = raw if isinstance(raw, list) and all(isinstance(c, str) for c in raw) else [raw]
-    if isinstance(raw, list) and not all(isinstance(c, str) for c in raw):  # argv form: one command
-        items = [" ".join(str(c) for c in raw)]
+    items: list[object] = [raw]
+    if isinstance(raw, list):
+        several = "commands" in args and all(isinstance(c, str) for c in raw)
+        # else the argv form (Codex's shell: ["bash", "-lc", "..."]): one command
+        items = list(raw) if several else [" ".join(str(c) for c in raw)]
     out = []
     for c in items:
         if isinstance(c, str) and c.strip():
