@@ -17,13 +17,14 @@ from pydantic_ai.providers import infer_provider_class
 from .decisions.economics import Prices
 from .plumbing import tokens
 from .plumbing.settings import CompactionSettings as Settings
+from .plumbing.settings import said, said_with_type
 
 
 def counted(n: object, message: ModelMessage) -> int:
     """What `token_counter` said of `message`, if it is a count: a size the pipeline cannot trust
     would let a request over the window (a counter that says 0) or fail in arithmetic later."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 0 or (n == 0 and tokens.message_tokens(message) > 8):
-        raise ValueError(f"token_counter returned {n!r} for a message of about {tokens.message_tokens(message):,} "
+        raise ValueError(f"token_counter returned {said(n)} for a message of about {tokens.message_tokens(message):,} "
                          "tokens; it must return the message's token count (a whole number)")
     return n
 
@@ -56,7 +57,7 @@ def check_window(window: object) -> None:
         return
     if isinstance(window, bool) or not isinstance(window, int):
         raise TypeError(f"window must be a whole number of tokens (window=64_000) or None for the model's own, "
-                        f"not {type(window).__name__} {window!r}")
+                        f"not {said_with_type(window)}")
     if window < 1:
         raise ValueError(f"window must be a whole number of tokens, at least 1, not {window!r}")
 
@@ -68,7 +69,7 @@ def check_options(*, window: object, max_output: object, settings: object, summa
     line, instead of failing each request later with an error about something else."""
     def whole(name: str, value: object, least: int) -> None:
         if isinstance(value, bool) or not isinstance(value, int):  # "8192" or 1.5: the caller's to convert
-            raise TypeError(f"{name} must be a whole number, at least {least}, not {type(value).__name__} {value!r}")
+            raise TypeError(f"{name} must be a whole number, at least {least}, not {said_with_type(value)}")
         if value < least:
             raise ValueError(f"{name} must be a whole number, at least {least}, not {value!r}")
 
@@ -116,8 +117,8 @@ def check_tool_names(name: str, value: object) -> None:
     """A list (or tuple or set) of tool names, said without a Python repr when it is not one."""
     if value is None:
         return
-    if isinstance(value, str):
-        raise TypeError(f"{name} must be a list of tool names, not {value!r}")
+    if isinstance(value, str | bytes):
+        raise TypeError(f"{name} must be a list of tool names, not {said(value)}")
     if not isinstance(value, Sequence | frozenset | set):
         raise TypeError(f"{name} must be a list of tool names, not {type(value).__name__}")
     for i, tool in enumerate(value):

@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS
+from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, said, said_with_type
 
 __all__ = ["CompactionPlan", "Growth", "Prices", "plan_compaction", "record_pays", "rewrite_pays", "summary_cost"]
 
@@ -60,9 +60,9 @@ class Prices:
             value = getattr(self, name)
             unit = "seconds" if name == "ttl_s" else "USD per million tokens"
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
-                raise ValueError(f"Prices.{name} must be a number of {unit}, 0 or more, not {value!r}")
+                raise ValueError(f"Prices.{name} must be a number of {unit}, 0 or more, not {said(value)}")
         if not isinstance(self.known, bool):  # "false" read from a config is true: every decision priced
-            raise TypeError(f"Prices.known must be True or False, not {type(self.known).__name__} {self.known!r}")
+            raise TypeError(f"Prices.known must be True or False, not {said_with_type(self.known)}")
 
     @property
     def resend(self) -> float:

@@ -22,6 +22,23 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 
+def said(value: object) -> str:
+    """A value as an error message says it: a number as written, text in quotes, anything else by
+    its type's name (a list's or a Decimal's repr is Python, not words the caller wrote)."""
+    if value is None or isinstance(value, bool | int | float):
+        return str(value)
+    if isinstance(value, str):
+        return repr(value)
+    return type(value).__name__
+
+
+def said_with_type(value: object) -> str:
+    """`said`, after the type's name where the value says it (`str '64000'`, `float 1.5`)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return f"{type(value).__name__} {said(value)}"
+    return said(value)
+
+
 @dataclass(frozen=True)
 class CompactionSettings:
     """User-tunable thresholds of every layer; token figures are large-window defaults before scaling.
@@ -90,13 +107,13 @@ class CompactionSettings:
                 continue
             if f.type in (bool, "bool"):
                 if not isinstance(value, bool):
-                    raise TypeError(f"CompactionSettings.{f.name} must be True or False, not {value!r}")
+                    raise TypeError(f"CompactionSettings.{f.name} must be True or False, not {said(value)}")
                 continue
             low, high, what = _RANGES.get(f.name, (0, None, "0 or more"))
             whole = f.type in (int, "int")
             if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
                 raise TypeError(f"CompactionSettings.{f.name} must be a {'whole ' if whole else ''}number, "
-                                f"{what}, not {value!r}")
+                                f"{what}, not {said(value)}")
             if not math.isfinite(value) or value < low or (high is not None and value > high) or (
                     f.name in _ABOVE_ZERO and value == 0):
                 raise ValueError(f"CompactionSettings.{f.name} must be {what}, not {value!r}")
@@ -115,7 +132,7 @@ def _tool_names(value: object) -> tuple[str, ...]:
     """`compactable_tools` as the tuple it is kept as: a list stored as given could be appended to
     after the check (a number among the names reached microcompact) and made the settings unhashable."""
     if isinstance(value, str | bytes):
-        raise TypeError(f"CompactionSettings.compactable_tools must be a list of tool names, not {value!r}")
+        raise TypeError(f"CompactionSettings.compactable_tools must be a list of tool names, not {said(value)}")
     if not isinstance(value, Iterable):
         raise TypeError("CompactionSettings.compactable_tools must be a list of tool names, "
                         f"not {type(value).__name__}")
@@ -198,7 +215,7 @@ class Limits:
         """`s`: a `CompactionSettings` (or any object with its field names); None for the defaults."""
         s = s if s is not None else CompactionSettings()
         if isinstance(window, bool) or not isinstance(window, int):
-            raise TypeError(f"a context window must be a whole number of tokens, not {type(window).__name__} {window!r}")
+            raise TypeError(f"a context window must be a whole number of tokens, not {said_with_type(window)}")
         if window < 1:
             raise ValueError(f"a context window must be a positive whole number of tokens, not {window!r}")
         # The window is what the model accepts: never raised here. A window too small for the

@@ -20,6 +20,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic_ai.messages import ModelMessage
 
+from .settings import said_with_type
+
 
 @runtime_checkable
 class HistoryStore(Protocol):
@@ -75,7 +77,7 @@ class InMemoryStore:
         # Checked here: a string failed every compaction later, at its archive, with a bare comparison error.
         if isinstance(self.max_archives, bool) or not isinstance(self.max_archives, int):
             raise TypeError(f"InMemoryStore.max_archives must be a whole number, 0 or more, "
-                            f"not {type(self.max_archives).__name__} {self.max_archives!r}")
+                            f"not {said_with_type(self.max_archives)}")
         if self.max_archives < 0:
             raise ValueError(f"InMemoryStore.max_archives must be a whole number, 0 or more, not {self.max_archives}")
 
