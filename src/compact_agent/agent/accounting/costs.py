@@ -19,10 +19,12 @@ way — and the summary and notes requests, which exist only because of compacti
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import UnionType
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -141,11 +143,45 @@ def load_entries(path: Path) -> list[Entry]:
     for line in lines:
         try:
             d = json.loads(line)
-            out.append(Entry(d["kind"], ModelInfo(**d["model"]), int(d["input"]), int(d["read"]), int(d["write"]),
-                             int(d["output"]), int(d.get("avoided", 0))))
+            out.append(Entry(_of(str, d["kind"]), _model_info(d["model"]), _count(d["input"]), _count(d["read"]),
+                             _count(d["write"]), _count(d["output"]), _count(d.get("avoided", 0))))
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             continue
     return out
+
+
+def _of(kind: type[Any] | UnionType, value: Any) -> Any:
+    """`value` when it is a `kind` (an int is no bool here): a line edited by hand or torn is skipped
+    when read, not a cost that fails to add up when `/cost` sums it."""
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise TypeError
+    return value
+
+
+def _count(value: Any) -> int:
+    n = _of(int, value)
+    if n < 0:
+        raise ValueError
+    return int(n)
+
+
+def _price(value: Any) -> float:
+    x = float(_of(int | float, value))
+    if not math.isfinite(x) or x < 0:
+        raise ValueError
+    return x
+
+
+def _model_info(d: Any) -> ModelInfo:
+    """The model a recorded request was priced with, each field of the type a price needs."""
+    if not isinstance(d, dict):
+        raise TypeError
+    known = d.get("prices_known")
+    if known is not None:
+        _of(bool, known)
+    return ModelInfo(_of(str, d["name"]), _of(str, d["provider"]), _count(d["window"]), _count(d["max_output"]),
+                     _price(d["input"]), _price(d["output"]), _price(d["cache_read"]), _price(d["cache_write"]),
+                     _price(d.get("cache_ttl_s", 3600.0)), _of(bool, d.get("images", False)), known)
 
 
 @dataclass
