@@ -115,29 +115,33 @@ async def _diff(s: AgentSession, args: str, c: Console) -> None:
         out, _ = await proc.communicate()
         return proc.returncode or 0, out.decode("utf-8", "replace")
 
+    # Paths as they are named, not as git quotes them by default ("caf\303\251.py").
+    plain = ("-c", "core.quotePath=false")
     try:
-        code, out = await git("diff", "HEAD", "--stat", "--patch", "--no-color")
+        code, out = await git(*plain, "diff", "HEAD", "--stat", "--patch", "--no-color")
     except OSError:
         c.print("git is not installed; /diff shows changes of a git repository")
         return
     if code != 0:
-        code, out = await git("diff", "--stat", "--patch", "--no-color")  # a repository without commits yet
+        code, out = await git(*plain, "diff", "--stat", "--patch", "--no-color")  # a repository without commits yet
     if code != 0:
         if "not a git repository" in out.lower():
             c.print(f"not a git repository: {s.cwd} (/diff shows a repository's uncommitted changes)")
         else:
             c.print("git diff failed: " + " ".join(out.split())[:200])
         return
-    _, untracked = await git("ls-files", "--others", "--exclude-standard")
-    if not out.strip() and not untracked.strip():
+    # NUL-separated: a name with a space is one name (it was split at the space: `src/sub, dir/a, b.py`).
+    _, listed = await git("ls-files", "-z", "--others", "--exclude-standard")
+    untracked = [name for name in listed.split("\0") if name]
+    if not out.strip() and not untracked:
         c.print("no uncommitted changes")
         return
     for line in out.rstrip("\n").splitlines():
         style = "green" if line.startswith("+") and not line.startswith("+++") else \
             "red" if line.startswith("-") and not line.startswith("---") else None
         c.print(line, style=style, highlight=False)
-    if untracked.strip():
-        c.print("new files: " + ", ".join(untracked.split()), style="green")
+    if untracked:
+        c.print("new files: " + ", ".join(untracked), style="green")
 
 
 #: A session id begins with its date (20261201-182903-4fc4f4): a shorter number is a list number.
