@@ -54,6 +54,23 @@ def test_swe_agent_observations_and_mini_swe_agent_notices_are_not_the_users():
     assert [t[:16] for t in typed(mini)] == ["<pr_description>"]
 
 
+def test_text_format_mini_swe_agent_observations_are_not_the_users(tmp_path: Path):
+    """mini-swe-agent's first format: the action is a bash block in the model's text and each command's
+    output comes back as a user message. Only the task was typed; the outputs are the environment's."""
+    doc = {"info": {}, "trajectory_format": "mini-swe-agent-1", "messages": [
+        {"role": "system", "content": "You can run bash."},
+        {"role": "user", "content": "<pr_description>Fix the parser</pr_description>"},
+        {"role": "assistant", "content": "Look first.\n```bash\nls src\n```"},
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>parser.py</output>"},
+        {"role": "assistant", "content": "Read it.\n```bash\ncat src/parser.py\n```"},
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>def parse(): ...</output>"},
+        {"role": "assistant", "content": "Done.\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"},
+    ]}  # fmt: skip
+    path = tmp_path / "t.traj.json"
+    path.write_text(json.dumps(doc))
+    assert typed(path) == ["<pr_description>Fix the parser</pr_description>"]
+
+
 def test_typed_rule_by_hand():
     for prefix in HARNESS_PREFIXES:
         assert not is_typed(prefix + " something"), prefix

@@ -8,7 +8,9 @@ where the extras live:
   ``prompt_cache_hit_tokens``, ``model``, ``id``, ``finish_reason``) and a Unix ``extra.timestamp``.
   The final ``{"role": "exit"}`` entry holds the submission, which the model never saw: not imported.
   A tool call the agent could not parse has no ``tool`` reply, only a ``FormatError`` user message
-  (and the submit call at the end has no reply at all): such calls are dropped and reported.
+  (and the submit call at the end has no reply at all): such calls are dropped and reported. Its
+  first format has no tool calls: the command is a bash block in the assistant's text and its output
+  a user message, which (as any user message answering the model) is the environment's, not typed.
 * **SWE-agent** ``.traj`` (``{history, trajectory, info}``): ``history`` is the model's view; tool
   replies name their calls in a ``tool_call_ids`` *list*; older trajectories have no tool calls at
   all (the action is text inside the assistant message, the observation a user message). Demonstration

@@ -72,7 +72,7 @@ class Transcript:
         warnings: human-readable notes on everything that was repaired, dropped or approximated.
         harness_texts: user-role texts (stripped) the format marks as written by the agent's harness,
             not typed by a person: Claude Code ``isMeta`` lines and local-command output, SWE-agent
-            demonstrations and observations, mini-swe-agent format-error notices.
+            demonstrations and observations, mini-swe-agent observations and format-error notices.
         compaction_request: the file is the request Claude Code made to summarise a session (its
             ``subagents/agent-acompact-*.jsonl``), not a session of its own: counted apart in the totals.
     """
@@ -126,7 +126,9 @@ def load_transcript(path: Path) -> Transcript:
     elif sniffed.format == "codex":
         _codex.import_codex(sniffed.records, builder)
     elif sniffed.format == "mini-swe-agent":
-        import_chat(sniffed.document["messages"], builder, provider=_mini_provider(sniffed.document))
+        # Its first format sends each command's output as a user message: observations, as SWE-agent's.
+        import_chat(sniffed.document["messages"], builder, provider=_mini_provider(sniffed.document),
+                    observations=True)
     elif sniffed.format == "swe-agent":
         import_chat(sniffed.document["history"], builder, observations=True)
     else:
