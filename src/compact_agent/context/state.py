@@ -84,6 +84,18 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     _rebaseline: bool
     _run_ids: tuple[str | None, str | None]
 
+    # pydantic-ai's capability base is a dataclass: its `__eq__` compared only the base's fields, so
+    # any two managers were equal and none could be hashed. One manager is one pipeline's state.
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return object.__hash__(self)
+
+    def __repr__(self) -> str:
+        window, max_output = getattr(self, "window", None), getattr(self, "max_output", None)  # set up or not
+        return f"{type(self).__name__}(window={window}, max_output={max_output})"
+
     @classmethod
     def wired(cls, internals: Internals, window: int | None = None, **options: Any) -> Self:
         """A `ContextManager` with the public `options` and what the terminal agent or the analyzer
