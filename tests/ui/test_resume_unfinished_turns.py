@@ -126,6 +126,8 @@ async def test_a_turn_stopped_with_ctrl_c_is_said_on_resume_as_a_note_not_a_warn
     resumed = await drive(tmp_path, lambda req: Reply.text("ok"), [], continue_last=True)
     assert "warning" not in resumed.out and stopped in resumed.out, resumed.out
     assert "› second" in resumed.out and resumed.server.requests == []
+    lines = resumed.out.splitlines()  # not closed yet (the next message closes it), and no answer all the same
+    assert lines[lines.index("› second") + 1].strip() == NO_ANSWER, resumed.out
 
     [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
     switched = await drive(tmp_path, lambda req: Reply.text("ok"), [f"/resume {path.stem}\r"])
@@ -149,3 +151,15 @@ def test_the_line_under_an_unanswered_prompt_keeps_its_indent_when_narrow():
     under = c.export_text().splitlines()[1:]
     assert len(under) == 2 and all(line.startswith("  ") and len(line) < 40 for line in under), under
     assert " ".join(line.strip() for line in under) == NO_ANSWER
+
+
+def test_a_history_ending_at_its_prompt_shows_no_answer_under_it():
+    """The turn the last run stopped, or died in, is not closed until the next message: its prompt
+    ends the history. It showed with nothing under it, like the prompt that waits for input."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    from compact_agent.ui.history_view import last_exchanges
+
+    messages = [ModelRequest(parts=[UserPromptPart("first")]), ModelResponse(parts=[TextPart("an answer")]),
+                ModelRequest(parts=[UserPromptPart("second")])]
+    assert last_exchanges(messages) == ["› first", "  an answer", "› second", f"  {NO_ANSWER}"]

@@ -48,13 +48,16 @@ CUT_OFF = "(the reply was cut off here; this answer is incomplete)"
 
 def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
     """(prompt as typed, the answer's text, a status line) for every user prompt, oldest first. The
-    status says what the program noted of the turn: closed without an answer, or a reply cut off."""
+    status says what the program noted of the turn: closed without an answer, or a reply cut off.
+    A history that ends at the prompt itself (its turn stopped, failed or killed, and not closed
+    yet: the next message closes it) has no answer either: its prompt showed with nothing under it,
+    as if it were the prompt waiting for input."""
     pairs: list[tuple[str, str, str]] = []
-    for m in messages:
+    for i, m in enumerate(messages):
         if isinstance(m, ModelRequest) and not is_summary(m):
             prompts = [p for p in _typed(m) if isinstance(p, str)]
             if prompts:
-                pairs.append((as_typed(prompts[-1]), "", ""))
+                pairs.append((as_typed(prompts[-1]), "", NO_ANSWER if i == len(messages) - 1 else ""))
         elif isinstance(m, ModelResponse) and pairs:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
             ours = _synthetic(m)
