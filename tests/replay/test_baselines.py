@@ -6,6 +6,8 @@ Sizes: a tool result of `n` characters is about n/4 tokens; the token model is t
 
 from __future__ import annotations
 
+import json
+
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from compact_agent.context.compaction import summary, summary_prompt
@@ -23,6 +25,7 @@ from compact_agent.replay.baselines import (
     Seed000Submit,
     factories,
 )
+from compact_agent.replay.importers import load_transcript
 from compact_agent.replay.retention import user_texts
 from compact_agent.replay.simulate import TokenModel, replay
 
@@ -192,6 +195,30 @@ async def test_masking_keeps_only_the_last_ten_results_and_never_rewrites_histor
     assert len(masked) == 15
     assert [p.tool_call_id for p in last if p not in masked] == [f"c{i}" for i in range(15, 25)]
     assert all("x" * 100 in str(p.content) for p in results(t.messages))  # the transcript is untouched
+
+
+async def test_masking_masks_a_text_format_agents_observations_as_it_masks_tool_results(tmp_path):
+    """SWE-agent without tool calls: the action is in the model's text and its output a user message.
+    Those outputs are the observations masking keeps ten of; the demonstration and the task stay."""
+    history = [{"role": "system", "content": "You are an autonomous programmer."},
+               {"role": "user", "content": "Here is a demonstration.", "is_demo": True},
+               {"role": "user", "content": "Fix the failing test."}]
+    for i in range(14):
+        history += [{"role": "assistant", "content": f"Look again.\n```\nopen f{i}.py\n```"},
+                    {"role": "user", "content": f"[File: f{i}.py]\n" + "x = 1\n" * 40}]
+    history.append({"role": "assistant", "content": "Fixed."})
+    path = tmp_path / "t.traj"
+    path.write_text(json.dumps({"history": history, "trajectory": [], "info": {}}))
+    t = load_transcript(path)
+    s = sim(1_000_000)
+    s.transcript = t
+    spy = Spy(Masking(s))
+    await replay(t, spy, s)
+    texts = [p.content for m in spy.views[-1] if isinstance(m, ModelRequest) for p in m.parts
+             if isinstance(p, UserPromptPart)]
+    assert texts[:2] == ["Here is a demonstration.", "Fix the failing test."]
+    assert texts[2:6] == ["Old environment output: (42 lines omitted)"] * 4
+    assert [x.splitlines()[0] for x in texts[6:]] == [f"[File: f{i}.py]" for i in range(4, 14)]
 
 
 def test_rival_constants_match_their_sources():

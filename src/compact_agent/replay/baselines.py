@@ -15,7 +15,8 @@ seed000           watermark window − 20K − 10K checked before every request;
                   agent (no shared cache); recently read files re-read (`seed000.py`)
 seed000-submit    the same, checked once per user message as the seed does
 codex             when the last request used ≥ 90% of the window: summary + the user's messages ≤ 20K
-masking           every request: all but the newest 10 tool results become a one-line placeholder
+masking           every request: all but the newest 10 observations (tool results, or a text format's
+                  output messages) become a one-line placeholder
 opencode          when a turn ends, prune old tool outputs (newest 40K protected, only if > 20K can go,
                   never the last two turns); at window − max output − min(20K, max output), summarize
                   with a tail (`opencode.py`)
@@ -35,7 +36,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from .anthropic_clear import AnthropicClear
 from .cline import Cline
@@ -117,8 +125,13 @@ MASK_KEEP = 10  # "The Complexity Trap" (Lindenbauer et al., 2025): the newest 1
 
 
 class Masking(Base):
-    """Observation masking ("The Complexity Trap"): every request shows only the newest 10 tool
-    results; older ones become a one-line placeholder. View only, no summary, no trigger."""
+    """Observation masking ("The Complexity Trap"): every request shows only the newest 10
+    observations; older ones become a one-line placeholder. View only, no summary, no trigger.
+
+    An observation is what the environment answered an action with: a tool result, or, where the
+    agent's format has no tool calls (SWE-agent's and mini-swe-agent's text format: the command in the
+    model's text, its output a user message), a user message the format marks as the harness's that
+    answers the model. SWE-agent's own masking (the paper's) counts both kinds alike."""
 
     name = "masking"
     keep = MASK_KEEP
@@ -127,25 +140,46 @@ class Masking(Base):
         super().__init__(sim)
         self._masked: dict[tuple[int, int], tuple[ModelMessage, ModelMessage]] = {}
 
+    def _observations(self, history: list[ModelMessage]) -> list[tuple[int, int]]:
+        """(message, part) indexes of the observations in `history`, oldest first."""
+        found: list[tuple[int, int]] = []
+        answers = False  # whether the request at hand answers a response
+        for i, m in enumerate(history):
+            if isinstance(m, ModelRequest):
+                found += [(i, j) for j, p in enumerate(m.parts) if isinstance(p, ToolReturnPart) or (
+                    answers and isinstance(p, UserPromptPart) and isinstance(p.content, str)
+                    and p.content.strip() in self.harness)]
+            answers = isinstance(m, ModelResponse)
+        return found
+
     async def step(self, history: list[ModelMessage], sim: Sim) -> Step:
-        ids = [p.tool_call_id for m in history if isinstance(m, ModelRequest)
-               for p in m.parts if isinstance(p, ToolReturnPart)]
-        old = set(ids[: max(0, len(ids) - self.keep)])
+        found = self._observations(history)
+        old: dict[int, set[int]] = {}
+        for i, j in found[: max(0, len(found) - self.keep)]:
+            old.setdefault(i, set()).add(j)
         view: list[ModelMessage] = []
-        for m in history:
-            n_old = sum(1 for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_call_id in old)
-            if not n_old or not isinstance(m, ModelRequest):  # only requests carry tool results
+        for i, m in enumerate(history):
+            masked = old.get(i)
+            if not masked or not isinstance(m, ModelRequest):  # only requests carry observations
                 view.append(m)
                 continue
-            hit = self._masked.get((id(m), n_old))
+            hit = self._masked.get((id(m), len(masked)))
             if hit is None or hit[0] is not m:
-                parts = [as_text(p, MASK.format(n=str(p.content).count("\n") + 1))
-                         if isinstance(p, ToolReturnPart) and p.tool_call_id in old else p for p in m.parts]
+                parts = [_masked(p) if j in masked else p for j, p in enumerate(m.parts)]
                 hit = (m, dataclasses.replace(m, parts=parts))
-                self._masked[(id(m), n_old)] = hit
+                self._masked[(id(m), len(masked))] = hit
             view.append(hit[1])
         freed = sim.tm.of(history) - sim.tm.of(view)
         return Step(view, freed={"masking": round(freed / sim.tm.ratio)} if freed else {})
+
+
+def _masked(part: ModelRequestPart) -> ModelRequestPart:
+    """An observation as its placeholder: a tool result stays a result, a user message a message."""
+    if isinstance(part, ToolReturnPart):
+        return as_text(part, MASK.format(n=str(part.content).count("\n") + 1))
+    if isinstance(part, UserPromptPart):
+        return dataclasses.replace(part, content=MASK.format(n=str(part.content).count("\n") + 1))
+    return part
 
 
 STRATEGIES: dict[str, StrategyFactory] = {
