@@ -91,3 +91,25 @@ def reply_not_json(e: BaseException) -> str | None:
     at = decoder.pos if decoder is not None else int(said[1]) if said else None
     where = f" (at character {at})" if at is not None else ""
     return f"the model endpoint{endpoint(e)} sent a reply that is not valid JSON{where}"
+
+
+#: Where a provider's reply is read: pydantic-ai's model classes and the SDKs under them.
+_READERS = ("/pydantic_ai/models/", "/openai/", "/anthropic/")
+
+
+def reply_unreadable(e: BaseException) -> str | None:
+    """'the model endpoint sent a reply in a shape this agent cannot read' for an error raised
+    where the provider's reply is read (`choices` a string: "'str' object has no attribute
+    'finish_reason'"), else None. The SDKs build a streamed reply's chunks without checking them,
+    so a field of another type than the API's fails in the code reading it, in Python's words.
+    Only the innermost frame decides: the same error raised in our own code is ours, not the reply's."""
+    if not isinstance(e, (AttributeError, TypeError, KeyError, IndexError)):
+        return None
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = tb.tb_frame.f_code.co_filename.replace("\\", "/") if tb is not None else ""
+    if not any(reader in where for reader in _READERS):
+        return None
+    return ("the model endpoint sent a reply in a shape this agent cannot read (a field missing, or not of the "
+            "type its API gives it)")

@@ -14,7 +14,16 @@ import logging
 import re
 from typing import Any, Protocol
 
-from .error_causes import caused_by, chain, endpoint, reply_cut, reply_not_json, retry_after, sent_no_key
+from .error_causes import (
+    caused_by,
+    chain,
+    endpoint,
+    reply_cut,
+    reply_not_json,
+    reply_unreadable,
+    retry_after,
+    sent_no_key,
+)
 
 
 def connection_reason(e: BaseException) -> tuple[str, str | None]:
@@ -195,6 +204,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     if isinstance(e, UsageLimitExceeded):  # the turn's work is kept: going on, not retrying, is what is left
         go_on = retry_hint if retry_hint is not None else "; the work so far is saved, send a message to go on"
         return max_turns_message(e, go_on) or first_line(e)
+    if (unreadable := reply_unreadable(e)) is not None:
+        return then(unreadable, saved)
     if isinstance(e, FileExistsError) and e.filename:  # mkdir where a file is: what to do about it
         return f"{e.filename} is a file where compact-agent needs a folder; move it away or remove it"
     if isinstance(e, NotADirectoryError) and e.filename:

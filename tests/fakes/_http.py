@@ -14,6 +14,7 @@ import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from ._wire import JSONDict, pieces
@@ -34,6 +35,7 @@ class Outcome:
     delay: float = 0.0
     trickle: tuple[float, float] | None = None  # (every, for how long) a filler is sent before the reply
     events: list[str] | None = None  # a stream's SSE events, encoded by the server (Anthropic's); None: OpenAI chunks
+    change: Callable[[JSONDict], object] | None = None  # rewrites each chunk, or the JSON reply (Fault.reshaped)
 
 
 class Backend(Protocol):
@@ -148,6 +150,8 @@ class _Handler(BaseHTTPRequestHandler):
         payload = outcome.payload
         if outcome.fault == "no_finish" and isinstance(payload, dict):
             payload = {**payload, "choices": [{**payload["choices"][0], "finish_reason": None}]}
+        if outcome.change is not None and outcome.status == 200 and isinstance(payload, dict):
+            payload = outcome.change(payload)
         data = json.dumps(payload).encode()
         declared = len(data)
         if outcome.fault == "malformed_json":
@@ -198,7 +202,8 @@ class _Handler(BaseHTTPRequestHandler):
             events = list(outcome.events)
         else:
             chunks = sse_chunks(outcome.payload, outcome.include_usage, finish=outcome.fault != "no_finish")
-            events = [f"data: {json.dumps(c)}\n\n" for c in chunks]
+            change = outcome.change or (lambda chunk: chunk)
+            events = [f"data: {json.dumps(change(c))}\n\n" for c in chunks]
         if outcome.fault == "reset_mid_stream":
             events = events[: max(2, len(events) // 2)]
         elif outcome.fault == "torn":  # half the events, then half of the next one; the body ends cleanly

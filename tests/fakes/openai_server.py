@@ -173,7 +173,8 @@ class Reply:
         return cls(error_status=status, error_body=body, error_headers=dict(headers or {}))
 
 
-FaultKind = Literal["http", "drop", "reset_mid_stream", "no_finish", "malformed_json", "slow", "trickle", "torn"]
+FaultKind = Literal["http", "drop", "reset_mid_stream", "no_finish", "malformed_json", "slow", "trickle", "torn",
+                    "reshaped"]
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,8 @@ class Fault:
     - `trickle`: send the status and headers at once, then one filler every `every` seconds for `seconds` (a
       space before a JSON body, which JSON allows; an SSE comment line in a stream, which clients skip), then
       the reply: a server that is never silent long enough for a read timeout, yet never finishes.
+    - `reshaped`: the reply as `change` rewrites it — each streamed chunk, or the whole completion — valid
+      JSON in a shape the API never sends (`choices` a string, a field missing).
 
     The openai SDK retries 408/409/429/5xx and connection errors itself (2 retries by default, so an always-on
     fault shows up as 3 requests); pass `ModelSettings(max_retries=0)` to see the first failure directly.
@@ -203,6 +206,7 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     every: float = 0.0
+    change: Callable[[JSONDict], object] | None = None
 
     @classmethod
     def http(cls, status: int, body: JSONDict | None = None, headers: dict[str, str] | None = None) -> Fault:
@@ -253,6 +257,10 @@ class Fault:
     @classmethod
     def trickle(cls, every: float, seconds: float = 30.0) -> Fault:
         return cls("trickle", seconds=seconds, every=every)
+
+    @classmethod
+    def reshaped(cls, change: Callable[[JSONDict], object]) -> Fault:
+        return cls("reshaped", change=change)
 
 
 class ResponderError(RuntimeError):
@@ -409,12 +417,12 @@ class FakeOpenAIServer:
                 self.rejected.append((req, 500, body))
             return Outcome(500, body, {"x-should-retry": "false"})
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        kind = fault.kind if fault is not None and fault.kind not in ("slow", "trickle") else None
+        kind = fault.kind if fault is not None and fault.kind not in ("slow", "trickle", "reshaped") else None
         delay = fault.seconds if fault is not None and fault.kind == "slow" else 0.0
         trickle = (fault.every, fault.seconds) if fault is not None and fault.kind == "trickle" else None
         return Outcome(
             200, completion, stream=req.stream, include_usage=include_usage, fault=kind, delay=delay,
-            trickle=trickle,
+            trickle=trickle, change=fault.change if fault is not None else None,
         )
 
     def _auth_error(self, headers: dict[str, str]) -> WireError | None:
