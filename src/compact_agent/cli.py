@@ -33,7 +33,15 @@ from .cli_help import (
 from .cli_input import as_text, with_stdin
 from .cli_numbers import count, tokens
 from .cli_query import split_query
-from .cli_settings import endpoint, key_and_window, load_settings, protect_key, routing_note, url_problem
+from .cli_settings import (
+    endpoint,
+    key_and_window,
+    load_settings,
+    protect_key,
+    refuse_empty_model,
+    routing_note,
+    url_problem,
+)
 from .cli_warnings import route_library_warnings
 from .error_text import describe_error
 from .price_setting import ModelPrices, parse_prices
@@ -177,9 +185,8 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
     name = model or settings.model
     if model is not None and not model.strip():
         raise fail("--model needs a model name (e.g. --model deepseek-chat), not an empty one", 2)
-    if not name.strip():
-        raise fail(f"model: an empty name (from {loaded.where('model')}); give a model name there, "
-                   "or --model NAME", 2)
+    if model is None:
+        refuse_empty_model(loaded)
     base_url = endpoint(base_url, loaded)
     if (note := routing_note(name, base_url, context_window or settings.context_window)):
         sys.stderr.write(visible(f"compact-agent: note: {note}") + "\n")
@@ -255,7 +262,9 @@ def config_command(
     flags = {k: top.get(k) for k in ("model", "base_url", "context_window", "prices", "max_requests_per_turn")}
     work = (top.get("cwd") or Path.cwd()).resolve()
     # The window (the model's own, or one a server showed) and prices a run would have, as /config
-    view = for_settings(load_settings(work, warn=False, **flags), home_dir())
+    loaded = load_settings(work, warn=False, **flags)
+    refuse_empty_model(loaded)
+    view = for_settings(loaded, home_dir())
     sys.stdout.write(shown(view, home_dir(), as_json, output_width()))  # its warnings are in the output
 
 

@@ -89,6 +89,17 @@ def load_settings(work: Path, *, warn: bool = True, **flags: object) -> Any:
     return loaded
 
 
+def refuse_empty_model(loaded: Any) -> None:
+    """A model named by nothing (`model = ""` in a file, `COMPACT_AGENT_MODEL=`) is one line, exit 2,
+    for a run and for `config` alike: `config` showed it as a blank name, with the window `assumed:
+    is not a known model`, of a setting every run refuses."""
+    if not loaded.settings.model.strip():
+        if loaded.where("model") == "flag":
+            raise fail("--model needs a model name (e.g. --model deepseek-chat), not an empty one", 2)
+        raise fail(f"model: an empty name (from {loaded.where('model')}); give a model name there, "
+                   "or --model NAME", 2)
+
+
 def key_and_window(opts: SessionOptions) -> None:
     """A missing API key, said with a window set too small for the tools when there is one too
     (each in its line, exit 2): the key is checked before the session is built, the window once it
