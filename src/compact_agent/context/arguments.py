@@ -99,6 +99,9 @@ def check_options(*, window: object, max_output: object, settings: object, summa
         # made a coroutine per event that nothing ran, and every event was lost.
         raise TypeError("event_handler must be a plain function (it is called as each event happens, "
                         "never awaited), not an async one: append the event to a list or an asyncio.Queue")
+    if token_counter is not None and is_async(token_counter):  # a coroutine is no count: every request failed
+        raise TypeError("token_counter must be a plain function (it is asked about each message as a request "
+                        "is measured, never awaited), not an async one")
     check_tool_names("compactable_tools", compactable_tools)
     if isinstance(store, type):
         raise TypeError(f"store must be a HistoryStore instance ({store.__name__}()), not the class {store.__name__}")
@@ -106,6 +109,14 @@ def check_options(*, window: object, max_output: object, settings: object, summa
     if missing:
         raise TypeError(f"store must be a HistoryStore (append, archive, rewrite); {type(store).__name__} has no "
                         f"{', '.join(missing)}")
+    # An async method made a coroutine per call that nothing ran: nothing was saved, and the run
+    # ended as if it had been.
+    awaited = next((m for m in ("append", "archive", "rewrite", "load_messages")
+                    if store is not None and is_async(getattr(store, m, None))), None)
+    if awaited is not None:
+        raise TypeError(f"store methods must be plain functions (the pipeline calls them as the history changes, "
+                        f"never awaits them), but {type(store).__name__}.{awaited} is async: keep the history in an "
+                        "InMemoryStore and save result.all_messages() to your async store after each run")
 
 
 def is_async(fn: object) -> bool:
