@@ -93,23 +93,30 @@ def reply_not_json(e: BaseException) -> str | None:
     return f"the model endpoint{endpoint(e)} sent a reply that is not valid JSON{where}"
 
 
-#: Where a provider's reply is read: pydantic-ai's model classes and the SDKs under them.
-_READERS = ("/pydantic_ai/models/", "/openai/", "/anthropic/")
+#: The modules that read a provider's reply: pydantic-ai's model classes and the SDKs under them.
+_READERS = ("pydantic_ai.models", "openai", "anthropic")
 
 
 def reply_unreadable(e: BaseException) -> str | None:
     """'the model endpoint sent a reply in a shape this agent cannot read' for an error raised
     where the provider's reply is read (`choices` a string: "'str' object has no attribute
-    'finish_reason'"), else None. The SDKs build a streamed reply's chunks without checking them,
-    so a field of another type than the API's fails in the code reading it, in Python's words.
-    Only the innermost frame decides: the same error raised in our own code is ours, not the reply's."""
-    if not isinstance(e, (AttributeError, TypeError, KeyError, IndexError)):
+    'finish_reason'"; `created` no time: "1 validation error for datetime"), else None. The SDKs
+    build a streamed reply's chunks without checking them, so a field of another type than the
+    API's fails in the code reading it, in Python's words. The innermost frame of that code or of
+    ours decides (pydantic's and the standard library's between are neither): the same error
+    raised in our own code, also one called back from a reader, is ours, not the reply's."""
+    if not isinstance(e, (AttributeError, TypeError, KeyError, IndexError, ValueError)):
         return None
+    reader = False
     tb = e.__traceback__
-    while tb is not None and tb.tb_next is not None:
+    while tb is not None:
+        module = str(tb.tb_frame.f_globals.get("__name__", ""))
+        if module.partition(".")[0] == "compact_agent":
+            reader = False
+        elif any(module == r or module.startswith(f"{r}.") for r in _READERS):
+            reader = True
         tb = tb.tb_next
-    where = tb.tb_frame.f_code.co_filename.replace("\\", "/") if tb is not None else ""
-    if not any(reader in where for reader in _READERS):
+    if not reader:
         return None
     return ("the model endpoint sent a reply in a shape this agent cannot read (a field missing, or not of the "
             "type its API gives it)")
