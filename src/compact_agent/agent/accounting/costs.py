@@ -88,10 +88,16 @@ class UsageLedger(AbstractCapability[Any]):
         sent = list(request_context.messages)
         history = list(ctx.messages)
         u = response.usage
-        est_sent = tokens.estimate(sent)
-        # The layers' saving for this request, in the provider's units (scaled by its own count).
-        ratio = (u.input_tokens / est_sent) if (u.input_tokens and est_sent) else 1.0
-        self.last_layer_savings = max(0, round((tokens.estimate(history) - est_sent) * ratio))
+        # The layers' saving for this request, in the provider's units: scaled by its count of the
+        # whole request against our estimate of the whole, system prompt and tools included (scaled
+        # against the messages alone, a 4-token difference came out as 106 in a first request).
+        # Parts are compared, not messages: the request sent joins the saved ones that follow each
+        # other (a file attached with @path, then the prompt), which takes nothing out.
+        params = request_context.model_request_parameters
+        instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
+        whole = tokens.estimate(sent) + tokens.request_overhead(instructions, params.function_tools)
+        ratio = (u.input_tokens / whole) if (u.input_tokens and whole) else 1.0
+        self.last_layer_savings = max(0, round((_parts(history) - _parts(sent)) * ratio))
         self._add(_entry("main", self.info(), u, self.last_layer_savings + self.removed))
         return response
 
@@ -131,6 +137,11 @@ class UsageLedger(AbstractCapability[Any]):
         for u in usages[seen:]:
             self._add(_entry(kind, info, u))
         self._side_seen[kind] = len(usages)
+
+
+def _parts(messages: Sequence[Any]) -> int:
+    """The estimated tokens of the messages' parts, without each message's framing."""
+    return sum(tokens.part_tokens(p) for m in messages for p in m.parts)
 
 
 def load_entries(path: Path) -> list[Entry]:
