@@ -189,3 +189,32 @@ async def test_a_call_that_finished_as_the_key_came_shows_its_result_line(tmp_pa
     assert "  ⎿ read_file(notes.txt): 1 line" in live.out.splitlines(), live.out
     assert live.out.count("read_file(notes.txt): 1 line") == 1, live.out
     assert_kept(sent_after(server, "go on"))
+
+
+async def test_the_kept_calls_line_goes_on_under_its_own_text_when_narrow(tmp_path: Path,
+                                                                          finished: list[str]) -> None:
+    """At 80 columns the line under `interrupted` takes three; the rest went on at column 0, where it
+    read as a line of its own."""
+    import io
+
+    from rich.console import Console
+
+    cwd, pipe = project(tmp_path), list[Any]()
+    first = pressing(cwd, pipe, "\x1b", finished)
+    console = Console(record=True, width=80, file=io.StringIO(), force_terminal=False)
+    with FakeOpenAIServer(first) as server:
+        try:
+            live = await drive(tmp_path, first, ["run the command\r"], server=server, pipe=pipe, console=console,
+                               permission_mode="yes")
+        finally:
+            if (cwd / "child.pid").exists() and not ended(child_of(cwd)):
+                os.kill(child_of(cwd), signal.SIGKILL)
+    lines = live.out.splitlines()
+    [at] = [i for i, line in enumerate(lines) if line.startswith("  ⎿ the model's tool calls are kept")]
+    under = []
+    for line in lines[at + 1:]:
+        if not line.startswith("    "):
+            break
+        under.append(line)
+    assert under and all(len(line) <= 80 for line in lines[at:at + 1 + len(under)]), live.out
+    assert KEPT in " ".join(" ".join(lines[at:at + 1 + len(under)]).split()), live.out

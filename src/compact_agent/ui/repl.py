@@ -264,12 +264,17 @@ class Repl:
         A call that had finished as the key came shows its result line here, as the others did."""
         from ..session.last_run import BY_USER, ended_by
         from ..session.load_warnings import calls_ended
+        from . import cells
 
         by, unfinished = ended_by(s.messages)
         if by == BY_USER:
             view.kept_results(kept_finished(s.messages))
-            self.console.print(f"  ⎿ the model's tool calls are kept with their results: {calls_ended(unfinished)}; "
-                               "your next message goes on from there", style="dim", markup=False, highlight=False)
+            said = (f"the model's tool calls are kept with their results: {calls_ended(unfinished)}; "
+                    "your next message goes on from there")
+            # under its own text, four columns in: a line that went on at column 0 read as a line of its own
+            for n, line in enumerate(cells.wrap(said, max(20, self.console.width - 5), fold=False)):
+                self.console.print(f"{'    ' if n else '  ⎿ '}{line}", style="dim", markup=False, highlight=False,
+                                   soft_wrap=True)
 
     def remember_sent(self, s: AgentSession, made: int, typed: str | None) -> None:
         """The line just sent as it was shown (a paste as its placeholder; a command that ran
