@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
 from pydantic_ai.models import Model, parse_model_id
@@ -130,7 +131,7 @@ def check_tool_names(name: str, value: object) -> None:
         return
     if isinstance(value, str | bytes):
         raise TypeError(f"{name} must be a list of tool names, not {said(value)}")
-    if not isinstance(value, Sequence | frozenset | set):
+    if not isinstance(value, Sequence | AbstractSet):
         raise TypeError(f"{name} must be a list of tool names, not {type(value).__name__}")
     for i, tool in enumerate(value):
         if not isinstance(tool, str):

@@ -26,6 +26,7 @@ wiring.py), which belong to one conversation: then a second one is refused.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, cast
 
 from pydantic_ai.capabilities.abstract import WrapRunHandler
@@ -98,7 +99,8 @@ class ContextManager(ManagerState):
 
     def __init__(self, window: int | None = None, *, max_output: int = 8_192, settings: Settings | None = None,
                  summary_model: Model | str | None = None, token_counter: TokenCounter | None = None,
-                 store: HistoryStore | None = None, compactable_tools: Sequence[str] | None = None,
+                 store: HistoryStore | None = None,
+                 compactable_tools: Sequence[str] | AbstractSet[str] | None = None,
                  event_handler: Callable[[Event], object] | None = None, notes_in_background: bool = False,
                  max_conversations: int = 64, prices: Prices | None = None,
                  before_compact: BeforeCompact | None = None) -> None:

@@ -16,6 +16,7 @@ import itertools
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self
 
@@ -107,7 +108,8 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     def _setup(self, internals: Internals, *, window: int | None, max_output: int = 8_192,
                settings: Settings | None = None, summary_model: Model | str | None = None,
                token_counter: TokenCounter | None = None, store: HistoryStore | None = None,
-               compactable_tools: Sequence[str] | None = None, event_handler: Callable[[Event], object] | None = None,
+               compactable_tools: Sequence[str] | AbstractSet[str] | None = None,
+               event_handler: Callable[[Event], object] | None = None,
                notes_in_background: bool = False, max_conversations: int = 64, prices: Prices | None = None,
                before_compact: BeforeCompact | None = None) -> None:
         check_options(window=window, max_output=max_output, settings=settings, summary_model=summary_model,

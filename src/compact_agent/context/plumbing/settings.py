@@ -17,7 +17,7 @@ value is `dataclasses.replace(settings, field=value)`, which makes a new object 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -77,7 +77,7 @@ class CompactionSettings:
     microcompact_min_free_tokens: int = 20_000
     # Beyond the coding tools' own names. Any iterable of names is taken; it is kept as a tuple (a
     # set's names sorted, each name once), so it cannot change after the check and the settings hash.
-    compactable_tools: Collection[str] = ()
+    compactable_tools: Iterable[str] = ()  # any iterable of names, kept as a tuple
     # L4 collapse (fractions of the auto-compact threshold)
     collapse_enabled: bool = True
     collapse_commit_fraction: float = 0.90
