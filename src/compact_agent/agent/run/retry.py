@@ -26,7 +26,9 @@ though: `on_unfinished` reports it, and the runner writes a `provider/no_finish_
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,6 +101,7 @@ class TransientRetry(AbstractCapability[Any]):
         if self.on_unfinished is not None and isinstance(details, dict) and "finish_reason" not in details:
             self.on_unfinished(response)
         _utf8_only(response)
+        _whole_counts(response)
         return response
 
 
@@ -111,3 +114,28 @@ def _utf8_only(response: ModelResponse) -> None:
             value = getattr(part, attr, None)
             if isinstance(value, str) and (safe := utf8_safe(value)) is not value:
                 setattr(part, attr, safe)
+
+
+#: The fields of a reply's usage that are no count of tokens.
+_NOT_COUNTS = frozenset({"audio_seconds", "details", "cost"})
+
+
+def _whole_counts(response: ModelResponse) -> None:
+    """A reply's token counts as whole numbers: the SDK keeps what the provider sent (`1.5`,
+    `1e308`), the session file saves it, and reading the file back refuses the line — the model's
+    answer lost on resume, the file warning of an unreadable line. A count that is no number is 0,
+    as pydantic-ai makes one it cannot read; the warning that usage is odd was said already."""
+    usage = response.usage
+    for f in dataclasses.fields(usage):
+        if f.name not in _NOT_COUNTS and not _is_count(value := getattr(usage, f.name)):
+            setattr(usage, f.name, _as_count(value))
+    if isinstance(usage.details, dict) and not all(_is_count(v) for v in usage.details.values()):
+        usage.details = {k: _as_count(v) for k, v in usage.details.items()}
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_count(value: object) -> int:
+    return int(value) if isinstance(value, float) and math.isfinite(value) and value >= 0 else 0
