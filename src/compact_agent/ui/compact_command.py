@@ -79,7 +79,8 @@ def out_of_range(pivot: int, direction: str | None, count: int) -> str | None:
     if low <= pivot <= high:
         return None
     flag = "--from" if direction == "from" else "--up-to"
-    return (f"{flag} {pivot}: no message to summarise on that side; {flag} takes {low} to {high} here "
+    takes = f"only {low}" if low == high else f"{low} to {high}"  # one message: not `takes 1 to 1`
+    return (f"{flag} {pivot}: no message to summarise on that side; {flag} takes {takes} here "
             "(/history numbers the messages)")
 
 
