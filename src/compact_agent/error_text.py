@@ -10,6 +10,7 @@ import of agent or SDK code is late: --version and --help load none of it."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any, Protocol
@@ -288,7 +289,10 @@ def then(text: str, hint: str) -> str:
 
 def _provider_message(e: BaseException, fallback: str | None = None) -> str:
     """The provider's own error message (OpenAI/Anthropic bodies), not the exception's repr;
-    `fallback` (if given) where the body holds none (an empty reply, a page that is no API's)."""
+    `fallback` (if given) where the body holds none (an empty reply, a page that is no API's).
+    Without one, what the body is, as the server wrote it: a page's text, or JSON as JSON — the
+    SDK's words were `status_code: 400, model_name: m, body: ['a', 'b']`, the body as Python
+    writes it."""
     body = getattr(e, "body", None)
     if isinstance(body, dict):
         error = body.get("error")
@@ -296,7 +300,27 @@ def _provider_message(e: BaseException, fallback: str | None = None) -> str:
         message = inner.get("message", inner.get("detail"))  # `detail`: a bare FastAPI server
         if isinstance(message, str) and message.strip():
             return " ".join(message.split())[:300]
-    return first_line(e) if fallback is None else fallback
+        if isinstance(message, list) and (listed := _validation_errors(message)):
+            return listed
+    if fallback is not None:
+        return fallback
+    if body is None or body == "" or body == {}:
+        return "no error message"
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
+    return " ".join(text.split())[:300]
+
+
+def _validation_errors(details: list[Any]) -> str:
+    """`body.messages: field required` for each error of a FastAPI server's 422 (`detail`: a list
+    of `{"loc": [...], "msg": ...}`); empty when the list is not of those."""
+    said = []
+    for d in details:
+        if not isinstance(d, dict) or not isinstance(msg := d.get("msg"), str):
+            return ""
+        loc = d.get("loc")
+        where = ".".join(str(x) for x in loc) if isinstance(loc, list) and loc else ""
+        said.append(f"{where}: {msg}" if where else msg)
+    return " ".join("; ".join(said).split())[:300]
 
 
 #: The note a session adds to a failed request's error (`note_model`): how its model was chosen, in
