@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from ._wire import JSONDict, pieces
