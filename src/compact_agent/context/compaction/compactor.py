@@ -32,7 +32,7 @@ from pydantic_ai.messages import ModelMessage
 
 from ..layers import digest
 from ..plumbing import rounds, tokens
-from ..plumbing.events import Event, Stopwatch
+from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.markers import is_compaction_message
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, estimate_margin
 from . import ledger, restore, summary, summary_prompt
@@ -295,7 +295,8 @@ class Compactor(Keeper):
         try:
             archive_path = archive()
         except OSError as e:
-            raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {e}") from e
+            raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {one_line(e)}"
+                                  ) from e
         files = ledger.changed_files(messages, attempts=True)  # what failed too, listed apart
         reads = ledger.read_files(summarized)
         if strategy == "record":  # its steps name each read (`path="…"`): listing those again says nothing

@@ -217,6 +217,11 @@ class Stopwatch:
 
 def one_line(e: BaseException) -> str:
     """The error's first line, for people (and the `error` an event carries): its class name only
-    when it has no message."""
+    when it has no message. An `OSError` Python would print as `[Errno 28] No space left on device:
+    '/data/chat.jsonl'` is its reason and file, `No space left on device: /data/chat.jsonl` (one
+    whose class words its own message keeps it)."""
+    if isinstance(e, OSError) and e.strerror and type(e).__str__ is OSError.__str__:
+        files = " -> ".join(str(f) for f in (e.filename, e.filename2) if f)
+        return (f"{e.strerror}: {files}" if files else e.strerror)[:300]
     text = str(e).strip().splitlines()
     return (text[0] if text else type(e).__name__)[:300]
