@@ -75,3 +75,18 @@ def test_a_resumed_answer_has_the_gaps_the_live_one_had():
     show_last_exchanges(console, messages)
     resumed = "\n".join(line.rstrip() for line in console.export_text().splitlines())
     assert resumed == "› fix calc\n" + shown([ANSWER])
+
+
+def test_a_table_is_one_blank_line_from_the_next_block():
+    """rich puts a blank line under a table; with the gap the view draws, the list after it was two
+    blank lines down."""
+    lines = shown(["Totals:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two\n"]).splitlines()
+    row = next(i for i, line in enumerate(lines) if line.split() == ["1", "2"])
+    assert lines[row + 1] == "" and lines[row + 2].strip() == "• one", lines
+
+
+def test_a_title_stands_at_the_left_after_the_marker():
+    """rich centres a `# Title`: it stood far right of the `⏺`, apart from the words under it."""
+    lines = shown(["# Release notes\n\nWhat changed.\n\n### Fixes\n\nOne.\n"]).splitlines()
+    assert lines[0] == "⏺ Release notes", lines
+    assert "  Fixes" in lines

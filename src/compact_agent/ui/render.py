@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -216,9 +217,24 @@ def markdown(markup: str, **options: Any) -> Any:
     characters are shown as escapes before it is parsed: markdown takes a `\\r` for a line break and
     rich drops the bell, so neither would reach the screen as the escape print mode shows."""
     from markdown_it import MarkdownIt
-    from rich.markdown import Markdown as RichMarkdown
 
     markup = visible(markup)
-    md = RichMarkdown(markup, **options)
+    md = _answer_markdown()(markup, **options)
     md.parsed = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table").parse(markup)
     return md
+
+
+@functools.cache
+def _answer_markdown() -> Any:
+    """rich's `Markdown` with every heading at the left: rich centres a `# Title`, which then stood
+    far right of the answer's `⏺`, apart from the words under it."""
+    from rich.markdown import Heading
+    from rich.markdown import Markdown as RichMarkdown
+
+    class LeftHeading(Heading):
+        LEVEL_ALIGN = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
+
+    class Answer(RichMarkdown):
+        elements = {**RichMarkdown.elements, "heading_open": LeftHeading}
+
+    return Answer

@@ -135,11 +135,13 @@ class TurnView:
         row = Table.grid(padding=(0, 1))
         row.add_column(width=1, no_wrap=True)
         row.add_column()
-        body = _Trimmed(markdown(text.strip("\n"), code_theme="ansi_dark"), keep_top=_starts_with_fence(text))
+        ends_in_code = text.rstrip().endswith(("```", "~~~"))  # rich pads a code block with a blank line
+        body = _Trimmed(markdown(text.strip("\n"), code_theme="ansi_dark"), keep_top=_starts_with_fence(text),
+                        keep_bottom=ends_in_code)
         row.add_row(Text("⏺" if not self.marked else " ", style="bold"), body)
         self.console.print(row)
         self.marked = self.answered = True
-        self.ends_in_code = text.rstrip().endswith(("```", "~~~"))  # rich pads a code block with a blank line
+        self.ends_in_code = ends_in_code
 
     def on_tool(self, obj: dict[str, Any]) -> None:
         self.flush()
@@ -251,16 +253,19 @@ def _starts_with_fence(block: str) -> bool:
 
 class _Trimmed:
     """A rendered block without the blank lines rich puts above a list or a quote that comes first
-    (the gap is ours to draw, and the marker belongs on the first line of words). A fenced code
-    block keeps its padding."""
+    (the gap is ours to draw, and the marker belongs on the first line of words), nor the one it
+    puts under a table (a table and the block after it were two blank lines apart). A fenced code
+    block keeps its padding, which is its gap (`ends_in_code`)."""
 
-    def __init__(self, renderable: Any, keep_top: bool) -> None:
-        self.renderable, self.keep_top = renderable, keep_top
+    def __init__(self, renderable: Any, keep_top: bool, keep_bottom: bool = True) -> None:
+        self.renderable, self.keep_top, self.keep_bottom = renderable, keep_top, keep_bottom
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
         lines = console.render_lines(self.renderable, options, pad=False)
         while lines and not self.keep_top and not "".join(seg.text for seg in lines[0]).strip():
             lines.pop(0)
+        while lines and not self.keep_bottom and not "".join(seg.text for seg in lines[-1]).strip():
+            lines.pop()
         for line in lines:
             yield from line
             yield Segment.line()
