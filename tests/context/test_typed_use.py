@@ -2,7 +2,7 @@
 user's CI would: the public API's annotations must accept what the library accepts. The tools
 L3 may clear were annotated `Sequence[str]` on `ContextManager` (a set, which it takes, was a type
 error) and `Collection[str]` on `CompactionSettings` (a generator, "any iterable" in the docs, was
-one too)."""
+one too). The type of `cm.window_learned`, `LearnedWindow`, was not exported."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import (
     CompactionBlocked, CompactionEvent, CompactionResult, CompactionSettings, ContextManager, Event,
-    HistoryStore, InMemoryStore, MicrocompactEvent, Prices,
+    HistoryStore, InMemoryStore, LearnedWindow, MicrocompactEvent, Prices,
 )
 from compact_agent.context.testing import reply_to_library_request
 
@@ -80,6 +80,9 @@ async def main(tools: set[str]) -> None:
 
     history: list[ModelMessage] = await cm.compact_now(result.all_messages(), confirm=confirm)
     state: dict[str, Any] = cm.layer_state()
+    learned: LearnedWindow | None = cm.window_learned
+    if learned is not None:
+        print(learned.window, learned.given)
     print(history, state, cm.window, cm.layer_savings, cm.compactions, cm.conversation("x"))
 '''
 

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
         NotesEvent,
         SnipEvent,
     )
+    from .plumbing.overflow import LearnedWindow
     from .plumbing.settings import CompactionSettings, Limits
     from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
 
@@ -68,6 +69,7 @@ __all__ = [
     "InMemoryStore",
     "LayerResult",
     "Layer",
+    "LearnedWindow",
     "Limits",
     "MicrocompactEvent",
     "NotSmaller",
@@ -106,6 +108,7 @@ _EXPORTS: dict[str, str] = {
     "InMemoryStore": ".plumbing.stores",
     "LayerResult": ".plumbing.events",
     "Layer": ".pipeline",
+    "LearnedWindow": ".plumbing.overflow",
     "Limits": ".plumbing.settings",
     "MicrocompactEvent": ".plumbing.events",
     "NotSmaller": ".compaction.result",
