@@ -82,10 +82,12 @@ class ContextManager(ManagerState):
     - `max_output`: the most the model writes in one response (reserved for the summary).
     - `settings`: every threshold of every layer (`CompactionSettings`).
     - `summary_model`: the model that writes summaries; None: the run's own, sharing its cached prefix.
-    - `token_counter`: counts a message's tokens as your provider would; None: characters/4,
-      calibrated by the reported usage.
-    - `store`: where the history and its archives go; None: an `InMemoryStore` per conversation.
-    - `compactable_tools`: the tools whose old results L3 may clear; None: every tool.
+    - `token_counter`: a plain function (not async) counting a message's tokens as your provider
+      would; None: characters/4, calibrated by the reported usage.
+    - `store`: where the history and its archives go, with plain (not async) methods; None: an
+      `InMemoryStore` per conversation.
+    - `compactable_tools`: the tools whose old results L3 may clear (a list or set of names); None:
+      every tool.
     - `event_handler`: a plain function (not async), called with every layer action and compaction
       (typed events); an exception it raises is logged and counted in `handler_errors`, never
       raised into the run.
