@@ -159,7 +159,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     if isinstance(e, ModelConnectionError):
         reason, advice = connection_reason(e)
         return then(f"cannot reach the model endpoint{endpoint(e)} ({reason}); "
-                    f"{advice or 'check the network and that the server there is up'}", saved)
+                    f"{advice or 'check the network and that the server there is up'}{_endpoint_given(e)}", saved)
     if isinstance(e, WindowTooSmallError):  # the library's advice, in the command line's words
         return first_line(e).replace(LARGER, "use a larger --context-window (or, where the window is a "
                                              "server's own, start that server with a larger one)").replace(
@@ -351,8 +351,45 @@ def model_chosen_by(name: str, loaded: _Sourced | None) -> str:
 
 def note_model(e: BaseException, name: str, loaded: _Sourced | None) -> None:
     """Say on `e`, a failed request's error, how its model was chosen (`model_chosen_by`): a 404's
-    line points there to check the name, not at a `-m` flag no one gave."""
+    line points there to check the name, not at a `-m` flag no one gave. And where its endpoint was
+    given, when not on this command line (`endpoint_chosen_by`): an address no server answers at is
+    corrected there."""
     e.add_note(_MODEL_NOTE + model_chosen_by(name, loaded))
+    if (where := endpoint_chosen_by(loaded)) is not None:
+        e.add_note(_ENDPOINT_NOTE + "\0".join(where))
+
+
+#: The note `note_model` adds of where the endpoint was given: the address, then the words.
+_ENDPOINT_NOTE = "compact-agent endpoint chosen by: "
+
+
+def endpoint_chosen_by(loaded: _Sourced | None) -> tuple[str, str] | None:
+    """(the address, where it was given) for an endpoint not given on this command line: `the
+    session remembers it` (a resumed session runs at the address it was started with, whatever the
+    config file says now), `base_url in PATH`, `COMPACT_AGENT_BASE_URL`. None for `--base-url` or
+    for none (the provider's own)."""
+    url = getattr(loaded.settings, "base_url", None) if loaded is not None else None
+    if loaded is None or not isinstance(url, str) or not url:
+        return None
+    source = loaded.sources.get("base_url", "default")
+    if source == "session":
+        return url, "the address the session remembers: --base-url gives another"
+    if source.startswith("env "):
+        return url, f"the address {source.removeprefix('env ')} gives"
+    if source not in ("flag", "default"):
+        return url, f"base_url in {loaded.where('base_url')}"
+    return None
+
+
+def _endpoint_given(e: BaseException) -> str:
+    """` (where the address tried was given)`, from `note_model`'s note, when the request went to it."""
+    tried = endpoint(e).removeprefix(" at ")
+    for note in getattr(e, "__notes__", ()):
+        if isinstance(note, str) and note.startswith(_ENDPOINT_NOTE):
+            url, _, where = note.removeprefix(_ENDPOINT_NOTE).partition("\0")
+            if tried.startswith(url.rstrip("/")):
+                return f" ({where})"
+    return ""
 
 
 def not_found(e: BaseException, at: str) -> str:
