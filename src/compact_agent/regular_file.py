@@ -12,7 +12,12 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["NotRegular", "TooLarge", "read_capped"]
+__all__ = ["OWN_FILE_CAP", "NotRegular", "TooLarge", "read_capped", "read_own"]
+
+
+#: The most a file the agent keeps beside a session (its plan, what was read, the layers' decisions,
+#: the usage of its requests) is read up to: far past what a session writes.
+OWN_FILE_CAP = 256 * 1024 * 1024
 
 
 class NotRegular(OSError):
@@ -51,3 +56,11 @@ def read_capped(path: Path, cap: int, *, truncate: bool = False) -> bytes:
             raise TooLarge(f"{path}: larger than {cap} bytes")
         data = data[:cap]
     return data
+
+
+def read_own(path: Path) -> bytes:
+    """The bytes of a file the agent keeps beside a session, read as `read_capped` reads: a FIFO or
+    a device put in its place (a link to /dev/zero) is an unreadable file, not a resume that hangs
+    or fills memory. The same errors as `read_capped`, all OSError: callers that warn of an
+    unreadable file already catch them."""
+    return read_capped(path, OWN_FILE_CAP)

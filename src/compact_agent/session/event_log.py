@@ -31,7 +31,8 @@ class EventLog:
         ensure_private_dir(self.folder)
         line = utf8_safe(secrets.redact(json.dumps({"time": self._clock(), **event}, ensure_ascii=False,
                                                    default=str) + "\n")).encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        # O_NONBLOCK: a FIFO in the file's place fails to open (no reader), where it waited for one for ever
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o600)
         try:
             os.write(fd, line)
         finally:

@@ -35,6 +35,7 @@ from pydantic_ai.usage import RequestUsage
 
 from ...context.plumbing import tokens
 from ...models import ModelInfo
+from ...regular_file import read_own
 
 
 @dataclass
@@ -113,7 +114,8 @@ class UsageLedger(AbstractCapability[Any]):
                            "write": e.cache_write, "output": e.output_tokens, "avoided": e.avoided}) + "\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            # O_NONBLOCK: a FIFO in the file's place fails to open (no reader), where it waited for one for ever
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o600)
             try:
                 os.write(fd, line.encode())
                 os.fsync(fd)
@@ -148,7 +150,7 @@ def load_entries(path: Path) -> list[Entry]:
     """The requests an earlier run of this session recorded; unreadable lines are skipped."""
     out: list[Entry] = []
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_own(path).decode("utf-8", errors="replace").splitlines()
     except OSError:
         return out
     for line in lines:

@@ -39,6 +39,7 @@ from ...context.wiring import Internals, SummaryInputs  # and the one seam for w
 from ...error_causes import reply_not_json
 from ...error_text import first_line, note_model, note_request_limit
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
+from ...regular_file import read_own
 from ...session.archives import glob_escape
 from ...session.repair import handed_back
 from ...session.store import (
@@ -262,7 +263,7 @@ class AgentSession:
     def _restore_layer_state(self) -> None:
         path = self.store.dir / "layers.json"
         try:
-            self.cm.load_layer_state(json.loads(path.read_text()))
+            self.cm.load_layer_state(json.loads(read_own(path)))
         except FileNotFoundError:
             pass
         except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):

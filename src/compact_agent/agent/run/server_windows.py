@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config import home_dir
+from ...regular_file import read_own
 from ...session.files import atomic_write, ensure_private_dir
 
 log = logging.getLogger(__name__)
@@ -121,7 +122,7 @@ def _read(path: Path) -> dict[str, dict[str, Kept]]:
     skipped, and a file that cannot be read keeps nothing, which a warning says (once): it was
     `server windows learned: none`, as if the file held none."""
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_own(path))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, RecursionError) as e:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import secrets
+from ...regular_file import read_own
 from .file_state import atomic_write_bytes
 
 INDEX = "checkpoints.json"
@@ -66,7 +67,7 @@ class CheckpointStore:
     def read_list(self) -> Any:
         """The entries of the list on disk, as read: raises what reading it raises (not there, not
         UTF-8, not JSON, not an object), and the caller checks each entry's shape."""
-        return json.loads(self.index.read_text(encoding="utf-8")).get("checkpoints", [])
+        return json.loads(read_own(self.index).decode("utf-8")).get("checkpoints", [])
 
     def write_list(self, entries: list[dict[str, Any]]) -> None:
         self._ensure_dirs()
@@ -92,7 +93,7 @@ class CheckpointStore:
         `Checkpoints.forget_saved`)."""
         index = self.index
         try:
-            listed = json.loads(index.read_bytes()).get("checkpoints")
+            listed = json.loads(read_own(index)).get("checkpoints")
         except (OSError, ValueError, AttributeError, RecursionError):
             return ""
         if not isinstance(listed, list) or len(listed) <= held:

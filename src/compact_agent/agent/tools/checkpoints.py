@@ -39,6 +39,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from ... import secrets
+from ...regular_file import NotRegular
 from ..safety.checked_open import make_folders, read_checked, remove_file
 from . import file_state
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
@@ -130,6 +131,7 @@ class Checkpoints:
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
                 if isinstance(e, json.JSONDecodeError) else "not in the expected shape"
+            why = "not a regular file" if isinstance(e, NotRegular) else why
             log.warning("ignoring unreadable checkpoints in %s: %s", index, getattr(e, "strerror", None) or why)
             self._items = []
         return self

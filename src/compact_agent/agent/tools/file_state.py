@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
+from ...regular_file import read_own
 from ...session.store import atomic_write
 from ..safety.checked_open import open_folder, swapped, where_opened
 
@@ -195,7 +196,7 @@ READ_STATE_FILE = "read_state.json"
 def load_read_state(p: Path, warnings: list[str]) -> ReadFileState:
     """The read state saved at `p`; empty (with a warning when `p` is unreadable) otherwise."""
     try:
-        return ReadFileState.from_json(json.loads(p.read_text()))
+        return ReadFileState.from_json(json.loads(read_own(p)))
     except FileNotFoundError:
         return ReadFileState()
     except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):

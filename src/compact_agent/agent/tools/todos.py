@@ -23,6 +23,7 @@ from pydantic_ai.messages import ModelMessage, ToolCallPart, ToolReturn
 from pydantic_ai.toolsets import FunctionToolset
 
 from ...context.plumbing.markers import mark
+from ...regular_file import read_own
 from ...session.store import atomic_write
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ class TodoList:
 
     def _load(self, path: Path) -> None:
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = json.loads(read_own(path).decode("utf-8"))
             self.items = [TodoItem.model_validate(x) for x in raw.get("todos", [])]
         except FileNotFoundError:
             pass
