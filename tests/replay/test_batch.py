@@ -156,3 +156,21 @@ def test_a_failed_start_session_is_a_session_with_nothing_to_replay(tmp_path: Pa
                                    "time": "2026-12-04T09:14:53+00:00", "kind": "prompt",
                                    "prompt": {"text": "hi"}}) + "\n")
     assert batch.load_or_note(session) == f"skipped {session}: no model responses to replay"
+
+
+async def test_stand_in_summaries_of_a_text_format_trajectory_carry_the_typed_task(tmp_path: Path):
+    """Each command's output in mini-swe-agent's first format is a user message: summarised by the
+    stand-in as the user's words, forty of them pushed the task out of every summary after the first."""
+    messages = [{"role": "system", "content": "You can run bash."},
+                {"role": "user", "content": "Fix the parser in src/parser.py"}]
+    for i in range(40):
+        messages += [{"role": "assistant", "content": f"Step {i}.\n```bash\ncat f{i}.py\n```"},
+                     {"role": "user", "content": f"<output>line {i} " + "y" * 1_500 + "</output>"}]
+    messages.append({"role": "assistant", "content": "Done."})
+    path = tmp_path / "t.traj.json"
+    path.write_text(json.dumps({"info": {}, "trajectory_format": "mini-swe-agent-1", "messages": messages}))
+    [run] = await batch.replay_files([path], ["seed000", "opencode"], window=8_000, pricing="deepseek", workers=1)
+    assert not isinstance(run, str)
+    for strategy in run.runs:
+        assert len(strategy.retention) >= 3, strategy.strategy
+        assert [r.users for r in strategy.retention] == [1.0] * len(strategy.retention), strategy.strategy

@@ -71,6 +71,28 @@ def test_text_format_mini_swe_agent_observations_are_not_the_users(tmp_path: Pat
     assert typed(path) == ["<pr_description>Fix the parser</pr_description>"]
 
 
+def test_stand_in_summary_and_notes_list_only_what_was_typed(tmp_path: Path):
+    """A text-format trajectory's command outputs are user messages too: the stand-in summary (and the
+    notes) list the task, not forty outputs that would push it out of the user messages' share."""
+    doc = {"info": {}, "trajectory_format": "mini-swe-agent-1", "messages": [
+        {"role": "system", "content": "You can run bash."},
+        {"role": "user", "content": "Fix the parser in src/parser.py"}]}
+    for i in range(40):
+        doc["messages"] += [{"role": "assistant", "content": f"Step {i}.\n```bash\ncat f{i}.py\n```"},
+                            {"role": "user", "content": f"<output>line {i} " + "y" * 250 + "</output>"}]
+    path = tmp_path / "t.traj.json"
+    path.write_text(json.dumps(doc))
+    t = load_transcript(path)
+
+    def listed(text: str) -> list[str]:
+        return [line for line in text.splitlines() if line.startswith("- USER: ")]
+
+    assert listed(standin_summary(t.messages, t.harness_texts)) == ["- USER: Fix the parser in src/parser.py"]
+    assert listed(standin_notes(t.messages, "Stay under about 2000 tokens", t.harness_texts)) == [
+        "- USER: Fix the parser in src/parser.py"]
+    assert "Fix the parser" not in "\n".join(listed(standin_summary(t.messages)))  # crowded out without
+
+
 def test_typed_rule_by_hand():
     for prefix in HARNESS_PREFIXES:
         assert not is_typed(prefix + " something"), prefix

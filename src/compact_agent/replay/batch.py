@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import os
 import signal
 import sys
@@ -60,8 +61,10 @@ async def _replay(path: Path, names: list[str], window: int, pricing: str,
         return loaded
     price = PRICING[pricing]
     info = model_info(price.name, window=window)
+    # The stand-in lists what the person typed, not what the transcript's format marks as its harness's.
+    summarize_by = summarize or functools.partial(standin_summarize, harness=loaded.harness_texts)
     try:
-        run = await replay_all(loaded, factories(names), window=window, summarize=summarize or standin_summarize,
+        run = await replay_all(loaded, factories(names), window=window, summarize=summarize_by,
                                max_output=info.max_output, provider=price.provider, cache_ttl_s=price.cache_ttl_s,
                                model=getattr(summarize, "model", None))
     except Exception:

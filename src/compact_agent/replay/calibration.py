@@ -62,7 +62,7 @@ def summary_recall(transcript: Transcript) -> list[SummaryRecall]:
         if real is None:
             continue
         before, after = transcript.messages[:index], transcript.messages[index + 1:]
-        standin = standin_summary(before)
+        standin = standin_summary(before, transcript.harness_texts)
         needed, kept = _recall(before, after, {"real": norm(real), "standin": norm(standin)})
         rows.append(SummaryRecall(str(transcript.source), index, needed, kept["real"], kept["standin"],
                                   len(real), len(standin)))

@@ -207,7 +207,8 @@ class Ours:
             text = "".join(p.content for p in reply.parts if isinstance(p, TextPart))
         else:
             prompt = "".join(str(p.content) for p in messages[-1].parts if isinstance(p, UserPromptPart))
-            text = standin_notes(messages[:-1], prompt)
+            harness = self.sim.transcript.harness_texts if self.sim.transcript is not None else frozenset()
+            text = standin_notes(messages[:-1], prompt, harness)
         self.calls.append(SideCall(list(messages), text, "main", kind="notes"))
         return ModelResponse(parts=[TextPart(text)])
 

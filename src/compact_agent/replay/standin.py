@@ -53,12 +53,15 @@ def _line(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _users(messages: Sequence[ModelMessage]) -> list[str]:
+def _users(messages: Sequence[ModelMessage], harness: frozenset[str] = frozenset()) -> list[str]:
+    """The typed messages a summary lists: those an earlier one carried, then the person's own (not
+    what the transcript's format marks as its harness's: hook context, a text-format agent's command
+    output answering the model)."""
     carried: list[str] = []
     for m in messages:
         carried += _CARRIED.findall(message_text(m))
     out: list[str] = []
-    for u in carried + [_line(u, USER_CUT) for u in typed_texts(messages)]:
+    for u in carried + [_line(u, USER_CUT) for u in typed_texts(messages, harness)]:
         if u not in out:
             out.append(u)
     return out
@@ -124,10 +127,11 @@ def _latest_code(messages: Sequence[ModelMessage]) -> str:
     return "none"
 
 
-def standin_summary(messages: Sequence[ModelMessage]) -> str:
-    """A deterministic `<analysis>` + `<summary>` reply of realistic size (see the module docstring)."""
+def standin_summary(messages: Sequence[ModelMessage], harness: frozenset[str] = frozenset()) -> str:
+    """A deterministic `<analysis>` + `<summary>` reply of realistic size (see the module docstring);
+    `harness`: the transcript's texts its format marks as not typed (`Transcript.harness_texts`)."""
     target = target_chars(sum(len(message_text(m)) for m in messages))
-    users = _users(messages)
+    users = _users(messages, harness)
     picked, changed, read, last_text = _material(messages, users, target)
     root = _root([*read, *changed])
     body = [
@@ -156,14 +160,15 @@ def standin_summary(messages: Sequence[ModelMessage]) -> str:
     return text + "\n</summary>"
 
 
-async def standin_summarize(messages: list[ModelMessage], prompt: str) -> str:
-    return standin_summary(messages)
+async def standin_summarize(messages: list[ModelMessage], prompt: str, *,
+                            harness: frozenset[str] = frozenset()) -> str:
+    return standin_summary(messages, harness)
 
 
 _BUDGET = re.compile(r"Stay under about (\d+) tokens")
 
 
-def standin_notes(messages: Sequence[ModelMessage], prompt: str) -> str:
+def standin_notes(messages: Sequence[ModelMessage], prompt: str, harness: frozenset[str] = frozenset()) -> str:
     """Session notes in the fixed sections, as the notes model would keep them: the same content and
     size rule as the stand-in summary, within the token budget the request names."""
     from ..context.compaction.notes import SECTIONS
@@ -172,7 +177,7 @@ def standin_notes(messages: Sequence[ModelMessage], prompt: str) -> str:
     target = target_chars(sum(len(message_text(m)) for m in messages))
     if found:
         target = min(target, 4 * int(found.group(1)))
-    users = _users([*messages, ModelResponse(parts=[TextPart(prompt)])])
+    users = _users([*messages, ModelResponse(parts=[TextPart(prompt)])], harness)
     picked, changed, read, last_text = _material(messages, users, target)
     body = {
         SECTIONS[0]: _line(users[0] if users else "(none recorded)", 600),
