@@ -36,15 +36,32 @@ async def shell_output(session: AgentSession, command: str) -> str:
     return str(await bash_impl(env, command, max_chars=OUTPUT_MAX_CHARS))
 
 
+def shown_ends(out: str) -> tuple[str, str]:
+    """The head and the tail of `out` the terminal shows, each at most half of `SHOWN_MAX_CHARS`,
+    cut at line ends where a line ends near enough: cut at a character, a line of numbers showed
+    as `22`, the marker, then `03`. A single line that long is cut where it must be."""
+    half = SHOWN_MAX_CHARS // 2
+    head, tail = out[:half], out[-half:]
+    if (end := head.rfind("\n")) >= half // 2:
+        head = head[:end + 1]
+    if 0 <= (start := tail.find("\n")) < half // 2:
+        tail = tail[start + 1:]
+    return head, tail
+
+
 def show_shell_output(console: Console, command: str, out: str) -> str:
     """Print the output (its head and tail when long); return the text to put before the next message."""
     from ..agent.tools.shell import cut_from
 
     if len(out) > SHOWN_MAX_CHARS:
-        half = SHOWN_MAX_CHARS // 2
-        console.print(out[:half], markup=False, highlight=False)
-        console.print(f"[… {len(out) - 2 * half:,} characters not shown here …]", style="dim", markup=False)
-        console.print(out[-half:], markup=False, highlight=False)
+        head, tail = shown_ends(out)
+        left = out[len(head):len(out) - len(tail)]
+        lines = left.count("\n") + (0 if left.endswith("\n") else 1)
+        console.print(head.removesuffix("\n"), markup=False, highlight=False)
+        whole = head.endswith("\n") and left.endswith("\n")  # the ends cut at lines: so many lines left out
+        console.print(f"[… {len(left):,} characters not shown here"
+                      f"{f': {lines:,} line' + ('s' if lines != 1 else '') if whole else ''} …]", style="dim", markup=False)
+        console.print(tail, markup=False, highlight=False)
         cut = cut_from(out)
         said = (f"the command printed more than {OUTPUT_MAX_CHARS:,} characters: {cut:,} were cut from the "
                 f"middle; the other {len(out):,}" if cut else f"its {len(out):,} characters")
