@@ -139,6 +139,7 @@ class Calibration:
     rejected: int = 0
     low: int = 0  # consecutive accepted reports below the estimate
     cut: int | None = None  # the size a server cuts prompts to, silently (`cut_to`)
+    uncut: int | None = None  # a report no request of its size could be cut to: never a `cut`
     _last: tuple[int, int] | None = None  # the previous report: (reported, estimated)
     _before_last: tuple[float, int, int] | None = None  # (ratio, samples, low) before it was learned from
 
@@ -147,8 +148,13 @@ class Calibration:
         if reported_input <= 0 or estimated_input <= 0:
             return False
         last, self._last = self._last, (reported_input, estimated_input)
+        if reported_input > MAX_RATIO * estimated_input:
+            # More than any tokenizer makes of the request, so no size it was cut to (a cut keeps
+            # less than it was sent): a stand-in's constant, which later equal reports repeat.
+            self.uncut = reported_input
         if (last is not None and reported_input >= MIN_CUT and _same_size(reported_input, last[0])
-                and estimated_input > CUT_GROWTH * last[1]):
+                and estimated_input > CUT_GROWTH * last[1]
+                and not (self.uncut is not None and _same_size(reported_input, self.uncut))):
             self.cut = max(reported_input, last[0])
             if self._before_last is not None:  # the previous report measured the cut, not the tokenizer
                 self.ratio, self.samples, self.low = self._before_last
