@@ -24,6 +24,7 @@ from pydantic_ai.messages import (
 from compact_agent.replay import TranscriptError, detect_format, load_transcript
 from compact_agent.replay._common import ConversationBuilder
 from compact_agent.replay._redaction import RedactionStats, filler
+from compact_agent.replay.retention import typed_texts
 
 from ._helpers import assert_repair_is_noop, assert_valid_conversation, responses, tool_calls
 
@@ -149,6 +150,102 @@ def test_claude_code_synthetic_session_covers_every_trap(tmp_path: Path) -> None
     assert any("never sent to the model" in w for w in transcript.warnings)
     assert_valid_conversation(messages)
     assert_repair_is_noop(messages)
+
+
+def test_claude_code_subagent_lines_in_the_session_file_are_not_the_main_conversation(tmp_path: Path) -> None:
+    """Up to 2.0 a Task subagent's conversation went into the session file, marked isSidechain: the main
+    model saw only its final answer (the tool result). The subagent's own file is all such lines."""
+    task = {"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "find the config"}}
+    side = {"isSidechain": True}
+    records = [
+        cc_user("where is the config?", "2026-01-01T10:00:00Z"),
+        cc_assistant("msg_1", task, "2026-01-01T10:00:01Z", 5, final=True),
+        cc_user("find the config", "2026-01-01T10:00:02Z", **side),
+        cc_assistant("msg_s1", tool_use("s1"), "2026-01-01T10:00:03Z", 5, final=True) | side,
+        cc_user([tool_result("s1", "config/app.toml")], "2026-01-01T10:00:04Z", **side),
+        cc_assistant("msg_s2", {"type": "text", "text": "It is config/app.toml"}, "2026-01-01T10:00:05Z", 5,
+                     final=True) | side,
+        cc_user([tool_result("t1", "It is config/app.toml")], "2026-01-01T10:00:06Z"),
+        cc_assistant("msg_2", {"type": "text", "text": "config/app.toml"}, "2026-01-01T10:00:07Z", 3, final=True),
+    ]
+    transcript = load_transcript(write_jsonl(tmp_path / "session.jsonl", records))
+    assert [type(m) for m in transcript.messages] == [ModelRequest, ModelResponse, ModelRequest, ModelResponse]
+    assert [p.tool_call_id for p in transcript.messages[1].parts] == ["t1"]
+    assert [type(p) for p in transcript.messages[2].parts] == [ToolReturnPart]
+    assert any(w.startswith("left out 4 lines of subagents' own conversations") for w in transcript.warnings)
+    assert_valid_conversation(transcript.messages)
+    own = load_transcript(write_jsonl(tmp_path / "agent-s.jsonl", records[2:6]))  # the subagent's own file
+    assert [type(m) for m in own.messages] == [ModelRequest, ModelResponse, ModelRequest, ModelResponse]
+    assert not any("subagents' own" in w for w in own.warnings)
+
+
+def test_claude_code_lines_a_rewind_went_past_are_left_out(tmp_path: Path) -> None:
+    """A rewind re-parents the next typed message to an earlier line; the lines after that one stay
+    in the file. Parallel tool results naming an earlier call line, and a prompt following a
+    progress line, are the conversation going on, not a rewind."""
+    def chained(record: dict[str, Any], parent: str | None) -> dict[str, Any]:
+        return record | {"parentUuid": parent}
+
+    first = cc_user("fix the bug", "2026-01-01T10:00:00Z")
+    call_1 = cc_assistant("msg_1", tool_use("t1"), "2026-01-01T10:00:01Z", 5)
+    call_2 = cc_assistant("msg_1", tool_use("t2"), "2026-01-01T10:00:02Z", 9, final=True)
+    done = cc_assistant("msg_2", {"type": "text", "text": "fixed"}, "2026-01-01T10:00:05Z", 3, final=True)
+    lint = cc_user("also run lint", "2026-01-01T10:00:06Z")
+    linted = cc_assistant("msg_3", {"type": "text", "text": "linted"}, "2026-01-01T10:00:07Z", 3, final=True)
+    progress = {"type": "progress", "uuid": "p1", "parentUuid": linted["uuid"], "data": {}}
+    tests = cc_user("instead, add a test", "2026-01-01T10:00:09Z")
+    records = [
+        chained(first, None), chained(call_1, first["uuid"]), chained(call_2, call_1["uuid"]),
+        chained(cc_user([tool_result("t1", "one")], "2026-01-01T10:00:03Z"), call_1["uuid"]),
+        chained(cc_user([tool_result("t2", "two")], "2026-01-01T10:00:04Z"), call_2["uuid"]),
+        chained(done, "u-2026-01-01T10:00:04Z"),
+        chained(lint, done["uuid"]), chained(linted, lint["uuid"]), progress,
+        chained(cc_user("and commit", "2026-01-01T10:00:08Z"), "p1"),  # after a progress line: goes on
+        chained(tests, done["uuid"]),  # rewound to just after "fixed"
+        chained(cc_assistant("msg_4", {"type": "text", "text": "added"}, "2026-01-01T10:00:10Z", 3, final=True),
+                tests["uuid"]),
+    ]  # fmt: skip
+    transcript = load_transcript(write_jsonl(tmp_path / "session.jsonl", records))
+    texts = [p.content for m in transcript.messages for p in m.parts if isinstance(p, (UserPromptPart, TextPart))]
+    assert texts == ["fix the bug", "fixed", "instead, add a test", "added"]
+    assert [p.tool_call_id for m in transcript.messages for p in m.parts if isinstance(p, ToolReturnPart)] == ["t1", "t2"]
+    assert any(w.startswith("left out 3 lines the conversation was rewound past") for w in transcript.warnings)
+    assert_valid_conversation(transcript.messages)
+
+
+def test_claude_code_queued_command_attachments_are_messages_that_entered_the_turn(tmp_path: Path) -> None:
+    """Newer versions record a message typed while the agent works as a queued_command attachment where
+    it entered the turn: a person's prompt is typed, a notification or another agent's is not; one a
+    queue removal already imported is not imported twice, and none is reported as never sent."""
+    def queued(text: str, ts: str, **more: Any) -> dict[str, Any]:
+        return {"type": "attachment", "uuid": f"q-{ts}", "timestamp": ts,
+                "attachment": {"type": "queued_command", "prompt": text, **more}}
+
+    def enqueue(text: str, ts: str) -> dict[str, Any]:
+        return {"type": "queue-operation", "operation": "enqueue", "timestamp": ts, "content": text}
+
+    records = [
+        cc_user("fix the bug", "2026-01-01T10:00:00Z"),
+        cc_assistant("msg_1", tool_use("t1"), "2026-01-01T10:00:01Z", 9, final=True),
+        enqueue("then run lint", "2026-01-01T10:00:02Z"),
+        enqueue("and push", "2026-01-01T10:00:02.5Z"),
+        {"type": "queue-operation", "operation": "remove", "timestamp": "2026-01-01T10:00:03Z", "content": "and push"},
+        cc_user([tool_result("t1", "one")], "2026-01-01T10:00:03Z"),
+        queued("and push", "2026-01-01T10:00:03.5Z", commandMode="prompt", origin={"kind": "human"}),
+        queued("then run lint", "2026-01-01T10:00:04Z", commandMode="prompt", origin={"kind": "human"}),
+        queued("<task-notification>build done</task-notification>", "2026-01-01T10:00:04.5Z",
+               commandMode="task-notification"),
+        queued("note from the reviewer agent", "2026-01-01T10:00:05Z", commandMode="prompt", origin={"kind": "peer"}),
+        {"type": "attachment", "uuid": "h1", "attachment": {"type": "hook_additional_context", "content": ["x"]}},
+        cc_assistant("msg_2", {"type": "text", "text": "done"}, "2026-01-01T10:00:06Z", 3, final=True),
+    ]  # fmt: skip
+    transcript = load_transcript(write_jsonl(tmp_path / "session.jsonl", records))
+    prompts = [p.content for m in transcript.messages for p in m.parts if isinstance(p, UserPromptPart)]
+    assert prompts == ["fix the bug", "and push", "then run lint", "<task-notification>build done</task-notification>",
+                       "note from the reviewer agent"]
+    assert typed_texts(transcript.messages, transcript.harness_texts) == ["fix the bug", "and push", "then run lint"]
+    assert transcript.skipped == 0 and not any("never sent" in w for w in transcript.warnings)
+    assert_valid_conversation(transcript.messages)
 
 
 # --- Codex -----------------------------------------------------------------------------------------------

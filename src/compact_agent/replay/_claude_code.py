@@ -8,15 +8,24 @@ What the format does that a naive reader gets wrong (all observed in the fixture
   ``ModelResponse`` per ``message.id``, and the interleaved results land in the request after it.
   Every line repeats the usage block as a streaming snapshot: the largest ``output_tokens`` is final.
 * **Messages typed while the agent works are only ``queue-operation`` lines.** ``enqueue`` carries
-  the text; a later ``remove`` means Claude Code took it off the queue and attached it to the next
-  tool results, so the model saw it there (e.g. "check again" in 258c7280, only otherwise visible in
+  the text; a later ``remove`` (naming it, or not) means Claude Code took it off the queue and
+  attached it to the next tool results, so the model saw it there (e.g. "check again" in 258c7280, only otherwise visible in
   the compaction summary). It is imported as a user prompt at the ``remove`` line. Queued entries
   that are later delivered as an ordinary user line (task notifications wait for the end of the
   turn) are matched by text and not duplicated; ``remove`` prefers user-typed entries over
   ``<task-notification>`` ones for the same reason. Entries never delivered are reported, not imported.
+  Newer versions record such a message where it entered the turn as a ``queued_command``
+  ``attachment`` line: imported there (once, if a ``remove`` imported it already); the other
+  attachments are context the harness adds and are not imported.
 * **Compaction** is a ``system``/``compact_boundary`` line (trigger, preTokens) followed by a user line
   with ``isCompactSummary``: the summary is imported as the user prompt Claude Code sent, and the
   boundary goes to ``recorded_compactions`` with the index of the message holding the summary.
+* **Subagents' conversations** were written into the session file by versions up to 2.0, their
+  lines marked ``isSidechain``: the main model saw only each one's final answer, so they are left
+  out and counted (a subagent's own file, every line so marked, is that conversation).
+* **A rewind** writes nothing of its own: the next message names an earlier line as its parent and
+  the lines after that one stay in the file. They are left out and counted (a message the person
+  typed whose parent is not the latest line drops the user and assistant lines between the two).
 * ``isMeta`` user lines (skill bodies, hook ``<system-reminder>`` context, local-command caveats) *are*
   sent to the model, so they are kept; so are ``local_command`` system lines, which Claude Code turns
   into user text for the API. ``progress``, ``file-history-snapshot`` and other ``system`` subtypes
@@ -45,7 +54,7 @@ from ._recorded import parse_time, usage_from_mapping
 from ._validity import is_blank_part
 
 RECORD_TYPES = frozenset(
-    {"user", "assistant", "system", "progress", "file-history-snapshot", "queue-operation", "summary"}
+    {"user", "assistant", "system", "progress", "file-history-snapshot", "queue-operation", "summary", "attachment"}
 )
 _IGNORED_TYPES = frozenset({"progress", "file-history-snapshot", "summary", "custom-title"})
 _TASK_NOTIFICATION = "<task-notification>"
@@ -77,6 +86,7 @@ class _State:
     final_usage: bool = False
     started: datetime | None = None
     queue: list[str] = field(default_factory=list)
+    from_queue: list[str] = field(default_factory=list)  # imported at a queue removal, maybe recorded again
     compaction: dict[str, Any] | None = None
     api_errors: int = 0
     injected: int = 0
@@ -85,7 +95,7 @@ class _State:
 def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
     """Feed Claude Code records into ``builder`` (see the module docstring for the rules)."""
     state = _State(builder)
-    for record in records:
+    for record in _live_branch(_main_conversation(records, builder), builder):
         try:
             _handle(state, record)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -114,6 +124,50 @@ def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBu
         builder.warnings.append(f"skipped {counted(state.api_errors, 'synthetic API-error assistant line')}")
 
 
+def _main_conversation(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:
+    """The lines of the file's own conversation. Versions up to 2.0 wrote a subagent's conversation
+    (the Task tool's) into the session file, its lines marked ``isSidechain``; the main model saw only
+    its final answer, as the tool's result, so those lines are left out and counted. A file of
+    nothing else is a subagent's own (``subagents/agent-*.jsonl``, where every line is so marked):
+    it is that conversation."""
+    sidechain = [r for r in records if r.get("isSidechain")]
+    if not sidechain or all(r.get("isSidechain") for r in records if r.get("type") in {"user", "assistant"}):
+        return records
+    builder.warnings.append(f"left out {counted(len(sidechain), 'line')} of subagents' own conversations held in the "
+                            "session file: the main model saw only each subagent's final answer, as its tool result")
+    return [r for r in records if not r.get("isSidechain")]
+
+
+def _typed_prompt(record: Mapping[str, Any]) -> bool:
+    """A line holding a new message of the person's: user text, no tool result, not the harness's."""
+    if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary"):
+        return False
+    content = (record.get("message") or {}).get("content")
+    if isinstance(content, str):
+        return True
+    blocks = [b for b in content or [] if isinstance(b, Mapping)]
+    return any(b.get("type") == "text" for b in blocks) and not any(b.get("type") == "tool_result" for b in blocks)
+
+
+def _live_branch(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:
+    """The lines of the conversation as it went on. A rewind writes nothing of its own: the next
+    message names an earlier line as its parent (``parentUuid``) and what followed that line stays in
+    the file, never seen again by the model. So a message the person typed whose parent is not the
+    conversation's latest line drops the user and assistant lines between the two."""
+    where = {r["uuid"]: i for i, r in enumerate(records) if isinstance(r.get("uuid"), str)}
+    dropped: set[int] = set()
+    for i, record in enumerate(records):
+        parent = where.get(str(record.get("parentUuid")))
+        if parent is None or parent >= i or not _typed_prompt(record):
+            continue
+        dropped |= {j for j in range(parent + 1, i) if records[j].get("type") in {"user", "assistant"}}
+    if not dropped:
+        return records
+    builder.warnings.append(f"left out {counted(len(dropped), 'line')} the conversation was rewound past: the "
+                            "person went on from an earlier message, and the model never saw them again")
+    return [r for i, r in enumerate(records) if i not in dropped]
+
+
 def _handle(state: _State, record: Mapping[str, Any]) -> None:
     kind = record.get("type")
     timestamp = parse_time(record.get("timestamp"))
@@ -123,6 +177,8 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
         _user(state, record, timestamp)
     elif kind == "queue-operation":
         _queue(state, record, timestamp)
+    elif kind == "attachment":
+        _attachment(state, record, timestamp)
     elif kind == "system":
         _system(state, record, timestamp)
     elif kind not in _IGNORED_TYPES:
@@ -246,15 +302,42 @@ def _queue(state: _State, record: Mapping[str, Any], timestamp: datetime | None)
         if isinstance(content, str) and content.strip():
             state.queue.append(content)
     elif operation == "remove" and state.queue:
-        index = next(
+        named = [i for i, q in enumerate(state.queue) if isinstance(content, str) and q.strip() == content.strip()]
+        index = named[0] if named else next(
             (i for i, q in enumerate(state.queue) if not q.lstrip().startswith(_TASK_NOTIFICATION)), 0
         )
-        if state.builder.add_user_text(state.queue.pop(index), timestamp) is not None:
+        text = state.queue.pop(index)
+        if state.builder.add_user_text(text, timestamp) is not None:
             state.injected += 1
+            state.from_queue.append(text.strip())
     elif operation == "dequeue" and state.queue:
         state.queue.pop(0)  # delivered as a normal user turn, which has its own line
     elif operation == "popAll":
         state.queue.clear()  # pulled back into the input box, never sent as queued
+
+
+def _attachment(state: _State, record: Mapping[str, Any], timestamp: datetime | None) -> None:
+    """Newer versions record a message that entered a running turn as a ``queued_command``
+    attachment (the other attachments are context the harness adds, not imported). Once imported at
+    its queue removal it is not imported again; else it is imported here and leaves the queue. Only a
+    person's prompt (``commandMode`` prompt, ``origin`` human) counts as typed."""
+    attachment = record.get("attachment")
+    if not isinstance(attachment, Mapping) or attachment.get("type") != "queued_command":
+        return
+    prompt = attachment.get("prompt")
+    text = prompt if isinstance(prompt, str) else text_of_blocks(prompt)
+    if not text.strip():
+        return
+    if text.strip() in state.from_queue:
+        state.from_queue.remove(text.strip())
+        return
+    _delivered(state, text)
+    origin = attachment.get("origin")
+    kind = origin.get("kind") if isinstance(origin, Mapping) else None
+    harness = attachment.get("commandMode") not in {None, "prompt"} or kind not in {None, "human"} or bool(
+        attachment.get("isMeta"))
+    if state.builder.add_user_text(text, timestamp, harness=harness) is not None:
+        state.injected += 1
 
 
 def _system(state: _State, record: Mapping[str, Any], timestamp: datetime | None) -> None:
