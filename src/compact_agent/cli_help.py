@@ -42,7 +42,8 @@ def error_object(message: str) -> str:
     from . import secrets
 
     return json.dumps({"type": "result", "subtype": "error", "is_error": True, "error": secrets.redact(message),
-                       "result": None, "session_id": None, "duration_ms": 0, **nothing_spent()}) + "\n"
+                       "result": None, "cut_off": False, "session_id": None, "duration_ms": 0,
+                       **nothing_spent()}) + "\n"
 
 
 def nothing_spent() -> dict[str, object]:

@@ -222,7 +222,7 @@ def _write_result(said: str, name: str, subtype: str) -> None:
     """The result object of a terminated run, as the last line of stdout: after what is buffered, and
     only if stdout takes it within STDOUT_WAIT_S (a reader that stopped reading does not hold the end)."""
     result: dict[str, Any] = {"type": "result", "subtype": subtype, "is_error": True, "error": said,
-                              "signal": name, "result": None, "session_id": _state.session_id,
+                              "signal": name, "result": None, "cut_off": False, "session_id": _state.session_id,
                               "duration_ms": int((time.monotonic() - _state.started) * 1000)}
     if _state.fields is not None:
         with contextlib.suppress(Exception):  # what print mode knows is extra: the object goes without it

@@ -144,16 +144,17 @@ class PrintRun:
                 "permission_mode": s.permissions.mode, "tools": [t.name for t in tool_definitions(s)],
                 "resumed": bool(s.messages)}
 
-    def result(self, s: AgentSession, output: str, usage: RunUsage, compactions: list[CompactionResult]
-               ) -> dict[str, Any]:
+    def result(self, s: AgentSession, output: str, usage: RunUsage, compactions: list[CompactionResult],
+               cut: bool = False) -> dict[str, Any]:
         """The result object of a run that finished, a turn's or a slash command's alike (scripts
         parse both the same way): `usage`, the model requests (`num_turns`) and the compactions of
-        this run, zero and empty where it made none."""
+        this run, zero and empty where it made none. `cut_off`: the answer stopped at the model's
+        output limit, which only stderr said, so a script took half an answer for a whole one."""
         from ..agent.accounting.context_report import cost_report
 
         refused = bool(self.denied)
         return {"type": "result", "subtype": "error_permission_denied" if refused else "success",
-                "is_error": refused, "result": output, "session_id": saved_id(s),
+                "is_error": refused, "result": output, "cut_off": cut, "session_id": saved_id(s),
                 "duration_ms": self.duration_ms(), "num_turns": usage.requests,
                 "total_cost_usd": cost_usd(cost_report(s), s),
                 "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
@@ -169,7 +170,8 @@ class PrintRun:
         its requests cost and used before the failure, in the fields of a finished run's result: a
         turn stopped by --max-turns has paid for every request it made."""
         out: dict[str, Any] = {"type": "result", "subtype": subtype, "is_error": True, "error": message,
-                               "result": None, "session_id": session_id, "duration_ms": self.duration_ms()}
+                               "result": None, "cut_off": False, "session_id": session_id,
+                               "duration_ms": self.duration_ms()}
         if session is not None:
             return out | self.spent(session)
         return out | nothing_spent() | {"permission_denials": self.denied}
@@ -243,7 +245,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     if output_format == "text":
         sys.stdout.write(visible(secrets.redact(turn.output.rstrip("\n"))) + "\n")
     else:
-        run.emit(run.result(session, turn.output, turn.usage, turn.compactions))
+        run.emit(run.result(session, turn.output, turn.usage, turn.compactions, cut=turn.cut))
     if turn.cut:  # an answer that ends mid-sentence must not read as whole
         run.note(f"note: {CUT_NOTE}")
     return _refused(run) if run.denied else 0
