@@ -455,6 +455,28 @@ def test_codex_local_shell_and_tool_search_calls_keep_their_outputs(tmp_path: Pa
     assert returns["s1"].tool_name == "local_shell" and "deploy_app" in returns["t1"].content
 
 
+def test_codex_first_releases_rollout_without_envelope_is_codex(tmp_path: Path) -> None:
+    """Codex's first releases wrote a line of session metadata, then the response items bare, with
+    record_type lines between (and no token counts): the same conversation as today's layout."""
+    records = [
+        {"id": "s", "timestamp": "2025-05-01T09:00:00Z", "instructions": "be brief", "git": {}},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list the files"}]},
+        {"record_type": "state"},
+        {"type": "function_call", "name": "shell", "arguments": '{"command": ["ls"]}', "call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": '{"output": "a.py", "metadata": {"exit_code": 0}}'},
+        {"record_type": "state"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a.py"}]},
+    ]  # fmt: skip
+    transcript = load_transcript(write_jsonl(tmp_path / "rollout-2025-05-01.jsonl", records))
+    assert transcript.format == "codex" and transcript.skipped == 0
+    assert [type(m) for m in transcript.messages] == [ModelRequest, ModelResponse, ModelRequest, ModelResponse]
+    assert part_types(transcript.messages[0]) == [SystemPromptPart, UserPromptPart]
+    assert transcript.messages[0].parts[0].content == "be brief"
+    assert transcript.messages[1].parts[0].args == '{"command": ["ls"]}'
+    assert transcript.messages[2].parts[0].content == '{"output": "a.py", "metadata": {"exit_code": 0}}'
+    assert_valid_conversation(transcript.messages)
+
+
 def test_codex_garbage_lines(tmp_path: Path) -> None:
     path = write_jsonl(
         tmp_path / "rollout.jsonl", CODEX_SESSION, tail='{"timestamp": "2026-02-01", "type": "respo'

@@ -221,6 +221,8 @@ def _sniff(path: Path) -> _Sniffed:
             return _Sniffed("claude-code", records=records, bad_lines=bad, cut_short=cut_short)
         if _compact_agent.looks_like_record(record):
             return _Sniffed("compact-agent", records=records, bad_lines=bad, cut_short=cut_short)
+    if _codex.is_early_rollout(records, _SNIFF_RECORDS):
+        return _Sniffed("codex", records=_codex.enveloped(records), bad_lines=bad, cut_short=cut_short)
     if records and all(isinstance(r.get("role"), str) for r in records[:_SNIFF_RECORDS]):
         return _Sniffed("openai-chat", records=records, bad_lines=bad, cut_short=cut_short)
     raise TranscriptError(
