@@ -179,6 +179,17 @@ def test_claude_code_subagent_lines_in_the_session_file_are_not_the_main_convers
     assert not any("subagents' own" in w for w in own.warnings)
 
 
+def test_claude_code_file_opening_with_many_summary_lines_is_claude_code(tmp_path: Path) -> None:
+    """Older versions opened a resumed session's file with a summary line per earlier conversation
+    ({type: summary, summary, leafUuid}): sixty of them before the first message."""
+    summaries = [{"type": "summary", "summary": f"Earlier work {i}", "leafUuid": f"leaf-{i}"} for i in range(60)]
+    records = [*summaries, cc_user("go on", "2026-01-01T10:00:00Z"),
+               cc_assistant("msg_1", {"type": "text", "text": "going"}, "2026-01-01T10:00:01Z", 3, final=True)]
+    transcript = load_transcript(write_jsonl(tmp_path / "session.jsonl", records))
+    assert transcript.format == "claude-code" and transcript.skipped == 0
+    assert [type(m) for m in transcript.messages] == [ModelRequest, ModelResponse]
+
+
 def test_claude_code_lines_a_rewind_went_past_are_left_out(tmp_path: Path) -> None:
     """A rewind re-parents the next typed message to an earlier line; the lines after that one stay
     in the file. Parallel tool results naming an earlier call line, and a prompt following a

@@ -67,6 +67,7 @@ def looks_like_record(record: Mapping[str, Any]) -> bool:
     kind = record.get("type")
     return kind in RECORD_TYPES and (
         "uuid" in record or "sessionId" in record or kind in {"queue-operation", "file-history-snapshot"}
+        or (kind == "summary" and "leafUuid" in record)  # a resumed session's file may open with many
     )
 
 
