@@ -53,11 +53,12 @@ M = TypeVar("M", bound=ManagerState)
 async def for_run(cm: M, ctx: RunContext[Any]) -> M:
     """The state for this run's conversation: this instance for the first conversation, a
     fresh copy for each other one (their frozen decisions, notes and history must not mix)."""
-    return state_for(cm, ctx.conversation_id or "")
+    return state_for(cm, ctx.conversation_id or "", ctx.model)
 
 
-def state_for(cm: M, key: str) -> M:
-    """The state of conversation `key` ("" for runs without an id), made on first use."""
+def state_for(cm: M, key: str, model: object = None) -> M:
+    """The state of conversation `key` ("" for runs without an id), made on first use; one whose
+    run's `model` is not the one this manager read its window from reads its own model's."""
     if cm._conversation is None or cm._conversation == key:
         cm._conversation = key
         return cm
@@ -72,7 +73,8 @@ def state_for(cm: M, key: str) -> M:
                else f"{cm._owned[0]}, which holds")
             + f" conversation {cm._conversation!r}; create one ContextManager per conversation, or leave "
             + ("those arguments" if len(cm._owned) > 1 else "that argument") + " out")
-    known = not cm._window_unknown
+    known = not cm._window_unknown and not (cm._window_of_model and model is not None and
+                                            getattr(model, "context_window", None) != cm._model_window)
     other = type(cm).wired(internals_now(cm, limits=cm.limits if known else None),
                              window=cm.window if known else None, **options_now(cm))
     other._conversation = key
@@ -143,6 +145,7 @@ def window_from(cm: ManagerState, model: Model) -> None:
         raise UserError(f"ContextManager needs the context window of model {model.model_name!r}, which "
                         "pydantic-ai does not know: ContextManager(window=...)")
     cm._window_unknown = False
+    cm._model_window = known
     cm.set_window(known)
 
 

@@ -75,6 +75,8 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     # Set up by build_defaults.
     _owned: list[str]  # what the caller built, which holds one conversation
     _window_unknown: bool
+    _window_of_model: bool  # none was given: each conversation's is its model's own
+    _model_window: int | None  # what the model said, once read (a learned window may be smaller)
     _all_tools: bool
     _own_memory: bool
     _now_model: Model | None
@@ -374,7 +376,8 @@ def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | N
                                             ("memory", internals.memory), ("compactor", internals.compactor))
                    if given is not None]
     # No window and no limits: the model's own, read at the first request (`_window_from`).
-    cm._window_unknown = window is None and internals.limits is None
+    cm._window_unknown = cm._window_of_model = window is None and internals.limits is None
+    cm._model_window = None
     if internals.limits is not None:
         cm.limits = internals.limits
     else:
