@@ -74,3 +74,11 @@ def test_numbers_and_text_are_still_said_as_written(make: Callable[[], Any], sai
     with pytest.raises((TypeError, ValueError)) as caught:
         make()
     assert str(caught.value) == said
+
+
+def test_limits_for_a_window_name_a_max_output_of_the_wrong_type() -> None:
+    """It failed with Python's own words: "'<' not supported between instances of 'int' and 'str'"."""
+    with pytest.raises(TypeError) as caught:
+        Limits.for_window(32_000, "8192")  # type: ignore[arg-type]
+    assert str(caught.value) == "max_output must be a whole number of tokens, not str '8192'"
+    assert Limits.for_window(32_000, 8_192).threshold == Limits.for_window(32_000, 8_192).threshold
