@@ -280,7 +280,7 @@ def sessions_command(
     from .agent.run.options import session_root
     from .cli_unused import say_unused
     from .config import home_dir, home_problem
-    from .ui.sessions_list import MAX_LISTED, format_row, session_rows
+    from .ui.sessions_list import MAX_LISTED, format_row, session_rows, unlisted_line
 
     say_unused(ctx, "sessions")
     if (problem := home_problem(make=False)) is not None:  # listing creates nothing
@@ -310,6 +310,8 @@ def sessions_command(
         sys.stdout.write(visible(f"no sessions in {work}") + "\n")
     for r in rows:
         sys.stdout.write(visible(format_row(None, r)) + "\n")
+    if not all_ and (more := unlisted_line(session_root(work), rows, "-r ID")) is not None:
+        sys.stdout.write(visible(more) + "\n")
     for line in lines(leftovers(session_root(work))):  # what is left of sessions whose file is gone
         sys.stdout.write(visible(line) + "\n")
 

@@ -15,7 +15,7 @@ from ..agent.run.runner import AgentSession
 from ..session.listing import counted
 from ..words import plural
 from .command_registry import CommandError, command, current_repl
-from .sessions_list import numbered, resumed_size, session_rows
+from .sessions_list import numbered, resumed_size, session_rows, unlisted_line
 
 INIT_PROMPT = """Look at this repository and write an AGENTS.md file at its top level for coding agents working here.
 Find out (with glob, grep, read_file; run nothing that changes state): what the project is, how it is laid out,
@@ -150,11 +150,14 @@ ID_DATE_DIGITS = 8
 
 @command("resume", "list this directory's sessions, or switch to one: /resume [ID | N]")
 async def _resume(s: AgentSession, args: str, c: Console) -> None:
-    lines, rows = numbered([r for r in session_rows(session_root(s.cwd, s.opts.home)) if r.id != s.session_id], c.width)
+    listed = session_rows(root := session_root(s.cwd, s.opts.home))
+    lines, rows = numbered([r for r in listed if r.id != s.session_id], c.width)
     want = args.strip()
     if not want:
         for line in lines:  # files under a session's name that are none are listed, unnumbered
             c.print(line, markup=False, highlight=False)
+        if (more := unlisted_line(root, listed, "/resume ID")) is not None:
+            c.print(more, style="dim", markup=False, highlight=False)
         c.print("use /resume N or /resume ID" if rows else "no other sessions in this directory")
         return
     if want.isdigit() and len(want) < ID_DATE_DIGITS:  # a number from the list, not the start of an id

@@ -25,11 +25,15 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
                options_for: Callable[[Path], SessionSettings] | None) -> bool:
     """Set `opts` to the session chosen (and its options); False when the user left instead. No
     session to choose from starts a new one."""
-    from .sessions_list import numbered, session_rows
+    from .sessions_list import numbered, session_rows, unlisted_line
 
-    lines, rows = numbered(session_rows(session_root(opts.cwd.resolve(), opts.home)), console.width)
+    root = session_root(opts.cwd.resolve(), opts.home)
+    listed = session_rows(root)
+    lines, rows = numbered(listed, console.width)
     for line in lines:  # files under a session's name that are none are listed, unnumbered
         console.print(line, markup=False, highlight=False)
+    if (more := unlisted_line(root, listed, "-r ID")) is not None:
+        console.print(more, style="dim", markup=False, highlight=False)
     if not rows:
         console.print("no sessions to resume in this directory; starting a new one")
         return True

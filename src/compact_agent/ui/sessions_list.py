@@ -103,6 +103,18 @@ def session_rows(root: Path, limit: int = MAX_LISTED, fold: bool = True) -> list
     return rows
 
 
+def unlisted_line(root: Path, rows: list[SessionRow], opens: str) -> str | None:
+    """The line under a listing that `session_rows` cut at its limit: how many older sessions it
+    leaves out, and how to reach them (`opens`: `-r ID`, `/resume ID`). None when it lists (or
+    counts, a failed start folded into a newer row) every one. The listing stopped at 20 without a
+    word, as if the directory held no older session."""
+    left = len(list_sessions(root)) - len(rows) - sum(r.folded for r in rows)
+    if left <= 0:
+        return None
+    return (f"… {plural(left, 'older session')} not listed (compact-agent sessions --all lists every one; "
+            f"{opens} opens any)")
+
+
 #: A row cut to a terminal's width keeps at least this much of the first prompt: narrower, the id goes.
 MIN_PROMPT = 20
 #: What a list says of a file under a session's name that is no session, in place of its size and prompt.
