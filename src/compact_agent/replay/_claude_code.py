@@ -9,8 +9,8 @@ What the format does that a naive reader gets wrong (all observed in the fixture
   Every line repeats the usage block as a streaming snapshot: the largest ``output_tokens`` is final.
 * **Messages typed while the agent works are only ``queue-operation`` lines.** ``enqueue`` carries
   the text; a later ``remove`` (naming it, or not) means Claude Code took it off the queue and
-  attached it to the next tool results, so the model saw it there (e.g. "check again" in 258c7280, only otherwise visible in
-  the compaction summary). It is imported as a user prompt at the ``remove`` line. Queued entries
+  attached it to the next tool results, so the model saw it there (e.g. "check again" in 258c7280,
+  only otherwise visible in the compaction summary). It is imported as a user prompt at the ``remove`` line. Queued entries
   that are later delivered as an ordinary user line (task notifications wait for the end of the
   turn) are matched by text and not duplicated; ``remove`` prefers user-typed entries over
   ``<task-notification>`` ones for the same reason. Entries never delivered are reported, not imported.

@@ -1,9 +1,10 @@
 """Codex CLI rollout JSONL (``~/.codex/sessions/**/rollout-*.jsonl``) → pydantic-ai messages.
 
-Lines are ``{timestamp, type, payload}`` (the first releases wrote a line of session metadata, then
-the response items bare, with ``record_type`` lines between: `enveloped` lays them out so). Only ``response_item`` payloads are what the model saw
+Lines are ``{timestamp, type, payload}``. Only ``response_item`` payloads are what the model saw
 (``event_msg`` user/agent messages duplicate them for the UI), plus ``session_meta.base_instructions``,
-which Codex sends as the instructions of every call and is imported as the system prompt.
+which Codex sends as the instructions of every call and is imported as the system prompt. The first
+releases wrote a line of session metadata, then the response items bare, with ``record_type`` lines
+between: `enveloped` lays such a file out as today's.
 
 Rules, and the traps they answer (all observed in the fixture data):
 
@@ -237,7 +238,7 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
     elif kind == "local_shell_call":
         _model_part(state, ToolCallPart("local_shell", _shell_args(state, item["action"]), tool_call_id=_call_id(item)),
                     timestamp)
-    elif kind == "tool_search_call" and _call_id(item):
+    elif kind == "tool_search_call" and item.get("call_id"):  # one the server ran has no id to pair by: skipped
         args = item.get("arguments")
         args = state.redactions.expand_json_args(args) if isinstance(args, str) else args or {}
         _model_part(state, ToolCallPart("tool_search", args, tool_call_id=_call_id(item)), timestamp)
@@ -248,7 +249,7 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
             output = output.get("content", output.get("output"))
         text = output if isinstance(output, str) else text_of_blocks(output, text_keys=_TEXT_KEYS)
         state.builder.add_tool_return(_call_id(item), expand(text), timestamp)
-    elif kind == "tool_search_output" and _call_id(item):
+    elif kind == "tool_search_output" and item.get("call_id"):
         _close(state)
         state.builder.add_tool_return(_call_id(item), expand(json.dumps(item.get("tools") or [])), timestamp)
     elif kind == "web_search_call":
