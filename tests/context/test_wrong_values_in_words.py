@@ -82,3 +82,13 @@ def test_limits_for_a_window_name_a_max_output_of_the_wrong_type() -> None:
         Limits.for_window(32_000, "8192")  # type: ignore[arg-type]
     assert str(caught.value) == "max_output must be a whole number of tokens, not str '8192'"
     assert Limits.for_window(32_000, 8_192).threshold == Limits.for_window(32_000, 8_192).threshold
+
+
+def test_a_cache_hit_priced_above_a_miss_is_refused_in_one_line() -> None:
+    """`Prices(miss=0.028, hit=0.28)` (the two swapped) was taken, and every decision priced a
+    cache hit at ten times a miss; the terminal agent's price setting already refused it."""
+    with pytest.raises(ValueError) as caught:
+        Prices(miss=0.028, hit=0.28)
+    assert str(caught.value) == ("Prices.hit (0.28) is above Prices.miss (0.028): a cache hit never costs more "
+                                 "(give the same price twice for a model without a cache discount)")
+    assert Prices(miss=1.0, hit=1.0).hit == 1.0

@@ -61,6 +61,9 @@ class Prices:
             unit = "seconds" if name == "ttl_s" else "USD per million tokens"
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
                 raise ValueError(f"Prices.{name} must be a number of {unit}, 0 or more, not {said(value)}")
+        if self.hit > self.miss:  # the two swapped: every decision would price a cache hit above a miss
+            raise ValueError(f"Prices.hit ({self.hit:g}) is above Prices.miss ({self.miss:g}): a cache hit never "
+                             "costs more (give the same price twice for a model without a cache discount)")
         if not isinstance(self.known, bool):  # "false" read from a config is true: every decision priced
             raise TypeError(f"Prices.known must be True or False, not {said_with_type(self.known)}")
 
