@@ -271,7 +271,7 @@ def config_command(
 @app.command("sessions", cls=OneLineCommand, short_help="List this directory's sessions, or remove some.")
 def sessions_command(
     ctx: typer.Context,
-    all_: Annotated[bool, typer.Option("--all", help="List every session, the failed starts a newer one with the same prompt counts too.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="List every session (without it: the newest 20), the failed starts a newer one with the same prompt counts too.")] = False,
     delete: Annotated[list[str] | None, typer.Option("--delete", metavar="ID", help="Remove this session (its id, or a start of one id alone) and everything it owns: archives, side files, checkpoint backups, the record of sent prompts, its lines in the prompt history (repeatable); or what is left of a session whose file is gone (the listing's leftovers). A session in use by another process is not removed.")] = None,
     older: Annotated[int | None, typer.Option("--delete-older-than", metavar="DAYS", parser=count(0, "days"), help="Remove every session of this directory (those --all adds too) last written (its file or the files it keeps) more than DAYS days ago, as --delete does, and what is left of sessions whose file is gone.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="With --delete or --delete-older-than: say what would be removed, and remove nothing.")] = False,

@@ -36,3 +36,8 @@ async def test_every_listing_says_how_many_older_sessions_it_leaves_out(tmp_path
     assert len(every.stdout.splitlines()) == 23 and "not listed" not in every.stdout
     assert MORE.format("-r ID") in picked.out, picked.out
     assert MORE.format("/resume ID") in picked.out, picked.out  # the session it is in is not listed, nor counted
+
+
+def test_the_help_of_all_says_what_the_listing_leaves_out(cli):
+    said = " ".join(cli("sessions", "--help").stdout.split())
+    assert "--all List every session (without it: the newest 20)" in said, said
