@@ -104,7 +104,12 @@ def reply_unreadable(e: BaseException) -> str | None:
     build a streamed reply's chunks without checking them, so a field of another type than the
     API's fails in the code reading it, in Python's words. The innermost frame of that code or of
     ours decides (pydantic's and the standard library's between are neither): the same error
-    raised in our own code, also one called back from a reader, is ours, not the reply's."""
+    raised in our own code, also one called back from a reader, is ours, not the reply's. A reply
+    refused as it arrived, its parts not of their types (retry.ReplyOfAnotherShape), is said alike."""
+    from .agent.run.retry import ReplyOfAnotherShape
+
+    if isinstance(e, ReplyOfAnotherShape):
+        return _ANOTHER_SHAPE
     if not isinstance(e, (AttributeError, TypeError, KeyError, IndexError, ValueError)):
         return None
     reader = False
@@ -116,7 +121,8 @@ def reply_unreadable(e: BaseException) -> str | None:
         elif any(module == r or module.startswith(f"{r}.") for r in _READERS):
             reader = True
         tb = tb.tb_next
-    if not reader:
-        return None
-    return ("the model endpoint sent a reply in a shape this agent cannot read (a field missing, or not of the "
-            "type its API gives it)")
+    return _ANOTHER_SHAPE if reader else None
+
+
+_ANOTHER_SHAPE = ("the model endpoint sent a reply in a shape this agent cannot read (a field missing, or not of "
+                  "the type its API gives it)")

@@ -189,6 +189,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         return then(f"the provider answered HTTP {e.status_code}: {detail}", kept)
     if (not_json := reply_not_json(e)) is not None:
         return then(f"{not_json} on every try, and nothing of it was kept", saved)
+    if (unreadable := reply_unreadable(e)) is not None:
+        return then(unreadable, saved)
     if isinstance(e, ModelAPIError):
         return then(f"model request failed, after retries: {first_line(e)}", saved)
     if isinstance(e, UnexpectedModelBehavior):
@@ -205,8 +207,6 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     if isinstance(e, UsageLimitExceeded):  # the turn's work is kept: going on, not retrying, is what is left
         go_on = retry_hint if retry_hint is not None else "; the work so far is saved, send a message to go on"
         return max_turns_message(e, go_on) or first_line(e)
-    if (unreadable := reply_unreadable(e)) is not None:
-        return then(unreadable, saved)
     if isinstance(e, FileExistsError) and e.filename:  # mkdir where a file is: what to do about it
         return f"{e.filename} is a file where compact-agent needs a folder; move it away or remove it"
     if isinstance(e, NotADirectoryError) and e.filename:

@@ -5,10 +5,12 @@ message, as after any failed reply (whose message `-c` says got no answer)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from tests.fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
 
@@ -62,3 +64,28 @@ def test_an_error_of_our_own_is_not_blamed_on_the_reply() -> None:
         {}["missing"]  # noqa: B018 - raised here, in no reader of a reply
     except KeyError as e:
         assert "shape" not in describe_error(e)
+
+
+def _text_a_number(data: dict[str, Any]) -> dict[str, Any]:
+    delta = data.get("delta")
+    if data.get("type") == "content_block_delta" and isinstance(delta, dict) and delta.get("type") == "text_delta":
+        return {**data, "delta": {**delta, "text": 5}}
+    return data
+
+
+def test_an_anthropic_text_that_is_a_number(cli) -> None:
+    """The SDK builds the text part of a number; pydantic-ai added it to a text once the reply had
+    come: 'can only concatenate str (not "int") to str'. Refused as it arrives, in words."""
+    with FakeAnthropicServer(lambda req: AnthropicReply("fine"), reshaped=_text_a_number) as server:
+        env = {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "sk-ant-test"}
+        res = cli("-p", "hi", "--model", "claude-sonnet-4-5", env=env)
+        streamed = cli("-p", "hi", "--model", "claude-sonnet-4-5", "--output-format", "stream-json", env=env)
+        server.reshaped = None
+        again = cli("-c", "-p", "again", "--model", "claude-sonnet-4-5", env=env)
+    assert res.code == 1 and res.stdout == "", res
+    [line] = res.stderr.splitlines()
+    assert "a reply in a shape this agent cannot read" in line and "the session is saved" in line, line
+    assert "concatenate" not in line and "unusable" not in line, line
+    assert streamed.code == 1 and "a reply in a shape this agent cannot read" in json.loads(
+        streamed.stdout.splitlines()[-1])["error"], streamed
+    assert again.code == 0 and again.stdout == "fine\n", again

@@ -94,10 +94,12 @@ def validate(body: JSONDict) -> str | None:
 class FakeAnthropicServer:
     """Anthropic Messages API on 127.0.0.1 (random port), served from a daemon thread."""
 
-    def __init__(self, responder: Callable[[MessagesRequest], AnthropicReply], *, malformed: bool = False) -> None:
+    def __init__(self, responder: Callable[[MessagesRequest], AnthropicReply], *, malformed: bool = False,
+                 reshaped: Callable[[JSONDict], object] | None = None) -> None:
         """`malformed`: every reply is a 200 whose JSON is invalid (its body cut in half; streamed, the
-        event after `message_start` is cut), as a proxy glitch sends."""
-        self.responder, self.malformed = responder, malformed
+        event after `message_start` is cut), as a proxy glitch sends. `reshaped`: each streamed event's
+        data as it rewrites it (valid JSON in a shape the API never sends); None again, as sent."""
+        self.responder, self.malformed, self.reshaped = responder, malformed, reshaped
         self.requests: list[MessagesRequest] = []
         self.rejected: list[tuple[MessagesRequest, int, JSONDict]] = []
         self.stopping = threading.Event()
@@ -165,17 +167,16 @@ class FakeAnthropicServer:
                    "usage": usage}
         if not body.get("stream"):
             return Outcome(200, message, fault="malformed_json" if self.malformed else None)
-        events = _events(message)
+        events = _events(message, self.reshaped or (lambda data: data))
         if self.malformed:
             events.insert(1, 'event: content_block_start\ndata: {"type": "content_block_start", "index": 0,\n\n')
         return Outcome(200, message, stream=True, events=events)
 
 
-def _sse(kind: str, data: JSONDict) -> str:
-    return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
+def _events(message: JSONDict, change: Callable[[JSONDict], object]) -> list[str]:
+    def _sse(kind: str, data: JSONDict) -> str:
+        return f"event: {kind}\ndata: {json.dumps(change(data))}\n\n"
 
-
-def _events(message: JSONDict) -> list[str]:
     head = {**message, "content": [], "stop_reason": None,
             "usage": {"input_tokens": message["usage"]["input_tokens"], "output_tokens": 1}}
     out = [_sse("message_start", {"type": "message_start", "message": head})]

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.exceptions import ModelAPIError, ModelHTTPError, RetryModelRequest
-from pydantic_ai.messages import ModelResponse
+from pydantic_ai.exceptions import ModelAPIError, ModelHTTPError, RetryModelRequest, UnexpectedModelBehavior
+from pydantic_ai.messages import ModelResponse, TextPart, ThinkingPart, ToolCallPart
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 
@@ -100,9 +100,30 @@ class TransientRetry(AbstractCapability[Any]):
         details = response.provider_details
         if self.on_unfinished is not None and isinstance(details, dict) and "finish_reason" not in details:
             self.on_unfinished(response)
+        _parts_of_their_types(response)
         _utf8_only(response)
         _whole_counts(response)
         return response
+
+
+class ReplyOfAnotherShape(UnexpectedModelBehavior):
+    """A reply whose parts are not of the types its API gives them: a text that is a number (an SDK
+    builds a streamed reply without checking it). Refused when it arrives, said as a reply this
+    agent cannot read (error_causes.reply_unreadable), where pydantic-ai went on to add the number
+    to a text and the turn ended in Python's words ('can only concatenate str (not "int") to str')."""
+
+
+def _parts_of_their_types(response: ModelResponse) -> None:
+    for part in response.parts:
+        if isinstance(part, TextPart | ThinkingPart):
+            fine = isinstance(part.content, str)
+        elif isinstance(part, ToolCallPart):
+            fine = (isinstance(part.tool_name, str) and isinstance(part.tool_call_id, str)
+                    and (part.args is None or isinstance(part.args, str | dict)))
+        else:
+            continue
+        if not fine:
+            raise ReplyOfAnotherShape(f"a {part.part_kind} part of the reply is not of the types its API gives it")
 
 
 def _utf8_only(response: ModelResponse) -> None:

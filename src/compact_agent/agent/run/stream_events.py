@@ -287,6 +287,8 @@ def stream_handler(on_text: Callable[[str], None] | None,
         shown = secrets.StreamRedactor()
 
         def text(piece: str, flush: bool = False) -> None:
+            if not isinstance(piece, str):  # a number for a text (an SDK checks no streamed event): not
+                piece = ""  # shown nor kept as cut, the reply refused once it has come (retry.py)
             if piece:
                 seen.append(piece)
             if on_text and (safe := shown.feed(piece) + (shown.flush() if flush else "")):
