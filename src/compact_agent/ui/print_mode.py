@@ -60,6 +60,8 @@ class PrintRun:
         self.verbose = verbose
         self.started = time.monotonic()
         self.denied: list[str] = []
+        #: why a refused command was not covered by the --allowed-tools 'bash(…)' rules given, each once
+        self.not_covered: list[str] = []
         self.calls: dict[str, dict[str, Any]] = {}
         self.tool_lines = tool_lines.Lines()  # -p --verbose: a result not under its call names it
         self.session: AgentSession | None = None  # once made: what a result object of a terminated run reports
@@ -130,6 +132,10 @@ class PrintRun:
                 and "needs approval" in str(obj.get("content", "")):
             call = self.calls.get(obj["id"], obj)
             self.denied.append(tool_lines.call_line(call)[2:])
+            said = str(obj.get("content", ""))  # `... needs approval (WHY); rerun with --yes to allow`
+            why = said.partition(" needs approval (")[2].rpartition("); rerun with --yes")[0]
+            if why and why not in self.not_covered:
+                self.not_covered.append(why)
         if self.stream:
             self.emit(obj)
         if self.verbose:
@@ -253,7 +259,10 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
 
 def _refused(run: PrintRun) -> int:
     """What print mode refused (it does not ask), said on stderr: exit 3."""
-    run.note(f"refused {plural(len(run.denied), 'action')} needing approval: {'; '.join(run.denied)[:300]} — "
+    # with the rules given, why they did not cover a command: it said `allow them with --allowed-tools`
+    # to one who had, of `python x; sleep 3` under bash(python *)
+    why = f" ({'; '.join(run.not_covered)[:300]})" if run.not_covered else ""
+    run.note(f"refused {plural(len(run.denied), 'action')} needing approval: {'; '.join(run.denied)[:300]}{why} — "
              "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
     return EXIT_REFUSED
 
