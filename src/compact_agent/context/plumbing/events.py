@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelMessage
 
 from ..decisions.economics import Prices, rewrite_pays
@@ -220,6 +221,11 @@ def one_line(e: BaseException) -> str:
     when it has no message. An `OSError` Python would print as `[Errno 28] No space left on device:
     '/data/chat.jsonl'` is its reason and file, `No space left on device: /data/chat.jsonl` (one
     whose class words its own message keeps it)."""
+    if isinstance(e, ModelHTTPError):  # not pydantic-ai's "status_code: 400, ..., body: {<a Python dict>}"
+        body = e.body.get("error", e.body) if isinstance(e.body, dict) else e.body
+        said = body.get("message") if isinstance(body, dict) else body
+        lines = said.strip().splitlines() if isinstance(said, str) else []
+        return (f"HTTP {e.status_code}: {lines[0]}" if lines else f"HTTP {e.status_code}")[:300]
     if isinstance(e, OSError) and e.strerror and type(e).__str__ is OSError.__str__:
         files = " -> ".join(str(f) for f in (e.filename, e.filename2) if f)
         return (f"{e.strerror}: {files}" if files else e.strerror)[:300]
