@@ -192,7 +192,9 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     if (unreadable := reply_unreadable(e)) is not None:
         return then(unreadable, saved)
     if isinstance(e, ModelAPIError):
-        return then(f"model request failed, after retries: {first_line(e)}", saved)
+        body = getattr(e, "body", None)  # an error event in a stream: the SDK's message is the body's repr
+        why = _provider_message(e) if body is not None and str(e).strip() == str(body).strip() else first_line(e)
+        return then(f"model request failed, after retries: {why}", saved)
     if isinstance(e, UnexpectedModelBehavior):
         if "exceeded max retries" in str(e):  # pydantic-ai's hint names a setting we do not have
             said = re.search(r"Tool '([^']+)' exceeded max retries count of (\d+)", str(e))

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pydantic_ai.exceptions import ModelHTTPError
 
 from compact_agent.error_text import describe_error
+from tests.fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
 #: What Python's repr of a body looks like, and the SDK's own frame of it.
@@ -46,3 +47,17 @@ def test_over_the_wire(cli) -> None:
     assert res.code == 1 and res.stdout == ""
     [line] = res.stderr.splitlines()
     assert 'HTTP 400: ["a", "b"]' in line and not PYTHON.search(line), line
+
+
+def test_an_error_event_in_a_stream_whose_body_is_no_api_error(cli) -> None:
+    """Anthropic's SDK makes an error event's data its message: the line said it as Python writes
+    it, `{'type': 'error', 'error': ['x']}`."""
+    def weird(data: dict[str, Any]) -> object:
+        return {"type": "error", "error": ["x"]} if data.get("type") == "message_start" else data
+
+    with FakeAnthropicServer(lambda req: AnthropicReply("fine"), reshaped=weird) as server:
+        res = cli("-p", "hi", "--model", "claude-sonnet-4-5",
+                  env={"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "sk-ant-test"})
+    assert res.code == 1 and res.stdout == ""
+    [line] = res.stderr.splitlines()
+    assert '{"type": "error", "error": ["x"]}' in line and not PYTHON.search(line), line

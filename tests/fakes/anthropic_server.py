@@ -175,7 +175,9 @@ class FakeAnthropicServer:
 
 def _events(message: JSONDict, change: Callable[[JSONDict], object]) -> list[str]:
     def _sse(kind: str, data: JSONDict) -> str:
-        return f"event: {kind}\ndata: {json.dumps(change(data))}\n\n"
+        new = change(data)  # named by its type, as Anthropic names every event (an `error` one too)
+        kind = new["type"] if isinstance(new, dict) and isinstance(new.get("type"), str) else kind
+        return f"event: {kind}\ndata: {json.dumps(new)}\n\n"
 
     head = {**message, "content": [], "stop_reason": None,
             "usage": {"input_tokens": message["usage"]["input_tokens"], "output_tokens": 1}}
