@@ -212,11 +212,14 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
     from .ui import repl_signals
     from .ui.repl import run_repl
+    from .ui.session_picker import Left
 
     repl_signals.say_when_terminated()  # SIGTERM, SIGHUP: the terminal put back, one line on how to resume
     try:
         with remembered.remembering(remember):
             asyncio.run(run_repl(opts, first_message=query, pick_session=resume == "", options_for=options_for))
+    except Left as e:  # Esc or Ctrl-C at -r's list: as an interrupt elsewhere, with what it left undone
+        raise fail(str(e), 130) from None
     except BrokenPipeError:  # the terminal writes to its file directly: `compact-agent | head` (pipes.py);
         from .pipes import ReaderGone  # not an OSError, which the command-line library would end with 1
 

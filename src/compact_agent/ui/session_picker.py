@@ -3,6 +3,11 @@ starts, and opened as `-r ID` would open it: with the options it remembers (cli_
 
 `options_for` is cli_resume.py's rule for what a session runs with, given by the command line; the
 REPL's prompt is not up yet, so the list is printed and read with a prompt of its own.
+
+Ctrl-D quits (the question says so, exit 0); Esc or Ctrl-C leaves the list as an interrupt does
+elsewhere: `Left` says `compact-agent: interrupted; no session was opened`, exit 130. Esc was read
+as the start of Alt-Enter, so Esc then Enter resumed session 1, and Ctrl-C left with exit 0 and no
+word.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
 
 from ..agent.run.options import SessionOptions, session_root
@@ -19,12 +25,32 @@ from ..agent.run.options import SessionOptions, session_root
 if TYPE_CHECKING:
     from ..cli_resume import SessionSettings
 
+#: The line a picker left with Esc or Ctrl-C ends the command with (exit 130, as an interrupt).
+LEFT = "interrupted; no session was opened"
+
+
+class Left(Exception):  # noqa: N818 - what happened, not an error
+    """Esc or Ctrl-C at `-r`'s list: the command ends as interrupted (cli.py), no session opened."""
+
+    def __init__(self) -> None:
+        super().__init__(LEFT)
+
+
+def _keys() -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("escape", eager=True)  # at once: not the start of Alt-Enter, which then took Enter as 1
+    def _(event: KeyPressEvent) -> None:
+        event.app.exit(exception=KeyboardInterrupt())
+
+    return kb
+
 
 async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any],
                before_prompt: Callable[[], None] | None,
                options_for: Callable[[Path], SessionSettings] | None) -> bool:
-    """Set `opts` to the session chosen (and its options); False when the user left instead. No
-    session to choose from starts a new one."""
+    """Set `opts` to the session chosen (and its options); False when the user quit with Ctrl-D
+    instead; `Left` raised on Esc or Ctrl-C. No session to choose from starts a new one."""
     from .sessions_list import numbered, session_rows, unlisted_line
 
     root = session_root(opts.cwd.resolve(), opts.home)
@@ -43,9 +69,11 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
         if before_prompt is not None:
             before_prompt()
         try:
-            answer = (await picker.prompt_async(question)).strip()
-        except (EOFError, KeyboardInterrupt):
+            answer = (await picker.prompt_async(question, key_bindings=_keys())).strip()
+        except EOFError:
             return False
+        except KeyboardInterrupt:
+            raise Left from None
         if not answer:
             answer = "1"
         if answer.isdigit() and 1 <= int(answer) <= len(rows):
