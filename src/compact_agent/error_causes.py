@@ -105,11 +105,16 @@ def reply_unreadable(e: BaseException) -> str | None:
     API's fails in the code reading it, in Python's words. The innermost frame of that code or of
     ours decides (pydantic's and the standard library's between are neither): the same error
     raised in our own code, also one called back from a reader, is ours, not the reply's. A reply
-    refused as it arrived, its parts not of their types (retry.ReplyOfAnotherShape), is said alike."""
+    refused as it arrived, its parts not of their types (retry.ReplyOfAnotherShape), and one not
+    streamed that pydantic-ai found invalid are said alike."""
+    from pydantic_ai.exceptions import UnexpectedModelBehavior
+
     from .agent.run.retry import ReplyOfAnotherShape
 
     if isinstance(e, ReplyOfAnotherShape):
         return _ANOTHER_SHAPE
+    if isinstance(e, UnexpectedModelBehavior) and str(e).startswith("Invalid response"):
+        return _ANOTHER_SHAPE  # a reply not streamed, checked by pydantic: "1 validation error for ChatCompletion"
     if not isinstance(e, (AttributeError, TypeError, KeyError, IndexError, ValueError)):
         return None
     reader = False

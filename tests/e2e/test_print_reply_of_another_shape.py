@@ -89,3 +89,22 @@ def test_an_anthropic_text_that_is_a_number(cli) -> None:
     assert streamed.code == 1 and "a reply in a shape this agent cannot read" in json.loads(
         streamed.stdout.splitlines()[-1])["error"], streamed
     assert again.code == 0 and again.stdout == "fine\n", again
+
+
+async def test_a_reply_not_streamed_is_said_alike() -> None:
+    """A request not streamed (a summary's) is checked by pydantic-ai: its error named pydantic's
+    model, 'Invalid response from openai chat completions endpoint: 1 validation error for
+    ChatCompletion'."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    from compact_agent.error_text import describe_error
+
+    with FakeOpenAIServer(lambda req: Reply.text("ok"),
+                          faults=lambda req, attempt: Fault.reshaped(lambda c: {**c, "created": "yesterday"})) as server:
+        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        with pytest.raises(Exception) as failed:
+            await Agent(model).run("hi")
+    line = describe_error(failed.value)
+    assert "a reply in a shape this agent cannot read" in line and "ChatCompletion" not in line, line
