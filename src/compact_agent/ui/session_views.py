@@ -130,6 +130,10 @@ def heading(p: ContextPicture, room: int) -> Text:
     return Text(f"{size}; {at}" if len(size) + 2 + len(at) <= room else f"{size}\n{at}")
 
 
+#: /cost before the session's first request, before what that costs.
+NO_REQUESTS = "no requests yet in this session"
+
+
 def render_cost(r: CostReport, title: str = "tokens and cost, whole session (every run)", *,
                 compactions: int, model_priced: bool = True) -> Group:
     """The figures in one table where it fits the terminal whole; where it does not (below about 110
@@ -145,7 +149,13 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
 
     `compactions`: how many the session made. What was kept out of the requests is the layers'
     trimming of each request plus what compactions removed; with none made, the line says the
-    trimming did it (it said "compaction kept" of a session never compacted)."""
+    trimming did it (it said "compaction kept" of a session never compacted).
+
+    A session that has made no request yet says so in one line (`NO_REQUESTS`): it was a table of
+    zeros under a lone `total` row."""
+    if not sum(r.requests.values()):
+        return Group(Text(NO_REQUESTS + (": no tokens used, nothing spent" if model_priced else
+                                         " (prices unknown for this model)")))
     writes = r.total.cache_write > 0
     known = r.priced and (bool(r.rows) or model_priced)
 
