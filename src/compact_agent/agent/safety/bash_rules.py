@@ -162,6 +162,17 @@ def allowed_by(line: str, patterns: Sequence[str]) -> bool:
     return all(any(fnmatch.fnmatchcase(" ".join(words), p) for p in norms) for words in parsed.commands)
 
 
+def shown(words: list[str]) -> str:
+    """A simple command as a shell line, for the refusal's words: `python -c 'print(1)'`, `echo "it's"`.
+    It was Python's repr of the words joined, unquoted: `"echo it's"`, `'printf a\\\\tb'`. A line
+    with a backtick is never covered (a substitution), so the command goes between backticks."""
+    def word(w: str) -> str:
+        if "'" in w and not re.search(r'["$\\!]', w):
+            return f'"{w}"'
+        return shlex.quote(w)
+    return " ".join(word(w) for w in words)
+
+
 def why_not_allowed(line: str, patterns: Sequence[str]) -> str | None:
     """Why the allow rules do not cover `line`, in words for the refusal (None when they do, or
     when there are none): `sleep 1 && echo hi` under `sleep *` is refused for its `echo hi`."""
@@ -174,10 +185,10 @@ def why_not_allowed(line: str, patterns: Sequence[str]) -> str | None:
     if parsed.redirects:
         return f"a line that redirects output to a file is not covered by {rules}"
     norms = [_norm(p) for p in patterns]
-    missing = [" ".join(w) for w in parsed.commands if not any(fnmatch.fnmatchcase(" ".join(w), p) for p in norms)]
+    missing = [shown(w) for w in parsed.commands if not any(fnmatch.fnmatchcase(" ".join(w), p) for p in norms)]
     if not missing:
         return None
     if len(parsed.commands) > 1:
-        return (f"each command of a compound line must be allowed by itself, and {missing[0]!r} is not "
+        return (f"each command of a compound line must be allowed by itself, and `{missing[0]}` is not "
                 f"covered by {rules}")
-    return f"{missing[0]!r} is not covered by {rules}"
+    return f"`{missing[0]}` is not covered by {rules}"
