@@ -90,6 +90,18 @@ def test_past_the_budget_every_typed_message_keeps_at_least_its_head():
     assert few[0] == "the latest request" and 1 < len(few) < 41
 
 
+def test_the_newest_message_alone_past_the_budget_keeps_both_ends():
+    """A long paste ending in its question: the newest message keeps its beginning and its end in the
+    room the older messages' heads leave, not its first few hundred characters."""
+    older = ["use tabs " + "t" * 1_000, "never touch setup.py"]
+    newest = "Here is the log:\n" + "line of log\n" * 2_000 + "Why does the build fail?"
+    picked = summary.pick_user_messages([*older, newest], 1_000)  # 4,000 characters
+    assert picked[0].startswith("Here is the log:") and picked[0].endswith("Why does the build fail?")
+    assert summary.MIDDLE_MARK in picked[0]
+    assert picked[1:] == ["never touch setup.py", "use tabs " + "t" * 291 + summary.CUT_MARK]
+    assert sum(len(p) for p in picked) <= 4_000
+
+
 def test_a_short_summary_is_still_a_summary():
     assert summary_prompt.extract_summary("<summary>Task: none.</summary>") == "Task: none."
 

@@ -89,11 +89,16 @@ CUT_MARK = " …[cut; the whole message is in the archived transcript]"
 """Ends a user message cut to its head: under a header that says "verbatim", it says where the rest is."""
 
 
+MIDDLE_MARK = " …[the middle of this message is cut here; the whole message is in the archived transcript]… "
+"""Between the two ends of the newest user message when it alone is longer than the room left for it."""
+
+
 def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> list[str]:
     """Every message the user typed, newest first. Within the budget all of them verbatim; past it
     the newest stay verbatim while the heads of all older ones still fit, the older ones keep their
     first `USER_HEAD_CHARS` characters, and only when even those heads do not fit are the oldest
-    left out."""
+    left out. The newest message, when it alone does not fit, keeps its beginning and its end in the
+    room the older heads leave (a long paste's question comes last), not its head alone."""
     budget = budget_tokens * int(tokens.CHARS_PER_TOKEN)
     if sum(len(t) for t in texts) <= budget:
         return list(reversed(texts))
@@ -104,18 +109,29 @@ def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> list[str]:
     rest = sum(len(head(t)) for t in texts)
     picked: list[str] = []
     used = 0
-    for t in reversed(texts):
+    for i, t in enumerate(reversed(texts)):
         h = head(t)
         rest -= len(h)
         if used + len(t) + rest <= budget:
             picked.append(t)
             used += len(t)
+        elif i == 0 and budget - rest > len(h):  # the newest, alone past the room
+            cut = ends(t, budget - rest)
+            picked.append(cut)
+            used += len(cut)
         elif used + len(h) <= budget:
             picked.append(h)
             used += len(h)
         else:
             break
     return picked
+
+
+def ends(text: str, room: int) -> str:
+    """`text`'s beginning and end in `room` characters (half each), `MIDDLE_MARK` between them."""
+    keep = max(0, room - len(MIDDLE_MARK))
+    first = keep // 2
+    return text[:first] + MIDDLE_MARK + text[len(text) - (keep - first):]
 
 
 RECORD_TAG = "summary_record"
