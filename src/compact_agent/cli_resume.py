@@ -41,7 +41,8 @@ class SessionSettings:
     applied: dict[str, Any]  # of them, those the session remembered
     loaded: Any  # settings_file.Loaded
     remember: remembered.ToRemember
-    note: str | None = None  # one line: a remembered endpoint this model does not go to
+    #: one line: a remembered endpoint this model does not go to, a remembered value a flag overrides
+    note: str | None = None
 
     @property
     def model(self) -> str | None:
@@ -122,6 +123,7 @@ class CommandLine:
         if keep or saved:
             keep[remembered.RAN_WITH] = name
         notes = list(unusable.values())
+        notes += overridden(remembered.to_apply(saved, {}, model, same_endpoint=same), given)
         if "base_url" in saved and "base_url" not in options:
             notes.append(_endpoint_left(saved, name, loaded.settings.base_url))
         note = "; ".join(notes) or None
@@ -157,6 +159,22 @@ class CommandLine:
             rest = "the default" if loaded.sources.get(key, "default") == "default" else f"the value from {loaded.where(key)}"
             bad[option] += f"; the session goes on with {rest}"
         return loaded, bad
+
+
+def overridden(would: dict[str, Any], given: dict[str, Any]) -> list[str]:
+    """A line for each option given on this command line in place of another value the session
+    remembers for the model it runs (`would`: what it would have run with, given none): a flag wins
+    (usage.md), and after `-c --context-window 8k` the session ran at 8,000 where it was started at
+    16,000 without a word."""
+    from .secrets import shown_url
+
+    lines = []
+    for option, shown in (("base_url", shown_url), ("context_window", "{:,}".format)):
+        old, new = would.get(option), given.get(option)
+        if old is not None and new is not None and old != new:
+            flag = "--" + option.replace("_", "-")
+            lines.append(f"{flag} {shown(new)} overrides {shown(old)}, which the session remembers")
+    return lines
 
 
 def same_endpoint(ran_with: str | None, model: str) -> bool:

@@ -84,12 +84,16 @@ async def test_resume_switches_to_the_window_the_session_was_started_with_and_sa
     assert re.findall(r"now: fake-model \(OpenAI-compatible\) · window ([\d,]+)", run.out) == ["16,000", "32,768"], run.out
 
 
-async def test_an_option_given_on_the_command_line_wins_and_nothing_is_said(tmp_path, server):
+async def test_an_option_given_on_the_command_line_wins_and_a_note_says_so(tmp_path, server):
+    """The window given wins over the one the session remembers, and one line says so (it went on
+    at the flag's window without a word); the window the session it left had is no news."""
     first, _ = await sessions(tmp_path, server, WINDOW)
     run = await drive(tmp_path, answer, ["/resume 1\r", "/model\r"], server=server, continue_last=True,
                       context_window=20_000,
                       options_for=command_line(tmp_path, server, context_window=20_000).for_session)
     assert "runs with" not in run.out and "now: fake-model (OpenAI-compatible) · window 20,000" in run.out, run.out
+    assert said(run.out, "--context-window").startswith(
+        "--context-window 20,000 overrides 16,000, which the session remembers now:"), run.out
 
 
 async def test_options_a_session_remembers_that_cannot_be_used_are_said_and_it_goes_on(tmp_path, server):
