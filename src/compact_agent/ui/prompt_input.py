@@ -4,7 +4,9 @@
   the two ways Claude Code users type a long message. The line breaks of a paste that comes as keys
   (a terminal without bracketed paste) are line breaks of the input: it is sent with Enter once
   pasted, as one message (paste_keys.py).
-- Tab completes slash commands and `@path` mentions (paths relative to the working directory); a
+- Tab completes slash commands, the session id of `/resume ID` (other sessions of the project,
+  newest first, each with its first prompt) and the model name of `/model NAME` (the known models),
+  and `@path` mentions (paths relative to the working directory); a
   path with a space is written escaped (`@odd\\ dir/`), or in the quote the mention was begun with
   (`@"odd dir/`, open for a folder), and Tab completes on inside it (agent/run/mention_syntax.py).
 - Up-arrow history is shared by every session of the project (`prompt_history` beside them), so a
@@ -21,6 +23,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -41,6 +44,10 @@ from .paste_guard import PlaceholderGuard
 from .paste_keys import PasteKeys
 from .pastes import Pastes
 
+#: What Tab offers as a command's first argument: (command name, what is typed of it) -> each
+#: value with a note shown beside it.
+Arguments = Callable[[str, str], Iterable[tuple[str, str]]]
+MAX_ARGUMENT_COMPLETIONS = 20
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 MAX_PATH_COMPLETIONS = 50
 
@@ -49,10 +56,12 @@ class ReplCompleter(Completer):
     """`/com` → `/compact`; `@src/ma` → `@src/main.py` (directories end in `/` and complete further);
     `@odd` → `@odd\\ dir/` → `@odd\\ dir/sp\\ ace.txt`; `@"odd` → `@"odd dir/` → `@"odd dir/sp ace.txt"`."""
 
-    def __init__(self, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path) -> None:
+    def __init__(self, commands: Iterable[str] | Callable[[], Iterable[str]], cwd: Path,
+                 arguments: Arguments | None = None) -> None:
         # A callable is asked at each completion: the REPL registers its commands while the prompt is up.
         self._commands = commands if callable(commands) else sorted(commands)
         self.cwd = cwd
+        self.arguments = arguments  # `/resume 2026…`, `/model deep…`: the first argument's values
 
     @property
     def commands(self) -> list[str]:
@@ -65,6 +74,12 @@ class ReplCompleter(Completer):
                 if name.startswith(text[1:]):
                     yield Completion("/" + name, start_position=-len(text))
             return
+        if self.arguments is not None and (arg := re.fullmatch(r"/(\S+)[ \t]+(\S*)", text)) is not None:
+            found = list(self.arguments(arg[1], arg[2]))
+            for value, note in found:
+                yield Completion(value, start_position=-len(arg[2]), display_meta=note)
+            if found:
+                return
         if (mention := partial(text)) is not None:
             yield from self._paths(mention.path, mention.typed, mention.quote, mention.escaped)
 
@@ -90,6 +105,37 @@ class ReplCompleter(Completer):
             shown += 1
             if shown >= MAX_PATH_COMPLETIONS:
                 return
+
+
+def command_arguments(root: Path, session_id: Callable[[], str | None] = lambda: None) -> Arguments:
+    """The values Tab offers after `/resume ` (the ids of the sessions in `root` but the one in use,
+    newest first, each with its first prompt) and after `/model ` (the known models, each with its
+    provider and window)."""
+    def values(command: str, typed: str) -> Iterable[tuple[str, str]]:
+        if command == "resume":
+            return _session_ids(root, typed, session_id())
+        if command == "model" and not typed.startswith("-"):
+            from ..models import REGISTRY
+
+            return [(name, f"{info.provider} · window {info.window:,}") for name, info in REGISTRY.items()
+                    if name.startswith(typed)]
+        return []
+    return values
+
+
+def _session_ids(root: Path, typed: str, current: str | None) -> list[tuple[str, str]]:
+    from ..session.files import list_sessions
+    from ..session.not_a_session import is_not_a_session
+    from .sessions_list import scan
+
+    found: list[tuple[str, str]] = []
+    for path in list_sessions(root):
+        if path.stem.startswith(typed) and path.stem != current and not is_not_a_session(path):
+            prompt = scan(path)[0]
+            found.append((path.stem, prompt if len(prompt) <= 40 else prompt[:39] + "…"))
+            if len(found) >= MAX_ARGUMENT_COMPLETIONS:
+                break
+    return found
 
 
 def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes: Pastes | None = None,
@@ -204,7 +250,8 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
     history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
     paste_keys = PasteKeys(clock)
     session: PromptSession[str] = PromptSession(
-        history=RedactedHistory(str(history), pastes, session_id), completer=ReplCompleter(commands, cwd), bottom_toolbar=toolbar,
+        history=RedactedHistory(str(history), pastes, session_id), completer=ReplCompleter(commands, cwd, command_arguments(project_root, session_id)),
+        bottom_toolbar=toolbar,
         key_bindings=key_bindings(on_expand, pastes, paste_keys), multiline=True, complete_while_typing=False,
         prompt_continuation="  ", **io)
     paste_keys.watch(session.app.key_processor)
