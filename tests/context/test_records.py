@@ -485,7 +485,8 @@ def test_the_words_carried_by_the_last_resort_never_take_back_the_room_it_made()
     shrunk, after = shrink_to_fit(cm, list(view), cm.measure(view))
     assert after <= 16_000 - 320
     carried = [p.content for p in shrunk[0].parts if isinstance(p, UserPromptPart) and p.content.startswith(CARRIED)]
-    assert carried and "- here is the log:" in carried[0] and summary.CUT_MARK in carried[0]  # its head, not all of it
+    # its beginning and its end (a paste's question comes last), not all of it
+    assert carried and "- here is the log:" in carried[0] and summary.MIDDLE_MARK in carried[0]
 
 
 def test_the_last_resort_cuts_an_argument_once_and_keeps_the_count_true():

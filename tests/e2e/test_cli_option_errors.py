@@ -153,7 +153,7 @@ def test_a_parse_error_of_a_json_run_is_its_error_object_too(cli, args):
     assert res.code == 2 and res.stderr.count("\n") == 1, res.stderr
     said = res.stderr.removeprefix("compact-agent: ").rstrip("\n")
     assert res.json() == {"type": "result", "subtype": "error", "is_error": True, "error": said, "result": None,
-                          "session_id": None, "duration_ms": 0, **nothing_spent()}
+                          "cut_off": False, "session_id": None, "duration_ms": 0, **nothing_spent()}
     assert res.stdout.count("\n") == 1
 
 

@@ -41,7 +41,8 @@ def test_asked_for_json_the_line_is_also_the_error_object(cli):
     said = 'a prompt of several words goes in quotes, as one argument: compact-agent -p "what is this"'
     assert res.stderr == f"compact-agent: {said}\n"
     assert json.loads(res.stdout) == {"type": "result", "subtype": "error", "is_error": True, "error": said,
-                                      "result": None, "session_id": None, "duration_ms": 0, **nothing_spent()}
+                                      "result": None, "cut_off": False, "session_id": None, "duration_ms": 0,
+                                      **nothing_spent()}
 
 
 def test_a_quoted_prompt_and_a_command_are_as_before(cli):
