@@ -19,10 +19,12 @@ A commit whose boundary messages are gone (a full compaction rewrote the history
 from __future__ import annotations
 
 import copy
+import errno
 import hashlib
 import json
 import logging
 import os
+import stat
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
 from pathlib import Path
@@ -105,15 +107,33 @@ class Commit:
         return c
 
 
+MAX_LOG_BYTES = 256 << 20
+"""More than any conversation's commits: a longer file is not read (it is not one this layer wrote)."""
+
+
 def read_log(path: Path) -> list[Commit]:
-    """Commits in `path`; unreadable or corrupt lines are skipped with a warning, never fatal."""
+    """Commits in `path`; unreadable or corrupt lines are skipped with a warning, never fatal. Only a
+    regular file is read: a FIFO put there would wait for a writer forever, /dev/zero never end."""
     try:
-        raw = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return []
     except OSError as e:
-        log.warning("cannot read collapse log %s: %s", path, e)
+        log.warning("cannot read collapse log %s: %s", path, e.strerror or "cannot open it")
         return []
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_LOG_BYTES:
+            log.warning("cannot read collapse log %s: %s", path,
+                        "not a regular file" if not stat.S_ISREG(st.st_mode) else "larger than any log it writes")
+            return []
+        with os.fdopen(os.dup(fd), "rb") as f:
+            raw = f.read(MAX_LOG_BYTES)
+    except OSError as e:
+        log.warning("cannot read collapse log %s: %s", path, e.strerror or "cannot read it")
+        return []
+    finally:
+        os.close(fd)
     commits: list[Commit] = []
     seen: set[str] = set()
     for lineno, line in enumerate(raw.splitlines(), 1):
@@ -134,9 +154,12 @@ def append_log(path: Path, commit: Commit) -> None:
     """Append one commit durably; a torn last line (crash mid-write) gets a newline first."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     line = secrets.redact(json.dumps(commit.to_json(), ensure_ascii=False, sort_keys=True)).encode() + b"\n"
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
     try:
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would take lines until its buffer filled, then wait
+            raise OSError(errno.EINVAL, "not a regular file")
+        size = st.st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line
         crashpoints.write_in_two(fd, line, "collapse")
@@ -270,7 +293,7 @@ class ContextCollapse:
         try:
             append_log(self.log_path, commit)
         except OSError as e:  # the commit still holds for this process; state_to_json carries it
-            log.warning("cannot append to collapse log %s: %s", self.log_path, e)
+            log.warning("cannot append to collapse log %s: %s", self.log_path, e.strerror or "cannot write it")
 
     def _new_commit(self, view: list[ModelMessage], budget: Budget, tokens_now: int) -> Commit | None:
         """The oldest rounds that bring the view to ~target_fraction of the threshold, in one batch.
