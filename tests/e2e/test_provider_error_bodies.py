@@ -60,4 +60,5 @@ def test_an_error_event_in_a_stream_whose_body_is_no_api_error(cli) -> None:
                   env={"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "sk-ant-test"})
     assert res.code == 1 and res.stdout == ""
     [line] = res.stderr.splitlines()
-    assert '{"type": "error", "error": ["x"]}' in line and not PYTHON.search(line), line
+    # JSON as the SDK kept it: its own text (an SDK that keeps the raw event) or a table written as JSON
+    assert '{"type":"error","error":["x"]}' in line.replace(" ", "") and not PYTHON.search(line), line
