@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from compact_agent.ui.command_registry import COMMANDS, command, current_repl
-from compact_agent.ui.turn_view import LEAVING, LEAVING_COMMAND, STAYING
+from compact_agent.ui.interrupt_keys import LEAVING, LEAVING_COMMAND, STAYING
 from tests.fakes.openai_server import Reply
 
 from .repl_driver import drive

@@ -12,8 +12,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 
+from compact_agent.ui.interrupt_keys import LEAVING, STAYING, InterruptKeys
 from compact_agent.ui.pastes import Pastes
-from compact_agent.ui.turn_view import LEAVING, STAYING, InterruptKeys
 from compact_agent.ui.typed_ahead import TypedAhead
 from tests.fakes.openai_server import Reply
 

@@ -10,8 +10,8 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from compact_agent.ui.interrupt_keys import BEAT, InterruptKeys
 from compact_agent.ui.pastes import Pastes
-from compact_agent.ui.turn_view import BEAT, InterruptKeys
 from compact_agent.ui.typed_ahead import STALL, TypedAhead
 
 from .test_paste_as_keys_during_turn import LOG, Clock, as_keys

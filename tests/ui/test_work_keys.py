@@ -9,7 +9,8 @@ import io
 
 from rich.console import Console
 
-from compact_agent.ui.turn_view import InterruptKeys, TurnView
+from compact_agent.ui.interrupt_keys import InterruptKeys
+from compact_agent.ui.turn_view import TurnView
 from compact_agent.ui.work_keys import WorkKeys
 
 

@@ -16,7 +16,7 @@ from rich.console import Console
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
     from ..agent.tools.checkpoints import Checkpoint
-    from .turn_view import InterruptKeys
+    from .interrupt_keys import InterruptKeys
 
 Handler = Callable[["AgentSession", str, Console], Awaitable[Any]]
 

@@ -12,7 +12,7 @@ Backspace right after it, or any deletion that touches it, takes the whole place
 paste) away, and a character typed inside it goes after it (paste_guard.py). The same words
 typed are typed words, never the paste (paste_lookalikes.py). A small paste
 (a path, a command, a few lines) goes in as it is. A paste made while a turn runs is typed ahead the
-same way (turn_view.InterruptKeys): its placeholder is in the input when the prompt comes back, or,
+same way (interrupt_keys.InterruptKeys): its placeholder is in the input when the prompt comes back, or,
 ended with Enter, in the line sent after the turn; its text is held until then.
 """
 

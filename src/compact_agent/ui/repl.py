@@ -29,6 +29,7 @@ from . import render
 from .approval import make_ask, nothing, question_lines, yes_no
 from .command_registry import COMMANDS, ExitRepl, is_command, running
 from .goodbye import resume_hint
+from .interrupt_keys import InterruptKeys
 from .pastes import Pastes, as_sent
 from .prompt_excerpt import print_prompt
 from .prompt_input import make_prompt
@@ -39,7 +40,7 @@ from .session_feed import SessionFeed
 from .session_picker import pick
 from .shell_escape import shell_output, show_shell_output
 from .toolbar import starting_line, status_line
-from .turn_view import InterruptKeys, TurnView, kept_finished
+from .turn_view import TurnView, kept_finished
 from .typeahead import echo_back
 from .work_keys import WorkKeys
 

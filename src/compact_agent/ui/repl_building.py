@@ -15,9 +15,10 @@ from ..agent.run.options import session_root
 from ..error_text import describe_error
 from ..session import journal  # no pydantic-ai: a line typed while the session is built is saved at once
 from ..session.files import SessionError
+from .interrupt_keys import InterruptKeys
 from .repl_start import Start, preload
 from .toolbar import status_line
-from .turn_view import InterruptKeys, TurnView
+from .turn_view import TurnView
 from .typeahead import began
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 and the lines ended with Enter, sent in order once the turn is over.
 
 A paste is typed ahead whole. Bracketed paste is on during the turn, so most terminals send a
-paste as one key (turn_view.InterruptKeys); one without it (or with it off) sends the paste as
+paste as one key (interrupt_keys.InterruptKeys); one without it (or with it off) sends the paste as
 keys, each line break an Enter, and a 20-line log became 20 messages queued after the turn. Keys
 from a paste come all at once: many in one read, or reads a few milliseconds apart; a person
 types a key or two a read, tens of milliseconds apart. So the keys of one read, and of the reads
@@ -13,7 +13,7 @@ and ended with Enter in one read ("fix it⏎" from a quick typist) is still sent
 
 Keys pile up unread while the program stalls (its loop busy): lines typed then came in one read
 and were joined as one paste, waiting unsent in the next prompt. The key reader says how long it
-could not read before a read (`stalled`, turn_view.InterruptKeys); a burst no longer than a fast
+could not read before a read (`stalled`, interrupt_keys.InterruptKeys); a burst no longer than a fast
 typist types in that time (`TYPING_RATE`) is typing, each Enter ending a line; more is a paste.
 
 Ctrl-D on an empty line typed ahead is the REPL's Ctrl-D at an empty prompt, kept for the end of the

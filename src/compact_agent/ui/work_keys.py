@@ -2,7 +2,7 @@
 Ctrl-C stopping that work and never the REPL, and the terminal handed back whole whenever the work
 asks the user something (the permission menu), the spinner back once answered.
 
-turn_view.py draws the work and reads its keys (`TurnView`, `InterruptKeys`); this ties them to the
+turn_view.py draws the work and interrupt_keys.py reads its keys (`TurnView`, `InterruptKeys`); this ties them to the
 one piece of work running, and to SIGINT, for as long as it runs. A slash command is work too: no
 spinner, its keys read as a turn's (a command that asks hands the terminal over while it does), and
 Ctrl-C stops it, not the REPL (`command`). Work runs inside work (a turn `/init` runs, the
@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 from rich.console import Console
 
 from .approval import nothing
-from .turn_view import LEAVING, LEAVING_COMMAND, InterruptKeys, TurnView
+from .interrupt_keys import LEAVING, LEAVING_COMMAND, InterruptKeys
+from .turn_view import TurnView
 
 T = TypeVar("T")
 

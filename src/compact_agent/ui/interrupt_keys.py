@@ -1,0 +1,192 @@
+"""The keys that stop a turn (or a slash command) while it runs, and what is typed meanwhile.
+
+Esc or Ctrl-C stops the turn (`InterruptKeys`; turn_view.py draws it). The terminal is in raw mode
+for the turn so a lone Esc arrives as a key (Ctrl-C too: raw mode turns off the signal), and back
+in cooked mode whenever the turn asks the user something (the permission prompt). Keys typed meanwhile wait for the next prompt, and so
+does a paste: bracketed paste is on during the turn as at the prompt, so a paste arrives as one,
+is typed ahead whole (as its placeholder when large: pastes.py), and its line breaks do not send
+its lines one by one as Enter would. A terminal without bracketed paste sends a paste as keys: those
+that come in one burst are taken as one paste too (typed_ahead.py). Ctrl-D on an empty line leaves
+the REPL once the turn is over, said at once in one line (typed_ahead.py: typing after it stays).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import store_typeahead
+from prompt_toolkit.key_binding import KeyPress
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.output import Output
+
+from .pastes import Pastes
+from .typed_ahead import TypedAhead
+
+#: How often (seconds) the key reader notes that the loop runs, to tell keys read after a stall.
+BEAT = 0.05
+
+#: What a Ctrl-D pressed during a turn does, and typing after it.
+LEAVING = "Ctrl-D: leaving once this turn is over (Esc stops it now; typing keeps the REPL open)"
+#: The same, pressed while a slash command works (Esc does not stop one)
+LEAVING_COMMAND = "Ctrl-D: leaving once this command is over (Ctrl-C stops it now; typing keeps the REPL open)"
+STAYING = "not leaving: you typed after Ctrl-D"
+
+
+class InterruptKeys:
+    """While a turn runs: Esc or Ctrl-C calls `cancel`. `paused()` hands the terminal back.
+    `output` (prompt_toolkit's, the prompt's own) is told to turn bracketed paste on while the keys
+    are read; the other keys are typed ahead (typed_ahead.py), a large paste behind its placeholder
+    in `pastes`; `clock` tells a paste sent as keys from typing. `say` prints a line above the
+    spinner: what a Ctrl-D pressed now does."""
+
+    def __init__(self, inp: Input | None, cancel: Callable[[], object], pastes: Pastes | None = None,
+                 output: Output | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.inp, self.cancel = inp, cancel
+        self.output = output
+        self.say: Callable[[str], object] = lambda line: None
+        #: Esc stops the work as Ctrl-C does (a turn); a slash command is stopped by Ctrl-C alone
+        self.esc_stops = True
+        #: what `say` says of a Ctrl-D pressed now: leaving once this turn (or command) is over
+        self.leaving_line = LEAVING
+        #: Esc or Ctrl-C came while the message waited for the session: its turn stops as it starts
+        #: (work_keys.py); a prompt coming first drops it (`take_typed`)
+        self.stop_next = False
+        self._stack: contextlib.ExitStack | None = None
+        self.clock = clock
+        #: The last time keys were read, or could have been: a read long after it follows a stall, or
+        #: keys typed between two turns (the prompt reads until its Enter) while the program was busy
+        #: before the next one (the session still starting, say)
+        self.heard = clock()
+        self._beat: asyncio.TimerHandle | None = None
+        #: what the user typed ahead during the turn: the text the next prompt starts with, and the
+        #: lines ended with Enter, sent in order after it
+        self.ahead = TypedAhead(pastes, clock)
+
+    @property
+    def typed(self) -> str:
+        return self.ahead.typed
+
+    @typed.setter
+    def typed(self, text: str) -> None:
+        self.ahead.typed = text
+
+    def start(self) -> None:
+        if self.inp is None or self._stack is not None:
+            return
+        stack = contextlib.ExitStack()
+        try:
+            stack.enter_context(self.inp.raw_mode())
+            stack.enter_context(self.inp.attach(self._keys))
+        except Exception:  # noqa: BLE001 - no usable terminal: Ctrl-C (SIGINT) still works
+            stack.close()
+            return
+        if self.output is not None:
+            stack.callback(self._bracketed_paste, False)
+            self._bracketed_paste(True)
+        with contextlib.suppress(RuntimeError):  # no loop running: no stall to tell
+            self._beat = asyncio.get_running_loop().call_later(BEAT, self._heartbeat)
+            stack.callback(self._stop_beat)
+        self._stack = stack
+
+    def follow(self, app: Application[Any]) -> None:
+        """The REPL's prompt (`app`): its output is told to turn bracketed paste on during a turn
+        too, and each key it reads is a read of the terminal, so that keys read at a turn's start
+        are measured from the prompt's Enter, not from the turn before (the rest of a paste whose
+        first line the prompt sent, a few milliseconds later, was taken for lines typed over the
+        whole time the prompt was up)."""
+        self.output = app.output
+        app.key_processor.before_key_press += self._prompt_key
+
+    def _prompt_key(self, _: object) -> None:
+        self.heard = self.clock()
+
+    def _heartbeat(self) -> None:
+        """The loop runs: the reader could read now. After a stall, the loop reads the keys that
+        piled up before this runs (asyncio runs a ready reader before a timer that came due)."""
+        self.heard = self.clock()
+        self._stop_beat()
+        self._beat = asyncio.get_running_loop().call_later(BEAT, self._heartbeat)
+
+    def _stop_beat(self) -> None:
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+
+    def _bracketed_paste(self, on: bool) -> None:
+        """Without it, a terminal sends a paste as keys, and each of its line breaks as Enter."""
+        assert self.output is not None
+        with contextlib.suppress(Exception):  # a terminal gone: nothing to tell
+            if on:
+                self.output.enable_bracketed_paste()
+            else:
+                self.output.disable_bracketed_paste()
+            self.output.flush()
+
+    def stop(self) -> None:
+        if self._stack is not None:
+            self._stack.close()
+            self._stack = None
+            self.heard = self.clock()  # keys typed from now on wait unread until the next start
+
+    @contextlib.contextmanager
+    def paused(self) -> Any:
+        running = self._stack is not None
+        self.stop()
+        try:
+            yield
+        finally:
+            if running:
+                self.heard = self.clock()  # the question read the keys until it was answered
+                self.start()
+
+    @property
+    def reading(self) -> bool:
+        """Whether the keys are being read now (between `start` and `stop`, not paused)."""
+        return self._stack is not None
+
+    def catch_up(self, reads: int = 64) -> None:
+        """Read what the terminal holds now (a read is a kilobyte at most): keys typed while the loop
+        was busy, read here rather than by the next prompt, which takes keys that come in one read
+        for a paste and joins their lines."""
+        if self.inp is None or self._stack is None:
+            return
+        for _ in range(reads):
+            keys = self.inp.read_keys() + self.inp.flush_keys()
+            if not keys:
+                return
+            self._take(keys)
+
+    def _keys(self) -> None:
+        assert self.inp is not None
+        self._take(self.inp.read_keys() + self.inp.flush_keys())  # a lone Esc waits for a flush
+
+    def _take(self, keys: list[KeyPress]) -> None:
+        if any(k.key == Keys.ControlC or (k.key == Keys.Escape and self.esc_stops) for k in keys):
+            self.cancel()
+            return
+        leaving = self.ahead.leaving
+        now = self.clock()
+        stalled, self.heard = now - self.heard, now
+        self.ahead.read(keys, stalled)
+        if self.ahead.leaving != leaving:
+            self.say(self.leaving_line if self.ahead.leaving else STAYING)
+
+    def take_typed(self) -> str:
+        """What the next prompt starts with. After a Ctrl-D typed ahead on an empty line, the prompt
+        gets that Ctrl-D as its first key, and leaves as Ctrl-D at an empty prompt does."""
+        typed = self.ahead.take_typed()
+        self.stop_next = False  # what it was for did not run a turn (a command): nothing left to stop
+        if self.ahead.leaving:
+            self.ahead.leaving = False
+            if self.inp is not None and not typed:
+                store_typeahead(self.inp, [KeyPress(Keys.ControlD, "\x04")])
+        return typed
+
+    def take_queued(self) -> str | None:
+        return self.ahead.take_queued()
