@@ -16,7 +16,6 @@ import json
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.usage import RunUsage
@@ -32,8 +31,7 @@ from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
 from ..stop_signals import CONTINUES
 from ..words import plural
-from . import tool_lines
-from .command_registry import EXIT_ALIASES
+from . import print_commands, tool_lines
 from .render import archive_line, compacted_text, failed_line, layer_line
 from .visible import visible
 
@@ -211,8 +209,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     stop_signals.reporting(run.terminated)
     # What was typed (the query; with `-p -`, what came on stdin is the query)
     said = typed or prompt
-    custom = _custom(opts.cwd, said)
-    if custom is None and (refusal := _refusal(prompt, opts.cwd)) is not None:  # before a session is made for nothing
+    custom = print_commands.custom(opts.cwd, said)
+    if custom is None and (refusal := print_commands.refusal(prompt, opts.cwd)) is not None:  # before a session is made for nothing
         return _failed(run, refusal, None, code=2)
     if custom is not None:
         from .command_registry import CommandError
@@ -224,7 +222,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
             prompt, typed = custom_prompt(path, args) + more + piped, None
         except CommandError as e:
             return _failed(run, str(e), None)
-    if saved_in is None and _slash_command(prompt) is None:  # a custom command's prompt, a path's question
+    if saved_in is None and print_commands.slash_command(prompt) is None:  # a custom command's prompt, a path's question
         saved_in, problem = save_early(opts, prompt)
         if problem is not None:
             run.note(problem)
@@ -279,7 +277,7 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         run.note(line)
     if run.stream:
         run.emit(run.init_event(session))
-    if (slash := _slash_command(prompt)) is not None:
+    if (slash := print_commands.slash_command(prompt)) is not None:
         return await _run_slash(run, session, slash)
     for attached in session.attachments(prompt if typed is None else typed):
         run.note(attached.line)  # what went with the message (an @file, a pasted image), or why not
@@ -317,61 +315,6 @@ def cost_usd(report: CostReport, s: AgentSession) -> float | None:
     known price: 0.0 would read as free. A run that made no request (an endpoint not reached, a
     slash command) has no model in its report, so the session's own model says it."""
     return round(report.total_cost, 6) if report.priced and s.info.has_prices else None
-
-
-#: Commands about the REPL's own session: one print-mode run has nothing for them to do.
-REPL_ONLY = {"exit": "-p runs one turn and ends", "clear": "-p without -c or -r starts a new session",
-             "resume": "resume with -r ID (or -c for the latest) and -p"}
-
-
-def _command_name(prompt: str) -> str:
-    """The word after a leading slash (`/compact now` -> "compact"; "" for a prompt without one)."""
-    words = prompt.strip().split(None, 1)
-    return words[0][1:] if words and words[0].startswith("/") else ""
-
-
-def _slash_command(prompt: str) -> str | None:
-    """`-p "/compact"` runs the command as the REPL would (a known command only): its line."""
-    from . import commands  # noqa: F401  (importing it registers every command)
-    from .command_registry import COMMANDS
-
-    name = _command_name(prompt)
-    return prompt.strip().split("\n", 1)[0] if name in COMMANDS or name in EXIT_ALIASES else None
-
-
-def _custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
-    """A project's custom command (`/review calc.py`, `.compact-agent/commands/review.md`): its
-    file, its arguments, and the lines typed after them, as the REPL runs it."""
-    from .commands import custom_command
-
-    path = custom_command(cwd, _command_name(typed))
-    if path is None:
-        return None
-    first, _, rest = typed.strip().partition("\n")
-    return path, first.partition(" ")[2].strip(), f"\n\n{rest.strip()}" if rest.strip() else ""
-
-
-def _refusal(prompt: str, cwd: Path) -> str | None:
-    """Why a prompt that starts with a slash is not run nor sent (bad usage, exit 2): a command of
-    the REPL's own session (`/exit`, `/clear`, `/resume`), or a word that names no command (the REPL
-    refuses it too; one close to a command's name is said). A path (`/usr/lib …`, a slash inside
-    the word) is a question."""
-    from .command_registry import COMMANDS, close_command
-    from .commands import custom_commands  # importing it registers every command
-
-    typed = _command_name(prompt)
-    name = "exit" if typed in EXIT_ALIASES else typed
-    if name in REPL_ONLY:
-        return f"/{typed} is a REPL command: {REPL_ONLY[name]} (nothing was sent)"
-    if not name or "/" in name or name in COMMANDS:
-        return None
-    custom = custom_commands(cwd)  # a project's own command is suggested too (`/revew` -> /review)
-    close = (close_command(name, cutoff=0.75, aliases=(), custom=custom)
-             or close_command(name.lower(), cutoff=0.75, aliases=(), custom=custom))
-    if close is not None:
-        return f"unknown command /{name}; did you mean /{close}? (nothing was sent)"
-    return (f"unknown command /{name}; /help lists them (nothing was sent; a question about a path: write "
-            f"./{name} or put a word first)")
 
 
 JSON_TEXT_WIDTH = 1_000

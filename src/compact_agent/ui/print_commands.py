@@ -1,0 +1,64 @@
+"""Which print-mode prompts are slash commands: `-p "/compact"` runs a known command as the REPL
+would (`slash_command`), a project's custom command is a prompt made from its file (`custom`), and
+a command of the REPL's own session or a word that names none is refused before anything is sent
+(`refusal`). print_mode.py runs what these find."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .command_registry import EXIT_ALIASES
+
+#: Commands about the REPL's own session: one print-mode run has nothing for them to do.
+REPL_ONLY = {"exit": "-p runs one turn and ends", "clear": "-p without -c or -r starts a new session",
+             "resume": "resume with -r ID (or -c for the latest) and -p"}
+
+
+def command_name(prompt: str) -> str:
+    """The word after a leading slash (`/compact now` -> "compact"; "" for a prompt without one)."""
+    words = prompt.strip().split(None, 1)
+    return words[0][1:] if words and words[0].startswith("/") else ""
+
+
+def slash_command(prompt: str) -> str | None:
+    """`-p "/compact"` runs the command as the REPL would (a known command only): its line."""
+    from . import commands  # noqa: F401  (importing it registers every command)
+    from .command_registry import COMMANDS
+
+    name = command_name(prompt)
+    return prompt.strip().split("\n", 1)[0] if name in COMMANDS or name in EXIT_ALIASES else None
+
+
+def custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
+    """A project's custom command (`/review calc.py`, `.compact-agent/commands/review.md`): its
+    file, its arguments, and the lines typed after them, as the REPL runs it."""
+    from .commands import custom_command
+
+    path = custom_command(cwd, command_name(typed))
+    if path is None:
+        return None
+    first, _, rest = typed.strip().partition("\n")
+    return path, first.partition(" ")[2].strip(), f"\n\n{rest.strip()}" if rest.strip() else ""
+
+
+def refusal(prompt: str, cwd: Path) -> str | None:
+    """Why a prompt that starts with a slash is not run nor sent (bad usage, exit 2): a command of
+    the REPL's own session (`/exit`, `/clear`, `/resume`), or a word that names no command (the REPL
+    refuses it too; one close to a command's name is said). A path (`/usr/lib …`, a slash inside
+    the word) is a question."""
+    from .command_registry import COMMANDS, close_command
+    from .commands import custom_commands  # importing it registers every command
+
+    typed = command_name(prompt)
+    name = "exit" if typed in EXIT_ALIASES else typed
+    if name in REPL_ONLY:
+        return f"/{typed} is a REPL command: {REPL_ONLY[name]} (nothing was sent)"
+    if not name or "/" in name or name in COMMANDS:
+        return None
+    custom = custom_commands(cwd)  # a project's own command is suggested too (`/revew` -> /review)
+    close = (close_command(name, cutoff=0.75, aliases=(), custom=custom)
+             or close_command(name.lower(), cutoff=0.75, aliases=(), custom=custom))
+    if close is not None:
+        return f"unknown command /{name}; did you mean /{close}? (nothing was sent)"
+    return (f"unknown command /{name}; /help lists them (nothing was sent; a question about a path: write "
+            f"./{name} or put a word first)")
