@@ -1,31 +1,38 @@
-"""The collapse layer's log is read and appended to only as a regular file: a FIFO put in its place
-waited for a writer forever (a resumed session hung), a link to /dev/zero was read until memory ran
-out, and a folder's warning said Python's words. Each is now a warning in words and no commits."""
+"""The files the library keeps beside a conversation are read only as regular files: a FIFO put in
+the collapse log's place waited for a writer forever (a resumed session hung), a link to /dev/zero
+was read until memory ran out, and a folder's warning said Python's words. Each is now a warning in
+words and no commits; the session notes and a spilled tool result are read the same way."""
 
 from __future__ import annotations
 
 import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic_ai.messages import ToolReturnPart
 
+from compact_agent.context.compaction.memory import _read_notes
+from compact_agent.context.layers.budget import ToolResultBudget
 from compact_agent.context.layers.collapse import Commit, ContextCollapse, append_log, read_log
 from compact_agent.context.plumbing.settings import CompactionSettings
 
+TIMED_OUT = "still waiting on the path"
 
-def _read_within(path: Path, seconds: float = 10.0) -> list | None:
-    """read_log(path) in a thread; None when it has not returned in time (it waits on the path)."""
-    out: list = []
-    worker = threading.Thread(target=lambda: out.append(read_log(path)), daemon=True)
+
+def _read_within(path: Path, seconds: float = 10.0, read: Callable[[Path], Any] = read_log) -> Any:
+    """read(path) in a thread; TIMED_OUT when it has not returned in time (it waits on the path)."""
+    out: list[Any] = []
+    worker = threading.Thread(target=lambda: out.append(read(path)), daemon=True)
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
-        with open(os.open(path, os.O_WRONLY | os.O_NONBLOCK), "wb"):  # let the blocked read go
-            pass
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # a writer's open lets the blocked read go
         worker.join(seconds)
-        return None
+        return TIMED_OUT
     return out[0]
 
 
@@ -60,3 +67,17 @@ def test_a_fifo_in_place_of_the_log_takes_no_commit(tmp_path: Path) -> None:
     commit = Commit("c1", "m1", "m2", "digest", "2026-01-01T00:00:00+00:00")
     with pytest.raises(OSError, match="not a regular file"):
         append_log(log, commit)
+
+
+def test_fifos_in_place_of_the_notes_and_a_spilled_result_are_unreadable(tmp_path: Path) -> None:
+    notes, spill_dir = tmp_path / "notes.md", tmp_path / "tool-results"
+    os.mkfifo(notes)
+    assert _read_within(notes, read=_read_notes) is None  # read at once, and found unreadable
+    layer = ToolResultBudget(CompactionSettings(), spill_dir)
+    spilled = layer._path("c1")
+    assert spilled is not None
+    spill_dir.mkdir()
+    os.mkfifo(spilled)
+    layer.replacements["c1"], layer.actions["c1"] = "preview", {"path": str(spilled)}
+    part = ToolReturnPart("read_file", "preview", tool_call_id="c1")
+    assert _read_within(spilled, read=lambda _: layer._whole_text(part, "preview")) is None

@@ -51,6 +51,7 @@ from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.identity_memo import IdentityMemo
 from ..plumbing.markers import write_private
+from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
 from ..plumbing.settings import CompactionSettings as Settings
 from ..plumbing.settings import Limits
 from ..testing import mark_request
@@ -145,8 +146,8 @@ def escalated_tail(limits: Limits, level: int) -> Limits:
 def _read_notes(path: Path) -> str | None:
     """The saved notes, or None with a warning when they are unreadable or not notes at all: a
     damaged file must not stand in for a summary; new notes are written on the next update."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # a regular file only: a FIFO in its place would wait for a writer forever
+        text = read_capped(path, OWN_FILE_CAP).decode("utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as e:
@@ -203,7 +204,7 @@ class SessionMemory:
         self.updated = ""
         self.notes = _read_notes(notes_path) if notes_path is not None else None
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
-            side = json.loads(self.sidecar.read_text())  # type: ignore[union-attr]
+            side = json.loads(read_capped(self.sidecar, OWN_FILE_CAP))  # type: ignore[arg-type]
             self.coverage = (int(side["index"]), str(side["fingerprint"]))
             self.updated = str(side.get("updated", ""))
 

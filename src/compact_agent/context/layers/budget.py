@@ -32,6 +32,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from ..plumbing import secrets, tokens
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import mark, write_private
+from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
 from ..plumbing.settings import CompactionSettings as Settings
 from .previews import build_preview, cut_args, spill_name, text_of
 
@@ -357,8 +358,8 @@ class ToolResultBudget:
         path = self._own_spill(call_id)
         if path is None:
             return shown if self._path(call_id) is None else None  # nowhere to write: nothing to overwrite
-        try:
-            return path.read_text(encoding="utf-8")
+        try:  # a regular file only: a FIFO in its place would wait for a writer forever
+            return read_capped(path, OWN_FILE_CAP).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
 

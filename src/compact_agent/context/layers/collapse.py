@@ -42,6 +42,7 @@ from ..plumbing import crashpoints, secrets, tokens
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.identity_memo import IdentityMemo
 from ..plumbing.markers import is_compaction_message, mark
+from ..plumbing.regular_file import OWN_FILE_CAP, NotRegular, TooLarge, read_capped
 from ..plumbing.rounds import api_rounds, call_ids, return_ids, safe_cuts
 from ..plumbing.settings import CompactionSettings as Settings
 from .digest import DIGEST_HEADER, Digest, default_digest, is_digest
@@ -107,33 +108,19 @@ class Commit:
         return c
 
 
-MAX_LOG_BYTES = 256 << 20
-"""More than any conversation's commits: a longer file is not read (it is not one this layer wrote)."""
-
-
 def read_log(path: Path) -> list[Commit]:
     """Commits in `path`; unreadable or corrupt lines are skipped with a warning, never fatal. Only a
-    regular file is read: a FIFO put there would wait for a writer forever, /dev/zero never end."""
+    regular file is read (`read_capped`): a FIFO put there would wait for a writer forever, /dev/zero
+    never end."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        raw = read_capped(path, OWN_FILE_CAP)
     except FileNotFoundError:
         return []
     except OSError as e:
-        log.warning("cannot read collapse log %s: %s", path, e.strerror or "cannot open it")
+        why = ("not a regular file" if isinstance(e, NotRegular) else "larger than any log it writes"
+               if isinstance(e, TooLarge) else e.strerror or "cannot read it")
+        log.warning("cannot read collapse log %s: %s", path, why)
         return []
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_LOG_BYTES:
-            log.warning("cannot read collapse log %s: %s", path,
-                        "not a regular file" if not stat.S_ISREG(st.st_mode) else "larger than any log it writes")
-            return []
-        with os.fdopen(os.dup(fd), "rb") as f:
-            raw = f.read(MAX_LOG_BYTES)
-    except OSError as e:
-        log.warning("cannot read collapse log %s: %s", path, e.strerror or "cannot read it")
-        return []
-    finally:
-        os.close(fd)
     commits: list[Commit] = []
     seen: set[str] = set()
     for lineno, line in enumerate(raw.splitlines(), 1):
