@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.config import Settings
@@ -37,13 +38,21 @@ def failing_until_told() -> tuple[dict[str, bool], FakeOpenAIServer]:
     return state, FakeOpenAIServer(lambda req: Reply.text(f"done: {req.last_user_text()}"), faults=faults)
 
 
-async def test_the_repl_sends_a_failed_message_again_as_a_retry_of_its_turn(tmp_path):
-    state, server = failing_until_told()
+def back_at_second_prompt(state: dict[str, bool]) -> Callable[[], None]:
+    """The REPL's `at_prompt`: the provider is back once the second prompt is up (the message is
+    sent again, or another one follows it)."""
     prompts = iter(range(10))
 
     def at_prompt() -> None:
-        if next(prompts) == 1:  # the provider is back when the message is sent again
+        if next(prompts) == 1:
             state["down"] = False
+
+    return at_prompt
+
+
+async def test_the_repl_sends_a_failed_message_again_as_a_retry_of_its_turn(tmp_path):
+    state, server = failing_until_told()
+    at_prompt = back_at_second_prompt(state)
 
     with server:
         run = await drive(tmp_path, None, ["append X to notes.txt\r", "append X to notes.txt\r", "/history\r"],
@@ -62,11 +71,7 @@ async def test_the_repl_sends_a_failed_message_again_as_a_retry_of_its_turn(tmp_
 
 async def test_another_message_after_a_failed_one_still_goes_after_it(tmp_path):
     state, server = failing_until_told()
-    prompts = iter(range(10))
-
-    def at_prompt() -> None:
-        if next(prompts) == 1:
-            state["down"] = False
+    at_prompt = back_at_second_prompt(state)
 
     with server:
         await drive(tmp_path, None, ["append X to notes.txt\r", "and Y too\r"], server=server,
@@ -128,11 +133,7 @@ async def test_rewind_lists_a_retried_message_once(tmp_path):
     """The retry goes on in its turn's checkpoint: /rewind listed the message twice, once for each
     attempt, the first of them a turn that was never in the conversation."""
     state, server = failing_until_told()
-    prompts = iter(range(10))
-
-    def at_prompt() -> None:
-        if next(prompts) == 1:
-            state["down"] = False
+    at_prompt = back_at_second_prompt(state)
 
     with server:
         run = await drive(tmp_path, None, ["append X to notes.txt\r", "append X to notes.txt\r", "/rewind\r"],
