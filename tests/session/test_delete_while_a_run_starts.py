@@ -74,6 +74,28 @@ def test_a_session_written_in_the_last_minute_is_not_removed_by_age(tmp_path: Pa
     assert not (root / "20331018-033310-aaaaaa.jsonl").exists()
 
 
+def test_a_session_open_in_a_run_is_said_in_use_not_sent_to_delete(tmp_path: Path) -> None:
+    """A REPL opened a session less than a minute ago: it holds the lock. `--delete ID`, which the
+    line for a starting run suggests, would refuse it; the line says it is in use, as for an older one."""
+    from compact_agent.session.store import SessionStore
+
+    home, root = folder(tmp_path)
+    started(root, "20331018-033310-ffffff", T - 20)
+    store = SessionStore(root, "20331018-033310-ffffff")
+    store.lock()
+    try:
+        code, said, warned = run(root, home, 0, T)
+        assert (code, said) == (0, [])
+        assert warned == ["session 20331018-033310-ffffff is in use by another compact-agent process; not removed"]
+        assert removal.run(root, home, [], 0, said.append, warned.append, now=lambda: T, dry=True) == 0
+        assert said == [] and warned[1:] == warned[:1]
+    finally:
+        store.unlock()
+    assert (root / "20331018-033310-ffffff.jsonl").exists()
+    code, said, warned = run(root, home, 0, T)  # let go of: a run may be starting in it
+    assert warned == [] and said[0].startswith("left session 20331018-033310-ffffff: written in the last minute")
+
+
 def test_what_is_left_of_a_session_written_in_the_last_minute_stays_too(tmp_path: Path) -> None:
     home, root = folder(tmp_path)
     started(root, "20331018-033310-bbbbbb", T - 10)

@@ -284,6 +284,17 @@ def _hold(side: Path, session_id: str) -> int | None:
     return fd
 
 
+def _in_use(root: Path, session_id: str) -> bool:
+    """Whether another process holds session `session_id`'s lock (its lock taken a moment, and let go)."""
+    try:
+        fd = _hold(root / session_id, session_id) if a_possible_id(session_id) else None
+    except SessionLocked:
+        return True
+    if fd is not None:
+        os.close(fd)
+    return False
+
+
 def _loose_files(root: Path, session_id: str) -> Iterator[tuple[str, Path]]:
     """What session `session_id` of `root` owns outside its file and its side folder, by kind:
     "archive", "sent" (its record of sent prompts), "temp" (of an archive, or of its file). What its
@@ -367,8 +378,11 @@ def run(root: Path, home: Path, ids: Sequence[str], days: int | None, say: Calla
             if not chosen and not new:
                 say(f"no sessions older than {plural(days, 'day')}")
             for sid in new:
-                say(f"left session {sid}: written in the last minute (a run may be starting in it; "
-                    f"--delete {sid} removes it)")
+                if _in_use(root, sid):  # open in a run: --delete would refuse it too
+                    warn(f"session {sid} is in use by another compact-agent process; not removed")
+                else:
+                    say(f"left session {sid}: written in the last minute (a run may be starting in it; "
+                        f"--delete {sid} removes it)")
         else:
             chosen = list(dict.fromkeys(find(root, wanted) for wanted in ids))
     except RemovalError as e:
