@@ -31,7 +31,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from compact_agent.config import Limits, Settings
 from compact_agent.context.compaction import summary
-from compact_agent.context.compaction.memory import SessionMemory, find, fingerprint, keep_index
+from compact_agent.context.compaction.memory import SessionMemory, find, fingerprint
 from compact_agent.context.compaction.notes import (
     EMPTY,
     NOTES_MARK,
@@ -41,6 +41,7 @@ from compact_agent.context.compaction.notes import (
     is_empty,
     normalize_notes,
 )
+from compact_agent.context.compaction.notes_tail import keep_index
 from compact_agent.context.pipeline import ContextManager
 from compact_agent.context.plumbing import rounds, tokens
 from compact_agent.context.plumbing.events import Stopwatch
