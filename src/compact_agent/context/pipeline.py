@@ -12,7 +12,8 @@ Before each attempt at a model request (`prepare_model_request`, so also inside 
 When the provider still says "prompt too long", `on_model_request_error` compacts and retries the
 same request once (reactive compaction) and corrects the window from what the provider said.
 
-The class only orders the layers and passes tokens on; each layer lives in its own module.
+The class only orders the layers and passes tokens on; each layer lives in its own module, and a
+compaction as it runs one (the hook, notes or summary, the thrash guard) in compacting.py.
 
 `ContextManager(window=...)` alone is a complete set-up: every layer on, the summary (and the notes,
 when enabled) written by the run's own model (sharing its cached prefix), the history and its archives kept in
@@ -38,22 +39,18 @@ from pydantic_ai.tools import RunContext
 
 from . import handlers, lifecycle, shaping
 from .arguments import check_compact_now
+from .compacting import CompactingState
 from .compaction.cuts import join
-from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller
-from .compaction.summarizer import with_output_cap
-from .contract import keep_system_prompts, stamp_new
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .plumbing import compat, tokens
 from .plumbing.cache import cache_expired
-from .plumbing.events import Event, one_line
+from .plumbing.events import Event
 from .plumbing.overflow import as_overflow, figures, refusal_text
 from .plumbing.refusal import window_refusal
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
-from .plumbing.tracing import failed
 from .refit import cut_boundary, refit_newest
-from .state import ManagerState
 from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, TokenCounter
 
 __all__ = [
@@ -68,7 +65,7 @@ class WindowTooSmallError(UserError):
 
 
 
-class ContextManager(ManagerState):
+class ContextManager(CompactingState):
     """Keeps every request inside the window. Add it to any pydantic-ai Agent's capabilities:
 
         Agent(model, capabilities=[ContextManager(window=16_000)])
@@ -158,143 +155,6 @@ class ContextManager(ManagerState):
         shaping.py); returns the view and whether collapse holds auto-compact off."""
         shaped = shaping.shape(self, messages)
         return shaped.messages, shaped.suppressed
-
-    # -- compaction ----------------------------------------------------------------------------
-    async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
-                      summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
-                      view: list[ModelMessage] | None = None, confirm: handlers.Confirm | None = None,
-                      tokens_before: int | None = None, going_ahead: Callable[[], None] | None = None
-                      ) -> CompactionResult:
-        """Compact `messages` (the persisted history) and rewrite the session; raises CompactionError
-        (CompactionBlocked when `before_compact` or `confirm` said no: handlers.py). `tokens_before`:
-        the size of `view` as the provider counted it, where it said (a refusal names it).
-        `going_ahead` is called once the store holds the compacted history, before the compaction
-        is accounted (`compact_now` commits the shaping of its summary request's view there)."""
-        assert self.compactor is not None
-        before = tokens_before or self.measure(
-            view if view is not None else summary_input if summary_input is not None else messages)
-        if self.on_compact_start:
-            self.on_compact_start(trigger, before)
-        # One span per compaction under the run's span (a no-op unless instrumentation is on).
-        with self._tracer.start_as_current_span("context compaction", attributes={
-                "compact_agent.trigger": trigger, "compact_agent.tokens_before": before}) as span:
-            try:
-                result = await self._compact(messages, trigger, instructions, summary_input, before, keep_from,
-                                             confirm, going_ahead)
-            except CompactionBlocked as e:
-                span.set_attribute("compact_agent.blocked", e.reason)
-                handlers.blocked(self, trigger, before, e)
-                raise
-            except Exception as e:
-                failed(span, e)
-                raise
-            span.set_attributes({"compact_agent.strategy": result.strategy,
-                                 "compact_agent.tokens_after": result.tokens_after,
-                                 "compact_agent.messages_summarized": result.summarized})
-            return result
-
-    async def _compact(self, messages: list[ModelMessage], trigger: str, instructions: str,
-                       summary_input: list[ModelMessage] | None, before: int, keep_from: int | None = None,
-                       confirm: handlers.Confirm | None = None, going_ahead: Callable[[], None] | None = None
-                       ) -> CompactionResult:
-        assert self.compactor is not None and self.summarizer is not None
-        instructions, hook_ms = await handlers.timed_before(self, trigger, instructions)
-        if self.before_compact is not None:
-            self.compactor.drop_plan()  # the hook may have changed the files a compaction restores
-        archive = self.store.archive if self.store is not None else handlers.no_archive
-        result: CompactionResult | None = None
-        level = self.thrash_level(trigger)
-        self.compactor.escalation = level
-        self.compactor.ratio = self.calibration.ratio
-        if self.memory is not None and not instructions:
-            result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
-                                                   archive=archive)
-        if result is None:
-            reason, priced = self._reason, trigger != "manual"  # /compact asks for a summary of it all
-
-            def prefer_record(size: int) -> bool:
-                return self.schedule.record_pays(self, messages, size, tokens_before=before, reason=reason)
-
-            def prefer_incremental(kept: int, carried: int) -> bool:
-                return self.schedule.incremental_pays(self, messages, kept, carried, reason=reason)
-
-            summarize = self.summarizer(self)
-            with_output_cap(summarize, self.summary_output_cap)  # not the agent's max_tokens
-            earlier = handlers.requests_made(summarize)  # a factory may hand out one shared log
-            result = await self.compactor.compact(
-                messages, summarize=summarize, archive=archive, trigger=trigger,
-                instructions=instructions, tokens_before=before, overhead=self.overhead,
-                level=level, summary_input=summary_input, keep_from=keep_from,
-                prefer_record=prefer_record if priced else None,
-                prefer_incremental=prefer_incremental if priced else None,
-                ceiling=self.schedule.hard_limit(self) if priced else None,
-                record_fallback=priced and self.settings.compaction_records and not self.handler_instructs)
-            handlers.add_summary_usage(result, summarize, earlier)
-        # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
-        # what its `new_messages()` reads (the run's id): see contract.py.
-        if self.keep_system_prompts:
-            result.messages = keep_system_prompts(messages, result.messages)
-        stamp_new(messages, result.messages, *self._run_ids)
-        handlers.add_hook_time(result, hook_ms)
-        await handlers.confirmed(confirm, result)
-        self.apply_result(result, going_ahead)
-        await handlers.after(self, result)
-        return result
-
-    def thrash_level(self, trigger: str) -> int:
-        """Escalation for an automatic compaction that comes too soon after the previous one.
-
-        Compacting every few requests costs a summary call each time and rewrites the cached
-        prefix each time; if the last compaction bought fewer than `thrash_requests` requests or
-        freed under a third of the context, this one keeps less and restores less.
-        """
-        if trigger == "manual" or not self.compactions:
-            self._thrash = 0
-            return 0
-        last = self.compactions[-1]
-        soon = self.requests - self._last_compaction_request <= self.settings.thrash_requests
-        weak = last.tokens_after > last.tokens_before * 2 // 3
-        self._thrash = min(2, self._thrash + 1) if (soon or weak) else 0
-        if self._thrash:
-            self.emit(Event("thrash", "escalate", last.tokens_before, last.tokens_after, trigger=trigger,
-                            detail={"level": self._thrash, "requests_since_last":
-                                    self.requests - self._last_compaction_request}))
-        return self._thrash
-
-    def _last_sent(self, messages: list[ModelMessage]) -> int | None:
-        """How many of `messages` the last request sent covered, when `messages` only grew since."""
-        n, last = self._sent
-        if not self.view or n <= 0 or n > len(messages) or messages[n - 1] is not last:
-            return None
-        return n
-
-    async def _auto(self, messages: list[ModelMessage], view: list[ModelMessage], trigger: str,
-                    tokens_before: int | None = None) -> bool:
-        keep_from = self._last_sent(messages)
-        summary_input = view
-        if keep_from is not None and keep_from < len(messages):
-            summary_input = self.view
-        else:
-            keep_from = None
-        started = self.clock()
-        try:
-            await self.compact(list(messages), trigger=trigger, summary_input=summary_input, keep_from=keep_from,
-                               view=view, tokens_before=tokens_before)
-        except CompactionBlocked:  # not a failure: the caller said no (handlers.blocked reported it)
-            return False
-        except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
-            # Counted toward the circuit breaker either way. One that would not shrink the context
-            # was skipped, not broken: `skipped` says so to whoever shows the event.
-            self.failures += 1
-            self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
-                            duration_ms=handlers.ms_since(self.clock, started),  # hooks and a summary request too
-                            detail={"error": one_line(e), "failures": self.failures,
-                                    **({"skipped": True} if isinstance(e, NotSmaller) else {}),
-                                    **({"paused": True} if self.breaker_open else {})}))
-            return False
-        self.failures = 0
-        messages[:] = self.compactions[-1].messages
-        return True
 
     # -- pydantic-ai hooks ---------------------------------------------------------------------
     async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext

@@ -5,8 +5,8 @@ the caller left out), keeps the store in step with the history, follows the wind
 reserve, and hands events to the observers; how it measures a view (an estimate calibrated by the
 provider's reported usage) is `Measuring`'s, measuring.py, and what it saves beside the history (the
 layers' frozen decisions, what the schedule learned) is `SavedState`'s, saved_state.py.
-`pipeline.py` adds what happens before each request (the layers, the schedule, compaction) and
-`lifecycle.py` the runs and conversations; both build on this and neither is imported here.
+`pipeline.py` adds what happens before each request (the layers, the schedule, compaction: run by
+`compacting.py`) and `lifecycle.py` the runs and conversations; all build on this and none is imported here.
 """
 
 from __future__ import annotations

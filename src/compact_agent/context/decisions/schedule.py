@@ -165,7 +165,7 @@ class Schedule:
             return False  # and so no cheapest point; a cold request needs none (plan_compaction)
         if self.compactions and self.growth.requests - self.compacted_at <= cm.settings.thrash_requests:
             # So soon after the latest one, a compaction the window does not force is thrash (the
-            # thrash guard's own measure, `pipeline.thrash_level`), however few tokens it costs: each
+            # thrash guard's own measure, `compacting.thrash_level`), however few tokens it costs: each
             # archives the whole transcript and is shown to the user. A record appended after a
             # compaction message left in place costs almost nothing to send, and priced by its
             # tokens alone came on every request.

@@ -1,0 +1,165 @@
+"""A compaction as the pipeline runs it: `ContextManager`'s L5, apart from the capability's hooks.
+
+`compact` wraps one compaction in its trace span and reports a blocked one; `_compact` runs it: the
+`before_compact` hook, then the session notes if they can serve, else the compactor's summary (or a
+record written without a model, or an update kept after the previous compaction message, where the
+schedule prices that cheaper), and persists and accounts the result (`apply_result`, state.py). The
+thrash guard (`thrash_level`) escalates a compaction that comes too soon after the previous one, and
+`_auto` makes an automatic one (the threshold, the window, a refusal), counting a failure toward the
+circuit breaker instead of ending the turn. `CompactingState` is a part of `ContextManager`
+(pipeline.py), which adds the pydantic-ai hooks that call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic_ai.messages import ModelMessage
+
+from . import handlers
+from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller
+from .compaction.summarizer import with_output_cap
+from .contract import keep_system_prompts, stamp_new
+from .plumbing.events import Event, one_line
+from .plumbing.tracing import failed
+from .state import ManagerState
+
+
+class CompactingState(ManagerState):
+    """The manager's state with L5 as the pipeline runs it (module docstring)."""
+
+    async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
+                      summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
+                      view: list[ModelMessage] | None = None, confirm: handlers.Confirm | None = None,
+                      tokens_before: int | None = None, going_ahead: Callable[[], None] | None = None
+                      ) -> CompactionResult:
+        """Compact `messages` (the persisted history) and rewrite the session; raises CompactionError
+        (CompactionBlocked when `before_compact` or `confirm` said no: handlers.py). `tokens_before`:
+        the size of `view` as the provider counted it, where it said (a refusal names it).
+        `going_ahead` is called once the store holds the compacted history, before the compaction
+        is accounted (`compact_now` commits the shaping of its summary request's view there)."""
+        assert self.compactor is not None
+        before = tokens_before or self.measure(
+            view if view is not None else summary_input if summary_input is not None else messages)
+        if self.on_compact_start:
+            self.on_compact_start(trigger, before)
+        # One span per compaction under the run's span (a no-op unless instrumentation is on).
+        with self._tracer.start_as_current_span("context compaction", attributes={
+                "compact_agent.trigger": trigger, "compact_agent.tokens_before": before}) as span:
+            try:
+                result = await self._compact(messages, trigger, instructions, summary_input, before, keep_from,
+                                             confirm, going_ahead)
+            except CompactionBlocked as e:
+                span.set_attribute("compact_agent.blocked", e.reason)
+                handlers.blocked(self, trigger, before, e)
+                raise
+            except Exception as e:
+                failed(span, e)
+                raise
+            span.set_attributes({"compact_agent.strategy": result.strategy,
+                                 "compact_agent.tokens_after": result.tokens_after,
+                                 "compact_agent.messages_summarized": result.summarized})
+            return result
+
+    async def _compact(self, messages: list[ModelMessage], trigger: str, instructions: str,
+                       summary_input: list[ModelMessage] | None, before: int, keep_from: int | None = None,
+                       confirm: handlers.Confirm | None = None, going_ahead: Callable[[], None] | None = None
+                       ) -> CompactionResult:
+        assert self.compactor is not None and self.summarizer is not None
+        instructions, hook_ms = await handlers.timed_before(self, trigger, instructions)
+        if self.before_compact is not None:
+            self.compactor.drop_plan()  # the hook may have changed the files a compaction restores
+        archive = self.store.archive if self.store is not None else handlers.no_archive
+        result: CompactionResult | None = None
+        level = self.thrash_level(trigger)
+        self.compactor.escalation = level
+        self.compactor.ratio = self.calibration.ratio
+        if self.memory is not None and not instructions:
+            result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
+                                                   archive=archive)
+        if result is None:
+            reason, priced = self._reason, trigger != "manual"  # /compact asks for a summary of it all
+
+            def prefer_record(size: int) -> bool:
+                return self.schedule.record_pays(self, messages, size, tokens_before=before, reason=reason)
+
+            def prefer_incremental(kept: int, carried: int) -> bool:
+                return self.schedule.incremental_pays(self, messages, kept, carried, reason=reason)
+
+            summarize = self.summarizer(self)
+            with_output_cap(summarize, self.summary_output_cap)  # not the agent's max_tokens
+            earlier = handlers.requests_made(summarize)  # a factory may hand out one shared log
+            result = await self.compactor.compact(
+                messages, summarize=summarize, archive=archive, trigger=trigger,
+                instructions=instructions, tokens_before=before, overhead=self.overhead,
+                level=level, summary_input=summary_input, keep_from=keep_from,
+                prefer_record=prefer_record if priced else None,
+                prefer_incremental=prefer_incremental if priced else None,
+                ceiling=self.schedule.hard_limit(self) if priced else None,
+                record_fallback=priced and self.settings.compaction_records and not self.handler_instructs)
+            handlers.add_summary_usage(result, summarize, earlier)
+        # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
+        # what its `new_messages()` reads (the run's id): see contract.py.
+        if self.keep_system_prompts:
+            result.messages = keep_system_prompts(messages, result.messages)
+        stamp_new(messages, result.messages, *self._run_ids)
+        handlers.add_hook_time(result, hook_ms)
+        await handlers.confirmed(confirm, result)
+        self.apply_result(result, going_ahead)
+        await handlers.after(self, result)
+        return result
+
+    def thrash_level(self, trigger: str) -> int:
+        """Escalation for an automatic compaction that comes too soon after the previous one.
+
+        Compacting every few requests costs a summary call each time and rewrites the cached
+        prefix each time; if the last compaction bought fewer than `thrash_requests` requests or
+        freed under a third of the context, this one keeps less and restores less.
+        """
+        if trigger == "manual" or not self.compactions:
+            self._thrash = 0
+            return 0
+        last = self.compactions[-1]
+        soon = self.requests - self._last_compaction_request <= self.settings.thrash_requests
+        weak = last.tokens_after > last.tokens_before * 2 // 3
+        self._thrash = min(2, self._thrash + 1) if (soon or weak) else 0
+        if self._thrash:
+            self.emit(Event("thrash", "escalate", last.tokens_before, last.tokens_after, trigger=trigger,
+                            detail={"level": self._thrash, "requests_since_last":
+                                    self.requests - self._last_compaction_request}))
+        return self._thrash
+
+    def _last_sent(self, messages: list[ModelMessage]) -> int | None:
+        """How many of `messages` the last request sent covered, when `messages` only grew since."""
+        n, last = self._sent
+        if not self.view or n <= 0 or n > len(messages) or messages[n - 1] is not last:
+            return None
+        return n
+
+    async def _auto(self, messages: list[ModelMessage], view: list[ModelMessage], trigger: str,
+                    tokens_before: int | None = None) -> bool:
+        keep_from = self._last_sent(messages)
+        summary_input = view
+        if keep_from is not None and keep_from < len(messages):
+            summary_input = self.view
+        else:
+            keep_from = None
+        started = self.clock()
+        try:
+            await self.compact(list(messages), trigger=trigger, summary_input=summary_input, keep_from=keep_from,
+                               view=view, tokens_before=tokens_before)
+        except CompactionBlocked:  # not a failure: the caller said no (handlers.blocked reported it)
+            return False
+        except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
+            # Counted toward the circuit breaker either way. One that would not shrink the context
+            # was skipped, not broken: `skipped` says so to whoever shows the event.
+            self.failures += 1
+            self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
+                            duration_ms=handlers.ms_since(self.clock, started),  # hooks and a summary request too
+                            detail={"error": one_line(e), "failures": self.failures,
+                                    **({"skipped": True} if isinstance(e, NotSmaller) else {}),
+                                    **({"paused": True} if self.breaker_open else {})}))
+            return False
+        self.failures = 0
+        messages[:] = self.compactions[-1].messages
+        return True
