@@ -29,7 +29,7 @@ def test_a_model_given_prices_compacts_where_they_say_it_pays(cli: Cli) -> None:
     lines = [line for line in r.stderr.splitlines() if "compacted" in line]
     assert lines, r.stderr  # DeepSeek's prices, given: as deepseek-chat does (test_unknown_prices.py)
     for line in lines:
-        assert re.fullmatch(r"compact-agent: compacted early \(auto, (record written without a model|full)\): "
+        assert re.fullmatch(r"compacted early \(auto, (record written without a model|full)\): "
                             r"[\d,]+ → [\d,]+ tokens, cheaper than carrying [\d,]+ more to the 112,500 threshold",
                             line), line
 

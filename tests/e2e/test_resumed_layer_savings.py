@@ -24,7 +24,7 @@ microcompact_trigger = 1
 microcompact_min_free_tokens = 1000
 """
 COMMANDS = ["seq 1 1800", "seq 1001 1500", "seq 2001 2500"]  # ~2,000 tokens, then ~600 and ~600
-CLEARED = re.compile(r"^compact-agent: context: old tool results cleared \((\d) results?\), freed ([\d,]+) tokens$",
+CLEARED = re.compile(r"^context: old tool results cleared \((\d) results?\), freed ([\d,]+) tokens$",
                      re.MULTILINE)
 
 

@@ -40,8 +40,8 @@ def test_an_early_compaction_says_why(cli: Cli) -> None:
     lines = [line for line in said if "compacted" in line]
     assert lines, err
     for line in lines:
-        assert re.fullmatch(r"compact-agent: compacted early \(auto, (record written without a model|full)\): "
+        assert re.fullmatch(r"compacted early \(auto, (record written without a model|full)\): "
                             r"[\d,]+ → [\d,]+ tokens, cheaper than carrying [\d,]+ more to the 112,500 threshold",
                             line), line
         under = said[said.index(line) + 1]  # where the conversation before it went, as /compact says
-        assert re.fullmatch(r"compact-agent: full transcript archived at /.+\.jsonl", under), under
+        assert re.fullmatch(r"full transcript archived at /.+\.jsonl", under), under

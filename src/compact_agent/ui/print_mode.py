@@ -87,6 +87,13 @@ class PrintRun:
         sys.stderr.write(visible(secrets.redact(f"compact-agent: {text}")) + "\n")
         sys.stderr.flush()
 
+    def trace(self, text: str) -> None:
+        """A line of `--verbose` (a tool call, its result, a layer's saving, a compaction) on stderr as
+        the REPL shows it, without the `compact-agent: ` of a warning: the tool lines had none, the
+        layers' lines had it, so one run's trace read as two kinds of message."""
+        sys.stderr.write(visible(secrets.redact(text)) + "\n")
+        sys.stderr.flush()
+
     def duration_ms(self) -> int:
         return int((time.monotonic() - self.started) * 1000)
 
@@ -99,12 +106,12 @@ class PrintRun:
         if (problem := problem_line(ev, window_choice(self.session))) is not None:
             self.note(problem)
         elif self.verbose and (line := self.layer_line(ev)) is not None:  # what the REPL says of it too
-            self.note(line)
+            self.trace(line)
         if self.verbose and ev.layer == "compact" and ev.action not in ("failed", "blocked") \
                 and ev.trigger != "manual":  # -p /compact says it on stdout, as the REPL says it
-            self.note(compacted_text(ev))
+            self.trace(compacted_text(ev))
             if (archived := archive_line(ev)) is not None:  # -p /compact writes it on stdout itself
-                self.note(archived)
+                self.trace(archived)
         if self.stream:
             self.emit({"type": "event", **ev.to_json()})
             if (end := compaction_end(ev)) is not None:
@@ -137,7 +144,7 @@ class PrintRun:
         if self.stream:
             self.emit(obj)
         if self.verbose:
-            sys.stderr.write(visible(secrets.redact(self.tool_lines.line(obj))) + "\n")
+            self.trace(self.tool_lines.line(obj))
 
     # -- results -----------------------------------------------------------------------------
     def init_event(self, s: AgentSession) -> dict[str, Any]:
