@@ -25,11 +25,14 @@ What the format does that a naive reader gets wrong (all observed in the fixture
   out and counted (a subagent's own file, every line so marked, is that conversation).
 * **A rewind** writes nothing of its own: the next message names an earlier line as its parent and
   the lines after that one stay in the file. They are left out and counted (a message the person
-  typed whose parent is not the latest line drops the user and assistant lines between the two).
+  typed whose parent is not the latest line drops the conversation's lines between the two). A rewind
+  to before the first message starts a new root: the next message's parent is null, and everything
+  of the conversation before it is left out.
 * ``isMeta`` user lines (skill bodies, hook ``<system-reminder>`` context, local-command caveats) *are*
   sent to the model, so they are kept; so are ``local_command`` system lines, which Claude Code turns
-  into user text for the API. ``progress``, ``file-history-snapshot`` and other ``system`` subtypes
-  (hook summaries, turn durations) are UI bookkeeping and are ignored.
+  into user text for the API. ``progress``, ``file-history-snapshot``, the session's metadata lines
+  (``last-prompt``, titles, modes) and other ``system`` subtypes (hook summaries, turn durations) are
+  UI bookkeeping and are ignored.
 * **Usage is a streaming snapshot on most lines.** Input and cache counts are exact on every line,
   but ``output_tokens`` only reaches its final value on the line written after ``message_delta``
   (recognisable by ``server_tool_use``/``iterations``). Many responses, and every subagent and
@@ -56,8 +59,13 @@ from ._validity import is_blank_part
 RECORD_TYPES = frozenset(
     {"user", "assistant", "system", "progress", "file-history-snapshot", "queue-operation", "summary", "attachment"}
 )
-_IGNORED_TYPES = frozenset({"progress", "file-history-snapshot", "summary", "custom-title"})
+_IGNORED_TYPES = frozenset({
+    "progress", "file-history-snapshot", "file-history-delta", "summary", "custom-title", "ai-title", "last-prompt",
+    "mode", "permission-mode", "agent-name", "pr-link", "bridge-session", "atis-latch", "cost-state",
+    "worktree-state",
+})  # fmt: skip
 _TASK_NOTIFICATION = "<task-notification>"
+_CONVERSATION_LINES = frozenset({"user", "assistant", "attachment", "system"})  # the lines a rewind can go past
 OUTPUT_LOWER_BOUND = "output_tokens_is_lower_bound"
 """``ModelResponse.metadata`` key set when only a streaming usage snapshot was recorded."""
 
@@ -154,14 +162,19 @@ def _live_branch(records: list[Mapping[str, Any]], builder: ConversationBuilder)
     """The lines of the conversation as it went on. A rewind writes nothing of its own: the next
     message names an earlier line as its parent (``parentUuid``) and what followed that line stays in
     the file, never seen again by the model. So a message the person typed whose parent is not the
-    conversation's latest line drops the user and assistant lines between the two."""
+    conversation's latest line drops the conversation's lines between the two (messages, the harness's
+    attachments, system lines). A rewind to before the first message makes the next one a new root
+    (``parentUuid`` null): every such line before it is dropped, once there was a conversation before."""
     where = {r["uuid"]: i for i, r in enumerate(records) if isinstance(r.get("uuid"), str)}
     dropped: set[int] = set()
+    talked = False  # a message of the person's or the model's came before
     for i, record in enumerate(records):
-        parent = where.get(str(record.get("parentUuid")))
-        if parent is None or parent >= i or not _typed_prompt(record):
-            continue
-        dropped |= {j for j in range(parent + 1, i) if records[j].get("type") in {"user", "assistant"}}
+        if _typed_prompt(record):
+            parent = -1 if "parentUuid" in record and record["parentUuid"] is None and talked else where.get(
+                str(record.get("parentUuid")))
+            if parent is not None and parent < i:
+                dropped |= {j for j in range(parent + 1, i) if records[j].get("type") in _CONVERSATION_LINES}
+        talked = talked or record.get("type") in {"user", "assistant"}
     if not dropped:
         return records
     builder.warnings.append(f"left out {counted(len(dropped), 'line')} the conversation was rewound past: the "
