@@ -25,8 +25,8 @@ It also prices the form a compaction takes: a record written without a model ins
 
 Its inputs are measured, not configured: the session's growth per request, the size summaries
 have had, the share of compactions that asked a model, what the latest compaction kept, the
-longest answer the model wrote (which sets the output reserve), and the model's prices. Nothing
-here touches the history.
+longest answer the model wrote (which sets the output reserve), and the model's prices: the
+`ScheduleState` it is built on (schedule_state.py). Nothing here touches the history.
 """
 
 from __future__ import annotations
@@ -38,52 +38,19 @@ from typing import TYPE_CHECKING
 from pydantic_ai.messages import ModelMessage
 
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin
-from .economics import (
-    CompactionPlan,
-    Growth,
-    Prices,
-    plan_compaction,
-    record_pays,
-    summary_cost,
-)
-from .reuse import Reuse
+from .economics import CompactionPlan, plan_compaction, record_pays, summary_cost
+from .schedule_state import ScheduleState
 from .view import ManagerView
 
 if TYPE_CHECKING:
     from ..compaction.keep import KeepPlan
-    from ..compaction.result import CompactionResult
 
-SUMMARY_PRIOR_TOKENS = 2_000
-"""Expected summary size before this session has made one (the nine-section summary with its analysis
-draft); after that, the mean of the summaries actually written."""
 MIN_RESERVE = 1_024  # the least output reserve `output_limits` keeps, however short the answers
 
 
 @dataclasses.dataclass
-class Schedule:
-    """The measured state behind the compaction decisions of one conversation."""
-
-    prices: Prices
-    growth: Growth = dataclasses.field(default_factory=Growth)
-    summary_tokens: int = SUMMARY_PRIOR_TOKENS
-    rebuild_seen: int = 0  # history size right after the latest compaction (what one keeps)
-    # What a summary would have kept there: `rebuild_seen` less the records it carries beyond a
-    # summary's size (records grow with every compaction that keeps one; a summary would fold them).
-    rebuild_floor: int = 0
-    max_output_seen: int = 0
-    full_summaries: int = 0
-    compactions: int = 0  # made in this conversation, summaries or not
-    compacted_at: int = 0  # `growth.requests` when the latest compaction was made
-    last_plan: CompactionPlan | None = None
-    credit: float = 0.0  # USD per token a view layer frees (the compactions it postpones)
-    no_record: bool = False  # the part a compaction would replace holds more steps than a record lists
-    # How far back the model keeps reaching (reuse.py); None: forgetting is not priced.
-    reuse: Reuse | None = dataclasses.field(default_factory=Reuse)
-    # What the summary requests sent and how much of it the provider served from its cache, counted
-    # once the run's own requests showed that it reports cache reads (`summary_hits`).
-    caches_reported: bool = False
-    summary_sent: int = 0
-    summary_cached: int = 0
+class Schedule(ScheduleState):
+    """The compaction decisions of one conversation, from the state it measured (`ScheduleState`)."""
 
     # -- the decision -----------------------------------------------------------------------
     def reason(self, cm: ManagerView, messages: list[ModelMessage], tokens_now: int, suppressed: bool,
@@ -297,7 +264,7 @@ class Schedule:
         soon = cm.settings.thrash_requests + 1
         return (forced - after) / growth < soon <= (forced - instead) / growth
 
-    # -- what it learns -----------------------------------------------------------------------
+    # -- the output reserve -----------------------------------------------------------------------
     def output_limits(self, limits: Limits, configured: Limits, output_tokens: int, adaptive: bool) -> Limits:
         """The limits with an output reserve that follows what this model writes: 1.25x the longest
         answer seen, at least 1,024 tokens and room for a summary, never more than the configured
@@ -315,51 +282,6 @@ class Schedule:
         return dataclasses.replace(limits, output_reserve=reserve, threshold=threshold,
                                    collapse_commit=round(limits.collapse_commit * scale),
                                    collapse_blocking=round(limits.collapse_blocking * scale))
-
-    def after_compaction(self, result: CompactionResult, written_summary: int, kept: int, records: int = 0) -> None:
-        """Learn from a compaction: the summary's size (full summaries only) and what it kept,
-        and measure growth from the new, smaller history. `records`: the tokens of records (written
-        without a model) its compaction message holds, which a summary would have folded."""
-        self.compactions += 1
-        self.compacted_at = self.growth.requests
-        if result.summary and result.strategy == "full":
-            self.full_summaries += 1
-            self.summary_tokens = round(self.summary_tokens + (written_summary - self.summary_tokens)
-                                        / self.full_summaries)
-        self.learn_summary_cache(result.event.detail.get("usage"))
-        self.rebuild_seen = kept
-        self.rebuild_floor = kept - max(0, records - self.summary_tokens)
-        self.no_record = False
-        self.growth.rebase(kept)
-        self.last_plan = None
-
-    def learn_summary_cache(self, usage: object) -> None:
-        """Count a compaction's summary requests (`detail["usage"]`, handlers.py): their input less
-        the instruction each appends, and the part of it the provider read from its cache. Only once
-        the run's requests have reported a cache read: a provider that reports none tells nothing."""
-        if not self.caches_reported or not isinstance(usage, dict):
-            return
-        sent, cached, requests = (usage.get(k) for k in ("input_tokens", "cache_read_tokens", "requests"))
-        if not all(type(n) is int and n >= 0 for n in (sent, cached, requests)):
-            return
-        assert isinstance(sent, int) and isinstance(cached, int) and isinstance(requests, int)
-        prefix = max(0, sent - requests * SUMMARY_INSTRUCTION_TOKENS)
-        if prefix:
-            self.summary_sent += prefix
-            self.summary_cached += min(cached, prefix)
-
-    @property
-    def summary_hits(self) -> float:
-        """The share of a summary request's prefix the provider serves from its cache: as measured
-        over this session's summaries, else 1 (the run's model with the run's request shape shares
-        the prefix the run's requests cached; another `summary_model` has a cache of its own)."""
-        return self.summary_cached / self.summary_sent if self.summary_sent else 1.0
-
-    @property
-    def summary_share(self) -> float:
-        """The share of compactions expected to ask a model for a summary: those made so far, with
-        one more summary counted (before any, every compaction is assumed to)."""
-        return (self.full_summaries + 1) / (self.compactions + 1)
 
     # -- helpers --------------------------------------------------------------------------------
     def priced_by(self, cm: ManagerView) -> bool:
