@@ -253,7 +253,7 @@ def test_claude_code_queued_command_attachments_are_messages_that_entered_the_tu
     transcript = load_transcript(write_jsonl(tmp_path / "session.jsonl", records))
     prompts = [p.content for m in transcript.messages for p in m.parts if isinstance(p, UserPromptPart)]
     assert prompts == ["fix the bug", "and push", "then run lint", "<task-notification>build done</task-notification>",
-                       "note from the reviewer agent"]
+                       "note from the reviewer agent", "hook additional context:\nx"]
     assert typed_texts(transcript.messages, transcript.harness_texts) == ["fix the bug", "and push", "then run lint"]
     assert transcript.skipped == 0 and not any("never sent" in w for w in transcript.warnings)
     assert_valid_conversation(transcript.messages)

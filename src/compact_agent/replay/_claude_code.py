@@ -15,8 +15,11 @@ What the format does that a naive reader gets wrong (all observed in the fixture
   turn) are matched by text and not duplicated; ``remove`` prefers user-typed entries over
   ``<task-notification>`` ones for the same reason. Entries never delivered are reported, not imported.
   Newer versions record such a message where it entered the turn as a ``queued_command``
-  ``attachment`` line: imported there (once, if a ``remove`` imported it already); the other
-  attachments are context the harness adds and are not imported.
+  ``attachment`` line: imported there (once, if a ``remove`` imported it already).
+* **The other ``attachment`` lines** (versions since 2.1) are context the harness added to the prompt:
+  hook output, reminders, files, listings. What the model read of them is imported where it entered,
+  as the harness's text (never as typed); those it never read, and kinds not known here, are counted
+  in a note (see `_claude_code_attachments`).
 * **Compaction** is a ``system``/``compact_boundary`` line (trigger, preTokens) followed by a user line
   with ``isCompactSummary``: the summary is imported as the user prompt Claude Code sent, and the
   boundary goes to ``recorded_compactions`` with the index of the message holding the summary.
@@ -52,6 +55,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelResponse, ModelResponsePart, TextPart, ThinkingPart, ToolCallPart
 
+from ._claude_code_attachments import renders, shown_text, skipped_notes
 from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
 from ._recorded import parse_time, usage_from_mapping
 from ._validity import is_blank_part
@@ -99,11 +103,14 @@ class _State:
     compaction: dict[str, Any] | None = None
     api_errors: int = 0
     injected: int = 0
+    file_renders: bool = False  # its attachments carry what the model read of them
+    unseen: int = 0  # attachment lines the model read nothing of
+    unknown: dict[str, int] = field(default_factory=dict)  # attachment lines of kinds not known here, by kind
 
 
 def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
     """Feed Claude Code records into ``builder`` (see the module docstring for the rules)."""
-    state = _State(builder)
+    state = _State(builder, file_renders=renders(records))
     for record in _live_branch(_main_conversation(records, builder), builder):
         try:
             _handle(state, record)
@@ -131,6 +138,7 @@ def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBu
         )
     if state.api_errors:
         builder.warnings.append(f"skipped {counted(state.api_errors, 'synthetic API-error assistant line')}")
+    builder.warnings.extend(skipped_notes(state.unseen, state.unknown))
 
 
 def _main_conversation(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:
@@ -331,13 +339,29 @@ def _queue(state: _State, record: Mapping[str, Any], timestamp: datetime | None)
 
 
 def _attachment(state: _State, record: Mapping[str, Any], timestamp: datetime | None) -> None:
-    """Newer versions record a message that entered a running turn as a ``queued_command``
-    attachment (the other attachments are context the harness adds, not imported). Once imported at
-    its queue removal it is not imported again; else it is imported here and leaves the queue. Only a
-    person's prompt (``commandMode`` prompt, ``origin`` human) counts as typed."""
-    attachment = record.get("attachment")
-    if not isinstance(attachment, Mapping) or attachment.get("type") != "queued_command":
+    """Context the harness added to the prompt is imported as the harness's text, where it entered the
+    conversation; an attachment the model never read is counted (see `_claude_code_attachments`).
+    A message that entered a running turn is a ``queued_command``: see `_queued_command`."""
+    attachment = record["attachment"]
+    kind = attachment.get("type")
+    if kind == "queued_command":
+        _queued_command(state, attachment, timestamp)
         return
+    text = shown_text(record, file_renders=state.file_renders)
+    if text is None:
+        name = str(kind)[:60] if isinstance(kind, str) and kind.strip() else "without a kind"
+        state.unknown[name] = state.unknown.get(name, 0) + 1
+        state.builder.skipped += 1
+    elif state.builder.add_user_text(text, timestamp, harness=True) is None:
+        state.unseen += 1
+        state.builder.skipped += 1
+
+
+def _queued_command(state: _State, attachment: Mapping[str, Any], timestamp: datetime | None) -> None:
+    """Newer versions record a message that entered a running turn as a ``queued_command``
+    attachment. Once imported at its queue removal it is not imported again; else it is imported here
+    and leaves the queue. Only a person's prompt (``commandMode`` prompt, ``origin`` human) counts as
+    typed."""
     prompt = attachment.get("prompt")
     text = prompt if isinstance(prompt, str) else text_of_blocks(prompt)
     if not text.strip():
