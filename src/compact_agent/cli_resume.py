@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,9 +124,12 @@ class CommandLine:
         if keep or saved:
             keep[remembered.RAN_WITH] = name
         notes = list(unusable.values())
-        notes += overridden(remembered.to_apply(saved, {}, model, same_endpoint=same), given)
-        if "base_url" in saved and "base_url" not in options:
+        would = remembered.to_apply(saved, {}, model, same_endpoint=same)
+        if "base_url" in saved and "base_url" not in options:  # its line names both models
+            notes += overridden({k: v for k, v in would.items() if k != "model"}, given)
             notes.append(_endpoint_left(saved, name, loaded.settings.base_url))
+        else:
+            notes += overridden(would, given)
         note = "; ".join(notes) or None
         return SessionSettings(options, applied, loaded,
                                remembered.ToRemember(keep, resumed, keep != saved, frozenset(applied)), note)
@@ -165,16 +169,32 @@ def overridden(would: dict[str, Any], given: dict[str, Any]) -> list[str]:
     """A line for each option given on this command line in place of another value the session
     remembers for the model it runs (`would`: what it would have run with, given none): a flag wins
     (usage.md), and after `-c --context-window 8k` the session ran at 8,000 where it was started at
-    16,000 without a word."""
+    16,000 without a word. Every option a session remembers is said, its value as the flag takes it."""
     from .secrets import shown_url
 
+    shown: dict[str, Callable[[Any], str]] = {
+        "model": str, "base_url": shown_url, "context_window": "{:,}".format, "max_turns": "{:,}".format,
+        "prices": _prices, "append_system_prompt": _text}
     lines = []
-    for option, shown in (("base_url", shown_url), ("context_window", "{:,}".format)):
+    for option, show in shown.items():
         old, new = would.get(option), given.get(option)
         if old is not None and new is not None and old != new:
             flag = "--" + option.replace("_", "-")
-            lines.append(f"{flag} {shown(new)} overrides {shown(old)}, which the session remembers")
+            lines.append(f"{flag} {show(new)} overrides {show(old)}, which the session remembers")
     return lines
+
+
+def _prices(value: list[float]) -> str:
+    """Prices as the flag takes them, `0.27,0.07,1.1` (the cache write left out where it is the input's)."""
+    if len(value) == 4 and value[3] == value[0]:
+        value = value[:3]
+    return ",".join(f"{float(p):g}" for p in value)
+
+
+def _text(value: str) -> str:
+    """Appended instructions on one line, in quotes, cut to 40 characters."""
+    text = " ".join(value.split())
+    return f"'{text if len(text) <= 40 else text[:39] + '…'}'"
 
 
 def same_endpoint(ran_with: str | None, model: str) -> bool:

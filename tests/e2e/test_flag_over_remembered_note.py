@@ -34,3 +34,25 @@ def test_an_endpoint_given_over_the_remembered_one_is_noted(cli):
         assert moved.stderr == (f"compact-agent: note: --base-url {second.base_url} overrides {first.base_url}, "
                                 "which the session remembers\n"), moved.stderr
         assert len(second.requests) == 1  # the flag's endpoint is the one used
+
+
+def test_the_model_prices_turns_and_instructions_given_over_remembered_ones_are_noted(cli):
+    """`-c --model`, `--prices`, `--max-turns` and `--append-system-prompt` won over the values the
+    session remembers without a word, where `--base-url` and `--context-window` were noted."""
+    with FakeOpenAIServer(ok) as server:
+        url = ("--base-url", server.base_url, "--api-key", "k")
+        assert cli("-p", "hi", "--model", "fake-model", *url, "--prices", "0.27,0.07,1.10", "--max-turns", "20",
+                   "--append-system-prompt", "Answer   in\nFrench.").code == 0
+        same = cli("-c", "-p", "/status", "--model", "fake-model", *url, "--prices", "0.27,0.07,1.1",
+                   "--max-turns", "20", "--append-system-prompt", "Answer   in\nFrench.")
+        other = cli("-c", "-p", "/status", *url, "--prices", "0.28,0.028,0.42,0.5", "--max-turns", "5",
+                    "--append-system-prompt", "Answer in German, and keep every answer under three lines.")
+        model = cli("-c", "-p", "/status", "--model", "other-model", *url)
+    assert same.code == other.code == model.code == 0, other.stderr + model.stderr
+    assert "note" not in same.stderr, same.stderr
+    assert other.stderr == ("compact-agent: note: --max-turns 5 overrides 20, which the session remembers; "
+                            "--prices 0.28,0.028,0.42,0.5 overrides 0.27,0.07,1.1, which the session remembers; "
+                            "--append-system-prompt 'Answer in German, and keep every answer…' overrides "
+                            "'Answer in French.', which the session remembers\n"), other.stderr
+    assert model.stderr == ("compact-agent: note: --model other-model overrides fake-model, which the session "
+                            "remembers\n"), model.stderr

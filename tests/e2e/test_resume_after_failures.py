@@ -103,11 +103,13 @@ def test_another_model_goes_on_at_the_remembered_endpoint_unless_the_registry_se
         registry = cli("-c", "-p", "elsewhere", "--model", "deepseek-chat", "--api-key", "k")
         back = cli("-c", "-p", "here again", "--api-key", "k", "--output-format", "stream-json")
     assert other.code == 0 and plain.code == 0, other.stderr + plain.stderr
-    assert "note:" not in other.stderr, other.stderr
+    assert other.stderr == ("compact-agent: note: --model other-model overrides fake-model, which the session "
+                            "remembers\n"), other.stderr  # and no line of an endpoint left
     assert (init(other)["model"], init(other)["window"]) == ("other-model", 32_768)  # its own window
     line = " ".join(registry.stderr.split())
     assert (f"compact-agent: note: the session reached other-model at {url}; deepseek-chat goes to "
             "DeepSeek (give --base-url to keep that endpoint)") in line, registry.stderr
+    assert "overrides" not in line, registry.stderr  # that line names both models
     assert back.code == 0, back.stderr
     assert init(back)["model"] == "other-model"
     assert len(server.requests) == 4  # hello, go on, and on, here again: all at the endpoint it was started with
