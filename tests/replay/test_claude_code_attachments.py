@@ -87,5 +87,5 @@ def test_attachments_that_carry_their_rendering_are_taken_as_rendered(tmp_path: 
     assert "skipped 2 attachments Claude Code showed only in its own window" in warnings
     older = write_jsonl(tmp_path / "older.jsonl", [records[0], records[3], records[4]])
     assert prompts(older) == ["review my diff"]
-    assert ("skipped 1 attachment of a kind this importer does not know (goal_status): what it showed the model, "
+    assert ("skipped 1 attachment of a kind the analyzer does not know (goal_status): what it showed the model, "
             "if anything, is missing from the replay") in load_transcript(older).warnings

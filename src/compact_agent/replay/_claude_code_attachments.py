@@ -131,8 +131,8 @@ def skipped_notes(unseen: int, unknown: Mapping[str, int]) -> list[str]:
     if unknown:
         count, names = sum(unknown.values()), sorted(unknown)
         listed = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-        notes.append(f"skipped {counted(count, 'attachment')} of {'a kind' if len(names) == 1 else 'kinds'} this "
-                     f"importer does not know ({listed}): what {'it' if count == 1 else 'they'} showed the model, "
+        notes.append(f"skipped {counted(count, 'attachment')} of {'a kind' if len(names) == 1 else 'kinds'} the "
+                     f"analyzer does not know ({listed}): what {'it' if count == 1 else 'they'} showed the model, "
                      "if anything, is missing from the replay")
     return notes
 
