@@ -71,21 +71,24 @@ def test_attachments_of_older_versions_are_rebuilt_from_their_fields(tmp_path: P
 
 def test_attachments_that_carry_their_rendering_are_taken_as_rendered(tmp_path: Path) -> None:
     """Newer versions write what the model read beside each attachment (rendered): taken word for word;
-    an attachment without it in such a file, or with nothing rendered, was not shown. A kind this
-    importer does not know, in a file without renderings, is counted and named."""
+    an attachment without it in such a file, or with nothing rendered, was not shown, and a copy of the
+    system prompt kept for the record is no message whatever it carries. A kind this importer does not
+    know, in a file without renderings, is counted and named."""
     listing = "<system-reminder>\nThe following skills are available:\n- review: reviews a diff\n</system-reminder>"
     records = [
         cc_user("review my diff", "2026-01-01T10:00:00Z"),
         attached("skill_listing", "2026-01-01T10:00:00.5Z", rendered=[{"content": listing}], content="- review"),
         attached("deferred_tools_delta", "2026-01-01T10:00:00.7Z", rendered=[], addedNames=["WebFetch"]),
         attached("goal_status", "2026-01-01T10:00:00.8Z", condition="ship it"),
+        attached("prompt_snapshot", "2026-01-01T10:00:00.9Z", rendered=[{"content": "You are Claude Code"}],
+                 systemPrompt=["You are Claude Code"]),
         cc_assistant("msg_1", {"type": "text", "text": "reviewed"}, "2026-01-01T10:00:01Z", 3, final=True),
     ]
     path = write_jsonl(tmp_path / "session.jsonl", records)
     assert prompts(path) == ["review my diff", listing]
     warnings = "\n".join(load_transcript(path).warnings)
-    assert "skipped 2 attachments Claude Code showed only in its own window" in warnings
-    older = write_jsonl(tmp_path / "older.jsonl", [records[0], records[3], records[4]])
+    assert "skipped 3 attachments Claude Code showed only in its own window" in warnings
+    older = write_jsonl(tmp_path / "older.jsonl", [records[0], records[3], records[-1]])
     assert prompts(older) == ["review my diff"]
     assert ("skipped 1 attachment of a kind the analyzer does not know (goal_status): what it showed the model, "
             "if anything, is missing from the replay") in load_transcript(older).warnings

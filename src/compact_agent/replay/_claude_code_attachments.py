@@ -6,7 +6,8 @@ reminders, files the person edited or opened, nested ``CLAUDE.md`` files, diagno
 listings, re-announcements after a compaction. Claude Code renders most kinds into the prompt as
 ``<system-reminder>`` text in the user's role (or, for newer models, as a system turn at the same
 place), so the model read them on every later request; a few kinds only feed its own window (a hook
-that printed nothing for the model, permission lists, non-blocking hook errors) and reach no request.
+that printed nothing for the model, permission lists, non-blocking hook errors) and reach no request,
+and newer versions keep copies of the system prompt and tool list as sent, which are no messages.
 
 * Versions from about 2.1.26x write what the model read beside the attachment, as
   ``rendered: [{content}]``: that text is taken as it is, and an attachment without it, in a file
@@ -30,12 +31,14 @@ from ._common import IMAGE_PLACEHOLDER, counted, text_of_blocks
 
 NEVER_SHOWN = frozenset({
     "already_read_file", "autocheckpointing", "background_task_status", "bagel_console", "command_permissions",
-    "current_session_memory", "deferred_tools_record", "dynamic_skill", "edited_image_file", "hook_cancelled",
-    "hook_error_during_execution", "hook_non_blocking_error", "hook_permission_decision", "hook_system_message",
-    "max_turns_reached", "prompt_snapshot", "structured_output", "teammate_shutdown_batch",
+    "current_session_memory", "dynamic_skill", "edited_image_file", "hook_cancelled", "hook_error_during_execution",
+    "hook_non_blocking_error", "hook_permission_decision", "hook_system_message", "max_turns_reached",
+    "structured_output", "teammate_shutdown_batch",
 })  # fmt: skip
-"""Kinds Claude Code records for its own window (or as a copy of its system prompt and tool list,
-which are not messages) and renders into no request."""
+"""Kinds Claude Code records for its own window and renders into no request."""
+RECORDS_ONLY = frozenset({"prompt_snapshot", "deferred_tools_record"})
+"""Copies of the system prompt and of the tool list as sent, kept for the record: no message of the
+conversation, whatever they carry."""
 
 _HOOK_EVENTS_SHOWN = frozenset({"SessionStart", "UserPromptSubmit"})
 
@@ -101,11 +104,13 @@ def renders(records: list[Mapping[str, Any]]) -> bool:
 def shown_text(record: Mapping[str, Any], *, file_renders: bool) -> str | None:
     """What the model read of this attachment line: "" when it read nothing, None when the kind is
     one this importer does not know (see the module docstring)."""
-    rendered = record.get("rendered")
-    if isinstance(rendered, list):
-        return "\n".join(text_of_blocks(r.get("content")) for r in rendered if isinstance(r, Mapping))
     attachment = record["attachment"]
     kind = attachment.get("type")
+    rendered = record.get("rendered")
+    if kind in RECORDS_ONLY:
+        return ""
+    if isinstance(rendered, list):
+        return "\n".join(text_of_blocks(r.get("content")) for r in rendered if isinstance(r, Mapping))
     if kind in NEVER_SHOWN:
         return ""
     if kind == "hook_success" and attachment.get("hookEvent") not in _HOOK_EVENTS_SHOWN:
