@@ -106,6 +106,18 @@ def test_bash_rules_deny_wins(dirs: tuple[Path, Path]) -> None:
     assert Permissions(cwd, "yes", deny_bash=["rm -rf *"]).check("bash", "rm -rf /") is not None
 
 
+def test_a_deny_rule_is_quoted_as_written(dirs: tuple[Path, Path]) -> None:
+    """The refusal names the rule in plain quotes: Python's form turned `echo 'secret'*` into
+    "echo 'secret'*" and doubled a backslash, a rule the user never wrote."""
+    cwd, _ = dirs
+    perms = Permissions(cwd, "yes", deny_bash=["echo 'secret'*"], deny_paths=["it's\\*.txt", ".env"])
+    a, b, env = (cwd.resolve() / name for name in ("it's\\a.txt", "it's\\b.txt", ".env"))
+    assert perms.check("bash", "echo 'secret' now") == "permission denied: command matches deny rule 'echo 'secret'*'"
+    assert perms.check("write_file", "x", a) == f"permission denied: {a} matches deny rule 'it's\\*.txt'"
+    assert perms.check("write_file", "x", env) == f"permission denied: {env} matches deny rule '.env'"
+    assert perms.attach_refusal(b) == f"permission denied: {b} matches deny rule 'it's\\*.txt'"
+
+
 def test_bash_rules_see_every_command_of_a_chain(dirs: tuple[Path, Path]) -> None:
     cwd, _ = dirs
     perms = Permissions(cwd, "deny", allow_bash=["git *", "ls*"], deny_bash=["rm *"])

@@ -139,7 +139,7 @@ class Permissions:
         """
         resolved = resolve_path(self.cwd, path)
         if pat := self._denied_path(resolved):
-            return f"permission denied: {resolved} matches deny rule {pat!r}"
+            return f"permission denied: {resolved} matches deny rule '{pat}'"
         if verb == "read" and any(fnmatch.fnmatchcase(str(resolved), pat) for pat in self.readable):
             return None
         if why := self._protected(resolved, writing=verb != "read"):
@@ -188,7 +188,7 @@ class Permissions:
         deny rule nor in compact-agent's own data."""
         resolved = resolve_path(self.cwd, path)
         if pat := self._denied_path(resolved):
-            return f"permission denied: {resolved} matches deny rule {pat!r}"
+            return f"permission denied: {resolved} matches deny rule '{pat}'"
         if why := self._protected(resolved, writing=False):
             return f"permission denied: {resolved} {why}"
         return None
@@ -233,7 +233,7 @@ class Permissions:
         if tool == "bash":
             rule = self._bash_rule(detail)
             if rule and rule[0] == "deny":
-                return f"permission denied: command matches deny rule {rule[1]!r}"
+                return f"permission denied: command matches deny rule '{rule[1]}'"
             if rule:
                 return None
         scope = (tool, " ".join(detail.split()) if tool == "bash" or path is None else str(resolve_path(self.cwd, path)))
