@@ -22,10 +22,11 @@ from pydantic_ai.tools import RunContext
 
 from . import shaping
 from .compaction.result import CompactionError, CompactionResult
+from .defaults import as_model
 from .handlers import Confirm
 from .layers.microcompact import Microcompact
 from .plumbing.settings import Limits
-from .state import ManagerState, as_model
+from .state import ManagerState
 from .wiring import Internals
 
 

@@ -1,12 +1,13 @@
 """What one conversation's `ContextManager` holds and measures, below the pipeline that uses it.
 
-`ManagerState` is built once per conversation (`_setup`, with `build_defaults` filling in whatever
-the caller left out), keeps the store in step with the history, follows the window and the output
-reserve, and hands events to the observers; how it measures a view (an estimate calibrated by the
-provider's reported usage) is `Measuring`'s, measuring.py, and what it saves beside the history (the
-layers' frozen decisions, what the schedule learned) is `SavedState`'s, saved_state.py.
-`pipeline.py` adds what happens before each request (the layers, the schedule, compaction: run by
-`compacting.py`) and `lifecycle.py` the runs and conversations; all build on this and none is imported here.
+`ManagerState` is built once per conversation (`_setup`, with `build_defaults`, defaults.py, filling
+in whatever the caller left out), keeps the store in step with the history, follows the window and
+the output reserve, and hands events to the observers; how it measures a view (an estimate
+calibrated by the provider's reported usage) is `Measuring`'s, measuring.py, and what it saves
+beside the history (the layers' frozen decisions, what the schedule learned) is `SavedState`'s,
+saved_state.py. `pipeline.py` adds what happens before each request (the layers, the schedule,
+compaction: run by `compacting.py`) and `lifecycle.py` the runs and conversations; all build on this
+and none is imported here.
 """
 
 from __future__ import annotations
@@ -22,18 +23,17 @@ from typing import TYPE_CHECKING, Any, Self
 
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse
-from pydantic_ai.models import Model, infer_model
+from pydantic_ai.models import Model
 
 from .arguments import check_history, check_options
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
-from .compaction.result import CompactionError, CompactionResult, Summarize
-from .compaction.summarizer import SharedPrefixSummarizer
+from .compaction.result import CompactionError, CompactionResult
 from .compaction.summary import carried_tokens
 from .contract import LoadableStore, StoreSync, loaded
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
-from .layers.order import default_layers
+from .defaults import as_model, build_defaults, default_summarizer
 from .measuring import Measuring
 from .plumbing import tokens
 from .plumbing.events import Event, one_line, typed
@@ -42,19 +42,15 @@ from .plumbing.markers import is_compaction_message
 from .plumbing.overflow import LearnedWindow, figures
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
-from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
-from .plumbing.tracing import NO_TRACER, NoTracer
+from .plumbing.stores import HistoryStore
+from .plumbing.tracing import NoTracer
 from .saved_state import SavedState
-from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, SummaryInputs, TokenCounter
+from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, TokenCounter
 
 if TYPE_CHECKING:  # the type of pydantic-ai's `RunContext.tracer`; never imported at run time (tracing.py)
     from opentelemetry.trace import Tracer
 
 log = logging.getLogger(__name__)
-
-#: Limits until the model's own window is read (never used for a request: it is read first).
-_PROVISIONAL_WINDOW = 8_192
-
 
 class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     """The state of one conversation's pipeline: its window and limits, store, layers, compactor,
@@ -145,6 +141,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.window_learned: LearnedWindow | None = None  # the server's limit, below the window given
         self.folded_calls: tuple[int, set[str]] = (-1, set())  # the request the last resort folded, its steps (fit.py)
         build_defaults(self, window, store, internals)
+        self.summarizer = internals.summarizer or default_summarizer
         self.calibration = tokens.Calibration()
         self._sync = StoreSync()  # what the store holds, by identity
         self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
@@ -168,6 +165,14 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.view: list[ModelMessage] = []
         self._sent: tuple[int, ModelMessage | None] = (0, None)  # history length and last message the view covered
         self.schedule = Schedule(self.prices)  # when to compact (schedule.py)
+        # What forgetting costs sizes the kept tail and keeps the results in use (schedule.py, reuse.py).
+        if self.compactor.tail_for is None:
+            self.compactor.tail_for = lambda base: self.schedule.choose_tail(self, base)
+        if self.compactor.hot is None:
+            self.compactor.hot = lambda call_id: self.schedule.reuse is not None and self.schedule.reuse.hot(call_id)
+        if self.compactor.returns_to_changed is None:
+            self.compactor.returns_to_changed = lambda: (self.schedule.reuse is None
+                                                         or self.schedule.reuse.returns_to_changed_files())
         self._reason = ""
         self._fit_hard_limit = False  # a blocked compaction: shrink the next view to the hard limit
 
@@ -365,62 +370,3 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.set_window(window)
         self.window_learned = LearnedWindow(window, given)
         self.emit(Event("window", "learned", used, window, trigger=trigger, detail={"given": given}))
-
-
-def build_defaults(cm: ManagerState, window: int | None, store: HistoryStore | None,
-                    internals: Internals) -> None:
-    """Whatever the caller left out: limits from the window, an in-memory store, the default
-    layers (side files if the store offers them), in-memory notes, the shared-prefix summary."""
-    # What the caller built belongs to one conversation; what we build can be built again.
-    cm._owned = [name for name, given in (("store", store), ("layers", internals.layers),
-                                            ("memory", internals.memory), ("compactor", internals.compactor))
-                   if given is not None]
-    # No window and no limits: the model's own, read at the first request (`_window_from`).
-    cm._window_unknown = cm._window_of_model = window is None and internals.limits is None
-    cm._model_window = None
-    if internals.limits is not None:
-        cm.limits = internals.limits
-    else:
-        cm.limits = Limits.for_window(_PROVISIONAL_WINDOW if window is None else window, cm.max_output, cm.settings)
-    cm.window = None if cm._window_unknown else cm.limits.window
-    cm.store = store if store is not None else InMemoryStore()
-    cm._all_tools = cm.compactable_tools is None and internals.layers is None
-    if internals.layers is not None:
-        cm.layers = internals.layers
-    else:
-        side = cm.store if isinstance(cm.store, SideFiles) else None
-        cm.layers = list(default_layers(cm.settings, side, compactable=cm.compactable_tools))
-    cm._own_memory = internals.memory is None and cm.settings.memory_enabled
-    cm.memory = SessionMemory(None, cm.settings, clock=cm.clock) if cm._own_memory else internals.memory
-    cm.summarizer = internals.summarizer or default_summarizer
-    cm.compactor = internals.compactor or Compactor(cm.limits)
-    # What forgetting costs sizes the kept tail and keeps the results in use (schedule.py, reuse.py).
-    if cm.compactor.tail_for is None:
-        cm.compactor.tail_for = lambda base: cm.schedule.choose_tail(cm, base)
-    if cm.compactor.hot is None:
-        cm.compactor.hot = lambda call_id: cm.schedule.reuse is not None and cm.schedule.reuse.hot(call_id)
-    if cm.compactor.returns_to_changed is None:
-        cm.compactor.returns_to_changed = lambda: (cm.schedule.reuse is None
-                                                   or cm.schedule.reuse.returns_to_changed_files())
-    cm.run_model = None  # the model of the latest run (writes summary and notes)
-    cm._now_model = None
-    cm._tracer = NO_TRACER
-    cm._conversation = None
-    cm._others = OrderedDict()
-    cm._prev_savings = {}
-    cm._rebaseline = False
-
-
-def as_model(model: Model | str | None) -> Model | None:
-    return infer_model(model) if isinstance(model, str) else model
-
-
-def default_summarizer(cm: SummaryInputs) -> Summarize:
-    """The summary request repeats the latest main request (system prompt, tools, settings), so
-    its input is a cache hit; with another `summary_model` only the structure is shared, and the
-    `max_tokens` of that model's own settings (`Model(settings=...)`), when it has one, is the
-    most it is asked to write."""
-    model = cm.summary_model_for_now()
-    own = (model.settings or {}).get("max_tokens") if model is not cm.run_model else None
-    return SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings,
-                                  max_output=own if isinstance(own, int) and own > 0 else None)
