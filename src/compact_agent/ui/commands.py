@@ -8,9 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .. import secrets
-from ..agent.run.rewinding import FilesNotRestored
 from ..agent.run.runner import AgentSession
-from ..words import plural
 from . import render
 from .approval import nothing
 from .command_registry import (
@@ -247,87 +245,6 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
                     markup=False)
 
 
-@command("rewind", "restore files and conversation to before turn N: /rewind [N]")
-async def _rewind(s: AgentSession, args: str, c: Console) -> None:
-    cps = s.checkpoints.list()
-    if args.strip() and not args.strip().isdigit():
-        raise CommandError("usage: /rewind N (a number from /rewind)")
-    if not cps:
-        none = _why_no_checkpoints(s)
-        if args.strip():  # asked for one: a refusal
-            raise CommandError(none)
-        c.print(none)
-        return
-    repl = current_repl()
-    # as shown when sent where the REPL knows it (a paste as its placeholder, a custom command as
-    # typed): the preview is a log's first words, the question typed under it out of sight
-    shown = {cp.index: repl.shown_prompt(cp) for cp in cps} if repl is not None else {}
-    prompts = {cp.index: secrets.redact(shown.get(cp.index) or cp.prompt) for cp in cps}  # what was typed may hold the key
-    if not args.strip():
-        for cp in cps:
-            notes = ([f"{plural(len(cp.files), 'file')} to restore"] if cp.files else []) + (
-                [f"{'version' if len(cp.pruned) == 1 else 'versions'} of {plural(len(cp.pruned), 'file')} pruned"] if cp.pruned else []) + (
-                ["before a compaction"] if cp.archive is not None else [])
-            said = f"  ({'; '.join(notes)})" if notes else ""
-            c.print(f"  {cp.index:>3}  › {render.clip_words(prompts[cp.index], max(20, c.width - 10 - len(said)))}{said}",
-                    markup=False)  # what was typed, not markup ('x[i]' lost its '[i]')
-        c.print("/rewind N goes back to before turn N" + (
-            "; to one before a compaction, the conversation comes back from the transcript it archived"
-            if cps[0].archive is not None else ""))
-        return
-    n = int(args.strip())
-    target = next((x for x in cps if x.index == n), None)
-    if target is None:
-        raise CommandError(s.checkpoints.missing(n))
-    if repl is None and s.permissions.mode == "deny":  # print mode asks nothing: files change only with --yes
-        raise CommandError(f"/rewind {n} restores files, and print mode does not ask: add --yes to rewind")
-    if repl is not None:
-        later = len(s.messages) - target.history_len
-        goes = (f"{plural(later, 'message')} and the files changed since go back" if target.archive is None else
-                "the files changed since go back, and the conversation as it was before it (a compaction since "
-                "is undone)")
-        if not await repl.confirm(f"rewind to before “{render.clip_words(prompts[n], 60)}”? "
-                                  f"{goes}; the plan of those turns too [y/N] "):
-            c.print("nothing rewound")
-            return
-    given = repl.prompt_back(target) if repl is not None else ""  # before the conversation is cut
-    try:
-        back = s.rewind(n)
-    except FilesNotRestored as e:  # the conversation went back all the same: its prompt comes back too
-        if repl is None:
-            raise
-        if repl.keys is not None:
-            repl.keys.typed = given
-        raise e.then("the prompt is back in the input to edit") from e.__cause__
-    # "restored 0 files" read as if some were missing: none changed since, or (`lost`) none could be put back
-    files = (f"restored {plural(len(back.restored), 'file')}" if back.restored else
-             "no files restored" if back.lost else "no files to restore")
-    c.print(f"rewound; {files}"
-            + ("; the prompt is back in the input to edit" if repl is not None else "")
-            + (f"; {back.conversation}" if back.conversation else ""))
-    if back.archive is not None:  # on a line of its own, never split by us (as /history shows it)
-        c.print(f"  {back.archive}", style="dim", soft_wrap=True, highlight=False)
-    if back.lost:  # versions pruned (or deleted): those files stay as they are
-        c.print(back.lost, style="yellow", markup=False, highlight=False)
-    if repl is not None and repl.keys is not None:
-        repl.keys.typed = given  # as shown when sent: a large paste as its placeholder
-
-
-def _why_no_checkpoints(s: AgentSession) -> str:
-    """Why `/rewind` has nothing to go back to, from what happened last: a rewind took the last
-    ones, a compaction dropped them, or no message has been sent yet."""
-    from .history_view import all_boundaries, compactions
-
-    boundaries = all_boundaries(s.store)
-    if boundaries and boundaries[-1].strategy == "rewind":
-        return "no checkpoints left: all of them were rewound; each message you send makes a new one"
-    if compactions(boundaries):  # a prompt cut to the window, an edited history: they drop none
-        # Only an earlier version did: checkpoints now outlive a compaction (they point into its archive).
-        return ("no checkpoints: an earlier version dropped them at a compaction; each message you send makes "
-                "a new one")
-    return "no checkpoints yet: each message you send makes one"
-
-
 @command("clear", "start a new session (the old one stays on disk)", takes_args=False)
 async def _clear(s: AgentSession, args: str, c: Console) -> None:
     s.clear()
@@ -414,6 +331,6 @@ async def run_command(s: AgentSession, line: str, c: Console) -> None:
 
 
 # /compact lives in compact_command.py, /context, /cost, /model and /plan in session_views.py, /init,
-# /permissions, /config, /mcp, /diff and /resume in more_commands.py, /expand in expand.py; each registers
-# itself in COMMANDS (command_registry.py).
-from . import compact_command, expand, more_commands, session_views  # noqa: E402,F401
+# /permissions, /config, /mcp, /diff and /resume in more_commands.py, /expand in expand.py, /rewind in
+# rewind_command.py; each registers itself in COMMANDS (command_registry.py).
+from . import compact_command, expand, more_commands, rewind_command, session_views  # noqa: E402,F401
