@@ -6,7 +6,7 @@ to before one of them (agent/tools/checkpoints.py keeps them, agent/run/rewindin
 
 The prompt of the turn rewound to comes back in the REPL's input, to edit and send again. With no
 checkpoint it says why: a rewind took the last ones, an earlier version dropped them at a
-compaction, or no message has been sent yet.
+compaction, no message has been sent yet, or none can be kept (something else stands where they go).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         none = _why_no_checkpoints(s)
         if args.strip():  # asked for one: a refusal
             raise CommandError(none)
-        c.print(none)
+        c.print(none, soft_wrap=True, markup=False, highlight=False)  # a path in it whole, as written
         return
     repl = current_repl()
     # as shown when sent where the REPL knows it (a paste as its placeholder, a custom command as
@@ -89,9 +89,11 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
 
 def _why_no_checkpoints(s: AgentSession) -> str:
     """Why `/rewind` has nothing to go back to, from what happened last: a rewind took the last
-    ones, a compaction dropped them, or no message has been sent yet."""
+    ones, a compaction dropped them, or no message has been sent yet; or none can be kept."""
     from .history_view import all_boundaries, compactions
 
+    if s.checkpoints.off is not None:  # each message sent makes none
+        return f"no checkpoints: they are off for this session ({s.checkpoints.off})"
     boundaries = all_boundaries(s.store)
     if boundaries and boundaries[-1].strategy == "rewind":
         return "no checkpoints left: all of them were rewound; each message you send makes a new one"

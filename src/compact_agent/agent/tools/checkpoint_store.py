@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,21 @@ class CheckpointStore:
         for d in (self.store_dir, self.blobs):
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
             os.chmod(d, 0o700)
+
+    def blocked(self) -> str | None:
+        """Why no checkpoint can be kept here, or None: something else stands where the store's
+        folders or its list go (a folder named checkpoints.json, a file named blobs). Writing over
+        it fails every time, which ended each turn of the session with an error."""
+        for path, folder, what in ((self.store_dir, True, "the checkpoints' folder"),
+                                   (self.blobs, True, "the folder of saved versions"),
+                                   (self.index, False, "the checkpoint list")):
+            try:
+                is_dir = stat.S_ISDIR(os.stat(path).st_mode)  # a link to a folder is one
+            except OSError:
+                continue  # not there (made when first needed), or not to be known from here
+            if is_dir != folder:
+                return f"{'a folder' if is_dir else 'a file'} stands where {what} goes: {path}"
+        return None
 
     def read_list(self) -> Any:
         """The entries of the list on disk, as read: raises what reading it raises (not there, not

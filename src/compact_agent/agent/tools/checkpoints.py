@@ -115,14 +115,22 @@ class Checkpoints:
         self.may_restore = may_restore
         self._store = CheckpointStore(self.store_dir)
         self._items: list[Checkpoint] = []
+        #: Why this session keeps none (`CheckpointStore.blocked`), or None: said once, and by /rewind.
+        self.off: str | None = None
         self.load()
 
     def load(self) -> Checkpoints:
-        """Read the persisted checkpoints; a missing or corrupt index starts empty (with a warning).
+        """Read the persisted checkpoints; a missing or corrupt index starts empty (with a warning),
+        something else where they go turns them off (`off`): the turns run without them.
         Versions the index read names no longer are deleted (a crash left them); a corrupt index
         leaves every one where it is."""
         self._items = []
         index = self._store.index
+        if (off := self._store.blocked()) is not None:
+            if off != self.off:
+                log.warning("checkpoints are off for this session, /rewind has none: %s", off)
+            self.off = off
+            return self
         if not index.exists():
             return self
         try:
@@ -137,6 +145,8 @@ class Checkpoints:
         return self
 
     def _save(self) -> None:
+        if self.off is not None:
+            return
         self._store.write_list([c.to_json() for c in self._items])
 
     def forget_saved(self) -> str:
@@ -158,6 +168,8 @@ class Checkpoints:
             preview = preview[: PREVIEW_CHARS - 1] + "…"
         anchor = message_key(before) if before is not None and history_len > 0 else None
         last = self.current
+        if self.off is not None:  # none kept: a write saves nothing (`current` stays None)
+            return Checkpoint(0, time.time(), preview, history_len, turn_index, anchor=anchor)
         if retry and last is not None and last.archive is None and \
                 (last.history_len, last.anchor, last.prompt) == (history_len, anchor, preview):
             return last
