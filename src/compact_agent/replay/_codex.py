@@ -31,6 +31,8 @@ Rules, and the traps they answer (all observed in the fixture data):
   (``web_search_note``).
 * ``compacted`` (with its ``replacement_history``) goes to ``recorded_compactions``, indexed at the first
   message after it.
+* A ``thread_rolled_back`` event (none in the fixture data) drops the turns it names from what the
+  model saw afterwards: their items are left out and counted (see `_codex_rollback`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelResponsePart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart
 
+from ._codex_rollback import without_rolled_back
 from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
 from ._recorded import has_recorded_usage, parse_time, usage_from_mapping
 from ._redaction import REDACTION_RE, RedactionStats
@@ -99,7 +102,7 @@ class _State:
 def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
     """Feed Codex rollout records into ``builder`` (see the module docstring for the rules)."""
     state = _State(builder)
-    for record in records:
+    for record in without_rolled_back(records, builder):
         try:
             _handle(state, record)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -1,0 +1,143 @@
+"""Codex rollouts of every release: the replay holds what Codex sent the model, no more, no less.
+
+Each case is a small rollout laid out as Codex writes it: rollbacks that cut turns from the history
+the model saw, items Codex records but never sends, and items of newer releases that it does send.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+
+from compact_agent.replay import load_transcript
+from compact_agent.replay.importers import Transcript
+
+from ._helpers import assert_valid_conversation
+from .test_importer_traps import cx, token_count, write_jsonl
+
+
+def user(text: str) -> dict[str, Any]:
+    return cx("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+
+
+def developer(text: str) -> dict[str, Any]:
+    return cx("response_item", {"type": "message", "role": "developer",
+                                "content": [{"type": "input_text", "text": text}]})
+
+
+def assistant(text: str) -> dict[str, Any]:
+    return cx("response_item", {"type": "message", "role": "assistant",
+                                "content": [{"type": "output_text", "text": text}]})
+
+
+def call(call_id: str, command: str) -> list[dict[str, Any]]:
+    return [cx("response_item", {"type": "function_call", "name": "shell_command", "call_id": call_id,
+                                 "arguments": f'{{"command": "{command}"}}'}),
+            cx("response_item", {"type": "function_call_output", "call_id": call_id, "output": f"ran {command}"})]
+
+
+def rolled_back(n: int) -> dict[str, Any]:
+    return cx("event_msg", {"type": "thread_rolled_back", "num_turns": n})
+
+
+HEAD = [
+    cx("session_meta", {"id": "s", "base_instructions": {"text": "You are Codex."}}),
+    cx("turn_context", {"model": "gpt-5-codex"}),
+    developer("<permissions instructions>sandbox: workspace-write</permissions instructions>"),
+    user("<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>"),
+]
+FIRST = [user("fix the bug"), *call("c1", "pytest"), assistant("fixed"), token_count(100, 90, 0, 10)]
+SECOND = [
+    developer("<permissions instructions>sandbox: danger-full-access</permissions instructions>"),
+    user("<environment_context>\n  <cwd>/repo/sub</cwd>\n</environment_context>"),
+    user("now delete the tests"), *call("c2", "rm -r tests"), assistant("deleted"), token_count(250, 200, 90, 10),
+]
+THIRD = [user("write the docs instead"), assistant("written"), token_count(380, 330, 200, 10)]
+
+
+def load(tmp_path: Path, records: list[dict[str, Any]]) -> Transcript:
+    transcript = load_transcript(write_jsonl(tmp_path / "rollout-2026-03-01T10-00-00-s.jsonl", records))
+    assert transcript.format == "codex"
+    assert_valid_conversation(transcript.messages)
+    return transcript
+
+
+def said(transcript: Transcript) -> list[str]:
+    """What the replay sends, in order: the text of every prompt part and reply, and the calls' commands."""
+    out = []
+    for message in transcript.messages:
+        for part in message.parts:
+            if isinstance(part, (SystemPromptPart, UserPromptPart, TextPart)):
+                out.append(str(part.content))
+            elif isinstance(part, ToolCallPart):
+                out.append(f"call {part.tool_call_id}")
+    return out
+
+
+# --- rollbacks -------------------------------------------------------------------------------------------
+
+
+def test_a_rolled_back_turn_is_not_replayed(tmp_path: Path) -> None:
+    """A rollback of one turn: Codex cut the history at that turn's message, with the permission note and
+    environment context it had put just above it, so the model never saw them again. They were replayed
+    in every later request."""
+    transcript = load(tmp_path, [*HEAD, *FIRST, *SECOND, rolled_back(1), *THIRD])
+    assert said(transcript) == [
+        "You are Codex.", "<permissions instructions>sandbox: workspace-write</permissions instructions>",
+        "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>", "fix the bug", "call c1", "fixed",
+        "write the docs instead", "written",
+    ]
+    assert "left out 6 items of 1 turn rolled back in Codex: the model never saw them again, so no strategy " \
+           "replays them" in transcript.warnings
+    # the token counts recorded in the rolled-back turn went with it: each reply left has its own
+    assert [m.usage.input_tokens for m in transcript.messages if isinstance(m, ModelResponse)][1:] == [90, 330]
+    assert not any("token count" in w for w in transcript.warnings)
+
+
+def test_a_rollback_of_more_turns_than_there_are_keeps_what_came_before_the_first(tmp_path: Path) -> None:
+    transcript = load(tmp_path, [*HEAD, *FIRST, *SECOND, rolled_back(5), *THIRD])
+    assert said(transcript) == [
+        "You are Codex.", "<permissions instructions>sandbox: workspace-write</permissions instructions>",
+        "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>", "write the docs instead", "written",
+    ]
+    assert any(w.startswith("left out 10 items of 2 turns rolled back in Codex") for w in transcript.warnings)
+
+
+def test_rollbacks_one_after_another_each_cut_what_is_left(tmp_path: Path) -> None:
+    """Two rollbacks of one turn each drop the last two turns, not the last one twice."""
+    transcript = load(tmp_path, [*HEAD, *FIRST, *SECOND, rolled_back(1), rolled_back(1), *THIRD])
+    assert said(transcript)[3:] == ["write the docs instead", "written"]
+    assert any(w.startswith("left out 10 items of 2 turns") for w in transcript.warnings)
+
+
+def test_harness_context_in_the_users_role_starts_no_turn(tmp_path: Path) -> None:
+    """A turn whose context Codex re-sent (environment context, AGENTS.md instructions) is still one
+    turn: only the message the person typed starts it."""
+    agents = user("# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nrun make\n</INSTRUCTIONS>")
+    records = [*HEAD, *FIRST, agents, user("now delete the tests"), assistant("deleted"), token_count(200, 150, 90, 5),
+               user("<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>"), rolled_back(1),
+               *THIRD]  # fmt: skip
+    transcript = load(tmp_path, records)
+    assert "now delete the tests" not in said(transcript) and "fixed" in said(transcript)
+    assert not any("AGENTS.md" in text or "turn_aborted" in text for text in said(transcript))
+
+
+def test_a_rollback_reaches_back_no_further_than_the_last_compaction(tmp_path: Path) -> None:
+    compacted = cx("compacted", {"message": "", "replacement_history": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the bug"}]}]})
+    transcript = load(tmp_path, [*HEAD, *FIRST, compacted, *SECOND[2:], rolled_back(2), *THIRD])
+    assert said(transcript)[3:] == ["fix the bug", "call c1", "fixed", "write the docs instead", "written"]
+    assert any(w.startswith("left out 4 items of 1 turn") for w in transcript.warnings)
+
+
+def test_a_rollout_without_rollbacks_is_read_as_before(tmp_path: Path) -> None:
+    transcript = load(tmp_path, [*HEAD, *FIRST, *SECOND, *THIRD])
+    assert "now delete the tests" in said(transcript) and not any("rolled back" in w for w in transcript.warnings)
