@@ -3,18 +3,29 @@
 All three are lists of ``{role, content, tool_calls?, tool_call_id?}`` messages; they differ in
 where the extras live:
 
-* **mini-swe-agent** (``{info, messages, trajectory_format: "mini-swe-agent-1.1"}``): each assistant
-  message keeps the raw provider response under ``extra.response`` (``usage`` with DeepSeek's
-  ``prompt_cache_hit_tokens``, ``model``, ``id``, ``finish_reason``) and a Unix ``extra.timestamp``.
-  The final ``{"role": "exit"}`` entry holds the submission, which the model never saw: not imported.
-  A tool call the agent could not parse has no ``tool`` reply, only a ``FormatError`` user message
-  (and the submit call at the end has no reply at all): such calls are dropped and reported. Its
-  first format has no tool calls: the command is a bash block in the assistant's text and its output
-  a user message, which (as any user message answering the model) is the environment's, not typed.
-* **SWE-agent** ``.traj`` (``{history, trajectory, info}``): ``history`` is the model's view; tool
-  replies name their calls in a ``tool_call_ids`` *list*; older trajectories have no tool calls at
-  all (the action is text inside the assistant message, the observation a user message). Demonstration
-  messages (``is_demo``) are part of the prompt and are kept.
+* **mini-swe-agent** (``{info, messages, trajectory_format}``, ``mini-swe-agent-1`` and ``-1.1``, and
+  the first releases without the field): each assistant message keeps the raw provider response
+  under ``extra.response`` (``usage`` with DeepSeek's ``prompt_cache_hit_tokens``, ``model``, ``id``,
+  ``finish_reason``) and a Unix ``extra.timestamp``. The final ``{"role": "exit"}`` entry holds the
+  submission, which the model never saw: not imported; the 1.x releases instead ended a submitted run
+  with a user message holding the submission (the same text as ``info.submission``), left out too.
+  A reply the agent could not parse is not kept (only its ``FormatError`` user message, which 2.x
+  releases record with the billed response in ``extra.response``: counted in a note); a call with no
+  reply (the submit call at the end) is dropped and reported. Its first format has no tool calls: the
+  command is a bash block in the assistant's text and its output a user message, which (as any user
+  message answering the model) is the environment's, not typed; a person's interruption, rejection or
+  new task (``extra.interrupt_type`` ``User…``) is typed. Runs on the Responses API keep each reply as
+  the response object itself (``object: "response"``, ``output`` items: reasoning, message,
+  ``function_call``) and each command output as a ``function_call_output`` item.
+* **SWE-agent** ``.traj`` (``{history, trajectory, info}``; a retrying run's ``{attempts: [...]}``):
+  ``history`` is the model's view; tool replies name their calls in a ``tool_call_ids`` *list*; older
+  trajectories have no tool calls at all (the action is text inside the assistant message, the
+  observation a user message); entries of another agent (``agent``) were never sent to this one and
+  are left out. Demonstrations (``is_demo``) are part of the prompt: kept, and a worked example laid
+  out as messages (``put_demos_in_history``) becomes the first request's text, since its assistant
+  turns are not calls the agent made. Anthropic ``thinking_blocks`` are sent back and kept.
+  History processors (``last_n_observations`` and the like) shaped what was sent from ``history``:
+  replayed whole, with a note.
 * **plain chat**: a list of messages or ``{"messages": [...]}``; ``usage``/``model`` on an assistant
   message are honoured when present.
 
@@ -23,6 +34,7 @@ DeepSeek ``reasoning_content`` becomes a ``ThinkingPart`` (the reasoner sends it
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,7 +48,7 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 
-from ._common import ConversationBuilder, text_of_blocks
+from ._common import ConversationBuilder, counted, text_of_blocks
 from ._recorded import parse_time, usage_from_mapping
 
 _FINISH_REASONS: dict[str, FinishReason] = {
@@ -46,6 +58,87 @@ _FINISH_REASONS: dict[str, FinishReason] = {
     "length": "length",
     "content_filter": "content_filter",
 }
+
+
+#: SWE-agent history processors that only mark messages (cache control, tags), not change their text.
+_MARKING_PROCESSORS = frozenset({"default", "cache_control", "tag_tool_call_observations"})
+
+
+def import_mini_swe_agent(document: Mapping[str, Any], builder: ConversationBuilder, *,
+                          provider: str | None = None) -> None:
+    """A mini-swe-agent trajectory ``{info, messages}``, any release (see the module docstring)."""
+    messages = list(document["messages"])
+    info = _mapping(document.get("info"))
+    submission = info.get("submission")
+    last = messages[-1] if messages else None
+    if (isinstance(submission, str) and submission.strip() and isinstance(last, Mapping)
+            and last.get("role") == "user" and last.get("content") == submission):
+        # 1.x: the run's submission, added as a user message after the last call; the model never saw it.
+        messages.pop()
+        builder.warnings.append("left out the last user message: the run's submission, recorded after the last model call")
+    discarded = sum(1 for m in messages if isinstance(m, Mapping) and "response" in (extra := _mapping(m.get("extra")))
+                    and extra.get("interrupt_type") == "FormatError")
+    # Its first format sends each command's output as a user message: observations, as SWE-agent's.
+    import_chat(messages, builder, provider=provider, observations=True)
+    if discarded:
+        builder.warnings.append(
+            f"{counted(discarded, 'reply', 'replies')} the agent could not parse and did not keep (format errors) "
+            f"{'is' if discarded == 1 else 'are'} not replayed, though billed: the model never saw "
+            f"{'it' if discarded == 1 else 'them'} again")
+
+
+def import_swe_agent(document: Mapping[str, Any], builder: ConversationBuilder) -> None:
+    """A SWE-agent ``.traj`` (see the module docstring): one attempt's history, as its agent saw it."""
+    attempts = [a for a in document.get("attempts") or [] if isinstance(a, Mapping) and isinstance(a.get("history"), list)]
+    if isinstance(document.get("history"), list):
+        data = document
+        if len(attempts) > 1:
+            builder.warnings.append(f"replayed the attempt the run chose; the other {counted(len(attempts) - 1, 'attempt')}"
+                                    " in the file are not")
+    else:  # a retrying run still going, or stopped: only its finished attempts
+        data = attempts[-1]
+        if len(attempts) > 1:
+            builder.warnings.append(f"replayed the last of {counted(len(attempts), 'attempt')} (the run chose none)")
+    history = [entry for entry in data["history"] if isinstance(entry, Mapping)]
+    main = next((e.get("agent") for e in history if e.get("role") == "system"), None) or next(
+        (e.get("agent") for e in history), None)
+    ours = [e for e in history if main is None or e.get("agent") in (None, main)]
+    if other := len(history) - len(ours):
+        builder.warnings.append(f"left out {counted(other, 'entry', 'entries')} of another agent than {main!s}"
+                                " (never sent to it)")
+    builder.skipped += len(data["history"]) - len(history)
+    if demos := sum(1 for e in ours if e.get("is_demo") and e.get("role") in {"assistant", "tool"}):
+        builder.warnings.append(
+            f"the worked example laid out as messages ({counted(demos, 'assistant or tool message')}) is replayed as"
+            " the first request's text: its turns are prompt, not calls the agent made")
+    import_chat(ours, builder, observations=True)
+    if processors := _history_processors(data.get("replay_config"), ours):
+        builder.warnings.append(f"the agent's history processors ({', '.join(processors)}) changed what it sent"
+                                " from this history (old observations elided and the like): replayed whole")
+
+
+def _history_processors(config: Any, history: list[Mapping[str, Any]]) -> list[str]:
+    """The history processors of a SWE-agent run's saved config that changed the text it sent: those
+    that rewrite messages, and ``last_n_observations`` once the run had more observations than it keeps."""
+    if isinstance(config, str):
+        try:
+            config = json.loads(config)
+        except (json.JSONDecodeError, RecursionError):
+            return []
+    processors = _mapping(_mapping(config).get("agent")).get("history_processors")
+    names: list[str] = []
+    for processor in processors if isinstance(processors, list) else []:
+        kind = str(_mapping(processor).get("type"))
+        if kind == "last_n_observations":
+            actions = [i for i, e in enumerate(history) if e.get("role") == "assistant" and not e.get("is_demo")]
+            seen = sum(1 for e in history[:actions[-1] if actions else 0]
+                       if e.get("message_type") == "observation" and not e.get("is_demo"))
+            keep, polling = _mapping(processor).get("n"), _mapping(processor).get("polling") or 1
+            if isinstance(keep, int) and isinstance(polling, int) and polling > 0 and (seen // polling) * polling - keep > 1:
+                names.append(f"{kind} {keep}")  # the first observation (the task) is never elided
+        elif kind not in _MARKING_PROCESSORS:
+            names.append(kind)
+    return names
 
 
 def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: str | None = None,
@@ -80,6 +173,14 @@ def _handle(
 ) -> bool:
     extra = _mapping(message.get("extra"))
     timestamp = parse_time(extra.get("timestamp") or message.get("timestamp"))
+    if role is None:  # the Responses API's items: a reply, a command's output
+        if message.get("object") == "response":
+            _response_object(builder, message, extra, provider)
+            return True
+        if message.get("type") == "function_call_output":
+            builder.add_tool_return(str(message["call_id"]), text_of_blocks(message.get("output")), timestamp)
+            return True
+        return False
     text = text_of_blocks(message.get("content"))
     if role in {"system", "developer"}:
         if text.strip():
@@ -87,10 +188,19 @@ def _handle(
                 SystemPromptPart(text, timestamp=timestamp or builder.fallback_time), timestamp
             )
         return True
+    if message.get("is_demo") and role in {"assistant", "tool"}:
+        # A worked example laid out as messages: prompt text, not a call the agent made.
+        calls = [f"{_mapping(c.get('function')).get('name')} {_mapping(c.get('function')).get('arguments')}"
+                 for c in message.get("tool_calls") or [] if isinstance(c, Mapping)]
+        builder.add_user_text("\n".join([text, *calls]), timestamp, harness=True)
+        return True
     if role == "user":
-        # SWE-agent's demonstration and observations, mini-swe-agent's format-error notices.
-        harness = bool(message.get("is_demo") or extra.get("interrupt_type")) or (
-            observations and bool(builder.messages) and isinstance(builder.messages[-1], ModelResponse))
+        # What a person typed: an interruption, a rejection, a new task (mini-swe-agent's interactive agent).
+        interrupt = str(extra.get("interrupt_type") or "")
+        harness = not interrupt.startswith("User") and (
+            # SWE-agent's demonstration; mini-swe-agent's format-error notices and command outputs.
+            bool(message.get("is_demo") or interrupt or "returncode" in extra or "raw_output" in extra)
+            or (observations and bool(builder.messages) and isinstance(builder.messages[-1], ModelResponse)))
         builder.add_user_text(text, timestamp, harness=harness)
         return True
     if role == "tool":
@@ -103,6 +213,15 @@ def _handle(
         _assistant(builder, message, extra, text, timestamp, provider)
         return True
     return False
+
+
+def _thinking(message: Mapping[str, Any]) -> str:
+    """Anthropic thinking an assistant message carries outside its text: ``thinking_blocks`` (litellm,
+    SWE-agent) or thinking blocks in its content list (mini-swe-agent)."""
+    blocks = [*(message.get("thinking_blocks") or []),
+              *(message["content"] if isinstance(message.get("content"), list) else [])]
+    return "\n".join(b["thinking"] for b in blocks if isinstance(b, Mapping) and b.get("type") == "thinking"
+                     and isinstance(b.get("thinking"), str))
 
 
 def _assistant(
@@ -118,7 +237,7 @@ def _assistant(
     choice = _mapping(choices[0])
     raw_message = _mapping(choice.get("message"))
     parts: list[ModelResponsePart] = []
-    reasoning = message.get("reasoning_content") or raw_message.get("reasoning_content")
+    reasoning = message.get("reasoning_content") or raw_message.get("reasoning_content") or _thinking(message)
     if isinstance(reasoning, str):
         parts.append(ThinkingPart(reasoning))
     parts.append(TextPart(text))
@@ -135,4 +254,38 @@ def _assistant(
         provider_response_id=raw.get("id"),
         finish_reason=_FINISH_REASONS.get(str(choice.get("finish_reason"))),
         timestamp=timestamp or created,
+    )
+
+
+def _response_object(
+    builder: ConversationBuilder, response: Mapping[str, Any], extra: Mapping[str, Any], provider: str | None
+) -> None:
+    """A reply kept as the Responses API's response object: its ``output`` items in order."""
+    parts: list[ModelResponsePart] = []
+    for item in response.get("output") or []:
+        if not isinstance(item, Mapping):
+            continue
+        kind = item.get("type")
+        if kind == "reasoning":
+            thought = text_of_blocks(item.get("summary")) or text_of_blocks(item.get("content"))
+            parts.append(ThinkingPart(thought))
+        elif kind == "message":
+            parts.append(TextPart(text_of_blocks(item.get("content"), text_keys=("text", "refusal"))))
+        elif kind == "function_call":
+            parts.append(ToolCallPart(str(item["name"]), item.get("arguments"),
+                                      tool_call_id=str(item.get("call_id") or item["id"])))
+    details = _mapping(response.get("incomplete_details"))
+    finish: FinishReason | None = (
+        "length" if details.get("reason") == "max_output_tokens"
+        else "tool_call" if any(isinstance(p, ToolCallPart) for p in parts)
+        else "stop" if response.get("status") == "completed" else None)
+    model = response.get("model")
+    builder.add_response(
+        parts,
+        usage=usage_from_mapping(response.get("usage")),
+        model_name=model,
+        provider_name=provider if model else None,
+        provider_response_id=response.get("id"),
+        finish_reason=finish,
+        timestamp=parse_time(extra.get("timestamp")) or parse_time(response.get("created_at")),
     )

@@ -13,7 +13,7 @@ Supported formats (see each module's docstring for the traps it handles):
 ``"codex"``               Codex CLI rollout JSONL
 ``"mini-swe-agent"``      mini-swe-agent ``.traj.json`` (``{info, messages}``)
 ``"openai-chat"``         a JSON list of chat messages, ``{"messages": [...]}``, or JSONL of messages
-``"swe-agent"``           SWE-agent ``.traj`` (``{history, trajectory, info}``)
+``"swe-agent"``           SWE-agent ``.traj`` (``{history, trajectory, info}``, or a retrying run's ``{attempts}``)
 ``"compact-agent"``       our own session JSONL, rebuilt uncompacted from its archive chain
 ========================  ==========================================================================
 
@@ -40,7 +40,7 @@ from pydantic_ai.messages import ModelMessage
 
 from . import _claude_code, _codex, _compact_agent
 from ._common import ConversationBuilder, counted
-from ._openai_chat import import_chat
+from ._openai_chat import import_chat, import_mini_swe_agent, import_swe_agent
 
 __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
 
@@ -126,11 +126,9 @@ def load_transcript(path: Path) -> Transcript:
     elif sniffed.format == "codex":
         _codex.import_codex(sniffed.records, builder)
     elif sniffed.format == "mini-swe-agent":
-        # Its first format sends each command's output as a user message: observations, as SWE-agent's.
-        import_chat(sniffed.document["messages"], builder, provider=_mini_provider(sniffed.document),
-                    observations=True)
+        import_mini_swe_agent(sniffed.document, builder, provider=_mini_provider(sniffed.document))
     elif sniffed.format == "swe-agent":
-        import_chat(sniffed.document["history"], builder, observations=True)
+        import_swe_agent(sniffed.document, builder)
     else:
         document = sniffed.document
         chat = document["messages"] if isinstance(document, Mapping) else document or list(sniffed.records)
@@ -245,9 +243,14 @@ def _document_format(document: Any) -> str | None:
             str(document.get("trajectory_format", "")).startswith("mini-swe-agent") or "info" in document
         )
         return "mini-swe-agent" if is_mini else "openai-chat"
-    if isinstance(document.get("history"), list):
+    if isinstance(document.get("history"), list) or any(  # a retrying run's attempts, none chosen yet
+            isinstance(a, Mapping) and isinstance(a.get("history"), list) for a in _list(document.get("attempts"))):
         return "swe-agent"
     return None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]], int, bool]:

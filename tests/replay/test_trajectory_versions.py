@@ -1,0 +1,246 @@
+"""mini-swe-agent and SWE-agent trajectories as their releases wrote them: each hand-made file holds
+what one release saves, and the import must be what that agent sent its model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, ThinkingPart, ToolReturnPart, UserPromptPart
+
+from compact_agent.replay import detect_format, load_transcript
+from compact_agent.replay.retention import typed_texts
+
+from ._helpers import assert_repair_is_noop, assert_valid_conversation, responses, results, tool_calls
+
+
+def write(path: Path, document: Any) -> Path:
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def request_texts(messages: list[Any]) -> list[str]:
+    return [str(p.content) for m in messages if isinstance(m, ModelRequest) for p in m.parts
+            if isinstance(p, UserPromptPart | ToolReturnPart)]
+
+
+def call(call_id: str, command: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function",
+            "function": {"name": "bash", "arguments": json.dumps({"command": command})}}
+
+
+# --- mini-swe-agent -----------------------------------------------------------------------------------
+
+
+def mini(messages: list[dict[str, Any]], **info: Any) -> dict[str, Any]:
+    return {"info": {"config": {"model": {"model_name": "openai/gpt-5"}}, **info}, "messages": messages,
+            "trajectory_format": "mini-swe-agent-1.1"}
+
+
+def test_mini_swe_agent_on_the_responses_api_keeps_its_replies_and_command_outputs(tmp_path: Path) -> None:
+    """Its Responses-API models keep each reply as the response object and each output as a
+    `function_call_output` item, neither with a role."""
+    usage = {"input_tokens": 1_200, "input_tokens_details": {"cached_tokens": 1_000}, "output_tokens": 40,
+             "output_tokens_details": {"reasoning_tokens": 12}}
+    path = write(tmp_path / "r.traj.json", mini([
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Fix the parser."},
+        {"id": "resp_1", "object": "response", "created_at": 1_775_000_000, "model": "gpt-5", "status": "completed",
+         "output": [
+             {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Look first."}]},
+             {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Listing."}]},
+             {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash",
+              "arguments": "{\"command\": \"ls\"}"}],
+         "usage": usage, "extra": {"actions": [{"command": "ls", "tool_call_id": "call_1"}], "timestamp": 1_775_000_001.5}},
+        {"type": "function_call_output", "call_id": "call_1", "output": "<returncode>0</returncode>\nparser.py",
+         "extra": {"returncode": 0, "raw_output": "parser.py"}},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "No tool calls found."}],
+         "extra": {"interrupt_type": "FormatError"}},
+        {"id": "resp_2", "object": "response", "created_at": 1_775_000_010, "model": "gpt-5", "status": "completed",
+         "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]},
+                    {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "bash",
+                     "arguments": "{\"command\": \"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\"}"}],
+         "usage": usage, "extra": {"timestamp": 1_775_000_011}},
+        {"role": "exit", "content": "", "extra": {"exit_status": "Submitted", "submission": ""}},
+    ]))
+    transcript = load_transcript(path)
+    assert transcript.format == "mini-swe-agent" and transcript.skipped == 0
+    replies = responses(transcript.messages)
+    assert len(replies) == 2 and [c.tool_call_id for c in tool_calls(transcript.messages)] == ["call_1"]
+    first = replies[0]
+    assert [type(p).__name__ for p in first.parts] == ["ThinkingPart", "TextPart", "ToolCallPart"]
+    assert first.parts[0].content == "Look first." and first.model_name == "gpt-5"
+    assert first.provider_response_id == "resp_1" and first.finish_reason == "tool_call"
+    assert (first.usage.input_tokens, first.usage.cache_read_tokens, first.usage.output_tokens) == (1_200, 1_000, 40)
+    assert results(transcript.messages)[0].content == "<returncode>0</returncode>\nparser.py"
+    assert "No tool calls found." in transcript.harness_texts
+    assert typed_texts(transcript.messages, transcript.harness_texts) == ["Fix the parser."]
+    assert_valid_conversation(transcript.messages)
+    assert_repair_is_noop(transcript.messages)
+
+
+def test_mini_swe_agent_1_submission_message_is_left_out(tmp_path: Path) -> None:
+    """1.x releases ended a submitted run with a user message holding the submission, after the last call."""
+    diff = "diff --git a/x.py b/x.py\n+fixed\n"
+    path = write(tmp_path / "v1.traj.json", {
+        "info": {"exit_status": "Submitted", "submission": diff, "mini_version": "1.17.5"},
+        "trajectory_format": "mini-swe-agent-1",
+        "messages": [
+            {"role": "system", "content": "You are a helpful assistant.", "timestamp": 1.0},
+            {"role": "user", "content": "Fix x.", "timestamp": 2.0},
+            {"role": "assistant", "content": "THOUGHT: done\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```",
+             "timestamp": 3.0, "extra": {"response": {"usage": {"prompt_tokens": 900, "completion_tokens": 30}}}},
+            {"role": "user", "content": diff, "timestamp": 4.0},
+        ],
+    })
+    transcript = load_transcript(path)
+    assert isinstance(transcript.messages[-1], ModelResponse)
+    assert diff not in request_texts(transcript.messages)
+    assert any("submission" in w for w in transcript.warnings)
+
+
+def test_mini_swe_agent_person_typed_interruptions_are_typed_and_command_outputs_are_not(tmp_path: Path) -> None:
+    """The interactive agent records a person's interruption with `interrupt_type: UserInterruption`
+    and, in human mode, the output of their own command as a user message with `returncode`."""
+    path = write(tmp_path / "i.traj.json", mini([
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "Fix x."},
+        {"role": "assistant", "content": "Looking.", "tool_calls": [call("c1", "ls")]},
+        {"role": "tool", "tool_call_id": "c1", "content": "x.py", "extra": {"returncode": 0}},
+        {"role": "user", "content": "Interrupted by user: run the tests first",
+         "extra": {"interrupt_type": "UserInterruption"}},
+        {"role": "user", "content": "User command: \n```bash\npytest -q\n```", "extra": {"actions": [{"command": "pytest -q"}]}},
+        {"role": "user", "content": "<returncode>1</returncode>\n<output>\n1 failed\n</output>",
+         "extra": {"raw_output": "1 failed\n", "returncode": 1}},
+        {"role": "assistant", "content": "Fixing.", "tool_calls": [call("c2", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")]},
+        {"role": "exit", "content": "", "extra": {"exit_status": "Submitted", "submission": ""}},
+    ]))
+    transcript = load_transcript(path)
+    assert typed_texts(transcript.messages, transcript.harness_texts) == [
+        "Fix x.", "Interrupted by user: run the tests first", "User command: \n```bash\npytest -q\n```"]
+
+
+def test_mini_swe_agent_billed_replies_it_could_not_parse_are_noted(tmp_path: Path) -> None:
+    """2.x keeps an unparsable reply only as the response inside its format-error message."""
+    path = write(tmp_path / "f.traj.json", mini([
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "Fix x."},
+        {"role": "user", "content": "Tool call error: missing command",
+         "extra": {"interrupt_type": "FormatError", "cost": 0.01,
+                   "response": {"usage": {"prompt_tokens": 800, "completion_tokens": 5}}}},
+        {"role": "assistant", "content": "Ok.", "tool_calls": [call("c1", "ls")]},
+        {"role": "tool", "tool_call_id": "c1", "content": "x.py"},
+    ]))
+    transcript = load_transcript(path)
+    assert len(responses(transcript.messages)) == 1
+    assert any("1 reply the agent could not parse" in w for w in transcript.warnings)
+
+
+def test_mini_swe_agent_thinking_in_the_content_list_is_kept(tmp_path: Path) -> None:
+    """With Anthropic models it sends thinking blocks back in the assistant's content list."""
+    path = write(tmp_path / "t.traj.json", mini([
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "Fix x."},
+        {"role": "assistant", "tool_calls": [call("c1", "ls")],
+         "content": [{"type": "thinking", "thinking": "Where is x?", "signature": "sig"},
+                     {"type": "text", "text": "Listing."}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "x.py"},
+    ]))
+    (reply,) = responses(load_transcript(path).messages)
+    assert [p.content for p in reply.parts if isinstance(p, ThinkingPart)] == ["Where is x?"]
+
+
+# --- SWE-agent ----------------------------------------------------------------------------------------
+
+
+def entry(role: str, content: Any, **fields: Any) -> dict[str, Any]:
+    return {"role": role, "content": content, "agent": "main", **fields}
+
+
+def observation(call_id: str, text: str) -> dict[str, Any]:
+    return entry("tool", text, message_type="observation", tool_call_ids=[call_id])
+
+
+def action(call_id: str, command: str, **fields: Any) -> dict[str, Any]:
+    return entry("assistant", "Thinking.", message_type="action", tool_calls=[call(call_id, command)], **fields)
+
+
+def test_swe_agent_demonstration_laid_out_as_messages_is_prompt_not_calls(tmp_path: Path) -> None:
+    """With `put_demos_in_history` the example's own assistant and tool messages are in the history
+    (`is_demo`): sent as prompt, not calls this run made."""
+    path = write(tmp_path / "d.traj", {"info": {}, "trajectory": [], "history": [
+        entry("system", "You are SWE-agent.", message_type="system_prompt"),
+        entry("user", "Demo task: fix y.", is_demo=True, message_type="observation"),
+        action("d1", "cat y.py", is_demo=True),
+        entry("tool", "y = 1", is_demo=True, message_type="observation", tool_call_ids=["d1"]),
+        entry("user", "Fix x.", message_type="observation"),
+        action("c1", "ls"),
+        observation("c1", "x.py"),
+        action("c2", "submit"),
+        observation("c2", "diff"),
+    ]})
+    transcript = load_transcript(path)
+    assert len(responses(transcript.messages)) == 2
+    assert [c.tool_call_id for c in tool_calls(transcript.messages)] == ["c1", "c2"]
+    first = request_texts(transcript.messages[:1])
+    assert "y = 1" in first and any("cat y.py" in t for t in first)
+    assert typed_texts(transcript.messages, transcript.harness_texts) == ["Fix x."]
+    assert any("worked example" in w for w in transcript.warnings)
+    assert_valid_conversation(transcript.messages)
+
+
+def test_swe_agent_thinking_blocks_are_kept(tmp_path: Path) -> None:
+    """It sends an Anthropic model's `thinking_blocks` back with the assistant message."""
+    path = write(tmp_path / "t.traj", {"info": {}, "trajectory": [], "history": [
+        entry("system", "sys", message_type="system_prompt"),
+        entry("user", "Fix x.", message_type="observation"),
+        action("c1", "ls", thinking_blocks=[{"type": "thinking", "thinking": "x first", "signature": "s"}]),
+        observation("c1", "x.py"),
+    ]})
+    (reply,) = responses(load_transcript(path).messages)
+    assert [p.content for p in reply.parts if isinstance(p, ThinkingPart)] == ["x first"]
+
+
+def test_swe_agent_entries_of_another_agent_are_left_out(tmp_path: Path) -> None:
+    """An agent sends its model only the history entries under its own name."""
+    path = write(tmp_path / "s.traj", {"info": {}, "trajectory": [], "history": [
+        entry("system", "sys"),
+        entry("user", "Fix x."),
+        entry("assistant", "```\nls\n```"),
+        {"role": "system", "content": "sub sys", "agent": "edit_subroutine"},
+        {"role": "assistant", "content": "sub reply", "agent": "edit_subroutine"},
+        entry("user", "x.py"),
+    ]})
+    transcript = load_transcript(path)
+    assert len(responses(transcript.messages)) == 1
+    assert "sub reply" not in str(transcript.messages)
+    assert any("another agent than main" in w for w in transcript.warnings)
+
+
+def test_swe_agent_retrying_run_without_a_chosen_attempt_is_a_transcript(tmp_path: Path) -> None:
+    """A retrying run writes `{attempts: [...]}` after each step and merges the chosen one only at the end."""
+    attempt = {"info": {}, "trajectory": [], "history": [
+        entry("system", "sys"), entry("user", "Fix x."), action("c1", "ls"), observation("c1", "x.py")]}
+    second = json.loads(json.dumps(attempt))
+    second["history"][2]["tool_calls"][0]["id"] = second["history"][3]["tool_call_ids"][0] = "c9"
+    path = write(tmp_path / "a.traj", {"attempts": [attempt, second]})
+    assert detect_format(path) == "swe-agent"
+    transcript = load_transcript(path)
+    assert [c.tool_call_id for c in tool_calls(transcript.messages)] == ["c9"]
+    assert any("last of 2 attempts" in w for w in transcript.warnings)
+
+
+def test_swe_agent_history_processors_that_elided_what_it_sent_are_noted(tmp_path: Path) -> None:
+    history = [entry("system", "sys", message_type="system_prompt"), entry("user", "Fix x.", message_type="observation")]
+    for i in range(4):
+        history += [action(f"c{i}", "ls"), observation(f"c{i}", "x.py")]
+
+    def warnings(keep: int) -> list[str]:
+        config = {"agent": {"history_processors": [{"type": "last_n_observations", "n": keep}]}}
+        path = write(tmp_path / f"h{keep}.traj", {"info": {}, "trajectory": [], "history": history,
+                                                  "replay_config": json.dumps(config)})
+        return load_transcript(path).warnings
+
+    assert any("last_n_observations 1" in w for w in warnings(1))
+    assert warnings(5) == []  # it had no more observations than it keeps: nothing was elided
