@@ -141,3 +141,50 @@ def test_a_rollback_reaches_back_no_further_than_the_last_compaction(tmp_path: P
 def test_a_rollout_without_rollbacks_is_read_as_before(tmp_path: Path) -> None:
     transcript = load(tmp_path, [*HEAD, *FIRST, *SECOND, *THIRD])
     assert "now delete the tests" in said(transcript) and not any("rolled back" in w for w in transcript.warnings)
+
+
+# --- what Codex records but never sends, and newer items it does send -----------------------------------
+
+
+def test_system_role_messages_and_ghost_snapshots_are_never_sent(tmp_path: Path) -> None:
+    """Codex keeps system-role messages and ghost snapshots (undo checkpoints of the work tree) in the
+    rollout but out of every prompt: the system message was replayed as a system prompt, the snapshot
+    counted as an entry of an unknown kind."""
+    records = [*HEAD, cx("response_item", {"type": "message", "role": "system",
+                                           "content": [{"type": "input_text", "text": "internal note"}]}),
+               cx("response_item", {"type": "ghost_snapshot", "ghost_commit": {"id": "abc123", "parent": None,
+                                                                             "preexisting_untracked_files": []}}),
+               *FIRST]  # fmt: skip
+    transcript = load(tmp_path, records)
+    assert "internal note" not in said(transcript) and "fix the bug" in said(transcript)
+    assert "left out 1 system message Codex recorded but never sends to the model" in transcript.warnings
+    assert transcript.skipped == 0
+
+
+def test_other_agents_messages_are_what_the_model_read(tmp_path: Path) -> None:
+    """In a multi-agent thread another agent's message is a line of its own (sent to the model as its
+    JSON) or an agent_message item: both were dropped as entries of an unknown kind."""
+    note = {"author": "/root/worker", "recipient": "/root", "other_recipients": [], "content": "tests pass",
+            "trigger_turn": True}
+    records = [*HEAD, *FIRST, cx("inter_agent_communication", note),
+               cx("response_item", {"type": "agent_message", "author": "/root/reviewer", "recipient": "/root",
+                                    "content": [{"type": "input_text", "text": "looks good"}]}),
+               cx("response_item", {"type": "agent_message", "author": "/root/auditor", "recipient": "/root",
+                                    "content": [{"type": "encrypted_content", "encrypted_content": "gAAAA"}]}),
+               assistant("merging"), token_count(300, 250, 100, 5)]  # fmt: skip
+    transcript = load(tmp_path, records)
+    sent = said(transcript)
+    assert sent[sent.index("fixed") + 1:] == [
+        '{"author":"/root/worker","recipient":"/root","other_recipients":[],"content":"tests pass",'
+        '"trigger_turn":true}', "looks good", "merging"]
+    assert transcript.skipped == 0
+    assert any(w.startswith("left out 1 item the model read that OpenAI encrypted") for w in transcript.warnings)
+    assert {"looks good"} < transcript.harness_texts
+
+
+def test_an_encrypted_compaction_summary_in_the_history_is_counted(tmp_path: Path) -> None:
+    transcript = load(tmp_path, [*HEAD, *FIRST, cx("response_item", {"type": "compaction", "encrypted_content": "gAAAA"}),
+                                 *THIRD])  # fmt: skip
+    assert transcript.skipped == 0
+    assert "left out 1 item the model read that OpenAI encrypted (compaction summaries, other agents' messages): " \
+           "the file holds no text of it, so every strategy is replayed without it" in transcript.warnings

@@ -29,6 +29,10 @@ Rules, and the traps they answer (all observed in the fixture data):
   pairs are a call of ``tool_search`` and the tool definitions it found.
 * ``web_search_call`` items are server-side searches with no recorded result: left out and counted
   (``web_search_note``).
+* What Codex records but never sends is left out: ``system``-role messages (counted) and ghost
+  snapshots (the work tree's undo checkpoints). Of newer releases' items it does send, other agents'
+  messages (``agent_message`` items, ``inter_agent_communication`` lines, the latter sent as their JSON)
+  are the harness's text; encrypted compaction summaries and message parts are counted.
 * ``compacted`` (with its ``replacement_history``) goes to ``recorded_compactions``, indexed at the first
   message after it.
 * A ``thread_rolled_back`` event (none in the fixture data) drops the turns it names from what the
@@ -50,7 +54,11 @@ from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_bl
 from ._recorded import has_recorded_usage, parse_time, usage_from_mapping
 from ._redaction import REDACTION_RE, RedactionStats
 
-RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+RECORD_TYPES = frozenset({
+    "session_meta", "response_item", "event_msg", "turn_context", "compacted", "inter_agent_communication",
+})
+NEVER_SENT = frozenset({"ghost_snapshot"})  # the work tree's undo checkpoints: Codex keeps them out of every prompt
+SEALED = frozenset({"compaction", "compaction_summary", "context_compaction"})  # encrypted by OpenAI
 _TEXT_KEYS = ("text", "input_text", "output_text")
 
 
@@ -97,6 +105,8 @@ class _State:
     repeated_usage: int = 0
     unattached_usage: int = 0
     native_calls: int = 0
+    system_messages: int = 0
+    sealed: int = 0
 
 
 def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
@@ -115,6 +125,14 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
         builder.warnings.append(web_search_note(state.native_calls))
     if state.unattached_usage:
         builder.warnings.append(unmatched_usage_note(state.unattached_usage))
+    if state.system_messages:
+        builder.warnings.append(f"left out {counted(state.system_messages, 'system message')} Codex recorded but "
+                                "never sends to the model")
+    if state.sealed:
+        them = "it" if state.sealed == 1 else "them"
+        builder.warnings.append(f"left out {counted(state.sealed, 'item')} the model read that OpenAI encrypted "
+                                f"(compaction summaries, other agents' messages): the file holds no text of {them}, "
+                                f"so every strategy is replayed without {them}")
 
 
 def unmatched_usage_note(n: int) -> str:
@@ -160,6 +178,10 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
         state.model = payload.get("model") or state.model
     elif kind == "session_meta":
         _session_meta(state, payload, timestamp)
+    elif kind == "inter_agent_communication":  # another agent's message, sent as its JSON in the assistant's role
+        _close(state)
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        state.builder.add_user_text(state.redactions.expand(text), timestamp, harness=True)
     elif kind == "compacted":
         _close(state)
         history = payload.get("replacement_history") or []
@@ -214,7 +236,9 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
             _model_part(state, TextPart(text), timestamp)
             return
         _close(state)
-        if role in {"developer", "system"}:
+        if role == "system":  # recorded, never sent: Codex leaves system-role messages out of every prompt
+            state.system_messages += 1
+        elif role == "developer":
             if text.strip():
                 state.builder.add_request_part(
                     SystemPromptPart(text, timestamp=timestamp or state.builder.fallback_time), timestamp
@@ -257,6 +281,16 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
         state.builder.add_tool_return(_call_id(item), expand(json.dumps(item.get("tools") or [])), timestamp)
     elif kind == "web_search_call":
         state.native_calls += 1
+    elif kind == "agent_message":  # another agent's message in a multi-agent thread; its text may be encrypted
+        _close(state)
+        content = item.get("content")
+        blocks = content if isinstance(content, list) else []
+        state.sealed += any(isinstance(b, Mapping) and "encrypted_content" in b for b in blocks)
+        state.builder.add_user_text(expand(text_of_blocks(content, text_keys=_TEXT_KEYS)), timestamp, harness=True)
+    elif kind in SEALED:
+        state.sealed += 1
+    elif kind in NEVER_SENT:
+        pass
     else:
         state.builder.skipped += 1
 
