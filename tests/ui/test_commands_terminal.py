@@ -100,7 +100,10 @@ async def test_history_lists_every_compaction_and_rewinds_as_such(tmp_path):
     assert lines[rewind + 1].strip() == "the conversation before it:" and "rewind/rewind" not in out
     assert lines[rewind + 2].startswith("  /") and lines[rewind + 2].strip().endswith(".jsonl")
     listed = out[out.index("messages ("):].splitlines()[1:]
-    assert [line.split()[1] for line in listed] == ["summary", "assistant"]
+    # the newest round's prompt, kept verbatim in the compaction's message, has its own row under it
+    assert [line.split()[1] if line.split()[0].isdigit() else line.split()[0] for line in listed] == [
+        "summary", "you", "assistant"]
+    assert listed[1].split(maxsplit=1)[1] == "turn 2b", out
 
 
 def reads_then_answers(req) -> Reply:

@@ -92,3 +92,40 @@ async def test_an_empty_conversation_says_so_instead_of_a_heading_over_nothing(t
     run = await drive(tmp_path, runs_a_command_first, ["/history\r"])
     assert "no compactions yet\nno messages yet: the conversation is empty\n" in run.out
     assert "messages (" not in run.out
+
+
+def answers_at_length(req) -> Reply:
+    if is_summary_request(req):
+        return Reply.text("<summary>1. Primary Request and Intent: look at calc.</summary>")
+    if is_notes_request(req):
+        return Reply.text("")
+    return Reply.text("ok " * 600)
+
+
+async def test_an_attached_read_is_no_call_and_a_prompt_kept_by_compact_from_keeps_its_row(tmp_path):
+    """The read of an @file was listed as `tool call read_file(calc.py)`, numbered before the
+    message that asked for it, as if the model had called it; and after `/compact --from 4` the
+    prompt kept at 3, which the compaction message joins, showed inside the summary's row
+    (`summary  second one This session continues…`)."""
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    run = await drive(tmp_path, answers_at_length, ["look at @calc.py\r", "second one\r", "third one\r", "/history\r",
+                                                    "/compact --from 4\r", "/history\r"], permission_mode="yes")
+    before, after = run.out.split("compacted (manual, partial_from)")
+    assert rows(before)[:3] == [("0", "attached", "calc.py"), ("1", "you", "look at @calc.py"),
+                                ("", "tool result", "read_file: 2 lines")], before
+    listed = rows(after)
+    assert [r[:2] for r in listed] == [("0", "attached"), ("1", "you"), ("", "tool result"), ("2", "assistant"),
+                                       ("3", "you"), ("", "summary")], after
+    assert listed[4][2] == "second one" and listed[5][2].startswith("This session continues"), after
+
+
+def test_files_a_compaction_put_back_are_restored_not_called():
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+
+    from compact_agent.ui.history_view import message_rows
+
+    restored = ModelResponse(parts=[ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="restore_0_x"),
+                                    ToolCallPart("read_file", {"path": "src/b.py"}, tool_call_id="restore_1_y")],
+                             metadata={"compact_agent": {"synthetic": "restore"}})
+    assert message_rows(restored) == [("restored", "a.py, src/b.py")]

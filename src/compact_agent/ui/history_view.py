@@ -42,6 +42,8 @@ def _clip(text: str) -> str:
 NO_ANSWER = "(no answer: the turn was interrupted, or its request failed)"
 #: Under the answer of a turn the program closed after the model's text (a tool call's request cut short).
 ENDED = "(the turn ended here: it was interrupted, or its request failed)"
+#: The row of a read of the program's own (toolset.mention_messages), by its kind: not the model's call.
+READ_BY_US = {"mention": "attached", "restore": "restored"}
 #: Under the part of a reply the stream tore, instead of the marker the model reads.
 CUT_OFF = "(the reply was cut off here; this answer is incomplete)"
 
@@ -224,20 +226,25 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> 
 
     One request can hold tool results and what you typed (the results of the calls the last answer
     made, or of a file you attached, with the message that follows them): it gets a `you` row and a
-    row for the results, so every message you typed has its number for `/compact --from N`."""
+    row for the results, so every message you typed has its number for `/compact --from N`. So does
+    a compaction's message that carries a prompt kept verbatim: a `summary` row and a `you` row. The
+    read of an @file, or of a file a compaction put back, is `attached` or `restored`: no call of the model's."""
     from .tool_lines import call_line
 
     if isinstance(m, ModelResponse):
         kind = _synthetic(m)
         if kind == "unanswered":  # the program's close of a turn, not the model's words (_exchanges)
             return [("no answer", NO_ANSWER.strip("()").removeprefix("no answer: "))]  # said once, as its row's name
+        if kind in READ_BY_US:  # an @file or a file a compaction put back: no call of the model's
+            paths = [str(call_args(p).get("args", {}).get("path", "?")) for p in m.parts if isinstance(p, ToolCallPart)]
+            return [(READ_BY_US[kind], ", ".join(paths))]
         text = " ".join(p.content for p in m.parts if isinstance(p, TextPart))
         if kind == "cut" and text.endswith(CUT):
             text = f"{text.removesuffix(CUT).rstrip()} {CUT_OFF}"
         calls = [call_line({"tool": p.tool_name, **call_args(p)})[2:] for p in m.parts if isinstance(p, ToolCallPart)]
         return [(("assistant" if text.strip() else "tool call"), " · ".join(x for x in [text, *calls] if x.strip()))]
-    if is_summary(m):
-        return [("summary", " ".join(str(p.content) for p in m.parts if isinstance(p, UserPromptPart)))]
+    summary = [" ".join(str(p.content) for p in m.parts if isinstance(p, UserPromptPart)
+                        and is_synthetic_text(p.content))] if is_summary(m) else []
     results = []
     for p in m.parts:
         if isinstance(p, ToolReturnPart) and p.outcome == "retried":  # sent back for its arguments
@@ -253,6 +260,11 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> 
     rows = [("you", as_typed(" ".join(typed)))] if typed else []
     if results:
         rows.append(("tool result" if len(results) == 1 else "tool results", "; ".join(results)))
+    if summary:  # with a prompt kept verbatim, which the compaction message joins: the prompt keeps its row
+        first = next(p for p in m.parts if isinstance(p, UserPromptPart | ToolReturnPart | RetryPromptPart))
+        # the summary first (a full compaction's newest round after it), or after what `--from N` kept
+        ahead = isinstance(first, UserPromptPart) and is_synthetic_text(first.content)
+        return [("summary", summary[0]), *rows] if ahead else [*rows, ("summary", summary[0])]
     if ours and not typed and not results:
         rows.append(("context", " ".join(ours)))
     return rows or [("context", "")]
