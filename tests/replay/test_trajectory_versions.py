@@ -244,3 +244,26 @@ def test_swe_agent_history_processors_that_elided_what_it_sent_are_noted(tmp_pat
 
     assert any("last_n_observations 1" in w for w in warnings(1))
     assert warnings(5) == []  # it had no more observations than it keeps: nothing was elided
+
+
+def test_mini_swe_agent_usage_holds_cache_writes_as_each_litellm_release_and_openrouter_report_them(
+    tmp_path: Path,
+) -> None:
+    """Anthropic's prompt is uncached + read + written; litellm reports `prompt_tokens` with the writes
+    in some releases and without them in others, the counts themselves beside it; OpenRouter counts
+    its `cache_write_tokens` in `prompt_tokens`."""
+    with_writes = {"prompt_tokens": 5_000, "completion_tokens": 20, "cache_creation_input_tokens": 1_990,
+                   "cache_read_input_tokens": 3_000, "prompt_tokens_details": {"cached_tokens": 3_000}}
+    without_writes = {**with_writes, "prompt_tokens": 3_010}
+    reads_only_beside = {"prompt_tokens": 3_010, "completion_tokens": 20, "cache_read_input_tokens": 3_000,
+                         "prompt_tokens_details": None}
+    openrouter = {"prompt_tokens": 194, "completion_tokens": 2,
+                  "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 100}}
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}, {"role": "user", "content": "Fix x."}]
+    for i, usage in enumerate([with_writes, without_writes, reads_only_beside, openrouter]):
+        messages += [{"role": "assistant", "content": f"step {i}", "tool_calls": [call(f"c{i}", "ls")],
+                      "extra": {"response": {"model": "claude-sonnet-4-5", "usage": usage}}},
+                     {"role": "tool", "tool_call_id": f"c{i}", "content": "x.py"}]
+    read = [(r.usage.input_tokens, r.usage.cache_read_tokens, r.usage.cache_write_tokens)
+            for r in responses(load_transcript(write(tmp_path / "u.traj.json", mini(messages))).messages)]
+    assert read == [(5_000, 3_000, 1_990), (5_000, 3_000, 1_990), (3_010, 3_000, 0), (194, 0, 100)]

@@ -6,7 +6,8 @@ where the extras live:
 * **mini-swe-agent** (``{info, messages, trajectory_format}``, ``mini-swe-agent-1`` and ``-1.1``, and
   the first releases without the field): each assistant message keeps the raw provider response
   under ``extra.response`` (``usage`` with DeepSeek's ``prompt_cache_hit_tokens``, ``model``, ``id``,
-  ``finish_reason``) and a Unix ``extra.timestamp``. The final ``{"role": "exit"}`` entry holds the
+  ``finish_reason``) and a Unix ``extra.timestamp``; that usage is litellm's (or OpenRouter's) for
+  every provider, with Anthropic's cache reads and writes beside ``prompt_tokens`` (`_chat_usage`). The final ``{"role": "exit"}`` entry holds the
   submission, which the model never saw: not imported; the 1.x releases instead ended a submitted run
   with a user message holding the submission (the same text as ``info.submission``), left out too.
   A reply the agent could not parse is not kept (only its ``FormatError`` user message, which 2.x
@@ -34,6 +35,7 @@ DeepSeek ``reasoning_content`` becomes a ``ThinkingPart`` (the reasoner sends it
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -47,6 +49,7 @@ from pydantic_ai.messages import (
     ThinkingPart,
     ToolCallPart,
 )
+from pydantic_ai.usage import RequestUsage
 
 from ._common import ConversationBuilder, counted, text_of_blocks
 from ._recorded import parse_time, usage_from_mapping
@@ -248,13 +251,41 @@ def _assistant(
     created = parse_time(raw.get("created"))
     builder.add_response(
         parts,
-        usage=usage_from_mapping(raw.get("usage") or message.get("usage")),
+        usage=_chat_usage(raw.get("usage") or message.get("usage")),
         model_name=model,
         provider_name=provider if model else None,
         provider_response_id=raw.get("id"),
         finish_reason=_FINISH_REASONS.get(str(choice.get("finish_reason"))),
         timestamp=timestamp or created,
     )
+
+
+def _count(mapping: Mapping[str, Any], key: str) -> int:
+    value = mapping.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _chat_usage(raw: Any) -> RequestUsage | None:
+    """Chat-completions usage as litellm and OpenRouter report it for every provider, cache writes included.
+
+    Anthropic through litellm keeps its cache counts beside ``prompt_tokens``: reads in
+    ``cache_read_input_tokens`` (and ``prompt_tokens_details.cached_tokens``), writes in
+    ``cache_creation_input_tokens`` (later also ``prompt_tokens_details.cache_creation_tokens``).
+    Some litellm releases count the writes in ``prompt_tokens``, others only the reads: a
+    ``prompt_tokens`` below reads + writes cannot hold the writes, which are then added. OpenRouter
+    counts its ``prompt_tokens_details.cache_write_tokens`` in ``prompt_tokens``.
+    """
+    usage = usage_from_mapping(raw)
+    if usage is None or not isinstance(raw, Mapping) or "prompt_tokens" not in raw:
+        return usage
+    details = _mapping(raw.get("prompt_tokens_details"))
+    read = max(usage.cache_read_tokens, _count(raw, "cache_read_input_tokens"))
+    write = _count(raw, "cache_creation_input_tokens") or _count(details, "cache_creation_tokens")
+    if write:
+        total = usage.input_tokens if usage.input_tokens >= read + write else usage.input_tokens + write
+    else:
+        write, total = _count(details, "cache_write_tokens"), usage.input_tokens
+    return dataclasses.replace(usage, input_tokens=total, cache_read_tokens=read, cache_write_tokens=write)
 
 
 def _response_object(
