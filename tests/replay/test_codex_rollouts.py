@@ -14,6 +14,7 @@ from pydantic_ai.messages import (
     SystemPromptPart,
     TextPart,
     ToolCallPart,
+    ToolReturnPart,
     UserPromptPart,
 )
 
@@ -188,3 +189,37 @@ def test_an_encrypted_compaction_summary_in_the_history_is_counted(tmp_path: Pat
     assert transcript.skipped == 0
     assert "left out 1 item the model read that OpenAI encrypted (compaction summaries, other agents' messages): " \
            "the file holds no text of it, so every strategy is replayed without it" in transcript.warnings
+
+
+# --- calls whose output was never recorded -----------------------------------------------------------------
+
+
+def test_a_call_whose_output_was_never_recorded_is_answered_aborted_as_codex_did(tmp_path: Path) -> None:
+    """A turn interrupted (or a process killed) mid-call leaves the call without an output; every later
+    prompt Codex built answered it "aborted" right after the call (a tool search: no tools). The call
+    was dropped from the replay and reported as never answered."""
+    records = [*HEAD, user("fix the bug"),
+               cx("response_item", {"type": "function_call", "name": "shell_command", "call_id": "c9",
+                                    "arguments": '{"command": "make"}'}),
+               cx("response_item", {"type": "tool_search_call", "call_id": "t9", "execution": "client",
+                                    "arguments": {"query": "deploy"}}),
+               token_count(100, 90, 0, 10),
+               cx("event_msg", {"type": "turn_aborted", "turn_id": "1", "reason": "interrupted"}),
+               user("<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>"), *THIRD]  # fmt: skip
+    transcript = load(tmp_path, records)
+    sent = said(transcript)
+    assert sent[sent.index("fix the bug") + 1:] == [
+        "call c9", "call t9", "<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>",
+        "write the docs instead", "written"]
+    returns = {p.tool_call_id: p.content for m in transcript.messages for p in m.parts if isinstance(p, ToolReturnPart)}
+    assert returns == {"c9": "aborted", "t9": "[]"}
+    assert not any("never got a result" in w for w in transcript.warnings)
+
+
+def test_a_call_the_file_ends_on_is_still_dropped(tmp_path: Path) -> None:
+    """No later request carried it: the model's last reply is replayed without it, as before."""
+    records = [*HEAD, *FIRST, cx("response_item", {"type": "function_call", "name": "shell_command", "call_id": "c9",
+                                                   "arguments": '{"command": "make"}'}), token_count(200, 150, 90, 5)]
+    transcript = load(tmp_path, records)
+    assert "call c9" not in said(transcript)
+    assert any("never got a result (c9)" in w for w in transcript.warnings)

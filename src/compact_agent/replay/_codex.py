@@ -16,8 +16,10 @@ Rules, and the traps they answer (all observed in the fixture data):
   ``total_token_usage`` and ignored.
 * Codex records ``developer`` messages (approval notices) *between* a call and its output, and a
   resumed session re-sends its whole context while a call is still open. The builder keeps every
-  output in the request right after its call and moves the interleaved messages after the outputs;
-  calls that never got an output (a killed process) are dropped and reported.
+  output in the request right after its call and moves the interleaved messages after the outputs.
+  A call whose output was never recorded (a killed process, an interrupted turn) Codex answers
+  "aborted" itself in every later prompt, and so does the importer; one the file ends on, which no
+  later request carried, is dropped and reported.
 * Free text is redacted upstream as ``[REDACTED_<KIND> len=N sha=H]``; it is replaced by N characters
   of deterministic filler so sizes and token counts stay realistic (redacted arguments become a valid
   JSON object of length N, redacted tool names ``redacted_tool_<sha>``, redacted images ``[image]``).
@@ -58,6 +60,8 @@ RECORD_TYPES = frozenset({
     "session_meta", "response_item", "event_msg", "turn_context", "compacted", "inter_agent_communication",
 })
 NEVER_SENT = frozenset({"ghost_snapshot"})  # the work tree's undo checkpoints: Codex keeps them out of every prompt
+OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output",
+                          "tool_search_output"})
 SEALED = frozenset({"compaction", "compaction_summary", "context_compaction"})  # encrypted by OpenAI
 _TEXT_KEYS = ("text", "input_text", "output_text")
 
@@ -107,12 +111,16 @@ class _State:
     native_calls: int = 0
     system_messages: int = 0
     sealed: int = 0
+    answered: frozenset[str] = frozenset()  # the calls whose output the file records
+    unanswered: dict[str, str] = field(default_factory=dict)  # call id -> what Codex sent in its stead
 
 
 def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
     """Feed Codex rollout records into ``builder`` (see the module docstring for the rules)."""
     state = _State(builder)
-    for record in without_rolled_back(records, builder):
+    records = without_rolled_back(records, builder)
+    state.answered = frozenset(_answered(records))
+    for record in records:
         try:
             _handle(state, record)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -133,6 +141,16 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
         builder.warnings.append(f"left out {counted(state.sealed, 'item')} the model read that OpenAI encrypted "
                                 f"(compaction summaries, other agents' messages): the file holds no text of {them}, "
                                 f"so every strategy is replayed without {them}")
+
+
+def _answered(records: list[Mapping[str, Any]]) -> set[str]:
+    ids = set()
+    for record in records:
+        item = record.get("payload")
+        if (record.get("type") == "response_item" and isinstance(item, Mapping) and item.get("type") in OUTPUT_TYPES
+                and (item.get("call_id") or item.get("id"))):
+            ids.add(_call_id(item))
+    return ids
 
 
 def unmatched_usage_note(n: int) -> str:
@@ -179,7 +197,7 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
     elif kind == "session_meta":
         _session_meta(state, payload, timestamp)
     elif kind == "inter_agent_communication":  # another agent's message, sent as its JSON in the assistant's role
-        _close(state)
+        _request(state, timestamp)
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
         state.builder.add_user_text(state.redactions.expand(text), timestamp, harness=True)
     elif kind == "compacted":
@@ -235,7 +253,7 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
         if role == "assistant":
             _model_part(state, TextPart(text), timestamp)
             return
-        _close(state)
+        _request(state, timestamp)
         if role == "system":  # recorded, never sent: Codex leaves system-role messages out of every prompt
             state.system_messages += 1
         elif role == "developer":
@@ -270,19 +288,19 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
         args = state.redactions.expand_json_args(args) if isinstance(args, str) else args or {}
         _model_part(state, ToolCallPart("tool_search", args, tool_call_id=_call_id(item)), timestamp)
     elif kind in {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}:
-        _close(state)
+        _request(state, timestamp)
         output = item.get("output")
         if isinstance(output, Mapping):
             output = output.get("content", output.get("output"))
         text = output if isinstance(output, str) else text_of_blocks(output, text_keys=_TEXT_KEYS)
         state.builder.add_tool_return(_call_id(item), expand(text), timestamp)
     elif kind == "tool_search_output" and item.get("call_id"):
-        _close(state)
+        _request(state, timestamp)
         state.builder.add_tool_return(_call_id(item), expand(json.dumps(item.get("tools") or [])), timestamp)
     elif kind == "web_search_call":
         state.native_calls += 1
     elif kind == "agent_message":  # another agent's message in a multi-agent thread; its text may be encrypted
-        _close(state)
+        _request(state, timestamp)
         content = item.get("content")
         blocks = content if isinstance(content, list) else []
         state.sealed += any(isinstance(b, Mapping) and "encrypted_content" in b for b in blocks)
@@ -322,6 +340,18 @@ def _model_part(state: _State, part: ModelResponsePart, timestamp: datetime | No
     if not state.parts:
         state.started = timestamp
     state.parts.append(part)
+    if isinstance(part, ToolCallPart) and part.tool_call_id not in state.answered:
+        state.unanswered[part.tool_call_id] = "[]" if part.tool_name == "tool_search" else "aborted"
+
+
+def _request(state: _State, timestamp: datetime | None) -> None:
+    """Close the model's reply before something Codex sends it; a call of it whose output the file
+    never recorded is first answered as Codex answers it in every later prompt ("aborted"; a tool
+    search, no tools)."""
+    _close(state)
+    for call_id, content in state.unanswered.items():
+        state.builder.add_tool_return(call_id, content, timestamp)
+    state.unanswered.clear()
 
 
 def _close(state: _State, usage: Any = None) -> bool:
