@@ -13,22 +13,32 @@ from pydantic_ai.providers.openai import OpenAIProvider
 
 from compact_agent.context import CompactionSettings, ContextManager, Event, WindowTooSmallError
 from compact_agent.context.plumbing.events import one_line
-from tests.fakes import ChatRequest, FakeOpenAIServer, Reply
+from tests.fakes import ChatRequest, FakeOpenAIServer, Fault, Reply
+from tests.fakes._wire import error_body
 
 
 def answer(req: ChatRequest) -> Reply:
     return Reply.text("ok")
 
 
+def refuse_summaries(req: ChatRequest, attempt: int) -> Fault | None:
+    """A server whose window is smaller than it said, for the summary request only."""
+    if "<summary>" not in req.last_user_text():
+        return None
+    return Fault.http(400, error_body("This model's maximum context length is 16000 tokens. However, you requested "
+                                      "17000 tokens. Please reduce the length of the messages.",
+                                      type="invalid_request_error", code="context_length_exceeded"))
+
+
 async def test_a_summary_request_the_provider_refused_says_why_in_words() -> None:
-    with FakeOpenAIServer(answer, window=16_000) as server:
+    with FakeOpenAIServer(answer, window=16_000, faults=refuse_summaries) as server:
         events: list[Event] = []
         cm = ContextManager(window=16_000, max_output=2_000, event_handler=events.append,
                             settings=CompactionSettings(compaction_records=False))
         model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
         agent: Agent[None, str] = Agent(model, capabilities=[cm])
         async with agent:
-            with pytest.raises(WindowTooSmallError):  # a prompt of 75K tokens: no summary can be asked for it
+            with pytest.raises(WindowTooSmallError):  # a prompt of 75K tokens, and no summary of it is written
                 await agent.run("data: " + "word " * 60_000)
     [failed] = [e for e in events if e.failed]
     assert failed.error is not None and failed.error.startswith(

@@ -1,7 +1,7 @@
 """What docs/library.md says of one prompt larger than the window: with records (the default) the
 compacted history keeps its beginning and its end, so the model reads the question a long paste ends
-with. (Without records, the summary
-request a provider refuses as too long ends the run with `WindowTooSmallError`:
+with. Without records the summary request is cut alike, so no request reaches a strict server over
+its window. (A summary request the provider still refuses ends the run with `WindowTooSmallError`:
 test_http_errors_in_words.py.)"""
 
 from __future__ import annotations
@@ -9,10 +9,13 @@ from __future__ import annotations
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
 
-from compact_agent.context import CompactionEvent, ContextManager, Event
+from compact_agent.context import CompactionEvent, CompactionSettings, ContextManager, Event
 from compact_agent.context.compaction import summary
 from compact_agent.context.testing import reply_to_library_request
+from tests.fakes import ChatRequest, FakeOpenAIServer, Reply
 
 PROMPT = "BEGIN " + "word " * 60_000 + "QUESTION: how many words?"
 SENT: list[str] = []
@@ -35,3 +38,22 @@ def test_with_records_the_model_reads_the_prompts_beginning_and_its_question_at_
     [compaction] = [e for e in events if isinstance(e, CompactionEvent)]
     assert compaction.tokens_before > 60_000
 
+
+
+def summary_or_ok(req: ChatRequest) -> Reply:
+    asked = "<summary>" in req.last_user_text()
+    return Reply.text("<summary>The user pasted words and asked how many.</summary>" if asked else "ok")
+
+
+async def test_without_records_the_summary_request_keeps_the_beginning_and_the_question_within_the_window() -> None:
+    with FakeOpenAIServer(summary_or_ok, window=16_000) as server:
+        cm = ContextManager(window=16_000, max_output=2_000, settings=CompactionSettings(compaction_records=False))
+        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        agent: Agent[None, str] = Agent(model, capabilities=[cm])
+        async with agent:
+            assert (await agent.run(PROMPT)).output == "ok"
+    assert server.rejected == []  # the fake refuses a request over its window
+    [asked] = [r for r in server.requests if "<summary>" in r.last_user_text()]
+    sent = asked.all_text()
+    assert "BEGIN word" in sent and "QUESTION: how many words?" in sent and summary.MIDDLE_MARK in sent
+    assert "QUESTION: how many words?" in server.requests[-1].all_text()

@@ -2,8 +2,9 @@
 
 Order of work, chosen so that nothing is lost whatever fails:
   1. ask the summarizer (the request the conversation last sent plus the instruction, unable to
-     act), making the request fit: images become `[image]`, and on "prompt too long" the oldest
-     API rounds after the first go — or, where the caller prices it cheaper, write a record of the
+     act), making the request fit: images become `[image]`, the oldest API rounds after the first
+     go (before it is sent, and again on "prompt too long"), one round alone too long keeps the
+     ends of its longest texts — or, where the caller prices it cheaper, write a record of the
      steps without a model (`summary.record_of`), and keep the previous compaction message as it
      is, appending an update (incremental);
   2. archive the full transcript — if that fails, stop: nothing was rewritten;

@@ -1,5 +1,6 @@
 """How a compaction cuts a history: media out of the summary request, the oldest rounds dropped
-until it fits, where the verbatim tail begins, and pieces joined into valid messages.
+until it fits (one round alone too long: its longest texts cut to their ends), where the verbatim
+tail begins, and pieces joined into valid messages.
 
 Pure functions of the messages (and the summarizer, for the one that retries on "prompt too
 long"); every cut falls on a safe point (`rounds.py`), so no call is parted from its result.
@@ -8,6 +9,7 @@ long"); every cut falls on a safe point (`rounds.py`), so no call is parted from
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
@@ -17,11 +19,13 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     ToolReturnPart,
+    UserPromptPart,
 )
 
 from ..plumbing import markers, rounds, tokens
 from ..plumbing.overflow import as_overflow
 from .result import CompactionError, Summarize
+from .summary import MIDDLE_MARK, ends
 
 MAX_PTL_RETRIES = 3
 
@@ -98,6 +102,7 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
     while tokens.estimate(msgs) > max_input_tokens and len(rounds.api_rounds(msgs)) > 1:
         msgs = drop_oldest_after_first(msgs, 1)
         dropped += 1
+    msgs = cut_longest_texts(msgs, max_input_tokens)
     for attempt in range(MAX_PTL_RETRIES + 1):
         try:
             return await summarize(msgs, prompt), dropped
@@ -113,6 +118,36 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
             msgs = drop_oldest_after_first(msgs, k)
             dropped += k
     raise CompactionError("unreachable")
+
+
+def cut_longest_texts(messages: Sequence[ModelMessage], max_tokens: int) -> list[ModelMessage]:
+    """`messages`, whose one round left is still over `max_tokens` (a paste or a tool's output larger
+    than the window), with its longest texts cut to their beginning and end (`summary.ends`: half
+    each, `MIDDLE_MARK` where the middle was), the longest first, until the whole fits: the summary
+    request is not sent over its room, and it reads of such a message what the compacted history
+    keeps of it. Messages that fit, or that no cut would make fit (a room the fixed part of the
+    request already fills), are returned as they are."""
+    out = list(messages)
+    over = tokens.estimate(out) - max_tokens
+    while over > 0:
+        longest = max(((len(p.content), i, j) for i, m in enumerate(out) if isinstance(m, ModelRequest)
+                       for j, p in enumerate(m.parts)
+                       if isinstance(p, (UserPromptPart, ToolReturnPart)) and isinstance(p.content, str)),
+                      default=None)
+        if longest is None:
+            return list(messages)
+        size, i, j = longest
+        room = max(size - math.ceil(over * tokens.CHARS_PER_TOKEN) - len(MIDDLE_MARK), 2 * len(MIDDLE_MARK))
+        if room >= size:
+            return list(messages)  # cutting cannot make it fit: sent whole, not made worse for nothing
+        m = out[i]
+        assert isinstance(m, ModelRequest)
+        part, parts = m.parts[j], list(m.parts)
+        assert isinstance(part, (UserPromptPart, ToolReturnPart)) and isinstance(part.content, str)
+        parts[j] = dataclasses.replace(part, content=ends(part.content, room))  # type: ignore[arg-type]  # text stays text
+        out[i] = dataclasses.replace(m, parts=parts)
+        over = tokens.estimate(out) - max_tokens
+    return out
 
 
 def join(*groups: Sequence[ModelMessage]) -> list[ModelMessage]:
