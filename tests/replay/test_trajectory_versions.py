@@ -267,3 +267,24 @@ def test_mini_swe_agent_usage_holds_cache_writes_as_each_litellm_release_and_ope
     read = [(r.usage.input_tokens, r.usage.cache_read_tokens, r.usage.cache_write_tokens)
             for r in responses(load_transcript(write(tmp_path / "u.traj.json", mini(messages))).messages)]
     assert read == [(5_000, 3_000, 1_990), (5_000, 3_000, 1_990), (3_010, 3_000, 0), (194, 0, 100)]
+
+
+def test_swe_agent_images_embedded_as_text_but_sent_as_images_are_images(tmp_path: Path) -> None:
+    """A multimodal task's screenshots sit in the history as base64 markdown; the `image_parsing`
+    processor sends them as images, not as the text the history holds."""
+    picture = "![shot.png](data:image/png;base64," + "iVBORw0KGgo" * 2_000 + ")"
+    history = [entry("system", "sys", message_type="system_prompt"),
+               entry("user", f"Fix the layout.\n{picture}", message_type="observation"),
+               action("c1", "ls"), observation("c1", "x.py")]
+
+    def first_request(processors: list[dict[str, Any]]) -> tuple[str, list[str]]:
+        path = write(tmp_path / f"m{len(processors)}.traj", {
+            "info": {}, "trajectory": [], "history": history,
+            "replay_config": {"agent": {"history_processors": processors}}})
+        transcript = load_transcript(path)
+        return request_texts(transcript.messages[:1])[0], transcript.warnings
+
+    text, warnings = first_request([{"type": "cache_control"}, {"type": "image_parsing"}])
+    assert text == "Fix the layout.\n![shot.png](data:[image])"
+    assert warnings == ["1 image embedded as base64 text, which the run sent as images, replayed as [image]"]
+    assert first_request([])[0] == f"Fix the layout.\n{picture}"  # sent as text, read as text

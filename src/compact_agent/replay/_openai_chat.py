@@ -26,7 +26,8 @@ where the extras live:
   out as messages (``put_demos_in_history``) becomes the first request's text, since its assistant
   turns are not calls the agent made. Anthropic ``thinking_blocks`` are sent back and kept.
   History processors (``last_n_observations`` and the like) shaped what was sent from ``history``:
-  replayed whole, with a note.
+  replayed whole, with a note; but images embedded in the text as base64 markdown, which its
+  ``image_parsing`` processor sends as images, become the image marker.
 * **plain chat**: a list of messages or ``{"messages": [...]}``; ``usage``/``model`` on an assistant
   message are honoured when present.
 
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,7 +53,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from ._common import ConversationBuilder, counted, text_of_blocks
+from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
 from ._recorded import parse_time, usage_from_mapping
 
 _FINISH_REASONS: dict[str, FinishReason] = {
@@ -63,8 +65,9 @@ _FINISH_REASONS: dict[str, FinishReason] = {
 }
 
 
-#: SWE-agent history processors that only mark messages (cache control, tags), not change their text.
-_MARKING_PROCESSORS = frozenset({"default", "cache_control", "tag_tool_call_observations"})
+#: SWE-agent history processors that only mark messages (cache control, tags), not change their text,
+#: or whose change the import makes itself (images embedded as text, sent as images).
+_MARKING_PROCESSORS = frozenset({"default", "cache_control", "tag_tool_call_observations", "image_parsing"})
 
 
 def import_mini_swe_agent(document: Mapping[str, Any], builder: ConversationBuilder, *,
@@ -114,34 +117,72 @@ def import_swe_agent(document: Mapping[str, Any], builder: ConversationBuilder) 
         builder.warnings.append(
             f"the worked example laid out as messages ({counted(demos, 'assistant or tool message')}) is replayed as"
             " the first request's text: its turns are prompt, not calls the agent made")
+    processors = _processors(data.get("replay_config"))
+    if "image_parsing" in processors:
+        ours = _images_sent_as_images(ours, builder)
     import_chat(ours, builder, observations=True)
-    if processors := _history_processors(data.get("replay_config"), ours):
-        builder.warnings.append(f"the agent's history processors ({', '.join(processors)}) changed what it sent"
+    if eliding := _eliding(processors, ours):
+        builder.warnings.append(f"the agent's history processors ({', '.join(eliding)}) changed what it sent"
                                 " from this history (old observations elided and the like): replayed whole")
 
 
-def _history_processors(config: Any, history: list[Mapping[str, Any]]) -> list[str]:
-    """The history processors of a SWE-agent run's saved config that changed the text it sent: those
-    that rewrite messages, and ``last_n_observations`` once the run had more observations than it keeps."""
+def _processors(config: Any) -> dict[str, Mapping[str, Any]]:
+    """The history processors of a SWE-agent run's saved config (``replay_config``), by type."""
     if isinstance(config, str):
         try:
             config = json.loads(config)
         except (json.JSONDecodeError, RecursionError):
-            return []
+            return {}
     processors = _mapping(_mapping(config).get("agent")).get("history_processors")
+    return {str(p.get("type")): p for p in processors if isinstance(p, Mapping)} if isinstance(processors, list) else {}
+
+
+def _eliding(processors: Mapping[str, Mapping[str, Any]], history: list[Mapping[str, Any]]) -> list[str]:
+    """The processors that changed the text this run sent: those that rewrite messages, and
+    ``last_n_observations`` once the run had more observations than it keeps."""
     names: list[str] = []
-    for processor in processors if isinstance(processors, list) else []:
-        kind = str(_mapping(processor).get("type"))
+    for kind, processor in processors.items():
         if kind == "last_n_observations":
             actions = [i for i, e in enumerate(history) if e.get("role") == "assistant" and not e.get("is_demo")]
             seen = sum(1 for e in history[:actions[-1] if actions else 0]
                        if e.get("message_type") == "observation" and not e.get("is_demo"))
-            keep, polling = _mapping(processor).get("n"), _mapping(processor).get("polling") or 1
+            keep, polling = processor.get("n"), processor.get("polling") or 1
             if isinstance(keep, int) and isinstance(polling, int) and polling > 0 and (seen // polling) * polling - keep > 1:
                 names.append(f"{kind} {keep}")  # the first observation (the task) is never elided
         elif kind not in _MARKING_PROCESSORS:
             names.append(kind)
     return names
+
+
+#: An image SWE-agent embeds in text as a markdown data URL (a multimodal task's screenshots); its
+#: ``image_parsing`` processor sends those of these types as images.
+_EMBEDDED_IMAGE = re.compile(r"(!\[[^\]]*\]\(data:)(?:image/(?:png|jpeg|jpg|webp));base64,[^)]+(\))")
+
+
+def _images_sent_as_images(history: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:
+    """The history with each embedded image the run sent as an image (user and tool messages) made
+    the image marker, as every importer's images are: its base64 text was never the model's to read."""
+    found = 0
+
+    def swap(text: str) -> str:
+        nonlocal found
+        text, n = _EMBEDDED_IMAGE.subn(lambda m: f"{m.group(1)}{IMAGE_PLACEHOLDER}{m.group(2)}", text)
+        found += n
+        return text
+
+    out: list[Mapping[str, Any]] = []
+    for entry in history:
+        content = entry.get("content")
+        if entry.get("role") in {"user", "tool"} and isinstance(content, str):
+            entry = {**entry, "content": swap(content)}
+        elif entry.get("role") in {"user", "tool"} and isinstance(content, list):
+            entry = {**entry, "content": [{**b, "text": swap(b["text"])} if isinstance(b, Mapping)
+                                          and isinstance(b.get("text"), str) else b for b in content]}
+        out.append(entry)
+    if found:
+        builder.warnings.append(f"{counted(found, 'image')} embedded as base64 text, which the run sent as images,"
+                                f" replayed as {IMAGE_PLACEHOLDER}")
+    return out
 
 
 def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: str | None = None,
