@@ -288,3 +288,28 @@ def test_swe_agent_images_embedded_as_text_but_sent_as_images_are_images(tmp_pat
     assert text == "Fix the layout.\n![shot.png](data:[image])"
     assert warnings == ["1 image embedded as base64 text, which the run sent as images, replayed as [image]"]
     assert first_request([])[0] == f"Fix the layout.\n{picture}"  # sent as text, read as text
+
+
+def test_mini_swe_agent_1_human_mode_commands_are_the_persons_words_not_model_calls(tmp_path: Path) -> None:
+    """The 1.x interactive agent records a command the person runs in human mode as an assistant
+    message (a bare bash block, no response), and their interruptions as plain user messages."""
+    reply = {"response": {"usage": {"prompt_tokens": 900, "completion_tokens": 30}}}
+    path = write(tmp_path / "h.traj.json", {
+        "info": {"exit_status": "LimitsExceeded", "submission": ""}, "trajectory_format": "mini-swe-agent-1",
+        "messages": [
+            {"role": "system", "content": "sys", "timestamp": 1.0},
+            {"role": "user", "content": "Fix x.", "timestamp": 2.0},
+            {"role": "assistant", "content": "THOUGHT: look\n\n```bash\nls\n```", "timestamp": 3.0, "extra": reply},
+            {"role": "user", "content": "<returncode>0</returncode>\nx.py", "timestamp": 4.0},
+            {"role": "assistant", "content": "\n```bash\npytest -q\n```", "timestamp": 5.0},
+            {"role": "user", "content": "<returncode>1</returncode>\n1 failed", "timestamp": 6.0},
+            {"role": "user", "content": "Interrupted by user: the test is wrong, not x", "timestamp": 7.0},
+            {"role": "assistant", "content": "THOUGHT: ok\n\n```bash\ncat test_x.py\n```", "timestamp": 8.0,
+             "extra": reply},
+            {"role": "user", "content": "<returncode>0</returncode>\nassert 1", "timestamp": 9.0},
+        ]})
+    transcript = load_transcript(path)
+    assert len(responses(transcript.messages)) == 2
+    assert typed_texts(transcript.messages, transcript.harness_texts) == [
+        "Fix x.", "```bash\npytest -q\n```", "Interrupted by user: the test is wrong, not x"]
+    assert any("1 command a person ran in human mode" in w for w in transcript.warnings)

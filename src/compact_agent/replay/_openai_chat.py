@@ -15,7 +15,9 @@ where the extras live:
   reply (the submit call at the end) is dropped and reported. Its first format has no tool calls: the
   command is a bash block in the assistant's text and its output a user message, which (as any user
   message answering the model) is the environment's, not typed; a person's interruption, rejection or
-  new task (``extra.interrupt_type`` ``User…``) is typed. Runs on the Responses API keep each reply as
+  new task (``extra.interrupt_type`` ``User…``; in 1.x the same words with no marker) is typed, and so is
+  a command the person ran in 1.x's human mode, recorded as a bare bash block in the assistant's
+  role (no model call made it; its output is the harness's). Runs on the Responses API keep each reply as
   the response object itself (``object: "response"``, ``output`` items: reasoning, message,
   ``function_call``) and each command output as a ``function_call_output`` item.
 * **SWE-agent** ``.traj`` (``{history, trajectory, info}``; a retrying run's ``{attempts: [...]}``):
@@ -85,12 +87,47 @@ def import_mini_swe_agent(document: Mapping[str, Any], builder: ConversationBuil
     discarded = sum(1 for m in messages if isinstance(m, Mapping) and "response" in (extra := _mapping(m.get("extra")))
                     and extra.get("interrupt_type") == "FormatError")
     # Its first format sends each command's output as a user message: observations, as SWE-agent's.
-    import_chat(messages, builder, provider=provider, observations=True)
+    import_chat(_person_1x(messages, builder), builder, provider=provider, observations=True)
     if discarded:
         builder.warnings.append(
             f"{counted(discarded, 'reply', 'replies')} the agent could not parse and did not keep (format errors) "
             f"{'is' if discarded == 1 else 'are'} not replayed, though billed: the model never saw "
             f"{'it' if discarded == 1 else 'them'} again")
+
+
+#: Keys this module adds to a message it has judged: a person's words, or the harness's text.
+_PERSON, _HARNESS = "_person_typed", "_harness_wrote"
+#: What the 1.x interactive agent wrote around a person's words (2.x marks them ``extra.interrupt_type``).
+_PERSON_PREFIXES = ("Interrupted by user:", "The user added a new task:",
+                    "Command not executed. The user rejected your command with the following message:")
+#: A command the person ran in the 1.x interactive agent's human mode, recorded as an assistant message.
+_HUMAN_COMMAND = re.compile(r"\n```bash\n.*\n```", re.DOTALL)
+
+
+def _person_1x(messages: list[Any], builder: ConversationBuilder) -> list[Any]:
+    """1.x interactive runs: a person's command (human mode), recorded in the assistant's role though
+    no model wrote it, is the person's words and its output the harness's; an interruption, rejection
+    or new task is the person's."""
+    out: list[Any] = []
+    commands = 0
+    for message in messages:
+        if not isinstance(message, Mapping) or "extra" in message:
+            out.append(message)
+            continue
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, str) and _HUMAN_COMMAND.fullmatch(content):
+            message = {**message, "role": "user", _PERSON: True}
+            commands += 1
+        elif message.get("role") == "user" and isinstance(content, str) and content.startswith(_PERSON_PREFIXES):
+            message = {**message, _PERSON: True}
+        elif message.get("role") == "user" and out and isinstance(out[-1], Mapping) and out[-1].get(_PERSON) \
+                and out[-1].get("role") == "user" and _HUMAN_COMMAND.fullmatch(str(out[-1].get("content"))):
+            message = {**message, _HARNESS: True}
+        out.append(message)
+    if commands:
+        builder.warnings.append(f"{counted(commands, 'command')} a person ran in human mode, recorded as the"
+                                " assistant's, replayed as their words: no model call made them")
+    return out
 
 
 def import_swe_agent(document: Mapping[str, Any], builder: ConversationBuilder) -> None:
@@ -241,9 +278,10 @@ def _handle(
     if role == "user":
         # What a person typed: an interruption, a rejection, a new task (mini-swe-agent's interactive agent).
         interrupt = str(extra.get("interrupt_type") or "")
-        harness = not interrupt.startswith("User") and (
+        harness = not (interrupt.startswith("User") or message.get(_PERSON)) and (
             # SWE-agent's demonstration; mini-swe-agent's format-error notices and command outputs.
-            bool(message.get("is_demo") or interrupt or "returncode" in extra or "raw_output" in extra)
+            bool(message.get("is_demo") or message.get(_HARNESS) or interrupt or "returncode" in extra
+                 or "raw_output" in extra)
             or (observations and bool(builder.messages) and isinstance(builder.messages[-1], ModelResponse)))
         builder.add_user_text(text, timestamp, harness=harness)
         return True
