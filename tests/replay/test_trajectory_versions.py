@@ -7,12 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, ThinkingPart, ToolReturnPart, UserPromptPart
 
 from compact_agent.replay import detect_format, load_transcript
 from compact_agent.replay.retention import typed_texts
 
 from ._helpers import assert_repair_is_noop, assert_valid_conversation, responses, results, tool_calls
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def write(path: Path, document: Any) -> Path:
@@ -135,6 +138,16 @@ def test_mini_swe_agent_billed_replies_it_could_not_parse_are_noted(tmp_path: Pa
     transcript = load_transcript(path)
     assert len(responses(transcript.messages)) == 1
     assert any("1 reply the agent could not parse" in w for w in transcript.warnings)
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared transcript data not found at {DATA}")
+def test_mini_swe_agent_billed_replies_it_could_not_parse_are_noted_before_it_recorded_them_too() -> None:
+    """Before 2.3.1 the format error holds no response, but the call was made and billed all the same
+    (this run records 166 calls, 165 replies)."""
+    transcript = load_transcript(DATA / "mini-swe-agent-deepseek/deepseek_chat_test_1-100/django__django-13964"
+                                 / "django__django-13964.traj.json")
+    assert len(responses(transcript.messages)) == 165
+    assert any(w.startswith("1 reply the agent could not parse") for w in transcript.warnings)
 
 
 def test_mini_swe_agent_thinking_in_the_content_list_is_kept(tmp_path: Path) -> None:

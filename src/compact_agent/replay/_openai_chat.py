@@ -10,8 +10,8 @@ where the extras live:
   every provider, with Anthropic's cache reads and writes beside ``prompt_tokens`` (`_chat_usage`). The final ``{"role": "exit"}`` entry holds the
   submission, which the model never saw: not imported; the 1.x releases instead ended a submitted run
   with a user message holding the submission (the same text as ``info.submission``), left out too.
-  A reply the agent could not parse is not kept (only its ``FormatError`` user message, which 2.x
-  releases record with the billed response in ``extra.response``: counted in a note); a call with no
+  From 2.0 a reply the agent could not parse is not kept, only its ``FormatError`` user message (from
+  2.3.1 with the billed response in ``extra.response``): such calls are counted in a note; a call with no
   reply (the submit call at the end) is dropped and reported. Its first format has no tool calls: the
   command is a bash block in the assistant's text and its output a user message, which (as any user
   message answering the model) is the environment's, not typed; a person's interruption, rejection or
@@ -84,8 +84,9 @@ def import_mini_swe_agent(document: Mapping[str, Any], builder: ConversationBuil
         # 1.x: the run's submission, added as a user message after the last call; the model never saw it.
         messages.pop()
         builder.warnings.append("left out the last user message: the run's submission, recorded after the last model call")
-    discarded = sum(1 for m in messages if isinstance(m, Mapping) and "response" in (extra := _mapping(m.get("extra")))
-                    and extra.get("interrupt_type") == "FormatError")
+    # 2.x keeps no reply it could not parse, only the format error (with the response since 2.3.1).
+    discarded = sum(1 for m in messages if isinstance(m, Mapping)
+                    and _mapping(m.get("extra")).get("interrupt_type") == "FormatError")
     # Its first format sends each command's output as a user message: observations, as SWE-agent's.
     import_chat(_person_1x(messages, builder), builder, provider=provider, observations=True)
     if discarded:
