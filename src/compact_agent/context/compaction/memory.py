@@ -57,7 +57,7 @@ from .cuts import join
 from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, parse_sections
 from .notes_tail import escalated_tail, keep_index
 from .result import CompactionError, CompactionResult
-from .summarizer import render_transcript, unable_to_act
+from .summarizer import transcript_as_data, unable_to_act
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +125,14 @@ class _Job:
     emit: Callable[[Event], None]
     # The request's max_tokens (the manager's `summary_output_cap`), not the agent's: 200 cut the notes off.
     output_cap: Callable[[Sequence[ModelMessage]], int] | None = None
+
+
+def fitted_transcript(transcript: str, max_chars: int) -> str:
+    """The end of `transcript` in `max_chars`, from the start of a line: a line cut in two could begin
+    as an entry does (`  USER: …` of a tool's output, its indent cut off)."""
+    if len(transcript) <= max_chars:
+        return transcript
+    return "[earlier entries cut]\n" + transcript[-max_chars:].partition("\n")[2]
 
 
 class SessionMemory:
@@ -265,7 +273,7 @@ class SessionMemory:
     async def _separate(self, job: _Job) -> str:
         """A cheaper model sees only the previous notes and the new messages, as text, with no tools."""
         assert self.notes_model is not None
-        transcript = render_transcript(job.new)[-job.max_chars:]
+        transcript = fitted_transcript(transcript_as_data(job.new), job.max_chars)
         req = [ModelRequest(parts=[UserPromptPart(instruction(self.notes, job.hint, job.budget, transcript))],
                            metadata=mark_request("notes"))]
         resp = await model_request(self.notes_model, req, model_request_parameters=ModelRequestParameters())

@@ -12,6 +12,8 @@ import re
 
 from pydantic_ai.messages import ModelMessage, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
+from .quoting import ENTRIES_NOTE, quoted
+
 SECTIONS = ("Task and intent", "User instructions and constraints (verbatim)",
             "Files read and changed (current state)", "Decisions", "Errors and fixes", "Current state",
             "Next steps")
@@ -99,12 +101,13 @@ def instruction(previous: str | None, covered_hint: str, budget_tokens: int, tra
         "- Current state and next steps precise enough to resume mid-task; quote the latest progress line.\n"
         f"- Stay under about {budget_tokens} tokens; dense, no filler. Empty section: {EMPTY}",
         "Reply with the complete notes inside <notes></notes> and nothing else.",
-        f"<current_notes>\n{previous or TEMPLATE}</current_notes>",
+        f"<current_notes>\n{quoted(previous or TEMPLATE)}</current_notes>",
     ]
+    # Each block quotes text a tool may have written (the notes too, a model's): none of our tags in it.
     if covered_hint:
-        parts.append(f"<covered_up_to>\n{covered_hint}\n</covered_up_to>")
+        parts.append(f"<covered_up_to>\n{quoted(covered_hint)}\n</covered_up_to>")
     if transcript is not None:
-        parts.append(f"<transcript>\n{transcript}\n</transcript>")
+        parts.append(f"{ENTRIES_NOTE}\n<transcript>\n{quoted(transcript)}\n</transcript>")
     return "\n\n".join(parts)
 
 
