@@ -215,6 +215,19 @@ def test_swe_agent_thinking_blocks_are_kept(tmp_path: Path) -> None:
     assert [p.content for p in reply.parts if isinstance(p, ThinkingPart)] == ["x first"]
 
 
+def test_swe_agent_thinking_blocks_of_a_text_format_action_are_not_sent(tmp_path: Path) -> None:
+    """Without function calling an action's `tool_calls` is None, and its thinking stays behind."""
+    path = write(tmp_path / "t.traj", {"info": {}, "trajectory": [], "history": [
+        entry("system", "sys", message_type="system_prompt"),
+        entry("user", "Fix x.", message_type="observation"),
+        entry("assistant", "Look.\n```\nls\n```", message_type="action", tool_calls=None,
+              thinking_blocks=[{"type": "thinking", "thinking": "x first", "signature": "s"}]),
+        entry("user", "x.py", message_type="observation"),
+    ]})
+    (reply,) = responses(load_transcript(path).messages)
+    assert not [p for p in reply.parts if isinstance(p, ThinkingPart)]
+
+
 def test_swe_agent_entries_of_another_agent_are_left_out(tmp_path: Path) -> None:
     """An agent sends its model only the history entries under its own name."""
     path = write(tmp_path / "s.traj", {"info": {}, "trajectory": [], "history": [

@@ -26,7 +26,8 @@ where the extras live:
   observation a user message); entries of another agent (``agent``) were never sent to this one and
   are left out. Demonstrations (``is_demo``) are part of the prompt: kept, and a worked example laid
   out as messages (``put_demos_in_history``) becomes the first request's text, since its assistant
-  turns are not calls the agent made. Anthropic ``thinking_blocks`` are sent back and kept.
+  turns are not calls the agent made. Anthropic ``thinking_blocks`` are sent back with tool calls, and
+  kept there (a text-format action's are not sent).
   History processors (``last_n_observations`` and the like) shaped what was sent from ``history``:
   replayed whole, with a note; but images embedded in the text as base64 markdown, which its
   ``image_parsing`` processor sends as images, become the image marker.
@@ -155,6 +156,9 @@ def import_swe_agent(document: Mapping[str, Any], builder: ConversationBuilder) 
         builder.warnings.append(
             f"the worked example laid out as messages ({counted(demos, 'assistant or tool message')}) is replayed as"
             " the first request's text: its turns are prompt, not calls the agent made")
+    # It sends thinking_blocks back only with tool calls (a text-format action has `tool_calls: None`).
+    ours = [{k: v for k, v in e.items() if k != "thinking_blocks"} if e.get("tool_calls") is None else e
+            for e in ours]
     processors = _processors(data.get("replay_config"))
     if "image_parsing" in processors:
         ours = _images_sent_as_images(ours, builder)
