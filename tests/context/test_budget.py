@@ -13,7 +13,7 @@ import pytest
 from pydantic_ai.messages import BinaryContent, ModelRequest, ToolReturnPart, repair_messages
 
 from compact_agent.config import Settings
-from compact_agent.context.layers import budget as budget_mod
+from compact_agent.context.layers import spills as spills_mod
 from compact_agent.context.layers.budget import ToolResultBudget
 from compact_agent.context.layers.previews import build_preview, spill_name
 from compact_agent.context.plumbing import tokens
@@ -64,7 +64,7 @@ def test_reapplying_is_byte_identical_and_does_no_io(tmp_path: Path, monkeypatch
     def no_io(*_: object) -> None:
         raise AssertionError("a remembered replacement must not touch the disk")
 
-    monkeypatch.setattr(budget_mod, "write_private", no_io)
+    monkeypatch.setattr(spills_mod, "write_private", no_io)
     second = run(layer, conv.messages)
     assert dump(second.messages) == dump(first.messages)
     assert second.events == [] and second.tokens_freed == first.tokens_freed
@@ -76,7 +76,7 @@ def test_state_survives_a_restart_with_identical_bytes(tmp_path: Path, monkeypat
     first = run(layer, conv.messages)
     state = json.loads(json.dumps(layer.state_to_json()))
 
-    monkeypatch.setattr(budget_mod, "write_private", lambda *_: (_ for _ in ()).throw(AssertionError("I/O")))
+    monkeypatch.setattr(spills_mod, "write_private", lambda *_: (_ for _ in ()).throw(AssertionError("I/O")))
     restarted = ToolResultBudget(Settings(), tmp_path)
     restarted.load_state(state)
     assert dump(run(restarted, conv.messages).messages) == dump(first.messages)

@@ -22,7 +22,6 @@ from the in-memory cache, without touching the disk again.
 from __future__ import annotations
 
 import copy
-import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,40 +30,33 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from ..plumbing import secrets, tokens
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
-from ..plumbing.markers import mark, write_private
-from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
+from ..plumbing.markers import mark
 from ..plumbing.settings import CompactionSettings as Settings
-from .previews import build_preview, cut_args, spill_name, text_of
-
-log = logging.getLogger(__name__)
+from .previews import build_preview, cut_args, text_of
+from .spills import SpillFiles
 
 LAYER = "budget"
 SHORT_PREVIEW_CHARS = 400  # the last resort's preview, when even full previews leave a request too big
 
 
-
-
-class ToolResultBudget:
+class ToolResultBudget(SpillFiles):
     """L1: cap single tool results and the fresh results of one request, spilling to disk.
 
     State: `seen` (ids already judged, kept or replaced) and `replacements` (id -> the exact
     preview text). Both survive `state_to_json`/`load_state`, so a restarted session sends the
-    same bytes for the same history.
+    same bytes for the same history. The spill files are spills.py's (`SpillFiles`).
     """
 
     name = LAYER
 
     def __init__(self, settings: Settings, spill_dir: Path | None) -> None:
         self.settings = settings
-        self.spill_dir = spill_dir
+        super().__init__(spill_dir)
         self.seen: set[str] = set()
         self.replacements: dict[str, str] = {}
         self.actions: dict[str, dict[str, Any]] = {}  # id -> marker info, frozen with the preview
         self.args_cut: dict[str, dict[str, Any]] = {}  # call id -> the arguments as shown
         self.args_kept: set[str] = set()  # call ids judged small enough
-        self._missing: set[str] = set()  # spilled before a restart, file gone since: re-spill when seen
-        self._writes = True  # False in a scratch copy, which decides without writing a spill file
-        self._unwritten: dict[str, tuple[Path, str]] = {}  # a scratch copy's spills: id -> (file, text)
 
     # -- state ---------------------------------------------------------------------------------
     def state_to_json(self) -> dict[str, Any]:
@@ -83,16 +75,7 @@ class ToolResultBudget:
         self.args_cut = {k: v for k, v in dict(d.get("args_cut", {})).items() if isinstance(v, dict)}
         self.args_kept = set(d.get("args_kept", []))
         self.seen.update(self.replacements)
-        self._missing = set()
-        for call_id in self.replacements:
-            own = self._own_spill(call_id)
-            if own is not None and not own.is_file():
-                self._missing.add(call_id)
-        if self._missing:
-            n = len(self._missing)
-            log.warning("%d spilled tool result %s missing from %s; %s written again from the session the next "
-                        "time %s result is sent", n, "file is" if n == 1 else "files are", self.spill_dir,
-                        "it is" if n == 1 else "each is", "its" if n == 1 else "each")
+        self._find_missing()
 
     def scratch(self) -> ToolResultBudget:
         """A copy that decides as this layer would and keeps what it decides to itself, writing no
@@ -108,12 +91,7 @@ class ToolResultBudget:
         """Take over what a scratch copy decided (a shaping committed once the compaction it was for
         went ahead), writing the spill files it only named. A file that cannot be written is
         written again from the session the next time its result is sent, as one gone missing is."""
-        for call_id, (path, text) in twin._unwritten.items():
-            try:
-                write_private(path, text, "spill")
-            except OSError as e:
-                log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
-                self._missing.add(call_id)
+        self._write_named(twin)
         self.seen, self.replacements, self.actions = set(twin.seen), dict(twin.replacements), dict(twin.actions)
         self.args_cut, self.args_kept = dict(twin.args_cut), set(twin.args_kept)
 
@@ -131,12 +109,6 @@ class ToolResultBudget:
                  for p in m.parts if isinstance(p, ToolCallPart)}
         self.args_cut = {k: v for k, v in self.args_cut.items() if k in calls}
         self.args_kept &= calls
-
-    def _own_spill(self, call_id: str) -> Path | None:
-        """The spill file a loaded decision names, if it is ours (a state file is data, not a path to trust)."""
-        path = self._path(call_id)
-        recorded = (self.actions.get(call_id) or {}).get("path")
-        return path if path is not None and recorded == str(path) else None
 
     # -- the layer -----------------------------------------------------------------------------
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
@@ -320,68 +292,15 @@ class ToolResultBudget:
         path: Path | None = self._path(call_id)
         info: dict[str, Any] = {"action": "spill", "chars": len(text)}
         if path is not None:
-            try:
-                if self._writes:
-                    write_private(path, text, "spill")
-                else:
-                    self._unwritten[call_id] = (path, text)
+            if self._spill(call_id, path, text):
                 info["path"] = str(path)
-            except OSError as e:
-                log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
+            else:
                 path = None
         if path is None:
             info["action"] = "truncate"
         self.replacements[call_id] = build_preview(text, preview_chars, path)
         self.actions[call_id] = info
         return str(info["action"])
-
-    def _respill(self, part: ToolReturnPart) -> None:
-        """Write a missing spill file again from the full result the session kept (same path, same
-        preview, so the prompt does not change)."""
-        self._missing.discard(part.tool_call_id)
-        path, text = self._own_spill(part.tool_call_id), text_of(part)
-        if path is None or text is None or not self._writes:
-            return
-        try:
-            write_private(path, text, "spill")
-        except OSError as e:
-            log.warning("could not write the spilled tool result %s again: %s", path, e)
-
-    def _whole_text(self, part: ToolReturnPart, shown: str) -> str | None:
-        """The whole text of a result a view may show as a preview: `shown` when it is not one,
-        else what its spill file holds (a shorter preview is cut from the whole text, and the file
-        keeps it: cut from the preview, it would overwrite the file with the preview). None when a
-        preview's text was never saved and the file is not ours."""
-        call_id = part.tool_call_id
-        if call_id not in self.replacements:
-            return shown
-        path = self._own_spill(call_id)
-        if path is None:
-            return shown if self._path(call_id) is None else None  # nowhere to write: nothing to overwrite
-        try:  # a regular file only: a FIFO in its place would wait for a writer forever
-            return read_capped(path, OWN_FILE_CAP).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
-
-    def saved_copy(self, part: ToolReturnPart) -> Path | None:
-        """Where the whole text of `part` (as a view shows it) can be read back: its spill file, or
-        one written now for a result shown whole. None without a spill folder, for a preview that
-        was not saved, for images, or when the write fails. Nothing is frozen: the view is as before."""
-        call_id = part.tool_call_id
-        if call_id in self.replacements:
-            return self._own_spill(call_id)
-        path, text = self._path(call_id), text_of(part)
-        if path is None or text is None:
-            return None
-        try:
-            write_private(path, text, "spill")  # redacted as every spill file is
-        except OSError as e:
-            log.warning("could not save tool result %s to %s: %s", call_id, path, e)
-            return None
-        return path
-
-    def _path(self, call_id: str) -> Path | None:
-        return None if self.spill_dir is None else self.spill_dir / spill_name(call_id)
 
     def _render(self, message: ModelRequest) -> ModelRequest:
         """The request with every remembered replacement applied; the same object if none applies."""

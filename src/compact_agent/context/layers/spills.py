@@ -1,0 +1,133 @@
+"""The tool-result budget's spill files: where each is, writing one, reading one back.
+
+A result the budget (budget.py) replaces by a preview is saved whole, redacted, to
+`spill_dir/<tool_call_id>.txt`, the file its preview names. `SpillFiles`, the base of
+`ToolResultBudget`, holds everything that touches those files: the path of one; whether the file a
+loaded decision names is ours (a state file is data, not a path to trust); writing one, or only
+naming it in a scratch copy that decides without writing; the files gone missing since a restart,
+written again from the full result the session kept the next time it is sent; the whole text read
+back when a shorter preview is cut; and a saved copy of a result for the last resort (fit.py).
+What to replace, and the previews, are budget.py's.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ToolReturnPart
+
+from ..plumbing.markers import write_private
+from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
+from .previews import spill_name, text_of
+
+log = logging.getLogger(__name__)
+
+
+class SpillFiles:
+    """The spill files of a budget whose decisions are `replacements` (id -> the preview sent) and
+    `actions` (id -> marker info; its "path" is the file written).
+
+    `_missing`: ids spilled before a restart whose file is gone since; `_writes` is False in a
+    scratch copy, whose spills wait in `_unwritten` (id -> (file, text)) until adopted.
+    """
+
+    replacements: dict[str, str]
+    actions: dict[str, dict[str, Any]]
+
+    def __init__(self, spill_dir: Path | None) -> None:
+        self.spill_dir = spill_dir
+        self._missing: set[str] = set()  # spilled before a restart, file gone since: re-spill when seen
+        self._writes = True  # False in a scratch copy, which decides without writing a spill file
+        self._unwritten: dict[str, tuple[Path, str]] = {}  # a scratch copy's spills: id -> (file, text)
+
+    def _path(self, call_id: str) -> Path | None:
+        return None if self.spill_dir is None else self.spill_dir / spill_name(call_id)
+
+    def _own_spill(self, call_id: str) -> Path | None:
+        """The spill file a loaded decision names, if it is ours (a state file is data, not a path to trust)."""
+        path = self._path(call_id)
+        recorded = (self.actions.get(call_id) or {}).get("path")
+        return path if path is not None and recorded == str(path) else None
+
+    def _find_missing(self) -> None:
+        """After a load: the replaced results whose spill file is gone, each written again from the
+        session the next time its result is sent; one warning says how many."""
+        self._missing = set()
+        for call_id in self.replacements:
+            own = self._own_spill(call_id)
+            if own is not None and not own.is_file():
+                self._missing.add(call_id)
+        if self._missing:
+            n = len(self._missing)
+            log.warning("%d spilled tool result %s missing from %s; %s written again from the session the next "
+                        "time %s result is sent", n, "file is" if n == 1 else "files are", self.spill_dir,
+                        "it is" if n == 1 else "each is", "its" if n == 1 else "each")
+
+    def _spill(self, call_id: str, path: Path, text: str) -> bool:
+        """Write `text` to `path` (a scratch copy only names it); False, with a warning, when it cannot."""
+        try:
+            if self._writes:
+                write_private(path, text, "spill")
+            else:
+                self._unwritten[call_id] = (path, text)
+        except OSError as e:
+            log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
+            return False
+        return True
+
+    def _write_named(self, twin: SpillFiles) -> None:
+        """Write the spill files a scratch copy only named. A file that cannot be written is written
+        again from the session the next time its result is sent, as one gone missing is."""
+        for call_id, (path, text) in twin._unwritten.items():
+            try:
+                write_private(path, text, "spill")
+            except OSError as e:
+                log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
+                self._missing.add(call_id)
+
+    def _respill(self, part: ToolReturnPart) -> None:
+        """Write a missing spill file again from the full result the session kept (same path, same
+        preview, so the prompt does not change)."""
+        self._missing.discard(part.tool_call_id)
+        path, text = self._own_spill(part.tool_call_id), text_of(part)
+        if path is None or text is None or not self._writes:
+            return
+        try:
+            write_private(path, text, "spill")
+        except OSError as e:
+            log.warning("could not write the spilled tool result %s again: %s", path, e)
+
+    def _whole_text(self, part: ToolReturnPart, shown: str) -> str | None:
+        """The whole text of a result a view may show as a preview: `shown` when it is not one,
+        else what its spill file holds (a shorter preview is cut from the whole text, and the file
+        keeps it: cut from the preview, it would overwrite the file with the preview). None when a
+        preview's text was never saved and the file is not ours."""
+        call_id = part.tool_call_id
+        if call_id not in self.replacements:
+            return shown
+        path = self._own_spill(call_id)
+        if path is None:
+            return shown if self._path(call_id) is None else None  # nowhere to write: nothing to overwrite
+        try:  # a regular file only: a FIFO in its place would wait for a writer forever
+            return read_capped(path, OWN_FILE_CAP).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def saved_copy(self, part: ToolReturnPart) -> Path | None:
+        """Where the whole text of `part` (as a view shows it) can be read back: its spill file, or
+        one written now for a result shown whole. None without a spill folder, for a preview that
+        was not saved, for images, or when the write fails. Nothing is frozen: the view is as before."""
+        call_id = part.tool_call_id
+        if call_id in self.replacements:
+            return self._own_spill(call_id)
+        path, text = self._path(call_id), text_of(part)
+        if path is None or text is None:
+            return None
+        try:
+            write_private(path, text, "spill")  # redacted as every spill file is
+        except OSError as e:
+            log.warning("could not save tool result %s to %s: %s", call_id, path, e)
+            return None
+        return path
