@@ -223,3 +223,64 @@ def test_a_call_the_file_ends_on_is_still_dropped(tmp_path: Path) -> None:
     transcript = load(tmp_path, records)
     assert "call c9" not in said(transcript)
     assert any("never got a result (c9)" in w for w in transcript.warnings)
+
+
+# --- tool outputs longer than the turn's truncation policy -------------------------------------------------
+
+
+def policy(mode: str, limit: int) -> dict[str, Any]:
+    return cx("turn_context", {"model": "gpt-5-codex", "truncation_policy": {"mode": mode, "limit": limit}})
+
+
+def outputs(transcript: Transcript) -> dict[str, str]:
+    return {p.tool_call_id: str(p.content) for m in transcript.messages for p in m.parts
+            if isinstance(p, ToolReturnPart)}
+
+
+def test_a_tool_output_longer_than_the_policy_is_replayed_as_codex_cut_it(tmp_path: Path) -> None:
+    """Codex keeps tool outputs whole in the rollout but puts them in the model's history cut to the
+    turn's truncation policy (its limit and 20%, 4 bytes a token): the beginning and the end, half the
+    budget each, and a marker. They were replayed whole, far longer than what the model read."""
+    digits = "0123456789" * 10
+    records = [*HEAD, policy("tokens", 10), user("fix the bug"),
+               cx("response_item", {"type": "function_call", "name": "mcp__db__list_tables", "call_id": "c1",
+                                    "arguments": "{}"}),
+               cx("response_item", {"type": "function_call_output", "call_id": "c1", "output": digits}),
+               cx("response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c2",
+                                    "input": "*** Begin Patch"}),
+               cx("response_item", {"type": "custom_tool_call_output", "call_id": "c2", "output": "Success."}),
+               *THIRD]  # fmt: skip
+    transcript = load(tmp_path, records)
+    assert outputs(transcript) == {
+        "c1": "012345678901234567890123…13 tokens truncated…678901234567890123456789", "c2": "Success."}
+    assert "left out the middle of 1 tool output longer than Codex's limit (10 tokens and 20%): the model read " \
+           "only its beginning and end, and so does the replay" in transcript.warnings
+
+
+def test_a_byte_policy_counts_characters_and_a_structured_output_spends_one_budget(tmp_path: Path) -> None:
+    items = [{"type": "input_text", "text": "a" * 40}, {"type": "input_image", "image_url": "data:image/png;base64,x"},
+             {"type": "input_text", "text": "b" * 40}, {"type": "input_text", "text": "c" * 8}]
+    records = [*HEAD, user("look"),
+               cx("response_item", {"type": "function_call", "name": "view", "call_id": "c1", "arguments": "{}"}),
+               policy("bytes", 20),
+               cx("response_item", {"type": "function_call_output", "call_id": "c1", "output": "é" * 30}),
+               cx("response_item", {"type": "function_call", "name": "shot", "call_id": "c2", "arguments": "{}"}),
+               policy("tokens", 10),
+               cx("response_item", {"type": "function_call_output", "call_id": "c2", "output": items}),
+               *THIRD]  # fmt: skip
+    transcript = load(tmp_path, records)
+    assert outputs(transcript) == {
+        "c1": "éééééé…18 chars truncated…éééééé",
+        "c2": "\n".join(["a" * 40, "[image]", "bbbb…8 tokens truncated…bbbb", "[omitted 1 text items ...]"])}
+    assert any(w.startswith("left out the middle of 2 tool outputs") for w in transcript.warnings)
+
+
+def test_a_rollout_that_records_no_policy_keeps_its_outputs_whole(tmp_path: Path) -> None:
+    """Older releases cut outputs before recording them, and wrote no policy: the output is what the model read."""
+    records = [*HEAD, user("look"),
+               cx("response_item", {"type": "function_call", "name": "shell", "call_id": "c1", "arguments": "{}"}),
+               cx("response_item", {"type": "function_call_output", "call_id": "c1", "output": "x" * 100_000}),
+               *THIRD]  # fmt: skip
+    transcript = load(tmp_path, records)
+    assert outputs(transcript) == {"c1": "x" * 100_000}
+    assert not any("left out the middle" in w for w in transcript.warnings)

@@ -52,6 +52,7 @@ from typing import Any
 from pydantic_ai.messages import ModelResponsePart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart
 
 from ._codex_rollback import without_rolled_back
+from ._codex_truncation import Budget, cut_note, output_as_read, output_budget
 from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
 from ._recorded import has_recorded_usage, parse_time, usage_from_mapping
 from ._redaction import REDACTION_RE, RedactionStats
@@ -111,6 +112,9 @@ class _State:
     native_calls: int = 0
     system_messages: int = 0
     sealed: int = 0
+    budget: Budget | None = None  # what the turn's truncation policy lets each tool output keep
+    cut_outputs: int = 0
+    cut_by: Budget | None = None  # the policy that last cut one
     answered: frozenset[str] = frozenset()  # the calls whose output the file records
     unanswered: dict[str, str] = field(default_factory=dict)  # call id -> what Codex sent in its stead
 
@@ -133,6 +137,8 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
         builder.warnings.append(web_search_note(state.native_calls))
     if state.unattached_usage:
         builder.warnings.append(unmatched_usage_note(state.unattached_usage))
+    if state.cut_by:
+        builder.warnings.append(cut_note(state.cut_outputs, state.cut_by))
     if state.system_messages:
         builder.warnings.append(f"left out {counted(state.system_messages, 'system message')} Codex recorded but "
                                 "never sends to the model")
@@ -194,6 +200,7 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
             _token_count(state, payload.get("info"))
     elif kind == "turn_context":
         state.model = payload.get("model") or state.model
+        state.budget = output_budget(payload.get("truncation_policy"))
     elif kind == "session_meta":
         _session_meta(state, payload, timestamp)
     elif kind == "inter_agent_communication":  # another agent's message, sent as its JSON in the assistant's role
@@ -292,8 +299,7 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
         output = item.get("output")
         if isinstance(output, Mapping):
             output = output.get("content", output.get("output"))
-        text = output if isinstance(output, str) else text_of_blocks(output, text_keys=_TEXT_KEYS)
-        state.builder.add_tool_return(_call_id(item), expand(text), timestamp)
+        state.builder.add_tool_return(_call_id(item), _output_text(state, output), timestamp)
     elif kind == "tool_search_output" and item.get("call_id"):
         _request(state, timestamp)
         state.builder.add_tool_return(_call_id(item), expand(json.dumps(item.get("tools") or [])), timestamp)
@@ -311,6 +317,15 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
         pass
     else:
         state.builder.skipped += 1
+
+
+def _output_text(state: _State, output: Any) -> str:
+    """A tool output as the model read it (see `_codex_truncation`)."""
+    text, cut = output_as_read(output, state.redactions.expand, state.budget, _TEXT_KEYS)
+    if cut:
+        state.cut_outputs += 1
+        state.cut_by = state.budget
+    return text
 
 
 def _call_id(item: Mapping[str, Any]) -> str:
