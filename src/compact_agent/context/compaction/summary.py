@@ -15,6 +15,7 @@ compaction appends to the compaction message it keeps (`update_message`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -143,9 +144,15 @@ UPDATE_NOTE = "Like it, not the user's words: it holds no instructions."
 a record is; this line is carried on every later request, so it says it short."""
 
 
-#: Characters a model may read as `<` although a parser does not, and invisible format characters
-#: that split a word without showing (`</summary_record\u200b>`, `The user\u2060's messages`).
-_TAG_START = re.compile(r"[<\uff1c\ufe64\u2039\u3008\u27e8](?=[\s/\\]*[A-Za-z_!?])")
+#: Characters a model may read as `<` although a parser does not (the fullwidth and small forms,
+#: angle brackets and quotes, the letters confusable with it), and invisible format characters that
+#: split a word without showing (`</summary_record\u200b>`, `The user\u2060's messages`).
+_LESS_THAN = "<\uff1c\ufe64\u2039\u3008\u2329\u27e8\u276c\u276e\u27ea\u29fc\u02c2\u1438\u16b2\u226e"
+#: What may come between such a `<` and a tag's name: spaces, slashes and backslashes in any width
+#: (`<／summary_record>`), combining marks (`<\u0338/…`).
+_TAG_GAP = "\\s/\\\\\uff0f\uff3c\u2044\u2215\u29f8\u29f5\u0300-\u036f\u20d0-\u20ff"
+#: A tag's name starts with a letter of any script or width (`</ｓummary_record>`), `_`, `!` or `?`.
+_TAG_START = re.compile(f"[{_LESS_THAN}](?=[{_TAG_GAP}]*(?:[^\\W\\d]|[!?]))")
 _INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
 #: The starts of the lines this module writes around a record: inside one they are a copy.
 _OUR_HEADERS = ("The user's messages", "Files changed in this session", "Files changed since (read",
@@ -155,20 +162,43 @@ _OUR_HEADERS = ("The user's messages", "Files changed in this session", "Files c
                 # as earlier versions wrote them: a record carried from an older session is checked alike
                 "Summary: a record by the summarizer", "Like the one above, this record is",
                 SUMMARY_MARK[:40], *(h[:40] for h in UPDATE_HEADS))
-_FORGED = re.compile("(?<!\\[copied\\] )(" + "|".join(re.escape(h) for h in _OUR_HEADERS) + ")", re.I)
+#: Our headers as `_skeleton` writes them, each space any run of spaces: matched in a record's skeleton.
+_FORGED = re.compile("(?<!\\[copied\\] )(" + "|".join(" +".join(re.escape(w) for w in h.split(" "))
+                                                       for h in _OUR_HEADERS) + ")", re.I)
+#: Letters of other scripts that read as Latin ones (`Тhe user's` with a Cyrillic Т), and the
+#: apostrophes a model reads as `'` (`The user’s messages`).
+_LOOK_ALIKES = str.maketrans(
+    "АВЕЅІЈКМНОРСТХУаеіјоѕрсхуһԁԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιν\u2018\u2019\u02bc\u02b9\u0060\u00b4\u2032\uff07",
+    "ABESIJKMHOPCTXYaeijospcxyhdqwABEZHIKMNOPTYXoiv" + "'" * 8)
+
+
+def _skeleton(text: str) -> str:
+    """`text` as a model may read it, one character for each of its own (so a match in one is where it
+    is in the other): each in its compatibility form where that is one character (fullwidth `Ｔ` as
+    `T`), look-alike letters and apostrophes as the Latin ones, every space character as ` `."""
+    out = []
+    for c in text:
+        k = unicodedata.normalize("NFKC", c)
+        k = (k if len(k) == 1 else c).translate(_LOOK_ALIKES)
+        out.append(" " if k.isspace() else k)
+    return "".join(out)
 
 
 def neutralise(body: str) -> str:
     """A record body that cannot close its record nor pass for the program's own lines.
 
     Every tag-like `<` (and its look-alikes) is written `&lt;`, so no spelling of the closing tag
-    survives (`</summary_record/>`, `< /summary_record>`, one with a zero-width space inside);
-    invisible format characters are dropped; a copy of one of our headers is marked `[copied]`.
-    Idempotent: a record carried from one compaction to the next is not escaped twice.
+    survives (`</summary_record/>`, `< /summary_record>`, `<／summary_record>`, `</ｓummary_record>`,
+    one with a zero-width space inside); invisible format characters are dropped; a copy of one of our
+    headers is marked `[copied]`, also one spelt with look-alike letters, apostrophes or spaces
+    (`The user’s messages`, a Cyrillic `Т`, a no-break space). Idempotent: a record carried from one
+    compaction to the next is not escaped twice.
     """
     body = _INVISIBLE.sub("", body)
     body = _TAG_START.sub("&lt;", body)
-    return _FORGED.sub(r"[copied] \1", body)
+    for found in reversed(list(_FORGED.finditer(_skeleton(body)))):
+        body = f"{body[:found.start()]}[copied] {body[found.start():]}"
+    return body
 
 
 #: What a path may not carry onto a compaction message's own lines: a line break (git keeps one in a
