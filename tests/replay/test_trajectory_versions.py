@@ -164,6 +164,20 @@ def test_mini_swe_agent_thinking_in_the_content_list_is_kept(tmp_path: Path) -> 
     assert [p.content for p in reply.parts if isinstance(p, ThinkingPart)] == ["Where is x?"]
 
 
+def test_mini_swe_agent_openrouter_reasoning_is_kept(tmp_path: Path) -> None:
+    """Its OpenRouter model keeps the message as OpenRouter returned it, reasoning in `reasoning`, and
+    sends it back so."""
+    path = write(tmp_path / "o.traj.json", mini([
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "Fix x."},
+        {"role": "assistant", "content": "Listing.", "tool_calls": [call("c1", "ls")], "reasoning": "Where is x?",
+         "reasoning_details": [{"type": "reasoning.text", "text": "Where is x?"}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "x.py"},
+    ]))
+    (reply,) = responses(load_transcript(path).messages)
+    assert [p.content for p in reply.parts if isinstance(p, ThinkingPart)] == ["Where is x?"]
+
+
 # --- SWE-agent ----------------------------------------------------------------------------------------
 
 

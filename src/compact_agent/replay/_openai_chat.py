@@ -34,7 +34,8 @@ where the extras live:
 * **plain chat**: a list of messages or ``{"messages": [...]}``; ``usage``/``model`` on an assistant
   message are honoured when present.
 
-DeepSeek ``reasoning_content`` becomes a ``ThinkingPart`` (the reasoner sends it back as prompt).
+DeepSeek ``reasoning_content`` (OpenRouter's ``reasoning``) becomes a ``ThinkingPart`` (the reasoner
+sends it back as prompt).
 """
 
 from __future__ import annotations
@@ -324,7 +325,9 @@ def _assistant(
     choice = _mapping(choices[0])
     raw_message = _mapping(choice.get("message"))
     parts: list[ModelResponsePart] = []
-    reasoning = message.get("reasoning_content") or raw_message.get("reasoning_content") or _thinking(message)
+    # litellm's reasoning_content, OpenRouter's reasoning: the message goes back as the agent keeps it.
+    reasoning = (message.get("reasoning_content") or raw_message.get("reasoning_content")
+                 or message.get("reasoning") or _thinking(message))
     if isinstance(reasoning, str):
         parts.append(ThinkingPart(reasoning))
     parts.append(TextPart(text))
