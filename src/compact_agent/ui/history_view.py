@@ -56,10 +56,15 @@ def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
     as if it were the prompt waiting for input."""
     pairs: list[tuple[str, str, str]] = []
     for i, m in enumerate(messages):
-        if isinstance(m, ModelRequest) and not is_summary(m):
+        last = i == len(messages) - 1
+        if isinstance(m, ModelRequest) and is_summary(m):  # a prompt kept verbatim in it, with the answer after it
+            prompts = [p for p in _typed(m) if isinstance(p, str)]
+            if prompts and not last:  # …else its answer went into the summary
+                pairs.append((as_typed(prompts[-1]), "", ""))
+        elif isinstance(m, ModelRequest):
             prompts = [p for p in _typed(m) if isinstance(p, str)]
             if prompts:
-                pairs.append((as_typed(prompts[-1]), "", NO_ANSWER if i == len(messages) - 1 else ""))
+                pairs.append((as_typed(prompts[-1]), "", NO_ANSWER if last else ""))
         elif isinstance(m, ModelResponse) and pairs:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
             ours = _synthetic(m)
