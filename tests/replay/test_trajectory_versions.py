@@ -284,6 +284,8 @@ def test_swe_agent_history_processors_that_elided_what_it_sent_are_noted(tmp_pat
 
     assert any("last_n_observations 1" in w for w in warnings(1))
     assert warnings(5) == []  # it had no more observations than it keeps: nothing was elided
+    history[3] = {**history[3], "tags": ["remove_output"]}  # elided however recent
+    assert any("last_n_observations 5" in w for w in warnings(5))
 
 
 def test_mini_swe_agent_usage_holds_cache_writes_as_each_litellm_release_and_openrouter_report_them(

@@ -7,17 +7,18 @@ where the extras live:
   the first releases without the field): each assistant message keeps the raw provider response
   under ``extra.response`` (``usage`` with DeepSeek's ``prompt_cache_hit_tokens``, ``model``, ``id``,
   ``finish_reason``) and a Unix ``extra.timestamp``; that usage is litellm's (or OpenRouter's) for
-  every provider, with Anthropic's cache reads and writes beside ``prompt_tokens`` (`_chat_usage`). The final ``{"role": "exit"}`` entry holds the
-  submission, which the model never saw: not imported; the 1.x releases instead ended a submitted run
-  with a user message holding the submission (the same text as ``info.submission``), left out too.
-  From 2.0 a reply the agent could not parse is not kept, only its ``FormatError`` user message (from
-  2.3.1 with the billed response in ``extra.response``): such calls are counted in a note; a call with no
-  reply (the submit call at the end) is dropped and reported. Its first format has no tool calls: the
-  command is a bash block in the assistant's text and its output a user message, which (as any user
-  message answering the model) is the environment's, not typed; a person's interruption, rejection or
-  new task (``extra.interrupt_type`` ``User…``; in 1.x the same words with no marker) is typed, and so is
-  a command the person ran in 1.x's human mode, recorded as a bare bash block in the assistant's
-  role (no model call made it; its output is the harness's). Runs on the Responses API keep each reply as
+  every provider, with Anthropic's cache reads and writes beside ``prompt_tokens`` (`_chat_usage`).
+  The final ``{"role": "exit"}`` entry holds the submission, which the model never saw: not imported;
+  the 1.x releases instead ended a submitted run with a user message holding the submission (the
+  same text as ``info.submission``), left out too. From 2.0 a reply the agent could not parse is not
+  kept, only its ``FormatError`` user message (from 2.3.1 with the billed response in
+  ``extra.response``): such calls are counted in a note; a call with no reply (the submit call at the
+  end) is dropped and reported. Its first format has no tool calls: the command is a bash block in
+  the assistant's text and its output a user message, which (as any user message answering the
+  model) is the environment's, not typed; a person's interruption, rejection or new task
+  (``extra.interrupt_type`` ``User…``; in 1.x the same words with no marker) is typed, and so is a
+  command the person ran in 1.x's human mode, recorded as a bare bash block in the assistant's role
+  (no model call made it; its output is the harness's). Runs on the Responses API keep each reply as
   the response object itself (``object: "response"``, ``output`` items: reasoning, message,
   ``function_call``) and each command output as a ``function_call_output`` item.
 * **SWE-agent** ``.traj`` (``{history, trajectory, info}``; a retrying run's ``{attempts: [...]}``):
@@ -182,7 +183,7 @@ def _processors(config: Any) -> dict[str, Mapping[str, Any]]:
 
 def _eliding(processors: Mapping[str, Mapping[str, Any]], history: list[Mapping[str, Any]]) -> list[str]:
     """The processors that changed the text this run sent: those that rewrite messages, and
-    ``last_n_observations`` once the run had more observations than it keeps."""
+    ``last_n_observations`` once the run had more observations than it keeps, or one tagged for removal."""
     names: list[str] = []
     for kind, processor in processors.items():
         if kind == "last_n_observations":
@@ -190,8 +191,11 @@ def _eliding(processors: Mapping[str, Mapping[str, Any]], history: list[Mapping[
             seen = sum(1 for e in history[:actions[-1] if actions else 0]
                        if e.get("message_type") == "observation" and not e.get("is_demo"))
             keep, polling = processor.get("n"), processor.get("polling") or 1
-            if isinstance(keep, int) and isinstance(polling, int) and polling > 0 and (seen // polling) * polling - keep > 1:
-                names.append(f"{kind} {keep}")  # the first observation (the task) is never elided
+            removed = processor.get("always_remove_output_for_tags") or ["remove_output"]
+            tagged = any(set(removed) & set(e.get("tags") or []) for e in history if e.get("message_type") == "observation")
+            if tagged or (isinstance(keep, int) and isinstance(polling, int) and polling > 0
+                          and (seen // polling) * polling - keep > 1):
+                names.append(f"{kind} {keep}")  # the first observation (the task) is never elided by count
         elif kind not in _MARKING_PROCESSORS:
             names.append(kind)
     return names
