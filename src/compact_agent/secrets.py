@@ -109,8 +109,9 @@ def register_environment(environ: Mapping[str, str] = os.environ) -> None:
 
 def scrubbed_env(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command the model runs: no provider key variable, and no variable
-    whose value is a registered secret (a key exported under another name)."""
-    return {k: v for k, v in environ.items() if k not in KEY_VARS and v not in _secrets}
+    whose value holds a registered secret (a key exported under another name, or inside a longer
+    value: `AUTH="Bearer sk-…"`, a URL with the password in it)."""
+    return {k: v for k, v in environ.items() if k not in KEY_VARS and not any(s in v for s in _secrets)}
 
 
 _SEAL = b"\x00compact-agent-key:"

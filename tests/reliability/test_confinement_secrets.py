@@ -271,6 +271,25 @@ def test_commands_cannot_read_the_key_from_the_agent_process(tmp_path: Path) -> 
     assert "--api-key is visible" in run.stderr
 
 
+def test_a_variable_that_holds_the_key_in_a_longer_value_is_not_given_to_commands(tmp_path: Path) -> None:
+    """Only the provider's variables, and those equal to the key, were kept from a command: one that
+    holds it inside a longer value (an auth header, a URL, a tool's options) reached it whole, and a
+    command that encoded it (rot13 here, hex) sent it to the model. Such a variable is left out too."""
+    env_key = "sk-env-fedcba9876543210fedcba9876543210"
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    cwd.mkdir()
+    probe = "printenv DEPLOY_AUTH | tr 'A-Za-z' 'N-ZA-Mn-za-m'; echo \"plain=$PLAIN_SETTING\""
+    script = Script([[("bash", {"command": probe})]])
+    with FakeOpenAIServer(script, api_key=env_key) as server:
+        run = cli(home, cwd, *cli_args(server, "probe", window=9_000),
+                  env={"OPENAI_API_KEY": env_key, "DEPLOY_AUTH": f"Authorization: Bearer {env_key}",
+                       "PLAIN_SETTING": "kept"})
+    assert run.code == 0, run.stderr
+    out = message_text(tool_results(script.main[1])[0])
+    assert "plain=kept" in out, out  # the command ran, with the rest of the environment
+    assert codecs.encode(env_key, "rot13") not in out and "Nhgubevmngvba" not in out, out
+
+
 async def test_summary_and_notes_requests_cannot_run_tools(tmp_path: Path) -> None:
     """Whatever the model replies to our own requests, no tool runs (checked on the file system)."""
     cwd = tmp_path / "project"
