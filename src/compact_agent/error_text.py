@@ -1,9 +1,9 @@
 """The one-line error texts: `describe_error` for any error a turn can end with, `unusable_model` for
-a model we call for ourselves, the notes a session adds to an error (where the request limit and the
-model were chosen), and Python warnings from libraries as lines of ours (pydantic's span lines and
-name classes; ours are one line, no file, no class name). What they find under an exception's
-surface (the transport error an SDK wrapped, the `retry-after` a provider asked for, the address
-tried) is error_causes.py.
+a model we call for ourselves, and Python warnings from libraries as lines of ours (pydantic's span
+lines and name classes; ours are one line, no file, no class name). What they find under an
+exception's surface (the transport error an SDK wrapped, the `retry-after` a provider asked for, the
+address tried) is error_causes.py; the notes a session adds to an error (where the request limit, the
+model and the endpoint were chosen) are error_notes.py.
 
 The command line and the UI (REPL, print mode) both use these, so they live below both; every
 import of agent or SDK code is late: --version and --help load none of it."""
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from typing import Any, Protocol
+from typing import Any
 
 from .error_causes import (
     caused_by,
@@ -25,6 +25,7 @@ from .error_causes import (
     retry_after,
     sent_no_key,
 )
+from .error_notes import endpoint_given, limit_chosen_by, model_note
 
 
 def connection_reason(e: BaseException) -> tuple[str, str | None]:
@@ -159,7 +160,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     if isinstance(e, ModelConnectionError):
         reason, advice = connection_reason(e)
         return then(f"cannot reach the model endpoint{endpoint(e)} ({reason}); "
-                    f"{advice or 'check the network and that the server there is up'}{_endpoint_given(e)}", saved)
+                    f"{advice or 'check the network and that the server there is up'}{endpoint_given(e)}", saved)
     if isinstance(e, WindowTooSmallError):  # the library's advice, in the command line's words
         return first_line(e).replace(LARGER, "use a larger --context-window (or, where the window is a "
                                              "server's own, start that server with a larger one)").replace(
@@ -222,43 +223,6 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     return first_line(e)  # the message, never the exception's class name
 
 
-#: The note a session adds to pydantic-ai's request-limit error (`note_request_limit`): where the
-#: limit came from, in words, after this mark.
-_LIMIT_NOTE = "compact-agent request limit: "
-_SETTING = "max_requests_per_turn"
-
-
-class _Sourced(Protocol):
-    """What `note_request_limit` reads of the settings as loaded (settings_file.Loaded, which imports
-    this module: named by what it uses)."""
-
-    @property
-    def settings(self) -> Any: ...
-    @property
-    def sources(self) -> dict[str, str]: ...
-    def where(self, key: str) -> str: ...
-
-
-def note_request_limit(e: BaseException, loaded: _Sourced | None) -> None:
-    """Say on `e` (pydantic-ai's request limit) where the limit of requests per turn came from: the
-    number is all pydantic-ai knows, and `--max-turns N` was said of a limit no flag gave (the
-    setting's default of 1,000, a config file's). `loaded`: the session's settings and their sources
-    (settings_file.Loaded); None says nothing more than the setting."""
-    if loaded is None:
-        return
-    n = loaded.settings.max_requests_per_turn
-    source = loaded.sources.get(_SETTING, "default")
-    if source == "flag":
-        words = f"--max-turns {n}"
-    elif source == "session":
-        words = f"--max-turns {n}, remembered by the session"
-    elif source == "default":
-        words = f"{_SETTING}, by default {n:,}; --max-turns N or {_SETTING} in the config file sets another"
-    else:  # a file by its path, or `env COMPACT_AGENT_MAX_REQUESTS_PER_TURN`
-        words = f"{_SETTING} = {n} from {loaded.where(_SETTING)}"
-    e.add_note(_LIMIT_NOTE + words)
-
-
 def max_turns_message(e: BaseException, saved: str = "") -> str | None:
     """Our words for pydantic-ai's request limit (its message points at its own docs), with where the
     limit came from (`note_request_limit`), or None when `e` is another usage limit."""
@@ -268,8 +232,7 @@ def max_turns_message(e: BaseException, saved: str = "") -> str | None:
     if m is None:
         return None
     n = int(m.group(1))
-    whence = next((note[len(_LIMIT_NOTE):] for note in getattr(e, "__notes__", ()) if isinstance(note, str)
-                   and note.startswith(_LIMIT_NOTE)), f"{_SETTING} = {n}")
+    whence = limit_chosen_by(e, n)
     return then(f"stopped after {n} model request{'s' if n != 1 else ''} ({whence})", saved)
 
 
@@ -325,75 +288,6 @@ def _validation_errors(details: list[Any]) -> str:
     return " ".join("; ".join(said).split())[:300]
 
 
-#: The note a session adds to a failed request's error (`note_model`): how its model was chosen, in
-#: the words that choose it, after this mark.
-_MODEL_NOTE = "compact-agent model chosen by: "
-
-
-def model_chosen_by(name: str, loaded: _Sourced | None) -> str:
-    """How `name`, the model a session runs with, was chosen, in the words that chose it: `-m NAME`,
-    `/model NAME` (a switch since the session started), `model = "NAME" in PATH`,
-    `COMPACT_AGENT_MODEL=NAME`, the session's or the default. `loaded`: the session's settings as
-    loaded at its start, with their sources (settings_file.Loaded); None is `-m NAME`."""
-    if loaded is None:
-        return f"-m {name}"
-    if loaded.settings.model != name:  # the settings are the session's start: a switch since
-        return f"/model {name}"
-    source = loaded.sources.get("model", "default")
-    if source == "flag":
-        return f"-m {name}"
-    if source == "session":
-        return f"{name}, remembered by the session; -m sets another"
-    if source == "default":
-        return f"{name}, the default model; -m sets another"
-    if source.startswith("env "):
-        return f"{source.removeprefix('env ')}={name}"
-    return f'model = "{name}" in {loaded.where("model")}'
-
-
-def note_model(e: BaseException, name: str, loaded: _Sourced | None) -> None:
-    """Say on `e`, a failed request's error, how its model was chosen (`model_chosen_by`): a 404's
-    line points there to check the name, not at a `-m` flag no one gave. And where its endpoint was
-    given, when not on this command line (`endpoint_chosen_by`): an address no server answers at is
-    corrected there."""
-    e.add_note(_MODEL_NOTE + model_chosen_by(name, loaded))
-    if (where := endpoint_chosen_by(loaded)) is not None:
-        e.add_note(_ENDPOINT_NOTE + "\0".join(where))
-
-
-#: The note `note_model` adds of where the endpoint was given: the address, then the words.
-_ENDPOINT_NOTE = "compact-agent endpoint chosen by: "
-
-
-def endpoint_chosen_by(loaded: _Sourced | None) -> tuple[str, str] | None:
-    """(the address, where it was given) for an endpoint not given on this command line: `the
-    session remembers it` (a resumed session runs at the address it was started with, whatever the
-    config file says now), `base_url in PATH`, `COMPACT_AGENT_BASE_URL`. None for `--base-url` or
-    for none (the provider's own)."""
-    url = getattr(loaded.settings, "base_url", None) if loaded is not None else None
-    if loaded is None or not isinstance(url, str) or not url:
-        return None
-    source = loaded.sources.get("base_url", "default")
-    if source == "session":
-        return url, "the address the session remembers: --base-url gives another"
-    if source.startswith("env "):
-        return url, f"the address {source.removeprefix('env ')} gives"
-    if source not in ("flag", "default"):
-        return url, f"base_url in {loaded.where('base_url')}"
-    return None
-
-
-def _endpoint_given(e: BaseException) -> str:
-    """` (where the address tried was given)`, from `note_model`'s note, when the request went to it."""
-    tried = endpoint(e).removeprefix(" at ")
-    for note in getattr(e, "__notes__", ()):
-        if isinstance(note, str) and note.startswith(_ENDPOINT_NOTE):
-            url, _, where = note.removeprefix(_ENDPOINT_NOTE).partition("\0")
-            if tried.startswith(url.rstrip("/")):
-                return f" ({where})"
-    return ""
-
-
 def not_found(e: BaseException, at: str) -> str:
     """HTTP 404 in one line: the address tried (`at`, " at URL"), what the server said, if anything
     (a proxy or a server with no such path often answers an empty body), and what to check: the
@@ -401,8 +295,7 @@ def not_found(e: BaseException, at: str) -> str:
     'the provider answered HTTP 404: status_code: 404, model_name: m, body: '."""
     said = _provider_message(e, "")
     model = getattr(e, "model_name", None)
-    chosen = next((note.removeprefix(_MODEL_NOTE) for note in getattr(e, "__notes__", ())
-                   if isinstance(note, str) and note.startswith(_MODEL_NOTE)), None)
+    chosen = model_note(e)
     name = f" ({chosen})" if chosen else f" (-m {model})" if isinstance(model, str) and model else ""
     return then(f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}",
                 f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)")

@@ -32,7 +32,7 @@ def test_the_line_names_the_flag_the_file_or_the_variable_that_chose_the_model(c
 
 def test_a_model_switched_to_the_session_remembers_or_the_default_is_said_so(tmp_path: Path) -> None:
     from compact_agent.config import Settings
-    from compact_agent.error_text import model_chosen_by
+    from compact_agent.error_notes import model_chosen_by
 
     def loaded(source: str, model: str = "deepseek-chat") -> Loaded:
         return Loaded(Settings(model=model), {"model": source}, tmp_path / "u.toml", tmp_path / "p.toml")

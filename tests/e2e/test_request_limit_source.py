@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from pydantic_ai.exceptions import UsageLimitExceeded
 
-from compact_agent.error_text import describe_error, note_request_limit
+from compact_agent.error_notes import note_request_limit
+from compact_agent.error_text import describe_error
 from compact_agent.settings_file import load
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 

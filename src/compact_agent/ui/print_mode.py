@@ -332,7 +332,8 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     """A slash command instead of a turn: its refusal (bad arguments, a command of the REPL's own
     session, a value that cannot work: `/model NAME --window 2k`) is bad usage, exit 2, as a bad
     flag is; a failure while it runs is exit 1."""
-    from ..error_text import describe_error, note_model
+    from ..error_notes import note_model
+    from ..error_text import describe_error
     from .command_registry import CommandError
     from .commands import run_command
     from .plain_console import PlainConsole

@@ -37,7 +37,8 @@ from ...context import (  # the library's public API: the agent builds on nothin
 from ...context.shaping import preview  # a look at the next request's view, which decides nothing
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
 from ...error_causes import reply_not_json
-from ...error_text import first_line, note_model, note_request_limit
+from ...error_notes import note_model, note_request_limit
+from ...error_text import first_line
 from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
 from ...regular_file import read_own
 from ...session.archives import glob_escape

@@ -1,0 +1,135 @@
+"""Where a failed request's settings came from, said on its error: the notes a session adds and
+the one-line texts (error_text.py) read back.
+
+pydantic-ai's request-limit error knows only the number, and a 404 only the model's name; the
+session knows who chose them. `note_request_limit` says where the requests per turn were limited
+(`--max-turns N`, the session, a config file, the default), `note_model` how the model was chosen
+(`-m NAME`, `/model NAME`, a config file, a variable, the session, the default: `model_chosen_by`)
+and where the endpoint was given when not on this command line (`endpoint_chosen_by`). The lines
+read them back: `limit_chosen_by`, `model_note` and `endpoint_given`.
+
+Nothing here imports agent or SDK code: --version and --help load none of it."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .error_causes import endpoint
+
+#: The note a session adds to pydantic-ai's request-limit error (`note_request_limit`): where the
+#: limit came from, in words, after this mark.
+_LIMIT_NOTE = "compact-agent request limit: "
+_SETTING = "max_requests_per_turn"
+
+
+class _Sourced(Protocol):
+    """What the notes read of the settings as loaded (settings_file.Loaded, whose checks import
+    error_text.py: named by what it uses, not imported)."""
+
+    @property
+    def settings(self) -> Any: ...
+    @property
+    def sources(self) -> dict[str, str]: ...
+    def where(self, key: str) -> str: ...
+
+
+def note_request_limit(e: BaseException, loaded: _Sourced | None) -> None:
+    """Say on `e` (pydantic-ai's request limit) where the limit of requests per turn came from: the
+    number is all pydantic-ai knows, and `--max-turns N` was said of a limit no flag gave (the
+    setting's default of 1,000, a config file's). `loaded`: the session's settings and their sources
+    (settings_file.Loaded); None says nothing more than the setting."""
+    if loaded is None:
+        return
+    n = loaded.settings.max_requests_per_turn
+    source = loaded.sources.get(_SETTING, "default")
+    if source == "flag":
+        words = f"--max-turns {n}"
+    elif source == "session":
+        words = f"--max-turns {n}, remembered by the session"
+    elif source == "default":
+        words = f"{_SETTING}, by default {n:,}; --max-turns N or {_SETTING} in the config file sets another"
+    else:  # a file by its path, or `env COMPACT_AGENT_MAX_REQUESTS_PER_TURN`
+        words = f"{_SETTING} = {n} from {loaded.where(_SETTING)}"
+    e.add_note(_LIMIT_NOTE + words)
+
+
+def limit_chosen_by(e: BaseException, n: int) -> str:
+    """Where the limit of `n` requests that `e` stopped at came from (`note_request_limit`'s note),
+    or the setting with its value where no note says."""
+    return next((note[len(_LIMIT_NOTE):] for note in getattr(e, "__notes__", ()) if isinstance(note, str)
+                 and note.startswith(_LIMIT_NOTE)), f"{_SETTING} = {n}")
+
+
+#: The note a session adds to a failed request's error (`note_model`): how its model was chosen, in
+#: the words that choose it, after this mark.
+_MODEL_NOTE = "compact-agent model chosen by: "
+
+
+def model_chosen_by(name: str, loaded: _Sourced | None) -> str:
+    """How `name`, the model a session runs with, was chosen, in the words that chose it: `-m NAME`,
+    `/model NAME` (a switch since the session started), `model = "NAME" in PATH`,
+    `COMPACT_AGENT_MODEL=NAME`, the session's or the default. `loaded`: the session's settings as
+    loaded at its start, with their sources (settings_file.Loaded); None is `-m NAME`."""
+    if loaded is None:
+        return f"-m {name}"
+    if loaded.settings.model != name:  # the settings are the session's start: a switch since
+        return f"/model {name}"
+    source = loaded.sources.get("model", "default")
+    if source == "flag":
+        return f"-m {name}"
+    if source == "session":
+        return f"{name}, remembered by the session; -m sets another"
+    if source == "default":
+        return f"{name}, the default model; -m sets another"
+    if source.startswith("env "):
+        return f"{source.removeprefix('env ')}={name}"
+    return f'model = "{name}" in {loaded.where("model")}'
+
+
+def note_model(e: BaseException, name: str, loaded: _Sourced | None) -> None:
+    """Say on `e`, a failed request's error, how its model was chosen (`model_chosen_by`): a 404's
+    line points there to check the name, not at a `-m` flag no one gave. And where its endpoint was
+    given, when not on this command line (`endpoint_chosen_by`): an address no server answers at is
+    corrected there."""
+    e.add_note(_MODEL_NOTE + model_chosen_by(name, loaded))
+    if (where := endpoint_chosen_by(loaded)) is not None:
+        e.add_note(_ENDPOINT_NOTE + "\0".join(where))
+
+
+def model_note(e: BaseException) -> str | None:
+    """How the model of the request `e` failed was chosen (`note_model`'s note), or None where no note says."""
+    return next((note.removeprefix(_MODEL_NOTE) for note in getattr(e, "__notes__", ())
+                 if isinstance(note, str) and note.startswith(_MODEL_NOTE)), None)
+
+
+#: The note `note_model` adds of where the endpoint was given: the address, then the words.
+_ENDPOINT_NOTE = "compact-agent endpoint chosen by: "
+
+
+def endpoint_chosen_by(loaded: _Sourced | None) -> tuple[str, str] | None:
+    """(the address, where it was given) for an endpoint not given on this command line: `the
+    session remembers it` (a resumed session runs at the address it was started with, whatever the
+    config file says now), `base_url in PATH`, `COMPACT_AGENT_BASE_URL`. None for `--base-url` or
+    for none (the provider's own)."""
+    url = getattr(loaded.settings, "base_url", None) if loaded is not None else None
+    if loaded is None or not isinstance(url, str) or not url:
+        return None
+    source = loaded.sources.get("base_url", "default")
+    if source == "session":
+        return url, "the address the session remembers: --base-url gives another"
+    if source.startswith("env "):
+        return url, f"the address {source.removeprefix('env ')} gives"
+    if source not in ("flag", "default"):
+        return url, f"base_url in {loaded.where('base_url')}"
+    return None
+
+
+def endpoint_given(e: BaseException) -> str:
+    """` (where the address tried was given)`, from `note_model`'s note, when the request went to it."""
+    tried = endpoint(e).removeprefix(" at ")
+    for note in getattr(e, "__notes__", ()):
+        if isinstance(note, str) and note.startswith(_ENDPOINT_NOTE):
+            url, _, where = note.removeprefix(_ENDPOINT_NOTE).partition("\0")
+            if tried.startswith(url.rstrip("/")):
+                return f" ({where})"
+    return ""
