@@ -169,3 +169,24 @@ def test_a_refused_compound_line_names_the_part_no_allow_rule_covers(dirs: tuple
     assert "redirects output to a file" in (perms.check("bash", "sleep 1 > out") or "")
     assert "substitution" in (perms.check("bash", "sleep $(cat n)") or "")
     assert "compound" not in (Permissions(dirs[0], "deny").check("bash", "sleep 1 && echo hi") or "x")  # no rules: no reason
+
+
+def test_what_is_kept_from_the_model_is_kept_in_any_case(dirs: tuple[Path, Path]) -> None:
+    """A file system that ignores case (macOS's and Windows' by default) takes `.GIT/hooks/pre-commit`
+    for `.git/hooks/pre-commit`, `.Compact-Agent.toml` for the project config, `.ENV` for a `.env` a
+    deny rule names and `~/LIBRARY/…` for the session store; HFS+ also leaves a zero-width joiner out
+    of a name (`.g\u200cit`). The fence compared them as written, so each such spelling was written or
+    read there. They are refused everywhere now (on a file system that tells case apart, a little more
+    than it must)."""
+    cwd, _ = dirs
+    store = cwd / "Library" / "compact-agent"
+    perms = Permissions(cwd, "yes", deny_paths=[".env", "**/secrets/*"], private_dirs=[store])
+    for path in (".GIT/hooks/pre-commit", "src/.Git/config", ".g\u200cit/config", ".Compact-Agent.toml"):
+        refusal = perms.check("write_file", "x", path=cwd / path)
+        assert refusal and ("inside .git/" in refusal or "compact-agent config" in refusal), path
+    for path in (".ENV", "conf/SECRETS/db.txt", "library/COMPACT-AGENT/projects/x/s.jsonl"):
+        refusal = perms.read_refusal(cwd / path)
+        assert refusal and ("deny rule" in refusal or "own data" in refusal), path
+    assert perms.is_private(cwd / "LIBRARY" / "compact-agent")  # nor does a search walk into it
+    assert perms.read_refusal(cwd / "src" / "gitignore.py") is None and perms.check(
+        "write_file", "x", path=cwd / "docs" / ".github" / "ci.yml") is None  # names that only look alike stay

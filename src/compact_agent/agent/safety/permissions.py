@@ -17,6 +17,8 @@ from __future__ import annotations
 import errno
 import fnmatch
 import logging
+import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +90,25 @@ def resolve_path(cwd: Path, p: str | Path) -> Path:
 def is_within(path: Path, root: Path) -> bool:
     """True when resolved `path` is `root` or below it."""
     return path == root or root in path.parents
+
+
+#: Characters macOS's HFS+ leaves out of a file name when it compares two (`.g\u200cit` is `.git`).
+_IGNORED_IN_NAMES = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+
+
+def folded(path: Path | str) -> str:
+    """`path` as a file system that ignores case (macOS's and Windows' by default) tells names apart:
+    `.GIT/hooks` is `.git/hooks` there, and `~/LIBRARY/…` the session store. What the fence keeps
+    the model from (.git/, the project config, compact-agent's own data, deny rules) is matched in
+    this form, so no spelling reaches it; on a file system that tells case apart this refuses a
+    little more, never less."""
+    return _IGNORED_IN_NAMES.sub("", unicodedata.normalize("NFC", str(path))).casefold()
+
+
+def is_within_folded(path: Path, root: Path) -> bool:
+    """`is_within` as a file system that ignores case sees it (`folded`)."""
+    p, r = folded(path), folded(root).rstrip("/")
+    return p == r or p.startswith(r + "/") or r == ""
 
 
 class Permissions:
@@ -167,16 +188,16 @@ class Permissions:
         for root in (self.cwd, *self.extra_dirs):
             if is_within(resolved, root):
                 rel = resolved.relative_to(root)
-                if ".git" in rel.parts:
+                if ".git" in (folded(part) for part in rel.parts):  # `.GIT/hooks` too, where case is ignored
                     return "is inside .git/ (git runs its hooks and config as code)"
-                if rel.as_posix() == PROJECT_FILE:
+                if folded(rel.as_posix()) == PROJECT_FILE:
                     return "is the project's compact-agent config (it sets what the agent may do)"
         return None
 
     def is_private(self, resolved: Path) -> bool:
         """Whether resolved `path` is compact-agent's own data, which a search does not even walk
         into: the names in the session store say every project's path and every session."""
-        return any(is_within(resolved, d) for d in self.private_dirs)
+        return any(is_within_folded(resolved, d) for d in self.private_dirs)
 
     def read_refusal(self, path: Path) -> str | None:
         """Refusal for reading or searching `path` (resolved): the write fence, worded for reads."""
@@ -201,8 +222,9 @@ class Permissions:
         names = [str(resolved)]
         if is_within(resolved, self.cwd):
             names.append(resolved.relative_to(self.cwd).as_posix())
+        names = [folded(n) for n in (*names, resolved.name)]  # `.ENV` is `.env` where case is ignored
         for pat in self.deny_paths:
-            if any(fnmatch.fnmatchcase(n, pat) for n in names) or fnmatch.fnmatchcase(resolved.name, pat):
+            if any(fnmatch.fnmatchcase(n, folded(pat)) for n in names):
                 return pat
         return None
 
