@@ -6,7 +6,7 @@ which Codex sends as the instructions of every call and is imported as the syste
 releases wrote a line of session metadata, then the response items bare, with ``record_type`` lines
 between: `enveloped` lays such a file out as today's.
 
-Rules, and the traps they answer (all observed in the fixture data):
+Rules, and the traps they answer (most observed in the fixture data, the rest read in Codex's source):
 
 * Consecutive model items (``reasoning``, assistant ``message``, ``function_call``,
   ``custom_tool_call``) form one ``ModelResponse``. A ``token_count`` event with new cumulative
@@ -39,6 +39,8 @@ Rules, and the traps they answer (all observed in the fixture data):
   message after it.
 * A ``thread_rolled_back`` event (none in the fixture data) drops the turns it names from what the
   model saw afterwards: their items are left out and counted (see `_codex_rollback`).
+* A tool output longer than the turn's ``truncation_policy`` is cut as Codex cut it for the model,
+  and counted (see `_codex_truncation`).
 """
 
 from __future__ import annotations
