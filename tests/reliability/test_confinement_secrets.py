@@ -244,6 +244,26 @@ def test_api_keys_are_in_no_file_and_no_output_line(tmp_path: Path, zygote: Zygo
     assert "OPENAI_API_KEY" not in bash_out and "DEEPSEEK_API_KEY" not in bash_out and "key= \n" in bash_out + "\n"
 
 
+async def test_a_message_holding_the_key_reaches_the_model_without_it(tmp_path: Path) -> None:
+    """A message that holds the key (a .env piped in, `cat .env | compact-agent -p "why does this
+    fail"`, or pasted) went to the model as it was, in that request and in every later one of the run,
+    while the session file had it redacted (so a resumed run sent something else, and a message sent
+    again after a failure was no longer the one saved). It goes out redacted, like a `!cmd`'s output."""
+    other = "sk-ant-api03-" + "Zy9" * 12  # another provider's key in the environment is kept out too
+    os.environ["ANTHROPIC_API_KEY"] = other
+    try:
+        with FakeOpenAIServer(Script([])) as server:
+            s = session(tmp_path / "home", tmp_path / "project", server)
+            await s.run_turn(f"why does this fail?\n\nOPENAI_API_KEY={KEY}\nANTHROPIC_API_KEY={other}\n")
+            await s.run_turn("and now?")
+            await s.aclose()
+    finally:
+        del os.environ["ANTHROPIC_API_KEY"]
+    sent = [json.dumps(r.messages) for r in server.requests]
+    assert len(sent) == 2 and all("OPENAI_API_KEY=[REDACTED]" in body for body in sent)
+    assert not [body for body in sent if KEY in body or other in body]
+
+
 def test_commands_cannot_read_the_key_from_the_agent_process(tmp_path: Path) -> None:
     """A command reads the agent's own /proc environ and command line and rot13s them (a transform
     redaction does not know, so no redaction could hide a leak): neither key is there. A fresh

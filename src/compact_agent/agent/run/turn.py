@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from ... import stop_signals
+from ... import secrets, stop_signals
 from ...context.layers.budget import ToolResultBudget
 from ...context.plumbing.events import Budget, Event
 from ...context.plumbing.tokens import text_tokens
@@ -170,7 +170,12 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
                    on_tool: Callable[[dict[str, Any]], None] | None = None, *,
                    typed: str | None = None) -> TurnResult:
     """One user turn. `typed` is the part of `prompt` the user typed (without piped input or
-    `!cmd` output), the only place `@path` attaches a file; None when all of it was typed."""
+    `!cmd` output), the only place `@path` attaches a file; None when all of it was typed.
+
+    A provider key in the message (a `.env` piped in or pasted) goes out as `[REDACTED]`, as the
+    session file holds it: the model never gets it, in this request or a later one."""
+    prompt = secrets.redact(prompt)
+    typed = None if typed is None else secrets.redact(typed)
     s.turn_typed = typed  # what `refit_prompt` keeps whole
     # The file holds the conversation the turn goes on from: one changed without the store (a program
     # that cut `messages` back) has what the file held archived and the file rewritten (contract.py).
