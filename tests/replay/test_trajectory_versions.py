@@ -156,6 +156,7 @@ def test_mini_swe_agent_thinking_in_the_content_list_is_kept(tmp_path: Path) -> 
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "Fix x."},
         {"role": "assistant", "tool_calls": [call("c1", "ls")],
+         "reasoning": {"effort": "high"},  # a setting, not text: the thinking is in the content list
          "content": [{"type": "thinking", "thinking": "Where is x?", "signature": "sig"},
                      {"type": "text", "text": "Listing."}]},
         {"role": "tool", "tool_call_id": "c1", "content": "x.py"},

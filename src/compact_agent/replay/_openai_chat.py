@@ -330,10 +330,8 @@ def _assistant(
     raw_message = _mapping(choice.get("message"))
     parts: list[ModelResponsePart] = []
     # litellm's reasoning_content, OpenRouter's reasoning: the message goes back as the agent keeps it.
-    reasoning = (message.get("reasoning_content") or raw_message.get("reasoning_content")
-                 or message.get("reasoning") or _thinking(message))
-    if isinstance(reasoning, str):
-        parts.append(ThinkingPart(reasoning))
+    said = (message.get("reasoning_content"), raw_message.get("reasoning_content"), message.get("reasoning"))
+    parts.append(ThinkingPart(next((r for r in said if isinstance(r, str) and r.strip()), None) or _thinking(message)))
     parts.append(TextPart(text))
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
