@@ -47,6 +47,7 @@ from .error_text import describe_error
 from .price_setting import ModelPrices, parse_prices
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
+from .words import quoted
 
 if TYPE_CHECKING:
     from .cli_resume import SessionSettings
@@ -113,7 +114,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
           cwd: Path | None, add_dir: list[Path] | None, allowed_tools: list[str] | None, max_turns: int | None,
           append_system_prompt: str | None, verbose: bool, prices: ModelPrices | None = None) -> None:
     if output_format not in ("text", "json", "stream-json"):
-        raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}", 2)
+        raise fail(f"--output-format must be text, json or stream-json, not {quoted(output_format)}", 2)
     errors_as_json(print_ and output_format != "text")
     if output_format != "text" and not print_:  # the REPL writes for a person: JSON was meant for -p
         raise fail(f"--output-format applies to print mode (-p): compact-agent -p --output-format {output_format} "

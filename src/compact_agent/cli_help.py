@@ -17,6 +17,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from .cli_numbers import TOKENS_EXAMPLE
+from .words import quoted
 
 
 class _AsWritten(TyperArgument):
@@ -146,7 +147,7 @@ def usage_line(e: Any, command_path: str, command: Any = None) -> str:
     if name is not None and kind == "BadParameter":
         return f"{name}: {message}"
     if (extra := _EXTRA.search(message)) is not None:  # `config model`: click's 'Got unexpected extra argument(s)'
-        return f"{command_path.split()[-1]} takes no arguments, not {extra[1]!r} ({see})"
+        return f"{command_path.split()[-1]} takes no arguments, not {quoted(extra[1])} ({see})"
     text = e.format_message().strip().rstrip(".")
     return f"{text[:1].lower()}{text[1:]} ({see})"
 

@@ -14,7 +14,7 @@ import typer
 
 from .agent.tools.text_encoding import SNIFF_BYTES, decode, escaped_bytes, shown, sniff
 from .cli_help import fail
-from .words import plural
+from .words import plural, quoted
 
 
 def with_stdin(query: str | None) -> str | None:
@@ -95,7 +95,7 @@ def unquoted_prompt(words: list[str], printing: bool, commands: Iterable[str]) -
 
     close = get_close_matches(words[0], list(commands), n=1, cutoff=0.75)
     if close:
-        return (f"{words[0]!r} is not a command; did you mean {close[0]}? (a prompt of several words goes in "
+        return (f"{quoted(words[0])} is not a command; did you mean {close[0]}? (a prompt of several words goes in "
                 "quotes, as one argument)")
     return f"a prompt of several words goes in quotes, as one argument: compact-agent {'-p ' if printing else ''}{_quoted(words)}"
 

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic_core import PydanticCustomError
 
 from .setting_values import shown as in_words
+from .words import quoted
 
 MAX_WINDOW = 10_000_000  # tokens: no model has more (config.py bounds the setting alike)
 # No smallest window here: the one that works depends on what every request carries (the system
@@ -79,7 +80,7 @@ def count(least: int, what: str) -> Any:
     def parse(value: object) -> int:
         text = str(value).strip()
         if not re.fullmatch(r"[+-]?\d+", text.replace(",", "").replace("_", "")):
-            raise _bad(f"expected a whole number of {what} ({least:,} or more), not {text!r}")
+            raise _bad(f"expected a whole number of {what} ({least:,} or more), not {quoted(text)}")
         number = int(text.replace(",", "").replace("_", ""))
         if number < least:
             raise _bad(f"must be at least {least:,} (a number of {what}), not {number}")

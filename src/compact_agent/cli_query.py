@@ -18,6 +18,7 @@ from .cli_help import (
     wants_json,
 )
 from .cli_input import given_twice, misspelt_command, unquoted_prompt
+from .words import quoted as in_quotes
 
 
 def split_query(argv: list[str], group: Any) -> list[str]:
@@ -89,7 +90,7 @@ def split_query(argv: list[str], group: Any) -> list[str]:
                            printing and wants_json(group, argv))
     if query is not None and not quoted and (meant := misspelt_command(query, getattr(group, "commands", {}))):
         printing = print_mode(group, argv)  # `compact-agent confg`: no prompt to pay a request for
-        raise OneLineUsage(f"{query!r} is not a command; did you mean {meant}? (to send it as a prompt: "
+        raise OneLineUsage(f"{in_quotes(query)} is not a command; did you mean {meant}? (to send it as a prompt: "
                            f"compact-agent {'-p ' if printing else ''}-- {query})", printing and wants_json(group, argv))
     # The query first: an option left without its value at the end (`-p x --model`) must not take it.
     return (["--query", query] if query is not None else []) + out
@@ -107,5 +108,5 @@ def _asks_version(arg: str, takes: set[str], flags: set[str]) -> bool:
 
 def _version_alone(words: list[str], group: Any, argv: list[str]) -> OneLineUsage:
     printing = print_mode(group, argv)
-    return OneLineUsage(f"--version takes no arguments, not {' '.join(words)!r} (see compact-agent --help)",
+    return OneLineUsage(f"--version takes no arguments, not {in_quotes(' '.join(words))} (see compact-agent --help)",
                         printing and wants_json(group, argv))

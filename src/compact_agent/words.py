@@ -1,4 +1,5 @@
-"""How a count is written in what the user reads: `1 message`, `2 messages`, `3 matches`.
+"""How a count is written in what the user reads: `1 message`, `2 messages`, `3 matches`; and a
+value the user gave, quoted as written (`quoted`: `'it's'`, never Python's `"it's"`).
 
 The session's load warnings, the agent's tool-result lines and the UI all count things; this sits
 below all of them, so session/ need not import the agent's streaming code for one word (the agent's
@@ -13,3 +14,12 @@ def plural(n: int, word: str) -> str:
     if n == 1:
         return f"{n} {word}"
     return f"{n} {word}es" if word.endswith(("ch", "sh", "s")) else f"{n} {word}s"
+
+
+def quoted(text: str) -> str:
+    """`text` between single quotes as the user wrote it, for a line that names what was given:
+    `'it's'`, `'a\\b'`. Python's form of it (`repr`) switched to double quotes around a quote and
+    doubled each backslash (`"it's"`, `'a\\\\b'`), text the user never wrote. A line break is shown
+    as `\\n`, so the line stays one line; the other controls are shown by what prints the line
+    (ui/visible.py)."""
+    return "'" + text.replace("\n", "\\n") + "'"
