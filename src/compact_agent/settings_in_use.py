@@ -169,9 +169,13 @@ def as_json(view: InUse) -> dict[str, Any]:
 
 def shown(view: InUse, home: Path, as_json_out: bool = False, width: int | None = None) -> str:
     """What `config` prints, and `/config` before what only a session knows: the settings, what a
-    run uses where it differs, then the windows kept from servers (cli_windows.py)."""
+    run uses where it differs, then the windows kept from servers (cli_windows.py). A provider key a
+    setting holds (a hook's command, an MCP server's env, a rule) is shown as [REDACTED]."""
+    from . import secrets
     from .cli_windows import with_windows
     from .settings_file import render
+
+    secrets.register_environment()  # `config` builds no model, which would have learned the keys
 
     if as_json_out:
         data = json.loads(render(view.loaded, True))
@@ -179,4 +183,4 @@ def shown(view: InUse, home: Path, as_json_out: bool = False, width: int | None 
         rendered = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
     else:
         rendered = render(_noted(view), False, width)
-    return with_windows(rendered, home, as_json_out, width)
+    return secrets.redact(with_windows(rendered, home, as_json_out, width))

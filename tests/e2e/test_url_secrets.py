@@ -65,3 +65,32 @@ def test_a_working_address_keeps_its_secrets_out_of_errors_and_config(cli):
     for res in (failed, shown, as_json):
         assert SECRET not in res.stdout + res.stderr
     assert not any(SECRET in p.read_text(errors="replace") for p in cli.home.rglob("*") if p.is_file())
+
+
+def test_config_shows_no_provider_key_a_setting_holds(cli):
+    """A setting that holds the provider key — a hook that calls an API with it, an MCP server's env,
+    a deny rule a project file wrote — was printed whole by `config` (text and JSON), which had not
+    learned the key from the environment: only an address's password was hidden. It shows
+    [REDACTED], as every output does."""
+    key = "sk-test-0123456789abcdef0123456789abcdef"
+    cli.home.mkdir(parents=True, exist_ok=True)
+    (cli.home / "config.toml").write_text(
+        f'[[hooks.SessionStart]]\ncommand = "curl -s -H \'Authorization: Bearer {key}\' https://x.example"\n'
+        f'[mcp_servers.docs]\ncommand = "docs-server"\nenv = {{ OPENAI_API_KEY = "{key}" }}\n')
+    (cli.cwd / ".compact-agent.toml").write_text(f'deny_bash = ["echo {key}*"]\n')
+    for args in (("config",), ("config", "--json")):
+        shown = cli(*args, env={"OPENAI_API_KEY": key})
+        assert shown.code == 0, shown.stderr
+        out = shown.stdout + shown.stderr
+        assert key not in out and "[REDACTED]" in out, out
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("it's\\x", "'it's\\x' is not an http:// or https:// address (e.g. http://localhost:8000/v1)"),
+    ("http://h:a'\\b/v1", "'http://h:a'\\b/v1' is not an address (its port is not a number from 0 to 65535; "
+                          "e.g. http://localhost:8000/v1)"),
+])
+def test_an_address_is_quoted_as_written(cli, url, said):
+    """Python's form of it put an address holding a quote in double quotes and doubled each backslash."""
+    res = cli("-p", "x", "--base-url", url)
+    assert (res.code, res.stderr) == (2, f"compact-agent: --base-url: {said}\n")
