@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .cli_help import fail
 from .error_text import first_line
 from .ui.visible import visible
+from .words import quoted
 
 if TYPE_CHECKING:
     from .agent.run.options import SessionOptions
@@ -34,9 +35,9 @@ def url_problem(url: str | None) -> str | None:
     except ValueError as e:
         reason = ("an IPv6 host's [ has no closing ]" if "IPv6" in str(e)
                   else "its port is not a number from 0 to 65535" if "ort" in str(e) else "it cannot be read")
-        return f"{shown!r} is not an address ({reason}; e.g. http://localhost:8000/v1)"
+        return f"{quoted(shown)} is not an address ({reason}; e.g. http://localhost:8000/v1)"
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"{shown!r} is not an http:// or https:// address (e.g. http://localhost:8000/v1)"
+        return f"{quoted(shown)} is not an http:// or https:// address (e.g. http://localhost:8000/v1)"
     return None
 
 
