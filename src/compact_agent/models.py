@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from . import secrets
 from .context.decisions.economics import Prices
 from .deadline import deadline_client
+from .words import quoted
 
 if TYPE_CHECKING:  # the model registry is read before pydantic-ai is imported (the REPL's banner)
     from pydantic_ai.models import Model
@@ -135,11 +136,11 @@ def routing_note(name: str, base_url: str | None, window: int | None,
     size = "" if window else (f" with an assumed {UNKNOWN_WINDOW:,}-token window (set the real one with "
                               f"{window_flag})")
     if base_url:  # a local server's own model: the usual case, worth a line only for a likely typo
-        return f"model {name!r} goes to {secrets.hide_url_passwords(base_url)}{size}{hint}" if hint else None
+        return f"model {quoted(name)} goes to {secrets.hide_url_passwords(base_url)}{size}{hint}" if hint else None
     where = {"anthropic": "Anthropic (the name starts with claude)",
              "deepseek": "DeepSeek (the name starts with deepseek)",
              "openai": "OpenAI (use --base-url for another OpenAI-compatible server)"}[provider_for(name, None)]
-    return f"model {name!r} is not a known model; it goes to {where}{size}{hint}"
+    return f"model {quoted(name)} is not a known model; it goes to {where}{size}{hint}"
 
 
 def provider_for(name: str, base_url: str | None) -> str:

@@ -24,3 +24,11 @@ async def test_model_names_a_likely_typo_as_the_command_line_does(tmp_path):
 def test_the_command_line_note_names_its_own_flag():
     note = routing_note("deepseek-chta", None, None)
     assert note is not None and "(set the real one with --context-window)" in note
+
+
+def test_the_note_quotes_the_name_as_written():
+    """Python's form of the name put one holding a quote in double quotes and doubled each backslash."""
+    assert routing_note("it's\\x", None, 8000) == ("model 'it's\\x' is not a known model; it goes to OpenAI "
+                                                    "(use --base-url for another OpenAI-compatible server)")
+    assert routing_note("deepseek-chat'\\", "http://localhost:8000/v1", 8000) == (
+        "model 'deepseek-chat'\\' goes to http://localhost:8000/v1; did you mean deepseek-chat?")
