@@ -170,7 +170,8 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
                 steps.append(f"- Assistant: {_clip(p.content, 240)}")
             elif isinstance(p, ToolCallPart):
                 args = p.args_as_dict()
-                steps.append(f"- {p.tool_name}({_key_args(args)}) -> {_outcome(results.get(p.tool_call_id))}")
+                name = _clip(p.tool_name, 80)  # the model's: a line break in it would start a step ("- User: …")
+                steps.append(f"- {name}({_key_args(args)}) -> {_outcome(results.get(p.tool_call_id))}")
                 path = args.get("path", args.get("file_path"))
                 if isinstance(path, str):
                     writes = "write" in p.tool_name or "edit" in p.tool_name
