@@ -95,6 +95,13 @@ def test_bad_config_is_one_line():
     assert parse_hooks({"PreCompact": [{"command": "x", "timeout": 3}]}, 10)[0].timeout_s == 3
 
 
+def test_an_unknown_event_is_quoted_as_written():
+    """Python's form of it put an event holding a quote in double quotes and doubled each backslash."""
+    with pytest.raises(HookConfigError) as info:
+        parse_hooks({"it's\\x": "x"})
+    assert str(info.value) == "unknown hook event 'it's\\x'; expected one of PreCompact, PostCompact, SessionStart"
+
+
 def test_a_groups_timeout_is_its_hooks_that_give_none():
     """`[[hooks.PreCompact]]` with `timeout = 45` beside `matcher` and `hooks` was taken and ignored:
     its hooks ran at hook_timeout_s (10 s), and `timeout = 9999` or `"x"` there passed unsaid."""

@@ -39,6 +39,7 @@ from typing import Any
 from ... import secrets, stop_signals
 from ...setting_names import meant
 from ...setting_values import shown
+from ...words import quoted
 from ..tools.shell_groups import kill_group, running, started, timed_out
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
@@ -103,7 +104,7 @@ def parse_hooks(table: dict[str, Any] | None, default_timeout_s: float = 10.0) -
     out: list[HookCommand] = []
     for event, spec in (table or {}).items():
         if event not in EVENTS:
-            raise HookConfigError(f"unknown hook event {event!r}{meant(str(event), LIKE_EVENTS)}; "
+            raise HookConfigError(f"unknown hook event {quoted(str(event))}{meant(str(event), LIKE_EVENTS)}; "
                                   f"expected one of {', '.join(EVENTS)}")
         for entry in spec if isinstance(spec, list) else [spec]:
             out += _entry(event, entry, "", default_timeout_s)
