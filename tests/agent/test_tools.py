@@ -372,6 +372,17 @@ async def test_glob_recursive_sorted_newest_first(env: ToolEnv, work: Path) -> N
     assert "No files match" in await call(env, "glob", pattern="**/*.rs")
 
 
+async def test_a_pattern_is_quoted_as_written(env: ToolEnv, work: Path) -> None:
+    """The search tools' answers name the pattern as sent: Python's form of it put one holding a quote
+    in double quotes and doubled each backslash, a regex the model never wrote."""
+    from compact_agent.agent.tools.tool_search import DeferredTools
+
+    assert await call(env, "grep", pattern=r"it's\d") == r"No matches for 'it's\d' in ."
+    assert await call(env, "grep", pattern=r"it's\d(") == r"invalid regex 'it's\d(': missing ) at position 7"
+    assert await call(env, "glob", pattern=r"it's\*.rs") == r"No files match 'it's\*.rs' under ."
+    assert DeferredTools(lambda: 1000).search(r"it's\x") == r"No tool matches 'it's\x'. Available: "
+
+
 # ---------------------------------------------------------------------------------------- mentions
 
 

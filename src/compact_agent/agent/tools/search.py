@@ -33,6 +33,7 @@ from typing import Any
 
 import regex
 
+from ...words import quoted
 from ..safety.checked_open import Swapped, names_in, open_read
 from ..safety.permissions import resolve_path
 from .base import (
@@ -209,7 +210,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     try:
         rx = regex.compile(pattern)
     except (regex.error, ValueError, OverflowError) as e:
-        return ToolFailure(f"invalid regex {pattern!r}: {e}")
+        return ToolFailure(f"invalid regex {quoted(pattern)}: {e}")
     root = resolve_path(env.cwd, path or ".")
     if refusal := env.permissions.read_refusal(root):
         return ToolFailure(refusal)
@@ -259,7 +260,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     if cut:
         return "\n".join([*hits[:MAX_MATCHES], cut])
     if not hits:
-        return f"No matches for {pattern!r} in {_shown(env, root)}" + (
+        return f"No matches for {quoted(pattern)} in {_shown(env, root)}" + (
             f" (files matching {glob})" if glob else ""
         )
     if len(hits) > MAX_MATCHES:
@@ -297,7 +298,7 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     note = f"[glob {bound.why}; the files above are the ones found so far: narrow the pattern or path]" \
         if bound.why else ""
     if not found:
-        return note or f"No files match {pattern!r} under {_shown(env, root)}"
+        return note or f"No files match {quoted(pattern)} under {_shown(env, root)}"
     shown = [_shown(env, f) for f in found[:MAX_GLOB_RESULTS]]
     if len(found) > MAX_GLOB_RESULTS:
         shown.append(f"[{MAX_GLOB_RESULTS} of {len(found)} files shown, newest first; narrow the pattern]")

@@ -16,6 +16,7 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, FunctionToolset
 
 from ...context.plumbing import tokens
+from ...words import quoted
 
 #: Defer the MCP tools' schemas when they would take more than this share of the window.
 DEFER_SHARE = 0.1
@@ -51,7 +52,7 @@ class DeferredTools:
 
         found = sorted((d for d in self.defs.values() if score(d) > 0), key=lambda d: (-score(d), d.name))[:MAX_FOUND]
         if not found:
-            return f"No tool matches {query!r}. Available: {', '.join(sorted(self.defs))[:1500]}"
+            return f"No tool matches {quoted(query)}. Available: {', '.join(sorted(self.defs))[:1500]}"
         self.loaded.update(d.name for d in found)
         lines = [f"- {d.name}: {' '.join((d.description or '').split())[:300]}" for d in found]
         return "These tools are available from your next step; call them directly:\n" + "\n".join(lines)
