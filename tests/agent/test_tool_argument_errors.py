@@ -38,6 +38,7 @@ def told(env: ToolEnv, tool: str, args: Any) -> str:
     ("write_file", {"path": None, "content": "x"}, "write_file: `path` must be text, got null"),
     ("glob", '{"pattern": "*.py"', "glob: the arguments are not valid JSON; send them as one JSON object"),
     ("glob", "[1, 2]", "glob: the arguments must be one JSON object, got a list"),
+    ("read_file", {"path": "a.py", "offset": "it's\\x"}, "read_file: `offset` must be a whole number, got 'it's\\x'"),
 ])  # fmt: skip
 def test_each_problem_is_one_plain_line(env: ToolEnv, tool: str, args: Any, line: str) -> None:
     text = told(env, tool, args)
@@ -54,3 +55,18 @@ def test_every_problem_has_its_line_and_the_model_is_told_how_to_call_again(env:
         "required), new_string (text, required), replace_all (true or false).",
     ]
     assert shown_lines(text) == text.splitlines()[:2]  # the user sees the problems, not the hint
+
+
+@pytest.mark.parametrize(("todos", "line"), [
+    ([{"content": "look", "status": "it's\\x"}], "item 1: status 'it's\\x' is not one of pending, in_progress, done"),
+    ([{"content": "look", "status": {"a": 1}}], "item 1: status an object is not one of pending, in_progress, done"),
+    (["it's\\x"], "item 1 must be a {content, status} item, not 'it's\\x'"),
+])
+def test_a_value_sent_is_quoted_as_sent(todos: list[Any], line: str) -> None:
+    """Text the model sent is shown as sent and anything else in words: Python's form put text
+    holding a quote in double quotes and doubled each backslash, and showed an object as {'a': 1}."""
+    from compact_agent.agent.tools.todos import _ITEMS, refusal
+
+    with pytest.raises(ValidationError) as e:
+        _ITEMS.validate_python(todos)
+    assert refusal(e.value) == line

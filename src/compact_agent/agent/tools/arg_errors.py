@@ -19,6 +19,8 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ToolCallPart
 from pydantic_ai.tools import ToolDefinition
 
+from ...words import quoted
+
 MAX_PROBLEMS = 5
 NOT_RUN = "The call was not run."
 """Begins the line for the model only (how to call the tool again); `shown_lines` leaves it out."""
@@ -121,7 +123,8 @@ def _own_words(msg: str) -> str:
 
 
 def got(value: Any) -> str:
-    """What the model sent, in words: `a number`, `'ten'`, `a list`, `null`."""
+    """What the model sent, in words: `a number`, `'ten'` (text as sent, not Python's `"it's"`), `a
+    list`, `null`."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -129,7 +132,7 @@ def got(value: Any) -> str:
     if isinstance(value, int | float):
         return "a number"
     if isinstance(value, str):
-        shown = repr(value)
+        shown = quoted(value)
         return shown if len(shown) <= 32 else shown[:30] + "…'"
     if isinstance(value, list | tuple):
         return "a list"

@@ -25,6 +25,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from ...context.plumbing.markers import mark
 from ...regular_file import read_own
 from ...session.store import atomic_write
+from .arg_errors import got
 
 log = logging.getLogger(__name__)
 
@@ -138,9 +139,9 @@ def refusal(error: ValidationError) -> str:
             else "todos must be a list of {content, status} items"
     item = f"item {int(loc[0]) + 1}"
     if len(loc) == 1:
-        return f"{item} must be a {{content, status}} item, not {repr(given)[:40]}"
+        return f"{item} must be a {{content, status}} item, not {got(given)}"
     if loc[1] == "status":
-        return f"{item}: status {repr(given)[:40]} is not one of {', '.join(typing.get_args(Status))}"
+        return f"{item}: status {got(given)} is not one of {', '.join(typing.get_args(Status))}"
     return f"{item}: no content" if first.get("type") == "missing" else f"{item}: content must be text"
 
 
