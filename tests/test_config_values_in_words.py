@@ -22,6 +22,7 @@ from tests.settings_cases import refused
     ({"a": 1}, "a table"), ([1], "a list"), (None, "null"), (True, "true"), (False, "false"), (5, "5"),
     (1.5, "1.5"), ("-v", "'-v'"), (datetime.date(2026, 1, 2), "a date"), (datetime.time(1, 2), "a time"),
     (datetime.datetime(2026, 1, 2, 3, 4), "a date and time"),
+    ("a\\b", "'a\\b'"), ("it's\\x", '"it\'s\\\\x"'), ('say "x"\t', '"say \\"x\\"\\t"'),
 ])
 def test_a_value_in_a_config_files_words(value: object, said: str) -> None:
     assert shown(value) == said
@@ -87,3 +88,11 @@ def test_a_number_of_tokens_of_another_kind_is_said_in_words(user_config: Path, 
     wanted = "must be at most 10,000,000 tokens" if said.endswith("…") else \
         "expected a whole number of tokens such as 32000, 32k or 128K"
     assert refused(tmp_path) == f"bad value for context_window (from {user_config}): {wanted}, not {said}"
+
+
+@pytest.mark.parametrize("written", ["'a\\b'", '"it\'s\\\\x"', "'say \"x\"'", '"it\'s \\"x\\""'])
+def test_text_is_said_as_the_file_writes_it(user_config: Path, tmp_path: Path, written: str) -> None:
+    """The value said can be pasted back: Python's form doubled a backslash between single quotes,
+    where TOML reads none (`'a\\\\b'` for `a\\b`), and quoted `it's "x"` in a way TOML does not read."""
+    user_config.write_text(f"max_retries = {written}\n")
+    assert refused(tmp_path).endswith(f"): expected a whole number from 0 to 10, not {written}")

@@ -461,3 +461,17 @@ def test_a_number_too_long_for_python_is_said_in_words(files, text: str, said: s
     with pytest.raises(SettingsError) as info:
         load(project)
     assert str(info.value) == f"{user}: {said} (named by COMPACT_AGENT_CONFIG)", str(info.value)
+
+
+@pytest.mark.parametrize(("name", "quotes"), [("a\\x", "'"), ("it's\\x", '"'), ('it\'s "x"', '"')])
+def test_the_trust_hint_names_the_project_as_the_file_writes_it(tmp_path, user_config, name, quotes):
+    """The hint's path goes into the user file as shown: Python's form of a path with a backslash
+    (`'/p/a\\\\x'`) is TOML for another path, and of one with both quotes no TOML at all."""
+    project = tmp_path / name
+    project.mkdir()
+    (project / ".compact-agent.toml").write_text('base_url = "http://localhost:8000/v1"\n')
+    [hint] = [w for w in load(project).warnings if "the project is not trusted" in w]
+    written = hint.split("(add ", 1)[1].split(" to trusted_projects", 1)[0]
+    assert written[0] == written[-1] == quotes
+    user_config.write_text(f"trusted_projects = [{written}]\n")  # pasted: it trusts the project
+    assert load(project).settings.base_url == "http://localhost:8000/v1"

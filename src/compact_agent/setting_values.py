@@ -120,7 +120,10 @@ def shown(value: Any) -> str:
     """A value as a config file writes it, or its kind in words where Python's form would be shown
     (`{'a': 1}`, `None`, `True`, `datetime.date(…)`): `a table`, `null`, `true`, `a date`; text
     in quotes (`'many'`), numbers as they are, but a whole one of a million or more written with a
-    fraction or an exponent (`1e9`), which is said as a whole number (`1,000,000,000`)."""
+    fraction or an exponent (`1e9`), which is said as a whole number (`1,000,000,000`). Text is in
+    TOML's quotes (`toml_text`), so it can be pasted back into the file: Python's form of it (`repr`)
+    doubled each backslash in single quotes, where TOML reads none (`'a\\\\b'` for `a\\b`), and
+    put `it's "x"` in quotes TOML does not read."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -134,5 +137,21 @@ def shown(value: Any) -> str:
         # `1e9` in a file: Python writes it `1000000000.0`, which the user never wrote
         text = f"{int(value):,}" if abs(value) < 1e15 else f"{value:g}"
     else:
-        text = repr(value) if isinstance(value, str | int | float) else "a value of another kind"
+        text = toml_text(value) if isinstance(value, str) else repr(value) if isinstance(value, int | float) \
+            else "a value of another kind"
     return text if len(text) <= 60 else text[:59] + "…"
+
+
+#: What a TOML basic string ("...") writes with a backslash; any other control as \uXXXX.
+_TOML_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\b"): "\\b", ord("\t"): "\\t", ord("\n"): "\\n",
+                 ord("\f"): "\\f", ord("\r"): "\\r"}
+_TOML_ESCAPES |= {c: f"\\u{c:04X}" for c in [*range(0x20), 0x7F] if c not in _TOML_ESCAPES}
+
+
+def toml_text(text: str) -> str:
+    """`text` as a TOML file writes it: between single quotes as it is (`'a\\b'`: a literal string
+    takes a backslash as itself), or between double quotes with TOML's escapes where it holds a
+    single quote or a control (`"it's"`, `"a\\tb"`)."""
+    if "'" not in text and not any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+        return f"'{text}'"
+    return f'"{text.translate(_TOML_ESCAPES)}"'

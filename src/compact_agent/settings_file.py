@@ -43,7 +43,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 from .config import LISTS, Settings
 from .secrets import hide_url_passwords
 from .setting_names import ALIASES, FILE_ONLY, did_you_mean, unknown_variables
-from .setting_values import Bad, bad_values, said, shown
+from .setting_values import Bad, bad_values, said, shown, toml_text
 from .settings_checks import (
     MERGED,
     check_dirs,
@@ -222,7 +222,7 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
         for key in sorted(TRUST_NEEDED & project.keys()):
             project.pop(key)
             warnings.append(f"{project_path}: {key} ignored: the project is not trusted (add "
-                            f"{str(cwd.resolve())!r} to trusted_projects in {user_path})")
+                            f"{toml_text(str(cwd.resolve()))} to trusted_projects in {user_path})")
     user.pop("trusted_projects", None)
     for table, path in ((user, user_path), (project, project_path)):  # each file's own, so its line names it
         bad += check_extensions(table, str(path))
