@@ -56,6 +56,8 @@ def test_every_form_gives_the_same_prices():
     ({"input": 1, "output": 2}, "the table has no cached_input price (it needs input, cached_input and output)"),
     ({"input": 1, "cached": 0.1, "output": 2}, "no price named 'cached' (a table takes input, cached_input, "
                                                 "output, cache_write)"),
+    ({"input": 1, "it's\\x": 0.1, "output": 2}, "no price named 'it's\\x' (a table takes input, cached_input, "
+                                                  "output, cache_write)"),
 ])
 def test_what_cannot_be_prices_is_one_line_in_our_words(given, said):
     with pytest.raises(ValueError) as e:

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from pydantic_core import PydanticCustomError
 
 from .setting_values import shown
+from .words import quoted
 
 KEYS = ("input", "cached_input", "output", "cache_write")
 FORM = "INPUT,CACHED_INPUT,OUTPUT[,CACHE_WRITE] in USD per million tokens, e.g. 0.27,0.07,1.10"
@@ -74,7 +75,7 @@ def parse_prices(value: object) -> ModelPrices | None:
     if isinstance(value, dict):
         unknown = [str(k) for k in value if k not in KEYS]
         if unknown:
-            raise _bad(f"no price named {unknown[0]!r} (a table takes {', '.join(KEYS)})")
+            raise _bad(f"no price named {quoted(unknown[0])} (a table takes {', '.join(KEYS)})")
         missing = [k for k in KEYS[:3] if k not in value]
         if missing:
             raise _bad(f"the table has no {missing[0]} price (it needs input, cached_input and output)")
