@@ -118,6 +118,14 @@ def test_a_deny_rule_is_quoted_as_written(dirs: tuple[Path, Path]) -> None:
     assert perms.attach_refusal(b) == f"permission denied: {b} matches deny rule 'it's\\*.txt'"
 
 
+def test_an_unknown_mode_is_quoted_as_written(dirs: tuple[Path, Path]) -> None:
+    """A caller's mode is named as given, not in Python's form ("it's\\\\x")."""
+    cwd, _ = dirs
+    with pytest.raises(ValueError) as info:
+        Permissions(cwd, "it's\\x")  # type: ignore[arg-type]
+    assert str(info.value) == "unknown permission mode 'it's\\x'; expected 'ask', 'yes' or 'deny'"
+
+
 def test_bash_rules_see_every_command_of_a_chain(dirs: tuple[Path, Path]) -> None:
     cwd, _ = dirs
     perms = Permissions(cwd, "deny", allow_bash=["git *", "ls*"], deny_bash=["rm *"])

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ...words import quoted
 from .bash_rules import allowed_by, denied_by, why_not_allowed
 
 Mode = Literal["ask", "yes", "deny"]
@@ -128,7 +129,7 @@ class Permissions:
         readable: Sequence[str] = (),
     ) -> None:
         if mode not in ("ask", "yes", "deny"):
-            raise ValueError(f"unknown permission mode {mode!r}; expected 'ask', 'yes' or 'deny'")
+            raise ValueError(f"unknown permission mode {quoted(mode)}; expected 'ask', 'yes' or 'deny'")
         self.cwd = Path(cwd).resolve()
         self.mode: Mode = mode
         self.ask = ask
