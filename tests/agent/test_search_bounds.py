@@ -120,3 +120,68 @@ def test_a_match_in_the_last_piece_of_a_huge_line_has_its_column_and_the_lines_l
     out = grep_impl(env, "needle")
     # the window is the piece's end: 500 characters after the path, the match and what precedes it
     assert out == "one_line.txt:1:[match at column 2,501 of 2,606] …" + "é" * 361 + "needle" + "y" * 100
+
+
+def test_a_glob_whose_braces_stand_for_too_many_patterns_is_refused_in_one_line(env: ToolEnv) -> None:
+    """Each {a,b} doubled the patterns a glob stood for, and all were made and compiled before the
+    walk's time bound was looked at: twenty of them were a million patterns, minutes of a worker
+    thread no interrupt could stop, and memory. Past MAX_GLOB_PATTERNS the glob is refused."""
+    (env.cwd / "ab.txt").write_text("x\n")
+    wide = "{a,b}" * 9  # 512 patterns
+    for out in (glob_impl(env, wide), grep_impl(env, "x", glob=wide)):
+        assert str(out).startswith(f"the glob '{wide}' stands for more than 256 patterns"), out
+        assert "\n" not in str(out)
+    assert glob_impl(env, "{a,b}" * 8 + ".txt").startswith("No files")  # 256: still searched
+    assert glob_impl(env, "{a,x}{b,y}.txt") == "ab.txt"
+
+
+def test_a_glob_that_backtracks_on_a_long_name_ends_at_once(tmp_path: Path) -> None:
+    """A repository may hold a file named by 200 a's: '*a*a*a*a*a*a*a*ab' tried every way to split the
+    name (Python's re, holding the interpreter the whole time: the turn could not even be stopped) and
+    glob and grep ran for hours. Matched by the regex engine, under a time bound per name, it ends at
+    once. Run apart, so a search that never ends fails the test instead of holding the suite."""
+    import subprocess
+
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    (cwd / ("a" * 200)).write_text("x\n")
+    program = ("import sys; from pathlib import Path\n"
+               "from compact_agent.agent.safety.permissions import Permissions\n"
+               "from compact_agent.agent.tools.base import ToolEnv\n"
+               "from compact_agent.agent.tools.file_state import ReadFileState\n"
+               "from compact_agent.agent.tools.search import glob_impl, grep_impl\n"
+               "from compact_agent.config import Settings\n"
+               "cwd = Path(sys.argv[1]); env = ToolEnv(cwd, Settings(), ReadFileState(), Permissions(cwd, 'yes'))\n"
+               "print(glob_impl(env, '*a' * 8 + 'b')); print(grep_impl(env, 'x', glob='*a' * 8 + 'b'))\n")
+    try:
+        run = subprocess.run([sys.executable, "-c", program, str(cwd)], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the glob was still matching one name after 60 s")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["No files match '*a*a*a*a*a*a*a*ab' under .",
+                                       "No matches for 'x' in . (files matching *a*a*a*a*a*a*a*ab)"]
+
+
+def test_a_name_that_takes_too_long_to_match_stops_the_search_with_a_note(env: ToolEnv, monkeypatch) -> None:
+    """A name over MATCH_TIME_S ends the search with what it found and a line saying why, as the
+    walk's own bound does (the engine's timeout stood in for here)."""
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (env.cwd / name).write_text("x\n")
+    translate = search._glob_regex
+
+    class Slow:
+        def __init__(self, pattern: str) -> None:
+            self.compiled = translate(pattern)
+
+        def fullmatch(self, rel: str, timeout: float | None = None):
+            if rel.startswith("b"):
+                assert timeout == search.MATCH_TIME_S
+                raise TimeoutError("regex timed out")
+            return self.compiled.fullmatch(rel, timeout=timeout)
+
+    monkeypatch.setattr(search, "_glob_regex", Slow)
+    out = glob_impl(env, "*.txt")
+    assert out.splitlines()[0] == "a.txt" and len(out.splitlines()) == 2, out
+    assert out.splitlines()[1].startswith("[glob stopped: the glob '*.txt' took over 1 s to match b.txt;"), out
+    found = grep_impl(env, "x", glob="*.txt")
+    assert found.splitlines()[0] == "a.txt:1:x" and "[grep stopped: the glob '*.txt' took over 1 s to match b.txt" in found

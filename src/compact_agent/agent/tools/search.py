@@ -47,16 +47,53 @@ from .base import (
 )
 from .text_encoding import SNIFF_BYTES, sniff
 
+MAX_GLOB_PATTERNS = 256
+"""The most patterns a glob's braces may expand to: each brace multiplies them (`{a,b}` twenty times
+is a million), and they were all made before the walk's time bound could say a word."""
+MATCH_TIME_S = 1.0
+"""The most time one name may take to match a glob: nested `**` backtracks (`**/**/…/x` against a
+deep path tried every way to split it), and a match runs between the walk's checks of its bound."""
+
+
+class GlobTooLarge(ValueError):
+    """A glob whose braces expand to more than MAX_GLOB_PATTERNS patterns."""
+
+
+class GlobTooSlow(Exception):
+    """A name took over MATCH_TIME_S to match a glob (`rel` is the name)."""
+
+    def __init__(self, rel: str) -> None:
+        super().__init__(rel)
+        self.rel = rel
+
 
 def _expand_braces(pattern: str) -> list[str]:
-    m = re.search(r"\{([^{}]*)\}", pattern)
-    if not m:
-        return [pattern]
-    head, tail = pattern[: m.start()], pattern[m.end() :]
-    return [x for alt in m.group(1).split(",") for x in _expand_braces(head + alt + tail)]
+    """Every pattern `{a,b}` stands for, innermost braces first; GlobTooLarge past MAX_GLOB_PATTERNS."""
+    todo, out = [pattern], []
+    while todo:
+        p = todo.pop()
+        m = re.search(r"\{([^{}]*)\}", p)
+        if not m:
+            out.append(p)
+            continue
+        head, tail = p[: m.start()], p[m.end() :]
+        todo += [head + alt + tail for alt in reversed(m.group(1).split(","))]
+        if len(todo) + len(out) > MAX_GLOB_PATTERNS:
+            raise GlobTooLarge(pattern)
+    return out
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
+def _too_large(pattern: str) -> str:
+    return (f"the glob {quoted(pattern)} stands for more than {MAX_GLOB_PATTERNS} patterns (each {{a,b}} doubles "
+            "them): use fewer braces, or a * where the names differ")
+
+
+def _too_slow(tool: str, pattern: str, where: str) -> str:
+    return (f"[{tool} stopped: the glob {quoted(pattern)} took over {MATCH_TIME_S:g} s to match {where}; several ** "
+            "in one glob try every way to split a deep path, use one]")
+
+
+def _glob_regex(pattern: str) -> regex.Pattern[str]:
     """Translate a glob with `**` (any number of directories) into a regex over '/'-joined paths."""
     out, i = [], 0
     while i < len(pattern):
@@ -79,12 +116,22 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out))
+    return regex.compile("".join(out))
 
 
 def _matcher(pattern: str) -> Callable[[str], bool]:
+    """Whether a name matches `pattern`; GlobTooLarge for too many braces, and GlobTooSlow when a
+    name takes over MATCH_TIME_S to match (the `regex` engine's timeout, which lets go of the
+    interpreter while it matches, so the turn can still be stopped)."""
     regexes = [_glob_regex(p) for p in _expand_braces(pattern)]
-    return lambda rel: any(r.fullmatch(rel) for r in regexes)
+
+    def match(rel: str) -> bool:
+        try:
+            return any(r.fullmatch(rel, timeout=MATCH_TIME_S) for r in regexes)
+        except TimeoutError:
+            raise GlobTooSlow(rel) from None
+
+    return match
 
 
 LINE_TIME_S = 1.0
@@ -218,13 +265,20 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         return _not_found(env, root)
     bound = Bound(GREP_TIME_S, stop, clock)
     files = [(root, root.name)] if root.is_file() else _walk(root, bound=bound, prune=env.permissions.is_private)
-    name_ok = _matcher(glob) if glob else None
+    try:
+        name_ok = _matcher(glob) if glob else None
+    except GlobTooLarge:
+        return ToolFailure(_too_large(glob or ""))
     by_name = bool(glob and "/" not in glob)  # like ripgrep: a slash-free glob matches the file name
     hits: list[str] = []
     cut = ""
     for f, rel in files:
-        if name_ok and not name_ok(f.name if by_name else rel):
-            continue
+        try:
+            if name_ok and not name_ok(f.name if by_name else rel):
+                continue
+        except GlobTooSlow as e:
+            cut = _too_slow("grep", glob or "", e.rel)
+            break
         if bound.exceeded(rel):
             break
         if (real := _readable_inside(env, f)) is None:
@@ -283,10 +337,18 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     rest = "/".join(parts[fixed:])
     if not root.is_dir():
         return ToolFailure(f"Directory not found: {_shown(env, root)}")
-    match = _matcher(rest)
+    try:
+        match = _matcher(rest)
+    except GlobTooLarge:
+        return ToolFailure(_too_large(pattern))
     depth = None if "**" in rest else rest.count("/") + 1
     bound = Bound(GLOB_TIME_S, stop, clock)
-    found = [f for f, rel in _walk(root, depth, bound, env.permissions.is_private) if match(rel)]
+    found: list[Path] = []
+    slow = ""
+    try:
+        found += (f for f, rel in _walk(root, depth, bound, env.permissions.is_private) if match(rel))
+    except GlobTooSlow as e:
+        slow = _too_slow("glob", pattern, e.rel)
 
     def mtime(f: Path) -> int:
         try:
@@ -295,8 +357,8 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
             return 0
 
     found.sort(key=lambda f: (-mtime(f), str(f)))
-    note = f"[glob {bound.why}; the files above are the ones found so far: narrow the pattern or path]" \
-        if bound.why else ""
+    note = slow or (f"[glob {bound.why}; the files above are the ones found so far: narrow the pattern or path]"
+                    if bound.why else "")
     if not found:
         return note or f"No files match {quoted(pattern)} under {_shown(env, root)}"
     shown = [_shown(env, f) for f in found[:MAX_GLOB_RESULTS]]
