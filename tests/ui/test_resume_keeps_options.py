@@ -149,3 +149,32 @@ def test_the_command_line_opens_a_picked_or_resumed_session_with_its_options(tmp
             assert term.finish() == 0
         finally:
             term.close()
+
+
+async def test_a_switch_back_to_the_model_the_window_was_given_for_is_remembered_with_that_window(tmp_path, server):
+    """`--context-window 16k -m fake-model`, `/model deepseek-chat` (its own window), `/model fake-model`:
+    the switch back runs at 16,000 again, and `-c` must too, not at the 32,768 assumed for a model
+    the registry does not know."""
+    line = command_line(tmp_path, server, context_window=16_000)
+    with remembered.remembering(remembered.ToRemember({"context_window": 16_000, "ran_with": "fake-model"})):
+        run = await drive(tmp_path, answer, ["hello\r", "/model deepseek-chat\r", "/model fake-model\r"],
+                          server=server, context_window=16_000, settings=line.loaded.settings, config=line.loaded)
+    assert "model deepseek-chat → fake-model · window 16,000" in run.out, run.out
+    [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
+    assert remembered.options_of(path)["context_window"] == 16_000
+    resumed = command_line(tmp_path, server).for_session(path)  # `compact-agent -c`
+    assert resumed.get("context_window") == 16_000
+    again = await drive(tmp_path, answer, ["/model\r"], server=server, continue_last=True,
+                        context_window=resumed.get("context_window"))
+    assert "now: fake-model (OpenAI-compatible) · window 16,000" in again.out, again.out
+
+
+async def test_a_window_from_the_config_file_stays_the_files_after_a_switch_back(tmp_path, server):
+    (tmp_path / "none.toml").write_text("context_window = 16000\n")  # the user's config file
+    line = command_line(tmp_path, server)
+    assert line.loaded.sources["context_window"] == "user file"
+    run = await drive(tmp_path, answer, ["hello\r", "/model deepseek-chat\r", "/model fake-model\r"],
+                      server=server, settings=line.loaded.settings, config=line.loaded)
+    assert "model deepseek-chat → fake-model · window 16,000" in run.out, run.out
+    [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
+    assert "context_window" not in remembered.options_of(path)

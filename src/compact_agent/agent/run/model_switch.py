@@ -70,6 +70,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     session.model = model
     session.agent.model = model
     opts.model = name
+    carried = _carried(session, fallback)  # before the line below makes every window the switch's own
     # A window given for the old model must not follow the session to this one (nor into /clear).
     opts.context_window = window or fallback
     cm = session.cm
@@ -89,7 +90,20 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     if session.memory is not None and hasattr(session.memory, "model"):
         session.memory.model = model
     if remember:  # what `-c` / `-r ID` then run the session with, and a session `/clear` starts next
-        kept = remembered.after_switch(session.store.options(), name, window, name in REGISTRY)
+        kept = remembered.after_switch(session.store.options(), name, window or carried, name in REGISTRY)
         session.store.keep_options(kept)
         remembered.switched(kept)
     return Switch(old, name, info.window, cm.limits.threshold, compaction)
+
+
+def _carried(session: AgentSession, fallback: int | None) -> int | None:
+    """The window a switch to a model the registry does not know carried over (`fallback`), when the
+    session must remember it for `-c` to run with it: one a flag or the session gave. A switch to a
+    known model left the session remembering none, so a switch back to the unknown one ran at the
+    flag's window and `-c` then at the assumed 32,768. A config file's or the environment's window
+    is read again by every run, and stays theirs."""
+    if fallback is None or session.opts.context_window is not None:
+        return fallback
+    config = session.opts.config
+    source = config.sources.get("context_window", "default") if config is not None else "flag"
+    return None if source in ("default", "user file", "project file") or source.startswith("env") else fallback
