@@ -17,6 +17,7 @@ with read_file would. A file left out is said, one line each (`left_out`): the u
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,10 +38,35 @@ class Instructions:
 
 
 def repo_root(cwd: Path) -> Path | None:
+    """The nearest folder from `cwd` up that holds `.git`, or None: also when that `.git` belongs to
+    another user (`foreign_git`)."""
     for d in (cwd, *cwd.parents):
-        if (d / ".git").exists():
-            return d
+        try:
+            owner = (d / ".git").stat().st_uid
+        except OSError:
+            continue
+        return None if _foreign(owner) else d
     return None
+
+
+def foreign_git(cwd: Path) -> Path | None:
+    """The `.git` nearest `cwd` when another user owns it (not this one, nor root), else None. On a
+    machine others use, anyone may make `/tmp/.git` and put an `AGENTS.md` beside it, whose words
+    would go into every request of a session run below it; git itself refuses such a repository
+    ("dubious ownership"). Its folder is not taken for the repository: only the working
+    directory's own files are read."""
+    for d in (cwd, *cwd.parents):
+        try:
+            owner = (d / ".git").stat().st_uid
+        except OSError:
+            continue
+        return d / ".git" if _foreign(owner) else None
+    return None
+
+
+def _foreign(owner: int) -> bool:
+    me = getattr(os, "geteuid", None)  # none on Windows, where files have no such owner
+    return me is not None and owner not in (me(), 0)
 
 
 def search_dirs(cwd: Path) -> list[Path]:
@@ -62,6 +88,9 @@ def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
     sections: list[str] = []
     paths: list[Path] = []
     left_out: list[str] = []
+    if (theirs := foreign_git(cwd.resolve())) is not None:
+        left_out.append(f"{theirs} belongs to another user: the instruction files of the folders above the working "
+                        "directory are not read (git, too, refuses a repository another user owns)")
     room = MAX_CHARS
     for p, fence in candidates:
         if room <= 0:
