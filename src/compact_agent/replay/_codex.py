@@ -4,7 +4,7 @@ Lines are ``{timestamp, type, payload}``. Only ``response_item`` payloads are wh
 (``event_msg`` user/agent messages duplicate them for the UI), plus ``session_meta.base_instructions``,
 which Codex sends as the instructions of every call and is imported as the system prompt. The first
 releases wrote a line of session metadata, then the response items bare, with ``record_type`` lines
-between: `enveloped` lays such a file out as today's.
+between: `_codex_early` lays such a file out as today's before it comes here.
 
 Rules, and the traps they answer (most observed in the fixture data, the rest read in Codex's source):
 
@@ -71,33 +71,6 @@ _TEXT_KEYS = ("text", "input_text", "output_text")
 
 def looks_like_record(record: Mapping[str, Any]) -> bool:
     return record.get("type") in RECORD_TYPES and "payload" in record
-
-
-ITEM_TYPES = frozenset({
-    "message", "reasoning", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
-    "local_shell_call", "local_shell_call_output", "web_search_call", "tool_search_call", "tool_search_output",
-})
-
-
-def is_early_rollout(records: list[Mapping[str, Any]], sniff: int) -> bool:
-    """A rollout of Codex's first releases: a first line of session metadata (``id``, ``timestamp``,
-    ``instructions``), then the response items as they are, with ``{"record_type": "state"}`` lines
-    between; no envelope, no token counts."""
-    first = records[0] if records else {}
-    return ("id" in first and "timestamp" in first and "type" not in first
-            and any(r.get("type") in ITEM_TYPES and "payload" not in r for r in records[1:sniff]))
-
-
-def enveloped(records: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """An early rollout laid out as today's: its metadata a ``session_meta`` record (its
-    ``instructions`` as the base instructions), each item a ``response_item``."""
-    first = records[0]
-    meta = {**first, "base_instructions": first.get("instructions")}
-    out: list[Mapping[str, Any]] = [{"type": "session_meta", "timestamp": first.get("timestamp"), "payload": meta}]
-    for record in records[1:]:
-        if "record_type" not in record:
-            out.append({"type": "response_item", "timestamp": record.get("timestamp"), "payload": record})
-    return out
 
 
 @dataclass

@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from . import _claude_code, _codex, _compact_agent
+from . import _claude_code, _codex, _codex_early, _compact_agent
 from ._common import ConversationBuilder, counted
 from ._openai_chat import import_chat, import_mini_swe_agent, import_swe_agent
 
@@ -219,8 +219,8 @@ def _sniff(path: Path) -> _Sniffed:
             return _Sniffed("claude-code", records=records, bad_lines=bad, cut_short=cut_short)
         if _compact_agent.looks_like_record(record):
             return _Sniffed("compact-agent", records=records, bad_lines=bad, cut_short=cut_short)
-    if _codex.is_early_rollout(records, _SNIFF_RECORDS):
-        return _Sniffed("codex", records=_codex.enveloped(records), bad_lines=bad, cut_short=cut_short)
+    if _codex_early.is_early_rollout(records, _SNIFF_RECORDS):
+        return _Sniffed("codex", records=_codex_early.enveloped(records), bad_lines=bad, cut_short=cut_short)
     if records and all(isinstance(r.get("role"), str) for r in records[:_SNIFF_RECORDS]):
         return _Sniffed("openai-chat", records=records, bad_lines=bad, cut_short=cut_short)
     raise TranscriptError(
