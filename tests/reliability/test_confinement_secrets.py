@@ -264,6 +264,23 @@ async def test_a_message_holding_the_key_reaches_the_model_without_it(tmp_path: 
     assert not [body for body in sent if KEY in body or other in body]
 
 
+async def test_compact_instructions_holding_the_key_reach_the_summarizer_without_it(tmp_path: Path) -> None:
+    """`/compact <what to keep>` with the key pasted in it sent the key in the summary request."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    for k in range(3):
+        (cwd / f"notes_{k}.txt").write_text(f"line {k} of the notes, long enough to be worth compacting\n" * 150)
+    with FakeOpenAIServer(Script([[("read_file", {"path": f"notes_{k}.txt"})] for k in range(3)])) as server:
+        s = session(tmp_path / "home", cwd, server, window=32_000, settings=l5_settings())
+        await s.run_turn("read the files")
+        await s.run_turn("and now?")
+        await s.compact(f"keep the deploy steps that use {KEY}")
+        await s.aclose()
+    summary = [json.dumps(r.messages) for r in server.requests if is_summary_request(r)]
+    assert summary and "keep the deploy steps that use [REDACTED]" in summary[0]
+    assert not [body for body in map(json.dumps, (r.messages for r in server.requests)) if KEY in body]
+
+
 def test_commands_cannot_read_the_key_from_the_agent_process(tmp_path: Path) -> None:
     """A command reads the agent's own /proc environ and command line and rot13s them (a transform
     redaction does not know, so no redaction could hide a leak): neither key is there. A fresh

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from pydantic_ai.messages import ModelMessage
 
+from ... import secrets
 from ...context import CompactionBlocked, CompactionResult, Event, SharedPrefixSummarizer
 from ...context.handlers import add_hook_time, ms_since
 from ...context.shaping import preview, tentative
@@ -40,7 +41,9 @@ class AgentSession(SessionParts, Protocol):
 
 async def compact(s: AgentSession, instructions: str, pivot: int | None, direction: str | None,
                   confirm: Confirm | None) -> CompactionResult:
-    """Compact the session now; raises CompactionError (CompactionBlocked when a hook or `confirm` said no)."""
+    """Compact the session now; raises CompactionError (CompactionBlocked when a hook or `confirm` said no).
+    A provider key in `instructions` (typed after /compact) goes to the summarizer redacted."""
+    instructions = secrets.redact(instructions)
     shown: list[CompactionResult] = []
     if not s.cm.overhead:
         # No request of this run yet (a resumed session): what the first will carry besides the
