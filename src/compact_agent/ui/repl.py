@@ -84,6 +84,7 @@ class Repl:
         self.prompt: PromptSession[str] | None = None
         self.start: Start | None = None  # the banner's facts: the session id a line typed early is saved in
         self.early: str | None = None  # the entry of a line saved before the session was built
+        self.shown_under_line = False  # the build printed a resumed session's last exchanges under it
 
     @property
     def keys(self) -> InterruptKeys | None:
@@ -165,8 +166,15 @@ class Repl:
                     break
             if line.strip() and not is_command(shown):
                 keep_typed(self, "\n\n".join([*self.pending, as_sent(line)]))
+            waited = self.session is None
             if line.strip() and not await ready(self):
                 break
+            if waited and self.shown_under_line:
+                # Entered while the session was built (`-c`, typing at once), the line was shown
+                # above what the build then printed (the resumed session's last exchanges, its
+                # warnings): it is said again under them, where it comes in the conversation.
+                self.shown_under_line = False
+                print_prompt(c, secrets.redact(shown))
             if not await self.handle(line, command=is_command(shown)):
                 break
 

@@ -37,6 +37,9 @@ class Building(Protocol):
     session: AgentSession | None
     early: str | None  # the entry of a line saved before the session was built
     status_text: str
+    #: the build printed what the session brings under a line entered before it was there (the
+    #: line waits for it, the prompt is down): the line is shown again under it (repl.py)
+    shown_under_line: bool
 
     @property
     def opts(self) -> SessionOptions: ...
@@ -122,6 +125,7 @@ async def build(r: Building, start: Start) -> None:
                 r.console.print(line, style="yellow", markup=False, highlight=False)
             show_resumed(r.console, s.warnings, s.messages, s.notes, s.store)  # the answers rendered as they were
 
+        r.shown_under_line = not (r.prompt is not None and r.prompt.app.is_running)
         await r.above_prompt(show)
     r.status_text = status_line(s, r.console.width)
     if r.prompt is not None and r.prompt.app.is_running:
