@@ -21,17 +21,13 @@ where the extras live:
   (no model call made it; its output is the harness's). Runs on the Responses API keep each reply as
   the response object itself (``object: "response"``, ``output`` items: reasoning, message,
   ``function_call``) and each command output as a ``function_call_output`` item.
-* **SWE-agent** ``.traj`` (``{history, trajectory, info}``; a retrying run's ``{attempts: [...]}``):
-  ``history`` is the model's view; tool replies name their calls in a ``tool_call_ids`` *list*; older
-  trajectories have no tool calls at all (the action is text inside the assistant message, the
-  observation a user message); entries of another agent (``agent``) were never sent to this one and
-  are left out. Demonstrations (``is_demo``) are part of the prompt: kept, and a worked example laid
-  out as messages (``put_demos_in_history``) becomes the first request's text, since its assistant
-  turns are not calls the agent made. Anthropic ``thinking_blocks`` are sent back with tool calls, and
-  kept there (a text-format action's are not sent).
-  History processors (``last_n_observations`` and the like) shaped what was sent from ``history``:
-  replayed whole, with a note; but images embedded in the text as base64 markdown, which its
-  ``image_parsing`` processor sends as images, become the image marker.
+* **SWE-agent** ``.traj``: `_swe_agent` picks out the history its agent saw (the attempt, that
+  agent's entries, what its history processors did) and imports it here, with ``observations``: tool
+  replies name their calls in a ``tool_call_ids`` *list*; older trajectories have no tool calls at
+  all (the action is text inside the assistant message, the observation a user message, the
+  environment's); a worked example laid out as messages (``is_demo``) becomes the first request's
+  text, since its assistant turns are not calls the agent made. Anthropic ``thinking_blocks`` are
+  kept with the message.
 * **plain chat**: a list of messages or ``{"messages": [...]}``; ``usage``/``model`` on an assistant
   message are honoured when present.
 
@@ -42,7 +38,6 @@ sends it back as prompt).
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -58,7 +53,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
+from ._common import ConversationBuilder, counted, text_of_blocks
 from ._recorded import parse_time, usage_from_mapping
 
 _FINISH_REASONS: dict[str, FinishReason] = {
@@ -70,16 +65,11 @@ _FINISH_REASONS: dict[str, FinishReason] = {
 }
 
 
-#: SWE-agent history processors that only mark messages (cache control, tags), not change their text,
-#: or whose change the import makes itself (images embedded as text, sent as images).
-_MARKING_PROCESSORS = frozenset({"default", "cache_control", "tag_tool_call_observations", "image_parsing"})
-
-
 def import_mini_swe_agent(document: Mapping[str, Any], builder: ConversationBuilder, *,
                           provider: str | None = None) -> None:
     """A mini-swe-agent trajectory ``{info, messages}``, any release (see the module docstring)."""
     messages = list(document["messages"])
-    info = _mapping(document.get("info"))
+    info = as_mapping(document.get("info"))
     submission = info.get("submission")
     last = messages[-1] if messages else None
     if (isinstance(submission, str) and submission.strip() and isinstance(last, Mapping)
@@ -89,7 +79,7 @@ def import_mini_swe_agent(document: Mapping[str, Any], builder: ConversationBuil
         builder.warnings.append("left out the last user message: the run's submission, recorded after the last model call")
     # 2.x keeps no reply it could not parse, only the format error (with the response since 2.3.1).
     discarded = sum(1 for m in messages if isinstance(m, Mapping)
-                    and _mapping(m.get("extra")).get("interrupt_type") == "FormatError")
+                    and as_mapping(m.get("extra")).get("interrupt_type") == "FormatError")
     # Its first format sends each command's output as a user message: observations, as SWE-agent's.
     import_chat(_person_1x(messages, builder), builder, provider=provider, observations=True)
     if discarded:
@@ -134,104 +124,6 @@ def _person_1x(messages: list[Any], builder: ConversationBuilder) -> list[Any]:
     return out
 
 
-def import_swe_agent(document: Mapping[str, Any], builder: ConversationBuilder) -> None:
-    """A SWE-agent ``.traj`` (see the module docstring): one attempt's history, as its agent saw it."""
-    attempts = [a for a in document.get("attempts") or [] if isinstance(a, Mapping) and isinstance(a.get("history"), list)]
-    if isinstance(document.get("history"), list):
-        data = document
-        if len(attempts) > 1:
-            builder.warnings.append(f"replayed the attempt the run chose; the other {counted(len(attempts) - 1, 'attempt')}"
-                                    " in the file are not")
-    else:  # a retrying run still going, or stopped: only its finished attempts
-        data = attempts[-1]
-        if len(attempts) > 1:
-            builder.warnings.append(f"replayed the last of {counted(len(attempts), 'attempt')} (the run chose none)")
-    history = [entry for entry in data["history"] if isinstance(entry, Mapping)]
-    main = next((e.get("agent") for e in history if e.get("role") == "system"), None) or next(
-        (e.get("agent") for e in history), None)
-    ours = [e for e in history if main is None or e.get("agent") in (None, main)]
-    if other := len(history) - len(ours):
-        builder.warnings.append(f"left out {counted(other, 'entry', 'entries')} of another agent than {main!s}"
-                                " (never sent to it)")
-    builder.skipped += len(data["history"]) - len(history)
-    if demos := sum(1 for e in ours if e.get("is_demo") and e.get("role") in {"assistant", "tool"}):
-        builder.warnings.append(
-            f"the worked example laid out as messages ({counted(demos, 'assistant or tool message')}) is replayed as"
-            " the first request's text: its turns are prompt, not calls the agent made")
-    # It sends thinking_blocks back only with tool calls (a text-format action has `tool_calls: None`).
-    ours = [{k: v for k, v in e.items() if k != "thinking_blocks"} if e.get("tool_calls") is None else e
-            for e in ours]
-    processors = _processors(data.get("replay_config"))
-    if "image_parsing" in processors:
-        ours = _images_sent_as_images(ours, builder)
-    import_chat(ours, builder, observations=True)
-    if eliding := _eliding(processors, ours):
-        builder.warnings.append(f"the agent's history processors ({', '.join(eliding)}) changed what it sent"
-                                " from this history (old observations elided and the like): replayed whole")
-
-
-def _processors(config: Any) -> dict[str, Mapping[str, Any]]:
-    """The history processors of a SWE-agent run's saved config (``replay_config``), by type."""
-    if isinstance(config, str):
-        try:
-            config = json.loads(config)
-        except (json.JSONDecodeError, RecursionError):
-            return {}
-    processors = _mapping(_mapping(config).get("agent")).get("history_processors")
-    return {str(p.get("type")): p for p in processors if isinstance(p, Mapping)} if isinstance(processors, list) else {}
-
-
-def _eliding(processors: Mapping[str, Mapping[str, Any]], history: list[Mapping[str, Any]]) -> list[str]:
-    """The processors that changed the text this run sent: those that rewrite messages, and
-    ``last_n_observations`` once the run had more observations than it keeps, or one tagged for removal."""
-    names: list[str] = []
-    for kind, processor in processors.items():
-        if kind == "last_n_observations":
-            actions = [i for i, e in enumerate(history) if e.get("role") == "assistant" and not e.get("is_demo")]
-            seen = sum(1 for e in history[:actions[-1] if actions else 0]
-                       if e.get("message_type") == "observation" and not e.get("is_demo"))
-            keep, polling = processor.get("n"), processor.get("polling") or 1
-            removed = processor.get("always_remove_output_for_tags") or ["remove_output"]
-            tagged = any(set(removed) & set(e.get("tags") or []) for e in history if e.get("message_type") == "observation")
-            if tagged or (isinstance(keep, int) and isinstance(polling, int) and polling > 0
-                          and (seen // polling) * polling - keep > 1):
-                names.append(f"{kind} {keep}")  # the first observation (the task) is never elided by count
-        elif kind not in _MARKING_PROCESSORS:
-            names.append(kind)
-    return names
-
-
-#: An image SWE-agent embeds in text as a markdown data URL (a multimodal task's screenshots); its
-#: ``image_parsing`` processor sends those of these types as images.
-_EMBEDDED_IMAGE = re.compile(r"(!\[[^\]]*\]\(data:)(?:image/(?:png|jpeg|jpg|webp));base64,[^)]+(\))")
-
-
-def _images_sent_as_images(history: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:
-    """The history with each embedded image the run sent as an image (user and tool messages) made
-    the image marker, as every importer's images are: its base64 text was never the model's to read."""
-    found = 0
-
-    def swap(text: str) -> str:
-        nonlocal found
-        text, n = _EMBEDDED_IMAGE.subn(lambda m: f"{m.group(1)}{IMAGE_PLACEHOLDER}{m.group(2)}", text)
-        found += n
-        return text
-
-    out: list[Mapping[str, Any]] = []
-    for entry in history:
-        content = entry.get("content")
-        if entry.get("role") in {"user", "tool"} and isinstance(content, str):
-            entry = {**entry, "content": swap(content)}
-        elif entry.get("role") in {"user", "tool"} and isinstance(content, list):
-            entry = {**entry, "content": [{**b, "text": swap(b["text"])} if isinstance(b, Mapping)
-                                          and isinstance(b.get("text"), str) else b for b in content]}
-        out.append(entry)
-    if found:
-        builder.warnings.append(f"{counted(found, 'image')} embedded as base64 text, which the run sent as images,"
-                                f" replayed as {IMAGE_PLACEHOLDER}")
-    return out
-
-
 def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: str | None = None,
                 observations: bool = False) -> None:
     """Feed OpenAI-style chat messages into ``builder``; with `observations` (SWE-agent), a user
@@ -253,7 +145,7 @@ def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: 
         builder.warnings.append(f"ignored {exits:,} 'exit' {'entry' if exits == 1 else 'entries'} (agent submission, never sent to the model)")
 
 
-def _mapping(value: object) -> Mapping[str, Any]:
+def as_mapping(value: object) -> Mapping[str, Any]:
     """`value` when it is a mapping, else an empty one: the optional objects of these formats."""
     return value if isinstance(value, Mapping) else {}
 
@@ -262,7 +154,7 @@ def _handle(
     builder: ConversationBuilder, message: Mapping[str, Any], role: Any, provider: str | None,
     observations: bool = False,
 ) -> bool:
-    extra = _mapping(message.get("extra"))
+    extra = as_mapping(message.get("extra"))
     timestamp = parse_time(extra.get("timestamp") or message.get("timestamp"))
     if role is None:  # the Responses API's items: a reply, a command's output
         if message.get("object") == "response":
@@ -281,7 +173,7 @@ def _handle(
         return True
     if message.get("is_demo") and role in {"assistant", "tool"}:
         # A worked example laid out as messages: prompt text, not a call the agent made.
-        calls = [f"{_mapping(c.get('function')).get('name')} {_mapping(c.get('function')).get('arguments')}"
+        calls = [f"{as_mapping(c.get('function')).get('name')} {as_mapping(c.get('function')).get('arguments')}"
                  for c in message.get("tool_calls") or [] if isinstance(c, Mapping)]
         builder.add_user_text("\n".join([text, *calls]), timestamp, harness=True)
         return True
@@ -324,10 +216,10 @@ def _assistant(
     timestamp: Any,
     provider: str | None,
 ) -> None:
-    raw = _mapping(extra.get("response"))
+    raw = as_mapping(extra.get("response"))
     choices = raw.get("choices") or [{}]
-    choice = _mapping(choices[0])
-    raw_message = _mapping(choice.get("message"))
+    choice = as_mapping(choices[0])
+    raw_message = as_mapping(choice.get("message"))
     parts: list[ModelResponsePart] = []
     # litellm's reasoning_content, OpenRouter's reasoning: the message goes back as the agent keeps it.
     said = (message.get("reasoning_content"), raw_message.get("reasoning_content"), message.get("reasoning"))
@@ -367,7 +259,7 @@ def _chat_usage(raw: Any) -> RequestUsage | None:
     usage = usage_from_mapping(raw)
     if usage is None or not isinstance(raw, Mapping) or "prompt_tokens" not in raw:
         return usage
-    details = _mapping(raw.get("prompt_tokens_details"))
+    details = as_mapping(raw.get("prompt_tokens_details"))
     read = max(usage.cache_read_tokens, _count(raw, "cache_read_input_tokens"))
     write = _count(raw, "cache_creation_input_tokens") or _count(details, "cache_creation_tokens")
     if write:
@@ -394,7 +286,7 @@ def _response_object(
         elif kind == "function_call":
             parts.append(ToolCallPart(str(item["name"]), item.get("arguments"),
                                       tool_call_id=str(item.get("call_id") or item["id"])))
-    details = _mapping(response.get("incomplete_details"))
+    details = as_mapping(response.get("incomplete_details"))
     finish: FinishReason | None = (
         "length" if details.get("reason") == "max_output_tokens"
         else "tool_call" if any(isinstance(p, ToolCallPart) for p in parts)

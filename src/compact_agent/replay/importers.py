@@ -40,7 +40,8 @@ from pydantic_ai.messages import ModelMessage
 
 from . import _claude_code, _codex, _codex_early, _compact_agent
 from ._common import ConversationBuilder, counted
-from ._openai_chat import import_chat, import_mini_swe_agent, import_swe_agent
+from ._openai_chat import import_chat, import_mini_swe_agent
+from ._swe_agent import import_swe_agent
 
 __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
 
