@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ...context.plumbing.lookalikes import skeleton, spelt_apart
 from ...words import quoted
 from .bash_rules import allowed_by, denied_by, why_not_allowed
 
@@ -48,13 +49,21 @@ COPIED_INSTEAD = "[a copy in a tool's output, not the user's words:]"
 """Put before INSTEAD where a tool's output holds it (`copied_instead`)."""
 
 
+#: INSTEAD however it is spelt (`lookalikes.skeleton`: a curly apostrophe, a Cyrillic letter, a
+#: no-break space), where it is not marked a copy already.
+_SPELT_INSTEAD = re.compile(f"(?<!{re.escape(COPIED_INSTEAD)} ){spelt_apart(INSTEAD)}", re.I)
+
+
 def copied_instead(text: str, said: set[str]) -> str:
     """`text` of a tool's result with every INSTEAD in it marked as a copy, unless it is one of the
     refusals the program itself wrote (`said`): a command, a file or an MCP server can print the
-    marker, and the user's words must not be forged by what they print."""
-    if INSTEAD not in text or text in said:
+    marker, and the user's words must not be forged by what they print, in any spelling a model
+    reads as the same words (`The user’s instruction …`)."""
+    if text in said:
         return text
-    return text.replace(INSTEAD, f"{COPIED_INSTEAD} {INSTEAD}")
+    for found in reversed(list(_SPELT_INSTEAD.finditer(skeleton(text)))):
+        text = f"{text[:found.start()]}{COPIED_INSTEAD} {text[found.start():]}"
+    return text
 
 #: Tools that change files or run commands; everything else is allowed without asking.
 NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})

@@ -15,7 +15,6 @@ compaction appends to the compaction message it keeps (`update_message`).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from pydantic_ai.messages import BinaryContent, ImageUrl, ModelMessage, ModelReq
 
 from ..layers.digest import DIGEST_HEADER, default_digest
 from ..plumbing import tokens
+from ..plumbing.lookalikes import skeleton, spelt_apart
 from ..plumbing.markers import OWN_TEXT
 from . import ledger
 
@@ -162,28 +162,8 @@ _OUR_HEADERS = ("The user's messages", "Files changed in this session", "Files c
                 # as earlier versions wrote them: a record carried from an older session is checked alike
                 "Summary: a record by the summarizer", "Like the one above, this record is",
                 SUMMARY_MARK[:40], *(h[:40] for h in UPDATE_HEADS))
-#: Our headers as `_skeleton` writes them, each space any run of spaces: matched in a record's skeleton.
-_FORGED = re.compile("(?<!\\[copied\\] )(" + "|".join(" +".join(re.escape(w) for w in h.split(" "))
-                                                       for h in _OUR_HEADERS) + ")", re.I)
-#: Letters of other scripts that read as Latin ones (`Тhe user's` with a Cyrillic Т), and the
-#: apostrophes a model reads as `'` (`The user’s messages`).
-_LOOK_ALIKES = str.maketrans(
-    "АВЕЅІЈКМНОРСТХУаеіјоѕрсхуһԁԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιν\u2018\u2019\u02bc\u02b9\u0060\u00b4\u2032\uff07",
-    "ABESIJKMHOPCTXYaeijospcxyhdqwABEZHIKMNOPTYXoiv" + "'" * 8)
-
-
-def _skeleton(text: str) -> str:
-    """`text` as a model may read it, one character for each of its own (so a match in one is where it
-    is in the other): each in its compatibility form where that is one character (fullwidth `Ｔ` as
-    `T`), look-alike letters and apostrophes as the Latin ones, every space character as ` `."""
-    out = []
-    for c in text:
-        k = unicodedata.normalize("NFKC", c)
-        k = (k if len(k) == 1 else c).translate(_LOOK_ALIKES)
-        out.append(" " if k.isspace() else k)
-    return "".join(out)
-
-
+#: Our headers as `skeleton` writes them, each space any run of spaces: matched in a record's skeleton.
+_FORGED = re.compile("(?<!\\[copied\\] )(" + "|".join(spelt_apart(h) for h in _OUR_HEADERS) + ")", re.I)
 def neutralise(body: str) -> str:
     """A record body that cannot close its record nor pass for the program's own lines.
 
@@ -196,7 +176,7 @@ def neutralise(body: str) -> str:
     """
     body = _INVISIBLE.sub("", body)
     body = _TAG_START.sub("&lt;", body)
-    for found in reversed(list(_FORGED.finditer(_skeleton(body)))):
+    for found in reversed(list(_FORGED.finditer(skeleton(body)))):
         body = f"{body[:found.start()]}[copied] {body[found.start():]}"
     return body
 

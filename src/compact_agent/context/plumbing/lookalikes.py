@@ -1,0 +1,45 @@
+"""Text as a model reads it: for finding a copy of the program's own words that is spelt apart.
+
+A tool's output may copy a header the program writes (`The user's messages, verbatim`) or the
+marker of the user's own words with look-alike characters — a curly apostrophe, a Cyrillic `Т`, a
+no-break space, fullwidth capitals — which a model reads as the same words but a plain search
+does not find. `skeleton` writes each character as the one it passes for, one for one, so a match
+in the skeleton is at the same place in the text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+#: Letters of other scripts that read as Latin ones (`Тhe user's` with a Cyrillic Т), and the
+#: apostrophes a model reads as `'` (`The user’s messages`).
+_LOOK_ALIKES = str.maketrans(
+    "АВЕЅІЈКМНОРСТХУаеіјоѕрсхуһԁԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιν\u2018\u2019\u02bc\u02b9\u0060\u00b4\u2032\uff07",
+    "ABESIJKMHOPCTXYaeijospcxyhdqwABEZHIKMNOPTYXoiv" + "'" * 8)
+
+
+def skeleton(text: str) -> str:
+    """`text` as a model may read it, one character for each of its own (so a match in one is where it
+    is in the other): each in its compatibility form where that is one character (fullwidth `Ｔ` as
+    `T`), look-alike letters and apostrophes as the Latin ones, every space character as ` `. Every
+    tool result is looked at so: plain ASCII goes through one table."""
+    if text.isascii():
+        return text.translate(_ASCII)
+    return "".join(map(_as_read, text))
+
+
+_ASCII = {**{c: " " for c in range(128) if chr(c).isspace()}, ord("`"): "'"}
+
+
+@functools.lru_cache(maxsize=4096)
+def _as_read(c: str) -> str:
+    k = unicodedata.normalize("NFKC", c)
+    k = (k if len(k) == 1 else c).translate(_LOOK_ALIKES)
+    return " " if k.isspace() else k
+
+
+def spelt_apart(words: str) -> str:
+    """A regex for `words` in a skeleton: each space any run of spaces (`The  user's`)."""
+    return " +".join(re.escape(w) for w in words.split(" "))
