@@ -37,3 +37,18 @@ async def test_a_compaction_that_would_free_too_little_is_refused_in_plain_sente
     free, now, keep, mine, newest, fixed = (number(g) for g in said.groups())
     assert 0 < free == now - keep and mine + newest + fixed == keep, line  # the figures add up
     assert summaries == 0  # refused before a summary was paid for
+
+
+async def test_compact_from_n_refused_says_it_keeps_the_first_messages_not_the_newest(tmp_path):
+    """`--from N` summarises messages N and later and keeps those before N, the first ones: the
+    refusal called them 'the newest 4 messages'."""
+    def short(req) -> Reply:
+        return Reply.text("<summary>" + "the work so far " * 60 + "</summary>" if is_summary_request(req) else "ok")
+
+    with FakeOpenAIServer(short) as server:
+        questions = [f"question {i} " + "q " * 200 + "\r" for i in range(3)]
+        run = await drive(tmp_path, short, [*questions, "/compact --from 4\r", "/compact --up-to 2\r"], server=server)
+    lines = [x for x in run.out.splitlines() if x.startswith("not compacted")]
+    assert len(lines) == 2, run.out
+    assert ", the first 4 messages " in lines[0] and "newest" not in lines[0], lines[0]  # 0-3 kept, 4-5 summarised
+    assert ", the newest 4 messages " in lines[1], lines[1]  # 0-1 summarised, 2-5 kept

@@ -95,9 +95,10 @@ def kept_parts(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", verb
     """The parts of `kept_words`, each with its tokens (`verbatim`: what the newest messages are called)."""
     out = [f"{WHAT.get(strategy, 'the summary')} {parts.get('summary', 0):,}"]
     n = int(parts.get("verbatim_messages", 0))
-    if n:
-        newest = "the newest message" if n == 1 else f"the newest {n} messages"
-        out.append(f"{newest}{verbatim} {parts.get('verbatim', 0):,}")
+    if n:  # `--from N` keeps the messages before N, the first ones; any other compaction the newest
+        which = "first" if strategy == "partial_from" else "newest"
+        kept = f"the {which} message" if n == 1 else f"the {which} {n} messages"
+        out.append(f"{kept}{verbatim} {parts.get('verbatim', 0):,}")
     paths = [_shown(p, cwd) for p in parts.get("file_paths", [])]
     if paths:
         names = ", ".join(paths[:4]) + (", …" if len(paths) > 4 else "")
@@ -176,7 +177,7 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
                 return
             result = done
     except NotSmaller as e:
-        c.print(not_smaller_line(e, s.cwd), markup=False, highlight=False, soft_wrap=not c.is_terminal)
+        c.print(not_smaller_line(e, s.cwd, direction), markup=False, highlight=False, soft_wrap=not c.is_terminal)
         return
     except CompactionBlocked as e:
         if asked and not asked[-1]:
@@ -199,13 +200,15 @@ def resume_auto(s: AgentSession) -> str:
     return "auto-compaction resumed: the next request over the threshold is compacted again"
 
 
-def not_smaller_line(e: NotSmaller, cwd: Path) -> str:
+def not_smaller_line(e: NotSmaller, cwd: Path, direction: str | None = None) -> str:
     """Why /compact changed nothing, in plain sentences: what a compaction would free or keep against
     the context now, then what it would keep, part by part. One line, wrapped at words by a
     terminal's console and whole in a file or a pipe (a script reads it). It read as one clause with
     dashes ('… would keep at least 2,128 tokens — your messages and the files changed, before any
-    summary 176 · … tokens — of the 2,365 now, and its summary would take …')."""
-    kept = ", ".join(kept_parts(e.parts, cwd, "unasked" if e.unasked else "full", verbatim=""))
+    summary 176 · … tokens — of the 2,365 now, and its summary would take …'). `direction`: that of
+    `--from N` or `--up-to N`, whose kept messages are the first ones or the newest."""
+    strategy = "unasked" if e.unasked else "partial_from" if direction == "from" else "full"
+    kept = ", ".join(kept_parts(e.parts, cwd, strategy, verbatim=""))
     if e.unasked and e.after < e.before:  # small_gain.py: the summary would take about all there is to free
         said = (f"a compaction would free at most {e.before - e.after:,} of the {e.before:,} tokens in use, about "
                 f"what its summary would take. Even without a summary it would keep {e.after:,}: {kept}.")
