@@ -80,11 +80,28 @@ def errors_as_json(on: bool) -> None:
     _errors_as_json = on
 
 
+def without_keys(message: str) -> str:
+    """`message` with every provider key in it redacted: those of the environment and the one given
+    with `--api-key`, also when the line is said before they are learned (a usage error; a key put
+    after the wrong option, `-r sk-…`, `--context-window sk-…`, is quoted by the line that refuses it)."""
+    from . import secrets
+
+    secrets.register_environment()
+    args = sys.argv
+    for at, arg in enumerate(args):
+        if arg == "--api-key" and at + 1 < len(args):
+            secrets.register(args[at + 1])
+        elif arg.startswith("--api-key="):
+            secrets.register(arg.partition("=")[2])
+    return secrets.redact(message)
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     """The command line's one-line error (and print mode's JSON error object when asked for), as
     the exit to raise: `raise fail("...", 2)`."""
     from .ui.visible import visible
 
+    message = without_keys(message)
     sys.stderr.write(visible(f"compact-agent: {message}") + "\n")
     if _errors_as_json:
         sys.stdout.write(error_object(message))
@@ -106,16 +123,17 @@ class OneLineUsage(_USAGE_ERROR):  # type: ignore[misc,valid-type]
         self.error_json = error_json
 
     def format_message(self) -> str:
-        return self.line
+        return without_keys(self.line)
 
     def show(self, file: Any = None) -> None:
         from .ui.visible import visible
 
-        (file or sys.stderr).write(visible(f"compact-agent: {self.line}") + "\n")
+        line = without_keys(self.line)
+        (file or sys.stderr).write(visible(f"compact-agent: {line}") + "\n")
         if self.as_json:
-            sys.stdout.write(error_object(self.line))
+            sys.stdout.write(error_object(line))
         elif self.error_json:
-            sys.stdout.write(json_error(self.line))
+            sys.stdout.write(json_error(line))
 
 
 #: What an option that was given no value takes, said in that one line.

@@ -94,3 +94,18 @@ def test_an_address_is_quoted_as_written(cli, url, said):
     """Python's form of it put an address holding a quote in double quotes and doubled each backslash."""
     res = cli("-p", "x", "--base-url", url)
     assert (res.code, res.stderr) == (2, f"compact-agent: --base-url: {said}\n")
+
+
+def test_a_key_put_after_the_wrong_option_is_not_quoted_by_the_error(cli):
+    """A key pasted after the wrong option was quoted whole by the line that refused it ('-r sk-…',
+    '--context-window sk-…', a JSON error object too): a usage error is said before the keys are
+    learned. The keys of the environment and of --api-key are redacted from every such line."""
+    key = "sk-test-0123456789abcdef0123456789abcdef"
+    runs = [cli("-r", key, env={"OPENAI_API_KEY": key}),
+            cli("--context-window", key, "-p", "hi", env={"OPENAI_API_KEY": key}),
+            cli("-p", "hi", "--output-format", key, env={"ANTHROPIC_API_KEY": key}),
+            cli("--api-key", key, "--max-turns", key, "-p", "hi"),
+            cli(f"--api-key={key}", "-p", "hi", "--output-format", "json", "--context-window", key)]
+    for run in runs:
+        assert run.code != 0 and "[REDACTED]" in run.stderr, run.stderr
+        assert key not in run.stdout + run.stderr, run.stderr
