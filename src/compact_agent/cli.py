@@ -303,10 +303,11 @@ def sessions_command(
         if all_:
             raise fail("--all is for the listing: --delete-older-than already covers every session of this "
                        "directory (another directory's: compact-agent --cwd DIR sessions ...)", 2)
+        folded = {r.id: r.folded for r in session_rows(session_root(work)) if r.folded} if delete else {}
         raise typer.Exit(removal.run(session_root(work), home_dir(), delete or [], older,
                                      say=lambda line: sys.stdout.write(visible(line) + "\n"),
                                      warn=lambda line: sys.stderr.write(visible(f"compact-agent: {line}") + "\n"),
-                                     dry=dry_run))
+                                     dry=dry_run, folded=folded))
     from .session.leftovers import leftovers, lines
 
     rows = session_rows(session_root(work), limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_)

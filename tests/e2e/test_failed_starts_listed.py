@@ -76,3 +76,26 @@ def test_continue_into_a_failed_start_names_the_session_answered_before_it(cli):
         opened = cli("-r", real, "-p", "back", *fake(server))  # -r opens the one named: nothing to say
     assert answered.code == 0 and "has not answered yet" not in answered.stderr
     assert opened.code == 0 and "has not answered yet" not in opened.stderr
+
+
+def test_deleting_a_row_of_retries_says_the_older_tries_it_leaves(cli):
+    """`sessions --delete ID` of a `tried 3 times` row removes that session alone, as it says; the
+    row came back `tried 2 times`, as if nothing had been removed, with no word of the others."""
+    down = dead_endpoint()
+    for _ in range(3):
+        assert cli("-p", "hi", "--model", "fake-model", "--base-url", down, "--api-key", "k").code == 1
+    newest = cli("sessions").stdout.split()[0]
+    dry = cli("sessions", "--delete", newest, "--dry-run")
+    assert dry.code == 0 and f"would remove session {newest}" in dry.stdout, dry.stdout
+    assert "would leave 2 older failed starts with the same first prompt" in dry.stdout, dry.stdout
+    res = cli("sessions", "--delete", newest)
+    assert res.code == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith(f"removed session {newest}:"), res.stdout
+    assert lines[1] == ("left 2 older failed starts with the same first prompt, which the listing counted in its "
+                        "row (compact-agent sessions --all lists them; --delete ID removes each)"), res.stdout
+    assert rows(cli) == ["1 message hi (unanswered, tried 2 times)"]
+    last = cli("sessions", "--delete", cli("sessions").stdout.split()[0])
+    assert "left 1 older failed start with the same first prompt" in last.stdout and "lists it;" in last.stdout
+    alone = cli("sessions", "--delete", cli("sessions").stdout.split()[0])
+    assert len(alone.stdout.splitlines()) == 1, alone.stdout  # nothing left behind: no line for it

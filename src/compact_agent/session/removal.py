@@ -43,7 +43,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -361,11 +361,15 @@ def _remove_tree(path: Path, out: Removed) -> int:
 
 
 def run(root: Path, home: Path, ids: Sequence[str], days: int | None, say: Callable[[str], object],
-        warn: Callable[[str], object], now: Callable[[], float] = time.time, dry: bool = False) -> int:
+        warn: Callable[[str], object], now: Callable[[], float] = time.time, dry: bool = False,
+        folded: Mapping[str, int] | None = None) -> int:
     """`sessions --delete ID…` (`ids`) or `--delete-older-than DAYS` (`days`): one line said for
     each session removed, one warned for each another process holds (not removed) and for a
     failure; the exit code. An id that names no session or several removes nothing (1); so does a
-    session named by `--delete` that is in use, the others named are removed (1)."""
+    session named by `--delete` that is in use, the others named are removed (1). `folded`: by
+    session id, the older failed starts with its prompt the listing counts in its row (`tried 3
+    times`), which `--delete` of that id leaves: a line says so, else the row came back as `tried 2
+    times` under the next of them, as if the removal had not happened."""
     before: float | None = None
     try:
         check_root(root, home)
@@ -392,6 +396,10 @@ def run(root: Path, home: Path, ids: Sequence[str], days: int | None, say: Calla
     for sid in chosen:
         try:
             say(remove(root, sid, dry, written_before=before).line())
+            if (n := (folded or {}).get(sid, 0)) and days is None:
+                say(f"{'would leave' if dry else 'left'} {plural(n, 'older failed start')} with the same first prompt, "
+                    f"which the listing counted in its row (compact-agent sessions --all lists "
+                    f"{'it' if n == 1 else 'them'}; --delete ID removes each)")
         except WrittenMeanwhile as e:
             say(str(e))
         except SessionLocked as e:
