@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.config import Limits
-from compact_agent.context.compaction import summary
+from compact_agent.context.compaction import images, summary
 from compact_agent.context.compaction.compactor import Compactor
 from compact_agent.context.plumbing import rounds
 
@@ -54,7 +54,7 @@ async def test_the_latest_messages_images_are_carried_and_its_words_stay_the_use
     assert result.summarized >= 2 and images_in(new) == [PNG, URL]
     head = new[0]
     assert isinstance(head, ModelRequest) and summary.is_summary(head)
-    assert isinstance(head.parts[-1], UserPromptPart) and head.parts[-1].content[0] == summary.IMAGES_HEAD
+    assert isinstance(head.parts[-1], UserPromptPart) and head.parts[-1].content[0] == images.IMAGES_HEAD
     # The carried images are no words of the user's; the words are carried once, verbatim.
     assert summary.user_texts(new) == ["fix what this shows"]
     assert rounds.unpaired(new) == (set(), set())

@@ -38,6 +38,7 @@ from ..plumbing.markers import is_compaction_message
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, estimate_margin
 from . import ledger, restore, summary, summary_prompt
 from .cuts import join, summarize_fitting
+from .images import latest_images, with_images
 from .keep import Keeper
 from .result import CompactionError, CompactionResult, NotSmaller, Summarize
 
@@ -209,9 +210,9 @@ class Compactor(Keeper):
         carried verbatim; they would be gone): the newest of them that fit an eighth of the room
         the threshold leaves (as the results in use do), none when the thrash guard escalated. A
         summary is written without images, and the model may still be working on what they show."""
-        if self.escalation or summary.latest_images(tail, self.typed) is not None:
+        if self.escalation or latest_images(tail, self.typed) is not None:
             return []  # the latest message is kept verbatim (or the compaction must keep less)
-        images = summary.latest_images(summarized, self.typed) or []
+        images = latest_images(summarized, self.typed) or []
         budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
         fit = min(len(images), budget // self.scaled(tokens.IMAGE_TOKENS))  # what an image costs, whatever its size
         return images[len(images) - fit:]
@@ -313,7 +314,7 @@ class Compactor(Keeper):
                                               archive_above=summary.archive_named(keep_head[0]))
         else:
             head_msg = summary.summary_message(text, archive_path, users, strategy, files, reads)
-        head_msg = summary.with_images(head_msg, self.kept_images(summarized, tail, overhead))
+        head_msg = with_images(head_msg, self.kept_images(summarized, tail, overhead))
         limits = self._restore_limits(self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead))
         paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
         self.restorer.reset()

@@ -15,11 +15,10 @@ compaction appends to the compaction message it keeps (`update_message`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from pydantic_ai.messages import BinaryContent, ImageUrl, ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from ..layers.digest import DIGEST_HEADER, default_digest
 from ..plumbing import tokens
@@ -63,7 +62,7 @@ def written_by_compaction(m: ModelMessage) -> bool:
 def _ours(m: ModelMessage, p: UserPromptPart) -> bool:
     """Whether part `p` of request `m` is the program's text, not the user's: a compaction's only in
     a message a compaction wrote."""
-    return is_synthetic_text(p.content) and (not _compaction_part(p) or written_by_compaction(m))
+    return is_synthetic_text(p.content) and (not compaction_part(p) or written_by_compaction(m))
 
 
 def user_texts(messages: Sequence[ModelMessage]) -> list[str]:
@@ -302,7 +301,7 @@ def carried_tokens(m: ModelMessage, user_budget: int) -> int:
     return tokens.estimate([shell])
 
 
-def _compaction_part(p: object) -> bool:
+def compaction_part(p: object) -> bool:
     return (isinstance(p, UserPromptPart) and isinstance(p.content, str)
             and p.content.startswith((SUMMARY_MARK, *UPDATE_HEADS)))
 
@@ -314,50 +313,11 @@ def records_in(m: ModelMessage) -> list[str]:
     if not written_by_compaction(m):
         return out
     for p in m.parts:
-        if _compaction_part(p):
+        if compaction_part(p):
             found = _RECORD.search(p.content)  # type: ignore[union-attr,arg-type]
             if found and found.group(1).strip():
                 out.append(found.group(1).strip())
     return out
-
-
-IMAGES_HEAD = "[compact-agent: the images the user attached to their latest message, kept through the compaction]"
-"""The first item of the part a compaction message carries those images in (`latest_images`)."""
-
-
-def _is_image(item: object) -> bool:
-    return isinstance(item, ImageUrl) or (isinstance(item, BinaryContent) and item.is_image)
-
-
-def latest_images(messages: Sequence[ModelMessage], typed: Callable[[str], bool] | None = None) -> list[Any] | None:
-    """The images of the user's latest message in `messages`: those it was sent with, or those an
-    earlier compaction carried for it (`IMAGES_HEAD`); [] when that message has none; None when
-    `messages` holds no message of the user's. Our own messages, and texts `typed` says no person
-    typed (a harness's reminders), are not the user's."""
-    for m in reversed(messages):
-        if not isinstance(m, ModelRequest):
-            continue
-        for p in reversed(m.parts):
-            if not isinstance(p, UserPromptPart):
-                continue
-            if isinstance(p.content, str):
-                if _compaction_part(p):
-                    return []  # the user's latest words are the ones it carries, without images
-                if is_synthetic_text(p.content) or (typed is not None and not typed(p.content)):
-                    continue
-                return []
-            items = list(p.content)
-            if items and items[0] == IMAGES_HEAD:
-                return [c for c in items[1:] if _is_image(c)]
-            return [c for c in items if _is_image(c)]
-    return None
-
-
-def with_images(message: ModelRequest, images: Sequence[Any]) -> ModelRequest:
-    """A compaction message that also carries `images` (the user's latest message's), after its text."""
-    if not images:
-        return message
-    return ModelRequest(parts=[*message.parts, UserPromptPart([IMAGES_HEAD, *images])], metadata=message.metadata)
 
 
 def is_summary(m: ModelMessage) -> bool:
@@ -387,7 +347,7 @@ def record_of(messages: Sequence[ModelMessage]) -> str | None:
     if rest and is_summary(rest[0]) and isinstance(rest[0], ModelRequest):  # a summary is a request
         first = rest[0]
         earlier = "\n\n".join(records_in(first))
-        others = [p for p in first.parts if not _compaction_part(p)]
+        others = [p for p in first.parts if not compaction_part(p)]
         head: list[ModelMessage] = [ModelRequest(parts=others)] if others else []
         rest = head + rest[1:]
     if not rest:
