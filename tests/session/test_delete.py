@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from compact_agent.cli import app
-from compact_agent.session import removal
+from compact_agent.session import owned_files, removal
 from compact_agent.session.files import project_slug
 from compact_agent.session.orphans import orphans
 from compact_agent.session.removal import size_text
@@ -432,7 +432,7 @@ def test_what_is_left_of_a_session_whose_file_is_gone_is_listed_and_removed_by_i
     assert dry.exit_code == 0 and dry.stdout.startswith(f"would remove what was left of session {s.a}, "), dry.output
     what = dry.stdout.split(": ", 1)[1].rsplit(" (", 1)[0]
     size = dry.stdout.rsplit(" (", 1)[1].removesuffix(" to free)\n")
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(removal.last_written(s.root, s.a)))
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(owned_files.last_written(s.root, s.a)))
 
     res = sessions()
     assert res.exit_code == 0, res.output
@@ -466,6 +466,6 @@ def test_a_session_a_run_holds_before_it_saved_anything_is_no_leftover(s: Sessio
     finally:
         store.unlock()
     assert [x.session_id for x in leftovers(s.root)] == [s.a]
-    t = removal.last_written(s.root, s.a)
+    t = owned_files.last_written(s.root, s.a)
     assert leftovers(s.root, now=lambda: t + 30) == []
     assert [x.session_id for x in leftovers(s.root, now=lambda: t + 61)] == [s.a]

@@ -23,6 +23,7 @@ from ..words import plural
 from . import removal
 from .files import SessionError
 from .orphans import orphans
+from .owned_files import last_written
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def leftovers(root: Path, now: Callable[[], float] = time.time) -> list[Leftover
     t = now()
     found: list[Leftover] = []
     for sid in orphans(root):
-        when = removal.last_written(root, sid)
+        when = last_written(root, sid)
         if when >= t - removal.TOO_NEW:
             continue
         try:

@@ -15,7 +15,7 @@ A session is more than its file `<root>/<id>.jsonl`. Beside it, in the project's
 What the sessions of the project share (the prompt history itself, the folders above) stays.
 
 `--delete-older-than DAYS` measures a session's age by the newest of its files (the session file,
-its archives, its side folder's files, its record of sent prompts): a session written to only in its
+its archives, its side folder's files, its record of sent prompts, `owned_files.last_written`): a session written to only in its
 side folder (checkpoints, notes) lately is not old. It also removes, as old as that, what is left of
 a session whose file is gone (removed by hand, or by another program): its archives, its side folder
 (one that holds a session's files: its lock, its event log, …), its record of sent prompts, its temp
@@ -40,21 +40,19 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 import stat
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..ui.sent_record import FOLDER as SENT_FOLDER
 from ..words import plural
 from . import in_use, prompt_history
-from .archives import archive_moment, session_archives
 from .files import SessionError, SessionLocked, list_sessions
 from .locks import LOCK_FILE
 from .not_a_session import is_not_a_session
-from .orphans import ARCHIVES, SESSION_TEMP, SHARED, a_possible_id, entries, is_side_folder, orphans, real_dir
+from .orphans import ARCHIVES, SHARED, a_possible_id, entries, is_side_folder, orphans, real_dir
+from .owned_files import last_written, loose_files
 
 DAY = 86_400.0
 #: Seconds within which a session last written is too new to be judged by its age: a run that saved
@@ -190,26 +188,6 @@ def too_new(root: Path, days: int, now: float) -> list[str]:
     return [sid for _, sid in sorted(found)]
 
 
-def last_written(root: Path, session_id: str) -> float:
-    """The newest modification time of session `session_id`'s file and of every file it owns
-    (archives and their temp files, its side folder and what it holds, its record of sent prompts,
-    temp files of its session file); links are not followed. 0 when none of them is there."""
-    times: list[float] = []
-
-    def note(path: Path) -> None:
-        with contextlib.suppress(OSError):
-            times.append(os.lstat(path).st_mtime)
-
-    note(root / f"{session_id}.jsonl")
-    for _, p in _loose_files(root, session_id):
-        note(p)
-    if a_possible_id(session_id) and real_dir(side := root / session_id) is not None:
-        for folder, dirs, names in os.walk(side):  # links to folders are listed, never walked into
-            for name in dirs + names:
-                note(Path(folder) / name)
-    return max(times, default=0.0)
-
-
 def remove(root: Path, session_id: str, dry: bool = False, written_before: float | None = None) -> Removed:
     """Remove session `session_id` of `root` and everything it owns (`dry`: count it, remove
     nothing). SessionLocked when another process holds it (nothing removed); RemovalError naming
@@ -220,7 +198,7 @@ def remove(root: Path, session_id: str, dry: bool = False, written_before: float
     since it was chosen: a prompt saved before its store took the lock)."""
     if not session_id or session_id.startswith(".") or any(c in session_id for c in "/\\\0"):
         raise RemovalError(f"no session {session_id} for this directory")
-    orphan = not _exists(root / f"{session_id}.jsonl")
+    orphan = not os.path.lexists(root / f"{session_id}.jsonl")
     # A session named like a shared folder, or like another session's file (`X.jsonl.jsonl`), has no side folder.
     side = root / session_id if session_id not in SHARED and not session_id.endswith(".jsonl") else None
     if side is not None and orphan and not is_side_folder(side):  # nor a link: where it points is not known
@@ -238,7 +216,7 @@ def remove(root: Path, session_id: str, dry: bool = False, written_before: float
             raise RemovalError(f"could not remove the prompts of session {session_id} from {history}: "
                                f"{e.strerror or e}") from None
         out.freed += freed
-        for kind, p in _loose_files(root, session_id):
+        for kind, p in loose_files(root, session_id):
             n = _unlink(p, out)
             if kind == "archive":
                 out.archives += n
@@ -253,7 +231,7 @@ def remove(root: Path, session_id: str, dry: bool = False, written_before: float
                 if p.name != LOCK_FILE:
                     out.side_files += _remove_tree(p, out)
         path = root / f"{session_id}.jsonl"
-        if _exists(path):
+        if os.path.lexists(path):
             out.session_file = _unlink(path, out) > 0
         if side is not None and real_dir(side) is not None:  # what is left of it: the lock
             out.side_files += _unlink(side / LOCK_FILE, out) if out.dry else _remove_tree(side, out)
@@ -293,33 +271,6 @@ def _in_use(root: Path, session_id: str) -> bool:
     if fd is not None:
         os.close(fd)
     return False
-
-
-def _loose_files(root: Path, session_id: str) -> Iterator[tuple[str, Path]]:
-    """What session `session_id` of `root` owns outside its file and its side folder, by kind:
-    "archive", "sent" (its record of sent prompts), "temp" (of an archive, or of its file). What its
-    removal removes and what its age is measured by (`last_written`)."""
-    if (archives := real_dir(root / ARCHIVES)) is not None:
-        for p in session_archives(archives, session_id):
-            yield "archive", p
-        for p in entries(archives):
-            if _archive_temp(p.name, session_id):
-                yield "temp", p
-    if (sent := real_dir(root / SENT_FOLDER)) is not None and _exists(record := sent / f"{session_id}.jsonl"):
-        yield "sent", record
-    for p in entries(root):
-        if (m := SESSION_TEMP.fullmatch(p.name)) is not None and m[1] == session_id:
-            yield "temp", p
-
-
-def _archive_temp(name: str, session_id: str) -> bool:
-    """Whether `name` is a temp file of one of the session's archives (`.<archive>.<hex>.tmp`)."""
-    m = re.fullmatch(r"\.(.+)\.[0-9a-f]+\.tmp", name)
-    return m is not None and archive_moment(Path(m[1]), session_id) is not None
-
-
-def _exists(path: Path) -> bool:
-    return os.path.lexists(path)
 
 
 def _unlink(path: Path, out: Removed) -> int:
