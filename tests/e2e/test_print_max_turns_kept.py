@@ -31,3 +31,24 @@ def test_the_tool_calls_a_limit_stopped_are_kept(cli):
            "your next message goes on from there" in resumed.stderr
     found = [m for m in last.messages if m.get("role") == "tool" and "notes.txt" in str(m.get("content"))]
     assert found, last.messages  # what the tool found went with the next message
+
+
+def test_the_close_of_a_turn_its_limit_stopped_names_the_limit(cli):
+    """The next message closes the stopped turn with a marked answer the model reads, and `/history`
+    shows it as a `no answer` row: both said the turn was 'interrupted, or the request failed', which
+    it was not, and the model read of a failure that never happened."""
+    def responder(req) -> Reply:
+        if "go on" in req.last_user_text():
+            return Reply.text("done")
+        return Reply.tools([("glob", {"pattern": "*.txt"})])
+
+    with FakeOpenAIServer(responder) as server:
+        fake = ("--model", "fake-model", "--base-url", server.base_url, "--api-key", "k")
+        assert cli("-p", "list the text files", "--max-turns", "1", *fake).code == 1
+        assert cli("-c", "-p", "go on", "--max-turns", "5", *fake).code == 0
+        history = cli("-c", "-p", "/history", *fake)
+        last = server.requests[-1]
+    [close] = [m for m in last.messages if m.get("role") == "assistant" and "turn ended" in str(m.get("content"))]
+    assert "stopped at its limit of model requests" in str(close["content"]), close
+    assert "no answer    the turn was interrupted, hit its request limit, or failed" \
+        in history.stdout, history.stdout

@@ -50,4 +50,4 @@ async def test_history_numbers_no_close_of_a_turn(tmp_path: Path) -> None:
     run = await drive(tmp_path, refuses, ["oops\r", "again\r", "/history\r"])
     rows = run.out[run.out.index("messages (the numbers"):].splitlines()[1:4]
     assert [" ".join(r.split()) for r in rows] == [
-        "0 you oops", "no answer the turn was interrupted, or its request failed", "2 you again"], run.out
+        "0 you oops", "no answer the turn was interrupted, hit its request limit, or failed", "2 you again"], run.out

@@ -80,7 +80,7 @@ def test_the_programs_close_of_a_turn_is_no_answer_of_the_models():
     closed = unanswered_close(asked)
     assert closed is not None
     # `no answer  the turn was …`: the row's name says it once ('no answer  no answer: …' said it twice)
-    assert message_rows(closed) == [("no answer", "the turn was interrupted, or its request failed")]
+    assert message_rows(closed) == [("no answer", "the turn was interrupted, hit its request limit, or failed")]
     torn = cut_reply(asked, ["half of the explanation"])
     assert torn is not None
     (who, what), = message_rows(torn)

@@ -39,9 +39,9 @@ def _clip(text: str) -> str:
 #: What a resumed session shows under a prompt whose turn the program closed without an answer
 #: (agent/run/unfinished.py): live, the REPL said `interrupted` or why the request failed; the
 #: close is the program's, not the model's, and is not shown as an answer.
-NO_ANSWER = "(no answer: the turn was interrupted, or its request failed)"
+NO_ANSWER = "(no answer: the turn was interrupted, hit its request limit, or failed)"
 #: Under the answer of a turn the program closed after the model's text (a tool call's request cut short).
-ENDED = "(the turn ended here: it was interrupted, or its request failed)"
+ENDED = "(the turn ended here: it was interrupted, hit its request limit, or failed)"
 #: The row of a read of the program's own (toolset.mention_messages), by its kind: not the model's call.
 READ_BY_US = {"mention": "attached", "restore": "restored"}
 #: Under the part of a reply the stream tore, instead of the marker the model reads.
@@ -121,7 +121,7 @@ def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: i
             for line in answer.splitlines(keepends=True):  # as a stream brings it: block by block
                 view.on_text(line)
             view.end()
-        if status:  # two columns in, also where a narrow terminal breaks it (at 40: 'or its request failed)' at 0)
+        if status:  # two columns in, also where a narrow terminal breaks it (at 40, its second line was at column 0)
             from . import cells
 
             for line in cells.wrap(status, max(20, console.width - 3), fold=False):

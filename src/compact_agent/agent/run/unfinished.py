@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-UNANSWERED = "[compact-agent: this turn ended before an answer (interrupted, or the request failed)]"
+UNANSWERED = ("[compact-agent: this turn ended before an answer (interrupted, stopped at its limit of model "
+              "requests, or the request failed)]")
 CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
 
 
