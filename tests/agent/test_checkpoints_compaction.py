@@ -15,7 +15,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from compact_agent.agent.tools.checkpoints import Checkpoints, message_key
+from compact_agent.agent.tools.checkpoint_entry import message_key
+from compact_agent.agent.tools.checkpoints import Checkpoints
 
 
 def history() -> list:

@@ -15,7 +15,7 @@ from rich.console import Console
 
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
-    from ..agent.tools.checkpoints import Checkpoint
+    from ..agent.tools.checkpoint_entry import Checkpoint
     from .interrupt_keys import InterruptKeys
 
 Handler = Callable[["AgentSession", str, Console], Awaitable[Any]]

@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_star
     from pathlib import Path
 
     from ..agent.run.runner import AgentSession
-    from ..agent.tools.checkpoints import Checkpoint
+    from ..agent.tools.checkpoint_entry import Checkpoint
     from ..cli_resume import SessionSettings
 
     OptionsFor = Callable[[Path], SessionSettings]

@@ -32,8 +32,9 @@ from ...context.plumbing.events import one_line
 from ...session.listing import NOT_FOLDING
 from ...session.store import SessionWriteError, load_session_file
 from ...words import plural
+from ..tools.checkpoint_entry import Checkpoint, message_key
 from ..tools.checkpoint_retention import lost_line
-from ..tools.checkpoints import Checkpoint, Checkpoints, message_key
+from ..tools.checkpoints import Checkpoints
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
 

@@ -25,7 +25,7 @@ from ...words import plural
 
 
 class Saves(Protocol):
-    """What pruning reads and changes of a checkpoint (checkpoints.Checkpoint)."""
+    """What pruning reads and changes of a checkpoint (checkpoint_entry.Checkpoint)."""
 
     saved: dict[str, str | None]
     pruned: list[str]

@@ -26,15 +26,11 @@ back), and the caller says so.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
@@ -42,63 +38,11 @@ from ... import secrets
 from ...regular_file import NotRegular
 from ..safety.checked_open import make_folders, read_checked, remove_file
 from . import file_state
+from .checkpoint_entry import PREVIEW_CHARS, Checkpoint, message_key
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
 from .checkpoint_store import CheckpointStore
 
 log = logging.getLogger(__name__)
-
-PREVIEW_CHARS = 120
-
-
-@dataclass
-class Checkpoint:
-    """One user turn: where the conversation stood and each file's state before its first change."""
-
-    index: int
-    time: float
-    prompt: str
-    history_len: int
-    turn_index: int
-    #: absolute path -> blob id of the content before the first change, None if it did not exist
-    saved: dict[str, str | None] = field(default_factory=dict)
-    #: set by a compaction: the transcript it archived, which `history_len` indexes ("" if none was written)
-    archive: str | None = None
-    #: `message_key` of the message before `history_len` (in `archive` when set; None: none, or unknown)
-    anchor: str | None = None
-    #: absolute paths it saved a version of that was pruned (checkpoint_retention.py): a rewind leaves them
-    pruned: list[str] = field(default_factory=list)
-
-    @property
-    def files(self) -> list[Path]:
-        return [Path(p) for p in self.saved]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "time": self.time,
-            "prompt": self.prompt,
-            "history_len": self.history_len,
-            "turn_index": self.turn_index,
-            "saved": self.saved,
-            **({"archive": self.archive} if self.archive is not None else {}),
-            **({"anchor": self.anchor} if self.anchor is not None else {}),
-            **({"pruned": self.pruned} if self.pruned else {}),
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Checkpoint:
-        return cls(
-            index=int(d["index"]),
-            time=float(d["time"]),
-            prompt=str(d.get("prompt", "")),
-            history_len=int(d["history_len"]),
-            turn_index=int(d.get("turn_index", 0)),
-            saved={str(k): (None if v is None else str(v)) for k, v in dict(d.get("saved", {})).items()},
-            archive=None if d.get("archive") is None else str(d["archive"]),
-            anchor=None if d.get("anchor") is None else str(d["anchor"]),
-            pruned=[str(p) for p in d.get("pruned", [])],
-        )
-
 
 class Checkpoints:
     """The checkpoints of one session, persisted under `store_dir` (loaded on construction); the
@@ -394,15 +338,3 @@ def _give(dropped: Checkpoint, to: Checkpoint) -> None:
     for path in dropped.pruned:
         if path not in to.saved and path not in to.pruned:
             to.pruned.append(path)
-
-
-def message_key(m: ModelMessage) -> str:
-    """What identifies a message across a save and a load, whatever a layer did to its content:
-    its kind, times, run and response ids, and its parts' kinds, times and tool call ids."""
-    def when(t: object) -> str:
-        return t.isoformat() if isinstance(t, datetime) else ""
-
-    parts = [[p.part_kind, when(getattr(p, "timestamp", None)), str(getattr(p, "tool_call_id", "") or "")]
-             for p in m.parts]
-    ident = [m.kind, when(m.timestamp), str(m.run_id or ""), str(getattr(m, "provider_response_id", "") or ""), parts]
-    return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:32]

@@ -1,0 +1,81 @@
+"""One checkpoint: a user turn, where the conversation stood and each file's state before the turn
+first changed it (checkpoints.py keeps the list of them and rewinds to one). It is saved as JSON in
+the session's side folder (checkpoint_store.py), and names the message just before where the
+conversation stood by a key (`message_key`) that survives what a layer does to the message's content,
+so that a rewind can check it still has that message, also after a compaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage
+
+PREVIEW_CHARS = 120
+
+
+@dataclass
+class Checkpoint:
+    """One user turn: where the conversation stood and each file's state before its first change."""
+
+    index: int
+    time: float
+    prompt: str
+    history_len: int
+    turn_index: int
+    #: absolute path -> blob id of the content before the first change, None if it did not exist
+    saved: dict[str, str | None] = field(default_factory=dict)
+    #: set by a compaction: the transcript it archived, which `history_len` indexes ("" if none was written)
+    archive: str | None = None
+    #: `message_key` of the message before `history_len` (in `archive` when set; None: none, or unknown)
+    anchor: str | None = None
+    #: absolute paths it saved a version of that was pruned (checkpoint_retention.py): a rewind leaves them
+    pruned: list[str] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[Path]:
+        return [Path(p) for p in self.saved]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "time": self.time,
+            "prompt": self.prompt,
+            "history_len": self.history_len,
+            "turn_index": self.turn_index,
+            "saved": self.saved,
+            **({"archive": self.archive} if self.archive is not None else {}),
+            **({"anchor": self.anchor} if self.anchor is not None else {}),
+            **({"pruned": self.pruned} if self.pruned else {}),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Checkpoint:
+        return cls(
+            index=int(d["index"]),
+            time=float(d["time"]),
+            prompt=str(d.get("prompt", "")),
+            history_len=int(d["history_len"]),
+            turn_index=int(d.get("turn_index", 0)),
+            saved={str(k): (None if v is None else str(v)) for k, v in dict(d.get("saved", {})).items()},
+            archive=None if d.get("archive") is None else str(d["archive"]),
+            anchor=None if d.get("anchor") is None else str(d["anchor"]),
+            pruned=[str(p) for p in d.get("pruned", [])],
+        )
+
+
+def message_key(m: ModelMessage) -> str:
+    """What identifies a message across a save and a load, whatever a layer did to its content:
+    its kind, times, run and response ids, and its parts' kinds, times and tool call ids."""
+    def when(t: object) -> str:
+        return t.isoformat() if isinstance(t, datetime) else ""
+
+    parts = [[p.part_kind, when(getattr(p, "timestamp", None)), str(getattr(p, "tool_call_id", "") or "")]
+             for p in m.parts]
+    ident = [m.kind, when(m.timestamp), str(m.run_id or ""), str(getattr(m, "provider_response_id", "") or ""), parts]
+    return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:32]
