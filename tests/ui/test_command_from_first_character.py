@@ -30,3 +30,18 @@ def test_what_counts_as_a_command() -> None:
     assert is_command("/help") and is_command("!ls")
     assert not is_command(" /help") and not is_command("\t!ls") and not is_command("[pasted 12 lines] /x")
     assert not is_command("") and not is_command("hello /help")
+
+
+async def test_a_line_that_begins_with_a_path_goes_to_the_model_as_print_mode_sends_it(tmp_path: Path) -> None:
+    """`/usr/lib/libx.so: not found, why?` pasted at the prompt was `unknown command /usr/lib/libx.so:`,
+    while `-p` sends it: no command's name holds a slash."""
+    run = await drive(tmp_path, lambda req: Reply.text("ok"),
+                      ["/usr/lib/libx.so: not found, why?\r", "/home/me/app.py\r", "/stauts\r"])
+    assert run.prompts == ["/usr/lib/libx.so: not found, why?", "/home/me/app.py"], run.prompts
+    assert "unknown command /usr" not in run.out and "unknown command /home" not in run.out, run.out
+    assert "unknown command /stauts (did you mean /status?)" in run.out, run.out  # a word is still a command
+
+
+def test_a_path_is_no_command() -> None:
+    assert not is_command("/usr/lib/x.so: not found") and not is_command("// a comment")
+    assert is_command("/") and is_command("/compact keep a/b.py") and is_command("/review src/x.py")

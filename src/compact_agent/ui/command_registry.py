@@ -36,8 +36,13 @@ EXIT_ALIASES = ("quit", "q")  # /exit's other names: a custom command cannot tak
 def is_command(shown: str) -> bool:
     """Whether an input line, as the prompt showed it, is a command: `/name` or `!cmd` from its
     very first character. A message that starts with indentation (`    /usr/lib/x.so: not found`,
-    a pasted `  // comment`) or with a paste's placeholder is a message, sent as written."""
-    return shown[:1] in ("/", "!")
+    a pasted `  // comment`) or with a paste's placeholder is a message, sent as written; so is one
+    whose first word is a path (`/usr/lib/x.so: not found, why?`, a slash inside the word), as
+    `-p` sends it (print_commands.refusal): no command's name holds a slash, and the REPL said
+    `unknown command /usr/lib/x.so:` of a pasted error line."""
+    if shown[:1] == "!":
+        return True
+    return shown[:1] == "/" and "/" not in (shown[1:].split(None, 1) or [""])[0]
 
 
 def command(name: str, help: str, *, takes_args: bool = True) -> Callable[[Handler], Handler]:
