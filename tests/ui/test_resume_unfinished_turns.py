@@ -163,3 +163,31 @@ def test_a_history_ending_at_its_prompt_shows_no_answer_under_it():
     messages = [ModelRequest(parts=[UserPromptPart("first")]), ModelResponse(parts=[TextPart("an answer")]),
                 ModelRequest(parts=[UserPromptPart("second")])]
     assert last_exchanges(messages) == ["› first", "  an answer", "› second", f"  {NO_ANSWER}"]
+
+
+def test_a_history_ending_at_tool_results_shows_the_turn_ended_under_it():
+    """A turn stopped while the model was at work (--max-turns after its tool calls ran, Esc or a
+    signal while they ran) ends the history at the calls' results, not closed until the next message.
+    Its prompt showed with nothing under it, or with the model's words before its calls as if they
+    were its answer; closed, the same turn shows the no-answer line."""
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    from compact_agent.ui.history_view import ENDED, last_exchanges
+
+    def at_work(words: str) -> list:
+        parts = [TextPart(words)] if words else []
+        return [ModelRequest(parts=[UserPromptPart("list the files")]),
+                ModelResponse(parts=[*parts, ToolCallPart("glob", {"pattern": "*"}, tool_call_id="c1")]),
+                ModelRequest(parts=[ToolReturnPart("glob", "a.py", tool_call_id="c1")])]
+
+    assert last_exchanges(at_work("")) == ["› list the files", f"  {NO_ANSWER}"]
+    assert last_exchanges(at_work("Let me look.")) == ["› list the files", "  Let me look.", f"  {ENDED}"]
+    answered = [*at_work(""), ModelResponse(parts=[TextPart("a.py is there")])]
+    assert last_exchanges(answered) == ["› list the files", "  a.py is there"]

@@ -53,7 +53,8 @@ def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
     status says what the program noted of the turn: closed without an answer, or a reply cut off.
     A history that ends at the prompt itself (its turn stopped, failed or killed, and not closed
     yet: the next message closes it) has no answer either: its prompt showed with nothing under it,
-    as if it were the prompt waiting for input."""
+    as if it were the prompt waiting for input; nor has one that ends at the results of the model's
+    tool calls (stopped at work), whose words before the calls showed as if they were its answer."""
     pairs: list[tuple[str, str, str]] = []
     for i, m in enumerate(messages):
         last = i == len(messages) - 1
@@ -65,6 +66,8 @@ def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
             prompts = [p for p in _typed(m) if isinstance(p, str)]
             if prompts:
                 pairs.append((as_typed(prompts[-1]), "", NO_ANSWER if last else ""))
+            elif last and pairs and _results(m) and _calls(messages[i - 1]):  # stopped at work: no answer to them
+                pairs[-1] = (pairs[-1][0], pairs[-1][1], ENDED if pairs[-1][1] else NO_ANSWER)
         elif isinstance(m, ModelResponse) and pairs:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
             ours = _synthetic(m)
@@ -74,6 +77,18 @@ def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
                 cut = ours == "cut" and text.endswith(CUT)
                 pairs[-1] = (pairs[-1][0], text.removesuffix(CUT).rstrip() if cut else text, CUT_OFF if cut else "")
     return pairs
+
+
+def _results(m: ModelRequest) -> bool:
+    """Whether `m` holds the results of tool calls (a history that ends at them: a turn stopped
+    while the model was at work, by its request limit, Esc or a signal)."""
+    return any(isinstance(p, ToolReturnPart | RetryPromptPart) for p in m.parts)
+
+
+def _calls(m: ModelMessage) -> bool:
+    """Whether `m` is the model's answer that called tools (not the reads a compaction or an
+    attached file made in the program's name)."""
+    return isinstance(m, ModelResponse) and not _synthetic(m) and any(isinstance(p, ToolCallPart) for p in m.parts)
 
 
 def _synthetic(m: ModelResponse) -> str:
