@@ -321,8 +321,8 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
             t.add_row("●" if info.name == s.info.name else " ", info.name, info.provider, f"{info.window:,}",
                       f"${info.input:g} in / ${info.output:g} out per M tokens")
         c.print(t)
-        c.print("switch with /model NAME [--window N]; any other name goes to the OpenAI-compatible endpoint "
-                "(--base-url)", style="dim")
+        c.print(f"switch with /model NAME [--window N]; {where_names_go(s.opts.base_url)}", style="dim",
+                markup=False, highlight=False)
         return
     name = name or s.info.name  # without a name the window is for the model in use: the same switch
     in_repl = current_repl() is not None  # else print mode: a run that ends with this command
@@ -353,6 +353,19 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
     c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")
     if not in_repl:
         c.print(not_remembered(s, sw.new, window), soft_wrap=True)  # a command line to copy: whole
+
+
+def where_names_go(base_url: str | None) -> str:
+    """Where `/model NAME` sends a name, as models.provider_for routes it: with --base-url every
+    name, those listed too, goes to that endpoint; without it a name not listed goes to OpenAI,
+    or by its start to Anthropic or DeepSeek. The list said 'any other name goes to the
+    OpenAI-compatible endpoint (--base-url)' in both cases."""
+    from ..secrets import shown_url
+
+    if base_url:
+        return f"every name goes to {shown_url(base_url)} (--base-url), those listed too"
+    return ("another name goes to OpenAI, or to Anthropic or DeepSeek when it starts with claude or deepseek "
+            "(--base-url sends every name to an OpenAI-compatible server)")
 
 
 def not_remembered(s: AgentSession, name: str, window: int | None) -> str:
