@@ -38,7 +38,9 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
         cmd = COMMANDS[name]
         t.add_row(Text(f"/{name}" + (" (/quit, /q)" if name == "exit" else "")), Text(cmd.help))
     for name, path in custom_commands(s.cwd).items():
-        t.add_row(Text(f"/{name}"), Text(f"custom: {path.relative_to(s.cwd)}"))
+        about = described(path)
+        where = f"custom: {path.relative_to(s.cwd)}"
+        t.add_row(Text(f"/{name}"), Text(f"{about} ({where})" if about else where))
     c.print(t)
     c.print("@path in a message attaches that file (@\"a b.txt\" or @a\\ b.txt for a path with spaces; Tab "
             "completes paths and commands); !cmd runs a shell command and adds its output to your next message.",
@@ -276,6 +278,27 @@ def custom_commands(cwd: Path) -> dict[str, Path]:
 
 def custom_command(cwd: Path, name: str) -> Path | None:
     return custom_commands(cwd).get(name) if name and "/" not in name else None
+
+
+def described(path: Path) -> str:
+    """The `description:` a custom command's front matter gives (as Claude Code's command files
+    carry one), for /help; '' without one, or for a file that cannot be read. /help showed the
+    file's path alone."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return ""
+    if not head.startswith("---\n") or "\n---" not in head[3:]:
+        return ""
+    for line in head[4:].split("\n---", 1)[0].splitlines():
+        key, colon, value = line.partition(":")
+        if colon and key.strip() == "description":
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            return render.clip_words(" ".join(value.split()), 100)
+    return ""
 
 
 def custom_prompt(path: Path, args: str) -> str:
