@@ -10,7 +10,7 @@ import re
 
 from tests.e2e.conftest import Cli
 from tests.e2e.scripted import FileTaskAgent, make_project, task_text
-from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 N = 30
 LOCAL = ("--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k")
@@ -71,3 +71,19 @@ def test_the_config_command_shows_prices_given_before_it_as_it_shows_a_window(cl
     assert re.search(r"^context_window\s+64000\s+flag\s*$", r.stdout, re.MULTILINE), r.stdout
     assert json.loads(as_json.stdout)["settings"]["prices"] == {
         "value": {"input": 0.27, "cached_input": 0.07, "output": 1.10, "cache_write": 0.27}, "source": "flag"}
+
+
+def test_prices_given_on_resuming_price_the_requests_made_before_them(cli: Cli) -> None:
+    """A session of a model the registry does not know, resumed with --prices: /cost said 'prices
+    unknown for this model (a local or unlisted one)' and 'cost unknown' of the requests made
+    before, though the model's prices were now given; they are priced at them, and a line says so."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok " * 50)) as server:
+        fake = ("--model", "fake-model", "--base-url", server.base_url, "--api-key", "k")
+        assert cli("-p", "first", *fake).code == 0
+        before = cli("-c", "-p", "/cost", *fake)
+        after = cli("-c", "-p", "/cost", "--prices", "1,0.1,2", *fake)
+    assert "prices unknown for this model" in before.stdout and "unknown" in before.stdout, before.stdout
+    assert after.code == 0, after.stderr
+    assert "unknown" not in after.stdout and "prices unknown" not in after.stdout, after.stdout
+    assert "1 request made before this model's prices were given is priced at them" in " ".join(after.stdout.split())
+    assert re.search(r"cost\s+\$0\.0\d{3}", after.stdout), after.stdout

@@ -177,6 +177,9 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     if not known:
         lines.append(Text("prices unknown for this model (a local or unlisted one): tokens are counted, "
                           "money is not"))
+    elif r.repriced:  # made before the model's prices were given (cost_report)
+        lines.append(Text(f"{plural(r.repriced, 'request')} made before this model's prices were given "
+                          f"{'is' if r.repriced == 1 else 'are'} priced at them"))
     if r.avoided_tokens:
         saving = (f" (≈ ${r.avoided_cost:.4f} at this session's cache mix); summaries and notes cost "
                   f"${r.compaction_cost:.4f}; net ≈ ${r.net_saving:.4f}") if known else " (money unknown)"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -246,7 +246,19 @@ def _info_for(session: AgentSession, name: str | None) -> Any:
 
 
 def cost_report(session: AgentSession, whole: bool = False) -> CostReport:
-    """This run's requests, or (`whole`) every request of the session, earlier runs included."""
+    """This run's requests, or (`whole`) every request of the session, earlier runs included.
+
+    A request made without prices (a model the registry does not know, before `--prices` or a
+    config's `prices` gave them) is priced at the prices its model has now: given on resuming the
+    session, they were the model's, and /cost went on saying 'prices unknown for this model' and
+    'cost unknown' of every earlier request. One made at other prices keeps them."""
     sync_costs(session)
     ledger = session.ext.ledger
-    return report(ledger.all_entries if whole else ledger.entries)
+    entries = ledger.all_entries if whole else ledger.entries
+    now = session.info
+    if not now.has_prices:
+        return report(entries)
+    unpriced = [not e.info.has_prices and e.info.name == now.name for e in entries]
+    out = report([replace(e, info=now) if late else e for e, late in zip(entries, unpriced, strict=True)])
+    out.repriced = sum(unpriced)
+    return out

@@ -207,6 +207,8 @@ class CostReport:
     avoided_cost: float
     compaction_cost: float
     over_window: int  # main requests that would not have fit the window without compaction
+    #: requests made without prices, priced at those given since for their model (context_report.cost_report)
+    repriced: int = 0
 
     @property
     def priced(self) -> bool:
