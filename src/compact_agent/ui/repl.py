@@ -246,7 +246,7 @@ class Repl:
         self.attachment_notes(s, message if typed is None else typed)
         message, too_large = s.fit_input(message, typed)  # input larger than a request goes as a file
         if too_large is not None:
-            self.console.print(f"  ⎿ {too_large}", style="yellow", markup=False, highlight=False)
+            self.under(too_large, "yellow")
         self.feed.say_held()  # what the layers decided for this turn's request, under its prompt
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
         made = len(s.checkpoints.list())
@@ -260,7 +260,7 @@ class Repl:
             elif done.cut:  # an answer that ends mid-sentence must not read as whole
                 from ..agent.run.turn import CUT_NOTE
 
-                self.console.print(f"  ⎿ {CUT_NOTE}", style="yellow", markup=False, highlight=False)
+                self.under(CUT_NOTE, "yellow")
         finally:
             self.remember_sent(s, made, typed)
             self.feed.say_after()
@@ -273,17 +273,22 @@ class Repl:
         A call that had finished as the key came shows its result line here, as the others did."""
         from ..session.last_run import BY_USER, ended_by
         from ..session.load_warnings import calls_ended
-        from . import cells
 
         by, unfinished = ended_by(s.messages)
         if by == BY_USER:
             view.kept_results(kept_finished(s.messages))
-            said = (f"the model's tool calls are kept with their results: {calls_ended(unfinished)}; "
-                    "your next message goes on from there")
-            # under its own text, four columns in: a line that went on at column 0 read as a line of its own
-            for n, line in enumerate(cells.wrap(said, max(20, self.console.width - 5), fold=False)):
-                self.console.print(f"{'    ' if n else '  ⎿ '}{line}", style="dim", markup=False, highlight=False,
-                                   soft_wrap=True)
+            self.under(f"the model's tool calls are kept with their results: {calls_ended(unfinished)}; "
+                       "your next message goes on from there", "dim")
+
+    def under(self, said: str, style: str) -> None:
+        """`  ⎿ said` under the turn's prompt, its lines wrapped at words under its own text, four
+        columns in: a line that went on at column 0 read as a line of its own (the note of an input
+        cut to the window broke before its path, which then began a line of its own)."""
+        from . import cells
+
+        for n, line in enumerate(cells.wrap(said, max(20, self.console.width - 5), fold=False)):
+            self.console.print(f"{'    ' if n else '  ⎿ '}{line}", style=style, markup=False, highlight=False,
+                               soft_wrap=True)
 
     def remember_sent(self, s: AgentSession, made: int, typed: str | None) -> None:
         """The line just sent as it was shown (a paste as its placeholder; a command that ran
@@ -310,7 +315,7 @@ class Repl:
         """Say what goes with the message: each `@path` and pasted image path, and why one does not."""
         for a in session.attachments(message):
             style = "dim" if a.line.startswith("attached ") else "yellow"
-            self.console.print(f"  ⎿ {a.line}", style=style, markup=False, highlight=False)
+            self.under(a.line, style)
 
     async def shell(self, session: AgentSession, command: str) -> None:
         """`!cmd`: run it under a spinner; Esc or Ctrl-C stops the command (its process group), not the
