@@ -35,6 +35,7 @@ from pydantic_ai.tools import RunContext, ToolDefinition
 
 from ...context.plumbing.markers import KEY
 from ...session.last_run import BY_USER, ENDED_BY, UNFINISHED
+from ..tools.shell import MAY_RUN
 
 #: The result of a call that had not finished when the run ended; the model reads it.
 NOT_FINISHED = "[compact-agent was ended by {signal} before this call finished{more}]"
@@ -42,6 +43,8 @@ NOT_FINISHED = "[compact-agent was ended by {signal} before this call finished{m
 STOPPED = "[stopped by the user before this call finished{more}]"
 #: For bash: the call may have been waiting for approval, its command not started.
 KILLED = ": its command, if it had started, was killed with the processes it started"
+#: For bash stopped at its approval question: its command never ran.
+NOT_RUN = ": its command did not run (it was waiting for approval)"
 
 
 class EndedCalls(AbstractCapability[Any]):
@@ -52,19 +55,25 @@ class EndedCalls(AbstractCapability[Any]):
         self.history: list[ModelMessage] | None = None  # the run's own list (it grows)
         self.answer: ModelResponse | None = None
         self.results: dict[str, Any] = {}  # by tool call id, the calls of `answer` that finished
+        self.may_run: dict[str, list[bool]] = {}  # by tool call id: marked once its command was approved (bash)
 
     def forget(self) -> None:
         """A new turn: nothing of the last one is kept."""
-        self.history, self.answer, self.results = None, None, {}
+        self.history, self.answer, self.results, self.may_run = None, None, {}, {}
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
-        self.history, self.answer, self.results = ctx.messages, response, {}
+        self.history, self.answer, self.results, self.may_run = ctx.messages, response, {}, {}
         return response
 
     async def wrap_tool_execute(self, ctx: RunContext[Any], *, call: ToolCallPart, tool_def: ToolDefinition,
                                 args: ValidatedToolArgs, handler: WrapToolExecuteHandler) -> Any:
-        result = await handler(args)
+        mark = self.may_run[call.tool_call_id] = []
+        token = MAY_RUN.set(mark)
+        try:
+            result = await handler(args)
+        finally:
+            MAY_RUN.reset(token)
         self.results[call.tool_call_id] = result
         return result
 
@@ -97,7 +106,8 @@ class EndedCalls(AbstractCapability[Any]):
                 return ToolReturnPart(call.tool_name, done.return_value, tool_call_id=call.tool_call_id,
                                       metadata={**meta, KEY: {**own, **mark}})
             return ToolReturnPart(call.tool_name, done, tool_call_id=call.tool_call_id, metadata={KEY: mark})
-        more = KILLED if call.tool_name == "bash" else ""
+        waited = call.tool_call_id in self.may_run and not self.may_run[call.tool_call_id]  # at its approval
+        more = (NOT_RUN if waited else KILLED) if call.tool_name == "bash" else ""
         text = STOPPED.format(more=more) if by == BY_USER else NOT_FINISHED.format(signal=by, more=more)
         return ToolReturnPart(call.tool_name, text, tool_call_id=call.tool_call_id,
                               metadata={KEY: {**mark, UNFINISHED: True, "tool": {"error": True}}})

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import re
 import signal
+from contextvars import ContextVar
 
 from ... import secrets, stop_signals
 from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
@@ -99,12 +100,20 @@ async def _exit_code(proc: asyncio.subprocess.Process) -> int:
     return proc.returncode
 
 
+#: Set by the agent around one tool call (agent/run/ended_calls.py): the command is marked in it once
+#: it may run, past its approval. A call stopped before that (Ctrl-C at the approval question) never
+#: ran its command, and its result can say so, where it said the command was killed if it had started.
+MAY_RUN: ContextVar[list[bool] | None] = ContextVar("compact_agent_bash_may_run", default=None)
+
+
 async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *, max_chars: int | None = None) -> str:
     """Run `command`; its output, head and tail kept within `max_chars` (default: the setting
     `bash_output_max_chars`), then any notes and the exit code."""
     cap = env.settings.bash_output_max_chars if max_chars is None else max_chars
     if refusal := env.permissions.check("bash", command):
         return ToolFailure(refusal)
+    if (may_run := MAY_RUN.get()) is not None:
+        may_run.append(True)
     if "\0" in command:  # no process can be given it (Python would say "embedded null byte")
         return ToolFailure("bash failed: a command cannot hold a NUL character")
     limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
