@@ -163,6 +163,8 @@ _OUR_HEADERS = ("The user's messages", "Files changed in this session", "Files c
                 SUMMARY_MARK[:40], *(h[:40] for h in UPDATE_HEADS))
 #: Our headers as `skeleton` writes them, each space any run of spaces: matched in a record's skeleton.
 _FORGED = re.compile("(?<!\\[copied\\] )(" + "|".join(spelt_apart(h) for h in _OUR_HEADERS) + ")", re.I)
+
+
 def neutralise(body: str) -> str:
     """A record body that cannot close its record nor pass for the program's own lines.
 
