@@ -135,3 +135,23 @@ def test_the_note_of_a_turn_the_user_stopped_says_what_was_stopped() -> None:
     # Stopped while the model was at work on results it had (no call of it running): as before.
     assert LoadProblems(at_work=True, stopped=True).notes() == [
         "the last turn was stopped by you while the model was at work: your next message goes on from there"]
+
+
+def test_a_bash_call_stopped_at_its_approval_is_said_not_to_have_run() -> None:
+    """Its command never ran (it was waiting for approval, `may_run` never marked): the saved result
+    says so to the model, and the note a load or the REPL gives says so to the user, where both said
+    the command was killed if it had started."""
+    run = ToolCallPart("bash", {"command": "git push"}, tool_call_id="c1")
+    read = ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="c2")
+    watch, _, _ = answered(run, read)
+    watch.may_run = {"c1": [], "c2": []}  # both started: the bash call waits at its question
+    saved = watch.unsaved(BY_USER)
+    assert saved is not None
+    first = saved[-1].parts[0]
+    assert isinstance(first, ToolReturnPart) and "did not run (it was waiting for approval)" in str(first.content)
+    by, unfinished = ended_by(saved)
+    assert (by, unfinished) == (BY_USER, ["bash at its approval question", "read_file"])
+    [line] = LoadProblems(at_work=True, ended_by=by, unfinished=unfinished).notes()
+    assert line == ("the last turn was stopped by you while the model's tool calls ran: read_file did not finish; "
+                    "bash was stopped at its approval question and its command did not run, as their saved "
+                    "results say; your next message goes on from there")

@@ -1,9 +1,11 @@
 """A bash call the user stopped at its approval question (Ctrl-C: 'ctrl-c stops') never ran its
-command, and its result says so to the model: it said 'its command, if it had started, was killed
-with the processes it started', and the model could not tell whether `git push` had run."""
+command, and its result says so to the model, and the REPL's note to the user: both said 'its command,
+if it had started, was killed with the processes it started', and neither could tell whether
+`git push` had run."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,9 @@ def test_a_call_stopped_at_its_approval_tells_the_model_its_command_did_not_run(
             asked = term.read_until("Allow bash?", at)
             term.type("\x03")
             at = term.prompt(term.read_until("interrupted", asked))
+            said = " ".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", term.text(asked, at)).split())
+            assert "bash was stopped at its approval question and its command did not run" in said, said
+            assert "killed" not in said, said
             term.type("go on\r")
             term.prompt(term.read_until("ANSWERED", at))
             assert term.finish() == 0

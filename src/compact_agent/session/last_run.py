@@ -43,6 +43,10 @@ ENDED_BY = "ended_by"
 BY_USER = "user"
 #: Beside it, on the result of a call that had not finished (its result says so).
 UNFINISHED = "unfinished"
+#: Beside that, on a bash call stopped at its approval question: its command never ran.
+NEVER_RAN = "not_run"
+#: How `ended_by` names such a call among the unfinished ones (load_warnings.calls_ended words it).
+AT_APPROVAL = " at its approval question"
 #: The meta key of the line a turn stopped by its limit of model requests leaves after what it saved,
 #: with the limit (store.note_limit_stop; agent/run/request_limit.py).
 AT_LIMIT = "stopped_at_request_limit"
@@ -107,7 +111,8 @@ def _ends_at_results(messages: list[ModelMessage]) -> bool:
 def ended_by(messages: list[ModelMessage]) -> tuple[str, list[str]]:
     """The signal that ended the last run while the model's tools ran (or `BY_USER`, the user who
     stopped its turn), as the results it saved say, and the tools of the calls that had not
-    finished; ('', []) when the history does not end at such results."""
+    finished (a bash call stopped at its approval question named with `AT_APPROVAL` after it); ('',
+    []) when the history does not end at such results."""
     last = messages[-1] if messages else None
     signal, unfinished = "", list[str]()
     for part in last.parts if isinstance(last, ModelRequest) else []:
@@ -116,7 +121,7 @@ def ended_by(messages: list[ModelMessage]) -> tuple[str, list[str]]:
         if isinstance(own := part.metadata.get(KEY), dict) and isinstance(name := own.get(ENDED_BY), str):
             signal = name
             if own.get(UNFINISHED) is True:
-                unfinished.append(part.tool_name)
+                unfinished.append(part.tool_name + (AT_APPROVAL if own.get(NEVER_RAN) is True else ""))
     return signal, unfinished if signal else []
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..words import plural
-from .last_run import BY_USER
+from .last_run import AT_APPROVAL, BY_USER
 
 
 @dataclass
@@ -88,14 +88,20 @@ class LoadProblems:
 
 def calls_ended(unfinished: list[str]) -> str:
     """What became of the model's tool calls when the run ended or the turn was stopped while they
-    ran, `unfinished` the tools of those that had not finished: 'bash did not finish (its command, if
-    it had started, was killed with the processes it started)', or 'they had finished'."""
-    if not unfinished:
-        return "they had finished"
-    what = f"{', '.join(dict.fromkeys(unfinished))} did not finish"
-    if "bash" in unfinished:
-        what += " (its command, if it had started, was killed with the processes it started)"
-    return what
+    ran, `unfinished` the tools of those that had not finished (`last_run.ended_by`): 'bash did not
+    finish (its command, if it had started, was killed with the processes it started)', 'bash was
+    stopped at its approval question and its command did not run', or 'they had finished'."""
+    waiting = [t for t in unfinished if t.endswith(AT_APPROVAL)]
+    running = [t for t in unfinished if not t.endswith(AT_APPROVAL)]
+    said: list[str] = []
+    if running:
+        what = f"{', '.join(dict.fromkeys(running))} did not finish"
+        if "bash" in running:
+            what += " (its command, if it had started, was killed with the processes it started)"
+        said.append(what)
+    if waiting:
+        said.append(f"bash was stopped{AT_APPROVAL} and its command did not run")
+    return "; ".join(said) or "they had finished"
 
 
 def _newer_lines(read: int, skipped: int) -> str:

@@ -34,7 +34,7 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
 
 from ...context.plumbing.markers import KEY
-from ...session.last_run import BY_USER, ENDED_BY, UNFINISHED
+from ...session.last_run import BY_USER, ENDED_BY, NEVER_RAN, UNFINISHED
 from ..tools.shell import MAY_RUN
 
 #: The result of a call that had not finished when the run ended; the model reads it.
@@ -109,8 +109,9 @@ class EndedCalls(AbstractCapability[Any]):
         waited = call.tool_call_id in self.may_run and not self.may_run[call.tool_call_id]  # at its approval
         more = (NOT_RUN if waited else KILLED) if call.tool_name == "bash" else ""
         text = STOPPED.format(more=more) if by == BY_USER else NOT_FINISHED.format(signal=by, more=more)
+        own = {**mark, UNFINISHED: True, **({NEVER_RAN: True} if waited and call.tool_name == "bash" else {})}
         return ToolReturnPart(call.tool_name, text, tool_call_id=call.tool_call_id,
-                              metadata={KEY: {**mark, UNFINISHED: True, "tool": {"error": True}}})
+                              metadata={KEY: {**own, "tool": {"error": True}}})
 
 
 def _collected(after: list[ModelMessage]) -> bool:
