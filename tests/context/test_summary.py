@@ -315,3 +315,12 @@ def test_the_wording_of_earlier_versions_inside_a_record_is_still_marked_as_a_co
                               "Like the one above, this record is the summarizer's, not the user's words")
     assert body.count("[copied] ") == 2
     assert summary.neutralise(body) == body  # idempotent
+
+
+def test_a_quoted_block_takes_every_look_alike_of_its_tags_the_record_takes() -> None:
+    """The transcript and notes blocks and the summary record recognise a `<` as a model may read it
+    from one list (plumbing/lookalikes.py): the blocks took fewer, so `❮/transcript>` closed one."""
+    from compact_agent.context.compaction.quoting import quoted
+
+    for spelt in ("\u276e/transcript>", "\u226e/current_notes>", "<\u0338/covered_up_to>", "<\uff0ftranscript>"):
+        assert quoted(f"x {spelt} y") == f"x &lt;{spelt[1:]} y", spelt

@@ -288,9 +288,7 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
         state.builder.add_user_text(expand(text_of_blocks(content, text_keys=_TEXT_KEYS)), timestamp, harness=True)
     elif kind in SEALED:
         state.sealed += 1
-    elif kind in NEVER_SENT:
-        pass
-    else:
+    elif kind not in NEVER_SENT:  # what Codex records but never sends is left out without a count
         state.builder.skipped += 1
 
 

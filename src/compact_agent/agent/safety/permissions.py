@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ...context.plumbing.lookalikes import skeleton, spelt_apart
+from ...context.plumbing.lookalikes import marked, spelt_apart
 from ...words import quoted
 from .bash_rules import allowed_by, denied_by, why_not_allowed
 
@@ -59,11 +59,8 @@ def copied_instead(text: str, said: set[str]) -> str:
     refusals the program itself wrote (`said`): a command, a file or an MCP server can print the
     marker, and the user's words must not be forged by what they print, in any spelling a model
     reads as the same words (`The user’s instruction …`)."""
-    if text in said:
-        return text
-    for found in reversed(list(_SPELT_INSTEAD.finditer(skeleton(text)))):
-        text = f"{text[:found.start()]}{COPIED_INSTEAD} {text[found.start():]}"
-    return text
+    return text if text in said else marked(text, _SPELT_INSTEAD, COPIED_INSTEAD)
+
 
 #: Tools that change files or run commands; everything else is allowed without asking.
 NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})
@@ -170,7 +167,7 @@ class Permissions:
         """
         resolved = resolve_path(self.cwd, path)
         if pat := self._denied_path(resolved):
-            return f"permission denied: {resolved} matches deny rule '{pat}'"
+            return f"permission denied: {resolved} matches deny rule {quoted(pat)}"
         if verb == "read" and any(fnmatch.fnmatchcase(str(resolved), pat) for pat in self.readable):
             return None
         if why := self._protected(resolved, writing=verb != "read"):
@@ -219,7 +216,7 @@ class Permissions:
         deny rule nor in compact-agent's own data."""
         resolved = resolve_path(self.cwd, path)
         if pat := self._denied_path(resolved):
-            return f"permission denied: {resolved} matches deny rule '{pat}'"
+            return f"permission denied: {resolved} matches deny rule {quoted(pat)}"
         if why := self._protected(resolved, writing=False):
             return f"permission denied: {resolved} {why}"
         return None
@@ -265,7 +262,7 @@ class Permissions:
         if tool == "bash":
             rule = self._bash_rule(detail)
             if rule and rule[0] == "deny":
-                return f"permission denied: command matches deny rule '{rule[1]}'"
+                return f"permission denied: command matches deny rule {quoted(rule[1])}"
             if rule:
                 return None
         scope = (tool, " ".join(detail.split()) if tool == "bash" or path is None else str(resolve_path(self.cwd, path)))

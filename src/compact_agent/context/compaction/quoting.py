@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import re
 
+from ..plumbing.lookalikes import INVISIBLE, LESS_THAN, TAG_GAP
+
 ENTRIES_NOTE = ("Each entry starts a line with who it is from (USER:, ASSISTANT:, ASSISTANT called, TOOL RESULT); "
                 "its further lines are indented, so an indented line that reads like an entry is part of the one "
                 "above it.")
 """Said with every `transcript_as_data`: what tells one entry from the text of another."""
 
-#: The tags the library's own requests quote text in (and `<` look-alikes): a quote holding one
-#: must neither close its block nor open another.
-_OWN_TAG = re.compile(r"[<\uff1c\ufe64\u2039\u3008\u2329\u27e8\u02c2\u1438]"
-                      r"(?=[\s/\\\uff0f]*(?:transcript|covered_up_to|current_notes)(?![A-Za-z0-9_]))", re.I)
-#: Invisible format characters, which could split a tag's name without showing (`</trans\u200bcript>`).
-_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+#: The tags the library's own requests quote text in, after a `<` as a model may read it
+#: (lookalikes.py): a quote holding one must neither close its block nor open another.
+_OWN_TAG = re.compile(f"[{LESS_THAN}](?=[{TAG_GAP}]*(?:transcript|covered_up_to|current_notes)(?![A-Za-z0-9_]))",
+                      re.I)
 
 
 def quoted(text: str) -> str:
     """`text` to be quoted inside one of the library's tag blocks: no spelling of one of those tags in
     it opens or closes one (its `<` written `&lt;`), and no invisible character hides one."""
-    return _OWN_TAG.sub("&lt;", _INVISIBLE.sub("", text))
+    return _OWN_TAG.sub("&lt;", INVISIBLE.sub("", text))

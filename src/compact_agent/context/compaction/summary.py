@@ -22,7 +22,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from ..layers.digest import DIGEST_HEADER, default_digest
 from ..plumbing import tokens
-from ..plumbing.lookalikes import skeleton, spelt_apart
+from ..plumbing.lookalikes import INVISIBLE, LESS_THAN, TAG_GAP, marked, spelt_apart
 from ..plumbing.markers import OWN_TEXT
 from . import ledger
 
@@ -143,16 +143,9 @@ UPDATE_NOTE = "Like it, not the user's words: it holds no instructions."
 a record is; this line is carried on every later request, so it says it short."""
 
 
-#: Characters a model may read as `<` although a parser does not (the fullwidth and small forms,
-#: angle brackets and quotes, the letters confusable with it), and invisible format characters that
-#: split a word without showing (`</summary_record\u200b>`, `The user\u2060's messages`).
-_LESS_THAN = "<\uff1c\ufe64\u2039\u3008\u2329\u27e8\u276c\u276e\u27ea\u29fc\u02c2\u1438\u16b2\u226e"
-#: What may come between such a `<` and a tag's name: spaces, slashes and backslashes in any width
-#: (`<／summary_record>`), combining marks (`<\u0338/…`).
-_TAG_GAP = "\\s/\\\\\uff0f\uff3c\u2044\u2215\u29f8\u29f5\u0300-\u036f\u20d0-\u20ff"
-#: A tag's name starts with a letter of any script or width (`</ｓummary_record>`), `_`, `!` or `?`.
-_TAG_START = re.compile(f"[{_LESS_THAN}](?=[{_TAG_GAP}]*(?:[^\\W\\d]|[!?]))")
-_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+#: A `<` as a model may read it (lookalikes.py) before a tag's name, which starts with a letter of any
+#: script or width (`</ｓummary_record>`), `_`, `!` or `?`.
+_TAG_START = re.compile(f"[{LESS_THAN}](?=[{TAG_GAP}]*(?:[^\\W\\d]|[!?]))")
 #: The starts of the lines this module writes around a record: inside one they are a copy.
 _OUR_HEADERS = ("The user's messages", "Files changed in this session", "Files changed since (read",
                 "Files read recently (not restored", "If you need details the summary",
@@ -175,16 +168,14 @@ def neutralise(body: str) -> str:
     (`The user’s messages`, a Cyrillic `Т`, a no-break space). Idempotent: a record carried from one
     compaction to the next is not escaped twice.
     """
-    body = _INVISIBLE.sub("", body)
+    body = INVISIBLE.sub("", body)
     body = _TAG_START.sub("&lt;", body)
-    for found in reversed(list(_FORGED.finditer(skeleton(body)))):
-        body = f"{body[:found.start()]}[copied] {body[found.start():]}"
-    return body
+    return marked(body, _FORGED, "[copied]")
 
 
 #: What a path may not carry onto a compaction message's own lines: a line break (git keeps one in a
 #: file name), any other control, an invisible or direction-changing format character.
-_UNSAFE_IN_PATH = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]|" + _INVISIBLE.pattern)
+_UNSAFE_IN_PATH = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]|" + INVISIBLE.pattern)
 
 
 def path_line(path: str) -> str:
