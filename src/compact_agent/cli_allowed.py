@@ -4,6 +4,7 @@ or repeated; one that is neither is refused in one line naming it."""
 from __future__ import annotations
 
 from .cli_help import fail
+from .words import quoted
 
 
 def allowed_rules(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
@@ -15,11 +16,11 @@ def allowed_rules(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
     for value in values:
         for item in _rules(value):
             if item.startswith("bash(") and item.count("(") > item.count(")"):
-                raise fail(f"--allowed-tools: the rule '{item}' does not close its parenthesis; "
+                raise fail(f"--allowed-tools: the rule {quoted(item)} does not close its parenthesis; "
                            "write bash(PATTERN), e.g. 'bash(pytest *)'", 2)
             if item.startswith("bash(") and item.endswith(")"):
                 if not item[5:-1].strip():  # it would allow no command at all: not what was meant
-                    raise fail(f"--allowed-tools: the rule '{item}' gives no pattern; write 'bash' to allow "
+                    raise fail(f"--allowed-tools: the rule {quoted(item)} gives no pattern; write 'bash' to allow "
                                "every command, or bash(PATTERN), e.g. 'bash(pytest *)'", 2)
                 patterns.append(item[5:-1])
             elif item in TOOL_NAMES:
@@ -30,7 +31,7 @@ def allowed_rules(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
                 choices = f"use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)"
                 if (close := closest(item, TOOL_NAMES)) is not None:  # `bsh`: bash
                     choices = f"did you mean {close}? ({choices})"
-                raise fail(f"--allowed-tools: unknown tool '{item}'; {choices}", 2)
+                raise fail(f"--allowed-tools: unknown tool {quoted(item)}; {choices}", 2)
     return tuple(tools), patterns
 
 

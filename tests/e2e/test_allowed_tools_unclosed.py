@@ -44,3 +44,10 @@ def test_an_unknown_tool_is_named_as_typed(cli, item: str) -> None:
 def test_a_comma_inside_the_parenthesis_is_the_patterns() -> None:
     assert allowed_rules(["bash(git log --format=%h,%s), write_file", "bash(pytest *)"]) == \
         (("write_file",), ["git log --format=%h,%s", "pytest *"])
+
+
+@pytest.mark.parametrize("rule", ["bash(ls\nrm", "bask\nx"])
+def test_a_rule_with_a_line_break_is_named_on_one_line(cli, rule: str) -> None:
+    """A line break inside the rule is shown as `\\n`: the refusal stays the one line it says it is."""
+    line = refused(cli, rule)
+    assert line.count("\n") == 1 and rule.replace("\n", "\\n") in line, line
