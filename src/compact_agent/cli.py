@@ -98,7 +98,9 @@ def main_command(
         # The settings a subcommand reads as flags, and the key apart: `compact-agent --api-key K analyze`
         # sends analyze's summaries with it, and no command takes a key for a setting.
         from .cli_unused import given
+        from .redacted_output import redact_output
 
+        redact_output(api_key)  # no key given here or in the environment is printed (redacted_output.py)
         ctx.obj = {"model": model, "base_url": base_url, "context_window": context_window, "prices": prices,
                    "max_requests_per_turn": max_turns, "cwd": cwd, "api_key": api_key, "given": given(ctx)}
         return

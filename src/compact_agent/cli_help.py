@@ -85,14 +85,9 @@ def without_keys(message: str) -> str:
     with `--api-key`, also when the line is said before they are learned (a usage error; a key put
     after the wrong option, `-r sk-…`, `--context-window sk-…`, is quoted by the line that refuses it)."""
     from . import secrets
+    from .redacted_output import learn_keys
 
-    secrets.register_environment()
-    args = sys.argv
-    for at, arg in enumerate(args):
-        if arg == "--api-key" and at + 1 < len(args):
-            secrets.register(args[at + 1])
-        elif arg.startswith("--api-key="):
-            secrets.register(arg.partition("=")[2])
+    learn_keys(None)
     return secrets.redact(message)
 
 
