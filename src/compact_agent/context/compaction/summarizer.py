@@ -38,6 +38,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
+from ..plumbing import rounds
 from ..plumbing.overflow import as_overflow
 from ..testing import mark_request
 from .cuts import join
@@ -89,7 +90,8 @@ class SharedPrefixSummarizer:
 
     async def _shared(self, messages: list[ModelMessage], prompt: str) -> str:
         params, settings = unable_to_act(self.params, self.settings)
-        history = join(messages, [ModelRequest(parts=[UserPromptPart(prompt)], metadata=mark_request("summary"))])
+        history = join(messages, waiting_answered(messages),
+                       [ModelRequest(parts=[UserPromptPart(prompt)], metadata=mark_request("summary"))])
         for _attempt in range(2):
             if self.output_cap is not None:
                 settings = {**settings, "max_tokens": self._cap(history)}
@@ -129,6 +131,26 @@ class SharedPrefixSummarizer:
             raise UnexpectedModelBehavior("the summarizer called a tool with no tools offered")
         self.path_used.append("separate")
         return _whole(resp)
+
+
+WAITING = ("[not run yet: this call waits for its result from outside the conversation (a person's "
+           "approval, or a deferred tool); the result comes after this summary]")
+"""What the summary request says of a call the history still waits on: no provider takes a call
+without its result, so `compact_now` of a history waiting on an approval had its summary request
+refused (OpenAI: 'tool_call_ids did not have response messages') before the fallback was asked."""
+
+
+def waiting_answered(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """A request answering, with `WAITING`, each call of the last response that has no result yet:
+    joined after `messages`, it goes with the results the history has for that response's other
+    calls. Nothing (an empty list) when no call waits. The history itself keeps the call waiting."""
+    last = next((m for m in reversed(messages) if isinstance(m, ModelResponse)), None)
+    if last is None:
+        return []
+    waiting = rounds.unpaired(messages)[0]
+    parts = [ToolReturnPart(p.tool_name, WAITING, tool_call_id=p.tool_call_id)
+             for p in last.parts if isinstance(p, ToolCallPart) and p.tool_call_id in waiting]
+    return [ModelRequest(parts=list(parts))] if parts else []
 
 
 def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any] | None
