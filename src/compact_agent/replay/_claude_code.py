@@ -53,10 +53,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic_ai.messages import ModelResponse, ModelResponsePart, TextPart, ThinkingPart, ToolCallPart
+from pydantic_ai.messages import ModelResponse, ToolCallPart
 
+from ._anthropic_blocks import add_user_blocks, response_parts
 from ._claude_code_attachments import renders, shown_text, skipped_notes
-from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
+from ._common import ConversationBuilder, counted, text_of_blocks
 from ._recorded import parse_time, usage_from_mapping
 from ._validity import is_blank_part
 
@@ -213,7 +214,7 @@ def _assistant(state: _State, record: Mapping[str, Any], timestamp: datetime | N
         return
     message = record["message"]
     message_id = message.get("id") or record.get("uuid")
-    parts = _response_parts(message.get("content"))
+    parts = response_parts(message.get("content"))
     for part in parts:
         if isinstance(part, ToolCallPart):
             state.builder.tool_names[part.tool_call_id] = part.tool_name
@@ -250,36 +251,6 @@ def _assistant(state: _State, record: Mapping[str, Any], timestamp: datetime | N
     state.response.metadata = None if state.final_usage else {OUTPUT_LOWER_BOUND: True}
 
 
-def _response_parts(content: Any) -> list[ModelResponsePart]:
-    if isinstance(content, str):
-        return [TextPart(content)]
-    parts: list[ModelResponsePart] = []
-    for block in content or []:
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(TextPart(block.get("text") or ""))
-        elif kind == "thinking":
-            signature = block.get("signature") or None
-            if signature and signature.startswith("[REDACTED"):
-                signature = None
-            parts.append(
-                ThinkingPart(
-                    block.get("thinking") or "",
-                    signature=signature,
-                    provider_name="anthropic" if signature else None,
-                )
-            )
-        elif kind == "redacted_thinking":
-            parts.append(
-                ThinkingPart(
-                    "", id="redacted_thinking", signature=block.get("data"), provider_name="anthropic"
-                )
-            )
-        elif kind == "tool_use":
-            parts.append(ToolCallPart(block["name"], block.get("input") or {}, tool_call_id=block["id"]))
-    return parts
-
-
 def _user(state: _State, record: Mapping[str, Any], timestamp: datetime | None) -> None:
     builder = state.builder
     content = record["message"].get("content")
@@ -291,22 +262,12 @@ def _user(state: _State, record: Mapping[str, Any], timestamp: datetime | None) 
             builder.record_compaction(state.compaction, part)
             state.compaction = None
         return
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-    for block in blocks:
-        kind = block.get("type")
-        if kind == "tool_result":
-            builder.add_tool_return(
-                block["tool_use_id"],
-                text_of_blocks(block.get("content")),
-                timestamp,
-                failed=bool(block.get("is_error")),
-            )
-        elif kind == "text":
-            text = block.get("text") or ""
-            _delivered(state, text)
-            builder.add_user_text(text, timestamp, harness=bool(record.get("isMeta")))
-        elif kind == "image":
-            builder.add_user_text(IMAGE_PLACEHOLDER, timestamp)
+
+    def typed_or_meta(words: str) -> None:
+        _delivered(state, words)
+        builder.add_user_text(words, timestamp, harness=bool(record.get("isMeta")))
+
+    add_user_blocks(builder, content, timestamp, typed_or_meta)
 
 
 def _delivered(state: _State, text: str) -> None:

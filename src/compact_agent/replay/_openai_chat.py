@@ -29,7 +29,10 @@ where the extras live:
   text, since its assistant turns are not calls the agent made. Anthropic ``thinking_blocks`` are
   kept with the message.
 * **plain chat**: a list of messages or ``{"messages": [...]}``; ``usage``/``model`` on an assistant
-  message are honoured when present.
+  message are honoured when present (Anthropic's usage too). A list saved from the Anthropic Messages
+  API keeps calls and results as content blocks: an assistant message holding ``tool_use`` blocks and
+  a user message holding ``tool_result`` blocks are read block by block (`_anthropic_blocks`), so the
+  calls are calls and the results answer them.
 
 DeepSeek ``reasoning_content`` (OpenRouter's ``reasoning``) becomes a ``ThinkingPart`` (the reasoner
 sends it back as prompt).
@@ -53,6 +56,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
+from ._anthropic_blocks import add_user_blocks, block_kinds, response_parts
 from ._common import ConversationBuilder, counted, text_of_blocks
 from ._recorded import parse_time, usage_from_mapping
 
@@ -185,7 +189,11 @@ def _handle(
             bool(message.get("is_demo") or message.get(_HARNESS) or interrupt or "returncode" in extra
                  or "raw_output" in extra)
             or (observations and bool(builder.messages) and isinstance(builder.messages[-1], ModelResponse)))
-        builder.add_user_text(text, timestamp, harness=harness)
+        if "tool_result" in block_kinds(message.get("content")):  # Anthropic's: results lead the request
+            add_user_blocks(builder, message["content"], timestamp,
+                            lambda words: builder.add_user_text(words, timestamp, harness=harness))
+        else:
+            builder.add_user_text(text, timestamp, harness=harness)
         return True
     if role == "tool":
         ids = message.get("tool_call_ids") or [message.get("tool_call_id")]
@@ -223,8 +231,11 @@ def _assistant(
     parts: list[ModelResponsePart] = []
     # litellm's reasoning_content, OpenRouter's reasoning: the message goes back as the agent keeps it.
     said = (message.get("reasoning_content"), raw_message.get("reasoning_content"), message.get("reasoning"))
-    parts.append(ThinkingPart(next((r for r in said if isinstance(r, str) and r.strip()), None) or _thinking(message)))
-    parts.append(TextPart(text))
+    reasoning = next((r for r in said if isinstance(r, str) and r.strip()), None)
+    if "tool_use" in block_kinds(message.get("content")):  # Anthropic's blocks, calls among them, in order
+        parts += [ThinkingPart(reasoning or ""), *response_parts(message["content"])]
+    else:
+        parts += [ThinkingPart(reasoning or _thinking(message)), TextPart(text)]
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
         parts.append(ToolCallPart(function["name"], function.get("arguments"), tool_call_id=call["id"]))

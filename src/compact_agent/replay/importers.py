@@ -13,6 +13,8 @@ Supported formats (see each module's docstring for the traps it handles):
 ``"codex"``               Codex CLI rollout JSONL
 ``"mini-swe-agent"``      mini-swe-agent ``.traj.json`` (``{info, messages}``)
 ``"openai-chat"``         a JSON list of chat messages, ``{"messages": [...]}``, or JSONL of messages
+                          (OpenAI's, or Anthropic's content blocks)
+``"cline"``               Cline's task history, ``api_conversation_history.json`` (Anthropic blocks)
 ``"swe-agent"``           SWE-agent ``.traj`` (``{history, trajectory, info}``, or a retrying run's ``{attempts}``)
 ``"compact-agent"``       our own session JSONL, rebuilt uncompacted from its archive chain
 ========================  ==========================================================================
@@ -38,14 +40,14 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from . import _claude_code, _codex, _codex_early, _compact_agent
+from . import _claude_code, _cline, _codex, _codex_early, _compact_agent
 from ._common import ConversationBuilder, counted
 from ._openai_chat import import_chat, import_mini_swe_agent
 from ._swe_agent import import_swe_agent
 
 __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
 
-FORMATS = ("claude-code", "codex", "mini-swe-agent", "openai-chat", "swe-agent", "compact-agent")
+FORMATS = ("claude-code", "codex", "mini-swe-agent", "openai-chat", "cline", "swe-agent", "compact-agent")
 _SNIFF_RECORDS = 50
 #: Memory stays bounded whatever the file: a JSON document (read whole to parse) may be this big;
 #: a JSONL file is read line by line, and a line longer than MAX_LINE_BYTES is skipped (counted with
@@ -73,7 +75,8 @@ class Transcript:
         warnings: human-readable notes on everything that was repaired, dropped or approximated.
         harness_texts: user-role texts (stripped) the format marks as written by the agent's harness,
             not typed by a person: Claude Code ``isMeta`` lines and local-command output, SWE-agent
-            demonstrations and observations, mini-swe-agent observations and format-error notices.
+            demonstrations and observations, mini-swe-agent observations and format-error notices,
+            Cline's user text outside the tags it wraps the person's words in.
         compaction_request: the file is the request Claude Code made to summarise a session (its
             ``subagents/agent-acompact-*.jsonl``), not a session of its own: counted apart in the totals.
     """
@@ -130,6 +133,8 @@ def load_transcript(path: Path) -> Transcript:
         import_mini_swe_agent(sniffed.document, builder, provider=_mini_provider(sniffed.document))
     elif sniffed.format == "swe-agent":
         import_swe_agent(sniffed.document, builder)
+    elif sniffed.format == "cline":
+        _cline.import_cline(sniffed.document, builder)
     else:
         document = sniffed.document
         chat = document["messages"] if isinstance(document, Mapping) else document or list(sniffed.records)
@@ -232,11 +237,9 @@ def _sniff(path: Path) -> _Sniffed:
 
 def _document_format(document: Any) -> str | None:
     if isinstance(document, list):
-        return (
-            "openai-chat"
-            if document and all(isinstance(m, Mapping) and "role" in m for m in document)
-            else None
-        )
+        if not document or not all(isinstance(m, Mapping) and "role" in m for m in document):
+            return None
+        return "cline" if _cline.looks_like_cline(document) else "openai-chat"
     if not isinstance(document, Mapping):
         return None
     if isinstance(document.get("messages"), list):
