@@ -82,5 +82,5 @@ def test_a_transcript_without_recorded_usage_is_not_given_a_formula_that_says_no
     (tmp_path / "one.json").write_text(json.dumps(ONE_EXCHANGE))
     out = cli("one.json", "-s", "ours", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert "openai-chat, 1 recorded request; no recorded usage: sizes are our estimate with no overhead" in out.stdout
+    assert "openai-chat, 1 recorded request; no recorded usage: sizes are our estimate, tool definitions not counted" in out.stdout
     assert "× estimate" not in out.stdout

@@ -171,9 +171,9 @@ class Ours:
         restorer = Restorer(recent_files=self.files.recent, reread=self.files.reread, resolve=self.files.resolve)
         self.calls: list[SideCall] = []
         self.failed = 0
-        # keep_system_prompts=False: the analyzer's figures are of compactions that start the history
-        # afresh (the live agent sends its system prompt as instructions, never in the history): a
-        # transcript's recorded system prompt is not carried into the compacted history.
+        # keep_system_prompts=False: a transcript's recorded opening system prompt is replayed in the
+        # overhead, sent with every request (simulate.fixed_prompt), as the live agent sends its own
+        # as instructions, never in the history: none is left in the history to carry.
         self.cm = ContextManager.wired(
             Internals(limits=limits, summarizer=self._summarizer,
                       compactor=Compactor(limits, restorer, typed=self._typed(sim)),

@@ -6,11 +6,16 @@ appended to it, the strategy shapes or compacts it and returns what it would sen
 recorded response is appended. The responses are the recorded ones whatever was sent: the replay
 measures what each strategy would have cost and kept, not what a model would have answered.
 
-Transcripts omit the system prompt and the tool definitions, and our chars/4 estimate is not the
-provider's tokenizer, so the recorded prompt sizes are fitted per transcript as
+Transcripts omit the tool definitions (most omit the system prompt too), and our chars/4 estimate
+is not the provider's tokenizer, so the recorded prompt sizes are fitted per transcript as
 ``recorded ≈ ratio × estimate + overhead`` over the requests before the agent's own first
 compaction (:func:`calibrate`). Every simulated request is sized with that fit, for every
-strategy alike, and the fit's error is reported.
+strategy alike, and the fit's error is reported. Where a transcript does record its opening system
+prompt (Codex's instructions and developer messages, SWE-agent's and mini-swe-agent's system
+message), that prompt is the agent's fixed prompt, as its tools are: every agent sends its own with
+every request, whatever its compaction did to the conversation. So it is replayed as part of the
+overhead (:func:`fixed_prompt`), sent and cached with every request of every strategy, and the
+strategies see the conversation after it.
 
 Cost follows the providers' prompt caching: the cached part of a request is its longest common
 prefix, message by message (compared by serialized bytes), with the previous request sent on the
@@ -33,6 +38,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    SystemPromptPart,
     UserPromptPart,
 )
 
@@ -102,8 +108,9 @@ def calibrate(transcript: Transcript) -> TokenModel:
     model's made-up usage) and sizes fall back to our estimate. When the recording agent trimmed
     what it sent before any compaction, the requests before its first trim are fitted."""
     pts = recorded_points(transcript, transcript.messages)
+    fixed = fixed_prompt(transcript.messages)[1]
     if not pts:
-        return TokenModel(notes=("no recorded usage: sizes are our estimate with no overhead",))
+        return TokenModel(overhead=fixed, notes=("no recorded usage: sizes are our estimate, tool definitions not counted",))
     notes: list[str] = []
     ratio, overhead = best_fit(pts)
     if statistics.fmean(errors(pts, ratio, overhead)) > MAX_FIT_ERROR and (n := leading_points(pts)):
@@ -112,27 +119,50 @@ def calibrate(transcript: Transcript) -> TokenModel:
         ratio, overhead = best_fit(pts)
     errs = errors(pts, ratio, overhead)
     if statistics.fmean(errs) > MAX_FIT_ERROR:
-        return TokenModel(samples=len(pts), notes=(
+        return TokenModel(overhead=fixed, samples=len(pts), notes=(
             f"recorded usage does not follow the messages (best fit off by {100 * statistics.fmean(errs):.0f}%"
-            " on average: a stand-in model's numbers?); sizes are our estimate with no overhead",))
+            " on average: a stand-in model's numbers?); sizes are our estimate, tool definitions not counted",))
     if overhead > OVERHEAD_CAP:
         notes.append(f"recorded prompts exceed the messages by {overhead:,.0f} tokens (content this file "
                      f"does not hold); replayed with a {OVERHEAD_CAP:,} overhead")
         overhead = OVERHEAD_CAP
+    overhead += ratio * fixed
     return TokenModel(round(ratio, 4), round(overhead), len(pts), statistics.fmean(errs), max(errs),
                       tuple(notes))
 
 
+def fixed_prompt(messages: Sequence[ModelMessage]) -> tuple[list[ModelMessage], int]:
+    """`messages` without the system prompt parts of their first request, and our estimate of the
+    tokens those parts took (their message's own overhead with them when nothing else is left in it).
+
+    That opening prompt is the recording agent's fixed prompt: it goes with every request, so the
+    replay counts it in the overhead, which every strategy sends and the prompt cache keeps, rather
+    than as a message a compaction could drop (each strategy's agent sends its own fixed prompt)."""
+    first = next((i for i, m in enumerate(messages) if isinstance(m, ModelRequest)), None)
+    if first is None:
+        return list(messages), 0
+    head = messages[first]
+    assert isinstance(head, ModelRequest)
+    rest = [p for p in head.parts if not isinstance(p, SystemPromptPart)]
+    if len(rest) == len(head.parts):
+        return list(messages), 0
+    kept: list[ModelMessage] = [ModelRequest(parts=rest, timestamp=head.timestamp, metadata=head.metadata)] \
+        if rest else []
+    out = [*messages[:first], *kept, *messages[first + 1:]]
+    return out, tokens.estimate([head]) - tokens.estimate(kept)
+
+
 # -- the transcript as replay input -------------------------------------------------------------------
 def replay_messages(transcript: Transcript) -> list[ModelMessage]:
-    """The transcript without the recording agent's own summaries (its compaction, not ours to replay)."""
+    """The transcript without the recording agent's own summaries (its compaction, not ours to
+    replay) and without its opening system prompt (`fixed_prompt`: in the overhead)."""
     drop: dict[int, int] = {}
     for c in transcript.recorded_compactions:
         idx, chars = c.get("message_index"), c.get("summary_chars")
         if isinstance(idx, int) and isinstance(chars, int) and chars > 0:
             drop[idx] = chars
     if not drop:
-        return list(transcript.messages)
+        return fixed_prompt(transcript.messages)[0]
     out: list[ModelMessage] = []
     for i, m in enumerate(transcript.messages):
         if i in drop and isinstance(m, ModelRequest):
@@ -142,7 +172,7 @@ def replay_messages(transcript: Transcript) -> list[ModelMessage]:
                 continue
             m = ModelRequest(parts=parts, timestamp=m.timestamp, metadata=m.metadata)
         out.append(m)
-    return join(out)
+    return fixed_prompt(join(out))[0]
 
 
 def output_tokens(response: ModelResponse, tm: TokenModel) -> int:
