@@ -4,7 +4,8 @@ pydantic-ai adds an agent's system prompts only to an empty history, and compute
 `new_messages()` from the first message stamped with the run's id. A compaction builds new messages
 and drops the old first request, so without care the rewritten history would lose the system prompts
 for good and `new_messages()` would start after the compaction message, in the middle of the
-conversation. `keep_system_prompts` and `stamp_new` keep both promises.
+conversation. `keep_system_prompts` and `stamp_new` keep both promises, and `new_from_compaction`
+the second one when the compaction came at the run's last request (below).
 
 The store is told the history by identity, not by count: a caller may pass a shorter or edited
 `message_history` (regenerate, branch), or a new `ContextManager` may open a store that already
@@ -82,6 +83,25 @@ def stamp_new(before: Sequence[ModelMessage], after: Sequence[ModelMessage], run
                 m.run_id = run_id
             if m.conversation_id is None:
                 m.conversation_id = conversation_id
+
+
+def new_from_compaction(result: Any, compacted: Sequence[ModelMessage], run_id: str) -> None:
+    """Make a run's `new_messages()` start at the compaction it made, when it made one.
+
+    pydantic-ai works out where the new messages start before each model request's
+    `prepare_model_request` hooks run, and a compaction there rewrites the history after it: when
+    no request followed (the run's last one compacted: a chat turn answered in one request, the
+    answer after a tool loop), the run's result kept the start worked out before, past the end of
+    the shorter history or in its middle, and `new_messages()` was `[]` or a tail. `compacted` is
+    the messages of the newest compaction; when the run made it (they carry its id), the start is
+    the first message stamped with the run's id, as pydantic-ai finds it at every request after one.
+    """
+    if not any(m.run_id == run_id for m in compacted):
+        return
+    messages = result.all_messages()
+    start = next((i for i, m in enumerate(messages) if m.run_id == run_id), None)
+    if start is not None:
+        result._new_message_index = start  # noqa: SLF001 - pydantic-ai's own field, set as its next request would
 
 
 @runtime_checkable

@@ -22,6 +22,7 @@ from pydantic_ai.tools import RunContext
 
 from . import shaping
 from .compaction.result import CompactionError, CompactionResult
+from .contract import new_from_compaction
 from .defaults import as_model
 from .handlers import Confirm
 from .layers.microcompact import Microcompact
@@ -170,8 +171,11 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
 
 
 async def after_run(cm: ManagerState, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
-    """Persist what the run added after its last model request (the final response)."""
+    """Persist what the run added after its last model request (the final response); a run that
+    compacted returns the compacted history as its `new_messages()` (contract.new_from_compaction)."""
     cm.persist(result.all_messages())
+    if cm.compactions and ctx.run_id:
+        new_from_compaction(result, cm.compactions[-1].messages, ctx.run_id)
     return result
 
 
