@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -140,6 +140,14 @@ def refit_prompt(s: TurnSession, text: str, threshold: int) -> str | None:
     return fitted
 
 
+#: Who made the read_file call that carries an attached file. pydantic-ai joins adjacent responses
+#: that name no provider, and the one before the call can be the program's too: the close of a turn
+#: that got no answer, or a reply cut mid-stream, saved already. Joined, the saved conversation was
+#: no longer the one sent: the session file was archived and rewritten as a history a program had
+#: changed, and the turn's checkpoint dropped as having no place in it.
+READ_BY = "compact-agent"
+
+
 def mentions(s: TurnSession, typed: str) -> list[ModelMessage]:
     """The files and images the user attached in what they typed, as read_file results: a text
     file within the model's own read fence, an image wherever no deny rule forbids it (checked
@@ -147,8 +155,9 @@ def mentions(s: TurnSession, typed: str) -> list[ModelMessage]:
     found = [a for a in attachments(s, typed) if a.attach]
     texts = [a.path for a in found if not a.image]
     pictures = [a.path for a in found if a.image]
-    return [*mention_messages(s.env, texts, None, salt=f"t{s.turns}"),
-            *mention_messages(s.env, pictures, None, kind="image", salt=f"t{s.turns}", confined=False)]
+    reads = [*mention_messages(s.env, texts, None, salt=f"t{s.turns}"),
+             *mention_messages(s.env, pictures, None, kind="image", salt=f"t{s.turns}", confined=False)]
+    return [replace(m, provider_name=READ_BY) if isinstance(m, ModelResponse) else m for m in reads]
 
 
 def _close_unanswered(s: TurnSession) -> None:
