@@ -16,22 +16,35 @@ tool results sent as text, ``[TASK RESUMPTION]`` notes, reminders to use a tool.
 split where a tagged span starts and ends (the characters sent are all kept), so only the person's
 words count as typed. A file is read as Cline's when its user entries show these marks (the task in
 ``<task>``, the ``<environment_details>`` block); a plain list of Anthropic messages is chat.
+
+The history holds no usage Cline's own accounting trusts: each request's counts are written on the
+``api_req_started`` line of ``ui_messages.json`` beside it (``tokensIn``, ``tokensOut``,
+``cacheWrites``, ``cacheReads`` in the line's JSON text; src/core/task/utils.ts ``updateApiReqMsg``).
+They are attached to the response they belong to only where that is certain (`_recorded_usage`), and
+sized as Cline sizes a request (src/core/context/context-management/ContextManager.ts: the four
+summed), except for the OpenAI-compatible provider, whose input already holds the cache reads. The
+``metrics`` newer releases put on an assistant entry lump cache reads and writes together: not used.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from pydantic_ai.usage import RequestUsage
+
 from ._anthropic_blocks import add_user_blocks, response_parts
-from ._common import ConversationBuilder
+from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
 from ._recorded import parse_time, usage_from_mapping
 
 #: Where Cline puts the person's words (its USER_CONTENT_TAGS), each on lines of its own.
 _TYPED = re.compile(r"^<(task|feedback|answer|user_message)>\n.*?\n</\1>$", re.MULTILINE | re.DOTALL)
-_MARKS = ("<task>", "<environment_details>")
+#: The task's record of what the person saw, beside its history: each request's usage among it.
+UI_MESSAGES = "ui_messages.json"
 _SNIFF_ENTRIES = 20
 
 
@@ -62,21 +75,27 @@ def typed_spans(text: str) -> list[tuple[str, bool]]:
     return [*pieces, (text[at:], False)]
 
 
-def import_cline(entries: list[Any], builder: ConversationBuilder) -> None:
-    """Feed Cline's history entries into `builder` (see the module docstring)."""
-    for entry in entries:
+def import_cline(entries: list[Any], builder: ConversationBuilder, ui_messages: Path | None = None) -> None:
+    """Feed Cline's history entries into `builder` (see the module docstring); the usage of each
+    request comes from `ui_messages` (the task's ``ui_messages.json``) where it matches for certain."""
+    usage = _recorded_usage(entries, ui_messages, builder) if ui_messages is not None else {}
+    for index, entry in enumerate(entries):
         if not isinstance(entry, Mapping):
             builder.skipped += 1
             continue
         try:
-            _entry(builder, entry)
+            _entry(builder, entry, usage.get(index))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             builder.skip_malformed(exc)
 
 
-def _entry(builder: ConversationBuilder, entry: Mapping[str, Any]) -> None:
-    stamp = entry.get("ts")
-    timestamp = parse_time(stamp / 1000 if isinstance(stamp, int | float) and not isinstance(stamp, bool) else stamp)
+def _millis(stamp: Any) -> float | None:
+    return stamp if isinstance(stamp, int | float) and not isinstance(stamp, bool) else None
+
+
+def _entry(builder: ConversationBuilder, entry: Mapping[str, Any], usage: RequestUsage | None) -> None:
+    stamp = _millis(entry.get("ts"))
+    timestamp = parse_time(stamp / 1000 if stamp is not None else entry.get("ts"))
     role = entry.get("role")
     if role == "user":
         def text(words: str) -> None:
@@ -89,7 +108,7 @@ def _entry(builder: ConversationBuilder, entry: Mapping[str, Any]) -> None:
         model_id, provider = model.get("modelId"), model.get("providerId")
         builder.add_response(
             response_parts(entry["content"]),
-            usage=usage_from_mapping(entry.get("usage")),
+            usage=usage or usage_from_mapping(entry.get("usage")),
             model_name=model_id if isinstance(model_id, str) else None,
             provider_name=provider if isinstance(provider, str) and isinstance(model_id, str) else None,
             provider_response_id=entry.get("id") if isinstance(entry.get("id"), str) else None,
@@ -97,3 +116,103 @@ def _entry(builder: ConversationBuilder, entry: Mapping[str, Any]) -> None:
         )
     else:
         builder.skipped += 1
+
+
+# --- usage, from the task's ui_messages.json --------------------------------------------------------------
+
+#: Cline's providers whose input count leaves out the cached tokens, as its own sum of a request's size
+#: (tokensIn + cacheWrites + cacheReads) takes it (src/core/api/providers/: anthropic.ts, openrouter.ts,
+#: cline.ts, deepseek.ts); ``openai`` (any OpenAI-compatible endpoint, openai.ts) counts the cache
+#: reads inside its input and puts DeepSeek's cache misses where the writes go.
+_INPUT_WITHOUT_CACHE = frozenset({"anthropic", "openrouter", "cline", "deepseek"})
+_INPUT_WITH_CACHE = frozenset({"openai"})
+MAX_UI_BYTES = 64 << 20
+
+
+def _counts(message: Any) -> tuple[Mapping[str, Any], float | None, Any] | None:
+    """An ``api_req_started`` line's recorded counts, when it has any, with its time and the history
+    index it names."""
+    if not isinstance(message, Mapping) or message.get("say") != "api_req_started":
+        return None
+    try:
+        info = json.loads(message.get("text") or "")
+    except (json.JSONDecodeError, TypeError, RecursionError):
+        return None
+    if not isinstance(info, Mapping) or not any(isinstance(info.get(k), int) for k in ("tokensIn", "tokensOut")):
+        return None
+    return info, _millis(message.get("ts")), message.get("conversationHistoryIndex")
+
+
+def _read_ui(path: Path, builder: ConversationBuilder) -> list[Any] | None:
+    try:
+        if path.stat().st_size > MAX_UI_BYTES:
+            builder.warnings.append(f"{path.name} beside it is too large to read: its recorded usage is not used")
+            return None
+        document = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+    except FileNotFoundError:
+        return None
+    except (OSError, json.JSONDecodeError, RecursionError):
+        builder.warnings.append(f"{path.name} beside it cannot be read as JSON: its recorded usage is not used")
+        return None
+    return document if isinstance(document, list) else None
+
+
+def _recorded_usage(entries: list[Any], path: Path, builder: ConversationBuilder) -> dict[int, RequestUsage]:
+    """The usage of each request, by the index of the history entry holding its response.
+
+    Cline says ``api_req_started`` just before it adds a request's user entry, and notes on the line the
+    index of the history's last entry then (``conversationHistoryIndex``, since early 2025): the request's
+    response is the entry two on. Lines without the index (older releases) are matched in order, only
+    when there are as many as responses. Either way the counts are attached only when no other request
+    names the same response and the times agree: the request began after the response before it was
+    written, and before its own. The rest are said in a warning."""
+    requests = [c for c in map(_counts, _read_ui(path, builder) or []) if c is not None]
+    if not requests:
+        return {}
+
+    def role(i: int) -> Any:
+        return entries[i].get("role") if 0 <= i < len(entries) and isinstance(entries[i], Mapping) else None
+
+    answers = [i for i in range(len(entries)) if role(i) == "assistant"]
+    if all(isinstance(k, int) and not isinstance(k, bool) for _, _, k in requests):
+        targets: list[int | None] = [k + 2 if role(k + 1) == "user" and role(k + 2) == "assistant" else None
+                                     for _, _, k in requests]
+    else:
+        targets = list(answers) if len(requests) == len(answers) else [None] * len(requests)
+    named = [t for t in targets if t is not None]
+    usage: dict[int, RequestUsage] = {}
+    for (info, began, _), target in zip(requests, targets, strict=True):
+        if target is None or named.count(target) > 1:
+            continue
+        before = [_millis(entries[i].get("ts")) for i in answers if i < target]  # the responses it came after
+        answered = _millis(entries[target].get("ts"))
+        if began is None or answered is None or answered < began or any(t is None or t > began for t in before[-1:]):
+            continue
+        usage[target] = _usage(info, as_mapping(entries[target].get("modelInfo")).get("providerId"))
+    if unmatched := len(requests) - len(usage):
+        builder.warnings.append(
+            f"{counted(unmatched, 'request')} of {path.name} could not be matched for certain with "
+            f"{'its response' if unmatched == 1 else 'their responses'}: "
+            f"{'its' if unmatched == 1 else 'their'} recorded usage is not used")
+    ambiguous = sum(1 for i, u in usage.items() if u.cache_read_tokens + u.cache_write_tokens
+                    and as_mapping(entries[i].get("modelInfo")).get("providerId")
+                    not in _INPUT_WITHOUT_CACHE | _INPUT_WITH_CACHE)
+    if ambiguous:
+        builder.warnings.append(
+            f"{counted(ambiguous, 'request')} with cached tokens from a provider whose counting is not known "
+            "here: sized as Cline sums them (input + cache writes + cache reads), which counts the cache twice "
+            "for a provider that counts it in its input")
+    return usage
+
+
+def _usage(info: Mapping[str, Any], provider: Any) -> RequestUsage:
+    def count(key: str) -> int:
+        value = info.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    read, write = count("cacheReads"), count("cacheWrites")
+    if provider in _INPUT_WITH_CACHE:
+        return RequestUsage(input_tokens=max(count("tokensIn"), read), cache_read_tokens=read,
+                            output_tokens=count("tokensOut"))
+    return RequestUsage(input_tokens=count("tokensIn") + read + write, cache_read_tokens=read,
+                        cache_write_tokens=write, output_tokens=count("tokensOut"))

@@ -30,13 +30,16 @@ class Found(NamedTuple):
 
 #: How the names of the transcripts the importers read end (importers.py).
 TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".traj")
+#: The history of a Cline task (`tasks/<id>/`), beside the task's other files (`cline_side_file`).
+CLINE_HISTORY = "api_conversation_history.json"
 #: Of the files `skip_lines` sums in one line, the names it shows.
 NAMES_SHOWN = 3
 
 
 def find_files(paths: Sequence[Path]) -> Found:
     """Candidate transcript files under `paths` (folders recursively, hidden ones skipped), without
-    reading them; our sessions' archives and side files are left out with one note. What is neither
+    reading them; our sessions' archives and side files are left out with one note, the files of a
+    Cline task beside its history without one. What is neither
     a file nor a folder (a broken link in a folder, a pipe or a device anywhere) and a folder that
     cannot be read are skipped with a note, as a file that is no transcript is; a path given that
     does not exist is an error (a typo). Each file is listed once, however often it is reached."""
@@ -50,8 +53,10 @@ def find_files(paths: Sequence[Path]) -> Found:
                     archives += 1  # our archives: replayed through the session file that names them
                 elif not f.is_file():
                     notes.append(f"skipped {f}: {_not_a_file(f)}")
-                elif not _our_side_file(f, p):
+                elif not _our_side_file(f, p) and not cline_side_file(f):
                     files.append(f)
+        elif p.is_file() and cline_side_file(p):
+            notes.append(f"skipped {p}: one of Cline's files beside the task's {CLINE_HISTORY}, which is read with it")
         elif p.is_file():
             files.append(p)
         elif p.exists():
@@ -155,6 +160,13 @@ def _our_side_file(f: Path, root: Path) -> bool:
         if session.is_file():
             return _our_session(session)
     return False
+
+
+def cline_side_file(f: Path) -> bool:
+    """A file in a Cline task's folder other than its history (`ui_messages.json`, whose usage the
+    history's import reads, `task_metadata.json`, `context_history.json`, `settings.json`, ...): the
+    task's own bookkeeping, no transcript."""
+    return f.name != CLINE_HISTORY and (f.parent / CLINE_HISTORY).is_file()
 
 
 def _our_session(session: Path) -> bool:

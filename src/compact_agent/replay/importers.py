@@ -14,7 +14,8 @@ Supported formats (see each module's docstring for the traps it handles):
 ``"mini-swe-agent"``      mini-swe-agent ``.traj.json`` (``{info, messages}``)
 ``"openai-chat"``         a JSON list of chat messages, ``{"messages": [...]}``, or JSONL of messages
                           (OpenAI's, or Anthropic's content blocks)
-``"cline"``               Cline's task history, ``api_conversation_history.json`` (Anthropic blocks)
+``"cline"``               Cline's task history, ``api_conversation_history.json`` (Anthropic blocks),
+                          with the usage its ``ui_messages.json`` beside it recorded
 ``"swe-agent"``           SWE-agent ``.traj`` (``{history, trajectory, info}``, or a retrying run's ``{attempts}``)
 ``"compact-agent"``       our own session JSONL, rebuilt uncompacted from its archive chain
 ========================  ==========================================================================
@@ -134,7 +135,7 @@ def load_transcript(path: Path) -> Transcript:
     elif sniffed.format == "swe-agent":
         import_swe_agent(sniffed.document, builder)
     elif sniffed.format == "cline":
-        _cline.import_cline(sniffed.document, builder)
+        _cline.import_cline(sniffed.document, builder, path.parent / _cline.UI_MESSAGES)
     else:
         document = sniffed.document
         chat = document["messages"] if isinstance(document, Mapping) else document or list(sniffed.records)
