@@ -20,6 +20,7 @@ from . import handlers
 from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller
 from .compaction.summarizer import with_output_cap
 from .contract import keep_system_prompts, stamp_new
+from .plumbing import tokens
 from .plumbing.events import Event, one_line
 from .plumbing.tracing import failed
 from .state import ManagerState
@@ -101,13 +102,35 @@ class CompactingState(ManagerState):
         # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
         # what its `new_messages()` reads (the run's id): see contract.py.
         if self.keep_system_prompts:
-            result.messages = keep_system_prompts(messages, result.messages)
+            self._with_system_prompts(messages, result)
         stamp_new(messages, result.messages, *self._run_ids)
         handlers.add_hook_time(result, hook_ms)
         await handlers.confirmed(confirm, result)
         self.apply_result(result, going_ahead)
         await handlers.after(self, result)
         return result
+
+    def _with_system_prompts(self, messages: list[ModelMessage], result: CompactionResult) -> None:
+        """Put the system prompts of the history's first request back at the start of the compacted
+        history (contract.py), and count them in its size: measured without them, `tokens_after`
+        fell short by the prompts, and a compaction they left no smaller (a `system_prompt=` that
+        fills the window) went ahead, rewrote the user's prompt into a record, and the request was
+        refused anyway. Raises `NotSmaller` for that one, as the compactor does."""
+        kept = keep_system_prompts(messages, result.messages)
+        if kept is result.messages or self.compactor is None:
+            result.messages = kept
+            return
+        added = (self.compactor.scaled(tokens.estimate(kept))
+                 - self.compactor.scaled(tokens.estimate(result.messages)))
+        result.messages = kept
+        result.tokens_after = result.event.tokens_after = result.tokens_after + added
+        parts = result.event.detail.get("parts")
+        if isinstance(parts, dict):
+            parts["verbatim"] = parts.get("verbatim", 0) + added
+        if result.tokens_after >= result.tokens_before:
+            raise NotSmaller(f"compaction would not shrink the context ({result.tokens_before:,} → "
+                             f"{result.tokens_after:,} tokens)", before=result.tokens_before,
+                             after=result.tokens_after, parts=parts if isinstance(parts, dict) else None)
 
     def thrash_level(self, trigger: str) -> int:
         """Escalation for an automatic compaction that comes too soon after the previous one.
