@@ -10,6 +10,7 @@ from typing import Any
 
 from compact_agent.replay import load_transcript
 from compact_agent.replay.finding import find_files
+from compact_agent.replay.simulate import recorded_points
 
 from ._helpers import responses
 from .test_cli_analyze import cli
@@ -115,3 +116,18 @@ def test_the_tasks_other_files_are_not_taken_for_transcripts(tmp_path: Path) -> 
     out = cli(str(tmp_path / "tasks"), "--window", "32000", "--strategy", "none")
     assert out.returncode == 0, out.stderr
     assert "skipped" not in out.stderr and "cline, 2 recorded requests" in out.stdout
+
+
+def test_the_request_from_which_cline_left_history_out_is_its_recorded_compaction(tmp_path: Path) -> None:
+    """Cline's context management leaves a range of entries out of its requests without touching the
+    history file; the lines written once it has are marked with the range. The sizes recorded from the
+    request under way then are not a measure of the history."""
+    truncated = {"ts": 2_600, "type": "say", "say": "text", "text": "Fixed.",
+                 "conversationHistoryIndex": 2, "conversationHistoryDeletedRange": [1, 2]}
+    folder = task(tmp_path, history(), [started(950, -1, 10, 40), started(2_500, 1, 5, 8), truncated])
+    transcript = load_transcript(folder / "api_conversation_history.json")
+    assert [c["message_index"] for c in transcript.recorded_compactions] == [2]
+    assert transcript.recorded_compactions[0]["source"] == "cline"
+    assert transcript.warnings == ["Cline left part of the history out of its requests (its context management) "
+                                   "from request 2 on: the sizes it recorded from there are not used to fit ours"]
+    assert len(recorded_points(transcript, transcript.messages)) == 1

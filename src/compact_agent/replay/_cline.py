@@ -78,8 +78,13 @@ def typed_spans(text: str) -> list[tuple[str, bool]]:
 def import_cline(entries: list[Any], builder: ConversationBuilder, ui_messages: Path | None = None) -> None:
     """Feed Cline's history entries into `builder` (see the module docstring); the usage of each
     request comes from `ui_messages` (the task's ``ui_messages.json``) where it matches for certain."""
-    usage = _recorded_usage(entries, ui_messages, builder) if ui_messages is not None else {}
+    ui = (_read_ui(ui_messages, builder) or []) if ui_messages is not None else []
+    usage = _recorded_usage(entries, ui, UI_MESSAGES, builder)
+    cut = _truncated_from(entries, ui, builder)
     for index, entry in enumerate(entries):
+        if index == cut:
+            builder.record_compaction({"source": "cline", "kind": "truncation", "timestamp": None,
+                                       "message_index": None})
         if not isinstance(entry, Mapping):
             builder.skipped += 1
             continue
@@ -157,7 +162,33 @@ def _read_ui(path: Path, builder: ConversationBuilder) -> list[Any] | None:
     return document if isinstance(document, list) else None
 
 
-def _recorded_usage(entries: list[Any], path: Path, builder: ConversationBuilder) -> dict[int, RequestUsage]:
+def _truncated_from(entries: list[Any], ui: list[Any], builder: ConversationBuilder) -> int | None:
+    """The history index of the first request Cline may have sent with part of the history left out.
+
+    Cline's context management never rewrites the history file: it keeps a range of entries to leave
+    out of each request (``conversationHistoryDeletedRange``, its truncation, and what its summary of
+    the task replaces), noted on every ui_messages line written after it was set. The request that
+    first left them out is the one under way when the first such line was written: from its user entry
+    on, the recorded sizes are of requests shorter than the history, the recording agent's compaction
+    at work, not a measure of the history (with no line naming where that request began: from the
+    start)."""
+    first = next((i for i, m in enumerate(ui) if isinstance(m, Mapping)
+                  and isinstance(m.get("conversationHistoryDeletedRange"), list)
+                  and m["conversationHistoryDeletedRange"]), None)
+    if first is None:
+        return None
+    began = next((m for m in reversed(ui[:first + 1]) if isinstance(m, Mapping) and m.get("say") == "api_req_started"),
+                 None)
+    index = began.get("conversationHistoryIndex") if began is not None else None
+    cut = max(index + 1, 0) if isinstance(index, int) and not isinstance(index, bool) else 0
+    request = 1 + sum(1 for e in entries[:cut] if isinstance(e, Mapping) and e.get("role") == "assistant")
+    builder.warnings.append(f"Cline left part of the history out of its requests (its context management) from "
+                            f"request {request:,} on: the sizes it recorded from there are not used to fit ours")
+    return cut
+
+
+def _recorded_usage(entries: list[Any], ui: list[Any], name: str, builder: ConversationBuilder
+                    ) -> dict[int, RequestUsage]:
     """The usage of each request, by the index of the history entry holding its response.
 
     Cline says ``api_req_started`` just before it adds a request's user entry, and notes on the line the
@@ -166,7 +197,7 @@ def _recorded_usage(entries: list[Any], path: Path, builder: ConversationBuilder
     when there are as many as responses. Either way the counts are attached only when no other request
     names the same response and the times agree: the request began after the response before it was
     written, and before its own. The rest are said in a warning."""
-    requests = [c for c in map(_counts, _read_ui(path, builder) or []) if c is not None]
+    requests = [c for c in map(_counts, ui) if c is not None]
     if not requests:
         return {}
 
@@ -191,7 +222,7 @@ def _recorded_usage(entries: list[Any], path: Path, builder: ConversationBuilder
         usage[target] = _usage(info, as_mapping(entries[target].get("modelInfo")).get("providerId"))
     if unmatched := len(requests) - len(usage):
         builder.warnings.append(
-            f"{counted(unmatched, 'request')} of {path.name} could not be matched for certain with "
+            f"{counted(unmatched, 'request')} of {name} could not be matched for certain with "
             f"{'its response' if unmatched == 1 else 'their responses'}: "
             f"{'its' if unmatched == 1 else 'their'} recorded usage is not used")
     ambiguous = sum(1 for i, u in usage.items() if u.cache_read_tokens + u.cache_write_tokens
