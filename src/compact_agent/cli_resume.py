@@ -125,7 +125,7 @@ class CommandLine:
             keep[remembered.RAN_WITH] = name
         notes = list(unusable.values())
         would = remembered.to_apply(saved, {}, model, same_endpoint=same)
-        if "base_url" in saved and "base_url" not in options:  # its line names both models
+        if "base_url" in saved and "base_url" not in options and "base_url" not in unusable:  # names both models
             notes += overridden({k: v for k, v in would.items() if k != "model"}, given)
             notes.append(_endpoint_left(saved, name, loaded.settings.base_url))
         else:
@@ -146,11 +146,15 @@ class CommandLine:
         def attempt(keep: dict[str, Any]) -> Any:
             return load(self.work, flags, {SETTING[k]: v for k, v in keep.items() if k in SETTING}, by)
 
-        with contextlib.suppress(SettingsError):  # every remembered value usable: the common case
-            return attempt(applied), {}
+        bad = {option: f"bad value for {SETTING[option]} (remembered by {by}): {problem}"
+               for option, value in applied.items() if (problem := _unusable(option, value)) is not None}
+        if not bad:
+            with contextlib.suppress(SettingsError):  # every remembered value usable: the common case
+                return attempt(applied), {}
         keep: dict[str, Any] = {}
-        bad: dict[str, str] = {}
         for option, value in applied.items():
+            if option in bad:
+                continue
             try:
                 attempt({**keep, option: value})
             except SettingsError as e:
@@ -163,6 +167,19 @@ class CommandLine:
             rest = "the default" if loaded.sources.get(key, "default") == "default" else f"the value from {loaded.where(key)}"
             bad[option] += f"; the session goes on with {rest}"
         return loaded, bad
+
+
+def _unusable(option: str, value: Any) -> str | None:
+    """What makes a remembered model or endpoint unusable where the settings take it: a model named
+    by nothing, an endpoint that is no http address. Each stopped `-r ID` (exit 2) with the line a
+    flag gets, `--model needs a model name …`, of a flag nobody gave."""
+    from .cli_settings import url_problem
+
+    if option == "model" and isinstance(value, str) and not value.strip():
+        return "an empty name"
+    if option == "base_url" and isinstance(value, str):
+        return url_problem(value)
+    return None
 
 
 def overridden(would: dict[str, Any], given: dict[str, Any]) -> list[str]:
