@@ -16,6 +16,7 @@ Supported formats (see each module's docstring for the traps it handles):
                           (OpenAI's, or Anthropic's content blocks)
 ``"cline"``               Cline's task history, ``api_conversation_history.json`` (Anthropic blocks),
                           with the usage its ``ui_messages.json`` beside it recorded
+``"gemini-cli"``          Gemini CLI's saved chats, ``chats/session-*.json`` (one document) or ``.jsonl``
 ``"swe-agent"``           SWE-agent ``.traj`` (``{history, trajectory, info}``, or a retrying run's ``{attempts}``)
 ``"compact-agent"``       our own session JSONL, rebuilt uncompacted from its archive chain
 ========================  ==========================================================================
@@ -41,14 +42,15 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from . import _claude_code, _cline, _codex, _codex_early, _compact_agent
+from . import _claude_code, _cline, _codex, _codex_early, _compact_agent, _gemini_cli
 from ._common import ConversationBuilder, counted
 from ._openai_chat import import_chat, import_mini_swe_agent
 from ._swe_agent import import_swe_agent
 
 __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
 
-FORMATS = ("claude-code", "codex", "mini-swe-agent", "openai-chat", "cline", "swe-agent", "compact-agent")
+FORMATS = ("claude-code", "codex", "mini-swe-agent", "openai-chat", "cline", "gemini-cli", "swe-agent",
+           "compact-agent")
 _SNIFF_RECORDS = 50
 #: Memory stays bounded whatever the file: a JSON document (read whole to parse) may be this big;
 #: a JSONL file is read line by line, and a line longer than MAX_LINE_BYTES is skipped (counted with
@@ -134,6 +136,8 @@ def load_transcript(path: Path) -> Transcript:
         import_mini_swe_agent(sniffed.document, builder, provider=_mini_provider(sniffed.document))
     elif sniffed.format == "swe-agent":
         import_swe_agent(sniffed.document, builder)
+    elif sniffed.format == "gemini-cli":
+        _gemini_cli.import_gemini_cli([sniffed.document] if sniffed.document is not None else sniffed.records, builder)
     elif sniffed.format == "cline":
         _cline.import_cline(sniffed.document, builder, path.parent / _cline.UI_MESSAGES)
     else:
@@ -220,6 +224,8 @@ def _sniff(path: Path) -> _Sniffed:
     except OSError as exc:
         raise _cannot_read(path, exc) from None
     for record in records[:_SNIFF_RECORDS]:
+        if _gemini_cli.looks_like_record(record):
+            return _Sniffed("gemini-cli", records=records, bad_lines=bad, cut_short=cut_short)
         if _codex.looks_like_record(record):
             return _Sniffed("codex", records=records, bad_lines=bad, cut_short=cut_short)
         if _claude_code.looks_like_record(record):
@@ -243,6 +249,8 @@ def _document_format(document: Any) -> str | None:
         return "cline" if _cline.looks_like_cline(document) else "openai-chat"
     if not isinstance(document, Mapping):
         return None
+    if _gemini_cli.is_session(document):
+        return "gemini-cli"
     if isinstance(document.get("messages"), list):
         is_mini = (
             str(document.get("trajectory_format", "")).startswith("mini-swe-agent") or "info" in document

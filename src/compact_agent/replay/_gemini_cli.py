@@ -1,0 +1,213 @@
+"""Gemini CLI's saved chats (``~/.gemini/tmp/<project hash>/chats/session-*.json`` or ``.jsonl``) →
+pydantic-ai messages.
+
+What its chat recording service writes (`google-gemini/gemini-cli`, packages/core/src/services/
+chatRecordingService.ts and chatRecordingTypes.ts): until April 2026 one JSON document per session,
+``{sessionId, projectHash, startTime, lastUpdated, messages}``, rewritten whole; since then JSON lines,
+a first line of that metadata, then each message as it is recorded *and again whole each time it
+changes* (same ``id``: it keeps its place), ``{"$set": {...}}`` updates (holding ``messages``: the
+history replaced whole) and ``{"$rewindTo": id}`` (that message and all after it dropped). The
+messages are read as Gemini CLI reads its own file back (`loadConversationRecord`).
+
+A message is ``{id, timestamp, type, content}``: ``user`` (what was sent; ``displayContent`` what
+was typed, when the two differ: a prompt with ``@file`` holds the file after the words), ``gemini``
+(its text, ``toolCalls`` each with its ``result`` parts and ``status``, ``thoughts``, ``tokens``),
+``info``/``error``/``warning`` (the CLI's own notices, never sent). What is read as Gemini CLI sent it:
+
+* thoughts are not replayed: the live session keeps them out of its history (core/geminiChat.ts keeps
+  the parts of a response that are not thoughts);
+* each call's result becomes its return, its ``functionResponse`` ``output`` (or ``error``) as text and
+  images as the image marker; newer releases also record the results as a user message of function
+  responses, which is not read twice;
+* user text the harness wrote is not typed: ``<session_context>`` and ``<hook_context>`` blocks, the
+  files an ``@`` brought in (the parts after the typed words), the prompt a custom command typed as
+  ``/name`` expanded to, and "Please continue." (core/client.ts sends it when its check finds the
+  model should go on); a line starting with ``/`` or ``?`` is a command the CLI handled, never sent
+  (its own resume leaves these out too, utils/sessionUtils.ts);
+* ``tokens``: ``input`` is the whole prompt (``promptTokenCount``, the cached part in ``cached``);
+  thoughts are billed as output, so they are added to ``output``.
+
+Releases before March 2026 recorded a response made only of tool calls (no text, no thoughts) into
+the response before it, and its usage nowhere (core/geminiChat.ts flushed a response only when it had
+text): the calls of one response finish together and are stamped together, so a record whose calls
+came in batches stamped apart is split into one response per batch, the later ones without usage.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from pydantic_ai.messages import ModelResponsePart, TextPart, ToolCallPart
+from pydantic_ai.usage import RequestUsage
+
+from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted
+from ._openai_chat import as_mapping
+from ._recorded import parse_time
+
+#: Calls recorded further apart than this came from responses of their own (one batch is stamped at once).
+BATCH_GAP_SECONDS = 0.1
+_HARNESS_STARTS = ("<session_context>", "<hook_context>")
+_CONTINUE = "Please continue."
+_FAILED = frozenset({"error", "cancelled"})
+
+
+def looks_like_record(record: Mapping[str, Any]) -> bool:
+    """The first line of a session in JSON lines (or a whole one on one line): its metadata."""
+    return isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str)
+
+
+def is_session(document: Any) -> bool:
+    """A session saved as one JSON document."""
+    return isinstance(document, Mapping) and looks_like_record(document) and isinstance(document.get("messages"), list)
+
+
+def messages_of(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:
+    """The session's messages from its records, as Gemini CLI's own loader takes them (a whole
+    document is one record holding them all)."""
+    kept: dict[str, Mapping[str, Any]] = {}
+    rewound = rewritten = 0
+    for record in records:
+        if isinstance(record.get("$rewindTo"), str):
+            ids = list(kept)
+            at = ids.index(record["$rewindTo"]) if record["$rewindTo"] in ids else 0
+            rewound += len(ids) - at
+            for gone in ids[at:]:
+                del kept[gone]
+        elif isinstance(record.get("id"), str):
+            kept[record["id"]] = record
+        elif isinstance(as_mapping(record.get("$set")).get("messages"), list):
+            rewritten += 1
+            kept = {m["id"]: m for m in record["$set"]["messages"] if isinstance(m, Mapping) and isinstance(m.get("id"), str)}
+        elif looks_like_record(record) and isinstance(record.get("messages"), list):
+            kept.update({m["id"]: m for m in record["messages"] if isinstance(m, Mapping) and isinstance(m.get("id"), str)})
+        elif not (looks_like_record(record) or "$set" in record):
+            builder.skipped += 1
+    if rewound:
+        builder.warnings.append(f"left out {counted(rewound, 'message')} the conversation was rewound past: the "
+                                "model never saw them again")
+    if rewritten:
+        # Its compression and output masking replace the history; the file keeps only the new one.
+        builder.warnings.append("Gemini CLI rewrote this session's history (its compression or its masking of old "
+                                "tool output): replayed as rewritten, and its recorded sizes are not used to fit ours")
+        builder.record_compaction({"source": "gemini-cli", "kind": "history rewritten", "timestamp": None,
+                                   "message_index": None})
+    return list(kept.values())
+
+
+def import_gemini_cli(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
+    """Feed a Gemini CLI session into `builder` (see the module docstring)."""
+    commands = split = 0
+    for message in messages_of(records, builder):
+        try:
+            kind = message.get("type")
+            timestamp = parse_time(message.get("timestamp"))
+            if kind == "user":
+                commands += not _user(builder, message, timestamp)
+            elif kind == "gemini":
+                split += _gemini(builder, message, timestamp)
+            elif kind not in {"info", "error", "warning"}:
+                builder.skipped += 1
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            builder.skip_malformed(exc)
+    if commands:
+        builder.warnings.append(f"left out {counted(commands, 'command')} the CLI handled itself (a line starting "
+                                "with / or ?): never sent to the model")
+    if split:
+        builder.warnings.append(f"{counted(split, 'response')} made only of tool calls {'was' if split == 1 else 'were'} "
+                                "recorded inside the response before (releases before March 2026): replayed as "
+                                f"{'a response' if split == 1 else 'responses'} of {'its' if split == 1 else 'their'} "
+                                "own, without usage")
+
+
+def _parts(content: Any) -> list[Any]:
+    if content is None:
+        return []
+    return [{"text": content}] if isinstance(content, str) else content if isinstance(content, list) else [content]
+
+
+def _text(part: Any) -> str:
+    """What the model read of a part, in text (a tool's response by its output or error)."""
+    if isinstance(part, str):
+        return part
+    if not isinstance(part, Mapping):
+        return ""
+    if isinstance(text := part.get("text"), str) and not part.get("thought"):
+        return text
+    if "inlineData" in part or "fileData" in part:
+        return IMAGE_PLACEHOLDER
+    if isinstance(response := as_mapping(part.get("functionResponse")).get("response"), Mapping):
+        said = response.get("output", response.get("error"))
+        return said if isinstance(said, str) else json.dumps(response, ensure_ascii=False)
+    return ""
+
+
+def _user(builder: ConversationBuilder, message: Mapping[str, Any], timestamp: datetime | None) -> bool:
+    """A user message; False for a command the CLI handled (never sent)."""
+    parts = _parts(message.get("content"))
+    if parts and all(isinstance(p, Mapping) and "functionResponse" in p for p in parts):
+        return True  # the results again, as newer releases record them: read from the calls
+    texts = [_text(p) for p in parts]
+    if "".join(texts).strip().startswith(("/", "?")):
+        return False
+    typed = "".join(_text(p) for p in _parts(message.get("displayContent"))).strip()
+    for index, text in enumerate(texts):
+        flat = text.strip()
+        harness = flat.startswith(_HARNESS_STARTS) or flat == _CONTINUE or typed.startswith("/") or bool(
+            typed and flat and flat not in typed and index)  # what an @ brought in, after the typed words
+        builder.add_user_text(text, timestamp, harness=harness)
+    return True
+
+
+def _gemini(builder: ConversationBuilder, message: Mapping[str, Any], timestamp: datetime | None) -> int:
+    """A response (and its calls' results); the number of responses of tool calls alone found inside it."""
+    content = _parts(message.get("content"))
+    records = {c["id"]: c for c in message.get("toolCalls") or [] if isinstance(c, Mapping) and isinstance(c.get("id"), str)}
+    in_content = [as_mapping(p.get("functionCall")) for p in content if isinstance(p, Mapping) and "functionCall" in p]
+    batches: list[list[Mapping[str, Any]]]
+    if in_content:  # newer releases keep the response's parts as sent, its calls among them
+        batches = [[{**records.get(str(c.get("id")), {}), **c} for c in in_content]]
+    else:
+        batches = _batches(list(records.values()))
+    model = message.get("model") if isinstance(message.get("model"), str) else None
+    text = "".join(_text(p) for p in content if not (isinstance(p, Mapping) and "functionCall" in p))
+    for number, batch in enumerate(batches or [[]]):
+        parts: list[ModelResponsePart] = [TextPart(text)] if number == 0 else []
+        parts += [ToolCallPart(str(c["name"]), c.get("args") or {}, tool_call_id=str(c["id"])) for c in batch]
+        builder.add_response(parts, usage=_usage(message.get("tokens")) if number == 0 else None, model_name=model,
+                             timestamp=timestamp if number == 0 else parse_time(batch[0].get("timestamp")))
+        for call in batch:
+            if call.get("result") is not None:
+                result = "\n".join(t for t in map(_text, _parts(call["result"])) if t)
+                builder.add_tool_return(str(call["id"]), result, parse_time(call.get("timestamp")) or timestamp,
+                                        failed=call.get("status") in _FAILED)
+    return max(len(batches) - 1, 0)
+
+
+def _batches(calls: list[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """The calls in the batches they finished in: stamped within BATCH_GAP_SECONDS of the one before."""
+    batches: list[list[Mapping[str, Any]]] = []
+    last: datetime | None = None
+    for call in calls:
+        stamp = parse_time(call.get("timestamp"))
+        if not batches or (stamp is not None and last is not None
+                           and (stamp - last).total_seconds() > BATCH_GAP_SECONDS):
+            batches.append([])
+        batches[-1].append(call)
+        last = stamp or last
+    return batches
+
+
+def _usage(tokens: Any) -> RequestUsage | None:
+    tokens = as_mapping(tokens)
+
+    def count(key: str) -> int:
+        value = tokens.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    if not any(count(k) for k in ("input", "output")):
+        return None
+    return RequestUsage(input_tokens=count("input"), cache_read_tokens=count("cached"),
+                        output_tokens=count("output") + count("thoughts"), output_reasoning_tokens=count("thoughts"))
