@@ -217,8 +217,9 @@ class McpServers:
                     raise FileNotFoundError(missing)
                 state = await self._start(cfg)
             except Exception as e:  # noqa: BLE001 - any failure of a user's server is one line
-                self.failed[cfg.name] = _one_line(e)
-                self.report("failed", f"MCP server {cfg.name} did not start: {_one_line(e)}", {"server": cfg.name})
+                self.failed[cfg.name] = _why(e, cfg)
+                self.report("failed", f"MCP server {cfg.name} did not start: {self.failed[cfg.name]}",
+                            {"server": cfg.name})
                 continue
             self.live[cfg.name] = state
             self.report("connected", f"MCP server {cfg.name}: {len(state.tools)} tools",
@@ -346,6 +347,36 @@ def _missing_program(cfg: McpServerConfig, cwd: Path) -> str | None:
 
 
 _ERRNO = re.compile(r"\[Errno -?\d+\]\s*")
+
+
+#: The JSON-RPC error codes of the MCP client's own failures: the server's stream ended (MCP's), and
+#: the standard 'method not found', which the client says for an HTTP 404 before any session.
+CONNECTION_CLOSED, METHOD_NOT_FOUND = -32000, -32601
+
+
+def _why(e: BaseException, cfg: McpServerConfig) -> str:
+    """Why a server did not start, in words that say what to check. The client's own said neither:
+    'Client failed to connect: Failed to initialize server session' for a server that did not
+    answer in time, 'Client failed to connect: All connection attempts failed' for an address where
+    nothing listens, 'Connection closed' for a program that ended without answering."""
+    from ...error_causes import chain
+    from ...error_text import connection_reason
+
+    causes = chain(e)
+    causes += [x for c in causes if isinstance(c, BaseExceptionGroup) for x in chain(c.exceptions[0])]
+    where = f"[mcp_servers.{cfg.name}]"
+    if any(isinstance(c, TimeoutError) for c in causes):
+        return f"it did not answer within {cfg.timeout_s:g}s (its timeout in {where})"
+    if cfg.url:
+        url = secrets.shown_url(cfg.url)
+        if any(isinstance(c, OSError) for c in causes):  # refused, a host name that does not resolve, …
+            return f"cannot reach {url} ({connection_reason(e)[0]}; check its url in {where})"
+        if any(getattr(c, "code", None) == METHOD_NOT_FOUND and str(c) == "Not Found" for c in causes):
+            return f"{url} answered 404 Not Found: no MCP server there (check its url in {where})"
+    if cfg.command and any(getattr(c, "code", None) == CONNECTION_CLOSED for c in causes):
+        return (f"its program ended, or closed its output, without answering as an MCP server (check its "
+                f"command in {where}; run it to see what it says)")
+    return _one_line(e)
 
 
 def _one_line(e: BaseException) -> str:
