@@ -159,6 +159,10 @@ def conversation(cm: M, conversation_id: str) -> M | None:
 
 
 async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+    """Runs one run of this conversation; a second one while it runs is refused (`overlapping`)."""
+    if cm._running is not None:
+        raise UserError(overlapping(ctx.conversation_id))
+    cm._running = ctx.run_id
     try:
         return await handler()
     except BaseException:
@@ -166,8 +170,18 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
             cm.memory.close()  # a failed or cancelled run leaves no task behind
         raise
     finally:
+        cm._running = None
         if cm.memory is not None and not cm.notes_in_background:
             await cm.memory.drain(None)
+
+
+def overlapping(conversation_id: str | None) -> str:
+    """Why a run of a conversation that has a run in progress on the manager is refused: the two
+    would share one conversation's state (the store, the layers' frozen decisions, the measured
+    growth, the compactions) and each rewrite what the other wrote, with no error to say so."""
+    return (f"conversation {conversation_id!r} already has a run in progress on this ContextManager: runs of "
+            "one conversation cannot overlap; start the next when that one returns (with its all_messages()), "
+            "or give this one its own conversation_id= to make it a conversation of its own")
 
 
 async def after_run(cm: ManagerState, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:

@@ -82,6 +82,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     _prev_savings: dict[str, int]
     _rebaseline: bool
     _run_ids: tuple[str | None, str | None]
+    _running: str | None
 
     # pydantic-ai's capability base is a dataclass: its `__eq__` compared only the base's fields, so
     # any two managers were equal and none could be hashed. One manager is one pipeline's state.
@@ -146,6 +147,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self._sync = StoreSync()  # what the store holds, by identity
         self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
         self._run_ids: tuple[str | None, str | None] = (None, None)  # the live run's (run_id, conversation_id)
+        self._running: str | None = None  # the run_id of this conversation's run in progress (lifecycle.wrap_run)
         self.handler_errors = 0  # exceptions raised by `event_handler` (logged, never raised into the run)
         self.failures = 0
         self.compactions: list[CompactionResult] = []

@@ -1,0 +1,49 @@
+"""A run of a conversation that already has a run in progress on the manager is refused in one line.
+
+docs/library.md said such runs must not overlap, but nothing stopped them: two runs continuing one
+`message_history` at once (`asyncio.gather`) shared that conversation's state (the store, the
+layers' frozen decisions, the measured growth, the compactions) and each rewrote what the other
+wrote, with no error. Runs of different conversations still run side by side."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import UserError
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from compact_agent.context import ContextManager
+
+
+async def test_a_second_run_of_a_conversation_in_progress_is_refused_and_others_run_alongside() -> None:
+    release = asyncio.Event()
+    waiting = asyncio.Event()
+
+    async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        """Holds the answer to "go on" until released; answers anything else at once."""
+        if any(isinstance(p, UserPromptPart) and p.content == "go on" for p in messages[-1].parts):
+            waiting.set()
+            await release.wait()
+        return ModelResponse(parts=[TextPart("answer")])
+
+    cm = ContextManager(window=64_000)
+    agent = Agent(FunctionModel(slow), capabilities=[cm])
+    first = await agent.run("hello")
+    history = first.all_messages()
+
+    running = asyncio.create_task(agent.run("go on", message_history=history))
+    await waiting.wait()  # the first run is at its model request
+    with pytest.raises(UserError, match=r"already has a run in progress on this ContextManager: runs of one "
+                                        r"conversation cannot overlap"):
+        await agent.run("and this", message_history=history)
+    other = asyncio.create_task(agent.run("a conversation of its own"))  # another conversation: allowed
+    release.set()
+    done, alone = await asyncio.gather(running, other)
+    assert done.output == alone.output == "answer"
+
+    # Once it returned, the conversation goes on.
+    after = await agent.run("and this", message_history=done.all_messages())
+    assert after.output == "answer"
