@@ -240,11 +240,12 @@ async def test_resume_of_a_session_in_use_says_so_by_number_and_by_id(tmp_path):
         finally:
             holder.unlock()
     clean(run.out)
-    busy = f"session {first.session_id} is in use by another compact-agent process"
-    assert run.out.count(busy) == 2, run.out
+    own = run.out.split("--resume ")[-1].split()[0]
+    busy = (f"session {first.session_id} is in use by another compact-agent process (wait for it to finish, then "
+            f"/resume it); this REPL goes on in session {own}")
+    assert " ".join(run.out.split()).count(busy) == 2, run.out  # no --continue/--resume to leave out here
     assert "no session" not in run.out
     assert first.store.path.read_bytes() == before
-    own = run.out.split("--resume ")[-1].split()[0]
     assert own != first.session_id and "hello" in (first.store.root / f"{own}.jsonl").read_text()
 
 

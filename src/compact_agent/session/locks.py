@@ -29,6 +29,13 @@ def in_use_message(session_id: str) -> str:
             " (wait for it to finish, or start a new session without --continue/--resume)")
 
 
+def in_use_here(session_id: str, staying_in: str) -> str:
+    """The words for it when the REPL's `/resume` asks for it: no command-line flags to leave out
+    there, and the REPL goes on in its own session (`staying_in`)."""
+    return (f"session {session_id} is in use by another compact-agent process (wait for it to finish, then "
+            f"/resume it); this REPL goes on in session {staying_in}")
+
+
 def check_free(root: Path, session_id: str) -> None:
     """Raise SessionLocked when another process holds session `session_id` of `root`."""
     try:

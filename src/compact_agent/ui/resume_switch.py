@@ -18,7 +18,8 @@ from ..agent.run.options import SessionOptions, resolve_session_id, session_root
 from ..error_text import describe_error
 from ..models import UsageError
 from ..session import remembered
-from ..session.locks import check_free
+from ..session.files import SessionLocked
+from ..session.locks import check_free, in_use_here
 
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
@@ -36,7 +37,10 @@ def switch(s: AgentSession, want: str, options_for: Callable[[Path], SessionSett
     root = session_root(s.cwd, s.opts.home)
     session_id, _ = resolve_session_id(SessionOptions(cwd=s.cwd, home=s.opts.home, session_id=want))
     if session_id != s.session_id:  # its own: this process holds it, and opens it again
-        check_free(root, session_id)
+        try:
+            check_free(root, session_id)
+        except SessionLocked:  # said as the REPL's: the CLI's words named --continue/--resume
+            raise SessionLocked(in_use_here(session_id, s.session_id)) from None
     if options_for is None:
         s.switch_to(session_id)
         return None
