@@ -8,11 +8,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic_ai.messages import UserPromptPart
+
 from compact_agent.replay import load_transcript
 from compact_agent.replay.finding import find_files
-from compact_agent.replay.simulate import recorded_points
+from compact_agent.replay.retention import typed_texts
+from compact_agent.replay.simulate import recorded_points, replay_messages
 
-from ._helpers import responses
+from ._helpers import assert_valid_conversation, responses
 from .test_cli_analyze import cli
 
 TASK = "<task>\nfix a.py\n</task>"
@@ -131,3 +134,60 @@ def test_the_request_from_which_cline_left_history_out_is_its_recorded_compactio
     assert transcript.warnings == ["Cline left part of the history out of its requests (its context management) "
                                    "from request 2 on: the sizes it recorded from there are not used to fit ours"]
     assert len(recorded_points(transcript, transcript.messages)) == 1
+
+
+def roo_started(ts: int, index: int, protocol: str, tokens_in: int, writes: int = 0, reads: int = 0) -> dict[str, Any]:
+    """An api_req_started line as Roo Code writes it: the API protocol named, no request text."""
+    line = started(ts, index, tokens_in, 7, writes=writes, reads=reads)
+    info = json.loads(line["text"])
+    del info["request"]
+    line["text"] = json.dumps({"apiProtocol": protocol, **info})
+    return line
+
+
+def test_roo_codes_sizes_are_read_by_the_protocol_it_names(tmp_path: Path) -> None:
+    """Roo Code records the whole input on OpenAI's protocol, and on Anthropic's since October 2025;
+    an input smaller than its cached part can only be the uncached part (its releases before)."""
+    entries = history()
+    entries.append({"role": "user", "content": [{"type": "text", "text": "<user_message>\nand b.py\n</user_message>"}],
+                    "ts": 5_000})
+    entries.append({"role": "assistant", "content": [{"type": "text", "text": "Also fixed."}], "ts": 6_000})
+    folder = task(tmp_path, entries, [roo_started(950, -1, "openai", 2_010, reads=2_000),
+                                      roo_started(2_500, 1, "anthropic", 2_610, writes=600, reads=2_000),
+                                      roo_started(4_500, 3, "anthropic", 10, writes=100, reads=2_600)])
+    assert usage_of(folder) == [(2_010, 2_000, 0, 7), (2_610, 2_000, 600, 7), (2_710, 2_600, 100, 7)]
+    assert load_transcript(folder / "api_conversation_history.json").warnings == [
+        "1 request on Anthropic's protocol recorded an input at least as large as its cached part: taken as the "
+        "whole input, as Roo Code counts it since October 2025 (from July to October 2025 it recorded the "
+        "uncached part alone)"]
+
+
+def test_roo_codes_summary_and_truncation_marker_are_its_compactions(tmp_path: Path) -> None:
+    """Roo Code keeps every message in the file: a condense appends its summary after the messages it
+    stands for, a truncation puts a marker where the hidden messages end."""
+    summary = "## Conversation Summary\nFixed a.py; b.py next."
+    entries = [
+        {"role": "user", "content": [{"type": "text", "text": "<user_message>\nfix a.py\n</user_message>"},
+                                     {"type": "text", "text": ENV}], "ts": 1_000},
+        {"role": "assistant", "content": [{"type": "text", "text": "Reading."},
+                                          {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.py"}}],
+         "ts": 2_000, "condenseParent": "c1", "truncationParent": "t-1"},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x = 1"}], "ts": 3_000,
+         "condenseParent": "c1", "truncationParent": "t-1"},
+        {"role": "user", "content": "[Sliding window truncation: 2 messages hidden to reduce context]", "ts": 3_999,
+         "isTruncationMarker": True, "truncationId": "t-1"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Fixed."}], "ts": 4_000, "condenseParent": "c1"},
+        {"role": "user", "content": [{"type": "text", "text": summary}, {"type": "text", "text": ENV}], "ts": 4_001,
+         "isSummary": True, "condenseId": "c1"},
+        {"role": "assistant", "content": [{"type": "text", "text": "What next?"}], "ts": 5_000},
+    ]
+    folder = task(tmp_path, entries, [])
+    transcript = load_transcript(folder / "api_conversation_history.json")
+    assert_valid_conversation(transcript.messages)
+    kinds = [(c["source"], c["kind"], c.get("summary_chars")) for c in transcript.recorded_compactions]
+    assert kinds == [("roo-code", "truncation", None), ("roo-code", "condense", len(summary))]
+    texts = [p.content for m in transcript.messages for p in m.parts if isinstance(p, UserPromptPart)]
+    assert not any("Sliding window" in t for t in texts if isinstance(t, str))
+    assert typed_texts(transcript.messages, transcript.harness_texts) == ["<user_message>\nfix a.py\n</user_message>"]
+    replayed = [p.content for m in replay_messages(transcript) for p in m.parts if isinstance(p, UserPromptPart)]
+    assert summary not in replayed and summary in texts

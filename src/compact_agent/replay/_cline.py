@@ -15,7 +15,11 @@ Whose words a user entry holds, as Cline marks them (src/shared/messages/constan
 tool results sent as text, ``[TASK RESUMPTION]`` notes, reminders to use a tool. A text block is
 split where a tagged span starts and ends (the characters sent are all kept), so only the person's
 words count as typed. A file is read as Cline's when its user entries show these marks (the task in
-``<task>``, the ``<environment_details>`` block); a plain list of Anthropic messages is chat.
+``<task>``, the ``<environment_details>`` block); a plain list of Anthropic messages is chat. Roo Code
+(`RooCodeInc/Roo-Code`) keeps the same files with the same marks (its task in ``<user_message>``), plus
+its own compactions kept inside the file (`_roo_compaction`) and its own way of counting a request's
+input (`_usage`); its ``reasoning`` and ``thoughtSignature`` blocks, kept for some providers only,
+are not replayed.
 
 The history holds no usage Cline's own accounting trusts: each request's counts are written on the
 ``api_req_started`` line of ``ui_messages.json`` beside it (``tokensIn``, ``tokensOut``,
@@ -102,7 +106,9 @@ def _entry(builder: ConversationBuilder, entry: Mapping[str, Any], usage: Reques
     stamp = _millis(entry.get("ts"))
     timestamp = parse_time(stamp / 1000 if stamp is not None else entry.get("ts"))
     role = entry.get("role")
-    if role == "user":
+    if role == "user" and (entry.get("isSummary") or entry.get("isTruncationMarker")):
+        _roo_compaction(builder, entry, timestamp)
+    elif role == "user":
         def text(words: str) -> None:
             for piece, typed in typed_spans(words):
                 builder.add_user_text(piece, timestamp, harness=not typed)
@@ -121,6 +127,28 @@ def _entry(builder: ConversationBuilder, entry: Mapping[str, Any], usage: Reques
         )
     else:
         builder.skipped += 1
+
+
+def _roo_compaction(builder: ConversationBuilder, entry: Mapping[str, Any], timestamp: Any) -> None:
+    """Roo Code compacts without removing anything from the file (src/core/condense/index.ts,
+    src/core/context-management/index.ts): its summary (``isSummary``) is appended after the messages it
+    stands for, which are tagged and no longer sent; a sliding-window truncation tags the messages it hides
+    and puts a marker (``isTruncationMarker``) where they end. The summary is the recording agent's own,
+    as Claude Code's is: imported as the harness's text and recorded as a compaction, so the replay
+    leaves it out; a marker (a note that messages are hidden, false of the whole history replayed) is
+    left out and recorded as a compaction where it stood."""
+    kind = "condense" if entry.get("isSummary") else "truncation"
+    record: dict[str, Any] = {"source": "roo-code", "kind": kind, "timestamp": timestamp, "message_index": None}
+    if kind == "truncation":
+        builder.record_compaction(record)
+        return
+    content = entry["content"]
+    texts = [content] if isinstance(content, str) else [b.get("text") or "" for b in content
+                                                        if isinstance(b, Mapping) and b.get("type") == "text"]
+    part = builder.add_user_text(texts[0], timestamp, harness=True) if texts else None
+    for more in texts[1:]:
+        builder.add_user_text(more, timestamp, harness=True)
+    builder.record_compaction({**record, "summary_chars": len(texts[0]) if part else None}, part)
 
 
 # --- usage, from the task's ui_messages.json --------------------------------------------------------------
@@ -225,25 +253,50 @@ def _recorded_usage(entries: list[Any], ui: list[Any], name: str, builder: Conve
             f"{counted(unmatched, 'request')} of {name} could not be matched for certain with "
             f"{'its response' if unmatched == 1 else 'their responses'}: "
             f"{'its' if unmatched == 1 else 'their'} recorded usage is not used")
-    ambiguous = sum(1 for i, u in usage.items() if u.cache_read_tokens + u.cache_write_tokens
-                    and as_mapping(entries[i].get("modelInfo")).get("providerId")
-                    not in _INPUT_WITHOUT_CACHE | _INPUT_WITH_CACHE)
-    if ambiguous:
+    doubts = [_doubt(info, as_mapping(entries[t].get("modelInfo")).get("providerId"))
+              for (info, _, _), t in zip(requests, targets, strict=True) if t in usage]
+    if unknown := doubts.count("provider"):
         builder.warnings.append(
-            f"{counted(ambiguous, 'request')} with cached tokens from a provider whose counting is not known "
+            f"{counted(unknown, 'request')} with cached tokens from a provider whose counting is not known "
             "here: sized as Cline sums them (input + cache writes + cache reads), which counts the cache twice "
             "for a provider that counts it in its input")
+    if whole := doubts.count("roo"):
+        builder.warnings.append(
+            f"{counted(whole, 'request')} on Anthropic's protocol recorded an input at least as large as "
+            f"{'its' if whole == 1 else 'their'} cached part: taken as the whole input, as Roo Code counts it "
+            "since October 2025 (from July to October 2025 it recorded the uncached part alone)")
     return usage
 
 
-def _usage(info: Mapping[str, Any], provider: Any) -> RequestUsage:
-    def count(key: str) -> int:
-        value = info.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+def _doubt(info: Mapping[str, Any], provider: Any) -> str | None:
+    """Why a request's size may be misread: "provider" (a Cline provider whose counting is not known
+    here, with cached tokens), "roo" (a Roo Code line whose input may be the whole or the uncached part)."""
+    usage = _usage(info, provider)
+    cached = usage.cache_read_tokens + usage.cache_write_tokens
+    if not cached:
+        return None
+    if "apiProtocol" in info:
+        return "roo" if info.get("apiProtocol") == "anthropic" and usage.input_tokens == _count(info, "tokensIn") \
+            else None
+    return "provider" if provider not in _INPUT_WITHOUT_CACHE | _INPUT_WITH_CACHE else None
 
-    read, write = count("cacheReads"), count("cacheWrites")
+
+def _count(info: Mapping[str, Any], key: str) -> int:
+    value = info.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _usage(info: Mapping[str, Any], provider: Any) -> RequestUsage:
+    """A request's recorded counts as usage. Roo Code (and its forks) write the API protocol on the line
+    (``apiProtocol``, since July 2025): on OpenAI's the input holds the cached part, on Anthropic's it
+    does since October 2025 (src/shared/cost.ts), before only when it is not smaller than that part."""
+    tokens_in, read, write = _count(info, "tokensIn"), _count(info, "cacheReads"), _count(info, "cacheWrites")
+    output = _count(info, "tokensOut")
+    protocol = info.get("apiProtocol")
+    if protocol == "openai" or (protocol == "anthropic" and tokens_in >= read + write):
+        return RequestUsage(input_tokens=tokens_in, cache_read_tokens=read, cache_write_tokens=write,
+                            output_tokens=output)
     if provider in _INPUT_WITH_CACHE:
-        return RequestUsage(input_tokens=max(count("tokensIn"), read), cache_read_tokens=read,
-                            output_tokens=count("tokensOut"))
-    return RequestUsage(input_tokens=count("tokensIn") + read + write, cache_read_tokens=read,
-                        cache_write_tokens=write, output_tokens=count("tokensOut"))
+        return RequestUsage(input_tokens=max(tokens_in, read), cache_read_tokens=read, output_tokens=output)
+    return RequestUsage(input_tokens=tokens_in + read + write, cache_read_tokens=read, cache_write_tokens=write,
+                        output_tokens=output)

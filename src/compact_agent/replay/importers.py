@@ -14,8 +14,8 @@ Supported formats (see each module's docstring for the traps it handles):
 ``"mini-swe-agent"``      mini-swe-agent ``.traj.json`` (``{info, messages}``)
 ``"openai-chat"``         a JSON list of chat messages, ``{"messages": [...]}``, or JSONL of messages
                           (OpenAI's, or Anthropic's content blocks)
-``"cline"``               Cline's task history, ``api_conversation_history.json`` (Anthropic blocks),
-                          with the usage its ``ui_messages.json`` beside it recorded
+``"cline"``               Cline's (and Roo Code's) task history, ``api_conversation_history.json``
+                          (Anthropic blocks), with the usage its ``ui_messages.json`` beside it recorded
 ``"gemini-cli"``          Gemini CLI's saved chats, ``chats/session-*.json`` (one document) or ``.jsonl``
 ``"swe-agent"``           SWE-agent ``.traj`` (``{history, trajectory, info}``, or a retrying run's ``{attempts}``)
 ``"compact-agent"``       our own session JSONL, rebuilt uncompacted from its archive chain
