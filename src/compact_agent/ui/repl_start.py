@@ -54,7 +54,8 @@ class Start:
             check_free(session_root(opts.cwd, opts.home), session_id)
         from ..agent.run.server_windows import banner_window
 
-        return cls(info.name, info.window if exists else banner_window(opts, info), session_id, exists)
+        side = session_root(opts.cwd, opts.home) / session_id if exists else None
+        return cls(info.name, banner_window(opts, info, side), session_id, exists)
 
     def banner(self, width: int) -> str:
         """`compact-agent · MODEL · window 32,768 · session ID · /help for commands`, within `width`

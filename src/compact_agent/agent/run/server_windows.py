@@ -268,10 +268,15 @@ def start_at_remembered(session: Any) -> str | None:
     return None
 
 
-def banner_window(opts: Any, info: Any) -> int:
-    """The window a new session will start in, for the REPL's first line (shown before the session
+def banner_window(opts: Any, info: Any, side: Path | None = None) -> int:
+    """The window a session will start in, for the REPL's first line (shown before the session
     is built): `info.window`, or the one remembered for its endpoint and model when smaller and no
-    window was given (the rule of `start_at_remembered`). Said 32,768 above 'working within 8,000'."""
+    window was given (the rule of `start_at_remembered`). Said 32,768 above 'working within 8,000'.
+    A resumed session (`side`: its folder) starts within the server's limit its own state kept for
+    that window (context/saved_state.py), as its manager takes it back: `-c` said 'window 32,768'
+    over a toolbar and a /status of 8,000."""
+    if side is not None and (kept := _kept_by_session(side, int(info.window))) is not None:
+        return kept
     if opts.context_window or opts.settings.context_window or opts.model_override is not None:
         return int(info.window)
     with contextlib.suppress(OSError):
@@ -279,6 +284,18 @@ def banner_window(opts: Any, info: Any) -> int:
         if window is not None and window < info.window:
             return window
     return int(info.window)
+
+
+def _kept_by_session(side: Path, given: int) -> int | None:
+    """The server's limit a session's saved state kept (`learned.window` of its layers.json, a pair
+    [limit, the window it was learned below]) when learned below `given`; None for anything else."""
+    try:
+        learned = json.loads(read_own(side / "layers.json")).get("learned", {})
+        limit, below = learned["window"]
+    except (OSError, ValueError, RecursionError, AttributeError, KeyError, TypeError):
+        return None
+    ok = type(limit) is int and type(below) is int and 0 < limit < below == given
+    return limit if ok else None
 
 
 def keep_learned(session: Any, window: int, trigger: str) -> None:
