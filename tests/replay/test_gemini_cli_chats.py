@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelRequest, TextPart, ThinkingPart, UserPromptPart
 
-from compact_agent.replay import detect_format, load_transcript
+from compact_agent.replay import TranscriptError, detect_format, load_transcript
+from compact_agent.replay.report import nothing_found
 from compact_agent.replay.retention import typed_texts
 from compact_agent.replay.simulate import recorded_points
 
@@ -170,3 +172,11 @@ def test_a_custom_commands_prompt_is_the_harnesss_and_not_typed(tmp_path: Path) 
     transcript = load_transcript(path)
     assert typed_texts(transcript.messages, transcript.harness_texts) == []
     assert len(responses(transcript.messages)) == 1
+
+
+def test_the_formats_named_when_nothing_is_read_include_the_new_ones(tmp_path: Path) -> None:
+    for line in (nothing_found([]), nothing_found([f"skipped {tmp_path}: not a transcript"])):
+        assert "Cline or Roo Code tasks, Gemini CLI chats" in line
+    (tmp_path / "x.json").write_text('{"a": 1}')
+    with pytest.raises(TranscriptError, match="a Cline or Roo Code task or a Gemini CLI chat"):
+        load_transcript(tmp_path / "x.json")

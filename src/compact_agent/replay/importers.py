@@ -238,7 +238,7 @@ def _sniff(path: Path) -> _Sniffed:
         return _Sniffed("openai-chat", records=records, bad_lines=bad, cut_short=cut_short)
     raise TranscriptError(
         f"{path}: unknown transcript format (expected Claude Code or Codex JSONL, mini-swe-agent,"
-        " SWE-agent or OpenAI chat JSON)"
+        " SWE-agent, OpenAI or Anthropic chat JSON, a Cline or Roo Code task or a Gemini CLI chat)"
     )
 
 

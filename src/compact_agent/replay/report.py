@@ -73,8 +73,8 @@ def nothing_found(skipped: Sequence[str], more_paths: int | None = None) -> str:
     are not printed without figures): the first skipped path's reason, and how many more paths were
     skipped (`more_paths`; by default one a note). Counting the notes said "(and 1 more skipped)"
     for forty compaction archives, which have one note."""
-    known = ("Claude Code or Codex JSONL, mini-swe-agent, SWE-agent, OpenAI chat JSON or compact-agent "
-             "sessions")
+    known = ("Claude Code or Codex JSONL, mini-swe-agent, SWE-agent, OpenAI or Anthropic chat JSON, Cline or "
+             "Roo Code tasks, Gemini CLI chats or compact-agent sessions")
     if not skipped:
         return f"no transcripts found ({known})"
     more_paths = len(skipped) - 1 if more_paths is None else more_paths
