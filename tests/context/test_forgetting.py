@@ -98,7 +98,7 @@ def _schedule_case(reaches: list[int]) -> tuple[SimpleNamespace, Schedule]:
         compactor=keeps.compactor(10_000, tail_tokens=4_000),
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=10_000, requests=50,
         settings=Settings(compaction_records=False),
-        limits=SimpleNamespace(threshold=180_000, window=200_000, output_reserve=8_000), breaker_open=False, handler_instructs=False)
+        limits=SimpleNamespace(threshold=180_000, window=200_000, output_reserve=8_000), breaker_open=False, handler_instructs=False, answer_asked=0)
     reuse = Reuse()
     reuse.reaches.extend(Reach(d, d, d, d) for d in reaches)
     return cm, Schedule(Prices(), growth=Growth(total=5_000, requests=50), summary_tokens=2_000, reuse=reuse)

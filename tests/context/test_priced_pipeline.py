@@ -122,7 +122,7 @@ def schedule_case(threshold: int):
         compactor=keeps.compactor(10_000),
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=10_000, requests=50,
         settings=Settings(), limits=SimpleNamespace(threshold=threshold, window=64_000, output_reserve=4_000),
-        breaker_open=False, handler_instructs=False)
+        breaker_open=False, handler_instructs=False, answer_asked=0)
     schedule = Schedule(Prices(), growth=Growth(total=100_000, requests=50), summary_tokens=2_000, reuse=None)
     return cm, schedule
 

@@ -64,7 +64,7 @@ def schedule_case(rebuild: int = 10_000, overhead: int = 10_000, **settings):
         compactor=keeps.compactor(rebuild),
         calibration=SimpleNamespace(ratio=1.0, tokens=lambda n: n), overhead=overhead, requests=50,
         settings=Settings(**settings), limits=SimpleNamespace(threshold=42_000, window=64_000, output_reserve=4_000),
-        breaker_open=False, handler_instructs=False)
+        breaker_open=False, handler_instructs=False, answer_asked=0)
     return cm, Schedule(Prices(), growth=Growth(total=100_000, requests=50), summary_tokens=2_000, reuse=None)
 
 

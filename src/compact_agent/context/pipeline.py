@@ -59,6 +59,15 @@ __all__ = [
 ]
 
 
+def asked_output(settings: object) -> int:
+    """The `max_tokens` a request's model settings ask for (0 when they set none). An
+    OpenAI-compatible server counts it against the window with the prompt, and refuses a request
+    whose prompt leaves less: an agent with `max_tokens` above the room kept for the answer had such
+    requests refused as too long, each a request sent over the window."""
+    asked = settings.get("max_tokens") if isinstance(settings, dict) else None
+    return asked if isinstance(asked, int) and not isinstance(asked, bool) and asked > 0 else 0
+
+
 class WindowTooSmallError(UserError):
     """A request cannot be brought under the window (its fixed part alone may exceed it); it is
     not sent. Raised out of the run, as a provider's refusal would be, but before any request."""
@@ -179,13 +188,17 @@ class ContextManager(CompactingState):
             lifecycle.compact_tools(self, {t.name for t in params.function_tools})
         instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
         self.overhead = tokens.request_overhead(instructions, params.function_tools)
+        self.answer_asked = asked_output(request_context.model_settings)
+        if self.answer_asked > self.limits.output_reserve:
+            self.adapt_output_reserve(0)  # the room for the answer is at least what the request asks
         view, tokens_now, _ = await self.prepare_view(ctx.messages)
         size = max(tokens_now, self.fit_size(view))
-        if size > self.limits.window:  # even the last-resort shrink could not bring it under
+        if size > self.limits.window - self.answer_asked:  # even the last-resort shrink could not bring it under
             fixed = self.calibration.tokens(self.overhead)
-            self.emit(Event("window", "refused", size, size, detail={"window": self.limits.window, "fixed": fixed}))
+            self.emit(Event("window", "refused", size, size, detail={"window": self.limits.window, "fixed": fixed,
+                                                                    "max_tokens": self.answer_asked}))
             raise WindowTooSmallError(window_refusal(view, size=size, window=self.limits.window, fixed=fixed,
-                                                     scale=self.calibration.tokens))
+                                                     scale=self.calibration.tokens, answer=self.answer_asked))
         request_context.messages = list(view)
         self._asked_at = self.clock()  # the round trip a look-again would cost is timed (reuse.py)
         return request_context
@@ -213,7 +226,7 @@ class ContextManager(CompactingState):
                 view, _ = self.shape(list(messages))
                 tokens_now = self.measure(view)
         fits = self.fit_size(view)  # the last resort shrinks by it, and a request is refused by it
-        limit = self.limits.window - self.limits.window // 50
+        limit = min(self.limits.window - self.limits.window // 50, self.limits.window - self.answer_asked)
         if self._fit_hard_limit:  # a blocked compaction over the hard limit: shrink this view instead
             limit, self._fit_hard_limit = min(limit, self.schedule.hard_limit(self)), False
         if max(tokens_now, fits) > limit:

@@ -148,6 +148,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
         self._run_ids: tuple[str | None, str | None] = (None, None)  # the live run's (run_id, conversation_id)
         self._running: str | None = None  # the run_id of this conversation's run in progress (lifecycle.wrap_run)
+        self.answer_asked = 0  # the max_tokens the latest request asked for: the window holds it with the prompt
         self.handler_errors = 0  # exceptions raised by `event_handler` (logged, never raised into the run)
         self.failures = 0
         self.compactions: list[CompactionResult] = []
@@ -207,10 +208,11 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.adapt_output_reserve(0)
 
     def adapt_output_reserve(self, output_tokens: int) -> None:
-        """Let the output reserve (and so the threshold) follow the longest answer seen."""
+        """Let the output reserve (and so the threshold) follow the longest answer seen, never
+        below the `max_tokens` the requests ask for (`answer_asked`)."""
         configured = Limits.for_window(self.limits.window, self.max_output, self.settings)
         self.limits = self.schedule.output_limits(self.limits, configured, output_tokens,
-                                                  self.settings.adaptive_output_reserve)
+                                                  self.settings.adaptive_output_reserve, self.answer_asked)
         if self.compactor is not None:
             self.compactor.limits = self.limits
 

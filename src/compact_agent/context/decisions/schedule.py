@@ -74,12 +74,14 @@ class Schedule(ScheduleState):
         request's growth, already reach it (a large agent prompt in a small window), no request can
         keep the whole reserve without compacting on every request: then only the window itself is
         protected. Records the compactions chose to keep do not count: a summary would fold them, so
-        they never relax the limit (they did, and then grew into the room kept for the answer)."""
+        they never relax the limit (they did, and then grew into the room kept for the answer). The
+        `max_tokens` a request asks for is part of the window even then (an OpenAI-compatible server
+        counts it)."""
         margin = estimate_margin(cm.limits.window)
         hard = cm.limits.window - cm.limits.output_reserve - margin
         floor = cm.calibration.tokens(cm.overhead) + max(2 * self.summary_tokens,
                                                          self.rebuild_floor + round(self.growth.rate))
-        return int(hard if floor < hard else cm.limits.window - margin)
+        return int(hard if floor < hard else cm.limits.window - max(margin, cm.answer_asked))
 
     def compaction_helps(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int = 0) -> bool:
         """Whether a compaction would free a tenth of the history at least: right after one, in a
@@ -265,16 +267,22 @@ class Schedule(ScheduleState):
         return (forced - after) / growth < soon <= (forced - instead) / growth
 
     # -- the output reserve -----------------------------------------------------------------------
-    def output_limits(self, limits: Limits, configured: Limits, output_tokens: int, adaptive: bool) -> Limits:
+    def output_limits(self, limits: Limits, configured: Limits, output_tokens: int, adaptive: bool,
+                      asked: int = 0) -> Limits:
         """The limits with an output reserve that follows what this model writes: 1.25x the longest
         answer seen, at least 1,024 tokens and room for a summary, never more than the configured
         reserve (`configured`). A fixed 8K-20K reserve leaves a local model's 16K window little
-        room to work."""
+        room to work. `asked`: the `max_tokens` the requests ask for, which an OpenAI-compatible
+        server counts against the window with the prompt: the reserve is never less (but leaves
+        the threshold a token at least; a request that cannot leave it is refused, pipeline.py)."""
         self.max_output_seen = max(self.max_output_seen, output_tokens)
-        if not adaptive or not self.max_output_seen:
-            return limits
-        want = max(MIN_RESERVE, round(1.25 * self.max_output_seen), self.summary_tokens + SUMMARY_INSTRUCTION_TOKENS)
-        reserve = min(configured.output_reserve, want)
+        reserve = limits.output_reserve
+        if adaptive and self.max_output_seen:
+            want = max(MIN_RESERVE, round(1.25 * self.max_output_seen),
+                       self.summary_tokens + SUMMARY_INSTRUCTION_TOKENS)
+            reserve = min(configured.output_reserve, want)
+        if asked > reserve:
+            reserve = min(asked, limits.window - limits.buffer - 1)
         if reserve == limits.output_reserve:
             return limits
         threshold = limits.window - reserve - limits.buffer

@@ -43,6 +43,10 @@ class ManagerView(Protocol):
     @property
     def compactor(self) -> Compactor: ...
     @property
+    def answer_asked(self) -> int:
+        """The `max_tokens` the latest request asked for (0: none), which the window holds with it."""
+        ...
+    @property
     def handler_instructs(self) -> bool:
         """The caller's `before_compact` has returned instructions for a compaction (which then
         needs a summary: a record cannot follow them)."""

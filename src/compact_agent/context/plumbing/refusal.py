@@ -21,13 +21,21 @@ LARGER = "pass a larger window= to ContextManager"
 
 
 def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixed: int,
-                   scale: Callable[[int], int]) -> str:
+                   scale: Callable[[int], int], answer: int = 0) -> str:
     """One line: the request's `size` against `window`, split into the instructions and tool
     definitions (`fixed`, calibrated), the tool results left in `view` (as previews) and the rest
-    of the messages, with what to do about the largest. `scale` calibrates an estimate."""
+    of the messages, with what to do about the largest. `scale` calibrates an estimate. `answer`:
+    the `max_tokens` the request asks for, which the window holds with the request."""
+    if answer:
+        room = (f"context window is {window:,} less the {answer:,} its max_tokens asks for the answer "
+                f"({max(0, window - answer):,})")
+        window = max(0, window - answer)
+        fewer = ", or ask for a shorter answer (max_tokens)"
+    else:
+        room, fewer = f"context window is {window:,}", ""
     if fixed >= window:
         return (f"this request needs {fixed:,} tokens for its instructions and tool definitions alone, but the "
-                f"context window is {window:,}: send shorter instructions or fewer tools, or {LARGER}")
+                f"{room}: send shorter instructions or fewer tools, or {LARGER}{fewer}")
     results = [p for m in view if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
     in_results = min(max(0, size - fixed), scale(sum(tokens.part_tokens(p) for p in results)))
     rest = max(0, size - fixed - in_results)
@@ -42,5 +50,5 @@ def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixe
     ]
     shares.sort(key=lambda s: -s[0])
     parts = ", ".join(text for n, text, _ in shares if n > 0)
-    return (f"this request needs {size:,} tokens even shrunk as far as it goes, but the context window is "
-            f"{window:,} ({parts}): {shares[0][2]}")
+    return (f"this request needs {size:,} tokens even shrunk as far as it goes, but the {room} ({parts}): "
+            f"{shares[0][2]}{fewer}")
