@@ -180,3 +180,22 @@ def test_the_formats_named_when_nothing_is_read_include_the_new_ones(tmp_path: P
     (tmp_path / "x.json").write_text('{"a": 1}')
     with pytest.raises(TranscriptError, match="a Cline or Roo Code task or a Gemini CLI chat"):
         load_transcript(tmp_path / "x.json")
+
+
+def test_results_recorded_as_the_cli_later_masked_them_are_said(tmp_path: Path) -> None:
+    """From February 2026 Gemini CLI wrote an old result, once masked, into the record of the call that
+    had sent it whole: the sizes recorded before were of the whole output."""
+    masked = "<tool_output_masked>\nline 1\n\nOutput too large. Full output available at: /t/out.txt\n</tool_output_masked>"
+    path = tmp_path / "session-m.json"
+    path.write_text(json.dumps({**META, "messages": [
+        {"id": "u", "timestamp": "2026-02-10T09:00:00.000Z", "type": "user", "content": "build it"},
+        {"id": "g", "timestamp": "2026-02-10T09:00:02.000Z", "type": "gemini", "content": "Building.",
+         "tokens": {"input": 900, "output": 4, "cached": 0},
+         "toolCalls": [call("c", "run_shell_command", {"command": "make"}, masked, "2026-02-10T09:00:30.000Z")]},
+        {"id": "g2", "timestamp": "2026-02-10T09:00:40.000Z", "type": "gemini", "content": "Built.",
+         "tokens": {"input": 60_000, "output": 3, "cached": 0}}]}))
+    transcript = load_transcript(path)
+    assert [r.content for r in results(transcript.messages)] == [masked]
+    assert transcript.warnings == ["1 tool result was recorded as Gemini CLI later masked it (<tool_output_masked>), "
+                                   "not as first sent: replayed masked, and the recorded sizes are not used to fit ours"]
+    assert recorded_points(transcript, transcript.messages) == []

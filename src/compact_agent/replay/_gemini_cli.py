@@ -31,6 +31,9 @@ Releases before March 2026 recorded a response made only of tool calls (no text,
 the response before it, and its usage nowhere (core/geminiChat.ts flushed a response only when it had
 text): the calls of one response finish together and are stamped together, so a record whose calls
 came in batches stamped apart is split into one response per batch, the later ones without usage.
+Releases from February 2026 masked old tool output (``<tool_output_masked>``, a preview and where the
+whole is kept) and wrote the masked result into the record of the call that had sent it whole: such
+results are replayed as recorded, said, and the recorded sizes are then no measure of the history.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ BATCH_GAP_SECONDS = 0.1
 _HARNESS_STARTS = ("<session_context>", "<hook_context>")
 _CONTINUE = "Please continue."
 _FAILED = frozenset({"error", "cancelled"})
+#: The tag around what its masking of old tool output leaves (context/toolOutputMaskingService.ts).
+MASKED = "tool_output_masked"
 
 
 def looks_like_record(record: Mapping[str, Any]) -> bool:
@@ -99,7 +104,7 @@ def messages_of(records: list[Mapping[str, Any]], builder: ConversationBuilder) 
 
 def import_gemini_cli(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
     """Feed a Gemini CLI session into `builder` (see the module docstring)."""
-    commands = split = 0
+    commands = split = masked = 0
     for message in messages_of(records, builder):
         try:
             kind = message.get("type")
@@ -107,7 +112,8 @@ def import_gemini_cli(records: list[Mapping[str, Any]], builder: ConversationBui
             if kind == "user":
                 commands += not _user(builder, message, timestamp)
             elif kind == "gemini":
-                split += _gemini(builder, message, timestamp)
+                more, hidden = _gemini(builder, message, timestamp)
+                split, masked = split + more, masked + hidden
             elif kind not in {"info", "error", "warning"}:
                 builder.skipped += 1
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -120,6 +126,14 @@ def import_gemini_cli(records: list[Mapping[str, Any]], builder: ConversationBui
                                 "recorded inside the response before (releases before March 2026): replayed as "
                                 f"{'a response' if split == 1 else 'responses'} of {'its' if split == 1 else 'their'} "
                                 "own, without usage")
+    if masked and builder.messages:
+        # Its masking rewrote these results in the file after they were sent whole: sizes recorded before
+        # were of the whole outputs, so none is a measure of the history replayed.
+        builder.warnings.append(f"{counted(masked, 'tool result')} {'was' if masked == 1 else 'were'} recorded as "
+                                f"Gemini CLI later masked {'it' if masked == 1 else 'them'} (<tool_output_masked>), not as "
+                                "first sent: replayed masked, and the recorded sizes are not used to fit ours")
+        builder.record_compaction({"source": "gemini-cli", "kind": "tool output masked", "timestamp": None,
+                                   "message_index": None}, builder.messages[0].parts[0])
 
 
 def _parts(content: Any) -> list[Any]:
@@ -161,8 +175,10 @@ def _user(builder: ConversationBuilder, message: Mapping[str, Any], timestamp: d
     return True
 
 
-def _gemini(builder: ConversationBuilder, message: Mapping[str, Any], timestamp: datetime | None) -> int:
-    """A response (and its calls' results); the number of responses of tool calls alone found inside it."""
+def _gemini(builder: ConversationBuilder, message: Mapping[str, Any], timestamp: datetime | None
+            ) -> tuple[int, int]:
+    """A response (and its calls' results); the number of responses of tool calls alone found inside
+    it, and of results recorded masked."""
     content = _parts(message.get("content"))
     records = {c["id"]: c for c in message.get("toolCalls") or [] if isinstance(c, Mapping) and isinstance(c.get("id"), str)}
     in_content = [as_mapping(p.get("functionCall")) for p in content if isinstance(p, Mapping) and "functionCall" in p]
@@ -173,6 +189,7 @@ def _gemini(builder: ConversationBuilder, message: Mapping[str, Any], timestamp:
         batches = _batches(list(records.values()))
     model = message.get("model") if isinstance(message.get("model"), str) else None
     text = "".join(_text(p) for p in content if not (isinstance(p, Mapping) and "functionCall" in p))
+    masked = 0
     for number, batch in enumerate(batches or [[]]):
         parts: list[ModelResponsePart] = [TextPart(text)] if number == 0 else []
         parts += [ToolCallPart(str(c["name"]), c.get("args") or {}, tool_call_id=str(c["id"])) for c in batch]
@@ -181,9 +198,10 @@ def _gemini(builder: ConversationBuilder, message: Mapping[str, Any], timestamp:
         for call in batch:
             if call.get("result") is not None:
                 result = "\n".join(t for t in map(_text, _parts(call["result"])) if t)
+                masked += f"<{MASKED}>" in result
                 builder.add_tool_return(str(call["id"]), result, parse_time(call.get("timestamp")) or timestamp,
                                         failed=call.get("status") in _FAILED)
-    return max(len(batches) - 1, 0)
+    return max(len(batches) - 1, 0), masked
 
 
 def _batches(calls: list[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
