@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from ..agent.safety.permissions import Answer, Instead
+from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, Instead
 from . import cells
 from .visible import visible
 
@@ -227,6 +227,10 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             if tool != "bash":  # "edit a.py\n<diff>": the header says what, the body shows the diff
                 what, _, body = detail.partition("\n")
             console.print(Text.assemble("  ⎿ ", (tool, "bold"), f" wants to {what}:"))
+            if body.startswith(INSTRUCTION_MARK):  # a file later sessions obey: said apart from the diff
+                warning, _, body = body.partition("\n")  # wrapped under its own words, as the diff is
+                lines = cells.wrap(visible(warning), max(20, console.width - 6), indent="  ")
+                console.print(Text("\n".join("    " + line for line in lines), style="bold yellow"), soft_wrap=True)
             body = shown_whole(tool, body)
             # A lone \r (or any control character) is shown as its escape, not taken as a line
             # break: "rm -rf ~ #\rls" must not read as two lines of which the second is harmless.

@@ -61,6 +61,8 @@ class PrintRun:
         #: why a refused command was not covered by the --allowed-tools 'bash(…)' rules given, each once
         self.not_covered: list[str] = []
         self.calls: dict[str, dict[str, Any]] = {}
+        #: instruction files the model wrote without a question (permissions.changed_note), each once
+        self.instruction_files: list[str] = []
         self.tool_lines = tool_lines.Lines()  # -p --verbose: a result not under its call names it
         self.session: AgentSession | None = None  # once made: what a result object of a terminated run reports
 
@@ -81,7 +83,7 @@ class PrintRun:
         out: dict[str, Any] = {"duration_ms": self.duration_ms()}
         if self.session is not None:
             return out | {"session_id": saved_id(self.session)} | self.spent(self.session)
-        return out | nothing_spent() | {"permission_denials": self.denied}
+        return out | nothing_spent() | self.refused_and_changed()
 
     def note(self, text: str) -> None:
         sys.stderr.write(visible(secrets.redact(f"compact-agent: {text}")) + "\n")
@@ -93,6 +95,10 @@ class PrintRun:
         layers' lines had it, so one run's trace read as two kinds of message."""
         sys.stderr.write(visible(secrets.redact(text)) + "\n")
         sys.stderr.flush()
+
+    def refused_and_changed(self) -> dict[str, list[str]]:
+        """What every result object ends with: the actions refused, the instruction files changed unasked."""
+        return {"permission_denials": self.denied, "instruction_files_changed": self.instruction_files}
 
     def duration_ms(self) -> int:
         return int((time.monotonic() - self.started) * 1000)
@@ -125,6 +131,15 @@ class PrintRun:
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if self.stream and tool == "todo_write":
             self.emit({"type": "todos", "todos": info.get("todos", [])})
+        if "instruction" in info:  # an instruction file written without a question (permissions.py)
+            from ..agent.safety.permissions import changed_note
+
+            self.note(f"warning: {changed_note(tool, info['instruction'], info['unasked'])}")
+            if info["rel"] not in self.instruction_files:
+                self.instruction_files.append(info["rel"])
+            if self.stream:
+                self.emit({"type": "instruction_file_changed", "tool": tool, "file": info["rel"],
+                           "path": info["path"], "why_not_asked": info["unasked"], "said": info["instruction"]})
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         if self.stream:
@@ -173,7 +188,7 @@ class PrintRun:
                           "summary_requests": len(s.summary_usage),
                           "memory_requests": len(s.memory.usage) if s.memory is not None else 0},
                 "compactions": [compaction_json(c) for c in compactions],
-                "permission_denials": self.denied}
+                **self.refused_and_changed()}
 
     def error_result(self, message: str, session_id: str | None, subtype: str = "error",
                      session: AgentSession | None = None) -> dict[str, Any]:
@@ -185,7 +200,7 @@ class PrintRun:
                                "duration_ms": self.duration_ms()}
         if session is not None:
             return out | self.spent(session)
-        return out | nothing_spent() | {"permission_denials": self.denied}
+        return out | nothing_spent() | self.refused_and_changed()
 
     def spent(self, s: AgentSession) -> dict[str, Any]:
         """This run's requests as recorded one by one (a failed turn reports no usage of its own):
@@ -201,7 +216,7 @@ class PrintRun:
                           "summary_requests": len(s.summary_usage),
                           "memory_requests": len(s.memory.usage) if s.memory is not None else 0},
                 "compactions": [compaction_json(c) for c in s.cm.compactions],
-                "permission_denials": self.denied}
+                **self.refused_and_changed()}
 
 
 async def run_print(opts: SessionOptions, prompt: str, output_format: str = "text", verbose: bool = False,

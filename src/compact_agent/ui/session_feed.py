@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from . import render
+from . import cells, render
+from .visible import visible
 
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
@@ -83,6 +84,16 @@ class SessionFeed:
         self.after.clear()
 
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
+        if "instruction" in info:  # an instruction file written without a question (permissions.py)
+            from ..agent.safety.permissions import INSTRUCTION_MARK, changed_note
+
+            view = self._view()
+            if view is not None:
+                view.stop()
+            said = visible(f"{INSTRUCTION_MARK} {changed_note(tool, info['instruction'], info['unasked'])}")
+            lines = cells.wrap(said, max(20, self.console.width - 3), indent="  ")  # under its own words
+            self.console.print("\n".join("  " + line for line in lines), style="bold yellow", markup=False,
+                               highlight=False, soft_wrap=True)
         if tool == "todo_write":
             from ..agent.tools.todos import TodoItem
             from .session_views import render_plan

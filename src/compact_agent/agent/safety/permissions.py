@@ -64,6 +64,14 @@ def copied_instead(text: str, said: set[str]) -> str:
 
 #: Tools that change files or run commands; everything else is allowed without asking.
 NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})
+#: The file tools that write: a write to an instruction file is said to be one (`instruction_file`).
+WRITERS = frozenset({"write_file", "edit_file"})
+
+INSTRUCTION_MARK = "⚠"
+"""Begins the line of the question that says the file is an instruction file (ui/approval.py shows it apart)."""
+INSTRUCTION_FILE = "is an instruction file: later sessions read it into their system prompt and follow it as instructions"
+"""Said of a file the model wants to write that later sessions obey (`instruction_file`), in the
+question and in the note where none was asked (`changed_note`)."""
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +124,26 @@ def is_within_folded(path: Path, root: Path) -> bool:
     """`is_within` as a file system that ignores case sees it (`folded`)."""
     p, r = folded(path), folded(root).rstrip("/")
     return p == r or p.startswith(r + "/") or r == ""
+
+
+def changed_note(tool: str, file: str, why: str) -> str:
+    """What the user is told when the model wrote or edited an instruction file and nobody was asked
+    (`--yes`, a tool allowed whole, an earlier "always"): text injected into what the model read
+    (a hostile file, a web page) would otherwise persist, unseen, as every later session's rules."""
+    verb = "wrote" if tool == "write_file" else "edited"
+    return (f"the model {verb} {file} without asking ({why}); it is an instruction file, which later sessions "
+            "read into their system prompt and follow as instructions: check what it says before the next one")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What `Permissions.decide` made of a call: `refusal` (None: it may run); for a write to an
+    instruction file, `instruction` (how it is named: `AGENTS.md`, `docs/rules.md (AGENTS.md links to
+    it)`) and `unasked`, why nobody was asked (`--yes`, ...), None where the user answered."""
+
+    refusal: str | None
+    instruction: str | None = None
+    unasked: str | None = None
 
 
 class Permissions:
@@ -248,31 +276,88 @@ class Permissions:
             return "allow", ",".join(self.allow_bash)
         return None
 
-    def check(self, tool: str, detail: str, path: Path | None = None) -> str | None:
+    def instruction_file(self, resolved: Path, named: str | Path | None = None) -> str | None:
+        """How `resolved` is named where it is a file later sessions obey, else None.
+
+        instructions.py reads `AGENTS.md` and `CLAUDE.md` of every folder from the repository root
+        down to the working directory of the session, so such a file is one in any folder (a session
+        started there or below reads it), by the path the model gave (`named`: a link by that name,
+        `AGENTS.md -> docs/rules.md`) or the path it resolves to, in any case, as `folded` sees names
+        (`agents.md` is `AGENTS.md` on macOS; trailing dots and spaces, which Windows drops, too).
+        A file one of this working directory's instruction files links to is one too."""
+        from ..integrations.instructions import NAMES, search_dirs
+
+        names = {folded(n) for n in NAMES}
+        shown = self._shown(resolved)
+
+        def is_named(name: str) -> bool:
+            return folded(name).rstrip(". ") in names
+
+        if is_named(resolved.name):
+            return shown
+        if named is not None and is_named(Path(named).name):
+            return f"{shown} ({named} links to it)"
+        for d in search_dirs(self.cwd):
+            for n in NAMES:
+                link = d / n
+                try:
+                    if link.is_symlink() and folded(link.resolve()) == folded(resolved):
+                        return f"{shown} ({self._shown(link)} links to it)"
+                except (OSError, RuntimeError):  # a link that loops leads to no file
+                    continue
+        return None
+
+    def _shown(self, path: Path) -> str:
+        return path.relative_to(self.cwd).as_posix() if is_within(path, self.cwd) else str(path)
+
+    def check(self, tool: str, detail: str, path: Path | None = None, named: str | Path | None = None) -> str | None:
         """None if `tool` may run now; otherwise the one-line refusal to return to the model.
 
         `detail` is what the user is shown when asked (the command, or the file and change).
         """
+        return self.decide(tool, detail, path, named).refusal
+
+    def decide(self, tool: str, detail: str, path: Path | None = None, named: str | Path | None = None) -> Decision:
+        """`check`, saying also whether `path` is an instruction file (`named`: the path as the model
+        gave it) and, for one, why nobody was asked: the caller tells the user once it is written.
+
+        The question about one says so on its second line, and an "always" given for it covers it as
+        an instruction file only: an "always" for `docs/rules.md` does not cover it once `AGENTS.md`
+        links to it, nor the other way round."""
         if path is not None:
             refusal = self.outside_message(path)
             if refusal:
-                return refusal
+                return Decision(refusal)
         if tool not in NEEDS_APPROVAL:
-            return None
+            return Decision(None)
         if tool == "bash":
             rule = self._bash_rule(detail)
             if rule and rule[0] == "deny":
-                return f"permission denied: command matches deny rule {quoted(rule[1])}"
+                return Decision(f"permission denied: command matches deny rule {quoted(rule[1])}")
             if rule:
-                return None
-        scope = (tool, " ".join(detail.split()) if tool == "bash" or path is None else str(resolve_path(self.cwd, path)))
-        if self.mode == "yes" or tool in self.allowed_tools or scope in self.always:
-            return None
+                return Decision(None)
+        resolved = resolve_path(self.cwd, path) if path is not None else None
+        instruction = self.instruction_file(resolved, named) if resolved is not None and tool in WRITERS else None
+        scope = (tool, " ".join(detail.split()) if tool == "bash" or resolved is None else str(resolved))
+        if instruction is not None:  # an "always" for it as an ordinary file does not cover it
+            scope = (tool, f"{scope[1]} (instruction file)")
+        unasked = ("--yes" if self.mode == "yes" else f"{tool} is allowed without asking" if tool in self.allowed_tools
+                   else "you answered always for it" if scope in self.always else None)
+        if unasked is not None:
+            return Decision(None, instruction, unasked if instruction is not None else None)
         if self.mode == "deny" or self.ask is None:
             why = why_not_allowed(detail, self.allow_bash) if tool == "bash" else None
-            return f"permission denied: {tool} needs approval{f' ({why})' if why else ''}; rerun with --yes to allow"
+            return Decision(f"permission denied: {tool} needs approval{f' ({why})' if why else ''}; "
+                            "rerun with --yes to allow", instruction)
+        if instruction is not None:  # said under what it wants to do, before the change
+            what, _, change = detail.partition("\n")
+            detail = f"{what}\n{INSTRUCTION_MARK} {instruction} {INSTRUCTION_FILE}\n{change}"
+        return Decision(self._asked(self.ask, tool, detail, scope), instruction)
+
+    def _asked(self, ask: AskFn, tool: str, detail: str, scope: tuple[str, str]) -> str | None:
+        """The user's answer to `ask`, as `check` returns it; "always" adds `scope`."""
         try:
-            answer = self.ask(tool, detail)
+            answer = ask(tool, detail)
         except EOFError:  # stdin closed: nobody can approve
             answer = "deny"
         except Exception as e:  # a broken prompt must not crash the run; refusing is the safe side

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..safety.checked_open import Swapped, make_folders, read_checked
-from ..safety.permissions import resolve_path
+from ..safety.permissions import Decision, resolve_path
 from .base import (
     MAX_LINE_CHARS,
     SNIPPET_CONTEXT,
@@ -40,6 +40,14 @@ def _notify(env: ToolEnv, tool: str, info: dict[str, Any]) -> None:
         env.on_change(tool, info)
     except Exception:  # the UI must not turn a successful write into a failed tool call
         log.exception("on_change callback failed")
+
+
+def _instruction(decision: Decision) -> dict[str, str]:
+    """What the change says of an instruction file written without a question (`instruction`: how
+    it is named; `unasked`: why nobody was asked), for the UI to tell the user (permissions.py)."""
+    if decision.instruction is None or decision.unasked is None:
+        return {}
+    return {"instruction": decision.instruction, "unasked": decision.unasked}
 
 
 def _diff(old: str, new: str, name: str, cap: int = 4_000) -> str:
@@ -134,12 +142,14 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     size = "1 line" if n == 1 else f"{n} lines"
     diff = _diff(old, content, shown)
     detail = f"{'overwrite' if existed else 'create'} {shown} ({size})\n{diff}"
-    if refusal := env.permissions.check("write_file", detail, path=p):
-        return ToolFailure(refusal)
+    decision = env.permissions.decide("write_file", detail, path=p, named=path)
+    if decision.refusal:
+        return ToolFailure(decision.refusal)
     if failed := _commit(env, p, data):
         return failed
     _notify(
-        env, "write_file", {"path": str(p), "rel": shown, "created": not existed, "lines": n, "diff": diff}
+        env, "write_file", {"path": str(p), "rel": shown, "created": not existed, "lines": n, "diff": diff,
+                            **_instruction(decision)}
     )
     return f"{'Overwrote' if existed else 'Created'} {shown} ({size}{_kept(enc)})."
 
@@ -183,12 +193,14 @@ def edit_file_impl(
     if isinstance(data := _encoded(shown, new_text, enc), ToolFailure):
         return data
     diff = _diff(text, new_text, shown)
-    if refusal := env.permissions.check("edit_file", f"edit {shown}\n{diff}", path=p):
-        return ToolFailure(refusal)
+    decision = env.permissions.decide("edit_file", f"edit {shown}\n{diff}", path=p, named=path)
+    if decision.refusal:
+        return ToolFailure(decision.refusal)
     if failed := _commit(env, p, data):
         return failed
     count = found if replace_all else 1
-    _notify(env, "edit_file", {"path": str(p), "rel": shown, "replacements": count, "diff": diff})
+    _notify(env, "edit_file", {"path": str(p), "rel": shown, "replacements": count, "diff": diff,
+                               **_instruction(decision)})
     lines = new_text.split("\n")
     if len(lines) > 1 and lines[-1] == "":  # the newline that ends the last line starts none
         lines.pop()
