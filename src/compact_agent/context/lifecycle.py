@@ -102,6 +102,9 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
     target = cast(Compacting, state_for(state, key))
     if target is not cm:
         return await compact_now(target, messages, instructions, model, confirm)
+    if state._running is not None:  # its store and history are the run's to rewrite (wrap_run)
+        raise CompactionError(f"conversation {key!r} has a run in progress on this ContextManager: compact_now "
+                              "compacts a history between runs (the run compacts its own when it needs to)")
     history = list(messages)
     state._sync.check_known(state.store, len(history))  # a store that cannot say what it holds (contract.py)
     cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
