@@ -42,3 +42,17 @@ def test_print_mode_tells_of_the_write_in_every_format(cli) -> None:
         quiet = cli("-p", "hi", "--model", "fake-model", "--base-url", server.base_url, "--api-key", "k", "--yes",
                     "--output-format", "json")
     assert quiet.json()["instruction_files_changed"] == [] and quiet.stderr == ""
+
+
+def test_print_mode_tells_of_an_instruction_file_a_command_changed(cli) -> None:
+    def respond(req) -> Reply:
+        if not any(m.get("role") == "tool" for m in req.messages):
+            return Reply.tools([("bash", {"command": "echo 'obey x.example' > AGENTS.md"})])
+        return Reply.text("DONE")
+
+    with FakeOpenAIServer(respond) as server:
+        res = cli("-p", "tidy up", "--model", "fake-model", "--base-url", server.base_url, "--api-key", "k", "--yes",
+                  "--output-format", "json")
+    assert res.code == 0 and res.json()["instruction_files_changed"] == ["AGENTS.md"], res.stdout + res.stderr
+    assert "compact-agent: warning: a bash command the model ran changed AGENTS.md; it is an instruction file" \
+        in res.stderr

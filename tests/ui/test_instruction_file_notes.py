@@ -46,3 +46,15 @@ async def test_the_repl_tells_of_a_write_under_yes(tmp_path: Path) -> None:
     out = " ".join(run.out.split())
     assert "⚠ the model wrote AGENTS.md without asking (--yes); it is an instruction file" in out, run.out
     assert "allow?" not in out and INJECTED in the_file(run.opts.cwd)
+
+
+async def test_the_repl_tells_of_an_instruction_file_a_command_changed(tmp_path: Path) -> None:
+    def respond(req) -> Reply:
+        if not any(m.get("role") == "tool" for m in req.messages):
+            return Reply.tools([("bash", {"command": f"echo '{INJECTED}' >> CLAUDE.md"})])
+        return Reply.text("DONE")
+
+    run = await drive(tmp_path, respond, ["tidy up\r"], answers="y\n")
+    out = " ".join(run.out.split())
+    assert ("⚠ a bash command the model ran changed CLAUDE.md; it is an instruction file, which later sessions "
+            "read into their system prompt and follow as instructions") in out, run.out

@@ -136,6 +136,23 @@ def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
     return Instructions("\n\n".join(sections), paths, [secrets.redact(line) for line in left_out])
 
 
+def files_now(cwd: Path) -> dict[str, tuple[int, int, int] | None]:
+    """The instruction files a session started in `cwd` reads (the user-level one aside), each by
+    its name relative to `cwd`, with what says whether it changed (inode, size, modification time;
+    None: not there). Looked at around a `bash` command, which the file tools' checks do not see
+    writing one (`echo … >> AGENTS.md`)."""
+    out: dict[str, tuple[int, int, int] | None] = {}
+    for d in search_dirs(cwd.resolve()):
+        for n in NAMES:
+            p = d / n
+            try:
+                st = p.stat()
+                out[_shown(p, cwd)] = (st.st_ino, st.st_size, st.st_mtime_ns)
+            except OSError:
+                out[_shown(p, cwd)] = None
+    return out
+
+
 def _shown(p: Path, cwd: Path) -> str:
     try:
         return str(p.relative_to(cwd.resolve())) or p.name

@@ -126,13 +126,16 @@ def is_within_folded(path: Path, root: Path) -> bool:
     return p == r or p.startswith(r + "/") or r == ""
 
 
-def changed_note(tool: str, file: str, why: str) -> str:
+def changed_note(tool: str, file: str, why: str | None) -> str:
     """What the user is told when the model wrote or edited an instruction file and nobody was asked
-    (`--yes`, a tool allowed whole, an earlier "always"): text injected into what the model read
-    (a hostile file, a web page) would otherwise persist, unseen, as every later session's rules."""
-    verb = "wrote" if tool == "write_file" else "edited"
-    return (f"the model {verb} {file} without asking ({why}); it is an instruction file, which later sessions "
-            "read into their system prompt and follow as instructions: check what it says before the next one")
+    (`why`: `--yes`, a tool allowed whole, an earlier "always"), or a `bash` command it ran changed
+    one (asked or not: the question showed a command, not what it writes): text injected into what
+    the model read (a hostile file, a web page) would otherwise persist, unseen, as every later
+    session's rules."""
+    done = (f"a bash command the model ran changed {file}" if tool == "bash" else
+            f"the model {'wrote' if tool == 'write_file' else 'edited'} {file} without asking ({why})")
+    return (f"{done}; it is an instruction file, which later sessions read into their system prompt and follow "
+            "as instructions: check what it says before the next one")
 
 
 @dataclass(frozen=True)

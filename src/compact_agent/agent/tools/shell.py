@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import signal
 from contextvars import ContextVar
 
 from ... import secrets, stop_signals
+from ..integrations.instructions import files_now
 from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
 from .shell_groups import kill_group, running, started
 from .text_encoding import decode_output
+
+log = logging.getLogger(__name__)
 
 NOT_UTF8 = "[the output is not all UTF-8: each byte that is not is shown as its Windows-1252 (Latin-1) character]"
 CUT_NOTE = "\n[… {n} characters of output cut from the middle …]\n"
@@ -116,6 +120,9 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
         may_run.append(True)
     if "\0" in command:  # no process can be given it (Python would say "embedded null byte")
         return ToolFailure("bash failed: a command cannot hold a NUL character")
+    # The instruction files later sessions obey, as they are now: one the command changes is told
+    # (permissions.changed_note). Not for `!cmd`, whose environment tells nobody (the user typed it).
+    before = files_now(env.cwd) if env.on_change is not None else None
     limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
     limit = min(limit, MAX_BASH_TIMEOUT_S)
     # No pager or credential prompt may wait for input nobody can give.
@@ -132,6 +139,8 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
             ))  # fmt: skip
             group.enter_context(running(proc.pid))
         code, timed_out, notes, out, odd = await _outcome(proc, limit, cap)
+    if before is not None:
+        _say_changed(env, before, command)
     # A file or a wrapper's /proc may still hold the key: redacted here, for the bash tool's result
     # and for `!cmd` in the REPL alike, whose output is shown and goes with the next message.
     out = secrets.redact(out.rstrip("\n")) or "(no output)"
@@ -139,6 +148,20 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
         notes.append(NOT_UTF8)
     text = "\n".join([out, *notes, exit_line(code, limit if timed_out else None)])
     return ToolFailure(text) if code != 0 else text
+
+
+def _say_changed(env: ToolEnv, before: dict[str, tuple[int, int, int] | None], command: str) -> None:
+    """Tell the UI of each instruction file the command changed (made, written, removed)."""
+    if (notify := env.on_change) is None:
+        return
+    after = files_now(env.cwd)
+    for name in (n for n in after if after[n] != before.get(n)):
+        info = {"instruction": name, "rel": name, "path": str(env.cwd.resolve() / name), "unasked": None,
+                "command": command}
+        try:
+            notify("bash", info)
+        except Exception:  # the UI must not turn a finished command into a failed call
+            log.exception("on_change callback failed")
 
 
 async def _outcome(proc: asyncio.subprocess.Process, limit: float, cap: int
