@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .. import secrets
 from .entries import _SURROGATE_ESCAPE, utf8_safe
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -60,6 +61,9 @@ def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[dict[str, Any]], i
             continue
         if not line.strip():
             continue
+        # A key in use now that was none when the line was written (the session ran without it, and
+        # a prompt or a file held it) is redacted as a write would: it reaches no request, no screen.
+        line = secrets.redact_bytes(line)
         try:
             entry = json.loads(line)
             if _SURROGATE_ESCAPE.search(line):  # rare: only then pay for the check
