@@ -10,6 +10,7 @@ JSON)."""
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 from typing import Any
 
@@ -267,8 +268,23 @@ class _OneLineErrors:
 
                 own = option_names(self, flags=False), option_names(self, flags=True)
                 line = before_the_command(e, parent, info_name or "", given, own)
+            line = line or one_value_each(e, self, given, path)
             raise OneLineUsage(line or usage_line(e, path, self), parent is None and wants_json(self, given),
                                error_json) from None
+
+
+def one_value_each(e: Any, command: Any, given: list[str], path: str) -> str | None:
+    """`sessions --delete A B`: a repeatable option given several values after one name. It said
+    'sessions takes no arguments, not 'B'', of a command that takes those ids, one per --delete."""
+    extra = _EXTRA.search(str(getattr(e, "message", "") or e))
+    words = extra[1].split() if extra is not None else []
+    at = given.index(words[0]) if words and words[0] in given else -1
+    option = given[at - 2] if at >= 2 else ""
+    if not any(option in p.opts and getattr(p, "multiple", False) for p in getattr(command, "params", [])):
+        return None
+    more = next((given[at:n] for n in range(at, len(given)) if given[n].startswith("-")), given[at:])
+    each = shlex.join(x for w in (given[at - 1], *more) for x in (option, w))
+    return f"{option} takes one {_metavar(command, option) or 'value'} at a time: give each its own ({each})"
 
 
 def asks_for_json(command: Any, args: list[str]) -> bool:

@@ -18,6 +18,19 @@ def test_an_argument_to_a_command_that_takes_none_is_one_line(cli, args, said):
     assert (res.code, res.stderr, res.stdout) == (2, f"compact-agent: {said}\n", "")
 
 
+@pytest.mark.parametrize(("args", "each"), [
+    (("sessions", "--delete", "20261201-1200", "20261201-1300"), "--delete 20261201-1200 --delete 20261201-1300"),
+    (("sessions", "--dry-run", "--delete", "a", "b", "c"), "--delete a --delete b --delete c"),
+    (("sessions", "--delete", "a", "b", "--dry-run"), "--delete a --delete b"),
+])
+def test_several_ids_after_one_delete_say_to_give_each_its_own(cli, args, each):
+    """`sessions --delete A B` said 'sessions takes no arguments, not 'B'', of a command that takes
+    those ids, one per --delete (it is repeatable); nothing is removed."""
+    res = cli(*args)
+    said = f"--delete takes one ID at a time: give each its own ({each})"
+    assert (res.code, res.stderr, res.stdout) == (2, f"compact-agent: {said}\n", "")
+
+
 def test_asked_for_json_the_line_is_its_error_object(cli):
     res = cli("config", "--json", "model")
     said = "config takes no arguments, not 'model' (see compact-agent config --help)"
