@@ -175,6 +175,10 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
                 "(or /compact in the REPL)")
     if isinstance(e, ModelHTTPError):
         detail = _provider_message(e)
+        if web_page(getattr(e, "body", None)) is not None and e.status_code in NO_API:
+            return then(f"the model endpoint{endpoint(e)} answered HTTP {e.status_code} with a web page, not an "
+                        f"API's error ({detail})", "; check that --base-url is the server's API address (it often "
+                        "ends in /v1)")
         if e.status_code == 429:
             wait = retry_after(e)
             if wait is not None and wait > 120:  # the SDK does not wait that long: it did not retry
@@ -271,8 +275,29 @@ def _provider_message(e: BaseException, fallback: str | None = None) -> str:
         return fallback
     if body is None or body == "" or body == {}:
         return "no error message"
+    if (page := web_page(body)) is not None:
+        return page
     text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
     return " ".join(text.split())[:300]
+
+
+#: Statuses a web server that is no model API answers a POST with (a site, a web UI's port): its
+#: page said whole, tags and all, as 'the provider failed (HTTP 501) on every retry: <!DOCTYPE HTML>
+#: <html lang="en"> <head> …'. A 5xx page otherwise is a provider's proxy failing: said as a failure.
+NO_API = frozenset({400, 401, 403, 405, 406, 411, 413, 415, 501})
+
+_PAGE = re.compile(r"\s*(<!doctype\s+html|<html)", re.IGNORECASE)
+
+
+def web_page(body: Any) -> str | None:
+    """The words of the HTML page a server answered with instead of an API's error: its text without
+    tags, scripts and styles; None when `body` is no such page."""
+    import html
+
+    if not isinstance(body, str) or not _PAGE.match(body):
+        return None
+    text = re.sub(r"<(head|script|style)\b.*?</\1\s*>", " ", body, flags=re.IGNORECASE | re.DOTALL)
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", text)).split())[:300] or "an empty page"
 
 
 def _validation_errors(details: list[Any]) -> str:
