@@ -131,3 +131,23 @@ def test_some_unusable_replies_are_a_note_and_the_figures_stand(cli, transcript)
     assert codex["failed_compactions"] == 1
     assert res.stderr.startswith("compact-agent: note: 1 of ") and res.stderr.count("\n") == 1, res.stderr
     assert "through --model fake-model gave no usable summary (the first: an empty reply)" in res.stderr
+
+
+def test_a_key_in_the_transcript_reaches_no_summary_request(cli):
+    """A session that holds the very key the --model requests are made with (pasted, or printed by a
+    command) was sent to that model as it was: the summary requests carried the key in their text."""
+    messages = chat(30, 4_000)
+    for m in messages:
+        if m["role"] == "tool":
+            m["content"] = f"export OPENAI_API_KEY={KEY}\n" + m["content"]
+    path = cli.cwd / "with-key.json"
+    path.write_text(json.dumps(messages))
+    with FakeOpenAIServer(summary, api_key=KEY) as server:
+        res = cli(*replay(path, "--model", "fake-model", "--base-url", server.base_url, "--api-key", KEY),
+                  env=NO_KEYS)
+    assert res.code == 0, res.stderr
+    [codex] = json.loads(res.stdout)["transcripts"][0]["results"]
+    assert codex["compactions"] >= 1 and codex["failed_compactions"] == 0
+    sent = [json.dumps(r.body) for r in server.requests]
+    assert sent and any("export OPENAI_API_KEY=" in s for s in sent)  # the line went, the key did not
+    assert not any(KEY in s for s in sent)

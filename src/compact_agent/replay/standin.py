@@ -222,12 +222,25 @@ class WatchedModel(WrapperModel):
         if self.failure is not None:
             raise ModelFailed("the summary model failed earlier in this analysis")
         try:
-            return await super().request(messages, model_settings, model_request_parameters)
+            return await super().request(without_keys(messages), model_settings, model_request_parameters)
         except (ModelContextWindowExceededError, UnexpectedModelBehavior):
             raise  # the model's answer: a failed compaction, as the live agent would meet it
         except Exception as e:
             self.failure = e
             raise
+
+
+def without_keys(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """`messages` with every registered key redacted: a transcript may hold the very key the
+    `--model` requests are made with (pasted into a session, printed by a command), and the key
+    reaches no model request. The messages themselves when none holds one (the usual case)."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    from ..context.plumbing import secrets
+
+    raw = ModelMessagesTypeAdapter.dump_json(messages)
+    clean = secrets.redact_bytes(raw)
+    return messages if clean == raw else ModelMessagesTypeAdapter.validate_json(clean)
 
 
 def model_summarizer(name: str, *, base_url: str | None = None, api_key: str | None = None) -> Summarize:
