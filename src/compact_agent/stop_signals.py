@@ -70,7 +70,7 @@ class _State:
     result_written: bool = False  # the run wrote its own result: none is added
     continues: Callable[[], str | None] | None = None  # how the session goes on, if saved (else CONTINUES)
     first: Callable[[], None] | None = None  # before the line: the REPL puts the terminal back
-    last_save: Callable[[str], None] | None = None  # what the turn running saves at the end (`saving`)
+    last_save: Callable[[str], object] | None = None  # what the turn running saves at the end (`saving`)
     starting: int = 0  # commands being started, their groups not yet known: a signal waits (`deferred`)
     started: float = field(default_factory=time.monotonic)
 
@@ -112,7 +112,7 @@ def result_written() -> None:
 
 
 @contextlib.contextmanager
-def saving(save: Callable[[str], None]) -> Iterator[None]:
+def saving(save: Callable[[str], object]) -> Iterator[None]:
     """Within the block, a run ended by SIGTERM or SIGHUP calls `save(signal name)` after killing the
     commands running and before its line: what the turn running has not saved yet goes to its
     session. It must be quick and must not wait on the event loop (the process ends right after)."""

@@ -17,7 +17,7 @@ from pydantic_ai.messages import (
 )
 
 from ..agent.run.stream_events import call_args, result_summary, shown_result
-from ..agent.run.unfinished import CUT
+from ..agent.run.unfinished import CUT, STOPPED
 from ..context.compaction.summary import is_summary, is_synthetic_text
 from ..context.refit import INPUT_CUT
 from ..session.store import Boundary, SessionStore, load_session_file
@@ -46,6 +46,8 @@ ENDED = "(the turn ended here: it was interrupted, hit its request limit, or fai
 READ_BY_US = {"mention": "attached", "restore": "restored"}
 #: Under the part of a reply the stream tore, instead of the marker the model reads.
 CUT_OFF = "(the reply was cut off here; this answer is incomplete)"
+#: … and of a reply the user stopped (Esc, Ctrl-C) while it was being written.
+STOPPED_HERE = "(you stopped this reply here; it is incomplete)"
 
 
 def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
@@ -74,9 +76,18 @@ def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
             if ours == "unanswered":
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], ENDED if pairs[-1][1] else NO_ANSWER)
             elif text:
-                cut = ours == "cut" and text.endswith(CUT)
-                pairs[-1] = (pairs[-1][0], text.removesuffix(CUT).rstrip() if cut else text, CUT_OFF if cut else "")
+                body, note = cut_off(text) if ours == "cut" else (text, "")
+                pairs[-1] = (pairs[-1][0], body, note)
     return pairs
+
+
+def cut_off(text: str) -> tuple[str, str]:
+    """A reply kept as far as it came (agent/run/unfinished.py): its text, and the note shown under it
+    instead of the marker the model reads; the note is empty for a text without a marker."""
+    for mark, note in ((CUT, CUT_OFF), (STOPPED, STOPPED_HERE)):
+        if text.endswith(mark):
+            return text.removesuffix(mark).rstrip(), note
+    return text, ""
 
 
 def _results(m: ModelRequest) -> bool:
@@ -259,8 +270,8 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> 
             paths = [str(call_args(p).get("args", {}).get("path", "?")) for p in m.parts if isinstance(p, ToolCallPart)]
             return [(READ_BY_US[kind], ", ".join(paths))]
         text = " ".join(p.content for p in m.parts if isinstance(p, TextPart))
-        if kind == "cut" and text.endswith(CUT):
-            text = f"{text.removesuffix(CUT).rstrip()} {CUT_OFF}"
+        if kind == "cut" and (cut := cut_off(text))[1]:
+            text = f"{cut[0]} {cut[1]}"
         calls = [call_line({"tool": p.tool_name, **call_args(p)})[2:] for p in m.parts if isinstance(p, ToolCallPart)]
         return [(("assistant" if text.strip() else "tool call"), " · ".join(x for x in [text, *calls] if x.strip()))]
     summary = [" ".join(str(p.content) for p in m.parts if isinstance(p, UserPromptPart)

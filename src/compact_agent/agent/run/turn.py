@@ -39,7 +39,7 @@ from .big_input import fit_input as fit_big_input
 from .session_parts import SessionParts
 from .stream_events import stream_handler
 from .turn_threads import turn_threads
-from .unfinished import before_cut, cut_reply, retried, unanswered_close
+from .unfinished import CUT, STOPPED, before_cut, cut_reply, retried, unanswered_close
 from .window_check import fixed_tokens
 
 if TYPE_CHECKING:
@@ -223,9 +223,12 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
                                        event_stream_handler=handler, conversation_id=s.session_id,
                                        usage_limits=UsageLimits(request_limit=s.settings.max_requests_per_turn))
     except (asyncio.CancelledError, KeyboardInterrupt):  # the user stopped it: Esc, Ctrl-C
+        ended = False
         with contextlib.suppress(Exception):  # unsaved, it goes on from what was saved before, as it did
-            _save_ended(s, BY_USER)  # the answer whose tools ran, each call with a result (ended_calls.py)
+            ended = _save_ended(s, BY_USER)  # the answer whose tools ran, each call with a result (ended_calls.py)
         _recover(s)
+        if not ended:  # a reply stopped while it was written: kept as far as the user read it
+            _save_cut(s, partial, STOPPED)
         raise
     except BaseException:
         _recover(s)
@@ -246,19 +249,21 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
                       cut=isinstance(last, ModelResponse) and last.finish_reason == "length")
 
 
-def _save_ended(s: TurnSession, by: str) -> None:
+def _save_ended(s: TurnSession, by: str) -> bool:
     """`by` ends the run in the turn, a signal (stop_signals.py) or the user (`BY_USER`): the model's
     last answer, not saved until the next request, and a result for each of its tool calls that has
-    none (ended_calls.py)."""
+    none (ended_calls.py). Whether there was such an answer to save."""
     messages = s.ended_calls.unsaved(by)
     if messages is not None:
         s.cm.persist(messages)
+    return messages is not None
 
 
-def _save_cut(s: TurnSession, partial: list[str]) -> None:
-    """A reply that failed after some of its text was streamed (a torn or reset stream): keep
-    that text, marked as cut, so the session shows what the user saw and says it is incomplete."""
-    cut = cut_reply(s.messages, partial)
+def _save_cut(s: TurnSession, partial: list[str], mark: str = CUT) -> None:
+    """A reply that failed after some of its text was streamed (a torn or reset stream), or that
+    the user stopped (`mark` STOPPED): keep that text, marked, so the session shows what the user
+    saw and says it is incomplete."""
+    cut = cut_reply(s.messages, partial, mark)
     if cut is None:
         return
     try:

@@ -22,6 +22,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 UNANSWERED = ("[compact-agent: this turn ended before an answer (interrupted, stopped at its limit of model "
               "requests, or the request failed)]")
 CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
+#: The same for a reply the user stopped (Esc, Ctrl-C) while it was being written: they read it.
+STOPPED = "[compact-agent: the user stopped this reply here; this answer is incomplete]"
 
 
 def unanswered_close(messages: Sequence[ModelMessage]) -> ModelResponse | None:
@@ -31,13 +33,14 @@ def unanswered_close(messages: Sequence[ModelMessage]) -> ModelResponse | None:
     return ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})
 
 
-def cut_reply(messages: Sequence[ModelMessage], partial: list[str]) -> ModelResponse | None:
-    """The streamed text of a reply that failed part-way, marked as cut; None when nothing was
-    streamed or the history does not end at the request it answers."""
+def cut_reply(messages: Sequence[ModelMessage], partial: list[str], mark: str = CUT) -> ModelResponse | None:
+    """The streamed text of a reply that failed part-way (or that the user stopped: `mark` STOPPED),
+    marked as cut; None when nothing was streamed or the history does not end at the request it
+    answers."""
     text = "".join(partial).strip()
     if not text or not messages or not isinstance(messages[-1], ModelRequest):
         return None
-    return ModelResponse(parts=[TextPart(f"{text}\n\n{CUT}")], metadata={"compact_agent": {"synthetic": "cut"}})
+    return ModelResponse(parts=[TextPart(f"{text}\n\n{mark}")], metadata={"compact_agent": {"synthetic": "cut"}})
 
 
 def retried(messages: Sequence[ModelMessage], prompt: str) -> bool:
