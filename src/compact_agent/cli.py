@@ -12,7 +12,6 @@ the signals armed), cli_query.py (the first message given as a positional, besid
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -340,6 +339,7 @@ def analyze_command(
 ) -> None:
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .cli_unused import say_unused
+    from .replay.plot import plot_problem
     from .replay.report import run_cli
 
     say_unused(ctx, "analyze")
@@ -360,13 +360,8 @@ def analyze_command(
         work = (top.get("cwd") or Path.cwd()).resolve()
         base_url = endpoint(base_url, load_settings(work, base_url=top.get("base_url")))  # ..., the config
         api_key = protect_key(api_key or top.get("api_key"))  # ..., the provider's variable
-    if plot is not None:  # before minutes of replay, not after
-        if plot.suffix.lower() not in (".svg", ".png"):
-            raise bad(f"--plot {plot}: name the chart .svg (or .png, with matplotlib)")
-        if plot.suffix.lower() == ".png" and importlib.util.find_spec("matplotlib") is None:
-            raise bad(f"--plot {plot}: a .png chart needs matplotlib (pip install matplotlib); or name it .svg")
-        if not plot.resolve().parent.is_dir():
-            raise bad(f"--plot {plot}: the folder {plot.resolve().parent} does not exist")
+    if plot is not None and (problem := plot_problem(plot)) is not None:  # before minutes of replay, not after
+        raise bad(f"--plot {plot}: {problem}")
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key))
 

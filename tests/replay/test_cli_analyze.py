@@ -70,9 +70,9 @@ def test_a_bad_path_gives_one_line(tmp_path: Path):
 @requires_small
 def test_a_chart_that_cannot_be_written_gives_one_line_naming_the_file(tmp_path: Path):
     chart = tmp_path / "is-a-dir.svg"
-    chart.mkdir()  # the folder exists (checked before the replay), the file cannot be written
+    chart.mkdir()  # the folder exists, the file cannot be written: both checked before the replay
     out = cli(str(SMALL), "--plot", str(chart), "--strategy", "none")
-    assert out.returncode == 1
+    assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and str(chart) in out.stderr, out.stderr
     assert "Error" not in out.stderr and "Traceback" not in out.stderr
 

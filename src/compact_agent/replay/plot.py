@@ -12,6 +12,7 @@ wherever the command ran, and a path too long for the panel loses its middle.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from html import escape
 from pathlib import Path
@@ -257,6 +258,30 @@ def png_figure(runs: list[TranscriptRun], window: int, titles: list[str], headin
             ax.legend(ncol=7, fontsize=8, loc="upper left")
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))  # the heading's room: the table's head stood on it
     return fig
+
+
+def plot_problem(path: Path) -> str | None:
+    """Why the chart cannot be written at `path`, found before the replay (which can take minutes,
+    and whose figures would be lost with the chart), or None. Opening it for writing is the only sure
+    test (a folder without write permission, a read-only disk, a name that is a folder); a file this
+    creates is removed again, one that was there is left as it was."""
+    if path.suffix.lower() not in SUFFIXES:
+        return "name the chart .svg (or .png, with matplotlib)"
+    if path.suffix.lower() == ".png" and importlib.util.find_spec("matplotlib") is None:
+        return "a .png chart needs matplotlib (pip install matplotlib); or name it .svg"
+    if not (folder := path.resolve().parent).is_dir():
+        return f"the folder {folder} does not exist"
+    existed = os.path.lexists(path)
+    if existed and not path.is_file():  # a folder, or a pipe that opening would wait on
+        return "it names something that is not a file"
+    try:
+        with path.open("ab"):
+            pass
+    except OSError as e:
+        return f"it cannot be written ({e.strerror or e})"
+    if not existed:
+        path.unlink(missing_ok=True)
+    return None
 
 
 def write_plot(analysis: Analysis, path: Path) -> Path:
