@@ -147,3 +147,20 @@ def test_a_project_folder_of_sessions_lists_no_side_files_it_shares(tmp_path: Pa
     (tmp_path / "other" / "prompt_history").write_text("x\n")
     found = find_files([tmp_path])
     assert sorted(found.files) == [session, tmp_path / "other" / "prompt_history"] and found.notes == []
+
+
+def test_a_link_to_a_folder_is_searched_and_a_loop_of_links_ends(tmp_path: Path) -> None:
+    """A folder whose history was linked in from elsewhere (`projects/work -> /data/work`) was
+    passed over without a word: 'no transcripts found'. Links back up (`.`, a parent) end no loop."""
+    (tmp_path / "kept" / "deep").mkdir(parents=True)
+    (tmp_path / "kept" / "deep" / "chat.json").write_text(json.dumps(CHAT))
+    root = tmp_path / "projects"
+    root.mkdir()
+    (root / "work").symlink_to(tmp_path / "kept", target_is_directory=True)
+    (root / "self").symlink_to(root, target_is_directory=True)
+    (root / "work" / "deep" / "up").symlink_to(tmp_path, target_is_directory=True)
+    found = find_files([root])
+    assert found.files == [root / "work" / "deep" / "chat.json"] and found.notes == []
+    out = cli("projects", "-s", "ours", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert [t["path"] for t in json.loads(out.stdout)["transcripts"]] == ["projects/work/deep/chat.json"]

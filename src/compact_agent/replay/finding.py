@@ -122,13 +122,25 @@ def _once(files: list[Path]) -> list[Path]:
 def _walk(root: Path, notes: list[str]) -> list[Path]:
     """Every path under `root` that is not a folder, sorted; hidden folders and files (.git, .venv)
     are left out: they hold no transcripts, only thousands of skip notes. A folder that cannot be
-    listed gets a note in `notes` (rglob passed over it without a word)."""
+    listed gets a note in `notes` (rglob passed over it without a word). A link to a folder is
+    searched as the folder it names (a history kept elsewhere and linked in was passed over without
+    a word: "no transcripts found"), each folder once, so a link to a folder already searched (`.`,
+    a parent) ends no loop."""
     def unreadable(e: OSError) -> None:
         notes.append(f"skipped {e.filename}: a folder that cannot be read ({e.strerror or 'read failed'})")
 
+    searched = {os.path.realpath(root)}
+
+    def first_time(folder: str) -> bool:
+        real = os.path.realpath(folder)
+        if real in searched:
+            return False
+        searched.add(real)
+        return True
+
     found: list[Path] = []
-    for folder, dirs, names in os.walk(root, onerror=unreadable):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    for folder, dirs, names in os.walk(root, onerror=unreadable, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and first_time(os.path.join(folder, d)))
         found += [Path(folder, n) for n in names if not n.startswith(".")]
     return sorted(found)
 
