@@ -114,6 +114,8 @@ class CommandLine:
 
                 raise UsageError(f"bad setting: {first_line(e)}") from None
             applied = {k: v for k, v in applied.items() if k not in unusable}
+        wrong = _misfits(resumed, saved, given, model, same, loaded) if resumed is not None else {}
+        unusable.update(wrong)
         if self.extra_dirs or self.allow_bash:
             loaded = with_changes(loaded, "flag", append=True, extra_dirs=self.extra_dirs, allow_bash=self.allow_bash)
         options = {**given, **applied}
@@ -131,8 +133,9 @@ class CommandLine:
         else:
             notes += overridden(would, given)
         note = "; ".join(notes) or None
-        return SessionSettings(options, applied, loaded,
-                               remembered.ToRemember(keep, resumed, keep != saved, frozenset(applied)), note)
+        return SessionSettings(options, applied, loaded,  # a misfit said once: the file no longer keeps it
+                               remembered.ToRemember(keep, resumed, keep != saved or bool(wrong), frozenset(applied)),
+                               note)
 
     def _with(self, applied: dict[str, Any], by: str) -> tuple[Any, dict[str, str]]:
         """The settings with the options a session remembers (`applied`), and those of them that are
@@ -167,6 +170,26 @@ class CommandLine:
             rest = "the default" if loaded.sources.get(key, "default") == "default" else f"the value from {loaded.where(key)}"
             bad[option] += f"; the session goes on with {rest}"
         return loaded, bad
+
+
+def _misfits(resumed: Path, saved: dict[str, Any], given: dict[str, Any], model: str, same: bool,
+             loaded: Any) -> dict[str, str]:
+    """The line for each option session file `resumed` remembers with a value of another kind than
+    it takes (`remembered.misfits`), that this run would have taken from it."""
+    import json
+
+    misfit = remembered.misfits(resumed)
+    if remembered.RAN_WITH in saved:
+        misfit[remembered.RAN_WITH] = saved[remembered.RAN_WITH]
+    out = {}
+    for option, value in remembered.to_apply(misfit, given, model, same_endpoint=same).items():
+        key = SETTING.get(option)
+        rest = ("without it" if key is None else "with the default" if loaded.sources.get(key, "default") == "default"
+                else f"with the value from {loaded.where(key)}")
+        out[option] = (f"bad value for {key or option} (remembered by session {resumed.stem}): "
+                       f"{json.dumps(value, ensure_ascii=False)[:60]} is not {remembered.TAKES[option]}; "
+                       f"the session goes on {rest}")
+    return out
 
 
 def _unusable(option: str, value: Any) -> str | None:

@@ -48,3 +48,26 @@ def test_a_remembered_endpoint_that_is_no_address_is_said_and_left_out(cli, valu
         f"compact-agent: note: bad value for base_url (remembered by session {sid}): '{value}' {NO_HTTP}; the "
         "session goes on with the value from env COMPACT_AGENT_BASE_URL"]
     assert again.stdout == "ok\n"
+
+
+@pytest.mark.parametrize(("values", "said"), [
+    ({"context_window": "abc"}, 'bad value for context_window (remembered by session {sid}): "abc" is not a whole '
+                                "number of tokens; the session goes on with the default"),
+    ({"model": 7}, "bad value for model (remembered by session {sid}): 7 is not a model name; the session goes on "
+                   "with the default"),
+    ({"append_system_prompt": ["x"]}, 'bad value for append_system_prompt (remembered by session {sid}): ["x"] is '
+                                      "not text; the session goes on without it"),
+])
+def test_a_remembered_value_of_another_kind_is_said_once_and_left_out(cli, values, said) -> None:
+    """A value of a kind the option never takes was dropped without a word, and stayed in the file."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok"), model="deepseek-chat") as server:
+        first = cli("-p", "hello", "--model", "deepseek-chat", "--base-url", server.base_url, "--api-key", "k",
+                    "--output-format", "stream-json")
+        sid = json.loads(first.stdout.splitlines()[0])["session_id"]
+        [path] = cli.home.rglob(f"{sid}.jsonl")
+        spoil(path, **values)
+        again = cli("-r", sid, "-p", "hi", "--api-key", "k")
+        after = cli("-r", sid, "-p", "and again", "--api-key", "k")
+    assert again.code == 0, again.stderr
+    assert again.stderr.splitlines() == [f"compact-agent: note: {said.format(sid=sid)}"]
+    assert after.code == 0 and after.stderr == ""  # said once: no longer remembered

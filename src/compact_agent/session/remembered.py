@@ -144,6 +144,23 @@ def options_of(path: Path) -> dict[str, Any]:
     return out
 
 
+#: What each option takes, for the line that says a remembered value is of another kind.
+TAKES = {"model": "a model name", "base_url": "an address", "context_window": "a whole number of tokens",
+         "max_turns": "a whole number of model requests", "append_system_prompt": "text",
+         "prices": "a list of prices"}
+
+
+def misfits(path: Path) -> dict[str, Any]:
+    """The options session file `path` remembers with a value of another kind than each takes (a
+    hand-edited `context_window: "abc"`, `model: 7`), which `options_of` leaves out: said, they were
+    dropped without a word, and stayed in the file."""
+    saved = read_meta(path).get(KEY)
+    if not isinstance(saved, dict):
+        return {}
+    return {name: saved[name] for name, kind in NAMES.items() if saved.get(name) is not None
+            and (not isinstance(saved[name], kind) or isinstance(saved[name], bool))}
+
+
 def to_apply(saved: dict[str, Any], given: dict[str, Any], model: str, *, same_endpoint: bool = False
              ) -> dict[str, Any]:
     """Of the options a session remembers (`saved`), those this command line did not give again;
