@@ -212,7 +212,8 @@ def _sniff(path: Path) -> _Sniffed:
         first = _first_byte(path)
         if not first:
             raise TranscriptError(f"{path}: empty file, not a transcript")
-        if first in (b"{", b"[") and path.stat().st_size <= MAX_DOCUMENT_BYTES and not _jsonl(path):
+        size = path.stat().st_size
+        if first in (b"{", b"[") and size <= MAX_DOCUMENT_BYTES and not _jsonl(path):
             try:
                 document = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
             except (json.JSONDecodeError, RecursionError):
@@ -236,10 +237,17 @@ def _sniff(path: Path) -> _Sniffed:
         return _Sniffed("codex", records=_codex_early.enveloped(records), bad_lines=bad, cut_short=cut_short)
     if records and all(isinstance(r.get("role"), str) for r in records[:_SNIFF_RECORDS]):
         return _Sniffed("openai-chat", records=records, bad_lines=bad, cut_short=cut_short)
+    if first in (b"{", b"[") and size > MAX_DOCUMENT_BYTES and not records:  # read whole, it could be one
+        raise TranscriptError(f"{path}: a JSON document of {_mb(size)}, more than the {_mb(MAX_DOCUMENT_BYTES)} "
+                              "the analyzer reads whole: not read")
     raise TranscriptError(
         f"{path}: unknown transcript format (expected Claude Code or Codex JSONL, mini-swe-agent,"
         " SWE-agent, OpenAI or Anthropic chat JSON, a Cline or Roo Code task or a Gemini CLI chat)"
     )
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):,.{0 if size >= 10 << 20 else 1}f} MB"
 
 
 def _document_format(document: Any) -> str | None:
