@@ -64,10 +64,13 @@ class ExitRepl(Exception):
 
 class RunningRepl(Protocol):
     """What a command asks of the REPL it runs in: a turn shown as the REPL shows it, a yes/no, and
-    its keys (where /rewind puts the prompt back for editing)."""
+    its keys (where /rewind puts the prompt back for editing) and shell output (`!cmd`'s it puts back)."""
 
     @property
     def keys(self) -> InterruptKeys | None: ...
+
+    @property
+    def pending(self) -> list[str]: ...  # `!cmd` output waiting to go with the next message
 
     async def turn(self, message: str, typed: str | None = None) -> None: ...
     async def confirm(self, question: str) -> bool: ...

@@ -19,6 +19,8 @@ from ..agent.run.runner import AgentSession
 from ..words import plural
 from . import render
 from .command_registry import CommandError, command, current_repl
+from .rewound_prompt import shell_output_of
+from .shell_escape import SHELL_HEAD
 
 
 @command("rewind", "restore files and conversation to before turn N: /rewind [N]")
@@ -65,6 +67,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             c.print("nothing rewound")
             return
     given = repl.prompt_back(target) if repl is not None else ""  # before the conversation is cut
+    shell = shell_output_of(target, s.messages) if repl is not None else None
     try:
         back = s.rewind(n)
     except FilesNotRestored as e:  # the conversation went back all the same: its prompt comes back too
@@ -83,6 +86,11 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         c.print(f"  {back.archive}", style="dim", soft_wrap=True, highlight=False)
     if back.lost:  # versions pruned (or deleted): those files stay as they are
         c.print(back.lost, style="yellow", markup=False, highlight=False)
+    if repl is not None and shell is not None:  # what `!cmd` printed goes with it again, as it went
+        repl.pending.insert(0, shell)
+        commands = [b.split("\n", 1)[0] for b in shell.split(SHELL_HEAD)[1:]]
+        c.print(f"  ⎿ the output of {', '.join('!' + x for x in commands)} goes with it again", style="dim",
+                markup=False, highlight=False)
     if repl is not None and repl.keys is not None:
         repl.keys.typed = given  # as shown when sent: a large paste as its placeholder
 

@@ -15,6 +15,7 @@ the message, or `!cmd` output went with it) the preview comes back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 from .. import secrets
 from . import sent_record
 from .pastes import Pastes
+from .shell_escape import SHELL_HEAD
 
 if TYPE_CHECKING:  # imported by the REPL before pydantic-ai is (repl_start.py loads it in a thread)
     from pydantic_ai.messages import ModelMessage
@@ -83,6 +85,27 @@ class SentPrompts:
 
 def pastes_expanded(line: str, held: dict[str, str]) -> str:
     return Pastes(dict(held)).expand(line)
+
+
+def shell_output_of(cp: Checkpoint, messages: Sequence[ModelMessage]) -> str | None:
+    """The `!cmd` output that went with `cp`'s prompt, as it went (the text before the prompt), for
+    `/rewind` to hold for the next message again: it came back without it, and the message sent
+    again went without what the commands had printed. None when none went with it."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from ..context.layers.snip import prompt_text
+
+    said = secrets.redact(cp.prompt)
+    if cp.archive is not None:
+        return None
+    for message in messages[cp.history_len:cp.history_len + 40]:
+        for part in message.parts if isinstance(message, ModelRequest) else ():
+            text = prompt_text(part) if isinstance(part, UserPromptPart) else None
+            if text is None or not text.startswith(SHELL_HEAD):
+                continue
+            cuts = [m.start() for m in re.finditer("\n\n", text)]
+            return next((text[:at] for at in cuts if preview(text[at + 2:]) == said), None)
+    return None
 
 
 def _sent_text(cp: Checkpoint, messages: Sequence[ModelMessage], said: str) -> str | None:

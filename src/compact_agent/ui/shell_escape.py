@@ -49,6 +49,10 @@ def shown_ends(out: str) -> tuple[str, str]:
     return head, tail
 
 
+#: How a command's output begins in the message it goes with (`/rewind` finds it there: rewound_prompt.py).
+SHELL_HEAD = "I ran this shell command myself:\n$ "
+
+
 def show_shell_output(console: Console, command: str, out: str) -> str:
     """Print the output (its head and tail when long); return the text to put before the next message."""
     from ..agent.tools.shell import cut_from
@@ -70,4 +74,4 @@ def show_shell_output(console: Console, command: str, out: str) -> str:
     else:
         console.print(out, markup=False, highlight=False)
         console.print("(the output goes with your next message)", style="dim")
-    return f"I ran this shell command myself:\n$ {command}\n{out}"
+    return f"{SHELL_HEAD}{command}\n{out}"
