@@ -164,3 +164,17 @@ def test_a_link_to_a_folder_is_searched_and_a_loop_of_links_ends(tmp_path: Path)
     out = cli("projects", "-s", "ours", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert [t["path"] for t in json.loads(out.stdout)["transcripts"]] == ["projects/work/deep/chat.json"]
+
+
+def test_a_loop_of_links_is_said_to_be_one_not_a_broken_link(tmp_path: Path) -> None:
+    """a.jsonl -> b.jsonl -> a.jsonl was 'a broken link (to b.jsonl)': the person looked for a file
+    that had moved, where none had."""
+    (tmp_path / "a.jsonl").symlink_to("b.jsonl")
+    (tmp_path / "b.jsonl").symlink_to("a.jsonl")
+    (tmp_path / "chat.json").write_text(json.dumps(CHAT))
+    assert find_files([tmp_path]).notes == [
+        f"skipped {tmp_path / 'a.jsonl'}: a link into a loop of links (to b.jsonl): it reaches no file",
+        f"skipped {tmp_path / 'b.jsonl'}: a link into a loop of links (to a.jsonl): it reaches no file"]
+    out = cli("a.jsonl", cwd=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr == "compact-agent: cannot read a.jsonl: it is a link into a loop of links (to b.jsonl): it reaches no file\n"

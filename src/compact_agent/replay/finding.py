@@ -10,6 +10,7 @@ its own odd cases (a file reached twice, a folder that cannot be listed).
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -62,7 +63,9 @@ def find_files(paths: Sequence[Path]) -> Found:
         elif p.exists():
             notes.append(f"skipped {p}: {_not_a_file(p)}")
         elif p.is_symlink():
-            raise FindError(f"no such file or directory: {p} is {_not_a_file(p)}")
+            what = _not_a_file(p)
+            raise FindError(f"no such file or directory: {p} is {what}" if what.startswith("a broken link")
+                            else f"cannot read {p}: it is {what}")
         else:
             raise FindError(f"no such file or directory: {p}")
     skipped = len(notes) + archives
@@ -149,9 +152,15 @@ def _not_a_file(path: Path) -> str:
     """Why a path that is neither a regular file nor a folder is not read."""
     if path.is_symlink() and not path.exists():
         try:
-            return f"a broken link (to {os.readlink(path)})"
+            target = os.readlink(path)
         except OSError:
             return "a broken link"
+        try:
+            os.stat(path)
+        except OSError as e:
+            if e.errno == errno.ELOOP:  # a.jsonl -> b.jsonl -> a.jsonl: no file is missing, none is reached
+                return f"a link into a loop of links (to {target}): it reaches no file"
+        return f"a broken link (to {target})"
     # A FIFO, a socket or a device: reading it could wait for ever or never end.
     return "not a regular file or a folder (a pipe or a device: not read)"
 
