@@ -164,12 +164,19 @@ def _cannot_read(path: Path, exc: OSError) -> TranscriptError:
     return TranscriptError(f"cannot read transcript {path}: {exc.strerror or exc}")
 
 
+#: The UTF-8 byte order mark some Windows tools write first (PowerShell 5's `-Encoding UTF8`,
+#: Notepad before 2019): no JSON parser here takes it, so it is read past, as `utf-8-sig` does.
+BOM = b"\xef\xbb\xbf"
+
+
 def _first_byte(path: Path) -> bytes:
     """The first byte that is not whitespace (b"" for an empty or all-blank file), read in chunks."""
     with path.open("rb") as f:
+        first = True
         while chunk := f.read(65_536):
-            if stripped := chunk.lstrip():
+            if stripped := (chunk.removeprefix(BOM) if first else chunk).lstrip():
                 return stripped[:1]
+            first = False
     return b""
 
 
@@ -177,7 +184,7 @@ def _jsonl(path: Path) -> bool:
     """The first line is a JSON value of its own and more follows: JSON lines, not one document
     (which would be read whole to find out)."""
     with path.open("rb") as f:
-        head = f.readline(MAX_LINE_BYTES + 1)
+        head = f.readline(MAX_LINE_BYTES + 1).removeprefix(BOM)
         if not head.endswith(b"\n") or not f.read(4_096).strip():
             return False
     try:
@@ -190,6 +197,8 @@ def _jsonl(path: Path) -> bool:
 def _lines(path: Path) -> Iterator[bytes | None]:
     """The file's lines; None for one longer than MAX_LINE_BYTES, which is skipped unread."""
     with path.open("rb") as f:
+        if f.read(len(BOM)) != BOM:
+            f.seek(0)
         while line := f.readline(MAX_LINE_BYTES + 1):
             if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
                 while (more := f.readline(1 << 16)) and not more.endswith(b"\n"):
@@ -215,7 +224,7 @@ def _sniff(path: Path) -> _Sniffed:
         size = path.stat().st_size
         if first in (b"{", b"[") and size <= MAX_DOCUMENT_BYTES and not _jsonl(path):
             try:
-                document = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+                document = json.loads(path.read_bytes().removeprefix(BOM).decode("utf-8", errors="replace"))
             except (json.JSONDecodeError, RecursionError):
                 document = None
             if (kind := _document_format(document)) is not None:
