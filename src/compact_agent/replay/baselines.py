@@ -198,6 +198,8 @@ def factories(names: Sequence[str] | None = None) -> dict[str, StrategyFactory]:
 
         close = closest(unknown[0], list(STRATEGIES))  # `-s our`: ours
         guess = f"; did you mean {close}?" if close else ""
+        if len(listed := [n.strip() for n in unknown[0].split(",") if n.strip()]) > 1:  # `-s ours,codex`
+            guess = f"; name each with an -s of its own: {' '.join(f'-s {n}' for n in listed)}"
         raise ValueError(f"unknown strategy {unknown[0]!r}{guess} (choose from {', '.join(STRATEGIES)})")
     return {n: STRATEGIES[n] for n in STRATEGIES if n in names}
 
