@@ -254,7 +254,7 @@ def _assistant(
 
 def _count(mapping: Mapping[str, Any], key: str) -> int:
     value = mapping.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _chat_usage(raw: Any) -> RequestUsage | None:

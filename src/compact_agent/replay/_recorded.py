@@ -36,12 +36,13 @@ def parse_time(value: Any) -> datetime | None:
 
 
 def _int(mapping: Mapping[str, Any], *keys: str) -> int:
-    """First integer found under ``keys`` (dotted paths allowed), else 0: usage blocks vary by provider."""
+    """First count found under ``keys`` (dotted paths allowed), else 0: usage blocks vary by provider.
+    A negative number is no count (a damaged or hand-made file): taken as one, it made costs negative."""
     for key in keys:
         value: Any = mapping
         for step in key.split("."):
             value = value.get(step) if isinstance(value, Mapping) else None
-        if isinstance(value, int) and not isinstance(value, bool):
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value
     return 0
 
