@@ -178,3 +178,17 @@ def test_a_loop_of_links_is_said_to_be_one_not_a_broken_link(tmp_path: Path) -> 
     out = cli("a.jsonl", cwd=tmp_path)
     assert out.returncode == 2
     assert out.stderr == "compact-agent: cannot read a.jsonl: it is a link into a loop of links (to b.jsonl): it reaches no file\n"
+
+
+def test_nothing_found_names_the_formats_only_where_one_could_be_wrong(tmp_path: Path) -> None:
+    """A Claude Code session with no answer in it was 'no transcripts found: s.jsonl: no model
+    responses to replay; the analyzer reads Claude Code or Codex JSONL, …', as if its format had not
+    been read."""
+    from compact_agent.replay.report import nothing_found
+
+    (tmp_path / "s.json").write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    out = cli("s.json", cwd=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr == "compact-agent: no transcripts found: s.json: no model responses to replay\n"
+    assert nothing_found(["skipped a.txt: not a transcript"]).endswith("; the analyzer reads " + nothing_found([])
+                                                                      .removeprefix("no transcripts found (")[:-1])

@@ -79,7 +79,10 @@ def nothing_found(skipped: Sequence[str], more_paths: int | None = None) -> str:
         return f"no transcripts found ({known})"
     more_paths = len(skipped) - 1 if more_paths is None else more_paths
     more = f" (and {more_paths:,} more skipped)" if more_paths > 0 else ""
-    return f"no transcripts found: {skipped[0].removeprefix('skipped ')}{more}; the analyzer reads {known}"
+    first = skipped[0].removeprefix("skipped ")
+    # The formats read where one could be wrong: not after a file read but empty of responses, or too large.
+    formats = f"; the analyzer reads {known}" if more or first.endswith("not a transcript") else ""
+    return f"no transcripts found: {first}{more}{formats}"
 
 
 # -- output ------------------------------------------------------------------------------------------
