@@ -167,6 +167,7 @@ def _cannot_read(path: Path, exc: OSError) -> TranscriptError:
 #: The UTF-8 byte order mark some Windows tools write first (PowerShell 5's `-Encoding UTF8`,
 #: Notepad before 2019): no JSON parser here takes it, so it is read past, as `utf-8-sig` does.
 BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def _first_byte(path: Path) -> bytes:
@@ -218,6 +219,10 @@ def _mtime(path: Path) -> datetime:
 
 def _sniff(path: Path) -> _Sniffed:
     try:
+        with path.open("rb") as f:
+            if f.read(2) in UTF16_BOMS:  # Windows PowerShell's `>` and Out-File write it
+                raise TranscriptError(f"{path}: UTF-16 text (as Windows PowerShell's > writes), which the analyzer "
+                                      "does not read: save it as UTF-8")
         first = _first_byte(path)
         if not first:
             raise TranscriptError(f"{path}: empty file, not a transcript")
