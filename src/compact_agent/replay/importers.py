@@ -227,11 +227,14 @@ def _sniff(path: Path) -> _Sniffed:
         if not first:
             raise TranscriptError(f"{path}: empty file, not a transcript")
         size = path.stat().st_size
+        unclosed = False  # a JSON document that ends before it is closed: cut short
         if first in (b"{", b"[") and size <= MAX_DOCUMENT_BYTES and not _jsonl(path):
+            text = path.read_bytes().removeprefix(BOM).decode("utf-8", errors="replace")
             try:
-                document = json.loads(path.read_bytes().removeprefix(BOM).decode("utf-8", errors="replace"))
+                document = json.loads(text)
             except (json.JSONDecodeError, RecursionError):
-                document = None
+                document, unclosed = None, text.rstrip()[-1:] not in ("}", "]")
+            del text
             if (kind := _document_format(document)) is not None:
                 return _Sniffed(kind, document=document)
             del document
@@ -251,6 +254,9 @@ def _sniff(path: Path) -> _Sniffed:
         return _Sniffed("codex", records=_codex_early.enveloped(records), bad_lines=bad, cut_short=cut_short)
     if records and all(isinstance(r.get("role"), str) for r in records[:_SNIFF_RECORDS]):
         return _Sniffed("openai-chat", records=records, bad_lines=bad, cut_short=cut_short)
+    if unclosed and not records:
+        raise TranscriptError(f"{path}: a JSON document that ends before it is closed (cut short: a copy of a file "
+                              "still being written, or a download cut off): not read")
     if first in (b"{", b"[") and size > MAX_DOCUMENT_BYTES and not records:  # read whole, it could be one
         raise TranscriptError(f"{path}: a JSON document of {_mb(size)}, more than the {_mb(MAX_DOCUMENT_BYTES)} "
                               "the analyzer reads whole: not read")
