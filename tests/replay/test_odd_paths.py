@@ -192,3 +192,26 @@ def test_nothing_found_names_the_formats_only_where_one_could_be_wrong(tmp_path:
     assert out.stderr == "compact-agent: no transcripts found: s.json: no model responses to replay\n"
     assert nothing_found(["skipped a.txt: not a transcript"]).endswith("; the analyzer reads " + nothing_found([])
                                                                       .removeprefix("no transcripts found (")[:-1])
+
+
+def test_many_json_files_that_are_no_transcripts_are_said_in_one_line(tmp_path: Path) -> None:
+    """A folder holding a thousand package.json or settings files beside its transcripts wrote a
+    thousand 'skipped …: not a transcript' lines on stderr; a few are still said one a line."""
+    from compact_agent.replay.finding import MANY_SAID
+
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "chat.json").write_text(json.dumps(CHAT))
+    for i in range(MANY_SAID + 5):
+        (tmp_path / "t" / f"conf{i:02}.json").write_text('{"setting": 1}')
+    (tmp_path / "t" / "notes.txt").write_text("x")
+    out = cli("t", "-s", "ours", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["skipped"]) == MANY_SAID + 6  # --json: one per file, as before
+    assert out.stderr.splitlines() == [
+        f"compact-agent: skipped {MANY_SAID + 5} .json, .jsonl or .traj files that are not transcripts (conf00.json, "
+        "conf01.json, conf02.json, …; --json lists each)",
+        "compact-agent: skipped t/notes.txt: not a transcript"]
+    for extra in (tmp_path / "t").glob("conf1*.json"):
+        extra.unlink()
+    few = cli("t", "-s", "ours", cwd=tmp_path).stderr.splitlines()
+    assert few[0] == "compact-agent: skipped t/conf00.json: not a transcript" and len(few) == 11

@@ -35,6 +35,8 @@ TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".traj")
 CLINE_HISTORY = "api_conversation_history.json"
 #: Of the files `skip_lines` sums in one line, the names it shows.
 NAMES_SHOWN = 3
+#: Notes of .json, .jsonl and .traj files that are no transcript: up to this many are said one a line.
+MANY_SAID = 10
 
 
 def find_files(paths: Sequence[Path]) -> Found:
@@ -85,22 +87,25 @@ def plainly_not(files: Sequence[Path], paths: Sequence[Path]) -> frozenset[Path]
 def skip_lines(notes: Sequence[str], plain: frozenset[Path]) -> list[str]:
     """The skip notes as printed: those of files found in a folder that are plainly no transcript
     (`plain`: a README, a LICENSE, CSV files beside the transcripts) summed in one line where the
-    first was, `skipped 15 files that are not transcripts (README.md, LICENSE, a.csv, …)`; each
-    other note, a file named on the command line's among them, on its own line. The notes
-    themselves (the JSON output's `skipped`) stay one per file."""
-    summed = {f"skipped {p}: not a transcript": p for p in plain}
-    names = [summed[n].name for n in notes if n in summed]
-    if len(names) < 2:
-        return list(notes)
-    more = ", …" if len(names) > NAMES_SHOWN else ""
-    line = f"skipped {len(names)} files that are not transcripts ({', '.join(names[:NAMES_SHOWN])}{more})"
-    out: list[str] = []
-    for n in notes:
-        if n not in summed:
-            out.append(n)
-        elif line:
-            out.append(line)
-            line = ""
+    first was, `skipped 15 files that are not transcripts (README.md, LICENSE, a.csv, …)`; so are
+    those of files named as a transcript could be (`TRANSCRIPT_SUFFIXES`) that are none, when there
+    are more than MANY_SAID of them (a folder of a thousand package.json or settings files wrote a
+    thousand lines); each other note on its own line. The notes themselves (the JSON output's
+    `skipped`) stay one per file."""
+    plain_notes = {f"skipped {p}: not a transcript": p.name for p in plain}
+    named = {n: Path(n.removeprefix("skipped ").removesuffix(": not a transcript")).name for n in notes
+             if n.endswith(": not a transcript") and n not in plain_notes}
+    groups = [(plain_notes, "files that are not transcripts", "", 2),
+              (named, ".json, .jsonl or .traj files that are not transcripts", "; --json lists each", MANY_SAID + 1)]
+    out = list(notes)
+    for group, what, tail, least in groups:
+        names = [group[n] for n in out if n in group]
+        if len(names) < least:
+            continue
+        shown = ", ".join(names[:NAMES_SHOWN]) + (", …" if len(names) > NAMES_SHOWN else "")
+        first = next(i for i, n in enumerate(out) if n in group)
+        out = [f"skipped {len(names):,} {what} ({shown}{tail})" if i == first else n
+               for i, n in enumerate(out) if n not in group or i == first]
     return out
 
 
