@@ -358,12 +358,15 @@ def analyze_command(
     if model:  # endpoint and key found as the chat finds its own: this command's flag, the top-level one, ...
         top = ctx.obj or {}
         work = (top.get("cwd") or Path.cwd()).resolve()
-        base_url = endpoint(base_url, load_settings(work, base_url=top.get("base_url")))  # ..., the config
+        loaded = load_settings(work, base_url=top.get("base_url"))
+        base_url = endpoint(base_url, loaded)  # ..., the config
+        limits = {"max_retries": loaded.settings.max_retries, "timeout_s": loaded.settings.request_timeout_s}
         api_key = protect_key(api_key or top.get("api_key"))  # ..., the provider's variable
     if plot is not None and (problem := plot_problem(plot)) is not None:  # before minutes of replay, not after
         raise bad(f"--plot {plot}: {problem}")
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
-                             plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key))
+                             plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key,
+                             limits=limits if model else None))
 
 
 def main() -> None:

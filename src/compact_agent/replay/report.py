@@ -283,14 +283,13 @@ EXIT_INTERRUPTED = 130
 
 def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
             plot: Path | None, model: str | None, totals_only: bool = False, base_url: str | None = None,
-            api_key: str | None = None) -> int:
+            api_key: str | None = None, limits: dict[str, Any] | None = None) -> int:
     """The `analyze` command; returns the exit code, reports problems in one line on stderr (a
     summary model that fails ends the run: figures built on summaries never written would mislead).
-    Ctrl-C ends it at once (the workers with it, `batch._stop_now`) with one line: the command
-    line's framework ended it with status 130 and no word."""
+    Ctrl-C ends it at once (the workers with it, `batch._stop_now`) with one line, status 130."""
     try:
         return _run_cli(paths, window=window, strategies=strategies, pricing=pricing, as_json=as_json, plot=plot,
-                        model=model, totals_only=totals_only, base_url=base_url, api_key=api_key)
+                        model=model, totals_only=totals_only, base_url=base_url, api_key=api_key, limits=limits)
     except KeyboardInterrupt:
         return failed("interrupted", EXIT_INTERRUPTED, as_json)
 
@@ -308,7 +307,7 @@ def failed(message: str, code: int, as_json: bool) -> int:
 
 def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
              plot: Path | None, model: str | None, totals_only: bool, base_url: str | None,
-             api_key: str | None) -> int:
+             api_key: str | None, limits: dict[str, Any] | None) -> int:
     import json
 
     from .. import secrets
@@ -321,7 +320,7 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
     summarize: Summaries | None = None
     try:
         if model:
-            summarize = summaries(model, base_url, api_key)
+            summarize = summaries(model, base_url, api_key, limits)
         analysis = asyncio.run(analyze(paths, window=window, strategies=strategies, pricing=pricing,
                                        summarize=summarize))
         if plot is not None:
@@ -352,13 +351,15 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
     return 0
 
 
-def summaries(model: str, base_url: str | None, api_key: str | None) -> Summaries:
+def summaries(model: str, base_url: str | None, api_key: str | None, limits: dict[str, Any] | None = None
+              ) -> Summaries:
     """The `--model` summarizer, watched (batch.Summaries), knowing where it sends its requests and
-    where its key came from, to say so when they fail; raises ConfigError when it has no key."""
+    where its key came from, to say so when they fail; raises ConfigError when it has no key. `limits`:
+    the settings' timeout and retries (`request_timeout_s`, `max_retries`), as the chat's requests."""
     from ..models import provider_for
     from .standin import model_summarizer
 
-    inner = model_summarizer(model, base_url=base_url, api_key=api_key)
+    inner = model_summarizer(model, base_url=base_url, api_key=api_key, **(limits or {}))
     var = {"anthropic": "ANTHROPIC_API_KEY", "deepseek": "DEEPSEEK_API_KEY"}.get(provider_for(model, base_url),
                                                                               "OPENAI_API_KEY")
     key_from = "the key given with --api-key" if api_key else var if os.environ.get(var) else ""

@@ -243,13 +243,15 @@ def without_keys(messages: list[ModelMessage]) -> list[ModelMessage]:
     return messages if clean == raw else ModelMessagesTypeAdapter.validate_json(clean)
 
 
-def model_summarizer(name: str, *, base_url: str | None = None, api_key: str | None = None) -> Summarize:
+def model_summarizer(name: str, *, base_url: str | None = None, api_key: str | None = None,
+                     max_retries: int = 2, timeout_s: float = 600.0) -> Summarize:
     """Summary calls made by a real model (`--model`, at `--base-url` with `--api-key` if given);
     raises ConfigError when it cannot be built (no key)."""
     from ..context.compaction.summarizer import SharedPrefixSummarizer
     from ..models import build_model
 
-    return SharedPrefixSummarizer(WatchedModel(build_model(name, base_url=base_url, api_key=api_key)))
+    return SharedPrefixSummarizer(WatchedModel(build_model(name, base_url=base_url, api_key=api_key,
+                                                           max_retries=max_retries, timeout_s=timeout_s)))
 
 
 def model_failure(summarize: Summarize | None) -> ModelFailed | None:
