@@ -164,6 +164,11 @@ def test_a_link_to_a_folder_is_searched_and_a_loop_of_links_ends(tmp_path: Path)
     out = cli("projects", "-s", "ours", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert [t["path"] for t in json.loads(out.stdout)["transcripts"]] == ["projects/work/deep/chat.json"]
+    (tmp_path / "kept" / "compact-history").mkdir()
+    (tmp_path / "kept" / "compact-history" / "a.jsonl").write_text("{}\n")
+    both = find_files([root, tmp_path / "kept"])  # the folder, and a link to it: its archive counted once
+    assert both.notes == ["skipped 1 compaction archive in compact-history/: each session file is replayed in full "
+                          "from them"] and both.skipped == 1
 
 
 def test_a_loop_of_links_is_said_to_be_one_not_a_broken_link(tmp_path: Path) -> None:

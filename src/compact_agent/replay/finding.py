@@ -48,12 +48,12 @@ def find_files(paths: Sequence[Path]) -> Found:
     does not exist is an error (a typo). Each file is listed once, however often it is reached."""
     files: list[Path] = []
     notes: list[str] = []
-    archives = 0
+    archives: set[str] = set()  # each once, however often reached (a folder named and linked to)
     for p in paths:
         if p.is_dir():
             for f in _walk(p, notes):
                 if "compact-history" in f.relative_to(p).parts[:-1]:
-                    archives += 1  # our archives: replayed through the session file that names them
+                    archives.add(os.path.realpath(f))  # ours: replayed through the session file that names them
                 elif not f.is_file():
                     notes.append(f"skipped {f}: {_not_a_file(f)}")
                 elif not _our_side_file(f, p) and not cline_side_file(f):
@@ -70,10 +70,10 @@ def find_files(paths: Sequence[Path]) -> Found:
                             else f"cannot read {p}: it is {what}")
         else:
             raise FindError(f"no such file or directory: {p}")
-    skipped = len(notes) + archives
+    skipped = len(notes) + len(archives)
     files = _once(files)
     if archives:
-        notes.append(f"skipped {plural(archives, 'compaction archive')} in compact-history/: each session file is "
+        notes.append(f"skipped {plural(len(archives), 'compaction archive')} in compact-history/: each session file is "
                      "replayed in full from them")
     return Found(files, notes, skipped)
 
