@@ -343,6 +343,7 @@ def analyze_command(
     from .replay.report import run_cli
 
     say_unused(ctx, "analyze")
+
     def bad(message: str) -> typer.Exit:  # one line, and with --json the `{"error": ...}` object on stdout
         if as_json:
             sys.stdout.write(json_error(message))
@@ -355,6 +356,7 @@ def analyze_command(
                   "summaries: add --model NAME (without it the deterministic stand-in writes them)")
     if (problem := url_problem(base_url)) is not None:
         raise bad(f"--base-url: {problem}")
+    limits = None  # the summary model's timeout and retries, as the settings give them (with --model)
     if model:  # endpoint and key found as the chat finds its own: this command's flag, the top-level one, ...
         top = ctx.obj or {}
         work = (top.get("cwd") or Path.cwd()).resolve()
@@ -366,7 +368,7 @@ def analyze_command(
         raise bad(f"--plot {plot}: {problem}")
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key,
-                             limits=limits if model else None))
+                             limits=limits))
 
 
 def main() -> None:
