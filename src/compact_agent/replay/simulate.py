@@ -9,12 +9,12 @@ measures what each strategy would have cost and kept, not what a model would hav
 Transcripts omit the tool definitions (most omit the system prompt too), and our chars/4 estimate
 is not the provider's tokenizer, so the recorded prompt sizes are fitted per transcript as
 ``recorded ≈ ratio × estimate + overhead`` over the requests before the agent's own first
-compaction (:func:`calibrate`). Every simulated request is sized with that fit, for every
+compaction (sizing.py's :func:`calibrate`). Every simulated request is sized with that fit, for every
 strategy alike, and the fit's error is reported. Where a transcript does record its opening system
 prompt (Codex's instructions and developer messages, SWE-agent's and mini-swe-agent's system
 message), that prompt is the agent's fixed prompt, as its tools are: every agent sends its own with
 every request, whatever its compaction did to the conversation. So it is replayed as part of the
-overhead (:func:`fixed_prompt`), sent and cached with every request of every strategy, and the
+overhead (sizing.py's :func:`fixed_prompt`), sent and cached with every request of every strategy, and the
 strategies see the conversation after it.
 
 Cost follows the providers' prompt caching: the cached part of a request is its longest common
@@ -28,7 +28,6 @@ tool result as its own message or content block, so what comes before a change s
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -36,10 +35,7 @@ from typing import Any, Protocol
 
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
-    SystemPromptPart,
-    UserPromptPart,
 )
 
 from ..context.compaction.cuts import join
@@ -56,130 +52,24 @@ from .recall import (
     reread_source_tokens,
 )
 from .retention import Retention, Truth, message_text, retention_of
-from .usage_fit import MAX_FIT_ERROR, best_fit, errors, leading_points
+from .sizing import (  # the sizes of what is replayed: its own module, named here for the callers
+    OVERHEAD_CAP,
+    TokenModel,
+    calibrate,
+    describe_fit,
+    fixed_prompt,
+    output_tokens,
+    recorded_points,
+    replay_messages,
+)
 
-OVERHEAD_CAP = 40_000
-"""Largest system prompt + tool schemas we believe (Claude Code's is ~26K tokens). A transcript whose
-recorded prompts exceed its messages by more (a compaction sub-call whose prompt held the parent
-conversation) is replayed with this overhead and a warning."""
+__all__ = [
+    "OVERHEAD_CAP", "PromptCache", "Request", "SideCall", "Sim", "Step", "Strategy", "StrategyFactory",
+    "StrategyRun", "Summarize", "TokenModel", "TranscriptRun", "calibrate", "describe_fit", "fixed_prompt",
+    "output_tokens", "recorded_points", "replay", "replay_all", "replay_messages", "same_message", "view_text",
+]
 
 Summarize = Callable[[list[ModelMessage], str], Awaitable[str]]
-
-
-# -- token model -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class TokenModel:
-    """Provider tokens of a request = ratio × our estimate of its messages + overhead."""
-
-    ratio: float = 1.0
-    overhead: int = 0
-    samples: int = 0
-    error_mean: float | None = None  # mean |fit − recorded| / recorded over the fitted requests
-    error_max: float | None = None
-    notes: tuple[str, ...] = ()
-
-    def of(self, messages: Sequence[ModelMessage]) -> int:
-        return round(self.ratio * tokens.estimate(messages))
-
-    def request(self, messages: Sequence[ModelMessage]) -> int:
-        return self.overhead + self.of(messages)
-
-    def text(self, text: str) -> int:
-        return round(self.ratio * tokens.text_tokens(text))
-
-
-def recorded_points(transcript: Transcript, messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:
-    """(estimate of the history, recorded input tokens) per response before the first recorded compaction."""
-    first = min((c["message_index"] for c in transcript.recorded_compactions
-                 if isinstance(c.get("message_index"), int)), default=len(messages))
-    out: list[tuple[int, int]] = []
-    est = 0
-    for i, m in enumerate(messages):
-        if i >= first:
-            break
-        if isinstance(m, ModelResponse) and m.usage.input_tokens and not m.usage.unmeasured_requests:
-            out.append((est, m.usage.input_tokens))
-        est += tokens.message_tokens(m)
-    return out
-
-
-def calibrate(transcript: Transcript) -> TokenModel:
-    """Fit ratio and overhead (usage_fit.py); a fit worse than 12% is not believed (a stand-in
-    model's made-up usage) and sizes fall back to our estimate. When the recording agent trimmed
-    what it sent before any compaction, the requests before its first trim are fitted."""
-    pts = recorded_points(transcript, transcript.messages)
-    fixed = fixed_prompt(transcript.messages)[1]
-    if not pts:
-        return TokenModel(overhead=fixed, notes=("no recorded usage: sizes are our estimate, tool definitions not counted",))
-    notes: list[str] = []
-    ratio, overhead = best_fit(pts)
-    if statistics.fmean(errors(pts, ratio, overhead)) > MAX_FIT_ERROR and (n := leading_points(pts)):
-        notes.append(f"fitted on the first {n}, before the recording agent trimmed what it sent")
-        pts = pts[:n]
-        ratio, overhead = best_fit(pts)
-    errs = errors(pts, ratio, overhead)
-    if statistics.fmean(errs) > MAX_FIT_ERROR:
-        return TokenModel(overhead=fixed, samples=len(pts), notes=(
-            f"recorded usage does not follow the messages (best fit off by {100 * statistics.fmean(errs):.0f}%"
-            " on average: a stand-in model's numbers?); sizes are our estimate, tool definitions not counted",))
-    if overhead > OVERHEAD_CAP:
-        notes.append(f"recorded prompts exceed the messages by {overhead:,.0f} tokens (content this file "
-                     f"does not hold); replayed with a {OVERHEAD_CAP:,} overhead")
-        overhead = OVERHEAD_CAP
-    overhead += ratio * fixed
-    return TokenModel(round(ratio, 4), round(overhead), len(pts), statistics.fmean(errs), max(errs),
-                      tuple(notes))
-
-
-def fixed_prompt(messages: Sequence[ModelMessage]) -> tuple[list[ModelMessage], int]:
-    """`messages` without the system prompt parts of their first request, and our estimate of the
-    tokens those parts took (their message's own overhead with them when nothing else is left in it).
-
-    That opening prompt is the recording agent's fixed prompt: it goes with every request, so the
-    replay counts it in the overhead, which every strategy sends and the prompt cache keeps, rather
-    than as a message a compaction could drop (each strategy's agent sends its own fixed prompt)."""
-    first = next((i for i, m in enumerate(messages) if isinstance(m, ModelRequest)), None)
-    if first is None:
-        return list(messages), 0
-    head = messages[first]
-    assert isinstance(head, ModelRequest)
-    rest = [p for p in head.parts if not isinstance(p, SystemPromptPart)]
-    if len(rest) == len(head.parts):
-        return list(messages), 0
-    kept: list[ModelMessage] = [ModelRequest(parts=rest, timestamp=head.timestamp, metadata=head.metadata)] \
-        if rest else []
-    out = [*messages[:first], *kept, *messages[first + 1:]]
-    return out, tokens.estimate([head]) - tokens.estimate(kept)
-
-
-# -- the transcript as replay input -------------------------------------------------------------------
-def replay_messages(transcript: Transcript) -> list[ModelMessage]:
-    """The transcript without the recording agent's own summaries (its compaction, not ours to
-    replay) and without its opening system prompt (`fixed_prompt`: in the overhead)."""
-    drop: dict[int, int] = {}
-    for c in transcript.recorded_compactions:
-        idx, chars = c.get("message_index"), c.get("summary_chars")
-        if isinstance(idx, int) and isinstance(chars, int) and chars > 0:
-            drop[idx] = chars
-    if not drop:
-        return fixed_prompt(transcript.messages)[0]
-    out: list[ModelMessage] = []
-    for i, m in enumerate(transcript.messages):
-        if i in drop and isinstance(m, ModelRequest):
-            parts = [p for p in m.parts if not (isinstance(p, UserPromptPart) and isinstance(p.content, str)
-                                                 and len(p.content) == drop[i])]
-            if not parts:
-                continue
-            m = ModelRequest(parts=parts, timestamp=m.timestamp, metadata=m.metadata)
-        out.append(m)
-    return fixed_prompt(join(out))[0]
-
-
-def output_tokens(response: ModelResponse, tm: TokenModel) -> int:
-    """Recorded output tokens, or the fitted size of the response when none were recorded."""
-    if response.usage.output_tokens and not response.usage.unmeasured_requests:
-        return response.usage.output_tokens
-    return tm.of([response])
 
 
 # -- what strategies return ---------------------------------------------------------------------------
@@ -412,8 +302,3 @@ async def replay_all(transcript: Transcript, factories: dict[str, StrategyFactor
                 closer()
     points = sum(1 for m in transcript.messages if isinstance(m, ModelResponse))
     return TranscriptRun(transcript, tm, runs, points)
-
-
-def describe_fit(tm: TokenModel) -> dict[str, Any]:
-    return {"ratio": tm.ratio, "overhead": tm.overhead, "samples": tm.samples,
-            "error_mean": tm.error_mean, "error_max": tm.error_max, "notes": list(tm.notes)}
