@@ -62,8 +62,7 @@ async def test_a_run_that_compacted_at_its_last_request_returns_the_compacted_hi
             result = await agent.run(prompt, message_history=kept)
         else:
             async with agent.iter(prompt, message_history=kept) as run:
-                async for _ in run:
-                    pass
+                [_ async for _ in run]  # every node, to the end of the run
             assert run.result is not None
             result = run.result
         if len(cm.compactions) > before:

@@ -29,7 +29,7 @@ class WebSite(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def log_message(self, *args: object) -> None:
-        pass
+        """Quiet: what the test reads is the CLI's output, not the server's log."""
 
 
 def test_a_web_page_at_the_base_url_is_said_in_words_with_the_address_to_check(cli) -> None:

@@ -275,8 +275,7 @@ def plot_problem(path: Path) -> str | None:
     if existed and not path.is_file():  # a folder, or a pipe that opening would wait on
         return "it names something that is not a file"
     try:
-        with path.open("ab"):
-            pass
+        path.open("ab").close()  # opened to append: what is there stays as it was
     except OSError as e:
         return f"it cannot be written ({e.strerror or e})"
     if not existed:
