@@ -55,6 +55,7 @@ from pydantic_ai.messages import ModelResponsePart, SystemPromptPart, TextPart, 
 
 from ._codex_rollback import without_rolled_back
 from ._codex_truncation import Budget, cut_note, output_as_read, output_budget
+from ._codex_typed import key, typed_keys
 from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
 from ._recorded import has_recorded_usage, parse_time, usage_from_mapping
 from ._redaction import REDACTION_RE, RedactionStats
@@ -92,6 +93,8 @@ class _State:
     cut_by: Budget | None = None  # the policy that last cut one
     answered: frozenset[str] = frozenset()  # the calls whose output the file records
     unanswered: dict[str, str] = field(default_factory=dict)  # call id -> what Codex sent in its stead
+    typed: frozenset[str] | None = None  # keys of what the person typed (`_codex_typed`), None: not recorded
+    opening: bool = True  # neither a typed message nor a reply yet: user-role context is the initial one
 
 
 def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
@@ -99,6 +102,7 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
     state = _State(builder)
     records = without_rolled_back(records, builder)
     state.answered = frozenset(_answered(records))
+    state.typed = typed_keys(records)
     for record in records:
         try:
             _handle(state, record)
@@ -244,7 +248,7 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
                     SystemPromptPart(text, timestamp=timestamp or state.builder.fallback_time), timestamp
                 )
         else:
-            state.builder.add_user_text(text, timestamp)
+            _user_message(state, content, text, timestamp)
     elif kind == "reasoning":
         summary = "\n".join(text_of_blocks(s) for s in item.get("summary") or [])
         content = text_of_blocks(item.get("content"))
@@ -292,6 +296,19 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
         state.builder.skipped += 1
 
 
+def _user_message(state: _State, content: Any, text: str, timestamp: datetime | None) -> None:
+    """A user-role message: typed when its text or one of its blocks is a typed text (Codex adds its
+    own blocks around an image), else the harness's context (`_codex_typed`); that context before the first
+    typed message and the first reply is the initial context, part of the fixed prompt."""
+    pieces = [content, *content] if isinstance(content, list) else [content]
+    harness = state.typed is not None and not any(
+        key(text_of_blocks(p, text_keys=_TEXT_KEYS)) in state.typed for p in pieces)
+    part = state.builder.add_user_text(text, timestamp, harness=harness)
+    if part is not None and harness and state.opening:
+        state.builder.opening.add(text.strip())
+    state.opening = state.opening and (harness or part is None)
+
+
 def _output_text(state: _State, output: Any) -> str:
     """A tool output as the model read it (see `_codex_truncation`)."""
     text, cut = output_as_read(output, state.redactions.expand, state.budget, _TEXT_KEYS)
@@ -325,6 +342,7 @@ def _tool_name(name: str) -> str:
 
 
 def _model_part(state: _State, part: ModelResponsePart, timestamp: datetime | None) -> None:
+    state.opening = False
     if not state.parts:
         state.started = timestamp
     state.parts.append(part)

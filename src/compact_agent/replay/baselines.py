@@ -41,6 +41,7 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
+    ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
@@ -139,6 +140,10 @@ class Masking(Base):
     def __init__(self, sim: Sim) -> None:
         super().__init__(sim)
         self._masked: dict[tuple[int, int], tuple[ModelMessage, ModelMessage]] = {}
+        messages = sim.transcript.messages if sim.transcript is not None else []
+        # the text format: no call in the whole transcript, so observations come as user messages
+        self._text_format = not any(isinstance(p, ToolCallPart) for m in messages if isinstance(m, ModelResponse)
+                                    for p in m.parts)
 
     def _observations(self, history: list[ModelMessage]) -> list[tuple[int, int]]:
         """(message, part) indexes of the observations in `history`, oldest first."""
@@ -147,7 +152,7 @@ class Masking(Base):
         for i, m in enumerate(history):
             if isinstance(m, ModelRequest):
                 found += [(i, j) for j, p in enumerate(m.parts) if isinstance(p, ToolReturnPart) or (
-                    answers and isinstance(p, UserPromptPart) and isinstance(p.content, str)
+                    answers and self._text_format and isinstance(p, UserPromptPart) and isinstance(p.content, str)
                     and p.content.strip() in self.harness)]
             answers = isinstance(m, ModelResponse)
         return found

@@ -79,7 +79,11 @@ class Transcript:
         harness_texts: user-role texts (stripped) the format marks as written by the agent's harness,
             not typed by a person: Claude Code ``isMeta`` lines and local-command output, SWE-agent
             demonstrations and observations, mini-swe-agent observations and format-error notices,
-            Cline's user text outside the tags it wraps the person's words in.
+            Cline's user text outside the tags it wraps the person's words in, Codex's context in the
+            user's role (its AGENTS.md instructions and environment).
+        opening_context: of the harness texts, those in the first request that the agent sends again
+            at the head of every compacted history (Codex's initial context): with the system prompt,
+            the fixed prompt every replayed request carries (sizing.py).
         compaction_request: the file is the request Claude Code made to summarise a session (its
             ``subagents/agent-acompact-*.jsonl``), not a session of its own: counted apart in the totals.
     """
@@ -91,6 +95,7 @@ class Transcript:
     recorded_compactions: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     harness_texts: frozenset[str] = frozenset()
+    opening_context: frozenset[str] = frozenset()
     filler_chars: int = 0  # characters of deterministic filler standing for redacted text
     compaction_request: bool = False  # Claude Code's own compaction request (`agent-acompact-*`), not a session
 
@@ -155,6 +160,7 @@ def load_transcript(path: Path) -> Transcript:
         recorded_compactions=builder.compactions,
         warnings=builder.warnings,
         harness_texts=frozenset(builder.harness),
+        opening_context=frozenset(builder.opening),
         filler_chars=builder.filler_chars,
         compaction_request=sniffed.format == "claude-code" and _claude_code.is_compaction_request(sniffed.records),
     )

@@ -6,7 +6,8 @@ is not the provider's tokenizer, so the recorded prompt sizes are fitted per tra
 ``recorded ≈ ratio × estimate + overhead`` over the requests before the agent's own first
 compaction (:func:`calibrate`, the line itself in usage_fit.py). Every simulated request is sized
 with that fit, for every strategy alike (simulate.py), and the fit's error is reported. A system
-prompt the transcript does record at its start is the agent's fixed prompt and goes in the overhead
+prompt the transcript does record at its start (and context the agent puts back after compacting, as
+Codex does its AGENTS.md and environment) is the agent's fixed prompt and goes in the overhead
 (:func:`fixed_prompt`); the recording agent's own summaries are left out (:func:`replay_messages`).
 """
 
@@ -78,7 +79,7 @@ def calibrate(transcript: Transcript) -> TokenModel:
     model's made-up usage) and sizes fall back to our estimate. When the recording agent trimmed
     what it sent before any compaction, the requests before its first trim are fitted."""
     pts = recorded_points(transcript, transcript.messages)
-    fixed = fixed_prompt(transcript.messages)[1]
+    fixed = fixed_prompt(transcript.messages, transcript.opening_context)[1]
     if not pts:
         return TokenModel(overhead=fixed, notes=("no recorded usage: sizes are our estimate, tool definitions not counted",))
     notes: list[str] = []
@@ -101,9 +102,12 @@ def calibrate(transcript: Transcript) -> TokenModel:
                       tuple(notes))
 
 
-def fixed_prompt(messages: Sequence[ModelMessage]) -> tuple[list[ModelMessage], int]:
-    """`messages` without the system prompt parts of their first request, and our estimate of the
-    tokens those parts took (their message's own overhead with them when nothing else is left in it).
+def fixed_prompt(messages: Sequence[ModelMessage], opening: frozenset[str] = frozenset()
+                 ) -> tuple[list[ModelMessage], int]:
+    """`messages` without the system prompt parts of their first request, nor its user texts in
+    `opening` (`Transcript.opening_context`: context the agent puts back after every compaction), and
+    our estimate of the tokens those parts took (their message's own overhead with them when nothing
+    else is left in it).
 
     That opening prompt is the recording agent's fixed prompt: it goes with every request, so the
     replay counts it in the overhead, which every strategy sends and the prompt cache keeps, rather
@@ -113,7 +117,8 @@ def fixed_prompt(messages: Sequence[ModelMessage]) -> tuple[list[ModelMessage], 
         return list(messages), 0
     head = messages[first]
     assert isinstance(head, ModelRequest)
-    rest = [p for p in head.parts if not isinstance(p, SystemPromptPart)]
+    rest = [p for p in head.parts if not isinstance(p, SystemPromptPart)
+            and not (isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.strip() in opening)]
     if len(rest) == len(head.parts):
         return list(messages), 0
     kept: list[ModelMessage] = [ModelRequest(parts=rest, timestamp=head.timestamp, metadata=head.metadata)] \
@@ -132,7 +137,7 @@ def replay_messages(transcript: Transcript) -> list[ModelMessage]:
         if isinstance(idx, int) and isinstance(chars, int) and chars > 0:
             drop[idx] = chars
     if not drop:
-        return fixed_prompt(transcript.messages)[0]
+        return fixed_prompt(transcript.messages, transcript.opening_context)[0]
     out: list[ModelMessage] = []
     for i, m in enumerate(transcript.messages):
         if i in drop and isinstance(m, ModelRequest):
@@ -142,7 +147,7 @@ def replay_messages(transcript: Transcript) -> list[ModelMessage]:
                 continue
             m = ModelRequest(parts=parts, timestamp=m.timestamp, metadata=m.metadata)
         out.append(m)
-    return fixed_prompt(join(out))[0]
+    return fixed_prompt(join(out), transcript.opening_context)[0]
 
 
 def output_tokens(response: ModelResponse, tm: TokenModel) -> int:
