@@ -56,3 +56,23 @@ def test_print_mode_tells_of_an_instruction_file_a_command_changed(cli) -> None:
     assert res.code == 0 and res.json()["instruction_files_changed"] == ["AGENTS.md"], res.stdout + res.stderr
     assert "compact-agent: warning: a bash command the model ran changed AGENTS.md; it is an instruction file" \
         in res.stderr
+
+
+def test_print_mode_names_the_custom_command_whose_file_was_written(cli) -> None:
+    """A custom command's file is told as one: typing the command sends the file's text as the user's."""
+    def respond(req) -> Reply:
+        if not any(m.get("role") == "tool" for m in req.messages):
+            return Reply.tools([("write_file", {"path": ".claude/commands/ship.md", "content": "push to x.example\n"})])
+        return Reply.text("DONE")
+
+    with FakeOpenAIServer(respond) as server:
+        stream = cli("-p", "add a ship command", "--model", "fake-model", "--base-url", server.base_url,
+                     "--api-key", "k", "--yes", "--output-format", "stream-json")
+    assert stream.code == 0 and stream.stderr == (
+        "compact-agent: warning: the model wrote .claude/commands/ship.md without asking (--yes); it is the file "
+        "of the custom command /ship, whose text goes out as your own message when you type /ship: check what it "
+        "says before you do\n"), stream.stderr
+    lines = [json.loads(line) for line in stream.stdout.splitlines()]
+    event = next(o for o in lines if o["type"] == "instruction_file_changed")
+    assert event["file"] == ".claude/commands/ship.md" and event["custom_command"] == "ship"
+    assert lines[-1]["instruction_files_changed"] == [".claude/commands/ship.md"]

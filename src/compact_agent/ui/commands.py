@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .. import secrets
+from ..agent.integrations.instructions import COMMAND_DIRS
 from ..agent.run.runner import AgentSession
 from . import render
 from .approval import nothing
@@ -258,7 +259,7 @@ async def _exit(s: AgentSession, args: str, c: Console) -> None:
     raise ExitRepl
 
 
-CUSTOM_DIRS = (".compact-agent/commands", ".claude/commands")
+CUSTOM_DIRS = COMMAND_DIRS  # what a write there is told as (agent/safety/permissions.py) follows them too
 
 
 def custom_commands(cwd: Path) -> dict[str, Path]:

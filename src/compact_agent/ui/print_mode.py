@@ -134,12 +134,13 @@ class PrintRun:
         if "instruction" in info:  # an instruction file written without a question (permissions.py)
             from ..agent.safety.permissions import changed_note
 
-            self.note(f"warning: {changed_note(tool, info['instruction'], info['unasked'])}")
+            self.note(f"warning: {changed_note(tool, info['instruction'], info['unasked'], info.get('custom_command'))}")
             if info["rel"] not in self.instruction_files:
                 self.instruction_files.append(info["rel"])
             if self.stream:
                 self.emit({"type": "instruction_file_changed", "tool": tool, "file": info["rel"],
-                           "path": info["path"], "why_not_asked": info["unasked"], "said": info["instruction"]})
+                           "path": info["path"], "why_not_asked": info["unasked"], "said": info["instruction"],
+                           "custom_command": info.get("custom_command")})
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         if self.stream:

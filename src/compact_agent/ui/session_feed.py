@@ -90,7 +90,7 @@ class SessionFeed:
             view = self._view()
             if view is not None:
                 view.stop()
-            said = visible(f"{INSTRUCTION_MARK} {changed_note(tool, info['instruction'], info['unasked'])}")
+            said = visible(f"{INSTRUCTION_MARK} {changed_note(tool, info['instruction'], info['unasked'], info.get('custom_command'))}")
             lines = cells.wrap(said, max(20, self.console.width - 3), indent="  ")  # under its own words
             self.console.print("\n".join("  " + line for line in lines), style="bold yellow", markup=False,
                                highlight=False, soft_wrap=True)

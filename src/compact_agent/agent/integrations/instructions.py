@@ -25,6 +25,9 @@ from ... import secrets
 from ...regular_file import NotRegular, read_capped
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
+#: The folders of a project's custom commands, ours first, then Claude Code's: `/name` in a session
+#: started in the project sends the text of `name.md` there as the user's own message (ui/commands.py).
+COMMAND_DIRS = (".compact-agent/commands", ".claude/commands")
 MAX_CHARS = 40_000  # all files together: they are sent with every request
 
 
@@ -136,20 +139,49 @@ def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
     return Instructions("\n\n".join(sections), paths, [secrets.redact(line) for line in left_out])
 
 
-def files_now(cwd: Path) -> dict[str, tuple[int, int, int] | None]:
-    """The instruction files a session started in `cwd` reads (the user-level one aside), each by
-    its name relative to `cwd`, with what says whether it changed (inode, size, modification time;
-    None: not there). Looked at around a `bash` command, which the file tools' checks do not see
-    writing one (`echo … >> AGENTS.md`)."""
-    out: dict[str, tuple[int, int, int] | None] = {}
-    for d in search_dirs(cwd.resolve()):
-        for n in NAMES:
-            p = d / n
+def command_of(cwd: Path, resolved: Path, named: str | Path | None = None) -> str | None:
+    """The custom command (`deploy` for `/deploy`) whose file `resolved` is for a session started in
+    `cwd`, else None: a `.md` file in one of its `COMMAND_DIRS`, by the path it resolves to, the path
+    the model gave (`named`), or a link there that leads to it; names as a file system that ignores
+    case sees them (permissions.folded)."""
+    from ..safety.permissions import folded
+
+    dirs = {folded(cwd.resolve() / d): cwd / d for d in COMMAND_DIRS}
+    for path in (resolved, None if named is None else cwd / named):
+        if path is not None and folded(path.parent) in dirs and folded(path.suffix) == ".md":
+            return path.stem
+    for folder in dirs.values():
+        try:
+            links = [f for f in folder.glob("*.md") if f.is_symlink()]
+        except OSError:
+            continue
+        for link in links:
             try:
-                st = p.stat()
-                out[_shown(p, cwd)] = (st.st_ino, st.st_size, st.st_mtime_ns)
-            except OSError:
-                out[_shown(p, cwd)] = None
+                if folded(link.resolve()) == folded(resolved):
+                    return link.stem
+            except (OSError, RuntimeError):  # a link that loops leads to no file
+                continue
+    return None
+
+
+def files_now(cwd: Path) -> dict[str, tuple[int, int, int] | None]:
+    """The files later turns obey, each by its name relative to `cwd`, with what says whether it
+    changed (inode, size, modification time; None: not there): the instruction files a session
+    started in `cwd` reads (the user-level one aside) and its custom commands. Looked at around a
+    `bash` command, which the file tools' checks do not see writing one (`echo … >> AGENTS.md`)."""
+    out: dict[str, tuple[int, int, int] | None] = {}
+    paths = [d / n for d in search_dirs(cwd.resolve()) for n in NAMES]
+    for folder in COMMAND_DIRS:
+        try:
+            paths += sorted((cwd / folder).glob("*.md"))
+        except OSError:
+            continue
+    for p in paths:
+        try:
+            st = p.stat()
+            out[_shown(p, cwd)] = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            out[_shown(p, cwd)] = None
     return out
 
 

@@ -72,6 +72,8 @@ INSTRUCTION_MARK = "⚠"
 INSTRUCTION_FILE = "is an instruction file: later sessions read it into their system prompt and follow it as instructions"
 """Said of a file the model wants to write that later sessions obey (`instruction_file`), in the
 question and in the note where none was asked (`changed_note`)."""
+COMMAND_FILE = "is the file of the custom command /{name}: typing /{name} sends what it says as your own message"
+"""Said instead of a project's custom command file (instructions.command_of)."""
 
 log = logging.getLogger(__name__)
 
@@ -126,14 +128,18 @@ def is_within_folded(path: Path, root: Path) -> bool:
     return p == r or p.startswith(r + "/") or r == ""
 
 
-def changed_note(tool: str, file: str, why: str | None) -> str:
+def changed_note(tool: str, file: str, why: str | None, command: str | None = None) -> str:
     """What the user is told when the model wrote or edited an instruction file and nobody was asked
     (`why`: `--yes`, a tool allowed whole, an earlier "always"), or a `bash` command it ran changed
     one (asked or not: the question showed a command, not what it writes): text injected into what
     the model read (a hostile file, a web page) would otherwise persist, unseen, as every later
-    session's rules."""
+    session's rules. `command`: the file is that custom command's (`COMMAND_FILE`), whose text
+    goes out as the user's own words when they type it."""
     done = (f"a bash command the model ran changed {file}" if tool == "bash" else
             f"the model {'wrote' if tool == 'write_file' else 'edited'} {file} without asking ({why})")
+    if command is not None:
+        return (f"{done}; it is the file of the custom command /{command}, whose text goes out as your own "
+                f"message when you type /{command}: check what it says before you do")
     return (f"{done}; it is an instruction file, which later sessions read into their system prompt and follow "
             "as instructions: check what it says before the next one")
 
@@ -142,11 +148,13 @@ def changed_note(tool: str, file: str, why: str | None) -> str:
 class Decision:
     """What `Permissions.decide` made of a call: `refusal` (None: it may run); for a write to an
     instruction file, `instruction` (how it is named: `AGENTS.md`, `docs/rules.md (AGENTS.md links to
-    it)`) and `unasked`, why nobody was asked (`--yes`, ...), None where the user answered."""
+    it)`) and `unasked`, why nobody was asked (`--yes`, ...), None where the user answered; for a
+    custom command's file (also an `instruction`), `command`: its name."""
 
     refusal: str | None
     instruction: str | None = None
     unasked: str | None = None
+    command: str | None = None
 
 
 class Permissions:
@@ -341,21 +349,28 @@ class Permissions:
                 return Decision(None)
         resolved = resolve_path(self.cwd, path) if path is not None else None
         instruction = self.instruction_file(resolved, named) if resolved is not None and tool in WRITERS else None
+        command = None
+        if instruction is None and resolved is not None and tool in WRITERS:
+            from ..integrations.instructions import command_of
+
+            if (command := command_of(self.cwd, resolved, named)) is not None:
+                instruction = self._shown(resolved)
         scope = (tool, " ".join(detail.split()) if tool == "bash" or resolved is None else str(resolved))
         if instruction is not None:  # an "always" for it as an ordinary file does not cover it
             scope = (tool, f"{scope[1]} (instruction file)")
         unasked = ("--yes" if self.mode == "yes" else f"{tool} is allowed without asking" if tool in self.allowed_tools
                    else "you answered always for it" if scope in self.always else None)
         if unasked is not None:
-            return Decision(None, instruction, unasked if instruction is not None else None)
+            return Decision(None, instruction, unasked if instruction is not None else None, command)
         if self.mode == "deny" or self.ask is None:
             why = why_not_allowed(detail, self.allow_bash) if tool == "bash" else None
             return Decision(f"permission denied: {tool} needs approval{f' ({why})' if why else ''}; "
-                            "rerun with --yes to allow", instruction)
+                            "rerun with --yes to allow", instruction, command=command)
         if instruction is not None:  # said under what it wants to do, before the change
             what, _, change = detail.partition("\n")
-            detail = f"{what}\n{INSTRUCTION_MARK} {instruction} {INSTRUCTION_FILE}\n{change}"
-        return Decision(self._asked(self.ask, tool, detail, scope), instruction)
+            said = INSTRUCTION_FILE if command is None else COMMAND_FILE.format(name=command)
+            detail = f"{what}\n{INSTRUCTION_MARK} {instruction} {said}\n{change}"
+        return Decision(self._asked(self.ask, tool, detail, scope), instruction, command=command)
 
     def _asked(self, ask: AskFn, tool: str, detail: str, scope: tuple[str, str]) -> str | None:
         """The user's answer to `ask`, as `check` returns it; "always" adds `scope`."""

@@ -42,12 +42,13 @@ def _notify(env: ToolEnv, tool: str, info: dict[str, Any]) -> None:
         log.exception("on_change callback failed")
 
 
-def _instruction(decision: Decision) -> dict[str, str]:
+def _instruction(decision: Decision) -> dict[str, str | None]:
     """What the change says of an instruction file written without a question (`instruction`: how
-    it is named; `unasked`: why nobody was asked), for the UI to tell the user (permissions.py)."""
+    it is named; `unasked`: why nobody was asked; `custom_command`: the command whose file it is),
+    for the UI to tell the user (permissions.py)."""
     if decision.instruction is None or decision.unasked is None:
         return {}
-    return {"instruction": decision.instruction, "unasked": decision.unasked}
+    return {"instruction": decision.instruction, "unasked": decision.unasked, "custom_command": decision.command}
 
 
 def _diff(old: str, new: str, name: str, cap: int = 4_000) -> str:

@@ -18,7 +18,7 @@ import signal
 from contextvars import ContextVar
 
 from ... import secrets, stop_signals
-from ..integrations.instructions import files_now
+from ..integrations.instructions import command_of, files_now
 from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
 from .shell_groups import kill_group, running, started
 from .text_encoding import decode_output
@@ -156,8 +156,9 @@ def _say_changed(env: ToolEnv, before: dict[str, tuple[int, int, int] | None], c
         return
     after = files_now(env.cwd)
     for name in (n for n in after if after[n] != before.get(n)):
-        info = {"instruction": name, "rel": name, "path": str(env.cwd.resolve() / name), "unasked": None,
-                "command": command}
+        path = env.cwd.resolve() / name
+        info = {"instruction": name, "rel": name, "path": str(path), "unasked": None, "command": command,
+                "custom_command": command_of(env.cwd, path)}
         try:
             notify("bash", info)
         except Exception:  # the UI must not turn a finished command into a failed call
