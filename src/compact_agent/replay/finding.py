@@ -37,6 +37,11 @@ CLINE_HISTORY = "api_conversation_history.json"
 NAMES_SHOWN = 3
 #: Notes of .json, .jsonl and .traj files that are no transcript: up to this many are said one a line.
 MANY_SAID = 10
+#: `analyze -` when no file is named so: each transcript is read from its file by a worker, its format
+#: told by its content, so a transcript on standard input is refused in one line, rather than taken
+#: for a file named `-` that does not exist.
+STDIN_REFUSED = ("analyze reads transcript files and folders, not standard input (-): save the transcript "
+                 "to a file and name that file")
 
 
 def find_files(paths: Sequence[Path]) -> Found:
@@ -45,7 +50,8 @@ def find_files(paths: Sequence[Path]) -> Found:
     Cline task beside its history without one. What is neither
     a file nor a folder (a broken link in a folder, a pipe or a device anywhere) and a folder that
     cannot be read are skipped with a note, as a file that is no transcript is; a path given that
-    does not exist is an error (a typo). Each file is listed once, however often it is reached."""
+    does not exist is an error (a typo), `-` one saying standard input is not read. Each file is
+    listed once, however often it is reached."""
     files: list[Path] = []
     notes: list[str] = []
     archives: set[str] = set()  # each once, however often reached (a folder named and linked to)
@@ -68,6 +74,8 @@ def find_files(paths: Sequence[Path]) -> Found:
             what = _not_a_file(p)
             raise FindError(f"no such file or directory: {p} is {what}" if what.startswith("a broken link")
                             else f"cannot read {p}: it is {what}")
+        elif str(p) == "-":  # standard input's name to most tools; a file named so is read as any file
+            raise FindError(STDIN_REFUSED)
         else:
             raise FindError(f"no such file or directory: {p}")
     skipped = len(notes) + len(archives)
