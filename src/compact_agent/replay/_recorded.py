@@ -2,19 +2,28 @@
 
 Formats spell usage differently (input/prompt tokens, cache reads and writes under several names);
 each importer hands its mapping to `usage_from_mapping`, and a response without one is marked as
-unmeasured so the analyzer does not take zero for a measurement.
+unmeasured so the analyzer does not take zero for a measurement. Counts no provider reports for one
+request (a damaged or hand-made file) are not believed either (`set_aside_absurd_usage`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic_ai.messages import (
+    ModelMessage,
     ModelResponse,
 )
 from pydantic_ai.usage import RequestUsage
+
+from ._words import plural
+
+MAX_BELIEVED_TOKENS = 10**9
+"""More tokens than any provider reports for one request (the largest windows hold a few million).
+A count above it is a damaged or hand-made file: believed, an input of 10**300 tokens priced a request
+at a 60-digit cost that broke the tables, and one of 10**400 stopped the analysis (no float holds it)."""
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -99,3 +108,20 @@ def has_recorded_usage(response: ModelResponse) -> bool:
     return response.usage.unmeasured_requests == 0 and (
         response.usage.input_tokens > 0 or response.usage.output_tokens > 0
     )
+
+
+def set_aside_absurd_usage(messages: Sequence[ModelMessage]) -> str | None:
+    """Treat as unrecorded the usage of each response that counts more than MAX_BELIEVED_TOKENS in one
+    of its figures (its size is then fitted, its output estimated, as for a response without usage);
+    the warning saying so, or None when every count is believable."""
+    n = 0
+    for m in messages:
+        if isinstance(m, ModelResponse) and max(m.usage.input_tokens, m.usage.output_tokens, m.usage.cache_read_tokens,
+                                                m.usage.cache_write_tokens) > MAX_BELIEVED_TOKENS:
+            m.usage = unmeasured_usage()
+            n += 1
+    if not n:
+        return None
+    return (f"the recorded usage of {plural(n, 'response')} counts more than {MAX_BELIEVED_TOKENS:,} tokens, more "
+            f"than any provider reports for one request: not believed, {'that request is' if n == 1 else 'those are'} "
+            "replayed as without recorded usage (size fitted, output estimated)")

@@ -23,7 +23,8 @@ Supported formats (see each module's docstring for the traps it handles):
 
 Recorded usage is attached to each ``ModelResponse`` as ``RequestUsage`` whose ``input_tokens`` is the
 whole prompt including cache reads and writes; a response whose source recorded no usage gets
-``RequestUsage(unmeasured_requests=1)`` so "unknown" is never confused with zero. Lossy choices, made
+``RequestUsage(unmeasured_requests=1)`` so "unknown" is never confused with zero, and so does one whose
+counts no provider reports for one request (more than a billion tokens), with a warning. Lossy choices, made
 on purpose and reported in ``Transcript.warnings``: images become ``"[image]"``; redacted Codex text
 becomes filler of the recorded length; calls without results and results without calls are dropped.
 Damaged input never raises: undecodable or truncated lines and unrecognised entries are counted in
@@ -45,6 +46,7 @@ from pydantic_ai.messages import ModelMessage
 from . import _claude_code, _cline, _codex, _codex_early, _compact_agent, _gemini_cli
 from ._common import ConversationBuilder, counted
 from ._openai_chat import import_chat, import_mini_swe_agent
+from ._recorded import set_aside_absurd_usage
 from ._swe_agent import import_swe_agent
 
 __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
@@ -129,6 +131,7 @@ def load_transcript(path: Path) -> Transcript:
     sniffed = _sniff(path)
     if sniffed.format == "compact-agent":
         messages, compactions, warnings = _compact_agent.load(path)
+        warnings += [said] if (said := set_aside_absurd_usage(messages)) else []
         return Transcript(path, "compact-agent", messages, sniffed.bad_lines, compactions, warnings)
     builder = ConversationBuilder(fallback_time=_mtime(path))
     builder.skipped = sniffed.bad_lines
@@ -152,6 +155,8 @@ def load_transcript(path: Path) -> Transcript:
     messages = builder.finish()
     if not messages:
         builder.warnings.append("no model-visible messages found")
+    if said := set_aside_absurd_usage(messages):
+        builder.warnings.append(said)
     return Transcript(
         source=path,
         format=sniffed.format,
