@@ -47,7 +47,10 @@ def test_absurd_counts_are_not_believed_and_the_table_stays_whole(tmp_path: Path
 
 def test_the_bound_is_a_billion_tokens_in_any_count() -> None:
     def response(**counts: int) -> ModelResponse:
-        return ModelResponse(parts=[TextPart("ok")], usage=RequestUsage(**counts))
+        usage = RequestUsage()
+        for name, n in counts.items():
+            setattr(usage, name, n)
+        return ModelResponse(parts=[TextPart("ok")], usage=usage)
 
     believed = [response(input_tokens=MAX_BELIEVED_TOKENS, output_tokens=MAX_BELIEVED_TOKENS)]
     assert set_aside_absurd_usage(believed) is None and believed[0].usage.input_tokens == MAX_BELIEVED_TOKENS
