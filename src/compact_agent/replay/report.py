@@ -1,9 +1,9 @@
 """`compact-agent analyze`: find transcripts, replay them through every strategy, show the figures.
 
 The terminal gets one table per transcript (a row per strategy) and a total table, a file or a pipe
-the 80-column one; `--json` gives scripts the same figures; `--plot` writes a chart. Everything the
-user can get wrong (a missing path, an unknown strategy, no transcript found, a model without a
-key, or one that cannot be used) ends in one line.
+the 80-column one; `--json` gives scripts the same figures (report_json.py); `--plot` writes a
+chart. Everything the user can get wrong (a missing path, an unknown strategy, no transcript found,
+a model without a key, or one that cannot be used) ends in one line.
 """
 
 from __future__ import annotations
@@ -21,14 +21,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..models import PRICING, ModelInfo
+from ..models import PRICING
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label, recall_note, transcripts_counted
 from .baselines import factories
 from .batch import Summaries, replay_files
 from .finding import find_files, plainly_not, skip_lines
 from .metrics import Metrics
-from .simulate import Summarize, TranscriptRun, describe_fit
+from .report_json import to_json
+from .simulate import Summarize, TranscriptRun
 
 DEFAULT_WINDOW = 64_000
 DEMO_WINDOW = 20_000
@@ -247,34 +248,6 @@ LEGEND = {
     "kept u/f/last": "kept = share of the user's messages / changed files / last request present after each "
                      "compaction (– = no compaction; between the slashes, no file changed before one)",
 }
-
-
-def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
-    head = {"window": analysis.window, "pricing": analysis.pricing, "prices": prices_json(analysis.price)}
-    if totals_only:
-        return {**head, "transcripts": len(analysis.runs),
-                "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),
-                "totals": [m.to_json() for m in analysis.totals()], "skipped": analysis.skipped}
-    return {
-        **head,
-        "transcripts": [
-            {"path": str(run.transcript.source), "format": run.transcript.format, "requests": run.points,
-             "compaction_request": run.transcript.compaction_request, "fit": describe_fit(run.tm),
-             "warnings": run.transcript.warnings, "results": [m.to_json() for m in analysis.metrics(run)]}
-            for run in analysis.runs],
-        "totals": [m.to_json() for m in analysis.totals()],
-        "skipped": analysis.skipped,
-    }
-
-
-def prices_json(price: ModelInfo) -> dict[str, Any]:
-    """The prices every cost was computed with, in dollars per million tokens: a script reading
-    `cost` could not tell them (the JSON named only `pricing`, the terminal's line said them).
-    `input_cache_write` is null where the provider has no price of its own for writing the cache: a
-    DeepSeek write is a miss, priced as `input_miss`."""
-    return {"model": price.name, "provider": price.provider, "unit": "USD per million tokens",
-            "input_miss": price.input, "input_hit": price.cache_read,
-            "input_cache_write": price.cache_write or None, "output": price.output}
 
 
 #: The exit status of a run stopped by Ctrl-C: 128 + SIGINT, as a shell reports it.

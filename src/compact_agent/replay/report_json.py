@@ -1,0 +1,41 @@
+"""The figures of `compact-agent analyze --json`: one object a script reads instead of the tables.
+
+Every key is named in docs/analyzer.md (a test checks it), with what it holds; the tables and the
+chart are report.py's and plot.py's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..models import ModelInfo
+from .analysis import Analysis
+from .simulate import describe_fit
+
+
+def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
+    head = {"window": analysis.window, "pricing": analysis.pricing, "prices": prices_json(analysis.price)}
+    if totals_only:
+        return {**head, "transcripts": len(analysis.runs),
+                "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),
+                "totals": [m.to_json() for m in analysis.totals()], "skipped": analysis.skipped}
+    return {
+        **head,
+        "transcripts": [
+            {"path": str(run.transcript.source), "format": run.transcript.format, "requests": run.points,
+             "compaction_request": run.transcript.compaction_request, "fit": describe_fit(run.tm),
+             "warnings": run.transcript.warnings, "results": [m.to_json() for m in analysis.metrics(run)]}
+            for run in analysis.runs],
+        "totals": [m.to_json() for m in analysis.totals()],
+        "skipped": analysis.skipped,
+    }
+
+
+def prices_json(price: ModelInfo) -> dict[str, Any]:
+    """The prices every cost was computed with, in dollars per million tokens: a script reading
+    `cost` could not tell them (the JSON named only `pricing`, the terminal's line said them).
+    `input_cache_write` is null where the provider has no price of its own for writing the cache: a
+    DeepSeek write is a miss, priced as `input_miss`."""
+    return {"model": price.name, "provider": price.provider, "unit": "USD per million tokens",
+            "input_miss": price.input, "input_hit": price.cache_read,
+            "input_cache_write": price.cache_write or None, "output": price.output}
