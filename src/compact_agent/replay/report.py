@@ -174,7 +174,9 @@ def table(title: str, rows: Sequence[Metrics], caption: str = "", columns: Seque
 def fit_caption(run: TranscriptRun) -> str:
     """The transcript's format and requests, and how its sizes were measured: the fit of the
     recorded usage, or (no usage recorded, or none that follows the messages) the note saying the
-    sizes are our estimate, without a formula of 1.00 × estimate + 0 that says the same."""
+    sizes are our estimate, without a formula of 1.00 × estimate + 0 that says the same. A fit on
+    one request passes through it: its "0.0% error" read as a perfect fit (Claude Code's compaction
+    request, whose overhead is then capped), so it says what it was fitted on instead."""
     tm = run.tm
     head = (f"{run.transcript.format}, " + ("the compaction request of the session beside it, "
                                             if run.transcript.compaction_request else "")
@@ -182,7 +184,8 @@ def fit_caption(run: TranscriptRun) -> str:
     notes = "".join(f"; {n}" for n in tm.notes)
     if tm.error_mean is None:
         return head + notes
-    err = f", fit error {100 * tm.error_mean:.1f}% mean / {100 * (tm.error_max or 0):.1f}% max"
+    err = (f", fit error {100 * tm.error_mean:.1f}% mean / {100 * (tm.error_max or 0):.1f}% max" if tm.samples > 1
+           else ", fitted on one request alone (no fit error to report)")
     return f"{head}; size = {tm.ratio:.2f} × estimate + {human(tm.overhead)} overhead{err}{notes}"
 
 
