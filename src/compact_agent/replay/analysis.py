@@ -44,6 +44,7 @@ class Analysis:
     runs: list[TranscriptRun] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     plain: frozenset[Path] = frozenset()  # files found in folders plainly no transcript (finding.skip_lines)
+    summary_model: str | None = None  # the model `--model` named, which wrote the summaries; None: the stand-in
 
     def metrics(self, run: TranscriptRun) -> list[Metrics]:
         return [measure([r], self.price, label(run.transcript.source)) for r in run.runs]

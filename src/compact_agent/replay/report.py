@@ -213,10 +213,19 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
     notes = [LEGEND[c] for c in columns if c in LEGEND and (c != "compact" or failed)]  # the columns shown
     if "recall" in columns and (dash := recall_note(shown, redacted)):
         notes[notes.index(LEGEND["recall"])] += f"; {dash}"
+    console.print(summaries_line(analysis.summary_model), style="dim", markup=False)  # a model's name as given
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
                   f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"
                   + (f", ${analysis.price.cache_write}/M cache write" if analysis.price.cache_write else "")
                   + ") · " + " · ".join(notes) + "[/]")
+
+
+def summaries_line(model: str | None) -> str:
+    """Who wrote the summaries the summary-based strategies were replayed with: the figures of a real
+    model's (`--model`) and of the deterministic stand-in's differ, and the output did not say which."""
+    if model:
+        return f"summaries by {model} (--model)"
+    return "summaries by the deterministic stand-in (--model NAME has a model write them)"  # 80 columns
 
 
 def warnings_summary(analysis: Analysis) -> str:
@@ -299,6 +308,7 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
             summarize = summaries(model, base_url, api_key, limits)
         analysis = asyncio.run(analyze(paths, window=window, strategies=strategies, pricing=pricing,
                                        summarize=summarize))
+        analysis.summary_model = model or None
         if plot is not None:
             from .plot import write_plot
 
