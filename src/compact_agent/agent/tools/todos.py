@@ -22,6 +22,7 @@ from pydantic_ai import Tool
 from pydantic_ai.messages import ModelMessage, ToolCallPart, ToolReturn
 from pydantic_ai.toolsets import FunctionToolset
 
+from ...context.compaction.summary import path_line
 from ...context.plumbing.markers import mark
 from ...regular_file import read_own
 from ...session.store import atomic_write
@@ -96,7 +97,18 @@ class TodoList:
 
 
 def render_plain(items: list[TodoItem]) -> str:
-    return "\n".join(f"{MARK[i.status]} {i.content}" for i in items)
+    """The plan, one line an item. The model writes the items, possibly as a file it read told it to,
+    and the plan comes back after each compaction as a user-role message of the program's: an item's
+    line break would let the text after it start a line of its own there (a copy of the compaction
+    message's header for the user's words, then an instruction), so each item is put on its line,
+    every run of whitespace a space and any other control or invisible character its escape."""
+    return "\n".join(f"{MARK[i.status]} {one_line(i.content)}" for i in items)
+
+
+def one_line(text: str) -> str:
+    """`text` on one line: line breaks (also `\\r`, U+2028) and other whitespace runs a space, each
+    remaining control or invisible character written as its escape (`path_line`)."""
+    return path_line(" ".join(text.split()))
 
 
 async def _todo_write(todos: list[TodoItem]) -> str:
