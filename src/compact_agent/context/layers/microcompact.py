@@ -5,14 +5,26 @@ model loses little when their content becomes "[Old tool result content cleared]
 its arguments stay, so the model still knows what it did and can re-run it.
 
 When to clear is a cache question, not a size question. Clearing an old result rewrites the
-prompt from that point on, which throws away the provider's cached prefix. So we clear only:
+prompt from that point on, which throws away the provider's cached prefix. So we clear, always all
+the candidates at once (every compactable result but the newest `microcompact_keep_recent` and those
+the model has not seen yet), only:
 
 * (time) when the cache has expired anyway: the newest response is older than the cache TTL, so
   the next request re-reads the whole prefix at full price whatever we do;
-* (count) in one batch, when there are more than `microcompact_trigger` live results and clearing
-  all but the newest `microcompact_keep_recent` frees at least `microcompact_min_free_tokens`.
+* (priced) with the model's prices known (`Budget.prices`, the default): when what the batch
+  removes from every request until the next compaction pays for the prompt re-sent from the first
+  cleared result on and for the look-agains it causes (`Budget.rewrite_pays`, economics.py and
+  reuse.py); results the model is still reaching back into (`Budget.hot`) are not candidates;
+* (count) with no prices (`Prices(known=False)`, `priced_compaction = false`): when there are more
+  than `microcompact_trigger` live results and the batch frees at least
+  `microcompact_min_free_tokens` (at most a tenth of the threshold).
   Measured on real transcripts, a window sliding one result at a time costs more than never
   compacting; a batch pays the cache miss once and then stays stable for many requests.
+
+The trigger is kept with each cleared id (`cleared`) and in the result's metadata mark and the
+`microcompact` event. Tests: tests/context/test_microcompact.py (time, count, server side, frozen
+decisions), tests/context/test_forgetting.py (the priced trigger and the results in use),
+tests/context/test_layer_properties.py (the invariants every layer keeps).
 
 With `server_side=True` nothing is cleared here: the caller sends `anthropic_context_management`
 instead and Anthropic clears on its side.
@@ -63,7 +75,7 @@ def anthropic_context_management(
 class Microcompact:
     """L3: clear old compactable tool results on a cache-expiry or a batched count trigger.
 
-    State: `cleared`, {tool_call_id: "time" | "count"}. A cleared id is rendered the same way on
+    State: `cleared`, {tool_call_id: "time" | "priced" | "count"}. A cleared id is rendered the same way on
     every later request, which keeps the new prefix stable once it has been paid for.
     """
 

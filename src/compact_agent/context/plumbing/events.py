@@ -79,7 +79,8 @@ class SnipEvent(Event):
 
 @dataclass
 class MicrocompactEvent(Event):
-    """L3: a batch of old tool results cleared (`trigger` "count" or "time": the cache had expired)."""
+    """L3: a batch of old tool results cleared (`trigger` "priced": it paid at the model's prices;
+    "count": past the count trigger, prices unknown; "time": the cache had expired)."""
 
     kind: ClassVar[str] = "microcompact"
 
