@@ -138,12 +138,15 @@ def _a_message(message: Any) -> bool:
     return typed or mark not in ATTACHED
 
 
-def carried(path: Path, trigger: str, written: int) -> dict[str, Any]:
+def carried(path: Path, trigger: str, written: int, start_of: Path | None = None) -> dict[str, Any]:
     """The note a rewrite of the session at `path` into `written` messages puts in its boundary:
     the first prompt and the messages counted so far, which a listing of the new file goes on from.
     A compaction's messages are none of them new; a rewind's or an edited history's are the
-    conversation as it stands, what it dropped no longer counted."""
-    was = scan(path)
+    conversation as it stands, what it dropped no longer counted. `start_of`: the file whose
+    conversation the new messages begin, when it is not `path` (a rewind to a turn before a
+    compaction takes them from the transcript it archived): counted from that file, a rewind there
+    added the archived conversation to the compacted one ('76 messages' for 30)."""
+    was = scan(start_of or path)
     base = was.messages
     if trigger in NOT_FOLDING:
         base -= max(0, was.current - was.written) - max(0, written - was.written)

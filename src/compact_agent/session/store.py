@@ -296,17 +296,20 @@ class SessionStore:
         """This session's archives, oldest first (the names of every version)."""
         return session_archives(self.archive_dir, self.session_id)
 
-    def rewrite(self, boundary: Boundary | dict[str, Any], messages: Sequence[ModelMessage]) -> None:
+    def rewrite(self, boundary: Boundary | dict[str, Any], messages: Sequence[ModelMessage], *,
+                start_of: Path | None = None) -> None:
         """Replace the session with a boundary entry plus the new history (atomically).
 
-        Callers archive first (see `archive`); on failure the old file stays as it was.
+        Callers archive first (see `archive`); on failure the old file stays as it was. `start_of`:
+        the session file (an archive) whose conversation `messages` begin, when not this one.
         """
         b = boundary if isinstance(boundary, dict) else boundary.__dict__
         self._loaded = None
         if not b.get("time"):  # a rewind's record has none: a resume measures the size from when it was made
             b = {**b, "time": self._clock()}
         # What a listing says of the session outlives it too: its first prompt, its messages so far.
-        b = {**b, listing.KEY: listing.carried(self.path, str(b.get("trigger", "")), listing.counted(messages))}
+        b = {**b, listing.KEY: listing.carried(self.path, str(b.get("trigger", "")), listing.counted(messages),
+                                                 start_of)}
         meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
         meta.pop(last_run.STOPPED, None)  # marks of where the old history was
         meta.pop(last_run.AT_LIMIT, None)

@@ -102,7 +102,8 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     try:
         archived = s.store.archive()
         s.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
-                         "archive": str(archived), "time": ""}, messages)
+                         "archive": str(archived), "time": ""}, messages,
+                        start_of=Path(cp.archive) if whole and cp.archive else None)
     except OSError as e:
         raise RewindNotSaved(n, e) from e
     s.messages = messages
