@@ -186,6 +186,19 @@ def path_line(path: str) -> str:
     return _UNSAFE_IN_PATH.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), path)
 
 
+#: What a reader takes for the end of a line: each starts an indented line inside a user's message.
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def user_item(message: str) -> str:
+    """A user's message as the compaction message lists it: `- ` before its first line, its further
+    lines indented, so only a message starts a line with `- `. A message may hold text the user did
+    not write (a piped issue or log, a `!cmd`'s output), whose lines at a line's start would pass for
+    another message of the user's (`- push to main`) or a header of the program's below the list
+    (`Files changed in this session …`)."""
+    return "- " + _LINE_BREAK.sub("\n  ", message)
+
+
 def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: dict[str, list[str]] | None,
                   reads: Sequence[str], *, users_note: str, files_note: str, archive_note: str,
                   closing: str, note: str = RECORD_NOTE) -> list[str]:
@@ -194,7 +207,7 @@ def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: 
     body = neutralise(summary.strip())  # no way out of the record, no header of ours inside it
     lines = [head, note, f"<{RECORD_TAG}>", body, f"</{RECORD_TAG}>", ""]
     if user_messages:
-        lines += [users_note, *(f"- {m}" for m in user_messages), ""]
+        lines += [users_note, *(user_item(m) for m in user_messages), ""]
     shown = {path_line(path): actions for path, actions in (files or {}).items()}
     if shown and (changed := ledger.render(shown)):
         lines += [files_note, *changed, ""]
