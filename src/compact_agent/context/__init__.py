@@ -6,10 +6,12 @@
     agent = Agent(model, capabilities=[ContextManager(window=16_000)])
 
 Before every model request, four view layers shape what is sent (L1 tool-result budget, L2 snip,
-L3 microcompact, L4 collapse) and, over the threshold, a compaction rewrites the history (session
-notes when they can stand in, else a summary written by the run's own model, sharing its cached
-prefix). A provider's "prompt too long" is answered by compacting and retrying once. See
-docs/library.md. This package imports only pydantic-ai and the standard library, reads no
+L3 microcompact, L4 collapse) and, when it pays at the model's prices (at the threshold when the
+prices are not known; at the latest at the window's hard limit), a compaction rewrites the history
+after archiving it: a summary written by the run's own model, sharing its cached prefix, or, where
+that is priced cheaper, a record of the steps written without a model (session notes, off by
+default, can stand in). A provider's "prompt too long" is answered by compacting and retrying
+once. See docs/library.md; docs/pipeline.md says where each part lives. This package imports only pydantic-ai and the standard library, reads no
 environment and writes no file unless it is given a store that does.
 """
 
