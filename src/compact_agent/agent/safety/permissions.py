@@ -225,7 +225,8 @@ class Permissions:
 
         The session store holds every conversation of every project (one session could read or
         overwrite another's); `.git/` holds hooks and config that git runs as code later; the
-        project config decides what the agent may do. None of these is the model's to change.
+        project config (the working directory's, or a folder's below it where a session may start)
+        decides what the agent may do. None of these is the model's to change.
         """
         if self.is_private(resolved):
             return "is compact-agent's own data (sessions, settings)"
@@ -236,7 +237,9 @@ class Permissions:
                 rel = resolved.relative_to(root)
                 if ".git" in (folded(part) for part in rel.parts):  # `.GIT/hooks` too, where case is ignored
                     return "is inside .git/ (git runs its hooks and config as code)"
-                if folded(rel.as_posix()) == PROJECT_FILE:
+                # In any folder: a session started there reads it, and for a trusted folder (a
+                # package of a monorepo) it sets hooks and allow rules that run commands unasked.
+                if folded(rel.name) == PROJECT_FILE:
                     return "is the project's compact-agent config (it sets what the agent may do)"
         return None
 
