@@ -7,7 +7,8 @@ Before each attempt at a model request (`prepare_model_request`, so also inside 
   4. when the schedule says so (schedule.py: at the cheapest point in the model's prices, at the
      threshold when that pays, at the hard limit whatever it costs; not while collapse holds, not
      with the breaker open): L5 — session-memory compaction if notes are on and can serve, else a
-     full summary — which rewrites the persisted history;
+     full summary, or where the schedule prices it cheaper a record of the steps written without a
+     model (compacting.py) — which rewrites the persisted history;
   5. a request still over the window is shrunk (fit.py), never sent as it is; send the view.
 When the provider still says "prompt too long", `on_model_request_error` compacts and retries the
 same request once (reactive compaction) and corrects the window from what the provider said.

@@ -3,8 +3,12 @@
 Near the auto-compact threshold (above `budget.collapse_commit`, ~90%) the oldest completed API
 rounds are replaced in the view by a deterministic digest: what was asked, which tools ran with
 which key arguments and how they ended, which files were read or changed. One commit takes enough
-rounds to bring the view to ~70% of the threshold, so it happens rarely and the new prefix then
-stays cache-stable for many requests. Compared with a model-written summary it costs nothing and
+rounds to bring the view to `collapse_target_fraction` of the threshold (half, by default; the
+newest `collapse_keep_recent_rounds` rounds stay), so it happens rarely and the new prefix then
+stays cache-stable for many requests. A commit that would free less than
+`collapse_min_gain_fraction` of the threshold (a quarter) is not made, and with the model's prices
+known it must also pay for the prompt it re-sends and the look-agains for what it folds
+(`Budget.rewrite_pays`). Compared with a model-written summary it costs nothing and
 loses the detail of only the oldest work, which is why auto-compact holds off while the collapsed
 view is under `budget.collapse_blocking` (~95%).
 
