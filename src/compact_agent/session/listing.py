@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..context.compaction.summary import MARK, is_synthetic_text
 from ..context.refit import INPUT_CUT
+from ..shell_message import as_typed_with_output
 from .entries import from_the_model
 from .lines import readable_entries
 
@@ -106,7 +107,7 @@ def scan(path: Path, max_entries: int = 200) -> Listed:
     unsent = [(where, text) for where, eid, text in early if eid not in settled]
     if unsent and (not out.prompt or unsent[0][0] <= at):
         out.prompt = unsent[0][1]
-    out.prompt = out.prompt[:PROMPT_CHARS]
+    out.prompt = as_typed_with_output(out.prompt)[:PROMPT_CHARS]  # a `!cmd`'s output not in its place
     out.current = n
     out.messages = out.base + max(0, n - out.written)
     out.unsent = len(typed - settled)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..session import listing, not_a_session
 from ..session.store import list_sessions
+from ..shell_message import as_typed_with_output
 from ..words import plural
 from .visible import one_line, visible
 
@@ -65,8 +66,8 @@ INIT_START = "Look at this repository and write an AGENTS.md"  # more_commands.I
 
 def as_typed(prompt: str) -> str:
     """A prompt as the user typed it: `/init` for the prompt we send behind that command (the
-    user never wrote it), anything else as it is."""
-    return "/init" if prompt.startswith(INIT_START) else prompt
+    user never wrote it), the words typed after a `!cmd` before its output, anything else as it is."""
+    return "/init" if prompt.startswith(INIT_START) else as_typed_with_output(prompt)
 
 
 #: Session files looked at for a listing, at most: folded ones are not listed, and take no place.

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from ..shell_message import SHELL_HEAD
+
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
 
@@ -49,8 +51,6 @@ def shown_ends(out: str) -> tuple[str, str]:
     return head, tail
 
 
-#: How a command's output begins in the message it goes with (`/rewind` finds it there: rewound_prompt.py).
-SHELL_HEAD = "I ran this shell command myself:\n$ "
 
 
 def show_shell_output(console: Console, command: str, out: str) -> str:
