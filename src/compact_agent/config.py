@@ -104,7 +104,7 @@ class Settings(BaseSettings):
     memory_retry_s: Seconds = _D.memory_retry_s  # back-off after a failed extraction (doubles, capped at 10 min)
     # agent
     max_requests_per_turn: Positive = 1_000
-    # provider failures (see agent/retry.py for who retries what)
+    # provider failures (see agent/run/retry.py for who retries what)
     request_timeout_s: Seconds = 600.0  # one HTTP attempt, streaming included
     max_retries: Retries = 2  # the SDK's own retries of 408/409/429/5xx/connection errors (backoff, retry-after)
     transient_retries: Retries = 2  # ours, for what the SDK cannot retry: a malformed (non-JSON) reply

@@ -25,7 +25,7 @@ cut it) at the miss price, plus a short tool-call output.
 `none` keeps everything, so it has every item and no stall by construction. *Line recall* asks
 more: that the line each reference came from (in its newest holder) is still sent, so a list of
 names kept without what they said does not count as memory. The rules for what a
-response used are the live pipeline's own (`context/reuse.py`), which prices forgetting with them.
+response used are the live pipeline's own (`context/decisions/reuse.py`), which prices forgetting with them.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ class CompactionSettings:
     # Compaction priced (economics.py): earlier than the threshold when that is cheaper, and later
     # (up to the hard limit) when compacting at the threshold could not pay. Off: thresholds only.
     priced_compaction: bool = True
-    # A compaction keeps a record of the steps written without a model (context/summary.py
+    # A compaction keeps a record of the steps written without a model (context/compaction/summary.py
     # `record_of`) where that is priced cheaper than a summary request; off: always a summary.
     compaction_records: bool = True
     # What one look-again costs the user beyond its tokens: the round trip they wait for (a tool
