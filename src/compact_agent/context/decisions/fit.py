@@ -106,7 +106,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
             # the words never take back the room that leaving the rounds out made.
             kept = list(reversed(summary.pick_user_messages(words, left_out // 2)))
             if kept:
-                carried = UserPromptPart(CARRIED + "\n".join(f"- {w}" for w in kept))
+                carried = UserPromptPart(CARRIED + "\n".join(summary.user_item(w) for w in kept))
                 view[0] = dataclasses.replace(first, parts=[*first.parts, carried])
         dropped += 1
         after = cm.fit_size(view)
