@@ -1,9 +1,10 @@
-"""What comes back after a compaction: recently read files, and attachments (plan, instructions).
+"""What comes back after a compaction: the files being edited, and attachments (plan, instructions).
 
-A summary describes files; the model still needs their text to keep editing. The most recently
-read files that still exist are re-read from disk now (not from the stale transcript), newest
-first, within per-file and total token budgets, and injected as synthetic read_file calls, the
-same mechanism as an `@path` mention. The actual reading is the agent's (`Restorer.reread`), so
+A summary describes files; the model still needs their text to keep editing. Of the recently read
+files that still exist, those changed since the previous compaction (keep.py chooses them, and only
+for a model that returns to the files it changed) are re-read from disk now (not from the stale
+transcript), newest first, within per-file and total token budgets, and injected as synthetic
+read_file calls, the same mechanism as an `@path` mention. The actual reading is the agent's (`Restorer.reread`), so
 this library never touches the file system itself.
 """
 
