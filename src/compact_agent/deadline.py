@@ -23,6 +23,8 @@ from collections.abc import AsyncIterator, Callable
 
 import httpx2 as httpx  # the HTTP client the provider SDKs are built on
 
+from . import retry_notice
+
 
 class DeadlineTransport(httpx.AsyncBaseTransport):
     """Wraps `inner` so a request and its response body finish within `timeout_s` in all."""
@@ -38,7 +40,12 @@ class DeadlineTransport(httpx.AsyncBaseTransport):
             async with asyncio.timeout_at(deadline):
                 response = await self.inner.handle_async_request(request)
         except TimeoutError as e:
+            retry_notice.note_no_answer(timed_out=True)
             raise _expired(request, self.timeout_s) from e
+        except httpx.TransportError as e:
+            retry_notice.note_no_answer(timed_out=isinstance(e, httpx.TimeoutException))
+            raise
+        retry_notice.note_status(response.status_code)  # why the SDK waits to send it again, if it does
         sse = response.headers.get("content-type", "").startswith("text/event-stream")
         response.stream = _DeadlineStream(response.stream, deadline, request, self.timeout_s, sse)
         return response

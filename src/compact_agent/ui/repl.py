@@ -21,7 +21,7 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.input import Input, create_input
 from rich.console import Console
 
-from .. import secrets
+from .. import retry_notice, secrets
 from ..agent.run.options import SessionOptions, session_root
 from ..agent.safety.permissions import AskFn
 from ..error_text import GO_ON, describe_error
@@ -251,8 +251,9 @@ class Repl:
         view = TurnView(self.console, lambda: s.cm.last_view_tokens_est or 0, clock=self.clock)
         made = len(s.checkpoints.list())
         try:
-            done = await self.work.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool,
-                                                            typed=typed), view)
+            with retry_notice.telling(self.feed.on_retry):  # a rate limit's wait is said, not `thinking… 40s`
+                done = await self.work.interruptible(s.run_turn(message, on_text=view.on_text, on_tool=view.on_tool,
+                                                                typed=typed), view)
             if done is None:  # stopped by the user: a later resume says so, not as a run that died
                 with contextlib.suppress(OSError):
                     s.store.note_stopped()

@@ -68,6 +68,16 @@ class SessionFeed:
             else:
                 self.console.print(line, style="dim")  # a saving under a hundredth of the window is not said
 
+    def on_retry(self, said: str) -> None:
+        """The provider's SDK waits to send a failed request again (retry_notice.py): said under the
+        turn as it waits, the spinner back after it (it read `thinking… 40s` through a rate limit)."""
+        view = self._view()
+        if view is not None:
+            view.stop()
+        self.console.print(said, style="yellow", markup=False, highlight=False)
+        if view is not None:
+            view._spin(view.label.doing)
+
     def say_held(self) -> None:
         """At a turn's start, after its prompt: the layers' savings decided since the last turn.
         A layer decides when the context is measured, also for the toolbar under the next prompt;
