@@ -9,8 +9,9 @@ append/archive/rewrite contract; the summarizer is the replay's (stand-in or `--
 
 What the agent would re-read from disk after a compaction (the most recently read files) comes from
 the transcript instead: the last content each file was read with, written to the scratch
-directory, so the restore step runs unchanged. Session memory runs as it does live (unless the
-settings turn it off): its background notes request is started by the response hook and, for a
+directory, so the restore step runs unchanged. Session memory, off by default as it is live, runs
+as it does live when the settings turn it on (`memory_enabled`): its background notes request is
+started by the response hook and, for a
 deterministic replay, awaited before the next request (live it overlaps the next model call); the
 notes are written by the replay's stand-in (or `--model`) and the request is priced like any other.
 """
