@@ -48,3 +48,27 @@ async def test_a_prompt_whose_answer_went_into_the_summary_is_not_unanswered(tmp
             s.close()
     assert shown[0] == "› first one" and shown[1].startswith("  answer to first one"), shown
     assert len(shown) == 2 and "no answer" not in " ".join(shown), shown
+
+
+async def test_a_turn_compacted_as_it_ran_is_the_last_exchange_shown_on_resume(tmp_path) -> None:
+    """A long turn in a small window is compacted while it runs: its prompt is then only among the
+    user's messages the summary quotes, and the model's work goes on after it. `-c` showed nothing of
+    that session, neither the prompt nor the answer the turn ended with."""
+    from compact_agent.config import Settings
+    from tests.e2e.scripted import FileTaskAgent, make_project, task_text
+    from tests.ui.repl_driver import drive
+
+    (tmp_path / "project").mkdir()
+    make_project(tmp_path / "project", 40, 6000)
+    agent = FileTaskAgent(40)
+    with FakeOpenAIServer(agent, window=16_000) as server:
+        s = session(tmp_path, server, context_window=16_000, permission_mode="yes",
+                    settings=Settings(memory_enabled=False, collapse_enabled=False))
+        try:
+            done = await s.run_turn(task_text(40))
+            assert s.cm.compactions and done.output == "FINAL SUM: 9460", done.output
+        finally:
+            s.close()
+        run = await drive(tmp_path, agent, [], server=server, continue_last=True, context_window=16_000)
+    lines = [line.strip() for line in run.out.splitlines() if line.strip()]
+    assert lines[1:3] == [f"› {task_text(40)}", "⏺ FINAL SUM: 9460"], run.out

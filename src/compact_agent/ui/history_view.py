@@ -61,7 +61,7 @@ def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
     for i, m in enumerate(messages):
         last = i == len(messages) - 1
         if isinstance(m, ModelRequest) and is_summary(m):  # a prompt kept verbatim in it, with the answer after it
-            prompts = [p for p in _typed(m) if isinstance(p, str)]
+            prompts = [p for p in _typed(m) if isinstance(p, str)] or _turn_going_on(m, messages[i + 1:i + 2])
             if prompts and not last:  # …else its answer went into the summary
                 pairs.append((as_typed(prompts[-1]), "", ""))
         elif isinstance(m, ModelRequest):
@@ -79,6 +79,18 @@ def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
                 body, note = cut_off(text) if ours == "cut" else (text, "")
                 pairs[-1] = (pairs[-1][0], body, note)
     return pairs
+
+
+def _turn_going_on(summary: ModelRequest, after: Sequence[ModelMessage]) -> list[str]:
+    """The prompt of a turn a compaction came in the middle of: the model's work goes on right
+    after the summary, which carries the turn's prompt among the user's messages it quotes, the
+    newest last in its metadata. A long turn compacted as it ran left no prompt in the history, and
+    a session resumed after it showed nothing of where the work stopped, not even its answer."""
+    if not (after and isinstance(after[0], ModelResponse)):
+        return []
+    ours = summary.metadata.get("compact_agent") if isinstance(summary.metadata, dict) else None
+    users = ours.get("user_messages") if isinstance(ours, dict) else None
+    return [users[-1]] if isinstance(users, list) and users and isinstance(users[-1], str) else []
 
 
 def cut_off(text: str) -> tuple[str, str]:
