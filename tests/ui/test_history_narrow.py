@@ -48,3 +48,22 @@ def test_a_line_that_fits_stays_one_line_and_prose_wraps_under_its_words():
     assert len(lines) > 1 and all(len(line) <= 60 for line in lines), lines
     assert lines[0].startswith(f"{WHEN}  the conversation") and all(x.startswith(" " * 18 + x.strip()) for x in lines[1:])
     assert " ".join(x[18:] for x in lines) == edited
+
+
+async def test_history_at_40_columns_keeps_the_archives_heading_in_its_column(tmp_path):
+    """'the conversation before it:' wrapped at 40 columns, its 'before it:' back at column 0, where
+    the archive's path begins, as if it were part of it."""
+    with FakeOpenAIServer(answer) as server:
+        s = session(tmp_path, server)
+        try:
+            for q in ("turn a", "turn b", "turn c"):
+                await s.run_turn(q)
+            await s.compact()
+            c = Console(width=40, record=True, file=io.StringIO(), force_terminal=False)
+            await dispatch(s, "/history", c)
+        finally:
+            s.close()
+    head = [line.rstrip() for line in c.export_text(styles=False).splitlines()]
+    at = next(i for i, line in enumerate(head) if line.strip().startswith("the conversation"))
+    assert head[at:at + 2] == [" " * 18 + "the conversation", " " * 18 + "before it:"], head
+    assert head[at + 2].startswith("  /"), head  # then the path, from the left

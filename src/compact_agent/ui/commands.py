@@ -227,7 +227,8 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
         what, archive = boundary_words(b)
         for line in boundary_lines(render.when(b.time), what, c.width):
             c.print(line, soft_wrap=True)  # laid out for the width already
-        c.print(f"{'':16}  {archive}", style="dim")
+        for line in boundary_lines("", archive, c.width):  # under the words, also where it wraps (40 columns)
+            c.print(line, style="dim", soft_wrap=True)
         # The path on a line of its own, from the left: after the 46 columns of the words above it
         # a terminal of 100 columns split it. Never split by us: the terminal may wrap it, we do not.
         c.print(f"  {b.archive}", style="dim", soft_wrap=True, markup=False, highlight=False)
