@@ -50,6 +50,17 @@ _UNQUOTED = re.compile(r"""\s*([\w.-]+)\s*=\s*([^\s"'\[{#]\S*?)\s*(?:#.*)?""")
 
 
 _DIGITS = re.compile(r"[0-9][0-9_]*")
+#: A name that says its value is a secret: the hint does not write the value back. A file that does
+#: not parse is read before any key is registered, so nothing would redact `api_key = sk-…` (no
+#: setting: keys come from the environment) on the terminal or in a CI log.
+_SECRET_NAME = re.compile(r"(?i)key|token|secret|passw|pwd|auth|credential")
+_RUN = re.compile(r"[A-Za-z0-9]{16,}")
+
+
+def key_like(value: str) -> bool:
+    """Whether `value` holds what reads like a key's random part: 16 letters and digits or more in a
+    run, both kinds in it (`sk-proj-4fQ…`), which no model name, window or address has."""
+    return any(re.search("[0-9]", r) and re.search("[A-Za-z]", r) for r in _RUN.findall(value))
 
 
 def too_long(text: str) -> str:
@@ -79,6 +90,8 @@ def quote_hint(text: str, error: str) -> str:
         tomllib.loads(f"x = {value}")
         return ""  # a value TOML takes: the trouble is elsewhere on the line
     except tomllib.TOMLDecodeError:
+        if _SECRET_NAME.search(key) or key_like(value):
+            return f'; write text in quotes: {key} = "…" (its value, in double quotes)'
         return f"; write text in quotes: {key} = {json.dumps(value)}"
 
 
