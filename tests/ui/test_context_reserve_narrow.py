@@ -48,3 +48,18 @@ def test_the_reserve_rows_do_not_wrap(width: int, source: str, used: int) -> Non
 def test_a_wide_terminal_keeps_the_one_line_row() -> None:
     lines = shown(picture("cap: a quarter of the window"), 140)
     assert any("reserved: answer 8.2k (cap: a quarter of the window) + buffer 13.0k" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_at_40_columns_a_part_that_wraps_goes_on_under_itself(source: str) -> None:
+    lines = shown(picture(source), 40)
+    at = next(i for i, line in enumerate(lines) if "reserved" in line)
+    answer = []
+    for line in lines[at + 1:]:
+        if "auto-compact buffer" in line:
+            break
+        answer.append(line)
+    assert answer and all(line.startswith("    ") for line in answer), lines  # two columns in, every line
+    assert " ".join(line.split("8.2k")[0].strip() for line in answer) == f"answer ({source})", lines
+    assert re.search(r"^    auto-compact buffer +13\.0k$", lines[at + 1 + len(answer)]), lines
+    assert all(len(line) <= 40 for line in lines)

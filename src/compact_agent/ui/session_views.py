@@ -77,8 +77,16 @@ def reserve_rows(p: ContextPicture, room: int) -> list[tuple[str, str, str]]:
     if not p.room_source or len(words) <= room:
         return [(words, _k(p.reserved), share)]
     head = "reserved, what is left" if p.used > p.threshold else "reserved"
-    return [(head, _k(p.reserved), share), (f"  answer ({p.room_source})", _k(p.answer_room), ""),
-            ("  auto-compact buffer", _k(p.buffer), "")]
+    return [(head, _k(p.reserved), share), (_under(f"answer ({p.room_source})", room), _k(p.answer_room), ""),
+            (_under("auto-compact buffer", room), _k(p.buffer), "")]
+
+
+def _under(label: str, room: int) -> str:
+    """A part of the reserve, two columns in, each of its lines where it wraps in `room` (at 40
+    columns `the window)` went on at the column its row's mark was in)."""
+    from .cells import wrap
+
+    return "\n".join("  " + line for line in wrap(label, max(10, room - 2), fold=False))
 
 
 def render_context(p: ContextPicture, width: int = 120) -> Table:
