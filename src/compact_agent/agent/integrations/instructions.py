@@ -140,15 +140,17 @@ def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
 
 
 def command_of(cwd: Path, resolved: Path, named: str | Path | None = None) -> str | None:
-    """The custom command (`deploy` for `/deploy`) whose file `resolved` is for a session started in
-    `cwd`, else None: a `.md` file in one of its `COMMAND_DIRS`, by the path it resolves to, the path
-    the model gave (`named`), or a link there that leads to it; names as a file system that ignores
-    case sees them (permissions.folded)."""
+    """The custom command (`deploy` for `/deploy`) whose file `resolved` is, else None: a `.md` file
+    in a folder's `COMMAND_DIRS` — `cwd`'s, or one below it, which a session started there reads
+    (`pkg/.claude/commands/deploy.md`) — by the path it resolves to or the path the model gave
+    (`named`), or a link in `cwd`'s that leads to it; names as a file system that ignores case sees
+    them (permissions.folded)."""
     from ..safety.permissions import folded
 
     dirs = {folded(cwd.resolve() / d): cwd / d for d in COMMAND_DIRS}
+    ends = tuple("/" + folded(d) for d in COMMAND_DIRS)
     for path in (resolved, None if named is None else cwd / named):
-        if path is not None and folded(path.parent) in dirs and folded(path.suffix) == ".md":
+        if path is not None and folded(path.parent).endswith(ends) and folded(path.suffix) == ".md":
             return path.stem
     for folder in dirs.values():
         try:
