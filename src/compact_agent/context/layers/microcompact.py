@@ -6,15 +6,16 @@ its arguments stay, so the model still knows what it did and can re-run it.
 
 When to clear is a cache question, not a size question. Clearing an old result rewrites the
 prompt from that point on, which throws away the provider's cached prefix. So we clear, always all
-the candidates at once (every compactable result but the newest `microcompact_keep_recent` and those
-the model has not seen yet), only:
+the candidates at once (every compactable result but the newest `microcompact_keep_recent`, those
+the model has not seen yet and, with the model's prices known, those it is still reaching back
+into: `Budget.hot`), only:
 
 * (time) when the cache has expired anyway: the newest response is older than the cache TTL, so
   the next request re-reads the whole prefix at full price whatever we do;
 * (priced) with the model's prices known (`Budget.prices`, the default): when what the batch
   removes from every request until the next compaction pays for the prompt re-sent from the first
   cleared result on and for the look-agains it causes (`Budget.rewrite_pays`, economics.py and
-  reuse.py); results the model is still reaching back into (`Budget.hot`) are not candidates;
+  reuse.py);
 * (count) with no prices (`Prices(known=False)`, `priced_compaction = false`): when there are more
   than `microcompact_trigger` live results and the batch frees at least
   `microcompact_min_free_tokens` (at most a tenth of the threshold).
