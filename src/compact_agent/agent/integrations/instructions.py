@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ... import secrets
 from ...regular_file import NotRegular, read_capped
+from ..safety.names import folded
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 #: The folders of a project's custom commands, ours first, then Claude Code's: `/name` in a session
@@ -144,9 +145,7 @@ def command_of(cwd: Path, resolved: Path, named: str | Path | None = None) -> st
     in a folder's `COMMAND_DIRS` — `cwd`'s, or one below it, which a session started there reads
     (`pkg/.claude/commands/deploy.md`) — by the path it resolves to or the path the model gave
     (`named`), or a link in `cwd`'s that leads to it; names as a file system that ignores case sees
-    them (permissions.folded)."""
-    from ..safety.permissions import folded
-
+    them (safety/names.py)."""
     dirs = {folded(cwd.resolve() / d): cwd / d for d in COMMAND_DIRS}
     ends = tuple("/" + folded(d) for d in COMMAND_DIRS)
     for path in (resolved, None if named is None else cwd / named):

@@ -18,7 +18,6 @@ import errno
 import fnmatch
 import logging
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Literal
 from ...context.plumbing.lookalikes import marked, spelt_apart
 from ...words import quoted
 from .bash_rules import allowed_by, denied_by, why_not_allowed
+from .names import folded
 
 Mode = Literal["ask", "yes", "deny"]
 PROJECT_FILE = ".compact-agent.toml"  # settings_file.PROJECT_FILE (not imported: this module stays light)
@@ -107,19 +107,6 @@ def resolve_path(cwd: Path, p: str | Path) -> Path:
 def is_within(path: Path, root: Path) -> bool:
     """True when resolved `path` is `root` or below it."""
     return path == root or root in path.parents
-
-
-#: Characters macOS's HFS+ leaves out of a file name when it compares two (`.g\u200cit` is `.git`).
-_IGNORED_IN_NAMES = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
-
-
-def folded(path: Path | str) -> str:
-    """`path` as a file system that ignores case (macOS's and Windows' by default) tells names apart:
-    `.GIT/hooks` is `.git/hooks` there, and `~/LIBRARY/…` the session store. What the fence keeps
-    the model from (.git/, the project config, compact-agent's own data, deny rules) is matched in
-    this form, so no spelling reaches it; on a file system that tells case apart this refuses a
-    little more, never less."""
-    return _IGNORED_IN_NAMES.sub("", unicodedata.normalize("NFC", str(path))).casefold()
 
 
 def is_within_folded(path: Path, root: Path) -> bool:
