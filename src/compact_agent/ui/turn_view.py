@@ -157,7 +157,10 @@ class TurnView:
         self.console.print(line, style="red" if failed else "dim", highlight=False)
         if shows_tail:  # one line of output stays on the result line alone
             more = obj.get("output_lines", len(tail)) - len(tail)
-            head = f"    … {more} line{'s' if more != 1 else ''} before · ctrl+o shows all\n" if more > 0 else ""
+            cut = obj.get("cut_chars") or 0  # 100,000 lines read '5720 lines before · ctrl+o shows all'
+            went = f", and {cut:,} characters cut from the middle" if cut else ""
+            head = f"    … {more} line{'s' if more != 1 else ''} before{went} · ctrl+o shows " \
+                f"{'what was kept' if cut else 'all'}\n" if more > 0 else ""
             self.console.print(Text(visible(head + "\n".join("    " + ln for ln in tail)), style="dim"),
                                highlight=False, soft_wrap=False, overflow="ellipsis", no_wrap=True)
 

@@ -61,7 +61,11 @@ def tool_event(ev: Any) -> dict[str, Any] | None:
                                "error": error, "chars": len(text), "summary": summary}
         out["content"] = text if len(text) <= MAX_RESULT_CHARS else text[:MAX_RESULT_CHARS] + "…[cut]"
         if r.tool_name == "bash" and not _retried(r):
+            from ..tools.shell import cut_from
+
             out["output_lines"], out["tail"] = bash_tail_lines(text)
+            if cut := cut_from(text):  # the lines counted are those kept: the REPL says what went
+                out["cut_chars"] = cut
         return out
     return None
 
