@@ -45,3 +45,30 @@ def test_the_wait_is_said_in_seconds_and_an_sdks_record_without_counts_is_read_t
     logging.getLogger("openai._base_client").info("Retrying request in %f seconds (retry %i of %s)", 1.0, 1, 2)
     assert heard == ["the server answered HTTP 529 (overloaded): sending it again in 30s (retry 2 of 2)",
                      "the request timed out: sending it again in 2s"]  # nobody listens after the block
+
+
+def test_print_mode_with_verbose_says_it_on_stderr(tmp_path: Path) -> None:
+    """`-p --verbose` traces what the REPL shows; without --verbose stderr stays quiet."""
+    import asyncio
+    import contextlib
+    import io
+
+    from compact_agent.agent.run.options import SessionOptions
+    from compact_agent.ui.print_mode import run_print
+
+    def faults(req, attempt: int) -> Fault | None:
+        return Fault.rate_limit(0.01) if attempt == 0 else None
+
+    (tmp_path / "project").mkdir()
+    said = []
+    with FakeOpenAIServer(answer, faults=faults) as server:
+        for verbose in (True, False):
+            opts = SessionOptions(cwd=tmp_path / "project", model="fake-model", base_url=server.base_url,
+                                  api_key="k", home=tmp_path / "home")
+            err, out = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+                asyncio.run(run_print(opts, f"hello {verbose}", verbose=verbose))
+            said.append(err.getvalue())
+    line = "the server answered HTTP 429 (too many requests): sending it again in a moment (retry 1 of 2)"
+    assert line in said[0].splitlines(), said[0]
+    assert line not in said[1], said[1]

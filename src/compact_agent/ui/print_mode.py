@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.usage import RunUsage
 
-from .. import secrets, stop_signals
+from .. import retry_notice, secrets, stop_signals
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession, TurnResult
 from ..agent.run.stream_events import blocked_line, compaction_end, problem_line, window_choice
@@ -312,7 +312,9 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
                 session.store.save_prompt(prompt)
     try:
         on_text = (lambda t: run.emit({"type": "text", "text": t})) if run.stream else None
-        return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
+        # --verbose says a refused request's wait, as the REPL does (retry_notice.py)
+        with retry_notice.telling(run.trace) if run.verbose else contextlib.nullcontext():
+            return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
     except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: `-c` says the user stopped it, as the REPL's
         with contextlib.suppress(OSError):
             session.store.note_stopped()
