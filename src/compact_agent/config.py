@@ -81,7 +81,9 @@ class Settings(BaseSettings):
     microcompact_keep_recent: Count = _D.microcompact_keep_recent
     microcompact_trigger: Positive = _D.microcompact_trigger
     microcompact_min_free_tokens: Tokens = _D.microcompact_min_free_tokens
-    cache_ttl_minutes: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 60.0
+    # How long the provider keeps a prompt cached; None: the model's own (models.py: an hour for DeepSeek,
+    # five minutes for Anthropic, an hour for a model it does not know).
+    cache_ttl_minutes: Annotated[float | None, Field(gt=0.0, allow_inf_nan=False)] = None
     anthropic_server_clearing: bool = True
     # L4 collapse (fractions of the auto-compact threshold)
     collapse_enabled: bool = _D.collapse_enabled

@@ -97,9 +97,9 @@ UNKNOWN_WINDOW = 32_768
 
 
 def model_info(name: str, *, provider: str | None = None, window: int | None = None,
-               prices: ModelPrices | None = None) -> ModelInfo:
+               prices: ModelPrices | None = None, cache_ttl_minutes: float | None = None) -> ModelInfo:
     """The registry's entry for `name` (or one assumed for a model it does not know), with the
-    window and the prices given instead of its own."""
+    window, the prices and the prompt cache's lifetime given instead of its own."""
     info = REGISTRY.get(name)
     if info is None:
         prov = provider or ("anthropic" if name.startswith("claude") else "openai")
@@ -111,6 +111,8 @@ def model_info(name: str, *, provider: str | None = None, window: int | None = N
     if prices is not None:
         info = replace(info, input=prices.input, cache_read=prices.cached_input, output=prices.output,
                        cache_write=prices.cache_write, prices_known=True)
+    if cache_ttl_minutes:
+        info = replace(info, cache_ttl_s=60.0 * cache_ttl_minutes)
     return info
 
 

@@ -58,7 +58,7 @@ class InUse:
 
 def model_values(loaded: Loaded, info: ModelInfo, window: int, learned: str | None = None) -> Loaded:
     """`loaded` with the window (`window`: the one in use; `learned`: how a server showed it, when it
-    did) and prices of model `info` where the settings give none, or give prices the model is not
+    did), the prompt cache's lifetime and prices of model `info` where the settings give none, or give prices the model is not
     priced at (a known model switched to has its own), each with its source in words."""
     from .models import REGISTRY
     from .price_setting import ModelPrices
@@ -69,6 +69,9 @@ def model_values(loaded: Loaded, info: ModelInfo, window: int, learned: str | No
         whence = (learned if learned is not None else f"the model's own ({info.name})" if known
                   else f"assumed: {info.name} is not a known model (set context_window)")
         loaded = with_changes(loaded, whence, context_window=window)
+    if loaded.settings.cache_ttl_minutes is None:
+        whence = f"the model's own ({info.name})" if known else "assumed: an hour for a model not known (set cache_ttl_minutes)"
+        loaded = with_changes(loaded, whence, cache_ttl_minutes=info.cache_ttl_s / 60)
     if not info.has_prices:
         whence = f"not known: {info.name} is not a known model, so it compacts at the threshold only (set prices)"
         return with_changes(loaded, whence, prices="none")
@@ -106,7 +109,7 @@ def for_settings(loaded: Loaded, home: Path) -> InUse:
 
     s = loaded.settings
     info = model_info(s.model, provider=provider_for(s.model, s.base_url), window=s.context_window,
-                      prices=s.prices)
+                      prices=s.prices, cache_ttl_minutes=s.cache_ttl_minutes)
     window, learned = info.window, None
     kept = None if s.context_window else remembered_for(home, s.base_url, info)
     if kept is not None and kept.window < info.window:

@@ -48,7 +48,8 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     fallback = None if name in REGISTRY else (opts.context_window or session.settings.context_window)
     # So do prices given (the `prices` setting): a known model has its own.
     prices = None if name in REGISTRY else session.settings.prices
-    info = model_info(name, provider=provider, window=window or fallback, prices=prices)
+    info = model_info(name, provider=provider, window=window or fallback, prices=prices,
+                      cache_ttl_minutes=session.settings.cache_ttl_minutes)
     check_window(session, info, "/model NAME --window N")
     model = build_model(name, base_url=opts.base_url, api_key=opts.api_key)
     limits = Limits.for_window(info.window, info.max_output, session.settings)

@@ -108,7 +108,8 @@ class AgentSession:
         provider = provider_for(opts.model, opts.base_url)
         self.info: ModelInfo = model_info(opts.model, provider=provider,
                                           window=opts.context_window or self.settings.context_window,
-                                          prices=self.settings.prices)
+                                          prices=self.settings.prices,
+                                          cache_ttl_minutes=self.settings.cache_ttl_minutes)
         self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key,
                                                         **http_limits(self.settings))
         self.session_id, exists = resolved or resolve_session_id(opts)
