@@ -35,6 +35,7 @@ from ...words import plural
 from ..tools.checkpoint_entry import Checkpoint, message_key
 from ..tools.checkpoint_retention import lost_line
 from ..tools.checkpoints import Checkpoints
+from ..tools.file_state import READ_STATE_FILE, save_read_state
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
 
@@ -99,6 +100,7 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     lost = lost_line([_shown(p, s.cwd) for p in pruned], [_shown(p, s.cwd) for p in missing], s.checkpoints.max_bytes,
                      [_shown(p, s.cwd) for p in fenced], [_shown(p, s.cwd) for p in sealed])
     messages, said, archive, whole = before or (s.messages[:cp.history_len], "", None, False)
+    reads = s.checkpoints.reads_at(n)  # before the rewind deletes what its checkpoints kept
     try:
         archived = s.store.archive()
         s.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
@@ -117,6 +119,8 @@ def rewind(s: AgentSession, n: int) -> Rewound:
         if whole and cp.archive:  # the live conversation is the archive's: its checkpoints index it
             s.checkpoints.back_in(cp.archive)
         _, restored = s.checkpoints.rewind(n)
+        if reads is not None:
+            _reads_back(s, reads, restored)
     except OSError as e:
         again = s.checkpoints.get(n) is cp
         left = "" if again else _forget_rewound(s.checkpoints)
@@ -124,6 +128,17 @@ def rewind(s: AgentSession, n: int) -> Rewound:
         cause = _os_said(e, s.cwd) if again or isinstance(e, SessionWriteError) else e.strerror or one_line(e)
         raise FilesNotRestored(n, cause, again, e.errno, left=left) from e
     return Rewound(restored, said, archive, lost)
+
+
+def _reads_back(s: AgentSession, reads: bytes, restored: list[Path]) -> None:
+    """The files the model had read as the turn rewound to began are read again for edit_file,
+    those put back as they were then among them (ReadFileState.rewound); a state that cannot be
+    read back leaves the reads as they are."""
+    try:
+        s.env.read_state.rewound(reads, restored)
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return
+    save_read_state(s.env.read_state, s.store.dir / READ_STATE_FILE, s.warnings)
 
 
 def _one_of(archive: Path, ours: list[Path]) -> bool:

@@ -202,7 +202,8 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     start = len(history) - 1 if retry else len(history)
     s.checkpoints.begin(s.turns, start, prompt if typed is None else typed,  # what /rewind shows and gives back
                         history[start - 1] if start else None,  # what it is found by after a rewrite
-                        retry=retry)  # …in the checkpoint of the attempt that failed
+                        retry=retry,  # …in the checkpoint of the attempt that failed
+                        reads=s.env.read_state.current_json())  # what a rewind to it gives back as read
     context = await s.ext.turn_start()  # SessionStart hook output, MCP servers not yet declared
     if retry and context:  # after the message, saved: pydantic-ai sends the two as one request
         s.cm.persist([*s.messages, *context])

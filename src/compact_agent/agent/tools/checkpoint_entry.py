@@ -36,6 +36,9 @@ class Checkpoint:
     anchor: str | None = None
     #: absolute paths it saved a version of that was pruned (checkpoint_retention.py): a rewind leaves them
     pruned: list[str] = field(default_factory=list)
+    #: blob id of the files the model had read, unchanged since, when the turn began (ReadFileState.current_json);
+    #: None: not kept (a checkpoint of an earlier version)
+    reads: str | None = None
 
     @property
     def files(self) -> list[Path]:
@@ -52,6 +55,7 @@ class Checkpoint:
             **({"archive": self.archive} if self.archive is not None else {}),
             **({"anchor": self.anchor} if self.anchor is not None else {}),
             **({"pruned": self.pruned} if self.pruned else {}),
+            **({"reads": self.reads} if self.reads is not None else {}),
         }
 
     @classmethod
@@ -66,6 +70,7 @@ class Checkpoint:
             archive=None if d.get("archive") is None else str(d["archive"]),
             anchor=None if d.get("anchor") is None else str(d["anchor"]),
             pruned=[str(p) for p in d.get("pruned", [])],
+            reads=d["reads"] if isinstance(d.get("reads"), str) else None,
         )
 
 

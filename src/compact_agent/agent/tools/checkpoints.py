@@ -101,12 +101,13 @@ class Checkpoints:
         return self._store.forget_list(len(self._items))
 
     def begin(self, turn_index: int, history_len: int, prompt: str,
-              before: ModelMessage | None = None, *, retry: bool = False) -> Checkpoint:
+              before: ModelMessage | None = None, *, retry: bool = False, reads: bytes | None = None) -> Checkpoint:
         """Open the checkpoint for a new user turn; later writes are attributed to it. `before`: the
         message before `history_len`, which `follow` finds it by after a rewrite. `retry`: the turn
         is sent again after its attempt failed (agent/run/unfinished.py): it goes on in the
         checkpoint that attempt opened, if that is the last, so /rewind lists the message once and
-        puts back the files as they were before the first attempt."""
+        puts back the files as they were before the first attempt. `reads`: the files the model had
+        read as the turn began (ReadFileState.current_json), which a rewind to it brings back."""
         preview = " ".join(secrets.redact(prompt).split())  # shown by /rewind, and saved
         if len(preview) > PREVIEW_CHARS:
             preview = preview[: PREVIEW_CHARS - 1] + "…"
@@ -118,9 +119,19 @@ class Checkpoints:
                 (last.history_len, last.anchor, last.prompt) == (history_len, anchor, preview):
             return last
         cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index, anchor=anchor)
+        if reads is not None:
+            try:
+                cp.reads = self._store.keep(reads)[0]  # one state kept once, however many turns began in it
+            except OSError:
+                pass  # a rewind to it then asks the model to read its files again
         self._items.append(cp)
         self._save()
         return cp
+
+    def reads_at(self, n: int) -> bytes | None:
+        """The files the model had read as checkpoint n began (`begin`'s `reads`); None: not kept."""
+        cp = self.get(n)
+        return self._store.version(cp.reads) if cp is not None and cp.reads else None
 
     @property
     def current(self) -> Checkpoint | None:
@@ -327,7 +338,7 @@ class Checkpoints:
 
     def _gc(self) -> None:
         """Delete blobs no remaining checkpoint refers to."""
-        self._store.collect(referenced(self._items))
+        self._store.collect(referenced(self._items) | {c.reads for c in self._items if c.reads})
 
 
 def _give(dropped: Checkpoint, to: Checkpoint) -> None:

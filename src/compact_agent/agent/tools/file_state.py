@@ -19,7 +19,8 @@ import os
 import secrets
 import stat
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,29 @@ class ReadFileState:
 
     def __contains__(self, path: object) -> bool:
         return isinstance(path, (str, Path)) and _key(path) in self._reads
+
+    def current_json(self) -> bytes:
+        """The reads whose file is unchanged since, as JSON: what a checkpoint keeps of them."""
+        files = [{**asdict(r), "path": str(r.path)} for r in self._reads.values() if self.is_current(r.path)]
+        return json.dumps({"version": 1, "files": files}).encode()
+
+    def rewound(self, kept: bytes, put_back: Iterable[Path]) -> None:
+        """After a rewind to a turn: the reads as that turn began (`kept`, `current_json` then), the
+        files the rewind `put_back` as they were then counting as seen as they are now. Before, a
+        rewind kept the reads of the turns it undid and lost those of the files it put back, whose
+        changed time they no longer matched: the model's first edit of a file it had read in the
+        conversation it went back to was refused, 'File changed on disk since it was read'."""
+        was = ReadFileState.from_json(json.loads(kept))
+        back = {_key(p) for p in put_back}
+        self._reads.clear()
+        for entry in was._reads.values():
+            key = _key(entry.path)
+            if key in back:
+                try:
+                    entry = replace(entry, path=key, mtime_ns=os.stat(key).st_mtime_ns)
+                except OSError:
+                    continue
+            self._reads[key] = entry
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the session store decides where it goes)."""
