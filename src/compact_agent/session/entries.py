@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic_ai.messages import (
+    FileUrl,
     ModelMessage,
     ModelMessagesTypeAdapter,
 )
@@ -96,4 +97,14 @@ def _dump_message(m: ModelMessage) -> Any:
 
 
 def _load_message(obj: Any) -> ModelMessage:
-    return ModelMessagesTypeAdapter.validate_python([obj])[0]
+    """The message of a line, or ValueError (an unreadable line) when it is not one this program
+    writes. A part holding a URL to a file (`document-url`, `image-url`, …) is none: the agent
+    attaches files by their bytes, while a URL part in a damaged or planted file made every request of
+    the session fail, blaming the provider's reply, or made pydantic-ai fetch whatever it named from
+    this machine (`http://169.254.169.254/…`) and send it to the provider."""
+    message = ModelMessagesTypeAdapter.validate_python([obj])[0]
+    for part in message.parts:
+        content = getattr(part, "content", None)
+        if any(isinstance(x, FileUrl) for x in (content if isinstance(content, list | tuple) else [content])):
+            raise ValueError(f"a {part.part_kind} part holds a URL to a file, which compact-agent never writes")
+    return message
