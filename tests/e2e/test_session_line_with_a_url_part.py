@@ -3,9 +3,8 @@
 The agent attaches files by their bytes and never writes a part that names a file by URL
 (`document-url`, `image-url`, …). A damaged or planted session file holding one made every `-c`
 fail, blamed on the provider ("the model endpoint sent a reply in a shape this agent cannot read"),
-and `/compact` end in pydantic-ai's words; one naming an http address made pydantic-ai fetch it from
-this machine and send what came back to the provider. Now such a line is skipped like a line whose
-message cannot be read, with one warning, and the session goes on.
+and `/compact` end in pydantic-ai's words. Now such a line is skipped like a line whose message
+cannot be read, with one warning, and the session goes on.
 """
 
 from __future__ import annotations

@@ -100,8 +100,8 @@ def _load_message(obj: Any) -> ModelMessage:
     """The message of a line, or ValueError (an unreadable line) when it is not one this program
     writes. A part holding a URL to a file (`document-url`, `image-url`, …) is none: the agent
     attaches files by their bytes, while a URL part in a damaged or planted file made every request of
-    the session fail, blaming the provider's reply, or made pydantic-ai fetch whatever it named from
-    this machine (`http://169.254.169.254/…`) and send it to the provider."""
+    the session fail, blaming the provider's reply, and handed an address of the file's choosing to
+    whatever pydantic-ai or the provider does with one."""
     message = ModelMessagesTypeAdapter.validate_python([obj])[0]
     for part in message.parts:
         content = getattr(part, "content", None)
