@@ -96,3 +96,21 @@ async def test_a_read_the_rewind_undid_or_a_file_changed_by_hand_since_must_be_r
             assert (s.cwd / "a.txt").read_text() == "one, by hand\n" and "changed on disk" in out, out
         finally:
             s.close()
+
+
+async def test_a_file_put_back_as_someone_changed_it_after_the_read_must_be_read_again(tmp_path: Path) -> None:
+    """The version a rewind puts back is the file as it was before the model's first change of it
+    after the turn rewound to, which a hand's change before that is part of: not what the model read."""
+    with FakeOpenAIServer(editor) as server:
+        s = session(tmp_path, server)
+        try:
+            await s.run_turn("write a.txt one")
+            await s.run_turn("what now")
+            (s.cwd / "a.txt").write_text("one, by hand\n")
+            await s.run_turn("write a.txt two")  # keeps a.txt as the hand left it, for a rewind
+            s.rewind(1)
+            assert (s.cwd / "a.txt").read_text() == "one, by hand\n"
+            out = (await s.run_turn("edit a.txt one uno")).output
+            assert (s.cwd / "a.txt").read_text() == "one, by hand\n" and "has not been read" in out, out
+        finally:
+            s.close()

@@ -14,6 +14,7 @@ a crash or a full disk leaves the old file, never half a new one.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import secrets
@@ -118,8 +119,10 @@ class ReadFileState:
         return isinstance(path, (str, Path)) and _key(path) in self._reads
 
     def current_json(self) -> bytes:
-        """The reads whose file is unchanged since, as JSON: what a checkpoint keeps of them."""
-        files = [{**asdict(r), "path": str(r.path)} for r in self._reads.values() if self.is_current(r.path)]
+        """The reads whose file is unchanged since, as JSON, each with the hash of what the file
+        holds (up to `HASHED_BYTES`): what a checkpoint keeps of them."""
+        files = [{**asdict(r), "path": str(r.path), "sha256": _digest(r.path)}
+                 for r in self._reads.values() if self.is_current(r.path)]
         return json.dumps({"version": 1, "files": files}).encode()
 
     def rewound(self, kept: bytes, put_back: Iterable[Path]) -> None:
@@ -128,12 +131,17 @@ class ReadFileState:
         rewind kept the reads of the turns it undid and lost those of the files it put back, whose
         changed time they no longer matched: the model's first edit of a file it had read in the
         conversation it went back to was refused, 'File changed on disk since it was read'."""
-        was = ReadFileState.from_json(json.loads(kept))
+        data = json.loads(kept)
+        was = ReadFileState.from_json(data)
+        hashes = {_key(f["path"]): f.get("sha256") for f in data.get("files", []) if isinstance(f, dict) and "path" in f}
         back = {_key(p) for p in put_back}
         self._reads.clear()
         for entry in was._reads.values():
             key = _key(entry.path)
-            if key in back:
+            if key in back:  # as it was when read, unless it changed before the version put back was saved
+                seen = hashes.get(key)
+                if seen is None or _digest(key) != seen:
+                    continue
                 try:
                     entry = replace(entry, path=key, mtime_ns=os.stat(key).st_mtime_ns)
                 except OSError:
@@ -164,6 +172,20 @@ class ReadFileState:
             state._reads.pop(entry.path, None)
             state._reads[entry.path] = entry
         return state
+
+
+#: A read file larger than this is not hashed for a checkpoint: a rewind then asks for it to be read again.
+HASHED_BYTES = 1 << 20
+
+
+def _digest(path: Path) -> str | None:
+    """The SHA-256 of the file at `path`, or None (too large, or not to be read)."""
+    try:
+        if os.stat(path).st_size > HASHED_BYTES:
+            return None
+        return hashlib.sha256(read_own(path)).hexdigest()
+    except (OSError, ValueError):
+        return None
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False) -> None:
