@@ -29,6 +29,7 @@ import builtins
 import json
 import logging
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -121,7 +122,7 @@ class Checkpoints:
         cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index, anchor=anchor)
         if reads is not None:
             try:
-                cp.reads = self._store.keep(reads)[0]  # one state kept once, however many turns began in it
+                cp.reads = self._store.keep(zlib.compress(reads))[0]  # once, however many turns began in it
             except OSError:
                 pass  # a rewind to it then asks the model to read its files again
         self._items.append(cp)
@@ -131,7 +132,11 @@ class Checkpoints:
     def reads_at(self, n: int) -> bytes | None:
         """The files the model had read as checkpoint n began (`begin`'s `reads`); None: not kept."""
         cp = self.get(n)
-        return self._store.version(cp.reads) if cp is not None and cp.reads else None
+        kept = self._store.version(cp.reads) if cp is not None and cp.reads else None
+        try:
+            return zlib.decompress(kept) if kept is not None else None
+        except zlib.error:  # not one we wrote
+            return None
 
     @property
     def current(self) -> Checkpoint | None:
