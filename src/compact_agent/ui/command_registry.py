@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
@@ -96,3 +97,16 @@ def close_command(name: str, cutoff: float = 0.6, aliases: tuple[str, ...] = ("q
 def current_repl() -> RunningRepl | None:
     """The running REPL, for commands that run a turn through it (/init: spinner, tool lines, Esc)."""
     return running[-1] if running else None
+
+
+def built_in_names(cwd: Path, folders: Iterable[str]) -> list[Path]:
+    """The project's command files (in `folders`) named as a built-in command is (`plan.md`,
+    `q.md`): never run, since the built-in answers its name, and /help says so."""
+    out: list[Path] = []
+    for folder in folders:
+        try:
+            files = sorted((cwd / folder).glob("*.md"))
+        except OSError:
+            continue
+        out += [f for f in files if (f.stem in COMMANDS or f.stem in EXIT_ALIASES) and f.is_file()]
+    return out

@@ -17,6 +17,7 @@ from .command_registry import (
     EXIT_ALIASES,
     CommandError,
     ExitRepl,
+    built_in_names,
     close_command,
     command,
     current_repl,
@@ -42,6 +43,9 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
         about = described(path)
         where = f"custom: {path.relative_to(s.cwd)}"
         t.add_row(Text(f"/{name}"), Text(f"{about} ({where})" if about else where))
+    for path in built_in_names(s.cwd, CUSTOM_DIRS):  # a Claude Code project's plan.md: never run, unsaid
+        t.add_row(Text(""), Text(f"{path.relative_to(s.cwd)} is not run: /{path.stem} is a built-in command "
+                                 "(rename the file to use it)", style="yellow"))
     c.print(t)
     c.print("@path in a message attaches that file (@\"a b.txt\" or @a\\ b.txt for a path with spaces; Tab "
             "completes paths and commands); !cmd runs a shell command and adds its output to your next message.",
