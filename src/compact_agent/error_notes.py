@@ -133,3 +133,24 @@ def endpoint_given(e: BaseException) -> str:
             if tried.startswith(url.rstrip("/")):
                 return f" ({where})"
     return ""
+
+
+#: The note `note_served_models` adds to a 404: the model ids the server listed, apart by NUL.
+_SERVED_NOTE = "compact-agent served models: "
+
+
+def note_served_models(e: BaseException, ids: list[str]) -> None:
+    """Say on `e`, a 404 for its model, which models the server lists (agent/run/served_models.py)."""
+    if ids:
+        e.add_note(_SERVED_NOTE + "\0".join(ids))
+
+
+def served_words(e: BaseException, shown: int = 8) -> str:
+    """`; the server serves fake-model` (the first `shown`, and how many more) for the 404's line,
+    or '' where no list was noted."""
+    note = next((n for n in getattr(e, "__notes__", ()) if isinstance(n, str) and n.startswith(_SERVED_NOTE)), "")
+    ids = note.removeprefix(_SERVED_NOTE).split("\0") if note else []
+    if not ids:
+        return ""
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return f"; the server serves {', '.join(ids[:shown])}{more}"

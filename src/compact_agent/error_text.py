@@ -25,7 +25,7 @@ from .error_causes import (
     retry_after,
     sent_no_key,
 )
-from .error_notes import endpoint_given, limit_chosen_by, model_note
+from .error_notes import endpoint_given, limit_chosen_by, model_note, served_words
 
 
 def connection_reason(e: BaseException) -> tuple[str, str | None]:
@@ -323,7 +323,8 @@ def not_found(e: BaseException, at: str) -> str:
     chosen = model_note(e)
     name = f" ({chosen})" if chosen else f" (-m {model})" if isinstance(model, str) and model else ""
     return then(f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}",
-                f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)")
+                f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)"
+                + served_words(e))
 
 
 def first_line(e: BaseException) -> str:

@@ -66,4 +66,24 @@ def test_a_404_with_the_servers_message_says_it_with_the_address(cli: Cli) -> No
     assert r.code == 1
     assert one_line(r.stderr) == (f"compact-agent: the model endpoint at {url}/chat/completions answered "
                                   "HTTP 404: The model `other` does not exist or you do not have access to it; "
-                                  f"check the model name (-m other) {HINT}")
+                                  f"check the model name (-m other) {HINT}; the server serves served")
+
+
+
+def test_the_models_a_server_lists_are_named_under_its_404_for_the_default_one(cli: Cli) -> None:
+    """A first run against a local server without -m asks for deepseek-chat: the line names what the
+    server's GET /v1/models lists, where it said only to check the name. A server that does not
+    list them (the empty 404 above) gets the line as before."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok"), model="Qwen/Qwen2.5-Coder-7B-Instruct") as server:
+        r = cli("-p", "hi", "--base-url", server.base_url, "--api-key", "k")
+    assert r.code == 1
+    assert one_line(r.stderr).endswith("; the server serves Qwen/Qwen2.5-Coder-7B-Instruct"), r.stderr
+
+
+def test_a_long_list_is_cut_with_how_many_more() -> None:
+    from compact_agent.error_notes import note_served_models, served_words
+
+    e = RuntimeError("404")
+    note_served_models(e, [f"m{i}" for i in range(11)])
+    assert served_words(e) == "; the server serves m0, m1, m2, m3, m4, m5, m6, m7 and 3 more"
+    assert served_words(RuntimeError("404")) == ""

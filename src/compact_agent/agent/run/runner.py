@@ -74,6 +74,7 @@ from .options import (
 from .request_limit import KeepAtLimit
 from .retry import TransientRetry
 from .rewinding import EDITS, follow_history
+from .served_models import note_served
 from .side_models import http_limits, session_memory, summary_model
 from .start_notes import buffer_note, continued_note, window_setting
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
@@ -304,6 +305,8 @@ class AgentSession:
             raise
         except Exception as e:  # a 404's line points where the model was chosen: -m, /model, a file
             note_model(e, self.info.name, self.opts.config)
+            if self.opts.base_url:  # …and names the models the server serves (served_models.py)
+                await note_served(e, self.model)
             raise
 
     async def _after_compact(self, result: CompactionResult) -> None:
