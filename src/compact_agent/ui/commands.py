@@ -286,14 +286,47 @@ def custom_command(cwd: Path, name: str) -> Path | None:
     return custom_commands(cwd).get(name) if name and "/" not in name else None
 
 
+#: More than a prompt: a command's file longer than this is refused (the instruction files' cap).
+COMMAND_FILE_CAP = 40_000
+
+
+def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
+    """The text of the custom command file `path` (at most `cap` bytes), read as instruction files
+    are: only a regular file that resolves inside the project (the repository of the folder whose
+    command folders hold it, else that folder). A cloned repository's `.claude/commands/review.md`
+    may be a link to `~/.aws/credentials`: typing /review would send it whole as the user's message.
+    Raises `CommandError`, in one line, for one that cannot be used."""
+    from ..agent.integrations.instructions import repo_root
+    from ..regular_file import NotRegular, TooLarge, read_capped
+
+    home = path.parent.parent.parent  # <project>/.claude/commands/NAME.md
+    fence = (repo_root(home.resolve()) or home).resolve()
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        raise CommandError(f"/{path.stem} is not run: {path} is a link that loops") from None
+    if not (real == fence or fence in real.parents):
+        raise CommandError(f"/{path.stem} is not run: {path} links to {real}, outside the project (a command's "
+                           "file is read only from inside it)")
+    try:
+        data = read_capped(real, cap, truncate=cap < COMMAND_FILE_CAP * 4)
+    except NotRegular:
+        raise CommandError(f"/{path.stem} is not run: {path} is not a regular file") from None
+    except TooLarge:
+        raise CommandError(f"/{path.stem} is not run: {path} is larger than {COMMAND_FILE_CAP * 4:,} bytes, "
+                           "more than a prompt") from None
+    except OSError as e:
+        raise CommandError(f"cannot read {path}: {e.strerror or e}") from None
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
+
+
 def described(path: Path) -> str:
     """The `description:` a custom command's front matter gives (as Claude Code's command files
     carry one), for /help; '' without one, or for a file that cannot be read. /help showed the
     file's path alone."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as f:
-            head = f.read(4096)
-    except OSError:
+        head = command_text(path, 4096)
+    except CommandError:
         return ""
     if not head.startswith("---\n") or "\n---" not in head[3:]:
         return ""
@@ -309,11 +342,9 @@ def described(path: Path) -> str:
 
 def custom_prompt(path: Path, args: str) -> str:
     """A custom command's prompt: the file's text (front matter dropped; `$ARGUMENTS` becomes what
-    followed the command, else the arguments go after it). Raises `CommandError` when unreadable."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise CommandError(f"cannot read {path}: {e.strerror or e}") from None
+    followed the command, else the arguments go after it). Raises `CommandError` when it cannot be
+    used (`command_text`)."""
+    text = command_text(path)
     if text.startswith("---\n") and "\n---\n" in text[4:]:
         text = text[4:].split("\n---\n", 1)[1]
     prompt = text.replace("$ARGUMENTS", args) if "$ARGUMENTS" in text else (f"{text.rstrip()}\n\n{args}" if args else text)
