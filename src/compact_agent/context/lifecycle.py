@@ -26,6 +26,7 @@ from .contract import new_from_compaction
 from .defaults import as_model
 from .handlers import Confirm
 from .layers.microcompact import Microcompact
+from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import Limits
 from .state import ManagerState
 from .wiring import Internals
@@ -106,6 +107,7 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
         raise CompactionError(f"conversation {key!r} has a run in progress on this ContextManager: compact_now "
                               "compacts a history between runs (the run compacts its own when it needs to)")
     history = list(messages)
+    distinct_call_ids(history)  # a call id a provider reused, named apart as a run does (rounds.py)
     state._sync.check_known(state.store, len(history))  # a store that cannot say what it holds (contract.py)
     cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
     cm._now_model = as_model(model)

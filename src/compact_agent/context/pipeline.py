@@ -49,6 +49,7 @@ from .plumbing.cache import cache_expired
 from .plumbing.events import Event
 from .plumbing.overflow import as_overflow, figures, refusal_text
 from .plumbing.refusal import window_refusal
+from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.stores import HistoryStore
 from .refit import cut_boundary, refit_newest
@@ -179,6 +180,7 @@ class ContextManager(CompactingState):
         model = cast(Model, ctx.model)  # a run's model is a pydantic-ai Model (what model_request takes)
         lifecycle.window_from(self, model)
         self._run_ids = (ctx.run_id, ctx.conversation_id)
+        distinct_call_ids(ctx.messages)  # a reused call id named apart before it is saved (rounds.py)
         self.persist(ctx.messages)
         params = request_context.model_request_parameters
         self.last_params, self.last_settings = params, request_context.model_settings
@@ -212,6 +214,7 @@ class ContextManager(CompactingState):
         goes through exactly the code path of a live one.
         """
         self.compactor.drop_plan()  # what a compaction would keep is asked afresh each request (keep.py)
+        distinct_call_ids(messages)  # as a live request does (the analyzer's replay comes in here)
         if self.requests == 0:  # a conversation this manager did not see arrive (resumed, or handed over)
             self.learn_conversation(messages)
         view, suppressed = self.shape(list(messages))

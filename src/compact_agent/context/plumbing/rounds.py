@@ -99,3 +99,47 @@ def unpaired(messages: Sequence[ModelMessage]) -> tuple[set[str], set[str]]:
         calls.update(call_ids(m))
         returns.update(return_ids(m))
     return calls - returns, returns - calls
+
+
+def distinct_call_ids(messages: Sequence[ModelMessage]) -> int:
+    """Give each tool call whose id an earlier call of `messages` already has an id of its own,
+    `<id>_2` (the next one free), in place, and the same to its results in the request after it.
+
+    A provider may reuse ids from one response to the next (pydantic-ai's `TestModel` gives every
+    call of a tool the same id, retried or called again after a compaction; a `FunctionModel` or a
+    server may do the same), while every layer, the compaction and the pairing above tell results
+    apart by id: a later result was sent as the preview of an earlier one, and a compaction could
+    not tell which call a result answers. The first call with an id keeps it, so the decisions frozen for it still apply, and the
+    names are the same for the same history (a restart renames as the run did). A call the history
+    still waits on (its last response's, no result yet) keeps its id, as deferred results are given
+    by it: an earlier call with that id is the one named apart. Returns how many were renamed.
+    """
+    last = messages[-1] if messages else None
+    seen = set(call_ids(last)) if isinstance(last, ModelResponse) else set()  # waiting: kept as they are
+    taken: set[str] | None = None  # every id of the history, once one is renamed
+    renamed = 0
+    for i, message in enumerate(messages):
+        after = messages[i + 1] if i + 1 < len(messages) else None
+        for part in message.parts if isinstance(message, ModelResponse) else ():
+            if not isinstance(part, ToolCallPart):
+                continue
+            old = part.tool_call_id
+            results = [p for p in after.parts if isinstance(p, ToolReturnPart | RetryPromptPart)
+                       and p.tool_call_id == old] if isinstance(after, ModelRequest) else []
+            if not results:
+                continue  # waiting (already in `seen`), or answered nowhere: nothing to name apart
+            if old not in seen:
+                seen.add(old)
+                continue
+            if taken is None:
+                taken = {x for m in messages for x in (*call_ids(m), *return_ids(m))}
+            k = 2
+            while f"{old}_{k}" in taken:
+                k += 1
+            part.tool_call_id = new = f"{old}_{k}"
+            for result in results:
+                result.tool_call_id = new
+            taken.add(new)
+            seen.add(new)
+            renamed += 1
+    return renamed
