@@ -17,8 +17,8 @@ from pydantic_ai.providers import infer_provider_class
 
 from .decisions.economics import Prices
 from .plumbing import tokens
+from .plumbing.settings import OPTIONAL_FIELDS, said, said_with_type
 from .plumbing.settings import CompactionSettings as Settings
-from .plumbing.settings import said, said_with_type
 
 
 def counted(n: object, message: ModelMessage) -> int:
@@ -82,7 +82,8 @@ def check_options(*, window: object, max_output: object, settings: object, summa
     whole("max_output", max_output, 1)
     whole("max_conversations", max_conversations, 1)
     if settings is not None and not isinstance(settings, Settings):  # an object with its fields will do
-        lacking = [f.name for f in dataclasses.fields(Settings) if not hasattr(settings, f.name)]
+        lacking = [f.name for f in dataclasses.fields(Settings)
+                   if not hasattr(settings, f.name) and f.name not in OPTIONAL_FIELDS]
         if lacking:
             raise TypeError(f"settings must be a CompactionSettings, not {type(settings).__name__} "
                             f"(it has no {lacking[0]})")

@@ -93,7 +93,7 @@ def build_defaults(cm: _Unbuilt, window: int | None, store: HistoryStore | None,
         cm.layers = list(default_layers(cm.settings, side, compactable=cm.compactable_tools))
     cm._own_memory = internals.memory is None and cm.settings.memory_enabled
     cm.memory = SessionMemory(None, cm.settings, clock=cm.clock) if cm._own_memory else internals.memory
-    cm.compactor = internals.compactor or Compactor(cm.limits)
+    cm.compactor = internals.compactor or Compactor(cm.limits, file_tools=own_file_tools(cm.settings))
     cm.run_model = None  # the model of the latest run (writes summary and notes)
     cm._now_model = None
     cm._tracer = NO_TRACER
@@ -116,3 +116,9 @@ def default_summarizer(cm: SummaryInputs) -> Summarize:
     own = (model.settings or {}).get("max_tokens") if model is not cm.run_model else None
     return SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings,
                                   max_output=own if isinstance(own, int) and own > 0 else None)
+
+
+def own_file_tools(settings: object) -> tuple[str, ...]:
+    """`file_tools` in lower case, as the ledger compares tool names; () for a settings object of
+    another class without it (`OPTIONAL_FIELDS`)."""
+    return tuple(str(name).lower() for name in getattr(settings, "file_tools", ()))

@@ -299,12 +299,12 @@ class Compactor(Keeper):
         except OSError as e:
             raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {one_line(e)}"
                                   ) from e
-        files = ledger.changed_files(messages, attempts=True)  # what failed too, listed apart
+        files = ledger.changed_files(messages, attempts=True, writers=self.file_tools)  # failed too, listed apart
         reads = ledger.read_files(summarized)
         if strategy == "record":  # its steps name each read (`path="…"`): listing those again says nothing
             reads = [p for p in reads if not digest.shows_whole(text, p)]
         if incremental:  # the kept compaction message lists what came before; this one what came since
-            listed = ledger.changed_files(keep_head, attempts=True)
+            listed = ledger.changed_files(keep_head, attempts=True, writers=self.file_tools)
             since = {p: a for p, a in files.items() if listed.get(p) != a}
             # The kept message's own metadata lists what it carries; a prompt merged into it stays
             # in it as it is (listing it again would show it twice).

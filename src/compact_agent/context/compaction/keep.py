@@ -130,8 +130,8 @@ class KeepPlan:
         if self._frame is None:
             head, tail = self.head, self.history[self.cut:]
             users = summary.pick_user_messages(self.keeper.user_texts(head), self.keeper.limits.user_messages_budget)
-            msg = summary.summary_message("", None, users, "full", ledger.changed_files(self.history, attempts=True),
-                                          ledger.read_files(head))
+            files = ledger.changed_files(self.history, attempts=True, writers=self.keeper.file_tools)
+            msg = summary.summary_message("", None, users, "full", files, ledger.read_files(head))
             self._frame = self.keeper.scaled(tokens.estimate([msg, *tail]) + self.overhead)
         return self._frame
 
@@ -155,6 +155,9 @@ class Keeper:
     # Whether the model goes back to the files it changed (reuse.py): when not, a compaction does
     # not re-read them. None: it always does.
     returns_to_changed: Callable[[], bool] | None = None
+    # The caller's own tools that write the file their path argument names, in lower case
+    # (`CompactionSettings.file_tools`): the compaction message lists those files as changed too.
+    file_tools: tuple[str, ...] = ()
     _plan: KeepPlan | None = field(default=None, init=False, repr=False, compare=False)
 
     def scaled(self, estimated: int) -> int:

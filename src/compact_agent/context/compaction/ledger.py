@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -87,11 +87,14 @@ def _failed_calls(messages: Sequence[ModelMessage]) -> set[str]:
     return failed
 
 
-def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, attempts: bool = False) -> Ledger:
+def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, attempts: bool = False,
+                  writers: Collection[str] = ()) -> Ledger:
     """The ledger of `messages`: earlier ledgers carried in summary metadata (unless `carried` is
     False: then only what the tool calls in `messages` changed), then the tool calls. A call whose
     result says it did not happen changed nothing: left out, or with `attempts` kept as
-    "write failed" / "edit failed" (what a compaction message lists apart, and carries on)."""
+    "write failed" / "edit failed" (what a compaction message lists apart, and carries on).
+    `writers`: the caller's own tools that write the file their path argument names (lower case:
+    `CompactionSettings.file_tools`), listed as the write tools are."""
     ledger: Ledger = {}
     failed = _failed_calls(messages)
     for m in messages:
@@ -117,7 +120,7 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, att
             name = p.tool_name.lower()
             args = call_args(p)
             done = p.tool_call_id not in failed
-            if name in WRITE_TOOLS and (path := _path(args)):
+            if (name in WRITE_TOOLS or name in writers) and (path := _path(args)):
                 _add(ledger, path, "written" if done else "write" + FAILED)
             elif name in EDIT_TOOLS and (path := _path(args)):
                 command = args.get("command") if isinstance(args, dict) else None

@@ -78,6 +78,10 @@ class CompactionSettings:
     # Beyond the coding tools' own names. Any iterable of names is taken; it is kept as a tuple (a
     # set's names sorted, each name once), so it cannot change after the check and the settings hash.
     compactable_tools: Iterable[str] = ()  # any iterable of names, kept as a tuple
+    # L5: tools beyond the coding tools' own that write the file their path argument names
+    # (`path`, `file_path`, `filename`); the compaction's ledger of changed files lists it. Kept
+    # as a tuple too. A settings object of another class may lack it (OPTIONAL_FIELDS).
+    file_tools: Iterable[str] = ()
     # L4 collapse (fractions of the auto-compact threshold)
     collapse_enabled: bool = True
     collapse_commit_fraction: float = 0.90
@@ -102,8 +106,8 @@ class CompactionSettings:
         first request, as a bare comparison error)."""
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "compactable_tools":
-                object.__setattr__(self, f.name, _tool_names(value))
+            if f.name in ("compactable_tools", "file_tools"):
+                object.__setattr__(self, f.name, _tool_names(value, f.name))
                 continue
             if f.type in (bool, "bool"):
                 if not isinstance(value, bool):
@@ -128,18 +132,23 @@ class CompactionSettings:
         return cls(**{f.name: getattr(source, f.name) for f in fields(cls) if hasattr(source, f.name)})
 
 
-def _tool_names(value: object) -> tuple[str, ...]:
-    """`compactable_tools` as the tuple it is kept as: a list stored as given could be appended to
-    after the check (a number among the names reached microcompact) and made the settings unhashable."""
+#: Fields a settings object of another class (an application's own, with these names) may lack:
+#: read with their default then. The terminal agent's settings name no tools of their own.
+OPTIONAL_FIELDS = frozenset({"file_tools"})
+
+def _tool_names(value: object, name: str) -> tuple[str, ...]:
+    """`compactable_tools` (or `file_tools`) as the tuple it is kept as: a list stored as given could
+    be appended to after the check (a number among the names reached microcompact) and made the
+    settings unhashable."""
     if isinstance(value, str | bytes):
-        raise TypeError(f"CompactionSettings.compactable_tools must be a list of tool names, not {said(value)}")
+        raise TypeError(f"CompactionSettings.{name} must be a list of tool names, not {said(value)}")
     if not isinstance(value, Iterable):
-        raise TypeError("CompactionSettings.compactable_tools must be a list of tool names, "
+        raise TypeError(f"CompactionSettings.{name} must be a list of tool names, "
                         f"not {type(value).__name__}")
     names = list(value)
     for i, tool in enumerate(names):
         if not isinstance(tool, str):
-            raise TypeError("CompactionSettings.compactable_tools must be a list of tool names, but "
+            raise TypeError(f"CompactionSettings.{name} must be a list of tool names, but "
                             f"item {i + 1} is {type(tool).__name__}, not a name")
     # A set has no order of its own: sorted, so equal settings are equal whatever the set's order.
     return tuple(sorted(names) if isinstance(value, set | frozenset) else dict.fromkeys(names))
