@@ -2,7 +2,8 @@
 user's CI would: the public API's annotations must accept what the library accepts. The tools
 L3 may clear were annotated `Sequence[str]` on `ContextManager` (a set, which it takes, was a type
 error) and `Collection[str]` on `CompactionSettings` (a generator, "any iterable" in the docs, was
-one too). The type of `cm.window_learned`, `LearnedWindow`, was not exported."""
+one too). The type of `cm.window_learned`, `LearnedWindow`, was not exported. `default_layers`
+returned `list[Any]`, not the `Layer`s the docs say it builds."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_type
 
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
@@ -27,7 +28,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import (
     CompactionBlocked, CompactionEvent, CompactionResult, CompactionSettings, ContextManager, Event,
-    HistoryStore, InMemoryStore, LearnedWindow, MicrocompactEvent, Prices,
+    HistoryStore, InMemoryStore, Layer, LearnedWindow, MicrocompactEvent, Prices, default_layers,
 )
 from compact_agent.context.testing import reply_to_library_request
 
@@ -71,6 +72,7 @@ async def main(tools: set[str]) -> None:
                         compactable_tools=tools, event_handler=on_event, before_compact=before,
                         prices=Prices(miss=3.0, hit=0.3, output=15.0, ttl_s=300))
     ContextManager(compactable_tools=frozenset(tools), store=InMemoryStore())
+    assert_type(default_layers(settings), list[Layer])
     agent = Agent(FunctionModel(llm), capabilities=[cm])
     result = await agent.run("hi")
 

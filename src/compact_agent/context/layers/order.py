@@ -8,7 +8,7 @@ separate module that knows nothing of the others; this is the one place that ord
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..plumbing.settings import CompactionSettings as Settings
 from ..plumbing.stores import SideFiles
@@ -17,9 +17,12 @@ from .collapse import ContextCollapse
 from .microcompact import COMPACTABLE, Microcompact
 from .snip import Snip
 
+if TYPE_CHECKING:  # the protocol the layers follow; wiring.py imports what builds on them
+    from ..wiring import Layer
+
 
 def default_layers(settings: Settings, store: SideFiles | None = None, *,
-                   server_side_clearing: bool = False, compactable: Iterable[str] | None = None) -> list[Any]:
+                   server_side_clearing: bool = False, compactable: Iterable[str] | None = None) -> list[Layer]:
     """The four view layers in order. `store`: where L1 spills and L4 logs (None: in memory).
     `server_side_clearing`: the provider clears old tool results itself (Anthropic's context
     management), so microcompact must not also clear them locally. `compactable`: the tools whose
@@ -27,8 +30,8 @@ def default_layers(settings: Settings, store: SideFiles | None = None, *,
     tools = frozenset(compactable if compactable is not None else COMPACTABLE) | frozenset(settings.compactable_tools)
     spill = store.side_dir("tool-results") if store is not None else None
     log = store.side_dir("collapse") / "commits.jsonl" if store is not None else None
-    layers: list[Any] = [ToolResultBudget(settings, spill), Snip(),
-                         Microcompact(settings, tools, server_side=server_side_clearing)]
+    layers: list[Layer] = [ToolResultBudget(settings, spill), Snip(),
+                           Microcompact(settings, tools, server_side=server_side_clearing)]
     if settings.collapse_enabled:
         layers.append(ContextCollapse(settings, log, target_fraction=settings.collapse_target_fraction,
                                       keep_recent_rounds=settings.collapse_keep_recent_rounds,
