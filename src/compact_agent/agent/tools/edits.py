@@ -167,7 +167,10 @@ def edit_file_impl(
         return ToolFailure(refusal)
     shown = _shown(env, p)
     if not p.is_file():
-        return ToolFailure(f"{shown} is a directory; give a file path.") if p.is_dir() else _not_found(env, p)
+        if p.is_dir():
+            return ToolFailure(f"{shown} is a directory; give a file path.")
+        # a FIFO, a socket, a device: there, but no text to edit ("not found … did you mean: it?")
+        return ToolFailure(f"{shown} is not a regular file; it cannot be edited.") if p.exists() else _not_found(env, p)
     if refusal := _guard_current(env, p, "edit"):
         return ToolFailure(refusal)
     if isinstance(current := _file_text(shown, p), ToolFailure):
