@@ -17,6 +17,7 @@ from typing import Protocol
 from pydantic_ai.messages import ModelMessage
 
 from .arguments import counted
+from .compaction.result import SummaryNotSent
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
 from .decisions.view import ManagerView
@@ -111,6 +112,16 @@ class Measuring:
         margin (`Compactor.summary_room`), so this is the room planned for the summary at least."""
         left = self.limits.window - estimate_margin(self.limits.window) - self.fit_size(messages)
         return max(1, min(self.max_output, left))
+
+    def check_summary_fits(self: _Measured, messages: Sequence[ModelMessage]) -> None:
+        """Raise `SummaryNotSent` when a summary request of `messages` leaves no room for the
+        summary (`summary_output_cap` would be 1 only because nothing is left): sent, the provider
+        refuses it as too long."""
+        size = self.fit_size(messages)
+        if self.limits.window - estimate_margin(self.limits.window) - size < 1:
+            raise SummaryNotSent(f"the summary request would take {size:,} tokens of the {self.limits.window:,}-token "
+                                 "window, leaving no room for the summary (the instructions, the tool definitions and "
+                                 "the summary's own instruction are sent whole): not sent")
 
     def _measured(self: _Measured, view: list[ModelMessage], builtin: int) -> int:
         """`measure(view)`, given the built-in estimate of `view` already made."""

@@ -24,7 +24,7 @@ from pydantic_ai.messages import (
 
 from ..plumbing import markers, rounds, tokens
 from ..plumbing.overflow import as_overflow
-from .result import CompactionError, Summarize
+from .result import CompactionError, Summarize, SummaryNotSent
 from .summary import MIDDLE_MARK, ends
 
 MAX_PTL_RETRIES = 3
@@ -84,7 +84,8 @@ def drop_oldest_after_first(messages: list[ModelMessage], n: int) -> list[ModelM
 async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summarize: Summarize,
                             max_input_tokens: int, kept_newest: int = 0) -> tuple[str, int]:
     """Ask for a summary whatever the size: strip media, pre-trim to the summarizer's window,
-    then drop the oldest rounds after the first on each "prompt too long" (up to MAX_PTL_RETRIES).
+    then drop the oldest rounds after the first on each "prompt too long", or on a request too long
+    to be sent at all (`SummaryNotSent`), up to MAX_PTL_RETRIES.
 
     Pre-trimming first leaves out the newest rounds that lie within the last `kept_newest`
     messages: the compaction keeps those verbatim, so the summary needs them least, and the
@@ -106,6 +107,12 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
     for attempt in range(MAX_PTL_RETRIES + 1):
         try:
             return await summarize(msgs, prompt), dropped
+        except SummaryNotSent:  # too long to send at all (the summarizer's check): fewer rounds, or none
+            if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
+                raise
+            k = max(1, len(rounds.api_rounds(msgs)) // 5)
+            msgs = drop_oldest_after_first(msgs, k)
+            dropped += k
         except (ModelContextWindowExceededError, ModelHTTPError) as e:  # a local server's words for it too
             overflow = as_overflow(e)
             if overflow is None:

@@ -39,6 +39,12 @@ class CompactionBlocked(CompactionError):
         self.reason = reason
 
 
+class SummaryNotSent(CompactionError):
+    """A summary request that would not fit the window even with its messages cut (the instructions,
+    tool definitions and the summary's own instruction fill it): not sent, which the provider would
+    have refused as too long."""
+
+
 class NotSmaller(CompactionError):
     """The compacted history would be no smaller than the one it replaces. `parts` says what it
     would have kept (provider tokens: "summary", "files" re-read with their "file_paths", "other"

@@ -43,6 +43,7 @@ from ..plumbing.overflow import as_overflow
 from ..testing import mark_request
 from .cuts import join
 from .quoting import ENTRIES_NOTE, quoted
+from .result import SummaryNotSent
 
 REFUSED = ("Your previous reply called a tool; tool calls are refused for this request. Reply with "
            "plain text only: an <analysis> block followed by a <summary> block.")
@@ -66,16 +67,19 @@ class SharedPrefixSummarizer:
     path_used: list[str] = field(default_factory=list)
     output_cap: Callable[[Sequence[ModelMessage]], int] | None = None
     max_output: int | None = None
+    # Raises `SummaryNotSent` for a request that would not fit the window, before it is sent
+    # (`ManagerState.check_summary_fits`, given with the output cap); None: every request is sent.
+    check: Callable[[Sequence[ModelMessage]], None] | None = None
 
     async def __call__(self, messages: list[ModelMessage], prompt: str) -> str:
         try:
             return await self._shared(messages, prompt)
         except ModelContextWindowExceededError:
             raise
-        except (ModelAPIError, UnexpectedModelBehavior, ValueError) as e:
+        except (ModelAPIError, UnexpectedModelBehavior, ValueError, SummaryNotSent) as e:
             if (overflow := as_overflow(e)) is not None:  # a local server's words for it
                 raise overflow from e
-            first = e
+            first = e  # too long to send: the conversation as text, with no tools, may fit
         try:
             return await self._separate(messages, prompt)
         except ModelContextWindowExceededError:
@@ -93,6 +97,8 @@ class SharedPrefixSummarizer:
         history = join(messages, waiting_answered(messages),
                        [ModelRequest(parts=[UserPromptPart(prompt)], metadata=mark_request("summary"))])
         for _attempt in range(2):
+            if self.check is not None:
+                self.check(history)
             if self.output_cap is not None:
                 settings = {**settings, "max_tokens": self._cap(history)}
             resp = await model_request(self.model, history, model_settings=settings,  # type: ignore[arg-type]
@@ -123,6 +129,8 @@ class SharedPrefixSummarizer:
         params = ModelRequestParameters()
         if self.params is not None:
             params = replace(params, instruction_parts=self.params.instruction_parts)
+        if self.check is not None:
+            self.check(req)
         capped = {"max_tokens": self._cap(req)} if self.output_cap is not None else None
         resp = await model_request(self.model, req, model_settings=capped,  # type: ignore[arg-type]
                                    model_request_parameters=params)
@@ -181,11 +189,15 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
     return params, {**(settings or {}), "tool_choice": "none"}
 
 
-def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], int]) -> None:
+def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], int],
+                    check: Callable[[Sequence[ModelMessage]], None] | None = None) -> None:
     """Give a `SharedPrefixSummarizer` that has no output cap of its own the manager's `cap` (a
-    summarizer factory of the caller's, such as the terminal agent's, builds it without one)."""
+    summarizer factory of the caller's, such as the terminal agent's, builds it without one), and
+    its `check` that a request fits, which none has of its own."""
     if isinstance(summarize, SharedPrefixSummarizer) and summarize.output_cap is None:
         summarize.output_cap = cap
+    if isinstance(summarize, SharedPrefixSummarizer) and summarize.check is None:
+        summarize.check = check
 
 
 CUT_OFF = "\n\n[compact-agent: the summary was cut off here, at the most the model could write in its request]"
