@@ -16,11 +16,11 @@ from rich.console import Console
 from .. import secrets
 from ..agent.run.rewinding import FilesNotRestored
 from ..agent.run.runner import AgentSession
+from ..shell_message import SHELL_HEAD
 from ..words import plural
 from . import render
 from .command_registry import CommandError, command, current_repl
 from .rewound_prompt import shell_output_of
-from .shell_escape import SHELL_HEAD
 
 
 @command("rewind", "restore files and conversation to before turn N: /rewind [N]")

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import secrets
+from ..shell_message import SHELL_HEAD
 from . import sent_record
 from .pastes import Pastes
-from .shell_escape import SHELL_HEAD
 
 if TYPE_CHECKING:  # imported by the REPL before pydantic-ai is (repl_start.py loads it in a thread)
     from pydantic_ai.messages import ModelMessage
