@@ -120,3 +120,25 @@ async def test_a_call_waiting_for_approval_keeps_the_id_it_was_asked_with() -> N
                              deferred_tool_results=DeferredToolResults(approvals={"call_0": True}))
     assert second.output == "deploy: deployed"
     assert pairing_errors(second.all_messages()) == []
+
+
+def test_two_calls_of_one_response_with_one_id_each_keep_their_own_result() -> None:
+    """Two calls in one response may share an id too: the n-th call is paired with the n-th result.
+    Naming the second apart renamed both results, and the first call went without one."""
+    from pydantic_ai.messages import UserPromptPart
+
+    from compact_agent.context.plumbing.rounds import distinct_call_ids, unpaired
+
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("read both")]),
+        ModelResponse(parts=[ToolCallPart("read", {"page": 1}, tool_call_id="c"),
+                             ToolCallPart("read", {"page": 2}, tool_call_id="c")]),
+        ModelRequest(parts=[ToolReturnPart("read", "one", tool_call_id="c"),
+                            ToolReturnPart("read", "two", tool_call_id="c")]),
+        ModelResponse(parts=[TextPart("done")]),
+    ]
+    assert distinct_call_ids(history) == 1
+    assert unpaired(history) == (set(), set())
+    calls = [p.tool_call_id for p in history[1].parts if isinstance(p, ToolCallPart)]
+    results = [(p.tool_call_id, p.content) for p in history[2].parts if isinstance(p, ToolReturnPart)]
+    assert calls == ["c", "c_2"] and results == [("c", "one"), ("c_2", "two")]

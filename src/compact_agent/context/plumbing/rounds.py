@@ -120,14 +120,19 @@ def distinct_call_ids(messages: Sequence[ModelMessage]) -> int:
     renamed = 0
     for i, message in enumerate(messages):
         after = messages[i + 1] if i + 1 < len(messages) else None
+        claimed: set[int] = set()  # results already paired with an earlier call of this response
         for part in message.parts if isinstance(message, ModelResponse) else ():
             if not isinstance(part, ToolCallPart):
                 continue
             old = part.tool_call_id
-            results = [p for p in after.parts if isinstance(p, ToolReturnPart | RetryPromptPart)
-                       and p.tool_call_id == old] if isinstance(after, ModelRequest) else []
-            if not results:
+            # its result: the first one with its id not yet paired (two calls of one response may
+            # share an id too: the n-th call has the n-th result)
+            result = next((p for p in after.parts if isinstance(p, ToolReturnPart | RetryPromptPart)
+                           and p.tool_call_id == old and id(p) not in claimed), None) \
+                if isinstance(after, ModelRequest) else None
+            if result is None:
                 continue  # waiting (already in `seen`), or answered nowhere: nothing to name apart
+            claimed.add(id(result))
             if old not in seen:
                 seen.add(old)
                 continue
@@ -136,9 +141,7 @@ def distinct_call_ids(messages: Sequence[ModelMessage]) -> int:
             k = 2
             while f"{old}_{k}" in taken:
                 k += 1
-            part.tool_call_id = new = f"{old}_{k}"
-            for result in results:
-                result.tool_call_id = new
+            part.tool_call_id = result.tool_call_id = new = f"{old}_{k}"
             taken.add(new)
             seen.add(new)
             renamed += 1
