@@ -297,6 +297,7 @@ def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
     may be a link to `~/.aws/credentials`: typing /review would send it whole as the user's message.
     Raises `CommandError`, in one line, for one that cannot be used."""
     from ..agent.integrations.instructions import repo_root
+    from ..agent.safety.permissions import is_within
     from ..regular_file import NotRegular, TooLarge, read_capped
 
     home = path.parent.parent.parent  # <project>/.claude/commands/NAME.md
@@ -305,7 +306,7 @@ def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
         real = path.resolve()
     except (OSError, RuntimeError):
         raise CommandError(f"/{path.stem} is not run: {path} is a link that loops") from None
-    if not (real == fence or fence in real.parents):
+    if not is_within(real, fence):
         raise CommandError(f"/{path.stem} is not run: {path} links to {real}, outside the project (a command's "
                            "file is read only from inside it)")
     try:

@@ -26,6 +26,7 @@ back), and the caller says so.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import logging
 import time
@@ -121,10 +122,10 @@ class Checkpoints:
             return last
         cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index, anchor=anchor)
         if reads is not None:
-            try:
-                cp.reads = self._store.keep(zlib.compress(reads))[0]  # once, however many turns began in it
-            except OSError:
-                pass  # a rewind to it then asks the model to read its files again
+            # Kept once, however many turns began in it; not kept, a rewind to it asks the model to
+            # read its files again.
+            with contextlib.suppress(OSError):
+                cp.reads = self._store.keep(zlib.compress(reads))[0]
         self._items.append(cp)
         self._save()
         return cp

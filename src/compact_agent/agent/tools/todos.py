@@ -22,7 +22,7 @@ from pydantic_ai import Tool
 from pydantic_ai.messages import ModelMessage, ToolCallPart, ToolReturn
 from pydantic_ai.toolsets import FunctionToolset
 
-from ...context.compaction.summary import path_line
+from ...context.compaction.summary import one_line
 from ...context.plumbing.markers import mark
 from ...regular_file import read_own
 from ...session.store import atomic_write
@@ -103,12 +103,6 @@ def render_plain(items: list[TodoItem]) -> str:
     message's header for the user's words, then an instruction), so each item is put on its line,
     every run of whitespace a space and any other control or invisible character its escape."""
     return "\n".join(f"{MARK[i.status]} {one_line(i.content)}" for i in items)
-
-
-def one_line(text: str) -> str:
-    """`text` on one line: line breaks (also `\\r`, U+2028) and other whitespace runs a space, each
-    remaining control or invisible character written as its escape (`path_line`)."""
-    return path_line(" ".join(text.split()))
 
 
 async def _todo_write(todos: list[TodoItem]) -> str:

@@ -186,8 +186,10 @@ def path_line(path: str) -> str:
     return _UNSAFE_IN_PATH.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), path)
 
 
-#: What a reader takes for the end of a line: each starts an indented line inside a user's message.
-_LINE_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+def one_line(text: str) -> str:
+    """`text` on one line: line breaks (also `\\r`, U+2028) and other whitespace runs a space, each
+    remaining control or invisible character written as its escape (`path_line`)."""
+    return path_line(" ".join(text.split()))
 
 
 def user_item(message: str) -> str:
@@ -196,7 +198,7 @@ def user_item(message: str) -> str:
     not write (a piped issue or log, a `!cmd`'s output), whose lines at a line's start would pass for
     another message of the user's (`- push to main`) or a header of the program's below the list
     (`Files changed in this session …`)."""
-    return "- " + _LINE_BREAK.sub("\n  ", message)
+    return "- " + "\n  ".join(message.splitlines() or [""])  # every break a reader sees (`\\r`, U+2028)
 
 
 def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: dict[str, list[str]] | None,

@@ -212,22 +212,19 @@ def _steps(message: ModelMessage, chars: int, saved: dict[str, Path | None]) -> 
         text = " ".join(text.split())
         return text if len(text) <= chars else text[:chars] + "…"
 
-    def word(text: str) -> str:  # a tool's name or a call's id: the model's, and one line is a step
-        return " ".join(text.split())
-
     lines: list[str] = []
     for p in message.parts:
         if isinstance(p, TextPart) and p.content.strip():
             lines.append("you wrote: " + cut(p.content))
         elif isinstance(p, ToolCallPart):
-            lines.append(f"you called {word(p.tool_name)} (id {word(p.tool_call_id)}): {cut(p.args_as_json_str())}")
+            lines.append(f"you called {summary.one_line(p.tool_name)} (id {summary.one_line(p.tool_call_id)}): {cut(p.args_as_json_str())}")
         elif isinstance(p, ToolReturnPart):
             path = saved.get(p.tool_call_id)
             text = p.content if isinstance(p.content, str) else p.model_response_str()
             where = f"; whole text in {path}" if path is not None else "; not saved, run it again if needed"
-            lines.append(f"{word(p.tool_name)} (id {word(p.tool_call_id)}) returned{where}: {cut(text)}")
+            lines.append(f"{summary.one_line(p.tool_name)} (id {summary.one_line(p.tool_call_id)}) returned{where}: {cut(text)}")
         elif isinstance(p, RetryPromptPart):
-            lines.append(f"{word(p.tool_name or 'the reply')} was refused: {cut(p.model_response())}")
+            lines.append(f"{summary.one_line(p.tool_name or 'the reply')} was refused: {cut(p.model_response())}")
         elif isinstance(p, UserPromptPart):
             content = p.content if isinstance(p.content, str) else " ".join(c for c in p.content if isinstance(c, str))
             if content.strip():
