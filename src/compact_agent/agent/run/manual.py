@@ -15,7 +15,7 @@ from typing import Protocol
 from pydantic_ai.messages import ModelMessage
 
 from ... import secrets
-from ...context import CompactionBlocked, CompactionResult, Event, SharedPrefixSummarizer
+from ...context import CompactionBlocked, CompactionResult, Event, NotSmaller, SharedPrefixSummarizer
 from ...context.handlers import add_hook_time, ms_since
 from ...context.shaping import preview, tentative
 from ...context.wiring import SummaryInputs
@@ -54,6 +54,7 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
 
     async def check(result: CompactionResult) -> bool:
         shown.append(result)
+        as_sent(s, result)
         return confirm is None or await confirm(result)
     try:
         if pivot is not None and direction:
@@ -69,12 +70,31 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
             result = await s.cm.compact(s.messages, trigger="manual", instructions=instructions,
                                         summary_input=view.shaped.messages, confirm=check,
                                         going_ahead=lambda: view.commit(s.cm))
-    except CompactionBlocked:
+    except (CompactionBlocked, NotSmaller):
         for declined in shown:
             if declined.archive is not None and declined.archive.parent == s.store.archive_dir:
                 declined.archive.unlink(missing_ok=True)
         raise
     return result
+
+
+def as_sent(s: AgentSession, result: CompactionResult) -> None:
+    """Count a compaction's figures as /context counts the context: the view the next request sends,
+    shaped by the view layers (a long output's preview, an earlier read of a file read again left
+    out), not the history as saved. `--up-to N` counted the saved history: '14,227 → 8,856 tokens',
+    where /context said 7.5k before and 2.1k after. The tail a compaction keeps takes the difference
+    in its parts. Raises NotSmaller when the request it leaves would be no smaller than the one now
+    (a --up-to N that summarises only what the layers already leave out)."""
+    before = s.cm.measure(preview(s.cm, list(s.messages)).messages)
+    after = s.cm.measure(preview(s.cm, list(result.messages)).messages)
+    parts = result.event.detail.get("parts")
+    if isinstance(parts, dict) and "verbatim" in parts:
+        parts["verbatim"] = max(0, int(parts["verbatim"]) + after - result.tokens_after)
+    result.tokens_before = result.event.tokens_before = before
+    result.tokens_after = result.event.tokens_after = after
+    if after >= before:
+        raise NotSmaller(f"compaction would not shrink the context ({before:,} → {after:,} tokens)", before=before,
+                         after=after, parts=parts if isinstance(parts, dict) else None)
 
 
 async def _partial(s: AgentSession, instructions: str, pivot: int, direction: str, check: Confirm
