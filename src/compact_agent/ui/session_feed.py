@@ -1,5 +1,6 @@
 """What the REPL's session reports while it works, on the terminal: a compaction (its spinner, then
-its line), a layer's saving worth saying, a problem, the plan the model wrote.
+its line), the layers' savings worth saying (one line per kind for a turn, layer_tally.py), a
+problem, the plan the model wrote.
 
 The session calls these from inside a turn, a command or its own start; a turn's spinner is up
 then (the REPL's TurnView, `view`), so each stops it before printing and brings it back after.
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from . import cells, render
+from .layer_tally import LayerTally
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -32,7 +34,8 @@ class SessionFeed:
         self._view = view  # the turn's spinner, while one runs
         self._window = window  # the session's window (0 before it is built)
         self.compact_status: Any = None  # a compaction's spinner outside a turn (/compact, `-c` start)
-        self.held: list[str] = []  # layer lines decided outside a turn, said when the next one starts
+        self.held = LayerTally()  # savings decided outside a turn, said when the next one starts
+        self.gathered = LayerTally()  # a turn's (or a command's) savings, said as it ends
         self.after: list[str] = []  # a window learned from a reply: said after the turn's answer, not in it
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
@@ -51,6 +54,7 @@ class SessionFeed:
             self.stop_status()
             if view is not None:
                 view.stop()
+            self.say_gathered()  # what the layers freed before it, above its line
             if not (ev.action == "blocked" and ev.trigger == "manual"):  # /compact says that itself
                 self.console.print(render.compact_line(ev), style="yellow" if ev.action == "blocked" else "dim")
             if (archived := render.archive_line(ev)) is not None:  # a path, whole (not wrapped by rich)
@@ -62,11 +66,12 @@ class SessionFeed:
                 self.after.append(problem)
             else:
                 self.console.print(problem, style="yellow")
-        elif ev.tokens_freed and (line := render.layer_line(ev, self._window())) is not None:
-            if view is None:  # decided between turns (the toolbar's measure): said in the turn it shapes
-                self.held.append(line)
-            else:
-                self.console.print(line, style="dim")  # a saving under a hundredth of the window is not said
+        elif ev.tokens_freed and render.layer_line(ev) is not None:
+            s = self._session()
+            # Decided between turns (the toolbar's measure): said in the turn it shapes. In a turn:
+            # said as it ends, one line per kind (a file read again, one request at a time, was a
+            # line each); a kind's saving under a hundredth of the window is not said.
+            (self.held if view is None else self.gathered).add(ev, s.messages if s else [], s.cwd if s else None)
 
     def on_retry(self, said: str) -> None:
         """The provider's SDK waits to send a failed request again (retry_notice.py): said under the
@@ -82,13 +87,19 @@ class SessionFeed:
         """At a turn's start, after its prompt: the layers' savings decided since the last turn.
         A layer decides when the context is measured, also for the toolbar under the next prompt;
         printed then, the line stood above that prompt, read as the end of the turn before."""
-        for line in self.held:
+        for line in self.held.lines(self._window()):
             self.console.print(line, style="dim")
-        self.held.clear()
+
+    def say_gathered(self) -> None:
+        """What the layers freed in the turn or command so far, one line per kind (layer_tally.py)."""
+        for line in self.gathered.lines(self._window()):
+            self.console.print(line, style="dim")
 
     def say_after(self) -> None:
-        """At a turn's end: the server's window learned from one of its replies. Said when it was
-        learned, the line stood inside the answer the REPL was still writing out."""
+        """At a turn's end: what the layers freed in it, then the server's window learned from one of
+        its replies. Said when it was learned, the line stood inside the answer the REPL was still
+        writing out."""
+        self.say_gathered()
         for line in self.after:
             self.console.print(line, style="yellow")
         self.after.clear()
@@ -115,7 +126,9 @@ class SessionFeed:
 
     def stop_status(self) -> None:
         """Stop a compaction's spinner (before a question, or after a command whose compaction ended
-        without its event)."""
+        without its event); after a command, say what the layers freed in it."""
+        if self._view() is None:
+            self.say_gathered()
         if self.compact_status is not None:
             self.compact_status.stop()
             self.compact_status = None
