@@ -167,6 +167,9 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
             "a smaller CompactionSettings(tool_result_preview_chars=...)",
             "a smaller tool_result_preview_chars under [compaction] in the config file")
     if isinstance(e, HistoryNotSaved):  # the library's words are of a store: the session's here
+        if e.step == "append":  # the session file's own words name the file and say what is intact
+            why = first_line(e.cause)
+            return why if isinstance(e.cause, SessionError) else f"could not save the session: {why}"
         return (f"could not save the session: {first_line(e.cause)} (what the session file held is archived "
                 "there before the file is rewritten with the conversation as it is now); the file keeps what "
                 "was saved before, no request went out unsaved, and the next message tries again")

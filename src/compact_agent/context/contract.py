@@ -10,8 +10,9 @@ the second one when the compaction came at the run's last request (below).
 The store is told the history by identity, not by count: a caller may pass a shorter or edited
 `message_history` (regenerate, branch), or a new `ContextManager` may open a store that already
 holds the conversation. `StoreSync` appends only what the store lacks and rewrites the store when
-the history no longer starts with what it holds, after archiving what it held; when the archive
-fails it raises `HistoryNotSaved` and rewrites nothing (the store keeps what it held).
+the history no longer starts with what it holds, after archiving what it held. Whatever the store
+raises on the way (an append, the archive, the rewrite) becomes one `HistoryNotSaved`, and the
+history is taken for saved only once the store took it: the next sync tries again.
 """
 
 from __future__ import annotations
@@ -126,17 +127,31 @@ def loaded(store: LoadableStore) -> list[ModelMessage]:
 
 
 class HistoryNotSaved(OSError):
-    """The history changed (shorter or edited) and the store could not archive what it held, so it
-    was not rewritten: it still holds what it held, and the changed history is not saved. Raised by
-    the request (or run end, or `compact_now`) that would have saved it, before anything is sent;
-    the next one tries again. `cause` is the store's error; `errno` is its."""
+    """The store could not save the conversation: an append failed (before a request, or at the run's
+    end), or the history changed (shorter or edited) and the store could not archive what it held, or
+    rewrite it after the archive. Raised by the request (or run end, or `compact_now`) that would have
+    saved it, before anything is sent; the store holds what it held, and the next run tries again.
 
-    def __init__(self, cause: OSError) -> None:
-        super().__init__(f"the conversation changed, and the store could not archive what it held before "
-                         f"rewriting it ({one_line(cause)}): it still holds that, and the changed conversation "
-                         "is not saved")
-        self.cause = cause
-        self.errno = cause.errno
+    `cause` (also `__cause__`) is the store's own error, whatever it raised; `errno` is its, where it
+    has one; `step` is "append", "archive" or "rewrite"; `messages` is the whole history the store
+    was to hold (after a failed run end, with the answer it received): save it elsewhere, or pass it
+    as the next run's `message_history`, which saves what the store lacks."""
+
+    def __init__(self, cause: BaseException, *, step: str = "archive", new: int = 0,
+                 messages: Sequence[ModelMessage] = ()) -> None:
+        why = one_line(cause)
+        if step == "append":
+            said = (f"the store could not save {new} new message{'s' if new != 1 else ''} of the conversation "
+                    f"({why}): it holds the conversation as it was before them")
+        elif step == "rewrite":
+            said = (f"the conversation changed, and the store could not rewrite it after archiving what it held "
+                    f"({why}): it still holds that, and the changed conversation is not saved")
+        else:
+            said = (f"the conversation changed, and the store could not archive what it held before rewriting it "
+                    f"({why}): it still holds that, and the changed conversation is not saved")
+        super().__init__(said)
+        self.cause, self.step, self.messages = cause, step, list(messages)
+        self.errno = getattr(cause, "errno", None)
 
     def __str__(self) -> str:  # OSError's would be "[Errno N] ..." without the store's words
         return str(self.args[0])
@@ -158,6 +173,7 @@ class StoreSync:
     def __init__(self) -> None:
         self.held: list[ModelMessage] = []
         self.started = False
+        self._step, self._new = "append", 0  # what a sync is doing, for the error if the store fails
 
     def reset(self, messages: Sequence[ModelMessage]) -> None:
         """The store now holds exactly `messages`."""
@@ -225,27 +241,40 @@ class StoreSync:
                 n = self.common(messages, deep=True)
                 if n == len(self.held):
                     self.held = list(messages[:n])  # the caller's objects from now on
+        try:
+            self._sync(store, messages, boundary)
+        except HistoryNotSaved:
+            raise
+        except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
+            if isinstance(store, LoadableStore):
+                self.started = False  # a write cut short may have saved a part: the next sync reads what it holds
+            raise HistoryNotSaved(e, step=self._step, new=self._new, messages=messages) from e
+        self.held = list(messages)
+
+    def _sync(self, store: HistoryStore, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]]
+              ) -> None:
+        self._step, self._new = "append", 0
         n = self.common(messages)
         if n == len(self.held):
-            if len(messages) > n:
-                store.append(list(messages[n:]))
+            self._append(store, messages[n:])
         elif (same := self.reshaped(messages)) is not None:
             # The conversation the store holds, in the shape pydantic-ai gives a history at a run's
             # start (adjacent requests merged: an attachment's results, then the prompt): no change.
-            if len(messages) > same:
-                store.append(list(messages[same:]))
+            self._append(store, messages[same:])
         elif (same := self.resent(messages)) is not None:
-            if len(messages) > same:
-                store.append(list(messages[same:]))
+            self._append(store, messages[same:])
         else:
             # What the store held goes to an archive first, as before a compaction: a regenerated
             # answer or a branch leaves the messages after the change in no other place.
             # Without the archive nothing is rewritten, and nothing goes on unsaved either: the run
             # stops here, before its request is sent (as when an append fails), and `held` stays what
             # the store holds, so the next `persist` tries again.
-            try:
-                archived = store.archive()
-            except OSError as e:
-                raise HistoryNotSaved(e) from e
+            self._step = "archive"
+            archived = store.archive()
+            self._step = "rewrite"
             store.rewrite({**boundary(), "archive": str(archived or "")}, list(messages))
-        self.held = list(messages)
+
+    def _append(self, store: HistoryStore, new: Sequence[ModelMessage]) -> None:
+        if new:
+            self._new = len(new)
+            store.append(list(new))

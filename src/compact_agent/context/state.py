@@ -311,10 +311,14 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         once the store holds the new history, before anything is accounted (`compact_now` commits
         its summary request's view there: a rewrite that fails leaves it uncommitted)."""
         if self.store is not None:
-            self.store.rewrite({"trigger": result.trigger, "strategy": result.strategy,
-                                "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
-                                "archive": str(result.archive or ""), "time": self.clock().isoformat(),
-                                "messages_summarized": result.summarized}, result.messages)
+            try:
+                self.store.rewrite({"trigger": result.trigger, "strategy": result.strategy,
+                                    "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
+                                    "archive": str(result.archive or ""), "time": self.clock().isoformat(),
+                                    "messages_summarized": result.summarized}, result.messages)
+            except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
+                raise CompactionError(f"could not save the compacted history, so the history was not rewritten: "
+                                      f"{one_line(e)}") from e
         self._sync.reset(result.messages)
         if going_ahead is not None:
             going_ahead()

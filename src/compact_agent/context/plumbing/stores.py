@@ -28,15 +28,18 @@ class HistoryStore(Protocol):
     """What the pipeline needs to keep a conversation: append, archive, rewrite."""
 
     def append(self, messages: Sequence[ModelMessage]) -> None:
-        """Add messages to the end of the history (called before every model request and at run end)."""
+        """Add messages to the end of the history (called before every model request and at run end).
+
+        Raise if they could not be saved (anything: the caller gets it as `HistoryNotSaved`, and
+        nothing is sent that the store does not hold)."""
         ...
 
     def archive(self) -> Path | None:
         """Keep a copy of the whole history before a compaction rewrites it.
 
         Return the file the copy is in (the summary tells the model where it is, so it can read it
-        back) or None when the copy is not a file the model can read. Raise `OSError` if the copy
-        could not be made: the compaction is then abandoned and nothing is rewritten.
+        back) or None when the copy is not a file the model can read. Raise (an `OSError`, say) if the
+        copy could not be made: the compaction is then abandoned and nothing is rewritten.
         """
         ...
 
