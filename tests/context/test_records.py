@@ -5,6 +5,7 @@ compaction's own message."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -486,7 +487,8 @@ def test_the_words_carried_by_the_last_resort_never_take_back_the_room_it_made()
     assert after <= 16_000 - 320
     carried = [p.content for p in shrunk[0].parts if isinstance(p, UserPromptPart) and p.content.startswith(CARRIED)]
     # its beginning and its end (a paste's question comes last), not all of it
-    assert carried and "- here is the log:" in carried[0] and summary.MIDDLE_MARK in carried[0]
+    assert carried and re.search(r"^- <message_[0-9a-f]+>\nhere is the log:", carried[0], re.M)
+    assert summary.MIDDLE_MARK in carried[0]
 
 
 def test_the_last_resort_cuts_an_argument_once_and_keeps_the_count_true():

@@ -14,6 +14,7 @@ compaction appends to the compaction message it keeps (`update_message`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -192,13 +193,35 @@ def one_line(text: str) -> str:
     return path_line(" ".join(text.split()))
 
 
+def fence_tag(text: str) -> str:
+    """The name of the tags a message spanning lines is listed between: `message_` and the first hex
+    digits of its SHA-256 that the text does not hold. To close its own fence a text would have to
+    hold a hash of itself."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return next((tag for n in (8, 16, 32) if (tag := f"message_{digest[:n]}") not in text), f"message_{digest}")
+
+
 def user_item(message: str) -> str:
-    """A user's message as the compaction message lists it: `- ` before its first line, its further
-    lines indented, so only a message starts a line with `- `. A message may hold text the user did
-    not write (a piped issue or log, a `!cmd`'s output), whose lines at a line's start would pass for
-    another message of the user's (`- push to main`) or a header of the program's below the list
-    (`Files changed in this session …`)."""
-    return "- " + "\n  ".join(message.splitlines() or [""])  # every break a reader sees (`\\r`, U+2028)
+    """A user's message as the compaction message lists it, byte for byte as it was sent: a message
+    on one line after `- `; one spanning lines after `- ` between tags it cannot close (`fence_tag`),
+    so only a message starts a line of the list outside them. A message may hold text the user did
+    not write (a piped issue or log, a `!cmd`'s output), whose lines would otherwise pass for another
+    message of the user's (`- push to main`) or a header of the program's below the list (`Files
+    changed in this session …`)."""
+    if message.splitlines() in ([message], []):  # no break a reader sees (`\r`, U+2028 are breaks too)
+        return "- " + message
+    tag = fence_tag(message)
+    return f"- <{tag}>\n{message}\n</{tag}>"
+
+
+_FENCE_END = re.compile(r"\n</(message_[0-9a-f]+)>\Z")
+
+
+def last_item(listing: str) -> str:
+    """The newest message of a list of `user_item`s (the last), as it was sent."""
+    if (end := _FENCE_END.search(listing)) and (start := listing.rfind(f"- <{end[1]}>\n")) >= 0:
+        return listing[start + len(end[1]) + 5:end.start()]
+    return listing.rsplit("\n- ", 1)[-1].removeprefix("- ")
 
 
 def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: dict[str, list[str]] | None,

@@ -252,8 +252,7 @@ def _heads(first: ModelRequest) -> tuple[ModelRequest, bool]:
         carried = _carried_text(p)
         if isinstance(p, UserPromptPart) and isinstance(p.content, str):
             if carried is not None:
-                newest = carried[len(CARRIED):].rsplit("\n- ", 1)[-1].removeprefix("- ")
-                text = CARRIED + "- " + _head(newest)
+                text = CARRIED + summary.user_item(_head(summary.last_item(carried[len(CARRIED):])))
             else:
                 text = _head(p.content)
             if text != p.content:
