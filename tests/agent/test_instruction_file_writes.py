@@ -133,3 +133,19 @@ async def test_a_bash_command_that_changes_an_instruction_file_is_told(work: Pat
     await call(env, "bash", command="rm ../CLAUDE.md")
     told = [(tool, info["instruction"], info["unasked"]) for tool, info in env.changes]  # type: ignore[attr-defined]
     assert told == [("bash", "AGENTS.md", None), ("bash", str(work.resolve() / "CLAUDE.md"), None)]
+
+
+def test_the_look_below_goes_nearest_first_within_its_bound_and_skips_installed_packages(work: Path) -> None:
+    """Around every command the folders below the working directory are looked in (bash's notes of an
+    instruction file it changed): the nearest first, at most so many, never node_modules or .git."""
+    from compact_agent.agent.integrations.instructions import below
+
+    for folder in ("a", "a/b/c", "node_modules/x", ".git", "pkg/.claude/commands"):
+        (work / folder).mkdir(parents=True)
+    for name in ("a/AGENTS.md", "a/b/c/CLAUDE.md", "node_modules/x/AGENTS.md", ".git/AGENTS.md",
+                 "pkg/.claude/commands/ship.md", "a/notes.md", "AGENTS.md"):
+        (work / name).write_text("x\n")
+    root = work.resolve()
+    assert [p.relative_to(root).as_posix() for p in below(root)] == [
+        "a/AGENTS.md", "a/b/c/CLAUDE.md", "pkg/.claude/commands/ship.md"]
+    assert [p.relative_to(root).as_posix() for p in below(root, limit=3)] == ["a/AGENTS.md"]

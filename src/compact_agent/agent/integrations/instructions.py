@@ -18,6 +18,7 @@ with read_file would. A file left out is said, one line each (`left_out`): the u
 from __future__ import annotations
 
 import os
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,11 +166,22 @@ def command_of(cwd: Path, resolved: Path, named: str | Path | None = None) -> st
     return None
 
 
+#: Folders the look below the working directory skips: a repository's own data, installed packages,
+#: caches. No session is started in them, and a project's node_modules may hold tens of thousands.
+SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+                             ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+#: How many folders below the working directory are looked in, the nearest first: a look takes about
+#: 10 µs a folder, twice for each `bash` command.
+MAX_FOLDERS = 5_000
+
+
 def files_now(cwd: Path) -> dict[str, tuple[int, int, int] | None]:
-    """The files later turns obey, each by its name relative to `cwd`, with what says whether it
-    changed (inode, size, modification time; None: not there): the instruction files a session
-    started in `cwd` reads (the user-level one aside) and its custom commands. Looked at around a
-    `bash` command, which the file tools' checks do not see writing one (`echo … >> AGENTS.md`)."""
+    """The files later turns and sessions obey, each by its name relative to `cwd`, with what says
+    whether it changed (inode, size, modification time; None: not there): the instruction files a
+    session started in `cwd` reads (the user-level one aside) and its custom commands, and those of
+    the folders below it (`sub/AGENTS.md`, `pkg/.claude/commands/ship.md`), which a session started
+    there reads (`below`). Looked at around a `bash` command, which the file tools' checks do not see
+    writing one (`echo … > sub/AGENTS.md`)."""
     out: dict[str, tuple[int, int, int] | None] = {}
     paths = [d / n for d in search_dirs(cwd.resolve()) for n in NAMES]
     for folder in COMMAND_DIRS:
@@ -177,13 +189,45 @@ def files_now(cwd: Path) -> dict[str, tuple[int, int, int] | None]:
             paths += sorted((cwd / folder).glob("*.md"))
         except OSError:
             continue
-    for p in paths:
+    for p in [*paths, *below(cwd.resolve())]:
         try:
             st = p.stat()
             out[_shown(p, cwd)] = (st.st_ino, st.st_size, st.st_mtime_ns)
         except OSError:
             out[_shown(p, cwd)] = None
     return out
+
+
+def below(cwd: Path, limit: int = MAX_FOLDERS) -> list[Path]:
+    """The instruction files (`NAMES`, as a file system that ignores case sees them, as the file
+    tools judge a write) and custom command files in the folders below `cwd`, nearest folders first,
+    at most `limit` folders looked in; links to folders are not followed, `SKIPPED_FOLDERS` not
+    entered. `cwd`'s own are `files_now`'s already."""
+    names = {folded(n) for n in NAMES}
+    command_dirs = tuple("/" + folded(d) for d in COMMAND_DIRS)
+    found: list[Path] = []
+    queue, looked = deque([cwd]), 0
+    while queue and looked < limit:
+        folder = queue.popleft()
+        looked += 1
+        commands = folded(folder).endswith(command_dirs)
+        try:
+            with os.scandir(folder) as entries:
+                listed = sorted(entries, key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in listed:
+            try:
+                is_folder = e.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_folder:
+                if e.name not in SKIPPED_FOLDERS:
+                    queue.append(Path(e.path))
+            elif folder != cwd and (folded(e.name).rstrip(". ") in names
+                                    or commands and folded(e.name).endswith(".md")):
+                found.append(Path(e.path))
+    return found
 
 
 def _shown(p: Path, cwd: Path) -> str:

@@ -155,7 +155,7 @@ def _say_changed(env: ToolEnv, before: dict[str, tuple[int, int, int] | None], c
     if (notify := env.on_change) is None:
         return
     after = files_now(env.cwd)
-    for name in (n for n in after if after[n] != before.get(n)):
+    for name in (n for n in {**before, **after} if after.get(n) != before.get(n)):  # made, written, removed
         path = env.cwd.resolve() / name
         info = {"instruction": name, "rel": name, "path": str(path), "unasked": None, "command": command,
                 "custom_command": command_of(env.cwd, path)}
