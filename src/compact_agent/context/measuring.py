@@ -17,6 +17,7 @@ from typing import Protocol
 from pydantic_ai.messages import ModelMessage
 
 from .arguments import counted
+from .compaction.notes import NotesNotSent
 from .compaction.result import SummaryNotSent
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
@@ -52,6 +53,7 @@ class _Measured(ManagerView, Protocol):
     def measure(self, messages: Sequence[ModelMessage]) -> int: ...
     def fit_size(self, messages: Sequence[ModelMessage]) -> int: ...
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
+    def not_fitting(self, messages: Sequence[ModelMessage], kind: str) -> str | None: ...
 
 
 class Measuring:
@@ -117,11 +119,27 @@ class Measuring:
         """Raise `SummaryNotSent` when a summary request of `messages` leaves no room for the
         summary (`summary_output_cap` would be 1 only because nothing is left): sent, the provider
         refuses it as too long."""
+        if (said := self.not_fitting(messages, "summary")) is not None:
+            raise SummaryNotSent(said)
+
+    def check_notes_fits(self: _Measured, messages: Sequence[ModelMessage]) -> None:
+        """Raise `NotesNotSent` when a session-notes request of `messages` (the view just sent and
+        the notes' instruction, with the previous notes) leaves no room for the notes: the notes
+        are then not updated this time, reported as a failed extraction is (memory.py)."""
+        if (said := self.not_fitting(messages, "notes")) is not None:
+            raise NotesNotSent(said)
+
+    def not_fitting(self: _Measured, messages: Sequence[ModelMessage], kind: str) -> str | None:
+        """Why a request of the library's own (`kind`: "summary", "notes") of `messages` cannot be
+        sent, judged as a request is (`fit_size`, the instructions and tools counted, the
+        estimate's margin kept free); None when it leaves room for a reply."""
         size = self.fit_size(messages)
-        if self.limits.window - estimate_margin(self.limits.window) - size < 1:
-            raise SummaryNotSent(f"the summary request would take {size:,} tokens of the {self.limits.window:,}-token "
-                                 "window, leaving no room for the summary (the instructions, the tool definitions and "
-                                 "the summary's own instruction are sent whole): not sent")
+        if self.limits.window - estimate_margin(self.limits.window) - size >= 1:
+            return None
+        own = "the summary's" if kind == "summary" else f"the {kind}'"
+        return (f"the {kind} request would take {size:,} tokens of the {self.limits.window:,}-token window, leaving "
+                f"no room for the {kind} (the instructions, the tool definitions and {own} own instruction are sent "
+                "whole): not sent")
 
     def _measured(self: _Measured, view: list[ModelMessage], builtin: int) -> int:
         """`measure(view)`, given the built-in estimate of `view` already made."""

@@ -125,6 +125,8 @@ class _Job:
     emit: Callable[[Event], None]
     # The request's max_tokens (the manager's `summary_output_cap`), not the agent's: 200 cut the notes off.
     output_cap: Callable[[Sequence[ModelMessage]], int] | None = None
+    # Raises `NotesNotSent` for a request that would not fit the window (`check_notes_fits`), before it is sent.
+    check: Callable[[Sequence[ModelMessage]], None] | None = None
 
 
 def fitted_transcript(transcript: str, max_chars: int) -> str:
@@ -217,7 +219,8 @@ class SessionMemory:
         budget = max(400, min(12_000, cm.limits.threshold // 6))
         job = _Job(prefix, list(messages[start:end]), cm.last_params, cm.last_settings,
                    (end - 1, fingerprint(messages[end - 1])), describe(messages[c]) if c is not None else "",
-                   budget, cm.limits.window * 2, self.generation, cm.emit, getattr(cm, "summary_output_cap", None))
+                   budget, cm.limits.window * 2, self.generation, cm.emit, getattr(cm, "summary_output_cap", None),
+                   getattr(cm, "check_notes_fits", None))
         self._task = asyncio.get_running_loop().create_task(self._extract(job), name="session-notes")
 
     async def _extract(self, job: _Job) -> None:
@@ -256,6 +259,8 @@ class SessionMemory:
                                                                                    job.budget))],
                                                  metadata=mark_request("notes"))])
         for _attempt in range(2):
+            if job.check is not None:
+                job.check(history)  # NotesNotSent: a failed extraction, reported and retried later
             if job.output_cap is not None:
                 settings = {**shared, "max_tokens": job.output_cap(history)}
             resp = await model_request(self.model, history, model_settings=settings,

@@ -29,6 +29,12 @@ class NotesError(ValueError):
     """A reply that is not usable as notes (kept out of the file; the extraction is retried later)."""
 
 
+class NotesNotSent(ValueError):
+    """A notes request that would not fit the window (the instructions, tool definitions and the
+    notes' own instruction fill it): not sent, which the provider would have refused as too long;
+    a failed extraction, retried later."""
+
+
 def _section_of(line: str) -> str | None:
     m = _HEADING.match(line)
     if not m:
