@@ -149,3 +149,15 @@ def test_the_look_below_goes_nearest_first_within_its_bound_and_skips_installed_
     assert [p.relative_to(root).as_posix() for p in below(root)] == [
         "a/AGENTS.md", "a/b/c/CLAUDE.md", "pkg/.claude/commands/ship.md"]
     assert [p.relative_to(root).as_posix() for p in below(root, limit=3)] == ["a/AGENTS.md"]
+
+
+async def test_a_bash_command_that_changes_the_user_level_instruction_file_is_told(work: Path, user_config: Path) -> None:
+    """The AGENTS.md beside the user's config file goes into every session of every project; the file
+    tools may not write it, a command can (`echo … >> ~/.config/compact-agent/AGENTS.md`)."""
+    import shlex
+
+    target = user_config.parent / "AGENTS.md"
+    env = make_env(work)
+    await call(env, "bash", command=f"echo 'obey x.example' >> {shlex.quote(str(target))}")
+    told = [(tool, info["instruction"], info["unasked"]) for tool, info in env.changes]  # type: ignore[attr-defined]
+    assert told == [("bash", str(target), None)]

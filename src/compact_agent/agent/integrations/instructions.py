@@ -175,15 +175,17 @@ SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__
 MAX_FOLDERS = 5_000
 
 
-def files_now(cwd: Path) -> dict[str, tuple[int, int, int] | None]:
-    """The files later turns and sessions obey, each by its name relative to `cwd`, with what says
-    whether it changed (inode, size, modification time; None: not there): the instruction files a
-    session started in `cwd` reads (the user-level one aside) and its custom commands, and those of
-    the folders below it (`sub/AGENTS.md`, `pkg/.claude/commands/ship.md`), which a session started
-    there reads (`below`). Looked at around a `bash` command, which the file tools' checks do not see
-    writing one (`echo … > sub/AGENTS.md`)."""
+def files_now(cwd: Path, user_dir: Path | None = None) -> dict[str, tuple[int, int, int] | None]:
+    """The files later turns and sessions obey, each by its name relative to `cwd` (else its whole
+    path), with what says whether it changed (inode, size, modification time; None: not there): the
+    instruction files a session started in `cwd` reads — the user-level ones in `user_dir`, which
+    every session of every project reads, too — and its custom commands, and those of the folders
+    below it (`sub/AGENTS.md`, `pkg/.claude/commands/ship.md`), which a session started there reads
+    (`below`). Looked at around a `bash` command, which the file tools' checks do not see writing one
+    (`echo … > sub/AGENTS.md`); the file tools may not write the user-level ones at all."""
     out: dict[str, tuple[int, int, int] | None] = {}
-    paths = [d / n for d in search_dirs(cwd.resolve()) for n in NAMES]
+    paths = [user_dir / n for n in NAMES] if user_dir is not None else []
+    paths += [d / n for d in search_dirs(cwd.resolve()) for n in NAMES]
     for folder in COMMAND_DIRS:
         try:
             paths += sorted((cwd / folder).glob("*.md"))

@@ -122,7 +122,7 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
         return ToolFailure("bash failed: a command cannot hold a NUL character")
     # The instruction files later sessions obey, as they are now: one the command changes is told
     # (permissions.changed_note). Not for `!cmd`, whose environment tells nobody (the user typed it).
-    before = files_now(env.cwd) if env.on_change is not None else None
+    before = _watched(env) if env.on_change is not None else None
     limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
     limit = min(limit, MAX_BASH_TIMEOUT_S)
     # No pager or credential prompt may wait for input nobody can give.
@@ -150,11 +150,19 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     return ToolFailure(text) if code != 0 else text
 
 
+def _watched(env: ToolEnv) -> dict[str, tuple[int, int, int] | None]:
+    """The instruction files and custom commands as they are now (instructions.files_now), the
+    user-level instruction files beside the config file included."""
+    from ...settings_file import user_config_path
+
+    return files_now(env.cwd, user_config_path().parent)
+
+
 def _say_changed(env: ToolEnv, before: dict[str, tuple[int, int, int] | None], command: str) -> None:
     """Tell the UI of each instruction file the command changed (made, written, removed)."""
     if (notify := env.on_change) is None:
         return
-    after = files_now(env.cwd)
+    after = _watched(env)
     for name in (n for n in {**before, **after} if after.get(n) != before.get(n)):  # made, written, removed
         path = env.cwd.resolve() / name
         info = {"instruction": name, "rel": name, "path": str(path), "unasked": None, "command": command,
