@@ -358,6 +358,22 @@ async def test_two_conversations_on_one_agent_keep_apart() -> None:
     assert a_state.store.messages == a2.all_messages()
 
 
+async def test_each_event_names_the_conversation_it_happened_in() -> None:
+    """One handler watching a manager that serves several conversations tells their events apart."""
+    events: list[Event] = []
+    cm = ContextManager(window=16_000, event_handler=events.append)
+    agent, _ = fetch_agent(FakeProvider(30), cm)
+    await agent.run("conversation A", conversation_id="A")
+    seen_in_a = len(events)
+    agent2, _ = fetch_agent(FakeProvider(30), cm)
+    await agent2.run("conversation B", conversation_id="B")
+    assert seen_in_a and len(events) > seen_in_a
+    assert {e.conversation_id for e in events[:seen_in_a]} == {"A"}
+    assert {e.conversation_id for e in events[seen_in_a:]} == {"B"}
+    assert any(isinstance(e, CompactionEvent) for e in events[seen_in_a:])
+    assert events[-1].to_json()["conversation_id"] == "B"
+
+
 async def test_max_conversations_counts_the_first_and_drops_the_least_recently_used_other() -> None:
     """With 3: the first conversation (the instance's own state) and the two others used last.
     Before, the first was not counted (4 were kept) and the others went in order of arrival."""

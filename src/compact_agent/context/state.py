@@ -225,6 +225,8 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         event = typed(event)
         if not event.time:
             event.time = self.clock().isoformat()
+        if event.conversation_id is None and self._conversation:  # one handler may watch many conversations
+            event.conversation_id = self._conversation
         if event.action == "failed" and self.event_handler is None and self.event_sink is None:
             # Nobody watches the events: a failure must still be seen (a summary model without its
             # key fails every compaction, and the run goes on without one).

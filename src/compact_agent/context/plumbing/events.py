@@ -38,6 +38,7 @@ class Event:
     detail: dict[str, Any] = field(default_factory=dict)
     time: str = ""
     freed: int | None = None  # the decision's own saving, when the totals are of a larger view
+    conversation_id: str | None = None  # the conversation it happened in (pydantic-ai's `conversation_id`)
 
     kind: ClassVar[str] = "event"
 
