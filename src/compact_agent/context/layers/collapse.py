@@ -169,16 +169,20 @@ class ContextCollapse:
     name = LAYER
 
     def __init__(self, settings: Settings, log_path: Path | None, digest: Digest | None = None, *,
-                 target_fraction: float = 0.70, keep_recent_rounds: int = 3,
-                 min_gain_fraction: float = 0.05) -> None:
+                 target_fraction: float | None = None, keep_recent_rounds: int | None = None,
+                 min_gain_fraction: float | None = None) -> None:
+        """The target, least gain and recent rounds kept are `settings`' (`collapse_target_fraction`,
+        `collapse_min_gain_fraction`, `collapse_keep_recent_rounds`) unless given: one place for every
+        number, so a layer built here decides as the one `default_layers` builds."""
         self.settings = settings
         self.log_path = log_path
         self.digest = digest
-        self.target_fraction = target_fraction
+        self.target_fraction = settings.collapse_target_fraction if target_fraction is None else target_fraction
         # A commit rewrites the prompt from its first message on: below this share of the threshold
         # the cache it throws away is worth more than the tokens it frees.
-        self.min_gain_fraction = min_gain_fraction
-        self.keep_recent_rounds = max(1, keep_recent_rounds)
+        self.min_gain_fraction = settings.collapse_min_gain_fraction if min_gain_fraction is None else min_gain_fraction
+        kept = settings.collapse_keep_recent_rounds if keep_recent_rounds is None else keep_recent_rounds
+        self.keep_recent_rounds = max(1, kept)
         self.commits: list[Commit] = read_log(log_path) if log_path is not None else []
         self._logs = True  # False in a scratch copy, which commits without logging
 

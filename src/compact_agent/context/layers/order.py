@@ -33,7 +33,5 @@ def default_layers(settings: Settings, store: SideFiles | None = None, *,
     layers: list[Layer] = [ToolResultBudget(settings, spill), Snip(),
                            Microcompact(settings, tools, server_side=server_side_clearing)]
     if settings.collapse_enabled:
-        layers.append(ContextCollapse(settings, log, target_fraction=settings.collapse_target_fraction,
-                                      keep_recent_rounds=settings.collapse_keep_recent_rounds,
-                                      min_gain_fraction=settings.collapse_min_gain_fraction))
+        layers.append(ContextCollapse(settings, log))  # its numbers are the settings' own
     return layers
