@@ -96,7 +96,7 @@ async def test_model_switch_to_a_smaller_window_compacts_first(tmp_path: Path):
     cwd = tmp_path / "project"
     make_project(cwd, 6, filler_chars=3_000)
     agent = FileTaskAgent(6)
-    with FakeOpenAIServer(agent) as server:
+    with FakeOpenAIServer(agent, serves=["small-model"]) as server:
         opts = SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k", context_window=64_000,
                               permission_mode="yes", home=tmp_path / "home", settings=Settings(memory_enabled=False, collapse_enabled=False))
         s = AgentSession(opts)
@@ -116,7 +116,7 @@ async def test_context_after_a_manual_compact_is_not_anchored_to_the_old_usage(t
     cwd = tmp_path / "project"
     make_project(cwd, 4, filler_chars=3_000)
     agent = FileTaskAgent(4)
-    with FakeOpenAIServer(agent, model=MODEL) as server:
+    with FakeOpenAIServer(agent, model=MODEL, lists_models=False) as server:  # a 404 only once asked
         opts = SessionOptions(cwd=cwd, model=MODEL, base_url=server.base_url, api_key="k", context_window=64_000,
                               permission_mode="yes", home=tmp_path / "home",
                               settings=Settings(memory_enabled=False, collapse_enabled=False,

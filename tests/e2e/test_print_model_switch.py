@@ -22,7 +22,7 @@ def init(res) -> dict:
 
 
 def test_a_model_switch_in_print_mode_is_for_that_run_only_and_says_so(cli):
-    with FakeOpenAIServer(answer) as server:
+    with FakeOpenAIServer(answer, serves=["other-model"]) as server:
         url = server.base_url
         started = cli("-p", "hello", "--model", "fake-model", "--base-url", url, "--api-key", "k",
                       "--context-window", "16k")
@@ -45,7 +45,7 @@ def test_a_model_switch_in_print_mode_is_for_that_run_only_and_says_so(cli):
 
 
 def test_without_a_session_file_the_command_line_to_use_has_no_id(cli):
-    with FakeOpenAIServer(answer) as server:
+    with FakeOpenAIServer(answer, serves=["other-model"]) as server:
         res = cli("-p", "/model other-model", "--model", "fake-model", "--base-url", server.base_url,
                   "--api-key", "k")
     assert res.code == 0, res.stderr

@@ -8,7 +8,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 
 def test_a_window_too_small_given_to_model_is_exit_2(cli) -> None:
-    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+    with FakeOpenAIServer(lambda req: Reply.text("ok"), serves=["foo"]) as server:
         args = ("--model", "fake-model", "--base-url", server.base_url, "--api-key", "k")
         flag = cli("-p", "hello", *args, "--context-window", "2k")
         text = cli("-p", "/model foo --window 2k", *args)

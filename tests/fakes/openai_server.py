@@ -286,8 +286,12 @@ class FakeOpenAIServer:
             try), so `lambda r, a: Fault.rate_limit() if a == 0 else None` fails once and lets the SDK's retry in.
         overflow: whose words refuse a prompt over `window` (`_wire.OverflowStyle`): OpenAI's by default, or
             llama.cpp server's or vLLM's, which pydantic-ai leaves a plain HTTP 400.
-        writes_at_most: more models served, each with the most it writes: a `max_(completion_)tokens` above
-            it is a 400 `invalid_request_error`, as DeepSeek refuses one above its model's output limit.
+        writes_at_most: more models served (and listed), each with the most it writes: a
+            `max_(completion_)tokens` above it is a 400 `invalid_request_error`, as DeepSeek refuses one above
+            its model's output limit.
+        serves: more models served (and listed), as a server with several (Ollama) has them.
+        lists_models: `GET /v1/models` lists every model served; False answers a 404, as a server without the
+            list; names list those (llama.cpp's server lists its file's name and answers any).
     """
 
     def __init__(
@@ -302,9 +306,12 @@ class FakeOpenAIServer:
         faults: Callable[[ChatRequest, int], Fault | None] | None = None,
         overflow: OverflowStyle = "openai",
         writes_at_most: dict[str, int] | None = None,
+        serves: Sequence[str] = (),
+        lists_models: bool | Sequence[str] = True,
     ) -> None:
         self.responder, self.faults, self.overflow = responder, faults, overflow
         self.writes_at_most = dict(writes_at_most or {})
+        self.serves, self.lists_models = tuple(serves), lists_models
         self.window, self.model, self.chars_per_token = window, model, chars_per_token
         self.require_auth, self.api_key = require_auth, api_key
         self.requests: list[ChatRequest] = []
@@ -379,12 +386,20 @@ class FakeOpenAIServer:
         """`GET /v1/models` and `GET /v1/models/{model}`, behind the same auth as chat."""
         if (error := self._auth_error(headers)) is not None:
             return Outcome(error.status, error.body)
-        model = {"id": self.model, "object": "model", "created": _CREATED, "owned_by": "fake"}
+        models = [{"id": name, "object": "model", "created": _CREATED, "owned_by": "fake"}
+                  for name in (self.served_models() if self.lists_models is True else self.lists_models or ())]
+        if self.lists_models is False:
+            return Outcome(404, error_body(f"Invalid URL (GET {path})"))
         if path in ("/v1/models", "/models"):
-            return Outcome(200, {"object": "list", "data": [model]})
-        if path in (f"/v1/models/{self.model}", f"/models/{self.model}"):
-            return Outcome(200, model)
+            return Outcome(200, {"object": "list", "data": models})
+        for model in models:
+            if path in (f"/v1/models/{model['id']}", f"/models/{model['id']}"):
+                return Outcome(200, model)
         return Outcome(404, error_body(f"Invalid URL (GET {path})"))
+
+    def served_models(self) -> list[str]:
+        """Every model it serves: `model`, then `serves` and `writes_at_most`'s."""
+        return list(dict.fromkeys([self.model, *self.serves, *self.writes_at_most]))
 
     def serve_post(self, path: str, raw: bytes, headers: dict[str, str]) -> Outcome:
         """Answer `POST /v1/chat/completions` (or `/chat/completions`): see the class docstring for the order."""
@@ -460,7 +475,7 @@ class FakeOpenAIServer:
     def _complete(self, req: ChatRequest) -> JSONDict:
         """Validate like the real API, ask the responder, and build the `chat.completion` (or raise `WireError`)."""
         name = req.body.get("model")
-        if name != self.model and name not in self.writes_at_most:
+        if name not in self.served_models():
             message = f"The model `{name}` does not exist or you do not have access to it."
             raise WireError(404, error_body(message, code="model_not_found"))
         most, asked = self.writes_at_most.get(str(name)), req.body.get("max_completion_tokens") or req.body.get("max_tokens")

@@ -108,7 +108,7 @@ async def test_words_after_a_command_that_takes_none_are_refused_not_ignored(tmp
 
 
 async def test_model_listing_and_switch_by_name_still_work(tmp_path):
-    with FakeOpenAIServer(answer) as server:
+    with FakeOpenAIServer(answer, serves=["other-model"]) as server:
         s = session(tmp_path, server)
         try:
             listing = await show(s, "/model")

@@ -124,7 +124,7 @@ async def test_history_lists_messages_in_the_words_of_the_conversation(tmp_path)
 
 
 async def test_clear_keeps_the_current_models_window(tmp_path):
-    with FakeOpenAIServer(answer) as server:
+    with FakeOpenAIServer(answer, serves=["other-model", "deepseek-chat"]) as server:
         s = session(tmp_path, server)
         try:
             await show(s, "/model other-model --window 8000")

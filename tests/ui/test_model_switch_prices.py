@@ -26,7 +26,7 @@ def answer(req) -> Reply:
 def server(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))  # not the user's own
-    with FakeOpenAIServer(answer) as srv:
+    with FakeOpenAIServer(answer, serves=["other-local", "deepseek-chat"]) as srv:
         yield srv
 
 

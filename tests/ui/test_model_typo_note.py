@@ -6,13 +6,16 @@ deepseek-chat?`. Now /model prints the same note, from the same function."""
 from __future__ import annotations
 
 from compact_agent.models import routing_note
-from tests.fakes.openai_server import Reply
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 from .repl_driver import drive
 
 
 async def test_model_names_a_likely_typo_as_the_command_line_does(tmp_path):
-    run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/model deepseek-chta\r", "/model other-local\r"])
+    # A server that lists no models: one that does refuses a name it does not list (test_model_not_served.py)
+    with FakeOpenAIServer(lambda req: Reply.text("ok"), lists_models=False) as server:
+        run = await drive(tmp_path, server.responder, ["/model deepseek-chta\r", "/model other-local\r"],
+                          server=server)
     out = " ".join(run.out.split())
     note = routing_note("deepseek-chta", run.opts.base_url, None, "/model deepseek-chta --window N")
     assert note is not None and "did you mean deepseek-chat?" in note

@@ -29,7 +29,7 @@ def answer(req) -> Reply:
 def server(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))  # not the user's own
-    with FakeOpenAIServer(answer) as srv:
+    with FakeOpenAIServer(answer, serves=["deepseek-chat"]) as srv:
         yield srv
 
 
@@ -134,7 +134,7 @@ def test_the_command_line_opens_a_picked_or_resumed_session_with_its_options(tmp
         finally:
             term.close()
 
-    with FakeOpenAIServer(answer) as srv:
+    with FakeOpenAIServer(answer, serves=["deepseek-chat"]) as srv:
         session("--context-window", "16k", line="the first session")
         session(line="the second session")
         first, second = holding(tmp_path, "the first session"), holding(tmp_path, "the second session")

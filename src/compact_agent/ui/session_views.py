@@ -337,8 +337,10 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         return
     name = name or s.info.name  # without a name the window is for the model in use: the same switch
     in_repl = current_repl() is not None  # else print mode: a run that ends with this command
+    from ..agent.run.served_models import check_served
     from ..models import routing_note  # the note `-m NAME` gets: a likely typo, where it goes
 
+    await check_served(s, name)  # a name the server lists no model by: refused in one line, before any note
     if (note := routing_note(name, s.opts.base_url, window or s.opts.context_window or s.settings.context_window,
                              f"/model {name} --window N")):
         c.print(f"note: {note}", style="yellow", markup=False, highlight=False)
