@@ -12,6 +12,7 @@ from ..agent.integrations.instructions import COMMAND_DIRS
 from ..agent.run.runner import AgentSession
 from . import render
 from .approval import nothing
+from .command_arguments import PLACEHOLDER, fill
 from .command_registry import (
     COMMANDS,
     EXIT_ALIASES,
@@ -348,7 +349,7 @@ def custom_prompt(path: Path, args: str) -> str:
     text = command_text(path)
     if text.startswith("---\n") and "\n---\n" in text[4:]:
         text = text[4:].split("\n---\n", 1)[1]
-    prompt = text.replace("$ARGUMENTS", args) if "$ARGUMENTS" in text else (f"{text.rstrip()}\n\n{args}" if args else text)
+    prompt = fill(text, args) if PLACEHOLDER in text else (f"{text.rstrip()}\n\n{args}" if args else text)
     return prompt.strip()
 
 
