@@ -50,12 +50,13 @@ def error_object(message: str) -> str:
 
 def nothing_spent() -> dict[str, object]:
     """The spending fields of a result object (docs/usage.md) for a run that failed before its
-    session was opened: no request made, nothing spent, nothing compacted or refused. Every result
-    object has them, so a script reads `usage` of a failed run as of any other."""
+    session was opened: no request made, nothing spent, nothing compacted, refused or written to an
+    instruction file. Every result object has them, so a script reads `usage` of a failed run as of
+    any other."""
     return {"num_turns": 0, "total_cost_usd": 0.0,
             "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "requests": 0,
                       "summary_requests": 0, "memory_requests": 0},
-            "compactions": [], "permission_denials": []}
+            "compactions": [], "permission_denials": [], "instruction_files_changed": []}
 
 
 def json_error(message: str) -> str:
