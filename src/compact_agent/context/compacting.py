@@ -88,7 +88,8 @@ class CompactingState(ManagerState):
                 return self.schedule.incremental_pays(self, messages, kept, carried, reason=reason)
 
             summarize = self.summarizer(self)
-            with_output_cap(summarize, self.summary_output_cap, self.check_summary_fits)  # not the agent's max_tokens
+            with_output_cap(summarize, self.summary_output_cap, self.check_summary_fits,  # not the agent's max_tokens
+                            self.learn_output_limit)
             earlier = handlers.requests_made(summarize)  # a factory may hand out one shared log
             result = await self.compactor.compact(
                 messages, summarize=summarize, archive=archive, trigger=trigger,

@@ -46,6 +46,7 @@ class _Unbuilt(Protocol):
     layers: list[Layer]
     memory: SessionMemory | None
     run_model: Model | None
+    output_caps: dict[str, int]
     _owned: list[str]
     _window_unknown: bool
     _window_of_model: bool
@@ -95,6 +96,7 @@ def build_defaults(cm: _Unbuilt, window: int | None, store: HistoryStore | None,
     cm.memory = SessionMemory(None, cm.settings, clock=cm.clock) if cm._own_memory else internals.memory
     cm.compactor = internals.compactor or Compactor(cm.limits, file_tools=own_file_tools(cm.settings))
     cm.run_model = None  # the model of the latest run (writes summary and notes)
+    cm.output_caps = {}  # what another summary model writes at most, where its refusal said (measuring.py)
     cm._now_model = None
     cm._tracer = NO_TRACER
     cm._conversation = None
@@ -114,8 +116,11 @@ def default_summarizer(cm: SummaryInputs) -> Summarize:
     most it is asked to write."""
     model = cm.summary_model_for_now()
     own = (model.settings or {}).get("max_tokens") if model is not cm.run_model else None
-    return SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings,
-                                  max_output=own if isinstance(own, int) and own > 0 else None)
+    most = own if isinstance(own, int) and own > 0 else None
+    learned = getattr(cm, "output_caps", {}).get(f"{model.system}:{model.model_name}")  # a refusal said it
+    if model is not cm.run_model and learned is not None:
+        most = learned if most is None else min(most, learned)
+    return SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings, max_output=most)
 
 
 def own_file_tools(settings: object) -> tuple[str, ...]:

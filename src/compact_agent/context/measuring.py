@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Protocol
 
 from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model
 
 from .arguments import counted
 from .compaction.notes import NotesNotSent
@@ -23,7 +24,7 @@ from .decisions.economics import Prices
 from .decisions.schedule import Schedule
 from .decisions.view import ManagerView
 from .plumbing import tokens
-from .plumbing.events import Budget
+from .plumbing.events import Budget, Event
 from .plumbing.identity_memo import IdentityMemo
 from .plumbing.settings import estimate_margin
 from .wiring import TokenCounter
@@ -34,8 +35,11 @@ class _Measured(ManagerView, Protocol):
 
     @property
     def token_counter(self) -> TokenCounter | None: ...
+    max_output: int
+    output_caps: dict[str, int]
     @property
-    def max_output(self) -> int: ...
+    def run_model(self) -> Model | None: ...
+    def emit(self, event: Event) -> None: ...
     @property
     def clock(self) -> Callable[[], datetime]: ...
     @property
@@ -114,6 +118,25 @@ class Measuring:
         margin (`Compactor.summary_room`), so this is the room planned for the summary at least."""
         left = self.limits.window - estimate_margin(self.limits.window) - self.fit_size(messages)
         return max(1, min(self.max_output, left))
+
+    def learn_output_limit(self: _Measured, model: Model, most: int) -> None:
+        """A provider refused a request of the library's own (a summary, the notes) for asking more
+        than `model` writes, and said what it writes: `most`. For the run's model that becomes
+        `max_output`, so no later summary or notes request asks for more; another summary model's
+        is kept by its name (`output_caps`, read by `default_summarizer`). An `output` / `learned`
+        event says so, once per cap learned."""
+        name = f"{model.system}:{model.model_name}"
+        if model is self.run_model:
+            given = self.max_output
+            if most >= given:
+                return
+            self.max_output = most
+        else:
+            given = self.output_caps.get(name, self.max_output)
+            if most >= given:
+                return
+            self.output_caps[name] = most
+        self.emit(Event("output", "learned", detail={"max_output": most, "given": given, "model": name}))
 
     def check_summary_fits(self: _Measured, messages: Sequence[ModelMessage]) -> None:
         """Raise `SummaryNotSent` when a summary request of `messages` leaves no room for the

@@ -68,6 +68,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     summarizer: SummarizerFactory
     memory: SessionMemory | None
     run_model: Model | None  # the model of the latest run (writes summary and notes)
+    output_caps: dict[str, int]  # what another summary model writes at most, where a refusal said (measuring.py)
     # Set up by build_defaults.
     _owned: list[str]  # what the caller built, which holds one conversation
     _window_unknown: bool

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -50,6 +51,7 @@ from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.identity_memo import IdentityMemo
 from ..plumbing.markers import write_private
+from ..plumbing.output_limit import within_output_limit
 from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
 from ..plumbing.settings import CompactionSettings as Settings
 from ..testing import mark_request
@@ -127,6 +129,8 @@ class _Job:
     output_cap: Callable[[Sequence[ModelMessage]], int] | None = None
     # Raises `NotesNotSent` for a request that would not fit the window (`check_notes_fits`), before it is sent.
     check: Callable[[Sequence[ModelMessage]], None] | None = None
+    # Told (model, cap) when the provider refused the max_tokens as above what the model writes (output_limit.py).
+    learned: Callable[[Model, int], None] | None = None
 
 
 def fitted_transcript(transcript: str, max_chars: int) -> str:
@@ -220,7 +224,7 @@ class SessionMemory:
         job = _Job(prefix, list(messages[start:end]), cm.last_params, cm.last_settings,
                    (end - 1, fingerprint(messages[end - 1])), describe(messages[c]) if c is not None else "",
                    budget, cm.limits.window * 2, self.generation, cm.emit, getattr(cm, "summary_output_cap", None),
-                   getattr(cm, "check_notes_fits", None))
+                   getattr(cm, "check_notes_fits", None), getattr(cm, "learn_output_limit", None))
         self._task = asyncio.get_running_loop().create_task(self._extract(job), name="session-notes")
 
     async def _extract(self, job: _Job) -> None:
@@ -263,8 +267,8 @@ class SessionMemory:
                 job.check(history)  # NotesNotSent: a failed extraction, reported and retried later
             if job.output_cap is not None:
                 settings = {**shared, "max_tokens": job.output_cap(history)}
-            resp = await model_request(self.model, history, model_settings=settings,
-                                       model_request_parameters=params)
+            resp = await within_output_limit(functools.partial(self._send, history, params), settings,
+                                             None if job.learned is None else functools.partial(job.learned, self.model))
             self.usage.append(resp.usage)
             calls = [p for p in resp.parts if isinstance(p, ToolCallPart)]
             if not calls:
@@ -274,6 +278,12 @@ class SessionMemory:
             history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)],
                                                     metadata=mark_request("notes"))]
         raise UnexpectedModelBehavior("the notes request kept calling tools")
+
+    async def _send(self, history: list[ModelMessage], params: ModelRequestParameters,
+                    settings: dict[str, Any] | None) -> ModelResponse:
+        assert self.model is not None
+        return await model_request(self.model, history, model_settings=settings,  # type: ignore[arg-type]
+                                   model_request_parameters=params)
 
     async def _separate(self, job: _Job) -> str:
         """A cheaper model sees only the previous notes and the new messages, as text, with no tools."""

@@ -14,13 +14,15 @@ answers (an agent limited to 200 tokens had every summary cut off at 200), so th
 gets its own, `output_cap(messages sent)`: what the window leaves after the request's input, at most
 what the model writes. Raising it alone could ask for more than the window leaves, which a provider
 refuses as too long. A summary model other than the run's may write less than the run's model
-(`max_output`): it is never asked for more than that.
+(`max_output`): it is never asked for more than that. A provider that refuses the cap as more than
+its model writes, naming what it does write, gets the request again within that (output_limit.py),
+and the manager asks for no more from then on.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,6 +41,7 @@ from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
 from ..plumbing import rounds
+from ..plumbing.output_limit import within_output_limit
 from ..plumbing.overflow import as_overflow
 from ..testing import mark_request
 from .cuts import join
@@ -70,6 +73,9 @@ class SharedPrefixSummarizer:
     # Raises `SummaryNotSent` for a request that would not fit the window, before it is sent
     # (`ManagerState.check_summary_fits`, given with the output cap); None: every request is sent.
     check: Callable[[Sequence[ModelMessage]], None] | None = None
+    # Told (model, cap) when the provider refused a request's max_tokens as above what the model
+    # writes, naming its cap (`Measuring.learn_output_limit`); the request is sent again within it.
+    on_output_limit: Callable[[Model, int], None] | None = None
 
     async def __call__(self, messages: list[ModelMessage], prompt: str) -> str:
         try:
@@ -101,8 +107,7 @@ class SharedPrefixSummarizer:
                 self.check(history)
             if self.output_cap is not None:
                 settings = {**settings, "max_tokens": self._cap(history)}
-            resp = await model_request(self.model, history, model_settings=settings,  # type: ignore[arg-type]
-                                       model_request_parameters=params)
+            resp = await within_output_limit(self._sender(history, params), settings, self._learned)
             self.usage.append(resp.usage)
             if not any(isinstance(p, ToolCallPart) for p in resp.parts):
                 self.path_used.append("shared")
@@ -114,6 +119,21 @@ class SharedPrefixSummarizer:
             history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)],
                                                     metadata=mark_request("summary"))]
         raise UnexpectedModelBehavior("the summarizer kept calling tools")
+
+    def _sender(self, messages: Sequence[ModelMessage], params: ModelRequestParameters
+                ) -> Callable[[dict[str, Any] | None], Awaitable[ModelResponse]]:
+        """Sends `messages` with the settings it is given (`within_output_limit` may lower `max_tokens`)."""
+        async def send(settings: dict[str, Any] | None) -> ModelResponse:
+            return await model_request(self.model, list(messages), model_settings=settings,  # type: ignore[arg-type]
+                                       model_request_parameters=params)
+        return send
+
+    def _learned(self, most: int) -> None:
+        """The provider said `model` writes at most `most`: no request of this summarizer asks for
+        more, and the manager keeps it for later ones (`on_output_limit`)."""
+        self.max_output = most if self.max_output is None else min(self.max_output, most)
+        if self.on_output_limit is not None:
+            self.on_output_limit(self.model, most)
 
     def _cap(self, request: Sequence[ModelMessage]) -> int:
         assert self.output_cap is not None
@@ -132,8 +152,7 @@ class SharedPrefixSummarizer:
         if self.check is not None:
             self.check(req)
         capped = {"max_tokens": self._cap(req)} if self.output_cap is not None else None
-        resp = await model_request(self.model, req, model_settings=capped,  # type: ignore[arg-type]
-                                   model_request_parameters=params)
+        resp = await within_output_limit(self._sender(req, params), capped, self._learned)
         self.usage.append(resp.usage)
         if any(isinstance(p, ToolCallPart) for p in resp.parts) and not _text(resp).strip():
             raise UnexpectedModelBehavior("the summarizer called a tool with no tools offered")
@@ -190,14 +209,18 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
 
 
 def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], int],
-                    check: Callable[[Sequence[ModelMessage]], None] | None = None) -> None:
+                    check: Callable[[Sequence[ModelMessage]], None] | None = None,
+                    learned: Callable[[Model, int], None] | None = None) -> None:
     """Give a `SharedPrefixSummarizer` that has no output cap of its own the manager's `cap` (a
-    summarizer factory of the caller's, such as the terminal agent's, builds it without one), and
-    its `check` that a request fits, which none has of its own."""
+    summarizer factory of the caller's, such as the terminal agent's, builds it without one), its
+    `check` that a request fits, and where a model's output cap a refusal names is `learned`,
+    which none has of its own."""
     if isinstance(summarize, SharedPrefixSummarizer) and summarize.output_cap is None:
         summarize.output_cap = cap
     if isinstance(summarize, SharedPrefixSummarizer) and summarize.check is None:
         summarize.check = check
+    if isinstance(summarize, SharedPrefixSummarizer) and summarize.on_output_limit is None:
+        summarize.on_output_limit = learned
 
 
 CUT_OFF = "\n\n[compact-agent: the summary was cut off here, at the most the model could write in its request]"
