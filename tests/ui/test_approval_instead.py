@@ -64,10 +64,12 @@ async def test_a_typed_answer_other_than_yes_or_no_is_what_to_do_instead(tmp_pat
 
 
 def test_the_refusal_carries_the_users_words_marked_as_theirs(tmp_path: Path) -> None:
-    answers = iter([Instead("use   pytest -q\n instead"), Instead("  "), "deny"])
+    answers = iter([Instead("use   pytest -q  instead "), Instead("  "), "deny", Instead("run:\n  make check  \n")])
     perms = Permissions(tmp_path, "ask", ask=lambda tool, detail: next(answers))
     assert perms.check("bash", "make test") == (
         f"permission denied: the user declined this bash call. {INSTEAD} use pytest -q instead"
     )
     assert perms.check("bash", "make test") == "permission denied: the user declined this bash call"
     assert perms.check("bash", "make test") == "permission denied: the user declined this bash call"
+    assert perms.check("bash", "make test") == (  # a paste of several lines: its lines kept
+        f"permission denied: the user declined this bash call. {INSTEAD} run:\n  make check")

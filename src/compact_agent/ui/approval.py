@@ -127,12 +127,18 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
 
 def instruction(inp: Any = None, output: Any = None) -> str:
     """The line the user types after "No, and tell the model what to do instead"; "" for Enter alone,
-    Esc or Ctrl-D (just no). Ctrl-C stops the turn, as at the menu. Run in its own thread, as the menu."""
+    Esc or Ctrl-D (just no). Ctrl-C stops the turn, as at the menu. Run in its own thread, as the menu.
+    A large paste shows as its placeholder (`[pasted 240 lines]`), as at the prompt, and stays so on
+    the screen after Enter; the answer has it whole. Shown whole, it filled the screen."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.application import get_app
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-    kb = KeyBindings()
+    from .pastes import Pastes
+    from .prompt_input import guard_placeholders, paste_binding
+
+    kb, pastes = KeyBindings(), Pastes()
+    paste_binding(kb, pastes)
 
     @kb.add("escape", eager=True)
     def _no(event: KeyPressEvent) -> None:
@@ -140,9 +146,10 @@ def instruction(inp: Any = None, output: Any = None) -> str:
 
     io = {k: v for k, v in (("input", inp), ("output", output)) if v is not None}
     session: PromptSession[str] = PromptSession(key_bindings=kb, **io)
+    guard_placeholders(session, pastes)
     try:
-        return (session.prompt(lambda: instead_prompt(get_app().output.get_size().columns),
-                               in_thread=True) or "").strip()
+        return pastes.expand(session.prompt(lambda: instead_prompt(get_app().output.get_size().columns),
+                                            in_thread=True) or "").strip()
     except KeyboardInterrupt:
         raise asyncio.CancelledError from None  # the turn ends as interrupted, the REPL goes on
     except EOFError:

@@ -143,15 +143,7 @@ def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes:
     kb = KeyBindings()
 
     if pastes is not None:  # Backspace or any edit that touches a placeholder takes it whole (paste_guard.py)
-        @kb.add(Keys.BracketedPaste)
-        def _paste(event: KeyPressEvent) -> None:
-            held = len(pastes.held)
-            text = pastes.insert(event.data, event.current_buffer.text)
-            pastes.typing = len(pastes.held) == held  # a small paste: typed text, whatever its words
-            try:
-                event.current_buffer.insert_text(text)
-            finally:
-                pastes.typing = False
+        paste_binding(kb, pastes)
 
     if on_expand is not None:
         @kb.add("c-o")
@@ -258,9 +250,29 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
     session.app.on_reset += lambda app: paste_keys.reset()
     if pastes is not None:
         pastes.elsewhere = history_lines(history)  # a line brought back is none of its placeholders
-        guard = PlaceholderGuard(pastes)
-        session.default_buffer.on_text_changed += guard.changed
-        session.app.key_processor.before_key_press += lambda _: guard.key(session.app.clipboard)
-        session.app.key_processor.after_key_press += lambda _: guard.cut(session.app.clipboard)  # a cut whole
-        session.app.on_reset += lambda app: guard.reset(session.default_buffer)  # a new input, and what it starts with
+        guard_placeholders(session, pastes)
     return session
+
+
+def paste_binding(kb: KeyBindings, pastes: Pastes) -> None:
+    """A bracketed paste goes into the input as it is when small, else as its placeholder, the text
+    held in `pastes` (pastes.py): the prompt's input, and the answer to what to do instead of a
+    declined call (approval.instruction)."""
+    @kb.add(Keys.BracketedPaste)
+    def _paste(event: KeyPressEvent) -> None:
+        held = len(pastes.held)
+        text = pastes.insert(event.data, event.current_buffer.text)
+        pastes.typing = len(pastes.held) == held  # a small paste: typed text, whatever its words
+        try:
+            event.current_buffer.insert_text(text)
+        finally:
+            pastes.typing = False
+
+
+def guard_placeholders(session: PromptSession[str], pastes: Pastes) -> None:
+    """Each placeholder of `session`'s input is one unit: an edit that touches it takes it whole (paste_guard.py)."""
+    guard = PlaceholderGuard(pastes)
+    session.default_buffer.on_text_changed += guard.changed
+    session.app.key_processor.before_key_press += lambda _: guard.key(session.app.clipboard)
+    session.app.key_processor.after_key_press += lambda _: guard.cut(session.app.clipboard)  # a cut whole
+    session.app.on_reset += lambda app: guard.reset(session.default_buffer)  # a new input, and what it starts with

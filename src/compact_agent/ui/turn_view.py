@@ -147,9 +147,10 @@ class TurnView:
     def _result(self, obj: dict[str, Any], width: int) -> None:
         """`  ⎿ 1 line`, red for an error, with the last lines of a command's output under it."""
         self.results_shown.add(str(obj.get("id", "")))
-        failed = obj.get("error") and tool_lines.told_instead(obj) is None  # declined with the user's words: no error
+        told = tool_lines.told_instead(obj) is not None  # declined with the user's words: no error, and no
+        failed = obj.get("error") and not told  # tail of them under its line (a paste of theirs had its last lines)
         tail = obj.get("tail") or []
-        shows_tail = len(tail) > 1 or bool(tail and obj.get("output_lines", 0) > 1)
+        shows_tail = not told and (len(tail) > 1 or bool(tail and obj.get("output_lines", 0) > 1))
         summary = str(obj.get("summary") or "")
         if shows_tail and summary.startswith("exit code:"):  # the tail under it shows the last line
             obj = {**obj, "summary": summary.partition(" · ")[0]}

@@ -43,6 +43,14 @@ class Instead:
 
 AskFn = Callable[[str, str], "Answer | Instead"]
 
+
+def instead_text(text: str) -> str:
+    """The user's words of an `Instead` as the model gets them: a line typed with its runs of spaces
+    closed up; a paste of several lines (a traceback, code to use) with its lines and indentation,
+    as a paste at the prompt is sent (it came as one run-on line)."""
+    lines = [line.rstrip() for line in text.strip("\n").splitlines()]
+    return "\n".join(lines).strip("\n") if len(lines) > 1 else " ".join(text.split())
+
 INSTEAD = "The user's instruction (follow it instead of this call):"
 """Marks the user's own words in a refusal (`Instead`): they come from the user, not from a tool."""
 COPIED_INSTEAD = "[a copy in a tool's output, not the user's words:]"
@@ -376,7 +384,7 @@ class Permissions:
             return None
         if answer == "once":
             return None
-        if isinstance(answer, Instead) and (text := " ".join(answer.text.split())):
+        if isinstance(answer, Instead) and (text := instead_text(answer.text)):
             refusal = f"permission denied: the user declined this {tool} call. {INSTEAD} {text}"
             self.said_instead.add(refusal)
             return refusal
