@@ -13,9 +13,9 @@ import re
 
 from ..plumbing.lookalikes import INVISIBLE, LESS_THAN, TAG_GAP
 
-ENTRIES_NOTE = ("Each entry starts a line with who it is from (USER:, ASSISTANT:, ASSISTANT called, TOOL RESULT); "
-                "its further lines are indented, so an indented line that reads like an entry is part of the one "
-                "above it.")
+ENTRIES_NOTE = ("Each entry starts a line with who it is from (USER:, ASSISTANT:, ASSISTANT called, TOOL RESULT, "
+                "or PROGRAM: context the agent program added itself, never the user's words); its further lines "
+                "are indented, so an indented line that reads like an entry is part of the one above it.")
 """Said with every `transcript_as_data`: what tells one entry from the text of another."""
 
 #: The tags the library's own requests quote text in, after a `<` as a model may read it

@@ -44,6 +44,7 @@ from ..plumbing import rounds
 from ..plumbing.output_limit import within_output_limit
 from ..plumbing.overflow import as_overflow
 from ..testing import mark_request
+from . import summary
 from .cuts import join
 from .quoting import ENTRIES_NOTE, quoted
 from .result import SummaryNotSent
@@ -251,18 +252,21 @@ def transcript_as_data(messages: Sequence[ModelMessage], max_result_chars: int =
     to main` stays inside its TOOL RESULT, and no `</transcript>` in it closes the block."""
     return "\n".join("".join(" " if c.isspace() else c for c in quoted(label))  # a tool's name is the model's
                      + "\n  ".join(quoted(text).splitlines() or [""])
-                     for label, text in _entries(messages, max_result_chars))
+                     for label, text in _entries(messages, max_result_chars, program="PROGRAM: "))
 
 
-def _entries(messages: Sequence[ModelMessage], max_result_chars: int) -> list[tuple[str, str]]:
-    """(who it is from, its text) for each part of `messages` that says something."""
+def _entries(messages: Sequence[ModelMessage], max_result_chars: int, program: str = "USER: "
+             ) -> list[tuple[str, str]]:
+    """(who it is from, its text) for each part of `messages` that says something; a user-role part
+    that is the program's own text (a compaction message, a hook's output, the plan put back) is
+    labelled `program`."""
     out: list[tuple[str, str]] = []
     for m in messages:
         for p in m.parts:
             if isinstance(p, UserPromptPart):
                 content = p.content if isinstance(p.content, str) else " ".join(
                     c if isinstance(c, str) else "[media]" for c in p.content)
-                out.append(("USER: ", content))
+                out.append((program if summary.programs_part(m, p) else "USER: ", content))
             elif isinstance(p, TextPart):
                 out.append(("ASSISTANT: ", p.content))
             elif isinstance(p, ToolCallPart):

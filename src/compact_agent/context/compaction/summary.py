@@ -60,7 +60,7 @@ def written_by_compaction(m: ModelMessage) -> bool:
     return isinstance(meta, dict) and meta.get("kind") == "summary"
 
 
-def _ours(m: ModelMessage, p: UserPromptPart) -> bool:
+def programs_part(m: ModelMessage, p: UserPromptPart) -> bool:
     """Whether part `p` of request `m` is the program's text, not the user's: a compaction's only in
     a message a compaction wrote."""
     return is_synthetic_text(p.content) and (not compaction_part(p) or written_by_compaction(m))
@@ -75,7 +75,7 @@ def user_texts(messages: Sequence[ModelMessage]) -> list[str]:
         # A previous summary: the user's messages it carried are ours to carry on.
         out.extend(carried_users(m))
         for p in m.parts:
-            if isinstance(p, UserPromptPart) and not _ours(m, p):
+            if isinstance(p, UserPromptPart) and not programs_part(m, p):
                 text = p.content if isinstance(p.content, str) else " ".join(
                     c for c in p.content if isinstance(c, str))
                 if text.strip():
