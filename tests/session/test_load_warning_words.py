@@ -75,3 +75,23 @@ def test_a_lost_tool_result_beside_an_empty_reply_is_still_said(tmp_path: Path) 
                   ModelRequest(parts=[UserPromptPart("again")]),
                   ModelResponse(parts=[ToolCallPart("read_file", {"path": "a"}, tool_call_id="c1")])])
     assert warning(store.path).startswith("closed tool calls whose results were lost")
+
+
+def test_a_result_whose_call_is_gone_is_said_as_such(tmp_path: Path) -> None:
+    """A file whose tool call was lost (a hand-edit took its line) kept a result answering nothing:
+    the load left it out and said it had closed tool calls whose results were lost, the other way
+    round, naming a repair it never made."""
+    from pydantic_ai.messages import ToolCallPart, ToolReturnPart
+
+    store = SessionStore(tmp_path, "s1")
+    store.append([ModelRequest(parts=[UserPromptPart("question")]),
+                  ModelRequest(parts=[ToolReturnPart("read_file", "text", tool_call_id="gone")]),
+                  ModelResponse(parts=[TextPart("answer")])])
+    assert warning(store.path) == ("left out 1 tool result whose call was lost (a crash or an edit); "
+                                   "the conversation goes on")
+    both = SessionStore(tmp_path / "b", "s1")
+    both.append([ModelRequest(parts=[UserPromptPart("question")]),
+                 ModelRequest(parts=[ToolReturnPart("read_file", "text", tool_call_id="gone")]),
+                 ModelResponse(parts=[ToolCallPart("read_file", {"path": "a"}, tool_call_id="c1")])])
+    assert warning(both.path) == ("closed tool calls whose results were lost and left out 1 tool result whose "
+                                  "call was lost (a crash or an edit); the conversation goes on")

@@ -42,8 +42,7 @@ def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
         return messages, ""
     # A reply with nothing in it (a model that answered empty, asked again and again) is no damage:
     # left out without a word, where a note about lost tool results would be untrue on every load.
-    damaged = _broken_pairs([m for m in messages if m.parts])
-    note = "closed tool calls whose results were lost (a crash or an edit); the conversation goes on" if damaged else ""
+    note = _damage([m for m in messages if m.parts])
     try:
         fixed = repair_messages(_drop_misplaced_results(messages))
     except Exception:  # noqa: BLE001 - fall back to the longest intact beginning below
@@ -54,6 +53,20 @@ def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
     while keep and _broken_pairs(fixed[:keep]):
         keep -= 1
     return fixed[:keep], f"dropped {plural(len(fixed) - keep, 'message')} after a tool call/result mix-up"
+
+
+def _damage(messages: list[ModelMessage]) -> str:
+    """What repairing `messages` does, in words ('' when their pairs are intact): results answering
+    no call (their call lost) are left out, calls left without a result are closed."""
+    if not _broken_pairs(messages):
+        return ""
+    kept = _drop_misplaced_results(messages)
+    dropped = sum(len(return_ids(m)) for m in messages) - sum(len(return_ids(m)) for m in kept)
+    done = ["closed tool calls whose results were lost"] if _broken_pairs(kept) or not dropped else []
+    if dropped:
+        done.append(f"left out {plural(dropped, 'tool result')} whose call{'' if dropped == 1 else 's'} "
+                    f"{'was' if dropped == 1 else 'were'} lost")
+    return f"{' and '.join(done)} (a crash or an edit); the conversation goes on"
 
 
 def handed_back(messages: list[ModelMessage]) -> list[ModelMessage]:
