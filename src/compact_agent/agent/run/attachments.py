@@ -192,5 +192,6 @@ def _preview(text: str, chars: int, total: int) -> str:
 
 
 def _why(refusal: str) -> str:
-    """A refusal without its `permission denied: <the absolute path>` head."""
-    return refusal.removeprefix("permission denied: ").split(" ", 1)[-1].split(";")[0]
+    """A refusal without its `permission denied: <the absolute path>` head, the path's words said
+    of `it` (`it is outside the working directory …`, `it matches deny rule '.env'`)."""
+    return "it " + refusal.removeprefix("permission denied: ").split(" ", 1)[-1].split(";")[0]
