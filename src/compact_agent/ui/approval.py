@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -125,27 +126,36 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
     return app.run(in_thread=True) or "deny"
 
 
-def instruction(inp: Any = None, output: Any = None) -> str:
+def instruction(inp: Any = None, output: Any = None, clock: Callable[[], float] = time.monotonic) -> str:
     """The line the user types after "No, and tell the model what to do instead"; "" for Enter alone,
     Esc or Ctrl-D (just no). Ctrl-C stops the turn, as at the menu. Run in its own thread, as the menu.
     A large paste shows as its placeholder (`[pasted 240 lines]`), as at the prompt, and stays so on
-    the screen after Enter; the answer has it whole. Shown whole, it filled the screen."""
+    the screen after Enter; the answer has it whole. Shown whole, it filled the screen. A paste that
+    comes as keys (no bracketed paste) keeps its line breaks, as at the prompt (paste_keys.py, by
+    `clock`): its first one sent its first line alone, the rest going on to the prompt as a message."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.application import get_app
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+    from .paste_keys import PasteKeys
     from .pastes import Pastes
     from .prompt_input import guard_placeholders, paste_binding
 
-    kb, pastes = KeyBindings(), Pastes()
+    kb, pastes, paste_keys = KeyBindings(), Pastes(), PasteKeys(clock)
     paste_binding(kb, pastes)
 
     @kb.add("escape", eager=True)
     def _no(event: KeyPressEvent) -> None:
         event.app.exit(result="")
 
+    @kb.add("enter")
+    def _enter(event: KeyPressEvent) -> None:
+        if not paste_keys.line_break(event):
+            event.current_buffer.validate_and_handle()
+
     io = {k: v for k, v in (("input", inp), ("output", output)) if v is not None}
-    session: PromptSession[str] = PromptSession(key_bindings=kb, **io)
+    session: PromptSession[str] = PromptSession(key_bindings=kb, multiline=True, prompt_continuation="    ", **io)
+    paste_keys.watch(session.app)
     guard_placeholders(session, pastes)
     try:
         return pastes.expand(session.prompt(lambda: instead_prompt(get_app().output.get_size().columns),
@@ -224,9 +234,10 @@ def inline_app(control: Any, kb: Any, inp: Any = None, output: Any = None) -> An
 
 def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextManager[Any]],
              stream: TextIO | None = None, use_menu: bool = False, inp: Any = None,
-             output: Any = None) -> Callable[[str, str], Answer | Instead]:
+             output: Any = None, clock: Callable[[], float] = time.monotonic) -> Callable[[str, str], Answer | Instead]:
     """The `ask` the permission checker calls. `paused()` stops the spinner and hands the terminal
-    back (cooked mode, no key reader) for as long as the question is up."""
+    back (cooked mode, no key reader) for as long as the question is up. `clock`, the REPL's, tells
+    the keys of a paste from typing (paste_keys.py)."""
 
     def ask(tool: str, detail: str) -> Answer | Instead:
         with paused():
@@ -248,7 +259,7 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
                 picked = run_menu(tool, inp, output)
                 if picked == "interrupt":
                     raise asyncio.CancelledError  # the turn ends as interrupted, the REPL goes on
-                text = instruction(inp, output) if picked == "instead" else ""
+                text = instruction(inp, output, clock) if picked == "instead" else ""
                 answer = Instead(text) if text else "deny" if picked == "instead" else _menu_answer(picked)
             else:
                 answer = _typed_answer(console, tool, stream)

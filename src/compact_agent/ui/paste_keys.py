@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
-from prompt_toolkit.key_binding import KeyPress
-from prompt_toolkit.key_binding.key_processor import KeyProcessor
+from prompt_toolkit.application import Application
+from prompt_toolkit.key_binding import KeyPress, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from .typed_ahead import BURST_GAP
@@ -38,16 +39,19 @@ def typed_text(key: KeyPress) -> bool:
 
 
 class PasteKeys:
-    """Tells, of each Enter at the prompt, whether it is a paste's line break. `watch` it on the
-    prompt's key processor, which tells it when each key comes; `reset` at each new input."""
+    """Tells, of each Enter, whether it is a paste's line break: at the prompt (prompt_input.py)
+    and in the answer to what to do instead of a declined call (approval.instruction). `watch` the
+    input's application, which tells it when each key comes and when a new input starts; its Enter
+    key asks `line_break` first."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.now = self.before = float("-inf")  # when the key being taken came, and the one before it
         self.breaks = 0  # line breaks of the current burst of keys taken as a paste's
 
-    def watch(self, keys: KeyProcessor) -> None:
-        keys.before_key_press += self._key
+    def watch(self, app: Application[Any]) -> None:
+        app.key_processor.before_key_press += self._key
+        app.on_reset += lambda _: self.reset()
 
     def reset(self) -> None:
         self.now = self.before = float("-inf")
@@ -66,3 +70,11 @@ class PasteKeys:
             self.breaks += 1
             return True
         return False
+
+    def line_break(self, event: KeyPressEvent) -> bool:
+        """The Enter of `event`, when it is a paste's line break, put into the input as one (the paste
+        stays there as pasted): True. False when it is the user's, to send the input."""
+        if not self.is_line_break(event.key_processor.input_queue):
+            return False
+        event.current_buffer.insert_text("\n")
+        return True

@@ -163,9 +163,8 @@ def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes:
     @kb.add("enter")
     def _submit(event: KeyPressEvent) -> None:
         buf = event.current_buffer
-        if paste_keys is not None and paste_keys.is_line_break(event.key_processor.input_queue):
-            buf.insert_text("\n")  # a paste's, sent as keys: the paste stays in the input as pasted
-            return
+        if paste_keys is not None and paste_keys.line_break(event):
+            return  # a paste's, sent as keys: the paste stays in the input as pasted
         if buf.document.text_before_cursor.endswith("\\"):
             buf.delete_before_cursor(1)
             buf.insert_text("\n")
@@ -246,8 +245,7 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
         bottom_toolbar=toolbar,
         key_bindings=key_bindings(on_expand, pastes, paste_keys), multiline=True, complete_while_typing=False,
         prompt_continuation="  ", **io)
-    paste_keys.watch(session.app.key_processor)
-    session.app.on_reset += lambda app: paste_keys.reset()
+    paste_keys.watch(session.app)
     if pastes is not None:
         pastes.elsewhere = history_lines(history)  # a line brought back is none of its placeholders
         guard_placeholders(session, pastes)

@@ -104,7 +104,7 @@ class Repl:
         self.work.keys = InterruptKeys(self.inp, lambda: None, self.pastes, clock=self.clock)
         menu = self.ask_stream is None and c.is_terminal and self.inp is not None
         self.opts.ask = make_ask(c, self.work.paused, self.ask_stream, use_menu=menu, inp=self.inp,
-                                 output=self.prompt_io.get("output"))
+                                 output=self.prompt_io.get("output"), clock=self.clock)
         start = self.start = Start.of(self.opts)
         c.print(start.banner(c.width), markup=False)
         self.status_text = starting_line(self.opts.permission_mode == "yes", start.name)
