@@ -85,7 +85,7 @@ def test_windows_are_written_as_the_docs_write_them_everywhere(cli):
 
 def test_one_reading_of_a_number_of_tokens():
     from compact_agent.cli_numbers import parse_tokens
-    from compact_agent.ui.session_views import model_args
+    from compact_agent.ui.model_command import model_args
 
     assert [parse_tokens(v) for v in ("32000", "32k", "32K", "128K", "32,768", "32_000", "1.5k", "1M", 64_000)] == \
         [32_000, 32_000, 32_000, 128_000, 32_768, 32_000, 1_500, 1_000_000, 64_000]

@@ -80,7 +80,7 @@ async def test_model_refuses_words_and_options_it_does_not_take(tmp_path):
             assert s.info.name == "fake-model" and s.cm.limits.window == 32_768  # nothing switched
         finally:
             s.close()
-    from compact_agent.ui.session_views import model_args
+    from compact_agent.ui.model_command import model_args
 
     assert model_args("") == (None, None) and model_args("gpt-4.1") == ("gpt-4.1", None)
     assert model_args("--window 64_000 gpt-4.1") == ("gpt-4.1", 64_000)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compact_agent.models import provider_for
-from compact_agent.ui.session_views import where_names_go
+from compact_agent.ui.model_command import where_names_go
 from tests.fakes.openai_server import Reply
 
 from .repl_driver import drive

@@ -1,7 +1,8 @@
 """The slash-command registry: what a command is and the decorator that registers one.
 
-The handlers live in commands.py, session_views.py and more_commands.py; they all register here,
-and commands.py (which dispatches) imports the other two, so none of them imports back up. The
+The handlers live in commands.py, session_views.py, model_command.py, more_commands.py and the other
+*_command.py modules; they all register here, and commands.py (which dispatches) imports the others,
+so none of them imports back up. The
 running REPL is found here too (`current_repl`), as what a command asks of it.
 """
 

@@ -392,7 +392,7 @@ async def run_command(s: AgentSession, line: str, c: Console) -> None:
     await cmd.handler(s, args.strip(), c)
 
 
-# /compact lives in compact_command.py, /context, /cost, /model and /plan in session_views.py, /init,
-# /permissions, /config, /mcp, /diff and /resume in more_commands.py, /expand in expand.py, /rewind in
-# rewind_command.py; each registers itself in COMMANDS (command_registry.py).
-from . import compact_command, expand, more_commands, rewind_command, session_views  # noqa: E402,F401
+# /compact lives in compact_command.py, /context, /cost and /plan in session_views.py, /model in
+# model_command.py, /init, /permissions, /config, /mcp, /diff and /resume in more_commands.py, /expand
+# in expand.py, /rewind in rewind_command.py; each registers itself in COMMANDS (command_registry.py).
+from . import compact_command, expand, model_command, more_commands, rewind_command, session_views  # noqa: E402,F401

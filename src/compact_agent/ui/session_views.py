@@ -1,4 +1,4 @@
-"""/context, /cost, /model and /plan: what the window holds, what it cost, which model, the plan.
+"""/context, /cost and /plan: what the window holds, what it cost, the plan (/model: model_command.py).
 
 Registered into the slash-command table from here (commands.py imports this module), so the
 numbers live in agent/accounting/context_report.py and agent/accounting/costs.py and this file only draws them.
@@ -6,9 +6,8 @@ numbers live in agent/accounting/context_report.py and agent/accounting/costs.py
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group
 from rich.measure import Measurement
@@ -17,16 +16,10 @@ from rich.text import Text
 
 from ..agent.accounting.context_report import CATEGORIES, ContextPicture, cost_report, picture
 from ..agent.accounting.costs import CostReport, Entry
-from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
 from ..agent.tools.todos import TodoItem
-from ..cli_numbers import MAX_WINDOW, parse_tokens
 from ..words import plural
-from . import render
-from .command_registry import CommandError, command, current_repl
-
-if TYPE_CHECKING:
-    from .work_keys import WorkKeys
+from .command_registry import command
 
 STYLES = {
     "system": "grey70", "instructions_file": "cyan", "tools": "blue", "mcp_tools": "bright_blue",
@@ -272,122 +265,6 @@ async def _cost(s: AgentSession, args: str, c: Console) -> None:
         known = whole.priced and run.priced
         c.print(f"this run (since the session was resumed): {plural(sum(run.requests.values()), 'request')}, "
                 + (f"${run.total_cost:.4f}" if known else "cost unknown"))
-
-
-MODEL_USAGE = "usage: /model [NAME] [--window N]"
-
-
-def model_args(args: str) -> tuple[str | None, int | None] | str:
-    """(model name, window) of `/model [NAME] [--window N]`, each None when not given; or the
-    one-line error to show."""
-    try:
-        words = shlex.split(args) if args.strip() else []
-    except ValueError as e:  # an unclosed quote
-        return f"cannot read the arguments ({e}); {MODEL_USAGE}"
-    names: list[str] = []
-    window: int | None = None
-    i = 0
-    while i < len(words):
-        w = words[i]
-        if w == "--window" or w.startswith("--window="):
-            value = w.partition("=")[2] if "=" in w else (words[i + 1] if i + 1 < len(words) else "")
-            i += 1 if "=" in w else 2
-            try:  # as --context-window and the config take it: 64000, 64,000, 64k, 128K
-                number: int | None = parse_tokens(value, least=0, most=10**18)
-            except ValueError:
-                number = None
-            if window is not None or number is None:
-                return f"--window takes one number of tokens (--window 64000 or 64k); {MODEL_USAGE}"
-            window = number
-            if not 1 <= window <= MAX_WINDOW:  # one too small for the tools: the switch says its minimum
-                return f"--window must be {'a positive number of' if window < 1 else f'at most {MAX_WINDOW:,}'} tokens"
-            continue
-        if w.startswith("-"):
-            return f"unknown option {w} for /model; {MODEL_USAGE}"
-        names.append(w)
-        i += 1
-    if len(names) > 1:
-        return f"/model takes one model name; not understood: {' '.join(names[1:])} ({MODEL_USAGE})"
-    if names and not names[0].strip():
-        return f"a model name cannot be empty; {MODEL_USAGE}"
-    return (names[0] if names else None), window
-
-
-@command("model", "show or switch the model: /model [NAME] [--window N] (no NAME: this model with a new window; "
-                  "compacts first if the new window is smaller)")
-async def _model(s: AgentSession, args: str, c: Console) -> None:
-    parsed = model_args(args)
-    if isinstance(parsed, str):
-        raise CommandError(parsed)
-    name, window = parsed
-    if name is None and window is None:
-        from ..models import REGISTRY
-
-        lim = s.cm.limits
-        c.print(f"now: {s.info.name} ({render.served_by(s.info.provider, s.opts.base_url, url=False)}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
-        t = Table.grid(padding=(0, 2))
-        for col in ("mark", "model", "provider", "window", "price"):
-            t.add_column(col, justify="right" if col == "window" else "left", no_wrap=col != "price")
-        for info in REGISTRY.values():
-            t.add_row("●" if info.name == s.info.name else " ", info.name, info.provider, f"{info.window:,}",
-                      f"${info.input:g} in / ${info.output:g} out per M tokens")
-        c.print(t)
-        c.print(f"switch with /model NAME [--window N]; {where_names_go(s.opts.base_url)}", style="dim",
-                markup=False, highlight=False)
-        return
-    name = name or s.info.name  # without a name the window is for the model in use: the same switch
-    in_repl = current_repl() is not None  # else print mode: a run that ends with this command
-    from ..agent.run.served_models import check_served
-    from ..models import routing_note  # the note `-m NAME` gets: a likely typo, where it goes
-
-    await check_served(s, name)  # a name the server lists no model by: refused in one line, before any note
-    if (note := routing_note(name, s.opts.base_url, window or s.opts.context_window or s.settings.context_window,
-                             f"/model {name} --window N")):
-        c.print(f"note: {note}", style="yellow", markup=False, highlight=False)
-    work: WorkKeys | None = getattr(current_repl(), "work", None)  # the REPL's spinner and keys
-    if work is None:
-        with c.status(f"switching to {name}…"):
-            sw = await switch_model(s, name, window, remember=in_repl)
-    else:  # as a turn: Esc or Ctrl-C stops the compaction it may start first (Ctrl-C ended the whole REPL)
-        from .turn_view import TurnView
-
-        done = await work.interruptible(switch_model(s, name, window, remember=in_repl), TurnView(c, lambda: 0),
-                                        f"switching to {name}")
-        if done is None:
-            c.print("not switched; nothing was changed", markup=False, highlight=False)
-            return
-        sw = done
-        if in_repl:  # what a session `/clear` starts next runs with: said here, as a task's context is its own
-            from ..session import remembered
-
-            remembered.switched(s.store.options())
-    if sw.compaction is not None:
-        c.print(f"compacted first: {sw.compaction.tokens_before:,} → {sw.compaction.tokens_after:,} tokens")
-    c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")
-    if not in_repl:
-        c.print(not_remembered(s, sw.new, window), soft_wrap=True)  # a command line to copy: whole
-
-
-def where_names_go(base_url: str | None) -> str:
-    """Where `/model NAME` sends a name, as models.provider_for routes it: with --base-url every
-    name, those listed too, goes to that endpoint; without it a name not listed goes to OpenAI,
-    or by its start to Anthropic or DeepSeek. The list said 'any other name goes to the
-    OpenAI-compatible endpoint (--base-url)' in both cases."""
-    from ..secrets import shown_url
-
-    if base_url:
-        return f"every name goes to {shown_url(base_url)} (--base-url), those listed too"
-    return ("another name goes to OpenAI, or to Anthropic or DeepSeek when it starts with claude or deepseek "
-            "(--base-url sends every name to an OpenAI-compatible server)")
-
-
-def not_remembered(s: AgentSession, name: str, window: int | None) -> str:
-    """`-p "/model NAME"` switches only the run it ends: a one-shot command that prints does not
-    change what the session goes on with (`-c` after it ran the other model); said, with the
-    command line that does."""
-    flags = f"--model {shlex.quote(name)}" + (f" --context-window {window}" if window else "")
-    again = f"compact-agent -r {s.session_id} {flags}" if s.store.path.exists() else f"compact-agent {flags}"
-    return f"for this run only: the session does not remember a switch made with -p (to go on with it: {again})"
 
 
 @command("plan", "the current plan (todo list), kept across compactions", takes_args=False)
