@@ -44,7 +44,9 @@ def _read_stdin() -> str:
     head = buffer.read(SNIFF_BYTES)
     if sniff(head) is None:  # refused before the rest is read: `head -c 3G /dev/urandom | compact-agent -p x`
         raise _not_text("stdin", head)
-    return as_text(head + buffer.read(), "stdin")
+    # Fewer bytes than asked for: the end of input came. A terminal's (Ctrl-D) ends one read only,
+    # so reading again waited for a second Ctrl-D.
+    return as_text(head + (buffer.read() if len(head) == SNIFF_BYTES else b""), "stdin")
 
 
 def as_text(data: bytes, what: str) -> str:
