@@ -158,3 +158,23 @@ def test_the_same_steps_again_right_after_a_fold_are_not_folded_twice(tmp_path: 
     changed = newest_round(ids="u", folder="test", line="  x = 2\n")
     shrunk, after = shrink_to_fit(cm, [task, *changed], cm.fit_size([task, *changed]))
     assert len(shrunk) == 1 and after <= 8_000 - 8_000 // 50
+
+
+def test_a_users_message_folded_into_the_note_keeps_its_first_words_in_the_shortest_pass(tmp_path: Path) -> None:
+    """The folded note cuts each step's line to 160 and then 60 characters; a message the user typed
+    among the steps kept 60, so the note said what they asked in half a sentence. Their words keep
+    the first 300 characters whatever the pass (the model's and the tools' lines are cut first)."""
+    cm, _ = tight(tmp_path, overhead=7_300)
+    ask = ("and when the schema is wired, rename the session view's annotation column to notes, keep the old "
+           "name as an alias for one release, and say in the changelog that the alias goes away in 2.0 "
+           "because nobody outside this repository reads that column anyway")
+    reads, found = newest_round()
+    found = ModelRequest(parts=[*found.parts, UserPromptPart(ask)])
+    view = [ModelRequest(parts=[UserPromptPart(TASK)]), reads, found]
+    shrunk, after = shrink_to_fit(cm, list(view), cm.measure(view))
+    assert after <= 8_000 - 8_000 // 50
+    note = str(shrunk[0].parts[-1].content)
+    assert note.startswith(FOLDED)
+    assert "- the user wrote: " + ask in note  # whole: under 300 characters
+    assert all(len(line) <= 60 + len("- you called read_file (id c0): ") + 2 for line in note.splitlines()
+               if line.startswith("- you called"))  # the steps in their shortest pass

@@ -368,6 +368,17 @@ the same words twice, paid on every request the record is carried in."""
 _RECORD = re.compile(rf"<{RECORD_TAG}>\n?(.*?)\n?</{RECORD_TAG}>", re.DOTALL)
 
 
+RECORD_LEFT_OUT = "[left out of this request to fit the window; the saved session keeps it whole]"
+
+
+def without_record(text: str) -> str:
+    """A compaction message's (or an appended update's) text with its record's body replaced by one
+    line saying so: what a request too large for the window gives up first (decisions/fit.py). The
+    user's messages, the ledger of changed files and the archive's name stay: every compaction keeps
+    them, and the record is the part a model or the program wrote about them."""
+    return _RECORD.sub(lambda _: f"<{RECORD_TAG}>\n{RECORD_LEFT_OUT}\n</{RECORD_TAG}>", text, count=1)
+
+
 def record_of(messages: Sequence[ModelMessage]) -> str | None:
     """The compaction record of `messages` written by the program, not a model: the record of the
     compaction they start with, as it was, then every step since — each ask, each tool call with

@@ -14,14 +14,17 @@ cheapest loss first:
 4. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
    tool loop; other providers need none of it);
 5. what the first message carries verbatim (the summary with the user's words and the file ledger,
-   or the opening request, and the carried words) gives way: each text cut to its first words,
-   then replaced by one line saying that it was left out. The saved history keeps it all: this is
-   what a system prompt that nearly fills the window leaves, and a refused request would end the
-   session;
+   or the opening request, and the carried words) gives way: a compaction message's records first
+   (one line says they were left out), then each text cut to its first words (a compaction
+   message to its floors: its head, each of the user's messages by its first words, newest first,
+   and the files changed), then replaced by one line saying that it was left out. The saved history
+   keeps it all: this is what a system prompt that nearly fills the window leaves, and a refused
+   request would end the session;
 6. the newest steps themselves, when even their short previews do not fit (a system prompt that
    leaves a few hundred tokens): the messages after the first fold into one note on it, a line
    per step (what the model wrote, each call, what each result was and the file its whole text is
-   saved in), shortened and then oldest first dropped until the request fits. No call is left
+   saved in, what the user typed), shortened (the user's words never below their first words) and
+   then oldest first dropped until the request fits. No call is left
    without its result, and the system prompt stays (unless the manager is told not to keep it).
    A model that answers the note by making the very same calls and getting the very same results
    has made no progress: those steps are not folded again, and the request is refused as too
@@ -50,7 +53,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..compaction import summary
+from ..compaction import ledger, summary
 from ..layers.previews import spill_name
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event
@@ -134,7 +137,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
                     for p in m.parts) or (first is not None and view[0] is not first)
     head = view[0] if view else None
     if after > limit and isinstance(head, ModelRequest) and len(view) > 1:
-        for shorten in (_heads, _left_out) if later_ask else (_heads,):
+        for shorten in (_without_records, _heads, *((_left_out,) if later_ask else ())):
             head, changed = shorten(head)
             view[0] = head
             if changed:
@@ -208,9 +211,9 @@ def _steps_done(messages: Sequence[ModelMessage]) -> set[str]:
 def _steps(message: ModelMessage, chars: int, saved: dict[str, Path | None]) -> list[str]:
     """One line per part of `message` worth a line in the folded note, each cut to `chars`;
     `saved`: where each result's whole text is, by call id."""
-    def cut(text: str) -> str:
+    def cut(text: str, room: int = chars) -> str:
         text = " ".join(text.split())
-        return text if len(text) <= chars else text[:chars] + "…"
+        return text if len(text) <= room else text[:room] + "…"
 
     lines: list[str] = []
     for p in message.parts:
@@ -228,7 +231,7 @@ def _steps(message: ModelMessage, chars: int, saved: dict[str, Path | None]) -> 
         elif isinstance(p, UserPromptPart):
             content = p.content if isinstance(p.content, str) else " ".join(c for c in p.content if isinstance(c, str))
             if content.strip():
-                lines.append("the user wrote: " + cut(content))
+                lines.append("the user wrote: " + cut(content, max(chars, HEAD_CHARS)))  # their words: the longest
     return lines
 
 
@@ -245,16 +248,63 @@ def _head(text: str) -> str:
 
 def _heads(first: ModelRequest) -> tuple[ModelRequest, bool]:
     """The first message with each text cut to its first words; of the carried words, the newest
-    only (the user's newest request), cut the same way."""
+    only (the user's newest request), cut the same way. A compaction message's texts become one:
+    its head, the user's messages and the files changed (`_floors_text`), each message cut so."""
     parts: list[ModelRequestPart] = []
     changed = False
+    floors = _floors_text(first)
     for p in first.parts:
         carried = _carried_text(p)
-        if isinstance(p, UserPromptPart) and isinstance(p.content, str):
+        if floors is not None and summary.compaction_part(p) and isinstance(p, UserPromptPart):
+            if floors:
+                p, changed = dataclasses.replace(p, content=floors), changed or floors != p.content
+                floors = ""  # the updates appended to it are in it too
+            else:
+                changed = True
+                continue
+        elif isinstance(p, UserPromptPart) and isinstance(p.content, str):
             if carried is not None:
                 text = CARRIED + summary.user_item(_head(summary.last_item(carried[len(CARRIED):])))
             else:
                 text = _head(p.content)
+            if text != p.content:
+                p, changed = dataclasses.replace(p, content=text), True
+        parts.append(p)
+    return (dataclasses.replace(first, parts=parts) if changed else first), changed
+
+
+def _floors_text(m: ModelMessage) -> str | None:
+    """The least a compaction message `m` (with the updates appended to it) says when a request too
+    large for the window must cut it further than `summary.without_record`: its head, every user
+    message it carries, newest first, each by its first words (`_head`), and the files changed, by
+    path. None when `m` is no compaction message. Its metadata keeps every word."""
+    if not summary.written_by_compaction(m):
+        return None
+    meta = m.metadata.get(summary.MARK, {}) if isinstance(m.metadata, dict) else {}
+    files = meta.get("files_changed") if isinstance(meta, dict) else None
+    users = list(reversed(summary.carried_users(m)))
+    cut = [_head(u) for u in users]
+    lines = [f"{summary.SUMMARY_HEAD} Its record is {summary.RECORD_LEFT_OUT[1:-1]}."]
+    if cut:
+        lines += ["The user's messages, newest first, each cut to its first words (only these are the user's "
+                  "words; the saved session keeps them whole):", *(summary.user_item(u) for u in cut)]
+    shown = {summary.path_line(p): a for p, a in files.items() if isinstance(p, str) and isinstance(a, list)} \
+        if isinstance(files, dict) else {}
+    if changed := ledger.render(shown):
+        lines += ["Files changed in this session (read them again before editing):", *changed]
+    return "\n".join(lines)
+
+
+def _without_records(first: ModelRequest) -> tuple[ModelRequest, bool]:
+    """A compaction message with its records left out (`summary.without_record`): the user's words,
+    the ledger and the archive's name stay whole while what was written about them gives way."""
+    if not summary.written_by_compaction(first):
+        return first, False
+    parts: list[ModelRequestPart] = []
+    changed = False
+    for p in first.parts:
+        if summary.compaction_part(p) and isinstance(p, UserPromptPart) and isinstance(p.content, str):
+            text = summary.without_record(p.content)
             if text != p.content:
                 p, changed = dataclasses.replace(p, content=text), True
         parts.append(p)

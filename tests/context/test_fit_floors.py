@@ -1,0 +1,63 @@
+"""A request too large for the window gives up a compaction message's record before the floors it
+carries: the user's messages, the files changed and the newest ask (decisions/fit.py, step 5).
+
+Where the fixed prompt leaves a few thousand tokens (a large agent prompt in a 32K window), the last
+resort cut the compaction message to its first 300 characters: the head and the start of the record.
+Every message the user typed went from the request, and the ledger of changed files with them.
+"""
+
+from __future__ import annotations
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+
+from compact_agent.context import ContextManager
+from compact_agent.context.compaction import summary
+from compact_agent.context.decisions.fit import shrink_to_fit
+
+RECORD = "\n".join(f"step {i}: read module_{i}.py and found nothing to change there" for i in range(160))
+USERS = ["fix the flaky tests in the parser", "also never touch the vendored folder",
+         "here is the log:\n" + "ERROR parser.py:12 unexpected token\n" * 60]
+FILES = {"src/parser.py": ["edited"], "tests/test_parser.py": ["written"]}
+
+
+def _view(tail_chars: int) -> list:
+    first = summary.summary_message(RECORD, None, list(reversed(USERS)), "record", FILES)
+    return [first, ModelResponse(parts=[ToolCallPart("read_file", {"path": "src/parser.py"}, tool_call_id="c1")]),
+            ModelRequest(parts=[ToolReturnPart("read_file", "x" * tail_chars, tool_call_id="c1")])]
+
+
+def _first_text(view: list) -> str:
+    return "\n".join(str(p.content) for p in view[0].parts if isinstance(p, UserPromptPart))
+
+
+def _shrunk(overhead: int, tail_chars: int = 400) -> tuple[list, int, int]:
+    cm = ContextManager(window=8_000)
+    cm.overhead = overhead
+    view = _view(tail_chars)
+    before = cm.measure(view)
+    shrunk, after = shrink_to_fit(cm, list(view), before)
+    return shrunk, before, after
+
+
+def test_the_record_gives_way_first_and_the_users_words_and_the_ledger_stay_whole() -> None:
+    shrunk, before, after = _shrunk(overhead=5_000)
+    limit = 8_000 - 8_000 // 50
+    assert before > limit >= after
+    text = _first_text(shrunk)
+    assert "step 0: read module_0.py" not in text and summary.RECORD_LEFT_OUT in text
+    for u in USERS:
+        assert summary.user_item(u) in text  # byte for byte, as the compaction listed it
+    assert "- src/parser.py (edited)" in text and "- tests/test_parser.py (written)" in text
+
+
+def test_past_that_each_users_message_keeps_its_head_and_the_files_their_paths() -> None:
+    shrunk, before, after = _shrunk(overhead=7_250)
+    limit = 8_000 - 8_000 // 50
+    assert before > limit >= after
+    text = _first_text(shrunk)
+    assert "step 0: read module_0.py" not in text
+    assert all(u[:250] in text for u in USERS)  # the newest first, each its first words
+    assert text.index(USERS[2][:40]) < text.index(USERS[0])
+    assert len(text) < len(summary.user_item(USERS[2]))  # the long paste cut
+    assert "src/parser.py" in text and "tests/test_parser.py" in text
+    assert shrunk[0].metadata == _view(400)[0].metadata  # the saved history keeps every word
