@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from pydantic_ai.messages import ModelMessage
 
-from . import handlers
+from . import handlers, shaping
 from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller
 from .compaction.summarizer import with_output_cap
 from .contract import keep_system_prompts, stamp_new
@@ -105,6 +105,7 @@ class CompactingState(ManagerState):
         if self.keep_system_prompts:
             self._with_system_prompts(messages, result)
         stamp_new(messages, result.messages, *self._run_ids)
+        self._count_as_sent(result)
         handlers.add_hook_time(result, hook_ms)
         await handlers.confirmed(confirm, result)
         self.apply_result(result, going_ahead)
@@ -132,6 +133,25 @@ class CompactingState(ManagerState):
             raise NotSmaller(f"compaction would not shrink the context ({result.tokens_before:,} → "
                              f"{result.tokens_after:,} tokens)", before=result.tokens_before,
                              after=result.tokens_after, parts=parts if isinstance(parts, dict) else None)
+
+    def _count_as_sent(self, result: CompactionResult) -> None:
+        """Count the history a compaction made as the next request sends it, shaped by the view
+        layers (a long result kept in its tail as its preview), as its 'before' counts the request
+        it replaces and /context counts them both. Counted as saved, the kept tail's long output
+        was whole in the 'after' alone: 'compacted (auto, full): 12,227 → 4,213 tokens', then the
+        request sent 725. The saved size stays in the event's detail (`history_after`); the tail's
+        part (`verbatim`) takes the difference. Raises `NotSmaller` when that request would be no
+        smaller than the one before, as the compactor does for the history as saved."""
+        saved = result.tokens_after
+        after = self.measure(shaping.preview(self, list(result.messages)).messages)
+        parts = result.event.detail.get("parts")
+        if isinstance(parts, dict) and "verbatim" in parts:
+            parts["verbatim"] = max(0, int(parts["verbatim"]) + after - saved)
+        result.event.detail["history_after"] = saved
+        result.tokens_after = result.event.tokens_after = after
+        if after >= result.tokens_before:
+            raise NotSmaller(f"compaction would not shrink the context ({result.tokens_before:,} → {after:,} tokens)",
+                             before=result.tokens_before, after=after, parts=parts if isinstance(parts, dict) else None)
 
     def thrash_level(self, trigger: str) -> int:
         """Escalation for an automatic compaction that comes too soon after the previous one.

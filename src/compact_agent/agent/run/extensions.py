@@ -169,7 +169,9 @@ class SessionExtensions:
         self._compact_context = ""
         if self.mcp is not None:
             self.mcp.commit_restore()
-        self.ledger.compacted(result.tokens_before, result.tokens_after)
+        # What the history lost, as saved: `tokens_after` counts the view, whose kept tail the layers
+        # still shorten, and the next requests' layer savings count that part again (costs.py).
+        self.ledger.compacted(result.tokens_before, int(result.event.detail.get("history_after", result.tokens_after)))
         await self._run("PostCompact", result.trigger, {
             "trigger": result.trigger, "strategy": result.strategy, "tokens_before": result.tokens_before,
             "tokens_after": result.tokens_after, "archive_path": str(result.archive or ""),
