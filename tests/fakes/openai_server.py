@@ -27,7 +27,7 @@ import socket
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import ThreadingHTTPServer
 from typing import Any, Literal
 
@@ -292,6 +292,8 @@ class FakeOpenAIServer:
         serves: more models served (and listed), as a server with several (Ollama) has them.
         lists_models: `GET /v1/models` lists every model served; False answers a 404, as a server without the
             list; names list those (llama.cpp's server lists its file's name and answers any).
+        models_fault: how `GET /v1/models` (and `/v1/models/{model}`) fails: `Fault.slow(60)` a server that
+            hangs (`stop()` cuts the wait short), `Fault.http(500)`, `Fault.drop()`, `Fault.trickle(...)`.
     """
 
     def __init__(
@@ -308,10 +310,11 @@ class FakeOpenAIServer:
         writes_at_most: dict[str, int] | None = None,
         serves: Sequence[str] = (),
         lists_models: bool | Sequence[str] = True,
+        models_fault: Fault | None = None,
     ) -> None:
         self.responder, self.faults, self.overflow = responder, faults, overflow
         self.writes_at_most = dict(writes_at_most or {})
-        self.serves, self.lists_models = tuple(serves), lists_models
+        self.serves, self.lists_models, self.models_fault = tuple(serves), lists_models, models_fault
         self.window, self.model, self.chars_per_token = window, model, chars_per_token
         self.require_auth, self.api_key = require_auth, api_key
         self.requests: list[ChatRequest] = []
@@ -386,6 +389,16 @@ class FakeOpenAIServer:
         """`GET /v1/models` and `GET /v1/models/{model}`, behind the same auth as chat."""
         if (error := self._auth_error(headers)) is not None:
             return Outcome(error.status, error.body)
+        fault = self.models_fault
+        if fault is not None and fault.kind == "http":
+            return Outcome(fault.status, fault.body, fault.headers)
+        if fault is not None and fault.kind in ("slow", "drop", "trickle"):
+            return replace(self._models(path), delay=fault.seconds if fault.kind == "slow" else 0.0,
+                           fault="drop" if fault.kind == "drop" else None,
+                           trickle=(fault.every, fault.seconds) if fault.kind == "trickle" else None)
+        return self._models(path)
+
+    def _models(self, path: str) -> Outcome:
         models = [{"id": name, "object": "model", "created": _CREATED, "owned_by": "fake"}
                   for name in (self.served_models() if self.lists_models is True else self.lists_models or ())]
         if self.lists_models is False:

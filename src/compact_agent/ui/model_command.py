@@ -11,7 +11,8 @@ itself is agent/run/model_switch.py, the server's list agent/run/served_models.p
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 from rich.table import Table
@@ -24,6 +25,8 @@ from .command_registry import CommandError, command, current_repl
 
 if TYPE_CHECKING:
     from .work_keys import WorkKeys
+
+T = TypeVar("T")
 
 MODEL_USAGE = "usage: /model [NAME] [--window N]"
 
@@ -90,33 +93,45 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
     in_repl = current_repl() is not None  # else print mode: a run that ends with this command
     from ..agent.run.served_models import check_served
     from ..models import routing_note  # the note `-m NAME` gets: a likely typo, where it goes
+    from ..secrets import shown_url
 
-    await check_served(s, name)  # a name the server lists no model by: refused in one line, before any note
-    if (note := routing_note(name, s.opts.base_url, window or s.opts.context_window or s.settings.context_window,
-                             f"/model {name} --window N")):
-        c.print(f"note: {note}", style="yellow", markup=False, highlight=False)
     work: WorkKeys | None = getattr(current_repl(), "work", None)  # the REPL's spinner and keys
-    if work is None:
-        with c.status(f"switching to {name}…"):
-            sw = await switch_model(s, name, window, remember=in_repl)
-    else:  # as a turn: Esc or Ctrl-C stops the compaction it may start first (Ctrl-C ended the whole REPL)
-        from .turn_view import TurnView
+    # A name the server lists no model by is refused in one line, before any note; a list that could
+    # not be read is said, and the switch goes on. It is waited for as the switch is (`_waited`).
+    asking = f"asking {shown_url(s.opts.base_url or '')} for its models"
+    if (unread := await _waited(work, c, check_served(s, name), asking)) is None:
+        return
+    routing = routing_note(name, s.opts.base_url, window or s.opts.context_window or s.settings.context_window,
+                           f"/model {name} --window N")
+    for note in (unread, routing):
+        if note:
+            c.print(f"note: {note}", style="yellow", markup=False, highlight=False)
+    if (sw := await _waited(work, c, switch_model(s, name, window, remember=in_repl), f"switching to {name}")) is None:
+        return
+    if in_repl and work is not None:  # what a session `/clear` starts next runs with: said here, as a task's
+        from ..session import remembered  # context is its own
 
-        done = await work.interruptible(switch_model(s, name, window, remember=in_repl), TurnView(c, lambda: 0),
-                                        f"switching to {name}")
-        if done is None:
-            c.print("not switched; nothing was changed", markup=False, highlight=False)
-            return
-        sw = done
-        if in_repl:  # what a session `/clear` starts next runs with: said here, as a task's context is its own
-            from ..session import remembered
-
-            remembered.switched(s.store.options())
+        remembered.switched(s.store.options())
     if sw.compaction is not None:
         c.print(f"compacted first: {sw.compaction.tokens_before:,} → {sw.compaction.tokens_after:,} tokens")
     c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")
     if not in_repl:
         c.print(not_remembered(s, sw.new, window), soft_wrap=True)  # a command line to copy: whole
+
+
+async def _waited(work: WorkKeys | None, c: Console, coro: Coroutine[Any, Any, T], doing: str) -> T | None:
+    """`coro` under a spinner saying `doing…`: in the REPL as a turn, Esc or Ctrl-C stopping it (None,
+    said with `not switched`; Ctrl-C ended the whole REPL), whether it asks the server for its list
+    or makes the compaction a smaller window needs; in print mode under a status line."""
+    if work is None:
+        with c.status(f"{doing}…"):
+            return await coro
+    from .turn_view import TurnView
+
+    done = await work.interruptible(coro, TurnView(c, lambda: 0), doing)
+    if done is None:
+        c.print("not switched; nothing was changed", markup=False, highlight=False)
+    return done
 
 
 def where_names_go(base_url: str | None) -> str:

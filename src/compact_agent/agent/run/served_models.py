@@ -9,6 +9,8 @@ out by other means what the names were. The server's own list (`GET /v1/models`,
 OpenAI-compatible servers answer) is asked once, briefly, after the failure; nothing is said when it
 does not answer. `/model qwen2.5-coder` took the name silently and the next message failed; it is
 now refused in one line naming the closest names the server lists (`not_served`), nothing switched.
+A list that does not come within `WAIT_S`, or fails, does not hold the switch up: it goes on, and
+`check_served` gives the one line that says the name was not checked (`Unread`).
 """
 
 from __future__ import annotations
@@ -32,36 +34,78 @@ async def note_served(e: BaseException, model: Any) -> None:
         note_served_models(e, await served(model))
 
 
+class Unread(Exception):
+    """The server's model list could not be read: `why`, in a few words of ours."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
 async def served(model: Any) -> list[str]:
     """The model names the server of `model` (its `client`, an AsyncOpenAI) lists; none when it
-    lists none or does not answer within `WAIT_S`."""
-    client: Any = getattr(model, "client", None)
-    if not hasattr(client, "models"):
-        return []
-    with contextlib.suppress(Exception):  # a server without the list, or down: nothing is known
-        quick = client.with_options(timeout=WAIT_S, max_retries=0)
-        page = await asyncio.wait_for(quick.models.list(), WAIT_S + 1)
-        return [m.id for m in page.data if isinstance(getattr(m, "id", None), str) and m.id]
+    lists none or its list cannot be read within `WAIT_S`."""
+    with contextlib.suppress(Unread):  # a server down, or slow: nothing is known
+        return await listed(model, WAIT_S)
     return []
 
 
-async def check_served(session: Any, name: str) -> None:
+async def listed(model: Any, wait: float) -> list[str]:
+    """The model names the server of `model` lists, waited for `wait` seconds at most, however the
+    server answers (one that sends a byte now and then, never done, included); none when it has no
+    list (no client for it, or `GET /models` answers 404). Unread when it does not come in time or
+    fails."""
+    client: Any = getattr(model, "client", None)
+    if not hasattr(client, "models"):
+        return []
+    try:
+        quick = client.with_options(timeout=wait, max_retries=0)
+        async with asyncio.timeout(wait):
+            page = await quick.models.list()
+        return [m.id for m in page.data if isinstance(getattr(m, "id", None), str) and m.id]
+    except Exception as e:  # whatever the SDK or the answer raise: said in our words
+        status = getattr(e, "status_code", None)
+        if status in (404, 405):  # a server without the list
+            return []
+        raise Unread(unread_why(e, wait)) from None
+
+
+def unread_why(e: Exception, wait: float) -> str:
+    """Why the list was not read, in a few words: `no answer within 5 s`, `it answered HTTP 500`."""
+    import openai
+
+    if isinstance(e, TimeoutError | openai.APITimeoutError):
+        return f"no answer within {wait:g} s"
+    if isinstance(status := getattr(e, "status_code", None), int):
+        return f"it answered HTTP {status}"
+    if isinstance(e, openai.APIConnectionError):
+        return "no connection"
+    return "its answer was no model list"
+
+
+async def check_served(session: Any, name: str) -> str:
     """Before `/model NAME` switches: raise UsageError (one line, nothing switched) when the server
     given with --base-url lists its models and `name` is not one of them. Not for the model in use
     (a new window for it), nor when that one is not listed either and has been answered: a server
-    that answers names it does not list (llama.cpp's takes any) is no guide to them."""
+    that answers names it does not list (llama.cpp's takes any) is no guide to them. When the list
+    cannot be read within `WAIT_S` (read when called: tests make it short), the line that says the
+    name was not checked, for the switch to go on after; else "". """
     opts, in_use = session.opts, session.info.name
     if not opts.base_url or name == in_use:
-        return
+        return ""
     from pydantic_ai.messages import ModelResponse
 
     from ...models import build_model
     from ...secrets import shown_url
 
-    ids = await served(build_model(name, base_url=opts.base_url, api_key=opts.api_key))
+    try:
+        ids = await listed(build_model(name, base_url=opts.base_url, api_key=opts.api_key), WAIT_S)
+    except Unread as e:
+        return f"the model list of {shown_url(opts.base_url)} could not be read ({e.why}), so {name} was not checked against it"
     answered = any(isinstance(m, ModelResponse) for m in session.messages)
     if ids and name not in ids and (in_use in ids or not answered):
         raise UsageError(not_served(name, ids, shown_url(opts.base_url)))
+    return ""
 
 
 def not_served(name: str, ids: list[str], endpoint: str, shown: int = 8) -> str:
