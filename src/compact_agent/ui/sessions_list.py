@@ -148,8 +148,14 @@ def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = 
     # After the first prompt of a session the model never answered in: a run killed while it
     # started, or one that could not reach the model (no key, an endpoint down, a model not served).
     if r.not_a_session:
-        line = f"{'     ' if numbers else '  '}{r.id}  {r.modified}  {NOT_A_SESSION}"
-        return line if fit is None or len(line) <= max(20, fit - 1) else line[:max(20, fit - 1) - 1].rstrip() + "…"
+        indent = "     " if numbers else "  "
+        line = f"{indent}{r.id}  {r.modified}  {NOT_A_SESSION}"
+        if fit is None:
+            return line
+        fit = max(20, fit - 1)
+        if len(line) > fit:  # narrow: the date goes, not the words saying what the row is
+            line = f"{indent}{r.id}  {NOT_A_SESSION}"
+        return line if len(line) <= fit else line[:fit - 1].rstrip() + "…"
     tries = f", tried {r.folded + 1} times" if r.folded else ""
     mark = f"  (unanswered{tries})" if r.unanswered and r.first_prompt else ""
     # Cut as it is shown: a control's escape (`\x1b`) takes four columns where the character took
