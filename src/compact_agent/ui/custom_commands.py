@@ -1,0 +1,116 @@
+"""A project's own slash commands: each `NAME.md` in its command folders (ours, then Claude Code's
+`.claude/commands/`) is `/NAME`, its text sent as a turn (`$ARGUMENTS` filled in: command_arguments.py).
+
+What a command file may be (a regular file inside the project, no larger than a prompt), its
+`description:` for /help, and its prompt; commands.py runs one when no built-in command has its name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from ..agent.integrations.instructions import COMMAND_DIRS
+from ..agent.run.runner import AgentSession
+from . import render
+from .command_arguments import PLACEHOLDER, fill
+from .command_registry import COMMANDS, EXIT_ALIASES, CommandError, current_repl
+
+CUSTOM_DIRS = COMMAND_DIRS  # what a write there is told as (agent/safety/permissions.py) follows them too
+
+
+def custom_commands(cwd: Path) -> dict[str, Path]:
+    """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's)."""
+    found: dict[str, Path] = {}
+    for folder in CUSTOM_DIRS:
+        d = cwd / folder
+        try:
+            files = sorted(d.glob("*.md"))
+        except OSError:
+            continue
+        for f in files:
+            if f.is_file() and f.stem not in COMMANDS and f.stem not in EXIT_ALIASES:
+                found.setdefault(f.stem, f)
+    return found
+
+
+def custom_command(cwd: Path, name: str) -> Path | None:
+    return custom_commands(cwd).get(name) if name and "/" not in name else None
+
+
+#: More than a prompt: a command's file longer than this is refused (the instruction files' cap).
+COMMAND_FILE_CAP = 40_000
+
+
+def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
+    """The text of the custom command file `path` (at most `cap` bytes), read as instruction files
+    are: only a regular file that resolves inside the project (the repository of the folder whose
+    command folders hold it, else that folder). A cloned repository's `.claude/commands/review.md`
+    may be a link to `~/.aws/credentials`: typing /review would send it whole as the user's message.
+    Raises `CommandError`, in one line, for one that cannot be used."""
+    from ..agent.integrations.instructions import repo_root
+    from ..agent.safety.permissions import is_within
+    from ..regular_file import NotRegular, TooLarge, read_capped
+
+    home = path.parent.parent.parent  # <project>/.claude/commands/NAME.md
+    fence = (repo_root(home.resolve()) or home).resolve()
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        raise CommandError(f"/{path.stem} is not run: {path} is a link that loops") from None
+    if not is_within(real, fence):
+        raise CommandError(f"/{path.stem} is not run: {path} links to {real}, outside the project (a command's "
+                           "file is read only from inside it)")
+    try:
+        data = read_capped(real, cap, truncate=cap < COMMAND_FILE_CAP * 4)
+    except NotRegular:
+        raise CommandError(f"/{path.stem} is not run: {path} is not a regular file") from None
+    except TooLarge:
+        raise CommandError(f"/{path.stem} is not run: {path} is larger than {COMMAND_FILE_CAP * 4:,} bytes, "
+                           "more than a prompt") from None
+    except OSError as e:
+        raise CommandError(f"cannot read {path}: {e.strerror or e}") from None
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
+
+
+def described(path: Path) -> str:
+    """The `description:` a custom command's front matter gives (as Claude Code's command files
+    carry one), for /help; '' without one, or for a file that cannot be read. /help showed the
+    file's path alone."""
+    try:
+        head = command_text(path, 4096)
+    except CommandError:
+        return ""
+    if not head.startswith("---\n") or "\n---" not in head[3:]:
+        return ""
+    for line in head[4:].split("\n---", 1)[0].splitlines():
+        key, colon, value = line.partition(":")
+        if colon and key.strip() == "description":
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            return render.clip_words(" ".join(value.split()), 100)
+    return ""
+
+
+def custom_prompt(path: Path, args: str) -> str:
+    """A custom command's prompt: the file's text (front matter dropped; `$ARGUMENTS` becomes what
+    followed the command, else the arguments go after it). Raises `CommandError` when it cannot be
+    used (`command_text`)."""
+    text = command_text(path)
+    if text.startswith("---\n") and "\n---\n" in text[4:]:
+        text = text[4:].split("\n---\n", 1)[1]
+    prompt = fill(text, args) if PLACEHOLDER in text else (f"{text.rstrip()}\n\n{args}" if args else text)
+    return prompt.strip()
+
+
+async def run_custom(s: AgentSession, path: Path, args: str, c: Console) -> None:
+    """A custom command (`custom_prompt`), sent as a turn of its own."""
+    prompt = custom_prompt(path, args)
+    repl = current_repl()
+    if repl is None:
+        turn = await s.run_turn(prompt)
+        c.print(turn.output, markup=False, highlight=False)
+    else:
+        await repl.turn(prompt)
