@@ -54,7 +54,7 @@ def test_a_reply_of_another_shape_is_one_line_in_words(cli, name: str) -> None:
     for python in ("object has no attribute", "not subscriptable", "not iterable", "'str'", "Error", "validation"):
         assert python not in line, line
     assert again.code == 0 and again.stdout == "fine\n", again
-    assert again.stderr == "" or "got no answer before the last run ended" in again.stderr, again
+    assert again.stderr == "" or "got no answer saved before the last run ended" in again.stderr, again
 
 
 def test_an_error_of_our_own_is_not_blamed_on_the_reply() -> None:

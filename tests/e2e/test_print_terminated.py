@@ -25,7 +25,7 @@ def test_a_run_terminated_during_its_request_says_its_session_is_saved(cli, sig)
     with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
         again = cli("-c", "-p", "go on", *fake(server))
     assert again.code == 0, again.stderr
-    assert "1 message you typed got no answer before the last run ended" in again.stderr
+    assert "1 message you typed got no answer saved before the last run ended" in again.stderr
     assert [m["content"] for m in user_messages(server.requests[-1])] == ["remember HERON", "go on"]
 
 

@@ -1,5 +1,5 @@
 """A turn the user stopped (Esc, Ctrl-C) is said on resume as what it was, a note, not as a warning:
-`-c` warned 'warning: ….jsonl: 1 message you typed got no answer before the last run ended', as if
+`-c` warned 'warning: ….jsonl: 1 message you typed got no answer saved before the last run ended', as if
 the run had died. The mark the stop leaves counts only while the history still ends where it was
 made; a run killed later, a torn file, still warn."""
 
@@ -54,7 +54,7 @@ def test_a_run_killed_after_a_stopped_turn_still_warns(tmp_path):
     s.append([close, asked("second")])  # the next turn's request out, and the run killed
     loaded = SessionStore(tmp_path, "s1").load()
     assert loaded.notes == []
-    assert len(loaded.warnings) == 1 and "got no answer before the last run ended" in loaded.warnings[0]
+    assert len(loaded.warnings) == 1 and "got no answer saved before the last run ended" in loaded.warnings[0]
 
 
 def test_a_stopped_turn_answered_since_says_nothing(tmp_path):

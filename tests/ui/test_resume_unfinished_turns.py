@@ -15,7 +15,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from .pty_driver import Terminal
 from .repl_driver import drive
 
-GOT_NO_ANSWER = "1 message you typed got no answer before the last run ended: it is in the conversation, unanswered"
+GOT_NO_ANSWER = "1 message you typed got no answer saved before the last run ended: it is in the conversation, unanswered"
 NO_ANSWER = "(no answer: the turn was interrupted, hit its request limit, or failed)"
 CLOSE = "[compact-agent: this turn ended before an answer"
 

@@ -47,6 +47,10 @@ UNFINISHED = "unfinished"
 NEVER_RAN = "not_run"
 #: How `ended_by` names such a call among the unfinished ones (load_warnings.calls_ended words it).
 AT_APPROVAL = " at its approval question"
+#: The meta key of the line a run leaves after the user's message when the model answered it and the
+#: answer could not be saved (agent/run/unsaved_answer.py): where the history still ends there, a load
+#: says the message was answered, not that it got no answer.
+ANSWER_NOT_SAVED = "answer_not_saved"
 #: The meta key of the line a turn stopped by its limit of model requests leaves after what it saved,
 #: with the limit (store.note_limit_stop; agent/run/request_limit.py).
 AT_LIMIT = "stopped_at_request_limit"

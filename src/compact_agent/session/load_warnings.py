@@ -26,6 +26,7 @@ class LoadProblems:
     newer_unknown: int = 0  # lines of a kind a newer version added
     unanswered: int = 0  # the user's messages no reply of the model follows
     never_sent: bool = False  # one of them a run saved and died before sending
+    answer_lost: bool = False  # the last of them was answered, and the run could not save the answer
     at_work: bool = False  # the history ends at tool results the model never answered
     stopped: bool = False  # the user stopped the turn that left it unanswered or at work (last_run.py)
     limit: int = 0  # not the user: its limit of model requests, this many, stopped it (last_run.AT_LIMIT)
@@ -53,9 +54,11 @@ class LoadProblems:
             problems.append(f"put {plural(self.moved, 'out-of-order line')} back in order")
         if self.newer or self.newer_unknown:
             problems.append(_newer_lines(self.newer, self.newer_unknown))
-        if self.unanswered and not self.stopped:  # a message the run never sent, or one whose answer never came
+        if self.unanswered and not self.stopped and self.answer_lost:  # answered, the answer not saved
+            problems.append(_answer_lost(self.unanswered))
+        elif self.unanswered and not self.stopped:  # a message the run never sent, or one whose answer never came
             what = "had not reached the model when the last run ended" if self.never_sent else \
-                "got no answer before the last run ended"
+                "got no answer saved before the last run ended"  # a full disk may have kept even its mark out
             problems.append(f"{plural(self.unanswered, 'message')} you typed {what}: "
                             f"{'it is' if self.unanswered == 1 else 'they are'} in the conversation, unanswered")
         if self.at_work and not self.stopped and not self.ended_by:
@@ -102,6 +105,15 @@ def calls_ended(unfinished: list[str]) -> str:
     if waiting:
         said.append(f"bash was stopped{AT_APPROVAL} and its command did not run")
     return "; ".join(said) or "they had finished"
+
+
+def _answer_lost(unanswered: int) -> str:
+    """The user's last message was answered, and the run could not save the answer (it showed it)."""
+    if unanswered == 1:
+        return ("1 message you typed was answered, but the last run could not save the model's answer (it was "
+                "shown then): your message is in the conversation, unanswered")
+    return (f"{unanswered} messages you typed have no answer saved: the last run could not save the model's answer "
+            "to the last of them (it was shown then); they are in the conversation, unanswered")
 
 
 def _newer_lines(read: int, skipped: int) -> str:

@@ -20,6 +20,7 @@ from pydantic_ai.messages import ModelMessage
 
 from .entries import FORMAT_VERSION, Boundary, Loaded, _load_message
 from .last_run import (
+    ANSWER_NOT_SAVED,
     AT_LIMIT,
     STOPPED,
     _ends_at_results,
@@ -60,6 +61,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     unsent: list[ModelMessage] = []  # read from prompt entries: the user's, never sent
     stopped_at: int | None = None  # how many messages there were when the user (or a limit) stopped a turn
     limit = 0  # the limit of model requests that stopped it (0: the user did)
+    unsaved_at: int | None = None  # how many messages there were when a run could not save an answer
     for entry in entries:
         v = entry.get("v")
         future = isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION
@@ -76,7 +78,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             elif kind == "boundary":
                 boundaries.append(Boundary.from_json(entry["boundary"]))
                 messages.clear()  # a boundary starts a new history (only the last one matters)
-                stopped_at = None
+                stopped_at = unsaved_at = None
             elif kind == "meta":
                 m = entry.get("meta")
                 if not isinstance(m, dict):
@@ -85,7 +87,9 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                     stopped_at, limit = len(messages), 0
                 if isinstance(at := m.get(AT_LIMIT), int) and not isinstance(at, bool) and at > 0:
                     stopped_at, limit = len(messages), at
-                meta.update({k: v for k, v in m.items() if k not in (STOPPED, AT_LIMIT)})
+                if m.get(ANSWER_NOT_SAVED) is True:
+                    unsaved_at = len(messages)
+                meta.update({k: v for k, v in m.items() if k not in (STOPPED, AT_LIMIT, ANSWER_NOT_SAVED)})
             elif kind == "prompt":
                 request = _unsent_prompt(entry)
                 if request is not None and eid not in settled and (eid is None or eid != own_prompt):
@@ -108,6 +112,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.at_work = not found.unanswered and _ends_at_results(messages)
     found.stopped = stopped_at == len(messages) and not found.never_sent and (found.unanswered > 0 or found.at_work)
     found.limit = limit if found.stopped else 0
+    found.answer_lost = unsaved_at == len(messages) and found.unanswered > 0 and not found.never_sent
     if found.at_work:  # a signal, or the user who stopped the turn, while the model's tools ran
         found.ended_by, found.unfinished = ended_by(messages)
     messages, found.repaired = _runnable(messages)
@@ -115,7 +120,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     if on_last_id:
         on_last_id(last_id)
-    as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, at_work=False, stopped=False,
-                                     limit=0, ended_by="", unfinished=[])
+    as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, answer_lost=False, at_work=False,
+                                     stopped=False, limit=0, ended_by="", unfinished=[])
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
                   found.notes(), found.bad)

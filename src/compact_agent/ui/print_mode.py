@@ -31,7 +31,7 @@ from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
 from ..stop_signals import CONTINUES
 from ..words import plural
-from . import print_commands, tool_lines
+from . import print_commands, print_unsaved, tool_lines
 from .render import archive_line, compacted_text, failed_line, layer_line
 from .visible import visible
 
@@ -320,8 +320,8 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
             session.store.note_stopped()
         raise
     except Exception as e:  # noqa: BLE001
-        subtype = "error_max_turns" if max_turns_message(e) else "error"
-        return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
+        subtype = "error_max_turns" if max_turns_message(e) else "error"  # an answer not saved is shown all the same
+        return print_unsaved.shown(run, session, e) or _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
 
 
 def saved_id(s: AgentSession) -> str | None:

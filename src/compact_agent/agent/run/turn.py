@@ -25,6 +25,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ... import secrets, stop_signals
+from ...context import HistoryNotSaved
 from ...context.layers.budget import ToolResultBudget
 from ...context.plumbing.events import Budget, Event
 from ...context.plumbing.tokens import text_tokens
@@ -32,6 +33,7 @@ from ...error_text import describe_error
 from ...session.last_run import BY_USER
 from ...session.repair import handed_back
 from ..tools.toolset import mention_messages
+from . import unsaved_answer
 from .attachments import Attachment, previewed
 from .attachments import find as find_attachments
 from .big_input import cut_line
@@ -230,6 +232,12 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
         _recover(s)
         if not ended:  # a reply stopped while it was written: kept as far as the user read it
             _save_cut(s, partial, STOPPED)
+        raise
+    except HistoryNotSaved as e:  # at the run's end, the answer received: kept and shown (unsaved_answer.py)
+        if (kept := unsaved_answer.keep(s, e)) is not None:
+            raise kept from e
+        _recover(s)
+        _save_cut(s, partial)
         raise
     except BaseException:
         _recover(s)

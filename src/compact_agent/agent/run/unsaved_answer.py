@@ -1,0 +1,77 @@
+"""An answer the model gave that the session could not save: kept in the conversation, shown, said.
+
+The library saves a run's answer at the run's end; when that save fails (a full disk), it raises
+`HistoryNotSaved` with the whole history it was to save, the answer in it. The turn reloaded the
+session file instead, which ends at the user's message: the answer was neither shown (print mode)
+nor kept, and the next `-c` said the message got no answer. Now the turn goes on from the
+conversation as it went (the next turn's save writes what the file lacks, when there is room by
+then), marks the file where it stops, when even that small line can be written, so the next load
+says what happened (`last_run.ANSWER_NOT_SAVED`), and raises `AnswerNotSaved` with the answer's text
+for the REPL and print mode to show with one line that says it was received but not saved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+
+from ...session.entries import from_the_model
+from ...session.last_run import ANSWER_NOT_SAVED
+from ...session.repair import handed_back
+
+if TYPE_CHECKING:
+    from ...context import HistoryNotSaved
+    from .turn import TurnSession
+
+
+class AnswerNotSaved(OSError):
+    """The model answered and the session could not save the answer. `output` is its text, `error`
+    the library's `HistoryNotSaved` (its `cause` the session file's own error)."""
+
+    def __init__(self, output: str, error: HistoryNotSaved) -> None:
+        super().__init__(str(error))
+        self.output, self.error = output, error
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def received(messages: list[ModelMessage]) -> ModelResponse | None:
+    """The model's answer a history the store could not save ends with, if it ends with one (a
+    failed save before a request ends with the request instead)."""
+    last = messages[-1] if messages else None
+    return last if isinstance(last, ModelResponse) and from_the_model(last.metadata) else None
+
+
+def keep(s: TurnSession, error: HistoryNotSaved) -> AnswerNotSaved | None:
+    """After a failed save at the run's end: the conversation as it went, the answer in it, and the
+    exception that shows the answer; None when the history the save failed on ends with no answer."""
+    answer = received(error.messages)
+    if answer is None:
+        return None
+    s.messages = handed_back(list(error.messages))  # the library reads the file again at its next save
+    s.turns += 1
+    with contextlib.suppress(OSError):  # the disk that refused the answer may refuse this line too
+        s.store.append_meta(**{ANSWER_NOT_SAVED: True})
+    with contextlib.suppress(OSError):
+        s._save_read_state()
+    return AnswerNotSaved(answer_text(answer), error)
+
+
+def answer_text(answer: ModelResponse) -> str:
+    """The text of the model's answer, as a finished turn's output gives it."""
+    return "".join(p.content for p in answer.parts if isinstance(p, TextPart))
+
+
+def not_saved_line(why: str, then: str = "") -> str:
+    """The one line: the session file's own words for the failed save (`why`), that the answer was
+    received all the same, and `then`, what becomes of it where it is said."""
+    return f"{why}; the model's answer was received but not saved{then}"
+
+
+#: What print mode says becomes of the answer: it is the run's output, and `-c` has it not.
+PRINTED = ": it is this run's output; --continue goes on from your message, without it"
+#: What the REPL says: it was shown as it came, and the next message saves it when it can.
+SHOWN = ": it is shown above, and your next message saves it with the conversation if the disk has room by then"

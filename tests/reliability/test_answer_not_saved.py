@@ -1,0 +1,84 @@
+"""The model answers a `-p` run and the disk fills as the answer is saved: the answer is the run's
+output all the same, one line says it was received but not saved, and the next `-c` says so.
+
+Before, the run printed only the save's error (the answer the model gave was never shown), and the
+next `-c` warned that the message 'got no answer before the last run ended'. A `-p` run appends three
+times (the typed prompt, the request, the answer): `append.partial:3:enospc` fails the answer's save
+once, `3+` every write from it on (a disk that stays full: not even a mark of it can be written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from compact_agent import crashpoints
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, user_messages
+
+from .common import cli, session
+from .harness import Zygote
+
+RECEIVED = ("; the model's answer was received but not saved: it is this run's output; --continue goes on "
+            "from your message, without it")
+
+
+@pytest.fixture(autouse=True)
+def disarm() -> Iterator[None]:
+    yield
+    crashpoints.configure("")
+
+
+def answer(req: ChatRequest) -> Reply:
+    return Reply.text(f"ANSWER to {req.last_user_text()}")
+
+
+def args(server: FakeOpenAIServer, prompt: str, *extra: str) -> list[str]:
+    return ["-p", prompt, "--model", "fake-model", "--base-url", server.base_url, "--context-window", "9000",
+            "--yes", "--api-key", "k", "--continue", *extra]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+async def test_an_answer_that_could_not_be_saved_is_shown_and_said(tmp_path: Path, zygote: Zygote, fmt: str) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    with FakeOpenAIServer(answer) as server:
+        s = session(home, cwd, server, api_key="k")
+        await s.run_turn("remember PELICAN")
+        await s.aclose()
+        full = cli(home, cwd, *args(server, "second", "--output-format", fmt),
+                   env={"COMPACT_AGENT_CRASH_AT": "append.partial:3:enospc"}, zygote=zygote)
+        again = cli(home, cwd, *args(server, "third"), zygote=zygote)
+        sent = user_messages(server.requests[-1])
+    assert full.code == 1, full.stderr
+    if fmt == "text":
+        assert full.stdout == "ANSWER to second\n"
+    else:
+        result = full.json()
+        assert result["is_error"] and result["result"] == "ANSWER to second", result
+        assert result["error"].endswith(RECEIVED), result
+    [line] = full.stderr_lines()
+    assert line.startswith("compact-agent: could not write the session file ") and line.endswith(RECEIVED), line
+    assert "Traceback" not in full.stderr and "Error" not in full.stderr and "[Errno" not in full.stderr
+    assert again.code == 0, again.stderr
+    warning = " ".join(again.stderr.split())
+    assert ("1 message you typed was answered, but the last run could not save the model's answer (it was shown "
+            "then): your message is in the conversation, unanswered") in warning, warning
+    assert "had not reached the model" not in warning and "got no answer" not in warning
+    assert [m["content"] for m in sent] == ["remember PELICAN", "second", "third"]
+
+
+async def test_a_disk_that_stays_full_leaves_no_mark_and_the_next_run_says_no_more_than_it_knows(
+        tmp_path: Path, zygote: Zygote) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    with FakeOpenAIServer(answer) as server:
+        s = session(home, cwd, server, api_key="k")
+        await s.run_turn("remember PELICAN")
+        await s.aclose()
+        full = cli(home, cwd, *args(server, "second"), env={"COMPACT_AGENT_CRASH_AT": "append.partial:3+:enospc"},
+                   zygote=zygote)
+        again = cli(home, cwd, *args(server, "third"), zygote=zygote)
+    assert full.code == 1 and full.stdout == "ANSWER to second\n", full.stderr
+    assert full.stderr_lines()[-1].endswith(RECEIVED), full.stderr
+    warning = " ".join(again.stderr.split())
+    assert "1 message you typed got no answer saved before the last run ended" in warning, warning
