@@ -28,7 +28,6 @@ from .custom_commands import (
     CUSTOM_DIRS,
     custom_command,
     custom_commands,
-    custom_prompt,  # noqa: F401  (print mode's custom commands take it from here)
     described,
     run_custom,
 )

@@ -32,7 +32,7 @@ def slash_command(prompt: str) -> str | None:
 def custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
     """A project's custom command (`/review calc.py`, `.compact-agent/commands/review.md`): its
     file, its arguments, and the lines typed after them, as the REPL runs it."""
-    from .commands import custom_command
+    from .custom_commands import custom_command
 
     path = custom_command(cwd, command_name(typed))
     if path is None:
@@ -46,8 +46,9 @@ def refusal(prompt: str, cwd: Path) -> str | None:
     the REPL's own session (`/exit`, `/clear`, `/resume`), or a word that names no command (the REPL
     refuses it too; one close to a command's name is said). A path (`/usr/lib …`, a slash inside
     the word) is a question."""
+    from . import commands  # noqa: F401  (importing it registers every command)
     from .command_registry import COMMANDS, close_command
-    from .commands import custom_commands  # importing it registers every command
+    from .custom_commands import custom_commands
 
     typed = command_name(prompt)
     name = "exit" if typed in EXIT_ALIASES else typed

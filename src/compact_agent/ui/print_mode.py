@@ -237,7 +237,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         return _failed(run, refusal, None, code=2)
     if custom is not None:
         from .command_registry import CommandError
-        from .commands import custom_prompt
+        from .custom_commands import custom_prompt
 
         path, args, more = custom
         piped = prompt[len(said):] if typed and prompt.startswith(typed) else ""

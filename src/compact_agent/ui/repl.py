@@ -201,7 +201,7 @@ class Repl:
         """What `/` completes: the commands registered so far (all of them once the session is built)."""
         if self.session is None:
             return [*COMMANDS, "quit"]
-        from .commands import custom_commands
+        from .custom_commands import custom_commands
 
         return [*COMMANDS, "quit", *custom_commands(cwd)]
 
