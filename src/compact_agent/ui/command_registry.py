@@ -47,6 +47,13 @@ def is_command(shown: str) -> bool:
     return shown[:1] == "/" and "/" not in (shown[1:].split(None, 1) or [""])[0]
 
 
+def bare_exit(shown: str) -> bool:
+    """Whether a line typed at the prompt is `exit` or `quit` alone (any case, spaces around it),
+    as a newcomer types to leave: the REPL leaves as for /exit, where it was sent to the model and
+    cost a request. `exit the loop early` is a message."""
+    return shown.strip().lower() in ("exit", "quit")
+
+
 def command(name: str, help: str, *, takes_args: bool = True) -> Callable[[Handler], Handler]:
     def deco(fn: Handler) -> Handler:
         COMMANDS[name] = Command(name, help, fn, takes_args)

@@ -27,7 +27,7 @@ from ..agent.safety.permissions import AskFn
 from ..error_text import GO_ON, describe_error
 from . import render
 from .approval import make_ask, nothing, question_lines, yes_no
-from .command_registry import COMMANDS, ExitRepl, is_command, running
+from .command_registry import COMMANDS, ExitRepl, bare_exit, is_command, running
 from .goodbye import resume_hint
 from .interrupt_keys import InterruptKeys
 from .pastes import Pastes, as_sent
@@ -138,6 +138,7 @@ class Repl:
         last_ctrl_c = float("-inf")
         while True:
             queued = self.keys.take_queued() if self.keys is not None and first_message is None else None
+            given = first_message is not None  # on the command line: a message, whatever it says
             if first_message is not None or queued is not None:
                 # The message given on the command line, or a line typed ahead with Enter during the
                 # turn, shown as the prompt would have shown it (a paste in it as its placeholder).
@@ -164,6 +165,8 @@ class Repl:
                     continue
                 except EOFError:
                     break
+            if not given and bare_exit(shown):  # `exit` or `quit` alone, as at a shell: /exit
+                line = shown = "/exit"
             if line.strip() and not is_command(shown):
                 keep_typed(self, "\n\n".join([*self.pending, as_sent(line)]))
             waited = self.session is None
