@@ -19,57 +19,15 @@ from .command_registry import (
     EXIT_ALIASES,
     CommandError,
     ExitRepl,
-    built_in_names,
     close_command,
     command,
     current_repl,
 )
 from .custom_commands import (
-    CUSTOM_DIRS,
     custom_command,
     custom_commands,
-    described,
     run_custom,
 )
-
-ORDER = ("help", "status", "context", "cost", "compact", "history", "expand", "rewind", "plan", "memory", "notes",
-         "model", "init", "permissions", "config", "mcp", "diff", "resume", "clear", "exit")
-
-
-@command("help", "list commands", takes_args=False)
-async def _help(s: AgentSession, args: str, c: Console) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    t = Table.grid(padding=(0, 2))
-    t.add_column(no_wrap=True)
-    t.add_column()
-    names = sorted(COMMANDS, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
-    for name in names:
-        cmd = COMMANDS[name]
-        t.add_row(Text(f"/{name}" + (" (/quit, /q)" if name == "exit" else "")), Text(cmd.help))
-    for name, path in custom_commands(s.cwd).items():
-        about = described(path)
-        where = f"custom: {path.relative_to(s.cwd)}"
-        t.add_row(Text(f"/{name}"), Text(f"{about} ({where})" if about else where))
-    for path in built_in_names(s.cwd, CUSTOM_DIRS):  # a Claude Code project's plan.md: never run, unsaid
-        t.add_row(Text(""), Text(f"{path.relative_to(s.cwd)} is not run: /{path.stem} is a built-in command "
-                                 "(rename the file to use it)", style="yellow"))
-    c.print(t)
-    c.print("@path in a message attaches that file (@\"a b.txt\" or @a\\ b.txt for a path with spaces; Tab "
-            "completes paths and commands); !cmd runs a shell command and adds its output to your next message.",
-            soft_wrap=False, markup=False, highlight=False)
-    c.print("A line \"compacted (auto, full): …\" says what started a compaction (auto: the context reached its "
-            "threshold; manual: /compact; reactive: the provider refused a request as too long) and what now "
-            "stands for the older messages: full, a summary the model wrote; a record of the steps written by the "
-            "program, without a model; the session notes; partial_from / partial_up_to, /compact --from / --up-to. "
-            "Its sizes, before → after, are of the whole request, the system prompt and tools included, as /context "
-            "counts them; the conversation as it was is archived in a file the line under it names.",
-            soft_wrap=False, markup=False, highlight=False)
-    c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
-            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits (Ctrl-D during a turn or a command: "
-            "once it is over). Ctrl-O shows the last turn's tool "
-            "output in full (/expand); Ctrl-R searches what you typed before.", soft_wrap=False)
 
 
 @command("status", "model, session, context used / threshold / window", takes_args=False)
@@ -301,7 +259,15 @@ async def run_command(s: AgentSession, line: str, c: Console) -> None:
     await cmd.handler(s, args.strip(), c)
 
 
-# /compact lives in compact_command.py, /context, /cost and /plan in session_views.py, /model in
+# /help lives in help_command.py, /compact in compact_command.py, /context, /cost and /plan in session_views.py, /model in
 # model_command.py, /init, /permissions, /config, /mcp, /diff and /resume in more_commands.py, /expand
 # in expand.py, /rewind in rewind_command.py; each registers itself in COMMANDS (command_registry.py).
-from . import compact_command, expand, model_command, more_commands, rewind_command, session_views  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    compact_command,
+    expand,
+    help_command,
+    model_command,
+    more_commands,
+    rewind_command,
+    session_views,
+)

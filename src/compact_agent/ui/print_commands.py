@@ -1,13 +1,20 @@
 """Which print-mode prompts are slash commands: `-p "/compact"` runs a known command as the REPL
 would (`slash_command`), a project's custom command is a prompt made from its file (`custom`), and
 a command of the REPL's own session or a word that names none is refused before anything is sent
-(`refusal`). print_mode.py runs what these find."""
+(`refusal`). print_mode.py runs what these find, a command through `run`: `/help` lists what
+print mode takes (help_command.print_help), not the REPL's commands and keys."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .command_registry import EXIT_ALIASES
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..agent.run.runner import AgentSession
 
 #: Commands about the REPL's own session: one print-mode run has nothing for them to do.
 REPL_ONLY = {"exit": "-p runs one turn and ends", "clear": "-p without -c or -r starts a new session",
@@ -63,3 +70,15 @@ def refusal(prompt: str, cwd: Path) -> str | None:
         return f"unknown command /{name}; did you mean /{close}? (nothing was sent)"
     return (f"unknown command /{name}; /help lists them (nothing was sent; a question about a path: write "
             f"./{name} or put a word first)")
+
+
+async def run(s: AgentSession, line: str, c: Console) -> None:
+    """Run a slash command line (`slash_command`'s) as print mode runs it: `/help` alone lists what
+    print mode takes; every other line runs as in the REPL (commands.run_command)."""
+    from .commands import run_command
+    from .help_command import print_help
+
+    if line.strip() == "/help":
+        print_help(s, c)
+        return
+    await run_command(s, line, c)

@@ -353,7 +353,6 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
     from ..error_notes import note_model
     from ..error_text import describe_error
     from .command_registry import CommandError
-    from .commands import run_command
     from .plain_console import PlainConsole
     from .render import SafeConsole
     from .trimmed_lines import trimmed
@@ -368,7 +367,7 @@ async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
                    soft_wrap=False, width=width)
     usage, compactions = replace(session.usage), len(session.cm.compactions)  # what the command adds (/init, /compact)
     try:  # the caller closes the session
-        await run_command(session, line, console)
+        await print_commands.run(session, line, console)  # /help: what print mode takes
     except (CommandError, UsageError) as e:  # UsageError: a value it was given that cannot work (--window 2k)
         return _failed(run, str(e), session, code=2)
     except Exception as e:  # noqa: BLE001
