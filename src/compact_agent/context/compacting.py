@@ -75,6 +75,8 @@ class CompactingState(ManagerState):
         level = self.thrash_level(trigger)
         self.compactor.escalation = level
         self.compactor.ratio = self.calibration.ratio
+        # Whether it shrinks the request is judged on what the request sends, as /context counts it.
+        self.compactor.sent_size = lambda kept: self.measure(shaping.preview(self, list(kept)).messages)
         if self.memory is not None and not instructions:
             result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
                                                    archive=archive)
@@ -117,7 +119,8 @@ class CompactingState(ManagerState):
         history (contract.py), and count them in its size: measured without them, `tokens_after`
         fell short by the prompts, and a compaction they left no smaller (a `system_prompt=` that
         fills the window) went ahead, rewrote the user's prompt into a record, and the request was
-        refused anyway. Raises `NotSmaller` for that one, as the compactor does."""
+        refused anyway. `_count_as_sent` refuses that one (`NotSmaller`), measured as the next
+        request sends it, prompts included."""
         kept = keep_system_prompts(messages, result.messages)
         if kept is result.messages or self.compactor is None:
             result.messages = kept
@@ -129,10 +132,6 @@ class CompactingState(ManagerState):
         parts = result.event.detail.get("parts")
         if isinstance(parts, dict):
             parts["verbatim"] = parts.get("verbatim", 0) + added
-        if result.tokens_after >= result.tokens_before:
-            raise NotSmaller(f"compaction would not shrink the context ({result.tokens_before:,} → "
-                             f"{result.tokens_after:,} tokens)", before=result.tokens_before,
-                             after=result.tokens_after, parts=parts if isinstance(parts, dict) else None)
 
     def _count_as_sent(self, result: CompactionResult) -> None:
         """Count the history a compaction made as the next request sends it, shaped by the view

@@ -234,6 +234,13 @@ class Compactor(Keeper):
             self.escalation, self._plan = level, kept  # the answer the schedule priced, as it was
         floor, plan = min(floors, key=lambda f: f[0])
         verbatim = self.scaled(tokens.estimate(plan.history[plan.cut:]))
+        if self.sent_size is not None and plan.cut < len(plan.history):
+            # The request sends the tail as the view layers shape it: a long result there as its preview.
+            sent = self.sent_size(plan.history[plan.cut:]) - self.scaled(overhead)
+            if sent < verbatim:
+                floor, verbatim = floor - (verbatim - sent), sent
+                if floor < before:
+                    return None
         parts = {"summary": floor - verbatim - self.scaled(overhead), "files": 0, "file_paths": [], "other": 0,
                  "verbatim": verbatim, "verbatim_messages": len(plan.history) - plan.cut, "fixed": self.scaled(overhead)}
         return NotSmaller(f"compaction would not shrink the context ({before:,} → at least {floor:,} tokens)",
@@ -330,14 +337,15 @@ class Compactor(Keeper):
         self.escalation = 0
         new = join(keep_head, [head_msg], restored, tail)
         after = self.scaled(tokens.estimate(new) + overhead)
+        sent = after if self.sent_size is None else self.sent_size(new)  # what the next request sends
         # What the new history is made of, for a person deciding on it (a preview, a refusal).
         parts = {"summary": self.scaled(tokens.estimate([head_msg])), "files": self.scaled(tokens.estimate(files_back)),
                  "file_paths": [str(p) for p in paths], "other": self.scaled(tokens.estimate(others)),
                  "verbatim": self.scaled(tokens.estimate([*keep_head, *tail])),
                  "verbatim_messages": len(keep_head) + len(tail), "fixed": self.scaled(overhead)}
-        if after >= before:
-            raise NotSmaller(f"compaction would not shrink the context ({before:,} → {after:,} tokens)",
-                             before=before, after=after, parts=parts)
+        if sent >= before:
+            raise NotSmaller(f"compaction would not shrink the context ({before:,} → {sent:,} tokens)",
+                             before=before, after=sent, parts=parts)
         calls, results = rounds.unpaired(new)
         calls -= rounds.unpaired(messages)[0]  # calls the history itself still waits on (deferred tools)
         if calls or results:

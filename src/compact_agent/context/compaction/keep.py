@@ -155,6 +155,10 @@ class Keeper:
     # Whether the model goes back to the files it changed (reuse.py): when not, a compaction does
     # not re-read them. None: it always does.
     returns_to_changed: Callable[[], bool] | None = None
+    # The size of a request of these messages as the view layers would send it (a long result as
+    # its preview), the fixed prompt included: whether a compaction shrinks the request is judged
+    # on it. None: on the history as saved.
+    sent_size: Callable[[Sequence[ModelMessage]], int] | None = None
     # The caller's own tools that write the file their path argument names, in lower case
     # (`CompactionSettings.file_tools`): the compaction message lists those files as changed too.
     file_tools: tuple[str, ...] = ()
