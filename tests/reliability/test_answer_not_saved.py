@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from compact_agent import crashpoints
-from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, user_messages
+from compact_agent.agent.run.unfinished import NOT_SAVED
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text, user_messages
 
 from .common import cli, session
 from .harness import Zygote
@@ -50,6 +51,7 @@ async def test_an_answer_that_could_not_be_saved_is_shown_and_said(tmp_path: Pat
                    env={"COMPACT_AGENT_CRASH_AT": "append.partial:3:enospc"}, zygote=zygote)
         again = cli(home, cwd, *args(server, "third"), zygote=zygote)
         sent = user_messages(server.requests[-1])
+        said = [message_text(m) for m in server.requests[-1].messages if m["role"] == "assistant"]
     assert full.code == 1, full.stderr
     if fmt == "text":
         assert full.stdout == "ANSWER to second\n"
@@ -66,6 +68,8 @@ async def test_an_answer_that_could_not_be_saved_is_shown_and_said(tmp_path: Pat
             "then): your message is in the conversation, unanswered") in warning, warning
     assert "had not reached the model" not in warning and "got no answer" not in warning
     assert [m["content"] for m in sent] == ["remember PELICAN", "second", "third"]
+    # the model is told it answered `second` and its answer is not in the history, not that no answer came
+    assert said == ["ANSWER to remember PELICAN", NOT_SAVED], said
 
 
 async def test_a_disk_that_stays_full_leaves_no_mark_and_the_next_run_says_no_more_than_it_knows(

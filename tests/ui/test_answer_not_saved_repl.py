@@ -42,3 +42,32 @@ async def test_an_answer_the_repl_could_not_save_is_kept_and_saved_with_the_next
 
     resumed = await drive(tmp_path, answer, ["more\r"], continue_last=True)
     assert "warning" not in resumed.out and "no answer" not in resumed.out, resumed.out
+
+
+async def test_a_session_resumed_after_an_answer_it_could_not_save_says_it_was_answered(tmp_path: Path) -> None:
+    """The REPL left after the failed save, before another message: the file ends at `hello` and
+    marks its answer as received but not saved. The resume view said '(no answer: the turn was
+    interrupted, hit its request limit, or failed)', and the next request closed that turn for the
+    model with '[compact-agent: this turn ended before an answer …]': both false, the model had
+    answered and the user had read it."""
+    crashpoints.configure("append.partial:3:enospc")
+    try:
+        await drive(tmp_path, answer, ["hello\r"])
+    finally:
+        crashpoints.configure("")
+    resumed = await drive(tmp_path, answer, ["more\r"], continue_last=True)
+    lines = [line.strip() for line in resumed.out.splitlines()]
+    at = lines.index("› hello")
+    assert lines[at + 1] == NOT_SAVED, resumed.out
+    assert "no answer" not in resumed.out and "interrupted" not in resumed.out, resumed.out
+    sent = [(m["role"], message_text(m)) for m in resumed.server.requests[-1].messages if m["role"] != "system"]
+    assert sent == [("user", "hello"), ("assistant", CLOSE), ("user", "more")], sent
+
+    again = await drive(tmp_path, answer, ["/history\r"], continue_last=True)
+    assert "no answer" not in again.out and "interrupted" not in again.out, again.out
+    assert "not saved" in again.out and "ANSWER to more" in again.out, again.out
+
+
+NOT_SAVED = "(answered, but the answer could not be saved: it was shown then, and is not in the conversation)"
+CLOSE = ("[compact-agent: this message was answered and the user read the answer, but it could not be saved, so "
+         "it is not in this history]")

@@ -76,6 +76,9 @@ class Loaded:
     #: Lines that are no entry (torn, garbled, over the size cap): what a run holding the session
     #: sets aside (unreadable.py).
     unreadable: int = 0
+    #: The history ends at the user's message whose answer the model gave and a run could not save
+    #: (last_run.ANSWER_NOT_SAVED): the user read it, the history lacks it.
+    answer_not_saved: bool = False
 
 
 def from_the_model(metadata: Any) -> bool:

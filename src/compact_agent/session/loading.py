@@ -123,4 +123,4 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, answer_lost=False, at_work=False,
                                      stopped=False, limit=0, ended_by="", unfinished=[])
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
-                  found.notes(), found.bad)
+                  found.notes(), found.bad, found.answer_lost)

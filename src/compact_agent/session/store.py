@@ -99,6 +99,7 @@ class SessionStore:
         self._options: dict[str, Any] | None = None
         self._until_reply = False
         self._loaded: list[ModelMessage] | None = None  # the latest load's messages, until this run writes some
+        self._unsaved: ModelMessage | None = None  # the message the latest load found answered, its answer not saved
         #: Told of each rewrite once it is on disk (its boundary, the new history): the checkpoints follow it.
         self.on_rewrite: Callable[[dict[str, Any], Sequence[ModelMessage]], None] | None = None
 
@@ -364,7 +365,13 @@ class SessionStore:
         self._told = len(self.set_aside)
         loaded.warnings += notes
         self._loaded = list(loaded.messages)
+        self._unsaved = loaded.messages[-1] if loaded.answer_not_saved and loaded.messages else None
         return loaded
+
+    def answer_not_saved(self, messages: Sequence[ModelMessage]) -> bool:
+        """Whether `messages` end at the user's message the file marks as answered by the model, the
+        answer not saved (a full disk: last_run.ANSWER_NOT_SAVED), as the latest load found it."""
+        return bool(messages) and self._unsaved is not None and messages[-1] == self._unsaved
 
     def load_messages(self) -> list[ModelMessage]:
         """The history as saved: asked by a context manager not yet told what the file holds (a

@@ -17,7 +17,7 @@ from pydantic_ai.messages import (
 )
 
 from ..agent.run.stream_events import call_args, result_summary, shown_result
-from ..agent.run.unfinished import CUT, STOPPED
+from ..agent.run.unfinished import CUT, STOPPED, closes_unsaved
 from ..context.compaction.summary import is_summary, is_synthetic_text
 from ..context.refit import INPUT_CUT
 from ..session.store import Boundary, SessionStore, load_session_file
@@ -40,6 +40,9 @@ def _clip(text: str) -> str:
 #: (agent/run/unfinished.py): live, the REPL said `interrupted` or why the request failed; the
 #: close is the program's, not the model's, and is not shown as an answer.
 NO_ANSWER = "(no answer: the turn was interrupted, hit its request limit, or failed)"
+#: … and under the prompt of a turn the model answered whose answer could not be saved (a full disk:
+#: agent/run/unsaved_answer.py): the user read it then; the conversation does not hold it.
+ANSWER_NOT_SAVED = "(answered, but the answer could not be saved: it was shown then, and is not in the conversation)"
 #: Under the answer of a turn the program closed after the model's text (a tool call's request cut short).
 ENDED = "(the turn ended here: it was interrupted, hit its request limit, or failed)"
 #: The row of a read of the program's own (toolset.mention_messages), by its kind: not the model's call.
@@ -50,13 +53,15 @@ CUT_OFF = "(the reply was cut off here; this answer is incomplete)"
 STOPPED_HERE = "(you stopped this reply here; it is incomplete)"
 
 
-def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
+def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False) -> list[tuple[str, str, str]]:
     """(prompt as typed, the answer's text, a status line) for every user prompt, oldest first. The
     status says what the program noted of the turn: closed without an answer, or a reply cut off.
     A history that ends at the prompt itself (its turn stopped, failed or killed, and not closed
     yet: the next message closes it) has no answer either: its prompt showed with nothing under it,
     as if it were the prompt waiting for input; nor has one that ends at the results of the model's
-    tool calls (stopped at work), whose words before the calls showed as if they were its answer."""
+    tool calls (stopped at work), whose words before the calls showed as if they were its answer.
+    `not_saved`: the history ends at a prompt the model answered, the answer not saved (the file's
+    mark: SessionStore.answer_not_saved); it and the close that follows such a prompt say so."""
     pairs: list[tuple[str, str, str]] = []
     for i, m in enumerate(messages):
         last = i == len(messages) - 1
@@ -67,13 +72,15 @@ def _exchanges(messages: Sequence[ModelMessage]) -> list[tuple[str, str, str]]:
         elif isinstance(m, ModelRequest):
             prompts = [p for p in _typed(m) if isinstance(p, str)]
             if prompts:
-                pairs.append((as_typed(prompts[-1]), "", NO_ANSWER if last else ""))
+                pairs.append((as_typed(prompts[-1]), "", (ANSWER_NOT_SAVED if not_saved else NO_ANSWER) if last else ""))
             elif last and pairs and _results(m) and _calls(messages[i - 1]):  # stopped at work: no answer to them
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], ENDED if pairs[-1][1] else NO_ANSWER)
         elif isinstance(m, ModelResponse) and pairs:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
             ours = _synthetic(m)
-            if ours == "unanswered":
+            if ours == "unanswered" and closes_unsaved(m):
+                pairs[-1] = (pairs[-1][0], pairs[-1][1], ANSWER_NOT_SAVED)
+            elif ours == "unanswered":
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], ENDED if pairs[-1][1] else NO_ANSWER)
             elif text:
                 body, note = cut_off(text) if ours == "cut" else (text, "")
@@ -137,18 +144,18 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
 
 
 def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: int = 3,
-                        shown: Callable[[str], str] | None = None) -> None:
+                        shown: Callable[[str], str] | None = None, not_saved: bool = False) -> None:
     """The last `n` exchanges of a resumed session (`-c`, `/resume`) as they looked when they were
     live: the prompt as it was shown when sent, by `shown` (a paste as its `[pasted 26 lines]`:
     sent_record.shown_as), else as typed (its first rows when long: prompt_excerpt.py), the answer's
     markdown rendered after its `⏺` by the very code that draws a live answer (turn_view.py). They
     were a one-line clip of the raw markdown (`**`, fences and all). A turn the program closed
     without an answer is a dim line under its prompt (`NO_ANSWER`), not an answer: it showed as
-    `⏺ [compact-agent: this turn ended before an answer …]`."""
+    `⏺ [compact-agent: this turn ended before an answer …]`. `not_saved`: as `_exchanges` takes it."""
     from .prompt_excerpt import print_prompt
     from .turn_view import TurnView
 
-    pairs = _exchanges(messages)
+    pairs = _exchanges(messages, not_saved)
     if len(pairs) > n:
         console.print(f"… {plural(len(pairs) - n, 'earlier exchange')}", style="dim")
     for prompt, answer, status in pairs[-n:]:
@@ -178,7 +185,8 @@ def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[M
         console.print(f"warning: {w}", style="yellow", markup=False, highlight=False)
     for n in notes:
         console.print(n, style="dim", markup=False, highlight=False)
-    show_last_exchanges(console, messages, shown=shown_as(store.root, store.session_id) if store else None)
+    show_last_exchanges(console, messages, shown=shown_as(store.root, store.session_id) if store else None,
+                        not_saved=store is not None and store.answer_not_saved(messages))
 
 
 def all_boundaries(store: SessionStore) -> list[Boundary]:
@@ -276,6 +284,8 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> 
 
     if isinstance(m, ModelResponse):
         kind = _synthetic(m)
+        if kind == "unanswered" and closes_unsaved(m):  # the model's answer came, and could not be saved
+            return [("not saved", ANSWER_NOT_SAVED.strip("()"))]
         if kind == "unanswered":  # the program's close of a turn, not the model's words (_exchanges)
             return [("no answer", NO_ANSWER.strip("()").removeprefix("no answer: "))]  # said once, as its row's name
         if kind in READ_BY_US:  # an @file or a file a compaction put back: no call of the model's

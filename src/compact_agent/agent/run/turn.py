@@ -164,13 +164,14 @@ def mentions(s: TurnSession, typed: str) -> list[ModelMessage]:
 
 def _close_unanswered(s: TurnSession) -> None:
     """End a history that stops at a request (a turn interrupted, failed or killed before the
-    answer) with a marked answer saying so, saved like any message.
+    answer, or one whose answer came and could not be saved) with a marked answer saying so, saved
+    like any message.
 
     pydantic-ai merges a new prompt into a trailing request: the saved copy of that request
     would never get the new prompt (appends go by position), and every position after it would
     shift under the checkpoints `/rewind` uses. A closed history keeps positions stable.
     """
-    closing = unanswered_close(s.messages)
+    closing = unanswered_close(s.messages, not_saved=s.store.answer_not_saved(s.messages))
     if closing is None:
         return
     s.cm.persist([*s.messages, closing])

@@ -21,16 +21,31 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 
 UNANSWERED = ("[compact-agent: this turn ended before an answer (interrupted, stopped at its limit of model "
               "requests, or the request failed)]")
+#: The close of a turn the model did answer, whose answer a run received, showed and could not save
+#: (a full disk: unsaved_answer.py): the model is told what happened, not that no answer came.
+NOT_SAVED = ("[compact-agent: this message was answered and the user read the answer, but it could not be saved, "
+             "so it is not in this history]")
 CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
 #: The same for a reply the user stopped (Esc, Ctrl-C) while it was being written: they read it.
 STOPPED = "[compact-agent: the user stopped this reply here; this answer is incomplete]"
 
 
-def unanswered_close(messages: Sequence[ModelMessage]) -> ModelResponse | None:
-    """The answer that closes a history ending at a request; None when it needs none."""
+def unanswered_close(messages: Sequence[ModelMessage], not_saved: bool = False) -> ModelResponse | None:
+    """The answer that closes a history ending at a request; None when it needs none. `not_saved`:
+    the model answered that request, and the answer could not be saved (the session file's mark):
+    the close says so (`NOT_SAVED`), and is marked as such (`closes_unsaved`)."""
     if not messages or not isinstance(messages[-1], ModelRequest):
         return None
+    if not_saved:
+        return ModelResponse(parts=[TextPart(NOT_SAVED)],
+                             metadata={"compact_agent": {"synthetic": "unanswered", "answer": "not_saved"}})
     return ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})
+
+
+def closes_unsaved(m: ModelMessage) -> bool:
+    """Whether `m` is the close of a turn whose answer came and could not be saved (`NOT_SAVED`)."""
+    ours = m.metadata.get("compact_agent") if isinstance(m, ModelResponse) and isinstance(m.metadata, dict) else None
+    return isinstance(ours, dict) and ours.get("answer") == "not_saved"
 
 
 def cut_reply(messages: Sequence[ModelMessage], partial: list[str], mark: str = CUT) -> ModelResponse | None:
