@@ -430,7 +430,7 @@ def test_model_without_a_name_in_print_mode_sets_the_window(cli):
         res = cli("-p", "/model --window 64000", *fake(server))
         extra = cli("-p", "/model a b c", *fake(server))
         assert server.requests == []
-    assert res.code == 0 and "model fake-model → fake-model · window 64,000" in res.stdout, res.stderr
+    assert res.code == 0 and "window 32,768 → 64,000 · model fake-model, as it was" in res.stdout, res.stderr
     assert "list index" not in res.stdout + res.stderr
     assert extra.code == 2 and "not understood: b c" in extra.stderr  # bad usage, as a bad flag
 

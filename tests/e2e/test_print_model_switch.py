@@ -39,7 +39,7 @@ def test_a_model_switch_in_print_mode_is_for_that_run_only_and_says_so(cli):
     assert "model fake-model → other-model · window 16,000" in switched.stdout, switched.stdout
     assert (f"for this run only: the session does not remember a switch made with -p (to go on with it: "
             f"compact-agent -r {path.stem} --model other-model)\n") in switched.stdout, switched.stdout
-    assert "model fake-model → fake-model · window 20,000" in wider.stdout, wider.stdout
+    assert "window 16,000 → 20,000 · model fake-model, as it was" in wider.stdout, wider.stdout
     assert f"compact-agent -r {path.stem} --model fake-model --context-window 20000)" in wider.stdout
     assert len(server.requests) == 1  # a switch sends nothing
 

@@ -36,9 +36,9 @@ def clean(out: str) -> None:
 async def test_model_without_a_name_changes_the_window_of_the_model_in_use(tmp_path):
     run = await drive(tmp_path, answer, ["/model --window 64000\r", "/status\r", "/model --window=80,000\r"])
     clean(run.out)
-    assert "model fake-model → fake-model · window 64,000" in run.out
+    assert "window 32,768 → 64,000 · model fake-model, as it was" in run.out
     assert "/ window 64,000 tokens" in run.out  # /status: the session runs with it
-    assert "model fake-model → fake-model · window 80,000" in run.out
+    assert "window 64,000 → 80,000 · model fake-model, as it was" in run.out
 
 
 async def test_model_without_a_name_has_the_checks_and_compacts_first(tmp_path):
@@ -55,7 +55,7 @@ async def test_model_without_a_name_has_the_checks_and_compacts_first(tmp_path):
             out = await show(s, f"/model --window {window}")
             clean(out)
             assert "compacted first:" in out, out
-            assert f"model fake-model → fake-model · window {window:,}" in out
+            assert f"window 32,768 → {window:,} · model fake-model, as it was" in out
             assert s.cm.limits.window == window and s.info.name == "fake-model"
             assert s.context_tokens() < s.cm.limits.threshold
         finally:

@@ -112,7 +112,7 @@ async def test_options_a_session_remembers_that_cannot_be_used_are_said_and_it_g
 async def test_a_model_switch_is_remembered_by_the_session_and_by_one_clear_starts_next(tmp_path, server):
     run = await drive(tmp_path, answer, ["hello\r", "/model fake-model --window 20k\r", "/clear\r", "hi\r"],
                       server=server)
-    assert "model fake-model → fake-model · window 20,000" in run.out, run.out
+    assert "window 32,768 → 20,000 · model fake-model, as it was" in run.out, run.out
     files = sorted((tmp_path / "home" / "projects").glob("*/*.jsonl"))
     assert len(files) == 2
     for path in files:

@@ -106,6 +106,7 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
     for note in (unread, routing):
         if note:
             c.print(f"note: {note}", style="yellow", markup=False, highlight=False)
+    before = s.cm.limits.window  # what `/model --window N` changes, said as a change
     if (sw := await _waited(work, c, switch_model(s, name, window, remember=in_repl), f"switching to {name}")) is None:
         return
     if in_repl and work is not None:  # what a session `/clear` starts next runs with: said here, as a task's
@@ -114,7 +115,8 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         remembered.switched(s.store.options())
     if sw.compaction is not None:
         c.print(f"compacted first: {sw.compaction.tokens_before:,} → {sw.compaction.tokens_after:,} tokens")
-    c.print(f"model {sw.old} → {sw.new} · window {sw.window:,} · auto-compaction at {sw.threshold:,}")
+    c.print(f"{switched(sw.old, sw.new, before, sw.window)} · auto-compaction at {sw.threshold:,}", markup=False,
+            highlight=False)
     if not in_repl:
         c.print(not_remembered(s, sw.new, window), soft_wrap=True)  # a command line to copy: whole
 
@@ -132,6 +134,16 @@ async def _waited(work: WorkKeys | None, c: Console, coro: Coroutine[Any, Any, T
     if done is None:
         c.print("not switched; nothing was changed", markup=False, highlight=False)
     return done
+
+
+def switched(old: str, new: str, before: int, window: int) -> str:
+    """What a switch changed: the model (`model a → b · window N`), or, the model staying, its
+    window (`/model --window 9k` said `model fake-model → fake-model`), or nothing."""
+    if old != new:
+        return f"model {old} → {new} · window {window:,}"
+    if before != window:
+        return f"window {before:,} → {window:,} · model {new}, as it was"
+    return f"model {new} and window {window:,}, as they were"
 
 
 def where_names_go(base_url: str | None) -> str:
