@@ -115,7 +115,8 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
         await _edit(every[int(want) - 1], c)
         return
     if want:
-        raise CommandError(f"usage: /memory [N], N from 1 to {len(every)} (the files /memory lists)")
+        raise CommandError(f"usage: /memory [N], N from 1 to {len(every)} (the files /memory lists)" if len(every) > 1
+                           else "usage: /memory [1]: there is only one instruction file (/memory lists it)")
     if paths:
         c.print("instruction files, in the order they go into the system prompt (the later one wins):")
     else:
