@@ -70,7 +70,7 @@ def split_query(argv: list[str], group: Any) -> list[str]:
             continue
         if query is None and a in getattr(group, "commands", {}):
             if version:  # `--version config`: the version, or the command?
-                raise _version_alone(argv[i:], group, argv)
+                raise _version_alone(argv[i:], group, argv, prompt=False)
             return out + argv[i:]
         if query is None and a == "help" and i == len(argv) - 1:
             return [*out, "--help"]  # `compact-agent help` is help, not a first message
@@ -106,7 +106,13 @@ def _asks_version(arg: str, takes: set[str], flags: set[str]) -> bool:
     return "v" in arg[1:]
 
 
-def _version_alone(words: list[str], group: Any, argv: list[str]) -> OneLineUsage:
+def _version_alone(words: list[str], group: Any, argv: list[str], prompt: bool = True) -> OneLineUsage:
+    """`--version` with a word beside it. With -p the word is the prompt, not an argument of
+    --version's: `-p hi --version` said `--version takes no arguments, not 'hi'`. `prompt`: False
+    for a command's name (`--version config`)."""
     printing = print_mode(group, argv)
+    if printing and prompt:
+        return OneLineUsage(f"--version is not used with a prompt: {in_quotes(' '.join(words))} is -p's prompt "
+                            "(compact-agent --version alone prints the version)", wants_json(group, argv))
     return OneLineUsage(f"--version takes no arguments, not {in_quotes(' '.join(words))} (see compact-agent --help)",
                         printing and wants_json(group, argv))
