@@ -138,7 +138,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     )
 
     from .agent.run.retry import is_timeout
-    from .agent.run.unsaved_answer import SHOWN, AnswerNotSaved, not_saved_line
+    from .agent.run.unsaved_answer import SHOWN, AnswerNotSaved, CallsNotSaved, not_saved_line
     from .context import HistoryNotSaved, WindowTooSmallError
     from .context.plumbing.refusal import LARGER
     from .deadline import StreamCut
@@ -169,6 +169,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
             "a smaller tool_result_preview_chars under [compaction] in the config file")
     if isinstance(e, AnswerNotSaved):  # the REPL (no kept_hint) streamed it; print mode says its own (print_unsaved.py)
         return not_saved_line(_describe_error(e.error), SHOWN if kept_hint is None else "")
+    if isinstance(e, CallsNotSaved):  # the REPL (no kept_hint) keeps them; -p's --continue goes on without them
+        return e.line(_describe_error(e.error), kept=kept_hint is None)
     if isinstance(e, HistoryNotSaved):  # the library's words are of a store: the session's here
         if e.step == "append":  # the session file's own words name the file and say what is intact
             why = first_line(e.cause)

@@ -86,3 +86,34 @@ async def test_a_disk_that_stays_full_leaves_no_mark_and_the_next_run_says_no_mo
     assert full.stderr_lines()[-1].endswith(RECEIVED), full.stderr
     warning = " ".join(again.stderr.split())
     assert "1 message you typed got no answer saved before the last run ended" in warning, warning
+
+
+def work(req: ChatRequest) -> Reply:
+    """`go` makes the model write a file and run a command; their results in, it answers."""
+    if req.last_user_text() == "go" and not any(m["role"] == "tool" for m in req.messages):
+        return Reply.tools([("write_file", {"path": "notes.txt", "content": "KIWI"}), ("bash", {"command": "echo RAN"})])
+    return answer(req)
+
+
+async def test_tool_calls_whose_results_could_not_be_saved_are_named_in_the_line(tmp_path: Path,
+                                                                                 zygote: Zygote) -> None:
+    """The disk fills as the save before the tools' results go out is made (`-p` appends the typed
+    prompt, the request, then the calls and their results): the line said only that the session
+    file could not be written, and `-c` went on from the message as if nothing had run. The calls
+    ran (the file is written): the line names them and says that they and their results are not saved."""
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    with FakeOpenAIServer(work) as server:
+        s = session(home, cwd, server, api_key="k")
+        await s.run_turn("remember PELICAN")
+        await s.aclose()
+        full = cli(home, cwd, *args(server, "go"), env={"COMPACT_AGENT_CRASH_AT": "append.partial:3:enospc"},
+                   zygote=zygote)
+        requests = len(server.requests)
+    assert full.code == 1 and (cwd / "notes.txt").read_text() == "KIWI", full.stderr
+    assert requests == 2, requests  # the tools' results were not sent: the store does not hold them
+    [line] = full.stderr_lines()
+    assert line.startswith("compact-agent: could not write the session file "), line
+    assert line.endswith("; what was saved before is intact; the model made 2 tool calls (write_file, bash), and they "
+                         "and their results are not saved: --continue goes on from your message, and the model will "
+                         "not know what they did"), line
+    assert "Traceback" not in full.stderr and "Error" not in full.stderr and "[Errno" not in full.stderr

@@ -71,3 +71,31 @@ async def test_a_session_resumed_after_an_answer_it_could_not_save_says_it_was_a
 NOT_SAVED = "(answered, but the answer could not be saved: it was shown then, and is not in the conversation)"
 CLOSE = ("[compact-agent: this message was answered and the user read the answer, but it could not be saved, so "
          "it is not in this history]")
+
+
+async def test_tool_calls_the_repl_could_not_save_are_kept_and_said(tmp_path: Path) -> None:
+    """The disk fills as the save before the tools' results go out is made: the REPL went on from
+    the file, which ends at the user's message, and its line did not say that the model's calls had
+    run. They are kept in the conversation, the line says so, and the next message saves them."""
+    def work(req: ChatRequest) -> Reply:
+        if req.last_user_text() == "go" and not any(m["role"] == "tool" for m in req.messages):
+            return Reply.tools([("bash", {"command": "echo RAN"})])
+        return answer(req)
+
+    crashpoints.configure("append.partial:3:enospc")
+    try:
+        run = await drive(tmp_path, work, ["go\r", "again\r"], permission_mode="yes")
+    finally:
+        crashpoints.configure("")
+    out = " ".join(run.out.split())
+    assert ("what was saved before is intact; the model made 1 tool call (bash), and it and its result are not saved: "
+            "they are kept in the conversation, and your next message saves them with it if the disk has room by "
+            "then") in out, out
+    assert "RAN" in out and "declined" not in out, out
+    assert "Traceback" not in out and "Error" not in out
+    sent = [m["role"] for m in run.server.requests[-1].messages if m["role"] != "system"]
+    assert sent == ["user", "assistant", "tool", "assistant", "user"], sent  # the close of `go`, then `again`
+    [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
+    kinds = [type(m).__name__ for m in load_session_file(path).messages]
+    assert kinds == ["ModelRequest", "ModelResponse", "ModelRequest", "ModelResponse", "ModelRequest",
+                     "ModelResponse"], kinds

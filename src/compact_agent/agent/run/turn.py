@@ -237,6 +237,8 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     except HistoryNotSaved as e:  # at the run's end, the answer received: kept and shown (unsaved_answer.py)
         if (kept := unsaved_answer.keep(s, e)) is not None:
             raise kept from e
+        if (calls := unsaved_answer.keep_calls(s, e)) is not None:  # …or before a request, after tools ran
+            raise calls from e
         _recover(s)
         _save_cut(s, partial)
         raise

@@ -8,6 +8,11 @@ conversation as it went (the next turn's save writes what the file lacks, when t
 then), marks the file where it stops, when even that small line can be written, so the next load
 says what happened (`last_run.ANSWER_NOT_SAVED`), and raises `AnswerNotSaved` with the answer's text
 for the REPL and print mode to show with one line that says it was received but not saved.
+
+A save that fails before a later request of the turn, after the model's tool calls ran, is alike:
+the history it raises with ends at their results, which the file lacks. Reloaded from the file, the
+calls and results were dropped, and the line said only that the file could not be written. They are
+kept in the conversation too (`keep_calls`), and `CallsNotSaved` names them for the line.
 """
 
 from __future__ import annotations
@@ -15,11 +20,12 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 
 from ...session.entries import from_the_model
 from ...session.last_run import ANSWER_NOT_SAVED
 from ...session.repair import handed_back
+from ...words import plural
 
 if TYPE_CHECKING:
     from ...context import HistoryNotSaved
@@ -36,6 +42,48 @@ class AnswerNotSaved(OSError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class CallsNotSaved(OSError):
+    """The model's tool calls ran and the session could not save them and their results, before the
+    request that was to send those. `tools` names the calls, in order; `error` is the library's
+    `HistoryNotSaved`."""
+
+    def __init__(self, tools: list[str], error: HistoryNotSaved) -> None:
+        super().__init__(str(error))
+        self.tools, self.error = tools, error
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    def line(self, why: str, kept: bool) -> str:
+        """The one line: the session file's words for the failed save (`why`), the calls it left out,
+        and what becomes of them: `kept` (the REPL) in the conversation, else lost to `--continue`."""
+        n = len(self.tools)
+        names = ", ".join(dict.fromkeys(self.tools))  # each tool once, in the order called
+        what = (f"the model made {plural(n, 'tool call')} ({names}), and "
+                f"{'it and its result' if n == 1 else 'they and their results'} are not saved")
+        then = (": they are kept in the conversation, and your next message saves them with it if the disk has room "
+                "by then" if kept else ": --continue goes on from your message, and the model will not know what "
+                f"{'it' if n == 1 else 'they'} did")
+        return f"{why}; {what}{then}"
+
+
+def keep_calls(s: TurnSession, error: HistoryNotSaved) -> CallsNotSaved | None:
+    """After a failed save before a request: the conversation as it went, the model's calls and their
+    results in it (the next turn's save writes what the file lacks), and the exception that names
+    them; None when what the file lacks holds no call of the model's (the turn's first request)."""
+    saved = s.store.load().messages
+    lost = error.messages[len(saved):]
+    tools = [p.tool_name for m in lost if isinstance(m, ModelResponse) and from_the_model(m.metadata)
+             for p in m.parts if isinstance(p, ToolCallPart)]
+    if not tools:
+        return None
+    s.cm.resume(saved)  # what the file holds: the next save appends the rest
+    s.messages = handed_back(list(error.messages))
+    with contextlib.suppress(OSError):
+        s._save_read_state()
+    return CallsNotSaved(tools, error)
 
 
 def received(messages: list[ModelMessage]) -> ModelResponse | None:
