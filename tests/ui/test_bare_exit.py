@@ -34,3 +34,8 @@ async def test_any_case_and_spaces_around_it(tmp_path):
 async def test_a_longer_line_is_a_message(tmp_path):
     run = await drive(tmp_path, ok, ["exit the loop early\r", "quit()\r"])
     assert run.prompts == ["exit the loop early", "quit()"]
+
+
+async def test_help_says_exit_or_quit_leaves(tmp_path):
+    run = await drive(tmp_path, ok, ["/help\r", "exit\r"])
+    assert "exit or quit alone" in " ".join(run.out.split()), run.out

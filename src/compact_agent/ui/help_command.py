@@ -82,8 +82,8 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
               "completes paths and commands); !cmd runs a shell command and adds its output to your next message.")
     _prose(c, COMPACTION_LINE)
     c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
-            "running turn; Ctrl-C twice at an empty prompt, or Ctrl-D, exits (Ctrl-D during a turn or a command: "
-            "once it is over). Ctrl-O shows the last turn's tool "
+            "running turn; exit or quit alone, Ctrl-C twice at an empty prompt, or Ctrl-D, exits (Ctrl-D during a "
+            "turn or a command: once it is over). Ctrl-O shows the last turn's tool "
             "output in full (/expand); Ctrl-R searches what you typed before.", soft_wrap=False)
 
 
