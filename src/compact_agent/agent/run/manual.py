@@ -52,9 +52,8 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
         # as if they took no room.
         s.cm.overhead = fixed_tokens(s)
 
-    async def check(result: CompactionResult) -> bool:
+    async def check(result: CompactionResult) -> bool:  # its figures counted as sent: by the library, or `_partial`
         shown.append(result)
-        as_sent(s, result)
         return confirm is None or await confirm(result)
     try:
         if pivot is not None and direction:
@@ -79,12 +78,16 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
 
 
 def as_sent(s: AgentSession, result: CompactionResult) -> None:
-    """Count a compaction's figures as /context counts the context: the view the next request sends,
-    shaped by the view layers (a long output's preview, an earlier read of a file read again left
-    out), not the history as saved. `--up-to N` counted the saved history: '14,227 → 8,856 tokens',
-    where /context said 7.5k before and 2.1k after. The tail a compaction keeps takes the difference
-    in its parts. Raises NotSmaller when the request it leaves would be no smaller than the one now
-    (a --up-to N that summarises only what the layers already leave out)."""
+    """Count a partial compaction's figures as /context counts the context: the view the next request
+    sends, shaped by the view layers (a long output's preview, an earlier read of a file read again
+    left out), not the history as saved. `--up-to N` counted the saved history: '14,227 → 8,856
+    tokens', where /context said 7.5k before and 2.1k after. The tail a compaction keeps takes the
+    difference in its parts. Raises NotSmaller when the request it leaves would be no smaller than the
+    one now (a --up-to N that summarises only what the layers already leave out).
+
+    A whole /compact is the library's (`ContextManager.compact`), which counts so itself before its
+    `confirm`; a partial one is the compactor's alone (`compact_partial`), which does not: only it
+    is counted here."""
     before = s.cm.measure(preview(s.cm, list(s.messages)).messages)
     after = s.cm.measure(preview(s.cm, list(result.messages)).messages)
     parts = result.event.detail.get("parts")
@@ -114,6 +117,7 @@ async def _partial(s: AgentSession, instructions: str, pivot: int, direction: st
         s.messages, pivot, direction, summarize=summarize, archive=s.store.archive,
         instructions=instructions, overhead=s.cm.overhead)
     add_hook_time(result, hook_ms)
+    as_sent(s, result)
     if not await check(result):
         s.cm.emit(Event("compact", "blocked", trigger="manual",
                         detail={"reason": "not confirmed at the preview", "fallback": "nothing was changed"}))
