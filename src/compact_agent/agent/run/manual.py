@@ -83,7 +83,10 @@ def as_sent(s: AgentSession, result: CompactionResult) -> None:
     left out), not the history as saved. `--up-to N` counted the saved history: '14,227 → 8,856
     tokens', where /context said 7.5k before and 2.1k after. The tail a compaction keeps takes the
     difference in its parts. Raises NotSmaller when the request it leaves would be no smaller than the
-    one now (a --up-to N that summarises only what the layers already leave out).
+    one now (a --up-to N that summarises only what the layers already leave out). The history's
+    saved size stays in the event's detail (`history_after`), as the library keeps it: /cost counts
+    what the history lost from it (extensions.py); from the view's, it counted the kept tail's
+    preview saving twice, there and again in each later request's layer saving.
 
     A whole /compact is the library's (`ContextManager.compact`), which counts so itself before its
     `confirm`; a partial one is the compactor's alone (`compact_partial`), which does not: only it
@@ -93,6 +96,7 @@ def as_sent(s: AgentSession, result: CompactionResult) -> None:
     parts = result.event.detail.get("parts")
     if isinstance(parts, dict) and "verbatim" in parts:
         parts["verbatim"] = max(0, int(parts["verbatim"]) + after - result.tokens_after)
+    result.event.detail["history_after"] = result.tokens_after  # what /cost counts it removed, as the library's
     result.tokens_before = result.event.tokens_before = before
     result.tokens_after = result.event.tokens_after = after
     if after >= before:
