@@ -117,3 +117,27 @@ async def test_tool_calls_whose_results_could_not_be_saved_are_named_in_the_line
                          "and their results are not saved: --continue goes on from your message, and the model will "
                          "not know what they did"), line
     assert "Traceback" not in full.stderr and "Error" not in full.stderr and "[Errno" not in full.stderr
+
+
+async def test_an_answer_to_tool_results_that_could_not_be_saved_is_said_as_answered(tmp_path: Path,
+                                                                                     zygote: Zygote) -> None:
+    """The model's calls ran and were saved, and the disk filled as its answer to their results was
+    saved (the fourth append): the next `-c` warned that 'the last run stopped after the model's tool
+    calls, before it answered their results (interrupted, killed or out of turns)', and the model
+    read '[compact-agent: this turn ended before an answer …]' after those results. It had answered."""
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    with FakeOpenAIServer(work) as server:
+        s = session(home, cwd, server, api_key="k")
+        await s.run_turn("remember PELICAN")
+        await s.aclose()
+        full = cli(home, cwd, *args(server, "go"), env={"COMPACT_AGENT_CRASH_AT": "append.partial:4:enospc"},
+                   zygote=zygote)
+        again = cli(home, cwd, *args(server, "third"), zygote=zygote)
+        said = [message_text(m) for m in server.requests[-1].messages if m["role"] == "assistant"]
+    assert full.code == 1 and full.stdout == "ANSWER to go\n", full.stderr
+    assert again.code == 0, again.stderr
+    warning = " ".join(again.stderr.split())
+    assert ("the model answered the results of its tool calls, but the last run could not save the answer (it was "
+            "shown then): the conversation ends at those results") in warning, warning
+    assert "interrupted" not in warning and "before it answered" not in warning, warning
+    assert said[-1] == NOT_SAVED, said

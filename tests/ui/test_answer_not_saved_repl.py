@@ -99,3 +99,22 @@ async def test_tool_calls_the_repl_could_not_save_are_kept_and_said(tmp_path: Pa
     kinds = [type(m).__name__ for m in load_session_file(path).messages]
     assert kinds == ["ModelRequest", "ModelResponse", "ModelRequest", "ModelResponse", "ModelRequest",
                      "ModelResponse"], kinds
+
+
+def test_a_resumed_turn_at_work_whose_answer_was_not_saved_says_it_was_answered() -> None:
+    """The history ends at the results of the model's calls, and the file marks the answer to them as
+    received but not saved: the resume view said '(no answer: the turn was interrupted, …)'."""
+    import io
+
+    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+    from rich.console import Console
+
+    from compact_agent.ui.history_view import ANSWER_NOT_SAVED, show_last_exchanges
+
+    messages = [ModelRequest(parts=[UserPromptPart("go")]),
+                ModelResponse(parts=[ToolCallPart("bash", {"command": "echo RAN"}, "c1")]),
+                ModelRequest(parts=[ToolReturnPart("bash", "RAN", "c1")])]
+    console = Console(record=True, width=200, file=io.StringIO(), force_terminal=False)
+    show_last_exchanges(console, messages, not_saved=True)
+    lines = [line.strip() for line in console.export_text().splitlines()]
+    assert lines == ["› go", ANSWER_NOT_SAVED], lines

@@ -26,7 +26,7 @@ class LoadProblems:
     newer_unknown: int = 0  # lines of a kind a newer version added
     unanswered: int = 0  # the user's messages no reply of the model follows
     never_sent: bool = False  # one of them a run saved and died before sending
-    answer_lost: bool = False  # the last of them was answered, and the run could not save the answer
+    answer_lost: bool = False  # the last of them (or the tool results it ends at) answered, the answer not saved
     at_work: bool = False  # the history ends at tool results the model never answered
     stopped: bool = False  # the user stopped the turn that left it unanswered or at work (last_run.py)
     limit: int = 0  # not the user: its limit of model requests, this many, stopped it (last_run.AT_LIMIT)
@@ -61,7 +61,11 @@ class LoadProblems:
                 "got no answer saved before the last run ended"  # a full disk may have kept even its mark out
             problems.append(f"{plural(self.unanswered, 'message')} you typed {what}: "
                             f"{'it is' if self.unanswered == 1 else 'they are'} in the conversation, unanswered")
-        if self.at_work and not self.stopped and not self.ended_by:
+        if self.at_work and not self.stopped and not self.ended_by and self.answer_lost:  # answered, not saved
+            problems.append("the model answered the results of its tool calls, but the last run could not save the "
+                            "answer (it was shown then): the conversation ends at those results, and your next "
+                            "message goes on from there")
+        elif self.at_work and not self.stopped and not self.ended_by:
             problems.append("the last run stopped after the model's tool calls, before it answered their results "
                             "(interrupted, killed or out of turns): your next message goes on from there")
         if self.repaired:

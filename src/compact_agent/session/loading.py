@@ -112,7 +112,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.at_work = not found.unanswered and _ends_at_results(messages)
     found.stopped = stopped_at == len(messages) and not found.never_sent and (found.unanswered > 0 or found.at_work)
     found.limit = limit if found.stopped else 0
-    found.answer_lost = unsaved_at == len(messages) and found.unanswered > 0 and not found.never_sent
+    found.answer_lost = unsaved_at == len(messages) and (found.unanswered > 0 or found.at_work) and not found.never_sent
     if found.at_work:  # a signal, or the user who stopped the turn, while the model's tools ran
         found.ended_by, found.unfinished = ended_by(messages)
     messages, found.repaired = _runnable(messages)

@@ -74,7 +74,8 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False) -> lis
             if prompts:
                 pairs.append((as_typed(prompts[-1]), "", (ANSWER_NOT_SAVED if not_saved else NO_ANSWER) if last else ""))
             elif last and pairs and _results(m) and _calls(messages[i - 1]):  # stopped at work: no answer to them
-                pairs[-1] = (pairs[-1][0], pairs[-1][1], ENDED if pairs[-1][1] else NO_ANSWER)
+                ended = ANSWER_NOT_SAVED if not_saved else ENDED if pairs[-1][1] else NO_ANSWER  # …or none saved
+                pairs[-1] = (pairs[-1][0], pairs[-1][1], ended)
         elif isinstance(m, ModelResponse) and pairs:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
             ours = _synthetic(m)
