@@ -135,6 +135,10 @@ async def test_an_answer_to_tool_results_that_could_not_be_saved_is_said_as_answ
         again = cli(home, cwd, *args(server, "third"), zygote=zygote)
         said = [message_text(m) for m in server.requests[-1].messages if m["role"] == "assistant"]
     assert full.code == 1 and full.stdout == "ANSWER to go\n", full.stderr
+    # what --continue goes on from: the results the file holds, not the message (it said 'from your message')
+    assert full.stderr_lines()[-1].endswith("the model's answer was received but not saved: it is this run's output; "
+                                            "--continue goes on from the results of the model's tool calls, without "
+                                            "it"), full.stderr
     assert again.code == 0, again.stderr
     warning = " ".join(again.stderr.split())
     assert ("the model answered the results of its tool calls, but the last run could not save the answer (it was "

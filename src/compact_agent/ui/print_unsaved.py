@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .. import secrets
-from ..agent.run.unsaved_answer import PRINTED, AnswerNotSaved, not_saved_line
+from ..agent.run.unsaved_answer import PRINTED, PRINTED_AFTER_TOOLS, AnswerNotSaved, not_saved_line
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def shown(run: PrintRun, session: AgentSession, e: BaseException) -> int | None:
 
     if not isinstance(e, AnswerNotSaved):
         return None
-    line = not_saved_line(describe_error(e.error), PRINTED)
+    line = not_saved_line(describe_error(e.error), PRINTED_AFTER_TOOLS if e.after_tools else PRINTED)
     if run.format == "text":
         sys.stdout.write(visible(secrets.redact(e.output.rstrip("\n"))) + "\n")
         sys.stdout.flush()

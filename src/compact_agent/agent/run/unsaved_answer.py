@@ -20,7 +20,14 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
 
 from ...session.entries import from_the_model
 from ...session.last_run import ANSWER_NOT_SAVED
@@ -34,11 +41,12 @@ if TYPE_CHECKING:
 
 class AnswerNotSaved(OSError):
     """The model answered and the session could not save the answer. `output` is its text, `error`
-    the library's `HistoryNotSaved` (its `cause` the session file's own error)."""
+    the library's `HistoryNotSaved` (its `cause` the session file's own error); `after_tools`: it
+    answered the results of its tool calls, which the file holds (saved before the last request)."""
 
-    def __init__(self, output: str, error: HistoryNotSaved) -> None:
+    def __init__(self, output: str, error: HistoryNotSaved, after_tools: bool = False) -> None:
         super().__init__(str(error))
-        self.output, self.error = output, error
+        self.output, self.error, self.after_tools = output, error, after_tools
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -105,7 +113,9 @@ def keep(s: TurnSession, error: HistoryNotSaved) -> AnswerNotSaved | None:
         s.store.append_meta(**{ANSWER_NOT_SAVED: True})
     with contextlib.suppress(OSError):
         s._save_read_state()
-    return AnswerNotSaved(answer_text(answer), error)
+    asked = error.messages[-2] if len(error.messages) > 1 else None  # what the answer answers
+    after_tools = isinstance(asked, ModelRequest) and not any(isinstance(p, UserPromptPart) for p in asked.parts)
+    return AnswerNotSaved(answer_text(answer), error, after_tools)
 
 
 def answer_text(answer: ModelResponse) -> str:
@@ -121,5 +131,7 @@ def not_saved_line(why: str, then: str = "") -> str:
 
 #: What print mode says becomes of the answer: it is the run's output, and `-c` has it not.
 PRINTED = ": it is this run's output; --continue goes on from your message, without it"
+#: … when it answered the results of the model's tool calls: the file holds those.
+PRINTED_AFTER_TOOLS = ": it is this run's output; --continue goes on from the results of the model's tool calls, without it"
 #: What the REPL says: it was shown as it came, and the next message saves it when it can.
 SHOWN = ": it is shown above, and your next message saves it with the conversation if the disk has room by then"
