@@ -9,6 +9,7 @@ session file still holds the whole transcript.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -52,12 +53,14 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
         # as if they took no room.
         s.cm.overhead = fixed_tokens(s)
 
-    async def check(result: CompactionResult) -> bool:  # its figures counted as sent: by the library, or `_partial`
-        shown.append(result)
+    async def check(result: CompactionResult, count: bool = False) -> bool:
+        shown.append(result)  # refused or declined from here on, its archive copy is removed (below)
+        if count:  # a partial compaction, which the library does not count as sent (a whole one it does)
+            as_sent(s, result)
         return confirm is None or await confirm(result)
     try:
         if pivot is not None and direction:
-            result = await _partial(s, instructions, pivot, direction, check)
+            result = await _partial(s, instructions, pivot, direction, functools.partial(check, count=True))
         else:
             # Measured by a look, which decides nothing: a refusal changes nothing (no clearing frozen, no event).
             looked = preview(s.cm, list(s.messages)).messages
@@ -121,8 +124,7 @@ async def _partial(s: AgentSession, instructions: str, pivot: int, direction: st
         s.messages, pivot, direction, summarize=summarize, archive=s.store.archive,
         instructions=instructions, overhead=s.cm.overhead)
     add_hook_time(result, hook_ms)
-    as_sent(s, result)
-    if not await check(result):
+    if not await check(result):  # counted as sent first (as_sent)
         s.cm.emit(Event("compact", "blocked", trigger="manual",
                         detail={"reason": "not confirmed at the preview", "fallback": "nothing was changed"}))
         raise CompactionBlocked("not confirmed at the preview")
