@@ -75,8 +75,6 @@ class CompactingState(ManagerState):
         level = self.thrash_level(trigger)
         self.compactor.escalation = level
         self.compactor.ratio = self.calibration.ratio
-        # Whether it shrinks the request is judged on what the request sends, as /context counts it.
-        self.compactor.sent_size = lambda kept: self.measure(shaping.preview(self, list(kept)).messages)
         if self.memory is not None and not instructions:
             result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
                                                    archive=archive)

@@ -174,6 +174,8 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
             self.compactor.tail_for = lambda base: self.schedule.choose_tail(self, base)
         if self.compactor.hot is None:
             self.compactor.hot = lambda call_id: self.schedule.reuse is not None and self.schedule.reuse.hot(call_id)
+        if self.compactor.sent_size is None:  # whether a compaction shrinks the request: by what it sends
+            self.compactor.sent_size = self.sent_size
         if self.compactor.returns_to_changed is None:
             self.compactor.returns_to_changed = lambda: (self.schedule.reuse is None
                                                          or self.schedule.reuse.returns_to_changed_files())
@@ -219,6 +221,13 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
 
     def hard_limit(self) -> int:
         return self.schedule.hard_limit(self)
+
+    def sent_size(self, messages: Sequence[ModelMessage]) -> int:
+        """The size of a request of `messages` as the view layers would send it now (a long result as
+        its preview), changing nothing: what /context counts, and what a compaction must shrink."""
+        from . import shaping  # shaping builds on this module
+
+        return self.measure(shaping.preview(self, list(messages)).messages)
 
     def emit(self, event: Event) -> None:
         """Hand `event` to the observers. An observer that raises is logged and counted
