@@ -12,7 +12,7 @@ circuit breaker instead of ending the turn. `CompactingState` is a part of `Cont
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from pydantic_ai.messages import ModelMessage
 
@@ -130,6 +130,11 @@ class CompactingState(ManagerState):
         parts = result.event.detail.get("parts")
         if isinstance(parts, dict):
             parts["verbatim"] = parts.get("verbatim", 0) + added
+
+    def sent_size(self, messages: Sequence[ModelMessage]) -> int:
+        """The size of a request of `messages` as the view layers would send it now (a long result as
+        its preview), changing nothing: what /context counts, and what a compaction must shrink."""
+        return self.measure(shaping.preview(self, list(messages)).messages)
 
     def _count_as_sent(self, result: CompactionResult) -> None:
         """Count the history a compaction made as the next request sends it, shaped by the view

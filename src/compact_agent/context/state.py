@@ -223,11 +223,9 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         return self.schedule.hard_limit(self)
 
     def sent_size(self, messages: Sequence[ModelMessage]) -> int:
-        """The size of a request of `messages` as the view layers would send it now (a long result as
-        its preview), changing nothing: what /context counts, and what a compaction must shrink."""
-        from . import shaping  # shaping builds on this module
-
-        return self.measure(shaping.preview(self, list(messages)).messages)
+        """The size of a request of `messages` as it would be sent now: what a compaction must shrink.
+        Here as saved; `CompactingState` (compacting.py) measures it as the view layers shape it."""
+        return self.measure(messages)
 
     def emit(self, event: Event) -> None:
         """Hand `event` to the observers. An observer that raises is logged and counted
