@@ -118,3 +118,8 @@ def built_in_names(cwd: Path, folders: Iterable[str]) -> list[Path]:
             continue
         out += [f for f in files if (f.stem in COMMANDS or f.stem in EXIT_ALIASES) and f.is_file()]
     return out
+
+
+#: Commands about the REPL's own session: one print-mode run has nothing for them to do.
+REPL_ONLY = {"exit": "-p runs one turn and ends", "clear": "-p without -c or -r starts a new session",
+             "resume": "resume with -r ID (or -c for the latest) and -p"}

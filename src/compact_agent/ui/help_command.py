@@ -3,7 +3,7 @@
 In the REPL it lists every command, the project's own, and the keys (Enter, Esc, Ctrl-O, Ctrl-R).
 `compact-agent -p /help` runs `print_help` instead (print_commands.run): only what a print-mode
 run takes, said as print mode runs it, without the REPL's keys nor /exit, /clear and /resume,
-which it refuses (print_commands.REPL_ONLY)."""
+which it refuses (command_registry.REPL_ONLY)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .command_registry import COMMANDS, built_in_names, command
+from .command_registry import COMMANDS, REPL_ONLY, built_in_names, command
 from .custom_commands import CUSTOM_DIRS, custom_commands, described
 
 if TYPE_CHECKING:
@@ -89,7 +89,6 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
 
 def print_help(s: AgentSession, c: Console) -> None:
     """`compact-agent -p /help`: the commands a print-mode run takes, in its words."""
-    from .print_commands import REPL_ONLY
 
     c.print(_table(s, REPL_ONLY, PRINT_WORDS))
     _prose(c, "Each run takes one command or one prompt: compact-agent -p \"/compact --from 4\" -c runs it in the "

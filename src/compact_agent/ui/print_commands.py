@@ -9,16 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .command_registry import EXIT_ALIASES
+from .command_registry import EXIT_ALIASES, REPL_ONLY
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ..agent.run.runner import AgentSession
 
-#: Commands about the REPL's own session: one print-mode run has nothing for them to do.
-REPL_ONLY = {"exit": "-p runs one turn and ends", "clear": "-p without -c or -r starts a new session",
-             "resume": "resume with -r ID (or -c for the latest) and -p"}
 
 
 def command_name(prompt: str) -> str:

@@ -321,7 +321,7 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         raise
     except Exception as e:  # noqa: BLE001
         subtype = "error_max_turns" if max_turns_message(e) else "error"  # an answer not saved is shown all the same
-        return print_unsaved.shown(run, session, e) or _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
+        return print_unsaved.shown(run, session, e, saved_id(session)) or _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
 
 
 def saved_id(s: AgentSession) -> str | None:

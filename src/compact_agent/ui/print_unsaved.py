@@ -6,7 +6,7 @@ The run fails (exit 1): its session does not hold what it printed."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import secrets
 from ..agent.run.unsaved_answer import PRINTED, PRINTED_AFTER_TOOLS, AnswerNotSaved, not_saved_line
@@ -14,13 +14,23 @@ from .visible import visible
 
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
-    from .print_mode import PrintRun
 
 
-def shown(run: PrintRun, session: AgentSession, e: BaseException) -> int | None:
-    """Print the answer `e` carries and say it was not saved: the exit code; None for another error."""
+class Run(Protocol):
+    """What this says through of a print-mode run (print_mode.py's `PrintRun`, which calls it)."""
+
+    format: str
+
+    def note(self, text: str) -> None: ...
+    def emit(self, obj: dict[str, Any]) -> None: ...
+    def error_result(self, message: str, session_id: str | None, subtype: str = "error",
+                     session: AgentSession | None = None) -> dict[str, Any]: ...
+
+
+def shown(run: Run, session: AgentSession, e: BaseException, saved_id: str | None) -> int | None:
+    """Print the answer `e` carries and say it was not saved: the exit code; None for another error.
+    `saved_id`: the session's id for the JSON result, or None where nothing is saved in it."""
     from ..error_text import describe_error
-    from .print_mode import saved_id
 
     if not isinstance(e, AnswerNotSaved):
         return None
@@ -30,5 +40,5 @@ def shown(run: PrintRun, session: AgentSession, e: BaseException) -> int | None:
         sys.stdout.flush()
     run.note(line)
     if run.format != "text":
-        run.emit(run.error_result(line, saved_id(session), "error", session) | {"result": e.output})
+        run.emit(run.error_result(line, saved_id, "error", session) | {"result": e.output})
     return 1

@@ -18,7 +18,7 @@ kept in the conversation too (`keep_calls`), and `CallsNotSaved` names them for 
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -36,7 +36,16 @@ from ...words import plural
 
 if TYPE_CHECKING:
     from ...context import HistoryNotSaved
-    from .turn import TurnSession
+    from .session_parts import SessionParts
+
+    class KeptIn(SessionParts, Protocol):
+        """What keeping an unsaved answer changes of the session (turn.py's `TurnSession`, which
+        imports this module)."""
+
+        messages: list[ModelMessage]
+        turns: int
+
+        def _save_read_state(self) -> None: ...
 
 
 class AnswerNotSaved(OSError):
@@ -77,7 +86,7 @@ class CallsNotSaved(OSError):
         return f"{why}; {what}{then}"
 
 
-def keep_calls(s: TurnSession, error: HistoryNotSaved) -> CallsNotSaved | None:
+def keep_calls(s: KeptIn, error: HistoryNotSaved) -> CallsNotSaved | None:
     """After a failed save before a request: the conversation as it went, the model's calls and their
     results in it (the next turn's save writes what the file lacks), and the exception that names
     them; None when what the file lacks holds no call of the model's (the turn's first request)."""
@@ -101,7 +110,7 @@ def received(messages: list[ModelMessage]) -> ModelResponse | None:
     return last if isinstance(last, ModelResponse) and from_the_model(last.metadata) else None
 
 
-def keep(s: TurnSession, error: HistoryNotSaved) -> AnswerNotSaved | None:
+def keep(s: KeptIn, error: HistoryNotSaved) -> AnswerNotSaved | None:
     """After a failed save at the run's end: the conversation as it went, the answer in it, and the
     exception that shows the answer; None when the history the save failed on ends with no answer."""
     answer = received(error.messages)
