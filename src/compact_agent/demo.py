@@ -166,8 +166,11 @@ def _words(text: str, n: int) -> str:
 
 
 async def run_demo(repo: Path, home: Path, console: Console) -> Path:
-    files = sorted(str(p.relative_to(repo)) for pkg in ("context", "session")
-                   for p in (repo / "src/compact_agent" / pkg).glob("*.py") if p.name != "__init__.py")
+    # The smallest modules first: the first requests then carry whole reads, which the analysis of
+    # the session fits its usage on (a read past the tool-result budget is sent as its preview).
+    found = [p for pkg in ("context", "session") for p in (repo / "src/compact_agent" / pkg).glob("*.py")
+             if p.name != "__init__.py"]
+    files = [str(p.relative_to(repo)) for p in sorted(found, key=lambda p: (p.stat().st_size, p.name))]
     model = FunctionModel(ScriptedSurveyor(files), model_name="scripted-stand-in")
 
     def on_event(ev: Event) -> None:
