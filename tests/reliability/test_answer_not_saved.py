@@ -65,7 +65,7 @@ async def test_an_answer_that_could_not_be_saved_is_shown_and_said(tmp_path: Pat
     assert again.code == 0, again.stderr
     warning = " ".join(again.stderr.split())
     assert ("1 message you typed was answered, but the last run could not save the model's answer (it was shown "
-            "then): your message is in the conversation, unanswered") in warning, warning
+            "then): the conversation holds your message without it") in warning, warning
     assert "had not reached the model" not in warning and "got no answer" not in warning
     assert [m["content"] for m in sent] == ["remember PELICAN", "second", "third"]
     # the model is told it answered `second` and its answer is not in the history, not that no answer came

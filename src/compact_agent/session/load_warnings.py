@@ -115,9 +115,9 @@ def _answer_lost(unanswered: int) -> str:
     """The user's last message was answered, and the run could not save the answer (it showed it)."""
     if unanswered == 1:
         return ("1 message you typed was answered, but the last run could not save the model's answer (it was "
-                "shown then): your message is in the conversation, unanswered")
+                "shown then): the conversation holds your message without it")
     return (f"{unanswered} messages you typed have no answer saved: the last run could not save the model's answer "
-            "to the last of them (it was shown then); they are in the conversation, unanswered")
+            "to the last of them (it was shown then); the conversation holds them without it")
 
 
 def _newer_lines(read: int, skipped: int) -> str:
