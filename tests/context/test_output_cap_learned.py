@@ -102,3 +102,32 @@ async def test_a_notes_request_refused_for_its_max_tokens_is_sent_again_within_t
     assert [e.action for e in notes if e.action in ("update", "failed")][:1] == ["update"], notes
     assert [(e.detail["max_output"], e.detail["given"]) for e in events if e.layer == "output"] == [(CAP, 8_192)]
     assert len(server.rejected) == 1 and cm.max_output == CAP
+
+
+async def test_a_cap_learned_before_a_restart_is_asked_within_from_the_first_summary() -> None:
+    """The cap is saved with the layers' state: a manager that loads it (a session resumed after a
+    restart) sends no summary request its model refuses. It used to learn the cap again, once a
+    process, from one more refused request."""
+
+    async def run(cm: ContextManager) -> FakeOpenAIServer:
+        with reader() as server:
+            model = OpenAIChatModel("small-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+            agent = Agent(model, capabilities=[cm])
+
+            @agent.tool_plain
+            def read(page: int) -> str:
+                return f"page {page}: " + " ".join(f"w{page}x{i}" for i in range(1_200))
+
+            await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=60))
+        return server
+
+    settings = CompactionSettings(compaction_records=False)
+    first = ContextManager(window=32_000, settings=settings)
+    assert len((await run(first)).rejected) == 1 and first.max_output == CAP
+    state = first.layer_state()
+    assert state["learned"]["output_caps"] == {"openai:small-model": CAP}
+    again = ContextManager(window=32_000, settings=settings)
+    again.load_layer_state(state)
+    server = await run(again)
+    summaries = [r for r in server.requests if "<summary>" in r.last_user_text()]
+    assert summaries and not server.rejected and again.max_output == CAP

@@ -123,7 +123,9 @@ class Measuring:
         """A provider refused a request of the library's own (a summary, the notes) for asking more
         than `model` writes, and said what it writes: `most`. For the run's model that becomes
         `max_output`, so no later summary or notes request asks for more; another summary model's
-        is kept by its name (`output_caps`, read by `default_summarizer`). An `output` / `learned`
+        is kept by its name (`output_caps`, read by `default_summarizer`). Every cap learned is kept
+        there, and saved with the layers' state: a manager that loads it asks a model for no more from
+        its first run (pipeline.py). An `output` / `learned`
         event says so, once per cap learned."""
         name = f"{model.system}:{model.model_name}"
         if model is self.run_model:
@@ -135,7 +137,7 @@ class Measuring:
             given = self.output_caps.get(name, self.max_output)
             if most >= given:
                 return
-            self.output_caps[name] = most
+        self.output_caps[name] = most  # saved with the layers' state: a restart asks for no more either
         self.emit(Event("output", "learned", detail={"max_output": most, "given": given, "model": name}))
 
     def check_summary_fits(self: _Measured, messages: Sequence[ModelMessage]) -> None:

@@ -185,6 +185,8 @@ class ContextManager(CompactingState):
         params = request_context.model_request_parameters
         self.last_params, self.last_settings = params, request_context.model_settings
         self.run_model, self._tracer = model, ctx.tracer
+        if (cap := self.output_caps.get(f"{model.system}:{model.model_name}")) is not None and cap < self.max_output:
+            self.max_output = cap  # learned from a refusal, also before a restart (measuring.py)
         if self._own_memory and self.memory is not None:
             self.memory.model = model  # notes share the run's model and cached prefix
         if self._all_tools:

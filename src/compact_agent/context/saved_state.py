@@ -38,6 +38,7 @@ class _Manager(Protocol):
     limits: Limits
     schedule: Schedule
     calibration: tokens.Calibration
+    output_caps: dict[str, int]
     handler_instructs: bool
     window_learned: LearnedWindow | None
     failures: int
@@ -75,6 +76,8 @@ class SavedState:
             learned["summary"] = [self.schedule.summary_tokens, self.schedule.full_summaries]
         if self.schedule.summary_sent:
             learned["summary_cache"] = [self.schedule.summary_sent, self.schedule.summary_cached]
+        if self.output_caps:  # what models write at most, as their refusals said (measuring.py)
+            learned["output_caps"] = dict(self.output_caps)
         if learned:
             state[LEARNED] = learned
         return state
@@ -136,6 +139,9 @@ def _recall_answers(cm: _Manager, learned: dict[str, Any]) -> None:
     if type(longest) is int and longest > 0:
         cm.schedule.max_output_seen = max(cm.schedule.max_output_seen, longest)
         cm.adapt_output_reserve(0)
+    caps = learned.get("output_caps")
+    if isinstance(caps, dict):  # a run of one of these models asks for no more (pipeline.py)
+        cm.output_caps.update({k: v for k, v in caps.items() if isinstance(k, str) and type(v) is int and v > 0})
 
 
 def savings_of(saved: object) -> dict[str, int]:
