@@ -75,23 +75,18 @@ def said(t: Tally, kind: str, window: int) -> str | None:
 
 def read_paths(messages: list[Any], ids: list[str], cwd: Path | None) -> list[str]:
     """The paths the tool calls `ids` read, as the user would type them (under `cwd`, relative)."""
+    from ..context.compaction.ledger import call_args  # late: the REPL starts before pydantic-ai loads
+
     wanted, found = set(ids), []
     for m in messages:
         for p in getattr(m, "parts", ()):
-            if getattr(p, "tool_call_id", None) in wanted and getattr(p, "part_kind", "") == "tool-call":
-                try:
-                    path = p.args_as_dict().get("path")
-                except ValueError:  # arguments the model wrote as no JSON name no file
-                    path = None
+            if getattr(p, "part_kind", "") == "tool-call" and p.tool_call_id in wanted:
+                args = call_args(p)  # arguments the model wrote as no JSON object name no file
+                path = args.get("path") if isinstance(args, dict) else None
                 if isinstance(path, str) and path:
                     found.append(_shown(path, cwd))
     return found
 
 
 def _shown(path: str, cwd: Path | None) -> str:
-    if cwd is not None:
-        try:
-            return str(Path(path).relative_to(cwd))
-        except ValueError:
-            pass
-    return path
+    return str(Path(path).relative_to(cwd)) if cwd is not None and Path(path).is_relative_to(cwd) else path

@@ -263,7 +263,7 @@ def summary_message(summary: str, archive: Path | None, user_messages: Sequence[
         SUMMARY_HEAD, summary, user_messages, files, reads,
         users_note="The user's messages, verbatim, newest first (only these are the user's words; they stay "
                    "authoritative):",
-        files_note="Files changed in this session (read them again before editing):",
+        files_note=FILES_NOTE,
         archive_note=(f"If you need details the summary lacks (exact code, error text), the transcript it covers "
                       f"is at {archive} (read it with read_file; one that begins with an earlier summary names "
                       f"the archive before it).") if archive else "",
@@ -369,13 +369,13 @@ _RECORD = re.compile(rf"<{RECORD_TAG}>\n?(.*?)\n?</{RECORD_TAG}>", re.DOTALL)
 
 
 RECORD_LEFT_OUT = "[left out of this request to fit the window; the saved session keeps it whole]"
+FILES_NOTE = "Files changed in this session (read them again before editing):"  # the ledger's header
 
 
 def without_record(text: str) -> str:
     """A compaction message's (or an appended update's) text with its record's body replaced by one
-    line saying so: what a request too large for the window gives up first (decisions/fit.py). The
-    user's messages, the ledger of changed files and the archive's name stay: every compaction keeps
-    them, and the record is the part a model or the program wrote about them."""
+    line saying so: what a request too large for the window gives up first (decisions/fit.py), before
+    the user's messages, the ledger of changed files and the archive's name, which it is about."""
     return _RECORD.sub(lambda _: f"<{RECORD_TAG}>\n{RECORD_LEFT_OUT}\n</{RECORD_TAG}>", text, count=1)
 
 

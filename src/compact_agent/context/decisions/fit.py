@@ -291,7 +291,7 @@ def _floors_text(m: ModelMessage) -> str | None:
     shown = {summary.path_line(p): a for p, a in files.items() if isinstance(p, str) and isinstance(a, list)} \
         if isinstance(files, dict) else {}
     if changed := ledger.render(shown):
-        lines += ["Files changed in this session (read them again before editing):", *changed]
+        lines += [summary.FILES_NOTE, *changed]
     return "\n".join(lines)
 
 
