@@ -40,6 +40,7 @@ class _Measured(ManagerView, Protocol):
     @property
     def run_model(self) -> Model | None: ...
     def emit(self, event: Event) -> None: ...
+    def adapt_output_reserve(self, output_tokens: int) -> None: ...
     @property
     def clock(self) -> Callable[[], datetime]: ...
     @property
@@ -122,7 +123,9 @@ class Measuring:
     def learn_output_limit(self: _Measured, model: Model, most: int) -> None:
         """A provider refused a request of the library's own (a summary, the notes) for asking more
         than `model` writes, and said what it writes: `most`. For the run's model that becomes
-        `max_output`, so no later summary or notes request asks for more; another summary model's
+        `max_output`, so no later summary or notes request asks for more, and the output reserve
+        keeps no more room for its answers than that (`adapt_output_reserve`: a reserve larger than
+        anything the model writes compacts earlier for nothing); another summary model's
         is kept by its name (`output_caps`, read by `default_summarizer`). Every cap learned is kept
         there, and saved with the layers' state: a manager that loads it asks a model for no more from
         its first run (pipeline.py). An `output` / `learned`
@@ -133,6 +136,7 @@ class Measuring:
             if most >= given:
                 return
             self.max_output = most
+            self.adapt_output_reserve(0)
         else:
             given = self.output_caps.get(name, self.max_output)
             if most >= given:

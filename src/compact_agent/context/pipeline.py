@@ -187,6 +187,7 @@ class ContextManager(CompactingState):
         self.run_model, self._tracer = model, ctx.tracer
         if (cap := self.output_caps.get(f"{model.system}:{model.model_name}")) is not None and cap < self.max_output:
             self.max_output = cap  # learned from a refusal, also before a restart (measuring.py)
+            self.adapt_output_reserve(0)  # and the room kept for its answers is no more than it writes
         if self._own_memory and self.memory is not None:
             self.memory.model = model  # notes share the run's model and cached prefix
         if self._all_tools:

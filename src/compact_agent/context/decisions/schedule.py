@@ -271,12 +271,15 @@ class Schedule(ScheduleState):
                       asked: int = 0) -> Limits:
         """The limits with an output reserve that follows what this model writes: 1.25x the longest
         answer seen, at least 1,024 tokens and room for a summary, never more than the configured
-        reserve (`configured`). A fixed 8K-20K reserve leaves a local model's 16K window little
-        room to work. `asked`: the `max_tokens` the requests ask for, which an OpenAI-compatible
-        server counts against the window with the prompt: the reserve is never less (but leaves
-        the threshold a token at least; a request that cannot leave it is refused, pipeline.py)."""
+        reserve (`configured`, which a lower `max_output` lowers, adaptive or not). A fixed 8K-20K
+        reserve leaves a local model's 16K window little room to work. `asked`: the `max_tokens`
+        the requests ask for, which an OpenAI-compatible server counts against the window with the
+        prompt: the reserve is never less (but leaves the threshold a token at least; a request
+        that cannot leave it is refused, pipeline.py)."""
         self.max_output_seen = max(self.max_output_seen, output_tokens)
-        reserve = limits.output_reserve
+        # Never more than the configured reserve: a `max_output` lowered since (a cap a refusal
+        # named, measuring.py) lowers it, the model writing no more than that.
+        reserve = min(limits.output_reserve, configured.output_reserve)
         if adaptive and self.max_output_seen:
             want = max(MIN_RESERVE, round(1.25 * self.max_output_seen),
                        self.summary_tokens + SUMMARY_INSTRUCTION_TOKENS)
