@@ -35,7 +35,9 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     from rich.cells import cell_len
 
     from ..agent.accounting.context_report import picture
+    from ..agent.run.first_request import prepare
 
+    await prepare(s)  # before this run's first request: what it will send, as /context counts it
     pic = picture(s)
     used = pic.used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from ..agent.run.first_request import prepare
 from ..agent.run.runner import AgentSession
 from ..context import CompactionBlocked, CompactionResult, NotSmaller
 from .approval import nothing
@@ -147,6 +148,7 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         return
     if pivot is not None and (wrong := out_of_range(pivot, direction, len(s.messages))) is not None:
         raise CommandError(wrong)  # bad usage, as a word that is not a number is (`-p` exits 2)
+    await prepare(s)  # what this run's first request would carry, MCP servers' tools too: the size said is the one compacted
     doing = f"compacting {s.context_tokens():,} tokens"
     status = c.status(f"{doing}…")
     asked: list[bool] = []

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from ..agent.accounting.context_report import CATEGORIES, ContextPicture, cost_report, picture
 from ..agent.accounting.costs import CostReport, Entry
+from ..agent.run.first_request import prepare
 from ..agent.run.runner import AgentSession
 from ..agent.tools.todos import TodoItem
 from ..words import plural
@@ -251,6 +252,7 @@ def render_plan(items: list[TodoItem]) -> Text:
 
 @command("context", "what fills the context window (by kind and layer state), free space, the compaction buffer", takes_args=False)
 async def _context(s: AgentSession, args: str, c: Console) -> None:
+    await prepare(s)  # before this run's first request: the system prompt and tools it will send, MCP's too
     c.print(render_context(picture(s), c.width))
 
 

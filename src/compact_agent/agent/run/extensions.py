@@ -127,15 +127,20 @@ class SessionExtensions:
         parts: list[tuple[str, str]] = []
         if not self.started:
             self.started = True
-            if self.mcp is not None:
-                await self.mcp.connect()
-            self._extend_compactable(self.mcp.compactable_tools() if self.mcp is not None else set())
+            await self.connect()
             out = await self._run("SessionStart", self.source, {"source": self.source})
             if out:
                 parts.append(("session_start", hook_context(self.source, out)))
         if self.mcp is not None and (delta := self.mcp.delta_text()):
             parts.append(("mcp", delta))
         return context_message(parts)
+
+    async def connect(self) -> None:
+        """The MCP servers connected (once a session), their results compactable: at the first turn,
+        or before a command that measures or sends a request as a turn would (first_request.py)."""
+        if self.mcp is not None:
+            await self.mcp.connect()
+        self._extend_compactable(self.mcp.compactable_tools() if self.mcp is not None else set())
 
     def _extend_compactable(self, names: set[str]) -> None:
         """MCP results are as re-fetchable as read_file's: let microcompact clear old ones."""

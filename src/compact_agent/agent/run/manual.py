@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model
 
 from ... import secrets
 from ...context import CompactionBlocked, CompactionResult, Event, NotSmaller, SharedPrefixSummarizer
@@ -21,9 +22,9 @@ from ...context.handlers import add_hook_time, ms_since
 from ...context.shaping import preview, tentative
 from ...context.wiring import SummaryInputs
 from .extensions import SessionExtensions
+from .first_request import prepare
 from .session_parts import SessionParts
 from .small_gain import frees_too_little
-from .window_check import fixed_tokens
 
 Confirm = Callable[[CompactionResult], Awaitable[bool]]
 
@@ -34,6 +35,7 @@ class AgentSession(SessionParts, Protocol):
 
     messages: list[ModelMessage]
     ext: SessionExtensions
+    model: Model
 
     def _summarizer(self, cm: SummaryInputs) -> SharedPrefixSummarizer: ...
 
@@ -46,12 +48,11 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
     A provider key in `instructions` (typed after /compact) goes to the summarizer redacted."""
     instructions = secrets.redact(instructions)
     shown: list[CompactionResult] = []
-    if not s.cm.overhead:
-        # No request of this run yet (a resumed session): what the first will carry besides the
-        # messages, the system prompt and the tools. Unset, the compaction counted the messages
-        # only ('8,965 → 2,100 tokens', then /context said 3.1k) and sized its summary request
-        # as if they took no room.
-        s.cm.overhead = fixed_tokens(s)
+    # No request of this run yet (a resumed session): what the first will carry besides the messages,
+    # the system prompt and every tool, MCP servers' too (first_request.py). Unset, the compaction
+    # counted the messages only ('8,965 → 2,100 tokens', then /context said 3.1k), sized its summary
+    # request as if they took no room, and sent that request without the tools.
+    await prepare(s)
 
     async def check(result: CompactionResult, count: bool = False) -> bool:
         shown.append(result)  # refused or declined from here on, its archive copy is removed (below)

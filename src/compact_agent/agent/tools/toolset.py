@@ -199,7 +199,8 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
         return replace(tool_def, description=READ_IMAGES if env.images else READ_TEXT)
 
     said = env.permissions.said_instead
-    read = Tool(_never_raises(read_file, said), prepare=described, description=READ_IMAGES,
+    # Described as `described` tells it at each request, so a size counted before any (fixed_tokens) is that one's.
+    read = Tool(_never_raises(read_file, said), prepare=described, description=READ_IMAGES if env.images else READ_TEXT,
                 schema_generator=OmittableSchema)
     tools: list[Callable[..., Awaitable[Result]]] = [write_file, edit_file, bash, grep, glob]
     return FunctionToolset([read, *(_never_raises(t, said) for t in tools)], schema_generator=OmittableSchema)

@@ -1,0 +1,59 @@
+"""What a turn's request would carry besides the messages, known before this run sends one.
+
+Every request carries the system prompt and the tools: the built-in ones, the plan's and the MCP
+servers' (or `tool_search` in their place, tool_search.py). The manager learns them from each request
+it prepares. A command that measures or sends a request before any turn of this run — `-p /compact`,
+or /compact, /context and /status in a session just resumed — had only the built-in tools to go on:
+MCP servers connect with the first turn, so /compact measured the context without their tools, and its
+summary request, which shares the main request's prefix (summarizer.py), went out with no tools at all,
+unlike the request before it: its sizes were not the next request's, and its prefix missed the cache.
+
+`prepare` connects the servers as the first turn does (SessionStart hooks still run with that turn)
+and gives the manager the parameters such a turn's first request would send.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from pydantic_ai import RunContext
+from pydantic_ai.messages import InstructionPart
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.usage import RunUsage
+
+from ...context.plumbing import tokens
+from .session_parts import SessionParts
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+    from .extensions import SessionExtensions
+
+
+class Session(SessionParts, Protocol):
+    """What `prepare` reads of the session (runner.py's `AgentSession`)."""
+
+    @property
+    def ext(self) -> SessionExtensions: ...
+    @property
+    def model(self) -> Model: ...
+
+
+async def prepare(s: Session) -> None:
+    """Connect the MCP servers and, before the run's first request, tell the manager what it will carry."""
+    await s.ext.connect()
+    if s.cm.last_params is not None:  # a request of this run went out: the manager knows what it carried
+        return
+    params = await parameters(s)
+    s.cm.last_params = params
+    s.cm.overhead = tokens.request_overhead(s._system_prompt(), params.function_tools)
+
+
+async def parameters(s: Session) -> ModelRequestParameters:
+    """The system prompt and the tool definitions as the agent's next request sends them: each toolset's
+    tools prepared for this model (read_file's description follows whether it opens images; MCP tools
+    give way to tool_search in a small window)."""
+    ctx = RunContext(deps=None, model=s.model, usage=RunUsage(), agent=s.agent)
+    defs = [tool.tool_def for toolset in s.agent.toolsets for tool in (await toolset.get_tools(ctx)).values()]
+    return ModelRequestParameters(function_tools=defs,
+                                  instruction_parts=[InstructionPart(s._system_prompt(), dynamic=True)])
