@@ -151,3 +151,15 @@ def test_a_key_in_the_transcript_reaches_no_summary_request(cli):
     sent = [json.dumps(r.body) for r in server.requests]
     assert sent and any("export OPENAI_API_KEY=" in s for s in sent)  # the line went, the key did not
     assert not any(KEY in s for s in sent)
+
+
+def test_a_model_the_server_does_not_serve_is_said_with_those_it_does(cli, transcript):
+    """`analyze -m NAME --base-url URL` for a name the server does not serve (a name a little off
+    the one it registered) said to check the model name, and not what the names were; the REPL's
+    line for the same 404 names them (served_models.py)."""
+    with FakeOpenAIServer(summary, serves=["Qwen/Qwen2.5-Coder-7B-Instruct"]) as server:
+        res = cli(*replay(transcript, "--model", "qwen2.5-coder", "--base-url", server.base_url, "--api-key", SHORT),
+                  env=NO_KEYS)
+    line = _one_line(res)
+    assert "answered HTTP 404" in line and "check the model name (-m qwen2.5-coder)" in line, line
+    assert line.endswith("; the server serves fake-model, Qwen/Qwen2.5-Coder-7B-Instruct"), line

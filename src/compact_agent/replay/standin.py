@@ -211,11 +211,14 @@ class WatchedModel(WrapperModel):
     """The `--model` model, keeping its first failure. Strategies take a failed summary for a failed
     compaction and go on, which is right for what a model answers (a request too long, a reply with
     no summary in it) and wrong for a model that cannot be used; and each of thousands of
-    compactions would wait out the retries again. After a failure every request fails at once."""
+    compactions would wait out the retries again. After a failure every request fails at once.
+    `listed`: a server given with --base-url, whose 404 for the model is noted with the models it
+    lists, for the line to name them as the agent's does (served_models.py)."""
 
-    def __init__(self, wrapped: Model) -> None:
+    def __init__(self, wrapped: Model, *, listed: bool = False) -> None:
         super().__init__(wrapped)
         self.failure: Exception | None = None
+        self.listed = listed
 
     async def request(self, messages: list[ModelMessage], model_settings: ModelSettings | None,
                       model_request_parameters: ModelRequestParameters) -> ModelResponse:
@@ -227,6 +230,10 @@ class WatchedModel(WrapperModel):
             raise  # the model's answer: a failed compaction, as the live agent would meet it
         except Exception as e:
             self.failure = e
+            if self.listed:  # a name a little off the one the server registered: the line names those it has
+                from ..agent.run.served_models import note_served
+
+                await note_served(e, self.wrapped)
             raise
 
 
@@ -251,7 +258,8 @@ def model_summarizer(name: str, *, base_url: str | None = None, api_key: str | N
     from ..models import build_model
 
     return SharedPrefixSummarizer(WatchedModel(build_model(name, base_url=base_url, api_key=api_key,
-                                                           max_retries=max_retries, timeout_s=timeout_s)))
+                                                           max_retries=max_retries, timeout_s=timeout_s),
+                                               listed=base_url is not None))
 
 
 def model_failure(summarize: Summarize | None) -> ModelFailed | None:
