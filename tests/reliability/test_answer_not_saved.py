@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from compact_agent import crashpoints
-from compact_agent.agent.run.unfinished import NOT_SAVED
+from compact_agent.agent.run.unfinished import NOT_SAVED, RAN_NOT_SAVED
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text, user_messages
 
 from .common import cli, session
@@ -100,7 +100,9 @@ async def test_tool_calls_whose_results_could_not_be_saved_are_named_in_the_line
     """The disk fills as the save before the tools' results go out is made (`-p` appends the typed
     prompt, the request, then the calls and their results): the line said only that the session
     file could not be written, and `-c` went on from the message as if nothing had run. The calls
-    ran (the file is written): the line names them and says that they and their results are not saved."""
+    ran (the file is written): the line names them and says that they and their results are not saved.
+    The file marks them, so the next `-c` says they ran, to the user and the model: it said only that
+    the message 'got no answer saved', and the model read that the turn 'ended before an answer'."""
     home, cwd = tmp_path / "home", tmp_path / "project"
     with FakeOpenAIServer(work) as server:
         s = session(home, cwd, server, api_key="k")
@@ -109,14 +111,22 @@ async def test_tool_calls_whose_results_could_not_be_saved_are_named_in_the_line
         full = cli(home, cwd, *args(server, "go"), env={"COMPACT_AGENT_CRASH_AT": "append.partial:3:enospc"},
                    zygote=zygote)
         requests = len(server.requests)
+        again = cli(home, cwd, *args(server, "third"), zygote=zygote)
+        said = [message_text(m) for m in server.requests[-1].messages if m["role"] == "assistant"]
     assert full.code == 1 and (cwd / "notes.txt").read_text() == "KIWI", full.stderr
     assert requests == 2, requests  # the tools' results were not sent: the store does not hold them
     [line] = full.stderr_lines()
     assert line.startswith("compact-agent: could not write the session file "), line
     assert line.endswith("; what was saved before is intact; the model made 2 tool calls (write_file, bash), and they "
-                         "and their results are not saved: --continue goes on from your message, and the model will "
-                         "not know what they did"), line
+                         "and their results are not saved: --continue goes on from your message, and tells the model "
+                         "that they ran, not what they did"), line
     assert "Traceback" not in full.stderr and "Error" not in full.stderr and "[Errno" not in full.stderr
+    assert again.code == 0, again.stderr
+    warning = " ".join(again.stderr.split())
+    assert ("1 message you typed got no answer saved: the model made 2 tool calls for it (write_file, bash), which "
+            "ran, and the last run could not save them or their results, so files may have changed since: the "
+            "conversation holds your message without them, and the model is told so") in warning, warning
+    assert said[-1] == RAN_NOT_SAVED.format(tools="write_file, bash"), said
 
 
 async def test_an_answer_to_tool_results_that_could_not_be_saved_is_said_as_answered(tmp_path: Path,

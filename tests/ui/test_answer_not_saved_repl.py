@@ -118,3 +118,31 @@ def test_a_resumed_turn_at_work_whose_answer_was_not_saved_says_it_was_answered(
     show_last_exchanges(console, messages, not_saved=True)
     lines = [line.strip() for line in console.export_text().splitlines()]
     assert lines == ["› go", ANSWER_NOT_SAVED], lines
+
+
+async def test_a_session_resumed_after_tool_calls_it_could_not_save_says_they_ran(tmp_path: Path) -> None:
+    """The REPL left after its tool calls could not be saved, before another message: the file ends
+    at `go`. The resume view said '(no answer: the turn was interrupted, …)' and the model read that
+    the turn 'ended before an answer', as if nothing had run: the command ran, and files may have
+    changed. The file marks the calls, and both say that they ran."""
+    from compact_agent.agent.run.unfinished import RAN_NOT_SAVED
+    from compact_agent.ui.history_view import RAN_NOT_SAVED as RAN_SHOWN
+
+    def work(req: ChatRequest) -> Reply:
+        if req.last_user_text() == "go" and not any(m["role"] == "tool" for m in req.messages):
+            return Reply.tools([("bash", {"command": "echo RAN"})])
+        return answer(req)
+
+    crashpoints.configure("append.partial:3:enospc")
+    try:
+        await drive(tmp_path, work, ["go\r"], permission_mode="yes")
+    finally:
+        crashpoints.configure("")
+    resumed = await drive(tmp_path, work, ["more\r"], continue_last=True)
+    lines = [line.strip() for line in resumed.out.splitlines()]
+    at = lines.index("› go")
+    assert lines[at + 1] == RAN_SHOWN.format(tools="bash"), resumed.out
+    assert "(no answer" not in resumed.out and "interrupted" not in resumed.out, resumed.out
+    assert "the model made 1 tool call for it (bash), which ran" in " ".join(resumed.out.split()), resumed.out
+    sent = [(m["role"], message_text(m)) for m in resumed.server.requests[-1].messages if m["role"] != "system"]
+    assert sent == [("user", "go"), ("assistant", RAN_NOT_SAVED.format(tools="bash")), ("user", "more")], sent

@@ -79,6 +79,9 @@ class Loaded:
     #: The history ends at the user's message whose answer the model gave and a run could not save
     #: (last_run.ANSWER_NOT_SAVED): the user read it, the history lacks it.
     answer_not_saved: bool = False
+    #: …or at the user's message for which the model's tool calls ran, and could not be saved with their
+    #: results (last_run.CALLS_NOT_SAVED): their tools, in order; what they changed may be in place.
+    calls_not_saved: list[str] = field(default_factory=list)
 
 
 def from_the_model(metadata: Any) -> bool:

@@ -51,6 +51,10 @@ AT_APPROVAL = " at its approval question"
 #: answer could not be saved (agent/run/unsaved_answer.py): where the history still ends there, a load
 #: says the message was answered, not that it got no answer.
 ANSWER_NOT_SAVED = "answer_not_saved"
+#: The meta key of the line a run leaves after the user's message when the model's tool calls ran and
+#: could not be saved with their results (agent/run/unsaved_answer.py), the tools' names its value:
+#: where the history still ends at that message, a load says they ran, not only that no answer came.
+CALLS_NOT_SAVED = "calls_not_saved"
 #: The meta key of the line a turn stopped by its limit of model requests leaves after what it saved,
 #: with the limit (store.note_limit_stop; agent/run/request_limit.py).
 AT_LIMIT = "stopped_at_request_limit"

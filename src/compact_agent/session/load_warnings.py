@@ -27,6 +27,7 @@ class LoadProblems:
     unanswered: int = 0  # the user's messages no reply of the model follows
     never_sent: bool = False  # one of them a run saved and died before sending
     answer_lost: bool = False  # the last of them (or the tool results it ends at) answered, the answer not saved
+    calls_lost: list[str] = field(default_factory=list)  # …or the tools of the calls that ran for it, not saved
     at_work: bool = False  # the history ends at tool results the model never answered
     stopped: bool = False  # the user stopped the turn that left it unanswered or at work (last_run.py)
     limit: int = 0  # not the user: its limit of model requests, this many, stopped it (last_run.AT_LIMIT)
@@ -56,6 +57,8 @@ class LoadProblems:
             problems.append(_newer_lines(self.newer, self.newer_unknown))
         if self.unanswered and not self.stopped and self.answer_lost:  # answered, the answer not saved
             problems.append(_answer_lost(self.unanswered))
+        elif self.unanswered and not self.stopped and self.calls_lost:  # tools ran for it, not saved
+            problems.append(_calls_lost(self.unanswered, self.calls_lost))
         elif self.unanswered and not self.stopped:  # a message the run never sent, or one whose answer never came
             what = "had not reached the model when the last run ended" if self.never_sent else \
                 "got no answer saved before the last run ended"  # a full disk may have kept even its mark out
@@ -118,6 +121,21 @@ def _answer_lost(unanswered: int) -> str:
                 "shown then): the conversation holds your message without it")
     return (f"{unanswered} messages you typed have no answer saved: the last run could not save the model's answer "
             "to the last of them (it was shown then); the conversation holds them without it")
+
+
+def _calls_lost(unanswered: int, tools: list[str]) -> str:
+    """The model's tool calls for the user's last message ran, and the run could not save them or
+    their results (a full disk): what they changed may be in place, which the conversation does not say."""
+    n = len(tools)
+    them, names = ("them" if n > 1 else "it"), f"({', '.join(dict.fromkeys(tools))})"
+    ran = (f"which ran, and the last run could not save {'them or their results' if n > 1 else 'it or its result'}, "
+           "so files may have changed since")
+    if unanswered == 1:
+        return (f"1 message you typed got no answer saved: the model made {plural(n, 'tool call')} for it {names}, "
+                f"{ran}: the conversation holds your message without {them}, and the model is told so")
+    return (f"{unanswered} messages you typed have no answer saved; for the last of them the model made "
+            f"{plural(n, 'tool call')} {names}, {ran}: the conversation holds them without {them}, and the model is "
+            "told so")
 
 
 def _newer_lines(read: int, skipped: int) -> str:

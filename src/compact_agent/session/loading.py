@@ -22,6 +22,7 @@ from .entries import FORMAT_VERSION, Boundary, Loaded, _load_message
 from .last_run import (
     ANSWER_NOT_SAVED,
     AT_LIMIT,
+    CALLS_NOT_SAVED,
     STOPPED,
     _ends_at_results,
     _prompts_settled,
@@ -62,6 +63,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     stopped_at: int | None = None  # how many messages there were when the user (or a limit) stopped a turn
     limit = 0  # the limit of model requests that stopped it (0: the user did)
     unsaved_at: int | None = None  # how many messages there were when a run could not save an answer
+    calls_at, calls = None, list[str]()  # …or the model's tool calls that ran, and their tools
     for entry in entries:
         v = entry.get("v")
         future = isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION
@@ -78,7 +80,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             elif kind == "boundary":
                 boundaries.append(Boundary.from_json(entry["boundary"]))
                 messages.clear()  # a boundary starts a new history (only the last one matters)
-                stopped_at = unsaved_at = None
+                stopped_at = unsaved_at = calls_at = None
             elif kind == "meta":
                 m = entry.get("meta")
                 if not isinstance(m, dict):
@@ -89,7 +91,9 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                     stopped_at, limit = len(messages), at
                 if m.get(ANSWER_NOT_SAVED) is True:
                     unsaved_at = len(messages)
-                meta.update({k: v for k, v in m.items() if k not in (STOPPED, AT_LIMIT, ANSWER_NOT_SAVED)})
+                if isinstance(ran := m.get(CALLS_NOT_SAVED), list) and ran and all(isinstance(n, str) for n in ran):
+                    calls_at, calls = len(messages), ran
+                meta.update({k: v for k, v in m.items() if k not in (STOPPED, AT_LIMIT, ANSWER_NOT_SAVED, CALLS_NOT_SAVED)})
             elif kind == "prompt":
                 request = _unsent_prompt(entry)
                 if request is not None and eid not in settled and (eid is None or eid != own_prompt):
@@ -113,6 +117,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.stopped = stopped_at == len(messages) and not found.never_sent and (found.unanswered > 0 or found.at_work)
     found.limit = limit if found.stopped else 0
     found.answer_lost = unsaved_at == len(messages) and (found.unanswered > 0 or found.at_work) and not found.never_sent
+    found.calls_lost = calls if calls_at == len(messages) and found.unanswered > 0 and not found.never_sent else []
     if found.at_work:  # a signal, or the user who stopped the turn, while the model's tools ran
         found.ended_by, found.unfinished = ended_by(messages)
     messages, found.repaired = _runnable(messages)
@@ -121,6 +126,6 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     if on_last_id:
         on_last_id(last_id)
     as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, answer_lost=False, at_work=False,
-                                     stopped=False, limit=0, ended_by="", unfinished=[])
+                                     stopped=False, limit=0, ended_by="", unfinished=[], calls_lost=[])
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
-                  found.notes(), found.bad, found.answer_lost)
+                  found.notes(), found.bad, found.answer_lost, found.calls_lost)

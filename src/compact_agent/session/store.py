@@ -100,6 +100,7 @@ class SessionStore:
         self._until_reply = False
         self._loaded: list[ModelMessage] | None = None  # the latest load's messages, until this run writes some
         self._unsaved: ModelMessage | None = None  # the message the latest load found answered, its answer not saved
+        self._calls_unsaved: tuple[ModelMessage, list[str]] | None = None  # …or found with tool calls that ran, not saved
         #: Told of each rewrite once it is on disk (its boundary, the new history): the checkpoints follow it.
         self.on_rewrite: Callable[[dict[str, Any], Sequence[ModelMessage]], None] | None = None
 
@@ -366,12 +367,20 @@ class SessionStore:
         loaded.warnings += notes
         self._loaded = list(loaded.messages)
         self._unsaved = loaded.messages[-1] if loaded.answer_not_saved and loaded.messages else None
+        self._calls_unsaved = (loaded.messages[-1], loaded.calls_not_saved) \
+            if loaded.calls_not_saved and loaded.messages else None
         return loaded
 
     def answer_not_saved(self, messages: Sequence[ModelMessage]) -> bool:
         """Whether `messages` end at the user's message the file marks as answered by the model, the
         answer not saved (a full disk: last_run.ANSWER_NOT_SAVED), as the latest load found it."""
         return bool(messages) and self._unsaved is not None and messages[-1] == self._unsaved
+
+    def calls_not_saved(self, messages: Sequence[ModelMessage]) -> list[str]:
+        """The tools of the model's calls that ran for the user's message `messages` end at, and that
+        the file marks as not saved with their results (last_run.CALLS_NOT_SAVED); none otherwise."""
+        found = self._calls_unsaved
+        return list(found[1]) if found is not None and messages and messages[-1] == found[0] else []
 
     def load_messages(self) -> list[ModelMessage]:
         """The history as saved: asked by a context manager not yet told what the file holds (a

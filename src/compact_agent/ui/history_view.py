@@ -17,7 +17,7 @@ from pydantic_ai.messages import (
 )
 
 from ..agent.run.stream_events import call_args, result_summary, shown_result
-from ..agent.run.unfinished import CUT, STOPPED, closes_unsaved
+from ..agent.run.unfinished import CUT, STOPPED, calls_unsaved, closes_unsaved
 from ..context.compaction.summary import is_summary, is_synthetic_text
 from ..context.refit import INPUT_CUT
 from ..session.store import Boundary, SessionStore, load_session_file
@@ -43,6 +43,10 @@ NO_ANSWER = "(no answer: the turn was interrupted, hit its request limit, or fai
 #: … and under the prompt of a turn the model answered whose answer could not be saved (a full disk:
 #: agent/run/unsaved_answer.py): the user read it then; the conversation does not hold it.
 ANSWER_NOT_SAVED = "(answered, but the answer could not be saved: it was shown then, and is not in the conversation)"
+#: … and under the prompt of a turn whose tool calls ran and could not be saved with their results (a
+#: full disk: unsaved_answer.keep_calls), `{tools}` their names: what they changed may be in place.
+RAN_NOT_SAVED = ("(the model's tool calls ({tools}) ran, but they and their results could not be saved: files may "
+                 "have changed, and the conversation does not hold them)")
 #: Under the answer of a turn the program closed after the model's text (a tool call's request cut short).
 ENDED = "(the turn ended here: it was interrupted, hit its request limit, or failed)"
 #: The row of a read of the program's own (toolset.mention_messages), by its kind: not the model's call.
@@ -53,7 +57,8 @@ CUT_OFF = "(the reply was cut off here; this answer is incomplete)"
 STOPPED_HERE = "(you stopped this reply here; it is incomplete)"
 
 
-def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False) -> list[tuple[str, str, str]]:
+def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
+               ran: Sequence[str] = ()) -> list[tuple[str, str, str]]:
     """(prompt as typed, the answer's text, a status line) for every user prompt, oldest first. The
     status says what the program noted of the turn: closed without an answer, or a reply cut off.
     A history that ends at the prompt itself (its turn stopped, failed or killed, and not closed
@@ -61,7 +66,9 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False) -> lis
     as if it were the prompt waiting for input; nor has one that ends at the results of the model's
     tool calls (stopped at work), whose words before the calls showed as if they were its answer.
     `not_saved`: the history ends at a prompt the model answered, the answer not saved (the file's
-    mark: SessionStore.answer_not_saved); it and the close that follows such a prompt say so."""
+    mark: SessionStore.answer_not_saved); it and the close that follows such a prompt say so. `ran`:
+    the tools of the model's calls for the prompt the history ends at, which ran and were not saved
+    (SessionStore.calls_not_saved); said as `not_saved` is, as is the close that names them."""
     pairs: list[tuple[str, str, str]] = []
     for i, m in enumerate(messages):
         last = i == len(messages) - 1
@@ -72,7 +79,8 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False) -> lis
         elif isinstance(m, ModelRequest):
             prompts = [p for p in _typed(m) if isinstance(p, str)]
             if prompts:
-                pairs.append((as_typed(prompts[-1]), "", (ANSWER_NOT_SAVED if not_saved else NO_ANSWER) if last else ""))
+                ended = ANSWER_NOT_SAVED if not_saved else _ran(ran) if ran else NO_ANSWER
+                pairs.append((as_typed(prompts[-1]), "", ended if last else ""))
             elif last and pairs and _results(m) and _calls(messages[i - 1]):  # stopped at work: no answer to them
                 ended = ANSWER_NOT_SAVED if not_saved else ENDED if pairs[-1][1] else NO_ANSWER  # …or none saved
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], ended)
@@ -81,12 +89,18 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False) -> lis
             ours = _synthetic(m)
             if ours == "unanswered" and closes_unsaved(m):
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], ANSWER_NOT_SAVED)
+            elif ours == "unanswered" and (tools := calls_unsaved(m)):
+                pairs[-1] = (pairs[-1][0], pairs[-1][1], _ran(tools))
             elif ours == "unanswered":
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], ENDED if pairs[-1][1] else NO_ANSWER)
             elif text:
                 body, note = cut_off(text) if ours == "cut" else (text, "")
                 pairs[-1] = (pairs[-1][0], body, note)
     return pairs
+
+
+def _ran(tools: Sequence[str]) -> str:
+    return RAN_NOT_SAVED.format(tools=", ".join(dict.fromkeys(tools)))
 
 
 def _turn_going_on(summary: ModelRequest, after: Sequence[ModelMessage]) -> list[str]:
@@ -145,18 +159,19 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
 
 
 def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: int = 3,
-                        shown: Callable[[str], str] | None = None, not_saved: bool = False) -> None:
+                        shown: Callable[[str], str] | None = None, not_saved: bool = False,
+                        ran: Sequence[str] = ()) -> None:
     """The last `n` exchanges of a resumed session (`-c`, `/resume`) as they looked when they were
     live: the prompt as it was shown when sent, by `shown` (a paste as its `[pasted 26 lines]`:
     sent_record.shown_as), else as typed (its first rows when long: prompt_excerpt.py), the answer's
     markdown rendered after its `⏺` by the very code that draws a live answer (turn_view.py). They
     were a one-line clip of the raw markdown (`**`, fences and all). A turn the program closed
     without an answer is a dim line under its prompt (`NO_ANSWER`), not an answer: it showed as
-    `⏺ [compact-agent: this turn ended before an answer …]`. `not_saved`: as `_exchanges` takes it."""
+    `⏺ [compact-agent: this turn ended before an answer …]`. `not_saved`, `ran`: as `_exchanges` takes them."""
     from .prompt_excerpt import print_prompt
     from .turn_view import TurnView
 
-    pairs = _exchanges(messages, not_saved)
+    pairs = _exchanges(messages, not_saved, ran)
     if len(pairs) > n:
         console.print(f"… {plural(len(pairs) - n, 'earlier exchange')}", style="dim")
     for prompt, answer, status in pairs[-n:]:
@@ -187,7 +202,8 @@ def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[M
     for n in notes:
         console.print(n, style="dim", markup=False, highlight=False)
     show_last_exchanges(console, messages, shown=shown_as(store.root, store.session_id) if store else None,
-                        not_saved=store is not None and store.answer_not_saved(messages))
+                        not_saved=store is not None and store.answer_not_saved(messages),
+                        ran=store.calls_not_saved(messages) if store is not None else ())
 
 
 def all_boundaries(store: SessionStore) -> list[Boundary]:
@@ -287,6 +303,8 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> 
         kind = _synthetic(m)
         if kind == "unanswered" and closes_unsaved(m):  # the model's answer came, and could not be saved
             return [("not saved", ANSWER_NOT_SAVED.strip("()"))]
+        if kind == "unanswered" and (tools := calls_unsaved(m)):  # its tool calls ran, and could not be saved
+            return [("not saved", _ran(tools).strip("()"))]
         if kind == "unanswered":  # the program's close of a turn, not the model's words (_exchanges)
             return [("no answer", NO_ANSWER.strip("()").removeprefix("no answer: "))]  # said once, as its row's name
         if kind in READ_BY_US:  # an @file or a file a compaction put back: no call of the model's

@@ -171,7 +171,8 @@ def _close_unanswered(s: TurnSession) -> None:
     would never get the new prompt (appends go by position), and every position after it would
     shift under the checkpoints `/rewind` uses. A closed history keeps positions stable.
     """
-    closing = unanswered_close(s.messages, not_saved=s.store.answer_not_saved(s.messages))
+    closing = unanswered_close(s.messages, not_saved=s.store.answer_not_saved(s.messages),
+                               calls=s.store.calls_not_saved(s.messages))
     if closing is None:
         return
     s.cm.persist([*s.messages, closing])

@@ -25,20 +25,32 @@ UNANSWERED = ("[compact-agent: this turn ended before an answer (interrupted, st
 #: (a full disk: unsaved_answer.py): the model is told what happened, not that no answer came.
 NOT_SAVED = ("[compact-agent: this message was answered and the user read the answer, but it could not be saved, "
              "so it is not in this history]")
+#: The close of a turn whose tool calls ran and could not be saved with their results (a full disk:
+#: unsaved_answer.keep_calls), `{tools}` their names: what they did may be in place, unseen in the history.
+RAN_NOT_SAVED = ("[compact-agent: for this message the model's tool calls ({tools}) ran, but they and their results "
+                 "could not be saved, so they are not in this history: what they changed (files written, commands "
+                 "run) may be in place; check before relying on the state of the files]")
 CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
 #: The same for a reply the user stopped (Esc, Ctrl-C) while it was being written: they read it.
 STOPPED = "[compact-agent: the user stopped this reply here; this answer is incomplete]"
 
 
-def unanswered_close(messages: Sequence[ModelMessage], not_saved: bool = False) -> ModelResponse | None:
+def unanswered_close(messages: Sequence[ModelMessage], not_saved: bool = False,
+                     calls: Sequence[str] = ()) -> ModelResponse | None:
     """The answer that closes a history ending at a request; None when it needs none. `not_saved`:
     the model answered that request, and the answer could not be saved (the session file's mark):
-    the close says so (`NOT_SAVED`), and is marked as such (`closes_unsaved`)."""
+    the close says so (`NOT_SAVED`), and is marked as such (`closes_unsaved`). `calls`: the tools
+    of the model's calls for it that ran and could not be saved (the file's other mark): the
+    close names them (`RAN_NOT_SAVED`), marked `calls_not_saved` with them."""
     if not messages or not isinstance(messages[-1], ModelRequest):
         return None
     if not_saved:
         return ModelResponse(parts=[TextPart(NOT_SAVED)],
                              metadata={"compact_agent": {"synthetic": "unanswered", "answer": "not_saved"}})
+    if calls:
+        names = ", ".join(dict.fromkeys(calls))
+        return ModelResponse(parts=[TextPart(RAN_NOT_SAVED.format(tools=names))],
+                             metadata={"compact_agent": {"synthetic": "unanswered", "calls_not_saved": list(calls)}})
     return ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})
 
 
@@ -46,6 +58,13 @@ def closes_unsaved(m: ModelMessage) -> bool:
     """Whether `m` is the close of a turn whose answer came and could not be saved (`NOT_SAVED`)."""
     ours = m.metadata.get("compact_agent") if isinstance(m, ModelResponse) and isinstance(m.metadata, dict) else None
     return isinstance(ours, dict) and ours.get("answer") == "not_saved"
+
+
+def calls_unsaved(m: ModelMessage) -> list[str]:
+    """The tools the close `m` names as run and not saved (`RAN_NOT_SAVED`); none for any other message."""
+    ours = m.metadata.get("compact_agent") if isinstance(m, ModelResponse) and isinstance(m.metadata, dict) else None
+    tools = ours.get("calls_not_saved") if isinstance(ours, dict) else None
+    return [t for t in tools if isinstance(t, str)] if isinstance(tools, list) else []
 
 
 def cut_reply(messages: Sequence[ModelMessage], partial: list[str], mark: str = CUT) -> ModelResponse | None:

@@ -30,7 +30,7 @@ from pydantic_ai.messages import (
 )
 
 from ...session.entries import from_the_model
-from ...session.last_run import ANSWER_NOT_SAVED
+from ...session.last_run import ANSWER_NOT_SAVED, CALLS_NOT_SAVED
 from ...session.repair import handed_back
 from ...words import plural
 
@@ -64,11 +64,12 @@ class AnswerNotSaved(OSError):
 class CallsNotSaved(OSError):
     """The model's tool calls ran and the session could not save them and their results, before the
     request that was to send those. `tools` names the calls, in order; `error` is the library's
-    `HistoryNotSaved`."""
+    `HistoryNotSaved`; `marked`: the session file marks them after the user's message, so a run that
+    resumes it tells the user and the model that they ran (a full disk may keep even that line out)."""
 
-    def __init__(self, tools: list[str], error: HistoryNotSaved) -> None:
+    def __init__(self, tools: list[str], error: HistoryNotSaved, marked: bool = False) -> None:
         super().__init__(str(error))
-        self.tools, self.error = tools, error
+        self.tools, self.error, self.marked = tools, error, marked
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -80,9 +81,10 @@ class CallsNotSaved(OSError):
         names = ", ".join(dict.fromkeys(self.tools))  # each tool once, in the order called
         what = (f"the model made {plural(n, 'tool call')} ({names}), and "
                 f"{'it and its result' if n == 1 else 'they and their results'} are not saved")
+        told = (f"tells the model that {'it' if n == 1 else 'they'} ran, not what {'it' if n == 1 else 'they'} did"
+                if self.marked else f"the model will not know what {'it' if n == 1 else 'they'} did")
         then = (": they are kept in the conversation, and your next message saves them with it if the disk has room "
-                "by then" if kept else ": --continue goes on from your message, and the model will not know what "
-                f"{'it' if n == 1 else 'they'} did")
+                "by then" if kept else f": --continue goes on from your message, and {told}")
         return f"{why}; {what}{then}"
 
 
@@ -98,9 +100,13 @@ def keep_calls(s: KeptIn, error: HistoryNotSaved) -> CallsNotSaved | None:
         return None
     s.cm.resume(saved)  # what the file holds: the next save appends the rest
     s.messages = handed_back(list(error.messages))
+    marked = False
+    with contextlib.suppress(OSError):  # a run that ends here (-p): the next load says they ran (last_run.py)
+        s.store.append_meta(**{CALLS_NOT_SAVED: tools})
+        marked = True
     with contextlib.suppress(OSError):
         s._save_read_state()
-    return CallsNotSaved(tools, error)
+    return CallsNotSaved(tools, error, marked)
 
 
 def received(messages: list[ModelMessage]) -> ModelResponse | None:
