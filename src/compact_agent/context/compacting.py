@@ -12,6 +12,7 @@ circuit breaker instead of ending the turn. `CompactingState` is a part of `Cont
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from pydantic_ai.messages import ModelMessage
@@ -75,9 +76,10 @@ class CompactingState(ManagerState):
         level = self.thrash_level(trigger)
         self.compactor.escalation = level
         self.compactor.ratio = self.calibration.ratio
+        vet = functools.partial(self._vet, messages)  # before anything is archived: refused, none is
         if self.memory is not None and not instructions:
             result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
-                                                   archive=archive)
+                                                   archive=archive, vet=vet)
         if result is None:
             reason, priced = self._reason, trigger != "manual"  # /compact asks for a summary of it all
 
@@ -98,7 +100,7 @@ class CompactingState(ManagerState):
                 prefer_record=prefer_record if priced else None,
                 prefer_incremental=prefer_incremental if priced else None,
                 ceiling=self.schedule.hard_limit(self) if priced else None,
-                record_fallback=priced and self.settings.compaction_records and not self.handler_instructs)
+                record_fallback=priced and self.settings.compaction_records and not self.handler_instructs, vet=vet)
             handlers.add_summary_usage(result, summarize, earlier)
         # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
         # what its `new_messages()` reads (the run's id): see contract.py.
@@ -117,8 +119,8 @@ class CompactingState(ManagerState):
         history (contract.py), and count them in its size: measured without them, `tokens_after`
         fell short by the prompts, and a compaction they left no smaller (a `system_prompt=` that
         fills the window) went ahead, rewrote the user's prompt into a record, and the request was
-        refused anyway. `_count_as_sent` refuses that one (`NotSmaller`), measured as the next
-        request sends it, prompts included."""
+        refused anyway. `_vet` refuses that one (`NotSmaller`), measured as the next request sends
+        it, prompts included."""
         kept = keep_system_prompts(messages, result.messages)
         if kept is result.messages or self.compactor is None:
             result.messages = kept
@@ -142,8 +144,8 @@ class CompactingState(ManagerState):
         it replaces and /context counts them both. Counted as saved, the kept tail's long output
         was whole in the 'after' alone: 'compacted (auto, full): 12,227 → 4,213 tokens', then the
         request sent 725. The saved size stays in the event's detail (`history_after`); the tail's
-        part (`verbatim`) takes the difference. Raises `NotSmaller` when that request would be no
-        smaller than the one before, as the compactor does for the history as saved."""
+        part (`verbatim`) takes the difference. A compaction that request would be no smaller than
+        the one before was refused before its archive was written (`_vet`, and the compactor)."""
         saved = result.tokens_after
         after = self.measure(shaping.preview(self, list(result.messages)).messages)
         parts = result.event.detail.get("parts")
@@ -151,9 +153,19 @@ class CompactingState(ManagerState):
             parts["verbatim"] = max(0, int(parts["verbatim"]) + after - saved)
         result.event.detail["history_after"] = saved
         result.tokens_after = result.event.tokens_after = after
+
+    def _vet(self, messages: Sequence[ModelMessage], result: CompactionResult) -> None:
+        """Raise `NotSmaller` for a compaction of `messages` whose history, with the system prompts put
+        back (`_with_system_prompts`), the next request would send no smaller than the one before:
+        the compactor asks before it writes the archive (a compaction refused after it left its
+        archive behind). Without prompts put back it is the compactor's own check, made already."""
+        kept = keep_system_prompts(messages, result.messages) if self.keep_system_prompts else result.messages
+        if kept is result.messages:
+            return
+        after = self.measure(shaping.preview(self, list(kept)).messages)
         if after >= result.tokens_before:
             raise NotSmaller(f"compaction would not shrink the context ({result.tokens_before:,} → {after:,} tokens)",
-                             before=result.tokens_before, after=after, parts=parts if isinstance(parts, dict) else None)
+                             before=result.tokens_before, after=after, parts=result.event.detail.get("parts"))
 
     def thrash_level(self, trigger: str) -> int:
         """Escalation for an automatic compaction that comes too soon after the previous one.

@@ -1,19 +1,26 @@
 """L5: compaction that rewrites the persisted history (full, partial, reactive).
 
-Order of work, chosen so that nothing is lost whatever fails:
+Order of work, chosen so that nothing is lost whatever fails, and nothing left for a compaction
+that does not happen:
   1. ask the summarizer (the request the conversation last sent plus the instruction, unable to
      act), making the request fit: images become `[image]`, the oldest API rounds after the first
      go (before it is sent, and again on "prompt too long"), one round alone too long keeps the
      ends of its longest texts — or, where the caller prices it cheaper, write a record of the
      steps without a model (`summary.record_of`), and keep the previous compaction message as it
      is, appending an update (incremental);
-  2. archive the full transcript — if that fails, stop: nothing was rewritten;
-  3. build the new history: summary message (with the user's own words) + restored files +
+  2. build the new history: summary message (with the user's own words) + restored files +
      attachments + the kept tail, with no call/result pair split and no adjacent same-role messages;
-  4. reject the result if it is not smaller than its input (where the summary itself is too long
+  3. reject the result if it is not smaller than its input (where the summary itself is too long
      for the room, a record of the steps may stand in: `record_fallback`); one of the cheap forms
-     over the caller's ceiling is made again without them;
+     over the caller's ceiling is made again without them; the caller's own check (`vet`) may
+     reject it too;
+  4. archive the full transcript — if that fails, stop: nothing was rewritten — and name the copy
+     in the summary message (built until then naming the latest copy, or the one the history's
+     compaction message names, and made again where the copy's path, known only once it is
+     written, differs);
   5. let the caller rewrite the session atomically to a boundary plus this history.
+A compaction refused at 3 wrote no archive: it used to leave a copy of the transcript behind at
+every refused attempt.
 
 What a compaction keeps (the tail, the results in use, the files restored) and how large that
 is, is `Keeper`'s (keep.py): the schedule asks it before every request, and a compaction cuts
@@ -25,7 +32,7 @@ The summarizer and the archive are passed in: this module never talks to a provi
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,13 +56,17 @@ class Compactor(Keeper):
     latest answer to what a compaction would keep, keep.py). What it keeps, and how large that
     is, is decided by `Keeper`; this class makes the compaction."""
 
+    # The path the latest archive was written at: the next compaction is measured naming one like it.
+    _archived_as: Path | None = field(default=None, init=False, repr=False, compare=False)
+
     async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
                       archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
                       tokens_before: int | None = None, overhead: int = 0, level: int = 0,
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                       prefer_record: Callable[[int], bool] | None = None,
                       prefer_incremental: Callable[[int, int], bool] | None = None,
-                      ceiling: int | None = None, record_fallback: bool = False) -> CompactionResult:
+                      ceiling: int | None = None, record_fallback: bool = False,
+                      vet: Callable[[CompactionResult], None] | None = None) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
 
         `keep_from`: `summary_input` is the request last sent, which covered `messages[:keep_from]`;
@@ -75,32 +86,51 @@ class Compactor(Keeper):
         `record_fallback`: where a summary the model wrote leaves the context no smaller (a small
         window, whose room a summary as long as the output reserve nearly fills), keep a record of
         the steps written without a model instead, when that shrinks it.
+
+        `vet(result)`: the caller's last word on a compaction made, before anything is archived;
+        it raises (`NotSmaller`, say) to refuse it.
         """
         asked: list[bool] = []
-        archive = _once(archive)  # once, whichever of the two below makes the compaction
 
         async def counted(sent: list[ModelMessage], prompt: str) -> str:
             asked.append(True)
             return await summarize(sent, prompt)
         try:
-            return await self._compact(messages, summarize=counted, archive=archive, trigger=trigger,
-                                       instructions=instructions, tokens_before=tokens_before, overhead=overhead,
-                                       level=level, summary_input=summary_input, keep_from=keep_from,
-                                       prefer_record=prefer_record, prefer_incremental=prefer_incremental,
-                                       ceiling=ceiling)
+            result = await self._compact(messages, summarize=counted, trigger=trigger, instructions=instructions,
+                                         tokens_before=tokens_before, overhead=overhead,
+                                         level=level, summary_input=summary_input, keep_from=keep_from,
+                                         prefer_record=prefer_record, prefer_incremental=prefer_incremental,
+                                         ceiling=ceiling)
         except NotSmaller as refused:
             if not (record_fallback and asked) or instructions:
                 raise
             # The summary was paid for and is too long for the room; a record costs no request.
             try:
-                return await self._compact(messages, summarize=_no_summary, archive=archive, trigger=trigger,
-                                           tokens_before=refused.before, overhead=overhead, level=level,
-                                           prefer_record=lambda size: True)
+                result = await self._compact(messages, summarize=_no_summary, trigger=trigger,
+                                             tokens_before=refused.before, overhead=overhead, level=level,
+                                             prefer_record=lambda size: True)
             except (NotSmaller, _NoSummary):
                 raise refused from None
+        return self._archived(result, archive, vet)
+
+    def _archived(self, result: CompactionResult, archive: Callable[[], Path | None],
+                  vet: Callable[[CompactionResult], None] | None = None) -> CompactionResult:
+        """`result`, going ahead: `vet` had no objection, and the full transcript is archived (a
+        failure stops it: nothing was rewritten), its copy named in the summary message."""
+        if vet is not None:
+            vet(result)
+        try:
+            path = archive()
+        except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
+            raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {one_line(e)}"
+                                  ) from e
+        name, result.name_archive = result.name_archive, None
+        if name is not None:
+            name(path)
+        return result
 
     async def _compact(self, messages: list[ModelMessage], *, summarize: Summarize,
-                       archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
+                       trigger: str = "auto", instructions: str = "",
                        tokens_before: int | None = None, overhead: int = 0, level: int = 0,
                        summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                        prefer_record: Callable[[int], bool] | None = None,
@@ -110,13 +140,12 @@ class Compactor(Keeper):
         if not messages:
             raise CompactionError("nothing to compact")
         before = tokens_before if tokens_before is not None else self.scaled(tokens.estimate(messages) + overhead)
-        archive = _once(archive)
         level = max(self.escalation, level)
         try:
             while True:
                 self.escalation = level
                 result = await self._compact_once(
-                    messages, summarize=summarize, archive=archive, trigger=trigger, instructions=instructions,
+                    messages, summarize=summarize, trigger=trigger, instructions=instructions,
                     before=before, overhead=overhead, watch=watch, summary_input=summary_input,
                     keep_from=keep_from, prefer_record=prefer_record, prefer_incremental=prefer_incremental)
                 # The cheap forms were priced apart; together they may leave the request over `ceiling`
@@ -133,7 +162,7 @@ class Compactor(Keeper):
             self.escalation = 0
 
     async def _compact_once(self, messages: list[ModelMessage], *, summarize: Summarize,
-                            archive: Callable[[], Path | None], trigger: str, instructions: str, before: int,
+                            trigger: str, instructions: str, before: int,
                             overhead: int, watch: Stopwatch, summary_input: list[ModelMessage] | None,
                             keep_from: int | None, prefer_record: Callable[[int], bool] | None,
                             prefer_incremental: Callable[[int, int], bool] | None) -> CompactionResult:
@@ -168,7 +197,7 @@ class Compactor(Keeper):
             record = plan.record if (keep, cut) == (0, plan.cut) else summary.record_of(head)
             if record is not None and prefer_record(self.scaled(tokens.text_tokens(record))):
                 text, strategy = record, "record"
-        if text is None and keep == 0 and keep_from is None and (no := self._cannot_shrink(messages, before, overhead)):
+        if text is None and keep == 0 and keep_from is None and (no := self.cannot_shrink(messages, before, overhead)):
             raise no  # asked for, the summary would be paid for and thrown away
         if text is None:
             # The summary request carries the same prefix the main conversation last sent (cache hit).
@@ -180,7 +209,7 @@ class Compactor(Keeper):
             text = summary_prompt.extract_summary(reply)
         while True:
             try:
-                return self._finish(messages, head, messages[:keep], tail, text, archive, trigger, strategy,
+                return self._finish(messages, head, messages[:keep], tail, text, trigger, strategy,
                                     before, overhead, watch, dropped, incremental=bool(keep))
             except NotSmaller:
                 if keep and strategy == "record" and (whole := summary.record_of(messages[:cut])) is not None:
@@ -217,35 +246,6 @@ class Compactor(Keeper):
         fit = min(len(images), budget // self.scaled(tokens.IMAGE_TOKENS))  # what an image costs, whatever its size
         return images[len(images) - fit:]
 
-    def _cannot_shrink(self, messages: list[ModelMessage], before: int, overhead: int) -> NotSmaller | None:
-        """The refusal a summary of `messages` would end in whatever it said, known before asking
-        for it: when the summary message with no summary at all and the verbatim tail, at each
-        shorter tail the retries below would try, already hold `before` tokens or more (a
-        conversation of a few short steps). None when some summary could shrink it."""
-        level, kept = self.escalation, self._plan
-        try:
-            floors = []
-            for self.escalation in range(level, 3):
-                plan = self.preview(messages, overhead)
-                floors.append((plan.framed(), plan))
-                if floors[-1][0] < before:
-                    return None
-        finally:
-            self.escalation, self._plan = level, kept  # the answer the schedule priced, as it was
-        floor, plan = min(floors, key=lambda f: f[0])
-        verbatim = self.scaled(tokens.estimate(plan.history[plan.cut:]))
-        if self.sent_size is not None and plan.cut < len(plan.history):
-            # The request sends the tail as the view layers shape it: a long result there as its preview.
-            sent = self.sent_size(plan.history[plan.cut:]) - self.scaled(overhead)
-            if sent < verbatim:
-                floor, verbatim = floor - (verbatim - sent), sent
-                if floor < before:
-                    return None
-        parts = {"summary": floor - verbatim - self.scaled(overhead), "files": 0, "file_paths": [], "other": 0,
-                 "verbatim": verbatim, "verbatim_messages": len(plan.history) - plan.cut, "fixed": self.scaled(overhead)}
-        return NotSmaller(f"compaction would not shrink the context ({before:,} → at least {floor:,} tokens)",
-                          before=before, after=floor, parts=parts, unasked=True)
-
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
                               summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
                               overhead: int = 0) -> CompactionResult:
@@ -269,17 +269,17 @@ class Compactor(Keeper):
         prompt = summary_prompt.compact_prompt(instructions, direction)
         reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt))
         text = summary_prompt.extract_summary(reply)
-        return self._finish(messages, to_sum, keep_head, tail, text, archive, "manual",
-                            f"partial_{direction}", before, overhead, watch, dropped)
+        return self._archived(self._finish(messages, to_sum, keep_head, tail, text, "manual",
+                                           f"partial_{direction}", before, overhead, watch, dropped), archive)
 
     def from_notes(self, messages: list[ModelMessage], notes: str, keep_from: int, *,
-                   archive: Callable[[], Path | None], trigger: str, tokens_before: int, overhead: int = 0
-                   ) -> CompactionResult:
-        """Session-memory compaction: the notes are the summary; no model call."""
+                   archive: Callable[[], Path | None], trigger: str, tokens_before: int, overhead: int = 0,
+                   vet: Callable[[CompactionResult], None] | None = None) -> CompactionResult:
+        """Session-memory compaction: the notes are the summary; no model call. `vet`: as `compact`'s."""
         watch = Stopwatch()
         keep_from = rounds.adjust_cut_backward(messages, keep_from)
-        return self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes, archive,
-                            trigger, "session_memory", tokens_before, overhead, watch, 0)
+        return self._archived(self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes,
+                                           trigger, "session_memory", tokens_before, overhead, watch, 0), archive, vet)
 
     def summary_room(self, overhead: int, prompt: str = "") -> int:
         """Estimated tokens the summary request's messages may take: the window less the output
@@ -298,66 +298,93 @@ class Compactor(Keeper):
 
     def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,
-                archive: Callable[[], Path | None], trigger: str, strategy: str, before: int, overhead: int,
+                trigger: str, strategy: str, before: int, overhead: int,
                 watch: Stopwatch, dropped_rounds: int, incremental: bool = False) -> CompactionResult:
+        """The compacted history, its archive not written yet: `_archived` writes it, once the
+        compaction goes ahead, and has the summary message name it (`name_archive`)."""
         users = summary.pick_user_messages(self.user_texts(summarized), self.limits.user_messages_budget)
-        try:
-            archive_path = archive()
-        except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
-            raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {one_line(e)}"
-                                  ) from e
         files = ledger.changed_files(messages, attempts=True, writers=self.file_tools)  # failed too, listed apart
         reads = ledger.read_files(summarized)
         if strategy == "record":  # its steps name each read (`path="…"`): listing those again says nothing
             reads = [p for p in reads if not digest.shows_whole(text, p)]
+        since: dict[str, list[str]] = {}
+        every: list[str] = []
         if incremental:  # the kept compaction message lists what came before; this one what came since
             listed = ledger.changed_files(keep_head, attempts=True, writers=self.file_tools)
             since = {p: a for p, a in files.items() if listed.get(p) != a}
             # The kept message's own metadata lists what it carries; a prompt merged into it stays
             # in it as it is (listing it again would show it twice).
             every = [*summary.carried_users(keep_head[0]), *self.user_texts(summarized)]
-            head_msg = summary.update_message(text, archive_path, users, since, reads, all_users=every,
-                                              all_files=files, strategy=strategy,
-                                              archive_above=summary.archive_named(keep_head[0]))
-        else:
-            head_msg = summary.summary_message(text, archive_path, users, strategy, files, reads)
-        head_msg = with_images(head_msg, self.kept_images(summarized, tail, overhead))
-        limits = self._restore_limits(self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead))
-        paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
-        self.restorer.reset()
-        self.drop_plan()  # it counted the files the read state held
-        files_back = self.restorer.reread(list(reversed(paths)), limits.restore_tokens_per_file) if paths else []
-        attached = self.restorer.attachments()
-        if incremental:
-            attached = restore.new_attachments(attached, keep_head)
-        room = self.results_room(self.scaled(tokens.estimate([*keep_head, head_msg, *files_back, *attached, *tail])
-                                             + overhead), before)
-        others = [*attached, *self.kept_results(summarized, overhead, room)]
-        restored = [*files_back, *others]
-        self.escalation = 0
-        new = join(keep_head, [head_msg], restored, tail)
-        after = self.scaled(tokens.estimate(new) + overhead)
-        sent = after if self.sent_size is None else self.sent_size(new)  # what the next request sends
-        # What the new history is made of, for a person deciding on it (a preview, a refusal).
-        parts = {"summary": self.scaled(tokens.estimate([head_msg])), "files": self.scaled(tokens.estimate(files_back)),
-                 "file_paths": [str(p) for p in paths], "other": self.scaled(tokens.estimate(others)),
-                 "verbatim": self.scaled(tokens.estimate([*keep_head, *tail])),
-                 "verbatim_messages": len(keep_head) + len(tail), "fixed": self.scaled(overhead)}
-        if sent >= before:
-            raise NotSmaller(f"compaction would not shrink the context ({before:,} → {sent:,} tokens)",
-                             before=before, after=sent, parts=parts)
+        level = self.escalation  # the kept images and results, and what is restored, follow it
+        reread: list[tuple[tuple[list[Path], int], list[ModelMessage]]] = []  # read once for both builds
+
+        def build(archive_path: Path | None) -> tuple[list[ModelMessage], dict[str, Any], int]:
+            """The new history naming `archive_path`, what it is made of, and how many messages it restores."""
+            self.escalation = level
+            images = self.kept_images(summarized, tail, overhead)
+            if incremental:
+                head_msg = summary.update_message(text, archive_path, users, since, reads, all_users=every,
+                                                  all_files=files, strategy=strategy,
+                                                  archive_above=summary.archive_named(keep_head[0]))
+            else:
+                head_msg = summary.summary_message(text, archive_path, users, strategy, files, reads)
+            head_msg = with_images(head_msg, images)
+            limits = self._restore_limits(self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead))
+            paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
+            self.drop_plan()  # it counted the files the read state held
+            if not reread or reread[-1][0] != (paths, limits.restore_tokens_per_file):
+                self.restorer.reset()
+                reread.append(((paths, limits.restore_tokens_per_file), self.restorer.reread(
+                    list(reversed(paths)), limits.restore_tokens_per_file) if paths else []))
+            files_back = reread[-1][1]
+            attached = self.restorer.attachments()
+            if incremental:
+                attached = restore.new_attachments(attached, keep_head)
+            room = self.results_room(self.scaled(tokens.estimate([*keep_head, head_msg, *files_back, *attached,
+                                                                  *tail]) + overhead), before)
+            others = [*attached, *self.kept_results(summarized, overhead, room)]
+            self.escalation = 0
+            new = join(keep_head, [head_msg], files_back, others, tail)
+            # What the new history is made of, for a person deciding on it (a preview, a refusal).
+            parts = {"summary": self.scaled(tokens.estimate([head_msg])),
+                     "files": self.scaled(tokens.estimate(files_back)), "file_paths": [str(p) for p in paths],
+                     "other": self.scaled(tokens.estimate(others)),
+                     "verbatim": self.scaled(tokens.estimate([*keep_head, *tail])),
+                     "verbatim_messages": len(keep_head) + len(tail), "fixed": self.scaled(overhead)}
+            sent = self.scaled(tokens.estimate(new) + overhead) if self.sent_size is None else self.sent_size(new)
+            if sent >= before:  # what the next request sends
+                raise NotSmaller(f"compaction would not shrink the context ({before:,} → {sent:,} tokens)",
+                                 before=before, after=sent, parts=parts)
+            return new, parts, len(files_back) + len(others)
+
+        named = summary.archive_named(messages[0]) if messages else None  # the copy before, if any
+        unwritten = self._archived_as or (Path(named) if named else None)  # measured naming one like it
+        new, parts, restored = build(unwritten)
         calls, results = rounds.unpaired(new)
         calls -= rounds.unpaired(messages)[0]  # calls the history itself still waits on (deferred tools)
         if calls or results:
             raise CompactionError("compaction would part tool calls from their results "
                                   f"({', '.join(sorted(calls | results))}); the history was not rewritten")
+        after = self.scaled(tokens.estimate(new) + overhead)
         ev = Event("compact", strategy, before, after, trigger=trigger, duration_ms=watch.ms(),
-                   detail={"archive": str(archive_path) if archive_path else None, "summarized": len(summarized),
-                           "kept": len(tail) + len(keep_head), "restored": len(restored),
+                   detail={"archive": None, "summarized": len(summarized),
+                           "kept": len(tail) + len(keep_head), "restored": restored,
                            "dropped_rounds": dropped_rounds, "files_changed": len(ledger.render(files)),
                            "incremental": incremental, "parts": parts})
-        return CompactionResult(new, trigger, strategy, before, after, archive_path, text,
-                                len(summarized), ev)
+        result = CompactionResult(new, trigger, strategy, before, after, None, text, len(summarized), ev)
+
+        def name(path: Path | None) -> None:
+            """The archive is written at `path`: the history is made again naming it, where it names
+            another (its room measured again: what it restores may change). Only a path much longer
+            than the one measured could then leave it no smaller (`NotSmaller`, its archive kept)."""
+            self._archived_as = result.archive = path
+            ev.detail["archive"] = str(path) if path else None
+            if path != unwritten:
+                result.messages, again, ev.detail["restored"] = build(path)
+                parts.update(again)
+                result.tokens_after = ev.tokens_after = self.scaled(tokens.estimate(result.messages) + overhead)
+        result.name_archive = name
+        return result
 
 
 class _NoSummary(Exception):
@@ -366,14 +393,3 @@ class _NoSummary(Exception):
 
 async def _no_summary(sent: list[ModelMessage], prompt: str) -> str:
     raise _NoSummary
-
-
-def _once(archive: Callable[[], Path | None]) -> Callable[[], Path | None]:
-    """The archive step, run at most once however many histories a compaction tries."""
-    done: list[Path | None] = []
-
-    def call() -> Path | None:
-        if not done:
-            done.append(archive())
-        return done[0]
-    return call

@@ -36,6 +36,7 @@ from ..plumbing.settings import Limits
 from . import ledger, summary
 from .cuts import tail_start
 from .restore import Restorer, pick_files, read_paths_in
+from .result import NotSmaller
 
 KEEP_RESULTS = 5
 """Tool results a compaction keeps verbatim (within the tail budget): the newest few, as observation
@@ -295,3 +296,32 @@ class Keeper:
         if room < limits.restore_total_tokens:
             limits = dataclasses.replace(limits, restore_total_tokens=room)
         return limits
+
+    def cannot_shrink(self, messages: list[ModelMessage], before: int, overhead: int) -> NotSmaller | None:
+        """The refusal a summary of `messages` would end in whatever it said, known before asking
+        for it: when the summary message with no summary at all and the verbatim tail, at each
+        shorter tail the compactor's retries would try, already hold `before` tokens or more (a
+        conversation of a few short steps). None when some summary could shrink it."""
+        level, kept = self.escalation, self._plan
+        try:
+            floors = []
+            for self.escalation in range(level, 3):
+                plan = self.preview(messages, overhead)
+                floors.append((plan.framed(), plan))
+                if floors[-1][0] < before:
+                    return None
+        finally:
+            self.escalation, self._plan = level, kept  # the answer the schedule priced, as it was
+        floor, plan = min(floors, key=lambda f: f[0])
+        verbatim = self.scaled(tokens.estimate(plan.history[plan.cut:]))
+        if self.sent_size is not None and plan.cut < len(plan.history):
+            # The request sends the tail as the view layers shape it: a long result there as its preview.
+            sent = self.sent_size(plan.history[plan.cut:]) - self.scaled(overhead)
+            if sent < verbatim:
+                floor, verbatim = floor - (verbatim - sent), sent
+                if floor < before:
+                    return None
+        parts = {"summary": floor - verbatim - self.scaled(overhead), "files": 0, "file_paths": [], "other": 0,
+                 "verbatim": verbatim, "verbatim_messages": len(plan.history) - plan.cut, "fixed": self.scaled(overhead)}
+        return NotSmaller(f"compaction would not shrink the context ({before:,} → at least {floor:,} tokens)",
+                          before=before, after=floor, parts=parts, unasked=True)

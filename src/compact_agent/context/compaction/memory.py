@@ -305,8 +305,10 @@ class SessionMemory:
 
     # -- compaction ---------------------------------------------------------------------------------------
     async def try_compact(self, cm: Any, messages: list[ModelMessage], *, trigger: str, tokens_before: int,
-                          archive: Callable[[], Path | None]) -> CompactionResult | None:
-        """The notes + a verbatim tail, with no model call; None when the notes cannot serve."""
+                          archive: Callable[[], Path | None], vet: Callable[[CompactionResult], None] | None = None
+                          ) -> CompactionResult | None:
+        """The notes + a verbatim tail, with no model call; None when the notes cannot serve.
+        `vet`: the caller's check of a compaction made, before its archive is written (compactor.py)."""
         self._plan = None
         waited = Stopwatch()
         if self.in_flight:
@@ -332,14 +334,25 @@ class SessionMemory:
             return skip("the notes cover nothing that can be dropped")
         if tokens.text_tokens(self.notes) + cm.measure(messages[keep:]) > cm.limits.threshold:
             return skip("over threshold: notes and kept tail do not fit")
+
+        def fits(made: CompactionResult) -> None:  # checked before the archive is written: none for a skip
+            if cm.measure(made.messages) > cm.limits.threshold:
+                raise _OverThreshold
+            try:
+                if vet is not None:
+                    vet(made)
+            except CompactionError as e:  # the caller's refusal is the compaction's, not a skip
+                raise _Vetoed(e) from e
         try:
             result: CompactionResult = cm.compactor.from_notes(messages, self.notes, keep, archive=archive,
                                                                trigger=trigger, tokens_before=tokens_before,
-                                                               overhead=cm.overhead)
+                                                               overhead=cm.overhead, vet=fits)
+        except _OverThreshold:
+            return skip("over threshold after restoring files")
+        except _Vetoed as e:
+            raise e.refusal from None
         except CompactionError as e:
             return skip(f"compaction refused: {e}")
-        if cm.measure(result.messages) > cm.limits.threshold:
-            return skip("over threshold after restoring files")
         result.event.detail.update(waited_ms=wait_ms, covered=c, notes_updated=self.updated)
         self._plan = (len(messages), c)
         return result
@@ -374,3 +387,15 @@ class SessionMemory:
         state = "extraction running" if self.in_flight else f"{n} update{'' if n == 1 else 's'} this run"
         cov = f"covers through message {self.coverage[0]}" if self.coverage else "covers no message yet"
         return f"{self.path or 'in memory'} · {cov} · {state}" + (f" · updated {self.updated}" if self.updated else "")
+
+
+class _OverThreshold(Exception):
+    """A compaction from the notes would leave the context over the threshold (restored files)."""
+
+
+class _Vetoed(Exception):
+    """The caller refused the compaction from the notes (`vet`): raised to it as it was."""
+
+    def __init__(self, refusal: CompactionError) -> None:
+        super().__init__(str(refusal))
+        self.refusal = refusal

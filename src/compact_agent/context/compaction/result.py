@@ -69,3 +69,6 @@ class CompactionResult:
     summary: str
     summarized: int  # how many messages the summary replaced
     event: Event = field(default_factory=lambda: Event("compact", "none"))
+    # Set by the compactor while the archive is not written yet: told the archive's path, names it
+    # in the summary message (compactor.py). None once it is (or for a result made elsewhere).
+    name_archive: Callable[[Path | None], None] | None = field(default=None, repr=False, compare=False)
