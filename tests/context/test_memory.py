@@ -31,13 +31,14 @@ from pydantic_ai.tools import ToolDefinition
 
 from compact_agent.config import Limits, Settings
 from compact_agent.context.compaction import summary
-from compact_agent.context.compaction.memory import SessionMemory, find, fingerprint, fitted_transcript
+from compact_agent.context.compaction.memory import SessionMemory, find, fingerprint
 from compact_agent.context.compaction.notes import (
     EMPTY,
     NOTES_MARK,
     SECTIONS,
     TEMPLATE,
     NotesError,
+    fitted_transcript,
     is_empty,
     normalize_notes,
 )

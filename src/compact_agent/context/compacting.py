@@ -90,17 +90,24 @@ class CompactingState(ManagerState):
                 return self.schedule.incremental_pays(self, messages, kept, carried, reason=reason)
 
             summarize = self.summarizer(self)
-            with_output_cap(summarize, self.summary_output_cap, self.check_summary_fits,  # not the agent's max_tokens
-                            self.learn_output_limit)
+            # A summary model of its own with a smaller window is sent what fits that window (measuring.py).
+            side = self.side_window(getattr(summarize, "model", None))
+            with_output_cap(summarize, functools.partial(self.summary_output_cap, window=side),  # not the agent's
+                            functools.partial(self.check_summary_fits, window=side), self.learn_output_limit)
             earlier = handlers.requests_made(summarize)  # a factory may hand out one shared log
-            result = await self.compactor.compact(
-                messages, summarize=summarize, archive=archive, trigger=trigger,
-                instructions=instructions, tokens_before=before, overhead=self.overhead,
-                level=level, summary_input=summary_input, keep_from=keep_from,
-                prefer_record=prefer_record if priced else None,
-                prefer_incremental=prefer_incremental if priced else None,
-                ceiling=self.schedule.hard_limit(self) if priced else None,
-                record_fallback=priced and self.settings.compaction_records and not self.handler_instructs, vet=vet)
+            self.compactor.summary_window = side
+            try:
+                result = await self.compactor.compact(
+                    messages, summarize=summarize, archive=archive, trigger=trigger,
+                    instructions=instructions, tokens_before=before, overhead=self.overhead,
+                    level=level, summary_input=summary_input, keep_from=keep_from,
+                    prefer_record=prefer_record if priced else None,
+                    prefer_incremental=prefer_incremental if priced else None,
+                    ceiling=self.schedule.hard_limit(self) if priced else None,
+                    record_fallback=priced and self.settings.compaction_records and not self.handler_instructs,
+                    vet=vet)
+            finally:
+                self.compactor.summary_window = None
             handlers.add_summary_usage(result, summarize, earlier)
         # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
         # what its `new_messages()` reads (the run's id): see contract.py.

@@ -58,7 +58,7 @@ class _Measured(ManagerView, Protocol):
     def measure(self, messages: Sequence[ModelMessage]) -> int: ...
     def fit_size(self, messages: Sequence[ModelMessage]) -> int: ...
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
-    def not_fitting(self, messages: Sequence[ModelMessage], kind: str) -> str | None: ...
+    def not_fitting(self, messages: Sequence[ModelMessage], kind: str, window: int | None = None) -> str | None: ...
 
 
 class Measuring:
@@ -110,14 +110,25 @@ class Measuring:
         (`Calibration.fits_tokens`). The last resort shrinks by it, and a request is refused by it."""
         return self.calibration.fits_tokens(self.estimate(messages) + self.overhead)  # never below `measure`
 
-    def summary_output_cap(self: _Measured, messages: Sequence[ModelMessage]) -> int:
+    def side_window(self: _Measured, model: object) -> int | None:
+        """The window of `model` when it is a side model of its own (a `summary_model` other than the
+        run's) whose window pydantic-ai knows (its profile's `context_window`) and is smaller than
+        the run's: what its requests must fit. None where the run's window holds for it."""
+        if model is None or model is self.run_model:
+            return None
+        known = getattr(model, "context_window", None)
+        return known if type(known) is int and 0 < known < self.limits.window else None
+
+    def summary_output_cap(self: _Measured, messages: Sequence[ModelMessage], window: int | None = None) -> int:
         """The `max_tokens` of a summary request of `messages` (the instruction included): what the
         window leaves after its input, measured as a request is judged to fit (`fit_size`, the
         instructions and tools counted) with the estimate's margin kept free, at most what the
         model writes (`max_output`). Not the agent's own `max_tokens`, sized for its answers: 200
         of them cut every summary off. The input was cut to leave the output reserve and that
-        margin (`Compactor.summary_room`), so this is the room planned for the summary at least."""
-        left = self.limits.window - estimate_margin(self.limits.window) - self.fit_size(messages)
+        margin (`Compactor.summary_room`), so this is the room planned for the summary at least.
+        `window`: a summary model's own, smaller one (`side_window`)."""
+        window = window or self.limits.window
+        left = window - estimate_margin(window) - self.fit_size(messages)
         return max(1, min(self.max_output, left))
 
     def learn_output_limit(self: _Measured, model: Model, most: int) -> None:
@@ -144,11 +155,11 @@ class Measuring:
         self.output_caps[name] = most  # saved with the layers' state: a restart asks for no more either
         self.emit(Event("output", "learned", detail={"max_output": most, "given": given, "model": name}))
 
-    def check_summary_fits(self: _Measured, messages: Sequence[ModelMessage]) -> None:
+    def check_summary_fits(self: _Measured, messages: Sequence[ModelMessage], window: int | None = None) -> None:
         """Raise `SummaryNotSent` when a summary request of `messages` leaves no room for the
         summary (`summary_output_cap` would be 1 only because nothing is left): sent, the provider
-        refuses it as too long."""
-        if (said := self.not_fitting(messages, "summary")) is not None:
+        refuses it as too long. `window`: a summary model's own (`side_window`)."""
+        if (said := self.not_fitting(messages, "summary", window)) is not None:
             raise SummaryNotSent(said)
 
     def check_notes_fits(self: _Measured, messages: Sequence[ModelMessage]) -> None:
@@ -158,15 +169,17 @@ class Measuring:
         if (said := self.not_fitting(messages, "notes")) is not None:
             raise NotesNotSent(said)
 
-    def not_fitting(self: _Measured, messages: Sequence[ModelMessage], kind: str) -> str | None:
+    def not_fitting(self: _Measured, messages: Sequence[ModelMessage], kind: str,
+                    window: int | None = None) -> str | None:
         """Why a request of the library's own (`kind`: "summary", "notes") of `messages` cannot be
         sent, judged as a request is (`fit_size`, the instructions and tools counted, the
-        estimate's margin kept free); None when it leaves room for a reply."""
-        size = self.fit_size(messages)
-        if self.limits.window - estimate_margin(self.limits.window) - size >= 1:
+        estimate's margin kept free) against `window` (a side model's own; else the run's); None
+        when it leaves room for a reply."""
+        size, window = self.fit_size(messages), window or self.limits.window
+        if window - estimate_margin(window) - size >= 1:
             return None
         own = "the summary's" if kind == "summary" else f"the {kind}'"
-        return (f"the {kind} request would take {size:,} tokens of the {self.limits.window:,}-token window, leaving "
+        return (f"the {kind} request would take {size:,} tokens of the {window:,}-token window, leaving "
                 f"no room for the {kind} (the instructions, the tool definitions and {own} own instruction are sent "
                 "whole): not sent")
 

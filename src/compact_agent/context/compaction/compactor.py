@@ -42,7 +42,6 @@ from ..layers import digest
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.markers import is_compaction_message
-from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, estimate_margin
 from . import ledger, restore, summary, summary_prompt
 from .cuts import join, summarize_fitting
 from .images import latest_images, with_images
@@ -280,21 +279,6 @@ class Compactor(Keeper):
         keep_from = rounds.adjust_cut_backward(messages, keep_from)
         return self._archived(self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes,
                                            trigger, "session_memory", tokens_before, overhead, watch, 0), archive, vet)
-
-    def summary_room(self, overhead: int, prompt: str = "") -> int:
-        """Estimated tokens the summary request's messages may take: the window less the output
-        reserve and the estimate's margin, in provider tokens converted back, less the fixed part
-        and whatever of the instruction `prompt` the reserve does not hold. The request's output
-        cap is what the window leaves (`ManagerState.summary_output_cap`): the reserve holds the
-        summary with room for its instruction (`SUMMARY_INSTRUCTION_TOKENS`, the reserve follows
-        the summaries' size: `Schedule.output_limits`), so messages up to this leave the cap at
-        least the summary's size. Counting the instruction a second time cut the oldest round of a
-        summary request sent at the hard limit, which then shared no cached prefix past the first
-        message."""
-        ratio = max(self.ratio, 0.1)
-        room = self.limits.window - self.limits.output_reserve - estimate_margin(self.limits.window)
-        beyond = max(0, tokens.text_tokens(prompt) - int(SUMMARY_INSTRUCTION_TOKENS / ratio))
-        return int(room / ratio) - overhead - beyond
 
     def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,

@@ -32,7 +32,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from ..plumbing import tokens
 from ..plumbing.markers import KEY, is_compaction_message
-from ..plumbing.settings import Limits
+from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin
 from . import ledger, summary
 from .cuts import tail_start
 from .restore import Restorer, pick_files, read_paths_in
@@ -163,6 +163,9 @@ class Keeper:
     # The caller's own tools that write the file their path argument names, in lower case
     # (`CompactionSettings.file_tools`): the compaction message lists those files as changed too.
     file_tools: tuple[str, ...] = ()
+    # The window of the model writing the summary, when it is one of its own with a smaller window
+    # than the run's (set by the manager for each compaction): the summary request must fit it too.
+    summary_window: int | None = None
     _plan: KeepPlan | None = field(default=None, init=False, repr=False, compare=False)
 
     def scaled(self, estimated: int) -> int:
@@ -325,3 +328,21 @@ class Keeper:
                  "verbatim": verbatim, "verbatim_messages": len(plan.history) - plan.cut, "fixed": self.scaled(overhead)}
         return NotSmaller(f"compaction would not shrink the context ({before:,} → at least {floor:,} tokens)",
                           before=before, after=floor, parts=parts, unasked=True)
+
+    def summary_room(self, overhead: int, prompt: str = "") -> int:
+        """Estimated tokens the summary request's messages may take: the window less the output
+        reserve and the estimate's margin, in provider tokens converted back, less the fixed part
+        and whatever of the instruction `prompt` the reserve does not hold. The request's output
+        cap is what the window leaves (`ManagerState.summary_output_cap`): the reserve holds the
+        summary with room for its instruction (`SUMMARY_INSTRUCTION_TOKENS`, the reserve follows
+        the summaries' size: `Schedule.output_limits`), so messages up to this leave the cap at
+        least the summary's size. Counting the instruction a second time cut the oldest round of a
+        summary request sent at the hard limit, which then shared no cached prefix past the first
+        message. A summary model of its own with a smaller window (`summary_window`) is sent no more
+        than that window leaves, keeping a quarter of it at most for the summary."""
+        ratio = max(self.ratio, 0.1)
+        room = self.limits.window - self.limits.output_reserve - estimate_margin(self.limits.window)
+        if (side := self.summary_window) is not None:  # a summary model of its own: its window holds it too
+            room = min(room, side - min(self.limits.output_reserve, side // 4) - estimate_margin(side))
+        beyond = max(0, tokens.text_tokens(prompt) - int(SUMMARY_INSTRUCTION_TOKENS / ratio))
+        return int(room / ratio) - overhead - beyond

@@ -56,7 +56,15 @@ from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
 from ..plumbing.settings import CompactionSettings as Settings
 from ..testing import mark_request
 from .cuts import join
-from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, parse_sections
+from .notes import (
+    NOTES_MARK,
+    describe,
+    instruction,
+    is_empty,
+    normalize_notes,
+    parse_sections,
+    separate_instruction,
+)
 from .notes_tail import escalated_tail, keep_index
 from .result import CompactionError, CompactionResult
 from .summarizer import transcript_as_data, unable_to_act
@@ -131,14 +139,6 @@ class _Job:
     check: Callable[[Sequence[ModelMessage]], None] | None = None
     # Told (model, cap) when the provider refused the max_tokens as above what the model writes (output_limit.py).
     learned: Callable[[Model, int], None] | None = None
-
-
-def fitted_transcript(transcript: str, max_chars: int) -> str:
-    """The end of `transcript` in `max_chars`, from the start of a line: a line cut in two could begin
-    as an entry does (`  USER: …` of a tool's output, its indent cut off)."""
-    if len(transcript) <= max_chars:
-        return transcript
-    return "[earlier entries cut]\n" + transcript[-max_chars:].partition("\n")[2]
 
 
 class SessionMemory:
@@ -286,11 +286,13 @@ class SessionMemory:
                                    model_request_parameters=params)
 
     async def _separate(self, job: _Job) -> str:
-        """A cheaper model sees only the previous notes and the new messages, as text, with no tools."""
+        """A cheaper model sees only the previous notes and the new messages, as text, with no tools.
+        Where pydantic-ai knows that model's window (its profile's `context_window`), the request fits
+        it (`separate_instruction`); one that cannot is not sent (`NotesNotSent`, a failed extraction)."""
         assert self.notes_model is not None
-        transcript = fitted_transcript(transcript_as_data(job.new), job.max_chars)
-        req = [ModelRequest(parts=[UserPromptPart(instruction(self.notes, job.hint, job.budget, transcript))],
-                           metadata=mark_request("notes"))]
+        text = separate_instruction(self.notes, job.hint, job.budget, transcript_as_data(job.new), job.max_chars,
+                                    getattr(self.notes_model, "context_window", None))
+        req = [ModelRequest(parts=[UserPromptPart(text)], metadata=mark_request("notes"))]
         resp = await model_request(self.notes_model, req, model_request_parameters=ModelRequestParameters())
         self.usage.append(resp.usage)
         return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
@@ -350,7 +352,7 @@ class SessionMemory:
         except _OverThreshold:
             return skip("over threshold after restoring files")
         except _Vetoed as e:
-            raise e.refusal from None
+            raise e.args[0] from None
         except CompactionError as e:
             return skip(f"compaction refused: {e}")
         result.event.detail.update(waited_ms=wait_ms, covered=c, notes_updated=self.updated)
@@ -394,8 +396,4 @@ class _OverThreshold(Exception):
 
 
 class _Vetoed(Exception):
-    """The caller refused the compaction from the notes (`vet`): raised to it as it was."""
-
-    def __init__(self, refusal: CompactionError) -> None:
-        super().__init__(str(refusal))
-        self.refusal = refusal
+    """The caller refused the compaction from the notes (`vet`; its refusal the one argument): raised as it was."""

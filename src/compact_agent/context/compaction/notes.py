@@ -12,6 +12,8 @@ import re
 
 from pydantic_ai.messages import ModelMessage, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
+from ..plumbing import tokens
+from ..plumbing.settings import estimate_margin
 from .quoting import ENTRIES_NOTE, quoted
 
 SECTIONS = ("Task and intent", "User instructions and constraints (verbatim)",
@@ -129,3 +131,31 @@ def describe(m: ModelMessage, limit: int = 160) -> str:
             bits.append(("user: " if isinstance(p, UserPromptPart) else "assistant: ") + p.content)
     text = " | ".join(bits).replace("\n", " ")
     return text[:limit] + ("…" if len(text) > limit else "")
+
+
+def fitted_transcript(transcript: str, max_chars: int) -> str:
+    """The end of `transcript` in `max_chars`, from the start of a line: a line cut in two could begin
+    as an entry does (`  USER: …` of a tool's output, its indent cut off)."""
+    if len(transcript) <= max_chars:
+        return transcript
+    return "[earlier entries cut]\n" + transcript[-max_chars:].partition("\n")[2]
+
+
+def separate_instruction(previous: str | None, covered_hint: str, budget_tokens: int, transcript: str,
+                         max_chars: int, window: object = None) -> str:
+    """The notes request for a model of its own, which reads the conversation as `transcript`: its
+    last `max_chars` (the run's window sized them), and where that model's `window` is known (its
+    profile's `context_window`), what the window leaves once the notes asked for (a quarter of it
+    at most) are kept free: a smaller model refused every extraction sized by the run's window.
+    Raises `NotesNotSent` for one that cannot fit it (the previous notes alone too long)."""
+    if type(window) is not int or window <= 0:
+        return instruction(previous, covered_hint, budget_tokens, fitted_transcript(transcript, max_chars))
+    budget = min(budget_tokens, window // 4)
+    free = window - estimate_margin(window) - budget
+    room = free - tokens.text_tokens(instruction(previous, covered_hint, budget, ""))
+    text = instruction(previous, covered_hint, budget, fitted_transcript(
+        transcript, min(max_chars, max(0, int(room * tokens.CHARS_PER_TOKEN)))))
+    if (size := tokens.text_tokens(text)) > free:
+        raise NotesNotSent(f"the notes request would take {size:,} tokens of the notes model's {window:,}-token "
+                           "window, leaving no room for the notes: not sent")
+    return text

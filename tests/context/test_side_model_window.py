@@ -1,0 +1,107 @@
+"""A summary or notes model of its own is sent requests that fit ITS window, not the run's.
+
+A `summary_model` (or a session-notes model) other than the run's may have a smaller window than the
+run's model (a cheaper model beside a long-context one). Its requests were sized and checked against
+the run's window only: a summary request of a 32K-window conversation went to a 6K-window model
+whole, and was refused as too long (again at each retry, with a few rounds fewer each time); a
+notes request carried half the run's window of transcript to a model that could not take it, and
+every extraction failed. Where pydantic-ai knows the side model's window (its profile's
+`context_window`), its requests are now cut to fit it, as the run's are to the run's window, and a
+request that cannot fit is not sent.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.profiles import ModelProfile
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.usage import UsageLimits
+
+from compact_agent.context import (
+    CompactionError,
+    CompactionEvent,
+    CompactionSettings,
+    ContextManager,
+    Event,
+    SessionMemory,
+)
+from compact_agent.context.compaction.notes import NOTES_MARK, SECTIONS
+from compact_agent.context.wiring import Internals
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+
+SIDE_WINDOW = 6_000
+NOTES_WINDOW = 3_000
+
+
+def main_server() -> FakeOpenAIServer:
+    pages = {"n": 0}
+
+    def answer(req: ChatRequest) -> Reply:
+        pages["n"] += 1
+        return Reply.tools([("read", {"page": pages["n"]})]) if pages["n"] <= 16 else Reply.text("done")
+    return FakeOpenAIServer(answer, model="big-model")
+
+
+def side_server(window: int = SIDE_WINDOW) -> FakeOpenAIServer:
+    def answer(req: ChatRequest) -> Reply:
+        if NOTES_MARK in req.last_user_text():
+            return Reply.text("<notes>" + "\n\n".join(f"# {s}\nPages read." for s in SECTIONS) + "</notes>")
+        return Reply.text("<summary>Pages read so far.</summary>")
+    return FakeOpenAIServer(answer, model="small-model", window=window)
+
+
+def model(server: FakeOpenAIServer, name: str, window: int | None = None) -> OpenAIChatModel:
+    profile = ModelProfile(context_window=window) if window is not None else None
+    return OpenAIChatModel(name, provider=OpenAIProvider(base_url=server.base_url, api_key="k"), profile=profile)
+
+
+def reader(cm: ContextManager, main: FakeOpenAIServer, instructions: str | None = None) -> Agent[None, str]:
+    agent = Agent(model(main, "big-model"), capabilities=[cm], instructions=instructions)
+
+    @agent.tool_plain
+    def read(page: int) -> str:
+        return f"page {page}: " + " ".join(f"w{page}x{i}" for i in range(1_000))
+    return agent
+
+
+async def test_a_summary_model_of_its_own_is_sent_summary_requests_that_fit_its_window() -> None:
+    events: list[Event] = []
+    with main_server() as main, side_server() as side:
+        cm = ContextManager(window=32_000, summary_model=model(side, "small-model", SIDE_WINDOW),
+                            settings=CompactionSettings(compaction_records=False), event_handler=events.append)
+        result = await reader(cm, main).run("Read every page.", usage_limits=UsageLimits(request_limit=60))
+    assert result.output == "done"
+    assert side.requests and side.rejected == []  # each was over its 6,000-token window
+    compacted = [e for e in events if isinstance(e, CompactionEvent) and e.action == "full"]
+    assert compacted and not [e for e in events if isinstance(e, CompactionEvent) and e.action == "failed"]
+    assert all(r.prompt_tokens < SIDE_WINDOW for r in side.requests)
+
+
+async def test_a_notes_model_of_its_own_is_sent_notes_requests_that_fit_its_window() -> None:
+    events: list[Event] = []
+    settings = CompactionSettings(memory_enabled=True, memory_update_tool_calls=1, memory_start_fraction=0.0,
+                                  compaction_records=False)  # notes of every 4K tokens or so: 2-3 pages
+    with main_server() as main, side_server(NOTES_WINDOW) as side:
+        notes = SessionMemory(None, settings, notes_model=model(side, "small-model", NOTES_WINDOW))
+        cm = ContextManager.wired(Internals(memory=notes), window=32_000, settings=settings,
+                                  event_handler=events.append)
+        await reader(cm, main).run("Read every page.", usage_limits=UsageLimits(request_limit=60))
+        await cm.drain()
+    updates = [e for e in events if e.layer == "memory" and e.action == "update"]
+    assert side.requests and side.rejected == []  # the transcript was cut to half the run's window
+    assert updates and not [e for e in events if e.layer == "memory" and e.action == "failed"]
+
+
+async def test_a_summary_request_that_cannot_fit_the_summary_models_window_is_not_sent() -> None:
+    """The run's instructions alone fill the summary model's window: nothing is sent to it, and
+    `compact_now` says why in a line naming that window."""
+    with main_server() as main, side_server(window=1_000) as side:
+        cm = ContextManager(window=32_000, summary_model=model(side, "small-model", 1_000))
+        agent = reader(cm, main, instructions="Rules: " + "cite the page you read. " * 300)  # about 1,800 tokens
+        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=60))
+        with pytest.raises(CompactionError, match=r"^the summary request would take [\d,]+ tokens of the "
+                                                  r"1,000-token window.*not sent"):
+            await cm.compact_now(result.all_messages())
+    assert side.requests == []
