@@ -196,13 +196,19 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
                 max_retries: int = 2, timeout_s: float = 600.0) -> Model:
     """Construct the pydantic-ai model; raises ConfigError with a one-line message on bad setup.
 
-    `timeout_s` is a deadline for each attempt (see deadline.py), not only a per-read timeout.
+    `timeout_s` is a deadline for each attempt (see deadline.py), not only a per-read timeout. A
+    model the registry knows has its window there, not pydantic-ai's guess from its price list
+    (deepseek-chat: 64,000, where it takes 128K): the library keeps a summary or notes model's
+    requests within the window the model says (`context_window`), and read that one.
     """
     secrets.register(api_key)  # whichever key is used, nothing we write may contain it
     secrets.register_url(base_url)  # and no password written into the endpoint's URL
     secrets.register_environment()
     provider = provider_for(name, base_url)
     key = api_key_for(name, base_url, api_key)
+    from pydantic_ai.profiles import ModelProfile
+
+    profile = ModelProfile(context_window=REGISTRY[name].window) if name in REGISTRY else None
     if provider == "anthropic":
         from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
         from pydantic_ai.models.anthropic import AnthropicModel
@@ -210,7 +216,7 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
 
         anthropic_client = AsyncAnthropic(api_key=key, max_retries=max_retries, timeout=timeout_s,
                                           http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
-        return AnthropicModel(name, provider=AnthropicProvider(anthropic_client=anthropic_client))
+        return AnthropicModel(name, provider=AnthropicProvider(anthropic_client=anthropic_client), profile=profile)
 
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
     from pydantic_ai.models.openai import OpenAIChatModel
@@ -220,10 +226,10 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
 
         client = AsyncOpenAI(base_url=DEEPSEEK_BASE_URL, api_key=key, max_retries=max_retries, timeout=timeout_s,
                          http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
-        return OpenAIChatModel(name, provider=DeepSeekProvider(openai_client=client))
+        return OpenAIChatModel(name, provider=DeepSeekProvider(openai_client=client), profile=profile)
 
     from pydantic_ai.providers.openai import OpenAIProvider
 
     client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=max_retries, timeout=timeout_s,
                          http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
-    return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client))
+    return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client), profile=profile)
