@@ -7,8 +7,14 @@ analyzer's `cli()`) call `shared_zygote()`. Both are the same process, closed at
 
 from __future__ import annotations
 
+import os
+import queue
 import shutil
+import signal
+import subprocess
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 from tests.reliability.harness import Zygote
@@ -31,12 +37,78 @@ def close_shared_zygote() -> None:
         _shared = None
 
 
-def run_forked(args: list[str], env: dict[str, str], cwd: Path, timeout: float) -> tuple[int, bytes, bytes]:
-    """`compact-agent ARGS` with exactly `env` in `cwd`: its exit code, stdout and stderr."""
+def run_forked(args: list[str], env: dict[str, str], cwd: Path, timeout: float,
+               input: bytes | None = None) -> tuple[int, bytes, bytes]:
+    """`compact-agent ARGS` with exactly `env` in `cwd`: its exit code, stdout and stderr. `input`
+    comes through a pipe, as a shell's `|` gives it; without it stdin is at end of file."""
     out = Path(tempfile.mkdtemp(prefix="compact-agent-cli-"))  # outside the test's own folders
     try:
-        child = shared_zygote().spawn("cli", args, env, cwd, out / "stdout", out / "stderr")
+        extra: dict[str, str] = {}
+        if input is not None:
+            extra["stdin"] = str(out / "stdin")
+            os.mkfifo(extra["stdin"])
+            threading.Thread(target=_write_fifo, args=(extra["stdin"], input), daemon=True).start()
+        child = shared_zygote().spawn("cli", args, env, cwd, out / "stdout", out / "stderr", **extra)
         code = child.wait(timeout)
         return code, child.out.read_bytes(), child.err.read_bytes()
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+def _write_fifo(path: str, data: bytes) -> None:
+    """All of `data` into the named pipe, then its end; a reader that leaves early ends it too."""
+    try:
+        with open(path, "wb") as pipe:  # waits for the child to open its end
+            pipe.write(data)
+    except BrokenPipeError:  # the program stopped reading (as a shell's writer would see)
+        pass
+
+
+class Forked:
+    """A `compact-agent` forked from the zygote with a terminal as its stdin, stdout and stderr, in
+    a session of its own: what `subprocess.Popen([... cli ...], stdin=tty, stdout=tty, stderr=tty,
+    start_new_session=True)` starts, without the interpreter's start-up. The Popen calls the
+    terminal tests make: `pid`, `poll`, `wait`, `kill`, `send_signal`."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path, tty: str) -> None:
+        self._out = Path(tempfile.mkdtemp(prefix="compact-agent-tty-"))
+        self._child = shared_zygote().spawn("cli", args, env, cwd, self._out / "stdout", self._out / "stderr",
+                                            tty=tty)
+        self.pid = self._child.pid
+        # Back once the child holds the terminal: a terminal whose other side nobody holds reads as
+        # closed, and the caller closes its own copy as soon as this returns.
+        deadline = time.monotonic() + 60
+        while self.poll() is None and time.monotonic() < deadline:
+            try:
+                if os.readlink(f"/proc/{self.pid}/fd/2") == tty:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.002)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._child.code
+
+    def poll(self) -> int | None:
+        while self._child.code is None:
+            try:
+                self._child.next_event(0)
+            except queue.Empty:
+                break
+        return self._child.code
+
+    def wait(self, timeout: float | None = None) -> int:
+        try:
+            code = self._child.wait(60 if timeout is None else timeout)
+        except queue.Empty:
+            raise subprocess.TimeoutExpired("compact-agent", timeout or 60) from None
+        shutil.rmtree(self._out, ignore_errors=True)
+        return code
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def send_signal(self, sig: int) -> None:
+        if self._child.code is None:
+            self._child.zygote.signal(self._child.token, signal.Signals(sig).name.removeprefix("SIG"))

@@ -1,22 +1,21 @@
 """Helpers to run the real `compact-agent` CLI in a subprocess against the fake provider.
 
-A run with nothing to read on stdin is forked from a pre-imported process (the reliability suite's
-zygote): the same `main()` in its own process, without the 1.5-3 s of imports each time. A run fed
-stdin is a fresh interpreter."""
+Each run is forked from a pre-imported process (the reliability suite's zygote): the same `main()`
+in its own process, stdin a pipe the input is written into (or at end of file), without the
+1.5-3 s of imports each time. A `Cli` made with no zygote starts a fresh interpreter instead."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.forked_cli import run_forked
 from tests.reliability.harness import Zygote
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,16 +45,11 @@ class Cli:
         full_env.update({"COMPACT_AGENT_HOME": str(self.home), "PYTHONPATH": str(REPO / "src"),
                          "COMPACT_AGENT_CONFIG": str(self.home / "config.toml")})  # never the user's own file
         full_env.update(env or {})
-        if input is None and self.zygote is not None:  # stdin at end of file in the forked child too
-            out = Path(tempfile.mkdtemp(prefix="compact-agent-cli-"))  # outside the test's own folders
-            try:
-                child = self.zygote.spawn("cli", list(args), full_env, self.cwd, out / "stdout", out / "stderr")
-                code = child.wait(timeout)
-                return CliResult(code, child.out.read_bytes().decode(), child.err.read_bytes().decode())
-            finally:
-                shutil.rmtree(out, ignore_errors=True)
-        stdin = {"input": input.encode() if isinstance(input, str) else input} if input is not None \
-            else {"stdin": subprocess.DEVNULL}
+        data = input.encode() if isinstance(input, str) else input
+        if self.zygote is not None:
+            code, out, err = run_forked(list(args), full_env, self.cwd, timeout, input=data)
+            return CliResult(code, out.decode(), err.decode())
+        stdin = {"input": data} if data is not None else {"stdin": subprocess.DEVNULL}
         proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", *args], cwd=self.cwd,
                               capture_output=True, timeout=timeout, env=full_env, **stdin)
         return CliResult(proc.returncode, proc.stdout.decode(), proc.stderr.decode())

@@ -153,13 +153,15 @@ class Zygote:
             self.proc.stdin.write(json.dumps(obj) + "\n")
             self.proc.stdin.flush()
 
-    def spawn(self, kind: str, argv: list[str], env: dict[str, str], cwd: Path, out: Path, err: Path) -> Child:
+    def spawn(self, kind: str, argv: list[str], env: dict[str, str], cwd: Path, out: Path, err: Path,
+              **extra: str) -> Child:
+        """`extra`: `stdin=` a named pipe's path, or `tty=` a terminal's (zygote.py)."""
         with self._lock:
             self._count += 1
             token = f"c{self._count}"
         events = self._queue(token)
         self._send({"op": "spawn", "token": token, "kind": kind, "argv": argv, "env": env, "cwd": str(cwd),
-                    "out": str(out), "err": str(err)})
+                    "out": str(out), "err": str(err), **extra})
         what, pid = events.get(timeout=60)
         assert what == "pid"
         return Child(self, token, pid, events, out, err)

@@ -14,6 +14,8 @@ import termios
 import time
 from pathlib import Path
 
+from tests.forked_cli import Forked
+
 REPO = Path(__file__).resolve().parents[2]
 PROMPT_READY = b"\x1b[?2004h"  # prompt_toolkit switches bracketed paste on when the prompt waits
 
@@ -22,7 +24,9 @@ class Terminal:
     """One REPL process on a pty; `seen` holds every byte it wrote."""
 
     def __init__(self, tmp: Path, base_url: str, *args: str, cols: int = 160, rows: int = 50,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, fresh: bool = False) -> None:
+        """Forked from the tests' pre-imported zygote (tests/forked_cli.py), or with `fresh` a new
+        interpreter: for what happens while the program starts (its imports take a second or more)."""
         self.cwd = tmp / "project"
         self.cwd.mkdir(exist_ok=True)
         home = tmp / "home"
@@ -33,9 +37,14 @@ class Terminal:
         full.update(env or {})
         self.main, child = pty.openpty()
         fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        self.proc = subprocess.Popen([sys.executable, "-m", "compact_agent.cli", "--model", "fake-model",
-                                      "--base-url", base_url, "--api-key", "k", *args], cwd=self.cwd, env=full,
-                                     stdin=child, stdout=child, stderr=child, close_fds=True, start_new_session=True)
+        argv = ["--model", "fake-model", "--base-url", base_url, "--api-key", "k", *args]
+        self.proc: subprocess.Popen[bytes] | Forked
+        if fresh:
+            self.proc = subprocess.Popen([sys.executable, "-m", "compact_agent.cli", *argv], cwd=self.cwd, env=full,
+                                         stdin=child, stdout=child, stderr=child, close_fds=True,
+                                         start_new_session=True)
+        else:
+            self.proc = Forked(argv, full, self.cwd, os.ttyname(child))
         os.close(child)
         self.seen = bytearray()
 

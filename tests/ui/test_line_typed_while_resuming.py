@@ -25,7 +25,7 @@ def test_a_line_entered_while_the_resumed_session_is_built_comes_after_its_last_
     gate = tmp_path / "open"
     with FakeOpenAIServer(lambda req: Reply.text("ANSWERED")) as server:
         one_session(tmp_path, server.base_url, "the earlier question")
-        term = Terminal(tmp_path, server.base_url, "-c",
+        term = Terminal(tmp_path, server.base_url, "-c", fresh=True,
                         env={"PYTHONPATH": f"{hook}:{REPO / 'src'}", "GATE": str(gate)})
         try:
             banner = term.read_until("/help for commands")

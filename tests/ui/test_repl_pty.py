@@ -170,7 +170,7 @@ def test_the_toolbar_is_under_the_prompt_in_a_terminal(tmp_path):
 
 def test_keys_typed_during_start_up_go_to_the_prompt_not_above_the_banner(tmp_path):
     with FakeOpenAIServer(lambda req: Reply.text("ANSWERED")) as server:
-        term = Terminal(tmp_path, server.base_url)
+        term = Terminal(tmp_path, server.base_url, fresh=True)  # keys typed while it imports
         try:
             term.wait_echo_off()  # the REPL has started and is still loading
             assert b"/help for commands" not in term.seen

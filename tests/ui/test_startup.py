@@ -64,7 +64,7 @@ def test_the_prompt_is_up_while_the_session_is_built_and_a_line_waits_for_it(tmp
     (hook / "sitecustomize.py").write_text(GATE)
     gate = tmp_path / "open"
     with FakeOpenAIServer(lambda req: Reply.text("ANSWERED")) as server:
-        term = Terminal(tmp_path, server.base_url, "--yes",
+        term = Terminal(tmp_path, server.base_url, "--yes", fresh=True,
                         env={"PYTHONPATH": f"{hook}:{REPO / 'src'}", "GATE": str(gate)})
         try:
             banner = term.read_until("/help for commands")

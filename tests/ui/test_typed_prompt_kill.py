@@ -35,7 +35,7 @@ async def test_a_message_typed_while_starting_survives_a_kill(tmp_path, sig):
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(GATE)
     with FakeOpenAIServer(lambda req: Reply.text("ANSWERED")) as server:
-        term = Terminal(tmp_path, server.base_url, "--yes",
+        term = Terminal(tmp_path, server.base_url, "--yes", fresh=True,
                         env={"PYTHONPATH": f"{hook}:{REPO / 'src'}", "GATE": str(tmp_path / "never")})
         try:
             banner = term.read_until("/help for commands")
