@@ -15,7 +15,7 @@ from compact_agent.agent.run import big_input
 from tests.e2e.scripted import is_summary_request
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
-from .repl_driver import drive
+from .repl_driver import drive, pasted
 
 QUESTION = "which entry is the odd one out? (QUESTION-AT-THE-END)"
 PASTE = " ".join(f"entry-{i}" for i in range(3_000)) + " " + QUESTION  # ~7K tokens: one line
@@ -37,7 +37,7 @@ async def test_an_input_that_cannot_be_saved_is_said_once_and_compacted_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(big_input, "write_private", read_only)
     with FakeOpenAIServer(answer, window=8_000, overflow="llama.cpp") as server:
-        run = await drive(tmp_path, answer, [PASTE + "\r"], server=server, context_window=32_000)
+        run = await drive(tmp_path, answer, [pasted(PASTE) + "\r"], server=server, context_window=32_000)
     assert len(server.rejected) == 1 and "ANSWERED" in run.out, run.out
     said = [line for line in run.out.splitlines() if LINE in line]
     assert len(said) == 1 and "); it is compacted instead" in " ".join(run.out.split()), run.out  # wrapped
