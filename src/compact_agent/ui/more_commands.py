@@ -99,12 +99,15 @@ async def _mcp(s: AgentSession, args: str, c: Console) -> None:
     if mcp is None:
         c.print("no MCP servers configured ([mcp_servers.NAME] in a config file; see docs/configuration.md)")
         return
-    if not mcp.live and not mcp.failed:
-        c.print(f"{plural(len(mcp.configs), 'server')} configured; they connect with the first message")
+    # Connected now if no turn or command did yet (once a session, as the first turn would): what it
+    # says is each server's state, not "they connect with the first message", which print mode never sends.
+    await s.ext.connect()
+    # Not read as markup: a failure names where to check, `[mcp_servers.NAME]`, which markup dropped.
     for name, state in mcp.live.items():
-        c.print(f"{name}  connected  {plural(len(state.tools), 'tool')}: {', '.join(state.tools)}")
+        tools = f": {', '.join(state.tools)}" if state.tools else ""
+        c.print(f"{name}  connected  {plural(len(state.tools), 'tool')}{tools}", markup=False, highlight=False)
     for name, error in mcp.failed.items():
-        c.print(f"{name}  failed  {error}", style="red")
+        c.print(f"{name}  failed  {error}", style="red", markup=False, highlight=False)
 
 
 @command("diff", "uncommitted changes in the working directory (git diff, and new files)", takes_args=False)
