@@ -266,7 +266,7 @@ class Repl:
 
                 self.under(CUT_NOTE, "yellow")
         finally:
-            self.remember_sent(s, made, typed)
+            self.remember_sent(s, made, typed, message)
             self.feed.say_after()
             with contextlib.suppress(OSError):  # a message the turn never sent is marked so (repl_building.keep_typed)
                 s.store.settle_prompt()
@@ -294,15 +294,17 @@ class Repl:
             self.console.print(f"{'    ' if n else '  ⎿ '}{line}", style=style, markup=False, highlight=False,
                                soft_wrap=True)
 
-    def remember_sent(self, s: AgentSession, made: int, typed: str | None) -> None:
+    def remember_sent(self, s: AgentSession, made: int, typed: str | None, message: str) -> None:
         """The line just sent as it was shown (a paste as its placeholder; a command that ran
-        the turn, `/init` or a custom one, as typed), by the checkpoint its turn made: what
-        `/rewind` puts back in the input (rewound_prompt.py)."""
+        the turn, `/init` or a custom one, as typed, with the digest of the `message` it sent),
+        by the checkpoint its turn made: what `/rewind` puts back in the input (rewound_prompt.py),
+        and how the lists of past prompts show it (sent_record.shown_as)."""
         line, held = self.pastes.sent
         cp = s.checkpoints.current
         ours = as_sent(pastes_expanded(line, held)) == typed if typed is not None else line.strip().startswith("/")
         if cp is not None and len(s.checkpoints.list()) > made and ours:
-            self.sent.remember(s.session_id, cp, as_sent(line) if typed is not None else line.strip(), held)
+            shown, sent = (as_sent(line), None) if typed is not None else (line.strip(), message)
+            self.sent.remember(s.session_id, cp, shown, held, sent)
 
     def prompt_back(self, cp: Checkpoint) -> str:
         """What the input starts with after `/rewind` to before `cp`: its prompt as shown when

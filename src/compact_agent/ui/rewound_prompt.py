@@ -49,10 +49,12 @@ class SentPrompts:
     shown: dict[tuple[str, int], tuple[str, dict[str, str], str]] = field(default_factory=dict)
     root: Path | None = None
 
-    def remember(self, session_id: str, cp: Checkpoint, line: str, held: dict[str, str]) -> None:
+    def remember(self, session_id: str, cp: Checkpoint, line: str, held: dict[str, str],
+                 sent: str | None = None) -> None:
+        """`sent`: the prompt a command typed as `line` sent (sent_record.note)."""
         self.shown[(session_id, cp.index)] = (line, dict(held), cp.prompt)
         if self.root is not None:
-            sent_record.save(self.root, session_id, cp.index, cp.prompt, sent_record.note(line, held))
+            sent_record.save(self.root, session_id, cp.index, cp.prompt, sent_record.note(line, held, sent))
 
     def shown_line(self, session_id: str, cp: Checkpoint) -> str | None:
         """The prompt of `cp` as it was shown when sent, on one line (None: not known), for `/rewind`

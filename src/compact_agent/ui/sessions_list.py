@@ -47,9 +47,12 @@ def scan(path: Path, max_entries: int = 200) -> tuple[str, int, bool]:
     """`first_prompt`, and whether the model never answered in the session: no reply of its follows
     the first prompt (a compaction's record counts as one). A session whose request went out and
     failed (an endpoint that is down) is not marked, though no model read it either."""
+    from .sent_record import first_typed
+
     listed = listing.scan(path, max_entries)
     prompt = one_line(listed.prompt)
-    return as_typed(prompt), listed.shown, bool(prompt) and not listed.replied
+    shown = (first_typed(path.parent, path.stem, prompt) if prompt else None) or as_typed(prompt)  # `/review q.py`
+    return shown, listed.shown, bool(prompt) and not listed.replied
 
 
 def resumed_size(path: Path, held: int) -> str:

@@ -1,0 +1,40 @@
+"""A custom command is listed as the user typed it, `/review q.py`, wherever past prompts are: the
+resumed session's last exchanges, `/history`, the sessions list (`/rewind`'s list: its own test).
+They showed the command file's text, the prompt the model got ('Review the code in q.py. Look for
+bugs. …'): two runs of one command read alike, and neither as what was typed. The model still gets
+the file's text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from compact_agent.agent.run.options import session_root
+from compact_agent.ui.sessions_list import session_rows
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from .repl_driver import drive
+
+TEXT = "Review the code in $ARGUMENTS.\n" + "Look for bugs.\n" * 30
+
+
+def answer(req: Any) -> Reply:
+    return Reply.text("ANSWER")
+
+
+async def test_past_prompts_show_the_command_typed(tmp_path: Path) -> None:
+    folder = tmp_path / "project" / ".compact-agent" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "review.md").write_text(TEXT)
+    with FakeOpenAIServer(answer) as server:
+        run = await drive(tmp_path, answer, ["/review q.py\r", "/review r.py\r", "/history\r"], server=server)
+        assert [p.splitlines()[0] for p in run.prompts] == ["Review the code in q.py.", "Review the code in r.py."]
+        assert "you          /review q.py\n" in run.out and "you          /review r.py\n" in run.out, run.out
+        assert "Look for bugs" not in run.out.split("messages (the numbers")[1], run.out
+        again = await drive(tmp_path, answer, ["/history\r"], server=server, continue_last=True)
+    resumed, history = again.out.split("messages (the numbers")
+    assert "› /review q.py\n" in resumed and "› /review r.py\n" in resumed, resumed
+    assert "Look for bugs" not in again.out, again.out
+    assert "you          /review q.py\n" in history and "you          /review r.py\n" in history, history
+    rows = session_rows(session_root((tmp_path / "project").resolve(), tmp_path / "home"))
+    assert [r.first_prompt for r in rows] == ["/review q.py"]
