@@ -31,7 +31,7 @@ from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
 from ..stop_signals import CONTINUES
 from ..words import plural
-from . import print_commands, print_unsaved, tool_lines
+from . import print_commands, print_init, print_unsaved, tool_lines
 from .render import archive_line, compacted_text, failed_line, layer_line
 from .visible import visible
 
@@ -65,9 +65,13 @@ class PrintRun:
         self.instruction_files: list[str] = []
         self.tool_lines = tool_lines.Lines()  # -p --verbose: a result not under its call names it
         self.session: AgentSession | None = None  # once made: what a result object of a terminated run reports
+        self.held: list[dict[str, Any]] | None = None  # objects said before `init`, held to follow it (print_init.py)
 
     # -- output ------------------------------------------------------------------------------
     def emit(self, obj: dict[str, Any]) -> None:  # tool output, text, events: nothing printed may carry the key
+        if self.held is not None and obj.get("type") != "result":  # until `init` is out (print_init.py)
+            self.held.append(obj)
+            return
         line = secrets.redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n"
         if obj.get("type") == "result":  # a signal meanwhile waits, then writes no second one (stop_signals)
             with stop_signals.held():
@@ -163,14 +167,6 @@ class PrintRun:
             self.trace(self.tool_lines.line(obj))
 
     # -- results -----------------------------------------------------------------------------
-    def init_event(self, s: AgentSession) -> dict[str, Any]:
-        from ..agent.run.window_check import tool_definitions
-
-        return {"type": "init", "session_id": s.session_id, "model": s.info.name, "provider": s.info.provider,
-                "window": s.cm.limits.window, "threshold": s.cm.limits.threshold, "cwd": str(s.cwd),
-                "permission_mode": s.permissions.mode, "tools": [t.name for t in tool_definitions(s)],
-                "resumed": bool(s.messages)}
-
     def result(self, s: AgentSession, output: str, usage: RunUsage, compactions: list[CompactionResult],
                cut: bool = False) -> dict[str, Any]:
         """The result object of a run that finished, a turn's or a slash command's alike (scripts
@@ -299,7 +295,7 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
     for line in session.notices:  # a window remembered from an earlier session (server_windows.py)
         run.note(line)
     if run.stream:
-        run.emit(run.init_event(session))
+        await print_init.emit_init(run, session)  # its tools the first request's: the MCP servers connect for it
     if (slash := print_commands.slash_command(prompt)) is not None:
         return await _run_slash(run, session, slash)
     for attached in session.attachments(prompt if typed is None else typed):

@@ -9,7 +9,8 @@ summary request, which shares the main request's prefix (summarizer.py), went ou
 unlike the request before it: its sizes were not the next request's, and its prefix missed the cache.
 
 `prepare` connects the servers as the first turn does (SessionStart hooks still run with that turn)
-and gives the manager the parameters such a turn's first request would send.
+and gives the manager the parameters such a turn's first request would send; `tool_names` names
+those tools (`--output-format stream-json`'s `init` lists them).
 """
 
 from __future__ import annotations
@@ -57,3 +58,12 @@ async def parameters(s: Session) -> ModelRequestParameters:
     defs = [tool.tool_def for toolset in s.agent.toolsets for tool in (await toolset.get_tools(ctx)).values()]
     return ModelRequestParameters(function_tools=defs,
                                   instruction_parts=[InstructionPart(s._system_prompt(), dynamic=True)])
+
+
+async def tool_names(s: Session) -> list[str]:
+    """The names of the tools the run's first request carries, the MCP servers' among them (or
+    `tool_search` in their place): the servers connected for it, as `prepare` connects them. The
+    manager's state is left as it is (a turn's request tells it)."""
+    await s.ext.connect()
+    params = s.cm.last_params if s.cm.last_params is not None else await parameters(s)
+    return [t.name for t in params.function_tools]
