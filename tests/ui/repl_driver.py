@@ -38,12 +38,13 @@ class Typist:
         self.inp, self.pause, self.now = inp, pause, 100.0
         self.held: list[str | float] = []
         self.fresh = False  # a chunk written and not yet read: its read comes `pause` later
+        self.longer = 0.0  # …and this much more (a number before it): the keys read before it come earlier
         read = inp.read_keys
 
         def read_keys() -> list[Any]:
             if self.fresh:
-                self.now += self.pause
-                self.fresh = False
+                self.now += self.pause + self.longer
+                self.fresh, self.longer = False, 0.0
             keys = read()
             if self.held and not select.select([inp.fileno()], [], [], 0)[0]:
                 self.write(self.held.pop(0))
@@ -66,7 +67,7 @@ class Typist:
 
     def write(self, chunk: str | float) -> None:
         while not isinstance(chunk, str):
-            self.now += chunk
+            self.longer += chunk  # by the clock when it is read: the read before it may not be taken in yet
             chunk = self.held.pop(0)
         self.inp.send_text(chunk)
         self.fresh = True

@@ -13,6 +13,14 @@ line break, or one at the edge of two reads. Anything else (a person's Enter, th
 typist's last key came with) sends at once. A paste's text is taken as pasted: a line ending in
 `\\` keeps it (a line break typed after `\\` is the way to start a new line, prompt_input.py).
 
+A large paste that comes as keys is then held behind its placeholder, as a bracketed one is
+(pastes.py): at the end of each read of a burst whose line break was taken as a paste's, the text
+the burst put into the input goes behind `[pasted 40 lines]` once it is more than a small paste,
+and the burst's next reads join it (the placeholder worded anew for the whole). The line sent has
+the paste whole. What a person types is never held: it comes a key or two a read, and an Enter of
+theirs has no keys behind it (keys that piled up while the program stalled may, and are then held
+as a paste is, their words unchanged in the line sent).
+
 Not covered: a paste whose first line break is the last key of a read, its next lines in the next
 read (the first line of 1,023 characters or more, or a link that cuts the paste there); its first
 line is sent, and the rest waits in the next prompt as one paste (typed_ahead.py).
@@ -22,12 +30,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.document import Document
 from prompt_toolkit.key_binding import KeyPress, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
+from .pastes import Pastes
 from .typed_ahead import BURST_GAP
 
 
@@ -36,6 +47,16 @@ def typed_text(key: KeyPress) -> bool:
     terminal (its cursor position) or a key that does something."""
     return key.key == Keys.BracketedPaste or key.data in ("\r", "\n", "\t") or (
         len(key.data) == 1 and key.data.isprintable())
+
+
+@dataclass
+class _Burst:
+    """The input as a burst of keys found it (its text, the cursor: where the keys go), and the
+    placeholder its paste is held behind so far."""
+
+    before: str
+    start: int
+    name: str | None = None
 
 
 class PasteKeys:
@@ -48,19 +69,55 @@ class PasteKeys:
         self.clock = clock
         self.now = self.before = float("-inf")  # when the key being taken came, and the one before it
         self.breaks = 0  # line breaks of the current burst of keys taken as a paste's
+        self.app: Application[Any] | None = None
+        self.pastes: Pastes | None = None  # where a large paste's text is held (None: it stays in the input)
+        self.burst: _Burst | None = None
 
-    def watch(self, app: Application[Any]) -> None:
+    def watch(self, app: Application[Any], pastes: Pastes | None = None) -> None:
+        """Follow `app`'s keys; with `pastes`, a large paste that came as keys goes behind its placeholder."""
+        self.app, self.pastes = app, pastes
         app.key_processor.before_key_press += self._key
         app.on_reset += lambda _: self.reset()
+        if pastes is not None:
+            app.key_processor.after_key_press += lambda _: self._held()
 
     def reset(self) -> None:
         self.now = self.before = float("-inf")
         self.breaks = 0
+        self.burst = None
 
     def _key(self, _keys: object) -> None:
         self.before, self.now = self.now, self.clock()
         if self.now - self.before > BURST_GAP:
             self.breaks = 0  # a pause: a burst of its own begins
+            buf = self.app.current_buffer if self.app is not None else None
+            self.burst = _Burst(buf.text, buf.cursor_position) if buf is not None else None
+
+    def _held(self) -> None:
+        """After a key: at the end of a read of a burst taken as a paste, what the burst put into the
+        input so far behind its placeholder, when more than a small paste (pastes.insert)."""
+        app, pastes, burst = self.app, self.pastes, self.burst
+        if app is None or pastes is None or burst is None or not self.breaks or app.key_processor.input_queue:
+            return
+        buf = app.current_buffer
+        head, tail = burst.before[:burst.start], burst.before[burst.start:]
+        text, end = buf.text, len(buf.text) - len(tail)
+        if not (text.startswith(head) and text.endswith(tail) and buf.cursor_position == end >= burst.start):
+            return  # a key of the burst did more than put text at the cursor: left as it is
+        came = text[burst.start:end]
+        if burst.name is not None:  # its earlier reads are held already: this read's keys join them
+            if not came.startswith(burst.name) or burst.name not in pastes.held or came == burst.name:
+                return
+            data = pastes.held.pop(burst.name) + came[len(burst.name):]
+        else:
+            data = came
+        held = len(pastes.held)
+        name = pastes.insert(data, head + "\0" + tail)
+        if len(pastes.held) == held:  # small: it stays in the input as it came
+            return
+        buf.set_document(Document(head + tail, len(head)), bypass_readonly=True)  # the keys' text out…
+        buf.insert_text(name)  # …and its placeholder in, as a bracketed paste goes in (paste_guard.py)
+        burst.name = name
 
     def is_line_break(self, waiting: Iterable[KeyPress]) -> bool:
         """The Enter being taken, with the keys `waiting` behind it: True when it is a paste's line

@@ -245,7 +245,7 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
         bottom_toolbar=toolbar,
         key_bindings=key_bindings(on_expand, pastes, paste_keys), multiline=True, complete_while_typing=False,
         prompt_continuation="  ", **io)
-    paste_keys.watch(session.app)
+    paste_keys.watch(session.app, pastes)  # a large paste that comes as keys held too
     if pastes is not None:
         pastes.elsewhere = history_lines(history)  # a line brought back is none of its placeholders
         guard_placeholders(session, pastes)
