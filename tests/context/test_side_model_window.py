@@ -101,7 +101,7 @@ async def test_a_summary_request_that_cannot_fit_the_summary_models_window_is_no
         cm = ContextManager(window=32_000, summary_model=model(side, "small-model", 1_000))
         agent = reader(cm, main, instructions="Rules: " + "cite the page you read. " * 300)  # about 1,800 tokens
         result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=60))
-        with pytest.raises(CompactionError, match=r"^the summary request would take [\d,]+ tokens of the "
-                                                  r"1,000-token window.*not sent"):
+        with pytest.raises(CompactionError, match=r"^the summary request would take [\d,]+ tokens of the summary "
+                                                  r"model's 1,000-token window.*not sent"):
             await cm.compact_now(result.all_messages())
     assert side.requests == []

@@ -12,8 +12,9 @@ circuit breaker instead of ending the turn. `CompactingState` is a part of `Cont
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from pydantic_ai.messages import ModelMessage
 
@@ -90,13 +91,8 @@ class CompactingState(ManagerState):
                 return self.schedule.incremental_pays(self, messages, kept, carried, reason=reason)
 
             summarize = self.summarizer(self)
-            # A summary model of its own with a smaller window is sent what fits that window (measuring.py).
-            side = self.side_window(getattr(summarize, "model", None))
-            with_output_cap(summarize, functools.partial(self.summary_output_cap, window=side),  # not the agent's
-                            functools.partial(self.check_summary_fits, window=side), self.learn_output_limit)
             earlier = handlers.requests_made(summarize)  # a factory may hand out one shared log
-            self.compactor.summary_window = side
-            try:
+            with self.summary_sized(summarize):
                 result = await self.compactor.compact(
                     messages, summarize=summarize, archive=archive, trigger=trigger,
                     instructions=instructions, tokens_before=before, overhead=self.overhead,
@@ -106,8 +102,6 @@ class CompactingState(ManagerState):
                     ceiling=self.schedule.hard_limit(self) if priced else None,
                     record_fallback=priced and self.settings.compaction_records and not self.handler_instructs,
                     vet=vet)
-            finally:
-                self.compactor.summary_window = None
             handlers.add_summary_usage(result, summarize, earlier)
         # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
         # what its `new_messages()` reads (the run's id): see contract.py.
@@ -120,6 +114,25 @@ class CompactingState(ManagerState):
         self.apply_result(result, going_ahead)
         await handlers.after(self, result)
         return result
+
+    @contextlib.contextmanager
+    def summary_sized(self, summarize: object) -> Iterator[None]:
+        """The summary requests `summarize` makes while this is open sized as every compaction's are,
+        a whole one's or a partial one's (`Compactor.compact_partial`, which the caller runs): cut to
+        fit the window (`Keeper.summary_room`), asking for what it leaves (`max_tokens`: not the
+        agent's own), a request that cannot fit it not sent (`SummaryNotSent`), and a model's output
+        cap a refusal names learned. A summary model of its own whose window is smaller than the
+        run's (measuring.py's `side_window`) is sized by that window."""
+        assert self.compactor is not None
+        side = self.side_window(getattr(summarize, "model", None))
+        with_output_cap(summarize, functools.partial(self.summary_output_cap, window=side),
+                        functools.partial(self.check_summary_fits, window=side), self.learn_output_limit)
+        self.compactor.ratio = self.calibration.ratio  # estimates in provider tokens, as the schedule's
+        self.compactor.summary_window = side
+        try:
+            yield
+        finally:
+            self.compactor.summary_window = None
 
     def _with_system_prompts(self, messages: list[ModelMessage], result: CompactionResult) -> None:
         """Put the system prompts of the history's first request back at the start of the compacted

@@ -175,11 +175,12 @@ class Measuring:
         sent, judged as a request is (`fit_size`, the instructions and tools counted, the
         estimate's margin kept free) against `window` (a side model's own; else the run's); None
         when it leaves room for a reply."""
-        size, window = self.fit_size(messages), window or self.limits.window
+        size, whose = self.fit_size(messages), f"the {kind} model's" if window else "the"  # a side model's: said
+        window = window or self.limits.window
         if window - estimate_margin(window) - size >= 1:
             return None
         own = "the summary's" if kind == "summary" else f"the {kind}'"
-        return (f"the {kind} request would take {size:,} tokens of the {window:,}-token window, leaving "
+        return (f"the {kind} request would take {size:,} tokens of {whose} {window:,}-token window, leaving "
                 f"no room for the {kind} (the instructions, the tool definitions and {own} own instruction are sent "
                 "whole): not sent")
 

@@ -120,10 +120,13 @@ async def _partial(s: AgentSession, instructions: str, pivot: int, direction: st
         raise
     hook_ms = ms_since(s.cm.clock, started)
     summarize = s._summarizer(s.cm)
-    summarize.output_cap = s.cm.summary_output_cap  # as a whole /compact's: what the window leaves
-    result = await s.cm.compactor.compact_partial(
-        s.messages, pivot, direction, summarize=summarize, archive=s.store.archive,
-        instructions=instructions, overhead=s.cm.overhead)
+    # As a whole /compact's: cut to the window, a summary model's own where it is smaller, asking for
+    # what it leaves, and not sent where it cannot fit (one line: SummaryNotSent). It was sized by the
+    # run's window and sent unchecked: a summary model with a smaller window refused it.
+    with s.cm.summary_sized(summarize):
+        result = await s.cm.compactor.compact_partial(
+            s.messages, pivot, direction, summarize=summarize, archive=s.store.archive,
+            instructions=instructions, overhead=s.cm.overhead)
     add_hook_time(result, hook_ms)
     if not await check(result):  # counted as sent first (as_sent)
         s.cm.emit(Event("compact", "blocked", trigger="manual",
