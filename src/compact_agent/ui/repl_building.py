@@ -130,6 +130,46 @@ async def build(r: Building, start: Start) -> None:
     r.status_text = status_line(s, r.console.width)
     if r.prompt is not None and r.prompt.app.is_running:
         r.prompt.app.invalidate()
+    if s.ext.mcp is not None:
+        count_tools(r, s)
+
+
+_counting: set[asyncio.Future[None]] = set()  # the loop keeps no reference to a task of its own
+
+
+def count_tools(r: Building, s: AgentSession) -> None:
+    """The MCP servers connected in the background while the prompt is up (it waits for nothing),
+    then the manager told what the first request will carry (first_request.prepare): the toolbar
+    counts the servers' tools before the first turn, as /context does; it left them out until a
+    turn or a command connected them. A turn or a command from now on waits for this connection
+    (SessionExtensions.connect_soon); what the servers' start says (one that failed) is printed
+    above the prompt, not into it."""
+    aside: list[str] = []
+    r.feed.aside = aside
+    s.ext.connect_soon()
+    task = asyncio.ensure_future(_counted(r, s, aside))
+    _counting.add(task)
+    task.add_done_callback(_counting.discard)
+
+
+async def _counted(r: Building, s: AgentSession, aside: list[str]) -> None:
+    from ..agent.run.first_request import prepare
+
+    try:
+        await prepare(s)
+    except Exception:  # noqa: BLE001 - the toolbar stays as it was; the first turn says what fails
+        pass
+    finally:
+        r.feed.aside = None
+    if aside:
+        def show() -> None:
+            for line in aside:
+                r.console.print(line, style="yellow", markup=False, highlight=False)
+
+        await r.above_prompt(show)
+    if r.session is s and r.prompt is not None and r.prompt.app.is_running:  # else the next prompt measures
+        r.status_text = status_line(s, r.console.width)
+        r.prompt.app.invalidate()
 
 
 def built(r: Building, task: asyncio.Future[None]) -> None:

@@ -37,6 +37,9 @@ class SessionFeed:
         self.held = LayerTally()  # savings decided outside a turn, said when the next one starts
         self.gathered = LayerTally()  # a turn's (or a command's) savings, said as it ends
         self.after: list[str] = []  # a window learned from a reply: said after the turn's answer, not in it
+        #: what the MCP servers' start says while they connect in the background (repl_building.count_tools),
+        #: printed above the prompt after it: printed as it came, it went into the prompt's input line
+        self.aside: list[str] | None = None
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         view = self._view()
@@ -62,7 +65,9 @@ class SessionFeed:
             if view is not None:
                 view._spin("thinking")
         elif (problem := _problem_line(ev, self._session())) is not None:
-            if view is not None and (ev.trigger == "cut" or ev.action == "forgotten"):  # from the reply written out now
+            if ev.layer == "mcp" and self.aside is not None:
+                self.aside.append(problem)
+            elif view is not None and (ev.trigger == "cut" or ev.action == "forgotten"):  # from the reply written out now
                 self.after.append(problem)
             else:
                 self.console.print(problem, style="yellow")

@@ -18,6 +18,7 @@ MCP instructions live in the conversation and are re-attached.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
@@ -65,6 +66,8 @@ class SessionExtensions:
         self.hooks = Hooks(parse_hooks(s.hooks, s.hook_timeout_s), session.cwd, session.session_id,
                            session.store.path)
         self.plan = TodoList(session.store.dir / "todos.json", on_change=self._plan_changed)
+        #: the servers' connection under way in the background (`connect_soon`), kept by /clear too
+        self._soon: asyncio.Future[None] | None = previous._soon if previous is not None else None
         if previous is not None and previous.mcp is not None:
             self.mcp: McpServers | None = previous.mcp  # /clear keeps the connections
             self.mcp.announced = {}
@@ -135,10 +138,19 @@ class SessionExtensions:
             parts.append(("mcp", delta))
         return context_message(parts)
 
+    def connect_soon(self) -> None:
+        """Start connecting the MCP servers now, in the background (the REPL's, while its prompt is
+        up and before any turn): a `connect` meanwhile waits for that connection, never makes a
+        second one (McpServers marks itself connected as it begins), and `aclose` stops it."""
+        if self.mcp is not None and self._soon is None:
+            self._soon = asyncio.ensure_future(self.connect())
+
     async def connect(self) -> None:
         """The MCP servers connected (once a session), their results compactable: at the first turn,
         or before a command that measures or sends a request as a turn would (first_request.py)."""
-        if self.mcp is not None:
+        if self._soon is not None and asyncio.current_task() is not self._soon:
+            await asyncio.shield(self._soon)  # under way in the background: the caller's Esc does not stop it
+        elif self.mcp is not None:
             await self.mcp.connect()
         self._extend_compactable(self.mcp.compactable_tools() if self.mcp is not None else set())
 
@@ -183,6 +195,9 @@ class SessionExtensions:
             "messages_summarized": result.summarized})
 
     async def aclose(self) -> None:
+        if self._soon is not None and not self._soon.done():  # closed while the servers connect
+            self._soon.cancel()
+            await asyncio.wait([self._soon])
         if self.mcp is not None:
             await self.mcp.aclose()
 

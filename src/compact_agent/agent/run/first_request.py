@@ -46,8 +46,9 @@ async def prepare(s: Session) -> None:
     if s.cm.last_params is not None:  # a request of this run went out: the manager knows what it carried
         return
     params = await parameters(s)
-    s.cm.last_params = params
-    s.cm.overhead = tokens.request_overhead(s._system_prompt(), params.function_tools)
+    if s.cm.last_params is None:  # …nor meanwhile (the REPL prepares in the background: a turn may begin)
+        s.cm.last_params = params
+        s.cm.overhead = tokens.request_overhead(s._system_prompt(), params.function_tools)
 
 
 async def parameters(s: Session) -> ModelRequestParameters:
