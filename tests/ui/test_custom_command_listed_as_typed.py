@@ -1,19 +1,26 @@
 """A custom command is listed as the user typed it, `/review q.py`, wherever past prompts are: the
-resumed session's last exchanges, `/history`, the sessions list (`/rewind`'s list: its own test).
+resumed session's last exchanges, `/history`, the sessions list (`/rewind`'s list: its own test),
+also after `-p "/review q.py"`, unless something piped went with it (the line would hide it).
 They showed the command file's text, the prompt the model got ('Review the code in q.py. Look for
 bugs. …'): two runs of one command read alike, and neither as what was typed. The model still gets
 the file's text."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
 from pathlib import Path
 from typing import Any
 
-from compact_agent.agent.run.options import session_root
+from compact_agent.agent.run.options import SessionOptions, session_root
+from compact_agent.config import Settings
+from compact_agent.ui.print_mode import run_print
+from compact_agent.ui.sent_record import shown_as
 from compact_agent.ui.sessions_list import session_rows
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
-from .repl_driver import drive
+from .repl_driver import drive, user_messages
 
 TEXT = "Review the code in $ARGUMENTS.\n" + "Look for bugs.\n" * 30
 
@@ -38,3 +45,24 @@ async def test_past_prompts_show_the_command_typed(tmp_path: Path) -> None:
     assert "you          /review q.py\n" in history and "you          /review r.py\n" in history, history
     rows = session_rows(session_root((tmp_path / "project").resolve(), tmp_path / "home"))
     assert [r.first_prompt for r in rows] == ["/review q.py"]
+
+
+def test_a_print_mode_command_is_listed_as_typed(tmp_path: Path) -> None:
+    folder = tmp_path / "project" / ".compact-agent" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "review.md").write_text(TEXT)
+    with FakeOpenAIServer(answer) as server:
+        def run(prompt: str, piped: str = "") -> None:
+            opts = SessionOptions(cwd=tmp_path / "project", model="fake-model", base_url=server.base_url, api_key="k",
+                                  home=tmp_path / "home", settings=Settings(memory_enabled=False))
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                assert asyncio.run(run_print(opts, prompt + piped, typed=prompt)) == 0
+
+        run("/review q.py")
+        run("/review r.py", piped="\nthe diff piped in")  # the line would hide what was piped: as sent
+    root = session_root((tmp_path / "project").resolve(), tmp_path / "home")
+    rows = session_rows(root)
+    assert [r.first_prompt.split(" Look")[0] for r in rows] == ["Review the code in r.py.", "/review q.py"], rows
+    sent = user_messages(server)
+    assert shown_as(root, rows[1].id)(sent[0]) == "/review q.py" and shown_as(root, rows[0].id)(sent[1]) == sent[1]
+

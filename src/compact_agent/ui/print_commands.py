@@ -1,5 +1,6 @@
 """Which print-mode prompts are slash commands: `-p "/compact"` runs a known command as the REPL
-would (`slash_command`), a project's custom command is a prompt made from its file (`custom`), and
+would (`slash_command`), a project's custom command is a prompt made from its file (`custom`; its turn noted as typed,
+`note_typed`), and
 a command of the REPL's own session or a word that names none is refused before anything is sent
 (`refusal`). print_mode.py runs what these find, a command through `run`: `/help` lists what
 print mode takes (help_command.print_help), not the REPL's commands and keys."""
@@ -43,6 +44,28 @@ def custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
         return None
     first, _, rest = typed.strip().partition("\n")
     return path, first.partition(" ")[2].strip(), f"\n\n{rest.strip()}" if rest.strip() else ""
+
+
+def note_typed(s: AgentSession, said: str, sent: str) -> None:
+    """`said`, a custom command typed on one line that made the prompt `sent` with nothing piped
+    after it, noted by the checkpoint of the turn that sent it, as the REPL notes one (sent_record.py):
+    a later run's /history, resumed view, sessions list and /rewind show `/review q.py`, not the
+    command file's text. Nothing for any other prompt, or a turn that made no checkpoint."""
+    from . import sent_record
+    from .command_registry import CommandError
+    from .custom_commands import custom_prompt
+    from .rewound_prompt import preview
+
+    found = custom(s.cwd, said) if "\n" not in said.strip() else None
+    cp = s.checkpoints.current
+    if found is None or cp is None or cp.prompt != preview(sent):
+        return
+    try:
+        if custom_prompt(found[0], found[1]) != sent:  # something piped went after it: the line would hide it
+            return
+    except CommandError:
+        return
+    sent_record.save(s.store.root, s.session_id, cp.index, cp.prompt, sent_record.note(said.strip(), {}, sent))
 
 
 def refusal(prompt: str, cwd: Path) -> str | None:

@@ -261,6 +261,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
         outcome = await _in_session(run, session, prompt, typed)
     finally:
+        print_commands.note_typed(session, said, prompt)  # a custom command's turn: listed as typed later
         await session.aclose()
     if isinstance(outcome, int):
         return outcome
