@@ -54,7 +54,7 @@ def note_typed(s: AgentSession, said: str, sent: str) -> None:
     from . import sent_record
     from .command_registry import CommandError
     from .custom_commands import custom_prompt
-    from .rewound_prompt import preview
+    from .sent_record import preview
 
     found = custom(s.cwd, said) if "\n" not in said.strip() else None
     cp = s.checkpoints.current

@@ -10,17 +10,24 @@ would (once a session), and what they report meanwhile (an `event`, a server tha
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..agent.run.first_request import tool_names
 from ..agent.run.window_check import tool_definitions
 
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
-    from .print_mode import PrintRun
 
 
-async def emit_init(run: PrintRun, s: AgentSession) -> None:
+class Emitting(Protocol):
+    """What `init` is written through: print_mode.PrintRun (not imported: print_mode imports this)."""
+
+    held: list[dict[str, Any]] | None  # objects said while `init` is made, to follow it
+
+    def emit(self, obj: dict[str, Any]) -> None: ...
+
+
+async def emit_init(run: Emitting, s: AgentSession) -> None:
     """Write `init`, then what was said while it was made."""
     run.held = []
     try:

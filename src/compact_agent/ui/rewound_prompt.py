@@ -25,19 +25,12 @@ from .. import secrets
 from ..shell_message import SHELL_HEAD
 from . import sent_record
 from .pastes import Pastes
+from .sent_record import preview
 
 if TYPE_CHECKING:  # imported by the REPL before pydantic-ai is (repl_start.py loads it in a thread)
     from pydantic_ai.messages import ModelMessage
 
     from ..agent.tools.checkpoint_entry import Checkpoint
-
-
-def preview(prompt: str) -> str:
-    """A prompt as its checkpoint keeps it (Checkpoints.begin): on one line, redacted, cut."""
-    from ..agent.tools.checkpoint_entry import PREVIEW_CHARS
-
-    line = " ".join(secrets.redact(prompt).split())
-    return line[:PREVIEW_CHARS - 1] + "…" if len(line) > PREVIEW_CHARS else line
 
 
 @dataclass

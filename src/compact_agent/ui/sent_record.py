@@ -134,12 +134,18 @@ def load(root: Path, session_id: str, index: int, preview: str) -> Noted | None:
     return next((noted for at, was, noted in _entries(root, session_id) if at == index and was == said), None)
 
 
+def preview(prompt: str) -> str:
+    """A prompt as its checkpoint keeps it (Checkpoints.begin): on one line, redacted, cut."""
+    from ..agent.tools.checkpoint_entry import PREVIEW_CHARS
+
+    line = " ".join(secrets.redact(prompt).split())
+    return line[:PREVIEW_CHARS - 1] + "…" if len(line) > PREVIEW_CHARS else line
+
+
 def first_typed(root: Path, session_id: str, prompt: str) -> str | None:
     """The command typed for `prompt`, the first prompt of the session `session_id` as a listing
     of sessions has it (its first words, one line), where the record notes a custom command whose
     text begins so: `/review q.py`; else None. Of two such notes, the earlier checkpoint's."""
-    from .rewound_prompt import preview
-
     said = preview(prompt)
     found = [(at, noted.line) for at, was, noted in _entries(root, session_id) if noted.digest and was == said]
     first = min((at for at, _ in found), default=None)
