@@ -26,8 +26,13 @@ install: $(STAMP)
 # process they started (the CLI, a terminal): one worker a core left the cores idle a third of the
 # time (2 cores: 7m18s with 2 workers, 6m06s with 4).
 WORKERS = $(shell $(PYTHON) -c "import os; print(2 * (os.cpu_count() or 1))")
+# Every worker, the pre-imported process the CLI runs fork from (tests/reliability/zygote.py) and
+# every fresh interpreter imports the package and the tests: with PYTHONDONTWRITEBYTECODE set (some
+# machines set it for all), each compiled them all again, and pytest rewrote every test module's
+# asserts in each worker (13 s a worker against 5.5 s from the cache). The suite writes its caches
+# into __pycache__ folders git ignores.
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -q -n $(WORKERS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n $(WORKERS)
 
 # The whole package's types under mypy --strict and pyright (configured in pyproject.toml), then the
 # docs' example programs as a library user's checker sees them. Each checker uses one core: pyright
