@@ -23,8 +23,8 @@ install: $(STAMP)
 
 # The tests run side by side, two workers a core: each makes its own temporary folders, servers on
 # free ports and CLI homes, so their order and neighbours do not matter. Many of them wait on a
-# process they started (the CLI, a terminal): one worker a core left the cores idle a third of the
-# time (2 cores: 7m18s with 2 workers, 6m06s with 4).
+# process they started (the CLI, a terminal): one worker a core left the cores idle a fifth of the
+# time (2 cores, measured 2026-12-05: 4m59s with 2 workers, 4m02s with 4, 4m07s with 6).
 WORKERS = $(shell $(PYTHON) -c "import os; print(2 * (os.cpu_count() or 1))")
 # Every worker, the pre-imported process the CLI runs fork from (tests/reliability/zygote.py) and
 # every fresh interpreter imports the package and the tests: with PYTHONDONTWRITEBYTECODE set (some
