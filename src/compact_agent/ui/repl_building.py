@@ -8,6 +8,7 @@ process is killed meanwhile."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -156,9 +157,8 @@ async def _counted(r: Building, s: AgentSession, aside: list[str]) -> None:
     from ..agent.run.first_request import prepare
 
     try:
-        await prepare(s)
-    except Exception:  # noqa: BLE001 - the toolbar stays as it was; the first turn says what fails
-        pass
+        with contextlib.suppress(Exception):  # the toolbar stays as it was; the first turn says what fails
+            await prepare(s)
     finally:
         r.feed.aside = None
     if aside:
