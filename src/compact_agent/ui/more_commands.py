@@ -108,6 +108,7 @@ async def _mcp(s: AgentSession, args: str, c: Console) -> None:
         c.print(f"{name}  connected  {plural(len(state.tools), 'tool')}{tools}", markup=False, highlight=False)
     for name, error in mcp.failed.items():
         c.print(f"{name}  failed  {error}", style="red", markup=False, highlight=False)
+    mcp.listed = True
 
 
 @command("diff", "uncommitted changes in the working directory (git diff, and new files)", takes_args=False)

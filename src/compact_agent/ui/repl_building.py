@@ -161,7 +161,7 @@ async def _counted(r: Building, s: AgentSession, aside: list[str]) -> None:
             await prepare(s)
     finally:
         r.feed.aside = None
-    if aside:
+    if aside and not (s.ext.mcp is not None and s.ext.mcp.listed):  # /mcp, typed meanwhile, said them
         def show() -> None:
             for line in aside:
                 r.console.print(line, style="yellow", markup=False, highlight=False)

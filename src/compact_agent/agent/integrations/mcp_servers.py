@@ -212,6 +212,7 @@ class McpServers:
         self.announced: dict[str, str] = {}  # server -> fingerprint the conversation carries
         self._pending: dict[str, str] | None = None
         self.connected = False
+        self.listed = False  # /mcp listed each server's state: a failure needs no line of its own after it
 
     async def connect(self) -> None:
         """Connect every configured server once; failures are reported and skipped."""
