@@ -1,4 +1,6 @@
-"""`/mcp` typed while the servers still connect in the background says a failed server once.
+"""What the MCP servers' start says: once, and in words (`/mcp` typed while they connect).
+
+`/mcp` typed while the servers still connected in the background said a failed server twice.
 
 It waited for the connection under way and listed `broken  failed  …`, and then the background
 connection's own line for it, `MCP server broken did not start: …`, came under the list: the same
@@ -12,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from compact_agent.agent.integrations.mcp_servers import McpServers
+from compact_agent.agent.integrations.mcp_servers import McpServerConfig, McpServers
 from compact_agent.config import Settings
 from tests.fakes.openai_server import Reply
 
@@ -36,3 +38,14 @@ async def test_mcp_typed_at_once_says_the_failed_server_once(tmp_path: Path,
                       context_window=32_000)
     assert "notes  connected  1 tool: notes_lookup_note" in run.out, run.out
     assert run.out.count(WHY) == 1, run.out
+
+
+async def test_a_server_of_one_tool_is_reported_with_one_tool(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """stream-json's `connected` event said `MCP server notes: 1 tools`."""
+    monkeypatch.setattr(McpServers, "_start", notes_server)
+    lines: list[str] = []
+    mcp = McpServers([McpServerConfig("notes", url="http://127.0.0.1:9/mcp")], tmp_path,
+                     report=lambda action, line, detail: lines.append(line))
+    await mcp.connect()
+    assert lines == ["MCP server notes: 1 tool"]

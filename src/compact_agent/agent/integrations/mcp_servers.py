@@ -39,6 +39,7 @@ from ...config import Settings
 from ...context.compaction.summary import one_line
 from ...setting_names import closest, meant
 from ...setting_values import shown
+from ...words import plural
 from ..safety.permissions import copied_instead
 from ..tools.base import tool_text
 from .fenced import fenced
@@ -230,7 +231,7 @@ class McpServers:
                             {"server": cfg.name})
                 continue
             self.live[cfg.name] = state
-            self.report("connected", f"MCP server {cfg.name}: {len(state.tools)} tools",
+            self.report("connected", f"MCP server {cfg.name}: {plural(len(state.tools), 'tool')}",
                         {"server": cfg.name, "tools": state.tools})
         prefixed = [_Redacted(s.toolset.prefixed(name)) for name, s in self.live.items()]
         self.toolset.toolsets = prefixed
