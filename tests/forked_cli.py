@@ -7,6 +7,7 @@ analyzer's `cli()`) call `shared_zygote()`. Both are the same process, closed at
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import shutil
@@ -57,11 +58,8 @@ def run_forked(args: list[str], env: dict[str, str], cwd: Path, timeout: float,
 
 def _write_fifo(path: str, data: bytes) -> None:
     """All of `data` into the named pipe, then its end; a reader that leaves early ends it too."""
-    try:
-        with open(path, "wb") as pipe:  # waits for the child to open its end
-            pipe.write(data)
-    except BrokenPipeError:  # the program stopped reading (as a shell's writer would see)
-        pass
+    with contextlib.suppress(BrokenPipeError), open(path, "wb") as pipe:  # open waits for the child's end
+        pipe.write(data)  # a BrokenPipeError: the program stopped reading, as a shell's writer would see
 
 
 class Forked:
@@ -79,11 +77,9 @@ class Forked:
         # closed, and the caller closes its own copy as soon as this returns.
         deadline = time.monotonic() + 60
         while self.poll() is None and time.monotonic() < deadline:
-            try:
+            with contextlib.suppress(OSError):  # not there yet, or the child gone (poll says)
                 if os.readlink(f"/proc/{self.pid}/fd/2") == tty:
                     break
-            except OSError:
-                pass
             time.sleep(0.002)
 
     @property

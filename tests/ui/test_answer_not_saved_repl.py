@@ -73,15 +73,17 @@ CLOSE = ("[compact-agent: this message was answered and the user read the answer
          "it is not in this history]")
 
 
+def work(req: ChatRequest) -> Reply:
+    """`go` is answered by a command (run once), anything else as `answer` answers it."""
+    if req.last_user_text() == "go" and not any(m["role"] == "tool" for m in req.messages):
+        return Reply.tools([("bash", {"command": "echo RAN"})])
+    return answer(req)
+
+
 async def test_tool_calls_the_repl_could_not_save_are_kept_and_said(tmp_path: Path) -> None:
     """The disk fills as the save before the tools' results go out is made: the REPL went on from
     the file, which ends at the user's message, and its line did not say that the model's calls had
     run. They are kept in the conversation, the line says so, and the next message saves them."""
-    def work(req: ChatRequest) -> Reply:
-        if req.last_user_text() == "go" and not any(m["role"] == "tool" for m in req.messages):
-            return Reply.tools([("bash", {"command": "echo RAN"})])
-        return answer(req)
-
     crashpoints.configure("append.partial:3:enospc")
     try:
         run = await drive(tmp_path, work, ["go\r", "again\r"], permission_mode="yes")
@@ -127,11 +129,6 @@ async def test_a_session_resumed_after_tool_calls_it_could_not_save_says_they_ra
     changed. The file marks the calls, and both say that they ran."""
     from compact_agent.agent.run.unfinished import RAN_NOT_SAVED
     from compact_agent.ui.history_view import RAN_NOT_SAVED as RAN_SHOWN
-
-    def work(req: ChatRequest) -> Reply:
-        if req.last_user_text() == "go" and not any(m["role"] == "tool" for m in req.messages):
-            return Reply.tools([("bash", {"command": "echo RAN"})])
-        return answer(req)
 
     crashpoints.configure("append.partial:3:enospc")
     try:
