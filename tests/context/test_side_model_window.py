@@ -19,6 +19,7 @@ from pydantic_ai.profiles import ModelProfile
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.usage import UsageLimits
 
+from compact_agent.config import Limits
 from compact_agent.context import (
     CompactionError,
     CompactionEvent,
@@ -27,7 +28,10 @@ from compact_agent.context import (
     Event,
     SessionMemory,
 )
-from compact_agent.context.compaction.notes import NOTES_MARK, SECTIONS
+from compact_agent.context.compaction.keep import Keeper
+from compact_agent.context.compaction.notes import NOTES_MARK, SECTIONS, separate_instruction
+from compact_agent.context.plumbing import tokens
+from compact_agent.context.plumbing.settings import side_room
 from compact_agent.context.wiring import Internals
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
@@ -105,3 +109,16 @@ async def test_a_summary_request_that_cannot_fit_the_summary_models_window_is_no
                                                   r"model's 1,000-token window.*not sent"):
             await cm.compact_now(result.all_messages())
     assert side.requests == []
+
+
+def test_the_summary_and_notes_requests_of_a_smaller_window_are_sized_by_one_rule() -> None:
+    """A side model's request asks for a quarter of its window at most and carries what the rest
+    leaves after the estimate's margin (2%), whether it writes the summary or the notes."""
+    assert side_room(6_000, 20_000) == (1_500, 6_000 - 1_500 - 120)  # a quarter of the window
+    assert side_room(6_000, 1_000) == (1_000, 6_000 - 1_000 - 120)  # less, when less is asked for
+    keeper = Keeper(Limits.for_window(32_000, 8_000))  # its output reserve: 8,000
+    keeper.summary_window = 6_000
+    assert keeper.summary_room(0) == 4_380  # the room, in tokens the estimate counts (ratio 1)
+    notes = separate_instruction(None, "", 8_000, ("x" * 99 + "\n") * 10_000, 100_000, 6_000)
+    assert "Stay under about 1500 tokens" in notes  # a quarter of the window
+    assert 4_350 <= tokens.text_tokens(notes) <= 4_380  # the transcript's end fills the room, a line at most short

@@ -32,7 +32,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from ..plumbing import tokens
 from ..plumbing.markers import KEY, is_compaction_message
-from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin
+from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin, side_room
 from . import ledger, summary
 from .cuts import tail_start
 from .restore import Restorer, pick_files, read_paths_in
@@ -343,6 +343,6 @@ class Keeper:
         ratio = max(self.ratio, 0.1)
         room = self.limits.window - self.limits.output_reserve - estimate_margin(self.limits.window)
         if (side := self.summary_window) is not None:  # a summary model of its own: its window holds it too
-            room = min(room, side - min(self.limits.output_reserve, side // 4) - estimate_margin(side))
+            room = min(room, side_room(side, self.limits.output_reserve)[1])
         beyond = max(0, tokens.text_tokens(prompt) - int(SUMMARY_INSTRUCTION_TOKENS / ratio))
         return int(room / ratio) - overhead - beyond

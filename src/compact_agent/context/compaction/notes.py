@@ -13,7 +13,7 @@ import re
 from pydantic_ai.messages import ModelMessage, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from ..plumbing import tokens
-from ..plumbing.settings import estimate_margin
+from ..plumbing.settings import side_room
 from .quoting import ENTRIES_NOTE, quoted
 
 SECTIONS = ("Task and intent", "User instructions and constraints (verbatim)",
@@ -150,8 +150,7 @@ def separate_instruction(previous: str | None, covered_hint: str, budget_tokens:
     Raises `NotesNotSent` for one that cannot fit it (the previous notes alone too long)."""
     if type(window) is not int or window <= 0:
         return instruction(previous, covered_hint, budget_tokens, fitted_transcript(transcript, max_chars))
-    budget = min(budget_tokens, window // 4)
-    free = window - estimate_margin(window) - budget
+    budget, free = side_room(window, budget_tokens)
     room = free - tokens.text_tokens(instruction(previous, covered_hint, budget, ""))
     text = instruction(previous, covered_hint, budget, fitted_transcript(
         transcript, min(max_chars, max(0, int(room * tokens.CHARS_PER_TOKEN)))))

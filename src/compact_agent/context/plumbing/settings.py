@@ -199,6 +199,16 @@ def estimate_margin(window: int) -> int:
     return window // 50
 
 
+def side_room(window: int, output: int) -> tuple[int, int]:
+    """(output, input room) of a request to a side model of its own (a summary or notes model) with
+    a smaller `window`: the `output` asked for, at most a quarter of that window (as `for_window`
+    keeps the reserve), and the tokens its input may take, what the window leaves after that
+    output and the estimate's margin. The summary request (`Keeper.summary_room`) and the notes
+    request (`notes.separate_instruction`) are both sized by it."""
+    output = min(output, window // 4)
+    return output, window - output - estimate_margin(window)
+
+
 @dataclass(frozen=True)
 class Limits:
     """Thresholds resolved for one context window: what the pipeline actually compares against."""
