@@ -24,7 +24,7 @@ from compact_agent.session.files import project_slug
 from compact_agent.session.orphans import orphans
 from compact_agent.session.removal import size_text
 from compact_agent.session.store import SessionStore
-from compact_agent.ui.sent_record import FOLDER
+from compact_agent.session.typed import FOLDER
 from tests.e2e.test_rewind_after_compaction import editor
 from tests.ui.repl_driver import drive
 

@@ -66,3 +66,28 @@ def test_a_print_mode_command_is_listed_as_typed(tmp_path: Path) -> None:
     sent = user_messages(server)
     assert shown_as(root, rows[1].id)(sent[0]) == "/review q.py" and shown_as(root, rows[0].id)(sent[1]) == sent[1]
 
+
+
+def test_continue_into_a_failed_command_names_it_as_typed(tmp_path: Path) -> None:
+    """`-c` into a failed start said `(Review the code in q.py. Look for…)` of a session the
+    sessions list names `/review q.py`: it names each session as the list does."""
+    folder = tmp_path / "project" / ".compact-agent" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "review.md").write_text(TEXT)
+    with FakeOpenAIServer(answer) as server:
+        def run(prompt: str, model: str = "fake-model", continue_last: bool = False) -> tuple[int, str]:
+            opts = SessionOptions(cwd=tmp_path / "project", model=model, base_url=server.base_url, api_key="k",
+                                  home=tmp_path / "home", settings=Settings(memory_enabled=False),
+                                  continue_last=continue_last)
+            err = io.StringIO()
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                code = asyncio.run(run_print(opts, prompt, typed=prompt))
+            return code, err.getvalue()
+
+        assert run("/review q.py")[0] == 0  # answered
+        assert run("/review r.py", model="fake-modle")[0] == 1  # a model the server does not have
+        failed, answered = [r.id for r in session_rows(session_root((tmp_path / "project").resolve(), tmp_path / "home"))]
+        code, err = run("go on", continue_last=True)
+    assert code == 0, err
+    assert (f"continuing session {failed} (/review r.py), which the model has not answered yet; the newest one it "
+            f"answered in is {answered} (/review q.py): compact-agent -r {answered} goes on there") in err, err

@@ -11,11 +11,11 @@ import re
 import stat
 from pathlib import Path
 
-from ..ui.sent_record import FOLDER as SENT_FOLDER
 from . import prompt_history
 from .archives import archive_moment
 from .journal import SET_ASIDE
 from .locks import LOCK_FILE
+from .typed import FOLDER as SENT_FOLDER
 
 ARCHIVES = "compact-history"
 #: Names in the folder of sessions that belong to all its sessions: never a session's side folder.

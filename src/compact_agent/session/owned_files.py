@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..ui.sent_record import FOLDER as SENT_FOLDER
 from .archives import archive_moment, session_archives
 from .orphans import ARCHIVES, SESSION_TEMP, a_possible_id, entries, real_dir
+from .typed import FOLDER as SENT_FOLDER
 
 
 def last_written(root: Path, session_id: str) -> float:

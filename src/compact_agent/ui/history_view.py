@@ -21,8 +21,8 @@ from ..agent.run.unfinished import CUT, STOPPED, calls_unsaved, closes_unsaved
 from ..context.compaction.summary import is_summary, is_synthetic_text
 from ..context.refit import INPUT_CUT
 from ..session.store import Boundary, SessionStore, load_session_file
+from ..session.typed import as_typed
 from ..words import plural
-from .sessions_list import as_typed
 
 if TYPE_CHECKING:
     from rich.console import Console

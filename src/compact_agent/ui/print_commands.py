@@ -51,10 +51,10 @@ def note_typed(s: AgentSession, said: str, sent: str) -> None:
     after it, noted by the checkpoint of the turn that sent it, as the REPL notes one (sent_record.py):
     a later run's /history, resumed view, sessions list and /rewind show `/review q.py`, not the
     command file's text. Nothing for any other prompt, or a turn that made no checkpoint."""
+    from ..session.typed import preview
     from . import sent_record
     from .command_registry import CommandError
     from .custom_commands import custom_prompt
-    from .sent_record import preview
 
     found = custom(s.cwd, said) if "\n" not in said.strip() else None
     cp = s.checkpoints.current

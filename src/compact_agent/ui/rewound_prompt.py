@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import secrets
+from ..session.typed import preview
 from ..shell_message import SHELL_HEAD
 from . import sent_record
 from .pastes import Pastes
-from .sent_record import preview
 
 if TYPE_CHECKING:  # imported by the REPL before pydantic-ai is (repl_start.py loads it in a thread)
     from pydantic_ai.messages import ModelMessage

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..session import listing, not_a_session
 from ..session.store import list_sessions
-from ..shell_message import as_typed_with_output
+from ..session.typed import first_as_typed
 from ..words import plural
 from .visible import one_line, visible
 
@@ -47,11 +47,9 @@ def scan(path: Path, max_entries: int = 200) -> tuple[str, int, bool]:
     """`first_prompt`, and whether the model never answered in the session: no reply of its follows
     the first prompt (a compaction's record counts as one). A session whose request went out and
     failed (an endpoint that is down) is not marked, though no model read it either."""
-    from .sent_record import first_typed
-
     listed = listing.scan(path, max_entries)
     prompt = one_line(listed.prompt)
-    shown = (first_typed(path.parent, path.stem, prompt) if prompt else None) or as_typed(prompt)  # `/review q.py`
+    shown = first_as_typed(path.parent, path.stem, prompt)  # `/review q.py`, `/init`
     return shown, listed.shown, bool(prompt) and not listed.replied
 
 
@@ -62,15 +60,6 @@ def resumed_size(path: Path, held: int) -> str:
     if listed <= held:
         return plural(held, "message")
     return f"{plural(listed, 'message')}, compacted to {held}"
-
-
-INIT_START = "Look at this repository and write an AGENTS.md"  # more_commands.INIT_PROMPT's first words
-
-
-def as_typed(prompt: str) -> str:
-    """A prompt as the user typed it: `/init` for the prompt we send behind that command (the
-    user never wrote it), the words typed after a `!cmd` before its output, anything else as it is."""
-    return "/init" if prompt.startswith(INIT_START) else as_typed_with_output(prompt)
 
 
 #: Session files looked at for a listing, at most: folded ones are not listed, and take no place.

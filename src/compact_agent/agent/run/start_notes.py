@@ -53,13 +53,17 @@ def continued_note(session: Starting) -> str | None:
     """What `--continue` says when the newest session, the one it opened, is one the model never
     answered in and an older one it answered in is there: one mistyped command line (a model
     the server does not have) took `-c` from the conversation it interrupted, and went on in the
-    failed start, with its options, without a word of the other."""
+    failed start, with its options, without a word of the other. Each is named by its first prompt
+    as the sessions list names it: as typed (`/review q.py`, not the command file's text)."""
     from ...session.listing import answered_before
+    from ...session.typed import first_as_typed
 
-    found = answered_before(session.store.root, session.session_id)
+    root = session.store.root
+    found = answered_before(root, session.session_id)
     if found is None:
         return None
     mine, other, prompt = found
+    mine, prompt = first_as_typed(root, session.session_id, mine), first_as_typed(root, other, prompt)
     return (f"continuing session {session.session_id} ({_gist(mine)}), which the model has not answered yet; the "
             f"newest one it answered in is {other} ({_gist(prompt)}): compact-agent -r {other} goes on there")
 
