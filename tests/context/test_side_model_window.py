@@ -29,7 +29,12 @@ from compact_agent.context import (
     SessionMemory,
 )
 from compact_agent.context.compaction.keep import Keeper
-from compact_agent.context.compaction.notes import NOTES_MARK, SECTIONS, separate_instruction
+from compact_agent.context.compaction.notes import (
+    NOTES_MARK,
+    SECTIONS,
+    fitted_transcript,
+    separate_instruction,
+)
 from compact_agent.context.plumbing import tokens
 from compact_agent.context.plumbing.settings import side_room
 from compact_agent.context.wiring import Internals
@@ -122,3 +127,14 @@ def test_the_summary_and_notes_requests_of_a_smaller_window_are_sized_by_one_rul
     notes = separate_instruction(None, "", 8_000, ("x" * 99 + "\n") * 10_000, 100_000, 6_000)
     assert "Stay under about 1500 tokens" in notes  # a quarter of the window
     assert 4_350 <= tokens.text_tokens(notes) <= 4_380  # the transcript's end fills the room, a line at most short
+
+
+def test_a_notes_request_whose_cut_falls_at_a_lines_start_still_fits() -> None:
+    """The transcript's end fills the room the notes model's window leaves, the note saying that
+    earlier entries were cut included: it came on top, and a cut falling at a line's start (short
+    lines) left the request 3 tokens over its room, and not sent."""
+    notes = separate_instruction(None, "", 8_000, "a line\n" * 10_000, 100_000, 6_000)
+    assert notes.count("[earlier entries cut]") == 1
+    assert 4_375 <= tokens.text_tokens(notes) <= 4_380  # 6,000 less 1,500 for the notes and 120 of margin
+    assert fitted_transcript("a line\n" * 10, 30) == "[earlier entries cut]\na line\n"  # 29 characters
+    assert fitted_transcript("a line\n" * 10, 0) == "[earlier entries cut]\n"  # no room: no entry

@@ -133,12 +133,17 @@ def describe(m: ModelMessage, limit: int = 160) -> str:
     return text[:limit] + ("…" if len(text) > limit else "")
 
 
+CUT_NOTE = "[earlier entries cut]\n"
+
+
 def fitted_transcript(transcript: str, max_chars: int) -> str:
-    """The end of `transcript` in `max_chars`, from the start of a line: a line cut in two could begin
-    as an entry does (`  USER: …` of a tool's output, its indent cut off)."""
+    """The end of `transcript` in `max_chars`, `CUT_NOTE` included, from the start of a line: a line
+    cut in two could begin as an entry does (`  USER: …` of a tool's output, its indent cut off).
+    The note came on top of `max_chars`: a notes request whose cut fell at a line's start came to a
+    few tokens over its room and was not sent."""
     if len(transcript) <= max_chars:
         return transcript
-    return "[earlier entries cut]\n" + transcript[-max_chars:].partition("\n")[2]
+    return CUT_NOTE + transcript[len(transcript) - max(0, max_chars - len(CUT_NOTE)):].partition("\n")[2]
 
 
 def separate_instruction(previous: str | None, covered_hint: str, budget_tokens: int, transcript: str,
