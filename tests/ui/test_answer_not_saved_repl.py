@@ -91,8 +91,8 @@ async def test_tool_calls_the_repl_could_not_save_are_kept_and_said(tmp_path: Pa
         crashpoints.configure("")
     out = " ".join(run.out.split())
     assert ("what was saved before is intact; the model made 1 tool call (bash), and it and its result are not saved: "
-            "they are kept in the conversation, and your next message saves them with it if the disk has room by "
-            "then") in out, out
+            "it is kept in the conversation with its result, and your next message saves both if the disk has room "
+            "by then") in out, out
     assert "RAN" in out and "declined" not in out, out
     assert "Traceback" not in out and "Error" not in out
     sent = [m["role"] for m in run.server.requests[-1].messages if m["role"] != "system"]
@@ -101,6 +101,22 @@ async def test_tool_calls_the_repl_could_not_save_are_kept_and_said(tmp_path: Pa
     kinds = [type(m).__name__ for m in load_session_file(path).messages]
     assert kinds == ["ModelRequest", "ModelResponse", "ModelRequest", "ModelResponse", "ModelRequest",
                      "ModelResponse"], kinds
+
+
+def test_the_line_of_calls_not_saved_is_worded_for_one_call_and_for_several() -> None:
+    """The REPL's line said 'they are kept' of a single call that the same line called 'it'."""
+    from compact_agent.agent.run.unsaved_answer import CallsNotSaved
+    from compact_agent.context.contract import HistoryNotSaved
+
+    error = HistoryNotSaved(OSError(28, "No space left on device"), step="append", new=2)
+    one, two = CallsNotSaved(["bash"], error).line("full", kept=True), CallsNotSaved(["edit", "bash"], error)
+    assert one == ("full; the model made 1 tool call (bash), and it and its result are not saved: it is kept in the "
+                   "conversation with its result, and your next message saves both if the disk has room by then")
+    assert two.line("full", kept=True) == (
+        "full; the model made 2 tool calls (edit, bash), and they and their results are not saved: they are kept in "
+        "the conversation with their results, and your next message saves them all if the disk has room by then")
+    assert two.line("full", kept=False).endswith(": --continue goes on from your message, and the model will not "
+                                                 "know what they did")
 
 
 def test_a_resumed_turn_at_work_whose_answer_was_not_saved_says_it_was_answered() -> None:

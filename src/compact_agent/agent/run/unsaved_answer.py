@@ -79,12 +79,11 @@ class CallsNotSaved(OSError):
         and what becomes of them: `kept` (the REPL) in the conversation, else lost to `--continue`."""
         n = len(self.tools)
         names = ", ".join(dict.fromkeys(self.tools))  # each tool once, in the order called
-        what = (f"the model made {plural(n, 'tool call')} ({names}), and "
-                f"{'it and its result' if n == 1 else 'they and their results'} are not saved")
-        told = (f"tells the model that {'it' if n == 1 else 'they'} ran, not what {'it' if n == 1 else 'they'} did"
-                if self.marked else f"the model will not know what {'it' if n == 1 else 'they'} did")
-        then = (": they are kept in the conversation, and your next message saves them with it if the disk has room "
-                "by then" if kept else f": --continue goes on from your message, and {told}")
+        it, its, all_ = ("it", "its result", "both") if n == 1 else ("they", "their results", "them all")
+        what = f"the model made {plural(n, 'tool call')} ({names}), and {it} and {its} are not saved"
+        told = f"tells the model that {it} ran, not what {it} did" if self.marked else f"the model will not know what {it} did"
+        then = (f": {it} {'is' if n == 1 else 'are'} kept in the conversation with {its}, and your next message saves "
+                f"{all_} if the disk has room by then" if kept else f": --continue goes on from your message, and {told}")
         return f"{why}; {what}{then}"
 
 
