@@ -101,6 +101,7 @@ async def _mcp(s: AgentSession, args: str, c: Console) -> None:
         return
     # Connected now if no turn or command did yet (once a session, as the first turn would): what it
     # says is each server's state, not "they connect with the first message", which print mode never sends.
+    mcp.listed = True  # a server that fails meanwhile is said in the list, not also in a line of its own
     await s.ext.connect()
     # Not read as markup: a failure names where to check, `[mcp_servers.NAME]`, which markup dropped.
     for name, state in mcp.live.items():
@@ -108,7 +109,6 @@ async def _mcp(s: AgentSession, args: str, c: Console) -> None:
         c.print(f"{name}  connected  {plural(len(state.tools), 'tool')}{tools}", markup=False, highlight=False)
     for name, error in mcp.failed.items():
         c.print(f"{name}  failed  {error}", style="red", markup=False, highlight=False)
-    mcp.listed = True
 
 
 @command("diff", "uncommitted changes in the working directory (git diff, and new files)", takes_args=False)

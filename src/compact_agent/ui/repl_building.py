@@ -135,25 +135,45 @@ async def build(r: Building, start: Start) -> None:
         count_tools(r, s)
 
 
-_counting: set[asyncio.Future[None]] = set()  # the loop keeps no reference to a task of its own
-
-
 def count_tools(r: Building, s: AgentSession) -> None:
     """The MCP servers connected in the background while the prompt is up (it waits for nothing),
     then the manager told what the first request will carry (first_request.prepare): the toolbar
     counts the servers' tools before the first turn, as /context does; it left them out until a
     turn or a command connected them. A turn or a command from now on waits for this connection
-    (SessionExtensions.connect_soon); what the servers' start says (one that failed) is printed
-    above the prompt, not into it."""
-    aside: list[str] = []
+    (SessionExtensions.connect_soon). What a server's start says (that it failed) is printed above
+    the prompt, not into it, as soon as it is known: held until every server had answered, a broken
+    server's line waited for a slow one."""
+    said: list[str] = []
+
+    def aside(line: str) -> None:
+        said.append(line)
+        if len(said) == 1:  # else the printing under way takes it too
+            _keep(asyncio.ensure_future(_say(r, s, said)))
+
     r.feed.aside = aside
     s.ext.connect_soon()
-    task = asyncio.ensure_future(_counted(r, s, aside))
+    _keep(asyncio.ensure_future(_counted(r, s)))
+
+
+_counting: set[asyncio.Future[None]] = set()  # the loop keeps no reference to a task of its own
+
+
+def _keep(task: asyncio.Future[None]) -> None:
     _counting.add(task)
     task.add_done_callback(_counting.discard)
 
 
-async def _counted(r: Building, s: AgentSession, aside: list[str]) -> None:
+async def _say(r: Building, s: AgentSession, said: list[str]) -> None:
+    def show() -> None:
+        while said:
+            line = said.pop(0)
+            if not (s.ext.mcp is not None and s.ext.mcp.listed):  # a /mcp, typed meanwhile, lists it
+                r.console.print(line, style="yellow", markup=False, highlight=False)
+
+    await r.above_prompt(show)
+
+
+async def _counted(r: Building, s: AgentSession) -> None:
     from ..agent.run.first_request import prepare
 
     try:
@@ -161,12 +181,6 @@ async def _counted(r: Building, s: AgentSession, aside: list[str]) -> None:
             await prepare(s)
     finally:
         r.feed.aside = None
-    if aside and not (s.ext.mcp is not None and s.ext.mcp.listed):  # /mcp, typed meanwhile, said them
-        def show() -> None:
-            for line in aside:
-                r.console.print(line, style="yellow", markup=False, highlight=False)
-
-        await r.above_prompt(show)
     if r.session is s and r.prompt is not None and r.prompt.app.is_running:  # else the next prompt measures
         r.status_text = status_line(s, r.console.width)
         r.prompt.app.invalidate()

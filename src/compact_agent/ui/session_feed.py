@@ -37,9 +37,9 @@ class SessionFeed:
         self.held = LayerTally()  # savings decided outside a turn, said when the next one starts
         self.gathered = LayerTally()  # a turn's (or a command's) savings, said as it ends
         self.after: list[str] = []  # a window learned from a reply: said after the turn's answer, not in it
-        #: what the MCP servers' start says while they connect in the background (repl_building.count_tools),
-        #: printed above the prompt after it: printed as it came, it went into the prompt's input line
-        self.aside: list[str] | None = None
+        #: what the MCP servers' start says while they connect in the background (repl_building.count_tools)
+        #: and no turn runs: printed above the prompt (printed as it came, it went into its input line)
+        self.aside: Callable[[str], None] | None = None
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         view = self._view()
@@ -65,12 +65,12 @@ class SessionFeed:
             if view is not None:
                 view._spin("thinking")
         elif (problem := _problem_line(ev, self._session())) is not None:
-            if ev.layer == "mcp" and self.aside is not None:
-                self.aside.append(problem)
+            if ev.layer == "mcp" and self.aside is not None and view is None:
+                self.aside(problem)
             elif view is not None and (ev.trigger == "cut" or ev.action == "forgotten"):  # from the reply written out now
                 self.after.append(problem)
-            else:
-                self.console.print(problem, style="yellow")
+            else:  # a server's line names where to check, `[mcp_servers.NAME]`: not markup
+                self.console.print(problem, style="yellow", markup=ev.layer != "mcp")
         elif ev.tokens_freed and render.layer_line(ev) is not None:
             s = self._session()
             # Decided between turns (the toolbar's measure): said in the turn it shapes. In a turn:

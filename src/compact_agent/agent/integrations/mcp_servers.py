@@ -21,6 +21,7 @@ history, so the current declaration of every server is restored after it, like t
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import hashlib
@@ -43,6 +44,7 @@ from ...words import plural
 from ..safety.permissions import copied_instead
 from ..tools.base import tool_text
 from .fenced import fenced
+from .mcp_failures import missing_program, why_failed
 
 MCP_HEAD = "[compact-agent: MCP servers]"
 SERVER_TAG = "server_instructions"  # the fence of a server's instructions (fenced.py)
@@ -213,32 +215,37 @@ class McpServers:
         self.announced: dict[str, str] = {}  # server -> fingerprint the conversation carries
         self._pending: dict[str, str] | None = None
         self.connected = False
-        self.listed = False  # /mcp listed each server's state: a failure needs no line of its own after it
+        self.listed = False  # a /mcp lists each server's state: a failure needs no line of its own
 
     async def connect(self) -> None:
-        """Connect every configured server once; failures are reported and skipped."""
+        """Connect every configured server once, all at once: each one's result is reported as soon
+        as it is known (a broken server's line waited for a slow one configured before it), and the
+        servers are kept in the configured order whatever order they answered in (their tools and
+        declarations are part of the cached prompt prefix). Failures are reported and skipped."""
         if self.connected:
             return
         self.connected = True
-        for cfg in self.configs:
-            try:
-                if (missing := _missing_program(cfg, self.cwd)) is not None:
-                    raise FileNotFoundError(missing)
-                state = await self._start(cfg)
-            except Exception as e:  # noqa: BLE001 - any failure of a user's server is one line
-                self.failed[cfg.name] = _why(e, cfg)
-                self.report("failed", f"MCP server {cfg.name} did not start: {self.failed[cfg.name]}",
-                            {"server": cfg.name})
-                continue
-            self.live[cfg.name] = state
-            self.report("connected", f"MCP server {cfg.name}: {plural(len(state.tools), 'tool')}",
-                        {"server": cfg.name, "tools": state.tools})
-        prefixed = [_Redacted(s.toolset.prefixed(name)) for name, s in self.live.items()]
-        self.toolset.toolsets = prefixed
+        await asyncio.gather(*(self._connect_one(cfg) for cfg in self.configs))
+        order = [cfg.name for cfg in self.configs]
+        self.live = {name: self.live[name] for name in order if name in self.live}
+        self.failed = {name: self.failed[name] for name in order if name in self.failed}
+        self.toolset.toolsets = [_Redacted(s.toolset.prefixed(name)) for name, s in self.live.items()]
+
+    async def _connect_one(self, cfg: McpServerConfig) -> None:
+        try:
+            if (missing := missing_program(cfg, self.cwd)) is not None:
+                raise FileNotFoundError(missing)
+            state = await self._start(cfg)
+        except Exception as e:  # noqa: BLE001 - any failure of a user's server is one line
+            self.failed[cfg.name] = why_failed(e, cfg)
+            self.report("failed", f"MCP server {cfg.name} did not start: {self.failed[cfg.name]}",
+                        {"server": cfg.name})
+            return
+        self.live[cfg.name] = state
+        self.report("connected", f"MCP server {cfg.name}: {plural(len(state.tools), 'tool')}",
+                    {"server": cfg.name, "tools": state.tools})
 
     async def _start(self, cfg: McpServerConfig) -> ServerState:
-        import asyncio
-
         from pydantic_ai.mcp import MCPToolset  # imported only when servers are configured: it is slow
 
         if cfg.command:
@@ -335,64 +342,3 @@ def _text(states: list[ServerState], verb: str) -> str:
     may echo the key (its config) in them."""
     body = "\n".join(s.declaration() for s in states)
     return secrets.redact(f"{MCP_HEAD} MCP servers {verb} in this session (their tools are in your tool list):\n{body}")
-
-
-def _missing_program(cfg: McpServerConfig, cwd: Path) -> str | None:
-    """Why a server's `command` cannot be run (no such program on PATH, or no such file), in
-    words; None when it can be found."""
-    import shutil
-
-    if not cfg.command:
-        return None
-    base = (cwd / cfg.cwd).resolve() if cfg.cwd else cwd
-    path = Path(cfg.command)
-    if os.sep in cfg.command:
-        where = path if path.is_absolute() else base / path
-        return None if os.access(where, os.X_OK) and where.is_file() else (
-            f"no program {cfg.command} (check its command in [mcp_servers.{cfg.name}])")
-    if shutil.which(cfg.command, path=dict(cfg.env).get("PATH")) is None:
-        return f"no program named {cfg.command} on PATH (check its command in [mcp_servers.{cfg.name}])"
-    return None
-
-
-_ERRNO = re.compile(r"\[Errno -?\d+\]\s*")
-
-
-#: The JSON-RPC error codes of the MCP client's own failures: the server's stream ended (MCP's), and
-#: the standard 'method not found', which the client says for an HTTP 404 before any session.
-CONNECTION_CLOSED, METHOD_NOT_FOUND = -32000, -32601
-
-
-def _why(e: BaseException, cfg: McpServerConfig) -> str:
-    """Why a server did not start, in words that say what to check. The client's own said neither:
-    'Client failed to connect: Failed to initialize server session' for a server that did not
-    answer in time, 'Client failed to connect: All connection attempts failed' for an address where
-    nothing listens, 'Connection closed' for a program that ended without answering."""
-    from ...error_causes import chain
-    from ...error_text import connection_reason
-
-    causes = chain(e)
-    causes += [x for c in causes if isinstance(c, BaseExceptionGroup) for x in chain(c.exceptions[0])]
-    where = f"[mcp_servers.{cfg.name}]"
-    if any(isinstance(c, TimeoutError) for c in causes):
-        return f"it did not answer within {cfg.timeout_s:g}s (its timeout in {where})"
-    if cfg.url:
-        url = secrets.shown_url(cfg.url)
-        if any(isinstance(c, OSError) for c in causes):  # refused, a host name that does not resolve, …
-            return f"cannot reach {url} ({connection_reason(e)[0]}; check its url in {where})"
-        if any(getattr(c, "code", None) == METHOD_NOT_FOUND and str(c) == "Not Found" for c in causes):
-            return f"{url} answered 404 Not Found: no MCP server there (check its url in {where})"
-    if cfg.command and any(getattr(c, "code", None) == CONNECTION_CLOSED for c in causes):
-        return (f"its program ended, or closed its output, without answering as an MCP server (check its "
-                f"command in {where}; run it to see what it says)")
-    return _one_line(e)
-
-
-def _one_line(e: BaseException) -> str:
-    """A server's failure as one line of words: no `[Errno 2]`, no exception name where there is text."""
-    text = _ERRNO.sub("", " ".join(str(e).split())) or type(e).__name__
-    if isinstance(e, TimeoutError):
-        text = "timed out"
-    if isinstance(e, BaseExceptionGroup) and e.exceptions:  # from the client's task group
-        return _one_line(e.exceptions[0])
-    return text[:300]
