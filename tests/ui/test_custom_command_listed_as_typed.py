@@ -60,11 +60,14 @@ def test_a_print_mode_command_is_listed_as_typed(tmp_path: Path) -> None:
 
         run("/review q.py")
         run("/review r.py", piped="\nthe diff piped in")  # the line would hide what was piped: as sent
+        run("/review s.py\nand its tests")  # nor a line typed after it
     root = session_root((tmp_path / "project").resolve(), tmp_path / "home")
     rows = session_rows(root)
-    assert [r.first_prompt.split(" Look")[0] for r in rows] == ["Review the code in r.py.", "/review q.py"], rows
+    assert [r.first_prompt.split(" Look")[0] for r in rows] == ["Review the code in s.py.", "Review the code in r.py.",
+                                                               "/review q.py"], rows
     sent = user_messages(server)
-    assert shown_as(root, rows[1].id)(sent[0]) == "/review q.py" and shown_as(root, rows[0].id)(sent[1]) == sent[1]
+    assert shown_as(root, rows[2].id)(sent[0]) == "/review q.py" and shown_as(root, rows[1].id)(sent[1]) == sent[1]
+    assert sent[2].endswith("\n\nand its tests") and shown_as(root, rows[0].id)(sent[2]) == sent[2]
 
 
 

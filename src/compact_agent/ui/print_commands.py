@@ -46,26 +46,19 @@ def custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
     return path, first.partition(" ")[2].strip(), f"\n\n{rest.strip()}" if rest.strip() else ""
 
 
-def note_typed(s: AgentSession, said: str, sent: str) -> None:
-    """`said`, a custom command typed on one line that made the prompt `sent` with nothing piped
-    after it, noted by the checkpoint of the turn that sent it, as the REPL notes one (sent_record.py):
-    a later run's /history, resumed view, sessions list and /rewind show `/review q.py`, not the
-    command file's text. Nothing for any other prompt, or a turn that made no checkpoint."""
+def note_typed(s: AgentSession, command: str | None, sent: str) -> None:
+    """`command`, a custom command line whose file's text alone made the prompt `sent` (run_print
+    knows: nothing typed or piped after it), noted by the checkpoint of the turn that sent it, as
+    the REPL notes one (sent_record.py): a later run's /history, resumed view, sessions list and
+    /rewind show `/review q.py`, not the command file's text. Nothing without one (None), or for a
+    turn that made no checkpoint of `sent`."""
     from ..session.typed import preview
     from . import sent_record
-    from .command_registry import CommandError
-    from .custom_commands import custom_prompt
 
-    found = custom(s.cwd, said) if "\n" not in said.strip() else None
     cp = s.checkpoints.current
-    if found is None or cp is None or cp.prompt != preview(sent):
+    if command is None or cp is None or cp.prompt != preview(sent):
         return
-    try:
-        if custom_prompt(found[0], found[1]) != sent:  # something piped went after it: the line would hide it
-            return
-    except CommandError:
-        return
-    sent_record.save(s.store.root, s.session_id, cp.index, cp.prompt, sent_record.note(said.strip(), {}, sent))
+    sent_record.save(s.store.root, s.session_id, cp.index, cp.prompt, sent_record.note(command, {}, sent))
 
 
 def refusal(prompt: str, cwd: Path) -> str | None:

@@ -231,6 +231,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     custom = print_commands.custom(opts.cwd, said)
     if custom is None and (refusal := print_commands.refusal(prompt, opts.cwd)) is not None:  # before a session is made for nothing
         return _failed(run, refusal, None, code=2)
+    command = None  # a custom command line whose file's text alone is the prompt: its turn listed as typed later
     if custom is not None:
         from .command_registry import CommandError
         from .custom_commands import custom_prompt
@@ -241,6 +242,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
             prompt, typed = custom_prompt(path, args) + more + piped, None
         except CommandError as e:
             return _failed(run, str(e), None)
+        command = None if more or piped else said.strip()  # lines after it, or piped in: the line would hide them
     if saved_in is None and print_commands.slash_command(prompt) is None:  # a custom command's prompt, a path's question
         saved_in, problem = save_early(opts, prompt)
         if problem is not None:
@@ -261,7 +263,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
         outcome = await _in_session(run, session, prompt, typed)
     finally:
-        print_commands.note_typed(session, said, prompt)  # a custom command's turn: listed as typed later
+        print_commands.note_typed(session, command, prompt)
         await session.aclose()
     if isinstance(outcome, int):
         return outcome
