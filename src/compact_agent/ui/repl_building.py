@@ -151,8 +151,7 @@ def count_tools(r: Building, s: AgentSession) -> None:
             _keep(asyncio.ensure_future(_say(r, s, said)))
 
     r.feed.aside = aside
-    s.ext.connect_soon()
-    _keep(asyncio.ensure_future(_counted(r, s)))
+    _keep(asyncio.ensure_future(_counted(r, s, s.ext.connect_soon())))
 
 
 _counting: set[asyncio.Future[None]] = set()  # the loop keeps no reference to a task of its own
@@ -173,10 +172,12 @@ async def _say(r: Building, s: AgentSession, said: list[str]) -> None:
     await r.above_prompt(show)
 
 
-async def _counted(r: Building, s: AgentSession) -> None:
+async def _counted(r: Building, s: AgentSession, connecting: asyncio.Future[None] | None) -> None:
     from ..agent.run.first_request import prepare
 
     try:
+        if connecting is not None:  # waited for here, not by `prepare`, which would say it waits
+            await asyncio.wait([connecting])
         with contextlib.suppress(Exception):  # the toolbar stays as it was; the first turn says what fails
             await prepare(s)
     finally:

@@ -40,6 +40,7 @@ class SessionFeed:
         #: what the MCP servers' start says while they connect in the background (repl_building.count_tools)
         #: and no turn runs: printed above the prompt (printed as it came, it went into its input line)
         self.aside: Callable[[str], None] | None = None
+        self._doing = "thinking"  # what a spinner said before it said it waits for MCP servers
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         view = self._view()
@@ -53,6 +54,8 @@ class SessionFeed:
 
     def on_event(self, ev: Event) -> None:
         view = self._view()
+        if ev.layer == "mcp":
+            self._waiting(ev, view)
         if ev.layer == "compact":
             self.stop_status()
             if view is not None:
@@ -77,6 +80,20 @@ class SessionFeed:
             # said as it ends, one line per kind (a file read again, one request at a time, was a
             # line each); a kind's saving under a hundredth of the window is not said.
             (self.held if view is None else self.gathered).add(ev, s.messages if s else [], s.cwd if s else None)
+
+    def _waiting(self, ev: Event, view: TurnView | None) -> None:
+        """A turn or command that waits for the MCP servers still starting says which: a message sent
+        meanwhile showed `thinking…` as long as a slow server took, a /mcp nothing at all. The
+        spinner counts them down as they answer, then says `thinking` again."""
+        s = self._session()
+        names = [str(n) for n in ev.detail.get("servers", [])] if ev.action == "waiting" else (
+            s.ext.waiting_for() if s is not None else [])
+        if ev.action == "waiting" and view is None:
+            self.console.print(f"{waiting_words(names)}…", style="dim", markup=False, highlight=False)
+        elif view is not None and (ev.action == "waiting" or view.label.doing.startswith(WAITING)):
+            if not view.label.doing.startswith(WAITING):
+                self._doing = view.label.doing  # `thinking`, `compacting …`: said again once they answered
+            view._spin(waiting_words(names) if names else self._doing)
 
     def on_retry(self, said: str) -> None:
         """The provider's SDK waits to send a failed request again (retry_notice.py): said under the
@@ -143,3 +160,13 @@ def _problem_line(ev: Event, session: AgentSession | None) -> str | None:
     from ..agent.run.stream_events import problem_line, window_choice
 
     return problem_line(ev, window_choice(session))
+
+
+WAITING = "waiting for MCP server"
+
+
+def waiting_words(names: list[str]) -> str:
+    """`waiting for MCP server slowsrv`, `waiting for MCP servers docs and search`."""
+    if len(names) == 1:
+        return f"{WAITING} {names[0]}"
+    return f"{WAITING}s {', '.join(names[:-1])} and {names[-1]}"

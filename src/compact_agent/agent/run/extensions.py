@@ -138,17 +138,28 @@ class SessionExtensions:
             parts.append(("mcp", delta))
         return context_message(parts)
 
-    def connect_soon(self) -> None:
+    def connect_soon(self) -> asyncio.Future[None] | None:
         """Start connecting the MCP servers now, in the background (the REPL's, while its prompt is
         up and before any turn): a `connect` meanwhile waits for that connection, never makes a
-        second one (McpServers marks itself connected as it begins), and `aclose` stops it."""
+        second one (McpServers marks itself connected as it begins), and `aclose` stops it. The
+        connection under way, for the REPL to wait for without a word: no one asked for it."""
         if self.mcp is not None and self._soon is None:
             self._soon = asyncio.ensure_future(self.connect())
+        return self._soon
+
+    def waiting_for(self) -> list[str]:
+        """The servers a turn or command would wait for now, in the configured order: those the
+        connection under way in the background has not heard from yet."""
+        if self.mcp is None or self._soon is None or self._soon.done():
+            return []
+        return [c.name for c in self.mcp.configs if c.name not in self.mcp.live and c.name not in self.mcp.failed]
 
     async def connect(self) -> None:
         """The MCP servers connected (once a session), their results compactable: at the first turn,
         or before a command that measures or sends a request as a turn would (first_request.py)."""
         if self._soon is not None and asyncio.current_task() is not self._soon:
+            if waiting := self.waiting_for():  # the caller says so: it showed `thinking…`, or nothing
+                self._emit(Event("mcp", "waiting", detail={"servers": waiting}))
             await asyncio.shield(self._soon)  # under way in the background: the caller's Esc does not stop it
         elif self.mcp is not None:
             await self.mcp.connect()
