@@ -75,7 +75,7 @@ async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_
             await s.aclose()
     assert out.output == "found it"
     # /mcp connects them before the first message, as the turn would: the same state before and after it
-    assert "notes  connected  1 tool: notes_lookup_note" in before and "broken  failed" in before
+    assert "notes   connected  1 tool  notes_lookup_note" in before and "broken  failed" in before
     assert before == after
     assert "⛁ MCP tool definitions" in context and "⛁ tool definitions" in context  # their share, apart
     first = server.requests[0]

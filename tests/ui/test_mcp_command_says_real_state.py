@@ -11,12 +11,13 @@ import asyncio
 import contextlib
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from compact_agent.agent.integrations.mcp_servers import McpServers
+from compact_agent.agent.integrations.mcp_servers import McpServerConfig, McpServers, ServerState
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
@@ -26,8 +27,8 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 from tests.ui.test_print_command_sees_the_turns_tools import notes_server
 
 SERVERS = {"notes": {"url": "http://127.0.0.1:9/mcp"}, "broken": {"command": "/nonexistent/mcp-server"}}
-CONNECTED = "notes  connected  1 tool: notes_lookup_note"
-FAILED = "broken  failed  no program /nonexistent/mcp-server (check its command in [mcp_servers.broken])"
+CONNECTED = "notes   connected  1 tool  notes_lookup_note"
+FAILED = "broken  failed     no program /nonexistent/mcp-server (check its command in [mcp_servers.broken])"
 
 
 def options(tmp_path: Path, base_url: str) -> SessionOptions:
@@ -66,3 +67,29 @@ async def test_repl_mcp_before_the_first_message_then_the_turn_declares_the_serv
     first = server.requests[0]
     assert "notes_lookup_note" in first.tool_names
     assert "Notes are looked up by key." in "\n".join(message_text(m) for m in first.messages)
+
+
+async def test_mcp_rows_stand_in_columns_in_the_configured_order(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Written with two spaces between the fields, the state, the count and the tool names stood at
+    a different place on every row, and the failed servers came after every connected one."""
+    async def start(self: McpServers, cfg: McpServerConfig) -> ServerState:
+        state = await notes_server(self, cfg)
+        if cfg.name == "searchengine":  # a server of two tools
+            state.tools = ["searchengine_find", "searchengine_fetch"]
+        return state
+
+    monkeypatch.setattr(McpServers, "_start", start)
+    servers = {"searchengine": {"url": "http://127.0.0.1:9/mcp"}, "broken": {"command": "/nonexistent/mcp-server"},
+               "notes": {"url": "http://127.0.0.1:9/mcp"}}
+    opts = options(tmp_path, "http://127.0.0.1:9/v1")
+    s = AgentSession(replace(opts, settings=Settings(memory_enabled=False, mcp_servers=servers)))
+    try:
+        c = Console(record=True, width=200, file=io.StringIO())
+        await dispatch(s, "/mcp", c)
+    finally:
+        await s.aclose()
+    assert c.export_text().splitlines() == [
+        "searchengine  connected  2 tools  searchengine_find, searchengine_fetch",
+        "broken        failed     no program /nonexistent/mcp-server (check its command in [mcp_servers.broken])",
+        "notes         connected  1 tool   notes_lookup_note"]

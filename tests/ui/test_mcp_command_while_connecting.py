@@ -36,7 +36,7 @@ async def test_mcp_typed_at_once_says_the_failed_server_once(tmp_path: Path,
     settings = Settings(memory_enabled=False, mcp_servers=SERVERS)
     run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/mcp\r", *["\r"] * 5], settings=settings,
                       context_window=32_000)
-    assert "notes  connected  1 tool: notes_lookup_note" in run.out, run.out
+    assert "notes   connected  1 tool  notes_lookup_note" in run.out, run.out
     assert run.out.count(WHY) == 1, run.out
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -16,6 +17,9 @@ from ..session.listing import counted
 from ..words import plural
 from .command_registry import CommandError, command, current_repl
 from .sessions_list import numbered, resumed_size, session_rows, unlisted_line
+
+if TYPE_CHECKING:
+    from ..agent.integrations.mcp_servers import McpServers
 
 INIT_PROMPT = """Look at this repository and write an AGENTS.md file at its top level for coding agents working here.
 Find out (with glob, grep, read_file; run nothing that changes state): what the project is, how it is laid out,
@@ -104,11 +108,28 @@ async def _mcp(s: AgentSession, args: str, c: Console) -> None:
     mcp.listed = True  # a server that fails meanwhile is said in the list, not also in a line of its own
     await s.ext.connect()
     # Not read as markup: a failure names where to check, `[mcp_servers.NAME]`, which markup dropped.
-    for name, state in mcp.live.items():
-        tools = f": {', '.join(state.tools)}" if state.tools else ""
-        c.print(f"{name}  connected  {plural(len(state.tools), 'tool')}{tools}", markup=False, highlight=False)
-    for name, error in mcp.failed.items():
-        c.print(f"{name}  failed  {error}", style="red", markup=False, highlight=False)
+    for line, failed in mcp_rows(mcp):
+        c.print(line, style="red" if failed else None, markup=False, highlight=False)
+
+
+def mcp_rows(mcp: McpServers) -> list[tuple[str, bool]]:
+    """/mcp's rows in the configured order, name, state and tool count in columns (each a line, and
+    whether it says a failure): `notes    connected  1 tool   notes_lookup_note`, `broken   failed
+    no program …`. Written with two spaces between the fields, they stood at a different place on
+    every row, the tool names too."""
+    live, failed = mcp.live, mcp.failed
+    names = [cfg.name for cfg in mcp.configs if cfg.name in live or cfg.name in failed]
+    name_w = max((len(name) for name in names), default=0)
+    counts = {name: plural(len(live[name].tools), "tool") for name in names if name in live}
+    count_w = max((len(count) for count in counts.values()), default=0)
+    rows = []
+    for name in names:
+        if name in live:
+            row = f"{name:<{name_w}}  connected  {counts[name]:<{count_w}}  {', '.join(live[name].tools)}"
+        else:
+            row = f"{name:<{name_w}}  {'failed':<9}  {failed[name]}"
+        rows.append((row.rstrip(), name not in live))
+    return rows
 
 
 @command("diff", "uncommitted changes in the working directory (git diff, and new files)", takes_args=False)
