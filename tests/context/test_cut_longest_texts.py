@@ -43,5 +43,26 @@ def test_what_fits_and_what_no_cut_would_fit_are_left_as_they_are() -> None:
     assert cut_longest_texts(messages, 20_000) == messages
     assert cut_longest_texts(messages, -500) == messages  # a room the fixed part already fills
     assert cut_longest_texts(messages, 100) == messages  # the call and the mark alone are more
-    answer = [ModelResponse(parts=[TextPart("y" * 9_000)])]
-    assert cut_longest_texts(answer, 100) == answer  # no typed text or tool result to cut
+    call: list[ModelMessage] = [
+        ModelResponse(parts=[ToolCallPart("write_file", {"path": "a.py", "content": "y" * 9_000}, tool_call_id="c1")]),
+        ModelRequest(parts=[ToolReturnPart("write_file", "ok", tool_call_id="c1")])]
+    assert cut_longest_texts(call, 100) == call  # a call's arguments are never cut, whatever their size
+
+
+def test_a_long_answer_keeps_its_ends_beside_its_call_whole() -> None:
+    """The model's answer is cut as a long tool result is; the call beside it, longer still, is sent
+    whole with its result. The response: 4 tokens, the answer's 10,010 characters 2,503, the call
+    (`write_file`, its 9,031 characters of JSON arguments, its id `c1`) 2,261 + 3: 4,771. The
+    result's request: 4 + 1 + 3 = 8. 4,779 in all, 1,779 over a room of 3,000: the answer keeps
+    10,010 - 1,779 x 4 - 93 (the mark's length) = 2,801 characters."""
+    call = ToolCallPart("write_file", {"path": "a.py", "content": "y" * 9_000}, tool_call_id="c1")
+    messages: list[ModelMessage] = [
+        ModelResponse(parts=[TextPart("HEAD " + "y" * 10_000 + " TAIL"), call]),
+        ModelRequest(parts=[ToolReturnPart("write_file", "ok", tool_call_id="c1")])]
+    assert tokens.estimate(messages) == 4_779
+    cut = cut_longest_texts(messages, 3_000)
+    answer, same = cut[0].parts
+    assert isinstance(answer, TextPart) and len(answer.content) == 2_801 and MIDDLE_MARK in answer.content
+    assert answer.content.startswith("HEAD y") and answer.content.endswith("y TAIL")
+    assert same == call and cut[1] == messages[1]  # the call's arguments whole, its result beside it
+    assert tokens.estimate(cut) <= 3_000

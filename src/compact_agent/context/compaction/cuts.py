@@ -1,6 +1,6 @@
 """How a compaction cuts a history: media out of the summary request, the oldest rounds dropped
-until it fits (one round alone too long: its longest texts cut to their ends), where the verbatim
-tail begins, and pieces joined into valid messages.
+until it fits (one round alone too long: its longest texts, the user's, a tool's or the model's,
+cut to their ends), where the verbatim tail begins, and pieces joined into valid messages.
 
 Pure functions of the messages (and the summarizer, for the one that retries on "prompt too
 long"); every cut falls on a safe point (`rounds.py`), so no call is parted from its result.
@@ -18,6 +18,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    TextPart,
     ToolReturnPart,
     UserPromptPart,
 )
@@ -128,19 +129,17 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
 
 
 def cut_longest_texts(messages: Sequence[ModelMessage], max_tokens: int) -> list[ModelMessage]:
-    """`messages`, whose one round left is still over `max_tokens` (a paste or a tool's output larger
-    than the window), with its longest texts cut to their beginning and end (`summary.ends`: half
-    each, `MIDDLE_MARK` where the middle was), the longest first, until the whole fits: the summary
-    request is not sent over its room, and it reads of such a message what the compacted history
-    keeps of it. Messages that fit, or that no cut would make fit (a room the fixed part of the
-    request already fills), are returned as they are."""
+    """`messages`, whose one round left is still over `max_tokens` (a paste, a tool's output or an
+    answer larger than the window), with its longest texts cut to their beginning and end
+    (`summary.ends`: half each, `MIDDLE_MARK` where the middle was), the longest first, until the
+    whole fits: the summary request is not sent over its room, and it reads of such a message what
+    the compacted history keeps of it. Messages that fit, or that no cut would make fit (a room the
+    fixed part of the request already fills), are returned as they are."""
     out = list(messages)
     over = tokens.estimate(out) - max_tokens
     while over > 0:
-        longest = max(((len(p.content), i, j) for i, m in enumerate(out) if isinstance(m, ModelRequest)
-                       for j, p in enumerate(m.parts)
-                       if isinstance(p, (UserPromptPart, ToolReturnPart)) and isinstance(p.content, str)),
-                      default=None)
+        longest = max(((len(text), i, j) for i, m in enumerate(out) for j, p in enumerate(m.parts)
+                       if (text := _cuttable(m, p)) is not None), default=None)
         if longest is None:
             return list(messages)
         size, i, j = longest
@@ -148,13 +147,26 @@ def cut_longest_texts(messages: Sequence[ModelMessage], max_tokens: int) -> list
         if room >= size:
             return list(messages)  # cutting cannot make it fit: sent whole, not made worse for nothing
         m = out[i]
-        assert isinstance(m, ModelRequest)
-        part, parts = m.parts[j], list(m.parts)
-        assert isinstance(part, (UserPromptPart, ToolReturnPart)) and isinstance(part.content, str)
-        parts[j] = dataclasses.replace(part, content=ends(part.content, room))  # type: ignore[arg-type]  # text stays text
-        out[i] = dataclasses.replace(m, parts=parts)
+        parts: list[object] = list(m.parts)
+        text = _cuttable(m, m.parts[j])
+        assert text is not None
+        parts[j] = dataclasses.replace(m.parts[j], content=ends(text, room))  # type: ignore[arg-type]  # text stays text
+        out[i] = dataclasses.replace(m, parts=parts)  # type: ignore[arg-type]  # of the parts it had
         over = tokens.estimate(out) - max_tokens
     return out
+
+
+def _cuttable(message: ModelMessage, part: object) -> str | None:
+    """The text of `part` that a summary request's cut may shorten, None for a part it must send
+    whole: the user's words and a tool's result in a request, the model's answer in a response.
+    Never a call's arguments (half a JSON object is no call, and its result would answer a call the
+    request no longer makes), nor thinking (a provider may check its signature)."""
+    if isinstance(message, ModelRequest):
+        wanted: tuple[type, ...] = (UserPromptPart, ToolReturnPart)
+    else:
+        wanted = (TextPart,)
+    content = getattr(part, "content", None) if isinstance(part, wanted) else None
+    return content if isinstance(content, str) else None
 
 
 def join(*groups: Sequence[ModelMessage]) -> list[ModelMessage]:
