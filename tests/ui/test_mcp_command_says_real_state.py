@@ -93,3 +93,18 @@ async def test_mcp_rows_stand_in_columns_in_the_configured_order(tmp_path: Path,
         "searchengine  connected  2 tools  searchengine_find, searchengine_fetch",
         "broken        failed     no program /nonexistent/mcp-server (check its command in [mcp_servers.broken])",
         "notes         connected  1 tool   notes_lookup_note"]
+
+
+@pytest.mark.parametrize("output_format", ["text", "stream-json"])
+def test_print_mode_mcp_says_a_failed_server_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  output_format: str) -> None:
+    """`-p /mcp` said why a server failed on stderr, and again in its list."""
+    monkeypatch.setattr(McpServers, "_start", notes_server)
+    out, err = io.StringIO(), io.StringIO()
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = asyncio.run(run_print(options(tmp_path, server.base_url), "/mcp", output_format))
+    assert code == 0, out.getvalue() + err.getvalue()
+    said = out.getvalue() if output_format == "text" else str(json.loads(out.getvalue().splitlines()[-1])["result"])
+    assert " ".join(FAILED.split()) in " ".join(said.split())  # (80 columns for a pipe: it wraps)
+    assert "did not start" not in err.getvalue(), err.getvalue()

@@ -297,6 +297,8 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         run.note(line)
     for line in session.notices:  # a window remembered from an earlier session (server_windows.py)
         run.note(line)
+    if print_commands.command_name(prompt) == "mcp" and session.ext.mcp is not None:
+        session.ext.mcp.listed = True  # the servers connect for `init`: a failure is said in /mcp's list only
     if run.stream:
         await print_init.emit_init(run, session)  # its tools the first request's: the MCP servers connect for it
     if (slash := print_commands.slash_command(prompt)) is not None:

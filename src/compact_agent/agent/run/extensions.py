@@ -103,7 +103,9 @@ class SessionExtensions:
             on_change("todo_write", {"todos": [i.model_dump() for i in items]})
 
     def _mcp_report(self, action: str, line: str, detail: dict[str, Any]) -> None:
-        self._emit(Event("mcp", action, detail={**detail, "message": line}))
+        # `listed`: a /mcp lists this server's state, the line of why it failed among it (problem_line)
+        listed = {"listed": True} if self.mcp is not None and self.mcp.listed else {}
+        self._emit(Event("mcp", action, detail={**detail, "message": line, **listed}))
 
     def _report(self, event: str, runs: list[HookRun]) -> None:
         for r in runs:

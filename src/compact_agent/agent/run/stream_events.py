@@ -254,8 +254,8 @@ def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
     if ev.layer == "hook":  # a configured hook's error names it ('SessionStart hook `cmd` exited with 3')
         error = str(detail.get("error", "failed"))
         return error if detail.get("hook") else f"hook: {error}"
-    if ev.layer == "mcp":
-        return str(detail.get("message", "MCP server failed"))
+    if ev.layer == "mcp":  # not again for a /mcp whose list says it (`-p /mcp` said it on stderr too)
+        return None if detail.get("listed") else str(detail.get("message", "MCP server failed"))
     return None
 
 
