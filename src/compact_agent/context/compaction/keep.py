@@ -339,10 +339,16 @@ class Keeper:
         least the summary's size. Counting the instruction a second time cut the oldest round of a
         summary request sent at the hard limit, which then shared no cached prefix past the first
         message. A summary model of its own with a smaller window (`summary_window`) is sent no more
-        than that window leaves, keeping a quarter of it at most for the summary."""
+        than that window leaves once the room for the summary (the reserve's, a quarter of that
+        window at most: `side_room`) and the whole instruction are kept free. The quarter was meant
+        to hold the instruction too, as the reserve does, but a small window's quarter cannot (500
+        tokens of a 2,000-token window, the instruction 644): a request cut to the room that left
+        was too long to be sent, and the compaction failed."""
         ratio = max(self.ratio, 0.1)
         room = self.limits.window - self.limits.output_reserve - estimate_margin(self.limits.window)
-        if (side := self.summary_window) is not None:  # a summary model of its own: its window holds it too
-            room = min(room, side_room(side, self.limits.output_reserve)[1])
         beyond = max(0, tokens.text_tokens(prompt) - int(SUMMARY_INSTRUCTION_TOKENS / ratio))
-        return int(room / ratio) - overhead - beyond
+        fits = int(room / ratio) - overhead - beyond
+        if (side := self.summary_window) is not None:  # a summary model of its own: its window holds it too
+            summary = max(0, self.limits.output_reserve - SUMMARY_INSTRUCTION_TOKENS)
+            fits = min(fits, int(side_room(side, summary)[1] / ratio) - overhead - tokens.text_tokens(prompt))
+        return fits
