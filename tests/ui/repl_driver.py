@@ -32,19 +32,22 @@ class Typist:
     """Keys typed apart, as a person types them: each chunk of an item a read of the terminal of its
     own, `pause` seconds after the one before by this clock (the REPL's; nothing waits): the next
     chunk is written to the pipe once the REPL has read the one before. Written at once, a person's
-    keys would come as a paste does (paste_keys.py)."""
+    keys would come as a paste does (paste_keys.py). A chunk written comes `pause` later (`due`): it
+    is read then, or when the REPL gets to it if that is later (a test moving `now` on while the REPL
+    takes keys in), and only once it came is it waiting (`waiting`, asked by paste_keys.py)."""
 
     def __init__(self, inp: Any, pause: float = 0.2) -> None:
         self.inp, self.pause, self.now = inp, pause, 100.0
         self.held: list[str | float] = []
-        self.fresh = False  # a chunk written and not yet read: its read comes `pause` later
+        self.fresh = False  # a chunk written and not yet read: it comes at `due`
+        self.due = self.now
         self.longer = 0.0  # …and this much more (a number before it): the keys read before it come earlier
         read = inp.read_keys
 
         def read_keys() -> list[Any]:
             if self.fresh:
-                self.now += self.pause + self.longer
-                self.fresh, self.longer = False, 0.0
+                self.now = max(self.now, self.due)
+                self.fresh = False
             keys = read()
             if self.held and not select.select([inp.fileno()], [], [], 0)[0]:
                 self.write(self.held.pop(0))
@@ -54,6 +57,10 @@ class Typist:
 
     def __call__(self) -> float:
         return self.now
+
+    def waiting(self) -> bool:
+        """Keys in the pipe that came by now, not read yet."""
+        return (not self.fresh or self.now >= self.due) and bool(select.select([self.inp.fileno()], [], [], 0)[0])
 
     def type(self, keys: str | Sequence[str | float]) -> None:
         """`keys` at once, or its chunks typed apart; a number among them is a longer pause (seconds)
@@ -67,10 +74,10 @@ class Typist:
 
     def write(self, chunk: str | float) -> None:
         while not isinstance(chunk, str):
-            self.longer += chunk  # by the clock when it is read: the read before it may not be taken in yet
+            self.longer += chunk  # in `due`, not `now`: the read before it may not be taken in yet
             chunk = self.held.pop(0)
         self.inp.send_text(chunk)
-        self.fresh = True
+        self.fresh, self.due, self.longer = True, self.now + self.pause + self.longer, 0.0
 
 
 @dataclass

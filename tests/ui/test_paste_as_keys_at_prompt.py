@@ -44,7 +44,7 @@ async def test_a_line_typed_and_sent_with_its_enter_in_one_read_is_sent(tmp_path
 
 
 def press(keys: PasteKeys, data: str) -> None:
-    keys._key(None)  # what the prompt's key processor says before each key
+    keys.came()  # what the prompt's key processor says of a read, here of one key
 
 
 def test_an_enter_with_keys_behind_it_or_in_a_burst_of_a_paste_is_a_line_break() -> None:

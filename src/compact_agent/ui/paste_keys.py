@@ -7,11 +7,20 @@ paste come all at once: the line break of a paste has more keys right behind it,
 the terminal and waiting in prompt_toolkit's key queue when its Enter is taken, or coming in the
 next read of the same burst, a few milliseconds later (reads of the terminal are a kilobyte at a
 time). A person's Enter has nothing behind it yet. So an Enter is a line break of the input, not a
-send, when keys are waiting behind it, or when it comes in a burst of keys (the key before it less
-than `BURST_GAP` earlier, by the clock given) that already held such a line break: the paste's last
-line break, or one at the edge of two reads. Anything else (a person's Enter, the Enter a quick
-typist's last key came with) sends at once. A paste's text is taken as pasted: a line ending in
-`\\` keeps it (a line break typed after `\\` is the way to start a new line, prompt_input.py).
+send, when keys are waiting behind it, or when it comes in a burst of keys that already held such a
+line break: the paste's last line break, or one at the edge of two reads. Anything else (a person's
+Enter, the Enter a quick typist's last key came with) sends at once. A paste's text is taken as
+pasted: a line ending in `\\` keeps it (a line break typed after `\\` is the way to start a new line,
+prompt_input.py).
+
+A burst is told by when its keys came from the terminal, not by when they are taken in: taking in
+a kilobyte of keys and drawing the input can take longer than the pause that ends a burst, and a
+120-line paste timed as taken in was cut into several bursts, each behind a placeholder of its own.
+The keys of one read came together. The keys of the next read came when they were first seen
+waiting unread (looked for right after each read and after each key taken in), or else when they
+were read; closer than `BURST_GAP` (by the clock given) after the keys before them were read, they
+are the same burst, however long those took to take in. Keys that came far apart are not: a person's
+keys, seen only once typed, stay apart even when the program takes them in late.
 
 A large paste that comes as keys is then held behind its placeholder, as a bracketed one is
 (pastes.py): at the end of each read of a burst whose line break was taken as a paste's, the text
@@ -28,6 +37,7 @@ line is sent, and the rest waits in the next prompt as one paste (typed_ahead.py
 
 from __future__ import annotations
 
+import select
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -62,12 +72,16 @@ class _Burst:
 class PasteKeys:
     """Tells, of each Enter, whether it is a paste's line break: at the prompt (prompt_input.py)
     and in the answer to what to do instead of a declined call (approval.instruction). `watch` the
-    input's application, which tells it when each key comes and when a new input starts; its Enter
-    key asks `line_break` first."""
+    input's application, which tells it when keys are read and when a new input starts; its Enter
+    key asks `line_break` first. `clock` times the reads; when it can also say whether keys wait
+    unread (`clock.waiting()`: the tests' typist, whose keys come by its clock, not when they are
+    written), it is asked that too, else the terminal is."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self.now = self.before = float("-inf")  # when the key being taken came, and the one before it
+        self.waiting: Callable[[], bool] = getattr(clock, "waiting", self._unread)
+        self.read_at = float("-inf")  # when the keys being taken in were read
+        self.seen: float | None = None  # when keys were first seen waiting behind them (None: not yet)
         self.breaks = 0  # line breaks of the current burst of keys taken as a paste's
         self.app: Application[Any] | None = None
         self.pastes: Pastes | None = None  # where a large paste's text is held (None: it stays in the input)
@@ -76,22 +90,50 @@ class PasteKeys:
     def watch(self, app: Application[Any], pastes: Pastes | None = None) -> None:
         """Follow `app`'s keys; with `pastes`, a large paste that came as keys goes behind its placeholder."""
         self.app, self.pastes = app, pastes
-        app.key_processor.before_key_press += self._key
+        processor = app.key_processor
+        feed = processor.feed_multiple
+
+        def fed(key_presses: list[KeyPress], first: bool = False) -> None:
+            if key_presses and not first:  # keys read from the terminal, not keys a key binding puts back
+                self.came()
+            feed(key_presses, first)
+
+        processor.feed_multiple = fed  # type: ignore[method-assign]  # no event tells of a read
+        processor.after_key_press += lambda _: self._taken()
         app.on_reset += lambda _: self.reset()
-        if pastes is not None:
-            app.key_processor.after_key_press += lambda _: self._held()
 
     def reset(self) -> None:
-        self.now = self.before = float("-inf")
+        self.read_at, self.seen = float("-inf"), None
         self.breaks = 0
         self.burst = None
 
-    def _key(self, _keys: object) -> None:
-        self.before, self.now = self.now, self.clock()
-        if self.now - self.before > BURST_GAP:
+    def came(self) -> None:
+        """Keys were read (none of them taken in yet): the same burst as the keys read before them
+        when seen waiting, or read, closer than `BURST_GAP` after those were read."""
+        now = self.clock()
+        if (now if self.seen is None else self.seen) - self.read_at > BURST_GAP:
             self.breaks = 0  # a pause: a burst of its own begins
             buf = self.app.current_buffer if self.app is not None else None
             self.burst = _Burst(buf.text, buf.cursor_position) if buf is not None else None
+        self.read_at, self.seen = now, None
+        self._look()  # a read is a kilobyte at most: more may be waiting already
+
+    def _look(self) -> None:
+        if self.seen is None and self.waiting():
+            self.seen = self.clock()
+
+    def _unread(self) -> bool:
+        """Whether the terminal holds keys not read yet."""
+        try:
+            fd = self.app.input.fileno() if self.app is not None else None
+            return fd is not None and bool(select.select([fd], [], [], 0)[0])
+        except (OSError, ValueError, NotImplementedError):  # no terminal to ask: nothing seen waiting
+            return False
+
+    def _taken(self) -> None:
+        self._look()  # keys that came while this one was taken in: seen now, not when read
+        if self.pastes is not None:
+            self._held()
 
     def _held(self) -> None:
         """After a key: at the end of a read of a burst taken as a paste, what the burst put into the
@@ -122,8 +164,7 @@ class PasteKeys:
     def is_line_break(self, waiting: Iterable[KeyPress]) -> bool:
         """The Enter being taken, with the keys `waiting` behind it: True when it is a paste's line
         break (it goes into the input), False when it sends."""
-        burst = self.now - self.before <= BURST_GAP
-        if any(typed_text(k) for k in waiting) or (burst and self.breaks):
+        if any(typed_text(k) for k in waiting) or self.breaks:  # `breaks` counts this burst's only
             self.breaks += 1
             return True
         return False
