@@ -92,12 +92,20 @@ class RunningRepl(Protocol):
 running: list[RunningRepl] = []
 
 
+#: Names a user brings for a command of ours that is called otherwise: `compact-agent sessions`
+#: lists the sessions, which /resume does in the REPL (the closest name to /sessions was /permissions).
+OTHER_NAMES = {"sessions": "resume", "session": "resume"}
+
+
 def close_command(name: str, cutoff: float = 0.6, aliases: tuple[str, ...] = ("quit",),
                   custom: Iterable[str] = ()) -> str | None:
     """The command `name` is a likely typo of (`/compac` -> "compact", `/revew` -> "review", a
-    project's own command), if any. `custom`: the project's command names (`custom_commands`)."""
+    project's own command), or another name for (`/sessions` -> "resume"), if any. `custom`: the
+    project's command names (`custom_commands`)."""
     import difflib
 
+    if name in OTHER_NAMES:
+        return OTHER_NAMES[name]
     close = difflib.get_close_matches(name, [*COMMANDS, *aliases, *custom], n=1, cutoff=cutoff)
     return close[0] if close else None
 

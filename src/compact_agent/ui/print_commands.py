@@ -67,7 +67,7 @@ def refusal(prompt: str, cwd: Path) -> str | None:
     refuses it too; one close to a command's name is said). A path (`/usr/lib …`, a slash inside
     the word) is a question."""
     from . import commands  # noqa: F401  (importing it registers every command)
-    from .command_registry import COMMANDS, close_command
+    from .command_registry import COMMANDS, OTHER_NAMES, close_command
     from .custom_commands import custom_commands
 
     typed = command_name(prompt)
@@ -79,6 +79,9 @@ def refusal(prompt: str, cwd: Path) -> str | None:
     custom = custom_commands(cwd)  # a project's own command is suggested too (`/revew` -> /review)
     close = (close_command(name, cutoff=0.75, aliases=(), custom=custom)
              or close_command(name.lower(), cutoff=0.75, aliases=(), custom=custom))
+    if OTHER_NAMES.get(name.lower()) == "resume":  # /sessions: the REPL's /resume lists them, not -p
+        return (f"unknown command /{name}: compact-agent sessions lists the sessions, and "
+                f"{REPL_ONLY['resume']} (nothing was sent)")
     if close is not None:
         return f"unknown command /{name}; did you mean /{close}? (nothing was sent)"
     return (f"unknown command /{name}; /help lists them (nothing was sent; a question about a path: write "
