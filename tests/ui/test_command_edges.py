@@ -54,12 +54,27 @@ async def test_model_without_a_name_has_the_checks_and_compacts_first(tmp_path):
             assert s.context_tokens() > 7_000
             out = await show(s, f"/model --window {window}")
             clean(out)
-            assert "compacted first:" in out, out
+            assert "compacted (manual, full): " in out, out  # said as -p /compact says it, with its archive
+            archive = out.split("full transcript archived at ")[1].split()[0]
+            assert (tmp_path / "home").as_posix() in archive and archive.endswith(".jsonl"), out
             assert f"window 32,768 → {window:,} · model fake-model, as it was" in out
             assert s.cm.limits.window == window and s.info.name == "fake-model"
             assert s.context_tokens() < s.cm.limits.threshold
         finally:
             s.close()
+
+
+async def test_a_compaction_the_window_needs_is_said_once_in_the_repl_with_its_archive(tmp_path):
+    """The REPL says the compaction by its event line, as every compaction: the command said it a
+    second time (`compacted first: …`), and neither said where the transcript before it went."""
+    turns = [f"turn {i}\r" for i in range(6)]
+    run = await drive(tmp_path, answer, [*turns, "/model --window 10240\r"])
+    clean(run.out)
+    assert run.out.count("compacted (manual, full): ") == 1, run.out
+    assert "compacted first" not in run.out
+    archive = run.out.split("full transcript archived at ")[1].split()[0]
+    assert archive.startswith((tmp_path / "home").as_posix()) and archive.endswith(".jsonl"), run.out
+    assert "window 32,768 → 10,240 · model fake-model, as it was" in run.out
 
 
 async def test_model_refuses_words_and_options_it_does_not_take(tmp_path):

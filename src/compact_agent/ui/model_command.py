@@ -113,8 +113,12 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         from ..session import remembered  # context is its own
 
         remembered.switched(s.store.options())
-    if sw.compaction is not None:
-        c.print(f"compacted first: {sw.compaction.tokens_before:,} → {sw.compaction.tokens_after:,} tokens")
+    if sw.compaction is not None:  # said as /compact says it: the REPL by its event line, then the archive
+        if not in_repl:
+            c.print(render.compact_line(sw.compaction.event), markup=False, highlight=False, soft_wrap=True)
+        if sw.compaction.archive is not None:  # a path, whole
+            c.print(f"full transcript archived at {sw.compaction.archive}", markup=False, highlight=False,
+                    soft_wrap=True)
     c.print(f"{switched(sw.old, sw.new, before, sw.window)} · auto-compaction at {sw.threshold:,}", markup=False,
             highlight=False)
     if not in_repl:
