@@ -1,10 +1,11 @@
 """A real HTTP server speaking Anthropic's Messages API (`POST /v1/messages`, JSON or SSE), for tests.
 
 Smaller than the OpenAI fake: it records every request, checks what a rewritten history gets wrong
-(roles that do not alternate, a `tool_result` without its `tool_use` in the message before, a
-`tool_use` left unanswered, empty content), and answers with text or tool calls from a responder,
-streamed as Anthropic streams them (`message_start`, `content_block_*`, `message_delta`,
-`message_stop`). Point the `anthropic` SDK at it with `ANTHROPIC_BASE_URL=server.base_url`.
+(a first message not the user's, roles that do not alternate, a `tool_result` without its
+`tool_use` in the message before, a `tool_use` left unanswered, empty content), and answers with
+text or tool calls from a responder, streamed as Anthropic streams them (`message_start`,
+`content_block_*`, `message_delta`, `message_stop`). Point the `anthropic` SDK at it with
+`ANTHROPIC_BASE_URL=server.base_url`.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ def validate(body: JSONDict) -> str | None:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
+    if messages[0].get("role") != "user":  # Bedrock and many local chat templates refuse it too
+        return 'messages: first message must use the "user" role'
     pending: set[str] = set()
     for i, m in enumerate(messages):
         role, content = m.get("role"), m.get("content")

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart, UserPromptPart
 
-from ..context.compaction.cuts import drop_oldest_rounds, join
+from ..context.compaction.cuts import drop_oldest_rounds, join, user_first
 from ..context.plumbing import rounds
 from .retention import typed_texts
 from .simulate import SideCall, Sim
@@ -39,10 +39,12 @@ def with_texts(m: ModelMessage, texts: Mapping[int, str]) -> ModelMessage:
 
 
 def fit(messages: list[ModelMessage], limit: int, sim: Sim) -> list[ModelMessage]:
-    """Drop the oldest rounds until the request fits `limit` (every rival retries "too long" so)."""
-    while sim.tm.request(messages) > limit and len(rounds.api_rounds(messages)) > 1:
+    """Drop the oldest rounds until the request fits `limit` (every rival retries "too long" so),
+    beginning with a user message (`user_first`: a round starts at a response, and a request that
+    begins with one is refused by Anthropic's API, `analyze --model claude-…`)."""
+    while sim.tm.request(user_first(messages)) > limit and len(rounds.api_rounds(messages)) > 1:
         messages = drop_oldest_rounds(messages, 1)
-    return messages
+    return user_first(messages)
 
 
 async def summarize(sim: Sim, messages: list[ModelMessage], prompt: str) -> str | None:

@@ -82,6 +82,22 @@ def drop_oldest_after_first(messages: list[ModelMessage], n: int) -> list[ModelM
     return [*messages[:rs[1][0]], *messages[rs[1 + n][0]:]]
 
 
+LEFT_OUT = f"{markers.OWN_TEXT} the earlier part of this conversation is left out of this request to fit the window]"
+"""Said first in a request whose kept messages begin with the model's answer (`user_first`); the
+program's words (`OWN_TEXT`), never counted as a message the user typed."""
+
+
+def user_first(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """`messages` as a request may send them: beginning with a user message. Dropping the oldest
+    rounds leaves the rest beginning with a response (a round starts at one), which Anthropic's API
+    refuses ('first message must use the "user" role'), as do Bedrock and chat templates that want
+    user and assistant in turn from the user; a short request of ours saying that the earlier
+    conversation was left out then goes first. Calls and their results stay as they were."""
+    if messages and isinstance(messages[0], ModelResponse):
+        return [ModelRequest(parts=[UserPromptPart(LEFT_OUT)]), *messages]
+    return messages
+
+
 async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summarize: Summarize,
                             max_input_tokens: int, kept_newest: int = 0) -> tuple[str, int]:
     """Ask for a summary whatever the size: strip media, pre-trim to the summarizer's window,
