@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -72,3 +73,26 @@ def test_what_the_ledger_writes_it_reads_back(tmp_path: Path) -> None:
     ledger._add(_entry("main", INFO, RequestUsage(input_tokens=500, cache_read_tokens=100, output_tokens=7), 3))
     [e] = load_entries(path)
     assert (e.info, e.input_tokens, e.cache_read, e.output_tokens, e.avoided) == (INFO, 500, 100, 7, 3)
+
+
+def test_a_line_torn_by_a_crash_does_not_swallow_the_next_runs_request(tmp_path: Path) -> None:
+    """A run killed mid-append leaves a line without its newline: the next run's first request was
+    appended to it, one unreadable line, and `/cost` lost that request with the torn one."""
+    path = tmp_path / "usage.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps(GOOD)[:40])
+    ledger = UsageLedger(info=lambda: INFO, path=path)
+    for n in (500, 700):
+        ledger._add(_entry("main", INFO, RequestUsage(input_tokens=n, output_tokens=7)))
+    assert [e.input_tokens for e in load_entries(path)] == [1000, 500, 700]
+    assert [e.input_tokens for e in UsageLedger(info=lambda: INFO, path=path).earlier] == [1000, 500, 700]
+
+
+def test_a_short_write_to_a_full_disk_does_not_swallow_the_next_request(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "usage.jsonl"
+    ledger = UsageLedger(info=lambda: INFO, path=path)
+    write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: write(fd, data[:25]))  # the disk took 25 bytes
+    ledger._add(_entry("main", INFO, RequestUsage(input_tokens=500, output_tokens=7)))
+    monkeypatch.setattr(os, "write", write)  # room again
+    ledger._add(_entry("main", INFO, RequestUsage(input_tokens=700, output_tokens=7)))
+    assert [e.input_tokens for e in load_entries(path)] == [700]
