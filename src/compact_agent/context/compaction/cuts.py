@@ -107,23 +107,24 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
     Pre-trimming first leaves out the newest rounds that lie within the last `kept_newest`
     messages: the compaction keeps those verbatim, so the summary needs them least, and the
     request keeps the prefix the conversation last sent (a cache hit) and the user's first words.
+    Every request begins with a user message (`user_first`, counted in its size).
     Returns the raw reply and how many rounds were dropped.
     """
     msgs = strip_media(messages)
     dropped = 0
-    while tokens.estimate(msgs) > max_input_tokens:
+    while tokens.estimate(user_first(msgs)) > max_input_tokens:
         rs = rounds.api_rounds(msgs)
         if len(rs) <= 1 or rs[-1][0] < len(messages) - kept_newest:
             break
         msgs = msgs[:rs[-1][0]]
         dropped += 1
-    while tokens.estimate(msgs) > max_input_tokens and len(rounds.api_rounds(msgs)) > 1:
+    while tokens.estimate(user_first(msgs)) > max_input_tokens and len(rounds.api_rounds(msgs)) > 1:
         msgs = drop_oldest_after_first(msgs, 1)
         dropped += 1
-    msgs = cut_longest_texts(msgs, max_input_tokens)
+    msgs = cut_longest_texts(msgs, max_input_tokens - (tokens.estimate(user_first(msgs)) - tokens.estimate(msgs)))
     for attempt in range(MAX_PTL_RETRIES + 1):
         try:
-            return await summarize(msgs, prompt), dropped
+            return await summarize(user_first(msgs), prompt), dropped
         except SummaryNotSent:  # too long to send at all (the summarizer's check): fewer rounds, or none
             if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
                 raise
