@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from typing import Any
 
@@ -48,6 +49,11 @@ def connection_reason(e: BaseException) -> tuple[str, str | None]:
     if any(isinstance(c, httpx.RemoteProtocolError) for c in causes):
         return ("the server there closed the connection without answering",
                 "check that it is up and serves this API there (its log may say why)")
+    if any(isinstance(c, httpx.UnsupportedProtocol) for c in causes):  # ours are checked: a client's own variable
+        bad = [f"{v}={os.environ[v].rpartition('@')[2]!r}" for v in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+               if v in os.environ and not os.environ[v].startswith(("http://", "https://"))]  # no user:password@
+        return (f"{' and '.join(bad) or 'its address'} is no http:// or https:// address",
+                "the provider's client sends its requests there: give the server's address, or unset it" if bad else None)
     said = [first_line(c) for c in causes if str(c).strip()]
     return (said[-1] if said else "connection failed"), None
 

@@ -72,3 +72,21 @@ def test_a_name_that_does_not_resolve_is_said() -> None:
     said = describe_error(error, retry_hint="")
     assert said.startswith("cannot reach the model endpoint (its host name does not resolve); check the address "
                            "and the network"), said
+
+
+def test_a_providers_base_url_variable_without_a_scheme_is_named(cli) -> None:
+    """OPENAI_BASE_URL and ANTHROPIC_BASE_URL are read by the providers' clients, not checked as
+    --base-url is: one without http:// (`localhost:8080/v1`, or set empty to "unset" it) said
+    `(Request URL is missing an 'http://' or 'https://' protocol.); check the network`."""
+    for model, variable, value, shown in [("gpt-4o", "OPENAI_BASE_URL", "localhost:8080/v1", "localhost:8080/v1"),
+                                          ("claude-haiku-4-5", "ANTHROPIC_BASE_URL", "", ""),
+                                          ("gpt-4o", "OPENAI_BASE_URL", "me:s3cret@host:8080/v1", "host:8080/v1")]:
+        key = "OPENAI_API_KEY" if variable.startswith("OPENAI") else "ANTHROPIC_API_KEY"
+        res = cli("-p", "hi", "--model", model, env={variable: value, key: "sk-test"})
+        assert res.code == 1 and res.stdout == "", (res.code, res.stdout)
+        [line] = res.stderr.splitlines()
+        assert "s3cret" not in line, line
+        assert line.startswith(f"compact-agent: cannot reach the model endpoint ({variable}={shown!r} is no "
+                               "http:// or https:// address); the provider's client sends its requests there: "
+                               "give the server's address, or unset it"), line
+        assert "protocol" not in line and "network" not in line, line
