@@ -27,7 +27,6 @@ from .cli_help import (
     ReadableCommand,
     errors_as_json,
     fail,
-    json_error,
 )
 from .cli_input import as_text, with_stdin
 from .cli_numbers import count, tokens
@@ -260,6 +259,7 @@ def config_command(
     from .settings_table import output_width
 
     say_unused(ctx, "config")
+    errors_as_json(as_json, "error")  # a bad setting, a window not kept: the `{"error": ...}` object too
     top = ctx.obj or {}
     if forget_window is not None:
         forget_windows(home_dir(), forget_window, top.get("model"), as_json)
@@ -344,9 +344,9 @@ def analyze_command(
 
     say_unused(ctx, "analyze")
 
-    def bad(message: str) -> typer.Exit:  # one line, and with --json the `{"error": ...}` object on stdout
-        if as_json:
-            sys.stdout.write(json_error(message))
+    errors_as_json(as_json, "error")  # every failure is one line, and with --json the `{"error": ...}` object too
+
+    def bad(message: str) -> typer.Exit:
         return fail(message, 2)
 
     if model is not None and not model.strip():

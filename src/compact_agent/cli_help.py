@@ -73,13 +73,14 @@ def json_error(message: str) -> str:
 #: Whether a failure before a print-mode run's turn starts is also print mode's JSON error object
 #: on stdout (the run asked for `--output-format json|stream-json`): a bad setting, an MCP config
 #: that could never run is one JSON object too, as every later failure is (print_mode.py).
-_errors_as_json = False
+_errors_as_json: str | None = None
 
 
-def errors_as_json(on: bool) -> None:
-    """Say `fail`'s errors as JSON objects on stdout too (see `_errors_as_json`), or not."""
+def errors_as_json(on: bool, shape: str = "result") -> None:
+    """Say `fail`'s errors as JSON objects on stdout too (see `_errors_as_json`), or not: print mode's
+    result object, or, `shape` "error", the `{"error": ...}` of a subcommand given `--json`."""
     global _errors_as_json
-    _errors_as_json = on
+    _errors_as_json = shape if on else None
 
 
 def without_keys(message: str) -> str:
@@ -101,7 +102,7 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     message = without_keys(message)
     sys.stderr.write(visible(f"compact-agent: {message}") + "\n")
     if _errors_as_json:
-        sys.stdout.write(error_object(message))
+        sys.stdout.write(error_object(message) if _errors_as_json == "result" else json_error(message))
     return typer.Exit(code)
 
 
