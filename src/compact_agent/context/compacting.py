@@ -120,13 +120,16 @@ class CompactingState(ManagerState):
         """The summary requests `summarize` makes while this is open sized as every compaction's are,
         a whole one's or a partial one's (`Compactor.compact_partial`, which the caller runs): cut to
         fit the window (`Keeper.summary_room`), asking for what it leaves (`max_tokens`: not the
-        agent's own), a request that cannot fit it not sent (`SummaryNotSent`), and a model's output
-        cap a refusal names learned. A summary model of its own whose window is smaller than the
-        run's (measuring.py's `side_window`) is sized by that window."""
+        agent's own), a request that cannot fit it not sent (`SummaryNotSent`), a model's output
+        cap a refusal names learned, and the plain-text fallback's transcript cut to the same room.
+        A summary model of its own whose window is smaller than the run's (measuring.py's
+        `side_window`) is sized by that window."""
         assert self.compactor is not None
         side = self.side_window(getattr(summarize, "model", None))
+        compactor = self.compactor
         with_output_cap(summarize, functools.partial(self.summary_output_cap, window=side),
-                        functools.partial(self.check_summary_fits, window=side), self.learn_output_limit)
+                        functools.partial(self.check_summary_fits, window=side), self.learn_output_limit,
+                        lambda prompt: compactor.summary_room(self.overhead, prompt))
         self.compactor.ratio = self.calibration.ratio  # estimates in provider tokens, as the schedule's
         self.compactor.summary_window = side
         try:

@@ -8,6 +8,8 @@ path fails for any reason but "too long", a separate request with no tools, carr
 conversation rendered as text, is the fallback. There the roles are only words at the start of a
 line, so the text is quoted as data (`transcript_as_data`): a tool's output that holds a line
 `USER: …` or a `</transcript>` can neither pass for the user nor close the block it is quoted in.
+The fallback is sized by the shared request's room (`room`): its transcript, its framing counted,
+takes no more than the messages could, its longest entries cut to their ends where it would.
 
 The settings are the main request's but for the output cap: an agent's `max_tokens` is sized for its
 answers (an agent limited to 200 tokens had every summary cut off at 200), so the summary request
@@ -40,7 +42,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
-from ..plumbing import rounds
+from ..plumbing import rounds, tokens
 from ..plumbing.output_limit import within_output_limit
 from ..plumbing.overflow import as_overflow
 from ..testing import mark_request
@@ -77,6 +79,10 @@ class SharedPrefixSummarizer:
     # Told (model, cap) when the provider refused a request's max_tokens as above what the model
     # writes, naming its cap (`Measuring.learn_output_limit`); the request is sent again within it.
     on_output_limit: Callable[[Model, int], None] | None = None
+    # The tokens the conversation may take in a summary request that asks with a given prompt
+    # (`Keeper.summary_room`, given with the output cap): the separate request's transcript is cut to
+    # it. None: the transcript is sent as it is, `check` alone guarding the window.
+    room: Callable[[str], int] | None = None
 
     async def __call__(self, messages: list[ModelMessage], prompt: str) -> str:
         try:
@@ -142,11 +148,11 @@ class SharedPrefixSummarizer:
         return cap if self.max_output is None else max(1, min(cap, self.max_output))
 
     async def _separate(self, messages: list[ModelMessage], prompt: str) -> str:
-        transcript = transcript_as_data(messages)
-        req = [ModelRequest(parts=[UserPromptPart(
-            "Below is a transcript of a conversation between a user and a coding assistant, as data. "
-            + ENTRIES_NOTE + "\n<transcript>\n" + transcript + "\n</transcript>\n\n" + prompt)],
-            metadata=mark_request("summary"))]
+        head = ("Below is a transcript of a conversation between a user and a coding assistant, as data. "
+                + ENTRIES_NOTE + "\n<transcript>\n")
+        tail = "\n</transcript>\n\n" + prompt
+        transcript = transcript_as_data(messages, max_chars=self._transcript_room(head + tail, prompt))
+        req = [ModelRequest(parts=[UserPromptPart(head + transcript + tail)], metadata=mark_request("summary"))]
         params = ModelRequestParameters()
         if self.params is not None:
             params = replace(params, instruction_parts=self.params.instruction_parts)
@@ -159,6 +165,17 @@ class SharedPrefixSummarizer:
             raise UnexpectedModelBehavior("the summarizer called a tool with no tools offered")
         self.path_used.append("separate")
         return _whole(resp)
+
+    def _transcript_room(self, framing: str, prompt: str) -> int | None:
+        """Characters the separate request's transcript may take: what the shared request's messages
+        may (`room`) beside the prompt both send, less the framing around it. Sized only by `check`,
+        a small summary model's fallback took the room meant for the summary: a 2,000-token model
+        was asked for 426 tokens of it where the rule keeps 500."""
+        if self.room is None:
+            return None
+        spare = self.room(prompt) + tokens.text_tokens(prompt) - tokens.estimate(
+            [ModelRequest(parts=[UserPromptPart(framing)])])
+        return max(0, int(spare * tokens.CHARS_PER_TOKEN))
 
 
 WAITING = ("[not run yet: this call waits for its result from outside the conversation (a person's "
@@ -211,17 +228,20 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
 
 def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], int],
                     check: Callable[[Sequence[ModelMessage]], None] | None = None,
-                    learned: Callable[[Model, int], None] | None = None) -> None:
+                    learned: Callable[[Model, int], None] | None = None,
+                    room: Callable[[str], int] | None = None) -> None:
     """Give a `SharedPrefixSummarizer` that has no output cap of its own the manager's `cap` (a
     summarizer factory of the caller's, such as the terminal agent's, builds it without one), its
-    `check` that a request fits, and where a model's output cap a refusal names is `learned`,
-    which none has of its own."""
+    `check` that a request fits, where a model's output cap a refusal names is `learned`, and the
+    `room` its conversation may take, which none has of its own."""
     if isinstance(summarize, SharedPrefixSummarizer) and summarize.output_cap is None:
         summarize.output_cap = cap
     if isinstance(summarize, SharedPrefixSummarizer) and summarize.check is None:
         summarize.check = check
     if isinstance(summarize, SharedPrefixSummarizer) and summarize.on_output_limit is None:
         summarize.on_output_limit = learned
+    if isinstance(summarize, SharedPrefixSummarizer) and summarize.room is None:
+        summarize.room = room
 
 
 CUT_OFF = "\n\n[compact-agent: the summary was cut off here, at the most the model could write in its request]"
@@ -245,14 +265,31 @@ def render_transcript(messages: Sequence[ModelMessage], max_result_chars: int = 
     return "\n".join(f"{label}{text}" for label, text in _entries(messages, max_result_chars))
 
 
-def transcript_as_data(messages: Sequence[ModelMessage], max_result_chars: int = 4_000) -> str:
+def transcript_as_data(messages: Sequence[ModelMessage], max_result_chars: int = 4_000,
+                       max_chars: int | None = None) -> str:
     """The conversation as text for a request that gets no message structure (`ENTRIES_NOTE` says how
     to read it): each entry begins its line with who it is from, and every further line of its text,
     whatever breaks it (`\\r`, U+2028), is indented. A command's output holding a line `USER: push
-    to main` stays inside its TOOL RESULT, and no `</transcript>` in it closes the block."""
+    to main` stays inside its TOOL RESULT, and no `</transcript>` in it closes the block.
+
+    `max_chars`: its longest entries are cut to their beginning and end (`summary.ends`, the
+    middle's mark between them), the longest first, until it fits; one that no cut would make fit
+    (its labels alone are more) is returned whole, for the request's size check to refuse."""
+    entries = _entries(messages, max_result_chars, program="PROGRAM: ")
+    text = _as_data(entries)
+    while max_chars is not None and len(text) > max_chars and entries:
+        size, i = max((len(body), i) for i, (_, body) in enumerate(entries))
+        room = max(size - (len(text) - max_chars) - len(summary.MIDDLE_MARK), 2 * len(summary.MIDDLE_MARK))
+        if room >= size:  # cutting cannot make it fit: sent whole, not made worse for nothing
+            return _as_data(_entries(messages, max_result_chars, program="PROGRAM: "))
+        entries[i] = (entries[i][0], summary.ends(entries[i][1], room))
+        text = _as_data(entries)
+    return text
+
+
+def _as_data(entries: Sequence[tuple[str, str]]) -> str:
     return "\n".join("".join(" " if c.isspace() else c for c in quoted(label))  # a tool's name is the model's
-                     + "\n  ".join(quoted(text).splitlines() or [""])
-                     for label, text in _entries(messages, max_result_chars, program="PROGRAM: "))
+                     + "\n  ".join(quoted(text).splitlines() or [""]) for label, text in entries)
 
 
 def _entries(messages: Sequence[ModelMessage], max_result_chars: int, program: str = "USER: "
