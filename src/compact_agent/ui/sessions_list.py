@@ -55,11 +55,13 @@ def scan(path: Path, max_entries: int = 200) -> tuple[str, int, bool]:
 
 def resumed_size(path: Path, held: int) -> str:
     """What `/resume` says of the size of a session it opened holding `held` messages: the count the
-    list showed, and, when compactions folded some, the messages the history now holds."""
-    listed = listing.scan(path).shown
-    if listed <= held:
+    list showed, and, when compactions folded some, the messages the history now holds. Fewer held
+    with no compaction in the file (a line the load could not read, a result whose call was lost)
+    is no compaction: the line said `compacted to` of a session never compacted."""
+    scanned = listing.scan(path)
+    if scanned.shown <= held or not scanned.base:
         return plural(held, "message")
-    return f"{plural(listed, 'message')}, compacted to {held}"
+    return f"{plural(scanned.shown, 'message')}, compacted to {held}"
 
 
 #: Session files looked at for a listing, at most: folded ones are not listed, and take no place.
