@@ -39,12 +39,21 @@ def with_texts(m: ModelMessage, texts: Mapping[int, str]) -> ModelMessage:
 
 
 def fit(messages: list[ModelMessage], limit: int, sim: Sim) -> list[ModelMessage]:
-    """Drop the oldest rounds until the request fits `limit` (every rival retries "too long" so),
-    beginning with a user message (`user_first`: a round starts at a response, and a request that
-    begins with one is refused by Anthropic's API, `analyze --model claude-…`)."""
-    while sim.tm.request(user_first(messages)) > limit and len(rounds.api_rounds(messages)) > 1:
+    """Drop the oldest rounds until the request fits `limit` (every rival retries "too long" so).
+    What is left begins at a response (a round starts at one); where the request goes to a provider
+    that refuses that (`user_led`), a short user message of ours goes first (`cuts.user_first`)."""
+    led = user_led(sim)
+    while sim.tm.request(user_first(messages) if led else messages) > limit and len(rounds.api_rounds(messages)) > 1:
         messages = drop_oldest_rounds(messages, 1)
-    return user_first(messages)
+    return user_first(messages) if led else messages
+
+
+def user_led(sim: Sim) -> bool:
+    """Whether a request must begin with a user message: Anthropic's API refuses one that begins with
+    the model's ('first message must use the "user" role'), and a real model behind `--model` (a
+    local chat template may want user and assistant in turn from the user) is sent what any provider
+    takes. The stand-in at DeepSeek's prices takes either, and the rival pays for no note it needs not."""
+    return sim.model is not None or sim.provider == "anthropic"
 
 
 async def summarize(sim: Sim, messages: list[ModelMessage], prompt: str) -> str | None:
