@@ -252,7 +252,8 @@ class McpServers:
             from fastmcp.client.transports import StdioTransport
 
             cwd = str((self.cwd / cfg.cwd).resolve()) if cfg.cwd else str(self.cwd)
-            client: Any = StdioTransport(command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cwd)
+            client: Any = StdioTransport(command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cwd,
+                                         keep_alive=False)
             toolset = MCPToolset(client, id=cfg.name, tool_error_behavior="failed", init_timeout=cfg.timeout_s)
         else:
             toolset = MCPToolset(cfg.url, id=cfg.name, tool_error_behavior="failed", init_timeout=cfg.timeout_s,
@@ -267,9 +268,15 @@ class McpServers:
         return ServerState(cfg, toolset, [f"{cfg.name}_{t.name}" for t in tools], toolset.instructions or "")
 
     async def aclose(self) -> None:
-        for state in self.live.values():
+        """Close every server at once. A program a server runs ends with it: its input is closed, and
+        the MCP client kills one that has not ended two seconds later (the transport is not kept
+        alive after its client closes, as it is by default, which left the program running after
+        the session, and after the agent exited when it ignores its closed input)."""
+        async def close(state: ServerState) -> None:
             with contextlib.suppress(Exception):
                 await state.toolset.__aexit__(None, None, None)
+
+        await asyncio.gather(*(close(s) for s in self.live.values()))
         self.live.clear()
         self.toolset.toolsets = []
 
