@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from .. import secrets
 from ..agent.run.options import session_root, sessions_starting
 from ..agent.run.runner import AgentSession
 from ..session.listing import counted
@@ -135,8 +136,10 @@ def mcp_rows(mcp: McpServers) -> list[tuple[str, bool]]:
 @command("diff", "uncommitted changes in the working directory (git diff, and new files)", takes_args=False)
 async def _diff(s: AgentSession, args: str, c: Console) -> None:
     async def git(*argv: str) -> tuple[int, str]:
+        # git runs what the repository's config names (diff.external, a textconv driver, fsmonitor),
+        # which a command the model ran may have put there: it gets the bash tool's environment, no key.
         proc = await asyncio.create_subprocess_exec("git", *argv, cwd=str(s.cwd), stdout=asyncio.subprocess.PIPE,
-                                                    stderr=asyncio.subprocess.STDOUT)
+                                                    stderr=asyncio.subprocess.STDOUT, env=secrets.scrubbed_env())
         out, _ = await proc.communicate()
         return proc.returncode or 0, out.decode("utf-8", "replace")
 
