@@ -114,6 +114,16 @@ def test_errors_are_one_line(files, tmp_path):
             load(project)
 
 
+def test_a_file_nested_too_deeply_is_named_in_our_words(files):
+    """Valid-looking TOML nested past the parser's recursion limit (a project file a repository ships)
+    said only 'bad setting: maximum recursion depth exceeded', naming no file."""
+    user, project = files
+    (project / ".compact-agent.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(SettingsError) as e:
+        load(project)
+    assert str(e.value) == f"{project / '.compact-agent.toml'}: nested too deeply (arrays or tables in one another); not read"
+
+
 def test_config_command_prints_values_and_sources(files):
     user, project = files
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPACT_AGENT_")}

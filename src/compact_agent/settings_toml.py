@@ -39,6 +39,8 @@ def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES, named_by: str = "") -> di
                             f"{quote_hint(text, str(e))}") from None
     except UnicodeDecodeError as e:
         raise SettingsError(f"{path}: not UTF-8 text (byte {e.start}){point}") from None
+    except RecursionError:  # valid-looking TOML nested past the parser's limit (`x = [[[[…]]]]`)
+        raise SettingsError(f"{path}: nested too deeply (arrays or tables in one another); not read{point}") from None
     except ValueError:  # Python's own limit on the digits of a whole number it reads (4,300)
         raise SettingsError(f"{path}: {too_long(text)}{f' (named by {named_by})' if named_by else ''}") from None
     except OSError as e:
