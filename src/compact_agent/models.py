@@ -177,7 +177,24 @@ def api_key_for(name: str, base_url: str | None, api_key: str | None) -> str:
     if not key:
         other = ", or --base-url for another server" if provider == "deepseek" else ""
         raise ConfigError(f"{variable} is not set (or pass --api-key{other})")
+    if (held := unsendable(key)) is not None:  # the client's own words quoted the header, key and all
+        hint = " (a key file saved with Windows line ends?)" if held == "a line break" else ""
+        raise ConfigError(f"{'--api-key' if api_key else variable} holds {held}, which the request header the key "
+                          f"goes in cannot carry{hint}: give the key alone")
     return key
+
+
+def unsendable(key: str) -> str | None:
+    """What of `key` an HTTP header cannot carry, in words: a line break (`$(cat key.txt)` of a file
+    with Windows line ends keeps its carriage return), another control character, a letter that is
+    not ASCII, a space at its end; None for a key that can be sent."""
+    if any(c in "\r\n" for c in key):
+        return "a line break"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in key):
+        return "a control character"
+    if not key.isascii():
+        return "a character that is not ASCII"
+    return "a space at its end" if key != key.rstrip() else None
 
 
 def preload(name: str, base_url: str | None) -> None:
