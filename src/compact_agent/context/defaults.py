@@ -57,6 +57,7 @@ class _Unbuilt(Protocol):
     _tracer: Tracer | NoTracer
     _conversation: str | None
     _others: OrderedDict[str, Any]
+    _leaving: list[Any]
     _prev_savings: dict[str, int]
     _rebaseline: bool
 
@@ -101,6 +102,7 @@ def build_defaults(cm: _Unbuilt, window: int | None, store: HistoryStore | None,
     cm._tracer = NO_TRACER
     cm._conversation = None
     cm._others = OrderedDict()
+    cm._leaving = []
     cm._prev_savings = {}
     cm._rebaseline = False
 

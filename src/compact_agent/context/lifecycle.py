@@ -85,8 +85,15 @@ def state_for(cm: M, key: str, model: object = None) -> M:
     # The first conversation is this instance's own state and counts toward the limit; of the
     # others, the least recently used goes (with a limit of 1, no other is kept past its run).
     while cm._others and len(cm._others) + 1 > cm.max_conversations:
-        cm._others.popitem(last=False)
+        cm._leaving.append(cm._others.popitem(last=False)[1])
+    # One let go while it runs, or writes its notes in the background, is still drained (`drain`).
+    cm._leaving = [one for one in cm._leaving if one is other or busy(one)]
     return other
+
+
+def busy(cm: ManagerState) -> bool:
+    """A run of the conversation in progress, or its notes being written."""
+    return cm._running is not None or (cm.memory is not None and cm.memory.in_flight)
 
 
 async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instructions: str,
@@ -200,10 +207,12 @@ async def after_run(cm: ManagerState, ctx: RunContext[Any], *, result: AgentRunR
 
 async def drain(cm: ManagerState, timeout: float | None = None) -> None:
     """Wait for background notes in flight (all conversations), then cancel what is left.
-    Needed only with `notes_in_background=True`, before the event loop ends."""
-    for one in [cm, *cm._others.values()]:
+    Needed only with `notes_in_background=True`, before the event loop ends. Conversations let go
+    past `max_conversations` while busy are waited for too."""
+    for one in [cm, *cm._others.values(), *cm._leaving]:
         if one.memory is not None:
             await one.memory.drain(timeout)
+    cm._leaving = [one for one in cm._leaving if busy(one)]
 
 
 def compact_tools(cm: ManagerState, names: set[str]) -> None:

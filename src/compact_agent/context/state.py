@@ -80,6 +80,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     _tracer: Tracer | NoTracer  # pydantic-ai's from the first request of a run on
     _conversation: str | None
     _others: OrderedDict[str, Self]
+    _leaving: list[Self]  # others let go while busy, until done (lifecycle.state_for)
     _prev_savings: dict[str, int]
     _rebaseline: bool
     _run_ids: tuple[str | None, str | None]
