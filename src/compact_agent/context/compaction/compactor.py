@@ -31,6 +31,7 @@ The summarizer and the archive are passed in: this module never talks to a provi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,6 +124,11 @@ class Compactor(Keeper):
         except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
             raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {one_line(e)}"
                                   ) from e
+        if isinstance(path, str | os.PathLike):  # a store of the caller's own may name its copy by a string
+            path = Path(path) if str(path) else None
+        elif path is not None:
+            raise CompactionError(f"the store's archive() returned {type(path).__name__}, not the path of its copy "
+                                  "or None, so the session was not rewritten")
         name, result.name_archive = result.name_archive, None
         if name is not None:
             name(path)

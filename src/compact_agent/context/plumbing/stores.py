@@ -38,7 +38,7 @@ class HistoryStore(Protocol):
         """Keep a copy of the whole history before a compaction rewrites it.
 
         Return the file the copy is in (the summary tells the model where it is, so it can read it
-        back) or None when the copy is not a file the model can read. Raise (an `OSError`, say) if the
+        back; a string naming it is taken too) or None when the copy is not a file the model can read. Raise (an `OSError`, say) if the
         copy could not be made: the compaction is then abandoned and nothing is rewritten.
         """
         ...
