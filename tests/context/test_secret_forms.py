@@ -46,6 +46,17 @@ def test_reversed_and_split_by_whitespace() -> None:
     assert redact("ordinary text: s k - f o r m s") == "ordinary text: s k - f o r m s"
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_a_key_in_utf16_or_utf32_read_as_8_bit_text(encoding: str) -> None:
+    """`cat .env` of a file in UTF-16 (what Windows PowerShell's `>` writes) shows the key with a NUL
+    between its characters, UTF-32 with three: it reached the model whole."""
+    shown = f"OPENAI_API_KEY={KEY}\n".encode(encoding).decode("latin-1")
+    assert KEY not in redact(shown).replace("\0", "")
+    assert REDACTED in redact(shown)
+    assert REDACTED in redact(KEY[::-1].encode(encoding).decode("latin-1"))
+    assert redact("a\0b\0c ordinary") == "a\0b\0c ordinary"
+
+
 @given(cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=12),
        form=st.sampled_from(["literal", "reversed", "spread", "base64"]), before=st.text(max_size=60),
        after=st.text(max_size=60))

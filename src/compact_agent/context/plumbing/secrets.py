@@ -28,9 +28,13 @@ MIN_LEN = 12  # shorter values ("none", a test's "k") are not keys and would red
 FRAGMENT = 8  # the shortest piece of a key's random part that is redacted on its own
 _KIND = re.compile(r"(?:[A-Za-z0-9]{1,6}-)*")  # a key's kind before its random part: `sk-`, `sk-ant-api03-`
 
+#: What may stand between a spread key's characters: whitespace, and the NULs and other controls
+#: a text in UTF-16 or UTF-32 shows between them when its bytes are read as 8-bit text.
+_GAP = r"[\s\x00-\x08\x0e-\x1f\x7f]*"
+
 _secrets: set[str] = set()  # the keys as given
 _forms: set[str] = set()  # their literal transforms (reversed, base64 fragments)
-_spread: list[re.Pattern[str]] = []  # a key with whitespace anywhere between its characters
+_spread: list[re.Pattern[str]] = []  # a key with whitespace (or NULs: `_GAP`) anywhere between its characters
 _bodies: set[str] = set()  # their random parts, long enough to be cut into pieces
 _pieces: re.Pattern[str] | None = None  # any FRAGMENT characters of one of them
 
@@ -48,8 +52,9 @@ def register(value: str | None) -> None:
         if end - start >= MIN_LEN:
             forms.append(enc[start:end])
     _forms.update(forms)
-    # `base64` wraps its lines, `fold` cuts them: every form may come with whitespace inside
-    _spread.extend(re.compile(r"\s*".join(re.escape(c) for c in f)) for f in (value, *forms))
+    # `base64` wraps its lines, `fold` cuts them: every form may come with whitespace inside; a file
+    # in UTF-16 or UTF-32 (a `.env` Windows PowerShell wrote), printed by `cat`, puts NULs there
+    _spread.extend(re.compile(_GAP.join(re.escape(c) for c in f)) for f in (value, *forms))
     kind = _KIND.match(value)
     body = value[kind.end():] if kind else value
     if len(body) >= 2 * FRAGMENT:
