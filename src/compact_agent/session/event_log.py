@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .. import secrets
+from ..appended_lines import append_line
 from .entries import utf8_safe
 from .files import ensure_private_dir
 from .loading import _file_lines
@@ -31,12 +31,7 @@ class EventLog:
         ensure_private_dir(self.folder)
         line = utf8_safe(secrets.redact(json.dumps({"time": self._clock(), **event}, ensure_ascii=False,
                                                    default=str) + "\n")).encode()
-        # O_NONBLOCK: a FIFO in the file's place fails to open (no reader), where it waited for one for ever
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o600)
-        try:
-            os.write(fd, line)
-        finally:
-            os.close(fd)
+        append_line(self.path, line)  # after a line torn by a crash, on a line of its own
 
     def read(self) -> list[dict[str, Any]]:
         """Every event that reads as one; torn or foreign lines are skipped."""

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import secrets
+from ..appended_lines import append_line
 from ..session.typed import Noted, digest, entries, record_path
 
 
@@ -56,9 +57,9 @@ def save(root: Path, session_id: str, index: int, preview: str, noted: Noted) ->
     entry = {"checkpoint": index, "preview": secrets.redact(preview), "line": noted.line,
              "pasted": noted.lengths, "lead": noted.lead, "trail": noted.trail,
              **({"digest": noted.digest} if noted.digest else {})}
-    with contextlib.suppress(OSError):
-        with ensure_private_file(path).open("a", encoding="utf-8") as f:
-            f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", errors="replace")
+    with contextlib.suppress(OSError):  # after a line torn by a crash, on a line of its own
+        append_line(ensure_private_file(path), line)
 
 
 def load(root: Path, session_id: str, index: int, preview: str) -> Noted | None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RequestUsage
 
+from ...appended_lines import append_line
 from ...context.plumbing import tokens
 from ...models import ModelInfo
 from ...regular_file import read_own
@@ -83,10 +83,6 @@ class UsageLedger(AbstractCapability[Any]):
     removed: int = 0  # tokens compactions have taken out of the history so far (cumulative)
     last_layer_savings: int = 0  # what layers took out of the latest request
     _side_seen: dict[str, int] = field(default_factory=dict)
-    #: The file ends in a line without its newline (a run killed mid-append, a short write to a full
-    #: disk): the next line starts on a line of its own, or the two were one unreadable line and the
-    #: request after a crash was lost from `/cost` with the torn one.
-    _torn: bool = field(default=False, repr=False)
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
@@ -108,7 +104,7 @@ class UsageLedger(AbstractCapability[Any]):
 
     def __post_init__(self) -> None:
         if self.path is not None:
-            self.earlier, self._torn = _read(self.path)
+            self.earlier = load_entries(self.path)
 
     def _add(self, e: Entry) -> None:
         self.entries.append(e)
@@ -116,16 +112,10 @@ class UsageLedger(AbstractCapability[Any]):
             return
         line = json.dumps({"kind": e.kind, "model": asdict(e.info), "input": e.input_tokens, "read": e.cache_read,
                            "write": e.cache_write, "output": e.output_tokens, "avoided": e.avoided}) + "\n"
-        data = (b"\n" if self._torn else b"") + line.encode()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # O_NONBLOCK: a FIFO in the file's place fails to open (no reader), where it waited for one for ever
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o600)
-            try:
-                self._torn = os.write(fd, data) < len(data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            # a line torn by a crash or a full disk: the next request's starts on a line of its own
+            append_line(self.path, line.encode(), sync=True)
         except OSError:
             pass  # the figures of this run are still in memory; the session itself is unaffected
 
@@ -157,17 +147,11 @@ def _parts(messages: Sequence[Any]) -> int:
 
 def load_entries(path: Path) -> list[Entry]:
     """The requests an earlier run of this session recorded; unreadable lines are skipped."""
-    return _read(path)[0]
-
-
-def _read(path: Path) -> tuple[list[Entry], bool]:
-    """`load_entries`, and whether the file's last line is torn (no newline after it)."""
     out: list[Entry] = []
     try:
-        raw = read_own(path)
+        lines = read_own(path).decode("utf-8", errors="replace").splitlines()
     except OSError:
-        return out, False
-    lines = raw.decode("utf-8", errors="replace").splitlines()
+        return out
     for line in lines:
         try:
             d = json.loads(line)
@@ -175,7 +159,7 @@ def _read(path: Path) -> tuple[list[Entry], bool]:
                              _count(d["write"]), _count(d["output"]), _count(d.get("avoided", 0))))
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             continue
-    return out, bool(raw) and not raw.endswith(b"\n")
+    return out
 
 
 def _of(kind: type[Any] | UnionType, value: Any) -> Any:
