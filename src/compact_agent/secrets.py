@@ -20,6 +20,7 @@ from .context.plumbing.secrets import (
     MIN_LEN,
     REDACTED,
     StreamRedactor,
+    _forms,
     _secrets,
     redact,
     redact_bytes,
@@ -122,12 +123,24 @@ def _mark(raw: bytes) -> bytes:
     return hashlib.sha256(raw).hexdigest()[:16].encode()
 
 
+#: The encodings a file may hold a key in: a `.env` Windows PowerShell's `>` wrote is UTF-16.
+_ENCODINGS = ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+
+
+def _sealed_forms() -> list[bytes]:
+    """Every registered key as a file may hold it — as it is, reversed or base64-encoded (`_forms`,
+    as redaction knows them), in UTF-8, UTF-16 or UTF-32 — longest first."""
+    found = {text.encode(enc, "surrogateescape" if enc == "utf-8" else "surrogatepass")
+             for text in (*_secrets, *_forms) for enc in _ENCODINGS}
+    return sorted(found, key=len, reverse=True)
+
+
 def seal_bytes(data: bytes) -> bytes:
     """`data` to be kept in a file of ours that must give it back byte for byte (a version of a
-    file /rewind puts back): each registered key in it replaced by a mark naming the key by a hash
-    of it, so the key is in no file we write and `unseal_bytes` can put it back."""
-    for secret in sorted(_secrets, key=len, reverse=True):
-        raw = secret.encode("utf-8", "surrogateescape")
+    file /rewind puts back): each registered key in it (in any form `_sealed_forms` knows: a
+    Kubernetes secret holds it base64-encoded, a `.env` may be UTF-16) replaced by a mark naming
+    that form by a hash of it, so the key is in no file we write and `unseal_bytes` can put it back."""
+    for raw in _sealed_forms():
         if raw in data:
             data = data.replace(raw, _SEAL + _mark(raw) + b"\x00")
     return data
@@ -138,7 +151,7 @@ def unseal_bytes(data: bytes) -> bytes | None:
     session resumed with another key): that key cannot be put back."""
     if _SEAL not in data:
         return data
-    known = {_mark(raw): raw for raw in (s.encode("utf-8", "surrogateescape") for s in _secrets)}
+    known = {_mark(raw): raw for raw in _sealed_forms()}
     unknown = False
 
     def back(m: re.Match[bytes]) -> bytes:

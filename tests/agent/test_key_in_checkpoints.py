@@ -6,8 +6,11 @@ rewind says so."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from pathlib import Path
+
+import pytest
 
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
@@ -64,3 +67,34 @@ def test_a_version_that_held_another_key_is_not_put_back(tmp_path: Path) -> None
     assert cps.sealed(0) == [cwd / ".env"]
     cps.rewind(0)
     assert (cwd / ".env").read_text() == "changed\n"
+
+
+@pytest.mark.parametrize(("name", "data"), [
+    (".env", f"\ufeffOPENAI_API_KEY={KEY}\r\n".encode("utf-16-le")),  # what Windows PowerShell's `>` writes
+    (".env", f"OPENAI_API_KEY={KEY}\n".encode("utf-32-be")),
+    ("secret.yaml", f"data:\n  OPENAI_API_KEY: {base64.b64encode(KEY.encode()).decode()}\n".encode()),
+    ("secret.yaml", base64.b64encode(f"xy{KEY}".encode())),
+    ("notes.txt", f"backwards: {KEY[::-1]}\n".encode()),
+])
+def test_the_key_in_another_encoding_is_not_kept_in_a_version_and_rewinds_whole(tmp_path: Path, name: str,
+                                                                                 data: bytes) -> None:
+    """The mark stood only for the key as UTF-8 bytes: a `.env` in UTF-16 or a Kubernetes secret
+    holding it base64-encoded put it in the session's folder as it was."""
+    from compact_agent import secrets
+
+    secrets.register(KEY)
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (cwd / name).write_bytes(data)
+    cps = Checkpoints(tmp_path / "store")
+    cps.begin(0, 0, "go")
+    cps.before_write(cwd / name)
+    (cwd / name).write_text("changed\n")
+    forms = [KEY, KEY[::-1], *(base64.b64encode(pad + KEY.encode()).decode()[4:-4] for pad in (b"", b"x", b"xy"))]
+    held = [(p.name, f, enc) for p in (tmp_path / "store").rglob("*") if p.is_file()
+            for f in forms for enc in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+            if f.encode(enc) in p.read_bytes()]
+    assert not held
+    assert cps.unrestorable(0) == ([], [])
+    cps.rewind(0)
+    assert (cwd / name).read_bytes() == data
