@@ -167,6 +167,18 @@ async def test_a_handler_that_returns_none_leaves_the_instructions_and_one_that_
     assert new and len(cm.compactions) == 1
 
 
+@pytest.mark.parametrize(("answer", "said"), [(["keep"], "list"), (b"keep", "bytes"), (2.5, "float 2.5")])
+async def test_a_handler_answer_that_is_not_text_is_named_by_its_type_not_its_repr(answer: object, said: str) -> None:
+    """The failed hook's line showed Python's repr of the answer (`list ['keep']`, `bytes b'keep'`)."""
+    events: list = []
+    cm = ContextManager(window=64_000, before_compact=lambda trigger, instructions: answer,  # type: ignore[arg-type,return-value]
+                        event_handler=events.append)
+    history = (await reader_agent(Reader(6), cm).run("Read.", usage_limits=LIMITS)).all_messages()
+    await cm.compact_now(history, model=FunctionModel(Reader(6)))
+    failed = [e.detail["error"] for e in events if e.layer == "hook" and e.action == "failed"]
+    assert failed == [f"before_compact returned {said}, not the instructions to use (a str, or None to leave them)"]
+
+
 async def test_only_instructions_to_an_automatic_compaction_mark_the_handler_as_one_that_gives_them() -> None:
     """What the handler returns steers the schedule: instructions need a summary. Text only for a
     /compact (a summary anyway) or blank text leaves automatic compactions priced as records."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from .compaction.result import CompactionBlocked, CompactionResult
 from .plumbing.events import Event, one_line
+from .plumbing.settings import said_with_type
 
 if TYPE_CHECKING:
     from .state import ManagerState as ContextManager  # what the handlers read of the manager
@@ -96,7 +97,7 @@ async def before(cm: ContextManager, trigger: str, instructions: str) -> str:
             return instructions
         given = answer
         if not isinstance(given, str):
-            raise TypeError(f"before_compact returned {type(given).__name__} {given!r:.40}, not the instructions to use "
+            raise TypeError(f"before_compact returned {said_with_type(given)}, not the instructions to use "
                             "(a str, or None to leave them)")
     except CompactionBlocked:
         raise
