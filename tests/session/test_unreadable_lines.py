@@ -105,3 +105,33 @@ def test_a_file_of_which_no_line_is_an_entry_is_not_rewritten(tmp_path: Path) ->
     path.write_bytes(b'{"v": 1, "kind": "mess\n{"v": 1, "id\n')
     assert set_aside_unreadable(path, tmp_path / "s1") is None
     assert path.read_bytes() == b'{"v": 1, "kind": "mess\n{"v": 1, "id\n'
+
+
+def test_a_line_of_json_that_holds_no_message_is_set_aside_and_not_counted(tmp_path: Path) -> None:
+    """Valid JSON whose message is none warned 'skipped 1 unreadable line' on every open, never set
+    aside, and the sessions list counted it: 5 messages where /resume read 4."""
+    from compact_agent.session.listing import counted, scan
+
+    s = SessionStore(tmp_path, "s1")
+    s.append([ModelRequest(parts=[UserPromptPart("q0")]), ModelResponse(parts=[TextPart("a0")])])
+    last = json.loads(s.path.read_bytes().splitlines()[-1])["id"]
+    hollow = json.dumps({"v": 1, "id": "m9", "parent": last, "time": "t", "kind": "message",
+                         "message": {"kind": "request", "parts": "none"}}).encode() + b"\n"
+    with s.path.open("ab") as f:
+        f.write(hollow)
+    s.append([ModelRequest(parts=[UserPromptPart("q1")]), ModelResponse(parts=[TextPart("a1")])])
+    assert scan(s.path).shown == counted(load_session_file(s.path).messages) == 4
+
+    first = SessionStore(tmp_path, "s1")
+    first.lock()
+    loaded = first.load()
+    first.unlock()
+    [kept] = (tmp_path / "s1" / "set-aside").iterdir()
+    assert kept.read_bytes() == hollow
+    assert loaded.warnings == [f"1 unreadable line of s1.jsonl ({len(hollow)} bytes) was taken out of it and kept in "
+                               f"{kept}"]
+    again = SessionStore(tmp_path, "s1")
+    again.lock()
+    assert again.load().warnings == []
+    again.unlock()
+    assert texts(load_session_file(s.path).messages) == ["q0", "a0", "q1", "a1"] and scan(s.path).shown == 4

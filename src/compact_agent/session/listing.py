@@ -22,6 +22,7 @@ from ..context.refit import INPUT_CUT
 from ..shell_message import as_typed_with_output
 from .entries import from_the_model
 from .lines import readable_entries
+from .loading import readable
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -91,6 +92,8 @@ def scan(path: Path, max_entries: int = 200) -> Listed:
                         early.append((n, eid, saved["text"]))
                 continue
             if kind != "message":
+                continue
+            if not readable(entry):  # valid JSON that holds no message: the load skips it, and so does the count
                 continue
             if isinstance(entry.get("prompt"), str):
                 settled.add(entry["prompt"])

@@ -37,8 +37,34 @@ from .load_warnings import LoadProblems
 from .repair import _broken_pairs, _runnable, handed_back
 
 # What was imported from here before the reading was split by concept.
-__all__ = ["KINDS", "MAX_LINE_BYTES", "_broken_pairs", "_file_lines", "load_session_file", "readable_entries",
-           "tools_ran_in_last_turn"]
+__all__ = ["KINDS", "MAX_LINE_BYTES", "_broken_pairs", "_file_lines", "load_session_file", "newer", "readable",
+           "readable_entries", "tools_ran_in_last_turn"]
+
+
+def readable(entry: dict[str, Any]) -> bool:
+    """Whether a load reads the entry `entry` (a line's JSON object), as `load_session_file` does:
+    False for a message, boundary, meta or prompt entry that holds none it can read (a message that
+    is no message, a meta that is no object), which the load skips as an unreadable line. An entry
+    of another kind is readable here: the load says it is of a kind unknown, and keeps it."""
+    kind = entry.get("kind")
+    try:
+        if kind == "message":
+            _load_message(entry["message"])
+        elif kind == "boundary":
+            Boundary.from_json(entry["boundary"])
+        elif kind == "meta":
+            return isinstance(entry.get("meta"), dict)
+        elif kind == "prompt":
+            _unsent_prompt(entry)
+    except Exception:  # noqa: BLE001 - as the load: whatever fails, the line is unreadable
+        return False
+    return True
+
+
+def newer(entry: dict[str, Any]) -> bool:
+    """Whether a newer version of the program wrote `entry` (it may read what this one cannot)."""
+    v = entry.get("v")
+    return isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION
 
 
 def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | None = None,
@@ -65,8 +91,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     unsaved_at: int | None = None  # how many messages there were when a run could not save an answer
     calls_at, calls = None, list[str]()  # …or the model's tool calls that ran, and their tools
     for entry in entries:
-        v = entry.get("v")
-        future = isinstance(v, int) and not isinstance(v, bool) and v > FORMAT_VERSION
+        future = newer(entry)
         eid = entry.get("id")
         if isinstance(eid, str):
             if eid in seen:

@@ -1,7 +1,7 @@
 """Unreadable lines inside a session file, set aside once instead of warned about on every open.
 
 A line that is no entry (a hand edit gone wrong, a disk that garbled a block, bytes of another
-program) in the middle of a session file was skipped by every load, and every `-c` said so again.
+program, valid JSON whose message is none) in the middle of a session file was skipped by every load, and every `-c` said so again.
 When a run opens the session (holding its lock), such lines are now copied, fsynced, into the
 session's `set-aside/` folder (`unreadable-lines-<time>.bin`, one line each, as they were), and
 the session file is rewritten without them (temp file, fsync, rename): the load that did it says
@@ -25,6 +25,7 @@ from ..words import plural
 from .files import _fsync_dir
 from .journal import set_aside_path
 from .lines import MAX_LINE_BYTES
+from .loading import newer, readable
 from .not_a_session import refuse_if_not_a_session
 
 _CHUNK = 1 << 20
@@ -50,7 +51,7 @@ def _lines(fd: int, cap: int) -> Iterator[tuple[int, int, bytes | None]]:
 
 
 def _unreadable(line: bytes | None) -> bool:
-    """Whether a load skips `line` as no entry (as lines.py's `_parse_lines` does)."""
+    """Whether a load skips `line` as unreadable (lines.py's `_parse_lines`, loading.py's `readable`)."""
     if line is None:
         return True
     if not line.strip():
@@ -59,7 +60,9 @@ def _unreadable(line: bytes | None) -> bool:
         entry = json.loads(line)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return True
-    return not isinstance(entry, dict)
+    # valid JSON that holds no entry the load reads (a message that is no message) is as unreadable;
+    # a newer version's line stays, whatever this one makes of it
+    return not isinstance(entry, dict) or not readable(entry) and not newer(entry)
 
 
 def _copy(fd: int, ranges: list[tuple[int, int]], dest: Path) -> None:
