@@ -238,8 +238,8 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
 
         path, args, more = custom
         piped = prompt[len(said):] if typed and prompt.startswith(typed) else ""
-        try:  # as if typed (@path in it attaches), with what was piped after it (which attaches nothing)
-            prompt, typed = (text := custom_prompt(path, args) + more) + piped, (text if piped else None)
+        try:  # as if typed (@path in it attaches); what was piped after it, or all of stdin with `-p -`, attaches nothing
+            prompt, typed = (text := custom_prompt(path, args)) + more + piped, (None if typed is None or typed and not piped else text + (more if typed else ""))
         except CommandError as e:
             return _failed(run, str(e), None)
         command = None if more or piped else said.strip()  # lines after it, or piped in: the line would hide them
