@@ -41,6 +41,20 @@ def endpoint(e: BaseException) -> str:
     return ""
 
 
+def after_retries(e: BaseException) -> str:
+    """How often the failed request was tried, as a timeout's line says it: `, after 2 retries`;
+    `, tried once with max_retries = 0` where the SDK retried it not at all (it retries a timeout while
+    `max_retries` lets it); `, after retries` where no request says. The SDK numbers each attempt's
+    retries in a header it sends (`x-stainless-retry-count`), on the last attempt's request."""
+    for cause in chain(e):
+        headers = getattr(getattr(cause, "request", None), "headers", None)
+        count = headers.get("x-stainless-retry-count") if headers is not None else None
+        if isinstance(count, str) and count.isdigit():
+            n = int(count)
+            return ", tried once with max_retries = 0" if n == 0 else f", after {n} retr{'y' if n == 1 else 'ies'}"
+    return ", after retries"
+
+
 def caused_by(e: BaseException, kind: type[BaseException]) -> bool:
     """`e` or an error under it (the SDKs wrap transport errors) is a `kind`."""
     return any(isinstance(c, kind) for c in chain(e))

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from .error_causes import (
+    after_retries,
     caused_by,
     chain,
     endpoint,
@@ -162,7 +163,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     if (cut := reply_cut(e)) is not None:
         return then(cut, saved)
     if isinstance(e, ModelConnectionError) and is_timeout(e):
-        return then(f"the model endpoint{endpoint(e)} did not answer in time, after retries (raise "
+        return then(f"the model endpoint{endpoint(e)} did not answer in time{after_retries(e)} (raise "
                     f"COMPACT_AGENT_REQUEST_TIMEOUT_S for a slow local model)", saved)
     if isinstance(e, ModelConnectionError):
         reason, advice = connection_reason(e)
@@ -377,7 +378,7 @@ def _unusable_model(e: BaseException, url: str, key_from: str) -> str:
     if (cut := reply_cut(e, at)) is not None:
         return f"{cut}; check that the server there is up and not overloaded, then run again"
     if isinstance(e, ModelConnectionError) and is_timeout(e):
-        return (f"the model endpoint{at} did not answer in time, after retries; check that the server there is up "
+        return (f"the model endpoint{at} did not answer in time{after_retries(e)}; check that the server there is up "
                 "and not overloaded, then run again")
     if isinstance(e, ModelConnectionError):
         reason, advice = connection_reason(e)

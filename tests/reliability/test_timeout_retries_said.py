@@ -1,0 +1,29 @@
+"""A request that timed out says how often it was tried: with `max_retries = 0` the line said
+'did not answer in time, after retries' of a request sent once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compact_agent.config import Settings
+from compact_agent.error_text import describe_error
+from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
+
+from .common import session
+
+
+@pytest.mark.parametrize(("retries", "said"), [(0, ", tried once with max_retries = 0 (raise"),
+                                               (1, ", after 1 retry (raise")])
+async def test_a_timeout_says_how_often_the_request_was_tried(tmp_path: Path, retries: int, said: str) -> None:
+    with FakeOpenAIServer(lambda r: Reply.text("x"), faults=lambda r, a: Fault.slow(3.0)) as server:
+        s = session(tmp_path / "h", tmp_path / "p", server,
+                    settings=Settings(request_timeout_s=0.2, max_retries=retries))
+        with pytest.raises(Exception) as info:
+            await s.run_turn("hello")
+        await s.aclose()
+        server.stopping.set()
+    assert len(server.requests) == retries + 1
+    line = describe_error(info.value)
+    assert "did not answer in time" + said in line and "after retries" not in line, line
