@@ -264,8 +264,8 @@ def _endpoint_left(saved: dict[str, Any], model: str, base_url: str | None) -> s
 
 def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None:
     """The session file `--continue` or `--resume ID` opens (None: a new session, or one picked from
-    a list); no earlier session to continue, or an id that names no session or several, is a
-    mistake in the command line."""
+    a list); no earlier session to continue or to pick from (`--resume` without an id), or an id
+    that names no session or several, is a mistake in the command line."""
     from .agent.run.options import SessionOptions, resolve_session_id, session_root
     from .cli_help import fail
     from .error_text import first_line
@@ -285,6 +285,8 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
                                  "(compact-agent sessions lists them)\n")
             return newest
         raise fail(refusal(found[0].stem, found[0]), 2)  # another program's files: left as they are
+    if resume == "" and newest_session(list_sessions(root))[0] is None:  # nothing to list: as -c, not a new session
+        raise fail(f"no earlier session in {work} to resume; start one without --resume")
     if not resume:
         return None
     try:

@@ -515,3 +515,10 @@ def test_a_long_answer_cut_short_by_the_reader_is_141_not_0(cli):
             err = proc.stderr.read().decode()
             proc.stderr.close()
             assert first and proc.wait(timeout=120) == 141 and err == "", (fmt, err)
+
+
+def test_resume_without_an_id_where_there_is_no_session_is_an_error_as_continue_is(cli):
+    """`-r` with no session to pick from said so and started a new session, where `-c` was an error."""
+    empty = cli("-r", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1")
+    assert empty.code == 1 and not cli.sessions(), empty.stderr
+    assert empty.stderr == f"compact-agent: no earlier session in {cli.cwd} to resume; start one without --resume\n"

@@ -50,7 +50,8 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
                before_prompt: Callable[[], None] | None,
                options_for: Callable[[Path], SessionSettings] | None) -> bool:
     """Set `opts` to the session chosen (and its options); False when the user quit with Ctrl-D
-    instead; `Left` raised on Esc or Ctrl-C. No session to choose from starts a new one."""
+    instead; `Left` raised on Esc or Ctrl-C. Where there is no session, the command line refused
+    `-r` before (cli_resume.py); one removed since then leaves none to choose: a new one starts."""
     from .sessions_list import numbered, session_rows, unlisted_line
 
     root = session_root(opts.cwd.resolve(), opts.home)
