@@ -27,3 +27,15 @@ def test_an_id_with_a_path_in_it_is_refused_and_touches_nothing(cli):
         assert res.code == 2 and res.stderr == f"compact-agent: no session {bad} for {cli.cwd} (compact-agent sessions lists them)\n"
     assert {p: p.stat().st_mtime_ns for p in theirs.parent.rglob("*")} == before  # nothing of theirs opened for writing
     assert sorted(cli.sessions()) == sorted([theirs, ours])  # and none made here
+
+
+def test_an_id_longer_than_a_file_name_is_refused_in_one_line(cli):
+    """`-r` with an id longer than a file name can be (a paste gone wrong) ended in a traceback:
+    'OSError: [Errno 36] File name too long'."""
+    long = "a" * 300
+    with FakeOpenAIServer(lambda req: Reply.text("answer")) as server:
+        cli("-p", "a session of our own", *fake(server))  # so this directory's sessions folder exists
+        res = cli("-p", "hi", *fake(server), "-r", long)
+        assert len(server.requests) == 1
+    assert res.code == 2 and res.stderr.startswith(f"compact-agent: no session {long[:100]}"), res.stderr
+    assert res.stderr.count("\n") == 1 and "Error" not in res.stderr and "Errno" not in res.stderr

@@ -104,8 +104,10 @@ def sessions_starting(root: Path, prefix: str) -> list[str]:
 
 
 def is_plain_id(session_id: str) -> bool:
-    """Whether `session_id` is a name in this directory's sessions folder, not a path out of it."""
-    return not session_id.startswith(".") and "/" not in session_id and "\\" not in session_id and "\0" not in session_id
+    """Whether `session_id` is a name in this directory's sessions folder, not a path out of it, nor
+    one longer than a file's name may be (asked about, the system raised 'File name too long')."""
+    return (not session_id.startswith(".") and "/" not in session_id and "\\" not in session_id
+            and "\0" not in session_id and len(f"{session_id}.jsonl".encode("utf-8", "surrogateescape")) <= 255)
 
 
 def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
