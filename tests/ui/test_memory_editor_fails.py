@@ -18,18 +18,23 @@ def answer(req: Any) -> Reply:
     return Reply.text("ok")
 
 
-@pytest.mark.parametrize(("editor", "said"), [
-    ("/nonexistent/editor", "could not start $EDITOR (/nonexistent/editor): no such program; the file is "),
-    ("false", "$EDITOR (false) ended with exit code 1; the file is "),
-    ("vim '-c", "$EDITOR is not a command line (No closing quotation: vim '-c); the file is "),
+@pytest.mark.parametrize(("name", "editor", "said"), [
+    ("EDITOR", "/nonexistent/editor", "could not start $EDITOR (/nonexistent/editor): no such program; the file is "),
+    ("EDITOR", "false", "$EDITOR (false) ended with exit code 1; the file is "),
+    # shlex's words ('No closing quotation') were the line's: now what is wrong, naming the variable used
+    ("EDITOR", "vim '-c", "$EDITOR (vim '-c) is not a command line: a quote in it is not closed; the file is "),
+    ("VISUAL", 'vim "', '$VISUAL (vim ") is not a command line: a quote in it is not closed; the file is '),
+    ("EDITOR", "vim \\", "$EDITOR (vim \\) is not a command line: it ends in a lone backslash; the file is "),
 ])
-async def test_an_editor_that_fails_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, editor: str,
-                                                said: str) -> None:
+async def test_an_editor_that_fails_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
+                                                editor: str, said: str) -> None:
     monkeypatch.delenv("VISUAL", raising=False)
-    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.setenv("EDITOR", "true" if name == "VISUAL" else editor)  # $VISUAL goes first where set
+    monkeypatch.setenv(name, editor)
     (tmp_path / "project").mkdir()
     agents = tmp_path / "project" / "AGENTS.md"
     agents.write_text("# notes\n")
     run = await drive(tmp_path, answer, ["/memory 1\r"])
     assert said + str(agents) in run.out, run.out
     assert "edited" not in run.out and "No such file or directory" not in run.out, run.out
+    assert "quotation" not in run.out and "escaped" not in run.out, run.out

@@ -162,8 +162,9 @@ async def _edit(path: Path, c: Console) -> None:
         try:
             words = sh.split(editor)
             proc = await asyncio.create_subprocess_exec(*words, str(path))
-        except ValueError as e:  # shlex: an unclosed quote
-            raise CommandError(f"${name} is not a command line ({e}: {editor}); the file is {path}") from None
+        except ValueError as e:  # shlex's words ('No closing quotation'), not ours: what is wrong with the line
+            why = "it ends in a lone backslash" if "escaped" in str(e) else "a quote in it is not closed"
+            raise CommandError(f"${name} ({editor}) is not a command line: {why}; the file is {path}") from None
         except OSError as e:
             why = "no such program" if isinstance(e, FileNotFoundError) else e.strerror or str(e)
             raise CommandError(f"could not start ${name} ({editor}): {why}; the file is {path}") from None
