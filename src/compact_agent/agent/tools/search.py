@@ -258,6 +258,8 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         rx = regex.compile(pattern)
     except (regex.error, ValueError, OverflowError) as e:
         return ToolFailure(f"invalid regex {quoted(pattern)}: {e}")
+    except RecursionError:  # `((((…` hundreds deep: the parser's words were 'maximum recursion depth exceeded'
+        return ToolFailure(f"invalid regex {quoted(pattern)}: groups nested too deeply")
     root = resolve_path(env.cwd, path or ".")
     if refusal := env.permissions.read_refusal(root):
         return ToolFailure(refusal)

@@ -123,7 +123,8 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     # The instruction files later sessions obey, as they are now: one the command changes is told
     # (permissions.changed_note). Not for `!cmd`, whose environment tells nobody (the user typed it).
     before = _watched(env) if env.on_change is not None else None
-    limit = env.settings.bash_timeout_s if timeout is None or timeout <= 0 else float(timeout)
+    # not above 0 (NaN included, which killed the command at once 'after nans'): the default
+    limit = env.settings.bash_timeout_s if timeout is None or not timeout > 0 else float(timeout)
     limit = min(limit, MAX_BASH_TIMEOUT_S)
     # No pager or credential prompt may wait for input nobody can give.
     # Nor may it see the provider key: `env` or a debug print would put it in the session.
