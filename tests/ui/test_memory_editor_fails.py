@@ -38,3 +38,19 @@ async def test_an_editor_that_fails_is_one_line(tmp_path: Path, monkeypatch: pyt
     assert said + str(agents) in run.out, run.out
     assert "edited" not in run.out and "No such file or directory" not in run.out, run.out
     assert "quotation" not in run.out and "escaped" not in run.out, run.out
+
+
+async def test_a_blank_editor_is_no_editor_and_the_file_is_not_run(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """An $EDITOR of spaces split into no words, and the instruction file itself was started as the
+    program (an executable AGENTS.md of the repository's would have run)."""
+    monkeypatch.setenv("VISUAL", "   ")
+    monkeypatch.setenv("EDITOR", " ")
+    (tmp_path / "project").mkdir()
+    agents = tmp_path / "project" / "AGENTS.md"
+    ran = tmp_path / "ran"
+    agents.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    agents.chmod(0o755)
+    run = await drive(tmp_path, answer, ["/memory 1\r"])
+    assert "set $EDITOR to open files from here; the file is " + str(agents) in run.out, run.out
+    assert not ran.exists()

@@ -149,9 +149,9 @@ async def _edit(path: Path, c: Console) -> None:
     import os
     import shlex as sh
 
-    name = "VISUAL" if os.environ.get("VISUAL") else "EDITOR"
-    editor = os.environ.get(name)
-    if not editor:
+    name = "VISUAL" if os.environ.get("VISUAL", "").strip() else "EDITOR"
+    editor = os.environ.get(name, "")
+    if not editor.strip():  # blank: no words, and the file itself would have been run as the program
         c.print(f"set $EDITOR to open files from here; the file is {path}", markup=False)
         return
     # An editor that cannot start said only 'No such file or directory: vim-nox', and one that
