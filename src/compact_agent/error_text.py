@@ -199,13 +199,13 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
             if wait is not None and wait > 120:  # the SDK does not wait that long: it did not retry
                 return (f"the provider is rate-limiting requests (HTTP 429) and asks to wait {wait:,.0f} s; "
                         f"try again later: {detail}")
-            return then(f"the provider is rate-limiting requests (HTTP 429) and still was after retries: {detail}", saved)
+            return then(f"the provider is rate-limiting requests (HTTP 429){after_retries(e)}: {detail}", saved)
         if e.status_code >= 500:
-            return then(f"the provider failed (HTTP {e.status_code}) on every retry: {detail}", saved)
+            return then(f"the provider failed (HTTP {e.status_code}){after_retries(e)}: {detail}", saved)
         if e.status_code == 404:
             return not_found(e, endpoint(e))
         if e.status_code in (408, 409):  # passing, as 429 and 5xx are: the SDK retried them
-            return then(f"the provider answered HTTP {e.status_code} on every retry: {detail}", saved)
+            return then(f"the provider answered HTTP {e.status_code}{after_retries(e)}: {detail}", saved)
         return then(f"the provider answered HTTP {e.status_code}: {detail}", kept)
     if (not_json := reply_not_json(e)) is not None:
         return then(f"{not_json} on every try, and nothing of it was kept", saved)
@@ -214,7 +214,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     if isinstance(e, ModelAPIError):
         body = getattr(e, "body", None)  # an error event in a stream: the SDK's message is the body's repr
         why = _provider_message(e) if body is not None and str(e).strip() == str(body).strip() else first_line(e)
-        return then(f"model request failed, after retries: {why}", saved)
+        return then(f"model request failed{after_retries(e)}: {why}", saved)
     if isinstance(e, UnexpectedModelBehavior):
         if "exceeded max retries" in str(e):  # pydantic-ai's hint names a setting we do not have
             said = re.search(r"Tool '([^']+)' exceeded max retries count of (\d+)", str(e))
@@ -297,7 +297,7 @@ def _provider_message(e: BaseException, fallback: str | None = None) -> str:
 
 
 #: Statuses a web server that is no model API answers a POST with (a site, a web UI's port): its
-#: page said whole, tags and all, as 'the provider failed (HTTP 501) on every retry: <!DOCTYPE HTML>
+#: page said whole, tags and all, as 'the provider failed (HTTP 501), after retries: <!DOCTYPE HTML>
 #: <html lang="en"> <head> …'. A 5xx page otherwise is a provider's proxy failing: said as a failure.
 NO_API = frozenset({400, 401, 403, 405, 406, 411, 413, 415, 501})
 

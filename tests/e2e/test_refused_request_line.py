@@ -47,7 +47,7 @@ def test_the_repl_line_of_a_400_says_the_message_is_saved_and_that_resending_it_
 
 def test_a_passing_4xx_the_sdk_retried_offers_the_retry_as_a_5xx_does():
     line = describe_error(ModelHTTPError(409, "m", {"error": {"message": "conflict"}}))
-    assert line == ("the provider answered HTTP 409 on every retry: conflict; the session is saved with your message: "
+    assert line == ("the provider answered HTTP 409, after retries: conflict; the session is saved with your message: "
                     "send it again (↑ Enter) to retry")
 
 

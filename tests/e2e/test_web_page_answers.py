@@ -1,6 +1,6 @@
 """A --base-url where a web server answers (a site, a web UI's port) sends back an HTML page, not an
 API's error. The line said the page whole, tags and all, as a provider's failure to retry: 'the
-provider failed (HTTP 501) on every retry: <!DOCTYPE HTML> <html lang="en"> <head> <meta
+provider failed (HTTP 501), after retries: <!DOCTYPE HTML> <html lang="en"> <head> <meta
 charset="utf-8"> …; the session is saved: …'. Now the page's words, and the address to check."""
 
 from __future__ import annotations
@@ -52,4 +52,4 @@ def test_a_web_page_at_the_base_url_is_said_in_words_with_the_address_to_check(c
 def test_a_proxy_page_of_a_failing_provider_is_its_words_without_tags(status: int) -> None:
     line = describe_error(ModelHTTPError(status, "m", "<html><head><title>502</title></head><body><center>"
                                                       "<h1>502 Bad Gateway</h1></center><hr>nginx</body></html>"))
-    assert line.startswith(f"the provider failed (HTTP {status}) on every retry: 502 Bad Gateway nginx;"), line
+    assert line.startswith(f"the provider failed (HTTP {status}), after retries: 502 Bad Gateway nginx;"), line
