@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import secrets
+from ..regular_file import read_own
 from ..shell_message import as_typed_with_output
 
 #: The record's folder, beside the project's sessions.
@@ -81,8 +82,8 @@ def entries(root: Path, session_id: str) -> Iterator[tuple[int, str, Noted]]:
     path = record_path(root, session_id)
     if path is None:
         return
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    try:  # a regular file only, capped: a FIFO or /dev/zero in its place is no record (regular_file.py)
+        lines = read_own(path).decode("utf-8", errors="replace").splitlines()
     except OSError:
         return
     for raw in reversed(lines):
@@ -92,8 +93,8 @@ def entries(root: Path, session_id: str) -> Iterator[tuple[int, str, Noted]]:
             noted = Noted(str(e["line"]), lengths, str(e.get("lead", "")), str(e.get("trail", "")),
                           str(e.get("digest", "")))
             yield e["checkpoint"], e["preview"], noted
-        except (ValueError, KeyError, TypeError, AttributeError):
-            continue  # a line cut by a kill, or written by another version
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            continue  # a line cut by a kill, or written by another version (or nested past the parser's depth)
 
 
 def preview(prompt: str) -> str:
