@@ -4,7 +4,13 @@ NaN timeout killed the command at once, 'timed out after nans'."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.agent.tools.base import ToolEnv
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, tool_results
 
 from .test_tools import call
 
@@ -16,3 +22,37 @@ async def test_a_regex_nested_too_deeply_is_refused_in_our_words(env: ToolEnv) -
 
 async def test_a_nan_timeout_runs_the_command_with_the_default_timeout(env: ToolEnv) -> None:
     assert await call(env, "bash", command="echo ran", timeout=float("nan")) == "ran\nexit code: 0"
+
+
+async def test_a_tool_call_whose_arguments_are_nested_too_deeply_ends_no_turn(tmp_path: Path) -> None:
+    """A reply calling a tool with arguments nested 100,000 deep (`[[[[…`) ended the turn with
+    'maximum recursion depth exceeded while decoding a JSON array': the file ledger read the call's
+    arguments with a parser that recurses. The model is told the arguments are not JSON, and a
+    compaction of that history goes through."""
+    deep = "[" * 100_000 + "]" * 100_000
+
+    def model(req: ChatRequest) -> Reply:
+        if "Summary" in req.last_user_text() or req.tool_choice == "none":
+            return Reply.text("<summary>the model sent broken arguments</summary>")
+        return Reply.text("done") if tool_results(req) else Reply.tools([("read_file", deep)])
+
+    with FakeOpenAIServer(model) as server:
+        s = AgentSession(SessionOptions(cwd=tmp_path, model="fake-model", base_url=server.base_url, api_key="k",
+                                        permission_mode="yes", home=tmp_path / "home"))
+        try:
+            assert (await s.run_turn("go")).output == "done"
+            await s.compact()
+        finally:
+            s.close()
+    assert "not valid JSON" in json.dumps(server.requests[1].messages)
+
+
+def test_the_tool_line_and_the_restore_read_arguments_nested_too_deeply() -> None:
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+
+    from compact_agent.context.compaction.restore import read_paths_in
+    from compact_agent.ui.tool_lines import call_line
+
+    deep = "[" * 100_000 + "]" * 100_000
+    assert call_line({"tool": "bash", "args": {}, "args_raw": deep}).startswith("● bash(<arguments that are not JSON: [[[")
+    assert read_paths_in([ModelResponse(parts=[ToolCallPart("read_file", deep, "c1")])]) == set()

@@ -50,7 +50,7 @@ def _not_an_object(raw: str) -> str:
     """What is wrong with arguments a tool cannot take: `not JSON`, or JSON of another kind."""
     try:
         json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: no JSON we can read either
         return "not JSON"
     return "not a JSON object"
 

@@ -50,7 +50,7 @@ def call_args(part: ToolCallPart) -> dict[str, Any] | str:
         return part.args
     try:
         parsed = json.loads(part.args or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth (a model's reply)
         return part.args or ""
     return parsed if isinstance(parsed, dict) else str(parsed)
 

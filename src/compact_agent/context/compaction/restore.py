@@ -95,7 +95,7 @@ def read_paths_in(messages: Sequence[ModelMessage]) -> set[str]:
                 if isinstance(p, ToolCallPart) and p.tool_name in READ_TOOLS:
                     try:
                         args = p.args if isinstance(p.args, dict) else json.loads(p.args or "{}")
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         continue
                     path = args.get("path") or args.get("file_path") if isinstance(args, dict) else None
                     if isinstance(path, str):
