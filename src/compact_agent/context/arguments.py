@@ -81,6 +81,9 @@ def check_options(*, window: object, max_output: object, settings: object, summa
     check_window(window)
     whole("max_output", max_output, 1)
     whole("max_conversations", max_conversations, 1)
+    for name, value, kind in (("settings", settings, "CompactionSettings"), ("prices", prices, "Prices")):
+        if isinstance(value, type):  # the parentheses forgotten: a class has every field's name
+            raise TypeError(f"{name} must be a {kind} instance ({kind}()), not the class {value.__name__}")
     if settings is not None and not isinstance(settings, Settings):  # an object with its fields will do
         lacking = [f.name for f in dataclasses.fields(Settings)
                    if not hasattr(settings, f.name) and f.name not in OPTIONAL_FIELDS]
