@@ -54,3 +54,22 @@ async def test_a_blank_editor_is_no_editor_and_the_file_is_not_run(tmp_path: Pat
     run = await drive(tmp_path, answer, ["/memory 1\r"])
     assert "set $EDITOR to open files from here; the file is " + str(agents) in run.out, run.out
     assert not ran.exists()
+
+
+async def test_the_editor_runs_without_the_provider_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The editor /memory starts reads the project's own settings (`.exrc`, `.nvim.lua`), which a
+    command the model ran could have written; it got the provider key in its environment, as the
+    model's commands do not."""
+    key = "sk-editorKEY0123456789abcdefXYZ"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    seen = tmp_path / "seen-by-the-editor.txt"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nenv > {seen}\n")
+    editor.chmod(0o755)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", str(editor))
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "AGENTS.md").write_text("# notes\n")
+    await drive(tmp_path, answer, ["/memory 1\r"])
+    ran = seen.read_text()
+    assert "PATH=" in ran and key not in ran and "OPENAI_API_KEY" not in ran

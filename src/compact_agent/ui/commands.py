@@ -161,7 +161,8 @@ async def _edit(path: Path, c: Console) -> None:
     with keys.paused() if keys is not None else nothing():  # the editor reads the terminal, not the REPL
         try:
             words = sh.split(editor)
-            proc = await asyncio.create_subprocess_exec(*words, str(path))
+            # without the key, as the model's commands: the editor reads the project's own settings (.exrc)
+            proc = await asyncio.create_subprocess_exec(*words, str(path), env=secrets.scrubbed_env())
         except ValueError as e:  # shlex's words ('No closing quotation'), not ours: what is wrong with the line
             why = "it ends in a lone backslash" if "escaped" in str(e) else "a quote in it is not closed"
             raise CommandError(f"${name} ({editor}) is not a command line: {why}; the file is {path}") from None
