@@ -17,6 +17,7 @@ from compact_agent.context.layers.microcompact import Microcompact
 from compact_agent.context.plumbing.tokens import estimate
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import replay
+from tests.context import keeps
 from tests.context.test_collapse import long_conv
 from tests.context.test_microcompact import reads
 from tests.context.test_priced_pipeline import schedule_case as pipeline_case
@@ -123,3 +124,29 @@ def test_unknown_prices_keep_the_compaction_message_only_where_it_holds_nothing_
     schedule.prices = UNKNOWN
     assert not schedule.incremental_pays(cm, GO, 5_000, 4_000, reason="window")
     assert schedule.incremental_pays(cm, GO, 4_000, 4_000, reason="window")
+
+
+def test_unknown_prices_compact_at_the_threshold_only_what_pays_for_the_prefix_it_rebuilds() -> None:
+    # test_priced_pipeline's case (10K of system prompt, 2K of growth a request, 2K summaries, a 64K
+    # window: hard limit 58,720), unpriced, a 40,000-token request over its 36K threshold: 30,000 of
+    # history. Priced at the default ratios (miss 0.28, hit 0.028, output 0.42 per million):
+    # - keeping 29,500, the history stays over the threshold: it puts no compaction off, and holds 500
+    #   fewer tokens for one request, 500 x 0.028 = 14, for 29,500 x 0.252 = 7,434 sent again: not made;
+    # - keeping 10,000 (K = 10,000 x 0.28 + the summary request's 2,156 = 4,956), it leaves 16,000 of
+    #   growth before the threshold, 8 requests: 20,000 x 0.028 x 8 = 4,480 held, and 20,000 x 4,956 /
+    #   16,000 = 6,195 of compactions put off, against 10,000 x 0.252 = 2,520: made.
+    cm, schedule = pipeline_case(36_000)
+    schedule.prices = UNKNOWN
+    cm.compactor = keeps.compactor(29_500)
+    assert not schedule.threshold_pays(cm, GO, 30_000, 10_000)
+    assert schedule.reason(cm, GO, 40_000, suppressed=False) == ""
+    # Over the hard limit the request must be brought under it: compacted, as it frees a tenth
+    # (49,000 of history, 29,500 kept).
+    assert schedule.reason(cm, GO, 59_000, suppressed=False) == "window"
+    cm.compactor = keeps.compactor(10_000)
+    assert schedule.threshold_pays(cm, GO, 30_000, 10_000)
+    assert schedule.reason(cm, GO, 40_000, suppressed=False) == "threshold"
+    # With `priced_compaction` off, thresholds alone decide, as they did.
+    cm.compactor = keeps.compactor(29_500)
+    cm.settings = Settings(priced_compaction=False)
+    assert schedule.reason(cm, GO, 40_000, suppressed=False) == "threshold"

@@ -172,9 +172,13 @@ class Compactor(Keeper):
                             keep_from: int | None, prefer_record: Callable[[int], bool] | None,
                             prefer_incremental: Callable[[int, int], bool] | None) -> CompactionResult:
         plan = self.preview(messages, overhead)  # what the schedule priced, when it still holds (keep.py)
+        # A summary request is the request last sent (`summary_input`, which covered `messages[:keep_from]`):
+        # what came after it is kept verbatim, the summary cannot say it. A record is written without a
+        # request: it covers what the plan says, as the schedule priced it. Cut where the summary's is,
+        # a record kept what the newest answer said whole (a 3,750-token answer in an 8K window) and the
+        # compaction freed 14 tokens of 5,591.
         cut = plan.cut
-        if keep_from is not None:
-            cut = min(cut, rounds.adjust_cut_backward(messages, keep_from))
+        asked_cut = cut if keep_from is None else min(cut, rounds.adjust_cut_backward(messages, keep_from))
         keep = 0
         if (prefer_incremental is not None and not instructions and cut > 1
                 and is_compaction_message(messages[0])
@@ -188,20 +192,24 @@ class Compactor(Keeper):
             # is the framing of every update appended to it, which a new record would drop. Kept
             # always, the framing grew with every compaction until the history right after one was
             # past the threshold, and every request compacted.
-            record = plan.record if cut == plan.cut else None
+            record = plan.record
             carried = self.scaled(summary.carried_tokens(messages[0], self.limits.user_messages_budget))
             if prefer_record is not None and record is not None and prefer_record(
                     self.scaled(tokens.text_tokens(record))):
                 listed = self.scaled(tokens.text_tokens("\n\n".join(summary.records_in(messages[0]))))
                 keep = int(prefer_incremental(self.scaled(tokens.estimate(messages[:1])), carried + listed))
-            elif prefer_incremental(self.scaled(tokens.estimate(messages[:1])), carried):
+            elif asked_cut > 1 and prefer_incremental(self.scaled(tokens.estimate(messages[:1])), carried):
                 keep = 1
         head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0
         if prefer_record is not None and not instructions:
-            record = plan.record if (keep, cut) == (0, plan.cut) else summary.record_of(head)
+            record = plan.record if keep == 0 else summary.record_of(head)
             if record is not None and prefer_record(self.scaled(tokens.text_tokens(record))):
                 text, strategy = record, "record"
+        if text is None and asked_cut != cut:
+            cut = asked_cut
+            keep = keep if cut > keep + 1 else 0  # kept, the message would leave nothing to summarise
+            head, tail = messages[keep:cut], messages[cut:]
         if text is None and keep == 0 and keep_from is None and (no := self.cannot_shrink(messages, before, overhead)):
             raise no  # asked for, the summary would be paid for and thrown away
         if text is None:

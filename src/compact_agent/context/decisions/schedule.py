@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 from pydantic_ai.messages import ModelMessage
 
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin
-from .economics import CompactionPlan, plan_compaction, record_pays, summary_cost
+from .economics import CompactionPlan, Prices, plan_compaction, record_pays, rewrite_pays, summary_cost
 from .schedule_state import ScheduleState
 from .view import ManagerView
 
@@ -107,9 +107,12 @@ class Schedule(ScheduleState):
         """Over the threshold: compact now, or let the context grow to the hard limit first? Now,
         when holding the rebuild instead of the context, over the requests until the threshold is
         crossed again, saves more than the compaction costs with the look-agains it causes before
-        the hard limit would force one anyway."""
-        if cm.compactor is None or not messages or not self.priced_by(cm):
+        the hard limit would force one anyway. With the prices not known, whether it frees enough
+        to be worth the cached prefix it throws away (`frees_enough`)."""
+        if cm.compactor is None or not messages:
             return True
+        if not self.priced_by(cm):
+            return not cm.settings.priced_compaction or self.frees_enough(cm, messages, context, fixed)
         rebuild = self._rebuild(cm, messages)
         forget = self.forget(cm, messages, fixed + rebuild)
         plan = self._plan(cm, context, rebuild, fixed, forget=forget, cold=cold)
@@ -121,6 +124,29 @@ class Schedule(ScheduleState):
         forced = self.until_forced(cm, fixed + context)
         held = self.prices.cost(hits=max(0, context - rebuild))
         return bool(held * until_next >= plan.fixed_cost + forget * min(forced, until_next))
+
+    def frees_enough(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int) -> bool:
+        """Over the threshold with the model's prices not known (a local server): whether a
+        compaction now frees enough to be worth the cached prefix it throws away. Priced at the
+        default prices' ratios (a cache hit a tenth of a miss: a server free per token reads again
+        a prompt it has not cached, which takes time as a miss takes money) by the rule for any
+        rewrite (`rewrite_pays`): the rebuilt history sent again once, less what is new since the
+        previous request (sent uncached either way), against the tokens freed held on each request
+        until the threshold is crossed again, and the compactions they put off (the credit per token
+        freed: one compaction's cost per the growth between two at the threshold). A compaction
+        that leaves the history over the threshold puts none off: it kept a 3,750-token answer
+        whole and went ahead for 14 tokens of 5,591. Over the hard limit this is not asked: a
+        compaction that brings the request under it is made (`compaction_helps`)."""
+        rebuild = self._rebuild(cm, messages)
+        fresh = min(self.growth.latest_step, rebuild)
+        prices = Prices()
+        cost = plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
+                               growth=self.growth.rate, requests_so_far=cm.requests, prices=prices,
+                               summary_share=self.summary_share, fresh=fresh).fixed_cost
+        cycle = cm.limits.threshold - fixed - rebuild  # the growth between two compactions at the threshold
+        return rewrite_pays(tail=max(0, rebuild - fresh), removed=max(0, context - rebuild),
+                            requests=max(1.0, cycle / max(self.growth.rate, 1.0)), prices=prices,
+                            credit=cost / cycle if cycle > 0 else 0.0)
 
     def priced(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int,
                cold: bool = False) -> bool:
