@@ -16,14 +16,11 @@ categories are scaled to add up to it exactly, so /context agrees with the bill.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelResponse,
     SystemPromptPart,
     ToolCallPart,
     ToolReturnPart,
@@ -40,6 +37,7 @@ from ...context.shaping import preview
 from ...models import model_info, provider_for
 from ..integrations.mcp_servers import MCP_HEAD
 from ..run.extensions import HOOK_HEAD
+from ..run.in_use import reported_size
 from ..run.window_check import tool_definitions
 from ..tools.todos import PLAN_HEAD
 from .costs import CostReport, report
@@ -154,40 +152,6 @@ def scale_to(rows: dict[str, int], total: int) -> dict[str, int]:
     return out
 
 
-def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_at: datetime | None = None,
-           sent_size: Callable[[list[ModelMessage]], int] | None = None) -> int | None:
-    """Provider-reported size of the last request (+ its output) plus an estimate of what followed;
-    None when that response was answered before `compacted_at`, the latest compaction: one of the
-    verbatim tail it kept reports a request that held everything compacted since (a session
-    resumed after `/compact` showed the size before it in /status, /context and the toolbar).
-    None too when the messages before it are no longer what that request sent (`still_sent`)."""
-    for i in range(len(view) - 1, -1, -1):
-        m = view[i]
-        if isinstance(m, ModelResponse) and m.usage.input_tokens:
-            answered = m.timestamp if m.timestamp.tzinfo is not None else m.timestamp.replace(tzinfo=UTC)
-            if compacted_at is not None and answered <= compacted_at:
-                return None
-            if sent_size is not None and not still_sent(view[:i], m, calibration, sent_size):
-                return None
-            return m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
-    return None
-
-
-def still_sent(before: list[ModelMessage], response: ModelResponse, calibration: tokens.Calibration,
-               sent_size: Callable[[list[ModelMessage]], int]) -> bool:
-    """Whether `before` (the view up to `response`) is the request `response` answered, by the
-    estimate kept with the calibration's latest report. The layers may decide after an answer, and a
-    look shows what they would decide now (`shaping.preview`): a collapse due folds rounds that request
-    still sent, and /status said '4,914 tokens, provider-reported' of a context whose /compact began
-    at 2,980. Within a
-    fiftieth: the size of the instructions and tools is estimated afresh after a restart, and a
-    layer's decision frees more than that. Without a report of this response kept, it is believed."""
-    last = calibration.last_report()
-    if last is None or last[0] != response.usage.input_tokens:
-        return True
-    return abs(sent_size(before) - last[1]) <= max(64, last[1] // 50)
-
-
 def picture(session: AgentSession) -> ContextPicture:
     cm = session.cm
     # A look: the layers decide on copies, so showing the context never decides for the next request.
@@ -199,14 +163,8 @@ def picture(session: AgentSession) -> ContextPicture:
         tool_defs = tool_definitions(session)
     mcp_tools = {t for s in session.ext.mcp.live.values() for t in s.tools} if session.ext.mcp else set()
     rows, results = estimate_rows(view, session._system_prompt(), session.instructions, tool_defs, mcp_tools)
-    # Usage reported before a compaction measured the old, longer context.
     fixed = cm.overhead or tokens.request_overhead(session._system_prompt(), tool_defs)  # as the request sent them
-
-    def sent_size(messages: list[ModelMessage]) -> int:
-        return int(cm.estimate(messages)) + fixed
-
-    reported = None if cm.compacted_since_last_request else anchor(view, cm.calibration, session.compacted_at,
-                                                                   sent_size)
+    reported = reported_size(cm, view, session.compacted_at, fixed)  # as /compact counts it (in_use.py)
     total = reported if reported is not None else cm.calibration.tokens(sum(rows.values()))
     limits = cm.limits
     return ContextPicture(scale_to(rows, total), total, limits.window, limits.threshold, reported is not None,

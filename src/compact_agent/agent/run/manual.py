@@ -41,6 +41,8 @@ class AgentSession(SessionParts, Protocol):
 
     async def _after_compact(self, result: CompactionResult) -> None: ...
 
+    def context_tokens(self) -> int: ...
+
 
 async def compact(s: AgentSession, instructions: str, pivot: int | None, direction: str | None,
                   confirm: Confirm | None) -> CompactionResult:
@@ -64,14 +66,15 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
             result = await _partial(s, instructions, pivot, direction, functools.partial(check, count=True))
         else:
             # Measured by a look, which decides nothing: a refusal changes nothing (no clearing frozen, no event).
-            looked = preview(s.cm, list(s.messages)).messages
-            if (refused := frees_too_little(s.cm, s.messages, s.cm.measure(looked))) is not None:
+            # As /context counts it (in_use.py): the provider's count of the last request, where it still holds.
+            before = s.context_tokens()
+            if (refused := frees_too_little(s.cm, s.messages, before)) is not None:
                 raise refused  # before the summary request: it would take what there is to free
             # The summary request's view, shaped as a request's is; its layers' decisions are taken only
             # once the compaction goes ahead: blocked or declined, it leaves none behind.
             view = tentative(s.cm, list(s.messages))
             result = await s.cm.compact(s.messages, trigger="manual", instructions=instructions,
-                                        summary_input=view.shaped.messages, confirm=check,
+                                        summary_input=view.shaped.messages, confirm=check, tokens_before=before,
                                         going_ahead=lambda: view.commit(s.cm))
     except (CompactionBlocked, NotSmaller):
         for declined in shown:
@@ -95,7 +98,7 @@ def as_sent(s: AgentSession, result: CompactionResult) -> None:
     A whole /compact is the library's (`ContextManager.compact`), which counts so itself before its
     `confirm`; a partial one is the compactor's alone (`compact_partial`), which does not: only it
     is counted here."""
-    before = s.cm.measure(preview(s.cm, list(s.messages)).messages)
+    before = s.context_tokens()  # as /context counts it
     after = s.cm.measure(preview(s.cm, list(result.messages)).messages)
     parts = result.event.detail.get("parts")
     if isinstance(parts, dict) and "verbatim" in parts:

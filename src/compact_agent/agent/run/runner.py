@@ -63,6 +63,7 @@ from ..tools.toolset import build_toolset, mention_messages
 from . import server_windows, turn
 from .ended_calls import EndedCalls
 from .extensions import SessionExtensions
+from .in_use import in_use
 from .options import (
     SessionOptions,
     instruction_files,
@@ -346,11 +347,10 @@ class AgentSession:
         """The size of the view the next request would send, by a look that decides nothing for it.
         Before this run's first request (a resumed session) the manager knows no system prompt or
         tools yet: those the first request will carry count, as /compact counts them (the spinner
-        said 'compacting 19 tokens…' of a context of 1,038)."""
+        said 'compacting 19 tokens…' of a context of 1,038). Counted as /context counts it: the
+        provider's count of the last request where it still holds (in_use.py)."""
         view = preview(self.cm, list(self.messages)).messages
-        if self.cm.overhead:
-            return self.cm.measure(view)
-        return self.cm.calibration.tokens(self.cm.estimate(view) + fixed_tokens(self))
+        return in_use(self.cm, view, self.compacted_at, self.cm.overhead or fixed_tokens(self))
 
     def rewind(self, n: int) -> Rewound:
         """/rewind N (rewinding.py): files, conversation and plan to before checkpoint n."""

@@ -1,0 +1,79 @@
+"""The size of the context in use now: one figure for /context, /status, the toolbar and /compact.
+
+Where the view the next request would send still ends with what the last request sent, and its
+answer, the provider said how large that was (its input and output tokens): the figure is that,
+plus an estimate of what followed. Otherwise it is the estimate calibrated by the provider's
+reports. The two differ: the calibration ratio is learned from whole requests, whose instructions
+and tool definitions a provider may count unlike the estimate, and it scales every message by it
+(a 3,750-token answer was estimated at 4,319). /context showed 4,913 tokens, the provider's count,
+and /compact said a compaction would keep 'more than the 5,482 in use now'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Protocol
+
+from pydantic_ai.messages import ModelMessage, ModelResponse
+
+from ...context.plumbing import tokens
+
+
+class _Manager(Protocol):
+    """What of the `ContextManager` the figure reads."""
+
+    @property
+    def calibration(self) -> tokens.Calibration: ...
+    @property
+    def compacted_since_last_request(self) -> bool: ...
+    def estimate(self, messages: Sequence[ModelMessage]) -> int: ...
+
+
+def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_at: datetime | None = None,
+           sent_size: Callable[[list[ModelMessage]], int] | None = None) -> int | None:
+    """Provider-reported size of the last request (+ its output) plus an estimate of what followed;
+    None when that response was answered before `compacted_at`, the latest compaction: one of the
+    verbatim tail it kept reports a request that held everything compacted since (a session
+    resumed after `/compact` showed the size before it in /status, /context and the toolbar).
+    None too when the messages before it are no longer what that request sent (`still_sent`)."""
+    for i in range(len(view) - 1, -1, -1):
+        m = view[i]
+        if isinstance(m, ModelResponse) and m.usage.input_tokens:
+            answered = m.timestamp if m.timestamp.tzinfo is not None else m.timestamp.replace(tzinfo=UTC)
+            if compacted_at is not None and answered <= compacted_at:
+                return None
+            if sent_size is not None and not still_sent(view[:i], m, calibration, sent_size):
+                return None
+            return m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
+    return None
+
+
+def still_sent(before: list[ModelMessage], response: ModelResponse, calibration: tokens.Calibration,
+               sent_size: Callable[[list[ModelMessage]], int]) -> bool:
+    """Whether `before` (the view up to `response`) is the request `response` answered, by the
+    estimate kept with the calibration's latest report. The layers may decide after an answer, and a
+    look shows what they would decide now (`shaping.preview`): a collapse due folds rounds that request
+    still sent, and /status said '4,914 tokens, provider-reported' of a context whose /compact began
+    at 2,980. Within a
+    fiftieth: the size of the instructions and tools is estimated afresh after a restart, and a
+    layer's decision frees more than that. Without a report of this response kept, it is believed."""
+    last = calibration.last_report()
+    if last is None or last[0] != response.usage.input_tokens:
+        return True
+    return abs(sent_size(before) - last[1]) <= max(64, last[1] // 50)
+
+
+def reported_size(cm: _Manager, view: list[ModelMessage], compacted_at: datetime | None, fixed: int) -> int | None:
+    """The size of `view` (the next request's, `fixed` the estimate of its instructions and tools)
+    anchored to the provider's count of the last request (`anchor`), or None where none holds: a
+    compaction since, or a view no longer what that request sent."""
+    if cm.compacted_since_last_request:  # usage reported before a compaction measured the old, longer context
+        return None
+    return anchor(view, cm.calibration, compacted_at, lambda messages: int(cm.estimate(messages)) + fixed)
+
+
+def in_use(cm: _Manager, view: list[ModelMessage], compacted_at: datetime | None, fixed: int) -> int:
+    """`reported_size`, else the calibrated estimate of `view` with `fixed`."""
+    reported = reported_size(cm, view, compacted_at, fixed)
+    return reported if reported is not None else cm.calibration.tokens(int(cm.estimate(view)) + fixed)
