@@ -47,3 +47,17 @@ async def test_a_second_run_of_a_conversation_in_progress_is_refused_and_others_
     # Once it returned, the conversation goes on.
     after = await agent.run("and this", message_history=done.all_messages())
     assert after.output == "answer"
+
+
+async def test_a_manager_given_twice_to_one_agent_is_named_as_such() -> None:
+    """`capabilities=[cm, cm]` was refused as a second run of the conversation overlapping the first,
+    which sent the user looking for a concurrent run that was not there."""
+    cm = ContextManager(window=64_000)
+    agent = Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("answer")])),
+                  capabilities=[cm, cm])
+    with pytest.raises(UserError) as caught:
+        await agent.run("hello")
+    assert str(caught.value) == ("this ContextManager is given to the agent twice (capabilities=[cm, cm]): "
+                                 "give it once")
+    agent = Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("answer")])), capabilities=[cm])
+    assert (await agent.run("hello")).output == "answer"  # nothing was left marked as running

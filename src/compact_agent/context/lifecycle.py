@@ -173,6 +173,8 @@ def conversation(cm: M, conversation_id: str) -> M | None:
 async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
     """Runs one run of this conversation; a second one while it runs is refused (`overlapping`)."""
     if cm._running is not None:
+        if cm._running == ctx.run_id:  # the same run entered it twice: one capability listed twice
+            raise UserError("this ContextManager is given to the agent twice (capabilities=[cm, cm]): give it once")
         raise UserError(overlapping(ctx.conversation_id))
     cm._running = ctx.run_id
     try:
