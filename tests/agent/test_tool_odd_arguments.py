@@ -56,3 +56,14 @@ def test_the_tool_line_and_the_restore_read_arguments_nested_too_deeply() -> Non
     deep = "[" * 100_000 + "]" * 100_000
     assert call_line({"tool": "bash", "args": {}, "args_raw": deep}).startswith("● bash(<arguments that are not JSON: [[[")
     assert read_paths_in([ModelResponse(parts=[ToolCallPart("read_file", deep, "c1")])]) == set()
+
+
+async def test_a_lone_surrogate_in_a_path_or_a_command_is_refused_in_our_words(env: ToolEnv) -> None:
+    """A model's reply may hold `\\ud800` escaped in its JSON (Anthropic's tool input is decoded as
+    it comes): the tools said Python's "'utf-8' codec can't encode character '\\ud800' in position 18:
+    surrogates not allowed". A name's byte that is not UTF-8 (`\\udcff`) is still a name."""
+    said = "cannot hold U+D800, half of a UTF-16 pair and no character"
+    assert await call(env, "read_file", path="notes\ud800.txt") == f"read_file failed: a path {said}"
+    assert await call(env, "write_file", path="x\ud800", content="x") == f"write_file failed: a path {said}"
+    assert await call(env, "bash", command="echo \ud800") == f"bash failed: a command {said}"
+    assert await call(env, "read_file", path="\udcff") == "File not found: \\xff"

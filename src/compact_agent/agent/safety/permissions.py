@@ -26,7 +26,7 @@ from typing import Literal
 from ...context.plumbing.lookalikes import marked, spelt_apart
 from ...words import quoted
 from .bash_rules import allowed_by, denied_by, why_not_allowed
-from .names import folded
+from .names import folded, lone_surrogate
 
 Mode = Literal["ask", "yes", "deny"]
 PROJECT_FILE = ".compact-agent.toml"  # settings_file.PROJECT_FILE (not imported: this module stays light)
@@ -100,6 +100,8 @@ def resolve_path(cwd: Path, p: str | Path) -> Path:
     "embedded null byte")."""
     if "\0" in str(p):
         raise OSError(errno.EINVAL, "a path cannot hold a NUL character")
+    if (odd := lone_surrogate(str(p))) is not None:  # (Python: "'utf-8' codec can't encode character")
+        raise OSError(errno.EINVAL, f"a path cannot hold {odd}, half of a UTF-16 pair and no character")
     try:
         path = Path(p).expanduser()
     except RuntimeError:

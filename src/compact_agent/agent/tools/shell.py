@@ -19,6 +19,7 @@ from contextvars import ContextVar
 
 from ... import secrets, stop_signals
 from ..integrations.instructions import command_of, files_now
+from ..safety.names import lone_surrogate
 from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
 from .shell_groups import kill_group, running, started
 from .text_encoding import decode_output
@@ -120,6 +121,8 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
         may_run.append(True)
     if "\0" in command:  # no process can be given it (Python would say "embedded null byte")
         return ToolFailure("bash failed: a command cannot hold a NUL character")
+    if (half := lone_surrogate(command)) is not None:  # (Python: "'utf-8' codec can't encode character")
+        return ToolFailure(f"bash failed: a command cannot hold {half}, half of a UTF-16 pair and no character")
     # The instruction files later sessions obey, as they are now: one the command changes is told
     # (permissions.changed_note). Not for `!cmd`, whose environment tells nobody (the user typed it).
     before = _watched(env) if env.on_change is not None else None
