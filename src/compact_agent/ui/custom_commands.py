@@ -109,8 +109,12 @@ async def run_custom(s: AgentSession, path: Path, args: str, c: Console) -> None
     """A custom command (`custom_prompt`), sent as a turn of its own."""
     prompt = custom_prompt(path, args)
     repl = current_repl()
-    if repl is None:
-        turn = await s.run_turn(prompt)
-        c.print(turn.output, markup=False, highlight=False)
-    else:
-        await repl.turn(prompt)
+    s.command_file = True  # the project's words, not the user's: what they name attaches inside the fence only
+    try:
+        if repl is None:
+            turn = await s.run_turn(prompt)
+            c.print(turn.output, markup=False, highlight=False)
+        else:
+            await repl.turn(prompt)
+    finally:
+        s.command_file = False

@@ -259,7 +259,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         # Else the prompt stays in its session, unanswered (-c goes on): the JSON result names it.
         return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), None,
                        session_id=saved_in.session_id if saved_in is not None and saved_in.entry_id else None)
-    run.session = session
+    run.session, session.command_file = session, custom is not None  # a command file's words attach inside the fence
     try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
         outcome = await _in_session(run, session, prompt, typed)
     finally:

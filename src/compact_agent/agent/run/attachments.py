@@ -61,9 +61,11 @@ def _pasted(typed: str) -> list[str]:
 
 
 def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, max_bytes: int,
-         settings: Settings) -> list[Attachment]:
+         settings: Settings, fenced: bool = False) -> list[Attachment]:
     """Everything `typed` names: `@path` mentions first, then pasted image paths, each once.
-    `max_bytes` is the images' limit; a text file is read as read_file reads it with `settings`."""
+    `max_bytes` is the images' limit; a text file is read as read_file reads it with `settings`.
+    `fenced`: the words are a file's (a custom command's), not the user's: an image attaches only
+    inside the fence the model's reads keep to, as a text file does."""
     found: list[Attachment] = []
     seen: set[Path] = set()
     said = mentions(typed)
@@ -89,15 +91,16 @@ def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, 
         if not mentioned and info is None:
             continue  # a word ending in .png that is not an image file: just a word
         seen.add(path)
-        found.append(_judge(name, path, info, mentioned, permissions, sees_images, max_bytes, settings))
+        found.append(_judge(name, path, info, mentioned, permissions, sees_images, max_bytes, settings, fenced))
     return found
 
 
 def _judge(name: str, path: Path, info: images.ImageInfo | None, mentioned: bool, permissions: Permissions,
-           sees: bool, max_bytes: int, settings: Settings) -> Attachment:
+           sees: bool, max_bytes: int, settings: Settings, fenced: bool = False) -> Attachment:
     shown = spelled(name) if mentioned else name
     if info is not None:
-        if (refusal := permissions.attach_refusal(path)) is not None:
+        judge = permissions.read_refusal if fenced else permissions.attach_refusal
+        if (refusal := judge(path)) is not None:
             return Attachment(name, path, False, True, f"{shown}: not attached ({_why(refusal)})")
         if info.size > max_bytes:
             return Attachment(name, path, False, True, f"{shown} is a {info.describe()}: over the "

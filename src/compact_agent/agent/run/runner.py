@@ -209,6 +209,7 @@ class AgentSession:
                            model_settings=self._model_settings())
         self.turns = 0
         self.turn_typed: str | None = None  # of the turn running, what the user typed (turn.py)
+        self.command_file = False  # the message is a custom command's file's (custom_commands.py): fenced attachments
         self.turn_input: tuple[str, str] | None = None  # of the prompt fit_input cut: as sent, as it came
         self.usage = RunUsage()
         try:

@@ -73,6 +73,7 @@ class TurnSession(SessionParts, Protocol):
     turns: int
     usage: RunUsage
     turn_typed: str | None  # of the turn running now, what the user typed (`run_turn`'s `typed`)
+    command_file: bool  # the message is a custom command's file's text: it attaches inside the fence only
     turn_input: tuple[str, str] | None  # (as sent, as it came) of the prompt `fit_input` last cut
 
     @property
@@ -95,7 +96,7 @@ def attachments(s: TurnSession, typed: str) -> list[Attachment]:
     """What `typed` (the user's own words) names: `@path` mentions and pasted image paths, each
     with what happens to it (attachments.py)."""
     found = find_attachments(typed, s.cwd, s.permissions, sees_images=s.env.images,
-                             max_bytes=s.settings.image_max_bytes, settings=s.settings)
+                             max_bytes=s.settings.image_max_bytes, settings=s.settings, fenced=s.command_file)
     layer = next((x for x in s.cm.layers if isinstance(x, ToolResultBudget)), None)
     # What every request carries: as the last request measured it, or as the first will.
     overhead = s.cm.calibration.tokens(s.cm.overhead or fixed_tokens(s))
