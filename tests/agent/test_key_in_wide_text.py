@@ -20,3 +20,5 @@ async def test_cat_of_a_utf16_env_file_sends_no_key(env: ToolEnv, work: Path) ->
     out = await call(env, "bash", command="cat .env")
     assert secrets.REDACTED in out
     assert KEY not in out.replace("\0", "") and KEY[8:24] not in out.replace("\0", "")
+    shown = await call(env, "bash", command="cat -A .env")  # what the model runs next: each NUL as ^@
+    assert secrets.REDACTED in shown and KEY[8:24] not in shown.replace("^@", "")

@@ -57,6 +57,18 @@ def test_a_key_in_utf16_or_utf32_read_as_8_bit_text(encoding: str) -> None:
     assert redact("a\0b\0c ordinary") == "a\0b\0c ordinary"
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-32-be"])
+def test_a_key_in_utf16_or_utf32_as_cat_v_or_a_bytes_repr_shows_it(encoding: str) -> None:
+    """What the model runs next to see such a file: `cat -A` writes each NUL `^@`, Python prints the
+    bytes with `\\x00` between the characters: the same few characters between each two of the key's."""
+    raw = f"OPENAI_API_KEY={KEY}\n".encode(encoding)
+    shown = raw.decode("latin-1").replace("\0", "^@")
+    assert KEY[4:] not in redact(shown).replace("^@", "") and REDACTED in redact(shown)
+    assert KEY[4:] not in redact(repr(raw)).replace("\\x00", "") and REDACTED in redact(repr(raw))
+    assert redact(".".join(KEY)) == REDACTED
+    assert redact("s.k.-.f.o.r.m.s ordinary") == "s.k.-.f.o.r.m.s ordinary"
+
+
 @given(cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=12),
        form=st.sampled_from(["literal", "reversed", "spread", "base64"]), before=st.text(max_size=60),
        after=st.text(max_size=60))

@@ -8,7 +8,8 @@ Reading keys from the environment and scrubbing a command's environment are the 
 A command that can print the key can as easily print it transformed, and a literal match would
 miss that. So a registered key is also looked for reversed (`| rev`), base64-encoded at any byte
 alignment (`| base64`, the fragment that does not depend on its neighbours), split by whitespace
-(`| fold -w 8`, `| sed 's/./& /g'`) and in pieces: any `FRAGMENT` characters of its random part
+(`| fold -w 8`, `| sed 's/./& /g'`) or NULs (a UTF-16 file), with the same few characters between
+each two of its characters (`cat -A`'s `^@`, a byte string's `\\x00`), and in pieces: any `FRAGMENT` characters of its random part
 (`cut -c20-27`, `${KEY:10:8}`, a key printed in halves by two commands), each piece redacted
 whole, as far as it goes on matching the key. The random part is what follows the key's kind
 (`sk-`, `sk-ant-api03-`: the same in every key of that kind, so ordinary text names it), and a
@@ -31,10 +32,13 @@ _KIND = re.compile(r"(?:[A-Za-z0-9]{1,6}-)*")  # a key's kind before its random 
 #: What may stand between a spread key's characters: whitespace, and the NULs and other controls
 #: a text in UTF-16 or UTF-32 shows between them when its bytes are read as 8-bit text.
 _GAP = r"[\s\x00-\x08\x0e-\x1f\x7f]*"
+#: The longest run of characters repeated between each two of a key's (`\x00\x00\x00`, UTF-32's NULs
+#: as Python prints bytes) that is still seen through.
+_SEP = 12
 
 _secrets: set[str] = set()  # the keys as given
 _forms: set[str] = set()  # their literal transforms (reversed, base64 fragments)
-_spread: list[re.Pattern[str]] = []  # a key with whitespace (or NULs: `_GAP`) anywhere between its characters
+_spread: list[re.Pattern[str]] = []  # a key with whitespace (`_GAP`), or one same separator, between its characters
 _bodies: set[str] = set()  # their random parts, long enough to be cut into pieces
 _pieces: re.Pattern[str] | None = None  # any FRAGMENT characters of one of them
 
@@ -53,8 +57,11 @@ def register(value: str | None) -> None:
             forms.append(enc[start:end])
     _forms.update(forms)
     # `base64` wraps its lines, `fold` cuts them: every form may come with whitespace inside; a file
-    # in UTF-16 or UTF-32 (a `.env` Windows PowerShell wrote), printed by `cat`, puts NULs there
+    # in UTF-16 or UTF-32 (a `.env` Windows PowerShell wrote), printed by `cat`, puts NULs there, and
+    # as `cat -A` or a program printing its bytes shows them, the same few characters (`^@`, `\x00`)
     _spread.extend(re.compile(_GAP.join(re.escape(c) for c in f)) for f in (value, *forms))
+    _spread.extend(re.compile(f"{re.escape(f[0])}(?P<s>.{{1,{_SEP}}}?){re.escape(f[1])}"
+                              + "".join(f"(?P=s){re.escape(c)}" for c in f[2:]), re.S) for f in (value, *forms))
     kind = _KIND.match(value)
     body = value[kind.end():] if kind else value
     if len(body) >= 2 * FRAGMENT:
