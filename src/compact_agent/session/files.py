@@ -8,9 +8,11 @@ the session store and by everything else the agent saves (todos, checkpoints, st
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
+import stat
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -84,9 +86,16 @@ def ensure_private_dir(path: Path) -> Path:
 
 
 def ensure_private_file(path: Path) -> Path:
-    """`path` exists and is 0600 (for files written by others' code, like the prompt history)."""
+    """`path` exists and is 0600 (for files written by others' code, like the prompt history).
+    Raises OSError for a file that is not a regular file: a FIFO in its place held the REPL at start
+    (the history) or after a prompt was sent (the record of sent prompts), waiting for a reader."""
     ensure_private_dir(path.parent)
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+    finally:
+        os.close(fd)
     with contextlib.suppress(OSError):
         os.chmod(path, 0o600)
     return path
