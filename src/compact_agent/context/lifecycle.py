@@ -91,6 +91,10 @@ def state_for(cm: M, key: str, model: object = None) -> M:
     return other
 
 
+#: `_running` while `compact_now` rewrites the conversation (a run's is its run_id).
+COMPACTING = "compact_now"
+
+
 def busy(cm: ManagerState) -> bool:
     """A run of the conversation in progress, or its notes being written."""
     return cm._running is not None or (cm.memory is not None and cm.memory.in_flight)
@@ -110,6 +114,9 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
     target = cast(Compacting, state_for(state, key))
     if target is not cm:
         return await compact_now(target, messages, instructions, model, confirm)
+    if state._running == COMPACTING:
+        raise CompactionError(f"conversation {key!r} is being compacted by another compact_now call on this "
+                              "ContextManager: compact the history that one returns, once it has")
     if state._running is not None:  # its store and history are the run's to rewrite (wrap_run)
         raise CompactionError(f"conversation {key!r} has a run in progress on this ContextManager: compact_now "
                               "compacts a history between runs (the run compacts its own when it needs to)")
@@ -119,6 +126,9 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
     cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
     cm._now_model = as_model(model)
     cm._run_ids = (None, key or None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
+    # Until it returns, the store and the history are its to rewrite: a run of the conversation
+    # (or another compact_now) meanwhile would save a turn the compacted history then drops.
+    state._running = COMPACTING
     try:
         # The summary request's view, shaped as a request's is but committed only once the compaction
         # goes ahead (rewritten in the store): blocked, declined or failed, it leaves nothing behind.
@@ -128,6 +138,7 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
                                   going_ahead=lambda: view.commit(state))
     finally:
         cm._now_model = None
+        state._running = None
     cm.close_breaker()
     return list(result.messages)
 
@@ -172,6 +183,9 @@ def conversation(cm: M, conversation_id: str) -> M | None:
 
 async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
     """Runs one run of this conversation; a second one while it runs is refused (`overlapping`)."""
+    if cm._running == COMPACTING:
+        raise UserError(f"conversation {ctx.conversation_id!r} is being compacted (compact_now) on this "
+                        "ContextManager: start the run when it returns, with the history it returns")
     if cm._running is not None:
         if cm._running == ctx.run_id:  # the same run entered it twice: one capability listed twice
             raise UserError("this ContextManager is given to the agent twice (capabilities=[cm, cm]): give it once")

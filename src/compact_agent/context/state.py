@@ -149,7 +149,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self._sync = StoreSync()  # what the store holds, by identity
         self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
         self._run_ids: tuple[str | None, str | None] = (None, None)  # the live run's (run_id, conversation_id)
-        self._running: str | None = None  # the run_id of this conversation's run in progress (lifecycle.wrap_run)
+        self._running: str | None = None  # its run's run_id (lifecycle.wrap_run), or lifecycle.COMPACTING
         self.answer_asked = 0  # the max_tokens the latest request asked for: the window holds it with the prompt
         self.handler_errors = 0  # exceptions raised by `event_handler` (logged, never raised into the run)
         self.failures = 0
