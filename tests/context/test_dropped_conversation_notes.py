@@ -1,6 +1,6 @@
-"""A conversation the manager lets go of (more than `max_conversations`) while its notes are being
-written in the background is still waited for by `cm.drain()`: its notes task used to be left
-running past the drain, and so past the event loop's end, that the docs say drain() guards."""
+"""A conversation past `max_conversations` whose notes are being written in the background is kept
+until they are done, and `cm.drain()` waits for them: its notes task used to be left running past
+the drain, and so past the event loop's end, that the docs say drain() guards."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ async def test_drain_waits_for_the_notes_of_a_conversation_no_longer_kept() -> N
     agent, _ = fetch_agent(model, cm)
     for key in ("a", "b", "c"):
         await agent.run(f"conversation {key}", conversation_id=key)
-    assert cm.conversation("b") is None and len(notes_tasks()) == 1  # b let go, its notes in flight
+    assert len(notes_tasks()) == 1  # b kept, its notes in flight; c, idle at its end, let go instead
+    assert cm.conversation("b") is not None and cm.conversation("c") is None
     drain = asyncio.ensure_future(cm.drain())
     for _ in range(100):  # every chance for drain() to return early, if it did not wait
         await asyncio.sleep(0)
@@ -48,9 +49,9 @@ async def test_drain_waits_for_the_notes_of_a_conversation_no_longer_kept() -> N
     assert waited and notes_tasks() == []
 
 
-async def test_a_conversation_let_go_while_it_runs_is_still_drained() -> None:
-    """With `max_conversations=1` every other conversation is let go as its run starts: its notes,
-    started at the run's end, were out of drain()'s reach."""
+async def test_a_conversation_past_the_limit_is_drained() -> None:
+    """With `max_conversations=1` every other conversation was let go as its run started: its notes,
+    started at the run's end, were out of drain()'s reach. It is kept until they are done."""
     gate = asyncio.Event()
 
     async def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -64,7 +65,7 @@ async def test_a_conversation_let_go_while_it_runs_is_still_drained() -> None:
     agent, _ = fetch_agent(model, cm)
     await agent.run("conversation first", conversation_id="first")  # the manager's own state
     await agent.run("conversation other", conversation_id="other")
-    assert cm.conversation("other") is None and len(notes_tasks()) == 1
+    assert cm.conversation("other") is not None and len(notes_tasks()) == 1
     drain = asyncio.ensure_future(cm.drain())
     for _ in range(100):
         await asyncio.sleep(0)
@@ -72,3 +73,4 @@ async def test_a_conversation_let_go_while_it_runs_is_still_drained() -> None:
     gate.set()
     await drain
     assert waited and notes_tasks() == []
+    assert cm.conversation("other") is None

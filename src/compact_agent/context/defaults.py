@@ -57,7 +57,8 @@ class _Unbuilt(Protocol):
     _tracer: Tracer | NoTracer
     _conversation: str | None
     _others: OrderedDict[str, Any]
-    _leaving: list[Any]
+    _manager: Any
+    _starting: set[str | None]
     _prev_savings: dict[str, int]
     _rebaseline: bool
 
@@ -102,7 +103,8 @@ def build_defaults(cm: _Unbuilt, window: int | None, store: HistoryStore | None,
     cm._tracer = NO_TRACER
     cm._conversation = None
     cm._others = OrderedDict()
-    cm._leaving = []
+    cm._manager = None
+    cm._starting = set()
     cm._prev_savings = {}
     cm._rebaseline = False
 

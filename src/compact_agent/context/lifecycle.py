@@ -55,8 +55,12 @@ M = TypeVar("M", bound=ManagerState)
 
 async def for_run(cm: M, ctx: RunContext[Any]) -> M:
     """The state for this run's conversation: this instance for the first conversation, a
-    fresh copy for each other one (their frozen decisions, notes and history must not mix)."""
-    return state_for(cm, ctx.conversation_id or "", ctx.model)
+    fresh copy for each other one (their frozen decisions, notes and history must not mix). Busy
+    from here on: `wrap_run` starts in a task of its own, and a conversation let go before it did
+    ran in a state no longer kept."""
+    state = state_for(cm, ctx.conversation_id or "", ctx.model)
+    state._starting.add(ctx.run_id)
+    return state
 
 
 def state_for(cm: M, key: str, model: object = None) -> M:
@@ -81,14 +85,24 @@ def state_for(cm: M, key: str, model: object = None) -> M:
     other = type(cm).wired(internals_now(cm, limits=cm.limits if known else None),
                              window=cm.window if known else None, **options_now(cm))
     other._conversation = key
+    other._manager = cm
     cm._others[key] = other
-    # The first conversation is this instance's own state and counts toward the limit; of the
-    # others, the least recently used goes (with a limit of 1, no other is kept past its run).
-    while cm._others and len(cm._others) + 1 > cm.max_conversations:
-        cm._leaving.append(cm._others.popitem(last=False)[1])
-    # One let go while it runs, or writes its notes in the background, is still drained (`drain`).
-    cm._leaving = [one for one in cm._leaving if one is other or busy(one)]
+    evict(cm, spare=other)
     return other
+
+
+def evict(cm: ManagerState, spare: ManagerState | None = None) -> None:
+    """Keep at most `max_conversations`: the first (this instance's own state) counts toward the
+    limit and is never dropped; of the others the least recently used idle one goes (with a limit
+    of 1, no other is kept past its run). A busy one stays: dropped, its run went on in a state no
+    longer kept, and a new run with its id started afresh without the history the first was still
+    adding to. With every other busy the limit is exceeded until one is done (the end of a run or
+    `compact_now`, the next run's start, or `drain`). `spare` is the one about to run."""
+    while len(cm._others) + 1 > cm.max_conversations:
+        idle = next((key for key, one in cm._others.items() if one is not spare and not busy(one)), None)
+        if idle is None:
+            return
+        del cm._others[idle]
 
 
 #: `_running` while `compact_now` rewrites the conversation (a run's is its run_id).
@@ -97,7 +111,7 @@ COMPACTING = "compact_now"
 
 def busy(cm: ManagerState) -> bool:
     """A run of the conversation in progress, or its notes being written."""
-    return cm._running is not None or (cm.memory is not None and cm.memory.in_flight)
+    return cm._running is not None or bool(cm._starting) or (cm.memory is not None and cm.memory.in_flight)
 
 
 async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instructions: str,
@@ -139,6 +153,7 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
     finally:
         cm._now_model = None
         state._running = None
+        evict(state._manager or state)  # done: past the limit, it may go now
     cm.close_breaker()
     return list(result.messages)
 
@@ -183,6 +198,7 @@ def conversation(cm: M, conversation_id: str) -> M | None:
 
 async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
     """Runs one run of this conversation; a second one while it runs is refused (`overlapping`)."""
+    cm._starting.discard(ctx.run_id)
     if cm._running == COMPACTING:
         raise UserError(f"conversation {ctx.conversation_id!r} is being compacted (compact_now) on this "
                         "ContextManager: start the run when it returns, with the history it returns")
@@ -201,6 +217,7 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
         cm._running = None
         if cm.memory is not None and not cm.notes_in_background:
             await cm.memory.drain(None)
+        evict(cm._manager or cm)  # done: past the limit, it may go now (`evict`)
 
 
 def overlapping(conversation_id: str | None) -> str:
@@ -223,12 +240,12 @@ async def after_run(cm: ManagerState, ctx: RunContext[Any], *, result: AgentRunR
 
 async def drain(cm: ManagerState, timeout: float | None = None) -> None:
     """Wait for background notes in flight (all conversations), then cancel what is left.
-    Needed only with `notes_in_background=True`, before the event loop ends. Conversations let go
-    past `max_conversations` while busy are waited for too."""
-    for one in [cm, *cm._others.values(), *cm._leaving]:
+    Needed only with `notes_in_background=True`, before the event loop ends. Conversations kept
+    past `max_conversations` while their notes were written go once they are done (`evict`)."""
+    for one in [cm, *cm._others.values()]:
         if one.memory is not None:
             await one.memory.drain(timeout)
-    cm._leaving = [one for one in cm._leaving if busy(one)]
+    evict(cm)
 
 
 def compact_tools(cm: ManagerState, names: set[str]) -> None:

@@ -20,7 +20,7 @@ compaction as it runs one (the hook, notes or summary, the thrash guard) in comp
 when enabled) written by the run's own model (sharing its cached prefix), the history and its archives kept in
 an `InMemoryStore`, nothing written to disk. State is per conversation: the instance serves the
 first conversation it sees, and each other `conversation_id` gets its own copy (up to
-`max_conversations`, the first among them; of the others the least recently used is dropped) —
+`max_conversations`, the first among them; of the others the least recently used idle one is dropped) —
 unless you gave it a store of your own (or the agent wired in layers, notes or a compactor:
 wiring.py), which belong to one conversation: then a second one is refused.
 """
@@ -100,7 +100,8 @@ class ContextManager(CompactingState):
       (typed events); an exception it raises is logged and counted in `handler_errors`, never
       raised into the run.
     - `notes_in_background`: let a notes request outlive its run (then `await drain()` before exiting).
-    - `max_conversations`: conversations kept at once (least recently used dropped).
+    - `max_conversations`: conversations kept at once (the least recently used idle one dropped;
+      one with a run or notes in progress is kept, past the limit if need be).
     - `prices`: the model's prices, which decide when compacting pays (`Prices`).
     - `before_compact`: awaited before every compaction with (trigger, instructions); returns the
       instructions to use. Raise `CompactionBlocked(reason)` in it to block that compaction; any

@@ -80,7 +80,8 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     _tracer: Tracer | NoTracer  # pydantic-ai's from the first request of a run on
     _conversation: str | None
     _others: OrderedDict[str, Self]
-    _leaving: list[Self]  # others let go while busy, until done (lifecycle.state_for)
+    _manager: Self | None  # the manager that keeps this conversation (lifecycle.state_for); None on itself
+    _starting: set[str | None]  # runs given this state (lifecycle.for_run) whose wrap_run has not begun
     _prev_savings: dict[str, int]
     _rebaseline: bool
     _run_ids: tuple[str | None, str | None]
