@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
     from .compaction.restore import Restorer
     from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller, Summarize
     from .compaction.summarizer import SharedPrefixSummarizer
-    from .contract import HistoryNotSaved
+    from .contract import HistoryNotLoaded, HistoryNotSaved
     from .decisions.economics import CompactionPlan, Prices
     from .layers.order import default_layers
     from .pipeline import (
@@ -66,6 +66,7 @@ __all__ = [
     "Compactor",
     "ContextManager",
     "Event",
+    "HistoryNotLoaded",
     "HistoryNotSaved",
     "HistoryStore",
     "InMemoryStore",
@@ -105,6 +106,7 @@ _EXPORTS: dict[str, str] = {
     "Compactor": ".compaction.compactor",
     "ContextManager": ".pipeline",
     "Event": ".plumbing.events",
+    "HistoryNotLoaded": ".contract",
     "HistoryNotSaved": ".contract",
     "HistoryStore": ".plumbing.stores",
     "InMemoryStore": ".plumbing.stores",

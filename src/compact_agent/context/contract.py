@@ -34,7 +34,7 @@ from pydantic_ai.messages import (
 from .plumbing.events import one_line
 from .plumbing.stores import HistoryStore
 
-__all__ = ["HistoryNotSaved", "LoadableStore", "StoreSync", "keep_system_prompts", "loaded", "stamp_new"]
+__all__ = ["HistoryNotLoaded", "HistoryNotSaved", "LoadableStore", "StoreSync", "keep_system_prompts", "loaded", "stamp_new"]
 
 
 def opening_system_prompts(messages: Sequence[ModelMessage]) -> list[SystemPromptPart]:
@@ -114,8 +114,12 @@ class LoadableStore(Protocol):
 
 def loaded(store: LoadableStore) -> list[ModelMessage]:
     """What `store.load_messages()` says it holds, refused in one line when it is not a list of
-    messages (None for "nothing yet" failed as "'NoneType' object is not iterable")."""
-    held = store.load_messages()
+    messages (None for "nothing yet" failed as "'NoneType' object is not iterable"). Whatever the
+    store raises is one `HistoryNotLoaded`."""
+    try:
+        held = store.load_messages()
+    except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
+        raise HistoryNotLoaded(e) from e
     if isinstance(held, str | bytes) or not isinstance(held, Sequence):
         raise TypeError(f"{type(store).__name__}.load_messages() must return a list of messages ([] when it holds "
                         f"none), not {type(held).__name__}")
@@ -124,6 +128,24 @@ def loaded(store: LoadableStore) -> list[ModelMessage]:
             raise TypeError(f"{type(store).__name__}.load_messages() must return a list of messages, but item "
                             f"{i + 1} is {type(m).__name__}")
     return list(held)
+
+
+class HistoryNotLoaded(OSError):
+    """The store's `load_messages()` raised: what it holds of the conversation is unknown. Raised by
+    the request (or `compact_now`, or `resume()`) that would have read it, before anything is saved
+    or sent; the next one reads the store again.
+
+    `cause` (also `__cause__`) is the store's own error, whatever it raised; `errno` is its, where it
+    has one."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(f"the store could not be read ({one_line(cause)}), so what it holds of the "
+                         "conversation is unknown: nothing was saved or sent")
+        self.cause = cause
+        self.errno = getattr(cause, "errno", None)
+
+    def __str__(self) -> str:  # OSError's would be "[Errno N] ..." without the store's words
+        return str(self.args[0])
 
 
 class HistoryNotSaved(OSError):
@@ -235,12 +257,14 @@ class StoreSync:
         """Make `store` hold `messages`: append what is new, or rewrite it when the history no
         longer begins with what the store holds (a shorter or edited history)."""
         if not self.started:
-            self.started = True
             if isinstance(store, LoadableStore):
-                self.held = loaded(store)  # a new capability on a store that holds the conversation
+                # A new capability on a store that holds the conversation. One that cannot be read
+                # stays unread (taken for empty, the next sync appended what it held once more).
+                self.held = loaded(store)
                 n = self.common(messages, deep=True)
                 if n == len(self.held):
                     self.held = list(messages[:n])  # the caller's objects from now on
+            self.started = True
         try:
             self._sync(store, messages, boundary)
         except HistoryNotSaved:
