@@ -37,10 +37,13 @@ def test_the_words_after_dashes_are_the_prompt(cli, after, prompt):
     assert asked(req) == prompt  # the server knows fake-model alone: no `--model other` either
 
 
-@pytest.mark.parametrize("args", [("--", "-p", "hi"), ("-r", "--", "-p", "hi"), ("-m", "deepseek-chat", "--", "sessions", "x")])
-def test_the_repl_starts_with_them(cli, args):
+@pytest.mark.parametrize(("args", "code", "said"), [
+    (("--", "-p", "hi"), 2, "compact-agent: the REPL needs a terminal"),
+    (("-r", "--", "-p", "hi"), 1, "compact-agent: no earlier session in "),  # -r's own check comes first
+    (("-m", "deepseek-chat", "--", "sessions", "x"), 2, "compact-agent: the REPL needs a terminal")])
+def test_the_repl_starts_with_them(cli, args, code, said):
     res = cli(*args)  # the REPL's own line (stdin is no terminal here), not a usage error
-    assert res.code == 2 and res.stderr.startswith("compact-agent: the REPL needs a terminal"), res.stderr
+    assert res.code == code and res.stderr.startswith(said), res.stderr
 
 
 def test_the_repl_gets_them_as_its_first_message():
