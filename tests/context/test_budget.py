@@ -15,7 +15,7 @@ from pydantic_ai.messages import BinaryContent, ModelRequest, ToolReturnPart, re
 from compact_agent.config import Settings
 from compact_agent.context.layers import spills as spills_mod
 from compact_agent.context.layers.budget import ToolResultBudget
-from compact_agent.context.layers.previews import build_preview, spill_name
+from compact_agent.context.layers.previews import OWN_TOOLS, build_preview, spill_name
 from compact_agent.context.plumbing import tokens
 from tests.context.strategies import Conv, big_text, budget_for, dump
 from tests.preview_offsets import assert_reads_on_after_the_head
@@ -24,6 +24,12 @@ from tests.preview_offsets import assert_reads_on_after_the_head
 def returns(messages: list) -> dict[str, ToolReturnPart]:
     return {p.tool_call_id: p for m in messages if isinstance(m, ModelRequest)
             for p in m.parts if isinstance(p, ToolReturnPart)}
+
+
+def with_our_tools(layer: ToolResultBudget) -> ToolResultBudget:
+    """The layer as this project's agent has it: its requests list read_file, grep and bash."""
+    layer.tools = OWN_TOOLS
+    return layer
 
 
 def run(layer: ToolResultBudget, messages: list):
@@ -35,7 +41,7 @@ def test_big_result_is_spilled_privately_and_previewed(tmp_path: Path) -> None:
     out_text = big_text("log", 60_000)
     conv = Conv().user("show me the log").call("bash", {"command": "cat log"}, out_text).say("ok")
     before = dump(conv.messages)
-    result = run(ToolResultBudget(Settings(), spill), conv.messages)
+    result = run(with_our_tools(ToolResultBudget(Settings(), spill)), conv.messages)
 
     assert dump(conv.messages) == before  # the persisted history is untouched
     path = spill / "call_1.txt"
@@ -180,7 +186,8 @@ def test_a_long_line_previews_command_prints_what_follows_the_head_whatever_its_
     """The command is run as the model would run it, on the file the layer spilled."""
     text = "é" * 490 + "MARK" + "ü" * 60_000  # the preview's head is 500 characters: 996 bytes
     conv = Conv().user("go").call("bash", {"command": "cat it"}, text).say("ok")
-    result = run(ToolResultBudget(Settings(tool_result_preview_chars=1_000), tmp_path / "spill dir"), conv.messages)
+    result = run(with_our_tools(ToolResultBudget(Settings(tool_result_preview_chars=1_000), tmp_path / "spill dir")),
+                 conv.messages)
     preview = returns(result.messages)["call_1"].content
     assert isinstance(preview, str) and preview.startswith("é" * 490 + "MARK" + "ü" * 6 + "\n\n[...")
     found = re.search(r"`(tail -c \+997 .+? \| head -c 4000)` for the next 4,000 bytes", preview)
@@ -199,7 +206,7 @@ def test_a_key_in_a_spilled_result_leaves_the_preview_and_the_file_in_step(tmp_p
     secrets.register(key)
     text = f"token: {key}\n" + "".join(chr(65 + i % 26) for i in range(60_000))  # one long line after it
     conv = Conv().user("go").call("bash", {"command": "env; cat blob"}, text).say("ok")
-    result = run(ToolResultBudget(Settings(tool_result_preview_chars=1_000), tmp_path), conv.messages)
+    result = run(with_our_tools(ToolResultBudget(Settings(tool_result_preview_chars=1_000), tmp_path)), conv.messages)
     preview = returns(result.messages)["call_1"].content
     held = (tmp_path / "call_1.txt").read_text()
     assert isinstance(preview, str) and key not in preview and key not in held

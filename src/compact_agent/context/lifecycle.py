@@ -18,13 +18,14 @@ from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
-from pydantic_ai.tools import RunContext
+from pydantic_ai.tools import RunContext, ToolDefinition
 
 from . import shaping
 from .compaction.result import CompactionError, CompactionResult
 from .contract import new_from_compaction
 from .defaults import as_model
 from .handlers import Confirm
+from .layers.budget import ToolResultBudget
 from .layers.microcompact import Microcompact
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import Limits
@@ -246,6 +247,15 @@ async def drain(cm: ManagerState, timeout: float | None = None) -> None:
         if one.memory is not None:
             await one.memory.drain(timeout)
     evict(cm)
+
+
+def agent_tools(cm: ManagerState, tools: Sequence[ToolDefinition]) -> None:
+    """The tools the request offers the model, by name with their parameters: a spilled result's
+    preview names a tool to read the rest with only when the agent has it (layers/previews.py)."""
+    offered = {t.name: frozenset((t.parameters_json_schema or {}).get("properties") or ()) for t in tools}
+    for layer in cm.layers or ():
+        if isinstance(layer, ToolResultBudget):
+            layer.tools = offered
 
 
 def compact_tools(cm: ManagerState, names: set[str]) -> None:

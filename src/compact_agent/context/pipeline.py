@@ -193,6 +193,7 @@ class ContextManager(CompactingState):
             self.memory.model = model  # notes share the run's model and cached prefix
         if self._all_tools:
             lifecycle.compact_tools(self, {t.name for t in params.function_tools})
+        lifecycle.agent_tools(self, params.function_tools)
         instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
         self.overhead = tokens.request_overhead(instructions, params.function_tools)
         self.answer_asked = asked_output(request_context.model_settings)

@@ -46,6 +46,8 @@ from pydantic_ai.usage import RequestUsage
 from ..config import Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
 from ..context.compaction.cuts import join
+from ..context.layers.budget import ToolResultBudget
+from ..context.layers.previews import OWN_TOOLS
 from ..context.wiring import Internals, SummaryInputs
 from ..models import PRICING, prices_of
 from .retention import is_typed
@@ -183,6 +185,11 @@ class Ours:
                       keep_system_prompts=False),
             settings=self.settings.compaction(), store=self.store, max_output=sim.max_output,
             prices=prices_of(PRICING.get(sim.provider, PRICING["deepseek"])))
+        # The live agent's requests list its tools, and a spilled result's preview names those it can
+        # read the rest with (lifecycle.agent_tools): the replay's requests list none, so it is told.
+        for layer in self.cm.layers or ():
+            if isinstance(layer, ToolResultBudget):
+                layer.tools = OWN_TOOLS
         # The live agent measures its system prompt and tool schemas; here they are the fitted overhead.
         self.cm.overhead = round(sim.tm.overhead / sim.tm.ratio) if sim.tm.ratio else sim.tm.overhead
         self._history: list[ModelMessage] = []

@@ -32,7 +32,7 @@ from ..plumbing import secrets, tokens
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import mark
 from ..plumbing.settings import CompactionSettings as Settings
-from .previews import build_preview, cut_args, text_of
+from .previews import Tools, build_preview, cut_args, text_of
 from .spills import SpillFiles
 
 LAYER = "budget"
@@ -57,6 +57,9 @@ class ToolResultBudget(SpillFiles):
         self.actions: dict[str, dict[str, Any]] = {}  # id -> marker info, frozen with the preview
         self.args_cut: dict[str, dict[str, Any]] = {}  # call id -> the arguments as shown
         self.args_kept: set[str] = set()  # call ids judged small enough
+        # The agent's tools as the latest request listed them (lifecycle.agent_tools): a preview's
+        # note names only these. Unknown (a history compacted before any run), it names none.
+        self.tools: Tools = {}
 
     # -- state ---------------------------------------------------------------------------------
     def state_to_json(self) -> dict[str, Any]:
@@ -286,7 +289,7 @@ class ToolResultBudget(SpillFiles):
         preview_chars = self.settings.tool_result_preview_chars if preview_chars is None else preview_chars
         text = secrets.redact(text)  # as the file holds it: the preview's byte offsets are the file's
         call_id = part.tool_call_id
-        longest = max(len(build_preview(text, preview_chars, p)) for p in (self._path(call_id), None))
+        longest = max(len(build_preview(text, preview_chars, p, tools=self.tools)) for p in (self._path(call_id), None))
         if longest >= len(text):
             return None
         path: Path | None = self._path(call_id)
@@ -298,7 +301,7 @@ class ToolResultBudget(SpillFiles):
                 path = None
         if path is None:
             info["action"] = "truncate"
-        self.replacements[call_id] = build_preview(text, preview_chars, path)
+        self.replacements[call_id] = build_preview(text, preview_chars, path, tools=self.tools)
         self.actions[call_id] = info
         return str(info["action"])
 

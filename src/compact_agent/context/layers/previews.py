@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +68,44 @@ def _whole_lines(head: str, tail: str) -> tuple[str, str]:
     return head, tail
 
 
-def build_preview(text: str, preview_chars: int, path: Path | None, kind: str = "output") -> str:
+Tools = Mapping[str, frozenset[str]]
+"""The agent's tools, as a request lists them: each name with the names of its parameters."""
+
+OWN_TOOLS: Tools = {"read_file": frozenset({"path", "offset", "limit"}), "grep": frozenset({"pattern", "path", "glob"}),
+                    "bash": frozenset({"command", "timeout"})}
+"""This project's agent's tools (agent/tools/toolset.py) that a preview's note names."""
+
+
+def how_to_read(path: Path, head: str, text: str, tools: Tools) -> str:
+    """How the model can read the rest of the text saved at `path`, naming only tools it has: a
+    library user's agent may have no `read_file`, `grep` or shell, and a note naming them sent
+    the model after tools it could not call. Without them, its file tools, unnamed."""
+    read = tools.get("read_file")
+    if longest_line(text) <= LONG_LINE:
+        if read is not None and {"path", "offset", "limit"} <= read:
+            return f'Read the rest with read_file(path="{path}", offset=<first line>, limit=<number of lines>)'
+        return "Read the rest from that file with read_file" if read is not None else \
+            "The rest can be read from that file with your file tools"
+    # A line-by-line read would cut them: search, or read on by bytes from the end of the head.
+    # The file is the text as UTF-8 and `tail -c` counts bytes: one past the head's UTF-8 length is
+    # where the rest starts, whatever its characters.
+    after = len(head.encode("utf-8", "surrogatepass")) + 1
+    ways = [way for have, way in (
+        ("grep" in tools, "grep, which shows the text around a match"),
+        ("bash" in tools, f"`tail -c +{after} {shlex.quote(str(path))} | head -c {NEXT_BYTES}` for the next "
+                          f"{NEXT_BYTES:,} bytes")) if have]
+    too_long = "for read_file" if read is not None else "to read by line"
+    if ways:
+        return f"Read the rest with {', or '.join(ways)} (its lines are too long {too_long})"
+    return (f"The rest can be read from that file with your file tools: search it, or read it by bytes from byte "
+            f"{after:,} on (its lines are too long {too_long})")
+
+
+def build_preview(text: str, preview_chars: int, path: Path | None, kind: str = "output",
+                  tools: Tools = OWN_TOOLS) -> str:
     """Head and tail of `text` and one line telling the model where the rest is (or that it is gone).
-    `kind` names what it is: a tool's output, or the input given with a user's message."""
+    `kind` names what it is: a tool's output, or the input given with a user's message; `tools` the
+    agent's, which the line names where they can read the rest."""
     head_n = max(0, preview_chars // 2)
     tail_n = max(0, preview_chars - head_n)
     head, tail = _whole_lines(text[:head_n], text[len(text) - tail_n :] if tail_n else "")
@@ -77,17 +113,9 @@ def build_preview(text: str, preview_chars: int, path: Path | None, kind: str = 
     lines = line_count(text)
     size = f"{len(text):,} characters, {lines:,} line{'' if lines == 1 else 's'}"
     if path is not None:
-        if longest_line(text) <= LONG_LINE:
-            how = f'read_file(path="{path}", offset=<first line>, limit=<number of lines>)'
-        else:  # a line-by-line read would cut them: search, or read on by bytes from the end of the head
-            # The file is the text as UTF-8 and `tail -c` counts bytes: one past the head's UTF-8
-            # length is where the rest starts, whatever its characters.
-            after = len(head.encode("utf-8", "surrogatepass")) + 1
-            how = (f"grep, which shows the text around a match, or `tail -c +{after} {shlex.quote(str(path))} | "
-                   f"head -c {NEXT_BYTES}` for the next {NEXT_BYTES:,} bytes (its lines are too long for read_file)")
         note = (
             f"[{kind.capitalize()} too large for the context ({size}); showing the first {len(head):,} and last "
-            f"{len(tail):,} characters. Full {kind} saved to {path} . Read the rest with {how}.]"
+            f"{len(tail):,} characters. Full {kind} saved to {path} . {how_to_read(path, head, text, tools)}.]"
         )
     else:
         note = (
