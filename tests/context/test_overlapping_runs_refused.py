@@ -16,6 +16,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserProm
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import ContextManager
+from compact_agent.context.lifecycle import busy
 
 
 async def test_a_second_run_of_a_conversation_in_progress_is_refused_and_others_run_alongside() -> None:
@@ -61,3 +62,25 @@ async def test_a_manager_given_twice_to_one_agent_is_named_as_such() -> None:
                                  "give it once")
     agent = Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("answer")])), capabilities=[cm])
     assert (await agent.run("hello")).output == "answer"  # nothing was left marked as running
+
+
+async def test_two_managers_on_one_agent_are_refused_before_anything_is_sent() -> None:
+    """Two different managers on one agent each compacted the same history, unaware of the other's
+    compactions, store and notes, with no word of it."""
+    sent: list[int] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        sent.append(len(messages))
+        return ModelResponse(parts=[TextPart("answer")])
+
+    cm, cm2 = ContextManager(window=64_000), ContextManager(window=64_000)
+    refused = "this agent is given 2 different ContextManagers: each would compact the same history on its own; give it one"
+    with pytest.raises(UserError) as caught:
+        await Agent(FunctionModel(answer), capabilities=[cm, cm2]).run("hello")
+    assert str(caught.value) == refused
+    with pytest.raises(UserError) as caught:  # one given for the run only is the same
+        await Agent(FunctionModel(answer), capabilities=[cm]).run("hello", capabilities=[cm2])
+    assert str(caught.value) == refused
+    assert sent == []
+    assert not busy(cm) and not busy(cm2)  # neither is left waiting for a run that never started
+    assert (await Agent(FunctionModel(answer), capabilities=[cm2]).run("hello")).output == "answer"

@@ -200,6 +200,7 @@ def conversation(cm: M, conversation_id: str) -> M | None:
 async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
     """Runs one run of this conversation; a second one while it runs is refused (`overlapping`)."""
     cm._starting.discard(ctx.run_id)
+    sole_manager(ctx)
     if cm._running == COMPACTING:
         raise UserError(f"conversation {ctx.conversation_id!r} is being compacted (compact_now) on this "
                         "ContextManager: start the run when it returns, with the history it returns")
@@ -219,6 +220,19 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
         if cm.memory is not None and not cm.notes_in_background:
             await cm.memory.drain(None)
         evict(cm._manager or cm)  # done: past the limit, it may go now (`evict`)
+
+
+def sole_manager(ctx: RunContext[Any]) -> None:
+    """Two different managers on one run would each compact the same history, neither knowing of the
+    other's compactions, store or notes: refused before either sends anything. One given twice is
+    left to `wrap_run`, which names that."""
+    states = [one for one in ctx.capabilities.values() if isinstance(one, ManagerState)]
+    managers = {id(one._manager or one) for one in states}
+    if len(managers) > 1:
+        for one in states:  # the run will not start: not busy with it (`busy`)
+            one._starting.discard(ctx.run_id)
+        raise UserError(f"this agent is given {len(managers)} different ContextManagers: each would compact the same "
+                        "history on its own; give it one")
 
 
 def overlapping(conversation_id: str | None) -> str:
