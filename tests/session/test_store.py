@@ -116,3 +116,31 @@ def test_a_session_that_saved_nothing_leaves_no_folder_not_even_its_projects(tmp
     assert sorted(p.name for p in root.iterdir()) == ["kept.jsonl"]  # the other session's folder stays
     kept.remove_if_unused()  # it saved a message: nothing of it goes
     assert (root / "kept.jsonl").is_file()
+
+
+def test_the_events_of_a_session_that_saved_nothing_go_with_its_folder(tmp_path):
+    """`-p /mcp` (or a REPL left at once) with MCP servers configured logged their connecting in the
+    session's events and saved nothing: the folder stayed, and `sessions` listed it as the leftover
+    of a session whose file is gone. The events of a session with a file stay, and so does whatever
+    else a session that saved nothing wrote."""
+    root = tmp_path / "projects" / "my-dir"
+    unsaved = SessionStore(root, "s1")
+    unsaved.lock()
+    unsaved.event_log.append({"layer": "mcp", "action": "connected"})
+    unsaved.unlock()
+    unsaved.remove_if_unused()
+    assert not root.exists()
+    spilled = SessionStore(root, "s2")
+    spilled.lock()
+    spilled.event_log.append({"layer": "mcp", "action": "connected"})
+    (spilled.side_dir("tool-results") / "r1.txt").write_text("output")
+    spilled.unlock()
+    spilled.remove_if_unused()
+    assert sorted(p.name for p in spilled.dir.rglob("*")) == ["r1.txt", "tool-results"]
+    saved = SessionStore(root, "s3")
+    saved.lock()
+    saved.append(msgs(1))
+    saved.event_log.append({"layer": "mcp", "action": "connected"})
+    saved.unlock()
+    saved.remove_if_unused()
+    assert [e["action"] for e in saved.event_log.read()] == ["connected"]

@@ -180,13 +180,16 @@ class SessionStore:
 
     def remove_if_unused(self) -> None:
         """After `unlock`: a session that saved nothing (`-p /status`, a REPL left at once) leaves
-        no folder behind. Its lock and its empty side folders go, and so does the project's folder
-        when no other session is in it (a first run in a directory made it); anything written stays."""
+        no folder behind. Its lock, its event log (what the MCP servers said as they connected, of a
+        session there is no file of: `sessions` listed the folder as the leftover of one whose file
+        is gone) and its empty side folders go, and so does the project's folder when no other
+        session is in it (a first run in a directory made it); anything else written stays."""
         if self._lock_fd is not None or self.path.exists():
             return
         if self.dir.is_dir():
-            with contextlib.suppress(OSError):
-                (self.dir / locks.LOCK_FILE).unlink(missing_ok=True)
+            for own in (self.dir / locks.LOCK_FILE, self.event_log.path):
+                with contextlib.suppress(OSError):
+                    own.unlink(missing_ok=True)
             for folder, _dirs, _files in sorted(os.walk(self.dir), key=lambda w: -len(w[0])):  # deepest first
                 with contextlib.suppress(OSError):  # not empty: it holds something, and stays
                     os.rmdir(folder)
