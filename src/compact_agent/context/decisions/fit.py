@@ -55,7 +55,7 @@ from pydantic_ai.messages import (
 
 from ..compaction import ledger, summary
 from ..layers.previews import spill_name
-from ..plumbing import rounds, tokens
+from ..plumbing import markers, rounds, tokens
 from ..plumbing.events import Event
 from .view import ShrinkView
 
@@ -64,8 +64,7 @@ __all__ = ["shrink_to_fit"]
 CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
 LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
             "the saved session keeps it]")
-FOLDED = ("[compact-agent: the newest steps, folded into this note to fit the window (the saved session "
-          "keeps them whole); read a saved result in small parts: whole, it would not fit either]\n")
+FOLDED = markers.FOLDED
 HEAD_CHARS = 300
 STEP_CHARS = (160, 60)  # a folded step's line, then shorter
 

@@ -19,6 +19,10 @@ KEY = "compact_agent"
 OWN_TEXT = "[compact-agent:"
 """How every text the program itself puts in a user-role message begins (the plan, hook output, MCP
 notes, notices): context for the model, never the user's words, nor a step of the work."""
+FOLDED = (f"{OWN_TEXT} the newest steps, folded into this note to fit the window (the saved session "
+          "keeps them whole); read a saved result in small parts: whole, it would not fit either]\n")
+"""How the note begins that the newest steps are folded into when even their previews do not fit
+(decisions/fit.py): a window too small for it names it (refusal.py)."""
 
 
 def mark(metadata: Any, layer: str, info: dict[str, Any]) -> dict[str, Any]:

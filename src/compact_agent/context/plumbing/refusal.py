@@ -4,16 +4,25 @@ The last resort (decisions/fit.py) leaves only what it cannot shrink further: th
 and tool definitions, every tool result cut to a short preview of a fixed size, the newest round
 and the first message's first words. Blaming the instructions for all of it sent a user with a
 500-token window and 40 tokens of instructions off to shorten them; the message names the part
-that takes the most, and says what makes that part smaller.
+that takes the most, and says what makes that part smaller. The messages are told apart by who
+wrote them: "send a shorter prompt" was said of a note the newest steps were folded into, which
+the user never typed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
-from . import tokens
+from . import markers, tokens
 
 __all__ = ["window_refusal"]
 
@@ -38,17 +47,52 @@ def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixe
                 f"{room}: send shorter instructions or fewer tools, or {LARGER}{fewer}")
     results = [p for m in view if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
     in_results = min(max(0, size - fixed), scale(sum(tokens.part_tokens(p) for p in results)))
-    rest = max(0, size - fixed - in_results)
     shares = [
-        (in_results, f"{in_results:,} for {len(results)} tool result{'s' if len(results) != 1 else ''} "
-                     "cut to previews of a fixed size",
+        (in_results, f"{len(results)} tool result{'s' if len(results) != 1 else ''} cut to previews of a fixed size",
          f"{LARGER}, or a smaller CompactionSettings(tool_result_preview_chars=...)"),
-        (rest, f"{rest:,} for the first message and the newest round",
-         f"{LARGER}, or send a shorter prompt"),
-        (fixed, f"{fixed:,} for the instructions and tool definitions",
-         f"{LARGER}, or send shorter instructions or fewer tools"),
+        *_messages(view, max(0, size - fixed - in_results)),
+        (fixed, "the instructions and tool definitions", f"{LARGER}, or send shorter instructions or fewer tools"),
     ]
     shares.sort(key=lambda s: -s[0])
-    parts = ", ".join(text for n, text, _ in shares if n > 0)
+    parts = ", ".join(f"{n:,} for {text}" for n, text, _ in shares if n > 0)
     return (f"this request needs {size:,} tokens even shrunk as far as it goes, but the {room} ({parts}): "
             f"{shares[0][2]}{fewer}")
+
+
+#: The rest of the request by who wrote it, each with what makes it smaller.
+_KINDS = {
+    "typed": ("what the user typed", f"{LARGER}, or send a shorter prompt"),
+    "system": ("the system prompt", f"{LARGER}, or give the agent a shorter system prompt"),
+    "folded": ("the note the newest steps were folded into", LARGER),
+    "ours": ("the notes standing in for what was left out", LARGER),
+    "model": ("the model's newest reply and its tool calls", LARGER),
+}
+
+
+def _kind(message: ModelMessage, part: object) -> str:
+    if isinstance(message, ModelResponse):
+        return "model"
+    if isinstance(part, SystemPromptPart):
+        return "system"
+    text = part.content if isinstance(part, UserPromptPart) and isinstance(part.content, str) else None
+    if text is not None and text.startswith(markers.FOLDED):
+        return "folded"
+    if text is None or text.startswith(markers.OWN_TEXT) or markers.is_compaction_message(message):
+        return "ours"  # a summary, a line saying what was left out, a retry prompt
+    return "typed"
+
+
+def _messages(view: Sequence[ModelMessage], rest: int) -> list[tuple[int, str, str]]:
+    """`rest` (the request less its instructions, tool definitions and tool results) split by
+    who wrote each part, in proportion to its estimate."""
+    estimates = dict.fromkeys(_KINDS, 0)
+    for m in view:
+        for p in m.parts:
+            if not isinstance(p, ToolReturnPart):
+                estimates[_kind(m, p)] += tokens.part_tokens(p)
+    total = sum(estimates.values())
+    if not total:
+        return [(rest, "the messages", LARGER)]
+    split = {kind: rest * n // total for kind, n in estimates.items()}
+    split[max(estimates, key=lambda kind: estimates[kind])] += rest - sum(split.values())  # what rounding left
+    return [(split[kind], *_KINDS[kind]) for kind in _KINDS]
