@@ -17,7 +17,7 @@ from pydantic_ai.providers import infer_provider_class
 
 from .decisions.economics import Prices
 from .plumbing import tokens
-from .plumbing.settings import OPTIONAL_FIELDS, said, said_with_type
+from .plumbing.settings import OPTIONAL_FIELDS, kind, said, said_with_type
 from .plumbing.settings import CompactionSettings as Settings
 
 
@@ -51,6 +51,13 @@ def check_model_name(name: str, label: str = "summary_model") -> None:
                          "'provider:model' (e.g. 'openai:gpt-4.1-mini'), or pass a Model")
 
 
+def check_model_class(model: object, label: str) -> None:
+    """A Model class where an instance belongs (`summary_model=FunctionModel`), named as such."""
+    if isinstance(model, type) and issubclass(model, Model):
+        raise TypeError(f"{label} must be a pydantic-ai Model instance ({model.__name__}(...)) or a model name, "
+                        f"not the class {model.__name__}")
+
+
 def check_window(window: object) -> None:
     """`window`: a whole number of tokens or None. A string ("64000", read from a config or the
     environment) is the caller's to convert: it is named here as the wrong type, not as a value."""
@@ -74,16 +81,16 @@ def check_options(*, window: object, max_output: object, settings: object, summa
         if value < least:
             raise ValueError(f"{name} must be a whole number, at least {least}, not {value!r}")
 
-    def of_type(name: str, value: object, kind: type | tuple[type, ...], what: str) -> None:
-        if value is not None and not isinstance(value, kind):
-            raise TypeError(f"{name} must be {what}, not {type(value).__name__}")
+    def of_type(name: str, value: object, types: type | tuple[type, ...], what: str) -> None:
+        if value is not None and not isinstance(value, types):
+            raise TypeError(f"{name} must be {what}, not {kind(value)}")
 
     check_window(window)
     whole("max_output", max_output, 1)
     whole("max_conversations", max_conversations, 1)
-    for name, value, kind in (("settings", settings, "CompactionSettings"), ("prices", prices, "Prices")):
+    for name, value, wanted in (("settings", settings, "CompactionSettings"), ("prices", prices, "Prices")):
         if isinstance(value, type):  # the parentheses forgotten: a class has every field's name
-            raise TypeError(f"{name} must be a {kind} instance ({kind}()), not the class {value.__name__}")
+            raise TypeError(f"{name} must be a {wanted} instance ({wanted}()), not the class {value.__name__}")
     if settings is not None and not isinstance(settings, Settings):  # an object with its fields will do
         lacking = [f.name for f in dataclasses.fields(Settings)
                    if not hasattr(settings, f.name) and f.name not in OPTIONAL_FIELDS]
@@ -91,6 +98,7 @@ def check_options(*, window: object, max_output: object, settings: object, summa
             raise TypeError(f"settings must be a CompactionSettings, not {type(settings).__name__} "
                             f"(it has no {lacking[0]})")
     of_type("prices", prices, Prices, "a Prices")
+    check_model_class(summary_model, "summary_model")
     of_type("summary_model", summary_model, (Model, str), "a pydantic-ai Model or a model name")
     if isinstance(summary_model, str):
         check_model_name(summary_model)
@@ -98,7 +106,7 @@ def check_options(*, window: object, max_output: object, settings: object, summa
     for name, fn in (("token_counter", token_counter), ("event_handler", event_handler),
                      ("before_compact", before_compact)):
         if fn is not None and not callable(fn):
-            raise TypeError(f"{name} must be a function, not {type(fn).__name__}")
+            raise TypeError(f"{name} must be a function, not {kind(fn)}")
     if event_handler is not None and is_async(event_handler):
         # It is called as each event happens, inside the layers, and never awaited: an async one
         # made a coroutine per event that nothing ran, and every event was lost.
@@ -136,10 +144,10 @@ def check_tool_names(name: str, value: object) -> None:
     if isinstance(value, str | bytes):
         raise TypeError(f"{name} must be a list of tool names, not {said(value)}")
     if not isinstance(value, Sequence | AbstractSet):
-        raise TypeError(f"{name} must be a list of tool names, not {type(value).__name__}")
+        raise TypeError(f"{name} must be a list of tool names, not {kind(value)}")
     for i, tool in enumerate(value):
         if not isinstance(tool, str):
-            raise TypeError(f"{name} must be a list of tool names, but item {i + 1} is {type(tool).__name__}, "
+            raise TypeError(f"{name} must be a list of tool names, but item {i + 1} is {kind(tool)}, "
                             "not a name")
 
 
@@ -147,10 +155,10 @@ def check_history(messages: object, where: str) -> None:
     """A history argument: a list of pydantic-ai messages, not a run's result or a string."""
     if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
         hint = " (result.all_messages())" if hasattr(messages, "all_messages") else ""
-        raise TypeError(f"{where} takes the history as a list of messages{hint}, not {type(messages).__name__}")
+        raise TypeError(f"{where} takes the history as a list of messages{hint}, not {kind(messages)}")
     for i, m in enumerate(messages):
         if not isinstance(m, ModelRequest | ModelResponse):
-            raise TypeError(f"{where}: message {i} is not a ModelRequest or ModelResponse ({type(m).__name__})")
+            raise TypeError(f"{where}: message {i} is not a ModelRequest or ModelResponse ({kind(m)})")
 
 
 def check_compact_now(messages: object, instructions: object, model: object, confirm: object) -> None:
@@ -159,10 +167,11 @@ def check_compact_now(messages: object, instructions: object, model: object, con
     provider's error after the archive was written)."""
     check_history(messages, "compact_now")
     if not isinstance(instructions, str):
-        raise TypeError(f"compact_now: instructions must be a str, not {type(instructions).__name__}")
+        raise TypeError(f"compact_now: instructions must be a str, not {kind(instructions)}")
+    check_model_class(model, "compact_now: model")
     if model is not None and not isinstance(model, Model | str):
-        raise TypeError(f"compact_now: model must be a pydantic-ai Model or a model name, not {type(model).__name__}")
+        raise TypeError(f"compact_now: model must be a pydantic-ai Model or a model name, not {kind(model)}")
     if isinstance(model, str):
         check_model_name(model, "compact_now: model")
     if confirm is not None and not callable(confirm):
-        raise TypeError(f"compact_now: confirm must be a function, not {type(confirm).__name__}")
+        raise TypeError(f"compact_now: confirm must be a function, not {kind(confirm)}")

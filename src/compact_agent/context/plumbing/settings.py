@@ -29,7 +29,13 @@ def said(value: object) -> str:
         return str(value)
     if isinstance(value, str):
         return repr(value)
-    return type(value).__name__
+    return kind(value)
+
+
+def kind(value: object) -> str:
+    """What `value` is, by its type's name; a class given where an instance belongs (the
+    parentheses forgotten) as "the class X", not by its own type's name ("type", "ABCMeta")."""
+    return f"the class {value.__name__}" if isinstance(value, type) else type(value).__name__
 
 
 def said_with_type(value: object) -> str:
@@ -144,12 +150,12 @@ def _tool_names(value: object, name: str) -> tuple[str, ...]:
         raise TypeError(f"CompactionSettings.{name} must be a list of tool names, not {said(value)}")
     if not isinstance(value, Iterable):
         raise TypeError(f"CompactionSettings.{name} must be a list of tool names, "
-                        f"not {type(value).__name__}")
+                        f"not {kind(value)}")
     names = list(value)
     for i, tool in enumerate(names):
         if not isinstance(tool, str):
             raise TypeError(f"CompactionSettings.{name} must be a list of tool names, but "
-                            f"item {i + 1} is {type(tool).__name__}, not a name")
+                            f"item {i + 1} is {kind(tool)}, not a name")
     # A set has no order of its own: sorted, so equal settings are equal whatever the set's order.
     return tuple(sorted(names) if isinstance(value, set | frozenset) else dict.fromkeys(names))
 
