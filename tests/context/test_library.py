@@ -203,12 +203,17 @@ async def test_free_tokens_compact_where_the_window_forces_it(prices: Prices) ->
     assert max(n for _, n in provider.sizes) <= WINDOW
 
 
-@pytest.mark.parametrize("bad", [{"hit": -0.1}, {"miss": "0.28"}, {"output": float("nan")}, {"ttl_s": True},
-                                 {"miss": float("inf")}, {"ttl_s": -1}])
-def test_a_price_that_is_not_a_number_of_dollars_is_refused(bad: dict[str, object]) -> None:
+@pytest.mark.parametrize(("bad", "error"), [
+    ({"hit": -0.1}, ValueError), ({"output": float("nan")}, ValueError), ({"miss": float("inf")}, ValueError),
+    ({"ttl_s": -1}, ValueError),
+    # Not a number at all is the wrong type, as for the settings and the manager's own arguments
+    # (docs/library.md): it raised ValueError, so `except TypeError` around both missed it.
+    ({"miss": "0.28"}, TypeError), ({"ttl_s": True}, TypeError),
+])
+def test_a_price_that_is_not_a_number_of_dollars_is_refused(bad: dict[str, object], error: type[Exception]) -> None:
     name = next(iter(bad))
     unit = "seconds" if name == "ttl_s" else "USD per million tokens"  # each in its own unit
-    with pytest.raises(ValueError, match=rf"^Prices\.{name} must be a number of {unit}, 0 or more, not "):
+    with pytest.raises(error, match=rf"^Prices\.{name} must be a number of {unit}, 0 or more, not "):
         Prices(**bad)  # type: ignore[arg-type]
 
 

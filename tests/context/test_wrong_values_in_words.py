@@ -35,9 +35,9 @@ CASES: list[tuple[Callable[[], object], type[Exception], str]] = [
      "CompactionSettings.collapse_commit_fraction must be a number, from 0 to 1, not Fraction"),
     (lambda: CompactionSettings(compactable_tools=b"bash"), TypeError,
      "CompactionSettings.compactable_tools must be a list of tool names, not bytes"),
-    (lambda: Prices(miss=Decimal("0.28")), ValueError,  # type: ignore[arg-type]
+    (lambda: Prices(miss=Decimal("0.28")), TypeError,  # type: ignore[arg-type]
      "Prices.miss must be a number of USD per million tokens, 0 or more, not Decimal"),
-    (lambda: Prices(ttl_s=[300]), ValueError,  # type: ignore[arg-type]
+    (lambda: Prices(ttl_s=[300]), TypeError,  # type: ignore[arg-type]
      "Prices.ttl_s must be a number of seconds, 0 or more, not list"),
     (lambda: Prices(known=[1]), TypeError,  # type: ignore[arg-type]
      "Prices.known must be True or False, not list"),

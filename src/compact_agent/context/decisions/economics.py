@@ -59,8 +59,11 @@ class Prices:
         for name in ("miss", "hit", "output", "write", "ttl_s"):
             value = getattr(self, name)
             unit = "seconds" if name == "ttl_s" else "USD per million tokens"
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
-                raise ValueError(f"Prices.{name} must be a number of {unit}, 0 or more, not {said(value)}")
+            wrong = f"Prices.{name} must be a number of {unit}, 0 or more, not {said(value)}"
+            if isinstance(value, bool) or not isinstance(value, int | float):  # "0.28" read from a config
+                raise TypeError(wrong)  # the wrong type, as the settings' and the manager's checks say it
+            if not 0 <= value < math.inf:
+                raise ValueError(wrong)
         if self.hit > self.miss:  # the two swapped: every decision would price a cache hit above a miss
             raise ValueError(f"Prices.hit ({self.hit:g}) is above Prices.miss ({self.miss:g}): a cache hit never "
                              "costs more (give the same price twice for a model without a cache discount)")
