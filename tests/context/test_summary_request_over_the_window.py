@@ -21,7 +21,7 @@ from compact_agent.context import CompactionError, CompactionEvent, ContextManag
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 WINDOW = 800
-RULES = "Rules: " + "be careful. " * 80  # about 240 tokens, sent with every request
+RULES = "Rules: " + "be careful. " * 90  # about 270 tokens, sent with every request
 
 
 def reading() -> FakeOpenAIServer:

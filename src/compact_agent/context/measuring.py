@@ -64,6 +64,21 @@ class _Measured(ManagerView, Protocol):
 class Measuring:
     """The size of a request and the budget a view layer shapes it within (module docstring)."""
 
+    calibration: tokens.Calibration
+    overhead_estimate: int  # our estimate of the instructions and tool definitions of the latest request
+
+    @property
+    def overhead(self) -> int:
+        """The instructions and tool definitions every request carries, in estimate units: our
+        estimate of them and what the provider's reports show it counts beyond it
+        (`Calibration.unseen`), so that `calibration.tokens(estimate + overhead)` is the size of a
+        whole request and `calibration.tokens(overhead)` its fixed part, as the provider counts them."""
+        return self.overhead_estimate + self.calibration.unseen()
+
+    @overhead.setter
+    def overhead(self, estimated: int) -> None:
+        self.overhead_estimate = estimated
+
     def budget(self: _Measured, tokens_now: int) -> Budget:
         return Budget(window=self.limits.window, threshold=self.limits.threshold, tokens=tokens_now,
                       now=self.clock(), collapse_commit=self.limits.collapse_commit,

@@ -245,7 +245,7 @@ class ContextManager(CompactingState):
         self.view = view
         self._sent = (len(messages), messages[-1] if messages else None)
         self.last_tokens = tokens_now
-        self.last_view_tokens_est = self.estimate(view) + self.overhead
+        self.last_view_tokens_est = self.estimate(view) + self.overhead_estimate  # as the calibration learns it
         self.requests += 1
         self.compactor.drop_plan()  # the answer, the tools and the files may change what it would keep
         return view, tokens_now, compacted
@@ -270,7 +270,7 @@ class ContextManager(CompactingState):
                 "the server cut the prompt to its window" if cut == reported else
                 "the reported input is implausibly far below the estimate")}))
             if cut is not None:
-                self.learn_window(cut, self.calibration.tokens(self.last_view_tokens_est), "cut")
+                self.learn_window(cut, self.calibration.whole(self.last_view_tokens_est), "cut")
             reported = 0
         if reported:
             self.last_tokens = reported + response.usage.output_tokens

@@ -163,9 +163,9 @@ def picture(session: AgentSession) -> ContextPicture:
         tool_defs = tool_definitions(session)
     mcp_tools = {t for s in session.ext.mcp.live.values() for t in s.tools} if session.ext.mcp else set()
     rows, results = estimate_rows(view, session._system_prompt(), session.instructions, tool_defs, mcp_tools)
-    fixed = cm.overhead or tokens.request_overhead(session._system_prompt(), tool_defs)  # as the request sent them
+    fixed = cm.overhead_estimate or tokens.request_overhead(session._system_prompt(), tool_defs)  # as the request sent them
     reported = reported_size(cm, view, session.compacted_at, fixed)  # as /compact counts it (in_use.py)
-    total = reported if reported is not None else cm.calibration.tokens(sum(rows.values()))
+    total = reported if reported is not None else cm.calibration.whole(sum(rows.values()))  # rows: our estimates
     limits = cm.limits
     return ContextPicture(scale_to(rows, total), total, limits.window, limits.threshold, reported is not None,
                           results, limits.output_reserve, limits.buffer, reserve_source(cm),

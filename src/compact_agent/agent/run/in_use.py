@@ -74,6 +74,7 @@ def reported_size(cm: _Manager, view: list[ModelMessage], compacted_at: datetime
 
 
 def in_use(cm: _Manager, view: list[ModelMessage], compacted_at: datetime | None, fixed: int) -> int:
-    """`reported_size`, else the calibrated estimate of `view` with `fixed`."""
+    """`reported_size`, else the calibrated estimate of `view` with `fixed` (our estimate, as the
+    calibration learns from it: `Calibration.whole` adds what the provider counts beyond it)."""
     reported = reported_size(cm, view, compacted_at, fixed)
-    return reported if reported is not None else cm.calibration.tokens(int(cm.estimate(view)) + fixed)
+    return reported if reported is not None else cm.calibration.whole(int(cm.estimate(view)) + fixed)

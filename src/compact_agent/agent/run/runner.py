@@ -351,7 +351,7 @@ class AgentSession:
         said 'compacting 19 tokens…' of a context of 1,038). Counted as /context counts it: the
         provider's count of the last request where it still holds (in_use.py)."""
         view = preview(self.cm, list(self.messages)).messages
-        return in_use(self.cm, view, self.compacted_at, self.cm.overhead or fixed_tokens(self))
+        return in_use(self.cm, view, self.compacted_at, self.cm.overhead_estimate or fixed_tokens(self))
 
     def rewind(self, n: int) -> Rewound:
         """/rewind N (rewinding.py): files, conversation and plan to before checkpoint n."""

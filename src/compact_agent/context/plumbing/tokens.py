@@ -3,16 +3,22 @@
 A local estimate (characters / 4) is cheap but can be off by 30% on code or CJK text. The provider's
 `usage.input_tokens` for the last request is exact for what was sent then. `Calibration` keeps the
 ratio between the two, so the size of a new view is `estimate(view) * ratio`: exact when nothing
-changed, and proportionally right after a layer rewrote part of it. The estimate of one message is
-memoised by object identity because histories are re-measured before every request.
+changed, and proportionally right after a layer rewrote part of it. What every request carries
+besides its messages is counted by providers as more than our estimate of it (each wraps the tool
+definitions in its own format; Anthropic adds a tool-use system prompt of its own): once reports of
+requests of different sizes show it, that fixed part (`Calibration.fixed`) is learned apart from the
+ratio, which then scales the messages alone. The estimate of one message is memoised by object
+identity because histories are re-measured before every request.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -126,22 +132,51 @@ CUT_GROWTH = 1.02
 MIN_CUT = 1_024
 
 
+#: Reports the fixed part is fitted from (`Calibration.fixed`): the newest, as requests change.
+FIT_REPORTS = 6
+#: Two reports tell the fixed part from the ratio only for requests this far apart in size (share of
+#: the larger): closer ones give a slope that is mostly the noise of the tokenizer.
+FIT_SPREAD = 0.1
+
+
 def _same_size(a: int, b: int) -> bool:
     return abs(a - b) <= 0.005 * max(a, b)
 
 
+def _fit(reports: Sequence[tuple[int, int]]) -> tuple[float, float] | None:
+    """(ratio, fixed) with reported = fixed + ratio x estimated: the median slope of the pairs of
+    reports far enough apart (one odd report moves a median little), through the newest report (the
+    request most like the next). None when no pair tells them apart, or the fit is not plausible: a
+    ratio out of bounds, or a fixed part below nothing or above half the newest request."""
+    slopes = [(r1 - r0) / (t1 - t0) for (r0, t0), (r1, t1) in itertools.combinations(reports, 2)
+              if abs(t1 - t0) >= FIT_SPREAD * max(t0, t1)]
+    if not slopes:
+        return None
+    ratio = statistics.median(slopes)
+    reported, estimated = reports[-1]
+    fixed = reported - ratio * estimated
+    if not MIN_RATIO <= ratio <= MAX_RATIO or not 0.0 <= fixed <= reported / 2:
+        return None
+    return ratio, fixed
+
+
 @dataclass
 class Calibration:
-    """Ratio of provider-reported prompt tokens to our estimate of the same request."""
+    """Provider-reported prompt tokens against our estimate of the same request: a ratio, and the
+    fixed part every request carries beyond it once reports allow telling the two apart."""
 
-    ratio: float = 1.0
+    ratio: float = 1.0  # provider tokens per estimated token (of the messages, once `fixed` is learned)
+    fixed: float = 0.0  # provider tokens of every request beyond `ratio` x its estimate (`_fit`)
     samples: int = 0
     rejected: int = 0
     low: int = 0  # consecutive accepted reports below the estimate
     cut: int | None = None  # the size a server cuts prompts to, silently (`cut_to`)
     uncut: int | None = None  # a report no request of its size could be cut to: never a `cut`
     _last: tuple[int, int] | None = None  # the previous report: (reported, estimated)
-    _before_last: tuple[float, int, int] | None = None  # (ratio, samples, low) before it was learned from
+    _single: float = 1.0  # the ratio of whole requests, the newest weighing most: what `ratio` is until a fit
+    _reports: list[tuple[int, int]] = field(default_factory=list)  # the newest accepted, for `_fit`
+    # What the previous report was learned from: (_single, samples, low, _reports) before it.
+    _before_last: tuple[float, int, int, list[tuple[int, int]]] | None = None
 
     def observe(self, reported_input: int, estimated_input: int) -> bool:
         """Learn from one report; False when it is implausible and ignored."""
@@ -157,22 +192,31 @@ class Calibration:
                 and not (self.uncut is not None and _same_size(reported_input, self.uncut))):
             self.cut = max(reported_input, last[0])
             if self._before_last is not None:  # the previous report measured the cut, not the tokenizer
-                self.ratio, self.samples, self.low = self._before_last
+                self._single, self.samples, self.low, self._reports = self._before_last
+                self._settle()
             self._before_last = None
             self.rejected += 1
             return False
-        self._before_last = (self.ratio, self.samples, self.low)
+        self._before_last = (self._single, self.samples, self.low, list(self._reports))
         r = reported_input / estimated_input
         if r < MIN_RATIO:
             self.rejected += 1
             self._before_last = None
             return False
-        r = min(MAX_RATIO, r)  # over-counting is the safe direction: bounded, not refused
+        # Over-counting is the safe direction: bounded, not refused, and not fitted from (nor with
+        # the reports before it, which were of another scale).
+        self._reports = [*self._reports[1 - FIT_REPORTS:], (reported_input, estimated_input)] if r <= MAX_RATIO else []
+        r = min(MAX_RATIO, r)
         self.low = self.low + 1 if r < 1.0 else 0
         # The newest sample dominates: the request it measured is the one most like the next.
-        self.ratio = r if self.samples == 0 else 0.7 * r + 0.3 * self.ratio
+        self._single = r if self.samples == 0 else 0.7 * r + 0.3 * self._single
         self.samples += 1
+        self._settle()
         return True
+
+    def _settle(self) -> None:
+        """`ratio` and `fixed` from what was learned: the fit when there is one, else the single ratio."""
+        self.ratio, self.fixed = _fit(self._reports) or (self._single, 0.0)
 
     def last_report(self) -> tuple[int, int] | None:
         """The latest report as (reported, estimated), for the session to keep: a `-p` run of one
@@ -190,7 +234,7 @@ class Calibration:
         if (self._last is None and isinstance(report, list | tuple) and len(report) == 2
                 and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in report)):
             if self.samples == 0 and self.observe(report[0], report[1]):
-                self._before_last = (1.0, 0, 0)  # what the next report goes back to if it finds a cut
+                self._before_last = (1.0, 0, 0, [])  # what the next report goes back to if it finds a cut
             self._last = (report[0], report[1])
 
     def cut_to(self) -> int | None:
@@ -208,7 +252,18 @@ class Calibration:
         return calibrated if self.low >= LOW_EVIDENCE else max(calibrated, estimated)
 
     def tokens(self, estimated: int) -> int:
+        """Provider tokens of estimated ones: of messages, or of a whole request whose estimate
+        includes `unseen()` (the manager's `overhead` does)."""
         return math.ceil(estimated * self.ratio)
+
+    def unseen(self) -> int:
+        """`fixed` in estimate units: added to our estimate of a request's instructions and tool
+        definitions, `tokens` of a request's estimate is its size as the provider counts it."""
+        return round(self.fixed / self.ratio)
+
+    def whole(self, estimated: int) -> int:
+        """Provider tokens of a whole request, from our estimate of it (`unseen` not included)."""
+        return math.ceil(estimated * self.ratio + self.fixed)
 
 
 def is_request(m: ModelMessage) -> bool:
