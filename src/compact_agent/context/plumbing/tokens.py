@@ -26,6 +26,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
 )
@@ -89,6 +90,13 @@ def message_tokens(message: ModelMessage) -> int:
 
 def estimate(messages: Iterable[ModelMessage]) -> int:
     return sum(message_tokens(m) for m in messages)
+
+
+def thinking_tokens(messages: Iterable[ModelMessage]) -> int:
+    """Estimated tokens of the thinking in `messages`' responses: what a provider may leave
+    uncounted (Calibration.observe's `unsure`)."""
+    return sum(part_tokens(p) for m in messages if isinstance(m, ModelResponse)
+               for p in m.parts if isinstance(p, ThinkingPart))
 
 
 def request_overhead(instructions: str | None, tool_defs: Sequence[Any] = ()) -> int:
@@ -173,22 +181,28 @@ class Calibration:
     cut: int | None = None  # the size a server cuts prompts to, silently (`cut_to`)
     uncut: int | None = None  # a report no request of its size could be cut to: never a `cut`
     _last: tuple[int, int] | None = None  # the previous report: (reported, estimated)
+    _last_unsure: int = 0  # of the previous report's estimate, the thinking a provider may not count
     _single: float = 1.0  # the ratio of whole requests, the newest weighing most: what `ratio` is until a fit
     _reports: list[tuple[int, int]] = field(default_factory=list)  # the newest accepted, for `_fit`
     # What the previous report was learned from: (_single, samples, low, _reports) before it.
     _before_last: tuple[float, int, int, list[tuple[int, int]]] | None = None
 
-    def observe(self, reported_input: int, estimated_input: int) -> bool:
-        """Learn from one report; False when it is implausible and ignored."""
+    def observe(self, reported_input: int, estimated_input: int, unsure: int = 0) -> bool:
+        """Learn from one report; False when it is implausible and ignored. `unsure`: of the
+        estimate, the model's earlier thinking, which a provider may count or not (Anthropic drops
+        the thinking of earlier turns from a request; a DeepSeek thinking model is sent its reasoning
+        back): a request that grew by it alone did not grow for such a provider, and two reports of
+        one size around it are no server cutting prompts (`cut_to`)."""
         if reported_input <= 0 or estimated_input <= 0:
             return False
         last, self._last = self._last, (reported_input, estimated_input)
+        last_unsure, self._last_unsure = self._last_unsure, unsure
         if reported_input > MAX_RATIO * estimated_input:
             # More than any tokenizer makes of the request, so no size it was cut to (a cut keeps
             # less than it was sent): a stand-in's constant, which later equal reports repeat.
             self.uncut = reported_input
         if (last is not None and reported_input >= MIN_CUT and _same_size(reported_input, last[0])
-                and estimated_input > CUT_GROWTH * last[1]
+                and estimated_input - unsure > CUT_GROWTH * (last[1] - last_unsure)
                 and not (self.uncut is not None and _same_size(reported_input, self.uncut))):
             self.cut = max(reported_input, last[0])
             if self._before_last is not None:  # the previous report measured the cut, not the tokenizer
