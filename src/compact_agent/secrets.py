@@ -127,12 +127,20 @@ def _mark(raw: bytes) -> bytes:
 _ENCODINGS = ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 
 
+_sealed: tuple[frozenset[str], list[bytes]] = (frozenset(), [])  # the forms below, of the keys they were made of
+
+
 def _sealed_forms() -> list[bytes]:
     """Every registered key as a file may hold it — as it is, reversed or base64-encoded (`_forms`,
-    as redaction knows them), in UTF-8, UTF-16 or UTF-32 — longest first."""
-    found = {text.encode(enc, "surrogateescape" if enc == "utf-8" else "surrogatepass")
-             for text in (*_secrets, *_forms) for enc in _ENCODINGS}
-    return sorted(found, key=len, reverse=True)
+    as redaction knows them), in UTF-8, UTF-16 or UTF-32 — longest first. Made again only when
+    the keys registered change: every file version a write checkpoints is sealed."""
+    global _sealed
+    texts = frozenset((*_secrets, *_forms))
+    if texts != _sealed[0]:
+        found = {text.encode(enc, "surrogateescape" if enc == "utf-8" else "surrogatepass")
+                 for text in texts for enc in _ENCODINGS}
+        _sealed = (texts, sorted(found, key=len, reverse=True))
+    return _sealed[1]
 
 
 def seal_bytes(data: bytes) -> bytes:

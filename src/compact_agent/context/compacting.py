@@ -170,7 +170,7 @@ class CompactingState(ManagerState):
         part (`verbatim`) takes the difference. A compaction that request would be no smaller than
         the one before was refused before its archive was written (`_vet`, and the compactor)."""
         saved = result.tokens_after
-        after = self.measure(shaping.preview(self, list(result.messages)).messages)
+        after = self.sent_size(result.messages)
         parts = result.event.detail.get("parts")
         if isinstance(parts, dict) and "verbatim" in parts:
             parts["verbatim"] = max(0, int(parts["verbatim"]) + after - saved)
@@ -185,7 +185,7 @@ class CompactingState(ManagerState):
         kept = keep_system_prompts(messages, result.messages) if self.keep_system_prompts else result.messages
         if kept is result.messages:
             return
-        after = self.measure(shaping.preview(self, list(kept)).messages)
+        after = self.sent_size(kept)
         if after >= result.tokens_before:
             raise NotSmaller(f"compaction would not shrink the context ({result.tokens_before:,} → {after:,} tokens)",
                              before=result.tokens_before, after=after, parts=result.event.detail.get("parts"))

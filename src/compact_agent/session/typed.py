@@ -41,10 +41,6 @@ class Noted:
     trail: str = ""
     digest: str = ""  # of the prompt sent, redacted, where it is not the line: a custom command's text
 
-    def sent(self, said: str) -> bool:
-        """Whether `said` (redacted) is the prompt sent for this line, as a digest noted says."""
-        return bool(self.digest) and self.digest == digest(said)
-
     def pastes(self, sent: str) -> dict[str, str] | None:
         """The paste of each placeholder, taken from `sent` (the prompt as the conversation holds
         it) by the lengths noted; None when `sent` is not this line with pastes of those lengths."""

@@ -78,7 +78,8 @@ def shown_as(root: Path, session_id: str) -> Callable[[str], str]:
 
     def shown(prompt: str) -> str:
         said = secrets.redact(prompt)
-        return next((noted.line for noted in pasted if noted.sent(said) or noted.lengths
+        sent = digest(said) if any(noted.digest for noted in pasted) else None  # once, not once a note
+        return next((noted.line for noted in pasted if noted.digest and noted.digest == sent or noted.lengths
                      and noted.pastes(said) is not None), prompt)
 
     return shown

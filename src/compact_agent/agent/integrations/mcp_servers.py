@@ -227,8 +227,7 @@ class McpServers:
         self.connected = True
         await asyncio.gather(*(self._connect_one(cfg) for cfg in self.configs))
         order = [cfg.name for cfg in self.configs]
-        self.live = {name: self.live[name] for name in order if name in self.live}
-        self.failed = {name: self.failed[name] for name in order if name in self.failed}
+        self.live = {name: self.live[name] for name in order if name in self.live}  # the toolsets' order
         self.toolset.toolsets = [_Redacted(s.toolset.prefixed(name)) for name, s in self.live.items()]
 
     async def _connect_one(self, cfg: McpServerConfig) -> None:

@@ -144,7 +144,9 @@ class StreamRedactor:
     across two of them: `feed` returns what is safe to show now, holding back the end that could
     still become a secret; `flush` returns the rest when the stream ends. Joined, what they return
     has every secret `redact` would find in the whole text redacted (a key spread by more than one
-    whitespace character per character may be missed across pieces: a net, as above)."""
+    whitespace character per character, or by a separator such as `\\x00` or `^@`, may be missed
+    across pieces: only twice the longest form is held back, and holding back `_SEP` times it would
+    hold a streamed answer's last lines for long; a net, as above)."""
 
     def __init__(self) -> None:
         self._held = ""

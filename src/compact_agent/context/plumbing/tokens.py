@@ -92,11 +92,20 @@ def estimate(messages: Iterable[ModelMessage]) -> int:
     return sum(message_tokens(m) for m in messages)
 
 
+_thinking_memo: IdentityMemo[int] = IdentityMemo()
+
+
 def thinking_tokens(messages: Iterable[ModelMessage]) -> int:
     """Estimated tokens of the thinking in `messages`' responses: what a provider may leave
-    uncounted (Calibration.observe's `unsure`)."""
-    return sum(part_tokens(p) for m in messages if isinstance(m, ModelResponse)
-               for p in m.parts if isinstance(p, ThinkingPart))
+    uncounted (Calibration.observe's `unsure`). Memoised by message, as `message_tokens` is: the
+    history is the same objects request after request."""
+    total = 0
+    for m in messages:
+        if isinstance(m, ModelResponse):
+            hit = _thinking_memo.get(m)
+            total += hit if hit is not None else _thinking_memo.put(
+                m, sum(part_tokens(p) for p in m.parts if isinstance(p, ThinkingPart)))
+    return total
 
 
 def request_overhead(instructions: str | None, tool_defs: Sequence[Any] = ()) -> int:
