@@ -55,6 +55,7 @@ class _Measured(ManagerView, Protocol):
     def _counted(self) -> IdentityMemo[int]: ...
 
     def estimate(self, messages: Sequence[ModelMessage]) -> int: ...
+    def left_out(self, messages: Sequence[ModelMessage]) -> int: ...
     def measure(self, messages: Sequence[ModelMessage]) -> int: ...
     def fit_size(self, messages: Sequence[ModelMessage]) -> int: ...
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
@@ -107,14 +108,24 @@ class Measuring:
         The counter is asked about each message once (`[message]`), memoised by identity: a request
         is measured several times (before and after each layer, for the schedule) and the history
         is the same objects request after request, so a real tokenizer runs on what is new only.
+        Where the provider's reports showed that it leaves the thinking of earlier turns out of its
+        count (`Calibration.thinking_counted`), the estimate does too (`left_out`).
         """
         if self.token_counter is None:
-            return tokens.estimate(messages)
-        total, memo, count = 0, self._counted, self.token_counter
-        for m in messages:
-            n = memo.get(m)
-            total += n if n is not None else memo.put(m, counted(count([m]), m))
-        return total
+            total = tokens.estimate(messages)
+        else:
+            total, memo, count = 0, self._counted, self.token_counter
+            for m in messages:
+                n = memo.get(m)
+                total += n if n is not None else memo.put(m, counted(count([m]), m))
+        return total - min(total, self.left_out(messages))
+
+    def left_out(self: _Measured, messages: Sequence[ModelMessage]) -> int:
+        """The estimated tokens of `messages` that the provider does not count: the thinking of
+        turns before the newest where its reports showed it leaves that out, else none."""
+        if self.calibration.thinking_counted is not False:
+            return 0
+        return tokens.earlier_thinking_tokens(messages)
 
     def measure(self: _Measured, messages: Sequence[ModelMessage]) -> int:
         return self.calibration.tokens(self.estimate(messages) + self.overhead)
@@ -203,4 +214,4 @@ class Measuring:
         """`measure(view)`, given the built-in estimate of `view` already made."""
         if self.token_counter is not None:
             return self.measure(view)
-        return self.calibration.tokens(builtin + self.overhead)
+        return self.calibration.tokens(builtin - min(builtin, self.left_out(view)) + self.overhead)

@@ -245,8 +245,11 @@ class ContextManager(CompactingState):
         self.view = view
         self._sent = (len(messages), messages[-1] if messages else None)
         self.last_tokens = tokens_now
-        self.last_view_tokens_est = self.estimate(view) + self.overhead_estimate  # as the calibration learns it
-        self.last_view_thinking = tokens.thinking_tokens(view)  # what of it a provider may not count
+        self.last_view_tokens_est = self.estimate(view) + self.overhead_estimate  # as the provider counts it
+        # What the calibration learns the provider's report against (`Calibration.observe`): the whole
+        # estimate, the thinking of it a provider may not count, and of that the earlier turns'.
+        self.last_view_observed = (self.last_view_tokens_est + self.left_out(view), tokens.thinking_tokens(view),
+                                   tokens.earlier_thinking_tokens(view))
         self.requests += 1
         self.compactor.drop_plan()  # the answer, the tools and the files may change what it would keep
         return view, tokens_now, compacted
@@ -265,7 +268,7 @@ class ContextManager(CompactingState):
         self._asked_at = None
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
-        if reported and not self.calibration.observe(reported, self.last_view_tokens_est, self.last_view_thinking):
+        if reported and not self.calibration.observe(reported, *self.last_view_observed):
             cut = self.calibration.cut_to()  # a server that cuts prompts to its window, silently
             self.emit(Event("calibration", "rejected", self.last_view_tokens_est, reported, detail={"reason": (
                 "the server cut the prompt to its window" if cut == reported else

@@ -7,6 +7,7 @@ learned that a restart would otherwise measure again, each for a reason a test p
 - `handler_instructs`: `before_compact` has answered with instructions (a record would not follow them);
 - `window`: the server's own limit, where it refused a request below the window given;
 - `report`: the latest usage report (a server that cuts prompts says so only in two reports in a row);
+- `thinking_counted`: whether the provider counts the model's earlier thinking (estimates leave it out if not);
 - `savings`: what the layers' decisions keep out, which the next process counts from;
 - `failures`: automatic compactions that failed in a row (a paused breaker stays paused);
 - `longest_answer` and `summary`: the output reserve, and so the threshold, follows them.
@@ -64,8 +65,10 @@ class SavedState:
         learned: dict[str, Any] = {"handler_instructs": True} if self.handler_instructs else {}
         if self.window_learned is not None:
             learned["window"] = self.window_learned.to_json()
-        if (report := self.calibration.last_report()) is not None:  # the next run's first is compared with it
+        if (report := self.calibration.kept_report()) is not None:  # the next run's first is compared with it
             learned["report"] = list(report)
+        if self.calibration.thinking_counted is not None:
+            learned["thinking_counted"] = self.calibration.thinking_counted
         if savings := {name: n for name, n in self._prev_savings.items() if n}:
             learned["savings"] = savings
         if self.failures:
@@ -90,7 +93,7 @@ class SavedState:
             learned = {}
         if learned.get("handler_instructs") is True:
             self.handler_instructs = True
-        self.calibration.recall_report(learned.get("report"))
+        self.calibration.recall_report(learned.get("report"), learned.get("thinking_counted"))
         _recall_answers(self, learned)
         window = LearnedWindow.from_json(learned.get("window"))
         if window is not None and window.given == self.limits.window:  # given another, the server may be another

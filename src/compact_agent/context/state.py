@@ -159,7 +159,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.last_settings: Any = None
         self.last_tokens = 0
         self.last_view_tokens_est = 0
-        self.last_view_thinking = 0  # of it, the model's earlier thinking (a provider may not count it)
+        self.last_view_observed = (0, 0, 0)  # what of it the calibration learns from (pipeline.py)
         self.overhead = 0
         self.requests = 0
         self.layer_savings: dict[str, int] = {}
@@ -378,7 +378,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         "window" "learned" (tokens_before: the prompt refused, 0 if not said; tokens_after: the limit)."""
         used, window = figures(text)
         if used is not None:
-            self.calibration.observe(used, self.last_view_tokens_est, self.last_view_thinking)
+            self.calibration.observe(used, *self.last_view_observed)
         if window is not None:
             self.learn_window(window, used or 0, "reactive")
 

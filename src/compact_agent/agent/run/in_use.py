@@ -36,7 +36,8 @@ def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_
     None when that response was answered before `compacted_at`, the latest compaction: one of the
     verbatim tail it kept reports a request that held everything compacted since (a session
     resumed after `/compact` showed the size before it in /status, /context and the toolbar).
-    None too when the messages before it are no longer what that request sent (`still_sent`)."""
+    None too when the messages before it are no longer what that request sent (`still_sent`). Thinking
+    a new turn moved among the earlier is taken off where the provider does not count that."""
     for i in range(len(view) - 1, -1, -1):
         m = view[i]
         if isinstance(m, ModelResponse) and m.usage.input_tokens:
@@ -45,7 +46,11 @@ def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_
                 return None
             if sent_size is not None and not still_sent(view[:i], m, calibration, sent_size):
                 return None
-            return m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
+            moved = 0  # thinking that a new turn took out of what the provider counts (`Calibration.thinking_counted`)
+            if calibration.thinking_counted is False:
+                moved = tokens.earlier_thinking_tokens(view) - tokens.earlier_thinking_tokens(view[:i])
+            return (m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
+                    - calibration.tokens(moved))
     return None
 
 

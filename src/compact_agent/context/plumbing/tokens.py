@@ -29,6 +29,7 @@ from pydantic_ai.messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UserPromptPart,
 )
 
 from .identity_memo import IdentityMemo
@@ -108,6 +109,16 @@ def thinking_tokens(messages: Iterable[ModelMessage]) -> int:
     return total
 
 
+def earlier_thinking_tokens(messages: Sequence[ModelMessage]) -> int:
+    """Estimated tokens of the thinking in responses of earlier turns: those before the newest request
+    that carries a user prompt. A provider may leave them out of its count (Anthropic's models before
+    Opus 4.5 drop them; a server may not be sent them back), while the thinking of the turn under way
+    is counted wherever it is sent; `Calibration.thinking_counted` says which this provider does."""
+    start = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], ModelRequest)
+                  and any(isinstance(p, UserPromptPart) for p in messages[i].parts)), 0)
+    return thinking_tokens(messages[:start])
+
+
 def request_overhead(instructions: str | None, tool_defs: Sequence[Any] = ()) -> int:
     """Tokens of what every request carries besides the messages: system prompt and tool schemas."""
     n = text_tokens(instructions or "")
@@ -149,6 +160,12 @@ CUT_GROWTH = 1.02
 MIN_CUT = 1_024
 
 
+#: A turn's start moves the thinking before it out of what such a provider counts (`earlier_thinking_tokens`):
+#: two reports tell whether it counts it (`Calibration.thinking_counted`) once the thinking moved is
+#: this many tokens, and this share of the newer report, and the newer report is within a quarter of
+#: that from one answer's prediction. Smaller moves are the tokenizer's noise on the rest of the growth.
+VOTE_MIN, VOTE_SHARE = 64, 0.01
+
 #: Reports the fixed part is fitted from (`Calibration.fixed`): the newest, as requests change.
 FIT_REPORTS = 6
 #: Two reports tell the fixed part from the ratio only for requests this far apart in size (share of
@@ -180,7 +197,9 @@ def _fit(reports: Sequence[tuple[int, int]]) -> tuple[float, float] | None:
 @dataclass
 class Calibration:
     """Provider-reported prompt tokens against our estimate of the same request: a ratio, and the
-    fixed part every request carries beyond it once reports allow telling the two apart."""
+    fixed part every request carries beyond it once reports allow telling the two apart. Whether
+    the provider counts the model's thinking of earlier turns is learned too (`thinking_counted`):
+    where it does not, estimates leave it out (`counted`)."""
 
     ratio: float = 1.0  # provider tokens per estimated token (of the messages, once `fixed` is learned)
     fixed: float = 0.0  # provider tokens of every request beyond `ratio` x its estimate (`_fit`)
@@ -189,23 +208,36 @@ class Calibration:
     low: int = 0  # consecutive accepted reports below the estimate
     cut: int | None = None  # the size a server cuts prompts to, silently (`cut_to`)
     uncut: int | None = None  # a report no request of its size could be cut to: never a `cut`
+    # Whether the provider counts the thinking of earlier turns (`_vote`): None until reports tell.
+    thinking_counted: bool | None = None
     _last: tuple[int, int] | None = None  # the previous report: (reported, estimated)
     _last_unsure: int = 0  # of the previous report's estimate, the thinking a provider may not count
+    _last_earlier: int = 0  # of that, the thinking of turns before the request's (`earlier_thinking_tokens`)
     _single: float = 1.0  # the ratio of whole requests, the newest weighing most: what `ratio` is until a fit
-    _reports: list[tuple[int, int]] = field(default_factory=list)  # the newest accepted, for `_fit`
+    # The newest accepted, for `_fit`: (reported, estimated, earlier turns' thinking in the estimate).
+    _reports: list[tuple[int, int, int]] = field(default_factory=list)
     # What the previous report was learned from: (_single, samples, low, _reports) before it.
-    _before_last: tuple[float, int, int, list[tuple[int, int]]] | None = None
+    _before_last: tuple[float, int, int, list[tuple[int, int, int]]] | None = None
 
-    def observe(self, reported_input: int, estimated_input: int, unsure: int = 0) -> bool:
+    def counted(self, estimated: int, earlier: int) -> int:
+        """Of an estimate that includes `earlier` tokens of earlier turns' thinking, what the provider
+        counts: all of it unless its reports showed it leaves that thinking out."""
+        return max(1, estimated - earlier) if self.thinking_counted is False else estimated
+
+    def observe(self, reported_input: int, estimated_input: int, unsure: int = 0, earlier: int = 0) -> bool:
         """Learn from one report; False when it is implausible and ignored. `unsure`: of the
         estimate, the model's earlier thinking, which a provider may count or not (Anthropic drops
         the thinking of earlier turns from a request; a DeepSeek thinking model is sent its reasoning
         back): a request that grew by it alone did not grow for such a provider, and two reports of
-        one size around it are no server cutting prompts (`cut_to`)."""
+        one size around it are no server cutting prompts (`cut_to`). `earlier`: of `unsure`, the
+        thinking of turns before this request's, which the provider counts or not for good
+        (`thinking_counted`, `_vote`): where it does not, the ratio is learned without it."""
         if reported_input <= 0 or estimated_input <= 0:
             return False
+        self._vote(reported_input, estimated_input, earlier)
         last, self._last = self._last, (reported_input, estimated_input)
         last_unsure, self._last_unsure = self._last_unsure, unsure
+        self._last_earlier = earlier
         if reported_input > MAX_RATIO * estimated_input:
             # More than any tokenizer makes of the request, so no size it was cut to (a cut keeps
             # less than it was sent): a stand-in's constant, which later equal reports repeat.
@@ -221,14 +253,15 @@ class Calibration:
             self.rejected += 1
             return False
         self._before_last = (self._single, self.samples, self.low, list(self._reports))
-        r = reported_input / estimated_input
+        r = reported_input / self.counted(estimated_input, earlier)
         if r < MIN_RATIO:
             self.rejected += 1
             self._before_last = None
             return False
         # Over-counting is the safe direction: bounded, not refused, and not fitted from (nor with
         # the reports before it, which were of another scale).
-        self._reports = [*self._reports[1 - FIT_REPORTS:], (reported_input, estimated_input)] if r <= MAX_RATIO else []
+        self._reports = ([*self._reports[1 - FIT_REPORTS:], (reported_input, estimated_input, earlier)]
+                         if r <= MAX_RATIO else [])
         r = min(MAX_RATIO, r)
         self.low = self.low + 1 if r < 1.0 else 0
         # The newest sample dominates: the request it measured is the one most like the next.
@@ -239,26 +272,59 @@ class Calibration:
 
     def _settle(self) -> None:
         """`ratio` and `fixed` from what was learned: the fit when there is one, else the single ratio."""
-        self.ratio, self.fixed = _fit(self._reports) or (self._single, 0.0)
+        self.ratio, self.fixed = _fit([(r, self.counted(e, k)) for r, e, k in self._reports]) or (self._single, 0.0)
+
+    def _vote(self, reported: int, estimated: int, earlier: int) -> None:
+        """Whether the provider counts earlier turns' thinking, from this report and the previous one.
+        Between two requests a turn's start moves its thinking among the earlier; the provider's count
+        grew by the ratio times our estimate's growth if it counts that thinking, and by that less
+        the thinking moved if it does not. A report close to one prediction and not the other decides
+        (`VOTE_MIN`, `VOTE_SHARE`): the newest such report holds. Deciding that it does not count it
+        learns the ratio afresh from this report, as the reports before were read with it counted."""
+        if self._last is None:
+            return
+        moved = self.ratio * (earlier - self._last_earlier)
+        if abs(moved) < max(VOTE_MIN, VOTE_SHARE * reported):
+            return
+        off = reported - self._last[0] - self.ratio * (estimated - self._last[1])  # from the count with it
+        if min(abs(off), abs(off + moved)) > abs(moved) / 4:
+            return
+        counts = abs(off) < abs(off + moved)
+        if counts != (self.thinking_counted is not False):
+            self._single, self.low = reported / max(1, estimated - (0 if counts else earlier)), 0
+        self.thinking_counted = counts
 
     def last_report(self) -> tuple[int, int] | None:
-        """The latest report as (reported, estimated), for the session to keep: a `-p` run of one
-        request makes one report, and the next run's first is compared with it (`recall_report`)."""
-        return self._last
+        """The latest report as (reported, estimated), the estimate as the provider counts it
+        (`counted`)."""
+        if self._last is None:
+            return None
+        return self._last[0], self.counted(self._last[1], self._last_earlier)
 
-    def recall_report(self, report: object) -> None:
-        """Take a `last_report` a session kept as the report before this process's first, so that
+    def kept_report(self) -> tuple[int, int, int] | None:
+        """The latest report as (reported, estimated, earlier turns' thinking in the estimate), for the
+        session to keep: a `-p` run of one request makes one report, and the next run's first is
+        compared with it (`recall_report`)."""
+        return None if self._last is None else (*self._last, self._last_earlier)
+
+    def recall_report(self, report: object, thinking_counted: object = None) -> None:
+        """Take a `kept_report` a session kept as the report before this process's first, so that
         a server cutting prompts is found out across runs of one request each, and learn the ratio
         from it as from a report of this process: without it a resumed session measured in
         characters/4 until its first answer, and `-c -p /compact` began from 2,995 where /status
         said 3,113 (the provider's count). A first report of this process that finds a cut goes
-        back to the ratio before it. Anything but two positive counts is ignored, as is a report
-        once this process has one of its own."""
-        if (self._last is None and isinstance(report, list | tuple) and len(report) == 2
-                and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in report)):
-            if self.samples == 0 and self.observe(report[0], report[1]):
-                self._before_last = (1.0, 0, 0, [])  # what the next report goes back to if it finds a cut
-            self._last = (report[0], report[1])
+        back to the ratio before it. Anything but two positive counts (and the earlier turns'
+        thinking of the estimate, from 0 up to it) is ignored, as is a report once this process has
+        one of its own. `thinking_counted`: what the session learned of it, unless this process has."""
+        if self._last is None and isinstance(thinking_counted, bool):
+            self.thinking_counted = thinking_counted
+        if not (self._last is None and isinstance(report, list | tuple) and len(report) in (2, 3)
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in report)
+                and report[0] > 0 and report[1] > 0 and 0 <= (earlier := (report[2:] or [0])[0]) <= report[1]):
+            return
+        if self.samples == 0 and self.observe(report[0], report[1], earlier, earlier):
+            self._before_last = (1.0, 0, 0, [])  # what the next report goes back to if it finds a cut
+        self._last, self._last_unsure, self._last_earlier = (report[0], report[1]), earlier, earlier
 
     def cut_to(self) -> int | None:
         """The size a server cuts prompts to without saying so, once its reports say it does: two

@@ -1,0 +1,141 @@
+"""A provider that leaves the model's earlier thinking out of its count (Anthropic's models before
+Opus 4.5 drop the thinking of earlier turns; a server sent DeepSeek's `reasoning_content` back need
+not count it) reports far less than our estimate, which counted that thinking. Under half the
+estimate, the reports were taken for wrong ones and ignored, so sizes stayed characters/4 of
+everything: an 8K session whose replies each carried 2,400 characters of reasoning compacted
+"5,414 -> 1,296" where the provider had counted 1,882. The calibration now learns whether the
+provider counts that thinking (`Calibration.thinking_counted`), and estimates leave it out where not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ThinkingPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
+
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
+from compact_agent.context import ContextManager, Event
+from compact_agent.context.plumbing import tokens
+from compact_agent.context.plumbing.tokens import Calibration
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+THINKING = "Let me weigh the options here carefully. " * 60  # 2,460 characters, about 615 tokens a turn
+
+
+def test_a_report_that_grew_without_the_thinking_moved_says_it_is_not_counted() -> None:
+    c = Calibration()
+    assert c.observe(1_000, 1_000)
+    # The next turn: our estimate grew by 700, of which 600 is the last turn's thinking, now earlier.
+    assert c.observe(1_100, 1_700, unsure=600, earlier=600)
+    assert c.thinking_counted is False
+    assert c.ratio == 1.0  # learned from 1,100 of 1,100 counted, not from 1,100 of 1,700
+    assert c.counted(1_700, 600) == 1_100 and c.last_report() == (1_100, 1_100)
+    assert c.kept_report() == (1_100, 1_700, 600)
+
+
+def test_a_report_that_grew_with_the_thinking_moved_says_it_is_counted() -> None:
+    c = Calibration()
+    c.observe(1_000, 1_000)
+    c.observe(1_700, 1_700, unsure=600, earlier=600)
+    assert c.thinking_counted is True
+    assert c.counted(1_700, 600) == 1_700
+
+
+def test_a_report_between_the_two_predictions_or_a_small_move_decides_nothing() -> None:
+    between = Calibration()
+    between.observe(1_000, 1_000)
+    between.observe(1_400, 1_700, unsure=600, earlier=600)  # 300 from each: a quarter of 600 is 150
+    assert between.thinking_counted is None
+    small = Calibration()
+    small.observe(1_000, 1_000)
+    small.observe(1_010, 1_060, unsure=50, earlier=50)  # 50 tokens moved: below VOTE_MIN
+    assert small.thinking_counted is None
+    within = Calibration()
+    within.observe(1_000, 1_000, unsure=600, earlier=600)
+    within.observe(1_300, 1_300, unsure=600, earlier=600)  # a request of one turn: no thinking moved
+    assert within.thinking_counted is None
+
+
+def test_the_newest_clear_report_holds() -> None:
+    c = Calibration()
+    c.observe(1_000, 1_000)
+    c.observe(1_100, 1_700, unsure=600, earlier=600)
+    assert c.thinking_counted is False
+    c.observe(1_800, 2_400, unsure=1_200, earlier=1_200)  # grew by 700, the 600 moved included
+    assert c.thinking_counted is True
+    assert c.last_report() == (1_800, 2_400)
+
+
+def test_what_a_session_kept_comes_back_with_the_verdict() -> None:
+    c = Calibration()
+    c.recall_report([1_100, 1_700, 600], False)
+    assert c.thinking_counted is False and c.ratio == 1.0 and c.last_report() == (1_100, 1_100)
+    old = Calibration()
+    old.recall_report([1_100, 1_700])  # kept before the thinking was kept with it
+    assert old.thinking_counted is None and old.last_report() == (1_100, 1_700)
+    for bad in ([1_100, 1_700, 1_800], [1_100, 1_700, -1], [1_100, 1_700, True]):
+        wrong = Calibration()
+        wrong.recall_report(bad, "no")
+        assert wrong.last_report() is None and wrong.thinking_counted is None
+
+
+def test_earlier_thinking_is_that_of_turns_before_the_newest_prompt() -> None:
+    agent = Agent(FunctionModel(lambda m, i: ModelResponse(parts=[ThinkingPart(THINKING), TextPart("ok")])))
+    history = agent.run_sync("one").all_messages()
+    assert tokens.earlier_thinking_tokens(history) == 0  # the turn under way
+    history = agent.run_sync("two", message_history=history).all_messages()
+    thought = tokens.text_tokens(THINKING)
+    assert tokens.thinking_tokens(history) == 2 * thought
+    assert tokens.earlier_thinking_tokens(history) == thought
+
+
+def not_counting_earlier_thinking(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """A provider that counts what it is sent, less the thinking of earlier turns."""
+    counted = tokens.estimate(messages) - tokens.earlier_thinking_tokens(messages)
+    return ModelResponse(parts=[ThinkingPart(THINKING), TextPart("Agreed.")],
+                         usage=RequestUsage(input_tokens=counted, output_tokens=650))
+
+
+def test_a_conversation_whose_thinking_is_not_counted_is_measured_as_the_provider_counts_it() -> None:
+    events: list[Event] = []
+    cm = ContextManager(window=8_000, event_handler=events.append)
+    agent = Agent(FunctionModel(not_counting_earlier_thinking), capabilities=[cm])
+    history = agent.run_sync("Here is the plan we follow. " * 100).all_messages()
+    for turn in range(12):  # the thinking comes to about 7,400 tokens; what is counted, about 1,500
+        history = agent.run_sync(f"ok {turn}", message_history=history).all_messages()
+    assert cm.calibration.thinking_counted is False
+    assert not [e for e in events if e.layer in ("compaction", "window")], [e.layer for e in events]
+    assert not [e for e in events if e.layer == "calibration"]  # no report was refused as implausible
+    last = history[-1]
+    assert isinstance(last, ModelResponse)
+    assert abs(cm.last_tokens - (last.usage.input_tokens + last.usage.output_tokens)) <= 1
+    assert tokens.estimate(history) > 8_000  # counted in full, the conversation is over the window
+    assert cm.measure(history) < 2_500
+
+
+async def test_a_resumed_session_keeps_leaving_out_what_the_server_does_not_count(tmp_path: Path) -> None:
+    """Against the OpenAI-compatible fake, which counts message content but not the
+    `reasoning_content` sent back: each `-c -p` run is one request, so what was learned must
+    come back with the session or the next run measures the thinking again."""
+    with FakeOpenAIServer(lambda req: Reply.text("Agreed.", reasoning_content=THINKING), window=8_000) as server:
+        def session(resume: bool) -> AgentSession:
+            return AgentSession(SessionOptions(cwd=tmp_path, model="fake-model", base_url=server.base_url,
+                                               api_key="k", context_window=8_000, home=tmp_path / "home",
+                                               continue_last=resume))
+        for turn, prompt in enumerate(["hello", "hi", "ok", "yes", "no", "go on", "and then", "fine", "more"]):
+            s = session(resume=turn > 0)
+            try:
+                if turn >= 2:  # learned at the second turn, from the first turn's report kept, and kept
+                    assert s.cm.calibration.thinking_counted is False, turn
+                await s.run_turn(prompt)
+                assert not s.cm.compactions, f"turn {turn}: {s.cm.compactions[0].event}"
+                last = s.messages[-1]
+                assert isinstance(last, ModelResponse) and last.usage.input_tokens < 2_000
+                # What /status shows: the provider's count of the request and its answer.
+                assert s.context_tokens() <= last.usage.input_tokens + last.usage.output_tokens + 50
+            finally:
+                s.close()
+        assert tokens.thinking_tokens(s.messages) > 5_000  # counted, the conversation would be near the window
