@@ -16,7 +16,7 @@ KEY = "sk-forms-0123456789abcdefABCDEF"
 
 def _forget(key: str, body: str) -> None:
     registry._secrets.discard(key)
-    registry._bodies.discard(body)
+    registry._bodies.discard(body.lower())
     registry._compile_pieces()
 
 
@@ -145,3 +145,20 @@ def test_a_stream_cut_inside_a_piece_shows_none_of_it() -> None:
         stream = StreamRedactor()
         out = stream.feed(text[:cut + 40]) + stream.feed(text[cut + 40:]) + stream.flush()
         assert out == redact(text) and piece[:registry.FRAGMENT] not in out
+
+
+def test_the_key_in_another_case_is_redacted() -> None:
+    """`echo $KEY | tr a-z A-Z` left the key a few million guesses away: the key, its reverse and its
+    pieces go in any case; ordinary text in capitals stays."""
+    upper = KEY.upper()
+    assert redact(f"key: {upper}") == f"key: {REDACTED}"
+    assert redact(KEY.lower()) == REDACTED and redact(KEY[::-1].swapcase()) == REDACTED
+    assert redact(" ".join(upper)) == REDACTED  # `tr` then `fold`
+    body = KEY[len("sk-forms-"):]
+    assert redact(f"[{body[2:14].upper()}]") == f"[{REDACTED}]"  # `${KEY:11:12} | tr a-z A-Z`
+    assert redact("SK-FORMS-ORDINARY WORDS 2024") == "SK-FORMS-ORDINARY WORDS 2024"
+    for cut in range(1, len(upper) + 10):  # streamed, cut anywhere
+        text = f"printed: {upper} done"
+        stream = StreamRedactor()
+        out = stream.feed(text[:cut]) + stream.feed(text[cut:]) + stream.flush()
+        assert out == f"printed: {REDACTED} done", cut

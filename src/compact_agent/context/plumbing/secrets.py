@@ -14,8 +14,9 @@ each two of its characters (`cat -A`'s `^@`, a byte string's `\\x00`), and in pi
 whole, as far as it goes on matching the key. The random part is what follows the key's kind
 (`sk-`, `sk-ant-api03-`: the same in every key of that kind, so ordinary text names it), and a
 piece counts only when it mixes letters and digits (a key typed by hand, `sk-local-12345678…`, must
-not redact every run of digits). Other encodings (hex, rot13) and shorter pieces are not caught:
-redaction is a net, not a wall.
+not redact every run of digits). The key, its reverse and its pieces are matched in any case
+(`| tr a-z A-Z` leaves a key guessed in a few million tries); base64 is not, as its case is its
+content. Other encodings (hex, rot13) and shorter pieces are not caught: redaction is a net, not a wall.
 """
 
 from __future__ import annotations
@@ -59,13 +60,15 @@ def register(value: str | None) -> None:
     # `base64` wraps its lines, `fold` cuts them: every form may come with whitespace inside; a file
     # in UTF-16 or UTF-32 (a `.env` Windows PowerShell wrote), printed by `cat`, puts NULs there, and
     # as `cat -A` or a program printing its bytes shows them, the same few characters (`^@`, `\x00`)
-    _spread.extend(re.compile(_GAP.join(re.escape(c) for c in f)) for f in (value, *forms))
+    # (the key and its reverse in any case: see the module's docstring)
+    cased = [(f, re.I if i < 2 else 0) for i, f in enumerate((value, *forms))]
+    _spread.extend(re.compile(_GAP.join(re.escape(c) for c in f), flags) for f, flags in cased)
     _spread.extend(re.compile(f"{re.escape(f[0])}(?P<s>.{{1,{_SEP}}}?){re.escape(f[1])}"
-                              + "".join(f"(?P=s){re.escape(c)}" for c in f[2:]), re.S) for f in (value, *forms))
+                              + "".join(f"(?P=s){re.escape(c)}" for c in f[2:]), re.S | flags) for f, flags in cased)
     kind = _KIND.match(value)
     body = value[kind.end():] if kind else value
     if len(body) >= 2 * FRAGMENT:
-        _bodies.add(body)
+        _bodies.add(body.lower())
         _compile_pieces()
 
 
@@ -78,21 +81,21 @@ def _compile_pieces() -> None:
     global _pieces
     pieces = sorted({b[i:i + FRAGMENT] for b in _bodies for i in range(len(b) - FRAGMENT + 1)
                      if _random_looking(b[i:i + FRAGMENT])})
-    _pieces = re.compile("|".join(map(re.escape, pieces))) if pieces else None
+    _pieces = re.compile("|".join(map(re.escape, pieces)), re.I) if pieces else None
 
 
 def _piece_spans(text: str) -> list[tuple[int, int]]:
     """Where pieces of a key's random part stand in `text`: each match grown both ways for as long
-    as what it covers is still a piece of the same key."""
+    as what it covers is still a piece of the same key (in any case: `_bodies` are lower-cased)."""
     if _pieces is None:
         return []
     spans: list[tuple[int, int]] = []
     pos = 0
     while (m := _pieces.search(text, pos)) is not None:
         start, end = m.span()
-        while end < len(text) and any(text[start:end + 1] in b for b in _bodies):
+        while end < len(text) and any(text[start:end + 1].lower() in b for b in _bodies):
             end += 1
-        while start > pos and any(text[start - 1:end] in b for b in _bodies):
+        while start > pos and any(text[start - 1:end].lower() in b for b in _bodies):
             start -= 1
         spans.append((start, end))
         pos = end
