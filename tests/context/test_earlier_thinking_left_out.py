@@ -1,5 +1,5 @@
-"""A provider that leaves the model's earlier thinking out of its count (Anthropic's models before
-Opus 4.5 drop the thinking of earlier turns; a server sent DeepSeek's `reasoning_content` back need
+"""A provider that leaves the model's earlier thinking out of its count (Anthropic's Haiku, Opus
+before 4.5 and Sonnet before 4.6 drop the thinking of earlier turns; a server sent DeepSeek's `reasoning_content` back need
 not count it) reports far less than our estimate, which counted that thinking. Under half the
 estimate, the reports were taken for wrong ones and ignored, so sizes stayed characters/4 of
 everything: an 8K session whose replies each carried 2,400 characters of reasoning compacted

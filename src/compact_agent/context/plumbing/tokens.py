@@ -111,8 +111,9 @@ def thinking_tokens(messages: Iterable[ModelMessage]) -> int:
 
 def earlier_thinking_tokens(messages: Sequence[ModelMessage]) -> int:
     """Estimated tokens of the thinking in responses of earlier turns: those before the newest request
-    that carries a user prompt. A provider may leave them out of its count (Anthropic's models before
-    Opus 4.5 drop them; a server may not be sent them back), while the thinking of the turn under way
+    that carries a user prompt. A provider may leave them out of its count (Anthropic's Haiku models,
+    Opus before 4.5 and Sonnet before 4.6 keep only the last turn's; a server may not be sent them
+    back; later Opus and Sonnet keep them all), while the thinking of the turn under way
     is counted wherever it is sent; `Calibration.thinking_counted` says which this provider does."""
     start = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], ModelRequest)
                   and any(isinstance(p, UserPromptPart) for p in messages[i].parts)), 0)
