@@ -20,7 +20,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from pydantic_ai.messages import ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelResponse
 
 from compact_agent.context.plumbing import tokens
 from compact_agent.replay.importers import load_transcript
@@ -36,12 +36,15 @@ SOURCES = {"Claude Code": ["claude-code/*.jsonl", "claude-code/*/subagents/agent
 def errors_for(path: Path) -> dict[str, list[float]]:
     t = load_transcript(path)
     pts = recorded_points(t, t.messages)
-    out: dict[str, list[float]] = {"calibrated": [], "uncalibrated": [], "last usage + estimate": []}
+    out: dict[str, list[float]] = {"calibrated": [], "thinking learned": [], "uncalibrated": [],
+                                   "last usage + estimate": []}
     if len(pts) < 2:
         return out
     overhead = round(SHARE * (pts[0][1] - pts[0][0]))
-    cal = tokens.Calibration()
+    cal, learns = tokens.Calibration(), tokens.Calibration()
     cal.observe(pts[0][1], pts[0][0] + overhead)
+    first = next(i for i, m in enumerate(t.messages) if isinstance(m, ModelResponse))
+    learns.observe(pts[0][1], pts[0][0] + overhead, *thinking(t.messages[:first]))
     prev_used = None
     idx = 0
     for i, m in enumerate(t.messages):
@@ -57,10 +60,19 @@ def errors_for(path: Path) -> dict[str, list[float]]:
                 new = tokens.estimate(t.messages[prev_used[0] + 1:i])
                 out["last usage + estimate"].append(abs(prev_used[1] + new - recorded) / recorded)
             cal.observe(recorded, est + overhead)
+            thought = thinking(t.messages[:i])
+            out["thinking learned"].append(abs(learns.whole(learns.counted(est + overhead, thought[1])) - recorded)
+                                           / recorded)
+            learns.observe(recorded, est + overhead, *thought)
         if m.usage.input_tokens:
             prev_used = (i, m.usage.input_tokens + m.usage.output_tokens)
         idx += 1
     return out
+
+
+def thinking(request: list[ModelMessage]) -> tuple[int, int]:
+    """The thinking in a request's estimate, and of it the earlier turns' (`Calibration.observe`)."""
+    return tokens.thinking_tokens(request), tokens.earlier_thinking_tokens(request)
 
 
 def pctl(xs: list[float], q: float) -> float:

@@ -162,10 +162,12 @@ MIN_CUT = 1_024
 
 
 #: A turn's start moves the thinking before it out of what such a provider counts (`earlier_thinking_tokens`):
-#: two reports tell whether it counts it (`Calibration.thinking_counted`) once the thinking moved is
-#: this many tokens, and this share of the newer report, and the newer report is within a quarter of
-#: that from one answer's prediction. Smaller moves are the tokenizer's noise on the rest of the growth.
-VOTE_MIN, VOTE_SHARE = 64, 0.01
+#: two reports tell whether it counts it (`Calibration.thinking_counted`) when the newer report is
+#: within a quarter of the thinking moved from one answer's prediction, and the move is too large for
+#: the tokenizer's error to explain: characters/4 can be off by `VOTE_NOISE` of a text (the module's
+#: docstring), on the rest of what the request grew by and on the thinking itself, and the wrong
+#: answer is three quarters of the move away. Below `VOTE_MIN` tokens, no move decides.
+VOTE_MIN, VOTE_NOISE = 64, 0.3
 
 #: Reports the fixed part is fitted from (`Calibration.fixed`): the newest, as requests change.
 FIT_REPORTS = 6
@@ -280,12 +282,13 @@ class Calibration:
         Between two requests a turn's start moves its thinking among the earlier; the provider's count
         grew by the ratio times our estimate's growth if it counts that thinking, and by that less
         the thinking moved if it does not. A report close to one prediction and not the other decides
-        (`VOTE_MIN`, `VOTE_SHARE`): the newest such report holds. Deciding that it does not count it
+        (`VOTE_MIN`, `VOTE_NOISE`): the newest such report holds. Deciding that it does not count it
         learns the ratio afresh from this report, as the reports before were read with it counted."""
         if self._last is None:
             return
         moved = self.ratio * (earlier - self._last_earlier)
-        if abs(moved) < max(VOTE_MIN, VOTE_SHARE * reported):
+        rest = self.ratio * abs(estimated - self._last[1] - (earlier - self._last_earlier))
+        if abs(moved) < VOTE_MIN or (0.75 - VOTE_NOISE) * abs(moved) < VOTE_NOISE * rest:
             return
         off = reported - self._last[0] - self.ratio * (estimated - self._last[1])  # from the count with it
         if min(abs(off), abs(off + moved)) > abs(moved) / 4:
