@@ -3,10 +3,10 @@ compaction that goes ahead, before the history is rewritten.
 
 The notes' compaction is built and checked before its archive is written (compactor.py's `vet`).
 Built, it can still be given up: its restored files and context put it over the threshold
-(`_OverThreshold` in memory.py), or the manager's own check refuses it (with the history's system
-prompts put back, the next request would be no smaller). No copy of the transcript is left for it;
-the full summary asked for instead archives the whole transcript before it rewrites the history,
-and names its copy.
+(`_OverThreshold` in memory.py), or the manager's own check refuses it (`_Vetoed`: with the
+history's system prompts put back, the next request would be no smaller). Either way no copy of
+the transcript is left for it, and the full summary is asked for instead; that one archives the
+whole transcript before it rewrites the history, and names its copy.
 """
 
 from __future__ import annotations
@@ -122,6 +122,25 @@ async def test_notes_over_the_threshold_once_restored_fall_back_to_one_archived_
     assert store.steps[0][1] == archived and archived.read_text() == f"{len(messages)} messages\n"
     assert store.steps[1][1]["archive"] == str(archived) and store.steps[1][1]["strategy"] == "full"
     assert result.archive == archived and f"is at {archived} " in head_text(result.messages)
+    assert [p.name for p in tmp_path.iterdir()] == [archived.name]
+
+
+async def test_notes_the_system_prompt_leaves_no_smaller_fall_back_to_one_archived_summary(tmp_path: Path) -> None:
+    """Without the history's system prompt the notes and their tail are smaller than the history they
+    replace; with it put back at the start, as the next request sends it, they are not. The summary,
+    shorter than the notes, does shrink it."""
+    cm, mem, store, asked = manager(tmp_path, notes=NOTES + "\n# Worklog\n" + big_text("note", 60_000))
+    messages = reads(30, 2_000, system_prompt="Rule: cite the file. " * 1_500)
+    store.append(messages)
+    cover(mem, messages)
+    result = await cm.compact(list(messages), trigger="auto")
+    assert [r.split(":")[0] for r in skips(cm)] == ["compaction refused"]
+    assert result.strategy == "full" and len(asked) == 1
+    archived = tmp_path / "transcript-1.jsonl"
+    assert [s[0] for s in store.steps] == ["archive", "rewrite"] and store.steps[0][1] == archived
+    assert store.steps[1][1]["archive"] == str(archived) and result.archive == archived
+    assert f"is at {archived} " in head_text(result.messages)
+    assert result.tokens_after < result.tokens_before
     assert [p.name for p in tmp_path.iterdir()] == [archived.name]
 
 

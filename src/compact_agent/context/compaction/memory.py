@@ -340,20 +340,17 @@ class SessionMemory:
         def fits(made: CompactionResult) -> None:  # checked before the archive is written: none for a skip
             if cm.measure(made.messages) > cm.limits.threshold:
                 raise _OverThreshold
-            try:
-                if vet is not None:
-                    vet(made)
-            except CompactionError as e:  # the caller's refusal is the compaction's, not a skip
-                raise _Vetoed(e) from e
+            if vet is not None:
+                vet(made)
         try:
             result: CompactionResult = cm.compactor.from_notes(messages, self.notes, keep, archive=archive,
                                                                trigger=trigger, tokens_before=tokens_before,
                                                                overhead=cm.overhead, vet=fits)
         except _OverThreshold:
             return skip("over threshold after restoring files")
-        except _Vetoed as e:
-            raise e.args[0] from None
         except CompactionError as e:
+            # The compactor's refusal or the caller's (`vet`: no smaller with the system prompts put
+            # back) alike: the notes cannot serve, a summary, shorter than the notes, still may.
             return skip(f"compaction refused: {e}")
         result.event.detail.update(waited_ms=wait_ms, covered=c, notes_updated=self.updated)
         self._plan = (len(messages), c)
@@ -393,7 +390,3 @@ class SessionMemory:
 
 class _OverThreshold(Exception):
     """A compaction from the notes would leave the context over the threshold (restored files)."""
-
-
-class _Vetoed(Exception):
-    """The caller refused the compaction from the notes (`vet`; its refusal the one argument): raised as it was."""
