@@ -9,8 +9,9 @@ a collapse digest. States are read from the markers the layers and the compactor
 (metadata `compact_agent.<layer>`, `[compact-agent: …]` heads, synthetic `restore_`/`mention_` ids).
 
 Per-category sizes are local estimates; the total is anchored to the provider's own count when
-the view ends with a response that reported usage (its input + output tokens), and the
-categories are scaled to add up to it exactly, so /context agrees with the bill.
+the view ends with a response that reported usage (its input + output tokens), else it is the
+calibrated estimate /compact begins from (run/in_use.py), and the categories are scaled to add up
+to it exactly, so /context agrees with the bill and with /compact.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from ...context.shaping import preview
 from ...models import model_info, provider_for
 from ..integrations.mcp_servers import MCP_HEAD
 from ..run.extensions import HOOK_HEAD
-from ..run.in_use import reported_size
+from ..run.in_use import estimated_size, reported_size
 from ..run.window_check import tool_definitions
 from ..tools.todos import PLAN_HEAD
 from .costs import CostReport, report
@@ -163,9 +164,14 @@ def picture(session: AgentSession) -> ContextPicture:
         tool_defs = tool_definitions(session)
     mcp_tools = {t for s in session.ext.mcp.live.values() for t in s.tools} if session.ext.mcp else set()
     rows, results = estimate_rows(view, session._system_prompt(), session.instructions, tool_defs, mcp_tools)
+    # The earlier turns' thinking a provider leaves out of its count (measuring.py `left_out`): not in use.
+    rows["messages"] = max(0, rows["messages"] - cm.left_out(view))
     fixed = cm.overhead_estimate or tokens.request_overhead(session._system_prompt(), tool_defs)  # as the request sent them
-    reported = reported_size(cm, view, session.compacted_at, fixed)  # as /compact counts it (in_use.py)
-    total = reported if reported is not None else cm.calibration.whole(sum(rows.values()))  # rows: our estimates
+    # As /compact counts it (in_use.py): the provider's count of the last request where it still
+    # holds, else the calibrated estimate. Summed from the rows, that estimate counted the thinking
+    # the provider leaves out: a session resumed after /compact said 7,908 tokens, /compact 7,283.
+    reported = reported_size(cm, view, session.compacted_at, fixed)
+    total = reported if reported is not None else estimated_size(cm, view, fixed)
     limits = cm.limits
     return ContextPicture(scale_to(rows, total), total, limits.window, limits.threshold, reported is not None,
                           results, limits.output_reserve, limits.buffer, reserve_source(cm),

@@ -78,8 +78,14 @@ def reported_size(cm: _Manager, view: list[ModelMessage], compacted_at: datetime
     return anchor(view, cm.calibration, compacted_at, lambda messages: int(cm.estimate(messages)) + fixed)
 
 
+def estimated_size(cm: _Manager, view: list[ModelMessage], fixed: int) -> int:
+    """The calibrated estimate of `view` with `fixed` (our estimate, as the calibration learns from
+    it: `Calibration.whole` adds what the provider counts beyond it), less what the provider does
+    not count (the earlier turns' thinking, where its reports showed it leaves that out)."""
+    return cm.calibration.whole(int(cm.estimate(view)) + fixed)
+
+
 def in_use(cm: _Manager, view: list[ModelMessage], compacted_at: datetime | None, fixed: int) -> int:
-    """`reported_size`, else the calibrated estimate of `view` with `fixed` (our estimate, as the
-    calibration learns from it: `Calibration.whole` adds what the provider counts beyond it)."""
+    """`reported_size`, else `estimated_size`."""
     reported = reported_size(cm, view, compacted_at, fixed)
-    return reported if reported is not None else cm.calibration.whole(int(cm.estimate(view)) + fixed)
+    return reported if reported is not None else estimated_size(cm, view, fixed)
