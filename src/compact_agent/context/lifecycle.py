@@ -174,7 +174,7 @@ def internals_now(cm: ManagerState, limits: Limits | None) -> Internals:
                      on_compact_start=cm.on_compact_start, provider=cm.provider,
                      cache_ttl_s=cm.cache_ttl_s, save_state=cm.save_state,
                      after_compact=cm.after_compact,
-                     keep_system_prompts=cm.keep_system_prompts, refit_prompt=cm.refit_prompt)
+                     keep_system_prompts=cm.keep_system_prompts, refit_prompt=cm.refit_prompt, server=cm.server)
 
 
 def window_from(cm: ManagerState, model: Model) -> None:

@@ -5,7 +5,8 @@ another prefix and loses the prompt cache. Beside them, under `LEARNED`, goes wh
 learned that a restart would otherwise measure again, each for a reason a test pins:
 
 - `handler_instructs`: `before_compact` has answered with instructions (a record would not follow them);
-- `window`: the server's own limit, where it refused a request below the window given;
+- `window`: the server's own limit, where it refused a request below the window given (and which server:
+  taken back only by a conversation given that window and sent to that server);
 - `report`: the latest usage report (a server that cuts prompts says so only in two reports in a row);
 - `thinking_counted`: whether the provider counts the model's earlier thinking (estimates leave it out if not);
 - `savings`: what the layers' decisions keep out, which the next process counts from;
@@ -42,6 +43,7 @@ class _Manager(Protocol):
     output_caps: dict[str, int]
     handler_instructs: bool
     window_learned: LearnedWindow | None
+    server: str | None
     failures: int
     save_state: Callable[[dict[str, Any]], None] | None
     _prev_savings: dict[str, int]
@@ -96,7 +98,9 @@ class SavedState:
         self.calibration.recall_report(learned.get("report"), learned.get("thinking_counted"))
         _recall_answers(self, learned)
         window = LearnedWindow.from_json(learned.get("window"))
-        if window is not None and window.given == self.limits.window:  # given another, the server may be another
+        # Given another window, or sent to another server (or model), the conversation is not held to this
+        # server's limit; a pair saved without the server is taken back only where none is named either.
+        if window is not None and window.given == self.limits.window and window.server == self.server:
             self.set_window(window.window)
             self.window_learned = window
         # The first request re-applies these decisions: what they keep out was counted (and said, in

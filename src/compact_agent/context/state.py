@@ -143,6 +143,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.refit_prompt = internals.refit_prompt
         self.rewrite_note: dict[str, Any] | None = None  # the store's next rewrite, when not an edited history
         self.window_learned: LearnedWindow | None = None  # the server's limit, below the window given
+        self.server = internals.server  # who answers the requests, as the host names it (wiring.py)
         self.folded_calls: tuple[int, set[str]] = (-1, set())  # the request the last resort folded, its steps (fit.py)
         build_defaults(self, window, store, internals)
         self.summarizer = internals.summarizer or default_summarizer
@@ -389,5 +390,5 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
             return
         given = self.window_learned.given if self.window_learned is not None else self.limits.window
         self.set_window(window)
-        self.window_learned = LearnedWindow(window, given)
+        self.window_learned = LearnedWindow(window, given, self.server)
         self.emit(Event("window", "learned", used, window, trigger=trigger, detail={"given": given}))

@@ -90,3 +90,6 @@ class Internals:
     # A refusal taught a smaller window: the newest prompt cut as the caller cuts input too large
     # for a request (refit.py); None: the reactive compaction takes it as it is.
     refit_prompt: RefitPrompt | None = None
+    # Who answers the requests (the agent: the model and its endpoint): a window learned from a refusal
+    # is saved with it, and taken back only by a conversation sent there (saved_state.py); None: not named.
+    server: str | None = None

@@ -12,8 +12,10 @@ other (`pipeline.on_model_request_error`).
 A server may hold a smaller window than the one it was introduced with (`--context-window 64k`
 for a server started with 8K): its refusal is the only place that says so. The limit learned is
 kept with the layers' decisions (the `learned` entry of the saved state) beside the window it
-replaced, so a conversation resumed with that same window works within the server's from its first
-request; one given another window (another model, another server) does not take it.
+replaced and the server it was learned from, as the host names it (`Internals.server`: the agent's
+model and endpoint), so a conversation resumed with that same window against that same server works
+within the server's from its first request; one given another window, or sent to another server or
+model, does not take it.
 """
 
 from __future__ import annotations
@@ -83,18 +85,23 @@ def as_overflow(error: BaseException) -> ModelContextWindowExceededError | None:
 @dataclass(frozen=True)
 class LearnedWindow:
     """The server's limit (`window`), learned from a refusal or from prompts it cut, below the
-    window the conversation was `given`."""
+    window the conversation was `given`, from `server` (as the host names it; None: not named)."""
 
     window: int
     given: int
+    server: str | None = None
 
-    def to_json(self) -> list[int]:
-        return [self.window, self.given]
+    def to_json(self) -> list[int | str]:
+        return [self.window, self.given] if self.server is None else [self.window, self.given, self.server]
 
     @classmethod
     def from_json(cls, value: Any) -> LearnedWindow | None:
-        """The pair as saved; None for anything else (a file edited by hand, an older version's)."""
-        if (isinstance(value, list) and len(value) == 2 and all(type(x) is int for x in value)
-                and 0 < value[0] < value[1]):
-            return cls(value[0], value[1])
+        """As saved: [window, given] (a server not named, or an older version's) or [window, given,
+        server]; None for anything else (a file edited by hand)."""
+        if not isinstance(value, list) or len(value) not in (2, 3):
+            return None
+        window, given, *server = value
+        if (type(window) is int and type(given) is int and 0 < window < given
+                and all(isinstance(s, str) for s in server)):
+            return cls(window, given, server[0] if server else None)
         return None
