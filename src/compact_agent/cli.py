@@ -235,7 +235,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 def config_command(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    forget_window: Annotated[str | None, typer.Option("--forget-window", metavar="URL|all", help="Forget the context window learned from the server at URL, as listed (every model there; only NAME's with compact-agent -m NAME config), or every one: all. A new session there starts in the window given or assumed.")] = None,
+    forget_window: Annotated[str | None, typer.Option("--forget-window", metavar="URL|all", help="Forget the context window learned from the server at URL, as listed (every model there; only NAME's with compact-agent -m NAME config), or every one: all. Sessions there, new or resumed, then start in the window given or assumed.")] = None,
 ) -> None:
     """Print the effective settings and where each came from, then the context windows learned from servers.
 

@@ -2,7 +2,8 @@
 `--forget-window URL|all` to drop it.
 
 A window learned from a server (a refusal, or prompts it cut) is kept per endpoint and model, and a
-new session with no window given starts within it (agent/run/server_windows.py). Restarted with a
+new session with no window given starts within it (agent/run/server_windows.py); a session that
+learned it keeps it too, and takes it back on `-c` only while it is kept here. Restarted with a
 larger context, the server would be held to the old one for good, with only `--context-window` on
 every run to say otherwise; the user sees here what is kept, how and when it was learned, and
 forgets it in one command. What is shown and what `--forget-window` takes are the same words: the
@@ -96,5 +97,5 @@ def forget_windows(home: Path, which: str, model: str | None, json_out: bool) ->
     if not gone:
         sys.stdout.write("no server window was remembered\n")
     for url, m, kept in gone:
-        sys.stdout.write(f"forgot the window of {_shown(m)} at {endpoint_named(url)}: {_detail(kept)}; a new session "
-                         "there starts in the window given or assumed\n")
+        sys.stdout.write(f"forgot the window of {_shown(m)} at {endpoint_named(url)}: {_detail(kept)}; sessions there, "
+                         "new or resumed, start in the window given or assumed\n")

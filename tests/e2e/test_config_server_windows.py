@@ -51,7 +51,7 @@ def test_forget_window_drops_an_endpoint_one_model_of_it_or_all(cli: Cli) -> Non
     one = cli("-m", "qwen", "config", "--forget-window", B + "/")  # only qwen's there; the slash as typed
     assert one.code == 0, one.stderr
     assert one.stdout == (f"forgot the window of qwen at {B}: 4,096 tokens, prompts cut to it, 2026-05-01 09:30 "
-                          "UTC; a new session there starts in the window given or assumed\n")
+                          "UTC; sessions there, new or resumed, start in the window given or assumed\n")
     assert server_windows.remembered(cli.home, B, "llama3") == 5_000
 
     typo = cli("config", "--forget-window", "http://127.0.0.1:8081/v1")

@@ -28,11 +28,11 @@ def test_the_first_line_names_the_window_remembered_for_the_server(tmp_path: Pat
     assert Start.of(opts(tmp_path, window=16_000)).window == 16_000  # a window given wins
 
 
-def resumed(tmp_path: Path, learned: object = None) -> SessionOptions:
-    """`-r ID` of a session whose saved state kept `learned` (layers.json's `learned.window`)."""
+def resumed(tmp_path: Path, learned: object = None, window: int | None = None) -> SessionOptions:
+    """`-r ID` of a session whose saved state kept `learned` (layers.json's `learned.window`), given `window`."""
     from compact_agent.agent.run.options import session_root
 
-    o = opts(tmp_path)
+    o = opts(tmp_path, window)
     root = session_root(o.cwd, o.home)
     root.mkdir(parents=True, exist_ok=True)
     sid = "20261201-120000-abcdef"
@@ -48,9 +48,24 @@ def resumed(tmp_path: Path, learned: object = None) -> SessionOptions:
 def test_a_resumed_session_names_the_window_its_own_state_kept(tmp_path: Path) -> None:
     """`-c` of a session that learned the server's 8,000 below the 32,768 assumed said 'window 32,768'
     over a toolbar and a /status of 8,000, as its manager takes the kept window back."""
-    assert Start.of(resumed(tmp_path, [8_000, 32_768])).window == 8_000
-    assert Start.of(resumed(tmp_path, [8_000, 64_000])).window == 32_768  # learned below another window: not taken
-    assert Start.of(resumed(tmp_path, "junk")).window == 32_768
+    server_windows.remember(tmp_path / "h", server_windows.endpoint(URL, "openai"), "local", 8_000)
+    here = server_windows.label(server_windows.endpoint(URL, "openai"), "local")
+    assert Start.of(resumed(tmp_path, [8_000, 32_768, here])).window == 8_000
+    assert Start.of(resumed(tmp_path, [8_000, 32_768])).window == 8_000  # an older version's
+
+
+def test_a_resumed_session_given_a_window_takes_its_own_back_only_from_the_same_server(tmp_path: Path) -> None:
+    """Given 16,000 on its command line, the window it learned below 16,000 from this server and model,
+    while it is kept for them (server_windows.py); nothing else."""
+    here = server_windows.label(server_windows.endpoint(URL, "openai"), "local")
+    assert Start.of(resumed(tmp_path, [8_000, 16_000, here], 16_000)).window == 16_000  # forgotten, or never kept
+    server_windows.remember(tmp_path / "h", server_windows.endpoint(URL, "openai"), "local", 8_000)
+    assert Start.of(resumed(tmp_path, [8_000, 16_000, here], 16_000)).window == 8_000
+    assert Start.of(resumed(tmp_path, [8_000, 16_000, "big at http://10.0.0.2/v1"], 16_000)).window == 16_000
+    assert Start.of(resumed(tmp_path, [8_000, 64_000, here], 16_000)).window == 16_000  # learned below another
+    assert Start.of(resumed(tmp_path, [8_000, 16_000], 16_000)).window == 8_000  # an older version's: the one kept
+    assert Start.of(resumed(tmp_path, [7_000, 16_000], 16_000)).window == 16_000  # not that one: another server's
+    assert Start.of(resumed(tmp_path, "junk", 16_000)).window == 16_000
 
 
 def test_a_resumed_session_with_none_of_its_own_starts_in_the_one_remembered_for_the_server(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from ...context.plumbing import tokens
 from ...models import REGISTRY, build_model, model_info, prices_of, provider_for, takes_images
 from ...session import remembered
 from ..accounting.context_report import sync_costs
+from . import server_windows
 from .window_check import check_window
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     opts.context_window = window or fallback
     cm = session.cm
     cm.provider, cm.cache_ttl_s, cm.max_output = info.provider, info.cache_ttl_s, info.max_output
+    cm.server = server_windows.server_of(session)  # a window learned from now on is this model's
     cm.prices = cm.schedule.prices = prices_of(info)  # the new model's prices time its compactions
     cm.set_window(info.window)
     cm.calibration = tokens.Calibration()

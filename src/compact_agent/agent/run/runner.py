@@ -176,7 +176,7 @@ class AgentSession:
                       layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
                       event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
                       cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
-                      after_compact=self._after_compact,
+                      after_compact=self._after_compact, server=server_windows.server_of(self),
                       refit_prompt=lambda text, threshold: turn.refit_prompt(self, text, threshold)),
             settings=compaction, store=self.store, notes_in_background=True, max_output=self.info.max_output,
             prices=prices_of(self.info), before_compact=self.ext.before_compact,
@@ -268,7 +268,7 @@ class AgentSession:
     def _restore_layer_state(self) -> None:
         path = self.store.dir / "layers.json"
         try:
-            self.cm.load_layer_state(json.loads(read_own(path)))
+            self.cm.load_layer_state(server_windows.checked(self, json.loads(read_own(path))))
         except FileNotFoundError:
             pass
         except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):

@@ -18,6 +18,14 @@ told by the user: `compact-agent config` lists what is kept, and `config --forge
 forgets it (cli_windows.py). A session given a larger window (`--context-window`) that has a prompt
 over the one kept taken whole proves it wrong, and forgets it too (window_proof.py).
 
+A session keeps the window it learned with its own state too, named by the model and endpoint it
+was learned from (`label`, the address without a password or a key in it), and `-c` takes it back
+only there (`checked`): resumed against another server or model with the same `--context-window`,
+a session used to stay held to the first server's limit. What is kept here is the word on it: a
+window forgotten here (`config --forget-window`, or proved wrong) is forgotten by the sessions that
+kept it too, and one kept by an older version, which did not say where it was learned, is taken back
+only where the window kept here for the server it runs against is that one.
+
 Two sessions may learn windows at once (two servers, two terminals): every change re-reads the
 file and writes it under an flock on `windows.json.lock` beside it, so neither drops what the
 other kept. Where there is no flock (not POSIX) the change is made without the lock.
@@ -83,6 +91,22 @@ def endpoint(base_url: str | None, provider: str) -> str:
     """The key of the server a session talks to: its base URL (without a trailing slash), or the
     provider's own API when none was given (a refusal can teach a registry model's window too)."""
     return base_url.rstrip("/") if base_url else f"{provider}:"
+
+
+def label(key: str, model: str) -> str:
+    """How a session's saved state names the server it learned a window from: `model at URL`, the
+    URL without its secrets (a password, a `?key=` value), which are not written into the file."""
+    from ...secrets import hide_url_passwords
+
+    return f"{model} at {hide_url_passwords(key)}"
+
+
+def server_of(session: Any) -> str | None:
+    """The `label` of the server a session sends its requests to; None for a ready model (the
+    offline demo's), whose windows are not kept here (`keep_learned`)."""
+    if session.opts.model_override is not None:
+        return None
+    return label(endpoint(session.opts.base_url, session.info.provider), session.info.name)
 
 
 def shown(key: str) -> str:
@@ -245,25 +269,83 @@ def start_line(window: int, key: str, model: str, how: str | None = None) -> str
     return f"working within {window:,} tokens, the window {at} was found to have for {model} in an earlier session {more}"
 
 
+def resumed_line(window: int, given: int, key: str, model: str, how: str | None) -> str:
+    """Said when a resumed session given a window on its command line works within the smaller one
+    it learned from that same server: the server's refusal is its word on what it takes."""
+    at, more = shown(key), f"(compact-agent config --forget-window {key[:-1] if key.endswith(':') else key} forgets it)"
+    said = {"refused": f"the window {at} named when it refused a request for {model}",
+            "cut": f"{at} cut prompts for {model} to that size without saying so"}.get(
+                how or "", f"the window {at} was found to have for {model}")
+    return f"working within {window:,} tokens, not the {given:,} given: {said} {more}"
+
+
+def _saved(value: Any) -> tuple[int, int, str | None] | None:
+    """A saved state's `learned.window` (context.plumbing.overflow.LearnedWindow, read here without
+    the library, which the REPL's first line does not wait for): (window, given, server)."""
+    if not isinstance(value, list) or len(value) not in (2, 3):
+        return None
+    window, given, *server = value
+    ok = type(window) is int and type(given) is int and 0 < window < given and all(isinstance(x, str) for x in server)
+    return (window, given, server[0] if server else None) if ok else None
+
+
+def taken_back(home: Path, key: str, model: str, value: Any) -> list[Any] | None:
+    """A session's saved `learned.window` as a session against `key` and `model` takes it back:
+    learned there (`label`) and still kept here; one saved without its server (an older version's),
+    named this one where the window kept here is that one. None: not taken back."""
+    saved = _saved(value)
+    if saved is None:
+        return None
+    window, given, server = saved
+    kept = remembered(home, key, model)
+    if server is None:
+        return [window, given, label(key, model)] if kept == window else None
+    return [window, given, server] if server == label(key, model) and kept is not None else None
+
+
+def checked(session: Any, state: Any) -> Any:
+    """A session's saved state (layers.json) without the server's limit it kept, where that is not
+    to be taken back (`taken_back`); as it is for a ready model, whose windows are not kept here."""
+    from ...context.saved_state import LEARNED
+
+    learned = state.get(LEARNED) if isinstance(state, dict) else None
+    if server_of(session) is None or not isinstance(learned, dict) or "window" not in learned:
+        return state
+    key = endpoint(session.opts.base_url, session.info.provider)
+    learned = dict(learned)
+    if (window := taken_back(session.opts.home or home_dir(), key, session.info.name, learned.pop("window"))):
+        learned["window"] = window
+    return {**state, LEARNED: learned}
+
+
+def _given_on_command_line(session: Any) -> bool:
+    config = session.opts.config
+    return bool(session.opts.context_window) and (config is None or config.where("context_window") == "flag")
+
+
 def start_at_remembered(session: Any) -> str | None:
     """At a session's start, with no window given and none its own state kept: the window
     remembered for its endpoint and model, if smaller than the one it would work in. The session's
     manager takes it as if learned (so the session keeps it, and /status says it is the server's);
-    returns the line to say, or None."""
+    returns the line to say, or None. A resumed session that took its own back while given a larger
+    window on its command line says that instead (`resumed_line`)."""
     from ...context.plumbing.overflow import LearnedWindow
 
     opts, cm = session.opts, session.cm
+    key = endpoint(opts.base_url, session.info.provider)
+    if (learned := cm.window_learned) is not None:  # the session learned one itself (a resumed session)
+        if opts.model_override is not None or not _given_on_command_line(session):
+            return None
+        kept = remembered_as(opts.home or home_dir(), key, session.info.name)  # there: `checked` took it back
+        return resumed_line(learned.window, learned.given, key, session.info.name, kept.how if kept else None)
     if opts.context_window or session.settings.context_window or opts.model_override is not None:
         return None
-    if cm.window_learned is not None:  # the session learned one itself (a resumed session)
-        return None
-    key = endpoint(opts.base_url, session.info.provider)
     with contextlib.suppress(OSError):
         kept = remembered_as(session.opts.home or home_dir(), key, session.info.name)
         given = cm.limits.window
         if kept is not None and kept.window < given:
             cm.set_window(kept.window)
-            cm.window_learned = LearnedWindow(kept.window, given)
+            cm.window_learned = LearnedWindow(kept.window, given, cm.server)
             return start_line(kept.window, key, session.info.name, kept.how)
     return None
 
@@ -275,7 +357,7 @@ def banner_window(opts: Any, info: Any, side: Path | None = None) -> int:
     A resumed session (`side`: its folder) starts within the server's limit its own state kept for
     that window (context/saved_state.py), as its manager takes it back: `-c` said 'window 32,768'
     over a toolbar and a /status of 8,000."""
-    if side is not None and (kept := _kept_by_session(side, int(info.window))) is not None:
+    if side is not None and (kept := _kept_by_session(opts, info, side)) is not None:
         return kept
     if opts.context_window or opts.settings.context_window or opts.model_override is not None:
         return int(info.window)
@@ -286,16 +368,19 @@ def banner_window(opts: Any, info: Any, side: Path | None = None) -> int:
     return int(info.window)
 
 
-def _kept_by_session(side: Path, given: int) -> int | None:
-    """The server's limit a session's saved state kept (`learned.window` of its layers.json, a pair
-    [limit, the window it was learned below]) when learned below `given`; None for anything else."""
+def _kept_by_session(opts: Any, info: Any, side: Path) -> int | None:
+    """The server's limit a session's saved state kept (`learned.window` of its layers.json) where
+    its manager takes it back (`checked`, then the library's rule: learned below the window it is
+    given now); None for anything else."""
     try:
-        learned = json.loads(read_own(side / "layers.json")).get("learned", {})
-        limit, below = learned["window"]
+        value = json.loads(read_own(side / "layers.json")).get("learned", {})["window"]
     except (OSError, ValueError, RecursionError, AttributeError, KeyError, TypeError):
         return None
-    ok = type(limit) is int and type(below) is int and 0 < limit < below == given
-    return limit if ok else None
+    key, server = endpoint(opts.base_url, info.provider), None
+    if opts.model_override is None:
+        value, server = taken_back(opts.home or home_dir(), key, info.name, value), label(key, info.name)
+    saved = _saved(value)
+    return saved[0] if saved is not None and saved[1:] == (int(info.window), server) else None
 
 
 def keep_learned(session: Any, window: int, trigger: str) -> None:
