@@ -54,6 +54,7 @@ from ..tools.base import ToolEnv
 from ..tools.checkpoints import Checkpoints
 from ..tools.file_state import (
     READ_STATE_FILE,
+    HeldReads,
     ReadFileState,
     load_read_state,
     read_paths_in_view,
@@ -155,10 +156,11 @@ class AgentSession:
         self._user_on_event = on_event
         # Hooks, plan, MCP servers, usage ledger (kept across /clear: the MCP connections).
         self.ext = SessionExtensions(self, resumed=exists, previous=getattr(self, "ext", None))
+        held = self._held_reads = HeldReads(self.read_state)  # read as restored once the compaction holds
         restorer = Restorer(
             recent_files=lambda: list(reversed(self.read_state.paths())),
-            reread=lambda paths, n: mention_messages(self.env, paths, n, kind="restore",
-                                                     salt=f"c{len(self.cm.compactions)}"),
+            reread=lambda paths, n: held.hold(lambda: mention_messages(self.env, paths, n, kind="restore",
+                                                                       salt=f"c{len(self.cm.compactions)}")),
             reset=lambda: None,  # the reads a compaction leaves in view stay read: _after_compact
             resolve=lambda s: resolve_path(self.cwd, s),
             attachments=lambda: self.ext.attachments(),
@@ -321,6 +323,7 @@ class AgentSession:
         """
         self.checkpoints.compacted(self.messages, result.archive)
         visible = {resolve_path(self.cwd, p) for p in read_paths_in_view(result.messages)}
+        self._held_reads.settle(visible)  # what it restored, read while it was built (HeldReads)
         for path in self.read_state.paths():
             if path not in visible:
                 self.read_state.forget(path)

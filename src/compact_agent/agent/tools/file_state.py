@@ -20,16 +20,18 @@ import os
 import secrets
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
 from ...regular_file import read_own
 from ...session.store import atomic_write
 from ..safety.checked_open import open_folder, swapped, where_opened
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,35 @@ class ReadFileState:
 
 #: A read file larger than this is not hashed for a checkpoint: a rewind then asks for it to be read again.
 HASHED_BYTES = 1 << 20
+
+
+class HeldReads:
+    """The reads a compaction's restored files make, held back until the compaction holds.
+
+    A compaction is built before it is known to hold: refused as no smaller, previewed and declined,
+    or a summary that failed. The files it restores are read while it is built (`hold`), and counted
+    as read only for those the history it left shows (`settle`); before, a compaction that never
+    happened left them recorded as read, and `edit_file` trusted reads the model could not see."""
+
+    def __init__(self, state: ReadFileState) -> None:
+        self.state = state
+        self.held: dict[Path, FileRead] = {}
+
+    def hold(self, read: Callable[[], T]) -> T:
+        """`read()`, with the reads it records taken back out of the state and held."""
+        before = dict(self.state._reads)
+        try:
+            return read()
+        finally:
+            self.held = {k: e for k, e in self.state._reads.items() if before.get(k) is not e}
+            self.state._reads = before
+
+    def settle(self, visible: Iterable[Path]) -> None:
+        """The compaction held: what it read of the files the history now shows counts as read."""
+        seen, held, self.held = {_key(p) for p in visible}, self.held, {}
+        for key, entry in held.items():
+            if key in seen:
+                self.state.record(key, entry.mtime_ns, entry.partial, offset=entry.offset, limit=entry.limit)
 
 
 def _digest(path: Path) -> str | None:
