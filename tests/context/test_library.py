@@ -273,6 +273,13 @@ def test_a_model_name_is_checked_without_making_its_provider(monkeypatch: pytest
                 ContextManager(window=16_000, summary_model=name)
 
 
+class Counter:
+    """A token counter written as a class: its instance counts, the class itself makes objects."""
+
+    def __call__(self, messages: list[ModelMessage]) -> int:
+        return 1
+
+
 @pytest.mark.parametrize(("given", "error", "said"), [
     ({"settings": {}}, TypeError, "settings must be a CompactionSettings, not dict (it has no autocompact_buffer)"),
     ({"prices": {"miss": 1}}, TypeError, "prices must be a Prices, not dict"),
@@ -284,6 +291,10 @@ def test_a_model_name_is_checked_without_making_its_provider(monkeypatch: pytest
     ({"token_counter": "x"}, TypeError, "token_counter must be a function, not str"),
     ({"event_handler": "x"}, TypeError, "event_handler must be a function, not str"),
     ({"before_compact": "x"}, TypeError, "before_compact must be a function, not str"),
+    ({"token_counter": Counter}, TypeError, "token_counter must be a function or an instance (Counter()), not the "
+                                            "class Counter"),
+    ({"event_handler": Counter}, TypeError, "event_handler must be a function or an instance (Counter()), not the "
+                                            "class Counter"),
     ({"summary_model": 123}, TypeError, "summary_model must be a pydantic-ai Model or a model name, not int"),
     ({"summary_model": "nope:model"}, ValueError, "summary_model 'nope:model' is not a model name pydantic-ai "
                                                   "knows: write it as 'provider:model' (e.g. 'openai:gpt-4.1-mini'), "

@@ -107,6 +107,8 @@ def check_options(*, window: object, max_output: object, settings: object, summa
                      ("before_compact", before_compact)):
         if fn is not None and not callable(fn):
             raise TypeError(f"{name} must be a function, not {kind(fn)}")
+        if isinstance(fn, type):  # called, a class makes an object: a counter's count, a handler's nothing
+            raise TypeError(f"{name} must be a function or an instance ({fn.__name__}()), not the class {fn.__name__}")
     if event_handler is not None and is_async(event_handler):
         # It is called as each event happens, inside the layers, and never awaited: an async one
         # made a coroutine per event that nothing ran, and every event was lost.
