@@ -61,8 +61,8 @@ def errors_for(path: Path) -> dict[str, list[float]]:
                 out["last usage + estimate"].append(abs(prev_used[1] + new - recorded) / recorded)
             cal.observe(recorded, est + overhead)
             thought = thinking(t.messages[:i])
-            out["thinking learned"].append(abs(learns.whole(learns.counted(est + overhead, thought[1])) - recorded)
-                                           / recorded)
+            counted = learns.counted(est + overhead, thought[1], thought[0] - thought[1])
+            out["thinking learned"].append(abs(learns.whole(counted) - recorded) / recorded)
             learns.observe(recorded, est + overhead, *thought)
         if m.usage.input_tokens:
             prev_used = (i, m.usage.input_tokens + m.usage.output_tokens)

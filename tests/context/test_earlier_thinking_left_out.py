@@ -33,7 +33,7 @@ def test_a_report_that_grew_without_the_thinking_moved_says_it_is_not_counted() 
     assert c.thinking_counted is False
     assert c.ratio == 1.0  # learned from 1,100 of 1,100 counted, not from 1,100 of 1,700
     assert c.counted(1_700, 600) == 1_100 and c.last_report() == (1_100, 1_100)
-    assert c.kept_report() == (1_100, 1_700, 600)
+    assert c.kept_report() == (1_100, 1_700, 600, 0)  # no thinking of the turn under way
 
 
 def test_a_report_that_grew_with_the_thinking_moved_says_it_is_counted() -> None:

@@ -108,8 +108,9 @@ class Measuring:
         The counter is asked about each message once (`[message]`), memoised by identity: a request
         is measured several times (before and after each layer, for the schedule) and the history
         is the same objects request after request, so a real tokenizer runs on what is new only.
-        Where the provider's reports showed that it leaves the thinking of earlier turns out of its
-        count (`Calibration.thinking_counted`), the estimate does too (`left_out`).
+        Where the provider's reports showed that it leaves the thinking of earlier turns, or of the
+        turn under way, out of its count (`Calibration.thinking_counted`, `current_thinking_counted`),
+        the estimate does too (`left_out`).
         """
         if self.token_counter is None:
             total = tokens.estimate(messages)
@@ -122,10 +123,14 @@ class Measuring:
 
     def left_out(self: _Measured, messages: Sequence[ModelMessage]) -> int:
         """The estimated tokens of `messages` that the provider does not count: the thinking of
-        turns before the newest where its reports showed it leaves that out, else none."""
-        if self.calibration.thinking_counted is not False:
+        turns before the newest, and that of the newest, where its reports showed it leaves that
+        out, else none. A summary request's instruction is a turn of its own, so all of its thinking
+        is earlier."""
+        calibration = self.calibration
+        if calibration.thinking_counted is not False and calibration.current_thinking_counted is not False:
             return 0
-        return tokens.earlier_thinking_tokens(messages)
+        earlier = tokens.earlier_thinking_tokens(messages)
+        return calibration.uncounted(earlier, tokens.thinking_tokens(messages) - earlier)
 
     def measure(self: _Measured, messages: Sequence[ModelMessage]) -> int:
         return self.calibration.tokens(self.estimate(messages) + self.overhead)

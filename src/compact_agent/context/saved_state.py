@@ -9,6 +9,7 @@ learned that a restart would otherwise measure again, each for a reason a test p
   taken back only by a conversation given that window and sent to that server);
 - `report`: the latest usage report (a server that cuts prompts says so only in two reports in a row);
 - `thinking_counted`: whether the provider counts the model's earlier thinking (estimates leave it out if not);
+- `current_thinking_counted`: whether it counts the thinking of the turn under way, likewise;
 - `savings`: what the layers' decisions keep out, which the next process counts from;
 - `failures`: automatic compactions that failed in a row (a paused breaker stays paused);
 - `longest_answer` and `summary`: the output reserve, and so the threshold, follows them.
@@ -71,6 +72,8 @@ class SavedState:
             learned["report"] = list(report)
         if self.calibration.thinking_counted is not None:
             learned["thinking_counted"] = self.calibration.thinking_counted
+        if self.calibration.current_thinking_counted is not None:
+            learned["current_thinking_counted"] = self.calibration.current_thinking_counted
         if savings := {name: n for name, n in self._prev_savings.items() if n}:
             learned["savings"] = savings
         if self.failures:
@@ -95,7 +98,8 @@ class SavedState:
             learned = {}
         if learned.get("handler_instructs") is True:
             self.handler_instructs = True
-        self.calibration.recall_report(learned.get("report"), learned.get("thinking_counted"))
+        self.calibration.recall_report(learned.get("report"), learned.get("thinking_counted"),
+                                       learned.get("current_thinking_counted"))
         _recall_answers(self, learned)
         window = LearnedWindow.from_json(learned.get("window"))
         # Given another window, or sent to another server (or model), the conversation is not held to this

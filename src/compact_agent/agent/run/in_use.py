@@ -37,7 +37,8 @@ def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_
     verbatim tail it kept reports a request that held everything compacted since (a session
     resumed after `/compact` showed the size before it in /status, /context and the toolbar).
     None too when the messages before it are no longer what that request sent (`still_sent`). Thinking
-    a new turn moved among the earlier is taken off where the provider does not count that."""
+    a new turn moved among the earlier is taken off where the provider does not count that, and all
+    thinking since where it counts none (`Calibration.uncounted`)."""
     for i in range(len(view) - 1, -1, -1):
         m = view[i]
         if isinstance(m, ModelResponse) and m.usage.input_tokens:
@@ -46,12 +47,17 @@ def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_
                 return None
             if sent_size is not None and not still_sent(view[:i], m, calibration, sent_size):
                 return None
-            moved = 0  # thinking that a new turn took out of what the provider counts (`Calibration.thinking_counted`)
-            if calibration.thinking_counted is False:
-                moved = tokens.earlier_thinking_tokens(view) - tokens.earlier_thinking_tokens(view[:i])
+            # Thinking the provider leaves out of its count (`Calibration.uncounted`) that the messages since
+            # brought: a new turn's start moved earlier, or the answer's own where none is counted.
+            moved = _uncounted(view, calibration) - _uncounted(view[:i], calibration)
             return (m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
                     - calibration.tokens(moved))
     return None
+
+
+def _uncounted(messages: list[ModelMessage], calibration: tokens.Calibration) -> int:
+    earlier = tokens.earlier_thinking_tokens(messages)
+    return calibration.uncounted(earlier, tokens.thinking_tokens(messages) - earlier)
 
 
 def still_sent(before: list[ModelMessage], response: ModelResponse, calibration: tokens.Calibration,

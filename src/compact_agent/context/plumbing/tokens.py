@@ -161,12 +161,16 @@ CUT_GROWTH = 1.02
 MIN_CUT = 1_024
 
 
-#: A turn's start moves the thinking before it out of what such a provider counts (`earlier_thinking_tokens`):
-#: two reports tell whether it counts it (`Calibration.thinking_counted`) when the newer report is
-#: within a quarter of the thinking moved from one answer's prediction, and the move is too large for
-#: the tokenizer's error to explain: characters/4 can be off by `VOTE_NOISE` of a text (the module's
-#: docstring), on the rest of what the request grew by and on the thinking itself, and the wrong
-#: answer is three quarters of the move away. Below `VOTE_MIN` tokens, no move decides.
+#: What of the model's thinking a provider may count: (the earlier turns' (`earlier_thinking_tokens`),
+#: the turn under way's). All (Anthropic's newer models), the turn under way's alone (DeepSeek, older
+#: Anthropic models), or none (a server that leaves the `reasoning_content` sent back out of its count).
+THINKING_COUNTS = ((True, True), (False, True), (False, False))
+#: A turn's start moves thinking among the earlier, a step adds to the turn's own: two reports tell
+#: what the provider counts (`Calibration._vote`) when the newer report is within a quarter of the
+#: thinking moved from one answer's prediction, and the move is too large for the tokenizer's error
+#: to explain: characters/4 can be off by `VOTE_NOISE` of a text (the module's docstring), on the rest
+#: of what the request grew by and on the thinking itself, and the wrong answer is three quarters of
+#: the move away. Below `VOTE_MIN` tokens, no move decides.
 VOTE_MIN, VOTE_NOISE = 64, 0.3
 
 #: Reports the fixed part is fitted from (`Calibration.fixed`): the newest, as requests change.
@@ -201,8 +205,9 @@ def _fit(reports: Sequence[tuple[int, int]]) -> tuple[float, float] | None:
 class Calibration:
     """Provider-reported prompt tokens against our estimate of the same request: a ratio, and the
     fixed part every request carries beyond it once reports allow telling the two apart. Whether
-    the provider counts the model's thinking of earlier turns is learned too (`thinking_counted`):
-    where it does not, estimates leave it out (`counted`)."""
+    the provider counts the model's thinking of earlier turns is learned too (`thinking_counted`), and
+    that of the turn under way (`current_thinking_counted`): where it does not, estimates leave it
+    out (`counted`)."""
 
     ratio: float = 1.0  # provider tokens per estimated token (of the messages, once `fixed` is learned)
     fixed: float = 0.0  # provider tokens of every request beyond `ratio` x its estimate (`_fit`)
@@ -213,19 +218,29 @@ class Calibration:
     uncut: int | None = None  # a report no request of its size could be cut to: never a `cut`
     # Whether the provider counts the thinking of earlier turns (`_vote`): None until reports tell.
     thinking_counted: bool | None = None
+    current_thinking_counted: bool | None = None  # and that of the turn under way, the request's own
     _last: tuple[int, int] | None = None  # the previous report: (reported, estimated)
     _last_unsure: int = 0  # of the previous report's estimate, the thinking a provider may not count
     _last_earlier: int = 0  # of that, the thinking of turns before the request's (`earlier_thinking_tokens`)
+    _last_current: int = 0  # and the thinking of the request's own turn (`_last_unsure` less `_last_earlier`)
     _single: float = 1.0  # the ratio of whole requests, the newest weighing most: what `ratio` is until a fit
-    # The newest accepted, for `_fit`: (reported, estimated, earlier turns' thinking in the estimate).
-    _reports: list[tuple[int, int, int]] = field(default_factory=list)
+    # The newest accepted, for `_fit`: (reported, estimated, and of it the earlier and the own turn's thinking).
+    _reports: list[tuple[int, int, int, int]] = field(default_factory=list)
     # What the previous report was learned from: (_single, samples, low, _reports) before it.
-    _before_last: tuple[float, int, int, list[tuple[int, int, int]]] | None = None
+    _before_last: tuple[float, int, int, list[tuple[int, int, int, int]]] | None = None
 
-    def counted(self, estimated: int, earlier: int) -> int:
-        """Of an estimate that includes `earlier` tokens of earlier turns' thinking, what the provider
-        counts: all of it unless its reports showed it leaves that thinking out."""
-        return max(1, estimated - earlier) if self.thinking_counted is False else estimated
+    def uncounted(self, earlier: int, current: int) -> int:
+        """Of `earlier` tokens of earlier turns' thinking and `current` of the turn under way's, what the
+        provider's reports showed it leaves out of its count."""
+        return ((earlier if self.thinking_counted is False else 0)
+                + (current if self.current_thinking_counted is False else 0))
+
+    def counted(self, estimated: int, earlier: int, current: int = 0) -> int:
+        """Of an estimate that includes `earlier` tokens of earlier turns' thinking and `current` of the
+        turn under way's, what the provider counts (all but what is `uncounted`)."""
+        if self.thinking_counted is not False and self.current_thinking_counted is not False:
+            return estimated
+        return max(1, estimated - self.uncounted(earlier, current))
 
     def observe(self, reported_input: int, estimated_input: int, unsure: int = 0, earlier: int = 0) -> bool:
         """Learn from one report; False when it is implausible and ignored. `unsure`: of the
@@ -233,14 +248,16 @@ class Calibration:
         the thinking of earlier turns from a request; a DeepSeek thinking model is sent its reasoning
         back): a request that grew by it alone did not grow for such a provider, and two reports of
         one size around it are no server cutting prompts (`cut_to`). `earlier`: of `unsure`, the
-        thinking of turns before this request's, which the provider counts or not for good
-        (`thinking_counted`, `_vote`): where it does not, the ratio is learned without it."""
+        thinking of turns before this request's; the rest is the request's own turn's. The provider
+        counts each or not for good (`thinking_counted`, `current_thinking_counted`, `_vote`): where it
+        does not, the ratio is learned without it."""
         if reported_input <= 0 or estimated_input <= 0:
             return False
-        self._vote(reported_input, estimated_input, earlier)
+        current = max(0, unsure - earlier)
+        self._vote(reported_input, estimated_input, earlier, current)
         last, self._last = self._last, (reported_input, estimated_input)
         last_unsure, self._last_unsure = self._last_unsure, unsure
-        self._last_earlier = earlier
+        self._last_earlier, self._last_current = earlier, current
         if reported_input > MAX_RATIO * estimated_input:
             # More than any tokenizer makes of the request, so no size it was cut to (a cut keeps
             # less than it was sent): a stand-in's constant, which later equal reports repeat.
@@ -256,14 +273,14 @@ class Calibration:
             self.rejected += 1
             return False
         self._before_last = (self._single, self.samples, self.low, list(self._reports))
-        r = reported_input / self.counted(estimated_input, earlier)
+        r = reported_input / self.counted(estimated_input, earlier, current)
         if r < MIN_RATIO:
             self.rejected += 1
             self._before_last = None
             return False
         # Over-counting is the safe direction: bounded, not refused, and not fitted from (nor with
         # the reports before it, which were of another scale).
-        self._reports = ([*self._reports[1 - FIT_REPORTS:], (reported_input, estimated_input, earlier)]
+        self._reports = ([*self._reports[1 - FIT_REPORTS:], (reported_input, estimated_input, earlier, current)]
                          if r <= MAX_RATIO else [])
         r = min(MAX_RATIO, r)
         self.low = self.low + 1 if r < 1.0 else 0
@@ -275,60 +292,80 @@ class Calibration:
 
     def _settle(self) -> None:
         """`ratio` and `fixed` from what was learned: the fit when there is one, else the single ratio."""
-        self.ratio, self.fixed = _fit([(r, self.counted(e, k)) for r, e, k in self._reports]) or (self._single, 0.0)
+        fitted = _fit([(r, self.counted(e, k, c)) for r, e, k, c in self._reports])
+        self.ratio, self.fixed = fitted or (self._single, 0.0)
 
-    def _vote(self, reported: int, estimated: int, earlier: int) -> None:
-        """Whether the provider counts earlier turns' thinking, from this report and the previous one.
-        Between two requests a turn's start moves its thinking among the earlier; the provider's count
-        grew by the ratio times our estimate's growth if it counts that thinking, and by that less
-        the thinking moved if it does not. A report close to one prediction and not the other decides
-        (`VOTE_MIN`, `VOTE_NOISE`): the newest such report holds. Deciding that it does not count it
-        learns the ratio afresh from this report, as the reports before were read with it counted."""
+    def _vote(self, reported: int, estimated: int, earlier: int, current: int) -> None:
+        """What of the model's thinking the provider counts (`THINKING_COUNTS`), from this report and
+        the previous one. Between two requests, a turn's start moves its thinking among the earlier,
+        and a step of a turn adds to the turn's own; the provider's count grew by the ratio times our
+        estimate's growth, less the thinking moved or added that it does not count. A report close to
+        one answer's prediction and a quarter of the gap or more from every other's decides what
+        those answers agree on (`VOTE_MIN`, `VOTE_NOISE`; answers the move does not tell apart agree
+        with it): the newest such report holds. A decision that changes what is counted learns the
+        ratio afresh from this report, as the reports before were read otherwise."""
         if self._last is None:
             return
-        moved = self.ratio * (earlier - self._last_earlier)
-        rest = self.ratio * abs(estimated - self._last[1] - (earlier - self._last_earlier))
-        if abs(moved) < VOTE_MIN or (0.75 - VOTE_NOISE) * abs(moved) < VOTE_NOISE * rest:
+        grew = estimated - self._last[1]
+        moved, added = earlier - self._last_earlier, current - self._last_current
+        rest = self.ratio * abs(grew - moved - added)
+
+        def left(counts: tuple[bool, bool]) -> int:  # the growth such a provider does not count
+            return (0 if counts[0] else moved) + (0 if counts[1] else added)
+        off = {h: reported - self._last[0] - self.ratio * (grew - left(h)) for h in THINKING_COUNTS}
+        best = min(THINKING_COUNTS, key=lambda h: abs(off[h]))
+        agree = set()  # the answers this move does not tell apart from the best, the best among them
+        for h in THINKING_COUNTS:
+            gap = self.ratio * abs(left(h) - left(best))
+            if gap < VOTE_MIN or (0.75 - VOTE_NOISE) * gap < VOTE_NOISE * rest:
+                agree.add(h)
+            elif abs(off[best]) > gap / 4:
+                return  # near no answer
+        if len(agree) == len(THINKING_COUNTS):
             return
-        off = reported - self._last[0] - self.ratio * (estimated - self._last[1])  # from the count with it
-        if min(abs(off), abs(off + moved)) > abs(moved) / 4:
-            return
-        counts = abs(off) < abs(off + moved)
-        if counts != (self.thinking_counted is not False):
-            self._single, self.low = reported / max(1, estimated - (0 if counts else earlier)), 0
-        self.thinking_counted = counts
+        before = self.uncounted(earlier, current)
+        self.thinking_counted = best[0] if len({h[0] for h in agree}) == 1 else self.thinking_counted
+        self.current_thinking_counted = best[1] if len({h[1] for h in agree}) == 1 else self.current_thinking_counted
+        if self.uncounted(earlier, current) != before:
+            self._single, self.low = reported / self.counted(estimated, earlier, current), 0
 
     def last_report(self) -> tuple[int, int] | None:
         """The latest report as (reported, estimated), the estimate as the provider counts it
         (`counted`)."""
         if self._last is None:
             return None
-        return self._last[0], self.counted(self._last[1], self._last_earlier)
+        return self._last[0], self.counted(self._last[1], self._last_earlier, self._last_current)
 
-    def kept_report(self) -> tuple[int, int, int] | None:
-        """The latest report as (reported, estimated, earlier turns' thinking in the estimate), for the
-        session to keep: a `-p` run of one request makes one report, and the next run's first is
-        compared with it (`recall_report`)."""
-        return None if self._last is None else (*self._last, self._last_earlier)
+    def kept_report(self) -> tuple[int, int, int, int] | None:
+        """The latest report as (reported, estimated, and of the estimate the earlier turns' thinking
+        and the request's own turn's), for the session to keep: a `-p` run of one request makes one
+        report, and the next run's first is compared with it (`recall_report`)."""
+        return None if self._last is None else (*self._last, self._last_earlier, self._last_current)
 
-    def recall_report(self, report: object, thinking_counted: object = None) -> None:
+    def recall_report(self, report: object, thinking_counted: object = None,
+                      current_thinking_counted: object = None) -> None:
         """Take a `kept_report` a session kept as the report before this process's first, so that
         a server cutting prompts is found out across runs of one request each, and learn the ratio
         from it as from a report of this process: without it a resumed session measured in
         characters/4 until its first answer, and `-c -p /compact` began from 2,995 where /status
         said 3,113 (the provider's count). A first report of this process that finds a cut goes
-        back to the ratio before it. Anything but two positive counts (and the earlier turns'
-        thinking of the estimate, from 0 up to it) is ignored, as is a report once this process has
-        one of its own. `thinking_counted`: what the session learned of it, unless this process has."""
+        back to the ratio before it. Anything but two positive counts (and the thinking of the
+        estimate, the earlier turns' and the turn's own, none below 0 nor together above it) is
+        ignored, as is a report once this process has one of its own. `thinking_counted`,
+        `current_thinking_counted`: what the session learned of them, unless this process has."""
         if self._last is None and isinstance(thinking_counted, bool):
             self.thinking_counted = thinking_counted
-        if not (self._last is None and isinstance(report, list | tuple) and len(report) in (2, 3)
+        if self._last is None and isinstance(current_thinking_counted, bool):
+            self.current_thinking_counted = current_thinking_counted
+        if not (self._last is None and isinstance(report, list | tuple) and len(report) in (2, 3, 4)
                 and all(isinstance(n, int) and not isinstance(n, bool) for n in report)
-                and report[0] > 0 and report[1] > 0 and 0 <= (earlier := (report[2:] or [0])[0]) <= report[1]):
+                and report[0] > 0 and report[1] > 0 and min(report) >= 0 and sum(report[2:]) <= report[1]):
             return
-        if self.samples == 0 and self.observe(report[0], report[1], earlier, earlier):
+        earlier, current = [*report[2:], 0, 0][:2]
+        if self.samples == 0 and self.observe(report[0], report[1], earlier + current, earlier):
             self._before_last = (1.0, 0, 0, [])  # what the next report goes back to if it finds a cut
-        self._last, self._last_unsure, self._last_earlier = (report[0], report[1]), earlier, earlier
+        self._last, self._last_unsure = (report[0], report[1]), earlier + current
+        self._last_earlier, self._last_current = earlier, current
 
     def cut_to(self) -> int | None:
         """The size a server cuts prompts to without saying so, once its reports say it does: two
