@@ -71,14 +71,14 @@ def test_the_newest_clear_report_holds() -> None:
 
 def test_what_a_session_kept_comes_back_with_the_verdict() -> None:
     c = Calibration()
-    c.recall_report([1_100, 1_700, 600], False)
+    c.recall_report([1_100, 1_700, 600], {"earlier": False, "current": None, "votes": 1})
     assert c.thinking_counted is False and c.ratio == 1.0 and c.last_report() == (1_100, 1_100)
     old = Calibration()
     old.recall_report([1_100, 1_700])  # kept before the thinking was kept with it
     assert old.thinking_counted is None and old.last_report() == (1_100, 1_700)
     for bad in ([1_100, 1_700, 1_800], [1_100, 1_700, -1], [1_100, 1_700, True]):
         wrong = Calibration()
-        wrong.recall_report(bad, "no")
+        wrong.recall_report(bad, {"earlier": "no", "current": None, "votes": 1})
         assert wrong.last_report() is None and wrong.thinking_counted is None
 
 
@@ -139,3 +139,79 @@ async def test_a_resumed_session_keeps_leaving_out_what_the_server_does_not_coun
             finally:
                 s.close()
         assert tokens.thinking_tokens(s.messages) > 5_000  # counted, the conversation would be near the window
+
+
+def test_what_was_learned_of_one_server_is_not_taken_to_another() -> None:
+    """A session on a server that leaves earlier thinking out, resumed with a model that counts it:
+    its first request was sized without the whole session's thinking and went over the window."""
+    from compact_agent.context.wiring import Internals
+
+    def manager(server: str | None) -> ContextManager:
+        return ContextManager.wired(Internals(server=server), window=32_000)
+
+    cm = manager("reasoner at http://127.0.0.1:8080/v1")
+    cm.calibration.observe(1_000, 1_000)
+    cm.calibration.observe(1_100, 1_700, unsure=600, earlier=600)
+    state = cm.layer_state()
+    assert state["learned"]["measured_at"] == "reasoner at http://127.0.0.1:8080/v1"
+    assert state["learned"]["thinking"] == {"earlier": False, "current": None, "votes": 1}
+    same = manager("reasoner at http://127.0.0.1:8080/v1")
+    same.load_layer_state(state)
+    assert same.calibration.thinking_counted is False and same.calibration.last_report() == (1_100, 1_100)
+    for other in (manager("opus at http://127.0.0.1:8080/v1"), manager("reasoner at http://10.0.0.2/v1"),
+                  manager(None)):
+        other.load_layer_state(state)
+        assert other.calibration.thinking_counted is None and other.calibration.last_report() is None
+
+
+def test_a_size_without_the_thinking_is_believed_to_fit_only_once_two_reports_agreed() -> None:
+    """One vote lowers the measure (compaction comes when the provider's count says so), but a
+    request is judged to fit the window by the whole estimate until a second vote agrees: a wrong
+    vote, or a verdict taken back from another model, would otherwise send a request over it."""
+    cm = ContextManager(window=8_000)
+    agent = Agent(FunctionModel(not_counting_earlier_thinking), capabilities=[cm])
+    history = agent.run_sync("Here is the plan we follow. " * 100).all_messages()
+    history = agent.run_sync("ok", message_history=history).all_messages()
+    assert cm.calibration.thinking_counted is False and not cm.calibration.thinking.trusted()
+    left = tokens.earlier_thinking_tokens(history)
+    assert left > 600
+    assert cm.fit_size(history) - cm.measure(history) >= left * cm.calibration.ratio - 1
+    history = agent.run_sync("and again", message_history=history).all_messages()
+    assert cm.calibration.thinking.trusted()
+    assert cm.fit_size(history) <= cm.measure(history) + 1
+
+
+def test_a_decision_learns_the_ratio_within_its_bounds() -> None:
+    c = Calibration()
+    c.observe(2_000, 2_000)
+    c.observe(500, 3_495, unsure=3_490, earlier=3_490)  # 500 counted of 5 left: no tokenizer does that
+    assert tokens.MIN_RATIO <= c.ratio <= tokens.MAX_RATIO
+
+
+def test_with_a_token_counter_the_thinking_left_out_is_in_its_units() -> None:
+    """The counter counts 4.6 characters a token; the thinking left out is taken from its count, not
+    from characters/4, which left the estimate at nothing once the thinking outgrew it."""
+    def counter(messages: list[ModelMessage]) -> int:
+        chars = sum(len(str(getattr(p, "content", "") or getattr(p, "args", ""))) for m in messages for p in m.parts)
+        return max(1, round(chars / 4.6))
+
+    cm = ContextManager(window=16_000, token_counter=counter)
+    agent = Agent(FunctionModel(not_counting_earlier_thinking), capabilities=[cm])
+    history = agent.run_sync("Here is the plan we follow. " * 100).all_messages()
+    for turn in range(6):
+        history = agent.run_sync(f"ok {turn}", message_history=history).all_messages()
+    assert cm.calibration.thinking_counted is False
+    whole = sum(counter([m]) for m in history)
+    thought = sum(counter([ModelResponse(parts=[p])]) for m in history if isinstance(m, ModelResponse)
+                  for p in m.parts if isinstance(p, ThinkingPart))
+    earlier_share = tokens.earlier_thinking_tokens(history) / tokens.thinking_tokens(history)
+    assert abs(cm.estimate(history) - (whole - thought * earlier_share)) <= 0.05 * whole
+
+
+def test_a_verdict_taken_back_is_confirmed_in_this_process_before_sizes_fit_without_the_thinking() -> None:
+    from compact_agent.context.plumbing.thinking import ThinkingCounts
+
+    kept = ThinkingCounts.from_json({"earlier": False, "current": True, "votes": 7})
+    assert kept.earlier is False and kept.current is True and not kept.trusted()
+    assert kept.vote(1.0, grew=700, grew_reported=100, moved=600, added=0) is False  # agrees: nothing changed
+    assert kept.trusted()

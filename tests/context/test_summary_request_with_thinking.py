@@ -78,9 +78,9 @@ def test_a_step_whose_thinking_was_counted_leaves_the_earlier_undecided() -> Non
 
 def test_what_a_session_kept_of_the_turns_own_thinking_comes_back() -> None:
     c = Calibration()
-    c.recall_report([1_400, 1_700, 0, 300], False, False)
+    c.recall_report([1_400, 1_700, 0, 300], {"earlier": False, "current": False, "votes": 2})
     assert c.current_thinking_counted is False and c.last_report() == (1_400, 1_400)
     for bad in ([1_400, 1_700, 0, -1], [1_400, 1_700, 1_000, 800], [1_400, 1_700, 0, True]):
         wrong = Calibration()
-        wrong.recall_report(bad, None, "no")
+        wrong.recall_report(bad, {"earlier": None, "current": "no", "votes": 1})
         assert wrong.last_report() is None and wrong.current_thinking_counted is None

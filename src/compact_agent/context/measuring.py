@@ -56,6 +56,7 @@ class _Measured(ManagerView, Protocol):
 
     def estimate(self, messages: Sequence[ModelMessage]) -> int: ...
     def left_out(self, messages: Sequence[ModelMessage]) -> int: ...
+    def thinking_in(self, messages: Sequence[ModelMessage]) -> tuple[int, int]: ...
     def measure(self, messages: Sequence[ModelMessage]) -> int: ...
     def fit_size(self, messages: Sequence[ModelMessage]) -> int: ...
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
@@ -109,8 +110,7 @@ class Measuring:
         is measured several times (before and after each layer, for the schedule) and the history
         is the same objects request after request, so a real tokenizer runs on what is new only.
         Where the provider's reports showed that it leaves the thinking of earlier turns, or of the
-        turn under way, out of its count (`Calibration.thinking_counted`, `current_thinking_counted`),
-        the estimate does too (`left_out`).
+        turn under way, out of its count (plumbing/thinking.py), the estimate does too (`left_out`).
         """
         if self.token_counter is None:
             total = tokens.estimate(messages)
@@ -126,11 +126,25 @@ class Measuring:
         turns before the newest, and that of the newest, where its reports showed it leaves that
         out, else none. A summary request's instruction is a turn of its own, so all of its thinking
         is earlier."""
-        calibration = self.calibration
-        if calibration.thinking_counted is not False and calibration.current_thinking_counted is not False:
+        thinking = self.calibration.thinking
+        if thinking.earlier is not False and thinking.current is not False:
             return 0
-        earlier = tokens.earlier_thinking_tokens(messages)
-        return calibration.uncounted(earlier, tokens.thinking_tokens(messages) - earlier)
+        every, earlier = self.thinking_in(messages)
+        return thinking.uncounted(earlier, every - earlier)
+
+    def thinking_in(self: _Measured, messages: Sequence[ModelMessage]) -> tuple[int, int]:
+        """The model's thinking in `messages`, and of it the earlier turns', in the estimate's units:
+        characters/4, or the token counter's share of it (its count of the messages against
+        characters/4 of them: the thinking is not counted apart, which would ask it twice as much)."""
+        every, earlier = tokens.thinking_tokens(messages), tokens.earlier_thinking_tokens(messages)
+        if self.token_counter is None or not every:
+            return every, earlier
+        total, memo = 0, self._counted
+        for m in messages:
+            n = memo.get(m)
+            total += n if n is not None else memo.put(m, counted(self.token_counter([m]), m))
+        scale = total / max(1, tokens.estimate(messages))
+        return round(every * scale), round(earlier * scale)
 
     def measure(self: _Measured, messages: Sequence[ModelMessage]) -> int:
         return self.calibration.tokens(self.estimate(messages) + self.overhead)
@@ -138,8 +152,13 @@ class Measuring:
     def fit_size(self: _Measured, messages: Sequence[ModelMessage]) -> int:
         """The size a request of `messages` is judged to fit the window by: its measure, and never
         below the raw estimate until the provider's reports agree that it counts less
-        (`Calibration.fits_tokens`). The last resort shrinks by it, and a request is refused by it."""
-        return self.calibration.fits_tokens(self.estimate(messages) + self.overhead)  # never below `measure`
+        (`Calibration.fits_tokens`), nor without the thinking the provider's reports showed it does not
+        count until they agreed on that twice (`ThinkingCounts.trusted`: a size too small sends a
+        request over the window). The last resort shrinks by it, and a request is refused by it."""
+        estimated = self.estimate(messages) + self.overhead
+        if not self.calibration.thinking.trusted():
+            estimated += self.left_out(messages)
+        return self.calibration.fits_tokens(estimated)  # never below `measure`
 
     def side_window(self: _Measured, model: object) -> int | None:
         """The window of `model` when it is a side model of its own (a `summary_model` other than the

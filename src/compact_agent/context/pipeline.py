@@ -248,8 +248,7 @@ class ContextManager(CompactingState):
         self.last_view_tokens_est = self.estimate(view) + self.overhead_estimate  # as the provider counts it
         # What the calibration learns the provider's report against (`Calibration.observe`): the whole
         # estimate, the thinking of it a provider may not count, and of that the earlier turns'.
-        self.last_view_observed = (self.last_view_tokens_est + self.left_out(view), tokens.thinking_tokens(view),
-                                   tokens.earlier_thinking_tokens(view))
+        self.last_view_observed = (self.last_view_tokens_est + self.left_out(view), *self.thinking_in(view))
         self.requests += 1
         self.compactor.drop_plan()  # the answer, the tools and the files may change what it would keep
         return view, tokens_now, compacted

@@ -8,8 +8,9 @@ learned that a restart would otherwise measure again, each for a reason a test p
 - `window`: the server's own limit, where it refused a request below the window given (and which server:
   taken back only by a conversation given that window and sent to that server);
 - `report`: the latest usage report (a server that cuts prompts says so only in two reports in a row);
-- `thinking_counted`: whether the provider counts the model's earlier thinking (estimates leave it out if not);
-- `current_thinking_counted`: whether it counts the thinking of the turn under way, likewise;
+- `thinking`: what the provider counts of the model's thinking (plumbing/thinking.py: estimates leave out
+  what it does not); it and `report` are of the server named in `measured_at`, and taken back only by a
+  conversation sent to that server (another model counts otherwise: its first request went over the window);
 - `savings`: what the layers' decisions keep out, which the next process counts from;
 - `failures`: automatic compactions that failed in a row (a paused breaker stays paused);
 - `longest_answer` and `summary`: the output reserve, and so the threshold, follows them.
@@ -70,10 +71,10 @@ class SavedState:
             learned["window"] = self.window_learned.to_json()
         if (report := self.calibration.kept_report()) is not None:  # the next run's first is compared with it
             learned["report"] = list(report)
-        if self.calibration.thinking_counted is not None:
-            learned["thinking_counted"] = self.calibration.thinking_counted
-        if self.calibration.current_thinking_counted is not None:
-            learned["current_thinking_counted"] = self.calibration.current_thinking_counted
+        if (thinking := self.calibration.thinking.to_json()) is not None:
+            learned["thinking"] = thinking
+        if self.server is not None and ("report" in learned or "thinking" in learned):
+            learned["measured_at"] = self.server
         if savings := {name: n for name, n in self._prev_savings.items() if n}:
             learned["savings"] = savings
         if self.failures:
@@ -98,8 +99,8 @@ class SavedState:
             learned = {}
         if learned.get("handler_instructs") is True:
             self.handler_instructs = True
-        self.calibration.recall_report(learned.get("report"), learned.get("thinking_counted"),
-                                       learned.get("current_thinking_counted"))
+        if learned.get("measured_at") == self.server:  # another server or model counts otherwise
+            self.calibration.recall_report(learned.get("report"), learned.get("thinking"))
         _recall_answers(self, learned)
         window = LearnedWindow.from_json(learned.get("window"))
         # Given another window, or sent to another server (or model), the conversation is not held to this

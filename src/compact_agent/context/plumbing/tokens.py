@@ -33,6 +33,7 @@ from pydantic_ai.messages import (
 )
 
 from .identity_memo import IdentityMemo
+from .thinking import ThinkingCounts
 
 CHARS_PER_TOKEN = 4.0
 PER_MESSAGE_OVERHEAD = 4
@@ -161,18 +162,6 @@ CUT_GROWTH = 1.02
 MIN_CUT = 1_024
 
 
-#: What of the model's thinking a provider may count: (the earlier turns' (`earlier_thinking_tokens`),
-#: the turn under way's). All (Anthropic's newer models), the turn under way's alone (DeepSeek, older
-#: Anthropic models), or none (a server that leaves the `reasoning_content` sent back out of its count).
-THINKING_COUNTS = ((True, True), (False, True), (False, False))
-#: A turn's start moves thinking among the earlier, a step adds to the turn's own: two reports tell
-#: what the provider counts (`Calibration._vote`) when the newer report is within a quarter of the
-#: thinking moved from one answer's prediction, and the move is too large for the tokenizer's error
-#: to explain: characters/4 can be off by `VOTE_NOISE` of a text (the module's docstring), on the rest
-#: of what the request grew by and on the thinking itself, and the wrong answer is three quarters of
-#: the move away. Below `VOTE_MIN` tokens, no move decides.
-VOTE_MIN, VOTE_NOISE = 64, 0.3
-
 #: Reports the fixed part is fitted from (`Calibration.fixed`): the newest, as requests change.
 FIT_REPORTS = 6
 #: Two reports tell the fixed part from the ratio only for requests this far apart in size (share of
@@ -216,9 +205,7 @@ class Calibration:
     low: int = 0  # consecutive accepted reports below the estimate
     cut: int | None = None  # the size a server cuts prompts to, silently (`cut_to`)
     uncut: int | None = None  # a report no request of its size could be cut to: never a `cut`
-    # Whether the provider counts the thinking of earlier turns (`_vote`): None until reports tell.
-    thinking_counted: bool | None = None
-    current_thinking_counted: bool | None = None  # and that of the turn under way, the request's own
+    thinking: ThinkingCounts = field(default_factory=ThinkingCounts)  # what it counts of the model's (thinking.py)
     _last: tuple[int, int] | None = None  # the previous report: (reported, estimated)
     _last_unsure: int = 0  # of the previous report's estimate, the thinking a provider may not count
     _last_earlier: int = 0  # of that, the thinking of turns before the request's (`earlier_thinking_tokens`)
@@ -229,17 +216,24 @@ class Calibration:
     # What the previous report was learned from: (_single, samples, low, _reports) before it.
     _before_last: tuple[float, int, int, list[tuple[int, int, int, int]]] | None = None
 
+    @property
+    def thinking_counted(self) -> bool | None:
+        """Whether the provider counts the thinking of earlier turns; None until reports tell."""
+        return self.thinking.earlier
+
+    @property
+    def current_thinking_counted(self) -> bool | None:
+        """Whether it counts that of the turn under way, the request's own."""
+        return self.thinking.current
+
     def uncounted(self, earlier: int, current: int) -> int:
         """Of `earlier` tokens of earlier turns' thinking and `current` of the turn under way's, what the
         provider's reports showed it leaves out of its count."""
-        return ((earlier if self.thinking_counted is False else 0)
-                + (current if self.current_thinking_counted is False else 0))
+        return self.thinking.uncounted(earlier, current)
 
     def counted(self, estimated: int, earlier: int, current: int = 0) -> int:
         """Of an estimate that includes `earlier` tokens of earlier turns' thinking and `current` of the
         turn under way's, what the provider counts (all but what is `uncounted`)."""
-        if self.thinking_counted is not False and self.current_thinking_counted is not False:
-            return estimated
         return max(1, estimated - self.uncounted(earlier, current))
 
     def observe(self, reported_input: int, estimated_input: int, unsure: int = 0, earlier: int = 0) -> bool:
@@ -296,38 +290,15 @@ class Calibration:
         self.ratio, self.fixed = fitted or (self._single, 0.0)
 
     def _vote(self, reported: int, estimated: int, earlier: int, current: int) -> None:
-        """What of the model's thinking the provider counts (`THINKING_COUNTS`), from this report and
-        the previous one. Between two requests, a turn's start moves its thinking among the earlier,
-        and a step of a turn adds to the turn's own; the provider's count grew by the ratio times our
-        estimate's growth, less the thinking moved or added that it does not count. A report close to
-        one answer's prediction and a quarter of the gap or more from every other's decides what
-        those answers agree on (`VOTE_MIN`, `VOTE_NOISE`; answers the move does not tell apart agree
-        with it): the newest such report holds. A decision that changes what is counted learns the
-        ratio afresh from this report, as the reports before were read otherwise."""
+        """What of the model's thinking the provider counts, from this report and the previous one
+        (`ThinkingCounts.vote`). A decision that changes what is counted learns the ratio afresh from
+        this report (within the plausible bounds), as the reports before were read otherwise."""
         if self._last is None:
             return
-        grew = estimated - self._last[1]
-        moved, added = earlier - self._last_earlier, current - self._last_current
-        rest = self.ratio * abs(grew - moved - added)
-
-        def left(counts: tuple[bool, bool]) -> int:  # the growth such a provider does not count
-            return (0 if counts[0] else moved) + (0 if counts[1] else added)
-        off = {h: reported - self._last[0] - self.ratio * (grew - left(h)) for h in THINKING_COUNTS}
-        best = min(THINKING_COUNTS, key=lambda h: abs(off[h]))
-        agree = set()  # the answers this move does not tell apart from the best, the best among them
-        for h in THINKING_COUNTS:
-            gap = self.ratio * abs(left(h) - left(best))
-            if gap < VOTE_MIN or (0.75 - VOTE_NOISE) * gap < VOTE_NOISE * rest:
-                agree.add(h)
-            elif abs(off[best]) > gap / 4:
-                return  # near no answer
-        if len(agree) == len(THINKING_COUNTS):
-            return
-        before = self.uncounted(earlier, current)
-        self.thinking_counted = best[0] if len({h[0] for h in agree}) == 1 else self.thinking_counted
-        self.current_thinking_counted = best[1] if len({h[1] for h in agree}) == 1 else self.current_thinking_counted
-        if self.uncounted(earlier, current) != before:
-            self._single, self.low = reported / self.counted(estimated, earlier, current), 0
+        if self.thinking.vote(self.ratio, estimated - self._last[1], reported - self._last[0],
+                              earlier - self._last_earlier, current - self._last_current):
+            r = reported / self.counted(estimated, earlier, current)
+            self._single, self.low = min(MAX_RATIO, max(MIN_RATIO, r)), 0
 
     def last_report(self) -> tuple[int, int] | None:
         """The latest report as (reported, estimated), the estimate as the provider counts it
@@ -342,8 +313,7 @@ class Calibration:
         report, and the next run's first is compared with it (`recall_report`)."""
         return None if self._last is None else (*self._last, self._last_earlier, self._last_current)
 
-    def recall_report(self, report: object, thinking_counted: object = None,
-                      current_thinking_counted: object = None) -> None:
+    def recall_report(self, report: object, thinking: object = None) -> None:
         """Take a `kept_report` a session kept as the report before this process's first, so that
         a server cutting prompts is found out across runs of one request each, and learn the ratio
         from it as from a report of this process: without it a resumed session measured in
@@ -351,12 +321,10 @@ class Calibration:
         said 3,113 (the provider's count). A first report of this process that finds a cut goes
         back to the ratio before it. Anything but two positive counts (and the thinking of the
         estimate, the earlier turns' and the turn's own, none below 0 nor together above it) is
-        ignored, as is a report once this process has one of its own. `thinking_counted`,
-        `current_thinking_counted`: what the session learned of them, unless this process has."""
-        if self._last is None and isinstance(thinking_counted, bool):
-            self.thinking_counted = thinking_counted
-        if self._last is None and isinstance(current_thinking_counted, bool):
-            self.current_thinking_counted = current_thinking_counted
+        ignored, as is a report once this process has one of its own. `thinking`: what the session
+        learned of the model's thinking (`ThinkingCounts.to_json`), unless this process has."""
+        if self._last is None and thinking is not None:
+            self.thinking = ThinkingCounts.from_json(thinking)
         if not (self._last is None and isinstance(report, list | tuple) and len(report) in (2, 3, 4)
                 and all(isinstance(n, int) and not isinstance(n, bool) for n in report)
                 and report[0] > 0 and report[1] > 0 and min(report) >= 0 and sum(report[2:]) <= report[1]):
