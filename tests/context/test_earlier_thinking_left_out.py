@@ -215,3 +215,22 @@ def test_a_verdict_taken_back_is_confirmed_in_this_process_before_sizes_fit_with
     assert kept.earlier is False and kept.current is True and not kept.trusted()
     assert kept.vote(1.0, grew=700, grew_reported=100, moved=600, added=0) is False  # agrees: nothing changed
     assert kept.trusted()
+
+
+def test_the_tail_a_compaction_keeps_is_sized_as_the_provider_counts_it() -> None:
+    """The verbatim tail after a summary is kept within a budget; sized by characters/4 of thinking
+    the provider does not count, it kept about half the rounds that fitted."""
+    from compact_agent.context.compaction.cuts import tail_start
+
+    cm = ContextManager(window=32_000)
+    agent = Agent(FunctionModel(not_counting_earlier_thinking), capabilities=[cm])
+    history = agent.run_sync("Here is the plan we follow. " * 100).all_messages()
+    for turn in range(30):
+        history = agent.run_sync(f"go on with step {turn} " * 20, message_history=history).all_messages()
+    assert cm.calibration.thinking_counted is False and not cm.compactions
+    keeper = cm.compactor
+    budget = keeper.tail_budget(cm.overhead)
+    plan = keeper.preview(history, cm.overhead)
+    by_characters = tail_start(history, budget, keeper.keep_results)
+    assert plan.cut < by_characters  # more of the conversation kept verbatim
+    assert cm.estimate(history[plan.cut:]) <= budget < tokens.estimate(history[plan.cut:])

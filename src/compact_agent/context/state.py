@@ -180,6 +180,8 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
             self.compactor.hot = lambda call_id: self.schedule.reuse is not None and self.schedule.reuse.hot(call_id)
         if self.compactor.sent_size is None:  # whether a compaction shrinks the request: by what it sends
             self.compactor.sent_size = self.sent_size
+        if self.compactor.estimate is None:  # what it keeps, in the units of the calibration's ratio
+            self.compactor.estimate = self.estimate
         if self.compactor.returns_to_changed is None:
             self.compactor.returns_to_changed = lambda: (self.schedule.reuse is None
                                                          or self.schedule.reuse.returns_to_changed_files())

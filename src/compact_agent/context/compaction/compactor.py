@@ -144,7 +144,7 @@ class Compactor(Keeper):
         watch = Stopwatch()
         if not messages:
             raise CompactionError("nothing to compact")
-        before = tokens_before if tokens_before is not None else self.scaled(tokens.estimate(messages) + overhead)
+        before = tokens_before if tokens_before is not None else self.scaled(self.estimated(messages) + overhead)
         level = max(self.escalation, level)
         try:
             while True:
@@ -197,8 +197,8 @@ class Compactor(Keeper):
             if prefer_record is not None and record is not None and prefer_record(
                     self.scaled(tokens.text_tokens(record))):
                 listed = self.scaled(tokens.text_tokens("\n\n".join(summary.records_in(messages[0]))))
-                keep = int(prefer_incremental(self.scaled(tokens.estimate(messages[:1])), carried + listed))
-            elif asked_cut > 1 and prefer_incremental(self.scaled(tokens.estimate(messages[:1])), carried):
+                keep = int(prefer_incremental(self.scaled(self.estimated(messages[:1])), carried + listed))
+            elif asked_cut > 1 and prefer_incremental(self.scaled(self.estimated(messages[:1])), carried):
                 keep = 1
         head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0
@@ -265,7 +265,7 @@ class Compactor(Keeper):
         """`from`: keep messages[:pivot] (cache-friendly), summarise the rest; `up_to`: summarise
         messages[:pivot] and keep the rest verbatim."""
         watch = Stopwatch()
-        before = self.scaled(tokens.estimate(messages) + overhead)
+        before = self.scaled(self.estimated(messages) + overhead)
         if direction == "from":
             pivot = rounds.adjust_cut_backward(messages, pivot)
             keep_head, to_sum, tail = messages[:pivot], messages[pivot:], []
@@ -327,7 +327,7 @@ class Compactor(Keeper):
             else:
                 head_msg = summary.summary_message(text, archive_path, users, strategy, files, reads)
             head_msg = with_images(head_msg, images)
-            limits = self._restore_limits(self.scaled(tokens.estimate([*keep_head, head_msg, *tail]) + overhead))
+            limits = self._restore_limits(self.scaled(self.estimated([*keep_head, head_msg, *tail]) + overhead))
             paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
             self.drop_plan()  # it counted the files the read state held
             if not reread or reread[-1][0] != (paths, limits.restore_tokens_per_file):
@@ -338,18 +338,18 @@ class Compactor(Keeper):
             attached = self.restorer.attachments()
             if incremental:
                 attached = restore.new_attachments(attached, keep_head)
-            room = self.results_room(self.scaled(tokens.estimate([*keep_head, head_msg, *files_back, *attached,
+            room = self.results_room(self.scaled(self.estimated([*keep_head, head_msg, *files_back, *attached,
                                                                   *tail]) + overhead), before)
             others = [*attached, *self.kept_results(summarized, overhead, room)]
             self.escalation = 0
             new = join(keep_head, [head_msg], files_back, others, tail)
             # What the new history is made of, for a person deciding on it (a preview, a refusal).
-            parts = {"summary": self.scaled(tokens.estimate([head_msg])),
-                     "files": self.scaled(tokens.estimate(files_back)), "file_paths": [str(p) for p in paths],
-                     "other": self.scaled(tokens.estimate(others)),
-                     "verbatim": self.scaled(tokens.estimate([*keep_head, *tail])),
+            parts = {"summary": self.scaled(self.estimated([head_msg])),
+                     "files": self.scaled(self.estimated(files_back)), "file_paths": [str(p) for p in paths],
+                     "other": self.scaled(self.estimated(others)),
+                     "verbatim": self.scaled(self.estimated([*keep_head, *tail])),
                      "verbatim_messages": len(keep_head) + len(tail), "fixed": self.scaled(overhead)}
-            sent = self.scaled(tokens.estimate(new) + overhead) if self.sent_size is None else self.sent_size(new)
+            sent = self.scaled(self.estimated(new) + overhead) if self.sent_size is None else self.sent_size(new)
             if sent >= before:  # what the next request sends
                 raise NotSmaller(f"compaction would not shrink the context ({before:,} → {sent:,} tokens)",
                                  before=before, after=sent, parts=parts)
@@ -363,7 +363,7 @@ class Compactor(Keeper):
         if calls or results:
             raise CompactionError("compaction would part tool calls from their results "
                                   f"({', '.join(sorted(calls | results))}); the history was not rewritten")
-        after = self.scaled(tokens.estimate(new) + overhead)
+        after = self.scaled(self.estimated(new) + overhead)
         ev = Event("compact", strategy, before, after, trigger=trigger, duration_ms=watch.ms(),
                    detail={"archive": None, "summarized": len(summarized),
                            "kept": len(tail) + len(keep_head), "restored": restored,
@@ -380,7 +380,7 @@ class Compactor(Keeper):
             if path != unwritten:
                 result.messages, again, ev.detail["restored"] = build(path)
                 parts.update(again)
-                result.tokens_after = ev.tokens_after = self.scaled(tokens.estimate(result.messages) + overhead)
+                result.tokens_after = ev.tokens_after = self.scaled(self.estimated(result.messages) + overhead)
         result.name_archive = name
         return result
 

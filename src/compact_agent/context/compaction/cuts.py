@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
 from pydantic_ai.messages import (
@@ -207,7 +207,8 @@ def _results(message: ModelMessage) -> int:
     return sum(1 for p in message.parts if isinstance(p, ToolReturnPart)) if isinstance(message, ModelRequest) else 0
 
 
-def tail_start(messages: Sequence[ModelMessage], max_tokens: int, max_results: int | None = None) -> int:
+def tail_start(messages: Sequence[ModelMessage], max_tokens: int, max_results: int | None = None,
+               measure: Callable[[Sequence[ModelMessage]], int] = tokens.estimate) -> int:
     """Where the verbatim tail after a summary begins.
 
     The newest request is what the model must answer now (a user prompt, or tool results it has
@@ -215,7 +216,8 @@ def tail_start(messages: Sequence[ModelMessage], max_tokens: int, max_results: i
     images the user attached to it (`markers.is_attachment`: an exchange the model has not seen
     either, which a summary would reduce to "read p.txt"). Older rounds are added
     while they fit `max_tokens` and, with `max_results`, until the tail holds that many tool
-    results: the newest results are the working memory a summary describes worst.
+    results: the newest results are the working memory a summary describes worst. `measure`: the
+    size of messages in the units of `max_tokens` (the compactor's `estimated`).
     """
     n = len(messages)
     if n == 0:
@@ -230,7 +232,7 @@ def tail_start(messages: Sequence[ModelMessage], max_tokens: int, max_results: i
         j = i - 1
         while j > 0 and not safe[j]:
             j -= 1
-        if tokens.estimate(messages[j:]) > max_tokens:
+        if measure(messages[j:]) > max_tokens:
             break
         held += sum(_results(m) for m in messages[j:i])
         i = j

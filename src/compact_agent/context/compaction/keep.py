@@ -113,7 +113,7 @@ class KeepPlan:
         keeping a record leaves in place and appends to (`Compactor`): 0 when there is none, or
         when no cut leaves anything after it to record."""
         if self.cut > 1 and is_compaction_message(self.history[0]):
-            return self.keeper.scaled(tokens.estimate(self.history[:1]))
+            return self.keeper.scaled(self.keeper.estimated(self.history[:1]))
         return 0
 
     def rebuild(self, summary_tokens: int) -> int:
@@ -133,7 +133,7 @@ class KeepPlan:
             users = summary.pick_user_messages(self.keeper.user_texts(head), self.keeper.limits.user_messages_budget)
             files = ledger.changed_files(self.history, attempts=True, writers=self.keeper.file_tools)
             msg = summary.summary_message("", None, users, "full", files, ledger.read_files(head))
-            self._frame = self.keeper.scaled(tokens.estimate([msg, *tail]) + self.overhead)
+            self._frame = self.keeper.scaled(self.keeper.estimated([msg, *tail]) + self.overhead)
         return self._frame
 
 
@@ -166,11 +166,19 @@ class Keeper:
     # The window of the model writing the summary, when it is one of its own with a smaller window
     # than the run's (set by the manager for each compaction): the summary request must fit it too.
     summary_window: int | None = None
+    # How big messages are in the units `ratio` scales (the manager's `estimate`: its token counter's,
+    # without the thinking the provider leaves out of its count). None: characters/4 of all of them.
+    estimate: Callable[[Sequence[ModelMessage]], int] | None = None
     _plan: KeepPlan | None = field(default=None, init=False, repr=False, compare=False)
 
     def scaled(self, estimated: int) -> int:
         """An estimate in the provider's tokens, comparable with `tokens_before` and the threshold."""
         return math.ceil(estimated * self.ratio)
+
+    def estimated(self, messages: Sequence[ModelMessage]) -> int:
+        """The size of `messages` before `scaled` (`estimate`): a tail sized by characters/4 of thinking
+        the provider does not count kept 12 messages where 21 fitted the budget as it counts them."""
+        return (self.estimate or tokens.estimate)(messages)
 
     # -- the one question --------------------------------------------------------------------
     def preview(self, messages: Sequence[ModelMessage], overhead: int = 0) -> KeepPlan:
@@ -182,8 +190,8 @@ class Keeper:
         if plan is not None and plan.key == key and plan.holds(messages):
             return plan
         history = list(messages)
-        start = tail_start(history, budget, results)
-        plan = KeepPlan(history, key, start, start or len(history), tokens.estimate(history[start:]), overhead, self)
+        start = tail_start(history, budget, results, self.estimated)
+        plan = KeepPlan(history, key, start, start or len(history), self.estimated(history[start:]), overhead, self)
         self._plan = plan
         return plan
 
@@ -200,7 +208,7 @@ class Keeper:
         limits = self._restore_limits(base)
         paths, _ = self.restorable(plan.history, tail, limits)
         restored = sum(min(self.restorer.file_tokens(p), limits.restore_tokens_per_file) for p in paths)
-        kept = tokens.estimate(plan.kept) if self.hot is not None else 0
+        kept = self.estimated(plan.kept) if self.hot is not None else 0
         return base - self.scaled(plan.overhead) + self.scaled(restored + kept)
 
     # -- its parts ----------------------------------------------------------------------------
@@ -316,7 +324,7 @@ class Keeper:
         finally:
             self.escalation, self._plan = level, kept  # the answer the schedule priced, as it was
         floor, plan = min(floors, key=lambda f: f[0])
-        verbatim = self.scaled(tokens.estimate(plan.history[plan.cut:]))
+        verbatim = self.scaled(self.estimated(plan.history[plan.cut:]))
         if self.sent_size is not None and plan.cut < len(plan.history):
             # The request sends the tail as the view layers shape it: a long result there as its preview.
             sent = self.sent_size(plan.history[plan.cut:]) - self.scaled(overhead)
