@@ -290,3 +290,33 @@ def test_load_state_merges_with_the_log(tmp_path: Path) -> None:
     restarted.load_state(stale)
     assert [c.id for c in restarted.commits] == [c.id for c in layer.commits]
     assert dump(run(restarted, conv.messages, threshold).messages) == dump(second.messages)
+
+
+def test_the_gain_of_a_fold_is_what_the_provider_counts() -> None:
+    """Old turns that are mostly the model's thinking, which this provider leaves out of its count
+    (the budget's `estimate`, the manager's): folding them frees next to nothing it counts, and the
+    cache they break is not worth it. Sized by characters/4 of all of them, they were folded."""
+    from pydantic_ai.messages import ModelResponse, TextPart, ThinkingPart
+
+    from compact_agent.context.plumbing.tokens import earlier_thinking_tokens
+
+    conv = Conv()
+    for t in range(6):
+        conv.user(f"question {t}")
+        conv.messages.append(ModelResponse(parts=[ThinkingPart(big_text(f"t{t}", 6_000)), TextPart(f"answer {t}")],
+                                           timestamp=conv.tick()))
+    conv.user("big task")
+    for i in range(6):
+        conv.call("read_file", {"path": f"f{i}"}, big_text(f"f{i}", 4_000))
+    messages = conv.messages
+
+    def counted(ms) -> int:
+        return estimate(ms) - earlier_thinking_tokens(ms)
+    threshold = counted(messages)
+    by_characters = budget(messages, threshold)
+    by_characters.tokens = threshold  # the size as the provider counts it, at the threshold
+    assert ContextCollapse(Settings(), None).apply(messages, by_characters).events  # folded
+    as_counted = budget(messages, threshold)
+    as_counted.tokens, as_counted.estimate = threshold, counted
+    result = ContextCollapse(Settings(), None).apply(messages, as_counted)
+    assert not result.events and dump(result.messages) == dump(messages)

@@ -89,7 +89,8 @@ class Measuring:
                       prices=self.prices if self.schedule.priced_by(self) else None,
                       growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self),
                       ratio=self.calibration.ratio, credit=self.schedule.credit, forget=self._forget(tokens_now),
-                      hot=self.schedule.reuse.hot if self.schedule.reuse is not None else None)
+                      hot=self.schedule.reuse.hot if self.schedule.reuse is not None else None,
+                      estimate=self.estimate)
 
     def _forget(self: _Measured, tokens_now: int) -> Callable[[int, str], float] | None:
         """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths are

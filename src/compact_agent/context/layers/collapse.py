@@ -42,7 +42,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..plumbing import crashpoints, secrets, tokens
+from ..plumbing import crashpoints, secrets
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.identity_memo import IdentityMemo
 from ..plumbing.markers import is_compaction_message, mark
@@ -245,20 +245,20 @@ class ContextCollapse:
 
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
         watch = Stopwatch()
-        before = tokens.estimate(messages)
+        before = budget.size(messages)
         view = list(messages)
         for c in self.commits:
             view = self._project(view, c) or view
-        projected = tokens.estimate(view)
+        projected = budget.size(view)
         tokens_now = budget.tokens - max(0, before - projected)
         events: list[Event] = []
         if budget.collapse_commit > 0 and tokens_now > budget.collapse_commit:
             commit = self._new_commit(view, budget, tokens_now)
             new_view = self._project(view, commit) if commit else None
-            gain = projected - tokens.estimate(new_view) if new_view is not None else 0
+            gain = projected - budget.size(new_view) if new_view is not None else 0
             if (commit and new_view is not None and gain > 0 and gain >= self.min_gain_fraction * budget.threshold
                     and self._pays(view, commit, gain, budget)):
-                commit.tokens_before, commit.tokens_after = projected, tokens.estimate(new_view)
+                commit.tokens_before, commit.tokens_after = projected, budget.size(new_view)
                 self.commits.append(commit)
                 self._persist(commit)
                 view = new_view
@@ -269,7 +269,7 @@ class ContextCollapse:
                           detail={"commit": commit.id, "messages": commit.count,
                                   "log": str(self.log_path) if self.log_path else None})
                 )
-        after = tokens.estimate(view)
+        after = budget.size(view)
         return LayerResult(messages=view, tokens_freed=max(0, before - after), events=events)
 
     @staticmethod
@@ -280,7 +280,7 @@ class ContextCollapse:
         keys = [message_key(m) for m in view]
         start = keys.index(commit.first) if commit.first in keys else 0
         end = keys.index(commit.last) + 1 if commit.last in keys else start
-        return budget.rewrite_pays(tokens.estimate(view[start:]), gain, depth_est=tokens.estimate(view[end:]))
+        return budget.rewrite_pays(budget.size(view[start:]), gain, depth_est=budget.size(view[end:]))
 
     def _persist(self, commit: Commit) -> None:
         if self.log_path is None or not self._logs:
@@ -314,7 +314,7 @@ class ContextCollapse:
         max_chars = max(600, min(6_000, budget.threshold * 4 // 10))
         end, covered = 0, 0
         for k, (a, b) in enumerate(eligible, 1):
-            covered += tokens.estimate(view[a:b])
+            covered += budget.size(view[a:b])
             end = b
             # A digest costs roughly a line per step; stop once what goes clearly exceeds what we need.
             if covered - min(max_chars // 4, 40 * k) >= target_free:

@@ -15,7 +15,7 @@ subclasses of `Event`, told apart by `layer`), so a handler can `match` on the t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
@@ -24,6 +24,7 @@ from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelMessage
 
 from ..decisions.economics import Prices, rewrite_pays
+from . import tokens
 
 
 @dataclass
@@ -179,6 +180,13 @@ class Budget:
     # "cold_result"), from the session's measured reuse. None: forgetting is not priced.
     forget: Callable[[int, str], float] | None = None
     hot: Callable[[str], bool] | None = None  # tool results the model is still using (reuse.py)
+    # The estimated size of messages as the provider counts them (the manager's `estimate`: without
+    # the thinking it leaves out, plumbing/thinking.py). None: characters/4 of all of them.
+    estimate: Callable[[Sequence[ModelMessage]], int] | None = None
+
+    def size(self, messages: Sequence[ModelMessage]) -> int:
+        """The estimated size of `messages` (`estimate`), in the units of `rewrite_pays`' arguments."""
+        return (self.estimate or tokens.estimate)(messages)
 
     def rewrite_pays(self, tail_est: int, removed_est: int, depth_est: int | None = None,
                      kind: str = "any") -> bool:
