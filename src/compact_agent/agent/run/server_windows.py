@@ -88,9 +88,12 @@ class Kept:
 
 
 def endpoint(base_url: str | None, provider: str) -> str:
-    """The key of the server a session talks to: its base URL (without a trailing slash), or the
-    provider's own API when none was given (a refusal can teach a registry model's window too)."""
-    return base_url.rstrip("/") if base_url else f"{provider}:"
+    """The key of the server a session talks to: its base URL (without a trailing slash) and without
+    its secrets (a password, a `?key=` value: the file and `config` show keys), or the provider's
+    own API when none was given (a refusal can teach a registry model's window too)."""
+    from ...secrets import hide_url_passwords
+
+    return hide_url_passwords(base_url.rstrip("/")) if base_url else f"{provider}:"
 
 
 def label(key: str, model: str) -> str:
@@ -202,8 +205,12 @@ def every(home: Path) -> list[tuple[str, str, Kept]]:
 
 def matches(key: str, which: str) -> bool:
     """Whether `which`, as a user names an endpoint (`all`, the URL with or without its trailing
-    slash, `deepseek` for the provider's own API), names `key`."""
-    return which == "all" or key in (which.rstrip("/"), which, f"{which}:")
+    slash, with or without its secrets, `deepseek` for the provider's own API), names `key`."""
+    if which == "all":
+        return True
+    from ...secrets import hide_url_passwords
+
+    return key in {hide_url_passwords(w) for w in (which.rstrip("/"), which)} | {f"{which}:"}
 
 
 def forget(home: Path, which: str, model: str | None = None) -> list[tuple[str, str, Kept]]:
