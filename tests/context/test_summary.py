@@ -372,3 +372,19 @@ def test_the_programs_own_context_is_no_users_entry_in_a_transcript_quoted_as_da
     assert [e.split(":", 1)[0] for e in entries] == ["PROGRAM", "PROGRAM", "USER", "ASSISTANT", "USER"]
     assert "PROGRAM:" in ENTRIES_NOTE
     assert summary.user_texts(history) == ["fix the tests", "and the docs", forged]
+
+
+def test_the_request_under_way_stays_whole_before_older_heads() -> None:
+    """Twelve prompts of 1,300 characters, the budget of an 8K window (1,000 tokens): every older
+    head came first, and the newest kept its first 300 characters, its instruction's end gone."""
+    texts = [f"START-{n} " + "instruction for the code: keep tabs, never touch vendor files " * 20 + f"END-{n}"
+             for n in range(1, 13)]
+    picked = summary.pick_user_messages(texts, 1_000)
+    assert picked[0] == texts[-1]  # whole
+    assert all(p.startswith(f"START-{n} ") and p.endswith(summary.CUT_MARK)
+               for n, p in zip(range(11, 0, -1), picked[1:], strict=False))
+    assert 1 < len(picked) < 12 and sum(len(p) for p in picked) <= 4_000  # the oldest left out (archived)
+    # A message carried cut to its ends keeps its beginning when it is cut to a head again.
+    carried = summary.ends(texts[0] * 3, 600)  # as an earlier compaction left it: two ends
+    again = summary.pick_user_messages([*texts[:10], carried, texts[-1]], 1_000)
+    assert again[1] == carried[:carried.index(summary.MIDDLE_MARK)] + summary.CUT_MARK  # cut once, not twice

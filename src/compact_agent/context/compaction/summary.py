@@ -95,31 +95,34 @@ MIDDLE_MARK = " …[the middle of this message is cut here; the whole message is
 
 
 def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> list[str]:
-    """Every message the user typed, newest first. Within the budget all of them verbatim; past it
-    the newest stay verbatim while the heads of all older ones still fit, the older ones keep their
-    first `USER_HEAD_CHARS` characters, and only when even those heads do not fit are the oldest
-    left out. The newest message, when it alone does not fit, keeps its beginning and its end in the
-    room the older heads leave (a long paste's question comes last), not its head alone."""
+    """Every message the user typed, newest first. Within the budget all of them verbatim. Past it,
+    the newest (the request under way) stays whole while it takes no more than the room the older
+    ones' heads leave, or half the budget; longer, it keeps its beginning and its end in that room
+    (a long paste's question comes last). The older ones then stay verbatim, newest first, while the
+    heads of those before them still fit; the rest keep their first `USER_HEAD_CHARS` characters,
+    and where even those heads do not fit the oldest are left out (all are in the archive). Before,
+    every older head came first: twelve prompts of 1,300 characters in an 8K window left the newest
+    its first 300, its instruction's end gone from a request with half the window free."""
     budget = budget_tokens * int(tokens.CHARS_PER_TOKEN)
     if sum(len(t) for t in texts) <= budget:
         return list(reversed(texts))
 
     def head(t: str) -> str:
+        if MIDDLE_MARK in t[:USER_HEAD_CHARS + len(MIDDLE_MARK)]:  # cut to its ends before: its beginning
+            return t[:t.index(MIDDLE_MARK)] + CUT_MARK
         return t if len(t) <= USER_HEAD_CHARS else t[:USER_HEAD_CHARS] + CUT_MARK
 
-    rest = sum(len(head(t)) for t in texts)
-    picked: list[str] = []
-    used = 0
-    for i, t in enumerate(reversed(texts)):
+    *older, newest = texts
+    rest = sum(len(head(t)) for t in older)
+    room = max(budget - rest, min(len(newest), budget // 2))
+    picked = [newest if len(newest) <= room else ends(newest, room)]
+    used = len(picked[0])
+    for t in reversed(older):
         h = head(t)
         rest -= len(h)
         if used + len(t) + rest <= budget:
             picked.append(t)
             used += len(t)
-        elif i == 0 and budget - rest > len(h):  # the newest, alone past the room
-            cut = ends(t, budget - rest)
-            picked.append(cut)
-            used += len(cut)
         elif used + len(h) <= budget:
             picked.append(h)
             used += len(h)
