@@ -185,11 +185,18 @@ async def _notes(s: AgentSession, args: str, c: Console) -> None:
         c.print("session notes are off: memory_enabled is false (memory_enabled = true in a config file, or "
                 "COMPACT_AGENT_MEMORY_ENABLED=true, turns them on)", markup=False, highlight=False)
         return
+    failed = s.memory.failure()  # why the notes are missing, or older than they look, and when tried again
+    if not s.memory.notes and failed:
+        c.print(f"no notes yet: {failed}", markup=False, highlight=False)
+        c.print(s.memory.status(), style="dim", markup=False, highlight=False)
+        return
     if not s.memory.notes:
-        c.print(f"no notes yet ({s.memory.status()})")
+        c.print(f"no notes yet ({s.memory.status()})", markup=False, highlight=False)
         return
     c.print(s.memory.notes.rstrip("\n"), markup=False, highlight=False)
     c.print(s.memory.status(), style="dim", markup=False, highlight=False)
+    if failed:
+        c.print(failed, style="yellow", markup=False, highlight=False)
 
 
 @command("history", "compaction boundaries (with archive paths) and message numbers for /compact --from/--up-to", takes_args=False)

@@ -26,6 +26,7 @@ import functools
 import hashlib
 import json
 import logging
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -155,7 +156,7 @@ class SessionMemory:
         self.clock = clock or (lambda: datetime.now(UTC))
         self.event_sink = event_sink
         self.usage: list[RequestUsage] = []
-        self.failures = 0
+        self.failures, self.error = 0, ""  # updates failed in a row, and why the last did (`failure`)
         self.updates = 0
         self.generation = 0
         self.wait_s = self.settings.memory_wait_s
@@ -239,11 +240,11 @@ class SessionMemory:
         except Exception as e:  # noqa: BLE001 - logged, backed off, retried on a later response
             self.failures += 1
             wait = min(MAX_BACKOFF_S, self.settings.memory_retry_s * 2 ** (self.failures - 1))
-            self._retry_at = self.clock() + timedelta(seconds=wait)
+            self._retry_at, self.error = self.clock() + timedelta(seconds=wait), one_line(e)
             self._emit(job.emit, Event("memory", "failed", duration_ms=watch.ms(), detail={
                 "error": one_line(e), "failures": self.failures, "retry_in_s": wait}))
             return
-        self.notes, self.failures, self._retry_at = notes, 0, None
+        self.notes, self.failures, self._retry_at, self.error = notes, 0, None, ""
         self.updates += 1
         self.updated = self.clock().isoformat()
         if job.generation == self.generation:  # else a compaction re-anchored coverage meanwhile
@@ -386,6 +387,13 @@ class SessionMemory:
         state = "extraction running" if self.in_flight else f"{n} update{'' if n == 1 else 's'} this run"
         cov = f"covers through message {self.coverage[0]}" if self.coverage else "covers no message yet"
         return f"{self.path or 'in memory'} · {cov} · {state}" + (f" · updated {self.updated}" if self.updated else "")
+
+    def failure(self) -> str:
+        """Why the last update failed and when it is tried again (with a later response, after the back-off)."""
+        left = math.ceil((self._retry_at - self.clock()).total_seconds()) if self.error and self._retry_at else 0
+        when = f"with a model response {left:,} s from now or later" if left > 0 else "with the next model response"
+        times = f" ({self.failures} in a row)" if self.failures > 1 else ""
+        return f"the last update failed{times} ({self.error}); tried again {when}" if self.error else ""
 
 
 class _OverThreshold(Exception):
