@@ -45,9 +45,11 @@ def test_a_close_kept_by_a_compaction_is_not_counted_either(tmp_path: Path) -> N
     assert listing.scan(store.path).shown == 4
 
 
-async def test_history_numbers_no_close_of_a_turn(tmp_path: Path) -> None:
-    """`/history` showed the close as `1 no answer  the turn was …`, numbered as a message."""
-    run = await drive(tmp_path, refuses, ["oops\r", "again\r", "/history\r"])
+async def test_history_numbers_the_close_of_a_turn_as_compact_counts_it(tmp_path: Path) -> None:
+    """`/history` left the close unnumbered and its numbers went 0, `no answer`, 2: they are the
+    positions `/compact --from N` and `--up-to N` take, and the close is at 1."""
+    run = await drive(tmp_path, refuses, ["oops\r", "again\r", "/history\r", "/compact --from 3\r"])
     rows = run.out[run.out.index("messages (the numbers"):].splitlines()[1:4]
     assert [" ".join(r.split()) for r in rows] == [
-        "0 you oops", "no answer the turn was interrupted, hit its request limit, or failed", "2 you again"], run.out
+        "0 you oops", "1 no answer the turn was interrupted, hit its request limit, or failed", "2 you again"], run.out
+    assert "--from takes 0 to 2 here" in run.out, run.out  # every number shown, and none other

@@ -278,14 +278,6 @@ def boundary_lines(when: str, what: str, width: int) -> list[str]:
     return [f"{when if i == 0 else '':<16}  {line}" for i, line in enumerate(lines)]
 
 
-def numbered(m: ModelMessage) -> bool:
-    """Whether `/history` numbers `m`: every message of the conversation, not the program's close of
-    a turn that got no answer (agent/run/unfinished.py), which is no message (it was numbered, and
-    counted by the sessions listing, as one). Its `no answer` row says the turn's state under its
-    prompt; the numbers stay the positions `/compact --from N` and `--up-to N` take."""
-    return not (isinstance(m, ModelResponse) and _synthetic(m) == "unanswered")
-
-
 def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> list[tuple[str, str]]:
     """(who, what) rows for one message of `/history`'s list, in the words of the conversation: what
     you typed (as it was shown when sent, by `shown`: a paste as its placeholder), the assistant's
