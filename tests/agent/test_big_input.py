@@ -80,3 +80,16 @@ def test_a_paste_goes_whole_to_the_file_and_a_commands_output_leaves_the_typed_w
     sent, saved = fit_input(paste, paste, 8_000, tmp_path, datetime(2026, 12, 2, 9, 31))
     assert saved is not None and saved.read_text() == paste
     assert sent.startswith("pasted 0\npasted 1\n") and f"Full input saved to {saved} ." in sent
+
+
+def test_the_line_says_more_than_the_room_before_compaction_when_it_is() -> None:
+    """'about 15,007 tokens … is over half of the 11,700 at which the conversation is compacted':
+    true, and it was more than all of it."""
+    from compact_agent.agent.run.big_input import cut_line
+
+    over = cut_line(15_007, 11_700, 16_000, "/p/in.txt")
+    assert "(about 15,007 tokens) is more than the 11,700 at which the conversation is compacted in the " \
+           "16,000-token window: " in over, over
+    half = cut_line(7_000, 11_700, 16_000, "/p/in.txt", server=True)
+    assert "(about 7,000 tokens) is over half of the 11,700 at which the conversation is compacted in the " \
+           "server's window of 16,000 tokens: " in half, half
