@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -32,8 +33,6 @@ from .custom_commands import (
 
 @command("status", "model, session, context used / threshold / window", takes_args=False)
 async def _status(s: AgentSession, args: str, c: Console) -> None:
-    from rich.cells import cell_len
-
     from ..agent.accounting.context_report import picture
     from ..agent.run.first_request import prepare
 
@@ -63,8 +62,8 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     from .history_view import all_boundaries, compactions
 
     whole = len(compactions(all_boundaries(s.store)))
-    _row(c, "compactions", f"{whole} in the whole session ({len(s.cm.compactions)} since this run began)   "
-         f"{render.auto_compaction(s.cm.failures, s.cm.breaker_open)}")
+    _row(c, "compactions", f"{whole} in the whole session ({len(s.cm.compactions)} since this run began)",
+         render.auto_compaction(s.cm.failures, s.cm.breaker_open))
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
 
 
@@ -79,12 +78,19 @@ def _not_saved(s: AgentSession) -> str:
         " (not saved: a command alone starts no session)"
 
 
-def _row(c: Console, label: str, value: str) -> None:
+def _row(c: Console, label: str, value: str, beside: str = "") -> None:
     """A row of /status: the label, then the value, wrapped under itself (in 60 columns the
-    context row's 'provider-reported' went on at column 0, under the labels)."""
+    context row's 'provider-reported' went on at column 0, under the labels). `beside`: said after
+    the value where the line holds both, else from a line of its own under it: wrapped with the
+    value, 80 columns left `auto-compaction` at the end of one line and `on` alone on the next."""
     head = f"{label:<10} "
+    room = max(20, c.width - len(head))
+    if beside and cell_len(together := f"{value}   {beside}") <= room:
+        value, beside = together, ""
     text = Text()
-    for i, line in enumerate(c.render_str(value, markup=False, highlight=False).wrap(c, max(20, c.width - len(head)))):
+    lines = [line for part in (value, beside) if part
+             for line in c.render_str(part, markup=False, highlight=False).wrap(c, room)]
+    for i, line in enumerate(lines):
         text.append("\n" + " " * len(head) if i else head)
         text.append_text(line)
     c.print(text, highlight=False)
