@@ -41,7 +41,7 @@ def test_a_server_that_cut_prompts_is_not_said_to_have_answered_with_a_window(cl
         assert f"/ window {CUT:,} tokens" in status.stdout, status.stdout
         assert "answered with" not in status.stderr and "refused" not in status.stderr, status.stderr
         line = (f"working within {CUT:,} tokens: in an earlier session {server.base_url} cut prompts for local to "
-                "that size without saying so (--context-window sets another)")
+                f"that size without saying so (compact-agent config --forget-window {server.base_url} forgets it)")
         assert line in status.stderr, status.stderr
         kept = server_windows.remembered_as(cli.home, server.base_url, "local")
         assert kept is not None and (kept.window, kept.how) == (CUT, "cut")
@@ -54,7 +54,7 @@ def test_a_server_that_refused_is_said_to_have_named_its_window(cli: Cli) -> Non
         assert cli("-p", task_text(N), "-y", *at).code == 0
         status = cli("-p", "/status", *at)
         assert (f"working within 8,000 tokens, the window {server.base_url} named when it refused a request for "
-                "local in an earlier session (--context-window sets another)") in status.stderr, status.stderr
+                f"local in an earlier session (compact-agent config --forget-window {server.base_url} forgets it)") in status.stderr, status.stderr
         kept = server_windows.remembered_as(cli.home, server.base_url, "local")
         assert kept is not None and (kept.window, kept.how) == (8_000, "refused")
 
@@ -70,4 +70,4 @@ def test_how_and_when_are_kept_and_a_bare_window_says_neither(tmp_path: Path) ->
     assert kept is not None and kept == server_windows.Kept(8_000)
     assert server_windows.start_line(kept.window, url, "local", kept.how) == (
         f"working within 8,000 tokens, the window {url} was found to have for local in an earlier session "
-        "(--context-window sets another)")
+        f"(compact-agent config --forget-window {url} forgets it)")

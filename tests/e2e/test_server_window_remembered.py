@@ -14,7 +14,7 @@ N = 12
 
 def remembered_line(url: str, window: str = "8,000") -> str:
     return (f"working within {window} tokens, the window {url} named when it refused a request for local in an "
-            "earlier session (--context-window sets another)")
+            f"earlier session (compact-agent config --forget-window {url} forgets it)")
 
 
 def test_a_new_session_starts_within_the_window_an_earlier_one_learned(cli: Cli) -> None:

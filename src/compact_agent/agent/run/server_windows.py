@@ -264,9 +264,9 @@ def forgotten_line(ev: Any) -> str:
 
 
 def start_line(window: int, key: str, model: str, how: str | None = None) -> str:
-    """Said once when a new session starts at the window remembered, in words true to how the
-    server showed it: a refusal named it, prompts cut without a word never did."""
-    at, more = shown(key), "(--context-window sets another)"
+    """Said once when a new session starts at the window remembered, in words true to how the server showed it
+    (a refusal named it, prompts cut never did), and how to forget it: a larger window given meets the same limit."""
+    at, more = shown(key), f"(compact-agent config --forget-window {key[:-1] if key.endswith(':') else key} forgets it)"
     if how == "refused":
         return (f"working within {window:,} tokens, the window {at} named when it refused a request for {model} "
                 f"in an earlier session {more}")
