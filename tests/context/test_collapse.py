@@ -320,3 +320,29 @@ def test_the_gain_of_a_fold_is_what_the_provider_counts() -> None:
     as_counted.tokens, as_counted.estimate = threshold, counted
     result = ContextCollapse(Settings(), None).apply(messages, as_counted)
     assert not result.events and dump(result.messages) == dump(messages)
+
+
+def test_the_asks_a_fold_takes_stay_whole_within_the_typed_messages_budget(tmp_path: Path) -> None:
+    """A fold of earlier turns kept each of the user's asks by its first 300 characters: an
+    instruction's end was gone from requests with half the window free. Within the typed messages'
+    budget (an eighth of the window) they stay whole; past it they are cut as before."""
+    def conv_with(ask_chars: int) -> Conv:
+        conv = Conv().user("task 0: " + "keep tabs, never touch vendor files; " * (ask_chars // 37) + "END-0")
+        for t in range(5):
+            if t:
+                conv.user(f"task {t}: " + "keep tabs, never touch vendor files; " * (ask_chars // 37) + f"END-{t}")
+            conv.call("read_file", {"path": f"src/m{t}.py"}, big_text(f"m{t}", 6_000))
+            conv.say(f"turn {t} done")
+        return conv.user("final task")
+
+    conv = conv_with(1_300)
+    threshold = estimate(conv.messages)  # an 8K-like window: twice the threshold, typed budget a quarter of it
+    result = run(ContextCollapse(Settings(), tmp_path / "log"), conv.messages, threshold)
+    assert result.events
+    digest = next(p.content for m in result.messages for p in m.parts if is_digest(p))
+    folded = [t for t in range(5) if f"task {t}: " in digest]
+    assert folded and all(f"END-{t}" in digest for t in folded)
+    wide = conv_with(6_000)  # the asks alone are past the budget: cut to their heads
+    result = run(ContextCollapse(Settings(), tmp_path / "log2"), wide.messages, estimate(wide.messages))
+    digest = next(p.content for m in result.messages for p in m.parts if is_digest(p))
+    assert "task 0: " in digest and "END-0" not in digest

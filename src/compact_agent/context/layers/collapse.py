@@ -49,7 +49,7 @@ from ..plumbing.markers import is_compaction_message, mark
 from ..plumbing.regular_file import OWN_FILE_CAP, NotRegular, TooLarge, read_capped
 from ..plumbing.rounds import api_rounds, call_ids, return_ids, safe_cuts
 from ..plumbing.settings import CompactionSettings as Settings
-from .digest import DIGEST_HEADER, Digest, default_digest, is_digest
+from .digest import DIGEST_HEADER, Digest, asks, default_digest, is_digest
 
 log = logging.getLogger(__name__)
 
@@ -320,7 +320,16 @@ class ContextCollapse:
             if covered - min(max_chars // 4, 40 * k) >= target_free:
                 break
         part = view[eligible[0][0]: end]
-        text = (self.digest or (lambda ms: default_digest(ms, max_chars)))(part)
+        # The user's asks stay whole, beside the steps' room, while they and those the view's digests
+        # hold fit the typed messages' own budget (an eighth of the window at most, as in a compaction
+        # message): cut to their first 300 characters, an instruction lost its end from requests with
+        # half the window free.
+        asked = [len(t) for t in asks(part)]
+        held = sum(len(line) for m in view for p in m.parts if is_digest(p)
+                   for line in str(p.content).splitlines() if line.startswith("- User: "))
+        whole = held + sum(asked) <= min(self.settings.user_messages_budget, budget.window // 8) * 4
+        extra, longest = (sum(asked) + 40 * len(asked) + 30, max(asked, default=0)) if whole else (0, 300)
+        text = (self.digest or (lambda ms: default_digest(ms, max_chars + extra, user_chars=max(300, longest))))(part)
         if not text.startswith(DIGEST_HEADER):
             text = f"{DIGEST_HEADER}\n{text}"
         ts = _timestamp(part[-1])

@@ -135,6 +135,20 @@ def _fit(steps: list[str], room: int) -> list[str]:
     return out
 
 
+def asks(messages: list[ModelMessage]) -> list[str]:
+    """What the user asked in `messages`: their prompts, less reminders and what the program put
+    beside them (the plan, hook output), which are restored after each compaction as they then stand."""
+    out: list[str] = []
+    for m in messages:
+        if isinstance(m, ModelRequest):
+            for p in m.parts:
+                if isinstance(p, UserPromptPart) and not is_digest(p):
+                    text = _prompt_str(p)
+                    if not text.lstrip().startswith(("<system-reminder>", OWN_TEXT)):
+                        out.append(text)
+    return out
+
+
 def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, framed: bool = True,
                    user_chars: int = 300) -> str:
     """Deterministic digest of `messages`: asks, tool calls with key args and outcomes, files.
