@@ -36,7 +36,7 @@ def test_a_window_the_resumed_session_remembered_says_no_more(cli: Cli) -> None:
         resumed = cli("-c", "-p", task_text(N), "-y", *at)
     assert resumed.code == 0, resumed.stderr
     said = [line for line in resumed.stderr.splitlines() if "its window is 8,000" in line]
-    assert len(said) == 1 and said[0].endswith("not the 64,000 given; working within 8,000 from now on"), resumed.stderr
+    assert len(said) == 1 and said[0].endswith("not the 64,000 the session remembers; working within 8,000 from now on"), resumed.stderr
 
 
 def test_the_silent_cut_says_it_too() -> None:

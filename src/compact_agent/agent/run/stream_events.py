@@ -191,11 +191,17 @@ class WindowChoice:
     model: str = ""
     given: bool = False
     remembered: bool = False  # given, but remembered by the resumed session, not by this command line
+    source: str = ""  # where a window given came from (settings_file.Loaded.sources): "flag", "user file", …
 
     def words(self, window: int) -> str:
-        """`the 64,000 given`, `the 32,768 assumed`, `deepseek-chat's own 128,000`."""
+        """`the 64,000 given`, `the 32,768 assumed`, `deepseek-chat's own 128,000`; a window no flag
+        of this run gave is said where it came from: `the 32,000 the session remembers` (`-c`), `the
+        32,000 set in the config file`, `the 32,000 set by COMPACT_AGENT_CONTEXT_WINDOW`."""
         if self.given:
-            return f"the {window:,} given"
+            whence = ("the session remembers" if self.remembered else "set in the config file"
+                      if self.source.endswith(" file") else f"set by {self.source[4:]}"
+                      if self.source.startswith("env ") else "given")
+            return f"the {window:,} {whence}"
         return f"{self.model}'s own {window:,}" if self.model in REGISTRY else f"the {window:,} assumed"
 
     def start_there(self, learned: int) -> str:
@@ -227,7 +233,9 @@ def window_choice(session: ChosenWindow | None) -> WindowChoice:
     given = bool(option) and option == session.info.window  # has its own
     run = this_run()
     remembered = given and run is not None and "context_window" in run.applied
-    return WindowChoice(session.info.name, given=given, remembered=remembered)
+    config = session.opts.config
+    source = config.sources.get("context_window", "") if config is not None and given else ""
+    return WindowChoice(session.info.name, given=given, remembered=remembered, source=source)
 
 
 def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
