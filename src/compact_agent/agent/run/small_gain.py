@@ -49,10 +49,8 @@ def frees_too_little(cm: ContextManager, messages: list[ModelMessage], before: i
     floor, plan = min(floors, key=lambda f: f[0])
     if before - floor >= LEAST_FREED:
         return None
-    from ...context.plumbing import tokens
-
     fixed = compactor.scaled(cm.overhead)
-    verbatim = compactor.scaled(tokens.estimate(plan.history[plan.cut:]))
+    verbatim = compactor.scaled(compactor.estimated(plan.history[plan.cut:]))  # as the floor counts it
     parts = {"summary": floor - verbatim - fixed, "files": 0, "file_paths": [], "other": 0, "verbatim": verbatim,
              "verbatim_messages": len(plan.history) - plan.cut, "fixed": fixed}
     return NotSmaller(f"a compaction would free at most {max(0, before - floor):,} of {before:,} tokens",
