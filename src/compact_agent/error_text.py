@@ -185,9 +185,13 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         return (f"could not save the session: {first_line(e.cause)} (what the session file held is archived "
                 "there before the file is rewritten with the conversation as it is now); the file keeps what "
                 "was saved before, no request went out unsaved, and the next message tries again")
-    if isinstance(e, ModelContextWindowExceededError):
-        return ("the request is too long for the model even after compaction; use a larger --context-window "
-                "(or /compact in the REPL)")
+    if isinstance(e, ModelContextWindowExceededError):  # the server's window is the limit: never a larger one given
+        from .context.plumbing.overflow import figures, refusal_text
+
+        limit = figures(refusal_text(e))[1]  # named: the session works within it already (state.learn_window)
+        return (f"the request is too long for the server's window{f' of {limit:,} tokens' if limit else ''} even after "
+                "compaction; " + ("a" if limit else "give --context-window the server's own, or use a") + " model or "
+                "server with a larger window")
     if isinstance(e, ModelHTTPError):
         detail = _provider_message(e)
         if web_page(getattr(e, "body", None)) is not None and e.status_code in NO_API:

@@ -24,6 +24,7 @@ from .compaction.summarizer import with_output_cap
 from .contract import keep_system_prompts, stamp_new
 from .plumbing import tokens
 from .plumbing.events import Event, one_line
+from .plumbing.overflow import figures, refusal_text
 from .plumbing.tracing import failed
 from .state import ManagerState
 
@@ -125,17 +126,37 @@ class CompactingState(ManagerState):
         A summary model of its own whose window is smaller than the run's (measuring.py's
         `side_window`) is sized by that window."""
         assert self.compactor is not None
-        side = self.side_window(getattr(summarize, "model", None))
+        model = getattr(summarize, "model", None)
+        side = self.side_window(model)
         compactor = self.compactor
         with_output_cap(summarize, functools.partial(self.summary_output_cap, window=side),
                         functools.partial(self.check_summary_fits, window=side), self.learn_output_limit,
                         lambda prompt: compactor.summary_room(self.overhead, prompt))
         self.compactor.ratio = self.calibration.ratio  # estimates in provider tokens, as the schedule's
         self.compactor.summary_window = side
+        # The run's own model refusing the summary as too long names the run's window; another's, its own.
+        compactor.learn_window = self.learn_from_summary if model is not None and model is self.run_model else None
         try:
             yield
         finally:
             self.compactor.summary_window = None
+            compactor.learn_window = None
+
+    def learn_from_summary(self, refusal: BaseException) -> bool:
+        """A summary request refused as too long, naming the server's limit: below the window, it is
+        learned as a refused chat request's is (`learn_window`: kept, said and saved), and whether it
+        was is returned (the request is then cut to it). A server whose window is smaller than the
+        one given refused every summary request, each asking for what the given window left, and the
+        next /compact did the same. The calibration learns nothing from it: the refusal's figures are
+        the summary request's, which the calibration's estimate of the view last sent does not cover."""
+        window = self.limits.window
+        _, limit = figures(refusal_text(refusal))
+        if limit is not None:
+            self.learn_window(limit, 0, "reactive", request="summary")
+        if self.limits.window >= window:
+            return False
+        self._save_layer_state()  # a compaction that still fails saves nothing else
+        return True
 
     def _with_system_prompts(self, messages: list[ModelMessage], result: CompactionResult) -> None:
         """Put the system prompts of the history's first request back at the start of the compacted

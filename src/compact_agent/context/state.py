@@ -385,12 +385,14 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         if window is not None:
             self.learn_window(window, used or 0, "reactive")
 
-    def learn_window(self, window: int, used: int, trigger: str) -> None:
+    def learn_window(self, window: int, used: int, trigger: str, request: str = "") -> None:
         """The server's limit, below the window: kept (`window_learned`) and said, an event "window"
-        "learned" (`trigger` "reactive": from a refusal, "cut": from prompts it cut without saying so)."""
+        "learned" (`trigger` "reactive": from a refusal, "cut": from prompts it cut without saying so;
+        `request` "summary": the refusal was of a summary request, said in the event's detail)."""
         if window >= self.limits.window:
             return
         given = self.window_learned.given if self.window_learned is not None else self.limits.window
         self.set_window(window)
         self.window_learned = LearnedWindow(window, given, self.server)
-        self.emit(Event("window", "learned", used, window, trigger=trigger, detail={"given": given}))
+        self.emit(Event("window", "learned", used, window, trigger=trigger,
+                        detail={"given": given, **({"request": request} if request else {})}))

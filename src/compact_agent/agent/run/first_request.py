@@ -9,8 +9,8 @@ summary request, which shares the main request's prefix (summarizer.py), went ou
 unlike the request before it: its sizes were not the next request's, and its prefix missed the cache.
 
 `prepare` connects the servers as the first turn does (SessionStart hooks still run with that turn)
-and gives the manager the parameters such a turn's first request would send; `tool_names` names
-those tools (`--output-format stream-json`'s `init` lists them).
+and gives the manager the parameters such a turn's first request would send, and the model it goes
+to; `tool_names` names those tools (`--output-format stream-json`'s `init` lists them).
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ class Session(SessionParts, Protocol):
 async def prepare(s: Session) -> None:
     """Connect the MCP servers and, before the run's first request, tell the manager what it will carry."""
     await s.ext.connect()
+    if s.cm.run_model is None:  # the model this run's requests go to: a summary it refuses as too long
+        s.cm.run_model = s.model  # names the run's window (compacting.py), another summary model's its own
     if s.cm.last_params is not None:  # a request of this run went out: the manager knows what it carried
         return
     params = await parameters(s)

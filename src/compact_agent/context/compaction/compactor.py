@@ -218,7 +218,7 @@ class Compactor(Keeper):
             prompt = summary_prompt.compact_prompt(instructions, "from" if keep else "full")
             shown = len(messages) if keep_from is None else keep_from  # what `sent` covers
             reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt),
-                                                     max(0, shown - cut))
+                                                     max(0, shown - cut), self.learned_room(overhead, prompt))
             text = summary_prompt.extract_summary(reply)
         while True:
             try:
@@ -280,7 +280,8 @@ class Compactor(Keeper):
         if not to_sum:
             raise CompactionError("nothing to summarise on that side of the message index")
         prompt = summary_prompt.compact_prompt(instructions, direction)
-        reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt))
+        reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt),
+                                                 learn=self.learned_room(overhead, prompt))
         text = summary_prompt.extract_summary(reply)
         return self._archived(self._finish(messages, to_sum, keep_head, tail, text, "manual",
                                            f"partial_{direction}", before, overhead, watch, dropped), archive)

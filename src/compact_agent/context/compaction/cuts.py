@@ -25,7 +25,7 @@ from pydantic_ai.messages import (
 
 from ..plumbing import markers, rounds, tokens
 from ..plumbing.overflow import as_overflow
-from .result import CompactionError, Summarize, SummaryNotSent
+from .result import Summarize, SummaryNotSent
 from .summary import MIDDLE_MARK, ends
 
 MAX_PTL_RETRIES = 3
@@ -99,7 +99,8 @@ def user_first(messages: list[ModelMessage]) -> list[ModelMessage]:
 
 
 async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summarize: Summarize,
-                            max_input_tokens: int, kept_newest: int = 0) -> tuple[str, int]:
+                            max_input_tokens: int, kept_newest: int = 0,
+                            learn: Callable[[BaseException], int | None] | None = None) -> tuple[str, int]:
     """Ask for a summary whatever the size: strip media, pre-trim to the summarizer's window,
     then drop the oldest rounds after the first on each "prompt too long", or on a request too long
     to be sent at all (`SummaryNotSent`), up to MAX_PTL_RETRIES.
@@ -108,13 +109,50 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
     messages: the compaction keeps those verbatim, so the summary needs them least, and the
     request keeps the prefix the conversation last sent (a cache hit) and the user's first words.
     Every request begins with a user message (`user_first`, counted in its size).
+
+    `learn`: told a "prompt too long", the room the messages have now when it named a window below
+    the one the request was sized for (the caller learned it, as from a refused chat request), else
+    None. The request is then made again, pre-trimmed to that room, before any round is dropped for
+    it: a server smaller than the window given refused every summary request (each asking for what
+    the given window left), and nothing was learned from it.
     Returns the raw reply and how many rounds were dropped.
     """
-    msgs = strip_media(messages)
+    whole = strip_media(messages)
+    msgs, dropped = _pretrimmed(whole, max_input_tokens, len(messages) - kept_newest)
+    attempt = 0
+    while True:
+        try:
+            return await summarize(user_first(msgs), prompt), dropped
+        except SummaryNotSent:  # too long to send at all (the summarizer's check): fewer rounds, or none
+            if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
+                raise
+        except (ModelContextWindowExceededError, ModelHTTPError) as e:  # a local server's words for it too
+            overflow = as_overflow(e)
+            if overflow is None:
+                raise
+            room = learn(overflow) if learn is not None else None
+            if room is not None and room < max_input_tokens:  # a smaller window learned: sized for it
+                max_input_tokens = room
+                msgs, dropped = _pretrimmed(whole, room, len(messages) - kept_newest)
+                continue
+            if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
+                if overflow is e:
+                    raise
+                raise overflow from e
+        attempt += 1
+        k = max(1, len(rounds.api_rounds(msgs)) // 5)
+        msgs = drop_oldest_after_first(msgs, k)
+        dropped += k
+
+
+def _pretrimmed(msgs: list[ModelMessage], max_input_tokens: int, kept_from: int) -> tuple[list[ModelMessage], int]:
+    """`msgs` cut to `max_input_tokens` before anything is sent (`summarize_fitting`): the newest rounds
+    from `kept_from` on first, then the oldest after the first, then the longest texts of what is
+    left; with the rounds dropped."""
     dropped = 0
     while tokens.estimate(user_first(msgs)) > max_input_tokens:
         rs = rounds.api_rounds(msgs)
-        if len(rs) <= 1 or rs[-1][0] < len(messages) - kept_newest:
+        if len(rs) <= 1 or rs[-1][0] < kept_from:
             break
         msgs = msgs[:rs[-1][0]]
         dropped += 1
@@ -122,27 +160,7 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
         msgs = drop_oldest_after_first(msgs, 1)
         dropped += 1
     msgs = cut_longest_texts(msgs, max_input_tokens - (tokens.estimate(user_first(msgs)) - tokens.estimate(msgs)))
-    for attempt in range(MAX_PTL_RETRIES + 1):
-        try:
-            return await summarize(user_first(msgs), prompt), dropped
-        except SummaryNotSent:  # too long to send at all (the summarizer's check): fewer rounds, or none
-            if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
-                raise
-            k = max(1, len(rounds.api_rounds(msgs)) // 5)
-            msgs = drop_oldest_after_first(msgs, k)
-            dropped += k
-        except (ModelContextWindowExceededError, ModelHTTPError) as e:  # a local server's words for it too
-            overflow = as_overflow(e)
-            if overflow is None:
-                raise
-            if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
-                if overflow is e:
-                    raise
-                raise overflow from e
-            k = max(1, len(rounds.api_rounds(msgs)) // 5)
-            msgs = drop_oldest_after_first(msgs, k)
-            dropped += k
-    raise CompactionError("unreachable")
+    return msgs, dropped
 
 
 def cut_longest_texts(messages: Sequence[ModelMessage], max_tokens: int) -> list[ModelMessage]:

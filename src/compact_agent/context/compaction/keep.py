@@ -169,6 +169,10 @@ class Keeper:
     # How big messages are in the units `ratio` scales (the manager's `estimate`: its token counter's,
     # without the thinking the provider leaves out of its count). None: characters/4 of all of them.
     estimate: Callable[[Sequence[ModelMessage]], int] | None = None
+    # Told a summary request's refusal as too long: whether it named a window below the one in use,
+    # which the caller learned (set by the manager for each compaction whose summary the run's model
+    # writes). The request is then cut to the room that window leaves. None: nothing is learned.
+    learn_window: Callable[[BaseException], bool] | None = None
     _plan: KeepPlan | None = field(default=None, init=False, repr=False, compare=False)
 
     def scaled(self, estimated: int) -> int:
@@ -336,6 +340,14 @@ class Keeper:
                  "verbatim": verbatim, "verbatim_messages": len(plan.history) - plan.cut, "fixed": self.scaled(overhead)}
         return NotSmaller(f"compaction would not shrink the context ({before:,} → at least {floor:,} tokens)",
                           before=before, after=floor, parts=parts, unasked=True)
+
+    def learned_room(self, overhead: int, prompt: str) -> Callable[[BaseException], int | None] | None:
+        """What a summary request's "prompt too long" tells (`cuts.summarize_fitting`): the room its
+        messages have in a smaller window it taught (`learn_window`), else None."""
+        learn = self.learn_window
+        if learn is None:
+            return None
+        return lambda refusal: self.summary_room(overhead, prompt) if learn(refusal) else None
 
     def summary_room(self, overhead: int, prompt: str = "") -> int:
         """Estimated tokens the summary request's messages may take: the window less the output
