@@ -84,5 +84,5 @@ def test_a_partial_summary_request_that_cannot_fit_is_not_sent_and_said_in_one_l
     assert result["is_error"] and result["compactions"] == []
     line = "compact-agent: " + result["error"]
     assert err.splitlines() == [line]
-    assert line.startswith("compact-agent: the summary request would take ")
-    assert "of the summary model's 2,000-token window" in line and line.endswith(": not sent")
+    assert line.startswith("compact-agent: not compacted: the summary request would take ")
+    assert "of the summary model's 2,000-token window" in line and line.endswith(": not sent; nothing was changed")

@@ -9,7 +9,8 @@ the record of the steps) and what else the compaction would keep, and asks befor
 rewritten. A compaction that would not shrink the context says what it would have kept, a
 PreCompact hook that blocks it says so with the hook's reason, and an empty conversation says there
 is nothing to compact; in each case nothing changes, and none is a failure (`-p /compact` exits 0,
-as scripts that compact a session now and then expect; a summary request that fails exits 1).
+as scripts that compact a session now and then expect; a summary request that fails exits 1, said
+as a /compact's failure, not a turn's: compact_failure.py).
 `--resume-auto` compacts nothing: it resumes automatic compaction where failures in a row paused it
 (a pause the session keeps across runs until a /compact succeeds or this says so).
 """
@@ -28,6 +29,7 @@ from ..agent.run.runner import AgentSession
 from ..context import CompactionBlocked, CompactionResult, NotSmaller
 from .approval import nothing
 from .command_registry import CommandError, command, current_repl
+from .compact_failure import CompactFailed, compact_failed
 from .render import compact_line
 
 if TYPE_CHECKING:
@@ -165,6 +167,9 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
                 asked.append(await repl.confirm("keep this and rewrite the session? [y/N] "))
         return asked[-1]
 
+    failed: CompactFailed | None = None
+    result: CompactionResult | None = None
+    made = len(s.cm.compactions)
     try:
         run = s.compact(instructions, pivot=pivot, direction=direction, confirm=ask if preview else None)
         if work is None:
@@ -188,6 +193,13 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
             c.print(f"not compacted: blocked by {e.reason or 'a PreCompact hook'}; nothing was changed",
                     markup=False, highlight=False, soft_wrap=not c.is_terminal)
         return
+    except Exception as e:  # noqa: BLE001 - the summary request, or saving what it gave: the session is as it was
+        if len(s.cm.compactions) > made:  # compacted already: what failed after it is not said as nothing changed
+            raise
+        failed = compact_failed(e, "/compact" if repl is not None else "`compact-agent -c -p /compact`")
+    if result is None:
+        assert failed is not None
+        raise failed  # the REPL and print mode say it (exit 1); out of the handler: its line is all there is to say
     if repl is None:  # the REPL says it as it says every compaction (its event line); print mode here
         c.print(compact_line(result.event), markup=False, highlight=False, soft_wrap=True)
     c.print(f"full transcript archived at {result.archive}", markup=False, highlight=False, soft_wrap=True)  # a path, whole

@@ -1,0 +1,44 @@
+"""What a /compact that failed says: that it did not compact, why, that nothing was changed, and,
+where trying again may help, how.
+
+Its summary request failing (an HTTP 500, a timeout) was said as a failed turn is, with a turn's
+advice: 'the session is saved with your message: send it again (↑ Enter) to retry', or 'send "go on"
+to continue' after a turn whose tools ran. A /compact sends no message and, failed, leaves the
+session as it was; the advice to use a larger --context-window '(or /compact in the REPL)' came
+right after the user had typed /compact. Now: 'not compacted: the summary request failed: the
+provider failed (HTTP 500): …; nothing was changed; /compact again to retry'.
+"""
+
+from __future__ import annotations
+
+#: The mark of a failure that trying again may get past: where a turn's line advises sending it again.
+_PASSING = "\0passing"
+
+
+class CompactFailed(Exception):
+    """A /compact that changed nothing: its message is the whole line, in our words (raised by the
+    command where the REPL and print mode say a failure, which show its one line as it is, and
+    print mode exits 1)."""
+
+
+def compact_failed(e: BaseException, again: str) -> CompactFailed:
+    """The line for a /compact that failed with `e`; `again`: how to run it again (`/compact`, or a
+    print mode's command line). Raise it outside the handler of `e`: the words found under an error
+    (a reply cut off, one that is no JSON) are of `e`, said here, not of the line."""
+    from pydantic_ai.exceptions import ModelContextWindowExceededError
+
+    from ..context import CompactionError
+    from ..context.plumbing.overflow import as_overflow, figures, refusal_text
+    from ..error_text import describe_error
+
+    overflow = e if isinstance(e, ModelContextWindowExceededError) else as_overflow(e)
+    if overflow is not None:  # the server's window, learned from it already, holds not even a summary request
+        _, window = figures(refusal_text(overflow))
+        its = f"the server's window of {window:,} tokens" if window else "the server's window"
+        return CompactFailed(f"not compacted: the summary request is too long for {its} even with the oldest "
+                             "messages left out; nothing was changed (a model or server with a larger window takes it)")
+    why = describe_error(e, "", "").rstrip().removesuffix(".")
+    if not isinstance(e, CompactionError):  # the library's own words say what failed; a request's do not
+        why = f"the summary request failed: {why}"
+    passing = _PASSING in describe_error(e, "; " + _PASSING, "")
+    return CompactFailed(f"not compacted: {why}; nothing was changed" + (f"; {again} again to retry" if passing else ""))
