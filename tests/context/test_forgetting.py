@@ -403,3 +403,18 @@ def test_what_a_compaction_drops_sinks_with_each_request_after_it():
     assert reuse.stall_rate_over(4_000, 2_000, 4) == pytest.approx((0.3 + 0.2 + 0.2 + 0.1) / 4)
     assert reuse.stall_rate_over(4_000, 0, 4) == pytest.approx(0.3)  # no growth: no sinking
     assert reuse.stall_rate_over(4_000, 2_000, 0.2) == pytest.approx(0.3)  # at least the next request
+
+
+def test_a_call_repeated_with_the_same_result_is_kept_once():
+    """The same glob, run again and again with the same listing, was kept three and four times after
+    every compaction: one copy, the newest, is what the model uses."""
+    from compact_agent.context import Compactor, Limits
+
+    listing = "src/a.py\nsrc/b.py\nsrc/c.py"
+    msgs: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("look around")])]
+    for i in range(4):
+        msgs += [ModelResponse(parts=[ToolCallPart("glob", {"pattern": "**/*.py"}, tool_call_id=f"g{i}")]),
+                 ModelRequest(parts=[ToolReturnPart("glob", listing if i < 3 else "src/a.py", tool_call_id=f"g{i}")])]
+    compactor = Compactor(Limits.for_window(200_000, 8_192), hot=lambda call_id: True)
+    kept = [m.parts[0].tool_call_id for m in compactor.kept_results(msgs) if isinstance(m, ModelRequest)]
+    assert kept == ["g2", "g3"]  # the newest of the three alike, and the one whose listing differs

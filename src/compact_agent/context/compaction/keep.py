@@ -243,7 +243,8 @@ class Keeper:
         its call, newest first within the default tail budget (each no larger than a restored
         file) and within `room` (estimated tokens, `results_room`) when given, in their original
         order. The model reached back into each of them recently; a summary would name them, and
-        the model would read them again."""
+        the model would read them again. A call repeated with the same result is kept once: the
+        same glob and its listing were kept three and four times after every compaction."""
         if self.hot is None:
             return []
         calls = {p.tool_call_id: p for m in summarized if isinstance(m, ModelResponse)
@@ -253,17 +254,20 @@ class Keeper:
             budget = min(budget, room)
         picked: list[tuple[ToolCallPart, ToolReturnPart]] = []
         used = 0
+        seen: set[str] = set()  # the same call with the same result, kept once (its newest copy)
         for m in reversed(summarized):
             if not isinstance(m, ModelRequest):
                 continue
             for p in m.parts:
                 if not isinstance(p, ToolReturnPart) or p.tool_call_id not in calls or not self.hot(p.tool_call_id):
                     continue
-                size = tokens.message_tokens(ModelRequest(parts=[p])) + tokens.message_tokens(
-                    ModelResponse(parts=[calls[p.tool_call_id]]))
-                if size > self.limits.restore_tokens_per_file or used + size > budget:
+                call = calls[p.tool_call_id]
+                same = repr((call.tool_name, call.args_as_json_str(), p.model_response_str()))
+                size = tokens.message_tokens(ModelRequest(parts=[p])) + tokens.message_tokens(ModelResponse(parts=[call]))
+                if same in seen or size > self.limits.restore_tokens_per_file or used + size > budget:
                     continue
-                picked.append((calls[p.tool_call_id], p))
+                seen.add(same)
+                picked.append((call, p))
                 used += size
         meta = {KEY: {"synthetic": "kept"}}
         return [msg for call, result in reversed(picked)
