@@ -325,7 +325,7 @@ class ContextCollapse:
         # message): cut to their first 300 characters, an instruction lost its end from requests with
         # half the window free.
         asked = [len(t) for t in asks(part)]
-        held = sum(len(line) for m in view for p in m.parts if is_digest(p)
+        held = sum(len(line) for m in view for p in m.parts if isinstance(p, UserPromptPart) and is_digest(p)
                    for line in str(p.content).splitlines() if line.startswith("- User: "))
         whole = held + sum(asked) <= min(self.settings.user_messages_budget, budget.window // 8) * 4
         extra, longest = (sum(asked) + 40 * len(asked) + 30, max(asked, default=0)) if whole else (0, 300)
