@@ -22,3 +22,18 @@ def test_a_window_kept_for_an_address_with_secrets_is_found_and_forgotten_withou
     assert sw.remembered(tmp_path, key, "local") is None
     plain = sw.endpoint("http://gpu-box:8000/v1/", "openai")
     assert plain == "http://gpu-box:8000/v1" and sw.endpoint(None, "deepseek") == "deepseek:"
+
+
+def test_the_forget_hint_runs_as_shown(tmp_path: Path) -> None:
+    """The hint names the command that forgets a window; a URL with `?` or `&` (or a secret shown as
+    `***`) is quoted for the shell, and that very argument forgets it."""
+    import shlex
+
+    key = sw.endpoint("http://gpu-box:8000/v1?api-version=2024&api_key=tok-1234567890", "openai")
+    sw.remember(tmp_path, key, "local", 8_000, "refused")
+    hint = sw.forget_hint(key)
+    assert hint == f"(compact-agent config --forget-window '{key}' forgets it)"  # `&` would end the command
+    words = shlex.split(hint.strip("()").removesuffix(" forgets it"))
+    assert words[:3] == ["compact-agent", "config", "--forget-window"] and len(words) == 4
+    assert [m for _, m, _ in sw.forget(tmp_path, words[3])] == ["local"]
+    assert sw.forget_hint("deepseek:") == "(compact-agent config --forget-window deepseek forgets it)"

@@ -263,10 +263,18 @@ def forgotten_line(ev: Any) -> str:
             "tokens whole")
 
 
+def forget_hint(key: str) -> str:
+    """`(compact-agent config --forget-window URL forgets it)`, the URL quoted for a shell where it
+    needs it (a `?`, a `&` or a `***` a secret was shown as), so that the line can be run as shown."""
+    import shlex
+
+    return f"(compact-agent config --forget-window {shlex.quote(key[:-1] if key.endswith(':') else key)} forgets it)"
+
+
 def start_line(window: int, key: str, model: str, how: str | None = None) -> str:
     """Said once when a new session starts at the window remembered, in words true to how the server showed it
     (a refusal named it, prompts cut never did), and how to forget it: a larger window given meets the same limit."""
-    at, more = shown(key), f"(compact-agent config --forget-window {key[:-1] if key.endswith(':') else key} forgets it)"
+    at, more = shown(key), forget_hint(key)
     if how == "refused":
         return (f"working within {window:,} tokens, the window {at} named when it refused a request for {model} "
                 f"in an earlier session {more}")
@@ -279,7 +287,7 @@ def start_line(window: int, key: str, model: str, how: str | None = None) -> str
 def resumed_line(window: int, given: int, key: str, model: str, how: str | None) -> str:
     """Said when a resumed session given a window on its command line works within the smaller one
     it learned from that same server: the server's refusal is its word on what it takes."""
-    at, more = shown(key), f"(compact-agent config --forget-window {key[:-1] if key.endswith(':') else key} forgets it)"
+    at, more = shown(key), forget_hint(key)
     said = {"refused": f"the window {at} named when it refused a request for {model}",
             "cut": f"{at} cut prompts for {model} to that size without saying so"}.get(
                 how or "", f"the window {at} was found to have for {model}")
