@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -32,7 +33,7 @@ from typing import Any
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
-from prompt_toolkit.history import FileHistory
+from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
@@ -238,16 +239,23 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
     `pastes` holds large pastes behind placeholders (the caller expands the line it gets: pastes.py);
     `clock` tells the keys of a paste from typing (paste_keys.py); `session_id`, the id of the session
     a line is typed in (what its history entry names)."""
-    history = ensure_private_file(history_path(project_root))  # everything the user typed: 0600, in 0700
+    try:
+        history: Path | None = ensure_private_file(history_path(project_root))  # everything typed: 0600, in 0700
+    except OSError as e:  # a FIFO or a folder in its place: the REPL runs, without a history to keep
+        from ..error_text import describe_error
+
+        print(f"compact-agent: no prompt history this session: {describe_error(e)}", file=sys.stderr)
+        history = None
     paste_keys = PasteKeys(clock)
     session: PromptSession[str] = PromptSession(
-        history=RedactedHistory(str(history), pastes, session_id), completer=ReplCompleter(commands, cwd, command_arguments(project_root, session_id)),
+        history=RedactedHistory(str(history), pastes, session_id) if history is not None else InMemoryHistory(),
+        completer=ReplCompleter(commands, cwd, command_arguments(project_root, session_id)),
         bottom_toolbar=toolbar,
         key_bindings=key_bindings(on_expand, pastes, paste_keys), multiline=True, complete_while_typing=False,
         prompt_continuation="  ", **io)
     paste_keys.watch(session.app, pastes)  # a large paste that comes as keys held too
     if pastes is not None:
-        pastes.elsewhere = history_lines(history)  # a line brought back is none of its placeholders
+        pastes.elsewhere = history_lines(history) if history is not None else list  # a line brought back is none of its placeholders
         guard_placeholders(session, pastes)
     return session
 
