@@ -13,3 +13,39 @@ def test_one_message_takes_only_one_number():
                                           "(/history numbers the messages)")
     assert out_of_range(9, "from", 4) is not None and "--from takes 0 to 3 here" in str(out_of_range(9, "from", 4))
     assert out_of_range(0, "from", 1) is None and out_of_range(1, "up_to", 1) is None
+
+
+async def test_a_boundary_moved_to_keep_a_call_with_its_result_is_said(tmp_path):
+    """`/compact --from 2 --preview` where message 2 is the result of the call in message 1: the
+    compaction moves the boundary to 1, and the preview said 'the first message' without a word why."""
+    import io
+
+    from compact_agent.agent.run.options import SessionOptions
+    from compact_agent.agent.run.runner import AgentSession
+    from compact_agent.ui import render
+    from compact_agent.ui.commands import dispatch
+    from tests.e2e.scripted import is_summary_request
+    from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+    def answer(req):
+        if is_summary_request(req):
+            return Reply.text("<summary>Read the notes.</summary>")
+        if req.messages[-1]["role"] == "tool" or "second" in req.last_user_text():
+            return Reply.text("Done. " + "words " * 200)
+        return Reply.tools([("read_file", {"path": "notes.txt"})])
+
+    (tmp_path / "notes.txt").write_text("the plan\n" * 50)
+    with FakeOpenAIServer(answer) as server:
+        s = AgentSession(SessionOptions(cwd=tmp_path, model="fake-model", base_url=server.base_url, api_key="k",
+                                        home=tmp_path / "home", permission_mode="yes"))
+        try:
+            await s.run_turn("read the notes " + "please " * 100)
+            await s.run_turn("second question " + "more " * 100)
+            assert [m.kind for m in s.messages[:3]] == ["request", "response", "request"]  # 2: the read's result
+            c = render.make_console()
+            c.file, c.record = io.StringIO(), True
+            await dispatch(s, "/compact --from 2 --preview", c)
+            said = " ".join(c.export_text().split())
+            assert "--from 2 became --from 1: a tool call stays with its result" in said, said
+        finally:
+            s.close()

@@ -87,6 +87,20 @@ def out_of_range(pivot: int, direction: str | None, count: int) -> str | None:
             "(/history numbers the messages)")
 
 
+def moved_line(parts: Mapping[str, Any], pivot: int | None, direction: str | None, count: int) -> str | None:
+    """`  --from 24 became --from 23: a tool call stays with its result`, where the compaction moved
+    the boundary asked for (a call and its result are never parted), else None: the preview said
+    'the first 23 messages' of `--from 24` without a word why."""
+    kept = parts.get("verbatim_messages")
+    if pivot is None or direction is None or not isinstance(kept, int):
+        return None
+    moved = kept if direction == "from" else count - kept
+    if moved == pivot:
+        return None
+    flag = "--from" if direction == "from" else "--up-to"
+    return f"  {flag} {pivot} became {flag} {moved}: a tool call stays with its result"
+
+
 def kept_words(parts: Mapping[str, Any], cwd: Path, strategy: str = "full") -> str:
     """What a compacted history is made of, in words: `the summary 1,930 · the newest 4 messages
     verbatim 2,100 · 2 files read again (a.py, b.py) 900 · the plan and other context 80 ·
@@ -151,6 +165,7 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
     if pivot is not None and (wrong := out_of_range(pivot, direction, len(s.messages))) is not None:
         raise CommandError(wrong)  # bad usage, as a word that is not a number is (`-p` exits 2)
     await prepare(s)  # what this run's first request would carry, MCP servers' tools too: the size said is the one compacted
+    count = len(s.messages)
     doing = f"compacting {s.context_tokens():,} tokens"
     status = c.status(f"{doing}…")
     asked: list[bool] = []
@@ -160,6 +175,8 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         status.stop()  # never a spinner over the preview and its question, which reads the keys itself
         with work.paused() if work is not None else nothing():
             show_preview(s, result, c)
+            if moved := moved_line(result.event.detail.get("parts", {}), pivot, direction, count):
+                c.print(moved, markup=False, highlight=False)
             if repl is None:
                 c.print("print mode cannot ask: run /compact --preview in the REPL to keep it")
                 asked.append(False)
@@ -202,6 +219,8 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         raise failed  # the REPL and print mode say it (exit 1); out of the handler: its line is all there is to say
     if repl is None:  # the REPL says it as it says every compaction (its event line); print mode here
         c.print(compact_line(result.event), markup=False, highlight=False, soft_wrap=True)
+    if not preview and (moved := moved_line(result.event.detail.get("parts", {}), pivot, direction, count)):
+        c.print(moved, markup=False, highlight=False)
     c.print(f"full transcript archived at {result.archive}", markup=False, highlight=False, soft_wrap=True)  # a path, whole
 
 
