@@ -82,8 +82,29 @@ async def test_a_declined_compaction_leaves_the_reads_and_one_that_holds_counts_
             # edit_file still refuses until the model sees the file as it is now
             assert s.read_state.to_json() == before and not s.read_state.is_current(mod)
 
+            gone = cwd / "gone.py"
+            gone.write_text("x = 1\n")
+            s.read_state.record(gone.resolve(), gone.stat().st_mtime_ns)  # a read the summary will replace
             result = await s.compact()
             assert result.event.detail["restored"] >= 1
             assert s.read_state.is_current(mod)  # read back in as it is now, and in view: edit_file may trust it
+            from compact_agent.agent.tools.edits import _guard_current
+
+            refused = str(_guard_current(s.env, gone.resolve(), "edit"))
+            assert "read before the conversation was compacted" in refused and "gone.py" in refused, refused
         finally:
             s.close()
+
+
+def test_an_edit_of_a_file_whose_read_a_compaction_took_away_says_so(tmp_path: Path) -> None:
+    """edit_file refused 'File has not been read yet' of a file the model had read before a
+    compaction summarised the read: it now says the read is no longer in view."""
+    state = ReadFileState()
+    f = tmp_path / "mod.py"
+    state.record(f, 1)
+    state.forget(f, summarised=True)
+    assert f not in state and state.was_summarised(f)
+    state.record(f, 2)  # read again: nothing to say any more
+    assert not state.was_summarised(f)
+    state.forget(tmp_path / "never-read.py", summarised=True)
+    assert not state.was_summarised(tmp_path / "never-read.py")

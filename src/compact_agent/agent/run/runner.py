@@ -326,7 +326,7 @@ class AgentSession:
         self._held_reads.settle(visible)  # what it restored, read while it was built (HeldReads)
         for path in self.read_state.paths():
             if path not in visible:
-                self.read_state.forget(path)
+                self.read_state.forget(path, summarised=True)
         await self.ext.after_compact(result)
 
     def _rewritten(self, boundary: dict[str, Any], messages: Sequence[ModelMessage]) -> None:

@@ -64,6 +64,9 @@ def _count_lines(text: str) -> int:
 def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
     shown = _shown(env, p)
     if env.read_state.get(p) is None:
+        if env.read_state.was_summarised(p):  # read before, then compacted away
+            return ToolFailure(f"File was read before the conversation was compacted, and that read is no longer in "
+                               f"view: {shown}; read it again with read_file before you {verb} it.")
         return ToolFailure(f"File has not been read yet: {shown}; read it with read_file before you {verb} it.")
     if not env.read_state.is_current(p):
         return ToolFailure(f"File changed on disk since it was read: {shown}; read it again before you {verb} it.")

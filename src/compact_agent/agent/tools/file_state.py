@@ -74,6 +74,7 @@ class ReadFileState:
 
     def __init__(self) -> None:
         self._reads: dict[Path, FileRead] = {}
+        self.summarised: set[Path] = set()  # read, then taken out of view by a compaction (`forget`)
 
     def record(
         self,
@@ -87,6 +88,7 @@ class ReadFileState:
         """Note a read (or a write by our own tools); it becomes the newest entry."""
         key = _key(path)
         self._reads.pop(key, None)
+        self.summarised.discard(key)
         entry = FileRead(key, int(mtime_ns), bool(partial), offset, limit, time.time())
         self._reads[key] = entry
         return entry
@@ -108,8 +110,15 @@ class ReadFileState:
         """Read paths from the oldest read to the newest."""
         return list(self._reads)
 
-    def forget(self, path: Path | str) -> None:
-        self._reads.pop(_key(path), None)
+    def was_summarised(self, path: Path | str) -> bool:
+        """Whether `path` was read, and the read is out of view since a compaction (`forget`)."""
+        return _key(path) in self.summarised
+
+    def forget(self, path: Path | str, summarised: bool = False) -> None:
+        """Forget a read; `summarised`: a compaction took it out of view (an edit refused says so)."""
+        key = _key(path)
+        if self._reads.pop(key, None) is not None and summarised:
+            self.summarised.add(key)
 
     def clear(self) -> None:
         self._reads.clear()
