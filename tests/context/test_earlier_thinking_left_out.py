@@ -154,7 +154,7 @@ def test_what_was_learned_of_one_server_is_not_taken_to_another() -> None:
     cm.calibration.observe(1_100, 1_700, unsure=600, earlier=600)
     state = cm.layer_state()
     assert state["learned"]["measured_at"] == "reasoner at http://127.0.0.1:8080/v1"
-    assert state["learned"]["thinking"] == {"earlier": False, "current": None, "votes": 1}
+    assert state["learned"]["thinking"] == {"earlier": False, "current": None, "votes": 1, "current_votes": 0}
     same = manager("reasoner at http://127.0.0.1:8080/v1")
     same.load_layer_state(state)
     assert same.calibration.thinking_counted is False and same.calibration.last_report() == (1_100, 1_100)
@@ -234,3 +234,48 @@ def test_the_tail_a_compaction_keeps_is_sized_as_the_provider_counts_it() -> Non
     by_characters = tail_start(history, budget, keeper.keep_results)
     assert plan.cut < by_characters  # more of the conversation kept verbatim
     assert cm.estimate(history[plan.cut:]) <= budget < tokens.estimate(history[plan.cut:])
+
+
+async def test_a_summary_model_of_its_own_is_sized_with_the_thinking_counted() -> None:
+    """The run's provider leaves earlier thinking out (learned, trusted); a summary model of its own
+    may be sent that thinking and count it: its request was sized without it, 5,728 tokens with a
+    max_tokens of 5,187 in an 8,000 window."""
+    seen: list[tuple[int, int]] = []
+
+    def side(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append((tokens.estimate(messages), (info.model_settings or {}).get("max_tokens") or 0))
+        return ModelResponse(parts=[TextPart("<summary>we agreed</summary>")])
+
+    cm = ContextManager(window=8_000)
+    agent = Agent(FunctionModel(not_counting_earlier_thinking), capabilities=[cm])
+    history = (await agent.run("Here is the plan we follow. " * 100)).all_messages()
+    for turn in range(10):
+        history = (await agent.run(f"ok {turn} " + "more of the plan " * 40, message_history=history)).all_messages()
+    assert cm.calibration.thinking.trusted() and cm.calibration.thinking_counted is False
+    await cm.compact_now(history, model=FunctionModel(side, model_name="side"))
+    assert seen and all(sent + asked <= 8_000 for sent, asked in seen), seen
+
+
+def test_trust_is_by_what_each_report_decided() -> None:
+    """A report that decides only the turn's own thinking does not confirm what one report said of the
+    earlier turns'; a report near no answer takes trust back; a request that shrank decides nothing."""
+    from compact_agent.context.plumbing.thinking import ThinkingCounts
+
+    t = ThinkingCounts()
+    assert t.vote(1.0, grew=700, grew_reported=100, moved=600, added=0) is True  # the earlier: not counted
+    assert (t.earlier, t.votes) == (False, 1) and not t.trusted()
+    t.vote(1.0, grew=400, grew_reported=400, moved=0, added=300)  # a step: the turn's own is counted
+    assert (t.current, t.current_votes, t.votes) == (True, 1, 1) and not t.trusted()
+    t.vote(1.0, grew=700, grew_reported=100, moved=600, added=0)
+    assert t.votes == 2 and t.trusted()
+    t.vote(1.0, grew=700, grew_reported=400, moved=600, added=0)  # halfway: near no answer
+    assert t.votes == 1 and not t.trusted()
+    assert t.vote(1.0, grew=-3_000, grew_reported=23, moved=-1_047, added=861) is None  # a compaction between
+    assert (t.earlier, t.votes) == (False, 1)
+
+
+def test_a_report_of_a_prompt_the_server_cut_decides_nothing_of_the_thinking() -> None:
+    c = Calibration()
+    c.observe(5_100, 5_000)
+    c.observe(5_100, 6_400, unsure=1_200, earlier=1_200)  # the same size for a larger request: a cut
+    assert c.cut_to() == 5_100 and c.thinking_counted is None

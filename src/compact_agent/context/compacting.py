@@ -128,9 +128,10 @@ class CompactingState(ManagerState):
         assert self.compactor is not None
         model = getattr(summarize, "model", None)
         side = self.side_window(model)
+        own = model is not None and model is self.run_model  # another may count thinking the run's provider does not
         compactor = self.compactor
-        with_output_cap(summarize, functools.partial(self.summary_output_cap, window=side),
-                        functools.partial(self.check_summary_fits, window=side), self.learn_output_limit,
+        with_output_cap(summarize, functools.partial(self.summary_output_cap, window=side, own=own),
+                        functools.partial(self.check_summary_fits, window=side, own=own), self.learn_output_limit,
                         lambda prompt: compactor.summary_room(self.overhead, prompt))
         self.compactor.ratio = self.calibration.ratio  # estimates in provider tokens, as the schedule's
         self.compactor.summary_window = side

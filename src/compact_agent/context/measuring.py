@@ -58,9 +58,10 @@ class _Measured(ManagerView, Protocol):
     def left_out(self, messages: Sequence[ModelMessage]) -> int: ...
     def thinking_in(self, messages: Sequence[ModelMessage]) -> tuple[int, int]: ...
     def measure(self, messages: Sequence[ModelMessage]) -> int: ...
-    def fit_size(self, messages: Sequence[ModelMessage]) -> int: ...
+    def fit_size(self, messages: Sequence[ModelMessage], own: bool = True) -> int: ...
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
-    def not_fitting(self, messages: Sequence[ModelMessage], kind: str, window: int | None = None) -> str | None: ...
+    def not_fitting(self, messages: Sequence[ModelMessage], kind: str, window: int | None = None,
+                    own: bool = False) -> str | None: ...
 
 
 class Measuring:
@@ -150,14 +151,16 @@ class Measuring:
     def measure(self: _Measured, messages: Sequence[ModelMessage]) -> int:
         return self.calibration.tokens(self.estimate(messages) + self.overhead)
 
-    def fit_size(self: _Measured, messages: Sequence[ModelMessage]) -> int:
+    def fit_size(self: _Measured, messages: Sequence[ModelMessage], own: bool = True) -> int:
         """The size a request of `messages` is judged to fit the window by: its measure, and never
         below the raw estimate until the provider's reports agree that it counts less
         (`Calibration.fits_tokens`), nor without the thinking the provider's reports showed it does not
-        count until they agreed on that twice (`ThinkingCounts.trusted`: a size too small sends a
-        request over the window). The last resort shrinks by it, and a request is refused by it."""
+        count until two reports in a row decided that (`ThinkingCounts.trusted`: a size too small sends a
+        request over the window). The last resort shrinks by it, and a request is refused by it. `own`:
+        sent to the run's model; another (a summary model of its own) may count the thinking the run's
+        provider leaves out, so it is counted for it."""
         estimated = self.estimate(messages) + self.overhead
-        if not self.calibration.thinking.trusted():
+        if not own or not self.calibration.thinking.trusted():
             estimated += self.left_out(messages)
         return self.calibration.fits_tokens(estimated)  # never below `measure`
 
@@ -170,16 +173,18 @@ class Measuring:
         known = getattr(model, "context_window", None)
         return known if type(known) is int and 0 < known < self.limits.window else None
 
-    def summary_output_cap(self: _Measured, messages: Sequence[ModelMessage], window: int | None = None) -> int:
+    def summary_output_cap(self: _Measured, messages: Sequence[ModelMessage], window: int | None = None,
+                           own: bool = False) -> int:
         """The `max_tokens` of a summary request of `messages` (the instruction included): what the
         window leaves after its input, measured as a request is judged to fit (`fit_size`, the
         instructions and tools counted) with the estimate's margin kept free, at most what the
         model writes (`max_output`). Not the agent's own `max_tokens`, sized for its answers: 200
         of them cut every summary off. The input was cut to leave the output reserve and that
         margin (`Compactor.summary_room`), so this is the room planned for the summary at least.
-        `window`: a summary model's own, smaller one (`side_window`)."""
+        `window`: a summary model's own, smaller one (`side_window`); `own`: the run's model writes
+        it (`fit_size`: another may count thinking the run's provider does not)."""
         window = window or self.limits.window
-        left = window - estimate_margin(window) - self.fit_size(messages)
+        left = window - estimate_margin(window) - self.fit_size(messages, own)
         return max(1, min(self.max_output, left))
 
     def learn_output_limit(self: _Measured, model: Model, most: int) -> None:
@@ -206,11 +211,12 @@ class Measuring:
         self.output_caps[name] = most  # saved with the layers' state: a restart asks for no more either
         self.emit(Event("output", "learned", detail={"max_output": most, "given": given, "model": name}))
 
-    def check_summary_fits(self: _Measured, messages: Sequence[ModelMessage], window: int | None = None) -> None:
+    def check_summary_fits(self: _Measured, messages: Sequence[ModelMessage], window: int | None = None,
+                           own: bool = False) -> None:
         """Raise `SummaryNotSent` when a summary request of `messages` leaves no room for the
         summary (`summary_output_cap` would be 1 only because nothing is left): sent, the provider
-        refuses it as too long. `window`: a summary model's own (`side_window`)."""
-        if (said := self.not_fitting(messages, "summary", window)) is not None:
+        refuses it as too long. `window`: a summary model's own (`side_window`); `own`: as there."""
+        if (said := self.not_fitting(messages, "summary", window, own)) is not None:
             raise SummaryNotSent(said)
 
     def check_notes_fits(self: _Measured, messages: Sequence[ModelMessage]) -> None:
@@ -221,18 +227,18 @@ class Measuring:
             raise NotesNotSent(said)
 
     def not_fitting(self: _Measured, messages: Sequence[ModelMessage], kind: str,
-                    window: int | None = None) -> str | None:
+                    window: int | None = None, own: bool = False) -> str | None:
         """Why a request of the library's own (`kind`: "summary", "notes") of `messages` cannot be
         sent, judged as a request is (`fit_size`, the instructions and tools counted, the
         estimate's margin kept free) against `window` (a side model's own; else the run's); None
-        when it leaves room for a reply."""
-        size, whose = self.fit_size(messages), f"the {kind} model's" if window else "the"  # a side model's: said
+        when it leaves room for a reply. `own`: sent to the run's model (`fit_size`)."""
+        size, whose = self.fit_size(messages, own), f"the {kind} model's" if window else "the"  # a side model's: said
         window = window or self.limits.window
         if window - estimate_margin(window) - size >= 1:
             return None
-        own = "the summary's" if kind == "summary" else f"the {kind}'"
+        its = "the summary's" if kind == "summary" else f"the {kind}'"
         return (f"the {kind} request would take {size:,} tokens of {whose} {window:,}-token window, leaving "
-                f"no room for the {kind} (the instructions, the tool definitions and {own} own instruction are sent "
+                f"no room for the {kind} (the instructions, the tool definitions and {its} own instruction are sent "
                 "whole): not sent")
 
     def _measured(self: _Measured, view: list[ModelMessage], builtin: int) -> int:

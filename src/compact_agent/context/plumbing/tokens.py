@@ -114,8 +114,9 @@ def earlier_thinking_tokens(messages: Sequence[ModelMessage]) -> int:
     """Estimated tokens of the thinking in responses of earlier turns: those before the newest request
     that carries a user prompt. A provider may leave them out of its count (Anthropic's Haiku models,
     Opus before 4.5 and Sonnet before 4.6 keep only the last turn's; a server may not be sent them
-    back; later Opus and Sonnet keep them all), while the thinking of the turn under way
-    is counted wherever it is sent; `Calibration.thinking_counted` says which this provider does."""
+    back; later Opus and Sonnet keep them all), and the thinking of the turn under way may be counted
+    or not apart from them; `Calibration.thinking_counted` and `current_thinking_counted` say what
+    this provider does."""
     start = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], ModelRequest)
                   and any(isinstance(p, UserPromptPart) for p in messages[i].parts)), 0)
     return thinking_tokens(messages[:start])
@@ -238,7 +239,7 @@ class Calibration:
 
     def observe(self, reported_input: int, estimated_input: int, unsure: int = 0, earlier: int = 0) -> bool:
         """Learn from one report; False when it is implausible and ignored. `unsure`: of the
-        estimate, the model's earlier thinking, which a provider may count or not (Anthropic drops
+        estimate, the model's thinking, which a provider may count or not (Anthropic drops
         the thinking of earlier turns from a request; a DeepSeek thinking model is sent its reasoning
         back): a request that grew by it alone did not grow for such a provider, and two reports of
         one size around it are no server cutting prompts (`cut_to`). `earlier`: of `unsure`, the
@@ -248,10 +249,10 @@ class Calibration:
         if reported_input <= 0 or estimated_input <= 0:
             return False
         current = max(0, unsure - earlier)
-        self._vote(reported_input, estimated_input, earlier, current)
         last, self._last = self._last, (reported_input, estimated_input)
         last_unsure, self._last_unsure = self._last_unsure, unsure
-        self._last_earlier, self._last_current = earlier, current
+        moved, self._last_earlier = earlier - self._last_earlier, earlier
+        added, self._last_current = current - self._last_current, current
         if reported_input > MAX_RATIO * estimated_input:
             # More than any tokenizer makes of the request, so no size it was cut to (a cut keeps
             # less than it was sent): a stand-in's constant, which later equal reports repeat.
@@ -266,6 +267,9 @@ class Calibration:
             self._before_last = None
             self.rejected += 1
             return False
+        if last is not None:  # a report of a prompt the server cut decides nothing of the thinking
+            self._vote(reported_input, estimated_input, earlier, current, (
+                estimated_input - last[1], reported_input - last[0], moved, added))
         self._before_last = (self._single, self.samples, self.low, list(self._reports))
         r = reported_input / self.counted(estimated_input, earlier, current)
         if r < MIN_RATIO:
@@ -289,14 +293,12 @@ class Calibration:
         fitted = _fit([(r, self.counted(e, k, c)) for r, e, k, c in self._reports])
         self.ratio, self.fixed = fitted or (self._single, 0.0)
 
-    def _vote(self, reported: int, estimated: int, earlier: int, current: int) -> None:
+    def _vote(self, reported: int, estimated: int, earlier: int, current: int, since: tuple[int, int, int, int]) -> None:
         """What of the model's thinking the provider counts, from this report and the previous one
-        (`ThinkingCounts.vote`). A decision that changes what is counted learns the ratio afresh from
-        this report (within the plausible bounds), as the reports before were read otherwise."""
-        if self._last is None:
-            return
-        if self.thinking.vote(self.ratio, estimated - self._last[1], reported - self._last[0],
-                              earlier - self._last_earlier, current - self._last_current):
+        (`ThinkingCounts.vote`; `since`: how our estimate, the provider's count and the thinking
+        moved and added grew between them). A decision that changes what is counted learns the ratio
+        afresh from this report (within the plausible bounds), as the reports before were read otherwise."""
+        if self.thinking.vote(self.ratio, *since):
             r = reported / self.counted(estimated, earlier, current)
             self._single, self.low = min(MAX_RATIO, max(MIN_RATIO, r)), 0
 
