@@ -20,14 +20,17 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 def test_held_reads_count_only_for_what_the_history_shows(tmp_path: Path) -> None:
     a, b, c = (tmp_path / n for n in "abc")
+    for f in (a, b, c):
+        f.write_text(f.name)
+    mtime = {f: f.stat().st_mtime_ns for f in (a, b, c)}
     state = ReadFileState()
-    old = state.record(a, 1)
+    old = state.record(a, mtime[a] - 1)
     held = HeldReads(state)
 
     def restore() -> str:
-        state.record(a, 2)
-        state.record(b, 3, True, offset=1, limit=9)
-        state.record(c, 4)
+        state.record(a, mtime[a])
+        state.record(b, mtime[b], True, offset=1, limit=9)
+        state.record(c, mtime[c])
         return "messages"
 
     assert held.hold(restore) == "messages"
@@ -35,10 +38,26 @@ def test_held_reads_count_only_for_what_the_history_shows(tmp_path: Path) -> Non
     held.settle([b, a])
     assert state.paths() == [a, b]
     got = state.get(b)
-    assert isinstance(got, FileRead) and (got.mtime_ns, got.partial, got.offset, got.limit) == (3, True, 1, 9)
-    assert state.get(a) is not None and state.get(a).mtime_ns == 2  # type: ignore[union-attr]
+    assert isinstance(got, FileRead) and (got.mtime_ns, got.partial, got.offset, got.limit) == (mtime[b], True, 1, 9)
+    assert state.get(a) is not None and state.get(a).mtime_ns == mtime[a]  # type: ignore[union-attr]
     held.settle([c])  # settled once: a later compaction's files come from its own reads
     assert c not in state
+
+
+def test_reads_held_by_a_compaction_that_never_held_are_not_put_back_stale(tmp_path: Path) -> None:
+    """A refused compaction's held reads stayed held; a later one that restores nothing (reads
+    nothing to replace them) put them back, with the old mtime of a file changed since: edit_file
+    then refused a file the model had just read, as changed on disk."""
+    f = tmp_path / "a.py"
+    f.write_text("one")
+    state = ReadFileState()
+    held = HeldReads(state)
+    held.hold(lambda: state.record(f, f.stat().st_mtime_ns))  # compaction 1, refused: never settled
+    f.write_text("two, longer")
+    os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 10**9))
+    state.record(f, f.stat().st_mtime_ns)  # the model reads it again
+    held.settle([f])  # compaction 2 holds, having restored nothing
+    assert state.is_current(f)
 
 
 def edits_twice(req):

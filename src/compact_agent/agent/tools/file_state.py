@@ -203,19 +203,29 @@ class HeldReads:
 
     def hold(self, read: Callable[[], T]) -> T:
         """`read()`, with the reads it records taken back out of the state and held."""
-        before = dict(self.state._reads)
+        before, summarised = dict(self.state._reads), set(self.state.summarised)
         try:
             return read()
         finally:
             self.held = {k: e for k, e in self.state._reads.items() if before.get(k) is not e}
-            self.state._reads = before
+            self.state._reads, self.state.summarised = before, summarised
 
     def settle(self, visible: Iterable[Path]) -> None:
-        """The compaction held: what it read of the files the history now shows counts as read."""
+        """The compaction held: what it read of the files the history now shows counts as read. A
+        held read older than the state's own of the file, or of a file changed since, is dropped: it
+        may be a compaction's that never held (one that restores nothing reads nothing to replace it)."""
         seen, held, self.held = {_key(p) for p in visible}, self.held, {}
         for key, entry in held.items():
-            if key in seen:
+            now = self.state.get(key)
+            if key in seen and (now is None or now.time <= entry.time) and _mtime(key) == entry.mtime_ns:
                 self.state.record(key, entry.mtime_ns, entry.partial, offset=entry.offset, limit=entry.limit)
+
+
+def _mtime(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
 
 
 def _digest(path: Path) -> str | None:
