@@ -97,7 +97,8 @@ def test_a_window_given_on_the_command_line_and_not_worked_in_is_said(tmp_path: 
 
 
 def test_the_server_is_named_without_the_secrets_of_its_address() -> None:
-    named = server_windows.label("http://me:s3cretpw@10.0.0.2:8080/v1?api_key=s3cretkey", "local")
+    named = server_windows.label(server_windows.endpoint("http://me:s3cretpw@10.0.0.2:8080/v1?api_key=s3cretkey",
+                                                         "openai"), "local")
     assert named == "local at http://me:***@10.0.0.2:8080/v1?api_key=***"
     assert server_windows.label(server_windows.endpoint(None, "deepseek"), "deepseek-chat") == "deepseek-chat at deepseek:"
 

@@ -5,11 +5,9 @@ Ollama model past its context length) says so only by refusing a request, or by 
 without a word. The session that finds out keeps the window with its own state (`-c` resumes it);
 a new session against the same server and model used to send the refused request again, or have
 its prompts cut again, before learning it anew. The window learned is kept here too, under the
-agent's home folder (`servers/windows.json`: {"windows": {base URL: {model: {"window": N, "how":
-"refused" | "cut", "learned": ISO time}}}}, written atomically), and a new session with no window
-given starts at it, saying so once, in words true to how the server showed it: a refusal names its
-window, a server that cuts prompts never says one (a bare number, as an older version kept it,
-says neither).
+agent's home folder (`servers/windows.json`: {"windows": {base URL without its secrets: {model:
+{"window": N, "how": "refused" | "cut", "learned": ISO time}}}}, written atomically), and a new
+session with no window given starts at it, saying so once, in words true to how the server showed it.
 
 A window the user gives (the flag, the setting, its variable, or one a resumed session remembers)
 always wins. A later refusal at a smaller window replaces the one kept. A larger window is not
@@ -37,6 +35,7 @@ import contextlib
 import json
 import logging
 import os
+import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -88,20 +87,16 @@ class Kept:
 
 
 def endpoint(base_url: str | None, provider: str) -> str:
-    """The key of the server a session talks to: its base URL (without a trailing slash) and without
-    its secrets (a password, a `?key=` value: the file and `config` show keys), or the provider's
-    own API when none was given (a refusal can teach a registry model's window too)."""
+    """The key of the server a session talks to: its base URL without a trailing slash nor its secrets
+    (the file and `config` show keys), or the provider's own API (a refusal teaches its window too)."""
     from ...secrets import hide_url_passwords
 
     return hide_url_passwords(base_url.rstrip("/")) if base_url else f"{provider}:"
 
 
 def label(key: str, model: str) -> str:
-    """How a session's saved state names the server it learned a window from: `model at URL`, the
-    URL without its secrets (a password, a `?key=` value), which are not written into the file."""
-    from ...secrets import hide_url_passwords
-
-    return f"{model} at {hide_url_passwords(key)}"
+    """How a session's saved state names the server it learned a window from: `model at URL` (`endpoint`)."""
+    return f"{model} at {key}"
 
 
 def server_of(session: Any) -> str | None:
@@ -264,10 +259,7 @@ def forgotten_line(ev: Any) -> str:
 
 
 def forget_hint(key: str) -> str:
-    """`(compact-agent config --forget-window URL forgets it)`, the URL quoted for a shell where it
-    needs it (a `?`, a `&` or a `***` a secret was shown as), so that the line can be run as shown."""
-    import shlex
-
+    """`(compact-agent config --forget-window URL forgets it)`, the URL quoted for a shell (`?`, `&`)."""
     return f"(compact-agent config --forget-window {shlex.quote(key[:-1] if key.endswith(':') else key)} forgets it)"
 
 

@@ -88,21 +88,18 @@ USER_HEAD_CHARS = 300
 is what names it, and a model that needs the rest can read it in the archive."""
 CUT_MARK = " …[cut; the whole message is in the archived transcript]"
 """Ends a user message cut to its head: under a header that says "verbatim", it says where the rest is."""
-
-
 MIDDLE_MARK = " …[the middle of this message is cut here; the whole message is in the archived transcript]… "
 """Between the two ends of the newest user message when it alone is longer than the room left for it."""
 
 
 def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> list[str]:
     """Every message the user typed, newest first. Within the budget all of them verbatim. Past it,
-    the newest (the request under way) stays whole while it takes no more than the room the older
-    ones' heads leave, or half the budget; longer, it keeps its beginning and its end in that room
-    (a long paste's question comes last). The older ones then stay verbatim, newest first, while the
-    heads of those before them still fit; the rest keep their first `USER_HEAD_CHARS` characters,
-    and where even those heads do not fit the oldest are left out (all are in the archive). Before,
-    every older head came first: twelve prompts of 1,300 characters in an 8K window left the newest
-    its first 300, its instruction's end gone from a request with half the window free."""
+    the newest (the request under way) stays whole within the room the older ones' heads leave, or
+    half the budget; longer, it keeps its two ends there (a long paste's question comes last). The
+    older ones stay verbatim, newest first, while the heads of those before them still fit, then keep
+    their first `USER_HEAD_CHARS` characters; where even those do not fit, the oldest are left out
+    (all are in the archive). Older heads first left the newest of twelve 1,300-character prompts
+    in an 8K window its first 300 characters."""
     budget = budget_tokens * int(tokens.CHARS_PER_TOKEN)
     if sum(len(t) for t in texts) <= budget:
         return list(reversed(texts))
