@@ -235,14 +235,14 @@ class AgentSession:
         return s
 
     def _model_settings(self) -> AnthropicModelSettings | None:
-        if not self.server_side_clearing:
-            return None
+        cache: AnthropicModelSettings = {"anthropic_cache_messages": True}  # Anthropic caches only what is marked
+        if not self.server_side_clearing:  # (the newest message: each request reads the one before it)
+            return cache if self.info.provider == "anthropic" else None
         from ...context.layers.microcompact import anthropic_context_management
-
         body = anthropic_context_management(self.settings.compaction(),
                                             trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
         # The library builds the body without the SDK; its shape is the SDK's context-management config.
-        return {"anthropic_context_management": cast("BetaContextManagementConfigParam", body)}
+        return {**cache, "anthropic_context_management": cast("BetaContextManagementConfigParam", body)}
 
     def _keep_at_limit(self, messages: Sequence[ModelMessage]) -> None:
         """The turn's history when its request limit stopped it: saved, and marked (request_limit.py)."""
