@@ -54,3 +54,16 @@ def test_growth_by_thinking_alone_is_no_growth_for_the_cut_check() -> None:
     real.observe(40_000, 40_000, unsure=1_050)
     real.observe(40_000, 41_200, unsure=1_050)  # grew by 1,200 besides the same thinking: a cut
     assert real.cut_to() == 40_000
+
+
+def test_a_fold_that_swapped_thinking_for_its_digest_is_no_cut() -> None:
+    """Between two requests a fold (collapse) took 330 tokens of thinking out and put a digest of 180
+    in: a provider that counts the thinking saw the request about the same size (9,461 then 9,415),
+    while without the thinking it grew by more than 2%. Taken for a server cutting prompts, the 16K
+    window was learned down to 9,457 and kept for every later session of that model."""
+    from compact_agent.context.plumbing.tokens import Calibration
+
+    c = Calibration()
+    c.observe(9_461, 9_348, unsure=1_960, earlier=1_960)
+    c.observe(9_415, 9_300, unsure=1_630, earlier=1_630)  # the rest grew 7,388 -> 7,670 (3.8%)
+    assert c.cut_to() is None

@@ -242,7 +242,8 @@ class Calibration:
         estimate, the model's thinking, which a provider may count or not (Anthropic drops
         the thinking of earlier turns from a request; a DeepSeek thinking model is sent its reasoning
         back): a request that grew by it alone did not grow for such a provider, and two reports of
-        one size around it are no server cutting prompts (`cut_to`). `earlier`: of `unsure`, the
+        one size around it are no server cutting prompts (`cut_to`), nor are two around a request
+        that grew only without it (a fold swapped thinking for its digest). `earlier`: of `unsure`, the
         thinking of turns before this request's; the rest is the request's own turn's. The provider
         counts each or not for good (`thinking_counted`, `current_thinking_counted`, `_vote`): where it
         does not, the ratio is learned without it."""
@@ -258,7 +259,10 @@ class Calibration:
             # less than it was sent): a stand-in's constant, which later equal reports repeat.
             self.uncut = reported_input
         if (last is not None and reported_input >= MIN_CUT and _same_size(reported_input, last[0])
+                # grown whether or not the provider counts the thinking: a fold that swapped thinking for
+                # its digest grew the rest while a provider counting the thinking saw no growth
                 and estimated_input - unsure > CUT_GROWTH * (last[1] - last_unsure)
+                and estimated_input > CUT_GROWTH * last[1]
                 and not (self.uncut is not None and _same_size(reported_input, self.uncut))):
             self.cut = max(reported_input, last[0])
             if self._before_last is not None:  # the previous report measured the cut, not the tokenizer
