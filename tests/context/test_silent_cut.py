@@ -45,3 +45,29 @@ def test_a_constant_report_too_small_for_any_window_is_not_a_cut() -> None:
     for est in (4_000, 6_000, 8_000):
         assert not c.observe(50, est)
     assert c.cut_to() is None
+
+
+def test_the_event_of_a_cut_says_it_was_a_cut() -> None:
+    """The second report of one size, a little below the first (the cut is the larger), was said as
+    'the reported input is implausibly far below the estimate' though it was at the estimate."""
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import RequestUsage
+
+    from compact_agent.context import ContextManager, Event
+
+    sizes = iter([1_000, 4_096, 4_090, 4_090, 4_090])
+
+    def cutting(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("ok " * 300)], usage=RequestUsage(input_tokens=next(sizes), output_tokens=300))
+
+    events: list[Event] = []
+    cm = ContextManager(window=64_000, event_handler=events.append)
+    agent = Agent(FunctionModel(cutting), capabilities=[cm])
+    history = agent.run_sync("start " * 700).all_messages()
+    for _ in range(2):
+        history = agent.run_sync("more " * 1_500, message_history=history).all_messages()
+    rejected = [e.detail["reason"] for e in events if e.layer == "calibration"]
+    assert cm.calibration.cut_to() == 4_096
+    assert rejected and rejected[0] == "the server cut the prompt to its window", rejected

@@ -267,10 +267,12 @@ class ContextManager(CompactingState):
         self._asked_at = None
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
+        cut_before = self.calibration.cut_to()
         if reported and not self.calibration.observe(reported, *self.last_view_observed):
             cut = self.calibration.cut_to()  # a server that cuts prompts to its window, silently
             self.emit(Event("calibration", "rejected", self.last_view_tokens_est, reported, detail={"reason": (
-                "the server cut the prompt to its window" if cut == reported else
+                "the server cut the prompt to its window" if cut is not None and (cut != cut_before or
+                                                                  reported >= 0.995 * cut) else
                 "the reported input is implausibly far below the estimate")}))
             if cut is not None:
                 self.learn_window(cut, self.calibration.whole(self.last_view_tokens_est), "cut")
