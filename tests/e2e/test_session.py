@@ -148,10 +148,19 @@ def test_anthropic_sessions_clear_tool_results_server_side(tmp_path):
         edits = settings["anthropic_context_management"]["edits"]
         assert edits[0]["type"].startswith("clear_tool_uses")
         assert edits[0]["trigger"]["value"] < s.cm.limits.threshold
+        assert edits[0]["clear_at_least"]["value"] <= s.cm.limits.threshold // 10  # as the local layer's floor
+        assert settings.get("anthropic_cache_messages") is True  # the prompt cache: Anthropic caches what is marked
         micro = next(layer for layer in s.cm.layers if isinstance(layer, Microcompact))
         assert micro.server_side
     finally:
         s.close()
+    small = AgentSession(SessionOptions(cwd=cwd, model="claude-sonnet-4-5", api_key="sk-ant-test", context_window=32_000,
+                                        permission_mode="yes", home=tmp_path / "home"))
+    try:  # 20K to clear of a 32K window's threshold was never there: nothing cleared old results
+        edits = (small.agent.model_settings or {})["anthropic_context_management"]["edits"]
+        assert edits[0]["clear_at_least"]["value"] == small.cm.limits.threshold // 10 < 20_000
+    finally:
+        small.close()
 
 
 async def test_resumed_session_sends_the_same_prefix(tmp_path):

@@ -239,7 +239,7 @@ class AgentSession:
         if not self.server_side_clearing:  # (the newest message: each request reads the one before it)
             return cache if self.info.provider == "anthropic" else None
         from ...context.layers.microcompact import anthropic_context_management
-        body = anthropic_context_management(self.settings.compaction(),
+        body = anthropic_context_management(self.settings.compaction(), threshold=self.limits.threshold,
                                             trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
         # The library builds the body without the SDK; its shape is the SDK's context-management config.
         return {**cache, "anthropic_context_management": cast("BetaContextManagementConfigParam", body)}

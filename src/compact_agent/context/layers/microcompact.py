@@ -54,19 +54,23 @@ ANTHROPIC_BETA = "context-management-2025-06-27"
 
 
 def anthropic_context_management(
-    settings: Settings, *, trigger_tokens: int = 100_000, exclude_tools: list[str] | None = None
+    settings: Settings, *, trigger_tokens: int = 100_000, exclude_tools: list[str] | None = None,
+    threshold: int | None = None,
 ) -> dict[str, Any]:
     """The `context_management` request body for Anthropic's server-side tool-result clearing.
 
     Send it with the `anthropic-beta: context-management-2025-06-27` header (`ANTHROPIC_BETA`).
     `trigger_tokens` defaults to Anthropic's own default; pass the auto-compact threshold's share
-    the caller wants. `clear_at_least` mirrors the local min-free rule for the same cache reason.
+    the caller wants. `clear_at_least` mirrors the local min-free rule for the same cache reason: at
+    most a tenth of the `threshold` when given (20K of a 32K window's threshold was never there to
+    clear, and with the local layer handing clearing to the server nothing cleared old results).
     """
+    least = settings.microcompact_min_free_tokens
     edit: dict[str, Any] = {
         "type": "clear_tool_uses_20250919",
         "trigger": {"type": "input_tokens", "value": trigger_tokens},
         "keep": {"type": "tool_uses", "value": settings.microcompact_keep_recent},
-        "clear_at_least": {"type": "input_tokens", "value": settings.microcompact_min_free_tokens},
+        "clear_at_least": {"type": "input_tokens", "value": least if threshold is None else min(least, threshold // 10)},
     }
     if exclude_tools:
         edit["exclude_tools"] = list(exclude_tools)
