@@ -51,3 +51,15 @@ async def test_the_answer_stays_on_the_questions_last_line(tmp_path):
     asked = run.out[run.out.index("rewind to before"):run.out.index("nothing rewound")].splitlines()
     assert asked[-1].endswith("[y/N] n"), asked
     assert all(len(line.rstrip()) <= 80 for line in asked), asked
+
+
+async def test_a_line_typed_ahead_answers_no_not_the_y_in_it():
+    """Keys other than y, n and the rest were ignored: 'TYPED-MSG-5' typed ahead answered the Y in
+    it, yes, and a /compact --preview rewrote the session. The first character that is neither says no."""
+    output = Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=100), term="xterm")
+    with create_pipe_input() as inp:
+        inp.send_text("TYPED-MSG-5")
+        assert not await yes_no(QUESTION, inp, output)
+    with create_pipe_input() as inp:
+        inp.send_text("\x1b[Ay")  # an arrow key is no answer; the y after it is
+        assert await yes_no(QUESTION, inp, output)

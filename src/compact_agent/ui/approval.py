@@ -167,9 +167,10 @@ def instruction(inp: Any = None, output: Any = None, clock: Callable[[], float] 
 
 
 async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
-    """A yes/no question answered by one key, as the menu is: y = yes; n, Enter, Esc, Ctrl-C and
-    Ctrl-D = no (Enter alone is the safe answer, `[y/N]`); any other key is ignored. Run on the
-    REPL's loop (the command that asks is a coroutine, unlike a tool)."""
+    """A yes/no question answered by one key, as the menu is: y = yes; n, Enter, Esc, Ctrl-C, Ctrl-D
+    and any other key that types a character = no (`[y/N]`: only a `y` says yes). Other keys were
+    ignored: a line typed ahead, 'TYPED-MSG-5', answered the `y` in it, and rewrote the session. Run
+    on the REPL's loop (the command that asks is a coroutine, unlike a tool)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl
@@ -186,7 +187,7 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     for key in ("n", "N", "enter", "c-c", "c-d"):
         kb.add(key)(answer(False))
     kb.add("escape", eager=True)(answer(False))
-    kb.add("<any>")(lambda event: None)
+    kb.add("<any>")(lambda event: event.app.exit(result=False) if event.data.isprintable() and event.data else None)
 
     def text() -> StyleAndTextTuples:
         from prompt_toolkit.application import get_app
