@@ -11,7 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ThinkingPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ThinkingPart,
+    UserPromptPart,
+)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
@@ -279,3 +286,20 @@ def test_a_report_of_a_prompt_the_server_cut_decides_nothing_of_the_thinking() -
     c.observe(5_100, 5_000)
     c.observe(5_100, 6_400, unsure=1_200, earlier=1_200)  # the same size for a larger request: a cut
     assert c.cut_to() == 5_100 and c.thinking_counted is None
+
+
+def test_session_notes_the_run_model_writes_are_sized_as_its_provider_counts() -> None:
+    """Sized as for a model of its own (all the thinking counted), the notes request the run's own
+    model writes was refused in a long session whose provider leaves earlier thinking out: 8,847 of
+    the 8,000-token window, where it takes 852."""
+    cm = ContextManager(window=8_000)
+    agent = Agent(FunctionModel(not_counting_earlier_thinking), capabilities=[cm])
+    history = agent.run_sync("Here is the plan we follow. " * 100).all_messages()
+    for turn in range(12):
+        history = agent.run_sync(f"ok {turn}", message_history=history).all_messages()
+    assert cm.calibration.thinking.trusted()
+    assert cm.memory is None or cm.memory.notes_model is None  # the notes, when on, go to the run's model
+    request = [*history, ModelRequest(parts=[UserPromptPart("write the notes")])]
+    cm.check_notes_fits(request)  # fits: no NotesNotSent
+    assert cm.summary_output_cap(request) > 4_000
+    assert cm.summary_output_cap(request, own=False) < cm.summary_output_cap(request)  # a model of its own

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
@@ -61,7 +61,9 @@ class _Measured(ManagerView, Protocol):
     def fit_size(self, messages: Sequence[ModelMessage], own: bool = True) -> int: ...
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
     def not_fitting(self, messages: Sequence[ModelMessage], kind: str, window: int | None = None,
-                    own: bool = False) -> str | None: ...
+                    own: bool | None = None) -> str | None: ...
+    def to_run_model(self, own: bool | None) -> bool: ...
+    memory: Any
 
 
 class Measuring:
@@ -174,7 +176,7 @@ class Measuring:
         return known if type(known) is int and 0 < known < self.limits.window else None
 
     def summary_output_cap(self: _Measured, messages: Sequence[ModelMessage], window: int | None = None,
-                           own: bool = False) -> int:
+                           own: bool | None = None) -> int:
         """The `max_tokens` of a summary request of `messages` (the instruction included): what the
         window leaves after its input, measured as a request is judged to fit (`fit_size`, the
         instructions and tools counted) with the estimate's margin kept free, at most what the
@@ -182,9 +184,9 @@ class Measuring:
         of them cut every summary off. The input was cut to leave the output reserve and that
         margin (`Compactor.summary_room`), so this is the room planned for the summary at least.
         `window`: a summary model's own, smaller one (`side_window`); `own`: the run's model writes
-        it (`fit_size`: another may count thinking the run's provider does not)."""
+        it (`fit_size`: another may count thinking the run's provider does not; `to_run_model`)."""
         window = window or self.limits.window
-        left = window - estimate_margin(window) - self.fit_size(messages, own)
+        left = window - estimate_margin(window) - self.fit_size(messages, self.to_run_model(own))
         return max(1, min(self.max_output, left))
 
     def learn_output_limit(self: _Measured, model: Model, most: int) -> None:
@@ -212,7 +214,7 @@ class Measuring:
         self.emit(Event("output", "learned", detail={"max_output": most, "given": given, "model": name}))
 
     def check_summary_fits(self: _Measured, messages: Sequence[ModelMessage], window: int | None = None,
-                           own: bool = False) -> None:
+                           own: bool | None = None) -> None:
         """Raise `SummaryNotSent` when a summary request of `messages` leaves no room for the
         summary (`summary_output_cap` would be 1 only because nothing is left): sent, the provider
         refuses it as too long. `window`: a summary model's own (`side_window`); `own`: as there."""
@@ -226,13 +228,18 @@ class Measuring:
         if (said := self.not_fitting(messages, "notes")) is not None:
             raise NotesNotSent(said)
 
+    def to_run_model(self: _Measured, own: bool | None) -> bool:
+        """`own` as given (a summary's, by its model: compacting.py), else the session notes': the run's
+        model writes them unless a notes model of its own does (memory.py's shared and separate paths)."""
+        return own if own is not None else getattr(self.memory, "notes_model", None) is None
+
     def not_fitting(self: _Measured, messages: Sequence[ModelMessage], kind: str,
-                    window: int | None = None, own: bool = False) -> str | None:
+                    window: int | None = None, own: bool | None = None) -> str | None:
         """Why a request of the library's own (`kind`: "summary", "notes") of `messages` cannot be
         sent, judged as a request is (`fit_size`, the instructions and tools counted, the
         estimate's margin kept free) against `window` (a side model's own; else the run's); None
         when it leaves room for a reply. `own`: sent to the run's model (`fit_size`)."""
-        size, whose = self.fit_size(messages, own), f"the {kind} model's" if window else "the"  # a side model's: said
+        size, whose = self.fit_size(messages, self.to_run_model(own)), f"the {kind} model's" if window else "the"
         window = window or self.limits.window
         if window - estimate_margin(window) - size >= 1:
             return None
