@@ -127,3 +127,17 @@ def test_an_edit_of_a_file_whose_read_a_compaction_took_away_says_so(tmp_path: P
     assert not state.was_summarised(f)
     state.forget(tmp_path / "never-read.py", summarised=True)
     assert not state.was_summarised(tmp_path / "never-read.py")
+
+
+def test_a_clear_or_a_rewind_forgets_what_compactions_summarised(tmp_path: Path) -> None:
+    f = tmp_path / "mod.py"
+    f.write_text("x = 1\n")
+    for undo in ("clear", "rewound"):
+        state = ReadFileState()
+        state.record(f, f.stat().st_mtime_ns)
+        state.forget(f, summarised=True)
+        if undo == "clear":
+            state.clear()
+        else:
+            state.rewound(ReadFileState().current_json(), [])  # back to before the file was read
+        assert not state.was_summarised(f), undo  # 'has not been read yet' is what is true now

@@ -122,6 +122,7 @@ class ReadFileState:
 
     def clear(self) -> None:
         self._reads.clear()
+        self.summarised.clear()
 
     def __len__(self) -> int:
         return len(self._reads)
@@ -147,6 +148,7 @@ class ReadFileState:
         hashes = {_key(f["path"]): f.get("sha256") for f in data.get("files", []) if isinstance(f, dict) and "path" in f}
         back = {_key(p) for p in put_back}
         self._reads.clear()
+        self.summarised.clear()  # the reads as that turn began: none summarised since
         for entry in was._reads.values():
             key = _key(entry.path)
             if key in back:  # as it was when read, unless it changed before the version put back was saved
