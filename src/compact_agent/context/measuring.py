@@ -57,6 +57,7 @@ class _Measured(ManagerView, Protocol):
     def estimate(self, messages: Sequence[ModelMessage]) -> int: ...
     def left_out(self, messages: Sequence[ModelMessage]) -> int: ...
     def thinking_in(self, messages: Sequence[ModelMessage]) -> tuple[int, int]: ...
+    def _counter_total(self, messages: Sequence[ModelMessage]) -> int: ...
     def measure(self, messages: Sequence[ModelMessage]) -> int: ...
     def fit_size(self, messages: Sequence[ModelMessage], own: bool = True) -> int: ...
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
@@ -116,14 +117,17 @@ class Measuring:
         Where the provider's reports showed that it leaves the thinking of earlier turns, or of the
         turn under way, out of its count (plumbing/thinking.py), the estimate does too (`left_out`).
         """
-        if self.token_counter is None:
-            total = tokens.estimate(messages)
-        else:
-            total, memo, count = 0, self._counted, self.token_counter
-            for m in messages:
-                n = memo.get(m)
-                total += n if n is not None else memo.put(m, counted(count([m]), m))
+        total = tokens.estimate(messages) if self.token_counter is None else self._counter_total(messages)
         return total - min(total, self.left_out(messages))
+
+    def _counter_total(self: _Measured, messages: Sequence[ModelMessage]) -> int:
+        """The token counter's figure for `messages`, each message asked once (memoised by identity)."""
+        assert self.token_counter is not None
+        total, memo, count = 0, self._counted, self.token_counter
+        for m in messages:
+            n = memo.get(m)
+            total += n if n is not None else memo.put(m, counted(count([m]), m))
+        return total
 
     def left_out(self: _Measured, messages: Sequence[ModelMessage]) -> int:
         """The estimated tokens of `messages` that the provider does not count: the thinking of
@@ -131,8 +135,8 @@ class Measuring:
         out, else none. A summary request's instruction is a turn of its own, so all of its thinking
         is earlier."""
         thinking = self.calibration.thinking
-        if thinking.earlier is not False and thinking.current is not False:
-            return 0
+        if self.token_counter is None or (thinking.earlier is not False and thinking.current is not False):
+            return self.calibration.left_out(messages)
         every, earlier = self.thinking_in(messages)
         return thinking.uncounted(earlier, every - earlier)
 
@@ -143,11 +147,7 @@ class Measuring:
         every, earlier = tokens.thinking_tokens(messages), tokens.earlier_thinking_tokens(messages)
         if self.token_counter is None or not every:
             return every, earlier
-        total, memo = 0, self._counted
-        for m in messages:
-            n = memo.get(m)
-            total += n if n is not None else memo.put(m, counted(self.token_counter([m]), m))
-        scale = total / max(1, tokens.estimate(messages))
+        scale = self._counter_total(messages) / max(1, tokens.estimate(messages))
         return round(every * scale), round(earlier * scale)
 
     def measure(self: _Measured, messages: Sequence[ModelMessage]) -> int:

@@ -248,7 +248,9 @@ class ContextManager(CompactingState):
         self.last_view_tokens_est = self.estimate(view) + self.overhead_estimate  # as the provider counts it
         # What the calibration learns the provider's report against (`Calibration.observe`): the whole
         # estimate, the thinking of it a provider may not count, and of that the earlier turns'.
-        self.last_view_observed = (self.last_view_tokens_est + self.left_out(view), *self.thinking_in(view))
+        every, earlier = self.thinking_in(view)  # once: what the estimate above left out is of it
+        left = self.calibration.uncounted(earlier, every - earlier)
+        self.last_view_observed = (self.last_view_tokens_est + left, every, earlier)
         self.requests += 1
         self.compactor.drop_plan()  # the answer, the tools and the files may change what it would keep
         return view, tokens_now, compacted

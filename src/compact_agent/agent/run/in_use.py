@@ -47,17 +47,12 @@ def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_
                 return None
             if sent_size is not None and not still_sent(view[:i], m, calibration, sent_size):
                 return None
-            # Thinking the provider leaves out of its count (`Calibration.uncounted`) that the messages since
+            # Thinking the provider leaves out of its count (`Calibration.left_out`) that the messages since
             # brought: a new turn's start moved earlier, or the answer's own where none is counted.
-            moved = _uncounted(view, calibration) - _uncounted(view[:i], calibration)
+            moved = calibration.left_out(view) - calibration.left_out(view[:i])
             return (m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
                     - calibration.tokens(moved))
     return None
-
-
-def _uncounted(messages: list[ModelMessage], calibration: tokens.Calibration) -> int:
-    earlier = tokens.earlier_thinking_tokens(messages)
-    return calibration.uncounted(earlier, tokens.thinking_tokens(messages) - earlier)
 
 
 def still_sent(before: list[ModelMessage], response: ModelResponse, calibration: tokens.Calibration,
@@ -66,9 +61,9 @@ def still_sent(before: list[ModelMessage], response: ModelResponse, calibration:
     estimate kept with the calibration's latest report. The layers may decide after an answer, and a
     look shows what they would decide now (`shaping.preview`): a collapse due folds rounds that request
     still sent, and /status said '4,914 tokens, provider-reported' of a context whose /compact began
-    at 2,980. Within a
-    fiftieth: the size of the instructions and tools is estimated afresh after a restart, and a
-    layer's decision frees more than that. Without a report of this response kept, it is believed."""
+    at 2,980. Within a fiftieth: the size of the instructions and tools is estimated afresh after a
+    restart, and a layer's decision frees more than that. Without a report of this response kept, it
+    is believed."""
     last = calibration.last_report()
     if last is None or last[0] != response.usage.input_tokens:
         return True

@@ -135,18 +135,18 @@ def _fit(steps: list[str], room: int) -> list[str]:
     return out
 
 
+def ask_text(part: object) -> str | None:
+    """The user's ask `part` holds, or None: a digest, a reminder and what the program put beside the
+    user's words (the plan, hook output, restored after each compaction as it then stands) are none."""
+    if not isinstance(part, UserPromptPart) or is_digest(part):
+        return None
+    text = _prompt_str(part)
+    return None if text.lstrip().startswith(("<system-reminder>", OWN_TEXT)) else text
+
+
 def asks(messages: list[ModelMessage]) -> list[str]:
-    """What the user asked in `messages`: their prompts, less reminders and what the program put
-    beside them (the plan, hook output), which are restored after each compaction as they then stand."""
-    out: list[str] = []
-    for m in messages:
-        if isinstance(m, ModelRequest):
-            for p in m.parts:
-                if isinstance(p, UserPromptPart) and not is_digest(p):
-                    text = _prompt_str(p)
-                    if not text.lstrip().startswith(("<system-reminder>", OWN_TEXT)):
-                        out.append(text)
-    return out
+    """What the user asked in `messages` (`ask_text`)."""
+    return [t for m in messages if isinstance(m, ModelRequest) for p in m.parts if (t := ask_text(p)) is not None]
 
 
 def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, framed: bool = True,
@@ -172,11 +172,8 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
     for m in messages:
         p: ModelRequestPart | ModelResponsePart
         for p in m.parts:
-            if isinstance(p, UserPromptPart) and not is_digest(p):
-                text = _prompt_str(p)
-                # Reminders are not asks; nor is what the program put beside them (the plan, hook
-                # output), which is restored after each compaction as it then stands.
-                if not text.lstrip().startswith(("<system-reminder>", OWN_TEXT)):
+            if isinstance(p, UserPromptPart):
+                if (text := ask_text(p)) is not None:
                     steps.append(f"- User: {_clip(text, user_chars)}")
             elif isinstance(p, RetryPromptPart) and not p.tool_name:
                 steps.append(f"- Retry feedback: {_clip(_retry_text(p), 160)}")

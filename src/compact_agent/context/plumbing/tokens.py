@@ -232,6 +232,14 @@ class Calibration:
         provider's reports showed it leaves out of its count."""
         return self.thinking.uncounted(earlier, current)
 
+    def left_out(self, messages: Sequence[ModelMessage]) -> int:
+        """Of `messages`' estimate (characters/4), the thinking the provider's reports showed it does
+        not count (`uncounted`; earlier turns' is that before the newest user prompt)."""
+        if self.thinking.earlier is not False and self.thinking.current is not False:
+            return 0
+        earlier = earlier_thinking_tokens(messages)
+        return self.uncounted(earlier, thinking_tokens(messages) - earlier)
+
     def counted(self, estimated: int, earlier: int, current: int = 0) -> int:
         """Of an estimate that includes `earlier` tokens of earlier turns' thinking and `current` of the
         turn under way's, what the provider counts (all but what is `uncounted`)."""
