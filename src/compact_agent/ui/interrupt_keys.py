@@ -2,7 +2,8 @@
 
 Esc or Ctrl-C stops the turn (`InterruptKeys`; turn_view.py draws it). The terminal is in raw mode
 for the turn so a lone Esc arrives as a key (Ctrl-C too: raw mode turns off the signal), and back
-in cooked mode whenever the turn asks the user something (the permission prompt). Keys typed meanwhile wait for the next prompt, and so
+in cooked mode whenever the turn asks the user something (the permission prompt): keys typed before
+the question came up are read first, never its answer (`paused`). Keys typed meanwhile wait for the next prompt, and so
 does a paste: bracketed paste is on during the turn as at the prompt, so a paste arrives as one,
 is typed ahead whole (as its placeholder when large: pastes.py), and its line breaks do not send
 its lines one by one as Enter would. A terminal without bracketed paste sends a paste as keys: those
@@ -136,7 +137,12 @@ class InterruptKeys:
 
     @contextlib.contextmanager
     def paused(self) -> Any:
+        """The terminal handed to a question (or an editor) until it is answered. What the terminal
+        already holds was typed before the question was there: it is read first, as typed ahead for
+        the next prompt, so that a line typed while the work ran does not answer the question (its
+        Enter allowed a bash command; "yes and then…" kept a /compact preview)."""
         running = self._stack is not None
+        self.catch_up()
         self.stop()
         try:
             yield

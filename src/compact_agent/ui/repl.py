@@ -346,9 +346,9 @@ class Repl:
         if self.ask_stream is not None:
             answer = self.console.input(question, markup=False, stream=self.ask_stream)
             return answer.strip().lower() in ("y", "yes")
-        if self.before_prompt is not None:
-            self.before_prompt()
         with self.keys.paused() if self.keys is not None else nothing():  # the question reads the keys
+            if self.before_prompt is not None:
+                self.before_prompt()  # keys typed from here answer it; those typed before wait for the prompt
             yes = await yes_no(question, self.inp, self.prompt_io.get("output"))
         # the answer stays, after the question laid out as it waited (the answer on its last line)
         self.console.print(question_lines(question, self.console.width) + ("y" if yes else "n"), markup=False,
