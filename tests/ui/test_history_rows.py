@@ -116,7 +116,7 @@ async def test_an_attached_read_is_no_call_and_a_prompt_kept_by_compact_from_kee
                                 ("", "tool result", "read_file: 2 lines")], before
     listed = rows(after)
     assert [r[:2] for r in listed] == [("0", "attached"), ("1", "you"), ("", "tool result"), ("2", "assistant"),
-                                       ("3", "you"), ("", "summary")], after
+                                       ("3", "you"), ("", "summary"), ("4", "assistant")], after
     assert listed[4][2] == "second one" and listed[5][2].startswith("This session continues"), after
 
 

@@ -47,7 +47,10 @@ async def test_a_prompt_whose_answer_went_into_the_summary_is_not_unanswered(tmp
         finally:
             s.close()
     assert shown[0] == "› first one" and shown[1].startswith("  answer to first one"), shown
-    assert len(shown) == 2 and "no answer" not in " ".join(shown), shown
+    # The answer `--from N` keeps after the summary is the last turn's, under its prompt (which the
+    # summary quotes), not under `second one`, the prompt kept before the summary.
+    assert shown[2:3] == ["› third one"] and shown[3].startswith("  answer to third one"), shown
+    assert len(shown) == 4 and "no answer" not in " ".join(shown), shown
 
 
 async def test_a_turn_compacted_as_it_ran_is_the_last_exchange_shown_on_resume(tmp_path) -> None:

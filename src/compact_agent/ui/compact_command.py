@@ -94,7 +94,7 @@ def moved_line(parts: Mapping[str, Any], pivot: int | None, direction: str | Non
     kept = parts.get("verbatim_messages")
     if pivot is None or direction is None or not isinstance(kept, int):
         return None
-    moved = kept if direction == "from" else count - kept
+    moved = parts.get("head_messages", kept) if direction == "from" else count - kept  # not the last answer
     if moved == pivot:
         return None
     flag = "--from" if direction == "from" else "--up-to"
@@ -112,10 +112,12 @@ def kept_parts(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", verb
     """The parts of `kept_words`, each with its tokens (`verbatim`: what the newest messages are called)."""
     out = [f"{WHAT.get(strategy, 'the summary')} {parts.get('summary', 0):,}"]
     n = int(parts.get("verbatim_messages", 0))
-    if n:  # `--from N` keeps the messages before N, the first ones; any other compaction the newest
+    if n:  # `--from N` keeps the messages before N, the first ones, and the answer it ends at; any other the newest
         which = "first" if strategy == "partial_from" else "newest"
-        kept = f"the {which} message" if n == 1 else f"the {which} {n} messages"
-        out.append(f"{kept}{verbatim} {parts.get('verbatim', 0):,}")
+        head = int(parts.get("head_messages", n)) if strategy == "partial_from" else n
+        kept = f"the {which} message" if head == 1 else f"the {which} {head} messages" if head else ""
+        answer = "the last answer" if n > head else ""
+        out.append(f"{' and '.join(w for w in (kept, answer) if w)}{verbatim} {parts.get('verbatim', 0):,}")
     paths = [_shown(p, cwd) for p in parts.get("file_paths", [])]
     if paths:
         names = ", ".join(paths[:4]) + (", …" if len(paths) > 4 else "")

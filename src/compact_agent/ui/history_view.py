@@ -18,7 +18,7 @@ from pydantic_ai.messages import (
 
 from ..agent.run.stream_events import call_args, result_summary, shown_result
 from ..agent.run.unfinished import CUT, STOPPED, calls_unsaved, closes_unsaved
-from ..context.compaction.summary import is_summary, is_synthetic_text
+from ..context.compaction.summary import compaction_part, is_summary, is_synthetic_text
 from ..context.refit import INPUT_CUT
 from ..session.store import Boundary, SessionStore, load_session_file
 from ..session.typed import as_typed
@@ -73,7 +73,7 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
     for i, m in enumerate(messages):
         last = i == len(messages) - 1
         if isinstance(m, ModelRequest) and is_summary(m):  # a prompt kept verbatim in it, with the answer after it
-            prompts = [p for p in _typed(m) if isinstance(p, str)] or _turn_going_on(m, messages[i + 1:i + 2])
+            prompts = _carried(m) or _turn_going_on(m, messages[i + 1:i + 2])
             if prompts and not last:  # …else its answer went into the summary
                 pairs.append((as_typed(prompts[-1]), "", ""))
         elif isinstance(m, ModelRequest):
@@ -101,6 +101,14 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
 
 def _ran(tools: Sequence[str]) -> str:
     return RAN_NOT_SAVED.format(tools=", ".join(dict.fromkeys(tools)))
+
+
+def _carried(summary: ModelRequest) -> list[str]:
+    """The user's prompts a compaction message carries after its summary: the round it kept verbatim,
+    whose answer follows. One before it was kept by `/compact --from N`, which summarised its answer:
+    the answer after the message is that of a later prompt, which the summary quotes (`_turn_going_on`)."""
+    at = next((k for k, p in enumerate(summary.parts) if compaction_part(p)), 0)
+    return [p for p in _typed(ModelRequest(parts=summary.parts[at:])) if isinstance(p, str)]
 
 
 def _turn_going_on(summary: ModelRequest, after: Sequence[ModelMessage]) -> list[str]:

@@ -44,7 +44,7 @@ from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.markers import is_compaction_message
 from . import ledger, restore, summary, summary_prompt
-from .cuts import join, summarize_fitting
+from .cuts import answer_apart, join, summarize_fitting
 from .images import latest_images, with_images
 from .keep import Keeper
 from .result import CompactionError, CompactionResult, NotSmaller, Summarize
@@ -262,13 +262,13 @@ class Compactor(Keeper):
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
                               summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
                               overhead: int = 0) -> CompactionResult:
-        """`from`: keep messages[:pivot] (cache-friendly), summarise the rest; `up_to`: summarise
-        messages[:pivot] and keep the rest verbatim."""
+        """`from`: keep messages[:pivot] (cache-friendly), summarise the rest but the answer it ends
+        with (`answer_apart`); `up_to`: summarise messages[:pivot] and keep the rest verbatim."""
         watch = Stopwatch()
         before = self.scaled(self.estimated(messages) + overhead)
         if direction == "from":
             pivot = rounds.adjust_cut_backward(messages, pivot)
-            keep_head, to_sum, tail = messages[:pivot], messages[pivot:], []
+            keep_head, (to_sum, tail) = messages[:pivot], answer_apart(messages[pivot:])
             sent = messages
         elif direction == "up_to":
             pivot = rounds.adjust_cut_forward(messages, pivot)
@@ -349,7 +349,8 @@ class Compactor(Keeper):
                      "files": self.scaled(self.estimated(files_back)), "file_paths": [str(p) for p in paths],
                      "other": self.scaled(self.estimated(others)),
                      "verbatim": self.scaled(self.estimated([*keep_head, *tail])),
-                     "verbatim_messages": len(keep_head) + len(tail), "fixed": self.scaled(overhead)}
+                     "verbatim_messages": len(keep_head) + len(tail), "head_messages": len(keep_head),
+                     "fixed": self.scaled(overhead)}
             sent = self.scaled(self.estimated(new) + overhead) if self.sent_size is None else self.sent_size(new)
             if sent >= before:  # what the next request sends
                 raise NotSmaller(f"compaction would not shrink the context ({before:,} → {sent:,} tokens)",

@@ -25,7 +25,7 @@ from pydantic_ai.messages import (
 
 from ..plumbing import markers, rounds, tokens
 from ..plumbing.overflow import as_overflow
-from .result import Summarize, SummaryNotSent
+from .result import CompactionError, Summarize, SummaryNotSent
 from .summary import MIDDLE_MARK, ends
 
 MAX_PTL_RETRIES = 3
@@ -219,6 +219,19 @@ def join(*groups: Sequence[ModelMessage]) -> list[ModelMessage]:
             else:
                 out.append(m)
     return out
+
+
+def answer_apart(recent: Sequence[ModelMessage]) -> tuple[list[ModelMessage], list[ModelMessage]]:
+    """What `--from N` summarises of `recent` (the messages from N on), and what it keeps after the
+    summary: the answer that ends them, where they end at one (a response that calls no tool), so the
+    history still ends as that finished turn did. Summarised with the rest, the history ended at the
+    summary's request, and the next turn closed it as one that 'ended before an answer', a close the
+    model then read and /history showed."""
+    if not recent or not isinstance(last := recent[-1], ModelResponse) or rounds.call_ids(last):
+        return list(recent), []
+    if len(recent) == 1:
+        raise CompactionError("nothing to summarise from that message but the last answer, which is kept")
+    return list(recent[:-1]), [last]
 
 
 def _results(message: ModelMessage) -> int:
