@@ -21,6 +21,7 @@ from compact_agent.agent.run.runner import AgentSession
 from compact_agent.ui import render
 from compact_agent.ui.commands import dispatch
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.ui.declining_repl import declining
 
 THINKING = "Let me weigh the options here carefully. " * 60  # sent back as reasoning_content, not counted
 
@@ -33,12 +34,13 @@ async def said(s: AgentSession, line: str) -> str:
 
 
 async def sizes(s: AgentSession) -> tuple[int, int, str, str]:
-    """The size /status gives, the one /compact begins from (its preview, declined in print mode),
+    """The size /status gives, the one /compact begins from (its preview, declined),
     /context's heading and /status's source."""
     status = await said(s, "/status")
     found = re.search(r"context ([\d,]+) / threshold [\d,]+ / window [\d,]+ tokens, (\S+)", status)
     assert found is not None, status
-    compact = await said(s, "/compact --preview")  # its preview, or its refusal, names the size it began from
+    with declining():  # its preview, declined, or its refusal, names the size it began from
+        compact = await said(s, "/compact --preview")
     began = re.search(r"preview of /compact \(full\): ([\d,]+) →|as many as the ([\d,]+) in use now", compact)
     assert began is not None, compact
     heading = (await said(s, "/context")).split(";")[0]

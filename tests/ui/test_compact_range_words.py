@@ -27,6 +27,8 @@ async def test_a_boundary_moved_to_keep_a_call_with_its_result_is_said(tmp_path)
     from tests.e2e.scripted import is_summary_request
     from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
+    from .declining_repl import declining
+
     def answer(req):
         if is_summary_request(req):
             return Reply.text("<summary>Read the notes.</summary>")
@@ -44,7 +46,8 @@ async def test_a_boundary_moved_to_keep_a_call_with_its_result_is_said(tmp_path)
             assert [m.kind for m in s.messages[:3]] == ["request", "response", "request"]  # 2: the read's result
             c = render.make_console()
             c.file, c.record = io.StringIO(), True
-            await dispatch(s, "/compact --from 2 --preview", c)
+            with declining():  # a REPL that says no: print mode refuses --preview
+                await dispatch(s, "/compact --from 2 --preview", c)
             said = " ".join(c.export_text().split())
             assert "--from 2 became --from 1: a tool call stays with its result" in said, said
         finally:

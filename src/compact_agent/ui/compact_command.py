@@ -159,6 +159,9 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         raise CommandError(parsed)
     instructions, pivot, direction, preview = parsed
     repl = current_repl()
+    if preview and repl is None:  # bad usage, refused before the summary request it would spend (`-p` exits 2)
+        raise CommandError("/compact --preview asks before it rewrites the session, and print mode cannot ask: "
+                           "run /compact without --preview to compact now, or --preview in the REPL")
     if not s.messages:  # as a context too small to shrink: nothing to do is not a failure (`-p /compact` exits 0)
         where = "" if repl is not None else " (-c or -r ID compacts an earlier session)"
         c.print(f"not compacted: nothing to compact, the conversation is empty{where}. Nothing was changed.",
@@ -179,11 +182,7 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
             show_preview(s, result, c)
             if moved := moved_line(result.event.detail.get("parts", {}), pivot, direction, count):
                 c.print(moved, markup=False, highlight=False)
-            if repl is None:
-                c.print("print mode cannot ask: run /compact --preview in the REPL to keep it")
-                asked.append(False)
-            else:
-                asked.append(await repl.confirm("keep this and rewrite the session? [y/N] "))
+            asked.append(repl is not None and await repl.confirm("keep this and rewrite the session? [y/N] "))
         return asked[-1]
 
     failed: CompactFailed | None = None

@@ -26,9 +26,9 @@ ORDER = ("help", "status", "context", "cost", "compact", "history", "expand", "r
 #: Print mode's words for the commands it runs otherwise than the REPL: it asks nothing, opens no
 #: editor, has no Ctrl-O, and a switch lasts for its run.
 PRINT_WORDS = {
-    "compact": "summarise the conversation now: /compact [instructions] [--from N | --up-to N]; --preview shows "
-               "what it would keep and keeps nothing (print mode does not ask); /compact --resume-auto resumes "
-               "automatic compaction where failures in a row paused it",
+    "compact": "summarise the conversation now: /compact [instructions] [--from N | --up-to N] (--preview, which "
+               "asks before it keeps the compaction, is the REPL's: print mode does not ask); /compact "
+               "--resume-auto resumes automatic compaction where failures in a row paused it",
     "expand": "the last turn's tool calls with their whole output (with -c, of the newest session); "
               "/expand N: the last N calls",
     "rewind": "list the turns; /rewind N restores files and conversation to before turn N (only with --yes: "
