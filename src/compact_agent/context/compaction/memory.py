@@ -15,13 +15,12 @@ It never runs twice at once, is never awaited by the turn, and a failure backs o
 Messages carry no stable id, so coverage is (index, fingerprint): a sha1 of the message's kind,
 timestamp and parts, which survive the session file round trip and the run metadata pydantic-ai
 fills in after the response hook. A compaction re-anchors the coverage or resets it. The notes'
-format (sections, instruction, validation) lives in notes.py, the tail kept after them in notes_tail.py.
-"""
+format lives in notes.py, the tail kept after them in notes_tail.py, what is kept beside them (the
+coverage, the last failure) in notes_state.py."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import hashlib
 import json
@@ -66,6 +65,7 @@ from .notes import (
     parse_sections,
     separate_instruction,
 )
+from .notes_state import NotesState, read_state, write_state
 from .notes_tail import escalated_tail, keep_index
 from .result import CompactionError, CompactionResult
 from .summarizer import transcript_as_data, unable_to_act
@@ -156,21 +156,19 @@ class SessionMemory:
         self.clock = clock or (lambda: datetime.now(UTC))
         self.event_sink = event_sink
         self.usage: list[RequestUsage] = []
-        self.failures, self.error = 0, ""  # updates failed in a row, and why the last did (`failure`)
         self.updates = 0
         self.generation = 0
         self.wait_s = self.settings.memory_wait_s
         self._retry_at: datetime | None = None
         self._task: asyncio.Task[None] | None = None
         self._plan: tuple[int, int] | None = None  # (len(messages), covered index) of a pending SM result
-        self.notes: str | None = None
-        self.coverage: tuple[int, str] | None = None
-        self.updated = ""
         self.notes = _read_notes(notes_path) if notes_path is not None else None
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
-            side = json.loads(read_capped(self.sidecar, OWN_FILE_CAP))  # type: ignore[arg-type]
-            self.coverage = (int(side["index"]), str(side["fingerprint"]))
-            self.updated = str(side.get("updated", ""))
+        saved = read_state(self.sidecar)  # as the last run left it (notes_state.py)
+        self.coverage: tuple[int, str] | None = saved.coverage
+        self.updated = saved.updated
+        # Updates failed in a row, and why the last did (`failure`), kept with the session until one succeeds.
+        self.failures, self.error = saved.failures, saved.error
+        self.earlier = bool(self.error)  # …in an earlier run: this one has not tried yet
 
     @property
     def in_flight(self) -> bool:
@@ -240,15 +238,17 @@ class SessionMemory:
         except Exception as e:  # noqa: BLE001 - logged, backed off, retried on a later response
             self.failures += 1
             wait = min(MAX_BACKOFF_S, self.settings.memory_retry_s * 2 ** (self.failures - 1))
-            self._retry_at, self.error = self.clock() + timedelta(seconds=wait), one_line(e)
+            self._retry_at, self.error, self.earlier = self.clock() + timedelta(seconds=wait), one_line(e), False
+            self._save()  # why, for /notes in a later run too
             self._emit(job.emit, Event("memory", "failed", duration_ms=watch.ms(), detail={
                 "error": one_line(e), "failures": self.failures, "retry_in_s": wait}))
             return
-        self.notes, self.failures, self._retry_at, self.error = notes, 0, None, ""
+        self.notes, self.failures, self._retry_at, self.error, self.earlier = notes, 0, None, "", False
         self.updates += 1
         self.updated = self.clock().isoformat()
         if job.generation == self.generation:  # else a compaction re-anchored coverage meanwhile
-            self._set_coverage(job.covered)
+            self.coverage = job.covered
+        self._save()  # the failure an earlier update left cleared, whatever the coverage
         self._emit(job.emit, Event("memory", "update", tokens.estimate(job.new), tokens.text_tokens(notes),
                                    duration_ms=watch.ms(), detail={
                                        "covered": job.covered[0], "new_messages": len(job.new),
@@ -300,11 +300,10 @@ class SessionMemory:
 
     def _set_coverage(self, coverage: tuple[int, str] | None) -> None:
         self.coverage = coverage
-        data = {"version": 1, "index": coverage[0], "fingerprint": coverage[1], "updated": self.updated} \
-            if coverage else {"version": 1, "index": -1, "fingerprint": "", "updated": self.updated}
-        if self.sidecar is not None:
-            with contextlib.suppress(OSError):
-                write_private(self.sidecar, json.dumps(data), "notes")
+        self._save()
+
+    def _save(self) -> None:
+        write_state(self.sidecar, NotesState(self.coverage, self.updated, self.error, self.failures))
 
     # -- compaction ---------------------------------------------------------------------------------------
     async def try_compact(self, cm: Any, messages: list[ModelMessage], *, trigger: str, tokens_before: int,
@@ -393,7 +392,8 @@ class SessionMemory:
         left = math.ceil((self._retry_at - self.clock()).total_seconds()) if self.error and self._retry_at else 0
         when = f"with a model response {left:,} s from now or later" if left > 0 else "with the next model response"
         times = f" ({self.failures} in a row)" if self.failures > 1 else ""
-        return f"the last update failed{times} ({self.error}); tried again {when}" if self.error else ""
+        run = ", in an earlier run," if self.earlier else ""
+        return f"the last update{run} failed{times} ({self.error}); tried again {when}" if self.error else ""
 
 
 class _OverThreshold(Exception):
