@@ -143,8 +143,9 @@ class CompactingState(ManagerState):
             self.compactor.summary_window = None
             compactor.learn_window = None
 
-    def learn_from_summary(self, refusal: BaseException) -> bool:
-        """A summary request refused as too long, naming the server's limit: below the window, it is
+    def learn_from_summary(self, refusal: BaseException, request: str = "summary") -> bool:
+        """A summary request (`request` "notes": one for the session notes) refused as too long,
+        naming the server's limit: below the window, it is
         learned as a refused chat request's is (`learn_window`: kept, said and saved), and whether it
         was is returned (the request is then cut to it). A server whose window is smaller than the
         one given refused every summary request, each asking for what the given window left, and the
@@ -153,7 +154,7 @@ class CompactingState(ManagerState):
         window = self.limits.window
         _, limit = figures(refusal_text(refusal))
         if limit is not None:
-            self.learn_window(limit, 0, "reactive", request="summary")
+            self.learn_window(limit, 0, "reactive", request=request)
         if self.limits.window >= window:
             return False
         self._save_layer_state()  # a compaction that still fails saves nothing else

@@ -280,7 +280,8 @@ def window_line(ev: Any, choice: WindowChoice | None = None) -> str:
         return (f"the server cut requests of about {ev.tokens_before:,} tokens to {ev.tokens_after:,} without "
                 f"saying so (an Ollama server does, at its context length: OLLAMA_CONTEXT_LENGTH): its window is "
                 f"{ev.tokens_after:,}{than}; {then}")
-    what = "a summary request" if (ev.detail or {}).get("request") == "summary" else "a request"  # compacting.py
+    what = {"summary": "a summary request", "notes": "a session-notes request"}.get(  # compacting.py
+        (ev.detail or {}).get("request", ""), "a request")
     refused = f"refused {what} of {ev.tokens_before:,} tokens" if ev.tokens_before else f"refused {what}"
     return f"the server {refused}: its window is {ev.tokens_after:,}{than}; {then}"
 

@@ -24,7 +24,6 @@ import asyncio
 import functools
 import hashlib
 import json
-import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.identity_memo import IdentityMemo
 from ..plumbing.markers import write_private
 from ..plumbing.output_limit import within_output_limit
-from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
+from ..plumbing.overflow import as_overflow
 from ..plumbing.settings import CompactionSettings as Settings
 from ..testing import mark_request
 from .cuts import join
@@ -62,15 +61,12 @@ from .notes import (
     instruction,
     is_empty,
     normalize_notes,
-    parse_sections,
     separate_instruction,
 )
-from .notes_state import NotesState, read_state, write_state
+from .notes_state import NotesState, read_notes, read_state, write_state
 from .notes_tail import escalated_tail, keep_index
 from .result import CompactionError, CompactionResult
 from .summarizer import transcript_as_data, unable_to_act
-
-log = logging.getLogger(__name__)
 
 MAX_BACKOFF_S = 600.0
 REFUSED = f"{NOTES_MARK}: tool calls are refused for this request. Reply with the notes as plain text only."
@@ -100,25 +96,6 @@ def find(messages: Sequence[ModelMessage], index: int, fp: str) -> int | None:
     return None
 
 
-# -- files ------------------------------------------------------------------------------------------------
-
-
-def _read_notes(path: Path) -> str | None:
-    """The saved notes, or None with a warning when they are unreadable or not notes at all: a
-    damaged file must not stand in for a summary; new notes are written on the next update."""
-    try:  # a regular file only: a FIFO in its place would wait for a writer forever
-        text = read_capped(path, OWN_FILE_CAP).decode("utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as e:
-        log.warning("session notes %s are unreadable (%s); new notes will be written", path, e)
-        return None
-    if text.strip() and not parse_sections(text):
-        log.warning("session notes %s are not in the notes format; new notes will be written", path)
-        return None
-    return text
-
-
 # -- the service -------------------------------------------------------------------------------------------
 @dataclass
 class _Job:
@@ -140,6 +117,9 @@ class _Job:
     check: Callable[[Sequence[ModelMessage]], None] | None = None
     # Told (model, cap) when the provider refused the max_tokens as above what the model writes (output_limit.py).
     learned: Callable[[Model, int], None] | None = None
+    # Told a "prompt too long" of the run's own model: the server's window, learned as from a refused
+    # summary request (the manager's `learn_from_summary`). It was a failure that taught nothing.
+    learn_window: Callable[[BaseException], object] | None = None
 
 
 class SessionMemory:
@@ -162,7 +142,7 @@ class SessionMemory:
         self._retry_at: datetime | None = None
         self._task: asyncio.Task[None] | None = None
         self._plan: tuple[int, int] | None = None  # (len(messages), covered index) of a pending SM result
-        self.notes = _read_notes(notes_path) if notes_path is not None else None
+        self.notes = read_notes(notes_path) if notes_path is not None else None
         saved = read_state(self.sidecar)  # as the last run left it (notes_state.py)
         self.coverage: tuple[int, str] | None = saved.coverage
         self.updated = saved.updated
@@ -223,8 +203,18 @@ class SessionMemory:
         job = _Job(prefix, list(messages[start:end]), cm.last_params, cm.last_settings,
                    (end - 1, fingerprint(messages[end - 1])), describe(messages[c]) if c is not None else "",
                    budget, cm.limits.window * 2, self.generation, cm.emit, getattr(cm, "summary_output_cap", None),
-                   getattr(cm, "check_notes_fits", None), getattr(cm, "learn_output_limit", None))
+                   getattr(cm, "check_notes_fits", None), getattr(cm, "learn_output_limit", None),
+                   self._window_teacher(cm))
         self._task = asyncio.get_running_loop().create_task(self._extract(job), name="session-notes")
+
+    def _window_teacher(self, cm: Any) -> Callable[[BaseException], object] | None:
+        """What learns the server's window from a notes request it refused as too long: the manager's,
+        where the request goes to the run's own model (the shared path); a notes model of its own
+        has its own window, which says nothing of the run's."""
+        learn = getattr(cm, "learn_from_summary", None)
+        if learn is None or self.notes_model is not None or self.model is not getattr(cm, "run_model", None):
+            return None
+        return functools.partial(learn, request="notes")
 
     async def _extract(self, job: _Job) -> None:
         watch = Stopwatch()
@@ -236,6 +226,8 @@ class SessionMemory:
         except asyncio.CancelledError:
             raise
         except Exception as e:  # noqa: BLE001 - logged, backed off, retried on a later response
+            if job.learn_window is not None and (overflow := as_overflow(e)) is not None:
+                job.learn_window(overflow)  # said, kept; the next update is sized to it (`check_notes_fits`)
             self.failures += 1
             wait = min(MAX_BACKOFF_S, self.settings.memory_retry_s * 2 ** (self.failures - 1))
             self._retry_at, self.error, self.earlier = self.clock() + timedelta(seconds=wait), one_line(e), False

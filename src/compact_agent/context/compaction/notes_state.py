@@ -1,5 +1,6 @@
-"""What the session notes keep beside them (`<notes>.json`): the message they cover through, when
-they were last updated, and why the last update failed, with how many failed in a row.
+"""The session notes on disk: the notes read back, and what is kept beside them (`<notes>.json`): the
+message they cover through, when they were last updated, and why the last update failed, with how
+many failed in a row.
 
 The failure is kept with the session so that /notes in a later run (`-c -p` runs are short) still
 says why the notes are missing or older than they look; it was known only in the run that failed.
@@ -11,11 +12,31 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..plumbing.markers import write_private
 from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
+from .notes import parse_sections
+
+log = logging.getLogger("compact_agent.context.compaction.memory")  # as it was named when memory.py read them
+
+
+def read_notes(path: Path) -> str | None:
+    """The saved notes, or None with a warning when they are unreadable or not notes at all: a
+    damaged file must not stand in for a summary; new notes are written on the next update."""
+    try:  # a regular file only: a FIFO in its place would wait for a writer forever
+        text = read_capped(path, OWN_FILE_CAP).decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        log.warning("session notes %s are unreadable (%s); new notes will be written", path, e)
+        return None
+    if text.strip() and not parse_sections(text):
+        log.warning("session notes %s are not in the notes format; new notes will be written", path)
+        return None
+    return text
 
 
 @dataclass
