@@ -10,6 +10,10 @@ events. `preview` runs the same layers on copies of their decisions (a layer's `
 file written, no commit logged; a deep copy of a layer without one), accounts nothing, emits
 nothing and leaves the manager as it found it.
 
+After the layers, a view over the hard limit only by the model's earlier thinking goes without it,
+and the next ones too until the view with it is back under the threshold (`fit.thinking_over_limit`):
+what the pipeline then weighs a compaction by, and what a look shows, is the request as it will be sent.
+
 `compact_now` shapes the view its summary request sends the same way (`tentative`), and commits it
 only once the compaction goes ahead: one that is blocked, declined, refused or fails must leave no
 decision of that view frozen, no file written, no saving counted and no event claiming it happened.
@@ -24,6 +28,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
+from .decisions.fit import thinking_over_limit
 from .layers import frozen
 from .plumbing import tokens
 from .plumbing.events import Event, Stopwatch, one_line
@@ -165,6 +170,13 @@ def _run(cm: ManagerState, messages: list[ModelMessage], layers: list[Any], *, c
         check = getattr(layer, "suppresses_autocompact", None)
         if check is not None and check(measured, cm.budget(measured)):
             suppressed = True
+    view, after, cut = thinking_over_limit(cm, view, measured, cm.schedule.hard_limit(cm), cm.thinking_left_out)
+    if commit:
+        if cut and not cm.thinking_left_out:  # decided now: the next requests leave it out too
+            cm.emit(Event("budget", "shrink", measured, after, trigger="window", detail={
+                "previews": 0, "rounds_left_out": 0, "thinking_left_out": cut, "first_message_cut": 0,
+                "steps_folded": 0}))
+        cm.thinking_left_out = bool(cut)
     if commit:
         _commit(cm, steps, savings)
     return Shaped(view, suppressed, savings, layers)

@@ -59,7 +59,7 @@ from ..plumbing import markers, rounds, tokens
 from ..plumbing.events import Event
 from .view import ShrinkView
 
-__all__ = ["shrink_to_fit"]
+__all__ = ["shrink_to_fit", "thinking_over_limit", "without_thinking"]
 
 CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
 LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
@@ -119,15 +119,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
         after = cm.fit_size(view) if more else after
     thinking = 0
     if after > limit:
-        last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
-        if cm.provider != "anthropic":
-            last = -1
-        for i, m in enumerate(view):
-            if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
-                rest = [p for p in m.parts if not isinstance(p, ThinkingPart)]
-                if rest:
-                    view[i] = dataclasses.replace(m, parts=rest)
-                    thinking += 1
+        view, thinking = without_thinking(view, cm.provider)
         after = cm.fit_size(view) if thinking else after
     first_cut = 0
     # The user's newest request keeps at least its first words: the first message's own texts are
@@ -157,6 +149,45 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
                       detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking,
                               "first_message_cut": first_cut, "steps_folded": folded}))
     return view, after
+
+
+def without_thinking(view: list[ModelMessage], provider: str) -> tuple[list[ModelMessage], int]:
+    """`view` without the model's earlier thinking (step 4), and how many responses gave theirs up:
+    every response's, but at Anthropic the newest one's, which it needs back inside a tool loop. A
+    response of thinking alone keeps it (it would be left empty)."""
+    last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
+    if provider != "anthropic":
+        last = -1
+    out, cut = list(view), 0
+    for i, m in enumerate(out):
+        if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
+            rest = [p for p in m.parts if not isinstance(p, ThinkingPart)]
+            if rest:
+                out[i] = dataclasses.replace(m, parts=rest)
+                cut += 1
+    return out, cut
+
+
+def thinking_over_limit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int, hard: int, held: bool
+                        ) -> tuple[list[ModelMessage], int, int]:
+    """`view` (of `tokens_now`) without the model's earlier thinking (`without_thinking`) where the
+    view layers leave it out (shaping.py), before a compaction is weighed: over the `hard` limit, when
+    that alone brings the request under the threshold, judged as a request is judged to fit
+    (`fit_size`) and as the schedule measures it; and, once left out (`held`), until the view with it
+    is back under the threshold (after a compaction, a rewind), so that the prompt's prefix does not
+    change back and forth by a result cleared here and an answer there. Returns the view, its size and
+    how many responses gave their thinking up (0: `view` as it was). Under the threshold no compaction
+    is due for a while; above it one would come all the same, and the prefix the thinking left would
+    be paid uncached for nothing."""
+    if tokens_now <= (cm.limits.threshold if held else hard):
+        return view, tokens_now, 0
+    bare, cut = without_thinking(view, cm.provider)
+    if not cut:
+        return view, tokens_now, 0
+    after = cm.measure(bare)
+    if not held and max(after, cm.fit_size(bare)) > cm.limits.threshold:
+        return view, tokens_now, 0
+    return bare, after, cut
 
 
 def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object | None
