@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
-from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart
 
 from ...context.plumbing import tokens
 
@@ -50,9 +50,20 @@ def anchor(view: list[ModelMessage], calibration: tokens.Calibration, compacted_
             # Thinking the provider leaves out of its count (`Calibration.left_out`) that the messages since
             # brought: a new turn's start moved earlier, or the answer's own where none is counted.
             moved = calibration.left_out(view) - calibration.left_out(view[:i])
-            return (m.usage.input_tokens + m.usage.output_tokens + calibration.tokens(tokens.estimate(view[i + 1:]))
+            return (m.usage.input_tokens + carried_output(m) + calibration.tokens(tokens.estimate(view[i + 1:]))
                     - calibration.tokens(moved))
     return None
+
+
+def carried_output(response: ModelResponse) -> int:
+    """What of `response`'s output tokens the next request carries: all of them, but the reasoning it
+    reported where the view carries none of it (left out to fit: fit.py; or never sent back, as OpenAI's
+    reasoning models keep theirs). An 8K session's answer with 7,500 tokens of reasoning showed
+    'context 8.8k / 8.0k tokens (110%)' before a request the server counted at 1,294. Where the view
+    carries the thinking it counts, unless the provider's reports showed it leaves that out (`anchor`)."""
+    if any(isinstance(p, ThinkingPart) for p in response.parts):
+        return response.usage.output_tokens
+    return response.usage.output_tokens - min(response.usage.output_tokens, response.usage.output_reasoning_tokens)
 
 
 def still_sent(before: list[ModelMessage], response: ModelResponse, calibration: tokens.Calibration,
