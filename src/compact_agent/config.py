@@ -84,7 +84,9 @@ class Settings(BaseSettings):
     # How long the provider keeps a prompt cached; None: the model's own (models.py: an hour for DeepSeek,
     # five minutes for Anthropic, an hour for a model it does not know).
     cache_ttl_minutes: Annotated[float | None, Field(gt=0.0, allow_inf_nan=False)] = None
-    anthropic_server_clearing: bool = True
+    # Anthropic's server clears old tool results instead of microcompact (opt-in: what it cleared is not
+    # reported back, so sizes stay those of the uncleared request; replayed, the local layer kept more).
+    anthropic_server_clearing: bool = False
     # L4 collapse (fractions of the auto-compact threshold)
     collapse_enabled: bool = _D.collapse_enabled
     collapse_commit_fraction: Fraction = _D.collapse_commit_fraction

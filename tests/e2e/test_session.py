@@ -135,16 +135,27 @@ async def test_huge_tool_output_is_spilled_and_read_back(tmp_path, monkeypatch):
     assert any("NEEDLE=4711" in str(getattr(p, "content", "")) for m in saved for p in m.parts)
 
 
-def test_anthropic_sessions_clear_tool_results_server_side(tmp_path):
-    """L3c: with Anthropic the request carries context management and microcompact stays local-off."""
-    from compact_agent.context.layers.microcompact import Microcompact
+def test_anthropic_sessions_clear_tool_results_server_side_when_asked(tmp_path):
+    """L3c: asked for (`anthropic_server_clearing`), with Anthropic the request carries context
+    management and microcompact stays local-off; by default microcompact clears, as with any provider."""
+    from compact_agent.config import Settings
+    from compact_agent.context.layers.microcompact import ANTHROPIC_BETA, Microcompact
 
     cwd = tmp_path / "project"
     cwd.mkdir()
+    plain = AgentSession(SessionOptions(cwd=cwd, model="claude-sonnet-4-5", api_key="sk-ant-test",
+                                        permission_mode="yes", home=tmp_path / "home"))
+    try:
+        assert plain.agent.model_settings == {"anthropic_cache_messages": True}
+        assert not next(layer for layer in plain.cm.layers if isinstance(layer, Microcompact)).server_side
+    finally:
+        plain.close()
+    asked = Settings(anthropic_server_clearing=True)
     s = AgentSession(SessionOptions(cwd=cwd, model="claude-sonnet-4-5", api_key="sk-ant-test",
-                                    permission_mode="yes", home=tmp_path / "home"))
+                                    permission_mode="yes", home=tmp_path / "home", settings=asked))
     try:
         settings = s.agent.model_settings or {}
+        assert settings.get("anthropic_betas") == [ANTHROPIC_BETA]  # context editing's beta, not only compaction's
         edits = settings["anthropic_context_management"]["edits"]
         assert edits[0]["type"].startswith("clear_tool_uses")
         assert edits[0]["trigger"]["value"] < s.cm.limits.threshold
@@ -155,7 +166,7 @@ def test_anthropic_sessions_clear_tool_results_server_side(tmp_path):
     finally:
         s.close()
     small = AgentSession(SessionOptions(cwd=cwd, model="claude-sonnet-4-5", api_key="sk-ant-test", context_window=32_000,
-                                        permission_mode="yes", home=tmp_path / "home"))
+                                        permission_mode="yes", home=tmp_path / "home", settings=asked))
     try:  # 20K to clear of a 32K window's threshold was never there: nothing cleared old results
         edits = (small.agent.model_settings or {})["anthropic_context_management"]["edits"]
         assert edits[0]["clear_at_least"]["value"] == small.cm.limits.threshold // 10 < 20_000

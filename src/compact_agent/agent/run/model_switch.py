@@ -82,7 +82,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     cm.set_window(info.window)
     cm.calibration = tokens.Calibration()
     session.limits = cm.limits
-    # Anthropic clears old tool results server-side; elsewhere microcompact does it locally.
+    # Microcompact clears old tool results; with Anthropic, its server instead if the settings ask.
     server_side = info.provider == "anthropic" and getattr(session.settings, "anthropic_server_clearing", False)
     session.server_side_clearing = server_side
     for layer in cm.layers:

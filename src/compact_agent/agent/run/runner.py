@@ -14,7 +14,7 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import UsageLimitExceeded
@@ -74,6 +74,7 @@ from .options import (
     system_prompt,
 )
 from .request_limit import KeepAtLimit
+from .request_settings import model_settings
 from .retry import TransientRetry
 from .rewinding import EDITS, follow_history
 from .served_models import note_served
@@ -84,7 +85,6 @@ from .window_check import check_window, fixed_tokens
 from .window_proof import WindowProof
 
 if TYPE_CHECKING:
-    from anthropic.types.beta import BetaContextManagementConfigParam
     from pydantic_ai.models.anthropic import AnthropicModelSettings
 
     from .attachments import Attachment
@@ -166,7 +166,7 @@ class AgentSession:
             attachments=lambda: self.ext.attachments(),
         )
         self.summary_usage: list[Any] = []
-        # Anthropic clears old tool results server-side (cache-aware); elsewhere microcompact does it.
+        # Microcompact clears old tool results; with Anthropic, its server instead if the settings ask.
         self.server_side_clearing = self.info.provider == "anthropic" and self.settings.anthropic_server_clearing
         self.memory = session_memory(self)
         # The library's public API, with what a coding agent adds: the session file (its side
@@ -235,14 +235,8 @@ class AgentSession:
         return s
 
     def _model_settings(self) -> AnthropicModelSettings | None:
-        cache: AnthropicModelSettings = {"anthropic_cache_messages": True}  # Anthropic caches only what is marked
-        if not self.server_side_clearing:  # (the newest message: each request reads the one before it)
-            return cache if self.info.provider == "anthropic" else None
-        from ...context.layers.microcompact import anthropic_context_management
-        body = anthropic_context_management(self.settings.compaction(), threshold=self.limits.threshold,
-                                            trigger_tokens=max(10_000, self.limits.threshold * 3 // 5))
-        # The library builds the body without the SDK; its shape is the SDK's context-management config.
-        return {**cache, "anthropic_context_management": cast("BetaContextManagementConfigParam", body)}
+        return model_settings(self.info.provider, self.server_side_clearing, self.settings.compaction(),
+                              self.limits.threshold)
 
     def _keep_at_limit(self, messages: Sequence[ModelMessage]) -> None:
         """The turn's history when its request limit stopped it: saved, and marked (request_limit.py)."""
