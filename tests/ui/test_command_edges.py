@@ -50,7 +50,7 @@ async def test_model_without_a_name_has_the_checks_and_compacts_first(tmp_path):
             assert s.cm.limits.window == 32_768  # refused: too small for the tools
             for i in range(6):
                 await s.run_turn(f"turn {i}")
-            window = 10_240  # its threshold is below what the conversation holds now
+            window = 6_144  # its threshold is below what the conversation holds now, as its layers shape it
             assert s.context_tokens() > 7_000
             out = await show(s, f"/model --window {window}")
             clean(out)
@@ -68,13 +68,13 @@ async def test_a_compaction_the_window_needs_is_said_once_in_the_repl_with_its_a
     """The REPL says the compaction by its event line, as every compaction: the command said it a
     second time (`compacted first: …`), and neither said where the transcript before it went."""
     turns = [f"turn {i}\r" for i in range(6)]
-    run = await drive(tmp_path, answer, [*turns, "/model --window 10240\r"])
+    run = await drive(tmp_path, answer, [*turns, "/model --window 6144\r"])
     clean(run.out)
     assert run.out.count("compacted (manual, full): ") == 1, run.out
     assert "compacted first" not in run.out
     archive = run.out.split("full transcript archived at ")[1].split()[0]
     assert archive.startswith((tmp_path / "home").as_posix()) and archive.endswith(".jsonl"), run.out
-    assert "window 32,768 → 10,240 · model fake-model, as it was" in run.out
+    assert "window 32,768 → 6,144 · model fake-model, as it was" in run.out
 
 
 async def test_model_refuses_words_and_options_it_does_not_take(tmp_path):

@@ -119,8 +119,10 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         if sw.compaction.archive is not None:  # a path, whole
             c.print(f"full transcript archived at {sw.compaction.archive}", markup=False, highlight=False,
                     soft_wrap=True)
-    c.print(f"{switched(sw.old, sw.new, before, sw.window)} · auto-compaction at {sw.threshold:,}", markup=False,
-            highlight=False)
+    shaped = "" if sw.context is None else \
+        f" · context {sw.context[0]:,} → {sw.context[1]:,} tokens as the view layers shape it for this window"
+    c.print(f"{switched(sw.old, sw.new, before, sw.window)}{shaped} · auto-compaction at {sw.threshold:,}",
+            markup=False, highlight=False)
     if not in_repl:
         c.print(not_remembered(s, sw.new, window), soft_wrap=True)  # a command line to copy: whole
 

@@ -36,6 +36,9 @@ class Switch:
     window: int
     threshold: int
     compaction: CompactionResult | None = None
+    #: The context in use within the old window, and as the view layers shape it within the new one
+    #: (long results as previews), where the new one is smaller: a compaction begins from the second.
+    context: tuple[int, int] | None = None
 
 
 async def switch_model(session: AgentSession, name: str, window: int | None = None, *,
@@ -55,12 +58,18 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     model = build_model(name, base_url=opts.base_url, api_key=opts.api_key)
     limits = Limits.for_window(info.window, info.max_output, session.settings)
     old_limits, old_max = session.cm.limits, session.cm.max_output
-    compaction = None
-    if session.context_tokens() > limits.threshold:
+    compaction, context = None, None
+    if (in_use := session.context_tokens()) > limits.threshold:
+        # Over it as the view layers shape the context within the old window; within the new one they
+        # may shape it below (long results as previews): a compaction only where it is over it then.
+        # '/model --window 8k' compacted '2,172 → 1,617' where /context had said 8.9k, though 2,172
+        # was under the new threshold.
         session.cm.max_output = info.max_output
         session.cm.set_window(info.window)
         try:
-            compaction = await session.compact()
+            context = (in_use, session.context_tokens())
+            if context[1] > session.cm.limits.threshold:
+                compaction = await session.compact()
         except BaseException:
             session.cm.max_output = old_max
             session.cm.set_window(old_limits.window)
@@ -77,10 +86,11 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     opts.context_window = window or fallback
     cm = session.cm
     cm.provider, cm.cache_ttl_s, cm.max_output = info.provider, info.cache_ttl_s, info.max_output
-    cm.server = server_windows.server_of(session)  # a window learned from now on is this model's
+    server, cm.server = cm.server, server_windows.server_of(session)  # a window learned from now on is this model's
     cm.prices = cm.schedule.prices = prices_of(info)  # the new model's prices time its compactions
     cm.set_window(info.window)
-    cm.calibration = tokens.Calibration()
+    if cm.server is None or cm.server != server:  # the same model at the same server counts as it did
+        cm.calibration = tokens.Calibration()
     session.limits = cm.limits
     # Microcompact clears old tool results; with Anthropic, its server instead if the settings ask.
     server_side = info.provider == "anthropic" and getattr(session.settings, "anthropic_server_clearing", False)
@@ -96,7 +106,8 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
         kept = remembered.after_switch(session.store.options(), name, window or carried, name in REGISTRY)
         session.store.keep_options(kept)
         remembered.switched(kept)
-    return Switch(old, name, info.window, cm.limits.threshold, compaction)
+    return Switch(old, name, info.window, cm.limits.threshold, compaction,
+                  context if context is not None and context[0] != context[1] else None)
 
 
 def _carried(session: AgentSession, fallback: int | None) -> int | None:
