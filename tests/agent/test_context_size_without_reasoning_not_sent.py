@@ -10,12 +10,15 @@ the provider counts of it, it is still counted: the safe side.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from pydantic_ai.messages import ModelResponse
 
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
+from compact_agent.ui import render
+from compact_agent.ui.commands import dispatch
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 LONG = "consider the file then check " * 1_035  # 30,015 characters: ~7,500 tokens
@@ -43,7 +46,17 @@ async def test_reasoning_the_next_request_leaves_out_is_not_counted(tmp_path: Pa
     assert abs(shown - sent.prompt_tokens) <= 30, (shown, sent.prompt_tokens)
 
 
-async def test_reasoning_the_next_request_carries_is_counted_until_known(tmp_path: Path) -> None:
+async def status(s: AgentSession) -> str:
+    c = render.make_console()
+    c.file, c.record = io.StringIO(), True
+    await dispatch(s, "/status", c)
+    return " ".join(c.export_text().split())
+
+
+async def test_reasoning_the_next_request_carries_is_counted_until_known_and_said(tmp_path: Path) -> None:
+    """/status said '1,596 … provider-reported' where the server then counted 1,187 for the next
+    request: the answer's 419 tokens of reasoning, which nothing yet showed the server counts. It is
+    still counted, and now said, until the reports tell."""
     with FakeOpenAIServer(lambda req: Reply.text("Agreed.", reasoning_content=SHORT), window=16_000) as server:
         s = session(tmp_path, server.base_url, 16_000)
         try:
@@ -51,5 +64,13 @@ async def test_reasoning_the_next_request_carries_is_counted_until_known(tmp_pat
             answer = s.messages[-1]
             assert isinstance(answer, ModelResponse) and answer.usage.output_reasoning_tokens > 400
             assert s.context_tokens() == answer.usage.input_tokens + answer.usage.output_tokens
+            said = await status(s)
+            assert (f"provider-reported ({answer.usage.output_reasoning_tokens:,} of them the last answer's reasoning, "
+                    "which the provider may not count when it is sent back)") in said, said
+            for prompt in ("and then", "and on"):  # a turn's start moves the answer's reasoning among the earlier
+                await s.run_turn(prompt)
+            assert s.cm.calibration.thinking.earlier is False  # the server leaves it out: sizes do too
+            said = await status(s)
+            assert "provider-reported" in said and "last answer's reasoning" not in said, said
         finally:
             s.close()

@@ -50,8 +50,11 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     if s.opts.base_url:  # on a row of its own: beside the model it pushed the session id to a second line
         _row(c, "endpoint", s.opts.base_url)
     # Where the figure comes from, as /context's heading says: a compaction's own figures are estimates.
+    # Counted, on the safe side, until the reports tell: the figure may fall by it at the next one.
+    unsure = (f" ({pic.reasoning_unsure:,} of them the last answer's reasoning, which the provider may not "
+              "count when it is sent back)") if pic.reasoning_unsure else ""
     _row(c, "context", f"{used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens, "
-                       f"{'provider-reported' if pic.anchored else 'estimated'}")
+                       f"{'provider-reported' if pic.anchored else 'estimated'}{unsure}")
     _row(c, "", f"{render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
                 + ("auto-compaction paused" if s.cm.breaker_open else
                    f"{max(0, lim.threshold - used):,} tokens until auto-compaction"))

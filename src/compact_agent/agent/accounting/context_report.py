@@ -38,7 +38,7 @@ from ...context.shaping import preview
 from ...models import model_info, provider_for
 from ..integrations.mcp_servers import MCP_HEAD
 from ..run.extensions import HOOK_HEAD
-from ..run.in_use import estimated_size, reported_size
+from ..run.in_use import estimated_size, reasoning_unsure, reported_size
 from ..run.window_check import tool_definitions
 from ..tools.todos import PLAN_HEAD
 from .costs import CostReport, report
@@ -80,6 +80,9 @@ class ContextPicture:
     room_source: str = ""
     # What each layer keeps out of this view, each tool result under the layer it shows (/status).
     kept_out: dict[str, int] = field(default_factory=dict)
+    # Of an anchored `used`, the last answer's reasoning counted before the provider's reports told
+    # whether it counts reasoning sent back (in_use.reasoning_unsure).
+    reasoning_unsure: int = 0
 
     @property
     def reserved(self) -> int:
@@ -175,7 +178,8 @@ def picture(session: AgentSession) -> ContextPicture:
     limits = cm.limits
     return ContextPicture(scale_to(rows, total), total, limits.window, limits.threshold, reported is not None,
                           results, limits.output_reserve, limits.buffer, reserve_source(cm),
-                          kept_out(session.messages, view, shaped.savings, shaped.layers))
+                          kept_out(session.messages, view, shaped.savings, shaped.layers),
+                          reasoning_unsure(cm.calibration, view) if reported is not None else 0)
 
 
 def reserve_source(cm: Any) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart, ToolCallPart
 
 from ...context.plumbing import tokens
 
@@ -64,6 +64,20 @@ def carried_output(response: ModelResponse) -> int:
     if any(isinstance(p, ThinkingPart) for p in response.parts):
         return response.usage.output_tokens
     return response.usage.output_tokens - min(response.usage.output_tokens, response.usage.output_reasoning_tokens)
+
+
+def reasoning_unsure(calibration: tokens.Calibration, view: list[ModelMessage]) -> int:
+    """Of a figure anchored to the last answer (`anchor`), the reasoning tokens it reported that the
+    next request sends back and that are counted though the provider's reports have not yet told
+    whether it counts reasoning sent back (plumbing/thinking.py: only a turn's start or a step tells
+    it, so not the first report): the safe side, said (/status). 0 where that is known or none is sent."""
+    answer = next((m for m in reversed(view) if isinstance(m, ModelResponse) and m.usage.input_tokens), None)
+    if answer is None or not any(isinstance(p, ThinkingPart) for p in answer.parts):
+        return 0
+    # After an answer the next request starts a turn, and the answer's thinking is an earlier turn's.
+    ended = not any(isinstance(p, ToolCallPart) for p in answer.parts)
+    known = calibration.thinking.earlier if ended else calibration.thinking.current
+    return answer.usage.output_reasoning_tokens if known is None else 0
 
 
 def still_sent(before: list[ModelMessage], response: ModelResponse, calibration: tokens.Calibration,
