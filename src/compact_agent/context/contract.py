@@ -151,8 +151,8 @@ class HistoryNotLoaded(OSError):
 class HistoryNotSaved(OSError):
     """The store could not save the conversation: an append failed (before a request, or at the run's
     end), or the history changed (shorter or edited) and the store could not archive what it held, or
-    rewrite it after the archive. Raised by the request (or run end, or `compact_now`) that would have
-    saved it, before anything is sent; the store holds what it held, and the next run tries again.
+    rewrite it after the archive. Raised by the request (or run end, `compact_now`, or `resume(history)`)
+    that would have saved it, before anything is sent; the store holds what it held, and the next run tries again.
 
     `cause` (also `__cause__`) is the store's own error, whatever it raised; `errno` is its, where it
     has one; `step` is "append", "archive" or "rewrite"; `messages` is the whole history the store
@@ -177,6 +177,19 @@ class HistoryNotSaved(OSError):
 
     def __str__(self) -> str:  # OSError's would be "[Errno N] ..." without the store's words
         return str(self.args[0])
+
+
+def _not_held(store: str, held: int, given: int, same: int) -> str:
+    """Why `resume(history)` is refused: the store holds more than the history, or something else."""
+    read = "pass what the store holds (resume() with no argument reads it)"
+    its = f"{held} message{'s' if held != 1 else ''}"
+    if same == given == 0:
+        return f"resume([]): the store ({store}) is not new, it holds {its}: {read}, or give this conversation a new store"
+    if same == given:
+        return (f"resume(): the store ({store}) holds {its}, the history given only its first {given}: {read}, or "
+                "run with the shorter history without resume(), which archives what the store held and rewrites it")
+    return (f"resume(): the store ({store}) holds another conversation than the history given (message {same + 1} of "
+            f"its {its} differs): {read}, or give this history a store of its own")
 
 
 def _same(a: ModelMessage, b: ModelMessage) -> bool:
@@ -214,6 +227,30 @@ class StoreSync:
             f"{earlier} earlier message{'s' if earlier != 1 else ''} of this conversation is unknown: call "
             "resume(history) on the ContextManager with what the store holds before the run (resume([]) if "
             "it holds none of them), or give the store a load_messages()")
+
+    def resume(self, store: HistoryStore, messages: Sequence[ModelMessage] | None) -> list[ModelMessage]:
+        """The caller says the store holds `messages` (None: whatever it holds). A store that cannot
+        be read is believed. One that can is asked: when it holds the beginning of `messages` (none
+        of them, a new store the conversation moves to), the rest is appended now, in one `append`;
+        when it holds anything else, nothing is written and the caller is told in one line (it was
+        believed, and a new store then lacked the conversation's beginning for good)."""
+        if not isinstance(store, LoadableStore):
+            self.reset(messages or [])
+            return list(self.held)
+        held = loaded(store)
+        if messages is None:
+            self.reset(held)
+            return held
+        before, self.held = self.held, held
+        n = self.common(messages, deep=True)
+        if n < len(held) and self.reshaped(messages) is None:
+            self.held = before
+            raise UserError(_not_held(type(store).__name__, len(held), len(messages), n))
+        if n == len(held):
+            self.held = list(messages[:n])  # the caller's objects from now on
+        self.started = True
+        self.sync(store, messages, dict)  # what the store lacks of it, appended (no rewrite: it holds its beginning)
+        return list(messages)
 
     def common(self, messages: Sequence[ModelMessage], deep: bool = False) -> int:
         n = 0

@@ -30,7 +30,7 @@ from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.result import CompactionError, CompactionResult
 from .compaction.summary import carried_tokens
-from .contract import LoadableStore, StoreSync, loaded
+from .contract import StoreSync
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
 from .defaults import as_model, build_defaults, default_summarizer
@@ -292,13 +292,11 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         Call it on a new `ContextManager` given a store that holds the conversation (after a
         restart), with the history you loaded from it and pass as `message_history`. Without
         `messages`, a store with `load_messages()` is asked (such a store is also resumed onto by
-        itself at the first request).
+        itself at the first request); with them, it is checked, and given what it lacks (contract.py).
         """
-        if messages is None:
-            messages = loaded(self.store) if isinstance(self.store, LoadableStore) else []
-        check_history(messages, "resume")
-        self._sync.reset(messages)
-        self.learn_conversation(messages)
+        if messages is not None:
+            check_history(messages, "resume")
+        self.learn_conversation(self._sync.resume(self.store, messages))
 
     def learn_conversation(self, messages: Sequence[ModelMessage]) -> None:
         """What the schedule would have measured had this manager seen `messages` arrive (a
