@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..plumbing.settings import CompactionSettings as Settings
-from ..plumbing.stores import SideFiles
+from ..plumbing.settings import kind
+from ..plumbing.stores import HistoryStore, SideFiles
 from .budget import ToolResultBudget
 from .collapse import ContextCollapse
 from .microcompact import COMPACTABLE, Microcompact
@@ -21,15 +22,23 @@ if TYPE_CHECKING:  # the protocol the layers follow; wiring.py imports what buil
     from ..wiring import Layer
 
 
-def default_layers(settings: Settings, store: SideFiles | None = None, *,
+def default_layers(settings: Settings, store: HistoryStore | SideFiles | None = None, *,
                    server_side_clearing: bool = False, compactable: Iterable[str] | None = None) -> list[Layer]:
-    """The four view layers in order. `store`: where L1 spills and L4 logs (None: in memory).
-    `server_side_clearing`: the provider clears old tool results itself (Anthropic's context
-    management), so microcompact must not also clear them locally. `compactable`: the tools whose
-    old results microcompact may clear (default: the coding tools), plus `settings.compactable_tools`."""
+    """The four view layers in order. `store`: where L1 spills and L4 logs, when it offers side
+    files (`SideFiles`); any other store, or None, keeps both in memory (a long result is sent as its
+    preview, unspilled), as the manager's own layers do with it. `server_side_clearing`: the provider
+    clears old tool results itself (Anthropic's context management), so microcompact must not also
+    clear them locally. `compactable`: the tools whose old results microcompact may clear (default:
+    the coding tools), plus `settings.compactable_tools`."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"default_layers: settings must be a CompactionSettings, not {kind(settings)}")
+    if isinstance(store, type) or not (store is None or isinstance(store, HistoryStore | SideFiles)):
+        raise TypeError("default_layers: store must be a store (a HistoryStore, or one with side_dir() to spill "
+                        f"long tool results: SideFiles) or None, not {kind(store)}")
+    files = store if isinstance(store, SideFiles) else None  # an InMemoryStore has none (it failed on side_dir)
     tools = frozenset(compactable if compactable is not None else COMPACTABLE) | frozenset(settings.compactable_tools)
-    spill = store.side_dir("tool-results") if store is not None else None
-    log = store.side_dir("collapse") / "commits.jsonl" if store is not None else None
+    spill = files.side_dir("tool-results") if files is not None else None
+    log = files.side_dir("collapse") / "commits.jsonl" if files is not None else None
     layers: list[Layer] = [ToolResultBudget(settings, spill), Snip(),
                            Microcompact(settings, tools, server_side=server_side_clearing)]
     if settings.collapse_enabled:
