@@ -26,7 +26,8 @@ from pydantic_ai.messages import (
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.context import ContextManager, Event
-from compact_agent.context.decisions.fit import thinking_over_limit
+from compact_agent.context.decisions.fit import thinking_held_out, thinking_over_limit, thinking_still_out
+from compact_agent.context.plumbing import tokens
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 REASONING = "consider the file then check " * 1_035  # 30,015 characters: ~7,500 tokens of an 8,000 window
@@ -76,7 +77,7 @@ def test_the_thinking_is_left_out_only_where_that_spares_a_compaction_and_until_
     """Left out where the request is over the hard limit and would then be under the threshold; not
     where it would still be over the threshold (a compaction comes all the same, and the prefix the
     thinking left would be paid uncached for nothing: the analyzer's Claude Code replays cost more);
-    once left out, it stays out until the view with it is under the threshold again, so that the
+    once left out, it stays out while the view with it would be over the threshold, so that the
     prefix does not change back and forth."""
     cm = ContextManager(window=8_000)
     hard, threshold = cm.schedule.hard_limit(cm), cm.limits.threshold
@@ -86,8 +87,8 @@ def test_the_thinking_is_left_out_only_where_that_spares_a_compaction_and_until_
         return [ModelRequest(parts=[UserPromptPart("word " * round(words * 0.8))]),
                 ModelResponse(parts=[ThinkingPart("hmm " * thinking), TextPart("ok")])]
 
-    def left_out(messages: list[ModelMessage], held: bool = False) -> bool:
-        shaped, size, cut = thinking_over_limit(cm, messages, cm.measure(messages), hard, held)
+    def left_out(messages: list[ModelMessage]) -> bool:
+        shaped, size, cut = thinking_over_limit(cm, messages, cm.measure(messages), hard)
         assert (shaped is messages) == (cut == 0) and size == cm.measure(shaped)
         return cut > 0
 
@@ -96,5 +97,38 @@ def test_the_thinking_is_left_out_only_where_that_spares_a_compaction_and_until_
     between = view(1_000, threshold - 600)  # over the threshold, under the hard limit
     assert threshold < cm.measure(between) < hard
     assert not left_out(between)
-    assert left_out(between, held=True)  # left out before: over the threshold, it stays out
-    assert not left_out(view(1_000, threshold // 2), held=True)  # under the threshold again
+
+    def still_out(messages: list[ModelMessage]) -> bool:  # left out before: the next request
+        bare, cut, thinking = thinking_held_out(cm, messages)
+        assert cut == 1 and not tokens.thinking_tokens(bare)
+        return thinking_still_out(cm, cm.measure(bare), thinking)
+
+    assert still_out(between)  # over the threshold with it: it stays out
+    assert not still_out(view(1_000, threshold // 2))  # under the threshold again (a compaction, a rewind)
+
+
+def answers_with_long_reasoning(req: ChatRequest) -> Reply:
+    if SUMMARY_MARK in req.last_user_text():
+        return Reply.text("<summary>1. Primary Request: the questions\n</summary>")
+    return Reply.text("Answer: " + "words of the answer " * 100, reasoning_content=REASONING)
+
+
+async def test_the_layers_and_the_schedule_weigh_the_requests_without_the_thinking_left_out(tmp_path: Path) -> None:
+    """Every answer with 7,500 tokens of reasoning, in an 8K window: a compaction came before every
+    request, and the view layers folded rounds of a view they measured at 33,420 tokens, where the
+    requests sent were under 5,000. Left out, the thinking is left out before the layers shape the
+    next requests too, and a compaction comes when the requests sent reach the threshold."""
+    events: list[Event] = []
+    with FakeOpenAIServer(answers_with_long_reasoning, window=8_000) as server:
+        s = AgentSession(SessionOptions(cwd=tmp_path, model="fake-model", base_url=server.base_url, api_key="k",
+                                        context_window=8_000, home=tmp_path / "home"), on_event=events.append)
+        try:
+            for turn in range(8):
+                await s.run_turn(f"question {turn}: " + "the question text " * 60)
+        finally:
+            s.close()
+    assert not server.rejected
+    assert not [e for e in events if e.layer in ("collapse", "snip", "microcompact")], events
+    compactions = [e for e in events if e.layer == "compact"]
+    assert 1 <= len(compactions) <= 2, compactions
+    assert all(e.tokens_before < s.cm.schedule.hard_limit(s.cm) for e in compactions)  # the requests sent

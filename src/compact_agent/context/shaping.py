@@ -10,9 +10,10 @@ events. `preview` runs the same layers on copies of their decisions (a layer's `
 file written, no commit logged; a deep copy of a layer without one), accounts nothing, emits
 nothing and leaves the manager as it found it.
 
-After the layers, a view over the hard limit only by the model's earlier thinking goes without it,
-and the next ones too until the view with it is back under the threshold (`fit.thinking_over_limit`):
-what the pipeline then weighs a compaction by, and what a look shows, is the request as it will be sent.
+After the layers, a view over the hard limit only by the model's earlier thinking goes without it
+(`fit.thinking_over_limit`), and the next requests leave it out before the layers shape them, until
+the view with it is back under the threshold (`fit.thinking_held_out`): what the layers and the
+pipeline then weigh, and what a look shows, is the request as it will be sent.
 
 `compact_now` shapes the view its summary request sends the same way (`tentative`), and commits it
 only once the compaction goes ahead: one that is blocked, declined, refused or fails must leave no
@@ -28,7 +29,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from .decisions.fit import thinking_over_limit
+from .decisions.fit import thinking_held_out, thinking_over_limit, thinking_still_out
 from .layers import frozen
 from .plumbing import tokens
 from .plumbing.events import Event, Stopwatch, one_line
@@ -148,7 +149,8 @@ def adopt(layer: Any, twin: Any) -> None:
 
 def _run(cm: ManagerState, messages: list[ModelMessage], layers: list[Any], *, commit: bool,
          steps: list[Step] | None = None) -> Shaped:
-    view = messages
+    held = cm.thinking_left_out  # the model's earlier thinking left out since a request over the hard limit
+    view, _, thinking = thinking_held_out(cm, messages) if held else (messages, 0, 0)
     suppressed = False
     savings: dict[str, int] = {}
     steps = [] if steps is None else steps
@@ -170,14 +172,17 @@ def _run(cm: ManagerState, messages: list[ModelMessage], layers: list[Any], *, c
         check = getattr(layer, "suppresses_autocompact", None)
         if check is not None and check(measured, cm.budget(measured)):
             suppressed = True
-    view, after, cut = thinking_over_limit(cm, view, measured, cm.schedule.hard_limit(cm), cm.thinking_left_out)
-    if commit:
-        if cut and not cm.thinking_left_out:  # decided now: the next requests leave it out too
+    if held:
+        keep = thinking_still_out(cm, measured, thinking)
+    else:
+        view, after, cut = thinking_over_limit(cm, view, measured, cm.schedule.hard_limit(cm))
+        if cut and commit:  # decided now: the next requests leave it out too
             cm.emit(Event("budget", "shrink", measured, after, trigger="window", detail={
                 "previews": 0, "rounds_left_out": 0, "thinking_left_out": cut, "first_message_cut": 0,
                 "steps_folded": 0}))
-        cm.thinking_left_out = bool(cut)
+        keep = cut > 0
     if commit:
+        cm.thinking_left_out = keep
         _commit(cm, steps, savings)
     return Shaped(view, suppressed, savings, layers)
 

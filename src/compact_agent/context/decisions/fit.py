@@ -59,7 +59,7 @@ from ..plumbing import markers, rounds, tokens
 from ..plumbing.events import Event
 from .view import ShrinkView
 
-__all__ = ["shrink_to_fit", "thinking_over_limit", "without_thinking"]
+__all__ = ["shrink_to_fit", "thinking_held_out", "thinking_over_limit", "thinking_still_out", "without_thinking"]
 
 CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
 LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
@@ -168,26 +168,41 @@ def without_thinking(view: list[ModelMessage], provider: str) -> tuple[list[Mode
     return out, cut
 
 
-def thinking_over_limit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int, hard: int, held: bool
+def thinking_over_limit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int, hard: int
                         ) -> tuple[list[ModelMessage], int, int]:
-    """`view` (of `tokens_now`) without the model's earlier thinking (`without_thinking`) where the
-    view layers leave it out (shaping.py), before a compaction is weighed: over the `hard` limit, when
-    that alone brings the request under the threshold, judged as a request is judged to fit
-    (`fit_size`) and as the schedule measures it; and, once left out (`held`), until the view with it
-    is back under the threshold (after a compaction, a rewind), so that the prompt's prefix does not
-    change back and forth by a result cleared here and an answer there. Returns the view, its size and
-    how many responses gave their thinking up (0: `view` as it was). Under the threshold no compaction
-    is due for a while; above it one would come all the same, and the prefix the thinking left would
-    be paid uncached for nothing."""
-    if tokens_now <= (cm.limits.threshold if held else hard):
+    """`view` (of `tokens_now`, shaped by the view layers) over the `hard` limit, without the model's
+    earlier thinking (`without_thinking`) when that alone brings the request under the threshold,
+    judged as a request is judged to fit (`fit_size`) and as the schedule measures it: the view,
+    its size and how many responses gave their thinking up (0: `view` as it was). Under the
+    threshold no compaction is due for a while; above it one would come all the same, and the prefix
+    the thinking left would be paid uncached for nothing. Once left out, the next requests leave it
+    out before the layers shape them (`thinking_held_out`)."""
+    if tokens_now <= hard:
         return view, tokens_now, 0
     bare, cut = without_thinking(view, cm.provider)
     if not cut:
         return view, tokens_now, 0
     after = cm.measure(bare)
-    if not held and max(after, cm.fit_size(bare)) > cm.limits.threshold:
+    if max(after, cm.fit_size(bare)) > cm.limits.threshold:
         return view, tokens_now, 0
     return bare, after, cut
+
+
+def thinking_held_out(cm: ShrinkView, messages: list[ModelMessage]) -> tuple[list[ModelMessage], int, int]:
+    """`messages` without the model's earlier thinking, left out of the requests since one was over the
+    hard limit by it (`thinking_over_limit`), before the view layers shape them: they weigh the request
+    as it will be sent (they folded rounds of an 8K session at 33,420 tokens, its requests 4,200). Returns
+    the messages, how many responses gave their thinking up and its tokens (characters/4)."""
+    bare, cut = without_thinking(messages, cm.provider)
+    return bare, cut, (tokens.thinking_tokens(messages) - tokens.thinking_tokens(bare)) if cut else 0
+
+
+def thinking_still_out(cm: ShrinkView, tokens_now: int, thinking: int) -> bool:
+    """Whether the thinking held out (`thinking_held_out`: `thinking` tokens of it) stays out of the next
+    request: while the request, of `tokens_now` without it, would be over the threshold with it, so that
+    the prompt's prefix does not change back and forth by a result cleared here and an answer there;
+    after a compaction or a rewind it comes back."""
+    return thinking > 0 and tokens_now + cm.calibration.tokens(thinking) > cm.limits.threshold
 
 
 def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object | None
