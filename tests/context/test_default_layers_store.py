@@ -2,7 +2,8 @@
 files (`side_dir()`) gets the spilled tool results and the collapse log, one without (the default
 `InMemoryStore`) keeps both in memory. Given the default store it failed with an internal
 `AttributeError: 'InMemoryStore' object has no attribute 'side_dir'`; what is not a store is now
-refused in one line of the library's own."""
+refused in one line of the library's own. Settings are taken as the manager takes them (an
+object with their fields will do: test_a_class_given_for_an_instance.py)."""
 
 from __future__ import annotations
 
@@ -45,14 +46,13 @@ def test_a_store_with_side_files_gets_the_spills_and_the_collapse_log(tmp_path: 
     assert _where(list(layers)) == (tmp_path / "tool-results", tmp_path / "collapse" / "commits.jsonl")
 
 
-@pytest.mark.parametrize(("settings", "store", "said"), [
-    (CompactionSettings(), InMemoryStore, "default_layers: store must be a store (a HistoryStore, or one with "
+@pytest.mark.parametrize(("store", "said"), [
+    (InMemoryStore, "default_layers: store must be a store (a HistoryStore, or one with "
      "side_dir() to spill long tool results: SideFiles) or None, not the class InMemoryStore"),
-    (CompactionSettings(), Path("side"), "default_layers: store must be a store (a HistoryStore, or one with "
+    (Path("side"), "default_layers: store must be a store (a HistoryStore, or one with "
      "side_dir() to spill long tool results: SideFiles) or None, not PosixPath"),
-    ({"collapse_enabled": False}, None, "default_layers: settings must be a CompactionSettings, not dict"),
 ])
-def test_what_is_not_a_store_or_settings_is_refused_in_one_line(settings: object, store: object, said: str) -> None:
+def test_what_is_not_a_store_is_refused_in_one_line(store: object, said: str) -> None:
     with pytest.raises(TypeError) as caught:
-        default_layers(settings, store)  # type: ignore[arg-type]
+        default_layers(CompactionSettings(), store)  # type: ignore[arg-type]
     assert str(caught.value) == said

@@ -30,8 +30,6 @@ def default_layers(settings: Settings, store: HistoryStore | SideFiles | None = 
     clears old tool results itself (Anthropic's context management), so microcompact must not also
     clear them locally. `compactable`: the tools whose old results microcompact may clear (default:
     the coding tools), plus `settings.compactable_tools`."""
-    if not isinstance(settings, Settings):
-        raise TypeError(f"default_layers: settings must be a CompactionSettings, not {kind(settings)}")
     if isinstance(store, type) or not (store is None or isinstance(store, HistoryStore | SideFiles)):
         raise TypeError("default_layers: store must be a store (a HistoryStore, or one with side_dir() to spill "
                         f"long tool results: SideFiles) or None, not {kind(store)}")
