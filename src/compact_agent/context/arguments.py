@@ -109,6 +109,13 @@ def check_options(*, window: object, max_output: object, settings: object, summa
             raise TypeError(f"{name} must be a function, not {kind(fn)}")
         if isinstance(fn, type):  # called, a class makes an object: a counter's count, a handler's nothing
             raise TypeError(f"{name} must be a function or an instance ({fn.__name__}()), not the class {fn.__name__}")
+    for name, fn, args in (("token_counter", token_counter, ("messages",)), ("event_handler", event_handler, ("event",)),
+                           ("before_compact", before_compact, ("trigger", "instructions"))):
+        # Called with the wrong number, it failed only later: every compaction a hook/failed event,
+        # every event a handler error, every request a TypeError.
+        if (shown := wrong_arguments(fn, len(args))) is not None:
+            raise TypeError(f"{name} is called with {('one', 'two')[len(args) - 1]} argument{'s' * (len(args) - 1)}, "
+                            f"({', '.join(args)}), but this one takes {shown}")
     if event_handler is not None and is_async(event_handler):
         # It is called as each event happens, inside the layers, and never awaited: an async one
         # made a coroutine per event that nothing ran, and every event was lost.
@@ -132,6 +139,24 @@ def check_options(*, window: object, max_output: object, settings: object, summa
         raise TypeError(f"store methods must be plain functions (the pipeline calls them as the history changes, "
                         f"never awaits them), but {type(store).__name__}.{awaited} is async: keep the history in an "
                         "InMemoryStore and save result.all_messages() to your async store after each run")
+
+
+def wrong_arguments(fn: object, n: int) -> str | None:
+    """The parameters `fn` takes, shown, when it cannot be called with `n` positional arguments;
+    None when it can (a `*args`, defaults, a bound method, a partial, an object's `__call__`), or
+    when no signature can be read (a builtin of C): it is given the benefit of the doubt."""
+    if fn is None or not callable(fn):
+        return None
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    try:
+        signature.bind(*range(n))
+    except TypeError:  # shown by its parameters' names, without annotations ("(trigger)")
+        bare = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()]
+        return str(signature.replace(parameters=bare, return_annotation=inspect.Signature.empty))
+    return None
 
 
 def is_async(fn: object) -> bool:
