@@ -132,3 +132,23 @@ async def test_the_layers_and_the_schedule_weigh_the_requests_without_the_thinki
     compactions = [e for e in events if e.layer == "compact"]
     assert 1 <= len(compactions) <= 2, compactions
     assert all(e.tokens_before < s.cm.schedule.hard_limit(s.cm) for e in compactions)  # the requests sent
+
+
+async def test_a_resumed_session_goes_on_leaving_the_thinking_out(tmp_path: Path) -> None:
+    """Each `-c -p` run is a process: the first request of each decided again, after the view layers
+    had weighed the view with the thinking (and frozen what they decided on it)."""
+    events: list[Event] = []
+    with FakeOpenAIServer(answers_with_long_reasoning, window=8_000) as server:
+        for turn in range(4):
+            s = AgentSession(SessionOptions(cwd=tmp_path, model="fake-model", base_url=server.base_url, api_key="k",
+                                            context_window=8_000, home=tmp_path / "home", continue_last=turn > 0),
+                             on_event=events.append)
+            try:
+                # Decided at the second run's request (the first answer's reasoning over the hard limit),
+                # then taken back with the layers' decisions.
+                assert s.cm.thinking_left_out == (turn > 1)
+                await s.run_turn(f"question {turn}: " + "the question text " * 60)
+            finally:
+                s.close()
+    assert not server.rejected and all(r.prompt_tokens < 4_000 for r in server.requests)
+    assert [(e.layer, e.action) for e in events if e.layer in ("budget", "collapse", "compact")] == [("budget", "shrink")]

@@ -13,7 +13,9 @@ learned that a restart would otherwise measure again, each for a reason a test p
   conversation sent to that server (another model counts otherwise: its first request went over the window);
 - `savings`: what the layers' decisions keep out, which the next process counts from;
 - `failures`: automatic compactions that failed in a row (a paused breaker stays paused);
-- `longest_answer` and `summary`: the output reserve, and so the threshold, follows them.
+- `longest_answer` and `summary`: the output reserve, and so the threshold, follows them;
+- `thinking_left_out`: the model's earlier thinking is left out of the requests (decisions/fit.py), before
+  the layers shape them: a restart decided it again after the layers, which weighed it, on its first request.
 
 `SavedState` is a part of `ManagerState` (state.py); `_Manager` says what it uses of the rest.
 """
@@ -47,6 +49,7 @@ class _Manager(Protocol):
     window_learned: LearnedWindow | None
     server: str | None
     failures: int
+    thinking_left_out: bool
     save_state: Callable[[dict[str, Any]], None] | None
     _prev_savings: dict[str, int]
     _rebaseline: bool
@@ -87,6 +90,8 @@ class SavedState:
             learned["summary_cache"] = [self.schedule.summary_sent, self.schedule.summary_cached]
         if self.output_caps:  # what models write at most, as their refusals said (measuring.py)
             learned["output_caps"] = dict(self.output_caps)
+        if self.thinking_left_out:
+            learned["thinking_left_out"] = True
         if learned:
             state[LEARNED] = learned
         return state
@@ -113,6 +118,7 @@ class SavedState:
         self._prev_savings = savings_of(learned.get("savings"))
         failures = learned.get("failures")
         self.failures = failures if type(failures) is int and failures > 0 else 0
+        self.thinking_left_out = learned.get("thinking_left_out") is True
         self._rebaseline = True
         self._saved_state = frozen.state_key(self.layer_state())
 
