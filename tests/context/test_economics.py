@@ -70,9 +70,10 @@ def test_what_is_new_since_the_last_request_is_no_part_of_a_compactions_cost():
     from compact_agent.context.decisions.schedule import Schedule
 
     s = Schedule(DEEPSEEK, growth=g, reuse=None)
-    now = s._plan(SimpleNamespace(requests=50), 30_000, 10_000, 10_000)  # type: ignore[arg-type]
+    cm = SimpleNamespace(requests=50, limits=SimpleNamespace(output_reserve=8_000))  # room for a 2,000 summary
+    now = s._plan(cm, 30_000, 10_000, 10_000)  # type: ignore[arg-type]
     assert now.fixed_cost == pytest.approx((9_500 * 0.28 + 39_500 * 0.028 + 196 + 840) * 1e-6)  # 500 fresh now
-    later = s._plan(SimpleNamespace(requests=50), 0, 10_000, 10_000, fresh=g.typical_step)  # type: ignore[arg-type]
+    later = s._plan(cm, 0, 10_000, 10_000, fresh=g.typical_step)  # type: ignore[arg-type]
     assert later.fixed_cost == pytest.approx((9_000 * 0.28 + 280 + 196 + 840) * 1e-6)  # a typical 1,000
 
 

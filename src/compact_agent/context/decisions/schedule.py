@@ -70,30 +70,33 @@ class Schedule(ScheduleState):
     def hard_limit(self, cm: ManagerView) -> int:
         """The largest request that still leaves room for this model's answers (the adapted output
         reserve) and a 2% margin for the estimate's error. When the system prompt and tools with
-        two summaries, or with what the latest compaction would have kept as a summary and one
-        request's growth, already reach it (a large agent prompt in a small window), no request can
-        keep the whole reserve without compacting on every request: then only the window itself is
-        protected. Records the compactions chose to keep do not count: a summary would fold them, so
-        they never relax the limit (they did, and then grew into the room kept for the answer). The
-        `max_tokens` a request asks for is part of the window even then (an OpenAI-compatible server
-        counts it)."""
+        two summaries (of the size this window leaves one: `summary_size`), or with what the latest
+        compaction would have kept as a summary and one request's growth, already reach it (a large
+        agent prompt in a small window), no request can keep the whole reserve without compacting on
+        every request: then only the window itself is protected. Records the compactions chose to
+        keep do not count: a summary would fold them, so they never relax the limit (they did, and
+        then grew into the room kept for the answer). The `max_tokens` a request asks for is part of
+        the window even then (an OpenAI-compatible server counts it)."""
         margin = estimate_margin(cm.limits.window)
         hard = cm.limits.window - cm.limits.output_reserve - margin
-        floor = cm.calibration.tokens(cm.overhead) + max(2 * self.summary_tokens,
-                                                         self.rebuild_floor + round(self.growth.rate))
+        floor = cm.calibration.tokens(cm.overhead) + max(2 * self.summary_size(cm.limits),
+                                                         self.rebuild_floor(cm.limits) + round(self.growth.rate))
         return int(hard if floor < hard else cm.limits.window - max(margin, cm.answer_asked))
 
     def compaction_helps(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int = 0) -> bool:
         """Whether a compaction would free a tenth of the history at least: right after one, in a
         window the fixed part nearly fills, another would cost a summary and free nothing. Nor does
         one help when the system prompt and tools with a summary alone exceed the window: the
-        request cannot fit whatever the history holds, and the summary would be paid for nothing.
-        Where a record written without a model would stand in for the summary (a small window's
-        few steps), its size is what counts: it costs no request, and may fit where a summary
-        would not (a 2,000-token window used to compact never, and drop old rounds unrecorded)."""
+        request cannot fit whatever the history holds, and the summary would be paid for nothing;
+        nor where the output reserve cannot hold a summary beside its instruction (none can be
+        written at the hard limit). Where a record written without a model would stand in for the
+        summary (a small window's few steps), its size is what counts: it costs no request, and may
+        fit where a summary would not (a 2,000-token window used to compact never, and drop old
+        rounds unrecorded)."""
         if cm.compactor is None or not messages:
             return True
-        if fixed + self.summary_tokens >= cm.limits.window:
+        room = cm.limits.output_reserve - SUMMARY_INSTRUCTION_TOKENS  # for a summary at the hard limit
+        if room <= 0 or fixed + self.summary_size(cm.limits) >= cm.limits.window:
             plan = self._keeps(cm, messages)
             record = plan.record_tokens if cm.settings.compaction_records and not cm.handler_instructs else None
             if record is None:
@@ -140,7 +143,8 @@ class Schedule(ScheduleState):
         rebuild = self._rebuild(cm, messages)
         fresh = min(self.growth.latest_step, rebuild)
         prices = Prices()
-        cost = plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
+        cost = plan_compaction(context=context, rebuild=rebuild, overhead=fixed,
+                               summary_tokens=self.summary_size(cm.limits),
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=prices,
                                summary_share=self.summary_share, fresh=fresh).fixed_cost
         cycle = cm.limits.threshold - fixed - rebuild  # the growth between two compactions at the threshold
@@ -168,7 +172,7 @@ class Schedule(ScheduleState):
         # A record is kept only when nothing asks for instructions to a summary: a `before_compact`
         # handler may, and once it has, every compaction is priced as a summary request.
         records = cm.settings.compaction_records and not cm.handler_instructs and not self.no_record
-        earliest = self._plan(cm, context, self.summary_tokens, fixed, summary_share=0.0 if records else None,
+        earliest = self._plan(cm, context, self.summary_size(cm.limits), fixed, summary_share=0.0 if records else None,
                               cold=cold)
         if context < earliest.point:
             return False
@@ -219,7 +223,7 @@ class Schedule(ScheduleState):
         if not cm.settings.priced_compaction or self.growth.rate <= 0:
             return int(cm.limits.threshold), 0.0
         fixed = cm.calibration.tokens(cm.overhead)
-        plan = self._plan(cm, 0, self.rebuild_seen or self.summary_tokens, fixed, fresh=self.growth.typical_step)
+        plan = self._plan(cm, 0, self.rebuild_seen or self.summary_size(cm.limits), fixed, fresh=self.growth.typical_step)
         if not math.isfinite(plan.point) or not self.prices.known:  # never early (a free cache, or no prices)
             return int(cm.limits.threshold), plan.credit_per_token
         return int(min(cm.limits.threshold, round(plan.point) + fixed)), plan.credit_per_token
@@ -239,22 +243,25 @@ class Schedule(ScheduleState):
         limit = self.hard_limit(cm) if reason == "window" else expected
         growth = max(self.growth.rate, 1.0)
         with_summary = fixed + (self._rebuild(cm, messages) if rebuild is None else rebuild)
-        requests = (limit - with_summary - record_tokens + self.summary_tokens) / growth
+        summary = self.summary_size(cm.limits)
+        requests = (limit - with_summary - record_tokens + summary) / growth
         if requests < 1.0:
             # The record leaves no room: the next request compacts again. When a summary would not
             # leave room either (a window the system prompt nearly fills), both only defer the
             # next compaction by this request; the record does it for free, if it brings the request
             # under the limit and frees a tenth of the history as any compaction must.
-            after = with_summary - self.summary_tokens + record_tokens
+            after = with_summary - summary + record_tokens
             if ((limit - with_summary) / growth >= 1.0 or after > limit
                     or after > tokens_before - (tokens_before - fixed) / 10):
                 return False
             requests = 1.0
+        if summary <= 0:  # the reserve holds no summary beside its instruction: a record is all there is
+            return True
         if not self.prices.known:  # no fewer tokens than the summary and no request: cheaper at any prices
-            return record_tokens <= self.summary_tokens
-        cost = summary_cost(prefix=tokens_before, summary_tokens=self.summary_tokens, prices=self.prices,
+            return record_tokens <= summary
+        cost = summary_cost(prefix=tokens_before, summary_tokens=summary, prices=self.prices,
                             hits=self.summary_hits)
-        return record_pays(extra=record_tokens - self.summary_tokens, requests=requests, summary=cost,
+        return record_pays(extra=record_tokens - summary, requests=requests, summary=cost,
                            prices=self.prices, credit=self.credit)
 
     def incremental_pays(self, cm: ManagerView, messages: list[ModelMessage], kept: int, carried: int, *,
@@ -333,7 +340,7 @@ class Schedule(ScheduleState):
         return cm.compactor.preview(messages, cm.overhead)
 
     def _rebuild(self, cm: ManagerView, messages: list[ModelMessage]) -> int:
-        return int(self._keeps(cm, messages).rebuild(self.summary_tokens))
+        return int(self._keeps(cm, messages).rebuild(self.summary_size(cm.limits)))
 
     def forget(self, cm: ManagerView, messages: list[ModelMessage], request_tokens: int) -> float:
         """USD per request of the look-agains a compaction now would cause: how often the model has
@@ -357,7 +364,7 @@ class Schedule(ScheduleState):
             return base
         fixed = cm.calibration.tokens(cm.overhead)
         limit = cm.limits.threshold
-        head = self.summary_tokens + fixed  # what the rebuild holds besides the tail
+        head = self.summary_size(cm.limits) + fixed  # what the rebuild holds besides the tail
         request = head + base
         stall = self.reuse.stall_cost(self.prices, request, self.reuse.wait_usd(cm.settings.stall_wait_usd))
         growth = max(self.growth.rate, 1.0)
@@ -382,7 +389,8 @@ class Schedule(ScheduleState):
         it keeps and would be sent uncached anyway; `cold`: this request's cache expired), or, with
         `fresh` given, for one later on."""
         new = self.growth.latest_step if fresh is None else fresh
-        return plan_compaction(context=context, rebuild=rebuild, overhead=fixed, summary_tokens=self.summary_tokens,
+        return plan_compaction(context=context, rebuild=rebuild, overhead=fixed,
+                               summary_tokens=self.summary_size(cm.limits),
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=self.prices,
                                summary_share=self.summary_share if summary_share is None else summary_share,
                                forget=forget, forget_span=forget_span, fresh=min(new, rebuild),

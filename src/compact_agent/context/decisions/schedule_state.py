@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS
+from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits
 from .economics import CompactionPlan, Growth, Prices
 from .reuse import Reuse
 
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 SUMMARY_PRIOR_TOKENS = 2_000
 """Expected summary size before this session has made one (the nine-section summary with its analysis
-draft); after that, the mean of the summaries actually written."""
+draft); after that, the mean of the summaries actually written. Never more than the window leaves a
+summary (`ScheduleState.summary_size`)."""
 
 
 @dataclasses.dataclass
@@ -33,9 +34,9 @@ class ScheduleState:
     growth: Growth = dataclasses.field(default_factory=Growth)
     summary_tokens: int = SUMMARY_PRIOR_TOKENS
     rebuild_seen: int = 0  # history size right after the latest compaction (what one keeps)
-    # What a summary would have kept there: `rebuild_seen` less the records it carries beyond a
-    # summary's size (records grow with every compaction that keeps one; a summary would fold them).
-    rebuild_floor: int = 0
+    # Of that, the records (written without a model) its compaction message holds: records grow with
+    # every compaction that keeps one, where a summary would fold them (`rebuild_floor`).
+    records_seen: int = 0
     max_output_seen: int = 0
     full_summaries: int = 0
     compactions: int = 0  # made in this conversation, summaries or not
@@ -63,8 +64,7 @@ class ScheduleState:
             self.summary_tokens = round(self.summary_tokens + (written_summary - self.summary_tokens)
                                         / self.full_summaries)
         self.learn_summary_cache(result.event.detail.get("usage"))
-        self.rebuild_seen = kept
-        self.rebuild_floor = kept - max(0, records - self.summary_tokens)
+        self.rebuild_seen, self.records_seen = kept, records
         self.no_record = False
         self.growth.rebase(kept)
         self.last_plan = None
@@ -83,6 +83,23 @@ class ScheduleState:
         if prefix:
             self.summary_sent += prefix
             self.summary_cached += min(cached, prefix)
+
+    def summary_size(self, limits: Limits) -> int:
+        """The size a summary is expected to have in a window of `limits`: as this session's have
+        been (`summary_tokens`, its prior before any), but never more than the room the output
+        reserve keeps for one beside its instruction, which is what a summary request made at the
+        hard limit may ask for (`Keeper.summary_room` cuts its input to leave the reserve;
+        `summary_output_cap`); 0 where that leaves none (a compaction there keeps a record). The
+        2,000-token prior is more than a 4,096-token window's whole room for the history: taken
+        as the summary's size, it had the hard limit give up the room for the answer (answers of
+        490 tokens were left 235) until a summary was written, which in a window that small a
+        record written without a model may never be."""
+        return max(0, min(self.summary_tokens, limits.output_reserve - SUMMARY_INSTRUCTION_TOKENS))
+
+    def rebuild_floor(self, limits: Limits) -> int:
+        """What a summary would have kept at the latest compaction: `rebuild_seen` less the records
+        it carried beyond a summary's size in this window, which a summary would have folded."""
+        return self.rebuild_seen - max(0, self.records_seen - self.summary_size(limits))
 
     @property
     def summary_hits(self) -> float:
