@@ -295,6 +295,12 @@ class Counter:
                                             "class Counter"),
     ({"event_handler": Counter}, TypeError, "event_handler must be a function or an instance (Counter()), not the "
                                             "class Counter"),
+    # A class whose instances cannot be called: its instance is no function (int() is no counter).
+    ({"token_counter": int}, TypeError, "token_counter must be a function of (messages) returning their token "
+                                        "count, not the class int"),
+    ({"event_handler": list}, TypeError, "event_handler must be a function of (event), not the class list"),
+    ({"before_compact": dict}, TypeError, "before_compact must be a function of (trigger, instructions), not the "
+                                          "class dict"),
     ({"summary_model": 123}, TypeError, "summary_model must be a pydantic-ai Model or a model name, not int"),
     ({"summary_model": "nope:model"}, ValueError, "summary_model 'nope:model' is not a model name pydantic-ai "
                                                   "knows: write it as 'provider:model' (e.g. 'openai:gpt-4.1-mini'), "

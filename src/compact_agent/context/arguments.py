@@ -103,12 +103,15 @@ def check_options(*, window: object, max_output: object, settings: object, summa
     if isinstance(summary_model, str):
         check_model_name(summary_model)
     of_type("notes_in_background", notes_in_background, bool, "True or False")
-    for name, fn in (("token_counter", token_counter), ("event_handler", event_handler),
-                     ("before_compact", before_compact)):
+    for name, fn, shape in (("token_counter", token_counter, "of (messages) returning their token count"),
+                            ("event_handler", event_handler, "of (event)"),
+                            ("before_compact", before_compact, "of (trigger, instructions)")):
         if fn is not None and not callable(fn):
             raise TypeError(f"{name} must be a function, not {kind(fn)}")
         if isinstance(fn, type):  # called, a class makes an object: a counter's count, a handler's nothing
-            raise TypeError(f"{name} must be a function or an instance ({fn.__name__}()), not the class {fn.__name__}")
+            # Its instance is what is wanted only when it can be called (`__call__`): int() is no counter.
+            wanted = f"or an instance ({fn.__name__}())" if calls(fn) else shape
+            raise TypeError(f"{name} must be a function {wanted}, not the class {fn.__name__}")
     for name, fn, args in (("token_counter", token_counter, ("messages",)), ("event_handler", event_handler, ("event",)),
                            ("before_compact", before_compact, ("trigger", "instructions"))):
         # Called with the wrong number, it failed only later: every compaction a hook/failed event,
@@ -157,6 +160,11 @@ def wrong_arguments(fn: object, n: int) -> str | None:
         bare = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()]
         return str(signature.replace(parameters=bare, return_annotation=inspect.Signature.empty))
     return None
+
+
+def calls(cls: type) -> bool:
+    """Whether the instances of `cls` can be called: a class of its own with `__call__`."""
+    return any("__call__" in vars(k) for k in cls.__mro__ if k is not object)
 
 
 def is_async(fn: object) -> bool:
