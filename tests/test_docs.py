@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "library.md"
 
 
@@ -87,3 +89,48 @@ async def test_the_sqlite_store_of_the_page_resumes_across_a_restart(tmp_path: P
     (archives,) = db.execute("SELECT COUNT(*) FROM archives").fetchone()
     (boundaries,) = db.execute("SELECT COUNT(*) FROM boundaries").fetchone()
     assert archives == boundaries >= 1
+
+
+def test_the_event_handler_of_the_page_tells_events_apart_by_layer_and_action(capsys: pytest.CaptureFixture[str]) -> None:
+    """The page names the fields its `hook` / `failed`, `window` / `learned` stand for (`layer`,
+    `action`); a handler written as it says sees a failing `before_compact` in a run. `kind` reads
+    "event" on such an event, so a handler that tested it never matched."""
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import UsageLimits
+
+    from compact_agent.context import CompactionEvent, ContextManager, Event
+    from compact_agent.context.testing import reply_to_library_request
+
+    (source,) = blocks("python events")
+    namespace: dict[str, object] = {}
+    exec(compile(source, "docs/library.md", "exec"), namespace)
+    on_event = namespace["on_event"]
+    assert callable(on_event)
+    on_event(CompactionEvent(layer="compact", action="failed", detail={"error": "the model returned an empty summary"}))
+    on_event(Event("window", "learned", tokens_before=70_000, tokens_after=65_536))
+    assert Event("hook", "failed").kind == "event" and CompactionEvent.kind == "compact"
+
+    steps = {"n": 0}
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if (reply := reply_to_library_request(messages)) is not None:
+            return reply
+        steps["n"] += 1
+        return ModelResponse(parts=[ToolCallPart("read", {"i": steps["n"]})] if steps["n"] < 20 else [TextPart("done")])
+
+    def hook(trigger: str, instructions: str) -> str:
+        raise RuntimeError("the hook's server is down")
+
+    agent = Agent(FunctionModel(model), capabilities=[ContextManager(window=4_000, before_compact=hook,
+                                                                     event_handler=on_event)])
+
+    @agent.tool_plain
+    def read(i: int) -> str:
+        return "data " * 300
+
+    agent.run_sync("go", usage_limits=UsageLimits(request_limit=50))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["compaction failed: the model returned an empty summary", "the provider's window: 65536"]
+    assert lines[2:] and set(lines[2:]) == {"before_compact failed: the hook's server is down"}
