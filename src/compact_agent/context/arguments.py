@@ -23,11 +23,30 @@ from .plumbing.settings import CompactionSettings as Settings
 
 def counted(n: object, message: ModelMessage) -> int:
     """What `token_counter` said of `message`, if it is a count: a size the pipeline cannot trust
-    would let a request over the window (a counter that says 0) or fail in arithmetic later."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0 or (n == 0 and tokens.message_tokens(message) > 8):
+    would let a request over the window (a counter that says 0) or fail in arithmetic later. Any
+    tokenizer counts text as a token at least, so 0 is a count only of a message with nothing in it
+    (it was taken for any message of up to 8 estimated tokens: a counter that said 0 for everything
+    went unnoticed while the messages were short)."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0 or (n == 0 and has_content(message)):
         raise ValueError(f"token_counter returned {said(n)} for a message of about {tokens.message_tokens(message):,} "
                          "tokens; it must return the message's token count (a whole number)")
     return n
+
+
+def has_content(message: ModelMessage) -> bool:
+    """Whether `message` sends anything: text (thinking too, which the counter counts and the
+    pipeline leaves out where the provider does), a tool call or its result, an image or a file.
+    Only an empty message, or one of blank text, may count 0."""
+    return any(getattr(part, "tool_name", None) or _content_in(getattr(part, "content", None))
+               for part in message.parts)
+
+
+def _content_in(content: object) -> bool:
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list | tuple):
+        return any(_content_in(item) for item in content)
+    return content is not None  # a tool's result sent as JSON, an image, a file
 
 
 def check_model_name(name: str, label: str = "summary_model") -> None:
