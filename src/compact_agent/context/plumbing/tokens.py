@@ -156,6 +156,9 @@ def reported_plus_estimate(messages: Sequence[ModelMessage]) -> int | None:
 MIN_RATIO, MAX_RATIO = 0.5, 4.0
 #: Reports needed before a size below the raw estimate is believed when judging whether it fits.
 LOW_EVIDENCE = 2
+#: A request estimated below this is mostly the chat's framing, which the estimate leaves out: its
+#: report sets no ratio (a 5-token request reported as 51 pinned every size at 4x), and serves the fit.
+TINY_REQUEST = 256
 #: A request this much larger than the previous one, reported at the same size, was cut (`cut_to`).
 CUT_GROWTH = 1.02
 #: The smallest window a server is believed to cut prompts to: below it, a report of one size
@@ -204,6 +207,8 @@ class Calibration:
     samples: int = 0
     rejected: int = 0
     low: int = 0  # consecutive accepted reports below the estimate
+    refused_low: int = 0  # consecutive reports refused as implausibly far below the estimate
+    bounded: bool = False  # the ratio rests on reports above MAX_RATIO alone (bounded to it, not fitted)
     cut: int | None = None  # the size a server cuts prompts to, silently (`cut_to`)
     uncut: int | None = None  # a report no request of its size could be cut to: never a `cut`
     thinking: ThinkingCounts = field(default_factory=ThinkingCounts)  # what it counts of the model's (thinking.py)
@@ -254,7 +259,8 @@ class Calibration:
         that grew only without it (a fold swapped thinking for its digest). `earlier`: of `unsure`, the
         thinking of turns before this request's; the rest is the request's own turn's. The provider
         counts each or not for good (`thinking_counted`, `current_thinking_counted`, `_vote`): where it
-        does not, the ratio is learned without it."""
+        does not, the ratio is learned without it. A request under `TINY_REQUEST` sets no ratio; one
+        bounded at MAX_RATIO goes once two reports in a row are refused below MIN_RATIO."""
         if reported_input <= 0 or estimated_input <= 0:
             return False
         current = max(0, unsure - earlier)
@@ -276,7 +282,7 @@ class Calibration:
             if self._before_last is not None:  # the previous report measured the cut, not the tokenizer
                 self._single, self.samples, self.low, self._reports = self._before_last
                 self._settle()
-            self._before_last = None
+            self._before_last, self.refused_low = None, 0
             self.rejected += 1
             return False
         if last is not None:  # a report of a prompt the server cut decides nothing of the thinking
@@ -286,12 +292,21 @@ class Calibration:
         r = reported_input / self.counted(estimated_input, earlier, current)
         if r < MIN_RATIO:
             self.rejected += 1
-            self._before_last = None
+            self._before_last, self.refused_low = None, self.refused_low + 1
+            if self.bounded and self.refused_low >= 2:  # two in a row contradict it: nor was it a tokenizer's
+                self._single, self.samples, self.low, self._reports, self.bounded = 1.0, 0, 0, [], False
+                self._settle()
             return False
+        self.refused_low = 0
+        report = (reported_input, estimated_input, earlier, current)
+        if estimated_input < TINY_REQUEST:  # its framing, not the tokenizer: measured for the fit alone
+            self._reports = [*self._reports[1 - FIT_REPORTS:], report]
+            self._settle()
+            return True
         # Over-counting is the safe direction: bounded, not refused, and not fitted from (nor with
         # the reports before it, which were of another scale).
-        self._reports = ([*self._reports[1 - FIT_REPORTS:], (reported_input, estimated_input, earlier, current)]
-                         if r <= MAX_RATIO else [])
+        self._reports = [*self._reports[1 - FIT_REPORTS:], report] if r <= MAX_RATIO else []
+        self.bounded = r > MAX_RATIO and (self.bounded or self.samples == 0)
         r = min(MAX_RATIO, r)
         self.low = self.low + 1 if r < 1.0 else 0
         # The newest sample dominates: the request it measured is the one most like the next.
