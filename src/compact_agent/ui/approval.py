@@ -236,12 +236,14 @@ def inline_app(control: Any, kb: Any, inp: Any = None, output: Any = None) -> An
 def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextManager[Any]],
              stream: TextIO | None = None, use_menu: bool = False, inp: Any = None,
              output: Any = None, clock: Callable[[], float] = time.monotonic) -> Callable[[str, str], Answer | Instead]:
-    """The `ask` the permission checker calls. `paused()` stops the spinner and hands the terminal
-    back (cooked mode, no key reader) for as long as the question is up. `clock`, the REPL's, tells
-    the keys of a paste from typing (paste_keys.py)."""
+    """The `ask` the permission checker calls. `paused()` stops the spinner for as long as the
+    question is up, and what it yields hands the terminal to the question (cooked mode, no key
+    reader) once it is laid out: keys typed before then are typed ahead, not an answer
+    (`InterruptKeys.hand_over`). `clock`, the REPL's, tells the keys of a paste from typing
+    (paste_keys.py)."""
 
     def ask(tool: str, detail: str) -> Answer | Instead:
-        with paused():
+        with paused() as hand_over:
             what, body = "run", detail
             if tool != "bash":  # "edit a.py\n<diff>": the header says what, the body shows the diff
                 what, _, body = detail.partition("\n")
@@ -256,6 +258,8 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             body = visible(body.replace("\r\n", "\n"))
             console.print(hanging(body, console), highlight=False, soft_wrap=True)
             answer: Answer | Instead
+            if callable(hand_over) and not hand_over():  # Esc or Ctrl-C typed before it was up
+                raise asyncio.CancelledError  # the turn ends as interrupted, as Ctrl-C at the menu does
             if use_menu:
                 picked = run_menu(tool, inp, output)
                 if picked == "interrupt":

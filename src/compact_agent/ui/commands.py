@@ -167,7 +167,9 @@ async def _edit(path: Path, c: Console) -> None:
     # failed was taken for an edit: each is now a line naming the variable and the file.
     repl = current_repl()
     keys = repl.keys if repl is not None else None
-    with keys.paused() if keys is not None else nothing():  # the editor reads the terminal, not the REPL
+    with keys.paused() if keys is not None else nothing() as hand_over:  # the editor reads the terminal, not the REPL
+        if hand_over is not None and not hand_over():  # Ctrl-C typed before it started: the command stops
+            return
         try:
             words = sh.split(editor)
             # without the key, as the model's commands: the editor reads the project's own settings (.exrc)

@@ -3,7 +3,7 @@
 Esc or Ctrl-C stops the turn (`InterruptKeys`; turn_view.py draws it). The terminal is in raw mode
 for the turn so a lone Esc arrives as a key (Ctrl-C too: raw mode turns off the signal), and back
 in cooked mode whenever the turn asks the user something (the permission prompt): keys typed before
-the question came up are read first, never its answer (`paused`). Keys typed meanwhile wait for the next prompt, and so
+the question came up are read first, never its answer (`paused`, `hand_over`). Keys typed meanwhile wait for the next prompt, and so
 does a paste: bracketed paste is on during the turn as at the prompt, so a paste arrives as one,
 is typed ahead whole (as its placeholder when large: pastes.py), and its line breaks do not send
 its lines one by one as Enter would. A terminal without bracketed paste sends a paste as keys: those
@@ -59,6 +59,9 @@ class InterruptKeys:
         #: (work_keys.py); a prompt coming first drops it (`take_typed`)
         self.stop_next = False
         self._stack: contextlib.ExitStack | None = None
+        self._pauses = 0  # questions up now, one inside another (`paused`)
+        #: the keys read stopped the work (Esc or Ctrl-C), since `hand_over` began
+        self.stopped = False
         self.clock = clock
         #: The last time keys were read, or could have been: a read long after it follows a stall, or
         #: keys typed between two turns (the prompt reads until its Enter) while the program was busy
@@ -137,19 +140,33 @@ class InterruptKeys:
 
     @contextlib.contextmanager
     def paused(self) -> Any:
-        """The terminal handed to a question (or an editor) until it is answered. What the terminal
-        already holds was typed before the question was there: it is read first, as typed ahead for
-        the next prompt, so that a line typed while the work ran does not answer the question (its
-        Enter allowed a bash command; "yes and then…" kept a /compact preview)."""
-        running = self._stack is not None
+        """While the work asks the user something (or an editor runs), until it is answered. The
+        question calls what this yields (`hand_over`) right before it reads the keys, once it is laid
+        out: what the terminal holds then was typed before the question was there, and is read as
+        typed ahead for the next prompt, never as its answer (its Enter allowed a bash command; "yes
+        and then…" kept a /compact preview). Pauses inside a pause (a command's question inside
+        its work) hand over once; only the outermost gives the keys back to the work."""
+        outer = self._pauses == 0
+        running = outer and self._stack is not None
+        self._pauses += 1
+        try:
+            yield self.hand_over
+        finally:
+            self._pauses -= 1
+            if outer:
+                self.stop()  # nothing asked: the terminal is the work's again all the same
+                if running:
+                    self.heard = self.clock()  # the question read the keys until it was answered
+                    self.start()
+
+    def hand_over(self) -> bool:
+        """The terminal to a question, now: the keys typed before it are read first (typed ahead).
+        False when they stopped the work (Esc or Ctrl-C, typed before the question was up): the
+        question is not to be asked."""
+        self.stopped = False
         self.catch_up()
         self.stop()
-        try:
-            yield
-        finally:
-            if running:
-                self.heard = self.clock()  # the question read the keys until it was answered
-                self.start()
+        return not self.stopped
 
     @property
     def reading(self) -> bool:
@@ -174,6 +191,7 @@ class InterruptKeys:
 
     def _take(self, keys: list[KeyPress]) -> None:
         if any(k.key == Keys.ControlC or (k.key == Keys.Escape and self.esc_stops) for k in keys):
+            self.stopped = True
             self.cancel()
             return
         leaving = self.ahead.leaving

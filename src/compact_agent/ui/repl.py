@@ -339,14 +339,15 @@ class Repl:
         self.pending.append(show_shell_output(self.console, command, out))
 
     async def confirm(self, question: str) -> bool:
-        """A yes/no question (`[y/N]`), answered by one key as the permission menu is: y = yes, n,
-        Enter, Esc, Ctrl-C or Ctrl-D = no (approval.yes_no); a typed line from `ask_stream` without
-        a terminal. A compaction's spinner stops first."""
+        """A yes/no question (`[y/N]`) answered by one key, only y = yes (approval.yes_no); a typed
+        line from `ask_stream` without a terminal. A compaction's spinner stops first."""
         self.feed.stop_status()
         if self.ask_stream is not None:
             answer = self.console.input(question, markup=False, stream=self.ask_stream)
             return answer.strip().lower() in ("y", "yes")
-        with self.keys.paused() if self.keys is not None else nothing():  # the question reads the keys
+        with self.work.paused() as hand_over:  # the question reads the keys, from when it is up
+            if not hand_over():  # Ctrl-C typed before it was up: the command stops
+                return False
             if self.before_prompt is not None:
                 self.before_prompt()  # keys typed from here answer it; those typed before wait for the prompt
             yes = await yes_no(question, self.inp, self.prompt_io.get("output"))

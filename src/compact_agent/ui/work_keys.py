@@ -104,15 +104,20 @@ class WorkKeys:
                     keys.catch_up()  # typed while the command kept the loop busy: still lines
 
     @contextlib.contextmanager
-    def paused(self) -> Iterator[None]:
-        """While the turn asks the user something: no spinner, the terminal in cooked mode, no key
-        reader; the spinner comes back once answered (not when the question cancels the turn)."""
+    def paused(self) -> Iterator[Callable[[], bool]]:
+        """While the turn asks the user something: no spinner; the question takes the terminal
+        (cooked mode, no key reader) by calling what this yields once it is laid out
+        (`InterruptKeys.hand_over`: False when keys typed before it stopped the work); the spinner
+        comes back once answered (not when the question cancels the turn)."""
         view = self.view
         doing = view.label.doing if view is not None else ""
         if view is not None:
             view.end()
-        with self.keys.paused() if self.keys is not None else nothing():
-            yield
+        if self.keys is None:
+            yield lambda: True
+        else:
+            with self.keys.paused() as hand_over:
+                yield hand_over
         if view is not None and self.view is view:
             view._spin(doing)
 
