@@ -24,7 +24,14 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
     from .compaction.compactor import Compactor
     from .compaction.memory import SessionMemory
     from .compaction.restore import Restorer
-    from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller, Summarize
+    from .compaction.result import (
+        CompactionBlocked,
+        CompactionError,
+        CompactionResult,
+        NotSmaller,
+        Summarize,
+        SummaryNotSent,
+    )
     from .compaction.summarizer import SharedPrefixSummarizer
     from .contract import HistoryNotLoaded, HistoryNotSaved
     from .decisions.economics import CompactionPlan, Prices
@@ -85,6 +92,7 @@ __all__ = [
     "SnipEvent",
     "Summarize",
     "SummarizerFactory",
+    "SummaryNotSent",
     "TokenCounter",
     "WindowTooSmallError",
     "default_layers",
@@ -125,6 +133,7 @@ _EXPORTS: dict[str, str] = {
     "SnipEvent": ".plumbing.events",
     "Summarize": ".compaction.result",
     "SummarizerFactory": ".pipeline",
+    "SummaryNotSent": ".compaction.result",
     "TokenCounter": ".pipeline",
     "WindowTooSmallError": ".pipeline",
     "default_layers": ".layers.order",

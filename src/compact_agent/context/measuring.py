@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart
 from pydantic_ai.models import Model
 
 from .arguments import counted
@@ -64,7 +64,9 @@ class _Measured(ManagerView, Protocol):
     def not_fitting(self, messages: Sequence[ModelMessage], kind: str, window: int | None = None,
                     own: bool | None = None) -> str | None: ...
     def to_run_model(self, own: bool | None) -> bool: ...
+    def sent_whole(self, messages: Sequence[ModelMessage], kind: str) -> str: ...
     memory: Any
+    last_params: Any
 
 
 class Measuring:
@@ -243,10 +245,30 @@ class Measuring:
         window = window or self.limits.window
         if window - estimate_margin(window) - size >= 1:
             return None
-        its = "the summary's" if kind == "summary" else f"the {kind}'"
         return (f"the {kind} request would take {size:,} tokens of {whose} {window:,}-token window, leaving "
-                f"no room for the {kind} (the instructions, the tool definitions and {its} own instruction are sent "
-                "whole): not sent")
+                f"no room for the {kind} ({self.sent_whole(messages, kind)}): not sent")
+
+    def sent_whole(self: _Measured, messages: Sequence[ModelMessage], kind: str) -> str:
+        """What a request of the library's own sends whatever its messages are cut to, and how much
+        of the request it takes: the instructions, the system prompt and the tool definitions where
+        the agent has them (the latest request's), and its own instruction (the last message).
+        Said of an agent with none of them, the first three sent the reader looking for what was
+        not there."""
+        params = self.last_params
+        prompts = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                   if isinstance(p, SystemPromptPart) and p.content.strip()]
+        instructions = any(str(getattr(p, "content", "")).strip()
+                           for p in (getattr(params, "instruction_parts", None) or []))
+        tools = bool(getattr(params, "function_tools", None))
+        said = [what for what, there in (("the instructions", instructions), ("the system prompt", prompts),
+                                         ("the tool definitions", tools)) if there]
+        said.append("the summary's own instruction" if kind == "summary" else f"the {kind}' own instruction")
+        own = self.estimate(messages[-1:]) if messages and isinstance(messages[-1], ModelRequest) else 0
+        whole = self.calibration.tokens(own + sum(tokens.part_tokens(p) for p in prompts)
+                                        + (self.overhead if instructions or tools else 0))
+        if len(said) == 1:
+            return f"{said[0]}, sent whole, takes {whole:,} of them"
+        return f"{', '.join(said[:-1])} and {said[-1]}, sent whole, take {whole:,} of them"
 
     def _measured(self: _Measured, view: list[ModelMessage], builtin: int) -> int:
         """`measure(view)`, given the built-in estimate of `view` already made."""

@@ -40,9 +40,10 @@ class CompactionBlocked(CompactionError):
 
 
 class SummaryNotSent(CompactionError):
-    """A summary request that would not fit the window even with its messages cut (the instructions,
-    tool definitions and the summary's own instruction fill it): not sent, which the provider would
-    have refused as too long."""
+    """A summary request that would not fit the window even with its messages cut (what it sends
+    whole fills it: the summary's own instruction, and the instructions, system prompt and tool
+    definitions where the agent has them; the line names those that apply): not sent, which the
+    provider would have refused as too long."""
 
 
 class NotSmaller(CompactionError):
