@@ -134,9 +134,27 @@ def layer_line(ev: Event, window: int = 0) -> str | None:
     and /status, not news for the user."""
     if ev.layer not in LAYER_WORDS or ev.tokens_freed * 100 < window:
         return None
+    if (ev.layer, ev.action) == ("budget", "shrink"):  # the last resort (fit.py): said by what it did
+        return f"context: {fit_words(ev.detail or {})} to fit the window, freed {ev.tokens_freed:,} tokens"
     n = len(ev.ids)
     ids = f" ({n} result{'s' if n != 1 else ''})" if ev.ids else ""
     return f"context: {LAYER_WORDS[ev.layer]}{ids}, freed {ev.tokens_freed:,} tokens"
+
+
+def fit_words(detail: dict[str, Any]) -> str:
+    """What the last resort left out of a request (`budget`/`shrink`): the model's earlier reasoning
+    alone was said as "large tool results moved to files", where no result was touched."""
+    def count(key: str, one: str, many: str) -> str:
+        n = int(detail.get(key) or 0)
+        return (one if n == 1 else many.format(f"{n:,}")) if n > 0 else ""
+    said = [count("previews", "a large tool result cut to a preview", "{} large tool results cut to previews"),
+            count("rounds_left_out", "the oldest round left out", "the {} oldest rounds left out"),
+            count("thinking_left_out", "the model's reasoning in an answer left out",
+                  "the model's reasoning in {} answers left out"),
+            "the first message shortened" if detail.get("first_message_cut") else "",
+            count("steps_folded", "the newest step folded into a note", "the {} newest steps folded into a note")]
+    said = [w for w in said if w]
+    return ", ".join(said) if said else "the request shrunk"
 
 
 def served_by(provider: str, base_url: str | None, *, url: bool = True) -> str:
