@@ -208,12 +208,15 @@ def test_a_message_number_out_of_range_for_compact_is_bad_usage(cli):
         assert cli("-p", "second", "-c", *fake(server)).code == 0
         asked = len(server.requests)
         runs = {arg: cli("-p", f"/compact {arg}", "-c", *fake(server))
-                for arg in ("--from 99", "--up-to 99", "--up-to 0", "--up-to -3")}
+                for arg in ("--from 99", "--from 3", "--up-to 99", "--up-to 0", "--up-to -3")}
         assert len(server.requests) == asked
     for arg, run in runs.items():
         assert run.code == 2 and len(run.stderr.strip().splitlines()) == 1, (arg, run.code, run.stderr)
+    # message 3, the last answer, stays verbatim after a --from summary: not a number --from takes
     assert runs["--from 99"].stderr.startswith("compact-agent: --from 99: no message to summarise on that side; "
-                                               "--from takes 0 to 3 here (/history numbers the messages)")
+                                               "--from takes 0 to 2 here (/history numbers the messages)")
+    assert runs["--from 3"].stderr.startswith("compact-agent: --from 3: no message to summarise on that side but "
+                                              "the last answer, which is kept; --from takes 0 to 2 here")
     assert "--up-to takes 1 to 4 here" in runs["--up-to 0"].stderr and "--up-to takes 1 to 4" in runs["--up-to 99"].stderr
     assert runs["--up-to -3"].stderr.startswith("compact-agent: usage: /compact")
 

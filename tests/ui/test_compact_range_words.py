@@ -15,6 +15,16 @@ def test_one_message_takes_only_one_number():
     assert out_of_range(0, "from", 1) is None and out_of_range(1, "up_to", 1) is None
 
 
+def test_the_last_answer_kept_is_no_number_from_takes():
+    """`--from N` keeps the answer the conversation ends at: from its number there is nothing to
+    summarise (it exited 1 as a failed compaction, where the number one higher was bad usage)."""
+    assert out_of_range(3, "from", 4, answered=True) == (
+        "--from 3: no message to summarise on that side but the last answer, which is kept; --from takes 0 to 2 "
+        "here (/history numbers the messages)")
+    assert out_of_range(2, "from", 4, answered=True) is None and out_of_range(3, "from", 4) is None
+    assert "takes 0 to 2" in str(out_of_range(9, "from", 4, answered=True))
+
+
 async def test_a_boundary_moved_to_keep_a_call_with_its_result_is_said(tmp_path):
     """`/compact --from 2 --preview` where message 2 is the result of the call in message 1: the
     compaction moves the boundary to 1, and the preview said 'the first message' without a word why."""

@@ -18,7 +18,7 @@ as a /compact's failure, not a turn's: compact_failure.py).
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,17 +74,27 @@ def parse(args: str) -> tuple[str, int | None, str | None, bool] | str:
     return " ".join(rest), pivot, direction, preview
 
 
-def out_of_range(pivot: int, direction: str | None, count: int) -> str | None:
+def out_of_range(pivot: int, direction: str | None, count: int, answered: bool = False) -> str | None:
     """Why message number `pivot` leaves nothing to summarise among `count` messages, or None:
-    `--from N` summarises messages N and later (N from 0 to count - 1), `--up-to N` the ones before
-    N (N from 1 to count)."""
-    low, high = (0, count - 1) if direction == "from" else (1, count)
+    `--from N` summarises messages N and later (N from 0 to count - 1; to count - 2 when the
+    conversation ends at an answer, which stays verbatim), `--up-to N` the ones before N (N from 1
+    to count)."""
+    low, high = (0, count - 1 - (answered and count > 1)) if direction == "from" else (1, count)
     if low <= pivot <= high:
         return None
     flag = "--from" if direction == "from" else "--up-to"
     takes = f"only {low}" if low == high else f"{low} to {high}"  # one message: not `takes 1 to 1`
-    return (f"{flag} {pivot}: no message to summarise on that side; {flag} takes {takes} here "
+    but = " but the last answer, which is kept" if direction == "from" and pivot == high + 1 == count - 1 else ""
+    return (f"{flag} {pivot}: no message to summarise on that side{but}; {flag} takes {takes} here "
             "(/history numbers the messages)")
+
+
+def ends_answered(messages: Sequence[Any]) -> bool:
+    """Whether the conversation ends at an answer (a response calling no tool): `--from N` keeps it
+    after the summary (cuts.answer_apart), so it is no message to summarise."""
+    last = messages[-1] if messages else None
+    return getattr(last, "kind", "") == "response" and not any(
+        getattr(p, "part_kind", "") == "tool-call" for p in getattr(last, "parts", ()))
 
 
 def moved_line(parts: Mapping[str, Any], pivot: int | None, direction: str | None, count: int) -> str | None:
@@ -167,7 +177,8 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         c.print(f"not compacted: nothing to compact, the conversation is empty{where}. Nothing was changed.",
                 markup=False, highlight=False, soft_wrap=True)  # one line
         return
-    if pivot is not None and (wrong := out_of_range(pivot, direction, len(s.messages))) is not None:
+    if pivot is not None and (wrong := out_of_range(pivot, direction, len(s.messages),
+                                                    ends_answered(s.messages))) is not None:
         raise CommandError(wrong)  # bad usage, as a word that is not a number is (`-p` exits 2)
     await prepare(s)  # what this run's first request would carry, MCP servers' tools too: the size said is the one compacted
     count = len(s.messages)
