@@ -30,6 +30,12 @@ cheapest loss first:
    has made no progress: those steps are not folded again, and the request is refused as too
    large for the window (pipeline.py), rather than folded and asked again until a run's request
    limit. (A command run again whose output changed is progress, and folds as any step.)
+
+Before any of this, a request over the hard limit only by the model's earlier thinking goes without
+it when that brings it under the threshold (`thinking_over_limit`: no compaction is paid for reasoning
+the next request need not carry), and the requests after it leave it out before the view layers shape
+them, until a compaction or a rewind makes room for it again (`thinking_held_out`, `thinking_still_out`;
+the choice is saved with the layers' state, so a resumed session goes on the same way).
 """
 
 from __future__ import annotations
