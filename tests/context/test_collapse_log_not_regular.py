@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pydantic_ai.messages import ToolReturnPart
 
-from compact_agent.context.compaction.memory import _read_notes
+from compact_agent.context.compaction.notes_state import read_notes as _read_notes
 from compact_agent.context.layers.budget import ToolResultBudget
 from compact_agent.context.layers.collapse import Commit, ContextCollapse, append_log, read_log
 from compact_agent.context.plumbing.settings import CompactionSettings

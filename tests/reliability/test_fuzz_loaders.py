@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compact_agent.config import Limits, Settings
-from compact_agent.context.compaction.memory import _read_notes
+from compact_agent.context.compaction.notes_state import read_notes as _read_notes
 from compact_agent.context.layers.collapse import read_log
 from compact_agent.context.layers.order import default_layers
 from compact_agent.context.pipeline import ContextManager
