@@ -27,6 +27,7 @@ from .defaults import as_model
 from .handlers import Confirm
 from .layers.budget import ToolResultBudget
 from .layers.microcompact import Microcompact
+from .plumbing.identity_memo import forget_changed
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import Limits
 from .state import ManagerState
@@ -136,6 +137,7 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
         raise CompactionError(f"conversation {key!r} has a run in progress on this ContextManager: compact_now "
                               "compacts a history between runs (the run compacts its own when it needs to)")
     history = list(messages)
+    forget_changed(history)  # a message edited in place since is measured again (identity_memo.py)
     distinct_call_ids(history)  # a call id a provider reused, named apart as a run does (rounds.py)
     state._sync.check_known(state.store, len(history))  # a store that cannot say what it holds (contract.py)
     cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)

@@ -47,6 +47,7 @@ from .decisions.fit import shrink_to_fit
 from .plumbing import compat, tokens
 from .plumbing.cache import cache_expired
 from .plumbing.events import Event
+from .plumbing.identity_memo import forget_changed
 from .plumbing.overflow import as_overflow, figures, refusal_text
 from .plumbing.refusal import window_refusal
 from .plumbing.rounds import distinct_call_ids
@@ -219,6 +220,7 @@ class ContextManager(CompactingState):
         goes through exactly the code path of a live one.
         """
         self.compactor.drop_plan()  # what a compaction would keep is asked afresh each request (keep.py)
+        forget_changed(messages)  # a message edited in place since is measured again (identity_memo.py)
         distinct_call_ids(messages)  # as a live request does (the analyzer's replay comes in here)
         if self.requests == 0:  # a conversation this manager did not see arrive (resumed, or handed over)
             self.learn_conversation(messages)
