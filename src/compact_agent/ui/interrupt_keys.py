@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import select
 import time
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +32,11 @@ from .typed_ahead import TypedAhead
 
 #: How often (seconds) the key reader notes that the loop runs, to tell keys read after a stall.
 BEAT = 0.05
+#: A key this soon (seconds) after the one before goes on with what was being typed: a question that
+#: comes up while the user types waits until they stop this long before it reads a key. A typist's
+#: keys come 0.1-0.3 s apart (40-100 words a minute); seeing a question and choosing takes longer.
+#: Read at once, the `a` of "please" typed on as the menu came up allowed a command for the session.
+SETTLE = 0.5
 
 #: What a Ctrl-D pressed during a turn does, and typing after it.
 LEAVING = "Ctrl-D: leaving once this turn is over (Esc stops it now; typing keeps the REPL open)"
@@ -47,8 +53,11 @@ class InterruptKeys:
     spinner: what a Ctrl-D pressed now does."""
 
     def __init__(self, inp: Input | None, cancel: Callable[[], object], pastes: Pastes | None = None,
-                 output: Output | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 output: Output | None = None, clock: Callable[[], float] = time.monotonic,
+                 wait: Callable[[float], bool] | None = None) -> None:
         self.inp, self.cancel = inp, cancel
+        #: waits up to this many seconds for a key in the terminal: whether one came (`hand_over`)
+        self.wait = wait or self._wait
         self.output = output
         self.say: Callable[[str], object] = lambda line: None
         #: Esc stops the work as Ctrl-C does (a turn); a slash command is stopped by Ctrl-C alone
@@ -165,8 +174,27 @@ class InterruptKeys:
         question is not to be asked."""
         self.stopped = False
         self.catch_up()
+        self._settle()
         self.stop()
         return not self.stopped
+
+    def _settle(self) -> None:
+        """Typing under way when the question came up (a key read less than `SETTLE` ago) goes on
+        being typed ahead until the user stops for `SETTLE`: the question reads none of it."""
+        if self.inp is None:
+            return
+        while self._stack is not None and not self.stopped:
+            quiet = self.clock() - self.ahead.last_read
+            if quiet >= SETTLE or not self.wait(SETTLE - quiet):
+                return
+            self.catch_up(1)
+
+    def _wait(self, seconds: float) -> bool:
+        assert self.inp is not None
+        try:
+            return bool(select.select([self.inp.fileno()], [], [], max(0.0, seconds))[0])
+        except (OSError, ValueError):  # no terminal to wait on: nothing more comes
+            return False
 
     @property
     def reading(self) -> bool:

@@ -71,6 +71,11 @@ class TypedAhead:
         self._settle()
         self._typed = text
 
+    @property
+    def last_read(self) -> float:
+        """When keys were last read (the clock's time; -inf before any)."""
+        return self._last
+
     def read(self, keys: Iterable[KeyPress], stalled: float = 0.0) -> None:
         """The keys of one read of the terminal, `stalled` seconds after the reader last could read."""
         now = self.clock()
