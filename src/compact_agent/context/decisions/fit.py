@@ -3,7 +3,7 @@
 A provider refuses a request over its window, and refuses the next one the same way: one round
 bigger than the window (eight large files read at once, a system prompt that fills a small window)
 would end the session for good. So the pipeline never sends such a request as it is. In order,
-cheapest loss first:
+cheapest loss first (but see step 4):
 
 1. the largest tool results become previews (the tool-result budget's own, frozen, so the next
    request repeats them and the saved history keeps the full text);
@@ -12,7 +12,13 @@ cheapest loss first:
    typed in them is carried after the first message, verbatim within half the room they freed;
 3. every tool result left, previews included, shrinks to a short head and tail;
 4. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
-   tool loop; other providers need none of it);
+   tool loop; other providers need none of it). Where the provider's reports showed it does not
+   count that reasoning, this comes first: a request is judged to fit with it until two reports of
+   this process agree (`fit_size`), so a `-c -p` run of one request judged an 8K DeepSeek-like
+   session at 14,299 tokens and left 9 rounds out, the model's own recent answers, of requests the
+   server counted at ~1,336. Leaving the reasoning out is as safe size-wise and loses less; where the
+   provider counts it (or nothing is known), the previews and the rounds keep the prompt's cached
+   prefix better (the analyzer's replays cost more and recalled less with the reasoning first);
 5. what the first message carries verbatim (the summary with the user's words and the file ledger,
    or the opening request, and the carried words) gives way: a compaction message's records first
    (one line says they were left out), then each text cut to its first words (a compaction
@@ -91,10 +97,14 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     budget = next((layer for layer in cm.layers if hasattr(layer, "shrink")), None)
     ids: list[str] = []
     after = tokens_now
-    if budget is not None:
-        need = max(1, int((tokens_now - limit) / max(cm.calibration.ratio, 0.1)) + 1)
+    thinking = 0
+    if cm.calibration.left_out(view):  # the provider's reports showed it does not count thinking of these
+        view, thinking = without_thinking(view, cm.provider)
+        after = cm.fit_size(view) if thinking else after
+    if after > limit and budget is not None:
+        need = max(1, int((after - limit) / max(cm.calibration.ratio, 0.1)) + 1)
         view, ids = budget.shrink(view, need)
-        after = cm.fit_size(view) if ids else tokens_now
+        after = cm.fit_size(view) if ids else after
     dropped = 0
     # The first message stays: the summary, or the user's opening request.
     keep_first = 1 if view and isinstance(view[0], ModelRequest) else 0
@@ -123,8 +133,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
         view, more = budget.shrink(view, need, short=True)
         ids += more
         after = cm.fit_size(view) if more else after
-    thinking = 0
-    if after > limit:
+    if after > limit and not thinking:
         view, thinking = without_thinking(view, cm.provider)
         after = cm.fit_size(view) if thinking else after
     first_cut = 0
