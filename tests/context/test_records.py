@@ -181,7 +181,7 @@ def test_a_record_carries_the_earlier_record_then_every_step_since():
     text = summary.record_of(steps)
     assert text is not None
     assert text.startswith("Fixed the parser; tests pass.\n\n- Assistant: Now the lexer.\n")
-    assert 'read_file(path="src/lex.py") -> ok (3 lines)' in text
+    assert 'read_file(path="src/lex.py") -> ok (2 lines)' in text
     assert 'edit_file(path="src/lex.py", old="pass", new="return []") -> ok (1 line)' in text
     # The steps alone: the compaction message carrying the record says where the full messages are
     # and lists the files changed, and the record is paid for on every later request.

@@ -26,6 +26,7 @@ from pydantic_ai.messages import (
 )
 
 from ..plumbing.markers import OWN_TEXT, failed_result
+from .previews import result_lines
 
 DIGEST_HEADER = "[Collapsed history digest]"
 Digest = Callable[[list[ModelMessage]], str]
@@ -98,8 +99,12 @@ def _outcome(result: ToolReturnPart | RetryPromptPart | None) -> str:
         return f"{outcome}: " + _clip(text.strip().splitlines()[0] if text.strip() else "", 120)
     if result.files:
         return f"ok ({len(result.files)} file{'s' if len(result.files) > 1 else ''})"
-    lines = text.count("\n") + 1
-    return f"ok ({lines} line{'s' if lines > 1 else ''})" if text.strip() else "ok (no output)"
+    # The result's own lines, not its preview's or a placeholder's ("[Old tool result content cleared]"):
+    # the same round says the same whatever the view showed of it.
+    lines = result_lines(result)
+    if lines is None:
+        return "ok (output cleared or shortened)"
+    return f"ok ({lines} line{'' if lines == 1 else 's'})" if lines else "ok (no output)"
 
 
 def _fit(steps: list[str], room: int) -> list[str]:

@@ -44,6 +44,7 @@ from ..plumbing.cache import cache_expired
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import mark
 from ..plumbing.settings import CompactionSettings as Settings
+from .previews import result_lines
 
 LAYER = "microcompact"
 CLEARED = "[Old tool result content cleared]"
@@ -185,7 +186,8 @@ class Microcompact:
         changed = False
         for k, p in enumerate(parts):
             if isinstance(p, ToolReturnPart) and p.tool_call_id in self.cleared:
-                info = {"trigger": self.cleared[p.tool_call_id]}
+                # The placeholder's one line is not the result's: a digest of the round says the result's.
+                info = {"trigger": self.cleared[p.tool_call_id], "lines": result_lines(p)}
                 parts[k] = replace(p, content=CLEARED, metadata=mark(p.metadata, LAYER, info))  # type: ignore[arg-type]  # a cleared result is text, whatever its kind
                 changed = True
         return replace(message, parts=parts) if changed else message

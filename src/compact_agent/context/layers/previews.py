@@ -1,7 +1,8 @@
 """What layer 1 shows in place of a long text: a result's preview, a tool call's cut arguments.
 
 Pure functions of the text (and where its spilled copy is), so a preview, once chosen, is the same
-bytes on every request. `budget.py` decides which results and arguments get one.
+bytes on every request. `budget.py` decides which results and arguments get one. `result_lines`
+reads back how many lines the result had that a preview or a placeholder stands for (the digest's).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import ToolCallPart, ToolReturnPart
+
+from ..plumbing.markers import KEY
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -46,6 +49,32 @@ NEXT_BYTES = 4_000
 def line_count(text: str) -> int:
     """Lines as an editor counts them: a final newline ends the last line, it does not start one."""
     return text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
+
+
+PREVIEWED_BY = "budget"
+"""The mark (`markers.mark`) of the layer that shows a long result as its preview (budget.LAYER)."""
+
+_NOTED = re.compile(r"\n\n\[\w+ too large for the context \([\d,]+ characters, ([\d,]+) lines?\); showing the first "
+                    r"[\d,]+ and last [\d,]+ characters\. [^\n]*\]\Z")
+
+
+def result_lines(part: ToolReturnPart) -> int | None:
+    """How many lines the tool's own result had that `part` now shows, 0 when it had no output:
+    a preview's note says it (`build_preview`), a layer that put a placeholder in its place keeps it
+    under "lines" in its mark (microcompact, snip), else the text shown is the result. None for a
+    result of files, or a preview or placeholder that does not say it."""
+    meta = part.metadata.get(KEY) if isinstance(part.metadata, dict) else None
+    ours: dict[str, Any] = meta if isinstance(meta, dict) else {}
+    kept = [info["lines"] for info in ours.values() if isinstance(info, dict) and "lines" in info]
+    if kept:
+        return kept[0] if isinstance(kept[0], int) else None
+    text = text_of(part)
+    if text is None:
+        return None
+    if PREVIEWED_BY in ours:
+        noted = _NOTED.search(text)
+        return int(noted.group(1).replace(",", "")) if noted is not None else None
+    return line_count(text) if text.strip() else 0
 
 
 def longest_line(text: str) -> int:

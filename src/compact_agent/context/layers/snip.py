@@ -48,6 +48,7 @@ from ..plumbing import tokens
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import mark
 from ..plumbing.rounds import has_user_text
+from .previews import result_lines
 
 LAYER = "snip"
 SUPERSEDED = "[superseded by a later read of the same unchanged file]"
@@ -311,7 +312,8 @@ class Snip:
                     continue
                 if (i, j) in swaps and isinstance(p, ToolReturnPart):
                     content, kind = swaps[(i, j)]
-                    p = replace(p, content=content, metadata=mark(p.metadata, LAYER, {"kind": kind}))  # type: ignore[arg-type]  # a result's content becomes text, whatever its kind
+                    info = {"kind": kind, "lines": result_lines(p)}  # the result's own count, for a digest
+                    p = replace(p, content=content, metadata=mark(p.metadata, LAYER, info))  # type: ignore[arg-type]  # a result's content becomes text, whatever its kind
                 parts.append(p)
             my_recs = [*carry, *dropped.values()]
             carry = []
