@@ -207,8 +207,6 @@ class Calibration:
     samples: int = 0
     rejected: int = 0
     low: int = 0  # consecutive accepted reports below the estimate
-    refused_low: int = 0  # consecutive reports refused as implausibly far below the estimate
-    bounded: bool = False  # the ratio rests on reports above MAX_RATIO alone (bounded to it, not fitted)
     cut: int | None = None  # the size a server cuts prompts to, silently (`cut_to`)
     uncut: int | None = None  # a report no request of its size could be cut to: never a `cut`
     thinking: ThinkingCounts = field(default_factory=ThinkingCounts)  # what it counts of the model's (thinking.py)
@@ -259,8 +257,10 @@ class Calibration:
         that grew only without it (a fold swapped thinking for its digest). `earlier`: of `unsure`, the
         thinking of turns before this request's; the rest is the request's own turn's. The provider
         counts each or not for good (`thinking_counted`, `current_thinking_counted`, `_vote`): where it
-        does not, the ratio is learned without it. A request under `TINY_REQUEST` sets no ratio; one
-        bounded at MAX_RATIO goes once two reports in a row are refused below MIN_RATIO."""
+        does not, the ratio is learned without it. A request under `TINY_REQUEST` sets no ratio. A ratio
+        bounded at MAX_RATIO stays, however many reports below MIN_RATIO follow: a tokenizer that dense
+        with a server reporting only what its cache did not hold looks the same, and letting it go
+        would count a quarter of what the provider does."""
         if reported_input <= 0 or estimated_input <= 0:
             return False
         current = max(0, unsure - earlier)
@@ -282,7 +282,7 @@ class Calibration:
             if self._before_last is not None:  # the previous report measured the cut, not the tokenizer
                 self._single, self.samples, self.low, self._reports = self._before_last
                 self._settle()
-            self._before_last, self.refused_low = None, 0
+            self._before_last = None
             self.rejected += 1
             return False
         if last is not None:  # a report of a prompt the server cut decides nothing of the thinking
@@ -292,12 +292,8 @@ class Calibration:
         r = reported_input / self.counted(estimated_input, earlier, current)
         if r < MIN_RATIO:
             self.rejected += 1
-            self._before_last, self.refused_low = None, self.refused_low + 1
-            if self.bounded and self.refused_low >= 2:  # two in a row contradict it: nor was it a tokenizer's
-                self._single, self.samples, self.low, self._reports, self.bounded = 1.0, 0, 0, [], False
-                self._settle()
+            self._before_last = None
             return False
-        self.refused_low = 0
         report = (reported_input, estimated_input, earlier, current)
         if estimated_input < TINY_REQUEST:  # its framing, not the tokenizer: measured for the fit alone
             self._reports = [*self._reports[1 - FIT_REPORTS:], report]
@@ -306,7 +302,6 @@ class Calibration:
         # Over-counting is the safe direction: bounded, not refused, and not fitted from (nor with
         # the reports before it, which were of another scale).
         self._reports = [*self._reports[1 - FIT_REPORTS:], report] if r <= MAX_RATIO else []
-        self.bounded = r > MAX_RATIO and (self.bounded or self.samples == 0)
         r = min(MAX_RATIO, r)
         self.low = self.low + 1 if r < 1.0 else 0
         # The newest sample dominates: the request it measured is the one most like the next.
