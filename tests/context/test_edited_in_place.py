@@ -66,3 +66,58 @@ def test_a_message_edited_between_runs_is_not_sent_over_the_window(
     answer.content = "expanded " * 2_300  # ~5,200 tokens: more than the window
     agent.run_sync("and now?", message_history=history)
     assert max(sent) <= 4_000 - 4_000 // 50, sent  # before, 5,200 tokens went to a 4,000-token window
+
+
+def test_compact_now_measures_a_message_edited_in_place() -> None:
+    """`cm.compact_now(history)` after an edit in place: its summary request was sized from the old
+    content, and 6,441 tokens went to a 4,000-token window."""
+    import asyncio
+
+    sent: list[int] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        size = chars(messages) // 4 + 4 * len(messages)
+        sent.append(size)
+        return ModelResponse(parts=[TextPart("<summary>sum</summary>" if size > 1_500 else "short answer")],
+                             usage=RequestUsage(input_tokens=size, output_tokens=3))
+
+    cm = ContextManager(window=4_000, summary_model=FunctionModel(model))
+    agent = Agent(FunctionModel(model), capabilities=[cm])
+    history = agent.run_sync("hello " * 200).all_messages()
+    history = agent.run_sync("again " * 200, message_history=history).all_messages()
+    answer = history[1].parts[0]
+    assert isinstance(answer, TextPart)
+    answer.content = "expanded " * 2_300
+    sent.clear()
+    asyncio.run(cm.compact_now(history))
+    assert sent and max(sent) <= 4_000, sent
+
+
+class Answers:
+    """An elementwise comparison's answer (as an array's is): no truth value of its own."""
+
+    def __bool__(self) -> bool:
+        raise ValueError("the truth value of an array with more than one element is ambiguous")
+
+
+class Elementwise:
+    """Content whose == answers element by element, as an array's does."""
+
+    def __init__(self, values: list[int]) -> None:
+        self.values = values
+
+    def __eq__(self, other: object) -> object:  # type: ignore[override]
+        return Answers()
+
+    def __str__(self) -> str:
+        return " ".join(map(str, self.values))
+
+
+def test_content_that_does_not_compare_as_a_bool_is_taken_as_changed() -> None:
+    part = UserPromptPart("x")
+    m = ModelRequest(parts=[part])
+    part.content = Elementwise([1, 2, 3])  # type: ignore[assignment]
+    forget_changed([m])
+    part.content = Elementwise([1, 2, 3])  # type: ignore[assignment]
+    forget_changed([m])  # raised "truth value of an array is ambiguous" in every request
+    tokens.message_tokens(m)

@@ -77,12 +77,29 @@ def forget_changed(messages: Iterable[object]) -> None:
     for m in messages:
         stamp = content_stamp(m)
         seen = _stamps.get(m)
-        if seen == stamp:
+        if seen is not None and _unchanged(seen, stamp):
             continue
         if seen is not None:
             for memo in list(_memos):
                 memo.drop(m)
         _stamps.put(m, stamp)
+
+
+def _unchanged(seen: list[object], stamp: list[object]) -> bool:
+    """Whether two stamps are of the same content: the same objects, or equal ones of one type. A
+    comparison that says anything but True (an array's elementwise answer) or fails is a change: the
+    message is measured again, which costs time and never a wrong size."""
+    if len(seen) != len(stamp):
+        return False
+    for a, b in zip(seen, stamp, strict=True):
+        if a is b:
+            continue
+        try:
+            if type(a) is not type(b) or (a == b) is not True:
+                return False
+        except Exception:  # noqa: BLE001 - content of the caller's own making: taken as changed
+            return False
+    return True
 
 
 _stamps: IdentityMemo[list[object]] = IdentityMemo()  # each message's `content_stamp` when last seen
