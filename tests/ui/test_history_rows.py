@@ -129,3 +129,59 @@ def test_files_a_compaction_put_back_are_restored_not_called():
                                     ToolCallPart("read_file", {"path": "src/b.py"}, tool_call_id="restore_1_y")],
                              metadata={"compact_agent": {"synthetic": "restore"}})
     assert message_rows(restored) == [("restored", "a.py, src/b.py")]
+
+
+async def test_the_prompt_of_a_turn_compacted_part_way_has_its_you_row(tmp_path):
+    """A long turn in a small window is compacted while it runs: its prompt is then only among the
+    user's messages the compaction's message quotes, and the model's work goes on after it.
+    `/history` listed the summary, then the model's steps, and no `you` row for that prompt."""
+    from compact_agent.config import Settings
+    from tests.e2e.scripted import FileTaskAgent, make_project, task_text
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    from .test_commands_terminal import session
+
+    (tmp_path / "project").mkdir()
+    make_project(tmp_path / "project", 40, 6000)
+    agent = FileTaskAgent(40)
+    with FakeOpenAIServer(agent, window=16_000) as server:
+        s = session(tmp_path, server, context_window=16_000, permission_mode="yes",
+                    settings=Settings(memory_enabled=False, collapse_enabled=False))
+        try:
+            done = await s.run_turn(task_text(40))
+            assert s.cm.compactions and done.output == "FINAL SUM: 9460", done.output
+        finally:
+            s.close()
+        run = await drive(tmp_path, agent, ["/history\r"], server=server, continue_last=True, context_window=16_000)
+    listed = rows(run.out)
+    assert listed[0][:2] == ("0", "summary"), run.out
+    assert listed[1][:2] == ("", "you") and task_text(40).startswith(listed[1][2].rstrip("…")), run.out
+    assert listed[2][0] == "1" and listed[2][1] != "you", run.out  # the model's work, numbered on
+    assert [r for r in listed if r[1] == "you"] == [listed[1]], run.out
+
+
+def test_a_compaction_followed_by_its_restored_reads_alone_has_no_turn_going_on():
+    """The files a compaction put back are read in the program's name right after its message: no
+    work of the model's goes on there, so no prompt the message quotes gets a `you` row; after them,
+    the model's work does."""
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    from compact_agent.ui.history_view import last_exchanges, message_rows
+
+    head = UserPromptPart("This session continues a conversation that was compacted to keep the context small.")
+    compacted = ModelRequest(parts=[head], metadata={"compact_agent": {"kind": "summary", "user_messages": ["fix it"]}})
+    restored = {"compact_agent": {"synthetic": "restore"}}
+    reads = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "a.py"}, "r1")], metadata=restored),
+             ModelRequest(parts=[ToolReturnPart("read_file", "     1\talpha", "r1")], metadata=restored)]
+    work = ModelResponse(parts=[TextPart("Fixed.")])
+    assert [who for who, _ in message_rows(compacted, after=reads)] == ["summary"]
+    assert [who for who, _ in message_rows(compacted, after=[*reads, work])] == ["summary", "you"]
+    assert last_exchanges([compacted, *reads]) == []
+    assert last_exchanges([compacted, *reads, work]) == ["› fix it", "  Fixed."]

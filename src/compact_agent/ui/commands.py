@@ -5,6 +5,7 @@ one when no built-in command has its name."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -235,7 +236,7 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
 
     shown = shown_as(s.store.root, s.session_id)  # a paste as its placeholder, as it was shown when sent
     for i, m in enumerate(s.messages):
-        for row, (who, text) in enumerate(message_rows(m, shown)):
+        for row, (who, text) in enumerate(message_rows(m, shown, itertools.islice(s.messages, i + 1, None))):
             # Every message its position, the number --from and --up-to take: the close of a turn that got
             # no answer too (`no answer`), which the model reads; left out, the numbers went 10, 12.
             # A request with what you typed and tool results: two rows, the number on the first.

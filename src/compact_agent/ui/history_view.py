@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import (
@@ -73,7 +74,7 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
     for i, m in enumerate(messages):
         last = i == len(messages) - 1
         if isinstance(m, ModelRequest) and is_summary(m):  # a prompt kept verbatim in it, with the answer after it
-            prompts = _carried(m) or _turn_going_on(m, messages[i + 1:i + 2])
+            prompts = _carried(m) or _turn_going_on(m, itertools.islice(messages, i + 1, None))
             if prompts and not last:  # …else its answer went into the summary
                 pairs.append((as_typed(prompts[-1]), "", ""))
         elif isinstance(m, ModelRequest):
@@ -111,12 +112,19 @@ def _carried(summary: ModelRequest) -> list[str]:
     return [p for p in _typed(ModelRequest(parts=summary.parts[at:])) if isinstance(p, str)]
 
 
-def _turn_going_on(summary: ModelRequest, after: Sequence[ModelMessage]) -> list[str]:
+def _turn_going_on(summary: ModelRequest, after: Iterable[ModelMessage]) -> list[str]:
     """The prompt of a turn a compaction came in the middle of: the model's work goes on right
-    after the summary, which carries the turn's prompt among the user's messages it quotes, the
-    newest last in its metadata. A long turn compacted as it ran left no prompt in the history, and
-    a session resumed after it showed nothing of where the work stopped, not even its answer."""
-    if not (after and isinstance(after[0], ModelResponse)):
+    after the summary (`after`: the messages that follow it), which carries the turn's prompt among
+    the user's messages it quotes, the newest last in its metadata. A long turn compacted as it ran
+    left no prompt in the history, and a session resumed after it showed nothing of where the work
+    stopped, not even its answer. The reads the compaction put back (files, results in use) are
+    the program's, not that work: after them a message you typed starts a turn of its own."""
+    for m in after:
+        if isinstance(m, ModelRequest) and _typed(m):
+            return []
+        if isinstance(m, ModelResponse) and _synthetic(m) not in (*READ_BY_US, "kept"):
+            break
+    else:
         return []
     ours = summary.metadata.get("compact_agent") if isinstance(summary.metadata, dict) else None
     users = ours.get("user_messages") if isinstance(ours, dict) else None
@@ -286,7 +294,8 @@ def boundary_lines(when: str, what: str, width: int) -> list[str]:
     return [f"{when if i == 0 else '':<16}  {line}" for i, line in enumerate(lines)]
 
 
-def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> list[tuple[str, str]]:
+def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
+                 after: Iterable[ModelMessage] = ()) -> list[tuple[str, str]]:
     """(who, what) rows for one message of `/history`'s list, in the words of the conversation: what
     you typed (as it was shown when sent, by `shown`: a paste as its placeholder), the assistant's
     text, its tool calls as the turn showed them (`read_file(a.py)`), a tool result as its one-line
@@ -295,8 +304,10 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> 
     One request can hold tool results and what you typed (the results of the calls the last answer
     made, or of a file you attached, with the message that follows them): it gets a `you` row and a
     row for the results, so every message you typed has its number for `/compact --from N`. So does
-    a compaction's message that carries a prompt kept verbatim: a `summary` row and a `you` row. The
-    read of an @file, or of a file a compaction put back, is `attached` or `restored`: no call of the model's."""
+    a compaction's message that carries a prompt kept verbatim: a `summary` row and a `you` row, also
+    for the prompt of a turn compacted part-way through, which it quotes (`after`: the messages after
+    `m`, where that turn's work goes on: `_turn_going_on`). The read of an @file, or of a file a
+    compaction put back, is `attached` or `restored`: no call of the model's."""
     from .tool_lines import call_line
 
     if isinstance(m, ModelResponse):
@@ -328,6 +339,8 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None) -> 
         elif isinstance(p, RetryPromptPart):
             results.append(f"{p.tool_name or 'tool'}: error: {result_summary('', p.model_response(), True)}")
     typed = [shown(t) if shown is not None else t for t in (_words(c) for c in _typed(m))]
+    if summary and not typed and isinstance(m, ModelRequest):  # the prompt of the turn still going on after it
+        typed = [shown(t) if shown is not None else t for t in _turn_going_on(m, after)]
     ours = [_words(p.content) for p in m.parts if isinstance(p, UserPromptPart) and is_synthetic_text(p.content)]
     rows = [("you", as_typed(" ".join(typed)))] if typed else []
     if results:
