@@ -7,13 +7,21 @@ is broken between its parts, never inside the command to copy.
 
 from __future__ import annotations
 
+from pathlib import Path
 
-def resume_hint(session_id: str, width: int) -> list[str]:
+
+def resume_hint(session_id: str, width: int, root: Path | None = None) -> list[str]:
     """The lines that say how to resume session `session_id`, each within `width` columns where
-    its parts allow (a session id longer than the width is still given whole)."""
-    said, command, newest = "resume this session with:", f"compact-agent --resume {session_id}", "(or -c for the newest)"
-    if len(whole := f"{said} {command}  {newest}") <= width:
+    its parts allow (a session id longer than the width is still given whole). `-c` is offered
+    only when it opens this session: the newest of those under `root` (options.continued_id).
+    After `/clear` and `/resume` back to an earlier session, the one `/clear` started is newer, and
+    '(or -c for the newest)' sent the user to it."""
+    from ..agent.run.options import continued_id
+
+    said, command = "resume this session with:", f"compact-agent --resume {session_id}"
+    newest = "(or -c for the newest)" if root is None or continued_id(root) == session_id else ""
+    if len(whole := f"{said} {command}  {newest}".rstrip()) <= width:
         return [whole]
     if len(first := f"{said} {command}") <= width:
-        return [first, f"  {newest}"]
-    return [said, f"  {command}", f"  {newest}"]
+        return [first, f"  {newest}"] if newest else [first]
+    return [said, f"  {command}", *([f"  {newest}"] if newest else [])]

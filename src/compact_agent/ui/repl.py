@@ -375,7 +375,7 @@ class Repl:
     def goodbye(self) -> None:
         s = getattr(self, "session", None)
         if s is not None and s.store.path.exists() and s.messages:
-            for line in resume_hint(s.session_id, self.console.width):
+            for line in resume_hint(s.session_id, self.console.width, s.store.root):
                 self.console.print(line, style="dim", markup=False, highlight=False, soft_wrap=True)
 
 

@@ -134,12 +134,19 @@ def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
                                     f"({', '.join(sorted(matches)[:4])}{', …' if len(matches) > 4 else ''}); "
                                     "give more of the id")
         raise FileNotFoundError(f"no session {opts.session_id} for {opts.cwd} (compact-agent sessions lists them)")
-    if opts.continue_last:
-        found = list_sessions(root)
-        if found:
-            newest, _ = newest_session(found)  # passing over files that are no session
-            return _earlier(root, (newest or found[0]).stem)
+    if opts.continue_last and (last := continued_id(root)) is not None:
+        return _earlier(root, last)
     return new_session_id(), False
+
+
+def continued_id(root: Path) -> str | None:
+    """The session `-c` opens among those under `root`: the newest written to, passing over files
+    that are no session; None when there is none. What the REPL's goodbye offers `-c` for."""
+    found = list_sessions(root)
+    if not found:
+        return None
+    newest, _ = newest_session(found)
+    return (newest or found[0]).stem
 
 
 def _earlier(root: Path, session_id: str) -> tuple[str, bool]:
