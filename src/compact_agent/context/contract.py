@@ -18,6 +18,7 @@ history is taken for saved only once the store took it: the next sync tries agai
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -188,18 +189,44 @@ def _not_held(store: str, held: int, given: int, same: int) -> str:
     if same == given:
         return (f"resume(): the store ({store}) holds {its}, the history given only its first {given}: {read}, or "
                 "run with the shorter history without resume(), which archives what the store held and rewrites it")
-    return (f"resume(): the store ({store}) holds another conversation than the history given (message {same + 1} of "
-            f"its {its} differs): {read}, or give this history a store of its own")
+    return (f"resume(): what the store ({store}) holds differs from the history given at message {same + 1} (of "
+            f"its {its}): {read}, or give this history a store of its own")
+
+
+# What a message says, as the model reads it again: kinds, words, tools, arguments and call ids, in
+# order. Not when it was said (a store may keep timestamps to the second), nor the run, usage or
+# provider details that came with it.
+_SAID = ("part_kind", "content", "tool_name", "args", "tool_call_id")
+
+
+def _args(args: Any) -> Any:
+    """Tool-call arguments parsed, as a provider's JSON string or a store's dict alike."""
+    if args is None or args == "":
+        return {}
+    if isinstance(args, str):
+        try:
+            return json.loads(args)
+        except ValueError:
+            return args  # not JSON: the same only as the same text
+    return args
+
+
+def _said(message: Any) -> tuple[Any, list[dict[str, Any]]]:
+    parts = [{k: _args(v) if k == "args" else v for k, v in part.items() if k in _SAID}
+             for part in message.get("parts", ())]
+    return message.get("kind"), parts
 
 
 def _same(a: ModelMessage, b: ModelMessage) -> bool:
+    """Whether `a` and `b` say the same, one maybe read back from a store that keeps it in another
+    form (arguments parsed, timestamps to the second, provider details dropped)."""
     if a is b or a == b:
         return True
-    # Read back from a database, a message may differ in representation only (args as str or dict).
     try:
-        return ModelMessagesTypeAdapter.dump_json([a]) == ModelMessagesTypeAdapter.dump_json([b])
+        x, y = ModelMessagesTypeAdapter.dump_python([a, b], mode="json")
     except Exception:  # noqa: BLE001 - not serialisable: not the same
         return False
+    return _said(x) == _said(y)
 
 
 class StoreSync:
