@@ -3,7 +3,8 @@ calls it with is refused where the manager is made, in one line, as an async one
 `before_compact=lambda trigger: None` was accepted, and then every compaction reported a `hook` /
 `failed` event ("<lambda>() takes 1 positional argument but 2 were given"). Whatever can take them
 is still accepted: `*args`, defaults, a partial, a bound method, an object's `__call__`, an async
-function, a builtin whose signature cannot be read."""
+function, a builtin whose signature cannot be read, a decorator's wrapper taking `*args` (read by its
+own signature, not the one of what it wraps), a class whose metaclass makes calling it a call."""
 
 from __future__ import annotations
 
@@ -49,6 +50,48 @@ def _three(a: object, b: object, c: object) -> None:
     return None
 
 
+def _two(a: object, b: object) -> int:
+    return 1
+
+
+def _for_model(fn: Any) -> Any:
+    """A decorator as they are written: its wrapper takes whatever it is given, and gives the
+    function it wraps one argument more."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any) -> Any:
+        return fn(*args, "deepseek-chat")
+    return wrapper
+
+
+counted: list[str] = []
+
+
+@_for_model
+def _count_for(messages: Sequence[ModelMessage], model: str) -> int:
+    counted.append(model)
+    return 10 * len(messages)
+
+
+class Counting(type):
+    """A metaclass whose `__call__` counts: calling its classes makes no object."""
+
+    def __call__(cls, messages: Sequence[ModelMessage]) -> int:
+        return 1
+
+
+class Tokenizer(metaclass=Counting):
+    pass
+
+
+class Pairing(type):
+    def __call__(cls, a: object, b: object) -> int:
+        return 1
+
+
+class PairTokenizer(metaclass=Pairing):
+    pass
+
+
 @pytest.mark.parametrize(("options", "said"), [
     ({"before_compact": lambda trigger: None},
      "before_compact is called with two arguments, (trigger, instructions), but this one takes (trigger)"),
@@ -62,6 +105,10 @@ def _three(a: object, b: object, c: object) -> None:
     ({"event_handler": lambda event, kind: None},
      "event_handler is called with one argument, (event), but this one takes (event, kind)"),
     ({"token_counter": lambda: 0}, "token_counter is called with one argument, (messages), but this one takes ()"),
+    ({"token_counter": functools.cache(_two)},  # a wrapper of C, read by what it passes its arguments to
+     "token_counter is called with one argument, (messages), but this one takes (a, b)"),
+    ({"token_counter": PairTokenizer},
+     "token_counter is called with one argument, (messages), but this one takes (a, b)"),
 ])
 def test_a_callback_that_cannot_take_its_arguments_is_refused_where_the_manager_is_made(
         options: dict[str, Any], said: str) -> None:
@@ -85,6 +132,11 @@ def _count(messages: Sequence[ModelMessage], *rest: object) -> int:
     {"event_handler": [].append},
     {"token_counter": len},
     {"token_counter": _count},
+    {"token_counter": _for_model(len)},
+    {"token_counter": functools.wraps(_two)(lambda *args: 1)},
+    {"before_compact": functools.partial(_for_model(_three), 1)},
+    {"token_counter": functools.cache(len)},
+    {"token_counter": Tokenizer},  # calling it counts: its metaclass's __call__
 ])
 def test_whatever_can_take_its_arguments_is_accepted(options: dict[str, Any]) -> None:
     ContextManager(window=8_000, **options)
@@ -110,3 +162,12 @@ def test_a_bound_method_is_called_at_each_compaction_and_reports_no_failure() ->
     agent.run_sync("go", usage_limits=UsageLimits(request_limit=50))
     assert cm.compactions and len(hook.calls) >= len(cm.compactions)
     assert not [e for e in events if e.layer == "hook"]
+
+
+
+def test_a_decorated_counter_whose_wrapper_gives_it_more_counts_each_request() -> None:
+    # Its signature followed __wrapped__ to (messages, model), and it was refused as taking two.
+    cm = ContextManager(window=8_000, token_counter=_count_for)
+    counted.clear()
+    Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("ok")])), capabilities=[cm]).run_sync("hi")
+    assert counted and set(counted) == {"deepseek-chat"}

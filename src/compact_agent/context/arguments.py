@@ -127,7 +127,8 @@ def check_options(*, window: object, max_output: object, settings: object, summa
                             ("before_compact", before_compact, "of (trigger, instructions)")):
         if fn is not None and not callable(fn):
             raise TypeError(f"{name} must be a function, not {kind(fn)}")
-        if isinstance(fn, type):  # called, a class makes an object: a counter's count, a handler's nothing
+        if isinstance(fn, type) and not called_by_its_metaclass(fn):
+            # Called, a class makes an object: a counter's count, a handler's nothing.
             # Its instance is what is wanted only when it can be called (`__call__`): int() is no counter.
             wanted = f"or an instance ({fn.__name__}())" if calls(fn) else shape
             raise TypeError(f"{name} must be a function {wanted}, not the class {fn.__name__}")
@@ -166,19 +167,32 @@ def check_options(*, window: object, max_output: object, settings: object, summa
 def wrong_arguments(fn: object, n: int) -> str | None:
     """The parameters `fn` takes, shown, when it cannot be called with `n` positional arguments;
     None when it can (a `*args`, defaults, a bound method, a partial, an object's `__call__`), or
-    when no signature can be read (a builtin of C): it is given the benefit of the doubt."""
+    when no signature can be read (a builtin of C): it is given the benefit of the doubt.
+
+    What is called is `fn` itself, not what it wraps: a `functools.wraps` wrapper taking `*args`
+    takes the arguments whatever the function it wraps takes (its signature followed `__wrapped__`).
+    Only a wrapper of C with no signature of its own (`functools.cache`) is read by what it wraps,
+    which it passes its arguments to."""
     if fn is None or not callable(fn):
         return None
     try:
-        signature = inspect.signature(fn)
+        signature = inspect.signature(fn, follow_wrapped=False)
     except (TypeError, ValueError):
-        return None
+        try:
+            signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            return None
     try:
         signature.bind(*range(n))
     except TypeError:  # shown by its parameters' names, without annotations ("(trigger)")
         bare = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()]
         return str(signature.replace(parameters=bare, return_annotation=inspect.Signature.empty))
     return None
+
+
+def called_by_its_metaclass(cls: type) -> bool:
+    """Whether calling `cls` runs its metaclass's own `__call__`, which may make no object at all."""
+    return any("__call__" in vars(k) for k in inspect.getmro(type(cls)) if k not in (type, object))
 
 
 def calls(cls: type) -> bool:
