@@ -41,6 +41,10 @@ async def test_a_request_that_fits_without_the_thinking_keeps_its_rounds(tmp_pat
     assert all(e.detail["rounds_left_out"] == 0 and e.detail["previews"] == 0 for e in shrinks), \
         [e.detail for e in shrinks]
     assert all(e.detail["thinking_left_out"] for e in shrinks)
+    # What it freed is what the server counted of it: nothing, so no line says "freed 9,756 tokens"
+    # of an 8K window (the sizes it was judged by count the thinking).
+    assert all(e.tokens_before - e.tokens_after > 2_000 and e.tokens_freed * 100 < 8_000 for e in shrinks), \
+        [(e.tokens_before, e.tokens_after, e.tokens_freed) for e in shrinks]
     assert not [e for e in events if e.layer == "compact"]
     last = server.requests[-1]
     assert all(f"note {turn}" in last.all_text() for turn in range(8))  # every turn still in the request
