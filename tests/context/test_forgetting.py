@@ -417,4 +417,4 @@ def test_a_call_repeated_with_the_same_result_is_kept_once():
                  ModelRequest(parts=[ToolReturnPart("glob", listing if i < 3 else "src/a.py", tool_call_id=f"g{i}")])]
     compactor = Compactor(Limits.for_window(200_000, 8_192), hot=lambda call_id: True)
     kept = [m.parts[0].tool_call_id for m in compactor.kept_results(msgs) if isinstance(m, ModelRequest)]
-    assert kept == ["g2", "g3"]  # the newest of the three alike, and the one whose listing differs
+    assert kept == ["g3"]  # the newest run: an older listing is what the glob said before (test_kept_results_newest_run.py)

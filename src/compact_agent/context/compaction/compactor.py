@@ -341,7 +341,8 @@ class Compactor(Keeper):
                 attached = restore.new_attachments(attached, keep_head)
             room = self.results_room(self.scaled(self.estimated([*keep_head, head_msg, *files_back, *attached,
                                                                   *tail]) + overhead), before)
-            others = [*attached, *self.kept_results(summarized, overhead, room)]
+            whole = restore.whole(paths, limits.restore_tokens_per_file, self.restorer.file_tokens)
+            others = [*attached, *self.kept_results(summarized, overhead, room, tail, whole)]
             self.escalation = 0
             new = join(keep_head, [head_msg], files_back, others, tail)
             # What the new history is made of, for a person deciding on it (a preview, a refusal).

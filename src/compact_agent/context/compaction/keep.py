@@ -22,9 +22,10 @@ has changed:
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from ..plumbing.markers import KEY, is_compaction_message
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin, side_room
 from . import ledger, summary
 from .cuts import tail_start
-from .restore import Restorer, pick_files, read_paths_in
+from .restore import Restorer, pick_files, read_paths_in, reads_one_of
 from .result import NotSmaller
 
 KEEP_RESULTS = 5
@@ -43,6 +44,12 @@ KEEP_RESULTS = 5
 masking keeps the newest observations; older ones live on in the summary and on disk."""
 
 _UNSET = object()
+
+
+def run_key(call: ToolCallPart) -> tuple[str, str]:
+    """What makes two calls runs of the same one: the tool and its arguments (as JSON, keys sorted)."""
+    args = ledger.call_args(call)
+    return call.tool_name, args if isinstance(args, str) else json.dumps(args, sort_keys=True, default=str)
 
 
 def escalated(limits: Limits, level: int) -> Limits:
@@ -104,7 +111,7 @@ class KeepPlan:
     def kept(self) -> list[ModelMessage]:
         """The tool results in use that the compaction would keep after the summary (`Keeper.kept_results`)."""
         if self._kept is None:
-            self._kept = self.keeper.kept_results(self.head, self.overhead)
+            self._kept = self.keeper.kept_results(self.head, self.overhead, after=self.history[self.cut:])
         return self._kept
 
     @property
@@ -238,40 +245,52 @@ class Keeper:
         return None if self.tail_for is not None else KEEP_RESULTS
 
     def kept_results(self, summarized: Sequence[ModelMessage], overhead: int = 0,
-                     room: int | None = None) -> list[ModelMessage]:
+                     room: int | None = None, after: Sequence[ModelMessage] = (),
+                     restored: Collection[Path] = ()) -> list[ModelMessage]:
         """The tool results the model is still using among those a compaction replaces, each with
         its call, newest first within the default tail budget (each no larger than a restored
         file) and within `room` (estimated tokens, `results_room`) when given, in their original
         order. The model reached back into each of them recently; a summary would name them, and
-        the model would read them again. A call repeated with the same result is kept once: the
-        same glob and its listing were kept three and four times after every compaction."""
+        the model would read them again. A call run again (the same tool with the same arguments)
+        is kept once, as its newest run answered, whatever the older runs said: kept, the `FAILED`
+        of a test run the model had cited stood right after the summary, and the run after the fix
+        (`5 passed`) was gone. None is kept when that newest run did not return a result or is
+        among `after` (the messages kept verbatim after these), nor a read of a file `restored`
+        whole (read again from disk now): either holds what it said, or newer, anyway."""
         if self.hot is None:
             return []
         calls = {p.tool_call_id: p for m in summarized if isinstance(m, ModelResponse)
                  for p in m.parts if isinstance(p, ToolCallPart)}
+        newest = {run_key(call): call_id for call_id, call in calls.items()}  # in order: the last run wins
+        rerun = {run_key(p) for m in after if isinstance(m, ModelResponse) for p in m.parts
+                 if isinstance(p, ToolCallPart)}
+        returned = [p for m in summarized if isinstance(m, ModelRequest)
+                    for p in m.parts[::-1] if isinstance(p, ToolReturnPart) and p.tool_call_id in calls]  # as kept before
+        results = {p.tool_call_id: p for p in returned}
+        order = {p.tool_call_id: i for i, p in enumerate(returned)}
         budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
         if room is not None:
             budget = min(budget, room)
-        picked: list[tuple[ToolCallPart, ToolReturnPart]] = []
+        picked: list[ToolReturnPart] = []
         used = 0
-        seen: set[str] = set()  # the same call with the same result, kept once (its newest copy)
-        for m in reversed(summarized):
-            if not isinstance(m, ModelRequest):
+        seen: set[tuple[str, str]] = set()  # the calls answered, each by its newest run
+        for p in reversed(returned):
+            key = run_key(calls[p.tool_call_id])
+            if key in seen or not self.hot(p.tool_call_id):
                 continue
-            for p in m.parts:
-                if not isinstance(p, ToolReturnPart) or p.tool_call_id not in calls or not self.hot(p.tool_call_id):
-                    continue
-                call = calls[p.tool_call_id]
-                same = repr((call.tool_name, call.args_as_json_str(), p.model_response_str()))
-                size = tokens.message_tokens(ModelRequest(parts=[p])) + tokens.message_tokens(ModelResponse(parts=[call]))
-                if same in seen or size > self.limits.restore_tokens_per_file or used + size > budget:
-                    continue
-                seen.add(same)
-                picked.append((call, p))
-                used += size
+            seen.add(key)
+            result = None if key in rerun else results.get(newest[key])
+            if result is None or reads_one_of(call := calls[result.tool_call_id], restored, self.restorer.resolve):
+                continue
+            size = tokens.message_tokens(ModelRequest(parts=[result])) + tokens.message_tokens(ModelResponse(parts=[call]))
+            if size > self.limits.restore_tokens_per_file or used + size > budget:
+                continue
+            picked.append(result)
+            used += size
         meta = {KEY: {"synthetic": "kept"}}
-        return [msg for call, result in reversed(picked)
-                for msg in (ModelResponse(parts=[call], metadata=meta), ModelRequest(parts=[result], metadata=meta))]
+        return [msg for result in sorted(picked, key=lambda r: order[r.tool_call_id])
+                for msg in (ModelResponse(parts=[calls[result.tool_call_id]], metadata=meta),
+                            ModelRequest(parts=[result], metadata=meta))]
 
     def results_room(self, base: int, before: int) -> int:
         """Estimated tokens the results in use may take once `base` (provider tokens, the overhead

@@ -11,7 +11,7 @@ this library never touches the file system itself.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,6 +103,11 @@ def read_paths_in(messages: Sequence[ModelMessage]) -> set[str]:
     return out
 
 
+def reads_one_of(call: ToolCallPart, paths: Collection[Path], resolve: Callable[[str], Path]) -> bool:
+    """Whether `call` reads one of the files `paths` (as `resolve` names them)."""
+    return bool(paths) and any(resolve(p) in paths for p in read_paths_in([ModelResponse(parts=[call])]))
+
+
 def pick_files(candidates: Sequence[Path], limits: Limits, exclude: set[Path],
                file_tokens: Callable[[Path], int]) -> list[Path]:
     """Newest first: at most N existing files whose (capped) size fits the total budget."""
@@ -122,6 +127,19 @@ def pick_files(candidates: Sequence[Path], limits: Limits, exclude: set[Path],
         picked.append(path)
         used += cost
     return picked
+
+
+def whole(paths: Sequence[Path], max_tokens: int, file_tokens: Callable[[Path], int]) -> set[Path]:
+    """The files of `paths` a restore of at most `max_tokens` each brings back whole: a read of one
+    of them the compaction replaces says nothing its restored copy does not (keep.py)."""
+    out: set[Path] = set()
+    for path in paths:
+        try:
+            if file_tokens(path) <= max_tokens:
+                out.add(path)
+        except OSError:
+            continue
+    return out
 
 
 def restore_messages(restorer: Restorer, limits: Limits, kept: Sequence[ModelMessage] = ()) -> list[ModelMessage]:

@@ -1,0 +1,186 @@
+"""A compaction keeps a result the model is using as its call's newest run answered it.
+
+The results the model reached back into are kept verbatim after the summary. A test run whose
+`FAILED` line the model had cited (it named the failing test while fixing it) was kept so, and the
+run of the same command after the fix (`5 passed`) was summarised away: the next request held the
+summary, then the old `FAILED` output, then the last answer, and nothing said that output was old.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from compact_agent.context import CompactionSettings, Compactor, ContextManager, InMemoryStore, Limits
+from compact_agent.context.compaction.restore import Restorer
+from compact_agent.context.plumbing.rounds import unpaired
+from compact_agent.context.testing import reply_to_library_request
+
+FAILED = "FAILED tests/test_parse.py::test_parse_empty - ValueError\n1 failed, 4 passed"
+PASSED = "5 passed in 0.12s"
+
+
+def _prompt(messages: list[ModelMessage]) -> str:
+    for m in reversed(messages):
+        if isinstance(m, ModelRequest):
+            for p in m.parts:
+                if isinstance(p, UserPromptPart) and isinstance(p.content, str):
+                    return p.content
+    return ""
+
+
+def _since_prompt(messages: list[ModelMessage]) -> list[str]:
+    """The tools called since the user's latest message."""
+    names: list[str] = []
+    for m in reversed(messages):
+        if isinstance(m, ModelRequest) and any(isinstance(p, UserPromptPart) for p in m.parts):
+            break
+        if isinstance(m, ModelResponse):
+            names += [p.tool_name for p in m.parts if isinstance(p, ToolCallPart)]
+    return names[::-1]
+
+
+def provider(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    if (reply := reply_to_library_request(messages, "Fixing the failing parser test.")) is not None:
+        return reply
+    prompt, done = _prompt(messages), _since_prompt(messages)
+    if prompt.startswith("Run the tests"):
+        return ModelResponse(parts=[ToolCallPart("run_tests", {})] if not done else [TextPart("One test fails.")])
+    if prompt.startswith("Fix it"):  # names the failing test (a reach back into the first run), fixes it, runs again
+        if not done:
+            return ModelResponse(parts=[TextPart("I will fix test_parse_empty in src/parse.py."),
+                                        ToolCallPart("fix", {})])
+        if done == ["fix"]:
+            return ModelResponse(parts=[ToolCallPart("run_tests", {})])
+        return ModelResponse(parts=[TextPart("All tests pass now.")])
+    if len(done) < 3:  # padding that moves the test runs out of the verbatim tail
+        return ModelResponse(parts=[ToolCallPart("read", {"page": len(done) + 1})])
+    return ModelResponse(parts=[TextPart("Read them.")])
+
+
+async def test_the_result_kept_is_the_newest_run_of_its_call() -> None:
+    cm = ContextManager(window=32_000, store=InMemoryStore(), settings=CompactionSettings(compaction_records=False))
+    agent = Agent(FunctionModel(provider), capabilities=[cm])
+    state = {"fixed": False}
+
+    @agent.tool_plain
+    def run_tests() -> str:
+        return PASSED if state["fixed"] else FAILED
+
+    @agent.tool_plain
+    def fix() -> str:
+        state["fixed"] = True
+        return "Edited src/parse.py."
+
+    @agent.tool_plain
+    def read(page: int) -> str:
+        return f"page {page}: " + "word " * 1_500
+
+    history: list[ModelMessage] = []
+    for prompt in ("Run the tests.", "Fix it.", "Read the pages."):
+        history = (await agent.run(prompt, message_history=history)).all_messages()
+
+    compacted = await cm.compact_now(history, model=FunctionModel(provider))
+
+    returns = [p for m in compacted if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    test_runs = [p.content for p in returns if p.tool_name == "run_tests"]
+    assert test_runs == [PASSED]  # the newest run, once; not the FAILED one the model had cited
+    assert unpaired(compacted) == (set(), set())
+    assert compacted[-1] == history[-1]  # the last answer, verbatim
+
+
+def _runs(outputs: list[str], prefix: str = "g") -> list[ModelMessage]:
+    msgs: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("look around")])]
+    for i, out in enumerate(outputs):
+        msgs += [ModelResponse(parts=[ToolCallPart("glob", {"pattern": "**/*.py"}, tool_call_id=f"{prefix}{i}")]),
+                 ModelRequest(parts=[ToolReturnPart("glob", out, tool_call_id=f"{prefix}{i}")])]
+    return msgs
+
+
+def _kept(compactor: Compactor, summarized: list[ModelMessage], after: Sequence[ModelMessage] = ()) -> list[str]:
+    kept = compactor.kept_results(summarized, after=after) if after else compactor.kept_results(summarized)
+    return [m.parts[0].tool_call_id for m in kept
+            if isinstance(m, ModelRequest) and isinstance(m.parts[0], ToolReturnPart)]
+
+
+def test_an_older_listing_in_use_gives_way_to_the_newest_run_even_when_that_one_is_not() -> None:
+    """A glob listing from early on (turn 2) stood right before a much later answer, although the
+    same glob had been run since, after files were written, with another listing."""
+    msgs = _runs(["src/a.py", "src/a.py", "src/a.py\nsrc/new.py"])
+    only_first = Compactor(Limits.for_window(200_000, 8_192), hot=lambda call_id: call_id == "g0")
+    assert _kept(only_first, msgs) == ["g2"]
+    every = Compactor(Limits.for_window(200_000, 8_192), hot=lambda call_id: True)
+    assert _kept(every, msgs) == ["g2"]
+    # The newest run kept verbatim after the summarised part: nothing older is kept beside it.
+    tail = _runs(["src/a.py\nsrc/new.py\nsrc/b.py"], prefix="t")[1:]
+    assert _kept(every, msgs, tail) == []
+    # Other calls are not runs of it: another pattern is kept as it was.
+    other: list[ModelMessage] = [ModelResponse(parts=[ToolCallPart("glob", {"pattern": "*.md"}, tool_call_id="m")]),
+                                 ModelRequest(parts=[ToolReturnPart("glob", "README.md", tool_call_id="m")])]
+    assert _kept(every, [*msgs[:3], *other, *msgs[3:]]) == ["m", "g2"]
+
+
+def test_a_read_of_a_file_restored_whole_is_not_kept_beside_it(tmp_path: Path) -> None:
+    """A file changed since the previous compaction comes back read from disk now; a read of it the
+    model had cited was kept as well, older than the copy restored after the summary."""
+    from compact_agent.context.compaction.restore import whole
+
+    msgs: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("look at it")]),
+                                ModelResponse(parts=[ToolCallPart("read_file", {"path": "src/a.py"}, tool_call_id="r0")]),
+                                ModelRequest(parts=[ToolReturnPart("read_file", "x = 1", tool_call_id="r0")])]
+    every = Compactor(Limits.for_window(200_000, 8_192), hot=lambda call_id: True)
+    assert _kept(every, msgs) == ["r0"]
+    kept = every.kept_results(msgs, restored={Path("src/a.py")})
+    assert kept == []
+    # Restored whole: a file within the per-file budget; one cut to it may lack what the read held.
+    (small := tmp_path / "small.py").write_text("x = 1\n")
+    (big := tmp_path / "big.py").write_text("x = 1\n" * 10_000)
+    gone = tmp_path / "gone.py"
+    assert whole([small, big, gone], 1_000, lambda p: len(p.read_text()) // 4) == {small}
+
+
+async def test_a_compaction_keeps_no_read_of_a_file_it_restores(tmp_path: Path) -> None:
+    files = [tmp_path / f"f{i}.txt" for i in range(2)]
+    for f in files:
+        f.write_text("edited since\n")
+
+    def reread(paths: list[Path], n: int) -> list[ModelMessage]:
+        return [ModelResponse(parts=[ToolCallPart("read_file", {"path": str(p)}, tool_call_id=f"back{k}")
+                                     for k, p in enumerate(paths)]),
+                ModelRequest(parts=[ToolReturnPart("read_file", p.read_text(), tool_call_id=f"back{k}")
+                                    for k, p in enumerate(paths)])]
+
+    async def summarize(messages: list[ModelMessage], prompt: str) -> str:
+        return "<summary>Edited f0.</summary>"
+
+    restorer = Restorer(recent_files=lambda: files[::-1], reread=reread, resolve=lambda s: tmp_path / s)
+    compactor = Compactor(Limits.for_window(32_000, 4_000), restorer, hot=lambda call_id: call_id in ("c0", "c1"))
+    msgs: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("edit f0")])]
+    for i, name in enumerate(["f0.txt", "f1.txt", *(f"pad{k}.txt" for k in range(6))]):
+        msgs += [ModelResponse(parts=[ToolCallPart("read_file", {"path": name}, tool_call_id=f"c{i}")]),
+                 ModelRequest(parts=[ToolReturnPart("read_file", f"old text of {name} " + "y" * 4_000,
+                                                    tool_call_id=f"c{i}")])]
+    msgs[5:5] = [ModelResponse(parts=[ToolCallPart("edit_file", {"path": "f0.txt"}, tool_call_id="e0")]),
+                 ModelRequest(parts=[ToolReturnPart("edit_file", "ok", tool_call_id="e0")])]
+    msgs.append(ModelResponse(parts=[TextPart("Done.")]))
+
+    result = await compactor.compact(msgs, summarize=summarize, archive=lambda: None)
+
+    calls = [(p.tool_call_id, p.args) for m in result.messages if isinstance(m, ModelResponse)
+             for p in m.parts if isinstance(p, ToolCallPart)]
+    assert ("back0", {"path": str(files[0])}) in calls  # f0 changed: restored from disk
+    assert all(args != {"path": "f0.txt"} for _, args in calls)  # and its old read not kept beside it
+    assert ("c1", {"path": "f1.txt"}) in calls  # a read of a file not restored is kept
+    assert unpaired(result.messages) == (set(), set())
