@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest
 
 from ..layers import digest
 from ..plumbing import rounds, tokens
@@ -321,15 +321,18 @@ class Compactor(Keeper):
             """The new history naming `archive_path`, what it is made of, and how many messages it restores."""
             self.escalation = level
             images = self.kept_images(summarized, tail, overhead)
-            if incremental:
-                head_msg = summary.update_message(text, archive_path, users, since, reads, all_users=every,
-                                                  all_files=files, strategy=strategy,
-                                                  archive_above=summary.archive_named(keep_head[0]))
-            else:
-                head_msg = summary.summary_message(text, archive_path, users, strategy, files, reads)
-            head_msg = with_images(head_msg, images)
+
+            def message(listed: Sequence[str]) -> ModelRequest:  # `listed`: the files read, not restored
+                if incremental:
+                    return with_images(summary.update_message(
+                        text, archive_path, users, since, listed, all_users=every, all_files=files, strategy=strategy,
+                        archive_above=summary.archive_named(keep_head[0])), images)
+                return with_images(summary.summary_message(text, archive_path, users, strategy, files, listed), images)
+            head_msg = message(reads)
             limits = self._restore_limits(self.scaled(self.estimated([*keep_head, head_msg, *tail]) + overhead))
             paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
+            if len(shown := [p for p in reads if self.restorer.resolve(p) not in paths]) < len(reads):
+                head_msg = message(shown)  # a file restored is not also one to "read again if needed"
             self.drop_plan()  # it counted the files the read state held
             if not reread or reread[-1][0] != (paths, limits.restore_tokens_per_file):
                 self.restorer.reset()
