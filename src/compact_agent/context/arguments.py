@@ -169,19 +169,36 @@ def wrong_arguments(fn: object, n: int) -> str | None:
     None when it can (a `*args`, defaults, a bound method, a partial, an object's `__call__`), or
     when no signature can be read (a builtin of C): it is given the benefit of the doubt.
 
-    What is called is `fn` itself, not what it wraps: a `functools.wraps` wrapper taking `*args`
-    takes the arguments whatever the function it wraps takes (its signature followed `__wrapped__`).
-    Only a wrapper of C with no signature of its own (`functools.cache`) is read by what it wraps,
-    which it passes its arguments to."""
+    A `functools.wraps` wrapper is read by its own signature, and, when that is only `*args` and
+    `**kwargs` (a decorator passing its arguments on: logging, timing, retrying), by what it wraps
+    too, which gets the arguments in the end: a handler taking none, wrapped so, failed at every
+    call. A wrapper of that shape that gives the function other arguments reads as wrong: the line
+    says so, and a `lambda` around it is read by its own parameters. A wrapper of C with no
+    signature of its own (`functools.cache`) is read by what it wraps."""
     if fn is None or not callable(fn):
         return None
     try:
         signature = inspect.signature(fn, follow_wrapped=False)
     except (TypeError, ValueError):
-        try:
-            signature = inspect.signature(fn)
-        except (TypeError, ValueError):
-            return None
+        return _refused(fn, n)
+    if (shown := _shown_if_refused(signature, n)) is not None:
+        return shown
+    passes_on = all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values())
+    if passes_on and hasattr(fn, "__wrapped__") and (inner := _refused(fn, n)) is not None:
+        return (f"{inner} (what its decorator wraps and passes the arguments on to; if the decorator gives "
+                "it others, pass a lambda that calls it)")
+    return None
+
+
+def _refused(fn: object, n: int) -> str | None:
+    """`_shown_if_refused` of `fn`'s signature read through what it wraps; None if it cannot be read."""
+    try:
+        return _shown_if_refused(inspect.signature(fn), n)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def _shown_if_refused(signature: inspect.Signature, n: int) -> str | None:
     try:
         signature.bind(*range(n))
     except TypeError:  # shown by its parameters' names, without annotations ("(trigger)")
