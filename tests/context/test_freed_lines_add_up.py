@@ -5,7 +5,8 @@ clearing "2,763" while the compaction that ended it went 5,765 → 2,838: the la
 counted in characters/4 of everything, the reasoning the provider did not count included (the
 digest's own event: 3,869 → 1,615), and a layer whose saving grew because one before it took out
 what it had taken out already (microcompact clearing results the digest stood for) said the
-whole of it while the other's shrinking was said nowhere (shaping.py, `_net`).
+whole of it while the other's shrinking was said nowhere (shaping.py, `_net`). `cm.layer_savings`
+adds up the events' figures, per layer.
 """
 
 from __future__ import annotations
@@ -80,6 +81,13 @@ async def test_the_lines_of_a_turn_add_up_to_what_the_layers_took_out(tmp_path: 
     for turn in turns:
         said = sum(e.tokens_freed for e in turn if e.layer in LAYERS and e.action != "shrink")
         assert said < 8_000, [(e.layer, e.action, e.tokens_freed) for e in turn]
+    # `layer_savings` (the demo's per-layer line) adds up the same figures /status sums from the
+    # events: it took the raw growth, clearing 3,549 and the digest 1,438 where the events said 1,172
+    # and 3,815 (the same total, split otherwise).
+    said_per_layer = {layer: sum(e.tokens_freed for e in events if e.layer == layer and e.action != "shrink")
+                      for layer in LAYERS}
+    assert said_per_layer["microcompact"] and said_per_layer["collapse"]  # the overlap is in the scenario
+    assert {layer: s.cm.layer_savings.get(layer, 0) for layer in LAYERS} == said_per_layer
 
 
 def test_a_saving_taken_over_by_an_earlier_layer_is_said_once() -> None:

@@ -39,15 +39,15 @@ log = logging.getLogger(__name__)
 
 
 def account(cm: ManagerState, name: str, decided: bool) -> int:
-    """What the layer's saving grew by since the previous request, added to `layer_savings`.
+    """What the layer's saving grew by since the previous request.
 
     A decision is frozen and re-applied on every later request, so the growth is what this
     request's new decisions freed (the events' own figures are of the whole view, every earlier
     decision included). It can be negative: L3 clearing a result L4 had already folded leaves L4
-    less to fold. So `layer_savings` sums to what all layers keep out of the view, each token
-    counted once. After a compaction the first request only sets the new baseline; so does a
-    restart's first request (`load_layer_state`), where a layer that decides anew counts from the
-    savings the previous process saved with its decisions: re-applied, those are not this one's.
+    less to fold; `_net` says each token once from these. After a compaction the first request only
+    sets the new baseline; so does a restart's first request (`load_layer_state`), where a layer that
+    decides anew counts from the savings the previous process saved with its decisions: re-applied,
+    those are not this one's.
     """
     now = cm.view_savings[name]
     if cm._rebaseline and not decided:
@@ -55,7 +55,6 @@ def account(cm: ManagerState, name: str, decided: bool) -> int:
     else:
         grown = now - cm._prev_savings.get(name, 0)
     cm._prev_savings[name] = now
-    cm.layer_savings[name] = cm.layer_savings.get(name, 0) + grown
     return grown
 
 
@@ -199,7 +198,7 @@ def _counted(cm: ManagerState, view: list[ModelMessage], builtin: int) -> int:
 
 def _net(grown: list[int]) -> list[int]:
     """What each layer (in their order) newly took out of the request, from the growth of each one's
-    saving (`account`): a layer's saving shrinks when one before it took out what it had already
+    saving (`account`): the figure its events say and `layer_savings` adds up: a layer's saving shrinks when one before it took out what it had already
     taken out (microcompact clearing results a collapse digest stood for), so that shrinking comes
     off the growth of the layers before it, the nearest first. Each token is then said once, and the
     lines of a turn add up to what the layers took out, never to more than the window."""
@@ -226,10 +225,14 @@ def _commit(cm: ManagerState, steps: list[Step], savings: dict[str, int]) -> Non
             cm._reset_layer(layer, step.error)
             continue
         grown = freed[id(step)]
+        cm.layer_savings.setdefault(layer.name, 0)
         for ev in step.events:
             if not ev.duration_ms:
                 ev.duration_ms = step.ms
             if ev.freed is None:
                 ev.freed, grown = max(0, grown), 0
+            # The events' figures, added up: `layer_savings` and the lines of a turn (/status sums the
+            # events) say the same per layer, each token once.
+            cm.layer_savings[layer.name] += ev.tokens_freed
             cm.emit(ev)
     cm._rebaseline = False
