@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
+    ModelRequestPart,
     ModelResponse,
+    RetryPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -184,3 +187,54 @@ async def test_a_compaction_keeps_no_read_of_a_file_it_restores(tmp_path: Path) 
     assert all(args != {"path": "f0.txt"} for _, args in calls)  # and its old read not kept beside it
     assert ("c1", {"path": "f1.txt"}) in calls  # a read of a file not restored is kept
     assert unpaired(result.messages) == (set(), set())
+
+
+BUILD_ERRORS = "error: src/x.c:12: undefined reference to `foo'\n" * 3
+# Re-runs that did not happen: each tells nothing of what the build now says.
+NOT_RUN: dict[str, ToolReturnPart | RetryPromptPart] = {
+    "denied": ToolReturnPart("bash", "The user denied this command.", tool_call_id="b1", outcome="denied"),
+    "timed out": ToolReturnPart("bash", "Command timed out after 120 s.", tool_call_id="b1", outcome="failed"),
+    "retried": ToolReturnPart("bash", "sandbox refused", tool_call_id="b1", outcome="retried"),
+    "refused by the toolset": ToolReturnPart("bash", "bash failed: not allowed here", tool_call_id="b1",
+                                             metadata={"compact_agent": {"tool": {"error": True}}}),
+}
+
+
+def _build(rerun: ModelRequestPart, call_id: str = "b1") -> list[ModelMessage]:
+    return [ModelResponse(parts=[ToolCallPart("bash", {"command": "make build"}, tool_call_id=call_id)]),
+            ModelRequest(parts=[rerun])]
+
+
+def _cited_build() -> list[ModelMessage]:
+    return [ModelRequest(parts=[UserPromptPart("why does the build fail?")]),
+            ModelResponse(parts=[ToolCallPart("bash", {"command": "make build"}, tool_call_id="b0")]),
+            ModelRequest(parts=[ToolReturnPart("bash", BUILD_ERRORS, tool_call_id="b0")])]
+
+
+@pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")  # pydantic-ai 2.62 still sends it
+def test_a_rerun_that_did_not_happen_leaves_the_run_in_use_kept() -> None:
+    """The model cited the errors of `make build`; the command run again was denied, timed out or
+    retried: only the denial was kept (or nothing, for a retry prompt), not the errors in use."""
+    cited = Compactor(Limits.for_window(200_000, 8_192), hot=lambda call_id: call_id == "b0")
+    every = Compactor(Limits.for_window(200_000, 8_192), hot=lambda call_id: True)
+    retry = RetryPromptPart("sandbox refused", tool_name="bash", tool_call_id="b1")
+    for name, rerun in [*NOT_RUN.items(), ("a retry prompt", retry)]:
+        for compactor in (cited, every):
+            assert _kept(compactor, [*_cited_build(), *_build(rerun)]) == ["b0"], name
+        # Nor when that run is among the messages kept verbatim after the summarised part.
+        assert _kept(cited, _cited_build(), _build(rerun)) == ["b0"], name
+    # A run that succeeded takes the place of the one in use, in the summarised part or after it.
+    done = ToolReturnPart("bash", "built: out/x", tool_call_id="b1")
+    assert _kept(cited, [*_cited_build(), *_build(done)]) == ["b1"]
+    assert _kept(cited, _cited_build(), _build(done)) == []
+    # A failure (the build's errors, exit code 2) gives way to a later one: it is as old as a success would be.
+    failed = ToolReturnPart("bash", "Exit code 2\n" + BUILD_ERRORS, tool_call_id="b0", outcome="failed")
+    again = ToolReturnPart("bash", "Exit code 2\nerror: src/y.c:3: `bar' undeclared", tool_call_id="b1",
+                           outcome="failed")
+    assert _kept(cited, [*_cited_build()[:2], ModelRequest(parts=[failed]), *_build(again)]) == ["b1"]
+    assert _kept(cited, [*_cited_build()[:2], ModelRequest(parts=[failed])], _build(again)) == []
+    assert _kept(cited, [*_cited_build()[:2], ModelRequest(parts=[failed]), *_build(NOT_RUN["denied"])]) == ["b0"]
+    # The newest run that succeeded, past a later one that did not.
+    denied = ToolReturnPart("bash", "The user denied this command.", tool_call_id="b2", outcome="denied")
+    runs = [*_cited_build(), *_build(done), *_build(denied, "b2")]
+    assert _kept(cited, runs) == ["b1"]

@@ -22,7 +22,6 @@ has changed:
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import operator
 from collections.abc import Callable, Collection, Sequence
@@ -38,18 +37,13 @@ from . import ledger, summary
 from .cuts import tail_start
 from .restore import Restorer, pick_files, read_paths_in, reads_one_of
 from .result import NotSmaller
+from .runs import chosen, run_key, runs_in
 
 KEEP_RESULTS = 5
 """Tool results a compaction keeps verbatim (within the tail budget): the newest few, as observation
 masking keeps the newest observations; older ones live on in the summary and on disk."""
 
 _UNSET = object()
-
-
-def run_key(call: ToolCallPart) -> tuple[str, str]:
-    """What makes two calls runs of the same one: the tool and its arguments (as JSON, keys sorted)."""
-    args = ledger.call_args(call)
-    return call.tool_name, args if isinstance(args, str) else json.dumps(args, sort_keys=True, default=str)
 
 
 def escalated(limits: Limits, level: int) -> Limits:
@@ -252,21 +246,21 @@ class Keeper:
         file) and within `room` (estimated tokens, `results_room`) when given, in their original
         order. The model reached back into each of them recently; a summary would name them, and
         the model would read them again. A call run again (the same tool with the same arguments)
-        is kept once, as its newest run answered, whatever the older runs said: kept, the `FAILED`
-        of a test run the model had cited stood right after the summary, and the run after the fix
-        (`5 passed`) was gone. None is kept when that newest run did not return a result or is
-        among `after` (the messages kept verbatim after these), nor a read of a file `restored`
-        whole (read again from disk now): either holds what it said, or newer, anyway."""
+        is kept once, as its newest run that tells what it returns answered (runs.py `chosen`):
+        kept, the `FAILED` of a test run the model had cited stood right after the summary, and the
+        run after the fix (`5 passed`) was gone. None is kept when such a run is among `after` (the
+        messages kept verbatim after these), nor a read of a file `restored` whole (read again from
+        disk now): either holds what it said, or newer, anyway."""
         if self.hot is None:
             return []
         calls = {p.tool_call_id: p for m in summarized if isinstance(m, ModelResponse)
                  for p in m.parts if isinstance(p, ToolCallPart)}
-        newest = {run_key(call): call_id for call_id, call in calls.items()}  # in order: the last run wins
-        rerun = {run_key(p) for m in after if isinstance(m, ModelResponse) for p in m.parts
-                 if isinstance(p, ToolCallPart)}
+        rerun = runs_in(after)
         returned = [p for m in summarized if isinstance(m, ModelRequest)
                     for p in m.parts[::-1] if isinstance(p, ToolReturnPart) and p.tool_call_id in calls]  # as kept before
-        results = {p.tool_call_id: p for p in returned}
+        runs: dict[tuple[str, str], list[ToolReturnPart]] = {}
+        for p in returned:
+            runs.setdefault(run_key(calls[p.tool_call_id]), []).append(p)
         order = {p.tool_call_id: i for i, p in enumerate(returned)}
         budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
         if room is not None:
@@ -279,7 +273,7 @@ class Keeper:
             if key in seen or not self.hot(p.tool_call_id):
                 continue
             seen.add(key)
-            result = None if key in rerun else results.get(newest[key])
+            result = chosen(runs[key], self.hot, rerun.get(key, ()))
             if result is None or reads_one_of(call := calls[result.tool_call_id], restored, self.restorer.resolve):
                 continue
             size = tokens.message_tokens(ModelRequest(parts=[result])) + tokens.message_tokens(ModelResponse(parts=[call]))

@@ -1,0 +1,72 @@
+"""Which run of a call made again a compaction keeps (keep.py `kept_results`).
+
+The same tool with the same arguments is one call, run again. Of the runs since the first the model
+is still using, the newest that tells what the call now returns stands for it: the test run after a
+fix, not the `FAILED` one the model had cited. A run that did not happen (denied, retried,
+interrupted) tells nothing of that, nor does a failed one (timed out, refused) of what a run that
+worked returned: it replaces no run the model was using, as a later failure replaces an earlier one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+
+from ..plumbing.markers import failed_result
+from . import ledger
+
+Key = tuple[str, str]
+Run = ToolReturnPart | RetryPromptPart
+NOT_RUN = frozenset({"denied", "retried", "interrupted"})  # pydantic-ai's outcomes of a call that did not run
+
+
+def run_key(call: ToolCallPart) -> Key:
+    """What makes two calls runs of the same one: the tool and its arguments (as JSON, keys sorted)."""
+    args = ledger.call_args(call)
+    return call.tool_name, args if isinstance(args, str) else json.dumps(args, sort_keys=True, default=str)
+
+
+def replaces(newer: Run, older: Run) -> bool:
+    """Whether the result `newer` of a call tells what it returns in place of the older `older`: a
+    run that succeeded does; one that did not run (a retry prompt, a denial) never does; one that
+    failed (markers.py `failed_result`: timed out, refused, an error) only in place of a failure."""
+    if not isinstance(newer, ToolReturnPart) or newer.outcome in NOT_RUN:
+        return False
+    return not failed_result(newer) or isinstance(older, RetryPromptPart) or failed_result(older)
+
+
+def runs_in(messages: Sequence[ModelMessage]) -> dict[Key, list[Run]]:
+    """The results `messages` hold of each call whose call they hold too, oldest first."""
+    calls = {p.tool_call_id: p for m in messages if isinstance(m, ModelResponse)
+             for p in m.parts if isinstance(p, ToolCallPart)}
+    out: dict[Key, list[Run]] = {}
+    for m in messages:
+        for p in m.parts if isinstance(m, ModelRequest) else ():
+            if isinstance(p, ToolReturnPart | RetryPromptPart) and (call := calls.get(p.tool_call_id or "")):
+                out.setdefault(run_key(call), []).append(p)
+    return out
+
+
+def chosen(runs: Sequence[ToolReturnPart], hot: Callable[[str], bool], later: Sequence[Run] = ()) -> ToolReturnPart | None:
+    """Which of one call's `runs` (its results, oldest first) to keep: none when the model uses none
+    of them (`hot`), nor when one of the `later` runs (kept verbatim anyway) replaces it; else the
+    first it uses, or the newest run since that `replaces` it. The run in use had given way to any
+    newer one: a re-run denied or timed out left only its denial kept where the build errors the
+    model was citing had been."""
+    first = next((i for i, r in enumerate(runs) if hot(r.tool_call_id)), None)
+    if first is None:
+        return None
+    kept: ToolReturnPart = runs[first]
+    for r in runs[first + 1:]:
+        if replaces(r, kept):
+            kept = r
+    return None if any(replaces(r, kept) for r in later) else kept
