@@ -12,13 +12,14 @@ cheapest loss first (but see step 4):
    typed in them is carried after the first message, verbatim within half the room they freed;
 3. every tool result left, previews included, shrinks to a short head and tail;
 4. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
-   tool loop; other providers need none of it). Where the provider's reports showed it does not
-   count that reasoning, this comes first: a request is judged to fit with it until two reports of
-   this process agree (`fit_size`), so a `-c -p` run of one request judged an 8K DeepSeek-like
-   session at 14,299 tokens and left 9 rounds out, the model's own recent answers, of requests the
-   server counted at ~1,336. Leaving the reasoning out is as safe size-wise and loses less; where the
-   provider counts it (or nothing is known), the previews and the rounds keep the prompt's cached
-   prefix better (the analyzer's replays cost more and recalled less with the reasoning first);
+   tool loop: `without_thinking`). Where the provider's reports showed it does not count the earlier
+   turns', that reasoning (and the turn under way's, if not counted either) goes first: a request is
+   judged to fit with it until two reports of this process agree (`fit_size`), so a `-c -p` run of
+   one request judged an 8K DeepSeek-like session at 14,299 tokens and left 9 rounds out, the model's
+   own recent answers, of requests the server counted at ~1,336. Leaving the reasoning out is as safe
+   size-wise and loses less; where the provider counts it (or nothing is known), the previews and the
+   rounds keep the prompt's cached prefix better (the analyzer's replays cost more and recalled less
+   with the reasoning first);
 5. what the first message carries verbatim (the summary with the user's words and the file ledger,
    or the opening request, and the carried words) gives way: a compaction message's records first
    (one line says they were left out), then each text cut to its first words (a compaction
@@ -99,8 +100,9 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     after = tokens_now
     counted = cm.measure(view)  # as the provider counts it: what the line says was freed (below)
     thinking = 0
-    if cm.calibration.left_out(view):  # the provider's reports showed it does not count thinking of these
-        view, thinking = without_thinking(view, cm.provider)
+    if cm.calibration.thinking_counted is False:  # the earlier turns', and the turn under way's if not counted
+        upto = len(view) if cm.calibration.current_thinking_counted is False else tokens.turn_start(view)
+        view, thinking = without_thinking(view, cm.provider, upto)
         after = cm.fit_size(view) if thinking else after
     if after > limit and budget is not None:
         need = max(1, int((after - limit) / max(cm.calibration.ratio, 0.1)) + 1)
@@ -134,9 +136,9 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
         view, more = budget.shrink(view, need, short=True)
         ids += more
         after = cm.fit_size(view) if more else after
-    if after > limit and not thinking:
-        view, thinking = without_thinking(view, cm.provider)
-        after = cm.fit_size(view) if thinking else after
+    if after > limit:  # what the first step left (the turn under way's, or all where it did not run)
+        view, more = without_thinking(view, cm.provider)
+        thinking, after = thinking + more, cm.fit_size(view) if more else after
     first_cut = 0
     # The user's newest request keeps at least its first words: the first message's own texts are
     # left out only when a later message, or the carried words, hold a newer one.
@@ -171,15 +173,20 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     return view, after
 
 
-def without_thinking(view: list[ModelMessage], provider: str) -> tuple[list[ModelMessage], int]:
+def without_thinking(view: list[ModelMessage], provider: str, upto: int | None = None
+                     ) -> tuple[list[ModelMessage], int]:
     """`view` without the model's earlier thinking (step 4), and how many responses gave theirs up:
-    every response's, but at Anthropic the newest one's, which it needs back inside a tool loop. A
-    response of thinking alone keeps it (it would be left empty)."""
+    every response's (before `upto` when given: the earlier turns' alone, at the turn's start), but at
+    Anthropic the newest one's, which it needs back inside a tool loop. A response of thinking alone
+    keeps it (it would be left empty). Other providers give up that of the turn under way's tool calls
+    too: DeepSeek's API asks for it back, and pydantic-ai sends it empty in its stead for its DeepSeek
+    profile, but not to a `--base-url` server in 'auto' mode once no response of the request has any; kept,
+    it made an 8K session whose steps thought 7,500 tokens each refuse its requests as too large."""
     last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
     if provider != "anthropic":
         last = -1
     out, cut = list(view), 0
-    for i, m in enumerate(out):
+    for i, m in enumerate(out[:upto]):
         if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
             rest = [p for p in m.parts if not isinstance(p, ThinkingPart)]
             if rest:

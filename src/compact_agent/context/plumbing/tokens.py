@@ -117,9 +117,13 @@ def earlier_thinking_tokens(messages: Sequence[ModelMessage]) -> int:
     back; later Opus and Sonnet keep them all), and the thinking of the turn under way may be counted
     or not apart from them; `Calibration.thinking_counted` and `current_thinking_counted` say what
     this provider does."""
-    start = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], ModelRequest)
-                  and any(isinstance(p, UserPromptPart) for p in messages[i].parts)), 0)
-    return thinking_tokens(messages[:start])
+    return thinking_tokens(messages[:turn_start(messages)])
+
+
+def turn_start(messages: Sequence[ModelMessage]) -> int:
+    """Where the turn under way starts in `messages`: the newest request that carries a user prompt (0: none)."""
+    return next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], ModelRequest)
+                 and any(isinstance(p, UserPromptPart) for p in messages[i].parts)), 0)
 
 
 def request_overhead(instructions: str | None, tool_defs: Sequence[Any] = ()) -> int:
