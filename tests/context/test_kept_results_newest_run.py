@@ -33,6 +33,7 @@ from compact_agent.context.testing import reply_to_library_request
 
 FAILED = "FAILED tests/test_parse.py::test_parse_empty - ValueError\n1 failed, 4 passed"
 PASSED = "5 passed in 0.12s"
+WHOLE_MARK = {"compact_agent": {"synthetic": "restore", "whole": True}}  # Restorer.reread: the file uncut
 
 
 def _prompt(messages: list[ModelMessage]) -> str:
@@ -147,11 +148,14 @@ def test_a_read_of_a_file_restored_whole_is_not_kept_beside_it(tmp_path: Path) -
     assert _kept(every, msgs) == ["r0"]
     kept = every.kept_results(msgs, restored={Path("src/a.py")})
     assert kept == []
-    # Restored whole: a file within the per-file budget; one cut to it may lack what the read held.
-    (small := tmp_path / "small.py").write_text("x = 1\n")
-    (big := tmp_path / "big.py").write_text("x = 1\n" * 10_000)
-    gone = tmp_path / "gone.py"
-    assert whole([small, big, gone], 1_000, lambda p: len(p.read_text()) // 4) == {small}
+    # Restored whole: a file whose copy the restorer marked so; one it cut (unmarked) may lack the read.
+    restored: list[ModelMessage] = [
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": name}, tool_call_id=f"back_{name}")
+                             for name in ("small.py", "big.py")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "x = 1\n", tool_call_id="back_small.py", metadata=WHOLE_MARK),
+                            ToolReturnPart("read_file", "x = 1\n[truncated]", tool_call_id="back_big.py",
+                                           metadata={"compact_agent": {"synthetic": "restore"}})])]
+    assert whole(restored, lambda s: tmp_path / s) == {tmp_path / "small.py"}
 
 
 async def test_a_compaction_keeps_no_read_of_a_file_it_restores(tmp_path: Path) -> None:
@@ -162,7 +166,7 @@ async def test_a_compaction_keeps_no_read_of_a_file_it_restores(tmp_path: Path) 
     def reread(paths: list[Path], n: int) -> list[ModelMessage]:
         return [ModelResponse(parts=[ToolCallPart("read_file", {"path": str(p)}, tool_call_id=f"back{k}")
                                      for k, p in enumerate(paths)]),
-                ModelRequest(parts=[ToolReturnPart("read_file", p.read_text(), tool_call_id=f"back{k}")
+                ModelRequest(parts=[ToolReturnPart("read_file", p.read_text(), tool_call_id=f"back{k}", metadata=WHOLE_MARK)
                                     for k, p in enumerate(paths)])]
 
     async def summarize(messages: list[ModelMessage], prompt: str) -> str:

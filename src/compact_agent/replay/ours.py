@@ -48,6 +48,7 @@ from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory,
 from ..context.compaction.cuts import join
 from ..context.layers.budget import ToolResultBudget
 from ..context.layers.previews import OWN_TOOLS
+from ..context.plumbing.markers import WHOLE
 from ..context.wiring import Internals, SummaryInputs
 from ..models import PRICING, prices_of
 from .retention import is_typed
@@ -56,6 +57,7 @@ from .standin import standin_notes
 
 READ_TOOLS = frozenset({"read", "read_file", "view"})
 RESTORE_META = {"compact_agent": {"synthetic": "restore"}}
+WHOLE_META = {"compact_agent": {"synthetic": "restore", WHOLE: True}}  # a file restored uncut
 
 
 class MemoryStore:
@@ -149,11 +151,12 @@ class TranscriptFiles:
             original = self.scratch.get(path, str(path))
             content = self.latest.get(original, "")
             cap = max_tokens * 4
+            meta = RESTORE_META if len(content) > cap else WHOLE_META
             if len(content) > cap:
                 content = content[:cap] + f"[truncated to ~{max_tokens} tokens]"
             call_id = f"restore_{self.restores}_{n}_{hashlib.sha256(original.encode()).hexdigest()[:8]}"
             calls.append(ToolCallPart("read_file", {"path": original}, tool_call_id=call_id))
-            returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id, metadata=RESTORE_META))
+            returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id, metadata=meta))
         if not calls:
             return []
         return [ModelResponse(parts=calls, metadata=RESTORE_META), ModelRequest(parts=returns, metadata=RESTORE_META)]

@@ -38,7 +38,7 @@ from pydantic_ai.tools import GenerateToolJsonSchema, ToolDefinition
 from pydantic_ai.toolsets import FunctionToolset
 from pydantic_core import core_schema
 
-from ...context.plumbing.markers import mark
+from ...context.plumbing.markers import WHOLE, mark
 from ..safety.checked_open import Swapped
 from ..safety.permissions import UNFOLLOWABLE, copied_instead, resolve_path
 from .base import (
@@ -226,6 +226,8 @@ def mention_messages(
     if not paths:
         return []
     meta = {"compact_agent": {"synthetic": kind}}
+    # A restore's copy of a whole file says so: the compaction keeps no read of it beside it (restore.py `whole`).
+    whole = {"compact_agent": {"synthetic": kind, WHOLE: True}} if max_tokens_per_file else meta
     calls: list[ToolCallPart] = []
     returns: list[ToolReturnPart] = []
     for n, path in enumerate(paths):
@@ -237,11 +239,16 @@ def mention_messages(
             call_id = f"{kind}_{n}_{digest}"
             calls.append(ToolCallPart("read_file", {"path": rel}, tool_call_id=call_id))
             returns.append(ToolReturnPart("read_file", [tool_text(x) if isinstance(x, str) else x for x in image],
-                                          tool_call_id=call_id, metadata=meta))
+                                          tool_call_id=call_id, metadata=whole))
             continue
-        content = tool_text(image if image is not None else read_file_text(env, p, confined=confined))
+        raw = image if image is not None else read_file_text(env, p, confined=confined)
+        content = tool_text(raw)
         cap = max_tokens_per_file * 4 if max_tokens_per_file else None
-        if cap is not None and len(content) > cap:
+        cut = cap is not None and len(content) > cap
+        # Whole: not cut here, nor a refusal, nor a part of the file (read_file's line and size caps).
+        held = image is None and not cut and not isinstance(raw, ToolFailure) and not getattr(
+            env.read_state.get(p), "partial", True)
+        if cut:
             kept = content[: content.rfind("\n", 0, cap) + 1 or cap]
             last = re.findall(r"^\s*(\d+)\t", kept, re.M)
             next_line = int(last[-1]) + 1 if last else 1
@@ -254,7 +261,7 @@ def mention_messages(
         digest = hashlib.sha256(f"{salt}\0{rel}\0{content}".encode()).hexdigest()[:12]
         call_id = f"{kind}_{n}_{digest}"
         calls.append(ToolCallPart("read_file", {"path": rel}, tool_call_id=call_id))
-        returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id, metadata=meta))
+        returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id, metadata=whole if held else meta))
     return [ModelResponse(parts=calls, metadata=meta), ModelRequest(parts=returns, metadata=meta)]
 
 

@@ -344,7 +344,7 @@ class Compactor(Keeper):
                 attached = restore.new_attachments(attached, keep_head)
             room = self.results_room(self.scaled(self.estimated([*keep_head, head_msg, *files_back, *attached,
                                                                   *tail]) + overhead), before)
-            whole = restore.whole(paths, limits.restore_tokens_per_file, self.restorer.file_tokens)
+            whole = restore.whole(files_back, self.restorer.resolve)  # as the restorer read them
             others = [*attached, *self.kept_results(summarized, overhead, room, tail, whole)]
             self.escalation = 0
             new = join(keep_head, [head_msg], files_back, others, tail)

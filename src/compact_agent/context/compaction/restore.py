@@ -15,9 +15,17 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from ..plumbing import tokens
+from ..plumbing.markers import KEY, WHOLE
 from ..plumbing.settings import Limits
 
 
@@ -26,9 +34,12 @@ class Restorer:
     """The agent-side callbacks a compaction uses to rebuild working state.
 
     `recent_files` lists read files newest first; `reread(paths, max_tokens_per_file)` reads them
-    now and returns the synthetic call/return messages, registering them in a fresh read state;
-    `reset` clears the read state; `attachments` returns extra context that must survive (plan,
-    instructions) as messages.
+    now and returns the synthetic call/return messages, registering them in a fresh read state,
+    and marks the result of each file it brought back whole, not cut to `max_tokens_per_file`
+    (`metadata["compact_agent"]["whole"] = True`, markers.py `WHOLE`): a read of such a file the
+    compaction replaces is not kept beside it (unmarked, the read is kept); `reset` clears the
+    read state; `attachments` returns extra context that must survive (plan, instructions) as
+    messages.
     """
 
     recent_files: Callable[[], list[Path]] = list
@@ -129,16 +140,22 @@ def pick_files(candidates: Sequence[Path], limits: Limits, exclude: set[Path],
     return picked
 
 
-def whole(paths: Sequence[Path], max_tokens: int, file_tokens: Callable[[Path], int]) -> set[Path]:
-    """The files of `paths` a restore of at most `max_tokens` each brings back whole: a read of one
-    of them the compaction replaces says nothing its restored copy does not (keep.py)."""
+def whole(restored: Sequence[ModelMessage], resolve: Callable[[str], Path]) -> set[Path]:
+    """The files `restored` (what `Restorer.reread` returned) holds whole: those whose result it
+    marked so (`WHOLE`), as `resolve` names them. A read of one of them the compaction replaces
+    says nothing its restored copy does not (keep.py). Judged by the file's size, a copy cut to
+    the per-file budget passed for whole: numbered lines make a file of short lines longer than
+    the file, and the read of lines past the cut the model was using went with the rest."""
+    calls = {p.tool_call_id: p for m in restored if isinstance(m, ModelResponse)
+             for p in m.parts if isinstance(p, ToolCallPart)}
     out: set[Path] = set()
-    for path in paths:
-        try:
-            if file_tokens(path) <= max_tokens:
-                out.add(path)
-        except OSError:
-            continue
+    for m in restored:
+        for p in m.parts if isinstance(m, ModelRequest) else ():
+            if not isinstance(p, ToolReturnPart) or (call := calls.get(p.tool_call_id)) is None:
+                continue
+            ours = p.metadata.get(KEY) if isinstance(p.metadata, dict) else None
+            if isinstance(ours, dict) and ours.get(WHOLE) is True:
+                out |= {resolve(s) for s in read_paths_in([ModelResponse(parts=[call])])}
     return out
 
 

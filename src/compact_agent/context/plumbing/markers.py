@@ -25,6 +25,11 @@ FOLDED = (f"{OWN_TEXT} the newest steps, folded into this note to fit the window
 (decisions/fit.py): a window too small for it names it (refusal.py)."""
 
 
+WHOLE = "whole"
+"""What a restore marks (`metadata[KEY][WHOLE] = True`) the result of a file it read back whole, not
+cut to its per-file budget: a compaction keeps no read of that file beside it (restore.py `whole`)."""
+
+
 def mark(metadata: Any, layer: str, info: dict[str, Any]) -> dict[str, Any]:
     """`metadata` with `info` under `[KEY][layer]`, everything else kept (a non-dict under "value")."""
     base: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
