@@ -135,24 +135,11 @@ async def test_the_prompt_of_a_turn_compacted_part_way_has_its_you_row(tmp_path)
     """A long turn in a small window is compacted while it runs: its prompt is then only among the
     user's messages the compaction's message quotes, and the model's work goes on after it.
     `/history` listed the summary, then the model's steps, and no `you` row for that prompt."""
-    from compact_agent.config import Settings
-    from tests.e2e.scripted import FileTaskAgent, make_project, task_text
-    from tests.fakes.openai_server import FakeOpenAIServer
+    from tests.e2e.scripted import task_text
 
-    from .test_commands_terminal import session
+    from .test_resumed_after_compaction import resumed_after_a_turn_compacted_as_it_ran
 
-    (tmp_path / "project").mkdir()
-    make_project(tmp_path / "project", 40, 6000)
-    agent = FileTaskAgent(40)
-    with FakeOpenAIServer(agent, window=16_000) as server:
-        s = session(tmp_path, server, context_window=16_000, permission_mode="yes",
-                    settings=Settings(memory_enabled=False, collapse_enabled=False))
-        try:
-            done = await s.run_turn(task_text(40))
-            assert s.cm.compactions and done.output == "FINAL SUM: 9460", done.output
-        finally:
-            s.close()
-        run = await drive(tmp_path, agent, ["/history\r"], server=server, continue_last=True, context_window=16_000)
+    run = await resumed_after_a_turn_compacted_as_it_ran(tmp_path, ["/history\r"])
     listed = rows(run.out)
     assert listed[0][:2] == ("0", "summary"), run.out
     assert listed[1][:2] == ("", "you") and task_text(40).startswith(listed[1][2].rstrip("…")), run.out

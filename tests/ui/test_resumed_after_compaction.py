@@ -6,6 +6,9 @@ as one that got no answer."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from compact_agent.ui.history_view import last_exchanges
 from tests.e2e.scripted import is_notes_request, is_summary_request
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
@@ -53,10 +56,9 @@ async def test_a_prompt_whose_answer_went_into_the_summary_is_not_unanswered(tmp
     assert len(shown) == 4 and "no answer" not in " ".join(shown), shown
 
 
-async def test_a_turn_compacted_as_it_ran_is_the_last_exchange_shown_on_resume(tmp_path) -> None:
-    """A long turn in a small window is compacted while it runs: its prompt is then only among the
-    user's messages the summary quotes, and the model's work goes on after it. `-c` showed nothing of
-    that session, neither the prompt nor the answer the turn ended with."""
+async def resumed_after_a_turn_compacted_as_it_ran(tmp_path: Path, keys: list[str]) -> Any:
+    """The REPL resumed with `-c`, typing `keys`, after a long turn in a 16K window that was compacted
+    while it ran (its prompt then only among the user's messages the summary quotes)."""
     from compact_agent.config import Settings
     from tests.e2e.scripted import FileTaskAgent, make_project, task_text
     from tests.ui.repl_driver import drive
@@ -72,6 +74,15 @@ async def test_a_turn_compacted_as_it_ran_is_the_last_exchange_shown_on_resume(t
             assert s.cm.compactions and done.output == "FINAL SUM: 9460", done.output
         finally:
             s.close()
-        run = await drive(tmp_path, agent, [], server=server, continue_last=True, context_window=16_000)
+        return await drive(tmp_path, agent, keys, server=server, continue_last=True, context_window=16_000)
+
+
+async def test_a_turn_compacted_as_it_ran_is_the_last_exchange_shown_on_resume(tmp_path) -> None:
+    """A long turn in a small window is compacted while it runs: its prompt is then only among the
+    user's messages the summary quotes, and the model's work goes on after it. `-c` showed nothing of
+    that session, neither the prompt nor the answer the turn ended with."""
+    from tests.e2e.scripted import task_text
+
+    run = await resumed_after_a_turn_compacted_as_it_ran(tmp_path, [])
     lines = [line.strip() for line in run.out.splitlines() if line.strip()]
     assert lines[1:3] == [f"› {task_text(40)}", "⏺ FINAL SUM: 9460"], run.out
