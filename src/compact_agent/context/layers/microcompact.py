@@ -42,7 +42,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from ..plumbing import tokens
 from ..plumbing.cache import cache_expired
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
-from ..plumbing.markers import KEY, mark
+from ..plumbing.markers import mark
 from ..plumbing.settings import CompactionSettings as Settings
 from .previews import result_lines
 
@@ -78,12 +78,6 @@ def anthropic_context_management(
     return {"edits": [edit]}
 
 
-def _kept(message: ModelMessage) -> bool:
-    """A result a compaction kept for the model that still uses it (keep.py marks it)."""
-    ours = (message.metadata or {}).get(KEY) if isinstance(message.metadata, dict) else None
-    return isinstance(ours, dict) and ours.get("synthetic") == "kept"
-
-
 class Microcompact:
     """L3: clear old compactable tool results on a cache-expiry or a batched count trigger.
 
@@ -115,11 +109,8 @@ class Microcompact:
 
     def forget_absent(self, messages: list[ModelMessage]) -> None:
         """After a compaction: forget clearings of results that are gone for good (the state is
-        saved with every request and would otherwise grow with the session's length), and of those
-        the compaction kept because the model still uses them (keep.py `kept_results`): it kept them
-        whole, sized them whole, and their clearing made the model see "[Old tool result content
-        cleared]" in their place."""
-        present = {p.tool_call_id for m in messages if isinstance(m, ModelRequest) and not _kept(m)
+        saved with every request and would otherwise grow with the session's length)."""
+        present = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
                    for p in m.parts if isinstance(p, ToolReturnPart)}
         self.cleared = {k: v for k, v in self.cleared.items() if k in present}
 
