@@ -28,6 +28,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import CompactionSettings, Compactor, ContextManager, InMemoryStore, Limits
 from compact_agent.context.compaction.restore import Restorer
+from compact_agent.context.plumbing.markers import KEY
 from compact_agent.context.plumbing.rounds import unpaired
 from compact_agent.context.testing import reply_to_library_request
 
@@ -242,3 +243,21 @@ def test_a_rerun_that_did_not_happen_leaves_the_run_in_use_kept() -> None:
     denied = ToolReturnPart("bash", "The user denied this command.", tool_call_id="b2", outcome="denied")
     runs = [*_cited_build(), *_build(done), *_build(denied, "b2")]
     assert _kept(cited, runs) == ["b1"]
+
+
+def test_the_agents_refusal_of_a_rerun_leaves_the_failing_build_in_use_kept() -> None:
+    """The agent's own tools return a failing build and a refused command alike, as text with the
+    error mark (ToolFailure); only the refusal is marked as a call that did not run (NotRun). The
+    refused re-run of a failing `make build` replaced the build errors the model was citing."""
+    error = {KEY: {"tool": {"error": True}}}
+    cited = Compactor(Limits.for_window(200_000, 8_192), hot=lambda call_id: call_id == "b0")
+    build = ToolReturnPart("bash", BUILD_ERRORS + "exit code 2", tool_call_id="b0", metadata=error)
+    history = [*_cited_build()[:2], ModelRequest(parts=[build])]
+    refused = ToolReturnPart("bash", "permission denied: bash(make build) was declined", tool_call_id="b1",
+                             metadata={KEY: {"tool": {"error": True, "ran": False}}})
+    assert _kept(cited, [*history, *_build(refused)]) == ["b0"]
+    assert _kept(cited, history, _build(refused)) == ["b0"]
+    # A failing build run again (the same mark, it ran) still takes the place of the one before it.
+    again = ToolReturnPart("bash", "error: y.c:3\nexit code 2", tool_call_id="b1", metadata=error)
+    assert _kept(cited, [*history, *_build(again)]) == ["b1"]
+

@@ -46,6 +46,12 @@ class ToolFailure(str):
     """
 
 
+class NotRun(ToolFailure):
+    """A call the permissions refused: it did not run. Marked apart (`["tool"]["ran"]` false), so a
+    compaction never keeps it in place of an earlier run the model was using (a denied re-run of a
+    failing build replaced the build errors the model was citing)."""
+
+
 def is_failure(part: Any) -> bool:
     meta = getattr(part, "metadata", None)
     return bool(isinstance(meta, dict) and (meta.get("compact_agent") or {}).get("tool", {}).get("error"))

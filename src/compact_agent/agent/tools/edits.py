@@ -20,6 +20,7 @@ from .base import (
     MAX_LINE_CHARS,
     SNIPPET_CONTEXT,
     SNIPPET_MAX_LINES,
+    NotRun,
     ToolEnv,
     ToolFailure,
     _not_found,
@@ -126,7 +127,7 @@ def _commit(env: ToolEnv, p: Path, data: bytes) -> ToolFailure | None:
 def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     p = resolve_path(env.cwd, path)
     if refusal := env.permissions.outside_message(p):  # before anything about the file is looked at
-        return ToolFailure(refusal)
+        return NotRun(refusal)
     shown = _shown(env, p)
     if p.is_dir():
         return ToolFailure(f"{shown} is a directory; give a file path.")
@@ -136,7 +137,7 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
         if env.read_state.get(p) is None:
             return ToolFailure(f"refused: {shown} already exists and has not been read; read it first with read_file.")
         if refusal := _guard_current(env, p, "overwrite"):
-            return ToolFailure(refusal)
+            return NotRun(refusal)
         if isinstance(current := _file_text(shown, p), ToolFailure):
             return current
         old, enc = current
@@ -167,7 +168,7 @@ def edit_file_impl(
         return ToolFailure("refused: old_string is empty; use write_file to create or replace a whole file.")
     p = resolve_path(env.cwd, path)
     if refusal := env.permissions.outside_message(p):  # no "not found" oracle for outside paths
-        return ToolFailure(refusal)
+        return NotRun(refusal)
     shown = _shown(env, p)
     if not p.is_file():
         if p.is_dir():
@@ -175,7 +176,7 @@ def edit_file_impl(
         # a FIFO, a socket, a device: there, but no text to edit ("not found … did you mean: it?")
         return ToolFailure(f"{shown} is not a regular file; it cannot be edited.") if p.exists() else _not_found(env, p)
     if refusal := _guard_current(env, p, "edit"):
-        return ToolFailure(refusal)
+        return NotRun(refusal)
     if isinstance(current := _file_text(shown, p), ToolFailure):
         return current
     text, enc = current

@@ -23,6 +23,7 @@ from ..safety.permissions import resolve_path
 from . import images
 from .base import (
     MAX_LINE_CHARS,
+    NotRun,
     ToolEnv,
     ToolFailure,
     _list_dir,
@@ -237,7 +238,7 @@ def read_file_text(
     """
     p = resolve_path(env.cwd, path)
     if confined and (refusal := env.permissions.read_refusal(p)):
-        return ToolFailure(refusal)
+        return NotRun(refusal)
     shown = _shown(env, p)
     if p.is_dir():
         return _list_dir(env, p)

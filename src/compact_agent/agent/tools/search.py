@@ -40,6 +40,7 @@ from .base import (
     MAX_GLOB_RESULTS,
     MAX_MATCHES,
     SKIP_DIRS,
+    NotRun,
     ToolEnv,
     ToolFailure,
     _not_found,
@@ -262,7 +263,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         return ToolFailure(f"invalid regex {quoted(pattern)}: groups nested too deeply")
     root = resolve_path(env.cwd, path or ".")
     if refusal := env.permissions.read_refusal(root):
-        return ToolFailure(refusal)
+        return NotRun(refusal)
     if not root.exists():
         return _not_found(env, root)
     bound = Bound(GREP_TIME_S, stop, clock)
@@ -335,7 +336,7 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
         fixed += 1
     root = resolve_path(env.cwd, Path(path or ".", *parts[:fixed]))
     if refusal := env.permissions.read_refusal(root):
-        return ToolFailure(refusal)
+        return NotRun(refusal)
     rest = "/".join(parts[fixed:])
     if not root.is_dir():
         return ToolFailure(f"Directory not found: {_shown(env, root)}")

@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from ... import secrets, stop_signals
 from ..integrations.instructions import command_of, files_now
 from ..safety.names import lone_surrogate
-from .base import MAX_BASH_TIMEOUT_S, ToolEnv, ToolFailure
+from .base import MAX_BASH_TIMEOUT_S, NotRun, ToolEnv, ToolFailure
 from .shell_groups import kill_group, running, started
 from .text_encoding import decode_output
 
@@ -116,7 +116,7 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     `bash_output_max_chars`), then any notes and the exit code."""
     cap = env.settings.bash_output_max_chars if max_chars is None else max_chars
     if refusal := env.permissions.check("bash", command):
-        return ToolFailure(refusal)
+        return NotRun(refusal)
     if (may_run := MAY_RUN.get()) is not None:
         may_run.append(True)
     if "\0" in command:  # no process can be given it (Python would say "embedded null byte")

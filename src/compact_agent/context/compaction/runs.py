@@ -3,8 +3,9 @@
 The same tool with the same arguments is one call, run again. Of the runs since the first the model
 is still using, the newest that tells what the call now returns stands for it: the test run after a
 fix, not the `FAILED` one the model had cited. A run that did not happen (denied, retried,
-interrupted) tells nothing of that, nor does a failed one (timed out, refused) of what a run that
-worked returned: it replaces no run the model was using, as a later failure replaces an earlier one.
+interrupted; refused by the agent's permissions, which its toolset marks `"ran": false`) tells
+nothing of that, and replaces no run the model was using. A failed one (timed out, an error) replaces
+only a failure: a failing build run again replaces the failing build before it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from ..plumbing.markers import failed_result
+from ..plumbing.markers import KEY, failed_result
 from . import ledger
 
 Key = tuple[str, str]
@@ -37,11 +38,21 @@ def run_key(call: ToolCallPart) -> Key:
 
 def replaces(newer: Run, older: Run) -> bool:
     """Whether the result `newer` of a call tells what it returns in place of the older `older`: a
-    run that succeeded does; one that did not run (a retry prompt, a denial) never does; one that
-    failed (markers.py `failed_result`: timed out, refused, an error) only in place of a failure."""
-    if not isinstance(newer, ToolReturnPart) or newer.outcome in NOT_RUN:
+    run that succeeded does; one that did not run (a retry prompt, a denial: pydantic-ai's outcome,
+    or a toolset's error mark saying `"ran": false`) never does; one that failed (markers.py
+    `failed_result`: timed out, an error) only in place of a failure."""
+    if not isinstance(newer, ToolReturnPart) or newer.outcome in NOT_RUN or not ran(newer):
         return False
     return not failed_result(newer) or isinstance(older, RetryPromptPart) or failed_result(older)
+
+
+def ran(part: ToolReturnPart) -> bool:
+    """False where a toolset marked the result as of a call that did not run (`["tool"]["ran"]`: a
+    command its permissions refused), which pydantic-ai's outcome does not say of a result returned
+    as text."""
+    ours = part.metadata.get(KEY) if isinstance(part.metadata, dict) else None
+    tool = ours.get("tool") if isinstance(ours, dict) else None
+    return not (isinstance(tool, dict) and tool.get("ran") is False)
 
 
 def runs_in(messages: Sequence[ModelMessage]) -> dict[Key, list[Run]]:
