@@ -91,7 +91,7 @@ class Counting(type):
 
 
 class Tokenizer(metaclass=Counting):
-    pass
+    """Called as a counter: `Tokenizer(messages)` counts, through its metaclass."""
 
 
 class Pairing(type):
@@ -100,7 +100,7 @@ class Pairing(type):
 
 
 class PairTokenizer(metaclass=Pairing):
-    pass
+    """Called with two arguments where a counter gets one, through its metaclass."""
 
 
 @pytest.mark.parametrize(("options", "said"), [
