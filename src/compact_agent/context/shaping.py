@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from .decisions.fit import thinking_held_out, thinking_over_limit, thinking_still_out
+from .decisions.fit import shrink_event, thinking_held_out, thinking_over_limit, thinking_still_out
 from .layers import frozen
 from .plumbing import tokens
 from .plumbing.events import Event, Stopwatch, one_line
@@ -178,9 +178,7 @@ def _run(cm: ManagerState, messages: list[ModelMessage], layers: list[Any], *, c
     else:
         view, after, cut = thinking_over_limit(cm, view, measured, cm.schedule.hard_limit(cm))
         if cut and commit:  # decided now: the next requests leave it out too
-            cm.emit(Event("budget", "shrink", measured, after, trigger="window", detail={
-                "previews": 0, "rounds_left_out": 0, "thinking_left_out": cut, "first_message_cut": 0,
-                "steps_folded": 0}))
+            cm.emit(shrink_event(measured, after, thinking=cut))
         keep = cut > 0
     if commit:
         cm.thinking_left_out = keep

@@ -25,7 +25,7 @@ from pydantic_ai.messages import (
 )
 
 from ..plumbing import tokens
-from ..plumbing.markers import KEY, WHOLE
+from ..plumbing.markers import WHOLE, ours
 from ..plumbing.settings import Limits
 
 
@@ -153,8 +153,7 @@ def whole(restored: Sequence[ModelMessage], resolve: Callable[[str], Path]) -> s
         for p in m.parts if isinstance(m, ModelRequest) else ():
             if not isinstance(p, ToolReturnPart) or (call := calls.get(p.tool_call_id)) is None:
                 continue
-            ours = p.metadata.get(KEY) if isinstance(p.metadata, dict) else None
-            if isinstance(ours, dict) and ours.get(WHOLE) is True:
+            if ours(p).get(WHOLE) is True:
                 out |= {resolve(s) for s in read_paths_in([ModelResponse(parts=[call])])}
     return out
 

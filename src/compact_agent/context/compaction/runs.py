@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from ..plumbing.markers import KEY, failed_result
+from ..plumbing.markers import failed_result, tool_mark
 from . import ledger
 
 Key = tuple[str, str]
@@ -50,9 +50,7 @@ def ran(part: ToolReturnPart) -> bool:
     """False where a toolset marked the result as of a call that did not run (`["tool"]["ran"]`: a
     command its permissions refused), which pydantic-ai's outcome does not say of a result returned
     as text."""
-    ours = part.metadata.get(KEY) if isinstance(part.metadata, dict) else None
-    tool = ours.get("tool") if isinstance(ours, dict) else None
-    return not (isinstance(tool, dict) and tool.get("ran") is False)
+    return tool_mark(part).get("ran") is not False
 
 
 def runs_in(messages: Sequence[ModelMessage]) -> dict[Key, list[Run]]:

@@ -38,11 +38,9 @@ cheapest loss first (but see step 4):
    large for the window (pipeline.py), rather than folded and asked again until a run's request
    limit. (A command run again whose output changed is progress, and folds as any step.)
 
-Before any of this, a request over the hard limit only by the model's earlier thinking goes without
-it when that brings it under the threshold (`thinking_over_limit`: no compaction is paid for reasoning
-the next request need not carry), and the requests after it leave it out before the view layers shape
-them, until a compaction or a rewind makes room for it again (`thinking_held_out`, `thinking_still_out`;
-the choice is saved with the layers' state, so a resumed session goes on the same way).
+Before all this, a request over the hard limit only by the model's earlier thinking goes without it where
+that brings it under the threshold (`thinking_over_limit`), and later ones leave it out before the layers
+run until a compaction or rewind makes room (`thinking_held_out`, `thinking_still_out`; saved with them).
 """
 
 from __future__ import annotations
@@ -72,7 +70,7 @@ from ..plumbing import markers, rounds, tokens
 from ..plumbing.events import Event
 from .view import ShrinkView
 
-__all__ = ["shrink_to_fit", "thinking_held_out", "thinking_over_limit", "thinking_still_out", "without_thinking"]
+__all__ = ["shrink_event", "shrink_to_fit", "thinking_held_out", "thinking_over_limit", "thinking_still_out", "without_thinking"]
 
 CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
 LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
@@ -167,10 +165,17 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
         # the thinking it leaves out until its reports agree (the reasoning of 19 answers "freed 9,756
         # tokens" in an 8K window, of requests it counted at 3,500).
         freed = max(0, min(tokens_now - after, counted - cm.measure(view)))
-        cm.emit(Event("budget", "shrink", tokens_now, after, ids=ids, trigger="window", freed=freed,
-                      detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking,
-                              "first_message_cut": first_cut, "steps_folded": folded}))
+        cm.emit(shrink_event(tokens_now, after, ids=ids, dropped=dropped, thinking=thinking, first_cut=first_cut,
+                             folded=folded, freed=freed))
     return view, after
+
+
+def shrink_event(before: int, after: int, *, ids: Sequence[str] = (), dropped: int = 0, thinking: int = 0,
+                 first_cut: int = 0, folded: int = 0, freed: int | None = None) -> Event:
+    """The `budget` / `shrink` event: what each step left out (render.py names them; shaping.py's too)."""
+    return Event("budget", "shrink", before, after, ids=list(ids), trigger="window", freed=freed,
+                 detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking,
+                         "first_message_cut": first_cut, "steps_folded": folded})
 
 
 def without_thinking(view: list[ModelMessage], provider: str, upto: int | None = None

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 
-from ..plumbing.markers import KEY
+from ..plumbing.markers import ours
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -63,15 +63,14 @@ def result_lines(part: ToolReturnPart) -> int | None:
     a preview's note says it (`build_preview`), a layer that put a placeholder in its place keeps it
     under "lines" in its mark (microcompact, snip), else the text shown is the result. None for a
     result of files, or a preview or placeholder that does not say it."""
-    meta = part.metadata.get(KEY) if isinstance(part.metadata, dict) else None
-    ours: dict[str, Any] = meta if isinstance(meta, dict) else {}
-    kept = [info["lines"] for info in ours.values() if isinstance(info, dict) and "lines" in info]
+    marks = ours(part)
+    kept = [info["lines"] for info in marks.values() if isinstance(info, dict) and "lines" in info]
     if kept:
         return kept[0] if isinstance(kept[0], int) else None
     text = text_of(part)
     if text is None:
         return None
-    if PREVIEWED_BY in ours:
+    if PREVIEWED_BY in marks:
         noted = _NOTED.search(text)
         return int(noted.group(1).replace(",", "")) if noted is not None else None
     return line_count(text) if text.strip() else 0

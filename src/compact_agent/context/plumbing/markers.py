@@ -41,16 +41,27 @@ def mark(metadata: Any, layer: str, info: dict[str, Any]) -> dict[str, Any]:
     return base
 
 
+def ours(obj: Any) -> dict[str, Any]:
+    """What this library (or the agent using it) noted in the metadata of `obj`, a message or a part:
+    the dict under `[KEY]`, empty when there is none."""
+    meta = getattr(obj, "metadata", None)
+    found = meta.get(KEY) if isinstance(meta, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def tool_mark(part: Any) -> dict[str, Any]:
+    """What a toolset noted of its result under `[KEY]["tool"]` (`"error"`, `"ran"`), empty when nothing."""
+    tool = ours(part).get("tool")
+    return tool if isinstance(tool, dict) else {}
+
+
 def failed_result(part: Any) -> bool:
     """Whether a tool result says its call did not happen: pydantic-ai's `outcome` (failed, denied,
     interrupted, retried), or the error mark a toolset puts under `[KEY]["tool"]["error"]` on a
     result it reports as text (a refusal, an edit whose old text was not found)."""
     if getattr(part, "outcome", "success") != "success":
         return True
-    meta = getattr(part, "metadata", None)
-    ours = meta.get(KEY) if isinstance(meta, dict) else None
-    tool = ours.get("tool") if isinstance(ours, dict) else None
-    return isinstance(tool, dict) and bool(tool.get("error"))
+    return bool(tool_mark(part).get("error"))
 
 
 ATTACHMENT_KINDS = ("mention", "image")
@@ -61,9 +72,7 @@ message, not a step of the model's."""
 
 def is_attachment(m: Any) -> bool:
     """Whether `m` is (half of) the exchange carrying what the user attached to their next message."""
-    meta = getattr(m, "metadata", None)
-    ours = meta.get(KEY) if isinstance(meta, dict) else None
-    return isinstance(ours, dict) and ours.get("synthetic") in ATTACHMENT_KINDS
+    return ours(m).get("synthetic") in ATTACHMENT_KINDS
 
 
 def joined_metadata(messages: Sequence[Any]) -> dict[str, Any] | None:
@@ -77,19 +86,17 @@ def joined_metadata(messages: Sequence[Any]) -> dict[str, Any] | None:
     held = False
     for m in messages:
         meta = getattr(m, "metadata", None)
-        ours = is_compaction_message(m)
+        compaction = is_compaction_message(m)
         if isinstance(meta, dict):
-            out.update({k: v for k, v in meta.items() if not (held and k == KEY and not ours)})
-        held = held or ours
+            out.update({k: v for k, v in meta.items() if not (held and k == KEY and not compaction)})
+        held = held or compaction
     return out or None
 
 
 def is_compaction_message(m: Any) -> bool:
     """Whether `m` is the message a compaction starts a history with (it carries the user's
     messages verbatim and the file ledger, so no layer may fold it away)."""
-    meta = getattr(m, "metadata", None)
-    ours = meta.get(KEY) if isinstance(meta, dict) else None
-    return isinstance(ours, dict) and ours.get("kind") == "summary"
+    return ours(m).get("kind") == "summary"
 
 
 def write_private(path: Path, text: str, point: str) -> None:
