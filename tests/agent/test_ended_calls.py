@@ -21,6 +21,7 @@ from pydantic_ai.messages import (
 
 from compact_agent.agent.run.ended_calls import EndedCalls
 from compact_agent.agent.tools.base import is_failure
+from compact_agent.context.plumbing.markers import tool_mark
 from compact_agent.session.last_run import BY_USER, ended_by
 from compact_agent.session.load_warnings import LoadProblems
 
@@ -59,6 +60,9 @@ def test_each_call_gets_a_result_the_finished_one_as_it_came() -> None:
         "if it had started, was killed with the processes it started]"
     assert ended_by(saved) == ("SIGTERM", ["bash"])
     assert history == [ASKED, answer]  # the run's own history is not changed
+    # Killed before it finished: it says nothing of what the command returns, and a compaction keeps
+    # the run before it the model was using (compaction/runs.py), as for a command killed at its timeout.
+    assert tool_mark(second) == {"error": True, "finished": False} and tool_mark(first) == {}
 
 
 def test_a_finished_result_keeps_its_marks() -> None:
@@ -149,6 +153,7 @@ def test_a_bash_call_stopped_at_its_approval_is_said_not_to_have_run() -> None:
     assert saved is not None
     first = saved[-1].parts[0]
     assert isinstance(first, ToolReturnPart) and "did not run (it was waiting for approval)" in str(first.content)
+    assert tool_mark(first) == {"error": True, "ran": False}  # as the permissions' refusal (tools/base.py NotRun)
     by, unfinished = ended_by(saved)
     assert (by, unfinished) == (BY_USER, ["bash at its approval question", "read_file"])
     [line] = LoadProblems(at_work=True, ended_by=by, unfinished=unfinished).notes()

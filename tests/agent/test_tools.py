@@ -31,6 +31,7 @@ from compact_agent.agent.tools.file_state import ReadFileState
 from compact_agent.agent.tools.files import read_file_text
 from compact_agent.agent.tools.toolset import build_toolset, mention_messages
 from compact_agent.config import Settings
+from compact_agent.context.plumbing.markers import tool_mark
 from tests.processes import ended
 
 
@@ -278,9 +279,14 @@ async def test_bash_output_is_capped_head_and_tail(work: Path) -> None:
 async def test_bash_timeout_kills_the_process_group(env: ToolEnv, work: Path) -> None:
     cmd = "(sleep 30 & echo $! > grandchild.pid; wait) & sleep 30"
     t0 = time.monotonic()
-    out = await call(env, "bash", command=cmd, timeout=0.5)
+    result = await build_toolset(env).tools["bash"].function(command=cmd, timeout=0.5)
     assert time.monotonic() - t0 < 3
+    assert isinstance(result, ToolReturn)
+    out = str(result.return_value)
     assert out.endswith("\nexit code: 137 (timed out after 0.5s: killed by SIGKILL, with its child processes)")
+    # Marked as a run that did not finish, apart from a failing one: it says nothing of what the command
+    # says run through, and a compaction keeps the failing build before it (compaction/runs.py).
+    assert tool_mark(result) == {"error": True, "finished": False}
     assert ended(int((work / "grandchild.pid").read_text())), "grandchild survived the timeout"
 
 

@@ -261,3 +261,21 @@ def test_the_agents_refusal_of_a_rerun_leaves_the_failing_build_in_use_kept() ->
     again = ToolReturnPart("bash", "error: y.c:3\nexit code 2", tool_call_id="b1", metadata=error)
     assert _kept(cited, [*history, *_build(again)]) == ["b1"]
 
+
+
+def test_a_rerun_killed_at_its_timeout_leaves_the_failing_build_in_use_kept() -> None:
+    """A failing `make build` the model was citing, run again and killed at the bash tool's timeout
+    (or as the turn was stopped): the cut-short output says nothing of the build, yet as one failure
+    after another it took the place of the build errors. The toolset marks it `"finished": false`."""
+    error = {KEY: {"tool": {"error": True}}}
+    cited = Compactor(Limits.for_window(200_000, 8_192), hot=lambda call_id: call_id == "b0")
+    build = ToolReturnPart("bash", BUILD_ERRORS + "exit code: 2", tool_call_id="b0", metadata=error)
+    history = [*_cited_build()[:2], ModelRequest(parts=[build])]
+    killed = ToolReturnPart("bash", "cc -c x.c\nexit code: 137 (timed out after 120s: killed by SIGKILL, with its "
+                            "child processes)", tool_call_id="b1", metadata={KEY: {"tool": {"error": True, "finished": False}}})
+    assert _kept(cited, [*history, *_build(killed)]) == ["b0"]
+    assert _kept(cited, history, _build(killed)) == ["b0"]
+    # Nor in place of a run that worked; and a run that worked after it still replaces the one in use.
+    assert _kept(cited, [*_cited_build(), *_build(killed)]) == ["b0"]
+    done = ToolReturnPart("bash", "built: out/x\nexit code: 0", tool_call_id="b2")
+    assert _kept(cited, [*history, *_build(killed), *_build(done, "b2")]) == ["b2"]

@@ -109,9 +109,13 @@ class EndedCalls(AbstractCapability[Any]):
         waited = call.tool_call_id in self.may_run and not self.may_run[call.tool_call_id]  # at its approval
         more = (NOT_RUN if waited else KILLED) if call.tool_name == "bash" else ""
         text = STOPPED.format(more=more) if by == BY_USER else NOT_FINISHED.format(signal=by, more=more)
-        own = {**mark, UNFINISHED: True, **({NEVER_RAN: True} if waited and call.tool_name == "bash" else {})}
+        never_ran = waited and call.tool_name == "bash"
+        own = {**mark, UNFINISHED: True, **({NEVER_RAN: True} if never_ran else {})}
+        # Like a timed-out command (tools/base.py Killed, NotRun): it says nothing of what the call
+        # returns, and a compaction keeps the run before it that the model was using.
+        tool = {"error": True, "ran": False} if never_ran else {"error": True, "finished": False}
         return ToolReturnPart(call.tool_name, text, tool_call_id=call.tool_call_id,
-                              metadata={KEY: {**own, "tool": {"error": True}}})
+                              metadata={KEY: {**own, "tool": tool}})
 
 
 def _collected(after: list[ModelMessage]) -> bool:

@@ -52,6 +52,13 @@ class NotRun(ToolFailure):
     failing build replaced the build errors the model was citing)."""
 
 
+class Killed(ToolFailure):
+    """A command killed before it finished, at its timeout: its output, cut short, tells nothing of
+    what the command says when it runs through. Marked apart (`["tool"]["finished"]` false), so a
+    compaction never keeps it in place of an earlier run the model was using (a re-run of a failing
+    build that timed out replaced the build errors the model was citing)."""
+
+
 def is_failure(part: Any) -> bool:
     meta = getattr(part, "metadata", None)
     return bool(isinstance(meta, dict) and (meta.get("compact_agent") or {}).get("tool", {}).get("error"))

@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from ... import secrets, stop_signals
 from ..integrations.instructions import command_of, files_now
 from ..safety.names import lone_surrogate
-from .base import MAX_BASH_TIMEOUT_S, NotRun, ToolEnv, ToolFailure
+from .base import MAX_BASH_TIMEOUT_S, Killed, NotRun, ToolEnv, ToolFailure
 from .shell_groups import kill_group, running, started
 from .text_encoding import decode_output
 
@@ -151,7 +151,9 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     if odd:
         notes.append(NOT_UTF8)
     text = "\n".join([out, *notes, exit_line(code, limit if timed_out else None)])
-    return ToolFailure(text) if code != 0 else text
+    if code == 0:
+        return text
+    return Killed(text) if timed_out else ToolFailure(text)
 
 
 def _watched(env: ToolEnv) -> dict[str, tuple[int, int, int] | None]:

@@ -42,6 +42,7 @@ from ...context.plumbing.markers import WHOLE, mark
 from ..safety.checked_open import Swapped
 from ..safety.permissions import UNFOLLOWABLE, copied_instead, resolve_path
 from .base import (
+    Killed,
     NotRun,
     ToolEnv,
     ToolFailure,
@@ -114,7 +115,8 @@ def _never_raises(fn: Callable[P, Awaitable[Result]], said: set[str] | None = No
             log.debug("tool %s failed", fn.__name__, exc_info=True)
             result = _one_line(fn.__name__, e)
         if isinstance(result, ToolFailure):
-            info = {"error": True, "ran": False} if isinstance(result, NotRun) else {"error": True}
+            info = {"error": True, "ran": False} if isinstance(result, NotRun) else \
+                {"error": True, "finished": False} if isinstance(result, Killed) else {"error": True}
             return ToolReturn(return_value=text(str(result)), metadata=mark(None, "tool", info))
         if isinstance(result, list):
             return [text(x) if isinstance(x, str) else x for x in result]

@@ -4,8 +4,10 @@ The same tool with the same arguments is one call, run again. Of the runs since 
 is still using, the newest that tells what the call now returns stands for it: the test run after a
 fix, not the `FAILED` one the model had cited. A run that did not happen (denied, retried,
 interrupted; refused by the agent's permissions, which its toolset marks `"ran": false`) tells
-nothing of that, and replaces no run the model was using. A failed one (timed out, an error) replaces
-only a failure: a failing build run again replaces the failing build before it.
+nothing of that, nor does one killed before it finished (at the bash tool's timeout, or as the turn
+was stopped: marked `"finished": false`), and it replaces no run the model was using. A failed one
+(an error, a nonzero exit) replaces only a failure: a failing build run again replaces the failing
+build before it.
 """
 
 from __future__ import annotations
@@ -39,18 +41,22 @@ def run_key(call: ToolCallPart) -> Key:
 def replaces(newer: Run, older: Run) -> bool:
     """Whether the result `newer` of a call tells what it returns in place of the older `older`: a
     run that succeeded does; one that did not run (a retry prompt, a denial: pydantic-ai's outcome,
-    or a toolset's error mark saying `"ran": false`) never does; one that failed (markers.py
-    `failed_result`: timed out, an error) only in place of a failure."""
-    if not isinstance(newer, ToolReturnPart) or newer.outcome in NOT_RUN or not ran(newer):
+    or a toolset's error mark saying `"ran": false`) or did not finish (`"finished": false`: killed
+    at its timeout) never does; one that failed (markers.py `failed_result`: an error) only in place
+    of a failure."""
+    if not isinstance(newer, ToolReturnPart) or newer.outcome in NOT_RUN or not ran_through(newer):
         return False
     return not failed_result(newer) or isinstance(older, RetryPromptPart) or failed_result(older)
 
 
-def ran(part: ToolReturnPart) -> bool:
+def ran_through(part: ToolReturnPart) -> bool:
     """False where a toolset marked the result as of a call that did not run (`["tool"]["ran"]`: a
-    command its permissions refused), which pydantic-ai's outcome does not say of a result returned
-    as text."""
-    return tool_mark(part).get("ran") is not False
+    command its permissions refused) or did not finish (`["tool"]["finished"]`: a command killed at
+    its timeout, or when the turn was stopped), which pydantic-ai's outcome does not say of a result
+    returned as text. A timed-out build says nothing of the build; kept in place of the failing one
+    the model was citing, it took the errors away."""
+    mark = tool_mark(part)
+    return mark.get("ran") is not False and mark.get("finished") is not False
 
 
 def runs_in(messages: Sequence[ModelMessage]) -> dict[Key, list[Run]]:
