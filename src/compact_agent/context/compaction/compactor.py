@@ -45,7 +45,7 @@ from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.markers import is_compaction_message
 from . import ledger, restore, summary, summary_prompt
 from .cuts import answer_apart, join, summarize_fitting
-from .images import latest_images, with_images
+from .images import kept_images, with_images
 from .keep import Keeper
 from .result import CompactionError, CompactionResult, NotSmaller, Summarize
 
@@ -247,18 +247,6 @@ class Compactor(Keeper):
                     raise
                 cut, head, tail = new_cut, messages[keep:new_cut], messages[new_cut:]
 
-    def kept_images(self, summarized: Sequence[ModelMessage], tail: Sequence[ModelMessage], overhead: int) -> list[Any]:
-        """The images of the user's latest message, when the compaction replaces it (its text is
-        carried verbatim; they would be gone): the newest of them that fit an eighth of the room
-        the threshold leaves (as the results in use do), none when the thrash guard escalated. A
-        summary is written without images, and the model may still be working on what they show."""
-        if self.escalation or latest_images(tail, self.typed) is not None:
-            return []  # the latest message is kept verbatim (or the compaction must keep less)
-        images = latest_images(summarized, self.typed) or []
-        budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
-        fit = min(len(images), budget // self.scaled(tokens.IMAGE_TOKENS))  # what an image costs, whatever its size
-        return images[len(images) - fit:]
-
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
                               summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
                               overhead: int = 0) -> CompactionResult:
@@ -320,7 +308,9 @@ class Compactor(Keeper):
         def build(archive_path: Path | None) -> tuple[list[ModelMessage], dict[str, Any], int]:
             """The new history naming `archive_path`, what it is made of, and how many messages it restores."""
             self.escalation = level
-            images = self.kept_images(summarized, tail, overhead)
+            images = [] if self.escalation else kept_images(  # keeping less: none
+                summarized, tail, self.typed, max(500, (self.limits.threshold - self.scaled(overhead)) // 8),
+                self.scaled(tokens.IMAGE_TOKENS))  # an eighth of the room, as the results in use
 
             def message(listed: Sequence[str]) -> ModelRequest:  # `listed`: the files read, not restored
                 if incremental:

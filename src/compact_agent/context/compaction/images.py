@@ -53,3 +53,17 @@ def with_images(message: ModelRequest, images: Sequence[Any]) -> ModelRequest:
     if not images:
         return message
     return ModelRequest(parts=[*message.parts, UserPromptPart([IMAGES_HEAD, *images])], metadata=message.metadata)
+
+
+def kept_images(summarized: Sequence[ModelMessage], tail: Sequence[ModelMessage], typed: Callable[[str], bool] | None,
+                budget: int, each: int) -> list[Any]:
+    """The images of the user's latest message, when the compaction replaces it (its text is
+    carried verbatim; they would be gone): the newest of them that fit `budget` tokens at `each`
+    tokens an image (what an image costs, whatever its size). None when the latest message is kept
+    verbatim in `tail`. A summary is written without images, and the model may still be working on
+    what they show."""
+    if latest_images(tail, typed) is not None:
+        return []
+    images = latest_images(summarized, typed) or []
+    fit = min(len(images), budget // max(1, each))
+    return images[len(images) - fit:]
