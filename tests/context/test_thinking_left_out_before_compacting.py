@@ -1,5 +1,5 @@
 """A request over the hard limit only by the model's thinking leaves that thinking out instead of
-compacting (shaping.py, `fit.thinking_over_limit`).
+compacting (shaping.py, `thinking_out.thinking_over_limit`).
 
 An 8K session whose answers each came with 30,000 characters of reasoning (DeepSeek's
 `reasoning_content`, which the server does not count when sent back) compacted "18,397 → 10,055",
@@ -26,7 +26,11 @@ from pydantic_ai.messages import (
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.context import ContextManager, Event
-from compact_agent.context.decisions.fit import thinking_held_out, thinking_over_limit, thinking_still_out
+from compact_agent.context.decisions.thinking_out import (
+    thinking_held_out,
+    thinking_over_limit,
+    thinking_still_out,
+)
 from compact_agent.context.plumbing import tokens
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 

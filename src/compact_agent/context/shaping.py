@@ -11,8 +11,8 @@ file written, no commit logged; a deep copy of a layer without one), accounts no
 nothing and leaves the manager as it found it.
 
 After the layers, a view over the hard limit only by the model's earlier thinking goes without it
-(`fit.thinking_over_limit`), and the next requests leave it out before the layers shape them, until
-the view with it is back under the threshold (`fit.thinking_held_out`): what the layers and the
+(`thinking_out.thinking_over_limit`), and the next requests leave it out before the layers shape them, until
+the view with it is back under the threshold (`thinking_out.thinking_held_out`): what the layers and the
 pipeline then weigh, and what a look shows, is the request as it will be sent.
 
 `compact_now` shapes the view its summary request sends the same way (`tentative`), and commits it
@@ -29,7 +29,8 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from .decisions.fit import shrink_event, thinking_held_out, thinking_over_limit, thinking_still_out
+from .decisions.fit import shrink_event
+from .decisions.thinking_out import thinking_held_out, thinking_over_limit, thinking_still_out
 from .layers import frozen
 from .plumbing import tokens
 from .plumbing.events import Event, Stopwatch, one_line

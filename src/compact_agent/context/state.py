@@ -145,7 +145,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.window_learned: LearnedWindow | None = None  # the server's limit, below the window given
         self.server = internals.server  # who answers the requests, as the host names it (wiring.py)
         self.folded_calls: tuple[int, set[str]] = (-1, set())  # the request the last resort folded, its steps (fit.py)
-        self.thinking_left_out = False  # the view leaves the model's earlier thinking out (fit.thinking_over_limit)
+        self.thinking_left_out = False  # the view leaves the model's earlier thinking out (thinking_out.thinking_over_limit)
         build_defaults(self, window, store, internals)
         self.summarizer = internals.summarizer or default_summarizer
         self.calibration = tokens.Calibration()

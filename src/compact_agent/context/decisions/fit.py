@@ -39,8 +39,8 @@ cheapest loss first (but see step 4):
    limit. (A command run again whose output changed is progress, and folds as any step.)
 
 Before all this, a request over the hard limit only by the model's earlier thinking goes without it where
-that brings it under the threshold (`thinking_over_limit`), and later ones leave it out before the layers
-run until a compaction or rewind makes room (`thinking_held_out`, `thinking_still_out`; saved with them).
+that brings it under the threshold, and later ones leave it out before the layers run until a compaction
+or rewind makes room (thinking_out.py).
 """
 
 from __future__ import annotations
@@ -58,7 +58,6 @@ from pydantic_ai.messages import (
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
-    ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -68,9 +67,10 @@ from ..compaction import ledger, summary
 from ..layers.previews import spill_name
 from ..plumbing import markers, rounds, tokens
 from ..plumbing.events import Event
+from .thinking_out import without_thinking
 from .view import ShrinkView
 
-__all__ = ["shrink_event", "shrink_to_fit", "thinking_held_out", "thinking_over_limit", "thinking_still_out", "without_thinking"]
+__all__ = ["shrink_event", "shrink_to_fit"]
 
 CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
 LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
@@ -176,65 +176,6 @@ def shrink_event(before: int, after: int, *, ids: Sequence[str] = (), dropped: i
     return Event("budget", "shrink", before, after, ids=list(ids), trigger="window", freed=freed,
                  detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking,
                          "first_message_cut": first_cut, "steps_folded": folded})
-
-
-def without_thinking(view: list[ModelMessage], provider: str, upto: int | None = None
-                     ) -> tuple[list[ModelMessage], int]:
-    """`view` without the model's earlier thinking (step 4), and how many responses gave theirs up:
-    every response's (before `upto` when given: the earlier turns' alone, at the turn's start), but at
-    Anthropic the newest one's, which it needs back inside a tool loop. A response of thinking alone
-    keeps it (it would be left empty). Other providers give up that of the turn under way's tool calls
-    too: DeepSeek's API asks for it back, and pydantic-ai sends it empty in its stead for its DeepSeek
-    profile, but not to a `--base-url` server in 'auto' mode once no response of the request has any; kept,
-    it made an 8K session whose steps thought 7,500 tokens each refuse its requests as too large."""
-    last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
-    if provider != "anthropic":
-        last = -1
-    out, cut = list(view), 0
-    for i, m in enumerate(out[:upto]):
-        if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
-            rest = [p for p in m.parts if not isinstance(p, ThinkingPart)]
-            if rest:
-                out[i] = dataclasses.replace(m, parts=rest)
-                cut += 1
-    return out, cut
-
-
-def thinking_over_limit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int, hard: int
-                        ) -> tuple[list[ModelMessage], int, int]:
-    """`view` (of `tokens_now`, shaped by the view layers) over the `hard` limit, without the model's
-    earlier thinking (`without_thinking`) when that alone brings the request under the threshold,
-    judged as a request is judged to fit (`fit_size`) and as the schedule measures it: the view,
-    its size and how many responses gave their thinking up (0: `view` as it was). Under the
-    threshold no compaction is due for a while; above it one would come all the same, and the prefix
-    the thinking left would be paid uncached for nothing. Once left out, the next requests leave it
-    out before the layers shape them (`thinking_held_out`)."""
-    if tokens_now <= hard:
-        return view, tokens_now, 0
-    bare, cut = without_thinking(view, cm.provider)
-    if not cut:
-        return view, tokens_now, 0
-    after = cm.measure(bare)
-    if max(after, cm.fit_size(bare)) > cm.limits.threshold:
-        return view, tokens_now, 0
-    return bare, after, cut
-
-
-def thinking_held_out(cm: ShrinkView, messages: list[ModelMessage]) -> tuple[list[ModelMessage], int, int]:
-    """`messages` without the model's earlier thinking, left out of the requests since one was over the
-    hard limit by it (`thinking_over_limit`), before the view layers shape them: they weigh the request
-    as it will be sent (they folded rounds of an 8K session at 33,420 tokens, its requests 4,200). Returns
-    the messages, how many responses gave their thinking up and its tokens (characters/4)."""
-    bare, cut = without_thinking(messages, cm.provider)
-    return bare, cut, (tokens.thinking_tokens(messages) - tokens.thinking_tokens(bare)) if cut else 0
-
-
-def thinking_still_out(cm: ShrinkView, tokens_now: int, thinking: int) -> bool:
-    """Whether the thinking held out (`thinking_held_out`: `thinking` tokens of it) stays out of the next
-    request: while the request, of `tokens_now` without it, would be over the threshold with it, so that
-    the prompt's prefix does not change back and forth by a result cleared here and an answer there;
-    after a compaction or a rewind it comes back."""
-    return thinking > 0 and tokens_now + cm.calibration.tokens(thinking) > cm.limits.threshold
 
 
 def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object | None
