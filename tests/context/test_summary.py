@@ -42,7 +42,9 @@ def test_custom_instructions_are_appended():
         ("<analysis>draft\n</analysis> <summary>\nBody with </analysis> stray tag and more words</summary>",
          "Body with  stray tag and more words"),
         ("No tags at all, just a plain summary of the work done.", "No tags at all, just a plain summary of the work done."),
-        ("<analysis>only a draft that never closes... and the summary never comes", None),
+        # cut off in its draft: the draft stands in (the cut is said where the reply ended at the cap)
+        ("<analysis>only a draft that never closes... and the summary never comes",
+         "only a draft that never closes... and the summary never comes"),
         ("<summary>unterminated summary that still has content in it", "unterminated summary that still has content in it"),
         ("<ANALYSIS>x</ANALYSIS><Summary>Mixed case tags are fine too.</Summary>", "Mixed case tags are fine too."),
     ],

@@ -1,8 +1,9 @@
 """What is taken from a summary reply. The prompt asks for an `<analysis>` draft, then a `<summary>`
 block; a reply without the block has its draft struck and the rest taken, and a reply with nothing
-left (a draft alone) is a summary that failed: counted by the circuit breaker in a run, and for
+left (a whole draft alone) is a summary that failed: counted by the circuit breaker in a run, and for
 `compact_now` a `CompactionError` (a compaction that did not happen), never `ValueError`, which the
-library raises for an argument of the wrong kind."""
+library raises for an argument of the wrong kind. A reply cut off keeps what it holds, its draft
+where the cut came before the summary (test_summary_in_a_tiny_window.py)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ async def test_a_reply_without_the_summary_block_loses_its_draft() -> None:
     assert cm.compactions[-1].summary == "Six steps done, each answered."
 
 
-@pytest.mark.parametrize("reply", ["<analysis>Walked through the steps.</analysis>", "<analysis>never closed",
+@pytest.mark.parametrize("reply", ["<analysis>Walked through the steps.</analysis>", "<analysis>",
                                    "<analysis>a</analysis><summary>  </summary>", ""])
 async def test_a_reply_with_nothing_after_its_draft_is_a_compaction_that_did_not_happen(reply: str) -> None:
     store = InMemoryStore()
@@ -62,10 +63,9 @@ async def test_in_a_run_a_draft_alone_is_a_failed_compaction_the_breaker_counts(
 
 async def test_a_summary_the_model_stopped_at_its_cap_says_it_is_cut_off() -> None:
     """A reply that ended at the output cap (finish reason "length") was taken as a whole summary:
-    read as whole, it passed for the whole conversation. It is kept, and says where it stops; a
-    draft cut off before its summary began is no summary."""
-    from compact_agent.context.compaction.summarizer import CUT_OFF
-    from compact_agent.context.compaction.summary_prompt import EmptySummary, extract_summary
+    read as whole, it passed for the whole conversation. It is kept, and says where it stops; so is
+    a draft cut off before its summary began, where a summary cut off to nothing is none."""
+    from compact_agent.context.compaction.summary_prompt import CUT_OFF, EmptySummary, extract_summary
     from tests.fakes.openai_server import ChatRequest, Reply
 
     from .pages_agent import is_summary_request, reading, run_pages
@@ -79,5 +79,8 @@ async def test_a_summary_the_model_stopped_at_its_cap_says_it_is_cut_off() -> No
     run = await run_pages(responder)
     assert run.result.output == "done" and run.cm.compactions
     assert run.cm.compactions[-1].summary == "Pages 1 to 9 read; the user asked for" + CUT_OFF
-    with pytest.raises(EmptySummary):
-        extract_summary("<analysis>Read pa" + CUT_OFF)
+    assert extract_summary("<analysis>Read pa" + CUT_OFF) == "Read pa" + CUT_OFF
+    assert extract_summary("<analysis>Read pages.</analysis><summary>" + CUT_OFF) == "Read pages." + CUT_OFF
+    for nothing in ("<analysis>" + CUT_OFF, "<summary>" + CUT_OFF):
+        with pytest.raises(EmptySummary):
+            extract_summary(nothing)

@@ -16,7 +16,7 @@ import inspect
 import itertools
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self
@@ -34,6 +34,7 @@ from .contract import StoreSync
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
 from .defaults import as_model, build_defaults, default_summarizer
+from .layers import frozen
 from .measuring import Measuring
 from .plumbing import tokens
 from .plumbing.events import Event, one_line, typed
@@ -229,9 +230,9 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     def hard_limit(self) -> int:
         return self.schedule.hard_limit(self)
 
-    def sent_size(self, messages: Sequence[ModelMessage]) -> int:
-        """The size of a request of `messages` as it would be sent now: what a compaction must shrink.
-        Here as saved; `CompactingState` (compacting.py) measures it as the view layers shape it."""
+    def sent_size(self, messages: Sequence[ModelMessage], kept: Collection[str] = ()) -> int:
+        """The size of a request of `messages` as it would be sent now, the results `kept` whole: what a
+        compaction must shrink. Here as saved; `CompactingState` measures it as the view layers shape it."""
         return self.measure(messages)
 
     def emit(self, event: Event) -> None:
@@ -344,10 +345,8 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
             self.compactions[-1].messages, self.compactions[-1].summary = [], ""
         self.compactions.append(result)
         self._prev_savings, self._rebaseline = {}, True  # the next view's savings are of the new history
-        layers: list[Any] = list(self.layers)
-        for layer in layers:  # decisions about messages that are gone for good
-            if hasattr(layer, "forget_absent"):
-                layer.forget_absent(result.messages)
+        # Decisions about messages gone for good, and those hiding the results it kept for the model.
+        frozen.after_compaction(list(self.layers), result.messages, result.kept)
         self._save_layer_state()  # a restart before the next request must not count from the old history
         self._last_compaction_request = self.requests
         self._answered_since_compaction = False

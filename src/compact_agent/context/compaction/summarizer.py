@@ -18,7 +18,8 @@ what the model writes. Raising it alone could ask for more than the window leave
 refuses as too long. A summary model other than the run's may write less than the run's model
 (`max_output`): it is never asked for more than that. A provider that refuses the cap as more than
 its model writes, naming what it does write, gets the request again within that (output_limit.py),
-and the manager asks for no more from then on.
+and the manager asks for no more from then on. A cap too small for the `<analysis>` draft and the
+summary both has the prompt ask for the summary alone (`summary_prompt.for_cap`).
 """
 
 from __future__ import annotations
@@ -50,9 +51,10 @@ from . import summary
 from .cuts import join
 from .quoting import ENTRIES_NOTE, quoted
 from .result import SummaryNotSent
+from .summary_prompt import CUT_OFF, blocks, for_cap
 
 REFUSED = ("Your previous reply called a tool; tool calls are refused for this request. Reply with "
-           "plain text only: an <analysis> block followed by a <summary> block.")
+           "plain text only: {blocks}.")
 
 
 @dataclass
@@ -107,13 +109,14 @@ class SharedPrefixSummarizer:
 
     async def _shared(self, messages: list[ModelMessage], prompt: str) -> str:
         params, settings = unable_to_act(self.params, self.settings)
-        history = join(messages, waiting_answered(messages),
-                       [ModelRequest(parts=[UserPromptPart(prompt)], metadata=mark_request("summary"))])
+        waiting = waiting_answered(messages)
+        history, cap, said = self._worded(prompt, lambda worded: join(messages, waiting, [
+            ModelRequest(parts=[UserPromptPart(worded)], metadata=mark_request("summary"))]))
         for _attempt in range(2):
             if self.check is not None:
                 self.check(history)
-            if self.output_cap is not None:
-                settings = {**settings, "max_tokens": self._cap(history)}
+            if cap is not None:
+                settings = {**settings, "max_tokens": cap}
             resp = await within_output_limit(self._sender(history, params), settings, self._learned)
             self.usage.append(resp.usage)
             if not any(isinstance(p, ToolCallPart) for p in resp.parts):
@@ -123,8 +126,10 @@ class SharedPrefixSummarizer:
             refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while summarising.",
                                        tool_call_id=p.tool_call_id)
                         for p in resp.parts if isinstance(p, ToolCallPart)]
-            history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)],
+            again = REFUSED.format(blocks=blocks(said))  # a draft and a summary, or a summary alone, as asked
+            history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(again)],
                                                     metadata=mark_request("summary"))]
+            cap = self._cap(history) if cap is not None else None
         raise UnexpectedModelBehavior("the summarizer kept calling tools")
 
     def _sender(self, messages: Sequence[ModelMessage], params: ModelRequestParameters
@@ -142,6 +147,19 @@ class SharedPrefixSummarizer:
         if self.on_output_limit is not None:
             self.on_output_limit(self.model, most)
 
+    def _worded(self, prompt: str, request: Callable[[str], list[ModelMessage]]
+                ) -> tuple[list[ModelMessage], int | None, str]:
+        """The summary `request` asking with `prompt` worded for its output cap (`summary_prompt.for_cap`:
+        no draft where the cap is small), that cap (None: the settings' own) and the words asked with."""
+        sent = request(prompt)
+        if self.output_cap is None:
+            return sent, None, prompt
+        worded = for_cap(prompt, cap := self._cap(sent))
+        if worded == prompt:
+            return sent, cap, prompt
+        sent = request(worded)  # shorter: its cap is as large at least
+        return sent, self._cap(sent), worded
+
     def _cap(self, request: Sequence[ModelMessage]) -> int:
         assert self.output_cap is not None
         cap = self.output_cap(request)
@@ -152,13 +170,14 @@ class SharedPrefixSummarizer:
                 + ENTRIES_NOTE + "\n<transcript>\n")
         tail = "\n</transcript>\n\n" + prompt
         transcript = transcript_as_data(messages, max_chars=self._transcript_room(head + tail, prompt))
-        req = [ModelRequest(parts=[UserPromptPart(head + transcript + tail)], metadata=mark_request("summary"))]
+        req, cap, _ = self._worded(prompt, lambda worded: [ModelRequest(parts=[UserPromptPart(
+            head + transcript + "\n</transcript>\n\n" + worded)], metadata=mark_request("summary"))])
         params = ModelRequestParameters()
         if self.params is not None:
             params = replace(params, instruction_parts=self.params.instruction_parts)
         if self.check is not None:
             self.check(req)
-        capped = {"max_tokens": self._cap(req)} if self.output_cap is not None else None
+        capped = {"max_tokens": cap} if cap is not None else None
         resp = await within_output_limit(self._sender(req, params), capped, self._learned)
         self.usage.append(resp.usage)
         if any(isinstance(p, ToolCallPart) for p in resp.parts) and not _text(resp).strip():
@@ -242,11 +261,6 @@ def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], i
         summarize.on_output_limit = learned
     if isinstance(summarize, SharedPrefixSummarizer) and summarize.room is None:
         summarize.room = room
-
-
-CUT_OFF = "\n\n[compact-agent: the summary was cut off here, at the most the model could write in its request]"
-"""Said after a summary the model stopped at its output cap: read as whole, it would pass for the
-whole conversation; the archive the compaction message names holds the rest."""
 
 
 def _whole(resp: ModelResponse) -> str:

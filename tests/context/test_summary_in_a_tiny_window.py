@@ -1,0 +1,80 @@
+"""A summary request in a tiny window, over HTTP to the strict fake OpenAI server.
+
+In 2K-3K windows the summary request's output cap (`max_tokens`, what the window leaves) is 80-400
+tokens, and the prompt asked for an `<analysis>` draft before the `<summary>`: a model that drafted
+as asked ran out before the summary began, and the reply, a draft cut off, was no summary at all
+(`EmptySummary`): the compaction failed and the window stayed full. Now a request whose cap is under
+`DRAFT_MIN_CAP` asks for the summary alone, and a reply cut off keeps what it holds.
+
+The server's model here writes as asked: a draft first where the prompt asks for one, then the
+summary, cut at the request's `max_tokens` (the fake counts 4 characters a token) with the finish
+reason "length", as a real model stops.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+
+from compact_agent.context import CompactionSettings, ContextManager
+from compact_agent.context.compaction.summary_prompt import CUT_OFF, DRAFT_MIN_CAP
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+
+SUMMARY = "<summary>Steps 0-5 done: the user wants the words counted.</summary>"
+DRAFT = "<analysis>" + "Walking through the steps in order. " * 40 + "</analysis>\n"  # ~360 tokens
+
+
+def _history(window: int) -> list[ModelMessage]:
+    """Six steps that fill seven tenths of `window`."""
+    words = window * 7 // 10 // 6 * 4 // 5
+    return [m for i in range(6) for m in (ModelRequest(parts=[UserPromptPart(f"step {i}: " + "word " * words)]),
+                                          ModelResponse(parts=[TextPart(f"done {i}")]))]
+
+
+async def _compact(window: int, drafts_anyway: bool = False) -> tuple[str, list[ChatRequest]]:
+    """The summary a manual compaction keeps in `window`, and the summary requests the server got."""
+    asked: list[ChatRequest] = []
+
+    def model(req: ChatRequest) -> Reply:
+        asked.append(req)
+        cap = req.body.get("max_completion_tokens") or req.body.get("max_tokens")
+        drafts = drafts_anyway or "draft your thoughts inside <analysis> tags" in req.last_user_text()
+        reply = (DRAFT if drafts else "") + SUMMARY
+        return Reply.text(reply[:cap * 4], finish_reason="length") if len(reply) > cap * 4 else Reply.text(reply)
+
+    with FakeOpenAIServer(model, window=window, model="small") as server:
+        cm = ContextManager(window=window, settings=CompactionSettings(compaction_records=False))
+        await cm.compact_now(_history(window), model=OpenAIChatModel(
+            "small", provider=OpenAIProvider(base_url=server.base_url, api_key="k")))
+        assert not server.rejected
+    return cm.compactions[-1].summary, asked
+
+
+async def test_a_summary_request_with_a_small_cap_asks_for_no_draft() -> None:
+    for window in (2_048, 3_000):
+        summary, [req] = await _compact(window)
+        cap = req.body.get("max_completion_tokens") or req.body.get("max_tokens")
+        assert 50 < cap < 400
+        prompt = req.last_user_text()
+        assert "draft your thoughts" not in prompt and "Write no draft and no <analysis> block" in prompt
+        said = int(re.search(r"room for about ([\d,]+) tokens", prompt)[1].replace(",", ""))  # type: ignore[index]
+        assert cap - 200 < said <= cap  # counted before the draft's words were taken out
+        assert prompt.endswith("Respond with plain text only: a <summary> block alone, no <analysis> draft.")
+        assert summary == "Steps 0-5 done: the user wants the words counted."  # the draft had taken the cap
+    # A cap that holds the reply the prompt asks for, a draft and the nine sections: the draft is asked for.
+    summary, [req] = await _compact(12_000)
+    assert (req.body.get("max_completion_tokens") or req.body.get("max_tokens")) >= DRAFT_MIN_CAP
+    assert "draft your thoughts inside <analysis> tags" in req.last_user_text()
+    assert summary == "Steps 0-5 done: the user wants the words counted."
+
+
+async def test_a_draft_cut_off_before_its_summary_is_kept_as_the_summary() -> None:
+    """A model that drafts anyway, and is cut off in the draft: what it wrote stands in, said to be cut
+    off, where the compaction failed ("the model returned an empty summary") and the window stayed full."""
+    summary, [req] = await _compact(2_048, drafts_anyway=True)
+    cap = req.body.get("max_completion_tokens") or req.body.get("max_tokens")
+    assert summary.startswith("Walking through the steps in order.") and summary.endswith(CUT_OFF)
+    assert len(summary) - len(CUT_OFF) <= cap * 4 and "<analysis>" not in summary
