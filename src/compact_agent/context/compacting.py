@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 from pydantic_ai.messages import ModelMessage
 
@@ -179,10 +179,12 @@ class CompactingState(ManagerState):
         if isinstance(parts, dict):
             parts["verbatim"] = parts.get("verbatim", 0) + added
 
-    def sent_size(self, messages: Sequence[ModelMessage]) -> int:
+    def sent_size(self, messages: Sequence[ModelMessage], kept: Collection[str] = ()) -> int:
         """The size of a request of `messages` as the view layers would send it now (a long result as
-        its preview), changing nothing: what /context counts, and what a compaction must shrink."""
-        return self.measure(shaping.preview(self, list(messages)).messages)
+        its preview), changing nothing: what /context counts, and what a compaction must shrink.
+        `kept`: the call ids of the results a compaction keeps for the model, sent whole once it goes
+        ahead, whatever a layer decided of them before (`CompactionResult.kept`)."""
+        return self.measure(shaping.preview(self, list(messages), kept).messages)
 
     def _count_as_sent(self, result: CompactionResult) -> None:
         """Count the history a compaction made as the next request sends it, shaped by the view
@@ -193,7 +195,7 @@ class CompactingState(ManagerState):
         part (`verbatim`) takes the difference. A compaction that request would be no smaller than
         the one before was refused before its archive was written (`_vet`, and the compactor)."""
         saved = result.tokens_after
-        after = self.sent_size(result.messages)
+        after = self.sent_size(result.messages, result.kept)
         parts = result.event.detail.get("parts")
         if isinstance(parts, dict) and "verbatim" in parts:
             parts["verbatim"] = max(0, int(parts["verbatim"]) + after - saved)
@@ -208,7 +210,7 @@ class CompactingState(ManagerState):
         kept = keep_system_prompts(messages, result.messages) if self.keep_system_prompts else result.messages
         if kept is result.messages:
             return
-        after = self.sent_size(kept)
+        after = self.sent_size(kept, result.kept)
         if after >= result.tokens_before:
             raise NotSmaller(f"compaction would not shrink the context ({result.tokens_before:,} → {after:,} tokens)",
                              before=result.tokens_before, after=after, parts=result.event.detail.get("parts"))

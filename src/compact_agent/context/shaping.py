@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,17 +103,21 @@ def shape(cm: ManagerState, messages: list[ModelMessage]) -> Shaped:
     return _run(cm, messages, list(cm.layers), commit=True)
 
 
-def preview(cm: ManagerState, messages: list[ModelMessage]) -> Shaped:
+def preview(cm: ManagerState, messages: list[ModelMessage], kept: Collection[str] = ()) -> Shaped:
     """The view a request of `messages` would send now, changing nothing: no decision frozen, no
-    saving counted, no event emitted, no file written."""
-    return tentative(cm, messages).shaped
+    saving counted, no event emitted, no file written. `kept`: the call ids of the results a
+    compaction makes `messages` keep for the model, sent whole once it goes ahead whatever a layer
+    decided of them before (`frozen.keep_whole`): the compaction is measured as it will be sent."""
+    return tentative(cm, messages, kept).shaped
 
 
-def tentative(cm: ManagerState, messages: list[ModelMessage]) -> Tentative:
+def tentative(cm: ManagerState, messages: list[ModelMessage], kept: Collection[str] = ()) -> Tentative:
     """The view a request of `messages` would send now, as `preview` shapes it, with what it takes
     to commit it later (`Tentative.commit`). `compact_now` shapes its summary request's view so:
     a compaction that is blocked, declined or fails must leave no decision of that view behind."""
     pairs = [(layer, twin) for layer in cm.layers if (twin := scratch(layer)) is not None]
+    for _, twin in pairs:
+        frozen.keep_whole(twin, kept)
     credit = cm.schedule.credit  # `cm.budget` sets it, for the layers' pricing (Schedule.next_compaction_at)
     steps: list[Step] = []
     try:

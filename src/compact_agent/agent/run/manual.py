@@ -99,7 +99,7 @@ def as_sent(s: AgentSession, result: CompactionResult) -> None:
     `confirm`; a partial one is the compactor's alone (`compact_partial`), which does not: only it
     is counted here."""
     before = s.context_tokens()  # as /context counts it
-    after = s.cm.measure(preview(s.cm, list(result.messages)).messages)
+    after = s.cm.measure(preview(s.cm, list(result.messages), result.kept).messages)  # the results it keeps, whole
     parts = result.event.detail.get("parts")
     if isinstance(parts, dict) and "verbatim" in parts:
         parts["verbatim"] = max(0, int(parts["verbatim"]) + after - result.tokens_after)

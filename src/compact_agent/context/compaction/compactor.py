@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from ..layers import digest
 from ..plumbing import rounds, tokens
@@ -305,8 +305,9 @@ class Compactor(Keeper):
         level = self.escalation  # the kept images and results, and what is restored, follow it
         reread: list[tuple[tuple[list[Path], int], list[ModelMessage]]] = []  # read once for both builds
 
-        def build(archive_path: Path | None) -> tuple[list[ModelMessage], dict[str, Any], int]:
-            """The new history naming `archive_path`, what it is made of, and how many messages it restores."""
+        def build(archive_path: Path | None) -> tuple[list[ModelMessage], dict[str, Any], int, frozenset[str]]:
+            """The new history naming `archive_path`, what it is made of, how many messages it restores
+            and the call ids of the results in use it keeps (`CompactionResult.kept`)."""
             self.escalation = level
             images = [] if self.escalation else kept_images(  # keeping less: none
                 summarized, tail, self.typed, max(500, (self.limits.threshold - self.scaled(overhead)) // 8),
@@ -335,7 +336,9 @@ class Compactor(Keeper):
             room = self.results_room(self.scaled(self.estimated([*keep_head, head_msg, *files_back, *attached,
                                                                   *tail]) + overhead), before)
             whole = restore.whole(files_back, self.restorer.resolve)  # as the restorer read them
-            others = [*attached, *self.kept_results(summarized, overhead, room, tail, whole)]
+            results = self.kept_results(summarized, overhead, room, tail, whole)
+            others = [*attached, *results]
+            kept = frozenset(p.tool_call_id for m in results for p in m.parts if isinstance(p, ToolReturnPart))
             self.escalation = 0
             new = join(keep_head, [head_msg], files_back, others, tail)
             # What the new history is made of, for a person deciding on it (a preview, a refusal).
@@ -345,15 +348,17 @@ class Compactor(Keeper):
                      "verbatim": self.scaled(self.estimated([*keep_head, *tail])),
                      "verbatim_messages": len(keep_head) + len(tail), "head_messages": len(keep_head),
                      "fixed": self.scaled(overhead)}
-            sent = self.scaled(self.estimated(new) + overhead) if self.sent_size is None else self.sent_size(new)
+            # What the next request sends: the results in use whole, a clearing of one lifted (measured
+            # cleared, a compaction was reported and judged at 235 tokens, and sent 1,715).
+            sent = self.scaled(self.estimated(new) + overhead) if self.sent_size is None else self.sent_size(new, kept)
             if sent >= before:  # what the next request sends
                 raise NotSmaller(f"compaction would not shrink the context ({before:,} → {sent:,} tokens)",
                                  before=before, after=sent, parts=parts)
-            return new, parts, len(files_back) + len(others)
+            return new, parts, len(files_back) + len(others), kept
 
         named = summary.archive_named(messages[0]) if messages else None  # the copy before, if any
         unwritten = self._archived_as or (Path(named) if named else None)  # measured naming one like it
-        new, parts, restored = build(unwritten)
+        new, parts, restored, kept = build(unwritten)
         calls, results = rounds.unpaired(new)
         calls -= rounds.unpaired(messages)[0]  # calls the history itself still waits on (deferred tools)
         if calls or results:
@@ -365,7 +370,7 @@ class Compactor(Keeper):
                            "kept": len(tail) + len(keep_head), "restored": restored,
                            "dropped_rounds": dropped_rounds, "files_changed": len(ledger.render(files)),
                            "incremental": incremental, "parts": parts})
-        result = CompactionResult(new, trigger, strategy, before, after, None, text, len(summarized), ev)
+        result = CompactionResult(new, trigger, strategy, before, after, None, text, len(summarized), ev, kept=kept)
 
         def name(path: Path | None) -> None:
             """The archive is written at `path`: the history is made again naming it, where it names
@@ -374,7 +379,7 @@ class Compactor(Keeper):
             self._archived_as = result.archive = path
             ev.detail["archive"] = str(path) if path else None
             if path != unwritten:
-                result.messages, again, ev.detail["restored"] = build(path)
+                result.messages, again, ev.detail["restored"], result.kept = build(path)
                 parts.update(again)
                 result.tokens_after = ev.tokens_after = self.scaled(self.estimated(result.messages) + overhead)
         result.name_archive = name

@@ -31,12 +31,12 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
 from ..plumbing import tokens
-from ..plumbing.markers import KEY, is_compaction_message
+from ..plumbing.markers import KEPT, KEY, is_compaction_message
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin, side_room
 from . import ledger, summary
 from .cuts import tail_start
 from .restore import Restorer, pick_files, read_paths_in, reads_one_of
-from .result import NotSmaller
+from .result import NotSmaller, SentSize
 from .runs import chosen, run_key, runs_in
 
 KEEP_RESULTS = 5
@@ -158,9 +158,9 @@ class Keeper:
     # not re-read them. None: it always does.
     returns_to_changed: Callable[[], bool] | None = None
     # The size of a request of these messages as the view layers would send it (a long result as
-    # its preview), the fixed prompt included: whether a compaction shrinks the request is judged
-    # on it. None: on the history as saved.
-    sent_size: Callable[[Sequence[ModelMessage]], int] | None = None
+    # its preview; the results a compaction keeps, whole), the fixed prompt included: whether a
+    # compaction shrinks the request is judged on it. None: on the history as saved.
+    sent_size: SentSize | None = None
     # The caller's own tools that write the file their path argument names, in lower case
     # (`CompactionSettings.file_tools`): the compaction message lists those files as changed too.
     file_tools: tuple[str, ...] = ()
@@ -281,7 +281,7 @@ class Keeper:
                 continue
             picked.append(result)
             used += size
-        meta = {KEY: {"synthetic": "kept"}}
+        meta = {KEY: {"synthetic": KEPT}}
         return [msg for result in sorted(picked, key=lambda r: order[r.tool_call_id])
                 for msg in (ModelResponse(parts=[calls[result.tool_call_id]], metadata=meta),
                             ModelRequest(parts=[result], metadata=meta))]

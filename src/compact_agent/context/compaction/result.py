@@ -6,10 +6,10 @@ of which needs the compactor to say so.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -18,6 +18,15 @@ from pydantic_ai.messages import (
 from ..plumbing.events import Event
 
 Summarize = Callable[[list[ModelMessage], str], Awaitable[str]]
+
+
+class SentSize(Protocol):
+    """The size of a request of `messages` as the view layers would send it, the fixed prompt
+    included (`Keeper.sent_size`), with the tool results of the call ids `kept` sent whole: those a
+    compaction keeps for the model, whose earlier clearing it lifts once it goes ahead
+    (`CompactionResult.kept`)."""
+
+    def __call__(self, messages: Sequence[ModelMessage], kept: Collection[str] = ()) -> int: ...
 
 
 class CompactionError(RuntimeError):
@@ -73,3 +82,8 @@ class CompactionResult:
     # Set by the compactor while the archive is not written yet: told the archive's path, names it
     # in the summary message (compactor.py). None once it is (or for a result made elsewhere).
     name_archive: Callable[[Path | None], None] | None = field(default=None, repr=False, compare=False)
+    # The call ids of the tool results this compaction kept for the model, which is still using them
+    # (keep.py `kept_results`): sent whole, and measured so. A view layer's decision that hid one
+    # before (microcompact's clearing) is lifted once the compaction goes ahead (layers/frozen.py
+    # `after_compaction`); the results earlier compactions kept keep theirs.
+    kept: frozenset[str] = frozenset()

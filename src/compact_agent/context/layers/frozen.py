@@ -6,14 +6,19 @@ after a restart must send the same prefix, so the decisions are saved when a req
 and re-applied when the session is opened again. The saved file is data: a part that cannot be
 loaded costs that layer its decisions (it re-decides, losing some cache once), never the session.
 Saving and loading are optional for a layer (`state_to_json`, `load_state`).
+
+A compaction changes them once, when it goes ahead (`after_compaction`): decisions about what it
+left out are forgotten, and those hiding a result it kept for the model are lifted (`keep_whole`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
+
+from pydantic_ai.messages import ModelMessage
 
 from ..plumbing.events import one_line
 
@@ -56,3 +61,24 @@ def reset_layer(layer: Any, error: BaseException) -> None:
         layer.load_state({})
     except Exception:  # noqa: BLE001 - a layer without a clean reset keeps what it has
         return
+
+
+def after_compaction(layers: Sequence[Any], messages: list[ModelMessage], kept: Collection[str]) -> None:
+    """What a compaction that went ahead, leaving `messages`, changes of the layers' decisions: those
+    about results gone for good are forgotten (`forget_absent`: the state is saved with every
+    request and would grow with the session's length), and those hiding a result it kept for the
+    model (`keep_whole`)."""
+    for layer in layers:
+        if hasattr(layer, "forget_absent"):
+            layer.forget_absent(messages)
+        keep_whole(layer, kept)
+
+
+def keep_whole(layer: Any, kept: Collection[str]) -> None:
+    """Have `layer` lift what it decided to hide of the tool results of the call ids `kept`, those a
+    compaction keeps for the model (`CompactionResult.kept`), where it has such decisions
+    (`keep_whole`): after the compaction, and on a copy of it to measure the compaction before. Only
+    this compaction's: a result an earlier one kept, hidden since it went out of use, stays hidden."""
+    lift = getattr(layer, "keep_whole", None)
+    if kept and callable(lift):
+        lift(kept)

@@ -8,7 +8,8 @@ When to clear is a cache question, not a size question. Clearing an old result r
 prompt from that point on, which throws away the provider's cached prefix. So we clear, always all
 the candidates at once (every compactable result but the newest `microcompact_keep_recent`, those
 the model has not seen yet and, with the model's prices known, those it is still reaching back
-into: `Budget.hot`), only:
+into: `Budget.hot`; a result a compaction kept for the model, priced or not, while it is in use),
+only:
 
 * (time) when the cache has expired anyway: the newest response is older than the cache TTL, so
   the next request re-reads the whole prefix at full price whatever we do;
@@ -23,8 +24,11 @@ into: `Budget.hot`), only:
   compacting; a batch pays the cache miss once and then stays stable for many requests.
 
 The trigger is kept with each cleared id (`cleared`) and in the result's metadata mark and the
-`microcompact` event. Tests: tests/context/test_microcompact.py (time, count, server side, frozen
-decisions), tests/context/test_forgetting.py (the priced trigger and the results in use),
+`microcompact` event. A compaction that keeps a cleared result for the model lifts its clearing
+(`keep_whole`), and only its own results': one an earlier compaction kept stays as it is sent.
+Tests: tests/context/test_microcompact.py (time, count, server side, frozen decisions),
+tests/context/test_forgetting.py (the priced trigger and the results in use),
+tests/context/test_kept_result_sent_whole.py (the results a compaction keeps),
 tests/context/test_layer_properties.py (the invariants every layer keeps).
 
 With `server_side=True` nothing is cleared here: the caller sends `anthropic_context_management`
@@ -34,6 +38,7 @@ instead and Anthropic clears on its side.
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
@@ -42,7 +47,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from ..plumbing import tokens
 from ..plumbing.cache import cache_expired
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
-from ..plumbing.markers import mark
+from ..plumbing.markers import is_kept_result, mark
 from ..plumbing.settings import CompactionSettings as Settings
 from .previews import result_lines
 
@@ -114,6 +119,15 @@ class Microcompact:
                    for p in m.parts if isinstance(p, ToolReturnPart)}
         self.cleared = {k: v for k, v in self.cleared.items() if k in present}
 
+    def keep_whole(self, call_ids: Collection[str]) -> None:
+        """A compaction keeps these results for the model, which is still using them (compaction/keep.py
+        `kept_results`): their clearing is lifted, so the copy kept goes out whole, as the compaction
+        measured it, not as the placeholder (layers/frozen.py `keep_whole`: on a copy to measure it,
+        then once it goes ahead, whose rewritten prefix is paid for anyway). A result an earlier
+        compaction kept, cleared since it went out of use, is not among them and stays cleared."""
+        for call_id in call_ids:
+            self.cleared.pop(call_id, None)
+
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
         watch = Stopwatch()
         if self.server_side:
@@ -131,10 +145,14 @@ class Microcompact:
         # Live: not cleared yet and big enough that the marker is a saving (tiny results never count).
         live = [(i, p) for i, p in results if p.tool_call_id not in self.cleared and self._saving(p) > 0]
         # Results after the last response have not been seen by the model: never clear those; nor,
-        # priced, results the model is still reaching back into (reuse.py).
+        # priced, results the model is still reaching back into (reuse.py); nor, priced or not, one a
+        # compaction kept for the model while it still uses it (cleared, the model had the placeholder
+        # where the compaction had kept and sized the result).
         hot = budget.hot if budget.prices is not None else None
+        in_use = budget.hot
         candidates = [p for i, p in live if p.tool_call_id not in kept and i < last_resp
-                      and not (hot is not None and hot(p.tool_call_id))]
+                      and not (hot is not None and hot(p.tool_call_id))
+                      and not (in_use is not None and is_kept_result(messages[i]) and in_use(p.tool_call_id))]
 
         trigger = ""
         chosen: list[ToolReturnPart] = []

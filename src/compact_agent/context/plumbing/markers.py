@@ -75,6 +75,17 @@ def is_attachment(m: Any) -> bool:
     return ours(m).get("synthetic") in ATTACHMENT_KINDS
 
 
+KEPT = "kept"
+"""The `[KEY]["synthetic"]` kind of the call and result a compaction keeps after its summary because
+the model is still using the result (compaction/keep.py `kept_results`)."""
+
+
+def is_kept_result(m: Any) -> bool:
+    """Whether `m` is (half of) a call and result a compaction kept for the model: this one's or an
+    earlier one's, which the mark does not tell apart (`CompactionResult.kept` does)."""
+    return ours(m).get("synthetic") == KEPT
+
+
 def joined_metadata(messages: Sequence[Any]) -> dict[str, Any] | None:
     """The metadata of one request joined from adjacent `messages` (as a provider is sent them):
     each one's entries, a later one's winning, but for a compaction message's own entry (`KEY`),

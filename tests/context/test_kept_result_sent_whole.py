@@ -1,0 +1,181 @@
+"""A tool result a compaction keeps for the model, which is still using it, is sent whole.
+
+Microcompact's clearings are frozen per call id, and a compaction keeps the results in use with
+their own call ids: a result cleared before the compaction went out after it as "[Old tool result
+content cleared]", sized and paid for as kept, of no use to the model (a REPL trial: a kept glob
+listing showed only the placeholder). Forgetting that clearing alone was not enough: the compaction
+measured its result with the clearing, reported 235 tokens and sent 1,715. Now the compaction
+measures its result with the results it keeps whole, lifts only its own results' clearings (a
+result an earlier compaction kept, cleared since it went out of use, stays cleared), and
+microcompact leaves a kept result alone while the model still uses it, priced or not."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage, UsageLimits
+
+from compact_agent.context import CompactionEvent, CompactionSettings, ContextManager, Event, Prices
+from compact_agent.context.layers.microcompact import CLEARED, Microcompact
+from compact_agent.context.shaping import preview
+from compact_agent.context.testing import reply_to_library_request
+
+from .strategies import budget_for
+
+LISTING = "\n".join(f"src/app/module_{k:03d}.py" for k in range(120))
+OLD_LISTING = "\n".join(f"tests/old/test_case_{k:03d}.py" for k in range(100))
+DOCS = "\n".join(f"docs/guide/chapter_{k:03d}.md" for k in range(40))
+PATTERNS = ("src/**/*.py", "docs/**/*.md")  # the modules' listing is the one the model goes on using
+KEPT = {"compact_agent": {"synthetic": "kept"}}
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def content(messages: list[ModelMessage], call_id: str) -> object:
+    """What `messages` carry as the result of `call_id`."""
+    return next(p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                if isinstance(p, ToolReturnPart) and p.tool_call_id == call_id)
+
+
+def log_page(n: int) -> str:
+    return "\n".join(f"page {n} line {k}: worker ok, queue depth {k * 7 % 13}" for k in range(120))
+
+
+def microcompact(cm: ContextManager) -> Microcompact:
+    return next(layer for layer in cm.layers if isinstance(layer, Microcompact))
+
+
+async def test_a_result_microcompact_cleared_and_the_compaction_kept_goes_out_whole_as_measured() -> None:
+    """The trial's symptom, end to end: the model lists the modules and the docs, and keeps naming
+    modules while it reads a log; microcompact (unpriced, counting) clears both listings once the model has seen them;
+    the log fills the window and an automatic compaction keeps the listing, which the model still
+    uses. The next request carries the listing, and the compaction said the size that request is."""
+    events: list[Event] = []
+    settings = CompactionSettings(collapse_enabled=False, priced_compaction=False, microcompact_trigger=1,
+                                  microcompact_keep_recent=0, microcompact_min_free_tokens=500)
+    cm = ContextManager(window=16_000, settings=settings, compactable_tools=["glob"], event_handler=events.append,
+                        prices=Prices(known=False))
+    sent: list[tuple[int, int, object]] = []  # (compactions so far, the request's size as measured, the listing sent)
+    pages: list[int] = []
+    globbed: list[str] = []  # the call ids of the listings, in order
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        usage = RequestUsage(input_tokens=sum(len(str(getattr(p, "content", ""))) for m in messages
+                                              for p in m.parts) // 4, output_tokens=10)
+        if (reply := reply_to_library_request(messages, "Listed the modules; reading the log.", usage=usage)):
+            return reply
+        if len(globbed) < len(PATTERNS):
+            return ModelResponse(parts=[ToolCallPart("glob", {"pattern": PATTERNS[len(globbed)]})], usage=usage)
+        listed = [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                  if isinstance(p, ToolReturnPart) and p.tool_call_id == globbed[0]]
+        sent.append((len(cm.compactions), cm.last_tokens, listed[0] if listed else None))
+        if cm.compactions and len(globbed) == len(PATTERNS):  # the docs listed again after the compaction
+            return ModelResponse(parts=[ToolCallPart("glob", {"pattern": PATTERNS[1]})], usage=usage)
+        if len(pages) < 14:  # each step names a module the listing holds: the model is using it
+            return ModelResponse(parts=[TextPart(f"next src/app/module_{len(pages):03d}.py"),
+                                        ToolCallPart("read", {"page": len(pages) + 1})], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+    agent = Agent(FunctionModel(model), capabilities=[cm])
+
+    @agent.tool
+    def glob(ctx: RunContext[None], pattern: str) -> str:
+        """List files."""
+        globbed.append(ctx.tool_call_id or "")
+        return LISTING if pattern == PATTERNS[0] else DOCS
+
+    @agent.tool_plain
+    def read(page: int) -> str:
+        """Read a page of the log."""
+        pages.append(page)
+        return log_page(page)
+
+    await agent.run("List the modules, then read the log.", usage_limits=UsageLimits(request_limit=60))
+
+    assert any(listing == CLEARED for n, _, listing in sent if n == 0)  # cleared before the compaction
+    compactions = [e for e in events if isinstance(e, CompactionEvent) and not e.failed and e.trigger == "auto"]
+    assert compactions, sorted({(e.layer, e.action) for e in events})
+    after = [(size, listing) for n, size, listing in sent if n == 1]
+    assert after and after[0][1] == LISTING  # kept, and sent whole: not the placeholder
+    assert abs(compactions[0].tokens_after - after[0][0]) <= 50, (compactions[0].tokens_after, after[0][0])
+    # Still in use: microcompact, which clears the docs listed again at once, leaves it whole.
+    assert len(globbed) == 3 and all(listing == LISTING for _, listing in after)
+
+
+def history_after_an_earlier_compaction() -> list[ModelMessage]:
+    """A history an earlier compaction left (its summary, an old listing it kept: `y`), then newer
+    work: a listing the model uses (`x`) and a log read page by page."""
+    msgs: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("Earlier: the old tests were listed and looked at.")]),
+        ModelResponse(parts=[ToolCallPart("glob", {"pattern": "tests/old/*.py"}, tool_call_id="y")], metadata=KEPT),
+        ModelRequest(parts=[ToolReturnPart("glob", OLD_LISTING, tool_call_id="y")], metadata=KEPT),
+        ModelResponse(parts=[TextPart("The old tests are listed.")]),
+        ModelRequest(parts=[UserPromptPart("List the modules, then read the log.")]),
+        ModelResponse(parts=[ToolCallPart("glob", {"pattern": "src/**/*.py"}, tool_call_id="x")]),
+        ModelRequest(parts=[ToolReturnPart("glob", LISTING, tool_call_id="x")]),
+    ]
+    for n in range(1, 4):
+        msgs += [ModelResponse(parts=[TextPart(f"next src/app/module_{n:03d}.py"),
+                                      ToolCallPart("read", {"page": n}, tool_call_id=f"r{n}")]),
+                 ModelRequest(parts=[ToolReturnPart("read", log_page(n), tool_call_id=f"r{n}")])]
+    return [*msgs, ModelResponse(parts=[TextPart("Read three pages.")])]
+
+
+async def test_a_compaction_lifts_the_clearing_of_its_own_kept_results_only() -> None:
+    """`/compact --from` keeps the part before its pivot, where a result an earlier compaction kept
+    (marked as kept, as this one's are) lies cleared since it went out of use: it stays cleared (its
+    prefix stays what was sent). The listing this compaction keeps goes out whole."""
+    cm = ContextManager(window=16_000, settings=CompactionSettings(collapse_enabled=False, priced_compaction=False),
+                        compactable_tools=["glob"], prices=Prices(known=False))
+    assert cm.compactor is not None and cm.schedule.reuse is not None
+    layer = microcompact(cm)
+    layer.cleared = {"x": "count", "y": "count"}
+    cm.schedule.reuse.cited["x"] = cm.schedule.reuse.responses  # the model is using the new listing, not the old
+
+    async def summarize(messages: list[ModelMessage], prompt: str) -> str:
+        return "<summary>Listed the modules; read three pages of the log.</summary>"
+
+    msgs = history_after_an_earlier_compaction()
+    result = await cm.compactor.compact_partial(msgs, 4, "from", summarize=summarize, archive=lambda: None)
+    assert content(result.messages, "x") == LISTING and content(result.messages, "y") == OLD_LISTING  # as saved
+    cm.apply_result(result)
+    view = preview(cm, list(result.messages)).messages
+    assert content(view, "x") == LISTING
+    assert content(view, "y") == CLEARED
+    assert layer.cleared == {"y": "count"}
+
+
+def test_microcompact_leaves_a_kept_result_alone_while_the_model_uses_it() -> None:
+    """Unpriced, microcompact clears by count or by an expired cache whatever the model uses; a
+    result a compaction kept for the model is left whole until the model stops using it."""
+    msgs: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("The summary of the work so far.")]),
+        ModelResponse(parts=[ToolCallPart("glob", {"pattern": "src/**/*.py"}, tool_call_id="x")], metadata=KEPT,
+                      timestamp=T0),
+        ModelRequest(parts=[ToolReturnPart("glob", LISTING, tool_call_id="x")], metadata=KEPT),
+        ModelResponse(parts=[ToolCallPart("glob", {"pattern": "tests/**/*.py"}, tool_call_id="t")], timestamp=T0),
+        ModelRequest(parts=[ToolReturnPart("glob", OLD_LISTING, tool_call_id="t")]),
+        ModelResponse(parts=[TextPart("next src/app/module_007.py and tests/old/test_case_007.py")], timestamp=T0),
+    ]
+    settings = CompactionSettings(microcompact_trigger=1, microcompact_keep_recent=0, microcompact_min_free_tokens=500)
+    for trigger, now in (("count", T0), ("time", T0 + timedelta(hours=2))):
+        layer = Microcompact(settings)
+        in_use = dataclasses.replace(budget_for(msgs, now, threshold=10_000), hot=lambda call_id: True)
+        view = layer.apply(msgs, in_use).messages
+        assert content(view, "x") == LISTING and content(view, "t") == CLEARED  # `t` is in use too, but not kept
+        assert layer.cleared == {"t": trigger}
+    # No longer in use (the cache expired, which needs no other result to clear): cleared as any other.
+    unused = dataclasses.replace(budget_for(msgs, T0 + timedelta(hours=2), threshold=10_000), hot=lambda call_id: False)
+    layer.apply(msgs, unused)
+    assert layer.cleared == {"t": "time", "x": "time"}
