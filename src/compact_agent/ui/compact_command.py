@@ -111,15 +111,43 @@ def moved_line(parts: Mapping[str, Any], pivot: int | None, direction: str | Non
     return f"  {flag} {pivot} became {flag} {moved}: a tool call stays with its result"
 
 
-def kept_words(parts: Mapping[str, Any], cwd: Path, strategy: str = "full") -> str:
+def kept_words(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", total: int | None = None) -> str:
     """What a compacted history is made of, in words: `the summary 1,930 · the newest 4 messages
     verbatim 2,100 · 2 files read again (a.py, b.py) 900 · the plan and other context 80 ·
-    instructions and tools 200` (tokens)."""
-    return " · ".join(kept_parts(parts, cwd, strategy)) + " tokens"
+    instructions and tools 200` (tokens), the parts adding up to `total` where it is given."""
+    return " · ".join(kept_parts(parts, cwd, strategy, total=total)) + " tokens"
 
 
-def kept_parts(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", verbatim: str = " verbatim") -> list[str]:
-    """The parts of `kept_words`, each with its tokens (`verbatim`: what the newest messages are called)."""
+#: The sized parts of a compacted history, in the order `kept_parts` says them.
+SIZED = ("summary", "verbatim", "files", "other", "fixed")
+
+
+def summed_to(parts: Mapping[str, Any], total: int) -> dict[str, Any]:
+    """`parts` with the sizes it says shared out so that they add up to `total`, the figure said
+    beside them, by largest remainder. Each part is measured and rounded up on its own, and the
+    whole once (the view layers' shaping counted in it): a preview said `→ 2,587 tokens` over
+    parts that made 2,592, about 20 more with files and other context. A part left unsaid (no
+    verbatim messages, no file read again) takes no share."""
+    shown = {"summary": True, "verbatim": int(parts.get("verbatim_messages", 0)), "files": parts.get("file_paths"),
+             "other": parts.get("other"), "fixed": parts.get("fixed")}
+    said = [k for k in SIZED if shown[k]]
+    sizes = {k: max(0, int(parts.get(k, 0) or 0)) for k in said}
+    whole = sum(sizes.values())
+    if not whole or whole == total or total < 0:
+        return dict(parts)
+    out = {k: v * total // whole for k, v in sizes.items()}
+    left = sorted(said, key=lambda k: (-(sizes[k] * total % whole), -sizes[k]))  # largest remainder first
+    for k in left[:total - sum(out.values())]:
+        out[k] += 1  # a tie to the larger part
+    return {**parts, **out}
+
+
+def kept_parts(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", verbatim: str = " verbatim",
+               total: int | None = None) -> list[str]:
+    """The parts of `kept_words`, each with its tokens (`verbatim`: what the newest messages are
+    called), shared out to add up to `total` where it is given (`summed_to`)."""
+    if total is not None:
+        parts = summed_to(parts, total)
     out = [f"{WHAT.get(strategy, 'the summary')} {parts.get('summary', 0):,}"]
     n = int(parts.get("verbatim_messages", 0))
     if n:  # `--from N` keeps the messages before N, the first ones, and the answer it ends at; any other the newest
@@ -151,7 +179,8 @@ def show_preview(s: AgentSession, result: CompactionResult, c: Console) -> None:
     c.print(f"preview of /compact ({result.strategy}): {result.tokens_before:,} → {result.tokens_after:,} tokens; "
             f"{result.summarized} message{'s' if result.summarized != 1 else ''} replaced by {what}",
             markup=False, highlight=False)
-    c.print(f"  keeps: {kept_words(result.event.detail.get('parts', {}), s.cwd, result.strategy)}",
+    kept = kept_words(result.event.detail.get("parts", {}), s.cwd, result.strategy, result.tokens_after)
+    c.print(f"  keeps: {kept}",
             markup=False, highlight=False)
     c.rule(what, style="dim")
     c.print(result.summary.strip(), markup=False, highlight=False)
@@ -253,7 +282,7 @@ def not_smaller_line(e: NotSmaller, cwd: Path, direction: str | None = None) -> 
     summary 176 · … tokens — of the 2,365 now, and its summary would take …'). `direction`: that of
     `--from N` or `--up-to N`, whose kept messages are the first ones or the newest."""
     strategy = "unasked" if e.unasked else "partial_from" if direction == "from" else "full"
-    kept = ", ".join(kept_parts(e.parts, cwd, strategy, verbatim=""))
+    kept = ", ".join(kept_parts(e.parts, cwd, strategy, verbatim="", total=e.after))
     if e.unasked and e.after < e.before:  # small_gain.py: the summary would take about all there is to free
         said = (f"a compaction would free at most {e.before - e.after:,} of the {e.before:,} tokens in use, about "
                 f"what its summary would take. Even without a summary it would keep {e.after:,}: {kept}.")
