@@ -192,6 +192,20 @@ class WindowChoice:
     given: bool = False
     remembered: bool = False  # given, but remembered by the resumed session, not by this command line
     source: str = ""  # where a window given came from (settings_file.Loaded.sources): "flag", "user file", …
+    server: str = ""  # the session's server: its base URL (passwords hidden), or the provider's name
+
+    def named(self) -> str:
+        """The server in words: `the server at http://127.0.0.1:8000/v1`, `DeepSeek's API`, or `the
+        server` where the session is not known."""
+        api = {"deepseek": "DeepSeek's API", "anthropic": "Anthropic's API", "openai": "OpenAI's API"}
+        return api.get(self.server) or (f"the server at {self.server}" if self.server else "the server")
+
+    def cut_hint(self) -> str:
+        """What sets the context length of a server that cuts prompts to it: Ollama's variable, said
+        only for an address that is Ollama's (its port, 11434, or its name); any other server's
+        line named Ollama all the same."""
+        ollama = re.search(r"ollama|:11434(?:/|$)", self.server.lower()) is not None
+        return " (an Ollama server does, at its context length: OLLAMA_CONTEXT_LENGTH)" if ollama else ""
 
     def words(self, window: int) -> str:
         """`the 64,000 given`, `the 32,768 assumed`, `deepseek-chat's own 128,000`; a window no flag
@@ -235,7 +249,10 @@ def window_choice(session: ChosenWindow | None) -> WindowChoice:
     remembered = given and run is not None and "context_window" in run.applied
     config = session.opts.config
     source = config.sources.get("context_window", "") if config is not None and given else ""
-    return WindowChoice(session.info.name, given=given, remembered=remembered, source=source)
+    from .server_windows import endpoint
+
+    server = endpoint(session.opts.base_url, session.info.provider).removesuffix(":")  # the provider's name, no URL
+    return WindowChoice(session.info.name, given=given, remembered=remembered, source=source, server=server)
 
 
 def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
@@ -277,9 +294,8 @@ def window_line(ev: Any, choice: WindowChoice | None = None) -> str:
     than = f", not {choice.words(given)}" if isinstance(given, int) else ""
     then = f"working within {ev.tokens_after:,} from now on{choice.start_there(ev.tokens_after)}"
     if getattr(ev, "trigger", "") == "cut":  # learned from its usage reports: it cut prompts, silently
-        return (f"the server cut requests of about {ev.tokens_before:,} tokens to {ev.tokens_after:,} without "
-                f"saying so (an Ollama server does, at its context length: OLLAMA_CONTEXT_LENGTH): its window is "
-                f"{ev.tokens_after:,}{than}; {then}")
+        return (f"{choice.named()} cut requests of about {ev.tokens_before:,} tokens to {ev.tokens_after:,} "
+                f"without saying so{choice.cut_hint()}: its window is {ev.tokens_after:,}{than}; {then}")
     what = {"summary": "a summary request", "notes": "a session-notes request"}.get(  # compacting.py
         (ev.detail or {}).get("request", ""), "a request")
     refused = f"refused {what} of {ev.tokens_before:,} tokens" if ev.tokens_before else f"refused {what}"
