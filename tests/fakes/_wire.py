@@ -210,6 +210,22 @@ def validate_messages(messages: object) -> None:
         raise _unanswered(pending, answered, opened_at)
 
 
+REASONING_NOT_SENT_BACK = "The `reasoning_content` in the thinking mode must be passed back to the API."
+"""DeepSeek's words for a thinking-mode request whose tool-calling assistant message lacks its reasoning."""
+
+
+def check_reasoning_sent_back(messages: list[JSONDict]) -> None:
+    """DeepSeek's thinking mode: the `reasoning_content` of an assistant message that made tool calls "must be
+    passed back to the API in all subsequent requests", or it answers 400 (its thinking-mode guide). The field
+    must be there; empty counts as there (pydantic-ai's DeepSeek profile sends it empty where it has none, and
+    DeepSeek takes that). Call after `validate_messages`, which has checked the shapes."""
+    for message in messages:
+        if message.get("role") == "assistant" and message.get("tool_calls") and not isinstance(
+            message.get("reasoning_content"), str
+        ):
+            raise invalid(REASONING_NOT_SENT_BACK, code="invalid_request_error")
+
+
 def validate_tools(body: JSONDict) -> None:
     """Check `tools`, `tool_choice` and `stream_options` the way OpenAI does."""
     tools = body.get("tools")

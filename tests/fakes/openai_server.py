@@ -37,6 +37,7 @@ from ._wire import (
     OverflowStyle,
     WireError,
     canonical,
+    check_reasoning_sent_back,
     check_window,
     completion_tokens,
     count_tokens,
@@ -271,8 +272,9 @@ class FakeOpenAIServer:
     """OpenAI-compatible Chat Completions server on 127.0.0.1 (random free port), served from a daemon thread.
 
     Each chat request goes: record (into `requests`) -> auth (401) -> `faults` -> model check (404) -> validation
-    (400) -> context window (400 `context_length_exceeded`) -> `responder` -> 200 JSON or SSE. Every 4xx/5xx the
-    server sends is also appended to `rejected` as `(request, status, error body)`.
+    (400; in `thinking_mode` also reasoning not sent back) -> context window (400 `context_length_exceeded`) ->
+    `responder` -> 200 JSON or SSE. Every 4xx/5xx the server sends is also appended to `rejected` as
+    `(request, status, error body)`.
 
     Args:
         responder: called with each request that passed all checks; returns the `Reply`. Called from handler
@@ -294,6 +296,9 @@ class FakeOpenAIServer:
             list; names list those (llama.cpp's server lists its file's name and answers any).
         models_fault: how `GET /v1/models` (and `/v1/models/{model}`) fails: `Fault.slow(60)` a server that
             hangs (`stop()` cuts the wait short), `Fault.http(500)`, `Fault.drop()`, `Fault.trickle(...)`.
+        thinking_mode: answer as DeepSeek's thinking mode does: a request whose assistant message with tool
+            calls lacks its `reasoning_content` (an empty one is taken) is a 400 `invalid_request_error`
+            (`_wire.check_reasoning_sent_back`), checked with the messages' other rules.
     """
 
     def __init__(
@@ -311,12 +316,14 @@ class FakeOpenAIServer:
         serves: Sequence[str] = (),
         lists_models: bool | Sequence[str] = True,
         models_fault: Fault | None = None,
+        thinking_mode: bool = False,
     ) -> None:
         self.responder, self.faults, self.overflow = responder, faults, overflow
         self.writes_at_most = dict(writes_at_most or {})
         self.serves, self.lists_models, self.models_fault = tuple(serves), lists_models, models_fault
         self.window, self.model, self.chars_per_token = window, model, chars_per_token
         self.require_auth, self.api_key = require_auth, api_key
+        self.thinking_mode = thinking_mode
         self.requests: list[ChatRequest] = []
         self.rejected: list[tuple[ChatRequest, int, JSONDict]] = []
         self.errors: list[BaseException] = []
@@ -495,6 +502,8 @@ class FakeOpenAIServer:
         if most is not None and isinstance(asked, int) and asked > most:
             raise WireError(400, error_body(f"Invalid max_tokens value, the valid range of max_tokens is [1, {most}]"))
         validate_messages(req.body.get("messages"))
+        if self.thinking_mode:
+            check_reasoning_sent_back(req.messages)
         validate_tools(req.body)
         check_window(req.prompt_tokens, req.body, self.window, self.overflow)
         reply = self.responder(req)

@@ -309,6 +309,28 @@ def test_valid_tool_exchange_and_other_request_errors(server: FakeOpenAIServer) 
     assert [status for _, status, _ in server.rejected] == [400, 404, 400, 400]
 
 
+def test_thinking_mode_refuses_tool_calls_sent_back_without_their_reasoning() -> None:
+    """Opt-in, as DeepSeek's thinking mode: an assistant message with tool calls must carry its
+    `reasoning_content` in every later request (empty is taken); one without it is a 400 in DeepSeek's words."""
+    def exchange(**reasoning: Any) -> dict[str, Any]:
+        return body(user("hi"), {"role": "assistant", "content": None, "tool_calls": [call("c1")], **reasoning},
+                    {"role": "tool", "tool_call_id": "c1", "content": "a"},
+                    {"role": "assistant", "content": "done"}, user("more"))
+
+    with FakeOpenAIServer(calculator, thinking_mode=True) as fake:
+        assert post(fake, exchange(reasoning_content="Use the tool."))[0] == 200
+        assert post(fake, exchange(reasoning_content=""))[0] == 200
+        assert post(fake, body(user("hi"), {"role": "assistant", "content": "no calls"}, user("more")))[0] == 200
+        for refused in (exchange(), exchange(reasoning_content=None)):
+            status, payload, _ = post(fake, refused)
+            assert status == 400 and payload["error"]["type"] == "invalid_request_error"
+            assert payload["error"]["message"] == (
+                "The `reasoning_content` in the thinking mode must be passed back to the API.")
+        assert [status for _, status, _ in fake.rejected] == [400, 400]
+    with FakeOpenAIServer(calculator) as fake:  # not asked for: taken, as OpenAI takes it
+        assert post(fake, exchange())[0] == 200
+
+
 def test_a_client_gone_mid_body_sends_no_request(server: FakeOpenAIServer) -> None:
     """A process killed while it sent a request: half the declared body, then the socket closes.
     A real server never sees that request, so the fake neither answers nor records it as rejected."""
