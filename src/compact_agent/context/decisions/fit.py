@@ -19,7 +19,9 @@ cheapest loss first (but see step 4):
    own recent answers, of requests the server counted at ~1,336. Leaving the reasoning out is as safe
    size-wise and loses less; where the provider counts it (or nothing is known), the previews and the
    rounds keep the prompt's cached prefix better (the analyzer's replays cost more and recalled less
-   with the reasoning first);
+   with the reasoning first). Where the provider asks for the reasoning of the model's tool calls
+   back (DeepSeek's thinking mode refuses a request without it), that stays through both, and is
+   then emptied, not left out (`reasoning_emptied`: the field goes out empty, as pydantic-ai sends it);
 5. what the first message carries verbatim (the summary with the user's words and the file ledger,
    or the opening request, and the carried words) gives way: a compaction message's records first
    (one line says they were left out), then each text cut to its first words (a compaction
@@ -67,7 +69,7 @@ from ..compaction import ledger, summary
 from ..layers.previews import spill_name
 from ..plumbing import markers, rounds, tokens
 from ..plumbing.events import Event
-from .thinking_out import without_thinking
+from .thinking_out import reasoning_emptied, without_thinking
 from .view import ShrinkView
 
 __all__ = ["shrink_event", "shrink_to_fit"]
@@ -100,7 +102,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     thinking = 0
     if cm.calibration.thinking_counted is False:  # the earlier turns', and the turn under way's if not counted
         upto = len(view) if cm.calibration.current_thinking_counted is False else tokens.turn_start(view)
-        view, thinking = without_thinking(view, cm.provider, upto)
+        view, thinking = without_thinking(view, cm.provider, upto, calls_keep=cm.reasoning_asked_back)
         after = cm.fit_size(view) if thinking else after
     if after > limit and budget is not None:
         need = max(1, int((after - limit) / max(cm.calibration.ratio, 0.1)) + 1)
@@ -135,7 +137,10 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
         ids += more
         after = cm.fit_size(view) if more else after
     if after > limit:  # what the first step left (the turn under way's, or all where it did not run)
-        view, more = without_thinking(view, cm.provider)
+        view, more = without_thinking(view, cm.provider, calls_keep=cm.reasoning_asked_back)
+        thinking, after = thinking + more, cm.fit_size(view) if more else after
+    if after > limit and cm.reasoning_asked_back:  # the reasoning of the calls, asked back: emptied, not left out
+        view, more = reasoning_emptied(view)
         thinking, after = thinking + more, cm.fit_size(view) if more else after
     first_cut = 0
     # The user's newest request keeps at least its first words: the first message's own texts are

@@ -5,39 +5,70 @@ out of a view. A request over the hard limit only by that thinking goes without 
 under the threshold (`thinking_over_limit`), and the next requests leave it out before the view layers
 shape them (`thinking_held_out`) while the view with it would be over the threshold
 (`thinking_still_out`; saved with the layers' decisions), until a compaction or rewind makes room.
+
+Where the provider asks for the reasoning of the model's tool calls back (`reasoning_asked_back`:
+DeepSeek's thinking mode, which refuses a request whose assistant message with tool calls lacks its
+`reasoning_content`, 400 "must be passed back to the API"), none of these leaves that out: only the
+reasoning of answers without calls goes. The last resort empties it (`reasoning_emptied`) only where
+nothing else but folding the steps fits; a compaction removes those responses altogether.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart, ToolCallPart
 
 from ..plumbing import tokens
 from .view import ShrinkView
 
-__all__ = ["thinking_held_out", "thinking_over_limit", "thinking_still_out", "without_thinking"]
+__all__ = ["reasoning_emptied", "thinking_held_out", "thinking_over_limit", "thinking_still_out",
+           "without_thinking"]
 
 
-def without_thinking(view: list[ModelMessage], provider: str, upto: int | None = None
-                     ) -> tuple[list[ModelMessage], int]:
+def without_thinking(view: list[ModelMessage], provider: str, upto: int | None = None, *,
+                     calls_keep: bool = False) -> tuple[list[ModelMessage], int]:
     """`view` without the model's earlier thinking (step 4), and how many responses gave theirs up:
     every response's (before `upto` when given: the earlier turns' alone, at the turn's start), but at
-    Anthropic the newest one's, which it needs back inside a tool loop. A response of thinking alone
-    keeps it (it would be left empty). Other providers give up that of the turn under way's tool calls
-    too: DeepSeek's API asks for it back, and pydantic-ai sends it empty in its stead for its DeepSeek
-    profile, but not to a `--base-url` server in 'auto' mode once no response of the request has any; kept,
-    it made an 8K session whose steps thought 7,500 tokens each refuse its requests as too large."""
+    Anthropic the newest one's, which it needs back inside a tool loop, and with `calls_keep` (the
+    provider asks for it back: `reasoning_asked_back`) that of every response that made tool calls. A
+    response of thinking alone keeps it (it would be left empty). Otherwise the other providers give up
+    that of the turn under way's tool calls too (pydantic-ai sends DeepSeek's `reasoning_content` empty
+    in its stead for its DeepSeek profile); kept for every provider, it cost recall in the analyzer's
+    replays (0.7501 -> 0.7494 at 32K)."""
     last = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=-1)
     if provider != "anthropic":
         last = -1
     out, cut = list(view), 0
     for i, m in enumerate(out[:upto]):
+        if calls_keep and isinstance(m, ModelResponse) and any(isinstance(p, ToolCallPart) for p in m.parts):
+            continue
         if isinstance(m, ModelResponse) and i != last and any(isinstance(p, ThinkingPart) for p in m.parts):
             rest = [p for p in m.parts if not isinstance(p, ThinkingPart)]
             if rest:
                 out[i] = dataclasses.replace(m, parts=rest)
                 cut += 1
+    return out, cut
+
+
+def reasoning_emptied(view: list[ModelMessage]) -> tuple[list[ModelMessage], int]:
+    """`view` with the reasoning of each response that made tool calls emptied, and how many were: one
+    empty thinking part in its place, which goes out as an empty `reasoning_content` (pydantic-ai sends
+    the part in the field it came in), as pydantic-ai's DeepSeek profile sends one where a response has
+    none. For a provider that asks for that reasoning back (`reasoning_asked_back`), where nothing but
+    folding the steps would make the request fit (fit.py): left out, the field goes with it, and a
+    `--base-url` server in 'auto' mode is sent none, which DeepSeek refuses (400)."""
+    out, cut = list(view), 0
+    for i, m in enumerate(out):
+        if not isinstance(m, ModelResponse) or not any(isinstance(p, ToolCallPart) for p in m.parts):
+            continue
+        thought = [p for p in m.parts if isinstance(p, ThinkingPart)]
+        if not any(p.content for p in thought):
+            continue
+        empty = dataclasses.replace(thought[0], content="", signature=None)
+        out[i] = dataclasses.replace(m, parts=[empty if p is thought[0] else p for p in m.parts
+                                               if not isinstance(p, ThinkingPart) or p is thought[0]])
+        cut += 1
     return out, cut
 
 
@@ -52,7 +83,7 @@ def thinking_over_limit(cm: ShrinkView, view: list[ModelMessage], tokens_now: in
     out before the layers shape them (`thinking_held_out`)."""
     if tokens_now <= hard:
         return view, tokens_now, 0
-    bare, cut = without_thinking(view, cm.provider)
+    bare, cut = without_thinking(view, cm.provider, calls_keep=cm.reasoning_asked_back)
     if not cut:
         return view, tokens_now, 0
     after = cm.measure(bare)
@@ -66,7 +97,7 @@ def thinking_held_out(cm: ShrinkView, messages: list[ModelMessage]) -> tuple[lis
     hard limit by it (`thinking_over_limit`), before the view layers shape them: they weigh the request
     as it will be sent (they folded rounds of an 8K session at 33,420 tokens, its requests 4,200). Returns
     the messages, how many responses gave their thinking up and its tokens (characters/4)."""
-    bare, cut = without_thinking(messages, cm.provider)
+    bare, cut = without_thinking(messages, cm.provider, calls_keep=cm.reasoning_asked_back)
     return bare, cut, (tokens.thinking_tokens(messages) - tokens.thinking_tokens(bare)) if cut else 0
 
 

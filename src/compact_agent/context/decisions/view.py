@@ -64,6 +64,11 @@ class ShrinkView(ManagerView, Protocol):
     (each call with its result): the same steps again in the answer to it are not folded (`fit.py`)."""
     @property
     def provider(self) -> str: ...
+    @property
+    def reasoning_asked_back(self) -> bool:
+        """The provider refuses a request whose responses with tool calls lack their reasoning (DeepSeek's
+        thinking mode): the thinking of those is left out last (thinking_out.py)."""
+        ...
     def measure(self, messages: Sequence[ModelMessage]) -> int: ...
     def fit_size(self, messages: Sequence[ModelMessage]) -> int:
         """The size a request is judged to fit the window by (never below the raw estimate until
