@@ -1,0 +1,19 @@
+"""The line said when a server refuses a request as too long names its figure as what it is: the
+prompt's tokens, as the refusal counts them ('7900 in the messages'), without the room the request
+asked for its answer, which the server counts too. 'refused a request of 7,900 tokens: its window
+is 8,192' read as a request that fitted."""
+
+from __future__ import annotations
+
+from compact_agent.agent.run.stream_events import WindowChoice, window_line
+from compact_agent.context.plumbing.events import Event
+
+
+def test_a_refusal_s_figure_is_said_to_be_its_prompt_s() -> None:
+    line = window_line(Event("window", "learned", 7_900, 8_192, trigger="reactive", detail={"given": 64_000}),
+                       WindowChoice("local", given=True))
+    assert line.startswith("the server refused a request whose prompt was 7,900 tokens (besides the room asked "
+                           "for its answer): its window is 8,192, not the 64,000 given; working within 8,192"), line
+    summary = window_line(Event("window", "learned", 0, 8_000, trigger="reactive",
+                                detail={"given": 64_000, "request": "summary"}), WindowChoice("local", given=True))
+    assert summary.startswith("the server refused a summary request: its window is 8,000"), summary  # no figure said
