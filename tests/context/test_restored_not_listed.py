@@ -75,3 +75,27 @@ async def test_a_file_restored_is_not_listed_as_one_to_read_again(tmp_path: Path
     assert "src/mod_01.py" not in line  # so it is not one to read again
     assert all(f"src/mod_0{i}.py" in line for i in range(2, 5))  # the others only read are (mod_05 is in the tail)
     assert unpaired(result.messages) == (set(), set())
+
+
+async def test_a_file_whose_latest_read_is_kept_verbatim_is_not_listed_as_one_to_read_again(tmp_path: Path) -> None:
+    """src/mod_02.py read early (summarised) and again at the end (kept verbatim): the message listed it
+    as read and not restored, "read them again if needed", right above the read the model still had.
+    A read in the tail that failed does not count: the model has nothing of that file there."""
+    async def summarize(messages: list[ModelMessage], prompt: str) -> str:
+        return "<summary>Renamed func_1_0.</summary>"
+
+    msgs = _history()[:-1]
+    for k, (path, result, meta) in enumerate([
+            ("./src/mod_02.py", "def f(): pass\n", None),  # the same file, spelt apart
+            ("src/mod_03.py", "File not found", {"compact_agent": {"tool": {"error": True}}})]):
+        msgs += [ModelResponse(parts=[ToolCallPart("read_file", {"path": path}, tool_call_id=f"again{k}")]),
+                 ModelRequest(parts=[ToolReturnPart("read_file", result, tool_call_id=f"again{k}", metadata=meta)])]
+    msgs.append(ModelResponse(parts=[TextPart("Renamed it.")]))
+    result = await _compactor(tmp_path).compact(msgs, summarize=summarize, archive=lambda: None)
+
+    tail = [p.tool_call_id for m in result.messages for p in (m.parts if isinstance(m, ModelResponse) else [])
+            if isinstance(p, ToolCallPart)]
+    assert tail[-2:] == ["again0", "again1"]  # both kept verbatim
+    [line] = _listed(result.messages[0])
+    assert "mod_02" not in line
+    assert all(f"src/mod_0{i}.py" in line for i in (3, 4)), line  # mod_05: its only read is in the tail

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -132,20 +132,34 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, att
     return ledger
 
 
-def read_files(messages: Sequence[ModelMessage], limit: int = 10) -> list[str]:
-    """Paths the agent read, newest first (at most `limit`): a list the model can read again."""
+def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequence[ModelMessage] = (),
+               resolve: Callable[[str], object] = str) -> list[str]:
+    """Paths the agent read, newest first (at most `limit`): a list the model can read again. Not a
+    file `after` (the messages kept verbatim after `messages`) holds a read of that returned, named
+    alike by `resolve` (`./a.py`, `a.py`): the model has its latest read as it was, so it is neither
+    lost nor one to read again, as the list said of it."""
     out: list[str] = []
+    kept = {resolve(path) for path in _returned_reads(after)}
     for m in reversed(messages):
         if not isinstance(m, ModelResponse):
             continue
         for p in reversed(m.parts):
             if isinstance(p, ToolCallPart) and p.tool_name.lower() in READ_TOOLS:
                 path = _path(call_args(p))
-                if path and path not in out:
+                if path and path not in out and resolve(path) not in kept:
                     out.append(path)
                     if len(out) >= limit:
                         return out
     return out
+
+
+def _returned_reads(messages: Sequence[ModelMessage]) -> list[str]:
+    """The paths of the reads in `messages` whose result they hold and that did not fail."""
+    returned = {p.tool_call_id for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                if isinstance(p, ToolReturnPart) and not failed_result(p)}
+    return [path for m in messages if isinstance(m, ModelResponse) for p in m.parts
+            if isinstance(p, ToolCallPart) and p.tool_name.lower() in READ_TOOLS and p.tool_call_id in returned
+            and (path := _path(call_args(p)))]
 
 
 def render(ledger: Ledger) -> list[str]:
