@@ -19,6 +19,7 @@ from pydantic_ai.models import Model
 from ... import secrets
 from ...context import CompactionBlocked, CompactionResult, Event, NotSmaller, SharedPrefixSummarizer
 from ...context.handlers import add_hook_time, ms_since
+from ...context.plumbing.markers import KEY
 from ...context.shaping import preview, tentative
 from ...context.wiring import SummaryInputs
 from .extensions import SessionExtensions
@@ -131,6 +132,8 @@ async def _partial(s: AgentSession, instructions: str, pivot: int, direction: st
             s.messages, pivot, direction, summarize=summarize, archive=s.store.archive,
             instructions=instructions, overhead=s.cm.overhead)
     add_hook_time(result, hook_ms)
+    if direction == "from":
+        whole_from_start(result)
     if not await check(result):  # counted as sent first (as_sent)
         s.cm.emit(Event("compact", "blocked", trigger="manual",
                         detail={"reason": "not confirmed at the preview", "fallback": "nothing was changed"}))
@@ -138,3 +141,19 @@ async def _partial(s: AgentSession, instructions: str, pivot: int, direction: st
     s.cm.apply_result(result)
     await s._after_compact(result)
     return result
+
+
+def whole_from_start(result: CompactionResult) -> None:
+    """A `--from N` that keeps no message before its summary (`--from 0`, or one a tool call moved
+    back to 0) summarises the whole conversation, the last answer aside as any compaction keeps its
+    newest messages: it is recorded and said as a full compaction, in the preview, the line after it,
+    /history and the session file's boundary. It was `partial_from`, a compaction that keeps the
+    conversation's start, of a conversation whose start was summarised with the rest."""
+    parts = result.event.detail.get("parts")
+    if not isinstance(parts, dict) or parts.get("head_messages") != 0:
+        return
+    result.strategy = result.event.action = "full"
+    for message in result.messages[:1]:  # the summary message leads the new history
+        own = message.metadata.get(KEY) if isinstance(message.metadata, dict) else None
+        if isinstance(own, dict) and own.get("kind") == "summary":
+            own["strategy"] = "full"
