@@ -64,9 +64,10 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
 
         _row(c, "", f"learned from the server's answers, not {window_choice(s).words(learned.given)}")
     from .history_view import all_boundaries, compactions
+    from .resume_switch import compacted_this_run
 
     whole = len(compactions(all_boundaries(s.store)))
-    _row(c, "compactions", f"{whole} in the whole session ({len(s.cm.compactions)} since this run began)",
+    _row(c, "compactions", f"{whole} in the whole session ({compacted_this_run(s)} since this run began)",
          render.auto_compaction(s.cm.failures, s.cm.breaker_open))
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
 
@@ -248,6 +249,9 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
 
 @command("clear", "start a new session (the old one stays on disk)", takes_args=False)
 async def _clear(s: AgentSession, args: str, c: Console) -> None:
+    from .resume_switch import leaving
+
+    leaving(s)  # what this run compacted of it, counted if it comes back (/resume)
     s.clear()
     c.print(f"new session {s.session_id}")
 

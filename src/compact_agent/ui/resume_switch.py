@@ -6,6 +6,10 @@ needs no pydantic-ai and no lock, and then opens the session with it: opened fir
 of the session the REPL left and then again with its own, a session was read twice from disk (a
 long one seconds apart) and its lock taken twice. Only when its own options cannot run it (a window
 remembered too small for the tools) is it opened again, with those it had.
+
+A session left (`/resume` to another, `/clear`) and opened again is opened afresh: what this run
+compacted of it before is counted here (`leaving`, `compacted_this_run`), or /status said `0 since
+this run began` of a session this run had compacted twice.
 """
 
 from __future__ import annotations
@@ -28,6 +32,26 @@ if TYPE_CHECKING:
 #: What `SessionSettings.apply` sets, so a switch that fails can put them back.
 FIELDS = ("model", "base_url", "context_window", "append_system_prompt", "settings", "config")
 
+#: By session id, the compactions this process made of a session before it left it (this run's).
+_EARLIER: dict[str, int] = {}
+
+
+def leaving(s: AgentSession) -> None:
+    """`s` is about to be left or opened again (a switch, `/clear`): what it compacted is this run's."""
+    if s.cm.compactions:
+        _EARLIER[s.session_id] = _EARLIER.get(s.session_id, 0) + len(s.cm.compactions)
+
+
+def compacted_this_run(s: AgentSession) -> int:
+    """The compactions of `s`'s session since this run began, also those made before this run left
+    it and came back (`/clear`, then `/resume` to it)."""
+    return _EARLIER.get(s.session_id, 0) + len(s.cm.compactions)
+
+
+def _switch_to(s: AgentSession, session_id: str) -> None:
+    leaving(s)
+    s.switch_to(session_id)
+
 
 def switch(s: AgentSession, want: str, options_for: Callable[[Path], SessionSettings] | None) -> str | None:
     """Switch `s` to session `want` (an id or the start of one) with the options `options_for` says
@@ -42,23 +66,23 @@ def switch(s: AgentSession, want: str, options_for: Callable[[Path], SessionSett
         except SessionLocked:  # said as the REPL's: the CLI's words named --continue/--resume
             raise SessionLocked(in_use_here(session_id, s.session_id)) from None
     if options_for is None:
-        s.switch_to(session_id)
+        _switch_to(s, session_id)
         return None
     before = (s.info.name, s.cm.limits.window, s.opts.base_url)
     try:
         settled = options_for(root / f"{session_id}.jsonl")
     except UsageError as e:
-        s.switch_to(session_id)
+        _switch_to(s, session_id)
         return (f"session {s.session_id} remembers options that cannot be used ({e}); it goes on with "
                 f"{uses(s, before)}")
     run, kept = remembered.this_run(), {name: getattr(s.opts, name) for name in FIELDS}
     remembered.from_now_on(settled.remember)  # what its store keeps when it opens
     try:
         settled.apply(s.opts)
-        s.switch_to(session_id)
+        _switch_to(s, session_id)
     except Exception as e:  # noqa: BLE001 - one line, and the session with the options it had
         _restore(s, kept, run)
-        s.switch_to(session_id)
+        _switch_to(s, session_id)
         return (f"could not run session {s.session_id} with {settled.name}, as it was started "
                 f"({describe_error(e)}); it goes on with {uses(s, before)}")
     note = settled.note  # a remembered endpoint this model does not go to
