@@ -28,9 +28,11 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
 from compact_agent.context import CompactionEvent, CompactionSettings, ContextManager, Event, Prices
+from compact_agent.context.decisions.reuse import RECENT, Reuse
 from compact_agent.context.layers.microcompact import CLEARED, Microcompact
 from compact_agent.context.shaping import preview
 from compact_agent.context.testing import reply_to_library_request
+from compact_agent.context.wiring import Internals
 
 from .strategies import budget_for
 
@@ -39,6 +41,7 @@ OLD_LISTING = "\n".join(f"tests/old/test_case_{k:03d}.py" for k in range(100))
 DOCS = "\n".join(f"docs/guide/chapter_{k:03d}.md" for k in range(40))
 PATTERNS = ("src/**/*.py", "docs/**/*.md")  # the modules' listing is the one the model goes on using
 KEPT = {"compact_agent": {"synthetic": "kept"}}
+SUMMARY = {"compact_agent": {"kind": "summary"}}  # a compaction message
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
@@ -179,3 +182,39 @@ def test_microcompact_leaves_a_kept_result_alone_while_the_model_uses_it() -> No
     unused = dataclasses.replace(budget_for(msgs, T0 + timedelta(hours=2), threshold=10_000), hot=lambda call_id: False)
     layer.apply(msgs, unused)
     assert layer.cleared == {"t": "time", "x": "time"}
+
+
+def compacted_history() -> list[ModelMessage]:
+    """What a compaction left: its message, the listing it kept for the model (`x`), whose uses it
+    summarised, then a listing made since (`t`) and an answer that names neither."""
+    return [
+        ModelRequest(parts=[UserPromptPart("The summary of the work so far.")], metadata=SUMMARY),
+        ModelResponse(parts=[ToolCallPart("glob", {"pattern": "src/**/*.py"}, tool_call_id="x")], metadata=KEPT,
+                      timestamp=T0),
+        ModelRequest(parts=[ToolReturnPart("glob", LISTING, tool_call_id="x")], metadata=KEPT),
+        ModelResponse(parts=[ToolCallPart("glob", {"pattern": "tests/**/*.py"}, tool_call_id="t")], timestamp=T0),
+        ModelRequest(parts=[ToolReturnPart("glob", OLD_LISTING, tool_call_id="t")]),
+        ModelResponse(parts=[TextPart("Listed the old tests too.")], timestamp=T0),
+    ]
+
+
+def test_a_resumed_session_sends_the_result_its_compaction_kept_whole() -> None:
+    """After a resume (`-c`) the model's uses of a result the compaction kept are summarised away and
+    what it learnt of them is not saved: relearnt from the history, the kept listing counted as out of
+    use and microcompact (unpriced, the cache expired as it has on most resumes) sent the placeholder
+    where the live session sent the listing. It counts as in use at the compaction, as it was then."""
+    later = T0 + timedelta(hours=2)
+    settings = CompactionSettings(collapse_enabled=False, priced_compaction=False, microcompact_trigger=1,
+                                  microcompact_keep_recent=0, microcompact_min_free_tokens=500)
+    cm = ContextManager.wired(Internals(clock=lambda: later), window=16_000, settings=settings,
+                              compactable_tools=["glob"], prices=Prices(known=False))
+    msgs = compacted_history()
+    cm.learn_conversation(msgs)  # as a resume does
+    view, _ = cm.shape([*msgs, ModelRequest(parts=[UserPromptPart("Go on with the modules.")])])
+    assert content(view, "x") == LISTING
+    assert content(view, "t") == CLEARED  # not kept: cleared as before
+    # It goes out of use as it did live: after `RECENT` responses that do not reach into it.
+    reuse = Reuse()
+    reuse.learn([*msgs, *[m for _ in range(RECENT) for m in (ModelRequest(parts=[UserPromptPart("on")]),
+                                                            ModelResponse(parts=[TextPart("ok")]))]])
+    assert not reuse.hot("x")

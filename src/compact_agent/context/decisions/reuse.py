@@ -30,6 +30,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, Tool
 
 from ..compaction.ledger import call_args, changed_files
 from ..plumbing import tokens
+from ..plumbing.markers import is_compaction_message, is_kept_result
 from .economics import Prices
 
 __all__ = ["Reach", "Reuse", "edit_texts", "norm", "part_texts", "references"]
@@ -167,6 +168,17 @@ def used_items(response: ModelResponse, tools: Collection[str] = ()) -> list[str
     return refs + edit_texts(response)
 
 
+def kept_at_compaction(history: Sequence[ModelMessage]) -> tuple[frozenset[str], int]:
+    """The call ids of the results the newest compaction of `history` kept for the model (marked kept,
+    after its message), and the index of the last of them (-1: none)."""
+    start = next((i for i in range(len(history) - 1, -1, -1) if is_compaction_message(history[i])), None)
+    if start is None:
+        return frozenset(), -1
+    held = [(i, p.tool_call_id) for i in range(start + 1, len(history)) if is_kept_result(history[i])
+            for p in history[i].parts if isinstance(p, ToolReturnPart)]
+    return frozenset(call_id for _, call_id in held), max((i for i, _ in held), default=-1)
+
+
 @dataclass(frozen=True)
 class Reach:
     """How far back one response reached: estimated tokens from the newest message holding its
@@ -244,10 +256,25 @@ class Reuse:
 
     def learn(self, history: Sequence[ModelMessage]) -> None:
         """Measure the newest `recent` responses of a resumed conversation, oldest first, as if
-        they had just arrived: a session continued after a restart keeps what it had learnt."""
+        they had just arrived: a session continued after a restart keeps what it had learnt.
+
+        The responses that made the newest compaction keep a result were summarised away: the results
+        it kept after its message count as reached at the compaction (`kept_at_compaction`), as they
+        were when it kept them. Relearnt from the responses left, the listing a compaction kept went
+        out of use at once, and microcompact sent it as its placeholder after a resume."""
         points = [i for i, m in enumerate(history) if isinstance(m, ModelResponse)][-self.recent:]
+        kept, since = kept_at_compaction(history)
         for i in points:
+            if kept and i > since:
+                self._reached(kept)
+                kept = frozenset()
             self.observe(history[: i + 1])
+        self._reached(kept)
+
+    def _reached(self, call_ids: Collection[str]) -> None:
+        """The results of `call_ids` count as reached by the newest response measured."""
+        for call_id in call_ids:
+            self.cited[call_id] = max(self.cited.get(call_id, self.responses), self.responses)
 
     def returns_to_changed_files(self) -> bool:
         """Whether the model goes back to files it changed: one of its recent changes was of a
