@@ -1,6 +1,8 @@
 """`-p` ended by SIGTERM or SIGHUP says in one line that its session is saved and how to go on, as a
 failure or `--max-turns` does; it said nothing, and exited as killed. It still exits as killed by
-the signal (143 or 129 in a shell), and `-c` goes on with the message its request was carrying."""
+the signal (143 or 129 in a shell), and `-c` goes on with the message its request was carrying,
+its turn closed as the signal left it and said so (it was said as a message that 'got no answer',
+and closed as one 'interrupted, stopped at its limit of model requests, or the request failed')."""
 
 from __future__ import annotations
 
@@ -25,8 +27,13 @@ def test_a_run_terminated_during_its_request_says_its_session_is_saved(cli, sig)
     with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
         again = cli("-c", "-p", "go on", *fake(server))
     assert again.code == 0, again.stderr
-    assert "1 message you typed got no answer saved before the last run ended" in again.stderr
+    words = {"SIGTERM": "a termination signal (SIGTERM)", "SIGHUP": "a hangup signal (SIGHUP: its terminal closed)"}
+    assert f"the last turn was stopped by {words[sig.name]} before the model answered: your next message goes " \
+        "on from there" in again.stderr  # said so, where it said the message 'got no answer'
+    assert "got no answer" not in again.stderr
     assert [m["content"] for m in user_messages(server.requests[-1])] == ["remember HERON", "go on"]
+    closed = [m["content"] for m in server.requests[-1].messages if m["role"] == "assistant"]
+    assert closed == [f"[compact-agent: this turn was stopped by {words[sig.name]} before an answer]"]
 
 
 def test_a_run_terminated_while_starting_says_it_too(cli):

@@ -3,7 +3,9 @@ request was out left the message unanswered and `-c` said nothing of it; a turn 
 Esc or Ctrl-C, which live said `interrupted`, came back as an answer: `⏺ [compact-agent: this turn
 ended before an answer …]`, the program's close of the turn drawn as the model's words. Now `-c`,
 `-p -c` and `/resume` warn of the unanswered message in the same words, and a closed turn is a
-dim line under its prompt."""
+dim line under its prompt. The killed REPL's turn is closed as it ends, in the signal's words:
+`-c` and `/resume` say the signal stopped it (it was said as a message that 'got no answer', and
+shown as a turn 'interrupted, hit its request limit, or failed')."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from .pty_driver import Terminal
 from .repl_driver import drive
 
-GOT_NO_ANSWER = "1 message you typed got no answer saved before the last run ended: it is in the conversation, unanswered"
+STOPPED_BY_SIGTERM = ("the last turn was stopped by a termination signal (SIGTERM) before the model answered: your next "
+                     "message goes on from there")
+SIGTERM_NO_ANSWER = "(no answer: the turn was stopped by a termination signal (SIGTERM); the session was saved)"
 NO_ANSWER = "(no answer: the turn was interrupted, hit its request limit, or failed)"
 CLOSE = "[compact-agent: this turn ended before an answer"
 
@@ -48,15 +52,17 @@ def a_repl_killed_while_its_request_is_out(tmp_path) -> str:
     return path.stem
 
 
-async def test_a_repl_killed_during_its_request_warns_on_resume_and_on_resume_command(tmp_path):
+async def test_a_repl_killed_during_its_request_says_so_on_resume_and_on_resume_command(tmp_path):
     session_id = a_repl_killed_while_its_request_is_out(tmp_path)
     resumed = await drive(tmp_path, lambda req: Reply.text("ok"), [], continue_last=True)
-    assert f"warning: {session_id}.jsonl: {GOT_NO_ANSWER}" in resumed.out, resumed.out
-    assert "› second message typed" in resumed.out and resumed.server.requests == []
+    assert STOPPED_BY_SIGTERM in resumed.out and "got no answer" not in resumed.out, resumed.out
+    lines = resumed.out.splitlines()
+    at = lines.index("› second message typed")
+    assert lines[at + 1].strip() == SIGTERM_NO_ANSWER and resumed.server.requests == [], resumed.out
 
     switched = await drive(tmp_path, lambda req: Reply.text("ok"), [f"/resume {session_id}\r"])
     assert f"resumed session {session_id}" in switched.out, switched.out
-    assert f"warning: {session_id}.jsonl: {GOT_NO_ANSWER}" in switched.out
+    assert STOPPED_BY_SIGTERM in switched.out and SIGTERM_NO_ANSWER in switched.out
 
 
 async def test_a_turn_interrupted_earlier_is_a_dim_line_not_an_answer(tmp_path):

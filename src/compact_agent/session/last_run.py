@@ -55,6 +55,8 @@ ANSWER_NOT_SAVED = "answer_not_saved"
 #: could not be saved with their results (agent/run/unsaved_answer.py), the tools' names its value:
 #: where the history still ends at that message, a load says they ran, not only that no answer came.
 CALLS_NOT_SAVED = "calls_not_saved"
+#: A signal that ends a run, in words (stop_signals.py handles these two).
+SIGNAL_WORDS = {"SIGTERM": "a termination signal (SIGTERM)", "SIGHUP": "a hangup signal (SIGHUP: its terminal closed)"}
 #: The meta key of the line a turn stopped by its limit of model requests leaves after what it saved,
 #: with the limit (store.note_limit_stop; agent/run/request_limit.py).
 AT_LIMIT = "stopped_at_request_limit"
@@ -144,3 +146,17 @@ def tools_ran_in_last_turn(messages: Sequence[ModelMessage]) -> bool:
             if isinstance(p, UserPromptPart) and isinstance(p.content, str) and not p.content.startswith(OWN_TEXT):
                 return False
     return False
+
+
+def signal_words(name: str) -> str:
+    """`a termination signal (SIGTERM)`; a signal named otherwise, by its name."""
+    return SIGNAL_WORDS.get(name, name)
+
+
+def closed_by_signal(m: ModelMessage | None) -> str:
+    """The signal that ended a run while the request `m` closes was out: the close a run saves then
+    says it (agent/run/unfinished.signalled_close, marked `ENDED_BY` beside "synthetic"); '' for any
+    other message."""
+    ours = m.metadata.get(KEY) if isinstance(m, ModelResponse) and isinstance(m.metadata, dict) else None
+    name = ours.get(ENDED_BY) if isinstance(ours, dict) and ours.get("synthetic") == "unanswered" else None
+    return name if isinstance(name, str) else ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..words import plural
-from .last_run import AT_APPROVAL, BY_USER
+from .last_run import AT_APPROVAL, BY_USER, signal_words
 
 
 @dataclass
@@ -34,6 +34,7 @@ class LoadProblems:
     ended_by: str = ""  # the signal that ended the run while the model's tools ran, or the user (BY_USER) who
     # stopped its turn then, as the results saved with the calls say (last_run.py)
     unfinished: list[str] = field(default_factory=list)  # the tools of the calls it ended before they finished
+    signalled: str = ""  # the signal that ended the run while its request was out, as the close it saved says
     repaired: str = ""  # what making the history runnable changed
 
     def warnings(self, name: str) -> list[str]:
@@ -78,7 +79,11 @@ class LoadProblems:
 
     def notes(self) -> list[str]:
         """What the load says that is no problem: the last turn was stopped by the user, or by its
-        limit of model requests, or a signal ended the run while the model's tools ran (one line)."""
+        limit of model requests, or a signal ended the run while the model's tools ran or while its
+        request was out (one line)."""
+        if self.signalled:  # the turn closed as it ended (last_run.closed_by_signal): no warning
+            return [f"the last turn was stopped by {signal_words(self.signalled)} before the model answered: "
+                    "your next message goes on from there"]
         if self.ended_by and self.at_work:  # as the results saved with the calls say
             what = calls_ended(self.unfinished)
             who = "the last turn was stopped by you" if self.ended_by == BY_USER else \

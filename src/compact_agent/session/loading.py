@@ -28,6 +28,7 @@ from .last_run import (
     _prompts_settled,
     _unanswered,
     _unsent_prompt,
+    closed_by_signal,
     ended_by,
     tools_ran_in_last_turn,
 )
@@ -145,12 +146,14 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.calls_lost = calls if calls_at == len(messages) and found.unanswered > 0 and not found.never_sent else []
     if found.at_work:  # a signal, or the user who stopped the turn, while the model's tools ran
         found.ended_by, found.unfinished = ended_by(messages)
+    found.signalled = closed_by_signal(messages[-1]) if messages else ""  # …or while its request was out
     messages, found.repaired = _runnable(messages)
     messages = handed_back(messages)  # numbered as the process that saved them numbers them
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     if on_last_id:
         on_last_id(last_id)
     as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, answer_lost=False, at_work=False,
-                                     stopped=False, limit=0, ended_by="", unfinished=[], calls_lost=[])
+                                     stopped=False, limit=0, ended_by="", unfinished=[], calls_lost=[],
+                                     signalled="")
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
                   found.notes(), found.bad, found.answer_lost, found.calls_lost)

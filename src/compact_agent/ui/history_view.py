@@ -21,6 +21,7 @@ from ..agent.run.stream_events import call_args, result_summary, shown_result
 from ..agent.run.unfinished import CUT, STOPPED, calls_unsaved, closes_unsaved
 from ..context.compaction.summary import compaction_part, is_summary, is_synthetic_text
 from ..context.refit import INPUT_CUT
+from ..session.last_run import closed_by_signal, signal_words
 from ..session.store import Boundary, SessionStore, load_session_file
 from ..session.typed import as_typed
 from ..words import plural
@@ -50,6 +51,9 @@ RAN_NOT_SAVED = ("(the model's tool calls ({tools}) ran, but they and their resu
                  "have changed, and the conversation does not hold them)")
 #: Under the answer of a turn the program closed after the model's text (a tool call's request cut short).
 ENDED = "(the turn ended here: it was interrupted, hit its request limit, or failed)"
+#: …of one a signal ended while its request was out (unfinished.signalled_close), `{signal}` in words.
+SIGNALLED = "(no answer: the turn was stopped by {signal}; the session was saved)"
+SIGNALLED_AFTER = "(the turn ended here: it was stopped by {signal}; the session was saved)"
 #: The row of a read of the program's own (toolset.mention_messages), by its kind: not the model's call.
 READ_BY_US = {"mention": "attached", "restore": "restored"}
 #: Under the part of a reply the stream tore, instead of the marker the model reads.
@@ -92,6 +96,9 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], ANSWER_NOT_SAVED)
             elif ours == "unanswered" and (tools := calls_unsaved(m)):
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], _ran(tools))
+            elif ours == "unanswered" and (signal := closed_by_signal(m)):
+                said = (SIGNALLED_AFTER if pairs[-1][1] else SIGNALLED).format(signal=signal_words(signal))
+                pairs[-1] = (pairs[-1][0], pairs[-1][1], said)
             elif ours == "unanswered":
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], ENDED if pairs[-1][1] else NO_ANSWER)
             elif text:
@@ -316,6 +323,8 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
             return [("not saved", ANSWER_NOT_SAVED.strip("()"))]
         if kind == "unanswered" and (tools := calls_unsaved(m)):  # its tool calls ran, and could not be saved
             return [("not saved", _ran(tools).strip("()"))]
+        if kind == "unanswered" and (signal := closed_by_signal(m)):  # a signal ended the run during its request
+            return [("no answer", SIGNALLED.format(signal=signal_words(signal)).strip("()").removeprefix("no answer: "))]
         if kind == "unanswered":  # the program's close of a turn, not the model's words (_exchanges)
             return [("no answer", NO_ANSWER.strip("()").removeprefix("no answer: "))]  # said once, as its row's name
         if kind in READ_BY_US:  # an @file or a file a compaction put back: no call of the model's

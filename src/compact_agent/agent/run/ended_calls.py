@@ -36,6 +36,7 @@ from pydantic_ai.tools import RunContext, ToolDefinition
 from ...context.plumbing.markers import KEY
 from ...session.last_run import BY_USER, ENDED_BY, NEVER_RAN, UNFINISHED
 from ..tools.shell import MAY_RUN
+from .unfinished import signalled_close
 
 #: The result of a call that had not finished when the run ended; the model reads it.
 NOT_FINISHED = "[compact-agent was ended by {signal} before this call finished{more}]"
@@ -56,10 +57,24 @@ class EndedCalls(AbstractCapability[Any]):
         self.answer: ModelResponse | None = None
         self.results: dict[str, Any] = {}  # by tool call id, the calls of `answer` that finished
         self.may_run: dict[str, list[bool]] = {}  # by tool call id: marked once its command was approved (bash)
+        self.asking: list[ModelMessage] | None = None  # the run's own list, from its first request on
 
     def forget(self) -> None:
         """A new turn: nothing of the last one is kept."""
-        self.history, self.answer, self.results, self.may_run = None, None, {}, {}
+        self.history, self.answer, self.results, self.may_run, self.asking = None, None, {}, {}, None
+
+    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
+                                   ) -> ModelRequestContext:
+        self.asking = ctx.messages
+        return request_context
+
+    def unanswered(self, signal: str) -> list[ModelMessage] | None:
+        """The run's history closed where `signal` ended it while a request was out, no answer to it
+        (the user's message, or the results of the model's calls): `signalled_close` says so. None
+        before any request, or when the history does not end at one."""
+        if not self.asking or (close := signalled_close(self.asking, signal)) is None:
+            return None
+        return [*self.asking, close]
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:

@@ -266,8 +266,11 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
 def _save_ended(s: TurnSession, by: str) -> bool:
     """`by` ends the run in the turn, a signal (stop_signals.py) or the user (`BY_USER`): the model's
     last answer, not saved until the next request, and a result for each of its tool calls that has
-    none (ended_calls.py). Whether there was such an answer to save."""
+    none (ended_calls.py); for a signal while a request was out, the close that says it stopped the
+    turn (unfinished.signalled_close). Whether there was such an answer to save."""
     messages = s.ended_calls.unsaved(by)
+    if messages is None and by != BY_USER:
+        messages = s.ended_calls.unanswered(by)
     if messages is not None:
         s.cm.persist(messages)
     return messages is not None

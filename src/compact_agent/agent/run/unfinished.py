@@ -19,6 +19,8 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
+from ...session.last_run import ENDED_BY, closed_by_signal, signal_words
+
 UNANSWERED = ("[compact-agent: this turn ended before an answer (interrupted, stopped at its limit of model "
               "requests, or the request failed)]")
 #: The close of a turn the model did answer, whose answer a run received, showed and could not save
@@ -33,6 +35,8 @@ RAN_NOT_SAVED = ("[compact-agent: for this message the model's tool calls ({tool
 CUT = "[compact-agent: the provider's reply was cut off here; this answer is incomplete]"
 #: The same for a reply the user stopped (Esc, Ctrl-C) while it was being written: they read it.
 STOPPED = "[compact-agent: the user stopped this reply here; this answer is incomplete]"
+#: The close of a turn a signal ended while its request was out (`signalled_close`), `{signal}` its words.
+SIGNALLED = "[compact-agent: this turn was stopped by {signal} before an answer]"
 
 
 def unanswered_close(messages: Sequence[ModelMessage], not_saved: bool = False,
@@ -52,6 +56,18 @@ def unanswered_close(messages: Sequence[ModelMessage], not_saved: bool = False,
         return ModelResponse(parts=[TextPart(RAN_NOT_SAVED.format(tools=names))],
                              metadata={"compact_agent": {"synthetic": "unanswered", "calls_not_saved": list(calls)}})
     return ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})
+
+
+def signalled_close(messages: Sequence[ModelMessage], signal: str) -> ModelResponse | None:
+    """The answer that closes a history ending at a request a signal (`signal`, its name) ended the
+    run while it was out: saved as the run ends, it says why no answer came. The turn was closed at
+    the next one with `UNANSWERED`, 'interrupted, stopped at its limit of model requests, or the
+    request failed', and a resumed session showed that under the prompt. None when the history does
+    not end at a request."""
+    if not messages or not isinstance(messages[-1], ModelRequest):
+        return None
+    return ModelResponse(parts=[TextPart(SIGNALLED.format(signal=signal_words(signal)))],
+                         metadata={"compact_agent": {"synthetic": "unanswered", ENDED_BY: signal}})
 
 
 def closes_unsaved(m: ModelMessage) -> bool:
@@ -88,10 +104,12 @@ def retried(messages: Sequence[ModelMessage], prompt: str) -> bool:
 
 
 def before_cut(messages: Sequence[ModelMessage], prompt: str) -> list[ModelMessage] | None:
-    """The history without the cut reply it ends with, when `prompt` sends again the message that
-    reply began to answer (a retry of that turn); None otherwise. Sent with the cut reply, the
-    conversation read: the message, half an answer, the same message again."""
-    if not messages or not isinstance(last := messages[-1], ModelResponse) or _synthetic(last) != "cut":
+    """The history without the cut reply it ends with (or the close a signal left, `signalled_close`),
+    when `prompt` sends again the message that reply began to answer (a retry of that turn); None
+    otherwise. Sent with the cut reply, the conversation read: the message, half an answer, the same
+    message again."""
+    if not messages or not isinstance(last := messages[-1], ModelResponse) or (
+            _synthetic(last) != "cut" and not closed_by_signal(last)):  # …or the close a signal left
         return None
     rest = list(messages[:-1])
     return rest if retried(rest, prompt) else None
