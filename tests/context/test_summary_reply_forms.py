@@ -81,6 +81,9 @@ async def test_a_summary_the_model_stopped_at_its_cap_says_it_is_cut_off() -> No
     assert run.cm.compactions[-1].summary == "Pages 1 to 9 read; the user asked for" + CUT_OFF
     assert extract_summary("<analysis>Read pa" + CUT_OFF) == "Read pa" + CUT_OFF
     assert extract_summary("<analysis>Read pages.</analysis><summary>" + CUT_OFF) == "Read pages." + CUT_OFF
+    # A summary without its tags after the draft, cut off: the summary, not the draft.
+    untagged = "1. Primary Request and Intent: fix the build in x.c\n2. Key Technical Concepts: make"
+    assert extract_summary("<analysis>I walk through it.</analysis>\n" + untagged + CUT_OFF) == untagged + CUT_OFF
     for nothing in ("<analysis>" + CUT_OFF, "<summary>" + CUT_OFF):
         with pytest.raises(EmptySummary):
             extract_summary(nothing)

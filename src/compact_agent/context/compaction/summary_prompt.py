@@ -148,13 +148,15 @@ def _says(body: str) -> bool:
 
 def _cut_draft(text: str) -> str | None:
     """The `<analysis>` draft of a reply cut off before its summary (the draft not closed, or the
-    reply said cut off), its cut said; None where there is no such draft."""
+    reply said cut off with nothing of the model's after `</analysis>`), its cut said; None where
+    there is no such draft. A summary after it without its tags, cut off, is the summary: taken for
+    the draft, the summary the model wrote was thrown away."""
     start = _DRAFT_OPEN.search(text)
     if start is None:
         return None
     end = _DRAFT_CLOSE.search(text, start.end())
     cut = text.endswith(CUT_OFF)
-    if end is not None and not cut:
+    if end is not None and (not cut or _says(text[end.end():])):
         return None
     draft = text[start.end():end.start() if end is not None else len(text)].replace(CUT_OFF, "")
     return draft.rstrip() + CUT_OFF if cut else draft
