@@ -19,7 +19,7 @@ def test_the_reactive_compaction_line_starts_from_the_refused_size(cli: Cli) -> 
         run = cli("-p", task_text(N), "--context-window", "64k", "-y", "--verbose",
                   "-m", "local", "--base-url", server.base_url, "--api-key", "k")
     assert run.code == 0, run.stderr
-    refused = re.findall(r"the server refused a request whose prompt was ([\d,]+) tokens", run.stderr)
+    refused = re.findall(r"the server at \S+ refused a request whose prompt was ([\d,]+) tokens", run.stderr)
     compacted = re.findall(r"compacted \(reactive, [^)]*\): ([\d,]+) → ([\d,]+) tokens", run.stderr)
     assert len(refused) == 1 and len(compacted) == 1, run.stderr
     assert compacted[0][0] == refused[0], run.stderr

@@ -23,7 +23,7 @@ def test_a_smaller_server_window_is_said_once_and_kept_by_the_session(cli: Cli) 
         assert f"FINAL SUM: {total}" in first.stdout
         notes = [line for line in first.stderr.splitlines() if NOTE in line]
         assert len(notes) == 1, first.stderr
-        assert notes[0].startswith("compact-agent: the server refused a request whose prompt was ")
+        assert notes[0].startswith(f"compact-agent: the server at {server.base_url} refused a request whose prompt was ")
         refused = len(server.rejected)
         assert refused == 1, [status for _, status, _ in server.rejected]
 

@@ -49,7 +49,7 @@ def test_compact_learns_the_servers_window_from_its_refused_summary(tmp_path: Pa
         assert asyncio.run(run_print(at_small, "/compact")) == 0
         out, err = capsys.readouterr()
         assert "compacted (manual" in out, (out, err)
-        assert ("the server refused a summary request: its window is 8,000, not the 16,000 given; working within "
+        assert (f"the server at {small.base_url} refused a summary request: its window is 8,000, not the 16,000 given; working within "
                 "8,000 from now on") in " ".join(err.split()), err
         assert len(small.rejected) == 1 and is_summary_request(small.rejected[0][0])
         kept = server_windows.remembered_as(tmp_path / "home", small.base_url, "fake-model")

@@ -1,7 +1,8 @@
 """The line said when a server refuses a request as too long names its figure as what it is: the
 prompt's tokens, as the refusal counts them ('7900 in the messages'), without the room the request
 asked for its answer, which the server counts too. 'refused a request of 7,900 tokens: its window
-is 8,192' read as a request that fitted."""
+is 8,192' read as a request that fitted. It names the session's server as the line of a server
+found cutting prompts does (its address, or the provider's API): it said 'the server' of each."""
 
 from __future__ import annotations
 
@@ -17,3 +18,16 @@ def test_a_refusal_s_figure_is_said_to_be_its_prompt_s() -> None:
     summary = window_line(Event("window", "learned", 0, 8_000, trigger="reactive",
                                 detail={"given": 64_000, "request": "summary"}), WindowChoice("local", given=True))
     assert summary.startswith("the server refused a summary request: its window is 8,000"), summary  # no figure said
+
+
+def test_a_refusal_names_the_session_s_server_as_the_cut_line_does() -> None:
+    refused = Event("window", "learned", 7_900, 8_192, trigger="reactive", detail={"given": 64_000})
+    cut = Event("window", "learned", 9_000, 5_000, trigger="cut", detail={"given": 64_000})
+    for server, named in [("http://10.0.0.5:8000/v1", "the server at http://10.0.0.5:8000/v1"),
+                          ("deepseek", "DeepSeek's API"), ("", "the server")]:
+        choice = WindowChoice("local", given=True, server=server)
+        assert window_line(refused, choice).startswith(f"{named} refused a request whose prompt was 7,900"), server
+        assert window_line(cut, choice).startswith(f"{named} cut requests"), server
+    notes = window_line(Event("window", "learned", 0, 8_000, trigger="reactive",
+                              detail={"given": 64_000, "request": "notes"}), WindowChoice(server="anthropic"))
+    assert notes.startswith("Anthropic's API refused a session-notes request: its window is 8,000"), notes

@@ -285,10 +285,11 @@ def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
 
 
 def window_line(ev: Any, choice: WindowChoice | None = None) -> str:
-    """`the server refused a request whose prompt was 8,962 tokens (besides the room asked for its
-    answer): its window is 8,000, not the 64,000 given; working within 8,000 from now on`: said
-    once, when the limit is learned (state.py), from a refusal or from prompts the server cut to its
-    limit and reported at that size. `choice` says where the larger window came from ("given",
+    """`the server at http://127.0.0.1:8000/v1 refused a request whose prompt was 8,962 tokens
+    (besides the room asked for its answer): its window is 8,000, not the 64,000 given; working
+    within 8,000 from now on`: said once, when the limit is learned (state.py), from a refusal or
+    from prompts the server cut to its limit and reported at that size, naming the session's server
+    alike (`choice.named()`). `choice` says where the larger window came from ("given",
     "assumed", the model's own); None: given. The figure a refusal names is its prompt's (OpenAI's
     '8000 in the messages', vLLM's 'prompt (length N)'): said as 'a request of 7,900 tokens' beside
     a window of 8,192 it read as a request that fitted, the answer's room the server also counts unsaid."""
@@ -303,7 +304,7 @@ def window_line(ev: Any, choice: WindowChoice | None = None) -> str:
         (ev.detail or {}).get("request", ""), "a request")
     refused = (f"refused {what} whose prompt was {ev.tokens_before:,} tokens (besides the room asked for its answer)"
                if ev.tokens_before else f"refused {what}")
-    return f"the server {refused}: its window is {ev.tokens_after:,}{than}; {then}"
+    return f"{choice.named()} {refused}: its window is {ev.tokens_after:,}{than}; {then}"
 
 
 def stream_handler(on_text: Callable[[str], None] | None,
