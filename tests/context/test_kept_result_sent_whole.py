@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
+from typing import Any, cast
 
+import pytest
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    SystemPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -27,9 +31,18 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from compact_agent.context import CompactionEvent, CompactionSettings, ContextManager, Event, Prices
+from compact_agent.agent.run.manual import AgentSession, as_sent
+from compact_agent.context import (
+    CompactionEvent,
+    CompactionSettings,
+    ContextManager,
+    Event,
+    NotSmaller,
+    Prices,
+)
 from compact_agent.context.decisions.reuse import RECENT, Reuse
 from compact_agent.context.layers.microcompact import CLEARED, Microcompact
+from compact_agent.context.plumbing import tokens
 from compact_agent.context.shaping import preview
 from compact_agent.context.testing import reply_to_library_request
 from compact_agent.context.wiring import Internals
@@ -218,3 +231,73 @@ def test_a_resumed_session_sends_the_result_its_compaction_kept_whole() -> None:
     reuse.learn([*msgs, *[m for _ in range(RECENT) for m in (ModelRequest(parts=[UserPromptPart("on")]),
                                                             ModelResponse(parts=[TextPart("ok")]))]])
     assert not reuse.hot("x")
+
+
+def listed_then_read(pages: int, system_prompt: str = "") -> list[ModelMessage]:
+    """The modules listed (`x`), then `pages` short pages of a log read, each step naming a module."""
+    first: list[SystemPromptPart | UserPromptPart] = [SystemPromptPart(system_prompt)] if system_prompt else []
+    msgs: list[ModelMessage] = [
+        ModelRequest(parts=[*first, UserPromptPart("List the modules, then read the log.")]),
+        ModelResponse(parts=[ToolCallPart("glob", {"pattern": "src/**/*.py"}, tool_call_id="x")]),
+        ModelRequest(parts=[ToolReturnPart("glob", LISTING, tool_call_id="x")])]
+    for n in range(1, pages + 1):
+        msgs += [ModelResponse(parts=[TextPart(f"next src/app/module_{n:03d}.py"),
+                                      ToolCallPart("read", {"page": n}, tool_call_id=f"r{n}")]),
+                 ModelRequest(parts=[ToolReturnPart("read", log_page(n)[:1_300], tool_call_id=f"r{n}")])]
+    return [*msgs, ModelResponse(parts=[TextPart("Read the pages.")])]
+
+
+def cleared_in_use(**options: Any) -> ContextManager:
+    """A manager (unpriced) whose microcompact cleared the listing, which the model is using."""
+    cm = ContextManager(window=16_000, settings=CompactionSettings(collapse_enabled=False, priced_compaction=False),
+                        compactable_tools=["glob"], prices=Prices(known=False), **options)
+    assert cm.schedule.reuse is not None
+    microcompact(cm).cleared = {"x": "count"}
+    cm.schedule.reuse.cited["x"] = cm.schedule.reuse.responses
+    return cm
+
+
+def summary_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    return ModelResponse(parts=[TextPart("<summary>Listed the modules; read the log's pages.</summary>")])
+
+
+async def test_the_compactor_judges_a_compaction_with_the_results_it_keeps_whole() -> None:
+    """The compactor's not-smaller check measures the new history as sent, the listing it keeps whole.
+    Measured with the listing cleared, a compaction that keeps it went ahead and left the request
+    larger than the one it replaced (2,216 → 2,400 tokens: a tokenizer counting twice characters/4,
+    where the compaction sizes the results it keeps by characters/4); judged so, it keeps a shorter
+    tail and shrinks it (→ 1,696)."""
+    cm = cleared_in_use(token_counter=lambda messages: 2 * tokens.estimate(messages))
+    before = cm.sent_size(listed_then_read(3))
+    await cm.compact_now(listed_then_read(3), model=FunctionModel(summary_model))
+    result = cm.compactions[-1]
+    assert result.kept == {"x"} and content(preview(cm, list(result.messages)).messages, "x") == LISTING
+    assert result.tokens_before == before and result.tokens_after < before, (before, result.tokens_after)
+
+
+async def test_a_compaction_the_system_prompts_put_back_leave_no_smaller_is_refused_as_sent() -> None:
+    """With the history's system prompts put back (`_vet`), a compaction is judged as the next request
+    sends it, the listing it keeps whole: measured with the listing cleared, it went ahead, 2,162 →
+    2,254 tokens."""
+    cm = cleared_in_use()
+    history = listed_then_read(5, system_prompt="You follow the house rules. " * 50)
+    with pytest.raises(NotSmaller):
+        await cm.compact_now(history, model=FunctionModel(summary_model))
+    assert not cm.compactions
+
+
+async def test_a_partial_compact_reports_the_size_of_the_request_it_leaves() -> None:
+    """A partial /compact counts its result as the next request sends it (`as_sent`), the listing it
+    keeps whole: measured with the listing cleared, it said 926 tokens where that request is 1,577."""
+    cm = cleared_in_use()
+    assert cm.compactor is not None
+
+    async def summarize(messages: list[ModelMessage], prompt: str) -> str:
+        return "<summary>Listed the modules; read three pages of the log.</summary>"
+
+    result = await cm.compactor.compact_partial(history_after_an_earlier_compaction(), 4, "from",
+                                                summarize=summarize, archive=lambda: None)
+    as_sent(cast(AgentSession, SimpleNamespace(cm=cm, context_tokens=lambda: 100_000)), result)
+    cm.apply_result(result)
+    assert result.tokens_after == cm.sent_size(result.messages)  # what the next request sends
+    assert content(preview(cm, list(result.messages)).messages, "x") == LISTING
