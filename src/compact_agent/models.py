@@ -50,17 +50,6 @@ class ModelInfo:
     prices_known: bool | None = None
 
     @property
-    def asks_reasoning_back(self) -> bool:
-        """Whether its API refuses a request in which a response that made tool calls comes without its
-        reasoning: DeepSeek's thinking mode (its `reasoning_content` "must be passed back to the API in
-        all subsequent requests", else a 400), on by default for deepseek-reasoner, deepseek-flash and
-        the deepseek-v4 models, as pydantic-ai's DeepSeek profile has them, at DeepSeek or a server that
-        serves them by that name (`--base-url`, a router's `deepseek/deepseek-v4-pro`). deepseek-chat is
-        its non-thinking mode; elsewhere the reasoning leaves a request where that costs less."""
-        base = self.name.rsplit("/", 1)[-1].lower()
-        return base == "deepseek-reasoner" or base.startswith(("deepseek-v4", "deepseek-flash"))
-
-    @property
     def has_prices(self) -> bool:
         """Whether its cost is known (else it is shown as unknown, not $0, and not priced)."""
         return self.prices_known if self.prices_known is not None else self.input > 0 and self.cache_read > 0

@@ -101,16 +101,18 @@ async def test_steps_whose_reasoning_fills_the_window_still_get_answers(tmp_path
 
 
 async def test_the_model_says_whether_the_reasoning_is_asked_back_and_a_switch_follows(tmp_path: Path) -> None:
+    """The manager learns it from the run's model at every request (thinking_out.asks_reasoning_back),
+    so /model and another conversation's copy follow the model with nothing to carry."""
     from compact_agent.agent.run.model_switch import switch_model
-    from compact_agent.context.lifecycle import internals_now
+    from compact_agent.context.decisions.thinking_out import asks_reasoning_back
 
     s = AgentSession(SessionOptions(cwd=tmp_path, model=MODEL, base_url="http://127.0.0.1:9/v1", api_key="k",
                                     home=tmp_path / "home"))
     try:
-        assert s.cm.reasoning_asked_back and internals_now(s.cm, None).reasoning_asked_back  # another conversation's
+        assert asks_reasoning_back(s.model)
         await switch_model(s, "deepseek-chat", remember=False)  # DeepSeek's non-thinking mode
-        assert not s.cm.reasoning_asked_back
+        assert not asks_reasoning_back(s.model)
         await switch_model(s, "deepseek-reasoner", remember=False)
-        assert s.cm.reasoning_asked_back
+        assert asks_reasoning_back(s.model)
     finally:
         s.close()

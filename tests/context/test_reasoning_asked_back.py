@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -24,15 +25,25 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.profiles.openai import OpenAIModelProfile
+from pydantic_ai.providers.deepseek import DeepSeekProvider
+from pydantic_ai.providers.openai import OpenAIProvider
 
 from compact_agent.context import ContextManager
 from compact_agent.context.decisions.fit import shrink_to_fit
-from compact_agent.context.decisions.thinking_out import thinking_held_out, thinking_over_limit
+from compact_agent.context.decisions.thinking_out import (
+    asks_reasoning_back,
+    named_to_ask_reasoning_back,
+    thinking_held_out,
+    thinking_over_limit,
+)
 from compact_agent.context.layers.budget import ToolResultBudget
 from compact_agent.context.plumbing.events import Event
 from compact_agent.context.plumbing.settings import CompactionSettings
 from compact_agent.context.plumbing.thinking import ThinkingCounts
-from compact_agent.models import model_info
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 THOUGHT = "consider the call sites then "  # 29 characters
 
@@ -65,8 +76,46 @@ def test_the_models_that_ask_for_it_back_are_deepseeks_thinking_ones() -> None:
     asked = ["deepseek-reasoner", "deepseek-v4-pro", "deepseek-v4-flash", "deepseek-flash",
              "deepseek/deepseek-v4-pro", "deepseek-ai/DeepSeek-V4-Flash"]
     not_asked = ["deepseek-chat", "gpt-4.1", "claude-sonnet-4-5", "qwen3-coder", "fake-model"]
-    assert [model_info(n).asks_reasoning_back for n in asked] == [True] * len(asked)
-    assert [model_info(n).asks_reasoning_back for n in not_asked] == [False] * len(not_asked)
+    assert [named_to_ask_reasoning_back(n) for n in asked] == [True] * len(asked)
+    assert [named_to_ask_reasoning_back(n) for n in not_asked] == [False] * len(not_asked)
+    local = OpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="k")
+    assert asks_reasoning_back(OpenAIChatModel("deepseek-v4-flash", provider=local))  # by its name
+    assert not asks_reasoning_back(OpenAIChatModel("qwen3-coder", provider=local))
+    said = OpenAIModelProfile(openai_chat_thinking_requires_field_on_tool_calls=True)  # by its profile
+    assert asks_reasoning_back(OpenAIChatModel("my-reasoner", provider=local, profile=said))
+    assert asks_reasoning_back(OpenAIChatModel("deepseek-chat", provider=DeepSeekProvider(api_key="k")))
+    assert not asks_reasoning_back(FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("hi")])))
+
+
+async def test_a_library_run_of_a_deepseek_thinking_model_sends_the_reasoning_of_its_calls_back() -> None:
+    """A plain `Agent(OpenAIChatModel("deepseek-v4-flash", provider=OpenAIProvider(base_url=...)))` with
+    the manager, against a server that refuses what DeepSeek refuses: steps that think ~7,500 tokens of
+    an 8,000 window. The manager learns from the run's model that the reasoning is asked back; it used
+    to leave it out (only the terminal agent told it), and the second request was refused."""
+    long = "consider the file then check " * 1_035
+    steps = iter([Reply.tools([("glob", {"pattern": "*.py"})], content="Looking.", reasoning_content=long)] * 2
+                 + [Reply.text("Done thinking.", reasoning_content=long)])
+
+    def answer(req: ChatRequest) -> Reply:
+        if "CRITICAL: Respond with TEXT ONLY" in req.last_user_text():
+            return Reply.text("<summary>1. Primary Request: think it over\n</summary>")
+        return next(steps)
+
+    with FakeOpenAIServer(answer, window=8_000, model="deepseek-v4-flash", thinking_mode=True) as server:
+        model = OpenAIChatModel("deepseek-v4-flash",
+                                provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        agent = Agent(model, capabilities=[ContextManager(window=8_000)])
+
+        @agent.tool_plain
+        def glob(pattern: str) -> str:
+            """List files."""
+            return "a.py"
+
+        result = await agent.run("think it over")
+    assert result.output == "Done thinking." and server.rejected == []
+    sent = [m.get("reasoning_content") for r in server.requests for m in r.messages
+            if m.get("role") == "assistant" and m.get("tool_calls")]
+    assert sent and None not in sent, sent
 
 
 def over_the_hard_limit() -> list[ModelMessage]:

@@ -174,7 +174,6 @@ def internals_now(cm: ManagerState, limits: Limits | None) -> Internals:
     compactor (built afresh) and the limits this one has now."""
     return Internals(limits=limits, summarizer=cm.summarizer, clock=cm.clock, event_sink=cm.event_sink,
                      on_compact_start=cm.on_compact_start, provider=cm.provider,
-                     reasoning_asked_back=cm.reasoning_asked_back,
                      cache_ttl_s=cm.cache_ttl_s, save_state=cm.save_state,
                      after_compact=cm.after_compact,
                      keep_system_prompts=cm.keep_system_prompts, refit_prompt=cm.refit_prompt, server=cm.server)

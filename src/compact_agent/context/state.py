@@ -132,7 +132,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.clock = internals.clock
         self.event_sink = internals.event_sink
         self.on_compact_start = internals.on_compact_start
-        self.provider, self.reasoning_asked_back = internals.provider, internals.reasoning_asked_back
+        self.provider, self.reasoning_asked_back = internals.provider, False  # the run's model's (pipeline.py)
         self.cache_ttl_s = min(internals.cache_ttl_s, self.prices.ttl_s)  # the provider's cache lifetime
         self.save_state = internals.save_state
         self.before_compact = before_compact

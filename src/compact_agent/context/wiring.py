@@ -80,9 +80,6 @@ class Internals:
     event_sink: Callable[[Event], None] | None = None  # the session's event log (before the handler)
     on_compact_start: Callable[[str, int], None] | None = None  # (trigger, tokens before): a spinner
     provider: str = "openai"
-    # The provider refuses a request whose responses with tool calls lack their reasoning (DeepSeek's
-    # thinking mode): that reasoning is left out of a request last (decisions/thinking_out.py).
-    reasoning_asked_back: bool = False
     cache_ttl_s: float = 3600.0
     save_state: Callable[[dict[str, Any]], None] | None = None  # persists frozen layer decisions
     # After every compaction (the agent's hooks; `before_compact` is a public option): sees the result.

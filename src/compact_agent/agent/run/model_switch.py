@@ -86,7 +86,6 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     opts.context_window = window or fallback
     cm = session.cm
     cm.provider, cm.cache_ttl_s, cm.max_output = info.provider, info.cache_ttl_s, info.max_output
-    cm.reasoning_asked_back = info.asks_reasoning_back
     server, cm.server = cm.server, server_windows.server_of(session)  # a window learned from now on is this model's
     cm.prices = cm.schedule.prices = prices_of(info)  # the new model's prices time its compactions
     cm.set_window(info.window)

@@ -177,7 +177,6 @@ class AgentSession:
             Internals(limits=self.limits, summarizer=self._summarizer, compactor=Compactor(self.limits, restorer),
                       layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
                       event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
-                      reasoning_asked_back=self.info.asks_reasoning_back,
                       cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
                       after_compact=self._after_compact, server=server_windows.server_of(self),
                       refit_prompt=lambda text, threshold: turn.refit_prompt(self, text, threshold)),

@@ -6,24 +6,49 @@ under the threshold (`thinking_over_limit`), and the next requests leave it out 
 shape them (`thinking_held_out`) while the view with it would be over the threshold
 (`thinking_still_out`; saved with the layers' decisions), until a compaction or rewind makes room.
 
-Where the provider asks for the reasoning of the model's tool calls back (`reasoning_asked_back`:
-DeepSeek's thinking mode, which refuses a request whose assistant message with tool calls lacks its
-`reasoning_content`, 400 "must be passed back to the API"), none of these leaves that out: only the
-reasoning of answers without calls goes. The last resort empties it (`reasoning_emptied`) only where
+Where the provider asks for the reasoning of the model's tool calls back (`reasoning_asked_back`, as the
+run's model says: `asks_reasoning_back`; DeepSeek's thinking mode, which refuses a request whose
+assistant message with tool calls lacks its `reasoning_content`, 400 "must be passed back to the API"),
+none of these leaves that out: only the reasoning of answers without calls goes. The last resort empties it (`reasoning_emptied`) only where
 nothing else but folding the steps fits; a compaction removes those responses altogether.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart, ToolCallPart
 
 from ..plumbing import tokens
 from .view import ShrinkView
 
-__all__ = ["reasoning_emptied", "thinking_held_out", "thinking_over_limit", "thinking_still_out",
-           "without_thinking"]
+__all__ = ["asks_reasoning_back", "named_to_ask_reasoning_back", "reasoning_emptied", "thinking_held_out",
+           "thinking_over_limit", "thinking_still_out", "without_thinking"]
+
+#: pydantic-ai's word for it in a model's profile (its DeepSeek provider's: "DeepSeek 400s on a thinking
+#: request whose current-turn tool call lacks `reasoning_content`").
+REQUIRES_FIELD = "openai_chat_thinking_requires_field_on_tool_calls"
+
+
+def named_to_ask_reasoning_back(name: str) -> bool:
+    """DeepSeek's thinking models by their name: deepseek-reasoner, deepseek-flash and the deepseek-v4
+    models (pydantic-ai's DeepSeek profile has them think by default), at DeepSeek or a server that
+    serves them by that name (`OpenAIProvider(base_url=...)`, a router's `deepseek/deepseek-v4-pro`).
+    deepseek-chat is DeepSeek's non-thinking mode."""
+    base = name.rsplit("/", 1)[-1].lower()
+    return base == "deepseek-reasoner" or base.startswith(("deepseek-v4", "deepseek-flash"))
+
+
+def asks_reasoning_back(model: object) -> bool:
+    """Whether the run's model refuses a request in which a response that made tool calls comes without
+    its reasoning (`reasoning_asked_back`): its profile says so (pydantic-ai's DeepSeek provider's, or
+    a profile given to the model), or its name is one of DeepSeek's thinking models, which a plain
+    `OpenAIProvider(base_url=...)` gives no such profile."""
+    profile = getattr(model, "profile", None)
+    said = profile.get(REQUIRES_FIELD) if isinstance(profile, Mapping) else getattr(profile, REQUIRES_FIELD, None)
+    name = getattr(model, "model_name", None)
+    return said is True or (isinstance(name, str) and named_to_ask_reasoning_back(name))
 
 
 def without_thinking(view: list[ModelMessage], provider: str, upto: int | None = None, *,
