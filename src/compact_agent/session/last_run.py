@@ -157,6 +157,17 @@ def closed_by_signal(m: ModelMessage | None) -> str:
     """The signal that ended a run while the request `m` closes was out: the close a run saves then
     says it (agent/run/unfinished.signalled_close, marked `ENDED_BY` beside "synthetic"); '' for any
     other message."""
+    return _signal_of(m, "unanswered")
+
+
+def cut_by_signal(m: ModelMessage | None) -> str:
+    """The signal that ended a run while the reply `m` was being written: the part that had come is
+    kept, marked as cut off by it (signalled_close given the text, `ENDED_BY` beside "synthetic"
+    "cut"); '' for any other message, a reply the stream tore or the user stopped too."""
+    return _signal_of(m, "cut")
+
+
+def _signal_of(m: ModelMessage | None, kind: str) -> str:
     ours = m.metadata.get(KEY) if isinstance(m, ModelResponse) and isinstance(m.metadata, dict) else None
-    name = ours.get(ENDED_BY) if isinstance(ours, dict) and ours.get("synthetic") == "unanswered" else None
+    name = ours.get(ENDED_BY) if isinstance(ours, dict) and ours.get("synthetic") == kind else None
     return name if isinstance(name, str) else ""

@@ -35,6 +35,7 @@ class LoadProblems:
     # stopped its turn then, as the results saved with the calls say (last_run.py)
     unfinished: list[str] = field(default_factory=list)  # the tools of the calls it ended before they finished
     signalled: str = ""  # the signal that ended the run while its request was out, as the close it saved says
+    mid_reply: bool = False  # …while the reply was being written: the part that came is kept, cut off there
     repaired: str = ""  # what making the history runnable changed
 
     def warnings(self, name: str) -> list[str]:
@@ -81,6 +82,9 @@ class LoadProblems:
         """What the load says that is no problem: the last turn was stopped by the user, or by its
         limit of model requests, or a signal ended the run while the model's tools ran or while its
         request was out (one line)."""
+        if self.signalled and self.mid_reply:  # the part shown kept, marked (last_run.cut_by_signal)
+            return [f"the last turn was stopped by {signal_words(self.signalled)} while the model's answer was being "
+                    "written: the part that came is kept, marked as cut off; your next message goes on from there"]
         if self.signalled:  # the turn closed as it ended (last_run.closed_by_signal): no warning
             return [f"the last turn was stopped by {signal_words(self.signalled)} before the model answered: "
                     "your next message goes on from there"]

@@ -29,6 +29,7 @@ from .last_run import (
     _unanswered,
     _unsent_prompt,
     closed_by_signal,
+    cut_by_signal,
     ended_by,
     tools_ran_in_last_turn,
 )
@@ -147,6 +148,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     if found.at_work:  # a signal, or the user who stopped the turn, while the model's tools ran
         found.ended_by, found.unfinished = ended_by(messages)
     found.signalled = closed_by_signal(messages[-1]) if messages else ""  # …or while its request was out
+    if messages and (cut := cut_by_signal(messages[-1])):  # …or while its reply came: the part shown kept
+        found.signalled, found.mid_reply = cut, True
     messages, found.repaired = _runnable(messages)
     messages = handed_back(messages)  # numbered as the process that saved them numbers them
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
@@ -154,6 +157,6 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         on_last_id(last_id)
     as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, answer_lost=False, at_work=False,
                                      stopped=False, limit=0, ended_by="", unfinished=[], calls_lost=[],
-                                     signalled="")
+                                     signalled="", mid_reply=False)
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
                   found.notes(), found.bad, found.answer_lost, found.calls_lost)

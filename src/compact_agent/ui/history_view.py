@@ -18,10 +18,10 @@ from pydantic_ai.messages import (
 )
 
 from ..agent.run.stream_events import call_args, result_summary, shown_result
-from ..agent.run.unfinished import CUT, STOPPED, calls_unsaved, closes_unsaved
+from ..agent.run.unfinished import CUT, SIGNAL_CUT, STOPPED, calls_unsaved, closes_unsaved
 from ..context.compaction.summary import compaction_part, is_summary, is_synthetic_text
 from ..context.refit import INPUT_CUT
-from ..session.last_run import closed_by_signal, signal_words
+from ..session.last_run import SIGNAL_WORDS, closed_by_signal, signal_words
 from ..session.store import Boundary, SessionStore, load_session_file
 from ..session.typed import as_typed
 from ..words import plural
@@ -60,6 +60,8 @@ READ_BY_US = {"mention": "attached", "restore": "restored"}
 CUT_OFF = "(the reply was cut off here; this answer is incomplete)"
 #: … and of a reply the user stopped (Esc, Ctrl-C) while it was being written.
 STOPPED_HERE = "(you stopped this reply here; it is incomplete)"
+#: … and of one a signal ended the run in (unfinished.SIGNAL_CUT), `{signal}` in words.
+SIGNAL_CUT_HERE = "(the reply was cut off here: the turn was stopped by {signal}; the session was saved)"
 
 
 def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
@@ -141,7 +143,8 @@ def _turn_going_on(summary: ModelRequest, after: Iterable[ModelMessage]) -> list
 def cut_off(text: str) -> tuple[str, str]:
     """A reply kept as far as it came (agent/run/unfinished.py): its text, and the note shown under it
     instead of the marker the model reads; the note is empty for a text without a marker."""
-    for mark, note in ((CUT, CUT_OFF), (STOPPED, STOPPED_HERE)):
+    signalled = [(SIGNAL_CUT.format(signal=words), SIGNAL_CUT_HERE.format(signal=words)) for words in SIGNAL_WORDS.values()]
+    for mark, note in ((CUT, CUT_OFF), (STOPPED, STOPPED_HERE), *signalled):
         if text.endswith(mark):
             return text.removesuffix(mark).rstrip(), note
     return text, ""

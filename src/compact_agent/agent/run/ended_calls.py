@@ -18,6 +18,7 @@ its result, as a provider requires, and the next turn goes on from there, saying
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -68,11 +69,12 @@ class EndedCalls(AbstractCapability[Any]):
         self.asking = ctx.messages
         return request_context
 
-    def unanswered(self, signal: str) -> list[ModelMessage] | None:
+    def unanswered(self, signal: str, partial: Sequence[str] = ()) -> list[ModelMessage] | None:
         """The run's history closed where `signal` ended it while a request was out, no answer to it
-        (the user's message, or the results of the model's calls): `signalled_close` says so. None
+        (the user's message, or the results of the model's calls): `signalled_close` says so, or
+        keeps the text of the reply streamed so far (`partial`) as cut off by the signal. None
         before any request, or when the history does not end at one."""
-        if not self.asking or (close := signalled_close(self.asking, signal)) is None:
+        if not self.asking or (close := signalled_close(self.asking, signal, partial)) is None:
             return None
         return [*self.asking, close]
 

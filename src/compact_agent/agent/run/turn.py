@@ -224,7 +224,7 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     handler = stream_handler(on_text, on_tool, partial) if (on_text or on_tool) else None
     s.ended_calls.forget()
     try:  # SIGTERM, SIGHUP: the answer whose tools run saved, with their results (ended_calls.py)
-        with turn_threads(), stop_signals.saving(lambda name: _save_ended(s, name)):
+        with turn_threads(), stop_signals.saving(lambda name: _save_ended(s, name, partial)):
             result = await s.agent.run(None if retry else prompt, message_history=history,
                                        event_stream_handler=handler, conversation_id=s.session_id,
                                        usage_limits=UsageLimits(request_limit=s.settings.max_requests_per_turn))
@@ -263,14 +263,15 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
                       cut=isinstance(last, ModelResponse) and last.finish_reason == "length")
 
 
-def _save_ended(s: TurnSession, by: str) -> bool:
+def _save_ended(s: TurnSession, by: str, partial: list[str] | None = None) -> bool:
     """`by` ends the run in the turn, a signal (stop_signals.py) or the user (`BY_USER`): the model's
     last answer, not saved until the next request, and a result for each of its tool calls that has
     none (ended_calls.py); for a signal while a request was out, the close that says it stopped the
-    turn (unfinished.signalled_close). Whether there was such an answer to save."""
+    turn (unfinished.signalled_close), or the text of the reply streamed so far (`partial`), kept as
+    cut off by the signal. Whether there was such an answer to save."""
     messages = s.ended_calls.unsaved(by)
     if messages is None and by != BY_USER:
-        messages = s.ended_calls.unanswered(by)
+        messages = s.ended_calls.unanswered(by, partial or ())
     if messages is not None:
         s.cm.persist(messages)
     return messages is not None

@@ -16,6 +16,7 @@ question again.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
@@ -37,6 +38,8 @@ CUT = "[compact-agent: the provider's reply was cut off here; this answer is inc
 STOPPED = "[compact-agent: the user stopped this reply here; this answer is incomplete]"
 #: The close of a turn a signal ended while its request was out (`signalled_close`), `{signal}` its words.
 SIGNALLED = "[compact-agent: this turn was stopped by {signal} before an answer]"
+#: …and the mark under the part of a reply that had come when the signal ended the run: kept, it was shown.
+SIGNAL_CUT = "[compact-agent: this reply was cut off here by {signal}; this answer is incomplete]"
 
 
 def unanswered_close(messages: Sequence[ModelMessage], not_saved: bool = False,
@@ -58,15 +61,22 @@ def unanswered_close(messages: Sequence[ModelMessage], not_saved: bool = False,
     return ModelResponse(parts=[TextPart(UNANSWERED)], metadata={"compact_agent": {"synthetic": "unanswered"}})
 
 
-def signalled_close(messages: Sequence[ModelMessage], signal: str) -> ModelResponse | None:
+def signalled_close(messages: Sequence[ModelMessage], signal: str, partial: Sequence[str] = ()) -> ModelResponse | None:
     """The answer that closes a history ending at a request a signal (`signal`, its name) ended the
     run while it was out: saved as the run ends, it says why no answer came. The turn was closed at
     the next one with `UNANSWERED`, 'interrupted, stopped at its limit of model requests, or the
     request failed', and a resumed session showed that under the prompt. None when the history does
-    not end at a request."""
+    not end at a request.
+
+    `partial`: the text of the reply streamed so far. Some came: that text is the close, kept as a
+    reply cut off (`cut_reply`) under `SIGNAL_CUT`, marked with the signal beside "cut": the user
+    read it, and the close said the turn stopped 'before an answer', the text lost."""
     if not messages or not isinstance(messages[-1], ModelRequest):
         return None
-    return ModelResponse(parts=[TextPart(SIGNALLED.format(signal=signal_words(signal)))],
+    words = signal_words(signal)
+    if (cut := cut_reply(messages, list(partial), SIGNAL_CUT.format(signal=words))) is not None:
+        return replace(cut, metadata={"compact_agent": {"synthetic": "cut", ENDED_BY: signal}})
+    return ModelResponse(parts=[TextPart(SIGNALLED.format(signal=words))],
                          metadata={"compact_agent": {"synthetic": "unanswered", ENDED_BY: signal}})
 
 
