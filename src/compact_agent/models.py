@@ -247,6 +247,25 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
 
     from pydantic_ai.providers.openai import OpenAIProvider
 
+    from .context.decisions.thinking_out import named_to_ask_reasoning_back
+
     client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=max_retries, timeout=timeout_s,
                          http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
+    if "/" not in name and named_to_ask_reasoning_back(name):
+        # DeepSeek's thinking models by DeepSeek's own names elsewhere (a proxy of its API) are sent back
+        # their reasoning as DeepSeek's provider sends it: in `reasoning_content` (not as <think> text, as
+        # another provider's thinking went), and that field empty on every tool-call message of a request,
+        # the agent's own (an @-mention's read, the files restored after a compaction) and those whose
+        # reasoning is left out included; thinking by default, so from the first request. A server that
+        # refuses a tool call without it (DeepSeek's thinking mode, 400) took those without. A router's
+        # `deepseek/...` names its own field, learned from its answers as before.
+        from pydantic_ai.profiles.openai import OpenAIModelProfile
+
+        asked = OpenAIModelProfile(openai_chat_thinking_field="reasoning_content",
+                                   openai_chat_send_back_thinking_parts="field",
+                                   openai_chat_thinking_requires_field_on_tool_calls=True,
+                                   thinking_enabled_by_default=True)
+        if profile is not None and "context_window" in profile:
+            asked["context_window"] = profile["context_window"]
+        profile = asked
     return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client), profile=profile)

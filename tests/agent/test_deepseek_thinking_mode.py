@@ -116,3 +116,34 @@ async def test_the_model_says_whether_the_reasoning_is_asked_back_and_a_switch_f
         assert asks_reasoning_back(s.model)
     finally:
         s.close()
+
+
+async def test_the_agents_own_tool_calls_go_out_with_the_field_too(tmp_path: Path) -> None:
+    """An @-mention's read (and the files restored after a compaction) is a tool-call exchange of the
+    agent's own, with no reasoning of the model's: through `--base-url` it went without
+    `reasoning_content` and the first request was refused. DeepSeek's names there are now sent back
+    their reasoning as pydantic-ai's DeepSeek provider sends it: the field on every tool-call message,
+    empty where there is none. Another model served there is built as before."""
+    from pydantic_ai.models.openai import OpenAIChatModel
+
+    from compact_agent.models import build_model
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+
+    def answer(req: ChatRequest) -> Reply:
+        return Reply.text("Seen.", reasoning_content="look")
+
+    with FakeOpenAIServer(answer, window=64_000, model=MODEL, thinking_mode=True) as server:
+        s = AgentSession(SessionOptions(cwd=tmp_path, model=MODEL, base_url=server.base_url, api_key="k",
+                                        context_window=64_000, home=tmp_path / "home", permission_mode="yes"))
+        try:
+            out = await s.run_turn("what is in @a.py")
+            await s.run_turn("and the second?")
+        finally:
+            s.close()
+    assert out.output == "Seen." and server.rejected == []
+    assert calls_sent_back(server) == ["", ""]  # the mention's read, in both requests alike
+    for name in ("qwen3-coder", "deepseek-chat", "deepseek/deepseek-v4-pro"):
+        model = build_model(name, base_url="http://127.0.0.1:9/v1", api_key="k")
+        assert isinstance(model, OpenAIChatModel)
+        assert model.profile.get("openai_chat_send_back_thinking_parts", "auto") == "auto", name
