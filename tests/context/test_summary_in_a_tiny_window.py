@@ -14,13 +14,27 @@ reason "length", as a real model stops.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from compact_agent.context import CompactionSettings, ContextManager
-from compact_agent.context.compaction.summary_prompt import CUT_OFF, DRAFT_MIN_CAP
+from compact_agent.context import CompactionSettings, ContextManager, SharedPrefixSummarizer
+from compact_agent.context.compaction.summary_prompt import (
+    CUT_OFF,
+    DRAFT_MIN_CAP,
+    NO_DRAFT_BLOCKS,
+    compact_prompt,
+)
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 SUMMARY = "<summary>Steps 0-5 done: the user wants the words counted.</summary>"
@@ -78,3 +92,32 @@ async def test_a_draft_cut_off_before_its_summary_is_kept_as_the_summary() -> No
     cap = req.body.get("max_completion_tokens") or req.body.get("max_tokens")
     assert summary.startswith("Walking through the steps in order.") and summary.endswith(CUT_OFF)
     assert len(summary) - len(CUT_OFF) <= cap * 4 and "<analysis>" not in summary
+
+
+async def test_a_retry_after_a_refused_tool_call_is_worded_for_its_own_cap() -> None:
+    """A reply that calls a tool is refused and the summary asked for again, with the call and the
+    refusal in the request: its cap, smaller, may fall under `DRAFT_MIN_CAP` where the first did not.
+    The retry asked for the draft still (the first request's words, and the refusal's), and a model
+    that drafted as asked was cut off before its summary. It asks for the summary alone now."""
+    asked: list[tuple[int, list[str]]] = []  # (max_tokens, the user texts of the request)
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        texts = [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                 if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
+        asked.append(((info.model_settings or {}).get("max_tokens", 0), texts))
+        if len(asked) == 1:
+            return ModelResponse(parts=[ToolCallPart("read_file", {"path": "notes.md"})])
+        return ModelResponse(parts=[TextPart(SUMMARY)])
+
+    def cap(request: Sequence[ModelMessage]) -> int:  # the call and its refusal take 100 tokens of the room
+        return DRAFT_MIN_CAP + 50 if len(request) <= 3 else DRAFT_MIN_CAP - 50
+
+    summarize = SharedPrefixSummarizer(FunctionModel(model), output_cap=cap)
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("Count the words.")]),
+                                   ModelResponse(parts=[TextPart("Counting.")])]
+    assert await summarize(history, compact_prompt()) == SUMMARY
+    (first_cap, first), (retry_cap, retry) = asked
+    assert first_cap >= DRAFT_MIN_CAP and "draft your thoughts inside <analysis> tags" in first[-1]
+    assert retry_cap < DRAFT_MIN_CAP
+    assert not any("<analysis> tags" in text or "followed by a <summary> block" in text for text in retry)
+    assert retry[-1].endswith(f"Reply with plain text only: {NO_DRAFT_BLOCKS}.")

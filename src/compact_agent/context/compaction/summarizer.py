@@ -110,8 +110,11 @@ class SharedPrefixSummarizer:
     async def _shared(self, messages: list[ModelMessage], prompt: str) -> str:
         params, settings = unable_to_act(self.params, self.settings)
         waiting = waiting_answered(messages)
-        history, cap, said = self._worded(prompt, lambda worded: join(messages, waiting, [
-            ModelRequest(parts=[UserPromptPart(worded)], metadata=mark_request("summary"))]))
+
+        def asking(worded: str) -> list[ModelMessage]:
+            return join(messages, waiting, [ModelRequest(parts=[UserPromptPart(worded)], metadata=mark_request("summary"))])
+        history, cap, said = self._worded(prompt, asking)
+        calls: list[ModelResponse] = []  # the replies that called a tool, each refused
         for _attempt in range(2):
             if self.check is not None:
                 self.check(history)
@@ -123,13 +126,17 @@ class SharedPrefixSummarizer:
                 self.path_used.append("shared")
                 return _whole(resp)
             # Refuse the call: answer it as refused, then ask again for text only.
-            refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while summarising.",
-                                       tool_call_id=p.tool_call_id)
-                        for p in resp.parts if isinstance(p, ToolCallPart)]
-            again = REFUSED.format(blocks=blocks(said))  # a draft and a summary, or a summary alone, as asked
-            history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(again)],
-                                                    metadata=mark_request("summary"))]
-            cap = self._cap(history) if cap is not None else None
+            calls.append(resp)
+            history = [*history, *_refused(resp, said)]
+            if cap is not None:
+                cap = self._cap(history)
+                # The call and its refusal took room: a cap now too small for the draft asks for the
+                # summary alone, in the request and the refusals both (asked for a draft still, the
+                # reply was cut off before its summary, as in a tiny window).
+                if (worded := for_cap(said, cap)) != said:
+                    said = worded
+                    history = [*asking(said), *(m for call in calls for m in _refused(call, said))]
+                    cap = self._cap(history)
         raise UnexpectedModelBehavior("the summarizer kept calling tools")
 
     def _sender(self, messages: Sequence[ModelMessage], params: ModelRequestParameters
@@ -261,6 +268,15 @@ def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], i
         summarize.on_output_limit = learned
     if isinstance(summarize, SharedPrefixSummarizer) and summarize.room is None:
         summarize.room = room
+
+
+def _refused(call: ModelResponse, said: str) -> list[ModelMessage]:
+    """A summary reply that called a tool, and its calls refused with a request for text only, the
+    blocks worded as `said` asks for them (a draft and a summary, or a summary alone)."""
+    refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while summarising.", tool_call_id=p.tool_call_id)
+                for p in call.parts if isinstance(p, ToolCallPart)]
+    again = REFUSED.format(blocks=blocks(said))
+    return [call, ModelRequest(parts=[*refusals, UserPromptPart(again)], metadata=mark_request("summary"))]
 
 
 def _whole(resp: ModelResponse) -> str:
