@@ -157,6 +157,7 @@ async def test_a_compaction_lifts_the_clearing_of_its_own_kept_results_only() ->
     assert cm.compactor is not None and cm.schedule.reuse is not None
     layer = microcompact(cm)
     layer.cleared = {"x": "count", "y": "count"}
+    layer.cleared_kept = {"y"}  # cleared once the earlier compaction had kept it
     cm.schedule.reuse.cited["x"] = cm.schedule.reuse.responses  # the model is using the new listing, not the old
 
     async def summarize(messages: list[ModelMessage], prompt: str) -> str:
@@ -169,7 +170,7 @@ async def test_a_compaction_lifts_the_clearing_of_its_own_kept_results_only() ->
     view = preview(cm, list(result.messages)).messages
     assert content(view, "x") == LISTING
     assert content(view, "y") == CLEARED
-    assert layer.cleared == {"y": "count"}
+    assert layer.cleared == {"y": "count"} and layer.cleared_kept == {"y"}
 
 
 def test_microcompact_leaves_a_kept_result_alone_while_the_model_uses_it() -> None:
@@ -301,3 +302,29 @@ async def test_a_partial_compact_reports_the_size_of_the_request_it_leaves() -> 
     cm.apply_result(result)
     assert result.tokens_after == cm.sent_size(result.messages)  # what the next request sends
     assert content(preview(cm, list(result.messages)).messages, "x") == LISTING
+
+
+def test_a_clearing_saved_before_the_compaction_lifted_it_is_lifted_after_a_restart() -> None:
+    """A compaction rewrites the history, then lifts the clearings of the results it kept and saves the
+    layers' state: a crash between left the listing's clearing from before the compaction in the saved
+    state, and the resumed session sent the placeholder for it, with nothing to lift it. A clearing of
+    a result marked kept that was not made once it was kept (`cleared_kept`) is lifted; one made since
+    it went out of use stays, saved and loaded again."""
+    later = T0 + timedelta(hours=2)
+    settings = CompactionSettings(collapse_enabled=False, priced_compaction=False, microcompact_trigger=1,
+                                  microcompact_keep_recent=0, microcompact_min_free_tokens=500)
+    cm = ContextManager.wired(Internals(clock=lambda: later), window=16_000, settings=settings,
+                              compactable_tools=["glob"], prices=Prices(known=False))
+    cm.load_layer_state({"microcompact": {"cleared": {"x": "count"}}})  # as saved before the compaction
+    msgs = compacted_history()
+    cm.learn_conversation(msgs)
+    view, _ = cm.shape([*msgs, ModelRequest(parts=[UserPromptPart("Go on with the modules.")])])
+    assert content(view, "x") == LISTING
+    # Out of use, cleared: it stays so across a restart.
+    layer = Microcompact(settings)
+    unused = dataclasses.replace(budget_for(msgs, later, threshold=10_000), hot=lambda call_id: False)
+    layer.apply(msgs, unused)
+    resumed = Microcompact(settings)
+    resumed.load_state(layer.state_to_json())
+    cache_warm = dataclasses.replace(budget_for(msgs, T0, threshold=10_000), hot=lambda call_id: False)  # no trigger
+    assert content(resumed.apply(msgs, cache_warm).messages, "x") == CLEARED

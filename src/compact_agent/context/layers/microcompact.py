@@ -26,6 +26,10 @@ only:
 The trigger is kept with each cleared id (`cleared`) and in the result's metadata mark and the
 `microcompact` event. A compaction that keeps a cleared result for the model lifts its clearing
 (`keep_whole`), and only its own results': one an earlier compaction kept stays as it is sent.
+Which clearings of a kept result were made once it was kept is kept too (`cleared_kept`): any other
+clearing of a result marked kept was made before the compaction that kept it, and saved before that
+compaction lifted it (a crash between the history's rewrite and the save of the layers' state), so
+it is lifted when the result is next sent.
 Tests: tests/context/test_microcompact.py (time, count, server side, frozen decisions),
 tests/context/test_forgetting.py (the priced trigger and the results in use),
 tests/context/test_kept_result_sent_whole.py (the results a compaction keeps),
@@ -87,7 +91,8 @@ class Microcompact:
     """L3: clear old compactable tool results on a cache-expiry or a batched count trigger.
 
     State: `cleared`, {tool_call_id: "time" | "priced" | "count"}. A cleared id is rendered the same way on
-    every later request, which keeps the new prefix stable once it has been paid for.
+    every later request, which keeps the new prefix stable once it has been paid for. `cleared_kept`:
+    those of them cleared while the result was one a compaction kept (marked so).
     """
 
     name = LAYER
@@ -98,18 +103,21 @@ class Microcompact:
         self.compactable = compactable
         self.server_side = server_side
         self.cleared: dict[str, str] = {}
+        self.cleared_kept: set[str] = set()
 
     def state_to_json(self) -> dict[str, Any]:
-        return {"cleared": dict(sorted(self.cleared.items()))}
+        kept = {"cleared_kept": sorted(self.cleared_kept)} if self.cleared_kept else {}
+        return {"cleared": dict(sorted(self.cleared.items())), **kept}
 
     def load_state(self, d: dict[str, Any]) -> None:
         self.cleared = dict(d.get("cleared", {}))
+        self.cleared_kept = {str(k) for k in d.get("cleared_kept", [])}
 
     def scratch(self) -> Microcompact:
         """A copy that decides as this layer would and keeps what it decides to itself (a look at
         the next request's view: /context, the toolbar)."""
         twin = copy.copy(self)
-        twin.cleared = dict(self.cleared)
+        twin.cleared, twin.cleared_kept = dict(self.cleared), set(self.cleared_kept)
         return twin
 
     def forget_absent(self, messages: list[ModelMessage]) -> None:
@@ -118,6 +126,7 @@ class Microcompact:
         present = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
                    for p in m.parts if isinstance(p, ToolReturnPart)}
         self.cleared = {k: v for k, v in self.cleared.items() if k in present}
+        self.cleared_kept &= present
 
     def keep_whole(self, call_ids: Collection[str]) -> None:
         """A compaction keeps these results for the model, which is still using them (compaction/keep.py
@@ -127,6 +136,7 @@ class Microcompact:
         compaction kept, cleared since it went out of use, is not among them and stays cleared."""
         for call_id in call_ids:
             self.cleared.pop(call_id, None)
+            self.cleared_kept.discard(call_id)
 
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
         watch = Stopwatch()
@@ -140,6 +150,9 @@ class Microcompact:
             for p in m.parts
             if isinstance(p, ToolReturnPart) and p.tool_name in self.compactable
         ]
+        marked = {p.tool_call_id for i, p in results if is_kept_result(messages[i])}  # kept by a compaction
+        for call_id in marked - self.cleared_kept:  # cleared before it was kept: lifted (module docstring)
+            self.cleared.pop(call_id, None)
         keep_n = max(0, self.settings.microcompact_keep_recent)
         kept = {p.tool_call_id for _, p in results[len(results) - keep_n :]} if keep_n else set()
         # Live: not cleared yet and big enough that the marker is a saving (tiny results never count).
@@ -152,7 +165,7 @@ class Microcompact:
         in_use = budget.hot
         candidates = [p for i, p in live if p.tool_call_id not in kept and i < last_resp
                       and not (hot is not None and hot(p.tool_call_id))
-                      and not (in_use is not None and is_kept_result(messages[i]) and in_use(p.tool_call_id))]
+                      and not (in_use is not None and p.tool_call_id in marked and in_use(p.tool_call_id))]
 
         trigger = ""
         chosen: list[ToolReturnPart] = []
@@ -168,6 +181,7 @@ class Microcompact:
                     trigger, chosen = "count", candidates
         for p in chosen:
             self.cleared[p.tool_call_id] = trigger
+        self.cleared_kept |= marked & {p.tool_call_id for p in chosen}
 
         before = tokens.estimate(messages)
         out = [self._render(m) for m in messages]
