@@ -50,7 +50,8 @@ def ours(obj: Any) -> dict[str, Any]:
 
 
 def tool_mark(part: Any) -> dict[str, Any]:
-    """What a toolset noted of its result under `[KEY]["tool"]` (`"error"`, `"ran"`), empty when nothing."""
+    """What a toolset noted of its result under `[KEY]["tool"]` (`"error"`; `"ran"` false: the call
+    never ran; `"finished"` false: it was stopped, a command killed at its timeout), empty when nothing."""
     tool = ours(part).get("tool")
     return tool if isinstance(tool, dict) else {}
 
