@@ -23,10 +23,11 @@ async def test_a_later_run_says_why_the_notes_failed_until_an_update_succeeds(tm
     first.close()
 
     second, cm, _ = make(tmp_path, fn, memory_retry_s=30)  # the next run of the session
-    first_line, status = (await notes(second)).splitlines()
+    first_line, status, path = (await notes(second)).splitlines()
     assert first_line == (
         f"no notes yet: the last update, in an earlier run, failed {WHY}; tried again with the next model response")
-    assert status.endswith("notes.md · covers no message yet · 0 updates this run"), status  # not `message -1`
+    assert status == "covers no message yet · 0 updates this run", status  # not `message -1`
+    assert path == f"  {second.path}", path  # on a line of its own
     second.after_response(cm, msgs)  # it tries at once, and fails again: this run's failure now
     await settle(second)
     assert f"no notes yet: the last update failed (2 in a row) {WHY}; tried again with a model response" \

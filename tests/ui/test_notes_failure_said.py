@@ -29,10 +29,11 @@ async def test_a_failed_update_is_said_with_when_it_is_tried_again(tmp_path):
     await settle(mem)
     clock.t += timedelta(seconds=10)
     out = await notes(mem)
-    first, status = out.splitlines()
+    first, status, path = out.splitlines()
     assert first == ("no notes yet: the last update failed (the reply has 0 of the 7 note sections); tried again "
                      "with a model response 20 s from now or later"), out
-    assert status.endswith("notes.md · covers no message yet · 0 updates this run"), out
+    assert status == "covers no message yet · 0 updates this run", out
+    assert path == f"  {mem.path}", out  # the notes file on a line of its own
 
     clock.t += timedelta(seconds=21)  # the back-off is over: the next response tries again, and fails again
     mem.after_response(cm, msgs)
@@ -61,4 +62,4 @@ async def test_notes_an_update_failed_after_are_followed_by_the_failure(tmp_path
     lines = (await notes(mem)).splitlines()
     assert lines[-1] == ("the last update failed (the reply has 0 of the 7 note sections); tried again with the "
                          "next model response"), lines
-    assert "# Task and intent" in lines[0] and "1 update this run" in lines[-2], lines
+    assert "# Task and intent" in lines[0] and "1 update this run" in lines[-3], lines

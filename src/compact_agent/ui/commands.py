@@ -142,7 +142,12 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
         if i == len(paths) + 1:
             c.print(f"written since this session started; new sessions read {'it' if len(written) == 1 else 'them'} "
                     "(/clear starts one), this one keeps the system prompt it began with:")
-        c.print(f"  {i}. {p}  ({size})", markup=False, highlight=False)
+        line = f"  {i}. {p}  ({size})"
+        if render.fits(c, line):
+            c.print(line, markup=False, highlight=False)
+        else:  # the path whole on a line of its own, as /history shows an archive's
+            c.print(f"  {i}. ({size})", markup=False, highlight=False)
+            render.path_line(c, p, indent="     ")
     _left_out(found.left_out, c)
     c.print("/memory N opens one in $EDITOR (new sessions read it again); /notes shows the session notes",
             style="dim")
@@ -199,17 +204,26 @@ async def _notes(s: AgentSession, args: str, c: Console) -> None:
                 "COMPACT_AGENT_MEMORY_ENABLED=true, turns them on)", markup=False, highlight=False)
         return
     failed = s.memory.failure()  # why the notes are missing, or older than they look, and when tried again
+    path, status = _notes_status(s.memory.path, s.memory.status())
     if not s.memory.notes and failed:
         c.print(f"no notes yet: {failed}", markup=False, highlight=False)
-        c.print(s.memory.status(), style="dim", markup=False, highlight=False)
-        return
-    if not s.memory.notes:
-        c.print(f"no notes yet ({s.memory.status()})", markup=False, highlight=False)
-        return
-    c.print(s.memory.notes.rstrip("\n"), markup=False, highlight=False)
-    c.print(s.memory.status(), style="dim", markup=False, highlight=False)
-    if failed:
+        c.print(status, style="dim", markup=False, highlight=False)
+    elif not s.memory.notes:
+        c.print(f"no notes yet ({status})", markup=False, highlight=False)
+    else:
+        c.print(s.memory.notes.rstrip("\n"), markup=False, highlight=False)
+        c.print(status, style="dim", markup=False, highlight=False)
+    if path:  # the notes file, whole on a line of its own (a pipe's 80 columns split it mid-name)
+        render.path_line(c, path, style="dim")
+    if s.memory.notes and failed:
         c.print(failed, style="yellow", markup=False, highlight=False)
+
+
+def _notes_status(path: Path | None, status: str) -> tuple[Path | None, str]:
+    """The notes file apart from the rest of their status line (`PATH · covers … · 2 updates`), for
+    the path to go on a line of its own."""
+    head = f"{path} · "
+    return (path, status[len(head):]) if path is not None and status.startswith(head) else (None, status)
 
 
 @command("history", "compaction boundaries (with archive paths) and message numbers for /compact --from/--up-to", takes_args=False)
@@ -227,7 +241,7 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
             c.print(line, style="dim", soft_wrap=True)
         # The path on a line of its own, from the left: after the 46 columns of the words above it
         # a terminal of 100 columns split it. Never split by us: the terminal may wrap it, we do not.
-        c.print(f"  {b.archive}", style="dim", soft_wrap=True, markup=False, highlight=False)
+        render.path_line(c, b.archive, style="dim")
     if not s.messages:  # a heading over nothing read as if the list had been lost
         c.print("no messages yet: the conversation is empty")
         return

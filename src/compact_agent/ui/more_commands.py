@@ -16,6 +16,7 @@ from ..agent.run.options import session_root, sessions_starting
 from ..agent.run.runner import AgentSession
 from ..session.listing import counted
 from ..words import plural
+from . import render
 from .command_registry import CommandError, command, current_repl
 from .sessions_list import numbered, resumed_size, session_rows, unlisted_line
 
@@ -68,9 +69,21 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
     c.print(f"always allowed   {', '.join(allowed) or none}")
     c.print(f"bash allowed     {', '.join(st.allow_bash) or '(none)'}")
     c.print(f"bash denied      {', '.join(st.deny_bash) or '(none)'}")
-    c.print(f"writable         {s.cwd}" + "".join(f", {d}" for d in st.extra_dirs))
-    c.print(f"never written    {', '.join(st.deny_paths) or '(none)'}")
+    _paths(c, "writable         ", [str(s.cwd), *map(str, st.extra_dirs)])
+    _paths(c, "never written    ", list(st.deny_paths))
     c.print("rules live in [permissions] of the config files (/config shows where)", style="dim")
+
+
+def _paths(c: Console, label: str, paths: list[str]) -> None:
+    """`label` and its paths on one line where it fits, else each path whole on a line of its own
+    (as /history shows an archive's): a pipe's 80 columns split a deep project's path mid-name."""
+    line = label + (", ".join(paths) or "(none)")
+    if render.fits(c, line):
+        c.print(line, markup=False, highlight=False)
+        return
+    c.print(label.rstrip(), markup=False, highlight=False)
+    for p in paths:
+        render.path_line(c, p)
 
 
 @command("config", "the settings this session runs with and where each came from (files, env, flags, the session, /model)",

@@ -207,6 +207,20 @@ def savings_table(savings: dict[str, int]) -> Table:
     return t
 
 
+def path_line(c: Console, path: object, style: str = "", indent: str = "  ") -> None:
+    """A path on a line of its own, from the left (after `indent`): never split by us, the terminal
+    may wrap it, we do not, so it is copied whole; a pipe (print mode, laid out at 80 columns) gets
+    it on one line. `/history`, `/memory`, `/permissions` and `/notes` print their paths so."""
+    c.print(f"{indent}{path}", style=style, soft_wrap=True, markup=False, highlight=False)
+
+
+def fits(c: Console, line: str) -> bool:
+    """Whether `line` goes on one line of `c` without being wrapped (a path in it then split)."""
+    from rich.cells import cell_len
+
+    return cell_len(line) <= c.width
+
+
 def make_console(*, markup: bool = False) -> Console:
     """Markup off: paths, commands, prompts and model text contain `[...]` that must print as typed.
     Our own styling goes through `style=` and `Text`, never through markup in a string.
