@@ -10,10 +10,10 @@ from __future__ import annotations
 
 
 def plural(n: int, word: str) -> str:
-    """`n` and `word`, with `es` after ch, sh or s and `s` after anything else, unless `n` is 1."""
+    """`n` and `word`, with `es` after ch, sh, s, x or z and `s` after anything else, unless `n` is 1."""
     if n == 1:
         return f"{n} {word}"
-    return f"{n} {word}es" if word.endswith(("ch", "sh", "s")) else f"{n} {word}s"
+    return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x", "z")) else f"{n} {word}s"
 
 
 def quoted(text: str) -> str:
