@@ -11,6 +11,8 @@ compaction, no message has been sent yet, or none can be kept (something else st
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 
 from .. import secrets
@@ -62,8 +64,12 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         goes = (f"{plural(later, 'message')} and the files changed since go back" if target.archive is None else
                 "the files changed since go back, and the conversation as it was before it (a compaction since "
                 "is undone)")
+        changed = s.checkpoints.changed(n)  # their versions are kept, which the question says
+        kept = (f"; changed by hand or by a command since the agent wrote {'it' if len(changed) == 1 else 'them'}: "
+                f"{_names([_rel(p, s.cwd) for p in changed])} (the version replaced is kept in the session's folder)"
+                if changed else "")
         if not await repl.confirm(f"rewind to before “{render.clip_words(prompts[n], 60)}”? "
-                                  f"{goes}; the plan of those turns too [y/N] "):
+                                  f"{goes}; the plan of those turns too{kept} [y/N] "):
             c.print("nothing rewound")
             return
     given = repl.prompt_back(target) if repl is not None else ""  # before the conversation is cut
@@ -84,6 +90,12 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             + (f"; {back.conversation}" if back.conversation else ""))
     if back.archive is not None:  # on a line of its own, never split by us (as /history shows it)
         c.print(f"  {back.archive}", style="dim", soft_wrap=True, highlight=False)
+    if back.kept_in is not None:  # changed since the agent wrote them: not lost, and said where
+        one = len(back.kept) == 1
+        c.print(f"{plural(len(back.kept), 'file')} changed since the agent wrote {'it' if one else 'them'} (by hand "
+                f"or by a command): {_names(back.kept)}; the {'version' if one else 'versions'} the rewind replaced "
+                f"{'is' if one else 'are'} kept in", style="yellow", markup=False, highlight=False)
+        c.print(f"  {back.kept_in}", style="dim", soft_wrap=True, highlight=False)
     if back.lost:  # versions pruned (or deleted): those files stay as they are
         c.print(back.lost, style="yellow", markup=False, highlight=False)
     if repl is not None and shell is not None:  # what `!cmd` printed goes with it again, as it went
@@ -93,6 +105,14 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
                 markup=False, highlight=False)
     if repl is not None and repl.keys is not None:
         repl.keys.typed = given  # as shown when sent: a large paste as its placeholder
+
+
+def _rel(path: Path, cwd: Path) -> Path:
+    return path.relative_to(cwd) if path.is_relative_to(cwd) else path
+
+
+def _names(paths: list[Path]) -> str:
+    return ", ".join(str(p) for p in paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
 
 def _why_no_checkpoints(s: AgentSession) -> str:

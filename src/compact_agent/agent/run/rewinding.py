@@ -10,7 +10,9 @@ when it is missing or holds another conversation, the files are still put back a
 conversation goes back only as far as the live one allows (to the first message sent since the
 compaction), which the line shown says. Files whose version from before message N is gone (pruned
 to keep the session's file history bounded, checkpoint_retention.py, or deleted) stay as they are,
-and the rewind names them (`Rewound.lost`).
+and the rewind names them (`Rewound.lost`). A file changed since the file tools last wrote it (by
+hand, or by a command) is not simply overwritten: the version it replaces is copied first, fsynced,
+into the session's `rewind-kept/<time>/` folder (`Rewound.kept`), and the rewind says where.
 
 The other rewrites of the history (not a compaction, nor a rewind: an answer asked for again or a
 branch by a program using the library, a prompt cut to a server's window) are followed as they are
@@ -21,7 +23,7 @@ found again by the message before it, and one whose message is gone is dropped, 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -29,9 +31,11 @@ from typing import Protocol
 from pydantic_ai.messages import ModelMessage
 
 from ...context.plumbing.events import one_line
+from ...session.files import atomic_write
 from ...session.listing import NOT_FOLDING
 from ...session.store import SessionWriteError, load_session_file
 from ...words import plural
+from ..safety.checked_open import read_checked
 from ..tools.checkpoint_entry import Checkpoint, message_key
 from ..tools.checkpoint_retention import lost_line
 from ..tools.checkpoints import Checkpoints
@@ -82,6 +86,10 @@ class Rewound:
     archive: Path | None = None
     #: the files it could not put back and why, when some ("" otherwise)
     lost: str = ""
+    #: the files changed since the tools last wrote them, as the user knows them, and where the
+    #: versions it replaced are kept (None: there were none)
+    kept: list[Path] = field(default_factory=list)
+    kept_in: Path | None = None
 
 
 def rewind(s: AgentSession, n: int) -> Rewound:
@@ -101,7 +109,9 @@ def rewind(s: AgentSession, n: int) -> Rewound:
                      [_shown(p, s.cwd) for p in fenced], [_shown(p, s.cwd) for p in sealed])
     messages, said, archive, whole = before or (s.messages[:cp.history_len], "", None, False)
     reads = s.checkpoints.reads_at(n)  # before the rewind deletes what its checkpoints kept
+    changed = s.checkpoints.changed(n)
     try:
+        kept_in = _keep(s, changed)  # first: a version that cannot be kept is not replaced
         archived = s.store.archive()
         s.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
                          "archive": str(archived), "time": ""}, messages,
@@ -127,7 +137,23 @@ def rewind(s: AgentSession, n: int) -> Rewound:
         # The list's own path, deep in the home folder, would push the rest of the line out of it.
         cause = _os_said(e, s.cwd) if again or isinstance(e, SessionWriteError) else e.strerror or one_line(e)
         raise FilesNotRestored(n, cause, again, e.errno, left=left) from e
-    return Rewound(restored, said, archive, lost)
+    return Rewound(restored, said, archive, lost, [_shown(p, s.cwd) for p in changed], kept_in)
+
+
+def _keep(s: AgentSession, changed: list[Path]) -> Path | None:
+    """Copy each of the files `changed` as it is now into a new `rewind-kept/<time>/` folder of the
+    session's, under its path in the project (fsynced, private, as the session's own files); the folder."""
+    if not changed:
+        return None
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder, n = s.store.dir / "rewind-kept" / stamp, 1
+    while folder.exists():  # a rewind of the same second
+        n += 1
+        folder = folder.with_name(f"{stamp}-{n}")
+    for path in changed:
+        shown = _shown(path, s.cwd)  # one outside the project under its whole path
+        atomic_write(folder / (Path(*shown.parts[1:]) if shown.is_absolute() else shown), read_checked(path.resolve()))
+    return folder
 
 
 def _reads_back(s: AgentSession, reads: bytes, restored: list[Path]) -> None:

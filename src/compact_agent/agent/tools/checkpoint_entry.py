@@ -39,6 +39,9 @@ class Checkpoint:
     #: blob id of the files the model had read, unchanged since, when the turn began (ReadFileState.current_json);
     #: None: not kept (a checkpoint of an earlier version)
     reads: str | None = None
+    #: absolute path -> SHA-256 of the bytes the file tools last wrote to it in this turn: a rewind
+    #: that finds the file otherwise keeps the version it replaces (changed by hand, or by a command)
+    left: dict[str, str] = field(default_factory=dict)
 
     @property
     def files(self) -> list[Path]:
@@ -56,6 +59,7 @@ class Checkpoint:
             **({"anchor": self.anchor} if self.anchor is not None else {}),
             **({"pruned": self.pruned} if self.pruned else {}),
             **({"reads": self.reads} if self.reads is not None else {}),
+            **({"left": self.left} if self.left else {}),
         }
 
     @classmethod
@@ -71,6 +75,7 @@ class Checkpoint:
             anchor=None if d.get("anchor") is None else str(d["anchor"]),
             pruned=[str(p) for p in d.get("pruned", [])],
             reads=d["reads"] if isinstance(d.get("reads"), str) else None,
+            left={str(k): str(v) for k, v in dict(d.get("left", {})).items()},
         )
 
 

@@ -4,6 +4,8 @@ Each user turn opens a checkpoint. Before `write_file`/`edit_file` first changes
 checkpoint, the file's bytes are saved (or the fact that it did not exist), so rewinding to turn n
 puts every file back as it was when turn n started and tells the caller how long the conversation
 was then. Only changes made through our tools are tracked: what a `bash` command does is not.
+What the tools last wrote to each file is known by its hash (`wrote`), so a rewind can tell a file
+changed since, by hand or by a command (`changed`), whose version it would replace: the caller keeps it.
 
 State lives on disk (`checkpoints.json` + content-addressed blobs, atomic writes, 0600 files in a
 0700 dir, since file contents may be private: checkpoint_store.py) so a resumed session can still
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import hashlib
 import json
 import logging
 import time
@@ -166,6 +169,31 @@ class Checkpoints:
         else:
             cp.saved[key] = None
         self._save()
+
+    def wrote(self, path: Path, data: bytes) -> None:
+        """The file tools wrote `data` to `path` (after `before_write`): what the session left it as."""
+        if (cp := self.current) is not None and self.off is None:
+            cp.left[str(Path(path).resolve())] = hashlib.sha256(data).hexdigest()
+            with contextlib.suppress(OSError):  # the write was made: the next save keeps it
+                self._save()
+
+    def changed(self, n: int) -> builtins.list[Path]:
+        """The files a rewind to checkpoint n would replace that are not as the file tools last left
+        them (changed by hand or by a command since), nor already as it puts them back. A file whose
+        last write is not known (a checkpoint of an earlier version) is not among them."""
+        found: builtins.list[Path] = []
+        for path_s, blob in self._states(n)[0].items() if 0 <= n < len(self._items) else ():
+            left = None
+            for cp in self._items[n:]:  # the last turn that wrote it says what it left
+                left = cp.left.get(path_s) if path_s in cp.saved or path_s in cp.pruned else left
+            try:
+                real = self._place(Path(path_s)) if left is not None else None
+                now = hashlib.sha256(read_checked(real)).hexdigest() if real is not None and real.is_file() else None
+            except OSError:
+                continue
+            if now is not None and now not in (left, blob) and (blob is None or self._store.version(blob) is not None):
+                found.append(Path(path_s))  # one left as it is (its version missing or sealed) loses nothing
+        return found
 
     def list(self) -> list[Checkpoint]:
         return list(self._items)
@@ -355,3 +383,4 @@ def _give(dropped: Checkpoint, to: Checkpoint) -> None:
     for path in dropped.pruned:
         if path not in to.saved and path not in to.pruned:
             to.pruned.append(path)
+    to.left.update(dropped.left)  # written after `to`'s writes: what the session left

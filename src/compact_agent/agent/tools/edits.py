@@ -115,6 +115,8 @@ def _commit(env: ToolEnv, p: Path, data: bytes) -> ToolFailure | None:
         raise  # said by the toolset: refused, not a failed write
     except OSError as e:
         return ToolFailure(f"could not write {_shown(env, p)}: {e.strerror or 'write failed'}")
+    if env.checkpoints is not None:  # what it was left as: a rewind keeps a version changed since
+        env.checkpoints.wrote(p, data)
     prev = env.read_state.get(p)
     mtime = p.stat().st_mtime_ns
     if prev is None:

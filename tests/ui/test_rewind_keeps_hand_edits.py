@@ -1,0 +1,67 @@
+"""`/rewind N` over a file changed since the agent wrote it (by hand, or by a command): the REPL's
+question names the file, and the version the rewind replaces is kept, fsynced, in the session's
+folder, the line saying where (print mode too). Before, the question said only "the files changed
+since go back" and the rewind overwrote the user's own lines with no copy anywhere."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from tests.e2e.test_rewind_after_compaction import editor, session
+from tests.fakes.openai_server import FakeOpenAIServer
+
+from .repl_driver import drive
+from .test_command_edges import clean, show
+
+
+async def test_a_rewind_keeps_the_version_changed_by_hand_and_says_where(tmp_path: Path) -> None:
+    with FakeOpenAIServer(editor) as server:
+        s = session(tmp_path, server)
+        try:
+            hello = s.cwd / "hello.txt"
+            hello.write_text("zero\n")
+            for word in ("one", "two"):
+                await s.run_turn(f"write {word}")
+            with hello.open("a") as f:
+                f.write("# MY PRECIOUS MANUAL LINE\n")
+            out = await show(s, "/rewind 1")
+            clean(out)
+            assert hello.read_text() == "one\n"
+            kept = list((s.store.dir / "rewind-kept").glob("*/hello.txt"))
+            assert [k.read_text() for k in kept] == ["two\n# MY PRECIOUS MANUAL LINE\n"], kept
+            assert ("rewound; restored 1 file 1 file changed since the agent wrote it (by hand or by a command): "
+                    f"hello.txt; the version the rewind replaced is kept in {kept[0].parent}") == out, out
+            assert oct(kept[0].stat().st_mode & 0o777) == "0o600"
+            await s.run_turn("write three")  # a rewind with nothing changed by hand keeps nothing
+            out = await show(s, "/rewind 1")
+            assert out == "rewound; restored 1 file", out
+            assert len(list((s.store.dir / "rewind-kept").iterdir())) == 1
+        finally:
+            s.close()
+
+
+async def test_the_repl_question_names_the_files_changed_by_hand(tmp_path: Path) -> None:
+    hello = tmp_path / "project" / "hello.txt"
+    hello.parent.mkdir()
+    hello.write_text("zero\n")
+    prompts = 0
+
+    def at_prompt() -> None:
+        nonlocal prompts
+        prompts += 1
+        if prompts == 3:  # both turns written: the user adds a line of their own
+            with hello.open("a") as f:
+                f.write("# mine\n")
+
+    wide = Console(record=True, width=400, file=io.StringIO(), force_terminal=False)  # each line whole
+    run = await drive(tmp_path, editor, ["write one\r", "write two\r", "/rewind 1\r", "y", "\x15\x04"],
+                      keys_answer=True, at_prompt=at_prompt, permission_mode="yes", console=wide)
+    out = " ".join(run.out.split())
+    assert ("rewind to before “write two”? 6 messages and the files changed since go back; the plan of those turns "
+            "too; changed by hand or by a command since the agent wrote it: hello.txt (the version replaced is kept "
+            "in the session's folder) [y/N] y") in out, run.out
+    assert hello.read_text() == "one\n"
+    assert "(by hand or by a command): hello.txt; the version the rewind replaced is kept in" in out
