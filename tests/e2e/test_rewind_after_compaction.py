@@ -146,7 +146,8 @@ async def test_without_its_archive_the_files_go_back_and_the_line_says_what_the_
             assert hello.read_text() == "one\n"
             assert back.conversation == ("the conversation could not go back before the compaction (the transcript "
                                          "archived then, below, is missing): it goes back to the first message sent "
-                                         "since, and its summary still tells of the messages undone")
+                                         "since, and still holds that message and those after it, in its "
+                                         "summary or kept whole")
             assert back.archive == archive and s.messages == compacted
         finally:
             s.close()

@@ -4,9 +4,10 @@ to before one of them (agent/tools/checkpoints.py keeps them, agent/run/rewindin
     /rewind        each checkpoint: its prompt, the files it would restore, versions pruned
     /rewind N      back to before turn N (the REPL asks first; print mode only with --yes)
 
-The prompt of the turn rewound to comes back in the REPL's input, to edit and send again. With no
-checkpoint it says why: a rewind took the last ones, an earlier version dropped them at a
-compaction, no message has been sent yet, or none can be kept (something else stands where they go).
+The prompt of the turn rewound to comes back in the REPL's input, to edit and send again (not when
+the conversation could not go back before it: it still holds it). With no checkpoint it says why: a
+rewind took the last ones, an earlier version dropped them at a compaction, no message has been sent
+yet, or none can be kept (something else stands where they go).
 """
 
 from __future__ import annotations
@@ -85,9 +86,11 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     # "restored 0 files" read as if some were missing: none changed since, or (`lost`) none could be put back
     files = (f"restored {plural(len(back.restored), 'file')}" if back.restored else
              "no files restored" if back.lost else "no files to restore")
+    given = given if back.went_back else ""  # still in the conversation: Enter would send it twice
     c.print(f"rewound; {files}"
-            + ("; the prompt is back in the input to edit" if repl is not None else "")
-            + (f"; {back.conversation}" if back.conversation else ""))
+            + ("; the prompt is back in the input to edit" if repl is not None and back.went_back else "")
+            + (f"; {back.conversation}" if back.conversation else "")
+            + ("; so the prompt is not put back in the input" if repl is not None and not back.went_back else ""))
     if back.archive is not None:  # on a line of its own, never split by us (as /history shows it)
         c.print(f"  {back.archive}", style="dim", soft_wrap=True, highlight=False)
     if back.kept_in is not None:  # changed since the agent wrote them: not lost, and said where

@@ -90,6 +90,9 @@ class Rewound:
     #: versions it replaced are kept (None: there were none)
     kept: list[Path] = field(default_factory=list)
     kept_in: Path | None = None
+    #: False: the conversation could not go back to before the message (its archive unreadable), so
+    #: it still holds it: the REPL does not give its prompt back to send a second time
+    went_back: bool = True
 
 
 def rewind(s: AgentSession, n: int) -> Rewound:
@@ -137,7 +140,8 @@ def rewind(s: AgentSession, n: int) -> Rewound:
         # The list's own path, deep in the home folder, would push the rest of the line out of it.
         cause = _os_said(e, s.cwd) if again or isinstance(e, SessionWriteError) else e.strerror or one_line(e)
         raise FilesNotRestored(n, cause, again, e.errno, left=left) from e
-    return Rewound(restored, said, archive, lost, [_shown(p, s.cwd) for p in changed], kept_in)
+    return Rewound(restored, said, archive, lost, [_shown(p, s.cwd) for p in changed], kept_in,
+                   went_back=before is None or whole or cp.history_len == 0)
 
 
 def _keep(s: AgentSession, changed: list[Path]) -> Path | None:
@@ -255,5 +259,5 @@ def _before_compaction(cp: Checkpoint, live: list[ModelMessage], live_after: int
                                                "undone):"), archive, True
     kept = (list(live), "it stays as it is") if live_after is None else (
         live[:live_after], "it goes back to the first message sent since")
-    return kept[0], (f"the conversation could not go back before the compaction ({why}): {kept[1]}, and its "
-                     "summary still tells of the messages undone"), archive, False
+    return kept[0], (f"the conversation could not go back before the compaction ({why}): {kept[1]}, and still "
+                     "holds that message and those after it, in its summary or kept whole"), archive, False

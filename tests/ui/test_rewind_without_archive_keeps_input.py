@@ -1,0 +1,42 @@
+"""`/rewind N` to a turn before a compaction whose archive is gone: the files go back but the
+conversation cannot, so it still holds that message (in its summary, or kept whole). Its prompt is
+then not put back in the input, and the line says so; it was, and Enter sent it a second time, while
+the line said the summary "still tells of the messages undone"."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from tests.e2e.test_rewind_after_compaction import editor
+
+from .repl_driver import drive
+
+
+async def test_a_rewind_that_could_not_take_the_conversation_back_leaves_the_input_empty(tmp_path: Path) -> None:
+    hello = tmp_path / "project" / "hello.txt"
+    hello.parent.mkdir()
+    hello.write_text("zero\n")
+    typed: list[str] = []
+
+    def at_prompt() -> None:
+        from compact_agent.ui.command_registry import current_repl
+
+        keys = getattr(current_repl(), "keys", None)
+        typed.append(keys.typed if keys is not None else "")
+        if len(typed) == 4:  # written twice and compacted: the archive goes
+            for archive in (tmp_path / "home").rglob("compact-history/*"):
+                archive.unlink()
+
+    wide = Console(record=True, width=400, file=io.StringIO(), force_terminal=False)  # the line whole
+    run = await drive(tmp_path, editor, ["write one\r", "write two\r", "/compact\r", "/rewind 1\r", "y", "\x15\x04"],
+                      keys_answer=True, at_prompt=at_prompt, permission_mode="yes", console=wide)
+    out = " ".join(run.out.split())
+    assert hello.read_text() == "one\n"
+    assert typed[4] == "", typed  # not back in the input: the conversation still holds it
+    assert ("rewound; restored 1 file; the conversation could not go back before the compaction (the transcript "
+            "archived then, below, is missing): it stays as it is, and still holds that message and those after "
+            "it, in its summary or kept whole; so the prompt is not put back in the input") in out, run.out
+    assert "the prompt is back in the input" not in out
