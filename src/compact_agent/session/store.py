@@ -24,7 +24,6 @@ was saved before is touched by a failed write.
 from __future__ import annotations
 
 import contextlib
-import os
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -34,7 +33,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from .. import crashpoints
-from . import journal, last_run, listing, locks, remembered, unreadable
+from . import journal, last_run, listing, locks, remembered, unreadable, unused
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
 from .event_log import EventLog
@@ -179,31 +178,13 @@ class SessionStore:
             self._lock_fd = None
 
     def remove_if_unused(self) -> None:
-        """After `unlock`: a session that saved nothing (`-p /status`, a REPL left at once) leaves
-        no folder behind. Its lock, its event log (what the MCP servers said as they connected, of a
-        session there is no file of: `sessions` listed the folder as the leftover of one whose file
-        is gone) and its empty side folders go, and so does the project's folder when no other
-        session is in it (a first run in a directory made it); anything else written stays."""
-        if self._lock_fd is not None or self.path.exists():
-            return
-        if self.dir.is_dir():
-            for own in (self.dir / locks.LOCK_FILE, self.event_log.path):
-                with contextlib.suppress(OSError):
-                    own.unlink(missing_ok=True)
-            for folder, _dirs, _files in sorted(os.walk(self.dir), key=lambda w: -len(w[0])):  # deepest first
-                with contextlib.suppress(OSError):  # not empty: it holds something, and stays
-                    os.rmdir(folder)
-        with contextlib.suppress(OSError):  # another session's files (or its lock) keep it
-            os.rmdir(self.root)
+        """After `unlock`: a session that saved nothing leaves no folder behind (unused.py)."""
+        if self._lock_fd is None:
+            unused.remove_if_unused(self.root, self.path, self.dir, self.event_log.path)
 
     def clean_stale_temps(self) -> int:
         """Remove temp files of this session left by a crash: they are never read, only clutter."""
-        n = remove_stale_temps(self.root, f".{self.path.name}.")
-        n += remove_stale_temps(self.archive_dir, f".{self.session_id}-")
-        if self.dir.is_dir():
-            for folder, _dirs, _files in os.walk(self.dir):
-                n += remove_stale_temps(Path(folder))
-        return n
+        return unused.clean_stale_temps(self.root, self.path, self.archive_dir, self.session_id, self.dir)
 
     # -- writing -------------------------------------------------------------------------
     def _entries(self, kind_payloads: Sequence[tuple[str, dict[str, Any]]], parent: str | None
