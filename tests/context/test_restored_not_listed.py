@@ -19,10 +19,12 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from compact_agent.context import Compactor, Limits
-from compact_agent.context.compaction import summary
+from compact_agent.context import CompactionSettings, Compactor, ContextManager, Limits, Prices
+from compact_agent.context.compaction import ledger, restore, summary
+from compact_agent.context.layers.microcompact import CLEARED, Microcompact
 from compact_agent.context.compaction.restore import Restorer
 from compact_agent.context.plumbing.rounds import unpaired
+from compact_agent.context.shaping import preview
 
 
 def _history(record: bool = False) -> list[ModelMessage]:
@@ -99,3 +101,56 @@ async def test_a_file_whose_latest_read_is_kept_verbatim_is_not_listed_as_one_to
     [line] = _listed(result.messages[0])
     assert "mod_02" not in line
     assert all(f"src/mod_0{i}.py" in line for i in (3, 4)), line  # mod_05: its only read is in the tail
+
+
+def _read(path: str, call_id: str, body: str = "\n".join(f"line {k}: x = {k}" for k in range(200)),
+          **window: int) -> list[ModelMessage]:
+    return [ModelResponse(parts=[ToolCallPart("read_file", {"path": path, **window}, tool_call_id=call_id)]),
+            ModelRequest(parts=[ToolReturnPart("read_file", body, tool_call_id=call_id)])]
+
+
+def test_a_tail_read_counts_only_as_the_model_has_it_whole() -> None:
+    """A read the kept tail holds counts only where it goes out as it was (not cleared or previewed by
+    a view layer: `sent_whole`) and reads the whole file: a slice (offset/limit) left the rest of a file
+    the summarised part read whole, so that file is still one to read again."""
+    summarized = [ModelRequest(parts=[UserPromptPart("look")]), *_read("src/a.py", "a1"), *_read("src/big.py", "g1")]
+    tail = [*_read("src/a.py", "a2"), *_read("src/big.py", "g2", offset=900, limit=20)]
+    assert ledger.read_files(summarized, after=tail) == ["src/big.py"]  # the slice does not count
+    assert ledger.read_files(summarized, after=tail, sent_whole={"a2", "g2"}) == ["src/big.py"]
+    assert ledger.read_files(summarized, after=tail, sent_whole=set()) == ["src/big.py", "src/a.py"]  # a2 cleared
+    again = [*summarized[:-2], *_read("src/big.py", "g0", offset=900, limit=20)]  # the same slice: it has it
+    assert ledger.read_files(again, after=tail) == []
+    assert ledger.read_files([*summarized, *again[-2:]], after=tail) == ["src/big.py"]  # but not the whole
+    claude = [ModelResponse(parts=[ToolCallPart("Read", {"file_path": "src/a.py"}, tool_call_id="r1")]),
+              ModelRequest(parts=[ToolReturnPart("Read", "x", tool_call_id="r1")])]
+    assert ledger.read_files(summarized, after=claude) == ["src/big.py"]  # one set of read tools (restore's too)
+    view = ModelResponse(parts=[ToolCallPart("view", {"path": "src/c.py"}, tool_call_id="v1")])
+    assert restore.read_paths_in([*claude, view]) == {"src/a.py", "src/c.py"}
+
+
+async def test_a_tail_read_microcompact_cleared_leaves_the_file_listed() -> None:
+    """`/compact --up-to` (a partial compaction, as manual.py runs it) of a history whose tail read of
+    src/a.py microcompact had cleared: the view sends the placeholder, so the model does not have
+    a.py; the message listed only src/b.py and told it nothing of a.py."""
+    cm = ContextManager(window=64_000, settings=CompactionSettings(collapse_enabled=False, priced_compaction=False),
+                        prices=Prices(known=False))
+    micro = next(layer for layer in cm.layers if isinstance(layer, Microcompact))
+    msgs: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("Fix a.py and b.py")]),
+                                *_read("src/a.py", "a1"), *_read("src/b.py", "b1"),
+                                ModelResponse(parts=[TextPart("Read both.")]),
+                                ModelRequest(parts=[UserPromptPart("now look again")])]
+    pivot = len(msgs)
+    msgs += [*_read("src/a.py", "a2"), *_read("src/c.py", "c1"), ModelResponse(parts=[TextPart("Looked.")])]
+    micro.cleared = {"a2": "count"}
+
+    async def summarize(messages: list[ModelMessage], prompt: str) -> str:
+        return "<summary>Read a.py and b.py.</summary>"
+
+    with cm.summary_sized(summarize):
+        result = await cm.compactor.compact_partial(msgs, pivot, "up_to", summarize=summarize, archive=lambda: None)
+    [line] = _listed(result.messages[0])
+    assert line.endswith("src/b.py, src/a.py"), line
+    cm.apply_result(result)
+    [sent] = [p.content for m in preview(cm, list(result.messages)).messages if isinstance(m, ModelRequest)
+              for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_call_id == "a2"]
+    assert sent == CLEARED  # what the model has of that read

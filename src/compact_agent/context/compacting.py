@@ -16,7 +16,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Collection, Iterator, Sequence
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from . import handlers, shaping
 from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller
@@ -78,6 +78,7 @@ class CompactingState(ManagerState):
         level = self.thrash_level(trigger)
         self.compactor.escalation = level
         self.compactor.ratio = self.calibration.ratio
+        self.compactor.sent_whole = self.results_sent_whole
         vet = functools.partial(self._vet, messages)  # before anything is archived: refused, none is
         if self.memory is not None and not instructions:
             result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
@@ -135,6 +136,7 @@ class CompactingState(ManagerState):
                         lambda prompt: compactor.summary_room(self.overhead, prompt))
         self.compactor.ratio = self.calibration.ratio  # estimates in provider tokens, as the schedule's
         self.compactor.summary_window = side
+        self.compactor.sent_whole = self.results_sent_whole  # also a partial one's (the caller runs it)
         # The run's own model refusing the summary as too long names the run's window; another's, its own.
         compactor.learn_window = self.learn_from_summary if model is not None and model is self.run_model else None
         try:
@@ -185,6 +187,15 @@ class CompactingState(ManagerState):
         `kept`: the call ids of the results a compaction keeps for the model, sent whole once it goes
         ahead, whatever a layer decided of them before (`CompactionResult.kept`)."""
         return self.measure(shaping.preview(self, list(messages), kept).messages)
+
+    def results_sent_whole(self, messages: Sequence[ModelMessage]) -> set[str]:
+        """The call ids of the tool results of `messages` that a request would send as they are, no view
+        layer's decision (microcompact's placeholder, a preview, a snip, a collapse) standing in for them:
+        the reads a compaction keeps in its tail that the model has (ledger.read_files)."""
+        sent = {p.tool_call_id: p.content for m in shaping.preview(self, list(messages)).messages
+                if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)}
+        return {p.tool_call_id for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                if isinstance(p, ToolReturnPart) and p.tool_call_id in sent and sent[p.tool_call_id] == p.content}
 
     def _count_as_sent(self, result: CompactionResult) -> None:
         """Count the history a compaction made as the next request sends it, shaped by the view

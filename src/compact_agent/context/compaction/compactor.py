@@ -291,7 +291,8 @@ class Compactor(Keeper):
         compaction goes ahead, and has the summary message name it (`name_archive`)."""
         users = summary.pick_user_messages(self.user_texts(summarized), self.limits.user_messages_budget)
         files = ledger.changed_files(messages, attempts=True, writers=self.file_tools)  # failed too, listed apart
-        reads = ledger.read_files(summarized, after=tail, resolve=self.restorer.resolve)  # the tail's: not lost
+        reads = ledger.read_files(summarized, after=tail, resolve=self.restorer.resolve,  # the tail's: not lost
+                                  sent_whole=self.sent_whole(tail) if self.sent_whole is not None else None)
         if strategy == "record":  # its steps name each read (`path="…"`): listing those again says nothing
             reads = [p for p in reads if not digest.shows_whole(text, p)]
         since: dict[str, list[str]] = {}

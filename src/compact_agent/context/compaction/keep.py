@@ -161,6 +161,10 @@ class Keeper:
     # its preview; the results a compaction keeps, whole), the fixed prompt included: whether a
     # compaction shrinks the request is judged on it. None: on the history as saved.
     sent_size: SentSize | None = None
+    # Which of the tool results of these messages a request would send as they are (their call ids), no
+    # view layer's decision standing in for them: a read the kept tail holds cleared is not the model's.
+    # None: all of them (set by the manager, compacting.py).
+    sent_whole: Callable[[Sequence[ModelMessage]], Collection[str]] | None = None
     # The caller's own tools that write the file their path argument names, in lower case
     # (`CompactionSettings.file_tools`): the compaction message lists those files as changed too.
     file_tools: tuple[str, ...] = ()

@@ -25,14 +25,19 @@ from pydantic_ai.messages import (
 
 from ..plumbing.markers import failed_result
 
-__all__ = ["FAILED", "Ledger", "call_args", "changed_files", "read_files", "render", "render_failed"]
+__all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "read_files", "reads", "render",
+           "render_failed"]
 
 MARK = "compact_agent"
 WRITE_TOOLS = frozenset({"write_file", "write", "create_file", "notebookedit"})
 EDIT_TOOLS = frozenset({"edit_file", "edit", "multiedit", "str_replace_editor", "str_replace_based_edit_tool"})
 PATCH_TOOLS = frozenset({"apply_patch"})
+#: The tools that read a file (in lower case): ours, Claude Code's Read, editor tools' view. The ledger's
+#: list of files read and the restorer's files already in view (restore.py) go by these alike.
 READ_TOOLS = frozenset({"read_file", "read", "view"})
 PATH_KEYS = ("file_path", "path", "notebook_path", "filename")
+#: Arguments that make a read a slice of its file (ours and Claude Code's offset/limit, an editor's range).
+SLICE_KEYS = ("offset", "limit", "view_range")
 _PATCH = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
 _PATCH_ACTION = {"Add": "created", "Update": "edited", "Delete": "deleted"}
 
@@ -132,34 +137,43 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, att
     return ledger
 
 
+def reads(messages: Sequence[ModelMessage]) -> list[tuple[ToolCallPart, str]]:
+    """The calls in `messages` that read a file, each with the path it names, in order."""
+    return [(p, path) for m in messages if isinstance(m, ModelResponse) for p in m.parts
+            if isinstance(p, ToolCallPart) and p.tool_name.lower() in READ_TOOLS and (path := _path(call_args(p)))]
+
+
 def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequence[ModelMessage] = (),
-               resolve: Callable[[str], object] = str) -> list[str]:
+               sent_whole: Collection[str] | None = None, resolve: Callable[[str], object] = str) -> list[str]:
     """Paths the agent read, newest first (at most `limit`): a list the model can read again. Not a
-    file `after` (the messages kept verbatim after `messages`) holds a read of that returned, named
-    alike by `resolve` (`./a.py`, `a.py`): the model has its latest read as it was, so it is neither
-    lost nor one to read again, as the list said of it."""
+    file whose every read here `after` (the messages kept verbatim after `messages`) holds as the model
+    had it, named alike by `resolve` (`./a.py`, `a.py`): neither lost nor one to read again, as the list
+    said of it. A read there counts where it returned (it did not fail), goes out as it is
+    (`sent_whole`: the call ids of the results of `after` that no view layer's decision stands in
+    for, microcompact's placeholder or a preview, where the caller knows them), and reads the whole
+    file, or the same slice (offset, limit, range) as the read here: a slice leaves the rest of a
+    file read whole here to read again."""
     out: list[str] = []
-    kept = {resolve(path) for path in _returned_reads(after)}
-    for m in reversed(messages):
-        if not isinstance(m, ModelResponse):
-            continue
-        for p in reversed(m.parts):
-            if isinstance(p, ToolCallPart) and p.tool_name.lower() in READ_TOOLS:
-                path = _path(call_args(p))
-                if path and path not in out and resolve(path) not in kept:
-                    out.append(path)
-                    if len(out) >= limit:
-                        return out
+    returned = {p.tool_call_id for m in after if isinstance(m, ModelRequest) for p in m.parts
+                if isinstance(p, ToolReturnPart) and not failed_result(p)
+                and (sent_whole is None or p.tool_call_id in sent_whole)}
+    kept = {(resolve(path), _slice(call)) for call, path in reads(after) if call.tool_call_id in returned}
+    for call, path in reversed(reads(messages)):
+        if path not in out and not {(resolve(path), _WHOLE), (resolve(path), _slice(call))} & kept:
+            out.append(path)
+            if len(out) >= limit:
+                break
     return out
 
 
-def _returned_reads(messages: Sequence[ModelMessage]) -> list[str]:
-    """The paths of the reads in `messages` whose result they hold and that did not fail."""
-    returned = {p.tool_call_id for m in messages if isinstance(m, ModelRequest) for p in m.parts
-                if isinstance(p, ToolReturnPart) and not failed_result(p)}
-    return [path for m in messages if isinstance(m, ModelResponse) for p in m.parts
-            if isinstance(p, ToolCallPart) and p.tool_name.lower() in READ_TOOLS and p.tool_call_id in returned
-            and (path := _path(call_args(p)))]
+_WHOLE = (None,) * len(SLICE_KEYS)
+
+
+def _slice(call: ToolCallPart) -> tuple[object, ...]:
+    """The part of its file `call` reads: its offset, limit and range (`_WHOLE`: all None, the whole file)."""
+    args = call_args(call)
+    return tuple(str(args.get(k)) if isinstance(args, dict) and args.get(k) is not None else None
+                 for k in SLICE_KEYS)
 
 
 def render(ledger: Ledger) -> list[str]:

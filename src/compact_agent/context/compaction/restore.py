@@ -10,7 +10,6 @@ this library never touches the file system itself.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from pydantic_ai.messages import (
 from ..plumbing import tokens
 from ..plumbing.markers import WHOLE, ours
 from ..plumbing.settings import Limits
+from . import ledger
 
 
 @dataclass
@@ -94,24 +94,9 @@ def new_attachments(attachments: Sequence[ModelMessage], kept: Sequence[ModelMes
     return out
 
 
-READ_TOOLS = frozenset({"read_file", "Read"})  # ours, and Claude Code's in replayed transcripts
-
-
 def read_paths_in(messages: Sequence[ModelMessage]) -> set[str]:
-    """Paths whose read result is already present (e.g. in a kept tail)."""
-    out: set[str] = set()
-    for m in messages:
-        if isinstance(m, ModelResponse):
-            for p in m.parts:
-                if isinstance(p, ToolCallPart) and p.tool_name in READ_TOOLS:
-                    try:
-                        args = p.args if isinstance(p.args, dict) else json.loads(p.args or "{}")
-                    except (ValueError, RecursionError):
-                        continue
-                    path = args.get("path") or args.get("file_path") if isinstance(args, dict) else None
-                    if isinstance(path, str):
-                        out.add(path)
-    return out
+    """Paths whose read result is already present (e.g. in a kept tail): the reads the ledger knows."""
+    return {path for _, path in ledger.reads(messages)}
 
 
 def reads_one_of(call: ToolCallPart, paths: Collection[Path], resolve: Callable[[str], Path]) -> bool:
