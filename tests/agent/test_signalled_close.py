@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
 from rich.console import Console
 
 from compact_agent.agent.run.ended_calls import EndedCalls
-from compact_agent.agent.run.unfinished import before_cut, signalled_close
+from compact_agent.agent.run.unfinished import before_cut, signalled_close, unanswered_close
 from compact_agent.session.load_warnings import LoadProblems
 from compact_agent.ui.history_view import message_rows, show_last_exchanges
 
@@ -39,22 +39,23 @@ def asking(history: list[ModelMessage]) -> EndedCalls:
 def test_a_request_out_is_closed_by_the_signal_s_words() -> None:
     history: list[ModelMessage] = [ASKED]
     watch = asking(history)
-    assert watch.unsaved("SIGTERM") is None  # no answer to save: the close is what there is
-    saved = watch.unanswered("SIGTERM")
-    assert saved is not None and saved[0] is ASKED and len(saved) == 2
-    assert isinstance(close := saved[1], ModelResponse) and close.parts == [TextPart(TERM)]
-    hup = watch.unanswered("SIGHUP")
-    assert hup is not None and "a hangup signal (SIGHUP: its terminal closed)" in str(hup[1].parts[0].content)
+    assert watch.unsaved("SIGTERM") is None  # no answer to save
+    assert watch.unanswered("SIGTERM") is None and watch.asked()  # no text came: the run marks the request
+    close = unanswered_close(history, signal="SIGTERM")  # …and the next turn closes it so
+    assert close is not None and close.parts == [TextPart(TERM)]
+    hup = unanswered_close(history, signal="SIGHUP")
+    assert hup is not None and "a hangup signal (SIGHUP: its terminal closed)" in str(hup.parts[0].content)
 
 
 def test_results_out_are_closed_too_and_nothing_before_a_request() -> None:
     call = ToolCallPart("bash", {"command": "make"}, tool_call_id="c1")
     history: list[ModelMessage] = [ASKED, ModelResponse(parts=[call]),
                                    ModelRequest(parts=[ToolReturnPart("bash", "ok", tool_call_id="c1")])]
-    saved = asking(history).unanswered("SIGTERM")
-    assert saved is not None and saved[:3] == history and saved[3].parts == [TextPart(TERM)]
-    assert EndedCalls().unanswered("SIGTERM") is None  # the turn sent nothing yet: its prompt entry says it
-    assert asking([ASKED, ModelResponse(parts=[TextPart("done")])]).unanswered("SIGTERM") is None
+    assert asking(history).asked()
+    close = unanswered_close(history, signal="SIGTERM")
+    assert close is not None and close.parts == [TextPart(TERM)]
+    assert not EndedCalls().asked()  # the turn sent nothing yet: its prompt entry says it
+    assert not asking([ASKED, ModelResponse(parts=[TextPart("done")])]).asked()
 
 
 def test_the_message_sent_again_is_a_retry_not_a_second_copy() -> None:

@@ -42,3 +42,23 @@ def test_a_run_terminated_while_starting_says_it_too(cli):
         assert code == -signal.SIGTERM and err == LINE.format("SIGTERM")
         again = cli("-c", "-p", "go on", *fake(server))
     assert UNANSWERED in again.stderr and again.code == 0
+
+
+def test_the_message_sent_again_after_the_signal_retries_it_the_file_only_appended_to(cli):
+    """The close the signal left was saved as a message, so the retry had to cut it out: the whole
+    session file was archived and rewritten, and /history called the plain retry 'the conversation
+    went on from an earlier point (an answer asked for again, or a branch)'. The run marks the
+    request instead, and the retry goes on from it."""
+    terminated(cli, signal.SIGTERM)
+    [path] = (cli.home / "projects").glob("*/*.jsonl")
+    before = path.read_bytes()
+    with FakeOpenAIServer(lambda req: Reply.text("HERON noted")) as server:
+        again = cli("-c", "-p", "remember HERON", *fake(server))
+    assert again.code == 0 and again.stdout.strip() == "HERON noted", again.stderr
+    sent = server.requests[-1].messages
+    assert [m["content"] for m in user_messages(server.requests[-1])] == ["remember HERON"]  # once, and no close
+    assert not [m for m in sent if m["role"] == "assistant"]
+    assert path.read_bytes().startswith(before)  # appended to, not rewritten
+    assert not list((cli.home / "projects").glob("*/compact-history/*"))  # nothing archived
+    history = cli("-c", "-p", "/history")
+    assert "went on from an earlier point" not in history.stdout + history.stderr, history.stdout

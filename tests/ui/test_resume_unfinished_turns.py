@@ -197,3 +197,21 @@ def test_a_history_ending_at_tool_results_shows_the_turn_ended_under_it():
     assert last_exchanges(at_work("Let me look.")) == ["› list the files", "  Let me look.", f"  {ENDED}"]
     answered = [*at_work(""), ModelResponse(parts=[TextPart("a.py is there")])]
     assert last_exchanges(answered) == ["› list the files", "  a.py is there"]
+
+
+async def test_the_killed_turn_typed_again_is_retried_the_file_only_appended_to(tmp_path):
+    """Typed again after `-c`, the message whose request the SIGTERM stopped is that turn retried:
+    sent once, no close before it, and the session file appended to. The close was saved at once,
+    so the retry cut it out again: the file was archived and rewritten, and /history showed a row
+    saying 'the conversation went on from an earlier point' for a plain retry."""
+    a_repl_killed_while_its_request_is_out(tmp_path)
+    [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
+    before = path.read_bytes()
+    run = await drive(tmp_path, lambda req: Reply.text("ANSWER again"), ["second message typed\r", "/history\r"],
+                      continue_last=True)
+    assert "ANSWER again" in run.out, run.out
+    sent = run.server.requests[-1].messages
+    assert [m["content"] for m in sent if m["role"] == "user"][-2:] == ["first", "second message typed"]
+    assert [m["content"] for m in sent if m["role"] == "assistant"] == ["ANSWER to first"]
+    assert path.read_bytes().startswith(before)
+    assert "went on from an earlier point" not in run.out and not list(path.parent.glob("compact-history/*"))

@@ -82,6 +82,8 @@ class Loaded:
     #: …or at the user's message for which the model's tool calls ran, and could not be saved with their
     #: results (last_run.CALLS_NOT_SAVED): their tools, in order; what they changed may be in place.
     calls_not_saved: list[str] = field(default_factory=list)
+    #: …or at a request a signal ended the run while it was out (last_run.SIGNALLED): the signal's name.
+    signalled: str = ""
 
 
 def from_the_model(metadata: Any) -> bool:

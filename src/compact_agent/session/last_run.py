@@ -60,6 +60,12 @@ SIGNAL_WORDS = {"SIGTERM": "a termination signal (SIGTERM)", "SIGHUP": "a hangup
 #: The meta key of the line a turn stopped by its limit of model requests leaves after what it saved,
 #: with the limit (store.note_limit_stop; agent/run/request_limit.py).
 AT_LIMIT = "stopped_at_request_limit"
+#: The meta key of the line a run SIGTERM or SIGHUP ended while its request was out, before any of
+#: the reply came, leaves after what it saved, the signal's name its value (agent/run/turn.py): where
+#: the history still ends there, a load says so as a note, the next message closes the turn in the
+#: signal's words (unfinished.signalled_close), and the same message sent again retries it, the file
+#: only appended to. (A close saved at once had to be cut out again by a retry: the file rewritten.)
+SIGNALLED = "stopped_by_signal"
 
 
 def _prompts_settled(entries: Iterable[dict[str, Any]]) -> set[str]:

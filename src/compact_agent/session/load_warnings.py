@@ -34,7 +34,7 @@ class LoadProblems:
     ended_by: str = ""  # the signal that ended the run while the model's tools ran, or the user (BY_USER) who
     # stopped its turn then, as the results saved with the calls say (last_run.py)
     unfinished: list[str] = field(default_factory=list)  # the tools of the calls it ended before they finished
-    signalled: str = ""  # the signal that ended the run while its request was out, as the close it saved says
+    signalled: str = ""  # the signal that ended the run while its request was out, as its mark (or close) says
     mid_reply: bool = False  # …while the reply was being written: the part that came is kept, cut off there
     repaired: str = ""  # what making the history runnable changed
 
@@ -61,7 +61,7 @@ class LoadProblems:
             problems.append(_answer_lost(self.unanswered))
         elif self.unanswered and not self.stopped and self.calls_lost:  # tools ran for it, not saved
             problems.append(_calls_lost(self.unanswered, self.calls_lost))
-        elif self.unanswered and not self.stopped:  # a message the run never sent, or one whose answer never came
+        elif self.unanswered and not self.stopped and not self.signalled:  # a message the run never sent, or one whose answer never came
             what = "had not reached the model when the last run ended" if self.never_sent else \
                 "got no answer saved before the last run ended"  # a full disk may have kept even its mark out
             problems.append(f"{plural(self.unanswered, 'message')} you typed {what}: "
@@ -70,7 +70,7 @@ class LoadProblems:
             problems.append("the model answered the results of its tool calls, but the last run could not save the "
                             "answer (it was shown then): the conversation ends at those results, and your next "
                             "message goes on from there")
-        elif self.at_work and not self.stopped and not self.ended_by:
+        elif self.at_work and not self.stopped and not self.ended_by and not self.signalled:
             problems.append("the last run stopped after the model's tool calls, before it answered their results "
                             "(interrupted, killed or out of turns): your next message goes on from there")
         if self.repaired:

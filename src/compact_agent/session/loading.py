@@ -23,6 +23,7 @@ from .last_run import (
     ANSWER_NOT_SAVED,
     AT_LIMIT,
     CALLS_NOT_SAVED,
+    SIGNALLED,
     STOPPED,
     _ends_at_results,
     _prompts_settled,
@@ -92,6 +93,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     limit = 0  # the limit of model requests that stopped it (0: the user did)
     unsaved_at: int | None = None  # how many messages there were when a run could not save an answer
     calls_at, calls = None, list[str]()  # …or the model's tool calls that ran, and their tools
+    signal_at, signal = None, ""  # …or when a signal ended the run while its request was out, and which
     for entry in entries:
         future = newer(entry)
         eid = entry.get("id")
@@ -107,7 +109,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             elif kind == "boundary":
                 boundaries.append(Boundary.from_json(entry["boundary"]))
                 messages.clear()  # a boundary starts a new history (only the last one matters)
-                stopped_at = unsaved_at = calls_at = None
+                stopped_at = unsaved_at = calls_at = signal_at = None
             elif kind == "meta":
                 m = entry.get("meta")
                 if not isinstance(m, dict):
@@ -120,7 +122,10 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                     unsaved_at = len(messages)
                 if isinstance(ran := m.get(CALLS_NOT_SAVED), list) and ran and all(isinstance(n, str) for n in ran):
                     calls_at, calls = len(messages), ran
-                meta.update({k: v for k, v in m.items() if k not in (STOPPED, AT_LIMIT, ANSWER_NOT_SAVED, CALLS_NOT_SAVED)})
+                if isinstance(name := m.get(SIGNALLED), str) and name:
+                    signal_at, signal = len(messages), name
+                meta.update({k: v for k, v in m.items()
+                             if k not in (STOPPED, AT_LIMIT, ANSWER_NOT_SAVED, CALLS_NOT_SAVED, SIGNALLED)})
             elif kind == "prompt":
                 request = _unsent_prompt(entry)
                 if request is not None and eid not in settled and (eid is None or eid != own_prompt):
@@ -148,6 +153,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     if found.at_work:  # a signal, or the user who stopped the turn, while the model's tools ran
         found.ended_by, found.unfinished = ended_by(messages)
     found.signalled = closed_by_signal(messages[-1]) if messages else ""  # …or while its request was out
+    marked = signal if signal_at == len(messages) and not found.never_sent and (found.unanswered or found.at_work) else ""
+    found.signalled = marked or found.signalled  # the mark after that request, the turn not closed yet
     if messages and (cut := cut_by_signal(messages[-1])):  # …or while its reply came: the part shown kept
         found.signalled, found.mid_reply = cut, True
     messages, found.repaired = _runnable(messages)
@@ -159,4 +166,4 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                                      stopped=False, limit=0, ended_by="", unfinished=[], calls_lost=[],
                                      signalled="", mid_reply=False)
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
-                  found.notes(), found.bad, found.answer_lost, found.calls_lost)
+                  found.notes(), found.bad, found.answer_lost, found.calls_lost, marked)

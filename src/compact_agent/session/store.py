@@ -100,6 +100,7 @@ class SessionStore:
         self._loaded: list[ModelMessage] | None = None  # the latest load's messages, until this run writes some
         self._unsaved: ModelMessage | None = None  # the message the latest load found answered, its answer not saved
         self._calls_unsaved: tuple[ModelMessage, list[str]] | None = None  # …or found with tool calls that ran, not saved
+        self._signalled: tuple[ModelMessage, str] | None = None  # …or its request out when a signal ended the run
         #: Told of each rewrite once it is on disk (its boundary, the new history): the checkpoints follow it.
         self.on_rewrite: Callable[[dict[str, Any], Sequence[ModelMessage]], None] | None = None
 
@@ -297,8 +298,8 @@ class SessionStore:
         b = {**b, listing.KEY: listing.carried(self.path, str(b.get("trigger", "")), listing.counted(messages),
                                                  start_of)}
         meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
-        meta.pop(last_run.STOPPED, None)  # marks of where the old history was
-        meta.pop(last_run.AT_LIMIT, None)
+        for mark in (last_run.STOPPED, last_run.AT_LIMIT, last_run.SIGNALLED):  # of where the old history was
+            meta.pop(mark, None)
         if self._options is not None and not self._until_reply:
             meta[remembered.KEY] = self._options
         entries = self._entries([("boundary", {"boundary": b}), *([("meta", {"meta": meta})] if meta else []),
@@ -353,6 +354,7 @@ class SessionStore:
         self._unsaved = loaded.messages[-1] if loaded.answer_not_saved and loaded.messages else None
         self._calls_unsaved = (loaded.messages[-1], loaded.calls_not_saved) \
             if loaded.calls_not_saved and loaded.messages else None
+        self._signalled = (loaded.messages[-1], loaded.signalled) if loaded.signalled and loaded.messages else None
         return loaded
 
     def answer_not_saved(self, messages: Sequence[ModelMessage]) -> bool:
@@ -365,6 +367,12 @@ class SessionStore:
         the file marks as not saved with their results (last_run.CALLS_NOT_SAVED); none otherwise."""
         found = self._calls_unsaved
         return list(found[1]) if found is not None and messages and messages[-1] == found[0] else []
+
+    def signalled(self, messages: Sequence[ModelMessage]) -> str:
+        """The signal that ended a run while the request `messages` end at was out, as the mark the
+        file holds after it says (last_run.SIGNALLED) and the latest load found it; '' otherwise."""
+        found = self._signalled
+        return found[1] if found is not None and messages and messages[-1] == found[0] else ""
 
     def load_messages(self) -> list[ModelMessage]:
         """The history as saved: asked by a context manager not yet told what the file holds (a

@@ -65,7 +65,7 @@ SIGNAL_CUT_HERE = "(the reply was cut off here: the turn was stopped by {signal}
 
 
 def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
-               ran: Sequence[str] = ()) -> list[tuple[str, str, str]]:
+               ran: Sequence[str] = (), signal: str = "") -> list[tuple[str, str, str]]:
     """(prompt as typed, the answer's text, a status line) for every user prompt, oldest first. The
     status says what the program noted of the turn: closed without an answer, or a reply cut off.
     A history that ends at the prompt itself (its turn stopped, failed or killed, and not closed
@@ -75,7 +75,10 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
     `not_saved`: the history ends at a prompt the model answered, the answer not saved (the file's
     mark: SessionStore.answer_not_saved); it and the close that follows such a prompt say so. `ran`:
     the tools of the model's calls for the prompt the history ends at, which ran and were not saved
-    (SessionStore.calls_not_saved); said as `not_saved` is, as is the close that names them."""
+    (SessionStore.calls_not_saved); said as `not_saved` is, as is the close that names them. `signal`:
+    a signal ended the run while the request the history ends at was out (SessionStore.signalled),
+    said as the close the next turn gives it says it."""
+    words = signal_words(signal)
     pairs: list[tuple[str, str, str]] = []
     for i, m in enumerate(messages):
         last = i == len(messages) - 1
@@ -86,10 +89,13 @@ def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
         elif isinstance(m, ModelRequest):
             prompts = [p for p in _typed(m) if isinstance(p, str)]
             if prompts:
-                ended = ANSWER_NOT_SAVED if not_saved else _ran(ran) if ran else NO_ANSWER
+                ended = ANSWER_NOT_SAVED if not_saved else _ran(ran) if ran else \
+                    SIGNALLED.format(signal=words) if signal else NO_ANSWER
                 pairs.append((as_typed(prompts[-1]), "", ended if last else ""))
             elif last and pairs and _results(m) and _calls(messages[i - 1]):  # stopped at work: no answer to them
                 ended = ANSWER_NOT_SAVED if not_saved else ENDED if pairs[-1][1] else NO_ANSWER  # …or none saved
+                if signal and not not_saved:
+                    ended = (SIGNALLED_AFTER if pairs[-1][1] else SIGNALLED).format(signal=words)
                 pairs[-1] = (pairs[-1][0], pairs[-1][1], ended)
         elif isinstance(m, ModelResponse) and pairs:
             text = "".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
@@ -186,18 +192,18 @@ def last_exchanges(messages: Sequence[ModelMessage], n: int = 3) -> list[str]:
 
 def show_last_exchanges(console: Console, messages: Sequence[ModelMessage], n: int = 3,
                         shown: Callable[[str], str] | None = None, not_saved: bool = False,
-                        ran: Sequence[str] = ()) -> None:
+                        ran: Sequence[str] = (), signal: str = "") -> None:
     """The last `n` exchanges of a resumed session (`-c`, `/resume`) as they looked when they were
     live: the prompt as it was shown when sent, by `shown` (a paste as its `[pasted 26 lines]`:
     sent_record.shown_as), else as typed (its first rows when long: prompt_excerpt.py), the answer's
     markdown rendered after its `⏺` by the very code that draws a live answer (turn_view.py). They
     were a one-line clip of the raw markdown (`**`, fences and all). A turn the program closed
     without an answer is a dim line under its prompt (`NO_ANSWER`), not an answer: it showed as
-    `⏺ [compact-agent: this turn ended before an answer …]`. `not_saved`, `ran`: as `_exchanges` takes them."""
+    `⏺ [compact-agent: this turn ended before an answer …]`. `not_saved`, `ran`, `signal`: as `_exchanges` takes them."""
     from .prompt_excerpt import print_prompt
     from .turn_view import TurnView
 
-    pairs = _exchanges(messages, not_saved, ran)
+    pairs = _exchanges(messages, not_saved, ran, signal)
     if len(pairs) > n:
         console.print(f"… {plural(len(pairs) - n, 'earlier exchange')}", style="dim")
     for prompt, answer, status in pairs[-n:]:
@@ -229,7 +235,8 @@ def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[M
         console.print(n, style="dim", markup=False, highlight=False)
     show_last_exchanges(console, messages, shown=shown_as(store.root, store.session_id) if store else None,
                         not_saved=store is not None and store.answer_not_saved(messages),
-                        ran=store.calls_not_saved(messages) if store is not None else ())
+                        ran=store.calls_not_saved(messages) if store is not None else (),
+                        signal=store.signalled(messages) if store is not None else "")
 
 
 def all_boundaries(store: SessionStore) -> list[Boundary]:

@@ -35,7 +35,7 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
 
 from ...context.plumbing.markers import KEY
-from ...session.last_run import BY_USER, ENDED_BY, NEVER_RAN, UNFINISHED
+from ...session.last_run import BY_USER, ENDED_BY, NEVER_RAN, UNFINISHED, cut_by_signal
 from ..tools.shell import MAY_RUN
 from .unfinished import signalled_close
 
@@ -70,13 +70,18 @@ class EndedCalls(AbstractCapability[Any]):
         return request_context
 
     def unanswered(self, signal: str, partial: Sequence[str] = ()) -> list[ModelMessage] | None:
-        """The run's history closed where `signal` ended it while a request was out, no answer to it
-        (the user's message, or the results of the model's calls): `signalled_close` says so, or
-        keeps the text of the reply streamed so far (`partial`) as cut off by the signal. None
-        before any request, or when the history does not end at one."""
-        if not self.asking or (close := signalled_close(self.asking, signal, partial)) is None:
+        """The run's history closed where `signal` ended it while a request was out (the user's
+        message, or the results of the model's calls) and some of the reply had come (`partial`):
+        that text kept as cut off by the signal (`signalled_close`). None before any request, when
+        the history does not end at one, or when no text came (`asked`: the run marks the request)."""
+        if not self.asking or (close := signalled_close(self.asking, signal, partial)) is None \
+                or not cut_by_signal(close):
             return None
         return [*self.asking, close]
+
+    def asked(self) -> bool:
+        """Whether the run's history ends at a request: one was being made (or was out) when asked."""
+        return self.asking is not None and bool(self.asking) and isinstance(self.asking[-1], ModelRequest)
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:

@@ -30,7 +30,7 @@ from ...context.layers.budget import ToolResultBudget
 from ...context.plumbing.events import Budget, Event
 from ...context.plumbing.tokens import text_tokens
 from ...error_text import describe_error
-from ...session.last_run import BY_USER
+from ...session.last_run import BY_USER, SIGNALLED
 from ...session.repair import handed_back
 from ..tools.toolset import mention_messages
 from . import unsaved_answer
@@ -173,7 +173,7 @@ def _close_unanswered(s: TurnSession) -> None:
     shift under the checkpoints `/rewind` uses. A closed history keeps positions stable.
     """
     closing = unanswered_close(s.messages, not_saved=s.store.answer_not_saved(s.messages),
-                               calls=s.store.calls_not_saved(s.messages))
+                               calls=s.store.calls_not_saved(s.messages), signal=s.store.signalled(s.messages))
     if closing is None:
         return
     s.cm.persist([*s.messages, closing])
@@ -266,12 +266,15 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
 def _save_ended(s: TurnSession, by: str, partial: list[str] | None = None) -> bool:
     """`by` ends the run in the turn, a signal (stop_signals.py) or the user (`BY_USER`): the model's
     last answer, not saved until the next request, and a result for each of its tool calls that has
-    none (ended_calls.py); for a signal while a request was out, the close that says it stopped the
-    turn (unfinished.signalled_close), or the text of the reply streamed so far (`partial`), kept as
-    cut off by the signal. Whether there was such an answer to save."""
+    none (ended_calls.py); for a signal while a request was out, the text of the reply streamed so
+    far (`partial`), kept as cut off by the signal, or when none came a mark after the request
+    (last_run.SIGNALLED): the next turn closes it in the signal's words, the same message sent again
+    retries it, and the file is only appended to. Whether there was such an answer to save."""
     messages = s.ended_calls.unsaved(by)
     if messages is None and by != BY_USER:
         messages = s.ended_calls.unanswered(by, partial or ())
+        if messages is None and s.ended_calls.asked():  # a load reads it only where the history ends at that request
+            s.store.append_meta(**{SIGNALLED: by})
     if messages is not None:
         s.cm.persist(messages)
     return messages is not None

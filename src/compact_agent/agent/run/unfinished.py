@@ -43,14 +43,18 @@ SIGNAL_CUT = "[compact-agent: this reply was cut off here by {signal}; this answ
 
 
 def unanswered_close(messages: Sequence[ModelMessage], not_saved: bool = False,
-                     calls: Sequence[str] = ()) -> ModelResponse | None:
-    """The answer that closes a history ending at a request; None when it needs none. `not_saved`:
+                     calls: Sequence[str] = (), signal: str = "") -> ModelResponse | None:
+    """The answer that closes a history ending at a request; None when it needs none. `signal`: a
+    signal ended the run while that request was out (the session file's mark: `signalled_close`
+    says so). `not_saved`:
     the model answered that request, and the answer could not be saved (the session file's mark):
     the close says so (`NOT_SAVED`), and is marked as such (`closes_unsaved`). `calls`: the tools
     of the model's calls for it that ran and could not be saved (the file's other mark): the
     close names them (`RAN_NOT_SAVED`), marked `calls_not_saved` with them."""
     if not messages or not isinstance(messages[-1], ModelRequest):
         return None
+    if signal:
+        return signalled_close(messages, signal)
     if not_saved:
         return ModelResponse(parts=[TextPart(NOT_SAVED)],
                              metadata={"compact_agent": {"synthetic": "unanswered", "answer": "not_saved"}})
@@ -63,14 +67,16 @@ def unanswered_close(messages: Sequence[ModelMessage], not_saved: bool = False,
 
 def signalled_close(messages: Sequence[ModelMessage], signal: str, partial: Sequence[str] = ()) -> ModelResponse | None:
     """The answer that closes a history ending at a request a signal (`signal`, its name) ended the
-    run while it was out: saved as the run ends, it says why no answer came. The turn was closed at
-    the next one with `UNANSWERED`, 'interrupted, stopped at its limit of model requests, or the
-    request failed', and a resumed session showed that under the prompt. None when the history does
-    not end at a request.
+    run while it was out: it says why no answer came. The turn was closed with `UNANSWERED`,
+    'interrupted, stopped at its limit of model requests, or the request failed', and a resumed
+    session showed that under the prompt. With no reply come, the run saves a mark after the
+    request (last_run.SIGNALLED) and the next turn closes it so: the same message sent again is its
+    retry, nothing to cut out of the file. None when the history does not end at a request.
 
-    `partial`: the text of the reply streamed so far. Some came: that text is the close, kept as a
-    reply cut off (`cut_reply`) under `SIGNAL_CUT`, marked with the signal beside "cut": the user
-    read it, and the close said the turn stopped 'before an answer', the text lost."""
+    `partial`: the text of the reply streamed so far. Some came: that text is the close, saved as
+    the run ends, kept as a reply cut off (`cut_reply`) under `SIGNAL_CUT`, marked with the signal
+    beside "cut": the user read it, and the close said the turn stopped 'before an answer', the
+    text lost."""
     if not messages or not isinstance(messages[-1], ModelRequest):
         return None
     words = signal_words(signal)
