@@ -43,14 +43,14 @@ def frees_too_little(cm: ContextManager, messages: list[ModelMessage], before: i
     try:
         for compactor.escalation in reversed(range(LEVELS)):  # level 0 last: the plan it keeps is the one used first
             plan = compactor.preview(messages, cm.overhead)
-            floors.append((plan.framed(), plan))
+            floors.append((plan.framed() - plan.shaved, plan))  # the tail as sent, as `before` counts it
     finally:
         compactor.escalation = level
     floor, plan = min(floors, key=lambda f: f[0])
     if before - floor >= LEAST_FREED:
         return None
     fixed = compactor.scaled(cm.overhead)
-    verbatim = compactor.scaled(compactor.estimated(plan.history[plan.cut:]))  # as the floor counts it
+    verbatim = compactor.scaled(compactor.estimated(plan.history[plan.cut:])) - plan.shaved  # as sent, as the floor
     parts = {"summary": floor - verbatim - fixed, "files": 0, "file_paths": [], "other": 0, "verbatim": verbatim,
              "verbatim_messages": len(plan.history) - plan.cut, "fixed": fixed}
     return NotSmaller(f"a compaction would free at most {max(0, before - floor):,} of {before:,} tokens",

@@ -352,7 +352,9 @@ class Compactor(Keeper):
             # What the next request sends: the results in use whole, a clearing of one lifted (measured
             # cleared, a compaction was reported and judged at 235 tokens, and sent 1,715).
             sent = self.scaled(self.estimated(new) + overhead) if self.sent_size is None else self.sent_size(new, kept)
-            if sent >= before:  # what the next request sends
+            if sent >= before:  # what the next request sends: the tail's part too (a long result as its preview)
+                shaped = self.scaled(self.estimated(new) + overhead) - sent  # what the layers leave out
+                parts["verbatim"] = max(0, self.scaled(self.estimated([*keep_head, *tail])) - shaped)
                 raise NotSmaller(f"compaction would not shrink the context ({before:,} → {sent:,} tokens)",
                                  before=before, after=sent, parts=parts)
             return new, parts, len(files_back) + len(others), kept

@@ -77,6 +77,7 @@ class KeepPlan:
     _record: object = field(default=_UNSET, repr=False)
     _kept: list[ModelMessage] | None = field(default=None, repr=False)
     _frame: int | None = field(default=None, repr=False)
+    _shaved: int | None = field(default=None, repr=False)
     _rebuilds: dict[int, int] = field(default_factory=dict, repr=False)
 
     def holds(self, messages: Sequence[ModelMessage]) -> bool:
@@ -136,6 +137,16 @@ class KeepPlan:
             msg = summary.summary_message("", None, users, "full", files, ledger.read_files(head))
             self._frame = self.keeper.scaled(self.keeper.estimated([msg, *tail]) + self.overhead)
         return self._frame
+
+    @property
+    def shaved(self) -> int:
+        """Provider tokens the view layers leave out of the tail (`Keeper.sent_size`: a long result as its
+        preview): a refusal weighs `framed() - shaved` against the context as /context counts it. Counted
+        whole, a /compact after a long command 'would keep at least 9,293 tokens, more than the 2,771 in
+        use now'. (`rebuild`, which prices compactions, counts the tail as saved.)"""
+        if self._shaved is None and (sent := self.keeper.sent_size) is not None and (tail := self.history[self.cut:]):
+            self._shaved = max(0, self.keeper.scaled(self.keeper.estimated(tail) + self.overhead) - sent(tail))
+        return self._shaved or 0
 
 
 @dataclass
@@ -343,20 +354,13 @@ class Keeper:
             floors = []
             for self.escalation in range(level, 3):
                 plan = self.preview(messages, overhead)
-                floors.append((plan.framed(), plan))
+                floors.append((plan.framed() - (plan.shaved if plan.framed() >= before else 0), plan))  # as sent
                 if floors[-1][0] < before:
                     return None
         finally:
             self.escalation, self._plan = level, kept  # the answer the schedule priced, as it was
         floor, plan = min(floors, key=lambda f: f[0])
-        verbatim = self.scaled(self.estimated(plan.history[plan.cut:]))
-        if self.sent_size is not None and plan.cut < len(plan.history):
-            # The request sends the tail as the view layers shape it: a long result there as its preview.
-            sent = self.sent_size(plan.history[plan.cut:]) - self.scaled(overhead)
-            if sent < verbatim:
-                floor, verbatim = floor - (verbatim - sent), sent
-                if floor < before:
-                    return None
+        verbatim = self.scaled(self.estimated(plan.history[plan.cut:])) - plan.shaved  # as sent, as the floor
         parts = {"summary": floor - verbatim - self.scaled(overhead), "files": 0, "file_paths": [], "other": 0,
                  "verbatim": verbatim, "verbatim_messages": len(plan.history) - plan.cut, "fixed": self.scaled(overhead)}
         return NotSmaller(f"compaction would not shrink the context ({before:,} → at least {floor:,} tokens)",
