@@ -27,6 +27,8 @@ A command the bash tool (or `!cmd`) is running has its own process group, which 
 agent reaches: it is killed first, as Esc and Ctrl-C kill it (agent/tools/shell_groups.py), and
 then what the turn has not saved yet is saved (`saving`: the model's answer whose tool calls were
 running, with a result for each that says the run ended), so the next run goes on from there.
+A signal that comes while the session store writes (`writing`) waits for the write, and the step
+that made it, to end first: the save never writes into the middle of another write.
 
 Nothing here imports pydantic-ai: the command line installs it before anything heavy is loaded.
 """
@@ -34,16 +36,18 @@ Nothing here imports pydantic-ai: the command line installs it before anything h
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import select
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from .agent.tools import shell_groups
 
@@ -72,6 +76,7 @@ class _State:
     first: Callable[[], None] | None = None  # before the line: the REPL puts the terminal back
     last_save: Callable[[str], object] | None = None  # what the turn running saves at the end (`saving`)
     starting: int = 0  # commands being started, their groups not yet known: a signal waits (`deferred`)
+    writing: int = 0  # session store writes under way: a signal waits, and its save comes after (`writing`)
     started: float = field(default_factory=time.monotonic)
 
 
@@ -133,8 +138,8 @@ def deferred() -> Iterator[None]:
         yield
     finally:
         _state.starting -= 1
-        if not _state.starting and not _state.holding and _state.pending is not None:
-            _end(_state.pending)
+        if not _state.starting and not _state.holding and not _state.writing and _state.pending is not None:
+            _end(_pending())
 
 
 @contextlib.contextmanager
@@ -151,10 +156,55 @@ def held() -> Iterator[None]:
         _state.holding = False
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        if _state.pending is not None and not _state.starting:
-            _end(_state.pending)
+        if _state.pending is not None and not _state.starting and not _state.writing:
+            _end(_pending())
         if ctrl_c:  # to the handler in place again: Python's KeyboardInterrupt, or asyncio's
             signal.raise_signal(signal.SIGINT)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def writing(write: F) -> F:
+    """A session store's write (the decorated method): a SIGTERM or SIGHUP that comes while it runs
+    ends the run once it is over, and the save the signal makes (`saving`) comes after it: run in
+    the signal's handler, between two steps of the write, it wrote into the middle of it (an append
+    inside an append, a close saved against a file being rewritten by a compaction). Once the write
+    is over the end waits for the code that made it to finish its step (the event loop's next turn),
+    so what the save goes by (what the store is known to hold) is up to date."""
+
+    @functools.wraps(write)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        _state.writing += 1
+        try:
+            return write(*args, **kwargs)
+        finally:
+            _state.writing -= 1
+            if not _state.writing and not _state.holding and not _state.starting and _state.pending is not None:
+                _end_soon(_pending())
+
+    return cast(F, guarded)
+
+
+def _pending() -> int:
+    """The signal that waited, taken: the end it makes runs once (its save writes, and waits for none)."""
+    signum, _state.pending = _state.pending, None
+    assert signum is not None
+    return signum
+
+
+def _end_soon(signum: int) -> None:
+    """End by `signum` after the step running now: on the event loop's next turn when one runs in
+    this (the main) thread, by the handler again from another thread, else now."""
+    if threading.current_thread() is not threading.main_thread():
+        os.kill(os.getpid(), signum)  # the handler runs in the main thread, which writes nothing now
+        return
+    import asyncio  # loaded by then; not at the start, which installs the handler before anything heavy
+
+    try:
+        asyncio.get_running_loop().call_soon(_end, signum)
+    except RuntimeError:  # no loop: nothing else is under way
+        _end(signum)
 
 
 def _hold_sigint(ctrl_c: list[int]) -> Any:
@@ -169,7 +219,7 @@ def _hold_sigint(ctrl_c: list[int]) -> Any:
 
 
 def _on_signal(signum: int, _frame: FrameType | None) -> None:
-    if _state.holding or _state.starting:
+    if _state.holding or _state.starting or _state.writing:
         _state.pending = signum
         return
     _end(signum)

@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from .. import crashpoints
+from .. import crashpoints, stop_signals
 from . import journal, last_run, listing, locks, remembered, unreadable, unused
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
@@ -199,6 +199,7 @@ class SessionStore:
             parent = eid
         return out
 
+    @stop_signals.writing  # a signal's save waits for it (and writes after it)
     def _append_lines(self, entries: Sequence[dict[str, Any]]) -> None:
         if not entries:
             return
@@ -261,6 +262,7 @@ class SessionStore:
         """Mark that the turn's limit of `limit` model requests stopped it (last_run.py)."""
         self.append_meta(**{last_run.AT_LIMIT: limit})
 
+    @stop_signals.writing
     def archive(self, stamp: datetime | None = None) -> Path:
         """Copy the full transcript aside before a compaction rewrites it.
 
@@ -283,6 +285,7 @@ class SessionStore:
         """This session's archives, oldest first (the names of every version)."""
         return session_archives(self.archive_dir, self.session_id)
 
+    @stop_signals.writing
     def rewrite(self, boundary: Boundary | dict[str, Any], messages: Sequence[ModelMessage], *,
                 start_of: Path | None = None) -> None:
         """Replace the session with a boundary entry plus the new history (atomically).

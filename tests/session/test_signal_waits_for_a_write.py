@@ -1,0 +1,67 @@
+"""A SIGTERM or SIGHUP that comes while the session store writes waits for the write, and the save
+the signal makes (stop_signals.saving) comes after it (stop_signals.writing). The save ran in the
+signal's handler, between two steps of whatever the main thread was doing: armed for every request,
+it could append into the middle of the store's own append, or save against a file a compaction was
+rewriting. Here the signal comes from inside the store's write, as the handler would run there."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+
+import pytest
+from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+from compact_agent import stop_signals
+from compact_agent.session import journal
+from compact_agent.session.store import SessionStore
+
+
+@pytest.fixture
+def ended(monkeypatch) -> list[int]:
+    """The signals the run would have ended by; nothing is said, no handler replaced, nothing killed."""
+    out: list[int] = []
+    monkeypatch.setattr(stop_signals, "_say", lambda *a: None)
+    monkeypatch.setattr(signal, "signal", lambda *a: None)
+    monkeypatch.setattr(stop_signals.os, "kill", lambda pid, signum: out.append(signum))
+    monkeypatch.setattr(stop_signals, "_state", stop_signals._State())
+    return out
+
+
+def test_the_save_a_signal_makes_during_an_append_comes_after_it(tmp_path, monkeypatch, ended) -> None:
+    store = SessionStore(tmp_path, "s")
+    write = journal.append
+    events: list[str] = []
+
+    def signalled_mid_write(*args, **kwargs):
+        if not events:
+            events.append("signal")
+            stop_signals._on_signal(signal.SIGTERM, None)  # the handler, run between two steps of the write
+        events.append("write")
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(journal, "append", signalled_mid_write)
+
+    def save(name: str) -> None:
+        events.append("save")
+        store.append_meta(stopped_by_signal=name)
+
+    async def turn() -> None:
+        with stop_signals.saving(save):
+            store.append([ModelRequest(parts=[UserPromptPart("remember HERON")])])
+            assert events == ["signal", "write"] and ended == []  # the append went on; the end waits for its step
+            await asyncio.sleep(0)
+        assert events == ["signal", "write", "save", "write"] and ended == [signal.SIGTERM]
+
+    asyncio.run(turn())
+    lines = [json.loads(x) for x in store.path.read_text().splitlines()]
+    assert [e["kind"] for e in lines] == ["message", "meta"]
+    assert lines[1]["parent"] == lines[0]["id"] and lines[1]["meta"] == {"stopped_by_signal": "SIGTERM"}
+
+
+def test_without_an_event_loop_it_ends_as_the_write_is_over(ended) -> None:
+    saved: list[str] = []
+    with stop_signals.saving(saved.append):
+        stop_signals.writing(lambda: stop_signals._on_signal(signal.SIGHUP, None))()
+    assert saved == ["SIGHUP"] and ended == [signal.SIGHUP]
