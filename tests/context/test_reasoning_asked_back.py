@@ -168,7 +168,8 @@ def test_where_nothing_else_fits_the_reasoning_of_the_calls_is_emptied_not_left_
     view = one_step_too_big()
     shrunk, size = shrink_to_fit(cm, view, cm.fit_size(view))
     [event] = [e for e in events if e.action == "shrink"]
-    assert size <= cm.limits.window and event.detail["thinking_left_out"] == 1, event.detail
+    assert size <= cm.limits.window and event.detail["reasoning_emptied"] == 1, event.detail
+    assert event.detail["thinking_left_out"] == 0  # emptied, not left out: the line says which
     # Before the user's words are cut, and before any fold: it is what went.
     assert event.detail["first_message_cut"] == 0 and event.detail["steps_folded"] == 0
     assert shrunk[0] is view[0]

@@ -20,6 +20,14 @@ def test_reasoning_left_out_is_said_as_such() -> None:
     assert "tool results" not in line
 
 
+def test_reasoning_sent_empty_is_not_said_left_out() -> None:
+    """DeepSeek asks the reasoning of tool calls back: where nothing else fits it goes out empty, which
+    the line said as the model's reasoning "left out" (the event counted it as `thinking_left_out`)."""
+    line = layer_line(shrink(thinking_left_out=1, reasoning_emptied=2), 8_000)
+    assert line == ("context: the model's reasoning in an answer left out, the model's reasoning in 2 tool "
+                    "calls sent empty to fit the window, freed 8,000 tokens")
+
+
 def test_each_thing_left_out_is_named() -> None:
     line = layer_line(shrink(previews=2, rounds_left_out=1, first_message_cut=1, steps_folded=4), 8_000)
     assert line == ("context: 2 large tool results cut to previews, the oldest round left out, the first "

@@ -14,8 +14,9 @@ learned that a restart would otherwise measure again, each for a reason a test p
 - `savings`: what the layers' decisions keep out, which the next process counts from;
 - `failures`: automatic compactions that failed in a row (a paused breaker stays paused);
 - `longest_answer` and `summary`: the output reserve, and so the threshold, follows them;
-- `thinking_left_out`: the model's earlier thinking is left out of the requests (decisions/fit.py), before
-  the layers shape them: a restart decided it again after the layers, which weighed it, on its first request.
+- `thinking_left_out`: the model's earlier thinking is left out of the requests (decisions/thinking_out.py),
+  before the layers shape them: a restart decided it again after the layers, which weighed it, on its first
+  request.
 
 `SavedState` is a part of `ManagerState` (state.py); `_Manager` says what it uses of the rest.
 """

@@ -151,6 +151,8 @@ def fit_words(detail: dict[str, Any]) -> str:
             count("rounds_left_out", "the oldest round left out", "the {} oldest rounds left out"),
             count("thinking_left_out", "the model's reasoning in an answer left out",
                   "the model's reasoning in {} answers left out"),
+            count("reasoning_emptied", "the model's reasoning in a tool call sent empty",
+                  "the model's reasoning in {} tool calls sent empty"),
             "the first message shortened" if detail.get("first_message_cut") else "",
             count("steps_folded", "the newest step folded into a note", "the {} newest steps folded into a note")]
     said = [w for w in said if w]

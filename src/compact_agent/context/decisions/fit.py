@@ -139,9 +139,10 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     if after > limit:  # what the first step left (the turn under way's, or all where it did not run)
         view, more = without_thinking(view, cm.provider, calls_keep=cm.reasoning_asked_back)
         thinking, after = thinking + more, cm.fit_size(view) if more else after
+    emptied = 0
     if after > limit and cm.reasoning_asked_back:  # the reasoning of the calls, asked back: emptied, not left out
-        view, more = reasoning_emptied(view)
-        thinking, after = thinking + more, cm.fit_size(view) if more else after
+        view, emptied = reasoning_emptied(view)
+        after = cm.fit_size(view) if emptied else after
     first_cut = 0
     # The user's newest request keeps at least its first words: the first message's own texts are
     # left out only when a later message, or the carried words, hold a newer one.
@@ -165,22 +166,23 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
         if at != cm.requests - 1 or not asked or not asked <= before:  # not the same steps as the fold before
             cm.folded_calls = (cm.requests, _steps_done(view[1:]))
             view, after, folded = _fold(cm, view, limit, budget)
-    if ids or dropped or thinking or first_cut or folded:
+    if ids or dropped or thinking or emptied or first_cut or folded:
         # Freed: of what left, what the provider counts; the sizes are those judged to fit, which count
         # the thinking it leaves out until its reports agree (the reasoning of 19 answers "freed 9,756
         # tokens" in an 8K window, of requests it counted at 3,500).
         freed = max(0, min(tokens_now - after, counted - cm.measure(view)))
-        cm.emit(shrink_event(tokens_now, after, ids=ids, dropped=dropped, thinking=thinking, first_cut=first_cut,
-                             folded=folded, freed=freed))
+        cm.emit(shrink_event(tokens_now, after, ids=ids, dropped=dropped, thinking=thinking, emptied=emptied,
+                             first_cut=first_cut, folded=folded, freed=freed))
     return view, after
 
 
 def shrink_event(before: int, after: int, *, ids: Sequence[str] = (), dropped: int = 0, thinking: int = 0,
-                 first_cut: int = 0, folded: int = 0, freed: int | None = None) -> Event:
-    """The `budget` / `shrink` event: what each step left out (render.py names them; shaping.py's too)."""
+                 emptied: int = 0, first_cut: int = 0, folded: int = 0, freed: int | None = None) -> Event:
+    """The `budget` / `shrink` event: what each step left out (render.py names them; shaping.py's too).
+    `emptied`: the tool calls whose reasoning went out empty, where it is asked back (`reasoning_emptied`)."""
     return Event("budget", "shrink", before, after, ids=list(ids), trigger="window", freed=freed,
                  detail={"previews": len(ids), "rounds_left_out": dropped, "thinking_left_out": thinking,
-                         "first_message_cut": first_cut, "steps_folded": folded})
+                         "reasoning_emptied": emptied, "first_message_cut": first_cut, "steps_folded": folded})
 
 
 def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object | None
