@@ -218,7 +218,9 @@ def check_reasoning_sent_back(messages: list[JSONDict]) -> None:
     """DeepSeek's thinking mode: the `reasoning_content` of an assistant message that made tool calls "must be
     passed back to the API in all subsequent requests", or it answers 400 (its thinking-mode guide). The field
     must be there; empty counts as there (pydantic-ai's DeepSeek profile sends it empty where it has none, and
-    DeepSeek takes that). Call after `validate_messages`, which has checked the shapes."""
+    DeepSeek takes that). Every turn's calls are checked, as the guide says; pydantic-ai records DeepSeek refusing
+    only those after the last user message (its 'auto' mode backfills only those): the stricter rule, so that
+    what passes here passes there. Call after `validate_messages`, which has checked the shapes."""
     for message in messages:
         if message.get("role") == "assistant" and message.get("tool_calls") and not isinstance(
             message.get("reasoning_content"), str

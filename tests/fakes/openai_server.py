@@ -298,7 +298,10 @@ class FakeOpenAIServer:
             hangs (`stop()` cuts the wait short), `Fault.http(500)`, `Fault.drop()`, `Fault.trickle(...)`.
         thinking_mode: answer as DeepSeek's thinking mode does: a request whose assistant message with tool
             calls lacks its `reasoning_content` (an empty one is taken) is a 400 `invalid_request_error`
-            (`_wire.check_reasoning_sent_back`), checked with the messages' other rules.
+            (`_wire.check_reasoning_sent_back`), checked with the messages' other rules. It follows DeepSeek's
+            guide (the field "must be passed back to the API in all subsequent requests"): every turn's calls,
+            which is stricter than DeepSeek as pydantic-ai observed it (only the calls after the last user
+            message refused); code that passes here passes there either way.
     """
 
     def __init__(
