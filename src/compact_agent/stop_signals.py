@@ -75,6 +75,7 @@ class _State:
     continues: Callable[[], str | None] | None = None  # how the session goes on, if saved (else CONTINUES)
     first: Callable[[], None] | None = None  # before the line: the REPL puts the terminal back
     last_save: Callable[[str], object] | None = None  # what the turn running saves at the end (`saving`)
+    cut_off: bool = False  # what it saved is the reply being written, cut off by the signal (`reply_cut`)
     starting: int = 0  # commands being started, their groups not yet known: a signal waits (`deferred`)
     writing: int = 0  # session store writes under way: a signal waits, and its save comes after (`writing`)
     started: float = field(default_factory=time.monotonic)
@@ -126,6 +127,12 @@ def saving(save: Callable[[str], object]) -> Iterator[None]:
         yield
     finally:
         _state.last_save = previous
+
+
+def reply_cut() -> None:
+    """The save (`saving`) kept the part of the reply that had come, cut off by the signal: the
+    result object says `cut_off`, as it does of an answer that stopped at the model's output limit."""
+    _state.cut_off = True
 
 
 @contextlib.contextmanager
@@ -272,7 +279,8 @@ def _write_result(said: str, name: str, subtype: str) -> None:
     """The result object of a terminated run, as the last line of stdout: after what is buffered, and
     only if stdout takes it within STDOUT_WAIT_S (a reader that stopped reading does not hold the end)."""
     result: dict[str, Any] = {"type": "result", "subtype": subtype, "is_error": True, "error": said,
-                              "signal": name, "result": None, "cut_off": False, "session_id": _state.session_id,
+                              "signal": name, "result": None, "cut_off": _state.cut_off,
+                              "session_id": _state.session_id,
                               "duration_ms": int((time.monotonic() - _state.started) * 1000)}
     if _state.fields is not None:
         with contextlib.suppress(Exception):  # what print mode knows is extra: the object goes without it

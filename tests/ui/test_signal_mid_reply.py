@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -154,3 +155,20 @@ def test_ctrl_c_in_print_mode_keeps_the_part_that_came_as_stopped_by_the_user(tm
     [(who, what)] = message_rows(SessionStore(path.parent, path.stem).load().messages[-1])
     assert who == "assistant" and what.startswith(shown[0].strip()), what
     assert what.endswith(" (you stopped this reply here; it is incomplete)"), what
+
+
+def test_print_mode_s_result_object_says_the_reply_was_cut_off(tmp_path, monkeypatch):
+    """-p's result object of the run the signal ended said `"cut_off": false` of the reply it kept cut off."""
+    state = stop_signals._State()
+    monkeypatch.setattr(stop_signals, "_state", state)
+    with FakeOpenAIServer(writer) as server:
+        taken = killed_mid_reply(monkeypatch, tmp_path / "home", "SIGTERM")
+        asyncio.run(run_print(options(tmp_path, server), "tell me", "stream-json"))
+        taken()  # (puts `_state` back too)
+    written: list[bytes] = []
+    monkeypatch.setattr(stop_signals, "_state", state)
+    monkeypatch.setattr(stop_signals.os, "write", lambda fd, data: written.append(data))
+    monkeypatch.setattr(stop_signals.select, "select", lambda *a: ([], [1], []))
+    stop_signals._write_result("terminated (SIGTERM)", "SIGTERM", "error_terminated")
+    result = json.loads(written[-1])
+    assert result["cut_off"] is True and result["subtype"] == "error_terminated", result

@@ -273,7 +273,9 @@ def _save_ended(s: TurnSession, by: str, partial: list[str] | None = None) -> bo
     messages = s.ended_calls.unsaved(by)
     if messages is None and by != BY_USER:
         messages = s.ended_calls.unanswered(by, partial or ())
-        if messages is None and s.ended_calls.asked():  # a load reads it only where the history ends at that request
+        if messages is not None:  # the part of the reply that came: -p's result object says it is cut off
+            stop_signals.reply_cut()
+        elif s.ended_calls.asked():  # a load reads it only where the history ends at that request
             s.store.append_meta(**{SIGNALLED: by})
     if messages is not None:
         s.cm.persist(messages)
