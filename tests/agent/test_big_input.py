@@ -90,6 +90,6 @@ def test_the_line_says_more_than_the_room_before_compaction_when_it_is() -> None
     over = cut_line(15_007, 11_700, 16_000, "/p/in.txt")
     assert "(about 15,007 tokens) is more than the 11,700 at which the conversation is compacted in the " \
            "16,000-token window: " in over, over
-    half = cut_line(7_000, 11_700, 16_000, "/p/in.txt", server=True)
+    half = cut_line(7_000, 11_700, 16_000, "/p/in.txt", server="DeepSeek's API")
     assert "(about 7,000 tokens) is over half of the 11,700 at which the conversation is compacted in the " \
-           "server's window of 16,000 tokens: " in half, half
+           "16,000-token window of DeepSeek's API: " in half, half

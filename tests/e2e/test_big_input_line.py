@@ -31,6 +31,7 @@ def test_the_line_says_more_than_the_window_only_of_an_input_that_is() -> None:
     assert cut_line(40_000, 24_704, 32_000, "/p/in.txt") == (
         "the input (about 40,000 tokens) is more than the 32,000-token window holds: the model gets its beginning "
         "and end, and reads the rest from /p/in.txt")
-    assert cut_line(3_000, 5_200, 8_000, "/p/in.txt", server=True) == (
+    assert cut_line(3_000, 5_200, 8_000, "/p/in.txt", server="the server at http://10.0.0.5:8000/v1") == (
         "the input (about 3,000 tokens) is over half of the 5,200 at which the conversation is compacted in the "
-        "server's window of 8,000 tokens: the model gets its beginning and end, and reads the rest from /p/in.txt")
+        "8,000-token window of the server at http://10.0.0.5:8000/v1: the model gets its beginning and end, and "
+        "reads the rest from /p/in.txt")

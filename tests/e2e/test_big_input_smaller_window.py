@@ -21,7 +21,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 QUESTION = "Which entry is the odd one out? (QUESTION-AT-THE-END)"
 # ~7,500 tokens: under the room of a 32,000 window (half its 20,800 threshold), over that of 8,000 (2,600)
 PASTE = "".join(f"entry {i}: the value is {i * 7 % 1000}\n" for i in range(1_100)) + QUESTION
-NOTE = "is more than the 5,200 at which the conversation is compacted in the server's window of 8,000 tokens"
+NOTE = "is more than the 5,200 at which the conversation is compacted in the 8,000-token window of the server at"
 
 
 def answer(req) -> Reply:

@@ -14,7 +14,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 from .repl_driver import drive, pasted
 
 QUESTION = "which entry is the odd one out? (QUESTION-AT-THE-END)"
-LINE = "is more than the 5,200 at which the conversation is compacted in the server's window of 8,000 tokens"
+LINE = "is more than the 5,200 at which the conversation is compacted in the 8,000-token window of the server at"
 
 
 def answers(seen: list[str]):

@@ -62,7 +62,8 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     if (learned := s.cm.window_learned) is not None:  # a server whose window is smaller than the one given
         from ..agent.run.stream_events import window_choice
 
-        _row(c, "", f"learned from the server's answers, not {window_choice(s).words(learned.given)}")
+        choice = window_choice(s)  # the server named as the line that said it was learned named it
+        _row(c, "", f"learned from the answers of {choice.named()}, not {choice.words(learned.given)}")
     from .history_view import all_boundaries, compactions
     from .resume_switch import compacted_this_run
 

@@ -26,13 +26,13 @@ SHARE = 2
 SHOWN = 4
 
 
-def cut_line(size: int, threshold: int, window: int, path: object, *, server: bool = False) -> str:
+def cut_line(size: int, threshold: int, window: int, path: object, *, server: str = "") -> str:
     """What the user is told when an input of `size` tokens went to a file (`path`): why, in the
     figures the decision was made on. Over half the room before compaction (`threshold`) it goes,
     also when a request could have held it: the conversation would be compacted at once, and the
     input with it; more than all of that room, it says so. Said alike for the window known at start
-    and a server's smaller one (`server`)."""
-    where = f"the server's window of {window:,} tokens" if server else f"the {window:,}-token window"
+    and a server's smaller one (`server`: that server, named: `the server at http://…`, `DeepSeek's API`)."""
+    where = f"the {window:,}-token window of {server}" if server else f"the {window:,}-token window"
     share = "more than the" if size > threshold else "over half of the"  # 'over half' of 11,700 said of 15,007
     why = (f"is more than {where} holds" if size > window else
            f"is {share} {threshold:,} at which the conversation is compacted in {where}")

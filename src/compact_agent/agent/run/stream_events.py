@@ -279,7 +279,7 @@ def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
     if getattr(ev, "layer", "") == "input" and ev.action == "cut":  # to a window a refusal taught (turn.py)
         window = int(detail.get("window", 0))
         return cut_line(int(detail.get("size", ev.tokens_before)), int(detail.get("threshold", window)), window,
-                        detail.get("path", ""), server=True)
+                        detail.get("path", ""), server=(choice or WindowChoice(given=True)).named())
     if getattr(ev, "action", "") != "failed":
         return None
     if ev.layer == "input":
