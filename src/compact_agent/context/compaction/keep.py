@@ -33,7 +33,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from ..plumbing import tokens
 from ..plumbing.markers import KEPT, KEY, is_compaction_message
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin, side_room
-from . import ledger, summary
+from . import ledger, summary, user_messages
 from .cuts import tail_start
 from .restore import Restorer, pick_files, read_paths_in, reads_one_of
 from .result import NotSmaller, SentSize
@@ -232,12 +232,12 @@ class Keeper:
         return base - self.scaled(plan.overhead) + self.scaled(restored + kept)
 
     # -- its parts ----------------------------------------------------------------------------
-    def user_texts(self, messages: Sequence[ModelMessage]) -> list[str]:
+    def user_texts(self, messages: Sequence[ModelMessage]) -> user_messages.Typed:
         """What the user typed in `messages`, carried verbatim through the compaction: our own
         synthetic messages never count, and `typed` (when given) also leaves out what a harness
         injected as user-role text (reminders, environment context)."""
         texts = summary.user_texts(messages)
-        return texts if self.typed is None else [t for t in texts if self.typed(t)]
+        return texts if self.typed is None else user_messages.typed([t for t in texts if self.typed(t)], texts.left_out)
 
     def tail_budget(self, overhead: int = 0) -> int:
         """Tokens of verbatim tail a compaction keeps: an eighth of the room the threshold leaves

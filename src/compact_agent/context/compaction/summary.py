@@ -29,6 +29,7 @@ from . import ledger
 from .user_messages import CUT_MARK as CUT_MARK
 from .user_messages import MIDDLE_MARK as MIDDLE_MARK
 from .user_messages import USER_HEAD_CHARS as USER_HEAD_CHARS
+from .user_messages import Typed, left_out, left_out_line, typed
 from .user_messages import ends as ends
 from .user_messages import pick_user_messages as pick_user_messages
 
@@ -71,21 +72,24 @@ def programs_part(m: ModelMessage, p: UserPromptPart) -> bool:
     return is_synthetic_text(p.content) and (not compaction_part(p) or written_by_compaction(m))
 
 
-def user_texts(messages: Sequence[ModelMessage]) -> list[str]:
-    """Texts the user typed, oldest first, excluding our own synthetic messages."""
+def user_texts(messages: Sequence[ModelMessage]) -> Typed:
+    """Texts the user typed, oldest first, excluding our own synthetic messages; with how many older
+    ones a compaction message among them left out (`Typed.left_out`)."""
     out: list[str] = []
+    dropped = 0
     for m in messages:
         if not isinstance(m, ModelRequest):
             continue
         # A previous summary: the user's messages it carried are ours to carry on.
         out.extend(carried_users(m))
+        dropped = max(dropped, _left_out_by(m))  # each counts those before it too: the largest
         for p in m.parts:
             if isinstance(p, UserPromptPart) and not programs_part(m, p):
                 text = p.content if isinstance(p.content, str) else " ".join(
                     c for c in p.content if isinstance(c, str))
                 if text.strip():
                     out.append(text)
-    return out
+    return typed(out, dropped)
 
 
 RECORD_TAG = "summary_record"
@@ -185,7 +189,8 @@ def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: 
     body = neutralise(summary.strip())  # no way out of the record, no header of ours inside it
     lines = [head, note, f"<{RECORD_TAG}>", body, f"</{RECORD_TAG}>", ""]
     if user_messages:
-        lines += [users_note, *(user_item(m) for m in user_messages), ""]
+        lines += [users_note, *(user_item(m) for m in user_messages),
+                  *([left_out_line(n)] if (n := left_out(user_messages)) else []), ""]
     shown = {path_line(path): actions for path, actions in (files or {}).items()}
     if shown and (changed := ledger.render(shown)):
         lines += [files_note, *changed, ""]
@@ -223,7 +228,8 @@ def summary_message(summary: str, archive: Path | None, user_messages: Sequence[
         closing="Continue the work from where it stopped without recapping the summary to the user and "
                 "without asking them questions about it.")
     meta = {MARK: {"kind": "summary", "strategy": strategy, "user_messages": list(reversed(user_messages)),
-                   "archive": str(archive) if archive else None, "files_changed": dict(files or {})}}
+                   "archive": str(archive) if archive else None, "files_changed": dict(files or {}),
+                   **({"users_left_out": n} if (n := left_out(user_messages)) else {})}}
     return ModelRequest(parts=[UserPromptPart("\n".join(lines))], metadata=meta)
 
 
@@ -272,6 +278,13 @@ def carried_users(m: ModelMessage) -> list[str]:
     return [u for u in users if isinstance(u, str)] if isinstance(users, list) else []
 
 
+def _left_out_by(m: ModelMessage) -> int:
+    """How many older typed messages compaction message `m` left out, by its metadata (an update: 0)."""
+    meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
+    n = meta.get("users_left_out") if isinstance(meta, dict) else None
+    return n if isinstance(n, int) else 0
+
+
 def carried_tokens(m: ModelMessage, user_budget: int) -> int:
     """Tokens of what a new compaction message would carry again from compaction message `m`: its
     framing, the user's messages in its metadata as a new message would carry them (within
@@ -280,7 +293,7 @@ def carried_tokens(m: ModelMessage, user_budget: int) -> int:
     larger than the message itself: keeping it looked free however many updates it held."""
     meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
     files = meta.get("files_changed") or {} if isinstance(meta, dict) else {}
-    users = pick_user_messages(carried_users(m), user_budget)
+    users = pick_user_messages(typed(carried_users(m), _left_out_by(m)), user_budget)
     shell = summary_message("", None, users, "full", files if isinstance(files, dict) else {})
     return tokens.estimate([shell])
 

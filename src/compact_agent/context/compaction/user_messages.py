@@ -16,17 +16,41 @@ MIDDLE_MARK = " …[the middle of this message is cut here; the whole message is
 """Between the two ends of the newest user message when it alone is longer than the room left for it."""
 
 
-def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> list[str]:
+class Typed(list[str]):
+    """Messages the user typed, and how many older ones are left out of them (`left_out`): by a
+    compaction before, whose message keeps the count in its metadata, and by `pick_user_messages`."""
+
+    left_out = 0
+
+
+def typed(texts: Sequence[str], left_out: int) -> Typed:
+    out = Typed(texts)
+    out.left_out = left_out
+    return out
+
+
+def left_out(texts: Sequence[str]) -> int:
+    """How many older typed messages `texts` (a `Typed`, else none) leaves out."""
+    return texts.left_out if isinstance(texts, Typed) else 0
+
+
+def left_out_line(n: int) -> str:
+    """What a compaction message says under the typed messages it lists where it left older ones out:
+    it said nothing, and a model read the list as all the user had asked (the first, the task, gone)."""
+    return f"{n:,} older message{'' if n == 1 else 's'} left out (their full text is in the archive)"
+
+
+def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
     """Every message the user typed, newest first. Within the budget all of them verbatim. Past it,
     the newest (the request under way) stays whole within the room the older ones' heads leave, or
     half the budget; longer, it keeps its two ends there (a long paste's question comes last). The
     older ones stay verbatim, newest first, while the heads of those before them still fit, then keep
     their first `USER_HEAD_CHARS` characters; where even those do not fit, the oldest are left out
-    (all are in the archive). Older heads first left the newest of twelve 1,300-character prompts
+    (all are in the archive), and counted (`left_out`). Older heads first left the newest of twelve 1,300-character prompts
     in an 8K window its first 300 characters."""
     budget = budget_tokens * int(tokens.CHARS_PER_TOKEN)
     if sum(len(t) for t in texts) <= budget:
-        return list(reversed(texts))
+        return typed(list(reversed(texts)), left_out(texts))
 
     def head(t: str) -> str:
         if MIDDLE_MARK in t[:USER_HEAD_CHARS + len(MIDDLE_MARK)]:  # cut to its ends before: its beginning
@@ -49,7 +73,7 @@ def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> list[str]:
             used += len(h)
         else:
             break
-    return picked
+    return typed(picked, left_out(texts) + len(texts) - len(picked))
 
 
 def ends(text: str, room: int) -> str:
