@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import json
 import sys
 import time
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.usage import RunUsage
@@ -29,9 +27,9 @@ from ..cli_help import nothing_spent
 from ..context.plumbing.events import Event
 from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
-from ..stop_signals import CONTINUES
 from ..words import plural
-from . import print_commands, print_init, print_unsaved, tool_lines
+from . import print_commands, print_init, print_slash, print_unsaved, tool_lines
+from .print_slash import KEPT_HINT, RETRY_HINT
 from .render import archive_line, compacted_text, failed_line, layer_line
 from .visible import visible
 
@@ -41,14 +39,6 @@ if TYPE_CHECKING:
 
 #: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
 EXIT_REFUSED = 3  # (and 141 when the reader of stdout left early: pipes.py)
-RETRY_HINT = "; " + CONTINUES
-#: After an error a retry would only repeat (an HTTP 400): saved, no retry offered, and what could
-#: change: what the provider's message names, before `-c` goes on; or the prompt, in a new session.
-KEPT_HINT = ("; the session is saved with the prompt; sent as it is, it would be refused again: change what the "
-             "provider's message names (--model, a setting) and `compact-agent -c -p ...` continues it, or send "
-             "another prompt without -c")
-
-
 class PrintRun:
     """The state of one print-mode run, so the callbacks stay small."""
 
@@ -302,7 +292,9 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
     if run.stream:
         await print_init.emit_init(run, session)  # its tools the first request's: the MCP servers connect for it
     if (slash := print_commands.slash_command(prompt)) is not None:
-        return await _run_slash(run, session, slash)
+        return await print_slash.run_slash(run, session, slash,
+                                           lambda said, code: _failed(run, said, session, code=code),
+                                           lambda: _refused(run))
     for attached in session.attachments(prompt if typed is None else typed):
         run.note(attached.line)  # what went with the message (an @file, a pasted image), or why not
     prompt, too_large = session.fit_input(prompt, typed)  # input larger than a request goes as a file
@@ -341,51 +333,6 @@ def cost_usd(report: CostReport, s: AgentSession) -> float | None:
     known price: 0.0 would read as free. A run that made no request (an endpoint not reached, a
     slash command) has no model in its report, so the session's own model says it."""
     return round(report.total_cost, 6) if report.priced and s.info.has_prices else None
-
-
-JSON_TEXT_WIDTH = 1_000
-"""Columns a slash command's output is laid out in for a JSON result: no line of it is cut."""
-
-
-async def _run_slash(run: PrintRun, session: AgentSession, line: str) -> int:
-    """A slash command instead of a turn: its refusal (bad arguments, a command of the REPL's own
-    session, a value that cannot work: `/model NAME --window 2k`) is bad usage, exit 2, as a bad
-    flag is; a failure while it runs is exit 1."""
-    from ..error_notes import note_model
-    from ..error_text import describe_error
-    from .command_registry import CommandError
-    from .plain_console import PlainConsole
-    from .render import SafeConsole
-    from .trimmed_lines import trimmed
-
-    shown = io.StringIO()  # json and stream-json: what the command shows is the result's text
-    # Text goes to a terminal at its width, to a file or pipe at 80 columns; a JSON result's text is
-    # not laid out for a screen: no line of prose is cut at 80 columns for a script to join again.
-    width = (None if sys.stdout.isatty() else 80) if run.format == "text" else JSON_TEXT_WIDTH
-    out = sys.stdout if sys.stdout.isatty() else trimmed(sys.stdout)  # not padded to 80 columns
-    made = SafeConsole if run.format == "text" else PlainConsole  # a JSON result's tables: no box drawing
-    console = made(file=out if run.format == "text" else shown, highlight=False, markup=False,
-                   soft_wrap=False, width=width)
-    usage, compactions = replace(session.usage), len(session.cm.compactions)  # what the command adds (/init, /compact)
-    try:  # the caller closes the session
-        await print_commands.run(session, line, console)  # /help: what print mode takes
-    except (CommandError, UsageError) as e:  # UsageError: a value it was given that cannot work (--window 2k)
-        return _failed(run, str(e), session, code=2)
-    except Exception as e:  # noqa: BLE001
-        note_model(e, session.info.name, session.opts.config)  # /init's turn, /compact's summary
-        return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session)
-    if run.format != "text":
-        text = "\n".join(line.rstrip() for line in shown.getvalue().rstrip("\n").splitlines())
-        run.emit(run.result(session, text, _since(usage, session.usage),
-                            session.cm.compactions[compactions:]))
-    return _refused(run) if run.denied else 0
-
-
-def _since(before: RunUsage, now: RunUsage) -> RunUsage:
-    """The model requests made after `before` (a command's turn: /init), in the fields the result shows."""
-    return RunUsage(requests=now.requests - before.requests, input_tokens=now.input_tokens - before.input_tokens,
-                    output_tokens=now.output_tokens - before.output_tokens,
-                    cache_read_tokens=now.cache_read_tokens - before.cache_read_tokens)
 
 
 def _failed(run: PrintRun, message: str, session: AgentSession | None, subtype: str = "error", code: int = 1,
