@@ -254,6 +254,9 @@ def cleared_in_use(**options: Any) -> ContextManager:
                         compactable_tools=["glob"], prices=Prices(known=False), **options)
     assert cm.schedule.reuse is not None
     microcompact(cm).cleared = {"x": "count"}
+    # Cleared while an earlier compaction's kept result was out of use: microcompact does not lift it by
+    # itself, so only the compaction's own `kept` (measured, previewed, lifted) sends it whole again.
+    microcompact(cm).cleared_kept = {"x"}
     cm.schedule.reuse.cited["x"] = cm.schedule.reuse.responses
     return cm
 
