@@ -170,10 +170,7 @@ class PrintRun:
                 "is_error": refused, "result": output, "cut_off": cut, "session_id": saved_id(s),
                 "duration_ms": self.duration_ms(), "num_turns": usage.requests,
                 "total_cost_usd": cost_usd(cost_report(s), s),
-                "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
-                          "cache_read_tokens": usage.cache_read_tokens, "requests": usage.requests,
-                          "summary_requests": len(s.summary_usage),
-                          "memory_requests": len(s.memory.usage) if s.memory is not None else 0},
+                "usage": used(s, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.requests),
                 "compactions": [compaction_json(c) for c in compactions],
                 **self.refused_and_changed()}
 
@@ -197,13 +194,23 @@ class PrintRun:
         report = cost_report(s)
         main = [e for e in s.ext.ledger.entries if e.kind == "main"]
         return {"num_turns": len(main), "total_cost_usd": cost_usd(report, s),
-                "usage": {"input_tokens": sum(e.input_tokens for e in main),
-                          "output_tokens": sum(e.output_tokens for e in main),
-                          "cache_read_tokens": sum(e.cache_read for e in main), "requests": len(main),
-                          "summary_requests": len(s.summary_usage),
-                          "memory_requests": len(s.memory.usage) if s.memory is not None else 0},
+                "usage": used(s, sum(e.input_tokens for e in main), sum(e.output_tokens for e in main),
+                              sum(e.cache_read for e in main), len(main)),
                 "compactions": [compaction_json(c) for c in s.cm.compactions],
                 **self.refused_and_changed()}
+
+
+def used(s: AgentSession, input_tokens: int, output_tokens: int, cache_read: int, requests: int) -> dict[str, int]:
+    """A result's `usage`: the tokens of this run's requests, those of its turns (`requests`, given)
+    and of the summary and session-notes requests, which `total_cost_usd` prices too (a `/compact`
+    cost money while its usage said 0 tokens); the count of each kind apart. Read after `cost_report`,
+    which records the side requests."""
+    side = [e for e in s.ext.ledger.entries if e.kind != "main"]
+    return {"input_tokens": input_tokens + sum(e.input_tokens for e in side),
+            "output_tokens": output_tokens + sum(e.output_tokens for e in side),
+            "cache_read_tokens": cache_read + sum(e.cache_read for e in side), "requests": requests,
+            "summary_requests": len(s.summary_usage),
+            "memory_requests": len(s.memory.usage) if s.memory is not None else 0}
 
 
 async def run_print(opts: SessionOptions, prompt: str, output_format: str = "text", verbose: bool = False,
