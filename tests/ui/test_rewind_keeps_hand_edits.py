@@ -5,11 +5,13 @@ since go back" and the rewind overwrote the user's own lines with no copy anywhe
 
 from __future__ import annotations
 
+import errno
 import io
 from pathlib import Path
 
 from rich.console import Console
 
+from compact_agent.agent.tools import edits
 from tests.e2e.test_rewind_after_compaction import editor, session
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -65,3 +67,31 @@ async def test_the_repl_question_names_the_files_changed_by_hand(tmp_path: Path)
             "in the session's folder) [y/N] y") in out, run.out
     assert hello.read_text() == "one\n"
     assert "(by hand or by a command): hello.txt; the version the rewind replaced is kept in" in out
+
+
+async def test_a_write_that_failed_after_a_hand_edit_does_not_lose_it(tmp_path: Path, monkeypatch) -> None:
+    """The turn after the hand edit saved the file, then its write failed (a full disk): what the
+    agent last wrote is still the earlier turn's. The rewind took the file for one it never knew
+    the writes of, and put back turn 0's version over the hand edit with no copy anywhere."""
+    with FakeOpenAIServer(editor) as server:
+        s = session(tmp_path, server)
+        try:
+            hello = s.cwd / "hello.txt"
+            hello.write_text("zero\n")
+            await s.run_turn("write one")
+            with hello.open("a") as f:
+                f.write("MINE\n")
+
+            def full(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False) -> None:
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+            monkeypatch.setattr(edits, "atomic_write_bytes", full)
+            await s.run_turn("write two")  # saved hello.txt, then could not write it
+            monkeypatch.undo()
+            assert hello.read_text() == "one\nMINE\n"
+            assert s.checkpoints.changed(0) == [hello.resolve()]
+            back = s.rewind(0)
+            assert hello.read_text() == "zero\n"
+            assert back.kept_in is not None and (back.kept_in / "hello.txt").read_text() == "one\nMINE\n"
+        finally:
+            s.close()

@@ -184,8 +184,8 @@ class Checkpoints:
         found: builtins.list[Path] = []
         for path_s, blob in self._states(n)[0].items() if 0 <= n < len(self._items) else ():
             left = None
-            for cp in self._items[n:]:  # the last turn that wrote it says what it left
-                left = cp.left.get(path_s) if path_s in cp.saved or path_s in cp.pruned else left
+            for cp in self._items[n:]:  # the last turn that wrote it says what it left; one whose
+                left = cp.left.get(path_s, left)  # write failed (saved, never written) leaves it as it was
             try:
                 real = self._place(Path(path_s)) if left is not None else None
                 now = hashlib.sha256(read_checked(real)).hexdigest() if real is not None and real.is_file() else None
