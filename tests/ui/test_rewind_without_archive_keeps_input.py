@@ -35,7 +35,7 @@ async def test_a_rewind_that_could_not_take_the_conversation_back_leaves_the_inp
                       keys_answer=True, at_prompt=at_prompt, permission_mode="yes", console=wide)
     out = " ".join(run.out.split())
     assert hello.read_text() == "one\n"
-    assert typed[4] == "", typed  # not back in the input: the conversation still holds it
+    assert typed[-1] == "", typed  # not back in the input (after the y/N answer): the conversation holds it
     assert ("rewound; restored 1 file; the conversation could not go back before the compaction (the transcript "
             "archived then, below, is missing): it stays as it is, and still holds that message and those after "
             "it, in its summary or kept whole; so the prompt is not put back in the input") in out, run.out
