@@ -40,3 +40,35 @@ async def test_a_rewind_that_could_not_take_the_conversation_back_leaves_the_inp
             "archived then, below, is missing): it stays as it is, and still holds that message and those after "
             "it, in its summary or kept whole; so the prompt is not put back in the input") in out, run.out
     assert "the prompt is back in the input" not in out
+
+
+async def test_nor_does_one_whose_files_could_not_all_be_put_back(tmp_path: Path) -> None:
+    """The same rewind, putting the file back failing (a folder stands where it was): the
+    conversation still holds the message all the same. The prompt came back in the input, and the
+    line said the conversation went back."""
+    hello = tmp_path / "project" / "hello.txt"
+    hello.parent.mkdir()
+    hello.write_text("zero\n")
+    typed: list[str] = []
+
+    def at_prompt() -> None:
+        from compact_agent.ui.command_registry import current_repl
+
+        keys = getattr(current_repl(), "keys", None)
+        typed.append(keys.typed if keys is not None else "")
+        if len(typed) == 4:  # written twice and compacted: the archive goes, a folder stands for the file
+            for archive in (tmp_path / "home").rglob("compact-history/*"):
+                archive.unlink()
+            hello.unlink()
+            hello.mkdir()
+
+    wide = Console(record=True, width=400, file=io.StringIO(), force_terminal=False)  # the line whole
+    run = await drive(tmp_path, editor, ["write one\r", "write two\r", "/compact\r", "/rewind 1\r", "y", "\x15\x04"],
+                      keys_answer=True, at_prompt=at_prompt, permission_mode="yes", console=wide)
+    out = " ".join(run.out.split())
+    assert typed[-1] == "", typed
+    assert ("/rewind 1: the session is saved, the conversation as far back as it could go (not before the "
+            "compaction: it still holds that message), but putting the files back failed (Is a directory: "
+            "hello.txt): some may be as they were, and /rewind 1 again puts them back; so the prompt is not put "
+            "back in the input") in out, run.out
+    assert "went back" not in out and "the prompt is back in the input" not in out

@@ -81,8 +81,9 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         if repl is None:
             raise
         if repl.keys is not None:
-            repl.keys.typed = given
-        raise e.then("the prompt is back in the input to edit") from e.__cause__
+            repl.keys.typed = given if e.went_back else ""  # still in the conversation: Enter would send it twice
+        raise e.then("the prompt is back in the input to edit" if e.went_back else
+                     "so the prompt is not put back in the input") from e.__cause__
     # "restored 0 files" read as if some were missing: none changed since, or (`lost`) none could be put back
     files = (f"restored {plural(len(back.restored), 'file')}" if back.restored else
              "no files restored" if back.lost else "no files to restore")

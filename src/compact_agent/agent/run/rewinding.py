@@ -128,6 +128,7 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     # next request's); until the next request the size is the kept messages' own estimate.
     s.compacted_at = datetime.now(UTC)
     s.ext.plan.rewind_to(s.messages)  # the plan of the turns it undoes goes too
+    went_back = before is None or whole or cp.history_len == 0
     try:
         if whole and cp.archive:  # the live conversation is the archive's: its checkpoints index it
             s.checkpoints.back_in(cp.archive)
@@ -139,9 +140,8 @@ def rewind(s: AgentSession, n: int) -> Rewound:
         left = "" if again else _forget_rewound(s.checkpoints)
         # The list's own path, deep in the home folder, would push the rest of the line out of it.
         cause = _os_said(e, s.cwd) if again or isinstance(e, SessionWriteError) else e.strerror or one_line(e)
-        raise FilesNotRestored(n, cause, again, e.errno, left=left) from e
-    return Rewound(restored, said, archive, lost, [_shown(p, s.cwd) for p in changed], kept_in,
-                   went_back=before is None or whole or cp.history_len == 0)
+        raise FilesNotRestored(n, cause, again, e.errno, left=left, went_back=went_back) from e
+    return Rewound(restored, said, archive, lost, [_shown(p, s.cwd) for p in changed], kept_in, went_back=went_back)
 
 
 def _keep(s: AgentSession, changed: list[Path]) -> Path | None:
@@ -201,19 +201,23 @@ class RewindNotSaved(SessionWriteError):
 class FilesNotRestored(SessionWriteError):
     """The conversation went back (saved), then putting the files back failed part of the way
     (`again`: checkpoint n is still there, so the same rewind puts back the rest), or the files
-    are back and the checkpoints left could not be saved."""
+    are back and the checkpoints left could not be saved. `went_back` as in `Rewound`: False, the
+    conversation (its archive unreadable) still holds the message, which the line says."""
 
-    def __init__(self, n: int, cause: str, again: bool, errno: int | None, then: str = "", left: str = "") -> None:
+    def __init__(self, n: int, cause: str, again: bool, errno: int | None, then: str = "", left: str = "",
+                 went_back: bool = True) -> None:
         rest = (f"putting the files back failed ({cause}): some may be as they were, and /rewind {n} "
                 "again puts them back" if again else
                 f"the checkpoints left could not be saved ({cause})")
-        super().__init__(f"/rewind {n}: the conversation went back and the session is saved, but {rest}"
-                         + "".join(f"; {more}" for more in (left, then) if more))
-        self.n, self.cause, self.again, self.errno, self.left = n, cause, again, errno, left
+        saved = ("the conversation went back and the session is saved" if went_back else
+                 "the session is saved, the conversation as far back as it could go (not before the compaction: "
+                 "it still holds that message)")
+        super().__init__(f"/rewind {n}: {saved}, but {rest}" + "".join(f"; {more}" for more in (left, then) if more))
+        self.n, self.cause, self.again, self.errno, self.left, self.went_back = n, cause, again, errno, left, went_back
 
     def then(self, more: str) -> FilesNotRestored:
         """The same failure, its line ending with what else happened (the prompt back in the input)."""
-        return FilesNotRestored(self.n, self.cause, self.again, self.errno, more, self.left)
+        return FilesNotRestored(self.n, self.cause, self.again, self.errno, more, self.left, self.went_back)
 
 
 def _os_said(e: OSError, cwd: Path) -> str:
