@@ -331,3 +331,48 @@ def test_a_clearing_saved_before_the_compaction_lifted_it_is_lifted_after_a_rest
     resumed.load_state(layer.state_to_json())
     cache_warm = dataclasses.replace(budget_for(msgs, T0, threshold=10_000), hot=lambda call_id: False)  # no trigger
     assert content(resumed.apply(msgs, cache_warm).messages, "x") == CLEARED
+
+
+async def test_a_resumed_session_sends_whole_a_result_an_earlier_compaction_kept_before_a_compact_from() -> None:
+    """A `/compact --from` keeps the part before its pivot verbatim, an earlier compaction's kept listing
+    (`y`) with it, and summarises the responses after it that used the listing. Live the listing stays in
+    use and goes out whole; resumed (`-c`), only the results marked kept after the newest compaction's
+    message counted as reached at it, and microcompact sent the placeholder. Both send it whole now."""
+    later = T0 + timedelta(hours=2)
+    settings = CompactionSettings(collapse_enabled=False, priced_compaction=False, microcompact_trigger=1,
+                                  microcompact_keep_recent=0, microcompact_min_free_tokens=100)
+    msgs: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("The summary of the earlier work.")], metadata=SUMMARY),
+        ModelResponse(parts=[ToolCallPart("glob", {"pattern": "tests/old/*.py"}, tool_call_id="y")], metadata=KEPT,
+                      timestamp=T0),
+        ModelRequest(parts=[ToolReturnPart("glob", OLD_LISTING, tool_call_id="y")], metadata=KEPT),
+        ModelResponse(parts=[TextPart("Listed.")], timestamp=T0),
+        ModelRequest(parts=[UserPromptPart("Go through the old tests with the log.")])]
+    for n in range(1, 5):  # naming old tests: the model uses `y`
+        msgs += [ModelResponse(parts=[TextPart(f"next tests/old/test_case_{n:03d}.py"),
+                                      ToolCallPart("read", {"page": n}, tool_call_id=f"r{n}")], timestamp=T0),
+                 ModelRequest(parts=[ToolReturnPart("read", log_page(n)[:1_300], tool_call_id=f"r{n}")])]
+    msgs.append(ModelResponse(parts=[TextPart("Done with four pages.")], timestamp=T0))
+
+    def manager() -> ContextManager:
+        return ContextManager.wired(Internals(clock=lambda: later), window=16_000, settings=settings,
+                                    compactable_tools=["glob", "read"], prices=Prices(known=False))
+
+    async def summarize(messages: list[ModelMessage], prompt: str) -> str:
+        return "<summary>Went through four pages of the log.</summary>"
+
+    def sent_y(cm: ContextManager, history: list[ModelMessage]) -> object:
+        return content(cm.shape([*history, ModelRequest(parts=[UserPromptPart("Go on with case 5.")])])[0], "y")
+
+    live = manager()
+    live.learn_conversation(msgs)
+    assert live.compactor is not None
+    result = await live.compactor.compact_partial(msgs, 4, "from", summarize=summarize, archive=lambda: None)
+    live.apply_result(result)
+    new = list(result.messages)
+    assert sent_y(live, new) == OLD_LISTING
+    resumed = manager()
+    resumed.load_layer_state({layer.name: layer.state_to_json() for layer in live.layers
+                              if isinstance(layer, Microcompact)})
+    resumed.learn_conversation(new)
+    assert sent_y(resumed, new) == OLD_LISTING

@@ -33,7 +33,7 @@ from ..plumbing import tokens
 from ..plumbing.markers import is_compaction_message, is_kept_result
 from .economics import Prices
 
-__all__ = ["Reach", "Reuse", "edit_texts", "norm", "part_texts", "references"]
+__all__ = ["Reach", "Reuse", "edit_texts", "kept_at_compaction", "norm", "part_texts", "references"]
 
 MIN_REF = 8
 MIN_CAMEL = 6
@@ -169,14 +169,22 @@ def used_items(response: ModelResponse, tools: Collection[str] = ()) -> list[str
 
 
 def kept_at_compaction(history: Sequence[ModelMessage]) -> tuple[frozenset[str], int]:
-    """The call ids of the results the newest compaction of `history` kept for the model (marked kept,
-    after its message), and the index of the last of them (-1: none)."""
+    """The call ids of the results `history` holds marked kept, which count as reached at its newest
+    compaction, and the index after which they are (the last of them, or the newest compaction's message
+    if later; -1: none).
+
+    A compaction drops what it summarises, so every marked result left was not summarised by the
+    newest one: the results it kept (after its message), and those an earlier compaction kept that it
+    left verbatim, such as the part before a `/compact --from` message, whose responses that used
+    them it summarised away."""
     start = next((i for i in range(len(history) - 1, -1, -1) if is_compaction_message(history[i])), None)
     if start is None:
         return frozenset(), -1
-    held = [(i, p.tool_call_id) for i in range(start + 1, len(history)) if is_kept_result(history[i])
+    held = [(i, p.tool_call_id) for i in range(len(history)) if is_kept_result(history[i])
             for p in history[i].parts if isinstance(p, ToolReturnPart)]
-    return frozenset(call_id for _, call_id in held), max((i for i, _ in held), default=-1)
+    if not held:
+        return frozenset(), -1
+    return frozenset(call_id for _, call_id in held), max(start, *(i for i, _ in held))
 
 
 @dataclass(frozen=True)
@@ -259,8 +267,8 @@ class Reuse:
         they had just arrived: a session continued after a restart keeps what it had learnt.
 
         The responses that made the newest compaction keep a result were summarised away: the results
-        it kept after its message count as reached at the compaction (`kept_at_compaction`), as they
-        were when it kept them. Relearnt from the responses left, the listing a compaction kept went
+        it kept, and those an earlier compaction kept that it left verbatim (before a `/compact --from`
+        message), count as reached at the compaction (`kept_at_compaction`), as they were when it ran. Relearnt from the responses left, the listing a compaction kept went
         out of use at once, and microcompact sent it as its placeholder after a resume."""
         points = [i for i, m in enumerate(history) if isinstance(m, ModelResponse)][-self.recent:]
         kept, since = kept_at_compaction(history)
