@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from ..layers.digest import DIGEST_HEADER, default_digest
+from ..layers.digest import DIGEST_HEADER, default_digest, model_steps
 from ..plumbing import tokens
 from ..plumbing.lookalikes import INVISIBLE, LESS_THAN, TAG_GAP, marked, spelt_apart
 from ..plumbing.markers import OWN_TEXT
@@ -347,11 +347,11 @@ def without_record(text: str) -> str:
 
 def record_of(messages: Sequence[ModelMessage]) -> str | None:
     """The compaction record of `messages` written by the program, not a model: the record of the
-    compaction they start with, as it was, then every step since — each ask, each tool call with
-    its key arguments and how it ended, the files read and changed (collapse's digest). None
+    compaction they start with, as it was, then every step since but what it wrote in (`model_steps`)
+    — each ask, each tool call with its key arguments and how it ended (collapse's digest). None
     when the steps do not all fit `RECORD_MAX_CHARS`: then a summary says more for its size."""
     earlier = ""
-    rest = list(messages)
+    rest = model_steps(messages)
     if rest and is_summary(rest[0]) and isinstance(rest[0], ModelRequest):  # a summary is a request
         first = rest[0]
         earlier = "\n\n".join(records_in(first))

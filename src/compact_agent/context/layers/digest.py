@@ -8,14 +8,16 @@ to `ContextCollapse`; the summary carries a collapsed digest through a compactio
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
+    ModelResponse,
     ModelResponsePart,
     RetryPromptPart,
     TextContent,
@@ -25,7 +27,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..plumbing.markers import OWN_TEXT, failed_result
+from ..plumbing.markers import OWN_TEXT, failed_result, is_kept_result, ours
 from .previews import result_lines
 
 DIGEST_HEADER = "[Collapsed history digest]"
@@ -147,6 +149,38 @@ def ask_text(part: object) -> str | None:
         return None
     text = _prompt_str(part)
     return None if text.lstrip().startswith(("<system-reminder>", OWN_TEXT)) else text
+
+
+RESTORED = "restore"
+"""The `[KEY]["synthetic"]` kind of the read_file exchange a compaction puts after its summary: a
+file the program read again from disk (the agent's `mention_messages`), not a read of the model's."""
+
+
+def copied_ids(messages: Sequence[ModelMessage]) -> set[str]:
+    """The call ids of what a compaction wrote in again after its summary: the files it restored
+    (their results marked `RESTORED`) and the results in use it kept (the calls of the responses
+    marked `KEPT`: its request half may be joined with the message after it, which the mark then
+    covers too)."""
+    return {p.tool_call_id for m in messages for p in m.parts
+            if (isinstance(p, ToolReturnPart) and ours(p).get("synthetic") == RESTORED)
+            or (isinstance(p, ToolCallPart) and isinstance(m, ModelResponse) and is_kept_result(m))}
+
+
+def model_steps(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """`messages` without what a compaction wrote in again (`copied_ids`, calls and results): what a
+    record lists as done since the record or summary before it. A result kept is a copy of a call
+    that one covered, a file restored the program read: listed again, each compaction told the model
+    it had written a file once more, and read it, at a later point each time. A message left with
+    no part goes."""
+    copied = copied_ids(messages)
+    out: list[ModelMessage] = []
+    for m in messages:
+        parts = [p for p in m.parts if not (isinstance(p, ToolCallPart | ToolReturnPart) and p.tool_call_id in copied)]
+        if len(parts) == len(m.parts):
+            out.append(m)
+        elif parts:
+            out.append(dataclasses.replace(m, parts=parts))  # type: ignore[arg-type]
+    return out
 
 
 def asks(messages: list[ModelMessage]) -> list[str]:
