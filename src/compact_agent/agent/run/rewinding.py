@@ -30,8 +30,9 @@ from typing import Protocol
 
 from pydantic_ai.messages import ModelMessage
 
+from ... import secrets
 from ...context.plumbing.events import one_line
-from ...session.files import atomic_write
+from ...session.files import ensure_private_dir
 from ...session.listing import NOT_FOLDING
 from ...session.store import SessionWriteError, load_session_file
 from ...words import plural
@@ -39,7 +40,7 @@ from ..safety.checked_open import read_checked
 from ..tools.checkpoint_entry import Checkpoint, message_key
 from ..tools.checkpoint_retention import lost_line
 from ..tools.checkpoints import Checkpoints
-from ..tools.file_state import READ_STATE_FILE, save_read_state
+from ..tools.file_state import READ_STATE_FILE, atomic_write_bytes, save_read_state
 from .extensions import SessionExtensions
 from .session_parts import SessionParts
 
@@ -146,7 +147,10 @@ def rewind(s: AgentSession, n: int) -> Rewound:
 
 def _keep(s: AgentSession, changed: list[Path]) -> Path | None:
     """Copy each of the files `changed` as it is now into a new `rewind-kept/<time>/` folder of the
-    session's, under its path in the project (fsynced, private, as the session's own files); the folder."""
+    session's, under its path in the project (fsynced, 0600 in 0700 folders); the folder. Each copy is
+    the version replaced byte for byte, as the checkpoints keep versions: only the API key in use is
+    sealed (`secrets.seal_bytes`, a mark where it was), nothing redacted (a URL's password the user
+    typed would exist nowhere once the rewind replaced the file)."""
     if not changed:
         return None
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -156,7 +160,9 @@ def _keep(s: AgentSession, changed: list[Path]) -> Path | None:
         folder = folder.with_name(f"{stamp}-{n}")
     for path in changed:
         shown = _shown(path, s.cwd)  # one outside the project under its whole path
-        atomic_write(folder / (Path(*shown.parts[1:]) if shown.is_absolute() else shown), read_checked(path.resolve()))
+        target = folder / (Path(*shown.parts[1:]) if shown.is_absolute() else shown)
+        ensure_private_dir(target.parent)
+        atomic_write_bytes(target, secrets.seal_bytes(read_checked(path.resolve())), mode=0o600)
     return folder
 
 
