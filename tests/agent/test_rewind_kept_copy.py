@@ -4,6 +4,8 @@ use sealed, a mark where it was), written only inside the session's `rewind-kept
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 from compact_agent import secrets
@@ -16,12 +18,12 @@ from tests.fakes.openai_server import FakeOpenAIServer
 KEY = "sk-test-5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b"
 
 
-def _session(tmp_path: Path, server: FakeOpenAIServer) -> AgentSession:
+def _session(tmp_path: Path, server: FakeOpenAIServer, extra_dirs: list[str] | None = None) -> AgentSession:
     cwd = tmp_path / "project"
     cwd.mkdir(exist_ok=True)
     return AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key=KEY,
                                        permission_mode="yes", home=tmp_path / "home",
-                                       settings=Settings(memory_enabled=False)))
+                                       settings=Settings(memory_enabled=False, extra_dirs=extra_dirs or [])))
 
 
 async def test_the_copy_is_the_version_replaced_a_url_password_in_it_too(tmp_path: Path) -> None:
@@ -44,3 +46,57 @@ async def test_the_copy_is_the_version_replaced_a_url_password_in_it_too(tmp_pat
     assert b"postgres://app:hunter2pass@db.local/x" in copy, copy
     assert KEY.encode() not in copy and secrets.unseal_bytes(copy) == mine, copy  # the key sealed, as in a version
     assert oct((back.kept_in / "hello.txt").stat().st_mode & 0o777) == "0o600"
+
+
+async def test_a_list_that_spells_a_path_otherwise_does_not_lead_the_copy_out(tmp_path: Path) -> None:
+    """checkpoints.json names hello.txt by a path that climbs past the root and down again: it is
+    the project's file (a rewind may put it back), and the copy was named from the path as spelt,
+    climbing out of the folder of kept copies. It is named by where the file is."""
+    with FakeOpenAIServer(editor, api_key=KEY) as server:
+        s = _session(tmp_path, server)
+        try:
+            hello = s.cwd / "hello.txt"
+            hello.write_text("zero\n")
+            await s.run_turn("write one")
+            hello.write_text("one\nMINE\n")
+            index = s.store.dir / "checkpoints" / "checkpoints.json"
+            listed = json.loads(index.read_text())
+            key = str(hello)
+            spelt = str(s.cwd) + "/.." * (len(s.cwd.parts) - 1) + key  # the same file
+            assert Path(spelt).resolve() == hello
+            first = listed["checkpoints"][0]
+            first["saved"], first["left"] = {spelt: first["saved"][key]}, {spelt: first["left"][key]}
+            index.write_text(json.dumps(listed))
+            s.checkpoints.load()
+            back = s.rewind(0)
+        finally:
+            s.close()
+    assert hello.read_text() == "zero\n"
+    assert back.kept_in is not None and back.kept == [Path("hello.txt")]
+    assert [p for p in back.kept_in.rglob("*") if p.is_file()] == [back.kept_in / "hello.txt"]
+    climbed = Path(os.path.normpath(back.kept_in / Path(spelt).relative_to(s.cwd)))  # where it went
+    assert not climbed.exists(), climbed
+
+
+async def test_a_file_outside_the_project_does_not_share_a_name_with_one_in_it(tmp_path: Path) -> None:
+    """`/data/x.txt` (in `extra_dirs`) was kept as `data/x.txt`, the name of the project's
+    `data/x.txt`: the second copy replaced the first. With one outside, each has a root of its own."""
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    with FakeOpenAIServer(editor, api_key=KEY) as server:
+        s = _session(tmp_path, server, extra_dirs=[str(extra)])
+        try:
+            hello, there = s.cwd / "hello.txt", extra / "x.txt"
+            hello.write_text("zero\n")
+            await s.run_turn("write one")
+            s.checkpoints.before_write(there)  # as the write tools do, in the turn's checkpoint
+            there.write_text("agent\n")
+            s.checkpoints.wrote(there, b"agent\n")
+            hello.write_text("mine here\n")
+            there.write_text("mine there\n")
+            back = s.rewind(0)
+        finally:
+            s.close()
+    assert back.kept_in is not None and not there.exists()
+    assert (back.kept_in / "project" / "hello.txt").read_text() == "mine here\n"
+    assert (back.kept_in / "elsewhere" / there.relative_to("/")).read_text() == "mine there\n"

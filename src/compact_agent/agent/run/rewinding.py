@@ -22,6 +22,7 @@ found again by the message before it, and one whose message is gone is dropped, 
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -146,8 +147,11 @@ def rewind(s: AgentSession, n: int) -> Rewound:
 
 
 def _keep(s: AgentSession, changed: list[Path]) -> Path | None:
-    """Copy each of the files `changed` as it is now into a new `rewind-kept/<time>/` folder of the
-    session's, under its path in the project (fsynced, 0600 in 0700 folders); the folder. Each copy is
+    """Copy each of the files `changed` (resolved, as `Checkpoints.changed` gives them) as it is now
+    into a new `rewind-kept/<time>/` folder of the session's, under its path in the project; when
+    some are outside it (`extra_dirs`), those of the project go under `project/` and the others
+    under `elsewhere/` by their whole path, so that no two share a name. Fsynced, 0600 in 0700
+    folders, and never outside that folder (checked); the folder. Each copy is
     the version replaced byte for byte, as the checkpoints keep versions: only the API key in use is
     sealed (`secrets.seal_bytes`, a mark where it was), nothing redacted (a URL's password the user
     typed would exist nowhere once the rewind replaced the file)."""
@@ -158,12 +162,21 @@ def _keep(s: AgentSession, changed: list[Path]) -> Path | None:
     while folder.exists():  # a rewind of the same second
         n += 1
         folder = folder.with_name(f"{stamp}-{n}")
+    apart = not all(p.is_relative_to(s.cwd) for p in changed)
     for path in changed:
-        shown = _shown(path, s.cwd)  # one outside the project under its whole path
-        target = folder / (Path(*shown.parts[1:]) if shown.is_absolute() else shown)
+        target = folder / _kept_name(path, s.cwd, apart)
+        if not target.resolve().is_relative_to(folder.resolve()):  # a path that is not resolved: not ours
+            raise OSError(errno.EINVAL, "not a path in the project or the folders the tools may write", str(path))
         ensure_private_dir(target.parent)
         atomic_write_bytes(target, secrets.seal_bytes(read_checked(path.resolve())), mode=0o600)
     return folder
+
+
+def _kept_name(path: Path, cwd: Path, apart: bool) -> Path:
+    """Where in the folder of kept copies the copy of `path` (resolved) goes (`_keep`)."""
+    if path.is_relative_to(cwd):
+        return Path("project", path.relative_to(cwd)) if apart else path.relative_to(cwd)
+    return Path("elsewhere", *path.parts[1:])
 
 
 def _reads_back(s: AgentSession, reads: bytes, restored: list[Path]) -> None:

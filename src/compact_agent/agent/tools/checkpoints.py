@@ -179,8 +179,9 @@ class Checkpoints:
 
     def changed(self, n: int) -> builtins.list[Path]:
         """The files a rewind to checkpoint n would replace that are not as the file tools last left
-        them (changed by hand or by a command since), nor already as it puts them back. A file whose
-        last write is not known (a checkpoint of an earlier version) is not among them."""
+        them (changed by hand or by a command since), nor already as it puts them back, each where it
+        resolves now (the file read, whatever path the list spells). A file whose last write is not
+        known (a checkpoint of an earlier version) is not among them."""
         found: builtins.list[Path] = []
         for path_s, blob in self._states(n)[0].items() if 0 <= n < len(self._items) else ():
             left = None
@@ -191,8 +192,8 @@ class Checkpoints:
                 now = hashlib.sha256(read_checked(real)).hexdigest() if real is not None and real.is_file() else None
             except OSError:
                 continue
-            if now is not None and now not in (left, blob) and (blob is None or self._store.version(blob) is not None):
-                found.append(Path(path_s))  # one left as it is (its version missing or sealed) loses nothing
+            if real is not None and now is not None and now not in (left, blob) and (blob is None or self._store.version(blob) is not None):
+                found.append(real)  # one left as it is (its version missing or sealed) loses nothing
         return found
 
     def list(self) -> list[Checkpoint]:
