@@ -4,11 +4,15 @@ use sealed, a mark where it was), written only inside the session's `rewind-kept
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
 
+import pytest
+
 from compact_agent import secrets
+from compact_agent.agent.run import rewinding
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
@@ -100,3 +104,50 @@ async def test_a_file_outside_the_project_does_not_share_a_name_with_one_in_it(t
     assert back.kept_in is not None and not there.exists()
     assert (back.kept_in / "project" / "hello.txt").read_text() == "mine here\n"
     assert (back.kept_in / "elsewhere" / there.relative_to("/")).read_text() == "mine there\n"
+
+
+async def test_a_copy_that_fails_leaves_none_and_names_the_file(tmp_path: Path, monkeypatch) -> None:
+    """Two files changed by hand, the second copy fails (a full disk): nothing changes, as before,
+    but the first copy stayed in a folder of its own (one more each time it was tried again), and
+    the line said the session could not be saved. A session that cannot be saved after the copies
+    removes them too."""
+    with FakeOpenAIServer(editor, api_key=KEY) as server:
+        s = _session(tmp_path, server)
+        try:
+            hello, other = s.cwd / "hello.txt", s.cwd / "b.txt"
+            hello.write_text("zero\n")
+            await s.run_turn("write one")
+            s.checkpoints.before_write(other)  # as the write tools do, in the turn's checkpoint
+            other.write_text("agent\n")
+            s.checkpoints.wrote(other, b"agent\n")
+            hello.write_text("mine a\n")
+            other.write_text("mine b\n")
+            real, calls = rewinding.atomic_write_bytes, []
+
+            def second_fails(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False) -> None:
+                calls.append(path)
+                if len(calls) == 2:
+                    raise OSError(errno.ENOSPC, "No space left on device", str(path.with_name(".b.txt.1234abcd.tmp")))
+                real(path, data, mode, checked=checked)
+
+            monkeypatch.setattr(rewinding, "atomic_write_bytes", second_fails)
+            with pytest.raises(rewinding.RewindNotSaved) as e:
+                s.rewind(0)
+            monkeypatch.undo()
+            assert str(e.value) == ("/rewind 0 changed nothing: the version of b.txt changed by hand could not be "
+                                    "kept (No space left on device); the files and the conversation are as they were")
+            assert not (s.store.dir / "rewind-kept").exists()
+
+            def full() -> Path:
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+            monkeypatch.setattr(s.store, "archive", full)
+            with pytest.raises(rewinding.RewindNotSaved, match="the session could not be saved first"):
+                s.rewind(0)
+            monkeypatch.undo()
+            assert not (s.store.dir / "rewind-kept").exists()
+            assert (hello.read_text(), other.read_text()) == ("mine a\n", "mine b\n")
+            back = s.rewind(0)  # room again: both kept
+        finally:
+            s.close()
+    assert back.kept_in is not None and sorted(p.name for p in back.kept_in.iterdir()) == ["b.txt", "hello.txt"]

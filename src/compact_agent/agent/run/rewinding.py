@@ -22,8 +22,10 @@ found again by the message before it, and one whose message is gone is dropped, 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,13 +117,14 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     messages, said, archive, whole = before or (s.messages[:cp.history_len], "", None, False)
     reads = s.checkpoints.reads_at(n)  # before the rewind deletes what its checkpoints kept
     changed = s.checkpoints.changed(n)
+    kept_in = _keep(s, n, changed)  # first: a version that cannot be kept is not replaced
     try:
-        kept_in = _keep(s, changed)  # first: a version that cannot be kept is not replaced
         archived = s.store.archive()
         s.store.rewrite({"trigger": "rewind", "strategy": "rewind", "tokens_before": 0, "tokens_after": 0,
                          "archive": str(archived), "time": ""}, messages,
                         start_of=Path(cp.archive) if whole and cp.archive else None)
     except OSError as e:
+        _unkeep(kept_in)  # nothing replaced: no copy of it
         raise RewindNotSaved(n, e) from e
     s.messages = messages
     s.cm.resume(s.messages)
@@ -146,7 +149,7 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     return Rewound(restored, said, archive, lost, [_shown(p, s.cwd) for p in changed], kept_in, went_back=went_back)
 
 
-def _keep(s: AgentSession, changed: list[Path]) -> Path | None:
+def _keep(s: AgentSession, n: int, changed: list[Path]) -> Path | None:
     """Copy each of the files `changed` (resolved, as `Checkpoints.changed` gives them) as it is now
     into a new `rewind-kept/<time>/` folder of the session's, under its path in the project; when
     some are outside it (`extra_dirs`), those of the project go under `project/` and the others
@@ -154,22 +157,36 @@ def _keep(s: AgentSession, changed: list[Path]) -> Path | None:
     folders, and never outside that folder (checked); the folder. Each copy is
     the version replaced byte for byte, as the checkpoints keep versions: only the API key in use is
     sealed (`secrets.seal_bytes`, a mark where it was), nothing redacted (a URL's password the user
-    typed would exist nowhere once the rewind replaced the file)."""
+    typed would exist nowhere once the rewind replaced the file). A copy that cannot be made (a full
+    disk) removes those made and raises `RewindNotSaved` naming the file: rewind `n` changes nothing."""
     if not changed:
         return None
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder, n = s.store.dir / "rewind-kept" / stamp, 1
+    folder, k = s.store.dir / "rewind-kept" / stamp, 1
     while folder.exists():  # a rewind of the same second
-        n += 1
-        folder = folder.with_name(f"{stamp}-{n}")
+        k += 1
+        folder = folder.with_name(f"{stamp}-{k}")
     apart = not all(p.is_relative_to(s.cwd) for p in changed)
     for path in changed:
         target = folder / _kept_name(path, s.cwd, apart)
-        if not target.resolve().is_relative_to(folder.resolve()):  # a path that is not resolved: not ours
-            raise OSError(errno.EINVAL, "not a path in the project or the folders the tools may write", str(path))
-        ensure_private_dir(target.parent)
-        atomic_write_bytes(target, secrets.seal_bytes(read_checked(path.resolve())), mode=0o600)
+        try:
+            if not target.resolve().is_relative_to(folder.resolve()):  # a path that is not resolved: not ours
+                raise OSError(errno.EINVAL, "not a path in the project or the folders the tools may write")
+            ensure_private_dir(target.parent)
+            atomic_write_bytes(target, secrets.seal_bytes(read_checked(path.resolve())), mode=0o600)
+        except OSError as e:
+            _unkeep(folder)
+            raise RewindNotSaved(n, e, f"the version of {_shown(path, s.cwd)} changed by hand could not be kept") from e
     return folder
+
+
+def _unkeep(folder: Path | None) -> None:
+    """Remove the copies of a rewind that changed nothing, their folder, and `rewind-kept` left empty."""
+    if folder is None:
+        return
+    shutil.rmtree(folder, ignore_errors=True)  # one `_keep` made new: only our copies are in it
+    with contextlib.suppress(OSError):
+        folder.parent.rmdir()
 
 
 def _kept_name(path: Path, cwd: Path, apart: bool) -> Path:
@@ -209,11 +226,13 @@ def _forget_rewound(checkpoints: Checkpoints) -> str:
 
 
 class RewindNotSaved(SessionWriteError):
-    """The session could not be archived and rewritten: nothing was rewound."""
+    """The session could not be archived and rewritten, or (`what`) a file's version not kept: nothing
+    was rewound."""
 
-    def __init__(self, n: int, cause: OSError) -> None:
-        super().__init__(f"/rewind {n} changed nothing: the session could not be saved first ({one_line(cause)}); "
-                         "the files and the conversation are as they were")
+    def __init__(self, n: int, cause: OSError, what: str = "") -> None:
+        said = f"{what} ({cause.strerror or one_line(cause)})" if what else \
+            f"the session could not be saved first ({one_line(cause)})"
+        super().__init__(f"/rewind {n} changed nothing: {said}; the files and the conversation are as they were")
         self.errno = cause.errno
 
 
