@@ -12,13 +12,12 @@ yet, or none can be kept (something else stands where they go).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.console import Console
 
 from .. import secrets
-from ..agent.run.rewinding import FilesNotRestored
+from ..agent.run.rewinding import FilesNotRestored, shown_path
 from ..agent.run.runner import AgentSession
+from ..agent.tools.checkpoint_retention import names
 from ..shell_message import SHELL_HEAD
 from ..words import plural
 from . import render
@@ -67,7 +66,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
                 "is undone)")
         changed = s.checkpoints.changed(n)  # their versions are kept, which the question says
         kept = (f"; changed by hand or by a command since the agent wrote {'it' if len(changed) == 1 else 'them'}: "
-                f"{_names([_rel(p, s.cwd) for p in changed])} (the version replaced is kept in the session's folder)"
+                f"{names([shown_path(p, s.cwd) for p in changed])} (the version replaced is kept in the session's folder)"
                 if changed else "")
         if not await repl.confirm(f"rewind to before “{render.clip_words(prompts[n], 60)}”? "
                                   f"{goes}; the plan of those turns too{kept} [y/N] "):
@@ -97,7 +96,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     if back.kept_in is not None:  # changed since the agent wrote them: not lost, and said where
         one = len(back.kept) == 1
         c.print(f"{plural(len(back.kept), 'file')} changed since the agent wrote {'it' if one else 'them'} (by hand "
-                f"or by a command): {_names(back.kept)}; the {'version' if one else 'versions'} the rewind replaced "
+                f"or by a command): {names(back.kept)}; the {'version' if one else 'versions'} the rewind replaced "
                 f"{'is' if one else 'are'} kept in", style="yellow", markup=False, highlight=False)
         c.print(f"  {back.kept_in}", style="dim", soft_wrap=True, highlight=False)
     if back.lost:  # versions pruned (or deleted): those files stay as they are
@@ -110,13 +109,6 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     if repl is not None and repl.keys is not None:
         repl.keys.typed = given  # as shown when sent: a large paste as its placeholder
 
-
-def _rel(path: Path, cwd: Path) -> Path:
-    return path.relative_to(cwd) if path.is_relative_to(cwd) else path
-
-
-def _names(paths: list[Path]) -> str:
-    return ", ".join(str(p) for p in paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
 
 def _why_no_checkpoints(s: AgentSession) -> str:

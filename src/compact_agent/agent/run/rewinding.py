@@ -112,8 +112,8 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     before = _before_compaction(cp, s.messages, live_after, s.store.archives()) if cp.archive is not None else None
     pruned, missing = s.checkpoints.unrestorable(n)
     fenced, sealed = s.checkpoints.fenced(n), s.checkpoints.sealed(n)
-    lost = lost_line([_shown(p, s.cwd) for p in pruned], [_shown(p, s.cwd) for p in missing], s.checkpoints.max_bytes,
-                     [_shown(p, s.cwd) for p in fenced], [_shown(p, s.cwd) for p in sealed])
+    lost = lost_line([shown_path(p, s.cwd) for p in pruned], [shown_path(p, s.cwd) for p in missing], s.checkpoints.max_bytes,
+                     [shown_path(p, s.cwd) for p in fenced], [shown_path(p, s.cwd) for p in sealed])
     messages, said, archive, whole = before or (s.messages[:cp.history_len], "", None, False)
     reads = s.checkpoints.reads_at(n)  # before the rewind deletes what its checkpoints kept
     changed = s.checkpoints.changed(n)
@@ -146,7 +146,7 @@ def rewind(s: AgentSession, n: int) -> Rewound:
         # The list's own path, deep in the home folder, would push the rest of the line out of it.
         cause = _os_said(e, s.cwd) if again or isinstance(e, SessionWriteError) else e.strerror or one_line(e)
         raise FilesNotRestored(n, cause, again, e.errno, left=left, went_back=went_back) from e
-    return Rewound(restored, said, archive, lost, [_shown(p, s.cwd) for p in changed], kept_in, went_back=went_back)
+    return Rewound(restored, said, archive, lost, [shown_path(p, s.cwd) for p in changed], kept_in, went_back=went_back)
 
 
 def _keep(s: AgentSession, n: int, changed: list[Path]) -> Path | None:
@@ -176,7 +176,7 @@ def _keep(s: AgentSession, n: int, changed: list[Path]) -> Path | None:
             atomic_write_bytes(target, secrets.seal_bytes(read_checked(path.resolve())), mode=0o600)
         except OSError as e:
             _unkeep(folder)
-            raise RewindNotSaved(n, e, f"the version of {_shown(path, s.cwd)} changed by hand could not be kept") from e
+            raise RewindNotSaved(n, e, f"the version of {shown_path(path, s.cwd)} changed by hand could not be kept") from e
     return folder
 
 
@@ -264,11 +264,11 @@ def _os_said(e: OSError, cwd: Path) -> str:
     if isinstance(e, SessionWriteError) or not e.strerror:
         return one_line(e)
     name = e.filename2 if e.filename2 is not None else e.filename
-    return f"{e.strerror}: {_shown(Path(os.fsdecode(name)), cwd)}" if name is not None else e.strerror
+    return f"{e.strerror}: {shown_path(Path(os.fsdecode(name)), cwd)}" if name is not None else e.strerror
 
 
-def _shown(path: Path, cwd: Path) -> Path:
-    """`path` as the user knows it: from the session's directory when it is in there."""
+def shown_path(path: Path, cwd: Path) -> Path:
+    """`path` as the user knows it: from the session's directory when it is in there (/rewind's lines)."""
     try:
         return path.relative_to(cwd)
     except ValueError:

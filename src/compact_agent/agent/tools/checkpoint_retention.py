@@ -80,22 +80,23 @@ def lost_line(pruned: Sequence[Path], missing: Sequence[Path], cap: int = MAX_SA
     if sealed:
         parts.append(f"{plural(len(sealed), 'file')} changed since could not be put back: "
                      f"{'its saved version holds' if len(sealed) == 1 else 'their saved versions hold'} an API key "
-                     f"other than the one in use, which the session did not keep: {_names(sealed)}")
+                     f"other than the one in use, which the session did not keep: {names(sealed)}")
     if fenced:
         parts.append(f"{plural(len(fenced), 'file')} left as {'it is' if len(fenced) == 1 else 'they are'}: "
-                     f"outside the working directory or where the file tools may not write: {_names(fenced)}")
+                     f"outside the working directory or where the file tools may not write: {names(fenced)}")
     if pruned:
         parts.append(f"{plural(len(pruned), 'file')} changed since could not be put back: the session keeps the "
                      f"newest {_bytes(cap)} of the files' versions and those were older, so "
-                     f"{'it stays' if len(pruned) == 1 else 'they stay'} as now: {_names(pruned)}")
+                     f"{'it stays' if len(pruned) == 1 else 'they stay'} as now: {names(pruned)}")
     if missing:
         parts.append(f"{plural(len(missing), 'file')} changed since could not be put back: "
                      f"{'its saved version is' if len(missing) == 1 else 'their saved versions are'} missing "
-                     f"from the session's folder: {_names(missing)}")
+                     f"from the session's folder: {names(missing)}")
     return "; ".join(parts)
 
 
-def _names(paths: Sequence[Path]) -> str:
+def names(paths: Sequence[Path]) -> str:
+    """The first five of `paths`, and how many more (the lines of /rewind)."""
     shown = ", ".join(str(p) for p in paths[:5])
     return shown + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
