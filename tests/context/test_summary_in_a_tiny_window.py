@@ -121,3 +121,25 @@ async def test_a_retry_after_a_refused_tool_call_is_worded_for_its_own_cap() -> 
     assert retry_cap < DRAFT_MIN_CAP
     assert not any("<analysis> tags" in text or "followed by a <summary> block" in text for text in retry)
     assert retry[-1].endswith(f"Reply with plain text only: {NO_DRAFT_BLOCKS}.")
+
+
+async def test_a_retry_under_a_first_cap_without_a_draft_says_its_own_room() -> None:
+    """Where the first request's cap was already under `DRAFT_MIN_CAP`, its words said that cap's room
+    ("room for about 1,500 tokens"), and the retry, smaller after the refused call, asked for that much
+    again with a `max_tokens` of 600: a model writing to the figure was cut off. It says 600 now."""
+    asked: list[tuple[int, list[str]]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        texts = [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                 if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
+        asked.append(((info.model_settings or {}).get("max_tokens", 0), texts))
+        if len(asked) == 1:
+            return ModelResponse(parts=[ToolCallPart("read_file", {"path": "notes.md"})])
+        return ModelResponse(parts=[TextPart(SUMMARY)])
+
+    summarize = SharedPrefixSummarizer(FunctionModel(model), output_cap=lambda request: 1_500 if len(request) <= 3 else 600)
+    await summarize([ModelRequest(parts=[UserPromptPart("Count the words.")]), ModelResponse(parts=[TextPart("Counting.")])],
+                    compact_prompt())
+    rooms = [(cap, [re.findall(r"room for about ([\d,]+) tokens", text) for text in texts]) for cap, texts in asked]
+    assert rooms[0][0] == 1_500 and ["1,500"] in rooms[0][1]
+    assert rooms[1][0] == 600 and ["600"] in rooms[1][1] and ["1,500"] not in rooms[1][1]

@@ -132,8 +132,9 @@ class SharedPrefixSummarizer:
                 cap = self._cap(history)
                 # The call and its refusal took room: a cap now too small for the draft asks for the
                 # summary alone, in the request and the refusals both (asked for a draft still, the
-                # reply was cut off before its summary, as in a tiny window).
-                if (worded := for_cap(said, cap)) != said:
+                # reply was cut off before its summary, as in a tiny window). Worded from the prompt
+                # itself: one already without the draft says the room of this cap, not the first's.
+                if (worded := for_cap(prompt, cap)) not in (said, prompt):
                     said = worded
                     history = [*asking(said), *(m for call in calls for m in _refused(call, said))]
                     cap = self._cap(history)
