@@ -172,3 +172,21 @@ def test_print_mode_s_result_object_says_the_reply_was_cut_off(tmp_path, monkeyp
     stop_signals._write_result("terminated (SIGTERM)", "SIGTERM", "error_terminated")
     result = json.loads(written[-1])
     assert result["cut_off"] is True and result["subtype"] == "error_terminated", result
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_print_mode_s_text_output_keeps_the_part_that_came_though_it_printed_none(tmp_path, monkeypatch, output):
+    """-p's text and json output print the answer once it is whole, so a signal while the reply came
+    ends the run with none of it printed; the part that came is kept all the same (nothing the model
+    wrote is lost, and `-c` goes on from it), as the docs say: they said it was what had been shown."""
+    with FakeOpenAIServer(writer) as server:
+        taken = killed_mid_reply(monkeypatch, tmp_path / "home", "SIGTERM")
+        assert asyncio.run(run_print(options(tmp_path, server), "tell me", output)) == 0
+        taken()
+    [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
+    [(who, what)] = message_rows(SessionStore(path.parent, path.stem).load().messages[-1])
+    assert who == "assistant" and what.startswith("word0 word1") and what.endswith(
+        " (the reply was cut off here: the turn was stopped by a termination signal (SIGTERM); the session was saved)")
+    docs = " ".join((Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text(encoding="utf-8").split())
+    assert ("with `-p`'s text or json output, which print the answer only once it is whole, what came though none "
+            "of it was printed: nothing the model wrote is lost) is kept, as a reply cut off") in docs
