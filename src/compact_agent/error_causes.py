@@ -46,13 +46,20 @@ def after_retries(e: BaseException) -> str:
     `, tried once with max_retries = 0` where the SDK retried it not at all (it retries a timeout while
     `max_retries` lets it); `, after retries` where no request says. The SDK numbers each attempt's
     retries in a header it sends (`x-stainless-retry-count`), on the last attempt's request."""
+    n = retries(e)
+    if n is None:
+        return ", after retries"
+    return ", tried once with max_retries = 0" if n == 0 else f", after {n} retr{'y' if n == 1 else 'ies'}"
+
+
+def retries(e: BaseException) -> int | None:
+    """How many times the SDK sent the failed request again (`after_retries`); None where no request says."""
     for cause in chain(e):
         headers = getattr(getattr(cause, "request", None), "headers", None)
         count = headers.get("x-stainless-retry-count") if headers is not None else None
         if isinstance(count, str) and count.isdigit():
-            n = int(count)
-            return ", tried once with max_retries = 0" if n == 0 else f", after {n} retr{'y' if n == 1 else 'ies'}"
-    return ", after retries"
+            return int(count)
+    return None
 
 
 def caused_by(e: BaseException, kind: type[BaseException]) -> bool:

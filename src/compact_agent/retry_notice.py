@@ -46,11 +46,19 @@ def note_no_answer(timed_out: bool) -> None:
     _failure.set("the request timed out" if timed_out else "the request got no answer (the connection failed)")
 
 
+#: A summary request's forms (context/compaction/summarizer.py `SENDING`), as the wait names them.
+_FORMS = {"shared": "the summary request", "separate": "the summary request as text (its second form)"}
+
+
 def said(seconds: float, retry: int | None = None, of: int | None = None) -> str:
-    """The line for a wait of `seconds` before retry `retry` of `of` (either may be unknown)."""
+    """The line for a wait of `seconds` before retry `retry` of `of` (either may be unknown); a summary
+    request's names its form: a failed one is sent in two, whose `retry 1 of 2` read alike."""
+    from .context.compaction.summarizer import SENDING  # loaded already: a request is under way
+
     wait = f"{seconds:.0f}s" if seconds >= 1 else "a moment"
     count = f" (retry {retry} of {of})" if retry is not None and of is not None else ""
-    return f"{_failure.get() or 'the request failed'}: sending it again in {wait}{count}"
+    form = _FORMS.get(SENDING.get() or "")
+    return (f"{form}: " if form else "") + f"{_failure.get() or 'the request failed'}: sending it again in {wait}{count}"
 
 
 class _SdkWaits(logging.Handler):

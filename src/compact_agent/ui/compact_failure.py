@@ -39,6 +39,24 @@ def compact_failed(e: BaseException, again: str) -> CompactFailed:
                              "messages left out; nothing was changed (a model or server with a larger window takes it)")
     why = describe_error(e, "", "").rstrip().removesuffix(".")
     if not isinstance(e, CompactionError):  # the library's own words say what failed; a request's do not
-        why = f"the summary request failed: {why}"
+        why = f"the summary request failed: {why}" + _second_form(e, why)
     passing = _PASSING in describe_error(e, "; " + _PASSING, "")
     return CompactFailed(f"not compacted: {why}; nothing was changed" + (f"; {again} again to retry" if passing else ""))
+
+
+def _second_form(e: BaseException, first: str) -> str:
+    """What the summary request's second form (the conversation as text) did after the first failed
+    with `e` (said as `first`), and the requests of both: the line said `after 2 retries` of the
+    first alone, where six requests had failed."""
+    from ..context.compaction.summarizer import fallback_error
+    from ..error_causes import retries
+    from ..error_text import describe_error
+
+    second = fallback_error(e)
+    if second is None:
+        return ""
+    said = describe_error(second, "", "").rstrip().removesuffix(".")
+    out = "; sent again as text (its second form), it failed " + ("the same way" if said == first else f"too: {said}")
+    counts = (retries(e), retries(second))
+    return out + (f" ({counts[0] + counts[1] + 2} requests in all)" if counts[0] is not None and counts[1] is not None
+                  else "")

@@ -4,6 +4,7 @@ it): its output on stdout, or as a JSON result's text, laid out for where it goe
 
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_ai.usage import RunUsage
 
+from .. import retry_notice
 from ..models import UsageError
 from ..stop_signals import CONTINUES
 from . import print_commands
@@ -26,8 +28,10 @@ class Run(Protocol):
 
     format: str
     denied: list[str]
+    verbose: bool
 
     def emit(self, obj: dict[str, Any]) -> None: ...
+    def trace(self, text: str) -> None: ...
     def result(self, s: AgentSession, output: str, usage: RunUsage, compactions: list[CompactionResult],
                cut: bool = False) -> dict[str, Any]: ...
 
@@ -67,7 +71,9 @@ async def run_slash(run: Run, session: AgentSession, line: str, failed: Callable
                    soft_wrap=False, width=width)
     usage, compactions = replace(session.usage), len(session.cm.compactions)  # what the command adds (/init, /compact)
     try:  # the caller closes the session
-        await print_commands.run(session, line, console)  # /help: what print mode takes
+        # --verbose says a refused request's wait (/compact's summary, /init's turn), as for a turn
+        with retry_notice.telling(run.trace) if run.verbose else contextlib.nullcontext():
+            await print_commands.run(session, line, console)  # /help: what print mode takes
     except (CommandError, UsageError) as e:  # UsageError: a value it was given that cannot work (--window 2k)
         return failed(str(e), 2)
     except Exception as e:  # noqa: BLE001

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -52,6 +53,20 @@ from .cuts import join
 from .quoting import ENTRIES_NOTE, quoted
 from .result import SummaryNotSent
 from .summary_prompt import CUT_OFF, blocks, for_cap
+
+#: Which form of the summary request is being sent in this context: "shared" (the conversation's own
+#: messages, its prompt cache shared) or "separate" (the conversation as text, no tools); None outside
+#: one. What says the provider's retries (retry_notice.py) names it: the two forms' retries read alike.
+SENDING: ContextVar[str | None] = ContextVar("compact_agent_summary_form", default=None)
+_FALLBACK = "summary_fallback_error"
+
+
+def fallback_error(e: BaseException) -> BaseException | None:
+    """The error the separate request (the conversation as text) failed with after the shared one
+    failed with `e`, which is raised; None where it was not tried or did not fail."""
+    found = getattr(e, _FALLBACK, None)
+    return found if isinstance(found, BaseException) else None
+
 
 REFUSED = ("Your previous reply called a tool; tool calls are refused for this request. Reply with "
            "plain text only: {blocks}.")
@@ -103,6 +118,7 @@ class SharedPrefixSummarizer:
             if (overflow := as_overflow(e)) is not None:
                 raise overflow from e
             first.add_note("the separate summary request (the conversation as text, no tools) failed too")
+            setattr(first, _FALLBACK, e)  # its own words and retries (compact_failure.py)
         # Raised outside any handler: with the cause it came with (the SDK's error, which names the
         # endpoint), where `raise first from None` inside the handler had cut it off.
         raise first
@@ -120,7 +136,7 @@ class SharedPrefixSummarizer:
                 self.check(history)
             if cap is not None:
                 settings = {**settings, "max_tokens": cap}
-            resp = await within_output_limit(self._sender(history, params), settings, self._learned)
+            resp = await within_output_limit(self._sender(history, params, "shared"), settings, self._learned)
             self.usage.append(resp.usage)
             if not any(isinstance(p, ToolCallPart) for p in resp.parts):
                 self.path_used.append("shared")
@@ -140,12 +156,17 @@ class SharedPrefixSummarizer:
                     cap = self._cap(history)
         raise UnexpectedModelBehavior("the summarizer kept calling tools")
 
-    def _sender(self, messages: Sequence[ModelMessage], params: ModelRequestParameters
+    def _sender(self, messages: Sequence[ModelMessage], params: ModelRequestParameters, form: str
                 ) -> Callable[[dict[str, Any] | None], Awaitable[ModelResponse]]:
-        """Sends `messages` with the settings it is given (`within_output_limit` may lower `max_tokens`)."""
+        """Sends `messages` with the settings it is given (`within_output_limit` may lower `max_tokens`),
+        as the summary request's `form` (`SENDING`)."""
         async def send(settings: dict[str, Any] | None) -> ModelResponse:
-            return await model_request(self.model, list(messages), model_settings=settings,  # type: ignore[arg-type]
-                                       model_request_parameters=params)
+            token = SENDING.set(form)
+            try:
+                return await model_request(self.model, list(messages), model_settings=settings,  # type: ignore[arg-type]
+                                           model_request_parameters=params)
+            finally:
+                SENDING.reset(token)
         return send
 
     def _learned(self, most: int) -> None:
@@ -186,7 +207,7 @@ class SharedPrefixSummarizer:
         if self.check is not None:
             self.check(req)
         capped = {"max_tokens": cap} if cap is not None else None
-        resp = await within_output_limit(self._sender(req, params), capped, self._learned)
+        resp = await within_output_limit(self._sender(req, params, "separate"), capped, self._learned)
         self.usage.append(resp.usage)
         if any(isinstance(p, ToolCallPart) for p in resp.parts) and not _text(resp).strip():
             raise UnexpectedModelBehavior("the summarizer called a tool with no tools offered")
