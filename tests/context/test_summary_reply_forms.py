@@ -87,3 +87,17 @@ async def test_a_summary_the_model_stopped_at_its_cap_says_it_is_cut_off() -> No
     for nothing in ("<analysis>" + CUT_OFF, "<summary>" + CUT_OFF):
         with pytest.raises(EmptySummary):
             extract_summary(nothing)
+
+
+@pytest.mark.parametrize("heading", ["## Summary\n", "Summary:\n", "1. Primary Request and Intent:", "**Summary**"])
+def test_a_draft_cut_off_after_a_heading_alone_is_kept(heading: str) -> None:
+    """A reply cut off at its cap after a whole draft and only the heading of the summary it began
+    was taken as that heading: the compaction went ahead with a summary of one line, and the draft
+    (the walk through the conversation) was thrown away. The draft is taken, as where the cut came
+    right after it; a summary begun after the heading is still the summary."""
+    from compact_agent.context.compaction.summary_prompt import CUT_OFF, extract_summary
+
+    draft = "The user asked to fix the build in x.c; I found the missing include, edited x.c and ran make."
+    assert extract_summary(f"<analysis>{draft}</analysis>\n\n{heading}{CUT_OFF}") == draft + CUT_OFF
+    begun = f"{heading}\nThe build of x.c is fixed".strip()
+    assert extract_summary(f"<analysis>{draft}</analysis>\n\n{begun}{CUT_OFF}") == begun + CUT_OFF

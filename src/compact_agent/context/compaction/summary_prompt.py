@@ -146,17 +146,29 @@ def _says(body: str) -> bool:
     return bool(_STRAY.sub("", body.replace(CUT_OFF.strip(), "")).strip())
 
 
+def _begun(rest: str) -> bool:
+    """Whether `rest`, what a cut-off reply holds after its draft, begins a summary: something of the
+    model's beyond a heading line (`_HEADING`)."""
+    said = _STRAY.sub("", rest.replace(CUT_OFF.strip(), "")).strip()
+    return bool(said) and _HEADING.fullmatch(said) is None
+
+
+_HEADING = re.compile(r"#{1,6}\s.*|\*\*[^*\n]+\*\*:?|[^\n]{1,80}:")
+"""A line that only begins a section ("## Summary", "**Summary**", "1. Primary Request and Intent:")."""
+
+
 def _cut_draft(text: str) -> str | None:
     """The `<analysis>` draft of a reply cut off before its summary (the draft not closed, or the
-    reply said cut off with nothing of the model's after `</analysis>`), its cut said; None where
-    there is no such draft. A summary after it without its tags, cut off, is the summary: taken for
-    the draft, the summary the model wrote was thrown away."""
+    reply said cut off with nothing of the model's after `</analysis>` but a heading), its cut said;
+    None where there is no such draft. A summary after it without its tags, cut off, is the summary:
+    taken for the draft, the summary the model wrote was thrown away. A heading alone is no summary:
+    taken for one, the summary was that line and the draft was lost."""
     start = _DRAFT_OPEN.search(text)
     if start is None:
         return None
     end = _DRAFT_CLOSE.search(text, start.end())
     cut = text.endswith(CUT_OFF)
-    if end is not None and (not cut or _says(text[end.end():])):
+    if end is not None and (not cut or _begun(text[end.end():])):
         return None
     draft = text[start.end():end.start() if end is not None else len(text)].replace(CUT_OFF, "")
     return draft.rstrip() + CUT_OFF if cut else draft
