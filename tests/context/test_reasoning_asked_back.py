@@ -25,7 +25,9 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.models.fallback import FallbackModel
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.instrumented import InstrumentedModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.profiles.openai import OpenAIModelProfile
 from pydantic_ai.providers.deepseek import DeepSeekProvider
@@ -85,6 +87,23 @@ def test_the_models_that_ask_for_it_back_are_deepseeks_thinking_ones() -> None:
     assert asks_reasoning_back(OpenAIChatModel("my-reasoner", provider=local, profile=said))
     assert asks_reasoning_back(OpenAIChatModel("deepseek-chat", provider=DeepSeekProvider(api_key="k")))
     assert not asks_reasoning_back(FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("hi")])))
+
+
+def test_a_fallback_model_asks_for_it_back_where_one_of_its_models_does() -> None:
+    """A `FallbackModel` has no profile of its own (reading it raises NotImplementedError): a library run
+    on one failed at its first request. Any of its models may serve the request, so it asks for the
+    reasoning back where one of them does; so does a wrapper around it."""
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("ok")])
+
+    local = OpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="k")
+    plain = FallbackModel(FunctionModel(answer), FunctionModel(answer))
+    agent = Agent(plain, capabilities=[ContextManager(window=8_000)])
+    assert agent.run_sync("hi").output == "ok"
+    assert not asks_reasoning_back(plain) and not asks_reasoning_back(InstrumentedModel(plain))
+    thinking = FallbackModel(OpenAIChatModel("qwen3-coder", provider=local),
+                             OpenAIChatModel("deepseek-v4-flash", provider=local))
+    assert asks_reasoning_back(thinking) and asks_reasoning_back(InstrumentedModel(thinking))
 
 
 async def test_a_library_run_of_a_deepseek_thinking_model_sends_the_reasoning_of_its_calls_back() -> None:

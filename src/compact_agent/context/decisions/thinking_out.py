@@ -44,11 +44,21 @@ def asks_reasoning_back(model: object) -> bool:
     """Whether the run's model refuses a request in which a response that made tool calls comes without
     its reasoning (`reasoning_asked_back`): its profile says so (pydantic-ai's DeepSeek provider's, or
     a profile given to the model), or its name is one of DeepSeek's thinking models, which a plain
-    `OpenAIProvider(base_url=...)` gives no such profile."""
-    profile = getattr(model, "profile", None)
+    `OpenAIProvider(base_url=...)` gives no such profile. A `FallbackModel` asks for it where any of its
+    models does (any may serve the request); it has no profile of its own (reading it raises), and a
+    profile that cannot be read says nothing."""
+    models = getattr(model, "models", None)
+    if isinstance(models, list | tuple) and models:
+        return any(asks_reasoning_back(m) for m in models)
+    try:
+        profile = getattr(model, "profile", None)
+    except Exception:  # FallbackModel's, or a wrapper's around one: NotImplementedError
+        profile = None
     said = profile.get(REQUIRES_FIELD) if isinstance(profile, Mapping) else getattr(profile, REQUIRES_FIELD, None)
     name = getattr(model, "model_name", None)
-    return said is True or (isinstance(name, str) and named_to_ask_reasoning_back(name))
+    wrapped = getattr(model, "wrapped", None)  # a WrapperModel (InstrumentedModel...) around a FallbackModel
+    return (said is True or (isinstance(name, str) and named_to_ask_reasoning_back(name))
+            or (wrapped is not None and wrapped is not model and asks_reasoning_back(wrapped)))
 
 
 def without_thinking(view: list[ModelMessage], provider: str, upto: int | None = None, *,
