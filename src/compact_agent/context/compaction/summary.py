@@ -347,20 +347,26 @@ def without_record(text: str) -> str:
 
 def record_of(messages: Sequence[ModelMessage]) -> str | None:
     """The compaction record of `messages` written by the program, not a model: the record of the
-    compaction they start with, as it was, then every step since but what it wrote in (`model_steps`)
-    — each ask, each tool call with its key arguments and how it ended (collapse's digest). None
-    when the steps do not all fit `RECORD_MAX_CHARS`: then a summary says more for its size."""
-    earlier = ""
-    rest = model_steps(messages)
-    if rest and is_summary(rest[0]) and isinstance(rest[0], ModelRequest):  # a summary is a request
-        first = rest[0]
-        earlier = "\n\n".join(records_in(first))
+    newest compaction message among them, as it was, then every step since but what it wrote in
+    (`model_steps`) — each ask, each tool call with its key arguments and how it ended (collapse's
+    digest). After `/compact --from` that message follows the head it kept verbatim, whose own record
+    comes first. None when the steps do not all fit `RECORD_MAX_CHARS`: then a summary says more for
+    its size."""
+    pieces, size = _record_pieces(model_steps(messages))
+    return None if size > RECORD_MAX_CHARS else "\n\n".join(pieces) or None
+
+
+def _record_pieces(rest: Sequence[ModelMessage]) -> tuple[list[str], int]:
+    """`record_of`'s records and digests of steps, oldest first, with the digests' length."""
+    at = next((i for i in range(len(rest) - 1, -1, -1) if is_summary(rest[i])), None)
+    pieces, size = _record_pieces(rest[:at]) if at else ([], 0)
+    if at is not None and isinstance(first := rest[at], ModelRequest):  # a summary is a request
+        pieces += records_in(first)
         others = [p for p in first.parts if not compaction_part(p)]
-        head: list[ModelMessage] = [ModelRequest(parts=others)] if others else []
-        rest = head + rest[1:]
-    if not rest:
-        return earlier or None
-    steps = default_digest(rest, max_chars=10 * RECORD_MAX_CHARS, framed=False, user_chars=RECORD_USER_CHARS)
-    if len(steps) > RECORD_MAX_CHARS:
-        return None
-    return f"{earlier}\n\n{steps}" if earlier else steps
+        rest = [*([ModelRequest(parts=others)] if others else []), *rest[at + 1:]]
+    if rest:
+        steps = default_digest(list(rest), max_chars=10 * RECORD_MAX_CHARS, framed=False,
+                               user_chars=RECORD_USER_CHARS)
+        pieces.append(steps)
+        size += len(steps)
+    return pieces, size
