@@ -25,6 +25,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentedModel
@@ -32,6 +33,7 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.profiles.openai import OpenAIModelProfile
 from pydantic_ai.providers.deepseek import DeepSeekProvider
 from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.settings import ModelSettings
 
 from compact_agent.context import ContextManager
 from compact_agent.context.decisions.fit import shrink_to_fit
@@ -83,10 +85,43 @@ def test_the_models_that_ask_for_it_back_are_deepseeks_thinking_ones() -> None:
     local = OpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="k")
     assert asks_reasoning_back(OpenAIChatModel("deepseek-v4-flash", provider=local))  # by its name
     assert not asks_reasoning_back(OpenAIChatModel("qwen3-coder", provider=local))
-    said = OpenAIModelProfile(openai_chat_thinking_requires_field_on_tool_calls=True)  # by its profile
+    said = OpenAIModelProfile(openai_chat_thinking_requires_field_on_tool_calls=True,  # by its profile
+                              thinking_enabled_by_default=True)
     assert asks_reasoning_back(OpenAIChatModel("my-reasoner", provider=local, profile=said))
-    assert asks_reasoning_back(OpenAIChatModel("deepseek-chat", provider=DeepSeekProvider(api_key="k")))
+    deepseek = DeepSeekProvider(api_key="k")
+    assert asks_reasoning_back(OpenAIChatModel("deepseek-reasoner", provider=deepseek))
+    assert asks_reasoning_back(OpenAIChatModel("deepseek-v4-flash", provider=deepseek))
+    assert not asks_reasoning_back(OpenAIChatModel("my-reasoner", provider=local, profile=said),
+                                   {"thinking": False})  # the run turned its thinking off
+    assert not asks_reasoning_back(OpenAIChatModel("my-reasoner", provider=local, profile=said),
+                                   {"openai_reasoning_effort": "none"})
     assert not asks_reasoning_back(FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("hi")])))
+
+
+def test_deepseek_chat_asks_for_it_back_only_where_the_request_thinks() -> None:
+    """DeepSeek's provider gives every model name the profile's flag, deepseek-chat's too, whose requests
+    do not think (pydantic-ai fills the field in only when the request thinks): counted as asking for its
+    reasoning back, a deepseek-chat session holding thinking (after `/model deepseek-chat` from a
+    thinking model) kept the reasoning of its calls in every request, and the last resort emptied it
+    instead of leaving it out. Asked to think, it does ask for it back."""
+    chat = OpenAIChatModel("deepseek-chat", provider=DeepSeekProvider(api_key="k"))
+    assert not asks_reasoning_back(chat)
+    assert not asks_reasoning_back(chat, {"thinking": False})
+    assert asks_reasoning_back(chat, {"thinking": True})
+    assert asks_reasoning_back(chat, {"openai_reasoning_effort": "high"})
+    assert asks_reasoning_back(chat, None, ModelRequestParameters(thinking="high"))
+
+    flagged = OpenAIModelProfile(openai_chat_thinking_requires_field_on_tool_calls=True)  # a run's settings
+    seen: list[bool] = []
+    for settings in (None, ModelSettings(thinking=True)):
+        cm = ContextManager(window=8_000)
+
+        def answer(messages: list[ModelMessage], info: AgentInfo, cm: ContextManager = cm) -> ModelResponse:
+            seen.append(cm.reasoning_asked_back)
+            return ModelResponse(parts=[TextPart("ok")])
+
+        Agent(FunctionModel(answer, profile=flagged), capabilities=[cm]).run_sync("hi", model_settings=settings)
+    assert seen == [False, True]
 
 
 def test_a_fallback_model_asks_for_it_back_where_one_of_its_models_does() -> None:

@@ -188,7 +188,8 @@ class ContextManager(CompactingState):
         params = request_context.model_request_parameters
         self.last_params, self.last_settings = params, request_context.model_settings
         self.run_model, self._tracer = model, ctx.tracer
-        self.reasoning_asked_back = asks_reasoning_back(model)  # DeepSeek's thinking mode (thinking_out.py)
+        self.reasoning_asked_back = asks_reasoning_back(  # DeepSeek's thinking mode (thinking_out.py)
+            model, request_context.model_settings, params)
         if (cap := self.output_caps.get(f"{model.system}:{model.model_name}")) is not None and cap < self.max_output:
             self.max_output = cap  # learned from a refusal, also before a restart (measuring.py)
             self.adapt_output_reserve(0)  # and the room kept for its answers is no more than it writes

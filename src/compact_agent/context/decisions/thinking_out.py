@@ -40,25 +40,48 @@ def named_to_ask_reasoning_back(name: str) -> bool:
     return base == "deepseek-reasoner" or base.startswith(("deepseek-v4", "deepseek-flash"))
 
 
-def asks_reasoning_back(model: object) -> bool:
+def _said(profile: object, key: str) -> object:
+    return profile.get(key) if isinstance(profile, Mapping) else getattr(profile, key, None)
+
+
+def _request_thinks(profile: object, settings: Mapping[str, object], params: object) -> bool:
+    """Whether the request thinks, as pydantic-ai's OpenAI chat model judges it (`reasoning_active`): an
+    explicit `openai_reasoning_effort`, else the `thinking` setting, else the model's default."""
+    effort = settings.get("openai_reasoning_effort")
+    if effort is not None:
+        return effort != "none"
+    thinking = getattr(params, "thinking", None)
+    if thinking is None:
+        thinking = settings.get("thinking")
+    always = _said(profile, "thinking_always_enabled") is True
+    if thinking is not None:
+        return thinking is not False or always
+    return always or _said(profile, "thinking_enabled_by_default") is True
+
+
+def asks_reasoning_back(model: object, settings: Mapping[str, object] | None = None,
+                        params: object = None) -> bool:
     """Whether the run's model refuses a request in which a response that made tool calls comes without
-    its reasoning (`reasoning_asked_back`): its profile says so (pydantic-ai's DeepSeek provider's, or
-    a profile given to the model), or its name is one of DeepSeek's thinking models, which a plain
-    `OpenAIProvider(base_url=...)` gives no such profile. A `FallbackModel` asks for it where any of its
-    models does (any may serve the request); it has no profile of its own (reading it raises), and a
-    profile that cannot be read says nothing."""
+    its reasoning (`reasoning_asked_back`): its name is one of DeepSeek's thinking models (which a plain
+    `OpenAIProvider(base_url=...)` gives no profile saying so), or its profile says so (pydantic-ai's
+    DeepSeek provider's, or a profile given to the model) and the request thinks (the model's default,
+    or the run's `thinking` / `openai_reasoning_effort` in `settings` and `params`, the request's
+    `ModelRequestParameters`): DeepSeek's provider sets it for every name, deepseek-chat's too, whose
+    requests do not think unless asked to. A `FallbackModel` asks for it where any of its models does
+    (any may serve the request); it has no profile of its own (reading it raises), and a profile that
+    cannot be read says nothing."""
     models = getattr(model, "models", None)
     if isinstance(models, list | tuple) and models:
-        return any(asks_reasoning_back(m) for m in models)
+        return any(asks_reasoning_back(m, settings, params) for m in models)
     try:
         profile = getattr(model, "profile", None)
     except Exception:  # FallbackModel's, or a wrapper's around one: NotImplementedError
         profile = None
-    said = profile.get(REQUIRES_FIELD) if isinstance(profile, Mapping) else getattr(profile, REQUIRES_FIELD, None)
     name = getattr(model, "model_name", None)
     wrapped = getattr(model, "wrapped", None)  # a WrapperModel (InstrumentedModel...) around a FallbackModel
-    return (said is True or (isinstance(name, str) and named_to_ask_reasoning_back(name))
-            or (wrapped is not None and wrapped is not model and asks_reasoning_back(wrapped)))
+    return ((isinstance(name, str) and named_to_ask_reasoning_back(name))
+            or (_said(profile, REQUIRES_FIELD) is True and _request_thinks(profile, settings or {}, params))
+            or (wrapped is not None and wrapped is not model and asks_reasoning_back(wrapped, settings, params)))
 
 
 def without_thinking(view: list[ModelMessage], provider: str, upto: int | None = None, *,
