@@ -5,8 +5,21 @@ The count is kept in its metadata and carried on by the compactions after it."""
 
 from __future__ import annotations
 
-from pydantic_ai.messages import ModelRequest, UserPromptPart
+import re
+from pathlib import Path
 
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from compact_agent.context import Compactor, Limits
+from compact_agent.context.compaction.restore import Restorer
 from compact_agent.context.compaction.summary import MARK, pick_user_messages, summary_message, user_texts
 
 LINE = "older message{} left out (their full text is in the archive)"
@@ -41,3 +54,39 @@ def test_nothing_is_said_when_all_fit() -> None:
     said = text(summary_message("the work", None, picked))
     assert "left out" not in said
     assert "users_left_out" not in (summary_message("the work", None, picked).metadata or {})[MARK]
+
+
+def _turn(prompt: str, start: int, n: int) -> list[ModelMessage]:
+    out: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(prompt)])]
+    for i in range(start, start + n):
+        out += [ModelResponse(parts=[ToolCallPart("read_file", {"path": f"src/m{i:02d}.py"}, tool_call_id=f"r{i}")]),
+                ModelRequest(parts=[ToolReturnPart("read_file", f"x_{i} = {i}\n" * 40, tool_call_id=f"r{i}")])]
+    return [*out, ModelResponse(parts=[TextPart("done")])]
+
+
+async def _no_model(messages: list[ModelMessage], prompt: str) -> str:
+    raise AssertionError("a record asks no model")
+
+
+async def test_the_count_outlives_an_incremental_compaction(tmp_path: Path) -> None:
+    """The update an incremental compaction appends replaces the kept message's metadata: it carried
+    no count, so the compaction after it listed TASK1..TASK9 as all the user had typed, TASK0 gone."""
+    restorer = Restorer(recent_files=lambda: [], reread=lambda p, n: [], resolve=lambda s: tmp_path / s)
+    c = Compactor(Limits.for_window(8_000, 2_000), restorer)
+    history = [m for t in range(10) for m in _turn(f"TASK{t} " + "word " * 250, 10 * t, 1)]
+    first = await c.compact(history, summarize=_no_model, archive=lambda: None, prefer_record=lambda n: True)
+    n = user_texts(first.messages[:1]).left_out
+    assert n and "\n- TASK0 " not in text(first.messages[0])  # type: ignore[arg-type]  # not listed
+
+    again = await c.compact([*first.messages, *_turn("NEXT " + "word " * 20, 200, 12)], summarize=_no_model,
+                            archive=lambda: None, prefer_record=lambda n: True,
+                            prefer_incremental=lambda kept, records: True)
+    assert again.event.detail.get("incremental") and len(again.messages[0].parts) > 1  # the update joined
+    assert user_texts(again.messages[:1]).left_out == n
+
+    third = await c.compact([*again.messages, *_turn("LAST " + "word " * 20, 400, 12)], summarize=_no_model,
+                            archive=lambda: None, prefer_record=lambda n: True,
+                            prefer_incremental=lambda kept, records: False)
+    said = text(third.messages[0])  # type: ignore[arg-type]
+    assert "\n- LAST" in said and "\n- TASK0 " not in said
+    assert re.search(r"\d+ older messages? left out", said), said

@@ -302,7 +302,7 @@ class Compactor(Keeper):
             since = {p: a for p, a in files.items() if listed.get(p) != a}
             # The kept message's own metadata lists what it carries; a prompt merged into it stays
             # in it as it is (listing it again would show it twice).
-            every = [*summary.carried_users(keep_head[0]), *self.user_texts(summarized)]
+            every = summary.users_since(keep_head[0], self.user_texts(summarized))
         level = self.escalation  # the kept images and results, and what is restored, follow it
         reread: list[tuple[tuple[list[Path], int], list[ModelMessage]]] = []  # read once for both builds
 

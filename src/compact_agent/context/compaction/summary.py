@@ -239,8 +239,9 @@ def update_message(summary: str, archive: Path | None, user_messages: Sequence[s
     """The message an incremental compaction appends after the compaction message it keeps (which
     stays byte for byte, a cache hit): the record of what happened since, the user's messages since
     verbatim, the files changed since. Its metadata carries every user message and the whole ledger
-    (`all_users` oldest first, `all_files`), as a compaction message's does, so the next compaction
-    carries them on whichever message it reads them from. When the archive named above
+    (`all_users` oldest first, with how many older ones are left out, `users_since`; `all_files`),
+    as a compaction message's does, so the next compaction carries them on whichever message it
+    reads them from. When the archive named above
     (`archive_above`) is in the same directory, the update names its own by file name only: the
     note stays in every later request, and the directory is said above."""
     lines = _record_lines(
@@ -251,8 +252,16 @@ def update_message(summary: str, archive: Path | None, user_messages: Sequence[s
         archive_note=_archive_since(archive, archive_above),
         closing="", note=UPDATE_NOTE)  # the message it follows says to continue
     meta = {MARK: {"kind": "summary", "strategy": strategy, "user_messages": list(all_users),
-                   "archive": str(archive) if archive else None, "files_changed": dict(all_files)}}
+                   "archive": str(archive) if archive else None, "files_changed": dict(all_files),
+                   **({"users_left_out": n} if (n := left_out(all_users)) else {})}}
     return ModelRequest(parts=[UserPromptPart("\n".join(lines))], metadata=meta)
+
+
+def users_since(m: ModelMessage, since: Typed) -> Typed:
+    """An update's `all_users`: the user's messages compaction message `m` (kept) carries, then
+    `since`, with how many older ones `m` left out. Its update replaces `m`'s metadata: without it,
+    the next compaction said nothing of the first message (the task) gone."""
+    return typed([*carried_users(m), *since], max(_left_out_by(m), left_out(since)))
 
 
 def _archive_since(archive: Path | None, above: str | None) -> str:
