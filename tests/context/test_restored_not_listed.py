@@ -21,8 +21,8 @@ from pydantic_ai.messages import (
 
 from compact_agent.context import CompactionSettings, Compactor, ContextManager, Limits, Prices
 from compact_agent.context.compaction import ledger, restore, summary
-from compact_agent.context.layers.microcompact import CLEARED, Microcompact
 from compact_agent.context.compaction.restore import Restorer
+from compact_agent.context.layers.microcompact import CLEARED, Microcompact
 from compact_agent.context.plumbing.rounds import unpaired
 from compact_agent.context.shaping import preview
 
