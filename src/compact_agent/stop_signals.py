@@ -145,7 +145,7 @@ def deferred() -> Iterator[None]:
         yield
     finally:
         _state.starting -= 1
-        if not _state.starting and not _state.holding and not _state.writing and _state.pending is not None:
+        if _free() and _state.pending is not None:
             _end(_pending())
 
 
@@ -163,7 +163,7 @@ def held() -> Iterator[None]:
         _state.holding = False
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        if _state.pending is not None and not _state.starting and not _state.writing:
+        if _free() and _state.pending is not None:
             _end(_pending())
         if ctrl_c:  # to the handler in place again: Python's KeyboardInterrupt, or asyncio's
             signal.raise_signal(signal.SIGINT)
@@ -187,10 +187,16 @@ def writing(write: F) -> F:
             return write(*args, **kwargs)
         finally:
             _state.writing -= 1
-            if not _state.writing and not _state.holding and not _state.starting and _state.pending is not None:
+            if _free() and _state.pending is not None:
                 _end_soon(_pending())
 
     return cast(F, guarded)
+
+
+def _free() -> bool:
+    """Nothing holds a signal back: no prompt being saved (`held`), no command being started
+    (`deferred`), no session store write under way (`writing`)."""
+    return not _state.holding and not _state.starting and not _state.writing
 
 
 def _pending() -> int:
@@ -202,14 +208,17 @@ def _pending() -> int:
 
 def _end_soon(signum: int) -> None:
     """End by `signum` after the step running now: on the event loop's next turn when one runs in
-    this (the main) thread, by the handler again from another thread, else now."""
+    this (the main) thread, by the handler again from another thread, else now. The handler again
+    in both cases: a command the step began to start meanwhile (`deferred`, across an await) holds it
+    back until its group is listed, else it outlived the run (a PostCompact hook right after a
+    compaction's rewrite)."""
     if threading.current_thread() is not threading.main_thread():
         os.kill(os.getpid(), signum)  # the handler runs in the main thread, which writes nothing now
         return
     import asyncio  # loaded by then; not at the start, which installs the handler before anything heavy
 
     try:
-        asyncio.get_running_loop().call_soon(_end, signum)
+        asyncio.get_running_loop().call_soon(_on_signal, signum, None)
     except RuntimeError:  # no loop: nothing else is under way
         _end(signum)
 
@@ -226,7 +235,7 @@ def _hold_sigint(ctrl_c: list[int]) -> Any:
 
 
 def _on_signal(signum: int, _frame: FrameType | None) -> None:
-    if _state.holding or _state.starting or _state.writing:
+    if not _free():
         _state.pending = signum
         return
     _end(signum)

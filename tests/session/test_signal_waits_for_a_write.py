@@ -65,3 +65,22 @@ def test_without_an_event_loop_it_ends_as_the_write_is_over(ended) -> None:
     with stop_signals.saving(saved.append):
         stop_signals.writing(lambda: stop_signals._on_signal(signal.SIGHUP, None))()
     assert saved == ["SIGHUP"] and ended == [signal.SIGHUP]
+
+
+def test_a_command_started_in_the_step_after_the_write_is_listed_before_the_end(monkeypatch, ended) -> None:
+    """The end a write deferred to the loop's next turn ran even if the step had begun to start a
+    command by then (`deferred`, across the await of its spawn): a PostCompact hook started right after
+    a compaction's rewrite was not yet listed in shell_groups, so nothing killed it and it outlived the
+    run. The end now waits for that block as a signal coming in it would."""
+    events: list[str] = []
+    monkeypatch.setattr(stop_signals.shell_groups, "kill_all", lambda: events.append("kill_all"))
+
+    async def step() -> None:
+        stop_signals.writing(lambda: stop_signals._on_signal(signal.SIGTERM, None))()  # the rewrite
+        with stop_signals.deferred():  # the hook: its group not yet known
+            await asyncio.sleep(0)  # create_subprocess_exec yields here
+            await asyncio.sleep(0)
+            events.append("group listed")  # shell_groups.running(proc.pid)
+        assert events == ["group listed", "kill_all"] and ended == [signal.SIGTERM]
+
+    asyncio.run(step())
