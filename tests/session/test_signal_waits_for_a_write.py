@@ -15,6 +15,7 @@ from pydantic_ai.messages import ModelRequest, UserPromptPart
 
 from compact_agent import stop_signals
 from compact_agent.session import journal
+from compact_agent.session import store as store_module
 from compact_agent.session.store import SessionStore
 
 
@@ -84,3 +85,42 @@ def test_a_command_started_in_the_step_after_the_write_is_listed_before_the_end(
         assert events == ["group listed", "kill_all"] and ended == [signal.SIGTERM]
 
     asyncio.run(step())
+
+
+@pytest.mark.parametrize("write", ["archive", "rewrite"])
+def test_the_save_a_signal_makes_during_a_compactions_writes_comes_after_them(tmp_path, monkeypatch, ended,
+                                                                              write) -> None:
+    """A compaction archives the session, then rewrites it: a close saved in the handler between two
+    steps of either wrote against a file about to be copied or replaced (the rewrite's replace took
+    the saved mark away). The save comes after the write's step, in the rewritten file."""
+    store = SessionStore(tmp_path, "s")
+    store.append([ModelRequest(parts=[UserPromptPart("remember HERON")])])
+    atomic = store_module.atomic_write
+    events: list[str] = []
+
+    def signalled_mid_write(*args, **kwargs):
+        if not events:
+            events.append("signal")
+            stop_signals._on_signal(signal.SIGTERM, None)  # the handler, run between two steps of the write
+        events.append(kwargs["point"])
+        return atomic(*args, **kwargs)
+
+    monkeypatch.setattr(store_module, "atomic_write", signalled_mid_write)
+
+    def save(name: str) -> None:
+        events.append("save")
+        store.append_meta(stopped_by_signal=name)
+
+    async def compaction() -> None:
+        with stop_signals.saving(save):
+            if write == "archive":
+                store.archive()
+            else:
+                store.rewrite({"trigger": "manual"}, [ModelRequest(parts=[UserPromptPart("summary")])])
+            assert events == ["signal", write] and ended == []  # the write went on; the end waits for its step
+            await asyncio.sleep(0)
+        assert events == ["signal", write, "save"] and ended == [signal.SIGTERM]
+
+    asyncio.run(compaction())
+    lines = [json.loads(x) for x in store.path.read_text().splitlines()]
+    assert lines[-1]["kind"] == "meta" and lines[-1]["meta"] == {"stopped_by_signal": "SIGTERM"}
