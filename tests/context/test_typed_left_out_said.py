@@ -90,3 +90,25 @@ async def test_the_count_outlives_an_incremental_compaction(tmp_path: Path) -> N
     said = text(third.messages[0])  # type: ignore[arg-type]
     assert "\n- LAST" in said and "\n- TASK0 " not in said
     assert re.search(r"\d+ older messages? left out", said), said
+
+
+async def _from_summary(messages: list[ModelMessage], prompt: str) -> str:
+    return "<summary>Read more modules.</summary>"
+
+
+async def test_a_compact_from_adds_its_count_to_the_one_in_the_head_it_kept(tmp_path: Path) -> None:
+    """`/compact --from N` counts only what it left out of the messages from N on; the compaction
+    message in the head it kept counts the older ones. The larger of the two was read as all."""
+    restorer = Restorer(recent_files=lambda: [], reread=lambda p, n: [], resolve=lambda s: tmp_path / s)
+    c = Compactor(Limits.for_window(8_000, 2_000), restorer)
+    history = [m for t in range(10) for m in _turn(f"TASK{t} " + "word " * 250, 10 * t, 1)]
+    first = await c.compact(history, summarize=_no_model, archive=lambda: None, prefer_record=lambda n: True)
+    older = user_texts(first.messages).left_out
+    head = [*first.messages, *_turn("u6", 100, 1)]
+    later = [m for t in range(10) for m in _turn(f"MORE{t} " + "word " * 250, 200 + 10 * t, 1)]
+    part = await c.compact_partial([*head, *later], len(head), "from", summarize=_from_summary, archive=lambda: None)
+    message = part.messages[len(head)]
+    assert message.metadata is not None and part.messages[:len(head)] == head
+    own = message.metadata[MARK]["users_left_out"]
+    assert older and own
+    assert user_texts(part.messages).left_out == older + own

@@ -82,7 +82,9 @@ def user_texts(messages: Sequence[ModelMessage]) -> Typed:
             continue
         # A previous summary: the user's messages it carried are ours to carry on.
         out.extend(carried_users(m))
-        dropped = max(dropped, _left_out_by(m))  # each counts those before it too: the largest
+        # Each counts those before it too (the largest), but a `/compact --from`'s only those after the
+        # head it kept, which counts its own: 3 left out before the head and 2 after it read as 3.
+        dropped = dropped + _left_out_by(m) if _after_head(m) else max(dropped, _left_out_by(m))
         for p in m.parts:
             if isinstance(p, UserPromptPart) and not programs_part(m, p):
                 text = p.content if isinstance(p.content, str) else " ".join(
@@ -292,6 +294,12 @@ def _left_out_by(m: ModelMessage) -> int:
     meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
     n = meta.get("users_left_out") if isinstance(meta, dict) else None
     return n if isinstance(n, int) else 0
+
+
+def _after_head(m: ModelMessage) -> bool:
+    """Whether compaction message `m` is a `/compact --from`'s, after the head it kept verbatim."""
+    meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
+    return isinstance(meta, dict) and meta.get("strategy") == "partial_from"
 
 
 def carried_tokens(m: ModelMessage, user_budget: int) -> int:
