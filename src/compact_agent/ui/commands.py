@@ -247,19 +247,22 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
         c.print("no messages yet: the conversation is empty")
         return
     c.print("messages (the numbers /compact --from N and --up-to N take):")
-    from .history_view import message_rows
+    from .history_view import message_rows, signalled_row
     from .sent_record import shown_as
 
     shown = shown_as(s.store.root, s.session_id)  # a paste as its placeholder, as it was shown when sent
-    for i, m in enumerate(s.messages):
-        for row, (who, text) in enumerate(message_rows(m, shown, itertools.islice(s.messages, i + 1, None))):
-            # Every message its position, the number --from and --up-to take: the close of a turn that got
-            # no answer too (`no answer`), which the model reads; left out, the numbers went 10, 12.
-            # A request with what you typed and tool results: two rows, the number on the first.
-            number = f"{i:>4}" if row == 0 else " " * 4
-            # what was written, not markup: 'list[str]' and 'x[i]' lost '[str]' and '[i]'
-            c.print(f"  {number} {who:<12} {render.clip_words(secrets.redact(text), max(20, c.width - 20))}",
-                    markup=False)
+    rows = [(i, row, who_what) for i, m in enumerate(s.messages)
+            for row, who_what in enumerate(message_rows(m, shown, itertools.islice(s.messages, i + 1, None)))]
+    if signal := s.store.signalled(s.messages):  # the file's mark, not a message yet: the next turn closes it
+        rows.append((len(s.messages), 1, signalled_row(signal)))
+    for i, row, (who, text) in rows:
+        # Every message its position, the number --from and --up-to take: the close of a turn that got
+        # no answer too (`no answer`), which the model reads; left out, the numbers went 10, 12.
+        # A request with what you typed and tool results: two rows, the number on the first.
+        number = f"{i:>4}" if row == 0 else " " * 4
+        # what was written, not markup: 'list[str]' and 'x[i]' lost '[str]' and '[i]'
+        c.print(f"  {number} {who:<12} {render.clip_words(secrets.redact(text), max(20, c.width - 20))}",
+                markup=False)
 
 
 @command("clear", "start a new session (the old one stays on disk)", takes_args=False)

@@ -334,7 +334,7 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
         if kind == "unanswered" and (tools := calls_unsaved(m)):  # its tool calls ran, and could not be saved
             return [("not saved", _ran(tools).strip("()"))]
         if kind == "unanswered" and (signal := closed_by_signal(m)):  # a signal ended the run during its request
-            return [("no answer", SIGNALLED.format(signal=signal_words(signal)).strip("()").removeprefix("no answer: "))]
+            return [signalled_row(signal)]
         if kind == "unanswered":  # the program's close of a turn, not the model's words (_exchanges)
             return [("no answer", NO_ANSWER.strip("()").removeprefix("no answer: "))]  # said once, as its row's name
         if kind in READ_BY_US:  # an @file or a file a compaction put back: no call of the model's
@@ -372,6 +372,11 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
     if ours and not typed and not results:
         rows.append(("context", " ".join(ours)))
     return rows or [("context", "")]
+
+
+def signalled_row(signal: str) -> tuple[str, str]:
+    """`/history`'s row of a turn a signal ended during its request: its close, or the file's mark."""
+    return "no answer", SIGNALLED.format(signal=signal_words(signal)).strip("()").removeprefix("no answer: ")
 
 
 def _told(p: ToolReturnPart) -> str | None:
