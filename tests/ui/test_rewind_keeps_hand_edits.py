@@ -9,8 +9,10 @@ import errno
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
+from compact_agent.agent.run.rewinding import FilesNotRestored
 from compact_agent.agent.tools import edits
 from tests.e2e.test_rewind_after_compaction import editor, session
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -93,5 +95,35 @@ async def test_a_write_that_failed_after_a_hand_edit_does_not_lose_it(tmp_path: 
             back = s.rewind(0)
             assert hello.read_text() == "zero\n"
             assert back.kept_in is not None and (back.kept_in / "hello.txt").read_text() == "one\nMINE\n"
+        finally:
+            s.close()
+
+
+async def test_a_rewind_whose_files_cannot_be_put_back_names_the_copies_it_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The versions changed by hand are copied first; putting the files back then failed (a full
+    disk): the folder stays, since some files may be replaced already, but the line named none, and
+    the `/rewind 1` again it suggests copied to a second folder, naming only that one."""
+    with FakeOpenAIServer(editor) as server:
+        s = session(tmp_path, server)
+        try:
+            hello = s.cwd / "hello.txt"
+            hello.write_text("zero\n")
+            for word in ("one", "two"):
+                await s.run_turn(f"write {word}")
+            with hello.open("a") as f:
+                f.write("MINE\n")
+
+            def full(n: int) -> None:
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+            monkeypatch.setattr(s.checkpoints, "rewind", full)
+            with pytest.raises(FilesNotRestored) as failed:  # said as print mode says it: its line, exit 1
+                await show(s, "/rewind 1")
+            out = str(failed.value)
+            [kept] = (s.store.dir / "rewind-kept").glob("*/hello.txt")
+            assert kept.read_text() == "two\nMINE\n"
+            assert out.endswith("/rewind 1 again puts them back; the version changed by hand or by a command is kept "
+                                f"in {kept.parent}"), out
         finally:
             s.close()

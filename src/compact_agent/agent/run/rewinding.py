@@ -145,7 +145,8 @@ def rewind(s: AgentSession, n: int) -> Rewound:
         left = "" if again else _forget_rewound(s.checkpoints)
         # The list's own path, deep in the home folder, would push the rest of the line out of it.
         cause = _os_said(e, s.cwd) if again or isinstance(e, SessionWriteError) else e.strerror or one_line(e)
-        raise FilesNotRestored(n, cause, again, e.errno, left=left, went_back=went_back) from e
+        raise FilesNotRestored(n, cause, again, e.errno, left=left, went_back=went_back,
+                               kept=(len(changed), kept_in)) from e
     return Rewound(restored, said, archive, lost, [shown_path(p, s.cwd) for p in changed], kept_in, went_back=went_back)
 
 
@@ -240,22 +241,29 @@ class FilesNotRestored(SessionWriteError):
     """The conversation went back (saved), then putting the files back failed part of the way
     (`again`: checkpoint n is still there, so the same rewind puts back the rest), or the files
     are back and the checkpoints left could not be saved. `went_back` as in `Rewound`: False, the
-    conversation (its archive unreadable) still holds the message, which the line says."""
+    conversation (its archive unreadable) still holds the message, which the line says. `kept`: how
+    many files changed by hand had their versions copied first, and the folder (`Rewound.kept_in`),
+    which the line names: some may be replaced already, and `/rewind N` again copies to a new one."""
 
     def __init__(self, n: int, cause: str, again: bool, errno: int | None, then: str = "", left: str = "",
-                 went_back: bool = True) -> None:
+                 went_back: bool = True, kept: tuple[int, Path | None] = (0, None)) -> None:
         rest = (f"putting the files back failed ({cause}): some may be as they were, and /rewind {n} "
                 "again puts them back" if again else
                 f"the checkpoints left could not be saved ({cause})")
         saved = ("the conversation went back and the session is saved" if went_back else
                  "the session is saved, the conversation as far back as it could go (not before the compaction: "
                  "it still holds that message)")
-        super().__init__(f"/rewind {n}: {saved}, but {rest}" + "".join(f"; {more}" for more in (left, then) if more))
+        one = kept[0] == 1
+        copied = (f"the {'version' if one else 'versions'} changed by hand or by a command "
+                  f"{'is' if one else 'are'} kept in {kept[1]}" if kept[1] is not None else "")
+        super().__init__(f"/rewind {n}: {saved}, but {rest}"
+                         + "".join(f"; {more}" for more in (copied, left, then) if more))
         self.n, self.cause, self.again, self.errno, self.left, self.went_back = n, cause, again, errno, left, went_back
+        self.kept = kept
 
     def then(self, more: str) -> FilesNotRestored:
         """The same failure, its line ending with what else happened (the prompt back in the input)."""
-        return FilesNotRestored(self.n, self.cause, self.again, self.errno, more, self.left, self.went_back)
+        return FilesNotRestored(self.n, self.cause, self.again, self.errno, more, self.left, self.went_back, self.kept)
 
 
 def _os_said(e: OSError, cwd: Path) -> str:
