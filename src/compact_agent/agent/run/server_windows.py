@@ -35,7 +35,6 @@ import contextlib
 import json
 import logging
 import os
-import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -45,6 +44,11 @@ from typing import Any
 from ...config import home_dir
 from ...regular_file import read_own
 from ...session.files import atomic_write, ensure_private_dir
+from .server_keys import endpoint as endpoint
+from .server_keys import forget_hint as forget_hint
+from .server_keys import label as label
+from .server_keys import matches as matches
+from .server_keys import shown as shown
 
 log = logging.getLogger(__name__)
 
@@ -86,30 +90,12 @@ class Kept:
         return {"window": self.window, "how": self.how, "learned": self.learned}
 
 
-def endpoint(base_url: str | None, provider: str) -> str:
-    """The key of the server a session talks to: its base URL without a trailing slash nor its secrets
-    (the file and `config` show keys), or the provider's own API (a refusal teaches its window too)."""
-    from ...secrets import hide_url_passwords
-
-    return hide_url_passwords(base_url.rstrip("/")) if base_url else f"{provider}:"
-
-
-def label(key: str, model: str) -> str:
-    """How a session's saved state names the server it learned a window from: `model at URL` (`endpoint`)."""
-    return f"{model} at {key}"
-
-
 def server_of(session: Any) -> str | None:
     """The `label` of the server a session sends its requests to; None for a ready model (the
     offline demo's), whose windows are not kept here (`keep_learned`)."""
     if session.opts.model_override is not None:
         return None
     return label(endpoint(session.opts.base_url, session.info.provider), session.info.name)
-
-
-def shown(key: str) -> str:
-    """How the line names the endpoint: its URL, or `the deepseek API`."""
-    return f"the {key[:-1]} API" if key.endswith(":") else key
 
 
 def path_in(home: Path) -> Path:
@@ -198,16 +184,6 @@ def every(home: Path) -> list[tuple[str, str, Kept]]:
     return [(url, model, windows[url][model]) for url in sorted(windows) for model in sorted(windows[url])]
 
 
-def matches(key: str, which: str) -> bool:
-    """Whether `which`, as a user names an endpoint (`all`, the URL with or without its trailing
-    slash, with or without its secrets, `deepseek` for the provider's own API), names `key`."""
-    if which == "all":
-        return True
-    from ...secrets import hide_url_passwords
-
-    return key in {hide_url_passwords(w) for w in (which.rstrip("/"), which)} | {f"{which}:"}
-
-
 def forget(home: Path, which: str, model: str | None = None) -> list[tuple[str, str, Kept]]:
     """Forget the windows kept for the endpoint `which` names (`matches`), only `model`'s when
     given; returns what was forgotten. Raises OSError."""
@@ -256,11 +232,6 @@ def forgotten_line(ev: Any) -> str:
     return (f"forgot the window of {ev.tokens_before:,} tokens remembered for {detail.get('model', 'the model')} at "
             f"{shown(str(detail.get('endpoint', 'the server')))}: the server took a prompt of {ev.tokens_after:,} "
             "tokens whole")
-
-
-def forget_hint(key: str) -> str:
-    """`(compact-agent config --forget-window URL forgets it)`, the URL quoted for a shell (`?`, `&`)."""
-    return f"(compact-agent config --forget-window {shlex.quote(key[:-1] if key.endswith(':') else key)} forgets it)"
 
 
 def start_line(window: int, key: str, model: str, how: str | None = None) -> str:

@@ -1,0 +1,41 @@
+"""How the server a session talks to is named: the key its learned windows are kept under
+(`endpoint`: the base URL without its secrets, or `provider:` for a provider's own API), the
+`label` a session's saved state names it by, how lines show it and how `config --forget-window`
+matches it (server_windows.py keeps the windows; cli_windows.py lists and forgets them)."""
+
+from __future__ import annotations
+
+import shlex
+
+
+def endpoint(base_url: str | None, provider: str) -> str:
+    """The key of the server a session talks to: its base URL without a trailing slash nor its secrets
+    (the file and `config` show keys), or the provider's own API (a refusal teaches its window too)."""
+    from ...secrets import hide_url_passwords
+
+    return hide_url_passwords(base_url.rstrip("/")) if base_url else f"{provider}:"
+
+
+def label(key: str, model: str) -> str:
+    """How a session's saved state names the server it learned a window from: `model at URL` (`endpoint`)."""
+    return f"{model} at {key}"
+
+
+def shown(key: str) -> str:
+    """How the line names the endpoint: its URL, or `the deepseek API`."""
+    return f"the {key[:-1]} API" if key.endswith(":") else key
+
+
+def matches(key: str, which: str) -> bool:
+    """Whether `which`, as a user names an endpoint (`all`, the URL with or without its trailing
+    slash, with or without its secrets, `deepseek` for the provider's own API), names `key`."""
+    if which == "all":
+        return True
+    from ...secrets import hide_url_passwords
+
+    return key in {hide_url_passwords(w) for w in (which.rstrip("/"), which)} | {f"{which}:"}
+
+
+def forget_hint(key: str) -> str:
+    """`(compact-agent config --forget-window URL forgets it)`, the URL quoted for a shell (`?`, `&`)."""
+    return f"(compact-agent config --forget-window {shlex.quote(key[:-1] if key.endswith(':') else key)} forgets it)"
