@@ -143,16 +143,18 @@ def summed_to(parts: Mapping[str, Any], total: int) -> dict[str, Any]:
 
 
 def kept_parts(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", verbatim: str = " verbatim",
-               total: int | None = None) -> list[str]:
+               total: int | None = None, first: bool | None = None) -> list[str]:
     """The parts of `kept_words`, each with its tokens (`verbatim`: what the newest messages are
-    called), shared out to add up to `total` where it is given (`summed_to`)."""
+    called), shared out to add up to `total` where it is given (`summed_to`). `first`: the kept
+    messages are the first ones (`--from N`); by default, where `strategy` is `partial_from`."""
     if total is not None:
         parts = summed_to(parts, total)
     out = [f"{WHAT.get(strategy, 'the summary')} {parts.get('summary', 0):,}"]
     n = int(parts.get("verbatim_messages", 0))
     if n:  # `--from N` keeps the messages before N, the first ones, and the answer it ends at; any other the newest
-        which = "first" if strategy == "partial_from" else "newest"
-        head = int(parts.get("head_messages", n)) if strategy == "partial_from" else n
+        first = strategy == "partial_from" if first is None else first
+        which = "first" if first else "newest"
+        head = int(parts.get("head_messages", n)) if first else n
         kept = f"the {which} message" if head == 1 else f"the {which} {head} messages" if head else ""
         answer = "the last answer" if n > head else ""
         out.append(f"{' and '.join(w for w in (kept, answer) if w)}{verbatim} {parts.get('verbatim', 0):,}")
@@ -282,7 +284,7 @@ def not_smaller_line(e: NotSmaller, cwd: Path, direction: str | None = None) -> 
     summary 176 · … tokens — of the 2,365 now, and its summary would take …'). `direction`: that of
     `--from N` or `--up-to N`, whose kept messages are the first ones or the newest."""
     strategy = "unasked" if e.unasked else "partial_from" if direction == "from" else "full"
-    kept = ", ".join(kept_parts(e.parts, cwd, strategy, verbatim="", total=e.after))
+    kept = ", ".join(kept_parts(e.parts, cwd, strategy, verbatim="", total=e.after, first=direction == "from"))
     if e.unasked and e.after < e.before:  # small_gain.py: the summary would take about all there is to free
         said = (f"a compaction would free at most {e.before - e.after:,} of the {e.before:,} tokens in use, about "
                 f"what its summary would take. Even without a summary it would keep {e.after:,}: {kept}.")

@@ -25,7 +25,7 @@ from ...context.wiring import SummaryInputs
 from .extensions import SessionExtensions
 from .first_request import prepare
 from .session_parts import SessionParts
-from .small_gain import frees_too_little
+from .small_gain import frees_too_little, partial_frees_too_little
 
 Confirm = Callable[[CompactionResult], Awaitable[bool]]
 
@@ -64,6 +64,9 @@ async def compact(s: AgentSession, instructions: str, pivot: int | None, directi
         return confirm is None or await confirm(result)
     try:
         if pivot is not None and direction:
+            # As a whole /compact's (below), by the same rule: before its hook and its summary request.
+            if (refused := partial_frees_too_little(s.cm, s.messages, pivot, direction, s.context_tokens())):
+                raise refused
             result = await _partial(s, instructions, pivot, direction, functools.partial(check, count=True))
         else:
             # Measured by a look, which decides nothing: a refusal changes nothing (no clearing frozen, no event).

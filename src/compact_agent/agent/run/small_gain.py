@@ -6,14 +6,19 @@ holds now (`NotSmaller`, `unasked`). A conversation a little longer passed that 
 summary, and then freed 19 tokens of 2,248, or was refused after the request was paid for: the
 summary took what there was to free. A manual compaction is now asked for only when, with no
 summary at all, it would free at least `LEAST_FREED` tokens: a summary is seldom shorter than that
-(the prompt asks for nine sections).
+(the prompt asks for nine sections). `/compact --from N` and `--up-to N` are held to the same rule
+(`partial_frees_too_little`): they were checked only once their summary was back.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...context import NotSmaller
+from ...context import CompactionError, NotSmaller
+from ...context.compaction import ledger, summary
+from ...context.compaction.cuts import answer_apart
+from ...context.plumbing import rounds
+from ...context.shaping import preview
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -53,5 +58,46 @@ def frees_too_little(cm: ContextManager, messages: list[ModelMessage], before: i
     verbatim = compactor.scaled(compactor.estimated(plan.history[plan.cut:])) - plan.shaved  # as sent, as the floor
     parts = {"summary": floor - verbatim - fixed, "files": 0, "file_paths": [], "other": 0, "verbatim": verbatim,
              "verbatim_messages": len(plan.history) - plan.cut, "fixed": fixed}
+    return NotSmaller(f"a compaction would free at most {max(0, before - floor):,} of {before:,} tokens",
+                      before=before, after=floor, parts=parts, unasked=True)
+
+
+def partial_frees_too_little(cm: ContextManager, messages: list[ModelMessage], pivot: int, direction: str,
+                             before: int) -> NotSmaller | None:
+    """The refusal `/compact --from N` or `--up-to N` deserves before its summary is asked for, by the
+    rule of a whole /compact's (`LEAST_FREED`): the history it would leave with an empty summary
+    message (the messages it keeps, before or after it), as the next request would send it, frees
+    under `LEAST_FREED` of the `before` tokens now. Partial compactions went unchecked until their
+    summary was paid for: a `--up-to 1` after a `--from 0` asked for one to free 37 tokens of 1,374.
+    None when a summary could be worth it, or when the compactor's own errors (nothing on that side
+    to summarise) are the ones to say."""
+    compactor = cm.compactor
+    if compactor is None or not messages:
+        return None
+    compactor.ratio = cm.calibration.ratio  # as the compaction sets it: estimates in provider tokens
+    try:
+        if direction == "from":
+            pivot = rounds.adjust_cut_backward(messages, pivot)
+            head, (to_sum, tail) = messages[:pivot], answer_apart(messages[pivot:])
+        elif direction == "up_to":
+            pivot = rounds.adjust_cut_forward(messages, pivot)
+            head, to_sum, tail = [], messages[:pivot], [m for m in messages[pivot:] if not summary.is_summary(m)]
+        else:
+            return None
+    except CompactionError:
+        return None  # compact_partial says it, as it always has
+    if not to_sum:
+        return None
+    users = summary.pick_user_messages(compactor.user_texts(to_sum), compactor.limits.user_messages_budget)
+    files = ledger.changed_files(messages, attempts=True, writers=compactor.file_tools)
+    empty = summary.summary_message("", None, users, f"partial_{direction}", files, ledger.read_files(to_sum))
+    floor = cm.measure(preview(cm, [*head, empty, *tail]).messages)  # as `manual.as_sent` counts the result
+    if before - floor >= LEAST_FREED:
+        return None
+    fixed = compactor.scaled(cm.overhead)
+    framed = compactor.scaled(compactor.estimated([empty]))
+    parts = {"summary": framed, "files": 0, "file_paths": [], "other": 0,
+             "verbatim": max(0, floor - framed - fixed), "verbatim_messages": len(head) + len(tail),
+             "head_messages": len(head), "fixed": fixed}
     return NotSmaller(f"a compaction would free at most {max(0, before - floor):,} of {before:,} tokens",
                       before=before, after=floor, parts=parts, unasked=True)
