@@ -5,15 +5,29 @@ matches it (server_windows.py keeps the windows; cli_windows.py lists and forget
 
 from __future__ import annotations
 
+import os
 import shlex
+
+#: The variable a provider's client takes its address from when it is given none (models.py gives
+#: none without --base-url): the server a session talks to is there.
+SDK_BASE_URL = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+
+
+def sent_to(base_url: str | None, provider: str) -> str | None:
+    """The address a session's requests go to: `base_url` (--base-url, the config's), else the one
+    its provider's client reads from its variable (an Ollama at OPENAI_BASE_URL); None: the
+    provider's own API."""
+    return base_url or os.environ.get(SDK_BASE_URL.get(provider, ""), "").strip() or None
 
 
 def endpoint(base_url: str | None, provider: str) -> str:
-    """The key of the server a session talks to: its base URL without a trailing slash nor its secrets
-    (the file and `config` show keys), or the provider's own API (a refusal teaches its window too)."""
+    """The key of the server a session talks to (`sent_to`): its base URL without a trailing slash nor
+    its secrets (the file and `config` show keys), or the provider's own API (a refusal teaches its
+    window too). A window learned from the server at OPENAI_BASE_URL was kept as OpenAI's API's."""
     from ...secrets import hide_url_passwords
 
-    return hide_url_passwords(base_url.rstrip("/")) if base_url else f"{provider}:"
+    url = sent_to(base_url, provider)
+    return hide_url_passwords(url.rstrip("/")) if url else f"{provider}:"
 
 
 def label(key: str, model: str) -> str:

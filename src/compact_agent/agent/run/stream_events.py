@@ -9,7 +9,6 @@ file the agent read is unreadable.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -227,11 +226,6 @@ class WindowChoice:
         return f" (give --context-window {learned}, or context_window = {learned} in config.toml, to start there)"
 
 
-#: The variable a provider's client takes its address from when it is given none (models.py gives
-#: none without --base-url): the server a session talks to is there.
-SDK_BASE_URL = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
-
-
 class ChosenWindow(Protocol):
     """What `window_choice` reads of a session (the runner imports this module: not its class)."""
 
@@ -257,9 +251,8 @@ def window_choice(session: ChosenWindow | None) -> WindowChoice:
     source = config.sources.get("context_window", "") if config is not None and given else ""
     from .server_windows import endpoint
 
-    # No --base-url: the provider's client sends where its variable says, an Ollama's address as often as not.
-    given_url = session.opts.base_url or os.environ.get(SDK_BASE_URL.get(session.info.provider, ""), "").strip()
-    server = endpoint(given_url or None, session.info.provider).removesuffix(":")  # the provider's name, no URL
+    # No --base-url: the server at OPENAI_BASE_URL (ANTHROPIC_BASE_URL), as windows kept for it are keyed.
+    server = endpoint(session.opts.base_url, session.info.provider).removesuffix(":")  # the provider's name, no URL
     return WindowChoice(session.info.name, given=given, remembered=remembered, source=source, server=server)
 
 
