@@ -261,8 +261,26 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
         # A request with what you typed and tool results: two rows, the number on the first.
         number = f"{i:>4}" if row == 0 else " " * 4
         # what was written, not markup: 'list[str]' and 'x[i]' lost '[str]' and '[i]'
-        c.print(f"  {number} {who:<12} {render.clip_words(secrets.redact(text), max(20, c.width - 20))}",
-                markup=False)
+        for n, line in enumerate(_row_lines(text, max(20, c.width - 20))):
+            c.print(f"  {number if n == 0 else '':>4} {who if n == 0 else '':<12} {line}", markup=False)
+
+
+def _row_lines(text: str, room: int) -> list[str]:
+    """A `/history` row's text in `room` cells: clipped, the note under a reply cut off (torn, stopped,
+    a signal's: history_view.cut_off) kept whole after it. Clipped with the row, the note was lost for
+    any part of a reply longer than the row; where it leaves the text too little room, it goes under."""
+    from ..session.last_run import SIGNAL_WORDS
+    from .cells import wrap
+    from .history_view import CUT_OFF, SIGNAL_CUT_HERE, STOPPED_HERE
+
+    notes = (CUT_OFF, STOPPED_HERE, *(SIGNAL_CUT_HERE.format(signal=w) for w in SIGNAL_WORDS.values()))
+    note = next((n for n in notes if text.endswith(n)), "")
+    body = secrets.redact(text.removesuffix(note).rstrip())
+    if not note or cell_len(body) + 1 + cell_len(note) <= room:
+        return [render.clip_words(secrets.redact(text), room)]
+    if room - 1 - cell_len(note) >= 20:
+        return [f"{render.clip_words(body, room - 1 - cell_len(note))} {note}"]
+    return [render.clip_words(body, room), *wrap(note, room)]
 
 
 @command("clear", "start a new session (the old one stays on disk)", takes_args=False)
