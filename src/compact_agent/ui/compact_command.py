@@ -99,8 +99,9 @@ def ends_answered(messages: Sequence[Any]) -> bool:
 
 def moved_line(parts: Mapping[str, Any], pivot: int | None, direction: str | None, count: int) -> str | None:
     """`  --from 24 became --from 23: a tool call stays with its result`, where the compaction moved
-    the boundary asked for (a call and its result are never parted), else None: the preview said
-    'the first 23 messages' of `--from 24` without a word why."""
+    the boundary asked for (a call and its result are never parted; `--up-to` its last number keeps
+    the answer the conversation ends at), else None: the preview said 'the first 23 messages' of
+    `--from 24` without a word why."""
     kept = parts.get("verbatim_messages")
     if pivot is None or direction is None or not isinstance(kept, int):
         return None
@@ -108,7 +109,8 @@ def moved_line(parts: Mapping[str, Any], pivot: int | None, direction: str | Non
     if moved == pivot:
         return None
     flag = "--from" if direction == "from" else "--up-to"
-    return f"  {flag} {pivot} became {flag} {moved}: a tool call stays with its result"
+    why = "the last answer stays verbatim" if direction == "up_to" and pivot >= count else "a tool call stays with its result"
+    return f"  {flag} {pivot} became {flag} {moved}: {why}"
 
 
 def kept_words(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", total: int | None = None) -> str:

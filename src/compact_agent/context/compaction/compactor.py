@@ -251,7 +251,7 @@ class Compactor(Keeper):
                               summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
                               overhead: int = 0) -> CompactionResult:
         """`from`: keep messages[:pivot] (cache-friendly), summarise the rest but the answer it ends
-        with (`answer_apart`); `up_to`: summarise messages[:pivot] and keep the rest verbatim."""
+        with (`answer_apart`); `up_to`: summarise messages[:pivot], keep the rest (that answer at least)."""
         watch = Stopwatch()
         before = self.scaled(self.estimated(messages) + overhead)
         if direction == "from":
@@ -259,9 +259,9 @@ class Compactor(Keeper):
             keep_head, (to_sum, tail) = messages[:pivot], answer_apart(messages[pivot:])
             sent = messages
         elif direction == "up_to":
-            pivot = rounds.adjust_cut_forward(messages, pivot)
-            keep_head, to_sum, tail = [], messages[:pivot], messages[pivot:]
-            tail = [m for m in tail if not summary.is_summary(m)]
+            pivot = rounds.adjust_cut_forward(messages, pivot)  # to the end: the answer it ends at stays
+            pivot = len(answer_apart(messages)[0]) if pivot >= len(messages) else pivot
+            keep_head, to_sum, tail = [], messages[:pivot], [m for m in messages[pivot:] if not summary.is_summary(m)]
             sent = to_sum
         else:
             raise CompactionError(f"unknown direction {direction!r}")
