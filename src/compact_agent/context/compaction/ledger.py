@@ -23,7 +23,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from ..plumbing.markers import failed_result
+from ..layers.digest import RESTORED
+from ..plumbing.markers import failed_result, ours
 
 __all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "read_files", "reads", "render",
            "render_failed"]
@@ -152,13 +153,18 @@ def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequ
     (`sent_whole`: the call ids of the results of `after` that no view layer's decision stands in
     for, microcompact's placeholder or a preview, where the caller knows them), and reads the whole
     file, or the same slice (offset, limit, range) as the read here: a slice leaves the rest of a
-    file read whole here to read again."""
+    file read whole here to read again. Not the files a compaction restored (`digest.RESTORED`): the
+    program read those, and the files changed list them."""
     out: list[str] = []
+    restored = {p.tool_call_id for m in messages for p in m.parts
+                if isinstance(p, ToolReturnPart) and ours(p).get("synthetic") == RESTORED}
     returned = {p.tool_call_id for m in after if isinstance(m, ModelRequest) for p in m.parts
                 if isinstance(p, ToolReturnPart) and not failed_result(p)
                 and (sent_whole is None or p.tool_call_id in sent_whole)}
     kept = {(resolve(path), _slice(call)) for call, path in reads(after) if call.tool_call_id in returned}
     for call, path in reversed(reads(messages)):
+        if call.tool_call_id in restored:
+            continue
         if path not in out and not {(resolve(path), _WHOLE), (resolve(path), _slice(call))} & kept:
             out.append(path)
             if len(out) >= limit:
