@@ -47,7 +47,7 @@ from . import ledger, restore, summary, summary_prompt
 from .cuts import answer_apart, join, summarize_fitting
 from .images import kept_images, with_images
 from .keep import Keeper
-from .result import CompactionError, CompactionResult, NotSmaller, Summarize
+from .result import CompactionError, CompactionResult, NoSummary, NotSmaller, Summarize, no_summary
 
 
 @dataclass
@@ -106,10 +106,10 @@ class Compactor(Keeper):
                 raise
             # The summary was paid for and is too long for the room; a record costs no request.
             try:
-                result = await self._compact(messages, summarize=_no_summary, trigger=trigger,
+                result = await self._compact(messages, summarize=no_summary, trigger=trigger,
                                              tokens_before=refused.before, overhead=overhead, level=level,
                                              prefer_record=lambda size: True)
-            except (NotSmaller, _NoSummary):
+            except (NotSmaller, NoSummary):
                 raise refused from None
         return self._archived(result, archive, vet)
 
@@ -387,11 +387,3 @@ class Compactor(Keeper):
                 result.tokens_after = ev.tokens_after = self.scaled(self.estimated(result.messages) + overhead)
         result.name_archive = name
         return result
-
-
-class _NoSummary(Exception):
-    """A record could not stand in: the fallback asks for no second summary."""
-
-
-async def _no_summary(sent: list[ModelMessage], prompt: str) -> str:
-    raise _NoSummary

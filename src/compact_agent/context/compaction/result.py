@@ -87,3 +87,13 @@ class CompactionResult:
     # before (microcompact's clearing) is lifted once the compaction goes ahead (layers/frozen.py
     # `after_compaction`); the results earlier compactions kept keep theirs.
     kept: frozenset[str] = frozenset()
+
+
+class NoSummary(Exception):
+    """A record could not stand in where a summary left the context no smaller (the compactor's
+    `record_fallback`): the fallback asks for no second summary."""
+
+
+async def no_summary(sent: list[ModelMessage], prompt: str) -> str:
+    """The summarizer of that fallback: it never asks a model."""
+    raise NoSummary
