@@ -76,7 +76,11 @@ class PrintRun:
         how long it ran and, once its session is made, the session and its requests so far."""
         out: dict[str, Any] = {"duration_ms": self.duration_ms()}
         if self.session is not None:
-            return out | {"session_id": saved_id(self.session)} | self.spent(self.session)
+            spent = self.spent(self.session)
+            if self.session.ended_calls.asked():  # the request out (its reply maybe coming): sent, its usage never came
+                spent["num_turns"] += 1
+                spent["usage"]["requests"] += 1
+            return out | {"session_id": saved_id(self.session)} | spent
         return out | nothing_spent() | self.refused_and_changed()
 
     def note(self, text: str) -> None:
