@@ -49,7 +49,7 @@ from ..plumbing.markers import is_compaction_message, mark
 from ..plumbing.regular_file import OWN_FILE_CAP, NotRegular, TooLarge, read_capped
 from ..plumbing.rounds import api_rounds, call_ids, return_ids, safe_cuts
 from ..plumbing.settings import CompactionSettings as Settings
-from .digest import DIGEST_HEADER, Digest, asks, default_digest, is_digest
+from .digest import DIGEST_HEADER, Digest, asks, default_digest, is_digest, plan_note
 
 log = logging.getLogger(__name__)
 
@@ -332,6 +332,8 @@ class ContextCollapse:
         text = (self.digest or (lambda ms: default_digest(ms, max_chars + extra, user_chars=max(300, longest))))(part)
         if not text.startswith(DIGEST_HEADER):
             text = f"{DIGEST_HEADER}\n{text}"
+        if (plan := plan_note(part, view[end:])) is not None:
+            text = f"{text}\n{plan}"
         ts = _timestamp(part[-1])
         stamp = (ts or budget.now).isoformat()
         first, last = message_key(part[0]), message_key(part[-1])

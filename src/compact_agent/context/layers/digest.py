@@ -2,13 +2,16 @@
 
 What was asked, which tools ran with which key arguments and how they ended, which files were read
 or changed — made from the messages alone, so the same rounds always give the same bytes (the
-commit stores it, and re-applying it keeps the cached prefix). A caller may pass its own `Digest`
-to `ContextCollapse`; the summary carries a collapsed digest through a compaction (`DIGEST_HEADER`).
+commit stores it, and re-applying it keeps the cached prefix). The collapse adds the items of the
+plan a folded `todo_write` set (`plan_note`): a compaction puts the plan back, and a fold left only
+`todo_write(todos=[2 items])` of it. A caller may pass its own `Digest` to `ContextCollapse`; the
+summary carries a collapsed digest through a compaction (`DIGEST_HEADER`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,6 +23,7 @@ from pydantic_ai.messages import (
     ModelResponse,
     ModelResponsePart,
     RetryPromptPart,
+    SystemPromptPart,
     TextContent,
     TextPart,
     ToolCallPart,
@@ -27,7 +31,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..plumbing.markers import OWN_TEXT, failed_result, is_kept_result, ours
+from ..plumbing.markers import OWN_TEXT, failed_result, is_attachment, is_kept_result, ours
 from .previews import result_lines
 
 DIGEST_HEADER = "[Collapsed history digest]"
@@ -188,6 +192,52 @@ def asks(messages: list[ModelMessage]) -> list[str]:
     return [t for m in messages if isinstance(m, ModelRequest) for p in m.parts if (t := ask_text(p)) is not None]
 
 
+PLAN_TOOL = "todo_write"
+"""The agent's plan tool (agent/tools/todos.py): each call sends the whole list of items."""
+PLAN_NOTE = "The plan, as the latest todo_write in the steps above left it (update it with todo_write as you go):"
+_PLAN_MARKS = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}  # as todos.render_plain writes them
+
+
+def _plan_items(call: ToolCallPart) -> list[str] | None:
+    """The items a `todo_write` call set, one line each, or None for a call the tool refused (the
+    plan was left as it was): `todos` not a list of {content, status} items."""
+    todos = call.args_as_dict().get("todos")
+    if not isinstance(todos, list):
+        return None
+    lines = []
+    for t in todos:
+        if not (isinstance(t, dict) and isinstance(t.get("content"), str)
+                and t.get("status", "pending") in _PLAN_MARKS):
+            return None
+        if t["content"].strip():  # the tool drops an empty item
+            lines.append(f"{_PLAN_MARKS[t.get('status', 'pending')]} {_clip(t['content'], 300)}")
+    return lines
+
+
+def _latest_plan(messages: Sequence[ModelMessage]) -> str | None:
+    """The plan the newest `todo_write` in `messages` set, as `plan_note` writes it ("" for a plan
+    cleared), or the one an earlier digest there carries, whichever is newer; None when neither."""
+    plan: str | None = None
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, ToolCallPart) and p.tool_name == PLAN_TOOL and (items := _plan_items(p)) is not None:
+                plan = "\n".join([PLAN_NOTE, *items]) if items else ""
+            elif isinstance(p, UserPromptPart) and is_digest(p) and f"\n{PLAN_NOTE}\n" in (text := str(p.content)):
+                plan = PLAN_NOTE + text.rsplit(f"\n{PLAN_NOTE}", 1)[1]
+    return plan
+
+
+def plan_note(folded: Sequence[ModelMessage], after: Sequence[ModelMessage]) -> str | None:
+    """The plan a digest of `folded` carries verbatim, after its steps: the latest one, when no
+    `todo_write` in the messages `after` them (which stay) replaces it. Folded with its round, the plan
+    the model is following went from every request until the next compaction put it back."""
+    if not folded or _latest_plan(after) is not None or not (plan := _latest_plan(folded)):
+        return None
+    leading = itertools.takewhile(lambda p: isinstance(p, SystemPromptPart) or is_digest(p), folded[0].parts)
+    # A digest that opens the range stays as it is (the new one joins it), plan and all.
+    return None if any(isinstance(p, UserPromptPart) and str(p.content).endswith("\n" + plan) for p in leading) else plan
+
+
 def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, framed: bool = True,
                    user_chars: int = 300) -> str:
     """Deterministic digest of `messages`: asks, tool calls with key args and outcomes, files.
@@ -198,7 +248,9 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
     messages are and lists the files changed, and the record is carried, cached, on every later
     request, so each framing line would be paid again and again. A user's message shows its first
     `user_chars` characters: a record's compaction message carries the user's messages verbatim
-    beside it, so there the step only places the message among the others (`RECORD_USER_CHARS`)."""
+    beside it, so there the step only places the message among the others (`RECORD_USER_CHARS`).
+    A file the user attached (`markers.is_attachment`) shows as theirs: listed as a read_file call,
+    it told the model it had read a file it never asked for."""
     results: dict[str, ToolReturnPart | RetryPromptPart] = {}
     for m in messages:
         if isinstance(m, ModelRequest):
@@ -221,7 +273,9 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
             elif isinstance(p, ToolCallPart):
                 args = p.args_as_dict()
                 name = _clip(p.tool_name, 80)  # the model's: a line break in it would start a step ("- User: …")
-                steps.append(f"- {name}({_key_args(args)}) -> {_outcome(results.get(p.tool_call_id))}")
+                # A file the user attached to their message (`@path`): the agent's read, not the model's.
+                call = "User attached: " + _key_args(args) if is_attachment(m) else f"{name}({_key_args(args)})"
+                steps.append(f"- {call} -> {_outcome(results.get(p.tool_call_id))}")
                 path = args.get("path", args.get("file_path"))
                 if isinstance(path, str):
                     writes = "write" in p.tool_name or "edit" in p.tool_name
