@@ -145,6 +145,19 @@ def test_superseded_read_of_an_unchanged_file() -> None:
     assert contents["call_2"] == body[10:] and contents["call_3"] == body and contents["call_4"] == body
 
 
+def test_a_superseded_read_goes_out_whole_once_the_later_read_is_gone() -> None:
+    """The frozen mark lapses with the later read (a compaction summarised it, a rewind undid its turn)."""
+    body = "\n".join(f"line {i}" for i in range(200))
+    conv = (Conv().user("look").call("read_file", {"path": "a.py"}, body).say("read")
+            .user("again").call("read_file", {"path": "a.py"}, body).say("done").user("next"))
+    layer = Snip()
+    assert run(layer, conv.messages).messages[2].parts[0].content == SUPERSEDED
+    cut = [*conv.messages[:4], conv.messages[-1]]  # the turn of the later read gone
+    assert dump(run(layer, cut).messages) == dump(cut)
+    assert layer.snipped == {}
+    assert run(layer, conv.messages).messages[2].parts[0].content == SUPERSEDED  # back: marked again
+
+
 def test_read_of_a_changed_file_is_not_superseded() -> None:
     conv = (Conv().user("look").call("read_file", {"path": "a.py"}, "v1 " * 100)
             .call("read_file", {"path": "a.py"}, "v2 " * 100).say("done").user("next"))

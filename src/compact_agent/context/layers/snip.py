@@ -96,7 +96,12 @@ class Snip:
     State: `snipped`, {key: kind} of every decision made. Keys are tool_call_ids for tool results
     and `kind:timestamp:text-hash:occurrence` for prompt parts, so they survive a restart and never
     point at a different message after the history is rewritten. Frozen decisions are re-applied
-    without re-checking the "a later X exists" evidence, but always with the structural checks.
+    without re-checking the "a later X exists" evidence, but always with the structural checks;
+    except a superseded read's: a later read identical to it must still be in the history. A
+    compaction that summarises the later read away (also one `--from N` that keeps the earlier read
+    in its head), a rewind that undoes its turn, or a session resumed so, leaves the earlier read
+    the only copy of the file: the mark lapses and the read goes out whole again, not as a pointer
+    to a read the model cannot see.
     """
 
     name = LAYER
@@ -161,6 +166,7 @@ class Snip:
 
         # Superseded reads: walk newest first, remembering what later reads of each range returned.
         later: dict[str, set[str]] = {}
+        lapsed: list[str] = []  # frozen marks whose later read is gone (see the class docstring)
         for i, j, p in reversed(returns):
             call = calls.get(p.tool_call_id)
             if p.tool_name not in self.read_tools or call is None or not isinstance(p.content, str):
@@ -171,7 +177,11 @@ class Snip:
             digest = hashlib.sha256(p.content.encode()).hexdigest()
             seen_later = digest in later.get(sig, set())
             later.setdefault(sig, set()).add(digest)
-            if eligible(i) and _smaller(p, SUPERSEDED) and decide(p.tool_call_id, "superseded_read", seen_later):
+            if not seen_later:
+                if self.snipped.get(p.tool_call_id) == "superseded_read":
+                    lapsed.append(p.tool_call_id)
+                continue
+            if eligible(i) and _smaller(p, SUPERSEDED) and decide(p.tool_call_id, "superseded_read", True):
                 swaps[(i, j)] = (SUPERSEDED, "superseded_read")
 
         removed = self._empty_pairs(messages, last_resp, decide)
@@ -210,6 +220,8 @@ class Snip:
         out = self._build(messages, swaps, drops, emptied, removed)
         before, after = tokens.estimate(messages), tokens.estimate(out)
         self.snipped.update(new)
+        for key in lapsed:
+            del self.snipped[key]
         events = []
         if new:
             kinds: dict[str, int] = {}
