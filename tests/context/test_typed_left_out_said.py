@@ -112,3 +112,11 @@ async def test_a_compact_from_adds_its_count_to_the_one_in_the_head_it_kept(tmp_
     own = message.metadata[MARK]["users_left_out"]
     assert older and own
     assert user_texts(part.messages).left_out == older + own
+
+
+def test_one_message_left_out_is_said_in_the_singular() -> None:
+    """'1 older message left out (their full text is in the archive)': `its` for one."""
+    from compact_agent.context.compaction.user_messages import left_out_line
+
+    assert left_out_line(1) == "1 older message left out (its full text is in the archive)"
+    assert left_out_line(3) == "3 older messages left out (their full text is in the archive)"

@@ -37,7 +37,7 @@ def left_out(texts: Sequence[str]) -> int:
 def left_out_line(n: int) -> str:
     """What a compaction message says under the typed messages it lists where it left older ones out:
     it said nothing, and a model read the list as all the user had asked (the first, the task, gone)."""
-    return f"{n:,} older message{'' if n == 1 else 's'} left out (their full text is in the archive)"
+    return f"{n:,} older message{'' if n == 1 else 's'} left out ({'its' if n == 1 else 'their'} full text is in the archive)"
 
 
 def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
