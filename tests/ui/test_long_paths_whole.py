@@ -53,3 +53,20 @@ async def test_a_path_that_fits_stays_on_its_line(tmp_path: Path) -> None:
         assert f"writable         {cwd}" in await shown(s, "/permissions", 300)
     finally:
         s.close()
+
+
+async def test_the_notes_own_text_is_never_wrapped_by_us(tmp_path: Path) -> None:
+    """`/notes` wrapped the notes' text at 80 columns: a path in them was split by a hard line break
+    (`- ` alone, then `…/another` / `-long-nested-…`). The terminal wraps them now; a pipe gets them as written."""
+    deep = "/tmp/a-very-long-directory-name-for-testing-the-wrapping-of-paths/another-long-nested-directory-name-here"
+    written = ["# Files read and changed (current state)", f"- {deep}/project-with-long-name/error_text.py: read, unchanged",
+               "# Errors and fixes", "- " + "the parser took a trailing comma for a field and failed; fixed " * 3]
+    s = AgentSession(SessionOptions(cwd=tmp_path, model="fake-model", base_url="http://127.0.0.1:9/v1", api_key="k",
+                                    home=tmp_path / "home", settings=Settings(memory_enabled=True)))
+    try:
+        assert s.memory is not None
+        s.memory.notes = "\n".join(written) + "\n"
+        notes = await shown(s, "/notes")
+    finally:
+        s.close()
+    assert [line.rstrip() for line in notes[:len(written)]] == [line.rstrip() for line in written], notes

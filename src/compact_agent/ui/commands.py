@@ -212,7 +212,8 @@ async def _notes(s: AgentSession, args: str, c: Console) -> None:
     elif not s.memory.notes:
         c.print(f"no notes yet ({status})", markup=False, highlight=False)
     else:
-        c.print(s.memory.notes.rstrip("\n"), markup=False, highlight=False)
+        # as written: the terminal wraps them, not us (a path in them was split by a hard line break)
+        c.print(s.memory.notes.rstrip("\n"), markup=False, highlight=False, soft_wrap=True)
         c.print(status, style="dim", markup=False, highlight=False)
     if path:  # the notes file, whole on a line of its own (a pipe's 80 columns split it mid-name)
         render.path_line(c, path, style="dim")
