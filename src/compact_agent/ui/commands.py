@@ -67,8 +67,12 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     from .history_view import all_boundaries, compactions
     from .resume_switch import compacted_this_run
 
-    whole = len(compactions(all_boundaries(s.store)))
-    _row(c, "compactions", f"{whole} in the whole session ({compacted_this_run(s)} since this run began)",
+    boundaries = all_boundaries(s.store)
+    whole = len(made := compactions(boundaries))
+    # Made, not in the conversation now: a /rewind to before some undoes them, and /history still lists them.
+    undid = ", counting any a /rewind undid" if made and any(b.strategy == "rewind" for b in
+                                                            boundaries[boundaries.index(made[0]):]) else ""
+    _row(c, "compactions", f"{whole} in the whole session{undid} ({compacted_this_run(s)} since this run began)",
          render.auto_compaction(s.cm.failures, s.cm.breaker_open))
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
 
