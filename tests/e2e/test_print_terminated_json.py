@@ -27,7 +27,8 @@ def test_json_output_ends_with_a_result_that_says_the_run_was_terminated(cli, si
     assert result["error"] == LINE.format(sig.name).removeprefix("compact-agent: ").rstrip("\n")
     assert result["session_id"] == session.stem
     assert isinstance(result["duration_ms"], int)
-    assert result["num_turns"] == 0 and result["usage"]["requests"] == 0  # the held request got no answer
+    # the held request counts: it was sent (the server holds it), though no answer came and its tokens are unknown
+    assert result["num_turns"] == 1 and result["usage"]["requests"] == 1 and result["usage"]["input_tokens"] == 0
     assert result["permission_denials"] == [] and result["compactions"] == []
 
 
