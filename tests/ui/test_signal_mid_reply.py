@@ -95,7 +95,7 @@ async def test_the_repl_keeps_the_reply_shown_and_says_the_signal_cut_it(tmp_pat
     assert "before the model answered" not in out and "got no answer" not in out and "(no answer" not in out
     note = f"(the reply was cut off here: the turn was stopped by {words}; the session was saved)"
     assert note in out and shown.strip() in out, resumed.out  # under the reply, as the session is resumed
-    assert "1 assistant word0 word1" in out  # /history's row: the model's words (its note past the row's end)
+    assert "1 assistant word0 word1" in out  # /history's row: the model's words, clipped to leave room for its note
     sent = resumed.server.requests[-1]
     assert [m["content"] for m in user_messages(sent)] == ["tell me", "go on"]
     [kept] = [m["content"] for m in sent.messages if m["role"] == "assistant"]
