@@ -105,6 +105,10 @@ async def test_a_file_whose_latest_read_is_kept_verbatim_is_not_listed_as_one_to
 
 def _read(path: str, call_id: str, body: str = "\n".join(f"line {k}: x = {k}" for k in range(200)),
           **window: int) -> list[ModelMessage]:
+    if window:  # read_file's result begins with the lines it holds of a file it reads part of
+        start = window.get("offset", 1)
+        end = start + window.get("limit", 2000) - 1
+        body = f"[{path}: lines {start}-{end} of 5000; read more with offset={end + 1}]\n{body}"
     return [ModelResponse(parts=[ToolCallPart("read_file", {"path": path, **window}, tool_call_id=call_id)]),
             ModelRequest(parts=[ToolReturnPart("read_file", body, tool_call_id=call_id)])]
 

@@ -154,18 +154,20 @@ def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequ
     for, microcompact's placeholder or a preview, where the caller knows them), and reads the whole
     file, or the same slice (offset, limit, range) as the read here: a slice leaves the rest of a
     file read whole here to read again. Not the files a compaction restored (`digest.RESTORED`): the
-    program read those, and the files changed list them."""
+    program read those, and the files changed list them. What a read holds is what its result says (`_slice`)."""
     out: list[str] = []
+    results = {p.tool_call_id: p for m in (*messages, *after) if isinstance(m, ModelRequest) for p in m.parts
+               if isinstance(p, ToolReturnPart)}
     restored = {p.tool_call_id for m in messages for p in m.parts
                 if isinstance(p, ToolReturnPart) and ours(p).get("synthetic") == RESTORED}
     returned = {p.tool_call_id for m in after if isinstance(m, ModelRequest) for p in m.parts
                 if isinstance(p, ToolReturnPart) and not failed_result(p)
                 and (sent_whole is None or p.tool_call_id in sent_whole)}
-    kept = {(resolve(path), _slice(call)) for call, path in reads(after) if call.tool_call_id in returned}
+    kept = {(resolve(path), _slice(call, results)) for call, path in reads(after) if call.tool_call_id in returned}
     for call, path in reversed(reads(messages)):
         if call.tool_call_id in restored:
             continue
-        if path not in out and not {(resolve(path), _WHOLE), (resolve(path), _slice(call))} & kept:
+        if path not in out and not {(resolve(path), _WHOLE), (resolve(path), _slice(call, results))} & kept:
             out.append(path)
             if len(out) >= limit:
                 break
@@ -175,8 +177,18 @@ def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequ
 _WHOLE = (None,) * len(SLICE_KEYS)
 
 
-def _slice(call: ToolCallPart) -> tuple[object, ...]:
-    """The part of its file `call` reads: its offset, limit and range (`_WHOLE`: all None, the whole file)."""
+#: The line read_file's result starts with when it holds part of its file (agent/tools/files.py).
+_LINES = re.compile(r"\[[^\n]*: lines (\d+)-(\d+) of \d+[;\]]")
+
+
+def _slice(call: ToolCallPart, results: dict[str, ToolReturnPart]) -> tuple[object, ...]:
+    """The part of its file `call` reads (`_WHOLE`: the whole file). Our read_file's result says it: its
+    lines where it holds part (a read with no offset of a long file holds its first 2,000 only), else
+    the whole file (`offset=1` too); other tools' reads go by their offset, limit and range."""
+    result = results.get(call.tool_call_id)
+    if call.tool_name == "read_file" and result is not None and isinstance(result.content, str):
+        lines = _LINES.match(result.content)
+        return ("lines", lines[1], lines[2]) if lines else _WHOLE
     args = call_args(call)
     return tuple(str(args.get(k)) if isinstance(args, dict) and args.get(k) is not None else None
                  for k in SLICE_KEYS)
