@@ -56,4 +56,4 @@ def test_a_preview_is_the_view_the_request_sends_and_writes_nothing(tmp_path: Pa
 
     sent, _ = cm.shape(list(history))
     assert sent == looked.messages
-    assert len(list(spill.iterdir())) == 1 and events and cm.layer_savings["budget"] == looked.savings["budget"]
+    assert len(list(spill.glob("*.txt"))) == 1 and events and cm.layer_savings["budget"] == looked.savings["budget"]

@@ -38,7 +38,7 @@ def with_unshaped_result(messages: list) -> None:
 
 
 def spills(s) -> list[Path]:
-    return sorted(s.store.side_dir("tool-results").glob("*"))
+    return sorted(s.store.side_dir("tool-results").glob("*.txt"))  # each result's file, not `.by-content`
 
 
 @pytest.mark.parametrize("how", ["hook", "preview"])

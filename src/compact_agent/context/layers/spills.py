@@ -8,21 +8,68 @@ naming it in a scratch copy that decides without writing; the files gone missing
 written again from the full result the session kept the next time it is sent; the whole text read
 back when a shorter preview is cut; and a saved copy of a result for the last resort (fit.py).
 What to replace, and the previews, are budget.py's.
+
+Identical results are stored once (`store`): the text is written to `spill_dir/.by-content/<sha256 of
+its redacted bytes>.txt` and each result's own name is a hard link to it, so every path a preview,
+a saved state or a line shown to the user names still reads its text, and a session that read the
+same ten files a thousand times keeps ten texts, not 898 copies (11 MB). Where a hard link cannot be
+made (a file system without them, a link limit), the result's name gets a copy of its own, as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import ToolReturnPart
 
+from ..plumbing import secrets
 from ..plumbing.markers import write_private
 from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
 from .previews import spill_name, text_of
 
 log = logging.getLogger(__name__)
+
+#: The folder, in the spill folder, of the texts each result's file is a link to (by their hash). A
+#: result's file name never starts with a dot (`spill_name`): no call id can name it.
+BY_CONTENT = ".by-content"
+
+
+def store(path: Path, text: str) -> None:
+    """Write `text` (redacted, as every spill file is) at `path`, sharing the bytes of an identical
+    text already spilled there: `path` is made a hard link to `BY_CONTENT/<sha256>.txt`, written
+    first if it is not there (temp file, fsync, rename), and the link is put in place by a rename
+    (a reader never sees `path` half there). Where no link can be made, `path` is written whole.
+    Raises OSError when neither can be written."""
+    data = secrets.redact(text)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # private, as `write_private` makes it
+    blob = path.parent / BY_CONTENT / f"{hashlib.sha256(data.encode('utf-8')).hexdigest()}.txt"
+    try:
+        if not _holds(blob, data):
+            write_private(blob, data, "spill")
+        tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
+        os.link(blob, tmp)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as e:  # no hard links in this folder's file system, too many to one file, …
+        log.debug("spilled tool result %s stored as a copy of its own: %s", path, e)
+        write_private(path, data, "spill")
+
+
+def _holds(blob: Path, data: str) -> bool:
+    """Whether `blob` is a regular file holding exactly `data` (a text hashed to its name is
+    compared whole all the same: a file changed by hand is written again, not shared)."""
+    raw = data.encode("utf-8")
+    try:
+        return read_capped(blob, len(raw) + 1) == raw
+    except OSError:  # missing, not a regular file, longer than `data`
+        return False
 
 
 class SpillFiles:
@@ -69,7 +116,7 @@ class SpillFiles:
         """Write `text` to `path` (a scratch copy only names it); False, with a warning, when it cannot."""
         try:
             if self._writes:
-                write_private(path, text, "spill")
+                store(path, text)
             else:
                 self._unwritten[call_id] = (path, text)
         except OSError as e:
@@ -82,7 +129,7 @@ class SpillFiles:
         again from the session the next time its result is sent, as one gone missing is."""
         for call_id, (path, text) in twin._unwritten.items():
             try:
-                write_private(path, text, "spill")
+                store(path, text)
             except OSError as e:
                 log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
                 self._missing.add(call_id)
@@ -95,7 +142,7 @@ class SpillFiles:
         if path is None or text is None or not self._writes:
             return
         try:
-            write_private(path, text, "spill")
+            store(path, text)
         except OSError as e:
             log.warning("could not write the spilled tool result %s again: %s", path, e)
 
@@ -126,7 +173,7 @@ class SpillFiles:
         if path is None or text is None:
             return None
         try:
-            write_private(path, text, "spill")  # redacted as every spill file is
+            store(path, text)  # redacted as every spill file is
         except OSError as e:
             log.warning("could not save tool result %s to %s: %s", call_id, path, e)
             return None
