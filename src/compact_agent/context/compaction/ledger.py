@@ -23,7 +23,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from ..layers.digest import RESTORED
+from ..layers.digest import RESTORED, copied_ids
 from ..plumbing.markers import failed_result, ours
 
 __all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "read_files", "reads", "render",
@@ -100,9 +100,13 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, att
     result says it did not happen changed nothing: left out, or with `attempts` kept as
     "write failed" / "edit failed" (what a compaction message lists apart, and carries on).
     `writers`: the caller's own tools that write the file their path argument names (lower case:
-    `CompactionSettings.file_tools`), listed as the write tools are."""
+    `CompactionSettings.file_tools`), listed as the write tools are. A call a compaction kept with its
+    result (`digest.copied_ids`) is in the ledger it carries already: counted again, a write kept from
+    before an edit was listed after it ("written, edited, written"). Without `carried` it counts: the
+    model is still using what it returned, and the restorer brings that file back (keep.py `restorable`)."""
     ledger: Ledger = {}
     failed = _failed_calls(messages)
+    copies = copied_ids(messages) if carried else set()
     for m in messages:
         if isinstance(m, ModelRequest):
             if not carried:
@@ -121,7 +125,7 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, att
         for p in m.parts:
             if not isinstance(p, ToolCallPart):
                 continue
-            if p.tool_call_id in failed and not attempts:
+            if (p.tool_call_id in failed and not attempts) or p.tool_call_id in copies:
                 continue
             name = p.tool_name.lower()
             args = call_args(p)
