@@ -158,6 +158,22 @@ def test_a_superseded_read_goes_out_whole_once_the_later_read_is_gone() -> None:
     assert run(layer, conv.messages).messages[2].parts[0].content == SUPERSEDED  # back: marked again
 
 
+def test_after_a_compaction_only_the_decisions_about_parts_still_there_are_kept() -> None:
+    """`forget_absent` (layers/frozen.py `after_compaction`): the state is saved with every request."""
+    body = "\n".join(f"line {i}" for i in range(200))
+    conv = (Conv().user(REMINDER, "look").call("bash", {"command": "true"}, "").say("ran")
+            .user(REMINDER, "read").call("read_file", {"path": "a.py"}, body)
+            .call("read_file", {"path": "a.py"}, body).say("done").user(REMINDER, "next"))
+    layer = Snip()
+    run(layer, conv.messages)
+    kinds = sorted(layer.snipped.values())
+    assert kinds == ["duplicate_text", "duplicate_text", "empty_call", "superseded_read"], layer.snipped
+    layer.forget_absent(conv.messages)
+    assert sorted(layer.snipped.values()) == kinds
+    layer.forget_absent(conv.messages[4:])  # the first turn summarised
+    assert sorted(layer.snipped.values()) == ["duplicate_text", "superseded_read"], layer.snipped
+
+
 def test_read_of_a_changed_file_is_not_superseded() -> None:
     conv = (Conv().user("look").call("read_file", {"path": "a.py"}, "v1 " * 100)
             .call("read_file", {"path": "a.py"}, "v2 " * 100).say("done").user("next"))

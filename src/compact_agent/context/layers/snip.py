@@ -134,6 +134,14 @@ class Snip:
         # "ack": a message the user typed, which an earlier version left out once answered; no more.
         self.snipped = {k: v for k, v in dict(d.get("snipped", {})).items() if v != "ack"}
 
+    def forget_absent(self, messages: list[ModelMessage]) -> None:
+        """After a compaction: forget decisions about parts that are gone for good (the state is
+        saved with every request and would otherwise grow with the session's length)."""
+        present = {p.tool_call_id for m in messages for p in m.parts if isinstance(p, ToolCallPart | ToolReturnPart)}
+        present |= set(self._prompt_keys(messages)[0].values())
+        self.snipped = {k: v for k, v in self.snipped.items()
+                        if (k in present if v == "duplicate_text" else all(c in present for c in k.split(",")))}
+
     # -- decisions -----------------------------------------------------------------------------
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
         watch = Stopwatch()
@@ -261,6 +269,19 @@ class Snip:
     def _prompt_parts(self, messages: list[ModelMessage], eligible: Eligible, decide: Decide,
                       drops: dict[int, dict[int, dict[str, Any]]]) -> None:
         """Mark older copies of repeated reminder / system text for removal (never what the user typed)."""
+        keys, groups = self._prompt_keys(messages)
+        for (kind, text), where in groups.items():
+            head = (0, next((j for (i, j) in where if i == 0), -1))
+            keep = head if kind == "system" and head[1] >= 0 else where[-1]
+            for i, j in where:
+                if (i, j) == keep or not eligible(i):
+                    continue
+                if decide(keys[(i, j)], "duplicate_text", len(where) > 1):
+                    drops.setdefault(i, {})[j] = {"kind": "duplicate_text", "key": keys[(i, j)], "chars": len(text)}
+
+    def _prompt_keys(self, messages: list[ModelMessage]
+                     ) -> tuple[dict[tuple[int, int], str], dict[tuple[str, str], list[tuple[int, int]]]]:
+        """The key of each reminder / system part, by (message, part), and where each text is."""
         groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
         occurrences: dict[str, int] = {}
         keys: dict[tuple[int, int], str] = {}
@@ -284,15 +305,7 @@ class Snip:
                 occurrences[base] = occ + 1
                 keys[(i, j)] = f"{base}:{occ}"
                 groups.setdefault((kind, text), []).append((i, j))
-
-        for (kind, text), where in groups.items():
-            head = (0, next((j for (i, j) in where if i == 0), -1))
-            keep = head if kind == "system" and head[1] >= 0 else where[-1]
-            for i, j in where:
-                if (i, j) == keep or not eligible(i):
-                    continue
-                if decide(keys[(i, j)], "duplicate_text", len(where) > 1):
-                    drops.setdefault(i, {})[j] = {"kind": "duplicate_text", "key": keys[(i, j)], "chars": len(text)}
+        return keys, groups
 
     # -- rendering -----------------------------------------------------------------------------
     def _build(self, messages: list[ModelMessage], swaps: dict[tuple[int, int], tuple[str, str]],
