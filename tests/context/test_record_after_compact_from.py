@@ -78,3 +78,29 @@ def test_the_record_of_a_history_with_the_summary_in_the_middle() -> None:
     steps = summary.record_of(after)
     assert steps is not None
     assert summary.record_of([message, *after]) == "wrote new_wr9.py with VALUE_wr9.\n\n" + steps
+
+
+async def test_the_result_merged_into_the_from_message_stays_with_its_call(tmp_path: Path) -> None:
+    """`/compact --from N` after a read's result: that result and the compaction message are parts of
+    one request. A later record listed the read as `-> no result`: the model was told a read it made
+    had failed."""
+    restorer = Restorer(recent_files=lambda: [], reread=lambda p, n: [], resolve=lambda s: tmp_path / s)
+    c = Compactor(Limits.for_window(8_000, 2_000), restorer)
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("read setting_values.py")]),
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": "setting_values.py"}, tool_call_id="call_208")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "SETTING = 1\n" * 157, tool_call_id="call_208")]),
+        ModelResponse(parts=[TextPart("Read it.")]), ModelRequest(parts=[UserPromptPart("TASK more")]),
+        *_reads(0, 6), ModelResponse(parts=[TextPart("Done.")])]
+    part = await c.compact_partial(history, 3, "from", summarize=_from_summary, archive=lambda: None)
+    merged = part.messages[2]
+    assert summary.is_summary(merged) and isinstance(merged.parts[0], ToolReturnPart)  # the case at hand
+
+    later = [*part.messages, ModelRequest(parts=[UserPromptPart("TASK-READALL more")]), *_reads(100, 30),
+             ModelResponse(parts=[TextPart("Read.")])]
+    again = await c.compact(later, summarize=_no_model, archive=lambda: None, prefer_record=lambda n: True)
+    assert again.strategy == "record"
+    record = "\n\n".join(summary.records_in(again.messages[0]))
+    assert 'read_file(path="setting_values.py") -> ok (157 lines)' in record, record
+    assert "no result" not in record, record
+    assert record.index("setting_values.py") < record.index("VALUE_wr9 = 42") < record.index("TASK-READALL")

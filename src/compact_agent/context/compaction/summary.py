@@ -374,12 +374,17 @@ def record_of(messages: Sequence[ModelMessage]) -> str | None:
 
 
 def _record_pieces(rest: Sequence[ModelMessage]) -> tuple[list[str], int]:
-    """`record_of`'s records and digests of steps, oldest first, with the digests' length."""
+    """`record_of`'s records and digests of steps, oldest first, with the digests' length. A compaction
+    message's parts before its own go with the steps before it: after `/compact --from N`, the results
+    of the head's last calls merged into it (apart, those calls read `-> no result`)."""
     at = next((i for i in range(len(rest) - 1, -1, -1) if is_summary(rest[i])), None)
-    pieces, size = _record_pieces(rest[:at]) if at else ([], 0)
+    pieces, size = list[str](), 0
     if at is not None and isinstance(first := rest[at], ModelRequest):  # a summary is a request
+        k = next((k for k, p in enumerate(first.parts) if compaction_part(p)), 0)
+        head = [*rest[:at], *([ModelRequest(parts=first.parts[:k])] if k else [])]
+        pieces, size = _record_pieces(head) if head else (pieces, 0)
         pieces += records_in(first)
-        others = [p for p in first.parts if not compaction_part(p)]
+        others = [p for p in first.parts[k:] if not compaction_part(p)]
         rest = [*([ModelRequest(parts=others)] if others else []), *rest[at + 1:]]
     if rest:
         steps = default_digest(list(rest), max_chars=10 * RECORD_MAX_CHARS, framed=False,
