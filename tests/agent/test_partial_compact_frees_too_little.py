@@ -28,7 +28,7 @@ def summaries(server: FakeOpenAIServer) -> int:
     return sum(is_summary_request(r) for r in server.requests)
 
 
-@pytest.mark.parametrize(("pivot", "direction"), [(1, "up_to"), (2, "up_to"), (0, "from")])
+@pytest.mark.parametrize(("pivot", "direction"), [(1, "up_to"), (2, "up_to"), (6, "up_to"), (0, "from")])
 async def test_a_partial_compaction_that_frees_too_little_asks_for_no_summary(
         tmp_path: Path, pivot: int, direction: str) -> None:
     with FakeOpenAIServer(model) as server:

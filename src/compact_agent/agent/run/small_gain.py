@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 from ...context import CompactionError, NotSmaller
 from ...context.compaction import ledger, summary
-from ...context.compaction.cuts import answer_apart
-from ...context.plumbing import rounds
+from ...context.compaction.cuts import partial_split
 from ...context.shaping import preview
 
 if TYPE_CHECKING:
@@ -76,14 +75,7 @@ def partial_frees_too_little(cm: ContextManager, messages: list[ModelMessage], p
         return None
     compactor.ratio = cm.calibration.ratio  # as the compaction sets it: estimates in provider tokens
     try:
-        if direction == "from":
-            pivot = rounds.adjust_cut_backward(messages, pivot)
-            head, (to_sum, tail) = messages[:pivot], answer_apart(messages[pivot:])
-        elif direction == "up_to":
-            pivot = rounds.adjust_cut_forward(messages, pivot)
-            head, to_sum, tail = [], messages[:pivot], [m for m in messages[pivot:] if not summary.is_summary(m)]
-        else:
-            return None
+        head, to_sum, tail = partial_split(messages, pivot, direction)  # as the compaction splits them
     except CompactionError:
         return None  # compact_partial says it, as it always has
     if not to_sum:

@@ -44,7 +44,7 @@ from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.markers import is_compaction_message
 from . import ledger, restore, summary, summary_prompt
-from .cuts import answer_apart, join, summarize_fitting
+from .cuts import join, partial_split, summarize_fitting
 from .images import kept_images, with_images
 from .keep import Keeper
 from .result import CompactionError, CompactionResult, NoSummary, NotSmaller, Summarize, no_summary
@@ -254,17 +254,8 @@ class Compactor(Keeper):
         with (`answer_apart`); `up_to`: summarise messages[:pivot], keep the rest (that answer at least)."""
         watch = Stopwatch()
         before = self.scaled(self.estimated(messages) + overhead)
-        if direction == "from":
-            pivot = rounds.adjust_cut_backward(messages, pivot)
-            keep_head, (to_sum, tail) = messages[:pivot], answer_apart(messages[pivot:])
-            sent = messages
-        elif direction == "up_to":
-            pivot = rounds.adjust_cut_forward(messages, pivot)  # to the end: the answer it ends at stays
-            pivot = len(answer_apart(messages)[0]) if pivot >= len(messages) else pivot
-            keep_head, to_sum, tail = [], messages[:pivot], [m for m in messages[pivot:] if not summary.is_summary(m)]
-            sent = to_sum
-        else:
-            raise CompactionError(f"unknown direction {direction!r}")
+        keep_head, to_sum, tail = partial_split(messages, pivot, direction)
+        sent = messages if direction == "from" else to_sum
         if not to_sum:
             raise CompactionError("nothing to summarise on that side of the message index")
         prompt = summary_prompt.compact_prompt(instructions, direction)

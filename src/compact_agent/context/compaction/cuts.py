@@ -26,7 +26,7 @@ from pydantic_ai.messages import (
 from ..plumbing import markers, rounds, tokens
 from ..plumbing.overflow import as_overflow
 from .result import CompactionError, Summarize, SummaryNotSent
-from .summary import MIDDLE_MARK, ends
+from .summary import MIDDLE_MARK, ends, is_summary
 
 MAX_PTL_RETRIES = 3
 
@@ -232,6 +232,26 @@ def answer_apart(recent: Sequence[ModelMessage]) -> tuple[list[ModelMessage], li
     if len(recent) == 1:
         raise CompactionError("nothing to summarise from that message but the last answer, which is kept")
     return list(recent[:-1]), [last]
+
+
+def partial_split(messages: Sequence[ModelMessage], pivot: int, direction: str
+                  ) -> tuple[list[ModelMessage], list[ModelMessage], list[ModelMessage]]:
+    """What `/compact --from N` (`from`) or `--up-to N` (`up_to`) at `pivot` keeps before its summary,
+    summarises, and keeps after it: `--from` keeps the messages before N (moved back so that no tool
+    call is parted from its result) and the answer the rest ends at (`answer_apart`); `--up-to`
+    summarises those before N (moved forward), the answer the conversation ends at kept all the same.
+    `Compactor.compact_partial` makes it, and /compact measures it before asking for a summary
+    (agent/run/small_gain.py). Raises CompactionError for an unknown direction, or where only the last
+    answer would be summarised."""
+    if direction == "from":
+        pivot = rounds.adjust_cut_backward(messages, pivot)
+        to_sum, tail = answer_apart(messages[pivot:])
+        return list(messages[:pivot]), to_sum, tail
+    if direction == "up_to":
+        pivot = rounds.adjust_cut_forward(messages, pivot)  # to the end: the answer it ends at stays
+        pivot = len(answer_apart(messages)[0]) if pivot >= len(messages) else pivot
+        return [], list(messages[:pivot]), [m for m in messages[pivot:] if not is_summary(m)]
+    raise CompactionError(f"unknown direction {direction!r}")
 
 
 def _results(message: ModelMessage) -> int:
