@@ -20,7 +20,13 @@ from pydantic_ai.messages import (
 
 from compact_agent.context import Compactor, Limits
 from compact_agent.context.compaction.restore import Restorer
-from compact_agent.context.compaction.summary import MARK, pick_user_messages, summary_message, user_texts
+from compact_agent.context.compaction.summary import (
+    MARK,
+    pick_user_messages,
+    summary_message,
+    user_texts,
+    users_since,
+)
 
 LINE = "older message{} left out (their full text is in the archive)"
 
@@ -112,6 +118,8 @@ async def test_a_compact_from_adds_its_count_to_the_one_in_the_head_it_kept(tmp_
     own = message.metadata[MARK]["users_left_out"]
     assert older and own
     assert user_texts(part.messages).left_out == older + own
+    # An incremental compaction after it keeps the first message and updates it: the same sum.
+    assert users_since(part.messages[0], user_texts(part.messages[1:])).left_out == older + own
 
 
 def test_one_message_left_out_is_said_in_the_singular() -> None:

@@ -262,8 +262,9 @@ def update_message(summary: str, archive: Path | None, user_messages: Sequence[s
 def users_since(m: ModelMessage, since: Typed) -> Typed:
     """An update's `all_users`: the user's messages compaction message `m` (kept) carries, then
     `since`, with how many older ones `m` left out. Its update replaces `m`'s metadata: without it,
-    the next compaction said nothing of the first message (the task) gone."""
-    return typed([*carried_users(m), *since], max(_left_out_by(m), left_out(since)))
+    the next compaction said nothing of the first message (the task) gone. The messages after `m` can
+    count only what a `/compact --from` left out after the head it kept (`m` among it), so the counts add."""
+    return typed([*carried_users(m), *since], _left_out_by(m) + left_out(since))
 
 
 def _archive_since(archive: Path | None, above: str | None) -> str:
