@@ -95,6 +95,18 @@ def test_without_hard_links_each_result_gets_a_copy_of_its_own(tmp_path: Path, m
     for call_id, text in by_id.items():
         assert (spill / f"{call_id}.txt").read_text() == text
     assert not [p for p in spill.iterdir() if p.name.endswith(".tmp")]
+    assert not list((spill / spills.BY_CONTENT).iterdir())  # no shared copy beside each: every text once
+
+
+def test_a_shared_copy_that_is_not_private_is_not_shared(tmp_path: Path) -> None:
+    spill = tmp_path / "tool-results"
+    spills.store(spill / "one.txt", "the same long text\n" * 100)
+    [blob] = (spill / spills.BY_CONTENT).iterdir()
+    blob.chmod(0o644)  # by hand, or a copy tool: every link would be readable by all
+    spills.store(spill / "two.txt", "the same long text\n" * 100)
+    assert stat.S_IMODE((spill / "two.txt").stat().st_mode) == 0o600
+    assert (spill / "two.txt").read_text() == "the same long text\n" * 100
+    assert os.stat(spill / "two.txt").st_ino != os.stat(spill / "one.txt").st_ino
 
 
 def test_removing_the_session_removes_the_shared_texts_too(tmp_path: Path) -> None:
@@ -111,3 +123,22 @@ def test_removing_the_session_removes_the_shared_texts_too(tmp_path: Path) -> No
     store.unlock()
     removal.remove(tmp_path, "s1")
     assert not (tmp_path / "s1").exists() and not (tmp_path / "s1.jsonl").exists()
+
+
+def test_a_dry_run_counts_the_shared_texts_as_the_removal_frees_them(tmp_path: Path) -> None:
+    from compact_agent.session import removal
+    from compact_agent.session.store import SessionStore
+
+    store = SessionStore(tmp_path, "s1")
+    store.lock()
+    store.append([ModelRequest.user_text_prompt("hello")])
+    spill = store.side_dir("tool-results")
+    for k in range(3):
+        spills.store(spill / f"call_{k}.txt", "x" * 100_000)
+    spills.store(spill / "kept.txt", "y" * 50_000)
+    os.link(spill / "kept.txt", tmp_path / "outside.txt")  # a name outside the session keeps these bytes
+    store.unlock()
+    dry = removal.remove(tmp_path, "s1", dry=True)
+    assert 100_000 <= dry.freed < 150_000  # the shared text once; the one linked from outside not at all
+    assert removal.remove(tmp_path, "s1").freed == dry.freed
+    assert (tmp_path / "outside.txt").read_text() == "y" * 50_000

@@ -84,7 +84,8 @@ class Removed:
     freed: int = 0  # bytes
     dry: bool = False  # counted, not removed (`--dry-run`)
     orphan: bool = False  # what was left of a session whose file was gone
-    _counted: set[tuple[int, int]] = field(default_factory=set, repr=False)  # (device, inode) of files counted
+    # (device, inode) -> (its link count when first seen, its names removed so far)
+    _names: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def line(self) -> str:
         """`removed ID: the session file, 2 archives, 9 side files (1.2 MB freed)`."""
@@ -283,8 +284,12 @@ def _unlink(path: Path, out: Removed) -> int:
         return 0
     except OSError as e:
         raise RemovalError(f"could not remove {path}: {e.strerror or e}") from None
-    if (st.st_dev, st.st_ino) not in out._counted and st.st_nlink <= 1:  # another name keeps a hard link's bytes
-        out._counted.add((st.st_dev, st.st_ino))
+    # A hard link's bytes are freed with its last name: counted once every name it had when first
+    # seen is among those removed (a dry run unlinks none, so the link count is not read as it goes).
+    key = (st.st_dev, st.st_ino)
+    links, seen = out._names.get(key, (st.st_nlink, 0))
+    out._names[key] = (links, seen + 1)
+    if seen + 1 == links:
         out.freed += st.st_size
     return 1
 

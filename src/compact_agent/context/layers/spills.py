@@ -13,7 +13,8 @@ Identical results are stored once (`store`): the text is written to `spill_dir/.
 its redacted bytes>.txt` and each result's own name is a hard link to it, so every path a preview,
 a saved state or a line shown to the user names still reads its text, and a session that read the
 same ten files a thousand times keeps ten texts, not 898 copies (11 MB). Where a hard link cannot be
-made (a file system without them, a link limit), the result's name gets a copy of its own, as before.
+made (a file system without them, a link limit), the result's name gets a copy of its own, as before,
+and no shared copy is left beside it. A shared copy is reused only while it is private (0600, ours).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +44,16 @@ def store(path: Path, text: str) -> None:
     """Write `text` (redacted, as every spill file is) at `path`, sharing the bytes of an identical
     text already spilled there: `path` is made a hard link to `BY_CONTENT/<sha256>.txt`, written
     first if it is not there (temp file, fsync, rename), and the link is put in place by a rename
-    (a reader never sees `path` half there). Where no link can be made, `path` is written whole.
-    Raises OSError when neither can be written."""
+    (a reader never sees `path` half there). Where no link can be made, `path` is written whole
+    (and the shared copy removed, if this call wrote it). Raises OSError when neither can be written."""
     data = secrets.redact(text)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # private, as `write_private` makes it
     blob = path.parent / BY_CONTENT / f"{hashlib.sha256(data.encode('utf-8')).hexdigest()}.txt"
+    wrote = False
     try:
         if not _holds(blob, data):
             write_private(blob, data, "spill")
+            wrote = True
         tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
         os.link(blob, tmp)
         try:
@@ -59,14 +63,20 @@ def store(path: Path, text: str) -> None:
             raise
     except OSError as e:  # no hard links in this folder's file system, too many to one file, …
         log.debug("spilled tool result %s stored as a copy of its own: %s", path, e)
+        if wrote:  # no link to it: the text would be on disk twice
+            blob.unlink(missing_ok=True)
         write_private(path, data, "spill")
 
 
 def _holds(blob: Path, data: str) -> bool:
-    """Whether `blob` is a regular file holding exactly `data` (a text hashed to its name is
-    compared whole all the same: a file changed by hand is written again, not shared)."""
+    """Whether `blob` is a private regular file (0600, ours, as `write_private` makes it) holding
+    exactly `data` (a text hashed to its name is compared whole all the same: a file changed by hand
+    is written again, not shared; so is one whose mode was changed, which every link would share)."""
     raw = data.encode("utf-8")
     try:
+        st = os.lstat(blob)
+        if not stat.S_ISREG(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o600 or st.st_uid != os.geteuid():
+            return False
         return read_capped(blob, len(raw) + 1) == raw
     except OSError:  # missing, not a regular file, longer than `data`
         return False
