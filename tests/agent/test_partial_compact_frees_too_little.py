@@ -71,3 +71,27 @@ async def test_a_partial_compaction_that_can_free_enough_still_asks(tmp_path: Pa
             assert summaries(server) == 1 and result.tokens_before - result.tokens_after >= LEAST_FREED
         finally:
             await s.aclose()
+
+
+def long_last_answer(req: ChatRequest) -> Reply:
+    if is_summary_request(req) or is_notes_request(req):
+        return model(req)
+    return Reply.text("word " * 3000 if "long" in req.last_user_text() else "ok")
+
+
+async def test_up_to_at_its_last_number_is_judged_as_the_compaction_splits_it(tmp_path: Path) -> None:
+    """`--up-to` at the last message keeps the last answer verbatim (the compaction moves the pivot):
+    the check before the summary must split the conversation the same way. Judged with the long last
+    answer summarised, it asked for the summary, and the compaction was then refused as not smaller."""
+    with FakeOpenAIServer(long_last_answer) as server:
+        s = session(tmp_path / "home", tmp_path / "project", server, window=32_000)
+        try:
+            for prompt in ("hi", "and again", "say something long"):
+                await s.run_turn(prompt)
+            messages, asked = list(s.messages), summaries(server)
+            with pytest.raises(NotSmaller, match="would free at most"):
+                await s.compact(pivot=len(s.messages), direction="up_to")
+            assert summaries(server) == asked  # refused before its summary request
+            assert s.messages == messages
+        finally:
+            await s.aclose()
