@@ -12,16 +12,15 @@ of the calls stays where the request fits with it, and is sent empty only where 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.context import Event
+from tests.context.test_thinking_left_out_before_compacting import responder
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 MODEL = "deepseek-v4-flash"
-SUMMARY_MARK = "CRITICAL: Respond with TEXT ONLY"
 STEP_THOUGHT = "list the python files first " * 140  # 3,920 characters: ~1,000 tokens
 LONG_THOUGHT = "consider the file then check " * 1_035  # 30,015 characters: ~7,500 tokens of an 8,000 window
 
@@ -67,26 +66,12 @@ async def test_the_reasoning_of_the_calls_is_sent_back_where_the_answers_going_m
     assert [e.detail["thinking_left_out"] for e in shrinks] == [1]
 
 
-def long_reasoning_at_every_step() -> Callable[[ChatRequest], Reply]:
-    """The first turn: two steps and its answer, each with ~7,500 tokens of reasoning; the second: a short answer."""
-    steps = iter([Reply.tools([("glob", {"pattern": "*.py"})], content="Looking.", reasoning_content=LONG_THOUGHT)] * 2
-                 + [Reply.text("Done thinking.", reasoning_content=LONG_THOUGHT)])
-
-    def answer(req: ChatRequest) -> Reply:
-        if SUMMARY_MARK in req.last_user_text():
-            return Reply.text("<summary>1. Primary Request: think it over\n</summary>")
-        if "second" in req.last_user_text():
-            return Reply.text("Short.", reasoning_content="a short thought " * 20)
-        return next(steps)
-    return answer
-
-
 async def test_steps_whose_reasoning_fills_the_window_still_get_answers(tmp_path: Path) -> None:
     """No request fits with a step's reasoning: it goes out empty, never missing, and both turns are
     answered."""
     (tmp_path / "a.py").write_text("x = 1\n")
     events: list[Event] = []
-    with FakeOpenAIServer(long_reasoning_at_every_step(), window=8_000, model=MODEL, thinking_mode=True) as server:
+    with FakeOpenAIServer(responder(), window=8_000, model=MODEL, thinking_mode=True) as server:
         s = session(tmp_path, server, events)
         try:
             first = await s.run_turn("think it over")

@@ -44,11 +44,11 @@ def writer(req: ChatRequest) -> Reply:
     return Reply.text(WORDS if "tell me" in req.last_user_text() else "ok")
 
 
-def killed_mid_reply(monkeypatch: pytest.MonkeyPatch, home: Path, name: str) -> Callable[[], tuple[str, bytes]]:
-    """Once the first text of a reply is shown, the save the signal `name` makes runs (as stop_signals._end
-    calls it) and the session file is taken as it is then; returns what gives (text shown, file)."""
+def on_first_text(monkeypatch: pytest.MonkeyPatch, act: Callable[[str, Callable[[str], object]], None]) -> None:
+    """Once the first text of a reply is shown, `act(piece, save)` runs once, `save` being the save a
+    signal makes (what stop_signals._end calls), as a signal arriving then would."""
     saves: list[Callable[[str], object]] = []
-    taken: list[tuple[str, bytes]] = []
+    done: list[bool] = []
 
     @contextlib.contextmanager
     def saving(save: Callable[[str], object]) -> Iterator[None]:
@@ -61,15 +61,27 @@ def killed_mid_reply(monkeypatch: pytest.MonkeyPatch, home: Path, name: str) -> 
         def text(piece: str) -> None:
             if on_text is not None:
                 on_text(piece)
-            if not taken and piece.strip():
-                saves[-1](name)
-                [path] = (home / "projects").glob("*/*.jsonl")
-                taken.append((piece, path.read_bytes()))
+            if not done and piece.strip():
+                done.append(True)
+                act(piece, saves[-1])
 
         return real(text, on_tool, partial)
 
     monkeypatch.setattr(stop_signals, "saving", saving)
     monkeypatch.setattr(turn, "stream_handler", handler)
+
+
+def killed_mid_reply(monkeypatch: pytest.MonkeyPatch, home: Path, name: str) -> Callable[[], tuple[str, bytes]]:
+    """Once the first text of a reply is shown, the save the signal `name` makes runs (as stop_signals._end
+    calls it) and the session file is taken as it is then; returns what gives (text shown, file)."""
+    taken: list[tuple[str, bytes]] = []
+
+    def kill(piece: str, save: Callable[[str], object]) -> None:
+        save(name)
+        [path] = (home / "projects").glob("*/*.jsonl")
+        taken.append((piece, path.read_bytes()))
+
+    on_first_text(monkeypatch, kill)
 
     def result() -> tuple[str, bytes]:
         """The run is over: its session file put back as the signal left it."""

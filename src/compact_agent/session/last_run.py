@@ -31,7 +31,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.plumbing.markers import KEY, OWN_TEXT
+from ..context.plumbing.markers import KEY, OWN_TEXT, ours
 from .entries import from_the_model
 
 #: The meta key of the line a turn the user stopped leaves after what it saved (store.note_stopped).
@@ -174,6 +174,6 @@ def cut_by_signal(m: ModelMessage | None) -> str:
 
 
 def _signal_of(m: ModelMessage | None, kind: str) -> str:
-    ours = m.metadata.get(KEY) if isinstance(m, ModelResponse) and isinstance(m.metadata, dict) else None
-    name = ours.get(ENDED_BY) if isinstance(ours, dict) and ours.get("synthetic") == kind else None
+    own = ours(m) if isinstance(m, ModelResponse) else {}
+    name = own.get(ENDED_BY) if own.get("synthetic") == kind else None
     return name if isinstance(name, str) else ""

@@ -92,13 +92,13 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             + (f"; {back.conversation}" if back.conversation else "")
             + ("; so the prompt is not put back in the input" if repl is not None and not back.went_back else ""))
     if back.archive is not None:  # on a line of its own, never split by us (as /history shows it)
-        c.print(f"  {back.archive}", style="dim", soft_wrap=True, highlight=False)
+        render.path_line(c, back.archive, style="dim")
     if back.kept_in is not None:  # changed since the agent wrote them: not lost, and said where
         one = len(back.kept) == 1
         c.print(f"{plural(len(back.kept), 'file')} changed since the agent wrote {'it' if one else 'them'} (by hand "
                 f"or by a command): {names(back.kept)}; the {'version' if one else 'versions'} the rewind replaced "
                 f"{'is' if one else 'are'} kept in", style="yellow", markup=False, highlight=False)
-        c.print(f"  {back.kept_in}", style="dim", soft_wrap=True, highlight=False)
+        render.path_line(c, back.kept_in, style="dim")
     if back.lost:  # versions pruned (or deleted): those files stay as they are
         c.print(back.lost, style="yellow", markup=False, highlight=False)
     if repl is not None and shell is not None:  # what `!cmd` printed goes with it again, as it went

@@ -19,7 +19,7 @@ from pydantic_ai.models import Model
 from ... import secrets
 from ...context import CompactionBlocked, CompactionResult, Event, NotSmaller, SharedPrefixSummarizer
 from ...context.handlers import add_hook_time, ms_since
-from ...context.plumbing.markers import KEY
+from ...context.plumbing.markers import ours
 from ...context.shaping import preview, tentative
 from ...context.wiring import SummaryInputs
 from .extensions import SessionExtensions
@@ -157,6 +157,6 @@ def whole_from_start(result: CompactionResult) -> None:
         return
     result.strategy = result.event.action = "full"
     for message in result.messages[:1]:  # the summary message leads the new history
-        own = message.metadata.get(KEY) if isinstance(message.metadata, dict) else None
-        if isinstance(own, dict) and own.get("kind") == "summary":
+        own = ours(message)  # the message's own dict: set in place
+        if own.get("kind") == "summary":
             own["strategy"] = "full"

@@ -249,7 +249,7 @@ def window_choice(session: ChosenWindow | None) -> WindowChoice:
     remembered = given and run is not None and "context_window" in run.applied
     config = session.opts.config
     source = config.sources.get("context_window", "") if config is not None and given else ""
-    from .server_windows import endpoint
+    from .server_keys import endpoint
 
     # No --base-url: the server at OPENAI_BASE_URL (ANTHROPIC_BASE_URL), as windows kept for it are keyed.
     server = endpoint(session.opts.base_url, session.info.provider).removesuffix(":")  # the provider's name, no URL

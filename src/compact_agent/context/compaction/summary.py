@@ -24,7 +24,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from ..layers.digest import DIGEST_HEADER, default_digest, model_steps
 from ..plumbing import tokens
 from ..plumbing.lookalikes import INVISIBLE, LESS_THAN, TAG_GAP, marked, spelt_apart
-from ..plumbing.markers import OWN_TEXT
+from ..plumbing.markers import KEY, OWN_TEXT, ours
 from . import ledger
 from .user_messages import CUT_MARK as CUT_MARK
 from .user_messages import MIDDLE_MARK as MIDDLE_MARK
@@ -33,7 +33,7 @@ from .user_messages import Typed, left_out, left_out_line, typed
 from .user_messages import ends as ends
 from .user_messages import pick_user_messages as pick_user_messages
 
-MARK = "compact_agent"
+MARK = KEY  # "compact_agent": what `markers.ours` reads
 
 #: What every compaction message begins with; sessions written before the head said why ("because
 #: the context filled up", not true of a manual or an early, priced compaction) begin so too.
@@ -278,29 +278,25 @@ def _archive_since(archive: Path | None, above: str | None) -> str:
 
 def archive_named(m: ModelMessage) -> str | None:
     """The archive compaction message `m` names in its metadata (its latest record's), or None."""
-    meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
-    archive = meta.get("archive") if isinstance(meta, dict) else None
+    archive = ours(m).get("archive")
     return archive if isinstance(archive, str) and archive else None
 
 
 def carried_users(m: ModelMessage) -> list[str]:
     """The user's messages compaction message `m` carries in its metadata, oldest first."""
-    meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
-    users = meta.get("user_messages", []) if isinstance(meta, dict) else []
+    users = ours(m).get("user_messages", [])
     return [u for u in users if isinstance(u, str)] if isinstance(users, list) else []
 
 
 def _left_out_by(m: ModelMessage) -> int:
     """How many older typed messages compaction message `m` left out, by its metadata (an update: 0)."""
-    meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
-    n = meta.get("users_left_out") if isinstance(meta, dict) else None
+    n = ours(m).get("users_left_out")
     return n if isinstance(n, int) else 0
 
 
 def _after_head(m: ModelMessage) -> bool:
     """Whether compaction message `m` is a `/compact --from`'s, after the head it kept verbatim."""
-    meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
-    return isinstance(meta, dict) and meta.get("strategy") == "partial_from"
+    return ours(m).get("strategy") == "partial_from"
 
 
 def carried_tokens(m: ModelMessage, user_budget: int) -> int:
@@ -309,8 +305,7 @@ def carried_tokens(m: ModelMessage, user_budget: int) -> int:
     `user_budget`, `pick_user_messages`) and the ledger of changed files (its records, a new
     summary folds). Counting every user message whole, an 18 KB paste made the carried part
     larger than the message itself: keeping it looked free however many updates it held."""
-    meta = m.metadata.get(MARK, {}) if isinstance(m.metadata, dict) else {}
-    files = meta.get("files_changed") or {} if isinstance(meta, dict) else {}
+    files = ours(m).get("files_changed") or {}
     users = pick_user_messages(typed(carried_users(m), _left_out_by(m)), user_budget)
     shell = summary_message("", None, users, "full", files if isinstance(files, dict) else {})
     return tokens.estimate([shell])
