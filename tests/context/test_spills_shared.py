@@ -72,6 +72,20 @@ def test_after_a_restart_a_missing_file_is_linked_again_and_every_reference_read
     assert len(list((spill / spills.BY_CONTENT).iterdir())) == 2
 
 
+def test_a_run_killed_before_saving_its_decisions_spills_again_and_leaves_no_temp_link(tmp_path: Path) -> None:
+    """A run killed after spilling but before saving the budget's state: the next run spills the
+    same results at the same names, each already a link to its text. rename(2) does nothing then,
+    and the temp link must not be left beside them (the kill test found one after a resume)."""
+    spill = tmp_path / "tool-results"
+    conv, by_id = conversation()
+    ToolResultBudget(Settings(), spill).apply(conv.messages, budget_for(conv.messages, conv.t))
+    before = {p.name: os.stat(p).st_ino for p in spill.iterdir()}
+    restarted = ToolResultBudget(Settings(), spill)  # no state was saved
+    restarted.apply(conv.messages, budget_for(conv.messages, conv.t))
+    assert {p.name: os.stat(p).st_ino for p in spill.iterdir()} == before  # the same files, nothing beside them
+    assert all((spill / f"{call_id}.txt").read_text() == text for call_id, text in by_id.items())
+
+
 def test_a_text_changed_by_hand_is_not_shared_again(tmp_path: Path) -> None:
     spill = tmp_path / "tool-results"
     spills.store(spill / "one.txt", "the same long text\n" * 100)

@@ -58,9 +58,8 @@ def store(path: Path, text: str) -> None:
         os.link(blob, tmp)
         try:
             os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        finally:  # rename(2) does nothing when both names already link one file (the same text
+            tmp.unlink(missing_ok=True)  # spilled again at its name): its temp link would stay
     except OSError as e:  # no hard links in this folder's file system, too many to one file, …
         log.debug("spilled tool result %s stored as a copy of its own: %s", path, e)
         if wrote:  # no link to it: the text would be on disk twice
