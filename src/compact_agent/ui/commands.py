@@ -272,14 +272,12 @@ async def _history(s: AgentSession, args: str, c: Console) -> None:
 
 def _row_lines(text: str, room: int) -> list[str]:
     """A `/history` row's text in `room` cells: clipped, the note under a reply cut off (torn, stopped,
-    a signal's: history_view.cut_off) kept whole after it. Clipped with the row, the note was lost for
+    a signal's: history_view.CUT_OFFS) kept whole after it. Clipped with the row, the note was lost for
     any part of a reply longer than the row; where it leaves the text too little room, it goes under."""
-    from ..session.last_run import SIGNAL_WORDS
     from .cells import wrap
-    from .history_view import CUT_OFF, SIGNAL_CUT_HERE, STOPPED_HERE
+    from .history_view import CUT_OFFS
 
-    notes = (CUT_OFF, STOPPED_HERE, *(SIGNAL_CUT_HERE.format(signal=w) for w in SIGNAL_WORDS.values()))
-    note = next((n for n in notes if text.endswith(n)), "")
+    note = next((n for _, n in CUT_OFFS if text.endswith(n)), "")
     body = secrets.redact(text.removesuffix(note).rstrip())
     if not note or cell_len(body) + 1 + cell_len(note) <= room:
         return [render.clip_words(secrets.redact(text), room)]

@@ -62,6 +62,9 @@ CUT_OFF = "(the reply was cut off here; this answer is incomplete)"
 STOPPED_HERE = "(you stopped this reply here; it is incomplete)"
 #: … and of one a signal ended the run in (unfinished.SIGNAL_CUT), `{signal}` in words.
 SIGNAL_CUT_HERE = "(the reply was cut off here: the turn was stopped by {signal}; the session was saved)"
+#: Each marker a reply kept cut off ends in (agent/run/unfinished.py) with the note shown instead (/history too).
+CUT_OFFS = ((CUT, CUT_OFF), (STOPPED, STOPPED_HERE),
+            *((SIGNAL_CUT.format(signal=w), SIGNAL_CUT_HERE.format(signal=w)) for w in SIGNAL_WORDS.values()))
 
 
 def _exchanges(messages: Sequence[ModelMessage], not_saved: bool = False,
@@ -149,11 +152,8 @@ def _turn_going_on(summary: ModelRequest, after: Iterable[ModelMessage]) -> list
 def cut_off(text: str) -> tuple[str, str]:
     """A reply kept as far as it came (agent/run/unfinished.py): its text, and the note shown under it
     instead of the marker the model reads; the note is empty for a text without a marker."""
-    signalled = [(SIGNAL_CUT.format(signal=words), SIGNAL_CUT_HERE.format(signal=words)) for words in SIGNAL_WORDS.values()]
-    for mark, note in ((CUT, CUT_OFF), (STOPPED, STOPPED_HERE), *signalled):
-        if text.endswith(mark):
-            return text.removesuffix(mark).rstrip(), note
-    return text, ""
+    mark, note = next(((m, n) for m, n in CUT_OFFS if text.endswith(m)), ("", ""))
+    return (text.removesuffix(mark).rstrip() if mark else text), note
 
 
 def _results(m: ModelRequest) -> bool:
