@@ -66,6 +66,7 @@ class Checkpoints:
         self._items: list[Checkpoint] = []
         #: Why this session keeps none (`CheckpointStore.blocked`), or None: said once, and by /rewind.
         self.off: str | None = None
+        self._pending: tuple[str, dict[str, str]] | None = None  # before_write's path, and `left` before it
         self.load()
 
     def load(self) -> Checkpoints:
@@ -146,36 +147,45 @@ class Checkpoints:
     def current(self) -> Checkpoint | None:
         return self._items[-1] if self._items else None
 
-    def before_write(self, path: Path) -> None:
-        """Save `path` as it is now, once per checkpoint, before a tool changes it.
-
-        Without an open checkpoint there is nothing to rewind to, so nothing is saved.
-        """
+    def before_write(self, path: Path, data: bytes | None = None) -> None:
+        """Save `path` as it is now, once per checkpoint, before a tool changes it (none without an open
+        checkpoint). `data`: what the tool writes, saved in the same list as what it leaves (`wrote`)."""
         cp = self.current
-        if cp is None:
+        if cp is None or (key := str(Path(path).resolve())) in cp.saved:
             return
-        key = str(Path(path).resolve())
-        if key in cp.saved:
-            return
-        p = Path(key)
+        p, pruned = Path(key), False
         if p.is_file():
-            data = read_checked(p)  # as checked: a link swapped in would put its target in the project on a rewind
-            blob, grew = self._store.keep(data)
-            cp.saved[key] = blob
-            if grew and prune(self._items, self._store.size, self.max_bytes):
-                self._save()  # the index first: a crash before the deletions leaves only unnamed files
-                self._gc()
-                return
+            now = read_checked(p)  # as checked: a link swapped in would put its target in the project on a rewind
+            cp.saved[key], grew = self._store.keep(now)
+            pruned = grew and bool(prune(self._items, self._store.size, self.max_bytes))
         else:
             cp.saved[key] = None
-        self._save()
+        if data is not None:  # taken back by `wrote` if the write is not made
+            self._pending = (key, dict(cp.left))
+            cp.left[key] = hashlib.sha256(data).hexdigest()
+        try:
+            self._save()  # the index first: a crash before the deletions leaves only unnamed files
+        except BaseException:
+            self.wrote(path, None)
+            raise
+        if pruned:
+            self._gc()
 
-    def wrote(self, path: Path, data: bytes) -> None:
-        """The file tools wrote `data` to `path` (after `before_write`): what the session left it as."""
-        if (cp := self.current) is not None and self.off is None:
-            cp.left[str(Path(path).resolve())] = hashlib.sha256(data).hexdigest()
-            with contextlib.suppress(OSError):  # the write was made: the next save keeps it
-                self._save()
+    def wrote(self, path: Path, data: bytes | None) -> None:
+        """The file tools wrote `data` to `path` (after `before_write`): what the session left it as.
+        None: the write was not made; what `before_write` took it to leave is taken back."""
+        pending, self._pending = self._pending, None
+        if (cp := self.current) is None or self.off is not None:
+            return
+        key = str(Path(path).resolve())
+        if pending is not None and pending[0] == key:
+            if data is not None:
+                return  # `before_write` saved it, before the write
+            cp.left = pending[1]
+        elif data is not None:
+            cp.left[key] = hashlib.sha256(data).hexdigest()
+        with contextlib.suppress(OSError):  # the write was made (or not): the next save keeps it
+            self._save()
 
     def changed(self, n: int) -> builtins.list[Path]:
         """The files a rewind to checkpoint n would replace that are not as the file tools last left

@@ -106,17 +106,20 @@ def _commit(env: ToolEnv, p: Path, data: bytes) -> ToolFailure | None:
     """Checkpoint, write atomically, and remember the new mtime so the next edit needs no re-read.
 
     A failed write names the file the model asked for, not the temp file beside it."""
-    if env.checkpoints is not None:
-        env.checkpoints.before_write(p)
+    if env.checkpoints is not None:  # saved with what the write leaves: a rewind keeps a version changed since
+        env.checkpoints.before_write(p, data)
+    written = False
     try:
         make_folders(p.parent)  # none through a link swapped in since the check (safety/checked_open.py)
         atomic_write_bytes(p, data, checked=True)
+        written = True
     except Swapped:
         raise  # said by the toolset: refused, not a failed write
     except OSError as e:
         return ToolFailure(f"could not write {_shown(env, p)}: {e.strerror or 'write failed'}")
-    if env.checkpoints is not None:  # what it was left as: a rewind keeps a version changed since
-        env.checkpoints.wrote(p, data)
+    finally:
+        if env.checkpoints is not None:  # what it left; not made, what the last write left stands
+            env.checkpoints.wrote(p, data if written else None)
     prev = env.read_state.get(p)
     mtime = p.stat().st_mtime_ns
     if prev is None:
