@@ -26,8 +26,8 @@ from pydantic_ai.messages import (
 from ..layers.digest import RESTORED, copied_ids
 from ..plumbing.markers import failed_result, ours
 
-__all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "read_files", "reads", "render",
-           "render_failed"]
+__all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "read_files", "read_path", "reads",
+           "render", "render_failed"]
 
 MARK = "compact_agent"
 WRITE_TOOLS = frozenset({"write_file", "write", "create_file", "notebookedit"})
@@ -142,10 +142,15 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, att
     return ledger
 
 
+def read_path(call: ToolCallPart) -> str | None:
+    """The path `call` reads, or None: not a read of a file (`READ_TOOLS`), or it names none."""
+    return _path(call_args(call)) if call.tool_name.lower() in READ_TOOLS else None
+
+
 def reads(messages: Sequence[ModelMessage]) -> list[tuple[ToolCallPart, str]]:
     """The calls in `messages` that read a file, each with the path it names, in order."""
     return [(p, path) for m in messages if isinstance(m, ModelResponse) for p in m.parts
-            if isinstance(p, ToolCallPart) and p.tool_name.lower() in READ_TOOLS and (path := _path(call_args(p)))]
+            if isinstance(p, ToolCallPart) and (path := read_path(p))]
 
 
 def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequence[ModelMessage] = (),

@@ -101,7 +101,7 @@ def read_paths_in(messages: Sequence[ModelMessage]) -> set[str]:
 
 def reads_one_of(call: ToolCallPart, paths: Collection[Path], resolve: Callable[[str], Path]) -> bool:
     """Whether `call` reads one of the files `paths` (as `resolve` names them)."""
-    return bool(paths) and any(resolve(p) in paths for p in read_paths_in([ModelResponse(parts=[call])]))
+    return bool(paths) and (path := ledger.read_path(call)) is not None and resolve(path) in paths
 
 
 def pick_files(candidates: Sequence[Path], limits: Limits, exclude: set[Path],
@@ -138,8 +138,8 @@ def whole(restored: Sequence[ModelMessage], resolve: Callable[[str], Path]) -> s
         for p in m.parts if isinstance(m, ModelRequest) else ():
             if not isinstance(p, ToolReturnPart) or (call := calls.get(p.tool_call_id)) is None:
                 continue
-            if ours(p).get(WHOLE) is True:
-                out |= {resolve(s) for s in read_paths_in([ModelResponse(parts=[call])])}
+            if ours(p).get(WHOLE) is True and (path := ledger.read_path(call)) is not None:
+                out.add(resolve(path))
     return out
 
 
