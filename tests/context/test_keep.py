@@ -117,3 +117,12 @@ async def test_no_answer_outlives_the_request_it_was_asked_in(tmp_path: Path):
     assert made and cm.failures == 1 and len(msgs) == n
     # The model's answer, its tools or the user may change the files before the next request.
     assert Compactor.preview(comp, msgs, cm.overhead) is not made[-1]
+
+
+def test_the_tail_is_an_eighth_of_the_room_the_threshold_leaves_and_500_tokens_at_least():
+    comp = Compactor(Limits.for_window(32_000, 4_000))
+    room = comp.limits.threshold - comp.scaled(1_000)
+    assert comp.base_tail(1_000) == room // 8 == comp.tail_budget(1_000)
+    assert comp.base_tail(comp.limits.threshold) == 500  # no room left: still 500 tokens
+    comp.escalation = 1  # the thrash guard halves the tail, not the figure
+    assert comp.tail_budget(1_000) == room // 16 and comp.base_tail(1_000) == room // 8

@@ -302,7 +302,7 @@ class Compactor(Keeper):
             and the call ids of the results in use it keeps (`CompactionResult.kept`)."""
             self.escalation = level
             images = [] if self.escalation else kept_images(  # keeping less: none
-                summarized, tail, self.typed, max(500, (self.limits.threshold - self.scaled(overhead)) // 8),
+                summarized, tail, self.typed, self.base_tail(overhead),
                 self.scaled(tokens.IMAGE_TOKENS))  # an eighth of the room, as the results in use
 
             def message(listed: Sequence[str]) -> ModelRequest:  # `listed`: the files read, not restored

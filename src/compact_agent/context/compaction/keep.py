@@ -239,13 +239,15 @@ class Keeper:
         texts = summary.user_texts(messages)
         return texts if self.typed is None else user_messages.typed([t for t in texts if self.typed(t)], texts.left_out)
 
+    def base_tail(self, overhead: int = 0) -> int:
+        """An eighth of the room the threshold leaves the conversation (less `overhead`, the system prompt and
+        tools), at least 500 tokens: the tail's budget, and the most the results in use or images kept take."""
+        return max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
+
     def tail_budget(self, overhead: int = 0) -> int:
-        """Tokens of verbatim tail a compaction keeps: an eighth of the room the threshold leaves
-        the conversation (the threshold less the system prompt and tools, `overhead`), or what
-        `tail_for` makes of that, halved per escalation step of the thrash guard. The newest round
-        is kept whatever its size."""
-        room = self.limits.threshold - self.scaled(overhead)
-        base = max(500, room // 8)
+        """Tokens of verbatim tail a compaction keeps: `base_tail`, or what `tail_for` makes of it, halved per
+        escalation step of the thrash guard. The newest round is kept whatever its size."""
+        base = self.base_tail(overhead)
         return (self.tail_for(base) if self.tail_for is not None else base) >> self.escalation
 
     @property
@@ -277,9 +279,7 @@ class Keeper:
         for p in returned:
             runs.setdefault(run_key(calls[p.tool_call_id]), []).append(p)
         order = {p.tool_call_id: i for i, p in enumerate(returned)}
-        budget = max(500, (self.limits.threshold - self.scaled(overhead)) // 8)
-        if room is not None:
-            budget = min(budget, room)
+        budget = self.base_tail(overhead) if room is None else min(self.base_tail(overhead), room)
         picked: list[ToolReturnPart] = []
         used = 0
         seen: set[tuple[str, str]] = set()  # the calls answered, each by its newest run
