@@ -25,6 +25,7 @@ from compact_agent.context.compaction.restore import Restorer
 from compact_agent.context.layers.microcompact import CLEARED, Microcompact
 from compact_agent.context.plumbing.rounds import unpaired
 from compact_agent.context.shaping import preview
+from compact_agent.context.wiring import Internals
 
 
 def _history(record: bool = False) -> list[ModelMessage]:
@@ -158,3 +159,17 @@ async def test_a_tail_read_microcompact_cleared_leaves_the_file_listed() -> None
     [sent] = [p.content for m in preview(cm, list(result.messages)).messages if isinstance(m, ModelRequest)
               for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_call_id == "a2"]
     assert sent == CLEARED  # what the model has of that read
+
+
+def test_the_manager_tells_its_compactor_once_which_tail_results_go_out_whole() -> None:
+    """Wired as the manager is built (a conversation's copy builds its own compactor), before any
+    compaction, a full one or a partial one its caller runs; a compactor wired in with its own keeps it."""
+    cm = ContextManager(window=64_000)
+    assert cm.compactor.sent_whole == cm.results_sent_whole
+
+    def none_whole(messages: object) -> set[str]:
+        return set()
+
+    own = Compactor(Limits.for_window(64_000, 4_000))
+    own.sent_whole = none_whole
+    assert ContextManager.wired(Internals(compactor=own), window=64_000).compactor.sent_whole is none_whole

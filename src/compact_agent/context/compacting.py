@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
@@ -27,10 +28,16 @@ from .plumbing.events import Event, one_line
 from .plumbing.overflow import figures, refusal_text
 from .plumbing.tracing import failed
 from .state import ManagerState
+from .wiring import Internals
 
 
 class CompactingState(ManagerState):
     """The manager's state with L5 as the pipeline runs it (module docstring)."""
+
+    def _setup(self, internals: Internals, **options: Any) -> None:
+        super()._setup(internals, **options)
+        if self.compactor.sent_whole is None:  # the tail's results the model has, as `sent_size` measures
+            self.compactor.sent_whole = self.results_sent_whole  # every compaction's, a partial one's too
 
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
@@ -78,7 +85,6 @@ class CompactingState(ManagerState):
         level = self.thrash_level(trigger)
         self.compactor.escalation = level
         self.compactor.ratio = self.calibration.ratio
-        self.compactor.sent_whole = self.results_sent_whole
         vet = functools.partial(self._vet, messages)  # before anything is archived: refused, none is
         if self.memory is not None and not instructions:
             result = await self.memory.try_compact(self, messages, trigger=trigger, tokens_before=before,
@@ -136,7 +142,6 @@ class CompactingState(ManagerState):
                         lambda prompt: compactor.summary_room(self.overhead, prompt))
         self.compactor.ratio = self.calibration.ratio  # estimates in provider tokens, as the schedule's
         self.compactor.summary_window = side
-        self.compactor.sent_whole = self.results_sent_whole  # also a partial one's (the caller runs it)
         # The run's own model refusing the summary as too long names the run's window; another's, its own.
         compactor.learn_window = self.learn_from_summary if model is not None and model is self.run_model else None
         try:
