@@ -123,6 +123,23 @@ def test_a_shared_copy_that_is_not_private_is_not_shared(tmp_path: Path) -> None
     assert os.stat(spill / "two.txt").st_ino != os.stat(spill / "one.txt").st_ino
 
 
+def test_a_shared_folder_that_is_a_link_elsewhere_is_not_written_through(tmp_path: Path) -> None:
+    """`.by-content` a link to another folder (planted by hand or by a command): the texts would be
+    written there and stay after the session is removed. Each result gets a copy of its own instead."""
+    spill, elsewhere = tmp_path / "tool-results", tmp_path / "elsewhere"
+    spill.mkdir(mode=0o700)
+    elsewhere.mkdir(mode=0o700)
+    (spill / spills.BY_CONTENT).symlink_to(elsewhere)
+    conv, by_id = conversation()
+    ToolResultBudget(Settings(), spill).apply(conv.messages, budget_for(conv.messages, conv.t))
+    assert not list(elsewhere.iterdir())
+    for call_id, text in by_id.items():
+        path = spill / f"{call_id}.txt"
+        assert path.read_text() == text
+        assert stat.S_ISREG(os.lstat(path).st_mode) and os.stat(path).st_nlink == 1
+    assert not [p for p in spill.iterdir() if p.name.endswith(".tmp")]
+
+
 def test_removing_the_session_removes_the_shared_texts_too(tmp_path: Path) -> None:
     from compact_agent.session import removal
     from compact_agent.session.store import SessionStore

@@ -14,11 +14,13 @@ its redacted bytes>.txt` and each result's own name is a hard link to it, so eve
 a saved state or a line shown to the user names still reads its text, and a session that read the
 same ten files a thousand times keeps ten texts, not 898 copies (11 MB). Where a hard link cannot be
 made (a file system without them, a link limit), the result's name gets a copy of its own, as before,
-and no shared copy is left beside it. A shared copy is reused only while it is private (0600, ours).
+and no shared copy is left beside it. A shared copy is reused only while it is private (0600, ours),
+and written only in a folder that is private and no link to one elsewhere.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -51,6 +53,7 @@ def store(path: Path, text: str) -> None:
     blob = path.parent / BY_CONTENT / f"{hashlib.sha256(data.encode('utf-8')).hexdigest()}.txt"
     wrote = False
     try:
+        _private_folder(blob.parent)
         if not _holds(blob, data):
             write_private(blob, data, "spill")
             wrote = True
@@ -65,6 +68,17 @@ def store(path: Path, text: str) -> None:
         if wrote:  # no link to it: the text would be on disk twice
             blob.unlink(missing_ok=True)
         write_private(path, data, "spill")
+
+
+def _private_folder(folder: Path) -> None:
+    """Make `folder` (0700) unless it is there; raise OSError unless it is then a folder itself (not a
+    link to one elsewhere: the texts would stay there after the session is removed), ours and private."""
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+        os.chmod(folder, 0o700)  # whatever the umask took off
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o700 or st.st_uid != os.geteuid():
+        raise OSError(f"{folder} is not a private folder of ours")
 
 
 def _holds(blob: Path, data: str) -> bool:
