@@ -27,12 +27,15 @@ from .context.plumbing.secrets import (
     register,
 )
 
-__all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "StreamRedactor", "redact", "redact_bytes", "register",
+__all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "URL_VARS", "StreamRedactor", "redact", "redact_bytes", "register",
            "hide_url_passwords", "register_environment", "register_url", "scrubbed_env", "seal_bytes",
            "shown_url", "unseal_bytes"]
 
 #: Environment variables holding a key for a provider we talk to.
 KEY_VARS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "COMPACT_AGENT_API_KEY")
+#: The variables a provider's client takes its server's address from (agent/run/server_keys.py): a
+#: password or token in that address is a key to the server, whoever reads the variable.
+URL_VARS = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 
 
 #: The userinfo of an address in any text: after `scheme://`, up to the last `@` before the host (a
@@ -104,8 +107,12 @@ def register_url(url: str | None) -> None:
 
 
 def register_environment(environ: Mapping[str, str] = os.environ) -> None:
+    """The provider keys in `environ`, and the secrets of the servers' addresses in it (`URL_VARS`):
+    redacted from all we write, and their variables left out of the commands' environment."""
     for var in KEY_VARS:
         register(environ.get(var))
+    for var in URL_VARS:
+        register_url(environ.get(var))
 
 
 def scrubbed_env(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
