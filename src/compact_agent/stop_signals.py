@@ -29,6 +29,8 @@ then what the turn has not saved yet is saved (`saving`: the model's answer whos
 running, with a result for each that says the run ended), so the next run goes on from there.
 A signal that comes while the session store writes (`writing`) waits for the write, and the step
 that made it, to end first: the save never writes into the middle of another write.
+A file a tool (or `/rewind`) is writing is left as it was, and the temp beside it that held the
+new text is removed (agent/tools/temp_files.py): no clean-up of the write runs after the handler.
 
 Nothing here imports pydantic-ai: the command line installs it before anything heavy is loaded.
 """
@@ -49,7 +51,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, TypeVar, cast
 
-from .agent.tools import shell_groups
+from .agent.tools import shell_groups, temp_files
 
 #: How a run whose prompt is in its session says it can go on: the words of print mode's failures.
 CONTINUES = "the session is saved: `compact-agent -c -p ...` continues it"
@@ -253,6 +255,7 @@ def interrupted() -> int:
 def _end(signum: int) -> None:
     name = signal.Signals(signum).name
     shell_groups.kill_all()  # the commands running: in their own groups, the signal never reached them
+    temp_files.remove_all()  # a file being written: its temp stayed in the project, as large as the write
     if _state.last_save is not None:
         with contextlib.suppress(Exception):  # unsaved, it is what a kill leaves: the line still goes
             _state.last_save(name)

@@ -30,6 +30,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from ...regular_file import read_own
 from ...session.store import atomic_write
 from ..safety.checked_open import open_folder, swapped, where_opened
+from . import temp_files
 
 T = TypeVar("T")
 
@@ -257,21 +258,24 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, chec
             if folder is not None and (real := where_opened(fd)) is not None and real != str(tmp):
                 os.close(fd)
                 raise swapped(path)
-            with os.fdopen(fd, "wb") as f:
-                if mode is not None:
-                    os.fchmod(f.fileno(), mode)
-                else:  # the file it replaces keeps its mode (in the checked folder: the file there, not a link's target)
-                    with contextlib.suppress(FileNotFoundError):
-                        was = os.stat(path) if folder is None else os.stat(path.name, dir_fd=folder, follow_symlinks=False)
-                        if folder is None or stat.S_ISREG(was.st_mode):
-                            os.fchmod(f.fileno(), stat.S_IMODE(was.st_mode))
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            if folder is not None:  # into the folder that was checked, whatever its path leads to now
-                os.replace(tmp.name, path.name, src_dir_fd=folder, dst_dir_fd=folder)
-            else:
-                os.replace(tmp, path)
+            # a SIGTERM or SIGHUP ends the run before `except` can remove the temp: its handler does
+            with temp_files.being_written(str(tmp) if folder is None else tmp.name, fd, folder):
+                with os.fdopen(fd, "wb") as f:
+                    if mode is not None:
+                        os.fchmod(f.fileno(), mode)
+                    else:  # the file it replaces keeps its mode (in the checked folder: the file there, not a link's target)
+                        with contextlib.suppress(FileNotFoundError):
+                            was = (os.stat(path) if folder is None
+                                   else os.stat(path.name, dir_fd=folder, follow_symlinks=False))
+                            if folder is None or stat.S_ISREG(was.st_mode):
+                                os.fchmod(f.fileno(), stat.S_IMODE(was.st_mode))
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+                if folder is not None:  # into the folder that was checked, whatever its path leads to now
+                    os.replace(tmp.name, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+                else:
+                    os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
