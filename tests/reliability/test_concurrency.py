@@ -107,11 +107,11 @@ def test_cleaning_temp_files_never_touches_another_sessions(tmp_path: Path) -> N
     b.dir.mkdir(parents=True)
     (tmp_path / "compact-history").mkdir()
     theirs = [tmp_path / ".b.jsonl.1234abcd.tmp", tmp_path / "compact-history" / ".b-20260101-000000.jsonl.99.tmp",
-              b.dir / ".notes.md.x.tmp"]
+              b.dir / ".notes.md.k3j_9x2a.tmp"]
     ours = [tmp_path / ".a.jsonl.1234abcd.tmp", tmp_path / "compact-history" / ".a-20260101-000000.jsonl.99.tmp"]
     a.dir.mkdir(parents=True)
     (a.dir / "tool-results").mkdir()
-    ours += [a.dir / ".notes.md.x.tmp", a.dir / "tool-results" / ".spill-x.tmp"]
+    ours += [a.dir / ".notes.md.k3j_9x2a.tmp", a.dir / "tool-results" / ".call_1.txt.0a1b2c3d4e5f.tmp"]
     for p in theirs + ours:
         p.write_text("half")
     a.lock()

@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -137,16 +138,18 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def remove_stale_temps(folder: Path, prefix: str = ".") -> int:
-    """Delete `<prefix>*.tmp` files a killed writer left in `folder`; returns how many.
+def remove_stale_temps(folder: Path, prefix: str = ".", *, ours: Callable[[str], object] | None = None) -> int:
+    """Delete `<prefix>*.tmp` files a killed writer left in `folder` (with `ours`: the files whose
+    name it accepts); returns how many.
 
-    Only safe while no other process writes there with that prefix: the session lock guarantees it
-    for the session's own files.
+    Only safe while no other process writes there with such a name, and when no file of the user's
+    can have one: the session lock guarantees the first for the session's own files.
     """
     n = 0
     with contextlib.suppress(OSError):
         for p in folder.iterdir():
-            if p.name.startswith(prefix) and p.name.endswith(".tmp") and p.is_file():
+            if (ours(p.name) if ours is not None else p.name.startswith(prefix) and p.name.endswith(".tmp")) \
+                    and p.is_file():
                 with contextlib.suppress(OSError):
                     p.unlink()
                     n += 1

@@ -5,10 +5,27 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import stat
 from pathlib import Path
 
 from . import locks
 from .files import remove_stale_temps
+
+_RANDOM8 = r"[a-z0-9_]{8}"  # mkstemp's (markers.write_private); the 8 hex digits of every other writer's fit it
+_HEX8 = r"[0-9a-f]{8}"  # files.atomic_write, file_state.atomic_write_bytes, unreadable._copy
+_HEX12 = r"[0-9a-f]{12}"  # spills.store's temp link
+#: The temp files (`.<name>.<random>.tmp`) our writers make in a session's folder, by the folder
+#: they make them in, and nowhere else: `rewind-kept/` holds copies of the user's files under their
+#: own names (`.env.tmp` is one), so nothing in it is ever taken for a temp of ours.
+SIDE_TEMPS = {
+    ".": _RANDOM8,  # layers.json, todos.json, read_state.json; notes.md and notes.json (write_private)
+    "checkpoints": _HEX8,  # checkpoints.json (checkpoint_store.py)
+    "checkpoints/blobs": _HEX8,  # the saved versions, named by their hash
+    "tool-results": f"{_RANDOM8}|{_HEX12}",  # spilled results and big inputs (spills.py, big_input.py)
+    "tool-results/.by-content": _RANDOM8,  # the texts spilled results link to
+    "set-aside": _HEX8,  # unreadable lines (journal.set_aside, unreadable.py)
+}
 
 
 def remove_if_unused(root: Path, path: Path, folder: Path, event_log: Path) -> None:
@@ -35,7 +52,18 @@ def clean_stale_temps(root: Path, path: Path, archive_dir: Path, session_id: str
     """Remove the temp files of the session `path` a crash left: they are never read, only clutter."""
     n = remove_stale_temps(root, f".{path.name}.")
     n += remove_stale_temps(archive_dir, f".{session_id}-")
-    if folder.is_dir():
-        for sub, _dirs, _files in os.walk(folder):
-            n += remove_stale_temps(Path(sub))
+    for sub, random in SIDE_TEMPS.items():
+        if _real_dirs(folder, sub):
+            n += remove_stale_temps(folder / sub, ours=re.compile(rf"\..+\.(?:{random})\.tmp").fullmatch)
     return n
+
+
+def _real_dirs(folder: Path, sub: str) -> bool:
+    """Whether `folder/sub` is a folder, and every folder on the way from `folder` one itself, not a link."""
+    paths = [folder]
+    for part in Path(sub).parts:
+        paths.append(paths[-1] / part)
+    try:
+        return folder.is_dir() and all(stat.S_ISDIR(os.lstat(p).st_mode) for p in paths[1:])
+    except OSError:
+        return False
