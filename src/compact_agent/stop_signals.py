@@ -14,7 +14,7 @@ whether the prompt is in its session, never that it is when its write was cut sh
 With `--output-format json` or `stream-json` stdout ends with a result object too, as a failed
 run's does (`subtype` "error_terminated", the signal, the session): a script that parses the last
 line of stdout got nothing. Print mode adds what it knows by then (`reporting`); one written
-already (the run had ended) is not written twice.
+already (the run had ended) is not written twice. The key is redacted from it, as from print mode's own.
 
 Ctrl-C (SIGINT) in print mode says the same, as "interrupted" (`interrupted`), and exits 130: it
 comes as a KeyboardInterrupt that unwinds the run first (asyncio cancels the turn), which the
@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, TypeVar, cast
 
+from . import secrets
 from .agent.tools import shell_groups, temp_files
 
 #: How a run whose prompt is in its session says it can go on: the words of print mode's failures.
@@ -297,7 +298,8 @@ def _write_result(said: str, name: str, subtype: str) -> None:
     if _state.fields is not None:
         with contextlib.suppress(Exception):  # what print mode knows is extra: the object goes without it
             result |= _state.fields()
-    data = (json.dumps(result, ensure_ascii=False, default=str) + "\n").encode()
+    # redacted as print mode's own result lines are (os.write passes the redacting sys.stdout by)
+    data = (secrets.redact(json.dumps(result, ensure_ascii=False, default=str)) + "\n").encode()
     with contextlib.suppress(OSError, ValueError):
         if select.select([], [1], [], STDOUT_WAIT_S)[1]:
             os.write(1, data)
