@@ -77,3 +77,24 @@ def test_a_lock_removes_every_writers_temp_and_keeps_what_rewind_kept(monkeypatc
         copy = kept / path.relative_to(project)
         assert copy.read_text() == f"HAND-EDITED {path.name}: the only copy of this text\n"
     again.unlock()
+
+
+@pytest.mark.parametrize(("mine", "other"), [("work", "work-2"), ("a", "a.jsonl.b")])
+def test_a_lock_removes_its_own_temps_beside_others_and_never_those_of_a_session_whose_id_starts_with_its_id(
+        tmp_path: Path, mine: str, other: str) -> None:
+    """Session ids a library user chooses may start with one another: the archive and file temps of
+    `work-2`, which another process may be writing, are not those of `work`."""
+    root = tmp_path / "sessions"
+    (root / "compact-history").mkdir(parents=True)
+    theirs = [root / "compact-history" / f".{other}-20261205-120000-000000.jsonl.0badc0de.tmp",
+              root / f".{other}.jsonl.0badc0de.tmp"]
+    ours = [root / "compact-history" / f".{mine}-20261205-120000-000000.jsonl.0badc0de.tmp",
+            root / "compact-history" / f".{mine}-20261205-120000.jsonl.1234abcd.tmp",  # an earlier version's name
+            root / f".{mine}.jsonl.0badc0de.tmp"]
+    for path in theirs + ours:
+        path.write_text("half a write")
+    store = SessionStore(root, mine)
+    store.lock()
+    assert [p.name for p in theirs if p.exists()] == [p.name for p in theirs]
+    assert [p.name for p in ours if p.exists()] == []
+    store.unlock()

@@ -185,7 +185,7 @@ class SessionStore:
 
     def clean_stale_temps(self) -> int:
         """Remove temp files of this session left by a crash: they are never read, only clutter."""
-        return unused.clean_stale_temps(self.root, self.path, self.archive_dir, self.session_id, self.dir)
+        return unused.clean_stale_temps(self.root, self.session_id, self.dir)
 
     # -- writing -------------------------------------------------------------------------
     def _entries(self, kind_payloads: Sequence[tuple[str, dict[str, Any]]], parent: str | None

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import locks
 from .files import remove_stale_temps
+from .owned_files import loose_files
 
 _RANDOM8 = r"[a-z0-9_]{8}"  # mkstemp's (markers.write_private); the 8 hex digits of every other writer's fit it
 _HEX8 = r"[0-9a-f]{8}"  # files.atomic_write, file_state.atomic_write_bytes, unreadable._copy
@@ -48,10 +49,16 @@ def remove_if_unused(root: Path, path: Path, folder: Path, event_log: Path) -> N
         os.rmdir(root)
 
 
-def clean_stale_temps(root: Path, path: Path, archive_dir: Path, session_id: str, folder: Path) -> int:
-    """Remove the temp files of the session `path` a crash left: they are never read, only clutter."""
-    n = remove_stale_temps(root, f".{path.name}.")
-    n += remove_stale_temps(archive_dir, f".{session_id}-")
+def clean_stale_temps(root: Path, session_id: str, folder: Path) -> int:
+    """Remove the temp files of session `session_id` of `root` a crash left (of its file and its
+    archives, by the names owned_files.py gives them, never another session's; those in its side
+    `folder`): they are never read, only clutter."""
+    n = 0
+    for kind, p in loose_files(root, session_id):
+        if kind == "temp":
+            with contextlib.suppress(OSError):
+                p.unlink()
+                n += 1
     for sub, random in SIDE_TEMPS.items():
         if _real_dirs(folder, sub):
             n += remove_stale_temps(folder / sub, ours=re.compile(rf"\..+\.(?:{random})\.tmp").fullmatch)
