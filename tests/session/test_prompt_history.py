@@ -55,3 +55,45 @@ def test_an_entry_names_its_session_and_an_old_one_none(tmp_path: Path) -> None:
     assert prompt_history.drop_session(path, "20261204-120000-abcdef") == (1, entry)
     assert path.read_bytes() == b"\n# 2026-01-01 10:00:00.000000\n+old\n\n# 2026-12-04 12:00:00\n+no session yet\n"
     assert prompt_history.drop_session(path, "20261204-120000-abcdef") == (0, 0)
+
+
+def test_an_append_is_fsynced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "prompt_history"
+    synced: list[bytes] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(path.read_bytes() if os.fstat(fd).st_ino == os.stat(path).st_ino else b"")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    prompt_history.append(path, "typed", "a", now=lambda: AT)
+    assert synced == [b"\n# 2026-12-04 12:00:00 session=a\n+typed\n"]
+
+
+def test_a_killed_removals_temp_goes_with_the_next_write_holding_the_lock(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `sessions --delete` killed while it rewrote the history left its temp: the next append, or
+    removal, takes it, once it holds the lock that every rewrite holds while its temp is there (then
+    none is being written); a dry run and the files of others stay."""
+    path = tmp_path / "prompt_history"
+    prompt_history.append(path, "kept", "a", now=lambda: AT)
+    temp = tmp_path / ".prompt_history.0a1b2c3d.tmp"
+    others = [tmp_path / ".prompt_history.tmp", tmp_path / ".prompt_history.x.tmp", tmp_path / ".s1.jsonl.0a1b2c3d.tmp"]
+    real, locked = fcntl.flock, []
+
+    def flock(fd: int, op: int) -> None:
+        locked.append(temp.exists())  # not removed before the lock is held
+        real(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    for p in [temp, *others]:
+        p.write_bytes(b"half a rewrite")
+    assert prompt_history.drop_session(path, "a", dry=True) == (1, len(b"\n# 2026-12-04 12:00:00 session=a\n+kept\n"))
+    assert temp.exists()
+    prompt_history.append(path, "typed", "b", now=lambda: AT)
+    assert not temp.exists() and all(p.exists() for p in others)
+    temp.write_bytes(b"half a rewrite")
+    assert prompt_history.drop_session(path, "nobody") == (0, 0)
+    assert not temp.exists() and all(p.exists() for p in others)
+    assert locked == [True, True, True]

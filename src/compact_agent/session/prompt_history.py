@@ -14,6 +14,10 @@ comment line, within the session's moments: in_use.py), which may be another ses
 same time in the same directory: a secret is not left behind for want of a name. Writes append under an exclusive lock of the file; a removal
 rewrites it under the same lock (temp file, fsync, rename), so an entry another REPL appends
 meanwhile is not lost: the appender finds the file renamed over and writes to the new one.
+
+A rewrite's temp file (`.prompt_history.<hex>.tmp`) is only made and renamed by the holder of the
+lock of the file the name holds: whoever holds that lock knows any such temp there is a killed
+removal's, and removes it (`_remove_stale_temps`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from .files import atomic_write
+from .files import atomic_write, remove_stale_temps
 
 NAME = "prompt_history"
 _TAGGED = re.compile(r"#.* session=(\S+)")
@@ -61,9 +65,18 @@ def append(path: Path, text: str, session_id: str | None, now: Callable[[], date
     data = header(session_id, now()) + "".join(f"+{line}\n" for line in text.split("\n"))
     fd = _locked(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
+        _remove_stale_temps(path)
         _write_all(fd, data.encode("utf-8", errors="replace"))
+        os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Remove the temp files of rewrites of the history at `path` a kill left: called holding the
+    lock of the file its name holds, without which no rewrite makes one or renames it (a rewrite
+    that made one holds that lock until it is renamed over the name, or removed)."""
+    remove_stale_temps(path.parent, ours=re.compile(rf"\.{re.escape(path.name)}\.[0-9a-f]{{8}}\.tmp").fullmatch)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -111,6 +124,8 @@ def drop_session(path: Path, session_id: str, dry: bool = False,
         return 0, 0
     fd = _locked(path, os.O_RDWR)
     try:
+        if not dry:
+            _remove_stale_temps(path)
         with os.fdopen(os.dup(fd), "rb") as f:
             entries = _split(f.read())
         def goes(sid: str | None, held: bytes) -> bool:
