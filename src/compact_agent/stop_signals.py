@@ -20,6 +20,10 @@ Ctrl-C (SIGINT) in print mode says the same, as "interrupted" (`interrupted`), a
 comes as a KeyboardInterrupt that unwinds the run first (asyncio cancels the turn), which the
 command-line library ended with 130 and no word.
 
+One that comes as the interpreter exits, the run over and its output written, is ignored
+(`_exiting`): Python puts the default action back as it tears down, which ended a finished run by
+the signal with no line.
+
 The REPL (ui/repl_signals.py) says how its own session goes on (`continues`) and puts the terminal
 back first (`first`): cooked mode, as the shell it returns to expects.
 
@@ -37,6 +41,7 @@ Nothing here imports pydantic-ai: the command line installs it before anything h
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import json
@@ -99,6 +104,24 @@ def say_when_terminated(json_result: bool = False, continues: Callable[[], str |
         with contextlib.suppress(ValueError, OSError):  # not the main thread: no handler, as before
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 signal.signal(sig, _on_signal)
+    atexit.unregister(_exiting)  # once
+    atexit.register(_exiting)
+
+
+def _exiting() -> None:
+    """At the interpreter's exit, the run over: what stdout and stderr still buffer goes out, then
+    SIGTERM and SIGHUP are ignored. Python puts the default action back in place of our handler
+    as it tears itself down (its modules: a while, with pydantic-ai loaded), and a signal then
+    ended a run that had finished and printed its answer by the signal's default action: 143 or 129
+    in a shell, and no line. Called after the exit callbacks registered later than the handler (so
+    a signal still ends those, and a flush a reader that does not read holds up), before the others."""
+    with contextlib.suppress(Exception):  # a reader gone: the exit says so as before
+        sys.stdout.flush()
+        sys.stderr.flush()
+    for sig in SIGNALS:
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(sig) is _on_signal:
+                signal.signal(sig, signal.SIG_IGN)
 
 
 def prompt_saved(saved: bool, session_id: str | None = None) -> None:
