@@ -8,7 +8,7 @@ each wording; anything else stays what it was."""
 from __future__ import annotations
 
 import pytest
-from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
+from pydantic_ai.exceptions import ModelAPIError, ModelContextWindowExceededError, ModelHTTPError
 
 from compact_agent.context.compaction.compactor import Compactor
 from compact_agent.context.plumbing.overflow import as_overflow, figures
@@ -28,6 +28,19 @@ WORDS = [
      40000, 32768),
     ("Trying to keep the first 9000 tokens when context the overflows. However, the model is loaded with context "
      "length of only 8192 tokens", None, 8192),
+    # SGLang (tokenizer_manager.py; its scheduler, managers/utils.py), TGI (router/src/validation.rs) and TabbyAPI
+    # (common/errors.py; backends/exllamav2/model.py before June 2026), as their sources write them
+    ("The input (8631 tokens) is longer than the model's context length (8192 tokens).", 8631, 8192),
+    ("Requested token count exceeds the model's maximum context length of 8192 tokens. You requested a total of "
+     "9000 tokens: 8000 tokens from the input messages and 1000 tokens for the completion. Please reduce the "
+     "number of tokens in the input messages or the completion to fit within the limit.", 8000, 8192),
+    ("Input length (8200 tokens) exceeds the maximum allowed length (8191 tokens). Use a shorter input or enable "
+     "--allow-auto-truncate.", 8200, 8191),
+    ("Input validation error: `inputs` tokens + `max_new_tokens` must be <= 8192. Given: 8629 `inputs` tokens and "
+     "0 `max_new_tokens`", 8629, 8192),
+    ("Input validation error: `inputs` must have less than 4095 tokens. Given: 4100", 4100, 4095),
+    ("Prompt length 8630 exceeds the available context size of 8192 tokens", 8630, 8192),
+    ("Prompt length 8630 is greater than max_seq_len 8192", 8630, 8192),
 ]
 
 
@@ -52,8 +65,20 @@ def test_llama_cpps_error_type_alone_is_enough() -> None:
     assert as_overflow(http(400, "too many tokens", type="exceed_context_size_error")) is not None
 
 
+def test_tgis_refusal_inside_a_stream_is_an_overflow_of_the_status_it_names() -> None:
+    """TGI checks a streamed request once the stream is open: an error event after the 200, which
+    pydantic-ai raises with no status (router/src/infer/mod.rs, `into_openai_event`)."""
+    said = "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 8192. Given: 9000 `inputs` tokens"
+    raw = ModelAPIError("local", said, body={"message": said, "http_status_code": 422}, in_stream=True)
+    overflow = as_overflow(raw)
+    assert isinstance(overflow, ModelContextWindowExceededError) and isinstance(overflow, ModelHTTPError)
+    assert overflow.status_code == 422 and overflow.__cause__ is raw
+    assert as_overflow(ModelAPIError("local", said)) is None  # not from a stream: not a refusal we know
+
+
 def test_what_is_not_an_overflow_stays_what_it_was() -> None:
     assert as_overflow(http(400, "messages[2].content must be a string")) is None
+    assert as_overflow(http(422, "Input validation error: `max_new_tokens` must be <= 2048. Given: 4000")) is None
     assert as_overflow(http(429, "maximum context length is 8192 tokens: slow down")) is None  # a rate limit
     assert as_overflow(http(500, "request (9 tokens) exceeds the available context size (8 tokens)")) is None
     assert as_overflow(ValueError("maximum context length is 8192 tokens")) is None

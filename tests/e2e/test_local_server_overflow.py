@@ -19,8 +19,10 @@ N = 12
 NOTE = "its window is 8,000, not the 64,000 given; working within 8,000 from now on"
 
 
-@pytest.mark.parametrize("style", ["llama.cpp", "vllm"])
+@pytest.mark.parametrize("style", ["llama.cpp", "vllm", "sglang", "tgi", "tabby"])
 def test_a_local_servers_refusal_is_compacted_and_its_window_learned(cli: Cli, style: str) -> None:
+    """SGLang, TGI and TabbyAPI in their own words (tests/fakes/_wire.py names the source of each);
+    TGI's refusal of a streamed request comes inside the stream, after an HTTP 200."""
     total = make_project(cli.cwd, N)
     with FakeOpenAIServer(FileTaskAgent(n=N), window=8_000, model="local", overflow=style) as server:  # type: ignore[arg-type]
         at = ("-m", "local", "--base-url", server.base_url, "--api-key", "k")
@@ -28,7 +30,8 @@ def test_a_local_servers_refusal_is_compacted_and_its_window_learned(cli: Cli, s
         assert first.code == 0, first.stderr
         assert f"FINAL SUM: {total}" in first.stdout
         assert len(server.rejected) == 1, [(status, body) for _, status, body in server.rejected]
-        assert server.rejected[0][1] == 400
+        assert server.rejected[0][1] == (422 if style == "tgi" else 400)
+        assert server.rejected[0][0].stream  # so TGI's came inside the stream
         notes = [line for line in first.stderr.splitlines() if NOTE in line]
         assert len(notes) == 1, first.stderr
 

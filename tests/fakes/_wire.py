@@ -23,13 +23,19 @@ TOKENS_PER_MESSAGE = 4
 
 
 class WireError(Exception):
-    """An HTTP error response to send instead of a completion: status, OpenAI-shaped body and extra headers."""
+    """An HTTP error response to send instead of a completion: status, OpenAI-shaped body and extra headers.
 
-    def __init__(self, status: int, body: JSONDict, headers: dict[str, str] | None = None) -> None:
+    `stream_event`: what a streamed request gets instead, as a server that checks the request only once its
+    stream is open sends it: an HTTP 200 whose one event is this error, then `[DONE]` (TGI's router does).
+    """
+
+    def __init__(self, status: int, body: JSONDict, headers: dict[str, str] | None = None,
+                 stream_event: JSONDict | None = None) -> None:
         super().__init__(f"{status}: {body}")
         self.status = status
         self.body = body
         self.headers = dict(headers or {})
+        self.stream_event = stream_event
 
 
 def error_body(
@@ -228,6 +234,23 @@ def check_reasoning_sent_back(messages: list[JSONDict]) -> None:
             raise invalid(REASONING_NOT_SENT_BACK, code="invalid_request_error")
 
 
+ROLES_MUST_ALTERNATE = ("After the optional system message, conversation roles must alternate "
+                        "user/assistant/user/assistant/...")
+"""The words of a chat template that requires user and assistant turns to alternate (Mistral's
+tool-calling templates on the Hugging Face hub, tokenizer_config.json of Mistral-7B-Instruct-v0.3),
+which vLLM applies to every request and answers as a 400 when it raises."""
+
+
+def check_roles_alternate(messages: list[JSONDict]) -> None:
+    """A server applying such a template: after the system messages, the user messages and the
+    assistant messages without tool calls must alternate, starting with a user message (tool
+    messages and assistant messages that call tools are passed over, as that template does)."""
+    turns = [m.get("role") for m in messages if m.get("role") in ("user", "assistant") and not m.get("tool_calls")]
+    if any((role == "user") != (i % 2 == 0) for i, role in enumerate(turns)):
+        raise WireError(400, {"object": "error", "type": "BadRequestError", "param": None, "code": 400,
+                              "message": ROLES_MUST_ALTERNATE})
+
+
 def validate_tools(body: JSONDict) -> None:
     """Check `tools`, `tool_choice` and `stream_options` the way OpenAI does."""
     tools = body.get("tools")
@@ -269,11 +292,16 @@ def validate_tools(body: JSONDict) -> None:
         )
 
 
-OverflowStyle = Literal["openai", "llama.cpp", "vllm"]
+OverflowStyle = Literal["openai", "llama.cpp", "vllm", "sglang", "tgi", "tabby"]
 """Whose words a refused prompt gets: OpenAI's (`context_length_exceeded`, which pydantic-ai classifies as
 `ModelContextWindowExceededError`), llama.cpp server's (`exceed_context_size_error`, with the prompt's and the
 window's sizes as fields) or vLLM's engine's ("longer than the maximum model length"), which pydantic-ai leaves a
-plain HTTP 400."""
+plain HTTP 400; SGLang's (a 400, `TokenizerManager._validate_one_request` in sgl-project/sglang's
+python/sglang/srt/managers/tokenizer_manager.py), text-generation-inference's (`ValidationError::MaxTotalTokens` in
+huggingface/text-generation-inference's router/src/validation.rs: a 422 `{"error", "error_type": "validation"}`, or
+to a streamed request a 200 whose one event is `{"error": {"message", "http_status_code": 422}}`,
+`InferError::into_openai_event` in router/src/infer/mod.rs) or TabbyAPI's (a 400 `{"detail": ...}` as
+theroyallab/tabbyAPI's backends/base_model_container.py `validate_context_length` wrote it in June 2026)."""
 
 
 def check_window(prompt_tokens: int, body: JSONDict, window: int, style: OverflowStyle = "openai") -> None:
@@ -294,6 +322,18 @@ def check_window(prompt_tokens: int, body: JSONDict, window: int, style: Overflo
                               "message": f"The decoder prompt (length {prompt_tokens + budget}) is longer than the "
                                          f"maximum model length of {window}. Make sure that `max_model_len` is no "
                                          "smaller than the number of text tokens."})
+    if style == "sglang":
+        raise WireError(400, {"object": "error", "type": "BadRequestError", "param": None, "code": 400,
+                              "message": f"The input ({prompt_tokens} tokens) is longer than the model's context "
+                                         f"length ({window} tokens)."})
+    if style == "tgi":
+        # With no `max_new_tokens` asked for, TGI takes what the window leaves: none here.
+        said = (f"Input validation error: `inputs` tokens + `max_new_tokens` must be <= {window}. Given: "
+                f"{prompt_tokens} `inputs` tokens and {budget} `max_new_tokens`")
+        raise WireError(422, {"error": said, "error_type": "validation"},
+                        stream_event={"error": {"message": said, "http_status_code": 422}})
+    if style == "tabby":
+        raise WireError(400, {"detail": f"Prompt length {prompt_tokens} is greater than max_seq_len {window}"})
     if budget:
         message = (
             f"This model's maximum context length is {window} tokens. However, you requested "

@@ -38,6 +38,7 @@ from ._wire import (
     WireError,
     canonical,
     check_reasoning_sent_back,
+    check_roles_alternate,
     check_window,
     completion_tokens,
     count_tokens,
@@ -287,7 +288,8 @@ class FakeOpenAIServer:
         faults: `(request, attempt) -> Fault | None`; `attempt` counts earlier identical requests (0 on the first
             try), so `lambda r, a: Fault.rate_limit() if a == 0 else None` fails once and lets the SDK's retry in.
         overflow: whose words refuse a prompt over `window` (`_wire.OverflowStyle`): OpenAI's by default, or
-            llama.cpp server's or vLLM's, which pydantic-ai leaves a plain HTTP 400.
+            llama.cpp server's, vLLM's, SGLang's, TGI's (in the stream, to a streamed request) or TabbyAPI's,
+            which pydantic-ai leaves a plain HTTP error.
         writes_at_most: more models served (and listed), each with the most it writes: a
             `max_(completion_)tokens` above it is a 400 `invalid_request_error`, as DeepSeek refuses one above
             its model's output limit.
@@ -302,6 +304,9 @@ class FakeOpenAIServer:
             guide (the field "must be passed back to the API in all subsequent requests"): every turn's calls,
             which is stricter than DeepSeek as pydantic-ai observed it (only the calls after the last user
             message refused); code that passes here passes there either way.
+        alternating_roles: answer as a server applying a chat template whose user and assistant turns must
+            alternate (`_wire.check_roles_alternate`: Mistral's, as vLLM applies it): two user messages with no
+            answer between them are a 400 in that template's words.
     """
 
     def __init__(
@@ -320,6 +325,7 @@ class FakeOpenAIServer:
         lists_models: bool | Sequence[str] = True,
         models_fault: Fault | None = None,
         thinking_mode: bool = False,
+        alternating_roles: bool = False,
     ) -> None:
         self.responder, self.faults, self.overflow = responder, faults, overflow
         self.writes_at_most = dict(writes_at_most or {})
@@ -327,6 +333,7 @@ class FakeOpenAIServer:
         self.window, self.model, self.chars_per_token = window, model, chars_per_token
         self.require_auth, self.api_key = require_auth, api_key
         self.thinking_mode = thinking_mode
+        self.alternating_roles = alternating_roles
         self.requests: list[ChatRequest] = []
         self.rejected: list[tuple[ChatRequest, int, JSONDict]] = []
         self.errors: list[BaseException] = []
@@ -447,6 +454,9 @@ class FakeOpenAIServer:
         except WireError as error:
             with self._lock:
                 self.rejected.append((req, error.status, error.body))
+            if error.stream_event is not None and req.stream:  # the error inside an open stream
+                events = [f"data: {json.dumps(error.stream_event)}\n\n", "data: [DONE]\n\n"]
+                return Outcome(200, {}, stream=True, events=events)
             return Outcome(error.status, error.body, error.headers)
         except Exception as exc:  # a bug in the test's responder: surface it, and don't let the SDK retry it
             body = error_body(f"fake server responder raised: {exc!r}", type="server_error")
@@ -507,6 +517,8 @@ class FakeOpenAIServer:
         validate_messages(req.body.get("messages"))
         if self.thinking_mode:
             check_reasoning_sent_back(req.messages)
+        if self.alternating_roles:
+            check_roles_alternate(req.messages)
         validate_tools(req.body)
         check_window(req.prompt_tokens, req.body, self.window, self.overflow)
         reply = self.responder(req)

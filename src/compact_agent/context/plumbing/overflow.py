@@ -6,8 +6,11 @@ pydantic-ai classifies OpenAI's `context_length_exceeded` and a few hosted APIs'
 a plain HTTP 400: llama.cpp server's `exceed_context_size_error` ("request (N tokens) exceeds the
 available context size (M tokens)"), vLLM's engine ("The decoder prompt (length N) is longer than
 the maximum model length of M"), LM Studio ("the model is loaded with context length of only M
-tokens"). `as_overflow` reads those as what they are, so they are compacted and retried like any
-other (`pipeline.on_model_request_error`).
+tokens"), SGLang, text-generation-inference (TGI) and TabbyAPI (their words are quoted beside
+each pattern, with the source file that writes them). `as_overflow` reads those as what they are,
+so they are compacted and retried like any other (`pipeline.on_model_request_error`). TGI checks a
+streamed request once its stream is open: its refusal is an error event after an HTTP 200, which
+pydantic-ai raises as a `ModelAPIError` with no status (`in_stream`); read the same way.
 
 A server may hold a smaller window than the one it was introduced with (`--context-window 64k`
 for a server started with 8K): its refusal is the only place that says so. The limit learned is
@@ -24,9 +27,27 @@ import re
 from dataclasses import dataclass
 from typing import Any, cast
 
-from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
+from pydantic_ai.exceptions import ModelAPIError, ModelContextWindowExceededError, ModelHTTPError
 
 _N = r"(\d[\d,]*)"
+# The servers' own words, as their sources write them:
+# - SGLang, sgl-project/sglang python/sglang/srt/managers/tokenizer_manager.py (`_validate_one_request`):
+#   "The input ({n} tokens) is longer than the model's context length ({context_len} tokens)." and, for a
+#   prompt with the reply asked for, "Requested token count exceeds the model's maximum context length of
+#   {context_len} tokens. You requested a total of {t} tokens: {n} tokens from the input messages and {k}
+#   tokens for the completion. ..."; its scheduler (python/sglang/srt/managers/utils.py,
+#   `validate_input_length`): "Input length ({n} tokens) exceeds the maximum allowed length ({m} tokens)."
+# - TGI, huggingface/text-generation-inference router/src/validation.rs (`ValidationError`, prefixed
+#   "Input validation error: " by router/src/infer/mod.rs): "`inputs` tokens + `max_new_tokens` must be <=
+#   {max_total_tokens}. Given: {n} `inputs` tokens and {k} `max_new_tokens`" and "`inputs` must have less
+#   than {max_input_tokens} tokens. Given: {n}".
+# - TabbyAPI, theroyallab/tabbyAPI common/errors.py (`validate_context_requirements`, since June 2026, sent
+#   as `context_length_exceeded`): "Prompt length {n} exceeds the available context size of {max_seq_len}
+#   tokens"; before it (backends/exllamav2/model.py, backends/base_model_container.py): "Prompt length {n} is
+#   greater than max_seq_len {max_seq_len}". (Older versions answered a stream's overflow "Chat completion
+#   aborted. Please check the server console.": nothing to read there.)
+# - vLLM (vllm-project/vllm) and llama.cpp (ggml-org/llama.cpp tools/server) for comparison: the first
+#   lines of each list.
 _LIMIT_RE = re.compile("|".join((
     rf"maximum context length is {_N} tokens",  # OpenAI, DeepSeek, vLLM's server
     rf"available context size \({_N} tokens\)",  # llama.cpp server
@@ -35,16 +56,27 @@ _LIMIT_RE = re.compile("|".join((
     rf"with {_N} maximum context length",  # Mistral
     rf"tokens > {_N} maximum",  # Anthropic
     rf"maximum number of tokens allowed \({_N}\)",  # Gemini
+    rf"longer than the model's context length \({_N} tokens\)",  # SGLang
+    rf"maximum context length of {_N} tokens",  # SGLang, with the reply asked for
+    rf"exceeds the maximum allowed length \({_N} tokens\)",  # SGLang's scheduler
+    rf"`inputs` tokens \+ `max_new_tokens` must be <= {_N}",  # TGI
+    rf"`inputs` must have less than {_N} tokens",  # TGI, its --max-input-tokens
+    rf"available context size of {_N} tokens",  # TabbyAPI
+    rf"greater than max_seq_len {_N}",  # TabbyAPI before June 2026
 )), re.IGNORECASE)
 _USED_RE = re.compile("|".join((
     rf"resulted in {_N} tokens", rf"{_N} in the messages", rf"your request has {_N} input tokens",
     rf"prompt is too long: {_N} tokens", rf"request \({_N} tokens\) exceeds", rf"prompt \(length {_N}\)",
-    rf"prompt length of {_N}", rf"prompt contains {_N} tokens", rf"input token count \({_N}\)",
+    rf"prompt length (?:of )?{_N}", rf"prompt contains {_N} tokens", rf"input token count \({_N}\)",
+    rf"the input \({_N} tokens\)", rf"{_N} tokens from the input messages", rf"input length \({_N} tokens\)",
+    rf"Given: {_N} `inputs` tokens", rf"`inputs` must have less than \d[\d,]* tokens\. Given: {_N}",
 )), re.IGNORECASE)
 _OVERFLOW_RE = re.compile("|".join((
     r"exceeds? the available context size", r"exceed_context_size", r"longer than the maximum model length",
     r"context length of only", r"maximum context length", r"prompt is too long", r"too large for model with",
-    r"input token count \(\d", r"context_length_exceeded",
+    r"input token count \(\d", r"context_length_exceeded", r"longer than the model's context length",
+    r"exceeds the maximum allowed length \(\d", r"`inputs` tokens \+ `max_new_tokens` must be <=",
+    r"`inputs` must have less than \d", r"greater than max_seq_len",
 )), re.IGNORECASE)
 _OVERFLOW_STATUS = (400, 413, 422)
 
@@ -64,20 +96,32 @@ def refusal_text(error: BaseException) -> str:
     return f"{error} {getattr(error, 'body', '') or ''}"
 
 
+def _status(error: BaseException) -> int | None:
+    """The HTTP status of a refusal: its own, or for an error event in a stream that came with none
+    (after the 200), the one its body names (TGI's `http_status_code`), else 400."""
+    if isinstance(error, ModelHTTPError):
+        return error.status_code
+    if isinstance(error, ModelAPIError) and getattr(error, "in_stream", False):
+        named = error.body.get("http_status_code") if isinstance(error.body, dict) else None
+        return named if type(named) is int else 400
+    return None
+
+
 def as_overflow(error: BaseException) -> ModelContextWindowExceededError | None:
-    """`error` when it is a context-window overflow; an HTTP refusal (400, 413 or 422) whose words
-    say it is one, as a `ModelContextWindowExceededError` (and still a `ModelHTTPError` of its
-    status, caused by `error`); None for anything else."""
+    """`error` when it is a context-window overflow; an HTTP refusal (400, 413 or 422), or an error
+    event in a stream, whose words say it is one, as a `ModelContextWindowExceededError` (and a
+    `ModelHTTPError` of its status, caused by `error`); None for anything else."""
     if isinstance(error, ModelContextWindowExceededError):
         return error
-    if not isinstance(error, ModelHTTPError) or error.status_code not in _OVERFLOW_STATUS:
+    status = _status(error)
+    if status not in _OVERFLOW_STATUS or not isinstance(error, ModelAPIError):
         return None
     if not _OVERFLOW_RE.search(refusal_text(error)):
         return None
     overflow = ModelHTTPError.for_category(
-        ModelContextWindowExceededError, status_code=error.status_code, model_name=error.model_name,
+        ModelContextWindowExceededError, status_code=status, model_name=error.model_name,
         body=error.body, provider_error_code=error.provider_error_code,
-        provider_error_type=error.provider_error_type)
+        provider_error_type=error.provider_error_type, in_stream=getattr(error, "in_stream", False))
     overflow.__cause__ = error
     return cast(ModelContextWindowExceededError, overflow)  # for_category makes it one
 
