@@ -75,7 +75,7 @@ def main_command(
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Model name (default deepseek-chat).")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp); its key is --api-key or OPENAI_API_KEY.")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key (else read from OPENAI_API_KEY; without --base-url, from DEEPSEEK_API_KEY for a deepseek-* model and ANTHROPIC_API_KEY for a claude-* one).")] = None,
-    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", parser=tokens(), help="Override the model's context window (tokens: 32000, 32k or 128K; the built-in tools need about 5K: a smaller window is refused with its minimum).")] = None,
+    context_window: Annotated[int | None, typer.Option("--context-window", metavar="TOKENS", parser=tokens(), help="Override the model's context window (tokens: 32000, 32k or 128K; with the built-in tools at least 4K: a smaller window is refused with its minimum).")] = None,
     prices: Annotated[ModelPrices | None, typer.Option("--prices", metavar="IN,CACHED,OUT", parser=parse_prices, help="The model's prices, USD per million tokens: input, cached input, output[, cache write], e.g. 0.27,0.07,1.10 (0,0,0: free). Without them a model not in the registry compacts at the threshold only.")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve writes, edits and commands without asking.")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.")] = False,

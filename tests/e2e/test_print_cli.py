@@ -264,14 +264,14 @@ def test_a_window_too_small_is_refused_with_one_minimum_wherever_it_was_given(cl
     session as under 5,120: two minimums, the first one wrong. Every too small window, from the flag
     or a config file, now gets the session's one line with the one real minimum."""
     minimums = set()
-    for window in ("5", "1000", "1024", "4096"):
+    for window in ("5", "1000", "1024", "3072"):
         res = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--context-window", window)
         assert res.code == 2 and res.stderr.count("\n") == 1, (window, res.stderr)
         said = re.search(r"the minimum is ([\d,]+) \(--context-window\)$", res.stderr.strip())
         assert said, (window, res.stderr)
         minimums.add(int(said[1].replace(",", "")))
     [minimum] = minimums
-    assert minimum > 4096
+    assert minimum > 3072
     config = cli.home / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text("context_window = 1000\n")

@@ -101,12 +101,12 @@ def test_a_run_refused_when_its_session_opens_leaves_nothing_behind(cli):
     is taken back — a session it made goes, and an earlier one keeps the history it had (and the
     options it remembers)."""
     with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
-        fresh = cli("-p", "never", *fake(server), "--context-window", "4096")
+        fresh = cli("-p", "never", *fake(server), "--context-window", "3072")
         assert fresh.code == 2 and cli.sessions() == [], fresh.stderr
         assert cli("-p", "first", *fake(server), "--context-window", "16k").code == 0
         [path] = cli.sessions()
         before = said(path)
-        refused = cli("-c", "-p", "not this", *fake(server), "--context-window", "4096")
+        refused = cli("-c", "-p", "not this", *fake(server), "--context-window", "3072")
         assert refused.code == 2 and "the minimum is" in refused.stderr, refused.stderr
         again = cli("-c", "-p", "go on", *fake(server), "--output-format", "stream-json")
     assert again.code == 0, again.stderr

@@ -26,7 +26,7 @@ def test_the_cut_line_names_the_server_and_ollama_only_for_ollama() -> None:
 
 def test_a_session_s_server_is_its_address_or_its_provider() -> None:
     def session(base_url: str | None, provider: str) -> SimpleNamespace:
-        return SimpleNamespace(opts=SimpleNamespace(context_window=None, base_url=base_url, config=None),
+        return SimpleNamespace(opts=SimpleNamespace(context_window=None, base_url=base_url, config=None), window_minimum=4_096,
                                settings=SimpleNamespace(context_window=None),
                                info=SimpleNamespace(name="m", window=32_768, provider=provider))
 
@@ -38,7 +38,7 @@ def test_without_base_url_the_server_is_where_the_client_s_variable_sends(monkey
     """Without --base-url the OpenAI (or Anthropic) client sends to OPENAI_BASE_URL (ANTHROPIC_BASE_URL):
     an Ollama's address was named "OpenAI's API", and its line lost Ollama's setting."""
     def session(base_url: str | None, provider: str) -> SimpleNamespace:
-        return SimpleNamespace(opts=SimpleNamespace(context_window=None, base_url=base_url, config=None),
+        return SimpleNamespace(opts=SimpleNamespace(context_window=None, base_url=base_url, config=None), window_minimum=4_096,
                                settings=SimpleNamespace(context_window=None),
                                info=SimpleNamespace(name="qwen3:8b", window=32_768, provider=provider))
 

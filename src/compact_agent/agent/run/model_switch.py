@@ -54,7 +54,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     prices = None if name in REGISTRY else session.settings.prices
     info = model_info(name, provider=provider, window=window or fallback, prices=prices,
                       cache_ttl_minutes=session.settings.cache_ttl_minutes)
-    check_window(session, info, "/model NAME --window N")
+    minimum = check_window(session, info, "/model NAME --window N")
     model = build_model(name, base_url=opts.base_url, api_key=opts.api_key)
     limits = Limits.for_window(info.window, info.max_output, session.settings)
     old_limits, old_max = session.cm.limits, session.cm.max_output
@@ -76,7 +76,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
             raise
     sync_costs(session)  # summaries so far were made by the old model
     old = session.info.name
-    session.info = info
+    session.info, session.window_minimum = info, minimum
     session.env.images = takes_images(info, session.settings.images)
     session.model = model
     session.agent.model = model

@@ -215,7 +215,7 @@ class AgentSession:
         self.turn_input: tuple[str, str] | None = None  # of the prompt fit_input cut: as sent, as it came
         self.usage = RunUsage()
         try:
-            check_window(self, self.info, window_setting(self))
+            self.window_minimum = check_window(self, self.info, window_setting(self))  # none learned under it is advised
         except ConfigError:
             self.close()
             raise

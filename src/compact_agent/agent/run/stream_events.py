@@ -193,6 +193,7 @@ class WindowChoice:
     remembered: bool = False  # given, but remembered by the resumed session, not by this command line
     source: str = ""  # where a window given came from (settings_file.Loaded.sources): "flag", "user file", …
     server: str = ""  # the session's server: its base URL (passwords hidden), or the provider's name
+    minimum: int = 0  # the smallest window that can be given at start (window_check.py): none under it is advised
 
     def named(self) -> str:
         """The server in words: `the server at http://127.0.0.1:8000/v1`, `DeepSeek's API`, or `the
@@ -219,10 +220,14 @@ class WindowChoice:
         return f"{self.model}'s own {window:,}" if self.model in REGISTRY else f"the {window:,} assumed"
 
     def start_there(self, learned: int) -> str:
-        """How the next run skips the refusal (or the prompts cut) that taught `learned`: give it.
+        """How the next run skips the refusal (or the prompts cut) that taught `learned`: give it;
+        under the minimum, which would be refused at start, the server's own window is what to raise.
         Nothing for a window the resumed session remembered: it keeps the one learned (`-c`)."""
         if self.remembered:
             return ""
+        if learned < self.minimum:
+            return (f" (a window under {self.minimum:,} is too small to be given at start: start that server with a "
+                    "larger context to work in more)")
         return f" (give --context-window {learned}, or context_window = {learned} in config.toml, to start there)"
 
 
@@ -235,6 +240,8 @@ class ChosenWindow(Protocol):
     def settings(self) -> Settings: ...
     @property
     def info(self) -> ModelInfo: ...
+    @property
+    def window_minimum(self) -> int: ...
 
 
 def window_choice(session: ChosenWindow | None) -> WindowChoice:
@@ -253,7 +260,8 @@ def window_choice(session: ChosenWindow | None) -> WindowChoice:
 
     # No --base-url: the server at OPENAI_BASE_URL (ANTHROPIC_BASE_URL), as windows kept for it are keyed.
     server = endpoint(session.opts.base_url, session.info.provider).removesuffix(":")  # the provider's name, no URL
-    return WindowChoice(session.info.name, given=given, remembered=remembered, source=source, server=server)
+    return WindowChoice(session.info.name, given=given, remembered=remembered, source=source, server=server,
+                        minimum=session.window_minimum)
 
 
 def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:

@@ -19,8 +19,11 @@ from ...models import ModelInfo, UsageError, model_info
 if TYPE_CHECKING:
     from .session_parts import SessionParts
 
-#: Room for the conversation itself (the prompt, a tool call or two) beyond the fixed part.
-MIN_WORKING_TOKENS = 2_048
+#: Room for the conversation itself (the prompt, a tool call or two) beyond the fixed part, under
+#: the auto-compact threshold. 1,024 makes the built-in tools' minimum 4,096, a window a server's
+#: refusal can teach and the agent then works in (a survey of 24 reads with several compactions);
+#: 3,072 does not hold one file read beside the fixed part and the reply's room.
+MIN_WORKING_TOKENS = 1_024
 
 
 def tool_definitions(session: SessionParts) -> list[Any]:
@@ -46,9 +49,10 @@ def minimum_window(fixed: int, model_max_output: int, settings: Settings) -> int
     return window
 
 
-def check_window(session: SessionParts, info: ModelInfo, setting: str = "--context-window") -> None:
+def check_window(session: SessionParts, info: ModelInfo, setting: str = "--context-window") -> int:
     """Raise UsageError when `info.window` cannot hold the fixed part of every request; the message
-    names `setting`, where the window was given (the flag, or `/model --window` for a switch)."""
+    names `setting`, where the window was given (the flag, or `/model --window` for a switch). The
+    minimum otherwise: a window learned under it is not one to advise giving at start."""
     window = info.window
     fixed = fixed_tokens(session)
     need = minimum_window(fixed, model_info(info.name, provider=info.provider).max_output, session.settings)
@@ -56,3 +60,4 @@ def check_window(session: SessionParts, info: ModelInfo, setting: str = "--conte
         raise UsageError(f"a {window:,}-token context window cannot hold the system prompt and tool definitions "
                           f"(~{fixed:,} tokens) plus the reply and the conversation; the minimum is {need:,} "
                           f"({setting})")
+    return need
