@@ -128,20 +128,26 @@ def routing_note(name: str, base_url: str | None, window: int | None,
     `window_flag` is how the real window is given where the note is said (`/model NAME --window N`).
 
     Routing: with --base-url every model goes to that OpenAI-compatible server; otherwise a name
-    starting with `claude` goes to Anthropic, `deepseek` to DeepSeek, anything else to OpenAI.
-    A typo of a known name gets the known name suggested.
+    starting with `claude` goes to Anthropic, `deepseek` to DeepSeek, anything else to OpenAI, each
+    at the address its client reads from OPENAI_BASE_URL (ANTHROPIC_BASE_URL) where that is set (a
+    local server's, said as one given with --base-url is). A typo of a known name gets the known name
+    suggested.
     """
     if name in REGISTRY:
         return None
+    from .agent.run.server_keys import SDK_BASE_URL, sent_to
+
     close = difflib.get_close_matches(name, list(REGISTRY), n=1, cutoff=0.75)
     hint = f"; did you mean {close[0]}?" if close else ""
     size = "" if window else (f" with an assumed {UNKNOWN_WINDOW:,}-token window (set the real one with "
                               f"{window_flag})")
-    if base_url:  # a local server's own model: the usual case, worth a line only for a likely typo
-        return f"model {quoted(name)} goes to {secrets.hide_url_passwords(base_url)}{size}{hint}" if hint else None
+    provider = provider_for(name, base_url)
+    if (url := sent_to(base_url, provider)) is not None:  # a local server's own model: the usual case, worth
+        whence = "" if base_url else f" ({SDK_BASE_URL[provider]})"  # a line only for a likely typo
+        return f"model {quoted(name)} goes to {secrets.hide_url_passwords(url)}{whence}{size}{hint}" if hint else None
     where = {"anthropic": "Anthropic (the name starts with claude)",
              "deepseek": "DeepSeek (the name starts with deepseek)",
-             "openai": "OpenAI (use --base-url for another OpenAI-compatible server)"}[provider_for(name, None)]
+             "openai": "OpenAI (use --base-url for another OpenAI-compatible server)"}[provider]
     return f"model {quoted(name)} is not a known model; it goes to {where}{size}{hint}"
 
 
