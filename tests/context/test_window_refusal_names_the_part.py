@@ -44,3 +44,21 @@ async def test_a_large_system_prompt_is_named_as_such() -> None:
         await agent.run("Hello there, please answer.")
     assert re.search(r"window is 1,000 \([\d,]+ for the system prompt, [\d,]+ for what the user typed\): pass a "
                      r"larger window= to ContextManager, or give the agent a shorter system prompt$", str(caught.value))
+
+
+def test_digests_of_collapsed_rounds_are_not_what_the_user_typed() -> None:
+    """'905 for what the user typed' was said of a 47-character prompt beside nine digests."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from compact_agent.context.layers.digest import DIGEST_HEADER
+    from compact_agent.context.plumbing.refusal import window_refusal
+
+    digests = [UserPromptPart(f"{DIGEST_HEADER} 4 earlier messages were collapsed: read_file(path=\"m{i}.py\") -> ok "
+                              + "x" * 360) for i in range(9)]
+    view = [ModelRequest(parts=[UserPromptPart("survey the helper modules slice by slice, third"), *digests])]
+    words = window_refusal(view, size=2_100, window=2_048, fixed=800, scale=lambda n: n)
+    said = dict((what, int(n.replace(",", ""))) for n, what in re.findall(r"([\d,]+) for ([a-z ]+?)(?=, [\d,]+ for|\))",
+                                                                          words))
+    assert said["the digests earlier steps were collapsed into"] > 900, words
+    assert said["what the user typed"] < 20, words
+    assert words.endswith("pass a larger window= to ContextManager"), words

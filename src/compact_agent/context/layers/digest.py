@@ -31,10 +31,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from ..plumbing.markers import DIGEST_HEADER as DIGEST_HEADER
 from ..plumbing.markers import OWN_TEXT, failed_result, is_attachment, is_kept_result, ours
 from .previews import result_lines
 
-DIGEST_HEADER = "[Collapsed history digest]"
 Digest = Callable[[list[ModelMessage]], str]
 
 

@@ -23,6 +23,9 @@ FOLDED = (f"{OWN_TEXT} the newest steps, folded into this note to fit the window
           "keeps them whole); read a saved result in small parts: whole, it would not fit either]\n")
 """How the note begins that the newest steps are folded into when even their previews do not fit
 (decisions/fit.py): a window too small for it names it (refusal.py)."""
+DIGEST_HEADER = "[Collapsed history digest]"
+"""How a digest of collapsed rounds begins (layers/digest.py): our text, which a window too small
+for it names as such, not as what the user typed (refusal.py)."""
 
 
 WHOLE = "whole"

@@ -6,7 +6,7 @@ and the first message's first words. Blaming the instructions for all of it sent
 500-token window and 40 tokens of instructions off to shorten them; the message names the part
 that takes the most, and says what makes that part smaller. The messages are told apart by who
 wrote them: "send a shorter prompt" was said of a note the newest steps were folded into, which
-the user never typed.
+the user never typed, and "what the user typed" counted the digests collapsed rounds left.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ _KINDS = {
     "typed": ("what the user typed", f"{LARGER}, or send a shorter prompt"),
     "system": ("the system prompt", f"{LARGER}, or give the agent a shorter system prompt"),
     "folded": ("the note the newest steps were folded into", LARGER),
+    "digest": ("the digests earlier steps were collapsed into", LARGER),
     "ours": ("the notes standing in for what was left out", LARGER),
     "model": ("the model's newest reply and its tool calls", LARGER),
 }
@@ -77,6 +78,8 @@ def _kind(message: ModelMessage, part: object) -> str:
     text = part.content if isinstance(part, UserPromptPart) and isinstance(part.content, str) else None
     if text is not None and text.startswith(markers.FOLDED):
         return "folded"
+    if text is not None and text.startswith(markers.DIGEST_HEADER):
+        return "digest"
     if text is None or text.startswith(markers.OWN_TEXT) or markers.is_compaction_message(message):
         return "ours"  # a summary, a line saying what was left out, a retry prompt
     return "typed"
