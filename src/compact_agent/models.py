@@ -254,6 +254,7 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
     from pydantic_ai.providers.openai import OpenAIProvider
 
     from .context.decisions.thinking_out import named_to_ask_reasoning_back
+    from .user_turns import AlternatingChatModel  # a local server's chat template may want turns to alternate
 
     client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=max_retries, timeout=timeout_s,
                          http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
@@ -274,4 +275,4 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
         if profile is not None and "context_window" in profile:
             asked["context_window"] = profile["context_window"]
         profile = asked
-    return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client), profile=profile)
+    return AlternatingChatModel(name, provider=OpenAIProvider(openai_client=client), profile=profile)

@@ -1,0 +1,112 @@
+"""Requests to a server whose chat template wants user and assistant turns to alternate.
+
+pydantic-ai's OpenAI mapping sends every user part of a request as a `user` message of its own, and
+a request that follows a request as more of them: a typed message and the digest of the rounds
+context collapse folded after it, the compaction message and a digest after it, two digests. The
+APIs of OpenAI and DeepSeek, and most local servers, take that. A server that renders each request
+with the model's chat template (vLLM always, llama.cpp's with `--jinja`) refuses it for models whose
+template wants the turns to alternate (Mistral's, Gemma's: "conversation roles must alternate
+user/assistant/user/assistant/..."), and since a digest stays in every later request, a session
+stopped at its first digest for good.
+
+`AlternatingChatModel`, the model of every server reached through the OpenAI client but DeepSeek's
+own, learns it from that refusal: it sends the same request again at once with each run of adjacent
+`user` messages joined into one (their texts with a blank line between them, or, where one holds
+parts such as an image, all the parts in order), and every later request of the session the same
+way. The model reads the same words in the same order, and the joining is the same in every request,
+so the server's prompt cache still finds its prefix. A server that takes separate messages gets them
+as before. A request whose roles alternate only once tool calls are passed over (a digest after tool
+results inside a turn, a summary request's instruction) is not what joining mends; the summary
+request's second form, the conversation as one text, goes through such a server.
+
+Imported only by `models.build_model`, after the OpenAI client is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from openai.types import chat
+from pydantic_ai import RunContext
+from pydantic_ai.exceptions import ModelHTTPError
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import ModelRequestParameters, StreamedResponse
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.settings import ModelSettings
+
+__all__ = ["AlternatingChatModel", "join_user_runs", "wants_alternation"]
+
+
+class AlternatingChatModel(OpenAIChatModel):
+    """pydantic-ai's chat-completions model, sending adjacent user messages as one once a server
+    refused them as turns that do not alternate (module docstring). `joins_user_turns`: learned."""
+
+    joins_user_turns: bool = False
+
+    async def _map_messages(self, messages: Sequence[ModelMessage], model_request_parameters: ModelRequestParameters,
+                            *, model_settings: ModelSettings | None = None) -> list[chat.ChatCompletionMessageParam]:
+        mapped = await super()._map_messages(messages, model_request_parameters, model_settings=model_settings)
+        return join_user_runs(mapped) if self.joins_user_turns else mapped
+
+    async def request(self, messages: list[ModelMessage], model_settings: ModelSettings | None,
+                      model_request_parameters: ModelRequestParameters) -> ModelResponse:
+        if not self.joins_user_turns:
+            try:
+                return await super().request(messages, model_settings, model_request_parameters)
+            except ModelHTTPError as e:
+                if not wants_alternation(e):
+                    raise
+                self.joins_user_turns = True
+        return await super().request(messages, model_settings, model_request_parameters)
+
+    @asynccontextmanager
+    async def request_stream(self, messages: list[ModelMessage], model_settings: ModelSettings | None,
+                             model_request_parameters: ModelRequestParameters,
+                             run_context: RunContext[Any] | None = None) -> AsyncIterator[StreamedResponse]:
+        if not self.joins_user_turns:
+            opened = False
+            try:
+                async with super().request_stream(messages, model_settings, model_request_parameters,
+                                                  run_context) as response:
+                    opened = True
+                    yield response
+                return
+            except ModelHTTPError as e:
+                if opened or not wants_alternation(e):  # a refusal before anything was streamed only
+                    raise
+                self.joins_user_turns = True
+        async with super().request_stream(messages, model_settings, model_request_parameters,
+                                          run_context) as response:
+            yield response
+
+
+def wants_alternation(e: ModelHTTPError) -> bool:
+    """Whether `e` is a server's refusal of a request whose user and assistant turns do not
+    alternate, in the words chat templates raise it with (Mistral's, Gemma's, Llama 2's)."""
+    return 400 <= e.status_code < 500 and "roles must alternate" in f"{e.body} {e.message}".lower()
+
+
+def join_user_runs(messages: list[chat.ChatCompletionMessageParam]) -> list[chat.ChatCompletionMessageParam]:
+    """`messages` with each run of adjacent `user` messages joined into the first of them."""
+    out: list[chat.ChatCompletionMessageParam] = []
+    for message in messages:
+        last = out[-1] if out else None
+        if last is not None and last["role"] == "user" and message["role"] == "user":
+            out[-1] = chat.ChatCompletionUserMessageParam(role="user",
+                                                          content=_joined(last["content"], message["content"]))
+        else:
+            out.append(message)
+    return out
+
+
+def _joined(first: Any, second: Any) -> Any:
+    """Two user messages' contents as one: texts with a blank line between them, else their parts."""
+    if isinstance(first, str) and isinstance(second, str):
+        return f"{first}\n\n{second}"
+    return [*_parts(first), *_parts(second)]
+
+
+def _parts(content: Any) -> list[Any]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)

@@ -1,0 +1,63 @@
+"""A local server that renders requests with the model's chat template (vLLM, llama.cpp with
+--jinja) refuses two user messages in a row for models whose template wants user and assistant
+turns to alternate (Mistral's, Gemma's). Context collapse's digest went out as a second user message
+after the one it follows, so in a small window the session stopped at its first digest and could not
+go on: the digest is in every later request. Refused so, the request goes again at once with adjacent
+user messages joined into one, and so does every later request; a server that takes separate user
+messages gets them as before."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import Cli
+from tests.e2e.scripted import FileTaskAgent, make_project, task_text
+from tests.fakes._wire import ROLES_MUST_ALTERNATE, message_text
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+N = 14
+
+
+def test_a_session_with_collapsed_rounds_goes_on_at_a_server_whose_roles_must_alternate(cli: Cli) -> None:
+    make_project(cli.cwd, N)
+    agent = FileTaskAgent(n=N)
+    with FakeOpenAIServer(agent, window=8_000, model="local", alternating_roles=True) as server:
+        run = cli("-p", task_text(N), "-y", "-m", "local", "--base-url", server.base_url, "--api-key", "k",
+                  "--context-window", "8000")
+    assert run.code == 0, run.stderr
+    assert run.stdout.strip().startswith("FINAL SUM:"), run.stdout
+    assert [(status, body["message"]) for _, status, body in server.rejected] == [(400, ROLES_MUST_ALTERNATE)]
+    refused = server.rejected[0][0]
+    again = server.requests[server.requests.index(refused) + 1]
+    assert [m for m in again.messages if m["role"] != "user"] == [m for m in refused.messages if m["role"] != "user"]
+    assert "\n\n".join(message_text(m) for m in refused.messages if m["role"] == "user") == "\n\n".join(
+        message_text(m) for m in again.messages if m["role"] == "user")  # the same words, in the same order
+    later = server.requests[server.requests.index(refused) + 1:]
+    digests = [r for r in later if "Collapsed history digest" in "".join(message_text(m) for m in r.messages)]
+    assert digests, "no request carried a digest: the case is not exercised"
+    for r in later:  # every request after the refusal, joined
+        roles = [m.get("role") for m in r.messages]
+        assert all(not (a == b == "user") for a, b in zip(roles, roles[1:], strict=False)), roles
+
+
+def test_a_server_that_takes_separate_user_messages_gets_them_as_before(cli: Cli) -> None:
+    make_project(cli.cwd, N)
+    with FakeOpenAIServer(FileTaskAgent(n=N), window=8_000, model="local") as server:
+        run = cli("-p", task_text(N), "-y", "-m", "local", "--base-url", server.base_url, "--api-key", "k",
+                  "--context-window", "8000")
+    assert run.code == 0 and not server.rejected, run.stderr
+    assert any([m["role"] for m in r.messages][1:3] == ["user", "user"] for r in server.requests)
+
+
+async def test_a_request_that_is_not_streamed_learns_it_too() -> None:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+    from pydantic_ai.models import ModelRequestParameters
+
+    from compact_agent.models import build_model
+
+    with FakeOpenAIServer(lambda req: Reply.text(message_text(req.messages[-1])), model="local",
+                          alternating_roles=True) as server:
+        model = build_model("local", base_url=server.base_url, api_key="k")
+        asked = [ModelRequest(parts=[UserPromptPart("the task"), UserPromptPart("a digest")])]
+        first = await model.request(asked, None, ModelRequestParameters())
+        second = await model.request(asked, None, ModelRequestParameters())
+    assert [p.content for r in (first, second) for p in r.parts] == ["the task\n\na digest"] * 2
+    assert len(server.rejected) == 1 and len(server.requests) == 3  # refused once, then joined from the start
