@@ -9,8 +9,11 @@ append/archive/rewrite contract; the summarizer is the replay's (stand-in or `--
 
 What the agent would re-read from disk after a compaction (the most recently read files) comes from
 the transcript instead: the last content each file was read with, written to the scratch
-directory, so the restore step runs unchanged. Session memory, off by default as it is live, runs
-as it does live when the settings turn it on (`memory_enabled`): its background notes request is
+directory, so the restore step runs unchanged. The settings are the product's defaults
+(`default_settings`), never the environment's nor a config file's: the analyzer is how a change to
+the pipeline is judged, and a `COMPACT_AGENT_*` variable left set in the shell moved its figures
+without a word (a bad one made every file "unreplayable"). Session memory, off by default as it is
+live, runs as it does live when the settings given turn it on (`memory_enabled`): its background notes request is
 started by the response hook and, for a
 deterministic replay, awaited before the next request (live it overlaps the next model call); the
 notes are written by the replay's stand-in (or `--model`) and the request is priced like any other.
@@ -24,7 +27,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -42,6 +45,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from ..config import Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
@@ -162,6 +166,30 @@ class TranscriptFiles:
         return [ModelResponse(parts=calls, metadata=RESTORE_META), ModelRequest(parts=returns, metadata=RESTORE_META)]
 
 
+class _Defaults(Settings):
+    """The settings with their defaults alone: no `COMPACT_AGENT_*` variable is read."""
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def default_settings() -> Settings:
+    """The product's default settings, whatever the environment holds (see the module docstring)."""
+    return _Defaults()
+
+
+def ignored_variables(environ: Mapping[str, str]) -> list[str]:
+    """The `COMPACT_AGENT_*` variables set in `environ` that name a setting: the chat reads them,
+    the replay of ours does not (said once, so nobody believes their figures were made with them)."""
+    return sorted(k for k in environ if k.startswith("COMPACT_AGENT_")
+                  and k.removeprefix("COMPACT_AGENT_").lower() in Settings.model_fields)
+
+
 class Ours:
     """The agent's pipeline (default layers, thresholds from `Limits.for_window`) as a strategy."""
 
@@ -169,7 +197,7 @@ class Ours:
 
     def __init__(self, sim: Sim, settings: Settings | None = None, notes_model: Model | None = None) -> None:
         self.sim = sim
-        self.settings = settings or Settings()
+        self.settings = settings or default_settings()
         self.root = Path(tempfile.mkdtemp(prefix="compact-agent-replay-"))
         self.store = MemoryStore(self.root)
         self.files = TranscriptFiles(self.root / "read-files")

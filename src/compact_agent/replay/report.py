@@ -28,6 +28,7 @@ from .baselines import factories
 from .batch import Summaries, replay_files
 from .finding import find_files, plainly_not, skip_lines
 from .metrics import Metrics
+from .ours import ignored_variables
 from .report_json import to_json
 from .simulate import Summarize, TranscriptRun
 
@@ -321,6 +322,9 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
     except Exception as e:  # noqa: BLE001 - a provider error from --model, or a bug: one line, never a traceback
         lines = secrets.redact(str(e)).strip().splitlines()
         return failed(f"analysis failed: {lines[0] if lines else 'unexpected error'}"[:385], 1, as_json)
+    if ignored := ignored_variables(os.environ):  # the chat's settings; figures that compare use the defaults
+        sys.stderr.write(f"compact-agent: note: ours is replayed with the default settings; {', '.join(ignored)} "
+                         f"(set here) {'is' if len(ignored) == 1 else 'are'} not read\n")
     for note in skip_lines(analysis.skipped, analysis.plain):  # a folder's READMEs and CSVs in one line
         sys.stderr.write(f"compact-agent: {note}\n")
     if summarize is not None and (said := summarize.note()) is not None:

@@ -38,7 +38,7 @@ from ..config import Limits, Settings
 from ..context.compaction import summary, summary_prompt
 from ..context.compaction.cuts import join
 from ..context.compaction.restore import Restorer, restore_messages
-from .ours import TranscriptFiles
+from .ours import TranscriptFiles, default_settings
 from .rival import Base, fit, is_user_turn, last_response_index, summarize, user_request
 from .simulate import SideCall, Sim, Step
 
@@ -67,7 +67,7 @@ class Seed000(Base):
     def __init__(self, sim: Sim, settings: Settings | None = None) -> None:
         super().__init__(sim)
         self.watermark = watermark(sim.window, sim.max_output)
-        self.limits = Limits.for_window(sim.window, sim.max_output, settings or Settings())
+        self.limits = Limits.for_window(sim.window, sim.max_output, settings or default_settings())
         self.failures = 0
         self.root = Path(tempfile.mkdtemp(prefix="compact-agent-seed000-"))
         self.files = TranscriptFiles(self.root)
