@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelResponsePart, TextPart, ThinkingPart, ToolCallPart
 
-from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, text_of_blocks
+from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, checked, text_of_blocks
 
 #: Blocks only the Anthropic format has: a list holding one is read here, not as OpenAI chat content.
 CALL_BLOCKS = frozenset({"tool_use", "tool_result"})
@@ -49,7 +49,7 @@ def response_parts(content: Any) -> list[ModelResponsePart]:
                                       provider_name="anthropic"))
         elif kind == "tool_use":
             parts.append(ToolCallPart(block["name"], block.get("input") or {}, tool_call_id=block["id"]))
-    return parts
+    return [checked(p) for p in parts]  # a bad field costs its entry (the importer's loop), not the file
 
 
 def add_user_blocks(builder: ConversationBuilder, content: Any, timestamp: datetime | None,

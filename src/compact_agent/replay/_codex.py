@@ -56,7 +56,7 @@ from pydantic_ai.messages import ModelResponsePart, SystemPromptPart, TextPart, 
 from ._codex_rollback import without_rolled_back
 from ._codex_truncation import Budget, cut_note, output_as_read, output_budget
 from ._codex_typed import key, typed_keys
-from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted, text_of_blocks
+from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, checked, counted, text_of_blocks
 from ._recorded import has_recorded_usage, parse_time, usage_from_mapping
 from ._redaction import REDACTION_RE, RedactionStats
 
@@ -132,7 +132,7 @@ def _answered(records: list[Mapping[str, Any]]) -> set[str]:
     ids = set()
     for record in records:
         item = record.get("payload")
-        if (record.get("type") == "response_item" and isinstance(item, Mapping) and item.get("type") in OUTPUT_TYPES
+        if (record.get("type") == "response_item" and isinstance(item, Mapping) and str(item.get("type")) in OUTPUT_TYPES
                 and (item.get("call_id") or item.get("id"))):
             ids.add(_call_id(item))
     return ids
@@ -342,6 +342,7 @@ def _tool_name(name: str) -> str:
 
 
 def _model_part(state: _State, part: ModelResponsePart, timestamp: datetime | None) -> None:
+    checked(part)  # in the record's own loop: a bad field costs that record, not the file
     state.opening = False
     if not state.parts:
         state.started = timestamp

@@ -43,7 +43,7 @@ def without_rolled_back(records: list[Mapping[str, Any]], builder: ConversationB
             continue
         if kind == "compacted":
             live = []
-        elif kind in {"response_item", "inter_agent_communication"} or (
+        elif kind in ("response_item", "inter_agent_communication") or (
                 kind == "event_msg" and payload.get("type") == "token_count"):
             live.append(index)
         elif kind == "event_msg" and payload.get("type") == "thread_rolled_back":

@@ -24,6 +24,8 @@ from pydantic_ai.messages import (
     ModelRequestPart,
     ModelResponse,
     ModelResponsePart,
+    TextPart,
+    ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -54,6 +56,33 @@ def malformed_words(exc: Exception) -> str:
         return "a field holds another kind of value than the format has there"
     text = str(exc).strip().splitlines()
     return text[0][:200] if text else "a field holds a value the format does not have"
+
+
+class BadField(ValueError):
+    """A field whose value the replay cannot read, named in words (`checked`)."""
+
+
+def checked(part: Any) -> Any:
+    """`part`, when its fields hold what the replay reads there; else a ValueError naming the field,
+    which the importer's loop counts as an entry of an unexpected shape (`skip_malformed`). A tool
+    call whose input was a list or a number, a name or id that was a number, got through the import
+    and failed the replay of the whole file."""
+    what = "tool call" if isinstance(part, ToolCallPart) else "tool result"
+    if isinstance(part, (ToolCallPart, ToolReturnPart)):
+        for name in ("tool_name", "tool_call_id"):
+            if not isinstance(getattr(part, name), str):
+                raise BadField(f"a {what}'s {name.removeprefix('tool_').replace('call_', '')} is "
+                                 f"{_kind(getattr(part, name))}, not text")
+    if isinstance(part, ToolCallPart) and not isinstance(part.args, (str, dict, type(None))):
+        raise BadField(f"a tool call's input is {_kind(part.args)}, not an object")
+    if isinstance(part, (TextPart, ThinkingPart)) and not isinstance(part.content, str):
+        raise BadField(f"a response's text is {_kind(part.content)}, not text")
+    return part
+
+
+def _kind(value: Any) -> str:
+    return {list: "a list", dict: "an object", bool: "true or false", type(None): "missing"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else "another kind of value")
 
 
 @dataclass
@@ -111,13 +140,13 @@ class ConversationBuilder:
     ) -> None:
         """Append a tool result; its tool name comes from the call recorded earlier under the same id."""
         self.add_request_part(
-            ToolReturnPart(
+            checked(ToolReturnPart(
                 tool_name=self.tool_names.get(call_id, "unknown_tool"),
                 content=content,
                 tool_call_id=call_id,
                 timestamp=timestamp or self.fallback_time,
                 outcome="failed" if failed else "success",
-            ),
+            )),
             timestamp,
         )
 

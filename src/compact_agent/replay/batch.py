@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models import PRICING, model_info
+from ._common import BadField, malformed_words
 from ._words import plural
 from .baselines import factories
 from .importers import Transcript, TranscriptError, load_transcript
@@ -32,6 +33,18 @@ from .simulate import Summarize, TranscriptRun, replay_all
 from .standin import ModelFailed, WatchedModel, standin_summarize
 
 PROGRESS_AFTER_S = 2.0
+#: The errors a field of the wrong kind causes in an importer: the file is skipped with one note.
+DAMAGE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+#: A file that loaded and whose replay failed: an error in the analyzer, not in the file (exit status 1).
+INTERNAL = "the analyzer failed on it, an error of the analyzer rather than of the file"
+
+
+def where(e: BaseException) -> str:
+    """Where in our code `e` was raised (`recall.py:50`), for the report of a bug."""
+    import traceback
+
+    frames = traceback.extract_tb(e.__traceback__)
+    return f"at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "at an unknown place"
 
 
 def load_or_note(path: Path) -> Transcript | str:
@@ -41,8 +54,9 @@ def load_or_note(path: Path) -> Transcript | str:
     except TranscriptError as e:
         reason = str(e).split(": ", 1)[-1]
         return f"skipped {path}: {'not a transcript' if reason.startswith('unknown') else reason}"
-    except Exception:  # noqa: BLE001 - one odd file must not end the analysis of a folder
-        return f"skipped {path}: a field has a type or value the importer cannot use"
+    except DAMAGE as e:  # what a field of the wrong kind causes (an entry's own is skipped alone, _common.py)
+        said = f" ({malformed_words(e)})" if isinstance(e, (KeyError, BadField)) else ""
+        return f"skipped {path}: a field has a type or value the importer cannot use{said}"
     if not any(m.kind == "response" for m in t.messages):
         return f"skipped {path}: no model responses to replay"
     return t
@@ -67,12 +81,13 @@ async def _replay(path: Path, names: list[str], window: int, pricing: str,
         run = await replay_all(loaded, factories(names), window=window, summarize=summarize_by,
                                max_output=info.max_output, provider=price.provider, cache_ttl_s=price.cache_ttl_s,
                                model=getattr(summarize, "model", None))
-    except Exception:
+    except Exception as e:
         if summarize is not None:  # a provider error from --model: it would fail every file alike, say it once
             if (failed := model_failure(summarize)) is not None:
                 raise failed from None
             raise
-        return f"skipped {path}: it loaded, but its messages could not be replayed"
+        # The importers hand on only what the replay reads (_common.checked): what fails now is ours.
+        return f"skipped {path}: {INTERNAL} ({where(e)}); please report it, with the file if you can"
     if (failed := model_failure(summarize)) is not None:  # the strategies went on without its summaries
         raise failed
     return light(run)

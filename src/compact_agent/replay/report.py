@@ -25,7 +25,7 @@ from ..models import PRICING
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis, AnalyzeError, label, recall_note, transcripts_counted
 from .baselines import factories
-from .batch import Summaries, replay_files
+from .batch import INTERNAL, Summaries, replay_files
 from .finding import find_files, plainly_not, skip_lines
 from .metrics import Metrics
 from .ours import ignored_variables
@@ -329,16 +329,17 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
         sys.stderr.write(f"compact-agent: {note}\n")
     if summarize is not None and (said := summarize.note()) is not None:
         sys.stderr.write(secrets.redact(f"compact-agent: {said}") + "\n")
+    code = 1 if any(INTERNAL in note for note in analysis.skipped) else 0  # a bug of ours: the others' figures, then 1
     if as_json:
         sys.stdout.write(json.dumps(to_json(analysis, totals_only), indent=1) + "\n")
-        return 0
+        return code
     console = output_console()
     print_tables(analysis, console, per_transcript=not totals_only)
     if plot is not None:
         console.print(f"chart written to {plot}", soft_wrap=True, markup=False)  # a path: whole, to be copied
     if console.record:  # a file or a pipe: the text laid out above, without the padding
         sys.stdout.write(without_trailing_spaces(console.export_text()))
-    return 0
+    return code
 
 
 def summaries(model: str, base_url: str | None, api_key: str | None, limits: dict[str, Any] | None = None
