@@ -1,0 +1,56 @@
+"""The lines under the analyzer's tables: what each column means, who wrote the summaries, and
+what the figures of a run should be read with (the importers' warnings in one line).
+
+Apart from report.py, which lays out the tables: the notes are words to keep right on their own,
+and the tables' module stays within its size.
+"""
+
+from __future__ import annotations
+
+from ._words import plural
+from .analysis import FAIL_NOTE, Analysis
+
+#: The cost parts' column (report.parts_text): hit / miss / output / summary / notes / reread.
+PARTS = "hit miss out sum notes reread $"
+
+
+def summaries_line(model: str | None) -> str:
+    """Who wrote the summaries the summary-based strategies were replayed with: the figures of a real
+    model's (`--model`) and of the deterministic stand-in's differ, and the output did not say which."""
+    if model:
+        return f"summaries by {model} (--model)"
+    return "summaries by the deterministic stand-in (--model NAME has a model write them)"  # 80 columns
+
+
+def warnings_summary(analysis: Analysis) -> str:
+    """The importers' warnings in one line, for the totals alone (`--totals`): how many transcripts
+    have some, and how many were replayed on filler standing for redacted text."""
+    warned = [run for run in analysis.runs if run.transcript.warnings]
+    if not warned:
+        return ""
+    filler = sum(1 for run in warned if run.transcript.filler_chars)
+    return (f"{len(warned):,} of {plural(len(analysis.runs), 'transcript')} {'was' if len(warned) == 1 else 'were'} "
+            "imported with warnings"
+            + (f" ({filler} replayed on deterministic filler standing for redacted text)" if filler else "")
+            + "; without --totals each is shown under its table, --json lists them")
+
+
+#: What a column means, for the line under the tables (a narrow table leaves some columns out).
+LEGEND = {
+    "over": "over = requests larger than the window",
+    "compact": f"compact = compactions; {FAIL_NOTE}",
+    PARTS: "hit miss out sum notes reread = the cost in dollars: main requests' cache hits, misses (cache writes "
+           "included) and output, summary calls, session-notes calls, and the look-agains of stalls",
+    "recall": "recall = share of what the next step used from earlier context (paths, names, ids) still in the "
+              "request",
+    "edit": "edit = share of edits whose old text was still in the request (– = no edit changed text that "
+            "arrived before the previous response)",
+    "stalls": "stalls = request points missing something the next step used, each priced as one more request "
+              "that re-reads its source",
+    "rebuild miss": "rebuild miss = miss tokens of the first request after each compaction (share of all "
+                    "main-request misses)",
+    "side": "side = share of the cost spent on summaries, probes and session-notes updates",
+    "freed (view/req; compaction)": "freed: L1 budget, L2 snip, L3 microcompact, L4 collapse, L5 compaction",
+    "kept u/f/last": "kept = share of the user's messages / changed files / last request present after each "
+                     "compaction (– = no compaction; between the slashes, no file changed before one)",
+}
