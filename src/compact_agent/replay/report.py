@@ -30,7 +30,7 @@ from .finding import find_files, plainly_not, skip_lines
 from .metrics import Metrics
 from .ours import ignored_variables
 from .report_json import to_json
-from .report_notes import LEGEND, PARTS, summaries_line, warnings_summary
+from .report_notes import LEGEND, PARTS, summaries_line, warnings_summary, window_warning
 from .simulate import Summarize, TranscriptRun
 
 DEFAULT_WINDOW = 64_000
@@ -209,6 +209,8 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
         shown += totals
         redacted |= any(not m.refs_needed for m in totals) and any(r.transcript.filler_chars for r in analysis.runs)
     if not per_transcript and (said := warnings_summary(analysis)):
+        console.print(Text.assemble(("warning: ", "yellow"), said))
+    if said := window_warning(analysis):
         console.print(Text.assemble(("warning: ", "yellow"), said))
     failed = any(m.failed_compactions for m in analysis.totals())  # "(1 fail)" is said only where it shows
     notes = [LEGEND[c] for c in columns if c in LEGEND and (c != "compact" or failed)]  # the columns shown

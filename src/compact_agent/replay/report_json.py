@@ -10,12 +10,13 @@ from typing import Any
 
 from ..models import ModelInfo
 from .analysis import Analysis
+from .report_notes import window_warning
 from .simulate import describe_fit
 
 
 def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
     head = {"window": analysis.window, "pricing": analysis.pricing, "prices": prices_json(analysis.price),
-            "summary_model": analysis.summary_model}
+            "summary_model": analysis.summary_model, "window_warning": window_warning(analysis) or None}
     if totals_only:
         return {**head, "transcripts": len(analysis.runs),
                 "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),

@@ -54,3 +54,19 @@ LEGEND = {
     "kept u/f/last": "kept = share of the user's messages / changed files / last request present after each "
                      "compaction (– = no compaction; between the slashes, no file changed before one)",
 }
+
+
+def window_warning(analysis: Analysis) -> str:
+    """One line when the window is no larger than what some transcripts send with every request,
+    their recorded system prompt and tools (the fit's overhead): every request of theirs is over the
+    window whatever the strategy, and the figures, printed as usual, compare nothing (`--window
+    5000` against Claude Code sessions that carry 26K). "" when every transcript fits."""
+    below = [run for run in analysis.runs if run.tm.overhead >= analysis.window]
+    if not below:
+        return ""
+    formats = ", ".join(sorted({run.transcript.format for run in below}))
+    most = max(run.tm.overhead for run in below)
+    return (f"window {analysis.window:,} tokens is below what {len(below):,} of "
+            f"{plural(len(analysis.runs), 'transcript')} ({formats}) send with every request, their recorded "
+            f"system prompt and tools ({'' if len(below) == 1 else 'up to '}{most / 1e3:.1f}K tokens): each of their "
+            "requests is over the window, whatever the strategy")
