@@ -30,7 +30,16 @@ from .finding import find_files, plainly_not, skip_lines
 from .metrics import Metrics
 from .ours import ignored_variables
 from .report_json import to_json
-from .report_notes import LEGEND, PARTS, summaries_line, warnings_summary, window_warning
+from .report_notes import (
+    LEGEND,
+    MARK,
+    NOT_COMPARABLE,
+    PARTS,
+    not_comparable,
+    summaries_line,
+    warnings_summary,
+    window_warning,
+)
 from .simulate import Summarize, TranscriptRun
 
 DEFAULT_WINDOW = 64_000
@@ -149,6 +158,7 @@ def edit_text(m: Metrics) -> str:
 
 def table(title: str, rows: Sequence[Metrics], caption: str = "", columns: Sequence[str] = COLUMNS) -> Table:
     """One row per strategy; a narrow terminal gets the columns that decide the comparison."""
+    unfair = not_comparable(rows)  # more requests over the window than ours: marked, never ranked
     small = columns == SMALL  # 80 columns: no room for rules between the columns, nor padding beside them
     t = Table(title=title or None, caption=caption or None, title_justify="left", caption_justify="left", pad_edge=False,
               box=box.SIMPLE_HEAD if small else box.HEAVY_HEAD, show_edge=not small, collapse_padding=small,
@@ -158,7 +168,7 @@ def table(title: str, rows: Sequence[Metrics], caption: str = "", columns: Seque
                      no_wrap=c != "freed (view/req; compaction)")
     for m in rows:
         cells = {
-            "strategy": f"[bold]{m.strategy}[/]" if m.strategy == "ours" else m.strategy,
+            "strategy": f"[bold]{m.strategy}[/]" if m.strategy == "ours" else m.strategy + (MARK if m.strategy in unfair else ""),
             "req": str(m.requests), "peak": human(m.peak), "mean": human(m.mean),
             "over": f"[bold red]{m.over_window}[/]" if m.over_window else "0",
             "compact": str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
@@ -193,6 +203,7 @@ def fit_caption(run: TranscriptRun) -> str:
 def print_tables(analysis: Analysis, console: Console, per_transcript: bool = True) -> None:
     columns = columns_for(console.width)
     shown: list[Metrics] = []  # every row printed, for the notes on what "–" and "(1 fail)" are
+    unfair = False  # a row is marked as not comparable with ours (MARK), said under the tables
     redacted = False  # a row showing recall "–" is of a transcript replayed on filler for redacted text
     if per_transcript:
         for run in analysis.runs:
@@ -202,11 +213,13 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
             for warning in run.transcript.warnings:
                 console.print(Text.assemble(("warning: ", "yellow"), warning))
             shown += rows
+            unfair |= bool(not_comparable(rows))
             redacted |= bool(run.transcript.filler_chars) and any(not m.refs_needed for m in rows)
     if len(analysis.runs) > 1 or not per_transcript:
         totals = analysis.totals()
         console.print(table(f"Total over {transcripts_counted(analysis.runs)}", totals, columns=columns))
         shown += totals
+        unfair |= bool(not_comparable(totals))
         redacted |= any(not m.refs_needed for m in totals) and any(r.transcript.filler_chars for r in analysis.runs)
     if not per_transcript and (said := warnings_summary(analysis)):
         console.print(Text.assemble(("warning: ", "yellow"), said))
@@ -216,6 +229,8 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
     notes = [LEGEND[c] for c in columns if c in LEGEND and (c != "compact" or failed)]  # the columns shown
     if "recall" in columns and (dash := recall_note(shown, redacted)):
         notes[notes.index(LEGEND["recall"])] += f"; {dash}"
+    if unfair:
+        notes.insert(notes.index(LEGEND["over"]) + 1, NOT_COMPARABLE)
     console.print(summaries_line(analysis.summary_model), style="dim", markup=False)  # a model's name as given
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
                   f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"

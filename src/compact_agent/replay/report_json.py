@@ -10,7 +10,7 @@ from typing import Any
 
 from ..models import ModelInfo
 from .analysis import Analysis
-from .report_notes import window_warning
+from .report_notes import results_json, window_warning
 from .simulate import describe_fit
 
 
@@ -20,15 +20,15 @@ def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
     if totals_only:
         return {**head, "transcripts": len(analysis.runs),
                 "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),
-                "totals": [m.to_json() for m in analysis.totals()], "skipped": analysis.skipped}
+                "totals": results_json(analysis.totals()), "skipped": analysis.skipped}
     return {
         **head,
         "transcripts": [
             {"path": str(run.transcript.source), "format": run.transcript.format, "requests": run.points,
              "compaction_request": run.transcript.compaction_request, "fit": describe_fit(run.tm),
-             "warnings": run.transcript.warnings, "results": [m.to_json() for m in analysis.metrics(run)]}
+             "warnings": run.transcript.warnings, "results": results_json(analysis.metrics(run))}
             for run in analysis.runs],
-        "totals": [m.to_json() for m in analysis.totals()],
+        "totals": results_json(analysis.totals()),
         "skipped": analysis.skipped,
     }
 

@@ -7,8 +7,16 @@ and the tables' module stays within its size.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis
+from .metrics import Metrics
+
+#: After the name of a strategy whose row cannot be compared with ours (`not_comparable`), and what it means.
+MARK = "*"
+NOT_COMPARABLE = (f"{MARK} = more requests over the window than ours: a provider would refuse each of them, so the "
+                  "row's cost and recall do not compare")
 
 #: The cost parts' column (report.parts_text): hit / miss / output / summary / notes / reread.
 PARTS = "hit miss out sum notes reread $"
@@ -70,3 +78,19 @@ def window_warning(analysis: Analysis) -> str:
             f"{plural(len(analysis.runs), 'transcript')} ({formats}) send with every request, their recorded "
             f"system prompt and tools ({'' if len(below) == 1 else 'up to '}{most / 1e3:.1f}K tokens): each of their "
             "requests is over the window, whatever the strategy")
+
+
+def not_comparable(rows: Sequence[Metrics]) -> frozenset[str]:
+    """The strategies of one table that send more requests over the window than ours: a provider
+    would refuse each of those, so their cost and recall, printed as they are, cannot be set against
+    ours (at 32K Cline's total looked cheapest with 576 requests over). None without a row of ours."""
+    ours = next((m for m in rows if m.strategy == "ours"), None)
+    return frozenset(m.strategy for m in rows if ours is not None and m.over_window > ours.over_window)
+
+
+def results_json(rows: Sequence[Metrics]) -> list[dict[str, object]]:
+    """The rows of one table for `--json`, each with `comparable`: false for a row `not_comparable`
+    marks, null in a table without ours."""
+    unfair = not_comparable(rows)
+    has_ours = any(m.strategy == "ours" for m in rows)
+    return [{**m.to_json(), "comparable": (m.strategy not in unfair) if has_ours else None} for m in rows]

@@ -1,0 +1,45 @@
+"""A row that sends more requests over the window than ours is marked in the tables (`none*`, with
+a note saying why) and `comparable: false` in `--json`: a provider would refuse those requests, so
+its cost and recall, printed as they are, do not compare. No figure changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compact_agent.replay.report import run_cli
+
+from .test_batch import _chat
+
+NOTE = ("* = more requests over the window than ours: a provider would refuse each of them, so the row's cost and "
+        "recall do not compare")
+
+
+def _run(tmp_path: Path, strategies: list[str], as_json: bool, capsys: pytest.CaptureFixture[str]) -> str:
+    code = run_cli([tmp_path], window=8_000, strategies=strategies, pricing="deepseek", as_json=as_json, plot=None,
+                   model=None)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def test_rows_over_the_window_more_than_ours_are_marked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for n in (4, 40):
+        (tmp_path / f"t{n:02d}.json").write_text(json.dumps(_chat(n)))
+    got = json.loads(_run(tmp_path, ["ours", "none"], True, capsys))
+    tables = [t["results"] for t in got["transcripts"]] + [got["totals"]]
+    for rows in tables:
+        ours, none = rows
+        assert ours["comparable"] is True
+        assert none["comparable"] is (none["over_window"] <= ours["over_window"])
+    assert got["totals"][1]["comparable"] is False  # the long chat is over 8,000 without compaction
+    text = _run(tmp_path, ["ours", "none"], False, capsys)
+    lines = text.splitlines()
+    assert sum(ln.startswith("none*") for ln in lines) == sum(rows[1]["comparable"] is False for rows in tables) == 2
+    assert not any(ln.startswith("ours*") for ln in lines)
+    assert NOTE in " ".join(text.split())
+    without_ours = json.loads(_run(tmp_path, ["none"], True, capsys))
+    assert [r["comparable"] for r in without_ours["totals"]] == [None]
+    assert "*" not in _run(tmp_path, ["none"], False, capsys)
