@@ -48,15 +48,21 @@ def find_files(paths: Sequence[Path]) -> Found:
     """Candidate transcript files under `paths` (folders recursively, hidden ones skipped), without
     reading them; our sessions' archives and side files are left out with one note, the files of a
     Cline task beside its history without one. What is neither
-    a file nor a folder (a broken link in a folder, a pipe or a device anywhere) and a folder that
-    cannot be read are skipped with a note, as a file that is no transcript is; a path given that
+    a file nor a folder (a broken link in a folder, a pipe or a device anywhere), a folder that
+    cannot be read and a path named under a folder that cannot be searched are skipped with a note,
+    as a file that is no transcript is (so is a file that cannot be read, once a worker opens it); a path given that
     does not exist is an error (a typo), `-` one saying standard input is not read. Each file is
     listed once, however often it is reached."""
     files: list[Path] = []
     notes: list[str] = []
     archives: set[str] = set()  # each once, however often reached (a folder named and linked to)
     for p in paths:
-        if p.is_dir():
+        try:
+            kind = "folder" if p.is_dir() else "file" if p.is_file() else ""
+        except OSError as e:  # under a folder that cannot be searched: skipped as a file that cannot be read
+            notes.append(f"skipped {p}: {e.strerror or 'it cannot be read'}")
+            continue
+        if kind == "folder":
             for f in _walk(p, notes):
                 if "compact-history" in f.relative_to(p).parts[:-1]:
                     archives.add(os.path.realpath(f))  # ours: replayed through the session file that names them
@@ -64,9 +70,9 @@ def find_files(paths: Sequence[Path]) -> Found:
                     notes.append(f"skipped {f}: {_not_a_file(f)}")
                 elif not _our_side_file(f, p) and not cline_side_file(f):
                     files.append(f)
-        elif p.is_file() and cline_side_file(p):
+        elif kind == "file" and cline_side_file(p):
             notes.append(f"skipped {p}: one of Cline's files beside the task's {CLINE_HISTORY}, which is read with it")
-        elif p.is_file():
+        elif kind == "file":
             files.append(p)
         elif p.exists():
             notes.append(f"skipped {p}: {_not_a_file(p)}")
