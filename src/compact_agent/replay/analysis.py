@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..models import ModelInfo
+from ..ui.visible import visible
 from ._words import plural
 from .metrics import Metrics, measure
 from .simulate import TranscriptRun
@@ -71,3 +72,11 @@ def label(path: Path) -> str:
     Made relative to the working directory, a folder named by its absolute path elsewhere showed
     as `../../shared/data/…`, a path the user never typed and that no note used."""
     return str(path)
+
+
+def printable(text: str) -> str:
+    """`text` (a path, a note naming one) for the terminal or the chart: each control character as
+    its escape, as the rest of the product shows them (ui/visible.py), a newline and a tab too, so a
+    name stays on its line. A file named `evil\\x1b[31m…` coloured the terminal, one with `\\x1b]0;`
+    set its title, and the chart of either was no XML a browser opens."""
+    return visible(text).replace("\n", "\\n").replace("\t", "\\t")

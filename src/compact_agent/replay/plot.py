@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ._words import plural
-from .analysis import FAIL_NOTE, Analysis, AnalyzeError, recall_note, transcripts_counted
+from .analysis import FAIL_NOTE, Analysis, AnalyzeError, printable, recall_note, transcripts_counted
 from .metrics import Metrics
 from .simulate import StrategyRun, TranscriptRun
 
@@ -55,7 +55,8 @@ def titles_and_folder(paths: list[Path]) -> tuple[list[str], str]:
         common = common.parent
     home = Path.home()
     folder = f"~/{common.relative_to(home)}" if common.is_relative_to(home) and common != home else str(common)
-    return [middle_clip(p.relative_to(common).as_posix(), TITLE_CHARS) for p in full], folder
+    # Control characters as escapes: in an SVG they are no XML (ui/visible.py, analysis.printable).
+    return [middle_clip(printable(p.relative_to(common).as_posix()), TITLE_CHARS) for p in full], printable(folder)
 
 
 def _order(runs: list[StrategyRun]) -> list[StrategyRun]:

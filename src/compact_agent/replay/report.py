@@ -23,7 +23,7 @@ from rich.text import Text
 
 from ..models import PRICING
 from ._words import plural
-from .analysis import Analysis, AnalyzeError, label, recall_note, transcripts_counted
+from .analysis import Analysis, AnalyzeError, label, printable, recall_note, transcripts_counted
 from .baselines import factories
 from .batch import INTERNAL, Summaries, replay_files
 from .finding import find_files, plainly_not, skip_lines
@@ -208,10 +208,10 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
     if per_transcript:
         for run in analysis.runs:
             rows = analysis.metrics(run)
-            console.print(label(run.transcript.source), soft_wrap=True, markup=False)  # a path: never split by us
+            console.print(printable(label(run.transcript.source)), soft_wrap=True, markup=False)  # a path: never split by us
             console.print(table("", rows, fit_caption(run), columns))
             for warning in run.transcript.warnings:
-                console.print(Text.assemble(("warning: ", "yellow"), warning))
+                console.print(Text.assemble(("warning: ", "yellow"), printable(warning)))
             shown += rows
             unfair |= bool(not_comparable(rows))
             redacted |= bool(run.transcript.filler_chars) and any(not m.refs_needed for m in rows)
@@ -260,7 +260,7 @@ def failed(message: str, code: int, as_json: bool) -> int:
     `{"error": "..."}` (a script reading stdout got nothing to parse), secrets hidden. Returns `code`."""
     from ..cli_help import json_error
 
-    sys.stderr.write(f"compact-agent: {message}\n")
+    sys.stderr.write(f"compact-agent: {printable(message)}\n")
     if as_json:
         sys.stdout.write(json_error(message))
     return code
@@ -301,7 +301,7 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
         sys.stderr.write(f"compact-agent: note: ours is replayed with the default settings; {', '.join(ignored)} "
                          f"(set here) {'is' if len(ignored) == 1 else 'are'} not read\n")
     for note in skip_lines(analysis.skipped, analysis.plain):  # a folder's READMEs and CSVs in one line
-        sys.stderr.write(f"compact-agent: {note}\n")
+        sys.stderr.write(f"compact-agent: {printable(note)}\n")
     if summarize is not None and (said := summarize.note()) is not None:
         sys.stderr.write(secrets.redact(f"compact-agent: {said}") + "\n")
     code = 1 if any(INTERNAL in note for note in analysis.skipped) else 0  # a bug of ours: the others' figures, then 1
@@ -311,7 +311,7 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
     console = output_console()
     print_tables(analysis, console, per_transcript=not totals_only)
     if plot is not None:
-        console.print(f"chart written to {plot}", soft_wrap=True, markup=False)  # a path: whole, to be copied
+        console.print(f"chart written to {printable(str(plot))}", soft_wrap=True, markup=False)  # a path: whole, to be copied
     if console.record:  # a file or a pipe: the text laid out above, without the padding
         sys.stdout.write(without_trailing_spaces(console.export_text()))
     return code
