@@ -12,7 +12,7 @@ synchronous (it holds the event loop), and a prompt_toolkit app needs a loop of 
 Without a terminal (tests, a pipe) the question falls back to one typed line.
 
 The REPL's own yes/no questions (`/rewind N`, `/compact --preview`) take one key the same way
-(`yes_no`).
+(`yes_no`). An Enter typed right after the key goes with the answer (answer_enter.py).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from rich.text import Text
 
 from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, Instead
 from . import cells
+from .answer_enter import AnswerEnter
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -79,17 +80,24 @@ def wrap_items(items: Sequence[str], width: int, sep: str, first: str = "", rest
 
 def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
     """Show the menu and return "once", "always", "instead" (no, with an instruction: `instruction`),
-    "deny" (Esc, Ctrl-D: just no) or "interrupt" (Ctrl-C)."""
+    "deny" (Esc, Ctrl-D: just no) or "interrupt" (Ctrl-C). An Enter typed right after a key that
+    picks (y/a/n, 1-3) goes with it (answer_enter.py): after `n` it said "just no" to the line
+    asking what to do instead."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl
 
     state = {"selected": 0}
-    kb = KeyBindings()
+    kb, given = KeyBindings(), AnswerEnter[str]()
 
     def pick(answer: str) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:
-            event.app.exit(result=answer)
+            picked = [i for i, c in enumerate(CHOICES) if c[0] == answer]
+            if not picked:  # Esc, Ctrl-C, Ctrl-D: no Enter follows them
+                event.app.exit(result=answer)
+                return
+            state["selected"] = picked[0]  # shown while it waits for an Enter
+            given.give(event, answer)
         return handler
 
     for answer, key, _ in CHOICES:
@@ -122,7 +130,7 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
         return menu_lines(tool, state["selected"], get_app().output.get_size().columns)
 
     control = FormattedTextControl(lines, focusable=True, show_cursor=False)
-    app: Application[str] = inline_app(control, kb, inp, output)
+    app: Application[str] = inline_app(control, given.bindings(kb), inp, output)
     return app.run(in_thread=True) or "deny"
 
 
@@ -169,22 +177,29 @@ def instruction(inp: Any = None, output: Any = None, clock: Callable[[], float] 
 async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     """A yes/no question answered by one key, as the menu is: y = yes; n, Enter, Esc, Ctrl-C, Ctrl-D
     and any other key that types a character = no (`[y/N]`: only a `y` says yes). Other keys were
-    ignored: a line typed ahead, 'TYPED-MSG-5', answered the `y` in it, and rewrote the session. Run
-    on the REPL's loop (the command that asks is a coroutine, unlike a tool)."""
+    ignored: a line typed ahead, 'TYPED-MSG-5', answered the `y` in it, and rewrote the session. An
+    Enter typed right after `y` or `n` goes with it (answer_enter.py): after `/rewind N`'s `y` it sent
+    the prompt given back, and the turn undone ran again. Run on the REPL's loop (the command that
+    asks is a coroutine, unlike a tool)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl
 
-    kb = KeyBindings()
+    kb, given = KeyBindings(), AnswerEnter[bool]()
 
-    def answer(yes: bool) -> Callable[[KeyPressEvent], None]:
+    def answer(yes: bool, waits: bool = False) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:
-            event.app.exit(result=yes)
+            if waits:  # the keys the question names, which an Enter may follow
+                given.give(event, yes)
+            else:
+                event.app.exit(result=yes)
         return handler
 
     for key in ("y", "Y"):
-        kb.add(key)(answer(True))
-    for key in ("n", "N", "enter", "c-c", "c-d"):
+        kb.add(key)(answer(True, waits=True))
+    for key in ("n", "N"):
+        kb.add(key)(answer(False, waits=True))
+    for key in ("enter", "c-c", "c-d"):
         kb.add(key)(answer(False))
     kb.add("escape", eager=True)(answer(False))
     kb.add("<any>")(lambda event: event.app.exit(result=False) if event.data.isprintable() and event.data else None)
@@ -192,10 +207,11 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     def text() -> StyleAndTextTuples:
         from prompt_toolkit.application import get_app
 
-        return [("", question_lines(question, get_app().output.get_size().columns))]
+        shown = ("y" if given.answer else "n") if given.answered else ""  # while it waits for an Enter
+        return [("", question_lines(question, get_app().output.get_size().columns) + shown)]
 
     control = FormattedTextControl(text, focusable=True, show_cursor=True)
-    app: Application[bool] = inline_app(control, kb, inp, output)
+    app: Application[bool] = inline_app(control, given.bindings(kb), inp, output)
     return bool(await app.run_async())
 
 

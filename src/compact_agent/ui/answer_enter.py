@@ -1,0 +1,77 @@
+"""The Enter typed right after a one-key answer goes with that answer, never on to what comes next.
+
+The REPL's questions take one key: a `[y/N]` (`/rewind N`, `/compact --preview`) and the permission
+menu (y/a/n). Many people type Enter after the key, as at a line prompt, and that Enter went on to
+what came next: after `/rewind N`'s `y` it sent the prompt the rewind had just put back in the input,
+and the turn undone ran again; after the menu's `n` it answered the line asking what the model
+should do instead with nothing (a plain no). So once a key answers, the question stays up for
+`ENTER_AFTER` seconds more, its answer shown: an Enter in that time is taken with the answer, and
+the question ends; any other key ends it at once and is left for what comes next (the prompt, the
+line asking what to do instead), as keys typed after the answer were.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:  # prompt_toolkit is imported once a question is asked (approval.py, imported by print mode too)
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+T = TypeVar("T")
+
+#: How long (seconds) a question answered by one key waits for the Enter typed after that key: a
+#: typist's keys come 0.1-0.3 s apart, and an Enter typed on after the answer comes as soon.
+ENTER_AFTER = 0.5
+
+
+class AnswerEnter(Generic[T]):
+    """The answer of a one-key question (`answered`, `answer`), given by `give`, and the key bindings
+    of the question (`bindings`): its own keys until it is answered, then those that wait `wait`
+    seconds for the answer's Enter."""
+
+    def __init__(self, wait: float = ENTER_AFTER) -> None:
+        self.wait = wait
+        self.answered = False
+        self.answer: T | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def give(self, event: KeyPressEvent, answer: T) -> None:
+        """`answer`, by the key of `event`: the question waits for an Enter, then ends with it."""
+        if self.answered:
+            return
+        self.answered, self.answer = True, answer
+        app = event.app
+        app.invalidate()  # the answer shown at once
+
+        def end() -> None:
+            if app.is_running and not app.is_done:  # not ended by a key meanwhile
+                app.exit(result=answer)
+        self._timer = asyncio.get_running_loop().call_later(self.wait, end)
+
+    def _end(self, event: KeyPressEvent) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        event.app.exit(result=self.answer)
+
+    def bindings(self, own: KeyBindings) -> Any:
+        """`own`, the question's keys, until it is answered; then Enter, taken with the answer, and
+        any other key, which ends the question and goes to what comes next (prompt_toolkit keeps
+        the keys an application left unread for the next one on the same input)."""
+        from prompt_toolkit.filters import Condition
+        from prompt_toolkit.key_binding import ConditionalKeyBindings, KeyBindings, merge_key_bindings
+
+        after = KeyBindings()
+
+        @after.add("enter")
+        def _enter(event: KeyPressEvent) -> None:
+            self._end(event)
+
+        @after.add("<any>")
+        def _other(event: KeyPressEvent) -> None:
+            self._end(event)
+            for key in reversed(event.key_sequence):
+                event.app.key_processor.feed(key, first=True)
+
+        waiting = Condition(lambda: not self.answered)
+        return merge_key_bindings([ConditionalKeyBindings(own, waiting), ConditionalKeyBindings(after, ~waiting)])
