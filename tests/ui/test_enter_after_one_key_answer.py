@@ -14,6 +14,7 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from compact_agent.agent.safety.permissions import Instead
+from compact_agent.ui import answer_enter
 from compact_agent.ui.approval import make_ask, nothing, yes_no
 from tests.fakes.openai_server import Reply
 
@@ -22,9 +23,11 @@ from .repl_driver import Typist, drive
 DONE = "rewound; no files to restore; the prompt is back in the input to edit"
 
 
-async def test_y_and_enter_rewind_and_leave_the_prompt_to_edit(tmp_path):
+async def test_y_and_enter_rewind_and_leave_the_prompt_to_edit(tmp_path, monkeypatch):
     """`y⏎` in one read (a quick typist) and `y`, `⏎` read apart: both rewind, and the prompt given
-    back waits in the input, where what is typed next goes on after it."""
+    back waits in the input, where what is typed next goes on after it. (The question waits for the
+    Enter longer than a loaded machine can take to deliver it: the test does not race the timer.)"""
+    monkeypatch.setattr(answer_enter, "ENTER_AFTER", 60.0)
     keys = ["first\r", "/rewind 0\r", "y\r", " again\r", "/rewind 0\r", ["y", "\r"], " once more\r"]
     run = await asyncio.wait_for(drive(tmp_path, lambda req: Reply.text("ok"), keys, keys_answer=True), 60)
     assert run.out.count("those turns too [y/N] y\n" + DONE) == 2, run.out
