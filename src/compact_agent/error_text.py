@@ -190,7 +190,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
 
         limit = figures(refusal_text(e))[1]  # named: the session works within it already (state.learn_window)
         return (f"the request is too long for the server's window{f' of {limit:,} tokens' if limit else ''} even after "
-                "compaction; " + ("a" if limit else "give --context-window the server's own, or use a") + " model or "
+                "compaction; " + ("use a" if limit else "give --context-window the server's own, or use a") + " model or "
                 "server with a larger window")
     if isinstance(e, ModelHTTPError):
         detail = _provider_message(e)
