@@ -34,6 +34,7 @@ def test_a_local_servers_refusal_is_compacted_and_its_window_learned(cli: Cli, s
         assert server.rejected[0][0].stream  # so TGI's came inside the stream
         notes = [line for line in first.stderr.splitlines() if NOTE in line]
         assert len(notes) == 1, first.stderr
+        assert "besides the room" not in notes[0], notes[0]  # the request asked for none: the prompt was over
 
         status = cli("-c", "-p", "/status", *at)
         assert status.code == 0, status.stderr

@@ -49,7 +49,7 @@ from .plumbing import compat, tokens
 from .plumbing.cache import cache_expired
 from .plumbing.events import Event
 from .plumbing.identity_memo import forget_changed
-from .plumbing.overflow import as_overflow, figures, refusal_text
+from .plumbing.overflow import answer_room, as_overflow, figures, refusal_text
 from .plumbing.refusal import window_refusal
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import CompactionSettings as Settings
@@ -301,7 +301,7 @@ class ContextManager(CompactingState):
             raise overflow
         window = self.limits.window
         text = refusal_text(overflow)
-        self.learn_from_overflow(text)
+        self.learn_from_overflow(text, answer_room(text, request_context.model_settings))
         # A smaller window learned: the newest prompt cut as the caller cuts input too large for it (refit.py).
         if self.limits.window < window and refit_newest(self.refit_prompt, self.limits.threshold, ctx.messages,
                                                         self.emit):

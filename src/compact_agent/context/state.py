@@ -373,24 +373,24 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         return self.calibration.tokens(max(0, tokens.estimate([head]) - carried_tokens(
             head, self.limits.user_messages_budget)))
 
-    def learn_from_overflow(self, text: str) -> None:
+    def learn_from_overflow(self, text: str, room: int = 0) -> None:
         """The provider said how big the prompt was and what its limit is: believe it. A limit below
-        the window is kept (`window_learned`, saved with the layers' decisions) and said: an event
-        "window" "learned" (tokens_before: the prompt refused, 0 if not said; tokens_after: the limit)."""
+        the window is kept (`window_learned`, saved with the layers' decisions) and said: an event "window"
+        "learned" (tokens_before: the prompt refused, 0 if not said; tokens_after: the limit; `room`: the answer's)."""
         used, window = figures(text)
         if used is not None:
             self.calibration.observe(used, *self.last_view_observed)
         if window is not None:
-            self.learn_window(window, used or 0, "reactive")
+            self.learn_window(window, used or 0, "reactive", room=room)
 
-    def learn_window(self, window: int, used: int, trigger: str, request: str = "") -> None:
+    def learn_window(self, window: int, used: int, trigger: str, request: str = "", room: int = 0) -> None:
         """The server's limit, below the window: kept (`window_learned`) and said, an event "window"
         "learned" (`trigger` "reactive": from a refusal, "cut": from prompts it cut without saying so;
-        `request` "summary": the refusal was of a summary request, said in the event's detail)."""
+        `request` "summary": the refusal was of a summary request, `room` the answer's it asked, in the detail)."""
         if window >= self.limits.window:
             return
         given = self.window_learned.given if self.window_learned is not None else self.limits.window
         self.set_window(window)
         self.window_learned = LearnedWindow(window, given, self.server)
         self.emit(Event("window", "learned", used, window, trigger=trigger,
-                        detail={"given": given, **({"request": request} if request else {})}))
+                        detail={"given": given, **{k: v for k, v in (("request", request), ("room", room)) if v}}))

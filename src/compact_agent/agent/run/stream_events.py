@@ -294,14 +294,16 @@ def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:
 
 
 def window_line(ev: Any, choice: WindowChoice | None = None) -> str:
-    """`the server at http://127.0.0.1:8000/v1 refused a request whose prompt was 8,962 tokens
-    (besides the room asked for its answer): its window is 8,000, not the 64,000 given; working
-    within 8,000 from now on`: said once, when the limit is learned (state.py), from a refusal or
-    from prompts the server cut to its limit and reported at that size, naming the session's server
-    alike (`choice.named()`). `choice` says where the larger window came from ("given",
-    "assumed", the model's own); None: given. The figure a refusal names is its prompt's (OpenAI's
-    '8000 in the messages', vLLM's 'prompt (length N)'): said as 'a request of 7,900 tokens' beside
-    a window of 8,192 it read as a request that fitted, the answer's room the server also counts unsaid."""
+    """`the server at http://127.0.0.1:8000/v1 refused a request whose prompt was 8,962 tokens: its
+    window is 8,000, not the 64,000 given; working within 8,000 from now on`: said once, when the
+    limit is learned (state.py), from a refusal or from prompts the server cut to its limit and
+    reported at that size, naming the session's server alike (`choice.named()`). `choice` says where
+    the larger window came from ("given", "assumed", the model's own); None: given. The figure a
+    refusal names is its prompt's (OpenAI's '8000 in the messages', vLLM's 'prompt (length N)'):
+    said as 'a request of 7,900 tokens' beside a window of 8,192 it read as a request that fitted.
+    `(besides the room asked for its answer)` follows it where the request asked for room, which the
+    server counts too (the event's `room`); the agent's main requests ask for none, yet every line
+    said it."""
     given = (ev.detail or {}).get("given")
     choice = choice or WindowChoice(given=True)
     than = f", not {choice.words(given)}" if isinstance(given, int) else ""
@@ -311,8 +313,9 @@ def window_line(ev: Any, choice: WindowChoice | None = None) -> str:
                 f"without saying so{choice.cut_hint()}: its window is {ev.tokens_after:,}{than}; {then}")
     what = {"summary": "a summary request", "notes": "a session-notes request"}.get(  # compacting.py
         (ev.detail or {}).get("request", ""), "a request")
-    refused = (f"refused {what} whose prompt was {ev.tokens_before:,} tokens (besides the room asked for its answer)"
-               if ev.tokens_before else f"refused {what}")
+    room = " (besides the room asked for its answer)" if (ev.detail or {}).get("room") else ""
+    refused = f"refused {what} whose prompt was {ev.tokens_before:,} tokens{room}" if ev.tokens_before else (
+        f"refused {what}")
     return f"{choice.named()} {refused}: its window is {ev.tokens_after:,}{than}; {then}"
 
 

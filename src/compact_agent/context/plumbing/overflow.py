@@ -79,6 +79,10 @@ _OVERFLOW_RE = re.compile("|".join((
     r"`inputs` must have less than \d", r"greater than max_seq_len",
 )), re.IGNORECASE)
 _OVERFLOW_STATUS = (400, 413, 422)
+# The room for the answer a refusal counts beside the prompt: OpenAI's and vLLM's "(8000 in the messages, 950
+# in the completion)", SGLang's "{k} tokens for the completion", TGI's "and {k} `max_new_tokens`".
+_ROOM_RE = re.compile(rf"{_N} in the completion|{_N} tokens for the completion|and {_N} `max_new_tokens`",
+                      re.IGNORECASE)
 
 
 def _first(match: re.Match[str] | None) -> int | None:
@@ -89,6 +93,14 @@ def _first(match: re.Match[str] | None) -> int | None:
 def figures(text: str) -> tuple[int | None, int | None]:
     """(the tokens of the refused prompt, the window's limit), each None where `text` does not say."""
     return _first(_USED_RE.search(text)), _first(_LIMIT_RE.search(text))
+
+
+def answer_room(text: str, settings: Any = None) -> int:
+    """The room for its answer the refused request asked for: its `max_tokens` (a summary request's),
+    else what the refusal `text` counts for it (a server's own default); 0 for none, as the agent's
+    main requests ask for none: the prompt alone was over the window."""
+    asked = settings.get("max_tokens") if isinstance(settings, dict) else None
+    return asked if type(asked) is int and asked > 0 else _first(_ROOM_RE.search(text)) or 0
 
 
 def refusal_text(error: BaseException) -> str:
