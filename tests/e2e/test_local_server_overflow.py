@@ -76,7 +76,7 @@ def test_a_server_that_cuts_prompts_silently_is_found_out_by_its_reports(cli: Cl
         status = cli("-c", "-p", "/status", *at)
         assert f"/ window {CUT:,} tokens" in status.stdout, status.stdout
         said = " ".join(status.stdout.split())  # the server named, as the line that said it learned it named it
-        assert "learned from the answers of the server at http://127.0.0.1:" in said, status.stdout
+        assert f"learned from prompts the server at {server.base_url} cut to it without saying so," in said, status.stdout
         assert ", not the 64,000 the session remembers" in said, status.stdout  # no flag of this run gave it
         again = cli("-c", "-p", "read data/file_00.txt again", "-y", *at)
         assert again.code == 0, again.stderr

@@ -41,7 +41,7 @@ def test_a_new_session_starts_within_the_window_an_earlier_one_learned(cli: Cli)
         assert status.code == 0, status.stderr
         assert "/ window 8,000 tokens" in status.stdout, status.stdout
         flat = " ".join(status.stdout.split())  # the row wraps at the terminal's width
-        assert f"learned from the answers of the server at {server.base_url}, not the 32,768 assumed" in flat, flat
+        assert f"learned from a refusal by the server at {server.base_url}, not the 32,768 assumed" in flat, flat
 
 
 def test_a_window_given_wins_over_the_one_remembered(cli: Cli) -> None:

@@ -31,7 +31,7 @@ def test_a_window_assumed_is_not_said_to_be_given(cli: Cli) -> None:
 
         status = cli("-c", "-p", "/status", *at)
         said = " ".join(status.stdout.split())
-        assert "learned from the answers of the server at" in said and f", not the {UNKNOWN_WINDOW:,} assumed" in said, \
+        assert "learned from a refusal by the server at" in said and f", not the {UNKNOWN_WINDOW:,} assumed" in said, \
             status.stdout
 
 

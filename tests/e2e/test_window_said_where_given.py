@@ -22,7 +22,7 @@ def test_a_resumed_session_says_the_window_it_remembers_is_not_given(cli: Cli) -
         resumed = cli("-c", "-p", "/status", *at)
         flagged = cli("-c", "-p", "/status", "--context-window", "32k", *at)
     said = " ".join(resumed.stdout.split())
-    assert "learned from the answers of the server at" in said, resumed.stdout
+    assert "learned from a refusal by the server at" in said, resumed.stdout
     assert ", not the 32,000 the session remembers" in said, resumed.stdout
     assert ", not the 32,000 given" in " ".join(flagged.stdout.split())
 

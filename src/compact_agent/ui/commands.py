@@ -60,10 +60,14 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
                 + ("auto-compaction paused" if s.cm.breaker_open else
                    f"{max(0, lim.threshold - used):,} tokens until auto-compaction"))
     if (learned := s.cm.window_learned) is not None:  # a server whose window is smaller than the one given
+        from ..agent.run.server_windows import learned_how
         from ..agent.run.stream_events import window_choice
 
         choice = window_choice(s)  # the server named as the line that said it was learned named it
-        _row(c, "", f"learned from the answers of {choice.named()}, not {choice.words(learned.given)}")
+        named = choice.named()  # how it showed it, as kept: no answer did, a refusal or prompts cut did
+        whence = {"refused": f"a refusal by {named}", "cut": f"prompts {named} cut to it without saying so"}.get(
+            learned_how(s, learned.window) or "", named)
+        _row(c, "", f"learned from {whence}, not {choice.words(learned.given)}")
     from .history_view import all_boundaries, compactions
     from .resume_switch import compacted_this_run
 

@@ -178,6 +178,16 @@ def remember(home: Path, key: str, model: str, window: int, how: str | None = No
     _update(path_in(home), change)
 
 
+def learned_how(session: Any, window: int) -> str | None:
+    """How `session`'s server showed the `window` it works within ("refused", "cut"), as kept here;
+    None where it is not kept so (a ready model's, one forgotten or replaced since, an older version's)."""
+    if server_of(session) is None:
+        return None
+    kept = remembered_as(session.opts.home or home_dir(), endpoint(session.opts.base_url, session.info.provider),
+                         session.info.name)
+    return kept.how if kept is not None and kept.window == window else None
+
+
 def every(home: Path) -> list[tuple[str, str, Kept]]:
     """Every window kept, as (endpoint, model, what was kept), by endpoint and model."""
     windows = _read(path_in(home))
