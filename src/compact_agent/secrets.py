@@ -118,8 +118,10 @@ def register_environment(environ: Mapping[str, str] = os.environ) -> None:
 def scrubbed_env(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command the model runs: no provider key variable, and no variable
     whose value holds a registered secret (a key exported under another name, or inside a longer
-    value: `AUTH="Bearer sk-…"`, a URL with the password in it)."""
-    return {k: v for k, v in environ.items() if k not in KEY_VARS and not any(s in v for s in _secrets)}
+    value: `AUTH="Bearer sk-…"`, a URL with the password in it), nor a server's address (`URL_VARS`)
+    with a secret in it, one too short to be registered included."""
+    return {k: v for k, v in environ.items() if k not in KEY_VARS and not (k in URL_VARS and _url_secrets(v))
+            and not any(s in v for s in _secrets)}  # a server address's password, however short
 
 
 _SEAL = b"\x00compact-agent-key:"

@@ -6,13 +6,14 @@ variable is left out of the commands' environment."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.conftest import Cli
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, tool_results
 
-PASSWORD = "longpassword123456"
 
-
-def test_a_password_in_openai_base_url_reaches_no_command_model_or_file(cli: Cli) -> None:
+@pytest.mark.parametrize("PASSWORD", ["longpassword123456", "pw12"])  # one too short to register as a key too
+def test_a_password_in_openai_base_url_reaches_no_command_model_or_file(cli: Cli, PASSWORD: str) -> None:  # noqa: N803
     seen: list[str] = []
 
     def model(req: ChatRequest) -> Reply:
