@@ -35,5 +35,5 @@ def test_a_window_learned_under_the_minimum_is_not_advised() -> None:
     learned = Event("window", "learned", 2_100, 2_048, trigger="reactive", detail={"given": 8_000})
     line = window_line(learned, WindowChoice("local", given=True, server="http://127.0.0.1:8080/v1", minimum=4_096))
     assert "--context-window" not in line and "context_window" not in line, line
-    assert line.endswith("working within 2,048 from now on (a window under 4,096 is too small to be given at start: "
+    assert line.endswith("working within 2,048 from now on (a window under 4,096 is too small to start in: "
                          "start that server with a larger context to work in more)"), line

@@ -14,7 +14,7 @@ from tests.fakes.openai_server import Reply
 
 from .repl_driver import drive
 
-TOO_SMALL = 4_096  # the tools and system prompt alone need more
+TOO_SMALL = 3_072  # the tools and system prompt alone need more
 
 
 def answer(req) -> Reply:

@@ -226,7 +226,7 @@ class WindowChoice:
         if self.remembered:
             return ""
         if learned < self.minimum:
-            return (f" (a window under {self.minimum:,} is too small to be given at start: start that server with a "
+            return (f" (a window under {self.minimum:,} is too small to start in: start that server with a "
                     "larger context to work in more)")
         return f" (give --context-window {learned}, or context_window = {learned} in config.toml, to start there)"
 
