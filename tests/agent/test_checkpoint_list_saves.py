@@ -94,3 +94,20 @@ def test_a_list_that_cannot_be_saved_before_a_write_claims_nothing(tmp_path: Pat
     assert cps.list()[1].left == {}
     cps.begin(2, 4, "what now")  # saved again
     assert Checkpoints(tmp_path / "store").changed(0) == []
+
+
+def test_a_write_killed_after_the_list_was_saved_is_not_taken_for_a_hand_edit(tmp_path: Path) -> None:
+    """The list names what the write leaves before the file is written; a kill between the two (no
+    clean-up runs) leaves the list saying so and the file as it was. The next run's /rewind must not
+    take the agent's own file for one changed by hand (nor keep a copy of it)."""
+    env, cps = _env(tmp_path)
+    cps.begin(0, 0, "write one")
+    assert "could not" not in write_file_impl(env, "a.txt", "one\n")
+    cps.begin(1, 2, "write two")
+    cps.before_write(env.cwd / "a.txt", b"two\n")  # what _commit does first; then the kill
+    later = Checkpoints(tmp_path / "store")  # the next run
+    assert later.list()[1].left == {str((env.cwd / "a.txt").resolve()): _sha(b"two\n")}  # the list says written
+    assert (env.cwd / "a.txt").read_text() == "one\n"
+    assert later.changed(0) == [] and later.changed(1) == []
+    (env.cwd / "a.txt").write_text("changed by hand\n")
+    assert later.changed(1) == [(env.cwd / "a.txt").resolve()]  # a real hand edit still is one

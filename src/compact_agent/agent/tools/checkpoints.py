@@ -194,15 +194,16 @@ class Checkpoints:
         known (a checkpoint of an earlier version) is not among them."""
         found: builtins.list[Path] = []
         for path_s, blob in self._states(n)[0].items() if 0 <= n < len(self._items) else ():
-            left = None
-            for cp in self._items[n:]:  # the last turn that wrote it says what it left; one whose
-                left = cp.left.get(path_s, left)  # write failed (saved, never written) leaves it as it was
+            left = before = None  # the last turn that wrote it says what it left; a write cut short
+            for cp in self._items[n:]:  # (the list saved before the file, then a kill) left it as it was
+                if path_s in cp.left:
+                    left, before = cp.left[path_s], cp.saved.get(path_s)
             try:
                 real = self._place(Path(path_s)) if left is not None else None
                 now = hashlib.sha256(read_checked(real)).hexdigest() if real is not None and real.is_file() else None
             except OSError:
                 continue
-            if real is not None and now is not None and now not in (left, blob) and (blob is None or self._store.version(blob) is not None):
+            if real is not None and now is not None and now not in (left, blob, before) and (blob is None or self._store.version(blob) is not None):
                 found.append(real)  # one left as it is (its version missing or sealed) loses nothing
         return found
 
