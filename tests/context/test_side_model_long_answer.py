@@ -8,7 +8,8 @@ model's 4,000-token window ... not sent". The answer is now cut as a long tool r
 beginning and end; a call's arguments are never cut. The room is what that window leaves once a
 quarter of it for the summary, the estimate's margin and the summary's instruction are kept free.
 The opening question is dropped, so the program's note that the earlier conversation was left out
-goes first, in that room too (a request may not begin with the model's answer).
+goes first, in that room too (a request may not begin with the model's answer), and the question is
+quoted in the prompt, as the typed messages of every round left out are, in that room as well.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from pydantic_ai.profiles import ModelProfile
 from compact_agent.context import CompactionSettings, ContextManager
 from compact_agent.context.compaction.cuts import LEFT_OUT
 from compact_agent.context.compaction.summary import MIDDLE_MARK
-from compact_agent.context.compaction.summary_prompt import compact_prompt
+from compact_agent.context.compaction.summary_prompt import compact_prompt, typed_block, with_typed
 from compact_agent.context.plumbing import tokens
 
 ANSWER = "HEAD " + "y" * 20_000 + " TAIL"  # 20,010 characters: 5,003 tokens, 5,007 with its message's 4
 INSTRUCTION = tokens.text_tokens(compact_prompt("", "full"))  # 644 tokens as written now
 NOTE = tokens.estimate([ModelRequest(parts=[UserPromptPart(LEFT_OUT)])])  # 29 tokens as written now
+QUOTE = tokens.text_tokens(with_typed(compact_prompt("", "full"), typed_block(["Explain the module."]))) - INSTRUCTION
+"""The question quoted in the prompt, its round left out: 45 tokens as written now."""
 
 
 def summary_model(window: int, sent: list[list[ModelMessage]]) -> FunctionModel:
@@ -57,16 +60,17 @@ async def answer_sent(window: int) -> str:
 async def test_an_answer_longer_than_the_summary_models_window_is_cut_to_its_ends() -> None:
     # Room for the messages: 4,000 less a quarter for the summary (1,000), 2% margin (80) and the
     # instruction (644) = 2,276. The opening question, a round of its own, goes first, as the
-    # oldest; the note (29), the answer (5,007) and "Thanks." (4 + 2) are 5,042, 2,766 over: the
-    # answer loses 2,766 x 4 characters, and the mark's 93: 8,853 are left.
-    over = NOTE + 5_013 - (4_000 - 1_000 - 80 - INSTRUCTION)
+    # oldest, and is quoted (45); the note (29), the answer (5,007) and "Thanks." (4 + 2) are
+    # 5,042, 2,811 over with the quote: the answer loses 2,811 x 4 characters, and the mark's 93:
+    # 8,673 are left.
+    over = NOTE + 5_013 + QUOTE - (4_000 - 1_000 - 80 - INSTRUCTION)
     assert len(await answer_sent(4_000)) == 20_010 - over * 4 - 93
 
 
 async def test_a_summary_model_whose_quarter_cannot_hold_the_instruction_is_sent_what_fits() -> None:
     """A quarter of a 2,000-token window (500) is less than the summary's instruction (644): the
     messages were given the room the quarter and the margin left (1,460), and the request, the
-    instruction on top, was too long to be sent. Now: 2,000 - 500 - 40 - 644 = 816, 4,226 over
-    with the note, and 3,013 characters of the answer are left."""
-    over = NOTE + 5_013 - (2_000 - 500 - 40 - INSTRUCTION)
+    instruction on top, was too long to be sent. Now: 2,000 - 500 - 40 - 644 = 816, 4,271 over
+    with the note and the question quoted, and 2,833 characters of the answer are left."""
+    over = NOTE + 5_013 + QUOTE - (2_000 - 500 - 40 - INSTRUCTION)
     assert len(await answer_sent(2_000)) == 20_010 - over * 4 - 93

@@ -218,7 +218,8 @@ class Compactor(Keeper):
             prompt = summary_prompt.compact_prompt(instructions, "from" if keep else "full")
             shown = len(messages) if keep_from is None else keep_from  # what `sent` covers
             reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt),
-                                                     max(0, shown - cut), self.learned_room(overhead, prompt))
+                                                     max(0, shown - cut), self.learned_room(overhead, prompt),
+                                                     self.typed_left_out, kept_before=keep)
             text = summary_prompt.extract_summary(reply)
         while True:
             try:
@@ -260,7 +261,8 @@ class Compactor(Keeper):
             raise CompactionError("nothing to summarise on that side of the message index")
         prompt = summary_prompt.compact_prompt(instructions, direction)
         reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt),
-                                                 learn=self.learned_room(overhead, prompt))
+                                                 learn=self.learned_room(overhead, prompt), quote=self.typed_left_out,
+                                                 kept_before=len(keep_head))
         text = summary_prompt.extract_summary(reply)
         return self._archived(self._finish(messages, to_sum, keep_head, tail, text, "manual",
                                            f"partial_{direction}", before, overhead, watch, dropped), archive)
@@ -273,6 +275,13 @@ class Compactor(Keeper):
         keep_from = rounds.adjust_cut_backward(messages, keep_from)
         return self._archived(self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes,
                                            trigger, "session_memory", tokens_before, overhead, watch, 0), archive, vet)
+
+    def typed_left_out(self, left_out: Sequence[ModelMessage], most: int) -> str:
+        """The block a summary request quotes what the user typed in the messages it `left_out` in (`cuts.Quote`):
+        picked as the compaction message picks them, within `most` tokens and the user messages' budget."""
+        if most <= 0 or not (texts := self.user_texts(left_out)):
+            return ""
+        return summary_prompt.typed_block(summary.pick_user_messages(texts, min(most, self.limits.user_messages_budget)))
 
     def _finish(self, messages: list[ModelMessage], summarized: Sequence[ModelMessage],
                 keep_head: Sequence[ModelMessage], tail: Sequence[ModelMessage], text: str,

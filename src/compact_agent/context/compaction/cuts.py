@@ -1,6 +1,7 @@
 """How a compaction cuts a history: media out of the summary request, the oldest rounds dropped
 until it fits (one round alone too long: its longest texts, the user's, a tool's or the model's,
-cut to their ends), where the verbatim tail begins, and pieces joined into valid messages.
+cut to their ends; what the user typed in those dropped quoted in its prompt), where the verbatim
+tail begins, and pieces joined into valid messages.
 
 Pure functions of the messages (and the summarizer, for the one that retries on "prompt too
 long"); every cut falls on a safe point (`rounds.py`), so no call is parted from its result.
@@ -27,6 +28,7 @@ from ..plumbing import markers, rounds, tokens
 from ..plumbing.overflow import as_overflow
 from .result import CompactionError, Summarize, SummaryNotSent
 from .summary import MIDDLE_MARK, ends, is_summary
+from .summary_prompt import with_typed
 
 MAX_PTL_RETRIES = 3
 
@@ -98,9 +100,18 @@ def user_first(messages: list[ModelMessage]) -> list[ModelMessage]:
     return messages
 
 
+Quote = Callable[[Sequence[ModelMessage], int], str]
+"""What a summary request says of the messages it left out to fit (`summarize_fitting`), in at most
+the tokens given: the block quoting the user's typed messages among them (`Compactor.typed_left_out`),
+"" for none."""
+QUOTE_SHARE = 4
+"""The block quoting the typed messages of the rounds left out takes at most 1/QUOTE_SHARE of the room."""
+
+
 async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summarize: Summarize,
                             max_input_tokens: int, kept_newest: int = 0,
-                            learn: Callable[[BaseException], int | None] | None = None) -> tuple[str, int]:
+                            learn: Callable[[BaseException], int | None] | None = None,
+                            quote: Quote | None = None, kept_before: int = 0) -> tuple[str, int]:
     """Ask for a summary whatever the size: strip media, pre-trim to the summarizer's window,
     then drop the oldest rounds after the first on each "prompt too long", or on a request too long
     to be sent at all (`SummaryNotSent`), up to MAX_PTL_RETRIES.
@@ -110,6 +121,13 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
     request keeps the prefix the conversation last sent (a cache hit) and the user's first words.
     Every request begins with a user message (`user_first`, counted in its size).
 
+    `quote`: what the user typed in the rounds left out of those summarised (neither the newest
+    `kept_newest` nor the first `kept_before`, a head kept before the summary) is quoted before the
+    prompt's closing reminder (`summary_prompt.with_typed`), its room taken from the messages': the
+    typed messages are the last thing to leave. Left out with their rounds, a small window's summary
+    request kept four file reads and lost the task they were read for, which the prompt then asked
+    the summary to state.
+
     `learn`: told a "prompt too long", the room the messages have now when it named a window below
     the one the request was sized for (the caller learned it, as from a refused chat request), else
     None. The request is then made again, pre-trimmed to that room, before any round is dropped for
@@ -118,11 +136,13 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
     Returns the raw reply and how many rounds were dropped.
     """
     whole = strip_media(messages)
-    msgs, dropped = _pretrimmed(whole, max_input_tokens, len(messages) - kept_newest)
+    kept_from = len(messages) - kept_newest
+    summarised = whole[kept_before:kept_from]
+    msgs, dropped, asked, cut_from = _fitted(whole, prompt, max_input_tokens, kept_from, summarised, quote)
     attempt = 0
     while True:
         try:
-            return await summarize(user_first(msgs), prompt), dropped
+            return await summarize(user_first(msgs), asked), dropped
         except SummaryNotSent:  # too long to send at all (the summarizer's check): fewer rounds, or none
             if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
                 raise
@@ -133,7 +153,7 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
             room = learn(overflow) if learn is not None else None
             if room is not None and room < max_input_tokens:  # a smaller window learned: sized for it
                 max_input_tokens = room
-                msgs, dropped = _pretrimmed(whole, room, len(messages) - kept_newest)
+                msgs, dropped, asked, cut_from = _fitted(whole, prompt, room, kept_from, summarised, quote)
                 continue
             if attempt == MAX_PTL_RETRIES or len(rounds.api_rounds(msgs)) <= 1:
                 if overflow is e:
@@ -143,12 +163,44 @@ async def summarize_fitting(messages: Sequence[ModelMessage], prompt: str, summa
         k = max(1, len(rounds.api_rounds(msgs)) // 5)
         msgs = drop_oldest_after_first(msgs, k)
         dropped += k
+        if quote is not None:
+            asked = with_typed(prompt, quote(_left_out(summarised, msgs, cut_from), max_input_tokens // QUOTE_SHARE))
 
 
-def _pretrimmed(msgs: list[ModelMessage], max_input_tokens: int, kept_from: int) -> tuple[list[ModelMessage], int]:
+def _fitted(whole: list[ModelMessage], prompt: str, room: int, kept_from: int, summarised: Sequence[ModelMessage],
+            quote: Quote | None) -> tuple[list[ModelMessage], int, str, dict[int, ModelMessage]]:
+    """`_pretrimmed` to `room`, with the prompt that asks for the summary and what each message cut
+    to its ends was cut from (by `id`): with `quote`, the typed messages of the `summarised` rounds left
+    out quoted in the prompt (`with_typed`), the messages trimmed to the room the quote leaves. Each reserve taken
+    for the quote can leave more out, so it is sized again, a few times at most; a quote still larger
+    is sent, for the summarizer's check and retries to fit."""
+    reserve = 0
+    for _ in range(4):
+        msgs, dropped, whole_msgs = _pretrimmed(whole, room - reserve, kept_from)
+        cut_from = {id(m): w for m, w in zip(msgs, whole_msgs, strict=True) if m is not w}
+        if quote is None:
+            return msgs, dropped, prompt, cut_from
+        asked = with_typed(prompt, quote(_left_out(summarised, msgs, cut_from), room // QUOTE_SHARE))
+        need = tokens.text_tokens(asked) - tokens.text_tokens(prompt)
+        if need <= reserve:
+            break
+        reserve = need
+    return msgs, dropped, asked, cut_from
+
+
+def _left_out(summarised: Sequence[ModelMessage], sent: Sequence[ModelMessage],
+              cut_from: dict[int, ModelMessage]) -> list[ModelMessage]:
+    """The messages of `summarised` that `sent` left out; one it holds cut to its ends is the one it
+    was cut from (`cut_from`)."""
+    kept = {id(cut_from.get(id(m), m)) for m in sent}
+    return [m for m in summarised if id(m) not in kept]
+
+
+def _pretrimmed(msgs: list[ModelMessage], max_input_tokens: int, kept_from: int
+                ) -> tuple[list[ModelMessage], int, list[ModelMessage]]:
     """`msgs` cut to `max_input_tokens` before anything is sent (`summarize_fitting`): the newest rounds
     from `kept_from` on first, then the oldest after the first, then the longest texts of what is
-    left; with the rounds dropped."""
+    left; with the rounds dropped, and the messages kept as they were before their texts were cut."""
     dropped = 0
     while tokens.estimate(user_first(msgs)) > max_input_tokens:
         rs = rounds.api_rounds(msgs)
@@ -159,8 +211,8 @@ def _pretrimmed(msgs: list[ModelMessage], max_input_tokens: int, kept_from: int)
     while tokens.estimate(user_first(msgs)) > max_input_tokens and len(rounds.api_rounds(msgs)) > 1:
         msgs = drop_oldest_after_first(msgs, 1)
         dropped += 1
-    msgs = cut_longest_texts(msgs, max_input_tokens - (tokens.estimate(user_first(msgs)) - tokens.estimate(msgs)))
-    return msgs, dropped
+    cut = cut_longest_texts(msgs, max_input_tokens - (tokens.estimate(user_first(msgs)) - tokens.estimate(msgs)))
+    return cut, dropped, msgs
 
 
 def cut_longest_texts(messages: Sequence[ModelMessage], max_tokens: int) -> list[ModelMessage]:
