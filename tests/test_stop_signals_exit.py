@@ -45,6 +45,25 @@ def test_a_signal_as_the_interpreter_tears_down_is_ignored() -> None:
         assert (done.returncode, done.stdout, done.stderr) == (3, "the whole answer\n", ""), name
 
 
+HANG = """
+import atexit, sys, time
+from compact_agent import stop_signals
+
+atexit.register(time.sleep, 60)  # registered before the handler: runs once SIGTERM and SIGHUP are ignored
+stop_signals.EXIT_WATCHDOG_S = 0.5
+stop_signals.say_when_terminated()
+print("the whole answer", flush=True)
+sys.exit(3)
+"""
+
+
+def test_an_exit_that_hangs_once_the_signals_are_ignored_is_still_ended() -> None:
+    """A teardown that does not end (here an exit callback run after the signals are ignored, as a
+    thread joined at exit that never ends) can no longer be stopped by SIGTERM: the watchdog ends it."""
+    done = subprocess.run([sys.executable, "-c", HANG], capture_output=True, text=True, timeout=30, cwd=REPO)
+    assert (done.returncode, done.stdout) == (-signal.SIGALRM, "the whole answer\n"), done
+
+
 def test_a_signal_during_an_exit_callback_still_ends_the_run() -> None:
     done = run("TERM", "exit callback")
     assert done.returncode == -signal.SIGTERM

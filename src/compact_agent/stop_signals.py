@@ -70,6 +70,11 @@ EXIT_INTERRUPTED = 130
 #: How long the result object waits for a reader of stdout that is not reading: the end is not held up.
 STDOUT_WAIT_S = 5.0
 
+#: How long the interpreter's exit may take once SIGTERM and SIGHUP are ignored (`_exiting`): a
+#: teardown that hangs (a thread joined that never ends, a write to a pipe nobody reads) is ended by
+#: SIGALRM's default action then, since the signals a supervisor sends no longer would.
+EXIT_WATCHDOG_S = 10.0
+
 
 @dataclass
 class _State:
@@ -114,14 +119,20 @@ def _exiting() -> None:
     as it tears itself down (its modules: a while, with pydantic-ai loaded), and a signal then
     ended a run that had finished and printed its answer by the signal's default action: 143 or 129
     in a shell, and no line. Called after the exit callbacks registered later than the handler (so
-    a signal still ends those, and a flush a reader that does not read holds up), before the others."""
+    a signal still ends those, and a flush a reader that does not read holds up), before the others.
+    A teardown that then hangs is ended after EXIT_WATCHDOG_S by SIGALRM."""
     with contextlib.suppress(Exception):  # a reader gone: the exit says so as before
         sys.stdout.flush()
         sys.stderr.flush()
+    ignored = False
     for sig in SIGNALS:
         with contextlib.suppress(ValueError, OSError):
             if signal.getsignal(sig) is _on_signal:
                 signal.signal(sig, signal.SIG_IGN)
+                ignored = True
+    if ignored:  # a teardown that hangs is still ended (EXIT_WATCHDOG_S)
+        with contextlib.suppress(ValueError, OSError):
+            signal.setitimer(signal.ITIMER_REAL, EXIT_WATCHDOG_S)
 
 
 def prompt_saved(saved: bool, session_id: str | None = None) -> None:
