@@ -77,3 +77,36 @@ def test_a_placeholder_whose_count_was_not_kept_says_so() -> None:
 
 def test_the_preview_mark_read_back_is_the_budgets() -> None:
     assert PREVIEWED_BY == budget.LAYER
+
+
+def numbered_slice(path: str, first: int, last: int, total: int, encoding_note: str = "") -> str:
+    """What the agent's read_file returns for lines `first`-`last` of a `total`-line file."""
+    head = f"[{path}: lines {first}-{last} of {total}; read more with offset={last + 1}]\n{encoding_note}"
+    return head + "\n".join(f"{n:>6}\t{path} line {n}: value = {n * 7 % 13}" for n in range(first, last + 1))
+
+
+def test_a_read_slice_is_counted_without_the_notes_before_its_lines(tmp_path: Path) -> None:
+    """`read_file(path=..., offset=1, limit=70) -> ok (71 lines)`: the slice's header was counted
+    as a line of the file; the REPL says 70 lines."""
+    utf16 = "[src/b.py is UTF-16 text, not UTF-8; edits keep that encoding]\n"
+    conv = (Conv().user("survey")
+            .call("read_file", {"path": "src/a.py", "offset": 1, "limit": 70}, numbered_slice("src/a.py", 1, 70, 282))
+            .call("read_file", {"path": "src/b.py", "offset": 71, "limit": 70},
+                  numbered_slice("src/b.py", 71, 140, 282, utf16))
+            .call("read_file", {"path": "src/c.py", "offset": 1, "limit": 400},
+                  numbered_slice("src/c.py", 1, 400, 900))  # previewed
+            .call("grep", {"pattern": "x"}, "[note]\n     1\tx\n")  # not a read: its lines as they are
+            .say("done"))
+    settings = small_settings()
+    now, later = conv.t, conv.t + timedelta(hours=2)
+    shrunk = ToolResultBudget(settings, tmp_path / "spill").apply(conv.messages, budget_for(conv.messages, now)).messages
+    assert "too large for the context" in str(shown(shrunk)["call_3"].content)
+    cleared = Microcompact(settings).apply(shrunk, budget_for(shrunk, later)).messages
+    assert shown(cleared)["call_1"].content == CLEARED
+    for view in (conv.messages, shrunk, cleared):
+        text = default_digest(view, framed=False)
+        assert 'read_file(path="src/a.py", offset=1, limit=70) -> ok (70 lines)' in text, text
+        assert 'read_file(path="src/b.py", offset=71, limit=70) -> ok (70 lines)' in text, text
+        assert 'read_file(path="src/c.py", offset=1, limit=400) -> ok (400 lines)' in text, text
+        assert 'grep(pattern="x") -> ok (2 lines)' in text, text
+        assert summary.record_of(view) == summary.record_of(conv.messages)

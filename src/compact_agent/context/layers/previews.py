@@ -58,11 +58,17 @@ _NOTED = re.compile(r"\n\n\[\w+ too large for the context \([\d,]+ characters, (
                     r"[\d,]+ and last [\d,]+ characters\. [^\n]*\]\Z")
 
 
+#: The notes read_file puts before the numbered lines of a file (agent/tools/files.py): `[a.py: lines
+#: 1-70 of 282; read more with offset=71]`, `[a.py is UTF-16 text, not UTF-8; …]`.
+_READ_NOTES = re.compile(r"(?:\[[^\n]*\]\n)+(?=\s*\d+\t)")
+
+
 def result_lines(part: ToolReturnPart) -> int | None:
     """How many lines the tool's own result had that `part` now shows, 0 when it had no output:
     a preview's note says it (`build_preview`), a layer that put a placeholder in its place keeps it
     under "lines" in its mark (microcompact, snip), else the text shown is the result. None for a
-    result of files, or a preview or placeholder that does not say it."""
+    result of files, or a preview or placeholder that does not say it. A read_file's notes before
+    the file's numbered lines are not counted: a 70-line slice was said to be 71 lines."""
     marks = ours(part)
     kept = [info["lines"] for info in marks.values() if isinstance(info, dict) and "lines" in info]
     if kept:
@@ -70,10 +76,11 @@ def result_lines(part: ToolReturnPart) -> int | None:
     text = text_of(part)
     if text is None:
         return None
+    notes = line_count(m[0]) if part.tool_name == "read_file" and (m := _READ_NOTES.match(text)) else 0
     if PREVIEWED_BY in marks:
         noted = _NOTED.search(text)
-        return int(noted.group(1).replace(",", "")) if noted is not None else None
-    return line_count(text) if text.strip() else 0
+        return int(noted.group(1).replace(",", "")) - notes if noted is not None else None
+    return line_count(text) - notes if text.strip() else 0
 
 
 def longest_line(text: str) -> int:
