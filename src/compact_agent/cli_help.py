@@ -56,7 +56,7 @@ def nothing_spent() -> dict[str, object]:
     return {"num_turns": 0, "total_cost_usd": 0.0,
             "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "requests": 0,
                       "summary_requests": 0, "memory_requests": 0},
-            "compactions": [], "permission_denials": [], "instruction_files_changed": []}
+            "compactions": [], "permission_denials": [], "instruction_files_changed": [], "learned_window": None}
 
 
 def json_error(message: str) -> str:

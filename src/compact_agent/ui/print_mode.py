@@ -21,6 +21,7 @@ from pydantic_ai.usage import RunUsage
 from .. import retry_notice, secrets, stop_signals
 from ..agent.run.options import SessionOptions
 from ..agent.run.runner import AgentSession, TurnResult
+from ..agent.run.server_windows import HOW
 from ..agent.run.stream_events import blocked_line, compaction_end, problem_line, window_choice
 from ..agent.run.turn import CUT_NOTE
 from ..cli_help import nothing_spent
@@ -53,6 +54,8 @@ class PrintRun:
         self.calls: dict[str, dict[str, Any]] = {}
         #: instruction files the model wrote without a question (permissions.changed_note), each once
         self.instruction_files: list[str] = []
+        #: the server's window learned in this run (`learned_window`): a script passes it next time
+        self.learned: dict[str, Any] | None = None
         self.tool_lines = tool_lines.Lines()  # -p --verbose: a result not under its call names it
         self.session: AgentSession | None = None  # once made: what a result object of a terminated run reports
         self.held: list[dict[str, Any]] | None = None  # objects said before `init`, held to follow it (print_init.py)
@@ -94,15 +97,22 @@ class PrintRun:
         sys.stderr.write(visible(secrets.redact(text)) + "\n")
         sys.stderr.flush()
 
-    def refused_and_changed(self) -> dict[str, list[str]]:
-        """What every result object ends with: the actions refused, the instruction files changed unasked."""
-        return {"permission_denials": self.denied, "instruction_files_changed": self.instruction_files}
+    def refused_and_changed(self) -> dict[str, Any]:
+        """What every result object ends with: the actions refused, the instruction files changed
+        unasked, and the window learned in the run (null where none was)."""
+        return {"permission_denials": self.denied, "instruction_files_changed": self.instruction_files,
+                "learned_window": self.learned}
 
     def duration_ms(self) -> int:
         return int((time.monotonic() - self.started) * 1000)
 
     # -- callbacks ---------------------------------------------------------------------------
     def on_event(self, ev: Event) -> None:
+        if ev.layer == "window" and ev.action == "learned":  # said on stderr; the result object has it too
+            choice = window_choice(self.session)
+            self.learned = {"window": ev.tokens_after, "given": (ev.detail or {}).get("given"),
+                            "server": choice.server or None, "model": choice.model or None,
+                            "how": HOW.get(ev.trigger)}
         if ev.layer == "compact" and ev.action == "failed":
             self.note(failed_line(ev, "auto-"))
         if ev.layer == "compact" and ev.action == "blocked" and ev.trigger != "manual":  # /compact says it itself
