@@ -160,3 +160,17 @@ def test_a_bash_call_stopped_at_its_approval_is_said_not_to_have_run() -> None:
     assert line == ("the last turn was stopped by you while the model's tool calls ran: read_file did not finish; "
                     "bash was stopped at its approval question and its command did not run, as their saved "
                     "results say; your next message goes on from there")
+
+
+def test_a_request_out_when_the_run_ended_is_counted_also_once_ctrl_c_unwound_it() -> None:
+    """-p's result object counts a request that was out (sent, no usage back): SIGTERM's saw the
+    history end at it; Ctrl-C's came after the run unwound, when pydantic-ai had recorded an
+    "interrupted" reply for it, and said 0 requests."""
+    watch = EndedCalls()
+    assert not watch.out()  # before any request
+    watch.asking = [ASKED]
+    assert watch.out()  # the signal's handler: the history ends at the request
+    watch.asking = [ASKED, ModelResponse(parts=[TextPart("par")], state="interrupted")]
+    assert watch.out() and not watch.asked()  # Ctrl-C, unwound: the stopped request's reply recorded
+    watch.asking = [ASKED, ModelResponse(parts=[ToolCallPart("bash", {"command": "sleep 9"}, "c1")])]
+    assert not watch.out()  # stopped while its tools ran: the request was answered (and counted)

@@ -49,7 +49,9 @@ def test_json_output_ends_with_a_result_that_says_the_run_was_interrupted(cli):
     assert result["subtype"] == "error_interrupted" and result["signal"] == "SIGINT"
     assert result["error"] == LINE.removeprefix("compact-agent: ").rstrip("\n")
     assert result["session_id"] == session.stem and isinstance(result["duration_ms"], int)
-    assert result["num_turns"] == 0 and result["usage"]["requests"] == 0 and result["compactions"] == []
+    # the held request counts, as SIGTERM's result counts it: it was sent, though no answer came
+    assert result["num_turns"] == 1 and result["usage"]["requests"] == 1 and result["compactions"] == []
+    assert result["usage"]["input_tokens"] == 0
 
 
 def test_stream_json_ends_with_one_result_line(cli):

@@ -80,7 +80,7 @@ class PrintRun:
         out: dict[str, Any] = {"duration_ms": self.duration_ms()}
         if self.session is not None:
             spent = self.spent(self.session)
-            if self.session.ended_calls.asked():  # the request out (its reply maybe coming): sent, its usage never came
+            if self.session.ended_calls.out():  # the request out (its reply maybe coming): sent, its usage never came
                 spent["num_turns"] += 1
                 spent["usage"]["requests"] += 1
             return out | {"session_id": saved_id(self.session)} | spent

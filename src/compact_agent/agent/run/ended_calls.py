@@ -83,6 +83,13 @@ class EndedCalls(AbstractCapability[Any]):
         """Whether the run's history ends at a request: one was being made (or was out) when asked."""
         return self.asking is not None and bool(self.asking) and isinstance(self.asking[-1], ModelRequest)
 
+    def out(self) -> bool:
+        """Whether a request was out when the run ended (sent, its usage never came): the history ends
+        at it (`asked`: a signal's line is said before the run unwinds), or, once Ctrl-C unwound the
+        run, at the reply the run recorded for the request it stopped (pydantic-ai's "interrupted")."""
+        last = self.asking[-1] if self.asking else None
+        return self.asked() or isinstance(last, ModelResponse) and last.state in ("interrupted", "suspended")
+
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
         self.history, self.answer, self.results, self.may_run = ctx.messages, response, {}, {}
