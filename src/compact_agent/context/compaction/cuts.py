@@ -175,17 +175,17 @@ def _fitted(whole: list[ModelMessage], prompt: str, room: int, kept_from: int, s
     for the quote can leave more out, so it is sized again, a few times at most; a quote still larger
     is sent, for the summarizer's check and retries to fit."""
     reserve = 0
-    for _ in range(4):
+    for sized in range(1, 5):
         msgs, dropped, whole_msgs = _pretrimmed(whole, room - reserve, kept_from)
         cut_from = {id(m): w for m, w in zip(msgs, whole_msgs, strict=True) if m is not w}
         if quote is None:
             return msgs, dropped, prompt, cut_from
         asked = with_typed(prompt, quote(_left_out(summarised, msgs, cut_from), room // QUOTE_SHARE))
         need = tokens.text_tokens(asked) - tokens.text_tokens(prompt)
-        if need <= reserve:
-            break
+        if need <= reserve or sized == 4:
+            return msgs, dropped, asked, cut_from
         reserve = need
-    return msgs, dropped, asked, cut_from
+    raise AssertionError("unreachable: the fourth sizing returns")
 
 
 def _left_out(summarised: Sequence[ModelMessage], sent: Sequence[ModelMessage],
