@@ -13,11 +13,12 @@ stopped at its first digest for good.
 own, learns it from that refusal: it sends the same request again at once with each run of adjacent
 `user` messages joined into one (their texts with a blank line between them, or, where one holds
 parts such as an image, all the parts in order), and every later request of the session the same
-way. The model reads the same words in the same order, and the joining is the same in every request,
+way (of the model object: a `/model` switch or a new run learns it again from one refusal). The
+model reads the same words in the same order, and the joining is the same in every request,
 so the server's prompt cache still finds its prefix. A server that takes separate messages gets them
 as before. A request whose roles alternate only once tool calls are passed over (a digest after tool
-results inside a turn, a summary request's instruction) is not what joining mends; the summary
-request's second form, the conversation as one text, goes through such a server.
+results inside a turn, a summary request's instruction) is not what joining mends, and is not sent
+again; the summary request's second form, the conversation as one text, goes through such a server.
 
 Imported only by `models.build_model`, after the OpenAI client is loaded.
 """
@@ -44,11 +45,23 @@ class AlternatingChatModel(OpenAIChatModel):
     refused them as turns that do not alternate (module docstring). `joins_user_turns`: learned."""
 
     joins_user_turns: bool = False
+    _had_runs: bool = False  # the last request mapped held adjacent user messages: joining changes it
 
     async def _map_messages(self, messages: Sequence[ModelMessage], model_request_parameters: ModelRequestParameters,
                             *, model_settings: ModelSettings | None = None) -> list[chat.ChatCompletionMessageParam]:
         mapped = await super()._map_messages(messages, model_request_parameters, model_settings=model_settings)
-        return join_user_runs(mapped) if self.joins_user_turns else mapped
+        joined = join_user_runs(mapped)
+        self._had_runs = len(joined) < len(mapped)
+        return joined if self.joins_user_turns else mapped
+
+    def _learn(self, e: ModelHTTPError) -> bool:
+        """Whether to send the request `e` refused again, joined: it refused turns that do not
+        alternate (learned for every later request), and this one had user messages to join (a
+        summary request whose instruction follows tool results has none: sent again, it is refused again)."""
+        if not wants_alternation(e):
+            return False
+        self.joins_user_turns = True
+        return self._had_runs
 
     async def request(self, messages: list[ModelMessage], model_settings: ModelSettings | None,
                       model_request_parameters: ModelRequestParameters) -> ModelResponse:
@@ -56,9 +69,8 @@ class AlternatingChatModel(OpenAIChatModel):
             try:
                 return await super().request(messages, model_settings, model_request_parameters)
             except ModelHTTPError as e:
-                if not wants_alternation(e):
+                if not self._learn(e):
                     raise
-                self.joins_user_turns = True
         return await super().request(messages, model_settings, model_request_parameters)
 
     @asynccontextmanager
@@ -74,9 +86,8 @@ class AlternatingChatModel(OpenAIChatModel):
                     yield response
                 return
             except ModelHTTPError as e:
-                if opened or not wants_alternation(e):  # a refusal before anything was streamed only
+                if opened or not self._learn(e):  # a refusal before anything was streamed only
                     raise
-                self.joins_user_turns = True
         async with super().request_stream(messages, model_settings, model_request_parameters,
                                           run_context) as response:
             yield response
@@ -84,8 +95,9 @@ class AlternatingChatModel(OpenAIChatModel):
 
 def wants_alternation(e: ModelHTTPError) -> bool:
     """Whether `e` is a server's refusal of a request whose user and assistant turns do not
-    alternate, in the words chat templates raise it with (Mistral's, Gemma's, Llama 2's)."""
-    return 400 <= e.status_code < 500 and "roles must alternate" in f"{e.body} {e.message}".lower()
+    alternate, in the words chat templates raise it with (Mistral's, Gemma's, Llama 2's): vLLM answers
+    it as a 400, llama.cpp's server (and Ollama) as a 500."""
+    return e.status_code >= 400 and "roles must alternate" in f"{e.body} {e.message}".lower()
 
 
 def join_user_runs(messages: list[chat.ChatCompletionMessageParam]) -> list[chat.ChatCompletionMessageParam]:

@@ -8,6 +8,8 @@ messages gets them as before."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.conftest import Cli
 from tests.e2e.scripted import FileTaskAgent, make_project, task_text
 from tests.fakes._wire import ROLES_MUST_ALTERNATE, message_text
@@ -61,3 +63,33 @@ async def test_a_request_that_is_not_streamed_learns_it_too() -> None:
         second = await model.request(asked, None, ModelRequestParameters())
     assert [p.content for r in (first, second) for p in r.parts] == ["the task\n\na digest"] * 2
     assert len(server.rejected) == 1 and len(server.requests) == 3  # refused once, then joined from the start
+
+
+async def test_llama_cpps_refusal_as_a_server_error_is_learned_too_and_a_request_with_nothing_to_join_is_not_sent_again(
+) -> None:
+    """llama.cpp's server with --jinja (and Ollama) answers a template's exception as HTTP 500, in
+    the template's words; a request whose user messages are apart already is not sent again joined."""
+    from pydantic_ai.exceptions import ModelHTTPError
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+    from pydantic_ai.models import ModelRequestParameters
+
+    from compact_agent.models import build_model
+
+    def template(req):
+        roles = [m["role"] for m in req.messages]
+        if any(a == b == "user" for a, b in zip(roles, roles[1:], strict=False)) or "refuse me" in message_text(
+                req.messages[-1]):
+            return Reply.error(500, {"error": {"code": 500, "type": "server_error", "message": (
+                "Conversation roles must alternate user/assistant/user/assistant/...")}})
+        return Reply.text(message_text(req.messages[-1]))
+
+    with FakeOpenAIServer(template, model="local") as server:
+        model = build_model("local", base_url=server.base_url, api_key="k", max_retries=0)
+        asked = [ModelRequest(parts=[UserPromptPart("the task"), UserPromptPart("a digest")])]
+        answered = await model.request(asked, None, ModelRequestParameters())
+        assert [p.content for p in answered.parts] == ["the task\n\na digest"]
+        assert len(server.requests) == 2
+        fresh = build_model("local", base_url=server.base_url, api_key="k", max_retries=0)
+        with pytest.raises(ModelHTTPError):
+            await fresh.request([ModelRequest(parts=[UserPromptPart("refuse me")])], None, ModelRequestParameters())
+        assert len(server.requests) == 3  # refused once, not sent again: joining changes nothing in it
