@@ -49,3 +49,16 @@ async def test_an_enter_after_the_menus_n_leaves_the_instruction_to_type() -> No
         console = Console(file=io.StringIO(), width=100)
         ask = make_ask(console, nothing, use_menu=True, inp=inp, output=DummyOutput(), clock=typist)
         assert ask("bash", "rm -rf build") == Instead("run make check instead")
+
+
+async def test_after_the_menus_y_the_keys_typed_next_are_the_turns() -> None:
+    """`y` (and `a`) let the turn go on at once: a key typed next (an Esc that stops the turn) is
+    left for the turn's own key reader, not taken by a menu still waiting for an Enter."""
+    with create_pipe_input() as inp:
+        typist = Typist(inp)
+        typist.type(["y", "x"])
+        console = Console(file=io.StringIO(), width=100)
+        ask = make_ask(console, nothing, use_menu=True, inp=inp, output=DummyOutput(), clock=typist)
+        answer = ask("bash", "make check")
+        assert answer not in ("deny", "interrupt") and not isinstance(answer, Instead), answer
+        assert [k.data for k in get_typeahead(inp)] == []  # nothing read past the answer

@@ -80,9 +80,10 @@ def wrap_items(items: Sequence[str], width: int, sep: str, first: str = "", rest
 
 def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
     """Show the menu and return "once", "always", "instead" (no, with an instruction: `instruction`),
-    "deny" (Esc, Ctrl-D: just no) or "interrupt" (Ctrl-C). An Enter typed right after a key that
-    picks (y/a/n, 1-3) goes with it (answer_enter.py): after `n` it said "just no" to the line
-    asking what to do instead."""
+    "deny" (Esc, Ctrl-D: just no) or "interrupt" (Ctrl-C). An Enter typed right after `n` (or 3)
+    goes with it (answer_enter.py): it said "just no" to the line asking what to do instead. After
+    `y` or `a` the menu ends at once: the turn goes on, and what is typed next is the turn's
+    (an Esc or Ctrl-C stops it), as before."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl
@@ -96,8 +97,11 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
             if not picked:  # Esc, Ctrl-C, Ctrl-D: no Enter follows them
                 event.app.exit(result=answer)
                 return
-            state["selected"] = picked[0]  # shown while it waits for an Enter
-            given.give(event, answer)
+            state["selected"] = picked[0]
+            if answer != "instead":  # the turn goes on at once: keys typed next are its own (Esc stops it)
+                event.app.exit(result=answer)
+                return
+            given.give(event, answer)  # shown while it waits for an Enter meant for this answer
         return handler
 
     for answer, key, _ in CHOICES:
