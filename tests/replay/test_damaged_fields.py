@@ -6,17 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic_ai.messages import ToolCallPart
 
+from compact_agent.context.compaction.ledger import call_args
 from compact_agent.replay import batch
+from compact_agent.replay._common import ConversationBuilder
+from compact_agent.replay._openai_chat import import_chat
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.report import run_cli
 from compact_agent.replay.simulate import TranscriptRun
 
-from .test_importer_traps import CLAUDE_SESSION, CODEX_SESSION, cx, tool_use, write_jsonl
+from ._helpers import tool_calls
+from .test_gemini_cli_chats import META, session_messages
+from .test_importer_traps import CHAT, CLAUDE_SESSION, CODEX_SESSION, cx, tool_use, write_jsonl
 
 
 def _replayed(path: Path) -> TranscriptRun | str:
@@ -59,7 +66,7 @@ def test_a_failure_in_the_replay_is_said_as_ours_and_the_run_ends_in_status_1(
     monkeypatch.setattr(Ours, "step", broken)
     note = _replayed(bad)
     assert isinstance(note, str) and note.startswith(f"skipped {bad}: the analyzer failed on it, an error of the "
-                                                     "analyzer rather than of the file (at test_damaged_fields.py:")
+                                                     "analyzer rather than of the file (at simulate.py:")  # ours calling it
     assert note.endswith("please report it, with the file if you can") and "TypeError" not in note
     code = run_cli([tmp_path], window=32_000, strategies=["ours"], pricing="deepseek", as_json=True, plot=None,
                    model=None)
@@ -67,3 +74,39 @@ def test_a_failure_in_the_replay_is_said_as_ours_and_the_run_ends_in_status_1(
     got = json.loads(out)
     assert code == 1 and [t["path"] for t in got["transcripts"]] == [str(good)]
     assert got["skipped"] == [note] and err == f"compact-agent: {note}\n"
+
+
+def test_an_openai_chat_tool_call_whose_arguments_are_a_number_costs_its_message(tmp_path: Path) -> None:
+    chat = json.loads(json.dumps(CHAT))
+    chat[3]["tool_calls"][0]["function"]["arguments"] = 5  # failed the replay in json.loads, said as our bug
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(chat))
+    run = _replayed(path)
+    assert isinstance(run, TranscriptRun), run
+    assert any("a tool call's input is a number, not an object" in w for w in run.transcript.warnings)
+
+
+def test_a_responses_api_call_whose_arguments_are_a_list_costs_its_reply() -> None:
+    builder = ConversationBuilder(fallback_time=datetime(2026, 1, 1, tzinfo=UTC))
+    reply = {"object": "response", "output": [{"type": "function_call", "name": "bash", "arguments": [1],
+                                               "call_id": "r1"}]}
+    import_chat([{"role": "user", "content": "go"}, reply], builder)
+    assert builder.skipped == 1 and not builder.messages[1:]
+    assert any("a tool call's input is a list, not an object" in w for w in builder.warnings)
+
+
+def test_a_gemini_cli_call_whose_args_are_a_number_costs_its_record(tmp_path: Path) -> None:
+    messages = session_messages()
+    messages[2]["toolCalls"][1]["args"] = 7
+    path = tmp_path / "session-2026-01-10T09-00-5d1a2b3c.json"
+    path.write_text(json.dumps({**META, "messages": messages}))
+    run = _replayed(path)
+    assert isinstance(run, TranscriptRun), run
+    assert "c1" not in [c.tool_call_id for c in tool_calls(run.transcript.messages)]  # the whole record went
+    assert any("a tool call's input is a number, not an object" in w for w in run.transcript.warnings)
+
+
+def test_a_failure_inside_a_library_is_placed_at_the_analyzer_line_that_called_it() -> None:
+    with pytest.raises(TypeError) as e:
+        call_args(ToolCallPart("bash", 5))  # type: ignore[arg-type]  # json.loads(5): a TypeError in json
+    assert batch.where(e.value).startswith("at ledger.py:"), batch.where(e.value)

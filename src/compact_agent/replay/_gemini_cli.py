@@ -46,7 +46,7 @@ from typing import Any
 from pydantic_ai.messages import ModelResponsePart, TextPart, ToolCallPart
 from pydantic_ai.usage import RequestUsage
 
-from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted
+from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, checked, counted
 from ._openai_chat import as_mapping
 from ._recorded import parse_time
 
@@ -190,9 +190,12 @@ def _gemini(builder: ConversationBuilder, message: Mapping[str, Any], timestamp:
     model = message.get("model") if isinstance(message.get("model"), str) else None
     text = "".join(_text(p) for p in content if not (isinstance(p, Mapping) and "functionCall" in p))
     masked = 0
+    # All checked before any is added: a bad field (args that are a number) costs this record alone.
+    calls = [[checked(ToolCallPart(str(c["name"]), c.get("args") or {}, tool_call_id=str(c["id"]))) for c in batch]
+             for batch in batches]
     for number, batch in enumerate(batches or [[]]):
         parts: list[ModelResponsePart] = [TextPart(text)] if number == 0 else []
-        parts += [ToolCallPart(str(c["name"]), c.get("args") or {}, tool_call_id=str(c["id"])) for c in batch]
+        parts += calls[number] if calls else []
         builder.add_response(parts, usage=_usage(message.get("tokens")) if number == 0 else None, model_name=model,
                              timestamp=timestamp if number == 0 else parse_time(batch[0].get("timestamp")))
         for call in batch:

@@ -57,7 +57,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RequestUsage
 
 from ._anthropic_blocks import add_user_blocks, block_kinds, response_parts
-from ._common import ConversationBuilder, counted, text_of_blocks
+from ._common import ConversationBuilder, checked, counted, text_of_blocks
 from ._recorded import parse_time, usage_from_mapping
 
 _FINISH_REASONS: dict[str, FinishReason] = {
@@ -238,7 +238,8 @@ def _assistant(
         parts += [ThinkingPart(reasoning or _thinking(message)), TextPart(text)]
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        parts.append(ToolCallPart(function["name"], function.get("arguments"), tool_call_id=call["id"]))
+        # checked: a bad field (arguments that are a number) costs this message, not the file's replay
+        parts.append(checked(ToolCallPart(function["name"], function.get("arguments"), tool_call_id=call["id"])))
     model = raw.get("model") or message.get("model")
     created = parse_time(raw.get("created"))
     builder.add_response(
@@ -295,8 +296,8 @@ def _response_object(
         elif kind == "message":
             parts.append(TextPart(text_of_blocks(item.get("content"), text_keys=("text", "refusal"))))
         elif kind == "function_call":
-            parts.append(ToolCallPart(str(item["name"]), item.get("arguments"),
-                                      tool_call_id=str(item.get("call_id") or item["id"])))
+            parts.append(checked(ToolCallPart(str(item["name"]), item.get("arguments"),
+                                              tool_call_id=str(item.get("call_id") or item["id"]))))
     details = as_mapping(response.get("incomplete_details"))
     finish: FinishReason | None = (
         "length" if details.get("reason") == "max_output_tokens"

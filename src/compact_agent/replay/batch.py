@@ -40,11 +40,14 @@ INTERNAL = "the analyzer failed on it, an error of the analyzer rather than of t
 
 
 def where(e: BaseException) -> str:
-    """Where in our code `e` was raised (`recall.py:50`), for the report of a bug."""
+    """Where in our code `e` was raised (`ledger.py:58`), for the report of a bug: the innermost frame
+    in compact_agent, not the library's (json's `__init__.py:339`) it called."""
     import traceback
 
+    ours = str(Path(__file__).resolve().parent.parent)
     frames = traceback.extract_tb(e.__traceback__)
-    return f"at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "at an unknown place"
+    inside = [f for f in frames if str(Path(f.filename).resolve()).startswith(ours)] or frames
+    return f"at {Path(inside[-1].filename).name}:{inside[-1].lineno}" if inside else "at an unknown place"
 
 
 def load_or_note(path: Path) -> Transcript | str:
