@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
+from compact_agent.replay.metrics import Metrics
+from compact_agent.replay.plot import totals_cells
 from compact_agent.replay.report import run_cli
 
 from .test_batch import _chat
@@ -43,3 +46,17 @@ def test_rows_over_the_window_more_than_ours_are_marked(tmp_path: Path, capsys: 
     without_ours = json.loads(_run(tmp_path, ["none"], True, capsys))
     assert [r["comparable"] for r in without_ours["totals"]] == [None]
     assert "*" not in _run(tmp_path, ["none"], False, capsys)
+
+
+def test_the_charts_totals_mark_them_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The .svg's totals showed `none` plain where the terminal's showed `none*`."""
+    for n in (4, 40):
+        (tmp_path / f"t{n:02d}.json").write_text(json.dumps(_chat(n)))
+    chart = tmp_path / "out" / "c.svg"
+    chart.parent.mkdir()
+    code = run_cli([tmp_path], window=8_000, strategies=["ours", "none"], pricing="deepseek", as_json=False,
+                   plot=chart, model=None, totals_only=True)
+    assert code == 0, capsys.readouterr().err
+    texts = [t.text or "" for t in ElementTree.parse(chart).iter("{http://www.w3.org/2000/svg}text")]
+    assert texts.count("none*") == 1 and texts.count("none") == 1 and NOTE in texts  # the legend names it plain
+    assert totals_cells(Metrics("none", "t"), frozenset({"none"}))["strategy"] == "none*"  # the .png's too

@@ -21,6 +21,7 @@ from typing import Any
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis, AnalyzeError, printable, recall_note, transcripts_counted
 from .metrics import Metrics
+from .report_notes import MARK, NOT_COMPARABLE, not_comparable
 from .simulate import StrategyRun, TranscriptRun
 
 COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "seed000-submit": "#8c564b", "codex": "#1f77b4",
@@ -124,9 +125,10 @@ def _failed(totals: list[Metrics] | None) -> bool:
 PNG_COLUMNS = ("strategy", "cost", "recall", "stalls", "over", "compactions", "peak")
 
 
-def totals_cells(m: Metrics) -> dict[str, str]:
-    """A strategy's totals as the chart writes them, the .svg's table and the .png's alike."""
-    return {"strategy": m.strategy, "cost": f"${m.cost:.3f}",
+def totals_cells(m: Metrics, unfair: frozenset[str] = frozenset()) -> dict[str, str]:
+    """A strategy's totals as the chart writes them, the .svg's table and the .png's alike; a row of
+    `unfair` (`not_comparable`) is marked as the terminal's is."""
+    return {"strategy": m.strategy + (MARK if m.strategy in unfair else ""), "cost": f"${m.cost:.3f}",
             "recall": f"{100 * m.recall:.1f}%" if m.refs_needed else "–",  # nothing needed: not measured
             "stalls": str(m.stalls), "over": str(m.over_window),
             "compactions": str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
@@ -134,8 +136,9 @@ def totals_cells(m: Metrics) -> dict[str, str]:
 
 
 def totals_notes(totals: list[Metrics], redacted: bool) -> list[str]:
-    """The lines under the chart's totals: what "(1 fail)" and recall "–" are, when a row shows one."""
-    notes = [f"compactions: {FAIL_NOTE}"] if _failed(totals) else []
+    """The lines under the chart's totals: what a marked name, "(1 fail)" and recall "–" are, when a row shows one."""
+    notes = [NOT_COMPARABLE] if not_comparable(totals) else []
+    notes += [f"compactions: {FAIL_NOTE}"] if _failed(totals) else []
     return notes + ([f"recall: {dash}"] if (dash := recall_note(totals, redacted)) else [])
 
 
@@ -162,9 +165,10 @@ def _totals_panel(totals: list[Metrics], y0: float, redacted: bool = False, titl
     row = y0 + 32
     for name, dx in cols:
         out.append(f'<text x="{LEFT + dx}" y="{row}" font-size="11" fill="#555">{name}</text>')
+    unfair = not_comparable(totals)
     for m in totals:
         row += 16
-        said = totals_cells(m)
+        said = totals_cells(m, unfair)
         cells = [said["strategy"], said["cost"], *(f"{v:.3f}" for v in m.cost_parts.values()),
                  *(said[c] for c in ("recall", "stalls", "over", "compactions", "peak"))]
         weight = ' font-weight="bold"' if m.strategy == "ours" else ""
@@ -231,7 +235,7 @@ def png_figure(runs: list[TranscriptRun], window: int, titles: list[str], headin
     if totals:
         ax = fig.add_subplot(grid[0])
         ax.axis("off")
-        cells = [[totals_cells(m)[c] for c in PNG_COLUMNS] for m in totals]
+        cells = [[totals_cells(m, not_comparable(totals))[c] for c in PNG_COLUMNS] for m in totals]
         shown = ax.table(cellText=cells, colLabels=list(PNG_COLUMNS), loc="upper left", cellLoc="right",
                          colLoc="right", edges="horizontal")
         shown.auto_set_font_size(False)
