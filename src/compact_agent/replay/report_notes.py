@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis
 from .metrics import Metrics
+from .sizing import OVERHEAD_CAP
 
 #: After the name of a strategy whose row cannot be compared with ours (`not_comparable`), and what it means.
 MARK = "*"
@@ -66,17 +67,23 @@ LEGEND = {
 
 def window_warning(analysis: Analysis) -> str:
     """One line when the window is no larger than what some transcripts send with every request,
-    their recorded system prompt and tools (the fit's overhead): every request of theirs is over the
-    window whatever the strategy, and the figures, printed as usual, compare nothing (`--window
-    5000` against Claude Code sessions that carry 26K). "" when every transcript fits."""
-    below = [run for run in analysis.runs if run.tm.overhead >= analysis.window]
-    if not below:
+    their recorded system prompt and tools, or the OVERHEAD_CAP assumed where their recorded prompts
+    exceed what the file holds (the fit's overhead): every request of theirs is over the window
+    whatever the strategy, and the figures, printed as usual, compare nothing (`--window 5000`
+    against Claude Code sessions that carry 26K). "" when every transcript fits."""
+    over = [run for run in analysis.runs if run.tm.overhead >= analysis.window]
+    if not over:
         return ""
-    formats = ", ".join(sorted({run.transcript.format for run in below}))
-    most = max(run.tm.overhead for run in below)
-    return (f"window {analysis.window:,} tokens is below what {len(below):,} of "
-            f"{plural(len(analysis.runs), 'transcript')} ({formats}) send with every request, their recorded "
-            f"system prompt and tools ({'' if len(below) == 1 else 'up to '}{most / 1e3:.1f}K tokens): each of their "
+    formats = ", ".join(sorted({run.transcript.format for run in over}))
+    most = max(run.tm.overhead for run in over)
+    assumed = sum(run.tm.assumed for run in over)
+    held = f"the {OVERHEAD_CAP:,} tokens assumed where the recorded prompts exceed what the file holds"
+    what = ("their recorded system prompt and tools" if not assumed
+            else f"their system prompt and {held}" if assumed == len(over)
+            else f"their recorded system prompt and tools, or for {assumed:,} of them {held}")
+    return (f"window {analysis.window:,} tokens is no larger than what {len(over):,} of "
+            f"{plural(len(analysis.runs), 'transcript')} ({formats}) send with every request, {what} "
+            f"({'' if len(over) == 1 else 'up to '}{most / 1e3:.1f}K tokens): each of their "
             "requests is over the window, whatever the strategy")
 
 

@@ -48,6 +48,7 @@ class TokenModel:
     error_mean: float | None = None  # mean |fit − recorded| / recorded over the fitted requests
     error_max: float | None = None
     notes: tuple[str, ...] = ()
+    assumed: bool = False  # the overhead holds OVERHEAD_CAP in place of a larger recorded excess
 
     def of(self, messages: Sequence[ModelMessage]) -> int:
         return round(self.ratio * tokens.estimate(messages))
@@ -93,13 +94,14 @@ def calibrate(transcript: Transcript) -> TokenModel:
         return TokenModel(overhead=fixed, samples=len(pts), notes=(
             f"recorded usage does not follow the messages (best fit off by {100 * statistics.fmean(errs):.0f}%"
             " on average: a stand-in model's numbers?); sizes are our estimate, tool definitions not counted",))
-    if overhead > OVERHEAD_CAP:
+    assumed = overhead > OVERHEAD_CAP
+    if assumed:
         notes.append(f"recorded prompts exceed the messages by {overhead:,.0f} tokens (content this file "
                      f"does not hold); replayed with a {OVERHEAD_CAP:,} overhead")
         overhead = OVERHEAD_CAP
     overhead += ratio * fixed
     return TokenModel(round(ratio, 4), round(overhead), len(pts), statistics.fmean(errs), max(errs),
-                      tuple(notes))
+                      tuple(notes), assumed)
 
 
 def fixed_prompt(messages: Sequence[ModelMessage], opening: frozenset[str] = frozenset()
