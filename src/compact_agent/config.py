@@ -158,6 +158,19 @@ class Settings(BaseSettings):
         return init_settings, EnvSource(settings_cls), dotenv_settings, file_secret_settings
 
 
+class GivenOnly(Settings):
+    """The settings from the values given alone, validated as `Settings` validates them: no
+    `COMPACT_AGENT_*` variable, no `.env` file is read (`GivenOnly()` is the product's defaults)."""
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
 #: The list settings: each takes one string as a list of one, from a file or the environment.
 LISTS = ("allow_bash", "deny_bash", "extra_dirs", "deny_paths", "compactable_tools")
 

@@ -38,9 +38,8 @@ from typing import Any
 
 import platformdirs
 from pydantic import ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
-from .config import LISTS, Settings
+from .config import LISTS, GivenOnly, Settings
 from .secrets import hide_url_passwords
 from .setting_names import ALIASES, FILE_ONLY, did_you_mean, unknown_variables
 from .setting_values import Bad, bad_values, said, shown, toml_text
@@ -256,7 +255,8 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
             bad += problems(values[key], origin(sources[key], files))  # a variable's
     settings = None
     try:
-        settings = _Gathered.model_validate(values)
+        settings = GivenOnly.model_validate(values)  # `Settings` would read the variables itself, and stop
+        # at one `load` left out, it being said with the other bad values
     except ValidationError as e:
         for err in e.errors():  # each setting once (a list's first bad item)
             key = str((err.get("loc") or ("?",))[0])
@@ -273,18 +273,6 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
         raise SettingsError("; ".join(clashes))
     return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
 
-
-class _Gathered(Settings):
-    """The values `load` gathered, validated as they are: `Settings` reads the variables itself,
-    and would stop at one that `load` left out, it being said with the other bad values."""
-
-    @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource,
-                                   dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource
-                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings,)
 
 
 def _named(source: str, files: dict[str, str], remembered_by: str) -> str:

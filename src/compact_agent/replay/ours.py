@@ -45,9 +45,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
-from ..config import Limits, Settings
+from ..config import GivenOnly, Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
 from ..context.compaction.cuts import join
 from ..context.layers.budget import ToolResultBudget
@@ -166,21 +165,10 @@ class TranscriptFiles:
         return [ModelResponse(parts=calls, metadata=RESTORE_META), ModelRequest(parts=returns, metadata=RESTORE_META)]
 
 
-class _Defaults(Settings):
-    """The settings with their defaults alone: no `COMPACT_AGENT_*` variable is read."""
-
-    @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource,
-                                   dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource
-                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings,)
-
 
 def default_settings() -> Settings:
     """The product's default settings, whatever the environment holds (see the module docstring)."""
-    return _Defaults()
+    return GivenOnly()
 
 
 def ignored_variables(environ: Mapping[str, str]) -> list[str]:
