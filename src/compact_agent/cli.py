@@ -336,9 +336,11 @@ def analyze_command(
     base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint of the --model model (vLLM, Ollama, llama.cpp); else as the chat's: compact-agent --base-url, then base_url in the config.")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", metavar="KEY", help="API key for the --model model (else read from OPENAI_API_KEY; without --base-url, from DEEPSEEK_API_KEY for a deepseek-* model and ANTHROPIC_API_KEY for a claude-* one).")] = None,
     totals: Annotated[bool, typer.Option("--totals", "--quiet", "-q", help="Print only the totals over all transcripts (with --json: only the totals entries).")] = False,
+    sets: Annotated[list[str] | None, typer.Option("--set", metavar="NAME=VALUE", help="Replay ours (and seed000's limits) with this setting of the pipeline instead of its default, e.g. --set stall_wait_usd=0 (repeatable; values as in a settings file). Without it: the defaults, whatever the environment holds.")] = None,
 ) -> None:
     """Replay transcripts request by request through our pipeline and its rivals; compare size, cost, retention."""
     from .cli_unused import say_unused
+    from .replay.given_settings import SetError, parse
     from .replay.plot import plot_problem
     from .replay.report import run_cli
 
@@ -356,6 +358,10 @@ def analyze_command(
                   "summaries: add --model NAME (without it the deterministic stand-in writes them)")
     if (problem := url_problem(base_url)) is not None:
         raise bad(f"--base-url: {problem}")
+    try:  # before any replay: a typo is said at once, not after minutes of figures made without it
+        given = parse(sets or [])
+    except SetError as e:
+        raise bad(str(e)) from None
     limits = None  # the summary model's timeout and retries, as the settings give them (with --model)
     if model:  # endpoint and key found as the chat finds its own: this command's flag, the top-level one, ...
         top = ctx.obj or {}
@@ -368,7 +374,7 @@ def analyze_command(
         raise bad(f"--plot {plot}: {problem}")
     raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
                              plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key,
-                             limits=limits))
+                             limits=limits, settings=given))
 
 
 def main() -> None:

@@ -41,4 +41,5 @@ def test_a_set_or_bad_variable_is_named_once_and_the_figures_stay(tmp_path: Path
         assert code == 0, err
         assert got == plain
         assert err.splitlines() == ["compact-agent: note: ours is replayed with the default settings; "
-                                    "COMPACT_AGENT_STALL_WAIT_USD (set here) is not read"]
+                                    "COMPACT_AGENT_STALL_WAIT_USD (set here) is not read "
+                                    "(--set NAME=VALUE sets one for the replay)"]

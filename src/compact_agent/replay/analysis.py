@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..models import ModelInfo
 from ..ui.visible import visible
@@ -46,6 +47,7 @@ class Analysis:
     skipped: list[str] = field(default_factory=list)
     plain: frozenset[Path] = frozenset()  # files found in folders plainly no transcript (finding.skip_lines)
     summary_model: str | None = None  # the model `--model` named, which wrote the summaries; None: the stand-in
+    settings: dict[str, Any] = field(default_factory=dict)  # the values `--set` gave ours (given_settings.py)
 
     def metrics(self, run: TranscriptRun) -> list[Metrics]:
         return [measure([r], self.price, label(run.transcript.source)) for r in run.runs]

@@ -17,6 +17,8 @@ from .simulate import describe_fit
 def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
     head = {"window": analysis.window, "pricing": analysis.pricing, "prices": prices_json(analysis.price),
             "summary_model": analysis.summary_model, "window_warning": window_warning(analysis) or None}
+    if analysis.settings:  # the values `--set` gave ours; absent with none
+        head["settings"] = dict(analysis.settings)
     if totals_only:
         return {**head, "transcripts": len(analysis.runs),
                 "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),
