@@ -129,3 +129,19 @@ async def test_a_compaction_in_a_small_window_shows_the_summarizer_the_task() ->
     body = "\n".join(texts(m) for m in req.messages)
     assert body.count(FILE) < 12  # rounds were left out to fit
     assert SPEC in body and SLOWLY in body
+
+
+def test_a_quoted_message_holding_the_prompts_own_words_stays_verbatim_under_a_small_cap() -> None:
+    """Under a small output cap the prompt asks for no draft: only its own closing reminder is
+    reworded, not a typed message quoted before it that holds the same words, and what a reply must
+    hold is read from that closing reminder, whatever a quoted message says."""
+    from compact_agent.context.compaction import summary_prompt as sp
+    from compact_agent.context.compaction.user_messages import typed
+
+    reminder = "please paste this into the prompt file:\n" + sp.REMINDER.strip() + "\nthanks"
+    draft = "quote:\n" + sp.DRAFT
+    for held in (reminder, draft):
+        asked = sp.for_cap(sp.with_typed(sp.compact_prompt(), sp.typed_block(typed([held], 0))), 500)
+        assert held.split("\n", 1)[1] in asked  # the quote, verbatim (its lines between its tags)
+        assert sp.blocks(asked) == sp.NO_DRAFT_BLOCKS
+        assert asked.rstrip().endswith(sp.REMINDER.replace(sp.BLOCKS, sp.NO_DRAFT_BLOCKS).rstrip())

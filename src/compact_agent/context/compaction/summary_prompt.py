@@ -96,8 +96,10 @@ def for_cap(prompt: str, cap: int) -> str:
     of `compact_prompt`'s) is as it was."""
     if cap >= DRAFT_MIN_CAP or DRAFT not in prompt:
         return prompt
-    return prompt.replace(DRAFT, NO_DRAFT.format(cap=f"{cap:,}"), 1).replace(REMINDER, REMINDER.replace(
-        BLOCKS, NO_DRAFT_BLOCKS))
+    head, closing, tail = prompt.replace(DRAFT, NO_DRAFT.format(cap=f"{cap:,}"), 1).rpartition(REMINDER)
+    if not closing:  # the closing reminder only: a quoted message holding its words stays verbatim
+        return head + tail
+    return head + REMINDER.replace(BLOCKS, NO_DRAFT_BLOCKS) + tail
 
 
 TYPED_HEAD = ("Typed by the user in the part of the conversation left out of this request to fit, verbatim, newest "
@@ -126,7 +128,11 @@ def with_typed(prompt: str, block: str) -> str:
 
 
 def blocks(prompt: str) -> str:
-    """What a reply to `prompt` is to hold, said as the prompt says it (`BLOCKS`, or `NO_DRAFT_BLOCKS`)."""
+    """What a reply to `prompt` is to hold, said as the prompt says it (`BLOCKS`, or `NO_DRAFT_BLOCKS`):
+    as its closing reminder says it, the last (a quoted message may hold either's words before it)."""
+    capped, plain = prompt.rfind(REMINDER.replace(BLOCKS, NO_DRAFT_BLOCKS)), prompt.rfind(REMINDER)
+    if capped >= 0 or plain >= 0:
+        return NO_DRAFT_BLOCKS if capped > plain else BLOCKS
     return BLOCKS if DRAFT in prompt or NO_DRAFT_BLOCKS not in prompt else NO_DRAFT_BLOCKS
 
 
