@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from openai.types import chat
@@ -39,19 +40,23 @@ from pydantic_ai.settings import ModelSettings
 
 __all__ = ["AlternatingChatModel", "join_user_runs", "wants_alternation"]
 
+#: Whether the request last mapped in this task held adjacent user messages (joining changes it): a
+#: context variable, as two requests of one model may be out at once (a session-notes request beside
+#: the turn's), each in its own task.
+_had_runs: ContextVar[bool] = ContextVar("had_user_runs", default=False)
+
 
 class AlternatingChatModel(OpenAIChatModel):
     """pydantic-ai's chat-completions model, sending adjacent user messages as one once a server
     refused them as turns that do not alternate (module docstring). `joins_user_turns`: learned."""
 
     joins_user_turns: bool = False
-    _had_runs: bool = False  # the last request mapped held adjacent user messages: joining changes it
 
     async def _map_messages(self, messages: Sequence[ModelMessage], model_request_parameters: ModelRequestParameters,
                             *, model_settings: ModelSettings | None = None) -> list[chat.ChatCompletionMessageParam]:
         mapped = await super()._map_messages(messages, model_request_parameters, model_settings=model_settings)
         joined = join_user_runs(mapped)
-        self._had_runs = len(joined) < len(mapped)
+        _had_runs.set(len(joined) < len(mapped))  # of this request: its task's own, whatever others are out
         return joined if self.joins_user_turns else mapped
 
     def _learn(self, e: ModelHTTPError) -> bool:
@@ -61,7 +66,7 @@ class AlternatingChatModel(OpenAIChatModel):
         if not wants_alternation(e):
             return False
         self.joins_user_turns = True
-        return self._had_runs
+        return _had_runs.get()
 
     async def request(self, messages: list[ModelMessage], model_settings: ModelSettings | None,
                       model_request_parameters: ModelRequestParameters) -> ModelResponse:

@@ -93,3 +93,35 @@ async def test_llama_cpps_refusal_as_a_server_error_is_learned_too_and_a_request
         with pytest.raises(ModelHTTPError):
             await fresh.request([ModelRequest(parts=[UserPromptPart("refuse me")])], None, ModelRequestParameters())
         assert len(server.requests) == 3  # refused once, not sent again: joining changes nothing in it
+
+
+async def test_two_requests_out_at_once_each_decide_for_themselves() -> None:
+    """A request with user messages to join is refused while another, with none, is prepared: the
+    refused one is still sent again joined (the decision is each request's, not the model's last)."""
+    import asyncio
+    import threading
+
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+    from pydantic_ai.models import ModelRequestParameters
+
+    from compact_agent.models import build_model
+
+    second_asked = threading.Event()
+
+    def template(req):
+        roles = [m["role"] for m in req.messages]
+        if any(a == b == "user" for a, b in zip(roles, roles[1:], strict=False)):
+            second_asked.wait(10)  # refused only once the other request has been prepared and sent
+            return Reply.error(400, {"object": "error", "code": 400, "message": ROLES_MUST_ALTERNATE})
+        if "other" in message_text(req.messages[-1]):
+            second_asked.set()
+        return Reply.text(message_text(req.messages[-1]))
+
+    with FakeOpenAIServer(template, model="local") as server:
+        model = build_model("local", base_url=server.base_url, api_key="k", max_retries=0)
+        joined = model.request([ModelRequest(parts=[UserPromptPart("task"), UserPromptPart("digest")])], None,
+                               ModelRequestParameters())
+        other = model.request([ModelRequest(parts=[UserPromptPart("the other")])], None, ModelRequestParameters())
+        first, second = await asyncio.gather(joined, other)
+    assert [p.content for p in first.parts] == ["task\n\ndigest"]
+    assert [p.content for p in second.parts] == ["the other"]
