@@ -71,7 +71,8 @@ EXIT_INTERRUPTED = 130
 STDOUT_WAIT_S = 5.0
 
 #: How long the interpreter's exit may take once SIGTERM and SIGHUP are ignored (`_exiting`): a
-#: teardown that hangs (a thread joined that never ends, a write to a pipe nobody reads) is ended by
+#: teardown that hangs (an exit callback that waits on something, a write to a pipe nobody reads; not
+#: the join of the threads, which comes before the exit callbacks, while SIGTERM still ends it) is ended by
 #: SIGALRM's default action then, since the signals a supervisor sends no longer would.
 EXIT_WATCHDOG_S = 10.0
 
