@@ -330,6 +330,7 @@ def analyze_command(
     window: Annotated[int, typer.Option("--window", metavar="TOKENS", parser=tokens(2048), show_default=False, help="Context window to replay at (tokens: 64000 or 64k; default 64,000, at least 2,048).")] = 64_000,
     strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini, cline, anthropic-clear (repeatable; default all).")] = None,
     pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
+    prices: Annotated[str | None, typer.Option("--prices", metavar="IN,CACHED,OUT", help="Price the replay at your model's prices instead of --pricing's, USD per million tokens: input, cached input, output[, cache write], e.g. 5,0.5,25,6.25 (as the chat's --prices; a cache write needs --pricing anthropic).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,
     model: Annotated[str | None, typer.Option("--model", "-m", metavar="NAME", help="Make summary calls with this model instead of the deterministic stand-in.")] = None,
@@ -345,7 +346,6 @@ def analyze_command(
     from .replay.report import run_cli
 
     say_unused(ctx, "analyze")
-
     errors_as_json(as_json, "error")  # every failure is one line, and with --json the `{"error": ...}` object too
 
     def bad(message: str) -> typer.Exit:
@@ -372,9 +372,9 @@ def analyze_command(
         api_key = protect_key(api_key or top.get("api_key"))  # ..., the provider's variable
     if plot is not None and (problem := plot_problem(plot)) is not None:  # before minutes of replay, not after
         raise bad(f"--plot {plot}: {problem}")
-    raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json,
-                             plot=plot, model=model, totals_only=totals, base_url=base_url, api_key=api_key,
-                             limits=limits, settings=given))
+    raise typer.Exit(run_cli(paths, window=window, strategies=strategy, pricing=pricing, as_json=as_json, plot=plot,
+                             model=model, totals_only=totals, base_url=base_url, api_key=api_key, limits=limits,
+                             settings=given, prices=prices))
 
 
 def main() -> None:

@@ -48,6 +48,12 @@ class Analysis:
     plain: frozenset[Path] = frozenset()  # files found in folders plainly no transcript (finding.skip_lines)
     summary_model: str | None = None  # the model `--model` named, which wrote the summaries; None: the stand-in
     settings: dict[str, Any] = field(default_factory=dict)  # the values `--set` gave ours (given_settings.py)
+    given_prices: bool = False  # `price` holds the figures `--prices` gave (given_prices.py), not the named list's
+
+    @property
+    def price_label(self) -> str:
+        """Which prices the costs are at, as the report's footer and the chart say it."""
+        return (f"--prices ({self.pricing}'s prompt cache)" if self.given_prices else f"{self.pricing} prices")
 
     def metrics(self, run: TranscriptRun) -> list[Metrics]:
         return [measure([r], self.price, label(run.transcript.source)) for r in run.runs]

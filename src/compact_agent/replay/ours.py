@@ -203,7 +203,7 @@ class Ours:
                       provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, clock=self._now,
                       keep_system_prompts=False),
             settings=self.settings.compaction(), store=self.store, max_output=sim.max_output,
-            prices=prices_of(PRICING.get(sim.provider, PRICING["deepseek"])))
+            prices=prices_of(sim.prices or PRICING.get(sim.provider, PRICING["deepseek"])))
         # The live agent's requests list its tools, and a spilled result's preview names those it can
         # read the rest with (lifecycle.agent_tools): the replay's requests list none, so it is told.
         for layer in self.cm.layers or ():

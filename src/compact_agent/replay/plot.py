@@ -293,7 +293,7 @@ def write_plot(analysis: Analysis, path: Path) -> Path:
     any other name before the replay)."""
     titles, folder = titles_and_folder([r.transcript.source for r in analysis.runs])
     heading = (f"Context tokens per request: {plural(len(analysis.runs), 'transcript')}, window {analysis.window:,}, "
-               f"{analysis.pricing} prices, in {middle_clip(folder, 40)}")
+               f"{analysis.price_label}, in {middle_clip(folder, 40)}")
     if path.suffix.lower() not in SUFFIXES:
         raise AnalyzeError(f"--plot {path}: name the chart .svg (or .png, with matplotlib)")
     totals = analysis.totals() if len(analysis.runs) > 1 else analysis.metrics(analysis.runs[0])

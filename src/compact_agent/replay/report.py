@@ -27,6 +27,7 @@ from .analysis import Analysis, AnalyzeError, label, printable, recall_note, tra
 from .baselines import factories
 from .batch import INTERNAL, Summaries, replay_files
 from .finding import find_files, plainly_not, skip_lines
+from .given_prices import parse_given, price_list
 from .given_settings import describe
 from .metrics import Metrics
 from .ours import ignored_variables
@@ -51,27 +52,33 @@ LAYER_LABELS = {"budget": "L1", "snip": "L2", "microcompact": "L3", "collapse": 
 
 async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,
                   pricing: str = "deepseek", summarize: Summarize | None = None,
-                  settings: dict[str, Any] | None = None) -> Analysis:
+                  settings: dict[str, Any] | None = None, prices: str | None = None) -> Analysis:
     """Replay every transcript under `paths` (found by `finding.py`; see `batch.py`: streamed to
-    workers, memory flat); `settings`: the values `--set` gave ours (given_settings.py)."""
+    workers, memory flat); `settings`: the values `--set` gave ours (given_settings.py); `prices`: what
+    `--prices` gave, in place of the named pricing's figures (given_prices.py)."""
     if pricing not in PRICING:
         from ..setting_names import closest
 
         guess = f"; did you mean {close}?" if (close := closest(pricing, list(PRICING))) else ""
         raise AnalyzeError(f"unknown pricing {pricing!r}{guess} (choose from {', '.join(PRICING)})")
+    try:  # before any replay, as a bad --pricing
+        figures = None if prices is None else parse_given(prices, pricing)
+    except ValueError as e:
+        raise AnalyzeError(str(e)) from None
     try:
         chosen = factories(strategies)
         found = find_files(paths)
     except ValueError as e:
         raise AnalyzeError(str(e)) from None
-    analysis = Analysis(window, pricing, PRICING[pricing], skipped=found.notes,
+    analysis = Analysis(window, pricing, price_list(pricing, figures), given_prices=figures is not None,
+                        skipped=found.notes,
                         plain=plainly_not(found.files, paths), settings=dict(settings or {}))
     files = found.skipped  # the paths the notes stand for: one note says all of compact-history/
     # The paths the first note stands for: all the search skipped when it wrote one note (the one on
     # compact-history/ is its last), else one.
     first = found.skipped if len(found.notes) == 1 else 1
     for result in await replay_files(found.files, list(chosen), window=window, pricing=pricing, summarize=summarize,
-                                     skipped=found.skipped, settings=settings):
+                                     skipped=found.skipped, settings=settings, figures=figures):
         if isinstance(result, str):
             analysis.skipped.append(result)
             files += 1
@@ -236,7 +243,7 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
     console.print(summaries_line(analysis.summary_model), style="dim", markup=False)  # a model's name as given
     if analysis.settings:  # said once: figures of ours with another value are no default's
         console.print(describe(analysis.settings), style="dim", markup=False)
-    console.print(f"[dim]window {analysis.window:,} tokens · {analysis.pricing} prices (${analysis.price.input}/M "
+    console.print(f"[dim]window {analysis.window:,} tokens · {analysis.price_label} (${analysis.price.input}/M "
                   f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"
                   + (f", ${analysis.price.cache_write}/M cache write" if analysis.price.cache_write else "")
                   + ") · " + " · ".join(notes) + "[/]")
@@ -249,14 +256,14 @@ EXIT_INTERRUPTED = 130
 def run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
             plot: Path | None, model: str | None, totals_only: bool = False, base_url: str | None = None,
             api_key: str | None = None, limits: dict[str, Any] | None = None,
-            settings: dict[str, Any] | None = None) -> int:
+            settings: dict[str, Any] | None = None, prices: str | None = None) -> int:
     """The `analyze` command; returns the exit code, reports problems in one line on stderr (a
     summary model that fails ends the run: figures built on summaries never written would mislead).
     Ctrl-C ends it at once (the workers with it, `batch._stop_now`) with one line, status 130."""
     try:
         return _run_cli(paths, window=window, strategies=strategies, pricing=pricing, as_json=as_json, plot=plot,
                         model=model, totals_only=totals_only, base_url=base_url, api_key=api_key, limits=limits,
-                        settings=settings)
+                        settings=settings, prices=prices)
     except KeyboardInterrupt:
         return failed("interrupted", EXIT_INTERRUPTED, as_json)
 
@@ -274,7 +281,8 @@ def failed(message: str, code: int, as_json: bool) -> int:
 
 def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | None, pricing: str, as_json: bool,
              plot: Path | None, model: str | None, totals_only: bool, base_url: str | None,
-             api_key: str | None, limits: dict[str, Any] | None, settings: dict[str, Any] | None = None) -> int:
+             api_key: str | None, limits: dict[str, Any] | None, settings: dict[str, Any] | None = None,
+             prices: str | None = None) -> int:
     import json
 
     from .. import secrets
@@ -289,7 +297,7 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
         if model:
             summarize = summaries(model, base_url, api_key, limits)
         analysis = asyncio.run(analyze(paths, window=window, strategies=strategies, pricing=pricing,
-                                       summarize=summarize, settings=settings))
+                                       summarize=summarize, settings=settings, prices=prices))
         analysis.summary_model = model or None
         if plot is not None:
             from .plot import write_plot

@@ -15,7 +15,7 @@ from .simulate import describe_fit
 
 
 def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
-    head = {"window": analysis.window, "pricing": analysis.pricing, "prices": prices_json(analysis.price),
+    head = {"window": analysis.window, "pricing": analysis.pricing, "prices": prices_json(analysis.price, analysis.given_prices),
             "summary_model": analysis.summary_model, "window_warning": window_warning(analysis) or None}
     if analysis.settings:  # the values `--set` gave ours; absent with none
         head["settings"] = dict(analysis.settings)
@@ -35,11 +35,14 @@ def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
     }
 
 
-def prices_json(price: ModelInfo) -> dict[str, Any]:
+def prices_json(price: ModelInfo, given: bool = False) -> dict[str, Any]:
     """The prices every cost was computed with, in dollars per million tokens: a script reading
     `cost` could not tell them (the JSON named only `pricing`, the terminal's line said them).
     `input_cache_write` is null where the provider has no price of its own for writing the cache: a
-    DeepSeek write is a miss, priced as `input_miss`."""
+    DeepSeek write is a miss, priced as `input_miss`. With `--prices` (`given`): the figures given, of
+    no model (`model` null, `given` true; `provider` says whose prompt cache was replayed)."""
+    if given:
+        return {"model": None, "given": True, **{k: v for k, v in prices_json(price).items() if k != "model"}}
     return {"model": price.name, "provider": price.provider, "unit": "USD per million tokens",
             "input_miss": price.input, "input_hit": price.cache_read,
             "input_cache_write": price.cache_write or None, "output": price.output}

@@ -40,6 +40,7 @@ from pydantic_ai.messages import (
 
 from ..context.compaction.cuts import join
 from ..context.plumbing import tokens
+from ..models import ModelInfo
 from .importers import Transcript
 from .recall import (
     REREAD_OUTPUT,
@@ -122,6 +123,7 @@ class Sim:
     transcript: Transcript | None = None
     added: list[ModelMessage] = field(default_factory=list)  # transcript messages since the last point
     model: Any = None  # the real model behind `summarize` (`--model`), for requests a strategy makes itself
+    prices: ModelInfo | None = None  # the prices `analyze --prices` gave; None: the provider's (models.PRICING)
 
 
 # -- the prompt cache ----------------------------------------------------------------------------------
@@ -285,14 +287,16 @@ StrategyFactory = Callable[[Sim], Strategy]
 
 async def replay_all(transcript: Transcript, factories: dict[str, StrategyFactory], *, window: int,
                      summarize: Summarize, max_output: int, provider: str, cache_ttl_s: float,
-                     tm: TokenModel | None = None, model: Any = None) -> TranscriptRun:
+                     tm: TokenModel | None = None, model: Any = None, prices: ModelInfo | None = None
+                     ) -> TranscriptRun:
     """Every strategy over one transcript, each with a fresh state and the same token model."""
     tm = tm or calibrate(transcript)
     messages = replay_messages(transcript)
     needs = needs_of(messages)
     runs: list[StrategyRun] = []
     for factory in factories.values():
-        sim = Sim(window, tm, summarize, max_output, provider, cache_ttl_s, transcript=transcript, model=model)
+        sim = Sim(window, tm, summarize, max_output, provider, cache_ttl_s, transcript=transcript, model=model,
+                  prices=prices)
         strategy = factory(sim)
         try:
             runs.append(await replay(transcript, strategy, sim, messages, needs))
