@@ -69,3 +69,19 @@ def test_changes_in_turn_from_one_stale_view_keep_each_others_windows(tmp_path: 
     assert server_windows.remembered(home, A, "local") == 6_000
     assert server_windows.remembered(home, B, "llama3") == 4_096
     assert (server_windows.path_in(home).parent / "windows.json.lock").exists()
+
+
+def test_a_temp_a_killed_writer_left_goes_with_the_next_change_and_nothing_else_does(tmp_path: Path) -> None:
+    """A writer killed between its temp file and the rename left `.windows.json.<hex>.tmp` in the
+    home's servers folder, shared by every session, where nothing removed it. A change holds the lock
+    every writer takes, so a temp there then is no live writer's: it goes. Other files stay."""
+    home = tmp_path / "h"
+    path = server_windows.path_in(home)
+    path.parent.mkdir(parents=True)
+    left = path.parent / f".{path.name}.0a1b2c3d.tmp"
+    left.write_text("{half")
+    other = path.parent / ".notes.txt.0a1b2c3d.tmp"
+    other.write_text("not ours")
+    server_windows.remember(home, A, "local", 8_000)
+    assert not left.exists() and other.exists()
+    assert server_windows.remembered(home, A, "local") == 8_000

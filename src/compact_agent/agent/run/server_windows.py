@@ -43,7 +43,7 @@ from typing import Any
 
 from ...config import home_dir
 from ...regular_file import read_own
-from ...session.files import atomic_write, ensure_private_dir
+from ...session.files import atomic_write, ensure_private_dir, remove_stale_temps
 from .server_keys import endpoint as endpoint
 from .server_keys import forget_hint as forget_hint
 from .server_keys import label as label
@@ -119,6 +119,8 @@ def _update(path: Path, change: Callable[[dict[str, dict[str, Kept]]], bool]) ->
     """Apply `change` to the windows kept, read afresh under the lock, and write them when it says
     they changed: what another process wrote since this one last read is kept. Raises OSError."""
     with _locked(path):
+        if fcntl is not None:  # held: no live writer has a temp here, so one is a killed writer's
+            remove_stale_temps(path.parent, f".{path.name}.")
         windows = _read(path)
         if change(windows):
             data = {url: {m: kept.to_json() for m, kept in models.items()} for url, models in windows.items()}
