@@ -27,7 +27,7 @@ from .test_importer_traps import CHAT, CLAUDE_SESSION, CODEX_SESSION, cx, tool_u
 
 
 def _replayed(path: Path) -> TranscriptRun | str:
-    return asyncio.run(batch._replay(path, ["ours", "none"], 32_000, "deepseek", None))
+    return asyncio.run(batch._replay(path, batch.Replaying(("ours", "none"), 32_000, "deepseek"), None))
 
 
 @pytest.mark.parametrize(("bad", "said"), [([None], "a tool call's input is a list, not an object"),

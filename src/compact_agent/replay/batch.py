@@ -73,19 +73,32 @@ def light(run: TranscriptRun) -> TranscriptRun:
                                                                    harness_texts=frozenset()))
 
 
-async def _replay(path: Path, names: list[str], window: int, pricing: str, summarize: Summarize | None,
-                  settings: dict[str, Any] | None = None, figures: Figures | None = None) -> TranscriptRun | str:
+@dataclasses.dataclass(frozen=True)
+class Replaying:
+    """How every file of a run is replayed, one plain value the worker processes are handed (pickled):
+    the strategies by name, the window, the named price list (`--pricing`), and the values `--set`
+    gave ours (given_settings.parse) and `--prices` gave the price list (given_prices.parse_given)."""
+
+    names: tuple[str, ...]
+    window: int
+    pricing: str
+    settings: dict[str, Any] | None = None
+    figures: Figures | None = None
+
+
+async def _replay(path: Path, how: Replaying, summarize: Summarize | None) -> TranscriptRun | str:
     loaded = load_or_note(path)
     if isinstance(loaded, str):
         return loaded
-    price = price_list(pricing, figures)  # `--prices`: the named list's provider, the given figures
-    info = model_info(price.name, window=window)
+    price = price_list(how.pricing, how.figures)  # `--prices`: the named list's provider, the given figures
+    info = model_info(price.name, window=how.window)
     # The stand-in lists what the person typed, not what the transcript's format marks as its harness's.
     summarize_by = summarize or functools.partial(standin_summarize, harness=loaded.harness_texts)
     try:
-        run = await replay_all(loaded, applied(factories(names), settings), window=window, summarize=summarize_by,
+        run = await replay_all(loaded, applied(factories(list(how.names)), how.settings), window=how.window,
+                               summarize=summarize_by,
                                max_output=info.max_output, provider=price.provider, cache_ttl_s=price.cache_ttl_s,
-                               model=getattr(summarize, "model", None), prices=price if figures else None)
+                               model=getattr(summarize, "model", None), prices=price if how.figures else None)
     except Exception as e:
         if summarize is not None:  # a provider error from --model: it would fail every file alike, say it once
             if (failed := model_failure(summarize)) is not None:
@@ -185,11 +198,9 @@ def model_failure(summarize: Summarize | None) -> ModelFailed | None:
     return summarize.failure() if isinstance(summarize, Summaries) else endpoint_failure(summarize)
 
 
-def _replay_in_worker(path: Path, names: list[str], window: int, pricing: str,
-                      settings: dict[str, Any] | None = None, figures: Figures | None = None) -> TranscriptRun | str:
-    """One transcript in a worker process (stand-in summaries; `settings`: the `--set` values, a plain dict;
-    `figures`: the `--prices` values, a plain tuple)."""
-    return asyncio.run(_replay(path, names, window, pricing, None, settings, figures))
+def _replay_in_worker(path: Path, how: Replaying) -> TranscriptRun | str:
+    """One transcript in a worker process (stand-in summaries)."""
+    return asyncio.run(_replay(path, how, None))
 
 
 class Progress:
@@ -242,24 +253,24 @@ async def replay_files(files: Sequence[Path], names: list[str], *, window: int, 
     """Every file replayed through the named strategies, in the files' order: a run or a skip note.
     `skipped`: how many paths the search skipped, for the progress bar's count; `settings`: the values
     `--set` gave ours (given_settings.parse); `figures`: the `--prices` values (given_prices.parse_given)."""
+    how = Replaying(tuple(names), window, pricing, settings, figures)
     workers = max(1, min(len(files), workers or os.cpu_count() or 1))
     progress = Progress(len(files), skipped=skipped)
     results: list[TranscriptRun | str | None] = [None] * len(files)
     try:
         if summarize is not None:
             for i, f in enumerate(files):  # a real model (--model): in this process, its requests awaited
-                results[i] = await _replay(f, names, window, pricing, summarize, settings, figures)
+                results[i] = await _replay(f, how, summarize)
                 progress.advance(isinstance(results[i], str))
         elif files:
-            await _in_workers(files, names, window, pricing, workers, results, progress, settings, figures)
+            await _in_workers(files, how, workers, results, progress)
     finally:
         progress.close()
     return [r for r in results if r is not None]
 
 
-async def _in_workers(files: Sequence[Path], names: list[str], window: int, pricing: str, workers: int,
-                      results: list[TranscriptRun | str | None], progress: Progress,
-                      settings: dict[str, Any] | None = None, figures: Figures | None = None) -> None:
+async def _in_workers(files: Sequence[Path], how: Replaying, workers: int, results: list[TranscriptRun | str | None],
+                      progress: Progress) -> None:
     """The stand-in is deterministic and the transcripts independent: replay them side by side, in
     worker processes (one too, on one core: a replay that computes for seconds without awaiting
     anything can be stopped only there). Ctrl-C stops the run at once (`_stop_now`)."""
@@ -268,8 +279,7 @@ async def _in_workers(files: Sequence[Path], names: list[str], window: int, pric
     pool = ProcessPoolExecutor(workers, initializer=_leave_interrupts_to_the_parent)
     jobs: dict[asyncio.Future[TranscriptRun | str], int] = {}
     try:
-        jobs = {loop.run_in_executor(pool, _replay_in_worker, files[i], names, window, pricing, settings,
-                                      figures): i
+        jobs = {loop.run_in_executor(pool, _replay_in_worker, files[i], how): i
                 for i in biggest_first}
         pending = set(jobs)
         while pending:

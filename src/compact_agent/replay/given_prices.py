@@ -6,7 +6,7 @@ named list, for every strategy alike, both in the costs and in the decisions our
 the named list still says which provider's prompt cache is replayed (DeepSeek's by default,
 Anthropic's with `--pricing anthropic`). A cache-write price of its own is refused with a provider
 that charges none: that combination contradicts itself. The figures travel to the worker processes
-as a plain tuple of four numbers (`as_tuple`), rebuilt into a price list there (`price_list`).
+as a plain tuple of four numbers (`parse_given`), rebuilt into a price list there (`price_list`).
 """
 
 from __future__ import annotations
