@@ -73,6 +73,20 @@ def test_the_text_report_says_the_value_and_its_default_once(tmp_path: Path) -> 
     assert out.stdout.count("ours with stall_wait_usd=0 (the default is 0.02)") == 1
 
 
+def test_a_value_given_that_is_the_default_is_said_as_the_default(tmp_path: Path) -> None:
+    """`--set stall_wait_usd=0.02` changes nothing: the text says it was read and is the default, and
+    the JSON's `settings`, which holds what makes ours' figures other than the defaults', leaves it out."""
+    args = (str(_compacting(tmp_path)), "--window", str(WINDOW), "-s", "ours", "--set", "stall_wait_usd=0.02",
+            "--set", "autocompact_buffer=5k")
+    text, as_json = cli(*args), cli(*args, "--json")
+    assert text.returncode == as_json.returncode == 0, text.stderr
+    assert ("ours with stall_wait_usd=0.02 (the default), autocompact_buffer=5000 (the default is 13000)"
+            in text.stdout)
+    assert json.loads(as_json.stdout)["settings"] == {"autocompact_buffer": 5000}
+    alone = json.loads(cli(*args[:-2], "--json").stdout)
+    assert "settings" not in alone
+
+
 @pytest.mark.parametrize(("given", "said"), [
     ("stall_wait=0", "--set stall_wait=0: stall_wait is no setting (did you mean stall_wait_usd?)"),
     ("stall_wait_usd=abc", "bad value for stall_wait_usd (from --set): expected a number of 0 or more, not 'abc'"),

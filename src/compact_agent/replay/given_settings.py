@@ -83,12 +83,23 @@ def settings_of(given: Mapping[str, Any] | None) -> Settings:
 
 
 def describe(given: Mapping[str, Any]) -> str:
-    """`ours with stall_wait_usd=0 (the default is 0.02)`, said once under the tables; "" with none."""
+    """`ours with stall_wait_usd=0 (the default is 0.02)`, said once under the tables; "" with none.
+    A value given that is the default is said as such, `stall_wait_usd=0.02 (the default)`: the one
+    who typed it sees it was read, and that it changed nothing."""
     if not given:
         return ""
     defaults = GivenOnly()
-    return "ours with " + ", ".join(f"{name}={_shown(value)} (the default is {_shown(getattr(defaults, name))})"
-                                    for name, value in given.items())
+    return "ours with " + ", ".join(
+        f"{name}={_shown(value)} " + ("(the default)" if name not in changed({name: value})
+                                      else f"(the default is {_shown(getattr(defaults, name))})")
+        for name, value in given.items())
+
+
+def changed(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The values given that are not the defaults: what makes the figures of ours other than the
+    defaults' (the JSON's `settings`, absent when none is, as without `--set`)."""
+    defaults = GivenOnly()
+    return {name: value for name, value in given.items() if value != _plain(getattr(defaults, name))}
 
 
 def _shown(value: Any) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..models import ModelInfo
 from .analysis import Analysis
+from .given_settings import changed
 from .report_notes import results_json, window_warning
 from .simulate import describe_fit
 
@@ -17,8 +18,8 @@ from .simulate import describe_fit
 def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
     head = {"window": analysis.window, "pricing": analysis.pricing, "prices": prices_json(analysis.price, analysis.given_prices),
             "summary_model": analysis.summary_model, "window_warning": window_warning(analysis) or None}
-    if analysis.settings:  # the values `--set` gave ours; absent with none
-        head["settings"] = dict(analysis.settings)
+    if settings := changed(analysis.settings):  # the values `--set` gave ours other than the defaults
+        head["settings"] = settings
     if totals_only:
         return {**head, "transcripts": len(analysis.runs),
                 "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),

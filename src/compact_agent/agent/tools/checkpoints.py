@@ -20,9 +20,9 @@ usual; the conversation is taken from that archive (agent/run/rewinding.py).
 
 Every checkpoint keeps that key from the start, so the other rewrites of the history (one a program
 using the library made: an answer asked for again, a branch; or one made between two runs) are
-followed too (`follow`): a checkpoint whose message moved points at it again, one whose message is
-gone is dropped, its saved files given to the checkpoint before it (a rewind there still puts them
-back), and the caller says so.
+followed too (`follow`, checkpoint_follow.py): a checkpoint whose message moved points at it again,
+one whose message is gone is dropped, its saved files given to the checkpoint before it (a rewind
+there still puts them back), and the caller says so.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from pydantic_ai.messages import ModelMessage
 from ... import secrets
 from ...regular_file import NotRegular
 from ..safety.checked_open import make_folders, read_checked, remove_file
-from . import file_state
+from . import checkpoint_follow, file_state
 from .checkpoint_entry import PREVIEW_CHARS, Checkpoint, message_key
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
 from .checkpoint_store import CheckpointStore
@@ -244,39 +244,14 @@ class Checkpoints:
         them back). Returns the checkpoints dropped (the rest are numbered again from 0) and whether
         files one of them saved went with it (no checkpoint came before it). A checkpoint from
         before anchors were kept gets the message now at its place."""
-        keys: list[str] | None = None
-        kept: builtins.list[Checkpoint] = []
-        dropped: builtins.list[Checkpoint] = []
-        changed = gone = False
-        for cp in self._items:
-            h = cp.history_len
-            if cp.archive is not None or h == 0:
-                kept.append(cp)
-                continue
-            if cp.anchor is None and h <= len(history):
-                cp.anchor, changed = message_key(history[h - 1]), True
-            if h <= len(history) and message_key(history[h - 1]) == cp.anchor:
-                kept.append(cp)
-                continue
-            keys = keys if keys is not None else [message_key(m) for m in history]
-            if cp.anchor in keys:
-                cp.history_len, changed = keys.index(cp.anchor) + 1, True
-                kept.append(cp)
-                continue
-            dropped.append(cp)
-            if kept:
-                _give(cp, kept[-1])
-            else:
-                gone = gone or bool(cp.saved or cp.pruned)
-        if dropped:
-            self._items = kept
-            for i, cp in enumerate(self._items):
-                cp.index = i
-        if dropped or changed:
+        done = checkpoint_follow.follow(self._items, history)
+        if done.dropped:
+            self._items = done.kept
+        if done.dropped or done.changed:
             self._save()
-        if dropped:
+        if done.dropped:
             self._gc()
-        return dropped, gone
+        return done.dropped, done.gone
 
     def missing(self, n: int) -> str:
         """Why there is no checkpoint `n`, with the numbers there are (they count from 0)."""
@@ -385,14 +360,3 @@ class Checkpoints:
     def _gc(self) -> None:
         """Delete blobs no remaining checkpoint refers to."""
         self._store.collect(referenced(self._items) | {c.reads for c in self._items if c.reads})
-
-
-def _give(dropped: Checkpoint, to: Checkpoint) -> None:
-    """The files `dropped` saved, to the checkpoint before it: those `to` saved first keep its version."""
-    for path, blob in dropped.saved.items():
-        if path not in to.saved and path not in to.pruned:
-            to.saved[path] = blob
-    for path in dropped.pruned:
-        if path not in to.saved and path not in to.pruned:
-            to.pruned.append(path)
-    to.left.update(dropped.left)  # written after `to`'s writes: what the session left
