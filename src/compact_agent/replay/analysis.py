@@ -55,6 +55,13 @@ class Analysis:
         """Which prices the costs are at, as the report's footer and the chart say it."""
         return (f"--prices ({self.pricing}'s prompt cache)" if self.given_prices else f"{self.pricing} prices")
 
+    def price_figures(self) -> str:
+        """`$0.28/M input, $0.028/M cached, $0.42/M output` (and a cache write where one is billed),
+        as the report's footer and a chart made with `--prices` say them."""
+        p = self.price
+        return (f"${p.input}/M input, ${p.cache_read}/M cached, ${p.output}/M output"
+                + (f", ${p.cache_write}/M cache write" if p.cache_write else ""))
+
     def metrics(self, run: TranscriptRun) -> list[Metrics]:
         return [measure([r], self.price, label(run.transcript.source)) for r in run.runs]
 

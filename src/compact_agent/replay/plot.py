@@ -7,19 +7,23 @@ of the totals (cost, recall, stalls, over, compactions, peak). Lines are drawn i
 ours last, so it is never hidden under a rival. Each strategy has its own colour, dark enough to
 read on white (3:1 contrast at least, as WCAG asks of lines in a chart). A panel is titled with its
 transcript's path relative to the folder all of them share (named in the heading), not to
-wherever the command ran, and a path too long for the panel loses its middle.
+wherever the command ran, and a path too long for the panel loses its middle. A chart made with
+`--set` or `--prices` says them under its heading, as the report does under its tables: its
+figures are not the defaults'.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import textwrap
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis, AnalyzeError, printable, recall_note, transcripts_counted
+from .given_settings import describe
 from .metrics import Metrics
 from .report_notes import MARK, NOT_COMPARABLE, not_comparable
 from .simulate import StrategyRun, TranscriptRun
@@ -29,6 +33,7 @@ COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "seed000-s
           "anthropic-clear": "#c2185b"}
 WIDTH, PANEL_H, LEFT, RIGHT, TOP, BOTTOM = 960, 230, 70, 20, 34, 34
 TITLE_CHARS = 100  # what a panel's bold 13px title holds across its width
+CAPTION_CHARS = 140  # what a line of 11px text holds across the chart
 SUFFIXES = (".svg", ".png")
 
 
@@ -181,12 +186,24 @@ def _totals_panel(totals: list[Metrics], y0: float, redacted: bool = False, titl
     return out
 
 
+def caption_lines(analysis: Analysis) -> list[str]:
+    """What the figures were made with besides the defaults, under the chart's heading: the `--set`
+    values (`ours with stall_wait_usd=0 (the default is 0.02)`) and the `--prices` figures, as the
+    report says them under its tables; none for a chart of the defaults."""
+    said = [describe(analysis.settings)] if analysis.settings else []
+    if analysis.given_prices:
+        said.append(f"{analysis.price_label}: {analysis.price_figures()}")
+    return [line for part in said for line in textwrap.wrap(part, CAPTION_CHARS)]
+
+
 def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[Metrics] | None = None,
-        heading: str = "", redacted: bool = False) -> str:
-    """Heading, legend, the totals table (when given), then one panel per transcript of 2+ requests."""
+        heading: str = "", redacted: bool = False, caption: list[str] | None = None) -> str:
+    """Heading, legend, the caption's lines (`caption_lines`), the totals table (when given), then one
+    panel per transcript of 2+ requests."""
     panels = drawn(runs, titles)
     totals_h = _totals_height(totals)
-    top = 72
+    caption = caption or []
+    top = 72 + 16 * len(caption)
     height = top + totals_h + PANEL_H * len(panels) + (20 if len(panels) < len(runs) else 0)
     body = ['<?xml version="1.0" encoding="UTF-8"?>',
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
@@ -203,6 +220,8 @@ def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[
         lx += 30 + 7 * len(name) + 14
     body.append(f'<text x="{LEFT}" y="62" font-size="11" fill="#555">● compaction · dashed: the window · '
                 'y: context tokens of each request · x: request number</text>')
+    for k, line in enumerate(caption):
+        body.append(f'<text x="{LEFT}" y="{78 + 16 * k}" font-size="11">{escape(line)}</text>')
     if totals:
         body += _totals_panel(totals, top, redacted, totals_title(runs) if len(runs) > 1 else "Totals")
     for k, (run, title) in enumerate(panels):
@@ -215,10 +234,11 @@ def svg(runs: list[TranscriptRun], window: int, titles: list[str], totals: list[
 
 
 def png_figure(runs: list[TranscriptRun], window: int, titles: list[str], heading: str,
-               totals: list[Metrics] | None = None, redacted: bool = False) -> Any:
+               totals: list[Metrics] | None = None, redacted: bool = False, caption: list[str] | None = None) -> Any:
     """The .png's matplotlib figure: the totals (cost, recall, stalls, over, compactions, peak; a
     row per strategy, ours in bold) as a table above one panel per transcript. Without it a .png
-    showed lines and no figure of what they cost, where the .svg has a table of the totals."""
+    showed lines and no figure of what they cost, where the .svg has a table of the totals. The
+    caption's lines (`caption_lines`) go under the heading."""
     import matplotlib  # pyright: ignore[reportMissingImports]  # optional: only a .png plot needs it
 
     matplotlib.use("Agg")
@@ -227,11 +247,12 @@ def png_figure(runs: list[TranscriptRun], window: int, titles: list[str], headin
     panels = drawn(runs, titles) or list(zip(runs, titles, strict=True))
     notes = totals_notes(totals, redacted) if totals else []
     table_h = 0.22 * (len(totals) + 1) + 0.2 * len(notes) + 0.3 if totals else 0.0
-    height = 2.4 * len(panels) + 0.6 + table_h
+    caption = caption or []
+    height = 2.4 * len(panels) + 0.6 + 0.2 * len(caption) + table_h
     fig = plt.figure(figsize=(10, height))
     grid = fig.add_gridspec(len(panels) + bool(totals), 1,
                             height_ratios=([table_h] if totals else []) + [2.4] * len(panels))
-    fig.suptitle(heading)
+    fig.suptitle("\n".join([heading, *caption]))
     if totals:
         ax = fig.add_subplot(grid[0])
         ax.axis("off")
@@ -261,7 +282,7 @@ def png_figure(runs: list[TranscriptRun], window: int, titles: list[str], headin
         ax.set_title(title, loc="left", fontsize=10)
         if k == 0:
             ax.legend(ncol=7, fontsize=8, loc="upper left")
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))  # the heading's room: the table's head stood on it
+    fig.tight_layout(rect=(0, 0, 1, 1 - (0.4 + 0.2 * len(caption)) / height))  # the heading's room
     return fig
 
 
@@ -298,11 +319,12 @@ def write_plot(analysis: Analysis, path: Path) -> Path:
         raise AnalyzeError(f"--plot {path}: name the chart .svg (or .png, with matplotlib)")
     totals = analysis.totals() if len(analysis.runs) > 1 else analysis.metrics(analysis.runs[0])
     redacted = any(r.transcript.filler_chars for r in analysis.runs)
+    caption = caption_lines(analysis)
     if path.suffix.lower() == ".png":
         try:
-            png_figure(analysis.runs, analysis.window, titles, heading, totals, redacted).savefig(path, dpi=110)
+            png_figure(analysis.runs, analysis.window, titles, heading, totals, redacted, caption).savefig(path, dpi=110)
         except ImportError:
             raise AnalyzeError("a .png chart needs matplotlib; name the file .svg instead") from None
         return path
-    path.write_text(svg(analysis.runs, analysis.window, titles, totals, heading, redacted), encoding="utf-8")
+    path.write_text(svg(analysis.runs, analysis.window, titles, totals, heading, redacted, caption), encoding="utf-8")
     return path

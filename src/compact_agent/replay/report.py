@@ -243,10 +243,8 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
     console.print(summaries_line(analysis.summary_model), style="dim", markup=False)  # a model's name as given
     if analysis.settings:  # said once: figures of ours with another value are no default's
         console.print(describe(analysis.settings), style="dim", markup=False)
-    console.print(f"[dim]window {analysis.window:,} tokens · {analysis.price_label} (${analysis.price.input}/M "
-                  f"input, ${analysis.price.cache_read}/M cached, ${analysis.price.output}/M output"
-                  + (f", ${analysis.price.cache_write}/M cache write" if analysis.price.cache_write else "")
-                  + ") · " + " · ".join(notes) + "[/]")
+    console.print(f"[dim]window {analysis.window:,} tokens · {analysis.price_label} ({analysis.price_figures()}) · "
+                  + " · ".join(notes) + "[/]")
 
 
 #: The exit status of a run stopped by Ctrl-C: 128 + SIGINT, as a shell reports it.
