@@ -366,7 +366,7 @@ class OneLineGroup(_OneLineErrors, TyperGroup):
             ctx = super().make_context(info_name, args, parent=parent, **extra)
         except KeyboardInterrupt:
             raise fail("interrupted", 130) from None
-        from .cli_misplaced import COMMAND_LINE
+        from .cli_unused import COMMAND_LINE
 
         ctx.meta[COMMAND_LINE] = given  # a subcommand's error line repeats what came before its name
         return ctx

@@ -9,11 +9,7 @@ import re
 import shlex
 from typing import Any
 
-from .cli_unused import USES
-
-#: Where the top-level command keeps its command line (in the contexts' shared `meta`, cli_help.py):
-#: the line repeats the options given before the subcommand's name.
-COMMAND_LINE = "compact_agent.command_line"
+from .cli_unused import COMMAND_LINE, USES
 
 
 def before_the_command(e: Any, parent: Any, name: str, args: list[str], own: tuple[set[str], set[str]]
