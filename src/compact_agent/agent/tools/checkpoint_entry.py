@@ -42,6 +42,10 @@ class Checkpoint:
     #: absolute path -> SHA-256 of the bytes the file tools last wrote to it in this turn: a rewind
     #: that finds the file otherwise keeps the version it replaces (changed by hand, or by a command)
     left: dict[str, str] = field(default_factory=dict)
+    #: absolute path -> SHA-256 of what a later write of it in this turn leaves, saved before the file
+    #: is written and dropped once it is made (or not) and the list saved again: a kill in between
+    #: leaves either this or `left` in the file, both the agent's (absent from lists of older versions)
+    writing: dict[str, str] = field(default_factory=dict)
 
     @property
     def files(self) -> list[Path]:
@@ -60,6 +64,7 @@ class Checkpoint:
             **({"pruned": self.pruned} if self.pruned else {}),
             **({"reads": self.reads} if self.reads is not None else {}),
             **({"left": self.left} if self.left else {}),
+            **({"writing": self.writing} if self.writing else {}),
         }
 
     @classmethod
@@ -76,6 +81,7 @@ class Checkpoint:
             pruned=[str(p) for p in d.get("pruned", [])],
             reads=d["reads"] if isinstance(d.get("reads"), str) else None,
             left={str(k): str(v) for k, v in dict(d.get("left", {})).items()},
+            writing={str(k): str(v) for k, v in dict(d.get("writing", {})).items()},
         )
 
 

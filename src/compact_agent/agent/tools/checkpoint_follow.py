@@ -70,4 +70,7 @@ def _give(dropped: Checkpoint, to: Checkpoint) -> None:
     for path in dropped.pruned:
         if path not in to.saved and path not in to.pruned:
             to.pruned.append(path)
-    to.left.update(dropped.left)  # written after `to`'s writes: what the session left
+    for path in dropped.left.keys() | dropped.writing.keys():  # written after `to`'s writes: what the
+        to.writing.pop(path, None)  # session left, or a write of it cut short left
+    to.left.update(dropped.left)
+    to.writing.update(dropped.writing)

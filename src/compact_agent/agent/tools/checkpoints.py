@@ -149,9 +149,19 @@ class Checkpoints:
 
     def before_write(self, path: Path, data: bytes | None = None) -> None:
         """Save `path` as it is now, once per checkpoint, before a tool changes it (none without an open
-        checkpoint). `data`: what the tool writes, saved in the same list as what it leaves (`wrote`)."""
+        checkpoint). `data`: what the tool writes, saved in the same list as what it leaves (`wrote`);
+        a later write's too, beside what the one before it left, until `wrote` (`Checkpoint.writing`)."""
         cp = self.current
         if cp is None or (key := str(Path(path).resolve())) in cp.saved:
+            if cp is not None and data is not None:
+                cp.writing[key] = hashlib.sha256(data).hexdigest()
+                try:
+                    self._save()
+                except OSError:
+                    pass  # its version is saved: the write goes on (killed after it, a rewind keeps a copy)
+                except BaseException:
+                    del cp.writing[key]  # not made
+                    raise
             return
         p, pruned = Path(key), False
         if p.is_file():
@@ -182,8 +192,10 @@ class Checkpoints:
             if data is not None:
                 return  # `before_write` saved it, before the write
             cp.left = pending[1]
-        elif data is not None:
-            cp.left[key] = hashlib.sha256(data).hexdigest()
+        else:
+            cp.writing.pop(key, None)  # made or not: what it or the write before it left stands alone
+            if data is not None:
+                cp.left[key] = hashlib.sha256(data).hexdigest()
         with contextlib.suppress(OSError):  # the write was made (or not): the next save keeps it
             self._save()
 
@@ -194,16 +206,17 @@ class Checkpoints:
         known (a checkpoint of an earlier version) is not among them."""
         found: builtins.list[Path] = []
         for path_s, blob in self._states(n)[0].items() if 0 <= n < len(self._items) else ():
-            left = before = None  # the last turn that wrote it says what it left; a write cut short
-            for cp in self._items[n:]:  # (the list saved before the file, then a kill) left it as it was
-                if path_s in cp.left:
-                    left, before = cp.left[path_s], cp.saved.get(path_s)
+            left = before = writing = None  # the last turn that wrote it says what it left; a write cut
+            for cp in self._items[n:]:  # short (the list saved before the file, then a kill) left it as it
+                if path_s in cp.left or path_s in cp.writing:  # was, or as the write before it left it
+                    left, before, writing = cp.left.get(path_s), cp.saved.get(path_s), cp.writing.get(path_s)
             try:
-                real = self._place(Path(path_s)) if left is not None else None
+                real = self._place(Path(path_s)) if left is not None or writing is not None else None
                 now = hashlib.sha256(read_checked(real)).hexdigest() if real is not None and real.is_file() else None
             except OSError:
                 continue
-            if real is not None and now is not None and now not in (left, blob, before) and (blob is None or self._store.version(blob) is not None):
+            if real is not None and now is not None and now not in (left, writing, blob, before) and \
+                    (blob is None or self._store.version(blob) is not None):
                 found.append(real)  # one left as it is (its version missing or sealed) loses nothing
         return found
 
