@@ -55,6 +55,22 @@ def test_other_prices_change_the_cost_as_the_tokens_say(tmp_path: Path):
     assert total["cost"] == pytest.approx((5 * 4 + 6 * 2) / 1e6)
 
 
+def test_a_cache_write_given_as_0_is_billed_0_and_one_left_out_as_an_input(tmp_path: Path):
+    """With Anthropic's cache, `--prices 1,0.5,2,0` billed the writes at the input price (1), as
+    though no write price were given; it is 0, and said as 0 in the JSON and the footer."""
+    (tmp_path / "t.json").write_text(json.dumps([{"role": "user", "content": "hi"},
+                                                 {"role": "assistant", "content": "hello"}]))
+    args = ("t.json", "-s", "none", "--pricing", "anthropic", "--prices")
+    free = _json(tmp_path, *args, "1,0.5,2,0")
+    (total,) = free["totals"]
+    assert (total["input_tokens"], total["cached_tokens"]) == (5, 0)
+    assert total["cost"] == pytest.approx(6 * 2 / 1e6) and free["prices"]["input_cache_write"] == 0
+    assert "$2.0/M output, $0.0/M cache write)" in cli(*args, "1,0.5,2,0", cwd=tmp_path).stdout
+    left_out = _json(tmp_path, *args, "1,0.5,2")
+    assert left_out["totals"][0]["cost"] == pytest.approx((5 * 1 + 6 * 2) / 1e6)
+    assert left_out["prices"]["input_cache_write"] == 1
+
+
 def test_the_footer_says_the_prices_given(tmp_path: Path):
     (tmp_path / "t.json").write_text(json.dumps(_chat(2)))
     out = cli("t.json", "-s", "none", "--prices", "1.25,0.125,10", cwd=tmp_path)

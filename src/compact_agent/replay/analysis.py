@@ -13,7 +13,7 @@ from typing import Any
 from ..models import ModelInfo
 from ..ui.visible import visible
 from ._words import plural
-from .metrics import Metrics, measure
+from .metrics import Metrics, measure, writes_billed
 from .simulate import TranscriptRun
 
 #: What "(1 fail)" after a number of compactions means, in the line under the tables and under the chart's.
@@ -60,7 +60,7 @@ class Analysis:
         as the report's footer and a chart made with `--prices` say them."""
         p = self.price
         return (f"${p.input}/M input, ${p.cache_read}/M cached, ${p.output}/M output"
-                + (f", ${p.cache_write}/M cache write" if p.cache_write else ""))
+                + (f", ${p.cache_write}/M cache write" if writes_billed(p) else ""))
 
     def metrics(self, run: TranscriptRun) -> list[Metrics]:
         return [measure([r], self.price, label(run.transcript.source)) for r in run.runs]

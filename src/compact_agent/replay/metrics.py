@@ -30,14 +30,21 @@ from .simulate import Request, StrategyRun
 COST_PARTS = ("hit", "miss", "output", "summary", "notes", "reread")
 
 
+def writes_billed(price: ModelInfo) -> bool:
+    """Whether the prompt cache replayed bills writing it apart, the uncached input of a request as a
+    cache write at `cache_write` (Anthropic's; 0 too, where `--prices IN,CACHED,OUT,0` gives it), or
+    a write is a miss at the input price (DeepSeek's, whose `cache_write` 0 is no price of its own)."""
+    return price.cache_write > 0 or price.provider == "anthropic"
+
+
 def request_cost(r: Request, price: ModelInfo) -> float:
-    write = max(0, r.tokens - r.cached) if price.cache_write > 0 else 0
+    write = max(0, r.tokens - r.cached) if writes_billed(price) else 0
     return price.cost(r.tokens, r.cached, r.output, write)
 
 
 def main_parts(r: Request, price: ModelInfo) -> tuple[float, float, float]:
     """(cache hits, misses or cache writes, output) of one request, in dollars; they sum to its cost."""
-    miss_price = price.cache_write if price.cache_write > 0 else price.input
+    miss_price = price.cache_write if writes_billed(price) else price.input
     return (r.cached * price.cache_read / 1e6, max(0, r.tokens - r.cached) * miss_price / 1e6,
             r.output * price.output / 1e6)
 

@@ -11,6 +11,7 @@ from typing import Any
 from ..models import ModelInfo
 from .analysis import Analysis
 from .given_settings import changed
+from .metrics import writes_billed
 from .report_notes import results_json, window_warning
 from .simulate import describe_fit
 
@@ -46,4 +47,4 @@ def prices_json(price: ModelInfo, given: bool = False) -> dict[str, Any]:
         return {"model": None, "given": True, **{k: v for k, v in prices_json(price).items() if k != "model"}}
     return {"model": price.name, "provider": price.provider, "unit": "USD per million tokens",
             "input_miss": price.input, "input_hit": price.cache_read,
-            "input_cache_write": price.cache_write or None, "output": price.output}
+            "input_cache_write": price.cache_write if writes_billed(price) else None, "output": price.output}
